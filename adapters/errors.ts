@@ -1,0 +1,131 @@
+/**
+ * Typed gateway errors. Every failure that reaches a client is one of these classes; the server's
+ * `formatError` turns them into GraphQL `extensions` once, at the edge. Nothing matches on messages.
+ */
+
+/** Stable machine-readable error codes, sent as `extensions.code`. */
+export enum ErrorCode {
+  BadUserInput = 'BAD_USER_INPUT',
+  NotFound = 'NOT_FOUND',
+  Conflict = 'CONFLICT',
+  Forbidden = 'FORBIDDEN',
+  Unauthenticated = 'UNAUTHENTICATED',
+  UnsupportedByBackend = 'UNSUPPORTED_BY_BACKEND',
+  BackendUnavailable = 'BACKEND_UNAVAILABLE',
+  BackendTimeout = 'BACKEND_TIMEOUT',
+  BackendError = 'BACKEND_ERROR',
+  Internal = 'INTERNAL_SERVER_ERROR',
+}
+
+/** Fields every gateway error carries; all but `code` are optional. */
+export interface GatewayErrorDetails {
+  /** Configured id of the backend the error came from, if any. */
+  backend?: string;
+  /** HTTP status the backend answered, if it answered. */
+  httpStatus?: number;
+  /** Whether the same request may succeed if retried unchanged. @default false */
+  retryable?: boolean;
+  /** The backend's own error text (never contains credentials: backends do not echo them). */
+  backendMessage?: string;
+  /** The underlying error, kept for logs only; never sent to clients. */
+  cause?: unknown;
+}
+
+/** Base class: a message for humans plus a code and details for machines. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly backend?: string;
+  readonly httpStatus?: number;
+  readonly retryable: boolean;
+  readonly backendMessage?: string;
+
+  constructor(code: ErrorCode, message: string, details: GatewayErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.backend = details.backend;
+    this.httpStatus = details.httpStatus;
+    this.retryable = details.retryable ?? false;
+    this.backendMessage = details.backendMessage;
+  }
+
+  /** The `extensions` object clients see. */
+  toExtensions(): Record<string, unknown> {
+    const ext: Record<string, unknown> = { code: this.code, retryable: this.retryable };
+    if (this.backend !== undefined) ext.backend = this.backend;
+    if (this.httpStatus !== undefined) ext.httpStatus = this.httpStatus;
+    if (this.backendMessage !== undefined) ext.backendMessage = this.backendMessage;
+    return ext;
+  }
+}
+
+/** The caller's input is wrong; rejected before any backend call. */
+export class BadUserInputError extends GatewayError {
+  /** @param argument name of the offending argument or input field, e.g. `id` or `input.name`. */
+  constructor(message: string, readonly argument?: string) {
+    super(ErrorCode.BadUserInput, message);
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    return this.argument === undefined ? super.toExtensions() : { ...super.toExtensions(), argument: this.argument };
+  }
+}
+
+export class NotFoundError extends GatewayError {
+  constructor(message: string, details: GatewayErrorDetails = {}) {
+    super(ErrorCode.NotFound, message, details);
+  }
+}
+
+export class ConflictError extends GatewayError {
+  constructor(message: string, details: GatewayErrorDetails = {}) {
+    super(ErrorCode.Conflict, message, details);
+  }
+}
+
+export class ForbiddenError extends GatewayError {
+  constructor(message: string, details: GatewayErrorDetails = {}) {
+    super(ErrorCode.Forbidden, message, details);
+  }
+}
+
+export class UnauthenticatedError extends GatewayError {
+  constructor(message: string, details: GatewayErrorDetails = {}) {
+    super(ErrorCode.Unauthenticated, message, details);
+  }
+}
+
+/** The backend kind cannot do this at all (not a transient condition). */
+export class UnsupportedByBackendError extends GatewayError {
+  constructor(backend: string, operation: string, why?: string) {
+    super(ErrorCode.UnsupportedByBackend, `backend "${backend}" does not support ${operation}${why ? `: ${why}` : ''}`, {
+      backend,
+    });
+  }
+}
+
+/** Connection refused, reset, DNS failure, or a 5xx that means the service is not there. */
+export class BackendUnavailableError extends GatewayError {
+  constructor(message: string, details: GatewayErrorDetails = {}) {
+    super(ErrorCode.BackendUnavailable, message, { retryable: true, ...details });
+  }
+}
+
+/** The backend did not answer within the call's deadline. */
+export class BackendTimeoutError extends GatewayError {
+  constructor(message: string, details: GatewayErrorDetails = {}) {
+    super(ErrorCode.BackendTimeout, message, { retryable: true, ...details });
+  }
+}
+
+/** The backend answered with an error the gateway has no more specific code for. */
+export class BackendError extends GatewayError {
+  constructor(message: string, details: GatewayErrorDetails = {}) {
+    super(ErrorCode.BackendError, message, details);
+  }
+}
+
+/** True when `err` is a gateway error whose backend answered `status`. */
+export function isStatus(err: unknown, status: number): boolean {
+  return err instanceof GatewayError && err.httpStatus === status;
+}

@@ -1,0 +1,64 @@
+/**
+ * Global IDs: opaque, stable, unique across backends, and round-trippable to
+ * (kind, backend id, scope, native id[, sub id]). Scope is the Nomad namespace or OpenStack project
+ * (for Nomad snapshots, the plugin id, since Nomad scopes snapshots by plugin).
+ *
+ * Encoding: base64url of a JSON array. Decoding is strict: anything else is BAD_USER_INPUT and
+ * never reaches a backend.
+ */
+import { BadUserInputError } from './errors';
+import { safeIdentifier } from './input';
+
+/** Kinds of objects that carry a global id. */
+export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Plugin' | 'Operation';
+
+const KINDS: ReadonlySet<string> = new Set<GlobalIdKind>(['Volume', 'Snapshot', 'Attachment', 'Plugin', 'Operation']);
+const MAX_ENCODED_LENGTH = 1200;
+
+/** The parts of a global id. */
+export interface GlobalIdParts {
+  kind: GlobalIdKind;
+  /** Configured backend id. */
+  backend: string;
+  /** Namespace (Nomad), project (OpenStack), or plugin (Nomad snapshots). */
+  scope: string;
+  /** The backend's own id of the object. */
+  nativeId: string;
+  /** Second native id where one is not enough (attachment: the consumer's id). */
+  subId?: string;
+}
+
+export function encodeGlobalId(p: GlobalIdParts): string {
+  const parts = [p.kind, p.backend, p.scope, p.nativeId];
+  if (p.subId !== undefined) parts.push(p.subId);
+  return Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
+}
+
+/**
+ * Decodes and checks a global id. `expected` restricts the kind (null: any kind).
+ * @throws BadUserInputError for anything that is not a well-formed id of the expected kind.
+ */
+export function decodeGlobalId(id: string, expected: GlobalIdKind | null, argument = 'id'): GlobalIdParts {
+  const bad = (why: string): never => {
+    throw new BadUserInputError(`${argument} is not a valid ${expected ?? 'global'} id: ${why}`, argument);
+  };
+  if (id.length === 0 || id.length > MAX_ENCODED_LENGTH) bad('wrong length');
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) bad('not an opaque id issued by this gateway');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(id, 'base64url').toString('utf8'));
+  } catch {
+    return bad('not an opaque id issued by this gateway');
+  }
+  if (!Array.isArray(parsed) || parsed.length < 4 || parsed.length > 5 || !parsed.every((x) => typeof x === 'string')) {
+    return bad('not an opaque id issued by this gateway');
+  }
+  const [kind, backend, scope, nativeId, subId] = parsed as string[];
+  if (!KINDS.has(kind!)) bad('unknown kind');
+  if (expected !== null && kind !== expected) bad(`it is a ${kind} id`);
+  safeIdentifier(backend!, `${argument} (backend)`);
+  safeIdentifier(scope!, `${argument} (scope)`);
+  safeIdentifier(nativeId!, `${argument} (native id)`);
+  if (subId !== undefined) safeIdentifier(subId, `${argument} (sub id)`);
+  return { kind: kind as GlobalIdKind, backend: backend!, scope: scope!, nativeId: nativeId!, subId };
+}

@@ -1,0 +1,200 @@
+/**
+ * Volume listing across backends: one merged, stable order (backends in configuration order,
+ * each in its own stable order: Nomad by namespace then id), Relay cursors, and filters the
+ * backends cannot apply themselves (derived status).
+ *
+ * Each page looks for one item more than asked for: its position becomes the next cursor, so
+ * `hasNextPage` is exact and no page is ever empty while `hasNextPage` was true, except when a
+ * post-filter finds nothing within {@link MAX_ROUNDS_PER_BACKEND} backend pages (then the page is
+ * short and the cursor resumes where scanning stopped).
+ */
+import type { BackendPage, CallOptions, VolumeBackend, VolumeListQuery } from './backend';
+import { BadUserInputError, GatewayError } from './errors';
+import { safeText } from './input';
+import type { Volume } from './model';
+
+/** Backend pages fetched per backend for one page of results when a post-filter drops items. */
+export const MAX_ROUNDS_PER_BACKEND = 10;
+
+/** Where a listing resumes: backend id and that backend's resume token (null = its start). */
+export interface ListCursor {
+  backend: string;
+  token: string | null;
+  /** Past the last item: resuming yields an empty page. */
+  done?: boolean;
+}
+
+export function encodeCursor(c: ListCursor): string {
+  const parts: unknown[] = [c.backend, c.token];
+  if (c.done) parts.push(1);
+  return Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string, backends: readonly string[], argument = 'after'): ListCursor {
+  const bad = (): never => {
+    throw new BadUserInputError(`${argument} is not a cursor issued by this gateway for this listing`, argument);
+  };
+  if (cursor.length > 1200 || !/^[A-Za-z0-9_-]+$/.test(cursor)) bad();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return bad();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length < 2 ||
+    parsed.length > 3 ||
+    typeof parsed[0] !== 'string' ||
+    !(parsed[1] === null || typeof parsed[1] === 'string') ||
+    (parsed.length === 3 && parsed[2] !== 1)
+  ) {
+    bad();
+  }
+  const [backend, token, done] = parsed as [string, string | null, 1 | undefined];
+  if (!backends.includes(backend)) bad();
+  if (token !== null) safeText(token, argument, 1000);
+  return done ? { backend, token, done: true } : { backend, token };
+}
+
+export interface Edge<T> {
+  node: T;
+  /** Cursor that resumes after this edge. */
+  cursor: string;
+}
+
+export interface Connection<T> {
+  edges: Edge<T>[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** Backends that failed: their items are missing from this page. */
+  failures: GatewayError[];
+}
+
+export interface MergedListRequest {
+  /** Backends to list, in the merged order. */
+  backends: VolumeBackend[];
+  query: Omit<VolumeListQuery, 'limit' | 'token'>;
+  /** Applied after mapping (derived fields); undefined = keep all. */
+  keep?: (v: Volume) => boolean;
+  first: number;
+  after: ListCursor | null;
+  /** Call options (the caller's credential) for each backend. */
+  callFor: (backend: string) => CallOptions;
+}
+
+interface Found {
+  volume: Volume;
+  backend: string;
+  position: string;
+}
+
+export async function listVolumesMerged(r: MergedListRequest): Promise<Connection<Volume>> {
+  if (r.after?.done) return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null }, failures: [] };
+  const want = r.first + 1;
+  const found: Found[] = [];
+  const failures: GatewayError[] = [];
+  let resume: ListCursor | null = null;
+  let startIndex = 0;
+  if (r.after) startIndex = Math.max(0, r.backends.findIndex((b) => b.id === r.after!.backend));
+
+  outer: for (let i = startIndex; i < r.backends.length; i++) {
+    const backend = r.backends[i]!;
+    let token = i === startIndex && r.after ? r.after.token : null;
+    for (let round = 0; ; round++) {
+      if (round === MAX_ROUNDS_PER_BACKEND) {
+        resume = { backend: backend.id, token };
+        break outer;
+      }
+      let page: BackendPage<Volume>;
+      try {
+        page = await backend.listVolumes({ ...r.query, limit: want - found.length, token }, r.callFor(backend.id));
+      } catch (err) {
+        if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
+        failures.push(err);
+        break;
+      }
+      for (const { item, position } of page.items) {
+        if (r.keep && !r.keep(item)) continue;
+        found.push({ volume: item, backend: backend.id, position });
+        if (found.length === want) break outer;
+      }
+      if (page.next === null) break;
+      token = page.next;
+    }
+  }
+
+  const shown = found.slice(0, r.first);
+  // Edge i resumes at item i+1; the last edge at the extra item or where scanning stopped.
+  const after = (i: number): ListCursor | null => {
+    const next = found[i + 1];
+    return next ? { backend: next.backend, token: next.position } : resume;
+  };
+  const edges = shown.map((f, i) => {
+    const c = after(i);
+    return { node: f.volume, cursor: encodeCursor(c ?? { backend: f.backend, token: null, done: true }) };
+  });
+  const next = found.length > r.first ? { backend: found[r.first]!.backend, token: found[r.first]!.position } : resume;
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: next !== null,
+      hasPreviousPage: r.after !== null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: next ? encodeCursor(next) : (edges.at(-1)?.cursor ?? null),
+    },
+    failures,
+  };
+}
+
+/**
+ * Pages a list the backend returns whole (Nomad plugins): cursor = index of the next item.
+ */
+export function pageArray<T>(items: T[], first: number, after: string | null | undefined): { edges: Edge<T>[]; pageInfo: Connection<T>['pageInfo'] } {
+  let start = 0;
+  if (after !== null && after !== undefined) {
+    const m = /^o:(\d{1,7})$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
+    if (!m) throw new BadUserInputError('after is not a cursor issued by this gateway for this listing', 'after');
+    start = Number(m[1]);
+  }
+  const cursorAt = (i: number): string => Buffer.from(`o:${i}`, 'utf8').toString('base64url');
+  const edges = items.slice(start, start + first).map((node, i) => ({ node, cursor: cursorAt(start + i + 1) }));
+  return {
+    edges,
+    pageInfo: { hasNextPage: start + first < items.length, hasPreviousPage: start > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+  };
+}
+
+/**
+ * Pages a listing whose tokens the backend defines and returns in the body (Nomad snapshots and
+ * external volumes: plugin-opaque tokens). Cursor = (token of a backend page, items to skip in
+ * it), so every edge has an exact cursor even though the backend only names page starts.
+ */
+export async function pageOpaque<T>(
+  fetch: (limit: number, token: string | null) => Promise<{ items: T[]; next: string | null }>,
+  first: number,
+  after: string | null | undefined,
+): Promise<{ edges: Edge<T>[]; pageInfo: Connection<T>['pageInfo'] }> {
+  let token: string | null = null;
+  let skip = 0;
+  if (after !== null && after !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    const ok =
+      Array.isArray(parsed) && parsed.length === 2 && (parsed[0] === null || typeof parsed[0] === 'string') && Number.isInteger(parsed[1]) && parsed[1] >= 0 && parsed[1] <= 10_000;
+    if (!ok) throw new BadUserInputError('after is not a cursor issued by this gateway for this listing', 'after');
+    [token, skip] = parsed as [string | null, number];
+    if (token !== null) safeText(token, 'after', 1000);
+  }
+  const enc = (t: string | null, s: number): string => Buffer.from(JSON.stringify([t, s]), 'utf8').toString('base64url');
+  const page = await fetch(skip + first, token);
+  const items = page.items.slice(skip, skip + first);
+  const edges = items.map((node, i) => ({ node, cursor: enc(token, skip + i + 1) }));
+  // A page cut short by `first` continues inside it; one the backend ended continues at its token.
+  const more = page.items.length > skip + first;
+  const endCursor = more ? enc(token, skip + first) : page.next ? enc(page.next, 0) : (edges.at(-1)?.cursor ?? null);
+  return { edges, pageInfo: { hasNextPage: more || page.next !== null, hasPreviousPage: after != null, startCursor: edges[0]?.cursor ?? null, endCursor } };
+}

@@ -1,0 +1,108 @@
+/**
+ * Nomad HTTP client: auth header, body parsing, meta headers and error mapping around the shared
+ * transport. Request functions in `requests.ts` call `call()`; nothing else talks to Nomad.
+ */
+import { isInteger, parse } from 'lossless-json';
+import type { CallOptions } from '../backend';
+import { BackendError } from '../errors';
+import { Transport, type HttpRequest, type TransportOptions } from '../transport';
+import { errorFromResponse } from './errors';
+
+/** Query metadata Nomad sends with reads and writes (backends.md 1.1). */
+export interface QueryMeta {
+  /** Raft index of the table (`X-Nomad-Index`); the basis of blocking queries. */
+  index: number;
+  knownLeader: boolean;
+  lastContactMs: number;
+  /** `X-Nomad-NextToken`; null on the last page. */
+  nextToken: string | null;
+}
+
+export interface NomadCall {
+  method: HttpRequest['method'];
+  path: string;
+  /** Endpoint template for metrics, e.g. `GET /v1/volume/csi/:id`. */
+  endpoint: string;
+  query?: URLSearchParams;
+  body?: unknown;
+  /** Extra headers (`X-Nomad-CSI-Secrets`). Never logged. */
+  headers?: Record<string, string>;
+  /** Phrase for error messages, e.g. `reading volume "x"`. */
+  action: string;
+}
+
+export interface NomadResult<T> {
+  /** Parsed JSON body; undefined for Nomad's empty 200 bodies. */
+  data: T | undefined;
+  meta: QueryMeta;
+}
+
+/**
+ * Parses Nomad JSON without losing precision: integers beyond 2^53 (nanosecond timestamps) become
+ * `bigint`, everything else a plain number.
+ */
+export function parseNomadJson(text: string): unknown {
+  return parse(text, undefined, (value: string) => {
+    const n = Number(value);
+    return isInteger(value) && !Number.isSafeInteger(n) ? BigInt(value) : n;
+  });
+}
+
+function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export class NomadClient {
+  readonly backend: string;
+  readonly #transport: Transport;
+
+  constructor(options: TransportOptions) {
+    this.backend = options.backend;
+    this.#transport = new Transport(options);
+  }
+
+  async call<T>(c: NomadCall, o: CallOptions): Promise<NomadResult<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
+    if (o.credential.token) headers['x-nomad-token'] = o.credential.token;
+    if (o.requestId) headers['x-request-id'] = o.requestId;
+    let body: string | undefined;
+    if (c.body !== undefined) {
+      body = JSON.stringify(c.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await this.#transport.send({
+      method: c.method,
+      path: c.path,
+      query: c.query,
+      headers,
+      body,
+      endpoint: c.endpoint,
+      signal: o.signal,
+      requestId: o.requestId,
+    });
+    if (res.status !== 200) {
+      throw errorFromResponse(res.status, res.text, { backend: this.backend, action: c.action, hadToken: Boolean(o.credential.token) });
+    }
+    const meta: QueryMeta = {
+      index: Number(header(res.headers, 'x-nomad-index') ?? 0),
+      knownLeader: header(res.headers, 'x-nomad-knownleader') === 'true',
+      lastContactMs: Number(header(res.headers, 'x-nomad-lastcontact') ?? 0),
+      nextToken: header(res.headers, 'x-nomad-nexttoken') || null,
+    };
+    if (res.text.length === 0) return { data: undefined, meta };
+    try {
+      return { data: parseNomadJson(res.text) as T, meta };
+    } catch (err) {
+      throw new BackendError(`backend "${this.backend}" sent a body that is not JSON while ${c.action}`, {
+        backend: this.backend,
+        httpStatus: res.status,
+        cause: err,
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Nomad wire error → typed gateway error, in one place. Nomad answers most failures with a
+ * plain-text 500 (backends.md 1.1), so the text is the only signal; this is the one module that
+ * reads it.
+ */
+import {
+  BackendError,
+  BackendUnavailableError,
+  ConflictError,
+  ErrorCode,
+  ForbiddenError,
+  GatewayError,
+  NotFoundError,
+  UnauthenticatedError,
+  UnsupportedByBackendError,
+} from '../errors';
+
+const MAX_BACKEND_MESSAGE = 1000;
+
+/** Ordered rules for 500 texts: first match wins. */
+const TEXT_RULES: Array<[RegExp, ErrorCode]> = [
+  [/volume in use|max claims reached|currently unschedulable/i, ErrorCode.Conflict],
+  [/not found|no such (volume|plugin)|could not be found/i, ErrorCode.NotFound],
+  [/permission denied/i, ErrorCode.Forbidden],
+  [/does not support|unimplemented for this plugin|plugin has no controller/i, ErrorCode.UnsupportedByBackend],
+  [/^validation:|cannot be updated|not compatible|missing volume|nonexistent namespace|only one of|request body/i, ErrorCode.BadUserInput],
+  [/no healthy controllers|no cluster leader|rpc error|timeout/i, ErrorCode.BackendUnavailable],
+];
+
+/** What the adapter was doing, for the message. */
+export interface ErrorContext {
+  backend: string;
+  /** e.g. `reading volume "web-data"`. */
+  action: string;
+  /** Whether the caller sent a token at all (403 without one means "authenticate"). */
+  hadToken: boolean;
+}
+
+export function errorFromResponse(status: number, text: string, ctx: ErrorContext): GatewayError {
+  const backendMessage = text.trim().slice(0, MAX_BACKEND_MESSAGE);
+  const d = { backend: ctx.backend, httpStatus: status, backendMessage };
+  const msg = (what: string): string => `${what} while ${ctx.action} on backend "${ctx.backend}": ${backendMessage}`;
+
+  if (status === 403) {
+    if (/ACL token not found/i.test(text)) return new UnauthenticatedError(msg('the Nomad token is not known'), d);
+    if (!ctx.hadToken) return new UnauthenticatedError(msg('no Nomad token was sent (X-Nomad-Token) and anonymous access is denied'), d);
+    return new ForbiddenError(msg('the Nomad token is not allowed'), d);
+  }
+  if (status === 404) return new NotFoundError(msg('not found'), d);
+  if (status === 400) return new GatewayError(ErrorCode.BadUserInput, msg('Nomad rejected the request'), d);
+  if (status === 429 || status === 502 || status === 503 || status === 504) {
+    return new BackendUnavailableError(msg('Nomad is unavailable'), { ...d, retryable: true });
+  }
+  for (const [pattern, code] of TEXT_RULES) {
+    if (!pattern.test(backendMessage)) continue;
+    switch (code) {
+      case ErrorCode.Conflict:
+        return new ConflictError(msg('conflict'), d);
+      case ErrorCode.NotFound:
+        return new NotFoundError(msg('not found'), d);
+      case ErrorCode.Forbidden:
+        return new ForbiddenError(msg('not allowed'), d);
+      case ErrorCode.UnsupportedByBackend:
+        return new UnsupportedByBackendError(ctx.backend, ctx.action, backendMessage);
+      case ErrorCode.BadUserInput:
+        return new GatewayError(ErrorCode.BadUserInput, msg('Nomad rejected the input'), d);
+      default:
+        return new BackendUnavailableError(msg('Nomad could not serve the request'), { ...d, retryable: true });
+    }
+  }
+  return new BackendError(msg(`Nomad answered ${status}`), d);
+}

@@ -1,0 +1,226 @@
+/**
+ * One function per Nomad wire operation, named with Nomad's own verbs (api/csi.go). Each states
+ * its path (via `urls.ts`), its query and body, and returns wire data plus query meta. Nomad
+ * answers 200 for every success (backends.md 1.1), so there is no per-call status list.
+ */
+import type { CallOptions } from '../backend';
+import type { KeyValue } from '../model';
+import type { NomadClient, NomadResult } from './client';
+import type {
+  WireExternalList,
+  WirePlugin,
+  WirePluginStub,
+  WireSnapshot,
+  WireSnapshotList,
+  WireVolume,
+  WireVolumeStub,
+  WireVolumeWriteReply,
+} from './results';
+import * as urls from './urls';
+
+/** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (backends.md 1.4.1). */
+export interface ListVolumesOpts {
+  /** Namespace, or `*` for every namespace the token may list. */
+  namespace: string;
+  /** Exact plugin id. Nomad returns `[]` when combined with `namespace=*` (use a filter instead). */
+  pluginId?: string;
+  /** Exact Nomad node id: volumes used by allocations placed on the node. Unordered on the wire. */
+  nodeId?: string;
+  /** go-bexpr expression over the stored volume, built by `filter.ts`. */
+  filter?: string;
+  /** Page size; 0 or absent = all. */
+  perPage?: number;
+  /** `<namespace>.<id>` of the first item wanted. */
+  nextToken?: string;
+}
+
+export function listVolumes(c: NomadClient, opts: ListVolumesOpts, o: CallOptions): Promise<NomadResult<WireVolumeStub[]>> {
+  const q = new URLSearchParams({ type: 'csi', namespace: opts.namespace });
+  if (opts.nodeId) q.set('node_id', opts.nodeId);
+  if (opts.pluginId) q.set('plugin_id', opts.pluginId);
+  if (opts.filter) q.set('filter', opts.filter);
+  if (opts.perPage) q.set('per_page', String(opts.perPage));
+  if (opts.nextToken) q.set('next_token', opts.nextToken);
+  return c.call({ method: 'GET', path: urls.listVolumesURL(), endpoint: 'GET /v1/volumes', query: q, action: 'listing volumes' }, o);
+}
+
+/** Full read. Answers 404 `volume not found` for unknown ids (the only 404 besides plugins). */
+export function readVolume(c: NomadClient, id: string, namespace: string, o: CallOptions): Promise<NomadResult<WireVolume>> {
+  return c.call(
+    {
+      method: 'GET',
+      path: urls.readVolumeURL(id),
+      endpoint: 'GET /v1/volume/csi/:id',
+      query: new URLSearchParams({ namespace }),
+      action: `reading volume "${id}"`,
+    },
+    o,
+  );
+}
+
+/** Request body of register and create: a CSIVolume in Go field names (backends.md 1.4.3). */
+export interface VolumeRequest {
+  ID: string;
+  Name: string;
+  Namespace: string;
+  PluginID: string;
+  ExternalID?: string;
+  RequestedCapacityMin?: number;
+  RequestedCapacityMax?: number;
+  RequestedCapabilities: Array<{ AccessMode: string; AttachmentMode: string }>;
+  MountOptions?: { FSType: string; MountFlags: string[] };
+  Secrets?: Record<string, string>;
+  Parameters?: Record<string, string>;
+  Context?: Record<string, string>;
+  RequestedTopologies?: { Required: Array<{ Segments: Record<string, string> }> | null; Preferred: Array<{ Segments: Record<string, string> }> | null };
+  SnapshotID?: string;
+  CloneID?: string;
+}
+
+/** Registers an existing provider volume. The path id is ignored by Nomad; the body carries it. */
+export function register(c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> {
+  return c.call(
+    {
+      method: 'PUT',
+      path: urls.registerVolumeURL(v.ID),
+      endpoint: 'PUT /v1/volume/csi/:id',
+      query: new URLSearchParams({ namespace: v.Namespace }),
+      body: { Volumes: [v] },
+      action: `registering volume "${v.ID}"`,
+    },
+    o,
+  );
+}
+
+/** Creates the volume in the storage provider (synchronously) and registers it. */
+export function create(c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> {
+  return c.call(
+    {
+      method: 'PUT',
+      path: urls.createVolumeURL(v.ID),
+      endpoint: 'PUT /v1/volume/csi/:id/create',
+      query: new URLSearchParams({ namespace: v.Namespace }),
+      body: { Volumes: [v] },
+      action: `creating volume "${v.ID}"`,
+    },
+    o,
+  );
+}
+
+/** Removes the volume from Nomad only; the provider volume stays. Empty 200 body. */
+export function deregister(c: NomadClient, id: string, namespace: string, force: boolean, o: CallOptions): Promise<NomadResult<void>> {
+  const q = new URLSearchParams({ namespace });
+  if (force) q.set('force', 'true');
+  return c.call({ method: 'DELETE', path: urls.deregisterVolumeURL(id), endpoint: 'DELETE /v1/volume/csi/:id', query: q, action: `deregistering volume "${id}"` }, o);
+}
+
+/** `X-Nomad-CSI-Secrets: k1=v1,k2=v2` (backends.md 1.4.6). Keys/values with `,` or `=` cannot be expressed. */
+export function secretsHeader(secrets: KeyValue[]): Record<string, string> {
+  return secrets.length === 0 ? {} : { 'x-nomad-csi-secrets': secrets.map((s) => `${s.key}=${s.value}`).join(',') };
+}
+
+/** Deletes the provider volume, then deregisters it. Empty 200 body. */
+export function deleteVolume(c: NomadClient, id: string, namespace: string, secrets: KeyValue[], o: CallOptions): Promise<NomadResult<void>> {
+  return c.call(
+    {
+      method: 'DELETE',
+      path: urls.deleteVolumeURL(id),
+      endpoint: 'DELETE /v1/volume/csi/:id/delete',
+      query: new URLSearchParams({ namespace }),
+      headers: secretsHeader(secrets),
+      action: `deleting volume "${id}"`,
+    },
+    o,
+  );
+}
+
+/** Unpublishes the volume from a node for claims of stopped allocations. Empty 200 body. */
+export function detach(c: NomadClient, id: string, namespace: string, nodeId: string, o: CallOptions): Promise<NomadResult<void>> {
+  return c.call(
+    {
+      method: 'DELETE',
+      path: urls.detachVolumeURL(id),
+      endpoint: 'DELETE /v1/volume/csi/:id/detach',
+      query: new URLSearchParams({ namespace, node: nodeId }),
+      action: `detaching volume "${id}" from node "${nodeId}"`,
+    },
+    o,
+  );
+}
+
+/** Volumes as the controller plugin sees them. The next token is in the body, not a header. */
+export function listExternal(
+  c: NomadClient,
+  opts: { pluginId: string; namespace: string; perPage?: number; nextToken?: string },
+  o: CallOptions,
+): Promise<NomadResult<WireExternalList>> {
+  const q = new URLSearchParams({ plugin_id: opts.pluginId, namespace: opts.namespace });
+  if (opts.perPage) q.set('per_page', String(opts.perPage));
+  if (opts.nextToken) q.set('next_token', opts.nextToken);
+  return c.call({ method: 'GET', path: urls.listExternalVolumesURL(), endpoint: 'GET /v1/volumes/external', query: q, action: `listing external volumes of plugin "${opts.pluginId}"` }, o);
+}
+
+export interface SnapshotRequest {
+  SourceVolumeID: string;
+  PluginID?: string;
+  Name: string;
+  Secrets?: Record<string, string>;
+  Parameters?: Record<string, string>;
+}
+
+/** Creates snapshots of volumes in `namespace`. Any failure is a 500, even if others were made. */
+export function createSnapshot(c: NomadClient, s: SnapshotRequest, namespace: string, o: CallOptions): Promise<NomadResult<{ Snapshots: WireSnapshot[] | null }>> {
+  return c.call(
+    {
+      method: 'POST',
+      path: urls.snapshotsURL(),
+      endpoint: 'POST /v1/volumes/snapshot',
+      query: new URLSearchParams({ namespace }),
+      body: { Snapshots: [s] },
+      action: `creating a snapshot of volume "${s.SourceVolumeID}"`,
+    },
+    o,
+  );
+}
+
+export function deleteSnapshot(c: NomadClient, pluginId: string, snapshotId: string, secrets: KeyValue[], o: CallOptions): Promise<NomadResult<void>> {
+  return c.call(
+    {
+      method: 'DELETE',
+      path: urls.snapshotsURL(),
+      endpoint: 'DELETE /v1/volumes/snapshot',
+      query: new URLSearchParams({ plugin_id: pluginId, snapshot_id: snapshotId }),
+      headers: secretsHeader(secrets),
+      action: `deleting snapshot "${snapshotId}"`,
+    },
+    o,
+  );
+}
+
+export function listSnapshots(
+  c: NomadClient,
+  opts: { pluginId: string; perPage?: number; nextToken?: string; secrets: KeyValue[] },
+  o: CallOptions,
+): Promise<NomadResult<WireSnapshotList>> {
+  const q = new URLSearchParams({ plugin_id: opts.pluginId });
+  if (opts.perPage) q.set('per_page', String(opts.perPage));
+  if (opts.nextToken) q.set('next_token', opts.nextToken);
+  return c.call(
+    { method: 'GET', path: urls.snapshotsURL(), endpoint: 'GET /v1/volumes/snapshot', query: q, headers: secretsHeader(opts.secrets), action: `listing snapshots of plugin "${opts.pluginId}"` },
+    o,
+  );
+}
+
+/** CSI plugins, ordered by id; no pagination on the wire. */
+export function listPlugins(c: NomadClient, o: CallOptions): Promise<NomadResult<WirePluginStub[]>> {
+  return c.call({ method: 'GET', path: urls.listPluginsURL(), endpoint: 'GET /v1/plugins', query: new URLSearchParams({ type: 'csi' }), action: 'listing plugins' }, o);
+}
+
+export function readPlugin(c: NomadClient, id: string, o: CallOptions): Promise<NomadResult<WirePlugin>> {
+  return c.call({ method: 'GET', path: urls.readPluginURL(id), endpoint: 'GET /v1/plugin/csi/:id', action: `reading plugin "${id}"` }, o);
+}
+
+/** Address of the Raft leader; needs no ACL, so it serves as the health probe. */
+export function leader(c: NomadClient, o: CallOptions): Promise<NomadResult<string>> {
+  return c.call({ method: 'GET', path: urls.leaderURL(), endpoint: 'GET /v1/status/leader', action: 'probing the leader' }, o);
+}
