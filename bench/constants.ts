@@ -1,0 +1,2 @@
+/** Shared by the benchmark's processes. */
+export const BENCH_TOKEN = 'bench-management-token';

@@ -1,0 +1,177 @@
+/**
+ * The HTTP app: Apollo Server 5 on Node's own http server (through Apollo's
+ * `executeHTTPGraphQLRequest`, so health and later websocket routes share the port), plus
+ * `/healthz` and `/readyz`.
+ */
+import { ApolloServer, HeaderMap, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolvers } from '../resolvers';
+import { loadTypeDefs } from '../schema';
+import type { GatewayConfig } from './config';
+import { createContext, type GatewayContext } from './context';
+import { createFormatError, formatPartial } from './errors';
+import type { Logger } from './logger';
+import type { BackendRegistry } from './registry';
+
+export interface GatewayOptions {
+  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'>;
+  registry: BackendRegistry;
+  logger: Logger;
+}
+
+export interface RunningGateway {
+  /** e.g. `http://127.0.0.1:4000/graphql`. */
+  url: string;
+  port: number;
+  server: Server;
+  /** Stops accepting, finishes in-flight requests, closes backend pools. */
+  stop(): Promise<void>;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new BodyTooLarge());
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...extra });
+  res.end(text);
+}
+
+export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
+  const apollo = new ApolloServer<GatewayContext>({
+    typeDefs: loadTypeDefs(),
+    resolvers,
+    formatError: createFormatError(o.logger),
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      // Apollo's default landing page loads from a CDN; an air-gapped gateway must not.
+      ApolloServerPluginLandingPageDisabled(),
+      {
+        async requestDidStart() {
+          return {
+            // Failures of single backends go beside the data instead of nulling it.
+            async willSendResponse(rc: GraphQLRequestContextWillSendResponse<GatewayContext>) {
+              const partial = rc.contextValue.partialErrors;
+              if (partial.length === 0 || rc.response.body.kind !== 'single') return;
+              const result = rc.response.body.singleResult;
+              result.errors = [...(result.errors ?? []), ...partial.map((p) => formatPartial(p.error, p.path))];
+            },
+          };
+        },
+      },
+    ],
+  });
+  await apollo.start();
+
+  const handleGraphQL = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const headers = new HeaderMap();
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    let body: unknown;
+    if (req.method === 'POST') {
+      const text = await readBody(req, o.config.maxBodyBytes);
+      const type = headers.get('content-type') ?? '';
+      if (type.includes('json') && text.length > 0) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          sendJson(res, 400, { errors: [{ message: 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
+          return;
+        }
+      } else {
+        body = text;
+      }
+    }
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const result = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
+      context: async () =>
+        createContext({
+          registry: o.registry,
+          headers: req.headers,
+          requestId: headers.get('x-request-id'),
+          signal: abort.signal,
+          maxConcurrentReads: o.config.maxConcurrentReads,
+        }),
+    });
+    const out: Record<string, string> = {};
+    for (const [k, v] of result.headers) out[k] = v;
+    res.writeHead(result.status ?? 200, out);
+    if (result.body.kind === 'complete') {
+      res.end(result.body.string);
+    } else {
+      for await (const chunk of result.body.asyncIterator) res.write(chunk);
+      res.end();
+    }
+  };
+
+  const readiness = async (): Promise<{ ready: boolean; backends: unknown[] }> => {
+    const checks = await Promise.all(o.registry.all.map(async (b) => ({ id: b.id, kind: b.kind, ...(await b.health()) })));
+    return { ready: checks.every((c) => c.status === 'UP'), backends: checks };
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    const route = async (): Promise<void> => {
+      if (url.pathname === '/graphql') return handleGraphQL(req, res, url);
+      if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
+      if (url.pathname === '/readyz' && req.method === 'GET') {
+        const r = await readiness();
+        return sendJson(res, r.ready ? 200 : 503, r);
+      }
+      sendJson(res, 404, { error: 'not found', routes: ['/graphql', '/healthz', '/readyz'] });
+    };
+    route().catch((err: unknown) => {
+      if (err instanceof BodyTooLarge) {
+        if (!res.headersSent) sendJson(res, 413, { errors: [{ message: `request body exceeds ${o.config.maxBodyBytes} bytes`, extensions: { code: 'BAD_REQUEST' } }] }, { connection: 'close' });
+        return;
+      }
+      o.logger.error({ err }, 'request failed');
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.config.port, o.config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = o.config.host === '0.0.0.0' || o.config.host === '::' ? 'localhost' : o.config.host;
+
+  return {
+    url: `http://${shownHost}:${port}/graphql`,
+    port,
+    server,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await apollo.stop();
+      await o.registry.close();
+    },
+  };
+}

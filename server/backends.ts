@@ -1,0 +1,23 @@
+/** Builds one `VolumeBackend` per configured backend. */
+import type { VolumeBackend } from '../adapters/backend';
+import { NomadBackend } from '../adapters/nomad/backend';
+import type { CallRecord } from '../adapters/transport';
+import type { BackendConfig } from './config';
+import { BackendRegistry } from './registry';
+
+export function createRegistry(configs: BackendConfig[], onCall?: (r: CallRecord) => void): BackendRegistry {
+  const backends: VolumeBackend[] = configs.map((c) => {
+    switch (c.kind) {
+      case 'nomad':
+        return new NomadBackend({
+          backend: c.id,
+          baseUrl: c.url,
+          timeoutMs: c.timeoutMs,
+          maxConnections: c.maxConnections,
+          readRetries: c.readRetries,
+          onCall,
+        });
+    }
+  });
+  return new BackendRegistry(backends);
+}

@@ -1,0 +1,51 @@
+/** Per-request context: who is calling, with which credentials, and the request's loaders. */
+import { randomUUID } from 'node:crypto';
+import type { CallerCredential, CallOptions } from '../adapters/backend';
+import type { GatewayError } from '../adapters/errors';
+import { credentialsFromHeaders, type Headers } from './credentials';
+import { createLoaders, type Loaders } from './loaders';
+import type { BackendRegistry } from './registry';
+
+/** A failure that nulls only part of an answer (one backend of a merged list). */
+export interface PartialError {
+  error: GatewayError;
+  path: ReadonlyArray<string | number>;
+}
+
+export interface GatewayContext {
+  requestId: string;
+  registry: BackendRegistry;
+  loaders: Loaders;
+  /** Call options for one backend: the caller's credential for it, request id, abort signal. */
+  call(backend: string): CallOptions;
+  /** Errors to add to the response without nulling the data around them. */
+  partialErrors: PartialError[];
+}
+
+export interface ContextOptions {
+  registry: BackendRegistry;
+  headers: Headers;
+  /** Caller-supplied `X-Request-Id` if it is sane, else a new UUID. */
+  requestId?: string;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+  /** @default 16 */
+  maxConcurrentReads?: number;
+}
+
+export function createContext(o: ContextOptions): GatewayContext {
+  const requestId = o.requestId && /^[A-Za-z0-9._:-]{1,128}$/.test(o.requestId) ? o.requestId : randomUUID();
+  const credentials = credentialsFromHeaders(o.headers, o.registry);
+  const call = (backend: string): CallOptions => ({
+    credential: credentials.get(backend) ?? ({} as CallerCredential),
+    requestId,
+    signal: o.signal,
+  });
+  return {
+    requestId,
+    registry: o.registry,
+    call,
+    loaders: createLoaders(o.registry, call, o.maxConcurrentReads ?? 16),
+    partialErrors: [],
+  };
+}

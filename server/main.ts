@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+/**
+ * CLI entry: `volume-gateway [--config FILE]`. With no backends configured it starts embedded
+ * simulated backends with demo data (demo mode).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startGateway, type RunningGateway } from './app';
+import { createRegistry } from './backends';
+import { ConfigError, loadConfig } from './config';
+import { startDemoBackends, type DemoBackends } from './demo';
+import { createLogger } from './logger';
+
+const HELP = `Usage: volume-gateway [--config FILE] [--help] [--version]
+
+GraphQL gateway for block-storage volumes (Nomad CSI).
+
+Options:
+  --config FILE   JSON configuration file (also: GATEWAY_CONFIG)
+  --help          show this help
+  --version       print the version
+
+Environment (wins over the file): PORT (4000), HOST (0.0.0.0), LOG_LEVEL (info),
+  GATEWAY_BACKENDS=id=nomad@URL,...   GATEWAY_BACKEND_<ID>_TOKEN, _TIMEOUT_MS, ...
+  NOMAD_ADDR / NOMAD_TOKEN            a single Nomad backend with id "nomad"
+With no backend configured, two simulated Nomad clusters with demo data are started.
+See docs/configuration.md.`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+async function main(argv: string[]): Promise<void> {
+  let configPath: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--help' || a === '-h') return void console.log(HELP);
+    if (a === '--version' || a === '-v') return void console.log(version());
+    if (a === '--config') configPath = argv[++i];
+    else if (a.startsWith('--config=')) configPath = a.slice('--config='.length);
+    else throw new ConfigError('arguments', `unknown argument ${JSON.stringify(a)} (see --help)`);
+    if (configPath === undefined || configPath === '') throw new ConfigError('--config', 'needs a file path');
+  }
+  const config = loadConfig(process.env, configPath);
+  const logger = createLogger(config.logLevel);
+  let demo: DemoBackends | undefined;
+  if (config.backends.length === 0) {
+    demo = await startDemoBackends();
+    config.backends = demo.backends;
+  }
+  const registry = createRegistry(config.backends, (r) => logger.debug(r, 'backend call'));
+  const gateway: RunningGateway = await startGateway({ config, registry, logger });
+  logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
+  console.log(`Volume gateway ready at ${gateway.url}`);
+  if (demo) {
+    console.log('Demo mode: serving two simulated Nomad clusters with demo data.');
+    for (const [id, t] of Object.entries(demo.tokens)) {
+      console.log(`  ${id}: X-Nomad-Token-${id}: ${t.management}   (management, demo only)`);
+    }
+  }
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await gateway.stop();
+    await demo?.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(`volume-gateway: configuration error: ${err.message}`);
+    process.exit(2);
+  }
+  console.error('volume-gateway: failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+/** The configured backends, in configuration order (the order of merged listings). */
+import type { VolumeBackend } from '../adapters/backend';
+import { BadUserInputError, NotFoundError } from '../adapters/errors';
+import type { Capability } from '../adapters/model';
+
+export class BackendRegistry {
+  readonly #byId: Map<string, VolumeBackend>;
+
+  constructor(readonly all: readonly VolumeBackend[]) {
+    this.#byId = new Map(all.map((b) => [b.id, b]));
+  }
+
+  get ids(): string[] {
+    return this.all.map((b) => b.id);
+  }
+
+  find(id: string): VolumeBackend | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** A backend named by the caller in an argument: unknown → BAD_USER_INPUT. */
+  forArgument(id: string, argument: string): VolumeBackend {
+    const b = this.#byId.get(id);
+    if (!b) throw new BadUserInputError(`${argument}: no backend "${id}" is configured (configured: ${this.ids.join(', ')})`, argument);
+    return b;
+  }
+
+  /** A backend named inside a global id: unknown → NOT_FOUND (the object cannot be here). */
+  forId(id: string): VolumeBackend {
+    const b = this.#byId.get(id);
+    if (!b) throw new NotFoundError(`no backend "${id}" is configured`);
+    return b;
+  }
+
+  /** Backends that can do `capability`, optionally limited to `ids`. */
+  select(capability: Capability, ids?: readonly string[] | null, argument = 'backends'): VolumeBackend[] {
+    const chosen = ids && ids.length > 0 ? ids.map((id) => this.forArgument(id, argument)) : this.all;
+    return chosen.filter((b) => b.capabilities.has(capability));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all.map((b) => b.close()));
+  }
+}

@@ -1,0 +1,50 @@
+import { decodeGlobalId, encodeGlobalId } from '../../adapters/ids';
+import { decodeCursor, encodeCursor } from '../../adapters/listing';
+import { quote } from '../../adapters/nomad/filter';
+import { nanosToIso, attachmentState } from '../../adapters/nomad/results';
+import { ErrorCode, GatewayError } from '../../adapters/errors';
+
+describe('global ids', () => {
+  it('should round-trip every part, including characters that are legal in Nomad ids', () => {
+    const parts = { kind: 'Volume' as const, backend: 'east', scope: 'team:a', nativeId: 'vol:1@x', subId: undefined };
+    expect(decodeGlobalId(encodeGlobalId(parts), 'Volume')).toEqual(parts);
+    const att = { kind: 'Attachment' as const, backend: 'b', scope: 'default', nativeId: 'v', subId: 'alloc-1' };
+    expect(decodeGlobalId(encodeGlobalId(att), 'Attachment')).toEqual(att);
+  });
+
+  it('should reject an id of another kind with BAD_USER_INPUT', () => {
+    const id = encodeGlobalId({ kind: 'Plugin', backend: 'b', scope: '_', nativeId: 'p' });
+    expect(() => decodeGlobalId(id, 'Volume')).toThrow(expect.objectContaining({ code: ErrorCode.BadUserInput }));
+  });
+});
+
+describe('cursors', () => {
+  it('should round-trip and reject cursors naming a backend outside the listing', () => {
+    const c = encodeCursor({ backend: 'east', token: 'default.vol-1' });
+    expect(decodeCursor(c, ['east'])).toEqual({ backend: 'east', token: 'default.vol-1' });
+    expect(() => decodeCursor(c, ['west'])).toThrow(GatewayError);
+  });
+});
+
+describe('Nomad mapping helpers', () => {
+  it('should quote bexpr strings so quotes and backslashes stay inside the literal', () => {
+    expect(quote('a"b\\c')).toBe('"a\\"b\\\\c"');
+  });
+
+  it('should render nanosecond timestamps exactly and 0 as null', () => {
+    expect(nanosToIso(1736191825846395400n)).toBe('2025-01-06T19:30:25.846395400Z');
+    expect(nanosToIso(0)).toBeNull();
+  });
+
+  it.each([
+    ['pending', 'run', 'ATTACHING'],
+    ['running', 'run', 'ATTACHED'],
+    ['running', 'stop', 'DETACHING'],
+    ['complete', 'stop', 'DETACHING'],
+    ['failed', 'run', 'DETACHING'],
+    ['lost', 'stop', 'DETACHING'],
+    ['unknown', 'run', 'ERROR'],
+  ])('should map client status %s / desired %s to %s', (client, desired, state) => {
+    expect(attachmentState({ ClientStatus: client, DesiredStatus: desired } as never)).toBe(state);
+  });
+});
