@@ -1,0 +1,103 @@
+import type { NomadSimulator } from '../../simulators/nomad';
+import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+
+const admin = { 'x-nomad-token': MGMT };
+const gid = (parts: unknown[]): string => Buffer.from(JSON.stringify(parts)).toString('base64url');
+
+describe('bad input is rejected before any backend call', () => {
+  let sim: NomadSimulator;
+  let gw: GatewayUnderTest;
+
+  beforeAll(async () => {
+    sim = await startNomad();
+    seedVolumes(sim, 2);
+    gw = await startGatewayFor([{ id: 'east', url: sim.url }]);
+  });
+  afterAll(disposeAll);
+  beforeEach(() => sim.clearRequests());
+
+  const expectBadInput = (res: { body: any }): void => {
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.body.errors[0].message).toEqual(expect.any(String));
+  };
+
+  it.each([
+    ['not base64', 'volume:east:default:x'],
+    ['garbage', 'AAAA'],
+    ['empty', ''],
+    ['wrong shape', gid({ a: 1 })],
+    ['wrong kind', gid(['Plugin', 'east', '_', 'aws-ebs0'])],
+    ['too long', 'A'.repeat(5000)],
+  ])('should answer BAD_USER_INPUT for a malformed global id (%s)', async (_why, id) => {
+    const res = await gw.gql(`query($id: ID!) { volume(id: $id) { id } }`, { id }, admin);
+    expectBadInput(res);
+    expect(sim.requests()).toEqual([]);
+  });
+
+  it.each([
+    ['slash', 'a/b'],
+    ['dot-dot', '..'],
+    ['dot-dot segment', 'x/../../v1/volumes'],
+    ['encoded slash', 'a%2Fb'],
+    ['query', 'a?namespace=other'],
+    ['fragment', 'a#b'],
+    ['newline', 'a\nb'],
+    ['NUL', 'a\u0000b'],
+    ['over-long', 'x'.repeat(201)],
+  ])('should reject a native id with %s, inside a global id or as an argument, without calling the backend', async (_why, native) => {
+    const viaId = await gw.gql(`query($id: ID!) { volume(id: $id) { id } }`, { id: gid(['Volume', 'east', 'default', native]) }, admin);
+    expectBadInput(viaId);
+    const viaArg = await gw.gql(`query($n: String!) { volumeByNativeId(backend: "east", nativeId: $n) { id } }`, { n: native }, admin);
+    expectBadInput(viaArg);
+    const viaNs = await gw.gql(`query($n: String!) { volumeByNativeId(backend: "east", namespace: $n, nativeId: "vol-000") { id } }`, { n: native }, admin);
+    expectBadInput(viaNs);
+    const viaNode = await gw.gql(`mutation($id: ID!, $n: String!) { detachVolume(input: { volumeId: $id, nodeId: $n }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']), n: native }, admin);
+    expectBadInput(viaNode);
+    expect(sim.requests()).toEqual([]);
+  });
+
+  it.each([-1, 501, 100000])('should reject first=%i (the page size) before calling the backend', async (first) => {
+    expectBadInput(await gw.gql(`query($f: Int) { volumes(first: $f) { nodes { id } } }`, { f: first }, admin));
+    expectBadInput(await gw.gql(`query($f: Int) { plugins(first: $f) { nodes { id } } }`, { f: first }, admin));
+    expect(sim.requests()).toEqual([]);
+  });
+
+  it('should reject over-long and control-character strings in mutation input', async () => {
+    const base = { backend: 'east', nativeId: 'v-new', plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }] };
+    const m = `mutation($input: CreateVolumeInput!) { createVolume(input: $input) { volume { id } } }`;
+    expectBadInput(await gw.gql(m, { input: { ...base, name: 'n'.repeat(300) } }, admin));
+    expectBadInput(await gw.gql(m, { input: { ...base, name: 'bad\u0007name' } }, admin));
+    expectBadInput(await gw.gql(m, { input: { ...base, name: 'ok', parameters: [{ key: 'k', value: 'v'.repeat(2000) }] } }, admin));
+    expectBadInput(await gw.gql(m, { input: { ...base, name: 'ok', capacityMinBytes: -5 } }, admin));
+    expectBadInput(await gw.gql(m, { input: { ...base, name: 'ok', capacityMinBytes: 10, capacityMaxBytes: 5 } }, admin));
+    expectBadInput(await gw.gql(m, { input: { ...base, name: 'ok', secrets: [{ key: 'a=b', value: 'x' }] } }, admin));
+    expect(sim.requests()).toEqual([]);
+  });
+
+  it('should reject an unknown backend and a forged cursor', async () => {
+    expectBadInput(await gw.gql(`{ volumes(filter: { backends: ["nope"] }) { nodes { id } } }`, {}, admin));
+    expectBadInput(await gw.gql(`{ volumes(after: "Zm9v") { nodes { id } } }`, {}, admin));
+    expectBadInput(await gw.gql(`query($a: String) { volumes(after: $a) { nodes { id } } }`, { a: Buffer.from(JSON.stringify(['east', 'x\u0000y'])).toString('base64url') }, admin));
+    expect(sim.requests()).toEqual([]);
+  });
+
+  it('should quote name filters so a crafted name cannot inject a filter expression', async () => {
+    const evil = 'x" or Name != "';
+    const res = await gw.gql(`query($n: String) { volumes(filter: { name: $n }) { nodes { id } } }`, { n: evil }, admin);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.volumes.nodes).toEqual([]);
+    const [r] = sim.requests();
+    expect(r!.path).toBe('/v1/volumes');
+    expect(r!.query.filter).toEqual(['Name == "x\\" or Name != \\""']);
+  });
+
+  it('should only ever call the intended paths', async () => {
+    const list = await gw.gql(`{ volumes(first: 2) { nodes { id attachments { id } } } }`, {}, admin);
+    expect(list.body.errors).toBeUndefined();
+    expect(sim.requests().map((r) => r.rawPath).sort()).toEqual([
+      '/v1/volume/csi/vol-000?namespace=default',
+      '/v1/volume/csi/vol-001?namespace=default',
+      '/v1/volumes?type=csi&namespace=*&per_page=3',
+    ]);
+  });
+});

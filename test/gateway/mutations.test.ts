@@ -1,0 +1,135 @@
+import type { NomadSimulator } from '../../simulators/nomad';
+import { ANALYTICS_READ, ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+
+const admin = { 'x-nomad-token': MGMT };
+const CREATE = `mutation($input: CreateVolumeInput!) { createVolume(input: $input) { volume { id nativeId namespace name externalId capacityBytes status mountOptions { fsType mountFlags } requestedCapabilities { accessMode attachmentMode } topologies { segments { key value } } } } }`;
+const REGISTER = `mutation($input: RegisterVolumeInput!) { registerVolume(input: $input) { volume { id nativeId externalId context { key value } } } }`;
+const cap = [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }];
+
+describe('Nomad write operations as mutations', () => {
+  let sim: NomadSimulator;
+  let gw: GatewayUnderTest;
+
+  beforeEach(async () => {
+    sim = await startNomad({ claimReleaseDelayMs: Infinity });
+    seedVolumes(sim, 1);
+    gw = await startGatewayFor([{ id: 'east', url: sim.url }]);
+  });
+  afterEach(disposeAll);
+
+  it('should create a volume in the provider and read it back, sending secrets only in the request body', async () => {
+    const res = await gw.gql(
+      CREATE,
+      {
+        input: {
+          backend: 'east', nativeId: 'db-data', name: 'db data', plugin: 'aws-ebs0', capacityMinBytes: 21474836480, capabilities: cap,
+          mountOptions: { fsType: 'xfs', mountFlags: ['noatime'] }, secrets: [{ key: 'kms', value: 'very-secret-key' }], parameters: [{ key: 'type', value: 'gp3' }],
+        },
+      },
+      admin,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const v = res.body.data.createVolume.volume;
+    expect(v).toMatchObject({ nativeId: 'db-data', namespace: 'default', name: 'db data', capacityBytes: 21474836480, status: 'AVAILABLE', mountOptions: { fsType: 'xfs', mountFlags: ['[REDACTED]'] }, requestedCapabilities: cap });
+    expect(v.externalId).toMatch(/^vol-/);
+    expect(JSON.stringify(res.body)).not.toContain('very-secret-key');
+    const [put] = sim.requests().filter((r) => r.method === 'PUT');
+    expect(put!.path).toBe('/v1/volume/csi/db-data/create');
+    expect(JSON.parse(put!.body)).toMatchObject({
+      Volumes: [{ ID: 'db-data', Name: 'db data', Namespace: 'default', PluginID: 'aws-ebs0', RequestedCapacityMin: 21474836480, Secrets: { kms: 'very-secret-key' }, Parameters: { type: 'gp3' }, RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }], MountOptions: { FSType: 'xfs', MountFlags: ['noatime'] } }],
+    });
+  });
+
+  it('should register an existing provider volume and deregister it', async () => {
+    const res = await gw.gql(
+      REGISTER,
+      { input: { backend: 'east', namespace: 'analytics', nativeId: 'imported', name: 'imported', plugin: 'aws-ebs0', externalId: 'vol-0abc', capabilities: cap, context: [{ key: 'partition', value: '0' }] } },
+      { 'x-nomad-token': ANALYTICS_WRITE },
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.registerVolume.volume).toMatchObject({ nativeId: 'imported', externalId: 'vol-0abc', context: [{ key: 'partition', value: '0' }] });
+    const del = await gw.gql(`mutation($id: ID!) { deregisterVolume(input: { id: $id }) { deletedId } }`, { id: res.body.data.registerVolume.volume.id }, { 'x-nomad-token': ANALYTICS_WRITE });
+    expect(del.body.data.deregisterVolume.deletedId).toBe(res.body.data.registerVolume.volume.id);
+    const after = await gw.gql(`{ volumeByNativeId(backend: "east", namespace: "analytics", nativeId: "imported") { id } }`, {}, admin);
+    expect(after.body.data.volumeByNativeId).toBeNull();
+  });
+
+  it('should refuse writes to a token that may only read', async () => {
+    const res = await gw.gql(REGISTER, { input: { backend: 'east', namespace: 'analytics', nativeId: 'x', name: 'x', plugin: 'aws-ebs0', externalId: 'vol-1', capabilities: cap } }, { 'x-nomad-token': ANALYTICS_READ });
+    expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('should map Nomad validation failures (500 text) to BAD_USER_INPUT with the backend message', async () => {
+    const res = await gw.gql(CREATE, { input: { backend: 'east', nativeId: 'x', name: 'x', plugin: 'no-such-plugin', capabilities: cap } }, admin);
+    expect(res.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', httpStatus: 500, backendMessage: 'no CSI plugin named: no-such-plugin could be found' });
+    const missing = await gw.gql(CREATE, { input: { backend: 'east', name: 'x', plugin: 'aws-ebs0', capabilities: cap } }, admin);
+    expect(missing.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('should force-deregister a volume whose only claim belongs to a terminal allocation', async () => {
+    const alloc = sim.placeAllocation({ jobId: 'old', nodeId: 'node-1111', volumes: [{ volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
+    sim.setAllocationStatus(alloc, { clientStatus: 'complete', desiredStatus: 'stop' });
+    const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
+    const plain = await gw.gql(`mutation($id: ID!) { deregisterVolume(input: { id: $id }) { deletedId } }`, { id }, admin);
+    expect(plain.body.errors[0].extensions.code).toBe('CONFLICT');
+    const forced = await gw.gql(`mutation($id: ID!) { deregisterVolume(input: { id: $id, force: true }) { deletedId } }`, { id }, admin);
+    expect(forced.body.errors).toBeUndefined();
+    expect(sim.requests().filter((r) => r.method === 'DELETE').map((r) => r.query.force)).toEqual([undefined, ['true']]);
+  });
+
+  it('should detach a stopped allocation\'s claim from a node', async () => {
+    const alloc = sim.placeAllocation({ jobId: 'old', nodeId: 'node-2222', volumes: [{ volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
+    sim.setAllocationStatus(alloc, { clientStatus: 'complete', desiredStatus: 'stop' });
+    const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
+    const before = await gw.gql(`query($id: ID!) { volume(id: $id) { attachments { state } } }`, { id }, admin);
+    expect(before.body.data.volume.attachments).toEqual([{ state: 'DETACHING' }]);
+    const res = await gw.gql(`mutation($id: ID!) { detachVolume(input: { volumeId: $id, nodeId: "node-2222" }) { volume { status attachments { state } currentWriters } } }`, { id }, admin);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.detachVolume.volume).toEqual({ status: 'AVAILABLE', attachments: [], currentWriters: 0 });
+    expect(sim.requests().find((r) => r.method === 'DELETE')!.rawPath).toBe('/v1/volume/csi/vol-000/detach?namespace=default&node=node-2222');
+  });
+
+  it('should delete a volume in the provider, passing secrets in X-Nomad-CSI-Secrets', async () => {
+    const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
+    const res = await gw.gql(`mutation($id: ID!) { deleteVolume(input: { id: $id, secrets: [{ key: "kms", value: "abc" }] }) { deletedId } }`, { id }, admin);
+    expect(res.body.errors).toBeUndefined();
+    const del = sim.requests().find((r) => r.method === 'DELETE')!;
+    expect(del.path).toBe('/v1/volume/csi/vol-000/delete');
+    expect(del.headers['x-nomad-csi-secrets']).toBe('kms=abc');
+    const ext = await gw.gql(`{ externalVolumes(backend: "east", plugin: "aws-ebs0") { nodes { externalId } } }`, {}, admin);
+    expect(ext.body.data.externalVolumes.nodes.map((n: any) => n.externalId)).not.toContain('ext-default-vol-000');
+  });
+
+  it('should create, list and delete snapshots, and list external volumes page by page', async () => {
+    const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
+    const made = await gw.gql(`mutation($id: ID!) { createSnapshot(input: { volumeId: $id, name: "nightly" }) { snapshot { id nativeId name pluginId sourceExternalVolumeId sizeBytes ready plugin { nativeId } } } }`, { id }, admin);
+    expect(made.body.errors).toBeUndefined();
+    const snap = made.body.data.createSnapshot.snapshot;
+    expect(snap).toMatchObject({ name: 'nightly', pluginId: 'aws-ebs0', sourceExternalVolumeId: 'ext-default-vol-000', plugin: { nativeId: 'aws-ebs0' } });
+    const list = await gw.gql(`{ snapshots(backend: "east", plugin: "aws-ebs0") { nodes { id nativeId } } }`, {}, admin);
+    expect(list.body.data.snapshots.nodes).toContainEqual({ id: snap.id, nativeId: snap.nativeId });
+    const del = await gw.gql(`mutation($id: ID!) { deleteSnapshot(input: { id: $id }) { deletedId } }`, { id: snap.id }, admin);
+    expect(del.body.errors).toBeUndefined();
+    expect(sim.requests().find((r) => r.method === 'DELETE')!.query).toMatchObject({ plugin_id: ['aws-ebs0'], snapshot_id: [snap.nativeId] });
+
+    for (let i = 0; i < 4; i++) sim.addExternalVolume('aws-ebs0', { ExternalID: `vol-x${i}`, CapacityBytes: 1000 * (i + 1) });
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const r: any = await gw.gql(`query($a: String) { externalVolumes(backend: "east", plugin: "aws-ebs0", first: 2, after: $a) { nodes { externalId } pageInfo { hasNextPage endCursor } } }`, { a: after }, admin);
+      expect(r.body.errors).toBeUndefined();
+      seen.push(...r.body.data.externalVolumes.nodes.map((n: any) => n.externalId));
+      if (!r.body.data.externalVolumes.pageInfo.hasNextPage) break;
+      after = r.body.data.externalVolumes.pageInfo.endCursor;
+    }
+    expect(seen.sort()).toEqual(['ext-default-vol-000', 'vol-x0', 'vol-x1', 'vol-x2', 'vol-x3']);
+  });
+
+  it('should answer UNSUPPORTED_BY_BACKEND when the plugin cannot list volumes, and NOT_FOUND for an unknown plugin', async () => {
+    sim.addPlugin({ id: 'nolist', provider: 'x.csi', version: 'v1', controllerRequired: true, controllersHealthy: 1, nodesHealthy: 1, capabilities: { SupportsListVolumes: false } });
+    const res = await gw.gql(`{ externalVolumes(backend: "east", plugin: "nolist") { nodes { externalId } } }`, {}, admin);
+    expect(res.body.errors[0].extensions).toMatchObject({ code: 'UNSUPPORTED_BY_BACKEND', backend: 'east' });
+    const unknown = await gw.gql(`{ externalVolumes(backend: "east", plugin: "ghost") { nodes { externalId } } }`, {}, admin);
+    expect(unknown.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', backendMessage: 'no such plugin' });
+  });
+});
