@@ -3,12 +3,12 @@
  * CLI entry: `volume-gateway [--config FILE]`. With no backends configured it starts embedded
  * simulated backends with demo data (demo mode).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGateway, type RunningGateway } from './app';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
-import { startDemoBackends, type DemoBackends } from './demo';
+import type { DemoBackends } from './demo';
 import { createLogger } from './logger';
 
 const HELP = `Usage: volume-gateway [--config FILE] [--help] [--version]
@@ -27,8 +27,9 @@ With no backend configured, two simulated Nomad clusters with demo data are star
 See docs/configuration.md.`;
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
+  // server/main.ts from source, dist/server/main.js when built.
+  const path = [join(__dirname, '..', 'package.json'), join(__dirname, '..', '..', 'package.json')].find((p) => existsSync(p))!;
+  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -46,6 +47,8 @@ async function main(argv: string[]): Promise<void> {
   const logger = createLogger(config.logLevel);
   let demo: DemoBackends | undefined;
   if (config.backends.length === 0) {
+    // Loaded only in demo mode: a configured gateway never loads the simulators.
+    const { startDemoBackends } = await import('./demo');
     demo = await startDemoBackends();
     config.backends = demo.backends;
   }

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../server/config';
+
+const root = join(__dirname, '..', '..');
+
+describe('configuration', () => {
+  it('should read backends from GATEWAY_BACKENDS with per-backend settings', () => {
+    const c = loadConfig({
+      GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646, west-2=nomad@https://nomad.example.com/prefix/',
+      GATEWAY_BACKEND_WEST_2_TOKEN: 'svc-token',
+      GATEWAY_BACKEND_EAST_TIMEOUT_MS: '2500',
+      PORT: '8080',
+    });
+    expect(c.port).toBe(8080);
+    expect(c.backends).toEqual([
+      { id: 'east', kind: 'nomad', url: 'http://10.0.0.1:4646', token: undefined, timeoutMs: 2500, maxConnections: 16, readRetries: 2 },
+      { id: 'west-2', kind: 'nomad', url: 'https://nomad.example.com/prefix', token: 'svc-token', timeoutMs: 10000, maxConnections: 16, readRetries: 2 },
+    ]);
+  });
+
+  it('should read NOMAD_ADDR and NOMAD_TOKEN as one backend called nomad', () => {
+    expect(loadConfig({ NOMAD_ADDR: 'http://127.0.0.1:4646', NOMAD_TOKEN: 't' }).backends).toEqual([
+      expect.objectContaining({ id: 'nomad', kind: 'nomad', url: 'http://127.0.0.1:4646', token: 't' }),
+    ]);
+  });
+
+  it('should read a config file, with the environment winning', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-'));
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ port: 5000, logLevel: 'debug', backends: [{ id: 'a', kind: 'nomad', url: 'http://a:4646', maxConnections: 4 }] }));
+    const c = loadConfig({ PORT: '6000' }, file);
+    expect(c).toMatchObject({ port: 6000, logLevel: 'debug', backends: [{ id: 'a', maxConnections: 4 }] });
+  });
+
+  it('should start in demo mode when no backend is configured', () => {
+    expect(loadConfig({}).backends).toEqual([]);
+  });
+
+  it.each([
+    [{ GATEWAY_BACKENDS: 'east=nomad@not-a-url' }, 'backends[0].url'],
+    [{ GATEWAY_BACKENDS: 'east=nomad@ftp://x' }, 'backends[0].url'],
+    [{ GATEWAY_BACKENDS: 'east=consul@http://x' }, 'backends[0].kind'],
+    [{ GATEWAY_BACKENDS: 'east' }, 'GATEWAY_BACKENDS'],
+    [{ GATEWAY_BACKENDS: 'a=nomad@http://x,a=nomad@http://y' }, 'backends'],
+    [{ GATEWAY_BACKENDS: 'bad/id=nomad@http://x' }, 'backends[0].id'],
+    [{ NOMAD_ADDR: 'http://user:pw@x:4646' }, 'backends[0].url'],
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ GATEWAY_BACKENDS: 'a=nomad@http://x', GATEWAY_BACKEND_A_TIMEOUT_MS: '0' }, 'backends[0].timeoutMs'],
+  ])('should refuse %j naming the setting %s', (env, setting) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    try {
+      loadConfig(env);
+    } catch (err) {
+      expect((err as ConfigError).setting).toBe(setting);
+    }
+  });
+});
+
+describe('command line', () => {
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
+
+  it('should print help and the version', () => {
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: volume-gateway');
+    const version = run(['--version']);
+    expect(version.stdout.trim()).toBe(require('../../package.json').version);
+  });
+
+  it('should exit 2 with a message naming a bad setting', () => {
+    const bad = run([], { GATEWAY_BACKENDS: 'east=nomad@nope' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('backends[0].url');
+    const missing = run(['--config', '/nonexistent/gw.json']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('--config');
+  });
+});
