@@ -48,9 +48,9 @@ async function main(argv: string[]): Promise<void> {
   let demo: DemoBackends | undefined;
   if (config.backends.length === 0) {
     // Loaded only in demo mode: a configured gateway never loads the simulators.
-    const { startDemoBackends } = await import('./demo');
+    const { startDemoBackends } = require('./demo') as typeof import('./demo');
     demo = await startDemoBackends();
-    config.backends = demo.backends;
+    config.backends = demo!.backends;
   }
   const registry = createRegistry(config.backends, (r) => logger.debug(r, 'backend call'));
   const gateway: RunningGateway = await startGateway({ config, registry, logger });

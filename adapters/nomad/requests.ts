@@ -77,35 +77,26 @@ export interface VolumeRequest {
   CloneID?: string;
 }
 
-/** Registers an existing provider volume. The path id is ignored by Nomad; the body carries it. */
-export function register(c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> {
+function writeVolume(c: NomadClient, v: VolumeRequest, how: 'register' | 'create', o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> {
+  const create = how === 'create';
   return c.call(
     {
       method: 'PUT',
-      path: urls.registerVolumeURL(v.ID),
-      endpoint: 'PUT /v1/volume/csi/:id',
+      path: create ? urls.createVolumeURL(v.ID) : urls.registerVolumeURL(v.ID),
+      endpoint: create ? 'PUT /v1/volume/csi/:id/create' : 'PUT /v1/volume/csi/:id',
       query: new URLSearchParams({ namespace: v.Namespace }),
       body: { Volumes: [v] },
-      action: `registering volume "${v.ID}"`,
+      action: `${create ? 'creating' : 'registering'} volume "${v.ID}"`,
     },
     o,
   );
 }
 
-/** Creates the volume in the storage provider (synchronously) and registers it. */
-export function create(c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> {
-  return c.call(
-    {
-      method: 'PUT',
-      path: urls.createVolumeURL(v.ID),
-      endpoint: 'PUT /v1/volume/csi/:id/create',
-      query: new URLSearchParams({ namespace: v.Namespace }),
-      body: { Volumes: [v] },
-      action: `creating volume "${v.ID}"`,
-    },
-    o,
-  );
-}
+/** Registers an existing provider volume. The path id is ignored by Nomad; the body carries it. */
+export const register = (c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> => writeVolume(c, v, 'register', o);
+
+/** Creates the volume in the storage provider (synchronously) and registers it. Same body as register. */
+export const create = (c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> => writeVolume(c, v, 'create', o);
 
 /** Removes the volume from Nomad only; the provider volume stays. Empty 200 body. */
 export function deregister(c: NomadClient, id: string, namespace: string, force: boolean, o: CallOptions): Promise<NomadResult<void>> {

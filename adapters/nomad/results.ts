@@ -33,8 +33,20 @@ export interface WireTopology {
   Segments: Record<string, string> | null;
 }
 
+/** Plugin-derived fields that volumes and plugins both carry (denormalised at read time). */
+interface WirePluginHealth {
+  Provider: string;
+  ControllerRequired: boolean;
+  ControllersHealthy: number;
+  ControllersExpected: number;
+  NodesHealthy: number;
+  NodesExpected: number;
+  CreateIndex: Int;
+  ModifyIndex: Int;
+}
+
 /** CSIVolListStub (list element). */
-export interface WireVolumeStub {
+export interface WireVolumeStub extends WirePluginHealth {
   ID: string;
   Namespace: string;
   Name: string;
@@ -46,14 +58,6 @@ export interface WireVolumeStub {
   CurrentWriters: number;
   Schedulable: boolean;
   PluginID: string;
-  Provider: string;
-  ControllerRequired: boolean;
-  ControllersHealthy: number;
-  ControllersExpected: number;
-  NodesHealthy: number;
-  NodesExpected: number;
-  CreateIndex: Int;
-  ModifyIndex: Int;
   CreateTime: Int;
   ModifyTime: Int;
 }
@@ -132,16 +136,8 @@ export interface WireSnapshotList {
   NextToken: string;
 }
 
-export interface WirePluginStub {
+export interface WirePluginStub extends WirePluginHealth {
   ID: string;
-  Provider: string;
-  ControllerRequired: boolean;
-  ControllersHealthy: number;
-  ControllersExpected: number;
-  NodesHealthy: number;
-  NodesExpected: number;
-  CreateIndex: Int;
-  ModifyIndex: Int;
 }
 
 interface WireCSIInfo {

@@ -2,7 +2,7 @@ import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 
 const admin = { 'x-nomad-token': MGMT };
-const gid = (parts: unknown[]): string => Buffer.from(JSON.stringify(parts)).toString('base64url');
+const gid = (parts: unknown): string => Buffer.from(JSON.stringify(parts)).toString('base64url');
 
 describe('bad input is rejected before any backend call', () => {
   let sim: NomadSimulator;
@@ -94,7 +94,7 @@ describe('bad input is rejected before any backend call', () => {
   it('should only ever call the intended paths', async () => {
     const list = await gw.gql(`{ volumes(first: 2) { nodes { id attachments { id } } } }`, {}, admin);
     expect(list.body.errors).toBeUndefined();
-    expect(sim.requests().map((r) => r.rawPath).sort()).toEqual([
+    expect(sim.requests().map((r: { rawPath: string }) => r.rawPath).sort()).toEqual([
       '/v1/volume/csi/vol-000?namespace=default',
       '/v1/volume/csi/vol-001?namespace=default',
       '/v1/volumes?type=csi&namespace=*&per_page=3',

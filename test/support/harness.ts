@@ -59,7 +59,7 @@ export function seedVolumes(sim: NomadSimulator, n: number, namespace = 'default
 export interface GatewayUnderTest {
   gateway: RunningGateway;
   /** POST a GraphQL operation; returns the parsed body and status. */
-  gql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: { data?: T; errors?: any[] } }>;
+  gql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
 }
 
 export async function startGatewayFor(backends: Array<{ id: string; url: string } & Partial<BackendConfig>>): Promise<GatewayUnderTest> {
