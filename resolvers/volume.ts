@@ -1,7 +1,7 @@
 /** Volume queries and the Volume type. Detail fields load the full volume through the request's loader. */
 import { NotFoundError } from '../adapters/errors';
 import { decodeGlobalId, encodeGlobalId } from '../adapters/ids';
-import { pageSize, safeIdentifier } from '../adapters/input';
+import { pageSize, safeIdentifier, safeText } from '../adapters/input';
 import { decodeCursor, listVolumesMerged } from '../adapters/listing';
 import type { Volume as VolumeModel, VolumeDetail, VolumeRef } from '../adapters/model';
 import type { GatewayContext } from '../server/context';
@@ -42,7 +42,7 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
       query: {
         namespace: namespaceArg(filter?.namespace, 'filter.namespace', '*', true),
         plugin: optionalId(filter?.plugin, 'filter.plugin'),
-        name: optionalId(filter?.name, 'filter.name'),
+        name: filter?.name === null || filter?.name === undefined ? undefined : safeText(filter.name, 'filter.name', 256),
         node: optionalId(filter?.node, 'filter.node'),
       },
       keep: statuses ? (v) => statuses.has(v.status) : undefined,

@@ -62,6 +62,8 @@ async function main(argv: string[]): Promise<void> {
       console.log(`  ${id}: X-Nomad-Token-${id}: ${t.management}   (management, demo only)`);
     }
   }
+  // A stray rejection is a bug to log, not a reason to drop every in-flight request.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;

@@ -81,8 +81,8 @@ export class NomadBackend extends BaseBackend {
     // namespaces the plugin becomes a filter term instead.
     const usePluginParam = q.plugin !== undefined && q.namespace !== '*';
     const filter = equalsAll([
-      ['Name', q.name],
-      ['PluginID', usePluginParam ? undefined : q.plugin],
+      ['Name', q.name, 'filter.name'],
+      ['PluginID', usePluginParam ? undefined : q.plugin, 'filter.plugin'],
     ]);
     if (q.node !== undefined) return this.#listByNode(q, filter, o);
     const { data, meta } = await req.listVolumes(

@@ -20,7 +20,8 @@ const MAX_BACKEND_MESSAGE = 1000;
 /** Ordered rules for 500 texts: first match wins. */
 const TEXT_RULES: Array<[RegExp, ErrorCode]> = [
   [/volume in use|max claims reached|currently unschedulable/i, ErrorCode.Conflict],
-  [/not found|no such (volume|plugin)|could not be found/i, ErrorCode.NotFound],
+  // Nomad's own text reads "no CSI plugin named: <id> could be found" (sic).
+  [/not found|no such (volume|plugin)|could not be found|no CSI plugin named/i, ErrorCode.NotFound],
   [/permission denied/i, ErrorCode.Forbidden],
   [/does not support|unimplemented for this plugin|plugin has no controller/i, ErrorCode.UnsupportedByBackend],
   [/^validation:|cannot be updated|not compatible|missing volume|nonexistent namespace|only one of|request body/i, ErrorCode.BadUserInput],
@@ -44,7 +45,8 @@ export function errorFromResponse(status: number, text: string, ctx: ErrorContex
   if (status === 403) {
     if (/ACL token not found/i.test(text)) return new UnauthenticatedError(msg('the Nomad token is not known'), d);
     if (!ctx.hadToken) return new UnauthenticatedError(msg('no Nomad token was sent (X-Nomad-Token) and anonymous access is denied'), d);
-    return new ForbiddenError(msg('the Nomad token is not allowed'), d);
+    // CSI endpoints answer an unknown token with the same `Permission denied` as a lacking policy.
+    return new ForbiddenError(msg('the Nomad token is unknown or not allowed'), d);
   }
   if (status === 404) return new NotFoundError(msg('not found'), d);
   if (status === 400) return new GatewayError(ErrorCode.BadUserInput, msg('Nomad rejected the request'), d);

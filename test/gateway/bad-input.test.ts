@@ -88,16 +88,29 @@ describe('bad input is rejected before any backend call', () => {
     expect(res.body.data.volumes.nodes).toEqual([]);
     const [r] = sim.requests();
     expect(r!.path).toBe('/v1/volumes');
-    expect(r!.query.filter).toEqual(['Name == "x\\" or Name != \\""']);
+    expect(r!.query.filter).toEqual(['Name == `x" or Name != "`']);
+    const tick = await gw.gql(`query($n: String) { volumes(filter: { name: $n }) { nodes { id } } }`, { n: 'a`b\\' }, admin);
+    expect(tick.body.errors).toBeUndefined();
+    expect(sim.requests().at(-1)!.query.filter).toEqual(['Name == "a`b\\\\"']);
+    sim.clearRequests();
+    const both = await gw.gql(`query($n: String) { volumes(filter: { name: $n }) { nodes { id } } }`, { n: 'a`"' }, admin);
+    expect(both.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'filter.name' });
+    expect(sim.requests()).toEqual([]);
+  });
+
+  it('should find a volume whose name holds quotes and backslashes exactly', async () => {
+    sim.seedVolume({ ID: 'odd', Name: 'say "hi" \\ bye', Namespace: 'analytics', PluginID: 'aws-ebs0', ExternalID: 'ext-odd', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] });
+    const res = await gw.gql(`query($n: String) { volumes(filter: { name: $n }) { nodes { nativeId } } }`, { n: 'say "hi" \\ bye' }, admin);
+    expect(res.body.data.volumes.nodes).toEqual([{ nativeId: 'odd' }]);
   });
 
   it('should only ever call the intended paths', async () => {
-    const list = await gw.gql(`{ volumes(first: 2) { nodes { id attachments { id } } } }`, {}, admin);
+    const list = await gw.gql(`{ volumes(first: 2, filter: { namespace: "default" }) { nodes { id attachments { id } } } }`, {}, admin);
     expect(list.body.errors).toBeUndefined();
     expect(sim.requests().map((r: { rawPath: string }) => r.rawPath).sort()).toEqual([
       '/v1/volume/csi/vol-000?namespace=default',
       '/v1/volume/csi/vol-001?namespace=default',
-      '/v1/volumes?type=csi&namespace=*&per_page=3',
+      '/v1/volumes?type=csi&namespace=default&per_page=3',
     ]);
   });
 });

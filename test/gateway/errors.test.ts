@@ -33,12 +33,12 @@ describe('typed errors from Nomad answers', () => {
     expect(again.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', httpStatus: 500, backendMessage: 'volume not found: vol-000' });
   });
 
-  it('should answer FORBIDDEN when the token may not do it, and UNAUTHENTICATED for unknown or missing tokens', async () => {
+  it('should answer FORBIDDEN when the token may not do it or is unknown (Nomad answers both alike), and UNAUTHENTICATED without a token', async () => {
     const res = await gw.gql(READ, { id: volId }, { 'x-nomad-token': ANALYTICS_READ });
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', httpStatus: 403, backendMessage: 'Permission denied' });
     expect(res.body.data).toEqual({ volume: null });
     const unknown = await gw.gql(READ, { id: volId }, { 'x-nomad-token': 'not-a-token' });
-    expect(code(unknown.body)).toBe('UNAUTHENTICATED');
+    expect(code(unknown.body)).toBe('FORBIDDEN');
     const none = await gw.gql(READ, { id: volId });
     expect(code(none.body)).toBe('UNAUTHENTICATED');
     expect(none.body.errors[0].message).toContain('X-Nomad-Token');

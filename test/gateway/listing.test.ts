@@ -89,7 +89,7 @@ describe('volume listing across two Nomad clusters', () => {
     await gw.gql(PAGE, { first: 5, filter: { backends: ['east'], plugin: 'aws-ebs0' } }, admin);
     const [q] = east.requests().filter((r) => r.path === '/v1/volumes').map((r) => r.query);
     expect(q!.plugin_id).toBeUndefined();
-    expect(q!.filter).toEqual(['PluginID == "aws-ebs0"']);
+    expect(q!.filter).toEqual(['PluginID == `aws-ebs0`']);
     east.clearRequests();
     await gw.gql(PAGE, { first: 5, filter: { backends: ['east'], plugin: 'aws-ebs0', namespace: 'default' } }, admin);
     const [q2] = east.requests().filter((r) => r.path === '/v1/volumes').map((r) => r.query);

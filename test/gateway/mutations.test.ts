@@ -41,6 +41,7 @@ describe('Nomad write operations as mutations', () => {
   });
 
   it('should register an existing provider volume and deregister it', async () => {
+    sim.addExternalVolume('aws-ebs0', { ExternalID: 'vol-0abc', CapacityBytes: 5368709120 });
     const res = await gw.gql(
       REGISTER,
       { input: { backend: 'east', namespace: 'analytics', nativeId: 'imported', name: 'imported', plugin: 'aws-ebs0', externalId: 'vol-0abc', capabilities: cap, context: [{ key: 'partition', value: '0' }] } },
@@ -59,7 +60,7 @@ describe('Nomad write operations as mutations', () => {
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 
-  it('should map Nomad validation failures (500 text) to BAD_USER_INPUT with the backend message', async () => {
+  it("should map Nomad's plain-text 500s to typed codes with the backend message", async () => {
     const res = await gw.gql(CREATE, { input: { backend: 'east', nativeId: 'x', name: 'x', plugin: 'no-such-plugin', capabilities: cap } }, admin);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', httpStatus: 500, backendMessage: 'no CSI plugin named: no-such-plugin could be found' });
     const missing = await gw.gql(CREATE, { input: { backend: 'east', name: 'x', plugin: 'aws-ebs0', capabilities: cap } }, admin);

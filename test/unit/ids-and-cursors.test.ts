@@ -27,8 +27,10 @@ describe('cursors', () => {
 });
 
 describe('Nomad mapping helpers', () => {
-  it('should quote bexpr strings so quotes and backslashes stay inside the literal', () => {
-    expect(quote('a"b\\c')).toBe('"a\\"b\\\\c"');
+  it('should write bexpr literals raw in backticks, or double-quoted when the value holds a backtick', () => {
+    expect(quote('a"b\\c')).toBe('`a"b\\c`');
+    expect(quote('a`b\\c')).toBe('"a`b\\\\c"');
+    expect(() => quote('a`"')).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
   });
 
   it('should render nanosecond timestamps exactly and 0 as null', () => {
