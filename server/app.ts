@@ -16,7 +16,7 @@ import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
 
 export interface GatewayOptions {
-  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'>;
+  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs'>>;
   registry: BackendRegistry;
   logger: Logger;
 }
@@ -62,6 +62,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     resolvers,
     formatError: createFormatError(o.logger),
     includeStacktraceInErrorResponses: false,
+    // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
+    stopOnTerminationSignals: false,
     plugins: [
       // Apollo's default landing page loads from a CDN; an air-gapped gateway must not.
       ApolloServerPluginLandingPageDisabled(),
@@ -166,8 +168,17 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     port,
     server,
     async stop() {
+      // Stop accepting; let in-flight requests finish. Keep-alive sockets turn idle only after
+      // their response, so idle ones are closed repeatedly until the server is done, and
+      // whatever is left after the grace period is cut.
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const cut = setTimeout(() => server.closeAllConnections(), o.config.shutdownGraceMs ?? 10_000);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       await apollo.stop();

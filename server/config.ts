@@ -39,6 +39,8 @@ export interface GatewayConfig {
   backends: BackendConfig[];
   /** Largest accepted request body in bytes. @default 1048576 (env `MAX_BODY_BYTES`) */
   maxBodyBytes: number;
+  /** On SIGTERM, how long in-flight requests may take before connections are cut. @default 10000 (env `SHUTDOWN_GRACE_MS`) */
+  shutdownGraceMs: number;
 }
 
 /** Configuration is wrong; `setting` names the variable or file key. */
@@ -170,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     logLevel,
     maxConcurrentReads: int(env.MAX_CONCURRENT_READS ?? file.maxConcurrentReads ?? 16, 'MAX_CONCURRENT_READS', 1, 256),
     maxBodyBytes: int(env.MAX_BODY_BYTES ?? file.maxBodyBytes ?? 1_048_576, 'MAX_BODY_BYTES', 1024, 64 * 1_048_576),
+    shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS ?? file.shutdownGraceMs ?? 10_000, 'SHUTDOWN_GRACE_MS', 0, 600_000),
     backends,
   };
 }
