@@ -1,0 +1,132 @@
+/**
+ * The HTTP control API under `/_sim/` (see README.md): the seeding and fault-injection methods
+ * of NomadSimulator over JSON, so a simulator running in another process (demo mode,
+ * benchmarks) can be driven. Requests here are not logged, delayed or failed by faults.
+ * Errors are JSON `{"error": "..."}` with 400 (bad input, rejected claims) or 404 (unknown id
+ * or route).
+ */
+import type { TokenSpec } from './acl';
+import type { AllocationSpec, PluginSpec } from './cluster';
+import { NotFoundError } from './state';
+
+/** What the control API drives (implemented by NomadSimulator). */
+export interface ControlTarget {
+  requests(): unknown[];
+  clearRequests(): void;
+  addNamespace(name: string): void;
+  addToken(t: TokenSpec): void;
+  addNode(n: { id: string; name: string }): void;
+  addPlugin(p: PluginSpec): void;
+  setPluginHealth(id: string, h: { controllersHealthy?: number; nodesHealthy?: number }): void;
+  seedVolume(v: Record<string, unknown>): void;
+  addExternalVolume(pluginId: string, v: { ExternalID: string; CapacityBytes: number; PublishedExternalNodeIDs?: string[]; Status?: string; IsAbnormal?: boolean }): void;
+  addSnapshot(pluginId: string, s: { ID: string; ExternalSourceVolumeID: string; SizeBytes: number; CreateTime?: number; IsReady?: boolean }): void;
+  placeAllocation(a: AllocationSpec): string;
+  setAllocationStatus(id: string, s: { clientStatus?: string; desiredStatus?: string }): void;
+  gcAllocation(id: string): void;
+  setLatency(ms: number): void;
+  failNext(f: { count: number; status: number; body: string; method?: string; pathPrefix?: string }): void;
+  seedDemo(variant: 'east' | 'west'): { managementToken: string; readOnlyToken: string };
+}
+
+export interface ControlResponse {
+  status: number;
+  body: unknown;
+}
+
+type Json = Record<string, unknown>;
+
+function need<T>(o: Json, key: string, type: 'string' | 'number'): T {
+  const v = o[key];
+  if (typeof v !== type) throw new BadInput(`${key} must be a ${type}`);
+  return v as T;
+}
+
+class BadInput extends Error {}
+
+/** Dispatches one control request. `path` is relative to `/_sim`. */
+export function handleControl(target: ControlTarget, method: string, path: string, rawBody: string): ControlResponse {
+  let body: Json = {};
+  if (rawBody.trim() !== '') {
+    try {
+      const parsed: unknown = JSON.parse(rawBody);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+      body = parsed as Json;
+    } catch (e) {
+      return { status: 400, body: { error: `invalid JSON body: ${(e as Error).message}` } };
+    }
+  }
+  const seg = path.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+  const route = `${method} ${seg.map((s, i) => (i === 1 ? ':id' : s)).join('/')}`;
+  const id = seg[1] ?? '';
+  try {
+    switch (route) {
+      case 'GET requests':
+        return { status: 200, body: target.requests() };
+      case 'DELETE requests':
+        target.clearRequests();
+        return ok();
+      case 'POST namespaces':
+        target.addNamespace(need<string>(body, 'name', 'string'));
+        return ok();
+      case 'POST tokens':
+        need<string>(body, 'secret', 'string');
+        target.addToken(body as unknown as TokenSpec);
+        return ok();
+      case 'POST nodes':
+        target.addNode({ id: need(body, 'id', 'string'), name: need(body, 'name', 'string') });
+        return ok();
+      case 'POST plugins':
+        need<string>(body, 'id', 'string');
+        target.addPlugin(body as unknown as PluginSpec);
+        return ok();
+      case 'POST plugins/:id/health':
+        target.setPluginHealth(id, body as { controllersHealthy?: number; nodesHealthy?: number });
+        return ok();
+      case 'POST plugins/:id/external-volumes':
+        need<string>(body, 'ExternalID', 'string');
+        target.addExternalVolume(id, body as unknown as Parameters<ControlTarget['addExternalVolume']>[1]);
+        return ok();
+      case 'POST plugins/:id/snapshots':
+        need<string>(body, 'ID', 'string');
+        target.addSnapshot(id, body as unknown as Parameters<ControlTarget['addSnapshot']>[1]);
+        return ok();
+      case 'POST volumes':
+        target.seedVolume(body);
+        return ok();
+      case 'POST allocations':
+        return { status: 200, body: { id: target.placeAllocation(body as unknown as AllocationSpec) } };
+      case 'POST allocations/:id/status':
+        target.setAllocationStatus(id, body as { clientStatus?: string; desiredStatus?: string });
+        return ok();
+      case 'DELETE allocations/:id':
+        target.gcAllocation(id);
+        return ok();
+      case 'POST latency':
+        target.setLatency(need<number>(body, 'ms', 'number'));
+        return ok();
+      case 'POST fail-next':
+        target.failNext({
+          count: need(body, 'count', 'number'),
+          status: need(body, 'status', 'number'),
+          body: typeof body.body === 'string' ? body.body : '',
+          ...(typeof body.method === 'string' ? { method: body.method } : {}),
+          ...(typeof body.pathPrefix === 'string' ? { pathPrefix: body.pathPrefix } : {}),
+        });
+        return ok();
+      case 'POST demo': {
+        const variant = body.variant === 'west' ? 'west' : 'east';
+        return { status: 200, body: target.seedDemo(variant) };
+      }
+      default:
+        return { status: 404, body: { error: `unknown control route: ${method} /_sim/${seg.join('/')}` } };
+    }
+  } catch (e) {
+    if (e instanceof NotFoundError) return { status: 404, body: { error: e.message } };
+    return { status: 400, body: { error: (e as Error).message } };
+  }
+}
+
+function ok(): ControlResponse {
+  return { status: 200, body: { ok: true } };
+}
