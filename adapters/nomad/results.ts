@@ -27,7 +27,8 @@ import type {
   VolumeStatus,
 } from '../model';
 
-type Int = number | bigint;
+/** A Nomad integer: a number, or a decimal string when it has 16+ digits (see `parseNomadJson`). */
+type Int = number | bigint | string;
 
 export interface WireTopology {
   Segments: Record<string, string> | null;

@@ -1,6 +1,7 @@
 import { decodeGlobalId, encodeGlobalId } from '../../adapters/ids';
 import { decodeCursor, encodeCursor } from '../../adapters/listing';
 import { quote } from '../../adapters/nomad/filter';
+import { parseNomadJson } from '../../adapters/nomad/client';
 import { nanosToIso, attachmentState } from '../../adapters/nomad/results';
 import { ErrorCode, GatewayError } from '../../adapters/errors';
 
@@ -48,5 +49,12 @@ describe('Nomad mapping helpers', () => {
     ['unknown', 'run', 'ERROR'],
   ])('should map client status %s / desired %s to %s', (client, desired, state) => {
     expect(attachmentState({ ClientStatus: client, DesiredStatus: desired } as never)).toBe(state);
+  });
+});
+
+describe('Nomad JSON parsing', () => {
+  it('should keep every digit of integers beyond 2^53 and leave string content alone', () => {
+    const text = '{"ModifyTime":1736191825846395400,"Capacity":10737418240,"Name":"x,\\"T\\":12345678901234567,","N":{"D": -12345678901234567 }}';
+    expect(parseNomadJson(text)).toEqual({ ModifyTime: '1736191825846395400', Capacity: 10737418240, Name: 'x,"T":12345678901234567,', N: { D: '-12345678901234567' } });
   });
 });
