@@ -143,7 +143,8 @@ this load generator in a third, all on loopback on the same machine. "Direct" is
 does without the gateway for the same data: one REST read for \`volume(id)\`; for the list, the
 list call plus one read per volume (Nomad list stubs carry no allocations), 16 at a time like
 the gateway. Latencies in milliseconds. Each row ran the direct calls first, then the gateway.
-"Backend calls" counts the simulator's request log for one query.
+"Backend calls" counts the simulator's request log for one query. With 50 connections the three
+processes share two cores, so those rows are CPU-bound for both sides; compare the ratios.
 
 | scenario | connections | gateway p50 | gateway p99 | gateway req/s | direct p50 | direct p99 | direct req/s | overhead p50 (ms) | gateway/direct p50 | backend calls (gateway / direct) | errors |
 |---|---|---|---|---|---|---|---|---|---|---|---|
