@@ -140,3 +140,6 @@ export function parseToken(headers: Record<string, string | string[] | undefined
   }
   return '';
 }
+
+/** Any one of these lets a token list CSI volumes in a namespace (`csi-list-volume` or stronger). */
+export const CSI_LIST_CAPS: NsCapability[] = ['csi-list-volume', 'csi-read-volume', 'csi-mount-volume', 'list-jobs'];

@@ -4,7 +4,7 @@
  * never fill QueryMeta, so they answer `X-Nomad-Index: 0`, `X-Nomad-KnownLeader: false`, never
  * block, and page with the plugin's opaque token carried in the body (`NextToken`).
  */
-import type { NsCapability } from '../acl';
+import { CSI_LIST_CAPS } from '../acl';
 import { decodeGoJSON, GoDecodeError, snapshotCreateRequestType } from '../decode';
 import type { GoJSON } from '../encode';
 import { goQuote, multierror } from '../golang';
@@ -25,7 +25,6 @@ import { ProviderError } from '../provider';
 import { PERMISSION_DENIED, RpcError } from '../state';
 import { externalVolumeWire, snapshotWire } from '../wire';
 
-const LIST_CAPS: NsCapability[] = ['csi-list-volume', 'csi-read-volume', 'csi-mount-volume', 'list-jobs'];
 
 /** `CSIVolume.ListExternal`: the plugin's ListVolumes, whether or not Nomad knows the volumes. */
 export function listExternalVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
@@ -35,7 +34,7 @@ export function listExternalVolumes(ctx: SimContext, req: SimRequest): HandlerRe
   try {
     const acl = rpcAuth(ctx, req, qo.region);
     // The request namespace, not the volumes' (they may not even be registered).
-    if (!acl.allowAny(qo.namespace, LIST_CAPS)) throw new RpcError(PERMISSION_DENIED);
+    if (!acl.allowAny(qo.namespace, CSI_LIST_CAPS)) throw new RpcError(PERMISSION_DENIED);
     const view = ctx.state.pluginView(pluginId);
     if (!view) throw new RpcError('no such plugin');
     if (!ctx.state.pluginHasCapability(view, 'SupportsListVolumes')) throw new RpcError('unimplemented for this plugin');
@@ -143,7 +142,7 @@ export function listSnapshots(ctx: SimContext, req: SimRequest): HandlerResult {
   const secrets = parseCSISecrets(req);
   try {
     const acl = rpcAuth(ctx, req, qo.region);
-    if (!acl.allowAny(qo.namespace, LIST_CAPS)) throw new RpcError(PERMISSION_DENIED);
+    if (!acl.allowAny(qo.namespace, CSI_LIST_CAPS)) throw new RpcError(PERMISSION_DENIED);
     const view = ctx.state.pluginView(pluginId);
     if (!view) throw new RpcError('no such plugin');
     if (!ctx.state.pluginHasCapability(view, 'SupportsListSnapshots')) throw new RpcError('plugin does not support listing snapshots');

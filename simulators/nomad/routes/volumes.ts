@@ -3,7 +3,7 @@
  * delete and detach. Each handler is the agent's HTTP handler (command/agent/csi_endpoint.go)
  * fused with the server RPC it calls (nomad/csi_endpoint.go), keeping their checks in order.
  */
-import type { NsCapability } from '../acl';
+import { CSI_LIST_CAPS, type NsCapability } from '../acl';
 import { parseBexpr, BexprEvalError, BexprPanic, BexprParseError, evaluateBexpr, type Expr } from '../bexpr';
 import { copyVolume, inUse } from '../claims';
 import { createRequestType, decodeGoJSON, GoDecodeError, registerRequestType } from '../decode';
@@ -31,7 +31,6 @@ import { PERMISSION_DENIED, RpcError, volKey } from '../state';
 import type { PluginView } from '../wire';
 import { volumeStubWire, volumeWire } from '../wire';
 
-const LIST_CAPS: NsCapability[] = ['csi-list-volume', 'csi-read-volume', 'csi-mount-volume', 'list-jobs'];
 const READ_CAPS: NsCapability[] = ['csi-read-volume', 'csi-mount-volume', 'read-job'];
 
 // ---------------------------------------------------------------------------------------------
@@ -46,11 +45,11 @@ export async function listVolumes(ctx: SimContext, req: SimRequest): Promise<Han
   try {
     const acl = rpcAuth(ctx, req, qo.region);
     const ns = qo.namespace;
-    if (!acl.allowAny(ns, LIST_CAPS)) throw new RpcError(PERMISSION_DENIED);
+    if (!acl.allowAny(ns, CSI_LIST_CAPS)) throw new RpcError(PERMISSION_DENIED);
     // namespace=* lists only the namespaces the token may list.
     let allowedNs: Set<string> | null = null;
     if (!acl.management) {
-      allowedNs = new Set([...ctx.state.namespaces.keys()].filter((n) => acl.allowAny(n, LIST_CAPS)));
+      allowedNs = new Set([...ctx.state.namespaces.keys()].filter((n) => acl.allowAny(n, CSI_LIST_CAPS)));
     }
     let expr: Expr | null = null;
     if (qo.filter !== '') {
@@ -408,14 +407,19 @@ function envelope(vols: CSIVolume[], index: number): GoJSON {
 // ---------------------------------------------------------------------------------------------
 // PUT /v1/volume/csi/:id, PUT|POST /v1/volumes
 
+/** Volume writes need `csi-write-volume` in the request namespace plus `plugin:read`. */
+function authorizeVolumeWrite(ctx: SimContext, req: SimRequest, wr: ReturnType<typeof writeRequest>): void {
+  const acl = rpcAuth(ctx, req, wr.region);
+  if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
+}
+
 /** `CSIVolume.Register` (backends.md 1.4.3). The path id is ignored. */
 export function registerVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
   const d = decodeBody(req, registerRequestType);
   if (isResult(d)) return d;
   const wr = writeRequest(ctx, req);
   try {
-    const acl = rpcAuth(ctx, req, wr.region);
-    if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
+    authorizeVolumeWrite(ctx, req, wr);
     const vols = requestVolumes(d);
     const out: CSIVolume[] = [];
     for (let vol of vols) {
@@ -454,8 +458,7 @@ export function createVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
   if (isResult(d)) return d;
   const wr = writeRequest(ctx, req);
   try {
-    const acl = rpcAuth(ctx, req, wr.region);
-    if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
+    authorizeVolumeWrite(ctx, req, wr);
     const vols = requestVolumes(d);
     const validated: Array<{ vol: CSIVolume; view: PluginView; current: CSIVolume | undefined }> = [];
     for (const vol of vols) {
@@ -536,8 +539,7 @@ export function deleteVolume(ctx: SimContext, req: SimRequest, id: string): Hand
   const secrets = parseCSISecrets(req);
   const wr = writeRequest(ctx, req);
   try {
-    const acl = rpcAuth(ctx, req, wr.region);
-    if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
+    authorizeVolumeWrite(ctx, req, wr);
     const stored = ctx.state.getVolume(wr.namespace, id);
     if (!stored) throw new RpcError(`volume not found: ${id}`);
     const vol = ctx.state.denormalizePlugins(stored);
