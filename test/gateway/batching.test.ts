@@ -65,4 +65,22 @@ describe('batching and de-duplication of backend reads', () => {
     await gw.gql(`{ volumeByNativeId(backend: "east", nativeId: "vol-005") { capacityBytes } }`, {}, admin);
     expect(calls(sim)).toEqual(['GET /v1/volume/csi/vol-005', 'GET /v1/volume/csi/vol-005']);
   });
+
+  it('should run at most maxConcurrentReads volume reads at once, and more than one', async () => {
+    const capped = await startGatewayFor([{ id: 'east', url: sim.url }], { maxConcurrentReads: 4 });
+    sim.setLatency(40);
+    let maxInFlight = 0;
+    const sample = setInterval(() => {
+      maxInFlight = Math.max(maxInFlight, sim.requests().filter((r) => r.status === 0).length);
+    }, 2);
+    try {
+      const res = await capped.gql(`{ volumes(first: 40) { nodes { capacityBytes } } }`, {}, admin);
+      expect(res.body.data.volumes.nodes).toHaveLength(40);
+    } finally {
+      clearInterval(sample);
+      sim.setLatency(0);
+    }
+    expect(maxInFlight).toBeLessThanOrEqual(4);
+    expect(maxInFlight).toBeGreaterThan(1);
+  });
 });

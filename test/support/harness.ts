@@ -62,12 +62,12 @@ export interface GatewayUnderTest {
   gql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
 }
 
-export async function startGatewayFor(backends: Array<{ id: string; url: string } & Partial<BackendConfig>>): Promise<GatewayUnderTest> {
+export async function startGatewayFor(backends: Array<{ id: string; url: string } & Partial<BackendConfig>>, options: { maxConcurrentReads?: number } = {}): Promise<GatewayUnderTest> {
   const registry = createRegistry(
     backends.map((b) => ({ kind: 'nomad', timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })),
   );
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
+    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576 },
     registry,
     logger: createLogger('silent'),
   });
