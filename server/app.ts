@@ -14,11 +14,15 @@ import { createContext, type GatewayContext } from './context';
 import { createFormatError, formatPartial } from './errors';
 import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
+import { GatewayMetrics } from './metrics';
+import { observabilityPlugin } from './observability';
 
 export interface GatewayOptions {
   config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs'>>;
   registry: BackendRegistry;
   logger: Logger;
+  /** Served at `/metrics`; pass the instance the registry's transport reports to. @default a new one */
+  metrics?: GatewayMetrics;
 }
 
 export interface RunningGateway {
@@ -57,6 +61,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extra: Rec
 }
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
+  const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
   const apollo = new ApolloServer<GatewayContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
@@ -67,6 +72,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     plugins: [
       // Apollo's default landing page loads from a CDN; an air-gapped gateway must not.
       ApolloServerPluginLandingPageDisabled(),
+      observabilityPlugin(o.logger, metrics),
       {
         async requestDidStart() {
           return {
@@ -142,7 +148,12 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
         const r = await readiness();
         return sendJson(res, r.ready ? 200 : 503, r);
       }
-      sendJson(res, 404, { error: 'not found', routes: ['/graphql', '/healthz', '/readyz'] });
+      if (url.pathname === '/metrics' && req.method === 'GET') {
+        const text = await metrics.registry.metrics();
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        return void res.end(text);
+      }
+      sendJson(res, 404, { error: 'not found', routes: ['/graphql', '/healthz', '/readyz', '/metrics'] });
     };
     route().catch((err: unknown) => {
       if (err instanceof BodyTooLarge) {

@@ -10,6 +10,7 @@ import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
 import type { DemoBackends } from './demo';
 import { createLogger } from './logger';
+import { GatewayMetrics } from './metrics';
 
 const HELP = `Usage: volume-gateway [--config FILE] [--help] [--version]
 
@@ -52,8 +53,12 @@ async function main(argv: string[]): Promise<void> {
     demo = await startDemoBackends();
     config.backends = demo!.backends;
   }
-  const registry = createRegistry(config.backends, (r) => logger.debug(r, 'backend call'));
-  const gateway: RunningGateway = await startGateway({ config, registry, logger });
+  const metrics = new GatewayMetrics();
+  const registry = createRegistry(config.backends, (r) => {
+    metrics.recordCall(r);
+    logger.debug(r, 'backend call');
+  });
+  const gateway: RunningGateway = await startGateway({ config, registry, logger, metrics });
   logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
   console.log(`Volume gateway ready at ${gateway.url}`);
   if (demo) {
