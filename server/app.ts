@@ -36,6 +36,9 @@ export interface RunningGateway {
 
 class BodyTooLarge extends Error {}
 
+/** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
+const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
+
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -78,6 +81,14 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
           return {
             // Failures of single backends go beside the data instead of nulling it.
             async willSendResponse(rc: GraphQLRequestContextWillSendResponse<GatewayContext>) {
+              // GraphQL over HTTP: a client that accepts only application/json (not
+              // application/graphql-response+json) gets 200 for parse, validation and variable
+              // errors; Apollo would send 400.
+              const accept = rc.request.http?.headers.get('accept') ?? '';
+              const errors = rc.response.body.kind === 'single' ? rc.response.body.singleResult.errors : undefined;
+              if (rc.response.http.status === 400 && !accept.includes('application/graphql-response+json') && errors?.every((e) => DOCUMENT_ERROR_CODES.has(String(e.extensions?.code)))) {
+                rc.response.http.status = 200;
+              }
               const partial = rc.contextValue.partialErrors;
               if (partial.length === 0 || rc.response.body.kind !== 'single') return;
               const result = rc.response.body.singleResult;
