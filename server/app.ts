@@ -14,6 +14,7 @@ import { createContext, type GatewayContext } from './context';
 import { createFormatError, formatPartial } from './errors';
 import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
+import { createGraphiQLHandler } from './graphiql';
 import { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 
@@ -150,8 +151,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     return { ready: checks.every((c) => c.status === 'UP'), backends: checks };
   };
 
+  const graphiql = createGraphiQLHandler({ endpointPath: '/graphql' });
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    // A browser asking for HTML at /graphql gets the bundled IDE; everything else is GraphQL.
+    if (graphiql(req, res, url)) return;
     const route = async (): Promise<void> => {
       if (url.pathname === '/graphql') return handleGraphQL(req, res, url);
       if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
@@ -164,7 +168,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
         res.writeHead(200, { 'content-type': metrics.registry.contentType });
         return void res.end(text);
       }
-      sendJson(res, 404, { error: 'not found', routes: ['/graphql', '/healthz', '/readyz', '/metrics'] });
+      sendJson(res, 404, { error: 'not found', routes: ['/graphql', '/graphiql/assets/', '/healthz', '/readyz', '/metrics'] });
     };
     route().catch((err: unknown) => {
       if (err instanceof BodyTooLarge) {
