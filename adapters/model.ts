@@ -21,7 +21,13 @@ export type Capability =
   | 'CREATE_SNAPSHOT'
   | 'DELETE_SNAPSHOT'
   | 'LIST_SNAPSHOTS'
-  | 'LIST_PLUGINS';
+  | 'LIST_PLUGINS'
+  | 'UPDATE_VOLUME'
+  | 'REVERT_VOLUME'
+  | 'HOST_ATTACHMENTS'
+  | 'SERVER_ATTACHMENTS'
+  | 'VOLUME_ACTIONS'
+  | 'TRACKED_OPERATIONS';
 
 /** One status vocabulary for every backend; mapping tables live in each adapter's `results.ts`. */
 export type VolumeStatus =
@@ -34,6 +40,7 @@ export type VolumeStatus =
   | 'EXTENDING'
   | 'DELETING'
   | 'MAINTENANCE'
+  | 'BUSY'
   | 'UNAVAILABLE'
   | 'ERROR'
   | 'UNKNOWN';
@@ -108,6 +115,27 @@ export interface Volume {
   modifyTime: string | null;
   /** Present when the volume came from a full read; list stubs lack it. */
   detail?: VolumeDetail;
+  /** OpenStack (Cinder) fields; absent on other backends. */
+  openstack?: OpenStackVolumeFields;
+}
+
+/** Cinder's own volume fields that have no counterpart on other backends. */
+export interface OpenStackVolumeFields {
+  sizeGiB: number;
+  description: string | null;
+  volumeType: string | null;
+  availabilityZone: string | null;
+  bootable: boolean;
+  encrypted: boolean;
+  multiattach: boolean;
+  metadata: KeyValue[];
+  /** Glance metadata copied to the volume (show/detail only). */
+  imageMetadata: KeyValue[];
+  /** Admin only; null otherwise. */
+  migrationStatus: string | null;
+  replicationStatus: string | null;
+  /** `readonly` admin metadata is exposed as metadata `readonly=True` by Cinder. */
+  userId: string | null;
 }
 
 /** Fields only a full read has (Nomad list stubs carry no allocations, capacity, options …). */
@@ -145,7 +173,30 @@ export interface NomadAllocationConsumer {
   modifyTime: string | null;
 }
 
-export type AttachmentConsumer = NomadAllocationConsumer;
+/** An OpenStack (Nova) server; its name and state are read from Nova when asked. */
+export interface OpenStackServerConsumer {
+  kind: 'OpenStackServer';
+  id: string;
+}
+
+/** A host attached through Cinder's attachments API or legacy os-attach with a host name. */
+export interface OpenStackHostConsumer {
+  kind: 'OpenStackHost';
+  /** Null unless the caller is an admin or service (Cinder hides it otherwise). */
+  hostName: string | null;
+}
+
+export type AttachmentConsumer = NomadAllocationConsumer | OpenStackServerConsumer | OpenStackHostConsumer;
+
+/** Where and how a volume is attached (OpenStack). */
+export interface AttachmentPlacement {
+  device: string | null;
+  attachedAt: string | null;
+  /** Nova ≥ 2.70. */
+  tag?: string | null;
+  /** Nova ≥ 2.79. */
+  deleteOnTermination?: boolean | null;
+}
 
 export interface Attachment {
   volume: VolumeRef;
@@ -156,6 +207,8 @@ export interface Attachment {
   backendState: string | null;
   access: AttachmentAccess;
   consumer: AttachmentConsumer;
+  /** OpenStack only. */
+  placement?: AttachmentPlacement;
 }
 
 export interface Snapshot {
@@ -170,6 +223,37 @@ export interface Snapshot {
   sizeBytes: number | null;
   createTime: string | null;
   ready: boolean | null;
+  /** OpenStack: the source volume (Cinder snapshots belong to a volume). */
+  sourceVolume?: VolumeRef;
+  /** OpenStack: Cinder's snapshot status. */
+  backendStatus?: string | null;
+  description?: string | null;
+}
+
+/** An OpenStack (Nova) server. */
+export interface OpenStackServer {
+  backend: string;
+  projectId: string;
+  id: string;
+  name: string;
+  status: string;
+  vmState: string | null;
+  /** Volume ids Nova lists for it (`os-extended-volumes:volumes_attached`). */
+  volumeIds: string[];
+  createTime: string | null;
+}
+
+/** A server's volume attachment as Nova reports it. */
+export interface ServerVolumeAttachment {
+  backend: string;
+  projectId: string;
+  serverId: string;
+  volumeId: string;
+  device: string | null;
+  tag: string | null;
+  deleteOnTermination: boolean | null;
+  /** Cinder attachment id (Nova ≥ 2.89). */
+  attachmentId: string | null;
 }
 
 /** A volume as the storage provider (CSI controller plugin) sees it, known to the backend or not. */

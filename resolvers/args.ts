@@ -56,7 +56,7 @@ function common(input: CreateVolumeInput | RegisterVolumeInput): VolumeSpec {
     pluginId: optionalId(input.plugin, 'input.plugin'),
     capacityMinBytes: min,
     capacityMaxBytes: max,
-    capabilities: [...bounded(input.capabilities, 'input.capabilities')],
+    capabilities: [...bounded(input.capabilities ?? [], 'input.capabilities')],
     mountOptions: input.mountOptions
       ? {
           fsType: input.mountOptions.fsType ? safeText(input.mountOptions.fsType, 'input.mountOptions.fsType', 64) : undefined,
@@ -75,7 +75,21 @@ export function createVolumeSpec(input: CreateVolumeInput): VolumeSpec {
     ...common(input),
     snapshotId: optionalId(input.snapshotId, 'input.snapshotId'),
     cloneId: optionalId(input.cloneId, 'input.cloneId'),
+    sizeGiB: input.sizeGiB === null || input.sizeGiB === undefined ? undefined : positiveInt(input.sizeGiB, 'input.sizeGiB'),
+    description: optionalText(input.description, 'input.description'),
+    volumeType: optionalText(input.volumeType, 'input.volumeType', 255),
+    availabilityZone: optionalText(input.availabilityZone, 'input.availabilityZone', 255),
+    metadata: input.metadata ? keyValues(input.metadata, 'input.metadata') : undefined,
   };
+}
+
+export const optionalText = (v: InputMaybe<string> | undefined, argument: string, max?: number): string | undefined =>
+  v === null || v === undefined ? undefined : safeText(v, argument, max);
+
+/** A whole number ≥ 1 (sizes in GiB). */
+export function positiveInt(v: number, argument: string): number {
+  if (!Number.isSafeInteger(v) || v < 1) throw new BadUserInputError(`${argument} must be a whole number of 1 or more (got ${v})`, argument);
+  return v;
 }
 
 export function registerVolumeSpec(input: RegisterVolumeInput): VolumeSpec {

@@ -1,8 +1,11 @@
 /** All resolvers, assembled from one module per type or root-field group. */
-import { DateTimeResolver, SafeIntResolver } from 'graphql-scalars';
+import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import { GraphQLScalarType, Kind } from 'graphql';
 import type { Resolvers } from '../schema/generated/resolvers-types';
-import { attachmentConsumerType, attachmentQueries, attachmentType } from './attachment';
+import { attachmentConsumerType, attachmentMutations, attachmentQueries, attachmentType } from './attachment';
+import { cinderMutations, cinderQueries } from './cinder-actions';
+import { operationQueries, operationType } from './operation';
+import { openStackServerType, serverQueries, serverVolumeAttachmentType } from './server';
 import { backendQueries, backendType } from './backend';
 import { nodeQueries, nodeType } from './node';
 import { pluginQueries, pluginType } from './plugin';
@@ -25,6 +28,7 @@ const DateTime = new GraphQLScalarType({
 export const resolvers: Resolvers = {
   SafeInt: SafeIntResolver,
   DateTime,
+  JSON: JSONResolver,
   Query: {
     ...backendQueries,
     ...volumeQueries,
@@ -32,8 +36,14 @@ export const resolvers: Resolvers = {
     ...pluginQueries,
     ...snapshotQueries,
     ...nodeQueries,
+    ...operationQueries,
+    ...serverQueries,
+    ...cinderQueries,
   },
-  Mutation: { ...volumeMutations, ...snapshotMutations },
+  Mutation: { ...volumeMutations, ...snapshotMutations, ...attachmentMutations, ...cinderMutations },
+  Operation: operationType,
+  OpenStackServer: openStackServerType,
+  ServerVolumeAttachment: serverVolumeAttachmentType,
   Backend: backendType,
   Volume: volumeType,
   Attachment: attachmentType,

@@ -2,6 +2,7 @@
 import { decodeGlobalId } from '../adapters/ids';
 import type { NodeResolvers, QueryResolvers } from '../schema/generated/resolvers-types';
 import { loadAttachment } from './attachment';
+import { loadOperation } from './operation';
 import { loadPlugin } from './plugin';
 
 export const nodeQueries: Pick<QueryResolvers, 'node'> = {
@@ -15,9 +16,11 @@ export const nodeQueries: Pick<QueryResolvers, 'node'> = {
         return loadAttachment(ctx, id);
       case 'Plugin':
         return loadPlugin(ctx, id);
-      default:
-        // Snapshots are not readable one by one on every backend (Nomad lists them by plugin).
-        return null;
+      case 'Operation':
+        return loadOperation(ctx, id);
+      case 'Snapshot':
+        // Nomad cannot read one snapshot (it lists them by plugin): null there.
+        return ctx.registry.forId(p.backend).kind === 'NOMAD' ? null : ctx.registry.forId(p.backend).getSnapshot(p.scope, p.nativeId, ctx.call(p.backend));
     }
   },
 };
@@ -26,6 +29,7 @@ export const nodeType: NodeResolvers = {
   // Model objects carry no type name; their shapes differ in these marker fields.
   __resolveType: (o) => {
     if ('consumerId' in o) return 'Attachment';
+    if ('targetId' in o) return 'Operation';
     if ('ref' in o) return 'Volume';
     if ('sourceExternalVolumeId' in o) return 'Snapshot';
     return 'Plugin';

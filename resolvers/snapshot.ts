@@ -1,20 +1,23 @@
 /** Snapshots and provider-side (external) volumes. */
-import { UnsupportedByBackendError } from '../adapters/errors';
+import { BadUserInputError, UnsupportedByBackendError } from '../adapters/errors';
 import { decodeGlobalId, encodeGlobalId } from '../adapters/ids';
 import { pageSize, safeIdentifier, safeText } from '../adapters/input';
 import { pageOpaque } from '../adapters/listing';
 import type { ExternalVolumeResolvers, MutationResolvers, QueryResolvers, SnapshotResolvers } from '../schema/generated/resolvers-types';
-import { keyValues, namespaceArg, optionalId } from './args';
+import { keyValues, namespaceArg, optionalId, optionalText } from './args';
+import { track } from './operation';
 import { connection } from './connection';
 import { volumeRefFromId } from './volume';
 
-const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string =>
+export const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string =>
   encodeGlobalId({ kind: 'Snapshot', backend: s.backend, scope: s.scope, nativeId: s.nativeId });
 
 export const snapshotQueries: Pick<QueryResolvers, 'snapshots' | 'externalVolumes'> = {
   snapshots: async (_p, { backend, plugin, first, after, secrets }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
-    const pluginArg = safeIdentifier(plugin, 'plugin');
+    // Nomad lists snapshots per plugin; OpenStack per project (the caller's).
+    if (b.kind === 'NOMAD' && !plugin) throw new BadUserInputError('Nomad lists snapshots per plugin: give plugin', 'plugin');
+    const pluginArg = plugin ? safeIdentifier(plugin, 'plugin') : '';
     const kv = keyValues(secrets, 'secrets');
     const size = pageSize(first, 50);
     const page = await pageOpaque((limit, token) => b.listSnapshots(pluginArg, limit, token, kv, ctx.call(b.id)), size, after);
@@ -35,23 +38,27 @@ export const snapshotMutations: Pick<MutationResolvers, 'createSnapshot' | 'dele
     const volume = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
     const b = ctx.registry.forId(volume.backend);
     if (!b.capabilities.has('CREATE_SNAPSHOT')) throw new UnsupportedByBackendError(b.id, 'creating snapshots');
-    const snapshot = await b.createSnapshot(
+    const accepted = await b.createSnapshot(
       {
         volume,
         name: safeText(input.name, 'input.name', 256),
         pluginId: optionalId(input.plugin, 'input.plugin'),
         parameters: keyValues(input.parameters, 'input.parameters'),
         secrets: keyValues(input.secrets, 'input.secrets'),
+        description: optionalText(input.description, 'input.description'),
+        force: input.force ?? undefined,
       },
       ctx.call(b.id),
     );
-    return { snapshot };
+    const snapshot = accepted.result;
+    const operation = await track(ctx, 'CREATE_SNAPSHOT', { backend: b.id, scope: snapshot.scope, id: snapshotId(snapshot) }, accepted);
+    return { snapshot, operation };
   },
   deleteSnapshot: async (_p, { input }, ctx) => {
     const p = decodeGlobalId(input.id, 'Snapshot', 'input.id');
     const b = ctx.registry.forId(p.backend);
-    await b.deleteSnapshot(p.scope, p.nativeId, keyValues(input.secrets, 'input.secrets'), ctx.call(b.id));
-    return { deletedId: input.id };
+    const accepted = await b.deleteSnapshot(p.scope, p.nativeId, keyValues(input.secrets, 'input.secrets'), ctx.call(b.id));
+    return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: p.scope, id: input.id }, accepted) };
   },
 };
 
@@ -59,6 +66,9 @@ export const snapshotType: SnapshotResolvers = {
   id: (s) => snapshotId(s),
   backend: (s, _a, ctx) => ctx.registry.forId(s.backend),
   plugin: (s, _a, ctx) => (s.pluginId ? ctx.loaders.plugin.load({ backend: s.backend, nativeId: s.pluginId }) : null),
+  volume: (s, _a, ctx) => (s.sourceVolume ? ctx.loaders.volume.load(s.sourceVolume) : null),
+  backendStatus: (s) => s.backendStatus ?? null,
+  description: (s) => s.description ?? null,
 };
 
 export const externalVolumeType: ExternalVolumeResolvers = {

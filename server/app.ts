@@ -14,6 +14,7 @@ import { createContext, type GatewayContext } from './context';
 import { createFormatError, formatPartial } from './errors';
 import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
+import { OperationTracker, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
 import { createGraphiQLHandler } from './graphiql';
 import { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
@@ -24,6 +25,10 @@ export interface GatewayOptions {
   logger: Logger;
   /** Served at `/metrics`; pass the instance the registry's transport reports to. @default a new one */
   metrics?: GatewayMetrics;
+  /** Tracks asynchronous mutations. @default a new in-memory tracker reporting to `metrics` */
+  operations?: OperationTracker;
+  /** Poll settings of the default tracker. */
+  operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
 }
 
 export interface RunningGateway {
@@ -31,6 +36,7 @@ export interface RunningGateway {
   url: string;
   port: number;
   server: Server;
+  operations: OperationTracker;
   /** Stops accepting, finishes in-flight requests, closes backend pools. */
   stop(): Promise<void>;
 }
@@ -66,6 +72,19 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extra: Rec
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
+  const operations =
+    o.operations ??
+    new OperationTracker({
+      ...o.operationOptions,
+      onChange: (r, previous) => {
+        if (previous === r.state) return;
+        metrics.trackedOperations.inc({ kind: r.kind, state: r.state });
+        if (previous === null && !TERMINAL.has(r.state)) metrics.trackedOperationsActive.inc({ kind: r.kind });
+        if (previous !== null && !TERMINAL.has(previous) && TERMINAL.has(r.state)) metrics.trackedOperationsActive.dec({ kind: r.kind });
+        if (TERMINAL.has(r.state)) o.logger.info({ operation: r.id, kind: r.kind, backend: r.backend, state: r.state, failureReason: r.failureReason ?? undefined }, 'operation finished');
+      },
+      onCheckError: (r, err) => o.logger.warn({ operation: r.id, kind: r.kind, backend: r.backend, err: err instanceof Error ? err.message : String(err) }, 'operation check failed'),
+    });
   const apollo = new ApolloServer<GatewayContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
@@ -133,6 +152,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
           requestId: headers.get('x-request-id'),
           signal: abort.signal,
           maxConcurrentReads: o.config.maxConcurrentReads,
+          operations,
         }),
     });
     const out: Record<string, string> = {};
@@ -193,6 +213,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     url: `http://${shownHost}:${port}/graphql`,
     port,
     server,
+    operations,
     async stop() {
       // Stop accepting; let in-flight requests finish. Keep-alive sockets turn idle only after
       // their response, so idle ones are closed repeatedly until the server is done, and
@@ -208,6 +229,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
         server.closeIdleConnections();
       });
       await apollo.stop();
+      // Pollers stop with the process; records keep their last state.
+      await operations.close();
       await o.registry.close();
     },
   };

@@ -4,12 +4,38 @@
  * lists the same settings.
  */
 import { readFileSync } from 'node:fs';
+import type { ServiceAuth } from '../adapters/openstack/keystone';
 
-/** One configured backend. */
-export interface BackendConfig {
+/** One configured backend: a Nomad cluster or an OpenStack region. */
+export type BackendConfig = NomadBackendConfig | OpenStackBackendConfig;
+
+interface CommonBackendConfig {
   /** Unique id, used in global ids and `filter.backends`: letters, digits, `-`, `_`. */
   id: string;
-  /** Backend family. Only `nomad` exists so far. */
+  /** Deadline of one backend call in milliseconds. @default 10000 */
+  timeoutMs: number;
+  /** Most concurrent connections to this backend (per origin). @default 16 */
+  maxConnections: number;
+  /** Retries of an idempotent read after a connection failure or 502/503/504. @default 2 */
+  readRetries: number;
+}
+
+/** An OpenStack region: Keystone v3 finds Cinder and Nova in the catalog. */
+export interface OpenStackBackendConfig extends CommonBackendConfig {
+  kind: 'openstack';
+  /** Keystone v3 URL, e.g. `https://keystone.example.com:5000/v3`. */
+  url: string;
+  /** Region of the endpoints to use. @default 'RegionOne' */
+  region: string;
+  /** Catalog interface. @default 'public' */
+  interface: 'public' | 'internal' | 'admin';
+  /** The gateway's own credential, for probes and watchers only (callers send their tokens). @default none */
+  auth?: ServiceAuth;
+  /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
+  operationTimeoutMs: number;
+}
+
+export interface NomadBackendConfig extends CommonBackendConfig {
   kind: 'nomad';
   /** Base URL, e.g. `https://nomad.example.com:4646`. */
   url: string;
@@ -18,12 +44,6 @@ export interface BackendConfig {
    * probes, never for callers' requests (callers send theirs). @default undefined
    */
   token?: string;
-  /** Deadline of one backend call in milliseconds. @default 10000 */
-  timeoutMs: number;
-  /** Most concurrent connections to this backend. @default 16 */
-  maxConnections: number;
-  /** Retries of an idempotent read after a connection failure or 502/503/504. @default 2 */
-  readRetries: number;
 }
 
 export interface GatewayConfig {
@@ -55,7 +75,7 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const KINDS = ['nomad'] as const;
+const KINDS = ['nomad', 'openstack'] as const;
 
 function int(value: unknown, setting: string, min: number, max: number): number {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -87,16 +107,57 @@ function backend(raw: Record<string, unknown>, where: string): BackendConfig {
   if (!KINDS.includes(raw.kind as (typeof KINDS)[number])) {
     throw new ConfigError(`${where}.kind`, `unknown backend kind ${JSON.stringify(raw.kind)} (known: ${KINDS.join(', ')})`);
   }
-  if (raw.token !== undefined && (typeof raw.token !== 'string' || raw.token.length === 0)) throw new ConfigError(`${where}.token`, 'must be a non-empty string');
-  return {
+  const common = {
     id,
-    kind: raw.kind as BackendConfig['kind'],
     url: url(raw.url, `${where}.url`),
-    token: raw.token as string | undefined,
     timeoutMs: int(raw.timeoutMs ?? 10_000, `${where}.timeoutMs`, 1, 600_000),
     maxConnections: int(raw.maxConnections ?? 16, `${where}.maxConnections`, 1, 1024),
     readRetries: int(raw.readRetries ?? 2, `${where}.readRetries`, 0, 10),
   };
+  if (raw.kind === 'openstack') {
+    const iface = raw.interface ?? 'public';
+    if (iface !== 'public' && iface !== 'internal' && iface !== 'admin') throw new ConfigError(`${where}.interface`, 'must be public, internal or admin');
+    if (raw.region !== undefined && (typeof raw.region !== 'string' || raw.region.length === 0)) throw new ConfigError(`${where}.region`, 'must be a non-empty string');
+    return {
+      ...common,
+      kind: 'openstack',
+      region: (raw.region as string | undefined) ?? 'RegionOne',
+      interface: iface,
+      auth: serviceAuth(raw.auth, `${where}.auth`),
+      operationTimeoutMs: int(raw.operationTimeoutMs ?? 120_000, `${where}.operationTimeoutMs`, 1000, 3_600_000),
+    };
+  }
+  if (raw.token !== undefined && (typeof raw.token !== 'string' || raw.token.length === 0)) throw new ConfigError(`${where}.token`, 'must be a non-empty string');
+  return { ...common, kind: 'nomad', token: raw.token as string | undefined };
+}
+
+/** The gateway's own OpenStack credential: complete or absent, never half given. */
+function serviceAuth(raw: unknown, where: string): ServiceAuth | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object') throw new ConfigError(where, 'must be an object');
+  const a = raw as Record<string, unknown>;
+  const need = (key: string): string => {
+    const v = a[key];
+    if (typeof v !== 'string' || v.length === 0) throw new ConfigError(`${where}.${key}`, 'is missing (a non-empty string is required)');
+    return v;
+  };
+  const opt = (key: string): string | undefined => (typeof a[key] === 'string' && a[key] !== '' ? (a[key] as string) : undefined);
+  if (a.method === 'password') {
+    return { method: 'password', username: need('username'), password: need('password'), projectName: need('projectName'), userDomainName: opt('userDomainName'), projectDomainName: opt('projectDomainName') };
+  }
+  if (a.method === 'applicationCredential') return { method: 'applicationCredential', id: need('id'), secret: need('secret') };
+  throw new ConfigError(`${where}.method`, 'must be "password" or "applicationCredential"');
+}
+
+/** OpenStack service credential from `GATEWAY_BACKEND_<ID>_*` or `OS_*` variables. */
+function authFromEnv(get: (setting: string) => string | undefined): Record<string, unknown> | undefined {
+  if (get('APPLICATION_CREDENTIAL_ID') || get('APPLICATION_CREDENTIAL_SECRET')) {
+    return { method: 'applicationCredential', id: get('APPLICATION_CREDENTIAL_ID'), secret: get('APPLICATION_CREDENTIAL_SECRET') };
+  }
+  if (get('USERNAME') || get('PASSWORD') || get('PROJECT_NAME')) {
+    return { method: 'password', username: get('USERNAME'), password: get('PASSWORD'), projectName: get('PROJECT_NAME'), userDomainName: get('USER_DOMAIN_NAME'), projectDomainName: get('PROJECT_DOMAIN_NAME') };
+  }
+  return undefined;
 }
 
 /** Env form of a backend's settings: `GATEWAY_BACKEND_<ID>_<SETTING>` with the id upper-cased, `-` → `_`. */
@@ -123,10 +184,27 @@ function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>>
         timeoutMs: env[envKey(id, 'TIMEOUT_MS')],
         maxConnections: env[envKey(id, 'MAX_CONNECTIONS')],
         readRetries: env[envKey(id, 'READ_RETRIES')],
+        region: env[envKey(id, 'REGION')],
+        interface: env[envKey(id, 'INTERFACE')],
+        operationTimeoutMs: env[envKey(id, 'OPERATION_TIMEOUT_MS')],
+        auth: authFromEnv((s) => env[envKey(id, s)] || undefined),
       };
     });
   }
-  if (env.NOMAD_ADDR?.trim()) return [{ id: 'nomad', kind: 'nomad', url: env.NOMAD_ADDR.trim(), token: env.NOMAD_TOKEN || undefined }];
+  const fromEnv: Array<Record<string, unknown>> = [];
+  if (env.NOMAD_ADDR?.trim()) fromEnv.push({ id: 'nomad', kind: 'nomad', url: env.NOMAD_ADDR.trim(), token: env.NOMAD_TOKEN || undefined });
+  // The OpenStack clients' own variables (an openrc file) configure one backend `openstack`.
+  if (env.OS_AUTH_URL?.trim()) {
+    fromEnv.push({
+      id: 'openstack',
+      kind: 'openstack',
+      url: env.OS_AUTH_URL.trim(),
+      region: env.OS_REGION_NAME || undefined,
+      interface: env.OS_INTERFACE || undefined,
+      auth: authFromEnv((s) => env[`OS_${s}`] || undefined),
+    });
+  }
+  if (fromEnv.length > 0) return fromEnv;
   return undefined;
 }
 

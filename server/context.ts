@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallerCredential, CallOptions } from '../adapters/backend';
 import type { GatewayError } from '../adapters/errors';
+import type { OperationTracker } from '../subscriptions/operations';
 import { credentialsFromHeaders, type Headers } from './credentials';
 import { createLoaders, type Loaders } from './loaders';
 import type { BackendRegistry } from './registry';
@@ -20,6 +21,8 @@ export interface GatewayContext {
   call(backend: string): CallOptions;
   /** Errors to add to the response without nulling the data around them. */
   partialErrors: PartialError[];
+  /** The process-wide operation tracker (outlives this request). */
+  operations: OperationTracker;
 }
 
 export interface ContextOptions {
@@ -31,6 +34,7 @@ export interface ContextOptions {
   signal?: AbortSignal;
   /** @default 16 */
   maxConcurrentReads?: number;
+  operations: OperationTracker;
 }
 
 export function createContext(o: ContextOptions): GatewayContext {
@@ -47,5 +51,6 @@ export function createContext(o: ContextOptions): GatewayContext {
     call,
     loaders: createLoaders(o.registry, call, o.maxConcurrentReads ?? 16),
     partialErrors: [],
+    operations: o.operations,
   };
 }

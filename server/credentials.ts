@@ -1,7 +1,9 @@
 /**
  * Callers' credentials, taken from GraphQL request headers and passed through to backends:
  * - `X-Nomad-Token: <secret>`: sent to every Nomad backend;
- * - `X-Nomad-Token-<backend-id>: <secret>`: sent to that backend only (wins over the former).
+ * - `X-Nomad-Token-<backend-id>: <secret>`: sent to that backend only (wins over the former);
+ * - `X-Auth-Token: <keystone token>`: every OpenStack backend;
+ * - `X-Auth-Token-<backend-id>: <keystone token>`: that OpenStack backend only.
  * The gateway's own configured tokens are never used for callers' requests.
  */
 import type { CallerCredential } from '../adapters/backend';
@@ -18,11 +20,13 @@ function read(h: Headers, name: string): string | undefined {
 
 /** Credential per backend id for one request. */
 export function credentialsFromHeaders(h: Headers, registry: BackendRegistry): Map<string, CallerCredential> {
-  const shared = read(h, 'x-nomad-token');
+  const nomad = read(h, 'x-nomad-token');
+  const keystone = read(h, 'x-auth-token');
   const out = new Map<string, CallerCredential>();
   for (const b of registry.all) {
-    const own = read(h, `x-nomad-token-${b.id.toLowerCase()}`);
-    out.set(b.id, b.kind === 'NOMAD' ? { token: own ?? shared } : { token: own });
+    const id = b.id.toLowerCase();
+    const token = b.kind === 'NOMAD' ? (read(h, `x-nomad-token-${id}`) ?? nomad) : (read(h, `x-auth-token-${id}`) ?? keystone);
+    out.set(b.id, { token });
   }
   return out;
 }

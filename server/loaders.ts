@@ -5,8 +5,8 @@
  */
 import DataLoader from 'dataloader';
 import type { CallOptions } from '../adapters/backend';
-import type { BackendHealth, Plugin, Volume, VolumeRef } from '../adapters/model';
-import { mapWithConcurrency } from './concurrency';
+import type { BackendHealth, OpenStackServer, Plugin, Volume, VolumeRef } from '../adapters/model';
+import { mapWithConcurrency } from '../adapters/concurrency';
 import type { BackendRegistry } from './registry';
 
 export interface PluginRef {
@@ -21,6 +21,25 @@ export interface Loaders {
   plugin: DataLoader<PluginRef, Plugin | null, string>;
   /** One health probe per backend per request. */
   health: DataLoader<string, BackendHealth>;
+  /** OpenStack servers (Nova), batched per backend and project. */
+  server: DataLoader<ServerKey, OpenStackServer | null, string>;
+}
+
+export interface ServerKey {
+  backend: string;
+  scope: string;
+  id: string;
+}
+
+/** Groups keys by a string, keeping each key's index. */
+function groupBy<K>(keys: readonly K[], by: (k: K) => string): Map<string, Array<{ key: K; index: number }>> {
+  const groups = new Map<string, Array<{ key: K; index: number }>>();
+  keys.forEach((key, index) => {
+    const g = by(key);
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push({ key, index });
+  });
+  return groups;
 }
 
 const volumeKey = (r: VolumeRef): string => `${r.backend}\u0000${r.namespace}\u0000${r.nativeId}`;
@@ -35,7 +54,42 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
   const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> =>
     mapWithConcurrency(keys, maxConcurrentReads, (k) => fn(k).catch(asError));
   return {
-    volume: new DataLoader((refs) => read(refs, (r) => registry.forId(r.backend).getVolume(r, call(r.backend))), { cacheKeyFn: volumeKey }),
+    // Backends with a batch read (OpenStack: shows or one list, by batch size) get whole groups.
+    volume: new DataLoader(
+      async (refs) => {
+        const out = new Array<Volume | null | Error>(refs.length);
+        await Promise.all(
+          [...groupBy(refs, (r) => `${r.backend}\u0000${r.namespace}`).values()].map(async (group) => {
+            const backend = registry.forId(group[0]!.key.backend);
+            const keys = group.map((g) => g.key);
+            const values = backend.getVolumes
+              ? await backend.getVolumes(keys, call(backend.id), maxConcurrentReads).catch((err: unknown) => keys.map(() => asError(err)))
+              : await read(keys, (r) => backend.getVolume(r, call(r.backend)));
+            group.forEach((g, i) => (out[g.index] = values[i]!));
+          }),
+        );
+        return out;
+      },
+      { cacheKeyFn: volumeKey },
+    ),
+    server: new DataLoader(
+      async (keys) => {
+        const out = new Array<OpenStackServer | null | Error>(keys.length);
+        await Promise.all(
+          [...groupBy(keys, (k) => `${k.backend}\u0000${k.scope}`).values()].map(async (group) => {
+            const { backend, scope } = group[0]!.key;
+            try {
+              const found = await registry.forId(backend).getServers(scope, [...new Set(group.map((g) => g.key.id))], call(backend));
+              for (const g of group) out[g.index] = found.get(g.key.id) ?? null;
+            } catch (err) {
+              for (const g of group) out[g.index] = asError(err);
+            }
+          }),
+        );
+        return out;
+      },
+      { cacheKeyFn: (k) => `${k.backend}\u0000${k.scope}\u0000${k.id}` },
+    ),
     plugin: new DataLoader((refs) => read(refs, (r) => registry.forId(r.backend).getPlugin(r.nativeId, call(r.backend))), { cacheKeyFn: pluginKey }),
     health: new DataLoader((ids) => read(ids, (id) => registry.forId(id).health())),
   };

@@ -3,7 +3,7 @@
  * several gateways in one process do not share counters). Later parts (subscriptions, watchers,
  * event log, breakers) register their metrics on `metrics.registry` the same way.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallRecord } from '../adapters/transport';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -40,6 +40,22 @@ export class GatewayMetrics {
     help: 'Duration of backend calls including retries, by backend and endpoint template.',
     labelNames: ['backend', 'endpoint'] as const,
     buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** Tracked operations reaching each state, by kind. */
+  readonly trackedOperations = new Counter({
+    name: 'gateway_tracked_operations_total',
+    help: 'Tracked asynchronous operations entering a state, by kind and state.',
+    labelNames: ['kind', 'state'] as const,
+    registers: [this.registry],
+  });
+
+  /** Operations this process is polling now, by kind. */
+  readonly trackedOperationsActive = new Gauge({
+    name: 'gateway_tracked_operations_active',
+    help: 'Tracked operations not yet in a terminal state, by kind.',
+    labelNames: ['kind'] as const,
     registers: [this.registry],
   });
 

@@ -4,7 +4,7 @@
  * volumes when the scheduler places them, backends.md 1.4), and expansion needs the volume's
  * secrets, which Nomad never returns.
  */
-import { BaseBackend, type BackendPage, type CallOptions, type OpaquePage, type SnapshotSpec, type VolumeListQuery, type VolumeSpec } from '../backend';
+import { BaseBackend, type Accepted, type BackendPage, type CallOptions, type DeleteVolumeOptions, type DetachTarget, type OpaquePage, type SnapshotSpec, type VolumeListQuery, type VolumeSpec } from '../backend';
 import { BadUserInputError, NotFoundError } from '../errors';
 import type { BackendHealth, Capability, ExternalVolume, KeyValue, Plugin, Snapshot, Topology, Volume, VolumeRef } from '../model';
 import type { TransportOptions } from '../transport';
@@ -148,22 +148,31 @@ export class NomadBackend extends BaseBackend {
     return { backend: this.id, namespace: body.Namespace, nativeId: body.ID };
   }
 
-  override async createVolume(spec: VolumeSpec, o: CallOptions): Promise<VolumeRef> {
+  // Nomad answers create, delete, detach and snapshot calls once the plugin has finished: no pending work.
+  override async createVolume(spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
+    if (spec.capabilities.length === 0) throw new BadUserInputError('Nomad volumes need at least one access/attachment mode (input.capabilities)', 'input.capabilities');
+    if (spec.sizeGiB !== undefined || spec.volumeType !== undefined || spec.availabilityZone !== undefined) {
+      throw new BadUserInputError('sizeGiB, volumeType and availabilityZone are OpenStack options; Nomad takes capacityMinBytes/capacityMaxBytes and parameters', 'input');
+    }
     const body = this.#volumeRequest(spec);
     await req.create(this.#client, body, o);
-    return { backend: this.id, namespace: body.Namespace, nativeId: body.ID };
+    return { result: { backend: this.id, namespace: body.Namespace, nativeId: body.ID }, pending: null };
   }
 
   override async deregisterVolume(ref: VolumeRef, force: boolean, o: CallOptions): Promise<void> {
     await req.deregister(this.#client, ref.nativeId, ref.namespace, force, o);
   }
 
-  override async deleteVolume(ref: VolumeRef, secrets: KeyValue[], o: CallOptions): Promise<void> {
-    await req.deleteVolume(this.#client, ref.nativeId, ref.namespace, checkSecrets(secrets, 'input.secrets'), o);
+  override async deleteVolume(ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
+    if (opts.cascade || opts.force) throw new BadUserInputError('cascade and force are OpenStack options; Nomad has no such delete', opts.cascade ? 'input.cascade' : 'input.force');
+    await req.deleteVolume(this.#client, ref.nativeId, ref.namespace, checkSecrets(opts.secrets, 'input.secrets'), o);
+    return { result: undefined, pending: null };
   }
 
-  override async detachVolume(ref: VolumeRef, nodeId: string, o: CallOptions): Promise<void> {
-    await req.detach(this.#client, ref.nativeId, ref.namespace, nodeId, o);
+  override async detachVolume(ref: VolumeRef, target: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
+    if (!target.nodeId) throw new BadUserInputError('detaching on Nomad needs the client node (input.nodeId)', 'input.nodeId');
+    await req.detach(this.#client, ref.nativeId, ref.namespace, target.nodeId, o);
+    return { result: undefined, pending: null };
   }
 
   override async listExternalVolumes(pluginId: string, namespace: string, limit: number, token: string | null, o: CallOptions): Promise<OpaquePage<ExternalVolume>> {
@@ -171,7 +180,7 @@ export class NomadBackend extends BaseBackend {
     return { items: (data?.Volumes ?? []).map((w) => toExternalVolume(this.id, pluginId, w)), next: data?.NextToken || null };
   }
 
-  override async createSnapshot(spec: SnapshotSpec, o: CallOptions): Promise<Snapshot> {
+  override async createSnapshot(spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
     const { data } = await req.createSnapshot(
       this.#client,
       { SourceVolumeID: spec.volume.nativeId, PluginID: spec.pluginId, Name: spec.name, Secrets: record(checkSecrets(spec.secrets, 'input.secrets')), Parameters: record(spec.parameters) },
@@ -182,11 +191,12 @@ export class NomadBackend extends BaseBackend {
     if (!made) throw new NotFoundError(`backend "${this.id}" reported no snapshot for volume "${spec.volume.nativeId}"`, { backend: this.id });
     // Create replies leave PluginID empty (backends.md 1.4.9): fall back to the volume's plugin.
     const pluginId = spec.pluginId ?? (await this.getVolume(spec.volume, o))?.pluginId ?? '';
-    return toSnapshot(this.id, made, { pluginId, name: spec.name });
+    return { result: toSnapshot(this.id, made, { pluginId, name: spec.name }), pending: null };
   }
 
-  override async deleteSnapshot(pluginId: string, snapshotId: string, secrets: KeyValue[], o: CallOptions): Promise<void> {
+  override async deleteSnapshot(pluginId: string, snapshotId: string, secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>> {
     await req.deleteSnapshot(this.#client, pluginId, snapshotId, checkSecrets(secrets, 'input.secrets'), o);
+    return { result: undefined, pending: null };
   }
 
   override async listSnapshots(pluginId: string, limit: number, token: string | null, secrets: KeyValue[], o: CallOptions): Promise<OpaquePage<Snapshot>> {

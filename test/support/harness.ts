@@ -4,7 +4,8 @@
  */
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';
-import type { BackendConfig } from '../../server/config';
+import type { NomadBackendConfig, OpenStackBackendConfig } from '../../server/config';
+import type { OperationTrackerOptions } from '../../subscriptions/operations';
 import { createLogger } from '../../server/logger';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
 
@@ -62,14 +63,18 @@ export interface GatewayUnderTest {
   gql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
 }
 
-export async function startGatewayFor(backends: Array<{ id: string; url: string } & Partial<BackendConfig>>, options: { maxConcurrentReads?: number } = {}): Promise<GatewayUnderTest> {
+export async function startGatewayFor(
+  backends: Array<({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig>,
+  options: { maxConcurrentReads?: number; operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'> } = {},
+): Promise<GatewayUnderTest> {
   const registry = createRegistry(
-    backends.map((b) => ({ kind: 'nomad', timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })),
+    backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })),
   );
   const gateway = await startGateway({
     config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576 },
     registry,
     logger: createLogger('silent'),
+    operationOptions: options.operationOptions,
   });
   leftovers.push(() => gateway.stop());
   return {

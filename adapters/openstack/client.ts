@@ -1,0 +1,171 @@
+/**
+ * OpenStack HTTP client: the caller's Keystone session, endpoint from the catalog, negotiated
+ * microversion header, JSON bodies and error mapping around the shared transport (one pool per
+ * origin: Keystone, Cinder and Nova usually live on different ports or hosts). Request functions
+ * in `requests.ts` call `call()`; nothing else talks to OpenStack.
+ */
+import type { CallOptions } from '../backend';
+import { BackendError } from '../errors';
+import { Transport, type CallRecord, type HttpRequest, type HttpResponse } from '../transport';
+import { errorFromResponse, tooOld } from './errors';
+import { Keystone, type ServiceAuth, type Session } from './keystone';
+import { KNOWN_MAX, Microversion, rangeFromVersionDocument } from './microversions';
+
+export type ApiService = 'volume' | 'compute';
+
+export interface OpenStackClientOptions {
+  backend: string;
+  /** Keystone v3 URL, e.g. `https://keystone.example.com:5000/v3`. */
+  authUrl: string;
+  /** @default 'RegionOne' */
+  region?: string;
+  /** @default 'public' */
+  interface?: 'public' | 'internal' | 'admin';
+  /** The gateway's own credential (probes and watchers only). @default none */
+  serviceAuth?: ServiceAuth;
+  /** Deadline of one call. @default 10000 */
+  timeoutMs?: number;
+  /** Connections per origin. @default 16 */
+  maxConnections?: number;
+  /** Retries of idempotent reads. @default 2 */
+  readRetries?: number;
+  onCall?: (r: CallRecord) => void;
+}
+
+export interface OpenStackCall {
+  service: ApiService;
+  method: HttpRequest['method'];
+  /** Path below the service endpoint, from `urls.ts`. */
+  path: string;
+  /** Endpoint template for metrics, e.g. `POST /volumes/:id/action os-extend`. */
+  endpoint: string;
+  query?: URLSearchParams;
+  body?: unknown;
+  /** Phrase for error messages, e.g. `extending volume 4f1…`. */
+  action: string;
+  /** Lowest microversion this call needs; checked before sending. */
+  needs?: string;
+  /** What needs it, for the UNSUPPORTED_BY_BACKEND message. */
+  feature?: string;
+}
+
+export interface OpenStackResult<T> {
+  status: number;
+  /** Parsed JSON; undefined for empty bodies (202/204). */
+  data: T | undefined;
+  /** The microversion the request was sent with. */
+  version: Microversion;
+}
+
+/** Version documents are public service metadata, the same for every caller: cached per URL. */
+const VERSION_TTL_MS = 10 * 60_000;
+const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export class OpenStackClient {
+  readonly backend: string;
+  readonly keystone: Keystone;
+  readonly #o: OpenStackClientOptions;
+  readonly #transports = new Map<string, Transport>();
+  readonly #versions = new Map<string, { at: number; range: Promise<{ min: Microversion; max: Microversion }> }>();
+
+  constructor(o: OpenStackClientOptions) {
+    this.backend = o.backend;
+    this.#o = o;
+    this.keystone = new Keystone({
+      backend: o.backend,
+      authUrl: o.authUrl.replace(/\/+$/, ''),
+      region: o.region ?? 'RegionOne',
+      interface: o.interface ?? 'public',
+      serviceAuth: o.serviceAuth,
+      send: (r) => this.#send(r.url, { method: r.method, path: '', headers: r.headers, body: r.body, endpoint: r.endpoint }),
+    });
+  }
+
+  /** The caller's session (validated token, project, endpoints). */
+  session(o: CallOptions): Promise<Session> {
+    return this.keystone.callerSession(o.credential.token);
+  }
+
+  /** The microversion calls to `service` are sent with for this session's endpoint. */
+  async version(session: Session, service: ApiService): Promise<Microversion> {
+    const range = await this.#range(session, service);
+    return range.max.min(KNOWN_MAX[service]);
+  }
+
+  async call<T>(c: OpenStackCall, o: CallOptions): Promise<OpenStackResult<T>> {
+    const session = await this.session(o);
+    const version = await this.version(session, c.service);
+    if (c.needs && !version.atLeast(c.needs)) throw tooOld(this.backend, c.feature ?? c.action, c.service, c.needs, version.toString());
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'x-auth-token': session.token,
+      'openstack-api-version': `${c.service} ${version}`,
+    };
+    if (o.requestId && REQUEST_ID.test(o.requestId)) headers['x-openstack-request-id'] = o.requestId;
+    let body: string | undefined;
+    if (c.body !== undefined) {
+      body = JSON.stringify(c.body);
+      headers['content-type'] = 'application/json';
+    }
+    const base = c.service === 'volume' ? session.volumeUrl : session.computeUrl;
+    const res = await this.#send(base, { method: c.method, path: c.path, query: c.query, headers, body, endpoint: c.endpoint, signal: o.signal, requestId: o.requestId });
+    if (res.status < 200 || res.status > 299) {
+      if (res.status === 401) this.keystone.forget(session.token);
+      throw errorFromResponse(res.status, res.text, { backend: this.backend, service: c.service, action: c.action });
+    }
+    if (res.text.length === 0) return { status: res.status, data: undefined, version };
+    try {
+      return { status: res.status, data: JSON.parse(res.text) as T, version };
+    } catch (err) {
+      throw new BackendError(`backend "${this.backend}" sent a body that is not JSON while ${c.action}`, { backend: this.backend, httpStatus: res.status, cause: err });
+    }
+  }
+
+  /** Unauthenticated reachability of Keystone (`GET /v3`), for health probes. */
+  async probeKeystone(signal?: AbortSignal): Promise<number> {
+    const res = await this.#send(this.#o.authUrl.replace(/\/+$/, ''), { method: 'GET', path: '', headers: { accept: 'application/json' }, endpoint: 'GET /v3', signal });
+    return res.status;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#transports.values()].map((t) => t.close()));
+    this.#transports.clear();
+  }
+
+  #range(session: Session, service: ApiService): Promise<{ min: Microversion; max: Microversion }> {
+    const base = service === 'volume' ? session.volumeUrl : session.computeUrl;
+    // The versioned root: …/v3/ for Cinder, …/v2.1/ for Nova (the project part is dropped).
+    const m = (service === 'volume' ? /^(.*?\/v3)(\/.*)?$/ : /^(.*?\/v2(?:\.1)?)(\/.*)?$/).exec(base);
+    const root = `${m ? m[1] : base}/`;
+    const hit = this.#versions.get(root);
+    if (hit && Date.now() - hit.at < VERSION_TTL_MS) return hit.range;
+    const range = (async () => {
+      const res = await this.#send(root, { method: 'GET', path: '', headers: { accept: 'application/json', 'x-auth-token': session.token }, endpoint: `GET ${service} version` });
+      if (res.status !== 200) throw errorFromResponse(res.status, res.text, { backend: this.backend, service, action: 'reading the version document' });
+      const r = rangeFromVersionDocument(JSON.parse(res.text), service === 'volume' ? /^v3/ : /^v2\.1/);
+      // No microversion information: the base version only.
+      return r ?? { min: new Microversion(service === 'volume' ? 3 : 2, service === 'volume' ? 0 : 1), max: new Microversion(service === 'volume' ? 3 : 2, service === 'volume' ? 0 : 1) };
+    })();
+    this.#versions.set(root, { at: Date.now(), range });
+    range.catch(() => this.#versions.delete(root));
+    return range;
+  }
+
+  /** Sends to `baseUrl` + `req.path` through the pool of the URL's origin. */
+  #send(baseUrl: string, req: HttpRequest): Promise<HttpResponse> {
+    const url = new URL(baseUrl);
+    let t = this.#transports.get(url.origin);
+    if (!t) {
+      t = new Transport({
+        backend: this.backend,
+        baseUrl: url.origin,
+        timeoutMs: this.#o.timeoutMs,
+        maxConnections: this.#o.maxConnections,
+        readRetries: this.#o.readRetries,
+        onCall: this.#o.onCall,
+      });
+      this.#transports.set(url.origin, t);
+    }
+    return t.send({ ...req, path: url.pathname.replace(/\/+$/, '') + req.path + (req.path === '' && baseUrl.endsWith('/') ? '/' : '') });
+  }
+}

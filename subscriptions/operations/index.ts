@@ -1,0 +1,3 @@
+export { OperationTracker, ownerKey, type OperationTrackerOptions, type StartOperation } from './tracker';
+export { MemoryOperationStore, type OperationStore } from './store';
+export { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';

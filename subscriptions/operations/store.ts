@@ -1,0 +1,55 @@
+/**
+ * Where operation records live. In memory for a single replica; the Redis store (scale-out)
+ * implements the same interface.
+ */
+import type { OperationRecord } from './types';
+import { TERMINAL } from './types';
+
+export interface OperationStore {
+  put(r: OperationRecord): Promise<void>;
+  get(id: string): Promise<OperationRecord | null>;
+}
+
+export interface MemoryOperationStoreOptions {
+  /** How long a finished operation stays readable. @default 3600000 (1 h) */
+  retentionMs?: number;
+  /** Most records kept; the oldest finished ones go first. @default 10000 */
+  maxRecords?: number;
+}
+
+export class MemoryOperationStore implements OperationStore {
+  readonly #records = new Map<string, OperationRecord>();
+  readonly #retentionMs: number;
+  readonly #max: number;
+
+  constructor(o: MemoryOperationStoreOptions = {}) {
+    this.#retentionMs = o.retentionMs ?? 3_600_000;
+    this.#max = o.maxRecords ?? 10_000;
+  }
+
+  async put(r: OperationRecord): Promise<void> {
+    this.#records.delete(r.id);
+    this.#records.set(r.id, { ...r });
+    this.#evict();
+  }
+
+  async get(id: string): Promise<OperationRecord | null> {
+    const r = this.#records.get(id);
+    return r ? { ...r } : null;
+  }
+
+  /** Drops finished records past retention, then the oldest (finished first) above the cap. */
+  #evict(): void {
+    const now = Date.now();
+    for (const [id, r] of this.#records) if (TERMINAL.has(r.state) && now - r.updatedAt > this.#retentionMs) this.#records.delete(id);
+    for (const [id, r] of this.#records) {
+      if (this.#records.size <= this.#max) return;
+      if (TERMINAL.has(r.state)) this.#records.delete(id);
+    }
+    // Only running ones left above the cap: the oldest go (their pollers finish unrecorded).
+    for (const id of this.#records.keys()) {
+      if (this.#records.size <= this.#max) return;
+      this.#records.delete(id);
+    }
+  }
+}
