@@ -35,6 +35,36 @@ describe('configuration', () => {
     expect(c).toMatchObject({ port: 6000, logLevel: 'debug', backends: [{ id: 'a', maxConnections: 4 }] });
   });
 
+  it('should read an OpenStack region from GATEWAY_BACKENDS with a password service credential', () => {
+    const c = loadConfig({
+      GATEWAY_BACKENDS: 'os=openstack@https://keystone.example.com:5000/v3',
+      GATEWAY_BACKEND_OS_REGION: 'RegionTwo',
+      GATEWAY_BACKEND_OS_USERNAME: 'gateway',
+      GATEWAY_BACKEND_OS_PASSWORD: 'pw',
+      GATEWAY_BACKEND_OS_PROJECT_NAME: 'service',
+    });
+    expect(c.backends).toEqual([
+      {
+        id: 'os',
+        kind: 'openstack',
+        url: 'https://keystone.example.com:5000/v3',
+        region: 'RegionTwo',
+        interface: 'public',
+        auth: { method: 'password', username: 'gateway', password: 'pw', projectName: 'service', userDomainName: undefined, projectDomainName: undefined },
+        operationTimeoutMs: 120000,
+        timeoutMs: 10000,
+        maxConnections: 16,
+        readRetries: 2,
+      },
+    ]);
+  });
+
+  it('should read an openrc (OS_* variables) as one backend called openstack, beside NOMAD_ADDR', () => {
+    const c = loadConfig({ NOMAD_ADDR: 'http://n:4646', OS_AUTH_URL: 'http://k:5000/v3', OS_APPLICATION_CREDENTIAL_ID: 'ac', OS_APPLICATION_CREDENTIAL_SECRET: 's', OS_INTERFACE: 'internal' });
+    expect(c.backends.map((b) => b.id)).toEqual(['nomad', 'openstack']);
+    expect(c.backends[1]).toMatchObject({ kind: 'openstack', interface: 'internal', region: 'RegionOne', auth: { method: 'applicationCredential', id: 'ac', secret: 's' } });
+  });
+
   it('should start in demo mode when no backend is configured', () => {
     expect(loadConfig({}).backends).toEqual([]);
   });
@@ -50,6 +80,9 @@ describe('configuration', () => {
     [{ PORT: 'eighty' }, 'PORT'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ GATEWAY_BACKENDS: 'a=nomad@http://x', GATEWAY_BACKEND_A_TIMEOUT_MS: '0' }, 'backends[0].timeoutMs'],
+    [{ GATEWAY_BACKENDS: 'o=openstack@http://k/v3', GATEWAY_BACKEND_O_USERNAME: 'u', GATEWAY_BACKEND_O_PROJECT_NAME: 'p' }, 'backends[0].auth.password'],
+    [{ OS_AUTH_URL: 'http://k/v3', OS_APPLICATION_CREDENTIAL_ID: 'x' }, 'backends[0].auth.secret'],
+    [{ GATEWAY_BACKENDS: 'o=openstack@http://k/v3', GATEWAY_BACKEND_O_INTERFACE: 'private' }, 'backends[0].interface'],
   ])('should refuse %j naming the setting %s', (env, setting) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
