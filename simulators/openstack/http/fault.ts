@@ -1,0 +1,40 @@
+/**
+ * The fault body Cinder and Nova share (`cinder/api/openstack/wsgi.py` and Nova's twin Fault):
+ * `{"<name>": {"code": N, "message": "…"}}`, the name chosen by status, `computeFault` otherwise.
+ */
+import { pyDumps } from '../pyjson';
+
+const FAULT_NAMES: Record<number, string> = {
+  400: 'badRequest',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'itemNotFound',
+  405: 'badMethod',
+  409: 'conflictingRequest',
+  413: 'overLimit',
+  415: 'badMediaType',
+  429: 'overLimit',
+  501: 'notImplemented',
+  503: 'serviceUnavailable',
+};
+
+export function faultName(status: number): string {
+  return FAULT_NAMES[status] ?? 'computeFault';
+}
+
+export function faultBody(status: number, message: string): string {
+  return pyDumps({ [faultName(status)]: { code: status, message } });
+}
+
+/** An error a Cinder or Nova handler raises; the router turns it into a fault response. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const GENERIC_NOT_FOUND = 'The resource could not be found.';
+export const GENERIC_500 = 'The server has either erred or is incapable of performing the requested operation.';

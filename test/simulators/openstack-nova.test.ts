@@ -1,0 +1,258 @@
+/**
+ * Nova against nova-26: servers, os-volume_attachments at 2.1 / 2.79 / 2.89 with the Cinder
+ * side they drive (reserved → attaching → in-use; detaching → available), microversion
+ * negotiation, errors, injected attach/detach failures and the 2.85 update.
+ */
+import { OpenStackSimulator } from '../../simulators/openstack';
+import { call, eventually, expectRecorded, FAST, recorded, sleep, startCloud, type Cloud, type RawResponse, type Recorded } from './openstack-helpers';
+
+const N00 = 'nova-26/00-boot-server.md';
+const N01 = 'nova-26/01-volume-attachments-mv2.1.md';
+const N02 = 'nova-26/02-volume-attachments-mv2.79.md';
+const N03 = 'nova-26/03-volume-attachments-mv2.89.md';
+const N04 = 'nova-26/04-delete-server.md';
+
+let c: Cloud;
+let server: string;
+let bootVol: string;
+beforeAll(async () => {
+  c = await startCloud();
+  bootVol = c.sim.seedVolume({ project: 'demo', name: 'nova-boot-vol', size: 1, bootable: true, image_metadata: { min_disk: '0', min_ram: '0', disk_format: 'raw', container_format: 'bare' } });
+  server = c.sim.seedServer({ project: 'demo', name: 'rc-server', rootVolumeId: bootVol });
+});
+afterAll(async () => {
+  await c.sim.close();
+});
+
+/** Nova answers carry both Vary values; the recorder kept the last one only. */
+function expectNova(res: RawResponse, rec: Recorded): void {
+  expectRecorded(res, rec, ['content-type', 'openstack-api-version']);
+  expect(res.headers.vary).toBe('OpenStack-API-Version, X-OpenStack-Nova-API-Version');
+  expect(res.headers.vary).toContain(rec.headers.vary!);
+  expect(res.headers['x-openstack-nova-api-version']).toBe(rec.headers['openstack-api-version']!.replace('compute ', ''));
+}
+
+const vas = (sid = server): string => `${c.nova}/servers/${sid}/os-volume_attachments`;
+const volumeStatus = (id: string): string | undefined => c.sim.volume(id)?.status;
+
+describe('servers (nova-26/00)', () => {
+  it('should answer the version document and the server views per microversion', async () => {
+    expectNova(await call(`${c.nova}/`, 'GET', { token: c.t.demo }), recorded(N00, 'GET /v2.1/ (version, mv 2.1..max)'));
+    expectNova(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo }), recorded(N00, 'GET /servers/{id} mv 2.1'));
+    expectNova(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute 2.89' }), recorded(N00, 'GET /servers/{id} mv 2.89'));
+    expectNova(await call(`${c.nova}/servers/detail`, 'GET', { token: c.t.demo }), recorded(N00, 'GET /servers/detail mv 2.1'));
+    expectNova(await call(`${c.nova}/servers`, 'GET', { token: c.t.demo }), recorded(N00, 'GET /servers'));
+    expectNova(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.other }), recorded(N00, "GET /servers/{id} with other's token -> 404"));
+    expectNova(await call(vas(), 'GET', { token: c.t.demo, mv: 'compute 2.89' }), recorded(N00, 'GET /servers/{id}/os-volume_attachments (boot volume only) mv 2.89'));
+  });
+
+  it('should show the boot volume in Cinder as recorded', async () => {
+    expectRecorded(await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }), recorded(N00, 'cinder GET boot volume (in-use, attached to the server)'));
+  });
+
+  it('should negotiate microversions from either header, 406 above 2.93 and 400 when malformed', async () => {
+    const legacy = await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, headers: { 'x-openstack-nova-api-version': '2.79' } });
+    expect(legacy.headers['openstack-api-version']).toBe('compute 2.79');
+    expect((await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute latest' })).headers['openstack-api-version']).toBe('compute 2.93');
+    const high = await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute 2.101' });
+    expect(high.status).toBe(406);
+    expect(high.json).toEqual({ computeFault: { code: 406, message: 'Version 2.101 is not supported by the API. Minimum is 2.1 and maximum is 2.93.' } });
+    expect((await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute 2' })).json.badRequest.message).toBe('API Version String 2 is of invalid format. Must be of format MajorNum.MinorNum.');
+  });
+
+  it('should answer 401 like keystonemiddleware without or with a bad token', async () => {
+    const r = await call(`${c.nova}/servers`, 'GET', { token: 'bogus' });
+    expect(r.status).toBe(401);
+    expect(r.headers['www-authenticate']).toBe(`Keystone uri="${c.urls.keystoneUrl.replace(/\/v3$/, '')}"`);
+  });
+});
+
+/** One recorded attach/detach round trip (nova-26/01–03) at a microversion. */
+async function roundTrip(file: string, mv: string, attachBody: object): Promise<void> {
+  const vol = c.sim.seedVolume({ project: 'demo', name: `nova-data-${mv}`, size: 1 });
+  const post = await call(vas(), 'POST', { token: c.t.demo, mv: `compute ${mv}`, body: { volumeAttachment: { volumeId: vol, ...attachBody } } });
+  expectNova(post, recorded(file, `POST /servers/{id}/os-volume_attachments mv ${mv}`));
+  // nova-26 timings: reserved → attaching → in-use, observed on Cinder
+  const seen = new Set<string>([volumeStatus(vol)!]);
+  await eventually(() => (seen.add(volumeStatus(vol)!), volumeStatus(vol) === 'in-use'));
+  expect([...seen]).toEqual(['reserved', 'attaching', 'in-use']);
+  expectNova(await call(vas(), 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments mv ${mv}`));
+  expectNova(await call(`${vas()}/${vol}`, 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments/{volume} mv ${mv}`));
+  expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(file, 'cinder GET volume (attachments[] filled by nova)'));
+  expectRecorded(await call(`${c.cinder.demo}/attachments/detail?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' }), recorded(file, 'cinder GET /attachments?volume_id= mv 3.27 (new-style attachment made by nova)'));
+  expectNova(await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `DELETE /servers/{id}/os-volume_attachments/{volume} mv ${mv}`));
+  expect(volumeStatus(vol)).toBe('detaching');
+  await eventually(() => volumeStatus(vol) === 'available');
+  expectNova(await call(`${vas()}/${vol}`, 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments/{volume} after detach -> 404`));
+  expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(file, 'cinder GET volume after detach'));
+  expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'DELETE', { token: c.t.demo }), recorded(file, 'cinder DELETE data volume'));
+}
+
+describe('os-volume_attachments round trips (nova-26/01–03)', () => {
+  it('should attach and detach at 2.1 and answer the recorded errors', async () => {
+    await roundTrip(N01, '2.1', {});
+    const vol = c.sim.seedVolume({ project: 'demo', name: 'again' });
+    await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: vol } } });
+    const again = await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: vol } } });
+    expectNova(again, recorded(N01, 'POST again with the same (in-use) volume -> 400/409'));
+    expect(again.json.badRequest.message).toBe(`Invalid volume: volume ${vol} is already attached to instances: ${server}`);
+    expectNova(await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: '00000000-0000-0000-0000-000000000000' } } }), recorded(N01, 'POST with a missing volume -> 404'));
+    expectNova(await call(vas(), 'GET', { token: c.t.other, mv: 'compute 2.1' }), recorded(N01, "GET os-volume_attachments with other's token -> 404"));
+    await eventually(() => volumeStatus(vol) === 'in-use');
+    await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
+    await eventually(() => volumeStatus(vol) === 'available');
+    expectNova(await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.1' }), recorded(N01, 'DELETE again (not attached) -> 404'));
+  });
+
+  it('should attach and detach at 2.79 (tag, delete_on_termination)', async () => {
+    await roundTrip(N02, '2.79', { delete_on_termination: false });
+  });
+
+  it('should attach and detach at 2.89 (attachment_id, bdm_uuid, no id)', async () => {
+    await roundTrip(N03, '2.89', { delete_on_termination: false });
+  });
+
+  it('should list the BDM while the attach is still in progress and refuse to detach it then', async () => {
+    const vol = c.sim.seedVolume({ project: 'demo' });
+    await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: vol } } });
+    const list = await call(vas(), 'GET', { token: c.t.demo });
+    expect(list.json.volumeAttachments.map((a: { volumeId: string }) => a.volumeId)).toContain(vol);
+    expect((await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo })).json.volume.attachments).toEqual([]);
+    const early = await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
+    expect(early.status).toBe(400);
+    expect(early.json.badRequest.message).toMatch(/^Invalid volume: Invalid input received: Invalid volume: Unable to detach volume\. Volume status must be 'in-use' and attach_status must be 'attached' to detach\. \(HTTP 400\) \(Request-ID: req-[0-9a-f-]+\)$/);
+    await eventually(() => volumeStatus(vol) === 'in-use');
+    await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
+    await eventually(() => volumeStatus(vol) === 'available');
+  });
+});
+
+describe('attach variants and errors', () => {
+  it('should accept a device, tag (>= 2.49) and list with limit/offset (strict params from 2.75)', async () => {
+    const s = c.sim.seedServer({ project: 'demo', name: 'tagged' });
+    const vol = c.sim.seedVolume({ project: 'demo' });
+    const old = await call(vas(s), 'POST', { token: c.t.demo, mv: 'compute 2.48', body: { volumeAttachment: { volumeId: vol, tag: 'x' } } });
+    expect(old.json.badRequest.message).toBe(`Invalid input for field/attribute volumeAttachment. Value: {'volumeId': '${vol}', 'tag': 'x'}. Additional properties are not allowed ('tag' was unexpected)`);
+    const r = await call(vas(s), 'POST', { token: c.t.demo, mv: 'compute 2.70', body: { volumeAttachment: { volumeId: vol, device: '/dev/vdz', tag: 'data' } } });
+    expect(r.json).toEqual({ volumeAttachment: { id: vol, serverId: s, volumeId: vol, device: '/dev/vdz', tag: 'data' } });
+    const second = c.sim.seedVolume({ project: 'demo' });
+    expect((await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: second, device: '/dev/vdz' } } })).json).toEqual({ conflictingRequest: { code: 409, message: 'The supplied device path (/dev/vdz) is in use.' } });
+    expect((await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: second } } })).json.volumeAttachment.device).toBe('/dev/sdb');
+    expect((await call(`${vas(s)}?limit=1&offset=1`, 'GET', { token: c.t.demo })).json.volumeAttachments).toHaveLength(1);
+    expect((await call(`${vas(s)}?foo=1`, 'GET', { token: c.t.demo, mv: 'compute 2.74' })).status).toBe(200);
+    expect((await call(`${vas(s)}?foo=1`, 'GET', { token: c.t.demo, mv: 'compute 2.75' })).json).toEqual({ badRequest: { code: 400, message: "Additional properties are not allowed ('foo' was unexpected)" } });
+  });
+
+  it('should refuse root volumes, bad vm_states and multiattach below 2.60', async () => {
+    expect((await call(`${vas()}/${bootVol}`, 'DELETE', { token: c.t.demo })).json).toEqual({ badRequest: { code: 400, message: 'Cannot detach a root device volume' } });
+    const broken = c.sim.seedServer({ project: 'demo', name: 'broken', vm_state: 'error' });
+    const vol = c.sim.seedVolume({ project: 'demo' });
+    expect((await call(vas(broken), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } })).json).toEqual({ conflictingRequest: { code: 409, message: `Cannot 'attach_volume' instance ${broken} while it is in vm_state error` } });
+    const shelved = c.sim.seedServer({ project: 'demo', name: 'shelved', vm_state: 'shelved_offloaded' });
+    expect((await call(vas(shelved), 'POST', { token: c.t.demo, mv: 'compute 2.19', body: { volumeAttachment: { volumeId: vol } } })).status).toBe(409);
+    expect((await call(vas(shelved), 'POST', { token: c.t.demo, mv: 'compute 2.20', body: { volumeAttachment: { volumeId: vol } } })).status).toBe(200);
+    expect(volumeStatus(vol)).toBe('in-use');
+    const multi = c.sim.seedVolume({ project: 'demo', multiattach: true });
+    expect((await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.59', body: { volumeAttachment: { volumeId: multi } } })).json.badRequest.message).toBe('Multiattach volumes are only supported starting with compute API version 2.60.');
+    expect((await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.60', body: { volumeAttachment: { volumeId: multi } } })).status).toBe(200);
+    await eventually(() => volumeStatus(multi) === 'in-use');
+    expect((await call(vas(c.sim.seedServer({ project: 'demo', name: 'second' })), 'POST', { token: c.t.demo, mv: 'compute 2.60', body: { volumeAttachment: { volumeId: multi } } })).status).toBe(200);
+    await eventually(() => c.sim.volume(multi)!.attachments.filter((a) => a.attachStatus === 'attached').length === 2);
+  });
+
+  it('should answer 202 without a body from 2.101 when Nova supports it', async () => {
+    const sim = new OpenStackSimulator({ novaMaxVersion: '2.101', delays: { attachMs: 5, attachCompleteMs: 5 } });
+    try {
+      sim.addProject({ name: 'p' });
+      sim.addUser({ name: 'u', password: 'x', projects: { p: ['member'] } });
+      const urls = await sim.listen();
+      const token = sim.issueToken({ user: 'u', project: 'p' });
+      const s = sim.seedServer({ project: 'p', name: 's' });
+      const v = sim.seedVolume({ project: 'p' });
+      const r = await call(`${urls.novaUrl}/v2.1/servers/${s}/os-volume_attachments`, 'POST', { token, mv: 'compute 2.101', body: { volumeAttachment: { volumeId: v } } });
+      expect(r.status).toBe(202);
+      expect(r.text).toBe('');
+      await eventually(() => sim.volume(v)?.status === 'in-use');
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('update (PUT)', () => {
+  it('should change delete_on_termination from 2.85 and reject other changes', async () => {
+    const s = c.sim.seedServer({ project: 'demo', name: 'upd' });
+    const vol = c.sim.seedVolume({ project: 'demo' });
+    c.sim.attachNow(s, vol, { device: '/dev/sdb' });
+    const url = `${vas(s)}/${vol}`;
+    expect((await call(url, 'PUT', { token: c.t.demo, mv: 'compute 2.84', body: { volumeAttachment: { volumeId: vol } } })).json).toEqual({ forbidden: { code: 403, message: "Policy doesn't allow os_compute_api:os-volumes-attachments:swap to be performed." } });
+    expect((await call(url, 'PUT', { token: c.t.demo, mv: 'compute 2.85', body: { volumeAttachment: { volumeId: vol, delete_on_termination: true } } })).status).toBe(202);
+    expect((await call(url, 'GET', { token: c.t.demo, mv: 'compute 2.85' })).json.volumeAttachment.delete_on_termination).toBe(true);
+    expect((await call(url, 'PUT', { token: c.t.demo, mv: 'compute 2.85', body: { volumeAttachment: { volumeId: vol, device: '/dev/sdc' } } })).json).toEqual({ badRequest: { code: 400, message: 'The device property is not mutable' } });
+  });
+
+  it('should swap volumes for an admin', async () => {
+    const s = c.sim.seedServer({ project: 'demo', name: 'swap' });
+    const oldV = c.sim.seedVolume({ project: 'demo', size: 1 });
+    const newV = c.sim.seedVolume({ project: 'demo', size: 2 });
+    c.sim.attachNow(s, oldV, { device: '/dev/sdb' });
+    const admin = c.sim.issueToken({ user: 'admin', project: 'demo' });
+    expect((await call(`${vas(s)}/${oldV}`, 'PUT', { token: admin, body: { volumeAttachment: { volumeId: newV } } })).status).toBe(202);
+    expect(volumeStatus(oldV)).toBe('detaching');
+    await eventually(() => volumeStatus(newV) === 'in-use' && volumeStatus(oldV) === 'available');
+    expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toEqual([{ id: newV, volumeId: newV, serverId: s, device: '/dev/sdb' }]);
+  });
+});
+
+describe('injected failures', () => {
+  it('should end a failed attach in error_attaching with a user message, then roll back like Nova', async () => {
+    const s = c.sim.seedServer({ project: 'demo', name: 'fail' });
+    const vol = c.sim.seedVolume({ project: 'demo' });
+    c.sim.setDelays({ attachRollbackMs: 60 });
+    c.sim.failNextAttach(vol);
+    expect((await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } })).status).toBe(200);
+    await eventually(() => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching');
+    expect(volumeStatus(vol)).toBe('reserved');
+    const atts = await call(`${c.cinder.demo}/attachments?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' });
+    expect(atts.json.attachments[0].status).toBe('error_attaching');
+    const msgs = await call(`${c.cinder.demo}/messages?resource_uuid=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.5' });
+    expect(msgs.json.messages.map((m: { event_id: string; user_message: string }) => [m.event_id, m.user_message])).toEqual([['VOLUME_VOLUME_004_001', 'update attachment:An unknown error occurred.']]);
+    await eventually(() => volumeStatus(vol) === 'available');
+    expect(c.sim.volume(vol)!.attachments).toEqual([]);
+    expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toEqual([]);
+    c.sim.setDelays({ attachRollbackMs: FAST.attachRollbackMs });
+  });
+
+  it('should leave the failed attachment in place without rollback', async () => {
+    const s = c.sim.seedServer({ project: 'demo', name: 'fail2' });
+    const vol = c.sim.seedVolume({ project: 'demo' });
+    c.sim.failNextAttach(undefined, { rollback: false });
+    await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } });
+    await eventually(() => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching');
+    await sleep(50);
+    expect(volumeStatus(vol)).toBe('reserved');
+    expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toHaveLength(1);
+  });
+
+  it('should keep a stuck detach in detaching, with the BDM still listed', async () => {
+    const s = c.sim.seedServer({ project: 'demo', name: 'stuck' });
+    const vol = c.sim.seedVolume({ project: 'demo' });
+    c.sim.attachNow(s, vol);
+    c.sim.stickNextDetach(vol);
+    expect((await call(`${vas(s)}/${vol}`, 'DELETE', { token: c.t.demo })).status).toBe(202);
+    await sleep(80);
+    expect(volumeStatus(vol)).toBe('detaching');
+    expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toHaveLength(1);
+    expect((await call(`${c.cinder.demo}/volumes/${vol}/action`, 'POST', { token: c.t.demo, body: { 'os-roll_detaching': null } })).status).toBe(202);
+    expect(volumeStatus(vol)).toBe('in-use');
+  });
+});
+
+describe('server delete (nova-26/04)', () => {
+  it('should answer 204, then detach the boot volume and forget the server', async () => {
+    const del = await call(`${c.nova}/servers/${server}`, 'DELETE', { token: c.t.demo });
+    expectNova(del, recorded(N04, 'DELETE /servers/{id}'));
+    await eventually(async () => (await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo })).status === 404);
+    expectRecorded(await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }), recorded(N04, 'cinder GET boot volume after server delete'));
+  });
+});
