@@ -235,7 +235,7 @@ export class OpenStackBackend extends BaseBackend {
     const attachment = data!.attachment;
     await req.completeAttachment(this.#c, attachment.id, o);
     return {
-      result: toHostAttachment(this.id, ref.namespace, { ...attachment, status: 'attached' }),
+      result: await this.#readHostAttachment(ref.namespace, attachment.id, o),
       pending: this.#waitVolume(volumeId, (v) =>
         v === null ? fail('the volume disappeared while being attached', null) : v.status === 'in-use' && (v.attachments ?? []).some((a) => a.attachment_id === attachment.id) ? done(v) : v.status.startsWith('error') ? this.#failed(v, o) : running(v),
       ),
@@ -480,8 +480,16 @@ export class OpenStackBackend extends BaseBackend {
   }
 
   override async updateHostAttachment(ref: VolumeRef, attachmentId: string, connector: Record<string, unknown>, o: CallOptions): Promise<Attachment> {
-    const { data } = await req.updateAttachment(this.#c, uuid(attachmentId, 'input.attachmentId'), connector, o);
-    return toHostAttachment(this.id, ref.namespace, data!.attachment);
+    const id = uuid(attachmentId, 'input.attachmentId');
+    await req.updateAttachment(this.#c, id, connector, o);
+    return this.#readHostAttachment(ref.namespace, id, o);
+  }
+
+  /** Cinder answers a PUT (and a POST with connector) with the attachment as it was before the
+   * update (cinder-21/05), so the current state comes from a show. */
+  async #readHostAttachment(scope: string, id: string, o: CallOptions): Promise<Attachment> {
+    const { data } = await req.showAttachment(this.#c, id, o);
+    return toHostAttachment(this.id, scope, data!.attachment);
   }
 
   override async completeHostAttachment(_ref: VolumeRef, attachmentId: string, o: CallOptions): Promise<void> {

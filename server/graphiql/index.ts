@@ -25,11 +25,13 @@ export { tabsFromMarkdown } from './readme-tabs';
 
 /** Shown in the headers editor: comments only, so nothing is sent until the user fills it in. */
 export const DEFAULT_HEADERS = `{
-  // Writes need your Nomad ACL token: uncomment a line.
-  // For every Nomad backend:
-  // "X-Nomad-Token": "<secret>"
-  // For one backend (wins over the above):
-  // "X-Nomad-Token-<backend-id>": "<secret>"
+  // Your credentials pass through to the backends: uncomment what you need.
+  // Nomad ACL token, for every Nomad backend or one (the latter wins):
+  // "X-Nomad-Token": "<secret>",
+  // "X-Nomad-Token-<backend-id>": "<secret>",
+  // Keystone token, for every OpenStack backend or one:
+  // "X-Auth-Token": "<token>",
+  // "X-Auth-Token-<backend-id>": "<token>"
 }`;
 
 export const DEFAULT_QUERY = `# The gateway's backends. Ctrl-Enter runs, Ctrl-Space completes.

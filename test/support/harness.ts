@@ -8,6 +8,7 @@ import type { NomadBackendConfig, OpenStackBackendConfig } from '../../server/co
 import type { OperationTrackerOptions } from '../../subscriptions/operations';
 import { createLogger } from '../../server/logger';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
+import { OpenStackSimulator } from '../../simulators/openstack';
 
 const leftovers: Array<() => Promise<void>> = [];
 
@@ -102,3 +103,54 @@ export async function closedPortUrl(): Promise<string> {
 
 /** Requests the simulator saw, as `METHOD path` lines (query excluded). */
 export const calls = (sim: NomadSimulator): string[] => sim.requests().map((r) => `${r.method} ${r.path}`);
+
+/** Keystone users and projects of {@link startOpenStack}. */
+export const OS = { demoUser: 'demo', demoPassword: 'demo-secret', otherUser: 'other', otherPassword: 'other-secret', adminUser: 'admin', adminPassword: 'admin-secret' } as const;
+
+export interface OpenStackUnderTest {
+  sim: OpenStackSimulator;
+  keystoneUrl: string;
+  /** Project ids. */
+  demo: string;
+  other: string;
+  /** Valid Keystone tokens (issued by the simulator). */
+  demoToken: string;
+  otherToken: string;
+  adminToken: string;
+  /** Backend config for the gateway (no service credential unless asked). */
+  backend(id?: string, extra?: Partial<OpenStackBackendConfig>): OpenStackBackendConfig;
+}
+
+/** A simulated region: projects demo and other, users demo, other and admin (admin in demo), fast async transitions. */
+export async function startOpenStack(options: ConstructorParameters<typeof OpenStackSimulator>[0] = {}): Promise<OpenStackUnderTest> {
+  const sim = new OpenStackSimulator({ ...options });
+  const demo = sim.addProject({ name: 'demo' });
+  const other = sim.addProject({ name: 'other' });
+  sim.addUser({ name: OS.demoUser, password: OS.demoPassword, projects: { demo: ['member', 'reader'] } });
+  sim.addUser({ name: OS.otherUser, password: OS.otherPassword, projects: { other: ['member', 'reader'] } });
+  sim.addUser({ name: OS.adminUser, password: OS.adminPassword, projects: { demo: ['admin', 'member', 'reader'] } });
+  const { keystoneUrl } = await sim.listen();
+  leftovers.push(() => sim.close());
+  return {
+    sim,
+    keystoneUrl,
+    demo,
+    other,
+    demoToken: sim.issueToken({ user: OS.demoUser, project: 'demo' }),
+    otherToken: sim.issueToken({ user: OS.otherUser, project: 'other' }),
+    adminToken: sim.issueToken({ user: OS.adminUser, project: 'demo' }),
+    backend: (id = 'os', extra = {}) => ({ id, kind: 'openstack', url: keystoneUrl, region: 'RegionOne', interface: 'public', operationTimeoutMs: 10_000, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...extra }),
+  };
+}
+
+/** Polls `operation(id)` until it is terminal; returns it. */
+export async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await gw.gql(`query($id: ID!) { operation(id: $id) { id kind state backendStatus failureReason targetId deadline } }`, { id }, headers);
+    const op = res.body.data?.operation;
+    if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
+    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
