@@ -1,5 +1,6 @@
 /**
- * Benchmark: gateway vs direct REST calls to the simulated Nomad for the same data, in one run.
+ * Benchmark: gateway vs direct REST calls to the simulated Nomad and OpenStack for the same data,
+ * in one run, plus the OpenStack batch-strategy measurement (shows vs one list-detail).
  * The simulator and the gateway each run in their own process; this process generates load.
  *
  *   npm run bench                 full run, writes bench/RESULTS.md
@@ -22,8 +23,12 @@ const short = process.env.BENCH_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const scale = (n: number): number => (short ? Math.max(10, Math.round(n / 10)) : n);
 
+/** Every process started, so a failed run still stops them (else they hold the caller's pipes open). */
+const started: ChildProcess[] = [];
+
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  started.push(child);
   return new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start: ${buf}`)), 60_000);
@@ -62,11 +67,35 @@ async function main(): Promise<void> {
   };
   const rest = async (path: string): Promise<any> => body(await simPool.request({ method: 'GET', path, headers: auth }));
 
+  // OpenStack: its own simulator process and gateway, so the two backends' rows do not share one.
+  const osSim = await start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/);
+  const [, keystoneUrl, cinderUrl, novaUrl, , osToken] = osSim.match as unknown as string[];
+  const osGw = await start(['server/main.ts'], { GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' }, /ready at (\S+)/);
+  const osGwUrl = new URL(osGw.match[1]!);
+  const osGwPool = new Pool(osGwUrl.origin, { connections: 64 });
+  const cinder = new URL(cinderUrl!);
+  const nova = new URL(novaUrl!);
+  const cinderPool = new Pool(cinder.origin, { connections: 64 });
+  const novaPool = new Pool(nova.origin, { connections: 64 });
+  const keystonePool = new Pool(new URL(keystoneUrl!).origin, { connections: 4 });
+  const osHeaders = { 'x-auth-token': osToken! };
+  const osGql = async (query: string): Promise<any> => {
+    const res = await osGwPool.request({ method: 'POST', path: osGwUrl.pathname, headers: { 'content-type': 'application/json', ...osHeaders }, body: JSON.stringify({ query }) });
+    const b = (await body(res)) as { errors?: unknown[]; data: unknown };
+    if (b.errors) throw new Error(JSON.stringify(b.errors));
+    return b.data;
+  };
+  const cinderGet = async (path: string): Promise<any> =>
+    body(await cinderPool.request({ method: 'GET', path: cinder.pathname + path, headers: { ...osHeaders, 'openstack-api-version': 'volume 3.70' } }));
+  const novaGet = async (path: string): Promise<any> =>
+    body(await novaPool.request({ method: 'GET', path: nova.pathname + path, headers: { ...osHeaders, 'openstack-api-version': 'compute 2.93' } }));
+
   const first = await gql(`{ volumes(first: 1) { nodes { id } } }`);
   const volumeId: string = first.volumes.nodes[0].id;
 
   const ONE = `query($id: ID!) { volume(id: $id) { id name status capacityBytes attachments { state } } }`;
   const LIST = `{ volumes(first: 100) { nodes { id name status capacityBytes attachments { state access consumer { ... on NomadAllocation { id jobId nodeId } } } } } }`;
+  const OS_LIST = `{ volumes(first: 100) { nodes { id name status sizeGiB attachments { state device consumer { ... on OpenStackServer { id name status } } } } } }`;
 
   const scenarios = [
     {
@@ -89,25 +118,41 @@ async function main(): Promise<void> {
       directCalls: 101,
       requests: { 1: scale(150), 50: scale(400) } as Record<number, number>,
     },
+    {
+      name: 'OpenStack volumes(first: 100) with attachments and their servers',
+      gateway: () => osGql(OS_LIST).then(() => undefined),
+      // Without the gateway: the volume list, then each distinct attached server, 16 at a time.
+      direct: async () => {
+        const { volumes } = (await cinderGet('/volumes/detail?limit=100')) as { volumes: Array<{ attachments: Array<{ server_id: string }> }> };
+        const ids = [...new Set(volumes.flatMap((v) => v.attachments.map((a) => a.server_id)))];
+        for (let i = 0; i < ids.length; i += 16) await Promise.all(ids.slice(i, i + 16).map((id) => novaGet(`/servers/${id}`)));
+      },
+      directCalls: 21,
+      requests: { 1: scale(150), 50: scale(400) } as Record<number, number>,
+      log: 'os' as const,
+    },
   ];
 
-  const clearLog = (): Promise<unknown> => simPool.request({ method: 'DELETE', path: '/_sim/requests' }).then((r) => r.body.text());
-  const countLog = async (): Promise<number> => ((await rest('/_sim/requests')) as unknown[]).length;
+  const osLog = (method: 'GET' | 'DELETE'): Promise<unknown> => keystonePool.request({ method, path: '/_sim/requests' }).then((r) => (method === 'GET' ? body(r) : r.body.text()));
+  const clearLog = async (which?: 'os'): Promise<unknown> => (which === 'os' ? osLog('DELETE') : simPool.request({ method: 'DELETE', path: '/_sim/requests' }).then((r) => r.body.text()));
+  const countLog = async (which?: 'os'): Promise<number> => (which === 'os' ? ((await osLog('GET')) as unknown[]).length : ((await rest('/_sim/requests')) as unknown[]).length);
 
   const rows: string[] = [];
   const summary: Array<{ scenario: string; connections: number; gateway: LoadResult; direct: LoadResult; calls: number }> = [];
   for (const s of scenarios) {
-    await clearLog();
+    const which = 'log' in s ? s.log : undefined;
+    await s.gateway(); // warms the gateway's caches (Keystone token validation, version documents)
+    await clearLog(which);
     await s.gateway();
-    const calls = await countLog();
+    const calls = await countLog(which);
     for (const connections of [1, 50]) {
       const requests = s.requests[connections]!;
       const warmup = connections === 1 ? scale(50) : 2;
-      await clearLog();
+      await clearLog(which);
       const direct = await runLoad(s.direct, { connections, requests, warmup });
-      await clearLog();
+      await clearLog(which);
       const gateway = await runLoad(s.gateway, { connections, requests, warmup });
-      await clearLog();
+      await clearLog(which);
       summary.push({ scenario: s.name, connections, gateway, direct, calls });
       const f = (n: number): string => n.toFixed(2);
       rows.push(
@@ -115,6 +160,24 @@ async function main(): Promise<void> {
       );
       console.log(rows.at(-1));
     }
+  }
+
+  // Batch strategy: k volumes (or servers) by id as k parallel shows, or one list-detail of the
+  // whole project (100 volumes, 20 servers) picked over. Time per batch at 1 connection.
+  const { volumes: allVolumes } = (await cinderGet('/volumes/detail?limit=1000')) as { volumes: Array<{ id: string }> };
+  const { servers: allServers } = (await novaGet('/servers/detail?limit=1000')) as { servers: Array<{ id: string }> };
+  const strategyRows: string[] = [];
+  for (const k of [1, 2, 4, 8, 16]) {
+    const vIds = allVolumes.slice(0, k).map((v) => v.id);
+    const sIds = allServers.slice(0, k).map((v) => v.id);
+    const n = scale(200);
+    const shows = await runLoad(() => Promise.all(vIds.map((id) => cinderGet(`/volumes/${id}`))).then(() => undefined), { connections: 1, requests: n, warmup: 5 });
+    const list = await runLoad(() => cinderGet('/volumes/detail?limit=1000').then(() => undefined), { connections: 1, requests: n, warmup: 5 });
+    const sShows = await runLoad(() => Promise.all(sIds.map((id) => novaGet(`/servers/${id}`))).then(() => undefined), { connections: 1, requests: n, warmup: 5 });
+    const sList = await runLoad(() => novaGet('/servers/detail?limit=1000').then(() => undefined), { connections: 1, requests: n, warmup: 5 });
+    const f = (x: number): string => x.toFixed(2);
+    strategyRows.push(`| ${k} | ${f(shows.p50)} | ${f(list.p50)} | ${shows.p50 <= list.p50 ? 'shows' : 'list'} | ${f(sShows.p50)} | ${f(sList.p50)} | ${sShows.p50 <= sList.p50 ? 'shows' : 'list'} |`);
+    console.log(strategyRows.at(-1));
   }
 
   const commit = (() => {
@@ -150,19 +213,35 @@ processes share two cores, so those rows are CPU-bound for both sides; compare t
 |---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
+OpenStack rows: simulated Keystone, Cinder and Nova (100 volumes, 20 servers, 60 volumes attached,
+3 per server) in one process, with a gateway of their own. "Direct" lists the volumes with details
+(one call) and then reads each distinct attached server (20 calls, 16 at a time), as a client
+without the gateway does. The gateway's count is for a query after the first one: Keystone token
+validation (cached 1 min per token) and the version documents (cached 10 min) are not repeated.
+
+## OpenStack batch strategy
+
+p50 in ms of fetching k objects by id: k parallel show calls, or one list-detail call of the
+whole project (100 volumes or 20 servers) and a pick. The adapter shows below
+\`LIST_STRATEGY_THRESHOLD\` (8) and lists from there (\`adapters/openstack/backend.ts\`).
+
+| k | volume shows | volume list-detail | faster | server shows | server list-detail | faster |
+|---|---|---|---|---|---|---|
+${strategyRows.join('\n')}
+
 Target: gateway overhead over direct REST ≤ 1 ms at p50 with 1 connection for \`volume(id)\`:
 measured **${(one.gateway.p50 - one.direct.p50).toFixed(2)} ms** (${one.gateway.p50 - one.direct.p50 <= 1 ? 'met' : 'not met'}).
 `;
   writeFileSync(out, md);
   console.log(`wrote ${out}`);
-  await gwPool.close();
-  await simPool.close();
-  gw.child.kill('SIGTERM');
-  sim.child.kill('SIGTERM');
-  await Promise.all([once(gw.child, 'exit'), once(sim.child, 'exit')]);
+  await Promise.all([gwPool, simPool, osGwPool, cinderPool, novaPool, keystonePool].map((p) => p.close()));
+  const children = [gw.child, sim.child, osGw.child, osSim.child];
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => once(c, 'exit')));
 }
 
 main().catch((err: unknown) => {
   console.error(err);
+  for (const c of started) if (c.exitCode === null) c.kill('SIGKILL');
   process.exit(1);
 });
