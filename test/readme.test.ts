@@ -18,7 +18,12 @@ describe('README examples', () => {
     expect(res.status).toBe(200);
     return res.json();
   };
-  const tokens = (): Record<string, string> => Object.fromEntries(Object.entries(demo.tokens).map(([id, t]) => [`x-nomad-token-${id}`, t.management]));
+  /** The first operation an example started: the README's attach (later blocks take it as `$operationId`). */
+  let operationId: string | undefined;
+  const remember = (data: unknown): void => {
+    const found = /"operation":\{"id":"([^"]+)"/.exec(JSON.stringify(data ?? null));
+    if (found && operationId === undefined) operationId = found[1];
+  };
 
   beforeAll(async () => {
     demo = await startDemoBackends();
@@ -34,21 +39,36 @@ describe('README examples', () => {
     expect(curlBlocks.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('should answer every GraphQL block without errors, in order', async () => {
-    const id = (await post({ query: '{ volumeByNativeId(backend: "nomad-east", nativeId: "postgres-data") { id } }' })).data.volumeByNativeId.id;
-    for (const query of graphqlBlocks) {
-      const body = await post({ query, variables: query.includes('$id') ? { id } : undefined }, tokens());
-      expect({ query, errors: body.errors }).toEqual({ query, errors: undefined });
-      expect(body.data).toBeDefined();
-    }
-  });
-
   it('should answer every curl example as written (headers and body)', async () => {
     for (const cmd of curlBlocks) {
       const headers = Object.fromEntries([...cmd.matchAll(/-H '([^:]+): ([^']*)'/g)].map((m) => [m[1]!.toLowerCase(), m[2]!]));
       const data = /-d '([^']*)'/.exec(cmd)![1]!;
       const body = await post(JSON.parse(data), headers);
       expect({ cmd, errors: body.errors }).toEqual({ cmd, errors: undefined });
+      remember(body.data);
     }
+  });
+
+  it('should answer every GraphQL block without errors, in order (after the curl examples, whose attach the operation block reads)', async () => {
+    const id = (await post({ query: '{ volumeByNativeId(backend: "nomad-east", nativeId: "postgres-data") { id } }' })).data.volumeByNativeId.id;
+    for (const query of graphqlBlocks) {
+      const variables = { ...(query.includes('$id') ? { id } : {}), ...(query.includes('$operationId') ? { operationId } : {}) };
+      const body = await post({ query, variables }, demo.headers);
+      expect({ query, errors: body.errors }).toEqual({ query, errors: undefined });
+      expect(body.data).toBeDefined();
+      remember(body.data);
+    }
+  });
+
+  it("should drive the README's attach to SUCCEEDED, as the operation block shows", async () => {
+    expect(operationId).toBeDefined();
+    const query = graphqlBlocks.find((q) => q.includes('$operationId'))!;
+    let op: any;
+    for (let i = 0; i < 200; i++) {
+      op = (await post({ query, variables: { operationId } }, demo.headers)).data.operation;
+      if (!['PENDING', 'RUNNING'].includes(op.state)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(op).toMatchObject({ kind: 'ATTACH_VOLUME', state: 'SUCCEEDED', target: { name: 'scratch', status: 'IN_USE', attachments: [{ state: 'ATTACHED', consumer: { name: 'batch-1' } }] } });
   });
 });

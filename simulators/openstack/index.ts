@@ -130,8 +130,8 @@ export class OpenStackSimulator implements ControlTarget {
     return addApplicationCredential(this.state, a);
   }
 
-  /** A valid password-method token for the user, scoped to `project` (unscoped without). */
-  issueToken(t: { user: string; project?: string; ttlMs?: number }): string {
+  /** A valid password-method token for the user, scoped to `project` (unscoped without); `id` fixes its value. */
+  issueToken(t: { user: string; project?: string; ttlMs?: number; id?: string }): string {
     return issueToken(this.state, t);
   }
 

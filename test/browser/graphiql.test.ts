@@ -1,7 +1,8 @@
 /**
  * The bundled GraphiQL in a real headless Chromium (Debian's /usr/bin/chromium, driven by
  * playwright-core) against the demo gateway: it renders, runs a typed query and a README
- * mutation with a token header, runs a subscription over graphql-ws on the same path (a stub
+ * mutation with a token header, starts an OpenStack attach and follows its tracked operation to
+ * the end with the demo's pre-filled headers, runs a subscription over graphql-ws on the same path (a stub
  * server stands in until the gateway offers one), and loads nothing from off the machine.
  * Chromium is also told that no host name resolves, so a CDN load would fail here as it would
  * air-gapped, besides being caught by the request log and the page's CSP.
@@ -15,6 +16,7 @@ import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { WebSocketServer } from 'ws';
+import { encodeGlobalId } from '../../adapters/ids';
 import { buildGraphiQL } from '../../scripts/build-graphiql';
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';
@@ -89,7 +91,7 @@ describe('GraphiQL in headless Chromium', () => {
     demo = await startDemoBackends();
     gateway = await startGateway({ config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 }, registry: createRegistry(demo.backends), logger: createLogger('silent') });
     stub = subscriptionStub(connectionParams);
-    front = await startFront(createGraphiQLHandler({ endpointPath: '/graphql', assetsDir: join(work, 'assets') }), gateway.port, (req, socket, head) => {
+    front = await startFront(createGraphiQLHandler({ endpointPath: '/graphql', assetsDir: join(work, 'assets'), defaultHeaders: demo.graphiqlHeaders }), gateway.port, (req, socket, head) => {
       if (new URL(req.url ?? '/', 'http://front.invalid').pathname !== '/graphql') return void socket.destroy();
       stub.wss.handleUpgrade(req, socket, head, (ws) => stub.wss.emit('connection', ws, req));
     });
@@ -173,9 +175,9 @@ describe('GraphiQL in headless Chromium', () => {
     await fill('.graphiql-query-editor', '{ backends { id } }');
     await parsed('{ backends { id } }');
     const body = await run('backends');
-    expect(body).toEqual({ data: { backends: [{ id: 'nomad-east' }, { id: 'nomad-west' }] } });
-    await page.locator('.graphiql-response', { hasText: 'nomad-west' }).waitFor();
-    expect(await squeezed('.graphiql-response')).toBe('{"data":{"backends":[{"id":"nomad-east"},{"id":"nomad-west"}]}}');
+    expect(body).toEqual({ data: { backends: [{ id: 'nomad-east' }, { id: 'nomad-west' }, { id: 'openstack' }] } });
+    await page.locator('.graphiql-response', { hasText: 'openstack' }).waitFor();
+    expect(await squeezed('.graphiql-response')).toBe('{"data":{"backends":[{"id":"nomad-east"},{"id":"nomad-west"},{"id":"openstack"}]}}');
   });
 
   it("should run the README's createVolume with the demo management token header", async () => {
@@ -198,6 +200,42 @@ describe('GraphiQL in headless Chromium', () => {
     const check = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ volumeByNativeId(backend: "${backend}", nativeId: "${nativeId}") { id } }` }) });
     expect(((await check.json()) as any).data.volumeByNativeId.id).toBe(id);
     await page.screenshot({ path: join(tmpdir(), 'graphiql-browser-test.png') });
+  });
+
+  it("should start an attach and see its tracked operation's state when it asks, with the demo's pre-filled headers", async () => {
+    // Demo region: volume backup-target and server batch-1 (simulators/openstack/demo.ts), both idle.
+    const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: demo.openstack.projectId, nativeId: 'd0000000-0000-4000-8000-000000000006' });
+    const serverId = 'a0000000-0000-4000-8000-000000000004';
+    const send = async (operation: string): Promise<{ body: any; token: string | undefined }> => {
+      const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/graphql' && (r.request().postData() ?? '').includes(operation));
+      await page.locator('.graphiql-execute-button').click();
+      const res = await answered;
+      return { body: await res.json(), token: res.request().headers()['x-auth-token'] };
+    };
+    await page.locator('.graphiql-tab-add').click();
+    await fill('.graphiql-query-editor', `mutation Attach { attachVolume(input: { volumeId: "${volumeId}", serverId: "${serverId}" }) { operation { id kind state } } }`);
+    await parsed('mutation Attach');
+    const started = await send('attachVolume');
+    // A new tab carries the demo headers the page was configured with: the Keystone token went along.
+    expect(started.token).toBe(demo.openstack.token);
+    expect(started.body.errors).toBeUndefined();
+    const op = started.body.data.attachVolume.operation;
+    expect(op.kind).toBe('ATTACH_VOLUME');
+    await page.locator('.graphiql-response', { hasText: 'ATTACH_VOLUME' }).waitFor();
+
+    // Asked again and again, as a user re-runs a query, until the gateway has driven it to the end.
+    await page.locator('.graphiql-tab-add').click();
+    await fill('.graphiql-query-editor', `query Follow { operation(id: "${op.id}") { kind state target { ... on Volume { name status } } } }`);
+    await parsed('query Follow');
+    const seen: string[] = [];
+    for (let i = 0; i < 100 && !['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(seen.at(-1) ?? ''); i++) {
+      const { body } = await send('Follow');
+      expect(body.errors).toBeUndefined();
+      seen.push(body.data.operation.state);
+    }
+    expect(seen.at(-1)).toBe('SUCCEEDED');
+    await page.locator('.graphiql-response', { hasText: 'SUCCEEDED' }).waitFor();
+    expect(await squeezed('.graphiql-response')).toContain('"target":{"name":"backup-target","status":"IN_USE"}');
   });
 
   it('should run subscriptions over graphql-ws on the same origin and path, headers as connection params', async () => {

@@ -99,13 +99,13 @@ export function mintToken(
   state: SimState,
   user: User,
   projectId: string | null,
-  opts: { methods: string[]; roles?: Role[]; appCred?: ApplicationCredential; ttlMs?: number },
+  opts: { methods: string[]; roles?: Role[]; appCred?: ApplicationCredential; ttlMs?: number; id?: string },
 ): Token {
   // Stored exactly; rendered with whole seconds like Keystone's Fernet tokens.
   const issuedAt = nowMicros();
   const direct = projectId === null ? [] : (opts.roles ?? user.roles.get(projectId) ?? []);
   const token: Token = {
-    id: fernetLikeToken(),
+    id: opts.id ?? fernetLikeToken(),
     userId: user.id,
     projectId,
     roles: opts.appCred ? [...direct] : effectiveRoles(direct),
@@ -120,13 +120,18 @@ export function mintToken(
   return token;
 }
 
-/** `issueToken({user, project})`: a valid password-method token without an HTTP round trip. */
-export function issueToken(state: SimState, spec: { user: string; project?: string; ttlMs?: number }): string {
+/**
+ * `issueToken({user, project})`: a valid password-method token without an HTTP round trip.
+ * `id` fixes the token's value (demo mode prints a stable one); Keystone itself never lets a
+ * client choose, so this exists only on the control side.
+ */
+export function issueToken(state: SimState, spec: { user: string; project?: string; ttlMs?: number; id?: string }): string {
   const user = state.requireUser(spec.user);
   let projectId: string | null = null;
   if (spec.project !== undefined) {
     projectId = state.requireProject(spec.project).id;
     if (!(user.roles.get(projectId)?.length ?? 0)) throw new NotFoundError(`user ${user.name} has no role on project ${spec.project}`);
   }
-  return mintToken(state, user, projectId, { methods: ['password'], ...(spec.ttlMs !== undefined ? { ttlMs: spec.ttlMs } : {}) }).id;
+  if (spec.id !== undefined && (spec.id.length < 16 || state.tokens.has(spec.id))) throw new Error('a fixed token id must be unique and at least 16 characters');
+  return mintToken(state, user, projectId, { methods: ['password'], ...(spec.ttlMs !== undefined ? { ttlMs: spec.ttlMs } : {}), ...(spec.id !== undefined ? { id: spec.id } : {}) }).id;
 }
