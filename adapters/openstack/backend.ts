@@ -38,6 +38,7 @@ import {
   toVolume,
   type CinderSnapshot,
   type CinderVolume,
+  type NovaServer,
 } from './results';
 
 const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
@@ -96,10 +97,9 @@ export class OpenStackBackend extends BaseBackend {
     try {
       if (this.#c.keystone.hasServiceAuth) {
         // With its own credential the gateway also proves Cinder and Nova answer.
+        // Fresh version documents each time: a cached range would report UP through an outage.
         const s = await this.#c.keystone.serviceSession();
-        const o: CallOptions = { credential: { token: s.token }, signal };
-        await Promise.all([this.#c.version(s, 'volume'), this.#c.version(s, 'compute')]);
-        void o;
+        await Promise.all([this.#c.probe(s, 'volume', signal), this.#c.probe(s, 'compute', signal)]);
         return { status: 'UP', latencyMs: performance.now() - started, message: null, checkedAt };
       }
       const status = await this.#c.probeKeystone(signal);
@@ -132,25 +132,23 @@ export class OpenStackBackend extends BaseBackend {
   }
 
   /**
-   * Many volumes of one project: N parallel shows for small batches, else the project's
-   * volume list (paged by 1000) and a pick.
+   * Many volumes of one project: parallel shows for small batches; from
+   * {@link LIST_STRATEGY_THRESHOLD} on, one list-detail page (1000) of the project and a pick,
+   * then shows for any not on that page. So a batch costs at most 1 + (misses) calls, however
+   * large the project.
    */
   async getVolumes(refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
     if (refs.length < LIST_STRATEGY_THRESHOLD.volumes) {
       return mapLimited(refs, concurrency, (r) => this.getVolume(r, o));
     }
     const session = await this.#c.session(o);
-    const wanted = new Set(refs.map((r) => r.nativeId));
     const found = new Map<string, Volume>();
-    let marker: string | undefined;
-    for (;;) {
-      const { data } = await req.listVolumesDetail(this.#c, { limit: MAX_LIMIT, marker }, o);
-      const page = data?.volumes ?? [];
-      for (const v of page) if (wanted.has(v.id)) found.set(v.id, toVolume(this.id, session.projectId, v));
-      if (found.size === wanted.size || page.length < MAX_LIMIT) break;
-      marker = page[page.length - 1]!.id;
-    }
-    return refs.map((r) => (r.namespace === session.projectId ? (found.get(r.nativeId) ?? null) : null));
+    const { data } = await req.listVolumesDetail(this.#c, { limit: MAX_LIMIT }, o);
+    for (const v of data?.volumes ?? []) found.set(v.id, toVolume(this.id, session.projectId, v));
+    return mapLimited(refs, concurrency, async (r) => {
+      if (r.namespace !== session.projectId) return null;
+      return found.get(r.nativeId) ?? this.getVolume(r, o);
+    });
   }
 
   override async createVolume(spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
@@ -314,7 +312,8 @@ export class OpenStackBackend extends BaseBackend {
     });
     switch (a.kind) {
       case 'os-extend_volume_completion':
-        await act({ error: a.error });
+        // Cinder before 3.71 has no such action (400 "There is no such action"): refuse first.
+        await act({ error: a.error }, { version: FEATURES.volume.extendCompletion, feature: 'completing a volume extend' });
         return none;
       case 'os-reset_status': {
         const body: Record<string, string> = {};
@@ -509,25 +508,30 @@ export class OpenStackBackend extends BaseBackend {
     const valid = ids.filter((id) => UUID.test(id));
     if (valid.length < LIST_STRATEGY_THRESHOLD.servers) {
       await mapLimited(valid, 8, async (id) => {
-        try {
-          const { data } = await req.showServer(this.#c, id, o);
-          if (data) out.set(id, toServer(this.id, scope, data.server));
-        } catch (err) {
-          if (!isStatus(err, 404)) throw err;
-        }
+        const s = await this.#showServer(id, o);
+        if (s) out.set(id, toServer(this.id, scope, s));
       });
       return out;
     }
-    const wanted = new Set(valid);
-    let marker: string | undefined;
-    for (;;) {
-      const { data } = await req.listServersDetail(this.#c, { limit: MAX_LIMIT, marker }, o);
-      const page = data?.servers ?? [];
-      for (const s of page) if (wanted.has(s.id)) out.set(s.id, toServer(this.id, scope, s));
-      if (out.size === wanted.size || page.length < MAX_LIMIT) break;
-      marker = page[page.length - 1]!.id;
-    }
+    // One list-detail page, then shows for servers not on it (bounded calls, as for volumes).
+    const { data } = await req.listServersDetail(this.#c, { limit: MAX_LIMIT }, o);
+    const listed = new Map((data?.servers ?? []).map((s) => [s.id, s] as const));
+    await mapLimited(valid, 8, async (id) => {
+      const s = listed.get(id) ?? (await this.#showServer(id, o));
+      if (s) out.set(id, toServer(this.id, scope, s));
+    });
     return out;
+  }
+
+  /** One server, or null when Nova does not know it (404). */
+  async #showServer(id: string, o: CallOptions): Promise<NovaServer | null> {
+    try {
+      const { data } = await req.showServer(this.#c, id, o);
+      return data?.server ?? null;
+    } catch (err) {
+      if (isStatus(err, 404)) return null;
+      throw err;
+    }
   }
 
   override async listServers(scope: string, limit: number, token: string | null, o: CallOptions): Promise<OpaquePage<OpenStackServer>> {

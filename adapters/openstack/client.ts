@@ -92,6 +92,15 @@ export class OpenStackClient {
     return range.max.min(KNOWN_MAX[service]);
   }
 
+  /**
+   * Reads `service`'s version document now, bypassing (and refreshing) the cache: health probes
+   * use it to prove the service answers, which a cached range would not.
+   */
+  async probe(session: Session, service: ApiService, signal?: AbortSignal): Promise<Microversion> {
+    const range = await this.#range(session, service, { fresh: true, signal });
+    return range.max.min(KNOWN_MAX[service]);
+  }
+
   async call<T>(c: OpenStackCall, o: CallOptions): Promise<OpenStackResult<T>> {
     const session = await this.session(o);
     const version = await this.version(session, c.service);
@@ -132,22 +141,29 @@ export class OpenStackClient {
     this.#transports.clear();
   }
 
-  #range(session: Session, service: ApiService): Promise<{ min: Microversion; max: Microversion }> {
+  #range(session: Session, service: ApiService, o: { fresh?: boolean; signal?: AbortSignal } = {}): Promise<{ min: Microversion; max: Microversion }> {
     const base = service === 'volume' ? session.volumeUrl : session.computeUrl;
     // The versioned root: …/v3/ for Cinder, …/v2.1/ for Nova (the project part is dropped).
     const m = (service === 'volume' ? /^(.*?\/v3)(\/.*)?$/ : /^(.*?\/v2(?:\.1)?)(\/.*)?$/).exec(base);
     const root = `${m ? m[1] : base}/`;
     const hit = this.#versions.get(root);
-    if (hit && Date.now() - hit.at < VERSION_TTL_MS) return hit.range;
+    if (!o.fresh && hit && Date.now() - hit.at < VERSION_TTL_MS) return hit.range;
     const range = (async () => {
-      const res = await this.#send(root, { method: 'GET', path: '', headers: { accept: 'application/json', 'x-auth-token': session.token }, endpoint: `GET ${service} version` });
+      const res = await this.#send(root, { method: 'GET', path: '', headers: { accept: 'application/json', 'x-auth-token': session.token }, endpoint: `GET ${service} version`, signal: o.signal });
       if (res.status !== 200) throw errorFromResponse(res.status, res.text, { backend: this.backend, service, action: 'reading the version document' });
       const r = rangeFromVersionDocument(JSON.parse(res.text), service === 'volume' ? /^v3/ : /^v2\.1/);
       // No microversion information: the base version only.
       return r ?? { min: new Microversion(service === 'volume' ? 3 : 2, service === 'volume' ? 0 : 1), max: new Microversion(service === 'volume' ? 3 : 2, service === 'volume' ? 0 : 1) };
     })();
+    if (o.fresh) {
+      // A probe (which its own signal may cancel) refreshes the cache only with a success.
+      range.then((r) => this.#versions.set(root, { at: Date.now(), range: Promise.resolve(r) }), () => undefined);
+      return range;
+    }
     this.#versions.set(root, { at: Date.now(), range });
-    range.catch(() => this.#versions.delete(root));
+    range.catch(() => {
+      if (this.#versions.get(root)?.range === range) this.#versions.delete(root);
+    });
     return range;
   }
 
