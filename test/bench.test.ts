@@ -14,8 +14,14 @@ it('should run the benchmark in short mode and write one row per scenario and co
   });
   expect(run.stderr).not.toMatch(/Error/);
   expect(run.status).toBe(0);
-  const rows = readFileSync(out, 'utf8').split('\n').filter((l) => /^\| (volume|volumes)/.test(l));
-  expect(rows).toHaveLength(4);
+  const md = readFileSync(out, 'utf8');
+  const rows = md.split('\n').filter((l) => /^\| (volume|volumes|OpenStack)/.test(l));
+  // Nomad volume(id), Nomad volumes(first: 100), OpenStack volumes(first: 100), each at 1 and 50 connections.
+  expect(rows).toHaveLength(6);
+  // The OpenStack batch-strategy table: one row per batch size, each naming the faster strategy twice.
+  const strategy = md.split('\n').filter((l) => /^\| \d+ \|/.test(l));
+  expect(strategy.map((l) => l.split('|')[1]!.trim())).toEqual(['1', '2', '4', '8', '16', '32']);
+  for (const row of strategy) expect(row.match(/\| (shows|list) \|/g)).toHaveLength(2);
   for (const row of rows) {
     const cells = row.split('|').map((c) => c.trim());
     expect(cells.at(-2)).toBe('0'); // errors
