@@ -8,6 +8,7 @@
 import type { TokenSpec } from './acl';
 import type { AllocationSpec, PluginSpec } from './cluster';
 import { NotFoundError } from './state';
+import { controlRoute, parseControlBody } from '../common/control-request';
 
 /** What the control API drives (implemented by NomadSimulator). */
 export interface ControlTarget {
@@ -46,19 +47,10 @@ class BadInput extends Error {}
 
 /** Dispatches one control request. `path` is relative to `/_sim`. */
 export function handleControl(target: ControlTarget, method: string, path: string, rawBody: string): ControlResponse {
-  let body: Json = {};
-  if (rawBody.trim() !== '') {
-    try {
-      const parsed: unknown = JSON.parse(rawBody);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      body = parsed as Json;
-    } catch (e) {
-      return { status: 400, body: { error: `invalid JSON body: ${(e as Error).message}` } };
-    }
-  }
-  const seg = path.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
-  const route = `${method} ${seg.map((s, i) => (i === 1 ? ':id' : s)).join('/')}`;
-  const id = seg[1] ?? '';
+  const parsed = parseControlBody(rawBody);
+  if ('error' in parsed) return parsed.error;
+  const body = parsed.body as Json;
+  const { route, id, segments: seg } = controlRoute(method, path);
   try {
     switch (route) {
       case 'GET requests':

@@ -8,8 +8,9 @@
  */
 import { NomadSimulator } from './index';
 import { seedDemoCluster } from './demo';
+import { runStandalone } from '../common/standalone';
 
-async function main(): Promise<void> {
+async function main(): Promise<{ close(): Promise<void> }> {
   const variant = process.env.NOMAD_SIM_VARIANT === 'west' ? 'west' : 'east';
   const port = Number(process.env.PORT ?? 4646);
   const host = process.env.HOST ?? '127.0.0.1';
@@ -18,14 +19,7 @@ async function main(): Promise<void> {
   const url = await sim.listen(port, host);
   process.stdout.write(`nomad simulator (${variant}) listening on ${url}\n`);
   process.stdout.write(`  management token: ${tokens.managementToken}\n  analytics read-only token: ${tokens.readOnlyToken}\n`);
-  const stop = (): void => {
-    void sim.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  return sim;
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
-  process.exit(1);
-});
+runStandalone(main);

@@ -29,6 +29,7 @@ import {
 } from './routes/volumes';
 import { openStream, sendComplete, setMetaHeaders } from './server-io';
 import type { SimState } from './state';
+import { Sleeps } from '../common/sleeps';
 
 /** One request as received (control API excluded). */
 export interface RequestLogEntry {
@@ -90,7 +91,7 @@ export class SimServer {
   private latencyMs = 0;
   private readonly faults: FaultSpec[] = [];
   private readonly streams = new Set<() => void>();
-  private readonly sleeps = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  private readonly sleeps = new Sleeps();
   private closing = false;
   readonly ctx: SimContext;
   url = '';
@@ -133,11 +134,7 @@ export class SimServer {
   async close(): Promise<void> {
     this.closing = true;
     for (const end of [...this.streams]) end();
-    for (const s of [...this.sleeps]) {
-      clearTimeout(s.timer);
-      s.resolve();
-    }
-    this.sleeps.clear();
+    this.sleeps.wakeAll();
     const server = this.server;
     this.server = null;
     if (!server) return;
@@ -164,16 +161,7 @@ export class SimServer {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const s = {
-        timer: setTimeout(() => {
-          this.sleeps.delete(s);
-          resolve();
-        }, ms),
-        resolve,
-      };
-      this.sleeps.add(s);
-    });
+    return this.sleeps.sleep(ms);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

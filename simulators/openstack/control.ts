@@ -12,6 +12,7 @@ import type { AppCredSpec, ProjectSpec, UserSpec } from './keystone/identity';
 import type { Delays } from './options';
 import type { AttachNowOptions, SeedMessageSpec, SeedServerSpec, SeedSnapshotSpec, SeedVolumeSpec, VolumeTypeSpec } from './seeding';
 import { NotFoundError } from './state';
+import { controlRoute, parseControlBody } from '../common/control-request';
 
 /** What the control API drives (implemented by OpenStackSimulator). */
 export interface ControlTarget {
@@ -64,21 +65,11 @@ function service(v: unknown): Service {
 }
 
 export function handleControl(target: ControlTarget, method: string, path: string, rawBody: string): ControlResult {
-  let body: Json = {};
-  if (rawBody.trim() !== '') {
-    try {
-      const parsed: unknown = JSON.parse(rawBody);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      body = parsed as Json;
-    } catch (e) {
-      return { status: 400, body: { error: `invalid JSON body: ${(e as Error).message}` } };
-    }
-  }
-  const seg = path.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+  const parsed = parseControlBody(rawBody);
+  if ('error' in parsed) return parsed.error;
+  const body = parsed.body as Json;
   // Only these collections take an id in the second segment; `faults/attach`, `tokens/expire` are literal.
-  const withId = ['volumes', 'servers', 'unavailable'].includes(seg[0] ?? '');
-  const route = `${method} ${seg.map((s, i) => (i === 1 && withId ? ':id' : s)).join('/')}`;
-  const id = seg[1] ?? '';
+  const { route, id, segments: seg } = controlRoute(method, path, (c) => ['volumes', 'servers', 'unavailable'].includes(c));
   const created = (x: string): ControlResult => ({ status: 201, body: { id: x } });
   try {
     switch (route) {

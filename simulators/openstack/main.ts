@@ -7,8 +7,9 @@
  * Prints the URLs and the demo credentials; stops on SIGINT/SIGTERM.
  */
 import { OpenStackSimulator } from './index';
+import { runStandalone } from '../common/standalone';
 
-async function main(): Promise<void> {
+async function main(): Promise<{ close(): Promise<void> }> {
   const port = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
   const sim = new OpenStackSimulator({ region: process.env.OS_REGION ?? 'RegionOne' });
   const creds = sim.seedDemo();
@@ -24,14 +25,7 @@ async function main(): Promise<void> {
     `  application credential: id ${creds.applicationCredential.id} secret ${creds.applicationCredential.secret}`,
   ];
   process.stdout.write(`${out.join('\n')}\n`);
-  const stop = (): void => {
-    void sim.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  return sim;
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
-  process.exit(1);
-});
+runStandalone(main);

@@ -9,6 +9,7 @@ import { requestId } from '../ids';
 import { outageApplies, outageExhausted, toOutage, unavailableResponse, type Outage, type OutageSpec } from './outage';
 import { RequestLog } from './request-log';
 import { parseQuery, SERVICES, type Service, type SimRequest, type SimResponse } from './types';
+import { Sleeps } from '../../common/sleeps';
 
 export type Handler = (req: SimRequest) => Promise<SimResponse> | SimResponse;
 
@@ -31,7 +32,7 @@ export class HttpFront {
   private readonly servers = new Map<Service, http.Server>();
   private readonly latency = new Map<Service | '*', number>();
   private readonly outages = new Map<Service, Outage>();
-  private readonly sleeps = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  private readonly sleeps = new Sleeps();
   private closing = false;
 
   constructor(
@@ -70,11 +71,7 @@ export class HttpFront {
 
   async close(): Promise<void> {
     this.closing = true;
-    for (const s of this.sleeps) {
-      clearTimeout(s.timer);
-      s.resolve();
-    }
-    this.sleeps.clear();
+    this.sleeps.wakeAll();
     await Promise.all(
       [...this.servers.values()].map(
         (server) =>
@@ -102,16 +99,7 @@ export class HttpFront {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const s = {
-        timer: setTimeout(() => {
-          this.sleeps.delete(s);
-          resolve();
-        }, ms),
-        resolve,
-      };
-      this.sleeps.add(s);
-    });
+    return this.sleeps.sleep(ms);
   }
 
   private async handle(service: Service, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
