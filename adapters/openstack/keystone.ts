@@ -78,6 +78,8 @@ export class Keystone {
   readonly #o: KeystoneOptions;
   readonly #callers = new Map<string, { session: Session; until: number }>();
   #service: Promise<Session> | null = null;
+  /** The resolved service session's token, so {@link forget} can tell it apart without awaiting. */
+  #serviceToken: string | null = null;
 
   constructor(o: KeystoneOptions) {
     this.#o = o;
@@ -114,9 +116,16 @@ export class Keystone {
     return session;
   }
 
-  /** Forgets a caller token (after a 401 from Cinder or Nova: revoked before expiry). */
+  /**
+   * Forgets a token after a 401 from Cinder or Nova (revoked before expiry): a caller's cached
+   * validation, or the service session, which the next probe then re-authenticates.
+   */
   forget(token: string): void {
     this.#callers.delete(hash(token));
+    if (token === this.#serviceToken) {
+      this.#service = null;
+      this.#serviceToken = null;
+    }
   }
 
   /** The gateway's own session, for probes and watchers only. */
@@ -132,7 +141,9 @@ export class Keystone {
     this.#service ??= this.#authenticate(auth);
     const pending = this.#service;
     try {
-      return await pending;
+      const session = await pending;
+      if (this.#service === pending) this.#serviceToken = session.token;
+      return session;
     } catch (err) {
       if (this.#service === pending) this.#service = null;
       throw err;

@@ -142,6 +142,23 @@ export class OpenStackSimulator implements ControlTarget {
     t.expiresAt = Date.now() * 1000;
   }
 
+  /**
+   * Revokes every token of a user, as Keystone does when the user's password changes or the
+   * user is disabled; returns how many. (Cinder/Nova still trust a revoked token they validated
+   * within `tokenCacheMs`, like keystonemiddleware.)
+   */
+  revokeUserTokens(user: string): number {
+    const u = this.state.requireUser(user);
+    let n = 0;
+    for (const t of this.state.tokens.values()) {
+      if (t.userId === u.id && !t.revoked) {
+        t.revoked = true;
+        n++;
+      }
+    }
+    return n;
+  }
+
   // ── Seeding ─────────────────────────────────────────────────────────────────────────────
 
   /** Adds a volume type, e.g. `{ name: 'multiattach', extraSpecs: { multiattach: '<is> True' } }`. */

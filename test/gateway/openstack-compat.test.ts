@@ -288,6 +288,19 @@ describe("the gateway's own Keystone credential", () => {
     expect(tokenPosts(os)).toHaveLength(1);
   });
 
+  it('should drop a revoked service token after the 401 and authenticate again on the next probe', async () => {
+    // keystonemiddleware's validation cache off, so Cinder notices the revocation at once.
+    const os = await startOpenStack({ tokenCacheMs: 0 });
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' } })]);
+    expect((await readyz(gw)).status).toBe(200);
+    expect(os.sim.revokeUserTokens(OS.adminUser)).toBeGreaterThan(0);
+    const revoked = await readyz(gw);
+    expect(revoked.status).toBe(503);
+    expect(revoked.body.backends).toEqual([expect.objectContaining({ id: 'os', status: 'DOWN' })]);
+    expect((await readyz(gw)).body).toMatchObject({ ready: true, backends: [{ id: 'os', status: 'UP' }] });
+    expect(tokenPosts(os).map((r) => r.status)).toEqual([201, 201]);
+  });
+
   it('should never use the service token for callers: no X-Auth-Token answers UNAUTHENTICATED', async () => {
     const os = await startOpenStack();
     os.sim.seedVolume({ project: os.demo, name: 'private', size: 1 });
