@@ -14,13 +14,18 @@ import { createContext, type GatewayContext } from './context';
 import { createFormatError, formatPartial } from './errors';
 import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
-import { OperationTracker, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
+import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
 import { createGraphiQLHandler } from './graphiql';
 import { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
+import { connectRedis, type GatewayRedis, type RedisHealth } from './redis';
 
 export interface GatewayOptions {
-  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs'>>;
+  /**
+   * With `redis` (scale-out) the default tracker keeps its records in Redis, `/readyz` reports
+   * it, and `stop()` closes the connection after in-flight work. Without it records stay in memory.
+   */
+  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis'>>;
   registry: BackendRegistry;
   logger: Logger;
   /** Served at `/metrics`; pass the instance the registry's transport reports to. @default a new one */
@@ -72,10 +77,18 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extra: Rec
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
+  const redis: GatewayRedis | undefined = o.config.redis ? connectRedis(o.config.redis, o.logger) : undefined;
   const operations =
     o.operations ??
     new OperationTracker({
       ...o.operationOptions,
+      store: redis
+        ? new RedisOperationStore({
+            client: redis.client,
+            keyPrefix: redis.keyPrefix,
+            onError: (op, err) => o.logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis operation store failed; using this replica\'s copy'),
+          })
+        : undefined,
       onChange: (r, previous) => {
         if (previous === r.state) return;
         metrics.trackedOperations.inc({ kind: r.kind, state: r.state });
@@ -166,9 +179,13 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     }
   };
 
-  const readiness = async (): Promise<{ ready: boolean; backends: unknown[] }> => {
-    const checks = await Promise.all(o.registry.all.map(async (b) => ({ id: b.id, kind: b.kind, ...(await b.health()) })));
-    return { ready: checks.every((c) => c.status === 'UP'), backends: checks };
+  const notConfigured: RedisHealth = { status: 'NOT_CONFIGURED', latencyMs: null, message: 'Redis is not configured (REDIS_URL): operation records are kept in this process only' };
+  const readiness = async (): Promise<{ ready: boolean; backends: unknown[]; redis: RedisHealth }> => {
+    const [checks, redisHealth] = await Promise.all([
+      Promise.all(o.registry.all.map(async (b) => ({ id: b.id, kind: b.kind, ...(await b.health()) }))),
+      redis ? redis.health() : notConfigured,
+    ]);
+    return { ready: checks.every((c) => c.status === 'UP') && redisHealth.status !== 'DOWN', backends: checks, redis: redisHealth };
   };
 
   const graphiql = createGraphiQLHandler({ endpointPath: '/graphql' });
@@ -205,6 +222,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.config.port, o.config.host, () => resolve());
+  }).catch(async (err: unknown) => {
+    await redis?.close();
+    throw err;
   });
   const port = (server.address() as AddressInfo).port;
   const shownHost = o.config.host === '0.0.0.0' || o.config.host === '::' ? 'localhost' : o.config.host;
@@ -231,6 +251,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       await apollo.stop();
       // Pollers stop with the process; records keep their last state.
       await operations.close();
+      await redis?.close();
       await o.registry.close();
     },
   };

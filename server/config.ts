@@ -61,6 +61,19 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** On SIGTERM, how long in-flight requests may take before connections are cut. @default 10000 (env `SHUTDOWN_GRACE_MS`) */
   shutdownGraceMs: number;
+  /** Shared store for scale-out (operation records). @default none: records stay in this process */
+  redis?: RedisConfig;
+}
+
+/** A Redis server shared by the replicas (file key `redis`). */
+export interface RedisConfig {
+  /**
+   * `redis://[user:password@]host[:port][/db]` or `rediss://…` (TLS). May carry a password, so it
+   * is never logged or echoed in errors. (env `REDIS_URL`, file `redis.url`)
+   */
+  url: string;
+  /** Prefix of every key the gateway writes; replicas sharing records use the same one. @default 'vg:' (env `REDIS_KEY_PREFIX`, file `redis.keyPrefix`) */
+  keyPrefix: string;
 }
 
 /** Configuration is wrong; `setting` names the variable or file key. */
@@ -97,6 +110,37 @@ function url(value: unknown, setting: string): string {
   if (u.username || u.password) throw new ConfigError(setting, 'must not carry credentials; use the token setting');
   if (u.search || u.hash) throw new ConfigError(setting, 'must not have a query or fragment');
   return value.replace(/\/+$/, '');
+}
+
+/** A Redis URL, checked without ever echoing it (it may carry a password). */
+function redisUrl(value: unknown, setting: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(setting, 'must be a URL string, e.g. redis://redis.example.com:6379');
+  let u: URL;
+  try {
+    u = new URL(value.trim());
+  } catch {
+    throw new ConfigError(setting, 'is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)');
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new ConfigError(setting, `must be redis:// or rediss:// (got ${u.protocol})`);
+  if (!u.hostname) throw new ConfigError(setting, 'needs a host');
+  if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname)) throw new ConfigError(setting, 'path must be empty or a database number, e.g. /0');
+  if (u.search || u.hash) throw new ConfigError(setting, 'must not have a query or fragment');
+  return value.trim();
+}
+
+function redis(env: NodeJS.ProcessEnv, file: Record<string, unknown>): RedisConfig | undefined {
+  const raw = file.redis;
+  if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) throw new ConfigError('redis', 'must be an object like { "url": "redis://host:6379" }');
+  const f = (raw ?? {}) as Record<string, unknown>;
+  const envUrl = env.REDIS_URL?.trim() ? env.REDIS_URL : undefined;
+  if (envUrl === undefined && f.url === undefined) {
+    if (raw !== undefined && raw !== null) throw new ConfigError('redis.url', 'is missing');
+    return undefined;
+  }
+  const keyPrefix = env.REDIS_KEY_PREFIX ?? f.keyPrefix ?? 'vg:';
+  const prefixSetting = env.REDIS_KEY_PREFIX !== undefined ? 'REDIS_KEY_PREFIX' : 'redis.keyPrefix';
+  if (typeof keyPrefix !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(keyPrefix)) throw new ConfigError(prefixSetting, 'must be 1-64 printable characters without spaces');
+  return { url: envUrl !== undefined ? redisUrl(envUrl, 'REDIS_URL') : redisUrl(f.url, 'redis.url'), keyPrefix };
 }
 
 function backend(raw: Record<string, unknown>, where: string): BackendConfig {
@@ -244,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   }
   const logLevel = (env.LOG_LEVEL ?? file.logLevel ?? 'info') as GatewayConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const redisConfig = redis(env, file);
   return {
     port: int(env.PORT ?? file.port ?? 4000, 'PORT', 0, 65535),
     host: String(env.HOST ?? file.host ?? '0.0.0.0'),
@@ -252,5 +297,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     maxBodyBytes: int(env.MAX_BODY_BYTES ?? file.maxBodyBytes ?? 1_048_576, 'MAX_BODY_BYTES', 1024, 64 * 1_048_576),
     shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS ?? file.shutdownGraceMs ?? 10_000, 'SHUTDOWN_GRACE_MS', 0, 600_000),
     backends,
+    ...(redisConfig ? { redis: redisConfig } : {}),
   };
 }

@@ -24,6 +24,7 @@ Options:
 Environment (wins over the file): PORT (4000), HOST (0.0.0.0), LOG_LEVEL (info),
   GATEWAY_BACKENDS=id=nomad@URL,...   GATEWAY_BACKEND_<ID>_TOKEN, _TIMEOUT_MS, ...
   NOMAD_ADDR / NOMAD_TOKEN            a single Nomad backend with id "nomad"
+  REDIS_URL=redis://host:6379         share operation records between replicas
 With no backend configured, two simulated Nomad clusters with demo data are started.
 See docs/configuration.md.`;
 

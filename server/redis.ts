@@ -1,0 +1,110 @@
+/**
+ * The gateway's Redis connection (scale-out, docs/scaling.md): one ioredis client per process,
+ * its readiness check and its shutdown. Redis trouble is logged, reported by `/readyz`, and never
+ * crashes the process: ioredis reports connection failures as 'error' events, which are handled
+ * here, and reconnects by itself.
+ *
+ * The URL may carry a password: it is never logged; {@link redactRedisUrl} is what logs show.
+ */
+import { Redis } from 'ioredis';
+import type { RedisConfig } from './config';
+import type { Logger } from './logger';
+
+/** What `/readyz` reports about Redis. */
+export interface RedisHealth {
+  /** `UP` when PING answered; `DOWN` otherwise; `NOT_CONFIGURED` without `REDIS_URL` (never fails readiness). */
+  status: 'UP' | 'DOWN' | 'NOT_CONFIGURED';
+  /** Round trip of the PING in ms; null when it did not answer or Redis is not configured. */
+  latencyMs: number | null;
+  message: string;
+}
+
+/** A Redis connection owned by one gateway. */
+export interface GatewayRedis {
+  readonly client: Redis;
+  readonly keyPrefix: string;
+  /** PING with a deadline; never rejects. */
+  health(): Promise<RedisHealth>;
+  /** QUIT (or drop the connection if Redis is gone); never rejects. */
+  close(): Promise<void>;
+}
+
+/** Deadline of one Redis command, PING included. */
+const COMMAND_TIMEOUT_MS = 2000;
+
+/** The URL for logs: `redis://***@host:port/db`, never the password (nor the user name). */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const auth = u.username || u.password ? '***@' : '';
+    return `${u.protocol}//${auth}${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid Redis URL)';
+  }
+}
+
+/** An error's message for logs, with anything URL-like that could carry credentials removed. */
+function describe(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/rediss?:\/\/\S+/g, (m) => redactRedisUrl(m));
+}
+
+/** Connects (in the background: the gateway starts even while Redis is down) and logs state changes once each. */
+export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis {
+  const where = redactRedisUrl(config.url);
+  const client = new Redis(config.url, {
+    // Fail commands instead of queueing them for long while Redis is away; the store falls back.
+    maxRetriesPerRequest: 1,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: 5000,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+    // Connection names show up in CLIENT LIST; the process id tells replicas on one host apart.
+    connectionName: `volume-gateway-${process.pid}`,
+  });
+  let lastError: string | null = null;
+  let down = false;
+  client.on('error', (err: unknown) => {
+    const message = describe(err);
+    // Reconnect attempts repeat the same error; log it when it changes.
+    if (message !== lastError) logger.warn({ redis: where, err: message }, 'redis error');
+    lastError = message;
+    down = true;
+  });
+  client.on('ready', () => {
+    if (down) logger.info({ redis: where }, 'redis connection restored');
+    else logger.info({ redis: where }, 'redis connected');
+    down = false;
+    lastError = null;
+  });
+  let closing = false;
+  return {
+    client,
+    keyPrefix: config.keyPrefix,
+    async health() {
+      // While reconnecting (or closed) a PING would only wait in the offline queue: DOWN at once.
+      // While first connecting it waits (at most the command deadline) for the answer.
+      if (client.status !== 'ready' && client.status !== 'connecting' && client.status !== 'connect') {
+        return { status: 'DOWN', latencyMs: null, message: `not connected (${client.status})${lastError ? `: ${lastError}` : ''}` };
+      }
+      const started = process.hrtime.bigint();
+      try {
+        await client.ping();
+        const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
+        return { status: 'UP', latencyMs, message: `PING answered by ${where}` };
+      } catch (err) {
+        return { status: 'DOWN', latencyMs: null, message: `PING failed: ${describe(err)}` };
+      }
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      try {
+        if (client.status === 'ready') await client.quit();
+        else client.disconnect();
+      } catch {
+        client.disconnect();
+      }
+      logger.info({ redis: where }, 'redis connection closed');
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Operation records in Redis, so every replica behind a load balancer can answer
+ * `operation(id)` for an operation another replica started (docs/scaling.md).
+ *
+ * One key per record, `<keyPrefix>operation:<id>`, holding the record as JSON. A finished record
+ * expires `retentionMs` after it finished (the memory store's retention); a running one expires
+ * `retentionMs` after its deadline, so the record of a replica that died mid-poll does not stay
+ * forever.
+ *
+ * Redis trouble never fails a caller's mutation and never rejects from `put`: every record this
+ * process writes is also kept in a local {@link MemoryOperationStore}, and `get` answers from it
+ * when Redis fails (or holds an older copy). Only a record this replica never saw, read while
+ * Redis is unreachable, is an error (`BACKEND_UNAVAILABLE`, retryable).
+ *
+ * The client is the caller's: this store never connects or closes it.
+ */
+import type { Redis } from 'ioredis';
+import { BackendUnavailableError } from '../../adapters/errors';
+import { MemoryOperationStore, type OperationStore } from './store';
+import { TERMINAL, type OperationRecord } from './types';
+
+/** Options of {@link RedisOperationStore}. */
+export interface RedisOperationStoreOptions {
+  /** A connected (or connecting) ioredis client; the caller owns its lifecycle. */
+  client: Redis;
+  /** Prefix of every key this store writes; replicas sharing records must use the same one. @default 'vg:' */
+  keyPrefix?: string;
+  /** How long a finished operation stays readable (also the grace after a running one's deadline). @default 3600000 (1 h) */
+  retentionMs?: number;
+  /** Most records kept in the local fallback copy. @default 10000 */
+  maxLocalRecords?: number;
+  /** Called when a Redis read or write fails (the server logs it). Must not throw. @default none */
+  onError?: (op: 'put' | 'get', err: unknown) => void;
+}
+
+/** Default key prefix of {@link RedisOperationStore}. */
+export const DEFAULT_REDIS_KEY_PREFIX = 'vg:';
+
+export class RedisOperationStore implements OperationStore {
+  readonly #client: Redis;
+  readonly #prefix: string;
+  readonly #retentionMs: number;
+  readonly #local: MemoryOperationStore;
+  readonly #onError: (op: 'put' | 'get', err: unknown) => void;
+
+  constructor(o: RedisOperationStoreOptions) {
+    this.#client = o.client;
+    this.#prefix = o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
+    this.#retentionMs = o.retentionMs ?? 3_600_000;
+    this.#local = new MemoryOperationStore({ retentionMs: this.#retentionMs, maxRecords: o.maxLocalRecords ?? 10_000 });
+    this.#onError = o.onError ?? (() => {});
+  }
+
+  /** The Redis key of a record (exposed for tests and operators). */
+  key(id: string): string {
+    return `${this.#prefix}operation:${id}`;
+  }
+
+  /** Milliseconds a record should live from now: retention after it finished, or after its deadline while it runs. */
+  ttlMs(r: OperationRecord, now = Date.now()): number {
+    const from = TERMINAL.has(r.state) ? r.updatedAt : Math.max(r.deadline, now);
+    return Math.max(1, from + this.#retentionMs - now);
+  }
+
+  async put(r: OperationRecord): Promise<void> {
+    await this.#local.put(r);
+    if (this.#down()) return;
+    try {
+      await this.#client.set(this.key(r.id), JSON.stringify(r), 'PX', this.ttlMs(r));
+    } catch (err) {
+      this.#onError('put', err);
+    }
+  }
+
+  async get(id: string): Promise<OperationRecord | null> {
+    const local = this.#fresh(await this.#local.get(id));
+    let remote: OperationRecord | null;
+    try {
+      if (this.#down()) throw new Error('Redis is not connected');
+      const text = await this.#client.get(this.key(id));
+      remote = text === null ? null : (JSON.parse(text) as OperationRecord);
+    } catch (err) {
+      if (!this.#down()) this.#onError('get', err);
+      if (local) return local;
+      throw new BackendUnavailableError('operation records are unavailable: the shared store (Redis) does not answer', { cause: err });
+    }
+    if (remote && local) return remote.updatedAt >= local.updatedAt ? remote : local;
+    return remote ?? local;
+  }
+
+  /**
+   * Known to be away (between reconnect attempts, or closed): skip Redis instead of waiting for
+   * the command deadline. The connection's own 'error' events already report the outage.
+   */
+  #down(): boolean {
+    const s = this.#client.status;
+    return s === 'reconnecting' || s === 'close' || s === 'end';
+  }
+
+  /** The local copy unless it finished longer ago than retention (the memory store evicts only on writes). */
+  #fresh(r: OperationRecord | null): OperationRecord | null {
+    if (r && TERMINAL.has(r.state) && Date.now() - r.updatedAt > this.#retentionMs) return null;
+    return r;
+  }
+}

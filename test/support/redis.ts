@@ -1,0 +1,83 @@
+/**
+ * A real redis-server (Debian package `redis-server`, installed by scripts/system-deps.sh) on a
+ * free loopback port, without persistence, for the scale-out tests. `stopRedisServers()` stops
+ * every server started here.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+
+export const REDIS_SERVER = '/usr/bin/redis-server';
+
+export interface RedisServerUnderTest {
+  port: number;
+  /** `redis://127.0.0.1:<port>` (with `:password@` when started with one). */
+  url: string;
+  process: ChildProcess;
+  /** SIGKILL (a crash, not a shutdown); resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM; resolves once the process is gone. */
+  stop(): Promise<void>;
+}
+
+const running = new Set<RedisServerUnderTest>();
+// A test process that dies without afterAll must not leave servers behind.
+process.once('exit', () => {
+  for (const s of running) s.process.kill('SIGKILL');
+});
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+async function startOnce(port: number, password: string | undefined): Promise<RedisServerUnderTest | null> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'];
+  if (password) args.push('--requirepass', password);
+  const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = once(child, 'exit');
+  const ready = new Promise<boolean>((resolve) => {
+    const onData = (d: Buffer): void => {
+      out += d.toString();
+      if (/Ready to accept connections/.test(out)) resolve(true);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(() => resolve(false));
+  });
+  if (!(await ready)) {
+    // Most likely the port was taken between choosing and binding it: the caller retries.
+    if (/Address already in use/i.test(out)) return null;
+    throw new Error(`redis-server did not start:\n${out}`);
+  }
+  const gone = async (signal: NodeJS.Signals): Promise<void> => {
+    running.delete(server);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      await exited;
+    }
+  };
+  const server: RedisServerUnderTest = { port, url: `redis://${password ? `:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}`, process: child, kill: () => gone('SIGKILL'), stop: () => gone('SIGTERM') };
+  running.add(server);
+  return server;
+}
+
+/** Starts redis-server on a free loopback port (no persistence, not daemonized), with `requirepass` when `password` is given. */
+export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServerUnderTest> {
+  if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: run scripts/system-deps.sh (Debian package redis-server)`);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const server = await startOnce(await freePort(), options.password);
+    if (server) return server;
+  }
+  throw new Error('redis-server: no free port after 5 attempts');
+}
+
+/** Stops every redis-server this module started (afterAll). */
+export async function stopRedisServers(): Promise<void> {
+  await Promise.all([...running].map((s) => s.stop()));
+}
