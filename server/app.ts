@@ -15,7 +15,7 @@ import { createFormatError, formatPartial } from './errors';
 import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
 import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
-import { createGraphiQLHandler } from './graphiql';
+import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
 import { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 import { connectRedis, type GatewayRedis, type RedisHealth } from './redis';
@@ -34,6 +34,8 @@ export interface GatewayOptions {
   operations?: OperationTracker;
   /** Poll settings of the default tracker. */
   operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
+  /** GraphiQL page settings (demo mode pre-fills the demo headers). @default the page's defaults */
+  graphiql?: Omit<GraphiQLHandlerOptions, 'endpointPath'>;
 }
 
 export interface RunningGateway {
@@ -188,7 +190,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     return { ready: checks.every((c) => c.status === 'UP') && redisHealth.status !== 'DOWN', backends: checks, redis: redisHealth };
   };
 
-  const graphiql = createGraphiQLHandler({ endpointPath: '/graphql' });
+  const graphiql = createGraphiQLHandler({ ...o.graphiql, endpointPath: '/graphql' });
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     // A browser asking for HTML at /graphql gets the bundled IDE; everything else is GraphQL.

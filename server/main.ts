@@ -59,14 +59,17 @@ async function main(argv: string[]): Promise<void> {
     metrics.recordCall(r);
     logger.debug(r, 'backend call');
   });
-  const gateway: RunningGateway = await startGateway({ config, registry, logger, metrics });
+  const gateway: RunningGateway = await startGateway({ config, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders } } : {}) });
   logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
   console.log(`Volume gateway ready at ${gateway.url}`);
   if (demo) {
-    console.log('Demo mode: serving two simulated Nomad clusters with demo data.');
+    console.log('Demo mode: serving two simulated Nomad clusters and one OpenStack region with demo data.');
     for (const [id, t] of Object.entries(demo.tokens)) {
       console.log(`  ${id}: X-Nomad-Token-${id}: ${t.management}   (management, demo only)`);
     }
+    const os = demo.openstack;
+    console.log(`  ${os.backend}: X-Auth-Token: ${os.token}   (Keystone token of user ${os.username}, project ${os.project}; demo only)`);
+    console.log(`  ${os.backend}: Keystone at ${os.keystoneUrl} (user ${os.username}, password ${os.password})`);
   }
   // A stray rejection is a bug to log, not a reason to drop every in-flight request.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
