@@ -247,6 +247,8 @@ export interface VolumeBackend {
   getServers(scope: string, ids: readonly string[], o: CallOptions): Promise<Map<string, OpenStackServer>>;
   listServers(scope: string, limit: number, token: string | null, o: CallOptions): Promise<OpaquePage<OpenStackServer>>;
   listServerVolumeAttachments(scope: string, serverId: string, o: CallOptions): Promise<ServerVolumeAttachment[]>;
+  /** One volume's attachment to a server, or null when Nova has none. */
+  getServerVolumeAttachment(scope: string, serverId: string, volumeId: string, o: CallOptions): Promise<ServerVolumeAttachment | null>;
   updateServerVolumeAttachment(scope: string, serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>>;
   listExternalVolumes(pluginId: string, namespace: string, limit: number, token: string | null, o: CallOptions): Promise<OpaquePage<ExternalVolume>>;
   createSnapshot(spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>>;
@@ -325,6 +327,9 @@ export abstract class BaseBackend implements VolumeBackend {
     return this.unsupported('servers');
   }
   listServerVolumeAttachments(_s: string, _id: string, _o: CallOptions): Promise<ServerVolumeAttachment[]> {
+    return this.unsupported('server volume attachments');
+  }
+  getServerVolumeAttachment(_s: string, _sid: string, _v: string, _o: CallOptions): Promise<ServerVolumeAttachment | null> {
     return this.unsupported('server volume attachments');
   }
   updateServerVolumeAttachment(_s: string, _sid: string, _v: string, _c: { newVolumeId?: string; deleteOnTermination?: boolean }, _o: CallOptions): Promise<Accepted<void>> {

@@ -9,7 +9,7 @@ import type { ServerRef } from './server-ref';
 /** The caller's project on an OpenStack backend: servers are addressed within it. */
 const load = (ctx: GatewayContext, s: ServerRef) => ctx.loaders.server.load({ backend: s.backend, scope: s.scope, id: s.id });
 
-export const serverQueries: Pick<QueryResolvers, 'servers' | 'server'> = {
+export const serverQueries: Pick<QueryResolvers, 'servers' | 'server' | 'serverVolumeAttachment'> = {
   servers: async (_p, { backend, first, after }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
     const size = pageSize(first, 50);
@@ -31,6 +31,10 @@ export const serverQueries: Pick<QueryResolvers, 'servers' | 'server'> = {
     ctx.loaders.server.prime({ backend: b.id, scope: s.projectId, id: s.id }, s);
     return { kind: 'OpenStackServer', backend: b.id, scope: s.projectId, id: s.id };
   },
+  serverVolumeAttachment: async (_p, { backend, serverId, volumeId }, ctx) => {
+    const b = ctx.registry.forArgument(backend, 'backend');
+    return b.getServerVolumeAttachment('', safeIdentifier(serverId, 'serverId'), safeIdentifier(volumeId, 'volumeId'), ctx.call(b.id));
+  },
 };
 
 export const openStackServerType: OpenStackServerResolvers = {
@@ -38,7 +42,7 @@ export const openStackServerType: OpenStackServerResolvers = {
   name: async (s, _a, ctx) => (await load(ctx, s))?.name ?? null,
   status: async (s, _a, ctx) => (await load(ctx, s))?.status ?? null,
   vmState: async (s, _a, ctx) => (await load(ctx, s))?.vmState ?? null,
-  volumeAttachments: (s, _a, ctx) => ctx.registry.forId(s.backend).listServerVolumeAttachments(s.scope, s.id, ctx.call(s.backend)),
+  volumeAttachments: (s, _a, ctx) => ctx.loaders.serverAttachments.load({ backend: s.backend, scope: s.scope, id: s.id }),
 };
 
 export const serverVolumeAttachmentType: ServerVolumeAttachmentResolvers = {

@@ -5,7 +5,7 @@
  */
 import DataLoader from 'dataloader';
 import type { CallOptions } from '../adapters/backend';
-import type { BackendHealth, OpenStackServer, Plugin, Volume, VolumeRef } from '../adapters/model';
+import type { BackendHealth, OpenStackServer, Plugin, ServerVolumeAttachment, Volume, VolumeRef } from '../adapters/model';
 import { mapWithConcurrency } from '../adapters/concurrency';
 import type { BackendRegistry } from './registry';
 
@@ -23,6 +23,11 @@ export interface Loaders {
   health: DataLoader<string, BackendHealth>;
   /** OpenStack servers (Nova), batched per backend and project. */
   server: DataLoader<ServerKey, OpenStackServer | null, string>;
+  /**
+   * Each server's Nova volume attachments. Nova lists them per server only, so a batch is one
+   * call per server; they all resolve together, so the volumes they name load as one batch.
+   */
+  serverAttachments: DataLoader<ServerKey, ServerVolumeAttachment[], string>;
 }
 
 export interface ServerKey {
@@ -44,6 +49,7 @@ function groupBy<K>(keys: readonly K[], by: (k: K) => string): Map<string, Array
 
 const volumeKey = (r: VolumeRef): string => `${r.backend}\u0000${r.namespace}\u0000${r.nativeId}`;
 const pluginKey = (r: PluginRef): string => `${r.backend}\u0000${r.nativeId}`;
+const serverKey = (k: ServerKey): string => `${k.backend}\u0000${k.scope}\u0000${k.id}`;
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /**
@@ -88,8 +94,9 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
         );
         return out;
       },
-      { cacheKeyFn: (k) => `${k.backend}\u0000${k.scope}\u0000${k.id}` },
+      { cacheKeyFn: serverKey },
     ),
+    serverAttachments: new DataLoader((keys) => read(keys, (k) => registry.forId(k.backend).listServerVolumeAttachments(k.scope, k.id, call(k.backend))), { cacheKeyFn: serverKey }),
     plugin: new DataLoader((refs) => read(refs, (r) => registry.forId(r.backend).getPlugin(r.nativeId, call(r.backend))), { cacheKeyFn: pluginKey }),
     health: new DataLoader((ids) => read(ids, (id) => registry.forId(id).health())),
   };

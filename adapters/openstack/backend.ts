@@ -548,6 +548,21 @@ export class OpenStackBackend extends BaseBackend {
     return (data?.volumeAttachments ?? []).map((a) => toServerVolumeAttachment(this.id, scope, a));
   }
 
+  override async getServerVolumeAttachment(scope: string, serverId: string, volumeId: string, o: CallOptions): Promise<ServerVolumeAttachment | null> {
+    const sid = uuid(serverId, 'serverId');
+    const vid = uuid(volumeId, 'volumeId');
+    // Nova answers within the token's project: that is the scope when the caller names none.
+    const project = scope || (await this.#c.session(o)).projectId;
+    try {
+      const { data } = await req.showServerVolumeAttachment(this.#c, sid, vid, o);
+      return data ? toServerVolumeAttachment(this.id, project, data.volumeAttachment) : null;
+    } catch (err) {
+      // Nova answers 404 both for an unknown server and for a volume not attached to it.
+      if (isStatus(err, 404)) return null;
+      throw err;
+    }
+  }
+
   override async updateServerVolumeAttachment(_scope: string, serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>> {
     const sid = uuid(serverId, 'input.serverId');
     const vid = uuid(volumeId, 'input.volumeId');

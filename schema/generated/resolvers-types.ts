@@ -829,6 +829,8 @@ export type Query = {
   plugins: PluginConnection;
   /** OpenStack: one server. */
   server?: Maybe<OpenStackServer>;
+  /** OpenStack: one volume's attachment to a server as Nova shows it (null when it has none). */
+  serverVolumeAttachment?: Maybe<ServerVolumeAttachment>;
   /** OpenStack: the caller's servers (Nova). */
   servers: OpenStackServerConnection;
   /** Snapshots: of a plugin (Nomad, plugin required) or of the caller's project (OpenStack). */
@@ -895,6 +897,13 @@ export type QueryPluginsArgs = {
 export type QueryServerArgs = {
   backend: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryServerVolumeAttachmentArgs = {
+  backend: Scalars['ID']['input'];
+  serverId: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
 
@@ -1867,6 +1876,7 @@ export type QueryResolvers<ContextType = GatewayContext, ParentType extends Reso
   plugin?: Resolver<Maybe<ResolversTypes['Plugin']>, ParentType, ContextType, RequireFields<QueryPluginArgs, 'id'>>;
   plugins?: Resolver<ResolversTypes['PluginConnection'], ParentType, ContextType, RequireFields<QueryPluginsArgs, 'first'>>;
   server?: Resolver<Maybe<ResolversTypes['OpenStackServer']>, ParentType, ContextType, RequireFields<QueryServerArgs, 'backend' | 'id'>>;
+  serverVolumeAttachment?: Resolver<Maybe<ResolversTypes['ServerVolumeAttachment']>, ParentType, ContextType, RequireFields<QueryServerVolumeAttachmentArgs, 'backend' | 'serverId' | 'volumeId'>>;
   servers?: Resolver<ResolversTypes['OpenStackServerConnection'], ParentType, ContextType, RequireFields<QueryServersArgs, 'backend' | 'first'>>;
   snapshots?: Resolver<ResolversTypes['SnapshotConnection'], ParentType, ContextType, RequireFields<QuerySnapshotsArgs, 'backend' | 'first'>>;
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType, RequireFields<QueryVolumeArgs, 'id'>>;

@@ -117,11 +117,30 @@ describe('OpenStack volumes through the gateway', () => {
     expect(nova.microversion).toMatch(/^compute 2\.\d+$/);
   });
 
-  it('should list servers and their Nova volume attachments', async () => {
+  it('should list servers, their Nova volume attachments and those volumes in a bounded number of calls', async () => {
+    os.sim.clearRequests();
     const res = await gw.gql(`query { servers(backend: "os", first: 20) { nodes { id name status volumeAttachments { volumeId device attachmentId volume { name status } } } } }`, {}, auth);
     expect(res.body.errors).toBeUndefined();
     const web0 = res.body.data.servers.nodes.find((s: any) => s.name === 'web-0');
     expect(web0.volumeAttachments).toEqual([expect.objectContaining({ device: '/dev/vdb', volume: { name: 'data-0', status: 'IN_USE' } })]);
+    // One server list, one attachment list per server (Nova has no cross-server listing), and the
+    // ten volumes in one batched Cinder list-detail (>= the batch threshold): 1 + 10 + 1.
+    const calls = os.sim.requests().filter((r) => r.service !== 'keystone' && !/^\/(v3|v2\.1)\/?$/.test(r.path)).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{32,36}/g, ':id')}`);
+    expect(calls.filter((c) => c === 'GET /v2.1/servers/detail')).toHaveLength(1);
+    expect(calls.filter((c) => c === 'GET /v2.1/servers/:id/os-volume_attachments')).toHaveLength(10);
+    expect(calls.filter((c) => c.startsWith('GET /v3/:id/volumes'))).toEqual(['GET /v3/:id/volumes/detail']);
+    expect(calls).toHaveLength(12);
+  });
+
+  it('should show one server volume attachment (Nova show), and null when there is none', async () => {
+    const q = `query($s: ID!, $v: ID!) { serverVolumeAttachment(backend: "os", serverId: $s, volumeId: $v) { volumeId device server { name } volume { name } } }`;
+    const res = await gw.gql(q, { s: servers[3], v: vols[3] }, auth);
+    expect(res.body).toEqual({ data: { serverVolumeAttachment: { volumeId: vols[3], device: '/dev/vde', server: { name: 'web-3' }, volume: { name: 'data-3' } } } });
+    expect(os.sim.requests().some((r) => r.method === 'GET' && r.path.endsWith(`/os-volume_attachments/${vols[3]}`))).toBe(true);
+    const none = await gw.gql(q, { s: servers[3], v: vols[4] }, auth);
+    expect(none.body).toEqual({ data: { serverVolumeAttachment: null } });
+    const bad = await gw.gql(q, { s: '../x', v: vols[4] }, auth);
+    expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });
 
