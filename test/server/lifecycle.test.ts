@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { encodeGlobalId } from '../../adapters/ids';
+import { DEMO_OPENSTACK_TOKEN } from '../../server/demo';
 
 const root = join(__dirname, '..', '..');
 
@@ -22,6 +24,40 @@ describe('process lifecycle', () => {
       const body = (await inFlight) as any;
       expect(body.errors).toBeUndefined();
       expect(body.data.volumes.nodes).toHaveLength(2);
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(out).toContain('"msg":"shutting down"');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('should stop a tracked operation\'s poller on SIGTERM and still exit 0', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = once(child, 'exit');
+    try {
+      for (let i = 0; i < 300 && !/Keystone at/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      const url = /ready at (\S+)/.exec(out)![1]!;
+      const keystone = new URL(/Keystone at (\S+)/.exec(out)![1]!);
+      // Demo region: db-data (…02) on server db-1 (…01). Its detach will stay `detaching`.
+      const projectId = 'c0bcf3baf0154b5bb4dd2f8ed959cdd6';
+      const volumeId = 'd0000000-0000-4000-8000-000000000002';
+      const stuck = await fetch(`${keystone.origin}/_sim/faults/detach`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ volumeId }) });
+      expect(stuck.status).toBe(200);
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth-token': DEMO_OPENSTACK_TOKEN },
+        body: JSON.stringify({
+          query: 'mutation($v: ID!, $s: String!) { detachVolume(input: { volumeId: $v, serverId: $s }) { operation { id state } } }',
+          variables: { v: encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: projectId, nativeId: volumeId }), s: 'a0000000-0000-4000-8000-000000000001' },
+        }),
+      });
+      const body = (await res.json()) as any;
+      expect(body.errors).toBeUndefined();
+      expect(['PENDING', 'RUNNING']).toContain(body.data.detachVolume.operation.state);
+      child.kill('SIGTERM');
       const [code] = await exited;
       expect(code).toBe(0);
       expect(out).toContain('"msg":"shutting down"');
