@@ -23,3 +23,13 @@ export function controlRoute(method: string, path: string, hasId: (collection: s
   const withId = hasId(seg[0] ?? '');
   return { route: `${method} ${seg.map((s, i) => (i === 1 && withId ? ':id' : s)).join('/')}`, id: seg[1] ?? '', segments: seg };
 }
+
+/** The answer to a route no `case` took. */
+export function unknownControlRoute(method: string, segments: readonly string[]): { status: 404; body: { error: string } } {
+  return { status: 404, body: { error: `unknown control route: ${method} /_sim/${segments.join('/')}` } };
+}
+
+/** The answer to a control call that threw: 404 for an unknown id (`notFound`), else 400. */
+export function controlFailure(e: unknown, notFound: (e: unknown) => boolean): { status: 400 | 404; body: { error: string } } {
+  return { status: notFound(e) ? 404 : 400, body: { error: (e as Error).message } };
+}

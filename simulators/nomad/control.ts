@@ -8,7 +8,7 @@
 import type { TokenSpec } from './acl';
 import type { AllocationSpec, PluginSpec } from './cluster';
 import { NotFoundError } from './state';
-import { controlRoute, parseControlBody } from '../common/control-request';
+import { controlFailure, controlRoute, parseControlBody, unknownControlRoute } from '../common/control-request';
 
 /** What the control API drives (implemented by NomadSimulator). */
 export interface ControlTarget {
@@ -111,11 +111,10 @@ export function handleControl(target: ControlTarget, method: string, path: strin
         return { status: 200, body: target.seedDemo(variant) };
       }
       default:
-        return { status: 404, body: { error: `unknown control route: ${method} /_sim/${seg.join('/')}` } };
+        return unknownControlRoute(method, seg);
     }
   } catch (e) {
-    if (e instanceof NotFoundError) return { status: 404, body: { error: e.message } };
-    return { status: 400, body: { error: (e as Error).message } };
+    return controlFailure(e, (x) => x instanceof NotFoundError);
   }
 }
 

@@ -30,6 +30,7 @@ import {
 import { openStream, sendComplete, setMetaHeaders } from './server-io';
 import type { SimState } from './state';
 import { Sleeps } from '../common/sleeps';
+import { readBody } from '../common/read-body';
 
 /** One request as received (control API excluded). */
 export interface RequestLogEntry {
@@ -369,13 +370,4 @@ function hasBody(req: http.IncomingMessage): boolean {
   if (te !== undefined && te !== '') return true;
   const cl = req.headers['content-length'];
   return cl !== undefined && cl !== '0';
-}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }

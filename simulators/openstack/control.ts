@@ -12,7 +12,7 @@ import type { AppCredSpec, ProjectSpec, UserSpec } from './keystone/identity';
 import type { Delays } from './options';
 import type { AttachNowOptions, SeedMessageSpec, SeedServerSpec, SeedSnapshotSpec, SeedVolumeSpec, VolumeTypeSpec } from './seeding';
 import { NotFoundError } from './state';
-import { controlRoute, parseControlBody } from '../common/control-request';
+import { controlFailure, controlRoute, parseControlBody, unknownControlRoute } from '../common/control-request';
 
 /** What the control API drives (implemented by OpenStackSimulator). */
 export interface ControlTarget {
@@ -147,11 +147,10 @@ export function handleControl(target: ControlTarget, method: string, path: strin
       case 'POST demo':
         return { status: 200, body: target.seedDemo() };
       default:
-        return { status: 404, body: { error: `unknown control route: ${method} /_sim/${seg.join('/')}` } };
+        return unknownControlRoute(method, seg);
     }
   } catch (e) {
-    if (e instanceof NotFoundError) return { status: 404, body: { error: e.message } };
-    return { status: 400, body: { error: (e as Error).message } };
+    return controlFailure(e, (x) => x instanceof NotFoundError);
   }
 }
 

@@ -10,6 +10,7 @@ import { outageApplies, outageExhausted, toOutage, unavailableResponse, type Out
 import { RequestLog } from './request-log';
 import { parseQuery, SERVICES, type Service, type SimRequest, type SimResponse } from './types';
 import { Sleeps } from '../../common/sleeps';
+import { readBody } from '../../common/read-body';
 
 export type Handler = (req: SimRequest) => Promise<SimResponse> | SimResponse;
 
@@ -194,13 +195,4 @@ function actionName(method: string, path: string, body: Buffer): { action?: stri
   } catch {
     return {};
   }
-}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
