@@ -141,17 +141,18 @@ export class OpenStackBackend extends BaseBackend {
    * large the project.
    */
   async getVolumes(refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
-    if (refs.length < LIST_STRATEGY_THRESHOLD.volumes) {
-      return mapLimited(refs, concurrency, (r) => this.getVolume(r, o));
-    }
-    const session = await this.#c.session(o);
-    const found = new Map<string, Volume>();
-    const { data } = await req.listVolumesDetail(this.#c, { limit: MAX_LIMIT }, o);
-    for (const v of data?.volumes ?? []) found.set(v.id, toVolume(this.id, session.projectId, v));
+    const listed = refs.length >= LIST_STRATEGY_THRESHOLD.volumes ? await this.#listFirstVolumePage(o) : null;
     return mapLimited(refs, concurrency, async (r) => {
-      if (r.namespace !== session.projectId) return null;
-      return found.get(r.nativeId) ?? this.getVolume(r, o);
+      if (listed && r.namespace !== listed.projectId) return null;
+      return listed?.volumes.get(r.nativeId) ?? this.getVolume(r, o);
     });
+  }
+
+  /** The caller project's first 1000 volumes with details, by id. */
+  async #listFirstVolumePage(o: CallOptions): Promise<{ projectId: string; volumes: Map<string, Volume> }> {
+    const { projectId } = await this.#c.session(o);
+    const { data } = await req.listVolumesDetail(this.#c, { limit: MAX_LIMIT }, o);
+    return { projectId, volumes: new Map((data?.volumes ?? []).map((v) => [v.id, toVolume(this.id, projectId, v)] as const)) };
   }
 
   override async createVolume(spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
@@ -509,18 +510,13 @@ export class OpenStackBackend extends BaseBackend {
   override async getServers(scope: string, ids: readonly string[], o: CallOptions): Promise<Map<string, OpenStackServer>> {
     const out = new Map<string, OpenStackServer>();
     const valid = ids.filter((id) => UUID.test(id));
-    if (valid.length < LIST_STRATEGY_THRESHOLD.servers) {
-      await mapLimited(valid, 8, async (id) => {
-        const s = await this.#showServer(id, o);
-        if (s) out.set(id, toServer(this.id, scope, s));
-      });
-      return out;
-    }
-    // One list-detail page, then shows for servers not on it (bounded calls, as for volumes).
-    const { data } = await req.listServersDetail(this.#c, { limit: MAX_LIMIT }, o);
-    const listed = new Map((data?.servers ?? []).map((s) => [s.id, s] as const));
+    // From the threshold on, one list-detail page first; shows for whatever it lacks.
+    const listed =
+      valid.length >= LIST_STRATEGY_THRESHOLD.servers
+        ? new Map(((await req.listServersDetail(this.#c, { limit: MAX_LIMIT }, o)).data?.servers ?? []).map((s) => [s.id, s] as const))
+        : null;
     await mapLimited(valid, 8, async (id) => {
-      const s = listed.get(id) ?? (await this.#showServer(id, o));
+      const s = listed?.get(id) ?? (await this.#showServer(id, o));
       if (s) out.set(id, toServer(this.id, scope, s));
     });
     return out;
