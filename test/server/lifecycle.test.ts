@@ -6,14 +6,23 @@ import { DEMO_OPENSTACK_TOKEN } from '../../server/demo';
 
 const root = join(__dirname, '..', '..');
 
+/** `npm start`'s entry point in demo mode on a free port, its stdout collected. */
+function startDemoProcess() {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const waitFor = async (line: RegExp): Promise<void> => {
+    for (let i = 0; i < 300 && !line.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  return { child, output: () => out, exited: once(child, 'exit'), waitFor };
+}
+
 describe('process lifecycle', () => {
   it('should finish an in-flight request on SIGTERM, then exit 0', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = once(child, 'exit');
+    const { child, output, exited, waitFor } = startDemoProcess();
     try {
-      for (let i = 0; i < 300 && !/ready at/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      await waitFor(/ready at/);
+      const out = output();
       const url = /ready at (\S+)/.exec(out)![1]!;
       const simUrl = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out.split('\n').find((l) => l.includes('gateway started'))!.replace(/.*"backends":\[/, ''))![1]!;
       // Slow the backend down so the request is still in flight when the signal arrives.
@@ -26,19 +35,17 @@ describe('process lifecycle', () => {
       expect(body.data.volumes.nodes).toHaveLength(2);
       const [code] = await exited;
       expect(code).toBe(0);
-      expect(out).toContain('"msg":"shutting down"');
+      expect(output()).toContain('"msg":"shutting down"');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
 
   it('should stop a tracked operation\'s poller on SIGTERM and still exit 0', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = once(child, 'exit');
+    const { child, output, exited, waitFor } = startDemoProcess();
     try {
-      for (let i = 0; i < 300 && !/Keystone at/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      await waitFor(/Keystone at/);
+      const out = output();
       const url = /ready at (\S+)/.exec(out)![1]!;
       const keystone = new URL(/Keystone at (\S+)/.exec(out)![1]!);
       // Demo region: db-data (…02) on server db-1 (…01). Its detach will stay `detaching`.
@@ -60,7 +67,7 @@ describe('process lifecycle', () => {
       child.kill('SIGTERM');
       const [code] = await exited;
       expect(code).toBe(0);
-      expect(out).toContain('"msg":"shutting down"');
+      expect(output()).toContain('"msg":"shutting down"');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
