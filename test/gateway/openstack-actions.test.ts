@@ -59,6 +59,31 @@ describe('Cinder volume actions as typed mutations', () => {
     expect(missing.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', backend: 'os', httpStatus: 404 });
   });
 
+  it('should update name, description and metadata (PUT), reading the volume back', async () => {
+    const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'before', size: 1 }));
+    const res = await gw.gql(
+      `mutation($i: UpdateVolumeInput!) { updateVolume(input: $i) { volume { name description metadata { key value } } } }`,
+      { i: { id, name: 'after', description: 'renamed', metadata: [{ key: 'team', value: 'db' }] } },
+      member,
+    );
+    expect(res.body).toEqual({ data: { updateVolume: { volume: { name: 'after', description: 'renamed', metadata: [{ key: 'team', value: 'db' }] } } } });
+    expect(os.sim.requests().some((r: any) => r.service === 'cinder' && r.method === 'PUT' && /\/volumes\/[0-9a-f-]{36}$/.test(r.path))).toBe(true);
+  });
+
+  it('should delete a volume with its snapshots only when asked to cascade', async () => {
+    const native = os.sim.seedVolume({ project: os.demo, name: 'with-snaps', size: 1 });
+    os.sim.seedSnapshot({ volumeId: native, name: 'snap-of-it' });
+    const id = await gid(native);
+    const del = (cascade: boolean) => gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { operation { id } } }`, { i: { id, cascade } }, member);
+    const refused = await del(false);
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', backend: 'os', httpStatus: 400 });
+    const done = await del(true);
+    expect(done.body.errors).toBeUndefined();
+    expect(os.sim.requests().some((r: any) => r.method === 'DELETE' && r.path.endsWith(native) && r.params.cascade?.[0] === 'true')).toBe(true);
+    expect(await waitOperation(gw, done.body.data.deleteVolume.operation.id, member)).toMatchObject({ state: 'SUCCEEDED' });
+    expect(os.sim.volume(native)).toBeUndefined();
+  });
+
   it('should reserve and unreserve, begin and roll back detaching, like the legacy Nova flow', async () => {
     const server = os.sim.seedServer({ project: os.demo, name: 'legacy' });
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'legacy', size: 1 }));

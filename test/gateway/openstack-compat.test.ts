@@ -249,6 +249,15 @@ describe("the gateway's own Keystone credential", () => {
     expect(log(os).some((r) => r.service === 'nova' && r.status === 200)).toBe(true);
   });
 
+  it('should authenticate again before the service token expires (5 minutes ahead)', async () => {
+    // Tokens that live 4 minutes are always inside the refresh margin: every probe gets a new one.
+    const os = await startOpenStack({ tokenTtlMs: 4 * 60_000 });
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' } })]);
+    os.sim.clearRequests();
+    for (let i = 0; i < 2; i++) expect((await readyz(gw)).body).toMatchObject({ ready: true, backends: [{ id: 'os', status: 'UP' }] });
+    expect(tokenPosts(os).map((r) => r.status)).toEqual([201, 201]);
+  });
+
   it('should report UP with an application credential', async () => {
     const os = await startOpenStack();
     const acId = os.sim.addApplicationCredential({ user: OS.demoUser, project: 'demo', name: 'gateway', secret: 'gateway-ac-secret' });
