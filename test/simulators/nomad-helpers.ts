@@ -37,9 +37,9 @@ export function json<T = any>(r: RawResponse): T {
   return JSON.parse(r.text) as T;
 }
 
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/upstream/nomad');
+const FIXTURES = path.resolve(__dirname, '../fixtures/upstream/nomad');
 
-/** Loads `shared/fixtures/upstream/nomad/<name>`. */
+/** Loads `test/fixtures/upstream/nomad/<name>` (a copy of the shared fixtures). */
 export function fixture<T = any>(name: string): T {
   return JSON.parse(readFileSync(path.join(FIXTURES, name), 'utf8')) as T;
 }

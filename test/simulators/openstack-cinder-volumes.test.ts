@@ -1,5 +1,5 @@
 /**
- * Cinder volumes against the recordings (shared/fixtures/recorded/cinder-21 with noauth, so as
+ * Cinder volumes against the recordings (test/fixtures/recorded/cinder-21 with noauth, so as
  * an admin; keystone-22 for member views): versions, microversions, create/show/list/update/
  * delete, errors, misc actions, list parameters and the volumes_links rule.
  */

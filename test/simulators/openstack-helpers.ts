@@ -1,6 +1,6 @@
 /**
  * Helpers for the OpenStack simulator tests: raw HTTP calls (undici `request`), the recorded
- * transcripts of shared/fixtures/recorded parsed into status/headers/body, and a "shape" that
+ * transcripts of test/fixtures/recorded parsed into status/headers/body, and a "shape" that
  * masks ids, times, tokens and hosts so a simulator answer can be compared with a recording
  * key-for-key (order included) and value-for-value otherwise.
  */
@@ -57,9 +57,9 @@ export interface Recorded {
   json: any;
 }
 
-const RECORDED = path.resolve(__dirname, '../../../shared/fixtures/recorded');
+const RECORDED = path.resolve(__dirname, '../fixtures/recorded');
 
-/** The exchange titled `### <title>` in `shared/fixtures/recorded/<file>`. */
+/** The exchange titled `### <title>` in `test/fixtures/recorded/<file>`. */
 export function recorded(file: string, title: string): Recorded {
   const text = readFileSync(path.join(RECORDED, file), 'utf8');
   const start = text.indexOf(`### ${title}\n`);
