@@ -6,6 +6,7 @@
  * (inherited from {@link BaseBackend}); `capabilities` says which ones it can, so clients can ask
  * first.
  */
+import type { CallBudget } from './budget';
 import { UnsupportedByBackendError } from './errors';
 import type {
   AccessMode,
@@ -122,8 +123,13 @@ export interface CallOptions {
   credential: CallerCredential;
   /** Caller's request id, forwarded to the backend for log correlation. */
   requestId?: string;
-  /** Aborted when the GraphQL request is abandoned. */
+  /**
+   * Aborted when the GraphQL request is abandoned or runs past its deadline; a {@link GatewayError}
+   * as the abort reason is what the call fails with.
+   */
   signal?: AbortSignal;
+  /** The execution's backend-call budget; every HTTP request takes one unit. @default unlimited */
+  budget?: CallBudget;
 }
 
 /** One item of a backend page plus the opaque token that resumes a listing *at* that item. */

@@ -14,6 +14,12 @@ export enum ErrorCode {
   BackendUnavailable = 'BACKEND_UNAVAILABLE',
   BackendTimeout = 'BACKEND_TIMEOUT',
   BackendError = 'BACKEND_ERROR',
+  /** The backend refused because a quota or limit of the caller's project is used up (not an outage). */
+  QuotaExceeded = 'QUOTA_EXCEEDED',
+  /** The operation would need more backend calls than one operation may make (per backend). */
+  RequestLimitExceeded = 'REQUEST_LIMIT_EXCEEDED',
+  /** The whole operation ran past its deadline. */
+  OperationTimeout = 'OPERATION_TIMEOUT',
   Internal = 'INTERNAL_SERVER_ERROR',
 }
 
@@ -122,6 +128,30 @@ export class BackendTimeoutError extends GatewayError {
 export class BackendError extends GatewayError {
   constructor(message: string, details: GatewayErrorDetails = {}) {
     super(ErrorCode.BackendError, message, details);
+  }
+}
+
+/**
+ * One operation needed more calls to `backend` than its budget allows: the fields that need
+ * them fail with this error; the rest of the answer stays.
+ */
+export class RequestLimitExceededError extends GatewayError {
+  constructor(
+    backend: string,
+    readonly limit: number,
+  ) {
+    super(ErrorCode.RequestLimitExceeded, `this operation needs more than ${limit} calls to backend "${backend}"; ask for fewer items or split the operation`, { backend });
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    return { ...super.toExtensions(), limit: this.limit };
+  }
+}
+
+/** The operation ran past its deadline; calls still running were cancelled. */
+export class OperationTimeoutError extends GatewayError {
+  constructor(readonly timeoutMs: number) {
+    super(ErrorCode.OperationTimeout, `the operation did not finish within ${timeoutMs} ms`, { retryable: true });
   }
 }
 

@@ -5,6 +5,7 @@
  * body parsing and error mapping.
  */
 import { Pool, errors as undiciErrors } from 'undici';
+import type { CallBudget } from './budget';
 import { BackendTimeoutError, BackendUnavailableError, GatewayError } from './errors';
 
 /** Options of one backend's transport. */
@@ -50,6 +51,8 @@ export interface HttpRequest {
   endpoint: string;
   signal?: AbortSignal;
   requestId?: string;
+  /** Takes one unit per request sent (retries too); throws when spent. @default unlimited */
+  budget?: CallBudget;
 }
 
 export interface HttpResponse {
@@ -120,6 +123,7 @@ export class Transport {
   }
 
   async #once(req: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
+    req.budget?.take(this.backend);
     const qs = req.query && [...req.query.keys()].length > 0 ? `?${req.query.toString()}` : '';
     const res = await this.#pool.request({
       method: req.method,

@@ -84,6 +84,7 @@ export class NomadClient {
       endpoint: c.endpoint,
       signal: o.signal,
       requestId: o.requestId,
+      budget: o.budget,
     });
     if (res.status !== 200) {
       throw errorFromResponse(res.status, res.text, { backend: this.backend, action: c.action, hadToken: Boolean(o.credential.token) });
