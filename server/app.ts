@@ -1,11 +1,12 @@
 /**
  * The HTTP app: Apollo Server 5 on Node's own http server (through Apollo's
  * `executeHTTPGraphQLRequest`, so health and later websocket routes share the port), plus
- * `/healthz` and `/readyz`.
+ * `/healthz` and `/readyz`. The HTTP edge (routing, bodies, per-caller limits, CORS, trusted
+ * documents) lives in server/http/.
  */
-import { ApolloServer, HeaderMap, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import { ApolloServer, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolvers } from '../resolvers';
 import { loadTypeDefs } from '../schema';
@@ -19,13 +20,22 @@ import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
 import { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 import { connectRedis, type GatewayRedis, type RedisHealth } from './redis';
+import { CallerLimiter } from './http/caller-limiter';
+import { answerClientError } from './http/client-error';
+import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
+import { createCorsPolicy } from './http/cors';
+import { createGraphQLHttpHandler } from './http/graphql-handler';
+import { createRequestListener } from './http/router';
 
 export interface GatewayOptions {
   /**
    * With `redis` (scale-out) the default tracker keeps its records in Redis, `/readyz` reports
    * it, and `stop()` closes the connection after in-flight work. Without it records stay in memory.
    */
-  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis'>>;
+  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis'>> & {
+    /** HTTP edge settings (server/http/config.ts); any group or field left out takes its default. */
+    http?: HttpEdgeOptions;
+  };
   registry: BackendRegistry;
   logger: Logger;
   /** Served at `/metrics`; pass the instance the registry's transport reports to. @default a new one */
@@ -48,34 +58,8 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-class BodyTooLarge extends Error {}
-
 /** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
 const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
-
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(new BodyTooLarge());
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...extra });
-  res.end(text);
-}
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
@@ -136,50 +120,20 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   });
   await apollo.start();
 
-  const handleGraphQL = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    const headers = new HeaderMap();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-    let body: unknown;
-    if (req.method === 'POST') {
-      const text = await readBody(req, o.config.maxBodyBytes);
-      const type = headers.get('content-type') ?? '';
-      if (type.includes('json') && text.length > 0) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          sendJson(res, 400, { errors: [{ message: 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
-          return;
-        }
-      } else {
-        body = text;
-      }
-    }
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
-      context: async () =>
-        createContext({
-          registry: o.registry,
-          headers: req.headers,
-          requestId: headers.get('x-request-id'),
-          signal: abort.signal,
-          maxConcurrentReads: o.config.maxConcurrentReads,
-          operations,
-        }),
-    });
-    const out: Record<string, string> = {};
-    for (const [k, v] of result.headers) out[k] = v;
-    res.writeHead(result.status ?? 200, out);
-    if (result.body.kind === 'complete') {
-      res.end(result.body.string);
-    } else {
-      for await (const chunk of result.body.asyncIterator) res.write(chunk);
-      res.end();
-    }
-  };
+  const http = resolveHttpEdgeOptions(o.config.http);
+  const handleGraphQL = createGraphQLHttpHandler({
+    maxBodyBytes: o.config.maxBodyBytes,
+    limiter: new CallerLimiter(http.rateLimit),
+    trustProxyHops: http.trustProxyHops,
+    trusted: http.trustedDocuments,
+    logger: o.logger,
+    execute: (httpGraphQLRequest, { req, signal }) =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest,
+        context: async () =>
+          createContext({ registry: o.registry, headers: req.headers, requestId: httpGraphQLRequest.headers.get('x-request-id'), signal, maxConcurrentReads: o.config.maxConcurrentReads, operations }),
+      }),
+  });
 
   const notConfigured: RedisHealth = { status: 'NOT_CONFIGURED', latencyMs: null, message: 'Redis is not configured (REDIS_URL): operation records are kept in this process only' };
   const readiness = async (): Promise<{ ready: boolean; backends: unknown[]; redis: RedisHealth }> => {
@@ -190,35 +144,20 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     return { ready: checks.every((c) => c.status === 'UP') && redisHealth.status !== 'DOWN', backends: checks, redis: redisHealth };
   };
 
-  const graphiql = createGraphiQLHandler({ ...o.graphiql, endpointPath: '/graphql' });
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
-    // A browser asking for HTML at /graphql gets the bundled IDE; everything else is GraphQL.
-    if (graphiql(req, res, url)) return;
-    const route = async (): Promise<void> => {
-      if (url.pathname === '/graphql') return handleGraphQL(req, res, url);
-      if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
-      if (url.pathname === '/readyz' && req.method === 'GET') {
-        const r = await readiness();
-        return sendJson(res, r.ready ? 200 : 503, r);
-      }
-      if (url.pathname === '/metrics' && req.method === 'GET') {
-        const text = await metrics.registry.metrics();
-        res.writeHead(200, { 'content-type': metrics.registry.contentType });
-        return void res.end(text);
-      }
-      sendJson(res, 404, { error: 'not found', routes: ['/graphql', '/graphiql/assets/', '/healthz', '/readyz', '/metrics'] });
-    };
-    route().catch((err: unknown) => {
-      if (err instanceof BodyTooLarge) {
-        if (!res.headersSent) sendJson(res, 413, { errors: [{ message: `request body exceeds ${o.config.maxBodyBytes} bytes`, extensions: { code: 'BAD_REQUEST' } }] }, { connection: 'close' });
-        return;
-      }
-      o.logger.error({ err }, 'request failed');
-      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
-      else res.destroy();
-    });
-  });
+  const listener = createRequestListener(
+    {
+      graphiql: createGraphiQLHandler({ ...o.graphiql, endpointPath: '/graphql' }),
+      graphql: handleGraphQL,
+      readiness,
+      metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
+    },
+    createCorsPolicy(http.cors),
+    o.logger,
+  );
+  const server = createServer({ maxHeaderSize: http.maxHeaderBytes }, listener);
+  // Answer `Expect: 100-continue` ourselves: an oversized body is refused before it is sent.
+  server.on('checkContinue', listener);
+  server.on('clientError', answerClientError(http.maxHeaderBytes));
   server.keepAliveTimeout = 65_000;
 
   await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ServiceAuth } from '../adapters/openstack/keystone';
+import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 
 /** One configured backend: a Nomad cluster or an OpenStack region. */
 export type BackendConfig = NomadBackendConfig | OpenStackBackendConfig;
@@ -49,7 +50,7 @@ export interface NomadBackendConfig extends CommonBackendConfig {
 export interface GatewayConfig {
   /** TCP port. @default 4000 (env `PORT`) */
   port: number;
-  /** Listen address. @default '0.0.0.0' (env `HOST`) */
+  /** Listen address. @default '0.0.0.0'; in demo mode (no backends) '127.0.0.1' (env `HOST`) */
   host: string;
   /** pino log level. @default 'info' (env `LOG_LEVEL`) */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -63,6 +64,8 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** Shared store for scale-out (operation records). @default none: records stay in this process */
   redis?: RedisConfig;
+  /** The HTTP edge: header size, per-caller limits, CORS, trusted documents (server/http/config.ts). */
+  http: HttpEdgeConfig;
 }
 
 /** A Redis server shared by the replicas (file key `redis`). */
@@ -291,12 +294,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   const redisConfig = redis(env, file);
   return {
     port: int(env.PORT ?? file.port ?? 4000, 'PORT', 0, 65535),
-    host: String(env.HOST ?? file.host ?? '0.0.0.0'),
+    // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
+    host: String(env.HOST || file.host || (backends.length === 0 ? '127.0.0.1' : '0.0.0.0')),
     logLevel,
     maxConcurrentReads: int(env.MAX_CONCURRENT_READS ?? file.maxConcurrentReads ?? 16, 'MAX_CONCURRENT_READS', 1, 256),
     maxBodyBytes: int(env.MAX_BODY_BYTES ?? file.maxBodyBytes ?? 1_048_576, 'MAX_BODY_BYTES', 1024, 64 * 1_048_576),
     shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS ?? file.shutdownGraceMs ?? 10_000, 'SHUTDOWN_GRACE_MS', 0, 600_000),
     backends,
+    http: loadHttpEdgeConfig(env, file),
     ...(redisConfig ? { redis: redisConfig } : {}),
   };
 }

@@ -4,7 +4,7 @@
  * region (`openstack`: Keystone, Cinder, Nova).
  */
 import { NomadSimulator } from '../simulators/nomad';
-import { seedDemoCluster } from '../simulators/nomad/demo';
+import { demoTokens, seedDemoCluster } from '../simulators/nomad/demo';
 import { OpenStackSimulator } from '../simulators/openstack';
 import type { BackendConfig } from './config';
 
@@ -29,6 +29,22 @@ export interface DemoBackends {
   /** GraphiQL's headers editor pre-filled with {@link headers}, so the demo works from the browser. */
   graphiqlHeaders: string;
   stop(): Promise<void>;
+}
+
+/** Whether `host` is a loopback address (only this machine can connect). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * The warning to print when the demo listens beyond loopback (`HOST` set explicitly, the demo's
+ * default being 127.0.0.1): its GraphiQL page hands out the demo's management tokens to anyone
+ * who can reach the port. Undefined on loopback.
+ */
+export function demoExposureWarning(host: string): string | undefined {
+  if (isLoopbackHost(host)) return undefined;
+  return `WARNING: demo mode is listening on ${host} (HOST), not only on loopback: anyone who can reach this port gets the GraphiQL page and with it the demo's management tokens (${(['east', 'west'] as const).map((v) => demoTokens(v).managementToken).join(', ')}), and can change the demo data. Unset HOST (or HOST=127.0.0.1) to keep the demo on this machine.`;
 }
 
 export async function startDemoBackends(): Promise<DemoBackends> {

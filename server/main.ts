@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { startGateway, type RunningGateway } from './app';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
-import type { DemoBackends } from './demo';
+import { demoExposureWarning, type DemoBackends } from './demo';
 import { createLogger } from './logger';
 import { GatewayMetrics } from './metrics';
 
@@ -21,7 +21,7 @@ Options:
   --help          show this help
   --version       print the version
 
-Environment (wins over the file): PORT (4000), HOST (0.0.0.0), LOG_LEVEL (info),
+Environment (wins over the file): PORT (4000), HOST (0.0.0.0; demo 127.0.0.1), LOG_LEVEL (info),
   GATEWAY_BACKENDS=id=nomad@URL,...   GATEWAY_BACKEND_<ID>_TOKEN, _TIMEOUT_MS, ...
   NOMAD_ADDR / NOMAD_TOKEN            a single Nomad backend with id "nomad"
   REDIS_URL=redis://host:6379         share operation records between replicas
@@ -70,6 +70,9 @@ async function main(argv: string[]): Promise<void> {
     const os = demo.openstack;
     console.log(`  ${os.backend}: X-Auth-Token: ${os.token}   (Keystone token of user ${os.username}, project ${os.project}; demo only)`);
     console.log(`  ${os.backend}: Keystone at ${os.keystoneUrl} (user ${os.username}, password ${os.password})`);
+    const exposed = demoExposureWarning(config.host);
+    if (exposed) logger.warn({ host: config.host }, exposed);
+    if (exposed) console.warn(exposed);
   }
   // A stray rejection is a bug to log, not a reason to drop every in-flight request.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));

@@ -1,0 +1,127 @@
+/**
+ * Per-caller rate and concurrency limits: a token bucket (rate + burst) and an in-flight cap for
+ * each caller key, and the same again, larger, for each client address (see caller-identity.ts
+ * for the keys and why both). Transport-neutral: graphql-ws can admit each operation the same way.
+ *
+ * Memory is bounded: a caller whose bucket has refilled and who has nothing in flight is the same
+ * as an unknown one, so it is dropped by a sweep every {@link SWEEP_MS}; past `maxTracked`
+ * entries the least recently seen idle ones are evicted first.
+ */
+import { RateLimitedError, type RateLimitScope } from './errors';
+
+/** One tier's limits; 0 turns that limit off. */
+export interface LimitTier {
+  /** Sustained requests per second (token bucket refill rate). */
+  requestsPerSecond: number;
+  /** Requests that may arrive at once above the rate (bucket size). */
+  burst: number;
+  /** Requests that may be in flight at once. */
+  maxInFlight: number;
+}
+
+export interface CallerLimiterOptions {
+  /** Limits of one caller key. */
+  caller: LimitTier;
+  /** Limits of one client address, across all its callers. */
+  address: LimitTier;
+  /** Most keys tracked at once (both tiers together). */
+  maxTracked: number;
+  /** Clock in milliseconds. @default Date.now */
+  now?: () => number;
+}
+
+/** The result of {@link CallerLimiter.admit}: a release to call once, when the request is done, or the refusal. */
+export type Admission = { ok: true; release: () => void } | { ok: false; error: RateLimitedError };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+  inFlight: number;
+}
+
+/** How often idle, refilled entries are dropped. */
+const SWEEP_MS = 10_000;
+
+export class CallerLimiter {
+  readonly #o: CallerLimiterOptions;
+  readonly #now: () => number;
+  /** Insertion order = least recently seen first (entries are re-inserted when seen). */
+  readonly #buckets = new Map<string, Bucket>();
+  #lastSweep: number;
+
+  constructor(options: CallerLimiterOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.#lastSweep = this.#now();
+  }
+
+  /** Keys currently tracked (for tests and metrics). */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  /** Admits a request of `id` or says which limit refuses it. A refused request is charged nothing. */
+  admit(id: { callerKey: string; addressKey: string }): Admission {
+    const now = this.#now();
+    if (now - this.#lastSweep >= SWEEP_MS) this.#sweep(now);
+    const tiers: Array<[RateLimitScope, LimitTier, Bucket]> = [
+      ['caller', this.#o.caller, this.#bucket(`c|${id.callerKey}`, this.#o.caller, now)],
+      ['address', this.#o.address, this.#bucket(`a|${id.addressKey}`, this.#o.address, now)],
+    ];
+    for (const [scope, tier, b] of tiers) {
+      if (tier.maxInFlight > 0 && b.inFlight >= tier.maxInFlight) return { ok: false, error: new RateLimitedError('concurrentRequests', scope, 1) };
+    }
+    for (const [scope, tier, b] of tiers) {
+      if (tier.requestsPerSecond > 0 && b.tokens < 1) return { ok: false, error: new RateLimitedError('requestRate', scope, Math.max(1, Math.ceil((1 - b.tokens) / tier.requestsPerSecond))) };
+    }
+    for (const [, tier, b] of tiers) {
+      if (tier.requestsPerSecond > 0) b.tokens -= 1;
+      b.inFlight += 1;
+    }
+    let released = false;
+    return {
+      ok: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const [, , b] of tiers) b.inFlight -= 1;
+      },
+    };
+  }
+
+  #bucket(key: string, tier: LimitTier, now: number): Bucket {
+    let b = this.#buckets.get(key);
+    if (b) {
+      this.#buckets.delete(key);
+      b.tokens = Math.min(tier.burst, b.tokens + ((now - b.at) / 1000) * tier.requestsPerSecond);
+      b.at = now;
+    } else {
+      if (this.#buckets.size >= this.#o.maxTracked) this.#evict();
+      b = { tokens: tier.burst, at: now, inFlight: 0 };
+    }
+    this.#buckets.set(key, b);
+    return b;
+  }
+
+  /** Drops entries that are indistinguishable from new ones: nothing in flight, bucket full again. */
+  #sweep(now: number): void {
+    this.#lastSweep = now;
+    for (const [key, b] of this.#buckets) {
+      const tier = key.startsWith('c|') ? this.#o.caller : this.#o.address;
+      const full = tier.requestsPerSecond <= 0 || b.tokens + ((now - b.at) / 1000) * tier.requestsPerSecond >= tier.burst;
+      if (b.inFlight === 0 && full) this.#buckets.delete(key);
+    }
+  }
+
+  /** Makes room for one entry: the least recently seen idle one, else the least recently seen. */
+  #evict(): void {
+    let scanned = 0;
+    for (const [key, b] of this.#buckets) {
+      // Bounded scan: a table full of busy callers must not cost a full pass per request.
+      if (b.inFlight === 0 || ++scanned > 64) {
+        this.#buckets.delete(key);
+        return;
+      }
+    }
+  }
+}

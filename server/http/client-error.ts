@@ -1,0 +1,33 @@
+/**
+ * JSON answers for requests Node rejects before any handler runs (`server.on('clientError')`):
+ * a request head over `maxHeaderSize` (431), a malformed request (`HPE_*` parse errors, 400),
+ * a head or body that did not arrive in time (408). The socket is closed after the answer: its
+ * byte stream can no longer be trusted.
+ */
+import type { Socket } from 'node:net';
+import { EdgeError, EdgeErrorCode } from './errors';
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/** The edge error for a client error's code. */
+export function clientErrorFor(code: string | undefined, maxHeaderBytes: number): EdgeError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new EdgeError(EdgeErrorCode.HeadersTooLarge, 431, `request headers exceed ${maxHeaderBytes} bytes`, { maxHeaderBytes });
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') return new EdgeError(EdgeErrorCode.RequestTimeout, 408, 'the request did not arrive in time');
+  return new EdgeError(EdgeErrorCode.BadRequest, 400, 'malformed HTTP request');
+}
+
+/** The `clientError` listener. */
+export function answerClientError(maxHeaderBytes: number): (err: NodeJS.ErrnoException, socket: Socket) => void {
+  return (err, socket) => {
+    // Reset or already answered: nothing to say, nobody to say it to.
+    if (err.code === 'ECONNRESET' || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const e = clientErrorFor(err.code, maxHeaderBytes);
+    const body = JSON.stringify(e.toBody());
+    socket.end(
+      `HTTP/1.1 ${e.status} ${REASONS[e.status] ?? 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Checks on a GraphQL request's parameters before execution, transport-neutral:
+ * - automatic persisted queries: a `query` sent with `extensions.persistedQuery.sha256Hash` must
+ *   hash to it (checked here, so the answer is a typed PERSISTED_QUERY_HASH_MISMATCH, not the
+ *   uncoded error Apollo throws);
+ * - trusted documents (when on): the document is taken from the list by `documentId` or
+ *   `extensions.persistedQuery.sha256Hash`; a free-form `query` is served only when its exact
+ *   text is in the list (unless ids are required), anything else is refused;
+ * - a `subscription` is refused over HTTP ({@link refuseSubscriptionOverHttp}; graphql-ws skips it).
+ */
+import { EdgeError, EdgeErrorCode } from './errors';
+import { operationKind } from './operation-kind';
+import { sha256Hex, type TrustedDocuments } from './trusted-documents';
+
+/** The GraphQL request parameters as sent (GraphQL over HTTP names), values not yet checked. */
+export interface OperationParams {
+  query?: unknown;
+  operationName?: unknown;
+  variables?: unknown;
+  extensions?: unknown;
+  /** GraphQL over HTTP persisted documents (draft): the id of a trusted document. */
+  documentId?: unknown;
+}
+
+/** Trusted documents switched on. */
+export interface TrustedDocumentsPolicy {
+  documents: TrustedDocuments;
+  /** Refuse free-form `query` text even when it is in the list. */
+  requireId: boolean;
+}
+
+function persistedHash(extensions: unknown): string | undefined {
+  const pq = typeof extensions === 'object' && extensions !== null ? (extensions as Record<string, unknown>).persistedQuery : undefined;
+  const hash = typeof pq === 'object' && pq !== null ? (pq as Record<string, unknown>).sha256Hash : undefined;
+  return typeof hash === 'string' ? hash : undefined;
+}
+
+/** `extensions` without `persistedQuery`: a resolved trusted document must not be registered as an APQ. */
+function withoutPersistedQuery(extensions: unknown): unknown {
+  if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return extensions;
+  const { persistedQuery: _, ...rest } = extensions as Record<string, unknown>;
+  return Object.keys(rest).length === 0 ? undefined : rest;
+}
+
+/**
+ * The parameters to execute: unchanged, or with the trusted document filled in as `query`.
+ * @throws EdgeError with the code saying why the request is refused
+ */
+export function screenOperation(params: OperationParams, trusted?: TrustedDocumentsPolicy): OperationParams {
+  const hash = persistedHash(params.extensions);
+  const query = typeof params.query === 'string' ? params.query : undefined;
+  if (query !== undefined && hash !== undefined && sha256Hex(query) !== hash.toLowerCase()) {
+    throw new EdgeError(EdgeErrorCode.PersistedQueryHashMismatch, 400, 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text');
+  }
+  if (!trusted) return params;
+  const documentId = typeof params.documentId === 'string' && params.documentId !== '' ? params.documentId : undefined;
+  if (documentId !== undefined) {
+    if (query !== undefined) throw new EdgeError(EdgeErrorCode.BadRequest, 400, 'send either documentId or query, not both');
+    const body = trusted.documents.byId(documentId);
+    if (body === undefined) throw new EdgeError(EdgeErrorCode.PersistedQueryNotFound, 400, `no trusted document has the id ${JSON.stringify(documentId.slice(0, 100))}`);
+    const { documentId: _, ...rest } = params;
+    return { ...rest, query: body, extensions: withoutPersistedQuery(params.extensions) };
+  }
+  if (query !== undefined) {
+    if (trusted.requireId) throw new EdgeError(EdgeErrorCode.PersistedQueryIdRequired, 400, 'this gateway serves trusted documents only, by id: send documentId (or extensions.persistedQuery.sha256Hash) instead of query');
+    if (!trusted.documents.contains(query)) throw new EdgeError(EdgeErrorCode.PersistedQueryNotInList, 400, 'this gateway serves trusted documents only, and this document is not one of them');
+    return { ...params, extensions: withoutPersistedQuery(params.extensions) };
+  }
+  if (hash !== undefined) {
+    const body = trusted.documents.byId(hash);
+    // 200, as Apollo answers an APQ miss: APQ clients then resend the text, which is checked above.
+    if (body === undefined) throw new EdgeError(EdgeErrorCode.PersistedQueryNotFound, 200, 'PersistedQueryNotFound: no trusted document has this hash');
+    return { ...params, query: body, extensions: withoutPersistedQuery(params.extensions) };
+  }
+  // Nothing to run: GraphQL execution answers that the query is missing.
+  return params;
+}
+
+/** @throws EdgeError SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP if the selected operation is a subscription. */
+export function refuseSubscriptionOverHttp(params: OperationParams): void {
+  if (typeof params.query !== 'string' || !params.query.includes('subscription')) return;
+  const name = typeof params.operationName === 'string' ? params.operationName : undefined;
+  if (operationKind(params.query, name) === 'subscription') {
+    throw new EdgeError(EdgeErrorCode.SubscriptionOverHttp, 400, 'subscriptions are not served over HTTP: send a query or a mutation');
+  }
+}

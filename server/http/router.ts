@@ -1,0 +1,54 @@
+/**
+ * The node:http request listener: CORS, the GraphiQL page, `/graphql`, `/healthz`, `/readyz`,
+ * `/metrics`, and JSON answers for everything that goes wrong on the way.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Logger } from '../logger';
+import type { CorsPolicy } from './cors';
+import { EdgeError } from './errors';
+import type { GraphQLHttpHandler } from './graphql-handler';
+import { sendEdgeError, sendJson } from './respond';
+
+export interface Routes {
+  /** Serves the GraphiQL page or its assets if the request is for them; returns whether it did. */
+  graphiql(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
+  graphql: GraphQLHttpHandler;
+  /** `/readyz`: 200 when ready, 503 otherwise, with the details. */
+  readiness(): Promise<{ ready: boolean } & Record<string, unknown>>;
+  /** `/metrics` in the Prometheus text format. */
+  metrics(): Promise<{ contentType: string; text: string }>;
+}
+
+const ROUTES = ['/graphql', '/graphiql/assets/', '/healthz', '/readyz', '/metrics'];
+
+export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: Logger): RequestListener {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    if (url.pathname === '/graphql' && cors.handle(req, res)) return;
+    // A browser asking for HTML at /graphql gets the bundled IDE; everything else is GraphQL.
+    if (routes.graphiql(req, res, url)) return;
+    const route = async (): Promise<void> => {
+      if (url.pathname === '/graphql') return routes.graphql(req, res, url);
+      if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
+      if (url.pathname === '/readyz' && req.method === 'GET') {
+        const r = await routes.readiness();
+        return sendJson(res, r.ready ? 200 : 503, r);
+      }
+      if (url.pathname === '/metrics' && req.method === 'GET') {
+        const m = await routes.metrics();
+        res.writeHead(200, { 'content-type': m.contentType });
+        return void res.end(m.text);
+      }
+      sendJson(res, 404, { error: 'not found', routes: ROUTES });
+    };
+    route().catch((err: unknown) => {
+      if (err instanceof EdgeError) {
+        if (!res.headersSent) sendEdgeError(res, err);
+        return;
+      }
+      logger.error({ err }, 'request failed');
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      else res.destroy();
+    });
+  };
+}
