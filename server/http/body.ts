@@ -75,6 +75,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     };
     req.on('data', onData);
     req.on('end', () => (over ? reject(new BodyTooLargeError(limit, false)) : resolve(Buffer.concat(chunks).toString('utf8'))));
-    req.on('error', reject);
+    // A client that hangs up or breaks the framing mid-body is not a gateway failure to log.
+    req.on('error', () => reject(new EdgeError(EdgeErrorCode.BadRequest, 400, 'the request body could not be read')));
   });
 }

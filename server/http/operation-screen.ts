@@ -1,7 +1,7 @@
 /**
  * Checks on a GraphQL request's parameters before execution, transport-neutral:
  * - automatic persisted queries: a `query` sent with `extensions.persistedQuery.sha256Hash` must
- *   hash to it (checked here, so the answer is a typed PERSISTED_QUERY_HASH_MISMATCH, not the
+ *   hash to it, in lower-case hex as Apollo compares it (checked here, so the answer is a typed PERSISTED_QUERY_HASH_MISMATCH, not the
  *   uncoded error Apollo throws);
  * - trusted documents (when on): the document is taken from the list by `documentId` or
  *   `extensions.persistedQuery.sha256Hash`; a free-form `query` is served only when its exact
@@ -49,7 +49,7 @@ function withoutPersistedQuery(extensions: unknown): unknown {
 export function screenOperation(params: OperationParams, trusted?: TrustedDocumentsPolicy): OperationParams {
   const hash = persistedHash(params.extensions);
   const query = typeof params.query === 'string' ? params.query : undefined;
-  if (query !== undefined && hash !== undefined && sha256Hex(query) !== hash.toLowerCase()) {
+  if (query !== undefined && hash !== undefined && sha256Hex(query) !== hash) {
     throw new EdgeError(EdgeErrorCode.PersistedQueryHashMismatch, 400, 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text');
   }
   if (!trusted) return params;
