@@ -9,7 +9,7 @@
  */
 import { RateLimitedError, type RateLimitScope } from './errors';
 
-/** One tier's limits; 0 turns that limit off. */
+/** One tier's limits; 0 turns that limit off. Defaults: `HTTP_EDGE_DEFAULTS.rateLimit` (server/http/config.ts). */
 export interface LimitTier {
   /** Sustained requests per second (token bucket refill rate). */
   requestsPerSecond: number;
