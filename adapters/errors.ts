@@ -117,6 +117,25 @@ export class BackendUnavailableError extends GatewayError {
   }
 }
 
+/**
+ * The backend refused because a quota of the caller's project is used up (Cinder's 413
+ * `overLimit`). Not an outage: retrying unchanged fails until usage drops or the quota grows.
+ */
+export class QuotaExceededError extends GatewayError {
+  /** The backend's Retry-After in seconds, when it gave one (Cinder sends 0 for quotas). */
+  readonly retryAfterSeconds?: number;
+
+  constructor(message: string, details: GatewayErrorDetails & { retryAfterSeconds?: number } = {}) {
+    super(ErrorCode.QuotaExceeded, message, { ...details, retryable: false });
+    this.retryAfterSeconds = details.retryAfterSeconds;
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    const ext = super.toExtensions();
+    return this.retryAfterSeconds === undefined ? ext : { ...ext, retryAfterSeconds: this.retryAfterSeconds };
+  }
+}
+
 /** The backend did not answer within the call's deadline. */
 export class BackendTimeoutError extends GatewayError {
   constructor(message: string, details: GatewayErrorDetails = {}) {

@@ -7,7 +7,10 @@
  * never reaches a backend.
  */
 import { BadUserInputError } from './errors';
-import { safeIdentifier } from './input';
+import { checkIdentifier, safeIdentifier, type IdPosition, type IdentifierRules } from './input';
+import type { BackendKind } from './model';
+import { NOMAD_IDENTIFIERS } from './nomad/ids';
+import { OPENSTACK_IDENTIFIERS } from './openstack/ids';
 
 /** Kinds of objects that carry a global id. */
 export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Plugin' | 'Operation';
@@ -58,7 +61,46 @@ export function decodeGlobalId(id: string, expected: GlobalIdKind | null, argume
   if (expected !== null && kind !== expected) bad(`it is a ${kind} id`);
   safeIdentifier(backend!, `${argument} (backend)`);
   safeIdentifier(scope!, `${argument} (scope)`);
+  // `*` means "every namespace" to Nomad; only the list filter may say it, never an id.
+  if (scope === '*') bad('its scope is "*"');
   safeIdentifier(nativeId!, `${argument} (native id)`);
   if (subId !== undefined) safeIdentifier(subId, `${argument} (sub id)`);
   return { kind: kind as GlobalIdKind, backend: backend!, scope: scope!, nativeId: nativeId!, subId };
+}
+
+/** Each backend kind's rules per identifier position. */
+const RULES: Record<BackendKind, IdentifierRules> = { NOMAD: NOMAD_IDENTIFIERS, OPENSTACK: OPENSTACK_IDENTIFIERS };
+
+/** Checks `value` for `position` on a backend of `kind`: the shared rules, then the kind's. */
+export function backendIdentifier(kind: BackendKind, position: IdPosition, value: string, argument: string): string {
+  return checkIdentifier(RULES[kind], position, value, argument);
+}
+
+/** Positions of a global id's parts, by id kind and backend kind (null: shared rules only). */
+function positions(kind: GlobalIdKind, backend: BackendKind): [scope: IdPosition | null, nativeId: IdPosition | null, subId: IdPosition | null] {
+  switch (kind) {
+    case 'Volume':
+      return ['namespace', 'volume', null];
+    case 'Attachment':
+      return ['namespace', 'volume', 'consumer'];
+    case 'Snapshot':
+      // Nomad scopes snapshots by plugin, OpenStack by project.
+      return [backend === 'NOMAD' ? 'plugin' : 'namespace', 'snapshot', null];
+    case 'Plugin':
+      return [null, 'plugin', null];
+    case 'Operation':
+      return [null, null, null];
+  }
+}
+
+/**
+ * Checks a decoded global id's parts with the rules of its backend's kind, exactly as strictly as
+ * the same values given as arguments. Returns the parts unchanged.
+ */
+export function checkGlobalIdParts(p: GlobalIdParts, backend: BackendKind, argument = 'id'): GlobalIdParts {
+  const [scope, nativeId, subId] = positions(p.kind, backend);
+  if (scope) backendIdentifier(backend, scope, p.scope, `${argument} (scope)`);
+  if (nativeId) backendIdentifier(backend, nativeId, p.nativeId, `${argument} (native id)`);
+  if (subId && p.subId !== undefined) backendIdentifier(backend, subId, p.subId, `${argument} (sub id)`);
+  return p;
 }

@@ -1,6 +1,11 @@
 /**
  * Input rules shared by every backend. They run before any backend call, so a malformed value
- * never turns into a request to a path that was not meant (`../`, `%2F`, `?x=` …).
+ * never turns into a request to a path that was not meant (`../`, `%2F`, `?x=` …), and no
+ * encoding step can throw on it (a lone UTF-16 surrogate makes `encodeURIComponent` throw and
+ * `URLSearchParams` silently write U+FFFD instead).
+ *
+ * Backend kinds add their own, stricter rules per position (`adapters/nomad/ids.ts`,
+ * `adapters/openstack/ids.ts`) through {@link IdentifierRules} and {@link checkIdentifier}.
  */
 import { BadUserInputError } from './errors';
 
@@ -11,29 +16,95 @@ export const MAX_TEXT_LENGTH = 1024;
 /** Largest page a client may ask for. */
 export const MAX_PAGE_SIZE = 500;
 
-// Characters that change a URL's meaning when they reach a path or query, plus controls.
-const UNSAFE_IDENTIFIER = /[/\\?#%\u0000-\u001f\u007f]/;
+// Characters that change a URL's meaning when they reach a path or query, plus C0/C1 controls.
+const UNSAFE_IDENTIFIER = /[/\\?#%\u0000-\u001f\u007f-\u009f]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Checks an identifier that will become a URL path segment or query value. Returns it unchanged. */
+/** True when `value` is well-formed UTF-16 (no lone surrogate), so it can be UTF-8 encoded. */
+export function isWellFormed(value: string): boolean {
+  const native = (value as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(value) : !LONE_SURROGATE.test(value);
+}
+
+/**
+ * Checks an identifier that will become a URL path segment or query value, whatever the backend:
+ * 1–{@link MAX_IDENTIFIER_LENGTH} characters, well-formed, not `.` or `..` and no `..` inside, no
+ * `/ \ ? # %`, no control characters, no surrounding spaces. Returns it unchanged.
+ * The message never echoes the value: it may be hostile or a secret pasted by mistake.
+ */
 export function safeIdentifier(value: string, argument: string): string {
   if (value.length === 0) throw new BadUserInputError(`${argument} must not be empty`, argument);
   if (value.length > MAX_IDENTIFIER_LENGTH) {
     throw new BadUserInputError(`${argument} is longer than ${MAX_IDENTIFIER_LENGTH} characters`, argument);
   }
-  if (UNSAFE_IDENTIFIER.test(value) || value.includes('..') || value !== value.trim()) {
+  if (!isWellFormed(value)) throw new BadUserInputError(`${argument} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`, argument);
+  if (value === '.' || value.includes('..')) {
+    throw new BadUserInputError(`${argument} must not be "." or contain ".." (a dot segment would change the backend path)`, argument);
+  }
+  if (UNSAFE_IDENTIFIER.test(value) || value !== value.trim()) {
     throw new BadUserInputError(
-      `${argument} contains a character that is not allowed in an identifier (/, \\, ?, #, %, "..", control characters or surrounding spaces)`,
+      `${argument} contains a character that is not allowed in an identifier (/, \\, ?, #, %, control characters or surrounding spaces)`,
       argument,
     );
   }
   return value;
 }
 
-/** Checks free text (names, labels, parameter values): bounded length, no control characters. */
+/**
+ * Encodes one URL path segment. Values were checked by {@link safeIdentifier} already; this
+ * is the last line: it refuses (with BAD_USER_INPUT, never a `URIError`) what no encoding can
+ * make safe — empty, `.`, `..` and lone surrogates.
+ */
+export function pathSegment(value: string, argument = 'id'): string {
+  if (value === '' || value === '.' || value === '..' || !isWellFormed(value)) {
+    throw new BadUserInputError(`${argument} cannot be used as a path segment`, argument);
+  }
+  return encodeURIComponent(value);
+}
+
+/** Where an identifier goes; each backend kind may have its own rule per position. */
+export type IdPosition = 'namespace' | 'volume' | 'snapshot' | 'plugin' | 'node' | 'server' | 'attachment' | 'consumer';
+
+/** One backend rule: a test and what it expects, for the message. */
+export interface IdentifierRule {
+  test(value: string): boolean;
+  /** e.g. `a Nomad namespace (1–128 letters, digits and "-")`. */
+  expects: string;
+}
+
+/** A backend kind's rules by position; positions without a rule get the shared rules only. */
+export type IdentifierRules = Readonly<Partial<Record<IdPosition, IdentifierRule>>>;
+
+/** Shared rules, then the backend's rule for `position`. Returns the value unchanged. */
+export function checkIdentifier(rules: IdentifierRules, position: IdPosition, value: string, argument: string): string {
+  safeIdentifier(value, argument);
+  const rule = rules[position];
+  if (rule && !rule.test(value)) throw new BadUserInputError(`${argument} must be ${rule.expects}`, argument);
+  return value;
+}
+
+/** Checks free text (names, labels, parameter values): bounded length, well-formed, no control characters. */
 export function safeText(value: string, argument: string, maxLength = MAX_TEXT_LENGTH): string {
   if (value.length > maxLength) throw new BadUserInputError(`${argument} is longer than ${maxLength} characters`, argument);
   if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(value)) {
     throw new BadUserInputError(`${argument} contains control characters`, argument);
+  }
+  if (!isWellFormed(value)) throw new BadUserInputError(`${argument} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`, argument);
+  return value;
+}
+
+/** Printable Latin-1 (tab, space to `~`, NBSP to `ÿ`): what an HTTP header value may carry. */
+const HEADER_VALUE = /^[\t\u0020-\u007e\u00a0-\u00ff]*$/;
+
+/**
+ * Checks a value that will travel in an HTTP header. Anything else makes undici reject the
+ * request after a connection slot was taken (issue 9, item 2). The message does not echo the
+ * value: header values are tokens and secrets.
+ */
+export function headerText(value: string, argument: string, maxLength = MAX_TEXT_LENGTH): string {
+  if (value.length > maxLength) throw new BadUserInputError(`${argument} is longer than ${maxLength} characters`, argument);
+  if (!HEADER_VALUE.test(value)) {
+    throw new BadUserInputError(`${argument} must be printable Latin-1 (it travels in an HTTP header): no control characters, line breaks or characters above U+00FF`, argument);
   }
   return value;
 }

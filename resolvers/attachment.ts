@@ -1,11 +1,12 @@
 /** Attachments (Nomad claims, OpenStack server and host attachments) and their consumers. */
 import { NotFoundError } from '../adapters/errors';
-import { decodeGlobalId, encodeGlobalId } from '../adapters/ids';
-import { pageSize, safeIdentifier } from '../adapters/input';
+import { encodeGlobalId } from '../adapters/ids';
+import { pageSize } from '../adapters/input';
 import { pageOpaque } from '../adapters/listing';
 import type { Attachment } from '../adapters/model';
 import type { AttachmentConsumerResolvers, AttachmentResolvers, MutationResolvers, QueryResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
+import { globalIdArg, idArg } from './args';
 import { connection } from './connection';
 import { track } from './operation';
 import type { ServerRef } from './server-ref';
@@ -14,8 +15,7 @@ import { requireVolume, volumeId, volumeRefFromId } from './volume';
 
 /** An attachment by global id; null when the claim or attachment is gone. */
 export async function loadAttachment(ctx: GatewayContext, id: string): Promise<Attachment | null> {
-  const p = decodeGlobalId(id, 'Attachment');
-  ctx.registry.forId(p.backend);
+  const p = globalIdArg(ctx, id, 'Attachment');
   if (p.subId === undefined) throw new NotFoundError('attachment id names no consumer');
   const v = await ctx.loaders.volume.load({ backend: p.backend, namespace: p.scope, nativeId: p.nativeId });
   return v?.detail?.attachments.find((a) => a.consumerId === p.subId) ?? null;
@@ -26,8 +26,7 @@ export const attachmentId = (a: Attachment): string =>
 
 /** A host attachment's volume ref from its global id. */
 function hostAttachmentRef(ctx: GatewayContext, id: string, argument: string): { ref: { backend: string; namespace: string; nativeId: string }; attachmentId: string } {
-  const p = decodeGlobalId(id, 'Attachment', argument);
-  ctx.registry.forId(p.backend);
+  const p = globalIdArg(ctx, id, 'Attachment', argument);
   if (p.subId === undefined) throw new NotFoundError(`${argument} names no attachment`);
   return { ref: { backend: p.backend, namespace: p.scope, nativeId: p.nativeId }, attachmentId: p.subId };
 }
@@ -62,9 +61,9 @@ export const attachmentMutations: Pick<MutationResolvers, 'reserveHostAttachment
   updateServerVolumeAttachment: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
     const newRef = input.newVolumeId ? volumeRefFromId(ctx, input.newVolumeId, 'input.newVolumeId') : null;
-    const accepted = await ctx.registry
-      .forId(ref.backend)
-      .updateServerVolumeAttachment(ref.namespace, safeIdentifier(input.serverId, 'input.serverId'), ref.nativeId, { newVolumeId: newRef?.nativeId, deleteOnTermination: input.deleteOnTermination ?? undefined }, ctx.call(ref.backend));
+    const b = ctx.registry.forId(ref.backend);
+    const accepted = await b
+      .updateServerVolumeAttachment(ref.namespace, idArg(b, 'server', input.serverId, 'input.serverId'), ref.nativeId, { newVolumeId: newRef?.nativeId, deleteOnTermination: input.deleteOnTermination ?? undefined }, ctx.call(ref.backend));
     const operation = await track(ctx, 'UPDATE_ATTACHMENT', { backend: ref.backend, scope: ref.namespace, id: volumeId(ref) }, accepted);
     return { operation, volume: await ctx.loaders.volume.load(ref).catch(() => null) };
   },

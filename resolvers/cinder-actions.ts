@@ -4,12 +4,11 @@
  */
 import type { VolumeAction } from '../adapters/backend';
 import { BadUserInputError } from '../adapters/errors';
-import { decodeGlobalId } from '../adapters/ids';
 import { safeIdentifier, safeText } from '../adapters/input';
 import type { MutationResolvers, QueryResolvers, ResolversTypes } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import type { OperationKind } from '../subscriptions/operations';
-import { keyValues } from './args';
+import { globalIdArg, keyValues } from './args';
 import { track } from './operation';
 import { volumeId, volumeRefFromId } from './volume';
 import { jsonObject } from './volume-mutations';
@@ -74,7 +73,7 @@ export const cinderMutations: Pick<
   },
   completeVolumeExtend: (_p, { input }, ctx) => run(ctx, input.id, { kind: 'os-extend_volume_completion', error: input.error ?? false }),
   revertVolumeToSnapshot: (_p, { input }, ctx) => {
-    const snap = decodeGlobalId(input.snapshotId, 'Snapshot', 'input.snapshotId');
+    const snap = globalIdArg(ctx, input.snapshotId, 'Snapshot', 'input.snapshotId');
     return run(ctx, input.id, { kind: 'revert', snapshotId: snap.nativeId });
   },
   setVolumeImageMetadata: (_p, { input }, ctx) => {

@@ -1,14 +1,13 @@
 /** Relay `node(id:)`: any object by global id. */
-import { decodeGlobalId } from '../adapters/ids';
 import type { NodeResolvers, QueryResolvers } from '../schema/generated/resolvers-types';
+import { globalIdArg } from './args';
 import { loadAttachment } from './attachment';
 import { loadOperation } from './operation';
 import { loadPlugin } from './plugin';
 
 export const nodeQueries: Pick<QueryResolvers, 'node'> = {
   node: async (_parent, { id }, ctx) => {
-    const p = decodeGlobalId(id, null);
-    ctx.registry.forId(p.backend);
+    const p = globalIdArg(ctx, id, null);
     switch (p.kind) {
       case 'Volume':
         return ctx.loaders.volume.load({ backend: p.backend, namespace: p.scope, nativeId: p.nativeId });

@@ -2,11 +2,12 @@
 import type { Edge } from '../adapters/listing';
 import { pageArray } from '../adapters/listing';
 import { NotFoundError, GatewayError } from '../adapters/errors';
-import { decodeGlobalId, encodeGlobalId } from '../adapters/ids';
+import { encodeGlobalId } from '../adapters/ids';
 import { pageSize } from '../adapters/input';
 import type { Plugin, PluginDetail } from '../adapters/model';
 import type { GatewayContext } from '../server/context';
 import type { PluginResolvers, QueryResolvers } from '../schema/generated/resolvers-types';
+import { globalIdArg } from './args';
 import { connection, pathOf, reportPartial } from './connection';
 
 /** Nomad plugins are cluster-wide: the id's scope is a fixed placeholder. */
@@ -24,8 +25,7 @@ async function detail(p: Plugin, ctx: GatewayContext): Promise<PluginDetail> {
 
 /** A plugin by global id; null when unknown. */
 export function loadPlugin(ctx: GatewayContext, id: string): Promise<Plugin | null> {
-  const p = decodeGlobalId(id, 'Plugin');
-  ctx.registry.forId(p.backend);
+  const p = globalIdArg(ctx, id, 'Plugin');
   return ctx.loaders.plugin.load({ backend: p.backend, nativeId: p.nativeId });
 }
 

@@ -1,8 +1,9 @@
 /** OpenStack servers (Nova) and the volume attachments Nova lists for them. */
-import { pageSize, safeIdentifier } from '../adapters/input';
+import { pageSize } from '../adapters/input';
 import { pageOpaque } from '../adapters/listing';
 import type { OpenStackServerResolvers, QueryResolvers, ServerVolumeAttachmentResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
+import { idArg } from './args';
 import { connection } from './connection';
 import type { ServerRef } from './server-ref';
 
@@ -24,7 +25,7 @@ export const serverQueries: Pick<QueryResolvers, 'servers' | 'server' | 'serverV
   },
   server: async (_p, { backend, id }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
-    const sid = safeIdentifier(id, 'id');
+    const sid = idArg(b, 'server', id, 'id');
     const found = await b.getServers('', [sid], ctx.call(b.id));
     const s = found.get(sid);
     if (!s) return null;
@@ -33,7 +34,7 @@ export const serverQueries: Pick<QueryResolvers, 'servers' | 'server' | 'serverV
   },
   serverVolumeAttachment: async (_p, { backend, serverId, volumeId }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
-    return b.getServerVolumeAttachment('', safeIdentifier(serverId, 'serverId'), safeIdentifier(volumeId, 'volumeId'), ctx.call(b.id));
+    return b.getServerVolumeAttachment('', idArg(b, 'server', serverId, 'serverId'), idArg(b, 'volume', volumeId, 'volumeId'), ctx.call(b.id));
   },
 };
 

@@ -1,10 +1,10 @@
 /** Snapshots and provider-side (external) volumes. */
 import { BadUserInputError, UnsupportedByBackendError } from '../adapters/errors';
-import { decodeGlobalId, encodeGlobalId } from '../adapters/ids';
-import { pageSize, safeIdentifier, safeText } from '../adapters/input';
+import { encodeGlobalId } from '../adapters/ids';
+import { pageSize, safeText } from '../adapters/input';
 import { pageOpaque } from '../adapters/listing';
 import type { ExternalVolumeResolvers, MutationResolvers, QueryResolvers, SnapshotResolvers } from '../schema/generated/resolvers-types';
-import { keyValues, namespaceArg, optionalId, optionalText } from './args';
+import { globalIdArg, idArg, keyValues, namespaceArg, optionalIdArg, optionalText, secretList } from './args';
 import { track } from './operation';
 import { connection } from './connection';
 import { volumeRefFromId } from './volume';
@@ -17,16 +17,16 @@ export const snapshotQueries: Pick<QueryResolvers, 'snapshots' | 'externalVolume
     const b = ctx.registry.forArgument(backend, 'backend');
     // Nomad lists snapshots per plugin; OpenStack per project (the caller's).
     if (b.kind === 'NOMAD' && !plugin) throw new BadUserInputError('Nomad lists snapshots per plugin: give plugin', 'plugin');
-    const pluginArg = plugin ? safeIdentifier(plugin, 'plugin') : '';
-    const kv = keyValues(secrets, 'secrets');
+    const pluginArg = plugin ? idArg(b, 'plugin', plugin, 'plugin') : '';
+    const kv = secretList(secrets, 'secrets');
     const size = pageSize(first, 50);
     const page = await pageOpaque((limit, token) => b.listSnapshots(pluginArg, limit, token, kv, ctx.call(b.id)), size, after);
     return connection(page.edges, page.pageInfo);
   },
   externalVolumes: async (_p, { backend, plugin, namespace, first, after }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
-    const pluginArg = safeIdentifier(plugin, 'plugin');
-    const ns = namespaceArg(namespace, 'namespace', 'default');
+    const pluginArg = idArg(b, 'plugin', plugin, 'plugin');
+    const ns = namespaceArg(namespace, 'namespace', 'default', false, b);
     const size = pageSize(first, 50);
     const page = await pageOpaque((limit, token) => b.listExternalVolumes(pluginArg, ns, limit, token, ctx.call(b.id)), size, after);
     return connection(page.edges, page.pageInfo);
@@ -42,9 +42,9 @@ export const snapshotMutations: Pick<MutationResolvers, 'createSnapshot' | 'dele
       {
         volume,
         name: safeText(input.name, 'input.name', 256),
-        pluginId: optionalId(input.plugin, 'input.plugin'),
+        pluginId: optionalIdArg(b, 'plugin', input.plugin, 'input.plugin'),
         parameters: keyValues(input.parameters, 'input.parameters'),
-        secrets: keyValues(input.secrets, 'input.secrets'),
+        secrets: secretList(input.secrets, 'input.secrets'),
         description: optionalText(input.description, 'input.description'),
         force: input.force ?? undefined,
       },
@@ -55,9 +55,9 @@ export const snapshotMutations: Pick<MutationResolvers, 'createSnapshot' | 'dele
     return { snapshot, operation };
   },
   deleteSnapshot: async (_p, { input }, ctx) => {
-    const p = decodeGlobalId(input.id, 'Snapshot', 'input.id');
+    const p = globalIdArg(ctx, input.id, 'Snapshot', 'input.id');
     const b = ctx.registry.forId(p.backend);
-    const accepted = await b.deleteSnapshot(p.scope, p.nativeId, keyValues(input.secrets, 'input.secrets'), ctx.call(b.id));
+    const accepted = await b.deleteSnapshot(p.scope, p.nativeId, secretList(input.secrets, 'input.secrets'), ctx.call(b.id));
     return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: p.scope, id: input.id }, accepted) };
   },
 };

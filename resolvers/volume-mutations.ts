@@ -4,11 +4,11 @@
  * finishes synchronously, as Nomad does); the volume is read back through a fresh loader entry.
  */
 import { BadUserInputError } from '../adapters/errors';
-import { safeIdentifier, safeText } from '../adapters/input';
+import { safeText } from '../adapters/input';
 import type { VolumeRef } from '../adapters/model';
 import type { MutationResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
-import { createVolumeSpec, keyValues, optionalText, positiveInt, registerVolumeSpec } from './args';
+import { createVolumeSpec, keyValues, optionalIdArg, optionalText, positiveInt, registerVolumeSpec, secretList } from './args';
 import { track } from './operation';
 import { volumeId, volumeRefFromId } from './volume';
 
@@ -34,13 +34,13 @@ export const volumeMutations: Pick<
 > = {
   createVolume: async (_p, { input }, ctx) => {
     const backend = ctx.registry.forArgument(input.backend, 'input.backend');
-    const accepted = await backend.createVolume(createVolumeSpec(input), ctx.call(backend.id));
+    const accepted = await backend.createVolume(createVolumeSpec(input, backend), ctx.call(backend.id));
     const operation = await track(ctx, 'CREATE_VOLUME', target(accepted.result), accepted);
     return { volume: await readBack(ctx, accepted.result), operation };
   },
   registerVolume: async (_p, { input }, ctx) => {
     const backend = ctx.registry.forArgument(input.backend, 'input.backend');
-    const ref = await backend.registerVolume(registerVolumeSpec(input), ctx.call(backend.id));
+    const ref = await backend.registerVolume(registerVolumeSpec(input, backend), ctx.call(backend.id));
     return { volume: await readBack(ctx, ref), operation: null };
   },
   deregisterVolume: async (_p, { input }, ctx) => {
@@ -54,7 +54,7 @@ export const volumeMutations: Pick<
     const ref = volumeRefFromId(ctx, input.id, 'input.id');
     const accepted = await ctx.registry
       .forId(ref.backend)
-      .deleteVolume(ref, { secrets: keyValues(input.secrets, 'input.secrets'), cascade: input.cascade ?? false, force: input.force ?? false }, ctx.call(ref.backend));
+      .deleteVolume(ref, { secrets: secretList(input.secrets, 'input.secrets'), cascade: input.cascade ?? false, force: input.force ?? false }, ctx.call(ref.backend));
     ctx.loaders.volume.clear(ref);
     return { deletedId: volumeId(ref), operation: await track(ctx, 'DELETE_VOLUME', target(ref), accepted) };
   },
@@ -62,12 +62,13 @@ export const volumeMutations: Pick<
     const ref = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
     const given = [input.nodeId, input.serverId, input.attachmentId].filter((x) => x !== null && x !== undefined);
     if (given.length !== 1) throw new BadUserInputError('give exactly one of input.nodeId (Nomad), input.serverId or input.attachmentId (OpenStack)', 'input');
-    const accepted = await ctx.registry.forId(ref.backend).detachVolume(
+    const b = ctx.registry.forId(ref.backend);
+    const accepted = await b.detachVolume(
       ref,
       {
-        nodeId: input.nodeId ? safeIdentifier(input.nodeId, 'input.nodeId') : undefined,
-        serverId: input.serverId ? safeIdentifier(input.serverId, 'input.serverId') : undefined,
-        attachmentId: input.attachmentId ? safeIdentifier(input.attachmentId, 'input.attachmentId') : undefined,
+        nodeId: optionalIdArg(b, 'node', input.nodeId, 'input.nodeId'),
+        serverId: optionalIdArg(b, 'server', input.serverId, 'input.serverId'),
+        attachmentId: optionalIdArg(b, 'attachment', input.attachmentId, 'input.attachmentId'),
       },
       ctx.call(ref.backend),
     );
@@ -76,10 +77,11 @@ export const volumeMutations: Pick<
   },
   attachVolume: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
-    const accepted = await ctx.registry.forId(ref.backend).attachVolume(
+    const b = ctx.registry.forId(ref.backend);
+    const accepted = await b.attachVolume(
       ref,
       {
-        serverId: input.serverId ? safeIdentifier(input.serverId, 'input.serverId') : undefined,
+        serverId: optionalIdArg(b, 'server', input.serverId, 'input.serverId'),
         connector: input.connector === null || input.connector === undefined ? undefined : jsonObject(input.connector, 'input.connector'),
         device: input.device ? safeText(input.device, 'input.device', 64) : undefined,
         tag: optionalTag(input.tag),

@@ -1,12 +1,12 @@
 /** Volume queries and the Volume type. Detail fields load the full volume through the request's loader. */
 import { NotFoundError } from '../adapters/errors';
-import { decodeGlobalId, encodeGlobalId } from '../adapters/ids';
-import { pageSize, safeIdentifier, safeText } from '../adapters/input';
+import { encodeGlobalId } from '../adapters/ids';
+import { pageSize, safeText } from '../adapters/input';
 import { decodeCursor, listVolumesMerged } from '../adapters/listing';
 import type { Volume as VolumeModel, VolumeDetail, VolumeRef } from '../adapters/model';
 import type { GatewayContext } from '../server/context';
 import type { QueryResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
-import { namespaceArg, optionalId } from './args';
+import { filterIdArg, globalIdArg, idArg, namespaceArg } from './args';
 import { connection, pathOf, reportPartial } from './connection';
 
 export const volumeId = (ref: VolumeRef): string =>
@@ -14,8 +14,7 @@ export const volumeId = (ref: VolumeRef): string =>
 
 /** Global id → ref, checking the id and that its backend is configured. */
 export function volumeRefFromId(ctx: GatewayContext, id: string, argument = 'id'): VolumeRef {
-  const p = decodeGlobalId(id, 'Volume', argument);
-  ctx.registry.forId(p.backend);
+  const p = globalIdArg(ctx, id, 'Volume', argument);
   return { backend: p.backend, namespace: p.scope, nativeId: p.nativeId };
 }
 
@@ -40,10 +39,10 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
     const result = await listVolumesMerged({
       backends,
       query: {
-        namespace: namespaceArg(filter?.namespace, 'filter.namespace', '*', true),
-        plugin: optionalId(filter?.plugin, 'filter.plugin'),
+        namespace: filter?.namespace === '*' ? '*' : (filterIdArg(backends, 'namespace', filter?.namespace, 'filter.namespace') ?? '*'),
+        plugin: filterIdArg(backends, 'plugin', filter?.plugin, 'filter.plugin'),
         name: filter?.name === null || filter?.name === undefined ? undefined : safeText(filter.name, 'filter.name', 256),
-        node: optionalId(filter?.node, 'filter.node'),
+        node: filterIdArg(backends, 'node', filter?.node, 'filter.node'),
       },
       keep: statuses ? (v) => statuses.has(v.status) : undefined,
       first: size,
@@ -56,7 +55,7 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
   volume: async (_p, { id }, ctx) => ctx.loaders.volume.load(volumeRefFromId(ctx, id)),
   volumeByNativeId: async (_p, { backend, namespace, nativeId }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
-    return ctx.loaders.volume.load({ backend: b.id, namespace: namespaceArg(namespace, 'namespace', 'default'), nativeId: safeIdentifier(nativeId, 'nativeId') });
+    return ctx.loaders.volume.load({ backend: b.id, namespace: namespaceArg(namespace, 'namespace', 'default', false, b), nativeId: idArg(b, 'volume', nativeId, 'nativeId') });
   },
 };
 

@@ -42,15 +42,8 @@ const record = (kvs: KeyValue[] | undefined): Record<string, string> | undefined
   kvs && kvs.length > 0 ? Object.fromEntries(kvs.map((kv) => [kv.key, kv.value])) : undefined;
 const segments = (ts: Topology[] | undefined) => (ts && ts.length > 0 ? ts.map((t) => ({ Segments: record(t.segments) ?? {} })) : null);
 
-/** Secrets travel in one header as `k=v,k=v`; keys with `=`/`,` and values with `,` cannot. */
-function checkSecrets(secrets: KeyValue[] | undefined, argument: string): KeyValue[] {
-  for (const s of secrets ?? []) {
-    if (!s.key || /[=,]/.test(s.key) || s.value.includes(',')) {
-      throw new BadUserInputError(`${argument}: Nomad secrets need a key without "=" or "," and a value without ","`, argument);
-    }
-  }
-  return secrets ?? [];
-}
+// Secrets stored with a volume are later merged with header ones: one rule for both.
+const checkSecrets = req.checkCsiSecrets;
 
 export class NomadBackend extends BaseBackend {
   readonly id: string;

@@ -1,7 +1,8 @@
 /**
  * Nomad wire error → typed gateway error, in one place. Nomad answers most failures with a
  * plain-text 500 (backends.md 1.1), so the text is the only signal; this is the one module that
- * reads it.
+ * reads it. The text reaches clients sanitized (`../upstream-message.ts`): RPC errors can name
+ * internal addresses.
  */
 import {
   BackendError,
@@ -11,15 +12,18 @@ import {
   ForbiddenError,
   GatewayError,
   NotFoundError,
+  QuotaExceededError,
   UnauthenticatedError,
   UnsupportedByBackendError,
 } from '../errors';
-
-const MAX_BACKEND_MESSAGE = 1000;
+import { sanitizeUpstreamMessage } from '../upstream-message';
 
 /** Ordered rules for 500 texts: first match wins. */
 const TEXT_RULES: Array<[RegExp, ErrorCode]> = [
-  [/volume in use|max claims reached|currently unschedulable/i, ErrorCode.Conflict],
+  // Claim and in-use conflicts (nomad/structs/errors.go, CSIVolume.Merge, state store deregister).
+  [/volume in use|volume is in use|existing capability in use|claimed volume|max claims reached|currently unschedulable/i, ErrorCode.Conflict],
+  // A CSI plugin out of capacity or quota answers gRPC ResourceExhausted, which Nomad passes on in its text.
+  [/code = ResourceExhausted|quota exceeded|VolumeLimitExceeded/i, ErrorCode.QuotaExceeded],
   // Nomad's own text reads "no CSI plugin named: <id> could be found" (sic).
   [/not found|no such (volume|plugin)|could not be found|no CSI plugin named/i, ErrorCode.NotFound],
   [/permission denied/i, ErrorCode.Forbidden],
@@ -38,9 +42,9 @@ export interface ErrorContext {
 }
 
 export function errorFromResponse(status: number, text: string, ctx: ErrorContext): GatewayError {
-  const backendMessage = text.trim().slice(0, MAX_BACKEND_MESSAGE);
+  const backendMessage = sanitizeUpstreamMessage(text) || undefined;
   const d = { backend: ctx.backend, httpStatus: status, backendMessage };
-  const msg = (what: string): string => `${what} while ${ctx.action} on backend "${ctx.backend}": ${backendMessage}`;
+  const msg = (what: string): string => `${what} while ${ctx.action} on backend "${ctx.backend}"${backendMessage ? `: ${backendMessage}` : ''}`;
 
   if (status === 403) {
     if (/ACL token not found/i.test(text)) return new UnauthenticatedError(msg('the Nomad token is not known'), d);
@@ -54,10 +58,12 @@ export function errorFromResponse(status: number, text: string, ctx: ErrorContex
     return new BackendUnavailableError(msg('Nomad is unavailable'), { ...d, retryable: true });
   }
   for (const [pattern, code] of TEXT_RULES) {
-    if (!pattern.test(backendMessage)) continue;
+    if (!pattern.test(backendMessage ?? '')) continue;
     switch (code) {
       case ErrorCode.Conflict:
         return new ConflictError(msg('conflict'), d);
+      case ErrorCode.QuotaExceeded:
+        return new QuotaExceededError(msg('over quota'), d);
       case ErrorCode.NotFound:
         return new NotFoundError(msg('not found'), d);
       case ErrorCode.Forbidden:

@@ -4,6 +4,8 @@
  * answers 200 for every success (backends.md 1.1), so there is no per-call status list.
  */
 import type { CallOptions } from '../backend';
+import { BadUserInputError } from '../errors';
+import { headerText } from '../input';
 import type { KeyValue } from '../model';
 import type { NomadClient, NomadResult } from './client';
 import type {
@@ -105,7 +107,27 @@ export function deregister(c: NomadClient, id: string, namespace: string, force:
   return c.call({ method: 'DELETE', path: urls.deregisterVolumeURL(id), endpoint: 'DELETE /v1/volume/csi/:id', query: q, action: `deregistering volume "${id}"` }, o);
 }
 
-/** `X-Nomad-CSI-Secrets: k1=v1,k2=v2` (backends.md 1.4.6). Keys/values with `,` or `=` cannot be expressed. */
+/**
+ * Checks CSI secrets for `X-Nomad-CSI-Secrets: k1=v1,k2=v2` (backends.md 1.4.6). Nomad splits the
+ * header on `,`, then each pair on its first `=`, and silently drops pairs without one; a later
+ * duplicate key wins. So an empty key, a key with `,` or `=`, a value with `,` or a repeated key
+ * would smuggle in another secret or lose one: refused, naming e.g. `input.secrets[0].key`,
+ * never echoing the secret. Keys and values must also be header text (printable Latin-1).
+ */
+export function checkCsiSecrets(secrets: readonly KeyValue[] | undefined, argument: string): KeyValue[] {
+  const seen = new Set<string>();
+  return (secrets ?? []).map((s, i) => {
+    const key = headerText(s.key, `${argument}[${i}].key`);
+    const value = headerText(s.value, `${argument}[${i}].value`);
+    if (key === '' || /[=,]/.test(key)) throw new BadUserInputError(`${argument}[${i}].key must be non-empty and hold no "=" or ",": Nomad splits X-Nomad-CSI-Secrets on them`, `${argument}[${i}].key`);
+    if (value.includes(',')) throw new BadUserInputError(`${argument}[${i}].value must hold no ",": Nomad splits X-Nomad-CSI-Secrets on it`, `${argument}[${i}].value`);
+    if (seen.has(key)) throw new BadUserInputError(`${argument}[${i}].key repeats an earlier key`, `${argument}[${i}].key`);
+    seen.add(key);
+    return { key, value };
+  });
+}
+
+/** The `X-Nomad-CSI-Secrets` header; `secrets` passed {@link checkCsiSecrets}. */
 export function secretsHeader(secrets: KeyValue[]): Record<string, string> {
   return secrets.length === 0 ? {} : { 'x-nomad-csi-secrets': secrets.map((s) => `${s.key}=${s.value}`).join(',') };
 }

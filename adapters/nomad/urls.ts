@@ -1,8 +1,11 @@
 /**
  * Every Nomad path the adapter may call, one tiny function per operation. No other file builds
- * paths. Ids were already checked by `adapters/input.ts`; encoding here is defence in depth.
+ * paths. Ids were already checked by `adapters/input.ts`; encoding here is defence in depth, and
+ * `pathSegment` refuses (BAD_USER_INPUT, never a URIError) what no encoding makes safe.
  */
-const seg = encodeURIComponent;
+import { pathSegment } from '../input';
+
+const seg = (id: string): string => pathSegment(id);
 
 export const listVolumesURL = (): string => '/v1/volumes';
 export const volumeURL = (id: string): string => `/v1/volume/csi/${seg(id)}`;

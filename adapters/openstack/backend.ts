@@ -27,6 +27,7 @@ import { mapWithConcurrency } from '../concurrency';
 import { BadUserInputError, GatewayError, NotFoundError, isStatus } from '../errors';
 import type { Attachment, BackendHealth, Capability, KeyValue, OpenStackServer, ServerVolumeAttachment, Snapshot, Volume, VolumeRef } from '../model';
 import { OpenStackClient, type OpenStackClientOptions } from './client';
+import { UUID } from './ids';
 import { FEATURES } from './microversions';
 import * as req from './requests';
 import {
@@ -62,7 +63,6 @@ const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
 
 /** Listing token meaning "from the start" (Cinder markers are the id of the last item seen). */
 const START = '^';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Cinder's and Nova's page cap (osapi_max_limit). */
 const MAX_LIMIT = 1000;
 

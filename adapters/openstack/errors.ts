@@ -1,8 +1,10 @@
 /**
  * OpenStack wire error → typed gateway error, in one place. Cinder and Nova answer faults as
  * `{"<faultName>": {"code", "message"}}` (backends.md 2.1, 3.1); keystonemiddleware answers
- * `{"error": {"code", "title", "message"}}` with 401. The HTTP status decides the code; the
- * backend's own message is kept in `backendMessage`.
+ * `{"error": {"code", "title", "message"}}` with 401. The HTTP status decides the code, except
+ * that Cinder and Nova answer most state conflicts with 400 `Invalid volume: …` (backends.md 2.1,
+ * 3.2): those become CONFLICT. The backend's message, sanitized (`../upstream-message.ts`), is
+ * kept in `backendMessage`.
  */
 import {
   BackendError,
@@ -13,10 +15,17 @@ import {
   ForbiddenError,
   GatewayError,
   NotFoundError,
+  QuotaExceededError,
   UnauthenticatedError,
 } from '../errors';
+import { sanitizeUpstreamMessage } from '../upstream-message';
 
-const MAX_BACKEND_MESSAGE = 1000;
+/**
+ * 400 texts that report the volume's (or snapshot's) state, not the request's shape: attaching
+ * an attached volume, reserving, deleting, extending or snapshotting in the wrong status, detaching
+ * one that is not attached (cinder-21/08-errors.md, Nova's attach and swap checks).
+ */
+const STATE_CONFLICT = /already attached|\bstatus must be\b|must not be migrating, attached|must be detached|attached to a different instance|in maintenance mode/i;
 
 /** Which OpenStack service answered. */
 export type OpenStackService = 'identity' | 'volume' | 'compute';
@@ -30,25 +39,38 @@ export interface ErrorContext {
   action: string;
 }
 
-/** The `message` of a fault body, or the raw text when the body is not a fault. */
-export function faultMessage(text: string): string {
+/** The fault's inner object (`{"code", "message", "retryAfter"?}`), when the body is a fault. */
+function fault(text: string): { message?: unknown; retryAfter?: unknown } | undefined {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
-    const inner = Object.values(body)[0] as { message?: unknown } | undefined;
-    if (inner && typeof inner.message === 'string') return inner.message;
+    const inner = body && typeof body === 'object' ? Object.values(body)[0] : undefined;
+    return inner && typeof inner === 'object' ? (inner as { message?: unknown; retryAfter?: unknown }) : undefined;
   } catch {
-    /* not JSON: HTML from a proxy, or plain text */
+    return undefined; // not JSON: HTML from a proxy, or plain text
   }
-  return text.trim();
+}
+
+/** The `message` of a fault body, or the raw text when the body is not a fault (unsanitized). */
+export function faultMessage(text: string): string {
+  const m = fault(text)?.message;
+  return typeof m === 'string' ? m : text.trim();
+}
+
+/** `retryAfter` of an overLimit fault (Cinder copies its Retry-After header there) in seconds. */
+function retryAfterSeconds(text: string): number | undefined {
+  const r = fault(text)?.retryAfter;
+  const n = typeof r === 'number' ? r : typeof r === 'string' && /^\d{1,6}$/.test(r) ? Number(r) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 export function errorFromResponse(status: number, text: string, ctx: ErrorContext): GatewayError {
-  const backendMessage = faultMessage(text).slice(0, MAX_BACKEND_MESSAGE);
+  const backendMessage = sanitizeUpstreamMessage(faultMessage(text)) || undefined;
   const d = { backend: ctx.backend, httpStatus: status, backendMessage };
   const service = SERVICE_NAME[ctx.service];
-  const msg = (what: string): string => `${what} while ${ctx.action} on backend "${ctx.backend}" (${service}): ${backendMessage}`;
+  const msg = (what: string): string => `${what} while ${ctx.action} on backend "${ctx.backend}" (${service})${backendMessage ? `: ${backendMessage}` : ''}`;
   switch (status) {
     case 400:
+      if (STATE_CONFLICT.test(backendMessage ?? '')) return new ConflictError(msg(`${service} refused it in the volume's current state`), d);
       return new GatewayError(ErrorCode.BadUserInput, msg(`${service} rejected the request`), d);
     case 401:
       return new UnauthenticatedError(msg('the OpenStack token is missing, invalid or expired (send X-Auth-Token)'), d);
@@ -59,8 +81,11 @@ export function errorFromResponse(status: number, text: string, ctx: ErrorContex
     case 409:
       return new ConflictError(msg('conflict'), d);
     case 413:
+      // Cinder answers every QuotaError with 413 overLimit (VolumeSizeExceedsAvailableQuota,
+      // VolumeLimitExceeded, SnapshotLimitExceeded …): the project's quota, not an outage.
+      return new QuotaExceededError(msg('over quota'), { ...d, retryAfterSeconds: retryAfterSeconds(text) });
     case 429:
-      return new BackendUnavailableError(msg('over limit'), { ...d, retryable: status === 429 });
+      return new BackendUnavailableError(msg('rate limited'), { ...d, retryable: true });
     case 502:
     case 503:
     case 504:

@@ -1,9 +1,12 @@
 /**
  * Every OpenStack path the adapter may call, one tiny function per resource. Paths are relative
  * to the service endpoint from the catalog (Cinder `…/v3/<project>`, Nova `…/v2.1`). No other
- * file builds paths. Ids were already checked (UUIDs); encoding here is defence in depth.
+ * file builds paths. Ids were already checked (`adapters/openstack/ids.ts`); encoding here is defence in depth.
  */
-const seg = encodeURIComponent;
+import { pathSegment } from '../input';
+
+// Refuses (BAD_USER_INPUT, never a URIError) what no encoding makes safe.
+const seg = (id: string): string => pathSegment(id);
 
 // Keystone (relative to the auth URL, which ends in /v3)
 export const tokensURL = (): string => '/auth/tokens';

@@ -13,6 +13,7 @@
  * // GET `${cinderUrl}/v3/${creds.projects.demo}/volumes/detail` with X-Auth-Token: token
  * await sim.close();
  */
+import type { QuotaLimits } from './cinder/quota';
 import { CinderService } from './cinder/router';
 import { handleControl, type ControlTarget } from './control';
 import { seedDemo, type DemoCredentials } from './demo';
@@ -184,6 +185,16 @@ export class OpenStackSimulator implements ControlTarget {
   /** Stores a snapshot of a volume (default `available`); returns its id. */
   seedSnapshot(s: SeedSnapshotSpec): string {
     return seedSnapshot(this.state, s);
+  }
+
+  /**
+   * Enforces Cinder quotas for a project (name or id): creates, snapshots and extends past them
+   * answer 413 overLimit as Cinder does. Unset limits (or -1) stay unlimited; `null` clears all.
+   */
+  setQuota(project: string, limits: QuotaLimits | null): void {
+    const id = this.state.requireProject(project).id;
+    if (limits === null) this.state.quotas.delete(id);
+    else this.state.quotas.set(id, { ...this.state.quotas.get(id), ...limits });
   }
 
   /** Stores a Cinder user message; returns its id. */

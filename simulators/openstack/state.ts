@@ -9,6 +9,7 @@ import { hexId, uuid } from './ids';
 import type { ApplicationCredential, Attachment, Project, Role, Server, Snapshot, Token, User, UserMessage, Volume, VolumeType } from './model';
 import { DEFAULT_DELAYS, type Delays, type ResolvedOptions } from './options';
 import { Timers } from './timers';
+import type { QuotaLimits } from './cinder/quota';
 
 /** A seeding/control call named something that does not exist. */
 export class NotFoundError extends Error {}
@@ -40,6 +41,8 @@ export class SimState {
   /** cinder-volume service uuid per backend (`service_uuid` ≥ 3.48). */
   readonly serviceUuids = new Map<string, string>();
   readonly defaultTypeId: string;
+  /** Enforced Cinder quotas per project id (`setQuota`); a project without an entry is unlimited. */
+  readonly quotas = new Map<string, QuotaLimits>();
   urls: ServiceUrls = { keystone: '', cinder: '', nova: '' };
 
   constructor(readonly opts: ResolvedOptions, delays: Partial<Delays> = {}) {

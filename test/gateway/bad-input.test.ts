@@ -36,7 +36,9 @@ describe('bad input is rejected before any backend call', () => {
 
   it.each([
     ['slash', 'a/b'],
+    ['dot', '.'],
     ['dot-dot', '..'],
+    ['lone surrogate', 'a\ud800'],
     ['dot-dot segment', 'x/../../v1/volumes'],
     ['encoded slash', 'a%2Fb'],
     ['query', 'a?namespace=other'],

@@ -76,7 +76,8 @@ describe('Cinder volume actions as typed mutations', () => {
     const id = await gid(native);
     const del = (cascade: boolean) => gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { operation { id } } }`, { i: { id, cascade } }, member);
     const refused = await del(false);
-    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', backend: 'os', httpStatus: 400 });
+    // Cinder says 400 "Invalid volume: … must not … have snapshots": the volume's state, so CONFLICT.
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', backend: 'os', httpStatus: 400 });
     const done = await del(true);
     expect(done.body.errors).toBeUndefined();
     expect(os.sim.requests().some((r: any) => r.method === 'DELETE' && r.path.endsWith(native) && r.params.cascade?.[0] === 'true')).toBe(true);
@@ -184,7 +185,7 @@ describe('Cinder volume actions as typed mutations', () => {
     os.sim.attachNow(server, vid, {});
     const id = await gid(vid);
     const del = await gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId } }`, { i: { id } }, member);
-    expect(del.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', backend: 'os', httpStatus: 400 });
+    expect(del.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', backend: 'os', httpStatus: 400 });
     expect(del.body.errors[0].extensions.backendMessage).toMatch(/^Invalid volume: Volume status must be available/);
     const detachNovaOwned = await gw.gql(`mutation($i: LegacyDetachVolumeInput!) { legacyDetachVolume(input: $i) { volume { id } } }`, { i: { id } }, member);
     expect(detachNovaOwned.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', httpStatus: 409 });

@@ -97,6 +97,14 @@ describe('the recorded attach/detach sequence on one volume (cinder-21/02–05, 
     expectRecorded(await call(vol, 'GET', { ...admin(), mv: 'volume 3.54' }), recorded(C05, 'GET volume (in-use via attachments API)'));
   });
 
+  it('08: a second attach of the in-use volume is refused (legacy: with the traceback in the message)', async () => {
+    expectRecorded(await call(act, 'POST', { ...admin(), body: { 'os-attach': { instance_uuid: 'ad0ef545-12f2-4870-ac11-c10b544000b0', mountpoint: '/dev/vdd' } } }), recorded(C08, 'ERROR os-attach a 2nd instance to in-use non-multiattach volume'));
+    expectRecorded(
+      await call(`${c.cinder.admin}/attachments`, 'POST', { ...admin(), mv: 'volume 3.27', body: { attachment: { volume_uuid: id, instance_uuid: 'ad0ef545-12f2-4870-ac11-c10b544000b0' } } }),
+      recorded(C08, 'ERROR POST /attachments for 2nd instance on in-use non-multiattach volume'),
+    );
+  });
+
   it('08: online extend at 3.42 and a forced snapshot of the in-use volume', async () => {
     expectRecorded(await call(act, 'POST', { ...admin(), mv: 'volume 3.42', body: { 'os-extend': { new_size: 2 } } }), recorded(C08, 'os-extend an in-use volume at mv 3.42 (online extend) 1->2'));
     expect(c.sim.volume(id)!.status).toBe('extending');

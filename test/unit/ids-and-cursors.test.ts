@@ -1,4 +1,5 @@
-import { decodeGlobalId, encodeGlobalId } from '../../adapters/ids';
+import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, encodeGlobalId } from '../../adapters/ids';
+import { pathSegment } from '../../adapters/input';
 import { decodeCursor, encodeCursor } from '../../adapters/listing';
 import { quote } from '../../adapters/nomad/filter';
 import { parseNomadJson } from '../../adapters/nomad/client';
@@ -16,6 +17,36 @@ describe('global ids', () => {
   it('should reject an id of another kind with BAD_USER_INPUT', () => {
     const id = encodeGlobalId({ kind: 'Plugin', backend: 'b', scope: '_', nativeId: 'p' });
     expect(() => decodeGlobalId(id, 'Volume')).toThrow(expect.objectContaining({ code: ErrorCode.BadUserInput }));
+  });
+});
+
+describe('identifier rules', () => {
+  const bad = expect.objectContaining({ code: ErrorCode.BadUserInput });
+
+  it('should refuse "*", ".", lone surrogates and dot segments in any global id part', () => {
+    for (const parts of [
+      { kind: 'Volume' as const, backend: 'b', scope: '*', nativeId: 'v' },
+      { kind: 'Volume' as const, backend: 'b', scope: 'default', nativeId: '.' },
+      { kind: 'Volume' as const, backend: 'b', scope: 'default', nativeId: 'a\ud800' },
+      { kind: 'Attachment' as const, backend: 'b', scope: 'default', nativeId: 'v', subId: '\udc00' },
+    ]) {
+      expect(() => decodeGlobalId(encodeGlobalId(parts), null)).toThrow(bad);
+    }
+  });
+
+  it('should apply each backend kind\'s rule per position, to id parts as to arguments', () => {
+    expect(backendIdentifier('NOMAD', 'namespace', 'team-a', 'namespace')).toBe('team-a');
+    expect(() => backendIdentifier('NOMAD', 'namespace', 'team_a', 'namespace')).toThrow(bad);
+    expect(() => backendIdentifier('OPENSTACK', 'volume', 'vol-1', 'nativeId')).toThrow(bad);
+    expect(backendIdentifier('NOMAD', 'volume', 'vol-1', 'nativeId')).toBe('vol-1');
+    const snap = { kind: 'Snapshot' as const, backend: 'b', scope: 'aws-ebs0', nativeId: 'snap-1' };
+    expect(checkGlobalIdParts(snap, 'NOMAD')).toEqual(snap); // Nomad scopes snapshots by plugin
+    expect(() => checkGlobalIdParts(snap, 'OPENSTACK')).toThrow(bad);
+  });
+
+  it('should encode path segments without ever throwing a URIError', () => {
+    expect(pathSegment('a b/c')).toBe('a%20b%2Fc');
+    for (const v of ['', '.', '..', 'x\ud800']) expect(() => pathSegment(v)).toThrow(bad);
   });
 });
 

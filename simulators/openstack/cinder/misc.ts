@@ -126,13 +126,15 @@ export function limits(ctx: CinderCtx): CinderResult {
   const vols = [...ctx.state.volumes.values()].filter((v) => v.projectId === pid);
   const snaps = [...ctx.state.snapshots.values()].filter((s) => s.projectId === pid);
   const gigabytes = vols.reduce((n, v) => n + v.size, 0) + snaps.reduce((n, s) => n + s.size, 0);
+  // Cinder's default quotas unless `setQuota` set (and so enforces) others.
+  const q = ctx.state.quotas.get(pid ?? '') ?? {};
   return ok(200, {
     limits: {
       rate: [],
       absolute: {
-        maxTotalVolumes: 10,
-        maxTotalSnapshots: 10,
-        maxTotalVolumeGigabytes: 1000,
+        maxTotalVolumes: q.volumes ?? 10,
+        maxTotalSnapshots: q.snapshots ?? 10,
+        maxTotalVolumeGigabytes: q.gigabytes ?? 1000,
         maxTotalBackups: 10,
         maxTotalBackupGigabytes: 1000,
         totalVolumesUsed: vols.length,

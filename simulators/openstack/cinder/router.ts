@@ -112,7 +112,7 @@ export class CinderService {
       if (result.body === undefined) return this.empty(req, mvText, result.status, result.emptyAs ?? 'json');
       return this.json(req, mv, result.status, result.body);
     } catch (e) {
-      if (e instanceof ApiError) return this.fault(req, mvText, e.status, e.message);
+      if (e instanceof ApiError) return this.fault(req, mvText, e.status, e.message, e.retryAfter);
       throw e;
     }
   }
@@ -139,8 +139,10 @@ export class CinderService {
     return { status, headers: this.headers(req, mv, as === 'html' ? 'text/html; charset=UTF-8' : 'application/json'), body: null };
   }
 
-  private fault(req: SimRequest, mv: string, status: number, message: string): SimResponse {
-    return { status, headers: this.headers(req, mv, 'application/json'), body: faultBody(status, message) };
+  private fault(req: SimRequest, mv: string, status: number, message: string, retryAfter?: string): SimResponse {
+    const headers = this.headers(req, mv, 'application/json');
+    if (retryAfter !== undefined) headers['Retry-After'] = retryAfter;
+    return { status, headers, body: faultBody(status, message, retryAfter) };
   }
 
   private html404(): SimResponse {

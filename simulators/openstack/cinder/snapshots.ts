@@ -14,6 +14,7 @@ import { asObject, ok, singleAction, type CinderCtx, type CinderResult } from '.
 import { listBody, listItems, type ListSpec } from './list-query';
 import { canSee, getSnapshot, getVolume } from './lookup';
 import { authorize } from './policy';
+import { reserveSnapshot } from './quota';
 import { boolValue, metadataValue, requireElement, requireProperty, schemaError, stringOrNull } from './validation';
 import { snapshotView } from './views';
 
@@ -109,6 +110,7 @@ export function createSnapshot(ctx: CinderCtx): CinderResult {
   if (v.migrationStatus !== null && !['success', 'error', 'none'].includes(v.migrationStatus)) throw new ApiError(400, 'Invalid volume: Snapshot cannot be created while volume is migrating.');
   if (!force && v.status !== 'available') throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be available, but current status is: ${v.status}.`);
   if (force && !['available', 'in-use'].includes(v.status)) throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be available or in-use, but current status is: ${v.status}.`);
+  reserveSnapshot(ctx.state, v.projectId, v.size);
   const s = insertSnapshot(ctx.state, v, { userId: ctx.auth.userId, name, description, metadata, status: 'creating' });
   return ok(202, { snapshot: snapshotView(s, ctx, true, false) });
 }

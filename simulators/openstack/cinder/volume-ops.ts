@@ -10,6 +10,7 @@ import type { Snapshot, Volume } from '../model';
 import { backendOf, type SimState } from '../state';
 import { isAttached, orList } from './attach-core';
 import { Action, createMessage, Detail } from './messages';
+import { reserveGigabytes } from './quota';
 
 export interface NewVolume {
   projectId: string;
@@ -126,6 +127,7 @@ export function extendVolume(state: SimState, v: Volume, newSize: number, attach
   if (v.status !== expected) {
     throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be '{'status': '${expected}'}' to extend, currently ${v.status}.`);
   }
+  reserveGigabytes(state, v.projectId, newSize - v.size);
   const fail = state.faults.takeExtend(v.id);
   v.previousStatus = v.status;
   v.status = 'extending';

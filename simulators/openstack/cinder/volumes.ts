@@ -11,6 +11,7 @@ import { listBody, listItems, type ListSpec } from './list-query';
 import { getSnapshot, getVolume, inCallerProject, visibleVolumes } from './lookup';
 import { authorize } from './policy';
 import { metadataValue, noExtraKeys, requireElement, schemaError, sizeValue, stringOrNull } from './validation';
+import { reserveVolume } from './quota';
 import { deleteVolume, insertVolume, scheduleCreate } from './volume-ops';
 import { volumeSummaryView, volumeView } from './views';
 
@@ -106,6 +107,7 @@ export function createVolume(ctx: CinderCtx): CinderResult {
     bootable = true;
     imageMetadata = { image_id: image };
   }
+  reserveVolume(state, ctx.auth.projectId ?? '', size);
   const v = insertVolume(state, {
     projectId: ctx.auth.projectId ?? '',
     userId: ctx.auth.userId,

@@ -22,8 +22,11 @@ export function faultName(status: number): string {
   return FAULT_NAMES[status] ?? 'computeFault';
 }
 
-export function faultBody(status: number, message: string): string {
-  return pyDumps({ [faultName(status)]: { code: status, message } });
+/** The fault body; a 413 with a Retry-After header also carries it as `retryAfter` (wsgi.py Fault). */
+export function faultBody(status: number, message: string, retryAfter?: string): string {
+  const inner: Record<string, unknown> = { code: status, message };
+  if (status === 413 && retryAfter) inner.retryAfter = retryAfter;
+  return pyDumps({ [faultName(status)]: inner });
 }
 
 /** An error a Cinder or Nova handler raises; the router turns it into a fault response. */
@@ -31,6 +34,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** `Retry-After` header value (Cinder's QuotaError sends `0`). */
+    readonly retryAfter?: string,
   ) {
     super(message);
   }

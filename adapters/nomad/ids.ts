@@ -1,0 +1,18 @@
+/**
+ * What Nomad accepts in each identifier position (hashicorp/nomad at backends.md N1):
+ * - namespace: `validNamespaceName` in nomad/structs/structs.go, `^[a-zA-Z0-9-]{1,128}$`
+ *   (`*`, "all namespaces", is only for the list filter and never reaches these rules);
+ * - volume and plugin ids: any non-empty string server-side (`CSIVolume.Validate` only checks
+ *   presence), but the HTTP router takes them from the decoded path and splits on `/`
+ *   (command/agent/csi_endpoint.go), and Go cleans `.`/`..` segments: the shared rules of
+ *   `adapters/input.ts` already exclude those;
+ * - node ids: UUIDs on real clients, but the server checks only presence, so the shared rules.
+ * Snapshot ids are the storage provider's and travel as query values: shared rules.
+ */
+import type { IdentifierRules } from '../input';
+
+const NAMESPACE = /^[a-zA-Z0-9-]{1,128}$/;
+
+export const NOMAD_IDENTIFIERS: IdentifierRules = {
+  namespace: { test: (v) => NAMESPACE.test(v), expects: 'a Nomad namespace: 1 to 128 letters, digits and "-"' },
+};

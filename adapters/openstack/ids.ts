@@ -1,0 +1,23 @@
+/**
+ * What OpenStack accepts in each identifier position. Cinder volume, snapshot and attachment ids
+ * and Nova server ids are dashed uuid4s that the services generate (backends.md 2.2, 2.8, 3.2);
+ * nothing else can name one. Keystone project ids are `uuid4().hex` (32 hex digits) in the SQL
+ * resource backend; up to 64 characters of `[A-Za-z0-9_-]` are accepted here, the width of
+ * Keystone's id column, so hand-made ids such as `default` still pass.
+ */
+import type { IdentifierRule, IdentifierRules } from '../input';
+
+/** A dashed UUID in any case (Cinder and Nova compare ids case-insensitively). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PROJECT = /^[A-Za-z0-9_-]{1,64}$/;
+
+const uuid = (what: string): IdentifierRule => ({ test: (v) => UUID.test(v), expects: `an OpenStack ${what} id (a UUID such as 3f2a…-…)` });
+
+export const OPENSTACK_IDENTIFIERS: IdentifierRules = {
+  namespace: { test: (v) => PROJECT.test(v), expects: 'an OpenStack project id (1 to 64 letters, digits, "_" and "-")' },
+  volume: uuid('volume'),
+  snapshot: uuid('snapshot'),
+  server: uuid('server'),
+  attachment: uuid('attachment'),
+  consumer: uuid('attachment'),
+};
