@@ -4,6 +4,7 @@
  * `/healthz` and `/readyz`.
  */
 import { ApolloServer, HeaderMap, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,13 +20,18 @@ import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
 import { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 import { connectRedis, type GatewayRedis, type RedisHealth } from './redis';
+import { operationLimits, PRE_EXECUTION_CODES } from './limits';
+import { apolloLimitOptions } from './limits/apollo';
 
 export interface GatewayOptions {
   /**
    * With `redis` (scale-out) the default tracker keeps its records in Redis, `/readyz` reports
    * it, and `stop()` closes the connection after in-flight work. Without it records stay in memory.
    */
-  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis'>>;
+  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis'>> & {
+    /** Operation limits (docs/configuration.md); unset ones take their defaults. */
+    limits?: Partial<GatewayConfig['limits']>;
+  };
   registry: BackendRegistry;
   logger: Logger;
   /** Served at `/metrics`; pass the instance the registry's transport reports to. @default a new one */
@@ -51,7 +57,7 @@ export interface RunningGateway {
 class BodyTooLarge extends Error {}
 
 /** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
-const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
+const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...PRE_EXECUTION_CODES]);
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -100,16 +106,19 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       },
       onCheckError: (r, err) => o.logger.warn({ operation: r.id, kind: r.kind, backend: r.backend, err: err instanceof Error ? err.message : String(err) }, 'operation check failed'),
     });
+  // Operation limits: parse options, validation rules and the wrapped schema (server/limits).
+  const limits = operationLimits(o.config.limits);
+  const limited = apolloLimitOptions<GatewayContext>(limits, makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers }));
   const apollo = new ApolloServer<GatewayContext>({
-    typeDefs: loadTypeDefs(),
-    resolvers,
-    formatError: createFormatError(o.logger),
+    ...limited,
+    formatError: createFormatError(o.logger, limits.executionGuards.parseErrorReason),
     includeStacktraceInErrorResponses: false,
     // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
     plugins: [
       // Apollo's default landing page loads from a CDN; an air-gapped gateway must not.
       ApolloServerPluginLandingPageDisabled(),
+      ...limited.plugins,
       observabilityPlugin(o.logger, metrics),
       {
         async requestDidStart() {
@@ -165,7 +174,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
           registry: o.registry,
           headers: req.headers,
           requestId: headers.get('x-request-id'),
-          signal: abort.signal,
+          limits: limits.executionGuards.createExecutionLimits(abort.signal),
           maxConcurrentReads: o.config.maxConcurrentReads,
           operations,
         }),

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ServiceAuth } from '../adapters/openstack/keystone';
+import { limitsConfig, type LimitsConfig } from './limits/config';
 
 /** One configured backend: a Nomad cluster or an OpenStack region. */
 export type BackendConfig = NomadBackendConfig | OpenStackBackendConfig;
@@ -63,6 +64,8 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** Shared store for scale-out (operation records). @default none: records stay in this process */
   redis?: RedisConfig;
+  /** Operation limits (env `MAX_DEPTH` …, file `limits`; server/limits/config.ts). */
+  limits: LimitsConfig;
 }
 
 /** A Redis server shared by the replicas (file key `redis`). */
@@ -297,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     maxBodyBytes: int(env.MAX_BODY_BYTES ?? file.maxBodyBytes ?? 1_048_576, 'MAX_BODY_BYTES', 1024, 64 * 1_048_576),
     shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS ?? file.shutdownGraceMs ?? 10_000, 'SHUTDOWN_GRACE_MS', 0, 600_000),
     backends,
+    limits: limitsConfig(env, file, { demo: backends.length === 0 }),
     ...(redisConfig ? { redis: redisConfig } : {}),
   };
 }
