@@ -10,8 +10,9 @@
  *
  * - weight: the field's `@cost`, else 10 on a mutation root field, else 0;
  * - item: the return type's `@cost`, else 1 for an object, interface or union, 0 for a scalar;
- * - size: the largest slicing argument given (defaults count), else `assumedSize`, else 1. The
- *   sized fields of a connection (`nodes`, `edges`) take size 1: their parent multiplied already.
+ * - size: the largest slicing argument given (defaults count; at most MAX_PAGE_SIZE, the largest
+ *   page served), else `assumedSize`, else 1. The sized fields of a connection (`nodes`,
+ *   `edges`) take size 1: their parent multiplied already.
  *
  * docs/limits.md explains the weights. The estimate needs the variables, so it runs per request
  * as an execution guard, after validation.
@@ -32,6 +33,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { ErrorCode } from '../../adapters/errors';
+import { MAX_PAGE_SIZE } from '../../adapters/input';
 import { limitGraphQLError, OperationLimitError } from './errors';
 
 /** A mutation root field's weight unless it declares one (Apollo demand control's default). */
@@ -119,7 +121,8 @@ function size(c: FieldCost, args: Record<string, unknown>): number {
   let n: number | undefined;
   for (const s of c.slicing) {
     const v = args[s];
-    if (typeof v === 'number' && Number.isFinite(v)) n = Math.max(n ?? 0, v);
+    // No page is larger than MAX_PAGE_SIZE: a larger `first` is the resolver's BAD_USER_INPUT.
+    if (typeof v === 'number' && Number.isFinite(v)) n = Math.max(n ?? 0, Math.min(v, MAX_PAGE_SIZE));
   }
   return Math.max(0, n ?? c.assumedSize ?? 1);
 }
