@@ -118,7 +118,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     plugins: [
       // Apollo's default landing page loads from a CDN; an air-gapped gateway must not.
       ApolloServerPluginLandingPageDisabled(),
-      ...limited.plugins,
       observabilityPlugin(o.logger, metrics),
       {
         async requestDidStart() {
@@ -141,6 +140,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
           };
         },
       },
+      // Last: it sees the errors the plugins above added.
+      ...limited.plugins,
     ],
   });
   await apollo.start();
