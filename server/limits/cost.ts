@@ -39,7 +39,7 @@ import { limitGraphQLError, OperationLimitError } from './errors';
 /** A mutation root field's weight unless it declares one (Apollo demand control's default). */
 const MUTATION_WEIGHT = 10;
 /** Fields priced per operation at most; a fragment bomb is refused at this many. */
-const MAX_FIELD_EVALUATIONS = 20_000;
+const MAX_FIELD_EVALUATIONS = 5_000;
 
 interface FieldCost {
   weight: number;
