@@ -90,15 +90,15 @@ function wrapField(field: GraphQLField<unknown, unknown>): void {
       throw lim.stop;
     }
     const alias = info.fieldNodes[0]?.alias;
-    lim.add(alias ? alias.value.length + 4 : keyBytes);
+    const key = alias ? alias.value.length + 4 : keyBytes;
     const v = resolve(source, args, ctx, info);
     if (isThenable(v)) {
       return v.then((x) => {
-        lim.add(valueBytes(shape, x));
+        lim.add(key + valueBytes(shape, x));
         return x;
       });
     }
-    lim.add(valueBytes(shape, v));
+    lim.add(key + valueBytes(shape, v));
     return v;
   };
 }
