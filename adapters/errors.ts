@@ -20,6 +20,18 @@ export enum ErrorCode {
   RequestLimitExceeded = 'REQUEST_LIMIT_EXCEEDED',
   /** The whole operation ran past its deadline. */
   OperationTimeout = 'OPERATION_TIMEOUT',
+  /** The client went away; the rest of the operation was not done (nobody reads this answer). */
+  OperationCancelled = 'OPERATION_CANCELLED',
+  // Operation limits, checked before execution (server/limits; Apollo Router's vocabulary).
+  MaxDepthLimit = 'MAX_DEPTH_LIMIT',
+  MaxAliasesLimit = 'MAX_ALIASES_LIMIT',
+  MaxDirectivesLimit = 'MAX_DIRECTIVES_LIMIT',
+  MaxTokensLimit = 'MAX_TOKENS_LIMIT',
+  MaxIntrospectionLimit = 'MAX_INTROSPECTION_LIMIT',
+  IntrospectionDisabled = 'INTROSPECTION_DISABLED',
+  CostEstimatedTooExpensive = 'COST_ESTIMATED_TOO_EXPENSIVE',
+  /** The answer grew past the response-size cap while executing. */
+  ResponseTooLarge = 'RESPONSE_TOO_LARGE',
   Internal = 'INTERNAL_SERVER_ERROR',
 }
 

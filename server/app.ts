@@ -5,6 +5,7 @@
  * documents) lives in server/http/.
  */
 import { ApolloServer, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,8 @@ import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
 import { createCorsPolicy } from './http/cors';
 import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
+import { operationLimits, PRE_EXECUTION_CODES } from './limits';
+import { apolloLimitOptions } from './limits/apollo';
 
 export interface GatewayOptions {
   /**
@@ -35,6 +38,8 @@ export interface GatewayOptions {
   config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis'>> & {
     /** HTTP edge settings (server/http/config.ts); any group or field left out takes its default. */
     http?: HttpEdgeOptions;
+    /** Operation limits (docs/configuration.md); unset ones take their defaults. */
+    limits?: Partial<GatewayConfig['limits']>;
   };
   registry: BackendRegistry;
   logger: Logger;
@@ -59,7 +64,7 @@ export interface RunningGateway {
 }
 
 /** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
-const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
+const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...PRE_EXECUTION_CODES]);
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
@@ -84,10 +89,12 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       },
       onCheckError: (r, err) => o.logger.warn({ operation: r.id, kind: r.kind, backend: r.backend, err: err instanceof Error ? err.message : String(err) }, 'operation check failed'),
     });
+  // Operation limits: parse options, validation rules and the wrapped schema (server/limits).
+  const limits = operationLimits(o.config.limits);
+  const limited = apolloLimitOptions<GatewayContext>(limits, makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers }));
   const apollo = new ApolloServer<GatewayContext>({
-    typeDefs: loadTypeDefs(),
-    resolvers,
-    formatError: createFormatError(o.logger),
+    ...limited,
+    formatError: createFormatError(o.logger, limits.executionGuards.parseErrorReason),
     includeStacktraceInErrorResponses: false,
     // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
@@ -116,6 +123,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
           };
         },
       },
+      // Last: it sees the errors the plugins above added.
+      ...limited.plugins,
     ],
   });
   await apollo.start();
@@ -131,7 +140,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest,
         context: async () =>
-          createContext({ registry: o.registry, headers: req.headers, requestId: httpGraphQLRequest.headers.get('x-request-id'), signal, maxConcurrentReads: o.config.maxConcurrentReads, operations }),
+          createContext({ registry: o.registry, headers: req.headers, requestId: httpGraphQLRequest.headers.get('x-request-id'), limits: limits.executionGuards.createExecutionLimits(signal), maxConcurrentReads: o.config.maxConcurrentReads, operations }),
       }),
   });
 

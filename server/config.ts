@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { ServiceAuth } from '../adapters/openstack/keystone';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
+import { limitsConfig, type LimitsConfig } from './limits/config';
 
 /** One configured backend: a Nomad cluster or an OpenStack region. */
 export type BackendConfig = NomadBackendConfig | OpenStackBackendConfig;
@@ -66,6 +67,8 @@ export interface GatewayConfig {
   redis?: RedisConfig;
   /** The HTTP edge: header size, per-caller limits, CORS, trusted documents (server/http/config.ts). */
   http: HttpEdgeConfig;
+  /** Operation limits (env `MAX_DEPTH` …, file `limits`; server/limits/config.ts). */
+  limits: LimitsConfig;
 }
 
 /** A Redis server shared by the replicas (file key `redis`). */
@@ -302,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS ?? file.shutdownGraceMs ?? 10_000, 'SHUTDOWN_GRACE_MS', 0, 600_000),
     backends,
     http: loadHttpEdgeConfig(env, file),
+    limits: limitsConfig(env, file, { demo: backends.length === 0 }),
     ...(redisConfig ? { redis: redisConfig } : {}),
   };
 }

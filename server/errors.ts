@@ -7,18 +7,35 @@ import type { GraphQLFormattedError } from 'graphql';
 import { GatewayError } from '../adapters/errors';
 import type { Logger } from './logger';
 
-export function createFormatError(logger: Logger) {
+/**
+ * The gateway error behind `error`: a resolver's, or one a validation rule or guard put in a
+ * GraphQLError's `originalError` (Apollo stamps its own code on those; ours wins).
+ */
+function gatewayErrorOf(error: unknown): GatewayError | undefined {
+  let e: unknown = unwrapResolverError(error);
+  for (let i = 0; i < 3 && e instanceof Error; i++) {
+    if (e instanceof GatewayError) return e;
+    e = (e as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}
+
+/**
+ * @param parseErrorReason the typed reason behind a parse error, when there is one (the token
+ *   limit: graphql-js reports it as a plain syntax error).
+ */
+export function createFormatError(logger: Logger, parseErrorReason?: (err: unknown) => GatewayError | undefined) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
-    if (original instanceof GatewayError) {
+    const code = formatted.extensions?.code;
+    const original = gatewayErrorOf(error) ?? (code === 'GRAPHQL_PARSE_FAILED' ? parseErrorReason?.((error as { originalError?: unknown }).originalError) : undefined);
+    if (original) {
       return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: original.toExtensions() };
     }
-    const code = formatted.extensions?.code;
     // Apollo's own codes (parse, validation, variable coercion) are safe to pass on.
     if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
       return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
     }
-    logger.error({ err: original, path: formatted.path }, 'unexpected error while resolving');
+    logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected error while resolving');
     return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   };
 }

@@ -1608,6 +1608,21 @@ export type ResolversParentTypes = ResolversObject<{
   VolumePayload: Omit<VolumePayload, 'operation' | 'volume'> & { operation?: Maybe<ResolversParentTypes['Operation']>, volume?: Maybe<ResolversParentTypes['Volume']> };
 }>;
 
+export type CostDirectiveArgs = {
+  weight: Scalars['String']['input'];
+};
+
+export type CostDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = CostDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type ListSizeDirectiveArgs = {
+  assumedSize?: Maybe<Scalars['Int']['input']>;
+  requireOneSlicingArgument?: Maybe<Scalars['Boolean']['input']>;
+  sizedFields?: Maybe<Array<Scalars['String']['input']>>;
+  slicingArguments?: Maybe<Array<Scalars['String']['input']>>;
+};
+
+export type ListSizeDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = ListSizeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type AttachVolumePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AttachVolumePayload'] = ResolversParentTypes['AttachVolumePayload']> = ResolversObject<{
   attachment?: Resolver<Maybe<ResolversTypes['Attachment']>, ParentType, ContextType>;
   operation?: Resolver<ResolversTypes['Operation'], ParentType, ContextType>;
@@ -2083,3 +2098,7 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   VolumePayload?: VolumePayloadResolvers<ContextType>;
 }>;
 
+export type DirectiveResolvers<ContextType = GatewayContext> = ResolversObject<{
+  cost?: CostDirectiveResolver<any, any, ContextType>;
+  listSize?: ListSizeDirectiveResolver<any, any, ContextType>;
+}>;

@@ -6,6 +6,7 @@ import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';
 import type { NomadBackendConfig, OpenStackBackendConfig, RedisConfig } from '../../server/config';
 import type { HttpEdgeOptions } from '../../server/http/config';
+import type { LimitsConfig } from '../../server/limits';
 import type { OperationTrackerOptions } from '../../subscriptions/operations';
 import { createLogger } from '../../server/logger';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
@@ -67,13 +68,13 @@ export interface GatewayUnderTest {
 
 export async function startGatewayFor(
   backends: Array<({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig>,
-  options: { maxConcurrentReads?: number; operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>; redis?: RedisConfig; http?: HttpEdgeOptions } = {},
+  options: { maxConcurrentReads?: number; operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>; redis?: RedisConfig; http?: HttpEdgeOptions; limits?: Partial<LimitsConfig> } = {},
 ): Promise<GatewayUnderTest> {
   const registry = createRegistry(
     backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })),
   );
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http },
+    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits },
     registry,
     logger: createLogger('silent'),
     operationOptions: options.operationOptions,
