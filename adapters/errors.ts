@@ -174,8 +174,9 @@ export class RequestLimitExceededError extends GatewayError {
     super(ErrorCode.RequestLimitExceeded, `this operation needs more than ${limit} calls to backend "${backend}"; ask for fewer items or split the operation`, { backend });
   }
 
+  /** Same shape as the other limit errors: `limit` names the setting, `max` is its value. */
   override toExtensions(): Record<string, unknown> {
-    return { ...super.toExtensions(), limit: this.limit };
+    return { ...super.toExtensions(), limit: 'maxBackendCallsPerOperation', max: this.limit };
   }
 }
 
@@ -183,6 +184,10 @@ export class RequestLimitExceededError extends GatewayError {
 export class OperationTimeoutError extends GatewayError {
   constructor(readonly timeoutMs: number) {
     super(ErrorCode.OperationTimeout, `the operation did not finish within ${timeoutMs} ms`, { retryable: true });
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    return { ...super.toExtensions(), limit: 'operationTimeoutMs', max: this.timeoutMs };
   }
 }
 

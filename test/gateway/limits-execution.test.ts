@@ -74,7 +74,7 @@ describe('backend-call budget per operation', () => {
     expect(nodes.filter((n: any) => n.capacityBytes === 10737418240)).toHaveLength(7);
     expect(nodes.filter((n: any) => n.capacityBytes === null)).toHaveLength(23);
     expect(new Set(codes(res.body))).toEqual(new Set(['REQUEST_LIMIT_EXCEEDED']));
-    expect(res.body.errors[0].extensions).toMatchObject({ backend: 'east', limit: 8 });
+    expect(res.body.errors[0].extensions).toMatchObject({ backend: 'east', limit: 'maxBackendCallsPerOperation', max: 8 });
     expect(res.body.errors[0].message).toContain('"east"');
   });
 

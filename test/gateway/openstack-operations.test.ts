@@ -19,7 +19,8 @@ describe('OpenStack tracked operations', () => {
   const gid = async (nativeId: string): Promise<string> => (await gw.gql(`query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`, { n: nativeId, p: os.demo }, auth)).body.data.volumeByNativeId.id;
 
   beforeEach(async () => {
-    os = await startOpenStack({ delays: { attachMs: 60, detachMs: 60, extendMs: 60, createMs: 60, deleteMs: 60, snapshotMs: 60, revertMs: 60 } });
+    // createMs is long enough that the volume is still `creating` when the mutation answers on a loaded machine.
+    os = await startOpenStack({ delays: { attachMs: 60, detachMs: 60, extendMs: 60, createMs: 400, deleteMs: 60, snapshotMs: 60, revertMs: 60 } });
     server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
     gw = await startGatewayFor([os.backend('os', { operationTimeoutMs: 1500 })], { operationOptions: { pollMs: 20, maxPollMs: 50 } });
     auth = { 'x-auth-token': os.demoToken };

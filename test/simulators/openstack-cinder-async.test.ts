@@ -21,6 +21,9 @@ const action = (id: string, body: object, mv?: string): ReturnType<typeof call> 
 
 describe('snapshots and revert (cinder-21/07)', () => {
   it('should replay the recorded snapshot/revert flow', async () => {
+    // Long enough that the in-between states (0%, reverting, restoring) are still there when
+    // read back on a loaded machine; the flow waits for the end states anyway.
+    c.sim.setDelays({ snapshotMs: 500, revertMs: 500 });
     const id = c.sim.seedVolume({ project: 'admin', user: 'admin', name: 'vol-a-renamed', description: 'renamed', size: 3, metadata: { purpose: 'transcript' } });
     const snaps = `${c.cinder.admin}/snapshots`;
     const created = await call(snaps, 'POST', { token: c.t.admin, body: { snapshot: { volume_id: id, name: 'snap-1', description: 'first snap' } } });
@@ -49,6 +52,7 @@ describe('snapshots and revert (cinder-21/07)', () => {
     await eventually(async () => (await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).status === 404);
     expectRecorded(await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin }), recorded(C07, 'GET deleted snapshot'));
     expectRecorded(await call(snaps, 'GET', { token: c.t.admin }), recorded(C07, 'GET /snapshots (empty again)'));
+    c.sim.setDelays({ snapshotMs: FAST.snapshotMs, revertMs: FAST.revertMs });
   });
 
   it('should refuse a revert while the volume is busy with 409, and snapshot in-use volumes from 3.66 without force', async () => {
