@@ -66,13 +66,19 @@ export interface GatewayUnderTest {
 
 export async function startGatewayFor(
   backends: Array<({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig>,
-  options: { maxConcurrentReads?: number; operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>; redis?: RedisConfig } = {},
+  options: {
+    maxConcurrentReads?: number;
+    operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
+    redis?: RedisConfig;
+    /** Extra gateway settings merged over the config above (e.g. limits); keys the gateway does not know are ignored. */
+    gatewayConfig?: Record<string, unknown>;
+  } = {},
 ): Promise<GatewayUnderTest> {
   const registry = createRegistry(
     backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })),
   );
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis },
+    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, ...options.gatewayConfig },
     registry,
     logger: createLogger('silent'),
     operationOptions: options.operationOptions,
