@@ -75,14 +75,16 @@ export function exchange(origin: string, req: RawRequest, limits: ClientLimits =
       finish({ failure: { kind: 'no-answer', message: err.message } });
     });
     const finishWith = (): void => {
+      if (bytes === 0) return finish({ failure: { kind: 'no-answer', message: 'connection closed without an answer' } });
       try {
         finish({ response: parse(Buffer.concat(chunks)) });
       } catch (err) {
-        finish({ failure: { kind: 'no-answer', message: `unreadable answer: ${(err as Error).message}` } });
+        const head = Buffer.concat(chunks).subarray(0, 200).toString('latin1');
+        finish({ failure: { kind: 'no-answer', message: `unreadable answer (${bytes} bytes): ${(err as Error).message}: ${JSON.stringify(head)}` } });
       }
     };
     socket.on('end', finishWith);
-    socket.on('close', () => (bytes > 0 ? finishWith() : finish({ failure: { kind: 'no-answer', message: 'connection closed without an answer' } })));
+    socket.on('close', finishWith);
   });
 }
 

@@ -52,7 +52,7 @@ const clip = (s: string, n = MAX_SHOWN): string => (s.length > n ? `${s.slice(0,
 export function showRequest(r: RawRequest): string {
   const lines = [`${r.method} ${clip(r.target, 2_000)}`];
   for (const [k, v] of r.headers) lines.push(`${k}: ${JSON.stringify(clip(v, 300))}`);
-  if (r.body !== undefined) lines.push('', clip(r.body));
+  if (r.body !== undefined) lines.push(`(body: ${Buffer.byteLength(r.body)} bytes)`, clip(r.body));
   return lines.join('\n');
 }
 
