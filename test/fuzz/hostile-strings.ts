@@ -40,10 +40,10 @@ export function hostileIdentifier(names: readonly string[], maxLong = 2_000): fc
   const real = fc.constantFrom(...names);
   return fc.oneof(
     { weight: 3, arbitrary: real },
-    { weight: 3, arbitrary: fc.constantFrom(...SHORTLIST) },
+    { weight: 5, arbitrary: fc.constantFrom(...SHORTLIST) },
     { weight: 2, arbitrary: fc.constantFrom(...PATH_TRICKS) },
-    { weight: 2, arbitrary: fc.tuple(real, fc.constantFrom(...PATH_TRICKS, ...NASTY_CHARS)).map(([n, t]) => n + t) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...PATH_TRICKS, ...NASTY_CHARS), real).map(([t, n]) => t + n) },
+    { weight: 2, arbitrary: fc.tuple(real, fc.constantFrom(...SHORTLIST, ...PATH_TRICKS, ...NASTY_CHARS)).map(([n, t]) => n + t) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...SHORTLIST, ...PATH_TRICKS, ...NASTY_CHARS), real).map(([t, n]) => t + n) },
     { weight: 2, arbitrary: mixedString() },
     { weight: 1, arbitrary: longString(maxLong) },
   );

@@ -28,12 +28,16 @@ export class ProcessWatch {
     this.#maxRss = Math.max(this.#maxRss, process.memoryUsage().rss);
   }
 
-  /** Peak RSS since the previous call. */
-  takeMaxRss(): number {
+  /** Starts a new peak; returns the RSS now. */
+  startPeak(): number {
+    this.#maxRss = process.memoryUsage().rss;
+    return this.#maxRss;
+  }
+
+  /** Peak RSS since {@link startPeak}. */
+  peakRss(): number {
     this.#sample();
-    const m = this.#maxRss;
-    this.#maxRss = 0;
-    return m;
+    return this.#maxRss;
   }
 
   takeErrors(): Array<{ kind: 'unhandled-rejection' | 'crash'; message: string }> {

@@ -9,7 +9,7 @@ import { HostileDocuments } from './hostile-documents';
 import { exchange, type RawRequest } from './http-client';
 import { InputValues } from './input-values';
 import { introspect } from './introspection';
-import { errorCodes, findings, type Finding } from './oracle';
+import { errorCodes, findings, mb, type Finding } from './oracle';
 import { ProcessWatch } from './process-watch';
 import { FindingsError, newStats, summarize, type PropertyReport, type Stats } from './report';
 import { graphqlRequest, headerCases, labelled, operationCases, rawCases, type FuzzCase } from './requests';
@@ -47,11 +47,12 @@ function casesFor(name: PropertyName, w: World, s: SchemaArbitraries, settings: 
 /** Sends one case and returns what the oracle found (ignored kinds removed). */
 async function observe(c: FuzzCase, w: World, watch: ProcessWatch, settings: FuzzSettings, stats: Stats): Promise<Finding[]> {
   takeBackendCalls(w); // calls made after the previous answer (operation pollers) are not this case's
+  const rssBefore = watch.startPeak();
   const result = await exchange(w.origin, c.request, settings.client);
   // Let rejections of work the request left behind surface before judging.
   await new Promise((r) => setTimeout(r, 0));
   const calls = takeBackendCalls(w);
-  const rss = watch.takeMaxRss();
+  const rss = watch.peakRss();
   stats.requests++;
   stats.backendCalls += calls.length;
   if (result.durationMs > stats.slowestMs) {
@@ -63,7 +64,7 @@ async function observe(c: FuzzCase, w: World, watch: ProcessWatch, settings: Fuz
   const status = result.response ? String(result.response.status) : (result.failure?.kind ?? '?');
   stats.statuses[status] = (stats.statuses[status] ?? 0) + 1;
   for (const code of result.response ? errorCodes(result.response.text) : []) stats.codes[code] = (stats.codes[code] ?? 0) + 1;
-  const found = findings({ result, calls, processErrors: watch.takeErrors(), rssBytes: rss, rssLimitBytes: watch.rssLimitBytes });
+  const found = findings({ result, calls, processErrors: watch.takeErrors(), rssBeforeBytes: rssBefore, rssBytes: rss, rssLimitBytes: watch.rssLimitBytes });
   return found.filter((f) => !settings.ignore.has(f.kind));
 }
 
@@ -110,6 +111,8 @@ export async function runProperty(name: PropertyName, settings: FuzzSettings, re
     })) as fc.RunDetails<[FuzzCase]>;
     const report = summarize(name, details, stats, `FUZZ_SEED=<SEED> FUZZ_PATH=<PATH> FUZZ_ONLY=${name}${settings.ignore.size ? ` FUZZ_IGNORE=${[...settings.ignore].join(',')}` : ''} ${replay}`);
     const after = await stillServing(world, settings);
+    const rssNow = process.memoryUsage().rss;
+    if (rssNow > watch.rssLimitBytes && !settings.ignore.has('rss')) after.push(`RSS ${mb(rssNow)} MB at the end, over the bound of ${mb(watch.rssLimitBytes)} MB`);
     const late = watch.takeErrors();
     if (after.length > 0 || late.length > 0) {
       const extra = [...after, ...late.map((e) => `${e.kind}: ${e.message}`)];
