@@ -3,7 +3,7 @@
  * and details; anything unexpected becomes INTERNAL_SERVER_ERROR with details logged, not sent.
  */
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { GatewayError } from '../adapters/errors';
 import type { Logger } from './logger';
 
@@ -34,6 +34,12 @@ export function createFormatError(logger: Logger, parseErrorReason?: (err: unkno
     // Apollo's own codes (parse, validation, variable coercion) are safe to pass on.
     if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
       return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+    }
+    // graphql-js's own word about the request, raised outside any resolver and wrapping no
+    // thrown error (e.g. "Too many errors processing variables" after 50 coercion errors): the
+    // request is at fault, not the gateway.
+    if (error instanceof GraphQLError && error.originalError === undefined && error.path === undefined) {
+      return { message: formatted.message, locations: formatted.locations, extensions: { code: 'BAD_USER_INPUT' } };
     }
     logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected error while resolving');
     return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };

@@ -115,4 +115,13 @@ describe('bad input is rejected before any backend call', () => {
       '/v1/volumes?type=csi&namespace=default&per_page=3',
     ]);
   });
+  it('should answer BAD_USER_INPUT, never INTERNAL_SERVER_ERROR, past graphql-js\'s 50 variable errors', async () => {
+    // One list variable with 60 items of the wrong type: 60 coercion errors, of which graphql-js
+    // reports 50 and then a notice of its own with no code.
+    const res = await gw.gql(`query($b: [ID!]) { plugins(backends: $b) { nodes { id } } }`, { b: Array.from({ length: 60 }, () => ({})) }, admin);
+    const codes = new Set(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code));
+    expect(res.body.errors.length).toBeGreaterThan(50);
+    expect([...codes]).toEqual(['BAD_USER_INPUT']);
+    expect(sim.requests()).toEqual([]);
+  });
 });
