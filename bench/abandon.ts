@@ -165,9 +165,16 @@ ${rows
   .map((r) => `| \`${r.mode}\` | ${r.connections} | ${(r.connections / QUERIES).toFixed(1)} (${r.perQuery}) | ${r.requests} | ${r.answered} | ${r.unanswered} | ${r.completedQuery.connections} | ${r.completedQuery.ms.toFixed(0)} |`)
   .join('\n')}
 
-Before issue 9 (measured against a Nomad-shaped stub, issue text): each abandoned query opened
-12–72 new connections, of which only 0–16 carried a request (undici 7 opens a connection even
-for a request whose signal has already aborted). Now calls not yet sent are dropped in both modes.
+In \`abort\` mode undici reopens the cut connections at once, within the abandoned query, so their
+cost shows in the per-query column rather than in the complete query after.
+
+Before issue 9: the issue measured 12–72 new connections per abandoned query against a Nomad-shaped
+stub, only 0–16 of them carrying a request. This script run once (2026-11-24, same machine) against
+the transport before the change (commit aa8468f: every call passed the request's signal to undici,
+and nothing checked it before sending) gave 1999 connections for the 30 queries, 66.6 per query
+(28–100), for 1502 requests received: undici opens a connection even for a request whose signal
+has already aborted, and cancelled queued requests did exactly that. Now calls not yet sent are
+dropped before undici sees them, in both modes.
 
 Chosen: \`finish\` (the default). A request already on the wire costs the backend the same
 whether or not its answer is awaited, and on HTTP/1.1 cancelling it means destroying its
