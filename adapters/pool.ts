@@ -23,8 +23,16 @@ export interface CallState {
   settled: boolean;
 }
 
+/** A response with its body read. */
+export interface Exchange {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
 export class PoolKeeper {
   #pool: Pool;
+  readonly #slots: Slots;
   readonly #retiring = new Set<Promise<void>>();
   #closed = false;
 
@@ -37,10 +45,30 @@ export class PoolKeeper {
     readonly connections: number,
     readonly drainMs: number,
   ) {
+    this.#slots = new Slots(connections);
     this.#pool = this.#create();
   }
 
-  /** Sends through the current pool and notes it in `state`. */
+  /**
+   * One HTTP exchange, body read. It waits for one of `connections` slots here, not in undici:
+   * a call still waiting when `stop` aborts is never handed to undici (which would open a
+   * connection for it even so), and a call handed over goes on the wire at once. The slot is
+   * given back when the exchange ends, or when `signal` aborts even if undici never settles.
+   * @param beforeSend runs once the slot is taken, just before sending; it may throw to cancel.
+   */
+  async exchange(options: Dispatcher.RequestOptions<unknown> & { signal: AbortSignal }, state: CallState, stop: AbortSignal, beforeSend?: () => void): Promise<Exchange> {
+    await this.#slots.acquire(stop);
+    try {
+      beforeSend?.();
+      const res = await untilAborted(this.request(options, state), options.signal);
+      const text = await untilAborted(res.body.text(), options.signal);
+      return { status: res.statusCode, headers: res.headers, text };
+    } finally {
+      this.#slots.release();
+    }
+  }
+
+  /** Sends through the current pool (no slot: `exchange` is the way in) and notes it in `state`. */
   request(options: Dispatcher.RequestOptions<unknown>, state: CallState): Promise<Dispatcher.ResponseData<unknown>> {
     const pool = this.#pool;
     state.pool = pool;
@@ -110,4 +138,47 @@ async function drain(pool: Pool, ms: number): Promise<void> {
   ]);
   clearTimeout(timer);
   if (!closed) await pool.destroy().catch(() => undefined);
+}
+
+/** `p`, or a rejection with the signal's reason as soon as it aborts (undici may never settle). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** A counting semaphore whose waiters leave when their signal aborts. */
+class Slots {
+  readonly #waiters: Array<() => void> = [];
+
+  constructor(private free: number) {}
+
+  acquire(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const grant = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        this.#waiters.splice(this.#waiters.indexOf(grant), 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(grant);
+    });
+  }
+
+  release(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.free++;
+  }
 }

@@ -166,7 +166,8 @@ export class Transport {
         (err: unknown) => {
           clearTimeout(timer);
           const mapped = this.#mapFailure(err, deadline.signal, caller, req);
-          record(0, mapped.code);
+          // Only calls that reached undici are backend calls (not a spent budget, say).
+          if (state.pool) record(0, mapped.code);
           settle(() => reject(mapped));
         },
       );
@@ -184,7 +185,7 @@ export class Transport {
       // Calls not yet sent are dropped once the caller is gone or the deadline passed.
       if (stop.aborted) throw stop.reason;
       try {
-        const res = await this.#once(req, path, wire, state);
+        const res = await this.#once(req, path, wire, stop, state);
         if (idempotent && RETRYABLE_STATUS.has(res.status) && attempt < this.#readRetries) {
           await this.#pause(attempt + 1, stop);
           continue;
@@ -197,11 +198,9 @@ export class Transport {
     }
   }
 
-  async #once(req: HttpRequest, path: string, signal: AbortSignal, state: CallState): Promise<HttpResponse> {
-    req.budget?.take(this.backend);
-    const res = await this.#pools.request({ method: req.method, path, headers: req.headers, body: req.body, signal }, state);
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text };
+  async #once(req: HttpRequest, path: string, wire: AbortSignal, stop: AbortSignal, state: CallState): Promise<HttpResponse> {
+    // The budget counts requests sent: taken once a connection slot is ours.
+    return this.#pools.exchange({ method: req.method, path, headers: req.headers, body: req.body, signal: wire }, state, stop, () => req.budget?.take(this.backend));
   }
 
   #isConnectionFailure(err: unknown): boolean {

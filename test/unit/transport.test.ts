@@ -169,6 +169,22 @@ describe('Transport', () => {
     expect(srv.connections()).toBe(connections);
   });
 
+  it('should never send the calls still waiting for a connection when their caller leaves (finish)', async () => {
+    const t = make({ maxConnections: 2 });
+    srv.hang.on = true;
+    const caller = new AbortController();
+    const calls = Array.from({ length: 10 }, () => t.send({ ...get, signal: caller.signal }).catch((e: unknown) => e));
+    for (let i = 0; i < 50 && srv.requests() < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    caller.abort();
+    for (const err of await Promise.all(calls)) expect((err as GatewayError).code).toBe(ErrorCode.BackendUnavailable);
+    srv.hang.on = false;
+    srv.release();
+    await new Promise((r) => setTimeout(r, 200));
+    // The two on the wire finished; the eight waiting were dropped, not sent later.
+    expect(srv.requests()).toBe(2);
+    expect(srv.connections()).toBe(2);
+  });
+
   it('should close within a bound even with a call stuck on the wire', async () => {
     const t = make({ timeoutMs: 60_000 });
     srv.hang.on = true;
