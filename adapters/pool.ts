@@ -1,5 +1,8 @@
 /**
- * The undici pool of one backend origin, replaced when it can no longer serve.
+ * The undici pool of one backend origin, its connection slots, and its replacement when it can
+ * no longer serve. Calls wait for a slot here rather than in undici's queue, where aborting a
+ * request does not settle it and where it would still be sent (on a new connection) after its
+ * caller left.
  *
  * undici 7 (7.30.2) can lose a pool's connection slot for good: a request it refuses while
  * building it (a bad header value, name, path or method) marks its Client "needs drain" and no
