@@ -3,10 +3,15 @@
  * a deadline on every call, a concurrency cap, and bounded retries for idempotent reads only.
  * It knows nothing about any backend's wire format; `client.ts` of each backend adds auth,
  * body parsing and error mapping.
+ *
+ * It must not hang whatever undici does (issue 9): every call is settled by its own timer, not
+ * by undici honouring an AbortSignal, and a pool that stops serving is replaced (`pool.ts`).
  */
-import { Pool, errors as undiciErrors } from 'undici';
+import { errors as undiciErrors } from 'undici';
 import type { CallBudget } from './budget';
-import { BackendTimeoutError, BackendUnavailableError, GatewayError } from './errors';
+import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from './errors';
+import { checkOutgoing } from './headers';
+import { PoolKeeper, type CallState } from './pool';
 
 /** Options of one backend's transport. */
 export interface TransportOptions {
@@ -22,6 +27,21 @@ export interface TransportOptions {
   readRetries?: number;
   /** Pause before the first retry; doubles each time. @default 50 */
   retryBackoffMs?: number;
+  /**
+   * What a request already on the wire does when its caller's signal aborts (the client hung
+   * up, or the operation's deadline passed). The caller is answered at once either way, and
+   * calls not yet sent are dropped.
+   * - `finish`: the request completes in the background (within its own deadline) and its
+   *   connection goes back to the pool warm.
+   * - `abort`: the request is cancelled, which on HTTP/1.1 means destroying its connection.
+   * `bench/abandon.ts` measures both (bench/ABANDON.md): over 30 abandoned list-with-attachments
+   * queries, `finish` opened no new connection and `abort` 16 per query, for the same backend
+   * requests. `finish` is the default because a request on the wire costs the backend the same
+   * either way, while cutting it costs a new TCP (and TLS) connection, and a write is never cut
+   * half-way. This is a measurement switch, not a deployment setting.
+   * @default 'finish'
+   */
+  inFlightOnAbort?: 'finish' | 'abort';
   /** Called once per finished call (metrics, logs). Must not throw. */
   onCall?: (record: CallRecord) => void;
 }
@@ -45,10 +65,15 @@ export interface HttpRequest {
   /** Path below the base URL, already built by the backend's `urls.ts`. */
   path: string;
   query?: URLSearchParams;
+  /** Checked before sending (`headers.ts`): a value that is not printable Latin-1 is BAD_USER_INPUT. */
   headers?: Record<string, string>;
   body?: string;
   /** Endpoint template for records. */
   endpoint: string;
+  /**
+   * The caller's signal (request abandoned, operation deadline). Once aborted nothing more is
+   * sent; a {@link GatewayError} reason is what the call fails with.
+   */
   signal?: AbortSignal;
   requestId?: string;
   /** Takes one unit per request sent (retries too); throws when spent. @default unlimited */
@@ -65,11 +90,12 @@ const RETRYABLE_STATUS = new Set([502, 503, 504]);
 
 export class Transport {
   readonly backend: string;
-  readonly #pool: Pool;
+  readonly #pools: PoolKeeper;
   readonly #prefix: string;
   readonly #timeoutMs: number;
   readonly #readRetries: number;
   readonly #backoffMs: number;
+  readonly #abortInFlight: boolean;
   readonly #onCall?: (r: CallRecord) => void;
 
   constructor(o: TransportOptions) {
@@ -79,67 +105,118 @@ export class Transport {
     this.#timeoutMs = o.timeoutMs ?? 10_000;
     this.#readRetries = o.readRetries ?? 2;
     this.#backoffMs = o.retryBackoffMs ?? 50;
+    this.#abortInFlight = o.inFlightOnAbort === 'abort';
     this.#onCall = o.onCall;
-    this.#pool = new Pool(url.origin, { connections: o.maxConnections ?? 16, keepAliveTimeout: 10_000 });
+    this.#pools = new PoolKeeper(url.origin, o.maxConnections ?? 16, this.#timeoutMs);
   }
 
-  /** Sends one request. Resolves with any HTTP answer; rejects only with a typed gateway error. */
-  async send(req: HttpRequest): Promise<HttpResponse> {
+  /**
+   * Sends one request. Resolves with any HTTP answer; rejects only with a typed gateway error,
+   * at the latest when the deadline passes, whether or not undici ever settles.
+   */
+  send(req: HttpRequest): Promise<HttpResponse> {
+    const path = `${this.#prefix}${req.path}${req.query && [...req.query.keys()].length > 0 ? `?${req.query.toString()}` : ''}`;
+    try {
+      checkOutgoing(this.backend, path, req.headers);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const caller = req.signal;
+    // Never sent, so not recorded: undici would still open a connection for it.
+    if (caller?.aborted) return Promise.reject(this.#cancelled(caller));
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.#timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    const deadline = new AbortController();
+    // What stops new attempts and retry pauses: the caller or the deadline.
+    const stop = caller ? AbortSignal.any([caller, deadline.signal]) : deadline.signal;
+    // What cancels a request on the wire: with `finish`, the deadline only.
+    const wire = this.#abortInFlight ? stop : deadline.signal;
+    const state: CallState = { settled: false };
+    let recorded = false;
+    const record = (status: number, failure?: string): void => {
+      if (recorded) return;
+      recorded = true;
+      this.#record(req, status, started, failure);
+    };
+    return new Promise<HttpResponse>((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void): void => {
+        if (settled) return;
+        settled = true;
+        stop.removeEventListener('abort', onCallerAbort);
+        fn();
+      };
+      // The deadline settles the call itself: undici may never settle a request it lost. It runs
+      // until the exchange ends, also when the caller was answered earlier.
+      const timer = setTimeout(() => {
+        const err = this.#timeout(req);
+        deadline.abort(err);
+        record(0, err.code);
+        settle(() => reject(err));
+        this.#pools.afterDeadline(state);
+      }, this.#timeoutMs);
+      // The caller is answered at once; the exchange itself ends as `inFlightOnAbort` says, and
+      // is recorded with what it really got when it ends.
+      // Listening on the per-call `stop`, not on the caller's signal shared by every call.
+      const onCallerAbort = (): void => {
+        if (caller?.aborted) settle(() => reject(this.#cancelled(caller)));
+      };
+      stop.addEventListener('abort', onCallerAbort, { once: true });
+      this.#attempts(req, path, wire, stop, state).then(
+        (res) => {
+          clearTimeout(timer);
+          record(res.status);
+          settle(() => resolve(res));
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          const mapped = this.#mapFailure(err, deadline.signal, caller, req);
+          // Only calls that reached undici are backend calls (not a spent budget, say).
+          if (state.pool) record(0, mapped.code);
+          settle(() => reject(mapped));
+        },
+      );
+    });
+  }
+
+  /** Stops the pools: in-flight requests get a short while to end, then connections are cut. */
+  close(): Promise<void> {
+    return this.#pools.close();
+  }
+
+  async #attempts(req: HttpRequest, path: string, wire: AbortSignal, stop: AbortSignal, state: CallState): Promise<HttpResponse> {
     const idempotent = req.method === 'GET';
-    let attempt = 0;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
+      // Calls not yet sent are dropped once the caller is gone or the deadline passed.
+      if (stop.aborted) throw stop.reason;
       try {
-        const res = await this.#once(req, signal);
+        const res = await this.#once(req, path, wire, stop, state);
         if (idempotent && RETRYABLE_STATUS.has(res.status) && attempt < this.#readRetries) {
-          attempt++;
-          await this.#pause(attempt, signal);
+          await this.#pause(attempt + 1, stop);
           continue;
         }
-        this.#record(req, res.status, started);
         return res;
       } catch (err) {
-        const mapped = this.#mapFailure(err, deadline, req);
-        if (idempotent && mapped instanceof BackendUnavailableError && attempt < this.#readRetries && !signal.aborted) {
-          attempt++;
-          try {
-            await this.#pause(attempt, signal);
-            continue;
-          } catch {
-            /* deadline passed while pausing: report the timeout below */
-          }
-        }
-        const final = signal.aborted && deadline.aborted ? this.#timeout(req) : mapped;
-        this.#record(req, 0, started, final.code);
-        throw final;
+        if (!(idempotent && attempt < this.#readRetries && !stop.aborted && this.#isConnectionFailure(err))) throw err;
+        await this.#pause(attempt + 1, stop);
       }
     }
   }
 
-  async close(): Promise<void> {
-    await this.#pool.close();
+  async #once(req: HttpRequest, path: string, wire: AbortSignal, stop: AbortSignal, state: CallState): Promise<HttpResponse> {
+    // The budget counts requests sent: taken once a connection slot is ours.
+    return this.#pools.exchange({ method: req.method, path, headers: req.headers, body: req.body, signal: wire }, state, stop, () => req.budget?.take(this.backend));
   }
 
-  async #once(req: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
-    req.budget?.take(this.backend);
-    const qs = req.query && [...req.query.keys()].length > 0 ? `?${req.query.toString()}` : '';
-    const res = await this.#pool.request({
-      method: req.method,
-      path: `${this.#prefix}${req.path}${qs}`,
-      headers: req.headers,
-      body: req.body,
-      signal,
-    });
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text };
+  #isConnectionFailure(err: unknown): boolean {
+    return !(err instanceof GatewayError) && !isAbort(err) && !isRefusedByUndici(err);
   }
 
   #pause(attempt: number, signal: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
-      const t = setTimeout(resolve, this.#backoffMs * 2 ** (attempt - 1));
-      signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = (): void => (clearTimeout(t), reject(signal.reason));
+      const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), this.#backoffMs * 2 ** (attempt - 1));
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 
@@ -149,13 +226,23 @@ export class Transport {
     });
   }
 
-  #mapFailure(err: unknown, deadline: AbortSignal, req: HttpRequest): GatewayError {
+  /** The caller's reason when it is a gateway error (e.g. the operation's deadline), else "cancelled". */
+  #cancelled(caller: AbortSignal | undefined): GatewayError {
+    if (caller?.reason instanceof GatewayError) return caller.reason;
+    // The caller went away; not the backend's fault, but the call did not complete.
+    return new BackendUnavailableError(`call to backend "${this.backend}" was cancelled`, { backend: this.backend, retryable: false, cause: caller?.reason });
+  }
+
+  #mapFailure(err: unknown, deadline: AbortSignal, caller: AbortSignal | undefined, req: HttpRequest): GatewayError {
+    if (deadline.aborted) return deadline.reason instanceof GatewayError ? deadline.reason : this.#timeout(req);
+    if (caller?.aborted) return this.#cancelled(caller);
     if (err instanceof GatewayError) return err;
-    if (deadline.aborted) return this.#timeout(req);
-    if (err instanceof undiciErrors.RequestAbortedError || (err instanceof Error && err.name === 'AbortError')) {
-      // The caller went away; not the backend's fault, but the call did not complete.
-      return new BackendUnavailableError(`call to backend "${this.backend}" was cancelled`, { backend: this.backend, retryable: false, cause: err });
+    if (isRefusedByUndici(err)) {
+      // Cannot happen after checkOutgoing; if it does, undici kept the slot: retire the pool.
+      this.#pools.retire();
+      return new GatewayError(ErrorCode.Internal, `refused to send a request to backend "${this.backend}"`, { backend: this.backend, cause: err });
     }
+    if (isAbort(err)) return this.#cancelled(caller);
     const code = (err as { code?: string } | undefined)?.code ?? 'unknown error';
     return new BackendUnavailableError(`backend "${this.backend}" is unreachable (${code})`, { backend: this.backend, cause: err });
   }
@@ -171,4 +258,13 @@ export class Transport {
       requestId: req.requestId,
     });
   }
+}
+
+function isAbort(err: unknown): boolean {
+  return err instanceof undiciErrors.RequestAbortedError || (err instanceof Error && err.name === 'AbortError');
+}
+
+/** undici refused to build the request (bad header, path, method, body): it leaks the pool slot. */
+function isRefusedByUndici(err: unknown): boolean {
+  return err instanceof undiciErrors.InvalidArgumentError || err instanceof undiciErrors.NotSupportedError;
 }

@@ -202,6 +202,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       // Pollers stop with the process; records keep their last state.
       await operations.close();
       await redis?.close();
+      // Last, and bounded: calls still on the wire (a stuck backend, or calls of requests cut
+      // above) get a short drain, then their connections are destroyed (adapters/pool.ts).
       await o.registry.close();
     },
   };

@@ -6,19 +6,39 @@
  * - `X-Auth-Token-<backend-id>: <keystone token>`: that OpenStack backend only.
  * The gateway's own configured tokens are never used for callers' requests.
  */
+import { GraphQLError } from 'graphql';
 import type { CallerCredential } from '../adapters/backend';
+import { BadUserInputError } from '../adapters/errors';
+import { checkHeaderValue } from '../adapters/headers';
 import type { BackendRegistry } from './registry';
 
 export type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null | undefined };
 
+/**
+ * The trimmed value, checked here where the caller gave it: a token is sent on as a header, so
+ * one that is not printable Latin-1 is BAD_USER_INPUT naming the header (never its value).
+ */
 function read(h: Headers, name: string): string | undefined {
   const v = typeof (h as { get?: unknown }).get === 'function' ? (h as { get(n: string): string | null | undefined }).get(name) : (h as Record<string, string | string[] | undefined>)[name];
   const s = Array.isArray(v) ? v[0] : v;
   const t = s?.trim();
-  return t ? t : undefined;
+  if (!t) return undefined;
+  try {
+    checkHeaderValue(`header ${name}`, t);
+  } catch (err) {
+    // Read while the context is created, where Apollo passes on only a GraphQLError as it is
+    // (anything else becomes a 500 "Context creation failed"): a request error, HTTP 400.
+    if (err instanceof BadUserInputError) throw new GraphQLError(err.message, { originalError: err, extensions: { ...err.toExtensions(), http: { status: 400 } } });
+    throw err;
+  }
+  return t;
 }
 
-/** Credential per backend id for one request. */
+/**
+ * Credential per backend id for one request.
+ * @throws GraphQLError with code BAD_USER_INPUT (HTTP 400) when a credential header the backends
+ *   would be sent is not printable Latin-1
+ */
 export function credentialsFromHeaders(h: Headers, registry: BackendRegistry): Map<string, CallerCredential> {
   const nomad = read(h, 'x-nomad-token');
   const keystone = read(h, 'x-auth-token');

@@ -28,6 +28,9 @@ Environment (wins over the file): PORT (4000), HOST (0.0.0.0; demo 127.0.0.1), L
 With no backend configured, two simulated Nomad clusters with demo data are started.
 See docs/configuration.md.`;
 
+/** Time after the grace period for the steps after the drain (pools, Redis) before exiting anyway. */
+const SHUTDOWN_BACKSTOP_MS = 5_000;
+
 function version(): string {
   // server/main.ts from source, dist/server/main.js when built.
   const path = [join(__dirname, '..', 'package.json'), join(__dirname, '..', '..', 'package.json')].find((p) => existsSync(p))!;
@@ -81,6 +84,13 @@ async function main(argv: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Backstop: every step of stop() is bounded (the server's drain by the grace period, backend
+    // pools by a short drain), but a shutdown must end even if some future step is not.
+    const force = setTimeout(() => {
+      logger.error({ signal, graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + SHUTDOWN_BACKSTOP_MS);
+    force.unref();
     await gateway.stop();
     await demo?.stop();
     process.exit(0);

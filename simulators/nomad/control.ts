@@ -14,6 +14,7 @@ import { controlFailure, controlRoute, parseControlBody, unknownControlRoute } f
 export interface ControlTarget {
   requests(): unknown[];
   clearRequests(): void;
+  connectionsAccepted(): number;
   addNamespace(name: string): void;
   addToken(t: TokenSpec): void;
   addNode(n: { id: string; name: string }): void;
@@ -58,6 +59,8 @@ export function handleControl(target: ControlTarget, method: string, path: strin
       case 'DELETE requests':
         target.clearRequests();
         return ok();
+      case 'GET connections':
+        return { status: 200, body: { accepted: target.connectionsAccepted() } };
       case 'POST namespaces':
         target.addNamespace(need<string>(body, 'name', 'string'));
         return ok();

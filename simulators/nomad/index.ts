@@ -124,6 +124,11 @@ export class NomadSimulator implements ControlTarget {
     this.server.clearRequests();
   }
 
+  /** TCP connections the HTTP server accepted since listen (control API ones included). */
+  connectionsAccepted(): number {
+    return this.server.connectionsAccepted();
+  }
+
   /** Adds a namespace ('default' exists from the start). */
   addNamespace(name: string): void {
     addNamespace(this.state, name);

@@ -90,6 +90,7 @@ export class SimServer {
   private server: http.Server | null = null;
   private readonly log: RequestLogEntry[] = [];
   private latencyMs = 0;
+  private accepted = 0;
   private readonly faults: FaultSpec[] = [];
   private readonly streams = new Set<() => void>();
   private readonly sleeps = new Sleeps();
@@ -121,6 +122,7 @@ export class SimServer {
           } else res.destroy();
         });
       });
+      server.on('connection', () => this.accepted++);
       server.once('error', reject);
       server.listen(port, host, () => {
         const addr = server.address() as AddressInfo;
@@ -151,6 +153,11 @@ export class SimServer {
 
   clearRequests(): void {
     this.log.length = 0;
+  }
+
+  /** TCP connections accepted since listen (control API connections included). */
+  connectionsAccepted(): number {
+    return this.accepted;
   }
 
   setLatency(ms: number): void {
