@@ -9,6 +9,7 @@
  * It sends only to the given address; every loop is bounded. The demo's credentials are the
  * ones `npm start` prints.
  */
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 
 const base = (process.argv[2] ?? 'http://127.0.0.1:4000').replace(/\/+$/, '').replace(/\/graphql$/, '');
@@ -91,6 +92,7 @@ const attacks: Array<[string, () => Promise<{ status: number; text: string }>]> 
   ['6. 64 KiB of headers', () => raw(`POST /graphql HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(65536)}\r\nConnection: close\r\n\r\n`)],
   ['7. APQ hash that does not match the query', () => post(JSON.stringify({ query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } }))],
   ['7. a subscription over HTTP', () => post(q('subscription { volumeChanged { id } }'))],
+  ['7. Nomad token header holding a tab', () => post(q('{ volumes(first: 1, filter: { backends: ["nomad-east"] }) { nodes { id } } }'), { 'x-nomad-token': 'demo\tinjected' })],
   ['7. Nomad token header with a control byte', () => raw(`POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Nomad-Token: caf\u00e9\u0001\r\nContent-Length: 26\r\nConnection: close\r\n\r\n{"query":"{ __typename }"}`)],
 ];
 
@@ -102,6 +104,23 @@ async function main(): Promise<void> {
     const o = await measure(run);
     console.log(`| ${name} | ${o.status || 'none'} | ${o.code} | ${o.ms.toFixed(0)} | ${o.calls} | ${o.bytes} |`);
   }
+  // One caller with more requests in flight than its cap: the rest are refused at once. Each on
+  // its own connection (fetch's pool would queue them on the client side).
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const listBody = q('{ volumes(first: 50, filter: { backends: ["nomad-east"] }) { nodes { id attachments { id } } } }');
+  const one = (): Promise<number> =>
+    new Promise((resolve) => {
+      const u = new URL(`${base}/graphql`);
+      const r = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(listBody), 'x-nomad-token-nomad-east': 'demo-east-management' } }, (m) => {
+        m.resume();
+        m.on('end', () => resolve(m.statusCode ?? 0));
+      });
+      r.on('error', () => resolve(0));
+      r.end(listBody);
+    });
+  const burst = await Promise.all(Array.from({ length: 150 }, one));
+  const statuses = burst.reduce<Record<number, number>>((acc, s) => ((acc[s] = (acc[s] ?? 0) + 1), acc), {});
+  console.log(`\n150 concurrent list-with-attachments queries from one caller (the demo management token): statuses ${JSON.stringify(statuses)}`);
   // A concurrent small read while an alias flood is refused: the flood must not stall it.
   const flood = Array.from({ length: 20 }, () => post(q(`{ ${Array.from({ length: 1000 }, (_, i) => `s${i}: __schema { types { name } }`).join(' ')} }`)));
   const t = performance.now();
