@@ -31,6 +31,7 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
   type ValueNode,
+  visit,
 } from 'graphql';
 import { ErrorCode } from '../../adapters/errors';
 import { MAX_PAGE_SIZE } from '../../adapters/input';
@@ -84,13 +85,16 @@ class SchemaCosts {
   readonly #fields = new WeakMap<GraphQLField<unknown, unknown>, FieldCost>();
   /** `Type.field` of every sized field named by some `@listSize(sizedFields:)`. */
   readonly #sized = new Set<string>();
+  /** Every argument name some `@listSize(slicingArguments:)` names: the only arguments priced. */
+  readonly slicingNames = new Set<string>();
 
   constructor(readonly schema: GraphQLSchema) {
     for (const t of Object.values(schema.getTypeMap())) {
       if (!('getFields' in t) || t.name.startsWith('__')) continue;
       for (const f of Object.values(t.getFields()) as Array<GraphQLField<unknown, unknown>>) {
-        const sizedFields = strings(arg(directive([f.astNode], 'listSize'), 'sizedFields'));
-        for (const s of sizedFields) this.#sized.add(`${getNamedType(f.type).name}.${s}`);
+        const listSize = directive([f.astNode], 'listSize');
+        for (const s of strings(arg(listSize, 'sizedFields'))) this.#sized.add(`${getNamedType(f.type).name}.${s}`);
+        for (const s of strings(arg(listSize, 'slicingArguments'))) this.slicingNames.add(s);
       }
     }
   }
@@ -129,11 +133,15 @@ function size(c: FieldCost, args: Record<string, unknown>): number {
 
 const costsBySchema = new WeakMap<GraphQLSchema, SchemaCosts>();
 
+function costsOf(schema: GraphQLSchema): SchemaCosts {
+  let costs = costsBySchema.get(schema);
+  if (!costs) costsBySchema.set(schema, (costs = new SchemaCosts(schema)));
+  return costs;
+}
+
 /** The estimated cost of `operationName` in `document` with `variables`. @throws GraphQLError when the variables do not fit (the executor reports those). */
 export function estimateCost(a: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variables?: Record<string, unknown> | null }): number {
-  let costs = costsBySchema.get(a.schema);
-  if (!costs) costsBySchema.set(a.schema, (costs = new SchemaCosts(a.schema)));
-  const priced = costs;
+  const priced = costsOf(a.schema);
   let evaluated = 0;
   const estimator: ComplexityEstimator = ({ field, args, childComplexity, type }) => {
     if (++evaluated > MAX_FIELD_EVALUATIONS) throw new TooManyFields();
@@ -162,14 +170,8 @@ export function estimateCost(a: { schema: GraphQLSchema; document: DocumentNode;
  * Variables that do not fit the operation are left to the executor, which reports them.
  */
 export function checkCost(maxCost: number, a: Parameters<typeof estimateCost>[0]): GraphQLError | undefined {
-  let cost: number;
-  try {
-    cost = estimateCost(a);
-  } catch (err) {
-    if (err instanceof GraphQLError) return undefined;
-    throw err;
-  }
-  if (cost <= maxCost) return undefined;
+  const cost = memoizedCost(a);
+  if (cost === null || cost <= maxCost) return undefined;
   const found = Number.isFinite(cost) ? Math.ceil(cost) : undefined;
   return limitGraphQLError(
     new OperationLimitError(
@@ -180,4 +182,46 @@ export function checkCost(maxCost: number, a: Parameters<typeof estimateCost>[0]
       found,
     ),
   );
+}
+
+/** Estimates remembered per document, and the longest key remembered. */
+const MAX_MEMO_ESTIMATES = 64;
+const MAX_MEMO_KEY = 1024;
+const memos = new WeakMap<DocumentNode, { variables: readonly string[]; estimates: Map<string, number | null> }>();
+
+/**
+ * The estimate, or null when the variables do not fit (the executor reports those). The same
+ * document (the server reuses parsed documents) with the same values in the places that are
+ * priced has the same estimate: it is computed once, not on every request.
+ */
+function memoizedCost(a: Parameters<typeof estimateCost>[0]): number | null {
+  let memo = memos.get(a.document);
+  if (!memo) memos.set(a.document, (memo = { variables: pricedVariables(a.document, costsOf(a.schema).slicingNames), estimates: new Map() }));
+  const key = `${a.operationName ?? ''}\u0000${JSON.stringify(memo.variables.map((v) => a.variables?.[v] ?? null))}`;
+  const known = memo.estimates.get(key);
+  if (known !== undefined) return known;
+  let cost: number | null;
+  try {
+    cost = estimateCost(a);
+  } catch (err) {
+    if (!(err instanceof GraphQLError)) throw err;
+    cost = null;
+  }
+  if (key.length <= MAX_MEMO_KEY && memo.estimates.size < MAX_MEMO_ESTIMATES) memo.estimates.set(key, cost);
+  return cost;
+}
+
+/** Variables whose values can change the estimate: those in slicing arguments and in `@skip`/`@include`. */
+function pricedVariables(document: DocumentNode, slicingNames: ReadonlySet<string>): string[] {
+  const found = new Set<string>();
+  const collect = (v: ValueNode): void => {
+    if (v.kind === Kind.VARIABLE) found.add(v.name.value);
+    else if (v.kind === Kind.LIST) v.values.forEach(collect);
+    else if (v.kind === Kind.OBJECT) v.fields.forEach((f) => collect(f.value));
+  };
+  visit(document, {
+    Field: (f) => f.arguments?.forEach((x) => slicingNames.has(x.name.value) && collect(x.value)),
+    Directive: (d) => (d.name.value === 'skip' || d.name.value === 'include') && d.arguments?.forEach((x) => collect(x.value)),
+  });
+  return [...found].sort();
 }

@@ -12,7 +12,7 @@ import { resolvers } from '../../resolvers';
 import { loadTypeDefs } from '../../schema';
 import { ConfigError, loadConfig } from '../../server/config';
 import { DEFAULT_LIMITS, limitsConfig, operationLimits } from '../../server/limits';
-import { estimateCost } from '../../server/limits/cost';
+import { checkCost, estimateCost } from '../../server/limits/cost';
 import { tokenLimitError } from '../../server/limits/tokens';
 
 const schema = makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: resolvers as never });
@@ -50,6 +50,19 @@ describe('limits settings', () => {
 
 describe('cost model (@cost/@listSize in the schema)', () => {
   const cost = (query: string, variables?: Record<string, unknown>): number => estimateCost({ schema, document: parse(query), variables });
+
+  it('should remember an estimate per document only for the same priced variable values', () => {
+    const document = parse('query($n: Int, $id: ID!, $more: Boolean!) { volume(id: $id) { id } volumes(first: $n) { nodes { id attachments { id } } } plugins @include(if: $more) { nodes { id } } }');
+    const check = (variables: Record<string, unknown>): string | undefined => (checkCost(1000, { schema, document, variables })?.originalError as GatewayError | undefined)?.code;
+    expect(check({ n: 10, id: 'a', more: false })).toBeUndefined();
+    expect(check({ n: 500, id: 'a', more: false })).toBe('COST_ESTIMATED_TOO_EXPENSIVE');
+    expect(check({ n: 10, id: 'b', more: false })).toBeUndefined();
+    expect(check({ n: 10, id: 'b', more: true })).toBe(check({ n: 10, id: 'c', more: true }));
+    expect(cost('query($n: Int, $more: Boolean!) { volumes(first: $n) { nodes { id } } plugins @include(if: $more) { nodes { id } } }', { n: 10, more: true })).toBeGreaterThan(
+      cost('query($n: Int, $more: Boolean!) { volumes(first: $n) { nodes { id } } plugins @include(if: $more) { nodes { id } } }', { n: 10, more: false }),
+    );
+    expect(check({ n: 500, id: 'b', more: false })).toBe('COST_ESTIMATED_TOO_EXPENSIVE');
+  });
 
   it("should price the README's examples under the default limit", () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
