@@ -23,6 +23,7 @@ import { observabilityPlugin } from './observability';
 import { connectRedis, type GatewayRedis, type RedisHealth } from './redis';
 import { CallerLimiter } from './http/caller-limiter';
 import { answerClientError } from './http/client-error';
+import type { EdgeError } from './http/errors';
 import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
 import { createCorsPolicy } from './http/cors';
 import { createGraphQLHttpHandler } from './http/graphql-handler';
@@ -130,7 +131,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   await apollo.start();
 
   const http = resolveHttpEdgeOptions(o.config.http);
+  const countRefusal = (err: EdgeError): void => metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
   const handleGraphQL = createGraphQLHttpHandler({
+    onRefused: countRefusal,
     maxBodyBytes: o.config.maxBodyBytes,
     limiter: new CallerLimiter(http.rateLimit),
     trustProxyHops: http.trustProxyHops,
@@ -162,11 +165,12 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     },
     createCorsPolicy(http.cors),
     o.logger,
+    countRefusal,
   );
   const server = createServer({ maxHeaderSize: http.maxHeaderBytes }, listener);
   // Answer `Expect: 100-continue` ourselves: an oversized body is refused before it is sent.
   server.on('checkContinue', listener);
-  server.on('clientError', answerClientError(http.maxHeaderBytes));
+  server.on('clientError', answerClientError(http.maxHeaderBytes, countRefusal));
   server.keepAliveTimeout = 65_000;
 
   await new Promise<void>((resolve, reject) => {

@@ -35,6 +35,14 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  /** Requests the HTTP edge refused before GraphQL execution, by code and status (429, 413, 431 …). */
+  readonly httpRefusals = new Counter({
+    name: 'gateway_http_refusals_total',
+    help: 'Requests refused at the HTTP edge before execution, by error code and HTTP status.',
+    labelNames: ['code', 'status'] as const,
+    registers: [this.registry],
+  });
+
   readonly backendSeconds = new Histogram({
     name: 'gateway_backend_call_duration_seconds',
     help: 'Duration of backend calls including retries, by backend and endpoint template.',

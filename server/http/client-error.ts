@@ -17,7 +17,7 @@ export function clientErrorFor(code: string | undefined, maxHeaderBytes: number)
 }
 
 /** The `clientError` listener. */
-export function answerClientError(maxHeaderBytes: number): (err: NodeJS.ErrnoException, socket: Socket) => void {
+export function answerClientError(maxHeaderBytes: number, onRefused?: (err: EdgeError) => void): (err: NodeJS.ErrnoException, socket: Socket) => void {
   return (err, socket) => {
     // Reset or already answered: nothing to say, nobody to say it to.
     if (err.code === 'ECONNRESET' || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
@@ -25,6 +25,7 @@ export function answerClientError(maxHeaderBytes: number): (err: NodeJS.ErrnoExc
       return;
     }
     const e = clientErrorFor(err.code, maxHeaderBytes);
+    onRefused?.(e);
     const body = JSON.stringify(e.toBody());
     socket.end(
       `HTTP/1.1 ${e.status} ${REASONS[e.status] ?? 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

@@ -24,6 +24,8 @@ export interface GraphQLHttpHandlerOptions {
   /** Trusted documents, when on. */
   trusted?: TrustedDocumentsPolicy;
   logger: Logger;
+  /** Told of every request refused here (metrics). Must not throw. @default nothing */
+  onRefused?: (err: EdgeError) => void;
   /** Runs the checked request; `signal` aborts when the client goes away. */
   execute(request: HTTPGraphQLRequest, http: { req: IncomingMessage; signal: AbortSignal }): Promise<HTTPGraphQLResponse>;
 }
@@ -31,6 +33,10 @@ export interface GraphQLHttpHandlerOptions {
 export type GraphQLHttpHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
 export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLHttpHandler {
+  const refuse = (res: ServerResponse, err: EdgeError): void => {
+    o.onRefused?.(err);
+    sendEdgeError(res, err);
+  };
   return async (req, res, url) => {
     if (o.limiter) {
       const id = callerIdentity(req.headers, req.socket.remoteAddress, o.trustProxyHops);
@@ -38,7 +44,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
       if (!admission.ok) {
         // Debug only: a flood of refusals must not become a flood of log lines.
         o.logger.debug({ limit: admission.error.limit, scope: admission.error.scope, address: id.address, credentials: id.hasCredentials }, 'request refused: caller over its limit');
-        return sendEdgeError(res, admission.error);
+        return refuse(res, admission.error);
       }
       res.once('close', admission.release);
     }
@@ -50,7 +56,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
       const early = refuseEarly(req, o.maxBodyBytes);
       if (early) {
         if (!early.close) drain(req, o.maxBodyBytes * DRAIN_FACTOR);
-        return sendEdgeError(res, early);
+        return refuse(res, early);
       }
       // We listen to `checkContinue`, so a client waiting for `100 Continue` is told to go on here.
       if (/100-continue/i.test(String(req.headers.expect ?? ''))) res.writeContinue();
@@ -60,7 +66,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
         try {
           body = JSON.parse(text);
         } catch {
-          return sendEdgeError(res, new EdgeError(EdgeErrorCode.BadRequest, 400, 'request body is not valid JSON'));
+          return refuse(res, new EdgeError(EdgeErrorCode.BadRequest, 400, 'request body is not valid JSON'));
         }
       } else {
         body = text;

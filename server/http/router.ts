@@ -21,7 +21,8 @@ export interface Routes {
 
 const ROUTES = ['/graphql', '/graphiql/assets/', '/healthz', '/readyz', '/metrics'];
 
-export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: Logger): RequestListener {
+/** @param onRefused told of every request refused with an edge error (metrics); must not throw. */
+export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: Logger, onRefused?: (err: EdgeError) => void): RequestListener {
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     if (url.pathname === '/graphql' && cors.handle(req, res)) return;
@@ -43,6 +44,7 @@ export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: 
     };
     route().catch((err: unknown) => {
       if (err instanceof EdgeError) {
+        onRefused?.(err);
         if (!res.headersSent) sendEdgeError(res, err);
         return;
       }

@@ -124,6 +124,8 @@ describe('malformed requests (node:net)', () => {
     expect(out).toMatch(/^HTTP\/1\.1 431 /);
     expect(out.toLowerCase()).toContain('content-type: application/json');
     expect(jsonBodyOf(out).errors[0].extensions).toEqual({ code: 'REQUEST_HEADERS_TOO_LARGE', maxHeaderBytes: 16_384 });
+    const metrics = await (await fetch(gw.gateway.url.replace(/\/graphql$/, '/metrics'))).text();
+    expect(metrics).toMatch(/gateway_http_refusals_total\{code="REQUEST_HEADERS_TOO_LARGE",status="431"\} [1-9]/);
   });
 
   it.each([

@@ -36,6 +36,8 @@ describe('per-caller limits', () => {
     expect(refused.retryAfter).toBe('1');
     expect(refused.body.data).toBeUndefined();
     expect(refused.body.errors).toEqual([{ message: expect.stringContaining('too many requests'), extensions: { code: 'RATE_LIMITED', limit: 'requestRate', scope: 'caller', retryAfterSeconds: 1 } }]);
+    const metrics = await (await fetch(gateway.url.replace(/\/graphql$/, '/metrics'))).text();
+    expect(metrics).toContain('gateway_http_refusals_total{code="RATE_LIMITED",status="429"} 1');
     // Another token, and an anonymous caller, have budgets of their own.
     expect((await post(gateway.url, '{ __typename }', B)).status).toBe(200);
     expect((await post(gateway.url, '{ __typename }')).status).toBe(200);
