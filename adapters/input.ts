@@ -8,6 +8,7 @@
  * `adapters/openstack/ids.ts`) through {@link IdentifierRules} and {@link checkIdentifier}.
  */
 import { BadUserInputError } from './errors';
+import { checkHeaderValue } from './headers';
 
 /** Longest identifier (volume id, namespace, node id, plugin id …) accepted. */
 export const MAX_IDENTIFIER_LENGTH = 200;
@@ -93,19 +94,15 @@ export function safeText(value: string, argument: string, maxLength = MAX_TEXT_L
   return value;
 }
 
-/** Printable Latin-1 (tab, space to `~`, NBSP to `ÿ`): what an HTTP header value may carry. */
-const HEADER_VALUE = /^[\t\u0020-\u007e\u00a0-\u00ff]*$/;
-
 /**
- * Checks a value that will travel in an HTTP header. Anything else makes undici reject the
- * request after a connection slot was taken (issue 9, item 2). The message does not echo the
- * value: header values are tokens and secrets.
+ * Checks a value that will travel in an HTTP header, by the transport's own rule
+ * (`headers.ts`: printable Latin-1, no tab). Anything else makes undici reject the request after a
+ * connection slot was taken (issue 9, item 2). The message does not echo the value: header
+ * values are tokens and secrets.
  */
 export function headerText(value: string, argument: string, maxLength = MAX_TEXT_LENGTH): string {
   if (value.length > maxLength) throw new BadUserInputError(`${argument} is longer than ${maxLength} characters`, argument);
-  if (!HEADER_VALUE.test(value)) {
-    throw new BadUserInputError(`${argument} must be printable Latin-1 (it travels in an HTTP header): no control characters, line breaks or characters above U+00FF`, argument);
-  }
+  checkHeaderValue(argument, value, argument);
   return value;
 }
 
