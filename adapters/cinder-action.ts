@@ -1,0 +1,54 @@
+/**
+ * Cinder's volume actions that have no core counterpart, by unified name. The OpenStack adapter's
+ * action table maps each to its wire key, body, minimum microversion and completion rule; nothing
+ * outside `adapters/openstack/` knows the wire words.
+ */
+import type { HostConnector } from './backend';
+import type { CinderVolumeStatus, KeyValue } from './model';
+
+/** Attach status a reset may set. */
+export type CinderAttachStatus = 'ATTACHED' | 'DETACHED';
+
+/** Migration status a reset may set. */
+export type CinderMigrationStatus = 'MIGRATING' | 'ERROR' | 'SUCCESS' | 'COMPLETING' | 'NONE' | 'STARTING';
+
+/** One Cinder volume action. */
+export type CinderAction =
+  | { action: 'resetStatus'; status?: CinderVolumeStatus; attachStatus?: CinderAttachStatus; migrationStatus?: CinderMigrationStatus }
+  | { action: 'completeExtend'; error: boolean }
+  | { action: 'revertToSnapshot'; snapshotId: string }
+  | { action: 'setImageMetadata'; metadata: KeyValue[] }
+  | { action: 'unsetImageMetadata'; key: string }
+  | { action: 'legacyAttach'; serverId?: string; hostName?: string; mountpoint: string; readOnly: boolean }
+  | { action: 'legacyDetach'; attachmentId?: string }
+  | { action: 'unmanage' }
+  | { action: 'forceDetach'; attachmentId?: string; connector?: HostConnector }
+  | { action: 'retype'; newType: string; onDemandMigration: boolean }
+  | { action: 'migrate'; host?: string; cluster?: string; forceHostCopy?: boolean; lockVolume?: boolean }
+  | { action: 'completeMigration'; newVolumeId: string; error: boolean }
+  | { action: 'forceDelete' }
+  | { action: 'setBootable'; bootable: boolean }
+  | { action: 'uploadToImage'; imageName: string; force?: boolean; diskFormat?: string; containerFormat?: string; visibility?: string; protected?: boolean }
+  | { action: 'reserve' }
+  | { action: 'unreserve' }
+  | { action: 'beginDetaching' }
+  | { action: 'rollDetaching' }
+  | { action: 'terminateConnection'; connector: HostConnector | null }
+  | { action: 'initializeConnection'; connector: HostConnector }
+  | { action: 'setReadonly'; readonly: boolean }
+  | { action: 'reimage'; imageId: string; reimageReserved: boolean };
+
+/** The unified action names. */
+export type CinderActionName = CinderAction['action'];
+
+/** What a Cinder action returns besides the volume itself. */
+export interface CinderActionResult {
+  /** setImageMetadata: all image metadata after the action. */
+  imageMetadata?: KeyValue[];
+  /** initializeConnection only: the driver's connection info (secret-bearing; never logged). */
+  connectionInfo?: unknown;
+  /** completeMigration: the id Cinder kept. */
+  savedVolumeId?: string;
+  /** uploadToImage: the Glance image being created. */
+  image?: { id: string; name: string; diskFormat: string | null; containerFormat: string | null };
+}

@@ -1,0 +1,49 @@
+/**
+ * Completion rules: what "done" means for an asynchronous change, as data. A backend that answers
+ * before it finishes returns a rule with the change; the rule is stored with the operation record
+ * (JSON, no closure, no credential), and the backend that made it evaluates it against what it
+ * reads. Who reads is separate from what the rule says: today the operation poller with the
+ * caller's credential, later a watcher with the service credential.
+ */
+import type { CallOptions } from './backend';
+
+/** JSON values a rule may hold. */
+export type RuleValue = string | number | boolean | null;
+
+/** One change's completion rule. */
+export interface CompletionRule {
+  /** The rule's name in its backend's rule table (e.g. `serverAttach`, `volumeSettles`). */
+  name: string;
+  /** Fixed when the change started: ids, target size, the backend's request id … */
+  params: Record<string, RuleValue>;
+  /** Facts observed so far that later checks need (e.g. that the attach started). Starts empty. */
+  seen: Record<string, RuleValue>;
+}
+
+/** Progress of a change the backend finishes after answering. */
+export type ChangeProgress =
+  | { state: 'RUNNING'; backendStatus?: string | null }
+  | { state: 'SUCCEEDED'; backendStatus?: string | null }
+  | { state: 'FAILED'; reason: string; backendStatus?: string | null };
+
+/** A change the backend accepted but finishes later. */
+export interface PendingChange {
+  rule: CompletionRule;
+  /** Longest the change may take. @default the tracker's default (OPERATION_TIMEOUT_MS) */
+  timeoutMs?: number;
+}
+
+/** One evaluation of a rule: the progress and the facts to keep for the next one. */
+export interface ChangeCheck {
+  progress: ChangeProgress;
+  seen: Record<string, RuleValue>;
+}
+
+/**
+ * Backends whose changes finish after they answer. `checkChange` reads what the rule names and
+ * evaluates it; it throws only for real failures (the tracker retries transient ones until the
+ * deadline).
+ */
+export interface TrackedChanges {
+  checkChange(rule: CompletionRule, o: CallOptions): Promise<ChangeCheck>;
+}
