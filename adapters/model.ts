@@ -126,6 +126,8 @@ export type VolumeDetails = NomadVolumeDetails | CinderVolumeDetails;
 /** What Nomad says of a CSI volume. The list-stub part is always here; `full` needs a read. */
 export interface NomadVolumeDetails {
   __typename: 'NomadVolumeDetails';
+  /** The volume these details belong to (its full part loads by it). */
+  ref: VolumeRef;
   /** The storage provider's id (e.g. an EBS volume id). */
   externalId: string | null;
   pluginId: string | null;
@@ -237,6 +239,8 @@ export interface AllocationConsumer {
 export interface ServerConsumer {
   __typename: 'VolumeServerConsumer';
   serverId: string;
+  /** The OpenStack backend whose Nova reports it. */
+  backend: string;
 }
 
 /** A host attached through Cinder's attachments API or legacy os-attach with a host name. */
