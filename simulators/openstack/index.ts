@@ -247,6 +247,17 @@ export class OpenStackSimulator implements ControlTarget {
     this.state.faults.stickNextDetach(volumeId);
   }
 
+  /**
+   * The next Nova detach of this (or any) volume fails in nova-compute as nova-26/06 recorded:
+   * Cinder's attachment is deleted (volume `available`), but the BDM stays, so Nova keeps listing
+   * the attachment; the `detach_volume` instance action's `compute_detach_volume` event ends
+   * `Error` (message `Error`; admins see the recorded traceback, and `details: "AttributeError"`
+   * at 2.84). A later detach answers 400 (Cinder: not in-use), a re-attach 400 (already attached).
+   */
+  failNextDetach(volumeId?: string): void {
+    this.state.faults.failNextDetach(volumeId);
+  }
+
   /** The next volume create (of that name, or any) ends in `error` with a scheduler user message. */
   failNextCreate(name?: string): void {
     this.state.faults.failNextCreate(name);
