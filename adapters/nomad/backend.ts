@@ -9,6 +9,7 @@
  */
 import type {
   Accepted,
+  AttachTarget,
   BackendPage,
   CallOptions,
   DeleteVolumeOptions,
@@ -161,7 +162,7 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
     return { result: undefined, pending: null };
   }
 
-  async attachVolume(): Promise<Accepted<Attachment | null>> {
+  async attachVolume(_ref: VolumeRef, _target: AttachTarget, _o: CallOptions): Promise<Accepted<Attachment | null>> {
     throw new UnsupportedByBackendError(this.id, 'attaching volumes', WHY_NO_ATTACH);
   }
 
@@ -178,7 +179,7 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
    * mount options, which reads never return, so doing it here would erase them. A caller who
    * holds the specification can take that path with `createVolume`.
    */
-  async extendVolume(): Promise<Accepted<void>> {
+  async extendVolume(_ref: VolumeRef, _newSizeBytes: number, _o: CallOptions): Promise<Accepted<void>> {
     throw new UnsupportedByBackendError(this.id, 'extending volumes', WHY_NO_EXTEND);
   }
 
@@ -259,7 +260,8 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
    * (the claims are in full reads only), at most `claimReadConcurrency` at once. A claim is the
    * node's when its allocation stub names the node; the `node_id` list finds volumes of running
    * or to-be-run allocations, so claims still held by stopped allocations show only when a live
-   * allocation on the node uses the same volume.
+   * allocation on the node uses the same volume. A failed read fails the answer: a node's claims
+   * are never silently short.
    */
   async nodeClaims(nodeIds: readonly string[], o: CallOptions): Promise<Map<string, Attachment[]>> {
     const nodes = [...new Set(nodeIds)];
