@@ -23,9 +23,10 @@ import type { WireAllocStub, WireVolume, WireVolumeStub } from './results-wire';
 /** The token that resumes a volume listing at this stub: `<namespace>.<id>` (backends.md 1.3). */
 export const volumePosition = (w: { Namespace: string; ID: string }): string => `${w.Namespace}.${w.ID}`;
 
-function details(w: WireVolume | WireVolumeStub, readers: number, writers: number, full: NomadVolumeFull | null): NomadVolumeDetails {
+function details(ref: VolumeRef, w: WireVolume | WireVolumeStub, readers: number, writers: number, full: NomadVolumeFull | null): NomadVolumeDetails {
   return {
     __typename: 'NomadVolumeDetails',
+    ref,
     externalId: nonEmpty(w.ExternalID),
     pluginId: nonEmpty(w.PluginID),
     provider: nonEmpty(w.Provider),
@@ -59,12 +60,13 @@ function core(backend: string, w: WireVolume | WireVolumeStub, readers: number, 
 
 /** List stub → incomplete volume: size, attachments and `details.full` need a read. */
 export function toVolumeFromStub(backend: string, w: WireVolumeStub): Volume {
+  const base = core(backend, w, w.CurrentReaders, w.CurrentWriters);
   return {
-    ...core(backend, w, w.CurrentReaders, w.CurrentWriters),
+    ...base,
     sizeBytes: null,
     complete: false,
     attachments: [],
-    details: details(w, w.CurrentReaders, w.CurrentWriters, null),
+    details: details(base.ref, w, w.CurrentReaders, w.CurrentWriters, null),
   };
 }
 
@@ -92,7 +94,7 @@ export function toVolume(backend: string, w: WireVolume): Volume {
     sizeBytes: bytesOrNull(w.Capacity),
     complete: true,
     attachments: [...readIds.map((id) => claim(id, 'READ_ONLY')), ...writeIds.map((id) => claim(id, 'READ_WRITE'))],
-    details: details(w, readIds.length, writeIds.length, full),
+    details: details(base.ref, w, readIds.length, writeIds.length, full),
   };
 }
 

@@ -6,7 +6,7 @@ import { pageSize } from '../../adapters/input';
 import { pageArray, pageOpaque, type Omission } from '../../adapters/listing';
 import type { Plugin, PluginDetail } from '../../adapters/model';
 import type { GatewayContext } from '../../server/context';
-import type { NomadExternalVolumeConnection, QueryResolvers, StoragePluginResolvers } from '../../schema/generated/resolvers-types';
+import type { QueryResolvers, StoragePluginResolvers } from '../../schema/generated/resolvers-types';
 import { globalIdArg, idArg, namespaceArg } from '../args';
 import { connection, mergedConnection } from '../connection';
 
@@ -50,7 +50,7 @@ export const pluginQueries: Pick<QueryResolvers, 'storagePlugins' | 'storagePlug
     const pluginArg = idArg(b, 'plugin', plugin, 'plugin');
     const ns = namespaceArg(namespace, 'namespace', 'default', false, b);
     const page = await pageOpaque((limit, token) => b.listExternalVolumes({ pluginId: pluginArg, namespace: ns, limit, token }, ctx.call(b.id)), pageSize(first, 50), after);
-    return connection(page.edges, page.pageInfo) as NomadExternalVolumeConnection;
+    return connection(page.edges, page.pageInfo);
   },
 };
 

@@ -2070,7 +2070,9 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   AttachCinderVolumeLegacyInput: AttachCinderVolumeLegacyInput;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   AttachVolumeInput: AttachVolumeInput;
   AttachVolumePayload: ResolverTypeWrapper<Omit<AttachVolumePayload, 'attachment' | 'operation' | 'volume'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']>, operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
   CinderAttachStatus: CinderAttachStatus;
@@ -2080,6 +2082,7 @@ export type ResolversTypes = ResolversObject<{
   CinderUploadedImage: ResolverTypeWrapper<CinderUploadedImage>;
   CinderVolumeActionPayload: ResolverTypeWrapper<Omit<CinderVolumeActionPayload, 'operation' | 'volume'> & { operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
   CinderVolumeDetails: ResolverTypeWrapper<CinderVolumeDetailsModel>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   CinderVolumeImageMetadataPayload: ResolverTypeWrapper<Omit<CinderVolumeImageMetadataPayload, 'volume'> & { volume?: Maybe<ResolversTypes['Volume']> }>;
   CinderVolumeInput: CinderVolumeInput;
   CinderVolumeSpecInput: CinderVolumeSpecInput;
@@ -2185,21 +2188,21 @@ export type ResolversTypes = ResolversObject<{
   VolumeSnapshotFilter: VolumeSnapshotFilter;
   VolumeSnapshotPayload: ResolverTypeWrapper<Omit<VolumeSnapshotPayload, 'operation' | 'snapshot'> & { operation: ResolversTypes['VolumeOperation'], snapshot: ResolversTypes['VolumeSnapshot'] }>;
   VolumeStatus: VolumeStatus;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   AttachCinderVolumeLegacyInput: AttachCinderVolumeLegacyInput;
+  String: Scalars['String']['output'];
   ID: Scalars['ID']['output'];
+  Boolean: Scalars['Boolean']['output'];
   AttachVolumeInput: AttachVolumeInput;
   AttachVolumePayload: Omit<AttachVolumePayload, 'attachment' | 'operation' | 'volume'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']>, operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   CinderHostAttachmentPayload: Omit<CinderHostAttachmentPayload, 'attachment'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']> };
   CinderUploadedImage: CinderUploadedImage;
   CinderVolumeActionPayload: Omit<CinderVolumeActionPayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   CinderVolumeDetails: CinderVolumeDetailsModel;
+  Int: Scalars['Int']['output'];
   CinderVolumeImageMetadataPayload: Omit<CinderVolumeImageMetadataPayload, 'volume'> & { volume?: Maybe<ResolversParentTypes['Volume']> };
   CinderVolumeInput: CinderVolumeInput;
   CinderVolumeSpecInput: CinderVolumeSpecInput;
@@ -2291,25 +2294,7 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeSnapshotEdge: Omit<VolumeSnapshotEdge, 'node'> & { node: ResolversParentTypes['VolumeSnapshot'] };
   VolumeSnapshotFilter: VolumeSnapshotFilter;
   VolumeSnapshotPayload: Omit<VolumeSnapshotPayload, 'operation' | 'snapshot'> & { operation: ResolversParentTypes['VolumeOperation'], snapshot: ResolversParentTypes['VolumeSnapshot'] };
-  String: Scalars['String']['output'];
-  Int: Scalars['Int']['output'];
-  Boolean: Scalars['Boolean']['output'];
 }>;
-
-export type CostDirectiveArgs = {
-  weight: Scalars['String']['input'];
-};
-
-export type CostDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = CostDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
-
-export type ListSizeDirectiveArgs = {
-  assumedSize?: Maybe<Scalars['Int']['input']>;
-  requireOneSlicingArgument?: Maybe<Scalars['Boolean']['input']>;
-  sizedFields?: Maybe<Array<Scalars['String']['input']>>;
-  slicingArguments?: Maybe<Array<Scalars['String']['input']>>;
-};
-
-export type ListSizeDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = ListSizeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AttachVolumePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AttachVolumePayload'] = ResolversParentTypes['AttachVolumePayload']> = ResolversObject<{
   attachment?: Resolver<Maybe<ResolversTypes['VolumeAttachment']>, ParentType, ContextType>;
@@ -2822,7 +2807,3 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   VolumeSnapshotPayload?: VolumeSnapshotPayloadResolvers<ContextType>;
 }>;
 
-export type DirectiveResolvers<ContextType = GatewayContext> = ResolversObject<{
-  cost?: CostDirectiveResolver<any, any, ContextType>;
-  listSize?: ListSizeDirectiveResolver<any, any, ContextType>;
-}>;
