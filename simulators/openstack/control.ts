@@ -35,6 +35,7 @@ export interface ControlTarget {
   failNextAttach(volumeId?: string, o?: { rollback?: boolean }): void;
   failNextExtend(volumeId?: string): void;
   stickNextDetach(volumeId?: string): void;
+  failNextDetach(volumeId?: string): void;
   failNextCreate(name?: string): void;
   unavailable(o: OutageSpec): void;
   available(service?: Service): void;
@@ -126,6 +127,9 @@ export function handleControl(target: ControlTarget, method: string, path: strin
         return done();
       case 'POST faults/detach':
         target.stickNextDetach(optStr(body, 'volumeId'));
+        return done();
+      case 'POST faults/detach-error':
+        target.failNextDetach(optStr(body, 'volumeId'));
         return done();
       case 'POST faults/create':
         target.failNextCreate(optStr(body, 'name'));

@@ -20,6 +20,7 @@ export class FaultPlan {
   private readonly attach: AttachFailure[] = [];
   private readonly extend: Targeted[] = [];
   private readonly detach: Targeted[] = [];
+  private readonly detachFail: Targeted[] = [];
   private readonly create: Array<{ name?: string }> = [];
 
   failNextAttach(f: AttachFailure): void {
@@ -32,6 +33,11 @@ export class FaultPlan {
 
   stickNextDetach(volumeId?: string): void {
     this.detach.push(volumeId === undefined ? {} : { volumeId });
+  }
+
+  /** The next compute-side detach fails after Cinder let go (nova-26/06). */
+  failNextDetach(volumeId?: string): void {
+    this.detachFail.push(volumeId === undefined ? {} : { volumeId });
   }
 
   failNextCreate(name?: string): void {
@@ -50,6 +56,10 @@ export class FaultPlan {
     return take(this.detach, (f) => f.volumeId === undefined || f.volumeId === volumeId) !== undefined;
   }
 
+  takeDetachFailure(volumeId: string): boolean {
+    return take(this.detachFail, (f) => f.volumeId === undefined || f.volumeId === volumeId) !== undefined;
+  }
+
   takeCreate(name: string | null): boolean {
     return take(this.create, (f) => f.name === undefined || f.name === name) !== undefined;
   }
@@ -58,6 +68,7 @@ export class FaultPlan {
     this.attach.length = 0;
     this.extend.length = 0;
     this.detach.length = 0;
+    this.detachFail.length = 0;
     this.create.length = 0;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * A faithful OpenStack simulator for block storage: Keystone v3, Cinder v3 and Nova's
- * `os-volume_attachments`, as three real HTTP servers on their own ports sharing one cloud
- * state, answering like the recorded Keystone 22 / Cinder 21.3.1 / Nova 26
+ * `os-volume_attachments` and `os-instance-actions`, as three real HTTP servers on their own
+ * ports sharing one cloud state, answering like the recorded Keystone 22 / Cinder 21.3.1 / Nova 26
  * (shared/fixtures/recorded) — quirks included — with asynchronous transitions on timers,
  * injectable failures, a request log and the same controls over HTTP under `/_sim/`.
  *
@@ -245,6 +245,17 @@ export class OpenStackSimulator implements ControlTarget {
   /** The next Nova detach of this (or any) volume stays `detaching` forever (the BDM stays too). */
   stickNextDetach(volumeId?: string): void {
     this.state.faults.stickNextDetach(volumeId);
+  }
+
+  /**
+   * The next Nova detach of this (or any) volume fails in nova-compute as nova-26/06 recorded:
+   * Cinder's attachment is deleted (volume `available`), but the BDM stays, so Nova keeps listing
+   * the attachment; the `detach_volume` instance action's `compute_detach_volume` event ends
+   * `Error` (message `Error`; admins see the recorded traceback, and `details: "AttributeError"`
+   * at 2.84). A later detach answers 400 (Cinder: not in-use), a re-attach 400 (already attached).
+   */
+  failNextDetach(volumeId?: string): void {
+    this.state.faults.failNextDetach(volumeId);
   }
 
   /** The next volume create (of that name, or any) ends in `error` with a scheduler user message. */

@@ -1,7 +1,9 @@
 /**
  * Seeding: put volumes, servers, attachments, snapshots, types and messages straight into the
  * shared state, in the shape the real flows would have left them (no delays), with the ids you
- * give. Names of projects/users may be used wherever an id is expected.
+ * give. Names of projects/users may be used wherever an id is expected. Seeded servers and
+ * attachments also leave the instance actions a real boot or attach would (`create`,
+ * `attach_volume`, with their finished compute event; a `building` server's event still runs).
  */
 import { nowMicros } from './clock';
 import { completeAttachment, connectAttachment, reserveAttachment } from './cinder/attach-core';
@@ -114,8 +116,20 @@ export function seedServer(state: SimState, s: SeedServerSpec): string {
   };
   if (state.servers.has(server.id)) throw new Error(`server ${server.id} already exists`);
   state.servers.set(server.id, server);
+  recordCreate(state, server);
   if (s.rootVolumeId !== undefined) attachNow(state, server.id, s.rootVolumeId, { device: `${server.devicePrefix}a`, bootIndex: 0 });
   return server.id;
+}
+
+/** The boot's `create` action and its `compute__do_build_and_run_instance` event (nova-26/05). */
+function recordCreate(state: SimState, server: Server): void {
+  const event = 'compute__do_build_and_run_instance';
+  if (server.vmState !== 'building') {
+    state.instanceActions.recordCompleted(server, 'create', event, state.opts.computeHost);
+    return;
+  }
+  const action = state.instanceActions.start(server, 'create', { requestId: `req-${uuid()}`, userId: server.userId, projectId: server.projectId });
+  state.instanceActions.startEvent(action, event, state.opts.computeHost);
 }
 
 export interface AttachNowOptions {
@@ -140,6 +154,8 @@ export function attachNow(state: SimState, serverId: string, volumeId: string, o
   connectAttachment(state, v, a, { platform: 'x86_64', os_type: 'linux', ip: '127.0.0.1', host: state.opts.computeHost, multipath: false, mountpoint: device ?? null }, { isService: true, requestId }, false);
   completeAttachment(state, v, a);
   server.bdms.push({ uuid: uuid(), volumeId: v.id, attachmentId: a.id, deviceName: device ?? null, tag: o.tag ?? null, deleteOnTermination: o.deleteOnTermination ?? false, bootIndex: o.bootIndex ?? null, createdAt: nowMicros() });
+  // The root disk is part of the boot (`create`); any other volume was a completed attach_volume.
+  if (o.bootIndex !== 0) state.instanceActions.recordCompleted(server, 'attach_volume', 'compute_attach_volume', state.opts.computeHost);
   return a.id;
 }
 

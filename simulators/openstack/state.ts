@@ -10,6 +10,7 @@ import type { ApplicationCredential, Attachment, Project, Role, Server, Snapshot
 import { DEFAULT_DELAYS, type Delays, type ResolvedOptions } from './options';
 import { Timers } from './timers';
 import type { QuotaLimits } from './cinder/quota';
+import { InstanceActionStore } from './nova/instance-actions';
 
 /** A seeding/control call named something that does not exist. */
 export class NotFoundError extends Error {}
@@ -38,6 +39,8 @@ export class SimState {
   readonly snapshots = new Map<string, Snapshot>();
   readonly messages = new Map<string, UserMessage>();
   readonly servers = new Map<string, Server>();
+  /** Nova's instance actions and events, kept after a server is deleted. */
+  readonly instanceActions = new InstanceActionStore();
   /** cinder-volume service uuid per backend (`service_uuid` ≥ 3.48). */
   readonly serviceUuids = new Map<string, string>();
   readonly defaultTypeId: string;

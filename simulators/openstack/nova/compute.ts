@@ -5,7 +5,10 @@
  * `attachCompleteMs` completes it (`attached`, volume `in-use`). Detach calls os-begin_detaching
  * synchronously; after `detachMs` the attachment is deleted and the BDM destroyed. A failed
  * connect (injected) leaves the attachment `error_attaching` plus Cinder's UPDATE_ATTACHMENT
- * message, then Nova's rollback deletes the attachment and the BDM.
+ * message, then Nova's rollback deletes the attachment and the BDM. With a caller (`who`), each
+ * records its instance action once the API has reserved what it needs, and its event
+ * (`compute_attach_volume` …) starts when the API answers and finishes when the work is done,
+ * `Error` on an injected failure (nova-26/05–06).
  */
 import { nowMicros } from '../clock';
 import { completeAttachment, connectAttachment, removeAttachment, reserveAttachment, type Caller } from '../cinder/attach-core';
@@ -13,6 +16,8 @@ import { ApiError } from '../http/fault';
 import { uuid } from '../ids';
 import type { Bdm, Server, Volume } from '../model';
 import type { SimState } from '../state';
+import type { ActionCaller, ActionEventHandle, EventFailure } from './instance-actions';
+import { ATTACH_FAILURE, DETACH_FAILURE } from './tracebacks';
 
 /** `block_device.match_device`. */
 export const DEVICE_RE = /^(\/dev\/x{0,1}[a-z]{0,1}d{0,1})([a-z]+)[0-9]*$/;
@@ -57,6 +62,16 @@ function dropBdm(s: Server, b: Bdm): void {
   s.updatedAt = nowMicros();
 }
 
+/** Records the action (when there is a caller) and starts its one event on the compute host. */
+function startAction(state: SimState, s: Server, action: string, event: string, who: ActionCaller | undefined): ActionEventHandle | undefined {
+  if (who === undefined) return undefined;
+  return state.instanceActions.startEvent(state.instanceActions.start(s, action, who), event, state.opts.computeHost);
+}
+
+function finishEvent(state: SimState, h: ActionEventHandle | undefined, failure?: EventFailure): void {
+  if (h) state.instanceActions.finishEvent(h, failure);
+}
+
 export interface AttachRequest {
   device: string | null;
   tag: string | null;
@@ -64,17 +79,20 @@ export interface AttachRequest {
 }
 
 /** nova-api's part (synchronous): BDM + Cinder attachment; then schedules the compute part. */
-export function attachVolume(state: SimState, s: Server, v: Volume, r: AttachRequest, caller: Caller): Bdm {
+export function attachVolume(state: SimState, s: Server, v: Volume, r: AttachRequest, caller: Caller, who?: ActionCaller): Bdm {
   const device = reserveDevice(s, r.device);
   const a = viaCinder(caller.requestId, () => reserveAttachment(state, v, s.id));
   const b: Bdm = { uuid: uuid(), volumeId: v.id, attachmentId: a.id, deviceName: device, tag: r.tag, deleteOnTermination: r.deleteOnTermination, bootIndex: null, createdAt: nowMicros() };
   s.bdms.push(b);
   s.updatedAt = nowMicros();
   if (s.vmState === 'shelved_offloaded') {
-    // No host to connect to: Nova completes the attachment without a connector.
+    // No host to connect to: nova-api completes the attachment without a connector (event `api_…`).
+    const ev = startAction(state, s, 'attach_volume', 'api_attach_volume', who);
     completeAttachment(state, v, a);
+    finishEvent(state, ev);
     return b;
   }
+  const ev = startAction(state, s, 'attach_volume', 'compute_attach_volume', who);
   const failure = state.faults.takeAttach(v.id);
   state.timers.after(state.delays.attachMs, () => {
     if (!bdmAlive(s, b) || !v.attachments.includes(a)) return;
@@ -85,32 +103,50 @@ export function attachVolume(state: SimState, s: Server, v: Volume, r: AttachReq
         state.timers.after(state.delays.attachRollbackMs, () => {
           if (v.attachments.includes(a)) removeAttachment(state, v, a);
           dropBdm(s, b);
+          finishEvent(state, ev, ATTACH_FAILURE);
         });
       }
-      return;
+      return; // without rollback nova-compute died mid-way: the event never finishes
     }
     state.timers.after(state.delays.attachCompleteMs, () => {
-      if (bdmAlive(s, b) && v.attachments.includes(a) && a.attachStatus === 'attaching') completeAttachment(state, v, a);
+      if (bdmAlive(s, b) && v.attachments.includes(a) && a.attachStatus === 'attaching') {
+        completeAttachment(state, v, a);
+        finishEvent(state, ev);
+      }
     });
   });
   return b;
 }
 
-/** The compute part of a detach (after begin_detaching): delete the attachment, destroy the BDM. */
-export function scheduleDetach(state: SimState, s: Server, b: Bdm, v: Volume): void {
-  if (state.faults.takeDetach(v.id)) return; // stuck: the volume stays `detaching`, the BDM stays
+/**
+ * The compute part of a detach (after begin_detaching): delete the attachment, destroy the BDM.
+ * An injected failure (`failNextDetach`) does what nova-26/06 recorded: Cinder's attachment is
+ * deleted (volume `available`), then `_detach_volume` raises before the BDM is destroyed, so Nova
+ * keeps listing the attachment and the event ends `Error`.
+ */
+export function scheduleDetach(state: SimState, s: Server, b: Bdm, v: Volume, who?: ActionCaller): void {
+  const shelved = s.vmState === 'shelved_offloaded';
+  const ev = startAction(state, s, 'detach_volume', shelved ? 'api_detach_volume' : 'compute_detach_volume', who);
+  if (state.faults.takeDetach(v.id)) return; // stuck: the volume stays `detaching`, the BDM stays, the event runs on
+  const fails = !shelved && state.faults.takeDetachFailure(v.id);
   const run = (): void => {
     const a = v.attachments.find((x) => x.id === b.attachmentId);
     if (a) removeAttachment(state, v, a);
+    if (fails) {
+      finishEvent(state, ev, DETACH_FAILURE);
+      return;
+    }
     dropBdm(s, b);
+    finishEvent(state, ev);
   };
-  if (s.vmState === 'shelved_offloaded') run();
+  if (shelved) run();
   else state.timers.after(state.delays.detachMs, run);
 }
 
 /** swap_volume's compute part: the new volume takes the BDM's device, the old one is detached. */
-export function scheduleSwap(state: SimState, s: Server, b: Bdm, oldV: Volume, newV: Volume, caller: Caller): void {
+export function scheduleSwap(state: SimState, s: Server, b: Bdm, oldV: Volume, newV: Volume, caller: Caller, who?: ActionCaller): void {
   const newA = viaCinder(caller.requestId, () => reserveAttachment(state, newV, s.id));
+  const ev = startAction(state, s, 'swap_volume', 'compute_swap_volume', who);
   state.timers.after(state.delays.attachMs, () => {
     if (!bdmAlive(s, b) || !newV.attachments.includes(newA)) return;
     connectAttachment(state, newV, newA, connector(state, b.deviceName), { isService: true, requestId: caller.requestId }, false);
@@ -120,5 +156,6 @@ export function scheduleSwap(state: SimState, s: Server, b: Bdm, oldV: Volume, n
     b.volumeId = newV.id;
     b.attachmentId = newA.id;
     s.updatedAt = nowMicros();
+    finishEvent(state, ev);
   });
 }

@@ -5,6 +5,7 @@ import type { AuthContext } from '../http/token-auth';
 import type { SimRequest } from '../http/types';
 import type { Server } from '../model';
 import type { SimState } from '../state';
+import type { ActionCaller } from './instance-actions';
 
 export interface NovaCtx {
   req: SimRequest;
@@ -26,6 +27,11 @@ export function getInstance(ctx: NovaCtx, id: string): Server {
   const s = ctx.state.servers.get(id);
   if (!s || (!ctx.auth.isAdmin && s.projectId !== ctx.auth.projectId)) throw new ApiError(404, `Instance ${id} could not be found.`);
   return s;
+}
+
+/** The request context as instance actions record it (`context.request_id`, user, project). */
+export function actionCaller(ctx: NovaCtx, s: Server): ActionCaller {
+  return { requestId: ctx.req.requestId, userId: ctx.auth.userId, projectId: ctx.auth.projectId ?? s.projectId };
 }
 
 /** Nova policy: `admin_api` rules need admin; project rules need member when new defaults are enforced. */

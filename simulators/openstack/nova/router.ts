@@ -12,6 +12,7 @@ import { header, segments, type SimRequest, type SimResponse } from '../http/typ
 import { pyDumps } from '../pyjson';
 import type { SimState } from '../state';
 import type { NovaCtx, NovaResult } from './context';
+import { listInstanceActions, showInstanceAction } from './actions-view';
 import { deleteServer, listServers, showServer } from './servers';
 import { createAttachment, deleteAttachment, listAttachments, showAttachment, updateAttachment } from './volume-attachments';
 
@@ -28,6 +29,8 @@ const ROUTES: Array<Route<Handler>> = [
   r('GET', 'servers/:id/os-volume_attachments/:volumeId', showAttachment),
   r('PUT', 'servers/:id/os-volume_attachments/:volumeId', updateAttachment),
   r('DELETE', 'servers/:id/os-volume_attachments/:volumeId', deleteAttachment),
+  r('GET', 'servers/:id/os-instance-actions', listInstanceActions),
+  r('GET', 'servers/:id/os-instance-actions/:requestId', showInstanceAction),
 ];
 
 const match = (method: string, segs: string[]): ReturnType<typeof matchRoute<Handler>> => matchRoute(ROUTES, method, segs);

@@ -1,7 +1,8 @@
 /**
  * Nova servers, as much as the gateway needs (nova-26/00): GET /servers, /servers/detail,
  * /servers/{id} with the recorded key order per microversion, and DELETE (204, volumes detached
- * after `serverDeleteMs`, delete_on_termination volumes deleted).
+ * after `serverDeleteMs`, delete_on_termination volumes deleted; a `delete` instance action whose
+ * `compute_terminate_instance` event ends when the server is gone, nova-26/06).
  */
 import { createHash } from 'node:crypto';
 import { novaTime, novaUsageTime } from '../clock';
@@ -11,7 +12,8 @@ import type { Server } from '../model';
 import type { SimState } from '../state';
 import { removeAttachment } from '../cinder/attach-core';
 import { deleteVolume } from '../cinder/volume-ops';
-import { can, getInstance, type NovaCtx, type NovaResult } from './context';
+import { actionCaller, can, getInstance, type NovaCtx, type NovaResult } from './context';
+import type { ActionEventHandle } from './instance-actions';
 
 const STATUS: Record<string, string> = {
   active: 'ACTIVE',
@@ -140,13 +142,18 @@ export function deleteServer(ctx: NovaCtx): NovaResult {
   const s = getInstance(ctx, ctx.params.id!);
   can(ctx, 'os_compute_api:servers:delete', 'member');
   if (s.locked && !ctx.auth.isAdmin) throw new ApiError(409, `Instance ${s.id} is locked`);
+  // A server already deleting is ignored (no second action); a shelved-offloaded one is deleted
+  // locally by nova-api, so its action gets no compute event.
+  if (s.taskState === 'deleting') return { status: 204 };
+  const action = ctx.state.instanceActions.start(s, 'delete', actionCaller(ctx, s));
+  const ev = s.vmState === 'shelved_offloaded' ? undefined : ctx.state.instanceActions.startEvent(action, 'compute_terminate_instance', ctx.state.opts.computeHost);
   s.taskState = 'deleting';
-  destroyLater(ctx.state, s);
+  destroyLater(ctx.state, s, ev);
   return { status: 204 };
 }
 
 /** Terminates a server after serverDeleteMs: its attachments go, delete_on_termination volumes too. */
-export function destroyLater(state: SimState, s: Server): void {
+export function destroyLater(state: SimState, s: Server, ev?: ActionEventHandle): void {
   state.timers.after(state.delays.serverDeleteMs, () => {
     if (state.servers.get(s.id) !== s) return;
     for (const b of s.bdms) {
@@ -162,5 +169,7 @@ export function destroyLater(state: SimState, s: Server): void {
       }
     }
     state.servers.delete(s.id);
+    if (ev) state.instanceActions.finishEvent(ev);
+    state.instanceActions.markDeleted(s.id);
   });
 }

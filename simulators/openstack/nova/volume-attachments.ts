@@ -9,7 +9,7 @@ import { atLeast } from '../http/microversion';
 import type { Bdm, Server, Volume } from '../model';
 import { pyRepr, pyStr } from '../pyjson';
 import { attachVolume, DEVICE_RE, scheduleDetach, scheduleSwap, viaCinder } from './compute';
-import { can, getInstance, invalidState, type NovaCtx, type NovaResult } from './context';
+import { actionCaller, can, getInstance, invalidState, type NovaCtx, type NovaResult } from './context';
 
 const POLICY = 'os_compute_api:os-volumes-attachments';
 /** `check_instance_state` of attach_volume / detach_volume. */
@@ -135,7 +135,7 @@ export function createAttachment(ctx: NovaCtx): NovaResult {
   if (holders.length > 0 && !multi) throw new ApiError(400, `Invalid volume: volume ${v.id} is already attached to instances: ${holders.map((x) => x.id).join(' ')}`);
   if (holders.includes(s)) throw new ApiError(400, `Invalid volume: volume ${v.id} already attached`);
   const device = typeof body.device === 'string' ? body.device : null;
-  const b = attachVolume(ctx.state, s, v, { device, tag, deleteOnTermination: dot }, { isService: true, requestId: ctx.req.requestId });
+  const b = attachVolume(ctx.state, s, v, { device, tag, deleteOnTermination: dot }, { isService: true, requestId: ctx.req.requestId }, actionCaller(ctx, s));
   if (atLeast(ctx.mv, '2.101')) return { status: 202 };
   const out: Record<string, unknown> = { id: v.id, serverId: s.id, volumeId: v.id, device: b.deviceName };
   if (atLeast(ctx.mv, '2.70')) out.tag = tag;
@@ -153,7 +153,7 @@ function swap(ctx: NovaCtx, s: Server, oldId: string, newId: string): void {
   if (newV.attachments.some((a) => a.attachStatus === 'attached')) throw new ApiError(400, 'Invalid volume: New volume must be detached in order to swap.');
   if (newV.size < oldV.size) throw new ApiError(400, 'Invalid volume: New volume must be the same size or larger.');
   viaCinder(ctx.req.requestId, () => beginDetaching(ctx.state, oldV));
-  scheduleSwap(ctx.state, s, b, oldV, newV, { isService: true, requestId: ctx.req.requestId });
+  scheduleSwap(ctx.state, s, b, oldV, newV, { isService: true, requestId: ctx.req.requestId }, actionCaller(ctx, s));
 }
 
 export function updateAttachment(ctx: NovaCtx): NovaResult {
@@ -193,6 +193,6 @@ export function deleteAttachment(ctx: NovaCtx): NovaResult {
     if (e instanceof ApiError && e.status === 400) throw new ApiError(400, `Invalid volume: ${e.message}`);
     throw e;
   }
-  scheduleDetach(ctx.state, s, b, v);
+  scheduleDetach(ctx.state, s, b, v, actionCaller(ctx, s));
   return { status: 202 };
 }
