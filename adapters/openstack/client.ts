@@ -1,14 +1,17 @@
 /**
  * OpenStack HTTP client: the caller's Keystone session, endpoint from the catalog, negotiated
  * microversion header, JSON bodies and error mapping around the shared transport (one pool per
- * origin: Keystone, Cinder and Nova usually live on different ports or hosts). Request functions
- * in `requests.ts` call `call()`; nothing else talks to OpenStack.
+ * origin: Keystone, Cinder and Nova usually live on different ports or hosts). The request
+ * functions in `cinder/requests.ts` and `nova/requests.ts` call `call()`; nothing else talks to
+ * Cinder or Nova.
  */
 import type { CallOptions } from '../backend';
 import { BackendError } from '../errors';
 import { Transport, type CallRecord, type HttpRequest, type HttpResponse } from '../transport';
 import { errorFromResponse, tooOld } from './errors';
-import { Keystone, type ServiceAuth, type Session } from './keystone';
+import { Keystone } from './keystone/client';
+import type { ServiceAuth } from './keystone/requests';
+import type { Session } from './keystone/results';
 import { KNOWN_MAX, Microversion, rangeFromVersionDocument } from './microversions';
 
 export type ApiService = 'volume' | 'compute';
@@ -55,11 +58,23 @@ export interface OpenStackResult<T> {
   data: T | undefined;
   /** The microversion the request was sent with. */
   version: Microversion;
+  /**
+   * The service's id for this request (`X-OpenStack-Request-Id`), null when it sent none. Nova
+   * keys the instance action a server call starts by it; Cinder's user messages carry it.
+   */
+  requestId: string | null;
 }
 
 /** Version documents are public service metadata, the same for every caller: cached per URL. */
 const VERSION_TTL_MS = 10 * 60_000;
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `X-OpenStack-Request-Id` (Nova also sends it as `X-Compute-Request-Id`), when well-formed. */
+function answerRequestId(h: Record<string, string | string[] | undefined>): string | null {
+  const v = h['x-openstack-request-id'] ?? h['x-compute-request-id'];
+  const id = Array.isArray(v) ? v[0] : v;
+  return id && REQUEST_ID.test(id) ? id : null;
+}
 
 export class OpenStackClient {
   readonly backend: string;
@@ -122,9 +137,10 @@ export class OpenStackClient {
       if (res.status === 401) this.keystone.forget(session.token);
       throw errorFromResponse(res.status, res.text, { backend: this.backend, service: c.service, action: c.action });
     }
-    if (res.text.length === 0) return { status: res.status, data: undefined, version };
+    const requestId = answerRequestId(res.headers);
+    if (res.text.length === 0) return { status: res.status, data: undefined, version, requestId };
     try {
-      return { status: res.status, data: JSON.parse(res.text) as T, version };
+      return { status: res.status, data: JSON.parse(res.text) as T, version, requestId };
     } catch (err) {
       throw new BackendError(`backend "${this.backend}" sent a body that is not JSON while ${c.action}`, { backend: this.backend, httpStatus: res.status, cause: err });
     }

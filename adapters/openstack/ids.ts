@@ -5,6 +5,7 @@
  * resource backend; up to 64 characters of `[A-Za-z0-9_-]` are accepted here, the width of
  * Keystone's id column, so hand-made ids such as `default` still pass.
  */
+import { BadUserInputError } from '../errors';
 import type { IdentifierRule, IdentifierRules } from '../input';
 
 /** A dashed UUID in any case (Cinder and Nova compare ids case-insensitively). */
@@ -21,3 +22,12 @@ export const OPENSTACK_IDENTIFIERS: IdentifierRules = {
   attachment: uuid('attachment'),
   consumer: uuid('attachment'),
 };
+
+/**
+ * A caller-given OpenStack id, checked and lower-cased (Cinder and Nova store them lower-case);
+ * anything but a UUID is BAD_USER_INPUT naming `argument`, before any call.
+ */
+export function checkedUuid(value: string, argument: string): string {
+  if (!UUID.test(value)) throw new BadUserInputError(`${argument} must be an OpenStack UUID (got ${JSON.stringify(value.slice(0, 80))})`, argument);
+  return value.toLowerCase();
+}

@@ -55,6 +55,10 @@ export const FEATURES = {
     attachmentIds: '2.89',
     updateNonSwap: '2.85',
     attachAsync: '2.101',
+    /** Members see an instance action's events (and their `result`) from here; admins always. */
+    actionEvents: '2.51',
+    /** Admins see an event's `details` (the exception's name) from here. */
+    actionEventDetails: '2.84',
   },
 } as const;
 

@@ -1,4 +1,5 @@
 /** Tracked operations: what an asynchronous mutation returns, driven to a terminal state by the gateway. */
+import type { CompletionRule } from '../../adapters/completion';
 
 export type OperationKind =
   | 'CREATE_VOLUME'
@@ -20,7 +21,10 @@ export type OperationState = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'T
 
 export const TERMINAL: ReadonlySet<OperationState> = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT']);
 
-/** One tracked operation. Holds no credential: the poller keeps the caller's in memory only. */
+/**
+ * One tracked operation, stored as JSON (memory or Redis). Holds no credential: the poller keeps
+ * the caller's in memory only.
+ */
 export interface OperationRecord {
   /** Random UUID; the global id wraps it with backend and scope. */
   id: string;
@@ -41,4 +45,9 @@ export interface OperationRecord {
   deadline: number;
   /** Hash of (backend, caller token): who started it. Never the token itself. */
   owner: string;
+  /**
+   * What "done" means for the change, with the facts seen so far (`rule.seen`, saved after every
+   * check); the backend that made it evaluates it. Absent when the backend finished at once.
+   */
+  rule?: CompletionRule;
 }

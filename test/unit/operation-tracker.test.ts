@@ -1,26 +1,35 @@
 /**
- * The operation tracker on its own, with real timers: states, deadlines, transient and fatal
- * check errors, listeners and shutdown. (Against real backends: test/gateway/openstack-*.)
+ * The operation tracker on its own, with real timers: states, deadlines, the rule's `seen` facts
+ * kept between checks and stored with the record, transient and fatal check errors, listeners
+ * and shutdown. The backend here answers scripted checks; the real OpenStack backend driving the
+ * tracker is in test/adapters/openstack-operations.test.ts.
  */
-import type { ChangeProgress, PendingChange } from '../../adapters/backend';
+import type { CallOptions } from '../../adapters/backend';
+import type { ChangeCheck, CompletionRule, TrackedChanges } from '../../adapters/completion';
 import { BackendUnavailableError, ForbiddenError } from '../../adapters/errors';
 import { OperationTracker, ownerKey, type OperationRecord } from '../../subscriptions/operations';
 
 const base = { kind: 'ATTACH_VOLUME' as const, backend: 'os', scope: 'p', targetId: 'vol', credential: { token: 'caller-token' } };
+const rule = (): CompletionRule => ({ name: 'serverAttach', params: { volumeId: 'v', serverId: 's', novaRequestId: 'req-1' }, seen: {} });
 
-/** A change whose checks answer the given progressions in turn (the last one repeats). */
-function scripted(steps: Array<ChangeProgress | Error>, timeoutMs?: number): PendingChange & { calls: number } {
-  const c = {
-    calls: 0,
-    timeoutMs,
-    check: async (): Promise<ChangeProgress> => {
-      const s = steps[Math.min(c.calls++, steps.length - 1)]!;
-      if (s instanceof Error) throw s;
-      return s;
-    },
-  };
-  return c;
+/** A backend whose checks answer the given steps in turn (the last one repeats), recording what it was given. */
+class Scripted implements TrackedChanges {
+  readonly rules: CompletionRule[] = [];
+  readonly options: CallOptions[] = [];
+  constructor(private readonly steps: Array<ChangeCheck | Error>) {}
+  get calls(): number {
+    return this.rules.length;
+  }
+  async checkChange(r: CompletionRule, o: CallOptions): Promise<ChangeCheck> {
+    this.rules.push(structuredClone(r));
+    this.options.push(o);
+    const s = this.steps[Math.min(this.rules.length - 1, this.steps.length - 1)]!;
+    if (s instanceof Error) throw s;
+    return s;
+  }
 }
+
+const step = (progress: ChangeCheck['progress'], seen: ChangeCheck['seen'] = {}): ChangeCheck => ({ progress, seen });
 
 async function settle(t: OperationTracker, id: string, ms = 3000): Promise<OperationRecord> {
   const end = Date.now() + ms;
@@ -33,62 +42,93 @@ async function settle(t: OperationTracker, id: string, ms = 3000): Promise<Opera
 
 describe('operation tracker', () => {
   let tracker: OperationTracker;
+  let backend: Scripted;
   const seen: Array<[string, string | null]> = [];
+  const start = (steps: Array<ChangeCheck | Error>, timeoutMs?: number): Promise<OperationRecord> => {
+    backend = new Scripted(steps);
+    return tracker.start({ ...base, pending: { rule: rule(), timeoutMs } });
+  };
   beforeEach(() => {
     seen.length = 0;
-    tracker = new OperationTracker({ pollMs: 5, maxPollMs: 10, onChange: (r, prev) => seen.push([r.state, prev]) });
+    tracker = new OperationTracker({ changes: (id) => (id === 'os' ? backend : undefined), pollMs: 5, maxPollMs: 10, onChange: (r, prev) => seen.push([r.state, prev]) });
   });
   afterEach(() => tracker.close());
 
-  it('should start SUCCEEDED without polling when the backend finished synchronously', async () => {
+  it('should start SUCCEEDED without a rule or polling when the backend finished synchronously', async () => {
     const r = await tracker.start({ ...base, pending: null });
     expect(r.state).toBe('SUCCEEDED');
+    expect(r.rule).toBeUndefined();
     expect(tracker.active).toBe(0);
   });
 
   it('should go PENDING → RUNNING → SUCCEEDED and keep the backend status', async () => {
-    const change = scripted([{ state: 'RUNNING', backendStatus: 'reserved' }, { state: 'RUNNING', backendStatus: 'attaching' }, { state: 'SUCCEEDED', backendStatus: 'in-use' }]);
-    const r = await tracker.start({ ...base, pending: change });
-    expect(r.state).toBe('PENDING');
+    const r = await start([step({ state: 'RUNNING', backendStatus: 'reserved' }), step({ state: 'RUNNING', backendStatus: 'attaching' }), step({ state: 'SUCCEEDED', backendStatus: 'in-use' })]);
+    expect(r).toMatchObject({ state: 'PENDING', rule: rule() });
     const done = await settle(tracker, r.id);
     expect(done).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use', failureReason: null });
     expect(seen.map(([s]) => s)).toEqual(['PENDING', 'RUNNING', 'RUNNING', 'SUCCEEDED']);
     expect(tracker.active).toBe(0);
   });
 
+  it('should hand the rule back with the facts the last check kept, and store them with the record', async () => {
+    const r = await start([
+      step({ state: 'RUNNING', backendStatus: 'reserved' }),
+      step({ state: 'RUNNING', backendStatus: 'reserved' }, { started: true }),
+      step({ state: 'RUNNING', backendStatus: 'reserved' }, { started: true }),
+      step({ state: 'SUCCEEDED', backendStatus: 'in-use' }, { started: true }),
+    ]);
+    const done = await settle(tracker, r.id);
+    expect(backend.rules.map((x) => x.seen)).toEqual([{}, {}, { started: true }, { started: true }]);
+    expect(backend.rules.every((x) => x.name === 'serverAttach' && x.params.novaRequestId === 'req-1')).toBe(true);
+    expect(done.rule).toEqual({ ...rule(), seen: { started: true } });
+    // A change of the facts alone is stored too (second RUNNING: same state and status); a check
+    // that changes nothing is not (the third).
+    expect(seen.map(([s]) => s)).toEqual(['PENDING', 'RUNNING', 'RUNNING', 'SUCCEEDED']);
+  });
+
+  it('should check with the caller credential and request id, which never reach the record', async () => {
+    backend = new Scripted([step({ state: 'SUCCEEDED', backendStatus: 'in-use' })]);
+    const r = await tracker.start({ ...base, requestId: 'req-caller', pending: { rule: rule() } });
+    const done = await settle(tracker, r.id);
+    expect(backend.options[0]).toMatchObject({ credential: { token: 'caller-token' }, requestId: 'req-caller' });
+    expect(done.owner).toBe(ownerKey('os', { token: 'caller-token' }));
+    expect(JSON.stringify(done)).not.toContain('caller-token');
+    // Records are JSON (the Redis store keeps them as such): nothing is lost on the way.
+    expect(JSON.parse(JSON.stringify(done))).toEqual(done);
+  });
+
   it('should fail with the reason the check gives', async () => {
-    const r = await tracker.start({ ...base, pending: scripted([{ state: 'FAILED', reason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' }]) });
-    expect(await settle(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'Cinder set the volume to error_extending' });
+    const r = await start([step({ state: 'FAILED', reason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' })]);
+    expect(await settle(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' });
   });
 
   it('should retry transient check errors and time out at the deadline with the last status', async () => {
-    const change = scripted([{ state: 'RUNNING', backendStatus: 'detaching' }, new BackendUnavailableError('503')], 150);
-    const r = await tracker.start({ ...base, pending: change });
+    const r = await start([step({ state: 'RUNNING', backendStatus: 'detaching' }), new BackendUnavailableError('503')], 150);
     const done = await settle(tracker, r.id);
     expect(done.state).toBe('TIMED_OUT');
     expect(done.failureReason).toMatch(/not finished after 0 s; last backend status: detaching/);
-    expect(change.calls).toBeGreaterThan(2);
+    expect(backend.calls).toBeGreaterThan(2);
   });
 
   it('should end on a non-retryable check error', async () => {
-    const r = await tracker.start({ ...base, pending: scripted([new ForbiddenError('token no longer allowed')]) });
+    const r = await start([new ForbiddenError('token no longer allowed')]);
     expect(await settle(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'token no longer allowed' });
   });
 
-  it('should stop polling on close and keep the last state', async () => {
-    const change = scripted([{ state: 'RUNNING', backendStatus: 'attaching' }]);
-    const r = await tracker.start({ ...base, pending: change });
-    await new Promise((res) => setTimeout(res, 40));
-    await tracker.close();
-    const calls = change.calls;
-    await new Promise((res) => setTimeout(res, 40));
-    expect(change.calls).toBe(calls);
-    expect((await tracker.get(r.id))!.state).toBe('RUNNING');
+  it('should fail an operation whose backend is no longer configured', async () => {
+    backend = new Scripted([step({ state: 'SUCCEEDED' })]);
+    const r = await tracker.start({ ...base, backend: 'gone', pending: { rule: rule() } });
+    expect(await settle(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'backend "gone" is not configured to check this change any more' });
+    expect(backend.calls).toBe(0);
   });
 
-  it('should record who started it as a hash, never the token', async () => {
-    const r = await tracker.start({ ...base, pending: null });
-    expect(r.owner).toBe(ownerKey('os', { token: 'caller-token' }));
-    expect(JSON.stringify(r)).not.toContain('caller-token');
+  it('should stop polling on close and keep the last state', async () => {
+    const r = await start([step({ state: 'RUNNING', backendStatus: 'attaching' })]);
+    await new Promise((res) => setTimeout(res, 40));
+    await tracker.close();
+    const calls = backend.calls;
+    await new Promise((res) => setTimeout(res, 40));
+    expect(backend.calls).toBe(calls);
+    expect((await tracker.get(r.id))!.state).toBe('RUNNING');
   });
 });

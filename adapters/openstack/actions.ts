@@ -1,0 +1,28 @@
+/**
+ * Cinder's volume actions by unified name, through the action table (`cinder/actions-table.ts`):
+ * the body is built and checked, the microversion checked before sending, the answer mapped, and
+ * the change it starts returned with its completion rule.
+ */
+import type { Accepted, CallOptions } from '../backend';
+import type { CinderAction, CinderActionResult } from '../cinder-action';
+import type { KeyValue, VolumeRef } from '../model';
+import { actionEntry } from './cinder/actions-table';
+import * as req from './cinder/requests';
+import { pairs } from './cinder/results';
+import { rules } from './completion-rules';
+import { pending, type OpenStackContext } from './context';
+import { checkedUuid } from './ids';
+
+export async function runCinderAction(ctx: OpenStackContext, ref: VolumeRef, a: CinderAction, o: CallOptions): Promise<Accepted<CinderActionResult>> {
+  const id = checkedUuid(ref.nativeId, 'input.id');
+  const entry = actionEntry(a.action);
+  // The entry and the action share a name; TypeScript cannot correlate the union on its own.
+  const body = entry.body(a as never);
+  const { data, requestId } = await req.volumeAction(ctx.client, id, entry.wire, body, o, entry.needs?.(a as never));
+  return { result: entry.result?.(data) ?? {}, pending: entry.rule ? pending(ctx, rules.action(entry.rule, id, requestId)) : null };
+}
+
+export async function showImageMetadata(ctx: OpenStackContext, ref: VolumeRef, o: CallOptions): Promise<KeyValue[]> {
+  const { data } = await req.showImageMetadata(ctx.client, checkedUuid(ref.nativeId, 'id'), o);
+  return pairs(data?.metadata);
+}

@@ -1,0 +1,49 @@
+/**
+ * Attach and detach: to a server through Nova (as users do; the change finishes later and Nova's
+ * request id goes into the rule, so the rule can read Nova's instance action for it), or to a
+ * host through Cinder's attachments API (created with the connector and completed at once).
+ */
+import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../backend';
+import { BadUserInputError } from '../errors';
+import type { Attachment, VolumeRef } from '../model';
+import * as cinder from './cinder/requests';
+import { rules } from './completion-rules';
+import { pending, type OpenStackContext } from './context';
+import { readHostAttachment } from './host-attachments';
+import { checkedUuid } from './ids';
+import * as nova from './nova/requests';
+import { toStartedAttachment } from './nova/results';
+
+export async function attachVolume(ctx: OpenStackContext, ref: VolumeRef, t: AttachTarget, o: CallOptions): Promise<Accepted<Attachment | null>> {
+  const volumeId = checkedUuid(ref.nativeId, 'input.volumeId');
+  if (t.kind === 'server') {
+    const target = { ...t, serverId: checkedUuid(t.serverId, 'input.serverId') };
+    const { data, requestId } = await nova.attachServerVolume(ctx.client, volumeId, target, o);
+    // ≤ 2.100 Nova answers with the attachment it started; ≥ 2.101 with nothing.
+    const started = data?.volumeAttachment ? toStartedAttachment(ctx.backend, ref.namespace, data.volumeAttachment) : null;
+    return { result: started, pending: pending(ctx, rules.serverAttach(volumeId, target.serverId, requestId)) };
+  }
+  // Host attach: create with the connector (volume `attaching`), then complete (`in-use`).
+  const { data } = await cinder.createAttachment(ctx.client, { volumeId, connector: t.connector, readOnly: t.readOnly }, o);
+  const attachmentId = data!.attachment.id;
+  await cinder.completeAttachment(ctx.client, attachmentId, o);
+  return { result: await readHostAttachment(ctx, ref.namespace, attachmentId, o), pending: pending(ctx, rules.hostAttach(volumeId, attachmentId)) };
+}
+
+export async function detachVolume(ctx: OpenStackContext, ref: VolumeRef, t: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
+  const volumeId = checkedUuid(ref.nativeId, 'input.volumeId');
+  switch (t.kind) {
+    case 'node':
+      throw new BadUserInputError('a node is a Nomad consumer; detach from a server or a host attachment', 'input.nodeId');
+    case 'server': {
+      const serverId = checkedUuid(t.serverId, 'input.serverId');
+      const { requestId } = await nova.detachServerVolume(ctx.client, serverId, volumeId, o);
+      return { result: undefined, pending: pending(ctx, rules.serverDetach(volumeId, serverId, requestId)) };
+    }
+    case 'hostAttachment': {
+      const attachmentId = checkedUuid(t.attachmentId, 'input.attachmentId');
+      await cinder.deleteAttachment(ctx.client, attachmentId, o);
+      return { result: undefined, pending: pending(ctx, rules.hostDetach(volumeId, attachmentId)) };
+    }
+  }
+}

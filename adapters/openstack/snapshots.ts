@@ -1,0 +1,49 @@
+/** Cinder snapshots of the caller's project: list, read, create and delete. */
+import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../backend';
+import { BadUserInputError } from '../errors';
+import type { KeyValue, Snapshot } from '../model';
+import * as req from './cinder/requests';
+import { nextMarker, toSnapshot } from './cinder/results';
+import { rules } from './completion-rules';
+import { orNull, pending, type OpenStackContext } from './context';
+import { checkedUuid, UUID } from './ids';
+import { MAX_LIMIT, marker } from './paging';
+
+const noSecrets = (secrets: readonly KeyValue[] | undefined, argument: string): void => {
+  if (secrets?.length) throw new BadUserInputError('secrets are a Nomad option', argument);
+};
+
+export async function listSnapshots(ctx: OpenStackContext, q: SnapshotListQuery, o: CallOptions): Promise<OpaquePage<Snapshot>> {
+  noSecrets(q.secrets, 'secrets');
+  if (q.pluginId !== undefined) throw new BadUserInputError('a plugin is a Nomad notion; OpenStack snapshots list by project', 'pluginId');
+  const { projectId } = await ctx.client.session(o);
+  // Another project's volume has no snapshots this token can see.
+  if (q.volume && q.volume.namespace !== projectId) return { items: [], next: null };
+  const volumeId = q.volume ? checkedUuid(q.volume.nativeId, 'volume') : undefined;
+  const { data } = await req.listSnapshotsDetail(ctx.client, { limit: Math.min(q.limit, MAX_LIMIT), marker: marker(q.token), filters: req.snapshotFilters({ volumeId }) }, o);
+  const list = data?.snapshots ?? [];
+  return { items: list.map((s) => toSnapshot(ctx.backend, projectId, s)), next: nextMarker(list, data?.snapshots_links) };
+}
+
+export async function getSnapshot(ctx: OpenStackContext, ref: SnapshotRef, o: CallOptions): Promise<Snapshot | null> {
+  if (!UUID.test(ref.nativeId)) return null;
+  const r = await orNull(req.showSnapshot(ctx.client, ref.nativeId, o));
+  return r?.data ? toSnapshot(ctx.backend, ref.scope, r.data.snapshot) : null;
+}
+
+export async function createSnapshot(ctx: OpenStackContext, spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
+  noSecrets(spec.secrets, 'input.secrets');
+  if (spec.pluginId !== undefined || spec.parameters?.length) throw new BadUserInputError('plugin and parameters are Nomad options', 'input');
+  const { projectId } = await ctx.client.session(o);
+  const input: req.CreateSnapshotInput = { volumeId: checkedUuid(spec.volume.nativeId, 'input.volumeId'), name: spec.name, description: spec.description, force: spec.force };
+  const { data, requestId } = await req.createSnapshot(ctx.client, input, o);
+  const snap = toSnapshot(ctx.backend, projectId, data!.snapshot);
+  return { result: snap, pending: pending(ctx, rules.snapshotCreate(snap.nativeId, requestId)) };
+}
+
+export async function deleteSnapshot(ctx: OpenStackContext, ref: SnapshotRef, secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>> {
+  noSecrets(secrets, 'input.secrets');
+  const id = checkedUuid(ref.nativeId, 'input.id');
+  const { requestId } = await req.deleteSnapshot(ctx.client, id, o);
+  return { result: undefined, pending: pending(ctx, rules.snapshotDelete(id, requestId)) };
+}
