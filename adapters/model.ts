@@ -447,6 +447,9 @@ export interface OperationRecord {
   deadline: number;
   /** Hash of (backend, caller token): who started it. Never the token itself. */
   owner: string;
-  /** What "done" means, with what was seen so far (null when it finished at once). */
-  rule: import('./completion').CompletionRule | null;
+  /**
+   * What "done" means for the change, with the facts seen so far (`rule.seen`, saved after every
+   * check); the backend that made it evaluates it. Absent when the backend finished at once.
+   */
+  rule?: import('./completion').CompletionRule;
 }

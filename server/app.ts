@@ -9,6 +9,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildGatewaySchema } from './schema';
+import { hasTrackedChanges } from '../adapters/capabilities';
 import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
 import { createHttpContext } from './http-context';
@@ -74,6 +75,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     o.operations ??
     new OperationTracker({
       ...o.operationOptions,
+      // The backend that made a change evaluates its completion rule.
+      changes: (id) => {
+        const b = o.registry.find(id);
+        return b && hasTrackedChanges(b) ? b : undefined;
+      },
       store: redis
         ? new RedisOperationStore({
             client: redis.client,
