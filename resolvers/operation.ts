@@ -68,8 +68,7 @@ export const operationType: VolumeOperationResolvers = {
   target: async (r, _a, ctx) => {
     const t = decodeGlobalId(r.targetId, null);
     if (t.kind === 'Volume') return ctx.loaders.volume.load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId }).catch(() => null);
-    const b = ctx.registry.forId(t.backend);
-    if (t.kind === 'Snapshot' && hasSnapshotReads(b)) return b.getSnapshot({ backend: t.backend, scope: t.scope, nativeId: t.nativeId }, ctx.call(t.backend)).catch(() => null);
+    if (t.kind === 'Snapshot' && hasSnapshotReads(ctx.registry.forId(t.backend))) return ctx.loaders.snapshot.load({ backend: t.backend, scope: t.scope, nativeId: t.nativeId }).catch(() => null);
     return null;
   },
   createdAt: (r) => iso(r.createdAt),

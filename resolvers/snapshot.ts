@@ -8,18 +8,18 @@ import type { Snapshot } from '../adapters/model';
 import type { MutationResolvers, QueryResolvers, VolumeSnapshotResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import { idempotent } from '../server/idempotency';
-import { globalIdArg, idArg, keyValues, optionalIdArg, optionalText, secretList } from './args';
+import { globalIdArg, keyValues, optionalIdArg, optionalText, secretList } from './args';
 import { connection } from './connection';
 import { loadOperation, operationId, track } from './operation';
 import { volumeRefFromId } from './volume';
 
 export const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string => encodeGlobalId({ kind: 'Snapshot', backend: s.backend, scope: s.scope, nativeId: s.nativeId });
 
-/** A snapshot by global id (backends that read one snapshot; UNSUPPORTED_BY_BACKEND elsewhere). */
+/** A snapshot by global id, through the execution's loader (UNSUPPORTED_BY_BACKEND where a backend cannot read one). */
 export function loadSnapshot(ctx: GatewayContext, id: string, argument = 'id'): Promise<Snapshot | null> {
   const p = globalIdArg(ctx, id, 'Snapshot', argument);
-  const b = ctx.registry.capable(ctx.registry.forId(p.backend), hasSnapshotReads);
-  return b.getSnapshot({ backend: p.backend, scope: p.scope, nativeId: p.nativeId }, ctx.call(b.id));
+  ctx.registry.capable(ctx.registry.forId(p.backend), hasSnapshotReads);
+  return ctx.loaders.snapshot.load({ backend: p.backend, scope: p.scope, nativeId: p.nativeId });
 }
 
 export const snapshotQueries: Pick<QueryResolvers, 'volumeSnapshots' | 'volumeSnapshot'> = {

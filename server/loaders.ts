@@ -5,10 +5,11 @@
  * `volume`, so a detail read never repeats a list's work.
  */
 import DataLoader from 'dataloader';
-import type { CallOptions } from '../adapters/backend';
-import { hasNomadNodeClaims, hasNomadPlugins, hasNovaServers } from '../adapters/capabilities';
+import type { CallOptions, SnapshotRef } from '../adapters/backend';
+import { hasNomadNodeClaims, hasNomadPlugins, hasNovaServers, hasSnapshotReads } from '../adapters/capabilities';
+import { UnsupportedByBackendError } from '../adapters/errors';
 import { mapWithConcurrency } from '../adapters/concurrency';
-import type { Attachment, BackendHealth, NovaServer, Plugin, Volume, VolumeRef } from '../adapters/model';
+import type { Attachment, BackendHealth, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/model';
 import type { BackendRegistry } from './registry';
 
 /** A plugin of one backend. */
@@ -26,6 +27,8 @@ export interface ServerKey {
 export interface Loaders {
   /** Full volume reads, as few calls as each backend allows (`VolumeBackend.getVolumes`). */
   volume: DataLoader<VolumeRef, Volume | null, string>;
+  /** Snapshot reads (backends that read one snapshot; de-duplicated, at most `maxConcurrentReads` at once). */
+  snapshot: DataLoader<SnapshotRef, Snapshot | null, string>;
   /** Full plugin reads. */
   plugin: DataLoader<PluginRef, Plugin | null, string>;
   /** One health probe per backend per execution. */
@@ -106,6 +109,15 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
     ),
     serverAttachments: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNovaServers), ids, (b) => b.serverAttachments(ids, call(b.id)))),
     nodeClaims: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNomadNodeClaims), ids, (b) => b.nodeClaims(ids, call(b.id)))),
+    snapshot: new DataLoader(
+      (refs) =>
+        read(refs, async (r) => {
+          const b = registry.forId(r.backend);
+          if (!hasSnapshotReads(b)) throw new UnsupportedByBackendError(b.id, 'reading one snapshot', 'list the snapshots of a plugin instead');
+          return b.getSnapshot(r, call(r.backend));
+        }),
+      { cacheKeyFn: (r) => `${r.backend}\u0000${r.scope}\u0000${r.nativeId}` },
+    ),
     plugin: new DataLoader(
       (refs) =>
         read(refs, async (r) => {
