@@ -9,6 +9,12 @@ import type { CinderAction, CinderActionResult } from './cinder-action';
 import type { TrackedChanges } from './completion';
 import type { Attachment, ExternalVolume, KeyValue, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from './model';
 
+/**
+ * Reads full volumes, one value or Error per ref. The gateway passes its per-execution loader, so
+ * volumes a capability reads on the way are read once for it and for whatever asks for them next.
+ */
+export type VolumeReader = (refs: readonly VolumeRef[]) => Promise<Array<Volume | null | Error>>;
+
 /** Changeable descriptive fields. */
 export interface VolumePatch {
   name?: string;
@@ -45,9 +51,11 @@ export interface NomadPlugins {
 export interface NomadNodeClaims {
   /**
    * Each asked node's volume claims in every namespace the caller may list (empty when none or the
-   * node is unknown): one filtered list call, then one read per volume found (Nomad has no multi-get).
+   * node is unknown): one filtered list call per node, then one read per volume found (Nomad has no
+   * multi-get), through `readVolumes`.
+   * @default readVolumes: the backend's own getVolumes
    */
-  nodeClaims(nodeIds: readonly string[], o: CallOptions): Promise<Map<string, Attachment[]>>;
+  nodeClaims(nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
 }
 
 /** Cinder's own volume actions, by unified name (the wire table is the adapter's). */
@@ -74,8 +82,11 @@ export interface NovaServers {
   /**
    * Each asked server's volume attachments, Nova's list checked against Cinder's: an attachment
    * Nova lists and Cinder does not is in state ERROR with the reason. Servers unknown here map to [].
+   * `readVolumes` reads the volumes for that check (the gateway passes its per-execution loader, so
+   * the volumes are read once for the check and for whatever asks for them next).
+   * @default readVolumes: the backend's own getVolumes
    */
-  serverAttachments(serverIds: readonly string[], o: CallOptions): Promise<Map<string, Attachment[]>>;
+  serverAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
   /** Swap the attached volume or change deleteOnTermination. */
   updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>>;
 }

@@ -72,8 +72,7 @@ async function acrossBackends<B>(backends: readonly B[], ids: readonly string[],
  */
 export function createLoaders(registry: BackendRegistry, call: (backend: string) => CallOptions, maxConcurrentReads: number): Loaders {
   const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> => mapWithConcurrency(keys, maxConcurrentReads, (k) => fn(k).catch(asError));
-  return {
-    volume: new DataLoader(
+  const volume = new DataLoader<VolumeRef, Volume | null, string>(
       async (refs) => {
         const out = new Array<Volume | null | Error>(refs.length);
         await Promise.all(
@@ -87,7 +86,9 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
         return out;
       },
       { cacheKeyFn: volumeKey },
-    ),
+    );
+  return {
+    volume,
     server: new DataLoader(
       async (keys) => {
         const out = new Array<NovaServer | null | Error>(keys.length);
@@ -107,8 +108,9 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
       },
       { cacheKeyFn: serverKey },
     ),
-    serverAttachments: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNovaServers), ids, (b) => b.serverAttachments(ids, call(b.id)))),
-    nodeClaims: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNomadNodeClaims), ids, (b) => b.nodeClaims(ids, call(b.id)))),
+    // The volumes checked against Nova's lists come through `volume`, so they are read once per execution.
+    serverAttachments: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNovaServers), ids, (b) => b.serverAttachments(ids, call(b.id), (refs) => volume.loadMany(refs)))),
+    nodeClaims: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNomadNodeClaims), ids, (b) => b.nodeClaims(ids, call(b.id), (refs) => volume.loadMany(refs)))),
     snapshot: new DataLoader(
       (refs) =>
         read(refs, async (r) => {

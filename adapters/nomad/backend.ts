@@ -263,12 +263,12 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
    * allocation on the node uses the same volume. A failed read fails the answer: a node's claims
    * are never silently short.
    */
-  async nodeClaims(nodeIds: readonly string[], o: CallOptions): Promise<Map<string, Attachment[]>> {
+  async nodeClaims(nodeIds: readonly string[], o: CallOptions, readVolumes?: (refs: readonly VolumeRef[]) => Promise<Array<Volume | null | Error>>): Promise<Map<string, Attachment[]>> {
     const nodes = [...new Set(nodeIds)];
     const lists = await mapWithConcurrency(nodes, this.#claimReads, (nodeId) => req.listVolumes(this.#client, { namespace: '*', nodeId }, o));
     const refs = new Map<string, VolumeRef>();
     for (const { data } of lists) for (const w of data ?? []) refs.set(volumePosition(w), { backend: this.id, namespace: w.Namespace, nativeId: w.ID });
-    const volumes = await this.getVolumes([...refs.values()], o, this.#claimReads);
+    const volumes = await (readVolumes ?? ((r) => this.getVolumes(r, o, this.#claimReads)))([...refs.values()]);
     const claims = new Map(nodes.map((n) => [n, [] as Attachment[]]));
     for (const v of volumes) {
       if (v instanceof Error) throw v;

@@ -186,8 +186,8 @@ export class OpenStackBackend implements VolumeBackend, VolumeUpdates, SnapshotR
     return batch.getServers(this.#ctx, ids, o);
   }
 
-  serverAttachments(serverIds: readonly string[], o: CallOptions): Promise<Map<string, Attachment[]>> {
-    return servers.serverAttachments(this.#ctx, serverIds, o);
+  serverAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: (refs: readonly VolumeRef[]) => Promise<Array<Volume | null | Error>>): Promise<Map<string, Attachment[]>> {
+    return servers.serverAttachments(this.#ctx, serverIds, o, readVolumes);
   }
 
   updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>> {

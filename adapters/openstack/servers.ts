@@ -5,7 +5,7 @@
  */
 import type { Accepted, CallOptions } from '../backend';
 import { BadUserInputError } from '../errors';
-import type { Attachment, Volume } from '../model';
+import type { Attachment, Volume, VolumeRef } from '../model';
 import { getVolumes } from './batch';
 import { rules } from './completion-rules';
 import { orNull, pending, type OpenStackContext } from './context';
@@ -16,14 +16,19 @@ import { toServerAttachment, type NovaVolumeAttachment } from './nova/results';
 /** Cinder reads of one serverAttachments call in flight at once. */
 const READ_CONCURRENCY = 8;
 
-export async function serverAttachments(ctx: OpenStackContext, serverIds: readonly string[], o: CallOptions): Promise<Map<string, Attachment[]>> {
+export async function serverAttachments(
+  ctx: OpenStackContext,
+  serverIds: readonly string[],
+  o: CallOptions,
+  readVolumes: (refs: readonly VolumeRef[]) => Promise<Array<Volume | null | Error>> = (refs) => getVolumes(ctx, refs, o, READ_CONCURRENCY),
+): Promise<Map<string, Attachment[]>> {
   const { projectId } = await ctx.client.session(o);
   const asked = [...new Set(serverIds)];
   const lists = await Promise.all(
     asked.map(async (id): Promise<NovaVolumeAttachment[]> => (UUID.test(id) ? ((await orNull(nova.listServerVolumeAttachments(ctx.client, id.toLowerCase(), o)))?.data?.volumeAttachments ?? []) : [])),
   );
   const volumeIds = [...new Set(lists.flat().map((a) => a.volumeId.toLowerCase()))];
-  const read = await getVolumes(ctx, volumeIds.map((nativeId) => ({ backend: ctx.backend, namespace: projectId, nativeId })), o, READ_CONCURRENCY);
+  const read = await readVolumes(volumeIds.map((nativeId) => ({ backend: ctx.backend, namespace: projectId, nativeId })));
   const volumes = new Map<string, Volume | null>();
   read.forEach((v, i) => {
     if (v instanceof Error) throw v;
