@@ -1,15 +1,29 @@
 /**
  * Tracked operations against the OpenStack simulator: every asynchronous mutation returns an
- * Operation that the gateway drives to SUCCEEDED, FAILED or TIMED_OUT after the mutation's
+ * VolumeOperation that the gateway drives to SUCCEEDED, FAILED or TIMED_OUT after the mutation's
  * request has ended. Attach completes on Cinder, detach on Nova (docs/operations.md).
  */
-import { disposeAll, startGatewayFor, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 
 const OP = 'operation { id kind state targetId backendStatus failureReason }';
 const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { ${OP} attachment { id state } volume { status } } }`;
 const DETACH = `mutation($i: DetachVolumeInput!) { detachVolume(input: $i) { ${OP} volume { status } } }`;
-const EXTEND = `mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { ${OP} volume { sizeGiB status } } }`;
-const VOLUME = `query($id: ID!) { volume(id: $id) { id name status backendStatus sizeGiB attachments { id state nativeId device consumer { __typename ... on OpenStackServer { id name } ... on OpenStackHost { hostName } } } } }`;
+const EXTEND = `mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { ${OP} volume { sizeBytes status } } }`;
+const VOLUME = `query($id: ID!) { volume(id: $id) { id name status backendStatus sizeBytes details { ... on CinderVolumeDetails { sizeGiB } }
+  attachments { id state nativeId device consumer { __typename ... on VolumeServerConsumer { serverId name } ... on VolumeHostConsumer { hostName } } } } }`;
+const GiB = 2 ** 30;
+
+/** Polls `volumeOperation(id)` until it is terminal (or `timeoutMs` passed); returns it. */
+async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason targetId deadlineAt } }`, { id }, headers);
+    const op = res.body.data?.volumeOperation;
+    if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
+    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 describe('OpenStack tracked operations', () => {
   let os: OpenStackUnderTest;
@@ -28,11 +42,11 @@ describe('OpenStack tracked operations', () => {
   afterEach(disposeAll);
 
   it('should create a volume, return a running operation at once and finish it after the request', async () => {
-    const res = await gw.gql(`mutation($i: CreateVolumeInput!) { createVolume(input: $i) { ${OP} volume { id status backendStatus sizeGiB } } }`, { i: { backend: 'os', name: 'new-data', sizeGiB: 2, description: 'made by a test', metadata: [{ key: 'k', value: 'v' }] } }, auth);
+    const res = await gw.gql(`mutation($i: CreateVolumeInput!) { createVolume(input: $i) { ${OP} volume { id status backendStatus sizeBytes } } }`, { i: { backend: 'os', name: 'new-data', sizeGiB: 2, description: 'made by a test', metadata: [{ key: 'k', value: 'v' }] } }, auth);
     expect(res.body.errors).toBeUndefined();
     const { operation, volume } = res.body.data.createVolume;
     expect(operation).toMatchObject({ kind: 'CREATE_VOLUME', state: 'PENDING', targetId: volume.id });
-    expect(volume).toMatchObject({ sizeGiB: 2, status: 'CREATING', backendStatus: 'creating' });
+    expect(volume).toMatchObject({ sizeBytes: 2 * GiB, status: 'CREATING', backendStatus: 'creating' });
     const done = await waitOperation(gw, operation.id, auth);
     expect(done).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'available' });
     expect((await gw.gql(VOLUME, { id: volume.id }, auth)).body.data.volume.status).toBe('AVAILABLE');
@@ -43,14 +57,14 @@ describe('OpenStack tracked operations', () => {
   it('should attach through Nova and succeed once Cinder shows the volume in-use with the server', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     const id = await gid(vid);
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, serverId: server, device: '/dev/vdb' } }, auth);
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, server: { serverId: server, device: '/dev/vdb' } } }, auth);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.attachVolume.operation).toMatchObject({ kind: 'ATTACH_VOLUME', state: 'PENDING' });
     const done = await waitOperation(gw, res.body.data.attachVolume.operation.id, auth);
     expect(done).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
     const v = (await gw.gql(VOLUME, { id }, auth)).body.data.volume;
     expect(v.status).toBe('IN_USE');
-    expect(v.attachments).toEqual([expect.objectContaining({ state: 'ATTACHED', consumer: { __typename: 'OpenStackServer', id: server, name: 'app-1' } })]);
+    expect(v.attachments).toEqual([expect.objectContaining({ state: 'ATTACHED', consumer: { __typename: 'VolumeServerConsumer', serverId: server, name: 'app-1' } })]);
     const attach = (os.sim.requests() as any[]).find((r) => r.service === 'nova' && r.method === 'POST');
     expect(attach.path).toBe(`/v2.1/servers/${server}/os-volume_attachments`);
     // Completion was read on Cinder, not Nova.
@@ -73,11 +87,12 @@ describe('OpenStack tracked operations', () => {
   it('should fail an attach that ends in error_attaching, with the reason', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     os.sim.failNextAttach(vid);
-    const res = await gw.gql(ATTACH, { i: { volumeId: await gid(vid), serverId: server } }, auth);
+    const res = await gw.gql(ATTACH, { i: { volumeId: await gid(vid), server: { serverId: server } } }, auth);
     expect(res.body.errors).toBeUndefined();
     const done = await waitOperation(gw, res.body.data.attachVolume.operation.id, auth);
     expect(done.state).toBe('FAILED');
-    expect(done.failureReason).toMatch(/error_attaching|rolled back/);
+    // The attachment went error_attaching and Nova rolled back: the reason names Nova's failed step, its request and Cinder's message.
+    expect(done.failureReason).toMatch(/^Nova failed the attach at compute_attach_volume \(request req-[0-9a-f-]{36}\): update attachment:An unknown error occurred\.$/);
   });
 
   it('should extend, refuse to shrink before any action call, and fail on error_extending with the user message', async () => {
@@ -91,7 +106,7 @@ describe('OpenStack tracked operations', () => {
     const grow = await gw.gql(EXTEND, { i: { id, newSizeGiB: 5 } }, auth);
     expect(grow.body.errors).toBeUndefined();
     expect(await waitOperation(gw, grow.body.data.extendVolume.operation.id, auth)).toMatchObject({ kind: 'EXTEND_VOLUME', state: 'SUCCEEDED' });
-    expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume.sizeGiB).toBe(5);
+    expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume).toMatchObject({ sizeBytes: 5 * GiB, details: { sizeGiB: 5 } });
     os.sim.failNextExtend(vid);
     const failing = await gw.gql(EXTEND, { i: { id, newSizeGiB: 6 } }, auth);
     const failed = await waitOperation(gw, failing.body.data.extendVolume.operation.id, auth);
@@ -113,27 +128,28 @@ describe('OpenStack tracked operations', () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     const res = await gw.gql(EXTEND, { i: { id: await gid(vid), newSizeGiB: 3 } }, auth);
     const opId = res.body.data.extendVolume.operation.id;
-    const other = await gw.gql(`query($id: ID!) { operation(id: $id) { state } }`, { id: opId }, { 'x-auth-token': os.otherToken });
-    expect(other.body.data.operation).toBeNull();
+    const other = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { state } }`, { id: opId }, { 'x-auth-token': os.otherToken });
+    expect(other.body.errors).toBeUndefined();
+    expect(other.body.data.volumeOperation).toBeNull();
     // A second token of the same project may read it: it can read the target volume.
-    const again = await gw.gql(`query($id: ID!) { operation(id: $id) { state } }`, { id: opId }, { 'x-auth-token': os.sim.issueToken({ user: 'demo', project: 'demo' }) });
-    expect(again.body.data.operation).not.toBeNull();
+    const again = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { state } }`, { id: opId }, { 'x-auth-token': os.sim.issueToken({ user: 'demo', project: 'demo' }) });
+    expect(again.body.data.volumeOperation).not.toBeNull();
   });
 
   it('should delete a volume, snapshot and revert, and delete the snapshot, each tracked to the end', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     const id = await gid(vid);
-    const snap = await gw.gql(`mutation($i: CreateSnapshotInput!) { createSnapshot(input: $i) { snapshot { id nativeId backendStatus sizeBytes volume { id } } ${OP} } }`, { i: { volumeId: id, name: 'snap-1', description: 'first' } }, auth);
+    const snap = await gw.gql(`mutation($i: CreateVolumeSnapshotInput!) { createVolumeSnapshot(input: $i) { snapshot { id nativeId backendStatus sizeBytes volume { id } } ${OP} } }`, { i: { volumeId: id, name: 'snap-1', description: 'first' } }, auth);
     expect(snap.body.errors).toBeUndefined();
-    expect(snap.body.data.createSnapshot.snapshot).toMatchObject({ backendStatus: 'creating', sizeBytes: 2 ** 30, volume: { id } });
-    expect(await waitOperation(gw, snap.body.data.createSnapshot.operation.id, auth)).toMatchObject({ kind: 'CREATE_SNAPSHOT', state: 'SUCCEEDED' });
-    const list = await gw.gql(`{ snapshots(backend: "os") { nodes { id name ready backendStatus } } }`, {}, auth);
-    expect(list.body.data.snapshots.nodes).toEqual([expect.objectContaining({ name: 'snap-1', ready: true, backendStatus: 'available' })]);
-    const revert = await gw.gql(`mutation($i: RevertVolumeInput!) { revertVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { id, snapshotId: snap.body.data.createSnapshot.snapshot.id } }, auth);
+    expect(snap.body.data.createVolumeSnapshot.snapshot).toMatchObject({ backendStatus: 'creating', sizeBytes: 2 ** 30, volume: { id } });
+    expect(await waitOperation(gw, snap.body.data.createVolumeSnapshot.operation.id, auth)).toMatchObject({ kind: 'CREATE_SNAPSHOT', state: 'SUCCEEDED' });
+    const list = await gw.gql(`{ volumeSnapshots(backend: "os") { nodes { id name ready backendStatus } } }`, {}, auth);
+    expect(list.body.data.volumeSnapshots.nodes).toEqual([expect.objectContaining({ name: 'snap-1', ready: true, backendStatus: 'available' })]);
+    const revert = await gw.gql(`mutation($i: RevertCinderVolumeInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { id, snapshotId: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
     expect(revert.body.errors).toBeUndefined();
-    expect(await waitOperation(gw, revert.body.data.revertVolumeToSnapshot.operation.id, auth)).toMatchObject({ kind: 'REVERT_VOLUME', state: 'SUCCEEDED' });
-    const delSnap = await gw.gql(`mutation($i: DeleteSnapshotInput!) { deleteSnapshot(input: $i) { deletedId ${OP} } }`, { i: { id: snap.body.data.createSnapshot.snapshot.id } }, auth);
-    expect(await waitOperation(gw, delSnap.body.data.deleteSnapshot.operation.id, auth)).toMatchObject({ kind: 'DELETE_SNAPSHOT', state: 'SUCCEEDED' });
+    expect(await waitOperation(gw, revert.body.data.revertCinderVolumeToSnapshot.operation.id, auth)).toMatchObject({ kind: 'REVERT_VOLUME', state: 'SUCCEEDED' });
+    const delSnap = await gw.gql(`mutation($i: DeleteVolumeSnapshotInput!) { deleteVolumeSnapshot(input: $i) { deletedId ${OP} } }`, { i: { id: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
+    expect(await waitOperation(gw, delSnap.body.data.deleteVolumeSnapshot.operation.id, auth)).toMatchObject({ kind: 'DELETE_SNAPSHOT', state: 'SUCCEEDED' });
     const del = await gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId ${OP} } }`, { i: { id } }, auth);
     expect(del.body.errors).toBeUndefined();
     expect(await waitOperation(gw, del.body.data.deleteVolume.operation.id, auth)).toMatchObject({ kind: 'DELETE_VOLUME', state: 'SUCCEEDED' });
@@ -143,16 +159,16 @@ describe('OpenStack tracked operations', () => {
   it('should attach a host through the attachments API (create with connector, complete) and detach it by attachment id', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     const id = await gid(vid);
-    const connector = { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7', platform: 'x86_64', os_type: 'linux', multipath: false };
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, connector } }, auth);
+    const connector = { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7', platform: 'x86_64', osType: 'linux', multipath: false };
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, host: { connector } } }, auth);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.attachVolume.attachment).toMatchObject({ state: 'ATTACHED' });
     expect(await waitOperation(gw, res.body.data.attachVolume.operation.id, auth)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
     const v = (await gw.gql(VOLUME, { id }, auth)).body.data.volume;
-    expect(v.attachments[0].consumer.__typename).toBe('OpenStackHost');
-    const listed = await gw.gql(`query($v: ID) { hostAttachments(backend: "os", volumeId: $v) { nodes { id nativeId state access } } }`, { v: id }, auth);
-    expect(listed.body.data.hostAttachments.nodes).toEqual([expect.objectContaining({ state: 'ATTACHED', access: 'READ_WRITE', nativeId: v.attachments[0].nativeId })]);
-    const det = await gw.gql(DETACH, { i: { volumeId: id, attachmentId: v.attachments[0].nativeId } }, auth);
+    expect(v.attachments[0].consumer.__typename).toBe('VolumeHostConsumer');
+    const listed = await gw.gql(`query($v: ID) { cinderHostAttachments(backend: "os", volumeId: $v) { nodes { id nativeId state access } } }`, { v: id }, auth);
+    expect(listed.body.data.cinderHostAttachments.nodes).toEqual([expect.objectContaining({ state: 'ATTACHED', access: 'READ_WRITE', nativeId: v.attachments[0].nativeId })]);
+    const det = await gw.gql(DETACH, { i: { volumeId: id, hostAttachmentId: v.attachments[0].id } }, auth);
     expect(det.body.errors).toBeUndefined();
     expect(await waitOperation(gw, det.body.data.detachVolume.operation.id, auth)).toMatchObject({ state: 'SUCCEEDED' });
     const paths = (os.sim.requests() as any[]).filter((r) => r.service === 'cinder' && r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id').replace(/\/v3\/[0-9a-f]+/, '')}`);
@@ -162,17 +178,17 @@ describe('OpenStack tracked operations', () => {
   it('should reserve, update and complete a host attachment step by step', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     const id = await gid(vid);
-    const r = await gw.gql(`mutation($i: ReserveHostAttachmentInput!) { reserveHostAttachment(input: $i) { attachment { id nativeId state backendState } } }`, { i: { volumeId: id } }, auth);
+    const r = await gw.gql(`mutation($i: ReserveCinderHostAttachmentInput!) { reserveCinderHostAttachment(input: $i) { attachment { id nativeId state backendState } } }`, { i: { volumeId: id } }, auth);
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.reserveHostAttachment.attachment).toMatchObject({ state: 'ATTACHING', backendState: 'reserved' });
+    expect(r.body.data.reserveCinderHostAttachment.attachment).toMatchObject({ state: 'ATTACHING', backendState: 'reserved' });
     expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume.status).toBe('RESERVED');
-    const aid = r.body.data.reserveHostAttachment.attachment.id;
-    const u = await gw.gql(`mutation($i: UpdateHostAttachmentInput!) { updateHostAttachment(input: $i) { attachment { state backendState } } }`, { i: { attachmentId: aid, connector: { host: 'bm-8', initiator: 'iqn.x' } } }, auth);
+    const aid = r.body.data.reserveCinderHostAttachment.attachment.id;
+    const u = await gw.gql(`mutation($i: UpdateCinderHostAttachmentInput!) { updateCinderHostAttachment(input: $i) { attachment { state backendState } } }`, { i: { attachmentId: aid, connector: { host: 'bm-8', initiator: 'iqn.x' } } }, auth);
     expect(u.body.errors).toBeUndefined();
-    expect(u.body.data.updateHostAttachment.attachment).toMatchObject({ state: 'ATTACHING', backendState: 'attaching' });
-    const c = await gw.gql(`mutation($i: CompleteHostAttachmentInput!) { completeHostAttachment(input: $i) { attachment { state } } }`, { i: { attachmentId: aid } }, auth);
+    expect(u.body.data.updateCinderHostAttachment.attachment).toMatchObject({ state: 'ATTACHING', backendState: 'attaching' });
+    const c = await gw.gql(`mutation($i: CompleteCinderHostAttachmentInput!) { completeCinderHostAttachment(input: $i) { attachment { state } } }`, { i: { attachmentId: aid } }, auth);
     expect(c.body.errors).toBeUndefined();
-    expect(c.body.data.completeHostAttachment.attachment).toMatchObject({ state: 'ATTACHED' });
+    expect(c.body.data.completeCinderHostAttachment.attachment).toMatchObject({ state: 'ATTACHED' });
     expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume.status).toBe('IN_USE');
   });
 });

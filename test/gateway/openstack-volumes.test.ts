@@ -6,10 +6,11 @@
 import { disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 
 const LIST = `query($f: VolumeFilter, $first: Int, $after: String) { volumes(first: $first, after: $after, filter: $f) {
-  nodes { id backend { id } namespace nativeId name status backendStatus sizeGiB capacityBytes volumeType availabilityZone bootable multiattach
-    metadata { key value } topologies { segments { key value } }
-    attachments { id state device nativeId consumer { __typename ... on OpenStackServer { id name status } ... on NomadAllocation { id } } } }
-  pageInfo { hasNextPage endCursor } } }`;
+  nodes { id backend { id } namespace nativeId name status backendStatus sizeBytes
+    details { __typename ... on CinderVolumeDetails { sizeGiB volumeType availabilityZone bootable multiattach metadata { key value } } }
+    attachments { id state device nativeId consumer { __typename ... on VolumeServerConsumer { serverId name status } ... on VolumeAllocationConsumer { allocationId } } } }
+  pageInfo { hasNextPage endCursor }
+  omittedBackends { backend { id } reason code message } } }`;
 
 describe('OpenStack volumes through the gateway', () => {
   let os: OpenStackUnderTest;
@@ -39,12 +40,16 @@ describe('OpenStack volumes through the gateway', () => {
     expect(nodes).toHaveLength(13);
     expect(nodes.map((v: any) => v.name)).not.toContain('secret-of-other');
     const boot = nodes.find((v: any) => v.name === 'boot');
-    expect(boot).toMatchObject({ backend: { id: 'os' }, namespace: os.demo, status: 'AVAILABLE', backendStatus: 'available', sizeGiB: 10, capacityBytes: 10 * 2 ** 30, bootable: true, multiattach: false, attachments: [] });
+    expect(boot).toMatchObject({
+      backend: { id: 'os' }, namespace: os.demo, status: 'AVAILABLE', backendStatus: 'available', sizeBytes: 10 * 2 ** 30, attachments: [],
+      details: { __typename: 'CinderVolumeDetails', sizeGiB: 10, bootable: true, multiattach: false },
+    });
+    expect(res.body.data.volumes.omittedBackends).toEqual([]);
     const attached = nodes.filter((v: any) => v.attachments.length > 0);
     expect(attached).toHaveLength(10);
     for (const v of attached) {
       expect(v).toMatchObject({ status: 'IN_USE', backendStatus: 'in-use' });
-      expect(v.attachments[0]).toMatchObject({ state: 'ATTACHED', consumer: { __typename: 'OpenStackServer', status: 'ACTIVE' } });
+      expect(v.attachments[0]).toMatchObject({ state: 'ATTACHED', consumer: { __typename: 'VolumeServerConsumer', serverId: expect.any(String), status: 'ACTIVE' } });
       expect(v.attachments[0].consumer.name).toMatch(/^web-\d$/);
       expect(v.attachments[0].device).toMatch(/^\/dev\/vd[b-k]$/);
     }
@@ -98,11 +103,21 @@ describe('OpenStack volumes through the gateway', () => {
     expect(read.body.data.volume).toBeNull();
   });
 
-  it('should answer UNAUTHENTICATED naming the backend for no token or a bad one, and validate a token once per minute', async () => {
+  it('should leave OpenStack out as NO_CREDENTIAL without a token, answer UNAUTHENTICATED naming the backend for a bad token or a tokenless read, and validate a token once per minute', async () => {
+    // No token: not an error, the list names the backend it left out and why.
     const none = await gw.gql(LIST, {}, {});
-    expect(none.body.errors[0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', backend: 'os' });
+    expect(none.body.errors).toBeUndefined();
+    expect(none.body.data.volumes.nodes).toEqual([]);
+    expect(none.body.data.volumes.omittedBackends).toEqual([{ backend: { id: 'os' }, reason: 'NO_CREDENTIAL', code: null, message: expect.stringMatching(/X-Auth-Token/) }]);
+    const id = (await gw.gql(LIST, { f: { name: 'boot' } }, auth)).body.data.volumes.nodes[0].id;
+    const read = await gw.gql(`query($id: ID!) { volume(id: $id) { name } }`, { id }, {});
+    expect(read.body.data.volume).toBeNull();
+    expect(read.body.errors[0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', backend: 'os' });
+    // A bad token is a failure: a null item where the backend's volumes would be, the error at its path.
     const bad = await gw.gql(LIST, {}, { 'x-auth-token': 'gAAAAAnot-a-token' });
-    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', backend: 'os' });
+    expect(bad.body.data.volumes.nodes).toEqual([null]);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ path: ['volumes', 'nodes', 0], extensions: expect.objectContaining({ code: 'UNAUTHENTICATED', backend: 'os' }) })]);
+    expect(bad.body.data.volumes.omittedBackends).toEqual([expect.objectContaining({ backend: { id: 'os' }, reason: 'FAILED', code: 'UNAUTHENTICATED' })]);
     os.sim.clearRequests();
     await gw.gql(LIST, { first: 1 }, auth);
     await gw.gql(LIST, { first: 1 }, auth);
@@ -117,29 +132,40 @@ describe('OpenStack volumes through the gateway', () => {
     expect(nova.microversion).toMatch(/^compute 2\.\d+$/);
   });
 
-  it('should list servers, their Nova volume attachments and those volumes in a bounded number of calls', async () => {
+  it('should resolve servers as entities with their Nova volume attachments and those volumes in a bounded number of calls', async () => {
     os.sim.clearRequests();
-    const res = await gw.gql(`query { servers(backend: "os", first: 20) { nodes { id name status volumeAttachments { volumeId device attachmentId volume { name status } } } } }`, {}, auth);
+    const reps = servers.map((id) => ({ __typename: 'Server', id }));
+    const res = await gw.gql(
+      `query($reps: [_Any!]!) { _entities(representations: $reps) { ... on Server { id volumeAttachments { id state device volume { name status } consumer { ... on VolumeServerConsumer { serverId } } } } } }`,
+      { reps },
+      auth,
+    );
     expect(res.body.errors).toBeUndefined();
-    const web0 = res.body.data.servers.nodes.find((s: any) => s.name === 'web-0');
-    expect(web0.volumeAttachments).toEqual([expect.objectContaining({ device: '/dev/vdb', volume: { name: 'data-0', status: 'IN_USE' } })]);
-    // One server list, one attachment list per server (Nova has no cross-server listing), and the
-    // ten volumes in one batched Cinder list-detail (>= the batch threshold): 1 + 10 + 1.
+    const web0 = res.body.data._entities[0];
+    expect(web0).toEqual({ id: servers[0], volumeAttachments: [expect.objectContaining({ state: 'ATTACHED', device: '/dev/vdb', volume: { name: 'data-0', status: 'IN_USE' }, consumer: { serverId: servers[0] } })] });
+    expect(res.body.data._entities.every((s: any) => s.volumeAttachments.length === 1)).toBe(true);
+    // One attachment list per server (Nova has no cross-server listing), and the ten volumes in
+    // one batched Cinder list-detail (>= the batch threshold): the read that checks Nova's list
+    // against Cinder also serves `volume { … }` (lists prime the volume loader), so 10 + 1.
     const calls = os.sim.requests().filter((r) => r.service !== 'keystone' && !/^\/(v3|v2\.1)\/?$/.test(r.path)).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{32,36}/g, ':id')}`);
-    expect(calls.filter((c) => c === 'GET /v2.1/servers/detail')).toHaveLength(1);
     expect(calls.filter((c) => c === 'GET /v2.1/servers/:id/os-volume_attachments')).toHaveLength(10);
     expect(calls.filter((c) => c.startsWith('GET /v3/:id/volumes'))).toEqual(['GET /v3/:id/volumes/detail']);
-    expect(calls).toHaveLength(12);
+    expect(calls).toHaveLength(11);
   });
 
-  it('should show one server volume attachment (Nova show), and null when there is none', async () => {
-    const q = `query($s: ID!, $v: ID!) { serverVolumeAttachment(backend: "os", serverId: $s, volumeId: $v) { volumeId device server { name } volume { name } } }`;
-    const res = await gw.gql(q, { s: servers[3], v: vols[3] }, auth);
-    expect(res.body).toEqual({ data: { serverVolumeAttachment: { volumeId: vols[3], device: '/dev/vde', server: { name: 'web-3' }, volume: { name: 'data-3' } } } });
-    expect(os.sim.requests().some((r) => r.method === 'GET' && r.path.endsWith(`/os-volume_attachments/${vols[3]}`))).toBe(true);
-    const none = await gw.gql(q, { s: servers[3], v: vols[4] }, auth);
-    expect(none.body).toEqual({ data: { serverVolumeAttachment: null } });
-    const bad = await gw.gql(q, { s: '../x', v: vols[4] }, auth);
+  it('should list one server\'s volume attachments at the root and read one back by id, and refuse a bad server id', async () => {
+    const q = `query($s: ID!) { serverVolumeAttachments(serverId: $s) { id device nativeId volume { nativeId name } consumer { ... on VolumeServerConsumer { serverId name } } } }`;
+    const res = await gw.gql(q, { s: servers[3] }, auth);
+    expect(res.body.errors).toBeUndefined();
+    const [a] = res.body.data.serverVolumeAttachments;
+    expect(res.body.data.serverVolumeAttachments).toEqual([{ id: expect.any(String), device: '/dev/vde', nativeId: expect.any(String), volume: { nativeId: vols[3], name: 'data-3' }, consumer: { serverId: servers[3], name: 'web-3' } }]);
+    expect(os.sim.requests().some((r) => r.method === 'GET' && r.path === `/v2.1/servers/${servers[3]}/os-volume_attachments`)).toBe(true);
+    const one = await gw.gql(`query($id: ID!) { volumeAttachment(id: $id) { id device volume { name } } }`, { id: a.id }, auth);
+    expect(one.body).toEqual({ data: { volumeAttachment: { id: a.id, device: '/dev/vde', volume: { name: 'data-3' } } } });
+    // A server with no volumes has an empty list, not null.
+    const bare = os.sim.seedServer({ project: os.demo, name: 'bare' });
+    expect((await gw.gql(q, { s: bare }, auth)).body).toEqual({ data: { serverVolumeAttachments: [] } });
+    const bad = await gw.gql(q, { s: '../x' }, auth);
     expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });
@@ -147,18 +173,22 @@ describe('OpenStack volumes through the gateway', () => {
 describe('OpenStack beside Nomad', () => {
   afterAll(disposeAll);
 
-  it('should merge both kinds in one list, and return Nomad data with an error naming OpenStack when its token is missing', async () => {
+  it('should merge both kinds in one list, and return Nomad data naming OpenStack as left out (not an error) when its token is missing', async () => {
     const os = await startOpenStack();
     os.sim.seedVolume({ project: os.demo, name: 'cinder-1', size: 1 });
     const nomad = await startNomad({ acl: { enabled: false } });
     seedVolumes(nomad, 2);
     const gw = await startGatewayFor([{ id: 'east', url: nomad.url }, os.backend('os')]);
-    const both = await gw.gql(`{ volumes { nodes { backend { id kind } name } } backends { id kind capabilities } }`, {}, { 'x-auth-token': os.demoToken });
+    const both = await gw.gql(`{ volumes { nodes { id backend { id kind } name } omittedBackends { reason } } storageBackends { id kind capabilities requiresCredential } }`, {}, { 'x-auth-token': os.demoToken });
     expect(both.body.errors).toBeUndefined();
     expect(both.body.data.volumes.nodes.map((v: any) => `${v.backend.id}:${v.name}`)).toEqual(['east:vol 0', 'east:vol 1', 'os:cinder-1']);
-    expect(both.body.data.backends.find((b: any) => b.id === 'os').capabilities).toEqual(expect.arrayContaining(['ATTACH_VOLUME', 'EXTEND_VOLUME', 'HOST_ATTACHMENTS', 'TRACKED_OPERATIONS']));
-    const nomadOnly = await gw.gql(`{ volumes { nodes { name } } }`);
+    expect(both.body.data.volumes.omittedBackends).toEqual([]);
+    const osBackend = both.body.data.storageBackends.find((b: any) => b.id === 'os');
+    expect(osBackend.capabilities).toEqual(expect.arrayContaining(['ATTACH_VOLUME', 'EXTEND_VOLUME', 'HOST_ATTACHMENTS', 'SERVER_ATTACHMENTS', 'VOLUME_ACTIONS', 'TRACKED_OPERATIONS']));
+    expect(osBackend.requiresCredential).toBe(true);
+    const nomadOnly = await gw.gql(`{ volumes { nodes { id name } omittedBackends { backend { id } reason code } } }`);
+    expect(nomadOnly.body.errors).toBeUndefined();
     expect(nomadOnly.body.data.volumes.nodes.map((v: any) => v.name)).toEqual(['vol 0', 'vol 1']);
-    expect(nomadOnly.body.errors).toEqual([expect.objectContaining({ path: ['volumes'], extensions: expect.objectContaining({ code: 'UNAUTHENTICATED', backend: 'os' }) })]);
+    expect(nomadOnly.body.data.volumes.omittedBackends).toEqual([{ backend: { id: 'os' }, reason: 'NO_CREDENTIAL', code: null }]);
   });
 });
