@@ -58,12 +58,24 @@ export interface FederatedGatewayOptions {
   forwardHeaders?: ReadonlyArray<string | RegExp>;
 }
 
+/** One fetch the gateway's query planner sent to a subgraph. */
+export interface SubgraphFetch {
+  /** The subgraph's name in the supergraph. */
+  subgraph: string;
+  /** How many `representations` an `_entities` fetch carried; 0 for a root-field fetch. */
+  representations: number;
+}
+
 /** A running `@apollo/gateway` behind `@apollo/server`. */
 export interface RunningFederatedGateway {
   /** `http://127.0.0.1:<port>/` */
   url: string;
   /** POSTs a GraphQL operation; the status and parsed body. */
   post(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /** Fetches sent to subgraphs, oldest first (a copy): counts subgraphs that record nothing themselves. */
+  fetches(): SubgraphFetch[];
+  /** Forgets the fetches recorded so far. */
+  resetFetches(): void;
   stop(): Promise<void>;
 }
 
@@ -83,12 +95,15 @@ function pickHeaders(headers: IncomingHttpHeaders, rules: ReadonlyArray<string |
 /** Starts the gateway over `supergraphSdl` on `127.0.0.1` and a port the OS picks. */
 export async function startFederatedGateway(options: FederatedGatewayOptions): Promise<RunningFederatedGateway> {
   const rules = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
+  const fetches: SubgraphFetch[] = [];
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
-    buildService: ({ url }) =>
+    buildService: ({ name, url }) =>
       new RemoteGraphQLDataSource<GatewayContext>({
         url,
         willSendRequest({ request, context }) {
+          const reps = request.variables?.['representations'];
+          fetches.push({ subgraph: name, representations: Array.isArray(reps) ? reps.length : 0 });
           // Health checks and schema loads have no caller, hence no forwarded headers.
           for (const [name, value] of Object.entries((context as Partial<GatewayContext>).forwarded ?? {})) request.http?.headers.set(name, value);
         },
@@ -105,6 +120,8 @@ export async function startFederatedGateway(options: FederatedGatewayOptions): P
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
       return { status: res.status, body: (await res.json()) as any };
     },
+    fetches: () => fetches.map((f) => ({ ...f })),
+    resetFetches: () => void fetches.splice(0),
     // Stops the gateway too (Apollo Server owns it).
     stop: () => server.stop(),
   };
