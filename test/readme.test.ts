@@ -15,6 +15,8 @@ const curlBlocks = [...readme.matchAll(/```sh\n(curl [\s\S]*?)```(?:\s*```json\n
   cmd: m[1]!.replace(/\\\n\s*/g, ' '),
   answer: m[2] === undefined ? undefined : (JSON.parse(m[2]) as unknown),
 }));
+/** The JavaScript client example: the first ```js block. */
+const jsClient = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
 const curlQuery = (cmd: string): string => (JSON.parse(/-d '([^']*)'/.exec(cmd)![1]!) as { query: string }).query;
 
 /**
@@ -103,6 +105,19 @@ describe('README examples', () => {
       expect(body.data).toBeDefined();
     }
   });
+
+  it("should run the README's JavaScript client: it attaches and waits for the end", async () => {
+    expect(jsClient).toContain('attachVolume');
+    // Demo region: golden-image and batch-1 (simulators/openstack/demo.ts); the other examples leave both alone.
+    const volumeId = (await post({ query: '{ volumes(filter: { backends: ["openstack"], name: "golden-image" }) { nodes { id } } }' }, demo.headers)).data.volumes.nodes[0].id;
+    const env = { OS_TOKEN: demo.openstack.token, NOMAD_TOKEN: demo.tokens['nomad-east']!.management };
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<unknown>;
+    const run = new AsyncFunction('volumeId', 'serverId', 'process', `${jsClient!.replace('http://localhost:4000/graphql', gateway.url)}\nreturn op;`);
+    const op = await run(volumeId, 'a0000000-0000-4000-8000-000000000004', { env });
+    expect(op).toEqual({ id: expect.any(String), state: 'SUCCEEDED', failureReason: null });
+    const after = await post({ query: 'query ($id: ID!) { volume(id: $id) { id status } }', variables: { id: volumeId } }, demo.headers);
+    expect(after.data.volume).toEqual({ id: volumeId, status: 'IN_USE' });
+  }, 20_000);
 
   it("should drive the README's attach to SUCCEEDED, as the operation block shows", async () => {
     expect(operationId).toBeDefined();
