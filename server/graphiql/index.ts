@@ -36,7 +36,7 @@ export const DEFAULT_HEADERS = `{
 
 export const DEFAULT_QUERY = `# The gateway's backends. Ctrl-Enter runs, Ctrl-Space completes.
 {
-  backends { id kind health { status } }
+  storageBackends { id kind requiresCredential health { status } }
 }
 `;
 

@@ -19,7 +19,7 @@ const pascal = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
  * Names an anonymous operation after its root fields (`CreateVolume`,
- * `PluginsSnapshotsAndExternalVolumes`): GraphiQL titles a tab by operation name, and a row
+ * `StoragePluginsVolumeSnapshotsAndNomadExternalVolumes`): GraphiQL titles a tab by operation name, and a row
  * of tabs all called "<untitled>" would be useless. The text is otherwise kept as written.
  */
 function nameOperation(query: string, op: OperationDefinitionNode, taken: Set<string>): string {
@@ -36,7 +36,7 @@ function nameOperation(query: string, op: OperationDefinitionNode, taken: Set<st
   // `{ ... }` shorthand has no keyword; otherwise the name goes right after the keyword.
   if (op.loc.startToken.kind === '{') return `${query.slice(0, start)}query ${name} ${query.slice(start)}`;
   const afterKeyword = start + op.operation.length;
-  // `mutation ($id: ID!)` becomes `mutation CreateSnapshot($id: ID!)`.
+  // `mutation ($id: ID!)` becomes `mutation CreateVolumeSnapshot($id: ID!)`.
   return `${query.slice(0, afterKeyword)} ${name}${query.slice(afterKeyword).replace(/^ +\(/, '(')}`;
 }
 

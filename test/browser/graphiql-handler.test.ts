@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';
 import { startDemoBackends, type DemoBackends } from '../../server/demo';
-import { createGraphiQLHandler, prefersHtml, tabsFromMarkdown, type GraphiQLHandlerOptions } from '../../server/graphiql';
+import { createGraphiQLHandler, DEFAULT_QUERY, prefersHtml, tabsFromMarkdown, type GraphiQLHandlerOptions } from '../../server/graphiql';
 import { MANIFEST_FILE, type GraphiQLManifest } from '../../server/graphiql/manifest';
 import { createLogger } from '../../server/logger';
 import { startFront, type Front } from './front';
@@ -57,9 +57,9 @@ describe('GraphiQL route', () => {
     expect([200, 503]).toContain(page.status);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await page.text()).toContain('GraphiQL');
-    const api = await fetch(`${gateway.url}?query=${encodeURIComponent('{ backends { id } }')}`, { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } });
+    const api = await fetch(`${gateway.url}?query=${encodeURIComponent('{ storageBackends { id } }')}`, { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } });
     expect(api.status).toBe(200);
-    expect(((await api.json()) as any).data.backends.length).toBeGreaterThan(0);
+    expect(((await api.json()) as any).data.storageBackends.length).toBeGreaterThan(0);
   });
 
   it('should give a browser the page, with the README operations as tabs and a strict CSP', async () => {
@@ -85,16 +85,23 @@ describe('GraphiQL route', () => {
     expect(config.defaultHeaders).toMatch(/\/\/ "X-Nomad-Token": "<secret>"/);
   });
 
+  it("should open new tabs with a default query that the gateway's schema answers", async () => {
+    const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: DEFAULT_QUERY }) });
+    const body = (await res.json()) as any;
+    expect(body.errors).toBeUndefined();
+    expect(body.data.storageBackends.map((b: { id: string }) => b.id)).toEqual(demo.backends.map((b) => b.id));
+  });
+
   it('should leave curl, JSON clients and every POST to Apollo', async () => {
     const front = await frontWith();
     for (const accept of ['*/*', 'application/json', 'application/graphql-response+json, text/html']) {
       // The preflight header passes Apollo's CSRF check for GETs (the gateway's rule, not ours).
-      const res = await fetch(`${front.origin}/graphql?query=${encodeURIComponent('{ backends { id } }')}`, { headers: { accept, 'apollo-require-preflight': 'true' } });
+      const res = await fetch(`${front.origin}/graphql?query=${encodeURIComponent('{ storageBackends { id } }')}`, { headers: { accept, 'apollo-require-preflight': 'true' } });
       expect({ accept, type: res.headers.get('content-type') }).toEqual({ accept, type: expect.stringContaining('json') });
-      expect(((await res.json()) as any).data.backends).toHaveLength(demo.backends.length);
+      expect(((await res.json()) as any).data.storageBackends).toHaveLength(demo.backends.length);
     }
-    const post = await fetch(`${front.origin}/graphql`, { method: 'POST', headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ backends { id } }' }) });
-    expect(((await post.json()) as any).data.backends).toHaveLength(demo.backends.length);
+    const post = await fetch(`${front.origin}/graphql`, { method: 'POST', headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ storageBackends { id } }' }) });
+    expect(((await post.json()) as any).data.storageBackends).toHaveLength(demo.backends.length);
   });
 
   it('should serve assets from memory with types, immutable caching and gzip', async () => {
@@ -125,8 +132,8 @@ describe('GraphiQL route', () => {
     const res = await fetch(`${front.origin}/graphql`, { headers: { accept: BROWSER_ACCEPT } });
     expect(res.status).toBe(503);
     expect(await res.text()).toContain('npm run build');
-    const api = await fetch(`${front.origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ backends { id } }' }) });
-    expect(((await api.json()) as any).data.backends).toHaveLength(demo.backends.length);
+    const api = await fetch(`${front.origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ storageBackends { id } }' }) });
+    expect(((await api.json()) as any).data.storageBackends).toHaveLength(demo.backends.length);
   });
 
   it('should keep tab text from closing the config script element', async () => {
@@ -155,13 +162,13 @@ describe('prefersHtml', () => {
 
 describe('tabsFromMarkdown', () => {
   it('should name anonymous operations after their root fields and sketch their variables', () => {
-    const md = ['```graphql\n{ volumes(first: 2) { nodes { id } } }\n```', '```graphql\n{ volumes(first: 2, filter: {}) { nodes { id } } }\n```', '```graphql\nmutation ($id: ID!) { deleteVolume(input: { id: $id }) { id } }\n```', '```graphql\nquery Named { backends { id } }\n```', '```sh\ncurl\n```'].join('\n\n');
+    const md = ['```graphql\n{ volumes(first: 2) { nodes { id } } }\n```', '```graphql\n{ volumes(first: 2, filter: {}) { nodes { id } } }\n```', '```graphql\nmutation ($id: ID!) { deleteVolume(input: { id: $id }) { deletedId } }\n```', '```graphql\nquery Named { storageBackends { id } }\n```', '```sh\ncurl\n```'].join('\n\n');
     const tabs = tabsFromMarkdown(md, '{}');
     expect(tabs.map((t) => t.query)).toEqual([
       'query Volumes { volumes(first: 2) { nodes { id } } }',
       'query VolumesByFilter { volumes(first: 2, filter: {}) { nodes { id } } }',
-      'mutation DeleteVolume($id: ID!) { deleteVolume(input: { id: $id }) { id } }',
-      'query Named { backends { id } }',
+      'mutation DeleteVolume($id: ID!) { deleteVolume(input: { id: $id }) { deletedId } }',
+      'query Named { storageBackends { id } }',
     ]);
     expect(tabs[2]!.variables).toMatch(/^\{\n {2}"id": null \/\/ ID!/);
     expect(tabs.every((t) => t.headers === '{}')).toBe(true);

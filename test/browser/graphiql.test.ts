@@ -172,12 +172,12 @@ describe('GraphiQL in headless Chromium', () => {
 
   it('should run a typed query and show the backends', async () => {
     await page.locator('.graphiql-tab-add').click();
-    await fill('.graphiql-query-editor', '{ backends { id } }');
-    await parsed('{ backends { id } }');
-    const body = await run('backends');
-    expect(body).toEqual({ data: { backends: [{ id: 'nomad-east' }, { id: 'nomad-west' }, { id: 'openstack' }] } });
+    await fill('.graphiql-query-editor', '{ storageBackends { id } }');
+    await parsed('{ storageBackends { id } }');
+    const body = await run('storageBackends');
+    expect(body).toEqual({ data: { storageBackends: [{ id: 'nomad-east' }, { id: 'nomad-west' }, { id: 'openstack' }] } });
     await page.locator('.graphiql-response', { hasText: 'openstack' }).waitFor();
-    expect(await squeezed('.graphiql-response')).toBe('{"data":{"backends":[{"id":"nomad-east"},{"id":"nomad-west"},{"id":"openstack"}]}}');
+    expect(await squeezed('.graphiql-response')).toBe('{"data":{"storageBackends":[{"id":"nomad-east"},{"id":"nomad-west"},{"id":"openstack"}]}}');
   });
 
   it("should run the README's createVolume with the demo management token header", async () => {
@@ -213,7 +213,7 @@ describe('GraphiQL in headless Chromium', () => {
       return { body: await res.json(), token: res.request().headers()['x-auth-token'] };
     };
     await page.locator('.graphiql-tab-add').click();
-    await fill('.graphiql-query-editor', `mutation Attach { attachVolume(input: { volumeId: "${volumeId}", serverId: "${serverId}" }) { operation { id kind state } } }`);
+    await fill('.graphiql-query-editor', `mutation Attach { attachVolume(input: { volumeId: "${volumeId}", server: { serverId: "${serverId}" } }) { operation { id kind state } } }`);
     await parsed('mutation Attach');
     const started = await send('attachVolume');
     // A new tab carries the demo headers the page was configured with: the Keystone token went along.
@@ -225,17 +225,17 @@ describe('GraphiQL in headless Chromium', () => {
 
     // Asked again and again, as a user re-runs a query, until the gateway has driven it to the end.
     await page.locator('.graphiql-tab-add').click();
-    await fill('.graphiql-query-editor', `query Follow { operation(id: "${op.id}") { kind state target { ... on Volume { name status } } } }`);
+    await fill('.graphiql-query-editor', `query Follow { volumeOperation(id: "${op.id}") { id kind state target { ... on Volume { id name status } } } }`);
     await parsed('query Follow');
     const seen: string[] = [];
     for (let i = 0; i < 100 && !['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(seen.at(-1) ?? ''); i++) {
       const { body } = await send('Follow');
       expect(body.errors).toBeUndefined();
-      seen.push(body.data.operation.state);
+      seen.push(body.data.volumeOperation.state);
     }
     expect(seen.at(-1)).toBe('SUCCEEDED');
     await page.locator('.graphiql-response', { hasText: 'SUCCEEDED' }).waitFor();
-    expect(await squeezed('.graphiql-response')).toContain('"target":{"name":"backup-target","status":"IN_USE"}');
+    expect(await squeezed('.graphiql-response')).toContain(`"target":{"id":"${volumeId}","name":"backup-target","status":"IN_USE"}`);
   });
 
   it('should run subscriptions over graphql-ws on the same origin and path, headers as connection params', async () => {
