@@ -168,19 +168,19 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
     //   documents were cached by the warm-up.
     // - Nova 5: the 5 Server.volumeAttachments resolvers fill one serverAttachments batch (one loader
     //   pass), which reads os-volume_attachments once per server: Nova lists attachments per server only.
-    // - Cinder 2, each one list: the batch checks Nova's attachments against Cinder's view of the 12
-    //   volumes (12 >= LIST_STRATEGY_THRESHOLD.volumes, so one /volumes/detail instead of 12 shows),
-    //   then the 12 VolumeAttachment.volume resolvers fill one volume-loader pass, which lists once
-    //   more: the adapter does not hand the volumes it read to the loader (see the next test).
+    // - Cinder 1 list: the batch checks Nova's attachments against Cinder's view of the 12 volumes
+    //   (12 >= LIST_STRATEGY_THRESHOLD.volumes, so one /volumes/detail instead of 12 shows), read
+    //   through the execution's volume loader, so the 12 VolumeAttachment.volume resolvers find them
+    //   there and read nothing more (see the next test: the same count without `volume`).
     expect(osCalls(os)).toEqual({
       'keystone GET /v3/auth/tokens': 1,
       'nova GET /v2.1/servers/:id/os-volume_attachments': 5,
-      'cinder GET /v3/:id/volumes/detail': 2,
+      'cinder GET /v3/:id/volumes/detail': 1,
     });
     expect(compute.requests().map((r) => r.representations)).toEqual([0]);
   });
 
-  it('costs one Cinder list fewer when the join does not ask for the volumes: the second list is the volume-loader pass', async () => {
+  it('costs the same when the join does not ask for the volumes: the attachment check already loaded them', async () => {
     const res = await router.post('{ inventoryServers { id volumeAttachments { id state device } } }', undefined, headers(freshToken()));
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.inventoryServers.flatMap((s: any) => s.volumeAttachments)).toHaveLength(12);
@@ -213,17 +213,16 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
     expect(osCalls(os)).toEqual({});
   });
 
-  it('reads each claimed Nomad volume a second time when the claims ask for their volume (not primed from the claims read)', async () => {
+  it('reads each claimed Nomad volume once even when the claims ask for their volume (the claims read goes through the loader)', async () => {
     const res = await router.post('{ schedulerNodes { id volumeClaims { id volume { id name status } } } }', undefined, headers(freshToken()));
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.schedulerNodes.map((n: any) => n.volumeClaims.map((c: any) => `${c.volume.name}:${c.volume.status}`).sort())).toEqual([
       ['shared:IN_USE', 'vol 0:IN_USE', 'vol 1:IN_USE'],
       ['shared:IN_USE', 'vol 2:IN_USE'],
     ]);
-    // 2 lists + 4 reads as above, then the 5 VolumeAttachment.volume resolvers fill one de-duplicated
-    // volume-loader pass: 4 more reads, one per distinct volume (the adapter's nodeClaims read them
-    // but returns only the attachments, so the loader cannot be primed: reported, not fixed here).
-    expect(nomadCalls(nomad)).toEqual({ 'GET /v1/volumes': 2, 'GET /v1/volume/csi/vol-000': 2, 'GET /v1/volume/csi/vol-001': 2, 'GET /v1/volume/csi/vol-002': 2, 'GET /v1/volume/csi/shared': 2 });
+    // 2 lists + 4 reads as above; nodeClaims read the volumes through the execution's volume loader,
+    // so the 5 VolumeAttachment.volume resolvers find them there: no more reads.
+    expect(nomadCalls(nomad)).toEqual({ 'GET /v1/volumes': 2, 'GET /v1/volume/csi/vol-000': 1, 'GET /v1/volume/csi/vol-001': 1, 'GET /v1/volume/csi/vol-002': 1, 'GET /v1/volume/csi/shared': 1 });
   });
 
   it('resolves many Volume entities of one Cinder project with one list call, not one show per id', async () => {
