@@ -105,6 +105,7 @@ describe('OpenStack adapter: Cinder actions that run on', () => {
   it('should revert to a snapshot and succeed once Cinder leaves reverting', async () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'v' });
     const snap = c.sim.seedSnapshot({ volumeId: id, name: 's' });
+    c.sim.setDelays({ revertMs: 200 }); // long enough for the first check to see it under way
     const a = await c.backend.runCinderAction(ref(id), { action: 'revertToSnapshot', snapshotId: snap }, c.as.demo);
     expect(a.pending!.rule).toEqual({ name: 'volumeSettles', params: { volumeId: id, leaves: 'REVERTING', cinderRequestId: expect.stringMatching(/^req-/) }, seen: {} });
     const d = await drive(c.backend, a.pending, c.as.demo);

@@ -20,6 +20,7 @@ afterEach(() => c.close());
 describe('OpenStack adapter: server attachments through Nova', () => {
   it('should attach, keep Nova\'s request id in the rule and succeed once Cinder shows in-use with the server', async () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'data' });
+    c.sim.setDelays({ attachMs: 200 }); // long enough for the first check to see it under way
     const a = await c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server.toUpperCase(), tag: 'data1' }, c.as.demo);
     expect(a.result).toMatchObject({ state: 'ATTACHING', consumerId: server, device: expect.stringMatching(/^\/dev\//), tag: 'data1' });
     const rule = a.pending!.rule;

@@ -95,6 +95,7 @@ describe('operation records in Redis', () => {
   it('should store the rule and its seen facts as JSON that another replica\'s store reads back whole', async () => {
     const server = c.sim.seedServer({ project: 'demo', name: 's' });
     const vol = c.sim.seedVolume({ project: 'demo', name: 'v' });
+    c.sim.setDelays({ attachMs: 300 }); // long enough for the first poll to see it under way
     const accepted = await c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server }, c.as.demo);
     const r = await tracker.start({ kind: 'ATTACH_VOLUME', backend: 'os', scope: c.p.demo, targetId: vol, credential: c.as.demo.credential, pending: accepted.pending });
     const done = await settle(tracker, r.id);

@@ -94,6 +94,7 @@ describe('OpenStack adapter: reading volumes', () => {
 
 describe('OpenStack adapter: volume changes driven to their end', () => {
   it('should create a volume in whole GiB and succeed once Cinder says available', async () => {
+    c.sim.setDelays({ createMs: 200 }); // long enough for the first check to see it under way
     const a = await c.backend.createVolume({ namespace: 'default', name: 'new', capacityMinBytes: GIB + 1, cinder: { availabilityZone: 'nova' } }, c.as.demo);
     expect(a.result).toEqual({ backend: 'os', namespace: c.p.demo, nativeId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(a.pending!.rule).toMatchObject({ name: 'volumeCreate', params: { volumeId: a.result.nativeId, cinderRequestId: expect.stringMatching(/^req-/) }, seen: {} });
@@ -121,6 +122,7 @@ describe('OpenStack adapter: volume changes driven to their end', () => {
 
   it('should extend and succeed only when the new size shows and Cinder is no longer extending', async () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'grow', size: 1 });
+    c.sim.setDelays({ extendMs: 200 }); // long enough for a check to see it under way
     const a = await c.backend.extendVolume(ref(id), 3 * GIB, c.as.demo);
     expect(a.pending!.rule).toMatchObject({ name: 'volumeExtend', params: { volumeId: id, sizeGiB: 3 } });
     const d = await drive(c.backend, a.pending, c.as.demo);
