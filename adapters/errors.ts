@@ -32,6 +32,8 @@ export enum ErrorCode {
   CostEstimatedTooExpensive = 'COST_ESTIMATED_TOO_EXPENSIVE',
   /** The answer grew past the response-size cap while executing. */
   ResponseTooLarge = 'RESPONSE_TOO_LARGE',
+  /** An idempotency key was used again with a different input. */
+  IdempotencyKeyReused = 'IDEMPOTENCY_KEY_REUSED',
   Internal = 'INTERNAL_SERVER_ERROR',
 }
 
@@ -188,6 +190,13 @@ export class OperationTimeoutError extends GatewayError {
 
   override toExtensions(): Record<string, unknown> {
     return { ...super.toExtensions(), limit: 'operationTimeoutMs', max: this.timeoutMs };
+  }
+}
+
+/** The same idempotency key came with a different input: the first request's result cannot answer it. */
+export class IdempotencyKeyReusedError extends GatewayError {
+  constructor(argument: string) {
+    super(ErrorCode.IdempotencyKeyReused, `${argument} was already used with a different input; use a new key for a new request`);
   }
 }
 

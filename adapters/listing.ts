@@ -63,11 +63,29 @@ export interface Edge<T> {
   cursor: string;
 }
 
+/** Relay page info. */
+export interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+/** A backend a merged page does not cover. */
+export interface Omission {
+  backend: string;
+  /** NO_CREDENTIAL: skipped, not an error. FAILED: `error` says why. */
+  reason: 'NO_CREDENTIAL' | 'FAILED';
+  error?: GatewayError;
+  /** Index in `edges` where the backend's items would have been. */
+  at: number;
+}
+
 export interface Connection<T> {
   edges: Edge<T>[];
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
-  /** Backends that failed: their items are missing from this page. */
-  failures: GatewayError[];
+  pageInfo: PageInfo;
+  /** Backends left out: their items are missing from this page. */
+  omissions: Omission[];
 }
 
 export interface MergedListRequest {
@@ -80,6 +98,8 @@ export interface MergedListRequest {
   after: ListCursor | null;
   /** Call options (the caller's credential) for each backend. */
   callFor: (backend: string) => CallOptions;
+  /** Whether the caller sent a credential for a backend (backends that require one are skipped without). */
+  hasCredential: (backend: string) => boolean;
 }
 
 interface Found {
@@ -89,16 +109,20 @@ interface Found {
 }
 
 export async function listVolumesMerged(r: MergedListRequest): Promise<Connection<Volume>> {
-  if (r.after?.done) return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null }, failures: [] };
+  if (r.after?.done) return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null }, omissions: [] };
   const want = r.first + 1;
   const found: Found[] = [];
-  const failures: GatewayError[] = [];
+  const omissions: Omission[] = [];
   let resume: ListCursor | null = null;
   let startIndex = 0;
   if (r.after) startIndex = Math.max(0, r.backends.findIndex((b) => b.id === r.after!.backend));
 
   outer: for (let i = startIndex; i < r.backends.length; i++) {
     const backend = r.backends[i]!;
+    if (backend.requiresCredential && !r.hasCredential(backend.id)) {
+      omissions.push({ backend: backend.id, reason: 'NO_CREDENTIAL', at: found.length });
+      continue;
+    }
     let token = i === startIndex && r.after ? r.after.token : null;
     for (let round = 0; ; round++) {
       if (round === MAX_ROUNDS_PER_BACKEND) {
@@ -110,7 +134,7 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
         page = await backend.listVolumes({ ...r.query, limit: want - found.length, token }, r.callFor(backend.id));
       } catch (err) {
         if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
-        failures.push(err);
+        omissions.push({ backend: backend.id, reason: 'FAILED', error: err, at: found.length });
         break;
       }
       for (const { item, position } of page.items) {
@@ -142,14 +166,15 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
       startCursor: edges[0]?.cursor ?? null,
       endCursor: next ? encodeCursor(next) : (edges.at(-1)?.cursor ?? null),
     },
-    failures,
+    // Omissions past the page's end do not concern it.
+    omissions: omissions.filter((o) => o.at <= shown.length),
   };
 }
 
 /**
  * Pages a list the backend returns whole (Nomad plugins): cursor = index of the next item.
  */
-export function pageArray<T>(items: T[], first: number, after: string | null | undefined): { edges: Edge<T>[]; pageInfo: Connection<T>['pageInfo'] } {
+export function pageArray<T>(items: T[], first: number, after: string | null | undefined): { edges: Edge<T>[]; pageInfo: PageInfo; /** Index of the page's first item. */ start: number } {
   let start = 0;
   if (after !== null && after !== undefined) {
     const m = /^o:(\d{1,7})$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
@@ -161,6 +186,7 @@ export function pageArray<T>(items: T[], first: number, after: string | null | u
   return {
     edges,
     pageInfo: { hasNextPage: start + first < items.length, hasPreviousPage: start > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    start,
   };
 }
 
@@ -173,7 +199,7 @@ export async function pageOpaque<T>(
   fetch: (limit: number, token: string | null) => Promise<{ items: T[]; next: string | null }>,
   first: number,
   after: string | null | undefined,
-): Promise<{ edges: Edge<T>[]; pageInfo: Connection<T>['pageInfo'] }> {
+): Promise<{ edges: Edge<T>[]; pageInfo: PageInfo }> {
   let token: string | null = null;
   let skip = 0;
   if (after !== null && after !== undefined) {

@@ -7,6 +7,8 @@
  * "the backend has no value". A value that the object does not hold yet (a Nomad list stub has no
  * attachments) is signalled by `complete: false`, never by `null`.
  */
+import type { NomadVolumeDetails } from './model-nomad';
+import type { CinderVolumeDetails } from './model-openstack';
 
 /** Which family of API a backend speaks. */
 export type BackendKind = 'NOMAD' | 'OPENSTACK';
@@ -123,97 +125,6 @@ export interface Volume {
 /** The backend-specific part of a volume; a third backend adds a member. */
 export type VolumeDetails = NomadVolumeDetails | CinderVolumeDetails;
 
-/** What Nomad says of a CSI volume. The list-stub part is always here; `full` needs a read. */
-export interface NomadVolumeDetails {
-  __typename: 'NomadVolumeDetails';
-  /** The storage provider's id (e.g. an EBS volume id). */
-  externalId: string | null;
-  pluginId: string | null;
-  provider: string | null;
-  schedulable: boolean | null;
-  /** Mode of the current claims; null when idle. */
-  accessMode: AccessMode | null;
-  attachmentMode: AttachmentMode | null;
-  topologies: Topology[];
-  controllerRequired: boolean | null;
-  controllers: HealthCount | null;
-  nodes: HealthCount | null;
-  currentReaders: number;
-  currentWriters: number;
-  /** Nomad's Raft indexes (kept here, never in the core). */
-  createIndex: number | null;
-  modifyIndex: number | null;
-  /** Null on list stubs. */
-  full: NomadVolumeFull | null;
-}
-
-/** The part of a Nomad volume only a full read has. */
-export interface NomadVolumeFull {
-  requestedCapacityMinBytes: number | null;
-  requestedCapacityMaxBytes: number | null;
-  requestedCapabilities: RequestedCapability[];
-  requestedTopologies: { required: Topology[]; preferred: Topology[] } | null;
-  providerVersion: string | null;
-  /** Flags are redacted by the backend; the gateway never un-redacts. */
-  mountOptions: { fsType: string | null; mountFlags: string[] } | null;
-  parameters: KeyValue[];
-  context: KeyValue[];
-  cloneId: string | null;
-  snapshotId: string | null;
-}
-
-/** Cinder's statuses, one-to-one with the wire words (the adapter maps them). */
-export type CinderVolumeStatus =
-  | 'CREATING'
-  | 'AVAILABLE'
-  | 'RESERVED'
-  | 'ATTACHING'
-  | 'DETACHING'
-  | 'IN_USE'
-  | 'MAINTENANCE'
-  | 'DELETING'
-  | 'AWAITING_TRANSFER'
-  | 'ERROR'
-  | 'ERROR_DELETING'
-  | 'BACKING_UP'
-  | 'RESTORING_BACKUP'
-  | 'ERROR_BACKING_UP'
-  | 'ERROR_RESTORING'
-  | 'ERROR_EXTENDING'
-  | 'DOWNLOADING'
-  | 'UPLOADING'
-  | 'RETYPING'
-  | 'EXTENDING'
-  | 'ERROR_MANAGING'
-  | 'MANAGING'
-  | 'REVERTING'
-  | 'OTHER';
-
-/** What Cinder says of a volume that other backends have no word for. */
-export interface CinderVolumeDetails {
-  __typename: 'CinderVolumeDetails';
-  /** Cinder's status as a typed value (`OTHER` for a word this gateway does not know; `backendStatus` keeps it). */
-  cinderStatus: CinderVolumeStatus;
-  /** Cinder counts in whole GiB. */
-  sizeGiB: number;
-  description: string | null;
-  volumeType: string | null;
-  availabilityZone: string | null;
-  bootable: boolean;
-  encrypted: boolean;
-  multiattach: boolean;
-  metadata: KeyValue[];
-  /** Glance metadata copied to the volume (show/detail only). */
-  imageMetadata: KeyValue[];
-  /** Admin only; null otherwise. */
-  migrationStatus: string | null;
-  replicationStatus: string | null;
-  userId: string | null;
-  /** Cinder id of the snapshot it was created from. */
-  snapshotId: string | null;
-  /** Cinder id of the volume it was cloned from. */
-  sourceVolumeId: string | null;
-}
 
 /** A Nomad allocation holding a claim, as the volume read shows it. */
 export interface AllocationConsumer {
@@ -237,6 +148,8 @@ export interface AllocationConsumer {
 export interface ServerConsumer {
   __typename: 'VolumeServerConsumer';
   serverId: string;
+  /** The OpenStack backend whose Nova reports it. */
+  backend: string;
 }
 
 /** A host attached through Cinder's attachments API or legacy os-attach with a host name. */
@@ -294,84 +207,6 @@ export interface Snapshot {
   description: string | null;
 }
 
-/** An OpenStack (Nova) server as Nova shows it. */
-export interface NovaServer {
-  backend: string;
-  projectId: string;
-  id: string;
-  name: string;
-  status: string;
-  vmState: string | null;
-  /** Volume ids Nova lists for it. */
-  volumeIds: string[];
-  createdAt: string | null;
-}
-
-/** A volume as the storage provider (CSI controller plugin) sees it, known to the backend or not. */
-export interface ExternalVolume {
-  __typename: 'NomadExternalVolume';
-  backend: string;
-  pluginId: string;
-  externalId: string;
-  sizeBytes: number | null;
-  context: KeyValue[];
-  cloneId: string | null;
-  snapshotId: string | null;
-  publishedNodeIds: string[];
-  abnormal: boolean;
-  condition: string | null;
-}
-
-/** Controller capabilities a CSI plugin reports. */
-export type ControllerFeature =
-  | 'CREATE_DELETE'
-  | 'ATTACH_DETACH'
-  | 'LIST_VOLUMES'
-  | 'GET_CAPACITY'
-  | 'CREATE_DELETE_SNAPSHOT'
-  | 'LIST_SNAPSHOTS'
-  | 'CLONE'
-  | 'READ_ONLY_ATTACH'
-  | 'EXPAND'
-  | 'LIST_VOLUMES_PUBLISHED_NODES'
-  | 'CONDITION'
-  | 'GET';
-
-/** One running instance of a plugin on a node. */
-export interface PluginInstance {
-  role: 'CONTROLLER' | 'NODE';
-  nodeId: string;
-  allocationId: string | null;
-  healthy: boolean;
-  healthDescription: string | null;
-  updatedAt: string | null;
-  providerVersion: string | null;
-  /** Provider's node id (NODE role only). */
-  providerNodeId: string | null;
-  maxVolumes: number | null;
-  accessibleTopology: Topology | null;
-}
-
-/** A storage plugin (CSI) of a backend. */
-export interface Plugin {
-  __typename: 'StoragePlugin';
-  backend: string;
-  nativeId: string;
-  provider: string | null;
-  controllerRequired: boolean | null;
-  controllers: HealthCount;
-  nodes: HealthCount;
-  /** Present after a full read. */
-  detail?: PluginDetail;
-}
-
-/** The part of a plugin only a full read has. */
-export interface PluginDetail {
-  version: string | null;
-  controllerFeatures: ControllerFeature[];
-  instances: PluginInstance[];
-}
-
 export type BackendHealthStatus = 'UP' | 'DOWN';
 
 /** A backend probe's result. */
@@ -382,3 +217,7 @@ export interface BackendHealth {
   message: string | null;
   checkedAt: string;
 }
+
+export * from './model-nomad';
+export * from './model-openstack';
+export * from './model-operation';

@@ -2,12 +2,12 @@
  * GraphQL arguments → adapter inputs, with the shared input rules applied before any backend
  * call. Resolvers call these; adapters receive only checked values.
  */
-import type { VolumeBackend, VolumeSpec } from '../adapters/backend';
+import type { HostConnector, NomadVolumeSpec, VolumeBackend, VolumeSpec } from '../adapters/backend';
 import { BadUserInputError } from '../adapters/errors';
 import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/ids';
 import { byteCount, headerText, safeIdentifier, safeText, type IdPosition } from '../adapters/input';
 import type { BackendKind, KeyValue, Topology } from '../adapters/model';
-import type { CreateVolumeInput, InputMaybe, KeyValueInput, RegisterVolumeInput, TopologyInput } from '../schema/generated/resolvers-types';
+import type { CreateVolumeInput, InputMaybe, NomadVolumeMountOptionsInput, NomadVolumeSpecInput, RegisterNomadVolumeInput, StorageKeyValueInput as KeyValueInput, StorageTopologyInput as TopologyInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 
 const MAX_LIST = 100;
@@ -95,46 +95,76 @@ function topologies(list: InputMaybe<readonly TopologyInput[]> | undefined, argu
   return bounded(list, argument).map((t, i) => ({ segments: keyValues(t.segments, `${argument}[${i}].segments`) }));
 }
 
+const GIB = 1024 ** 3;
+
 const bytes = (v: InputMaybe<number> | undefined, argument: string): number | undefined =>
   v === null || v === undefined ? undefined : byteCount(v, argument);
 
-function common(input: CreateVolumeInput | RegisterVolumeInput, b: Pick<VolumeBackend, 'kind'>): VolumeSpec {
-  const min = bytes(input.capacityMinBytes, 'input.capacityMinBytes');
-  const max = bytes(input.capacityMaxBytes, 'input.capacityMaxBytes');
-  if (min !== undefined && max !== undefined && max > 0 && min > max) {
-    throw new BadUserInputError('input.capacityMinBytes must not exceed input.capacityMaxBytes', 'input.capacityMinBytes');
-  }
+/** A size given in bytes or, for backends that count in GiB, in GiB (not both). */
+export function sizeArg(b: InputMaybe<number> | undefined, gib: InputMaybe<number> | undefined, bytesArg: string, gibArg: string): number | undefined {
+  const hasBytes = b !== null && b !== undefined;
+  const hasGib = gib !== null && gib !== undefined;
+  if (hasBytes && hasGib) throw new BadUserInputError(`give ${bytesArg} or ${gibArg}, not both`, gibArg);
+  if (hasGib) return positiveInt(gib, gibArg) * GIB;
+  return bytes(b, bytesArg);
+}
+
+function capacity(min: number | undefined, max: number | undefined, minArg: string): void {
+  if (min !== undefined && max !== undefined && max > 0 && min > max) throw new BadUserInputError(`${minArg} must not exceed the maximum size`, minArg);
+}
+
+function mountOptions(m: InputMaybe<NomadVolumeMountOptionsInput> | undefined, argument: string): NomadVolumeSpec['mountOptions'] {
+  if (!m) return undefined;
   return {
-    namespace: namespaceArg(input.namespace, 'input.namespace', 'default', false, b),
-    nativeId: optionalIdArg(b, 'volume', input.nativeId, 'input.nativeId'),
-    name: safeText(input.name, 'input.name', 256),
-    pluginId: optionalIdArg(b, 'plugin', input.plugin, 'input.plugin'),
-    capacityMinBytes: min,
-    capacityMaxBytes: max,
-    capabilities: [...bounded(input.capabilities ?? [], 'input.capabilities')],
-    mountOptions: input.mountOptions
-      ? {
-          fsType: input.mountOptions.fsType ? safeText(input.mountOptions.fsType, 'input.mountOptions.fsType', 64) : undefined,
-          mountFlags: bounded(input.mountOptions.mountFlags ?? [], 'input.mountOptions.mountFlags').map((f, i) => safeText(f, `input.mountOptions.mountFlags[${i}]`, 256)),
-        }
-      : undefined,
-    secrets: secretList(input.secrets, 'input.secrets'),
-    parameters: keyValues(input.parameters, 'input.parameters'),
-    requiredTopologies: topologies(input.requiredTopologies, 'input.requiredTopologies'),
-    preferredTopologies: topologies(input.preferredTopologies, 'input.preferredTopologies'),
+    fsType: m.fsType ? safeText(m.fsType, `${argument}.fsType`, 64) : undefined,
+    mountFlags: bounded(m.mountFlags ?? [], `${argument}.mountFlags`).map((f, i) => safeText(f, `${argument}.mountFlags[${i}]`, 256)),
   };
 }
 
-export function createVolumeSpec(input: CreateVolumeInput, b: Pick<VolumeBackend, 'kind'>): VolumeSpec {
+/** Nomad's part of a create or register, checked with Nomad's identifier rules. */
+function nomadSpec(n: NomadVolumeSpecInput | RegisterNomadVolumeInput, b: Pick<VolumeBackend, 'kind'>, prefix: string): NomadVolumeSpec {
+  const capabilities = [...bounded(n.capabilities, `${prefix}.capabilities`)];
+  if (capabilities.length === 0) throw new BadUserInputError(`${prefix}.capabilities needs at least one capability`, `${prefix}.capabilities`);
   return {
-    ...common(input, b),
-    snapshotId: optionalIdArg(b, 'snapshot', input.snapshotId, 'input.snapshotId'),
-    cloneId: optionalIdArg(b, 'volume', input.cloneId, 'input.cloneId'),
-    sizeGiB: input.sizeGiB === null || input.sizeGiB === undefined ? undefined : positiveInt(input.sizeGiB, 'input.sizeGiB'),
+    pluginId: idArg(b, 'plugin', n.plugin, `${prefix}.plugin`),
+    capabilities,
+    mountOptions: mountOptions(n.mountOptions, `${prefix}.mountOptions`),
+    secrets: secretList(n.secrets, `${prefix}.secrets`),
+    parameters: keyValues(n.parameters, `${prefix}.parameters`),
+    requiredTopologies: topologies(n.requiredTopologies, `${prefix}.requiredTopologies`),
+    preferredTopologies: topologies(n.preferredTopologies, `${prefix}.preferredTopologies`),
+  };
+}
+
+/** A create's input → the neutral spec; `volumeRef` turns a global id argument into a native id of `b`. */
+export function createVolumeSpec(input: CreateVolumeInput, b: Pick<VolumeBackend, 'kind'>, nativeIdOf: (globalId: string, argument: string) => string): VolumeSpec {
+  const min = sizeArg(input.sizeBytes, input.sizeGiB, 'input.sizeBytes', 'input.sizeGiB');
+  const max = bytes(input.maxSizeBytes, 'input.maxSizeBytes');
+  capacity(min, max, 'input.sizeBytes');
+  if (input.nomad && b.kind !== 'NOMAD') throw new BadUserInputError('input.nomad is for Nomad backends', 'input.nomad');
+  if (input.cinder && b.kind !== 'OPENSTACK') throw new BadUserInputError('input.cinder is for OpenStack backends', 'input.cinder');
+  if (b.kind === 'NOMAD' && !input.nomad) throw new BadUserInputError('a Nomad volume needs input.nomad (its id, plugin and capabilities)', 'input.nomad');
+  const n = input.nomad;
+  const c = input.cinder;
+  return {
+    namespace: namespaceArg(input.namespace, 'input.namespace', 'default', false, b),
+    nativeId: n ? idArg(b, 'volume', n.nativeId, 'input.nomad.nativeId') : undefined,
+    name: safeText(input.name, 'input.name', 256),
+    capacityMinBytes: min,
+    capacityMaxBytes: max,
     description: optionalText(input.description, 'input.description'),
-    volumeType: optionalText(input.volumeType, 'input.volumeType', 255),
-    availabilityZone: optionalText(input.availabilityZone, 'input.availabilityZone', 255),
     metadata: input.metadata ? keyValues(input.metadata, 'input.metadata') : undefined,
+    nomad: n
+      ? { ...nomadSpec(n, b, 'input.nomad'), snapshotId: optionalIdArg(b, 'snapshot', n.snapshotId, 'input.nomad.snapshotId'), cloneId: optionalIdArg(b, 'volume', n.cloneId, 'input.nomad.cloneId') }
+      : undefined,
+    cinder: c
+      ? {
+          volumeType: optionalText(c.volumeType, 'input.cinder.volumeType', 255),
+          availabilityZone: optionalText(c.availabilityZone, 'input.cinder.availabilityZone', 255),
+          snapshotId: c.snapshotId ? nativeIdOf(c.snapshotId, 'input.cinder.snapshotId') : undefined,
+          sourceVolumeId: c.sourceVolumeId ? nativeIdOf(c.sourceVolumeId, 'input.cinder.sourceVolumeId') : undefined,
+        }
+      : undefined,
   };
 }
 
@@ -147,10 +177,40 @@ export function positiveInt(v: number, argument: string): number {
   return v;
 }
 
-export function registerVolumeSpec(input: RegisterVolumeInput, b: Pick<VolumeBackend, 'kind'>): VolumeSpec {
+/** A register's input → the neutral spec (Nomad). */
+export function registerVolumeSpec(input: RegisterNomadVolumeInput, b: Pick<VolumeBackend, 'kind'>): VolumeSpec {
+  const min = bytes(input.sizeBytes, 'input.sizeBytes');
+  const max = bytes(input.maxSizeBytes, 'input.maxSizeBytes');
+  capacity(min, max, 'input.sizeBytes');
   return {
-    ...common(input, b),
-    externalId: safeIdentifier(input.externalId, 'input.externalId'),
-    context: keyValues(input.context, 'input.context'),
+    namespace: namespaceArg(input.namespace, 'input.namespace', 'default', false, b),
+    nativeId: idArg(b, 'volume', input.nativeId, 'input.nativeId'),
+    name: safeText(input.name, 'input.name', 256),
+    capacityMinBytes: min,
+    capacityMaxBytes: max,
+    nomad: { ...nomadSpec(input, b, 'input'), externalId: safeIdentifier(input.externalId, 'input.externalId'), context: keyValues(input.context, 'input.context') },
   };
+}
+
+const connectorText = (v: InputMaybe<string> | undefined, argument: string): string | undefined => (v === null || v === undefined ? undefined : safeText(v, argument, 255));
+
+/** A typed host connector, each value bounded and checked. */
+export function hostConnector(c: VolumeHostConnectorInput, argument: string): HostConnector {
+  const names = (list: InputMaybe<readonly string[]> | undefined, a: string): string[] | undefined =>
+    list ? bounded(list, a).map((x, i) => safeText(x, `${a}[${i}]`, 64)) : undefined;
+  const out: HostConnector = { host: safeText(c.host, `${argument}.host`, 255) };
+  const set = <K extends keyof HostConnector>(k: K, v: HostConnector[K] | undefined): void => {
+    if (v !== undefined) out[k] = v;
+  };
+  set('ip', connectorText(c.ip, `${argument}.ip`));
+  set('initiator', connectorText(c.initiator, `${argument}.initiator`));
+  set('wwpns', names(c.wwpns, `${argument}.wwpns`));
+  set('wwnns', names(c.wwnns, `${argument}.wwnns`));
+  set('nqn', connectorText(c.nqn, `${argument}.nqn`));
+  set('platform', connectorText(c.platform, `${argument}.platform`));
+  set('osType', connectorText(c.osType, `${argument}.osType`));
+  set('multipath', c.multipath ?? undefined);
+  set('doLocalAttach', c.doLocalAttach ?? undefined);
+  set('systemUuid', connectorText(c.systemUuid, `${argument}.systemUuid`));
+  return out;
 }

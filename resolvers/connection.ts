@@ -1,26 +1,57 @@
 /** Relay connection helpers shared by list resolvers. */
-import type { Edge } from '../adapters/listing';
+import type { VolumeBackend } from '../adapters/backend';
+import type { Edge, Omission, PageInfo } from '../adapters/listing';
 import type { GatewayContext } from '../server/context';
-import type { GatewayError } from '../adapters/errors';
 
+/** A single-backend page. */
 export interface ConnectionResult<T> {
   edges: Edge<T>[];
   nodes: T[];
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pageInfo: PageInfo;
 }
 
-export function connection<T>(edges: Edge<T>[], pageInfo: ConnectionResult<T>['pageInfo']): ConnectionResult<T> {
+export function connection<T>(edges: Edge<T>[], pageInfo: PageInfo): ConnectionResult<T> {
   return { edges, nodes: edges.map((e) => e.node), pageInfo };
 }
 
-/** Records failures of some backends; the rest of the answer still comes back. */
-export function reportPartial(ctx: GatewayContext, failures: GatewayError[], path: ReadonlyArray<string | number>): void {
-  for (const error of failures) ctx.partialErrors.push({ error, path });
+/** A backend a merged page left out, as the schema's VolumeListOmission. */
+export interface OmissionResult {
+  backend: VolumeBackend;
+  reason: Omission['reason'];
+  code: string | null;
+  message: string;
 }
 
-/** `info.path` as an array. */
-export function pathOf(p: { prev: unknown; key: string | number } | undefined): Array<string | number> {
-  const out: Array<string | number> = [];
-  for (let c = p as { prev?: unknown; key: string | number } | undefined; c; c = c.prev as typeof c) out.unshift(c.key);
-  return out;
+/** A page merged across backends, as the schema's connection type (null items where backends failed). */
+export interface MergedConnectionResult<T> {
+  edges: Array<Edge<T> | null>;
+  nodes: Array<T | null>;
+  pageInfo: PageInfo;
+  omittedBackends: OmissionResult[];
+}
+
+/**
+ * The merged page. graphql-js turns an Error list item into null plus an error at that item's
+ * path, so a backend's failure travels with the data under any transport, without a side channel.
+ */
+export function mergedConnection<T>(ctx: GatewayContext, edges: Edge<T>[], pageInfo: PageInfo, omissions: Omission[]): MergedConnectionResult<T> {
+  const withErrors: Array<Edge<T> | Error> = [...edges];
+  // From the last, so earlier indexes stay right.
+  for (const o of [...omissions].reverse()) if (o.reason === 'FAILED' && o.error) withErrors.splice(o.at, 0, o.error);
+  // The resolver types say null where the schema has null; what resolves there is the Error.
+  const asItem = <I>(x: I | Error): I | null => x as I | null;
+  return {
+    edges: withErrors.map(asItem),
+    nodes: withErrors.map((e) => asItem(e instanceof Error ? e : e.node)),
+    pageInfo,
+    omittedBackends: omissions.map((o) => ({
+      backend: ctx.registry.forId(o.backend),
+      reason: o.reason,
+      code: o.error?.code ?? null,
+      message:
+        o.reason === 'NO_CREDENTIAL'
+          ? `backend "${o.backend}" needs a credential (${ctx.registry.forId(o.backend).kind === 'OPENSTACK' ? 'X-Auth-Token' : 'X-Nomad-Token'}) and the request carried none for it`
+          : (o.error?.message ?? 'the backend failed'),
+    })),
+  };
 }

@@ -1,16 +1,17 @@
-/** All resolvers, assembled from one module per type or root-field group. */
+/** All resolvers, assembled from one module per type or root-field group; backend-specific ones from resolvers/nomad and resolvers/openstack. */
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import { GraphQLScalarType, Kind } from 'graphql';
 import type { Resolvers } from '../schema/generated/resolvers-types';
-import { attachmentConsumerType, attachmentMutations, attachmentQueries, attachmentType } from './attachment';
-import { cinderMutations, cinderQueries } from './cinder-actions';
-import { operationQueries, operationType } from './operation';
-import { openStackServerType, serverQueries, serverVolumeAttachmentType } from './server';
+import { allocationConsumerType, attachmentQueries, attachmentType, consumerType, nomadNodeType, serverConsumerType, serverType } from './attachment';
 import { backendQueries, backendType } from './backend';
-import { nodeQueries, nodeType } from './node';
-import { pluginQueries, pluginType } from './plugin';
-import { externalVolumeType, snapshotMutations, snapshotQueries, snapshotType } from './snapshot';
-import { volumeQueries, volumeType } from './volume';
+import { pluginQueries, pluginType } from './nomad/plugin';
+import { registrationMutations } from './nomad/registration';
+import { nomadVolumeDetailsType } from './nomad/volume-details';
+import { operationQueries, operationTargetType, operationType } from './operation';
+import { hostAttachmentMutations, hostAttachmentQueries } from './openstack/attachments';
+import { cinderMutations, cinderQueries } from './openstack/cinder-actions';
+import { snapshotMutations, snapshotQueries, snapshotType } from './snapshot';
+import { volumeDetailsType, volumeQueries, volumeType } from './volume';
 import { volumeMutations } from './volume-mutations';
 
 /**
@@ -19,37 +20,42 @@ import { volumeMutations } from './volume-mutations';
  */
 const DateTime = new GraphQLScalarType({
   name: 'DateTime',
-  description: 'RFC 3339 timestamp in UTC; keeps the backend precision (Nomad: nanoseconds).',
+  description: 'RFC 3339 timestamp in UTC. Keeps the backend\'s precision (Nomad: nanoseconds).',
   serialize: (v) => (typeof v === 'string' ? v : DateTimeResolver.serialize(v)),
   parseValue: (v) => DateTimeResolver.parseValue(v),
   parseLiteral: (ast) => (ast.kind === Kind.STRING ? DateTimeResolver.parseLiteral(ast) : DateTimeResolver.parseLiteral(ast)),
 });
 
+/** Connection info is untyped JSON; it is output only. */
+const VolumeConnectionInfo = new GraphQLScalarType({ ...JSONResolver.toConfig(), name: 'VolumeConnectionInfo', description: 'Untyped, secret-bearing connection info.' });
+
 export const resolvers: Resolvers = {
   SafeInt: SafeIntResolver,
   DateTime,
-  JSON: JSONResolver,
+  VolumeConnectionInfo,
   Query: {
     ...backendQueries,
     ...volumeQueries,
     ...attachmentQueries,
-    ...pluginQueries,
     ...snapshotQueries,
-    ...nodeQueries,
     ...operationQueries,
-    ...serverQueries,
+    ...pluginQueries,
     ...cinderQueries,
+    ...hostAttachmentQueries,
   },
-  Mutation: { ...volumeMutations, ...snapshotMutations, ...attachmentMutations, ...cinderMutations },
-  Operation: operationType,
-  OpenStackServer: openStackServerType,
-  ServerVolumeAttachment: serverVolumeAttachmentType,
-  Backend: backendType,
+  Mutation: { ...volumeMutations, ...snapshotMutations, ...registrationMutations, ...cinderMutations, ...hostAttachmentMutations },
+  StorageBackend: backendType,
   Volume: volumeType,
-  Attachment: attachmentType,
-  AttachmentConsumer: attachmentConsumerType,
-  Plugin: pluginType,
-  Snapshot: snapshotType,
-  ExternalVolume: externalVolumeType,
-  Node: nodeType,
+  VolumeDetails: volumeDetailsType,
+  NomadVolumeDetails: nomadVolumeDetailsType,
+  VolumeAttachment: attachmentType,
+  VolumeConsumer: consumerType,
+  VolumeAllocationConsumer: allocationConsumerType,
+  VolumeServerConsumer: serverConsumerType,
+  Server: serverType,
+  NomadNode: nomadNodeType,
+  VolumeSnapshot: snapshotType,
+  VolumeOperation: operationType,
+  VolumeOperationTarget: operationTargetType,
+  StoragePlugin: pluginType,
 };

@@ -1,76 +1,81 @@
-/** Snapshots and provider-side (external) volumes. */
-import { BadUserInputError, UnsupportedByBackendError } from '../adapters/errors';
+/** Snapshots: listing, reading, creating and deleting, and the VolumeSnapshot entity. */
+import { hasSnapshotReads } from '../adapters/capabilities';
+import { BadUserInputError } from '../adapters/errors';
 import { encodeGlobalId } from '../adapters/ids';
 import { pageSize, safeText } from '../adapters/input';
 import { pageOpaque } from '../adapters/listing';
-import type { ExternalVolumeResolvers, MutationResolvers, QueryResolvers, SnapshotResolvers } from '../schema/generated/resolvers-types';
-import { globalIdArg, idArg, keyValues, namespaceArg, optionalIdArg, optionalText, secretList } from './args';
-import { track } from './operation';
+import type { Snapshot } from '../adapters/model';
+import type { MutationResolvers, QueryResolvers, VolumeSnapshotResolvers } from '../schema/generated/resolvers-types';
+import type { GatewayContext } from '../server/context';
+import { idempotent } from '../server/idempotency';
+import { globalIdArg, keyValues, optionalIdArg, optionalText, secretList } from './args';
 import { connection } from './connection';
+import { loadOperation, operationId, track } from './operation';
 import { volumeRefFromId } from './volume';
 
-export const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string =>
-  encodeGlobalId({ kind: 'Snapshot', backend: s.backend, scope: s.scope, nativeId: s.nativeId });
+export const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string => encodeGlobalId({ kind: 'Snapshot', backend: s.backend, scope: s.scope, nativeId: s.nativeId });
 
-export const snapshotQueries: Pick<QueryResolvers, 'snapshots' | 'externalVolumes'> = {
-  snapshots: async (_p, { backend, plugin, first, after, secrets }, ctx) => {
+/** A snapshot by global id, through the execution's loader (UNSUPPORTED_BY_BACKEND where a backend cannot read one). */
+export function loadSnapshot(ctx: GatewayContext, id: string, argument = 'id'): Promise<Snapshot | null> {
+  const p = globalIdArg(ctx, id, 'Snapshot', argument);
+  ctx.registry.capable(ctx.registry.forId(p.backend), hasSnapshotReads);
+  return ctx.loaders.snapshot.load({ backend: p.backend, scope: p.scope, nativeId: p.nativeId });
+}
+
+export const snapshotQueries: Pick<QueryResolvers, 'volumeSnapshots' | 'volumeSnapshot'> = {
+  volumeSnapshots: async (_p, { backend, filter, first, after, secrets }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
     // Nomad lists snapshots per plugin; OpenStack per project (the caller's).
-    if (b.kind === 'NOMAD' && !plugin) throw new BadUserInputError('Nomad lists snapshots per plugin: give plugin', 'plugin');
-    const pluginArg = plugin ? idArg(b, 'plugin', plugin, 'plugin') : '';
+    if (b.kind === 'NOMAD' && !filter?.plugin) throw new BadUserInputError('Nomad lists snapshots per plugin: give filter.plugin', 'filter.plugin');
+    const pluginId = optionalIdArg(b, 'plugin', filter?.plugin, 'filter.plugin');
+    const volume = filter?.volumeId ? volumeRefFromId(ctx, filter.volumeId, 'filter.volumeId') : undefined;
     const kv = secretList(secrets, 'secrets');
-    const size = pageSize(first, 50);
-    const page = await pageOpaque((limit, token) => b.listSnapshots(pluginArg, limit, token, kv, ctx.call(b.id)), size, after);
+    const page = await pageOpaque((limit, token) => b.listSnapshots({ pluginId, volume, limit, token, secrets: kv }, ctx.call(b.id)), pageSize(first, 50), after);
     return connection(page.edges, page.pageInfo);
   },
-  externalVolumes: async (_p, { backend, plugin, namespace, first, after }, ctx) => {
-    const b = ctx.registry.forArgument(backend, 'backend');
-    const pluginArg = idArg(b, 'plugin', plugin, 'plugin');
-    const ns = namespaceArg(namespace, 'namespace', 'default', false, b);
-    const size = pageSize(first, 50);
-    const page = await pageOpaque((limit, token) => b.listExternalVolumes(pluginArg, ns, limit, token, ctx.call(b.id)), size, after);
-    return connection(page.edges, page.pageInfo);
-  },
+  volumeSnapshot: (_p, { id }, ctx) => loadSnapshot(ctx, id),
 };
 
-export const snapshotMutations: Pick<MutationResolvers, 'createSnapshot' | 'deleteSnapshot'> = {
-  createSnapshot: async (_p, { input }, ctx) => {
+/** A remembered snapshot create: the snapshot as answered and its operation's id. */
+interface Remembered {
+  snapshot: Snapshot;
+  operation: string;
+}
+
+export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' | 'deleteVolumeSnapshot'> = {
+  createVolumeSnapshot: async (_p, { input }, ctx) => {
     const volume = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
     const b = ctx.registry.forId(volume.backend);
-    if (!b.capabilities.has('CREATE_SNAPSHOT')) throw new UnsupportedByBackendError(b.id, 'creating snapshots');
-    const accepted = await b.createSnapshot(
-      {
-        volume,
-        name: safeText(input.name, 'input.name', 256),
-        pluginId: optionalIdArg(b, 'plugin', input.plugin, 'input.plugin'),
-        parameters: keyValues(input.parameters, 'input.parameters'),
-        secrets: secretList(input.secrets, 'input.secrets'),
-        description: optionalText(input.description, 'input.description'),
-        force: input.force ?? undefined,
-      },
-      ctx.call(b.id),
-    );
-    const snapshot = accepted.result;
-    const operation = await track(ctx, 'CREATE_SNAPSHOT', { backend: b.id, scope: snapshot.scope, id: snapshotId(snapshot) }, accepted);
-    return { snapshot, operation };
+    const spec = {
+      volume,
+      name: safeText(input.name, 'input.name', 256),
+      pluginId: optionalIdArg(b, 'plugin', input.plugin, 'input.plugin'),
+      parameters: keyValues(input.parameters, 'input.parameters'),
+      secrets: secretList(input.secrets, 'input.secrets'),
+      description: optionalText(input.description, 'input.description'),
+      force: input.force ?? false,
+    };
+    const { idempotencyKey, ...fingerprinted } = input;
+    const done = await idempotent<Remembered>(ctx.idempotency, { backend: b.id, credential: ctx.call(b.id).credential, mutation: 'createVolumeSnapshot' }, idempotencyKey, fingerprinted, async () => {
+      const accepted = await b.createSnapshot(spec, ctx.call(b.id));
+      const s = accepted.result;
+      const operation = await track(ctx, 'CREATE_SNAPSHOT', { backend: b.id, scope: s.scope, id: snapshotId(s) }, accepted);
+      return { snapshot: s, operation: operationId(operation) };
+    });
+    return { snapshot: done.snapshot, operation: (await loadOperation(ctx, done.operation))! };
   },
-  deleteSnapshot: async (_p, { input }, ctx) => {
+  deleteVolumeSnapshot: async (_p, { input }, ctx) => {
     const p = globalIdArg(ctx, input.id, 'Snapshot', 'input.id');
     const b = ctx.registry.forId(p.backend);
-    const accepted = await b.deleteSnapshot(p.scope, p.nativeId, secretList(input.secrets, 'input.secrets'), ctx.call(b.id));
+    const accepted = await b.deleteSnapshot({ backend: p.backend, scope: p.scope, nativeId: p.nativeId }, secretList(input.secrets, 'input.secrets'), ctx.call(b.id));
     return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: p.scope, id: input.id }, accepted) };
   },
 };
 
-export const snapshotType: SnapshotResolvers = {
+export const snapshotType: VolumeSnapshotResolvers = {
+  __resolveReference: (ref, ctx) => loadSnapshot(ctx, ref.id),
   id: (s) => snapshotId(s),
   backend: (s, _a, ctx) => ctx.registry.forId(s.backend),
   plugin: (s, _a, ctx) => (s.pluginId ? ctx.loaders.plugin.load({ backend: s.backend, nativeId: s.pluginId }) : null),
   volume: (s, _a, ctx) => (s.sourceVolume ? ctx.loaders.volume.load(s.sourceVolume) : null),
-  backendStatus: (s) => s.backendStatus ?? null,
-  description: (s) => s.description ?? null,
-};
-
-export const externalVolumeType: ExternalVolumeResolvers = {
-  backend: (e, _a, ctx) => ctx.registry.forId(e.backend),
 };

@@ -1,54 +1,62 @@
 /**
- * Unified volume mutations. Each returns once the backend has accepted the change, with an
- * Operation the gateway drives to a terminal state (at once SUCCEEDED where the backend
- * finishes synchronously, as Nomad does); the volume is read back through a fresh loader entry.
+ * Core volume mutations. Each returns once the backend has accepted the change, with an operation
+ * the gateway drives to a terminal state (SUCCEEDED at once where the backend finishes
+ * synchronously, as Nomad does); the volume is read back through a fresh loader entry. Creating
+ * mutations take an idempotency key.
  */
+import type { AttachTarget, DetachTarget } from '../adapters/backend';
+import { hasVolumeUpdates } from '../adapters/capabilities';
 import { BadUserInputError } from '../adapters/errors';
 import { safeText } from '../adapters/input';
 import type { VolumeRef } from '../adapters/model';
 import type { MutationResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
-import { createVolumeSpec, keyValues, optionalIdArg, optionalText, positiveInt, registerVolumeSpec, secretList } from './args';
-import { track } from './operation';
+import { idempotent } from '../server/idempotency';
+import { createVolumeSpec, globalIdArg, hostConnector, idArg, keyValues, optionalText, secretList, sizeArg } from './args';
+import { attachmentRefFromId } from './attachment';
+import { loadOperation, operationId, track } from './operation';
 import { volumeId, volumeRefFromId } from './volume';
 
-const GIB = 1024 ** 3;
-const target = (ref: VolumeRef) => ({ backend: ref.backend, scope: ref.namespace, id: volumeId(ref) });
+export const target = (ref: VolumeRef) => ({ backend: ref.backend, scope: ref.namespace, id: volumeId(ref) });
 
 /** The volume read after a change (a failed read leaves it null: the change itself went through). */
-async function readBack(ctx: GatewayContext, ref: VolumeRef) {
+export async function readBack(ctx: GatewayContext, ref: VolumeRef) {
   ctx.loaders.volume.clear(ref);
   return ctx.loaders.volume.load(ref).catch(() => null);
 }
 
-/** A JSON object argument (host connector). */
-export function jsonObject(v: unknown, argument: string): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BadUserInputError(`${argument} must be a JSON object`, argument);
-  if (JSON.stringify(v).length > 8192) throw new BadUserInputError(`${argument} is larger than 8 KiB`, argument);
-  return v as Record<string, unknown>;
+/** Exactly one of the given inputs must be set. */
+export function exactlyOne(given: Record<string, unknown>, argument: string): string {
+  const set = Object.entries(given).filter(([, v]) => v !== null && v !== undefined);
+  if (set.length !== 1) throw new BadUserInputError(`give exactly one of ${Object.keys(given).map((k) => `${argument}.${k}`).join(', ')}`, argument);
+  return set[0]![0];
 }
 
-export const volumeMutations: Pick<
-  MutationResolvers,
-  'createVolume' | 'registerVolume' | 'deregisterVolume' | 'deleteVolume' | 'detachVolume' | 'attachVolume' | 'extendVolume' | 'updateVolume'
-> = {
+/** Nova's tag rule (≤ 60 characters, no `/` or `,`), checked before any call. */
+function optionalTag(tag: string | null | undefined): string | undefined {
+  if (tag === null || tag === undefined) return undefined;
+  if (tag.length === 0 || tag.length > 60 || /[/,]/.test(tag)) throw new BadUserInputError('input.server.tag must be 1-60 characters without "/" or ","', 'input.server.tag');
+  return safeText(tag, 'input.server.tag', 60);
+}
+
+/** A remembered create: the ids to answer a retry with. */
+interface Remembered {
+  ref: VolumeRef;
+  operation: string;
+}
+
+export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVolume' | 'detachVolume' | 'attachVolume' | 'extendVolume' | 'updateVolume'> = {
   createVolume: async (_p, { input }, ctx) => {
     const backend = ctx.registry.forArgument(input.backend, 'input.backend');
-    const accepted = await backend.createVolume(createVolumeSpec(input, backend), ctx.call(backend.id));
-    const operation = await track(ctx, 'CREATE_VOLUME', target(accepted.result), accepted);
-    return { volume: await readBack(ctx, accepted.result), operation };
-  },
-  registerVolume: async (_p, { input }, ctx) => {
-    const backend = ctx.registry.forArgument(input.backend, 'input.backend');
-    const ref = await backend.registerVolume(registerVolumeSpec(input, backend), ctx.call(backend.id));
-    return { volume: await readBack(ctx, ref), operation: null };
-  },
-  deregisterVolume: async (_p, { input }, ctx) => {
-    const ref = volumeRefFromId(ctx, input.id, 'input.id');
-    await ctx.registry.forId(ref.backend).deregisterVolume(ref, input.force ?? false, ctx.call(ref.backend));
-    ctx.loaders.volume.clear(ref);
-    const operation = await track(ctx, 'DELETE_VOLUME', target(ref), { result: undefined, pending: null });
-    return { deletedId: volumeId(ref), operation };
+    const spec = createVolumeSpec(input, backend, (id, argument) => globalIdArg(ctx, id, argument.endsWith('snapshotId') ? 'Snapshot' : 'Volume', argument).nativeId);
+    const { idempotencyKey, ...fingerprinted } = input;
+    const done = await idempotent<Remembered>(ctx.idempotency, { backend: backend.id, credential: ctx.call(backend.id).credential, mutation: 'createVolume' }, idempotencyKey, fingerprinted, async () => {
+      const accepted = await backend.createVolume(spec, ctx.call(backend.id));
+      const operation = await track(ctx, 'CREATE_VOLUME', target(accepted.result), accepted);
+      return { ref: accepted.result, operation: operationId(operation) };
+    });
+    const operation = await loadOperation(ctx, done.operation);
+    return { volume: await readBack(ctx, done.ref), operation: operation! };
   },
   deleteVolume: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.id, 'input.id');
@@ -60,69 +68,55 @@ export const volumeMutations: Pick<
   },
   detachVolume: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
-    const given = [input.nodeId, input.serverId, input.attachmentId].filter((x) => x !== null && x !== undefined);
-    if (given.length !== 1) throw new BadUserInputError('give exactly one of input.nodeId (Nomad), input.serverId or input.attachmentId (OpenStack)', 'input');
     const b = ctx.registry.forId(ref.backend);
-    const accepted = await b.detachVolume(
-      ref,
-      {
-        nodeId: optionalIdArg(b, 'node', input.nodeId, 'input.nodeId'),
-        serverId: optionalIdArg(b, 'server', input.serverId, 'input.serverId'),
-        attachmentId: optionalIdArg(b, 'attachment', input.attachmentId, 'input.attachmentId'),
-      },
-      ctx.call(ref.backend),
-    );
+    const which = exactlyOne({ serverId: input.serverId, nodeId: input.nodeId, hostAttachmentId: input.hostAttachmentId }, 'input');
+    const t: DetachTarget =
+      which === 'serverId'
+        ? { kind: 'server', serverId: idArg(b, 'server', input.serverId!, 'input.serverId') }
+        : which === 'nodeId'
+          ? { kind: 'node', nodeId: idArg(b, 'node', input.nodeId!, 'input.nodeId') }
+          : { kind: 'hostAttachment', attachmentId: attachmentRefFromId(ctx, input.hostAttachmentId!, 'input.hostAttachmentId').consumerId };
+    const accepted = await b.detachVolume(ref, t, ctx.call(ref.backend));
     const operation = await track(ctx, 'DETACH_VOLUME', target(ref), accepted);
     return { volume: await readBack(ctx, ref), operation };
   },
   attachVolume: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
     const b = ctx.registry.forId(ref.backend);
-    const accepted = await b.attachVolume(
-      ref,
-      {
-        serverId: optionalIdArg(b, 'server', input.serverId, 'input.serverId'),
-        connector: input.connector === null || input.connector === undefined ? undefined : jsonObject(input.connector, 'input.connector'),
-        device: input.device ? safeText(input.device, 'input.device', 64) : undefined,
-        tag: optionalTag(input.tag),
-        deleteOnTermination: input.deleteOnTermination ?? undefined,
-        readOnly: input.readOnly ?? undefined,
-      },
-      ctx.call(ref.backend),
-    );
-    const operation = await track(ctx, 'ATTACH_VOLUME', target(ref), accepted);
-    return { operation, attachment: accepted.result, volume: await readBack(ctx, ref) };
+    const which = exactlyOne({ server: input.server, host: input.host }, 'input');
+    const t: AttachTarget =
+      which === 'server'
+        ? {
+            kind: 'server',
+            serverId: idArg(b, 'server', input.server!.serverId, 'input.server.serverId'),
+            device: input.server!.device ? safeText(input.server!.device, 'input.server.device', 64) : undefined,
+            tag: optionalTag(input.server!.tag),
+            deleteOnTermination: input.server!.deleteOnTermination ?? undefined,
+          }
+        : { kind: 'host', connector: hostConnector(input.host!.connector, 'input.host.connector'), readOnly: input.host!.readOnly ?? false };
+    const { idempotencyKey, ...fingerprinted } = input;
+    const done = await idempotent(ctx.idempotency, { backend: b.id, credential: ctx.call(b.id).credential, mutation: 'attachVolume' }, idempotencyKey, fingerprinted, async () => {
+      const accepted = await b.attachVolume(ref, t, ctx.call(ref.backend));
+      const operation = await track(ctx, 'ATTACH_VOLUME', target(ref), accepted);
+      return { operation: operationId(operation), attachment: accepted.result };
+    });
+    return { operation: (await loadOperation(ctx, done.operation))!, attachment: done.attachment, volume: await readBack(ctx, ref) };
   },
   extendVolume: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.id, 'input.id');
-    const gib = input.newSizeGiB ?? null;
-    const bytes = input.newSizeBytes ?? null;
-    if ((gib === null) === (bytes === null)) throw new BadUserInputError('give exactly one of input.newSizeGiB and input.newSizeBytes', 'input.newSizeGiB');
-    const size = gib !== null ? positiveInt(gib, 'input.newSizeGiB') * GIB : bytes!;
-    if (!Number.isSafeInteger(size) || size <= 0) throw new BadUserInputError('the new size must be positive', 'input.newSizeBytes');
+    const size = sizeArg(input.newSizeBytes, input.newSizeGiB, 'input.newSizeBytes', 'input.newSizeGiB');
+    if (size === undefined) throw new BadUserInputError('give input.newSizeBytes or input.newSizeGiB', 'input.newSizeBytes');
+    if (size <= 0) throw new BadUserInputError('the new size must be positive', 'input.newSizeBytes');
     const accepted = await ctx.registry.forId(ref.backend).extendVolume(ref, size, ctx.call(ref.backend));
     const operation = await track(ctx, 'EXTEND_VOLUME', target(ref), accepted);
     return { volume: await readBack(ctx, ref), operation };
   },
   updateVolume: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.id, 'input.id');
-    const volume = await ctx.registry.forId(ref.backend).updateVolume(
-      ref,
-      {
-        name: optionalText(input.name, 'input.name', 255),
-        description: optionalText(input.description, 'input.description'),
-        metadata: input.metadata ? keyValues(input.metadata, 'input.metadata') : undefined,
-      },
-      ctx.call(ref.backend),
-    );
+    const b = ctx.registry.capable(ctx.registry.forId(ref.backend), hasVolumeUpdates);
+    const patch = { name: optionalText(input.name, 'input.name', 255), description: optionalText(input.description, 'input.description'), metadata: input.metadata ? keyValues(input.metadata, 'input.metadata') : undefined };
+    const volume = await b.updateVolume(ref, patch, ctx.call(ref.backend));
     ctx.loaders.volume.clear(ref).prime(ref, volume);
-    return { volume, operation: null };
+    return { volume, operation: await track(ctx, 'UPDATE_VOLUME', target(ref), { result: undefined, pending: null }) };
   },
 };
-
-/** Nova's tag rule (≤ 60 characters, no `/` or `,`), checked before any call. */
-function optionalTag(tag: string | null | undefined): string | undefined {
-  if (tag === null || tag === undefined) return undefined;
-  if (tag.length === 0 || tag.length > 60 || /[/,]/.test(tag)) throw new BadUserInputError('input.tag must be 1-60 characters without "/" or ","', 'input.tag');
-  return safeText(tag, 'input.tag', 60);
-}

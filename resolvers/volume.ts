@@ -1,16 +1,16 @@
-/** Volume queries and the Volume type. Detail fields load the full volume through the request's loader. */
+/** Volume queries, the Volume entity and its details union. Fields a list stub lacks load the full volume. */
 import { NotFoundError } from '../adapters/errors';
 import { encodeGlobalId } from '../adapters/ids';
 import { pageSize, safeText } from '../adapters/input';
 import { decodeCursor, listVolumesMerged } from '../adapters/listing';
-import type { Volume as VolumeModel, VolumeDetail, VolumeRef } from '../adapters/model';
+import type { Volume as VolumeModel, VolumeRef } from '../adapters/model';
 import type { GatewayContext } from '../server/context';
-import type { QueryResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
+import type { QueryResolvers, VolumeDetailsResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
 import { filterIdArg, globalIdArg, idArg, namespaceArg } from './args';
-import { connection, pathOf, reportPartial } from './connection';
+import { mergedConnection } from './connection';
+import { operationsOf } from './operation';
 
-export const volumeId = (ref: VolumeRef): string =>
-  encodeGlobalId({ kind: 'Volume', backend: ref.backend, scope: ref.namespace, nativeId: ref.nativeId });
+export const volumeId = (ref: VolumeRef): string => encodeGlobalId({ kind: 'Volume', backend: ref.backend, scope: ref.namespace, nativeId: ref.nativeId });
 
 /** Global id → ref, checking the id and that its backend is configured. */
 export function volumeRefFromId(ctx: GatewayContext, id: string, argument = 'id'): VolumeRef {
@@ -25,13 +25,16 @@ export async function requireVolume(ctx: GatewayContext, ref: VolumeRef): Promis
   return v;
 }
 
-async function detail(v: VolumeModel, ctx: GatewayContext): Promise<VolumeDetail> {
-  if (v.detail) return v.detail;
-  return (await requireVolume(ctx, v.ref)).detail!;
+/** The volume with everything a full read has (itself when it came from one). */
+export const complete = (ctx: GatewayContext, v: VolumeModel): Promise<VolumeModel> => (v.complete ? Promise.resolve(v) : requireVolume(ctx, v.ref));
+
+/** Full volumes a list returned go into the loader, so a detail read never repeats the list's work. */
+function prime(ctx: GatewayContext, volumes: readonly VolumeModel[]): void {
+  for (const v of volumes) if (v.complete) ctx.loaders.volume.prime(v.ref, v);
 }
 
 export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeByNativeId'> = {
-  volumes: async (_p, { first, after, filter }, ctx, info) => {
+  volumes: async (_p, { first, after, filter }, ctx) => {
     const size = pageSize(first, 50);
     const backends = ctx.registry.select('LIST_VOLUMES', filter?.backends, 'filter.backends');
     const cursor = after ? decodeCursor(after, backends.map((b) => b.id)) : null;
@@ -48,45 +51,29 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
       first: size,
       after: cursor,
       callFor: (id) => ctx.call(id),
+      hasCredential: (id) => ctx.hasCredential(id),
     });
-    reportPartial(ctx, result.failures, pathOf(info.path));
-    return connection(result.edges, result.pageInfo);
+    prime(ctx, result.edges.map((e) => e.node));
+    return mergedConnection(ctx, result.edges, result.pageInfo, result.omissions);
   },
-  volume: async (_p, { id }, ctx) => ctx.loaders.volume.load(volumeRefFromId(ctx, id)),
-  volumeByNativeId: async (_p, { backend, namespace, nativeId }, ctx) => {
+  volume: (_p, { id }, ctx) => ctx.loaders.volume.load(volumeRefFromId(ctx, id)),
+  volumeByNativeId: (_p, { backend, namespace, nativeId }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
     return ctx.loaders.volume.load({ backend: b.id, namespace: namespaceArg(namespace, 'namespace', 'default', false, b), nativeId: idArg(b, 'volume', nativeId, 'nativeId') });
   },
 };
 
 export const volumeType: VolumeResolvers = {
+  __resolveReference: (ref, ctx) => ctx.loaders.volume.load(volumeRefFromId(ctx, ref.id)),
   id: (v) => volumeId(v.ref),
   backend: (v, _a, ctx) => ctx.registry.forId(v.ref.backend),
   namespace: (v) => v.ref.namespace,
   nativeId: (v) => v.ref.nativeId,
-  plugin: (v, _a, ctx) => (v.pluginId ? ctx.loaders.plugin.load({ backend: v.ref.backend, nativeId: v.pluginId }) : null),
-  capacityBytes: async (v, _a, ctx) => (await detail(v, ctx)).capacityBytes,
-  requestedCapacity: async (v, _a, ctx) => {
-    const d = await detail(v, ctx);
-    return { minBytes: d.requestedCapacityMinBytes, maxBytes: d.requestedCapacityMaxBytes };
-  },
-  requestedCapabilities: async (v, _a, ctx) => (await detail(v, ctx)).requestedCapabilities,
-  requestedTopologies: async (v, _a, ctx) => (await detail(v, ctx)).requestedTopologies,
-  providerVersion: async (v, _a, ctx) => (await detail(v, ctx)).providerVersion,
-  attachments: async (v, _a, ctx) => (await detail(v, ctx)).attachments,
-  mountOptions: async (v, _a, ctx) => (await detail(v, ctx)).mountOptions,
-  parameters: async (v, _a, ctx) => (await detail(v, ctx)).parameters,
-  context: async (v, _a, ctx) => (await detail(v, ctx)).context,
-  cloneId: async (v, _a, ctx) => (await detail(v, ctx)).cloneId,
-  snapshotId: async (v, _a, ctx) => (await detail(v, ctx)).snapshotId,
-  sizeGiB: (v) => v.openstack?.sizeGiB ?? null,
-  description: (v) => v.openstack?.description ?? null,
-  volumeType: (v) => v.openstack?.volumeType ?? null,
-  availabilityZone: (v) => v.openstack?.availabilityZone ?? null,
-  bootable: (v) => v.openstack?.bootable ?? null,
-  encrypted: (v) => v.openstack?.encrypted ?? null,
-  multiattach: (v) => v.openstack?.multiattach ?? null,
-  metadata: (v) => v.openstack?.metadata ?? [],
-  imageMetadata: (v) => v.openstack?.imageMetadata ?? [],
-  migrationStatus: (v) => v.openstack?.migrationStatus ?? null,
+  sizeBytes: async (v, _a, ctx) => (await complete(ctx, v)).sizeBytes,
+  attachments: async (v, _a, ctx) => (await complete(ctx, v)).attachments,
+  operations: (v, _a, ctx) => operationsOf(ctx, volumeId(v.ref)),
+};
+
+export const volumeDetailsType: VolumeDetailsResolvers = {
+  __resolveType: (d) => d.__typename,
 };

@@ -1,17 +1,24 @@
-/** The unified schema's SDL, read from the `.graphql` files beside this module (or the package's `schema/` when compiled). */
+/** The unified schema's SDL, read from the `.graphql` files under this folder (or the package's `schema/` when compiled). */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 function schemaDir(): string {
   const here = __dirname;
   return existsSync(join(here, 'volume.graphql')) ? here : join(here, '..', '..', 'schema');
 }
 
-/** SDL documents, one per concept, in a stable order. */
+function graphqlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'generated' ? [] : graphqlFiles(path);
+    return e.name.endsWith('.graphql') ? [path] : [];
+  });
+}
+
+/** SDL documents, one per concept, in a stable order (by path: core first, then backends' folders). */
 export function loadTypeDefs(): string[] {
   const dir = schemaDir();
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.graphql'))
-    .sort()
-    .map((f) => readFileSync(join(dir, f), 'utf8'));
+  return graphqlFiles(dir)
+    .sort((a, b) => relative(dir, a).localeCompare(relative(dir, b)))
+    .map((f) => readFileSync(f, 'utf8'));
 }

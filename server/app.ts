@@ -5,15 +5,16 @@
  * documents) lives in server/http/.
  */
 import { ApolloServer, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
-import { makeExecutableSchema } from '@graphql-tools/schema';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolvers } from '../resolvers';
-import { loadTypeDefs } from '../schema';
+import { buildGatewaySchema } from './schema';
+import { hasTrackedChanges } from '../adapters/capabilities';
 import type { GatewayConfig } from './config';
-import { createContext, type GatewayContext } from './context';
-import { createFormatError, formatPartial } from './errors';
+import type { GatewayContext, GatewayServices } from './context';
+import { createHttpContext } from './http-context';
+import { createFormatError } from './errors';
+import { MemoryIdempotencyStore } from './idempotency';
 import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
 import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
@@ -74,6 +75,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     o.operations ??
     new OperationTracker({
       ...o.operationOptions,
+      // The backend that made a change evaluates its completion rule.
+      changes: (id) => {
+        const b = o.registry.find(id);
+        return b && hasTrackedChanges(b) ? b : undefined;
+      },
       store: redis
         ? new RedisOperationStore({
             client: redis.client,
@@ -92,7 +98,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     });
   // Operation limits: parse options, validation rules and the wrapped schema (server/limits).
   const limits = operationLimits(o.config.limits);
-  const limited = apolloLimitOptions<GatewayContext>(limits, makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers }));
+  // One schema for direct clients and for a supergraph's router: a Federation 2 subgraph.
+  const limited = apolloLimitOptions<GatewayContext>(limits, buildGatewaySchema());
+  const services: GatewayServices = { registry: o.registry, operations, idempotency: new MemoryIdempotencyStore(), maxConcurrentReads: o.config.maxConcurrentReads };
   const apollo = new ApolloServer<GatewayContext>({
     ...limited,
     formatError: createFormatError(o.logger, limits.executionGuards.parseErrorReason),
@@ -106,7 +114,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       {
         async requestDidStart() {
           return {
-            // Failures of single backends go beside the data instead of nulling it.
             async willSendResponse(rc: GraphQLRequestContextWillSendResponse<GatewayContext>) {
               // GraphQL over HTTP: a client that accepts only application/json (not
               // application/graphql-response+json) gets 200 for parse, validation and variable
@@ -116,10 +123,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
               if (rc.response.http.status === 400 && !accept.includes('application/graphql-response+json') && errors?.every((e) => DOCUMENT_ERROR_CODES.has(String(e.extensions?.code)))) {
                 rc.response.http.status = 200;
               }
-              const partial = rc.contextValue.partialErrors;
-              if (partial.length === 0 || rc.response.body.kind !== 'single') return;
-              const result = rc.response.body.singleResult;
-              result.errors = [...(result.errors ?? []), ...partial.map((p) => formatPartial(p.error, p.path))];
             },
           };
         },
@@ -142,8 +145,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     execute: (httpGraphQLRequest, { req, signal }) =>
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest,
-        context: async () =>
-          createContext({ registry: o.registry, headers: req.headers, requestId: httpGraphQLRequest.headers.get('x-request-id'), limits: limits.executionGuards.createExecutionLimits(signal), maxConcurrentReads: o.config.maxConcurrentReads, operations }),
+        context: async () => createHttpContext(services, { headers: req.headers, requestId: httpGraphQLRequest.headers.get('x-request-id'), limits: limits.executionGuards.createExecutionLimits(signal) }),
       }),
   });
 

@@ -1,67 +1,77 @@
-/** Per-request context: who is calling, with which credentials, and the request's loaders. */
+/**
+ * The execution context: who is calling, with which credentials, and the execution's loaders and
+ * limits. It is transport-neutral: HTTP (`server/http-context.ts`), graphql-ws, federation's
+ * `_entities` and a compiled executor all build it from the same three facts.
+ */
 import { randomUUID } from 'node:crypto';
 import type { CallerCredential, CallOptions } from '../adapters/backend';
-import type { GatewayError } from '../adapters/errors';
 import type { OperationTracker } from '../subscriptions/operations';
-import { credentialsFromHeaders, type Headers } from './credentials';
+import type { IdempotencyStore } from './idempotency';
 import { DEFAULT_LIMITS, ExecutionLimits, type LimitedContext } from './limits';
 import { createLoaders, type Loaders } from './loaders';
 import type { BackendRegistry } from './registry';
 
-/** A failure that nulls only part of an answer (one backend of a merged list). */
-export interface PartialError {
-  error: GatewayError;
-  path: ReadonlyArray<string | number>;
-}
-
+/** What every resolver receives. */
 export interface GatewayContext extends LimitedContext {
   requestId: string;
   registry: BackendRegistry;
   loaders: Loaders;
   /**
-   * Call options for one backend: the caller's credential for it, request id, the operation's
+   * Call options for one backend: the caller's credential for it, request id, the execution's
    * signal (client gone or deadline) and its backend-call budget.
    */
   call(backend: string): CallOptions;
+  /** True when the caller sent a credential for this backend. */
+  hasCredential(backend: string): boolean;
   /** This execution's budget, deadline and response meter (server/limits). */
   limits: ExecutionLimits;
-  /** Errors to add to the response without nulling the data around them. */
-  partialErrors: PartialError[];
-  /** The process-wide operation tracker (outlives this request). */
+  /** The process-wide operation tracker (outlives this execution). */
   operations: OperationTracker;
+  /** Remembers creating mutations' results by idempotency key. */
+  idempotency: IdempotencyStore;
 }
 
-export interface ContextOptions {
+/** Process-wide parts, the same for every execution. */
+export interface GatewayServices {
   registry: BackendRegistry;
-  headers: Headers;
-  /** Caller-supplied `X-Request-Id` if it is sane, else a new UUID. */
-  requestId?: string;
-  /** Aborted when the client goes away (used when `limits` is not given). */
-  signal?: AbortSignal;
-  /** @default 16 */
-  maxConcurrentReads?: number;
   operations: OperationTracker;
+  idempotency: IdempotencyStore;
+  /** Most backend reads one loader batch runs at once. @default 16 */
+  maxConcurrentReads?: number;
+}
+
+/** What one execution needs to know about its caller. */
+export interface ExecutionRequest {
+  /** Credential per backend id; a backend not in the map is called anonymously. */
+  credentials: ReadonlyMap<string, CallerCredential>;
+  /** Aborted when the caller goes away (used when `limits` is not given). */
+  signal?: AbortSignal;
+  /** A caller-supplied request id if it is sane, else a new UUID. */
+  requestId?: string | null;
   /** This execution's limits. @default new ExecutionLimits with the default limits and `signal` */
   limits?: ExecutionLimits;
 }
 
-export function createContext(o: ContextOptions): GatewayContext {
-  const requestId = o.requestId && /^[A-Za-z0-9._:-]{1,128}$/.test(o.requestId) ? o.requestId : randomUUID();
-  const credentials = credentialsFromHeaders(o.headers, o.registry);
-  const limits = o.limits ?? new ExecutionLimits(DEFAULT_LIMITS, o.signal);
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** One execution's context, with loaders of its own (never shared between executions or callers). */
+export function createExecutionContext(services: GatewayServices, r: ExecutionRequest): GatewayContext {
+  const requestId = r.requestId && SANE_REQUEST_ID.test(r.requestId) ? r.requestId : randomUUID();
+  const limits = r.limits ?? new ExecutionLimits(DEFAULT_LIMITS, r.signal);
   const call = (backend: string): CallOptions => ({
-    credential: credentials.get(backend) ?? ({} as CallerCredential),
+    credential: r.credentials.get(backend) ?? {},
     requestId,
     signal: limits.signal,
     budget: limits.budget,
   });
   return {
     requestId,
-    registry: o.registry,
+    registry: services.registry,
     call,
-    loaders: createLoaders(o.registry, call, o.maxConcurrentReads ?? 16),
-    partialErrors: [],
-    operations: o.operations,
+    hasCredential: (backend) => Boolean(r.credentials.get(backend)?.token),
+    loaders: createLoaders(services.registry, call, services.maxConcurrentReads ?? 16),
+    operations: services.operations,
+    idempotency: services.idempotency,
     limits,
   };
 }

@@ -1,39 +1,44 @@
 /**
- * DataLoaders, created per request (never shared across callers: each holds one caller's
- * credential and cache). They batch and de-duplicate backend reads within a request and cap how
- * many run at once. Batch functions return one value or Error per key, in key order.
+ * DataLoaders, created per execution (never shared across callers: each holds one caller's
+ * credential and cache). They batch and de-duplicate backend reads within an execution and cap how
+ * many run at once. Batch functions return one value or Error per key, in key order. Lists prime
+ * `volume`, so a detail read never repeats a list's work.
  */
 import DataLoader from 'dataloader';
-import type { CallOptions } from '../adapters/backend';
-import type { BackendHealth, OpenStackServer, Plugin, ServerVolumeAttachment, Volume, VolumeRef } from '../adapters/model';
+import type { CallOptions, SnapshotRef } from '../adapters/backend';
+import { hasNomadNodeClaims, hasNomadPlugins, hasNovaServers, hasSnapshotReads } from '../adapters/capabilities';
+import { UnsupportedByBackendError } from '../adapters/errors';
 import { mapWithConcurrency } from '../adapters/concurrency';
+import type { Attachment, BackendHealth, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/model';
 import type { BackendRegistry } from './registry';
 
+/** A plugin of one backend. */
 export interface PluginRef {
   backend: string;
   nativeId: string;
 }
 
-export interface Loaders {
-  /** Full volume reads (Nomad list stubs carry no allocations, so lists with attachments need these). */
-  volume: DataLoader<VolumeRef, Volume | null, string>;
-  /** Full plugin reads. */
-  plugin: DataLoader<PluginRef, Plugin | null, string>;
-  /** One health probe per backend per request. */
-  health: DataLoader<string, BackendHealth>;
-  /** OpenStack servers (Nova), batched per backend and project. */
-  server: DataLoader<ServerKey, OpenStackServer | null, string>;
-  /**
-   * Each server's Nova volume attachments. Nova lists them per server only, so a batch is one
-   * call per server; they all resolve together, so the volumes they name load as one batch.
-   */
-  serverAttachments: DataLoader<ServerKey, ServerVolumeAttachment[], string>;
-}
-
+/** A Nova server of one OpenStack backend. */
 export interface ServerKey {
   backend: string;
-  scope: string;
   id: string;
+}
+
+export interface Loaders {
+  /** Full volume reads, as few calls as each backend allows (`VolumeBackend.getVolumes`). */
+  volume: DataLoader<VolumeRef, Volume | null, string>;
+  /** Snapshot reads (backends that read one snapshot; de-duplicated, at most `maxConcurrentReads` at once). */
+  snapshot: DataLoader<SnapshotRef, Snapshot | null, string>;
+  /** Full plugin reads. */
+  plugin: DataLoader<PluginRef, Plugin | null, string>;
+  /** One health probe per backend per execution. */
+  health: DataLoader<string, BackendHealth>;
+  /** Nova servers, batched per backend. */
+  server: DataLoader<ServerKey, NovaServer | null, string>;
+  /** A server's volume attachments in every OpenStack backend (by Nova server id), batched. */
+  serverAttachments: DataLoader<string, Attachment[], string>;
+  /** A Nomad node's volume claims in every Nomad backend (by node id), batched. */
+  nodeClaims: DataLoader<string, Attachment[], string>;
 }
 
 /** Groups keys by a string, keeping each key's index. */
@@ -47,20 +52,27 @@ function groupBy<K>(keys: readonly K[], by: (k: K) => string): Map<string, Array
   return groups;
 }
 
-const volumeKey = (r: VolumeRef): string => `${r.backend}\u0000${r.namespace}\u0000${r.nativeId}`;
+/** The cache key of a volume ref. */
+export const volumeKey = (r: VolumeRef): string => `${r.backend}\u0000${r.namespace}\u0000${r.nativeId}`;
 const pluginKey = (r: PluginRef): string => `${r.backend}\u0000${r.nativeId}`;
-const serverKey = (k: ServerKey): string => `${k.backend}\u0000${k.scope}\u0000${k.id}`;
+const serverKey = (k: ServerKey): string => `${k.backend}\u0000${k.id}`;
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+/** Merges per-backend maps of lists, in backend order; a failed backend fails every key. */
+async function acrossBackends<B>(backends: readonly B[], ids: readonly string[], read: (b: B) => Promise<Map<string, Attachment[]>>): Promise<Array<Attachment[] | Error>> {
+  const results = await Promise.all(backends.map((b) => read(b).catch(asError)));
+  const failed = results.find((r): r is Error => r instanceof Error);
+  if (failed) return ids.map(() => failed);
+  return ids.map((id) => results.flatMap((m) => (m as Map<string, Attachment[]>).get(id) ?? []));
+}
 
 /**
  * @param maxConcurrentReads most backend reads one batch runs at once (the transport's
  *   per-backend connection cap applies on top).
  */
 export function createLoaders(registry: BackendRegistry, call: (backend: string) => CallOptions, maxConcurrentReads: number): Loaders {
-  const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> =>
-    mapWithConcurrency(keys, maxConcurrentReads, (k) => fn(k).catch(asError));
+  const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> => mapWithConcurrency(keys, maxConcurrentReads, (k) => fn(k).catch(asError));
   return {
-    // Backends with a batch read (OpenStack: shows or one list, by batch size) get whole groups.
     volume: new DataLoader(
       async (refs) => {
         const out = new Array<Volume | null | Error>(refs.length);
@@ -68,9 +80,7 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
           [...groupBy(refs, (r) => `${r.backend}\u0000${r.namespace}`).values()].map(async (group) => {
             const backend = registry.forId(group[0]!.key.backend);
             const keys = group.map((g) => g.key);
-            const values = backend.getVolumes
-              ? await backend.getVolumes(keys, call(backend.id), maxConcurrentReads).catch((err: unknown) => keys.map(() => asError(err)))
-              : await read(keys, (r) => backend.getVolume(r, call(r.backend)));
+            const values = await backend.getVolumes(keys, call(backend.id), maxConcurrentReads).catch((err: unknown) => keys.map(() => asError(err)));
             group.forEach((g, i) => (out[g.index] = values[i]!));
           }),
         );
@@ -80,12 +90,13 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
     ),
     server: new DataLoader(
       async (keys) => {
-        const out = new Array<OpenStackServer | null | Error>(keys.length);
+        const out = new Array<NovaServer | null | Error>(keys.length);
         await Promise.all(
-          [...groupBy(keys, (k) => `${k.backend}\u0000${k.scope}`).values()].map(async (group) => {
-            const { backend, scope } = group[0]!.key;
+          [...groupBy(keys, (k) => k.backend).values()].map(async (group) => {
+            const backend = registry.forId(group[0]!.key.backend);
             try {
-              const found = await registry.forId(backend).getServers(scope, [...new Set(group.map((g) => g.key.id))], call(backend));
+              if (!hasNovaServers(backend)) throw new Error(`backend ${backend.id} has no Nova servers`);
+              const found = await backend.getServers([...new Set(group.map((g) => g.key.id))], call(backend.id));
               for (const g of group) out[g.index] = found.get(g.key.id) ?? null;
             } catch (err) {
               for (const g of group) out[g.index] = asError(err);
@@ -96,8 +107,25 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
       },
       { cacheKeyFn: serverKey },
     ),
-    serverAttachments: new DataLoader((keys) => read(keys, (k) => registry.forId(k.backend).listServerVolumeAttachments(k.scope, k.id, call(k.backend))), { cacheKeyFn: serverKey }),
-    plugin: new DataLoader((refs) => read(refs, (r) => registry.forId(r.backend).getPlugin(r.nativeId, call(r.backend))), { cacheKeyFn: pluginKey }),
+    serverAttachments: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNovaServers), ids, (b) => b.serverAttachments(ids, call(b.id)))),
+    nodeClaims: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNomadNodeClaims), ids, (b) => b.nodeClaims(ids, call(b.id)))),
+    snapshot: new DataLoader(
+      (refs) =>
+        read(refs, async (r) => {
+          const b = registry.forId(r.backend);
+          if (!hasSnapshotReads(b)) throw new UnsupportedByBackendError(b.id, 'reading one snapshot', 'list the snapshots of a plugin instead');
+          return b.getSnapshot(r, call(r.backend));
+        }),
+      { cacheKeyFn: (r) => `${r.backend}\u0000${r.scope}\u0000${r.nativeId}` },
+    ),
+    plugin: new DataLoader(
+      (refs) =>
+        read(refs, async (r) => {
+          const b = registry.forId(r.backend);
+          return hasNomadPlugins(b) ? b.getPlugin(r.nativeId, call(r.backend)) : null;
+        }),
+      { cacheKeyFn: pluginKey },
+    ),
     health: new DataLoader((ids) => read(ids, (id) => registry.forId(id).health())),
   };
 }

@@ -1,7 +1,11 @@
 /** The configured backends, in configuration order (the order of merged listings). */
 import type { VolumeBackend } from '../adapters/backend';
-import { BadUserInputError, NotFoundError } from '../adapters/errors';
+import { CAPABILITY_NAMES } from '../adapters/capabilities';
+import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../adapters/errors';
 import type { Capability } from '../adapters/model';
+
+/** A capability type guard (adapters/capabilities.ts). */
+export type CapabilityGuard<T> = (b: VolumeBackend) => b is VolumeBackend & T;
 
 export class BackendRegistry {
   readonly #byId: Map<string, VolumeBackend>;
@@ -30,6 +34,12 @@ export class BackendRegistry {
     const b = this.#byId.get(id);
     if (!b) throw new NotFoundError(`no backend "${id}" is configured`);
     return b;
+  }
+
+  /** The backend as one with a capability interface, or UNSUPPORTED_BY_BACKEND saying which. */
+  capable<T>(b: VolumeBackend, guard: CapabilityGuard<T>): VolumeBackend & T {
+    if (guard(b)) return b;
+    throw new UnsupportedByBackendError(b.id, CAPABILITY_NAMES.get(guard as CapabilityGuard<unknown>) ?? 'this operation');
   }
 
   /** Backends that can do `capability`, optionally limited to `ids`. */

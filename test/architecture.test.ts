@@ -49,3 +49,54 @@ describe('layering', () => {
     expect(offending).toEqual([]);
   });
 });
+
+/**
+ * Source text without comments, and SDL without descriptions: both may name a backend's word to
+ * document a mapping; the rule is about the names clients and code use.
+ */
+function code(file: string): string {
+  const text = readFileSync(join(root, file), 'utf8');
+  if (file.endsWith('.graphql')) return text.replace(/"""[\s\S]*?"""/g, '').replace(/"(?:[^"\\\n]|\\.)*"/g, '""').replace(/^\s*#.*$/gm, '');
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+}
+
+/** Everything outside the backend folders that speaks the unified model: schema, resolvers, server, the neutral contract. */
+function neutralFiles(): string[] {
+  const sdl = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'generated' ? [] : sdl(join(dir, e.name))) : e.name.endsWith('.graphql') ? [join(dir, e.name)] : []));
+  const contract = readdirSync(join(root, 'adapters')).filter((n) => n.endsWith('.ts')).map((n) => join('adapters', n));
+  return [...sdl('schema'), ...files('resolvers'), ...files('server'), ...contract];
+}
+
+describe('wire words stay in the backend folders', () => {
+  it('should name no Cinder action key (os-…) outside adapters/<backend>/', () => {
+    const offending = neutralFiles().flatMap((f) => [...code(f).matchAll(/['"`]os-[a-z_]+/g)].map((m) => `${f}: ${m[0]}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('should use no snake_case wire field outside adapters/<backend>/', () => {
+    // Prometheus metric names (gateway_…) are snake_case by convention, not a backend's word.
+    const offending = neutralFiles().flatMap((f) => [...code(f).matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)].filter((m) => !m[0].startsWith('gateway_')).map((m) => `${f}: ${m[0]}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('should use no Nomad wire field outside adapters/nomad/', () => {
+    const wire = readFileSync(join(root, 'adapters/nomad/results-wire.ts'), 'utf8');
+    const names = new Set([...wire.matchAll(/^\s+([A-Z][A-Za-z]+)\??:/gm)].map((m) => m[1]!).filter((n) => n.length >= 6 && /[a-z][A-Z]/.test(n)));
+    expect(names.size).toBeGreaterThan(20);
+    const offending = neutralFiles().flatMap((f) => {
+      const text = code(f);
+      // As a property (read, written or quoted), not a type that shares a CSI name (AccessMode).
+      return [...names].filter((n) => new RegExp(`[.'"]${n}\\b|\\b${n}\\??:`).test(text)).map((n) => `${f}: ${n}`);
+    });
+    expect(offending).toEqual([]);
+  });
+});
+
+describe('module size', () => {
+  it('should keep every source file outside simulators/ and generated code at 400 lines or fewer', () => {
+    const tracked = ['adapters', 'resolvers', 'server', 'subscriptions', 'schema', 'bench', 'scripts', 'test'].flatMap((d) => files(d));
+    const long = tracked.filter((f) => readFileSync(join(root, f), 'utf8').split('\n').length > 400);
+    expect(long).toEqual([]);
+  });
+});

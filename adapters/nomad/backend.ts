@@ -1,33 +1,48 @@
 /**
- * `VolumeBackend` for one Nomad cluster: calls `requests.ts`, maps with `results.ts`.
- * Attach and extend are not offered: Nomad has no HTTP endpoint for claims (allocations claim
- * volumes when the scheduler places them, backends.md 1.4), and expansion needs the volume's
- * secrets, which Nomad never returns.
+ * The `VolumeBackend` for one Nomad cluster, with Nomad's capabilities: registration, CSI plugins
+ * and node claims. It calls `requests.ts` and maps with the `results*` modules.
+ *
+ * Nomad answers every write once the plugin has finished, so no change is left pending. What
+ * Nomad cannot do is answered with the reason (`UNSUPPORTED_BY_BACKEND`): attaching (allocations
+ * claim volumes when the scheduler places them, backends.md 1.4), detaching from anything but a
+ * client node, and extending (see {@link NomadBackend.extendVolume}).
  */
-import { BaseBackend, type Accepted, type BackendPage, type CallOptions, type DeleteVolumeOptions, type DetachTarget, type OpaquePage, type SnapshotSpec, type VolumeListQuery, type VolumeSpec } from '../backend';
-import { BadUserInputError, NotFoundError } from '../errors';
-import type { BackendHealth, Capability, ExternalVolume, KeyValue, Plugin, Snapshot, Topology, Volume, VolumeRef } from '../model';
+import type {
+  Accepted,
+  AttachTarget,
+  BackendPage,
+  CallOptions,
+  DeleteVolumeOptions,
+  DetachTarget,
+  OpaquePage,
+  SnapshotListQuery,
+  SnapshotRef,
+  SnapshotSpec,
+  VolumeBackend,
+  VolumeListQuery,
+  VolumeSpec,
+} from '../backend';
+import type { NomadNodeClaims, NomadPlugins, NomadRegistration } from '../capabilities';
+import { mapWithConcurrency } from '../concurrency';
+import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../errors';
+import type { Attachment, BackendHealth, Capability, ExternalVolume, KeyValue, NomadVolumeDetails, Plugin, Snapshot, Volume, VolumeRef } from '../model';
 import type { TransportOptions } from '../transport';
 import { NomadClient } from './client';
 import { equalsAll } from './filter';
 import * as req from './requests';
-import {
-  NOMAD_ACCESS_MODE,
-  NOMAD_ATTACHMENT_MODE,
-  toExternalVolume,
-  toPlugin,
-  toPluginFromStub,
-  toSnapshot,
-  toVolume,
-  toVolumeFromStub,
-  volumePosition,
-} from './results';
+import { toExternalVolume, toPlugin, toPluginFromStub, toSnapshot } from './results-catalog';
+import { toVolume, toVolumeFromStub, volumePosition } from './results-volumes';
+
+/** Options of a {@link NomadBackend}: the transport's, plus how it fans out reads. */
+export interface NomadBackendOptions extends TransportOptions {
+  /** Most volume reads {@link NomadBackend.nodeClaims} runs at once (Nomad has no multi-get). @default 8 */
+  claimReadConcurrency?: number;
+}
 
 const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
   'LIST_VOLUMES',
   'READ_VOLUME',
   'REGISTER_VOLUME',
-  'DEREGISTER_VOLUME',
   'CREATE_VOLUME',
   'DELETE_VOLUME',
   'DETACH_VOLUME',
@@ -38,23 +53,30 @@ const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
   'LIST_PLUGINS',
 ]);
 
-const record = (kvs: KeyValue[] | undefined): Record<string, string> | undefined =>
-  kvs && kvs.length > 0 ? Object.fromEntries(kvs.map((kv) => [kv.key, kv.value])) : undefined;
-const segments = (ts: Topology[] | undefined) => (ts && ts.length > 0 ? ts.map((t) => ({ Segments: record(t.segments) ?? {} })) : null);
+const WHY_NO_ATTACH = 'Nomad volumes are claimed by allocations that the scheduler places; run a job that requests the volume';
+const WHY_NODE_ONLY = 'Nomad unpublishes volumes from client nodes only; detach from the node that held the claim';
+/** Real Nomad's CSIVolume.Merge (nomad/structs/csi.go at backends.md N1) replaces both on a re-put. */
+const WHY_NO_EXTEND =
+  'Nomad grows a volume only when its whole specification is created again with a larger capacity, and that replaces ' +
+  'the CSI secrets and mount options stored with the volume, which Nomad never returns (secrets are withheld, mount flags ' +
+  'redacted); create the volume again with its full specification and a larger capacityMinBytes';
 
-// Secrets stored with a volume are later merged with header ones: one rule for both.
-const checkSecrets = req.checkCsiSecrets;
+/** The Nomad part of a volume this backend mapped. */
+const nomadDetails = (v: Volume): NomadVolumeDetails | null => (v.details.__typename === 'NomadVolumeDetails' ? v.details : null);
 
-export class NomadBackend extends BaseBackend {
+export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlugins, NomadNodeClaims {
   readonly id: string;
   readonly kind = 'NOMAD' as const;
   readonly capabilities = CAPABILITIES;
+  /** Nomad's anonymous ACL policy may allow reads, so a caller without a token is still asked. */
+  readonly requiresCredential = false;
   readonly #client: NomadClient;
+  readonly #claimReads: number;
 
-  constructor(options: TransportOptions) {
-    super();
+  constructor(options: NomadBackendOptions) {
     this.id = options.backend;
     this.#client = new NomadClient(options);
+    this.#claimReads = options.claimReadConcurrency ?? 8;
   }
 
   async health(signal?: AbortSignal): Promise<BackendHealth> {
@@ -69,7 +91,9 @@ export class NomadBackend extends BaseBackend {
     }
   }
 
-  override async listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
+  // ---- volumes ----------------------------------------------------------------------------
+
+  async listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
     // plugin_id with namespace=* returns [] on a real Nomad (backends.md 1.4.1), so across all
     // namespaces the plugin becomes a filter term instead.
     const usePluginParam = q.plugin !== undefined && q.namespace !== '*';
@@ -98,7 +122,7 @@ export class NomadBackend extends BaseBackend {
     };
   }
 
-  override async getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null> {
+  async getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null> {
     try {
       const { data } = await req.readVolume(this.#client, ref.nativeId, ref.namespace, o);
       return data ? toVolume(this.id, data) : null;
@@ -108,101 +132,112 @@ export class NomadBackend extends BaseBackend {
     }
   }
 
-  #volumeRequest(spec: VolumeSpec): req.VolumeRequest {
-    if (!spec.nativeId) throw new BadUserInputError('Nomad volumes need an id chosen by the caller (input.nativeId)', 'input.nativeId');
-    if (!spec.pluginId) throw new BadUserInputError('Nomad volumes need a plugin (input.pluginId)', 'input.pluginId');
-    if (spec.capabilities.length === 0) throw new BadUserInputError('at least one capability is required', 'input.capabilities');
-    return {
-      ID: spec.nativeId,
-      Name: spec.name,
-      Namespace: spec.namespace,
-      PluginID: spec.pluginId,
-      ExternalID: spec.externalId,
-      RequestedCapacityMin: spec.capacityMinBytes,
-      RequestedCapacityMax: spec.capacityMaxBytes,
-      RequestedCapabilities: spec.capabilities.map((c) => ({ AccessMode: NOMAD_ACCESS_MODE[c.accessMode], AttachmentMode: NOMAD_ATTACHMENT_MODE[c.attachmentMode] })),
-      MountOptions: spec.mountOptions ? { FSType: spec.mountOptions.fsType ?? '', MountFlags: spec.mountOptions.mountFlags ?? [] } : undefined,
-      Secrets: record(checkSecrets(spec.secrets, 'input.secrets')),
-      Parameters: record(spec.parameters),
-      Context: record(spec.context),
-      RequestedTopologies:
-        spec.requiredTopologies || spec.preferredTopologies
-          ? { Required: segments(spec.requiredTopologies), Preferred: segments(spec.preferredTopologies) }
-          : undefined,
-      SnapshotID: spec.snapshotId,
-      CloneID: spec.cloneId,
-    };
+  /** One read per volume (Nomad has no multi-get), at most `concurrency` at once; failures stay per ref. */
+  getVolumes(refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
+    return mapWithConcurrency(refs, Math.max(1, Math.floor(concurrency)), (ref) =>
+      this.getVolume(ref, o).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+    );
   }
 
-  override async registerVolume(spec: VolumeSpec, o: CallOptions): Promise<VolumeRef> {
-    const body = this.#volumeRequest(spec);
-    if (!body.ExternalID) throw new BadUserInputError('registering needs the provider volume id (input.externalId)', 'input.externalId');
-    await req.register(this.#client, body, o);
-    return { backend: this.id, namespace: body.Namespace, nativeId: body.ID };
-  }
-
-  // Nomad answers create, delete, detach and snapshot calls once the plugin has finished: no pending work.
-  override async createVolume(spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
-    if (spec.capabilities.length === 0) throw new BadUserInputError('Nomad volumes need at least one access/attachment mode (input.capabilities)', 'input.capabilities');
-    if (spec.sizeGiB !== undefined || spec.volumeType !== undefined || spec.availabilityZone !== undefined) {
-      throw new BadUserInputError('sizeGiB, volumeType and availabilityZone are OpenStack options; Nomad takes capacityMinBytes/capacityMaxBytes and parameters', 'input');
-    }
-    const body = this.#volumeRequest(spec);
+  /** Creates in the provider and registers, synchronously. An existing id takes Nomad's merge path (backends.md 1.4.4). */
+  async createVolume(spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
+    const body = req.volumeRequest(spec, 'create');
     await req.create(this.#client, body, o);
     return { result: { backend: this.id, namespace: body.Namespace, nativeId: body.ID }, pending: null };
   }
 
-  override async deregisterVolume(ref: VolumeRef, force: boolean, o: CallOptions): Promise<void> {
+  async registerVolume(spec: VolumeSpec, o: CallOptions): Promise<VolumeRef> {
+    const body = req.volumeRequest(spec, 'register');
+    await req.register(this.#client, body, o);
+    return { backend: this.id, namespace: body.Namespace, nativeId: body.ID };
+  }
+
+  async deregisterVolume(ref: VolumeRef, force: boolean, o: CallOptions): Promise<void> {
     await req.deregister(this.#client, ref.nativeId, ref.namespace, force, o);
   }
 
-  override async deleteVolume(ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
+  async deleteVolume(ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
     if (opts.cascade || opts.force) throw new BadUserInputError('cascade and force are OpenStack options; Nomad has no such delete', opts.cascade ? 'input.cascade' : 'input.force');
-    await req.deleteVolume(this.#client, ref.nativeId, ref.namespace, checkSecrets(opts.secrets, 'input.secrets'), o);
+    await req.deleteVolume(this.#client, ref.nativeId, ref.namespace, req.checkCsiSecrets(opts.secrets, 'input.secrets'), o);
     return { result: undefined, pending: null };
   }
 
-  override async detachVolume(ref: VolumeRef, target: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
-    if (!target.nodeId) throw new BadUserInputError('detaching on Nomad needs the client node (input.nodeId)', 'input.nodeId');
+  async attachVolume(_ref: VolumeRef, _target: AttachTarget, _o: CallOptions): Promise<Accepted<Attachment | null>> {
+    throw new UnsupportedByBackendError(this.id, 'attaching volumes', WHY_NO_ATTACH);
+  }
+
+  /** Unpublishes the claims of stopped allocations on the node; live allocations keep theirs (backends.md 1.4.7). */
+  async detachVolume(ref: VolumeRef, target: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
+    if (target.kind !== 'node') throw new UnsupportedByBackendError(this.id, target.kind === 'server' ? 'detaching from a server' : 'detaching a host attachment', WHY_NODE_ONLY);
     await req.detach(this.#client, ref.nativeId, ref.namespace, target.nodeId, o);
     return { result: undefined, pending: null };
   }
 
-  override async listExternalVolumes(pluginId: string, namespace: string, limit: number, token: string | null, o: CallOptions): Promise<OpaquePage<ExternalVolume>> {
-    const { data } = await req.listExternal(this.#client, { pluginId, namespace, perPage: limit, nextToken: token ?? undefined }, o);
-    return { items: (data?.Volumes ?? []).map((w) => toExternalVolume(this.id, pluginId, w)), next: data?.NextToken || null };
+  /**
+   * Refused. Nomad's only way to grow a volume is its merge path: the volume's specification put
+   * again (create or register) with a larger minimum. That put replaces the stored secrets and
+   * mount options, which reads never return, so doing it here would erase them. A caller who
+   * holds the specification can take that path with `createVolume`.
+   */
+  async extendVolume(_ref: VolumeRef, _newSizeBytes: number, _o: CallOptions): Promise<Accepted<void>> {
+    throw new UnsupportedByBackendError(this.id, 'extending volumes', WHY_NO_EXTEND);
   }
 
-  override async createSnapshot(spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
-    const { data } = await req.createSnapshot(
-      this.#client,
-      { SourceVolumeID: spec.volume.nativeId, PluginID: spec.pluginId, Name: spec.name, Secrets: record(checkSecrets(spec.secrets, 'input.secrets')), Parameters: record(spec.parameters) },
-      spec.volume.namespace,
-      o,
-    );
+  // ---- snapshots --------------------------------------------------------------------------
+
+  /**
+   * A plugin's snapshots. With `q.volume`, the plugin defaults to the volume's and the page keeps
+   * that volume's snapshots only (one read first; Nomad's list has no such filter, so a page may
+   * hold fewer than `limit`).
+   */
+  async listSnapshots(q: SnapshotListQuery, o: CallOptions): Promise<OpaquePage<Snapshot>> {
+    const secrets = req.checkCsiSecrets(q.secrets, 'secrets');
+    let pluginId = q.pluginId;
+    let source: { ref: VolumeRef; remoteId: string } | undefined;
+    if (q.volume) {
+      const d = await this.#volumeDetails(q.volume, o);
+      pluginId ??= d.pluginId ?? undefined;
+      // The provider names a volume by its ExternalID, or by the Nomad id when it has none (CSIVolume.RemoteID).
+      source = { ref: q.volume, remoteId: d.externalId ?? q.volume.nativeId };
+    }
+    if (!pluginId) throw new BadUserInputError('Nomad lists snapshots per plugin: name the plugin (pluginId)', 'pluginId');
+    const { data } = await req.listSnapshots(this.#client, { pluginId, perPage: q.limit, nextToken: q.token ?? undefined, secrets }, o);
+    const wire = (data?.Snapshots ?? []).filter((w) => !source || w.ExternalSourceVolumeID === source.remoteId);
+    return { items: wire.map((w) => toSnapshot(this.id, w, { pluginId: pluginId!, sourceVolume: source?.ref })), next: data?.NextToken || null };
+  }
+
+  async createSnapshot(spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
+    const body = req.snapshotRequest(spec);
+    // Create replies leave PluginID empty (backends.md 1.4.9); read the volume's first, so a
+    // failed read never follows a snapshot that was made.
+    const pluginId = spec.pluginId ?? (await this.#volumeDetails(spec.volume, o)).pluginId ?? '';
+    const { data } = await req.createSnapshot(this.#client, { ...body, PluginID: pluginId || undefined }, spec.volume.namespace, o);
     const made = data?.Snapshots?.[0];
     if (!made) throw new NotFoundError(`backend "${this.id}" reported no snapshot for volume "${spec.volume.nativeId}"`, { backend: this.id });
-    // Create replies leave PluginID empty (backends.md 1.4.9): fall back to the volume's plugin.
-    const pluginId = spec.pluginId ?? (await this.getVolume(spec.volume, o))?.pluginId ?? '';
-    return { result: toSnapshot(this.id, made, { pluginId, name: spec.name }), pending: null };
+    return { result: toSnapshot(this.id, made, { pluginId, name: spec.name, sourceVolume: spec.volume }), pending: null };
   }
 
-  override async deleteSnapshot(pluginId: string, snapshotId: string, secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>> {
-    await req.deleteSnapshot(this.#client, pluginId, snapshotId, checkSecrets(secrets, 'input.secrets'), o);
+  /** `ref.scope` is the plugin that holds the snapshot. */
+  async deleteSnapshot(ref: SnapshotRef, secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>> {
+    await req.deleteSnapshot(this.#client, ref.scope, ref.nativeId, req.checkCsiSecrets(secrets, 'input.secrets'), o);
     return { result: undefined, pending: null };
   }
 
-  override async listSnapshots(pluginId: string, limit: number, token: string | null, secrets: KeyValue[], o: CallOptions): Promise<OpaquePage<Snapshot>> {
-    const { data } = await req.listSnapshots(this.#client, { pluginId, perPage: limit, nextToken: token ?? undefined, secrets: checkSecrets(secrets, 'secrets') }, o);
-    return { items: (data?.Snapshots ?? []).map((w) => toSnapshot(this.id, w, { pluginId })), next: data?.NextToken || null };
+  async #volumeDetails(ref: VolumeRef, o: CallOptions): Promise<NomadVolumeDetails> {
+    const v = await this.getVolume(ref, o);
+    const d = v && nomadDetails(v);
+    if (!d) throw new NotFoundError(`volume "${ref.nativeId}" not found in namespace "${ref.namespace}" on backend "${this.id}"`, { backend: this.id });
+    return d;
   }
 
-  override async listPlugins(o: CallOptions): Promise<Plugin[]> {
+  // ---- plugins and provider volumes -------------------------------------------------------
+
+  async listPlugins(o: CallOptions): Promise<Plugin[]> {
     const { data } = await req.listPlugins(this.#client, o);
     return (data ?? []).map((w) => toPluginFromStub(this.id, w));
   }
 
-  override async getPlugin(pluginId: string, o: CallOptions): Promise<Plugin | null> {
+  async getPlugin(pluginId: string, o: CallOptions): Promise<Plugin | null> {
     try {
       const { data } = await req.readPlugin(this.#client, pluginId, o);
       return data ? toPlugin(this.id, data) : null;
@@ -212,7 +247,40 @@ export class NomadBackend extends BaseBackend {
     }
   }
 
-  override close(): Promise<void> {
+  async listExternalVolumes(q: { pluginId: string; namespace: string; limit: number; token: string | null }, o: CallOptions): Promise<OpaquePage<ExternalVolume>> {
+    const { data } = await req.listExternal(this.#client, { pluginId: q.pluginId, namespace: q.namespace, perPage: q.limit, nextToken: q.token ?? undefined }, o);
+    return { items: (data?.Volumes ?? []).map((w) => toExternalVolume(this.id, q.pluginId, w)), next: data?.NextToken || null };
+  }
+
+  // ---- node claims ------------------------------------------------------------------------
+
+  /**
+   * Each node's claims in every namespace the caller may list. Nomad's `node_id` list takes one
+   * node, so that is one list call per distinct node; then one read per distinct volume found
+   * (the claims are in full reads only), at most `claimReadConcurrency` at once. A claim is the
+   * node's when its allocation stub names the node; the `node_id` list finds volumes of running
+   * or to-be-run allocations, so claims still held by stopped allocations show only when a live
+   * allocation on the node uses the same volume. A failed read fails the answer: a node's claims
+   * are never silently short.
+   */
+  async nodeClaims(nodeIds: readonly string[], o: CallOptions): Promise<Map<string, Attachment[]>> {
+    const nodes = [...new Set(nodeIds)];
+    const lists = await mapWithConcurrency(nodes, this.#claimReads, (nodeId) => req.listVolumes(this.#client, { namespace: '*', nodeId }, o));
+    const refs = new Map<string, VolumeRef>();
+    for (const { data } of lists) for (const w of data ?? []) refs.set(volumePosition(w), { backend: this.id, namespace: w.Namespace, nativeId: w.ID });
+    const volumes = await this.getVolumes([...refs.values()], o, this.#claimReads);
+    const claims = new Map(nodes.map((n) => [n, [] as Attachment[]]));
+    for (const v of volumes) {
+      if (v instanceof Error) throw v;
+      for (const a of v?.attachments ?? []) {
+        const nodeId = a.consumer.__typename === 'VolumeAllocationConsumer' ? a.consumer.nodeId : null;
+        if (nodeId !== null) claims.get(nodeId)?.push(a);
+      }
+    }
+    return claims;
+  }
+
+  close(): Promise<void> {
     return this.#client.close();
   }
 }

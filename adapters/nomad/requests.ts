@@ -3,21 +3,22 @@
  * its path (via `urls.ts`), its query and body, and returns wire data plus query meta. Nomad
  * answers 200 for every success (backends.md 1.1), so there is no per-call status list.
  */
-import type { CallOptions } from '../backend';
+import type { CallOptions, SnapshotSpec, VolumeSpec } from '../backend';
 import { BadUserInputError } from '../errors';
 import { headerText } from '../input';
-import type { KeyValue } from '../model';
+import type { KeyValue, Topology } from '../model';
 import type { NomadClient, NomadResult } from './client';
+import { NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from './results';
 import type {
   WireExternalList,
   WirePlugin,
   WirePluginStub,
-  WireSnapshot,
+  WireSnapshotCreateReply,
   WireSnapshotList,
   WireVolume,
   WireVolumeStub,
   WireVolumeWriteReply,
-} from './results';
+} from './results-wire';
 import * as urls from './urls';
 
 /** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (backends.md 1.4.1). */
@@ -77,6 +78,58 @@ export interface VolumeRequest {
   RequestedTopologies?: { Required: Array<{ Segments: Record<string, string> }> | null; Preferred: Array<{ Segments: Record<string, string> }> | null };
   SnapshotID?: string;
   CloneID?: string;
+}
+
+const record = (kvs: readonly KeyValue[] | undefined): Record<string, string> | undefined =>
+  kvs && kvs.length > 0 ? Object.fromEntries(kvs.map((kv) => [kv.key, kv.value])) : undefined;
+const segments = (ts: Topology[] | undefined): Array<{ Segments: Record<string, string> }> | null =>
+  ts && ts.length > 0 ? ts.map((t) => ({ Segments: record(t.segments) ?? {} })) : null;
+
+function bytes(v: number | undefined, argument: string): number | undefined {
+  if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw new BadUserInputError(`${argument} must be a whole number of bytes, 0 or more`, argument);
+  return v;
+}
+
+/**
+ * The register/create body for `spec` (backends.md 1.4.3–1.4.4), after the checks Nomad would
+ * otherwise answer with a 500 or silently ignore: the caller chooses the id, the Nomad part is
+ * required, OpenStack-only and Nomad-less fields are refused, and only register takes the
+ * provider's volume id (create gets one from the plugin).
+ */
+export function volumeRequest(spec: VolumeSpec, how: 'register' | 'create'): VolumeRequest {
+  const n = spec.nomad;
+  if (!spec.nativeId) throw new BadUserInputError('Nomad volumes need an id chosen by the caller (input.nativeId)', 'input.nativeId');
+  if (!n) throw new BadUserInputError('Nomad volumes need their Nomad part (input.nomad)', 'input.nomad');
+  if (spec.cinder) throw new BadUserInputError('input.cinder is for OpenStack backends; Nomad takes input.nomad', 'input.cinder');
+  if (spec.description !== undefined || (spec.metadata?.length ?? 0) > 0) {
+    throw new BadUserInputError('Nomad volumes have no description or metadata; use input.nomad.parameters or input.nomad.context', spec.description !== undefined ? 'input.description' : 'input.metadata');
+  }
+  if (!n.pluginId) throw new BadUserInputError('Nomad volumes need a plugin (input.nomad.pluginId)', 'input.nomad.pluginId');
+  if (n.capabilities.length === 0) throw new BadUserInputError('Nomad volumes need at least one access/attachment mode (input.nomad.capabilities)', 'input.nomad.capabilities');
+  if (how === 'register' && !n.externalId) throw new BadUserInputError('registering needs the provider volume id (input.nomad.externalId)', 'input.nomad.externalId');
+  if (how === 'create' && n.externalId !== undefined) throw new BadUserInputError('the plugin chooses the provider volume id on create; input.nomad.externalId is for registering', 'input.nomad.externalId');
+  const min = bytes(spec.capacityMinBytes, 'input.capacityMinBytes');
+  const max = bytes(spec.capacityMaxBytes, 'input.capacityMaxBytes');
+  if (min !== undefined && max !== undefined && max > 0 && max < min) throw new BadUserInputError('input.capacityMaxBytes is below input.capacityMinBytes', 'input.capacityMaxBytes');
+  return {
+    ID: spec.nativeId,
+    Name: spec.name,
+    Namespace: spec.namespace,
+    PluginID: n.pluginId,
+    ExternalID: n.externalId,
+    RequestedCapacityMin: min,
+    RequestedCapacityMax: max,
+    RequestedCapabilities: n.capabilities.map((c) => ({ AccessMode: NOMAD_ACCESS_MODE[c.accessMode], AttachmentMode: NOMAD_ATTACHMENT_MODE[c.attachmentMode] })),
+    MountOptions: n.mountOptions ? { FSType: n.mountOptions.fsType ?? '', MountFlags: n.mountOptions.mountFlags ?? [] } : undefined,
+    // Stored with the volume and later merged with header secrets: one rule for both.
+    Secrets: record(checkCsiSecrets(n.secrets, 'input.nomad.secrets')),
+    Parameters: record(n.parameters),
+    Context: record(n.context),
+    RequestedTopologies:
+      n.requiredTopologies || n.preferredTopologies ? { Required: segments(n.requiredTopologies), Preferred: segments(n.preferredTopologies) } : undefined,
+    SnapshotID: n.snapshotId,
+    CloneID: n.cloneId,
+  };
 }
 
 function writeVolume(c: NomadClient, v: VolumeRequest, how: 'register' | 'create', o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> {
@@ -181,8 +234,24 @@ export interface SnapshotRequest {
   Parameters?: Record<string, string>;
 }
 
+/**
+ * The snapshot create body for `spec`. Nomad snapshots have no description, and `force` is
+ * Cinder's (Nomad snapshots in-use volumes as the plugin allows): both refused, not dropped.
+ */
+export function snapshotRequest(spec: SnapshotSpec): SnapshotRequest {
+  if (spec.description !== undefined) throw new BadUserInputError('Nomad snapshots have no description', 'input.description');
+  if (spec.force) throw new BadUserInputError('force is an OpenStack option; Nomad snapshots in-use volumes as the plugin allows', 'input.force');
+  return {
+    SourceVolumeID: spec.volume.nativeId,
+    PluginID: spec.pluginId,
+    Name: spec.name,
+    Secrets: record(checkCsiSecrets(spec.secrets, 'input.secrets')),
+    Parameters: record(spec.parameters),
+  };
+}
+
 /** Creates snapshots of volumes in `namespace`. Any failure is a 500, even if others were made. */
-export function createSnapshot(c: NomadClient, s: SnapshotRequest, namespace: string, o: CallOptions): Promise<NomadResult<{ Snapshots: WireSnapshot[] | null }>> {
+export function createSnapshot(c: NomadClient, s: SnapshotRequest, namespace: string, o: CallOptions): Promise<NomadResult<WireSnapshotCreateReply>> {
   return c.call(
     {
       method: 'POST',

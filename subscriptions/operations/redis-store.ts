@@ -30,7 +30,7 @@ export interface RedisOperationStoreOptions {
   /** Most records kept in the local fallback copy. @default 10000 */
   maxLocalRecords?: number;
   /** Called when a Redis read or write fails (the server logs it). Must not throw. @default none */
-  onError?: (op: 'put' | 'get', err: unknown) => void;
+  onError?: (op: 'put' | 'get' | 'forTarget', err: unknown) => void;
 }
 
 /** Default key prefix of {@link RedisOperationStore}. */
@@ -41,7 +41,7 @@ export class RedisOperationStore implements OperationStore {
   readonly #prefix: string;
   readonly #retentionMs: number;
   readonly #local: MemoryOperationStore;
-  readonly #onError: (op: 'put' | 'get', err: unknown) => void;
+  readonly #onError: (op: 'put' | 'get' | 'forTarget', err: unknown) => void;
 
   constructor(o: RedisOperationStoreOptions) {
     this.#client = o.client;
@@ -56,6 +56,11 @@ export class RedisOperationStore implements OperationStore {
     return `${this.#prefix}operation:${id}`;
   }
 
+  /** The Redis key of a target's set of record ids. */
+  targetKey(targetId: string): string {
+    return `${this.#prefix}operation-target:${targetId}`;
+  }
+
   /** Milliseconds a record should live from now: retention after it finished, or after its deadline while it runs. */
   ttlMs(r: OperationRecord, now = Date.now()): number {
     const from = TERMINAL.has(r.state) ? r.updatedAt : Math.max(r.deadline, now);
@@ -66,7 +71,9 @@ export class RedisOperationStore implements OperationStore {
     await this.#local.put(r);
     if (this.#down()) return;
     try {
-      await this.#client.set(this.key(r.id), JSON.stringify(r), 'PX', this.ttlMs(r));
+      const ttl = this.ttlMs(r);
+      // The target's set lives at least as long as its newest record.
+      await this.#client.multi().set(this.key(r.id), JSON.stringify(r), 'PX', ttl).sadd(this.targetKey(r.targetId), r.id).pexpire(this.targetKey(r.targetId), ttl, 'GT').pexpire(this.targetKey(r.targetId), ttl, 'NX').exec();
     } catch (err) {
       this.#onError('put', err);
     }
@@ -86,6 +93,26 @@ export class RedisOperationStore implements OperationStore {
     }
     if (remote && local) return remote.updatedAt >= local.updatedAt ? remote : local;
     return remote ?? local;
+  }
+
+  async forTarget(targetId: string): Promise<OperationRecord[]> {
+    const local = (await this.#local.forTarget(targetId)).map((r) => this.#fresh(r)).filter((r): r is OperationRecord => r !== null);
+    try {
+      if (this.#down()) throw new Error('Redis is not connected');
+      const ids = await this.#client.smembers(this.targetKey(targetId));
+      const texts = ids.length === 0 ? [] : await this.#client.mget(ids.map((id) => this.key(id)));
+      const byId = new Map(local.map((r) => [r.id, r]));
+      for (const t of texts) {
+        if (t === null) continue;
+        const r = JSON.parse(t) as OperationRecord;
+        const mine = byId.get(r.id);
+        if (!mine || r.updatedAt >= mine.updatedAt) byId.set(r.id, r);
+      }
+      return [...byId.values()];
+    } catch (err) {
+      if (!this.#down()) this.#onError('forTarget', err);
+      return local;
+    }
   }
 
   /**

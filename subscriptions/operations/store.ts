@@ -8,6 +8,8 @@ import { TERMINAL } from './types';
 export interface OperationStore {
   put(r: OperationRecord): Promise<void>;
   get(id: string): Promise<OperationRecord | null>;
+  /** The records of one target (a volume's or snapshot's global id), any order. */
+  forTarget(targetId: string): Promise<OperationRecord[]>;
 }
 
 export interface MemoryOperationStoreOptions {
@@ -19,6 +21,8 @@ export interface MemoryOperationStoreOptions {
 
 export class MemoryOperationStore implements OperationStore {
   readonly #records = new Map<string, OperationRecord>();
+  /** Target id → ids of its records. */
+  readonly #byTarget = new Map<string, Set<string>>();
   readonly #retentionMs: number;
   readonly #max: number;
 
@@ -30,7 +34,26 @@ export class MemoryOperationStore implements OperationStore {
   async put(r: OperationRecord): Promise<void> {
     this.#records.delete(r.id);
     this.#records.set(r.id, { ...r });
+    if (!this.#byTarget.has(r.targetId)) this.#byTarget.set(r.targetId, new Set());
+    this.#byTarget.get(r.targetId)!.add(r.id);
     this.#evict();
+  }
+
+  async forTarget(targetId: string): Promise<OperationRecord[]> {
+    const ids = [...(this.#byTarget.get(targetId) ?? [])];
+    return ids.flatMap((id) => {
+      const r = this.#records.get(id);
+      return r ? [{ ...r }] : [];
+    });
+  }
+
+  #drop(id: string): void {
+    const r = this.#records.get(id);
+    if (!r) return;
+    this.#records.delete(id);
+    const ids = this.#byTarget.get(r.targetId);
+    ids?.delete(id);
+    if (ids?.size === 0) this.#byTarget.delete(r.targetId);
   }
 
   async get(id: string): Promise<OperationRecord | null> {
@@ -41,15 +64,15 @@ export class MemoryOperationStore implements OperationStore {
   /** Drops finished records past retention, then the oldest (finished first) above the cap. */
   #evict(): void {
     const now = Date.now();
-    for (const [id, r] of this.#records) if (TERMINAL.has(r.state) && now - r.updatedAt > this.#retentionMs) this.#records.delete(id);
+    for (const [id, r] of this.#records) if (TERMINAL.has(r.state) && now - r.updatedAt > this.#retentionMs) this.#drop(id);
     for (const [id, r] of this.#records) {
       if (this.#records.size <= this.#max) return;
-      if (TERMINAL.has(r.state)) this.#records.delete(id);
+      if (TERMINAL.has(r.state)) this.#drop(id);
     }
     // Only running ones left above the cap: the oldest go (their pollers finish unrecorded).
-    for (const id of this.#records.keys()) {
+    for (const id of [...this.#records.keys()]) {
       if (this.#records.size <= this.#max) return;
-      this.#records.delete(id);
+      this.#drop(id);
     }
   }
 }

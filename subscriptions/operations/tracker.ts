@@ -89,6 +89,7 @@ export class OperationTracker {
   async start(s: StartOperation): Promise<OperationRecord> {
     const now = Date.now();
     const record: OperationRecord = {
+      __typename: 'VolumeOperation',
       id: randomUUID(),
       kind: s.kind,
       backend: s.backend,
@@ -106,6 +107,11 @@ export class OperationTracker {
     await this.#save(record, null);
     if (record.rule && !this.#closed) this.#poll(record, s.credential, s.requestId);
     return record;
+  }
+
+  /** The records of one target (global id). */
+  forTarget(targetId: string): Promise<OperationRecord[]> {
+    return this.store.forTarget(targetId);
   }
 
   get(id: string): Promise<OperationRecord | null> {

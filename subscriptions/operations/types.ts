@@ -1,53 +1,6 @@
-/** Tracked operations: what an asynchronous mutation returns, driven to a terminal state by the gateway. */
-import type { CompletionRule } from '../../adapters/completion';
+/** Tracked operations: what an asynchronous mutation returns, driven to a terminal state by the gateway. The types are the model's (adapters/model.ts). */
+import type { OperationState } from '../../adapters/model';
 
-export type OperationKind =
-  | 'CREATE_VOLUME'
-  | 'DELETE_VOLUME'
-  | 'ATTACH_VOLUME'
-  | 'DETACH_VOLUME'
-  | 'EXTEND_VOLUME'
-  | 'CREATE_SNAPSHOT'
-  | 'DELETE_SNAPSHOT'
-  | 'REVERT_VOLUME'
-  | 'RETYPE_VOLUME'
-  | 'MIGRATE_VOLUME'
-  | 'UPLOAD_VOLUME_IMAGE'
-  | 'REIMAGE_VOLUME'
-  | 'UNMANAGE_VOLUME'
-  | 'UPDATE_ATTACHMENT';
-
-export type OperationState = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT';
+export type { OperationKind, OperationRecord, OperationState } from '../../adapters/model';
 
 export const TERMINAL: ReadonlySet<OperationState> = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT']);
-
-/**
- * One tracked operation, stored as JSON (memory or Redis). Holds no credential: the poller keeps
- * the caller's in memory only.
- */
-export interface OperationRecord {
-  /** Random UUID; the global id wraps it with backend and scope. */
-  id: string;
-  kind: OperationKind;
-  backend: string;
-  /** Namespace or project of the target. */
-  scope: string;
-  /** Global id of the object the operation acts on (volume or snapshot). */
-  targetId: string;
-  state: OperationState;
-  /** The backend's own status at the last check. */
-  backendStatus: string | null;
-  /** Why it failed or timed out; null otherwise. */
-  failureReason: string | null;
-  /** Epoch ms. */
-  createdAt: number;
-  updatedAt: number;
-  deadline: number;
-  /** Hash of (backend, caller token): who started it. Never the token itself. */
-  owner: string;
-  /**
-   * What "done" means for the change, with the facts seen so far (`rule.seen`, saved after every
-   * check); the backend that made it evaluates it. Absent when the backend finished at once.
-   */
-  rule?: CompletionRule;
-}

@@ -5,17 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeExecutableSchema } from '@graphql-tools/schema';
 import { buildSchema, execute, parse, validate, specifiedRules, GraphQLError } from 'graphql';
 import type { GatewayError } from '../../adapters/errors';
 import { resolvers } from '../../resolvers';
-import { loadTypeDefs } from '../../schema';
+import { buildGatewaySchema } from '../../server/schema';
 import { ConfigError, loadConfig } from '../../server/config';
 import { DEFAULT_LIMITS, limitsConfig, operationLimits } from '../../server/limits';
 import { checkCost, estimateCost } from '../../server/limits/cost';
 import { tokenLimitError } from '../../server/limits/tokens';
 
-const schema = makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: resolvers as never });
+const schema = buildGatewaySchema();
 
 describe('limits settings', () => {
   it('should default to the documented values (introspection on outside production)', () => {

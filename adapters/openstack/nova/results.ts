@@ -86,7 +86,7 @@ export function toStartedAttachment(backend: string, projectId: string, a: NovaV
     backendState: null,
     stateReason: null,
     access: 'READ_WRITE',
-    consumer: { __typename: 'VolumeServerConsumer', serverId: a.serverId },
+    consumer: { __typename: 'VolumeServerConsumer', serverId: a.serverId, backend },
     device: a.device ?? null,
     attachedAt: null,
     nativeId: a.attachment_id ?? null,

@@ -1,0 +1,139 @@
+/**
+ * Nomad volumes in the unified model. A list stub maps to an incomplete volume (`complete:
+ * false`, no attachments, `details.full: null`); a full read to a complete one. The status,
+ * counts and health come from fields both shapes carry, so a volume looks the same in a list
+ * and in a read (docs/nomad.md).
+ */
+import type { AllocationConsumer, Attachment, AttachmentAccess, NomadVolumeDetails, NomadVolumeFull, Volume, VolumeRef } from '../model';
+import {
+  accessMode,
+  attachmentMode,
+  attachmentState,
+  attachmentStateReason,
+  bytesOrNull,
+  keyValues,
+  nanosToIso,
+  nonEmpty,
+  num,
+  topologies,
+  volumeStatus,
+} from './results';
+import type { WireAllocStub, WireVolume, WireVolumeStub } from './results-wire';
+
+/** The token that resumes a volume listing at this stub: `<namespace>.<id>` (backends.md 1.3). */
+export const volumePosition = (w: { Namespace: string; ID: string }): string => `${w.Namespace}.${w.ID}`;
+
+function details(ref: VolumeRef, w: WireVolume | WireVolumeStub, readers: number, writers: number, full: NomadVolumeFull | null): NomadVolumeDetails {
+  return {
+    __typename: 'NomadVolumeDetails',
+    ref,
+    externalId: nonEmpty(w.ExternalID),
+    pluginId: nonEmpty(w.PluginID),
+    provider: nonEmpty(w.Provider),
+    schedulable: w.Schedulable,
+    accessMode: accessMode(w.AccessMode),
+    attachmentMode: attachmentMode(w.AttachmentMode),
+    topologies: topologies(w.Topologies),
+    controllerRequired: w.ControllerRequired,
+    controllers: { healthy: w.ControllersHealthy, expected: w.ControllersExpected },
+    nodes: { healthy: w.NodesHealthy, expected: w.NodesExpected },
+    currentReaders: readers,
+    currentWriters: writers,
+    createIndex: num(w.CreateIndex),
+    modifyIndex: num(w.ModifyIndex),
+    full,
+  };
+}
+
+function core(backend: string, w: WireVolume | WireVolumeStub, readers: number, writers: number): Omit<Volume, 'sizeBytes' | 'complete' | 'attachments' | 'details'> {
+  return {
+    __typename: 'Volume',
+    ref: { backend, namespace: w.Namespace, nativeId: w.ID },
+    name: w.Name,
+    status: volumeStatus(readers, writers, w.Schedulable),
+    backendStatus: `readers=${readers} writers=${writers} schedulable=${w.Schedulable}`,
+    // Register and create never set CreateTime (backends.md 1.5.1): null until Nomad does.
+    createdAt: nanosToIso(w.CreateTime),
+    updatedAt: nanosToIso(w.ModifyTime),
+  };
+}
+
+/** List stub → incomplete volume: size, attachments and `details.full` need a read. */
+export function toVolumeFromStub(backend: string, w: WireVolumeStub): Volume {
+  const base = core(backend, w, w.CurrentReaders, w.CurrentWriters);
+  return {
+    ...base,
+    sizeBytes: null,
+    complete: false,
+    attachments: [],
+    details: details(base.ref, w, w.CurrentReaders, w.CurrentWriters, null),
+  };
+}
+
+/** Full read → complete volume with its claims as attachments. */
+export function toVolume(backend: string, w: WireVolume): Volume {
+  const readIds = Object.keys(w.ReadAllocs ?? {});
+  const writeIds = Object.keys(w.WriteAllocs ?? {});
+  const base = core(backend, w, readIds.length, writeIds.length);
+  const stubs = new Map((w.Allocations ?? []).map((a) => [a.ID, a]));
+  const claim = (id: string, access: AttachmentAccess): Attachment => toAttachment(base.ref, id, access, stubs.get(id));
+  const full: NomadVolumeFull = {
+    requestedCapacityMinBytes: bytesOrNull(w.RequestedCapacityMin),
+    requestedCapacityMaxBytes: bytesOrNull(w.RequestedCapacityMax),
+    requestedCapabilities: (w.RequestedCapabilities ?? []).map((c) => ({ accessMode: accessMode(c.AccessMode), attachmentMode: attachmentMode(c.AttachmentMode) })),
+    requestedTopologies: w.RequestedTopologies ? { required: topologies(w.RequestedTopologies.Required), preferred: topologies(w.RequestedTopologies.Preferred) } : null,
+    providerVersion: nonEmpty(w.ProviderVersion),
+    mountOptions: w.MountOptions ? { fsType: nonEmpty(w.MountOptions.FSType), mountFlags: w.MountOptions.MountFlags ?? [] } : null,
+    parameters: keyValues(w.Parameters),
+    context: keyValues(w.Context),
+    cloneId: nonEmpty(w.CloneID),
+    snapshotId: nonEmpty(w.SnapshotID),
+  };
+  return {
+    ...base,
+    sizeBytes: bytesOrNull(w.Capacity),
+    complete: true,
+    attachments: [...readIds.map((id) => claim(id, 'READ_ONLY')), ...writeIds.map((id) => claim(id, 'READ_WRITE'))],
+    details: details(base.ref, w, readIds.length, writeIds.length, full),
+  };
+}
+
+/**
+ * One claim. Nomad keeps no claim record of its own (no id, no time, no device): the consumer is
+ * the allocation, whose stub is absent once it was garbage-collected.
+ */
+function toAttachment(volume: VolumeRef, allocationId: string, access: AttachmentAccess, a: WireAllocStub | undefined): Attachment {
+  return {
+    __typename: 'VolumeAttachment',
+    volume,
+    consumerId: allocationId,
+    state: attachmentState(a),
+    backendState: a ? a.ClientStatus : null,
+    stateReason: attachmentStateReason(a),
+    access,
+    consumer: toConsumer(allocationId, a),
+    device: null,
+    attachedAt: null,
+    nativeId: null,
+    tag: null,
+    deleteOnTermination: null,
+  };
+}
+
+function toConsumer(allocationId: string, a: WireAllocStub | undefined): AllocationConsumer {
+  return {
+    __typename: 'VolumeAllocationConsumer',
+    allocationId,
+    name: a?.Name ?? null,
+    namespace: a?.Namespace ?? null,
+    jobId: a?.JobID ?? null,
+    jobType: a?.JobType ?? null,
+    taskGroup: a?.TaskGroup ?? null,
+    nodeId: a?.NodeID ?? null,
+    nodeName: a?.NodeName ?? null,
+    clientStatus: a?.ClientStatus ?? null,
+    desiredStatus: a?.DesiredStatus ?? null,
+    createdAt: nanosToIso(a?.CreateTime),
+    updatedAt: nanosToIso(a?.ModifyTime),
+  };
+}

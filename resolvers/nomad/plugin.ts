@@ -1,0 +1,63 @@
+/** Nomad CSI plugins and the volumes their controllers know. Fields marked (read) load the full plugin. */
+import { hasNomadPlugins } from '../../adapters/capabilities';
+import { GatewayError, NotFoundError } from '../../adapters/errors';
+import { encodeGlobalId } from '../../adapters/ids';
+import { pageSize } from '../../adapters/input';
+import { pageArray, pageOpaque, type Omission } from '../../adapters/listing';
+import type { Plugin, PluginDetail } from '../../adapters/model';
+import type { GatewayContext } from '../../server/context';
+import type { QueryResolvers, StoragePluginResolvers } from '../../schema/generated/resolvers-types';
+import { globalIdArg, idArg, namespaceArg } from '../args';
+import { connection, mergedConnection } from '../connection';
+
+/** Nomad plugins are cluster-wide: the id's scope is a fixed placeholder. */
+const CLUSTER_SCOPE = '_';
+
+export const pluginId = (p: { backend: string; nativeId: string }): string => encodeGlobalId({ kind: 'Plugin', backend: p.backend, scope: CLUSTER_SCOPE, nativeId: p.nativeId });
+
+async function detail(p: Plugin, ctx: GatewayContext): Promise<PluginDetail> {
+  if (p.detail) return p.detail;
+  const full = await ctx.loaders.plugin.load({ backend: p.backend, nativeId: p.nativeId });
+  if (!full?.detail) throw new NotFoundError(`plugin "${p.nativeId}" no longer exists on backend "${p.backend}"`, { backend: p.backend });
+  return full.detail;
+}
+
+export const pluginQueries: Pick<QueryResolvers, 'storagePlugins' | 'storagePlugin' | 'nomadExternalVolumes'> = {
+  storagePlugins: async (_p, { backends, first, after }, ctx) => {
+    const size = pageSize(first, 50);
+    const chosen = ctx.registry.select('LIST_PLUGINS', backends, 'backends').filter(hasNomadPlugins);
+    const omissions: Omission[] = [];
+    const lists: Plugin[][] = [];
+    for (const b of chosen) {
+      try {
+        lists.push(await b.listPlugins(ctx.call(b.id)));
+      } catch (err) {
+        if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
+        omissions.push({ backend: b.id, reason: 'FAILED', error: err, at: lists.flat().length });
+      }
+    }
+    const page = pageArray(lists.flat(), size, after);
+    // A failure stands where the backend's plugins would start, clamped to this page.
+    const onPage = omissions.map((o) => ({ ...o, at: Math.min(Math.max(o.at - page.start, 0), page.edges.length) }));
+    return mergedConnection(ctx, page.edges, page.pageInfo, onPage);
+  },
+  storagePlugin: (_p, { id }, ctx) => {
+    const p = globalIdArg(ctx, id, 'Plugin');
+    return ctx.loaders.plugin.load({ backend: p.backend, nativeId: p.nativeId });
+  },
+  nomadExternalVolumes: async (_p, { backend, plugin, namespace, first, after }, ctx) => {
+    const b = ctx.registry.capable(ctx.registry.forArgument(backend, 'backend'), hasNomadPlugins);
+    const pluginArg = idArg(b, 'plugin', plugin, 'plugin');
+    const ns = namespaceArg(namespace, 'namespace', 'default', false, b);
+    const page = await pageOpaque((limit, token) => b.listExternalVolumes({ pluginId: pluginArg, namespace: ns, limit, token }, ctx.call(b.id)), pageSize(first, 50), after);
+    return connection(page.edges, page.pageInfo);
+  },
+};
+
+export const pluginType: StoragePluginResolvers = {
+  id: (p) => pluginId(p),
+  backend: (p, _a, ctx) => ctx.registry.forId(p.backend),
+  version: async (p, _a, ctx) => (await detail(p, ctx)).version,
+  controllerFeatures: async (p, _a, ctx) => (await detail(p, ctx)).controllerFeatures,
+  instances: async (p, _a, ctx) => (await detail(p, ctx)).instances,
+};

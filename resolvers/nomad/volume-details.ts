@@ -1,0 +1,27 @@
+/** NomadVolumeDetails: the list-stub part comes with the volume; fields marked (read) load the full volume. */
+import { NotFoundError } from '../../adapters/errors';
+import type { NomadVolumeDetails, NomadVolumeFull } from '../../adapters/model';
+import type { NomadVolumeDetailsResolvers } from '../../schema/generated/resolvers-types';
+import type { GatewayContext } from '../../server/context';
+import { requireVolume } from '../volume';
+
+async function full(d: NomadVolumeDetails, ctx: GatewayContext): Promise<NomadVolumeFull> {
+  if (d.full) return d.full;
+  const v = await requireVolume(ctx, d.ref);
+  if (v.details.__typename !== 'NomadVolumeDetails' || !v.details.full) throw new NotFoundError(`volume "${d.ref.nativeId}" has no full Nomad read`, { backend: d.ref.backend });
+  return v.details.full;
+}
+
+export const nomadVolumeDetailsType: NomadVolumeDetailsResolvers = {
+  plugin: (d, _a, ctx) => (d.pluginId ? ctx.loaders.plugin.load({ backend: d.ref.backend, nativeId: d.pluginId }) : null),
+  providerVersion: async (d, _a, ctx) => (await full(d, ctx)).providerVersion,
+  requestedMinBytes: async (d, _a, ctx) => (await full(d, ctx)).requestedCapacityMinBytes,
+  requestedMaxBytes: async (d, _a, ctx) => (await full(d, ctx)).requestedCapacityMaxBytes,
+  requestedCapabilities: async (d, _a, ctx) => (await full(d, ctx)).requestedCapabilities,
+  requestedTopologies: async (d, _a, ctx) => (await full(d, ctx)).requestedTopologies,
+  mountOptions: async (d, _a, ctx) => (await full(d, ctx)).mountOptions,
+  parameters: async (d, _a, ctx) => (await full(d, ctx)).parameters,
+  context: async (d, _a, ctx) => (await full(d, ctx)).context,
+  cloneId: async (d, _a, ctx) => (await full(d, ctx)).cloneId,
+  snapshotId: async (d, _a, ctx) => (await full(d, ctx)).snapshotId,
+};

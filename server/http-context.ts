@@ -1,0 +1,23 @@
+/** The HTTP adapter onto the execution context: credentials from headers, request id from `X-Request-Id`. */
+import { credentialsFromHeaders, type Headers } from './credentials';
+import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
+import type { ExecutionLimits } from './limits';
+
+/** One HTTP request's facts. */
+export interface HttpExecutionRequest {
+  headers: Headers;
+  /** The `X-Request-Id` header. */
+  requestId?: string | null;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+  limits?: ExecutionLimits;
+}
+
+export function createHttpContext(services: GatewayServices, r: HttpExecutionRequest): GatewayContext {
+  return createExecutionContext(services, {
+    credentials: credentialsFromHeaders(r.headers, services.registry),
+    requestId: r.requestId,
+    signal: r.signal,
+    limits: r.limits,
+  });
+}

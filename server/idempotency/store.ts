@@ -1,0 +1,62 @@
+/**
+ * Where idempotency keys are remembered: in this process, or in Redis when replicas share work
+ * (`redis-store.ts`). Entries are keyed by a hash of (backend, caller credential, mutation, key),
+ * so callers never see each other's results, and hold only JSON results (ids), never inputs.
+ */
+
+/** One remembered request. */
+export interface IdempotencyEntry {
+  /** Hash of the input the key was first used with. */
+  fingerprint: string;
+  /** `pending` while the first request runs. */
+  state: 'pending' | 'done';
+  /** The first request's result (JSON), once done. */
+  result?: unknown;
+}
+
+/** Storage of idempotency entries. */
+export interface IdempotencyStore {
+  /**
+   * Claims `scopedKey` for a new request: returns null when it was free (the caller now owns it),
+   * else the entry already there.
+   */
+  claim(scopedKey: string, fingerprint: string, ttlMs: number): Promise<IdempotencyEntry | null>;
+  /** Records the owner's result. */
+  complete(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): Promise<void>;
+  /** Frees a key whose request failed, so a retry runs again. */
+  release(scopedKey: string): Promise<void>;
+}
+
+/** Options of the in-memory store. */
+export interface MemoryIdempotencyStoreOptions {
+  /** Most entries kept; the oldest go first. @default 10000 */
+  maxEntries?: number;
+}
+
+/** Entries in this process's memory, bounded in number and time. */
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly #entries = new Map<string, { entry: IdempotencyEntry; expires: number }>();
+  readonly #max: number;
+
+  constructor(o: MemoryIdempotencyStoreOptions = {}) {
+    this.#max = o.maxEntries ?? 10_000;
+  }
+
+  async claim(scopedKey: string, fingerprint: string, ttlMs: number): Promise<IdempotencyEntry | null> {
+    const now = Date.now();
+    const found = this.#entries.get(scopedKey);
+    if (found && found.expires > now) return found.entry;
+    this.#entries.delete(scopedKey);
+    while (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(scopedKey, { entry: { fingerprint, state: 'pending' }, expires: now + ttlMs });
+    return null;
+  }
+
+  async complete(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): Promise<void> {
+    this.#entries.set(scopedKey, { entry, expires: Date.now() + ttlMs });
+  }
+
+  async release(scopedKey: string): Promise<void> {
+    this.#entries.delete(scopedKey);
+  }
+}
