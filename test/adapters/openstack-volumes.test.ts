@@ -34,7 +34,7 @@ describe('OpenStack adapter: reading volumes', () => {
     });
     expect(v.createdAt).toMatch(/Z$/);
     expect(v.attachments).toEqual([
-      expect.objectContaining({ __typename: 'VolumeAttachment', consumerId: server, state: 'ATTACHED', stateReason: null, consumer: { __typename: 'VolumeServerConsumer', serverId: server }, device: '/dev/vdb' }),
+      expect.objectContaining({ __typename: 'VolumeAttachment', consumerId: server, state: 'ATTACHED', stateReason: null, consumer: { __typename: 'VolumeServerConsumer', serverId: server, backend: 'os' }, device: '/dev/vdb' }),
     ]);
     expect(v.attachments[0]!.nativeId).toMatch(/^[0-9a-f-]{36}$/);
   });
