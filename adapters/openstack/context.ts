@@ -2,8 +2,7 @@
  * What every OpenStack module of this backend shares: its id, the HTTP client and the deadline of
  * its changes, plus the small helpers they all use (404 as absence, pending changes).
  */
-import type { PendingChange } from '../completion';
-import type { CompletionRule } from '../completion';
+import type { CompletionRule, PendingChange } from '../completion';
 import { isStatus } from '../errors';
 import type { OpenStackClient } from './client';
 
