@@ -245,10 +245,8 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data._entities.map((v: any) => v.name)).toEqual(names);
     // 7 ids: 7 parallel shows rather than a page of the whole project.
-    // KNOWN BUG (adapters/openstack/keystone/client.ts, reported): the 7 shows start together and
-    // each validates the fresh token, because callerSession caches a validation only once it has
-    // answered and does not share one in flight. Should be 1 Keystone call.
-    expect(osCalls(os)).toEqual({ 'keystone GET /v3/auth/tokens': names.length, 'cinder GET /v3/:id/volumes/:id': names.length });
+    // The 7 shows start together with a fresh token and share one Keystone validation.
+    expect(osCalls(os)).toEqual({ 'keystone GET /v3/auth/tokens': 1, 'cinder GET /v3/:id/volumes/:id': names.length });
     // With the token validated, the same read costs the shows alone.
     os.sim.clearRequests();
     expect((await gw.gql(ENTITIES, { r: reps }, headers(token))).body.errors).toBeUndefined();

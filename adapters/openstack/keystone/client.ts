@@ -36,6 +36,8 @@ const hash = (token: string): string => createHash('sha256').update(token).diges
 export class Keystone {
   readonly #o: KeystoneOptions;
   readonly #callers = new Map<string, { session: Session; until: number }>();
+  /** Validations in flight, by token hash. */
+  readonly #validating = new Map<string, Promise<Session>>();
   #service: Promise<Session> | null = null;
   /** The resolved service session's token, so {@link forget} can tell it apart without awaiting. */
   #serviceToken: string | null = null;
@@ -57,6 +59,16 @@ export class Keystone {
     const hit = this.#callers.get(key);
     if (hit && hit.until > now) return hit.session;
     this.#callers.delete(key);
+    // Calls that start together with a new token share one validation.
+    const inFlight = this.#validating.get(key);
+    if (inFlight) return inFlight;
+    const validation = this.#validate(token, key, now).finally(() => this.#validating.delete(key));
+    this.#validating.set(key, validation);
+    return validation;
+  }
+
+  async #validate(token: string, key: string, now: number): Promise<Session> {
+    const backend = this.#o.backend;
     const res = await validateToken(this.#o.send, this.#o.authUrl, token);
     // Keystone answers 404 for an unknown or expired subject token, 401 for a bad auth token.
     if (res.status === 401 || res.status === 404) {
