@@ -7,6 +7,7 @@
  * claim volumes when the scheduler places them, backends.md 1.4), detaching from anything but a
  * client node, and extending (see {@link NomadBackend.extendVolume}).
  */
+import { timedProbe } from '../health';
 import type {
   Accepted,
   AttachTarget,
@@ -79,16 +80,11 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
     this.#claimReads = options.claimReadConcurrency ?? 8;
   }
 
-  async health(signal?: AbortSignal): Promise<BackendHealth> {
-    const started = performance.now();
-    const checkedAt = new Date().toISOString();
-    try {
+  health(signal?: AbortSignal): Promise<BackendHealth> {
+    return timedProbe(async () => {
       const { data } = await req.leader(this.#client, { credential: {}, signal });
-      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
-      return data ? { status: 'UP', latencyMs, message: null, checkedAt } : { status: 'DOWN', latencyMs, message: 'no cluster leader', checkedAt };
-    } catch (err) {
-      return { status: 'DOWN', latencyMs: null, message: (err as Error).message, checkedAt };
-    }
+      return data ? { up: true, message: null } : { up: false, message: 'no cluster leader' };
+    });
   }
 
   // ---- volumes ----------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import type { CinderActions, CinderHostAttachments, NovaServers, SnapshotReads, 
 import type { CinderAction, CinderActionResult } from '../cinder-action';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../completion';
 import type { Attachment, BackendHealth, Capability, KeyValue, NovaServer, Snapshot, Volume, VolumeRef } from '../model';
+import { timedProbe } from '../health';
 import * as actions from './actions';
 import * as attach from './attach';
 import * as batch from './batch';
@@ -78,24 +79,19 @@ export class OpenStackBackend implements VolumeBackend, VolumeUpdates, SnapshotR
     this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? 120_000 };
   }
 
-  async health(signal?: AbortSignal): Promise<BackendHealth> {
-    const started = performance.now();
-    const checkedAt = new Date().toISOString();
-    const up = (message: string | null): BackendHealth => ({ status: 'UP', latencyMs: performance.now() - started, message, checkedAt });
-    try {
+  health(signal?: AbortSignal): Promise<BackendHealth> {
+    return timedProbe(async () => {
       if (this.#c.keystone.hasServiceAuth) {
         // With its own credential the gateway also proves Cinder and Nova answer.
         // Fresh version documents each time: a cached range would report UP through an outage.
         const s = await this.#c.keystone.serviceSession();
         await Promise.all([this.#c.probe(s, 'volume', signal), this.#c.probe(s, 'compute', signal)]);
-        return up(null);
+        return { up: true, message: null };
       }
       const status = await this.#c.probeKeystone(signal);
-      if (status !== 200) return { status: 'DOWN', latencyMs: performance.now() - started, message: `Keystone answered ${status}`, checkedAt };
-      return up('Keystone reachable (no service credential: Cinder and Nova not probed)');
-    } catch (err) {
-      return { status: 'DOWN', latencyMs: null, message: err instanceof Error ? err.message : String(err), checkedAt };
-    }
+      if (status !== 200) return { up: false, message: `Keystone answered ${status}` };
+      return { up: true, message: 'Keystone reachable (no service credential: Cinder and Nova not probed)' };
+    });
   }
 
   // ---- core -----------------------------------------------------------------------------------
