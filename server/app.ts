@@ -6,6 +6,7 @@
  */
 import { ApolloServer, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildGatewaySchema } from './schema';
@@ -110,6 +111,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     plugins: [
       // Apollo's default landing page loads from a CDN; an air-gapped gateway must not.
       ApolloServerPluginLandingPageDisabled(),
+      // A router that asks (apollo-federation-include-trace: ftv1) gets field timings; error texts
+      // stay out of them (they may name backend details), as Apollo's default for subgraphs.
+      ApolloServerPluginInlineTrace({ includeErrors: { masked: true } }),
       observabilityPlugin(o.logger, metrics),
       {
         async requestDidStart() {

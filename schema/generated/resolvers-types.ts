@@ -736,13 +736,8 @@ export type NomadExternalVolumeEdge = {
   node: NomadExternalVolume;
 };
 
-/**
- * A Nomad client node, owned by a scheduler subgraph in a supergraph; this subgraph contributes the
- * volume claims of the allocations placed on it. Its id is the Nomad node id.
- */
 export type NomadNode = {
   __typename?: 'NomadNode';
-  /** The Nomad node id. */
   id: Scalars['ID']['output'];
   /** Claims held by allocations on this node, in every namespace the caller may list; null when the read failed. */
   volumeClaims?: Maybe<Array<VolumeAttachment>>;
@@ -1091,13 +1086,8 @@ export type RevertCinderVolumeInput = {
   snapshotId: Scalars['ID']['input'];
 };
 
-/**
- * A compute server (Nova), owned by a compute subgraph in a supergraph; this subgraph contributes its
- * volume attachments. Its id is the Nova server UUID.
- */
 export type Server = {
   __typename?: 'Server';
-  /** The Nova server UUID. */
   id: Scalars['ID']['output'];
   /** The server's volume attachments as Nova lists them, checked against Cinder; null when the read failed. */
   volumeAttachments?: Maybe<Array<VolumeAttachment>>;
