@@ -100,11 +100,12 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
   let os: OpenStackUnderTest;
   let gw: GatewayUnderTest;
   let auth: Record<string, string>;
+  let redis: RedisServerUnderTest | undefined;
   const cinder = (method: string, suffix: string): number => count(os.sim.requests().filter((r) => r.service === 'cinder'), method, suffix);
   const input = (name: string, key: string) => ({ backend: 'os', name, sizeGiB: 1, idempotencyKey: key });
 
   beforeAll(async () => {
-    const redis = where === 'redis' ? await startRedisServer() : undefined;
+    redis = where === 'redis' ? await startRedisServer() : undefined;
     os = await startOpenStack({ delays: { createMs: 30, snapshotMs: 30, attachMs: 10, attachCompleteMs: 10 } });
     gw = await startGatewayFor([os.backend('os')], { operationOptions: { pollMs: 20, maxPollMs: 50 }, redis: redis && { url: redis.url, keyPrefix: 'idem:' } });
     auth = { 'x-auth-token': os.demoToken };
@@ -123,6 +124,11 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
     expect(again.body.data.createVolume.volume.id).toBe(first.body.data.createVolume.volume.id);
     expect(again.body.data.createVolume.operation).toEqual(first.body.data.createVolume.operation);
     expect(cinder('POST', '/volumes')).toBe(1);
+    if (redis) {
+      // The key is Redis's, not this process's.
+      const probe = new Redis(redis.url);
+      expect(await probe.keys('idem:idempotency:*').finally(() => probe.quit())).toHaveLength(1);
+    }
   });
 
   it('should refuse the key with another input (IDEMPOTENCY_KEY_REUSED) before any backend call', async () => {
