@@ -15,7 +15,7 @@ import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
 import { createHttpContext } from './http-context';
 import { createFormatError } from './errors';
-import { MemoryIdempotencyStore } from './idempotency';
+import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency';
 import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
 import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
@@ -35,8 +35,9 @@ import { apolloLimitOptions } from './limits/apollo';
 
 export interface GatewayOptions {
   /**
-   * With `redis` (scale-out) the default tracker keeps its records in Redis, `/readyz` reports
-   * it, and `stop()` closes the connection after in-flight work. Without it records stay in memory.
+   * With `redis` (scale-out) the default tracker keeps its records in Redis, idempotency keys are
+   * kept there too, `/readyz` reports it, and `stop()` closes the connection after in-flight work.
+   * Without it records and keys stay in memory.
    */
   config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis'>> & {
     /** HTTP edge settings (server/http/config.ts); any group or field left out takes its default. */
@@ -101,7 +102,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const limits = operationLimits(o.config.limits);
   // One schema for direct clients and for a supergraph's router: a Federation 2 subgraph.
   const limited = apolloLimitOptions<GatewayContext>(limits, buildGatewaySchema());
-  const services: GatewayServices = { registry: o.registry, operations, idempotency: new MemoryIdempotencyStore(), maxConcurrentReads: o.config.maxConcurrentReads };
+  // Replicas sharing Redis share idempotency keys too, so a retry on another replica finds the first result.
+  const idempotency = redis
+    ? new RedisIdempotencyStore({ client: redis.client, keyPrefix: redis.keyPrefix, onError: (op, err) => o.logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis idempotency store failed') })
+    : new MemoryIdempotencyStore();
+  const services: GatewayServices = { registry: o.registry, operations, idempotency, maxConcurrentReads: o.config.maxConcurrentReads };
   const apollo = new ApolloServer<GatewayContext>({
     ...limited,
     formatError: createFormatError(o.logger, limits.executionGuards.parseErrorReason),

@@ -9,10 +9,18 @@ import { safeText } from '../../adapters/input';
 import type { CallerCredential } from '../../adapters/backend';
 import type { IdempotencyStore } from './store';
 
-export { MemoryIdempotencyStore, type IdempotencyEntry, type IdempotencyStore } from './store';
+export { MemoryIdempotencyStore, type IdempotencyEntry, type IdempotencyStore, type MemoryIdempotencyStoreOptions } from './store';
+export { RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from './redis-store';
 
-/** How long a key is remembered. */
+/** How long a key is remembered after its create finished. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long a claim holds a key while its create runs: longer than any request may run
+ * (OPERATION_TIMEOUT_MS is at most 1 h), so only the claim of a replica that died mid-create
+ * expires, instead of blocking the key with CONFLICT for a whole day.
+ */
+export const IDEMPOTENCY_CLAIM_TTL_MS = 60 * 60 * 1000;
 
 /** Who is asking and for what: a key is scoped to all of these. */
 export interface IdempotencyScope {
@@ -30,14 +38,15 @@ const hash = (parts: unknown[]): string => createHash('sha256').update(JSON.stri
  * - again with the same input after it finished: returns the remembered result;
  * - again while the first still runs: CONFLICT (retryable);
  * - again with a different input: IDEMPOTENCY_KEY_REUSED.
- * A failed create frees the key, so a retry runs again.
+ * A failed create frees the key, so a retry runs again. A store that cannot claim (Redis down) fails
+ * the request before `create` runs, rather than risk creating twice.
  */
 export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyScope, key: string | null | undefined, input: unknown, create: () => Promise<T>, argument = 'input.idempotencyKey'): Promise<T> {
   if (key === null || key === undefined) return create();
   const checked = safeText(key, argument, 255);
   const scopedKey = hash([scope.backend, scope.credential.token ?? '', scope.mutation, checked]);
   const fingerprint = hash([input]);
-  const found = await store.claim(scopedKey, fingerprint, IDEMPOTENCY_TTL_MS);
+  const found = await store.claim(scopedKey, fingerprint, IDEMPOTENCY_CLAIM_TTL_MS);
   if (found) {
     if (found.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(argument);
     if (found.state === 'pending') throw new ConflictError('a request with this idempotency key is still running; retry when it has finished', { retryable: true });

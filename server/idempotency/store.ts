@@ -21,9 +21,9 @@ export interface IdempotencyStore {
    * else the entry already there.
    */
   claim(scopedKey: string, fingerprint: string, ttlMs: number): Promise<IdempotencyEntry | null>;
-  /** Records the owner's result. */
+  /** Records the owner's result. Never rejects: the create it follows has happened. */
   complete(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): Promise<void>;
-  /** Frees a key whose request failed, so a retry runs again. */
+  /** Frees a key whose request failed, so a retry runs again. Never rejects: the request's own error is what the caller needs. */
   release(scopedKey: string): Promise<void>;
 }
 

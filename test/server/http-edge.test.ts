@@ -155,7 +155,7 @@ describe('operations the gateway does not run', () => {
 });
 
 describe('automatic persisted queries', () => {
-  const query = '{ backends { id } }';
+  const query = '{ storageBackends { id } }';
   const hash = createHash('sha256').update(query).digest('hex');
   const apq = (body: Record<string, unknown>) => fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
@@ -173,9 +173,9 @@ describe('automatic persisted queries', () => {
     expect(miss.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     const register = await apq({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
     expect(register.status).toBe(200);
-    expect(register.body.data.backends).toEqual([{ id: 'east' }]);
+    expect(register.body.data.storageBackends).toEqual([{ id: 'east' }]);
     const hit = await apq({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
-    expect(hit.body.data.backends).toEqual([{ id: 'east' }]);
+    expect(hit.body.data.storageBackends).toEqual([{ id: 'east' }]);
   });
 });
 

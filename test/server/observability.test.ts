@@ -31,7 +31,7 @@ describe('metrics and logs', () => {
   });
 
   it('should count operations by name and outcome, and backend calls by endpoint and status', async () => {
-    await gql('query ListVols { volumes { nodes { id capacityBytes } } }');
+    await gql('query ListVols { volumes { nodes { id sizeBytes } } }');
     await gql('query Missing { volumeByNativeId(backend: "east", nativeId: "nope") { id } }');
     await gql('query Bad { volume(id: "bad") { id } }');
     const text = await fetch(gateway.url.replace('/graphql', '/metrics')).then((r) => r.text());
@@ -54,10 +54,12 @@ describe('metrics and logs', () => {
 
   it('should never log tokens or secrets', async () => {
     const secret = 'sup3r-s3cret-value';
-    await gql(
+    const made = await gql(
       'mutation Make($input: CreateVolumeInput!) { createVolume(input: $input) { volume { id } } }',
-      { input: { backend: 'east', nativeId: 'logged', name: 'logged', plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }], secrets: [{ key: 'k', value: secret }] } },
+      { input: { backend: 'east', name: 'logged', nomad: { nativeId: 'logged', plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }], secrets: [{ key: 'k', value: secret }] } } },
     );
+    // The secret went through a create that ran, not one refused before it was read.
+    expect(made.errors).toBeUndefined();
     await gql('mutation Del($id: ID!) { deleteVolume(input: { id: $id, secrets: [{ key: "k", value: "' + secret + '" }] }) { deletedId } }', { id: 'x' });
     await gql('{ volumes { nodes { id } } }', undefined, { 'x-nomad-token': 'wrong-token-value' });
     const all = lines.join('\n');

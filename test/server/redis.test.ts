@@ -10,13 +10,13 @@ import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../../server/config';
 import { redactRedisUrl } from '../../server/redis';
 import { RedisOperationStore, type OperationRecord } from '../../subscriptions/operations';
-import { closedPortUrl, disposeAll, startGatewayFor, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { closedPortUrl, disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 
 const root = join(__dirname, '..', '..');
 const OP = 'operation { id kind state targetId backendStatus failureReason }';
 const CREATE = `mutation($i: CreateVolumeInput!) { createVolume(input: $i) { ${OP} volume { id status } } }`;
-const READ_OP = `query($id: ID!) { operation(id: $id) { id kind state backendStatus targetId } }`;
+const READ_OP = `query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus targetId } }`;
 
 /** Fails the test at the end if anything rejected unhandled while it ran. */
 const unhandled: unknown[] = [];
@@ -42,9 +42,21 @@ async function until<T>(probe: () => Promise<T>, done: (v: T) => boolean, tries 
   return v;
 }
 
+/** Reads `volumeOperation(id)` through `gw` until it is terminal (at most 15 s); the last answer. */
+async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>): Promise<any> {
+  const end = Date.now() + 15_000;
+  for (;;) {
+    const res = await gw.gql(READ_OP, { id }, headers);
+    const op = res.body.data?.volumeOperation;
+    if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
+    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 function record(over: Partial<OperationRecord> = {}): OperationRecord {
   const now = Date.now();
-  return { id: `op-${Math.random().toString(36).slice(2)}`, kind: 'CREATE_VOLUME', backend: 'os', scope: 'p', targetId: 't', state: 'PENDING', backendStatus: null, failureReason: null, createdAt: now, updatedAt: now, deadline: now + 120_000, owner: 'o', ...over };
+  return { __typename: 'VolumeOperation', id: `op-${Math.random().toString(36).slice(2)}`, kind: 'CREATE_VOLUME', backend: 'os', scope: 'p', targetId: 't', state: 'PENDING', backendStatus: null, failureReason: null, createdAt: now, updatedAt: now, deadline: now + 120_000, owner: 'o', ...over };
 }
 
 describe('two gateways sharing one Redis', () => {
@@ -77,11 +89,11 @@ describe('two gateways sharing one Redis', () => {
     // B never saw the mutation: it reads A's record from Redis.
     const seen = await b.gql(READ_OP, { id: started.id }, auth);
     expect(seen.body.errors).toBeUndefined();
-    expect(seen.body.data.operation).toMatchObject({ id: started.id, kind: 'CREATE_VOLUME', targetId: started.targetId });
+    expect(seen.body.data.volumeOperation).toMatchObject({ id: started.id, kind: 'CREATE_VOLUME', targetId: started.targetId });
     const done = await waitOperation(b, started.id, auth);
     expect(done).toMatchObject({ id: started.id, state: 'SUCCEEDED', backendStatus: 'available' });
     // Another project's caller cannot read it through B either.
-    expect((await b.gql(READ_OP, { id: started.id }, { 'x-auth-token': os.otherToken })).body.data.operation).toBeNull();
+    expect((await b.gql(READ_OP, { id: started.id }, { 'x-auth-token': os.otherToken })).body.data.volumeOperation).toBeNull();
     // One key per record, under the configured prefix, with a TTL.
     const probe = new Redis(redis.url);
     try {

@@ -14,7 +14,7 @@ import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type Gatewa
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 const LIST = 'query ListVolumes($n: Int!) { volumes(first: $n) { nodes { nativeId } } }';
-const BACKENDS = 'query Backends { backends { id } }';
+const BACKENDS = 'query Backends { storageBackends { id } }';
 const OTHER = '{ volumes(first: 5) { nodes { nativeId name } } }';
 
 const dir = mkdtempSync(join(tmpdir(), 'trusted-'));
@@ -64,7 +64,7 @@ describe('trusted documents on (Apollo manifest)', () => {
   it('should run a listed document by documentId over GET', async () => {
     const res = await fetch(`${gw.gateway.url}?documentId=${sha(BACKENDS)}`, { headers: { 'apollo-require-preflight': 'true' } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ data: { backends: [{ id: 'east' }] } });
+    expect(await res.json()).toEqual({ data: { storageBackends: [{ id: 'east' }] } });
   });
 
   it('should refuse a document that is not listed with 400 PERSISTED_QUERY_NOT_IN_LIST, before any backend call', async () => {
@@ -106,8 +106,8 @@ describe('trusted documents with ids required (plain map)', () => {
   });
 
   it('should run documents by their map id or hash, and refuse their text with 400 PERSISTED_QUERY_ID_REQUIRED', async () => {
-    expect((await post(strict, { documentId: 'listBackends' })).body).toEqual({ data: { backends: [{ id: 'east' }] } });
-    expect((await post(strict, { documentId: sha(BACKENDS) })).body).toEqual({ data: { backends: [{ id: 'east' }] } });
+    expect((await post(strict, { documentId: 'listBackends' })).body).toEqual({ data: { storageBackends: [{ id: 'east' }] } });
+    expect((await post(strict, { documentId: sha(BACKENDS) })).body).toEqual({ data: { storageBackends: [{ id: 'east' }] } });
     const text = await post(strict, { query: BACKENDS });
     expect(text.status).toBe(400);
     expect(text.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_ID_REQUIRED');

@@ -1,0 +1,331 @@
+/**
+ * Idempotency keys on creating mutations, over HTTP against the Nomad and OpenStack simulators,
+ * with keys in memory and in a real redis-server: a retry with the same key makes no second backend
+ * create (counted in the simulators' request logs) and answers the first result; keys are scoped to
+ * the caller; a key reused for another input, or while its first request runs, is refused; a failed
+ * create frees its key; replicas sharing Redis share keys; Redis down fails a keyed create before
+ * any backend call.
+ */
+import { Redis } from 'ioredis';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, RedisIdempotencyStore } from '../../server/idempotency';
+import type { NomadSimulator } from '../../simulators/nomad';
+import { ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
+
+const CREATE = 'mutation($i: CreateVolumeInput!) { createVolume(input: $i) { volume { id namespace name } operation { id kind } } }';
+const SNAPSHOT = 'mutation($i: CreateVolumeSnapshotInput!) { createVolumeSnapshot(input: $i) { snapshot { id name } operation { id kind } } }';
+const ATTACH = 'mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { attachment { id state } operation { id kind } } }';
+const BY_NATIVE_ID = 'query($b: ID!, $ns: String, $n: String!) { volumeByNativeId(backend: $b, namespace: $ns, nativeId: $n) { id } }';
+const CAPABILITIES = [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }];
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The first error's extensions (a failed create answers no data). */
+const failure = (res: { body: any }): Record<string, unknown> => {
+  expect(res.body.data).toBeNull();
+  return res.body.errors[0].extensions;
+};
+/** Requests `sim` saw that match `method` and end with `suffix`. */
+const count = (requests: Array<{ method: string; path: string }>, method: string, suffix: string): number => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length;
+
+/** Reads `volumeOperation(id)` until it is terminal (at most 15 s); its last state. */
+async function finalState(gw: GatewayUnderTest, id: string, headers: Record<string, string>): Promise<string> {
+  const end = Date.now() + 15_000;
+  for (;;) {
+    const res = await gw.gql('query($id: ID!) { volumeOperation(id: $id) { state } }', { id }, headers);
+    const state: string | undefined = res.body.data?.volumeOperation?.state;
+    if (!state) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
+    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(state) || Date.now() > end) return state;
+    await sleep(25);
+  }
+}
+
+describe('idempotency keys on Nomad', () => {
+  let sim: NomadSimulator;
+  let gw: GatewayUnderTest;
+  const admin = { 'x-nomad-token': MGMT };
+  const input = (nativeId: string, key: string, over: Record<string, unknown> = {}) => ({ backend: 'east', namespace: 'analytics', name: nativeId, nomad: { nativeId, plugin: 'aws-ebs0', capabilities: CAPABILITIES }, idempotencyKey: key, ...over });
+  const creates = (nativeId: string): number => count(sim.requests(), 'PUT', `/v1/volume/csi/${nativeId}/create`);
+
+  beforeAll(async () => {
+    sim = await startNomad();
+    seedVolumes(sim, 1);
+    gw = await startGatewayFor([{ id: 'east', url: sim.url }]);
+  });
+  afterAll(disposeAll);
+
+  it('should create once for a key sent twice, answering the same volume and operation', async () => {
+    const first = await gw.gql(CREATE, { i: input('idem-1', 'key-1') }, admin);
+    expect(first.body.errors).toBeUndefined();
+    const again = await gw.gql(CREATE, { i: input('idem-1', 'key-1') }, admin);
+    expect(again.body).toEqual(first.body);
+    expect(first.body.data.createVolume.operation).toEqual({ id: expect.any(String), kind: 'CREATE_VOLUME' });
+    expect(creates('idem-1')).toBe(1);
+  });
+
+  it('should refuse the key with another input (IDEMPOTENCY_KEY_REUSED) before any backend call', async () => {
+    expect((await gw.gql(CREATE, { i: input('idem-2', 'key-2') }, admin)).body.errors).toBeUndefined();
+    sim.clearRequests();
+    const reused = await gw.gql(CREATE, { i: input('idem-2', 'key-2', { name: 'another name' }) }, admin);
+    expect(failure(reused)).toEqual({ code: 'IDEMPOTENCY_KEY_REUSED', retryable: false });
+    expect(reused.body.errors[0].message).toContain('input.idempotencyKey');
+    expect(sim.requests()).toEqual([]);
+  });
+
+  it('should scope keys to the caller: another token with the same key creates on its own', async () => {
+    const mine = await gw.gql(CREATE, { i: input('scoped-a', 'shared-key') }, admin);
+    const theirs = await gw.gql(CREATE, { i: input('scoped-b', 'shared-key') }, { 'x-nomad-token': ANALYTICS_WRITE });
+    expect(theirs.body.errors).toBeUndefined();
+    expect(theirs.body.data.createVolume.volume.id).not.toBe(mine.body.data.createVolume.volume.id);
+    expect([creates('scoped-a'), creates('scoped-b')]).toEqual([1, 1]);
+    // The same input under the first caller's key is another request of the first caller: refused.
+    expect(failure(await gw.gql(CREATE, { i: input('scoped-b', 'shared-key') }, admin)).code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('should snapshot once for a key sent twice (createVolumeSnapshot)', async () => {
+    const volumeId = (await gw.gql(BY_NATIVE_ID, { b: 'east', n: 'vol-000' }, admin)).body.data.volumeByNativeId.id;
+    const i = { volumeId, name: 'nightly', idempotencyKey: 'snap-1' };
+    const first = await gw.gql(SNAPSHOT, { i }, admin);
+    expect(first.body.errors).toBeUndefined();
+    expect(first.body.data.createVolumeSnapshot.operation.kind).toBe('CREATE_SNAPSHOT');
+    expect((await gw.gql(SNAPSHOT, { i }, admin)).body).toEqual(first.body);
+    expect(count(sim.requests(), 'POST', '/v1/volumes/snapshot')).toBe(1);
+    // Without a key, the same request snapshots again.
+    const unkeyed = await gw.gql(SNAPSHOT, { i: { volumeId, name: 'nightly' } }, admin);
+    expect(unkeyed.body.data.createVolumeSnapshot.snapshot.id).not.toBe(first.body.data.createVolumeSnapshot.snapshot.id);
+    expect(count(sim.requests(), 'POST', '/v1/volumes/snapshot')).toBe(2);
+  });
+});
+
+describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', (where) => {
+  let os: OpenStackUnderTest;
+  let gw: GatewayUnderTest;
+  let auth: Record<string, string>;
+  let redis: RedisServerUnderTest | undefined;
+  const cinder = (method: string, suffix: string): number => count(os.sim.requests().filter((r) => r.service === 'cinder'), method, suffix);
+  const input = (name: string, key: string) => ({ backend: 'os', name, sizeGiB: 1, idempotencyKey: key });
+
+  beforeAll(async () => {
+    redis = where === 'redis' ? await startRedisServer() : undefined;
+    os = await startOpenStack({ delays: { createMs: 30, snapshotMs: 30, attachMs: 10, attachCompleteMs: 10 } });
+    gw = await startGatewayFor([os.backend('os')], { operationOptions: { pollMs: 20, maxPollMs: 50 }, redis: redis && { url: redis.url, keyPrefix: 'idem:' } });
+    auth = { 'x-auth-token': os.demoToken };
+  });
+  beforeEach(() => os.sim.clearRequests());
+  afterAll(async () => {
+    await disposeAll();
+    await stopRedisServers();
+  });
+
+  it('should create once for a key sent twice, answering the same volume and operation', async () => {
+    const first = await gw.gql(CREATE, { i: input('once', 'os-key-1') }, auth);
+    expect(first.body.errors).toBeUndefined();
+    const again = await gw.gql(CREATE, { i: input('once', 'os-key-1') }, auth);
+    expect(again.body.errors).toBeUndefined();
+    expect(again.body.data.createVolume.volume.id).toBe(first.body.data.createVolume.volume.id);
+    expect(again.body.data.createVolume.operation).toEqual(first.body.data.createVolume.operation);
+    expect(cinder('POST', '/volumes')).toBe(1);
+    if (redis) {
+      // The key is Redis's, not this process's.
+      const probe = new Redis(redis.url);
+      expect(await probe.keys('idem:idempotency:*').finally(() => probe.quit())).toHaveLength(1);
+    }
+  });
+
+  it('should refuse the key with another input (IDEMPOTENCY_KEY_REUSED) before any backend call', async () => {
+    const first = await gw.gql(CREATE, { i: input('reused', 'os-key-2') }, auth);
+    // Once the first create's poller is done, any request the simulator sees is the refused one's.
+    expect(await finalState(gw, first.body.data.createVolume.operation.id, auth)).toBe('SUCCEEDED');
+    os.sim.clearRequests();
+    expect(failure(await gw.gql(CREATE, { i: { ...input('reused', 'os-key-2'), sizeGiB: 2 } }, auth)).code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(os.sim.requests()).toEqual([]);
+  });
+
+  it('should scope keys to the caller: another project\'s caller with the same key and input creates its own', async () => {
+    const mine = await gw.gql(CREATE, { i: input('per-caller', 'os-key-3') }, auth);
+    const theirs = await gw.gql(CREATE, { i: input('per-caller', 'os-key-3') }, { 'x-auth-token': os.otherToken });
+    expect(theirs.body.errors).toBeUndefined();
+    expect([mine.body.data.createVolume.volume.namespace, theirs.body.data.createVolume.volume.namespace]).toEqual([os.demo, os.other]);
+    expect(theirs.body.data.createVolume.operation.id).not.toBe(mine.body.data.createVolume.operation.id);
+    expect(cinder('POST', '/volumes')).toBe(2);
+  });
+
+  it('should answer a duplicate that arrives while the first still runs with CONFLICT (retryable), then the first result', async () => {
+    os.sim.setLatency(500, 'cinder');
+    let first: Promise<{ body: any }>;
+    try {
+      first = gw.gql(CREATE, { i: input('slow', 'os-key-4') }, auth);
+      for (let i = 0; i < 200 && cinder('POST', '/volumes') === 0; i++) await sleep(10);
+      expect(os.sim.requests().find((r) => r.method === 'POST' && r.path.endsWith('/volumes'))?.status).toBe(0);
+      expect(failure(await gw.gql(CREATE, { i: input('slow', 'os-key-4') }, auth))).toMatchObject({ code: 'CONFLICT', retryable: true });
+      expect((await first).body.errors).toBeUndefined();
+    } finally {
+      os.sim.setLatency(0, 'cinder');
+    }
+    const retry = await gw.gql(CREATE, { i: input('slow', 'os-key-4') }, auth);
+    expect(retry.body.data.createVolume.operation.id).toBe((await first).body.data.createVolume.operation.id);
+    expect(cinder('POST', '/volumes')).toBe(1);
+  });
+
+  it('should free the key of a create the backend refused, so the retry creates', async () => {
+    os.sim.setQuota(os.demo, { volumes: 0 });
+    try {
+      expect(failure(await gw.gql(CREATE, { i: input('refused-first', 'os-key-5') }, auth)).code).toBe('QUOTA_EXCEEDED');
+    } finally {
+      os.sim.setQuota(os.demo, null);
+    }
+    const retry = await gw.gql(CREATE, { i: input('refused-first', 'os-key-5') }, auth);
+    expect(retry.body.errors).toBeUndefined();
+    expect(retry.body.data.createVolume.volume.name).toBe('refused-first');
+    expect(cinder('POST', '/volumes')).toBe(2);
+  });
+
+  it('should keep answering a create that Cinder accepted and then failed with its FAILED operation', async () => {
+    os.sim.failNextCreate('fails-later');
+    const first = await gw.gql(CREATE, { i: input('fails-later', 'os-key-6') }, auth);
+    expect(await finalState(gw, first.body.data.createVolume.operation.id, auth)).toBe('FAILED');
+    const retry = await gw.gql(CREATE, { i: input('fails-later', 'os-key-6') }, auth);
+    expect(retry.body.data.createVolume.operation).toEqual(first.body.data.createVolume.operation);
+    expect(cinder('POST', '/volumes')).toBe(1);
+  });
+
+  it('should snapshot once for a key sent twice (createVolumeSnapshot)', async () => {
+    const vid = os.sim.seedVolume({ project: os.demo, name: 'snap-source', size: 1 });
+    const volumeId = (await gw.gql(BY_NATIVE_ID, { b: 'os', ns: os.demo, n: vid }, auth)).body.data.volumeByNativeId.id;
+    const i = { volumeId, name: 'before-upgrade', idempotencyKey: 'os-snap-1' };
+    const first = await gw.gql(SNAPSHOT, { i }, auth);
+    expect(first.body.errors).toBeUndefined();
+    expect((await gw.gql(SNAPSHOT, { i }, auth)).body).toEqual(first.body);
+    expect(cinder('POST', '/snapshots')).toBe(1);
+  });
+
+  it('should attach a host once for a key sent twice (attachVolume)', async () => {
+    const vid = os.sim.seedVolume({ project: os.demo, name: 'host-data', size: 1 });
+    const volumeId = (await gw.gql(BY_NATIVE_ID, { b: 'os', ns: os.demo, n: vid }, auth)).body.data.volumeByNativeId.id;
+    const i = { volumeId, host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7' } }, idempotencyKey: 'os-attach-1' };
+    const first = await gw.gql(ATTACH, { i }, auth);
+    expect(first.body.errors).toBeUndefined();
+    expect(first.body.data.attachVolume.attachment).toEqual({ id: expect.any(String), state: 'ATTACHED' });
+    const again = await gw.gql(ATTACH, { i }, auth);
+    expect(again.body.errors).toBeUndefined();
+    expect(again.body.data.attachVolume.attachment.id).toBe(first.body.data.attachVolume.attachment.id);
+    expect(again.body.data.attachVolume.operation).toEqual(first.body.data.attachVolume.operation);
+    expect(cinder('POST', '/attachments')).toBe(1);
+  });
+});
+
+describe('idempotency keys in Redis shared by two gateways', () => {
+  let redis: RedisServerUnderTest;
+  let os: OpenStackUnderTest;
+  let a: GatewayUnderTest;
+  let b: GatewayUnderTest;
+  let auth: Record<string, string>;
+  const posts = (): number => count(os.sim.requests().filter((r) => r.service === 'cinder'), 'POST', '/volumes');
+
+  beforeEach(async () => {
+    redis = await startRedisServer();
+    os = await startOpenStack({ delays: { createMs: 30 } });
+    const options = { operationOptions: { pollMs: 20, maxPollMs: 50 }, redis: { url: redis.url, keyPrefix: 'shared:' } };
+    a = await startGatewayFor([os.backend('os')], options);
+    b = await startGatewayFor([os.backend('os')], options);
+    auth = { 'x-auth-token': os.demoToken };
+  });
+  afterEach(async () => {
+    await disposeAll();
+    await redis.stop();
+  });
+
+  it('should answer a retry on the other replica with the first result, and keep only ids under <prefix>idempotency:', async () => {
+    const i = { backend: 'os', name: 'replicated', sizeGiB: 1, description: 'secret-ish text', idempotencyKey: 'rep-1' };
+    const first = await a.gql(CREATE, { i }, auth);
+    expect(first.body.errors).toBeUndefined();
+    const onB = await b.gql(CREATE, { i }, auth);
+    expect(onB.body.errors).toBeUndefined();
+    expect(onB.body.data.createVolume.volume.id).toBe(first.body.data.createVolume.volume.id);
+    expect(onB.body.data.createVolume.operation).toEqual(first.body.data.createVolume.operation);
+    expect(posts()).toBe(1);
+    expect(await finalState(b, onB.body.data.createVolume.operation.id, auth)).toBe('SUCCEEDED');
+    // Another input under the key is refused on B too.
+    expect(failure(await b.gql(CREATE, { i: { ...i, sizeGiB: 3 } }, auth)).code).toBe('IDEMPOTENCY_KEY_REUSED');
+
+    const probe = new Redis(redis.url);
+    try {
+      const keys = await probe.keys('shared:idempotency:*');
+      expect(keys).toEqual([expect.stringMatching(/^shared:idempotency:[A-Za-z0-9_-]{43}$/)]);
+      const stored = (await probe.get(keys[0]!))!;
+      expect(JSON.parse(stored)).toEqual({ fingerprint: expect.any(String), state: 'done', result: { ref: { backend: 'os', namespace: os.demo, nativeId: expect.any(String) }, operation: first.body.data.createVolume.operation.id } });
+      for (const needle of ['replicated', 'secret-ish text', 'rep-1', os.demoToken]) expect({ needle, found: stored.includes(needle) || keys[0]!.includes(needle) }).toEqual({ needle, found: false });
+      const ttl = await probe.pttl(keys[0]!);
+      expect(ttl).toBeGreaterThan(IDEMPOTENCY_TTL_MS - 60_000);
+      expect(ttl).toBeLessThanOrEqual(IDEMPOTENCY_TTL_MS);
+    } finally {
+      await probe.quit();
+    }
+  });
+
+  it('should answer CONFLICT on one replica while the other runs the first request, its claim held for at most the claim TTL', async () => {
+    os.sim.setLatency(500, 'cinder');
+    const i = { backend: 'os', name: 'raced', sizeGiB: 1, idempotencyKey: 'rep-2' };
+    const first = a.gql(CREATE, { i }, auth);
+    const probe = new Redis(redis.url);
+    try {
+      for (let n = 0; n < 200 && posts() === 0; n++) await sleep(10);
+      const [key] = await probe.keys('shared:idempotency:*');
+      expect(JSON.parse((await probe.get(key!))!)).toEqual({ fingerprint: expect.any(String), state: 'pending' });
+      expect(await probe.pttl(key!)).toBeLessThanOrEqual(IDEMPOTENCY_CLAIM_TTL_MS);
+      expect(failure(await b.gql(CREATE, { i }, auth))).toMatchObject({ code: 'CONFLICT', retryable: true });
+      expect((await first).body.errors).toBeUndefined();
+    } finally {
+      os.sim.setLatency(0, 'cinder');
+      await probe.quit();
+    }
+    expect((await b.gql(CREATE, { i }, auth)).body.data.createVolume.operation.id).toBe((await first).body.data.createVolume.operation.id);
+    expect(posts()).toBe(1);
+  });
+
+  it('should fail a keyed create with BACKEND_UNAVAILABLE (retryable) before any backend call while Redis is down, and still run unkeyed ones', async () => {
+    await redis.kill();
+    const down = await a.gql(CREATE, { i: { backend: 'os', name: 'no-redis', sizeGiB: 1, idempotencyKey: 'rep-3' } }, auth);
+    expect(failure(down)).toMatchObject({ code: 'BACKEND_UNAVAILABLE', retryable: true });
+    expect(posts()).toBe(0);
+    const unkeyed = await a.gql(CREATE, { i: { backend: 'os', name: 'no-redis', sizeGiB: 1 } }, auth);
+    expect(unkeyed.body.errors).toBeUndefined();
+    expect(posts()).toBe(1);
+  });
+});
+
+describe('RedisIdempotencyStore', () => {
+  let redis: RedisServerUnderTest;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    clients.push(new Redis(redis.url), new Redis(redis.url));
+  });
+  afterAll(async () => {
+    for (const c of clients) await c.quit();
+    await redis.stop();
+  });
+
+  it('should let exactly one of many concurrent claims from two replicas own a key', async () => {
+    const stores = clients.map((client) => new RedisIdempotencyStore({ client, keyPrefix: 'race:' }));
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => stores[n % 2]!.claim('k', 'fp', 60_000)));
+    expect(answers.filter((x) => x === null)).toHaveLength(1);
+    expect(answers.filter((x) => x !== null)).toEqual(Array(19).fill({ fingerprint: 'fp', state: 'pending', result: undefined }));
+  });
+
+  it('should complete only a key still claimed, release it, and use the prefix vg: by default', async () => {
+    const errors: string[] = [];
+    const store = new RedisIdempotencyStore({ client: clients[0]!, onError: (op) => errors.push(op) });
+    expect(store.key('abc')).toBe('vg:idempotency:abc');
+    expect(await store.claim('abc', 'fp', 60_000)).toBeNull();
+    await store.complete('abc', { fingerprint: 'fp', state: 'done', result: { id: 'v-1' } }, 120_000);
+    expect(await store.claim('abc', 'other', 60_000)).toEqual({ fingerprint: 'fp', state: 'done', result: { id: 'v-1' } });
+    expect(await clients[1]!.pttl('vg:idempotency:abc')).toBeGreaterThan(60_000);
+    await store.release('abc');
+    expect(await clients[1]!.exists('vg:idempotency:abc')).toBe(0);
+    // A claim that is gone (expired) is not re-created by its late owner; the store says so.
+    await store.complete('abc', { fingerprint: 'fp', state: 'done', result: { id: 'v-1' } }, 120_000);
+    expect(await clients[1]!.exists('vg:idempotency:abc')).toBe(0);
+    expect(errors).toEqual(['complete']);
+    expect(await store.claim('abc', 'fp', 60_000)).toBeNull();
+  });
+});
