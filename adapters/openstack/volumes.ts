@@ -42,7 +42,7 @@ function sizeGiB(min: number | undefined, max: number | undefined): number | und
   if (min === undefined && max === undefined) return undefined;
   const gib = min !== undefined ? Math.max(1, Math.ceil(min / GIB)) : Math.floor(max! / GIB);
   if (gib < 1 || (max !== undefined && gib * GIB > max)) {
-    throw new BadUserInputError('Cinder sizes are whole GiB (at least 1): no whole GiB lies between capacityMinBytes and capacityMaxBytes', 'input.capacityMaxBytes');
+    throw new BadUserInputError('Cinder sizes are whole GiB (at least 1): no whole GiB lies between input.sizeBytes and input.maxSizeBytes', 'input.maxSizeBytes');
   }
   return gib;
 }
@@ -53,7 +53,8 @@ export async function createVolume(ctx: OpenStackContext, spec: VolumeSpec, o: C
     throw new BadUserInputError(`volumes are created in the caller's project (${session.projectId}); input.namespace names another`, 'input.namespace');
   }
   if (spec.nomad) throw new BadUserInputError('input.nomad holds Nomad options; this backend is OpenStack', 'input.nomad');
-  if (spec.nativeId !== undefined) throw new BadUserInputError('Cinder chooses volume ids: leave input.nativeId out', 'input.nativeId');
+  // Unreachable through GraphQL (a native id comes only with input.nomad), kept for other callers of the contract.
+  if (spec.nativeId !== undefined) throw new BadUserInputError('Cinder chooses volume ids: give no native id', 'input');
   const c = spec.cinder ?? {};
   const input: req.CreateVolumeInput = { name: spec.name, sizeGiB: sizeGiB(spec.capacityMinBytes, spec.capacityMaxBytes), description: spec.description, metadata: spec.metadata };
   if (c.volumeType !== undefined) input.volumeType = c.volumeType;
@@ -61,7 +62,7 @@ export async function createVolume(ctx: OpenStackContext, spec: VolumeSpec, o: C
   if (c.snapshotId !== undefined) input.snapshotId = checkedUuid(c.snapshotId, 'input.cinder.snapshotId');
   if (c.sourceVolumeId !== undefined) input.sourceVolumeId = checkedUuid(c.sourceVolumeId, 'input.cinder.sourceVolumeId');
   if (input.sizeGiB === undefined && !input.snapshotId && !input.sourceVolumeId) {
-    throw new BadUserInputError('creating an OpenStack volume needs input.capacityMinBytes (or a snapshot or source volume)', 'input.capacityMinBytes');
+    throw new BadUserInputError('creating an OpenStack volume needs input.sizeBytes or input.sizeGiB (or input.cinder.snapshotId or sourceVolumeId)', 'input.sizeBytes');
   }
   const { data, requestId } = await req.createVolume(ctx.client, input, o);
   const id = data?.volume.id;

@@ -32,6 +32,13 @@ export interface IdempotencyScope {
 
 const hash = (parts: unknown[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 
+/** The input without its secrets: they do not identify the request, and no hash of them is stored. */
+function withoutSecrets(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutSecrets);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'secrets').map(([k, x]) => [k, withoutSecrets(x)]));
+}
+
 /**
  * Runs `create` once per (scope, key). Without a key it just runs. With one:
  * - first use: runs it and remembers its (JSON) result;
@@ -45,7 +52,7 @@ export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyS
   if (key === null || key === undefined) return create();
   const checked = safeText(key, argument, 255);
   const scopedKey = hash([scope.backend, scope.credential.token ?? '', scope.mutation, checked]);
-  const fingerprint = hash([input]);
+  const fingerprint = hash([withoutSecrets(input)]);
   const found = await store.claim(scopedKey, fingerprint, IDEMPOTENCY_CLAIM_TTL_MS);
   if (found) {
     if (found.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(argument);

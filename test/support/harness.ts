@@ -149,8 +149,8 @@ export async function startOpenStack(options: ConstructorParameters<typeof OpenS
 export async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const res = await gw.gql(`query($id: ID!) { operation(id: $id) { id kind state backendStatus failureReason targetId deadline } }`, { id }, headers);
-    const op = res.body.data?.operation;
+    const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason targetId deadlineAt } }`, { id }, headers);
+    const op = res.body.data?.volumeOperation;
     if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
     if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
     await new Promise((r) => setTimeout(r, 25));
