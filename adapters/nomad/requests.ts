@@ -98,19 +98,19 @@ function bytes(v: number | undefined, argument: string): number | undefined {
  */
 export function volumeRequest(spec: VolumeSpec, how: 'register' | 'create'): VolumeRequest {
   const n = spec.nomad;
-  if (!spec.nativeId) throw new BadUserInputError('Nomad volumes need an id chosen by the caller (input.nativeId)', 'input.nativeId');
+  if (!spec.nativeId) throw new BadUserInputError('Nomad volumes need an id chosen by the caller (input.nomad.nativeId)', 'input.nomad.nativeId');
   if (!n) throw new BadUserInputError('Nomad volumes need their Nomad part (input.nomad)', 'input.nomad');
   if (spec.cinder) throw new BadUserInputError('input.cinder is for OpenStack backends; Nomad takes input.nomad', 'input.cinder');
   if (spec.description !== undefined || (spec.metadata?.length ?? 0) > 0) {
     throw new BadUserInputError('Nomad volumes have no description or metadata; use input.nomad.parameters or input.nomad.context', spec.description !== undefined ? 'input.description' : 'input.metadata');
   }
-  if (!n.pluginId) throw new BadUserInputError('Nomad volumes need a plugin (input.nomad.pluginId)', 'input.nomad.pluginId');
+  if (!n.pluginId) throw new BadUserInputError('Nomad volumes need a plugin (input.nomad.plugin)', 'input.nomad.plugin');
   if (n.capabilities.length === 0) throw new BadUserInputError('Nomad volumes need at least one access/attachment mode (input.nomad.capabilities)', 'input.nomad.capabilities');
   if (how === 'register' && !n.externalId) throw new BadUserInputError('registering needs the provider volume id (input.nomad.externalId)', 'input.nomad.externalId');
   if (how === 'create' && n.externalId !== undefined) throw new BadUserInputError('the plugin chooses the provider volume id on create; input.nomad.externalId is for registering', 'input.nomad.externalId');
-  const min = bytes(spec.capacityMinBytes, 'input.capacityMinBytes');
-  const max = bytes(spec.capacityMaxBytes, 'input.capacityMaxBytes');
-  if (min !== undefined && max !== undefined && max > 0 && max < min) throw new BadUserInputError('input.capacityMaxBytes is below input.capacityMinBytes', 'input.capacityMaxBytes');
+  const min = bytes(spec.capacityMinBytes, 'input.sizeBytes');
+  const max = bytes(spec.capacityMaxBytes, 'input.maxSizeBytes');
+  if (min !== undefined && max !== undefined && max > 0 && max < min) throw new BadUserInputError('input.maxSizeBytes is below input.sizeBytes', 'input.maxSizeBytes');
   return {
     ID: spec.nativeId,
     Name: spec.name,

@@ -160,8 +160,8 @@ describe('create, register, deregister, delete', () => {
       [{ ...spec('x'), description: 'd' }, 'input.description'],
       [spec('x', { externalId: 'vol-1' }), 'input.nomad.externalId'],
       [spec('x', { capabilities: [] }), 'input.nomad.capabilities'],
-      [{ ...spec('x'), capacityMinBytes: 1.5 }, 'input.capacityMinBytes'],
-      [{ ...spec('x'), capacityMinBytes: 2 * GiB, capacityMaxBytes: GiB }, 'input.capacityMaxBytes'],
+      [{ ...spec('x'), capacityMinBytes: 1.5 }, 'input.sizeBytes'],
+      [{ ...spec('x'), capacityMinBytes: 2 * GiB, capacityMaxBytes: GiB }, 'input.maxSizeBytes'],
       [spec('x', { secrets: [{ key: 'a,b', value: 'v' }] }), 'input.nomad.secrets[0].key'],
     ];
     for (const [s, argument] of cases) {
