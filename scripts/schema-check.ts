@@ -6,6 +6,7 @@
  *   npm run schema:check                     # fails on unaccepted breaking changes or a stale file
  *   npm run schema:check -- --against main   # diff against another commit's published SDL too
  *   npm run schema:publish                   # refresh the file (refused while a break is unaccepted)
+ *   npm run schema:publish -- --allow-breaking   # re-baseline: only before the schema's first release
  *
  * A breaking change needs a deprecation first (removing a `@deprecated` field is only DANGEROUS),
  * or a line in `schema/breaking-changes.md` with a reason. The SDL is built from
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { type Change, CriticalityLevel, diff, DiffRule } from '@graphql-inspector/core';
 import { parse } from 'graphql';
+import { buildGatewaySchema } from '../server/schema';
 
 /** The committed SDL, relative to the repository root. Under generated/ because `loadTypeDefs` skips that folder. */
 export const PUBLISHED_PATH = 'schema/generated/published.graphql';
@@ -36,7 +38,6 @@ export const publishedText = (sdl: string): string => `${HEADER}${sdl.trimEnd()}
 
 /** The current subgraph SDL, from the executable schema (resolvers included), as `_service { sdl }` minus federation's own definitions. */
 export async function currentSdl(): Promise<string> {
-  const { buildGatewaySchema } = await import('../server/schema');
   return printSubgraphSchema(buildGatewaySchema());
 }
 
@@ -130,14 +131,16 @@ function publishedAt(root: string, ref: string): string | null {
 /** The command line: exit code 0 when the check (or publish) succeeds, 1 otherwise. */
 export async function main(argv: readonly string[], root = join(__dirname, '..')): Promise<number> {
   const publish = argv.includes('--publish');
+  const allowBreaking = publish && argv.includes('--allow-breaking');
   const againstAt = argv.indexOf('--against');
   const against = againstAt >= 0 ? argv[againstAt + 1] : undefined;
   const current = await currentSdl();
   const acceptedMarkdown = read(root, ACCEPTED_BREAKS_PATH) ?? '';
   const published = read(root, PUBLISHED_PATH);
   const report = published === null ? null : await checkSchema({ publishedFile: published, current, acceptedMarkdown });
-  // Publishing is what makes a stale file current.
-  const found = report ? problems({ ...report, stale: report.stale && !publish }) : [];
+  // Publishing is what makes a stale file current; a re-baseline also takes the unaccepted breaks.
+  const found = report ? problems({ ...report, stale: report.stale && !publish, unaccepted: allowBreaking ? [] : report.unaccepted }) : [];
+  for (const c of allowBreaking ? (report?.unaccepted ?? []) : []) console.warn(`published despite: ${describe(c)}`);
   if (published === null && !publish) found.push(`${PUBLISHED_PATH} is missing: run \`npm run schema:publish\` and commit it.`);
   if (against !== undefined) {
     const base = publishedAt(root, against);
