@@ -21,22 +21,22 @@ export const hostAttachmentQueries: Pick<QueryResolvers, 'cinderHostAttachments'
   },
 };
 
-export const hostAttachmentMutations: Pick<MutationResolvers, 'reserveCinderHostAttachment' | 'updateCinderHostAttachment' | 'completeCinderHostAttachment' | 'updateNovaVolumeAttachment'> = {
-  reserveCinderHostAttachment: async (_p, { input }, ctx) => {
+export const hostAttachmentMutations: Pick<MutationResolvers, 'reserveCinderVolumeHostAttachment' | 'updateCinderVolumeHostAttachment' | 'completeCinderVolumeHostAttachment' | 'updateNovaVolumeAttachment'> = {
+  reserveCinderVolumeHostAttachment: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
     const b = ctx.registry.capable(ctx.registry.forId(ref.backend), hasCinderHostAttachments);
     const { idempotencyKey, ...fingerprinted } = input;
-    const attachment = await idempotent(ctx.idempotency, { backend: b.id, credential: ctx.call(b.id).credential, mutation: 'reserveCinderHostAttachment' }, idempotencyKey, fingerprinted, () =>
+    const attachment = await idempotent(ctx.idempotency, { backend: b.id, credential: ctx.call(b.id).credential, mutation: 'reserveCinderVolumeHostAttachment' }, idempotencyKey, fingerprinted, () =>
       b.reserveHostAttachment(ref, ctx.call(ref.backend)),
     );
     return { attachment };
   },
-  updateCinderHostAttachment: async (_p, { input }, ctx) => {
+  updateCinderVolumeHostAttachment: async (_p, { input }, ctx) => {
     const { volume, consumerId } = attachmentRefFromId(ctx, input.attachmentId, 'input.attachmentId');
     const b = ctx.registry.capable(ctx.registry.forId(volume.backend), hasCinderHostAttachments);
     return { attachment: await b.updateHostAttachment(volume, consumerId, hostConnector(input.connector, 'input.connector'), ctx.call(volume.backend)) };
   },
-  completeCinderHostAttachment: async (_p, { input }, ctx) => {
+  completeCinderVolumeHostAttachment: async (_p, { input }, ctx) => {
     const { volume, consumerId } = attachmentRefFromId(ctx, input.attachmentId, 'input.attachmentId');
     const b = ctx.registry.capable(ctx.registry.forId(volume.backend), hasCinderHostAttachments);
     await b.completeHostAttachment(volume, consumerId, ctx.call(volume.backend));

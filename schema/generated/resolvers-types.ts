@@ -66,55 +66,6 @@ export type AttachVolumePayload = {
   volume?: Maybe<Volume>;
 };
 
-/** Attach status a reset may set. */
-export type CinderAttachStatus =
-  /** attached */
-  | 'ATTACHED'
-  /** detached */
-  | 'DETACHED';
-
-/** What a host-attachment step returns. */
-export type CinderHostAttachmentPayload = {
-  __typename?: 'CinderHostAttachmentPayload';
-  /** The attachment as read after the step. */
-  attachment?: Maybe<VolumeAttachment>;
-};
-
-/** When a retype may move the volume's data. */
-export type CinderMigrationPolicy =
-  /** Never migrate; fail if the new type needs it. */
-  | 'NEVER'
-  /** Migrate when the new type needs it. */
-  | 'ON_DEMAND';
-
-/** Migration status a reset may set. */
-export type CinderMigrationStatus =
-  /** completing */
-  | 'COMPLETING'
-  /** error */
-  | 'ERROR'
-  /** migrating */
-  | 'MIGRATING'
-  /** none */
-  | 'NONE'
-  /** starting */
-  | 'STARTING'
-  /** success */
-  | 'SUCCESS';
-
-/** A Glance image a volume is being copied into. */
-export type CinderUploadedImage = {
-  __typename?: 'CinderUploadedImage';
-  /** Container format. */
-  containerFormat?: Maybe<Scalars['String']['output']>;
-  /** Disk format. */
-  diskFormat?: Maybe<Scalars['String']['output']>;
-  /** The Glance image id. */
-  id: Scalars['ID']['output'];
-  /** Its name. */
-  name: Scalars['String']['output'];
-};
-
 /** What a Cinder action returns. */
 export type CinderVolumeActionPayload = {
   __typename?: 'CinderVolumeActionPayload';
@@ -123,6 +74,13 @@ export type CinderVolumeActionPayload = {
   /** The volume as read after the action; null once it is gone. */
   volume?: Maybe<Volume>;
 };
+
+/** Attach status a reset may set. */
+export type CinderVolumeAttachStatus =
+  /** attached */
+  | 'ATTACHED'
+  /** detached */
+  | 'DETACHED';
 
 /** What Cinder says of a volume that other backends have no word for. */
 export type CinderVolumeDetails = {
@@ -159,6 +117,13 @@ export type CinderVolumeDetails = {
   volumeType?: Maybe<Scalars['String']['output']>;
 };
 
+/** What a host-attachment step returns. */
+export type CinderVolumeHostAttachmentPayload = {
+  __typename?: 'CinderVolumeHostAttachmentPayload';
+  /** The attachment as read after the step. */
+  attachment?: Maybe<VolumeAttachment>;
+};
+
 /** What an image-metadata change returns. */
 export type CinderVolumeImageMetadataPayload = {
   __typename?: 'CinderVolumeImageMetadataPayload';
@@ -173,6 +138,28 @@ export type CinderVolumeInput = {
   /** The volume's global id. */
   id: Scalars['ID']['input'];
 };
+
+/** When a retype may move the volume's data. */
+export type CinderVolumeMigrationPolicy =
+  /** Never migrate; fail if the new type needs it. */
+  | 'NEVER'
+  /** Migrate when the new type needs it. */
+  | 'ON_DEMAND';
+
+/** Migration status a reset may set. */
+export type CinderVolumeMigrationStatus =
+  /** completing */
+  | 'COMPLETING'
+  /** error */
+  | 'ERROR'
+  /** migrating */
+  | 'MIGRATING'
+  /** none */
+  | 'NONE'
+  /** starting */
+  | 'STARTING'
+  /** success */
+  | 'SUCCESS';
 
 /** Cinder's part of a create. */
 export type CinderVolumeSpecInput = {
@@ -237,10 +224,17 @@ export type CinderVolumeStatus =
   /** uploading */
   | 'UPLOADING';
 
-/** Cinder attachments API (3.44+): mark the attachment attached (volume `in-use`). */
-export type CompleteCinderHostAttachmentInput = {
-  /** The attachment's global id. */
-  attachmentId: Scalars['ID']['input'];
+/** A Glance image a volume is being copied into. */
+export type CinderVolumeUploadedImage = {
+  __typename?: 'CinderVolumeUploadedImage';
+  /** Container format. */
+  containerFormat?: Maybe<Scalars['String']['output']>;
+  /** Disk format. */
+  diskFormat?: Maybe<Scalars['String']['output']>;
+  /** The Glance image id. */
+  id: Scalars['ID']['output'];
+  /** Its name. */
+  name: Scalars['String']['output'];
 };
 
 /** Admin or service (Cinder 3.71): finish an attached volume's extend. */
@@ -249,6 +243,12 @@ export type CompleteCinderVolumeExtendInput = {
   error?: InputMaybe<Scalars['Boolean']['input']>;
   /** The volume's global id. */
   id: Scalars['ID']['input'];
+};
+
+/** Cinder attachments API (3.44+): mark the attachment attached (volume `in-use`). */
+export type CompleteCinderVolumeHostAttachmentInput = {
+  /** The attachment's global id. */
+  attachmentId: Scalars['ID']['input'];
 };
 
 /** Admin or Nova: finish a migration. */
@@ -317,15 +317,6 @@ export type CreateVolumeSnapshotInput = {
   secrets?: InputMaybe<Array<StorageKeyValueInput>>;
   /** The volume's global id. */
   volumeId: Scalars['ID']['input'];
-};
-
-/** What a removal returns. */
-export type DeletePayload = {
-  __typename?: 'DeletePayload';
-  /** Global id of what was removed. */
-  deletedId: Scalars['ID']['output'];
-  /** The removal as a tracked operation (already SUCCEEDED where the backend removes at once). */
-  operation: VolumeOperation;
 };
 
 /** Delete a volume and its provider volume. */
@@ -438,10 +429,10 @@ export type Mutation = {
   attachVolume: AttachVolumePayload;
   /** Mark an in-use volume detaching. */
   beginDetachingCinderVolume: CinderVolumeActionPayload;
-  /** Mark a host attachment attached (step 3). */
-  completeCinderHostAttachment: CinderHostAttachmentPayload;
   /** Admin or service: finish an attached volume's extend. */
   completeCinderVolumeExtend: CinderVolumeActionPayload;
+  /** Mark a host attachment attached (step 3). */
+  completeCinderVolumeHostAttachment: CinderVolumeHostAttachmentPayload;
   /** Admin or Nova: finish a migration. */
   completeCinderVolumeMigration: CompleteCinderVolumeMigrationPayload;
   /** Create a volume (and its provider volume). */
@@ -449,11 +440,11 @@ export type Mutation = {
   /** Snapshot a volume. */
   createVolumeSnapshot: VolumeSnapshotPayload;
   /** Delete a volume and its provider volume. */
-  deleteVolume: DeletePayload;
+  deleteVolume: StorageDeletePayload;
   /** Delete a snapshot. */
-  deleteVolumeSnapshot: DeletePayload;
+  deleteVolumeSnapshot: StorageDeletePayload;
   /** Remove a volume from Nomad's catalogue only; the provider volume stays. */
-  deregisterNomadVolume: DeletePayload;
+  deregisterNomadVolume: StorageDeletePayload;
   /** Legacy detach. */
   detachCinderVolumeLegacy: CinderVolumeActionPayload;
   /** Detach a volume from a server, node or host attachment. */
@@ -472,10 +463,10 @@ export type Mutation = {
   registerNomadVolume: VolumePayload;
   /** Rewrite a volume from an image. */
   reimageCinderVolume: CinderVolumeActionPayload;
-  /** Reserve a volume for a host (attachments API step 1). */
-  reserveCinderHostAttachment: CinderHostAttachmentPayload;
   /** Mark a volume attaching (legacy attach, step 1). */
   reserveCinderVolume: CinderVolumeActionPayload;
+  /** Reserve a volume for a host (attachments API step 1). */
+  reserveCinderVolumeHostAttachment: CinderVolumeHostAttachmentPayload;
   /** Admin: set a volume's statuses by hand. */
   resetCinderVolumeStatus: CinderVolumeActionPayload;
   /** Change a volume's type. */
@@ -499,7 +490,7 @@ export type Mutation = {
   /** Remove one Glance image metadata key. */
   unsetCinderVolumeImageMetadata: CinderVolumeImageMetadataPayload;
   /** Give a host attachment its connector (step 2). */
-  updateCinderHostAttachment: CinderHostAttachmentPayload;
+  updateCinderVolumeHostAttachment: CinderVolumeHostAttachmentPayload;
   /** Change a server's volume attachment through Nova. */
   updateNovaVolumeAttachment: VolumeOperationPayload;
   /** Rename, describe or set metadata (OpenStack). */
@@ -524,13 +515,13 @@ export type MutationBeginDetachingCinderVolumeArgs = {
 };
 
 
-export type MutationCompleteCinderHostAttachmentArgs = {
-  input: CompleteCinderHostAttachmentInput;
+export type MutationCompleteCinderVolumeExtendArgs = {
+  input: CompleteCinderVolumeExtendInput;
 };
 
 
-export type MutationCompleteCinderVolumeExtendArgs = {
-  input: CompleteCinderVolumeExtendInput;
+export type MutationCompleteCinderVolumeHostAttachmentArgs = {
+  input: CompleteCinderVolumeHostAttachmentInput;
 };
 
 
@@ -609,13 +600,13 @@ export type MutationReimageCinderVolumeArgs = {
 };
 
 
-export type MutationReserveCinderHostAttachmentArgs = {
-  input: ReserveCinderHostAttachmentInput;
+export type MutationReserveCinderVolumeArgs = {
+  input: CinderVolumeInput;
 };
 
 
-export type MutationReserveCinderVolumeArgs = {
-  input: CinderVolumeInput;
+export type MutationReserveCinderVolumeHostAttachmentArgs = {
+  input: ReserveCinderVolumeHostAttachmentInput;
 };
 
 
@@ -630,7 +621,7 @@ export type MutationRetypeCinderVolumeArgs = {
 
 
 export type MutationRevertCinderVolumeToSnapshotArgs = {
-  input: RevertCinderVolumeInput;
+  input: RevertCinderVolumeToSnapshotInput;
 };
 
 
@@ -674,8 +665,8 @@ export type MutationUnsetCinderVolumeImageMetadataArgs = {
 };
 
 
-export type MutationUpdateCinderHostAttachmentArgs = {
-  input: UpdateCinderHostAttachmentInput;
+export type MutationUpdateCinderVolumeHostAttachmentArgs = {
+  input: UpdateCinderVolumeHostAttachmentInput;
 };
 
 
@@ -1049,7 +1040,7 @@ export type ReimageCinderVolumeInput = {
 };
 
 /** Cinder attachments API: reserve a volume for a host that has no connector yet (volume `reserved`). */
-export type ReserveCinderHostAttachmentInput = {
+export type ReserveCinderVolumeHostAttachmentInput = {
   /** Makes a retry safe: the same key by the same caller within 24 h returns the first attachment. */
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The volume's global id. */
@@ -1059,11 +1050,11 @@ export type ReserveCinderHostAttachmentInput = {
 /** Admin: set statuses by hand. Give at least one. */
 export type ResetCinderVolumeStatusInput = {
   /** New attach status. */
-  attachStatus?: InputMaybe<CinderAttachStatus>;
+  attachStatus?: InputMaybe<CinderVolumeAttachStatus>;
   /** The volume's global id. */
   id: Scalars['ID']['input'];
   /** New migration status. */
-  migrationStatus?: InputMaybe<CinderMigrationStatus>;
+  migrationStatus?: InputMaybe<CinderVolumeMigrationStatus>;
   /** New status (not DELETING or OTHER). */
   status?: InputMaybe<CinderVolumeStatus>;
 };
@@ -1073,13 +1064,13 @@ export type RetypeCinderVolumeInput = {
   /** The volume's global id. */
   id: Scalars['ID']['input'];
   /** When data may move. */
-  migrationPolicy?: InputMaybe<CinderMigrationPolicy>;
+  migrationPolicy?: InputMaybe<CinderVolumeMigrationPolicy>;
   /** Volume type name or id. */
   newType: Scalars['String']['input'];
 };
 
 /** Revert a volume to its latest snapshot (Cinder 3.40+). */
-export type RevertCinderVolumeInput = {
+export type RevertCinderVolumeToSnapshotInput = {
   /** The volume's global id. */
   id: Scalars['ID']['input'];
   /** Global id of the snapshot (it must be the latest). */
@@ -1201,6 +1192,15 @@ export type StorageCapability =
   | 'UPDATE_VOLUME'
   /** Cinder's own volume actions (retype, migrate, image metadata …). */
   | 'VOLUME_ACTIONS';
+
+/** What a removal returns. */
+export type StorageDeletePayload = {
+  __typename?: 'StorageDeletePayload';
+  /** Global id of what was removed. */
+  deletedId: Scalars['ID']['output'];
+  /** The removal as a tracked operation (already SUCCEEDED where the backend removes at once). */
+  operation: VolumeOperation;
+};
 
 /** Healthy out of expected plugin instances. */
 export type StorageHealthCount = {
@@ -1364,7 +1364,7 @@ export type UnsetCinderVolumeImageMetadataInput = {
 };
 
 /** Cinder attachments API: give the attachment its host connector (volume `attaching`). */
-export type UpdateCinderHostAttachmentInput = {
+export type UpdateCinderVolumeHostAttachmentInput = {
   /** The attachment's global id. */
   attachmentId: Scalars['ID']['input'];
   /** The host's connector. */
@@ -1417,7 +1417,7 @@ export type UploadCinderVolumeToImageInput = {
 export type UploadCinderVolumeToImagePayload = {
   __typename?: 'UploadCinderVolumeToImagePayload';
   /** The image being created. */
-  image: CinderUploadedImage;
+  image: CinderVolumeUploadedImage;
   /** The upload as a tracked operation. */
   operation: VolumeOperation;
   /** The volume as read after the request. */
@@ -1809,8 +1809,8 @@ export type VolumeServerConsumer = {
   __typename?: 'VolumeServerConsumer';
   /** The server's name as Nova shows it to the caller (batched read); null when the caller cannot see it. */
   name?: Maybe<Scalars['String']['output']>;
-  /** The server, as an entity a compute subgraph may own. */
-  server: Server;
+  /** The server, as the compute subgraph's entity; null when its owner no longer knows it (e.g. deleted). */
+  server?: Maybe<Server>;
   /** The Nova server id. */
   serverId: Scalars['ID']['output'];
   /** The server's Nova status (ACTIVE, SHUTOFF …); null when the caller cannot see it. */
@@ -2065,26 +2065,25 @@ export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   AttachVolumeInput: AttachVolumeInput;
   AttachVolumePayload: ResolverTypeWrapper<Omit<AttachVolumePayload, 'attachment' | 'operation' | 'volume'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']>, operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
-  CinderAttachStatus: CinderAttachStatus;
-  CinderHostAttachmentPayload: ResolverTypeWrapper<Omit<CinderHostAttachmentPayload, 'attachment'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']> }>;
-  CinderMigrationPolicy: CinderMigrationPolicy;
-  CinderMigrationStatus: CinderMigrationStatus;
-  CinderUploadedImage: ResolverTypeWrapper<CinderUploadedImage>;
   CinderVolumeActionPayload: ResolverTypeWrapper<Omit<CinderVolumeActionPayload, 'operation' | 'volume'> & { operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
+  CinderVolumeAttachStatus: CinderVolumeAttachStatus;
   CinderVolumeDetails: ResolverTypeWrapper<CinderVolumeDetailsModel>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  CinderVolumeHostAttachmentPayload: ResolverTypeWrapper<Omit<CinderVolumeHostAttachmentPayload, 'attachment'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']> }>;
   CinderVolumeImageMetadataPayload: ResolverTypeWrapper<Omit<CinderVolumeImageMetadataPayload, 'volume'> & { volume?: Maybe<ResolversTypes['Volume']> }>;
   CinderVolumeInput: CinderVolumeInput;
+  CinderVolumeMigrationPolicy: CinderVolumeMigrationPolicy;
+  CinderVolumeMigrationStatus: CinderVolumeMigrationStatus;
   CinderVolumeSpecInput: CinderVolumeSpecInput;
   CinderVolumeStatus: CinderVolumeStatus;
-  CompleteCinderHostAttachmentInput: CompleteCinderHostAttachmentInput;
+  CinderVolumeUploadedImage: ResolverTypeWrapper<CinderVolumeUploadedImage>;
   CompleteCinderVolumeExtendInput: CompleteCinderVolumeExtendInput;
+  CompleteCinderVolumeHostAttachmentInput: CompleteCinderVolumeHostAttachmentInput;
   CompleteCinderVolumeMigrationInput: CompleteCinderVolumeMigrationInput;
   CompleteCinderVolumeMigrationPayload: ResolverTypeWrapper<Omit<CompleteCinderVolumeMigrationPayload, 'volume'> & { volume?: Maybe<ResolversTypes['Volume']> }>;
   CreateVolumeInput: CreateVolumeInput;
   CreateVolumeSnapshotInput: CreateVolumeSnapshotInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  DeletePayload: ResolverTypeWrapper<Omit<DeletePayload, 'operation'> & { operation: ResolversTypes['VolumeOperation'] }>;
   DeleteVolumeInput: DeleteVolumeInput;
   DeleteVolumeSnapshotInput: DeleteVolumeSnapshotInput;
   DeregisterNomadVolumeInput: DeregisterNomadVolumeInput;
@@ -2110,10 +2109,10 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RegisterNomadVolumeInput: RegisterNomadVolumeInput;
   ReimageCinderVolumeInput: ReimageCinderVolumeInput;
-  ReserveCinderHostAttachmentInput: ReserveCinderHostAttachmentInput;
+  ReserveCinderVolumeHostAttachmentInput: ReserveCinderVolumeHostAttachmentInput;
   ResetCinderVolumeStatusInput: ResetCinderVolumeStatusInput;
   RetypeCinderVolumeInput: RetypeCinderVolumeInput;
-  RevertCinderVolumeInput: RevertCinderVolumeInput;
+  RevertCinderVolumeToSnapshotInput: RevertCinderVolumeToSnapshotInput;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   Server: ResolverTypeWrapper<ServerRef>;
   SetCinderVolumeBootableInput: SetCinderVolumeBootableInput;
@@ -2125,6 +2124,7 @@ export type ResolversTypes = ResolversObject<{
   StorageBackendHealthStatus: StorageBackendHealthStatus;
   StorageBackendKind: StorageBackendKind;
   StorageCapability: StorageCapability;
+  StorageDeletePayload: ResolverTypeWrapper<Omit<StorageDeletePayload, 'operation'> & { operation: ResolversTypes['VolumeOperation'] }>;
   StorageHealthCount: ResolverTypeWrapper<StorageHealthCount>;
   StorageKeyValue: ResolverTypeWrapper<StorageKeyValue>;
   StorageKeyValueInput: StorageKeyValueInput;
@@ -2138,7 +2138,7 @@ export type ResolversTypes = ResolversObject<{
   StorageTopologyInput: StorageTopologyInput;
   TerminateCinderVolumeConnectionInput: TerminateCinderVolumeConnectionInput;
   UnsetCinderVolumeImageMetadataInput: UnsetCinderVolumeImageMetadataInput;
-  UpdateCinderHostAttachmentInput: UpdateCinderHostAttachmentInput;
+  UpdateCinderVolumeHostAttachmentInput: UpdateCinderVolumeHostAttachmentInput;
   UpdateNovaVolumeAttachmentInput: UpdateNovaVolumeAttachmentInput;
   UpdateVolumeInput: UpdateVolumeInput;
   UploadCinderVolumeToImageInput: UploadCinderVolumeToImageInput;
@@ -2188,22 +2188,21 @@ export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
   AttachVolumeInput: AttachVolumeInput;
   AttachVolumePayload: Omit<AttachVolumePayload, 'attachment' | 'operation' | 'volume'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']>, operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
-  CinderHostAttachmentPayload: Omit<CinderHostAttachmentPayload, 'attachment'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']> };
-  CinderUploadedImage: CinderUploadedImage;
   CinderVolumeActionPayload: Omit<CinderVolumeActionPayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   CinderVolumeDetails: CinderVolumeDetailsModel;
   Int: Scalars['Int']['output'];
+  CinderVolumeHostAttachmentPayload: Omit<CinderVolumeHostAttachmentPayload, 'attachment'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']> };
   CinderVolumeImageMetadataPayload: Omit<CinderVolumeImageMetadataPayload, 'volume'> & { volume?: Maybe<ResolversParentTypes['Volume']> };
   CinderVolumeInput: CinderVolumeInput;
   CinderVolumeSpecInput: CinderVolumeSpecInput;
-  CompleteCinderHostAttachmentInput: CompleteCinderHostAttachmentInput;
+  CinderVolumeUploadedImage: CinderVolumeUploadedImage;
   CompleteCinderVolumeExtendInput: CompleteCinderVolumeExtendInput;
+  CompleteCinderVolumeHostAttachmentInput: CompleteCinderVolumeHostAttachmentInput;
   CompleteCinderVolumeMigrationInput: CompleteCinderVolumeMigrationInput;
   CompleteCinderVolumeMigrationPayload: Omit<CompleteCinderVolumeMigrationPayload, 'volume'> & { volume?: Maybe<ResolversParentTypes['Volume']> };
   CreateVolumeInput: CreateVolumeInput;
   CreateVolumeSnapshotInput: CreateVolumeSnapshotInput;
   DateTime: Scalars['DateTime']['output'];
-  DeletePayload: Omit<DeletePayload, 'operation'> & { operation: ResolversParentTypes['VolumeOperation'] };
   DeleteVolumeInput: DeleteVolumeInput;
   DeleteVolumeSnapshotInput: DeleteVolumeSnapshotInput;
   DeregisterNomadVolumeInput: DeregisterNomadVolumeInput;
@@ -2229,10 +2228,10 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   RegisterNomadVolumeInput: RegisterNomadVolumeInput;
   ReimageCinderVolumeInput: ReimageCinderVolumeInput;
-  ReserveCinderHostAttachmentInput: ReserveCinderHostAttachmentInput;
+  ReserveCinderVolumeHostAttachmentInput: ReserveCinderVolumeHostAttachmentInput;
   ResetCinderVolumeStatusInput: ResetCinderVolumeStatusInput;
   RetypeCinderVolumeInput: RetypeCinderVolumeInput;
-  RevertCinderVolumeInput: RevertCinderVolumeInput;
+  RevertCinderVolumeToSnapshotInput: RevertCinderVolumeToSnapshotInput;
   SafeInt: Scalars['SafeInt']['output'];
   Server: ServerRef;
   SetCinderVolumeBootableInput: SetCinderVolumeBootableInput;
@@ -2241,6 +2240,7 @@ export type ResolversParentTypes = ResolversObject<{
   StorageBackend: VolumeBackend;
   StorageBackendHealth: BackendHealthModel;
   Float: Scalars['Float']['output'];
+  StorageDeletePayload: Omit<StorageDeletePayload, 'operation'> & { operation: ResolversParentTypes['VolumeOperation'] };
   StorageHealthCount: StorageHealthCount;
   StorageKeyValue: StorageKeyValue;
   StorageKeyValueInput: StorageKeyValueInput;
@@ -2252,7 +2252,7 @@ export type ResolversParentTypes = ResolversObject<{
   StorageTopologyInput: StorageTopologyInput;
   TerminateCinderVolumeConnectionInput: TerminateCinderVolumeConnectionInput;
   UnsetCinderVolumeImageMetadataInput: UnsetCinderVolumeImageMetadataInput;
-  UpdateCinderHostAttachmentInput: UpdateCinderHostAttachmentInput;
+  UpdateCinderVolumeHostAttachmentInput: UpdateCinderVolumeHostAttachmentInput;
   UpdateNovaVolumeAttachmentInput: UpdateNovaVolumeAttachmentInput;
   UpdateVolumeInput: UpdateVolumeInput;
   UploadCinderVolumeToImageInput: UploadCinderVolumeToImageInput;
@@ -2292,17 +2292,6 @@ export type AttachVolumePayloadResolvers<ContextType = GatewayContext, ParentTyp
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
 }>;
 
-export type CinderHostAttachmentPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CinderHostAttachmentPayload'] = ResolversParentTypes['CinderHostAttachmentPayload']> = ResolversObject<{
-  attachment?: Resolver<Maybe<ResolversTypes['VolumeAttachment']>, ParentType, ContextType>;
-}>;
-
-export type CinderUploadedImageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CinderUploadedImage'] = ResolversParentTypes['CinderUploadedImage']> = ResolversObject<{
-  containerFormat?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  diskFormat?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-}>;
-
 export type CinderVolumeActionPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CinderVolumeActionPayload'] = ResolversParentTypes['CinderVolumeActionPayload']> = ResolversObject<{
   operation?: Resolver<ResolversTypes['VolumeOperation'], ParentType, ContextType>;
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
@@ -2327,9 +2316,20 @@ export type CinderVolumeDetailsResolvers<ContextType = GatewayContext, ParentTyp
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type CinderVolumeHostAttachmentPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CinderVolumeHostAttachmentPayload'] = ResolversParentTypes['CinderVolumeHostAttachmentPayload']> = ResolversObject<{
+  attachment?: Resolver<Maybe<ResolversTypes['VolumeAttachment']>, ParentType, ContextType>;
+}>;
+
 export type CinderVolumeImageMetadataPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CinderVolumeImageMetadataPayload'] = ResolversParentTypes['CinderVolumeImageMetadataPayload']> = ResolversObject<{
   imageMetadata?: Resolver<Array<ResolversTypes['StorageKeyValue']>, ParentType, ContextType>;
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
+}>;
+
+export type CinderVolumeUploadedImageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CinderVolumeUploadedImage'] = ResolversParentTypes['CinderVolumeUploadedImage']> = ResolversObject<{
+  containerFormat?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  diskFormat?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type CompleteCinderVolumeMigrationPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CompleteCinderVolumeMigrationPayload'] = ResolversParentTypes['CompleteCinderVolumeMigrationPayload']> = ResolversObject<{
@@ -2341,11 +2341,6 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'DateTime';
 }
 
-export type DeletePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['DeletePayload'] = ResolversParentTypes['DeletePayload']> = ResolversObject<{
-  deletedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  operation?: Resolver<ResolversTypes['VolumeOperation'], ParentType, ContextType>;
-}>;
-
 export type InitializeCinderVolumeConnectionPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['InitializeCinderVolumeConnectionPayload'] = ResolversParentTypes['InitializeCinderVolumeConnectionPayload']> = ResolversObject<{
   connectionInfo?: Resolver<ResolversTypes['VolumeConnectionInfo'], ParentType, ContextType>;
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
@@ -2355,14 +2350,14 @@ export type MutationResolvers<ContextType = GatewayContext, ParentType extends R
   attachCinderVolumeLegacy?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationAttachCinderVolumeLegacyArgs, 'input'>>;
   attachVolume?: Resolver<ResolversTypes['AttachVolumePayload'], ParentType, ContextType, RequireFields<MutationAttachVolumeArgs, 'input'>>;
   beginDetachingCinderVolume?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationBeginDetachingCinderVolumeArgs, 'input'>>;
-  completeCinderHostAttachment?: Resolver<ResolversTypes['CinderHostAttachmentPayload'], ParentType, ContextType, RequireFields<MutationCompleteCinderHostAttachmentArgs, 'input'>>;
   completeCinderVolumeExtend?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationCompleteCinderVolumeExtendArgs, 'input'>>;
+  completeCinderVolumeHostAttachment?: Resolver<ResolversTypes['CinderVolumeHostAttachmentPayload'], ParentType, ContextType, RequireFields<MutationCompleteCinderVolumeHostAttachmentArgs, 'input'>>;
   completeCinderVolumeMigration?: Resolver<ResolversTypes['CompleteCinderVolumeMigrationPayload'], ParentType, ContextType, RequireFields<MutationCompleteCinderVolumeMigrationArgs, 'input'>>;
   createVolume?: Resolver<ResolversTypes['VolumePayload'], ParentType, ContextType, RequireFields<MutationCreateVolumeArgs, 'input'>>;
   createVolumeSnapshot?: Resolver<ResolversTypes['VolumeSnapshotPayload'], ParentType, ContextType, RequireFields<MutationCreateVolumeSnapshotArgs, 'input'>>;
-  deleteVolume?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteVolumeArgs, 'input'>>;
-  deleteVolumeSnapshot?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteVolumeSnapshotArgs, 'input'>>;
-  deregisterNomadVolume?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeregisterNomadVolumeArgs, 'input'>>;
+  deleteVolume?: Resolver<ResolversTypes['StorageDeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteVolumeArgs, 'input'>>;
+  deleteVolumeSnapshot?: Resolver<ResolversTypes['StorageDeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteVolumeSnapshotArgs, 'input'>>;
+  deregisterNomadVolume?: Resolver<ResolversTypes['StorageDeletePayload'], ParentType, ContextType, RequireFields<MutationDeregisterNomadVolumeArgs, 'input'>>;
   detachCinderVolumeLegacy?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationDetachCinderVolumeLegacyArgs, 'input'>>;
   detachVolume?: Resolver<ResolversTypes['VolumeOperationPayload'], ParentType, ContextType, RequireFields<MutationDetachVolumeArgs, 'input'>>;
   extendVolume?: Resolver<ResolversTypes['VolumeOperationPayload'], ParentType, ContextType, RequireFields<MutationExtendVolumeArgs, 'input'>>;
@@ -2372,8 +2367,8 @@ export type MutationResolvers<ContextType = GatewayContext, ParentType extends R
   migrateCinderVolume?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationMigrateCinderVolumeArgs, 'input'>>;
   registerNomadVolume?: Resolver<ResolversTypes['VolumePayload'], ParentType, ContextType, RequireFields<MutationRegisterNomadVolumeArgs, 'input'>>;
   reimageCinderVolume?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationReimageCinderVolumeArgs, 'input'>>;
-  reserveCinderHostAttachment?: Resolver<ResolversTypes['CinderHostAttachmentPayload'], ParentType, ContextType, RequireFields<MutationReserveCinderHostAttachmentArgs, 'input'>>;
   reserveCinderVolume?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationReserveCinderVolumeArgs, 'input'>>;
+  reserveCinderVolumeHostAttachment?: Resolver<ResolversTypes['CinderVolumeHostAttachmentPayload'], ParentType, ContextType, RequireFields<MutationReserveCinderVolumeHostAttachmentArgs, 'input'>>;
   resetCinderVolumeStatus?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationResetCinderVolumeStatusArgs, 'input'>>;
   retypeCinderVolume?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationRetypeCinderVolumeArgs, 'input'>>;
   revertCinderVolumeToSnapshot?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationRevertCinderVolumeToSnapshotArgs, 'input'>>;
@@ -2385,7 +2380,7 @@ export type MutationResolvers<ContextType = GatewayContext, ParentType extends R
   unmanageCinderVolume?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationUnmanageCinderVolumeArgs, 'input'>>;
   unreserveCinderVolume?: Resolver<ResolversTypes['CinderVolumeActionPayload'], ParentType, ContextType, RequireFields<MutationUnreserveCinderVolumeArgs, 'input'>>;
   unsetCinderVolumeImageMetadata?: Resolver<ResolversTypes['CinderVolumeImageMetadataPayload'], ParentType, ContextType, RequireFields<MutationUnsetCinderVolumeImageMetadataArgs, 'input'>>;
-  updateCinderHostAttachment?: Resolver<ResolversTypes['CinderHostAttachmentPayload'], ParentType, ContextType, RequireFields<MutationUpdateCinderHostAttachmentArgs, 'input'>>;
+  updateCinderVolumeHostAttachment?: Resolver<ResolversTypes['CinderVolumeHostAttachmentPayload'], ParentType, ContextType, RequireFields<MutationUpdateCinderVolumeHostAttachmentArgs, 'input'>>;
   updateNovaVolumeAttachment?: Resolver<ResolversTypes['VolumeOperationPayload'], ParentType, ContextType, RequireFields<MutationUpdateNovaVolumeAttachmentArgs, 'input'>>;
   updateVolume?: Resolver<ResolversTypes['VolumePayload'], ParentType, ContextType, RequireFields<MutationUpdateVolumeArgs, 'input'>>;
   uploadCinderVolumeToImage?: Resolver<ResolversTypes['UploadCinderVolumeToImagePayload'], ParentType, ContextType, RequireFields<MutationUploadCinderVolumeToImageArgs, 'input'>>;
@@ -2515,6 +2510,11 @@ export type StorageBackendHealthResolvers<ContextType = GatewayContext, ParentTy
   status?: Resolver<ResolversTypes['StorageBackendHealthStatus'], ParentType, ContextType>;
 }>;
 
+export type StorageDeletePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StorageDeletePayload'] = ResolversParentTypes['StorageDeletePayload']> = ResolversObject<{
+  deletedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  operation?: Resolver<ResolversTypes['VolumeOperation'], ParentType, ContextType>;
+}>;
+
 export type StorageHealthCountResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StorageHealthCount'] = ResolversParentTypes['StorageHealthCount']> = ResolversObject<{
   expected?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   healthy?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -2568,7 +2568,7 @@ export type StorageTopologyResolvers<ContextType = GatewayContext, ParentType ex
 }>;
 
 export type UploadCinderVolumeToImagePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['UploadCinderVolumeToImagePayload'] = ResolversParentTypes['UploadCinderVolumeToImagePayload']> = ResolversObject<{
-  image?: Resolver<ResolversTypes['CinderUploadedImage'], ParentType, ContextType>;
+  image?: Resolver<ResolversTypes['CinderVolumeUploadedImage'], ParentType, ContextType>;
   operation?: Resolver<ResolversTypes['VolumeOperation'], ParentType, ContextType>;
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
 }>;
@@ -2701,7 +2701,7 @@ export type VolumePayloadResolvers<ContextType = GatewayContext, ParentType exte
 
 export type VolumeServerConsumerResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeServerConsumer'] = ResolversParentTypes['VolumeServerConsumer']> = ResolversObject<{
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  server?: Resolver<ResolversTypes['Server'], ParentType, ContextType>;
+  server?: Resolver<Maybe<ResolversTypes['Server']>, ParentType, ContextType>;
   serverId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   status?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
@@ -2742,14 +2742,13 @@ export type VolumeSnapshotPayloadResolvers<ContextType = GatewayContext, ParentT
 
 export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   AttachVolumePayload?: AttachVolumePayloadResolvers<ContextType>;
-  CinderHostAttachmentPayload?: CinderHostAttachmentPayloadResolvers<ContextType>;
-  CinderUploadedImage?: CinderUploadedImageResolvers<ContextType>;
   CinderVolumeActionPayload?: CinderVolumeActionPayloadResolvers<ContextType>;
   CinderVolumeDetails?: CinderVolumeDetailsResolvers<ContextType>;
+  CinderVolumeHostAttachmentPayload?: CinderVolumeHostAttachmentPayloadResolvers<ContextType>;
   CinderVolumeImageMetadataPayload?: CinderVolumeImageMetadataPayloadResolvers<ContextType>;
+  CinderVolumeUploadedImage?: CinderVolumeUploadedImageResolvers<ContextType>;
   CompleteCinderVolumeMigrationPayload?: CompleteCinderVolumeMigrationPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
-  DeletePayload?: DeletePayloadResolvers<ContextType>;
   InitializeCinderVolumeConnectionPayload?: InitializeCinderVolumeConnectionPayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   NomadExternalVolume?: NomadExternalVolumeResolvers<ContextType>;
@@ -2766,6 +2765,7 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   Server?: ServerResolvers<ContextType>;
   StorageBackend?: StorageBackendResolvers<ContextType>;
   StorageBackendHealth?: StorageBackendHealthResolvers<ContextType>;
+  StorageDeletePayload?: StorageDeletePayloadResolvers<ContextType>;
   StorageHealthCount?: StorageHealthCountResolvers<ContextType>;
   StorageKeyValue?: StorageKeyValueResolvers<ContextType>;
   StoragePlugin?: StoragePluginResolvers<ContextType>;

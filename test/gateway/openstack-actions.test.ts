@@ -18,7 +18,7 @@ const PAYLOADS: Record<string, string> = {
 /** Input types that are not `<Mutation>Input`. */
 const INPUT_TYPES: Record<string, string> = {
   unmanageCinderVolume: 'CinderVolumeInput', forceDeleteCinderVolume: 'CinderVolumeInput', reserveCinderVolume: 'CinderVolumeInput', unreserveCinderVolume: 'CinderVolumeInput',
-  beginDetachingCinderVolume: 'CinderVolumeInput', rollDetachingCinderVolume: 'CinderVolumeInput', revertCinderVolumeToSnapshot: 'RevertCinderVolumeInput',
+  beginDetachingCinderVolume: 'CinderVolumeInput', rollDetachingCinderVolume: 'CinderVolumeInput', revertCinderVolumeToSnapshot: 'RevertCinderVolumeToSnapshotInput',
 };
 const inputType = (name: string): string => INPUT_TYPES[name] ?? `${name[0]!.toUpperCase()}${name.slice(1)}Input`;
 const mutation = (name: string, fields = PAYLOADS[name] ?? ACTION): string => `mutation($i: ${inputType(name)}!) { ${name}(input: $i) { ${fields} } }`;
@@ -184,7 +184,7 @@ describe('Cinder volume actions as typed mutations', () => {
       ['resetCinderVolumeStatus', { id, status: 'sparkling' }, /"sparkling" does not exist in "CinderVolumeStatus"/],
       ['resetCinderVolumeStatus', { id, status: 'DELETING' }, /DELETING cannot be set by a reset/],
       ['resetCinderVolumeStatus', { id, status: 'OTHER' }, /OTHER cannot be set by a reset/],
-      ['resetCinderVolumeStatus', { id, attachStatus: 'ATTACHING' }, /"ATTACHING" does not exist in "CinderAttachStatus"/],
+      ['resetCinderVolumeStatus', { id, attachStatus: 'ATTACHING' }, /"ATTACHING" does not exist in "CinderVolumeAttachStatus"/],
       ['resetCinderVolumeStatus', { id }, /at least one/],
       ['attachCinderVolumeLegacy', { id, mountpoint: '/dev/vdb', serverId: 'not-a-uuid' }, /UUID/],
       ['attachCinderVolumeLegacy', { id, mountpoint: '/dev/vdb' }, /exactly one|serverId|hostName/],

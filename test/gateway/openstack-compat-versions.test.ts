@@ -139,7 +139,7 @@ describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'host-me', size: 1 }));
     const need = /needs Cinder microversion 3\.27, the cloud offers up to 3\.0/;
     await refused(ATTACH, { i: { volumeId: id, host: { connector: CONNECTOR } } }, need, attachmentsApi);
-    await refused(`mutation($i: ReserveCinderHostAttachmentInput!) { reserveCinderHostAttachment(input: $i) { attachment { id } } }`, { i: { volumeId: id } }, need, attachmentsApi);
+    await refused(`mutation($i: ReserveCinderVolumeHostAttachmentInput!) { reserveCinderVolumeHostAttachment(input: $i) { attachment { id } } }`, { i: { volumeId: id } }, need, attachmentsApi);
     await refused(`query { cinderHostAttachments(backend: "os") { nodes { id } } }`, {}, need, attachmentsApi);
     // A read-only host attach needs even more (3.54) and is refused the same way.
     await refused(ATTACH, { i: { volumeId: id, host: { connector: CONNECTOR, readOnly: true } } }, /needs Cinder microversion 3\.54, the cloud offers up to 3\.0/, attachmentsApi);
@@ -153,7 +153,7 @@ describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
     const snaps = await gw.gql(`{ volumeSnapshots(backend: "os") { nodes { id nativeId } } }`, {}, auth);
     expect(snaps.body.errors).toBeUndefined();
     const snapshotId = snaps.body.data.volumeSnapshots.nodes.find((s: any) => s.nativeId === snap).id;
-    await refused(`mutation($i: RevertCinderVolumeInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { id, snapshotId } }, /needs Cinder microversion 3\.40, the cloud offers up to 3\.0/, (r) => r.method === 'POST');
+    await refused(`mutation($i: RevertCinderVolumeToSnapshotInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { id, snapshotId } }, /needs Cinder microversion 3\.40, the cloud offers up to 3\.0/, (r) => r.method === 'POST');
   });
 
   it('should refuse extending an in-use volume (Cinder 3.42) before sending os-extend', async () => {

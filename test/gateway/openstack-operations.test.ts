@@ -145,7 +145,7 @@ describe('OpenStack tracked operations', () => {
     expect(await waitOperation(gw, snap.body.data.createVolumeSnapshot.operation.id, auth)).toMatchObject({ kind: 'CREATE_SNAPSHOT', state: 'SUCCEEDED' });
     const list = await gw.gql(`{ volumeSnapshots(backend: "os") { nodes { id name ready backendStatus } } }`, {}, auth);
     expect(list.body.data.volumeSnapshots.nodes).toEqual([expect.objectContaining({ name: 'snap-1', ready: true, backendStatus: 'available' })]);
-    const revert = await gw.gql(`mutation($i: RevertCinderVolumeInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { id, snapshotId: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
+    const revert = await gw.gql(`mutation($i: RevertCinderVolumeToSnapshotInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { id, snapshotId: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
     expect(revert.body.errors).toBeUndefined();
     expect(await waitOperation(gw, revert.body.data.revertCinderVolumeToSnapshot.operation.id, auth)).toMatchObject({ kind: 'REVERT_VOLUME', state: 'SUCCEEDED' });
     const delSnap = await gw.gql(`mutation($i: DeleteVolumeSnapshotInput!) { deleteVolumeSnapshot(input: $i) { deletedId ${OP} } }`, { i: { id: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
@@ -178,17 +178,17 @@ describe('OpenStack tracked operations', () => {
   it('should reserve, update and complete a host attachment step by step', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     const id = await gid(vid);
-    const r = await gw.gql(`mutation($i: ReserveCinderHostAttachmentInput!) { reserveCinderHostAttachment(input: $i) { attachment { id nativeId state backendState } } }`, { i: { volumeId: id } }, auth);
+    const r = await gw.gql(`mutation($i: ReserveCinderVolumeHostAttachmentInput!) { reserveCinderVolumeHostAttachment(input: $i) { attachment { id nativeId state backendState } } }`, { i: { volumeId: id } }, auth);
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.reserveCinderHostAttachment.attachment).toMatchObject({ state: 'ATTACHING', backendState: 'reserved' });
+    expect(r.body.data.reserveCinderVolumeHostAttachment.attachment).toMatchObject({ state: 'ATTACHING', backendState: 'reserved' });
     expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume.status).toBe('RESERVED');
-    const aid = r.body.data.reserveCinderHostAttachment.attachment.id;
-    const u = await gw.gql(`mutation($i: UpdateCinderHostAttachmentInput!) { updateCinderHostAttachment(input: $i) { attachment { state backendState } } }`, { i: { attachmentId: aid, connector: { host: 'bm-8', initiator: 'iqn.x' } } }, auth);
+    const aid = r.body.data.reserveCinderVolumeHostAttachment.attachment.id;
+    const u = await gw.gql(`mutation($i: UpdateCinderVolumeHostAttachmentInput!) { updateCinderVolumeHostAttachment(input: $i) { attachment { state backendState } } }`, { i: { attachmentId: aid, connector: { host: 'bm-8', initiator: 'iqn.x' } } }, auth);
     expect(u.body.errors).toBeUndefined();
-    expect(u.body.data.updateCinderHostAttachment.attachment).toMatchObject({ state: 'ATTACHING', backendState: 'attaching' });
-    const c = await gw.gql(`mutation($i: CompleteCinderHostAttachmentInput!) { completeCinderHostAttachment(input: $i) { attachment { state } } }`, { i: { attachmentId: aid } }, auth);
+    expect(u.body.data.updateCinderVolumeHostAttachment.attachment).toMatchObject({ state: 'ATTACHING', backendState: 'attaching' });
+    const c = await gw.gql(`mutation($i: CompleteCinderVolumeHostAttachmentInput!) { completeCinderVolumeHostAttachment(input: $i) { attachment { state } } }`, { i: { attachmentId: aid } }, auth);
     expect(c.body.errors).toBeUndefined();
-    expect(c.body.data.completeCinderHostAttachment.attachment).toMatchObject({ state: 'ATTACHED' });
+    expect(c.body.data.completeCinderVolumeHostAttachment.attachment).toMatchObject({ state: 'ATTACHED' });
     expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume.status).toBe('IN_USE');
   });
 });
