@@ -3,17 +3,11 @@
  * 40 servers, 60 volumes attached (3 to each of the first 20 servers), in its own process. Prints its URLs and a token.
  */
 import { OpenStackSimulator } from '../simulators/openstack';
+import { seedOpenStackBench } from './seed';
 
 async function main(): Promise<void> {
   const sim = new OpenStackSimulator({});
-  const project = sim.addProject({ name: 'bench' });
-  sim.addUser({ name: 'bench', password: 'bench-secret', projects: { bench: ['member', 'reader'] } });
-  const servers: string[] = [];
-  for (let s = 0; s < 40; s++) servers.push(sim.seedServer({ project, name: `bench-server-${String(s).padStart(2, '0')}` }));
-  for (let i = 0; i < 100; i++) {
-    const id = sim.seedVolume({ project, name: `bench-${String(i).padStart(3, '0')}`, size: 10 });
-    if (i < 60) sim.attachNow(servers[i % 20]!, id, { device: `/dev/vd${String.fromCharCode(98 + Math.floor(i / 20))}` });
-  }
+  const project = seedOpenStackBench(sim);
   const { keystoneUrl, cinderUrl, novaUrl } = await sim.listen();
   const token = sim.issueToken({ user: 'bench', project: 'bench' });
   // The project's endpoints, as the catalog lists them.

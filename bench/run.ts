@@ -17,7 +17,8 @@ import { once } from 'node:events';
 import { Pool } from 'undici';
 import { runLoad, type LoadResult } from './load';
 import { BENCH_TOKEN } from './constants';
-import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/backend';
+import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/batch';
+import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST } from './queries';
 
 const root = join(__dirname, '..');
 const short = process.env.BENCH_SHORT === '1';
@@ -97,21 +98,17 @@ async function main(): Promise<void> {
   const first = await gql(`{ volumes(first: 1) { nodes { id } } }`);
   const volumeId: string = first.volumes.nodes[0].id;
 
-  const ONE = `query($id: ID!) { volume(id: $id) { id name status capacityBytes attachments { state } } }`;
-  const LIST = `{ volumes(first: 100) { nodes { id name status capacityBytes attachments { state access consumer { ... on NomadAllocation { id jobId nodeId } } } } } }`;
-  const OS_LIST = `{ volumes(first: 100) { nodes { id name status sizeGiB attachments { state device consumer { ... on OpenStackServer { id name status } } } } } }`;
-
   const scenarios = [
     {
       name: 'volume(id) with attachments',
-      gateway: () => gql(ONE, { id: volumeId }).then(() => undefined),
+      gateway: () => gql(ONE_VOLUME, { id: volumeId }).then(() => undefined),
       direct: () => rest('/v1/volume/csi/bench-000?namespace=default').then(() => undefined),
       directCalls: 1,
       requests: { 1: scale(3000), 50: scale(6000) } as Record<number, number>,
     },
     {
       name: 'volumes(first: 100) with attachments',
-      gateway: () => gql(LIST).then(() => undefined),
+      gateway: () => gql(NOMAD_LIST).then(() => undefined),
       // What a client does without the gateway: list stubs, then read each volume (16 at a time, like the gateway).
       direct: async () => {
         const stubs = (await rest('/v1/volumes?type=csi&namespace=*&per_page=100')) as Array<{ ID: string; Namespace: string }>;
@@ -124,7 +121,7 @@ async function main(): Promise<void> {
     },
     {
       name: 'OpenStack volumes(first: 100) with attachments and their servers',
-      gateway: () => osGql(OS_LIST).then(() => undefined),
+      gateway: () => osGql(OPENSTACK_LIST).then(() => undefined),
       // Without the gateway: the volume list, then each distinct attached server, 16 at a time.
       direct: async () => {
         const { volumes } = (await cinderGet('/volumes/detail?limit=100')) as { volumes: Array<{ attachments: Array<{ server_id: string }> }> };

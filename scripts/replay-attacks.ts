@@ -71,14 +71,29 @@ function raw(bytes: string): Promise<{ status: number; text: string }> {
   });
 }
 
-const attacks: Array<[string, () => Promise<{ status: number; text: string }>]> = [
+/**
+ * A demo server that has volume attachments (the nesting attack starts from its attachments);
+ * a well-formed UUID that names no server when the demo has none (the depth limit refuses the
+ * document before anything is read either way).
+ */
+async function demoServerId(): Promise<string> {
+  const r = await post(q('{ volumes(first: 50, filter: { backends: ["openstack"] }) { nodes { attachments { consumer { ... on VolumeServerConsumer { serverId } } } } } }'), OS_TOKEN).catch(() => undefined);
+  const body = r ? (JSON.parse(r.text) as { data?: { volumes?: { nodes?: Array<{ attachments?: Array<{ consumer?: { serverId?: string } }> | null } | null> } } }) : undefined;
+  const found = body?.data?.volumes?.nodes?.flatMap((v) => v?.attachments ?? []).find((a) => a.consumer?.serverId)?.consumer?.serverId;
+  return found ?? '00000000-0000-4000-8000-000000000000';
+}
+
+const attacks = (serverId: string): Array<[string, () => Promise<{ status: number; text: string }>]> => [
   ['1. volumes → attachments → volume nesting, 20 levels', () => post(q(`{ volumes(first: 50, filter: { backends: ["nomad-east"] }) { nodes { ${nest(20, 'id attachments { volume { ', 'id')} } } }`))],
-  ['1. servers → volumeAttachments → server nesting, 20 levels', () => post(q(`{ servers(backend: "openstack", first: 50) { nodes { ${nest(20, 'id volumeAttachments { server { ', 'id')} } } }`), OS_TOKEN)],
+  [
+    '1. server attachments → consumer server → volumeAttachments nesting, 20 levels',
+    () => post(q(`{ serverVolumeAttachments(serverId: "${serverId}") { ${nest(20, 'id consumer { ... on VolumeServerConsumer { server { volumeAttachments { ', 'id')} } }`), OS_TOKEN),
+  ],
   ...[1, 2, 3, 4, 5, 6, 7].map((i): [string, () => Promise<{ status: number; text: string }>] => [
     `2. snapshots with secret value "💥" (try ${i} of 7)`,
-    () => post(q('{ snapshots(backend: "nomad-east", plugin: "aws-ebs0", secrets: [{ key: "k", value: "💥" }]) { nodes { id } } }')),
+    () => post(q('{ volumeSnapshots(backend: "nomad-east", filter: { plugin: "aws-ebs0" }, secrets: [{ key: "k", value: "💥" }]) { nodes { id } } }')),
   ]),
-  ['2. snapshots with a secret value holding a newline', () => post(q('query($s: [KeyValueInput!]) { snapshots(backend: "nomad-east", plugin: "aws-ebs0", secrets: $s) { nodes { id } } }', { s: [{ key: 'k', value: 'a\nb' }] }))],
+  ['2. snapshots with a secret value holding a newline', () => post(q('query($s: [StorageKeyValueInput!]) { volumeSnapshots(backend: "nomad-east", filter: { plugin: "aws-ebs0" }, secrets: $s) { nodes { id } } }', { s: [{ key: 'k', value: 'a\nb' }] }))],
   ['2. nomad-east still answers afterwards', () => post(q('{ volumes(first: 1, filter: { backends: ["nomad-east"] }) { nodes { id } } }'))],
   ['3. 1,000 aliases of volumes(first: 500) { nodes { id attachments { id } } }', () => post(q(`{ ${Array.from({ length: 1000 }, (_, i) => `a${i}: volumes(first: 500) { nodes { id attachments { id } } }`).join(' ')} }`))],
   ['3. 5,000 aliases of the same', () => post(q(`{ ${Array.from({ length: 5000 }, (_, i) => `a${i}: volumes(first: 500) { nodes { id attachments { id } } }`).join(' ')} }`))],
@@ -94,13 +109,18 @@ const attacks: Array<[string, () => Promise<{ status: number; text: string }>]> 
   ['7. a subscription over HTTP', () => post(q('subscription { volumeChanged { id } }'))],
   ['7. Nomad token header holding a tab', () => post(q('{ volumes(first: 1, filter: { backends: ["nomad-east"] }) { nodes { id } } }'), { 'x-nomad-token': 'demo\tinjected' })],
   ['7. Nomad token header with a control byte', () => raw(`POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Nomad-Token: caf\u00e9\u0001\r\nContent-Length: 26\r\nConnection: close\r\n\r\n{"query":"{ __typename }"}`)],
+  [
+    '8. _entities with 5,000 volume representations',
+    () => post(q('query($r: [_Any!]!) { _entities(representations: $r) { ... on Volume { id name } } }', { r: Array.from({ length: 5000 }, (_, i) => ({ __typename: 'Volume', id: gid(['Volume', 'nomad-east', 'default', `vol-${i}`]) })) })),
+  ],
+  ['8. _entities with a representation that is not an object', () => post(q('{ _entities(representations: [""]) { __typename } }'))],
 ];
 
 async function main(): Promise<void> {
   console.log(`gateway: ${base}\n`);
   console.log('| attack | HTTP | code | ms | backend calls | response bytes |');
   console.log('|---|---|---|---|---|---|');
-  for (const [name, run] of attacks) {
+  for (const [name, run] of attacks(await demoServerId())) {
     const o = await measure(run);
     console.log(`| ${name} | ${o.status || 'none'} | ${o.code} | ${o.ms.toFixed(0)} | ${o.calls} | ${o.bytes} |`);
   }

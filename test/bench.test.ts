@@ -1,8 +1,77 @@
-/** The benchmark's short mode: it runs end to end and writes figures. No timing is asserted. */
+/**
+ * The benchmark: its queries against the bench's own data (answers and backend calls, so the
+ * figures keep measuring the same work), and its short mode end to end. No timing is asserted.
+ */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BENCH_TOKEN } from '../bench/constants';
+import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST } from '../bench/queries';
+import { seedNomadBench, seedOpenStackBench } from '../bench/seed';
+import { NomadSimulator } from '../simulators/nomad';
+import { OpenStackSimulator } from '../simulators/openstack';
+import { disposeAll, startGatewayFor } from './support/harness';
+
+describe('benchmark queries on the bench data', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await disposeAll();
+    await Promise.all(closers.splice(0).map((c) => c()));
+  });
+
+  it('should read one Nomad volume and list 100 with their allocations, in 1 and 101 backend calls', async () => {
+    const sim = new NomadSimulator({ acl: { enabled: true } });
+    seedNomadBench(sim);
+    await sim.listen(0, '127.0.0.1');
+    closers.push(() => sim.close());
+    const gw = await startGatewayFor([{ id: 'bench', url: sim.url }]);
+    const auth = { 'x-nomad-token': BENCH_TOKEN };
+
+    const first = await gw.gql('{ volumes(first: 1) { nodes { id nativeId } } }', {}, auth);
+    expect(first.body.data.volumes.nodes[0].nativeId).toBe('bench-000');
+    sim.clearRequests();
+    const one = await gw.gql(ONE_VOLUME, { id: first.body.data.volumes.nodes[0].id }, auth);
+    expect(one.body).toEqual({ data: { volume: { id: first.body.data.volumes.nodes[0].id, name: 'bench-000', status: 'IN_USE', sizeBytes: 10737418240, attachments: [{ state: 'ATTACHED' }] } } });
+    expect(sim.requests().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/volume/csi/bench-000']);
+
+    sim.clearRequests();
+    const list = await gw.gql(NOMAD_LIST, {}, auth);
+    expect(list.body.errors).toBeUndefined();
+    const nodes = list.body.data.volumes.nodes as any[];
+    expect(nodes).toHaveLength(100);
+    const claimed = nodes.filter((v) => v.attachments.length > 0);
+    expect(claimed.map((v) => v.name)).toEqual(Array.from({ length: 20 }, (_, k) => `bench-${String(k * 5).padStart(3, '0')}`));
+    expect(claimed[1].attachments).toEqual([{ state: 'ATTACHED', access: 'READ_WRITE', consumer: { allocationId: expect.any(String), jobId: 'job-5', node: { id: 'node-bench-1' } } }]);
+    // One list call (stubs carry no allocations), then one read per volume.
+    expect(sim.requests()).toHaveLength(101);
+  });
+
+  it('should list 100 OpenStack volumes with their servers in 2 backend calls once Keystone and the version documents are cached', async () => {
+    const sim = new OpenStackSimulator({});
+    seedOpenStackBench(sim);
+    const { keystoneUrl } = await sim.listen();
+    closers.push(() => sim.close());
+    const token = sim.issueToken({ user: 'bench', project: 'bench' });
+    const gw = await startGatewayFor([{ id: 'os', kind: 'openstack', url: keystoneUrl, region: 'RegionOne', interface: 'public', operationTimeoutMs: 10_000, timeoutMs: 5_000, maxConnections: 16, readRetries: 2 }]);
+    const auth = { 'x-auth-token': token };
+
+    await gw.gql(OPENSTACK_LIST, {}, auth);
+    sim.clearRequests();
+    const res = await gw.gql(OPENSTACK_LIST, {}, auth);
+    expect(res.body.errors).toBeUndefined();
+    const nodes = res.body.data.volumes.nodes as any[];
+    expect(nodes).toHaveLength(100);
+    expect(nodes.every((v) => v.details.sizeGiB === 10)).toBe(true);
+    const attached = nodes.filter((v) => v.attachments.length > 0);
+    expect(attached).toHaveLength(60);
+    const servers = new Set(attached.map((v) => v.attachments[0].consumer.name));
+    expect([...servers].sort()).toEqual(Array.from({ length: 20 }, (_, s) => `bench-server-${String(s).padStart(2, '0')}`));
+    expect(attached[0].attachments[0]).toEqual({ state: 'ATTACHED', device: expect.stringMatching(/^\/dev\/vd[bcd]$/), consumer: { serverId: expect.any(String), name: expect.any(String), status: 'ACTIVE' } });
+    // The volume list, then one server list for the 20 distinct servers (over LIST_STRATEGY_THRESHOLD).
+    expect(sim.requests().map((r) => `${r.service} ${r.method} ${r.path.replace(/\/v3\/[0-9a-f]+\//, '/v3/:project/')}`)).toEqual(['cinder GET /v3/:project/volumes/detail', 'nova GET /v2.1/servers/detail']);
+  });
+});
 
 it('should run the benchmark in short mode and write one row per scenario and connection count, without errors', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'bench-')), 'RESULTS.md');

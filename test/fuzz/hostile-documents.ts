@@ -1,12 +1,13 @@
 /**
  * Documents shaped to hurt: deep nesting along the schema's cycles, alias floods, fragment
  * chains, cycles and fan-out, directive floods with odd arguments, introspection floods, token
- * floods, variables of the wrong shape and broken syntax. Built from the introspected schema.
+ * floods, floods of federation entity references, variables of the wrong shape and broken
+ * syntax. Built from the introspected schema.
  */
 import fc from 'fast-check';
-import { getNamedType, GraphQLNonNull, isAbstractType, isCompositeType, isObjectType, type GraphQLCompositeType, type GraphQLField } from 'graphql';
-import { plausibleValue, printLiteral } from './input-values';
-import { assemble, join, type GraphQLCall, type LabelledCall, type Piece, type SchemaArbitraries } from './schema-arbitraries';
+import { getNamedType, GraphQLNonNull, isAbstractType, isCompositeType, isObjectType, isUnionType, type GraphQLCompositeType, type GraphQLField } from 'graphql';
+import { plausibleValue, printLiteral, type Value } from './input-values';
+import { assemble, join, VAR, type GraphQLCall, type LabelledCall, type Piece, type SchemaArbitraries } from './schema-arbitraries';
 import type { Vocabulary } from './world';
 
 export interface HostileLimits {
@@ -20,6 +21,8 @@ export interface HostileLimits {
   maxTokens: number;
   /** Most fragments in a chain or fan-out. */
   maxFragments: number;
+  /** Most representations in one `_entities` call. */
+  maxRepresentations: number;
 }
 
 export class HostileDocuments {
@@ -140,6 +143,25 @@ export class HostileDocuments {
     return fc.tuple(fc.constantFrom('__typename', 't: __typename', '{', '(', '@a', '...on Query{__typename}'), fc.integer({ min: 10, max: this.limits.maxTokens })).map(([t, n]) => ({ query: `{ ${Array(n).fill(t).join(' ')} }` }));
   }
 
+  /**
+   * `_entities` with up to `maxRepresentations` volume references, as a variable: the seeded
+   * volumes repeated (one read each, however often named) or volumes that do not exist, each a
+   * read of its own; the selection is random over the entity types. The cost limit prices each
+   * reference, the call budget bounds what gets through. Null when the schema is no subgraph.
+   */
+  entityFlood(): fc.Arbitrary<GraphQLCall> | null {
+    const entity = this.s.schema.getType('_Entity');
+    if (!isUnionType(entity) || !this.s.schema.getQueryType()?.getFields()._entities) return null;
+    const [backend, scope] = [this.v.backends[0]!, this.v.namespaces[0]!];
+    const missing = (i: number): string => Buffer.from(JSON.stringify(['Volume', backend, scope, `flood-${i}`]), 'utf8').toString('base64url');
+    return fc
+      .tuple(fc.integer({ min: 1, max: this.limits.maxRepresentations }), fc.boolean(), this.s.selectionSet(entity, 1))
+      .map(([n, distinct, sel]) => {
+        const reps: Value[] = Array.from({ length: n }, (_, i) => ({ __typename: 'Volume', id: distinct ? missing(i) : this.v.volumeIds[i % this.v.volumeIds.length]! }));
+        return assemble('query', undefined, { text: `{ _entities(representations: ${VAR}) ${sel.text} }`, vars: [{ type: '[_Any!]!', value: reps }, ...sel.vars] });
+      });
+  }
+
   /** A generated operation with its text damaged or its variables replaced. */
   broken(): fc.Arbitrary<GraphQLCall> {
     const junk = fc.constantFrom('{', '}', '"', '"""', '\u0000', '#', '$', '...', '(', ')', ':', '@', '\uD800', '\\u', '1e', '&');
@@ -156,7 +178,8 @@ export class HostileDocuments {
 
   /** Any of the above, labelled with its shape for reports. */
   any(): fc.Arbitrary<LabelledCall> {
-    const as = (label: string, a: fc.Arbitrary<GraphQLCall>): fc.Arbitrary<LabelledCall> => a.map((call) => ({ label, call }));
+    const as = (label: string, a: fc.Arbitrary<GraphQLCall>, weight = 2): fc.WeightedArbitrary<LabelledCall> => ({ weight, arbitrary: a.map((call) => ({ label, call })) });
+    const entities = this.entityFlood();
     return fc.oneof(
       as('deep chain', this.deepChain()),
       as('alias flood', this.aliasFlood()),
@@ -165,6 +188,8 @@ export class HostileDocuments {
       as('introspection flood', this.introspectionFlood()),
       as('token flood', this.tokenFlood()),
       as('broken document', this.broken()),
+      // Half as often: the floods that pass the cost limit take up to the call budget in reads.
+      ...(entities ? [as('entity flood', entities, 1)] : []),
     );
   }
 }

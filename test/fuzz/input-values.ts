@@ -63,10 +63,12 @@ const wrongValue: fc.Arbitrary<Value> = fc.oneof<fc.Arbitrary<Value>[]>(
 export class InputValues {
   readonly #memo = new Map<string, fc.Arbitrary<Value>>();
   readonly #id: fc.Arbitrary<string>;
+  readonly #representation: fc.Arbitrary<Value>;
 
   constructor(private readonly v: Vocabulary) {
     const names = [...v.backends, ...v.nativeIds];
     this.#id = fc.oneof({ weight: 3, arbitrary: globalId(v) }, { weight: 2, arbitrary: hostileIdentifier(names) });
+    this.#representation = representation(v, this.#id);
   }
 
   /** A value for `type`; `hint` is the argument or field name, used only to prefer real names. */
@@ -120,6 +122,8 @@ export class InputValues {
         return fc.oneof(fc.constantFrom(...INTS), fc.double());
       case 'Boolean':
         return fc.boolean();
+      case ENTITY_REPRESENTATION:
+        return this.#representation;
       case 'ID':
       case 'String':
         if (kind === 'other') return type.name === 'ID' ? this.#id : hostileText([...v.nativeIds, ...v.plugins, ...v.namespaces]);
@@ -131,6 +135,27 @@ export class InputValues {
         return fc.oneof<fc.Arbitrary<Value>[]>(fc.constantFrom(...INTS), hostileText(real, 2_000), fc.boolean(), fc.constant({ a: [1] }));
     }
   }
+}
+
+/** Federation's scalar for an entity reference (`_entities(representations: [_Any!]!)`). */
+const ENTITY_REPRESENTATION = '_Any';
+
+/**
+ * An entity reference as a router sends it (`{ __typename, id }` of an entity type of the
+ * schema, with a global id, a seeded native id or a hostile one), or as nobody should: no
+ * `__typename`, a type that is no entity, an id that is not a string, not an object at all.
+ */
+function representation(v: Vocabulary, id: fc.Arbitrary<string>): fc.Arbitrary<Value> {
+  const types = v.entityTypes.length > 0 ? v.entityTypes : ['Volume'];
+  const typename = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...types) }, { weight: 1, arbitrary: hostileIdentifier(types) });
+  const key = fc.oneof({ weight: 4, arbitrary: id }, { weight: 1, arbitrary: fc.constantFrom(...v.nativeIds, ...v.nodes) });
+  const real = fc.record({ __typename: typename, id: key });
+  const odd = fc.oneof<fc.Arbitrary<Value>[]>(
+    fc.constantFrom<Value>('', 'vol-000', 1, [], {}, { a: [1] }, { __typename: types[0]! }, { __typename: types[0]!, id: 7 }, { __typename: '__proto__', id: 'x' }, { __typename: 'Query', id: 'x' }),
+    real.map((r): Value => ({ ...r, extra: { nested: [r] } })),
+    fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Value>,
+  );
+  return fc.oneof({ weight: 8, arbitrary: real }, { weight: 1, arbitrary: odd });
 }
 
 type HintKind = 'backend' | 'namespace' | 'plugin' | 'node' | 'native' | 'other';
@@ -165,6 +190,9 @@ export function plausibleValue(type: GraphQLInputType, hint: string, v: Vocabula
   const kind = hintKind(hint);
   const of = (list: string[]): string => list[pick % list.length]!;
   switch ((type as GraphQLScalarType).name) {
+    case ENTITY_REPRESENTATION:
+      // Seeded volumes: the one entity type every vocabulary has ids of.
+      return { __typename: 'Volume', id: of(v.volumeIds) };
     case 'Int':
     case 'Float':
       return 50;

@@ -1,8 +1,8 @@
 /**
  * The backend calls the gateway is meant to make: method, path pattern and allowed query
- * parameters per service. Sources: docs/nomad.md and docs/openstack.md ("Endpoint → GraphQL"),
- * adapters/nomad/urls.ts + requests.ts, adapters/openstack/urls.ts + requests.ts, keystone.ts and
- * microversions.ts. A request in a simulator's log that matches no row, or that carries a dot
+ * parameters per service. Sources: docs/nomad.md and docs/openstack.md, adapters/nomad/urls.ts +
+ * requests.ts, adapters/openstack/{cinder,nova,keystone}/urls.ts + requests.ts, and
+ * adapters/openstack/client.ts (version documents). A request in a simulator's log that matches no row, or that carries a dot
  * segment, an encoded slash or backslash, an unexpected query parameter or a `*` namespace
  * outside a list call, is a finding.
  */
@@ -53,7 +53,7 @@ const CINDER: Route[] = [
   { service: 'cinder', method: 'PUT', pattern: '/v3/:project/volumes/:id', query: [] },
   { service: 'cinder', method: 'DELETE', pattern: '/v3/:project/volumes/:id', query: ['cascade', 'force'] },
   { service: 'cinder', method: 'POST', pattern: '/v3/:project/volumes/:id/action', query: [] },
-  { service: 'cinder', method: 'GET', pattern: '/v3/:project/snapshots/detail', query: LIST },
+  { service: 'cinder', method: 'GET', pattern: '/v3/:project/snapshots/detail', query: [...LIST, 'volume_id'] },
   { service: 'cinder', method: 'GET', pattern: '/v3/:project/snapshots/:id', query: [] },
   { service: 'cinder', method: 'POST', pattern: '/v3/:project/snapshots', query: [] },
   { service: 'cinder', method: 'DELETE', pattern: '/v3/:project/snapshots/:id', query: [] },
@@ -63,18 +63,21 @@ const CINDER: Route[] = [
   { service: 'cinder', method: 'PUT', pattern: '/v3/:project/attachments/:id', query: [] },
   { service: 'cinder', method: 'DELETE', pattern: '/v3/:project/attachments/:id', query: [] },
   { service: 'cinder', method: 'POST', pattern: '/v3/:project/attachments/:id/action', query: [] },
-  { service: 'cinder', method: 'GET', pattern: '/v3/:project/messages', query: ['resource_uuid', 'sort', 'limit'] },
+  // User messages: failure signals of a tracked change, by the resource or by the request that made it.
+  { service: 'cinder', method: 'GET', pattern: '/v3/:project/messages', query: ['resource_uuid', 'request_id', 'sort', 'limit'] },
 ];
 const NOVA: Route[] = [
   { service: 'nova', method: 'GET', pattern: '/v2.1', query: [] },
   { service: 'nova', method: 'GET', pattern: '/v2.1/', query: [] },
   { service: 'nova', method: 'GET', pattern: '/v2.1/servers/detail', query: ['limit', 'marker'] },
   { service: 'nova', method: 'GET', pattern: '/v2.1/servers/:id', query: [] },
-  { service: 'nova', method: 'GET', pattern: '/v2.1/servers/:id/os-volume_attachments', query: ['limit', 'offset'] },
+  { service: 'nova', method: 'GET', pattern: '/v2.1/servers/:id/os-volume_attachments', query: [] },
   { service: 'nova', method: 'POST', pattern: '/v2.1/servers/:id/os-volume_attachments', query: [] },
   { service: 'nova', method: 'GET', pattern: '/v2.1/servers/:id/os-volume_attachments/:volume', query: [] },
   { service: 'nova', method: 'PUT', pattern: '/v2.1/servers/:id/os-volume_attachments/:volume', query: [] },
   { service: 'nova', method: 'DELETE', pattern: '/v2.1/servers/:id/os-volume_attachments/:volume', query: [] },
+  // The instance action of a server call, by the request id Nova answered it with (failure signals of an attach or detach).
+  { service: 'nova', method: 'GET', pattern: '/v2.1/servers/:id/os-instance-actions/:request', query: [] },
 ];
 
 export const ROUTES: readonly Route[] = [...NOMAD, ...KEYSTONE, ...CINDER, ...NOVA];

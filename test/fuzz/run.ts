@@ -5,6 +5,7 @@
  * `/healthz`, `/readyz` and a plain read on every backend.
  */
 import fc from 'fast-check';
+import { isUnionType, type GraphQLSchema } from 'graphql';
 import { HostileDocuments } from './hostile-documents';
 import { exchange, type RawRequest } from './http-client';
 import { InputValues } from './input-values';
@@ -16,7 +17,13 @@ import { graphqlRequest, headerCases, labelled, operationCases, rawCases, type F
 import type { BackendCall } from './route-table';
 import { hasArguments, needsNoArguments, oneHostileSlot, SchemaArbitraries } from './schema-arbitraries';
 import type { FuzzSettings, PropertyName } from './settings';
-import { NOMAD_ID, OPENSTACK_ID, startWorld, type World } from './world';
+import { NOMAD_ID, OPENSTACK_ID, startWorld, type Vocabulary, type World } from './world';
+
+/** Federation entity types of the schema: the members of `_Entity` (none when it is not a subgraph). */
+export function entityTypes(schema: GraphQLSchema): string[] {
+  const entity = schema.getType('_Entity');
+  return isUnionType(entity) ? entity.getTypes().map((t) => t.name) : [];
+}
 
 /** Backend requests logged by both simulators since the last call, in one shape; the logs are cleared. */
 export function takeBackendCalls(w: World): BackendCall[] {
@@ -27,8 +34,7 @@ export function takeBackendCalls(w: World): BackendCall[] {
   return [...nomad, ...os];
 }
 
-function casesFor(name: PropertyName, w: World, s: SchemaArbitraries, settings: FuzzSettings): fc.Arbitrary<FuzzCase> {
-  const v = w.vocabulary;
+function casesFor(name: PropertyName, v: Vocabulary, s: SchemaArbitraries, settings: FuzzSettings): fc.Arbitrary<FuzzCase> {
   const reaching = s.operation(needsNoArguments, 2);
   switch (name) {
     case 'documents':
@@ -76,7 +82,7 @@ export async function stillServing(w: World, settings: FuzzSettings): Promise<st
   if (health.response?.status !== 200) problems.push(`/healthz: ${health.response?.status ?? JSON.stringify(health.failure)}`);
   const ready = await exchange(w.origin, get('/readyz'), settings.client);
   if (ready.response?.status !== 200) problems.push(`/readyz: ${ready.response?.status ?? JSON.stringify(ready.failure)} ${ready.response?.text.slice(0, 300) ?? ''}`);
-  // The one place that names fields: update these two reads with the schema (API v2).
+  // The one place that names fields (schema v2): a merged list filtered to one backend.
   const reads: Array<[string, string]> = [
     [NOMAD_ID, `{ volumes(first: 5, filter: { backends: ["${NOMAD_ID}"] }) { nodes { id } } }`],
     [OPENSTACK_ID, `{ volumes(first: 5, filter: { backends: ["${OPENSTACK_ID}"] }) { nodes { id } } }`],
@@ -98,8 +104,9 @@ export async function runProperty(name: PropertyName, settings: FuzzSettings, re
   const stats = newStats();
   try {
     const schema = await introspect(world.origin, world.vocabulary.credentials[0]);
-    const s = new SchemaArbitraries(schema, new InputValues(world.vocabulary), settings.documents);
-    const property = fc.asyncProperty(casesFor(name, world, s, settings), async (c) => {
+    const vocabulary: Vocabulary = { ...world.vocabulary, entityTypes: entityTypes(schema) };
+    const s = new SchemaArbitraries(schema, new InputValues(vocabulary), settings.documents);
+    const property = fc.asyncProperty(casesFor(name, vocabulary, s, settings), async (c) => {
       const found = await observe(c, world, watch, settings, stats);
       if (found.length > 0) throw new FindingsError(found);
     });

@@ -63,8 +63,8 @@ export function fuzzSettings(mode: 'short' | 'long', env: NodeJS.ProcessEnv = pr
     client: { timeoutMs: int(env, 'FUZZ_REQUEST_TIMEOUT_MS', 20_000), maxResponseBytes: 20 * 1024 * 1024 },
     documents: long ? { maxDepth: 6, maxFields: 6 } : { maxDepth: 4, maxFields: 4 },
     hostile: long
-      ? { maxChain: 26, maxAliases: 1_200, maxDirectives: 200, maxTokens: 20_000, maxFragments: 20 }
-      : { maxChain: 16, maxAliases: 40, maxDirectives: 60, maxTokens: 2_000, maxFragments: 12 },
+      ? { maxChain: 26, maxAliases: 1_200, maxDirectives: 200, maxTokens: 20_000, maxFragments: 20, maxRepresentations: 20_000 }
+      : { maxChain: 16, maxAliases: 40, maxDirectives: 60, maxTokens: 2_000, maxFragments: 12, maxRepresentations: 2_000 },
     rssCeilingBytes: 1.5 * 1024 ** 3,
     rssHeadroomBytes: 600 * 1024 ** 2,
   };

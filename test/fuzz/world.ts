@@ -33,6 +33,8 @@ export interface Vocabulary {
   volumeIds: string[];
   /** Valid caller headers: one set per backend and one with every credential. */
   credentials: Array<Record<string, string>>;
+  /** Federation entity types (`_Entity`'s members), read from the introspected schema (run.ts); empty until then. */
+  entityTypes: string[];
 }
 
 export interface World {
@@ -107,6 +109,7 @@ export async function startWorld(): Promise<World> {
         encodeGlobalId({ kind: 'Volume', backend: OPENSTACK_ID, scope: openstack.demo, nativeId: osIds[5]! }),
       ],
       credentials: [{ ...nomadAuth, ...osAuth }, nomadAuth, osAuth, { ...nomadAuth, ...osAuth, [`x-nomad-token-${NOMAD_ID}`]: MGMT, [`x-auth-token-${OPENSTACK_ID}`]: openstack.demoToken }],
+      entityTypes: [],
     },
     dispose: () => withTimeout(disposeAll(), 15_000, 'the gateway and simulators did not stop within 15 s'),
   };
