@@ -53,26 +53,32 @@ describe('bad input is rejected before any backend call', () => {
     expectBadInput(viaArg);
     const viaNs = await gw.gql(`query($n: String!) { volumeByNativeId(backend: "east", namespace: $n, nativeId: "vol-000") { id } }`, { n: native }, admin);
     expectBadInput(viaNs);
-    const viaNode = await gw.gql(`mutation($id: ID!, $n: String!) { detachVolume(input: { volumeId: $id, nodeId: $n }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']), n: native }, admin);
+    const viaNode = await gw.gql(`mutation($id: ID!, $n: ID!) { detachVolume(input: { volumeId: $id, nodeId: $n }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']), n: native }, admin);
     expectBadInput(viaNode);
     expect(sim.requests()).toEqual([]);
   });
 
   it.each([-1, 501, 100000])('should reject first=%i (the page size) before calling the backend', async (first) => {
     expectBadInput(await gw.gql(`query($f: Int) { volumes(first: $f) { nodes { id } } }`, { f: first }, admin));
-    expectBadInput(await gw.gql(`query($f: Int) { plugins(first: $f) { nodes { id } } }`, { f: first }, admin));
+    expectBadInput(await gw.gql(`query($f: Int) { storagePlugins(first: $f) { nodes { id } } }`, { f: first }, admin));
     expect(sim.requests()).toEqual([]);
   });
 
   it('should reject over-long and control-character strings in mutation input', async () => {
-    const base = { backend: 'east', nativeId: 'v-new', plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }] };
+    const nomad = { nativeId: 'v-new', plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }] };
     const m = `mutation($input: CreateVolumeInput!) { createVolume(input: $input) { volume { id } } }`;
-    expectBadInput(await gw.gql(m, { input: { ...base, name: 'n'.repeat(300) } }, admin));
-    expectBadInput(await gw.gql(m, { input: { ...base, name: 'bad\u0007name' } }, admin));
-    expectBadInput(await gw.gql(m, { input: { ...base, name: 'ok', parameters: [{ key: 'k', value: 'v'.repeat(2000) }] } }, admin));
-    expectBadInput(await gw.gql(m, { input: { ...base, name: 'ok', capacityMinBytes: -5 } }, admin));
-    expectBadInput(await gw.gql(m, { input: { ...base, name: 'ok', capacityMinBytes: 10, capacityMaxBytes: 5 } }, admin));
-    expectBadInput(await gw.gql(m, { input: { ...base, name: 'ok', secrets: [{ key: 'a=b', value: 'x' }] } }, admin));
+    // Each refusal names its argument: the input is well-typed, and the gateway's own rules refuse it.
+    const refused = async (input: Record<string, unknown>, argument: string): Promise<void> => {
+      const res = await gw.gql(m, { input: { backend: 'east', ...input } }, admin);
+      expectBadInput(res);
+      expect(res.body.errors[0].extensions.argument).toBe(argument);
+    };
+    await refused({ name: 'n'.repeat(300), nomad }, 'input.name');
+    await refused({ name: 'bad\u0007name', nomad }, 'input.name');
+    await refused({ name: 'ok', nomad: { ...nomad, parameters: [{ key: 'k', value: 'v'.repeat(2000) }] } }, 'input.nomad.parameters[0].value');
+    await refused({ name: 'ok', sizeBytes: -5, nomad }, 'input.sizeBytes');
+    await refused({ name: 'ok', sizeBytes: 10, maxSizeBytes: 5, nomad }, 'input.sizeBytes');
+    await refused({ name: 'ok', nomad: { ...nomad, secrets: [{ key: 'a=b', value: 'x' }] } }, 'input.nomad.secrets[0].key');
     expect(sim.requests()).toEqual([]);
   });
 
@@ -118,7 +124,7 @@ describe('bad input is rejected before any backend call', () => {
   it('should answer BAD_USER_INPUT, never INTERNAL_SERVER_ERROR, past graphql-js\'s 50 variable errors', async () => {
     // One list variable with 60 items of the wrong type: 60 coercion errors, of which graphql-js
     // reports 50 and then a notice of its own with no code.
-    const res = await gw.gql(`query($b: [ID!]) { plugins(backends: $b) { nodes { id } } }`, { b: Array.from({ length: 60 }, () => ({})) }, admin);
+    const res = await gw.gql(`query($b: [ID!]) { storagePlugins(backends: $b) { nodes { id } } }`, { b: Array.from({ length: 60 }, () => ({})) }, admin);
     const codes = new Set(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code));
     expect(res.body.errors.length).toBeGreaterThan(50);
     expect([...codes]).toEqual(['BAD_USER_INPUT']);

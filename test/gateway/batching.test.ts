@@ -19,14 +19,14 @@ describe('batching and de-duplication of backend reads', () => {
   beforeEach(() => sim.clearRequests());
 
   it('should cost one list call for volumes(first: 100) without detail fields', async () => {
-    const res = await gw.gql(`{ volumes(first: 100) { nodes { id name status currentWriters } } }`, {}, admin);
+    const res = await gw.gql(`{ volumes(first: 100) { nodes { id name status details { ... on NomadVolumeDetails { currentWriters } } } } }`, {}, admin);
     expect(res.body.data.volumes.nodes).toHaveLength(100);
     expect(calls(sim)).toEqual(['GET /v1/volumes']);
   });
 
   it('should cost one list call plus one read per volume for volumes(first: 100) { attachments }, each volume read once', async () => {
     const res = await gw.gql(
-      `{ volumes(first: 100) { nodes { id capacityBytes mountOptions { fsType } attachments { state consumer { ... on NomadAllocation { jobId } } } } } }`,
+      `{ volumes(first: 100) { nodes { id sizeBytes details { ... on NomadVolumeDetails { mountOptions { fsType } } } attachments { state consumer { ... on VolumeAllocationConsumer { jobId } } } } } }`,
       {},
       admin,
     );
@@ -46,8 +46,8 @@ describe('batching and de-duplication of backend reads', () => {
     const id = list.body.data.volumes.nodes[0].id;
     sim.clearRequests();
     const res = await gw.gql(
-      `query($id: ID!) { a: volume(id: $id) { capacityBytes } b: volume(id: $id) { attachments { state } } c: node(id: $id) { id } }`,
-      { id },
+      `query($id: ID!, $reps: [_Any!]!) { a: volume(id: $id) { sizeBytes } b: volume(id: $id) { attachments { state } } c: _entities(representations: $reps) { ... on Volume { id } } }`,
+      { id, reps: [{ __typename: 'Volume', id }] },
       admin,
     );
     expect(res.body.errors).toBeUndefined();
@@ -55,14 +55,14 @@ describe('batching and de-duplication of backend reads', () => {
   });
 
   it('should read each plugin once for a list of volumes that all name it', async () => {
-    const res = await gw.gql(`{ volumes(first: 100) { nodes { plugin { version } } } }`, {}, admin);
+    const res = await gw.gql(`{ volumes(first: 100) { nodes { details { ... on NomadVolumeDetails { plugin { version } } } } } }`, {}, admin);
     expect(res.body.errors).toBeUndefined();
     expect(calls(sim)).toEqual(['GET /v1/volumes', 'GET /v1/plugin/csi/aws-ebs0']);
   });
 
   it('should not share cached reads between requests', async () => {
-    await gw.gql(`{ volumeByNativeId(backend: "east", nativeId: "vol-005") { capacityBytes } }`, {}, admin);
-    await gw.gql(`{ volumeByNativeId(backend: "east", nativeId: "vol-005") { capacityBytes } }`, {}, admin);
+    await gw.gql(`{ volumeByNativeId(backend: "east", nativeId: "vol-005") { sizeBytes } }`, {}, admin);
+    await gw.gql(`{ volumeByNativeId(backend: "east", nativeId: "vol-005") { sizeBytes } }`, {}, admin);
     expect(calls(sim)).toEqual(['GET /v1/volume/csi/vol-005', 'GET /v1/volume/csi/vol-005']);
   });
 
@@ -74,7 +74,7 @@ describe('batching and de-duplication of backend reads', () => {
       maxInFlight = Math.max(maxInFlight, sim.requests().filter((r) => r.status === 0).length);
     }, 2);
     try {
-      const res = await capped.gql(`{ volumes(first: 40) { nodes { capacityBytes } } }`, {}, admin);
+      const res = await capped.gql(`{ volumes(first: 40) { nodes { sizeBytes } } }`, {}, admin);
       expect(res.body.data.volumes.nodes).toHaveLength(40);
     } finally {
       clearInterval(sample);

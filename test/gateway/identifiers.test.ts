@@ -47,7 +47,8 @@ describe('identifiers are checked before any backend call', () => {
 
   const BY_NATIVE = `query($b: ID!, $ns: String, $n: String!) { volumeByNativeId(backend: $b, namespace: $ns, nativeId: $n) { id } }`;
   const BY_ID = `query($id: ID!) { volume(id: $id) { id } }`;
-  const NODE = `query($id: ID!) { node(id: $id) { id } }`;
+  // The federation entry point: a router resolving a Volume reference.
+  const ENTITY = `query($id: ID!) { _entities(representations: [{ __typename: "Volume", id: $id }]) { ... on Volume { id } } }`;
 
   it.each([
     ['"."', '.'],
@@ -58,13 +59,13 @@ describe('identifiers are checked before any backend call', () => {
   ])('should refuse %s as a Nomad volume id, as an argument and inside a global id', async (_why, bad) => {
     await refused(BY_NATIVE, { b: 'east', n: bad }, 'nativeId');
     await refused(BY_ID, { id: gid(['Volume', 'east', 'default', bad]) }, 'id (native id)');
-    await refused(NODE, { id: gid(['Volume', 'east', 'default', bad]) }, 'id (native id)');
+    await refused(ENTITY, { id: gid(['Volume', 'east', 'default', bad]) }, 'id (native id)');
     await refused(`mutation($id: ID!) { deleteVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.id (native id)');
-    await refused(`mutation($id: ID!) { deregisterVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.id (native id)');
+    await refused(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.id (native id)');
     await refused(
-      `mutation($n: String!) { createVolume(input: { backend: "east", nativeId: $n, name: "x", plugin: "aws-ebs0", capabilities: [{ accessMode: SINGLE_NODE_WRITER, attachmentMode: FILE_SYSTEM }] }) { volume { id } } }`,
+      `mutation($n: String!) { createVolume(input: { backend: "east", name: "x", nomad: { nativeId: $n, plugin: "aws-ebs0", capabilities: [{ accessMode: SINGLE_NODE_WRITER, attachmentMode: FILE_SYSTEM }] } }) { volume { id } } }`,
       { n: bad },
-      'input.nativeId',
+      'input.nomad.nativeId',
     );
   });
 
@@ -86,16 +87,16 @@ describe('identifiers are checked before any backend call', () => {
     await refused(BY_NATIVE, { b: 'east', ns, n: V }, 'namespace');
     await refused(BY_ID, { id: gid(['Volume', 'east', ns, V]) }, 'id (scope)');
     await refused(`{ volumes(filter: { backends: ["east"], namespace: ${JSON.stringify(ns)} }) { nodes { id } } }`, {}, 'filter.namespace');
-    await refused(`query($ns: String) { externalVolumes(backend: "east", plugin: "aws-ebs0", namespace: $ns) { nodes { externalId } } }`, { ns }, 'namespace');
+    await refused(`query($ns: String) { nomadExternalVolumes(backend: "east", plugin: "aws-ebs0", namespace: $ns) { nodes { externalId } } }`, { ns }, 'namespace');
   });
 
   it('should refuse "." and lone surrogates as plugin and node ids', async () => {
-    await refused(`{ plugin(id: "${gid(['Plugin', 'east', '_', '.'])}") { id } }`, {}, 'id (native id)');
-    await refused(`query($p: String!) { snapshots(backend: "east", plugin: $p) { nodes { id } } }`, { p: '..' }, 'plugin');
-    await refused(`query($p: String!) { externalVolumes(backend: "east", plugin: $p) { nodes { externalId } } }`, { p: `x${LONE}` }, 'plugin');
+    await refused(`{ storagePlugin(id: "${gid(['Plugin', 'east', '_', '.'])}") { id } }`, {}, 'id (native id)');
+    await refused(`query($p: String!) { volumeSnapshots(backend: "east", filter: { plugin: $p }) { nodes { id } } }`, { p: '..' }, 'filter.plugin');
+    await refused(`query($p: String!) { nomadExternalVolumes(backend: "east", plugin: $p) { nodes { externalId } } }`, { p: `x${LONE}` }, 'plugin');
     await refused(`query($n: String) { volumes(filter: { node: $n }) { nodes { id } } }`, { n: `x${LONE}` }, 'filter.node');
-    await refused(`mutation($id: ID!, $n: String!) { detachVolume(input: { volumeId: $id, nodeId: $n }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', V]), n: '.' }, 'input.nodeId');
-    await refused(`mutation($id: ID!) { deleteSnapshot(input: { id: $id }) { deletedId } }`, { id: gid(['Snapshot', 'east', '..', 'snap-1']) }, 'input.id (scope)');
+    await refused(`mutation($id: ID!, $n: ID!) { detachVolume(input: { volumeId: $id, nodeId: $n }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', V]), n: '.' }, 'input.nodeId');
+    await refused(`mutation($id: ID!) { deleteVolumeSnapshot(input: { id: $id }) { deletedId } }`, { id: gid(['Snapshot', 'east', '..', 'snap-1']) }, 'input.id (scope)');
   });
 
   it.each([
@@ -104,11 +105,13 @@ describe('identifiers are checked before any backend call', () => {
     ['a UUID with a path', 'f3731cb9-418a-4e30-9d3d-3fad4aaff94e/x'],
     ['a lone surrogate', `f3731cb9-418a-4e30-9d3d-3fad4aaff94${LONE}`],
   ])('should refuse %s where OpenStack has a UUID (volume, server, attachment ids)', async (_why, bad) => {
+    const vol = gid(['Volume', 'os', os.demo, osVolume]);
     await refused(BY_NATIVE, { b: 'os', n: bad }, 'nativeId');
     await refused(BY_ID, { id: gid(['Volume', 'os', os.demo, bad]) }, 'id (native id)');
-    await refused(`query($s: ID!) { server(backend: "os", id: $s) { name } }`, { s: bad }, 'id');
-    await refused(`query($s: ID!, $v: ID!) { serverVolumeAttachment(backend: "os", serverId: $s, volumeId: $v) { device } }`, { s: bad, v: osVolume }, 'serverId');
-    await refused(`mutation($id: ID!, $a: String!) { detachVolume(input: { volumeId: $id, attachmentId: $a }) { volume { id } } }`, { id: gid(['Volume', 'os', os.demo, osVolume]), a: bad }, 'input.attachmentId');
+    await refused(`query($id: ID!) { volumeAttachment(id: $id) { id } }`, { id: gid(['Attachment', 'os', os.demo, bad, osVolume]) }, 'id (native id)');
+    await refused(`mutation($id: ID!, $s: ID!) { attachVolume(input: { volumeId: $id, server: { serverId: $s } }) { operation { id } } }`, { id: vol, s: bad }, 'input.server.serverId');
+    await refused(`mutation($id: ID!, $s: ID!) { detachVolume(input: { volumeId: $id, serverId: $s }) { volume { id } } }`, { id: vol, s: bad }, 'input.serverId');
+    await refused(`mutation($id: ID!, $a: ID!) { detachVolume(input: { volumeId: $id, hostAttachmentId: $a }) { volume { id } } }`, { id: vol, a: gid(['Attachment', 'os', os.demo, osVolume, bad]) }, 'input.hostAttachmentId (sub id)');
   });
 
   it('should refuse an OpenStack project id that Keystone cannot have, as argument or scope', async () => {
@@ -133,7 +136,7 @@ describe('CSI secrets travel in a header: refused when Nomad would lose or misre
   let nomad: NomadSimulator;
   let gw: GatewayUnderTest;
   const admin = { 'x-nomad-token': MGMT };
-  const SNAPSHOTS = `query($s: [KeyValueInput!]) { snapshots(backend: "east", plugin: "aws-ebs0", secrets: $s) { nodes { id } } }`;
+  const SNAPSHOTS = `query($s: [StorageKeyValueInput!]) { volumeSnapshots(backend: "east", filter: { plugin: "aws-ebs0" }, secrets: $s) { nodes { id } } }`;
 
   beforeAll(async () => {
     nomad = await startNomad();
@@ -162,11 +165,11 @@ describe('CSI secrets travel in a header: refused when Nomad would lose or misre
     expect(nomad.requests().map((r) => r.headers['x-nomad-csi-secrets'])).toEqual(['k=fine=é']);
   });
 
-  it('should apply the same rules to the secrets of deleteVolume and deleteSnapshot', async () => {
+  it('should apply the same rules to the secrets of deleteVolume and deleteVolumeSnapshot', async () => {
     nomad.clearRequests();
-    const del = await gw.gql(`mutation($id: ID!, $s: [KeyValueInput!]) { deleteVolume(input: { id: $id, secrets: $s }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', V]), s: [{ key: 'k', value: 'x,y' }] }, admin);
+    const del = await gw.gql(`mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolume(input: { id: $id, secrets: $s }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', V]), s: [{ key: 'k', value: 'x,y' }] }, admin);
     expect(del.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.secrets[0].value' });
-    const snap = await gw.gql(`mutation($id: ID!, $s: [KeyValueInput!]) { deleteSnapshot(input: { id: $id, secrets: $s }) { deletedId } }`, { id: gid(['Snapshot', 'east', 'aws-ebs0', 'snap-1']), s: [{ key: 'k', value: '\u0100' }] }, admin);
+    const snap = await gw.gql(`mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolumeSnapshot(input: { id: $id, secrets: $s }) { deletedId } }`, { id: gid(['Snapshot', 'east', 'aws-ebs0', 'snap-1']), s: [{ key: 'k', value: '\u0100' }] }, admin);
     expect(snap.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.secrets[0].value' });
     expect(nomad.requests()).toEqual([]);
   });

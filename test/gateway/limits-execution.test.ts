@@ -29,7 +29,7 @@ describe('response-size cap', () => {
   afterAll(disposeAll);
 
   it('should stop resolving once the answer passes the cap, with one RESPONSE_TOO_LARGE error', async () => {
-    const res = await post(gw, '{ volumes(first: 200) { nodes { id name namespace nativeId externalId pluginId provider backendStatus } } }');
+    const res = await post(gw, '{ volumes(first: 200) { nodes { id name namespace nativeId backendStatus details { ... on NomadVolumeDetails { externalId pluginId provider } } } } }');
     expect(codes(res.body)).toEqual(['RESPONSE_TOO_LARGE']);
     expect(res.body.errors[0].extensions).toMatchObject({ limit: 'maxResponseBytes', max: MAX });
     // The answer stays near the cap, not the ~60 KB the full list would be.
@@ -37,11 +37,11 @@ describe('response-size cap', () => {
   });
 
   it('should keep the data resolved before the cap where nullability allows', async () => {
-    // externalId is nullable: the first volumes keep theirs, later ones are nulled.
-    const res = await post(gw, '{ a: volumes(first: 3) { nodes { id } } b: volumes(first: 200) { nodes { externalId backendStatus provider } } }');
+    // details and its externalId are nullable: the first volumes keep theirs, later ones are nulled.
+    const res = await post(gw, '{ a: volumes(first: 3) { nodes { id } } b: volumes(first: 200) { nodes { backendStatus details { ... on NomadVolumeDetails { externalId provider } } } } }');
     expect(codes(res.body)).toEqual(['RESPONSE_TOO_LARGE']);
     expect(res.body.data.a.nodes).toHaveLength(3);
-    const ext = res.body.data.b.nodes.map((n: any) => n.externalId);
+    const ext = res.body.data.b.nodes.map((n: any) => n.details?.externalId ?? null);
     expect(ext[0]).toBe('ext-default-vol-000');
     expect(ext.at(-1)).toBeNull();
   });
@@ -66,13 +66,13 @@ describe('backend-call budget per operation', () => {
   beforeEach(() => sim.clearRequests());
 
   it('should send at most the budget to the backend and fail only the fields that need more calls', async () => {
-    // One list call, then one read per volume for capacityBytes (a detail field, nullable).
-    const res = await post(gw, '{ volumes(first: 30) { nodes { id capacityBytes } } }');
+    // One list call, then one read per volume for sizeBytes (a detail field, nullable).
+    const res = await post(gw, '{ volumes(first: 30) { nodes { id sizeBytes } } }');
     expect(sim.requests().length).toBe(8);
     const nodes = res.body.data.volumes.nodes;
     expect(nodes).toHaveLength(30);
-    expect(nodes.filter((n: any) => n.capacityBytes === 10737418240)).toHaveLength(7);
-    expect(nodes.filter((n: any) => n.capacityBytes === null)).toHaveLength(23);
+    expect(nodes.filter((n: any) => n.sizeBytes === 10737418240)).toHaveLength(7);
+    expect(nodes.filter((n: any) => n.sizeBytes === null)).toHaveLength(23);
     expect(new Set(codes(res.body))).toEqual(new Set(['REQUEST_LIMIT_EXCEEDED']));
     expect(res.body.errors[0].extensions).toMatchObject({ backend: 'east', limit: 'maxBackendCallsPerOperation', max: 8 });
     expect(res.body.errors[0].message).toContain('"east"');
@@ -80,7 +80,7 @@ describe('backend-call budget per operation', () => {
 
   it('should give each operation its own budget', async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await post(gw, '{ volumes(first: 5) { nodes { capacityBytes } } }');
+      const res = await post(gw, '{ volumes(first: 5) { nodes { sizeBytes } } }');
       expect(res.body.errors).toBeUndefined();
     }
     expect(sim.requests().length).toBe(18);
@@ -118,7 +118,7 @@ describe('operation deadline', () => {
   });
 
   it('should answer fast operations as before', async () => {
-    const res = await post(gw, '{ volumes(first: 5) { nodes { id capacityBytes } } }');
+    const res = await post(gw, '{ volumes(first: 5) { nodes { id sizeBytes } } }');
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.volumes.nodes).toHaveLength(5);
   });

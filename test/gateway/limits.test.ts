@@ -54,34 +54,34 @@ describe('operation limits (defaults)', () => {
     await expectRefused(deepAttachments(3), 'MAX_DEPTH_LIMIT', { limit: 'maxDepth', max: 6, retryable: false });
   });
 
-  it("should refuse the issue's 20-level attachments nesting and the servers/volumeAttachments nesting", async () => {
+  it("should refuse the issue's 20-level attachments nesting and the server/volumeAttachments nesting", async () => {
     await expectRefused(deepAttachments(20), 'MAX_DEPTH_LIMIT');
     let servers = 'id';
-    for (let i = 0; i < 10; i++) servers = `volumeAttachments { server { ${servers} } }`;
-    await expectRefused(`{ servers(backend: "east") { nodes { ${servers} } } }`, 'MAX_DEPTH_LIMIT');
+    for (let i = 0; i < 10; i++) servers = `volumeAttachments { consumer { ... on VolumeServerConsumer { server { ${servers} } } } }`;
+    await expectRefused(`{ serverVolumeAttachments(serverId: "x") { consumer { ... on VolumeServerConsumer { server { ${servers} } } } } }`, 'MAX_DEPTH_LIMIT');
   });
 
   it('should count fields, not fragments, toward the depth (the README operation block nests fragments)', async () => {
-    const res = await post(gw, '{ volumes(first: 2) { nodes { attachments { consumer { ... on NomadAllocation { jobId } } } } } }');
+    const res = await post(gw, '{ volumes(first: 2) { nodes { attachments { consumer { ... on VolumeAllocationConsumer { jobId } } } } } }');
     expect(res.body.errors).toBeUndefined();
   });
 
   it('should refuse more than 15 aliases with MAX_ALIASES_LIMIT', async () => {
     await expectRefused(aliases(16, 'volumes(first: 1) { nodes { id } }'), 'MAX_ALIASES_LIMIT', { limit: 'maxAliases', max: 15 });
-    const ok = await post(gw, aliases(15, 'backends { id }'));
+    const ok = await post(gw, aliases(15, 'storageBackends { id }'));
     expect(ok.body.errors).toBeUndefined();
   });
 
   it('should refuse more than 50 directives with MAX_DIRECTIVES_LIMIT', async () => {
-    await expectRefused(`{ backends { ${Array.from({ length: 51 }, () => 'id @include(if: true)').join(' ')} } }`, 'MAX_DIRECTIVES_LIMIT', { limit: 'maxDirectives', max: 50 });
+    await expectRefused(`{ storageBackends { ${Array.from({ length: 51 }, () => 'id @include(if: true)').join(' ')} } }`, 'MAX_DIRECTIVES_LIMIT', { limit: 'maxDirectives', max: 50 });
   });
 
   it('should refuse a document of more than 1000 tokens with MAX_TOKENS_LIMIT, and keep GRAPHQL_PARSE_FAILED for syntax errors', async () => {
-    // `{ backends { id id … } }`: 5 tokens around n fields.
-    await expectRefused(`{ backends { ${'id '.repeat(996)}} }`, 'MAX_TOKENS_LIMIT', { limit: 'maxTokens', max: 1000 });
-    const atLimit = await post(gw, `{ backends { ${'id '.repeat(995)}} }`);
+    // `{ storageBackends { id id … } }`: 5 tokens around n fields.
+    await expectRefused(`{ storageBackends { ${'id '.repeat(996)}} }`, 'MAX_TOKENS_LIMIT', { limit: 'maxTokens', max: 1000 });
+    const atLimit = await post(gw, `{ storageBackends { ${'id '.repeat(995)}} }`);
     expect(codes(atLimit.body)).not.toContain('MAX_TOKENS_LIMIT');
-    const syntax = await post(gw, `{ backends { id ) ${'id '.repeat(2000)}} }`);
+    const syntax = await post(gw, `{ storageBackends { id ) ${'id '.repeat(2000)}} }`);
     expect(codes(syntax.body)).toEqual(['GRAPHQL_PARSE_FAILED']);
   });
 

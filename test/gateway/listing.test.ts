@@ -6,6 +6,7 @@ const PAGE = `query($first: Int, $after: String, $filter: VolumeFilter) {
   volumes(first: $first, after: $after, filter: $filter) {
     edges { cursor node { backend { id } namespace nativeId status } }
     pageInfo { hasNextPage endCursor }
+    omittedBackends { backend { id } }
   }
 }`;
 
@@ -17,6 +18,7 @@ async function walk(gw: GatewayUnderTest, first: number, filter?: unknown): Prom
     const res = await gw.gql(PAGE, { first, after, filter }, admin);
     expect(res.body.errors).toBeUndefined();
     const c = res.body.data.volumes;
+    expect(c.omittedBackends).toEqual([]);
     pages++;
     for (const e of c.edges) ids.push(`${e.node.backend.id}/${e.node.namespace}/${e.node.nativeId}`);
     if (!c.pageInfo.hasNextPage) break;
@@ -103,18 +105,23 @@ describe('volume listing across two Nomad clusters', () => {
     expect((await walk(gw, 1, { node: 'node-2222' })).ids).toEqual(['east/default/e-000', 'east/default/e-003']);
   });
 
-  it('should return the other backends\' volumes plus an error naming the backend that is down', async () => {
+  it('should return the other backends\' volumes, a null item where the backend that is down would be, and its error at that item\'s path', async () => {
     const down = await closedPortUrl();
     const gw2 = await startGatewayFor([
       { id: 'east', url: east.url },
       { id: 'gone', url: down, readRetries: 0 },
       { id: 'west', url: west.url },
     ]);
-    const res = await gw2.gql(`{ volumes(first: 50) { nodes { backend { id } nativeId } } }`, {}, admin);
-    expect(res.body.data.volumes.nodes).toHaveLength(9);
+    const res = await gw2.gql(`{ volumes(first: 50) { nodes { backend { id } nativeId } omittedBackends { backend { id } reason code message } } }`, {}, admin);
+    const nodes = res.body.data.volumes.nodes;
+    // east's 6 volumes, the null standing for "gone", then west's 3.
+    expect(nodes).toHaveLength(10);
+    expect(nodes[6]).toBeNull();
+    expect(nodes.filter((n: unknown) => n !== null).map((n: any) => `${n.backend.id}/${n.nativeId}`)).toEqual(everything.map((id) => id.replace(/\/(default|analytics)\//, '/')));
     expect(res.body.errors).toEqual([
-      expect.objectContaining({ path: ['volumes'], extensions: expect.objectContaining({ code: 'BACKEND_UNAVAILABLE', backend: 'gone', retryable: true }) }),
+      expect.objectContaining({ path: ['volumes', 'nodes', 6], extensions: expect.objectContaining({ code: 'BACKEND_UNAVAILABLE', backend: 'gone', retryable: true }) }),
     ]);
     expect(res.body.errors[0].message).toContain('"gone"');
+    expect(res.body.data.volumes.omittedBackends).toEqual([{ backend: { id: 'gone' }, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE', message: res.body.errors[0].message }]);
   });
 });

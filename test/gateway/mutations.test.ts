@@ -2,8 +2,10 @@ import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_READ, ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 
 const admin = { 'x-nomad-token': MGMT };
-const CREATE = `mutation($input: CreateVolumeInput!) { createVolume(input: $input) { volume { id nativeId namespace name externalId capacityBytes status mountOptions { fsType mountFlags } requestedCapabilities { accessMode attachmentMode } topologies { segments { key value } } } } }`;
-const REGISTER = `mutation($input: RegisterVolumeInput!) { registerVolume(input: $input) { volume { id nativeId externalId context { key value } } } }`;
+const CREATE = `mutation($input: CreateVolumeInput!) { createVolume(input: $input) {
+  volume { id nativeId namespace name sizeBytes status details { ... on NomadVolumeDetails { externalId mountOptions { fsType mountFlags } requestedCapabilities { accessMode attachmentMode } topologies { segments { key value } } } } }
+  operation { kind state targetId } } }`;
+const REGISTER = `mutation($input: RegisterNomadVolumeInput!) { registerNomadVolume(input: $input) { volume { id nativeId details { ... on NomadVolumeDetails { externalId context { key value } } } } operation { kind state targetId } } }`;
 const cap = [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }];
 
 describe('Nomad write operations as mutations', () => {
@@ -22,16 +24,21 @@ describe('Nomad write operations as mutations', () => {
       CREATE,
       {
         input: {
-          backend: 'east', nativeId: 'db-data', name: 'db data', plugin: 'aws-ebs0', capacityMinBytes: 21474836480, capabilities: cap,
-          mountOptions: { fsType: 'xfs', mountFlags: ['noatime'] }, secrets: [{ key: 'kms', value: 'very-secret-key' }], parameters: [{ key: 'type', value: 'gp3' }],
+          backend: 'east', name: 'db data', sizeBytes: 21474836480,
+          nomad: {
+            nativeId: 'db-data', plugin: 'aws-ebs0', capabilities: cap,
+            mountOptions: { fsType: 'xfs', mountFlags: ['noatime'] }, secrets: [{ key: 'kms', value: 'very-secret-key' }], parameters: [{ key: 'type', value: 'gp3' }],
+          },
         },
       },
       admin,
     );
     expect(res.body.errors).toBeUndefined();
     const v = res.body.data.createVolume.volume;
-    expect(v).toMatchObject({ nativeId: 'db-data', namespace: 'default', name: 'db data', capacityBytes: 21474836480, status: 'AVAILABLE', mountOptions: { fsType: 'xfs', mountFlags: ['[REDACTED]'] }, requestedCapabilities: cap });
-    expect(v.externalId).toMatch(/^vol-/);
+    expect(v).toMatchObject({ nativeId: 'db-data', namespace: 'default', name: 'db data', sizeBytes: 21474836480, status: 'AVAILABLE', details: { mountOptions: { fsType: 'xfs', mountFlags: ['[REDACTED]'] }, requestedCapabilities: cap } });
+    expect(v.details.externalId).toMatch(/^vol-/);
+    // Nomad creates synchronously: the operation is SUCCEEDED at once.
+    expect(res.body.data.createVolume.operation).toEqual({ kind: 'CREATE_VOLUME', state: 'SUCCEEDED', targetId: v.id });
     expect(JSON.stringify(res.body)).not.toContain('very-secret-key');
     const [put] = sim.requests().filter((r) => r.method === 'PUT');
     expect(put!.path).toBe('/v1/volume/csi/db-data/create');
@@ -48,9 +55,11 @@ describe('Nomad write operations as mutations', () => {
       { 'x-nomad-token': ANALYTICS_WRITE },
     );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.registerVolume.volume).toMatchObject({ nativeId: 'imported', externalId: 'vol-0abc', context: [{ key: 'partition', value: '0' }] });
-    const del = await gw.gql(`mutation($id: ID!) { deregisterVolume(input: { id: $id }) { deletedId } }`, { id: res.body.data.registerVolume.volume.id }, { 'x-nomad-token': ANALYTICS_WRITE });
-    expect(del.body.data.deregisterVolume.deletedId).toBe(res.body.data.registerVolume.volume.id);
+    const v = res.body.data.registerNomadVolume.volume;
+    expect(v).toMatchObject({ nativeId: 'imported', details: { externalId: 'vol-0abc', context: [{ key: 'partition', value: '0' }] } });
+    expect(res.body.data.registerNomadVolume.operation).toEqual({ kind: 'REGISTER_VOLUME', state: 'SUCCEEDED', targetId: v.id });
+    const del = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId operation { kind state } } }`, { id: v.id }, { 'x-nomad-token': ANALYTICS_WRITE });
+    expect(del.body.data.deregisterNomadVolume).toEqual({ deletedId: v.id, operation: { kind: 'DEREGISTER_VOLUME', state: 'SUCCEEDED' } });
     const after = await gw.gql(`{ volumeByNativeId(backend: "east", namespace: "analytics", nativeId: "imported") { id } }`, {}, admin);
     expect(after.body.data.volumeByNativeId).toBeNull();
   });
@@ -61,19 +70,20 @@ describe('Nomad write operations as mutations', () => {
   });
 
   it("should map Nomad's plain-text 500s to typed codes with the backend message", async () => {
-    const res = await gw.gql(CREATE, { input: { backend: 'east', nativeId: 'x', name: 'x', plugin: 'no-such-plugin', capabilities: cap } }, admin);
+    const res = await gw.gql(CREATE, { input: { backend: 'east', name: 'x', nomad: { nativeId: 'x', plugin: 'no-such-plugin', capabilities: cap } } }, admin);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', httpStatus: 500, backendMessage: 'no CSI plugin named: no-such-plugin could be found' });
-    const missing = await gw.gql(CREATE, { input: { backend: 'east', name: 'x', plugin: 'aws-ebs0', capabilities: cap } }, admin);
-    expect(missing.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    // Nomad needs the caller to choose the id: without Nomad's part there is none.
+    const missing = await gw.gql(CREATE, { input: { backend: 'east', name: 'x' } }, admin);
+    expect(missing.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.nomad' });
   });
 
   it('should force-deregister a volume whose only claim belongs to a terminal allocation', async () => {
     const alloc = sim.placeAllocation({ jobId: 'old', nodeId: 'node-1111', volumes: [{ volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
     sim.setAllocationStatus(alloc, { clientStatus: 'complete', desiredStatus: 'stop' });
     const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
-    const plain = await gw.gql(`mutation($id: ID!) { deregisterVolume(input: { id: $id }) { deletedId } }`, { id }, admin);
+    const plain = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id }, admin);
     expect(plain.body.errors[0].extensions.code).toBe('CONFLICT');
-    const forced = await gw.gql(`mutation($id: ID!) { deregisterVolume(input: { id: $id, force: true }) { deletedId } }`, { id }, admin);
+    const forced = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id, force: true }) { deletedId } }`, { id }, admin);
     expect(forced.body.errors).toBeUndefined();
     expect(sim.requests().filter((r) => r.method === 'DELETE').map((r) => r.query.force)).toEqual([undefined, ['true']]);
   });
@@ -84,9 +94,13 @@ describe('Nomad write operations as mutations', () => {
     const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
     const before = await gw.gql(`query($id: ID!) { volume(id: $id) { attachments { state } } }`, { id }, admin);
     expect(before.body.data.volume.attachments).toEqual([{ state: 'DETACHING' }]);
-    const res = await gw.gql(`mutation($id: ID!) { detachVolume(input: { volumeId: $id, nodeId: "node-2222" }) { volume { status attachments { state } currentWriters } } }`, { id }, admin);
+    const res = await gw.gql(
+      `mutation($id: ID!) { detachVolume(input: { volumeId: $id, nodeId: "node-2222" }) { volume { status attachments { state } details { ... on NomadVolumeDetails { currentWriters } } } operation { kind state } } }`,
+      { id },
+      admin,
+    );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.detachVolume.volume).toEqual({ status: 'AVAILABLE', attachments: [], currentWriters: 0 });
+    expect(res.body.data.detachVolume).toEqual({ volume: { status: 'AVAILABLE', attachments: [], details: { currentWriters: 0 } }, operation: { kind: 'DETACH_VOLUME', state: 'SUCCEEDED' } });
     expect(sim.requests().find((r) => r.method === 'DELETE')!.rawPath).toBe('/v1/volume/csi/vol-000/detach?namespace=default&node=node-2222');
   });
 
@@ -97,19 +111,24 @@ describe('Nomad write operations as mutations', () => {
     const del = sim.requests().find((r) => r.method === 'DELETE')!;
     expect(del.path).toBe('/v1/volume/csi/vol-000/delete');
     expect(del.headers['x-nomad-csi-secrets']).toBe('kms=abc');
-    const ext = await gw.gql(`{ externalVolumes(backend: "east", plugin: "aws-ebs0") { nodes { externalId } } }`, {}, admin);
-    expect(ext.body.data.externalVolumes.nodes.map((n: any) => n.externalId)).not.toContain('ext-default-vol-000');
+    const ext = await gw.gql(`{ nomadExternalVolumes(backend: "east", plugin: "aws-ebs0") { nodes { externalId } } }`, {}, admin);
+    expect(ext.body.data.nomadExternalVolumes.nodes.map((n: any) => n.externalId)).not.toContain('ext-default-vol-000');
   });
 
   it('should create, list and delete snapshots, and list external volumes page by page', async () => {
     const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
-    const made = await gw.gql(`mutation($id: ID!) { createSnapshot(input: { volumeId: $id, name: "nightly" }) { snapshot { id nativeId name pluginId sourceExternalVolumeId sizeBytes ready plugin { nativeId } } } }`, { id }, admin);
+    const made = await gw.gql(
+      `mutation($id: ID!) { createVolumeSnapshot(input: { volumeId: $id, name: "nightly" }) { snapshot { id nativeId name sourceExternalVolumeId sizeBytes ready plugin { nativeId } } operation { kind state } } }`,
+      { id },
+      admin,
+    );
     expect(made.body.errors).toBeUndefined();
-    const snap = made.body.data.createSnapshot.snapshot;
-    expect(snap).toMatchObject({ name: 'nightly', pluginId: 'aws-ebs0', sourceExternalVolumeId: 'ext-default-vol-000', plugin: { nativeId: 'aws-ebs0' } });
-    const list = await gw.gql(`{ snapshots(backend: "east", plugin: "aws-ebs0") { nodes { id nativeId } } }`, {}, admin);
-    expect(list.body.data.snapshots.nodes).toContainEqual({ id: snap.id, nativeId: snap.nativeId });
-    const del = await gw.gql(`mutation($id: ID!) { deleteSnapshot(input: { id: $id }) { deletedId } }`, { id: snap.id }, admin);
+    const snap = made.body.data.createVolumeSnapshot.snapshot;
+    expect(snap).toMatchObject({ name: 'nightly', sourceExternalVolumeId: 'ext-default-vol-000', plugin: { nativeId: 'aws-ebs0' } });
+    expect(made.body.data.createVolumeSnapshot.operation).toEqual({ kind: 'CREATE_SNAPSHOT', state: 'SUCCEEDED' });
+    const list = await gw.gql(`{ volumeSnapshots(backend: "east", filter: { plugin: "aws-ebs0" }) { nodes { id nativeId } } }`, {}, admin);
+    expect(list.body.data.volumeSnapshots.nodes).toContainEqual({ id: snap.id, nativeId: snap.nativeId });
+    const del = await gw.gql(`mutation($id: ID!) { deleteVolumeSnapshot(input: { id: $id }) { deletedId } }`, { id: snap.id }, admin);
     expect(del.body.errors).toBeUndefined();
     expect(sim.requests().find((r) => r.method === 'DELETE')!.query).toMatchObject({ plugin_id: ['aws-ebs0'], snapshot_id: [snap.nativeId] });
 
@@ -117,20 +136,20 @@ describe('Nomad write operations as mutations', () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page++) {
-      const r: any = await gw.gql(`query($a: String) { externalVolumes(backend: "east", plugin: "aws-ebs0", first: 2, after: $a) { nodes { externalId } pageInfo { hasNextPage endCursor } } }`, { a: after }, admin);
+      const r: any = await gw.gql(`query($a: String) { nomadExternalVolumes(backend: "east", plugin: "aws-ebs0", first: 2, after: $a) { nodes { externalId } pageInfo { hasNextPage endCursor } } }`, { a: after }, admin);
       expect(r.body.errors).toBeUndefined();
-      seen.push(...r.body.data.externalVolumes.nodes.map((n: any) => n.externalId));
-      if (!r.body.data.externalVolumes.pageInfo.hasNextPage) break;
-      after = r.body.data.externalVolumes.pageInfo.endCursor;
+      seen.push(...r.body.data.nomadExternalVolumes.nodes.map((n: any) => n.externalId));
+      if (!r.body.data.nomadExternalVolumes.pageInfo.hasNextPage) break;
+      after = r.body.data.nomadExternalVolumes.pageInfo.endCursor;
     }
     expect(seen.sort()).toEqual(['ext-default-vol-000', 'vol-x0', 'vol-x1', 'vol-x2', 'vol-x3']);
   });
 
   it('should answer UNSUPPORTED_BY_BACKEND when the plugin cannot list volumes, and NOT_FOUND for an unknown plugin', async () => {
     sim.addPlugin({ id: 'nolist', provider: 'x.csi', version: 'v1', controllerRequired: true, controllersHealthy: 1, nodesHealthy: 1, capabilities: { SupportsListVolumes: false } });
-    const res = await gw.gql(`{ externalVolumes(backend: "east", plugin: "nolist") { nodes { externalId } } }`, {}, admin);
+    const res = await gw.gql(`{ nomadExternalVolumes(backend: "east", plugin: "nolist") { nodes { externalId } } }`, {}, admin);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'UNSUPPORTED_BY_BACKEND', backend: 'east' });
-    const unknown = await gw.gql(`{ externalVolumes(backend: "east", plugin: "ghost") { nodes { externalId } } }`, {}, admin);
+    const unknown = await gw.gql(`{ nomadExternalVolumes(backend: "east", plugin: "ghost") { nodes { externalId } } }`, {}, admin);
     expect(unknown.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', backendMessage: 'no such plugin' });
   });
 });

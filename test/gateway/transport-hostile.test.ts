@@ -1,14 +1,14 @@
 /**
  * Issue 9 item 2 over HTTP: a request with a header value undici would refuse can no longer wedge
  * a backend's pool, a backend that never answers gives a timely BACKEND_TIMEOUT (and /readyz and
- * `backends { health }` answer), and a client hanging up mid-query does not churn connections.
+ * `storageBackends { health }` answer), and a client hanging up mid-query does not churn connections.
  */
 import { request as httpRequest } from 'node:http';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 
 const admin = { 'x-nomad-token': MGMT };
-const SNAPSHOTS = `query($s: [KeyValueInput!]) { snapshots(backend: "east", plugin: "aws-ebs0", secrets: $s) { nodes { id } } }`;
+const SNAPSHOTS = `query($s: [StorageKeyValueInput!]) { volumeSnapshots(backend: "east", filter: { plugin: "aws-ebs0" }, secrets: $s) { nodes { id } } }`;
 const LIST = '{ volumes(first: 5) { nodes { nativeId } } }';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -55,7 +55,7 @@ describe('hostile header values', () => {
     expect(sim.requests().filter((r) => r.path.includes('snapshot'))).toEqual([]);
     const good = await gw.gql(SNAPSHOTS, { s: [{ key: 'k', value: 'fine' }] }, admin);
     expect(good.body.errors).toBeUndefined();
-    expect(good.body.data.snapshots.nodes).toHaveLength(1);
+    expect(good.body.data.volumeSnapshots.nodes).toHaveLength(1);
     const list = await gw.gql(LIST, undefined, admin);
     expect(list.body.errors).toBeUndefined();
     expect(list.body.data.volumes.nodes).toHaveLength(3);
@@ -89,7 +89,7 @@ describe('a backend that never answers', () => {
   });
   afterAll(disposeAll);
 
-  it('should give a timely BACKEND_TIMEOUT, /readyz and backends { health } should answer, and the next call should work', async () => {
+  it('should give a timely BACKEND_TIMEOUT, /readyz and storageBackends { health } should answer, and the next call should work', async () => {
     // Control side: every request now waits ~11 days (the simulator's close ends the wait).
     sim.setLatency(1e9);
     // More stuck calls than the pool has connections.
@@ -97,8 +97,8 @@ describe('a backend that never answers', () => {
     for (const res of stuck) expect(res.body.errors?.[0]?.extensions?.code).toBe('BACKEND_TIMEOUT');
     const ready = await fetch(gw.gateway.url.replace('/graphql', '/readyz'));
     expect(ready.status).toBe(503);
-    const health = await gw.gql('{ backends { id health { status } } }', undefined, admin);
-    expect(health.body.data.backends[0].health.status).toBe('DOWN');
+    const health = await gw.gql('{ storageBackends { id health { status } } }', undefined, admin);
+    expect(health.body.data.storageBackends[0].health.status).toBe('DOWN');
     sim.setLatency(0);
     const next = await gw.gql(LIST, undefined, admin);
     expect(next.body.errors).toBeUndefined();

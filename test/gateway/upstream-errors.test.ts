@@ -34,7 +34,7 @@ describe('OpenStack: Cinder and Nova refusals', () => {
     os.sim.attachNow(server, vid, {});
     const other = os.sim.seedServer({ project: os.demo, name: 'second' });
     os.sim.clearRequests();
-    const res = await gw.gql(`mutation($i: LegacyAttachVolumeInput!) { legacyAttachVolume(input: $i) { volume { id } } }`, { i: { id: await gid(vid), serverId: other, mountpoint: '/dev/vdd' } }, member);
+    const res = await gw.gql(`mutation($i: AttachCinderVolumeLegacyInput!) { attachCinderVolumeLegacy(input: $i) { volume { id } } }`, { i: { id: await gid(vid), serverId: other, mountpoint: '/dev/vdd' } }, member);
     // The simulator answered what the real Cinder did: the traceback inside the 400 message.
     const wire = (os.sim.requests() as any[]).find((r) => r.method === 'POST' && r.path.endsWith('/action'));
     expect(wire).toBeDefined();
@@ -47,7 +47,7 @@ describe('OpenStack: Cinder and Nova refusals', () => {
   it('should answer attaching an attached volume through Nova (400 "already attached") with CONFLICT', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'attached', size: 1 });
     os.sim.attachNow(server, vid, {});
-    const res = await gw.gql(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id } } }`, { i: { volumeId: await gid(vid), serverId: server } }, member);
+    const res = await gw.gql(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id } } }`, { i: { volumeId: await gid(vid), server: { serverId: server } } }, member);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', backend: 'os', httpStatus: 400, retryable: false });
     expect(res.body.errors[0].extensions.backendMessage).toMatch(/^Invalid volume: volume [0-9a-f-]{36} already attached|is already attached to instances/);
   });
@@ -55,7 +55,7 @@ describe('OpenStack: Cinder and Nova refusals', () => {
   it('should answer reserving a host attachment on an in-use volume (Cinder 400 "status must be available") with CONFLICT', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'reserved-elsewhere', size: 1 });
     os.sim.attachNow(server, vid, {});
-    const res = await gw.gql(`mutation($i: ReserveHostAttachmentInput!) { reserveHostAttachment(input: $i) { attachment { id } } }`, { i: { volumeId: await gid(vid) } }, member);
+    const res = await gw.gql(`mutation($i: ReserveCinderHostAttachmentInput!) { reserveCinderHostAttachment(input: $i) { attachment { id } } }`, { i: { volumeId: await gid(vid) } }, member);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', httpStatus: 400 });
     expect(res.body.errors[0].extensions.backendMessage).toMatch(/status must be available or downloading to reserve, but the current status is in-use\.$/);
   });
@@ -63,8 +63,8 @@ describe('OpenStack: Cinder and Nova refusals', () => {
   it('should answer an over-quota create with QUOTA_EXCEEDED (not retryable), Cinder\'s text and its Retry-After', async () => {
     os.sim.setQuota(os.demo, { gigabytes: 5 });
     try {
-      const used = (await gw.gql(`{ volumes(first: 100) { nodes { sizeGiB } } }`, {}, member)).body.data.volumes.nodes.reduce((n: number, v: { sizeGiB: number }) => n + v.sizeGiB, 0);
-      const res = await gw.gql(`mutation { createVolume(input: { backend: "os", name: "big", sizeGiB: 10, capabilities: [] }) { volume { id } } }`, {}, member);
+      const used = (await gw.gql(`{ volumes(first: 100) { nodes { details { ... on CinderVolumeDetails { sizeGiB } } } } }`, {}, member)).body.data.volumes.nodes.reduce((n: number, v: { details: { sizeGiB: number } }) => n + v.details.sizeGiB, 0);
+      const res = await gw.gql(`mutation { createVolume(input: { backend: "os", name: "big", sizeGiB: 10 }) { volume { id } } }`, {}, member);
       expect(res.body.errors[0].extensions).toEqual({
         code: 'QUOTA_EXCEEDED',
         retryable: false,
@@ -74,12 +74,12 @@ describe('OpenStack: Cinder and Nova refusals', () => {
         backendMessage: `VolumeSizeExceedsAvailableQuota: Requested volume or snapshot exceeds allowed gigabytes quota. Requested 10G, quota is 5G and ${used}G has been consumed.`,
       });
       os.sim.setQuota(os.demo, { gigabytes: -1, volumes: 0 });
-      const count = await gw.gql(`mutation { createVolume(input: { backend: "os", name: "one-more", sizeGiB: 1, capabilities: [] }) { volume { id } } }`, {}, member);
+      const count = await gw.gql(`mutation { createVolume(input: { backend: "os", name: "one-more", sizeGiB: 1 }) { volume { id } } }`, {}, member);
       expect(count.body.errors[0].extensions).toMatchObject({ code: 'QUOTA_EXCEEDED', backendMessage: "VolumeLimitExceeded: Maximum number of volumes allowed (0) exceeded for quota 'volumes'." });
     } finally {
       os.sim.setQuota(os.demo, null);
     }
-    const fine = await gw.gql(`mutation { createVolume(input: { backend: "os", name: "small", sizeGiB: 1, capabilities: [] }) { volume { id } } }`, {}, member);
+    const fine = await gw.gql(`mutation { createVolume(input: { backend: "os", name: "small", sizeGiB: 1 }) { volume { id } } }`, {}, member);
     expect(fine.body.errors).toBeUndefined();
   });
 });
@@ -100,7 +100,7 @@ describe('Nomad: claim conflicts and internal addresses', () => {
   it('should answer re-registering a claimed volume with other mount options (Nomad: "volume is in use") with CONFLICT', async () => {
     sim.placeAllocation({ jobId: 'db', nodeId: 'node-1111', volumes: [{ volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
     const res = await gw.gql(
-      `mutation { registerVolume(input: { backend: "east", nativeId: "vol-000", name: "vol 0", plugin: "aws-ebs0", externalId: "ext-default-vol-000", mountOptions: { fsType: "xfs" }, capabilities: [{ accessMode: SINGLE_NODE_WRITER, attachmentMode: FILE_SYSTEM }] }) { volume { id } } }`,
+      `mutation { registerNomadVolume(input: { backend: "east", nativeId: "vol-000", name: "vol 0", plugin: "aws-ebs0", externalId: "ext-default-vol-000", mountOptions: { fsType: "xfs" }, capabilities: [{ accessMode: SINGLE_NODE_WRITER, attachmentMode: FILE_SYSTEM }] }) { volume { id } } }`,
       {},
       admin,
     );
@@ -109,13 +109,13 @@ describe('Nomad: claim conflicts and internal addresses', () => {
   });
 
   it('should answer deregistering a claimed volume with CONFLICT', async () => {
-    const res = await gw.gql(`mutation($id: ID!) { deregisterVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']) }, admin);
+    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']) }, admin);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', backendMessage: 'volume in use: vol-000' });
   });
 
   it('should strip an internal address from a Nomad RPC error', async () => {
     sim.failNext({ count: 1, status: 500, body: 'rpc error: failed to get conn: dial tcp 10.0.3.7:4647: connect: connection refused', pathPrefix: '/v1/volume/csi/vol-001' });
-    const res = await gw.gql(`mutation($id: ID!) { deregisterVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', 'vol-001']) }, admin);
+    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', 'vol-001']) }, admin);
     const err = res.body.errors[0];
     expect(err.extensions).toMatchObject({ code: 'BACKEND_UNAVAILABLE', backendMessage: 'rpc error: failed to get conn: dial tcp [host]: connect: connection refused' });
     expectNoLeak(err);

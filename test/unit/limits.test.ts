@@ -51,14 +51,14 @@ describe('cost model (@cost/@listSize in the schema)', () => {
   const cost = (query: string, variables?: Record<string, unknown>): number => estimateCost({ schema, document: parse(query), variables });
 
   it('should remember an estimate per document only for the same priced variable values', () => {
-    const document = parse('query($n: Int, $id: ID!, $more: Boolean!) { volume(id: $id) { id } volumes(first: $n) { nodes { id attachments { id } } } plugins @include(if: $more) { nodes { id } } }');
+    const document = parse('query($n: Int, $id: ID!, $more: Boolean!) { volume(id: $id) { id } volumes(first: $n) { nodes { id attachments { id } } } storagePlugins @include(if: $more) { nodes { id } } }');
     const check = (variables: Record<string, unknown>): string | undefined => (checkCost(1000, { schema, document, variables })?.originalError as GatewayError | undefined)?.code;
     expect(check({ n: 10, id: 'a', more: false })).toBeUndefined();
     expect(check({ n: 500, id: 'a', more: false })).toBe('COST_ESTIMATED_TOO_EXPENSIVE');
     expect(check({ n: 10, id: 'b', more: false })).toBeUndefined();
     expect(check({ n: 10, id: 'b', more: true })).toBe(check({ n: 10, id: 'c', more: true }));
-    expect(cost('query($n: Int, $more: Boolean!) { volumes(first: $n) { nodes { id } } plugins @include(if: $more) { nodes { id } } }', { n: 10, more: true })).toBeGreaterThan(
-      cost('query($n: Int, $more: Boolean!) { volumes(first: $n) { nodes { id } } plugins @include(if: $more) { nodes { id } } }', { n: 10, more: false }),
+    expect(cost('query($n: Int, $more: Boolean!) { volumes(first: $n) { nodes { id } } storagePlugins @include(if: $more) { nodes { id } } }', { n: 10, more: true })).toBeGreaterThan(
+      cost('query($n: Int, $more: Boolean!) { volumes(first: $n) { nodes { id } } storagePlugins @include(if: $more) { nodes { id } } }', { n: 10, more: false }),
     );
     expect(check({ n: 500, id: 'b', more: false })).toBe('COST_ESTIMATED_TOO_EXPENSIVE');
   });
@@ -73,7 +73,7 @@ describe('cost model (@cost/@listSize in the schema)', () => {
   it('should multiply by first, count detail reads and assumed list sizes', () => {
     expect(cost('{ volumes(first: 10) { nodes { id name } } }')).toBe(5 + 1 + 10 * 1);
     expect(cost('{ volumes { nodes { id } } }')).toBe(5 + 1 + 50);
-    expect(cost('{ volumes(first: 10) { nodes { capacityBytes } pageInfo { hasNextPage } } }')).toBe(5 + 1 + 10 * (1 + 5));
+    expect(cost('{ volumes(first: 10) { nodes { sizeBytes } pageInfo { hasNextPage } } }')).toBe(5 + 1 + 10 * (1 + 5));
     expect(cost('{ volumes(first: 10) { edges { cursor node { id } } } }')).toBe(5 + 1 + 10 * (1 + 1));
     expect(cost('{ volumes(first: 2) { nodes { attachments { id } } } }')).toBe(5 + 1 + 2 * (1 + 5 + 5 * 1));
     expect(cost('query($n: Int) { volumes(first: $n) { nodes { id } } }', { n: 100 })).toBe(5 + 1 + 100);
@@ -86,7 +86,7 @@ describe('cost model (@cost/@listSize in the schema)', () => {
 
   it('should refuse a fragment bomb without expanding it', () => {
     const frags = Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join('\n');
-    const doc = `{ ...F0 }\n${frags}\nfragment F30 on Query { backends { id } }`;
+    const doc = `{ ...F0 }\n${frags}\nfragment F30 on Query { storageBackends { id } }`;
     expect(cost(doc)).toBe(Infinity);
   });
 });
@@ -121,7 +121,7 @@ describe('validation rules with graphql-js alone', () => {
 
   it('should refuse with typed originals', () => {
     expect(errors('{ volumes { nodes { attachments { volume { attachments { volume { id } } } } } } }')).toEqual(['MAX_DEPTH_LIMIT']);
-    expect(errors('{ backends { id } }')).toEqual([]);
+    expect(errors('{ storageBackends { id } }')).toEqual([]);
   });
 });
 
