@@ -67,6 +67,8 @@ describe('cost model (@cost/@listSize in the schema)', () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
     const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks.length).toBeGreaterThan(5);
+    // Valid first: an unknown field costs nothing, so a stale example would pass unpriced.
+    for (const q of blocks) expect({ q, errors: validate(schema, parse(q)).map((e) => e.message) }).toEqual({ q, errors: [] });
     for (const q of blocks) expect({ q, cost: cost(q, { id: 'x', operationId: 'y' }) <= DEFAULT_LIMITS.maxCost }).toEqual({ q, cost: true });
   });
 
