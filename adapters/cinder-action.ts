@@ -7,14 +7,14 @@ import type { HostConnector } from './backend';
 import type { CinderVolumeStatus, KeyValue } from './model';
 
 /** Attach status a reset may set. */
-export type CinderAttachStatus = 'ATTACHED' | 'DETACHED';
+export type CinderVolumeAttachStatus = 'ATTACHED' | 'DETACHED';
 
 /** Migration status a reset may set. */
-export type CinderMigrationStatus = 'MIGRATING' | 'ERROR' | 'SUCCESS' | 'COMPLETING' | 'NONE' | 'STARTING';
+export type CinderVolumeMigrationStatus = 'MIGRATING' | 'ERROR' | 'SUCCESS' | 'COMPLETING' | 'NONE' | 'STARTING';
 
 /** One Cinder volume action. */
 export type CinderAction =
-  | { action: 'resetStatus'; status?: CinderVolumeStatus; attachStatus?: CinderAttachStatus; migrationStatus?: CinderMigrationStatus }
+  | { action: 'resetStatus'; status?: CinderVolumeStatus; attachStatus?: CinderVolumeAttachStatus; migrationStatus?: CinderVolumeMigrationStatus }
   | { action: 'completeExtend'; error: boolean }
   | { action: 'revertToSnapshot'; snapshotId: string }
   | { action: 'setImageMetadata'; metadata: KeyValue[] }

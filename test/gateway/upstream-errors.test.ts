@@ -55,7 +55,7 @@ describe('OpenStack: Cinder and Nova refusals', () => {
   it('should answer reserving a host attachment on an in-use volume (Cinder 400 "status must be available") with CONFLICT', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'reserved-elsewhere', size: 1 });
     os.sim.attachNow(server, vid, {});
-    const res = await gw.gql(`mutation($i: ReserveCinderHostAttachmentInput!) { reserveCinderHostAttachment(input: $i) { attachment { id } } }`, { i: { volumeId: await gid(vid) } }, member);
+    const res = await gw.gql(`mutation($i: ReserveCinderVolumeHostAttachmentInput!) { reserveCinderVolumeHostAttachment(input: $i) { attachment { id } } }`, { i: { volumeId: await gid(vid) } }, member);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', httpStatus: 400 });
     expect(res.body.errors[0].extensions.backendMessage).toMatch(/status must be available or downloading to reserve, but the current status is in-use\.$/);
   });

@@ -4,7 +4,7 @@
  * Ids are checked here (BAD_USER_INPUT before any call). `actions-table.ts` pairs each with its
  * wire key, microversion and completion rule.
  */
-import type { CinderAction, CinderAttachStatus, CinderMigrationStatus } from '../../cinder-action';
+import type { CinderAction, CinderVolumeAttachStatus, CinderVolumeMigrationStatus } from '../../cinder-action';
 import { BadUserInputError } from '../../errors';
 import { checkedUuid } from '../ids';
 import { connectorBody, record } from './requests';
@@ -14,7 +14,7 @@ import { CINDER_STATUS_WORDS, MIGRATION_STATUS_WORDS } from './results';
 export type ActionOf<N extends CinderAction['action']> = Extract<CinderAction, { action: N }>;
 
 /** Attach statuses a reset may set, in Cinder's words. */
-export const ATTACH_STATUS_WORDS: Readonly<Record<CinderAttachStatus, string>> = { ATTACHED: 'attached', DETACHED: 'detached' };
+export const ATTACH_STATUS_WORDS: Readonly<Record<CinderVolumeAttachStatus, string>> = { ATTACHED: 'attached', DETACHED: 'detached' };
 
 export function resetStatusBody(a: ActionOf<'resetStatus'>): Record<string, string> {
   const body: Record<string, string> = {};
@@ -23,7 +23,7 @@ export function resetStatusBody(a: ActionOf<'resetStatus'>): Record<string, stri
     body.status = CINDER_STATUS_WORDS[a.status];
   }
   if (a.attachStatus !== undefined) body.attach_status = ATTACH_STATUS_WORDS[a.attachStatus];
-  if (a.migrationStatus !== undefined) body.migration_status = MIGRATION_STATUS_WORDS[a.migrationStatus satisfies CinderMigrationStatus];
+  if (a.migrationStatus !== undefined) body.migration_status = MIGRATION_STATUS_WORDS[a.migrationStatus satisfies CinderVolumeMigrationStatus];
   if (Object.keys(body).length === 0) throw new BadUserInputError('nothing to reset: give status, attachStatus or migrationStatus', 'input');
   return body;
 }

@@ -4,7 +4,7 @@
  * by microversion and by the caller's role, so every optional key is read defensively. No other
  * file reads a Cinder wire field.
  */
-import type { CinderActionResult, CinderMigrationStatus } from '../../cinder-action';
+import type { CinderActionResult, CinderVolumeMigrationStatus } from '../../cinder-action';
 import type { Attachment, AttachmentState, CinderVolumeStatus, KeyValue, Snapshot, Volume, VolumeStatus } from '../../model';
 
 export const GIB = 1024 ** 3;
@@ -116,8 +116,8 @@ export const CINDER_STATUS_WORDS: Readonly<Record<Exclude<CinderVolumeStatus, 'O
   REVERTING: 'reverting',
 };
 
-/** Cinder's `migration_status` words, one per {@link CinderMigrationStatus}. */
-export const MIGRATION_STATUS_WORDS: Readonly<Record<CinderMigrationStatus, string>> = {
+/** Cinder's `migration_status` words, one per {@link CinderVolumeMigrationStatus}. */
+export const MIGRATION_STATUS_WORDS: Readonly<Record<CinderVolumeMigrationStatus, string>> = {
   MIGRATING: 'migrating',
   ERROR: 'error',
   SUCCESS: 'success',
@@ -291,7 +291,7 @@ export interface VolumeFacts {
   backendStatus: string;
   sizeGiB: number;
   /** Null for non-admins, who do not see it. */
-  migration: CinderMigrationStatus | null;
+  migration: CinderVolumeMigrationStatus | null;
   /** Servers Cinder lists the volume attached to. */
   serverIds: string[];
   /** Cinder attachment ids of the attached attachments. */
