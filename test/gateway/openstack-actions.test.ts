@@ -3,7 +3,7 @@
  * simulator: the right wire action is sent, the answer is mapped, and known rules are refused
  * with BAD_USER_INPUT before any backend call.
  */
-import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest, waitOperation } from '../support/harness';
 
 const VOLUME = 'volume { status backendStatus details { ... on CinderVolumeDetails { bootable metadata { key value } imageMetadata { key value } } } }';
 const ACTION = `${VOLUME} operation { id state kind }`;
@@ -23,17 +23,6 @@ const INPUT_TYPES: Record<string, string> = {
 const inputType = (name: string): string => INPUT_TYPES[name] ?? `${name[0]!.toUpperCase()}${name.slice(1)}Input`;
 const mutation = (name: string, fields = PAYLOADS[name] ?? ACTION): string => `mutation($i: ${inputType(name)}!) { ${name}(input: $i) { ${fields} } }`;
 
-/** Polls `volumeOperation(id)` until it is terminal (or `timeoutMs` passed); returns it. */
-async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason } }`, { id }, headers);
-    const op = res.body.data?.volumeOperation;
-    if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('Cinder volume actions as typed mutations', () => {
   let os: OpenStackUnderTest;

@@ -6,7 +6,7 @@
  * OpenStack simulator; assertions read its request log. (openstack-compat-availability.test.ts
  * has the gateway's own Keystone credential and Cinder outages.)
  */
-import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest, waitOperation } from '../support/harness';
 
 const OP = 'operation { id kind state targetId backendStatus failureReason }';
 const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { ${OP} attachment { id state } volume { status } } }`;
@@ -26,17 +26,6 @@ async function gidOf(gw: GatewayUnderTest, os: OpenStackUnderTest, nativeId: str
   return id;
 }
 
-/** Polls `volumeOperation(id)` until it is terminal (or `timeoutMs` passed); returns it. */
-async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason } }`, { id }, headers);
-    const op = res.body.data?.volumeOperation;
-    if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
   let os: OpenStackUnderTest;

@@ -3,7 +3,7 @@
  * VolumeOperation that the gateway drives to SUCCEEDED, FAILED or TIMED_OUT after the mutation's
  * request has ended. Attach completes on Cinder, detach on Nova (docs/operations.md).
  */
-import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest, waitOperation } from '../support/harness';
 
 const OP = 'operation { id kind state targetId backendStatus failureReason }';
 const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { ${OP} attachment { id state } volume { status } } }`;
@@ -13,17 +13,6 @@ const VOLUME = `query($id: ID!) { volume(id: $id) { id name status backendStatus
   attachments { id state nativeId device consumer { __typename ... on VolumeServerConsumer { serverId name } ... on VolumeHostConsumer { hostName } } } } }`;
 const GiB = 2 ** 30;
 
-/** Polls `volumeOperation(id)` until it is terminal (or `timeoutMs` passed); returns it. */
-async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason targetId deadlineAt } }`, { id }, headers);
-    const op = res.body.data?.volumeOperation;
-    if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('OpenStack tracked operations', () => {
   let os: OpenStackUnderTest;

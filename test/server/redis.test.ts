@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../../server/config';
 import { redactRedisUrl } from '../../server/redis';
 import { RedisOperationStore, type OperationRecord } from '../../subscriptions/operations';
-import { closedPortUrl, disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { closedPortUrl, disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest, waitOperation } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 
 const root = join(__dirname, '..', '..');
@@ -42,17 +42,6 @@ async function until<T>(probe: () => Promise<T>, done: (v: T) => boolean, tries 
   return v;
 }
 
-/** Reads `volumeOperation(id)` through `gw` until it is terminal (at most 15 s); the last answer. */
-async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>): Promise<any> {
-  const end = Date.now() + 15_000;
-  for (;;) {
-    const res = await gw.gql(READ_OP, { id }, headers);
-    const op = res.body.data?.volumeOperation;
-    if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function record(over: Partial<OperationRecord> = {}): OperationRecord {
   const now = Date.now();
