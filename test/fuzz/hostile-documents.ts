@@ -10,6 +10,9 @@ import { plausibleValue, printLiteral, type Value } from './input-values';
 import { assemble, join, VAR, type GraphQLCall, type LabelledCall, type Piece, type SchemaArbitraries } from './schema-arbitraries';
 import type { Vocabulary } from './world';
 
+/** Largest alias flood document, in characters (the gateway's default body limit is 1 MiB). */
+const MAX_FLOOD_CHARS = 2 * 1_048_576;
+
 export interface HostileLimits {
   /** Longest field chain of a deep document. */
   maxChain: number;
@@ -78,8 +81,12 @@ export class HostileDocuments {
   }
 
   aliasFlood(): fc.Arbitrary<GraphQLCall> {
-    return fc.tuple(this.s.rootSelection('query', 1), fc.integer({ min: 2, max: this.limits.maxAliases })).map(([sel, n]) => {
+    return fc.tuple(this.s.rootSelection('query', 1), fc.integer({ min: 2, max: this.limits.maxAliases })).map(([sel, wanted]) => {
       const inner = sel.text.slice(1, -1).trim();
+      // Bounded at twice the gateway's body limit: a larger document tests only the size refusal
+      // (the raw property does), and building a 25 MB one blamed the fuzzer's own memory on the gateway.
+      const perCopy = inner.length + 8 + JSON.stringify(sel.vars.map((v) => v.value)).length + 40 * sel.vars.length;
+      const n = Math.max(2, Math.min(wanted, Math.floor(MAX_FLOOD_CHARS / perCopy)));
       const copies = Array.from({ length: n }, (_, i): Piece => ({ text: `a${i}: ${inner}`, vars: sel.vars }));
       return assemble('query', undefined, { ...join(copies), text: `{ ${join(copies).text} }` });
     });
