@@ -32,6 +32,8 @@ export enum ErrorCode {
   CostEstimatedTooExpensive = 'COST_ESTIMATED_TOO_EXPENSIVE',
   /** The answer grew past the response-size cap while executing. */
   ResponseTooLarge = 'RESPONSE_TOO_LARGE',
+  /** A cursor older than the event log's retention (or from before a restart): re-list, then resume from the list. */
+  CursorExpired = 'CURSOR_EXPIRED',
   /** An idempotency key was used again with a different input. */
   IdempotencyKeyReused = 'IDEMPOTENCY_KEY_REUSED',
   Internal = 'INTERNAL_SERVER_ERROR',
@@ -197,6 +199,17 @@ export class OperationTimeoutError extends GatewayError {
 export class IdempotencyKeyReusedError extends GatewayError {
   constructor(argument: string) {
     super(ErrorCode.IdempotencyKeyReused, `${argument} was already used with a different input; use a new key for a new request`);
+  }
+}
+
+/**
+ * The cursor names a point the event log no longer holds: older than its retention, or from an
+ * earlier epoch (the log restarted empty). Nothing can be replayed without gaps, so the client
+ * re-lists and resumes from the list's cursor, as Kubernetes clients do after 410 Gone.
+ */
+export class CursorExpiredError extends GatewayError {
+  constructor(argument: string, why: string) {
+    super(ErrorCode.CursorExpired, `${argument}: ${why}; list again and resume from the list's cursor`);
   }
 }
 

@@ -1,0 +1,86 @@
+/**
+ * The event log in one process's memory: a ring bounded by count and age. Its epoch is random per
+ * construction, so after a restart (an empty log) every earlier cursor is CURSOR_EXPIRED.
+ */
+import { randomBytes } from 'node:crypto';
+import { CursorExpiredError } from '../../adapters/errors';
+import { decodeCursor, encodeCursor } from './cursor';
+import type { EventLog, Replay, ReplayRequest } from './log';
+import type { ChangeEvent, ChangeInput } from './types';
+
+/** Options of {@link MemoryEventLog}. */
+export interface MemoryEventLogOptions {
+  /** Most events kept. @default 10000 */
+  maxEvents?: number;
+  /** Longest an event is kept, in milliseconds. @default 900000 (15 min) */
+  retentionMs?: number;
+  /** The log's epoch. @default random */
+  epoch?: string;
+  /** The clock, for retention. @default Date.now */
+  now?: () => number;
+}
+
+interface Stored {
+  seq: number;
+  at: number;
+  event: ChangeEvent;
+}
+
+export class MemoryEventLog implements EventLog {
+  readonly epoch: string;
+  readonly #events: Stored[] = [];
+  readonly #listeners = new Set<(e: ChangeEvent) => void>();
+  readonly #max: number;
+  readonly #retentionMs: number;
+  readonly #now: () => number;
+  /** Sequence of the newest event; 0 while empty. */
+  #seq = 0;
+  /** Sequence of the newest event dropped by retention; cursors before it cannot be replayed. */
+  #dropped = 0;
+
+  constructor(o: MemoryEventLogOptions = {}) {
+    this.epoch = o.epoch ?? randomBytes(6).toString('base64url');
+    this.#max = o.maxEvents ?? 10_000;
+    this.#retentionMs = o.retentionMs ?? 900_000;
+    this.#now = o.now ?? Date.now;
+  }
+
+  async append(change: ChangeInput): Promise<ChangeEvent> {
+    const seq = ++this.#seq;
+    const event: ChangeEvent = { ...change, cursor: encodeCursor({ epoch: this.epoch, seq }) };
+    this.#events.push({ seq, at: this.#now(), event });
+    this.#trim();
+    for (const l of this.#listeners) l(event);
+    return event;
+  }
+
+  async replay(r: ReplayRequest): Promise<Replay> {
+    this.#trim();
+    if (r.since === null) return { events: [], more: false };
+    const c = decodeCursor(r.since);
+    if (c.epoch !== this.epoch) throw new CursorExpiredError('since', 'the cursor is from before the event log restarted');
+    if (c.seq > this.#seq) throw new CursorExpiredError('since', 'the cursor is ahead of this event log (another replica\'s, or from before a restart)');
+    if (c.seq < this.#dropped) throw new CursorExpiredError('since', 'the events after the cursor are past the event log\'s retention');
+    const limit = Math.max(1, r.limit ?? 1000);
+    // Sequences are dense: the event after `c.seq` sits at index c.seq - first seq kept.
+    const first = this.#events[0]?.seq ?? this.#seq + 1;
+    const from = c.seq + 1 - first;
+    const events = this.#events.slice(from, from + limit).map((s) => s.event);
+    return { events, more: from + limit < this.#events.length };
+  }
+
+  async head(): Promise<string> {
+    return encodeCursor({ epoch: this.epoch, seq: this.#seq });
+  }
+
+  listen(listener: (e: ChangeEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Drops events over the count bound and past retention, remembering the newest dropped. */
+  #trim(): void {
+    const oldest = this.#now() - this.#retentionMs;
+    while (this.#events.length > 0 && (this.#events.length > this.#max || this.#events[0]!.at < oldest)) this.#dropped = this.#events.shift()!.seq;
+  }
+}

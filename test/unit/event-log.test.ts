@@ -1,0 +1,84 @@
+/** The in-memory event log: cursors, replay, retention by count and age, epochs across restarts. */
+import { BadUserInputError, CursorExpiredError } from '../../adapters/errors';
+import { decodeCursor, encodeCursor, MemoryEventLog, type ChangeInput } from '../../subscriptions/events';
+
+const change = (i: number): ChangeInput => ({
+  type: 'UPDATED',
+  backend: 'east',
+  scope: 'default',
+  volumeId: `vol-${i}`,
+  previousStatus: 'AVAILABLE',
+  changedFields: ['status'],
+  observedAt: new Date(1_700_000_000_000 + i).toISOString(),
+});
+
+describe('MemoryEventLog', () => {
+  it('should replay exactly the events after a cursor, oldest first, in pages', async () => {
+    const log = new MemoryEventLog();
+    const start = await log.head();
+    const events = [];
+    for (let i = 1; i <= 5; i++) events.push(await log.append(change(i)));
+    expect((await log.replay({ since: start })).events.map((e) => e.volumeId)).toEqual(['vol-1', 'vol-2', 'vol-3', 'vol-4', 'vol-5']);
+    expect((await log.replay({ since: events[2]!.cursor })).events.map((e) => e.volumeId)).toEqual(['vol-4', 'vol-5']);
+    expect(await log.replay({ since: events[4]!.cursor })).toEqual({ events: [], more: false });
+    const page = await log.replay({ since: start, limit: 2 });
+    expect(page).toMatchObject({ more: true, events: [{ volumeId: 'vol-1' }, { volumeId: 'vol-2' }] });
+    expect((await log.replay({ since: page.events[1]!.cursor, limit: 2 })).events.map((e) => e.volumeId)).toEqual(['vol-3', 'vol-4']);
+    expect(await log.head()).toBe(events[4]!.cursor);
+    expect(await log.replay({ since: null })).toEqual({ events: [], more: false });
+  });
+
+  it('should tell listeners every appended event in order and stop after unsubscribing', async () => {
+    const log = new MemoryEventLog();
+    const seen: string[] = [];
+    const stop = log.listen((e) => seen.push(e.volumeId));
+    await log.append(change(1));
+    await log.append(change(2));
+    stop();
+    await log.append(change(3));
+    expect(seen).toEqual(['vol-1', 'vol-2']);
+  });
+
+  it('should answer CURSOR_EXPIRED for a cursor whose following events were dropped by count', async () => {
+    const log = new MemoryEventLog({ maxEvents: 3 });
+    const start = await log.head();
+    const events = [];
+    for (let i = 1; i <= 5; i++) events.push(await log.append(change(i)));
+    await expect(log.replay({ since: start })).rejects.toBeInstanceOf(CursorExpiredError);
+    await expect(log.replay({ since: events[0]!.cursor })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
+    // The newest dropped event's own cursor still resumes without a gap.
+    expect((await log.replay({ since: events[1]!.cursor })).events.map((e) => e.volumeId)).toEqual(['vol-3', 'vol-4', 'vol-5']);
+  });
+
+  it('should answer CURSOR_EXPIRED once the events after a cursor are older than retention', async () => {
+    let now = 1_000_000;
+    const log = new MemoryEventLog({ retentionMs: 60_000, now: () => now });
+    const first = await log.append(change(1)); // at 0 s
+    now += 30_000;
+    const second = await log.append(change(2)); // at 30 s
+    now += 30_000;
+    await log.append(change(3)); // at 60 s
+    now += 15_000; // 75 s: event 1 is past retention, but it is the cursor's own event: no gap
+    expect((await log.replay({ since: first.cursor })).events.map((e) => e.volumeId)).toEqual(['vol-2', 'vol-3']);
+    now += 20_000; // 95 s: event 2 is past retention too, so resuming after event 1 would skip it
+    await expect(log.replay({ since: first.cursor })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
+    expect((await log.replay({ since: second.cursor })).events.map((e) => e.volumeId)).toEqual(['vol-3']);
+  });
+
+  it('should answer CURSOR_EXPIRED for a cursor from before a restart, never an empty replay', async () => {
+    const before = new MemoryEventLog();
+    const old = await before.append(change(1));
+    const after = new MemoryEventLog();
+    await expect(after.replay({ since: old.cursor })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
+    // A cursor ahead of the log (another epoch's numbering) is expired too.
+    await expect(after.replay({ since: encodeCursor({ epoch: after.epoch, seq: 7 }) })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
+  });
+
+  it('should refuse what is not one of its cursors as BAD_USER_INPUT', async () => {
+    const log = new MemoryEventLog();
+    for (const bad of ['', 'not a cursor!', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["e",-1]').toString('base64url'), 'x'.repeat(300)]) {
+      await expect(log.replay({ since: bad })).rejects.toBeInstanceOf(BadUserInputError);
+    }
+    expect(decodeCursor(encodeCursor({ epoch: 'abc', seq: 4 }))).toEqual({ epoch: 'abc', seq: 4 });
+  });
+});
