@@ -96,10 +96,8 @@ export interface MergedListRequest {
   keep?: (v: Volume) => boolean;
   first: number;
   after: ListCursor | null;
-  /** Call options (the caller's credential) for each backend. */
+  /** Call options (the caller's credential) for each backend; a backend that requires a credential is skipped without one. */
   callFor: (backend: string) => CallOptions;
-  /** Whether the caller sent a credential for a backend (backends that require one are skipped without). */
-  hasCredential: (backend: string) => boolean;
 }
 
 interface Found {
@@ -119,7 +117,7 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
 
   outer: for (let i = startIndex; i < r.backends.length; i++) {
     const backend = r.backends[i]!;
-    if (backend.requiresCredential && !r.hasCredential(backend.id)) {
+    if (backend.requiresCredential && !r.callFor(backend.id).credential.token) {
       omissions.push({ backend: backend.id, reason: 'NO_CREDENTIAL', at: found.length });
       continue;
     }

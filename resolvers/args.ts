@@ -12,9 +12,6 @@ import type { GatewayContext } from '../server/context';
 
 const MAX_LIST = 100;
 
-export const optionalId = (v: InputMaybe<string> | undefined, argument: string): string | undefined =>
-  v === null || v === undefined ? undefined : safeIdentifier(v, argument);
-
 /** An identifier argument for one backend: the shared rules, then that backend kind's rule for `position`. */
 export const idArg = (b: Pick<VolumeBackend, 'kind'>, position: IdPosition, v: string, argument: string): string => backendIdentifier(b.kind, position, v, argument);
 

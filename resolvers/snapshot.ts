@@ -1,5 +1,4 @@
 /** Snapshots: listing, reading, creating and deleting, and the VolumeSnapshot entity. */
-import { hasSnapshotReads } from '../adapters/capabilities';
 import { BadUserInputError } from '../adapters/errors';
 import { encodeGlobalId } from '../adapters/ids';
 import { pageSize, safeText } from '../adapters/input';
@@ -18,7 +17,6 @@ export const snapshotId = (s: { backend: string; scope: string; nativeId: string
 /** A snapshot by global id, through the execution's loader (UNSUPPORTED_BY_BACKEND where a backend cannot read one). */
 export function loadSnapshot(ctx: GatewayContext, id: string, argument = 'id'): Promise<Snapshot | null> {
   const p = globalIdArg(ctx, id, 'Snapshot', argument);
-  ctx.registry.capable(ctx.registry.forId(p.backend), hasSnapshotReads);
   return ctx.loaders.snapshot.load({ backend: p.backend, scope: p.scope, nativeId: p.nativeId });
 }
 

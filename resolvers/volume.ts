@@ -51,7 +51,6 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
       first: size,
       after: cursor,
       callFor: (id) => ctx.call(id),
-      hasCredential: (id) => ctx.hasCredential(id),
     });
     prime(ctx, result.edges.map((e) => e.node));
     return mergedConnection(ctx, result.edges, result.pageInfo, result.omissions);

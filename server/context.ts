@@ -21,8 +21,6 @@ export interface GatewayContext extends LimitedContext {
    * signal (client gone or deadline) and its backend-call budget.
    */
   call(backend: string): CallOptions;
-  /** True when the caller sent a credential for this backend. */
-  hasCredential(backend: string): boolean;
   /** This execution's budget, deadline and response meter (server/limits). */
   limits: ExecutionLimits;
   /** The process-wide operation tracker (outlives this execution). */
@@ -68,7 +66,6 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     requestId,
     registry: services.registry,
     call,
-    hasCredential: (backend) => Boolean(r.credentials.get(backend)?.token),
     loaders: createLoaders(services.registry, call, services.maxConcurrentReads ?? 16),
     operations: services.operations,
     idempotency: services.idempotency,

@@ -46,7 +46,3 @@ export function createFormatError(logger: Logger, parseErrorReason?: (err: unkno
   };
 }
 
-/** The formatted form of a partial (per-backend) failure, added beside the data. */
-export function formatPartial(error: GatewayError, path: ReadonlyArray<string | number>): GraphQLFormattedError {
-  return { message: error.message, path, extensions: error.toExtensions() };
-}

@@ -7,7 +7,6 @@
 import DataLoader from 'dataloader';
 import type { CallOptions, SnapshotRef } from '../adapters/backend';
 import { hasNomadNodeClaims, hasNomadPlugins, hasNovaServers, hasSnapshotReads } from '../adapters/capabilities';
-import { UnsupportedByBackendError } from '../adapters/errors';
 import { mapWithConcurrency } from '../adapters/concurrency';
 import type { Attachment, BackendHealth, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/model';
 import type { BackendRegistry } from './registry';
@@ -96,8 +95,7 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
           [...groupBy(keys, (k) => k.backend).values()].map(async (group) => {
             const backend = registry.forId(group[0]!.key.backend);
             try {
-              if (!hasNovaServers(backend)) throw new Error(`backend ${backend.id} has no Nova servers`);
-              const found = await backend.getServers([...new Set(group.map((g) => g.key.id))], call(backend.id));
+              const found = await registry.capable(backend, hasNovaServers).getServers([...new Set(group.map((g) => g.key.id))], call(backend.id));
               for (const g of group) out[g.index] = found.get(g.key.id) ?? null;
             } catch (err) {
               for (const g of group) out[g.index] = asError(err);
@@ -113,11 +111,7 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
     nodeClaims: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNomadNodeClaims), ids, (b) => b.nodeClaims(ids, call(b.id), (refs) => volume.loadMany(refs)))),
     snapshot: new DataLoader(
       (refs) =>
-        read(refs, async (r) => {
-          const b = registry.forId(r.backend);
-          if (!hasSnapshotReads(b)) throw new UnsupportedByBackendError(b.id, 'reading one snapshot', 'list the snapshots of a plugin instead');
-          return b.getSnapshot(r, call(r.backend));
-        }),
+        read(refs, async (r) => registry.capable(registry.forId(r.backend), hasSnapshotReads).getSnapshot(r, call(r.backend))),
       { cacheKeyFn: (r) => `${r.backend}\u0000${r.scope}\u0000${r.nativeId}` },
     ),
     plugin: new DataLoader(

@@ -26,17 +26,12 @@ export const pluginQueries: Pick<QueryResolvers, 'storagePlugins' | 'storagePlug
   storagePlugins: async (_p, { backends, first, after }, ctx) => {
     const size = pageSize(first, 50);
     const chosen = ctx.registry.select('LIST_PLUGINS', backends, 'backends').filter(hasNomadPlugins);
+    // All backends at once; a failed one stands where its plugins would start.
+    const lists = await Promise.all(chosen.map((b) => b.listPlugins(ctx.call(b.id)).catch((err: unknown) => (err instanceof GatewayError && err.code !== 'BAD_USER_INPUT' ? err : Promise.reject(err)))));
+    const plugins: Plugin[] = [];
     const omissions: Omission[] = [];
-    const lists: Plugin[][] = [];
-    for (const b of chosen) {
-      try {
-        lists.push(await b.listPlugins(ctx.call(b.id)));
-      } catch (err) {
-        if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
-        omissions.push({ backend: b.id, reason: 'FAILED', error: err, at: lists.flat().length });
-      }
-    }
-    const page = pageArray(lists.flat(), size, after);
+    lists.forEach((l, i) => (l instanceof GatewayError ? omissions.push({ backend: chosen[i]!.id, reason: 'FAILED', error: l, at: plugins.length }) : plugins.push(...l)));
+    const page = pageArray(plugins, size, after);
     // A failure stands where the backend's plugins would start, clamped to this page.
     const onPage = omissions.map((o) => ({ ...o, at: Math.min(Math.max(o.at - page.start, 0), page.edges.length) }));
     return mergedConnection(ctx, page.edges, page.pageInfo, onPage);
