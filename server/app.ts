@@ -145,7 +145,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const http = resolveHttpEdgeOptions(o.config.http);
   const countRefusal = (err: EdgeError): void => metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
   const handleGraphQL = createGraphQLHttpHandler({
-    onRefused: countRefusal,
     maxBodyBytes: o.config.maxBodyBytes,
     limiter: new CallerLimiter(http.rateLimit),
     trustProxyHops: http.trustProxyHops,
@@ -154,7 +153,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     execute: (httpGraphQLRequest, { req, signal }) =>
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest,
-        context: async () => createHttpContext(services, { headers: req.headers, requestId: httpGraphQLRequest.headers.get('x-request-id'), limits: limits.executionGuards.createExecutionLimits(signal) }),
+        context: async () => createHttpContext(services, { headers: req.headers, requestId: httpGraphQLRequest.headers.get('x-request-id'), createLimits: () => limits.executionGuards.createExecutionLimits(signal) }),
       }),
   });
 

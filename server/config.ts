@@ -4,6 +4,7 @@
  * lists the same settings.
  */
 import { readFileSync } from 'node:fs';
+import { ConfigError, numberSetting } from './config-values';
 import type { ServiceAuth } from '../adapters/openstack/keystone';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
@@ -82,27 +83,13 @@ export interface RedisConfig {
   keyPrefix: string;
 }
 
-/** Configuration is wrong; `setting` names the variable or file key. */
-export class ConfigError extends Error {
-  constructor(
-    readonly setting: string,
-    message: string,
-  ) {
-    super(`${setting}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const KINDS = ['nomad', 'openstack'] as const;
 
-function int(value: unknown, setting: string, min: number, max: number): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(setting, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
-  }
-  return n;
-}
+export { ConfigError };
+
+const int = (value: unknown, setting: string, min: number, max: number): number => numberSetting(value, setting, min, max);
 
 function url(value: unknown, setting: string): string {
   if (typeof value !== 'string') throw new ConfigError(setting, 'must be a URL string');

@@ -10,14 +10,14 @@ export interface HttpExecutionRequest {
   requestId?: string | null;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
-  limits?: ExecutionLimits;
+  /**
+   * Makes this execution's limits. Called only once the headers were accepted: limits hold a
+   * deadline timer that only a started execution ends. @default the default limits
+   */
+  createLimits?: () => ExecutionLimits;
 }
 
 export function createHttpContext(services: GatewayServices, r: HttpExecutionRequest): GatewayContext {
-  return createExecutionContext(services, {
-    credentials: credentialsFromHeaders(r.headers, services.registry),
-    requestId: r.requestId,
-    signal: r.signal,
-    limits: r.limits,
-  });
+  const credentials = credentialsFromHeaders(r.headers, services.registry);
+  return createExecutionContext(services, { credentials, requestId: r.requestId, signal: r.signal, limits: r.createLimits?.() });
 }

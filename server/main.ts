@@ -74,8 +74,10 @@ async function main(argv: string[]): Promise<void> {
     console.log(`  ${os.backend}: X-Auth-Token: ${os.token}   (Keystone token of user ${os.username}, project ${os.project}; demo only)`);
     console.log(`  ${os.backend}: Keystone at ${os.keystoneUrl} (user ${os.username}, password ${os.password})`);
     const exposed = demoExposureWarning(config.host);
-    if (exposed) logger.warn({ host: config.host }, exposed);
-    if (exposed) console.warn(exposed);
+    if (exposed) {
+      logger.warn({ host: config.host }, exposed);
+      console.warn(exposed);
+    }
   }
   // A stray rejection is a bug to log, not a reason to drop every in-flight request.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));

@@ -4,7 +4,7 @@
  * server/config.ts: a bad value throws ConfigError naming the setting. docs/configuration.md,
  * section "HTTP edge", lists them.
  */
-import { ConfigError } from '../config';
+import { booleanSetting, ConfigError, numberSetting, STRICT_BOOLEAN } from '../config-values';
 import type { LimitTier } from './caller-limiter';
 import { TrustedDocuments, TrustedDocumentsError } from './trusted-documents';
 
@@ -91,31 +91,22 @@ function pick({ env, file }: Source, envName: string, path: string): { value: un
 
 function num(s: Source, envName: string, path: string, dflt: number, min: number, max: number, integer = true): number {
   const { value, setting } = pick(s, envName, path);
-  if (value === undefined) return dflt;
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
-    throw new ConfigError(setting, `must be a ${integer ? 'whole ' : ''}number from ${min} to ${max} (got ${JSON.stringify(value)})`);
-  }
-  return n;
+  return value === undefined ? dflt : numberSetting(value, setting, min, max, integer);
 }
 
 function bool(s: Source, envName: string, path: string, dflt: boolean): boolean {
   const { value, setting } = pick(s, envName, path);
-  if (value === undefined) return dflt;
-  if (value === true || value === 'true' || value === '1') return true;
-  if (value === false || value === 'false' || value === '0') return false;
-  throw new ConfigError(setting, `must be true or false (got ${JSON.stringify(value)})`);
+  return value === undefined ? dflt : booleanSetting(value, setting, STRICT_BOOLEAN);
 }
 
 function tier(s: Source, name: 'caller' | 'address', d: LimitTier): LimitTier {
   const E = `RATE_LIMIT_${name.toUpperCase()}`;
   const p = `rateLimit.${name}`;
-  const t = {
+  return {
     requestsPerSecond: num(s, `${E}_RPS`, `${p}.requestsPerSecond`, d.requestsPerSecond, 0, 1_000_000, false),
     burst: num(s, `${E}_BURST`, `${p}.burst`, d.burst, 1, 10_000_000),
     maxInFlight: num(s, `${E}_IN_FLIGHT`, `${p}.maxInFlight`, d.maxInFlight, 0, 1_000_000),
   };
-  return t;
 }
 
 function origins(s: Source): string[] {

@@ -11,8 +11,8 @@ import { callerIdentity } from './caller-identity';
 import type { CallerLimiter } from './caller-limiter';
 import { EdgeError, EdgeErrorCode } from './errors';
 import { readParams, writeParams } from './graphql-params';
-import { refuseSubscriptionOverHttp, screenOperation, type TrustedDocumentsPolicy } from './operation-screen';
-import { sendEdgeError } from './respond';
+import type { TrustedDocumentsConfig } from './config';
+import { refuseSubscriptionOverHttp, screenOperation } from './operation-screen';
 
 export interface GraphQLHttpHandlerOptions {
   /** Largest accepted body in bytes. */
@@ -22,10 +22,8 @@ export interface GraphQLHttpHandlerOptions {
   /** See `HttpEdgeConfig.trustProxyHops`. */
   trustProxyHops: number;
   /** Trusted documents, when on. */
-  trusted?: TrustedDocumentsPolicy;
+  trusted?: TrustedDocumentsConfig;
   logger: Logger;
-  /** Told of every request refused here (metrics). Must not throw. @default nothing */
-  onRefused?: (err: EdgeError) => void;
   /** Runs the checked request; `signal` aborts when the client goes away. */
   execute(request: HTTPGraphQLRequest, http: { req: IncomingMessage; signal: AbortSignal }): Promise<HTTPGraphQLResponse>;
 }
@@ -33,10 +31,7 @@ export interface GraphQLHttpHandlerOptions {
 export type GraphQLHttpHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
 export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLHttpHandler {
-  const refuse = (res: ServerResponse, err: EdgeError): void => {
-    o.onRefused?.(err);
-    sendEdgeError(res, err);
-  };
+  // Refusals are thrown: the router counts and answers every EdgeError in one place.
   return async (req, res, url) => {
     if (o.limiter) {
       const id = callerIdentity(req.headers, req.socket.remoteAddress, o.trustProxyHops);
@@ -44,7 +39,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
       if (!admission.ok) {
         // Debug only: a flood of refusals must not become a flood of log lines.
         o.logger.debug({ limit: admission.error.limit, scope: admission.error.scope, address: id.address, credentials: id.hasCredentials }, 'request refused: caller over its limit');
-        return refuse(res, admission.error);
+        throw admission.error;
       }
       res.once('close', admission.release);
     }
@@ -56,7 +51,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
       const early = refuseEarly(req, o.maxBodyBytes);
       if (early) {
         if (!early.close) drain(req, o.maxBodyBytes * DRAIN_FACTOR);
-        return refuse(res, early);
+        throw early;
       }
       // We listen to `checkContinue`, so a client waiting for `100 Continue` is told to go on here.
       if (/100-continue/i.test(String(req.headers.expect ?? ''))) res.writeContinue();
@@ -66,7 +61,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
         try {
           body = JSON.parse(text);
         } catch {
-          return refuse(res, new EdgeError(EdgeErrorCode.BadRequest, 400, 'request body is not valid JSON'));
+          throw new EdgeError(EdgeErrorCode.BadRequest, 400, 'request body is not valid JSON');
         }
       } else {
         body = text;

@@ -10,7 +10,8 @@
  */
 import { EdgeError, EdgeErrorCode } from './errors';
 import { operationKind } from './operation-kind';
-import { sha256Hex, type TrustedDocuments } from './trusted-documents';
+import type { TrustedDocumentsConfig } from './config';
+import { sha256Hex } from './trusted-documents';
 
 /** The GraphQL request parameters as sent (GraphQL over HTTP names), values not yet checked. */
 export interface OperationParams {
@@ -22,12 +23,6 @@ export interface OperationParams {
   documentId?: unknown;
 }
 
-/** Trusted documents switched on. */
-export interface TrustedDocumentsPolicy {
-  documents: TrustedDocuments;
-  /** Refuse free-form `query` text even when it is in the list. */
-  requireId: boolean;
-}
 
 function persistedHash(extensions: unknown): string | undefined {
   const pq = typeof extensions === 'object' && extensions !== null ? (extensions as Record<string, unknown>).persistedQuery : undefined;
@@ -46,10 +41,13 @@ function withoutPersistedQuery(extensions: unknown): unknown {
  * The parameters to execute: unchanged, or with the trusted document filled in as `query`.
  * @throws EdgeError with the code saying why the request is refused
  */
-export function screenOperation(params: OperationParams, trusted?: TrustedDocumentsPolicy): OperationParams {
+export function screenOperation(params: OperationParams, trusted?: TrustedDocumentsConfig): OperationParams {
   const hash = persistedHash(params.extensions);
   const query = typeof params.query === 'string' ? params.query : undefined;
-  if (query !== undefined && hash !== undefined && sha256Hex(query) !== hash) {
+  // The query's hash, computed once (the body may be 1 MiB) for the APQ check and the trusted list.
+  let queryHash: string | undefined;
+  const hashOfQuery = (q: string): string => (queryHash ??= sha256Hex(q));
+  if (query !== undefined && hash !== undefined && hashOfQuery(query) !== hash) {
     throw new EdgeError(EdgeErrorCode.PersistedQueryHashMismatch, 400, 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text');
   }
   if (!trusted) return params;
@@ -63,7 +61,7 @@ export function screenOperation(params: OperationParams, trusted?: TrustedDocume
   }
   if (query !== undefined) {
     if (trusted.requireId) throw new EdgeError(EdgeErrorCode.PersistedQueryIdRequired, 400, 'this gateway serves trusted documents only, by id: send documentId (or extensions.persistedQuery.sha256Hash) instead of query');
-    if (!trusted.documents.contains(query)) throw new EdgeError(EdgeErrorCode.PersistedQueryNotInList, 400, 'this gateway serves trusted documents only, and this document is not one of them');
+    if (!trusted.documents.hasHash(hashOfQuery(query))) throw new EdgeError(EdgeErrorCode.PersistedQueryNotInList, 400, 'this gateway serves trusted documents only, and this document is not one of them');
     return { ...params, extensions: withoutPersistedQuery(params.extensions) };
   }
   if (hash !== undefined) {

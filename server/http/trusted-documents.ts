@@ -48,7 +48,12 @@ export class TrustedDocuments {
 
   /** Whether this exact text (byte for byte) is a trusted document. */
   contains(text: string): boolean {
-    return this.#byHash.has(sha256Hex(text));
+    return this.hasHash(sha256Hex(text));
+  }
+
+  /** Whether a text whose SHA-256 (lower-case hex) is `hex` is a trusted document. */
+  hasHash(hex: string): boolean {
+    return this.#byHash.has(hex);
   }
 
   /** From the parsed JSON of a manifest or a plain map. @throws TrustedDocumentsError */

@@ -3,7 +3,7 @@
  * the environment (wins) and the config file's `limits` object, validated like server/config.ts.
  * docs/configuration.md ("Operation limits") lists the same settings.
  */
-import { ConfigError } from '../config';
+import { booleanSetting, ConfigError, numberSetting } from '../config-values';
 
 /** Limits applied to every operation the gateway executes. */
 export interface LimitsConfig {
@@ -63,21 +63,6 @@ const NUMBERS: ReadonlyArray<[keyof LimitsConfig, string, number, number]> = [
   ['maxIntrospectionDepth', 'MAX_INTROSPECTION_DEPTH', 1, 1000],
 ];
 
-function int(value: unknown, setting: string, min: number, max: number): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(setting, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
-  }
-  return n;
-}
-
-function bool(value: unknown, setting: string): boolean {
-  if (typeof value === 'boolean') return value;
-  const s = typeof value === 'string' ? value.trim().toLowerCase() : '';
-  if (['true', '1', 'on', 'yes'].includes(s)) return true;
-  if (['false', '0', 'off', 'no'].includes(s)) return false;
-  throw new ConfigError(setting, `must be true or false (got ${JSON.stringify(value)})`);
-}
 
 /**
  * The `limits` group from the environment and the file's `limits` object.
@@ -94,11 +79,11 @@ export function limitsConfig(env: NodeJS.ProcessEnv, file: Record<string, unknow
   for (const [key, envName, min, max] of NUMBERS) {
     const fromEnv = env[envName]?.trim() ? env[envName] : undefined;
     const value = fromEnv ?? f[key];
-    if (value !== undefined) (out[key] as number) = int(value, fromEnv !== undefined ? envName : `limits.${key}`, min, max);
+    if (value !== undefined) (out[key] as number) = numberSetting(value, fromEnv !== undefined ? envName : `limits.${key}`, min, max);
   }
   const envIntro = env.INTROSPECTION?.trim() ? env.INTROSPECTION : undefined;
-  if (envIntro !== undefined) out.introspection = bool(envIntro, 'INTROSPECTION');
-  else if (f.introspection !== undefined) out.introspection = bool(f.introspection, 'limits.introspection');
+  if (envIntro !== undefined) out.introspection = booleanSetting(envIntro, 'INTROSPECTION');
+  else if (f.introspection !== undefined) out.introspection = booleanSetting(f.introspection, 'limits.introspection');
   // Apollo's convention: no introspection in production, except for the demo (GraphiQL needs it).
   else out.introspection = o.demo || env.NODE_ENV !== 'production';
   return out;

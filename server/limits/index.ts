@@ -21,7 +21,6 @@ export { ExecutionLimits, type LimitedContext } from './execution';
 
 /** What a transport needs to apply the limits. */
 export interface OperationLimits {
-  readonly config: Readonly<LimitsConfig>;
   /** For graphql-js `parse`: the token limit. */
   readonly parseOptions: ParseOptions;
   /** To run beside graphql-js's specifiedRules. */
@@ -45,7 +44,6 @@ const OPERATION_WIDE = new Set<unknown>([ErrorCode.ResponseTooLarge, ErrorCode.O
 export function operationLimits(config: Partial<LimitsConfig> = {}): OperationLimits {
   const c: LimitsConfig = { ...DEFAULT_LIMITS, ...config };
   return {
-    config: c,
     parseOptions: parseOptions(c.maxTokens),
     validationRules: limitRules(c),
     wrapSchema,
