@@ -22,9 +22,4 @@ export class CallBudget {
     if (used >= this.perBackend) throw new RequestLimitExceededError(backend, this.perBackend);
     this.#used.set(backend, used + 1);
   }
-
-  /** Calls made so far to `backend`. */
-  used(backend: string): number {
-    return this.#used.get(backend) ?? 0;
-  }
 }

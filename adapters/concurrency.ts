@@ -8,6 +8,15 @@ export async function mapWithConcurrency<T, R>(items: readonly T[], limit: numbe
       results[i] = await fn(items[i]!, i);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  // At least one worker: a limit below 1 would otherwise return holes without running anything.
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
   return results;
+}
+
+/** `err` as an Error (a thrown non-Error is wrapped). */
+export const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+/** {@link mapWithConcurrency}, with each failure kept in its item's place as an Error (a DataLoader batch's shape). */
+export function mapSettled<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<Array<R | Error>> {
+  return mapWithConcurrency(items, limit, (item) => fn(item).catch(asError));
 }

@@ -7,7 +7,7 @@
 import DataLoader from 'dataloader';
 import type { CallOptions, SnapshotRef } from '../adapters/backend';
 import { hasNomadNodeClaims, hasNomadPlugins, hasNovaServers, hasSnapshotReads } from '../adapters/capabilities';
-import { mapWithConcurrency } from '../adapters/concurrency';
+import { asError, mapSettled } from '../adapters/concurrency';
 import type { Attachment, BackendHealth, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/model';
 import type { BackendRegistry } from './registry';
 
@@ -55,7 +55,6 @@ function groupBy<K>(keys: readonly K[], by: (k: K) => string): Map<string, Array
 export const volumeKey = (r: VolumeRef): string => `${r.backend}\u0000${r.namespace}\u0000${r.nativeId}`;
 const pluginKey = (r: PluginRef): string => `${r.backend}\u0000${r.nativeId}`;
 const serverKey = (k: ServerKey): string => `${k.backend}\u0000${k.id}`;
-const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /** Merges per-backend maps of lists, in backend order; a failed backend fails every key. */
 async function acrossBackends<B>(backends: readonly B[], ids: readonly string[], read: (b: B) => Promise<Map<string, Attachment[]>>): Promise<Array<Attachment[] | Error>> {
@@ -70,7 +69,7 @@ async function acrossBackends<B>(backends: readonly B[], ids: readonly string[],
  *   per-backend connection cap applies on top).
  */
 export function createLoaders(registry: BackendRegistry, call: (backend: string) => CallOptions, maxConcurrentReads: number): Loaders {
-  const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> => mapWithConcurrency(keys, maxConcurrentReads, (k) => fn(k).catch(asError));
+  const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> => mapSettled(keys, maxConcurrentReads, fn);
   const volume = new DataLoader<VolumeRef, Volume | null, string>(
       async (refs) => {
         const out = new Array<Volume | null | Error>(refs.length);

@@ -23,8 +23,8 @@ import type {
   VolumeListQuery,
   VolumeSpec,
 } from '../backend';
-import type { NomadNodeClaims, NomadPlugins, NomadRegistration } from '../capabilities';
-import { mapWithConcurrency } from '../concurrency';
+import type { NomadNodeClaims, NomadPlugins, NomadRegistration, VolumeReader } from '../capabilities';
+import { mapSettled, mapWithConcurrency } from '../concurrency';
 import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../errors';
 import type { Attachment, BackendHealth, Capability, ExternalVolume, KeyValue, NomadVolumeDetails, Plugin, Snapshot, Volume, VolumeRef } from '../model';
 import type { TransportOptions } from '../transport';
@@ -34,11 +34,8 @@ import * as req from './requests';
 import { toExternalVolume, toPlugin, toPluginFromStub, toSnapshot } from './results-catalog';
 import { toVolume, toVolumeFromStub, volumePosition } from './results-volumes';
 
-/** Options of a {@link NomadBackend}: the transport's, plus how it fans out reads. */
-export interface NomadBackendOptions extends TransportOptions {
-  /** Most volume reads {@link NomadBackend.nodeClaims} runs at once (Nomad has no multi-get). @default 8 */
-  claimReadConcurrency?: number;
-}
+/** Options of a {@link NomadBackend}: the transport's. */
+export type NomadBackendOptions = TransportOptions;
 
 const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
   'LIST_VOLUMES',
@@ -53,6 +50,9 @@ const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
   'LIST_SNAPSHOTS',
   'LIST_PLUGINS',
 ]);
+
+/** Most calls {@link NomadBackend.nodeClaims} runs at once (Nomad has no multi-get). */
+const CLAIM_READS = 8;
 
 const WHY_NO_ATTACH = 'Nomad volumes are claimed by allocations that the scheduler places; run a job that requests the volume';
 const WHY_NODE_ONLY = 'Nomad unpublishes volumes from client nodes only; detach from the node that held the claim';
@@ -72,12 +72,10 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
   /** Nomad's anonymous ACL policy may allow reads, so a caller without a token is still asked. */
   readonly requiresCredential = false;
   readonly #client: NomadClient;
-  readonly #claimReads: number;
 
   constructor(options: NomadBackendOptions) {
     this.id = options.backend;
     this.#client = new NomadClient(options);
-    this.#claimReads = options.claimReadConcurrency ?? 8;
   }
 
   health(signal?: AbortSignal): Promise<BackendHealth> {
@@ -130,9 +128,7 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
 
   /** One read per volume (Nomad has no multi-get), at most `concurrency` at once; failures stay per ref. */
   getVolumes(refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
-    return mapWithConcurrency(refs, Math.max(1, Math.floor(concurrency)), (ref) =>
-      this.getVolume(ref, o).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
-    );
+    return mapSettled(refs, concurrency, (ref) => this.getVolume(ref, o));
   }
 
   /** Creates in the provider and registers, synchronously. An existing id takes Nomad's merge path (backends.md 1.4.4). */
@@ -253,18 +249,18 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
   /**
    * Each node's claims in every namespace the caller may list. Nomad's `node_id` list takes one
    * node, so that is one list call per distinct node; then one read per distinct volume found
-   * (the claims are in full reads only), at most `claimReadConcurrency` at once. A claim is the
+   * (the claims are in full reads only), at most `CLAIM_READS` at once. A claim is the
    * node's when its allocation stub names the node; the `node_id` list finds volumes of running
    * or to-be-run allocations, so claims still held by stopped allocations show only when a live
    * allocation on the node uses the same volume. A failed read fails the answer: a node's claims
    * are never silently short.
    */
-  async nodeClaims(nodeIds: readonly string[], o: CallOptions, readVolumes?: (refs: readonly VolumeRef[]) => Promise<Array<Volume | null | Error>>): Promise<Map<string, Attachment[]>> {
+  async nodeClaims(nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
     const nodes = [...new Set(nodeIds)];
-    const lists = await mapWithConcurrency(nodes, this.#claimReads, (nodeId) => req.listVolumes(this.#client, { namespace: '*', nodeId }, o));
+    const lists = await mapWithConcurrency(nodes, CLAIM_READS, (nodeId) => req.listVolumes(this.#client, { namespace: '*', nodeId }, o));
     const refs = new Map<string, VolumeRef>();
     for (const { data } of lists) for (const w of data ?? []) refs.set(volumePosition(w), { backend: this.id, namespace: w.Namespace, nativeId: w.ID });
-    const volumes = await (readVolumes ?? ((r) => this.getVolumes(r, o, this.#claimReads)))([...refs.values()]);
+    const volumes = await (readVolumes ?? ((r) => this.getVolumes(r, o, CLAIM_READS)))([...refs.values()]);
     const claims = new Map(nodes.map((n) => [n, [] as Attachment[]]));
     for (const v of volumes) {
       if (v instanceof Error) throw v;

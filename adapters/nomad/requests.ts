@@ -4,8 +4,9 @@
  * answers 200 for every success (backends.md 1.1), so there is no per-call status list.
  */
 import type { CallOptions, SnapshotSpec, VolumeSpec } from '../backend';
+import { stringMap } from '../key-values';
 import { BadUserInputError } from '../errors';
-import { headerText } from '../input';
+import { byteCount, headerText } from '../input';
 import type { KeyValue, Topology } from '../model';
 import type { NomadClient, NomadResult } from './client';
 import { NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from './results';
@@ -80,15 +81,12 @@ export interface VolumeRequest {
   CloneID?: string;
 }
 
-const record = (kvs: readonly KeyValue[] | undefined): Record<string, string> | undefined =>
-  kvs && kvs.length > 0 ? Object.fromEntries(kvs.map((kv) => [kv.key, kv.value])) : undefined;
+/** Pairs → a Go string map; none → left out. */
+const record = (kvs: readonly KeyValue[] | undefined): Record<string, string> | undefined => (kvs && kvs.length > 0 ? stringMap(kvs) : undefined);
 const segments = (ts: Topology[] | undefined): Array<{ Segments: Record<string, string> }> | null =>
   ts && ts.length > 0 ? ts.map((t) => ({ Segments: record(t.segments) ?? {} })) : null;
 
-function bytes(v: number | undefined, argument: string): number | undefined {
-  if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw new BadUserInputError(`${argument} must be a whole number of bytes, 0 or more`, argument);
-  return v;
-}
+const bytes = (v: number | undefined, argument: string): number | undefined => (v === undefined ? undefined : byteCount(v, argument));
 
 /**
  * The register/create body for `spec` (backends.md 1.4.3–1.4.4), after the checks Nomad would

@@ -3,7 +3,8 @@
  * controllers hold, and provider volumes as a controller lists them (known to Nomad or not).
  */
 import type { ControllerFeature, ExternalVolume, Plugin, PluginInstance, Snapshot, VolumeRef } from '../model';
-import { keyValues, nonEmpty, num, secondsToIso, topology } from './results';
+import { sortedPairs } from '../key-values';
+import { nonEmpty, num, secondsToIso, topology } from './results';
 import type { WireCSIInfo, WireExternalVolume, WirePlugin, WirePluginStub, WireSnapshot } from './results-wire';
 
 export function toExternalVolume(backend: string, pluginId: string, w: WireExternalVolume): ExternalVolume {
@@ -13,7 +14,7 @@ export function toExternalVolume(backend: string, pluginId: string, w: WireExter
     pluginId,
     externalId: w.ExternalID,
     sizeBytes: num(w.CapacityBytes),
-    context: keyValues(w.VolumeContext),
+    context: sortedPairs(w.VolumeContext),
     cloneId: nonEmpty(w.CloneID),
     snapshotId: nonEmpty(w.SnapshotID),
     publishedNodeIds: w.PublishedExternalNodeIDs ?? [],

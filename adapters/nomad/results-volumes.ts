@@ -11,13 +11,13 @@ import {
   attachmentState,
   attachmentStateReason,
   bytesOrNull,
-  keyValues,
   nanosToIso,
   nonEmpty,
   num,
   topologies,
   volumeStatus,
 } from './results';
+import { sortedPairs } from '../key-values';
 import type { WireAllocStub, WireVolume, WireVolumeStub } from './results-wire';
 
 /** The token that resumes a volume listing at this stub: `<namespace>.<id>` (backends.md 1.3). */
@@ -84,8 +84,8 @@ export function toVolume(backend: string, w: WireVolume): Volume {
     requestedTopologies: w.RequestedTopologies ? { required: topologies(w.RequestedTopologies.Required), preferred: topologies(w.RequestedTopologies.Preferred) } : null,
     providerVersion: nonEmpty(w.ProviderVersion),
     mountOptions: w.MountOptions ? { fsType: nonEmpty(w.MountOptions.FSType), mountFlags: w.MountOptions.MountFlags ?? [] } : null,
-    parameters: keyValues(w.Parameters),
-    context: keyValues(w.Context),
+    parameters: sortedPairs(w.Parameters),
+    context: sortedPairs(w.Context),
     cloneId: nonEmpty(w.CloneID),
     snapshotId: nonEmpty(w.SnapshotID),
   };

@@ -10,7 +10,8 @@
  *   `readers=<n> writers=<n> schedulable=<bool>`.
  * - Attachment (a claim): from the claiming allocation, see {@link attachmentState}.
  */
-import type { AccessMode, AttachmentMode, AttachmentState, KeyValue, Topology, VolumeStatus } from '../model';
+import type { AccessMode, AttachmentMode, AttachmentState, Topology, VolumeStatus } from '../model';
+import { sortedPairs } from '../key-values';
 import type { Int, WireAllocStub, WireTopology } from './results-wire';
 
 // ---- modes --------------------------------------------------------------------------------
@@ -58,13 +59,7 @@ export function nanosToIso(v: Int | null | undefined): string | null {
 /** Unix seconds → RFC 3339; 0 → null. */
 export const secondsToIso = (v: Int | null | undefined): string | null => (v ? new Date(Number(v) * 1000).toISOString() : null);
 
-/** A Go string map → key-value pairs sorted by key (Go maps have no order). */
-export const keyValues = (m: Record<string, string> | null | undefined): KeyValue[] =>
-  Object.entries(m ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => ({ key, value: String(value) }));
-
-export const topology = (t: WireTopology | null | undefined): Topology => ({ segments: keyValues(t?.Segments) });
+export const topology = (t: WireTopology | null | undefined): Topology => ({ segments: sortedPairs(t?.Segments) });
 export const topologies = (ts: WireTopology[] | null | undefined): Topology[] => (ts ?? []).map(topology);
 
 // ---- status tables ------------------------------------------------------------------------

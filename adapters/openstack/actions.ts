@@ -8,7 +8,7 @@ import type { CinderAction, CinderActionResult } from '../cinder-action';
 import type { KeyValue, VolumeRef } from '../model';
 import { actionEntry } from './cinder/actions-table';
 import * as req from './cinder/requests';
-import { pairs } from './cinder/results';
+import { sortedPairs } from '../key-values';
 import { rules } from './completion-rules';
 import { pending, type OpenStackContext } from './context';
 import { checkedUuid } from './ids';
@@ -24,5 +24,5 @@ export async function runCinderAction(ctx: OpenStackContext, ref: VolumeRef, a: 
 
 export async function showImageMetadata(ctx: OpenStackContext, ref: VolumeRef, o: CallOptions): Promise<KeyValue[]> {
   const { data } = await req.showImageMetadata(ctx.client, checkedUuid(ref.nativeId, 'id'), o);
-  return pairs(data?.metadata);
+  return sortedPairs(data?.metadata);
 }

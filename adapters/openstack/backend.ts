@@ -21,7 +21,7 @@ import type {
   VolumeListQuery,
   VolumeSpec,
 } from '../backend';
-import type { CinderActions, CinderHostAttachments, NovaServers, SnapshotReads, VolumePatch, VolumeUpdates } from '../capabilities';
+import type { CinderActions, CinderHostAttachments, NovaServers, SnapshotReads, VolumePatch, VolumeReader, VolumeUpdates } from '../capabilities';
 import type { CinderAction, CinderActionResult } from '../cinder-action';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../completion';
 import type { Attachment, BackendHealth, Capability, KeyValue, NovaServer, Snapshot, Volume, VolumeRef } from '../model';
@@ -182,7 +182,7 @@ export class OpenStackBackend implements VolumeBackend, VolumeUpdates, SnapshotR
     return batch.getServers(this.#ctx, ids, o);
   }
 
-  serverAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: (refs: readonly VolumeRef[]) => Promise<Array<Volume | null | Error>>): Promise<Map<string, Attachment[]>> {
+  serverAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
     return servers.serverAttachments(this.#ctx, serverIds, o, readVolumes);
   }
 

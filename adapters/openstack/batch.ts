@@ -5,10 +5,10 @@
  * 1 + (misses) calls however large the project.
  */
 import type { CallOptions } from '../backend';
-import { mapWithConcurrency } from '../concurrency';
+import { mapSettled, mapWithConcurrency } from '../concurrency';
 import type { NovaServer, Volume, VolumeRef } from '../model';
 import * as cinder from './cinder/requests';
-import { toVolume } from './cinder/results';
+import { toVolume, type CinderVolume } from './cinder/results';
 import { orNull, type OpenStackContext } from './context';
 import { UUID } from './ids';
 import * as nova from './nova/requests';
@@ -25,25 +25,26 @@ import { getVolume } from './volumes';
  */
 export const LIST_STRATEGY_THRESHOLD = { volumes: 8, servers: 8 } as const;
 
-/** Most shows of one batch in flight at once (the pool caps connections on top). */
-const SHOW_CONCURRENCY = 8;
+/** Most shows (or per-server lists) of one batch in flight at once (the pool caps connections on top). */
+export const SHOW_CONCURRENCY = 8;
 
 /** Full reads of volumes, one value or Error per ref, in order. */
 export async function getVolumes(ctx: OpenStackContext, refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
   const listed = refs.length >= LIST_STRATEGY_THRESHOLD.volumes ? await firstVolumePage(ctx, o) : null;
-  return mapWithConcurrency(refs, concurrency, (r) => {
+  return mapSettled(refs, concurrency, async (r) => {
     // A token sees only its own project: a ref in another is absent, as a show would say.
-    if (listed && r.namespace !== listed.projectId) return Promise.resolve(null);
+    if (listed && r.namespace !== listed.projectId) return null;
     const hit = listed?.volumes.get(r.nativeId.toLowerCase());
-    return hit ? Promise.resolve(hit) : getVolume(ctx, r, o).catch(asError);
+    // Only the volumes asked for are mapped, not the whole page.
+    return hit ? toVolume(ctx.backend, listed!.projectId, hit) : getVolume(ctx, r, o);
   });
 }
 
-/** The caller project's first 1000 volumes with details, by id. */
-async function firstVolumePage(ctx: OpenStackContext, o: CallOptions): Promise<{ projectId: string; volumes: Map<string, Volume> }> {
+/** The caller project's first 1000 volumes with details, by id, as Cinder sent them. */
+async function firstVolumePage(ctx: OpenStackContext, o: CallOptions): Promise<{ projectId: string; volumes: Map<string, CinderVolume> }> {
   const { projectId } = await ctx.client.session(o);
   const { data } = await cinder.listVolumesDetail(ctx.client, { limit: MAX_LIMIT }, o);
-  return { projectId, volumes: new Map((data?.volumes ?? []).map((v) => [v.id, toVolume(ctx.backend, projectId, v)] as const)) };
+  return { projectId, volumes: new Map((data?.volumes ?? []).map((v) => [v.id, v] as const)) };
 }
 
 /** Servers by id, keyed as asked (only UUIDs can exist); missing ids are absent from the answer. */
@@ -62,4 +63,3 @@ export async function getServers(ctx: OpenStackContext, ids: readonly string[], 
   return out;
 }
 
-const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));

@@ -9,9 +9,11 @@ import { GatewayError } from '../errors';
 import * as cinder from './cinder/requests';
 import { toMessageFacts, toSnapshotFacts, toVolumeFacts, type MessageFacts } from './cinder/results';
 import { evaluate, ruleSpec, wantsMessages, type Observation, type Source } from './completion-rules';
-import { orNull, type OpenStackContext } from './context';
+import type { OpenStackContext } from './context';
 import * as nova from './nova/requests';
 import { attachedVolumeIds, toActionFacts } from './nova/results';
+import { listServerAttachments } from './servers';
+import { showSnapshot } from './snapshots';
 import { showVolume } from './volumes';
 
 const text = (v: RuleValue | undefined): string | null => (typeof v === 'string' && v !== '' ? v : null);
@@ -38,14 +40,13 @@ async function observe(ctx: OpenStackContext, reads: readonly Source[], p: Recor
           return;
         }
         case 'snapshot': {
-          const s = (await orNull(cinder.showSnapshot(ctx.client, text(p.snapshotId) ?? '', o)))?.data?.snapshot;
+          const s = await showSnapshot(ctx, text(p.snapshotId) ?? '', o);
           out.snapshot = s ? toSnapshotFacts(s) : null;
           return;
         }
         case 'serverVolumes': {
-          // 404: the server is gone, and its attachments with it.
-          const r = await orNull(nova.listServerVolumeAttachments(ctx.client, text(p.serverId) ?? '', o));
-          out.serverVolumes = r ? attachedVolumeIds(r.data?.volumeAttachments ?? []) : null;
+          const list = await listServerAttachments(ctx, text(p.serverId) ?? '', o);
+          out.serverVolumes = list ? attachedVolumeIds(list) : null;
           return;
         }
         case 'instanceAction':

@@ -13,6 +13,7 @@
 import type { ChangeCheck, ChangeProgress, CompletionRule, RuleValue } from '../completion';
 import type { CinderVolumeStatus } from '../model';
 import type { MessageFacts, SnapshotFacts, VolumeFacts } from './cinder/results';
+import { FEATURES } from './microversions';
 import type { ActionFacts } from './nova/results';
 
 /** What a rule may ask the reader for. */
@@ -62,7 +63,7 @@ function novaFailure(a: ActionFacts | null | undefined, what: string): string | 
   if (!a?.failed) return null;
   if (a.failedStep) return `Nova failed the ${what} at ${a.failedStep} (request ${a.requestId})${a.detail ? `: ${a.detail}` : ''}`;
   // Below compute 2.51 a member sees the action's message but not its events.
-  return `Nova reports the ${what} failed (request ${a.requestId}; the failed step shows from compute microversion 2.51)`;
+  return `Nova reports the ${what} failed (request ${a.requestId}; the failed step shows from compute microversion ${FEATURES.compute.actionEvents})`;
 }
 
 /** Volume-status rules: one judgement of the volume, no memory. */

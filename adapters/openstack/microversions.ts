@@ -57,8 +57,6 @@ export const FEATURES = {
     attachAsync: '2.101',
     /** Members see an instance action's events (and their `result`) from here; admins always. */
     actionEvents: '2.51',
-    /** Admins see an event's `details` (the exception's name) from here. */
-    actionEventDetails: '2.84',
   },
 } as const;
 

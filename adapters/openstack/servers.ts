@@ -4,30 +4,33 @@
  * on shows as ERROR with the reason instead of a confident ATTACHED.
  */
 import type { Accepted, CallOptions } from '../backend';
+import type { VolumeReader } from '../capabilities';
+import { mapWithConcurrency } from '../concurrency';
 import { BadUserInputError } from '../errors';
-import type { Attachment, Volume, VolumeRef } from '../model';
-import { getVolumes } from './batch';
+import type { Attachment, Volume } from '../model';
+import { getVolumes, SHOW_CONCURRENCY } from './batch';
 import { rules } from './completion-rules';
 import { orNull, pending, type OpenStackContext } from './context';
 import { checkedUuid, UUID } from './ids';
 import * as nova from './nova/requests';
-import { toServerAttachment, type NovaVolumeAttachment } from './nova/results';
+import { attachedVolumeIds, toServerAttachment, type NovaVolumeAttachment } from './nova/results';
 
-/** Cinder reads of one serverAttachments call in flight at once. */
-const READ_CONCURRENCY = 8;
+/** A server's volume attachments as Nova lists them; null when the server is gone (404), and its attachments with it. */
+export async function listServerAttachments(ctx: OpenStackContext, serverId: string, o: CallOptions): Promise<NovaVolumeAttachment[] | null> {
+  const r = await orNull(nova.listServerVolumeAttachments(ctx.client, serverId, o));
+  return r ? (r.data?.volumeAttachments ?? []) : null;
+}
 
 export async function serverAttachments(
   ctx: OpenStackContext,
   serverIds: readonly string[],
   o: CallOptions,
-  readVolumes: (refs: readonly VolumeRef[]) => Promise<Array<Volume | null | Error>> = (refs) => getVolumes(ctx, refs, o, READ_CONCURRENCY),
+  readVolumes: VolumeReader = (refs) => getVolumes(ctx, refs, o, SHOW_CONCURRENCY),
 ): Promise<Map<string, Attachment[]>> {
   const { projectId } = await ctx.client.session(o);
   const asked = [...new Set(serverIds)];
-  const lists = await Promise.all(
-    asked.map(async (id): Promise<NovaVolumeAttachment[]> => (UUID.test(id) ? ((await orNull(nova.listServerVolumeAttachments(ctx.client, id.toLowerCase(), o)))?.data?.volumeAttachments ?? []) : [])),
-  );
-  const volumeIds = [...new Set(lists.flat().map((a) => a.volumeId.toLowerCase()))];
+  const lists = await mapWithConcurrency(asked, SHOW_CONCURRENCY, async (id) => (UUID.test(id) ? ((await listServerAttachments(ctx, id.toLowerCase(), o)) ?? []) : []));
+  const volumeIds = [...new Set(attachedVolumeIds(lists.flat()))];
   const read = await readVolumes(volumeIds.map((nativeId) => ({ backend: ctx.backend, namespace: projectId, nativeId })));
   const volumes = new Map<string, Volume | null>();
   read.forEach((v, i) => {

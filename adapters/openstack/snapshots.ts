@@ -3,7 +3,7 @@ import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef,
 import { BadUserInputError } from '../errors';
 import type { KeyValue, Snapshot } from '../model';
 import * as req from './cinder/requests';
-import { nextMarker, toSnapshot } from './cinder/results';
+import { nextMarker, toSnapshot, type CinderSnapshot } from './cinder/results';
 import { rules } from './completion-rules';
 import { orNull, pending, type OpenStackContext } from './context';
 import { checkedUuid, UUID } from './ids';
@@ -25,10 +25,16 @@ export async function listSnapshots(ctx: OpenStackContext, q: SnapshotListQuery,
   return { items: list.map((s) => toSnapshot(ctx.backend, projectId, s)), next: nextMarker(list, data?.snapshots_links) };
 }
 
+/** Cinder's view of one snapshot; null when it does not exist for the caller. */
+export async function showSnapshot(ctx: OpenStackContext, id: string, o: CallOptions): Promise<CinderSnapshot | null> {
+  // Cinder ids are UUIDs: anything else cannot exist.
+  if (!UUID.test(id)) return null;
+  return (await orNull(req.showSnapshot(ctx.client, id, o)))?.data?.snapshot ?? null;
+}
+
 export async function getSnapshot(ctx: OpenStackContext, ref: SnapshotRef, o: CallOptions): Promise<Snapshot | null> {
-  if (!UUID.test(ref.nativeId)) return null;
-  const r = await orNull(req.showSnapshot(ctx.client, ref.nativeId, o));
-  return r?.data ? toSnapshot(ctx.backend, ref.scope, r.data.snapshot) : null;
+  const s = await showSnapshot(ctx, ref.nativeId, o);
+  return s ? toSnapshot(ctx.backend, ref.scope, s) : null;
 }
 
 export async function createSnapshot(ctx: OpenStackContext, spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {

@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, execute, parse, validate, specifiedRules, GraphQLError } from 'graphql';
 import type { GatewayError } from '../../adapters/errors';
-import { resolvers } from '../../resolvers';
 import { buildGatewaySchema } from '../../server/schema';
 import { ConfigError, loadConfig } from '../../server/config';
 import { DEFAULT_LIMITS, limitsConfig, operationLimits } from '../../server/limits';

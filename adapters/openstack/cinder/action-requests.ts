@@ -7,7 +7,8 @@
 import type { CinderAction, CinderVolumeAttachStatus, CinderVolumeMigrationStatus } from '../../cinder-action';
 import { BadUserInputError } from '../../errors';
 import { checkedUuid } from '../ids';
-import { connectorBody, record } from './requests';
+import { stringMap } from '../../key-values';
+import { connectorBody } from './requests';
 import { CINDER_STATUS_WORDS, MIGRATION_STATUS_WORDS } from './results';
 
 /** One unified action of the given name. */
@@ -32,7 +33,7 @@ export const completeExtendBody = (a: ActionOf<'completeExtend'>): unknown => ({
 
 export const revertBody = (a: ActionOf<'revertToSnapshot'>): unknown => ({ snapshot_id: checkedUuid(a.snapshotId, 'input.snapshotId') });
 
-export const setImageMetadataBody = (a: ActionOf<'setImageMetadata'>): unknown => ({ metadata: record(a.metadata) });
+export const setImageMetadataBody = (a: ActionOf<'setImageMetadata'>): unknown => ({ metadata: stringMap(a.metadata) });
 
 export const unsetImageMetadataBody = (a: ActionOf<'unsetImageMetadata'>): unknown => ({ key: a.key });
 

@@ -5,6 +5,7 @@
  * writes a Cinder wire key.
  */
 import type { CallOptions, HostConnector } from '../../backend';
+import { stringMap } from '../../key-values';
 import type { VolumePatch } from '../../capabilities';
 import { BadUserInputError } from '../../errors';
 import type { KeyValue } from '../../model';
@@ -16,9 +17,6 @@ import * as u from './urls';
 type Call = Omit<OpenStackCall, 'service'>;
 const cinder = <T>(c: OpenStackClient, call: Call, o: CallOptions): Promise<OpenStackResult<T>> => c.call<T>({ service: 'volume', ...call }, o);
 const short = (id: string): string => id.slice(0, 8);
-
-/** Key/value pairs → the string map Cinder stores. */
-export const record = (kv: readonly KeyValue[]): Record<string, string> => Object.fromEntries(kv.map((p) => [p.key, p.value]));
 
 /** A page request: Cinder pages by `limit` and `marker` (the last id seen). */
 export interface ListQuery {
@@ -67,7 +65,7 @@ export function createVolumeBody(v: CreateVolumeInput): Record<string, unknown> 
   if (v.description !== undefined) body.description = v.description;
   if (v.volumeType !== undefined) body.volume_type = v.volumeType;
   if (v.availabilityZone !== undefined) body.availability_zone = v.availabilityZone;
-  if (v.metadata?.length) body.metadata = record(v.metadata);
+  if (v.metadata?.length) body.metadata = stringMap(v.metadata);
   if (v.snapshotId !== undefined) body.snapshot_id = v.snapshotId;
   if (v.sourceVolumeId !== undefined) body.source_volid = v.sourceVolumeId;
   return { volume: body };
@@ -81,7 +79,7 @@ export function updateVolumeBody(patch: VolumePatch): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (patch.name !== undefined) body.name = patch.name;
   if (patch.description !== undefined) body.description = patch.description;
-  if (patch.metadata !== undefined) body.metadata = record(patch.metadata);
+  if (patch.metadata !== undefined) body.metadata = stringMap(patch.metadata);
   if (Object.keys(body).length === 0) throw new BadUserInputError('nothing to change: give name, description or metadata', 'input');
   return { volume: body };
 }

@@ -5,7 +5,8 @@
  * file reads a Cinder wire field.
  */
 import type { CinderActionResult, CinderVolumeMigrationStatus } from '../../cinder-action';
-import type { Attachment, AttachmentState, CinderVolumeStatus, KeyValue, Snapshot, Volume, VolumeStatus } from '../../model';
+import { sortedPairs } from '../../key-values';
+import type { Attachment, AttachmentState, CinderVolumeStatus, Snapshot, Volume, VolumeStatus } from '../../model';
 
 export const GIB = 1024 ** 3;
 
@@ -180,12 +181,6 @@ export function isoTime(t: string | null | undefined): string | null {
   return /[zZ]|[+-]\d\d:\d\d$/.test(t) ? t : `${t}Z`;
 }
 
-/** A wire string map → sorted pairs. */
-export const pairs = (o: Record<string, string> | undefined): KeyValue[] =>
-  Object.entries(o ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => ({ key, value: String(value) }));
-
 /** The token of the page after `items` when Cinder links one (the last id), else null. */
 export const nextMarker = (items: ReadonlyArray<{ id: string }>, links: Links[] | undefined): string | null =>
   links?.some((l) => l.rel === 'next') && items.length > 0 ? items[items.length - 1]!.id : null;
@@ -233,8 +228,8 @@ export function toVolume(backend: string, projectId: string, v: CinderVolume): V
       bootable: v.bootable === true || v.bootable === 'true',
       encrypted: v.encrypted === true,
       multiattach: v.multiattach === true,
-      metadata: pairs(v.metadata),
-      imageMetadata: pairs(v.volume_image_metadata),
+      metadata: sortedPairs(v.metadata),
+      imageMetadata: sortedPairs(v.volume_image_metadata),
       migrationStatus: v.migration_status ?? null,
       replicationStatus: v.replication_status ?? null,
       userId: v.user_id ?? null,
@@ -331,7 +326,7 @@ export const toMessageFacts = (m: CinderMessage): MessageFacts => ({ text: m.use
 // ---- volume action answers ------------------------------------------------------------------
 
 /** `os-set_image_metadata` / `os-show_image_metadata` answer → all image metadata. */
-export const toImageMetadata = (data: unknown): CinderActionResult => ({ imageMetadata: pairs((data as { metadata?: Record<string, string> } | undefined)?.metadata) });
+export const toImageMetadata = (data: unknown): CinderActionResult => ({ imageMetadata: sortedPairs((data as { metadata?: Record<string, string> } | undefined)?.metadata) });
 
 /** `os-migrate_volume_completion` answer → the id Cinder kept. */
 export const toSavedVolume = (data: unknown): CinderActionResult => {
