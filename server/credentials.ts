@@ -6,9 +6,7 @@
  * - `X-Auth-Token-<backend-id>: <keystone token>`: that OpenStack backend only.
  * The gateway's own configured tokens are never used for callers' requests.
  */
-import { GraphQLError } from 'graphql';
 import type { CallerCredential } from '../adapters/backend';
-import { BadUserInputError } from '../adapters/errors';
 import { checkHeaderValue } from '../adapters/headers';
 import type { BackendRegistry } from './registry';
 
@@ -23,21 +21,13 @@ function read(h: Headers, name: string): string | undefined {
   const s = Array.isArray(v) ? v[0] : v;
   const t = s?.trim();
   if (!t) return undefined;
-  try {
-    checkHeaderValue(`header ${name}`, t);
-  } catch (err) {
-    // Read while the context is created, where Apollo passes on only a GraphQLError as it is
-    // (anything else becomes a 500 "Context creation failed"): a request error, HTTP 400.
-    if (err instanceof BadUserInputError) throw new GraphQLError(err.message, { originalError: err, extensions: { ...err.toExtensions(), http: { status: 400 } } });
-    throw err;
-  }
+  checkHeaderValue(`header ${name}`, t);
   return t;
 }
 
 /**
  * Credential per backend id for one request.
- * @throws GraphQLError with code BAD_USER_INPUT (HTTP 400) when a credential header the backends
- *   would be sent is not printable Latin-1
+ * @throws BadUserInputError when a credential header the backends would be sent is not printable Latin-1
  */
 export function credentialsFromHeaders(h: Headers, registry: BackendRegistry): Map<string, CallerCredential> {
   const nomad = read(h, 'x-nomad-token');

@@ -1,4 +1,6 @@
 /** The HTTP adapter onto the execution context: credentials from headers, request id from `X-Request-Id`. */
+import { GraphQLError } from 'graphql';
+import { BadUserInputError } from '../adapters/errors';
 import { credentialsFromHeaders, type Headers } from './credentials';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
 import type { ExecutionLimits } from './limits';
@@ -18,6 +20,14 @@ export interface HttpExecutionRequest {
 }
 
 export function createHttpContext(services: GatewayServices, r: HttpExecutionRequest): GatewayContext {
-  const credentials = credentialsFromHeaders(r.headers, services.registry);
+  let credentials;
+  try {
+    credentials = credentialsFromHeaders(r.headers, services.registry);
+  } catch (err) {
+    // Apollo passes on only a GraphQLError from context creation (anything else becomes a 500
+    // "Context creation failed"): a bad header is a request error, HTTP 400.
+    if (err instanceof BadUserInputError) throw new GraphQLError(err.message, { originalError: err, extensions: { code: err.code, http: { status: 400 } } });
+    throw err;
+  }
   return createExecutionContext(services, { credentials, requestId: r.requestId, signal: r.signal, limits: r.createLimits?.() });
 }
