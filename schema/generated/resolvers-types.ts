@@ -1347,6 +1347,41 @@ export type StorageTopologyInput = {
   segments: Array<StorageKeyValueInput>;
 };
 
+/** Live changes over graphql-ws at the same URL (docs/subscriptions.md); credentials go in `connection_init`. */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** Attachment changes (claims, attaches, detaches) of one volume, consumer, Nomad node or Nova server. */
+  attachmentChanged: VolumeChangeEvent;
+  /** An operation's state each time it changes, from its current state on; completes when it is terminal. */
+  operationUpdated: VolumeOperation;
+  /**
+   * Volume changes, attachment changes included, for the volumes the caller's own credential may read.
+   * With `since` (a cursor from an earlier event) it first replays what was missed; a cursor older than
+   * the gateway's retention fails with CURSOR_EXPIRED: list again, then subscribe without `since`.
+   */
+  volumeChanged: VolumeChangeEvent;
+};
+
+
+/** Live changes over graphql-ws at the same URL (docs/subscriptions.md); credentials go in `connection_init`. */
+export type SubscriptionAttachmentChangedArgs = {
+  since?: InputMaybe<Scalars['String']['input']>;
+  target: VolumeAttachmentWatchTarget;
+};
+
+
+/** Live changes over graphql-ws at the same URL (docs/subscriptions.md); credentials go in `connection_init`. */
+export type SubscriptionOperationUpdatedArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Live changes over graphql-ws at the same URL (docs/subscriptions.md); credentials go in `connection_init`. */
+export type SubscriptionVolumeChangedArgs = {
+  filter?: InputMaybe<VolumeChangeFilter>;
+  since?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** A volume and, optionally, the host connector to end its connection for. */
 export type TerminateCinderVolumeConnectionInput = {
   /** The host's connector; without it, every connection. */
@@ -1578,6 +1613,18 @@ export type VolumeAttachmentState =
   /** Broken or contradictory; `stateReason` says why. */
   | 'ERROR';
 
+/** Whose attachments an `attachmentChanged` subscription follows. Give exactly one field. */
+export type VolumeAttachmentWatchTarget = {
+  /** One consumer's attachments, by `VolumeAttachment.consumer` id: a Nomad allocation id, Nova server UUID or host name. */
+  consumer?: InputMaybe<Scalars['String']['input']>;
+  /** Claims of the allocations placed on this Nomad client node. */
+  node?: InputMaybe<Scalars['String']['input']>;
+  /** This Nova server's volume attachments. */
+  server?: InputMaybe<Scalars['ID']['input']>;
+  /** One volume's attachments (global id). */
+  volume?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** An access and attachment mode pair to allow. */
 export type VolumeCapabilityInput = {
   /** Access mode. */
@@ -1585,6 +1632,78 @@ export type VolumeCapabilityInput = {
   /** Attachment mode. */
   attachmentMode: VolumeAttachmentMode;
 };
+
+/**
+ * One change, as the gateway's watcher saw it. `volume` and `attachment` are the objects as they now are
+ * (for DELETED, DETACHED and RELEASED the last state seen), served from the watcher's view: fields that
+ * need another backend read (snapshots, plugins) are null with an error, so query them separately.
+ */
+export type VolumeChangeEvent = {
+  __typename?: 'VolumeChangeEvent';
+  /** The attachment this change is about; null for volume-level changes. */
+  attachment?: Maybe<VolumeAttachment>;
+  /** Names of the `Volume` (or, for attachment changes, `VolumeAttachment`) fields that changed. */
+  changedFields: Array<Scalars['String']['output']>;
+  /** Opaque; pass it as `since` to resume after this event with nothing lost. */
+  cursor: Scalars['String']['output'];
+  /** When the gateway observed the change. */
+  observedAt: Scalars['DateTime']['output'];
+  /** On SUBSCRIBED: backends this subscription cannot cover, and why. Empty on every other event. */
+  omittedBackends: Array<VolumeListOmission>;
+  /** The attachment's state before this change; null when it is new or not an attachment change. */
+  previousAttachmentState?: Maybe<VolumeAttachmentState>;
+  /** The volume's status before this change; null when it is new or on SUBSCRIBED. */
+  previousStatus?: Maybe<VolumeStatus>;
+  /** What happened. */
+  type: VolumeChangeType;
+  /** The volume as it now is; null on SUBSCRIBED. */
+  volume?: Maybe<Volume>;
+  /** The volume's global id; null on SUBSCRIBED. */
+  volumeId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** Which volume changes a `volumeChanged` subscription receives. All given fields must match. */
+export type VolumeChangeFilter = {
+  /** Only these backends (configured ids). Default: all. */
+  backends?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Only this Nomad namespace or OpenStack project id. */
+  namespace?: InputMaybe<Scalars['String']['input']>;
+  /** Only these change types. Default: all. */
+  types?: InputMaybe<Array<VolumeChangeType>>;
+  /** Only these volumes (global ids), at most 100. */
+  volumeIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+/**
+ * What a change event says happened. Volume-level types (CREATED, UPDATED, STATUS_CHANGED, DELETED) and
+ * attachment-level types (CLAIMED … ATTACHMENT_ERROR) come from the backends' watchers; SUBSCRIBED is
+ * the first event of every subscription (docs/subscriptions.md).
+ */
+export type VolumeChangeType =
+  /** An attachment is in place. */
+  | 'ATTACHED'
+  /** An attachment is being made (the gateway emits it as soon as it accepts an attach). */
+  | 'ATTACHING'
+  /** An attachment is in error (e.g. a failed compute-side detach). */
+  | 'ATTACHMENT_ERROR'
+  /** A Nomad allocation claimed the volume. */
+  | 'CLAIMED'
+  /** A volume appeared (created or registered). */
+  | 'CREATED'
+  /** A volume disappeared (deleted or deregistered); `volume` is the last state seen. */
+  | 'DELETED'
+  /** An attachment is gone; `attachment` is the last state seen. */
+  | 'DETACHED'
+  /** An attachment is being removed. */
+  | 'DETACHING'
+  /** A Nomad allocation's claim was released. */
+  | 'RELEASED'
+  /** A volume's status changed (`previousStatus` says from what). */
+  | 'STATUS_CHANGED'
+  /** First event of every subscription: `cursor` is where it starts, `omittedBackends` what it cannot cover. */
+  | 'SUBSCRIBED'
+  /** A volume's fields changed, its status did not. */
+  | 'UPDATED';
 
 /**
  * A page of volumes merged across backends. When a backend fails, a null item stands where its volumes
@@ -2136,6 +2255,7 @@ export type ResolversTypes = ResolversObject<{
   StoragePluginRole: StoragePluginRole;
   StorageTopology: ResolverTypeWrapper<StorageTopology>;
   StorageTopologyInput: StorageTopologyInput;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TerminateCinderVolumeConnectionInput: TerminateCinderVolumeConnectionInput;
   UnsetCinderVolumeImageMetadataInput: UnsetCinderVolumeImageMetadataInput;
   UpdateCinderVolumeHostAttachmentInput: UpdateCinderVolumeHostAttachmentInput;
@@ -2152,7 +2272,11 @@ export type ResolversTypes = ResolversObject<{
   VolumeAttachmentEdge: ResolverTypeWrapper<Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversTypes['VolumeAttachment'] }>;
   VolumeAttachmentMode: VolumeAttachmentMode;
   VolumeAttachmentState: VolumeAttachmentState;
+  VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
+  VolumeChangeEvent: ResolverTypeWrapper<Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']>, omittedBackends: Array<ResolversTypes['VolumeListOmission']>, volume?: Maybe<ResolversTypes['Volume']> }>;
+  VolumeChangeFilter: VolumeChangeFilter;
+  VolumeChangeType: VolumeChangeType;
   VolumeConnection: ResolverTypeWrapper<Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversTypes['Volume']>>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
   VolumeConnectionInfo: ResolverTypeWrapper<Scalars['VolumeConnectionInfo']['output']>;
   VolumeConsumer: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeConsumer']>;
@@ -2250,6 +2374,7 @@ export type ResolversParentTypes = ResolversObject<{
   StoragePluginInstance: StoragePluginInstance;
   StorageTopology: StorageTopology;
   StorageTopologyInput: StorageTopologyInput;
+  Subscription: Record<PropertyKey, never>;
   TerminateCinderVolumeConnectionInput: TerminateCinderVolumeConnectionInput;
   UnsetCinderVolumeImageMetadataInput: UnsetCinderVolumeImageMetadataInput;
   UpdateCinderVolumeHostAttachmentInput: UpdateCinderVolumeHostAttachmentInput;
@@ -2262,7 +2387,10 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeAttachment: AttachmentModel;
   VolumeAttachmentConnection: Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversParentTypes['VolumeAttachment']> };
   VolumeAttachmentEdge: Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversParentTypes['VolumeAttachment'] };
+  VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
+  VolumeChangeEvent: Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']>, volume?: Maybe<ResolversParentTypes['Volume']> };
+  VolumeChangeFilter: VolumeChangeFilter;
   VolumeConnection: Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversParentTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversParentTypes['Volume']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
   VolumeConnectionInfo: Scalars['VolumeConnectionInfo']['output'];
   VolumeConsumer: ResolversUnionTypes<ResolversParentTypes>['VolumeConsumer'];
@@ -2567,6 +2695,12 @@ export type StorageTopologyResolvers<ContextType = GatewayContext, ParentType ex
   segments?: Resolver<Array<ResolversTypes['StorageKeyValue']>, ParentType, ContextType>;
 }>;
 
+export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  attachmentChanged?: SubscriptionResolver<ResolversTypes['VolumeChangeEvent'], "attachmentChanged", ParentType, ContextType, RequireFields<SubscriptionAttachmentChangedArgs, 'target'>>;
+  operationUpdated?: SubscriptionResolver<ResolversTypes['VolumeOperation'], "operationUpdated", ParentType, ContextType, RequireFields<SubscriptionOperationUpdatedArgs, 'id'>>;
+  volumeChanged?: SubscriptionResolver<ResolversTypes['VolumeChangeEvent'], "volumeChanged", ParentType, ContextType, Partial<SubscriptionVolumeChangedArgs>>;
+}>;
+
 export type UploadCinderVolumeToImagePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['UploadCinderVolumeToImagePayload'] = ResolversParentTypes['UploadCinderVolumeToImagePayload']> = ResolversObject<{
   image?: Resolver<ResolversTypes['CinderVolumeUploadedImage'], ParentType, ContextType>;
   operation?: Resolver<ResolversTypes['VolumeOperation'], ParentType, ContextType>;
@@ -2632,6 +2766,19 @@ export type VolumeAttachmentConnectionResolvers<ContextType = GatewayContext, Pa
 export type VolumeAttachmentEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeAttachmentEdge'] = ResolversParentTypes['VolumeAttachmentEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['VolumeAttachment'], ParentType, ContextType>;
+}>;
+
+export type VolumeChangeEventResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeChangeEvent'] = ResolversParentTypes['VolumeChangeEvent']> = ResolversObject<{
+  attachment?: Resolver<Maybe<ResolversTypes['VolumeAttachment']>, ParentType, ContextType>;
+  changedFields?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  observedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  omittedBackends?: Resolver<Array<ResolversTypes['VolumeListOmission']>, ParentType, ContextType>;
+  previousAttachmentState?: Resolver<Maybe<ResolversTypes['VolumeAttachmentState']>, ParentType, ContextType>;
+  previousStatus?: Resolver<Maybe<ResolversTypes['VolumeStatus']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['VolumeChangeType'], ParentType, ContextType>;
+  volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
+  volumeId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 }>;
 
 export type VolumeConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeConnection'] = ResolversParentTypes['VolumeConnection']> = ResolversObject<{
@@ -2773,12 +2920,14 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   StoragePluginEdge?: StoragePluginEdgeResolvers<ContextType>;
   StoragePluginInstance?: StoragePluginInstanceResolvers<ContextType>;
   StorageTopology?: StorageTopologyResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   UploadCinderVolumeToImagePayload?: UploadCinderVolumeToImagePayloadResolvers<ContextType>;
   Volume?: VolumeResolvers<ContextType>;
   VolumeAllocationConsumer?: VolumeAllocationConsumerResolvers<ContextType>;
   VolumeAttachment?: VolumeAttachmentResolvers<ContextType>;
   VolumeAttachmentConnection?: VolumeAttachmentConnectionResolvers<ContextType>;
   VolumeAttachmentEdge?: VolumeAttachmentEdgeResolvers<ContextType>;
+  VolumeChangeEvent?: VolumeChangeEventResolvers<ContextType>;
   VolumeConnection?: VolumeConnectionResolvers<ContextType>;
   VolumeConnectionInfo?: GraphQLScalarType;
   VolumeConsumer?: VolumeConsumerResolvers<ContextType>;

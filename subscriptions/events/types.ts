@@ -1,19 +1,30 @@
 /** Change events: what watchers observe and subscribers receive, in the unified model's words. */
+import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/model';
 
-/** What happened to a volume or an attachment. */
+/**
+ * What happened to a volume or an attachment (the schema's `VolumeChangeType` minus SUBSCRIBED,
+ * which the gateway sends itself and never logs).
+ */
 export type ChangeType =
   | 'CREATED'
   | 'UPDATED'
   | 'DELETED'
+  | 'STATUS_CHANGED'
   | 'CLAIMED'
   | 'RELEASED'
   | 'ATTACHING'
   | 'ATTACHED'
   | 'DETACHING'
   | 'DETACHED'
-  | 'STATUS_CHANGED';
+  | 'ATTACHMENT_ERROR';
 
-/** One change as a watcher (or the gateway itself) saw it, before the log gives it a cursor. */
+/** Attachment-level change types: the ones `attachmentChanged` receives. */
+export const ATTACHMENT_CHANGE_TYPES: ReadonlySet<ChangeType> = new Set(['CLAIMED', 'RELEASED', 'ATTACHING', 'ATTACHED', 'DETACHING', 'DETACHED', 'ATTACHMENT_ERROR']);
+
+/**
+ * One change as a watcher (or the gateway itself) saw it, before the log gives it a cursor. Plain
+ * JSON data, so a shared log (Redis) can carry it as it is.
+ */
 export interface ChangeInput {
   type: ChangeType;
   /** Configured backend id. */
@@ -22,14 +33,36 @@ export interface ChangeInput {
   scope: string;
   /** Global id of the volume the change is about. */
   volumeId: string;
-  /** Global id of the attachment, for attachment changes. */
-  attachmentId?: string;
-  /** The volume's status before the change, in the gateway's vocabulary; null when new. */
-  previousStatus: string | null;
-  /** Names of the unified fields that changed. */
+  /**
+   * The volume as it now is (for DELETED the last state seen), as the watcher read it with the
+   * gateway's service credential: fields only some callers may see are removed per subscriber by
+   * the backend's access check (`SubscriberAccess.redact`), never sent as they are.
+   */
+  volume: Volume;
+  /** The attachment, for attachment-level types (for DETACHED/RELEASED the last state seen). */
+  attachment: Attachment | null;
+  /** Global id of the attachment, for attachment-level types. */
+  attachmentId: string | null;
+  /** The volume's status before the change; null when new. */
+  previousStatus: VolumeStatus | null;
+  /** The attachment's state before the change; null when new or not an attachment change. */
+  previousAttachmentState: AttachmentState | null;
+  /** Names of the unified fields that changed (`Volume`'s, or `VolumeAttachment`'s for attachment changes). */
   changedFields: string[];
   /** When the change was observed (RFC 3339). */
   observedAt: string;
+  /**
+   * What `attachmentChanged` targets match on (from the attachment's consumer): consumer id, Nomad
+   * node id, Nova server id. Empty for volume-level changes.
+   */
+  keys: ChangeKeys;
+}
+
+/** Index keys of an attachment change. */
+export interface ChangeKeys {
+  consumer?: string;
+  node?: string;
+  server?: string;
 }
 
 /** A change in the log: the input plus its position. */

@@ -1,15 +1,21 @@
 /** The in-memory event log: cursors, replay, retention by count and age, epochs across restarts. */
 import { BadUserInputError, CursorExpiredError } from '../../adapters/errors';
 import { decodeCursor, encodeCursor, MemoryEventLog, type ChangeInput } from '../../subscriptions/events';
+import { cinderVolume } from '../support/model';
 
 const change = (i: number): ChangeInput => ({
   type: 'UPDATED',
   backend: 'east',
   scope: 'default',
   volumeId: `vol-${i}`,
+  volume: cinderVolume(String(i)),
+  attachment: null,
+  attachmentId: null,
   previousStatus: 'AVAILABLE',
+  previousAttachmentState: null,
   changedFields: ['status'],
   observedAt: new Date(1_700_000_000_000 + i).toISOString(),
+  keys: {},
 });
 
 describe('MemoryEventLog', () => {

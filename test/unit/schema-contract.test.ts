@@ -33,7 +33,7 @@ const OWNED_BY_OTHERS: Record<string, { owner: string; key: string }> = {
   NomadNode: { owner: 'scheduler team (id = Nomad node id)', key: 'id' },
 };
 /** The root types every subgraph shares; their fields are ours and described, the types are not. */
-const ROOTS = new Set(['Query', 'Mutation']);
+const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
 /** Names we define that are shared across a supergraph by design, so they carry no domain word. */
 const SHARED_NAMES: Record<string, string> = {
   PageInfo: "Relay's page info, @shareable with Relay's four fields",

@@ -1,0 +1,136 @@
+/**
+ * The live path's contract with a backend (docs/subscriptions.md): a watcher that keeps the
+ * backend's volumes current with the gateway's own service credential and reports what changed,
+ * and the access check that decides which subscribers may see a change. Both are capabilities
+ * (found by the type guards below), so a backend without them simply has no live status.
+ *
+ * Watchers report full volumes, before and after; `watch-diff.ts` turns those into typed changes,
+ * the same way for every backend.
+ */
+import type { CallOptions, CallerCredential, VolumeBackend } from './backend';
+import type { Volume, VolumeRef } from './model';
+
+/** What a watcher is doing now (reported by `/readyz` and `/metrics`). */
+export type WatcherState =
+  /** Started, first full view not yet read. */
+  | 'STARTING'
+  /** Following the backend's push source (Nomad's event stream). */
+  | 'STREAMING'
+  /** Following by polling or blocking queries. */
+  | 'POLLING'
+  /** Re-reading everything after a gap (a lost stream position, a reconnect). */
+  | 'RESYNCING'
+  /** Nobody listens and nothing is pending: not reading at all (OpenStack). */
+  | 'IDLE'
+  /** The source fails; retrying with back-off. The view may be stale. */
+  | 'DEGRADED'
+  | 'STOPPED';
+
+/** Where the watcher's changes come from. */
+export type WatchSource = 'EVENT_STREAM' | 'BLOCKING_QUERY' | 'POLLING';
+
+export interface WatcherStatus {
+  backend: string;
+  state: WatcherState;
+  source: WatchSource;
+  /** Volumes in the watcher's view. */
+  volumes: number;
+  /** When the view was last known current (ms since epoch); null before the first full read. */
+  currentAt: number | null;
+  /** Now minus `currentAt`, in ms; null before the first full read. */
+  lagMs: number | null;
+  /** For humans: the last error, the scopes watched. Never a credential. */
+  message: string | null;
+}
+
+/**
+ * One volume's change as the watcher saw it: the state before (null: new) and after (null: gone).
+ * Both are full volumes (attachments included), read with the service credential.
+ */
+export interface VolumeDelta {
+  before: Volume | null;
+  after: Volume | null;
+  /** When the watcher observed it (RFC 3339). */
+  observedAt: string;
+}
+
+/** What the gateway tells a watcher about demand, for adaptive polling (OpenStack). */
+export interface WatchDemand {
+  /** Subscribers that may want this backend's changes. */
+  subscribers: number;
+  /** Volumes with an operation in progress: watch them fast until it ends. */
+  pendingVolumes: readonly VolumeRef[];
+  /** Nova servers with an attach or detach in progress (their attachment lists are read too). */
+  pendingServers: readonly string[];
+}
+
+/** Options every watcher takes. */
+export interface WatcherOptions {
+  /** Receives every change, in the order observed. Must not throw. */
+  onDeltas: (deltas: VolumeDelta[]) => void;
+  /** Receives the watcher's state changes and source errors (logged by the server). */
+  onStatus?: (s: WatcherStatus, err?: unknown) => void;
+}
+
+/** A running watcher of one backend. */
+export interface VolumeWatcher {
+  readonly backend: string;
+  /** Starts reading; the first full read reports every volume as new only if `reportInitial`. */
+  start(): void;
+  /** Stops reading and closes its connections. */
+  stop(): Promise<void>;
+  status(): WatcherStatus;
+  /** True once the view is complete and current (after the first full read, until a source failure). */
+  readonly current: boolean;
+  /** The watcher's view of one volume (service credential: callers need their own proof of access). */
+  volume(ref: VolumeRef): Volume | undefined;
+  /** Demand, for backends that poll: fast while something is pending, none while nobody listens. */
+  setDemand(d: WatchDemand): void;
+  /** Look at these soon (the gateway just accepted a mutation on them). */
+  nudge(refs: readonly VolumeRef[], servers?: readonly string[]): void;
+}
+
+/** Backends that can keep a live view with the gateway's own credential. */
+export interface WatchableBackend {
+  /**
+   * The watcher, or null when the backend cannot watch (no service credential configured, or the
+   * service credential may not read what a watcher needs); `why` says which.
+   */
+  createWatcher(o: WatcherOptions): VolumeWatcher | { unavailable: string };
+}
+
+/** What a subscriber's credential may see of a backend. */
+export interface AccessGrant {
+  /** False: nothing of this scope (namespace or project). */
+  allowed: boolean;
+  /** The credential sees admin-only fields (OpenStack admin role). */
+  admin: boolean;
+  /** Until when this answer may be reused (ms since epoch); the cache also caps it by its TTL. */
+  validUntil?: number;
+}
+
+/**
+ * Whether a subscriber may see a change, proved with the subscriber's own credential against the
+ * backend (cached briefly by the gateway per credential and scope, never across credentials).
+ */
+export interface SubscriberAccess {
+  /**
+   * May `o.credential` read volumes in `scope` (Nomad namespace, OpenStack project)? `volume` is
+   * the change's volume, which a backend may read to prove it (Nomad: `csi-read-volume` is per
+   * namespace, so reading one volume proves the namespace).
+   * @throws UnauthenticatedError when the credential is invalid or expired (ends the subscription)
+   */
+  checkAccess(scope: string, volume: VolumeRef, o: CallOptions): Promise<AccessGrant>;
+  /** The volume as a subscriber with `grant` may see it (admin-only fields removed for others). */
+  redact(volume: Volume, grant: AccessGrant): Volume;
+  /** The gateway's own credential for this backend (watchers, probes, operation checks); null when none. */
+  serviceCredential(signal?: AbortSignal): Promise<CallerCredential | null>;
+}
+
+export function isWatchable(b: VolumeBackend): b is VolumeBackend & WatchableBackend {
+  return typeof (b as Partial<WatchableBackend>).createWatcher === 'function';
+}
+
+export function hasSubscriberAccess(b: VolumeBackend): b is VolumeBackend & SubscriberAccess {
+  return typeof (b as Partial<SubscriberAccess>).checkAccess === 'function';
+}

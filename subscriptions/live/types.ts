@@ -1,0 +1,36 @@
+/**
+ * The live path's seams (docs/subscriptions.md): the socket layer (`server/ws/`) hands each
+ * subscription to the {@link LiveHub}; the hub matches changes to subscribers, authorizes them,
+ * executes once per distinct (event, document, variables, access scope) and yields the same
+ * serialized bytes to every subscriber of a group.
+ */
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
+
+/**
+ * An execution result serialized once and shared by every subscriber that receives it. The socket
+ * layer writes `json` as the `payload` of a graphql-ws `next` message without serializing again.
+ */
+export class SerializedResult {
+  constructor(readonly json: string) {}
+  /** For code that does not know the shared form (graphql-ws's default serializer, tests). */
+  toJSON(): unknown {
+    return JSON.parse(this.json) as unknown;
+  }
+}
+
+/** What a subscription yields: a shared serialized result, or a result of its own (errors). */
+export type LiveResult = SerializedResult | ExecutionResult;
+
+/** Subscribes; what graphql-ws's `subscribe` option calls with the execution args `onSubscribe` made. */
+export interface LiveHub {
+  /**
+   * Starts a subscription. `args.contextValue` is the subscriber's `GatewayContext` (credentials,
+   * limits). Returns the stream, or an ExecutionResult with errors when it cannot start (bad
+   * filter, CURSOR_EXPIRED). The stream's `return()` ends the subscription and frees everything.
+   */
+  subscribe(args: ExecutionArgs): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult>;
+  /** Subscriptions now open, per root field. */
+  counts(): Record<string, number>;
+  /** Stops watchers and ends every stream (shutdown). */
+  close(): Promise<void>;
+}
