@@ -1,18 +1,24 @@
 /**
- * The operation tracker: records an asynchronous mutation as an Operation and polls the backend
- * until the change reaches a terminal state or its deadline. The record holds the change's
- * completion rule (data, not a closure); each poll hands it to the backend's `checkChange`,
- * found by backend id, and saves the facts the rule keeps (`seen`) with the record. It lives
- * beside the HTTP server, so an operation survives the mutation's request; listeners (metrics
- * now, subscriptions later) see every state change.
+ * The operation tracker: records an asynchronous mutation as an Operation and drives it to a
+ * terminal state or its deadline. The record holds the change's completion rule (data, not a
+ * closure); each check hands it to the backend's `checkChange`, found by backend id, and saves the
+ * facts the rule keeps (`seen`) with the record. It lives beside the HTTP server, so an operation
+ * survives the mutation's request; listeners (metrics, `operationUpdated`) see every state change.
  *
- * The caller's credential is needed to poll on the caller's behalf; it stays in this process's
- * memory for the operation's lifetime only and is never stored in a record.
+ * Two ways to drive an operation:
+ * - watched: when a watcher keeps the operation's backend and scope current (`watched` option),
+ *   the rule is checked with the gateway's service credential each time the watcher reports a
+ *   change of the target ({@link OperationTracker.observe}), plus a slow safety check. No caller
+ *   credential is kept, and checks follow the rate of change, not the number of operations.
+ * - polled: otherwise the rule is checked with the caller's credential (kept in this process's
+ *   memory for the operation's lifetime only, never in a record), 250 ms backing off to 2 s.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { CallerCredential, PendingChange } from '../../adapters/backend';
 import type { ChangeProgress, CompletionRule, TrackedChanges } from '../../adapters/completion';
 import { GatewayError } from '../../adapters/errors';
+import type { VolumeDelta } from '../../adapters/watch';
+import { volumeGlobalId } from '../events/diff';
 import { MemoryOperationStore, type OperationStore } from './store';
 import { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';
 
@@ -30,6 +36,14 @@ export interface OperationTrackerOptions {
   maxPollMs?: number;
   /** Deadline of an operation whose change names none. @default 120000 */
   defaultTimeoutMs?: number;
+  /**
+   * The service credential to check a backend's changes in `scope` with, when a watcher keeps that
+   * scope current and reports its changes to {@link OperationTracker.observe}; undefined: poll with
+   * the caller's credential. @default never watched
+   */
+  watched?: (backend: string, scope: string) => ServiceCredential | undefined;
+  /** Watched operations: the safety check's interval when the watcher reports nothing. @default 5000 */
+  watchedCheckMs?: number;
   /** Called after every stored change (state, backend status or seen facts; `previous` null for a new one). Must not throw. */
   onChange?: (r: OperationRecord, previous: OperationState | null) => void;
   /** Called when a check fails (logged by the server). */
@@ -47,6 +61,25 @@ export interface StartOperation {
   pending: PendingChange | null;
 }
 
+/** The gateway's own credential for a backend; null when it has none (the check then fails over to the deadline). */
+export type ServiceCredential = () => Promise<CallerCredential | null>;
+
+/** One operation being driven: where its credential comes from and when it is checked next. */
+interface Drive {
+  record: OperationRecord;
+  credential: () => Promise<CallerCredential | null>;
+  /** The next delay after a check. */
+  nextDelay: () => number;
+  requestId: string | undefined;
+  /** Checked with the service credential when its watcher reports a change of the target. */
+  watched: boolean;
+  timer: NodeJS.Timeout | null;
+  abort: AbortController;
+  /** A check is running; `again` asks for another right after it. */
+  busy: boolean;
+  again: boolean;
+}
+
 /** Who may read an operation without proving access to its target. */
 export function ownerKey(backend: string, credential: CallerCredential): string {
   return createHash('sha256').update(`${backend}\0${credential.token ?? ''}`).digest('base64url');
@@ -61,23 +94,52 @@ function advance(r: OperationRecord, p: ChangeProgress, rule: CompletionRule): P
 const changed = (r: OperationRecord, next: Partial<OperationRecord>): boolean =>
   next.state !== r.state || next.backendStatus !== r.backendStatus || Boolean(next.failureReason) || JSON.stringify(next.rule?.seen ?? null) !== JSON.stringify(r.rule?.seen ?? null);
 
-type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError'>> & Pick<OperationTrackerOptions, 'onChange' | 'onCheckError'>;
+type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watched'>> & Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watched'>;
 
 export class OperationTracker {
   readonly store: OperationStore;
   readonly #o: Settings;
-  readonly #running = new Map<string, { timer: NodeJS.Timeout | null; abort: AbortController }>();
+  readonly #running = new Map<string, Drive>();
   readonly #listeners = new Set<(r: OperationRecord, previous: OperationState | null) => void>();
   #closed = false;
 
   constructor(o: OperationTrackerOptions) {
     this.store = o.store ?? new MemoryOperationStore();
-    this.#o = { changes: o.changes, pollMs: o.pollMs ?? 250, maxPollMs: o.maxPollMs ?? 2000, defaultTimeoutMs: o.defaultTimeoutMs ?? 120_000, onChange: o.onChange, onCheckError: o.onCheckError };
+    this.#o = {
+      changes: o.changes,
+      pollMs: o.pollMs ?? 250,
+      maxPollMs: o.maxPollMs ?? 2000,
+      defaultTimeoutMs: o.defaultTimeoutMs ?? 120_000,
+      watchedCheckMs: o.watchedCheckMs ?? 5000,
+      watched: o.watched,
+      onChange: o.onChange,
+      onCheckError: o.onCheckError,
+    };
   }
 
-  /** Operations still being polled by this process. */
+  /** Operations still being driven by this process. */
   get active(): number {
     return this.#running.size;
+  }
+
+  /** Global ids of the targets of this backend's operations in progress (a watcher's demand). */
+  pendingTargets(backend: string): string[] {
+    return [...this.#running.values()].filter((d) => d.record.backend === backend).map((d) => d.record.targetId);
+  }
+
+  /**
+   * A watcher's changes of one backend: every watched operation whose target changed is checked
+   * now (once, however many changes arrived together).
+   */
+  observe(backend: string, deltas: readonly VolumeDelta[]): void {
+    const changed = new Set<string>();
+    for (const d of deltas) {
+      const v = d.after ?? d.before;
+      if (v) changed.add(volumeGlobalId(v));
+    }
+    for (const drive of this.#running.values()) {
+      if (drive.watched && drive.record.backend === backend && changed.has(drive.record.targetId)) this.#checkNow(drive);
+    }
   }
 
   /** Listens to state changes; returns the unsubscribe function. */
@@ -105,7 +167,7 @@ export class OperationTracker {
       ...(s.pending ? { rule: s.pending.rule } : {}),
     };
     await this.#save(record, null);
-    if (record.rule && !this.#closed) this.#poll(record, s.credential, s.requestId);
+    if (record.rule && !this.#closed) this.#drive(record, s.credential, s.requestId);
     return record;
   }
 
@@ -128,35 +190,72 @@ export class OperationTracker {
     this.#running.clear();
   }
 
-  #poll(initial: OperationRecord, credential: CallerCredential, requestId: string | undefined): void {
-    const abort = new AbortController();
-    const slot: { timer: NodeJS.Timeout | null; abort: AbortController } = { timer: null, abort };
-    this.#running.set(initial.id, slot);
-    let record = initial;
+  #drive(record: OperationRecord, caller: CallerCredential, requestId: string | undefined): void {
+    const service = this.#o.watched?.(record.backend, record.scope);
     let delay = this.#o.pollMs;
-    const finish = (): void => void this.#running.delete(record.id);
-    const step = async (): Promise<void> => {
-      slot.timer = null;
-      if (abort.signal.aborted) return;
-      const next = await this.#check(record, credential, requestId, abort.signal);
-      if (abort.signal.aborted) return;
-      if (next && changed(record, next)) {
-        const previous = record.state;
-        record = { ...record, ...next, updatedAt: Date.now() };
-        await this.#save(record, previous);
+    const drive: Drive = service
+      ? // Nothing of the caller's is kept: not its credential, not its request id.
+        { record, credential: service, nextDelay: () => this.#o.watchedCheckMs, requestId: undefined, watched: true, timer: null, abort: new AbortController(), busy: false, again: false }
+      : {
+          record,
+          credential: async () => caller,
+          nextDelay: () => (delay = Math.min(Math.round(delay * 1.5), this.#o.maxPollMs)),
+          requestId,
+          watched: false,
+          timer: null,
+          abort: new AbortController(),
+          busy: false,
+          again: false,
+        };
+    this.#running.set(record.id, drive);
+    this.#schedule(drive, service ? this.#o.watchedCheckMs : this.#o.pollMs);
+  }
+
+  #schedule(drive: Drive, delay: number): void {
+    if (drive.timer) clearTimeout(drive.timer);
+    drive.timer = setTimeout(() => this.#checkNow(drive), Math.max(0, Math.min(delay, drive.record.deadline - Date.now())));
+  }
+
+  /** Checks now, or right after the check that is running. */
+  #checkNow(drive: Drive): void {
+    if (drive.abort.signal.aborted) return;
+    if (drive.busy) {
+      drive.again = true;
+      return;
+    }
+    if (drive.timer) clearTimeout(drive.timer);
+    drive.timer = null;
+    drive.busy = true;
+    void this.#step(drive).finally(() => {
+      drive.busy = false;
+      if (drive.again && this.#running.has(drive.record.id)) {
+        drive.again = false;
+        this.#checkNow(drive);
       }
-      if (TERMINAL.has(record.state)) return finish();
-      if (Date.now() >= record.deadline) {
-        const previous = record.state;
-        const seconds = Math.round((record.deadline - record.createdAt) / 1000);
-        record = { ...record, state: 'TIMED_OUT', failureReason: `not finished after ${seconds} s; last backend status: ${record.backendStatus ?? 'unknown'}`, updatedAt: Date.now() };
-        await this.#save(record, previous);
-        return finish();
-      }
-      delay = Math.min(Math.round(delay * 1.5), this.#o.maxPollMs);
-      slot.timer = setTimeout(() => void step(), Math.max(0, Math.min(delay, record.deadline - Date.now())));
-    };
-    slot.timer = setTimeout(() => void step(), this.#o.pollMs);
+    });
+  }
+
+  async #step(drive: Drive): Promise<void> {
+    const { abort } = drive;
+    const credential = await drive.credential().catch(() => null);
+    if (abort.signal.aborted) return;
+    const next = credential ? await this.#check(drive.record, credential, drive.requestId, abort.signal) : null;
+    if (abort.signal.aborted) return;
+    let record = drive.record;
+    if (next && changed(record, next)) {
+      const previous = record.state;
+      record = drive.record = { ...record, ...next, updatedAt: Date.now() };
+      await this.#save(record, previous);
+    }
+    if (TERMINAL.has(record.state)) return void this.#running.delete(record.id);
+    if (Date.now() >= record.deadline) {
+      const previous = record.state;
+      const seconds = Math.round((record.deadline - record.createdAt) / 1000);
+      drive.record = { ...record, state: 'TIMED_OUT', failureReason: `not finished after ${seconds} s; last backend status: ${record.backendStatus ?? 'unknown'}`, updatedAt: Date.now() };
+      await this.#save(drive.record, previous);
+      return void this.#running.delete(record.id);
+    }
+    this.#schedule(drive, drive.nextDelay());
   }
 
   /** One check of the record's rule: the record's next fields, or null to leave it as it is (retry). */
