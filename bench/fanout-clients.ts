@@ -1,0 +1,99 @@
+/**
+ * The fan-out benchmark's load generator (a child process of bench/fanout.ts): opens N graphql-ws
+ * connections with the raw `ws` client (lighter than a full client, so the generator measures the
+ * gateway and not itself), spread over several loopback source addresses (each has its own
+ * ephemeral-port range), subscribes each to `volumeChanged`, and records when every `next` arrives.
+ *
+ * Parent → child (IPC): `{ open: { url, count, sources, token, batch } }`, `{ report: true }`,
+ * `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ samples }`.
+ */
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+
+interface Open {
+  url: string;
+  count: number;
+  /** Loopback source addresses to spread connections over (127.0.0.x). */
+  sources: string[];
+  token: string;
+  /** Connections opened at once. */
+  batch: number;
+  query: string;
+}
+
+/** One received event: when (ms, epoch-based, sub-ms) and the event's cursor and observedAt. */
+interface Sample {
+  at: number;
+  cursor: string;
+  observedAt: string;
+  type: string;
+}
+
+const sockets: WebSocket[] = [];
+/** Raw frames with their receive time; parsed only when reporting, so parsing adds no latency. */
+let frames: Array<{ at: number; data: Buffer }> = [];
+const closes: Record<string, number> = {};
+const now = (): number => performance.timeOrigin + performance.now();
+
+function openOne(o: Open, i: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(o.url, 'graphql-transport-ws', { localAddress: o.sources[i % o.sources.length], perMessageDeflate: false });
+    let done = false;
+    const finish = (ok: boolean): void => {
+      if (done) return;
+      done = true;
+      resolve(ok);
+    };
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { 'X-Nomad-Token': o.token } })));
+    ws.on('message', (data: Buffer) => {
+      const at = now();
+      // Only the first bytes decide the kind: the handshake frames are tiny, events are kept raw.
+      if (!done) {
+        const m = JSON.parse(data.toString()) as { type: string };
+        if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: o.query } }));
+        else if (m.type === 'next') {
+          frames.push({ at, data });
+          finish(true); // SUBSCRIBED: the subscription is live
+        } else if (m.type === 'error') finish(false);
+        return;
+      }
+      frames.push({ at, data });
+    });
+    ws.on('close', (code) => {
+      closes[code] = (closes[code] ?? 0) + 1;
+      finish(false);
+    });
+    ws.on('error', () => finish(false));
+    sockets.push(ws);
+  });
+}
+
+async function open(o: Open): Promise<void> {
+  let opened = 0;
+  let failed = 0;
+  for (let i = 0; i < o.count; i += o.batch) {
+    const results = await Promise.all(Array.from({ length: Math.min(o.batch, o.count - i) }, (_, k) => openOne(o, i + k)));
+    for (const ok of results) ok ? opened++ : failed++;
+  }
+  frames = [];
+  process.send!({ opened, failed, closes });
+}
+
+function report(): void {
+  const samples: Sample[] = frames.map(({ at, data }) => {
+    const m = JSON.parse(data.toString()) as { payload?: { data?: { volumeChanged?: { cursor: string; observedAt: string; type: string } } } };
+    const e = m.payload?.data?.volumeChanged;
+    return { at, cursor: e?.cursor ?? '', observedAt: e?.observedAt ?? '', type: e?.type ?? 'none' };
+  });
+  frames = [];
+  process.send!({ samples, closes });
+}
+
+process.on('message', (m: { open?: Open; report?: true; close?: true }) => {
+  if (m.open) void open(m.open);
+  if (m.report) report();
+  if (m.close) {
+    for (const s of sockets) s.terminate();
+    process.exit(0);
+  }
+});
