@@ -8,7 +8,7 @@ import type { CallerCredential, CallOptions } from '../adapters/backend';
 import type { OperationTracker } from '../subscriptions/operations';
 import type { IdempotencyStore } from './idempotency';
 import { DEFAULT_LIMITS, ExecutionLimits, type LimitedContext } from './limits';
-import { createLoaders, type Loaders } from './loaders';
+import { createLoaders, type Loaders, type WatchView } from './loaders';
 import type { BackendRegistry } from './registry';
 
 /** What every resolver receives. */
@@ -36,6 +36,8 @@ export interface GatewayServices {
   idempotency: IdempotencyStore;
   /** Most backend reads one loader batch runs at once. @default 16 */
   maxConcurrentReads?: number;
+  /** Watcher views that serve full reads after the caller's own read proved access (server/loaders.ts). @default none */
+  watchView?: WatchView;
 }
 
 /** What one execution needs to know about its caller. */
@@ -66,7 +68,7 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     requestId,
     registry: services.registry,
     call,
-    loaders: createLoaders(services.registry, call, services.maxConcurrentReads ?? 16),
+    loaders: createLoaders(services.registry, call, services.maxConcurrentReads ?? 16, services.watchView),
     operations: services.operations,
     idempotency: services.idempotency,
     limits,

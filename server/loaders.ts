@@ -65,19 +65,55 @@ async function acrossBackends<B>(backends: readonly B[], ids: readonly string[],
 }
 
 /**
+ * A watcher's current view of a backend whose volumes may serve a caller once the caller's own read
+ * proved access to the namespace (docs/subscriptions.md, "Watch-fed reads"); undefined when there is
+ * no such view (no watcher, not current, or a backend where access is not per namespace).
+ */
+export type WatchView = (backend: string) => ((ref: VolumeRef) => Volume | undefined) | undefined;
+
+/**
  * @param maxConcurrentReads most backend reads one batch runs at once (the transport's
  *   per-backend connection cap applies on top).
+ * @param watchView watcher views that may serve full reads after a proof. @default none
  */
-export function createLoaders(registry: BackendRegistry, call: (backend: string) => CallOptions, maxConcurrentReads: number): Loaders {
+export function createLoaders(registry: BackendRegistry, call: (backend: string) => CallOptions, maxConcurrentReads: number, watchView?: WatchView): Loaders {
   const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> => mapSettled(keys, maxConcurrentReads, fn);
+  const readVolumes = async (keys: readonly VolumeRef[]): Promise<Array<Volume | null | Error>> => {
+    const backend = registry.forId(keys[0]!.backend);
+    return backend.getVolumes(keys, call(backend.id), maxConcurrentReads).catch((err: unknown) => keys.map(() => asError(err)));
+  };
+  /** Per (backend, namespace): the caller's own read that proved (or refused) access, once per execution. */
+  const proofs = new Map<string, Promise<Error | null>>();
+  /**
+   * Reads one namespace's volumes. With a watcher view, the caller's token reads the first volume
+   * itself (its answer, found or not found, proves `csi-read-volume` in the namespace, which is
+   * Nomad's ACL granularity) and the others come from the view; without one, each is read.
+   */
+  const readNamespace = async (keys: readonly VolumeRef[]): Promise<Array<Volume | null | Error>> => {
+    const view = keys.length > 1 ? watchView?.(keys[0]!.backend) : undefined;
+    if (!view) return readVolumes(keys);
+    const scope = `${keys[0]!.backend}\u0000${keys[0]!.namespace}`;
+    let first: Promise<Array<Volume | null | Error>> | null = null;
+    if (!proofs.has(scope)) {
+      first = readVolumes(keys.slice(0, 1));
+      proofs.set(scope, first.then(([v]) => (v instanceof Error ? v : null)));
+    }
+    const denied = await proofs.get(scope)!;
+    if (denied) return keys.map(() => denied);
+    const proved = first ? await first : [];
+    const out = keys.map((k, i): Volume | null | Error | undefined => (i < proved.length ? proved[i] : view(k)));
+    const missing = keys.filter((_, i) => out[i] === undefined);
+    // Volumes the view does not hold (just created, or gone) are read as usual.
+    const read = missing.length > 0 ? await readVolumes(missing) : [];
+    let m = 0;
+    return out.map((v) => (v === undefined ? read[m++]! : v));
+  };
   const volume = new DataLoader<VolumeRef, Volume | null, string>(
       async (refs) => {
         const out = new Array<Volume | null | Error>(refs.length);
         await Promise.all(
           [...groupBy(refs, (r) => `${r.backend}\u0000${r.namespace}`).values()].map(async (group) => {
-            const backend = registry.forId(group[0]!.key.backend);
-            const keys = group.map((g) => g.key);
-            const values = await backend.getVolumes(keys, call(backend.id), maxConcurrentReads).catch((err: unknown) => keys.map(() => asError(err)));
+            const values = await readNamespace(group.map((g) => g.key));
             group.forEach((g, i) => (out[g.index] = values[i]!));
           }),
         );
