@@ -18,6 +18,7 @@ export interface ControlTarget {
   addNamespace(name: string): void;
   addToken(t: TokenSpec): void;
   removeToken(secret: string): void;
+  closeStreams(): number;
   addNode(n: { id: string; name: string }): void;
   addPlugin(p: PluginSpec): void;
   setPluginHealth(id: string, h: { controllersHealthy?: number; nodesHealthy?: number }): void;
@@ -69,6 +70,8 @@ export function handleControl(target: ControlTarget, method: string, path: strin
         need<string>(body, 'secret', 'string');
         target.addToken(body as unknown as TokenSpec);
         return ok();
+      case 'DELETE streams':
+        return { status: 200, body: { closed: target.closeStreams() } };
       case 'DELETE tokens/:id':
         target.removeToken(id);
         return ok();

@@ -139,6 +139,11 @@ export class NomadSimulator implements ControlTarget {
     this.aclStore.add(t);
   }
 
+  /** Ends every open `/v1/event/stream` response (clients see the stream end); returns how many. */
+  closeStreams(): number {
+    return this.server.closeStreams();
+  }
+
   /** Deletes an ACL token (revocation): requests carrying it are then refused. */
   removeToken(secret: string): void {
     if (!this.aclStore.remove(secret)) throw new NotFoundError(`token not found`);

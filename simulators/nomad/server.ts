@@ -148,6 +148,13 @@ export class SimServer {
     });
   }
 
+  /** Ends every open event stream (a server restart or leader change, as clients see it). */
+  closeStreams(): number {
+    const ends = [...this.streams];
+    for (const end of ends) end();
+    return ends.length;
+  }
+
   requests(): RequestLogEntry[] {
     return this.log.map((e) => ({ ...e, query: { ...e.query }, headers: { ...e.headers } }));
   }
