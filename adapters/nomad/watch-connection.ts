@@ -76,8 +76,8 @@ export class WatchConnection {
 
   /** One long GET (a blocking query): at most `timeoutMs`, body read and parsed like `NomadClient.call`. */
   async get<T>(c: NomadCall, o: CallOptions & { signal: AbortSignal }, timeoutMs: number): Promise<NomadResult<T>> {
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const res = await this.#send(c, { ...o, signal: AbortSignal.any([o.signal, deadline]) }, timeoutMs);
+    const ms = Math.ceil(timeoutMs);
+    const res = await this.#send(c, { ...o, signal: AbortSignal.any([o.signal, AbortSignal.timeout(ms)]) }, ms);
     const text = await res.body.text();
     return { data: text.length === 0 ? undefined : (parseNomadJson(text) as T), meta: queryMeta(res.headers) };
   }
