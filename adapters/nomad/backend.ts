@@ -25,17 +25,28 @@ import type {
 } from '../backend';
 import type { NomadNodeClaims, NomadPlugins, NomadRegistration, VolumeReader } from '../capabilities';
 import { mapSettled, mapWithConcurrency } from '../concurrency';
-import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../errors';
+import { BadUserInputError, ForbiddenError, NotFoundError, UnauthenticatedError, UnsupportedByBackendError } from '../errors';
 import type { Attachment, BackendHealth, Capability, ExternalVolume, KeyValue, NomadVolumeDetails, Plugin, Snapshot, Volume, VolumeRef } from '../model';
 import type { TransportOptions } from '../transport';
+import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../watch';
 import { NomadClient } from './client';
 import { equalsAll } from './filter';
 import * as req from './requests';
 import { toExternalVolume, toPlugin, toPluginFromStub, toSnapshot } from './results-catalog';
 import { toVolume, toVolumeFromStub, volumePosition } from './results-volumes';
+import { NomadWatcher, type NomadWatchTuning } from './watch';
+import { WatchConnection } from './watch-connection';
 
-/** Options of a {@link NomadBackend}: the transport's. */
-export type NomadBackendOptions = TransportOptions;
+/** Options of a {@link NomadBackend}: the transport's, the service token and the watcher's tuning. */
+export interface NomadBackendOptions extends TransportOptions {
+  /**
+   * The gateway's own token: watchers only, never callers' requests. Without one there is no
+   * watcher (with ACLs off, any value will do: Nomad ignores it). @default none
+   */
+  token?: string;
+  /** The watcher's tuning (`watch-tuning.ts`). @default the defaults documented there */
+  watch?: NomadWatchTuning;
+}
 
 const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
   'LIST_VOLUMES',
@@ -65,16 +76,18 @@ const WHY_NO_EXTEND =
 /** The Nomad part of a volume this backend mapped. */
 const nomadDetails = (v: Volume): NomadVolumeDetails | null => (v.details.__typename === 'NomadVolumeDetails' ? v.details : null);
 
-export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlugins, NomadNodeClaims {
+export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlugins, NomadNodeClaims, WatchableBackend, SubscriberAccess {
   readonly id: string;
   readonly kind = 'NOMAD' as const;
   readonly capabilities = CAPABILITIES;
   /** Nomad's anonymous ACL policy may allow reads, so a caller without a token is still asked. */
   readonly requiresCredential = false;
   readonly #client: NomadClient;
+  readonly #options: NomadBackendOptions;
 
   constructor(options: NomadBackendOptions) {
     this.id = options.backend;
+    this.#options = options;
     this.#client = new NomadClient(options);
   }
 
@@ -270,6 +283,48 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
       }
     }
     return claims;
+  }
+
+  // ---- the live path (adapters/watch.ts) ---------------------------------------------------
+
+  /** A watcher reading with the service token on connections of its own; none without a token. */
+  createWatcher(o: WatcherOptions): VolumeWatcher | { unavailable: string } {
+    const token = this.#options.token;
+    if (!token) return { unavailable: `backend "${this.id}" has no service token configured (backends[].token); Nomad without ACLs accepts any value` };
+    const connection = new WatchConnection({ backend: this.id, baseUrl: this.#options.baseUrl, onCall: this.#options.onCall });
+    return new NomadWatcher({ backend: this.id, client: this.#client, connection, token }, o, this.#options.watch);
+  }
+
+  /**
+   * Reads the change's volume in `scope` with the subscriber's token: csi-read-volume is granted
+   * per namespace, so a 200 or a 404 proves the namespace and a 403 denies it. The CSI endpoints
+   * answer an unknown token like a lacking policy, so a 403 is followed by `GET
+   * /v1/acl/token/self`, which tells them apart: an unknown token throws UnauthenticatedError.
+   * No token at all, where the anonymous policy does not cover the namespace, is not allowed.
+   */
+  async checkAccess(scope: string, volume: VolumeRef, o: CallOptions): Promise<AccessGrant> {
+    const deny: AccessGrant = { allowed: false, admin: false };
+    try {
+      await req.readVolume(this.#client, volume.nativeId, scope, o);
+    } catch (err) {
+      if (err instanceof NotFoundError) return { allowed: true, admin: false };
+      if (!o.credential.token && (err instanceof UnauthenticatedError || err instanceof ForbiddenError)) return deny;
+      if (err instanceof ForbiddenError) {
+        if (await req.tokenKnown(this.#client, o)) return deny;
+        throw new UnauthenticatedError(`the Nomad token is not known to backend "${this.id}" (revoked or expired)`, { backend: this.id, httpStatus: 403 });
+      }
+      throw err;
+    }
+    return { allowed: true, admin: false };
+  }
+
+  /** Nomad has no admin-only volume fields: what the namespace's reader may read is the whole volume. */
+  redact(volume: Volume, _grant: AccessGrant): Volume {
+    return volume;
+  }
+
+  async serviceCredential(): Promise<{ token: string } | null> {
+    return this.#options.token ? { token: this.#options.token } : null;
   }
 
   close(): Promise<void> {

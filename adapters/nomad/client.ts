@@ -57,6 +57,24 @@ function header(h: Record<string, string | string[] | undefined>, name: string):
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** The request headers of a Nomad call: JSON, the credential's token, the request id, the call's own. */
+export function nomadHeaders(c: Pick<NomadCall, 'headers'>, o: Pick<CallOptions, 'credential' | 'requestId'>): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
+  if (o.credential.token) headers['x-nomad-token'] = o.credential.token;
+  if (o.requestId) headers['x-request-id'] = o.requestId;
+  return headers;
+}
+
+/** Nomad's meta headers (backends.md 1.1). */
+export function queryMeta(h: Record<string, string | string[] | undefined>): QueryMeta {
+  return {
+    index: Number(header(h, 'x-nomad-index') ?? 0),
+    knownLeader: header(h, 'x-nomad-knownleader') === 'true',
+    lastContactMs: Number(header(h, 'x-nomad-lastcontact') ?? 0),
+    nextToken: header(h, 'x-nomad-nexttoken') || null,
+  };
+}
+
 export class NomadClient {
   readonly backend: string;
   readonly #transport: Transport;
@@ -67,9 +85,7 @@ export class NomadClient {
   }
 
   async call<T>(c: NomadCall, o: CallOptions): Promise<NomadResult<T>> {
-    const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
-    if (o.credential.token) headers['x-nomad-token'] = o.credential.token;
-    if (o.requestId) headers['x-request-id'] = o.requestId;
+    const headers = nomadHeaders(c, o);
     let body: string | undefined;
     if (c.body !== undefined) {
       body = JSON.stringify(c.body);
@@ -89,12 +105,7 @@ export class NomadClient {
     if (res.status !== 200) {
       throw errorFromResponse(res.status, res.text, { backend: this.backend, action: c.action, hadToken: Boolean(o.credential.token) });
     }
-    const meta: QueryMeta = {
-      index: Number(header(res.headers, 'x-nomad-index') ?? 0),
-      knownLeader: header(res.headers, 'x-nomad-knownleader') === 'true',
-      lastContactMs: Number(header(res.headers, 'x-nomad-lastcontact') ?? 0),
-      nextToken: header(res.headers, 'x-nomad-nexttoken') || null,
-    };
+    const meta = queryMeta(res.headers);
     if (res.text.length === 0) return { data: undefined, meta };
     try {
       return { data: parseNomadJson(res.text) as T, meta };

@@ -5,10 +5,10 @@
  */
 import type { CallOptions, SnapshotSpec, VolumeSpec } from '../backend';
 import { stringMap } from '../key-values';
-import { BadUserInputError } from '../errors';
+import { BadUserInputError, GatewayError, NotFoundError, UnauthenticatedError } from '../errors';
 import { byteCount, headerText } from '../input';
 import type { KeyValue, Topology } from '../model';
-import type { NomadClient, NomadResult } from './client';
+import type { NomadCall, NomadClient, NomadResult } from './client';
 import { NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from './results';
 import type {
   WireExternalList,
@@ -303,4 +303,41 @@ export function readPlugin(c: NomadClient, id: string, o: CallOptions): Promise<
 /** Address of the Raft leader; needs no ACL, so it serves as the health probe. */
 export function leader(c: NomadClient, o: CallOptions): Promise<NomadResult<string>> {
   return c.call({ method: 'GET', path: urls.leaderURL(), endpoint: 'GET /v1/status/leader', action: 'probing the leader' }, o);
+}
+
+// ---- the live path (watch.ts) --------------------------------------------------------------
+
+/**
+ * `GET /v1/event/stream?topic=…&namespace=*&index=N` (backends.md 1.7): ndjson, read by the
+ * watcher's own connection (`watch-connection.ts`), never the pool.
+ */
+export function eventStreamCall(topics: readonly string[], index: number): NomadCall {
+  const q = new URLSearchParams({ namespace: '*', index: String(index) });
+  for (const t of topics) q.append('topic', t);
+  return { method: 'GET', path: urls.eventStreamURL(), endpoint: 'GET /v1/event/stream', query: q, action: 'following the event stream' };
+}
+
+/**
+ * The volume list in every namespace as a blocking query (backends.md 1.2): answers once the
+ * table index passes `index`, or after `waitMs` (plus Nomad's jitter of up to 1/16) unchanged.
+ */
+export function blockingListCall(index: number, waitMs: number): NomadCall {
+  const q = new URLSearchParams({ type: 'csi', namespace: '*', index: String(index), wait: `${Math.max(1, Math.round(waitMs))}ms` });
+  return { method: 'GET', path: urls.listVolumesURL(), endpoint: 'GET /v1/volumes', query: q, action: 'watching the volume list' };
+}
+
+/**
+ * Whether Nomad knows the credential's token (`GET /v1/acl/token/self`). The CSI endpoints answer
+ * an unknown token with the same `403 Permission denied` as a lacking policy; this one answers
+ * `ACL token not found` instead. ACLs disabled (400) means every token is as good as any.
+ */
+export async function tokenKnown(c: NomadClient, o: CallOptions): Promise<boolean> {
+  try {
+    await c.call({ method: 'GET', path: urls.aclTokenSelfURL(), endpoint: 'GET /v1/acl/token/self', action: 'checking the token' }, o);
+    return true;
+  } catch (err) {
+    if (err instanceof NotFoundError || err instanceof UnauthenticatedError) return false;
+    if (err instanceof GatewayError && err.httpStatus === 400) return true;
+    throw err;
+  }
 }

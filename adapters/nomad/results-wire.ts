@@ -137,3 +137,24 @@ export interface WirePlugin extends WirePluginStub {
 export interface WireSnapshotCreateReply {
   Snapshots: WireSnapshot[] | null;
 }
+
+/**
+ * One event of `/v1/event/stream` (backends.md 1.7). The watcher reads only what names the
+ * changed object: payloads carry `Allocations: []` and stale health, so volumes are re-read.
+ */
+export interface WireEvent {
+  Topic: string;
+  Type: string;
+  /** Volume id (CSIVolume) or allocation id (Allocation). */
+  Key: string;
+  Namespace: string;
+  Index: Int;
+}
+
+/** One ndjson line: `{}` (heartbeat) or `{"Index":N,"Events":[…]}`. */
+export interface WireEventFrame {
+  Index?: Int;
+  Events?: WireEvent[] | null;
+  /** Nomad writes a frame with `Error` when the stream fails server-side. */
+  Error?: string;
+}

@@ -21,3 +21,5 @@ export const snapshotsURL = (): string => '/v1/volumes/snapshot';
 export const listPluginsURL = (): string => '/v1/plugins';
 export const readPluginURL = (id: string): string => `/v1/plugin/csi/${seg(id)}`;
 export const leaderURL = (): string => '/v1/status/leader';
+export const eventStreamURL = (): string => '/v1/event/stream';
+export const aclTokenSelfURL = (): string => '/v1/acl/token/self';

@@ -103,6 +103,16 @@ export class AclStore {
     this.tokens.set(t.secret, t);
   }
 
+  /** Deletes a token (Nomad's `acl token delete`): its secret is unknown from then on. */
+  remove(secret: string): boolean {
+    return this.tokens.delete(secret);
+  }
+
+  /** The token with this secret, if any. */
+  lookup(secret: string): TokenSpec | undefined {
+    return this.tokens.get(secret);
+  }
+
   /**
    * Resolves the request's secret. Returns the ACL, or null when authentication fails (the
    * RPC then answers `Permission denied`).

@@ -332,7 +332,7 @@ export function placeAllocation(st: SimState, spec: AllocationSpec): string {
       volumes: requests,
     };
     st.allocs.set(id, alloc);
-    return { tables: ['allocs'], keys: [`alloc:${id}`, `node_allocs:${node.ID}`] };
+    return { tables: ['allocs'], keys: [`alloc:${id}`, `node_allocs:${node.ID}`], events: [st.allocEvent('PlanResult', alloc, index)] };
   });
 
   for (const { volumeId, claim } of claims) {
@@ -365,7 +365,10 @@ export function setAllocationStatus(st: SimState, id: string, s: { clientStatus?
     }
     a.ModifyIndex = index;
     a.ModifyTime = st.now();
-    return { tables: ['allocs'], keys: [`alloc:${id}`, `node_allocs:${a.NodeID}`] };
+    // A client status comes from the node (AllocClientUpdate); a desired status alone from the
+    // scheduler's plan (stop, evict).
+    const type = s.clientStatus !== undefined ? 'AllocationUpdated' : 'PlanResult';
+    return { tables: ['allocs'], keys: [`alloc:${id}`, `node_allocs:${a.NodeID}`], events: [st.allocEvent(type, a, index)] };
   });
   if (!wasTerminal && allocTerminal(a)) st.releaseAllocClaims(id);
 }

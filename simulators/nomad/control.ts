@@ -17,6 +17,8 @@ export interface ControlTarget {
   connectionsAccepted(): number;
   addNamespace(name: string): void;
   addToken(t: TokenSpec): void;
+  removeToken(secret: string): void;
+  closeStreams(): number;
   addNode(n: { id: string; name: string }): void;
   addPlugin(p: PluginSpec): void;
   setPluginHealth(id: string, h: { controllersHealthy?: number; nodesHealthy?: number }): void;
@@ -67,6 +69,11 @@ export function handleControl(target: ControlTarget, method: string, path: strin
       case 'POST tokens':
         need<string>(body, 'secret', 'string');
         target.addToken(body as unknown as TokenSpec);
+        return ok();
+      case 'DELETE streams':
+        return { status: 200, body: { closed: target.closeStreams() } };
+      case 'DELETE tokens/:id':
+        target.removeToken(id);
         return ok();
       case 'POST nodes':
         target.addNode({ id: need(body, 'id', 'string'), name: need(body, 'name', 'string') });

@@ -33,7 +33,7 @@ import {
 import type { ControlTarget } from './control';
 import { seedDemoCluster } from './demo';
 import { SimServer, type RequestLogEntry } from './server';
-import { SimState } from './state';
+import { NotFoundError, SimState } from './state';
 
 export { ClaimError } from './claims';
 export type { ControllerCapabilities } from './model';
@@ -137,6 +137,16 @@ export class NomadSimulator implements ControlTarget {
   /** Adds an ACL token. */
   addToken(t: TokenSpec): void {
     this.aclStore.add(t);
+  }
+
+  /** Ends every open `/v1/event/stream` response (clients see the stream end); returns how many. */
+  closeStreams(): number {
+    return this.server.closeStreams();
+  }
+
+  /** Deletes an ACL token (revocation): requests carrying it are then refused. */
+  removeToken(secret: string): void {
+    if (!this.aclStore.remove(secret)) throw new NotFoundError(`token not found`);
   }
 
   /** Adds a client node (node plugins of system-job plugins fingerprint on it). */

@@ -14,6 +14,7 @@ import { handleControl, type ControlTarget } from './control';
 import { encodeGo } from './encode';
 import { goUnescape, parseGoQuery } from './golang';
 import { qget, type HandlerResult, type SimContext, type SimRequest } from './http';
+import { aclTokenSelf } from './routes/acl';
 import { eventStream } from './routes/events';
 import { listPlugins, readPlugin } from './routes/plugins';
 import { createSnapshots, deleteSnapshot, listExternalVolumes, listSnapshots } from './routes/snapshots';
@@ -145,6 +146,13 @@ export class SimServer {
       server.close(() => resolve());
       server.closeAllConnections();
     });
+  }
+
+  /** Ends every open event stream (a server restart or leader change, as clients see it). */
+  closeStreams(): number {
+    const ends = [...this.streams];
+    for (const end of ends) end();
+    return ends.length;
   }
 
   requests(): RequestLogEntry[] {
@@ -286,6 +294,8 @@ export class SimServer {
         );
         return r.kind === 'streamed' ? null : r;
       }
+      case '/v1/acl/token/self':
+        return aclTokenSelf(ctx, req);
       case '/v1/status/leader':
         if (m !== 'GET') return { kind: 'error', status: 405, text: INVALID_METHOD };
         return { kind: 'json', value: '127.0.0.1:4647' };

@@ -17,7 +17,7 @@ import type { GoJSON } from './encode';
 import type { AllocRecord, CSIVolume, CSIVolumeClaim, NamespaceRecord, NodeRecord, PluginRecord } from './model';
 import { allocTerminal, ClaimMode, ClaimState } from './model';
 import { StorageProvider } from './provider';
-import { allocStubWire, pluginWire, volumeWire, type PluginInstance, type PluginView } from './wire';
+import { allocEventWire, allocStubWire, pluginWire, volumeWire, type PluginInstance, type PluginView } from './wire';
 
 /** An error returned by a simulated RPC; the server maps it to an HTTP status (backends.md 1.1). */
 export class RpcError extends Error {
@@ -429,6 +429,26 @@ export class SimState {
     });
     if (failure !== null) throw failure;
     return idx;
+  }
+
+  // --- allocations ---------------------------------------------------------------------------
+
+  /**
+   * An `Allocation` topic event for a write to the allocs table (nomad/state/events.go): Key the
+   * alloc id, FilterKeys `[JobID, DeploymentID]`, the alloc's namespace. `type` is the raft
+   * message's event type: `PlanResult` for the scheduler's placements and stops,
+   * `AllocationUpdated` for client status updates. Deleting an alloc (GC) publishes nothing.
+   */
+  allocEvent(type: string, a: AllocRecord, index: number): SimEvent {
+    return {
+      Topic: 'Allocation',
+      Type: type,
+      Key: a.ID,
+      Namespace: a.Namespace,
+      FilterKeys: [a.JobID, ''],
+      Index: index,
+      Payload: { Allocation: allocEventWire(a, this.nodes.get(a.NodeID)) },
+    };
   }
 
   // --- plugins -------------------------------------------------------------------------------

@@ -279,3 +279,34 @@ export function snapshotWire(s: ProviderSnapshot, pluginId: string, isReady: boo
     Parameters: null,
   };
 }
+
+/**
+ * The `Allocation` of an Allocation-topic event (`structs.AllocationEvent`; nomad/state/events.go
+ * `eventFromChange` copies the alloc and drops `Job`). Only the fields the simulator models are
+ * written, in Go order; resources, metrics and task states are not simulated.
+ */
+export function allocEventWire(a: AllocRecord, node: NodeRecord | undefined): Obj {
+  return {
+    ID: a.ID,
+    Namespace: a.Namespace,
+    EvalID: a.EvalID,
+    Name: a.Name,
+    NodeID: a.NodeID,
+    NodeName: node?.Name ?? '',
+    JobID: a.JobID,
+    Job: null,
+    TaskGroup: a.TaskGroup,
+    DesiredStatus: a.DesiredStatus,
+    DesiredDescription: a.DesiredDescription,
+    DesiredTransition: { Migrate: null, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null, MigrateDisablePlacement: null },
+    ClientStatus: a.ClientStatus,
+    ClientDescription: a.ClientDescription,
+    TaskStates: null,
+    DeploymentID: '',
+    CreateIndex: a.CreateIndex,
+    ModifyIndex: a.ModifyIndex,
+    AllocModifyIndex: a.ModifyIndex,
+    CreateTime: a.CreateTime,
+    ModifyTime: a.ModifyTime,
+  };
+}

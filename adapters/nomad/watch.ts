@@ -1,0 +1,386 @@
+/**
+ * The live view of one Nomad (docs/nomad.md "Watching"), read with the backend's service token.
+ *
+ * - Source: `/v1/event/stream` (topics `CSIVolume` and `Allocation`, every namespace) on the
+ *   watcher's own connection (`watch-connection.ts`). Event payloads are never mapped (they carry
+ *   `Allocations: []` and stale health, backends.md 1.7): each event only names a volume to read
+ *   again (an Allocation event, the volumes the view has that allocation claiming). Events that
+ *   arrive together are coalesced, so one volume is read once per burst: load follows the rate of
+ *   change, not the number of subscribers.
+ * - Every connect lists all volumes first (stubs carry ModifyIndex, which claims move too) and
+ *   opens the stream after the higher of that list's index and the last index seen. A reconnect
+ *   then reads again only what moved, plus the claimed volumes (an allocation's status is not a
+ *   volume write), and treats unlisted volumes as deleted. This closes the gap Nomad leaves
+ *   silently when the asked index has left its event buffer.
+ * - Fallback, when the stream is refused (404/405/400 from an older Nomad, 403 from ACLs even for
+ *   `CSIVolume` alone) or fails `streamFailuresBeforeFallback` times in a row: blocking queries on
+ *   the volume list, reading what moved, and the claimed volumes every `claimRefreshMs`. The
+ *   stream is tried again every `streamRetryMs`.
+ * - Reads, lists and view updates run one at a time (a serial queue), so a volume's deltas keep
+ *   the order the backend made them in.
+ */
+import type { CallOptions } from '../backend';
+import { mapSettled } from '../concurrency';
+import { GatewayError, NotFoundError } from '../errors';
+import type { Volume, VolumeRef } from '../model';
+import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../watch';
+import type { NomadClient } from './client';
+import * as req from './requests';
+import { num } from './results';
+import { toVolume } from './results-volumes';
+import type { WireEventFrame, WireVolumeStub } from './results-wire';
+import type { WatchConnection } from './watch-connection';
+import { Pauses, withDefaults, type NomadWatchTuning } from './watch-tuning';
+import { refKey, WatchView } from './watch-view';
+
+export type { NomadWatchTuning } from './watch-tuning';
+
+/** What a watcher needs from its backend. */
+export interface NomadWatchDeps {
+  backend: string;
+  /** The backend's pooled client, for short reads and lists. */
+  client: NomadClient;
+  /** The watcher's own connections, for the stream and blocking queries; closed by `stop()`. */
+  connection: WatchConnection;
+  /** The service token. */
+  token: string;
+}
+
+/** How a stream connection or a run of blocking queries ended. */
+type Outcome = 'failed' | 'fallback' | 'timeup' | 'stopped';
+const TOPICS_ALL = ['CSIVolume', 'Allocation'] as const;
+
+export class NomadWatcher implements VolumeWatcher {
+  readonly backend: string;
+  readonly #d: NomadWatchDeps;
+  readonly #o: WatcherOptions;
+  readonly #t: Required<NomadWatchTuning>;
+  readonly #view: WatchView;
+  readonly #stop = new AbortController();
+  #state: WatcherState = 'STARTING';
+  #source: WatchSource = 'EVENT_STREAM';
+  #message: string | null = null;
+  #currentAt: number | null = null;
+  #current = false;
+  #lastIndex = 0;
+  #synced = false;
+  #topics: readonly string[] = TOPICS_ALL;
+  #failures = 0;
+  #serial: Promise<void> = Promise.resolve();
+  #dirty = new Map<string, VolumeRef>();
+  #flushQueued = false;
+  #running: Promise<void> | null = null;
+  readonly #pauses = new Pauses();
+  #retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(deps: NomadWatchDeps, options: WatcherOptions, tuning: NomadWatchTuning = {}) {
+    this.backend = deps.backend;
+    this.#d = deps;
+    this.#o = options;
+    this.#view = new WatchView(deps.backend);
+    this.#t = withDefaults(tuning);
+  }
+
+  get current(): boolean {
+    return this.#current;
+  }
+
+  start(): void {
+    this.#running ??= this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    this.#pauses.wakeAll();
+    clearTimeout(this.#retryTimer);
+    await this.#running?.catch(() => undefined);
+    await this.#serial.catch(() => undefined);
+    await this.#d.connection.close();
+    this.#current = false;
+    this.#set('STOPPED', null);
+  }
+
+  status(): WatcherStatus {
+    return {
+      backend: this.backend,
+      state: this.#state,
+      source: this.#source,
+      volumes: this.#view.size,
+      currentAt: this.#currentAt,
+      lagMs: this.#currentAt === null ? null : Math.max(0, Date.now() - this.#currentAt),
+      message: this.#message,
+    };
+  }
+
+  volume(ref: VolumeRef): Volume | undefined {
+    return this.#view.get(ref);
+  }
+
+  /** Ignored: the stream costs the same with or without listeners, and its changes are what keep watch-fed reads right. */
+  setDemand(_d: WatchDemand): void {}
+
+  /** Reads these volumes again soon (after whatever is queued). */
+  nudge(refs: readonly VolumeRef[]): void {
+    for (const r of refs) if (r.backend === this.backend) this.#markDirty(r);
+  }
+
+  // ---- main loop -----------------------------------------------------------------------------
+
+  async #run(): Promise<void> {
+    let streamAgainAt = 0;
+    const fallback = (): void => {
+      this.#source = 'BLOCKING_QUERY';
+      this.#failures = 0;
+      streamAgainAt = Date.now() + this.#t.streamRetryMs;
+    };
+    while (!this.#stopped) {
+      let out: Outcome;
+      if (this.#source === 'EVENT_STREAM' || Date.now() >= streamAgainAt) {
+        const retrying = this.#source === 'BLOCKING_QUERY';
+        if (retrying) this.#topics = TOPICS_ALL;
+        out = await this.#streamOnce();
+        // Still not streaming after a retry from fallback: back to blocking queries for a while.
+        if (out === 'fallback' || (retrying && this.#source === 'BLOCKING_QUERY' && out === 'failed')) {
+          fallback();
+          continue;
+        }
+        if (out === 'failed' && ++this.#failures >= this.#t.streamFailuresBeforeFallback) {
+          this.#message = `event stream failed ${this.#failures} times in a row; following blocking queries`;
+          fallback();
+          continue;
+        }
+      } else {
+        out = await this.#blockingOnce(streamAgainAt);
+        if (out === 'failed') this.#failures++;
+      }
+      if (out === 'stopped') break;
+      if (out === 'failed') await this.#pauses.pause(Math.min(this.#t.maxBackoffMs, this.#t.backoffMs * 2 ** Math.max(0, this.#failures - 1)));
+    }
+  }
+
+  get #stopped(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  #options(signal: AbortSignal = this.#stop.signal): CallOptions & { signal: AbortSignal } {
+    return { credential: { token: this.#d.token }, signal };
+  }
+
+  /** One stream connection: list, open after the list's index, apply the list, follow frames. */
+  async #streamOnce(): Promise<Outcome> {
+    const conn = new AbortController();
+    const signal = AbortSignal.any([this.#stop.signal, conn.signal]);
+    let opened = false;
+    try {
+      this.#set(this.#synced ? 'RESYNCING' : 'STARTING', this.#message);
+      const list = await req.listVolumes(this.#d.client, { namespace: '*' }, this.#options());
+      const from = Math.max(this.#lastIndex, list.meta.index) + 1;
+      const stream = await this.#openStream(from, signal);
+      if (stream === 'fallback') return 'fallback';
+      opened = true;
+      this.#source = 'EVENT_STREAM';
+      const resync = this.#synced;
+      this.#enqueue(async () => {
+        await this.#applyList(list.data ?? [], list.meta.index, resync);
+        this.#set('STREAMING', null);
+      });
+      const openedAt = Date.now();
+      await this.#follow(stream.lines, conn);
+      // A stream that served a while was no failure; one that ends at once is.
+      if (Date.now() - openedAt > this.#t.heartbeatTimeoutMs) this.#failures = 0;
+      return this.#stopped ? 'stopped' : 'failed';
+    } catch (err) {
+      if (this.#stopped) return 'stopped';
+      this.#degrade(err, opened ? 'event stream failed' : 'could not open the event stream');
+      return 'failed';
+    } finally {
+      conn.abort();
+    }
+  }
+
+  /** Opens the stream from `index`; a 403 is tried again with `CSIVolume` alone before giving up. */
+  async #openStream(index: number, signal: AbortSignal): Promise<{ lines: AsyncIterable<string> } | 'fallback'> {
+    for (;;) {
+      try {
+        return await this.#d.connection.stream(req.eventStreamCall(this.#topics, index), this.#options(signal));
+      } catch (err) {
+        const status = err instanceof GatewayError ? err.httpStatus : undefined;
+        if (status === 403 && this.#topics.length > 1 && err instanceof GatewayError && err.code === 'FORBIDDEN') {
+          this.#topics = ['CSIVolume'];
+          this.#message = 'the service token may not read allocations (read-job): allocation status changes show with the next volume write';
+          continue;
+        }
+        if (status === 404 || status === 405 || status === 400 || (status === 403 && err instanceof GatewayError && err.code === 'FORBIDDEN')) {
+          this.#message = `event stream unavailable (HTTP ${status}); following blocking queries`;
+          return 'fallback';
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout. */
+  async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let reason = 'event stream ended';
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        reason = `no event or heartbeat for ${this.#t.heartbeatTimeoutMs} ms; reconnecting`;
+        conn.abort();
+      }, this.#t.heartbeatTimeoutMs);
+    };
+    arm();
+    try {
+      for await (const line of lines) {
+        arm();
+        const frame = JSON.parse(line) as WireEventFrame;
+        if (typeof frame.Error === 'string') throw new Error(`event stream error: ${frame.Error}`);
+        if (this.#state === 'STREAMING') this.#currentAt = Date.now();
+        const index = num(frame.Index ?? null);
+        if (index !== null && index > this.#lastIndex) this.#lastIndex = index;
+        for (const e of frame.Events ?? []) {
+          if (e.Topic === 'CSIVolume') this.#markDirty(this.#view.ref(e.Namespace, e.Key));
+          else if (e.Topic === 'Allocation') for (const r of this.#view.claimedBy(e.Key)) this.#markDirty(r);
+        }
+      }
+    } catch (err) {
+      if (!conn.signal.aborted || this.#stopped) throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!this.#stopped) this.#degrade(null, reason);
+  }
+
+  /** One blocking-query round (fallback): list after the last index, read what moved. */
+  async #blockingOnce(streamAgainAt: number): Promise<Outcome> {
+    let lastClaimRefresh = 0;
+    let index = 0;
+    try {
+      while (!this.#stopped && Date.now() < streamAgainAt) {
+        const wait = Math.min(this.#t.blockingWaitMs, Math.max(1, streamAgainAt - Date.now()));
+        const call = req.blockingListCall(index, wait);
+        const list = await this.#d.connection.get<WireVolumeStub[]>(call, this.#options(), wait + wait / 16 + 10_000);
+        index = list.meta.index;
+        const refreshClaims = Date.now() - lastClaimRefresh >= this.#t.claimRefreshMs;
+        if (refreshClaims) lastClaimRefresh = Date.now();
+        await this.#enqueue(() => this.#applyList(list.data ?? [], list.meta.index, refreshClaims));
+        this.#set('POLLING', this.#message);
+        this.#failures = 0;
+      }
+      return this.#stopped ? 'stopped' : 'timeup';
+    } catch (err) {
+      if (this.#stopped) return 'stopped';
+      this.#degrade(err, 'blocking query failed');
+      return 'failed';
+    }
+  }
+
+  // ---- the view ------------------------------------------------------------------------------
+
+  /** Applies a full list: reads what moved (and the claimed volumes when `claims`), drops what is gone. */
+  async #applyList(stubs: readonly WireVolumeStub[], index: number, claims: boolean): Promise<void> {
+    const plan = this.#view.plan(stubs);
+    const read = new Map(plan.read.map((r) => [refKey(r), r]));
+    if (claims) for (const r of this.#view.claimed()) read.set(refKey(r), r);
+    const deltas: VolumeDelta[] = [];
+    const observedAt = new Date().toISOString();
+    for (const r of plan.gone) {
+      const d = this.#view.apply(r, null, observedAt);
+      if (d) deltas.push(d);
+    }
+    const initial = !this.#synced;
+    deltas.push(...(await this.#readAll([...read.values()])));
+    if (index > this.#lastIndex) this.#lastIndex = index;
+    this.#synced = true;
+    this.#current = true;
+    this.#currentAt = Date.now();
+    if (!initial || this.#t.reportInitial) this.#emit(deltas);
+  }
+
+  /** Reads volumes in full (bounded), records them; a 404 is a deletion. Failed reads are queued again. */
+  async #readAll(refs: readonly VolumeRef[]): Promise<VolumeDelta[]> {
+    const o = this.#options();
+    const results = await mapSettled(refs, this.#t.readConcurrency, async (ref) => {
+      try {
+        const { data } = await req.readVolume(this.#d.client, ref.nativeId, ref.namespace, o);
+        return data ? toVolume(this.backend, data) : null;
+      } catch (err) {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      }
+    });
+    const deltas: VolumeDelta[] = [];
+    const observedAt = new Date().toISOString();
+    let failed: unknown = null;
+    results.forEach((r, i) => {
+      if (r instanceof Error) {
+        failed = r;
+        if (!this.#stopped) this.#dirty.set(refKey(refs[i]!), refs[i]!);
+        return;
+      }
+      const d = this.#view.apply(refs[i]!, r, observedAt);
+      if (d) deltas.push(d);
+    });
+    if (failed && !this.#stopped) {
+      this.#o.onStatus?.(this.status(), failed);
+      clearTimeout(this.#retryTimer);
+      this.#retryTimer = setTimeout(() => this.#scheduleFlush(), this.#t.backoffMs);
+    }
+    return deltas;
+  }
+
+  #markDirty(ref: VolumeRef): void {
+    this.#dirty.set(refKey(ref), ref);
+    this.#scheduleFlush();
+  }
+
+  /** Reads the dirty volumes once the current burst of frames is in (next turn of the event loop). */
+  #scheduleFlush(): void {
+    if (this.#flushQueued || this.#stopped) return;
+    this.#flushQueued = true;
+    setImmediate(() => {
+      this.#enqueue(async () => {
+        this.#flushQueued = false;
+        const refs = [...this.#dirty.values()];
+        this.#dirty = new Map();
+        if (refs.length > 0) this.#emit(await this.#readAll(refs));
+      });
+    });
+  }
+
+  /** Runs `fn` after everything queued before it. */
+  #enqueue(fn: () => Promise<void>): Promise<void> {
+    const next = this.#serial.then(() => (this.#stopped ? undefined : fn()));
+    this.#serial = next.catch((err: unknown) => {
+      if (!this.#stopped) this.#degrade(err, 'reading volumes failed');
+    });
+    return next;
+  }
+
+  #emit(deltas: VolumeDelta[]): void {
+    if (deltas.length === 0 || this.#stopped) return;
+    try {
+      this.#o.onDeltas(deltas);
+    } catch {
+      /* onDeltas must not throw; a listener's bug must not stop the watcher */
+    }
+  }
+
+  // ---- state ---------------------------------------------------------------------------------
+
+  #set(state: WatcherState, message: string | null, err?: unknown): void {
+    const changed = state !== this.#state || message !== this.#message;
+    this.#state = state;
+    this.#message = message;
+    if (changed || err !== undefined) this.#o.onStatus?.(this.status(), err);
+  }
+
+  #degrade(err: unknown, what: string): void {
+    this.#current = false;
+    // Not `instanceof Error`: errors from another realm (Node internals under a test runner) fail it.
+    const text = typeof err === 'object' && err !== null && 'message' in err ? String((err as { message: unknown }).message) : '';
+    const why = text ? `: ${text}` : '';
+    this.#set('DEGRADED', `${what}${why}`, err ?? undefined);
+  }
+}
