@@ -13,6 +13,7 @@ export function createRegistry(configs: BackendConfig[], onCall?: (r: CallRecord
         return new NomadBackend({
           backend: c.id,
           baseUrl: c.url,
+          token: c.token,
           timeoutMs: c.timeoutMs,
           maxConnections: c.maxConnections,
           readRetries: c.readRetries,
