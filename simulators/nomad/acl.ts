@@ -25,12 +25,20 @@ export type NsCapability =
 const READ_CAPS: NsCapability[] = ['list-jobs', 'read-job', 'csi-list-volume', 'csi-read-volume', 'host-volume-read'];
 const WRITE_CAPS: NsCapability[] = [...READ_CAPS, 'csi-write-volume', 'csi-mount-volume'];
 
+/**
+ * A namespace rule: a policy shorthand, or an explicit capability list (Nomad's
+ * `namespace "x" { capabilities = ["csi-list-volume"] }`).
+ */
+export type NamespaceRule = 'read' | 'write' | NsCapability[];
+
+const capsOf = (r: NamespaceRule): readonly NsCapability[] => (r === 'write' ? WRITE_CAPS : r === 'read' ? READ_CAPS : r);
+
 /** A simulated ACL token. */
 export interface TokenSpec {
   secret: string;
   name?: string;
   management?: boolean;
-  namespaces?: Record<string, 'read' | 'write'>;
+  namespaces?: Record<string, NamespaceRule>;
   /** @default true */
   pluginRead?: boolean;
 }
@@ -44,18 +52,18 @@ function globMatch(pattern: string, name: string): boolean {
 export class Acl {
   constructor(
     readonly management: boolean,
-    private readonly rules: Map<string, 'read' | 'write'>,
+    private readonly rules: Map<string, NamespaceRule>,
     readonly pluginRead: boolean,
   ) {}
 
   /** Full access: ACLs disabled or a management token. */
   static readonly all = new Acl(true, new Map(), true);
 
-  private policyFor(ns: string): 'read' | 'write' | undefined {
+  private policyFor(ns: string): NamespaceRule | undefined {
     const exact = this.rules.get(ns);
     if (exact) return exact;
     // Nomad picks the closest glob; the longest literal part is a good stand-in.
-    let best: { len: number; p: 'read' | 'write' } | undefined;
+    let best: { len: number; p: NamespaceRule } | undefined;
     for (const [pattern, p] of this.rules) {
       if (!pattern.includes('*') || !globMatch(pattern, ns)) continue;
       const len = pattern.replace(/\*/g, '').length;
@@ -68,12 +76,12 @@ export class Acl {
   allowNsOp(ns: string, op: NsCapability): boolean {
     if (this.management) return true;
     if (ns === '*') {
-      for (const p of this.rules.values()) if ((p === 'write' ? WRITE_CAPS : READ_CAPS).includes(op)) return true;
+      for (const p of this.rules.values()) if (capsOf(p).includes(op)) return true;
       return false;
     }
     const p = this.policyFor(ns);
     if (!p) return false;
-    return (p === 'write' ? WRITE_CAPS : READ_CAPS).includes(op);
+    return capsOf(p).includes(op);
   }
 
   /** `acl.NamespaceValidator(ops...)`: any of the capabilities suffices. */
@@ -120,7 +128,7 @@ export class AclStore {
   resolve(secret: string): Acl | null {
     if (!this.enabled) return Acl.all;
     if (secret === '') {
-      const rules = new Map<string, 'read' | 'write'>();
+      const rules = new Map<string, NamespaceRule>();
       if (this.anonymousRead === '*') rules.set('*', 'read');
       else for (const ns of this.anonymousRead) rules.set(ns, 'read');
       return new Acl(false, rules, rules.size > 0);

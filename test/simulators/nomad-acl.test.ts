@@ -114,3 +114,12 @@ describe('ACLs disabled', () => {
     }
   });
 });
+
+describe('explicit capability lists (namespace "x" { capabilities = [...] })', () => {
+  it('lets a token with only csi-list-volume list a namespace but not read its volumes', async () => {
+    sim.addToken({ secret: 'list-only', namespaces: { analytics: ['csi-list-volume'] } });
+    expect(ids(await call(url, 'GET', '/v1/volumes?type=csi&namespace=analytics', { token: 'list-only' }))).toEqual(['notebooks', 'spark-shuffle', 'warehouse-scratch']);
+    const read = await call(url, 'GET', '/v1/volume/csi/notebooks?namespace=analytics', { token: 'list-only' });
+    expect({ status: read.status, text: read.text }).toEqual({ status: 403, text: 'Permission denied' });
+  });
+});
