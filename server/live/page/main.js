@@ -104,7 +104,7 @@ function render() {
     const atts = el('td', 'attachments');
     if (v.attachments === null) atts.append(el('span', 'unknown', 'not readable'));
     for (const a of v.attachments ?? []) {
-      const item = el('span', 'attachment');
+      const item = el('span', 'attachment-item');
       item.dataset.attachmentId = a.id;
       item.append(badge('attachment', a.state), el('span', 'consumer', consumerLabel(a.consumer)));
       atts.append(item);
