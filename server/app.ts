@@ -20,6 +20,7 @@ import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
 import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
 import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
+import { createLivePageHandler, type LivePageOptions } from './live';
 import { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 import { connectRedis, type GatewayRedis, type RedisHealth } from './redis';
@@ -55,6 +56,8 @@ export interface GatewayOptions {
   operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
   /** GraphiQL page settings (demo mode pre-fills the demo headers). @default the page's defaults */
   graphiql?: Omit<GraphiQLHandlerOptions, 'endpointPath'>;
+  /** Live status page settings, `GET /live` (demo mode pre-fills the demo headers). @default the page's defaults */
+  live?: Omit<LivePageOptions, 'endpointPath'>;
 }
 
 export interface RunningGateway {
@@ -169,6 +172,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const listener = createRequestListener(
     {
       graphiql: createGraphiQLHandler({ ...o.graphiql, endpointPath: '/graphql' }),
+      live: createLivePageHandler({ ...o.live, endpointPath: '/graphql' }),
       graphql: handleGraphQL,
       readiness,
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),

@@ -4,9 +4,12 @@
  * region (`openstack`: Keystone, Cinder, Nova).
  */
 import { NomadSimulator } from '../simulators/nomad';
-import { demoTokens, seedDemoCluster } from '../simulators/nomad/demo';
+import { demoNodeIds, demoTokens, seedDemoCluster } from '../simulators/nomad/demo';
+import { seedNomadActivity } from '../simulators/nomad/demo-activity';
 import { OpenStackSimulator } from '../simulators/openstack';
+import { seedNovaActivity } from '../simulators/openstack/demo-activity';
 import type { BackendConfig } from './config';
+import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions, type DemoActivityStep } from './demo-activity';
 
 /**
  * The demo region's Keystone token for project `demo`, fixed so the README's examples work
@@ -28,7 +31,20 @@ export interface DemoBackends {
   headers: Record<string, string>;
   /** GraphiQL's headers editor pre-filled with {@link headers}, so the demo works from the browser. */
   graphiqlHeaders: string;
+  /** The running demo activity (server/demo-activity.ts); undefined when it is off. */
+  activity?: DemoActivity;
+  /** Stops the activity, then the simulated backends. */
   stop(): Promise<void>;
+}
+
+export interface DemoBackendsOptions {
+  /**
+   * Changes the demo backends make by themselves: `nomad-east`'s `build-cache` volume is claimed
+   * and released, OpenStack's `ci-scratch` volume is attached to `ci-worker-1` and detached, one
+   * step every `intervalMs` (server/demo-activity.ts). `false` turns it off.
+   * @default from the environment: on every 5 s; `DEMO_ACTIVITY=0` off, `DEMO_ACTIVITY_INTERVAL_MS` the interval
+   */
+  activity?: DemoActivityOptions | false;
 }
 
 /** Whether `host` is a loopback address (only this machine can connect). */
@@ -47,16 +63,23 @@ export function demoExposureWarning(host: string): string | undefined {
   return `WARNING: demo mode is listening on ${host} (HOST), not only on loopback: anyone who can reach this port gets the GraphiQL page and with it the demo's management tokens (${(['east', 'west'] as const).map((v) => demoTokens(v).managementToken).join(', ')}), and can change the demo data. Unset HOST (or HOST=127.0.0.1) to keep the demo on this machine.`;
 }
 
-export async function startDemoBackends(): Promise<DemoBackends> {
+export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<DemoBackends> {
+  const activityOptions = o.activity ?? demoActivityFromEnv(process.env);
   const stops: Array<() => Promise<void>> = [];
   const backends: BackendConfig[] = [];
   const tokens: DemoBackends['tokens'] = {};
+  const steps: DemoActivityStep[] = [];
   try {
     for (const variant of ['east', 'west'] as const) {
       // Anonymous callers may read every namespace, so the README's queries work without a token;
       // writes need the printed management token, as on a real cluster with ACLs.
       const sim = new NomadSimulator({ acl: { enabled: true, anonymousRead: '*' } });
       const t = seedDemoCluster(sim, variant);
+      // East only: the README shows west's volumes with their exact status.
+      if (activityOptions && variant === 'east') {
+        const nomad = seedNomadActivity(sim, { nodeIds: demoNodeIds(variant), plugin: 'aws-ebs0', externalId: 'vol-0e45000000000a0ff', idPrefix: 'e0a1ac00-0000-4000-8000-0000' });
+        steps.push({ name: 'nomad-east claim/release', run: () => nomad.step() });
+      }
       const url = await sim.listen(0, '127.0.0.1');
       stops.push(() => sim.close());
       const id = `nomad-${variant}`;
@@ -66,8 +89,12 @@ export async function startDemoBackends(): Promise<DemoBackends> {
     const os = new OpenStackSimulator({});
     const creds = os.seedDemo();
     const token = os.issueToken({ user: creds.demo.username, project: creds.demo.project, ttlMs: 365 * 24 * 3_600_000, id: DEMO_OPENSTACK_TOKEN });
-    const { keystoneUrl } = await os.listen();
+    const { keystoneUrl, novaUrl } = await os.listen();
     stops.push(() => os.close());
+    if (activityOptions) {
+      const nova = seedNovaActivity(os, { project: creds.demo.project, novaUrl, token });
+      steps.push({ name: 'openstack attach/detach', run: (signal) => nova.step(signal) });
+    }
     backends.push({
       id: DEMO_OPENSTACK_BACKEND,
       kind: 'openstack',
@@ -87,7 +114,12 @@ export async function startDemoBackends(): Promise<DemoBackends> {
     const graphiqlHeaders = `{\n  // Demo credentials (demo data only): your own tokens go here against real backends.\n${Object.entries(headers)
       .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`)
       .join(',\n')}\n}`;
-    return { backends, tokens, openstack, headers, graphiqlHeaders, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
+    const activity = activityOptions ? startDemoActivity(steps, activityOptions) : undefined;
+    const stop = async (): Promise<void> => {
+      await activity?.stop();
+      await Promise.all(stops.map((s) => s()));
+    };
+    return { backends, tokens, openstack, headers, graphiqlHeaders, ...(activity ? { activity } : {}), stop };
   } catch (err) {
     await Promise.all(stops.map((s) => s()));
     throw err;

@@ -62,9 +62,10 @@ async function main(argv: string[]): Promise<void> {
     metrics.recordCall(r);
     logger.debug(r, 'backend call');
   });
-  const gateway: RunningGateway = await startGateway({ config, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders } } : {}) });
+  const gateway: RunningGateway = await startGateway({ config, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, live: { defaultHeaders: demo.headers } } : {}) });
   logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
   console.log(`Volume gateway ready at ${gateway.url}`);
+  console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
   if (demo) {
     console.log('Demo mode: serving two simulated Nomad clusters and one OpenStack region with demo data.');
     for (const [id, t] of Object.entries(demo.tokens)) {

@@ -1,5 +1,5 @@
 /**
- * The node:http request listener: CORS, the GraphiQL page, `/graphql`, `/healthz`, `/readyz`,
+ * The node:http request listener: CORS, the GraphiQL page, the live status page, `/graphql`, `/healthz`, `/readyz`,
  * `/metrics`, and JSON answers for everything that goes wrong on the way.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -12,6 +12,8 @@ import { sendEdgeError, sendJson } from './respond';
 export interface Routes {
   /** Serves the GraphiQL page or its assets if the request is for them; returns whether it did. */
   graphiql(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
+  /** Serves the live status page (`/live`) or its assets if the request is for them; returns whether it did. */
+  live?(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
   graphql: GraphQLHttpHandler;
   /** `/readyz`: 200 when ready, 503 otherwise, with the details. */
   readiness(): Promise<{ ready: boolean } & Record<string, unknown>>;
@@ -19,7 +21,7 @@ export interface Routes {
   metrics(): Promise<{ contentType: string; text: string }>;
 }
 
-const ROUTES = ['/graphql', '/graphiql/assets/', '/healthz', '/readyz', '/metrics'];
+const ROUTES = ['/graphql', '/graphiql/assets/', '/live', '/live/assets/', '/healthz', '/readyz', '/metrics'];
 
 /** @param onRefused told of every request refused with an edge error (metrics); must not throw. */
 export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: Logger, onRefused?: (err: EdgeError) => void): RequestListener {
@@ -28,6 +30,7 @@ export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: 
     if (url.pathname === '/graphql' && cors.handle(req, res)) return;
     // A browser asking for HTML at /graphql gets the bundled IDE; everything else is GraphQL.
     if (routes.graphiql(req, res, url)) return;
+    if (routes.live?.(req, res, url)) return;
     const route = async (): Promise<void> => {
       if (url.pathname === '/graphql') return routes.graphql(req, res, url);
       if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });

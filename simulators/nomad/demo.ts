@@ -102,6 +102,12 @@ export function demoTokens(variant: 'east' | 'west'): { managementToken: string;
   return { managementToken: `demo-${variant}-management`, readOnlyToken: `demo-${variant}-analytics-read` };
 }
 
+/** A variant's client node ids, in order (`seedDemoCluster` adds them). */
+export function demoNodeIds(variant: 'east' | 'west'): string[] {
+  const v = VARIANTS[variant];
+  return v.nodeNames.map((_, i) => `${v.nodePrefix}${i + 1}`);
+}
+
 /**
  * Seeds the demo cluster into a simulator. Node ids are `e0000000-0000-4000-8000-00000000000N`
  * (east) / `f0000000-…N` (west); allocation ids `e0a10c00-…N` / `f0a10c00-…N`.
@@ -113,11 +119,8 @@ export function seedDemoCluster(sim: NomadSimulator, variant: 'east' | 'west'): 
   sim.addToken({ secret: tokens.managementToken, name: `${variant} management`, management: true });
   sim.addToken({ secret: tokens.readOnlyToken, name: `${variant} analytics read-only`, namespaces: { analytics: 'read' } });
 
-  const nodeIds = v.nodeNames.map((name, i) => {
-    const id = `${v.nodePrefix}${i + 1}`;
-    sim.addNode({ id, name });
-    return id;
-  });
+  const nodeIds = demoNodeIds(variant);
+  nodeIds.forEach((id, i) => sim.addNode({ id, name: v.nodeNames[i]! }));
 
   const zoneKey = 'topology.ebs.csi.aws.com/zone';
   sim.addPlugin({

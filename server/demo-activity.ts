@@ -1,0 +1,108 @@
+/**
+ * Demo activity: in demo mode the simulated backends change by themselves, so a newcomer opening
+ * the live status page (or a subscription) sees events at once. One step every `intervalMs`,
+ * taking turns over the steps given (Nomad claim/release, OpenStack attach/detach). Each step
+ * goes through the simulator's own API, as a scheduler or a user would. A failed step is
+ * reported and the cycle goes on; `stop()` waits for a step in progress.
+ */
+import { ConfigError } from './config-values';
+
+/** Default time between two steps. */
+export const DEFAULT_DEMO_ACTIVITY_INTERVAL_MS = 5_000;
+
+export interface DemoActivityOptions {
+  /** Time between two steps (each step changes one backend). @default 5000 */
+  intervalMs?: number;
+  /** Told of each step's outcome (tests, logs). @default nothing */
+  onStep?: (name: string, outcome: string) => void;
+  /** Told of a failed step; the cycle goes on. @default a console warning, at most one a minute */
+  onError?: (name: string, err: unknown) => void;
+}
+
+/** One kind of change, e.g. `nomad-east` claim/release; its step decides which of the two is next. */
+export interface DemoActivityStep {
+  name: string;
+  run(signal: AbortSignal): Promise<string> | string;
+}
+
+export interface DemoActivity {
+  /** Steps run so far, failed ones included. */
+  readonly steps: number;
+  readonly failures: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Reads `DEMO_ACTIVITY` (`0` turns it off; unset or `1` on) and `DEMO_ACTIVITY_INTERVAL_MS`.
+ * @returns false when off
+ */
+export function demoActivityFromEnv(env: NodeJS.ProcessEnv): DemoActivityOptions | false {
+  const on = env.DEMO_ACTIVITY?.trim();
+  if (on !== undefined && on !== '' && on !== '0' && on !== '1') throw new ConfigError('DEMO_ACTIVITY', 'must be 0 (off) or 1 (on)');
+  if (on === '0') return false;
+  const raw = env.DEMO_ACTIVITY_INTERVAL_MS?.trim();
+  if (raw === undefined || raw === '') return {};
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) throw new ConfigError('DEMO_ACTIVITY_INTERVAL_MS', 'must be an integer from 100 to 3600000');
+  return { intervalMs: ms };
+}
+
+function throttledWarning(): (name: string, err: unknown) => void {
+  let last = 0;
+  return (name, err) => {
+    if (Date.now() - last < 60_000) return;
+    last = Date.now();
+    console.warn(`demo activity: ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+  };
+}
+
+/** Starts the cycle; the first step runs one interval after the start. */
+export function startDemoActivity(steps: DemoActivityStep[], o: DemoActivityOptions = {}): DemoActivity {
+  const intervalMs = o.intervalMs ?? DEFAULT_DEMO_ACTIVITY_INTERVAL_MS;
+  const onError = o.onError ?? throttledWarning();
+  const abort = new AbortController();
+  let next = 0;
+  let count = 0;
+  let failures = 0;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const tick = async (): Promise<void> => {
+    const step = steps[next++ % steps.length]!;
+    count++;
+    try {
+      const outcome = await step.run(abort.signal);
+      if (!abort.signal.aborted) o.onStep?.(step.name, outcome);
+    } catch (err) {
+      failures++;
+      if (!abort.signal.aborted) onError(step.name, err);
+    }
+  };
+  // Chained timeouts, not an interval: a slow step never overlaps the next one.
+  const schedule = (): void => {
+    if (abort.signal.aborted || steps.length === 0) return;
+    timer = setTimeout(() => {
+      running = tick().finally(() => {
+        running = undefined;
+        schedule();
+      });
+    }, intervalMs);
+    // The demo's servers keep the process alive; this timer alone must not.
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    get steps() {
+      return count;
+    },
+    get failures() {
+      return failures;
+    },
+    async stop() {
+      abort.abort();
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,246 @@
+/**
+ * Browser entry of the live status page (bundled by scripts/build-live.ts with esbuild; never
+ * loaded by Node). Plain JavaScript, as GraphiQL's client, because the gateway's `tsc` has no DOM
+ * lib; the table's logic is in state.ts and unit-tested.
+ *
+ * It lists volumes over HTTP (POST /graphql), then follows `volumeChanged` over graphql-ws on the
+ * same URL, headers in `connection_init`. A dropped socket is reopened with `since` = the last
+ * cursor, so nothing is missed; CURSOR_EXPIRED means the gap is too old: list again, subscribe
+ * without `since`.
+ */
+import { createClient } from 'graphql-ws';
+import './page.css';
+import { coverage, consumerLabel, LiveTable } from './state';
+import { LIST_QUERY, MAX_LIST_PAGES, SUBSCRIPTION } from './queries';
+import { backoffMs, describeClose, errorCodes, FATAL_CLOSE_CODES, FATAL_ERROR_CODES } from './connection';
+
+/** Written by server/live/page.ts as JSON; see `LivePageConfig` there. */
+const config = JSON.parse(document.getElementById('live-config').textContent);
+const endpoint = new URL(config.endpointPath, location.href);
+const wsUrl = new URL(endpoint);
+wsUrl.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+
+/** Tokens stay in this tab only (sessionStorage), never in localStorage. */
+const STORAGE_KEY = 'volume-gateway:live:headers';
+/** How long a changed row stays highlighted. */
+const HIGHLIGHT_MS = 2_000;
+const MAX_LOG = 30;
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, className, text) => {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+const table = new LiveTable();
+let headers = readHeaders();
+let cursor = null;
+let listOmitted = [];
+let subscribedOmitted = null;
+let client;
+let generation = 0;
+let attempt = 0;
+let retryTimer;
+let highlightTimer;
+
+function readHeaders() {
+  const stored = sessionStorage.getItem(STORAGE_KEY);
+  if (stored) {
+    try {
+      return JSON.parse(stored);
+    } catch {
+      sessionStorage.removeItem(STORAGE_KEY);
+    }
+  }
+  return config.defaultHeaders ?? {};
+}
+
+function setConnection(state, detail) {
+  const c = $('connection');
+  c.dataset.state = state;
+  c.textContent = detail ? `${state}: ${detail}` : state;
+}
+
+function setNotice(text) {
+  $('notice').textContent = text ?? '';
+  $('notice').hidden = !text;
+}
+
+function renderCoverage() {
+  const omitted = subscribedOmitted ?? listOmitted;
+  $('coverage').textContent = `Coverage: ${coverage(omitted)}`;
+  $('coverage').dataset.complete = String(omitted.length === 0);
+}
+
+function badge(kind, value) {
+  const b = el('span', `badge ${kind}`, value);
+  b.dataset.state = value;
+  return b;
+}
+
+function render() {
+  const now = Date.now();
+  const body = el('tbody');
+  let next = Infinity;
+  for (const row of table.list()) {
+    const v = row.volume;
+    const tr = el('tr');
+    tr.dataset.volumeId = v.id;
+    tr.dataset.nativeId = v.nativeId;
+    tr.dataset.backend = v.backend.id;
+    if (row.changedAt !== undefined && now - row.changedAt < HIGHLIGHT_MS) {
+      tr.classList.add('changed');
+      next = Math.min(next, row.changedAt + HIGHLIGHT_MS - now);
+    }
+    tr.append(el('td', 'backend', v.backend.id), el('td', 'namespace', v.namespace ?? ''));
+    const name = el('td', 'name', v.name ?? v.nativeId);
+    if (v.name && v.name !== v.nativeId) name.append(el('small', 'native', v.nativeId));
+    tr.append(name);
+    const status = el('td', 'status');
+    status.append(badge('status', v.status));
+    tr.append(status);
+    const atts = el('td', 'attachments');
+    if (v.attachments === null) atts.append(el('span', 'unknown', 'not readable'));
+    for (const a of v.attachments ?? []) {
+      const item = el('span', 'attachment-item');
+      item.dataset.attachmentId = a.id;
+      item.append(badge('attachment', a.state), el('span', 'consumer', consumerLabel(a.consumer)));
+      atts.append(item);
+    }
+    tr.append(atts, el('td', 'event', row.lastEvent ?? ''));
+    body.append(tr);
+  }
+  $('volumes').querySelector('tbody').replaceWith(body);
+  $('count').textContent = `${table.size} volumes`;
+  clearTimeout(highlightTimer);
+  if (next !== Infinity) highlightTimer = setTimeout(render, next + 20);
+}
+
+function log(event) {
+  const li = el('li', '', `${new Date(event.observedAt).toLocaleTimeString()} ${event.type} ${event.volume?.name ?? event.volume?.nativeId ?? event.volumeId ?? ''}${event.volume ? ` (${event.volume.backend.id})` : ''}`);
+  li.dataset.type = event.type;
+  const list = $('events');
+  list.prepend(li);
+  while (list.children.length > MAX_LOG) list.lastElementChild.remove();
+}
+
+async function post(query, variables) {
+  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+  const body = await res.json().catch(() => ({}));
+  if (!body.data) throw new Error(body.errors?.map((e) => e.message).join('; ') || `HTTP ${res.status}`);
+  return body;
+}
+
+/** Every page of `volumes`, then a fresh table. */
+async function relist() {
+  $('list-status').textContent = 'listing…';
+  const nodes = [];
+  const omitted = new Map();
+  let after = null;
+  for (let i = 0; i < MAX_LIST_PAGES; i++) {
+    const { data } = await post(LIST_QUERY, { after });
+    for (const n of data.volumes.nodes) if (n) nodes.push(n);
+    for (const o of data.volumes.omittedBackends) omitted.set(o.backend.id, o);
+    if (!data.volumes.pageInfo.hasNextPage) break;
+    after = data.volumes.pageInfo.endCursor;
+  }
+  listOmitted = [...omitted.values()];
+  table.replace(nodes);
+  $('list-status').textContent = `listed at ${new Date().toLocaleTimeString()}`;
+  renderCoverage();
+  render();
+}
+
+function scheduleRetry(reason) {
+  clearTimeout(retryTimer);
+  const wait = backoffMs(attempt++);
+  setConnection('reconnecting', `${reason}; retry in ${Math.round(wait / 100) / 10} s`);
+  retryTimer = setTimeout(subscribe, wait);
+}
+
+function subscribe() {
+  const gen = ++generation;
+  client?.dispose();
+  setConnection('connecting');
+  client = createClient({
+    url: wsUrl.href,
+    retryAttempts: 0,
+    connectionParams: headers,
+    on: { connected: () => gen === generation && setConnection('live') },
+  });
+  client.subscribe(
+    { query: SUBSCRIPTION, variables: { since: cursor } },
+    {
+      next: (result) => {
+        if (gen !== generation) return;
+        const event = result.data?.volumeChanged;
+        if (!event) return void setNotice(result.errors?.map((e) => e.message).join('; '));
+        attempt = 0;
+        cursor = event.cursor;
+        if (event.type === 'SUBSCRIBED') {
+          subscribedOmitted = event.omittedBackends;
+          setConnection('live');
+          return renderCoverage();
+        }
+        log(event);
+        if (table.apply(event, Date.now()) !== undefined) render();
+      },
+      error: (err) => {
+        if (gen !== generation) return;
+        const codes = errorCodes(err);
+        if (codes.includes('CURSOR_EXPIRED')) {
+          // Too far behind: what was missed is gone from the log. Start over from a fresh list.
+          cursor = null;
+          setNotice('Missed too much while away: listed again.');
+          return void relist().then(subscribe, (e) => scheduleRetry(e.message));
+        }
+        const fatal = typeof err?.code === 'number' && FATAL_CLOSE_CODES.has(err.code);
+        if (fatal || codes.some((c) => FATAL_ERROR_CODES.has(c))) {
+          client.dispose();
+          return setConnection('stopped', `${describeClose(err)}: check the credentials and press Apply`);
+        }
+        scheduleRetry(describeClose(err));
+      },
+      complete: () => gen === generation && scheduleRetry('the server ended the subscription'),
+    },
+  );
+}
+
+async function start() {
+  clearTimeout(retryTimer);
+  generation++;
+  client?.dispose();
+  cursor = null;
+  subscribedOmitted = null;
+  setNotice();
+  try {
+    await relist();
+  } catch (e) {
+    $('list-status').textContent = `list failed: ${e.message}`;
+  }
+  subscribe();
+}
+
+function setupCredentials() {
+  const area = $('headers');
+  area.value = JSON.stringify(headers, null, 2);
+  $('demo-note').hidden = !config.demo;
+  $('credentials').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    try {
+      const parsed = JSON.parse(area.value || '{}');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) throw new Error('an object of header names to string values');
+      headers = parsed;
+      sessionStorage.setItem(STORAGE_KEY, JSON.stringify(headers));
+      $('headers-error').textContent = '';
+      void start();
+    } catch (e) {
+      $('headers-error').textContent = `Headers must be JSON: ${e.message}`;
+    }
+  });
+}
+
+setupCredentials();
+void start();

@@ -1,0 +1,34 @@
+/** The live status page's two operations: the initial list (HTTP) and the subscription (graphql-ws). */
+
+const CONSUMER = `consumer {
+        __typename
+        ... on VolumeAllocationConsumer { allocationId jobId taskGroup nodeName }
+        ... on VolumeServerConsumer { serverId name }
+        ... on VolumeHostConsumer { hostName }
+      }`;
+
+const VOLUME = `id backend { id } namespace nativeId name status
+    attachments { id state ${CONSUMER} }`;
+
+const OMITTED = 'omittedBackends { backend { id } reason code message }';
+
+/** Largest page the list asks for; the page follows `endCursor` up to {@link MAX_LIST_PAGES} pages. */
+export const LIST_PAGE_SIZE = 50;
+export const MAX_LIST_PAGES = 20;
+
+export const LIST_QUERY = `query LiveVolumes($after: String) {
+  volumes(first: ${LIST_PAGE_SIZE}, after: $after) {
+    nodes { ${VOLUME} }
+    pageInfo { hasNextPage endCursor }
+    ${OMITTED}
+  }
+}`;
+
+export const SUBSCRIPTION = `subscription LiveVolumeChanges($since: String) {
+  volumeChanged(since: $since) {
+    type cursor observedAt volumeId previousStatus changedFields
+    volume { ${VOLUME} }
+    attachment { id state ${CONSUMER} }
+    ${OMITTED}
+  }
+}`;

@@ -1,0 +1,159 @@
+/**
+ * The live status page's table as data: rows from the `volumes` list, changed by each
+ * `volumeChanged` event. Pure (no DOM), bundled into the page by scripts/build-live.ts and
+ * unit-tested in Node.
+ */
+
+/** A `VolumeConsumer` as the page selects it (`__typename` tells which). */
+export interface LiveConsumer {
+  __typename: string;
+  allocationId?: string | null;
+  jobId?: string | null;
+  taskGroup?: string | null;
+  nodeName?: string | null;
+  serverId?: string | null;
+  name?: string | null;
+  hostName?: string | null;
+}
+
+export interface LiveAttachment {
+  id: string;
+  state: string;
+  consumer: LiveConsumer | null;
+}
+
+export interface LiveVolume {
+  id: string;
+  backend: { id: string };
+  namespace: string | null;
+  nativeId: string;
+  name: string | null;
+  status: string;
+  /** Null when the read failed (the field failed alone). */
+  attachments: LiveAttachment[] | null;
+}
+
+export interface LiveOmission {
+  backend: { id: string };
+  reason: string;
+  code: string | null;
+  message: string | null;
+}
+
+/** A `VolumeChangeEvent` as the page selects it. */
+export interface LiveEvent {
+  type: string;
+  cursor: string;
+  observedAt: string;
+  volumeId: string | null;
+  volume: LiveVolume | null;
+  previousStatus: string | null;
+  attachment: LiveAttachment | null;
+  changedFields: string[];
+  omittedBackends: LiveOmission[];
+}
+
+export interface LiveRow {
+  volume: LiveVolume;
+  /** When the last event changed it (ms since the epoch), for the highlight. */
+  changedAt?: number;
+  /** The last event's type. */
+  lastEvent?: string;
+}
+
+/** Event types after which the attachment the event names is gone. */
+const GONE = new Set(['DETACHED', 'RELEASED']);
+
+/** Who holds an attachment, the same across the gateway's ATTACHING and the watcher's ATTACHED. */
+export function consumerKey(c: LiveConsumer | null): string {
+  if (!c) return '';
+  if (c.allocationId) return `alloc:${c.allocationId}`;
+  if (c.serverId) return `server:${c.serverId}`;
+  return `host:${c.hostName ?? ''}`;
+}
+
+/** A short human label for a consumer. */
+export function consumerLabel(c: LiveConsumer | null): string {
+  if (!c) return 'unknown';
+  if (c.__typename === 'VolumeAllocationConsumer') {
+    const job = [c.jobId, c.taskGroup].filter(Boolean).join('/') || c.allocationId || 'allocation';
+    return c.nodeName ? `${job} on ${c.nodeName}` : job;
+  }
+  if (c.__typename === 'VolumeServerConsumer') return `server ${c.name ?? c.serverId ?? ''}`.trim();
+  return `host ${c.hostName ?? '(hidden)'}`;
+}
+
+const same = (a: LiveAttachment, b: LiveAttachment): boolean => a.id === b.id || (consumerKey(a.consumer) !== '' && consumerKey(a.consumer) === consumerKey(b.consumer));
+
+/** The attachments after an attachment-level event. */
+export function mergeAttachment(list: LiveAttachment[], type: string, a: LiveAttachment): LiveAttachment[] {
+  const rest = list.filter((x) => !same(x, a));
+  if (GONE.has(type)) return rest;
+  const at = list.findIndex((x) => same(x, a));
+  if (at < 0) return [...rest, a];
+  const out = [...list];
+  out.splice(at, 1, a);
+  return out.filter((x, i) => i === at || !same(x, a));
+}
+
+/** The volumes on the page, by global id, in a stable order (backend as listed, namespace, native id). */
+export class LiveTable {
+  private readonly rows = new Map<string, LiveRow>();
+  private readonly backendOrder: string[] = [];
+
+  /** Replaces every row (a fresh list). */
+  replace(volumes: LiveVolume[]): void {
+    this.rows.clear();
+    for (const v of volumes) this.put(v, undefined);
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  get(id: string): LiveRow | undefined {
+    return this.rows.get(id);
+  }
+
+  /** Rows in display order. */
+  list(): Array<LiveRow> {
+    const rank = (b: string): number => this.backendOrder.indexOf(b);
+    return [...this.rows.values()].sort(
+      (x, y) =>
+        rank(x.volume.backend.id) - rank(y.volume.backend.id) ||
+        (x.volume.namespace ?? '').localeCompare(y.volume.namespace ?? '') ||
+        (x.volume.name ?? x.volume.nativeId).localeCompare(y.volume.name ?? y.volume.nativeId) ||
+        x.volume.nativeId.localeCompare(y.volume.nativeId),
+    );
+  }
+
+  /**
+   * Applies one event; returns the id of the row it changed (undefined for SUBSCRIBED or an event
+   * without a volume).
+   */
+  apply(e: LiveEvent, now: number): string | undefined {
+    const id = e.volume?.id ?? e.volumeId;
+    if (e.type === 'SUBSCRIBED' || !id) return undefined;
+    if (e.type === 'DELETED') {
+      this.rows.delete(id);
+      return id;
+    }
+    const before = this.rows.get(id);
+    const base: LiveVolume | undefined = e.volume ? { ...e.volume, attachments: e.volume.attachments ?? before?.volume.attachments ?? null } : before?.volume;
+    if (!base) return undefined;
+    const volume = e.attachment ? { ...base, attachments: mergeAttachment(base.attachments ?? [], e.type, e.attachment) } : base;
+    this.put(volume, { changedAt: now, lastEvent: e.type });
+    return id;
+  }
+
+  private put(v: LiveVolume, change: Pick<LiveRow, 'changedAt' | 'lastEvent'> | undefined): void {
+    if (!this.backendOrder.includes(v.backend.id)) this.backendOrder.push(v.backend.id);
+    this.rows.set(v.id, { volume: v, ...change });
+  }
+}
+
+/** Coverage line: which backends the page cannot show, and why. */
+export function coverage(omitted: LiveOmission[]): string {
+  if (omitted.length === 0) return 'all backends';
+  return `not covered: ${omitted.map((o) => `${o.backend.id} (${o.reason}${o.code ? ` ${o.code}` : ''})`).join(', ')}`;
+}

@@ -1,0 +1,163 @@
+/**
+ * The live status page (`GET /live`, issue 11 item 9) in headless Chromium against the demo
+ * gateway: the real bundle (built as `npm run build` builds it), served by the gateway's own
+ * route with its strict CSP; the initial list over HTTP with the demo's pre-filled headers, or
+ * with tokens typed into the page (kept in sessionStorage); nothing loaded from off the machine.
+ *
+ * With the graphql-ws transport (server/ws/), an attach started by a mutation moves the row's
+ * attachment badge through ATTACHING to ATTACHED, checked in the DOM and in a screenshot's pixels.
+ * Until that folder exists the live part is skipped, and says so in its name.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildLivePage } from '../../scripts/build-live';
+import { encodeGlobalId } from '../../adapters/ids';
+import { startGateway, type RunningGateway } from '../../server/app';
+import { createRegistry } from '../../server/backends';
+import { startDemoBackends, type DemoBackends } from '../../server/demo';
+import { createLivePageHandler, LIVE_CONTENT_SECURITY_POLICY } from '../../server/live';
+import type { LiveManifest } from '../../server/live/manifest';
+import { createLogger } from '../../server/logger';
+import { launch, type Browser } from './chromium';
+import { startFront, type Front } from './front';
+import { decodePng, shareOfColour } from './png';
+
+/** The subscription transport's folder: once it exists the live checks run (and must pass). */
+const TRANSPORT = existsSync(join(__dirname, '..', '..', 'server', 'ws'));
+const live = TRANSPORT ? describe : describe.skip;
+
+/** Badge colours of server/live/page/page.css. */
+const GREEN = '#1a7f37';
+const AMBER = '#d4a72c';
+
+describe('live status page in headless Chromium', () => {
+  let work: string;
+  let manifest: LiveManifest;
+  let demo: DemoBackends;
+  let gateway: RunningGateway;
+  let front: Front;
+  let b: Browser;
+  const origin = (): string => `http://127.0.0.1:${gateway.port}`;
+  const row = (nativeId: string): string => `#volumes tr[data-native-id="${nativeId}"]`;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'live-page-test-'));
+    manifest = await buildLivePage({ outDir: join(work, 'assets') });
+    // No background activity: the rows this test reads change only when it changes them.
+    demo = await startDemoBackends({ activity: false });
+    gateway = await startGateway({
+      config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
+      registry: createRegistry(demo.backends),
+      logger: createLogger('silent'),
+      live: { assetsDir: join(work, 'assets'), defaultHeaders: demo.headers },
+    });
+    // The same page without demo headers, as a configured gateway serves it.
+    front = await startFront(createLivePageHandler({ assetsDir: join(work, 'assets') }), gateway.port);
+    b = await launch(work);
+  }, 60_000);
+
+  afterAll(async () => {
+    await b?.context.close();
+    await front?.close();
+    await gateway?.stop();
+    await demo?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  }, 30_000);
+
+  it('should serve the page with a strict CSP and list volumes across backends with the demo headers', async () => {
+    const res = await b.page.goto(`${origin()}/live`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toBe(LIVE_CONTENT_SECURITY_POLICY);
+    expect(LIVE_CONTENT_SECURITY_POLICY).not.toContain('unsafe');
+    await expect(b.page.title()).resolves.toBe('Live status · volume gateway');
+    await b.page.locator(row('postgres-data')).waitFor();
+    // Nomad: status and the allocation holding the claim.
+    await expect(b.page.locator(`${row('postgres-data')} .badge.status`).innerText()).resolves.toBe('IN_USE');
+    await expect(b.page.locator(`${row('postgres-data')} .attachment-item`).innerText()).resolves.toMatch(/ATTACHED\s*postgres\/db on east-client-1/);
+    // OpenStack (the demo's Keystone token was pre-filled): in-use with its server, idle ones AVAILABLE.
+    await expect(b.page.locator(`${row('d0000000-0000-4000-8000-000000000002')} .attachment-item`).innerText()).resolves.toMatch(/ATTACHED\s*server db-1/);
+    await expect(b.page.locator(`${row('d0000000-0000-4000-8000-000000000007')} .badge.status`).innerText()).resolves.toBe('AVAILABLE');
+    await expect(b.page.locator('#coverage').innerText()).resolves.toBe('Coverage: all backends');
+    await expect(b.page.locator('#count').innerText()).resolves.toBe('21 volumes');
+    await expect(b.page.locator('#demo-note').isVisible()).resolves.toBe(true);
+  });
+
+  it('should ask for tokens when none are configured, keep them in sessionStorage, and list again with them', async () => {
+    await b.page.goto(`${front.origin}/live`);
+    await b.page.locator(row('mysql-data')).waitFor();
+    await expect(b.page.locator('#coverage').innerText()).resolves.toMatch(/^Coverage: not covered: openstack \(NO_CREDENTIAL\)$/);
+    expect(await b.page.locator(row('d0000000-0000-4000-8000-000000000002')).count()).toBe(0);
+    await expect(b.page.locator('#demo-note').isVisible()).resolves.toBe(false);
+    await b.page.locator('#headers').fill('not json');
+    await b.page.getByRole('button', { name: 'Apply' }).click();
+    await expect(b.page.locator('#headers-error').innerText()).resolves.toMatch(/^Headers must be JSON/);
+    await b.page.locator('#headers').fill(JSON.stringify({ 'X-Auth-Token': demo.openstack.token }));
+    await b.page.getByRole('button', { name: 'Apply' }).click();
+    await b.page.locator(row('d0000000-0000-4000-8000-000000000002')).waitFor();
+    await expect(b.page.locator('#coverage').innerText()).resolves.toBe('Coverage: all backends');
+    const stored = await b.page.evaluate(() => (globalThis as any).sessionStorage.getItem('volume-gateway:live:headers'));
+    expect(JSON.parse(stored)).toEqual({ 'X-Auth-Token': demo.openstack.token });
+    expect(await b.page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0);
+    // A reload in the same tab keeps them.
+    await b.page.reload();
+    await b.page.locator(row('d0000000-0000-4000-8000-000000000002')).waitFor();
+  });
+
+  live(TRANSPORT ? 'live updates over graphql-ws' : 'live updates over graphql-ws (skipped: server/ws/ not merged yet)', () => {
+    it('should connect, and show an attach go ATTACHING → ATTACHED on its row, highlighted, green in the screenshot', async () => {
+      await b.page.goto(`${origin()}/live`);
+      await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });
+      const target = row('d0000000-0000-4000-8000-000000000007'); // golden-image, idle
+      await b.page.locator(target).waitFor();
+      // Record every state the row's attachment badges show, since render replaces the table body.
+      await b.page.evaluate((sel) => {
+        const g = globalThis as any;
+        g.seenStates = [];
+        const note = (): void => {
+          const r = g.document.querySelector(sel);
+          if (!r) return;
+          const states = [...r.querySelectorAll('.badge.attachment')].map((x: any) => x.textContent).join(',');
+          const entry = `${states}${r.classList.contains('changed') ? ' (highlighted)' : ''}`;
+          if (g.seenStates.at(-1) !== entry) g.seenStates.push(entry);
+        };
+        new g.MutationObserver(note).observe(g.document.getElementById('volumes'), { childList: true, subtree: true });
+        note();
+      }, target);
+      const before = decodePng(await b.page.locator(target).screenshot());
+      expect(shareOfColour(before, GREEN)).toBe(0);
+
+      const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: demo.openstack.projectId, nativeId: 'd0000000-0000-4000-8000-000000000007' });
+      const res = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...demo.headers },
+        body: JSON.stringify({ query: `mutation { attachVolume(input: { volumeId: "${volumeId}", server: { serverId: "a0000000-0000-4000-8000-000000000004" } }) { operation { id state } } }` }),
+      });
+      expect(((await res.json()) as any).errors).toBeUndefined();
+
+      await b.page.locator(`${target} .badge.attachment[data-state="ATTACHED"]`).waitFor({ timeout: 15_000 });
+      const seen: string[] = await b.page.evaluate(() => (globalThis as any).seenStates);
+      const attaching = seen.findIndex((s) => s.startsWith('ATTACHING'));
+      const attached = seen.findIndex((s) => s.startsWith('ATTACHED'));
+      expect({ seen, order: attaching >= 0 && attaching < attached }).toEqual({ seen, order: true });
+      expect(seen.some((s) => s.endsWith('(highlighted)'))).toBe(true);
+      await expect(b.page.locator(`${target} .badge.status`).innerText()).resolves.toBe('IN_USE');
+      await expect(b.page.locator(`${target} .attachment-item`).innerText()).resolves.toMatch(/server batch-1/);
+      // The badge, as a person sees it: green, and no longer amber.
+      const badge = decodePng(await b.page.locator(`${target} .badge.attachment`).screenshot());
+      expect(shareOfColour(badge, GREEN)).toBeGreaterThan(0.5);
+      expect(shareOfColour(badge, AMBER)).toBeLessThan(0.05);
+      await b.page.screenshot({ path: join(tmpdir(), 'live-page-browser-test.png') });
+      await expect(b.page.locator('#events li').first().innerText()).resolves.toMatch(/ATTACHED golden-image \(openstack\)/);
+    }, 30_000);
+  });
+
+  it('should have loaded everything from the gateway and nothing from elsewhere', () => {
+    expect(b.offLoopback()).toEqual([]);
+    const assets = new Set(b.requested.filter((u) => u.includes('/live/assets/')).map((u) => u.slice(u.lastIndexOf('/') + 1)));
+    expect([...assets].sort()).toEqual(Object.values(manifest.files).sort());
+    // Until the transport lands the page's socket is refused; nothing else may go wrong.
+    const refusedSocket = /WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/graphql' failed/;
+    expect(b.problems.filter((p) => TRANSPORT || !refusedSocket.test(p))).toEqual([]);
+  });
+});
