@@ -4,7 +4,7 @@
  * gateway and not itself), spread over several loopback source addresses (each has its own
  * ephemeral-port range), subscribes each to `volumeChanged`, and records when every `next` arrives.
  *
- * Parent → child (IPC): `{ open: { url, count, sources, token, batch } }`, `{ report: true }`,
+ * Parent → child (IPC): `{ open: { url, count, sources, init, batch, query } }`, `{ report: true }`,
  * `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ samples }`.
  */
 import { performance } from 'node:perf_hooks';
@@ -15,7 +15,8 @@ interface Open {
   count: number;
   /** Loopback source addresses to spread connections over (127.0.0.x). */
   sources: string[];
-  token: string;
+  /** `connection_init` payloads (credentials), given to the connections in turn. */
+  init: Array<Record<string, string>>;
   /** Connections opened at once. */
   batch: number;
   query: string;
@@ -44,7 +45,7 @@ function openOne(o: Open, i: number): Promise<boolean> {
       done = true;
       resolve(ok);
     };
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { 'X-Nomad-Token': o.token } })));
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: o.init[i % o.init.length] })));
     ws.on('message', (data: Buffer) => {
       const at = now();
       // Only the first bytes decide the kind: the handshake frames are tiny, events are kept raw.
@@ -81,8 +82,8 @@ async function open(o: Open): Promise<void> {
 
 function report(): void {
   const samples: Sample[] = frames.map(({ at, data }) => {
-    const m = JSON.parse(data.toString()) as { payload?: { data?: { volumeChanged?: { cursor: string; observedAt: string; type: string } } } };
-    const e = m.payload?.data?.volumeChanged;
+    const m = JSON.parse(data.toString()) as { payload?: { data?: Record<string, { cursor: string; observedAt: string; type: string }> } };
+    const e = m.payload?.data ? Object.values(m.payload.data)[0] : undefined;
     return { at, cursor: e?.cursor ?? '', observedAt: e?.observedAt ?? '', type: e?.type ?? 'none' };
   });
   frames = [];

@@ -73,7 +73,7 @@ async function runStep(simUrl: string, wsUrl: string, gatewayPid: number, n: num
   // Source addresses: each carries its own ephemeral-port range (about 28,000 ports on Linux).
   const sources = Array.from({ length: Math.max(1, Math.ceil(n / 20_000)) + 1 }, (_, i) => `127.0.0.${i + 1}`);
   const per = Math.ceil(n / generators);
-  const opened = await Promise.all(kids.map((k, i) => ask<{ opened: number; failed: number; closes: Record<string, number> }>(k, { open: { url: wsUrl, count: Math.min(per, n - i * per), sources, token: BENCH_TOKEN, batch: 200, query } })));
+  const opened = await Promise.all(kids.map((k, i) => ask<{ opened: number; failed: number; closes: Record<string, number> }>(k, { open: { url: wsUrl, count: Math.min(per, n - i * per), sources, init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query } })));
   await sleep(1000);
   const rssAfter = rssKiB(gatewayPid);
   const live = opened.reduce((s, o) => s + o.opened, 0);
