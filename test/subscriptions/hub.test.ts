@@ -5,6 +5,7 @@
  */
 import { ANALYTICS_READ, closedPortUrl, disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
 import type { NomadSimulator } from '../../simulators/nomad';
+import { MemoryEventLog, type ReplayRequest } from '../../subscriptions/events';
 import { events, startLive, until, type LiveUnderTest } from './live-helpers';
 
 const ALL = `subscription { volumeChanged { type cursor volumeId volume { name status } omittedBackends { backend { id } reason code message } } }`;
@@ -84,6 +85,36 @@ describe('volumeChanged', () => {
     expect(cursors(withSince)).toEqual(cursors(full).slice(1));
     expect(new Set(cursors(withSince)).size).toBe(cursors(withSince).length);
     expect(resumed.results.length).toBeGreaterThan(0);
+  });
+
+  it('delivers events appended while the replay is being read exactly once', async () => {
+    /** A real in-memory log whose replay takes a while (as a shared log's round trip does), so appends land during it. */
+    class SlowReplayLog extends MemoryEventLog {
+      gate: Promise<void> | null = null;
+      override async replay(r: ReplayRequest) {
+        if (this.gate) await this.gate;
+        const answer = await super.replay(r);
+        if (this.gate) await this.gate;
+        return answer;
+      }
+    }
+    const log = new SlowReplayLog();
+    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT }, logInstance: log });
+    const full = await live.subscribe(ALL, {}, { east: MGMT });
+    seedVolumes(sim, 2, 'default', 'early');
+    await until(() => names(full).length === 2, 'two volumes');
+    const since = events(full)[1]!.cursor;
+    let open!: () => void;
+    log.gate = new Promise((r) => (open = r));
+    const pending = live.subscribe(`subscription($since: String) { volumeChanged(since: $since) { type cursor } }`, { since }, { east: MGMT });
+    seedVolumes(sim, 3, 'default', 'during');
+    await until(() => names(full).length === 5, 'the volumes created during the replay');
+    open();
+    const resumed = await pending;
+    await until(() => events(resumed).length === 5, 'the resumed subscription to catch up');
+    await new Promise((r) => setTimeout(r, 100));
+    const cursors = (s: any) => events(s).filter((e) => e.type !== 'SUBSCRIBED').map((e) => e.cursor);
+    expect(cursors(resumed)).toEqual(cursors(full).slice(1));
   });
 
   it('answers CURSOR_EXPIRED for a cursor past retention or from another epoch', async () => {

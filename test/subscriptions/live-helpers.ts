@@ -121,13 +121,13 @@ export interface Subscription {
   return(): Promise<void>;
 }
 
-export async function startLive(backends: BackendConfig[], o: { watch?: Record<string, string>; hub?: Partial<LiveHubOptions>; log?: MemoryEventLogOptions } = {}): Promise<LiveUnderTest> {
+export async function startLive(backends: BackendConfig[], o: { watch?: Record<string, string>; hub?: Partial<LiveHubOptions>; log?: MemoryEventLogOptions; logInstance?: MemoryEventLog } = {}): Promise<LiveUnderTest> {
   const registry = createRegistry(backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })));
   for (const [id, token] of Object.entries(o.watch ?? {})) pollWatcher(registry.forId(id), token);
   const operations = new OperationTracker({ changes: () => undefined, pollMs: 50 });
   const services: GatewayServices = { registry, operations, idempotency: new MemoryIdempotencyStore() };
   const schema = buildGatewaySchema();
-  const log = new MemoryEventLog(o.log);
+  const log = o.logInstance ?? new MemoryEventLog(o.log);
   const executions: Record<string, number> = {};
   const hub = createLiveHub({ log, services, schema, ...o.hub, metrics: { execution: (f) => void (executions[f] = (executions[f] ?? 0) + 1), ...o.hub?.metrics } });
   services.live = hub.mutations;
