@@ -5,8 +5,9 @@
  * made watchable by `pollWatcher`: it reads the backend with a service token (list + full reads,
  * the backend's own HTTP calls) and reports what changed between reads.
  */
-import { parse } from 'graphql';
+import { execute, parse } from 'graphql';
 import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
+import { hasTrackedChanges } from '../../adapters/capabilities';
 import type { Volume, VolumeRef } from '../../adapters/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherStatus } from '../../adapters/watch';
 import { createRegistry } from '../../server/backends';
@@ -104,6 +105,8 @@ export interface LiveUnderTest {
   /** Subscribes as graphql-ws would, with these credentials (backend id → token). */
   subscribe(query: string, variables?: Record<string, unknown>, tokens?: Record<string, string>): Promise<Subscription>;
   executions: Record<string, number>;
+  /** Runs a query or mutation through the real resolvers with these credentials (no HTTP: the resolver path under test). */
+  run(query: string, variables?: Record<string, unknown>, tokens?: Record<string, string>): Promise<any>;
   stop(): Promise<void>;
 }
 
@@ -124,7 +127,7 @@ export interface Subscription {
 export async function startLive(backends: BackendConfig[], o: { watch?: Record<string, string>; hub?: Partial<LiveHubOptions>; log?: MemoryEventLogOptions; logInstance?: MemoryEventLog } = {}): Promise<LiveUnderTest> {
   const registry = createRegistry(backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })));
   for (const [id, token] of Object.entries(o.watch ?? {})) pollWatcher(registry.forId(id), token);
-  const operations = new OperationTracker({ changes: () => undefined, pollMs: 50 });
+  const operations = new OperationTracker({ changes: (id) => { const b = registry.find(id); return b && hasTrackedChanges(b) ? b : undefined; }, pollMs: 50, maxPollMs: 100 });
   const services: GatewayServices = { registry, operations, idempotency: new MemoryIdempotencyStore() };
   const schema = buildGatewaySchema();
   const log = o.logInstance ?? new MemoryEventLog(o.log);
@@ -139,6 +142,10 @@ export async function startLive(backends: BackendConfig[], o: { watch?: Record<s
     log,
     executions,
     backend: (id) => registry.forId(id),
+    async run(query, variables = {}, tokens = {}) {
+      const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])) });
+      return JSON.parse(JSON.stringify(await execute({ schema, document: parse(query), variableValues: variables, contextValue })));
+    },
     async subscribe(query, variables = {}, tokens = {}) {
       const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])) });
       const r = await hub.subscribe({ schema, document: parse(query), variableValues: variables, contextValue });
