@@ -191,4 +191,4 @@ export async function until(cond: () => boolean, what: string, timeoutMs = 15_00
 }
 
 /** The events (data of the root field) a subscription received, SUBSCRIBED included. */
-export const events = (s: Subscription, field = 'volumeChanged'): any[] => s.results.filter((r) => r.data).map((r) => r.data[field]);
+export const events = (s: Pick<Subscription, 'results'>, field = 'volumeChanged'): any[] => s.results.filter((r) => r.data).map((r) => r.data[field]);
