@@ -36,6 +36,8 @@ export enum ErrorCode {
   CursorExpired = 'CURSOR_EXPIRED',
   /** An idempotency key was used again with a different input. */
   IdempotencyKeyReused = 'IDEMPOTENCY_KEY_REUSED',
+  /** A subscriber fell further behind than its queue bound; the socket layer closes it (resume from the last cursor). */
+  SlowConsumer = 'SLOW_CONSUMER',
   Internal = 'INTERNAL_SERVER_ERROR',
 }
 
@@ -199,6 +201,13 @@ export class OperationTimeoutError extends GatewayError {
 export class IdempotencyKeyReusedError extends GatewayError {
   constructor(argument: string) {
     super(ErrorCode.IdempotencyKeyReused, `${argument} was already used with a different input; use a new key for a new request`);
+  }
+}
+
+/** A subscription's queue passed its bound: the subscriber reads slower than events arrive. */
+export class SlowConsumerError extends GatewayError {
+  constructor(readonly bound: number) {
+    super(ErrorCode.SlowConsumer, `the subscriber fell more than ${bound} results behind; reconnect and resume from the last cursor received`);
   }
 }
 

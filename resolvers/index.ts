@@ -11,6 +11,7 @@ import { operationQueries, operationTargetType, operationType } from './operatio
 import { hostAttachmentMutations, hostAttachmentQueries } from './openstack/attachments';
 import { cinderMutations, cinderQueries } from './openstack/cinder-actions';
 import { snapshotMutations, snapshotQueries, snapshotType } from './snapshot';
+import { subscriptionFields, volumeChangeEventType } from './subscription';
 import { volumeDetailsType, volumeQueries, volumeType } from './volume';
 import { volumeMutations } from './volume-mutations';
 
@@ -44,6 +45,8 @@ export const resolvers: Resolvers = {
     ...hostAttachmentQueries,
   },
   Mutation: { ...volumeMutations, ...snapshotMutations, ...registrationMutations, ...cinderMutations, ...hostAttachmentMutations },
+  Subscription: subscriptionFields,
+  VolumeChangeEvent: volumeChangeEventType,
   StorageBackend: backendType,
   Volume: volumeType,
   VolumeDetails: volumeDetailsType,

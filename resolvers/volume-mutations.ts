@@ -78,6 +78,7 @@ export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVo
           : { kind: 'hostAttachment', attachmentId: attachmentRefFromId(ctx, input.hostAttachmentId!, 'input.hostAttachmentId').consumerId };
     const accepted = await b.detachVolume(ref, t, ctx.call(ref.backend));
     const operation = await track(ctx, 'DETACH_VOLUME', target(ref), accepted);
+    ctx.live?.accepted({ kind: 'DETACH', volume: ref, target: t, pending: accepted.pending !== null });
     return { volume: await readBack(ctx, ref), operation };
   },
   attachVolume: async (_p, { input }, ctx) => {
@@ -98,6 +99,7 @@ export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVo
     const done = await idempotent(ctx.idempotency, { backend: b.id, credential: ctx.call(b.id).credential, mutation: 'attachVolume' }, idempotencyKey, fingerprinted, async () => {
       const accepted = await b.attachVolume(ref, t, ctx.call(ref.backend));
       const operation = await track(ctx, 'ATTACH_VOLUME', target(ref), accepted);
+      ctx.live?.accepted({ kind: 'ATTACH', volume: ref, target: t, attachment: accepted.result, pending: accepted.pending !== null });
       return { operation: operationId(operation), attachment: accepted.result };
     });
     return { operation: (await loadOperation(ctx, done.operation))!, attachment: done.attachment, volume: await readBack(ctx, ref) };

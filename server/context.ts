@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallerCredential, CallOptions } from '../adapters/backend';
+import type { LiveMutations } from '../subscriptions/live/types';
 import type { OperationTracker } from '../subscriptions/operations';
 import type { IdempotencyStore } from './idempotency';
 import { DEFAULT_LIMITS, ExecutionLimits, type LimitedContext } from './limits';
@@ -27,6 +28,8 @@ export interface GatewayContext extends LimitedContext {
   operations: OperationTracker;
   /** Remembers creating mutations' results by idempotency key. */
   idempotency: IdempotencyStore;
+  /** The live path, told of accepted attaches/detaches (ATTACHING/DETACHING at once); absent: no live path. */
+  live?: LiveMutations;
 }
 
 /** Process-wide parts, the same for every execution. */
@@ -34,6 +37,8 @@ export interface GatewayServices {
   registry: BackendRegistry;
   operations: OperationTracker;
   idempotency: IdempotencyStore;
+  /** The live hub's `mutations`, once it runs. @default none */
+  live?: LiveMutations;
   /** Most backend reads one loader batch runs at once. @default 16 */
   maxConcurrentReads?: number;
   /** Watcher views that serve full reads after the caller's own read proved access (server/loaders.ts). @default none */
@@ -71,6 +76,7 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     loaders: createLoaders(services.registry, call, services.maxConcurrentReads ?? 16, services.watchView),
     operations: services.operations,
     idempotency: services.idempotency,
+    live: services.live,
     limits,
   };
 }

@@ -5,6 +5,8 @@
  * serialized bytes to every subscriber of a group.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import type { AttachTarget, DetachTarget } from '../../adapters/backend';
+import type { Attachment, VolumeRef } from '../../adapters/model';
 
 /**
  * An execution result serialized once and shared by every subscriber that receives it. The socket
@@ -33,4 +35,23 @@ export interface LiveHub {
   counts(): Record<string, number>;
   /** Stops watchers and ends every stream (shutdown). */
   close(): Promise<void>;
+}
+
+/** An attach or detach the gateway just accepted (the live path shows it before the watcher does). */
+export interface AcceptedChange {
+  kind: 'ATTACH' | 'DETACH';
+  volume: VolumeRef;
+  target: AttachTarget | DetachTarget;
+  /** The attachment the backend answered the attach with, if any. */
+  attachment?: Attachment | null;
+  /** False when the backend finished at once (nothing to show ahead of the watcher). */
+  pending: boolean;
+}
+
+/**
+ * What mutations tell the live path (`GatewayServices.live`): an accepted attach or detach is
+ * appended as ATTACHING/DETACHING at once and the backend's watcher is nudged. Never throws.
+ */
+export interface LiveMutations {
+  accepted(c: AcceptedChange): void;
 }

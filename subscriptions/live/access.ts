@@ -1,0 +1,120 @@
+/**
+ * Per-subscriber authorization, cached briefly: may this credential read volumes of this backend's
+ * scope (Nomad namespace, OpenStack project)? The key is (sha256 of the credential's token,
+ * backend, scope), so answers are never shared across credentials; concurrent misses of one key
+ * share one check (single-flight). A grant lives `ttlMs` at most (capped by its `validUntil`), so a
+ * revoked token stops receiving events within the TTL.
+ *
+ * Backends with `SubscriberAccess` answer with their own check. For the others the subscriber's
+ * own credential reads the event's volume: an answer proves the scope, "not found" or "forbidden"
+ * denies it. A deleted volume cannot be read, so a DELETED event reaches only subscribers whose
+ * grant for the scope is still cached (they saw the volume before); others are not told.
+ */
+import { createHash } from 'node:crypto';
+import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
+import { GatewayError, UnauthenticatedError } from '../../adapters/errors';
+import type { VolumeRef, Volume } from '../../adapters/model';
+import { hasSubscriberAccess, type AccessGrant } from '../../adapters/watch';
+
+/** Options of {@link AccessCache}. */
+export interface AccessCacheOptions {
+  /** Longest a grant is reused, in ms (a grant's `validUntil` may shorten it). @default 30000 */
+  ttlMs?: number;
+  /** Deadline of one check, in ms. @default 10000 */
+  timeoutMs?: number;
+  /** Called once per check sent to a backend, with its outcome (metrics). */
+  onCheck?: (backend: string, outcome: 'allowed' | 'denied' | 'unauthenticated' | 'failed') => void;
+  /** The clock. @default Date.now */
+  now?: () => number;
+}
+
+/** A check's answer: a grant, or the credential is invalid (the subscription ends). */
+export type AccessAnswer = AccessGrant | UnauthenticatedError;
+
+const DENIED: AccessGrant = { allowed: false, admin: false };
+
+type Entry = { grant: AccessGrant; until: number } | { pending: Promise<AccessAnswer> };
+
+/** The hash a cache key holds instead of the token. */
+export const tokenHash = (c: CallerCredential): string => createHash('sha256').update(c.token ?? '').digest('base64url');
+
+/** Proof for backends without `SubscriberAccess`: the subscriber's own read of the volume. */
+async function readProof(b: VolumeBackend, ref: VolumeRef, credential: CallerCredential, signal: AbortSignal): Promise<AccessGrant> {
+  try {
+    const v = await b.getVolume(ref, { credential, signal });
+    return v ? { allowed: true, admin: false } : DENIED;
+  } catch (err) {
+    if (err instanceof UnauthenticatedError) throw err;
+    if (err instanceof GatewayError && (err.code === 'FORBIDDEN' || err.code === 'NOT_FOUND')) return DENIED;
+    throw err;
+  }
+}
+
+export class AccessCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #ttlMs: number;
+  readonly #timeoutMs: number;
+  readonly #now: () => number;
+  readonly #onCheck?: AccessCacheOptions['onCheck'];
+
+  constructor(o: AccessCacheOptions = {}) {
+    this.#ttlMs = o.ttlMs ?? 30_000;
+    this.#timeoutMs = o.timeoutMs ?? 10_000;
+    this.#now = o.now ?? Date.now;
+    this.#onCheck = o.onCheck;
+  }
+
+  /**
+   * The cached answer for (credential, backend, scope) when there is a fresh one (synchronous, the
+   * common case), else a promise of the check's answer. Failures other than an invalid credential
+   * deny this event and are not cached (the next event asks again).
+   */
+  get(b: VolumeBackend, scope: string, volume: VolumeRef, credential: CallerCredential): AccessAnswer | Promise<AccessAnswer> {
+    const key = `${tokenHash(credential)}\0${b.id}\0${scope}`;
+    const e = this.#entries.get(key);
+    if (e && 'pending' in e) return e.pending;
+    if (e && e.until > this.#now()) return e.grant;
+    const pending = this.#check(b, scope, volume, credential).then((answer) => {
+      if (answer instanceof UnauthenticatedError) this.#entries.delete(key);
+      else if ('failed' in answer) {
+        this.#entries.delete(key);
+        return DENIED;
+      } else this.#entries.set(key, { grant: answer, until: Math.min(this.#now() + this.#ttlMs, answer.validUntil ?? Infinity) });
+      return answer;
+    });
+    this.#entries.set(key, { pending });
+    return pending;
+  }
+
+  /** Entries held (fresh, stale or in flight). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Drops stale entries (called now and then, so a cache of gone subscribers does not grow). */
+  sweep(): void {
+    const now = this.#now();
+    for (const [k, e] of this.#entries) if ('until' in e && e.until <= now) this.#entries.delete(k);
+  }
+
+  async #check(b: VolumeBackend, scope: string, volume: VolumeRef, credential: CallerCredential): Promise<AccessGrant | UnauthenticatedError | { failed: true }> {
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    try {
+      const grant = hasSubscriberAccess(b) ? await b.checkAccess(scope, volume, { credential, signal }) : await readProof(b, volume, credential, signal);
+      this.#onCheck?.(b.id, grant.allowed ? 'allowed' : 'denied');
+      return grant;
+    } catch (err) {
+      if (err instanceof UnauthenticatedError) {
+        this.#onCheck?.(b.id, 'unauthenticated');
+        return err;
+      }
+      this.#onCheck?.(b.id, 'failed');
+      return { failed: true };
+    }
+  }
+}
+
+/** The volume as a subscriber with `grant` may see it (backends without `SubscriberAccess` show it as read). */
+export function redactFor(b: VolumeBackend, v: Volume, grant: AccessGrant): Volume {
+  return hasSubscriberAccess(b) ? b.redact(v, grant) : v;
+}

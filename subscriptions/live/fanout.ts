@@ -1,0 +1,102 @@
+/**
+ * Fan-out of one logged change to the subscribers the index found: exact filter → access (cached;
+ * a miss is checked asynchronously while the subscriber's slot for this event holds its place, so
+ * each subscriber still receives its events in log order) → group by (document, operation name,
+ * variables, admin) → execute ONCE per group with graphql-js on the subscription document, the
+ * event as the root field's value → serialize once → the same `SerializedResult` to every member.
+ * Backend and scope are the event's, so they are part of every group by construction.
+ */
+import { execute, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
+import { UnauthenticatedError } from '../../adapters/errors';
+import type { AccessGrant } from '../../adapters/watch';
+import type { GatewayServices } from '../../server/context';
+import type { BackendRegistry } from '../../server/registry';
+import type { ChangeEvent } from '../events';
+import { redactFor, type AccessAnswer, type AccessCache } from './access';
+import { errorResult, serialize } from './format';
+import type { LiveSpec } from './spec';
+import type { LiveStream, SlotValue } from './stream';
+import { matches, type Indexed } from './subscribers';
+import { SerializedResult } from './types';
+import { eventContext, eventView, type EventLimits, type EventView } from './view';
+
+/** A volumeChanged/attachmentChanged subscription as fan-out sees it. */
+export interface EventSubscriber extends Indexed {
+  readonly spec: LiveSpec;
+  /** The document, operation name and raw variables it subscribed with. */
+  readonly args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>;
+  /** The subscriber's own credential for a backend (from connection_init). */
+  credential(backend: string): CallerCredential;
+  readonly stream: LiveStream;
+}
+
+/** Options of {@link Fanout}. */
+export interface FanoutOptions {
+  schema: GraphQLSchema;
+  services: GatewayServices;
+  registry: BackendRegistry;
+  access: AccessCache;
+  eventLimits?: EventLimits;
+  /** Called once per execution (one per group of an event). */
+  onExecute?: (field: string) => void;
+  /** Called per result handed to a subscriber. */
+  onDeliver?: (field: string) => void;
+  /** Unexpected errors while executing (logged by the server). */
+  onUnexpected?: (err: unknown) => void;
+}
+
+export class Fanout {
+  readonly #o: FanoutOptions;
+
+  constructor(o: FanoutOptions) {
+    this.#o = o;
+  }
+
+  /** Executes a subscription document once on `view` (SUBSCRIBED, operation states) and serializes it. */
+  async executeOnce(s: Pick<EventSubscriber, 'spec' | 'args'>, view: unknown, volume: EventView['volume'] = null): Promise<SerializedResult> {
+    const ctx = eventContext(this.#o.services, volume, this.#o.eventLimits);
+    try {
+      this.#o.onExecute?.(s.spec.field);
+      const r = await execute({ schema: this.#o.schema, document: s.args.document, operationName: s.args.operationName, variableValues: s.args.variableValues, rootValue: { [s.spec.field]: view }, contextValue: ctx });
+      return serialize(r, this.#o.onUnexpected);
+    } catch (err) {
+      this.#o.onUnexpected?.(err);
+      return new SerializedResult(JSON.stringify({ errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
+    } finally {
+      ctx.limits.end();
+    }
+  }
+
+  /**
+   * Reserves, synchronously and in the order given, a slot of each matching subscriber's stream
+   * for `e`; the slot fills once access is known and the group's execution is done.
+   */
+  deliver(e: ChangeEvent, subscribers: Iterable<EventSubscriber>): void {
+    const backend = this.#o.registry.all.find((b) => b.id === e.backend);
+    if (!backend) return;
+    const groups = new Map<string, Promise<SerializedResult>>();
+    for (const s of subscribers) {
+      if (s.stream.closed || !matches(s.interest, e)) continue;
+      const answer = this.#o.access.get(backend, e.scope, e.volume.ref, s.credential(e.backend));
+      s.stream.push(answer instanceof Promise ? answer.then((a) => this.#slot(backend, e, s, a, groups)) : this.#slot(backend, e, s, answer, groups));
+    }
+  }
+
+  #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Map<string, Promise<SerializedResult>>): SlotValue | Promise<SlotValue> {
+    if (a instanceof UnauthenticatedError) return { end: true, last: errorResult(a) };
+    if (!a.allowed) return null;
+    const key = `${s.spec.groupKey}\0${a.admin ? 'admin' : ''}`;
+    let result = groups.get(key);
+    if (!result) groups.set(key, (result = this.#executeEvent(b, e, s, a)));
+    this.#o.onDeliver?.(s.spec.field);
+    return result;
+  }
+
+  #executeEvent(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, grant: AccessGrant): Promise<SerializedResult> {
+    const volume = redactFor(b, e.volume, grant);
+    // The attachment is redacted as part of its volume (a host's name is admin-only on Cinder).
+    const attachment = e.attachment ? (redactFor(b, { ...e.volume, attachments: [e.attachment] }, grant).attachments[0] ?? null) : null;
+    return this.executeOnce(s, eventView(e, volume, attachment), volume);
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The live hub (LiveHub): what graphql-ws's `subscribe` calls. A volumeChanged/attachmentChanged
+ * subscription is indexed first (its live events buffered), starts with SUBSCRIBED (cursor: the log
+ * head, or `since`; the backends it cannot cover), replays the log after `since`, then drains the
+ * buffer past the last replayed event: no gap and no duplicate between replay and live. The
+ * stream's `return()` unindexes it; `close()` ends every stream and stops the watchers.
+ */
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { ErrorCode, GatewayError } from '../../adapters/errors';
+import type { GatewayContext, GatewayServices } from '../../server/context';
+import type { BackendRegistry } from '../../server/registry';
+import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
+import type { AccessCache } from './access';
+import type { Feed } from './feed';
+import type { EventSubscriber, Fanout } from './fanout';
+import { errorResult } from './format';
+import { operationStream } from './operation-stream';
+import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type Interest, type LiveField } from './spec';
+import { LiveStream } from './stream';
+import { SubscriberIndex } from './subscribers';
+import type { LiveHub, LiveResult } from './types';
+import { subscribedView, type OmissionView } from './view';
+
+/** Metrics callbacks of the hub (all optional; prom-client counters and gauges in the server). */
+export interface LiveMetrics {
+  /** Open subscriptions of a root field changed by `delta` (+1, -1). */
+  subscriptions?(field: LiveField, delta: number): void;
+  /** A change reached the hub from the log. */
+  eventIn?(backend: string): void;
+  /** A result was handed to a subscriber. */
+  eventOut?(field: LiveField): void;
+  /** One execution (per group of an event, or per SUBSCRIBED/operation state). */
+  execution?(field: LiveField): void;
+  /** A subscriber passed its queue bound and was dropped (SLOW_CONSUMER). */
+  drop?(field: LiveField): void;
+}
+
+/** What the hub is built from (see `createLiveHub`). */
+export interface HubParts {
+  log: EventLog;
+  registry: BackendRegistry;
+  services: GatewayServices;
+  feed: Feed;
+  access: AccessCache;
+  fanout: Fanout;
+  /** Most results queued per subscription. */
+  maxQueued: number;
+  /** Events per replay page. */
+  replayPage: number;
+  metrics: LiveMetrics;
+}
+
+interface Sub extends EventSubscriber {
+  /** Live events held back while SUBSCRIBED and the replay go out; null once live. */
+  buffer: ChangeEvent[] | null;
+}
+
+const seqOf = (cursor: string): number => decodeCursor(cursor).seq;
+
+export class Hub implements LiveHub {
+  readonly #p: HubParts;
+  readonly #index = new SubscriberIndex<Sub>();
+  readonly #streams = new Set<LiveStream>();
+  readonly #counts: Record<LiveField, number> = { volumeChanged: 0, attachmentChanged: 0, operationUpdated: 0 };
+  readonly #unlisten: () => void;
+  #closed = false;
+
+  constructor(p: HubParts) {
+    this.#p = p;
+    this.#unlisten = p.log.listen((e) => this.#onEvent(e));
+  }
+
+  /** Subscriptions indexed for events (open volumeChanged + attachmentChanged). */
+  get indexed(): number {
+    return this.#index.size;
+  }
+
+  /** Subscribers that may want a backend's changes (the watchers' demand). */
+  subscribersFor(backend: string): number {
+    return this.#index.countFor(backend);
+  }
+
+  counts(): Record<string, number> {
+    return Object.fromEntries(LIVE_FIELDS.map((f) => [f, this.#counts[f]]));
+  }
+
+  async subscribe(args: ExecutionArgs): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult> {
+    if (this.#closed) return errorResult(new GatewayError(ErrorCode.BackendUnavailable, 'the gateway is shutting down; resume on another instance'));
+    const ctx = args.contextValue as GatewayContext;
+    try {
+      const spec = readSpec(args);
+      if (spec.field === 'operationUpdated') {
+        const opened = this.#open(spec.field);
+        const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, maxQueued: this.#p.maxQueued, onClose: opened.close, onOverflow: opened.overflow });
+        if (r instanceof LiveStream) this.#streams.add(r);
+        return r;
+      }
+      const interest = readInterest(spec, (id, argument) => void this.#p.registry.forArgument(id, argument));
+      const since = typeof spec.args.since === 'string' ? spec.args.since : null;
+      if (since !== null) decodeCursor(since);
+      return await this.#subscribeEvents(spec, interest, since, args, ctx);
+    } catch (err) {
+      if (err instanceof SpecErrors) return { errors: err.errors };
+      if (err instanceof GatewayError) return errorResult(err);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#unlisten();
+    for (const s of [...this.#streams]) await s.return();
+    await this.#p.feed.stop();
+  }
+
+  /** Counts an opened subscription; the callbacks undo it once. */
+  #open(field: LiveField): { close: () => void; overflow: () => void; stream?: LiveStream } {
+    this.#counts[field]++;
+    this.#p.metrics.subscriptions?.(field, 1);
+    return {
+      close: () => {
+        this.#counts[field]--;
+        this.#p.metrics.subscriptions?.(field, -1);
+      },
+      overflow: () => this.#p.metrics.drop?.(field),
+    };
+  }
+
+  async #subscribeEvents(spec: Sub['spec'], interest: Interest, since: string | null, args: ExecutionArgs, ctx: GatewayContext): Promise<LiveStream | ExecutionResult> {
+    const opened = this.#open(spec.field);
+    const sub: Sub = {
+      interest,
+      spec,
+      args,
+      credential: (backend) => ctx.call(backend).credential,
+      buffer: [],
+      stream: new LiveStream({
+        maxQueued: this.#p.maxQueued,
+        onOverflow: opened.overflow,
+        onClose: () => {
+          this.#index.delete(sub);
+          this.#streams.delete(sub.stream);
+          opened.close();
+          this.#p.feed.requestDemand();
+        },
+      }),
+    };
+    this.#index.add(sub);
+    this.#streams.add(sub.stream);
+    this.#p.feed.requestDemand();
+    let first: { events: ChangeEvent[]; more: boolean } = { events: [], more: false };
+    let start: string;
+    try {
+      if (since !== null) first = await this.#p.log.replay({ since, limit: this.#p.replayPage });
+      start = since ?? (await this.#p.log.head());
+    } catch (err) {
+      await sub.stream.return();
+      throw err;
+    }
+    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(ctx, interest))));
+    void this.#replay(sub, first, start);
+    return sub.stream;
+  }
+
+  /** Replays the pages after the first, then drains the live buffer past the last replayed event. */
+  async #replay(sub: Sub, page: { events: ChangeEvent[]; more: boolean }, start: string): Promise<void> {
+    let last = start;
+    for (;;) {
+      for (const e of page.events) this.#p.fanout.deliver(e, [sub]);
+      last = page.events.at(-1)?.cursor ?? last;
+      if (!page.more || sub.stream.closed) break;
+      try {
+        page = await this.#p.log.replay({ since: last, limit: this.#p.replayPage });
+      } catch (err) {
+        sub.stream.end(err instanceof GatewayError ? errorResult(err) : undefined);
+        return;
+      }
+    }
+    const lastSeq = seqOf(last);
+    const buffered = sub.buffer ?? [];
+    sub.buffer = null;
+    for (const e of buffered) if (seqOf(e.cursor) > lastSeq) this.#p.fanout.deliver(e, [sub]);
+  }
+
+  #onEvent(e: ChangeEvent): void {
+    this.#p.metrics.eventIn?.(e.backend);
+    const live: Sub[] = [];
+    for (const s of this.#index.candidates(e)) {
+      if (s.buffer) s.buffer.push(e);
+      else live.push(s);
+    }
+    if (live.length > 0) this.#p.fanout.deliver(e, live);
+  }
+
+  /** Backends the subscription cannot cover: no credential where one is required, no watcher. */
+  #omissions(ctx: GatewayContext, i: Interest): OmissionView[] {
+    const concerned = this.#p.registry.all.filter((b) =>
+      i.field === 'volumeChanged' ? !i.filter.backends || i.filter.backends.has(b.id) : i.field === 'attachmentChanged' && (i.target.kind !== 'volume' || i.target.backend === b.id),
+    );
+    const out: OmissionView[] = [];
+    for (const b of concerned) {
+      const why = this.#p.feed.unavailable(b.id);
+      if (b.requiresCredential && !ctx.call(b.id).credential.token) {
+        out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${b.kind === 'OPENSTACK' ? 'X-Auth-Token' : 'X-Nomad-Token'} in connection_init) and the subscription carried none for it` });
+      } else if (why !== undefined) {
+        out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `no live changes from backend "${b.id}": ${why}` });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The live path (docs/subscriptions.md): `createLiveHub` wires the feed (watchers → event log),
+ * the access cache, the subscriber index and the fan-out into a {@link LiveHub} that graphql-ws's
+ * `subscribe` calls, plus the `LiveMutations` the mutations tell about accepted attaches/detaches.
+ */
+import type { GraphQLSchema } from 'graphql';
+import type { WatcherStatus } from '../../adapters/watch';
+import type { GatewayServices } from '../../server/context';
+import type { EventLog } from '../events';
+import { AccessCache } from './access';
+import { Fanout } from './fanout';
+import { Feed, type FeedOperations, type FeedStatus } from './feed';
+import { Hub, type LiveMetrics } from './hub';
+import type { LiveHub, LiveMutations } from './types';
+import type { EventLimits } from './view';
+
+export { SerializedResult, type AcceptedChange, type LiveHub, type LiveMutations, type LiveResult } from './types';
+export type { FeedStatus } from './feed';
+export type { LiveMetrics } from './hub';
+export type { LiveField } from './spec';
+
+/** Options of {@link createLiveHub}. */
+export interface LiveHubOptions {
+  /** The event log (a `MemoryEventLog` in one process). */
+  log: EventLog;
+  /** Registry, tracker and idempotency store: the same services HTTP executions use. */
+  services: GatewayServices;
+  /** The executable schema the socket layer validates against (wrapped by the limits). */
+  schema: GraphQLSchema;
+  /** The tracker as the feed sees it. @default services.operations */
+  operations?: FeedOperations;
+  /** Longest an access grant is reused, in ms (a grant's `validUntil` may shorten it). @default 30000 */
+  accessTtlMs?: number;
+  /** Deadline of one access check against a backend, in ms. @default 10000 */
+  accessTimeoutMs?: number;
+  /** Most results queued per subscription; past it the stream throws SLOW_CONSUMER. @default 1000 */
+  maxQueued?: number;
+  /** Events per replay page. @default 500 */
+  replayPage?: number;
+  /** Deadline and response cap of one event execution. @default 5000 ms, 1 MiB */
+  eventLimits?: EventLimits;
+  /** Metrics callbacks: subscriptions per field, events in/out, executions, drops. */
+  metrics?: LiveMetrics & {
+    /** One access check sent to a backend, with its outcome. */
+    accessCheck?(backend: string, outcome: 'allowed' | 'denied' | 'unauthenticated' | 'failed'): void;
+  };
+  /** Watcher state changes and source errors (for the log); lag is in `statuses()`. */
+  onWatcherStatus?: (s: WatcherStatus, err?: unknown) => void;
+  /** Unexpected errors (an event execution that threw, an append that failed). */
+  onError?: (err: unknown) => void;
+}
+
+/** The hub plus what the server wires elsewhere. */
+export interface RunningLiveHub extends LiveHub {
+  /** For `GatewayServices.live`: accepted attaches/detaches. */
+  readonly mutations: LiveMutations;
+  /** Each backend's watcher status (for /readyz and /metrics: state, lag). */
+  statuses(): FeedStatus[];
+  /** Starts the watchers (once). */
+  start(): void;
+}
+
+/** Builds the live hub; call `start()` to start the watchers. */
+export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
+  const metrics = o.metrics ?? {};
+  const registry = o.services.registry;
+  const access = new AccessCache({ ttlMs: o.accessTtlMs, timeoutMs: o.accessTimeoutMs, onCheck: metrics.accessCheck });
+  const fanout = new Fanout({
+    schema: o.schema,
+    services: o.services,
+    registry,
+    access,
+    eventLimits: o.eventLimits,
+    onExecute: (f) => metrics.execution?.(f as never),
+    onDeliver: (f) => metrics.eventOut?.(f as never),
+    onUnexpected: o.onError,
+  });
+  let hub: Hub | undefined;
+  const feed = new Feed({ registry, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
+  hub = new Hub({ log: o.log, registry, services: o.services, feed, access, fanout, maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, metrics });
+  const h = hub;
+  let started = false;
+  const sweep = setInterval(() => access.sweep(), Math.max(1000, o.accessTtlMs ?? 30_000));
+  sweep.unref();
+  return {
+    mutations: feed,
+    statuses: () => feed.statuses(),
+    start: () => {
+      if (started) return;
+      started = true;
+      feed.start();
+    },
+    subscribe: (args) => h.subscribe(args),
+    counts: () => h.counts(),
+    close: async () => {
+      clearInterval(sweep);
+      await h.close();
+    },
+  };
+}

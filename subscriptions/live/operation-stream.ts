@@ -1,0 +1,73 @@
+/**
+ * `operationUpdated(id)`: authorized as the `volumeOperation` query is (the caller started it, or
+ * can read its target now), then the current state and every later change from the tracker,
+ * completing after a terminal state. The tracker is listened to before the current state is read,
+ * so no change falls between the two.
+ */
+import { GatewayError, NotFoundError } from '../../adapters/errors';
+import { decodeGlobalId } from '../../adapters/ids';
+import type { OperationRecord } from '../../adapters/model';
+import { loadOperation } from '../../resolvers/operation';
+import type { GatewayContext } from '../../server/context';
+import { TERMINAL } from '../operations/types';
+import type { Fanout, EventSubscriber } from './fanout';
+import { errorResult } from './format';
+import type { LiveSpec } from './spec';
+import { LiveStream } from './stream';
+import type { LiveResult } from './types';
+import type { ExecutionResult, ExecutionArgs } from 'graphql';
+
+/** Options of {@link operationStream}. */
+export interface OperationStreamOptions {
+  fanout: Fanout;
+  maxQueued: number;
+  /** Runs when the stream ends (counts, unsubscribe). */
+  onClose: () => void;
+  onOverflow?: () => void;
+}
+
+const later = (a: OperationRecord, b: OperationRecord): boolean => a.updatedAt > b.updatedAt || (a.updatedAt === b.updatedAt && a.state !== b.state);
+
+export async function operationStream(spec: LiveSpec, args: ExecutionArgs, ctx: GatewayContext, o: OperationStreamOptions): Promise<LiveStream | ExecutionResult> {
+  const id = String(spec.args.id);
+  let nativeId: string;
+  try {
+    nativeId = decodeGlobalId(id, 'Operation', 'id').nativeId;
+  } catch (err) {
+    if (err instanceof GatewayError) return errorResult(err);
+    throw err;
+  }
+  let buffered: OperationRecord[] | null = [];
+  let current: OperationRecord | null = null;
+  let unsubscribe: (() => void) | null = null;
+  const stream = new LiveStream({ maxQueued: o.maxQueued, onOverflow: o.onOverflow, onClose: () => (unsubscribe?.(), o.onClose()) });
+  const sub: Pick<EventSubscriber, 'spec' | 'args'> = { spec, args };
+  const yieldRecord = (r: OperationRecord): void => {
+    if (current && !later(r, current)) return;
+    current = r;
+    stream.push(o.fanout.executeOnce(sub, r) as Promise<LiveResult>);
+    if (TERMINAL.has(r.state)) stream.end();
+  };
+  unsubscribe = ctx.operations.subscribe((r) => {
+    if (r.id !== nativeId) return;
+    if (buffered) buffered.push(r);
+    else yieldRecord(r);
+  });
+  let record: OperationRecord | null;
+  try {
+    record = await loadOperation(ctx, id, 'id');
+  } catch (err) {
+    void stream.return();
+    if (err instanceof GatewayError) return errorResult(err);
+    throw err;
+  }
+  if (!record) {
+    void stream.return();
+    return errorResult(new NotFoundError('id: no such operation, or the caller may not see it'));
+  }
+  const pending = buffered;
+  buffered = null;
+  yieldRecord(record);
+  for (const r of pending) yieldRecord(r);
+  return stream;
+}

@@ -1,0 +1,119 @@
+/**
+ * What a subscription asks for, read from its document and variables once at subscribe time: the
+ * root field, its checked arguments, and the key that groups subscribers executing the same
+ * document with the same variables (fan-out executes once per group).
+ */
+import { createHash } from 'node:crypto';
+import { getArgumentValues, getOperationAST, getVariableValues, Kind, print, type ExecutionArgs, type FieldNode, type GraphQLError } from 'graphql';
+import { BadUserInputError } from '../../adapters/errors';
+import { decodeGlobalId } from '../../adapters/ids';
+import type { ChangeType } from '../events';
+
+/** Root fields of the Subscription type. */
+export type LiveField = 'volumeChanged' | 'attachmentChanged' | 'operationUpdated';
+export const LIVE_FIELDS: readonly LiveField[] = ['volumeChanged', 'attachmentChanged', 'operationUpdated'];
+
+/** Most `filter.volumeIds` one subscription may name. */
+export const MAX_VOLUME_IDS = 100;
+
+/** A checked `volumeChanged` filter; absent members match everything. */
+export interface VolumeFilter {
+  backends?: ReadonlySet<string>;
+  namespace?: string;
+  /** Global ids. */
+  volumeIds?: ReadonlySet<string>;
+  types?: ReadonlySet<ChangeType>;
+}
+
+/** A checked `attachmentChanged` target: exactly one key. */
+export type AttachmentTarget = { kind: 'volume'; id: string; backend: string } | { kind: 'consumer'; id: string } | { kind: 'node'; id: string } | { kind: 'server'; id: string };
+
+export type Interest = { field: 'volumeChanged'; filter: VolumeFilter } | { field: 'attachmentChanged'; target: AttachmentTarget };
+
+/** One subscription's request. */
+export interface LiveSpec {
+  field: LiveField;
+  /** The response key (alias or field name) the document gives the root field. */
+  responseKey: string;
+  args: Record<string, unknown>;
+  /** Coerced variables, for executing the document per event. */
+  variables: Record<string, unknown>;
+  /** Same document, operation name and variables → same key. */
+  groupKey: string;
+}
+
+/** Bad requests (variables that do not coerce, no subscription operation) as GraphQL errors. */
+export class SpecErrors extends Error {
+  constructor(readonly errors: readonly GraphQLError[]) {
+    super(errors.map((e) => e.message).join('; '));
+  }
+}
+
+/** Stable JSON (sorted keys), so equal variables give equal group keys whatever their order. */
+function stable(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * Reads the subscription's root field and arguments.
+ * @throws SpecErrors for variables that do not coerce
+ * @throws BadUserInputError when the document holds no subscription of a known field
+ */
+export function readSpec(a: ExecutionArgs): LiveSpec {
+  const op = getOperationAST(a.document, a.operationName ?? undefined);
+  if (!op || op.operation !== 'subscription') throw new BadUserInputError('the document holds no subscription operation of that name', 'query');
+  const fields = op.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD);
+  const node = fields[0];
+  const root = a.schema.getSubscriptionType();
+  if (!node || fields.length !== op.selectionSet.selections.length || fields.length !== 1 || !root) throw new BadUserInputError('a subscription selects exactly one root field', 'query');
+  const field = node.name.value as LiveField;
+  const def = root.getFields()[field];
+  if (!def || !LIVE_FIELDS.includes(field)) throw new BadUserInputError(`unknown subscription field "${node.name.value}"`, 'query');
+  const coerced = getVariableValues(a.schema, op.variableDefinitions ?? [], (a.variableValues ?? {}) as Record<string, unknown>);
+  if (coerced.errors) throw new SpecErrors(coerced.errors);
+  const args = getArgumentValues(def, node, coerced.coerced);
+  const groupKey = createHash('sha256').update(print(a.document)).update('\0').update(a.operationName ?? '').update('\0').update(stable(coerced.coerced)).digest('base64url');
+  return { field, responseKey: node.alias?.value ?? field, args, variables: coerced.coerced, groupKey };
+}
+
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);
+
+/**
+ * The checked interest of a volumeChanged/attachmentChanged subscription.
+ * @throws BadUserInputError for more than 100 volume ids, malformed ids, or not exactly one target
+ */
+export function readInterest(spec: LiveSpec, knownBackend: (id: string, argument: string) => void): Interest {
+  if (spec.field === 'volumeChanged') {
+    const f = (spec.args.filter ?? {}) as Record<string, unknown>;
+    const filter: { -readonly [K in keyof VolumeFilter]: VolumeFilter[K] } = {};
+    const backends = strings(f.backends);
+    if (backends) {
+      backends.forEach((b, i) => knownBackend(b, `filter.backends[${i}]`));
+      filter.backends = new Set(backends);
+    }
+    if (typeof f.namespace === 'string') filter.namespace = f.namespace;
+    const ids = strings(f.volumeIds);
+    if (ids) {
+      if (ids.length > MAX_VOLUME_IDS) throw new BadUserInputError(`filter.volumeIds takes at most ${MAX_VOLUME_IDS} ids`, 'filter.volumeIds');
+      ids.forEach((id, i) => knownBackend(decodeGlobalId(id, 'Volume', `filter.volumeIds[${i}]`).backend, `filter.volumeIds[${i}]`));
+      filter.volumeIds = new Set(ids);
+    }
+    const types = strings(f.types);
+    if (types) filter.types = new Set(types as ChangeType[]);
+    return { field: 'volumeChanged', filter };
+  }
+  const t = (spec.args.target ?? {}) as Record<string, unknown>;
+  const given = (['volume', 'consumer', 'node', 'server'] as const).filter((k) => t[k] !== null && t[k] !== undefined);
+  if (given.length !== 1) throw new BadUserInputError('give exactly one of target.volume, target.consumer, target.node, target.server', 'target');
+  const kind = given[0]!;
+  const id = String(t[kind]);
+  if (id.length === 0 || id.length > 255) throw new BadUserInputError(`target.${kind} must be 1-255 characters`, `target.${kind}`);
+  if (kind === 'volume') {
+    const backend = decodeGlobalId(id, 'Volume', 'target.volume').backend;
+    knownBackend(backend, 'target.volume');
+    return { field: 'attachmentChanged', target: { kind, id, backend } };
+  }
+  return { field: 'attachmentChanged', target: { kind, id } };
+}

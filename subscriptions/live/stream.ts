@@ -1,0 +1,176 @@
+/**
+ * One subscription's outgoing stream: results in the order their slots were reserved (a slot may
+ * wait for an access check or an execution while later slots are ready; the stream holds those
+ * back), bounded, and ended by `return()` at any moment, also while the consumer awaits `next()`
+ * (an async generator function would wait for its next yield, so this is a plain iterator).
+ */
+import { SlowConsumerError } from '../../adapters/errors';
+import type { LiveResult } from './types';
+
+/** What a slot resolves to: a result, nothing (filtered out or denied), or the end of the stream. */
+export type SlotValue = LiveResult | null | { end: true; last?: LiveResult };
+
+interface Slot {
+  settled: boolean;
+  value: SlotValue;
+}
+
+/** Options of {@link LiveStream}. */
+export interface LiveStreamOptions {
+  /** Most results waiting for the consumer (reserved slots included). @default 1000 */
+  maxQueued?: number;
+  /** Called once when the stream ends for any reason (return, end, overflow): unsubscribe here. */
+  onClose: () => void;
+  /** Called when the bound is passed, before the stream throws `SlowConsumerError`. */
+  onOverflow?: () => void;
+}
+
+export class LiveStream implements AsyncGenerator<LiveResult, void, void> {
+  readonly #slots: Slot[] = [];
+  readonly #ready: LiveResult[] = [];
+  #waiter: { resolve: (r: IteratorResult<LiveResult, void>) => void; reject: (e: unknown) => void } | null = null;
+  /** Set once no more results will be queued; `last` is yielded after the queue. */
+  #ending: { last?: LiveResult } | null = null;
+  #failure: Error | null = null;
+  #closed = false;
+  #released = false;
+  readonly #max: number;
+  readonly #o: LiveStreamOptions;
+
+  constructor(o: LiveStreamOptions) {
+    this.#o = o;
+    this.#max = o.maxQueued ?? 1000;
+  }
+
+  /** True once the stream has ended (nothing more is delivered). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Results and reserved slots not yet taken by the consumer. */
+  get queued(): number {
+    return this.#ready.length + this.#slots.length;
+  }
+
+  /** Queues a value or reserves a slot for one that is still being made; order is reservation order. */
+  push(v: SlotValue | Promise<SlotValue>): void {
+    if (this.#closed || this.#ending) return;
+    if (this.queued >= this.#max) return this.#overflow();
+    const slot: Slot = { settled: false, value: null };
+    this.#slots.push(slot);
+    if (!(v instanceof Promise)) {
+      slot.settled = true;
+      slot.value = v;
+      return this.#flush();
+    }
+    v.then(
+      (value) => {
+        slot.settled = true;
+        slot.value = value;
+        this.#flush();
+      },
+      () => {
+        // Producers settle with values; a rejection here is a bug, so the slot is skipped.
+        slot.settled = true;
+        this.#flush();
+      },
+    );
+  }
+
+  /** Ends the stream after what is queued, optionally with a last result (an error result). */
+  end(last?: LiveResult): void {
+    this.push({ end: true, last });
+  }
+
+  next(): Promise<IteratorResult<LiveResult, void>> {
+    if (this.#failure) {
+      const f = this.#failure;
+      this.#failure = null;
+      this.#finish();
+      return Promise.reject(f);
+    }
+    const r = this.#ready.shift();
+    if (r !== undefined) return Promise.resolve({ value: r, done: false });
+    if (this.#closed || this.#ending) return this.#done();
+    return new Promise((resolve, reject) => (this.#waiter = { resolve, reject }));
+  }
+
+  /** Ends the subscription and frees everything, even while `next()` is pending. */
+  return(): Promise<IteratorResult<LiveResult, void>> {
+    this.#finish();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(e?: unknown): Promise<IteratorResult<LiveResult, void>> {
+    this.#finish();
+    return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  #overflow(): void {
+    this.#o.onOverflow?.();
+    this.#slots.length = 0;
+    this.#ready.length = 0;
+    const err = new SlowConsumerError(this.#max);
+    if (this.#waiter) {
+      const w = this.#waiter;
+      this.#waiter = null;
+      this.#finish();
+      w.reject(err);
+    } else {
+      this.#failure = err;
+      this.#ending = {};
+      // Unsubscribe now; the consumer learns of the overflow on its next `next()`.
+      this.#release();
+    }
+  }
+
+  /** Moves settled slots at the head into the ready queue, in order. */
+  #flush(): void {
+    while (this.#slots.length > 0 && this.#slots[0]!.settled) {
+      const { value } = this.#slots.shift()!;
+      if (value === null) continue;
+      if ('end' in value) {
+        if (value.last) this.#ready.push(value.last);
+        this.#ending = {};
+        this.#slots.length = 0;
+        break;
+      }
+      this.#ready.push(value);
+    }
+    if (this.#waiter && (this.#ready.length > 0 || this.#ending)) {
+      const w = this.#waiter;
+      this.#waiter = null;
+      void this.next().then(w.resolve, w.reject);
+    }
+  }
+
+  #done(): Promise<IteratorResult<LiveResult, void>> {
+    this.#finish();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#slots.length = 0;
+    this.#ready.length = 0;
+    const w = this.#waiter;
+    this.#waiter = null;
+    w?.resolve({ value: undefined, done: true });
+    this.#release();
+  }
+
+  #release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#o.onClose();
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The subscriber index: subscriptions filed under the most selective key their interest names
+ * (volume id, consumer, node, server, else backend, else "any backend"), so an event finds its
+ * candidates by a few map lookups instead of scanning every subscriber. `matches` is the exact
+ * check that follows.
+ */
+import type { ChangeEvent } from '../events';
+import { ATTACHMENT_CHANGE_TYPES } from '../events/types';
+import type { Interest } from './spec';
+
+/** What the index needs of a subscription. */
+export interface Indexed {
+  readonly interest: Interest;
+}
+
+/** True when the event is one the interest asks for (the index only narrows). */
+export function matches(i: Interest, e: ChangeEvent): boolean {
+  if (i.field === 'volumeChanged') {
+    const f = i.filter;
+    if (f.backends && !f.backends.has(e.backend)) return false;
+    if (f.namespace !== undefined && f.namespace !== e.scope) return false;
+    if (f.volumeIds && !f.volumeIds.has(e.volumeId)) return false;
+    if (f.types && !f.types.has(e.type)) return false;
+    return true;
+  }
+  if (!ATTACHMENT_CHANGE_TYPES.has(e.type)) return false;
+  const t = i.target;
+  switch (t.kind) {
+    case 'volume':
+      return e.volumeId === t.id;
+    case 'consumer':
+      return e.keys.consumer === t.id;
+    case 'node':
+      return e.keys.node === t.id;
+    case 'server':
+      return e.keys.server === t.id;
+  }
+}
+
+type Bucket = 'backend' | 'any' | 'volume' | 'consumer' | 'node' | 'server';
+
+/** The keys one interest is filed under. */
+function keysOf(i: Interest): Array<[Bucket, string]> {
+  if (i.field === 'attachmentChanged') return [[i.target.kind, i.target.id]];
+  const f = i.filter;
+  if (f.volumeIds) return [...f.volumeIds].map((id): [Bucket, string] => ['volume', id]);
+  if (f.backends) return [...f.backends].map((b): [Bucket, string] => ['backend', b]);
+  return [['any', '']];
+}
+
+export class SubscriberIndex<S extends Indexed> {
+  readonly #buckets: Record<Bucket, Map<string, Set<S>>> = { backend: new Map(), any: new Map(), volume: new Map(), consumer: new Map(), node: new Map(), server: new Map() };
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  add(s: S): void {
+    for (const [b, k] of keysOf(s.interest)) {
+      const m = this.#buckets[b];
+      let set = m.get(k);
+      if (!set) m.set(k, (set = new Set()));
+      set.add(s);
+    }
+    this.#size++;
+  }
+
+  /** Removes `s`; false when it was not indexed. */
+  delete(s: S): boolean {
+    let found = false;
+    for (const [b, k] of keysOf(s.interest)) {
+      const m = this.#buckets[b];
+      const set = m.get(k);
+      if (set?.delete(s)) found = true;
+      if (set && set.size === 0) m.delete(k);
+    }
+    if (found) this.#size--;
+    return found;
+  }
+
+  /** Subscribers whose interest may match `e`: the union of its keys' buckets, before `matches`. */
+  candidates(e: ChangeEvent): Set<S> {
+    const out = new Set<S>();
+    const take = (b: Bucket, k: string | undefined): void => {
+      if (k === undefined) return;
+      for (const s of this.#buckets[b].get(k) ?? []) out.add(s);
+    };
+    take('any', '');
+    take('backend', e.backend);
+    take('volume', e.volumeId);
+    if (ATTACHMENT_CHANGE_TYPES.has(e.type)) {
+      take('consumer', e.keys.consumer);
+      take('node', e.keys.node);
+      take('server', e.keys.server);
+    }
+    return out;
+  }
+
+  /** Subscribers that may want changes of `backend` (a watcher's demand). */
+  countFor(backend: string): number {
+    const seen = new Set<S>([...(this.#buckets.any.get('') ?? []), ...(this.#buckets.backend.get(backend) ?? [])]);
+    for (const bucket of ['volume', 'consumer', 'node', 'server'] as const) for (const set of this.#buckets[bucket].values()) for (const s of set) if (wantsBackend(s.interest, backend)) seen.add(s);
+    return seen.size;
+  }
+}
+
+/** Whether an interest filed under a non-backend key may concern `backend`. */
+function wantsBackend(i: Interest, backend: string): boolean {
+  if (i.field === 'attachmentChanged') return i.target.kind !== 'volume' || i.target.backend === backend;
+  return !i.filter.backends || i.filter.backends.has(backend);
+}

@@ -1,0 +1,72 @@
+/**
+ * What an event execution resolves: the event as the schema's `VolumeChangeEvent` (its parent
+ * object), and the execution context it runs in. That context carries no credential and a
+ * backend-call budget of zero, with the volume loader primed with the event's (redacted) volume:
+ * every field is served from the watcher's view, and a field that would need a backend call
+ * (a volume's snapshots, a plugin, a Nova server's name, a backend's health) fails alone with
+ * REQUEST_LIMIT_EXCEEDED, as the schema's description of `VolumeChangeEvent` says.
+ */
+import type { VolumeBackend } from '../../adapters/backend';
+import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/model';
+import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../server/context';
+import { ExecutionLimits } from '../../server/limits';
+import type { ChangeEvent, ChangeType } from '../events';
+
+/** A backend a subscription cannot cover (the schema's `VolumeListOmission`). */
+export interface OmissionView {
+  backend: VolumeBackend;
+  reason: 'NO_CREDENTIAL' | 'FAILED';
+  code: string | null;
+  message: string;
+}
+
+/** The parent object of `VolumeChangeEvent`. */
+export interface EventView {
+  type: ChangeType | 'SUBSCRIBED';
+  cursor: string;
+  observedAt: string;
+  volumeId: string | null;
+  volume: Volume | null;
+  previousStatus: VolumeStatus | null;
+  attachment: Attachment | null;
+  previousAttachmentState: AttachmentState | null;
+  changedFields: string[];
+  omittedBackends: OmissionView[];
+}
+
+/** Limits of one event execution. */
+export interface EventLimits {
+  /** Deadline of one event execution, in ms. @default 5000 */
+  timeoutMs?: number;
+  /** Response-size cap of one event execution, in bytes. @default 1048576 */
+  maxBytes?: number;
+}
+
+/** The view of a logged change, with the volume as the group's grant may see it. */
+export function eventView(e: ChangeEvent, volume: Volume, attachment: Attachment | null): EventView {
+  return {
+    type: e.type,
+    cursor: e.cursor,
+    observedAt: e.observedAt,
+    volumeId: e.volumeId,
+    volume,
+    previousStatus: e.previousStatus,
+    attachment,
+    previousAttachmentState: e.previousAttachmentState,
+    changedFields: e.changedFields,
+    omittedBackends: [],
+  };
+}
+
+/** The SUBSCRIBED view: where the subscription starts and what it cannot cover. */
+export function subscribedView(cursor: string, omittedBackends: OmissionView[]): EventView {
+  return { type: 'SUBSCRIBED', cursor, observedAt: new Date().toISOString(), volumeId: null, volume: null, previousStatus: null, attachment: null, previousAttachmentState: null, changedFields: [], omittedBackends };
+}
+
+/** The context of one event execution (call `limits.end()` after it). */
+export function eventContext(services: GatewayServices, volume: Volume | null, l: EventLimits = {}): GatewayContext {
+  const limits = new ExecutionLimits({ maxBackendCallsPerOperation: 0, operationTimeoutMs: l.timeoutMs ?? 5_000, maxResponseBytes: l.maxBytes ?? 1_048_576 });
+  const ctx = createExecutionContext(services, { credentials: new Map(), limits, requestId: null });
+  if (volume) ctx.loaders.volume.prime(volume.ref, volume);
+  return ctx;
+}

@@ -1,0 +1,58 @@
+/**
+ * The live hub over a real OpenStack simulator: the gateway emits ATTACHING as soon as it accepts
+ * an attach (through the real attachVolume resolver), the watcher then confirms ATTACHED; and a
+ * subscriber whose Keystone token expires is ended with UNAUTHENTICATED within the access TTL.
+ */
+import { disposeAll, startOpenStack, type OpenStackUnderTest } from '../support/harness';
+import { events, startLive, until, type LiveUnderTest } from './live-helpers';
+
+const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id state } } }`;
+const CHANGES = `subscription { volumeChanged { type cursor volume { name } attachment { state consumer { ... on VolumeServerConsumer { serverId } } } previousAttachmentState } }`;
+
+let os: OpenStackUnderTest;
+let live: LiveUnderTest | undefined;
+
+beforeEach(async () => {
+  os = await startOpenStack({ delays: { attachMs: 300, detachMs: 60, createMs: 60 } });
+});
+
+afterEach(async () => {
+  await live?.stop();
+  live = undefined;
+  await disposeAll();
+});
+
+const gid = (backend: string, project: string, id: string): string => Buffer.from(JSON.stringify(['Volume', backend, project, id])).toString('base64url');
+
+it('shows an accepted attach as ATTACHING at once, then ATTACHED from the watcher', async () => {
+  const server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
+  const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
+  live = await startLive([os.backend('os')], { watch: { os: os.adminToken } });
+  const s = await live.subscribe(`subscription($s: ID) { attachmentChanged(target: { server: $s }) { type attachment { state } } }`, { s: server }, { os: os.demoToken });
+  const all = await live.subscribe(CHANGES, {}, { os: os.demoToken });
+  await until(() => events(all).some((e) => e.type === 'CREATED'), 'the watcher to see the volume');
+  const res = await live.run(ATTACH, { i: { volumeId: gid('os', os.demo, vid), server: { serverId: server } } }, { os: os.demoToken });
+  expect(res.errors).toBeUndefined();
+  await until(() => events(s, 'attachmentChanged').some((e) => e.type === 'ATTACHED'), 'ATTACHED', 20_000);
+  const types = events(s, 'attachmentChanged').map((e) => e.type);
+  expect(types[0]).toBe('SUBSCRIBED');
+  expect(types.indexOf('ATTACHING')).toBeGreaterThan(0);
+  expect(types.indexOf('ATTACHING')).toBeLessThan(types.indexOf('ATTACHED'));
+});
+
+it('ends a subscription whose Keystone token expired with UNAUTHENTICATED, within the access TTL', async () => {
+  const ttl = 300;
+  live = await startLive([os.backend('os')], { watch: { os: os.adminToken }, hub: { accessTtlMs: ttl } });
+  const token = os.sim.issueToken({ user: 'demo', project: 'demo' });
+  const s = await live.subscribe(CHANGES, {}, { os: token });
+  os.sim.seedVolume({ project: os.demo, name: 'first', size: 1 });
+  await until(() => events(s).some((e) => e.volume?.name === 'first'), 'the first volume');
+  os.sim.expireToken(token);
+  await new Promise((r) => setTimeout(r, ttl + 100));
+  os.sim.seedVolume({ project: os.demo, name: 'second', size: 1 });
+  await until(() => s.done, 'the subscription to end');
+  const last = s.results.at(-1);
+  expect(last.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  expect(events(s).some((e) => e.volume?.name === 'second')).toBe(false);
+  expect(live.hub.counts().volumeChanged).toBe(0);
+});
