@@ -186,7 +186,8 @@ export class OpenStackWatcher implements VolumeWatcher {
     const nudgedServers = [...this.#nudgedServers];
     this.#nudged = false;
     this.#nudgedServers.clear();
-    if (this.#state === 'IDLE') this.#setState(this.#readOnce ? 'POLLING' : 'STARTING');
+    // Back from IDLE the old view is stale until this read: what changed meanwhile comes out as deltas.
+    if (this.#state === 'IDLE') this.#setState(this.#readOnce ? 'RESYNCING' : 'STARTING');
     this.#inFlight = this.#poll(nudgedServers)
       .then(
         (deltas) => {

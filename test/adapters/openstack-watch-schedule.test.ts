@@ -39,7 +39,14 @@ describe('OpenStack watcher: adaptive polling', () => {
     const n = apiRequests(c).length;
     await sleep(QUIET_MS);
     expect(apiRequests(c)).toHaveLength(n);
-    expect(r.statuses.map((s) => s.status.state)).toEqual(['IDLE', 'STARTING', 'POLLING', 'IDLE']);
+
+    // What changed while nobody listened is reported when someone listens again.
+    const id = c.sim.seedVolume({ project: 'other', name: 'made-while-idle' });
+    r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
+    expect(r.w.current).toBe(false);
+    await eventually(() => r.w.current, WITHIN);
+    expect(r.deltas.map((d) => [d.before, d.after?.ref.nativeId])).toEqual([[null, id]]);
+    expect(r.statuses.map((s) => s.status.state)).toEqual(['IDLE', 'STARTING', 'POLLING', 'IDLE', 'RESYNCING', 'POLLING']);
   });
 
   it('should poll fast while an operation is pending or a volume is in motion, and slow otherwise', async () => {
