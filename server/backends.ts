@@ -30,6 +30,8 @@ export function createRegistry(configs: BackendConfig[], onCall?: (r: CallRecord
           maxConnections: c.maxConnections,
           readRetries: c.readRetries,
           operationTimeoutMs: c.operationTimeoutMs,
+          watchFastMs: c.watchFastMs,
+          watchSlowMs: c.watchSlowMs,
           onCall,
         });
     }

@@ -36,6 +36,10 @@ export interface OpenStackBackendConfig extends CommonBackendConfig {
   auth?: ServiceAuth;
   /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
   operationTimeoutMs: number;
+  /** Watcher poll interval while a volume is in motion or an operation is pending (ms). @default 500 */
+  watchFastMs?: number;
+  /** Watcher poll interval otherwise, while anyone listens (ms); at least `watchFastMs`. @default 10000 */
+  watchSlowMs?: number;
 }
 
 export interface NomadBackendConfig extends CommonBackendConfig {
@@ -155,6 +159,9 @@ function backend(raw: Record<string, unknown>, where: string): BackendConfig {
     const iface = raw.interface ?? 'public';
     if (iface !== 'public' && iface !== 'internal' && iface !== 'admin') throw new ConfigError(`${where}.interface`, 'must be public, internal or admin');
     if (raw.region !== undefined && (typeof raw.region !== 'string' || raw.region.length === 0)) throw new ConfigError(`${where}.region`, 'must be a non-empty string');
+    const watchFastMs = int(raw.watchFastMs ?? 500, `${where}.watchFastMs`, 50, 60_000);
+    const watchSlowMs = int(raw.watchSlowMs ?? Math.max(10_000, watchFastMs), `${where}.watchSlowMs`, 50, 3_600_000);
+    if (watchSlowMs < watchFastMs) throw new ConfigError(`${where}.watchSlowMs`, `must be at least watchFastMs (${watchFastMs})`);
     return {
       ...common,
       kind: 'openstack',
@@ -162,6 +169,8 @@ function backend(raw: Record<string, unknown>, where: string): BackendConfig {
       interface: iface,
       auth: serviceAuth(raw.auth, `${where}.auth`),
       operationTimeoutMs: int(raw.operationTimeoutMs ?? 120_000, `${where}.operationTimeoutMs`, 1000, 3_600_000),
+      watchFastMs,
+      watchSlowMs,
     };
   }
   if (raw.token !== undefined && (typeof raw.token !== 'string' || raw.token.length === 0)) throw new ConfigError(`${where}.token`, 'must be a non-empty string');
@@ -224,6 +233,8 @@ function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>>
         region: env[envKey(id, 'REGION')],
         interface: env[envKey(id, 'INTERFACE')],
         operationTimeoutMs: env[envKey(id, 'OPERATION_TIMEOUT_MS')],
+        watchFastMs: env[envKey(id, 'WATCH_FAST_MS')],
+        watchSlowMs: env[envKey(id, 'WATCH_SLOW_MS')],
         auth: authFromEnv((s) => env[envKey(id, s)] || undefined),
       };
     });

@@ -3,13 +3,16 @@
  * server volume attachments. This class is the contract layer only: each method delegates to the
  * module that does the work (`volumes.ts`, `batch.ts`, `attach.ts`, `host-attachments.ts`,
  * `servers.ts`, `snapshots.ts`, `actions.ts`, `completion-check.ts`). Asynchronous changes come
- * back with a completion rule (data, `completion-rules.ts`) that `checkChange` evaluates.
+ * back with a completion rule (data, `completion-rules.ts`) that `checkChange` evaluates. The live
+ * path: `createWatcher` (`watch.ts`, with the service credential) and the subscriber access check
+ * (`access.ts`).
  */
 import type {
   Accepted,
   AttachTarget,
   BackendPage,
   CallOptions,
+  CallerCredential,
   DeleteVolumeOptions,
   DetachTarget,
   HostConnector,
@@ -26,6 +29,8 @@ import type { CinderAction, CinderActionResult } from '../cinder-action';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../completion';
 import type { Attachment, BackendHealth, Capability, KeyValue, NovaServer, Snapshot, Volume, VolumeRef } from '../model';
 import { timedProbe } from '../health';
+import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../watch';
+import * as access from './access';
 import * as actions from './actions';
 import * as attach from './attach';
 import * as batch from './batch';
@@ -36,6 +41,7 @@ import * as hosts from './host-attachments';
 import * as servers from './servers';
 import * as snapshots from './snapshots';
 import * as volumes from './volumes';
+import { OpenStackWatcher, WATCH_DEFAULTS, type OpenStackWatcherOptions } from './watch';
 
 export { LIST_STRATEGY_THRESHOLD } from './batch';
 
@@ -62,9 +68,18 @@ const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
 export interface OpenStackBackendOptions extends OpenStackClientOptions {
   /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
   operationTimeoutMs?: number;
+  /** Watcher poll interval while a volume is in motion or an operation is pending (ms). @default 500 */
+  watchFastMs?: number;
+  /** Watcher poll interval otherwise, while anyone listens (ms). @default 10000 */
+  watchSlowMs?: number;
 }
 
-export class OpenStackBackend implements VolumeBackend, VolumeUpdates, SnapshotReads, CinderActions, CinderHostAttachments, NovaServers, TrackedChanges {
+/** The watcher's own connections per origin: it reads one list page or a few Nova lists at a time. */
+const WATCHER_CONNECTIONS = 4;
+
+export class OpenStackBackend
+  implements VolumeBackend, VolumeUpdates, SnapshotReads, CinderActions, CinderHostAttachments, NovaServers, TrackedChanges, WatchableBackend, SubscriberAccess
+{
   readonly id: string;
   readonly kind = 'OPENSTACK' as const;
   readonly capabilities = CAPABILITIES;
@@ -72,9 +87,11 @@ export class OpenStackBackend implements VolumeBackend, VolumeUpdates, SnapshotR
   readonly requiresCredential = true;
   readonly #c: OpenStackClient;
   readonly #ctx: OpenStackContext;
+  readonly #o: OpenStackBackendOptions;
 
   constructor(o: OpenStackBackendOptions) {
     this.id = o.backend;
+    this.#o = o;
     this.#c = new OpenStackClient(o);
     this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? 120_000 };
   }
@@ -192,5 +209,33 @@ export class OpenStackBackend implements VolumeBackend, VolumeUpdates, SnapshotR
 
   checkChange(rule: CompletionRule, o: CallOptions): Promise<ChangeCheck> {
     return checkChange(this.#ctx, rule, o);
+  }
+
+  // ---- live path ------------------------------------------------------------------------------
+
+  /**
+   * A watcher with its own client (own pools, closed by its `stop()`; the same service credential),
+   * or `unavailable` without a service credential. `o` may carry `OpenStackWatcherOptions` (tests).
+   */
+  createWatcher(o: WatcherOptions & Partial<OpenStackWatcherOptions>): VolumeWatcher | { unavailable: string } {
+    if (!this.#c.keystone.hasServiceAuth) return { unavailable: `backend "${this.id}" has no service credential configured (auth): OpenStack has no live status without one` };
+    const client = new OpenStackClient({ ...this.#o, maxConnections: Math.min(this.#o.maxConnections ?? WATCHER_CONNECTIONS, WATCHER_CONNECTIONS) });
+    return new OpenStackWatcher(this.id, client, {
+      fastMs: this.#o.watchFastMs ?? WATCH_DEFAULTS.fastMs,
+      slowMs: this.#o.watchSlowMs ?? WATCH_DEFAULTS.slowMs,
+      ...o,
+    });
+  }
+
+  checkAccess(scope: string, _volume: VolumeRef, o: CallOptions): Promise<AccessGrant> {
+    return access.checkAccess(this.#c, scope, o);
+  }
+
+  redact(volume: Volume, grant: AccessGrant): Volume {
+    return access.redact(volume, grant);
+  }
+
+  serviceCredential(): Promise<CallerCredential | null> {
+    return access.serviceCredential(this.#c);
   }
 }

@@ -52,6 +52,8 @@ describe('configuration', () => {
         interface: 'public',
         auth: { method: 'password', username: 'gateway', password: 'pw', projectName: 'service', userDomainName: undefined, projectDomainName: undefined },
         operationTimeoutMs: 120000,
+        watchFastMs: 500,
+        watchSlowMs: 10000,
         timeoutMs: 10000,
         maxConnections: 16,
         readRetries: 2,

@@ -24,11 +24,14 @@ export interface ListQuery {
   marker?: string;
   /** Exact-match filters Cinder applies (name, volume_id …), already in Cinder's words. */
   filters?: Record<string, string>;
+  /** Every project's items (`all_tenants=1`): admins only; Cinder silently ignores it for others. @default false */
+  allProjects?: boolean;
 }
 
 function listQuery(q: ListQuery): URLSearchParams {
   const query = new URLSearchParams({ limit: String(q.limit), sort: 'created_at:asc,id:asc' });
   if (q.marker) query.set('marker', q.marker);
+  if (q.allProjects) query.set('all_tenants', '1');
   for (const [k, v] of Object.entries(q.filters ?? {})) query.set(k, v);
   return query;
 }

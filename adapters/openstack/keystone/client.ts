@@ -39,8 +39,8 @@ export class Keystone {
   /** Validations in flight, by token hash. */
   readonly #validating = new Map<string, Promise<Session>>();
   #service: Promise<Session> | null = null;
-  /** The resolved service session's token, so {@link forget} can tell it apart without awaiting. */
-  #serviceToken: string | null = null;
+  /** The resolved service session, so {@link forget} can tell its token apart without awaiting. */
+  #serviceResolved: Session | null = null;
 
   constructor(o: KeystoneOptions) {
     this.#o = o;
@@ -54,8 +54,11 @@ export class Keystone {
   async callerSession(token: string | undefined): Promise<Session> {
     const backend = this.#o.backend;
     if (!token) throw new UnauthenticatedError(`backend "${backend}" (OpenStack) needs the caller's Keystone token: send X-Auth-Token`, { backend });
-    const key = hash(token);
     const now = Date.now();
+    // The gateway's own token was issued by Keystone moments ago: no validation round trip (watchers).
+    const own = this.#serviceResolved;
+    if (own && own.token === token && own.expiresAt > now) return own;
+    const key = hash(token);
     const hit = this.#callers.get(key);
     if (hit && hit.until > now) return hit.session;
     this.#callers.delete(key);
@@ -87,9 +90,9 @@ export class Keystone {
    */
   forget(token: string): void {
     this.#callers.delete(hash(token));
-    if (token === this.#serviceToken) {
+    if (token === this.#serviceResolved?.token) {
       this.#service = null;
-      this.#serviceToken = null;
+      this.#serviceResolved = null;
     }
   }
 
@@ -107,7 +110,7 @@ export class Keystone {
     const pending = this.#service;
     try {
       const session = await pending;
-      if (this.#service === pending) this.#serviceToken = session.token;
+      if (this.#service === pending) this.#serviceResolved = session;
       return session;
     } catch (err) {
       if (this.#service === pending) this.#service = null;

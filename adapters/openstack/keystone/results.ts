@@ -14,7 +14,12 @@ export interface Session {
   volumeUrl: string;
   /** Nova endpoint, e.g. `http://nova:8774/v2.1`. */
   computeUrl: string;
+  /** Role names the token carries on its project (e.g. `admin`, `member`, `reader`). */
+  roles: string[];
 }
+
+/** Whether the session's token carries the `admin` role (Cinder: `all_tenants`, admin-only fields). */
+export const isAdminSession = (s: Session): boolean => s.roles.includes('admin');
 
 /** Which catalog endpoints a session uses. */
 export interface CatalogChoice {
@@ -28,7 +33,7 @@ interface CatalogEntry {
   endpoints: Array<{ interface: string; region?: string; region_id?: string; url: string }>;
 }
 interface TokenBody {
-  token?: { expires_at?: string; project?: { id?: string }; catalog?: CatalogEntry[] };
+  token?: { expires_at?: string; project?: { id?: string }; roles?: Array<{ name?: string }>; catalog?: CatalogEntry[] };
 }
 
 /** Catalog types searched for Cinder v3, best first (deployments register one or both). */
@@ -53,6 +58,7 @@ export function toSession(token: string, text: string, c: CatalogChoice): Sessio
     expiresAt: Number.isFinite(expiresAt) ? expiresAt : Date.now() + 60_000,
     volumeUrl: endpoint(t.catalog ?? [], VOLUME_TYPES, 'block-storage (Cinder v3)', c),
     computeUrl: endpoint(t.catalog ?? [], COMPUTE_TYPES, 'compute (Nova)', c),
+    roles: (t.roles ?? []).flatMap((r) => (typeof r?.name === 'string' ? [r.name] : [])),
   };
 }
 

@@ -1,0 +1,44 @@
+/**
+ * Who may see what the watcher saw: a subscriber's Keystone token, validated through the same
+ * cached caller-session path as every call (per token hash), decides by its project and roles.
+ * The watcher reads as an admin when it can, so admin-only fields are removed for everyone else.
+ */
+import type { CallOptions, CallerCredential } from '../backend';
+import type { Attachment, Volume } from '../model';
+import type { AccessGrant } from '../watch';
+import type { OpenStackClient } from './client';
+import { isAdminSession } from './keystone';
+
+/**
+ * May the token in `o` read volumes of project `scope`? Its own project: yes; any project when it
+ * carries the `admin` role (admin = true, so admin-only fields stay); otherwise no. The grant is
+ * valid until the token expires (the gateway's cache caps it further).
+ * @throws UnauthenticatedError for a missing, invalid or expired token (Keystone says so)
+ */
+export async function checkAccess(client: OpenStackClient, scope: string, o: CallOptions): Promise<AccessGrant> {
+  const s = await client.session(o);
+  const admin = isAdminSession(s);
+  return { allowed: admin || s.projectId === scope, admin, validUntil: s.expiresAt };
+}
+
+const hideHost = (a: Attachment): Attachment => (a.consumer.__typename === 'VolumeHostConsumer' && a.consumer.hostName !== null ? { ...a, consumer: { ...a.consumer, hostName: null } } : a);
+
+/**
+ * `v` as a non-admin sees it: without `migration_status` (Cinder omits it for non-admins) and
+ * without attachments' host names (null unless admin or service). An admin's grant sees it whole.
+ * Never changes `v` (the watcher's view is shared).
+ */
+export function redact(v: Volume, grant: AccessGrant): Volume {
+  if (grant.admin) return v;
+  const d = v.details;
+  const details = d.__typename === 'CinderVolumeDetails' && d.migrationStatus !== null ? { ...d, migrationStatus: null } : d;
+  const attachments = v.attachments.some((a) => a.consumer.__typename === 'VolumeHostConsumer' && a.consumer.hostName !== null) ? v.attachments.map(hideHost) : v.attachments;
+  return details === d && attachments === v.attachments ? v : { ...v, details, attachments };
+}
+
+/** The gateway's own credential (its service session's token); null when none is configured. */
+export async function serviceCredential(client: OpenStackClient): Promise<CallerCredential | null> {
+  if (!client.keystone.hasServiceAuth) return null;
+  const s = await client.keystone.serviceSession();
+  return { token: s.token };
+}

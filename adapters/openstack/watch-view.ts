@@ -1,0 +1,110 @@
+/**
+ * The OpenStack watcher's view, as pure functions: which volumes are in motion (they make polling
+ * fast), how Nova's attachment lists add what Cinder does not list, and how two views become
+ * deltas. No I/O here; `watch-read.ts` reads, `watch.ts` schedules.
+ */
+import type { Attachment, CinderVolumeStatus, Volume } from '../model';
+import type { VolumeDelta } from '../watch';
+import { toServerAttachment, type NovaVolumeAttachment } from './nova/results';
+
+/**
+ * Cinder statuses that end by themselves soon (a running create, attach, detach, delete, extend,
+ * transfer of data …): while any watched volume is in one, the watcher polls fast. `RESERVED` is
+ * here because Nova's attach passes through it; `AWAITING_TRANSFER` and `MAINTENANCE` are not
+ * (they wait for a person).
+ */
+export const TRANSITIONAL_STATUSES: ReadonlySet<CinderVolumeStatus> = new Set<CinderVolumeStatus>([
+  'CREATING',
+  'MANAGING',
+  'RESERVED',
+  'ATTACHING',
+  'DETACHING',
+  'DELETING',
+  'EXTENDING',
+  'DOWNLOADING',
+  'UPLOADING',
+  'BACKING_UP',
+  'RESTORING_BACKUP',
+  'RETYPING',
+  'REVERTING',
+]);
+
+/** Migration phases that move on by themselves. */
+const MOVING_MIGRATIONS: ReadonlySet<string> = new Set(['starting', 'migrating', 'completing']);
+
+/** Whether `v` is in the middle of a change that will end without anyone acting (so: poll fast). */
+export function inMotion(v: Volume): boolean {
+  // Unified statuses cover the words the typed table calls OTHER (unmanaging …) too.
+  if (v.status === 'CREATING' || v.status === 'DELETING' || v.status === 'ATTACHING' || v.status === 'DETACHING' || v.status === 'EXTENDING' || v.status === 'RESERVED') return true;
+  const d = v.details;
+  if (d.__typename === 'CinderVolumeDetails') {
+    if (TRANSITIONAL_STATUSES.has(d.cinderStatus)) return true;
+    if (d.migrationStatus !== null && MOVING_MIGRATIONS.has(d.migrationStatus)) return true;
+  }
+  return v.attachments.some((a) => a.state === 'ATTACHING' || a.state === 'DETACHING');
+}
+
+const serverOf = (a: Attachment): string | null => (a.consumer.__typename === 'VolumeServerConsumer' ? a.consumer.serverId.toLowerCase() : null);
+
+/** Servers Cinder lists `v` attached to (lower-case). */
+export const attachedServers = (v: Volume | undefined): Set<string> => new Set((v?.attachments ?? []).flatMap((a) => serverOf(a) ?? []));
+
+/** Servers whose attachment to a volume appeared or went away between two Cinder views. */
+export function serversChanged(before: Volume | undefined, after: Volume | undefined): string[] {
+  const b = attachedServers(before);
+  const a = attachedServers(after);
+  return [...new Set([...b, ...a])].filter((s) => b.has(s) !== a.has(s));
+}
+
+/**
+ * `v` (Cinder's view) plus the attachments Nova lists for it that Cinder does not (`nova`: the
+ * entry naming `v` of each server read): one still attaching (volume `reserved`/`attaching`), one
+ * detaching, or one the two services disagree on (ERROR with the reason, as `servers.ts` reports
+ * it). Attachments Cinder lists stay exactly as Cinder shows them, so the view does not depend on
+ * which servers were read.
+ */
+export function withNovaAttachments(v: Volume, nova: ReadonlyMap<string, NovaVolumeAttachment> | undefined): Volume {
+  if (!nova || nova.size === 0) return v;
+  const cinder = attachedServers(v);
+  const extra = [...nova].filter(([server]) => !cinder.has(server)).map(([, a]) => toServerAttachment(v.ref.backend, v.ref.namespace, a, v));
+  return extra.length === 0 ? v : { ...v, attachments: [...v.attachments, ...extra] };
+}
+
+/** Nova's lists turned around: by lower-case volume id, each server's entry for it. */
+export function byVolume(lists: ReadonlyMap<string, readonly NovaVolumeAttachment[]>): Map<string, Map<string, NovaVolumeAttachment>> {
+  const out = new Map<string, Map<string, NovaVolumeAttachment>>();
+  for (const [server, list] of lists) {
+    for (const a of list) {
+      const id = a.volumeId.toLowerCase();
+      let m = out.get(id);
+      if (!m) out.set(id, (m = new Map()));
+      m.set(server, a);
+    }
+  }
+  return out;
+}
+
+/** Whether a server's Nova list says more than Cinder does about any of `volumes` (keep reading it). */
+export function novaSaysMore(server: string, list: readonly NovaVolumeAttachment[], volumes: ReadonlyMap<string, Volume>): boolean {
+  return list.some((a) => {
+    const v = volumes.get(a.volumeId.toLowerCase());
+    return !v || !attachedServers(v).has(server);
+  });
+}
+
+const same = (a: Volume, b: Volume): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Deltas from one view to the next, keyed by lower-case volume id: new volumes, changed ones,
+ * and (last) the ones gone, which is how a deletion shows when listing.
+ */
+export function diffViews(before: ReadonlyMap<string, Volume>, after: ReadonlyMap<string, Volume>, observedAt: string): VolumeDelta[] {
+  const out: VolumeDelta[] = [];
+  for (const [id, v] of after) {
+    const prev = before.get(id);
+    if (!prev) out.push({ before: null, after: v, observedAt });
+    else if (!same(prev, v)) out.push({ before: prev, after: v, observedAt });
+  }
+  for (const [id, prev] of before) if (!after.has(id)) out.push({ before: prev, after: null, observedAt });
+  return out;
+}
