@@ -82,6 +82,11 @@ export interface VolumeWatcher {
   status(): WatcherStatus;
   /** True once the view is complete and current (after the first full read, until a source failure). */
   readonly current: boolean;
+  /**
+   * Whether the view covers a scope (OpenStack: all projects for an admin service user, else its
+   * own). @default every scope (Nomad lists `namespace=*`; its service token should read them all)
+   */
+  covers?(scope: string): boolean;
   /** The watcher's view of one volume (service credential: callers need their own proof of access). */
   volume(ref: VolumeRef): Volume | undefined;
   /** Demand, for backends that poll: fast while something is pending, none while nobody listens. */
