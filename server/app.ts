@@ -32,6 +32,8 @@ import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
 import { operationLimits, PRE_EXECUTION_CODES } from './limits';
 import { apolloLimitOptions } from './limits/apollo';
+import type { LiveHub } from '../subscriptions/live/types';
+import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
 
 export interface GatewayOptions {
   /**
@@ -44,6 +46,8 @@ export interface GatewayOptions {
     http?: HttpEdgeOptions;
     /** Operation limits (docs/configuration.md); unset ones take their defaults. */
     limits?: Partial<GatewayConfig['limits']>;
+    /** graphql-ws socket settings (server/ws/config.ts); unset ones take their defaults. */
+    ws?: WsOptions;
   };
   registry: BackendRegistry;
   logger: Logger;
@@ -53,6 +57,11 @@ export interface GatewayOptions {
   operations?: OperationTracker;
   /** Poll settings of the default tracker. */
   operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
+  /**
+   * Feeds graphql-ws subscriptions (same port and path, server/ws/). `stop()` closes it after the
+   * sockets. @default none: every subscription is answered SUBSCRIPTIONS_UNAVAILABLE
+   */
+  live?: LiveHub;
   /** GraphiQL page settings (demo mode pre-fills the demo headers). @default the page's defaults */
   graphiql?: Omit<GraphiQLHandlerOptions, 'endpointPath'>;
 }
@@ -63,12 +72,15 @@ export interface RunningGateway {
   port: number;
   server: Server;
   operations: OperationTracker;
-  /** Stops accepting, finishes in-flight requests, closes backend pools. */
+  /** Closes every socket with 1012, stops accepting, finishes in-flight requests, closes the hub and backend pools. */
   stop(): Promise<void>;
 }
 
 /** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
 const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...PRE_EXECUTION_CODES]);
+
+/** Longest wait for sockets to answer the shutdown's close frame before they are cut. */
+const WS_CLOSE_WAIT_MS = 2_000;
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
@@ -107,9 +119,10 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     ? new RedisIdempotencyStore({ client: redis.client, keyPrefix: redis.keyPrefix, onError: (op, err) => o.logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis idempotency store failed') })
     : new MemoryIdempotencyStore();
   const services: GatewayServices = { registry: o.registry, operations, idempotency, maxConcurrentReads: o.config.maxConcurrentReads };
+  const formatError = createFormatError(o.logger, limits.executionGuards.parseErrorReason);
   const apollo = new ApolloServer<GatewayContext>({
     ...limited,
-    formatError: createFormatError(o.logger, limits.executionGuards.parseErrorReason),
+    formatError,
     includeStacktraceInErrorResponses: false,
     // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
@@ -182,6 +195,21 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   server.on('checkContinue', listener);
   server.on('clientError', answerClientError(http.maxHeaderBytes, countRefusal));
   server.keepAliveTimeout = 65_000;
+  // graphql-ws on the same port and path (server/ws/).
+  const ws = createWsTransport({
+    config: resolveWsOptions(o.config.ws),
+    path: '/graphql',
+    trustProxyHops: http.trustProxyHops,
+    schema: limited.schema,
+    limits,
+    trusted: http.trustedDocuments,
+    services,
+    hub: o.live,
+    formatError,
+    logger: o.logger,
+    metrics,
+  });
+  server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -199,6 +227,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     server,
     operations,
     async stop() {
+      // Sockets first, with 1012: clients reconnect (elsewhere) and resume from their cursors.
+      await ws.close(Math.min(o.config.shutdownGraceMs ?? 10_000, WS_CLOSE_WAIT_MS));
       // Stop accepting; let in-flight requests finish. Keep-alive sockets turn idle only after
       // their response, so idle ones are closed repeatedly until the server is done, and
       // whatever is left after the grace period is cut.
@@ -213,6 +243,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
         server.closeIdleConnections();
       });
       await apollo.stop();
+      await o.live?.close();
       // Pollers stop with the process; records keep their last state.
       await operations.close();
       await redis?.close();

@@ -8,6 +8,7 @@ import { ConfigError, numberSetting } from './config-values';
 import type { ServiceAuth } from '../adapters/openstack/keystone';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
+import { loadWsConfig, type WsConfig } from './ws/config';
 
 /** One configured backend: a Nomad cluster or an OpenStack region. */
 export type BackendConfig = NomadBackendConfig | OpenStackBackendConfig;
@@ -70,6 +71,8 @@ export interface GatewayConfig {
   http: HttpEdgeConfig;
   /** Operation limits (env `MAX_DEPTH` …, file `limits`; server/limits/config.ts). */
   limits: LimitsConfig;
+  /** graphql-ws sockets: origins, payload, connection and subscription limits (env `WS_…`, file `ws`; server/ws/config.ts). */
+  ws: WsConfig;
 }
 
 /** A Redis server shared by the replicas (file key `redis`). */
@@ -293,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     backends,
     http: loadHttpEdgeConfig(env, file),
     limits: limitsConfig(env, file, { demo: backends.length === 0 }),
+    ws: loadWsConfig(env, file),
     ...(redisConfig ? { redis: redisConfig } : {}),
   };
 }
