@@ -1,7 +1,7 @@
 /**
  * A `subscribe` message's operation, checked as HTTP checks a request: trusted documents (when
- * on), the token limit at parse, graphql-js's validation with the limits' rules (depth, aliases,
- * directives, introspection), subscriptions only, variables, then the cost estimate with the
+ * on), the token limit at parse, subscriptions only, graphql-js's validation with the limits' rules (depth, aliases,
+ * directives, introspection), variables, then the cost estimate with the
  * variables. The limits are server/limits' own (the same objects Apollo is given), not copies.
  */
 import {
@@ -60,12 +60,17 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
     // formatError finds the token limit behind a parse error through `originalError`.
     return [new GraphQLError(err.message, { source: err.source, positions: err.positions, originalError: err, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
   }
+  const operationName = payload.operationName ?? undefined;
+  // The kind first: a query or mutation is told where to go, whatever else is wrong with it.
+  const selected = getOperationAST(document, operationName);
+  if (selected && selected.operation !== 'subscription') {
+    const err = new NotSupportedOverWebSocketError(selected.operation);
+    return [new GraphQLError(err.message, { nodes: selected, originalError: err })];
+  }
   const invalid = validate(o.schema, document, rules);
   if (invalid.length > 0) return invalid.map((e) => (e.originalError ? e : coded(e, 'GRAPHQL_VALIDATION_FAILED')));
-  const operationName = payload.operationName ?? undefined;
-  const op = getOperationAST(document, operationName);
+  const op = selected;
   if (!op) return [new GraphQLError(operationName ? `the document has no operation named ${JSON.stringify(operationName.slice(0, 100))}` : 'the document has several operations: name one with operationName', { extensions: { code: 'BAD_USER_INPUT' } })];
-  if (op.operation !== 'subscription') return [new GraphQLError(new NotSupportedOverWebSocketError(op.operation).message, { nodes: op, originalError: new NotSupportedOverWebSocketError(op.operation) })];
   const variableValues = payload.variables ?? undefined;
   const coerced = getVariableValues(o.schema, op.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 50 });
   if (coerced.errors) return coerced.errors.map((e) => coded(e, 'BAD_USER_INPUT'));
