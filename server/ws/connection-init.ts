@@ -6,6 +6,7 @@
  * with 4403 and its message as the reason.
  */
 import type { CallerCredential } from '../../adapters/backend';
+import { MessageType } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/errors';
 import { credentialsFromHeaders } from '../credentials';
 import { addressBucket, credentialFingerprint, type PlainHeaders } from '../http/caller-identity';
@@ -13,6 +14,8 @@ import type { BackendRegistry } from '../registry';
 
 /** The keys that carry credentials, as server/http/caller-identity.ts knows the headers. */
 const CREDENTIAL_KEY = /^x-(nomad-token|auth-token)(-.+)?$/;
+
+const INIT = MessageType.ConnectionInit;
 
 /** Who is on a socket, once `connection_init` was accepted. */
 export interface SocketCaller {
@@ -33,12 +36,12 @@ export function readConnectionInit(payload: Readonly<Record<string, unknown>> | 
   const headers: PlainHeaders = {};
   if (payload !== undefined) {
     // Bounded like the request head of an HTTP request (the frame itself is bounded by maxPayload).
-    if (Buffer.byteLength(JSON.stringify(payload)) > o.maxBytes) throw new BadUserInputError(`connection_init payload is over ${o.maxBytes} bytes (WS_MAX_INIT_PAYLOAD_BYTES)`);
+    if (Buffer.byteLength(JSON.stringify(payload)) > o.maxBytes) throw new BadUserInputError(`${INIT} payload is over ${o.maxBytes} bytes (WS_MAX_INIT_PAYLOAD_BYTES)`);
     for (const [k, v] of Object.entries(payload)) {
       const name = k.toLowerCase();
       if (!CREDENTIAL_KEY.test(name)) continue;
-      if (typeof v !== 'string') throw new BadUserInputError(`connection_init: ${k.slice(0, 60)} must be a string`, k.slice(0, 60));
-      if (headers[name] !== undefined) throw new BadUserInputError(`connection_init: ${k.slice(0, 60)} is given twice (names are case-insensitive)`, k.slice(0, 60));
+      if (typeof v !== 'string') throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} must be a string`, k.slice(0, 60));
+      if (headers[name] !== undefined) throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} is given twice (names are case-insensitive)`, k.slice(0, 60));
       headers[name] = v;
     }
   }

@@ -5,7 +5,7 @@
  * cut if the peer does not answer, and incoming messages handed on with errors contained.
  */
 import type { IncomingMessage } from 'node:http';
-import type { WebSocket as Socket } from 'graphql-ws';
+import { MessageType, type WebSocket as Socket } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Logger } from '../logger';
 import type { SocketCaller } from './connection-init';
@@ -17,7 +17,7 @@ import { SharedPayloads } from './shared-bytes';
 const CLOSE_WAIT_MS = 2_000;
 
 /** graphql-ws message types only servers send: a client sending one breaks the protocol (4400). */
-const SERVER_TYPES = new Set(['connection_ack', 'next', 'error']);
+const SERVER_TYPES = new Set<string>([MessageType.ConnectionAck, MessageType.Next, MessageType.Error]);
 
 /** Everything the transport keeps about one socket (graphql-ws's `extra`). */
 export interface SocketState {
