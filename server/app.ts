@@ -79,8 +79,8 @@ export interface RunningGateway {
 /** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
 const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...PRE_EXECUTION_CODES]);
 
-/** Longest wait for sockets to answer the shutdown's close frame before they are cut. */
-const WS_CLOSE_WAIT_MS = 2_000;
+/** Longest wait for sockets to answer the shutdown's close frame before they are cut (before the HTTP drain). */
+export const WS_CLOSE_WAIT_MS = 2_000;
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });

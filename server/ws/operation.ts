@@ -45,7 +45,8 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
   let query = payload.query;
   if (o.trusted) {
     try {
-      const screened = screenOperation({ query: payload.query, operationName: payload.operationName, variables: payload.variables, extensions: payload.extensions }, o.trusted);
+      // graphql-ws requires a `query` string: an empty one with `extensions.persistedQuery` names a listed document.
+      const screened = screenOperation({ query: payload.query === '' ? undefined : payload.query, operationName: payload.operationName, variables: payload.variables, extensions: payload.extensions }, o.trusted);
       query = typeof screened.query === 'string' ? screened.query : query;
     } catch (err) {
       if (!(err instanceof EdgeError)) throw err;

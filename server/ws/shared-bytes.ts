@@ -9,7 +9,7 @@
  * socket that sends it.
  */
 import { randomBytes } from 'node:crypto';
-import { SerializedResult } from '../../subscriptions/live/types';
+import type { SerializedResult } from '../../subscriptions/live/types';
 
 const NONCE = `vg-shared-${randomBytes(12).toString('hex')}-`;
 const PAYLOAD_KEY = '"payload":';
@@ -59,5 +59,3 @@ export class SharedPayloads {
     return Buffer.concat([Buffer.from(data.slice(0, at), 'utf8'), bytesOf(result), CLOSE]);
   }
 }
-
-export { SerializedResult };

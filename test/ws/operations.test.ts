@@ -4,6 +4,8 @@
  * the socket stays open.
  */
 import { ackedClient, MGMT, OP_SUB, startWsGateway, stopAll, waitFor, type RawClient } from './helpers';
+import { createHash } from 'node:crypto';
+import { TrustedDocuments } from '../../server/http/trusted-documents';
 import { ANALYTICS_READ } from '../support/harness';
 
 afterEach(stopAll);
@@ -104,5 +106,16 @@ describe('subscribe over graphql-ws', () => {
     await waitFor(() => gw.hub.open === 2, 'the closed socket\'s streams');
     two.send({ id: 'd', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'd' } } });
     await waitFor(() => gw.hub.open === 3, 'a freed place');
+  });
+
+  it('should serve only trusted documents when they are on, by hash or by listed text', async () => {
+    const hash = createHash('sha256').update(OP_SUB).digest('hex');
+    const gw = await startWsGateway({ http: { trustedDocuments: { documents: TrustedDocuments.fromJson({ [hash]: OP_SUB }) } } });
+    const c = await ackedClient(gw.wsUrl);
+    const [e] = await subscribeError(c, '1', 'subscription { operationUpdated(id: "x") { state } }');
+    expect(e.extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
+    c.send({ id: '2', type: 'subscribe', payload: { query: '', variables: { id: 'x' }, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } } });
+    c.send({ id: '3', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'y' } } });
+    await waitFor(() => gw.hub.open === 2, 'both listed subscriptions');
   });
 });
