@@ -132,4 +132,26 @@ describe('live streams over graphql-ws', () => {
     const closed = await c.closed;
     expect(closed).toEqual({ code: 4413, reason: 'Slow consumer: the live hub dropped this subscriber' });
   });
+
+  it('should be retried by graphql-ws\'s own client after a 4413 close (not one of its fatal codes)', async () => {
+    const { createClient } = await import('graphql-ws');
+    const WebSocket = (await import('ws')).default;
+    const gw = await startWsGateway();
+    let connected = 0;
+    const client = createClient({ url: gw.wsUrl, webSocketImpl: WebSocket, retryAttempts: 3, retryWait: async () => undefined, lazy: true, on: { connected: () => void connected++ } });
+    try {
+      const events: unknown[] = [];
+      const errors: unknown[] = [];
+      client.subscribe({ query: OP_SUB, variables: { id: 'x' } }, { next: (v) => void events.push(v), error: (e) => void errors.push(e), complete: () => undefined });
+      await waitFor(() => gw.hub.open === 1, 'the first subscription');
+      gw.hub.fail('operationUpdated', Object.assign(new Error('too slow'), { code: 'SLOW_CONSUMER' }));
+      // The client reconnects and subscribes again by itself.
+      await waitFor(() => connected === 2 && gw.hub.open === 1, 'the client to reconnect and resubscribe');
+      gw.hub.publishRaw('operationUpdated', new SerializedResult('{"data":{"operationUpdated":{"state":"SUCCEEDED","backendStatus":null}}}'));
+      await waitFor(() => events.length === 1, 'the event after reconnecting');
+      expect(errors).toEqual([]);
+    } finally {
+      await client.dispose();
+    }
+  });
 });
