@@ -38,6 +38,12 @@ export enum ErrorCode {
   IdempotencyKeyReused = 'IDEMPOTENCY_KEY_REUSED',
   /** A subscriber fell further behind than its queue bound; the socket layer closes it (resume from the last cursor). */
   SlowConsumer = 'SLOW_CONSUMER',
+  /** graphql-ws: a socket or a credential has as many subscriptions open as it may (server/ws). */
+  SubscriptionLimit = 'SUBSCRIPTION_LIMIT',
+  /** graphql-ws: a query or mutation was sent over the socket; those are served over HTTP. */
+  OperationNotSupportedOverWebSocket = 'OPERATION_NOT_SUPPORTED_OVER_WEBSOCKET',
+  /** graphql-ws: this gateway runs no live hub, so it serves no subscriptions. */
+  SubscriptionsUnavailable = 'SUBSCRIPTIONS_UNAVAILABLE',
   Internal = 'INTERNAL_SERVER_ERROR',
 }
 

@@ -4,6 +4,7 @@
  * `/healthz` and `/readyz`. The HTTP edge (routing, bodies, per-caller limits, CORS, trusted
  * documents) lives in server/http/.
  */
+import type { GraphQLSchema } from 'graphql';
 import { ApolloServer, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
@@ -33,6 +34,11 @@ import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
 import { operationLimits, PRE_EXECUTION_CODES } from './limits';
 import { apolloLimitOptions } from './limits/apollo';
+import { hasSubscriberAccess, type VolumeWatcher } from '../adapters/watch';
+import { MemoryEventLog } from '../subscriptions/events';
+import { createLiveHub, type LiveHub, type RunningLiveHub } from '../subscriptions/live';
+import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
+import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
 
 export interface GatewayOptions {
   /**
@@ -45,6 +51,10 @@ export interface GatewayOptions {
     http?: HttpEdgeOptions;
     /** Operation limits (docs/configuration.md); unset ones take their defaults. */
     limits?: Partial<GatewayConfig['limits']>;
+    /** graphql-ws socket settings (server/ws/config.ts); unset ones take their defaults. */
+    ws?: WsOptions;
+    /** Live-path settings (server/live-config.ts); unset ones take their defaults. */
+    live?: Partial<LiveConfig>;
   };
   registry: BackendRegistry;
   logger: Logger;
@@ -54,10 +64,16 @@ export interface GatewayOptions {
   operations?: OperationTracker;
   /** Poll settings of the default tracker. */
   operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
+  /**
+   * Feeds graphql-ws subscriptions (same port and path, server/ws/). `stop()` closes it after the
+   * sockets. @default a live hub over this gateway's backends and an in-memory event log
+   * (`config.events`); `false`: none, every subscription is answered SUBSCRIPTIONS_UNAVAILABLE
+   */
+  live?: LiveHub | false;
   /** GraphiQL page settings (demo mode pre-fills the demo headers). @default the page's defaults */
   graphiql?: Omit<GraphiQLHandlerOptions, 'endpointPath'>;
   /** Live status page settings, `GET /live` (demo mode pre-fills the demo headers). @default the page's defaults */
-  live?: Omit<LivePageOptions, 'endpointPath'>;
+  livePage?: Omit<LivePageOptions, 'endpointPath'>;
 }
 
 export interface RunningGateway {
@@ -66,20 +82,34 @@ export interface RunningGateway {
   port: number;
   server: Server;
   operations: OperationTracker;
-  /** Stops accepting, finishes in-flight requests, closes backend pools. */
+  /** Closes every socket with 1012, stops accepting, finishes in-flight requests, closes the hub and backend pools. */
   stop(): Promise<void>;
 }
 
 /** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
 const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...PRE_EXECUTION_CODES]);
 
+/** Longest wait for sockets to answer the shutdown's close frame before they are cut (before the HTTP drain). */
+export const WS_CLOSE_WAIT_MS = 2_000;
+
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
   const redis: GatewayRedis | undefined = o.config.redis ? connectRedis(o.config.redis, o.logger) : undefined;
+  // The default hub's watchers, once it exists: operations in a scope a current watcher covers
+  // are checked with the service credential when the watcher reports a change (no caller token kept).
+  let hub: RunningLiveHub | undefined;
+  const currentWatcher = (backend: string, scope?: string): VolumeWatcher | undefined => {
+    const w = hub?.watcher(backend);
+    return w && w.current && (scope === undefined || (w.covers?.(scope) ?? true)) ? w : undefined;
+  };
   const operations =
     o.operations ??
     new OperationTracker({
       ...o.operationOptions,
+      watched: (backend, scope) => {
+        const b = o.registry.find(backend);
+        return b && hasSubscriberAccess(b) && currentWatcher(backend, scope) ? () => b.serviceCredential() : undefined;
+      },
       // The backend that made a change evaluates its completion rule.
       changes: (id) => {
         const b = o.registry.find(id);
@@ -109,10 +139,24 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const idempotency = redis
     ? new RedisIdempotencyStore({ client: redis.client, keyPrefix: redis.keyPrefix, onError: (op, err) => o.logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis idempotency store failed') })
     : new MemoryIdempotencyStore();
-  const services: GatewayServices = { registry: o.registry, operations, idempotency, maxConcurrentReads: o.config.maxConcurrentReads };
+  const services: GatewayServices = {
+    registry: o.registry,
+    operations,
+    idempotency,
+    maxConcurrentReads: o.config.maxConcurrentReads,
+    // Nomad only: its ACL is per namespace and no volume field depends on the caller, so one read
+    // of the caller's proves what the watcher's view may show it (server/loaders.ts).
+    watchView: (backend) => {
+      const w = o.registry.find(backend)?.kind === 'NOMAD' ? currentWatcher(backend) : undefined;
+      return w ? (ref) => w.volume(ref) : undefined;
+    },
+  };
+  const formatError = createFormatError(o.logger, limits.executionGuards.parseErrorReason);
+  const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? (hub = defaultLiveHub(o, services, limited.schema, metrics)));
+  if (hub) services.live = hub.mutations;
   const apollo = new ApolloServer<GatewayContext>({
     ...limited,
-    formatError: createFormatError(o.logger, limits.executionGuards.parseErrorReason),
+    formatError,
     includeStacktraceInErrorResponses: false,
     // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
@@ -161,18 +205,19 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   });
 
   const notConfigured: RedisHealth = { status: 'NOT_CONFIGURED', latencyMs: null, message: 'Redis is not configured (REDIS_URL): operation records are kept in this process only' };
-  const readiness = async (): Promise<{ ready: boolean; backends: unknown[]; redis: RedisHealth }> => {
+  // Watchers are reported, not required: a backend without one still serves queries.
+  const readiness = async (): Promise<{ ready: boolean; backends: unknown[]; redis: RedisHealth; watchers: unknown[] }> => {
     const [checks, redisHealth] = await Promise.all([
       Promise.all(o.registry.all.map(async (b) => ({ id: b.id, kind: b.kind, ...(await b.health()) }))),
       redis ? redis.health() : notConfigured,
     ]);
-    return { ready: checks.every((c) => c.status === 'UP') && redisHealth.status !== 'DOWN', backends: checks, redis: redisHealth };
+    return { ready: checks.every((c) => c.status === 'UP') && redisHealth.status !== 'DOWN', backends: checks, redis: redisHealth, watchers: hub?.statuses() ?? [] };
   };
 
   const listener = createRequestListener(
     {
       graphiql: createGraphiQLHandler({ ...o.graphiql, endpointPath: '/graphql' }),
-      live: createLivePageHandler({ ...o.live, endpointPath: '/graphql' }),
+      live: createLivePageHandler({ ...o.livePage, endpointPath: '/graphql' }),
       graphql: handleGraphQL,
       readiness,
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
@@ -186,6 +231,21 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   server.on('checkContinue', listener);
   server.on('clientError', answerClientError(http.maxHeaderBytes, countRefusal));
   server.keepAliveTimeout = 65_000;
+  // graphql-ws on the same port and path (server/ws/).
+  const ws = createWsTransport({
+    config: resolveWsOptions(o.config.ws),
+    path: '/graphql',
+    trustProxyHops: http.trustProxyHops,
+    schema: limited.schema,
+    limits,
+    trusted: http.trustedDocuments,
+    services,
+    hub: live,
+    formatError,
+    logger: o.logger,
+    metrics,
+  });
+  server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -195,6 +255,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     throw err;
   });
   const port = (server.address() as AddressInfo).port;
+  // Watchers start once the gateway serves: their first reads need no caller.
+  hub?.start();
   const shownHost = o.config.host === '0.0.0.0' || o.config.host === '::' ? 'localhost' : o.config.host;
 
   return {
@@ -203,6 +265,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     server,
     operations,
     async stop() {
+      // Sockets first, with 1012: clients reconnect (elsewhere) and resume from their cursors.
+      await ws.close(Math.min(o.config.shutdownGraceMs ?? 10_000, WS_CLOSE_WAIT_MS));
       // Stop accepting; let in-flight requests finish. Keep-alive sockets turn idle only after
       // their response, so idle ones are closed repeatedly until the server is done, and
       // whatever is left after the grace period is cut.
@@ -217,6 +281,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
         server.closeIdleConnections();
       });
       await apollo.stop();
+      await live?.close();
       // Pollers stop with the process; records keep their last state.
       await operations.close();
       await redis?.close();
@@ -225,4 +290,22 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       await o.registry.close();
     },
   };
+}
+
+/** The default live hub: this gateway's backends' watchers, an in-memory event log, metrics and logs. */
+function defaultLiveHub(o: GatewayOptions, services: GatewayServices, schema: GraphQLSchema, metrics: GatewayMetrics): RunningLiveHub {
+  const c = { ...LIVE_DEFAULTS, ...o.config.live };
+  const hub = createLiveHub({
+    log: new MemoryEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
+    services,
+    schema,
+    accessTtlMs: c.accessTtlMs,
+    maxQueued: c.maxQueued,
+    metrics: metrics.live.hooks(),
+    onWatcherStatus: (s, err) =>
+      (err ? o.logger.warn.bind(o.logger) : o.logger.info.bind(o.logger))({ backend: s.backend, state: s.state, source: s.source, message: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),
+    onError: (err) => o.logger.error({ err }, 'live hub error'),
+  });
+  metrics.live.watch(hub);
+  return hub;
 }

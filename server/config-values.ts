@@ -46,3 +46,33 @@ export function booleanSetting(value: unknown, setting: string, words: BooleanWo
   if (words.no.includes(s)) return false;
   throw new ConfigError(setting, `must be true or false (got ${JSON.stringify(value)})`);
 }
+
+/** One numeric setting of a group: its key in the file's object, its environment variable, bounds. */
+export type NumberSettingSpec<K extends string> = readonly [key: K, envName: string, min: number, max: number];
+
+/**
+ * A group of numeric settings from the environment (wins) and the file's `group` object, over
+ * `defaults`; unknown keys in the file (other than `extraKeys`) are refused.
+ * @throws ConfigError naming the first bad setting
+ */
+export function numberGroup<K extends string, T extends Record<K, number>>(
+  env: NodeJS.ProcessEnv,
+  file: Record<string, unknown>,
+  group: string,
+  specs: ReadonlyArray<NumberSettingSpec<K>>,
+  defaults: T,
+  extraKeys: readonly string[] = [],
+): { values: T; raw: Record<string, unknown> } {
+  const raw = file[group];
+  if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) throw new ConfigError(group, `must be an object like { "${specs[0]![0]}": ${defaults[specs[0]![0]]} }`);
+  const f = (raw ?? {}) as Record<string, unknown>;
+  const known = new Set<string>([...specs.map(([k]) => k), ...extraKeys]);
+  for (const k of Object.keys(f)) if (!known.has(k)) throw new ConfigError(`${group}.${k}`, `is not a known setting (known: ${[...known].join(', ')})`);
+  const values = { ...defaults };
+  for (const [key, envName, min, max] of specs) {
+    const fromEnv = env[envName]?.trim() ? env[envName] : undefined;
+    const value = fromEnv ?? f[key];
+    if (value !== undefined) (values as Record<K, number>)[key] = numberSetting(value, fromEnv !== undefined ? envName : `${group}.${key}`, min, max);
+  }
+  return { values, raw: f };
+}

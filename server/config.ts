@@ -8,6 +8,8 @@ import { ConfigError, numberSetting } from './config-values';
 import type { ServiceAuth } from '../adapters/openstack/keystone';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
+import { loadWsConfig, type WsConfig } from './ws/config';
+import { loadLiveConfig, type LiveConfig } from './live-config';
 
 /** One configured backend: a Nomad cluster or an OpenStack region. */
 export type BackendConfig = NomadBackendConfig | OpenStackBackendConfig;
@@ -74,6 +76,10 @@ export interface GatewayConfig {
   http: HttpEdgeConfig;
   /** Operation limits (env `MAX_DEPTH` …, file `limits`; server/limits/config.ts). */
   limits: LimitsConfig;
+  /** graphql-ws sockets: origins, payload, connection and subscription limits (env `WS_…`, file `ws`; server/ws/config.ts). */
+  ws: WsConfig;
+  /** The live path: event-log retention, access-check reuse, queues (env `LIVE_…`, file `live`; server/live-config.ts). */
+  live: LiveConfig;
 }
 
 /** A Redis server shared by the replicas (file key `redis`). */
@@ -304,6 +310,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     backends,
     http: loadHttpEdgeConfig(env, file),
     limits: limitsConfig(env, file, { demo: backends.length === 0 }),
+    ws: loadWsConfig(env, file),
+    live: loadLiveConfig(env, file),
     ...(redisConfig ? { redis: redisConfig } : {}),
   };
 }

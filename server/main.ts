@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startGateway, type RunningGateway } from './app';
+import { startGateway, WS_CLOSE_WAIT_MS, type RunningGateway } from './app';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
 import { demoExposureWarning, type DemoBackends } from './demo';
@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<void> {
     metrics.recordCall(r);
     logger.debug(r, 'backend call');
   });
-  const gateway: RunningGateway = await startGateway({ config, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, live: { defaultHeaders: demo.headers } } : {}) });
+  const gateway: RunningGateway = await startGateway({ config, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, livePage: { defaultHeaders: demo.headers } } : {}) });
   logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
   console.log(`Volume gateway ready at ${gateway.url}`);
   console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
@@ -87,12 +87,13 @@ async function main(argv: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // Backstop: every step of stop() is bounded (the server's drain by the grace period, backend
-    // pools by a short drain), but a shutdown must end even if some future step is not.
+    // Backstop: every step of stop() is bounded (sockets closing with 1012 by WS_CLOSE_WAIT_MS,
+    // the server's drain by the grace period, backend pools by a short drain), but a shutdown
+    // must end even if some future step is not.
     const force = setTimeout(() => {
       logger.error({ signal, graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
       process.exit(1);
-    }, config.shutdownGraceMs + SHUTDOWN_BACKSTOP_MS);
+    }, WS_CLOSE_WAIT_MS + config.shutdownGraceMs + SHUTDOWN_BACKSTOP_MS);
     force.unref();
     await gateway.stop();
     await demo?.stop();

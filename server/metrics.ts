@@ -4,7 +4,16 @@
  * event log, breakers) register their metrics on `metrics.registry` the same way.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LiveHubMetrics } from './live-metrics';
 import type { CallRecord } from '../adapters/transport';
+
+/** What the socket layer tells the gauges at scrape time. */
+export interface WebSocketMetricsSource {
+  connections(): number;
+  /** Open subscriptions per root field (the hub's `counts()`). */
+  subscriptions(): Record<string, number>;
+  queueBytes(): { max: number; sum: number };
+}
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -67,8 +76,74 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  /** Open graphql-ws sockets (read at scrape time). */
+  readonly wsConnections: Gauge = new Gauge({
+    name: 'gateway_ws_connections',
+    help: 'Open graphql-ws sockets.',
+    registers: [this.registry],
+    collect: (): void => this.wsConnections.set(this.#ws?.connections() ?? 0),
+  });
+
+  /** Open subscriptions per root field, as the live hub counts them (read at scrape time). */
+  readonly wsSubscriptions: Gauge<'field'> = new Gauge({
+    name: 'gateway_ws_subscriptions',
+    help: 'Open subscriptions, by root field (the live hub\'s count).',
+    labelNames: ['field'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.wsSubscriptions.reset();
+      for (const [field, n] of Object.entries(this.#ws?.subscriptions() ?? {})) this.wsSubscriptions.set({ field }, n);
+    },
+  });
+
+  /** Bytes queued for sending: the largest one socket holds, and the sum over all (read at scrape time). */
+  readonly wsQueueBytes: Gauge<'aggregate'> = new Gauge({
+    name: 'gateway_ws_queue_bytes',
+    help: 'Bytes queued on graphql-ws sockets: aggregate="max" (the largest per-socket queue) and "sum" (all sockets).',
+    labelNames: ['aggregate'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const q = this.#ws?.queueBytes() ?? { max: 0, sum: 0 };
+      this.wsQueueBytes.set({ aggregate: 'max' }, q.max);
+      this.wsQueueBytes.set({ aggregate: 'sum' }, q.sum);
+    },
+  });
+
+  /** Sockets closed, by close code (the gateway's when it closed them: 1012, 4413, 4403 …; else the peer's). */
+  readonly wsCloses = new Counter({
+    name: 'gateway_ws_closes_total',
+    help: 'graphql-ws sockets closed, by close code.',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
+  /** Upgrades and subscriptions refused, by code (ORIGIN_NOT_ALLOWED, TOO_MANY_CONNECTIONS, SUBSCRIPTION_LIMIT …). */
+  readonly wsRefusals = new Counter({
+    name: 'gateway_ws_refusals_total',
+    help: 'WebSocket upgrades and subscriptions refused, by error code.',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
+  /** Messages not sent because their socket was already closing. */
+  readonly wsDropped = new Counter({
+    name: 'gateway_ws_messages_dropped_total',
+    help: 'graphql-ws messages dropped because their socket was closing or closed.',
+    registers: [this.registry],
+  });
+
+  #ws: WebSocketMetricsSource | undefined;
+
+  /** The live hub's counters and watcher gauges. */
+  readonly live = new LiveHubMetrics(this.registry);
+
   constructor(options: { /** Process metrics (CPU, memory, event loop). @default true */ processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'gateway_' });
+  }
+
+  /** The socket layer reports its gauges through `source` from now on. */
+  observeWebSockets(source: WebSocketMetricsSource): void {
+    this.#ws = source;
   }
 
   /** Transport hook: one record per finished backend call. */

@@ -11,12 +11,13 @@ import { isAdminSession } from './keystone';
 
 /**
  * May the token in `o` read volumes of project `scope`? Its own project: yes; any project when it
- * carries the `admin` role (admin = true, so admin-only fields stay); otherwise no. The grant is
- * valid until the token expires (the gateway's cache caps it further).
+ * carries the `admin` role (admin = true, so admin-only fields stay); otherwise no. Validated
+ * afresh (not from the minute-long validation cache), so a revoked token is refused at the next
+ * check; the grant is valid until the token expires (the gateway's cache caps it further).
  * @throws UnauthenticatedError for a missing, invalid or expired token (Keystone says so)
  */
 export async function checkAccess(client: OpenStackClient, scope: string, o: CallOptions): Promise<AccessGrant> {
-  const s = await client.session(o);
+  const s = await client.keystone.callerSession(o.credential.token, true);
   const admin = isAdminSession(s);
   return { allowed: admin || s.projectId === scope, admin, validUntil: s.expiresAt };
 }

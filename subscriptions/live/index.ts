@@ -4,7 +4,7 @@
  * `subscribe` calls, plus the `LiveMutations` the mutations tell about accepted attaches/detaches.
  */
 import type { GraphQLSchema } from 'graphql';
-import type { WatcherStatus } from '../../adapters/watch';
+import type { VolumeWatcher, WatcherStatus } from '../../adapters/watch';
 import type { GatewayServices } from '../../server/context';
 import type { EventLog } from '../events';
 import { AccessCache } from './access';
@@ -56,6 +56,8 @@ export interface RunningLiveHub extends LiveHub {
   readonly mutations: LiveMutations;
   /** Each backend's watcher status (for /readyz and /metrics: state, lag). */
   statuses(): FeedStatus[];
+  /** A backend's running watcher (for watched operations and watch-fed reads). */
+  watcher(backend: string): VolumeWatcher | undefined;
   /** Starts the watchers (once). */
   start(): void;
 }
@@ -85,6 +87,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   return {
     mutations: feed,
     statuses: () => feed.statuses(),
+    watcher: (backend) => feed.watcher(backend),
     start: () => {
       if (started) return;
       started = true;

@@ -50,7 +50,7 @@ describe('live status page in headless Chromium', () => {
       config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
       registry: createRegistry(demo.backends),
       logger: createLogger('silent'),
-      live: { assetsDir: join(work, 'assets'), defaultHeaders: demo.headers },
+      livePage: { assetsDir: join(work, 'assets'), defaultHeaders: demo.headers },
     });
     // The same page without demo headers, as a configured gateway serves it.
     front = await startFront(createLivePageHandler({ assetsDir: join(work, 'assets') }), gateway.port);

@@ -166,7 +166,7 @@ describe('volumeChanged', () => {
     await until(() => s.results.length === 1, 'SUBSCRIBED');
     const omitted = events(s)[0].omittedBackends;
     expect(omitted).toEqual([
-      { backend: { id: 'west' }, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: expect.stringContaining('no watcher') },
+      { backend: { id: 'west' }, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: expect.stringContaining('no service token') },
       { backend: { id: 'os' }, reason: 'NO_CREDENTIAL', code: null, message: expect.stringContaining('connection_init') },
     ]);
     const onlyEast = await live.subscribe(`subscription { volumeChanged(filter: { backends: ["east"] }) { omittedBackends { reason } } }`, {}, { east: MGMT });

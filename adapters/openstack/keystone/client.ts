@@ -50,8 +50,12 @@ export class Keystone {
     return this.#o.serviceAuth !== undefined;
   }
 
-  /** The caller's session; throws UNAUTHENTICATED for a missing, invalid or expired token. */
-  async callerSession(token: string | undefined): Promise<Session> {
+  /**
+   * The caller's session; throws UNAUTHENTICATED for a missing, invalid or expired token. `fresh`
+   * skips the cached validation (a revoked token is then noticed at once; subscribers' access
+   * checks ask for it, once per access-cache TTL).
+   */
+  async callerSession(token: string | undefined, fresh = false): Promise<Session> {
     const backend = this.#o.backend;
     if (!token) throw new UnauthenticatedError(`backend "${backend}" (OpenStack) needs the caller's Keystone token: send X-Auth-Token`, { backend });
     const now = Date.now();
@@ -59,7 +63,7 @@ export class Keystone {
     const own = this.#serviceResolved;
     if (own && own.token === token && own.expiresAt > now) return own;
     const key = hash(token);
-    const hit = this.#callers.get(key);
+    const hit = fresh ? undefined : this.#callers.get(key);
     if (hit && hit.until > now) return hit.session;
     this.#callers.delete(key);
     // Calls that start together with a new token share one validation.

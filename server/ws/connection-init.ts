@@ -1,0 +1,51 @@
+/**
+ * The `connection_init` payload: the caller's credentials under the same names as the HTTP headers
+ * (`X-Nomad-Token`, `X-Nomad-Token-<backend>`, `X-Auth-Token`, `X-Auth-Token-<backend>`, any
+ * case), read by server/credentials.ts as if they were headers. Other keys are ignored (browser
+ * IDEs send all their headers). A bad payload is a BadUserInputError; the socket layer closes
+ * with 4403 and its message as the reason.
+ */
+import type { CallerCredential } from '../../adapters/backend';
+import { MessageType } from 'graphql-ws';
+import { BadUserInputError } from '../../adapters/errors';
+import { credentialsFromHeaders } from '../credentials';
+import { addressBucket, credentialFingerprint, type PlainHeaders } from '../http/caller-identity';
+import type { BackendRegistry } from '../registry';
+
+/** The keys that carry credentials, as server/http/caller-identity.ts knows the headers. */
+const CREDENTIAL_KEY = /^x-(nomad-token|auth-token)(-.+)?$/;
+
+const INIT = MessageType.ConnectionInit;
+
+/** Who is on a socket, once `connection_init` was accepted. */
+export interface SocketCaller {
+  /** Credential per backend id, as HTTP would have them from the same headers. */
+  credentials: ReadonlyMap<string, CallerCredential>;
+  /**
+   * Key of the per-credential limits: an HMAC of the credential set (`cred:…`, never the tokens),
+   * or the client address (`addr:…`) when none was sent.
+   */
+  key: string;
+}
+
+/**
+ * @param payload the payload as graphql-ws parsed it (an object, or undefined when none was sent)
+ * @throws BadUserInputError naming the key that is wrong (never its value)
+ */
+export function readConnectionInit(payload: Readonly<Record<string, unknown>> | undefined, o: { registry: BackendRegistry; address: string; maxBytes: number }): SocketCaller {
+  const headers: PlainHeaders = {};
+  if (payload !== undefined) {
+    // Bounded like the request head of an HTTP request (the frame itself is bounded by maxPayload).
+    if (Buffer.byteLength(JSON.stringify(payload)) > o.maxBytes) throw new BadUserInputError(`${INIT} payload is over ${o.maxBytes} bytes (WS_MAX_INIT_PAYLOAD_BYTES)`);
+    for (const [k, v] of Object.entries(payload)) {
+      const name = k.toLowerCase();
+      if (!CREDENTIAL_KEY.test(name)) continue;
+      if (typeof v !== 'string') throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} must be a string`, k.slice(0, 60));
+      if (headers[name] !== undefined) throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} is given twice (names are case-insensitive)`, k.slice(0, 60));
+      headers[name] = v;
+    }
+  }
+  const credentials = credentialsFromHeaders(headers, o.registry);
+  const fp = credentialFingerprint(headers);
+  return { credentials, key: fp === undefined ? `addr:${addressBucket(o.address)}` : `cred:${fp}` };
+}

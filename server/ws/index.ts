@@ -1,0 +1,249 @@
+/**
+ * graphql-ws on `ws`, on the HTTP server's port and path (docs/subscriptions.md, "Transport").
+ * graphql-ws's `makeServer` runs the protocol (its messages, its close codes); this module gives
+ * it sockets (server/ws/socket.ts) and its hooks: the upgrade checks (upgrade.ts), credentials
+ * from `connection_init` (connection-init.ts), the operation checks HTTP applies (operation.ts),
+ * subscription quotas (quotas.ts), and the hub's streams (stream.ts) whose shared bytes are
+ * written as they are (shared-bytes.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { makeServer, type Context, type FormattedExecutionResult } from 'graphql-ws';
+import WebSocket, { WebSocketServer } from 'ws';
+import { BadUserInputError } from '../../adapters/errors';
+import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
+import { createExecutionContext, type GatewayContext, type GatewayServices } from '../context';
+import type { TrustedDocumentsConfig } from '../http/config';
+import type { OperationLimits } from '../limits';
+import type { Logger } from '../logger';
+import type { GatewayMetrics } from '../metrics';
+import type { WsConfig } from './config';
+import { readConnectionInit } from './connection-init';
+import { SubscriptionsUnavailableError, UpgradeRefusal, WsCloseCode } from './errors';
+import { checkOperation } from './operation';
+import { SubscriptionQuotas } from './quotas';
+import { sharedReplacer } from './shared-bytes';
+import { closeSocket, graphqlWsSocket, newSocketState, type SocketState } from './socket';
+import { guardStream } from './stream';
+import { refuseUpgrade, UpgradeGate } from './upgrade';
+
+export { loadWsConfig, resolveWsOptions, WS_DEFAULTS, type WsConfig, type WsOptions } from './config';
+export { WsCloseCode } from './errors';
+
+export interface WsTransportOptions {
+  config: WsConfig;
+  /** The path served, the same as HTTP's. */
+  path: string;
+  /** See `HttpEdgeConfig.trustProxyHops`. */
+  trustProxyHops: number;
+  /** The executable schema, wrapped by `limits`. */
+  schema: GraphQLSchema;
+  limits: OperationLimits;
+  trusted?: TrustedDocumentsConfig;
+  services: GatewayServices;
+  /** Feeds subscriptions; without one every subscription gets SUBSCRIPTIONS_UNAVAILABLE. */
+  hub?: LiveHub;
+  /** server/errors.ts's formatter, the one HTTP answers go through. */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  logger: Logger;
+  metrics: GatewayMetrics;
+}
+
+export interface WsTransport {
+  /** The HTTP server's `upgrade` listener. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * Refuses new sockets, closes every open one with 1012 (service restart: resume elsewhere from
+   * your cursor) and resolves once all are closed; those still open after `waitMs` are cut.
+   */
+  close(waitMs: number): Promise<void>;
+}
+
+/** What a subscription's context carries for the transport's own bookkeeping. */
+interface Started {
+  state: SocketState;
+  id: string;
+}
+
+export function createWsTransport(o: WsTransportOptions): WsTransport {
+  const c = o.config;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: c.maxPayloadBytes, clientTracking: false, perMessageDeflate: false, handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
+  const gate = new UpgradeGate({ path: o.path, allowedOrigins: c.allowedOrigins, maxConnectionsPerAddress: c.maxConnectionsPerAddress, maxConnections: c.maxConnections, trustProxyHops: o.trustProxyHops });
+  const quotas = new SubscriptionQuotas(c);
+  const sockets = new Set<SocketState>();
+  const started = new WeakMap<object, Started>();
+
+  const formatErrors = (errors: readonly GraphQLError[]): GraphQLFormattedError[] =>
+    o.limits.executionGuards.finishErrors(errors.map((e) => o.formatError(e.toJSON(), e)));
+
+  /** The subscription's place, signal and quota go, once. */
+  const release = (s: SocketState, id: string): void => {
+    s.quota?.release(id);
+    s.active.get(id)?.abort();
+    s.active.delete(id);
+  };
+
+  const server = makeServer<Record<string, unknown>, SocketState>({
+    schema: o.schema,
+    connectionInitWaitTimeout: c.connectionInitTimeoutMs,
+    jsonMessageReplacer: sharedReplacer,
+    onConnect(ctx: Context<Record<string, unknown>, SocketState>) {
+      const s = ctx.extra;
+      try {
+        s.caller = readConnectionInit(ctx.connectionParams, { registry: o.services.registry, address: s.address, maxBytes: c.maxInitPayloadBytes });
+      } catch (err) {
+        if (!(err instanceof BadUserInputError)) throw err;
+        o.metrics.wsRefusals.inc({ code: 'BAD_CONNECTION_INIT' });
+        // Our reason; graphql-ws's own close after `false` ("Forbidden") then finds it closing.
+        closeSocket(s, WsCloseCode.Forbidden, `Forbidden: ${err.message}`);
+        return false;
+      }
+      s.quota = quotas.socket(s.caller.key);
+      return true;
+    },
+    onSubscribe(ctx, id, payload) {
+      const s = ctx.extra;
+      const refuse = (errors: readonly GraphQLError[]): readonly GraphQLError[] => {
+        for (const e of errors) o.metrics.wsRefusals.inc({ code: String(o.formatError(e.toJSON(), e).extensions?.code ?? 'UNKNOWN') });
+        return errors;
+      };
+      const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, trusted: o.trusted });
+      if (Array.isArray(checked)) return refuse(checked);
+      const op = checked as Exclude<typeof checked, readonly GraphQLError[]>;
+      if (!o.hub) return refuse([toGraphQLError(new SubscriptionsUnavailableError())]);
+      const over = s.quota!.acquire(id);
+      if (over) return refuse([toGraphQLError(over)]);
+      const abort = new AbortController();
+      s.active.set(id, abort);
+      const contextValue = createExecutionContext(o.services, {
+        credentials: s.caller!.credentials,
+        // The deadline, budget and meter cover the subscription's start (hub.subscribe); the
+        // hub's per-event executions need limits of their own.
+        limits: o.limits.executionGuards.createExecutionLimits(abort.signal),
+      });
+      started.set(contextValue, { state: s, id });
+      o.logger.debug({ socket: s.id, requestId: contextValue.requestId, operation: op.operationName }, 'subscription started');
+      return { schema: o.schema, document: op.document, operationName: op.operationName, variableValues: op.variableValues, contextValue };
+    },
+    async subscribe(args: ExecutionArgs) {
+      const ctx = args.contextValue as GatewayContext;
+      const { state: s, id } = started.get(ctx)!;
+      let result: Awaited<ReturnType<LiveHub['subscribe']>>;
+      try {
+        result = await o.hub!.subscribe(args);
+      } catch (err) {
+        o.logger.error({ err, socket: s.id, requestId: ctx.requestId }, 'live hub failed to start a subscription');
+        result = { errors: [toGraphQLError(err)] };
+      } finally {
+        ctx.limits.end();
+      }
+      if (!isStream(result)) return result;
+      // Closed or completed while the hub was starting: graphql-ws returns the stream at once.
+      return guardStream(result, {
+        onEnd: () => release(s, id),
+        onSlowConsumer: () => closeSocket(s, WsCloseCode.SlowConsumer, 'Slow consumer: the live hub dropped this subscriber'),
+        onReturnError: (err) => o.logger.warn({ err, socket: s.id }, 'live stream failed to end cleanly'),
+      }) as unknown as AsyncGenerator<ExecutionResult>;
+    },
+    onNext(ctx, _id, _payload, _args, result) {
+      const r = result as LiveResult;
+      if (r instanceof SerializedResult) return ctx.extra.shared.hold(r) as unknown as FormattedExecutionResult;
+      return r.errors ? ({ ...r, errors: formatErrors(r.errors) } as FormattedExecutionResult) : undefined;
+    },
+    onError: (_ctx, _id, _payload, errors) => formatErrors(errors),
+    onComplete: (ctx, id) => release(ctx.extra, id),
+  });
+
+  const onConnection = (ws: WebSocket, req: IncomingMessage, address: string): void => {
+    const s = newSocketState(randomUUID(), ws, req, address);
+    sockets.add(s);
+    ws.on('pong', () => (s.alive = true));
+    ws.on('error', (err) => o.logger.debug({ err: err.message, socket: s.id }, 'websocket error'));
+    const closed = server.opened(graphqlWsSocket(s, { maxBufferedBytes: c.maxBufferedBytes, logger: o.logger, onDropped: () => o.metrics.wsDropped.inc() }), s);
+    ws.once('close', (code, reason) => {
+      sockets.delete(s);
+      o.metrics.wsCloses.inc({ code: String(s.closeCode ?? code) });
+      // graphql-ws returns every open stream; the quota goes with the socket whatever happens.
+      closed(code, reason.toString())
+        .catch((err: unknown) => o.logger.warn({ err, socket: s.id }, 'closing a socket\'s subscriptions failed'))
+        .finally(() => {
+          for (const id of [...s.active.keys()]) release(s, id);
+          s.quota?.releaseAll();
+        });
+    });
+  };
+
+  const keepAlive =
+    c.keepAliveMs > 0
+      ? setInterval(() => {
+          for (const s of sockets) {
+            if (!s.alive) {
+              o.logger.debug({ socket: s.id }, 'websocket cut: no pong');
+              s.closeCode ??= 1006;
+              s.ws.terminate();
+              continue;
+            }
+            s.alive = false;
+            if (s.ws.readyState === WebSocket.OPEN) s.ws.ping();
+          }
+        }, c.keepAliveMs)
+      : undefined;
+  keepAlive?.unref();
+
+  o.metrics.observeWebSockets({
+    connections: () => sockets.size,
+    subscriptions: () => o.hub?.counts() ?? {},
+    queueBytes: () => {
+      let max = 0;
+      let sum = 0;
+      for (const s of sockets) {
+        max = Math.max(max, s.ws.bufferedAmount);
+        sum += s.ws.bufferedAmount;
+      }
+      return { max, sum };
+    },
+  });
+
+  return {
+    handleUpgrade(req, socket, head) {
+      socket.on('error', () => socket.destroy());
+      let admission;
+      try {
+        admission = gate.admit(req, new URL(req.url ?? '/', 'http://gateway.invalid'));
+      } catch (err) {
+        if (!(err instanceof UpgradeRefusal)) throw err;
+        o.metrics.wsRefusals.inc({ code: err.code });
+        return refuseUpgrade(socket, err);
+      }
+      // Released when the TCP socket goes, whether or not the handshake succeeded.
+      socket.once('close', admission.release);
+      const address = admission.address;
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req, address));
+    },
+    async close(waitMs) {
+      gate.close();
+      if (keepAlive) clearInterval(keepAlive);
+      const all = [...sockets];
+      const gone = Promise.all(all.map((s) => (s.ws.readyState === WebSocket.CLOSED ? undefined : new Promise<void>((r) => s.ws.once('close', () => r())))));
+      for (const s of all) closeSocket(s, WsCloseCode.ServiceRestart, 'Service restart: reconnect and resume from your last cursor');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+      clearTimeout(timer);
+      for (const s of sockets) s.ws.terminate();
+      await gone;
+    },
+  };
+}
+
+function isStream(r: unknown): r is AsyncGenerator<LiveResult, void, void> {
+  return typeof r === 'object' && r !== null && typeof (r as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+}
+
+/** A gateway error as graphql-ws's `error` payload wants it; formatError reads the original. */
+function toGraphQLError(err: unknown): GraphQLError {
+  if (err instanceof GraphQLError) return err;
+  const e = err instanceof Error ? err : new Error(String(err));
+  return new GraphQLError(e.message, { originalError: e });
+}

@@ -1,0 +1,98 @@
+/**
+ * One WebSocket as graphql-ws's server sees it (its `Socket`): sends that never wait for the
+ * network, with the outgoing queue bounded (past `maxBufferedBytes` the socket is closed as a slow
+ * consumer, so one stalled reader costs its own queue and nobody else's time), closes that are
+ * cut if the peer does not answer, and incoming messages handed on with errors contained.
+ */
+import type { IncomingMessage } from 'node:http';
+import { MessageType, type WebSocket as Socket } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { Logger } from '../logger';
+import type { SocketCaller } from './connection-init';
+import { closeReason, WsCloseCode } from './errors';
+import type { SocketQuota } from './quotas';
+import { SharedPayloads } from './shared-bytes';
+
+/** How long a closing socket may take to answer the close frame before it is cut. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** graphql-ws message types only servers send: a client sending one breaks the protocol (4400). */
+const SERVER_TYPES = new Set<string>([MessageType.ConnectionAck, MessageType.Next, MessageType.Error]);
+
+/** Everything the transport keeps about one socket (graphql-ws's `extra`). */
+export interface SocketState {
+  readonly id: string;
+  readonly ws: WebSocket;
+  readonly request: IncomingMessage;
+  /** The client address (after `trustProxyHops`). */
+  readonly address: string;
+  readonly shared: SharedPayloads;
+  /** Set once `connection_init` was accepted. */
+  caller?: SocketCaller;
+  quota?: SocketQuota;
+  /** Per accepted subscription: aborts its context's signal when it ends. */
+  readonly active: Map<string, AbortController>;
+  /** Answered the last ping. */
+  alive: boolean;
+  /** The code the gateway closed it with, when it did. */
+  closeCode?: number;
+}
+
+export interface SocketHooks {
+  maxBufferedBytes: number;
+  logger: Logger;
+  /** A message could not be sent (the socket was closing). */
+  onDropped(): void;
+}
+
+export function newSocketState(id: string, ws: WebSocket, request: IncomingMessage, address: string): SocketState {
+  return { id, ws, request, address, shared: new SharedPayloads(), active: new Map(), alive: true };
+}
+
+/** Closes with `code`; a peer that does not answer within CLOSE_WAIT_MS is cut. The first close wins. */
+export function closeSocket(s: SocketState, code: number, reason: string): void {
+  if (s.closeCode !== undefined || s.ws.readyState === WebSocket.CLOSED) return;
+  s.closeCode = code;
+  s.ws.close(code, closeReason(reason));
+  setTimeout(() => s.ws.terminate(), CLOSE_WAIT_MS).unref();
+}
+
+/** The graphql-ws `Socket` over `s.ws`. */
+export function graphqlWsSocket(s: SocketState, h: SocketHooks): Socket {
+  return {
+    protocol: s.ws.protocol,
+    send(data) {
+      const frame = s.shared.frame(data);
+      if (s.ws.readyState !== WebSocket.OPEN || s.closeCode !== undefined) return void h.onDropped();
+      // Not waiting for the write: the bound below is the queue, not the stream's pace.
+      s.ws.send(frame, { binary: false });
+      if (s.ws.bufferedAmount > h.maxBufferedBytes) {
+        h.logger.info({ socket: s.id, bufferedBytes: s.ws.bufferedAmount, max: h.maxBufferedBytes }, 'websocket closed: slow consumer');
+        closeSocket(s, WsCloseCode.SlowConsumer, `Slow consumer: more than ${h.maxBufferedBytes} bytes queued`);
+      }
+    },
+    close(code, reason) {
+      closeSocket(s, code ?? 1000, reason ?? '');
+    },
+    onMessage(cb) {
+      s.ws.on('message', (raw: WebSocket.RawData) => {
+        const data = String(raw);
+        cb(data).catch((err: unknown) => {
+          // graphql-ws throws on a well-formed message of a type only servers send.
+          if (SERVER_TYPES.has(typeOf(data))) return closeSocket(s, WsCloseCode.BadRequest, `Invalid message received: ${typeOf(data)} is sent by servers only`);
+          h.logger.error({ err, socket: s.id }, 'graphql-ws message handling failed');
+          closeSocket(s, WsCloseCode.InternalServerError, 'Internal server error');
+        });
+      });
+    },
+  };
+}
+
+function typeOf(data: string): string {
+  try {
+    const m = JSON.parse(data) as { type?: unknown };
+    return typeof m?.type === 'string' ? m.type : '';
+  } catch {
+    return '';
+  }
+}
