@@ -26,11 +26,12 @@ describe('OpenStack subscriber access', () => {
     expect(await c.backend.checkAccess(c.p.other, anyRef(c), as(c.t.demo))).toMatchObject({ allowed: false, admin: false });
     expect(await c.backend.checkAccess(c.p.demo, anyRef(c), as(c.t.reader))).toMatchObject({ allowed: true, admin: false });
     expect(await c.backend.checkAccess(c.p.other, anyRef(c), as(c.t.admin))).toMatchObject({ allowed: true, admin: true });
-    // Validations are the caller-session path's, cached per token: three tokens, three validations.
-    const validations = c.sim.requests().filter((e) => e.service === 'keystone' && e.method === 'GET');
-    expect(validations).toHaveLength(3);
-    await c.backend.checkAccess(c.p.demo, anyRef(c), as(c.t.demo));
-    expect(c.sim.requests().filter((e) => e.service === 'keystone' && e.method === 'GET')).toHaveLength(3);
+    // Each check validates its token afresh (the hub caches the grant, 30 s): a revoked token is refused at the next check.
+    const validations = (): number => c.sim.requests().filter((e) => e.service === 'keystone' && e.method === 'GET').length;
+    expect(validations()).toBe(4);
+    c.sim.expireToken(c.t.demo);
+    await expect(c.backend.checkAccess(c.p.demo, anyRef(c), as(c.t.demo))).rejects.toBeInstanceOf(UnauthenticatedError);
+    expect(validations()).toBe(5);
   });
 
   it('should throw UnauthenticatedError for an expired, invalid or missing token', async () => {
