@@ -5,14 +5,14 @@
  * share one check (single-flight). A grant lives `ttlMs` at most (capped by its `validUntil`), so a
  * revoked token stops receiving events within the TTL.
  *
- * Backends with `SubscriberAccess` answer with their own check. For the others the subscriber's
- * own credential reads the event's volume: an answer proves the scope, "not found" or "forbidden"
- * denies it. A deleted volume cannot be read, so a DELETED event reaches only subscribers whose
- * grant for the scope is still cached (they saw the volume before); others are not told.
+ * Backends answer with their own check (`SubscriberAccess`: Nomad reads the volume with the
+ * subscriber's token, OpenStack validates it and compares projects and roles). A backend without
+ * one is never served from a watcher: its grant is always denied, since nothing would say which
+ * of the watcher's fields a subscriber may see.
  */
 import { createHash } from 'node:crypto';
 import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
-import { GatewayError, UnauthenticatedError } from '../../adapters/errors';
+import { UnauthenticatedError } from '../../adapters/errors';
 import type { VolumeRef, Volume } from '../../adapters/model';
 import { hasSubscriberAccess, type AccessGrant } from '../../adapters/watch';
 
@@ -37,18 +37,6 @@ type Entry = { grant: AccessGrant; until: number } | { pending: Promise<AccessAn
 
 /** The hash a cache key holds instead of the token. */
 export const tokenHash = (c: CallerCredential): string => createHash('sha256').update(c.token ?? '').digest('base64url');
-
-/** Proof for backends without `SubscriberAccess`: the subscriber's own read of the volume. */
-async function readProof(b: VolumeBackend, ref: VolumeRef, credential: CallerCredential, signal: AbortSignal): Promise<AccessGrant> {
-  try {
-    const v = await b.getVolume(ref, { credential, signal });
-    return v ? { allowed: true, admin: false } : DENIED;
-  } catch (err) {
-    if (err instanceof UnauthenticatedError) throw err;
-    if (err instanceof GatewayError && (err.code === 'FORBIDDEN' || err.code === 'NOT_FOUND')) return DENIED;
-    throw err;
-  }
-}
 
 export class AccessCache {
   readonly #entries = new Map<string, Entry>();
@@ -100,7 +88,7 @@ export class AccessCache {
   async #check(b: VolumeBackend, scope: string, volume: VolumeRef, credential: CallerCredential): Promise<AccessGrant | UnauthenticatedError | { failed: true }> {
     const signal = AbortSignal.timeout(this.#timeoutMs);
     try {
-      const grant = hasSubscriberAccess(b) ? await b.checkAccess(scope, volume, { credential, signal }) : await readProof(b, volume, credential, signal);
+      const grant = hasSubscriberAccess(b) ? await b.checkAccess(scope, volume, { credential, signal }) : DENIED;
       this.#onCheck?.(b.id, grant.allowed ? 'allowed' : 'denied');
       return grant;
     } catch (err) {
@@ -114,7 +102,7 @@ export class AccessCache {
   }
 }
 
-/** The volume as a subscriber with `grant` may see it (backends without `SubscriberAccess` show it as read). */
+/** The volume as a subscriber with `grant` may see it (only backends with `SubscriberAccess` are ever granted). */
 export function redactFor(b: VolumeBackend, v: Volume, grant: AccessGrant): Volume {
   return hasSubscriberAccess(b) ? b.redact(v, grant) : v;
 }
