@@ -91,8 +91,13 @@ export class Hub implements LiveHub {
       const spec = readSpec(args);
       if (spec.field === 'operationUpdated') {
         const opened = this.#open(spec.field);
-        const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, maxQueued: this.#p.maxQueued, onClose: opened.close, onOverflow: opened.overflow });
+        const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, maxQueued: this.#p.maxQueued, onClose: opened.close, onOverflow: opened.overflow }).catch((err: unknown) => {
+          opened.close();
+          throw err;
+        });
+        // A refusal (bad id, unknown or unreadable operation) opened nothing that stays open.
         if (r instanceof LiveStream) this.#streams.add(r);
+        else opened.close();
         return r;
       }
       const interest = readInterest(spec, (id, argument) => void this.#p.registry.forArgument(id, argument));
@@ -113,12 +118,15 @@ export class Hub implements LiveHub {
     await this.#p.feed.stop();
   }
 
-  /** Counts an opened subscription; the callbacks undo it once. */
+  /** Counts an opened subscription; `close` undoes it, once however often it is called. */
   #open(field: LiveField): { close: () => void; overflow: () => void; stream?: LiveStream } {
     this.#counts[field]++;
     this.#p.metrics.subscriptions?.(field, 1);
+    let open = true;
     return {
       close: () => {
+        if (!open) return;
+        open = false;
         this.#counts[field]--;
         this.#p.metrics.subscriptions?.(field, -1);
       },
