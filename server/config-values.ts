@@ -76,3 +76,26 @@ export function numberGroup<K extends string, T extends Record<K, number>>(
   }
   return { values, raw: f };
 }
+
+/**
+ * A list of browser origins (scheme://host[:port], no path or trailing slash) or `*`, from a
+ * comma-separated string or a list. @throws ConfigError naming `setting`
+ */
+export function originList(value: unknown, setting: string): string[] {
+  const list = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(list)) throw new ConfigError(setting, 'must be a list of origins (or a comma-separated string)');
+  return list.map((o: unknown) => {
+    const t = typeof o === 'string' ? o.trim() : o;
+    if (t === '*') return t;
+    let u: URL | undefined;
+    try {
+      u = typeof t === 'string' ? new URL(t) : undefined;
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== t) {
+      throw new ConfigError(setting, `${JSON.stringify(o)} is not an origin: scheme://host[:port] without path or trailing slash, e.g. https://app.example.com, or *`);
+    }
+    return t;
+  });
+}

@@ -4,7 +4,7 @@
  * server/config.ts: a bad value throws ConfigError naming the setting. docs/configuration.md,
  * section "HTTP edge", lists them.
  */
-import { booleanSetting, ConfigError, numberSetting, STRICT_BOOLEAN } from '../config-values';
+import { booleanSetting, ConfigError, numberSetting, originList, STRICT_BOOLEAN } from '../config-values';
 import type { LimitTier } from './caller-limiter';
 import { TrustedDocuments, TrustedDocumentsError } from './trusted-documents';
 
@@ -111,23 +111,7 @@ function tier(s: Source, name: 'caller' | 'address', d: LimitTier): LimitTier {
 
 function origins(s: Source): string[] {
   const { value, setting } = pick(s, 'CORS_ORIGINS', 'cors.origins');
-  if (value === undefined) return [];
-  const list = typeof value === 'string' ? value.split(',') : value;
-  if (!Array.isArray(list)) throw new ConfigError(setting, 'must be a list of origins (or a comma-separated string)');
-  return list.map((o: unknown) => {
-    const t = typeof o === 'string' ? o.trim() : o;
-    if (t === '*') return t;
-    let u: URL | undefined;
-    try {
-      u = typeof t === 'string' ? new URL(t) : undefined;
-    } catch {
-      u = undefined;
-    }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== t) {
-      throw new ConfigError(setting, `${JSON.stringify(o)} is not an origin: scheme://host[:port] without path or trailing slash, e.g. https://app.example.com, or *`);
-    }
-    return t;
-  });
+  return value === undefined ? [] : originList(value, setting);
 }
 
 /** The edge settings from env and file. @throws ConfigError naming the setting */

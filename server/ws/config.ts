@@ -4,7 +4,7 @@
  * server/config.ts: a bad value throws ConfigError naming the setting. docs/configuration.md,
  * section "WebSocket (graphql-ws)", lists them.
  */
-import { ConfigError, numberGroup, type NumberSettingSpec } from '../config-values';
+import { numberGroup, originList, type NumberSettingSpec } from '../config-values';
 
 export interface WsConfig {
   /**
@@ -67,32 +67,12 @@ const NUMBERS: ReadonlyArray<NumberSettingSpec<Exclude<keyof WsConfig, 'allowedO
   ['maxInitPayloadBytes', 'WS_MAX_INIT_PAYLOAD_BYTES', 256, 1_048_576],
 ];
 
-/** An origin as browsers send it: scheme://host[:port], no path; or `*`. */
-function origin(o: unknown, setting: string): string {
-  const t = typeof o === 'string' ? o.trim() : o;
-  if (t === '*') return t;
-  let u: URL | undefined;
-  try {
-    u = typeof t === 'string' ? new URL(t) : undefined;
-  } catch {
-    u = undefined;
-  }
-  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== t) {
-    throw new ConfigError(setting, `${JSON.stringify(o)} is not an origin: scheme://host[:port] without path or trailing slash, e.g. https://app.example.com, or *`);
-  }
-  return t;
-}
-
 /** The `ws` group from the environment and the file's `ws` object. @throws ConfigError naming the setting */
 export function loadWsConfig(env: NodeJS.ProcessEnv, file: Record<string, unknown>): WsConfig {
   const { values: out, raw: f } = numberGroup(env, file, 'ws', NUMBERS, { ...WS_DEFAULTS }, ['allowedOrigins']);
   const envOrigins = env.WS_ALLOWED_ORIGINS?.trim() ? env.WS_ALLOWED_ORIGINS : undefined;
   const rawOrigins = envOrigins ?? f.allowedOrigins;
   const setting = envOrigins !== undefined ? 'WS_ALLOWED_ORIGINS' : 'ws.allowedOrigins';
-  if (rawOrigins !== undefined) {
-    const list = typeof rawOrigins === 'string' ? rawOrigins.split(',') : rawOrigins;
-    if (!Array.isArray(list)) throw new ConfigError(setting, 'must be a list of origins (or a comma-separated string)');
-    out.allowedOrigins = list.map((o: unknown) => origin(o, setting));
-  }
+  if (rawOrigins !== undefined) out.allowedOrigins = originList(rawOrigins, setting);
   return out;
 }
