@@ -16,7 +16,7 @@ import type { WsOptions } from '../../server/ws';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
 
-export { MGMT };
+export { MGMT, seedVolumes };
 
 /** Every volume change, its type and volume id: a long-lived subscription any test can hold. */
 export const SUB = 'subscription { volumeChanged { type volumeId } }';
