@@ -66,7 +66,14 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
   hub.start();
   const subs: Subscription[] = [];
   const watcherCurrent = (id: string): Promise<void> => until(() => hub.watcher(id)?.current === true, `the watcher of ${id} to be current`);
-  for (const b of backends) if (b.kind !== 'openstack' && b.token) await watcherCurrent(b.id);
+  try {
+    for (const b of backends) if (b.kind !== 'openstack' && b.token) await watcherCurrent(b.id);
+  } catch (err) {
+    await hub.close();
+    await operations.close();
+    for (const b of registry.all) await b.close();
+    throw err;
+  }
   return {
     hub,
     watcherCurrent,
