@@ -1,7 +1,7 @@
 /**
  * The live hub against a real Nomad simulator: a real registry and backend, the real schema, a
- * MemoryEventLog, and changes read from the simulator over HTTP by a polling watcher. Subscriptions
- * are driven through `hub.subscribe(args)` as graphql-ws does.
+ * MemoryEventLog, and changes from the backend's own watcher (event stream, service token).
+ * Subscriptions are driven through `hub.subscribe(args)` as graphql-ws does.
  */
 import { ANALYTICS_READ, closedPortUrl, disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
 import type { NomadSimulator } from '../../simulators/nomad';
@@ -27,7 +27,7 @@ const names = (s: { results: any[] }, type = 'CREATED'): string[] => events(s).f
 
 describe('volumeChanged', () => {
   it('starts with SUBSCRIBED, then shows a namespace-A subscriber namespace A only; the management token sees both', async () => {
-    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT } });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
     const a = await live.subscribe(ALL, {}, { east: ANALYTICS_READ });
     const m = await live.subscribe(ALL, {}, { east: MGMT });
     seedVolumes(sim, 3, 'default', 'dflt');
@@ -46,7 +46,7 @@ describe('volumeChanged', () => {
 
   it('stops a subscriber whose access is revoked within the access TTL', async () => {
     const ttl = 300;
-    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT }, hub: { accessTtlMs: ttl } });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }], { hub: { accessTtlMs: ttl } });
     sim.addToken({ secret: 'soon-revoked', namespaces: { analytics: 'read' } });
     const s = await live.subscribe(ALL, {}, { east: 'soon-revoked' });
     seedVolumes(sim, 1, 'analytics', 'before');
@@ -63,7 +63,7 @@ describe('volumeChanged', () => {
   });
 
   it('replays after `since` with no gap and no duplicate between replay and live', async () => {
-    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT } });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
     const full = await live.subscribe(ALL, {}, { east: MGMT });
     seedVolumes(sim, 3, 'default', 'one');
     await until(() => names(full).length === 3, 'three volumes');
@@ -99,7 +99,7 @@ describe('volumeChanged', () => {
       }
     }
     const log = new SlowReplayLog();
-    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT }, logInstance: log });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }], { logInstance: log });
     const full = await live.subscribe(ALL, {}, { east: MGMT });
     seedVolumes(sim, 2, 'default', 'early');
     await until(() => names(full).length === 2, 'two volumes');
@@ -118,7 +118,7 @@ describe('volumeChanged', () => {
   });
 
   it('answers CURSOR_EXPIRED for a cursor past retention or from another epoch', async () => {
-    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT }, log: { maxEvents: 2 } });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }], { log: { maxEvents: 2 } });
     const full = await live.subscribe(ALL, {}, { east: MGMT });
     seedVolumes(sim, 4, 'default');
     await until(() => names(full).length === 4, 'four volumes');
@@ -134,7 +134,7 @@ describe('volumeChanged', () => {
   });
 
   it('executes once per group and hands every member the same serialized result', async () => {
-    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT } });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
     const doc = `subscription($t: [VolumeChangeType!]) { volumeChanged(filter: { types: $t }) { type volume { name } } }`;
     const same = await Promise.all([1, 2, 3, 4, 5].map(() => live!.subscribe(doc, { t: ['CREATED'] }, { east: MGMT })));
     const otherVars = await live.subscribe(doc, { t: ['CREATED', 'DELETED'] }, { east: MGMT });
@@ -156,11 +156,10 @@ describe('volumeChanged', () => {
     const west = await startNomad();
     live = await startLive(
       [
-        { id: 'east', url: sim.url },
+        { id: 'east', url: sim.url, token: MGMT },
         { id: 'west', url: west.url },
         { id: 'os', kind: 'openstack', url: await closedPortUrl(), region: 'RegionOne', interface: 'public', operationTimeoutMs: 5_000, timeoutMs: 2_000, maxConnections: 4, readRetries: 0 },
       ],
-      { watch: { east: MGMT } },
     );
     const s = await live.subscribe(ALL, {}, { east: MGMT, west: MGMT });
     await until(() => s.results.length === 1, 'SUBSCRIBED');
@@ -175,7 +174,7 @@ describe('volumeChanged', () => {
   });
 
   it('frees everything on return(): counts drop back to 0', async () => {
-    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT } });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
     const subs = await Promise.all([
       live.subscribe(ALL, {}, { east: MGMT }),
       live.subscribe(`subscription { attachmentChanged(target: { node: "node-1111" }) { type } }`, {}, { east: MGMT }),
@@ -188,7 +187,7 @@ describe('volumeChanged', () => {
   });
 
   it('refuses bad arguments with BAD_USER_INPUT before anything runs', async () => {
-    live = await startLive([{ id: 'east', url: sim.url }], { watch: { east: MGMT } });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
     const two = await live.subscribe(`subscription { attachmentChanged(target: { node: "n", consumer: "c" }) { type } }`, {}, {});
     expect(two.refused.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const none = await live.subscribe(`subscription { attachmentChanged(target: {}) { type } }`, {}, {});

@@ -1,15 +1,13 @@
 /**
  * Live-hub test setup with real parts: simulators on loopback, a registry from
  * server/backends.ts, the real schema, a MemoryEventLog and the hub driven through
- * `hub.subscribe(args)` as graphql-ws would. Until the backends' own watchers land, a backend is
- * made watchable by `pollWatcher`: it reads the backend with a service token (list + full reads,
- * the backend's own HTTP calls) and reports what changed between reads.
+ * `hub.subscribe(args)` as graphql-ws would. Changes come from the backends' own watchers
+ * (adapters/nomad/watch.ts, adapters/openstack/watch.ts) reading with the service credential the
+ * backend config carries (Nomad `token`, OpenStack `auth`).
  */
 import { execute, parse } from 'graphql';
-import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
+import type { VolumeBackend } from '../../adapters/backend';
 import { hasTrackedChanges } from '../../adapters/capabilities';
-import type { Volume, VolumeRef } from '../../adapters/model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherStatus } from '../../adapters/watch';
 import { createRegistry } from '../../server/backends';
 import type { NomadBackendConfig, OpenStackBackendConfig } from '../../server/config';
 import { createExecutionContext, type GatewayServices } from '../../server/context';
@@ -19,82 +17,6 @@ import { MemoryEventLog, type MemoryEventLogOptions } from '../../subscriptions/
 import { createLiveHub, SerializedResult, type LiveHubOptions, type LiveResult, type RunningLiveHub } from '../../subscriptions/live';
 import { OperationTracker } from '../../subscriptions/operations';
 
-const key = (r: VolumeRef): string => `${r.backend}\0${r.namespace}\0${r.nativeId}`;
-
-/** A watcher that re-reads the whole backend every `intervalMs` with `token` and reports differences. */
-class PollWatcher implements VolumeWatcher {
-  readonly #view = new Map<string, Volume>();
-  #timer: NodeJS.Timeout | null = null;
-  #stopped = false;
-  #current = false;
-  #currentAt: number | null = null;
-  constructor(
-    readonly backendImpl: VolumeBackend,
-    readonly credential: CallerCredential,
-    readonly o: WatcherOptions,
-    readonly intervalMs: number,
-  ) {}
-  get backend(): string {
-    return this.backendImpl.id;
-  }
-  get current(): boolean {
-    return this.#current;
-  }
-  start(): void {
-    void this.#round();
-  }
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-  }
-  status(): WatcherStatus {
-    return { backend: this.backend, state: this.#stopped ? 'STOPPED' : 'POLLING', source: 'POLLING', volumes: this.#view.size, currentAt: this.#currentAt, lagMs: this.#currentAt === null ? null : Date.now() - this.#currentAt, message: null };
-  }
-  volume(ref: VolumeRef): Volume | undefined {
-    return this.#view.get(key(ref));
-  }
-  setDemand(_d: WatchDemand): void {}
-  nudge(): void {}
-  async #round(): Promise<void> {
-    if (this.#stopped) return;
-    try {
-      const o = { credential: this.credential };
-      const refs: VolumeRef[] = [];
-      let token: string | null = null;
-      do {
-        const page = await this.backendImpl.listVolumes({ namespace: '*', limit: 100, token }, o);
-        refs.push(...page.items.map((i) => i.item.ref));
-        token = page.next;
-      } while (token);
-      const now = new Map<string, Volume>();
-      for (const r of refs) {
-        const v = await this.backendImpl.getVolume(r, o);
-        if (v) now.set(key(r), v);
-      }
-      const deltas: VolumeDelta[] = [];
-      const at = new Date().toISOString();
-      for (const [k, v] of now) {
-        const before = this.#view.get(k) ?? null;
-        if (!before || JSON.stringify(before) !== JSON.stringify(v)) deltas.push({ before, after: v, observedAt: at });
-      }
-      for (const [k, v] of this.#view) if (!now.has(k)) deltas.push({ before: v, after: null, observedAt: at });
-      this.#view.clear();
-      for (const [k, v] of now) this.#view.set(k, v);
-      this.#current = true;
-      this.#currentAt = Date.now();
-      if (deltas.length > 0 && !this.#stopped) this.o.onDeltas(deltas);
-    } catch (err) {
-      this.o.onStatus?.(this.status(), err);
-    }
-    if (!this.#stopped) this.#timer = setTimeout(() => void this.#round(), this.intervalMs);
-  }
-}
-
-/** Gives a real backend a polling watcher reading with `token`. */
-export function pollWatcher(b: VolumeBackend, token: string, intervalMs = 40): void {
-  Object.assign(b, { createWatcher: (o: WatcherOptions) => new PollWatcher(b, { token }, o, intervalMs) });
-}
-
 export type BackendConfig = ({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig;
 
 export interface LiveUnderTest {
@@ -102,6 +24,8 @@ export interface LiveUnderTest {
   services: GatewayServices;
   log: MemoryEventLog;
   backend(id: string): VolumeBackend;
+  /** Resolves once the backend's watcher has a complete, current view. */
+  watcherCurrent(id: string): Promise<void>;
   /** Subscribes as graphql-ws would, with these credentials (backend id → token). */
   subscribe(query: string, variables?: Record<string, unknown>, tokens?: Record<string, string>): Promise<Subscription>;
   executions: Record<string, number>;
@@ -124,9 +48,14 @@ export interface Subscription {
   return(): Promise<void>;
 }
 
-export async function startLive(backends: BackendConfig[], o: { watch?: Record<string, string>; hub?: Partial<LiveHubOptions>; log?: MemoryEventLogOptions; logInstance?: MemoryEventLog } = {}): Promise<LiveUnderTest> {
+/**
+ * Starts the hub over `backends` (a Nomad one watches with its `token`, an OpenStack one with its
+ * `auth`) and waits until every Nomad watcher's first full read is done: what changes afterwards
+ * is reported (the first read's volumes are not, as in production). OpenStack watchers stay idle
+ * until someone subscribes; wait for them with {@link LiveUnderTest.watcherCurrent}.
+ */
+export async function startLive(backends: BackendConfig[], o: { hub?: Partial<LiveHubOptions>; log?: MemoryEventLogOptions; logInstance?: MemoryEventLog } = {}): Promise<LiveUnderTest> {
   const registry = createRegistry(backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })));
-  for (const [id, token] of Object.entries(o.watch ?? {})) pollWatcher(registry.forId(id), token);
   const operations = new OperationTracker({ changes: (id) => { const b = registry.find(id); return b && hasTrackedChanges(b) ? b : undefined; }, pollMs: 50, maxPollMs: 100 });
   const services: GatewayServices = { registry, operations, idempotency: new MemoryIdempotencyStore() };
   const schema = buildGatewaySchema();
@@ -136,8 +65,18 @@ export async function startLive(backends: BackendConfig[], o: { watch?: Record<s
   services.live = hub.mutations;
   hub.start();
   const subs: Subscription[] = [];
+  const watcherCurrent = (id: string): Promise<void> => until(() => hub.watcher(id)?.current === true, `the watcher of ${id} to be current`);
+  try {
+    for (const b of backends) if (b.kind !== 'openstack' && b.token) await watcherCurrent(b.id);
+  } catch (err) {
+    await hub.close();
+    await operations.close();
+    for (const b of registry.all) await b.close();
+    throw err;
+  }
   return {
     hub,
+    watcherCurrent,
     services,
     log,
     executions,

@@ -3,7 +3,7 @@
  * an attach (through the real attachVolume resolver), the watcher then confirms ATTACHED; and a
  * subscriber whose Keystone token expires is ended with UNAUTHENTICATED within the access TTL.
  */
-import { disposeAll, startOpenStack, type OpenStackUnderTest } from '../support/harness';
+import { disposeAll, OS, startOpenStack, type OpenStackUnderTest } from '../support/harness';
 import { events, startLive, until, type LiveUnderTest } from './live-helpers';
 
 const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id state } } }`;
@@ -22,15 +22,18 @@ afterEach(async () => {
   await disposeAll();
 });
 
+/** The backend with the admin's service credential (every project) and a quick watcher. */
+const watched = () => os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' }, watchFastMs: 50, watchSlowMs: 100 });
 const gid = (backend: string, project: string, id: string): string => Buffer.from(JSON.stringify(['Volume', backend, project, id])).toString('base64url');
 
 it('shows an accepted attach as ATTACHING at once, then ATTACHED from the watcher', async () => {
   const server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
   const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
-  live = await startLive([os.backend('os')], { watch: { os: os.adminToken } });
+  live = await startLive([watched()]);
   const s = await live.subscribe(`subscription($s: ID) { attachmentChanged(target: { server: $s }) { type attachment { state } } }`, { s: server }, { os: os.demoToken });
-  const all = await live.subscribe(CHANGES, {}, { os: os.demoToken });
-  await until(() => events(all).some((e) => e.type === 'CREATED'), 'the watcher to see the volume');
+  // The first subscriber wakes the idle watcher; its first full read has the volume.
+  await live.watcherCurrent('os');
+  expect(live.hub.watcher('os')!.status().volumes).toBe(1);
   const res = await live.run(ATTACH, { i: { volumeId: gid('os', os.demo, vid), server: { serverId: server } } }, { os: os.demoToken });
   expect(res.errors).toBeUndefined();
   await until(() => events(s, 'attachmentChanged').some((e) => e.type === 'ATTACHED'), 'ATTACHED', 20_000);
@@ -42,9 +45,10 @@ it('shows an accepted attach as ATTACHING at once, then ATTACHED from the watche
 
 it('ends a subscription whose Keystone token expired with UNAUTHENTICATED, within the access TTL', async () => {
   const ttl = 300;
-  live = await startLive([os.backend('os')], { watch: { os: os.adminToken }, hub: { accessTtlMs: ttl } });
+  live = await startLive([watched()], { hub: { accessTtlMs: ttl } });
   const token = os.sim.issueToken({ user: 'demo', project: 'demo' });
   const s = await live.subscribe(CHANGES, {}, { os: token });
+  await live.watcherCurrent('os');
   os.sim.seedVolume({ project: os.demo, name: 'first', size: 1 });
   await until(() => events(s).some((e) => e.volume?.name === 'first'), 'the first volume');
   os.sim.expireToken(token);

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { ackedClient, OP_SUB, rawClient, startWsGateway, stopAll, upgradeStatus, waitFor } from './helpers';
+import { ackedClient, rawClient, sample, startWsGateway, stopAll, subscribed, upgradeStatus, waitFor } from './helpers';
 
 afterEach(stopAll);
 
@@ -12,15 +12,16 @@ describe('socket lifecycle', () => {
     const gw = await startWsGateway();
     const a = await ackedClient(gw.wsUrl);
     const b = await rawClient(gw.wsUrl);
-    a.send({ id: 's', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 's' } } });
-    await waitFor(() => gw.hub.open === 1, 'the stream');
+    await subscribed(a, 's');
+    expect(await gw.open()).toBe(1);
     const stopping = gw.gateway.stop();
     const [ca, cb] = await Promise.all([a.closed, b.closed]);
     expect(ca).toEqual({ code: 1012, reason: 'Service restart: reconnect and resume from your last cursor' });
     expect(cb.code).toBe(1012);
     await stopping;
-    expect(gw.hub.open).toBe(0);
-    expect(gw.hub.closed).toBe(true);
+    // Read in process: the hub's streams are all closed and its watcher stopped.
+    expect(await gw.open()).toBe(0);
+    expect(sample(await gw.scrape(), 'gateway_live_watcher_state{backend="east",state="STOPPED"}')).toBe(1);
   });
 
   it('should close sockets with 1012 when the CLI gets SIGTERM, and exit 0', async () => {
@@ -56,15 +57,15 @@ describe('socket lifecycle', () => {
   });
 
   it('should cut a socket that does not answer pings and close its streams', async () => {
-    const gw = await startWsGateway({ ws: { keepAliveMs: 150 } });
+    const gw = await startWsGateway({ ws: { keepAliveMs: 1_000 } });
     const silent = await rawClient(gw.wsUrl, { autoPong: false });
     silent.send({ type: 'connection_init', payload: {} });
     await silent.next();
-    silent.send({ id: 's', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 's' } } });
+    await subscribed(silent, 's');
     const polite = await ackedClient(gw.wsUrl);
-    await waitFor(() => gw.hub.open === 1, 'the stream');
+    expect(await gw.open()).toBe(1);
     expect((await silent.closed).code).toBe(1006);
-    await waitFor(() => gw.hub.open === 0, 'the stream to be returned');
+    await gw.waitOpen(0, 'the stream to be returned');
     // The one that answers stays.
     expect(polite.ws.readyState).toBe(WebSocket.OPEN);
   });
@@ -72,16 +73,15 @@ describe('socket lifecycle', () => {
   it('should report sockets, subscriptions per field, queue bytes and closes by code at /metrics', async () => {
     const gw = await startWsGateway();
     const c = await ackedClient(gw.wsUrl);
-    c.send({ id: 's', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 's' } } });
-    await waitFor(() => gw.hub.open === 1, 'the stream');
+    await subscribed(c, 's');
     const m = await gw.metrics();
     expect(m).toMatch(/^gateway_ws_connections 1$/m);
-    expect(m).toMatch(/^gateway_ws_subscriptions\{field="operationUpdated"\} 1$/m);
+    expect(m).toMatch(/^gateway_ws_subscriptions\{field="volumeChanged"\} 1$/m);
     expect(m).toMatch(/^gateway_ws_queue_bytes\{aggregate="max"\} \d+$/m);
     c.send('not json');
     await c.closed;
     await waitFor(async () => /^gateway_ws_closes_total\{code="4400"\} 1$/m.test(await gw.metrics()), 'the close to be counted');
     // Read from the hub at scrape time: the closed socket's subscription is gone.
-    expect(await gw.metrics()).not.toMatch(/gateway_ws_subscriptions\{field="operationUpdated"\} 1/);
+    await waitFor(async () => /^gateway_ws_subscriptions\{field="volumeChanged"\} 0$/m.test(await gw.metrics()), 'the subscription to be gone');
   });
 });

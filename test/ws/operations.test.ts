@@ -3,7 +3,7 @@
  * the socket layer's own subscription quotas. Every refusal is an `error` message for that id;
  * the socket stays open.
  */
-import { ackedClient, MGMT, OP_SUB, startWsGateway, stopAll, waitFor, type RawClient } from './helpers';
+import { ackedClient, MGMT, OP_SUB, sample, startWsGateway, stopAll, SUB, subscribed, type RawClient } from './helpers';
 import { createHash } from 'node:crypto';
 import { TrustedDocuments } from '../../server/http/trusted-documents';
 import { ANALYTICS_READ } from '../support/harness';
@@ -12,7 +12,7 @@ afterEach(stopAll);
 
 async function subscribeError(c: RawClient, id: string, query: string, variables?: Record<string, unknown>): Promise<any[]> {
   c.send({ id, type: 'subscribe', payload: { query, variables } });
-  const m = await c.next();
+  const m = await c.nextFor(id);
   expect(m).toMatchObject({ id, type: 'error' });
   return m.payload;
 }
@@ -20,7 +20,7 @@ async function subscribeError(c: RawClient, id: string, query: string, variables
 /** Still open: a ping is answered. */
 async function expectOpen(c: RawClient): Promise<void> {
   c.send({ type: 'ping' });
-  expect(await c.next()).toEqual({ type: 'pong' });
+  expect(await c.next(15_000, (m) => m.type === 'pong')).toEqual({ type: 'pong' });
 }
 
 describe('subscribe over graphql-ws', () => {
@@ -33,7 +33,11 @@ describe('subscribe over graphql-ws', () => {
     const [m] = await subscribeError(c, 'm', 'mutation { deleteVolume(input: { volumeId: "x" }) { operation { id } } }');
     expect(m.extensions.code).toBe('OPERATION_NOT_SUPPORTED_OVER_WEBSOCKET');
     await expectOpen(c);
-    expect(gw.hub.calls).toHaveLength(0);
+    // Refused by the socket layer: the hub never ran them.
+    const scraped = await gw.scrape();
+    expect(sample(scraped, 'gateway_ws_refusals_total{code="OPERATION_NOT_SUPPORTED_OVER_WEBSOCKET"}')).toBe(2);
+    expect(scraped).not.toMatch(/^gateway_live_executions_total\{/m);
+    expect(await gw.open()).toBe(0);
   });
 
   it('should refuse a too-deep subscription with the code HTTP gives the same depth', async () => {
@@ -68,7 +72,7 @@ describe('subscribe over graphql-ws', () => {
   });
 
   it('should answer SUBSCRIPTIONS_UNAVAILABLE when no live hub runs', async () => {
-    const gw = await startWsGateway({ hub: null });
+    const gw = await startWsGateway({ live: false });
     const c = await ackedClient(gw.wsUrl);
     const [e] = await subscribeError(c, '1', OP_SUB, { id: 'x' });
     expect(e.extensions.code).toBe('SUBSCRIPTIONS_UNAVAILABLE');
@@ -78,14 +82,14 @@ describe('subscribe over graphql-ws', () => {
   it('should bound subscriptions per socket, and free a place on complete', async () => {
     const gw = await startWsGateway({ ws: { maxSubscriptionsPerSocket: 2 } });
     const c = await ackedClient(gw.wsUrl);
-    for (const id of ['a', 'b']) c.send({ id, type: 'subscribe', payload: { query: OP_SUB, variables: { id } } });
-    await waitFor(() => gw.hub.open === 2, 'two subscriptions');
-    const [e] = await subscribeError(c, 'c', OP_SUB, { id: 'c' });
+    for (const id of ['a', 'b']) await subscribed(c, id);
+    const [e] = await subscribeError(c, 'c', SUB);
     expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionsPerSocket', max: 2 });
+    expect(await gw.open()).toBe(2);
     c.send({ id: 'a', type: 'complete' });
-    await waitFor(() => gw.hub.open === 1, 'the completed stream to close');
-    c.send({ id: 'c', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'c' } } });
-    await waitFor(() => gw.hub.open === 2, 'the new subscription');
+    await gw.waitOpen(1, 'the completed stream to close');
+    await subscribed(c, 'c');
+    expect(await gw.open()).toBe(2);
     expect(await gw.metrics()).toMatch(/gateway_ws_refusals_total\{code="SUBSCRIPTION_LIMIT"\} 1/);
   });
 
@@ -93,29 +97,29 @@ describe('subscribe over graphql-ws', () => {
     const gw = await startWsGateway({ ws: { maxSubscriptionsPerCredential: 3 } });
     const one = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': MGMT });
     const two = await ackedClient(gw.wsUrl, { 'x-nomad-token': MGMT });
-    for (const id of ['a', 'b']) one.send({ id, type: 'subscribe', payload: { query: OP_SUB, variables: { id } } });
-    two.send({ id: 'c', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'c' } } });
-    await waitFor(() => gw.hub.open === 3, 'three subscriptions');
-    const [e] = await subscribeError(two, 'd', OP_SUB, { id: 'd' });
+    for (const id of ['a', 'b']) await subscribed(one, id);
+    await subscribed(two, 'c');
+    const [e] = await subscribeError(two, 'd', SUB);
     expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionsPerCredential', max: 3 });
     const other = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': ANALYTICS_READ });
-    other.send({ id: 'x', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'x' } } });
-    await waitFor(() => gw.hub.open === 4, 'another credential\'s subscription');
+    await subscribed(other, 'x');
+    expect(await gw.open()).toBe(4);
     // A socket that goes gives its places back.
     one.ws.close();
-    await waitFor(() => gw.hub.open === 2, 'the closed socket\'s streams');
-    two.send({ id: 'd', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'd' } } });
-    await waitFor(() => gw.hub.open === 3, 'a freed place');
+    await gw.waitOpen(2, 'the closed socket\'s streams');
+    await subscribed(two, 'd');
+    expect(await gw.open()).toBe(3);
   });
 
   it('should serve only trusted documents when they are on, by hash or by listed text', async () => {
-    const hash = createHash('sha256').update(OP_SUB).digest('hex');
-    const gw = await startWsGateway({ http: { trustedDocuments: { documents: TrustedDocuments.fromJson({ [hash]: OP_SUB }) } } });
+    const hash = createHash('sha256').update(SUB).digest('hex');
+    const gw = await startWsGateway({ http: { trustedDocuments: { documents: TrustedDocuments.fromJson({ [hash]: SUB }) } } });
     const c = await ackedClient(gw.wsUrl);
-    const [e] = await subscribeError(c, '1', 'subscription { operationUpdated(id: "x") { state } }');
+    const [e] = await subscribeError(c, '1', 'subscription { volumeChanged { type } }');
     expect(e.extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
-    c.send({ id: '2', type: 'subscribe', payload: { query: '', variables: { id: 'x' }, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } } });
-    c.send({ id: '3', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'y' } } });
-    await waitFor(() => gw.hub.open === 2, 'both listed subscriptions');
+    c.send({ id: '2', type: 'subscribe', payload: { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } } });
+    expect(await c.nextFor('2')).toMatchObject({ type: 'next', payload: { data: { volumeChanged: { type: 'SUBSCRIBED' } } } });
+    await subscribed(c, '3');
+    expect(await gw.open()).toBe(2);
   });
 });

@@ -2,7 +2,8 @@
  * graphql-ws close codes with raw frames (PROTOCOL.md): each one the way the library defines it,
  * plus the gateway's reasons for a refused `connection_init`.
  */
-import { ackedClient, MGMT, OP_SUB, rawClient, startWsGateway, stopAll, waitFor, type WsGateway } from './helpers';
+import { ANALYTICS_READ } from '../support/harness';
+import { ackedClient, eventOf, MGMT, rawClient, seedVolumes, startWsGateway, stopAll, SUB, subscribed, type WsGateway } from './helpers';
 
 afterEach(stopAll);
 
@@ -34,7 +35,7 @@ describe('graphql-ws protocol close codes', () => {
 
   it('should close with 4401 on subscribe before connection_ack', async () => {
     const c = await rawClient(gw.wsUrl);
-    c.send({ id: '1', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'x' } } });
+    c.send({ id: '1', type: 'subscribe', payload: { query: SUB } });
     expect((await c.closed).code).toBe(4401);
   });
 
@@ -71,12 +72,14 @@ describe('graphql-ws protocol close codes', () => {
 
   it('should acknowledge credentials under the header names in any case, and ignore other keys', async () => {
     const c = await rawClient(gw.wsUrl);
-    c.send({ type: 'connection_init', payload: { 'X-NOMAD-TOKEN-EAST': MGMT, 'content-type': 'application/json' } });
+    c.send({ type: 'connection_init', payload: { 'X-NOMAD-TOKEN-EAST': ANALYTICS_READ, 'content-type': 'application/json' } });
     expect(await c.next()).toEqual({ type: 'connection_ack' });
-    c.send({ id: 's', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'op' } } });
-    await waitFor(() => gw.hub.calls.length === 1, 'the hub to be asked');
-    const ctx = gw.hub.calls[0]!.contextValue as { call(b: string): { credential: { token?: string } } };
-    expect(ctx.call('east').credential.token).toBe(MGMT);
+    await subscribed(c, 's', 'subscription { volumeChanged(filter: { types: [CREATED] }) { type volume { name } } }');
+    // The subscriber's own token decides what it sees: not a default-namespace volume (the
+    // anonymous policy would see neither), then the analytics one. Events arrive in log order.
+    seedVolumes(gw.sim, 1, 'default', 'dflt');
+    seedVolumes(gw.sim, 1, 'analytics', 'anl');
+    expect((await eventOf(c, 's', 'CREATED')).volume.name).toBe('anl 0');
   });
 
   it('should close with 4408 when connection_init does not come in time', async () => {
@@ -86,12 +89,12 @@ describe('graphql-ws protocol close codes', () => {
 
   it('should close with 4409 on a second subscribe with an id still open', async () => {
     const c = await ackedClient(gw.wsUrl);
-    c.send({ id: 'dup', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'a' } } });
-    await waitFor(() => gw.hub.open === 1, 'the first subscription');
-    c.send({ id: 'dup', type: 'subscribe', payload: { query: OP_SUB, variables: { id: 'b' } } });
+    await subscribed(c, 'dup');
+    expect(await gw.open()).toBe(1);
+    c.send({ id: 'dup', type: 'subscribe', payload: { query: SUB } });
     expect((await c.closed).code).toBe(4409);
     // The first one's stream was closed with the socket.
-    await waitFor(() => gw.hub.open === 0, 'the stream to be closed');
+    await gw.waitOpen(0, 'the stream to be closed');
   });
 
   it('should close with 4429 on a second connection_init', async () => {

@@ -48,9 +48,12 @@ describe('WebSocket upgrade checks', () => {
   it('should close a socket whose message is over maxPayload with 1009', async () => {
     const gw = await startWsGateway({ ws: { maxPayloadBytes: 2048 } });
     const c = await ackedClient(gw.wsUrl);
-    c.send({ id: '1', type: 'subscribe', payload: { query: `subscription { operationUpdated(id: "${'x'.repeat(4000)}") { state } }` } });
+    c.send({ id: '1', type: 'subscribe', payload: { query: `subscription { volumeChanged(filter: { namespace: "${'x'.repeat(4000)}" }) { type } }` } });
     expect((await c.closed).code).toBe(1009);
-    expect(gw.hub.calls).toHaveLength(0);
+    // Never parsed: the hub neither opened nor executed it (a SUBSCRIBED would count one).
+    const m = await gw.scrape();
+    expect(m).not.toMatch(/^gateway_live_executions_total\{/m);
+    expect(await gw.open()).toBe(0);
   });
 
   it('should keep serving HTTP on the same port, and keep refusing a subscription over HTTP', async () => {
