@@ -11,6 +11,7 @@
  *   FANOUT_STEPS=10000,15000,19000         connection counts (default; FANOUT_SHORT=1: 200)
  *   FANOUT_EVENTS=6                        changes per step
  *   FANOUT_GENERATORS=2                    load-generator processes
+ *   FANOUT_PROFILE=dir                     write a CPU profile of each step's gateway there
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -128,6 +129,8 @@ async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop:
       RATE_LIMIT_ADDRESS_RPS: '0',
     },
     /ready at (\S+)/,
+    // A V8 CPU profile of each step's gateway, written when it exits.
+    process.env.FANOUT_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FANOUT_PROFILE}`] : [],
   );
   const httpUrl = new URL(gw.match[1]!.replace('localhost', '127.0.0.1'));
   await sleep(1000);
