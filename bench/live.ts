@@ -215,10 +215,10 @@ ${machineFacts()}
 
 Simulators (bench data) and gateways each in their own process; this script is the client.
 
-| change to client | samples | p50 ms | p95 ms | max ms | target |
-|---|---|---|---|---|---|
-| Nomad claim/release (event stream) | ${nomad.length} | ${fmt(pct(nomad, 50))} | ${fmt(pct(nomad, 95))} | ${fmt(Math.max(...nomad))} | p50 ≤ 50 |
-| OpenStack new volume, watcher at its fast interval (default 500 ms) | ${os.length} | ${fmt(pct(os, 50))} | ${fmt(pct(os, 95))} | ${fmt(Math.max(...os))} | p95 ≤ 1000 |
+| change to client | samples | p50 ms | p95 ms | max ms | target | not received in 10 s |
+|---|---|---|---|---|---|---|
+| Nomad claim/release (event stream) | ${nomad.length} | ${fmt(pct(nomad, 50))} | ${fmt(pct(nomad, 95))} | ${fmt(Math.max(...nomad))} | p50 ≤ 50 | ${nomad.filter(Number.isNaN).length} |
+| OpenStack new volume, watcher at its fast interval (default 500 ms) | ${os.length} | ${fmt(pct(os, 50))} | ${fmt(pct(os, 95))} | ${fmt(Math.max(...os))} | p95 ≤ 1000 | ${os.filter(Number.isNaN).length} |
 
 Backend requests while one volume is claimed and released every 2.5 s, subscribers spread over 3
 credentials (a read-only token each), all following that volume. "Backend requests" are those
