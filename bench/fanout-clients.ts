@@ -38,7 +38,7 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 function openOne(o: Open, i: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(o.url, 'graphql-transport-ws', { localAddress: o.sources[i % o.sources.length], perMessageDeflate: false });
+    const ws = new WebSocket(o.url, 'graphql-transport-ws', { localAddress: o.sources[i % o.sources.length], perMessageDeflate: false, handshakeTimeout: 15_000 });
     let done = false;
     const finish = (ok: boolean): void => {
       if (done) return;

@@ -11,6 +11,7 @@
  *   FANOUT_STEPS=10000,15000,19000         connection counts (default; FANOUT_SHORT=1: 200)
  *   FANOUT_EVENTS=6                        changes per step
  *   FANOUT_GENERATORS=2                    load-generator processes
+ *   FANOUT_PROFILE=dir                     write a CPU profile of each step's gateway there
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -39,6 +40,7 @@ interface Sample {
 const rssKiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
+const max = (xs: number[]): number => xs.reduce((m, x) => (x > m ? x : m), -Infinity);
 const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
 
 function ask<T>(child: ChildProcess, msg: unknown): Promise<T> {
@@ -80,31 +82,36 @@ async function runStep(simUrl: string, wsUrl: string, gatewayPid: number, n: num
   const fanout: number[] = [];
   const endToEnd: number[] = [];
   let delivered = 0;
+  let expected = 0;
   for (let e = 0; e < events; e++) {
     const t0 = Date.now();
-    if (e % 2 === 0) await control(simUrl, 'allocations', { id: `fanout-alloc-${e}`, jobId: `fanout-${e}`, nodeId: 'node-bench-1', volumes: [{ volumeId: VOLUME, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
-    else await control(simUrl, `allocations/fanout-alloc-${e - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
+    if (e % 2 === 0) await control(simUrl, 'allocations', { id: `fanout-${n}-${e}`, jobId: `fanout-${n}-${e}`, nodeId: 'node-bench-1', volumes: [{ volumeId: VOLUME, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
+    else await control(simUrl, `allocations/fanout-${n}-${e - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
     await sleep(short ? 1500 : 4000);
     const reports = await Promise.all(kids.map((k) => ask<{ samples: Sample[] }>(k, { report: true })));
+    // A release is two events (the claim moves to past claims, then is freed: DETACHING, then
+    // DETACHED, both RELEASED), so every subscriber is owed each distinct cursor seen.
+    const cursors = new Set<string>();
     for (const { samples } of reports) {
       for (const s of samples) {
         if (s.type !== 'CLAIMED' && s.type !== 'RELEASED') continue;
+        cursors.add(s.cursor);
         delivered++;
         fanout.push(s.at - Date.parse(s.observedAt));
         endToEnd.push(s.at - t0);
       }
     }
+    expected += live * cursors.size;
   }
   for (const k of kids) k.send({ close: true });
   await Promise.all(kids.map((k) => once(k, 'exit')));
   const closes: Record<string, number> = {};
   for (const o of opened) for (const [c, v] of Object.entries(o.closes)) closes[c] = (closes[c] ?? 0) + v;
-  return { connections: n, opened: live, failed: opened.reduce((s, o) => s + o.failed, 0), closes, rssPerSubKiB: live ? (rssAfter - rssBefore) / live : NaN, fanout, endToEnd, delivered, expected: live * events };
+  return { connections: n, opened: live, failed: opened.reduce((s, o) => s + o.failed, 0), closes, rssPerSubKiB: live ? (rssAfter - rssBefore) / live : NaN, fanout, endToEnd, delivered, expected };
 }
 
-async function main(): Promise<void> {
-  const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
-  const simUrl = sim.match[1]!;
+/** A gateway of its own per step, so each step's RSS starts from the same idle process. */
+async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop: () => Promise<void> }> {
   const gw = await start(
     ['server/main.ts'],
     {
@@ -113,24 +120,44 @@ async function main(): Promise<void> {
       HOST: '0.0.0.0',
       PORT: '0',
       LOG_LEVEL: 'warn',
+      // Every subscriber shares one address range and one credential: lift the per-address,
+      // per-credential and total caps (server/ws/config.ts) so only the process's limits bind.
       WS_MAX_CONNECTIONS: '60000',
       WS_MAX_CONNECTIONS_PER_ADDRESS: '60000',
       WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL: '100000',
+      RATE_LIMIT_CALLER_RPS: '0',
+      RATE_LIMIT_ADDRESS_RPS: '0',
     },
     /ready at (\S+)/,
+    // A V8 CPU profile of each step's gateway, written when it exits.
+    process.env.FANOUT_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FANOUT_PROFILE}`] : [],
   );
   const httpUrl = new URL(gw.match[1]!.replace('localhost', '127.0.0.1'));
-  const wsUrl = `ws://127.0.0.1:${httpUrl.port}${httpUrl.pathname}`;
+  await sleep(1000);
+  return {
+    pid: gw.child.pid!,
+    ws: `ws://127.0.0.1:${httpUrl.port}${httpUrl.pathname}`,
+    stop: async () => {
+      gw.child.kill('SIGTERM');
+      await once(gw.child, 'exit');
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
+  const simUrl = sim.match[1]!;
   const results: StepResult[] = [];
   for (const n of steps) {
-    const r = await runStep(simUrl, wsUrl, gw.child.pid!, n);
+    const gw = await gateway(simUrl);
+    const r = await runStep(simUrl, gw.ws, gw.pid, n);
+    await gw.stop();
     results.push(r);
-    console.log(`${n}: opened ${r.opened}, failed ${r.failed}, fan-out p99 ${fmt(pct(r.fanout, 99))} ms, ${fmt(r.rssPerSubKiB)} KiB/sub, delivered ${r.delivered}/${r.expected}`);
-    await sleep(2000);
+    console.log(`${n}: opened ${r.opened}, failed ${r.failed}, fan-out p50 ${fmt(pct(r.fanout, 50))} p99 ${fmt(pct(r.fanout, 99))} max ${fmt(max(r.fanout))} ms, ${fmt(r.rssPerSubKiB)} KiB/sub, delivered ${r.delivered}/${r.expected}, closes ${JSON.stringify(r.closes)}`);
   }
   const rows = results.map(
     (r) =>
-      `| ${r.connections} | ${r.opened} | ${r.failed} | ${fmt(pct(r.fanout, 50))} | ${fmt(pct(r.fanout, 99))} | ${fmt(Math.max(...r.fanout))} | ${fmt(pct(r.endToEnd, 50))} | ${fmt(pct(r.endToEnd, 99))} | ${r.delivered} / ${r.expected} | ${fmt(r.rssPerSubKiB)} | ${Object.entries(r.closes).map(([c, v]) => `${c}×${v}`).join(' ') || 'none'} |`,
+      `| ${r.connections} | ${r.opened} | ${r.failed} | ${fmt(pct(r.fanout, 50))} | ${fmt(pct(r.fanout, 99))} | ${fmt(max(r.fanout))} | ${fmt(pct(r.endToEnd, 50))} | ${fmt(pct(r.endToEnd, 99))} | ${r.delivered} / ${r.expected} | ${fmt(r.rssPerSubKiB)} | ${Object.entries(r.closes).map(([c, v]) => `${c}×${v}`).join(' ') || 'none'} |`,
   );
   const md = `## Subscription fan-out
 
@@ -152,8 +179,8 @@ ${rows.join('\n')}
 `;
   writeSection(out, 'fanout', md);
   console.log(`wrote ${out}`);
-  for (const c of [gw.child, sim.child]) c.kill('SIGTERM');
-  await Promise.all([gw.child, sim.child].map((c) => once(c, 'exit')));
+  sim.child.kill('SIGTERM');
+  await once(sim.child, 'exit');
 }
 
 main().catch((err: unknown) => {

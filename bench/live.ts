@@ -130,6 +130,7 @@ async function backendLoad(simUrl: string, gw: { ws: string; metrics: string }, 
   for (const t of tokens) await post(`${simUrl}/_sim/tokens`, { secret: t, namespaces: { default: 'read' } });
   const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'bench', scope: 'default', nativeId: 'bench-003' });
   const query = `subscription { volumeChanged(filter: { volumeIds: ["${volumeId}"] }) { type cursor observedAt } }`;
+  const checksBefore = accessChecks(await get(gw.metrics));
   const kids = Array.from({ length: subscribers >= 1000 ? 2 : 1 }, () => fork(join(__dirname, 'fanout-clients.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
   const per = Math.ceil(subscribers / kids.length);
   await Promise.all(
@@ -141,7 +142,6 @@ async function backendLoad(simUrl: string, gw: { ws: string; metrics: string }, 
         }),
     ),
   );
-  const checksBefore = accessChecks(await get(gw.metrics));
   await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
   const windowMs = short ? 10_000 : 30_000;
   const t0 = Date.now();
@@ -215,14 +215,16 @@ ${machineFacts()}
 
 Simulators (bench data) and gateways each in their own process; this script is the client.
 
-| change to client | samples | p50 ms | p95 ms | max ms | target |
-|---|---|---|---|---|---|
-| Nomad claim/release (event stream) | ${nomad.length} | ${fmt(pct(nomad, 50))} | ${fmt(pct(nomad, 95))} | ${fmt(Math.max(...nomad))} | p50 ≤ 50 |
-| OpenStack new volume, watcher at its fast interval (default 500 ms) | ${os.length} | ${fmt(pct(os, 50))} | ${fmt(pct(os, 95))} | ${fmt(Math.max(...os))} | p95 ≤ 1000 |
+| change to client | samples | p50 ms | p95 ms | max ms | target | not received in 10 s |
+|---|---|---|---|---|---|---|
+| Nomad claim/release (event stream) | ${nomad.length} | ${fmt(pct(nomad, 50))} | ${fmt(pct(nomad, 95))} | ${fmt(Math.max(...nomad))} | p50 ≤ 50 | ${nomad.filter(Number.isNaN).length} |
+| OpenStack new volume, watcher at its fast interval (default 500 ms) | ${os.length} | ${fmt(pct(os, 50))} | ${fmt(pct(os, 95))} | ${fmt(Math.max(...os))} | p95 ≤ 1000 | ${os.filter(Number.isNaN).length} |
 
 Backend requests while one volume is claimed and released every 2.5 s, subscribers spread over 3
-credentials (a read-only token each), all following that volume. "Access checks" are the
-subscribers' own calls that proved their namespace (cached 30 s per credential and scope).
+credentials (a read-only token each), all following that volume. "Backend requests" are those
+the simulator logged during the window (the watcher's event stream and reads, access checks);
+"access checks" are the subscribers' own calls that proved their namespace, from opening the
+subscribers to the end of the window (cached 30 s per credential and scope).
 
 | subscribers | backend requests | per minute | of which access checks |
 |---|---|---|---|

@@ -8,9 +8,9 @@ export const root = join(__dirname, '..');
 /** Every process started, so a failed run still stops them (else they hold the caller's pipes open). */
 export const started: ChildProcess[] = [];
 
-/** Starts `node --import tsx …args` and waits until its stdout matches `ready`. */
-export function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts `node …nodeArgs --import tsx …args` and waits until its stdout matches `ready`. */
+export function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   return new Promise((resolve, reject) => {
     let buf = '';

@@ -97,3 +97,44 @@ it('should run the benchmark in short mode and write one row per scenario and co
     expect(cells.at(-3)).toMatch(/^\d+ \/ \d+$/); // backend calls
   }
 }, 180_000);
+
+/** Runs one benchmark script in its short mode into a temporary results file; answers that file's text. */
+function runShort(script: string, env: Record<string, string>): string {
+  const out = join(mkdtempSync(join(tmpdir(), 'bench-')), 'RESULTS.md');
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: join(__dirname, '..'), env: { ...process.env, ...env, BENCH_OUT: out }, encoding: 'utf8', timeout: 170_000 });
+  expect(run.stderr).not.toMatch(/Error/);
+  expect(run.status).toBe(0);
+  return readFileSync(out, 'utf8');
+}
+
+const tableRows = (md: string): string[][] => md.split('\n').filter((l) => /^\| \d/.test(l)).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+
+it('should run the fan-out benchmark in short mode: every subscriber subscribed and received every event', () => {
+  const md = runShort('bench/fanout.ts', { FANOUT_SHORT: '1' });
+  const rows = tableRows(md);
+  expect(rows).toHaveLength(1);
+  const [asked, subscribed, failed, , , , , , delivered, rss, closes] = rows[0]!;
+  expect([asked, subscribed, failed]).toEqual(['200', '200', '0']);
+  const [got, owed] = delivered!.split(' / ').map(Number);
+  // Two events at least per claim-and-release pair, to each of the 200 subscribers.
+  expect(owed).toBeGreaterThanOrEqual(400);
+  expect(got).toBe(owed);
+  expect(Number(rss)).not.toBeNaN();
+  expect(closes).toBe('none');
+}, 180_000);
+
+it('should run the live-path benchmark in short mode: latencies measured, backend requests flat, watch-fed reads cheaper in calls', () => {
+  const md = runShort('bench/live.ts', { LIVE_SHORT: '1' });
+  const latency = md.split('\n').filter((l) => /^\| (Nomad|OpenStack) .*\| \d+ \|/.test(l)).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+  expect(latency).toHaveLength(2);
+  for (const [, samples, p50] of latency) {
+    expect(Number(samples)).toBeGreaterThan(0);
+    expect(Number(p50)).not.toBeNaN(); // every sample arrived (a missed event is NaN)
+  }
+  const load = tableRows(md);
+  expect(load.map((r) => r[0])).toEqual(['1', '100']);
+  // Subscribers do not add backend requests: the watcher's stream and the access checks per credential.
+  for (const [, , , checks] of load) expect(Number(checks)).toBeLessThanOrEqual(3);
+  const calls = md.split('\n').filter((l) => /^\| (no watcher|watcher)/.test(l)).map((l) => Number(l.split('|')[2]));
+  expect(calls).toEqual([101, 2]);
+}, 180_000);

@@ -22,7 +22,7 @@ import type { GatewayMetrics } from '../metrics';
 import type { WsConfig } from './config';
 import { readConnectionInit } from './connection-init';
 import { SubscriptionsUnavailableError, UpgradeRefusal, WsCloseCode } from './errors';
-import { checkOperation } from './operation';
+import { checkOperation, ValidDocuments } from './operation';
 import { SubscriptionQuotas } from './quotas';
 import { sharedReplacer } from './shared-bytes';
 import { closeSocket, graphqlWsSocket, newSocketState, type SocketState } from './socket';
@@ -74,6 +74,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
   const quotas = new SubscriptionQuotas(c);
   const sockets = new Set<SocketState>();
   const started = new WeakMap<object, Started>();
+  const documents = new ValidDocuments();
 
   const formatErrors = (errors: readonly GraphQLError[]): GraphQLFormattedError[] =>
     o.limits.executionGuards.finishErrors(errors.map((e) => o.formatError(e.toJSON(), e)));
@@ -109,7 +110,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         for (const e of errors) o.metrics.wsRefusals.inc({ code: String(o.formatError(e.toJSON(), e).extensions?.code ?? 'UNKNOWN') });
         return errors;
       };
-      const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, trusted: o.trusted });
+      const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, trusted: o.trusted, documents });
       if (Array.isArray(checked)) return refuse(checked);
       const op = checked as Exclude<typeof checked, readonly GraphQLError[]>;
       if (!o.hub) return refuse([toGraphQLError(new SubscriptionsUnavailableError())]);

@@ -28,6 +28,40 @@ export interface OperationCheckOptions {
   limits: OperationLimits;
   /** Trusted documents, when on: the socket serves the same list as HTTP. */
   trusted?: TrustedDocumentsConfig;
+  /** Documents that already parsed and validated, by query text; none when left out. */
+  documents?: ValidDocuments;
+}
+
+/**
+ * Documents that parsed and passed validation, by their query text (LRU). Parse and validation
+ * depend on the text, the schema and the rules only, which are fixed per transport; many clients
+ * subscribe with the same text, and sharing the one parsed document also lets the hub group them
+ * cheaply. Failures are not kept: they are checked (and counted) every time.
+ */
+export class ValidDocuments {
+  readonly #map = new Map<string, DocumentNode>();
+
+  /** @param max entries kept. @param maxQueryChars longer texts are not kept. */
+  constructor(
+    readonly max = 500,
+    readonly maxQueryChars = 16_384,
+  ) {}
+
+  get(query: string): DocumentNode | undefined {
+    const d = this.#map.get(query);
+    if (d) {
+      this.#map.delete(query);
+      this.#map.set(query, d);
+    }
+    return d;
+  }
+
+  set(query: string, d: DocumentNode): void {
+    if (query.length > this.maxQueryChars) return;
+    this.#map.delete(query);
+    this.#map.set(query, d);
+    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value!);
+  }
 }
 
 /** What graphql-ws then executes. */
@@ -53,9 +87,10 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
       return [new GraphQLError(err.message, { extensions: { code: err.code, ...err.extensions } })];
     }
   }
+  const known = o.documents?.get(query);
   let document: DocumentNode;
   try {
-    document = parse(query, o.limits.parseOptions);
+    document = known ?? parse(query, o.limits.parseOptions);
   } catch (err) {
     if (!(err instanceof GraphQLError)) throw err;
     // formatError finds the token limit behind a parse error through `originalError`.
@@ -68,8 +103,11 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
     const err = new NotSupportedOverWebSocketError(selected.operation);
     return [new GraphQLError(err.message, { nodes: selected, originalError: err })];
   }
-  const invalid = validate(o.schema, document, rules);
-  if (invalid.length > 0) return invalid.map((e) => (e.originalError ? e : coded(e, 'GRAPHQL_VALIDATION_FAILED')));
+  if (!known) {
+    const invalid = validate(o.schema, document, rules);
+    if (invalid.length > 0) return invalid.map((e) => (e.originalError ? e : coded(e, 'GRAPHQL_VALIDATION_FAILED')));
+    o.documents?.set(query, document);
+  }
   const op = selected;
   if (!op) return [new GraphQLError(operationName ? `the document has no operation named ${JSON.stringify(operationName.slice(0, 100))}` : 'the document has several operations: name one with operationName', { extensions: { code: 'BAD_USER_INPUT' } })];
   const variableValues = payload.variables ?? undefined;

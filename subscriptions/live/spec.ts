@@ -4,7 +4,7 @@
  * document with the same variables (fan-out executes once per group).
  */
 import { createHash } from 'node:crypto';
-import { getArgumentValues, getOperationAST, getVariableValues, Kind, print, type ExecutionArgs, type FieldNode, type GraphQLError } from 'graphql';
+import { getArgumentValues, getOperationAST, getVariableValues, Kind, print, type DocumentNode, type ExecutionArgs, type FieldNode, type GraphQLError } from 'graphql';
 import { BadUserInputError } from '../../adapters/errors';
 import { decodeGlobalId } from '../../adapters/ids';
 import type { ChangeType } from '../events';
@@ -56,6 +56,15 @@ function stable(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
+/** Printed documents: the transport hands every subscriber of the same text the same document. */
+const prints = new WeakMap<DocumentNode, string>();
+
+function printed(d: DocumentNode): string {
+  let p = prints.get(d);
+  if (p === undefined) prints.set(d, (p = print(d)));
+  return p;
+}
+
 /**
  * Reads the subscription's root field and arguments.
  * @throws SpecErrors for variables that do not coerce
@@ -74,7 +83,7 @@ export function readSpec(a: ExecutionArgs): LiveSpec {
   const coerced = getVariableValues(a.schema, op.variableDefinitions ?? [], (a.variableValues ?? {}) as Record<string, unknown>);
   if (coerced.errors) throw new SpecErrors(coerced.errors);
   const args = getArgumentValues(def, node, coerced.coerced);
-  const groupKey = createHash('sha256').update(print(a.document)).update('\0').update(a.operationName ?? '').update('\0').update(stable(coerced.coerced)).digest('base64url');
+  const groupKey = createHash('sha256').update(printed(a.document)).update('\0').update(a.operationName ?? '').update('\0').update(stable(coerced.coerced)).digest('base64url');
   return { field, responseKey: node.alias?.value ?? field, args, variables: coerced.coerced, groupKey };
 }
 

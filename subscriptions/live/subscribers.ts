@@ -48,9 +48,31 @@ function keysOf(i: Interest): Array<[Bucket, string]> {
   return [['any', '']];
 }
 
+/** The backends an interest may concern, or null for all of them. */
+function backendsOf(i: Interest): Iterable<string> | null {
+  if (i.field === 'attachmentChanged') return i.target.kind === 'volume' ? [i.target.backend] : null;
+  return i.filter.backends ?? null;
+}
+
 export class SubscriberIndex<S extends Indexed> {
   readonly #buckets: Record<Bucket, Map<string, Set<S>>> = { backend: new Map(), any: new Map(), volume: new Map(), consumer: new Map(), node: new Map(), server: new Map() };
   #size = 0;
+  /** Demand kept as subscribers come and go: `countFor` runs after every burst of them, so it must not scan. */
+  #allBackends = 0;
+  readonly #perBackend = new Map<string, number>();
+
+  #count(s: S, by: 1 | -1): void {
+    const backends = backendsOf(s.interest);
+    if (backends === null) {
+      this.#allBackends += by;
+      return;
+    }
+    for (const b of new Set(backends)) {
+      const n = (this.#perBackend.get(b) ?? 0) + by;
+      if (n === 0) this.#perBackend.delete(b);
+      else this.#perBackend.set(b, n);
+    }
+  }
 
   get size(): number {
     return this.#size;
@@ -64,6 +86,7 @@ export class SubscriberIndex<S extends Indexed> {
       set.add(s);
     }
     this.#size++;
+    this.#count(s, 1);
   }
 
   /** Removes `s`; false when it was not indexed. */
@@ -75,7 +98,10 @@ export class SubscriberIndex<S extends Indexed> {
       if (set?.delete(s)) found = true;
       if (set && set.size === 0) m.delete(k);
     }
-    if (found) this.#size--;
+    if (found) {
+      this.#size--;
+      this.#count(s, -1);
+    }
     return found;
   }
 
@@ -99,14 +125,6 @@ export class SubscriberIndex<S extends Indexed> {
 
   /** Subscribers that may want changes of `backend` (a watcher's demand). */
   countFor(backend: string): number {
-    const seen = new Set<S>([...(this.#buckets.any.get('') ?? []), ...(this.#buckets.backend.get(backend) ?? [])]);
-    for (const bucket of ['volume', 'consumer', 'node', 'server'] as const) for (const set of this.#buckets[bucket].values()) for (const s of set) if (wantsBackend(s.interest, backend)) seen.add(s);
-    return seen.size;
+    return this.#allBackends + (this.#perBackend.get(backend) ?? 0);
   }
-}
-
-/** Whether an interest filed under a non-backend key may concern `backend`. */
-function wantsBackend(i: Interest, backend: string): boolean {
-  if (i.field === 'attachmentChanged') return i.target.kind !== 'volume' || i.target.backend === backend;
-  return !i.filter.backends || i.filter.backends.has(backend);
 }
