@@ -1694,7 +1694,7 @@ export type VolumeChangeType =
   | 'DELETED'
   /** An attachment is gone; `attachment` is the last state seen. */
   | 'DETACHED'
-  /** An attachment is being removed. */
+  /** An attachment is being removed (for a Nomad claim: its release has started). */
   | 'DETACHING'
   /** A Nomad allocation's claim was released. */
   | 'RELEASED'

@@ -2,8 +2,8 @@
  * Turns a watcher's before/after view of one volume into typed changes, the same way for every
  * backend: one volume-level change (CREATED, DELETED, STATUS_CHANGED or UPDATED) when the volume's
  * own fields changed, and one attachment-level change per attachment that appeared, changed state
- * or went away. Nomad's attachments are allocation claims (CLAIMED/RELEASED); the others attach
- * and detach.
+ * or went away. Nomad's attachments are allocation claims (CLAIMED, DETACHING while Nomad
+ * releases one, RELEASED once gone); the others attach and detach.
  */
 import type { VolumeDelta } from '../../adapters/watch';
 import { encodeGlobalId } from '../../adapters/ids';
@@ -38,7 +38,8 @@ const isClaim = (a: Attachment): boolean => a.consumer.__typename === 'VolumeAll
 /** The type of an attachment that appeared or changed to `state`. */
 function arrivalType(a: Attachment): ChangeType {
   if (a.state === 'ERROR') return 'ATTACHMENT_ERROR';
-  if (isClaim(a)) return a.state === 'DETACHING' || a.state === 'DETACHED' ? 'RELEASED' : 'CLAIMED';
+  // A claim being released (Nomad unpublishes it first) is DETACHING; RELEASED once it is gone.
+  if (isClaim(a)) return a.state === 'DETACHING' ? 'DETACHING' : a.state === 'DETACHED' ? 'RELEASED' : 'CLAIMED';
   const byState: Record<AttachmentState, ChangeType> = { ATTACHING: 'ATTACHING', ATTACHED: 'ATTACHED', DETACHING: 'DETACHING', DETACHED: 'DETACHED', ERROR: 'ATTACHMENT_ERROR' };
   return byState[a.state];
 }

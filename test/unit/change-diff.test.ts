@@ -50,3 +50,14 @@ describe('changesOf', () => {
     expect(changesOf({ before: { ...v, attachments: [claim] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['RELEASED']);
   });
 });
+
+describe('changesOf, a Nomad claim released in two steps', () => {
+  it('should report DETACHING while the claim is being released and RELEASED once it is gone, not RELEASED twice', () => {
+    const v = cinderVolume('n');
+    const consumer = { __typename: 'VolumeAllocationConsumer' as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'complete', desiredStatus: 'stop', createdAt: null, updatedAt: null };
+    const claim = { ...serverAttachment(v, 'alloc-1'), consumer };
+    const releasing = { ...claim, state: 'DETACHING' as const };
+    expect(changesOf({ before: { ...v, attachments: [claim] }, after: { ...v, attachments: [releasing] }, observedAt: at }).map((c) => c.type)).toEqual(['DETACHING']);
+    expect(changesOf({ before: { ...v, attachments: [releasing] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['RELEASED']);
+  });
+});
