@@ -10,8 +10,8 @@
  */
 import { createClient } from 'graphql-ws';
 import './page.css';
-import { coverage, consumerLabel, LiveTable } from './state';
-import { LIST_QUERY, MAX_LIST_PAGES, SUBSCRIPTION } from './queries';
+import { coverage, consumerLabel, lacksNames, LiveTable } from './state';
+import { LIST_QUERY, MAX_LIST_PAGES, SUBSCRIPTION, VOLUME_QUERY } from './queries';
 import { backoffMs, describeClose, errorCodes, FATAL_CLOSE_CODES, FATAL_ERROR_CODES } from './connection';
 
 /** Written by server/live/page.ts as JSON; see `LivePageConfig` there. */
@@ -25,6 +25,8 @@ const STORAGE_KEY = 'volume-gateway:live:headers';
 /** How long a changed row stays highlighted. */
 const HIGHLIGHT_MS = 2_000;
 const MAX_LOG = 30;
+/** Events of one attach come in a burst (ATTACHING, ATTACHED): one re-read after it settles. */
+const NAME_READ_DEBOUNCE_MS = 300;
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => {
@@ -44,6 +46,11 @@ let generation = 0;
 let attempt = 0;
 let retryTimer;
 let highlightTimer;
+/** Volume ids whose consumer names an event left out, read again once the debounce fires. */
+const nameReads = new Set();
+let nameTimer;
+/** Bumped by every start() (new list, perhaps new credentials). */
+let credentialsEpoch = 0;
 
 function readHeaders() {
   const stored = sessionStorage.getItem(STORAGE_KEY);
@@ -126,6 +133,28 @@ function log(event) {
   while (list.children.length > MAX_LOG) list.lastElementChild.remove();
 }
 
+/**
+ * Events are served from the watcher's view and never read Nova, so a new attachment arrives
+ * without its server's name. Re-read those volumes over HTTP with the page's own credentials
+ * (one `volume(id:)` each, debounced) and fill the names in.
+ */
+function readNamesLater(id) {
+  nameReads.add(id);
+  clearTimeout(nameTimer);
+  nameTimer = setTimeout(readNames, NAME_READ_DEBOUNCE_MS);
+}
+
+async function readNames() {
+  const ids = [...nameReads];
+  nameReads.clear();
+  const epoch = credentialsEpoch;
+  const reads = await Promise.allSettled(ids.map((id) => post(VOLUME_QUERY, { id })));
+  if (epoch !== credentialsEpoch) return; // listed again meanwhile, perhaps with other tokens
+  let changed = false;
+  for (const r of reads) if (r.status === 'fulfilled' && r.value.data.volume) changed = table.fillNames(r.value.data.volume) || changed;
+  if (changed) render();
+}
+
 async function post(query, variables) {
   const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers }, body: JSON.stringify({ query, variables }) });
   const body = await res.json().catch(() => ({}));
@@ -185,7 +214,10 @@ function subscribe() {
           return renderCoverage();
         }
         log(event);
-        if (table.apply(event, Date.now()) !== undefined) render();
+        const changed = table.apply(event, Date.now());
+        if (changed === undefined) return;
+        render();
+        if (lacksNames(table.get(changed)?.volume)) readNamesLater(changed);
       },
       error: (err) => {
         if (gen !== generation) return;
@@ -214,6 +246,9 @@ async function start() {
   client?.dispose();
   cursor = null;
   subscribedOmitted = null;
+  credentialsEpoch++;
+  clearTimeout(nameTimer);
+  nameReads.clear();
   setNotice();
   try {
     await relist();
