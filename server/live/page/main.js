@@ -205,7 +205,9 @@ function subscribe() {
       next: (result) => {
         if (gen !== generation) return;
         const event = result.data?.volumeChanged;
-        if (!event) return void setNotice(result.errors?.map((e) => e.message).join('; '));
+        // The gateway refuses a subscription it cannot start (CURSOR_EXPIRED, an expired token) with
+        // one result carrying only errors, then completes: handled as graphql-ws `error` messages are.
+        if (!event) return void (result.errors ? ended(result.errors) : undefined);
         attempt = 0;
         cursor = event.cursor;
         if (event.type === 'SUBSCRIBED') {
@@ -219,25 +221,28 @@ function subscribe() {
         render();
         if (lacksNames(table.get(changed)?.volume)) readNamesLater(changed);
       },
-      error: (err) => {
-        if (gen !== generation) return;
-        const codes = errorCodes(err);
-        if (codes.includes('CURSOR_EXPIRED')) {
-          // Too far behind: what was missed is gone from the log. Start over from a fresh list.
-          cursor = null;
-          setNotice('Missed too much while away: listed again.');
-          return void relist().then(subscribe, (e) => scheduleRetry(e.message));
-        }
-        const fatal = typeof err?.code === 'number' && FATAL_CLOSE_CODES.has(err.code);
-        if (fatal || codes.some((c) => FATAL_ERROR_CODES.has(c))) {
-          client.dispose();
-          return setConnection('stopped', `${describeClose(err)}: check the credentials and press Apply`);
-        }
-        scheduleRetry(describeClose(err));
-      },
+      error: (err) => gen === generation && ended(err),
       complete: () => gen === generation && scheduleRetry('the server ended the subscription'),
     },
   );
+
+  /** The subscription failed or was refused; `err` is what graphql-ws hands the error sink (or a result's errors). */
+  function ended(err) {
+    generation++; // the `complete` that follows a refusal must not schedule a second retry
+    const codes = errorCodes(err);
+    if (codes.includes('CURSOR_EXPIRED')) {
+      // Too far behind: what was missed is gone from the log. Start over from a fresh list.
+      cursor = null;
+      setNotice('Missed too much while away: listed again.');
+      return void relist().then(subscribe, (e) => scheduleRetry(e.message));
+    }
+    const fatal = typeof err?.code === 'number' && FATAL_CLOSE_CODES.has(err.code);
+    if (fatal || codes.some((c) => FATAL_ERROR_CODES.has(c))) {
+      client.dispose();
+      return setConnection('stopped', `${describeClose(err)}: check the credentials and press Apply`);
+    }
+    scheduleRetry(describeClose(err));
+  }
 }
 
 async function start() {
