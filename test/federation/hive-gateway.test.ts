@@ -12,7 +12,7 @@
  * the service one, not none) reached the subgraph.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
@@ -110,6 +110,15 @@ describe('@graphql-hive/gateway routes a volumes subscription over graphql-ws', 
     await disposeAll();
     if (work) rmSync(work, { recursive: true, force: true });
   }, 30_000);
+
+  it('runs the configuration docs/federation.md shows: every code line of its Hive Gateway block is in the file run here', () => {
+    const docs = readFileSync(join(ROOT, 'docs', 'federation.md'), 'utf8');
+    const block = /### Hive Gateway[\s\S]*?```ts\n([\s\S]*?)```/.exec(docs)?.[1];
+    const code = (text: string): string[] => text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('//') && !l.startsWith('/**') && !l.startsWith('*'));
+    const file = new Set(code(readFileSync(CONFIG, 'utf8')));
+    expect(block).toBeDefined();
+    expect(code(block!).filter((l) => !file.has(l))).toEqual([]);
+  });
 
   it('forwards the credential headers of a query over HTTP', async () => {
     const res = await fetch(hiveUrl, {
