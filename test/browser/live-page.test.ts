@@ -155,4 +155,28 @@ describe('live status page in headless Chromium', () => {
     expect([...assets].sort()).toEqual(Object.values(manifest.files).sort());
     expect(b.problems).toEqual([]);
   });
+
+  // Last: it restarts the gateway, and Chromium reports the refused reconnects meanwhile.
+  describe('after a gateway restart', () => {
+    it('should resume with since, get CURSOR_EXPIRED from the new epoch, list again and go live', async () => {
+      await b.page.goto(`${origin()}/live`);
+      await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });
+      const lists: string[] = [];
+      b.page.on('request', (r) => void (r.method() === 'POST' && (r.postData() ?? '').includes('LiveVolumes') && lists.push(r.url())));
+      const port = gateway.port;
+      await gateway.stop();
+      await b.page.locator('#connection[data-state="reconnecting"]').waitFor({ timeout: 15_000 });
+      gateway = await startGateway({
+        config: { port, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
+        registry: createRegistry(demo.backends),
+        logger: createLogger('silent'),
+        livePage: { assetsDir: join(work, 'assets'), defaultHeaders: demo.headers },
+      });
+      // The old cursor names the old epoch: the page is told CURSOR_EXPIRED once, lists again, follows from now.
+      await b.page.locator('#notice', { hasText: 'Missed too much while away: listed again.' }).waitFor({ timeout: 20_000 });
+      await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });
+      expect(lists.length).toBeGreaterThanOrEqual(1);
+      await expect(b.page.locator('#count').innerText()).resolves.toBe('21 volumes');
+    }, 60_000);
+  });
 });
