@@ -1,6 +1,11 @@
-/** The README's examples, run verbatim against demo mode (the same code `npm start` runs). */
+/**
+ * The README's examples, run verbatim against demo mode (the same code `npm start` runs):
+ * queries and mutations over HTTP, subscriptions over graphql-ws with the demo activity on.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import { Kind, TypeInfo, isObjectType, parse, visit, visitWithTypeInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { startGateway, type RunningGateway } from '../server/app';
 import { createRegistry } from '../server/backends';
@@ -10,6 +15,9 @@ import { buildGatewaySchema } from '../server/schema';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 const graphqlBlocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const isSubscription = (q: string): boolean => /^\s*subscription\b/.test(q);
+/** Each subscription example with the answer the README shows after it: the first change after SUBSCRIBED. */
+const subscriptionBlocks = [...readme.matchAll(/```graphql\n(subscription[\s\S]*?)```\s*```json\n([\s\S]*?)```/g)].map((m) => ({ query: m[1]!, answer: JSON.parse(m[2]!) as { data: Record<string, any> } }));
 /** Each curl example, with the answer the README shows right after it (a ```json block), if any. */
 const curlBlocks = [...readme.matchAll(/```sh\n(curl [\s\S]*?)```(?:\s*```json\n([\s\S]*?)```)?/g)].map((m) => ({
   cmd: m[1]!.replace(/\\\n\s*/g, ' '),
@@ -17,6 +25,28 @@ const curlBlocks = [...readme.matchAll(/```sh\n(curl [\s\S]*?)```(?:\s*```json\n
 }));
 /** The JavaScript client example: the first ```js block. */
 const jsClient = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
+/** The graphql-ws client example: the ```js block that imports graphql-ws. */
+const wsClient = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes("from 'graphql-ws'"));
+
+/**
+ * A JSON value's shape: objects by their keys (recursively), arrays by their items' shapes, and
+ * leaves as "value" (null included: a field the README shows as a string may be null in another
+ * event of the same kind, e.g. `previousStatus` of a new volume).
+ */
+function shapeOf(v: unknown): unknown {
+  if (Array.isArray(v)) return [...new Set(v.map((x) => JSON.stringify(shapeOf(x))))].map((x) => JSON.parse(x));
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shapeOf(x)]));
+  return 'value';
+}
+
+/** Polls `check` until it returns true (generous bound: the whole suite may be running). */
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 const curlQuery = (cmd: string): string => (JSON.parse(/-d '([^']*)'/.exec(cmd)![1]!) as { query: string }).query;
 
 /**
@@ -63,7 +93,8 @@ describe('README examples', () => {
   };
 
   beforeAll(async () => {
-    demo = await startDemoBackends();
+    // The demo as `npm start` runs it, activity included (a change every 5 s), whatever the environment says.
+    demo = await startDemoBackends({ activity: { intervalMs: 5_000 } });
     gateway = await startGateway({ config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 }, registry: createRegistry(demo.backends), logger: createLogger('silent') });
   });
   afterAll(async () => {
@@ -75,6 +106,9 @@ describe('README examples', () => {
     expect(graphqlBlocks.length).toBeGreaterThanOrEqual(6);
     expect(curlBlocks.length).toBeGreaterThanOrEqual(2);
     expect(curlBlocks.filter((c) => c.answer !== undefined).length).toBeGreaterThanOrEqual(2);
+    expect(subscriptionBlocks.map((b) => Object.keys(b.answer.data)[0]).sort()).toEqual(['attachmentChanged', 'volumeChanged']);
+    expect(graphqlBlocks.filter(isSubscription)).toHaveLength(subscriptionBlocks.length);
+    expect(wsClient).toContain('since: cursor');
   });
 
   it('should select id on every object that has one, in every example', () => {
@@ -83,6 +117,9 @@ describe('README examples', () => {
     expect(queries.map((q) => ({ q, missing: missingIds(schema, q) }))).toEqual(queries.map((q) => ({ q, missing: [] })));
     // The check itself finds what it is for.
     expect(missingIds(schema, '{ volumes { nodes { name attachments { state } } } }')).toEqual(['Volume at line 1', 'VolumeAttachment at line 1']);
+    // The graphql-ws client's subscription too.
+    const wsQuery = /const query = '([^']*)'/.exec(wsClient ?? '')?.[1];
+    expect(wsQuery && missingIds(schema, wsQuery)).toEqual([]);
   });
 
   it('should answer every curl example as written (headers and body), as the answer shown after it', async () => {
@@ -98,7 +135,7 @@ describe('README examples', () => {
 
   it('should answer every GraphQL block without errors, in order (after the curl examples, whose attach the operation block reads)', async () => {
     const id = (await post({ query: '{ volumeByNativeId(backend: "nomad-east", nativeId: "postgres-data") { id } }' })).data.volumeByNativeId.id;
-    for (const query of graphqlBlocks) {
+    for (const query of graphqlBlocks.filter((q) => !isSubscription(q))) {
       const variables = { ...(query.includes('$id') ? { id } : {}), ...(query.includes('$operationId') ? { operationId } : {}) };
       const body = await post({ query, variables }, demo.headers);
       expect({ query, errors: body.errors }).toEqual({ query, errors: undefined });
@@ -135,4 +172,82 @@ describe('README examples', () => {
       target: { name: 'scratch', status: 'IN_USE', attachments: [{ state: 'ATTACHED', consumer: { name: 'batch-1', server: { id: 'a0000000-0000-4000-8000-000000000004' } } }] },
     });
   });
+  /** A graphql-ws client with the demo's credentials; every result it receives, per subscription. */
+  const clients: Client[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.dispose()));
+  });
+  const subscribeAll = (query: string): { results: any[] } => {
+    const client = createClient({ url: gateway.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: demo.headers });
+    clients.push(client);
+    const out = { results: [] as any[] };
+    client.subscribe({ query }, { next: (r) => void out.results.push(r), error: (e) => void out.results.push({ error: String(e) }), complete: () => undefined });
+    return out;
+  };
+
+  it('should run every subscription example over graphql-ws: SUBSCRIBED, then a change shaped as the answer shown', async () => {
+    const runs = subscriptionBlocks.map((b) => ({ ...b, field: Object.keys(b.answer.data)[0]!, ...subscribeAll(b.query) }));
+    for (const r of runs) {
+      await until(() => r.results.length > 0, `SUBSCRIBED for ${r.field}`);
+      expect(r.results[0]).toEqual({ data: { [r.field]: expect.objectContaining({ type: 'SUBSCRIBED', cursor: expect.any(String), volume: null, attachment: null }) } });
+    }
+    // The Nomad claims come from the demo activity. For ci-worker-1, attach an idle volume through
+    // the gateway rather than wait for the activity's Nova attach and the watcher's slow poll.
+    const batchInput = (await post({ query: '{ volumes(filter: { backends: ["openstack"], name: "batch-input" }) { nodes { id } } }' }, demo.headers)).data.volumes.nodes[0].id;
+    const attach = await post({ query: 'mutation ($v: ID!) { attachVolume(input: { volumeId: $v, server: { serverId: "a0000000-0000-4000-8000-000000000005" } }) { operation { id } } }', variables: { v: batchInput } }, demo.headers);
+    expect(attach.errors).toBeUndefined();
+    for (const r of runs) {
+      await until(() => r.results.length > 1, `a ${r.field} change (the demo activity claims or releases build-cache every 10 s)`);
+      const event = r.results[1];
+      expect({ field: r.field, shape: shapeOf(event) }).toEqual({ field: r.field, shape: shapeOf(r.answer) });
+      expect(event.errors).toBeUndefined();
+      const shown = r.answer.data[r.field];
+      const got = event.data[r.field];
+      if (r.field === 'volumeChanged') {
+        expect(['CLAIMED', 'RELEASED']).toContain(got.type);
+        expect(got.volume.nativeId).toBe(shown.volume.nativeId);
+        expect(got.attachment.consumer.jobId).toBe(shown.attachment.consumer.jobId);
+      } else {
+        expect(['ATTACHING', 'ATTACHED', 'DETACHING', 'DETACHED']).toContain(got.type);
+        expect(got.attachment.consumer).toEqual(shown.attachment.consumer);
+      }
+      expect(got.cursor).not.toBe(r.results[0].data[r.field].cursor);
+    }
+    // Before the next test restarts the gateway: these clients would reconnect on their own.
+    await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  }, 60_000);
+
+  it("should run the README's graphql-ws client: it follows, resumes after a restart (1012), gets CURSOR_EXPIRED and follows from now", async () => {
+    expect(wsClient).toBeDefined();
+    const logs: string[] = [];
+    const timers = new Set<NodeJS.Timeout>();
+    const env = { OS_TOKEN: demo.openstack.token, NOMAD_TOKEN: demo.tokens['nomad-east']!.management };
+    const fakeConsole = { log: (...a: unknown[]) => void logs.push(a.map(String).join(' ').trim()) };
+    const trackedTimeout = (f: () => void, ms: number): NodeJS.Timeout => {
+      const t = setTimeout(() => (timers.delete(t), f()), ms);
+      timers.add(t);
+      return t;
+    };
+    // `import` lines are the only part not run as written: their bindings are passed in.
+    const body = wsClient!.replace(/^import .*$/gm, '').replace('ws://localhost:4000/graphql', gateway.url.replace(/^http/, 'ws'));
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<() => Client>;
+    const current = await new AsyncFunction('createClient', 'WebSocket', 'process', 'console', 'setTimeout', `${body}\nreturn () => client;`)(createClient, WebSocket, { env }, fakeConsole, trackedTimeout);
+    try {
+      await until(() => logs.includes('SUBSCRIBED'), 'SUBSCRIBED');
+      // A gateway restart: its sockets close with 1012, and its in-memory log starts a new epoch.
+      const port = gateway.port;
+      await gateway.stop();
+      await until(() => logs.includes('closed 1012'), 'close 1012');
+      gateway = await startGateway({ config: { port, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 }, registry: createRegistry(demo.backends), logger: createLogger('silent') });
+      await until(() => logs.includes('CURSOR_EXPIRED'), 'CURSOR_EXPIRED');
+      await until(() => logs.lastIndexOf('SUBSCRIBED') > logs.indexOf('CURSOR_EXPIRED'), 'a fresh SUBSCRIBED');
+      const marks = logs.filter((l) => ['SUBSCRIBED', 'closed 1012', 'CURSOR_EXPIRED'].includes(l));
+      expect(marks).toEqual(['SUBSCRIBED', 'closed 1012', 'CURSOR_EXPIRED', 'SUBSCRIBED']);
+      // Anything else logged is a change of a demo volume or a refused reconnect while the gateway was down.
+      expect(logs.filter((l) => !marks.includes(l)).every((l) => /^(CLAIMED|RELEASED|ATTACHING|ATTACHED|DETACHING|DETACHED|STATUS_CHANGED|UPDATED) \S+$|^closed\s*$/.test(l))).toBe(true);
+    } finally {
+      timers.forEach((t) => clearTimeout(t));
+      await current().dispose();
+    }
+  }, 60_000);
 });

@@ -3,11 +3,8 @@
  * the bundled GraphiQL runs a `volumeChanged` subscription over graphql-ws on the same URL with
  * the demo's pre-filled headers, gets SUBSCRIBED, then a change made by the demo activity. (The
  * page's client against a stand-in server is covered by graphiql.test.ts.)
- *
- * Needs the graphql-ws transport (server/ws/); until that folder exists the suite is skipped and
- * says so in its name.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGraphiQL } from '../../scripts/build-graphiql';
@@ -17,10 +14,7 @@ import { startDemoBackends, type DemoBackends } from '../../server/demo';
 import { createLogger } from '../../server/logger';
 import { launch, type Browser } from './chromium';
 
-const TRANSPORT = existsSync(join(__dirname, '..', '..', 'server', 'ws'));
-const suite = TRANSPORT ? describe : describe.skip;
-
-suite(TRANSPORT ? 'GraphiQL subscriptions against the gateway' : 'GraphiQL subscriptions against the gateway (skipped: server/ws/ not merged yet)', () => {
+describe('GraphiQL subscriptions against the gateway', () => {
   let work: string;
   let demo: DemoBackends;
   let gateway: RunningGateway;

@@ -10,8 +10,8 @@
  */
 import { createClient } from 'graphql-ws';
 import './page.css';
-import { coverage, consumerLabel, LiveTable } from './state';
-import { LIST_QUERY, MAX_LIST_PAGES, SUBSCRIPTION } from './queries';
+import { coverage, consumerLabel, lacksNames, LiveTable } from './state';
+import { LIST_QUERY, MAX_LIST_PAGES, SUBSCRIPTION, VOLUME_QUERY } from './queries';
 import { backoffMs, describeClose, errorCodes, FATAL_CLOSE_CODES, FATAL_ERROR_CODES } from './connection';
 
 /** Written by server/live/page.ts as JSON; see `LivePageConfig` there. */
@@ -25,6 +25,8 @@ const STORAGE_KEY = 'volume-gateway:live:headers';
 /** How long a changed row stays highlighted. */
 const HIGHLIGHT_MS = 2_000;
 const MAX_LOG = 30;
+/** Events of one attach come in a burst (ATTACHING, ATTACHED): one re-read after it settles. */
+const NAME_READ_DEBOUNCE_MS = 300;
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => {
@@ -44,6 +46,11 @@ let generation = 0;
 let attempt = 0;
 let retryTimer;
 let highlightTimer;
+/** Volume ids whose consumer names an event left out, read again once the debounce fires. */
+const nameReads = new Set();
+let nameTimer;
+/** Bumped by every start() (new list, perhaps new credentials). */
+let credentialsEpoch = 0;
 
 function readHeaders() {
   const stored = sessionStorage.getItem(STORAGE_KEY);
@@ -126,6 +133,28 @@ function log(event) {
   while (list.children.length > MAX_LOG) list.lastElementChild.remove();
 }
 
+/**
+ * Events are served from the watcher's view and never read Nova, so a new attachment arrives
+ * without its server's name. Re-read those volumes over HTTP with the page's own credentials
+ * (one `volume(id:)` each, debounced) and fill the names in.
+ */
+function readNamesLater(id) {
+  nameReads.add(id);
+  clearTimeout(nameTimer);
+  nameTimer = setTimeout(readNames, NAME_READ_DEBOUNCE_MS);
+}
+
+async function readNames() {
+  const ids = [...nameReads];
+  nameReads.clear();
+  const epoch = credentialsEpoch;
+  const reads = await Promise.allSettled(ids.map((id) => post(VOLUME_QUERY, { id })));
+  if (epoch !== credentialsEpoch) return; // listed again meanwhile, perhaps with other tokens
+  let changed = false;
+  for (const r of reads) if (r.status === 'fulfilled' && r.value.data.volume) changed = table.fillNames(r.value.data.volume) || changed;
+  if (changed) render();
+}
+
 async function post(query, variables) {
   const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers }, body: JSON.stringify({ query, variables }) });
   const body = await res.json().catch(() => ({}));
@@ -176,7 +205,9 @@ function subscribe() {
       next: (result) => {
         if (gen !== generation) return;
         const event = result.data?.volumeChanged;
-        if (!event) return void setNotice(result.errors?.map((e) => e.message).join('; '));
+        // The gateway refuses a subscription it cannot start (CURSOR_EXPIRED, an expired token) with
+        // one result carrying only errors, then completes: handled as graphql-ws `error` messages are.
+        if (!event) return void (result.errors ? ended(result.errors) : undefined);
         attempt = 0;
         cursor = event.cursor;
         if (event.type === 'SUBSCRIBED') {
@@ -185,27 +216,33 @@ function subscribe() {
           return renderCoverage();
         }
         log(event);
-        if (table.apply(event, Date.now()) !== undefined) render();
+        const changed = table.apply(event, Date.now());
+        if (changed === undefined) return;
+        render();
+        if (lacksNames(table.get(changed)?.volume)) readNamesLater(changed);
       },
-      error: (err) => {
-        if (gen !== generation) return;
-        const codes = errorCodes(err);
-        if (codes.includes('CURSOR_EXPIRED')) {
-          // Too far behind: what was missed is gone from the log. Start over from a fresh list.
-          cursor = null;
-          setNotice('Missed too much while away: listed again.');
-          return void relist().then(subscribe, (e) => scheduleRetry(e.message));
-        }
-        const fatal = typeof err?.code === 'number' && FATAL_CLOSE_CODES.has(err.code);
-        if (fatal || codes.some((c) => FATAL_ERROR_CODES.has(c))) {
-          client.dispose();
-          return setConnection('stopped', `${describeClose(err)}: check the credentials and press Apply`);
-        }
-        scheduleRetry(describeClose(err));
-      },
+      error: (err) => gen === generation && ended(err),
       complete: () => gen === generation && scheduleRetry('the server ended the subscription'),
     },
   );
+
+  /** The subscription failed or was refused; `err` is what graphql-ws hands the error sink (or a result's errors). */
+  function ended(err) {
+    generation++; // the `complete` that follows a refusal must not schedule a second retry
+    const codes = errorCodes(err);
+    if (codes.includes('CURSOR_EXPIRED')) {
+      // Too far behind: what was missed is gone from the log. Start over from a fresh list.
+      cursor = null;
+      setNotice('Missed too much while away: listed again.');
+      return void relist().then(subscribe, (e) => scheduleRetry(e.message));
+    }
+    const fatal = typeof err?.code === 'number' && FATAL_CLOSE_CODES.has(err.code);
+    if (fatal || codes.some((c) => FATAL_ERROR_CODES.has(c))) {
+      client.dispose();
+      return setConnection('stopped', `${describeClose(err)}: check the credentials and press Apply`);
+    }
+    scheduleRetry(describeClose(err));
+  }
 }
 
 async function start() {
@@ -214,6 +251,9 @@ async function start() {
   client?.dispose();
   cursor = null;
   subscribedOmitted = null;
+  credentialsEpoch++;
+  clearTimeout(nameTimer);
+  nameReads.clear();
   setNotice();
   try {
     await relist();

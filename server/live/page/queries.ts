@@ -24,6 +24,11 @@ export const LIST_QUERY = `query LiveVolumes($after: String) {
   }
 }`;
 
+/** One volume again, for the consumer names an event cannot carry (a Nova server's name needs a Nova read). */
+export const VOLUME_QUERY = `query LiveVolume($id: ID!) {
+  volume(id: $id) { ${VOLUME} }
+}`;
+
 export const SUBSCRIPTION = `subscription LiveVolumeChanges($since: String) {
   volumeChanged(since: $since) {
     type cursor observedAt volumeId previousStatus changedFields

@@ -83,6 +83,14 @@ export function consumerLabel(c: LiveConsumer | null): string {
   return `host ${c.hostName ?? '(hidden)'}`;
 }
 
+/** A Nova server consumer whose name the event could not carry (events never read Nova). */
+const unnamed = (c: LiveConsumer | null): c is LiveConsumer & { serverId: string } => c?.__typename === 'VolumeServerConsumer' && !c.name && !!c.serverId;
+
+/** True when a volume shows a server consumer without its name: the page then re-reads that volume over HTTP. */
+export function lacksNames(v: LiveVolume | undefined): boolean {
+  return (v?.attachments ?? []).some((a) => unnamed(a.consumer));
+}
+
 const same = (a: LiveAttachment, b: LiveAttachment): boolean => a.id === b.id || (consumerKey(a.consumer) !== '' && consumerKey(a.consumer) === consumerKey(b.consumer));
 
 /** The attachments after an attachment-level event. */
@@ -100,10 +108,13 @@ export function mergeAttachment(list: LiveAttachment[], type: string, a: LiveAtt
 export class LiveTable {
   private readonly rows = new Map<string, LiveRow>();
   private readonly backendOrder: string[] = [];
+  /** Server names seen in lists and re-reads (server id → name), to name consumers that events leave unnamed. */
+  private readonly serverNames = new Map<string, string>();
 
-  /** Replaces every row (a fresh list). */
+  /** Replaces every row (a fresh list, perhaps under other credentials: names are learnt again). */
   replace(volumes: LiveVolume[]): void {
     this.rows.clear();
+    this.serverNames.clear();
     for (const v of volumes) this.put(v, undefined);
   }
 
@@ -146,9 +157,45 @@ export class LiveTable {
     return id;
   }
 
+  /**
+   * Fills the server names a re-read of one volume (`volume(id:)` over HTTP) knows into that row,
+   * changing nothing else: events applied since the read was sent stay authoritative for states.
+   * Returns whether the row changed.
+   */
+  fillNames(read: LiveVolume): boolean {
+    this.learn(read);
+    const row = this.rows.get(read.id);
+    if (!row || !lacksNames(row.volume)) return false;
+    const named = this.named(row.volume);
+    if (named === row.volume) return false;
+    this.rows.set(read.id, { ...row, volume: named });
+    return true;
+  }
+
+  private learn(v: LiveVolume): void {
+    for (const a of v.attachments ?? []) {
+      const c = a.consumer;
+      if (c?.__typename === 'VolumeServerConsumer' && c.serverId && c.name) this.serverNames.set(c.serverId, c.name);
+    }
+  }
+
+  /** The volume with every unnamed server consumer named from what was learnt (the same object when none could be). */
+  private named(v: LiveVolume): LiveVolume {
+    if (!lacksNames(v)) return v;
+    let changed = false;
+    const attachments = (v.attachments ?? []).map((a) => {
+      const name = unnamed(a.consumer) ? this.serverNames.get(a.consumer.serverId) : undefined;
+      if (name === undefined) return a;
+      changed = true;
+      return { ...a, consumer: { ...a.consumer!, name } };
+    });
+    return changed ? { ...v, attachments } : v;
+  }
+
   private put(v: LiveVolume, change: Pick<LiveRow, 'changedAt' | 'lastEvent'> | undefined): void {
     if (!this.backendOrder.includes(v.backend.id)) this.backendOrder.push(v.backend.id);
-    this.rows.set(v.id, { volume: v, ...change });
+    this.learn(v);
+    this.rows.set(v.id, { volume: this.named(v), ...change });
   }
 }
 
