@@ -5,6 +5,7 @@
  */
 import type { GraphiQLManifest } from './manifest';
 import type { GraphiQLTab } from './readme-tabs';
+import { escapeHtml, scriptJson } from '../html';
 
 /** What server/graphiql/client/main.js reads from the page. */
 export interface PageConfig {
@@ -32,11 +33,6 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** JSON safe inside <script>: no `</script>` or `<!--` can close or confuse the element. */
-const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 export function renderPage(o: { title: string; assetsPath: string; manifest: GraphiQLManifest; config: Omit<PageConfig, 'workers'> }): string {
   const url = (file: string): string => `${o.assetsPath}/${file}`;

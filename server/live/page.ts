@@ -4,6 +4,7 @@
  * style, no CDN), so the browser itself enforces that the page works air-gapped.
  */
 import type { LiveManifest } from './manifest';
+import { escapeHtml, scriptJson } from '../html';
 
 /** What server/live/page/main.js reads from the page. */
 export interface LivePageConfig {
@@ -26,11 +27,6 @@ export const LIVE_CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** JSON safe inside <script>: nothing in it can close or confuse the element. */
-const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 export function renderLivePage(o: { title: string; assetsPath: string; manifest: LiveManifest; config: LivePageConfig }): string {
   const url = (file: string): string => escapeHtml(`${o.assetsPath}/${file}`);
