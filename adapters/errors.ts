@@ -38,6 +38,8 @@ export enum ErrorCode {
   IdempotencyKeyReused = 'IDEMPOTENCY_KEY_REUSED',
   /** A subscriber fell further behind than its queue bound; the socket layer closes it (resume from the last cursor). */
   SlowConsumer = 'SLOW_CONSUMER',
+  /** A field of a subscription event needs a backend read, which events never make (query it over HTTP). */
+  NotServedInEvents = 'NOT_SERVED_IN_EVENTS',
   /** graphql-ws: a socket or a credential has as many subscriptions open as it may (server/ws). */
   SubscriptionLimit = 'SUBSCRIPTION_LIMIT',
   /** graphql-ws: a query or mutation was sent over the socket; those are served over HTTP. */
@@ -214,6 +216,16 @@ export class IdempotencyKeyReusedError extends GatewayError {
 export class SlowConsumerError extends GatewayError {
   constructor(readonly bound: number) {
     super(ErrorCode.SlowConsumer, `the subscriber fell more than ${bound} results behind; reconnect and resume from the last cursor received`);
+  }
+}
+
+/**
+ * Subscription events are served from the gateway's watcher, with no caller credential: a field that
+ * needs another backend read (a Nova server's name, a plugin, snapshots) fails alone with this.
+ */
+export class NotServedInEventsError extends GatewayError {
+  constructor() {
+    super(ErrorCode.NotServedInEvents, 'this field needs a backend read, which subscription events do not make (they are served from the gateway\'s watcher); query it over HTTP');
   }
 }
 

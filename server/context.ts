@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallerCredential, CallOptions } from '../adapters/backend';
+import type { GatewayError } from '../adapters/errors';
 import type { LiveMutations } from '../subscriptions/live/types';
 import type { OperationTracker } from '../subscriptions/operations';
 import type { IdempotencyStore } from './idempotency';
@@ -55,6 +56,8 @@ export interface ExecutionRequest {
   requestId?: string | null;
   /** This execution's limits. @default new ExecutionLimits with the default limits and `signal` */
   limits?: ExecutionLimits;
+  /** When set, every backend call fails with this error before it is made (subscription events). @default calls allowed */
+  refuseCalls?: GatewayError;
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -63,7 +66,12 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createExecutionContext(services: GatewayServices, r: ExecutionRequest): GatewayContext {
   const requestId = r.requestId && SANE_REQUEST_ID.test(r.requestId) ? r.requestId : randomUUID();
   const limits = r.limits ?? new ExecutionLimits(DEFAULT_LIMITS, r.signal);
-  const call = (backend: string): CallOptions => ({
+  const refused = r.refuseCalls;
+  const call = (backend: string): CallOptions => {
+    if (refused) throw refused;
+    return callOptions(backend);
+  };
+  const callOptions = (backend: string): CallOptions => ({
     credential: r.credentials.get(backend) ?? {},
     requestId,
     signal: limits.signal,

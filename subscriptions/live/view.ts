@@ -1,15 +1,16 @@
 /**
  * What an event execution resolves: the event as the schema's `VolumeChangeEvent` (its parent
- * object), and the execution context it runs in. That context carries no credential and a
- * backend-call budget of zero, with the volume loader primed with the event's (redacted) volume:
- * every field is served from the watcher's view, and a field that would need a backend call
- * (a volume's snapshots, a plugin, a Nova server's name, a backend's health) fails alone with
- * REQUEST_LIMIT_EXCEEDED, as the schema's description of `VolumeChangeEvent` says.
+ * object), and the execution context it runs in. That context carries no credential and refuses
+ * every backend call, with the volume loader primed with the event's (redacted) volume: every
+ * field is served from the watcher's view, and a field that would need a backend call (a volume's
+ * snapshots, a plugin, a Nova server's name, a backend's health) fails alone with
+ * NOT_SERVED_IN_EVENTS, as the schema's description of `VolumeChangeEvent` says.
  */
 import type { VolumeBackend } from '../../adapters/backend';
 import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/model';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../server/context';
 import { ExecutionLimits } from '../../server/limits';
+import { NotServedInEventsError } from '../../adapters/errors';
 import type { ChangeEvent, ChangeType } from '../events';
 
 /** A backend a subscription cannot cover (the schema's `VolumeListOmission`). */
@@ -66,7 +67,7 @@ export function subscribedView(cursor: string, omittedBackends: OmissionView[]):
 /** The context of one event execution (call `limits.end()` after it). */
 export function eventContext(services: GatewayServices, volume: Volume | null, l: EventLimits = {}): GatewayContext {
   const limits = new ExecutionLimits({ maxBackendCallsPerOperation: 0, operationTimeoutMs: l.timeoutMs ?? 5_000, maxResponseBytes: l.maxBytes ?? 1_048_576 });
-  const ctx = createExecutionContext(services, { credentials: new Map(), limits, requestId: null });
+  const ctx = createExecutionContext(services, { credentials: new Map(), limits, requestId: null, refuseCalls: new NotServedInEventsError() });
   if (volume) ctx.loaders.volume.prime(volume.ref, volume);
   return ctx;
 }

@@ -49,7 +49,7 @@ describe('live streams over graphql-ws', () => {
     const m = await c.nextFor('s');
     expect(m.payload.data.volumeChanged).toEqual({ type: 'CLAIMED', volume: { name: 'vol 2', details: { pluginId: 'aws-ebs0', plugin: null } } });
     expect(m.payload.errors).toHaveLength(1);
-    expect(m.payload.errors[0]).toMatchObject({ path: ['volumeChanged', 'volume', 'details', 'plugin'], extensions: { code: 'REQUEST_LIMIT_EXCEEDED' } });
+    expect(m.payload.errors[0]).toMatchObject({ path: ['volumeChanged', 'volume', 'details', 'plugin'], extensions: { code: 'NOT_SERVED_IN_EVENTS' } });
     expect(m.payload.errors[0].message).toEqual(expect.any(String));
     expect(JSON.stringify(m.payload)).not.toMatch(/stack|hunter2/);
   });
