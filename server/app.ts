@@ -301,6 +301,7 @@ function defaultLiveHub(o: GatewayOptions, services: GatewayServices, schema: Gr
     schema,
     accessTtlMs: c.accessTtlMs,
     maxQueued: c.maxQueued,
+    watcherWaitMs: c.watcherWaitMs,
     metrics: metrics.live.hooks(),
     onWatcherStatus: (s, err) =>
       (err ? o.logger.warn.bind(o.logger) : o.logger.info.bind(o.logger))({ backend: s.backend, state: s.state, source: s.source, message: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),

@@ -14,15 +14,18 @@ export interface LiveConfig {
   accessTtlMs: number;
   /** Results queued per subscription before it is dropped as a slow consumer (4413). @default 1000 (env `LIVE_MAX_QUEUED`) */
   maxQueued: number;
+  /** Longest a new subscription waits for its watchers to finish reading a view before SUBSCRIBED goes out, in ms. @default 10000 (env `LIVE_WATCHER_WAIT_MS`) */
+  watcherWaitMs: number;
 }
 
-export const LIVE_DEFAULTS: Readonly<LiveConfig> = Object.freeze({ eventLogMaxEvents: 10_000, eventLogRetentionMs: 900_000, accessTtlMs: 30_000, maxQueued: 1000 });
+export const LIVE_DEFAULTS: Readonly<LiveConfig> = Object.freeze({ eventLogMaxEvents: 10_000, eventLogRetentionMs: 900_000, accessTtlMs: 30_000, maxQueued: 1000, watcherWaitMs: 10_000 });
 
 const NUMBERS: ReadonlyArray<NumberSettingSpec<keyof LiveConfig>> = [
   ['eventLogMaxEvents', 'LIVE_EVENT_LOG_MAX_EVENTS', 1, 10_000_000],
   ['eventLogRetentionMs', 'LIVE_EVENT_LOG_RETENTION_MS', 1000, 7 * 24 * 3_600_000],
   ['accessTtlMs', 'LIVE_ACCESS_TTL_MS', 0, 3_600_000],
   ['maxQueued', 'LIVE_MAX_QUEUED', 1, 1_000_000],
+  ['watcherWaitMs', 'LIVE_WATCHER_WAIT_MS', 0, 600_000],
 ];
 
 /** The `live` group. @throws ConfigError naming the setting */

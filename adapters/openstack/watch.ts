@@ -131,9 +131,12 @@ export class OpenStackWatcher implements VolumeWatcher {
     const wasIdle = this.#mode() === 'IDLE';
     this.#demand = { subscribers: d.subscribers, pendingVolumes: [...d.pendingVolumes], pendingServers: [...d.pendingServers] };
     if (!this.#started || this.#stopped) return;
-    // Someone starts listening: read at once rather than after an interval.
-    if (wasIdle && this.#mode() !== 'IDLE' && !this.#inFlight) this.#runSoon(0);
-    else this.#schedule();
+    // Someone starts listening: read at once rather than after an interval, and say so now (a new
+    // subscription waits while the view is being re-read).
+    if (wasIdle && this.#mode() !== 'IDLE' && !this.#inFlight) {
+      this.#wake();
+      this.#runSoon(0);
+    } else this.#schedule();
   }
 
   nudge(refs: readonly VolumeRef[], servers: readonly string[] = []): void {
@@ -186,8 +189,7 @@ export class OpenStackWatcher implements VolumeWatcher {
     const nudgedServers = [...this.#nudgedServers];
     this.#nudged = false;
     this.#nudgedServers.clear();
-    // Back from IDLE the old view is stale until this read: what changed meanwhile comes out as deltas.
-    if (this.#state === 'IDLE') this.#setState(this.#readOnce ? 'RESYNCING' : 'STARTING');
+    this.#wake();
     this.#inFlight = this.#poll(nudgedServers)
       .then(
         (deltas) => {
@@ -207,6 +209,11 @@ export class OpenStackWatcher implements VolumeWatcher {
         this.#inFlight = null;
         this.#schedule();
       });
+  }
+
+  /** Back from IDLE the old view is stale until the next read: what changed meanwhile comes out as deltas. */
+  #wake(): void {
+    if (this.#state === 'IDLE') this.#setState(this.#readOnce ? 'RESYNCING' : 'STARTING');
   }
 
   // ---- one poll ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 import type { AttachTarget, DetachTarget } from '../../adapters/backend';
 import { decodeGlobalId } from '../../adapters/ids';
 import type { Attachment, AttachmentState, Volume, VolumeRef } from '../../adapters/model';
-import { isWatchable, type VolumeDelta, type VolumeWatcher, type WatcherStatus } from '../../adapters/watch';
+import { isWatchable, type VolumeDelta, type VolumeWatcher, type WatcherState, type WatcherStatus } from '../../adapters/watch';
 import type { BackendRegistry } from '../../server/registry';
 import { changesOf } from '../events/diff';
 import type { EventLog } from '../events';
@@ -47,6 +47,9 @@ export interface FeedOptions {
   /** An append failed (logged; the log is in memory, so this is a bug). */
   onError?: (err: unknown) => void;
 }
+
+/** Watcher states in which its view is being (re)read: a new subscription waits them out. */
+const SETTLING: ReadonlySet<WatcherState> = new Set(['STARTING', 'RESYNCING']);
 
 const now = (): string => new Date().toISOString();
 
@@ -90,6 +93,8 @@ export class Feed implements LiveMutations {
   #unsubscribe: (() => void) | null = null;
   #demandQueued = false;
   #stopped = false;
+  /** `settled` waits, checked on every watcher state change. */
+  readonly #settleWaiters = new Set<() => void>();
 
   constructor(o: FeedOptions) {
     this.#o = o;
@@ -107,7 +112,7 @@ export class Feed implements LiveMutations {
         this.#unavailable.set(b.id, `backend "${b.id}" has no watcher`);
         continue;
       }
-      const w = b.createWatcher({ onDeltas: (d) => this.#onDeltas(b.id, d), onStatus: this.#o.onStatus });
+      const w = b.createWatcher({ onDeltas: (d) => this.#onDeltas(b.id, d), onStatus: (st, err) => this.#onStatus(st, err) });
       if ('unavailable' in w) {
         this.#unavailable.set(b.id, w.unavailable);
         continue;
@@ -140,17 +145,56 @@ export class Feed implements LiveMutations {
     if (this.#demandQueued || this.#stopped) return;
     this.#demandQueued = true;
     setImmediate(() => {
-      this.#demandQueued = false;
-      if (this.#stopped) return;
-      const pending = new Map<string, VolumeRef[]>();
-      for (const r of this.#pending.values()) {
-        const t = decodeGlobalId(r.targetId, null);
-        if (t.kind !== 'Volume') continue;
-        pending.set(r.backend, [...(pending.get(r.backend) ?? []), { backend: t.backend, namespace: t.scope, nativeId: t.nativeId }]);
-      }
-      // Records name volumes, not servers: a watcher finds the servers from the volume's attachments.
-      for (const [id, w] of this.#watchers) w.setDemand({ subscribers: this.#o.subscribers(id), pendingVolumes: pending.get(id) ?? [], pendingServers: [] });
+      if (this.#demandQueued) this.#applyDemand();
     });
+  }
+
+  /**
+   * Resolves once none of `backends`' watchers is reading its first view or re-reading one (after
+   * an idle spell or a gap), or after `timeoutMs`, whichever is first. A new subscription waits
+   * for it, so that its SUBSCRIBED marks a point from which its watchers report every change.
+   * Failing watchers (DEGRADED) are not waited for.
+   * @returns the backends whose watcher still had no view at all when the wait ended
+   */
+  async settled(backends: readonly string[], timeoutMs: number): Promise<string[]> {
+    const ws = backends.flatMap((b) => this.#watchers.get(b) ?? []);
+    // A watcher that sleeps for want of listeners wakes now, not on the next turn.
+    if (this.#demandQueued && ws.some((w) => w.status().state === 'IDLE')) this.#applyDemand();
+    const busy = (): boolean => ws.some((w) => SETTLING.has(w.status().state));
+    if (busy()) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.#settleWaiters.delete(check);
+          resolve();
+        };
+        const check = (): void => {
+          if (this.#stopped || !busy()) done();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        this.#settleWaiters.add(check);
+      });
+    }
+    return ws.filter((w) => w.status().currentAt === null && w.status().state !== 'IDLE').map((w) => w.backend);
+  }
+
+  #applyDemand(): void {
+    this.#demandQueued = false;
+    if (this.#stopped) return;
+    const pending = new Map<string, VolumeRef[]>();
+    for (const r of this.#pending.values()) {
+      const t = decodeGlobalId(r.targetId, null);
+      if (t.kind !== 'Volume') continue;
+      pending.set(r.backend, [...(pending.get(r.backend) ?? []), { backend: t.backend, namespace: t.scope, nativeId: t.nativeId }]);
+    }
+    // Records name volumes, not servers: a watcher finds the servers from the volume's attachments.
+    for (const [id, w] of this.#watchers) w.setDemand({ subscribers: this.#o.subscribers(id), pendingVolumes: pending.get(id) ?? [], pendingServers: [] });
+  }
+
+  /** Watcher state changes: logged by the server, and they may end `settled` waits. */
+  #onStatus(s: WatcherStatus, err?: unknown): void {
+    this.#o.onStatus?.(s, err);
+    for (const check of [...this.#settleWaiters]) check();
   }
 
   accepted(c: AcceptedChange): void {
@@ -176,6 +220,7 @@ export class Feed implements LiveMutations {
   /** Stops every watcher. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    for (const check of [...this.#settleWaiters]) check();
     this.#unsubscribe?.();
     await Promise.all([...this.#watchers.values()].map((w) => w.stop()));
     await this.#chain;

@@ -6,6 +6,7 @@
  * stream's `return()` unindexes it; `close()` ends every stream and stops the watchers.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import type { VolumeBackend } from '../../adapters/backend';
 import { ErrorCode, GatewayError } from '../../adapters/errors';
 import type { GatewayContext, GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
@@ -47,6 +48,8 @@ export interface HubParts {
   maxQueued: number;
   /** Events per replay page. */
   replayPage: number;
+  /** Longest a new subscription waits for its watchers' views before SUBSCRIBED goes out, in ms. */
+  watcherWaitMs: number;
   metrics: LiveMetrics;
 }
 
@@ -156,16 +159,21 @@ export class Hub implements LiveHub {
     this.#index.add(sub);
     this.#streams.add(sub.stream);
     this.#p.feed.requestDemand();
+    const concerned = this.#concerned(interest);
     let first: { events: ChangeEvent[]; more: boolean } = { events: [], more: false };
     let start: string;
+    let viewless: string[];
     try {
+      // SUBSCRIBED promises that every later change reaches the subscriber: a watcher still reading
+      // its first view could not keep that, so wait for it (bounded). Events meanwhile are buffered.
+      viewless = await this.#p.feed.settled(concerned.map((b) => b.id), this.#p.watcherWaitMs);
       if (since !== null) first = await this.#p.log.replay({ since, limit: this.#p.replayPage });
       start = since ?? (await this.#p.log.head());
     } catch (err) {
       await sub.stream.return();
       throw err;
     }
-    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(ctx, interest))));
+    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(ctx, concerned, viewless))));
     void this.#replay(sub, first, start);
     return sub.stream;
   }
@@ -200,11 +208,18 @@ export class Hub implements LiveHub {
     if (live.length > 0) this.#p.fanout.deliver(e, live);
   }
 
-  /** Backends the subscription cannot cover: no credential where one is required, no watcher. */
-  #omissions(ctx: GatewayContext, i: Interest): OmissionView[] {
-    const concerned = this.#p.registry.all.filter((b) =>
+  /** The backends whose changes a subscription may want. */
+  #concerned(i: Interest): VolumeBackend[] {
+    return this.#p.registry.all.filter((b) =>
       i.field === 'volumeChanged' ? !i.filter.backends || i.filter.backends.has(b.id) : i.field === 'attachmentChanged' && (i.target.kind !== 'volume' || i.target.backend === b.id),
     );
+  }
+
+  /**
+   * Backends the subscription cannot cover: no credential where one is required, no watcher, or a
+   * watcher still without a first view (`viewless`: its changes come once it has one).
+   */
+  #omissions(ctx: GatewayContext, concerned: VolumeBackend[], viewless: string[]): OmissionView[] {
     const out: OmissionView[] = [];
     for (const b of concerned) {
       const why = this.#p.feed.unavailable(b.id);
@@ -212,6 +227,8 @@ export class Hub implements LiveHub {
         out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${b.kind === 'OPENSTACK' ? 'X-Auth-Token' : 'X-Nomad-Token'} in connection_init) and the subscription carried none for it` });
       } else if (why !== undefined) {
         out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `no live changes from backend "${b.id}": ${why}` });
+      } else if (viewless.includes(b.id)) {
+        out.push({ backend: b, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE', message: `backend "${b.id}"'s watcher has not read its first view yet: changes before it has are not reported` });
       }
     }
     return out;

@@ -37,6 +37,11 @@ export interface LiveHubOptions {
   maxQueued?: number;
   /** Events per replay page. @default 500 */
   replayPage?: number;
+  /**
+   * Longest a new subscription waits for its watchers to finish reading a view (first read,
+   * re-read after idling or a gap) before SUBSCRIBED goes out, in ms. @default 10000
+   */
+  watcherWaitMs?: number;
   /** Deadline and response cap of one event execution. @default 5000 ms, 1 MiB */
   eventLimits?: EventLimits;
   /** Metrics callbacks: subscriptions per field, events in/out, executions, drops. */
@@ -79,7 +84,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   });
   let hub: Hub | undefined;
   const feed = new Feed({ registry, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
-  hub = new Hub({ log: o.log, registry, services: o.services, feed, access, fanout, maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, metrics });
+  hub = new Hub({ log: o.log, registry, services: o.services, feed, access, fanout, maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, watcherWaitMs: o.watcherWaitMs ?? 10_000, metrics });
   const h = hub;
   let started = false;
   const sweep = setInterval(() => access.sweep(), Math.max(1000, o.accessTtlMs ?? 30_000));

@@ -60,3 +60,39 @@ it('ends a subscription whose Keystone token expired with UNAUTHENTICATED, withi
   expect(events(s).some((e) => e.volume?.name === 'second')).toBe(false);
   expect(live.hub.counts().volumeChanged).toBe(0);
 });
+
+it('sends SUBSCRIBED only once the idle watcher woken by the subscription has its first view, so an attach right after it shows ATTACHING', async () => {
+  const server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
+  const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
+  live = await startLive([watched()]);
+  expect(live.hub.watcher('os')!.status().state).toBe('IDLE');
+  // Cinder answers slowly: the watcher's first read takes a while (a CI run attached inside it).
+  os.sim.setLatency(600, 'cinder');
+  const started = Date.now();
+  const s = await live.subscribe(`subscription($s: ID) { attachmentChanged(target: { server: $s }) { type attachment { state } omittedBackends { backend { id } } } }`, { s: server }, { os: os.demoToken });
+  await until(() => s.results.length > 0, 'SUBSCRIBED');
+  expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  expect(live.hub.watcher('os')!.current).toBe(true);
+  expect(events(s, 'attachmentChanged')[0]).toMatchObject({ type: 'SUBSCRIBED', omittedBackends: [] });
+  os.sim.setLatency(0, 'cinder');
+  const res = await live.run(ATTACH, { i: { volumeId: gid('os', os.demo, vid), server: { serverId: server } } }, { os: os.demoToken });
+  expect(res.errors).toBeUndefined();
+  await until(() => events(s, 'attachmentChanged').some((e) => e.type === 'ATTACHED'), 'ATTACHED', 20_000);
+  const types = events(s, 'attachmentChanged').map((e) => e.type);
+  expect(types.indexOf('ATTACHING')).toBeGreaterThan(0);
+  expect(types.indexOf('ATTACHING')).toBeLessThan(types.indexOf('ATTACHED'));
+});
+
+it('names a watcher still without a first view in SUBSCRIBED when the wait for it runs out, and reports its changes once it has one', async () => {
+  live = await startLive([watched()], { hub: { watcherWaitMs: 100 } });
+  os.sim.setLatency(1500, 'cinder');
+  const s = await live.subscribe(`subscription { volumeChanged { type volume { name } omittedBackends { backend { id } reason code message } } }`, {}, { os: os.demoToken });
+  await until(() => s.results.length > 0, 'SUBSCRIBED');
+  const [subscribed] = events(s);
+  expect(subscribed.type).toBe('SUBSCRIBED');
+  expect(subscribed.omittedBackends).toEqual([{ backend: { id: 'os' }, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE', message: expect.stringContaining('first view') }]);
+  await live.watcherCurrent('os');
+  os.sim.setLatency(0, 'cinder');
+  os.sim.seedVolume({ project: os.demo, name: 'later', size: 1 });
+  await until(() => events(s).some((e) => e.type === 'CREATED' && e.volume?.name === 'later'), 'the later volume');
+});
