@@ -59,3 +59,14 @@ export class SharedPayloads {
     return Buffer.concat([Buffer.from(data.slice(0, at), 'utf8'), bytesOf(result), CLOSE]);
   }
 }
+
+/**
+ * The `next` frames of one subscription for shared results, byte for byte what graphql-ws writes
+ * (`JSON.stringify({ id, type: 'next', payload })`, keys in that order), with the payload's bytes
+ * shared: the live transport writes these itself instead of a trip through graphql-ws's emit
+ * (server/ws/stream.ts). The prefix is encoded once per subscription.
+ */
+export function nextFrames(id: string): (result: SerializedResult) => Buffer {
+  const prefix = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`, 'utf8');
+  return (result) => Buffer.concat([prefix, bytesOf(result), CLOSE]);
+}
