@@ -64,9 +64,18 @@ export class SharedPayloads {
  * The `next` frames of one subscription for shared results, byte for byte what graphql-ws writes
  * (`JSON.stringify({ id, type: 'next', payload })`, keys in that order), with the payload's bytes
  * shared: the live transport writes these itself instead of a trip through graphql-ws's emit
- * (server/ws/stream.ts). The prefix is encoded once per subscription.
+ * (server/ws/stream.ts). The subscription keeps only the short prefix text; each frame is one
+ * buffer (one copy of the payload bytes, no JSON work).
  */
 export function nextFrames(id: string): (result: SerializedResult) => Buffer {
-  const prefix = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`, 'utf8');
-  return (result) => Buffer.concat([prefix, bytesOf(result), CLOSE]);
+  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  const prefixBytes = Buffer.byteLength(prefix, 'utf8');
+  return (result) => {
+    const payload = bytesOf(result);
+    const frame = Buffer.allocUnsafe(prefixBytes + payload.length + 1);
+    frame.write(prefix, 0, 'utf8');
+    payload.copy(frame, prefixBytes);
+    frame[frame.length - 1] = 0x7d; // }
+    return frame;
+  };
 }
