@@ -1,6 +1,8 @@
 /**
  * Shared bytes: a {@link SerializedResult} the hub serialized once is written as the payload of a
- * `next` message without serializing it again. graphql-ws builds every message itself
+ * `next` message without serializing it again. Live streams' frames are built by {@link nextFrames}
+ * and written by the stream guard (server/ws/stream.ts). A shared result that still reaches
+ * graphql-ws's emit takes the marker path: graphql-ws builds every message itself
  * (`{"id":…,"type":"next","payload":…}` through `JSON.stringify` with our replacer), so the
  * socket's `onNext` hands it a {@link SharedMarker} in place of the payload, the replacer writes
  * the marker as a string, and the socket's `send` swaps that string for the shared bytes. The
