@@ -24,8 +24,8 @@ import { readConnectionInit } from './connection-init';
 import { SubscriptionsUnavailableError, UpgradeRefusal, WsCloseCode } from './errors';
 import { checkOperation, ValidDocuments } from './operation';
 import { SubscriptionQuotas } from './quotas';
-import { sharedReplacer } from './shared-bytes';
-import { closeSocket, graphqlWsSocket, newSocketState, type SocketState } from './socket';
+import { nextFrames, sharedReplacer } from './shared-bytes';
+import { closeSocket, graphqlWsSocket, newSocketState, writeFrame, type SocketHooks, type SocketState } from './socket';
 import { guardStream } from './stream';
 import { refuseUpgrade, UpgradeGate } from './upgrade';
 
@@ -75,6 +75,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
   const sockets = new Set<SocketState>();
   const started = new WeakMap<object, Started>();
   const documents = new ValidDocuments();
+  const socketHooks: SocketHooks = { maxBufferedBytes: c.maxBufferedBytes, logger: o.logger, onDropped: () => o.metrics.wsDropped.inc() };
 
   const formatErrors = (errors: readonly GraphQLError[]): GraphQLFormattedError[] =>
     o.limits.executionGuards.finishErrors(errors.map((e) => o.formatError(e.toJSON(), e)));
@@ -142,7 +143,9 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       }
       if (!isStream(result)) return result;
       // Closed or completed while the hub was starting: graphql-ws returns the stream at once.
+      const frameOf = nextFrames(id);
       return guardStream(result, {
+        sendShared: (r) => writeFrame(s, socketHooks, frameOf(r)),
         onEnd: () => release(s, id),
         onSlowConsumer: () => closeSocket(s, WsCloseCode.SlowConsumer, 'Slow consumer: the live hub dropped this subscriber'),
         onReturnError: (err) => o.logger.warn({ err, socket: s.id }, 'live stream failed to end cleanly'),
@@ -162,7 +165,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     sockets.add(s);
     ws.on('pong', () => (s.alive = true));
     ws.on('error', (err) => o.logger.debug({ err: err.message, socket: s.id }, 'websocket error'));
-    const closed = server.opened(graphqlWsSocket(s, { maxBufferedBytes: c.maxBufferedBytes, logger: o.logger, onDropped: () => o.metrics.wsDropped.inc() }), s);
+    const closed = server.opened(graphqlWsSocket(s, socketHooks), s);
     ws.once('close', (code, reason) => {
       sockets.delete(s);
       o.metrics.wsCloses.inc({ code: String(s.closeCode ?? code) });

@@ -1,6 +1,8 @@
 /**
  * Shared bytes: a {@link SerializedResult} the hub serialized once is written as the payload of a
- * `next` message without serializing it again. graphql-ws builds every message itself
+ * `next` message without serializing it again. Live streams' frames are built by {@link nextFrames}
+ * and written by the stream guard (server/ws/stream.ts). A shared result that still reaches
+ * graphql-ws's emit takes the marker path: graphql-ws builds every message itself
  * (`{"id":…,"type":"next","payload":…}` through `JSON.stringify` with our replacer), so the
  * socket's `onNext` hands it a {@link SharedMarker} in place of the payload, the replacer writes
  * the marker as a string, and the socket's `send` swaps that string for the shared bytes. The
@@ -58,4 +60,24 @@ export class SharedPayloads {
     this.#pending.delete(slot);
     return Buffer.concat([Buffer.from(data.slice(0, at), 'utf8'), bytesOf(result), CLOSE]);
   }
+}
+
+/**
+ * The `next` frames of one subscription for shared results, byte for byte what graphql-ws writes
+ * (`JSON.stringify({ id, type: 'next', payload })`, keys in that order), with the payload's bytes
+ * shared: the live transport writes these itself instead of a trip through graphql-ws's emit
+ * (server/ws/stream.ts). The subscription keeps only the short prefix text; each frame is one
+ * buffer (one copy of the payload bytes, no JSON work).
+ */
+export function nextFrames(id: string): (result: SerializedResult) => Buffer {
+  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  const prefixBytes = Buffer.byteLength(prefix, 'utf8');
+  return (result) => {
+    const payload = bytesOf(result);
+    const frame = Buffer.allocUnsafe(prefixBytes + payload.length + 1);
+    frame.write(prefix, 0, 'utf8');
+    payload.copy(frame, prefixBytes);
+    frame[frame.length - 1] = 0x7d; // }
+    return frame;
+  };
 }

@@ -57,19 +57,26 @@ export function closeSocket(s: SocketState, code: number, reason: string): void 
   setTimeout(() => s.ws.terminate(), CLOSE_WAIT_MS).unref();
 }
 
+/**
+ * Writes one text frame (graphql-ws's messages and the transport's own `next` frames alike): never
+ * waits for the network, drops it when the socket is closing, and closes a socket whose queue
+ * passed `maxBufferedBytes` (the bound is the queue, not the stream's pace).
+ */
+export function writeFrame(s: SocketState, h: SocketHooks, frame: string | Buffer): void {
+  if (s.ws.readyState !== WebSocket.OPEN || s.closeCode !== undefined) return void h.onDropped();
+  s.ws.send(frame, { binary: false });
+  if (s.ws.bufferedAmount > h.maxBufferedBytes) {
+    h.logger.info({ socket: s.id, bufferedBytes: s.ws.bufferedAmount, max: h.maxBufferedBytes }, 'websocket closed: slow consumer');
+    closeSocket(s, WsCloseCode.SlowConsumer, `Slow consumer: more than ${h.maxBufferedBytes} bytes queued`);
+  }
+}
+
 /** The graphql-ws `Socket` over `s.ws`. */
 export function graphqlWsSocket(s: SocketState, h: SocketHooks): Socket {
   return {
     protocol: s.ws.protocol,
     send(data) {
-      const frame = s.shared.frame(data);
-      if (s.ws.readyState !== WebSocket.OPEN || s.closeCode !== undefined) return void h.onDropped();
-      // Not waiting for the write: the bound below is the queue, not the stream's pace.
-      s.ws.send(frame, { binary: false });
-      if (s.ws.bufferedAmount > h.maxBufferedBytes) {
-        h.logger.info({ socket: s.id, bufferedBytes: s.ws.bufferedAmount, max: h.maxBufferedBytes }, 'websocket closed: slow consumer');
-        closeSocket(s, WsCloseCode.SlowConsumer, `Slow consumer: more than ${h.maxBufferedBytes} bytes queued`);
-      }
+      writeFrame(s, h, s.shared.frame(data));
     },
     close(code, reason) {
       closeSocket(s, code ?? 1000, reason ?? '');

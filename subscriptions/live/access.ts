@@ -35,8 +35,25 @@ const DENIED: AccessGrant = { allowed: false, admin: false };
 
 type Entry = { grant: AccessGrant; until: number } | { pending: Promise<AccessAnswer> };
 
+const sha256 = (token: string): string => createHash('sha256').update(token).digest('base64url');
+const ANONYMOUS = sha256('');
+/**
+ * Hashes by credential object: a subscriber's credential is one object for the subscription's
+ * life, so each is hashed once, not once per event delivered (fan-out asks per subscriber). Weak,
+ * so nothing outlives the credential; the token is kept beside the hash so that a credential
+ * object whose token changed is hashed again rather than answered with the old token's hash.
+ */
+const hashes = new WeakMap<CallerCredential, { token: string; hash: string }>();
+
 /** The hash a cache key holds instead of the token. */
-export const tokenHash = (c: CallerCredential): string => createHash('sha256').update(c.token ?? '').digest('base64url');
+export function tokenHash(c: CallerCredential): string {
+  if (!c.token) return ANONYMOUS;
+  const known = hashes.get(c);
+  if (known?.token === c.token) return known.hash;
+  const hash = sha256(c.token);
+  hashes.set(c, { token: c.token, hash });
+  return hash;
+}
 
 export class AccessCache {
   readonly #entries = new Map<string, Entry>();

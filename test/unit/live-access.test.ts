@@ -29,3 +29,16 @@ it('checks once per (credential, backend, scope) however many ask at once, and n
   await cache.get(n.backend, 'default', ref, { token: MGMT });
   expect(reads()).toBe(3);
 });
+
+it('keeps a credential object\'s hash, but hashes again when its token changed (no answer for another token)', async () => {
+  const cache = new AccessCache({ ttlMs: 60_000 });
+  const ref = n.ref('v1');
+  const cred: { token?: string } = { token: MGMT };
+  expect((await cache.get(n.backend, 'default', ref, cred)) as { allowed: boolean }).toMatchObject({ allowed: true });
+  expect(await cache.get(n.backend, 'default', ref, cred)).toMatchObject({ allowed: true });
+  expect(reads()).toBe(1);
+  cred.token = 'not-a-token';
+  const answer = await cache.get(n.backend, 'default', ref, cred);
+  expect(answer).toBeInstanceOf(Error);
+  expect(reads()).toBe(2);
+});
