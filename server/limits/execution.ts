@@ -35,13 +35,14 @@ export class ExecutionLimits {
     this.#timer = setTimeout(() => this.#expire(), c.operationTimeoutMs);
     this.#timer.unref();
     this.signal = clientSignal ? AbortSignal.any([clientSignal, this.#deadline.signal]) : this.#deadline.signal;
-    const onAbort = (): void => {
-      const reason: unknown = this.signal.reason;
-      this.stop ??= reason instanceof GatewayError ? reason : new OperationCancelledError();
-    };
-    if (this.signal.aborted) onAbort();
-    else this.signal.addEventListener('abort', onAbort, { once: true });
+    if (this.signal.aborted) this.#onAbort();
+    else this.signal.addEventListener('abort', this.#onAbort, { once: true });
   }
+
+  readonly #onAbort = (): void => {
+    const reason: unknown = this.signal.reason;
+    this.stop ??= reason instanceof GatewayError ? reason : new OperationCancelledError();
+  };
 
   /**
    * True once the deadline has passed. Timers do not fire while execution keeps the event loop
@@ -63,9 +64,15 @@ export class ExecutionLimits {
     if (this.bytes > this.maxBytes && this.stop === undefined) this.stop = new ResponseTooLargeError(this.maxBytes);
   }
 
-  /** The execution is over: the deadline timer goes (it would only abort an idle signal). */
+  /**
+   * The execution is over: the deadline timer goes (it would only abort an idle signal), and so
+   * does the abort listener. Node keeps a composite signal (`AbortSignal.any`) that has an abort
+   * listener alive until it aborts, and a client's signal that never aborts would keep these limits
+   * and everything they reach alive for good (~3 KiB per execution on Node 20).
+   */
   end(): void {
     clearTimeout(this.#timer);
+    this.signal.removeEventListener('abort', this.#onAbort);
   }
 }
 

@@ -3,6 +3,7 @@
  * limit's recognition, and the execution limits under graphql-js's own `execute` (no Apollo),
  * which is what graphql-ws or another executor would run.
  */
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, execute, parse, validate, specifiedRules, GraphQLError } from 'graphql';
@@ -180,5 +181,21 @@ describe('execution limits under graphql-js execute (no Apollo)', () => {
     const r = await execute({ schema: s, document: parse('{ slow }'), contextValue: { limits: exec } });
     exec.end();
     expect(r.errors?.map((e) => (e.originalError as { code?: string }).code)).toEqual(['OPERATION_CANCELLED']);
+  });
+
+  it('should let go of the client signal once the execution ended, so a signal that never aborts keeps nothing alive', async () => {
+    const limits = operationLimits();
+    const s = limits.wrapSchema(build());
+    const client = new AbortController();
+    const exec = limits.executionGuards.createExecutionLimits(client.signal);
+    // Node keeps a composite signal with an abort listener alive until it aborts: the listener must go.
+    expect(getEventListeners(exec.signal, 'abort')).toHaveLength(1);
+    const r = await execute({ schema: s, document: parse('{ items(n: 1) { id } }'), contextValue: { limits: exec } });
+    exec.end();
+    expect(r.errors).toBeUndefined();
+    expect(getEventListeners(exec.signal, 'abort')).toHaveLength(0);
+    // Still linked to the client: a backend call still in flight is cancelled when the client goes.
+    client.abort();
+    expect(exec.signal.aborted).toBe(true);
   });
 });
