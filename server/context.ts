@@ -77,11 +77,16 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     signal: limits.signal,
     budget: limits.budget,
   });
+  // Made on first use: a subscription's context lives as long as the subscription and most never
+  // load anything (thousands of idle loader sets were ~4 KiB per subscription).
+  let loaders: Loaders | undefined;
   return {
     requestId,
     registry: services.registry,
     call,
-    loaders: createLoaders(services.registry, call, services.maxConcurrentReads ?? 16, services.watchView),
+    get loaders(): Loaders {
+      return (loaders ??= createLoaders(services.registry, call, services.maxConcurrentReads ?? 16, services.watchView));
+    },
     operations: services.operations,
     idempotency: services.idempotency,
     live: services.live,

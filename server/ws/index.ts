@@ -142,6 +142,9 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         ctx.limits.end();
       }
       if (!isStream(result)) return result;
+      // graphql-ws keeps these args for the stream's life and reads nothing of the context again:
+      // let the start's context (credentials aside, which the hub kept) go now, not at the end.
+      (args as { contextValue?: unknown }).contextValue = undefined;
       // Closed or completed while the hub was starting: graphql-ws returns the stream at once.
       const frameOf = nextFrames(id);
       return guardStream(result, {
@@ -160,8 +163,8 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     onComplete: (ctx, id) => release(ctx.extra, id),
   });
 
-  const onConnection = (ws: WebSocket, req: IncomingMessage, address: string): void => {
-    const s = newSocketState(randomUUID(), ws, req, address);
+  const onConnection = (ws: WebSocket, address: string): void => {
+    const s = newSocketState(randomUUID(), ws, address);
     sockets.add(s);
     ws.on('pong', () => (s.alive = true));
     ws.on('error', (err) => o.logger.debug({ err: err.message, socket: s.id }, 'websocket error'));
@@ -224,7 +227,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       // Released when the TCP socket goes, whether or not the handshake succeeded.
       socket.once('close', admission.release);
       const address = admission.address;
-      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req, address));
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, address));
     },
     async close(waitMs) {
       gate.close();

@@ -4,7 +4,6 @@
  * consumer, so one stalled reader costs its own queue and nobody else's time), closes that are
  * cut if the peer does not answer, and incoming messages handed on with errors contained.
  */
-import type { IncomingMessage } from 'node:http';
 import { MessageType, type WebSocket as Socket } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Logger } from '../logger';
@@ -23,7 +22,6 @@ const SERVER_TYPES = new Set<string>([MessageType.ConnectionAck, MessageType.Nex
 export interface SocketState {
   readonly id: string;
   readonly ws: WebSocket;
-  readonly request: IncomingMessage;
   /** The client address (after `trustProxyHops`). */
   readonly address: string;
   readonly shared: SharedPayloads;
@@ -45,8 +43,9 @@ export interface SocketHooks {
   onDropped(): void;
 }
 
-export function newSocketState(id: string, ws: WebSocket, request: IncomingMessage, address: string): SocketState {
-  return { id, ws, request, address, shared: new SharedPayloads(), active: new Map(), alive: true };
+/** The upgrade request is not kept: its headers were checked on upgrade, and it weighed ~2 KiB a socket. */
+export function newSocketState(id: string, ws: WebSocket, address: string): SocketState {
+  return { id, ws, address, shared: new SharedPayloads(), active: new Map(), alive: true };
 }
 
 /** Closes with `code`; a peer that does not answer within CLOSE_WAIT_MS is cut. The first close wins. */

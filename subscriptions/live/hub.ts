@@ -6,7 +6,7 @@
  * stream's `return()` unindexes it; `close()` ends every stream and stops the watchers.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
-import type { VolumeBackend } from '../../adapters/backend';
+import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
 import { ErrorCode, GatewayError } from '../../adapters/errors';
 import type { GatewayContext, GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
@@ -59,6 +59,19 @@ interface Sub extends EventSubscriber {
 }
 
 const seqOf = (cursor: string): number => decodeCursor(cursor).seq;
+
+/**
+ * The subscriber's credential per backend, without the context. A function of its own so that the
+ * closure's scope holds the map only: a closure in `#subscribeEvents` would share its scope with
+ * `ctx` and keep the whole start context (loaders, limits, signals) alive for the subscription's life.
+ */
+function credentialsOf(registry: BackendRegistry, ctx: GatewayContext): EventSubscriber['credential'] {
+  const byBackend = new Map<string, CallerCredential>();
+  // A loop, not a callback: a callback naming `ctx` would put it in the scope the result closes over.
+  for (const b of registry.all) byBackend.set(b.id, ctx.call(b.id).credential);
+  const none: CallerCredential = {};
+  return (backend) => byBackend.get(backend) ?? none;
+}
 
 export class Hub implements LiveHub {
   readonly #p: HubParts;
@@ -142,8 +155,9 @@ export class Hub implements LiveHub {
     const sub: Sub = {
       interest,
       spec,
-      args,
-      credential: (backend) => ctx.call(backend).credential,
+      // Only what events need, not the start's context: its loaders and limits end with the start.
+      args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues },
+      credential: credentialsOf(this.#p.registry, ctx),
       buffer: [],
       stream: new LiveStream({
         maxQueued: this.#p.maxQueued,
