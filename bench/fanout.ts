@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { encodeGlobalId } from '../adapters/ids';
 import { BENCH_TOKEN } from './constants';
-import { killStarted, machineFacts, root, start } from './processes';
+import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
 import { writeSection } from './results-file';
 
 const short = process.env.FANOUT_SHORT === '1';
@@ -112,8 +112,7 @@ async function runStep(simUrl: string, wsUrl: string, gatewayPid: number, n: num
 
 /** A gateway of its own per step, so each step's RSS starts from the same idle process. */
 async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop: () => Promise<void> }> {
-  const gw = await start(
-    ['server/main.ts'],
+  const gw = await startBuiltGateway(
     {
       GATEWAY_BACKENDS: `bench=nomad@${simUrl}`,
       GATEWAY_BACKEND_BENCH_TOKEN: BENCH_TOKEN,

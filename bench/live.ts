@@ -21,7 +21,7 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { encodeGlobalId } from '../adapters/ids';
 import { BENCH_TOKEN } from './constants';
-import { killStarted, machineFacts, root, start } from './processes';
+import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
 import { writeSection } from './results-file';
 
 const short = process.env.LIVE_SHORT === '1';
@@ -46,7 +46,7 @@ async function get(url: string): Promise<string> {
 
 /** Starts a gateway on one backend; answers its HTTP and WebSocket URLs. */
 async function gateway(env: Record<string, string>): Promise<{ http: string; ws: string; metrics: string; stop: () => Promise<void> }> {
-  const gw = await start(['server/main.ts'], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNLIMITED, ...env }, /ready at (\S+)/);
+  const gw = await startBuiltGateway({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNLIMITED, ...env }, /ready at (\S+)/);
   const u = new URL(gw.match[1]!);
   return {
     http: u.href,

@@ -1,5 +1,6 @@
 /** Shared by the benchmarks: child processes that announce readiness on stdout, and the machine facts every result carries. */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,7 +11,11 @@ export const started: ChildProcess[] = [];
 
 /** Starts `node …nodeArgs --import tsx …args` and waits until its stdout matches `ready`. */
 export function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawnReady(['--import', 'tsx', ...args], env, ready, nodeArgs);
+}
+
+function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[]): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -25,6 +30,36 @@ export function start(args: string[], env: Record<string, string>, ready: RegExp
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${buf}`)));
   });
+}
+
+/** Where the gateway under test is compiled to (same depth as `dist/`, so it finds package.json and schema/). */
+const BUILD = join(root, '.bench-build');
+const SOURCES = ['adapters', 'resolvers', 'schema', 'server', 'simulators', 'subscriptions', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+
+function newest(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return readdirSync(path).reduce((m, f) => Math.max(m, newest(join(path, f))), st.mtimeMs);
+}
+
+/**
+ * Compiles the gateway with tsc as `npm start` does (into `.bench-build/`, not `dist/`, which
+ * `npm start` and the tests' own builds write), unless that build is newer than every source.
+ * Benchmarks measure the compiled gateway users run, not tsx's transpile: tsx keeps function
+ * names by defining `name` on every closure it creates, which costs CPU and ~3 KiB of heap per
+ * subscription that production never pays.
+ */
+function ensureGatewayBuild(): void {
+  const stamp = join(BUILD, '.stamp');
+  if (existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...SOURCES.map((s) => newest(join(root, s))))) return;
+  execSync(`"${process.execPath}" node_modules/typescript/bin/tsc -p tsconfig.build.json --outDir .bench-build`, { cwd: root, stdio: 'inherit' });
+  writeFileSync(stamp, new Date().toISOString());
+}
+
+/** Starts the compiled gateway (`node …nodeArgs .bench-build/server/main.js`) and waits until its stdout matches `ready`. */
+export function startBuiltGateway(env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  ensureGatewayBuild();
+  return spawnReady(['.bench-build/server/main.js'], env, ready, nodeArgs);
 }
 
 /** Kills whatever is still running (after a failed run). */
