@@ -89,8 +89,8 @@ async function runStep(simUrl: string, wsUrl: string, gatewayPid: number, n: num
     else await control(simUrl, `allocations/fanout-${n}-${e - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
     await sleep(short ? 1500 : 4000);
     const reports = await Promise.all(kids.map((k) => ask<{ samples: Sample[] }>(k, { report: true })));
-    // A release is two events (the claim moves to past claims, then is freed: DETACHING, then
-    // DETACHED, both RELEASED), so every subscriber is owed each distinct cursor seen.
+    // Every subscriber is owed each distinct CLAIMED/RELEASED cursor any of them saw (a claim is
+    // one CLAIMED; its release is DETACHING while Nomad frees it, then one RELEASED).
     const cursors = new Set<string>();
     for (const { samples } of reports) {
       for (const s of samples) {

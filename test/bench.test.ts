@@ -138,3 +138,13 @@ it('should run the live-path benchmark in short mode: latencies measured, backen
   const calls = md.split('\n').filter((l) => /^\| (no watcher|watcher)/.test(l)).map((l) => Number(l.split('|')[2]));
   expect(calls).toEqual([101, 2]);
 }, 180_000);
+
+it('should run the soak in short mode: every request and session answered as expected, heap and RSS read after each round', () => {
+  const md = runShort('bench/soak.ts', { SOAK_SHORT: '1' });
+  const rows = tableRows(md);
+  expect(rows.map((r) => r.slice(0, 3))).toEqual([['0', '0', '0'], ['1', '400', '100'], ['2', '800', '200']]);
+  for (const [, , , heap, rss] of rows) {
+    expect(Number(heap)).toBeGreaterThan(0);
+    expect(Number(rss)).toBeGreaterThan(0);
+  }
+}, 180_000);
