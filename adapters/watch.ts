@@ -87,6 +87,12 @@ export interface VolumeWatcher {
    * own). @default every scope (Nomad lists `namespace=*`; its service token should read them all)
    */
   covers?(scope: string): boolean;
+  /**
+   * The one scope the view holds when it cannot hold them all (OpenStack with a service user that
+   * is not an admin: its own project); null when it holds every scope or has not read yet.
+   * @default null (every scope)
+   */
+  onlyScope?(): string | null;
   /** The watcher's view of one volume (service credential: callers need their own proof of access). */
   volume(ref: VolumeRef): Volume | undefined;
   /** Demand, for backends that poll: fast while something is pending, none while nobody listens. */

@@ -91,6 +91,11 @@ export class OpenStackWatcher implements VolumeWatcher {
     return s !== null && (s.allProjects || s.projectId === scope);
   }
 
+  onlyScope(): string | null {
+    const s = this.#scope;
+    return s !== null && !s.allProjects ? s.projectId : null;
+  }
+
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;

@@ -7,7 +7,7 @@
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
-import { ErrorCode, GatewayError } from '../../adapters/errors';
+import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/errors';
 import type { GatewayContext, GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
@@ -177,17 +177,19 @@ export class Hub implements LiveHub {
     let first: { events: ChangeEvent[]; more: boolean } = { events: [], more: false };
     let start: string;
     let viewless: string[];
+    let narrow: Map<string, string>;
     try {
       // SUBSCRIBED promises that every later change reaches the subscriber: a watcher still reading
       // its first view could not keep that, so wait for it (bounded). Events meanwhile are buffered.
       viewless = await this.#p.feed.settled(concerned.map((b) => b.id), this.#p.watcherWaitMs);
+      narrow = await this.#narrowWatchers(ctx, concerned);
       if (since !== null) first = await this.#p.log.replay({ since, limit: this.#p.replayPage });
       start = since ?? (await this.#p.log.head());
     } catch (err) {
       await sub.stream.return();
       throw err;
     }
-    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(ctx, concerned, viewless))));
+    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(ctx, concerned, viewless, narrow))));
     void this.#replay(sub, first, start);
     return sub.stream;
   }
@@ -230,10 +232,30 @@ export class Hub implements LiveHub {
   }
 
   /**
-   * Backends the subscription cannot cover: no credential where one is required, no watcher, or a
-   * watcher still without a first view (`viewless`: its changes come once it has one).
+   * Backends whose watcher holds one scope only (`onlyScope`) that the subscriber's own credential
+   * may not read, with that scope: the subscriber's changes happen where the watcher does not look.
+   * One access check each, cached like the events' checks.
    */
-  #omissions(ctx: GatewayContext, concerned: VolumeBackend[], viewless: string[]): OmissionView[] {
+  async #narrowWatchers(ctx: GatewayContext, concerned: VolumeBackend[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    await Promise.all(
+      concerned.map(async (b) => {
+        const only = this.#p.feed.watcher(b.id)?.onlyScope?.() ?? null;
+        const credential = ctx.call(b.id).credential;
+        if (only === null || !credential.token) return;
+        const a = await this.#p.access.get(b, only, { backend: b.id, namespace: only, nativeId: '' }, credential);
+        if (!(a instanceof UnauthenticatedError) && !a.allowed) out.set(b.id, only);
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * Backends the subscription cannot cover: no credential where one is required, no watcher, a
+   * watcher still without a first view (`viewless`: its changes come once it has one), or one that
+   * watches a scope the subscriber's credential does not read (`narrow`).
+   */
+  #omissions(ctx: GatewayContext, concerned: VolumeBackend[], viewless: string[], narrow: Map<string, string>): OmissionView[] {
     const out: OmissionView[] = [];
     for (const b of concerned) {
       const why = this.#p.feed.unavailable(b.id);
@@ -241,6 +263,8 @@ export class Hub implements LiveHub {
         out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${b.kind === 'OPENSTACK' ? 'X-Auth-Token' : 'X-Nomad-Token'} in connection_init) and the subscription carried none for it` });
       } else if (why !== undefined) {
         out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `no live changes from backend "${b.id}": ${why}` });
+      } else if (narrow.has(b.id)) {
+        out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `backend "${b.id}"'s watcher sees project ${narrow.get(b.id)} only (the gateway's service user is not an admin there): changes in the projects this subscription's credential reads are not reported` });
       } else if (viewless.includes(b.id)) {
         out.push({ backend: b, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE', message: `backend "${b.id}"'s watcher has not read its first view yet: changes before it has are not reported` });
       }

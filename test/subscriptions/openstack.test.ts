@@ -96,3 +96,20 @@ it('names a watcher still without a first view in SUBSCRIBED when the wait for i
   os.sim.seedVolume({ project: os.demo, name: 'later', size: 1 });
   await until(() => events(s).some((e) => e.type === 'CREATED' && e.volume?.name === 'later'), 'the later volume');
 });
+
+it('tells a subscriber in a project the watcher does not see (non-admin service user) so in SUBSCRIBED, and one in the watched project nothing', async () => {
+  // The service user is demo, not an admin: the watcher lists project demo only.
+  live = await startLive([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' }, watchFastMs: 50, watchSlowMs: 100 })]);
+  const query = `subscription { volumeChanged { type volume { name } omittedBackends { backend { id } reason code message } } }`;
+  const outside = await live.subscribe(query, {}, { os: os.otherToken });
+  const inside = await live.subscribe(query, {}, { os: os.demoToken });
+  await until(() => outside.results.length > 0 && inside.results.length > 0, 'both SUBSCRIBED');
+  expect(live.hub.watcher('os')!.onlyScope!()).toBe(os.demo);
+  expect(events(outside)[0].omittedBackends).toEqual([{ backend: { id: 'os' }, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: expect.stringContaining(`sees project ${os.demo} only`) }]);
+  expect(events(inside)[0].omittedBackends).toEqual([]);
+  // What the omission says holds: a volume in project other reaches nobody, one in demo its subscriber.
+  os.sim.seedVolume({ project: os.other, name: 'unseen', size: 1 });
+  os.sim.seedVolume({ project: os.demo, name: 'seen', size: 1 });
+  await until(() => events(inside).some((e) => e.volume?.name === 'seen'), 'the demo volume');
+  expect(events(outside).some((e) => e.volume?.name === 'unseen')).toBe(false);
+});
