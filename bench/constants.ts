@@ -1,2 +1,14 @@
 /** Shared by the benchmark's processes. */
 export const BENCH_TOKEN = 'bench-management-token';
+
+/**
+ * Gateway settings that lift the per-caller and per-address caps: benchmark load comes from one
+ * token and a few loopback addresses at full speed, so only the process's own limits should bind.
+ */
+export const UNCAPPED = {
+  RATE_LIMIT_CALLER_RPS: '0',
+  RATE_LIMIT_ADDRESS_RPS: '0',
+  WS_MAX_CONNECTIONS: '60000',
+  WS_MAX_CONNECTIONS_PER_ADDRESS: '60000',
+  WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL: '100000',
+} as const;

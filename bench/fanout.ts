@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { encodeGlobalId } from '../adapters/ids';
-import { BENCH_TOKEN } from './constants';
+import { BENCH_TOKEN, UNCAPPED } from './constants';
 import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
 import { writeSection } from './results-file';
 
@@ -119,13 +119,8 @@ async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop:
       HOST: '0.0.0.0',
       PORT: '0',
       LOG_LEVEL: 'warn',
-      // Every subscriber shares one address range and one credential: lift the per-address,
-      // per-credential and total caps (server/ws/config.ts) so only the process's limits bind.
-      WS_MAX_CONNECTIONS: '60000',
-      WS_MAX_CONNECTIONS_PER_ADDRESS: '60000',
-      WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL: '100000',
-      RATE_LIMIT_CALLER_RPS: '0',
-      RATE_LIMIT_ADDRESS_RPS: '0',
+      // Every subscriber shares one address range and one credential.
+      ...UNCAPPED,
     },
     /ready at (\S+)/,
     // A V8 CPU profile of each step's gateway, written when it exits.

@@ -20,7 +20,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import { encodeGlobalId } from '../adapters/ids';
-import { BENCH_TOKEN } from './constants';
+import { BENCH_TOKEN, UNCAPPED } from './constants';
 import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
 import { writeSection } from './results-file';
 
@@ -30,7 +30,6 @@ const samples = short ? 5 : 30;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
 const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
-const UNLIMITED = { RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_ADDRESS_RPS: '0', WS_MAX_CONNECTIONS: '60000', WS_MAX_CONNECTIONS_PER_ADDRESS: '60000', WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL: '100000' };
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
   const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -46,7 +45,7 @@ async function get(url: string): Promise<string> {
 
 /** Starts a gateway on one backend; answers its HTTP and WebSocket URLs. */
 async function gateway(env: Record<string, string>): Promise<{ http: string; ws: string; metrics: string; stop: () => Promise<void> }> {
-  const gw = await startBuiltGateway({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNLIMITED, ...env }, /ready at (\S+)/);
+  const gw = await startBuiltGateway({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED, ...env }, /ready at (\S+)/);
   const u = new URL(gw.match[1]!);
   return {
     http: u.href,

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { Pool } from 'undici';
 import { runLoad, type LoadResult } from './load';
-import { BENCH_TOKEN } from './constants';
+import { BENCH_TOKEN, UNCAPPED } from './constants';
 import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/batch';
 import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST } from './queries';
 import { killStarted, machineFacts, start, startBuiltGateway } from './processes';
@@ -29,13 +29,11 @@ async function body(res: { statusCode: number; body: { text(): Promise<string> }
   return JSON.parse(text);
 }
 
-/** The load comes from one token at full speed: per-caller request rates would turn it into 429s (in-flight caps stay at their defaults). */
-const UNLIMITED_RATE = { RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_ADDRESS_RPS: '0' };
 
 async function main(): Promise<void> {
   const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const simUrl = sim.match[1]!;
-  const gw = await startBuiltGateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNLIMITED_RATE }, /ready at (\S+)/);
+  const gw = await startBuiltGateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED }, /ready at (\S+)/);
   const gwUrl = new URL(gw.match[1]!);
   const gwPool = new Pool(gwUrl.origin, { connections: 64 });
   const simPool = new Pool(simUrl, { connections: 64 });
@@ -52,7 +50,7 @@ async function main(): Promise<void> {
   // OpenStack: its own simulator process and gateway, so the two backends' rows do not share one.
   const osSim = await start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/);
   const [, keystoneUrl, cinderUrl, novaUrl, , osToken] = osSim.match as unknown as string[];
-  const osGw = await startBuiltGateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNLIMITED_RATE }, /ready at (\S+)/);
+  const osGw = await startBuiltGateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED }, /ready at (\S+)/);
   const osGwUrl = new URL(osGw.match[1]!);
   const osGwPool = new Pool(osGwUrl.origin, { connections: 64 });
   const cinder = new URL(cinderUrl!);

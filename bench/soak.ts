@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { encodeGlobalId } from '../adapters/ids';
-import { BENCH_TOKEN } from './constants';
+import { BENCH_TOKEN, UNCAPPED } from './constants';
 import { runLoad } from './load';
 import { killStarted, machineFacts, start, startBuiltGateway } from './processes';
 import { ONE_VOLUME } from './queries';
@@ -86,9 +86,7 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'warn',
-      RATE_LIMIT_CALLER_RPS: '0',
-      RATE_LIMIT_ADDRESS_RPS: '0',
-      WS_MAX_CONNECTIONS_PER_ADDRESS: '10000',
+      ...UNCAPPED,
     },
     /ready at (\S+)/,
   );
