@@ -12,3 +12,8 @@ export const UNCAPPED = {
   WS_MAX_CONNECTIONS_PER_ADDRESS: '60000',
   WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL: '100000',
 } as const;
+
+/** Gateway settings for one simulated Nomad named `bench`, watched with the benchmark's service token. */
+export function watchedNomad(simUrl: string): Record<string, string> {
+  return { GATEWAY_BACKENDS: `bench=nomad@${simUrl}`, GATEWAY_BACKEND_BENCH_TOKEN: BENCH_TOKEN };
+}

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { encodeGlobalId } from '../adapters/ids';
-import { BENCH_TOKEN, UNCAPPED } from './constants';
+import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
 import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
 import { writeSection } from './results-file';
 
@@ -114,8 +114,7 @@ async function runStep(simUrl: string, wsUrl: string, gatewayPid: number, n: num
 async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop: () => Promise<void> }> {
   const gw = await startBuiltGateway(
     {
-      GATEWAY_BACKENDS: `bench=nomad@${simUrl}`,
-      GATEWAY_BACKEND_BENCH_TOKEN: BENCH_TOKEN,
+      ...watchedNomad(simUrl),
       HOST: '0.0.0.0',
       PORT: '0',
       LOG_LEVEL: 'warn',

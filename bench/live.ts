@@ -20,7 +20,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import { encodeGlobalId } from '../adapters/ids';
-import { BENCH_TOKEN, UNCAPPED } from './constants';
+import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
 import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
 import { writeSection } from './results-file';
 
@@ -185,7 +185,7 @@ async function listCost(simUrl: string, gwHttp: string): Promise<{ calls: number
 async function main(): Promise<void> {
   const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const simUrl = sim.match[1]!;
-  const watched = await gateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}`, GATEWAY_BACKEND_BENCH_TOKEN: BENCH_TOKEN });
+  const watched = await gateway(watchedNomad(simUrl));
   const nomad = await nomadLatency(simUrl, watched);
   console.log(`nomad change→client p50 ${fmt(pct(nomad, 50))} ms`);
   const loads: Array<{ n: number; r: Awaited<ReturnType<typeof backendLoad>> }> = [];

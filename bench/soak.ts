@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { encodeGlobalId } from '../adapters/ids';
-import { BENCH_TOKEN, UNCAPPED } from './constants';
+import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
 import { runLoad } from './load';
 import { killStarted, machineFacts, start, startBuiltGateway } from './processes';
 import { ONE_VOLUME } from './queries';
@@ -80,14 +80,7 @@ async function main(): Promise<void> {
   const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const simUrl = sim.match[1]!;
   const gw = await startBuiltGateway(
-    {
-      GATEWAY_BACKENDS: `bench=nomad@${simUrl}`,
-      GATEWAY_BACKEND_BENCH_TOKEN: BENCH_TOKEN,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      ...UNCAPPED,
-    },
+    { ...watchedNomad(simUrl), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED },
     /ready at (\S+)/,
   );
   const pid = gw.child.pid!;
