@@ -55,6 +55,12 @@ export class LiveHubMetrics {
         for (const s of hub.current?.statuses() ?? []) if (s.watcher) volumes.set({ backend: s.backend }, s.watcher.volumes);
       },
     });
+    const groups = new Gauge({
+      name: 'gateway_live_subscription_groups',
+      help: 'Distinct requests (document, operation name, variables) among open volumeChanged/attachmentChanged subscriptions: at most this many executions per event and access scope.',
+      registers,
+      collect: (): void => groups.set(hub.current?.groups() ?? 0),
+    });
   }
 
   /** The hub's metrics callbacks. */

@@ -6,7 +6,6 @@
  * subscription quotas (quotas.ts), and the hub's streams (stream.ts) whose shared bytes are
  * written as they are (shared-bytes.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
@@ -24,9 +23,9 @@ import { readConnectionInit } from './connection-init';
 import { SubscriptionsUnavailableError, UpgradeRefusal, WsCloseCode } from './errors';
 import { checkOperation, ValidDocuments } from './operation';
 import { SubscriptionQuotas } from './quotas';
-import { nextFrames, sharedReplacer } from './shared-bytes';
+import { NextFrames, sharedReplacer } from './shared-bytes';
 import { closeSocket, graphqlWsSocket, newSocketState, writeFrame, type SocketHooks, type SocketState } from './socket';
-import { guardStream } from './stream';
+import { GuardedStream, type StreamHooks } from './stream';
 import { refuseUpgrade, UpgradeGate } from './upgrade';
 
 export { loadWsConfig, resolveWsOptions, WS_DEFAULTS, type WsConfig, type WsOptions } from './config';
@@ -65,6 +64,8 @@ export interface WsTransport {
 interface Started {
   state: SocketState;
   id: string;
+  /** Cancels the start. */
+  abort: AbortController;
 }
 
 export function createWsTransport(o: WsTransportOptions): WsTransport {
@@ -86,6 +87,34 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     s.active.get(id)?.abort();
     s.active.delete(id);
   };
+
+  /** One live subscription's stream hooks: methods, not closures, since thousands are open at once. */
+  class LiveSubscription implements StreamHooks {
+    readonly #frames: NextFrames;
+
+    constructor(
+      readonly s: SocketState,
+      readonly id: string,
+    ) {
+      this.#frames = new NextFrames(id);
+    }
+
+    sendShared(r: SerializedResult): void {
+      writeFrame(this.s, socketHooks, this.#frames.frame(r));
+    }
+
+    onEnd(): void {
+      release(this.s, this.id);
+    }
+
+    onSlowConsumer(): void {
+      closeSocket(this.s, WsCloseCode.SlowConsumer, 'Slow consumer: the live hub dropped this subscriber');
+    }
+
+    onReturnError(err: unknown): void {
+      o.logger.warn({ err, socket: this.s.id }, 'live stream failed to end cleanly');
+    }
+  }
 
   const server = makeServer<Record<string, unknown>, SocketState>({
     schema: o.schema,
@@ -117,6 +146,9 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       if (!o.hub) return refuse([toGraphQLError(new SubscriptionsUnavailableError())]);
       const over = s.quota!.acquire(id);
       if (over) return refuse([toGraphQLError(over)]);
+      // The same text as the cached document's, as one string: graphql-ws keeps its message's
+      // payload for the subscription's life, and documents are often kilobytes.
+      if (payload.query === op.query) (payload as { query: string }).query = op.query;
       const abort = new AbortController();
       s.active.set(id, abort);
       const contextValue = createExecutionContext(o.services, {
@@ -125,13 +157,13 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         // hub's per-event executions need limits of their own.
         limits: o.limits.executionGuards.createExecutionLimits(abort.signal),
       });
-      started.set(contextValue, { state: s, id });
+      started.set(contextValue, { state: s, id, abort });
       o.logger.debug({ socket: s.id, requestId: contextValue.requestId, operation: op.operationName }, 'subscription started');
       return { schema: o.schema, document: op.document, operationName: op.operationName, variableValues: op.variableValues, contextValue };
     },
     async subscribe(args: ExecutionArgs) {
       const ctx = args.contextValue as GatewayContext;
-      const { state: s, id } = started.get(ctx)!;
+      const { state: s, id, abort } = started.get(ctx)!;
       let result: Awaited<ReturnType<LiveHub['subscribe']>>;
       try {
         result = await o.hub!.subscribe(args);
@@ -140,19 +172,15 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         result = { errors: [toGraphQLError(err)] };
       } finally {
         ctx.limits.end();
+        // The signal only ever cancelled the start; the stream ends through its `return()`.
+        if (s.active.get(id) === abort) s.active.delete(id);
       }
       if (!isStream(result)) return result;
       // graphql-ws keeps these args for the stream's life and reads nothing of the context again:
       // let the start's context (credentials aside, which the hub kept) go now, not at the end.
       (args as { contextValue?: unknown }).contextValue = undefined;
       // Closed or completed while the hub was starting: graphql-ws returns the stream at once.
-      const frameOf = nextFrames(id);
-      return guardStream(result, {
-        sendShared: (r) => writeFrame(s, socketHooks, frameOf(r)),
-        onEnd: () => release(s, id),
-        onSlowConsumer: () => closeSocket(s, WsCloseCode.SlowConsumer, 'Slow consumer: the live hub dropped this subscriber'),
-        onReturnError: (err) => o.logger.warn({ err, socket: s.id }, 'live stream failed to end cleanly'),
-      }) as unknown as AsyncGenerator<ExecutionResult>;
+      return new GuardedStream(result, new LiveSubscription(s, id)) as unknown as AsyncGenerator<ExecutionResult>;
     },
     onNext(ctx, _id, _payload, _args, result) {
       const r = result as LiveResult;
@@ -164,12 +192,13 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
   });
 
   const onConnection = (ws: WebSocket, address: string): void => {
-    const s = newSocketState(randomUUID(), ws, address);
+    const s = newSocketState(ws, address);
     sockets.add(s);
     ws.on('pong', () => (s.alive = true));
     ws.on('error', (err) => o.logger.debug({ err: err.message, socket: s.id }, 'websocket error'));
     const closed = server.opened(graphqlWsSocket(s, socketHooks), s);
-    ws.once('close', (code, reason) => {
+    // `on`, not `once`: 'close' comes once, and a once-wrapper is two more objects per socket.
+    ws.on('close', (code, reason) => {
       sockets.delete(s);
       o.metrics.wsCloses.inc({ code: String(s.closeCode ?? code) });
       // graphql-ws returns every open stream; the quota goes with the socket whatever happens.
@@ -225,7 +254,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         return refuseUpgrade(socket, err);
       }
       // Released when the TCP socket goes, whether or not the handshake succeeded.
-      socket.once('close', admission.release);
+      socket.on('close', admission.release);
       const address = admission.address;
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, address));
     },

@@ -39,7 +39,7 @@ export interface OperationCheckOptions {
  * cheaply. Failures are not kept: they are checked (and counted) every time.
  */
 export class ValidDocuments {
-  readonly #map = new Map<string, DocumentNode>();
+  readonly #map = new Map<string, KnownDocument>();
 
   /** @param max entries kept. @param maxQueryChars longer texts are not kept. */
   constructor(
@@ -47,7 +47,7 @@ export class ValidDocuments {
     readonly maxQueryChars = 16_384,
   ) {}
 
-  get(query: string): DocumentNode | undefined {
+  get(query: string): KnownDocument | undefined {
     const d = this.#map.get(query);
     if (d) {
       this.#map.delete(query);
@@ -56,17 +56,25 @@ export class ValidDocuments {
     return d;
   }
 
-  set(query: string, d: DocumentNode): void {
+  set(query: string, document: DocumentNode): void {
     if (query.length > this.maxQueryChars) return;
     this.#map.delete(query);
-    this.#map.set(query, d);
+    this.#map.set(query, { query, document });
     if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value!);
   }
+}
+
+/** A document that passed, with the one copy of its text that every subscriber of it can share. */
+export interface KnownDocument {
+  query: string;
+  document: DocumentNode;
 }
 
 /** What graphql-ws then executes. */
 export interface CheckedOperation {
   document: DocumentNode;
+  /** The query text; the cached copy when the document was known, so equal texts share one string. */
+  query: string;
   operationName: string | undefined;
   variableValues: Record<string, unknown> | undefined;
 }
@@ -90,7 +98,7 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
   const known = o.documents?.get(query);
   let document: DocumentNode;
   try {
-    document = known ?? parse(query, o.limits.parseOptions);
+    document = known?.document ?? parse(query, o.limits.parseOptions);
   } catch (err) {
     if (!(err instanceof GraphQLError)) throw err;
     // formatError finds the token limit behind a parse error through `originalError`.
@@ -115,5 +123,5 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
   if (coerced.errors) return coerced.errors.map((e) => coded(e, 'BAD_USER_INPUT'));
   const tooExpensive = o.limits.executionGuards.beforeExecute({ schema: o.schema, document, operationName, variableValues });
   if (tooExpensive) return [tooExpensive];
-  return { document, operationName, variableValues };
+  return { document, query: known?.query ?? query, operationName, variableValues };
 }

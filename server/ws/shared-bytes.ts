@@ -39,19 +39,20 @@ function bytesOf(r: SerializedResult): Buffer {
 /** One socket's results waiting between `onNext` and `send`. */
 export class SharedPayloads {
   #slot = 0;
-  readonly #pending = new Map<number, SerializedResult>();
+  /** Made on first use: live streams write their shared frames themselves, so most sockets never hold one. */
+  #pending?: Map<number, SerializedResult>;
 
   /** What `onNext` returns in place of `result`. */
   hold(result: SerializedResult): SharedMarker {
     const slot = ++this.#slot;
-    this.#pending.set(slot, result);
+    (this.#pending ??= new Map()).set(slot, result);
     return new SharedMarker(`${NONCE}${slot}`);
   }
 
   /** The frame to write for graphql-ws's message `data`: the shared bytes swapped in, or `data` as is. */
   frame(data: string): string | Buffer {
     // A held message ends with `"payload":"<nonce><slot>"}` (graphql-ws writes payload last).
-    if (!data.endsWith('"}')) return data;
+    if (!this.#pending?.size || !data.endsWith('"}')) return data;
     const at = data.lastIndexOf(`"${NONCE}`);
     if (at < PAYLOAD_KEY.length || data.slice(at - PAYLOAD_KEY.length, at) !== PAYLOAD_KEY) return data;
     const slot = Number(data.slice(at + 1 + NONCE.length, -2));
@@ -69,15 +70,21 @@ export class SharedPayloads {
  * (server/ws/stream.ts). The subscription keeps only the short prefix text; each frame is one
  * buffer (one copy of the payload bytes, no JSON work).
  */
-export function nextFrames(id: string): (result: SerializedResult) => Buffer {
-  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  const prefixBytes = Buffer.byteLength(prefix, 'utf8');
-  return (result) => {
+export class NextFrames {
+  readonly #prefix: string;
+  readonly #prefixBytes: number;
+
+  constructor(id: string) {
+    this.#prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+    this.#prefixBytes = Buffer.byteLength(this.#prefix, 'utf8');
+  }
+
+  frame(result: SerializedResult): Buffer {
     const payload = bytesOf(result);
-    const frame = Buffer.allocUnsafe(prefixBytes + payload.length + 1);
-    frame.write(prefix, 0, 'utf8');
-    payload.copy(frame, prefixBytes);
+    const frame = Buffer.allocUnsafe(this.#prefixBytes + payload.length + 1);
+    frame.write(this.#prefix, 0, 'utf8');
+    payload.copy(frame, this.#prefixBytes);
     frame[frame.length - 1] = 0x7d; // }
     return frame;
-  };
+  }
 }

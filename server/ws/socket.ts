@@ -20,7 +20,8 @@ const SERVER_TYPES = new Set<string>([MessageType.ConnectionAck, MessageType.Nex
 
 /** Everything the transport keeps about one socket (graphql-ws's `extra`). */
 export interface SocketState {
-  readonly id: string;
+  /** Names the socket in logs; unique within the process. */
+  readonly id: number;
   readonly ws: WebSocket;
   /** The client address (after `trustProxyHops`). */
   readonly address: string;
@@ -28,7 +29,7 @@ export interface SocketState {
   /** Set once `connection_init` was accepted. */
   caller?: SocketCaller;
   quota?: SocketQuota;
-  /** Per accepted subscription: aborts its context's signal when it ends. */
+  /** Per subscription still starting: aborts its start's signal if it ends first. */
   readonly active: Map<string, AbortController>;
   /** Answered the last ping. */
   alive: boolean;
@@ -43,9 +44,14 @@ export interface SocketHooks {
   onDropped(): void;
 }
 
-/** The upgrade request is not kept: its headers were checked on upgrade, and it weighed ~2 KiB a socket. */
-export function newSocketState(id: string, ws: WebSocket, address: string): SocketState {
-  return { id, ws, address, shared: new SharedPayloads(), active: new Map(), alive: true };
+let lastId = 0;
+
+/**
+ * The upgrade request is not kept: its headers were checked on upgrade, and it weighed ~2 KiB a
+ * socket. The id is a counter: a UUID would be a ~250-byte string rope per socket for log lines.
+ */
+export function newSocketState(ws: WebSocket, address: string): SocketState {
+  return { id: ++lastId, ws, address, shared: new SharedPayloads(), active: new Map(), alive: true };
 }
 
 /** Closes with `code`; a peer that does not answer within CLOSE_WAIT_MS is cut. The first close wins. */

@@ -16,7 +16,7 @@ import type { Feed } from './feed';
 import type { EventSubscriber, Fanout } from './fanout';
 import { errorResult } from './format';
 import { operationStream } from './operation-stream';
-import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type Interest, type LiveField } from './spec';
+import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type Interest, type LiveField, type LiveSpec } from './spec';
 import { LiveStream } from './stream';
 import { SubscriberIndex } from './subscribers';
 import type { LiveHub, LiveResult } from './types';
@@ -58,6 +58,15 @@ interface Sub extends EventSubscriber {
   buffer: ChangeEvent[] | null;
 }
 
+/**
+ * What subscribers with the same group key (document, operation name, variables) ask for: read
+ * once and shared by all of them while any is open, since thousands often send the same request.
+ */
+interface Shape extends Pick<EventSubscriber, 'spec' | 'interest' | 'args'> {
+  /** Open subscriptions using it. */
+  refs: number;
+}
+
 const seqOf = (cursor: string): number => decodeCursor(cursor).seq;
 
 /**
@@ -77,6 +86,7 @@ export class Hub implements LiveHub {
   readonly #p: HubParts;
   readonly #index = new SubscriberIndex<Sub>();
   readonly #streams = new Set<LiveStream>();
+  readonly #shapes = new Map<string, Shape>();
   readonly #counts: Record<LiveField, number> = { volumeChanged: 0, attachmentChanged: 0, operationUpdated: 0 };
   readonly #unlisten: () => void;
   #closed = false;
@@ -89,6 +99,11 @@ export class Hub implements LiveHub {
   /** Subscriptions indexed for events (open volumeChanged + attachmentChanged). */
   get indexed(): number {
     return this.#index.size;
+  }
+
+  /** Distinct requests (document, operation name, variables) among the indexed subscriptions. */
+  get groups(): number {
+    return this.#shapes.size;
   }
 
   /** Subscribers that may want a backend's changes (the watchers' demand). */
@@ -116,10 +131,10 @@ export class Hub implements LiveHub {
         else opened.close();
         return r;
       }
-      const interest = readInterest(spec, (id, argument) => void this.#p.registry.forArgument(id, argument));
+      const shape = this.#shapes.get(spec.groupKey) ?? this.#shapeOf(spec, args);
       const since = typeof spec.args.since === 'string' ? spec.args.since : null;
       if (since !== null) decodeCursor(since);
-      return await this.#subscribeEvents(spec, interest, since, args, ctx);
+      return await this.#subscribeEvents(shape, since, ctx);
     } catch (err) {
       if (err instanceof SpecErrors) return { errors: err.errors };
       if (err instanceof GatewayError) return errorResult(err);
@@ -150,13 +165,23 @@ export class Hub implements LiveHub {
     };
   }
 
-  async #subscribeEvents(spec: Sub['spec'], interest: Interest, since: string | null, args: ExecutionArgs, ctx: GatewayContext): Promise<LiveStream | ExecutionResult> {
+  /**
+   * A new shape (not yet filed: `#subscribeEvents` files it with its first subscriber).
+   * @throws BadUserInputError for an interest that does not check (see `readInterest`)
+   */
+  #shapeOf(spec: LiveSpec, args: ExecutionArgs): Shape {
+    const interest = readInterest(spec, (id, argument) => void this.#p.registry.forArgument(id, argument));
+    // Only what events need, not the start's context: its loaders and limits end with the start.
+    return { spec, interest, args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues }, refs: 0 };
+  }
+
+  async #subscribeEvents(shape: Shape, since: string | null, ctx: GatewayContext): Promise<LiveStream | ExecutionResult> {
+    const { spec, interest, args } = shape;
     const opened = this.#open(spec.field);
     const sub: Sub = {
       interest,
       spec,
-      // Only what events need, not the start's context: its loaders and limits end with the start.
-      args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues },
+      args,
       credential: credentialsOf(this.#p.registry, ctx),
       buffer: [],
       stream: new LiveStream({
@@ -165,11 +190,13 @@ export class Hub implements LiveHub {
         onClose: () => {
           this.#index.delete(sub);
           this.#streams.delete(sub.stream);
+          if (--shape.refs === 0 && this.#shapes.get(spec.groupKey) === shape) this.#shapes.delete(spec.groupKey);
           opened.close();
           this.#p.feed.requestDemand();
         },
       }),
     };
+    if (shape.refs++ === 0) this.#shapes.set(spec.groupKey, shape);
     this.#index.add(sub);
     this.#streams.add(sub.stream);
     this.#p.feed.requestDemand();

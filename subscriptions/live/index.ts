@@ -65,6 +65,8 @@ export interface RunningLiveHub extends LiveHub {
   watcher(backend: string): VolumeWatcher | undefined;
   /** Starts the watchers (once). */
   start(): void;
+  /** Distinct requests (document, operation name, variables) among open event subscriptions. */
+  groups(): number;
 }
 
 /** Builds the live hub; call `start()` to start the watchers. */
@@ -100,6 +102,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     },
     subscribe: (args) => h.subscribe(args),
     counts: () => h.counts(),
+    groups: () => h.groups,
     close: async () => {
       clearInterval(sweep);
       await h.close();

@@ -152,6 +152,28 @@ describe('volumeChanged', () => {
     expect(restricted.results).toHaveLength(1);
   });
 
+  it('reads a request once for all its subscribers; those who stay keep receiving when others leave, and the last frees it', async () => {
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
+    const doc = `subscription($t: [VolumeChangeType!]) { volumeChanged(filter: { types: $t }) { type volume { name } } }`;
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => live!.subscribe(doc, { t: ['CREATED'] }, { east: MGMT })));
+    const other = await live.subscribe(doc, { t: ['DELETED'] }, { east: MGMT });
+    expect(live.hub.groups()).toBe(2);
+    await Promise.all([a!.return(), b!.return()]);
+    expect(live.hub.groups()).toBe(2);
+    seedVolumes(sim, 1, 'default', 'stay');
+    await until(() => names(c!).includes('stay 0'), 'the event at the subscriber that stayed');
+    expect(names(a!)).toEqual([]);
+    await c!.return();
+    expect(live.hub.groups()).toBe(1);
+    // A later subscriber of the same request reads it afresh and is served.
+    const d = await live.subscribe(doc, { t: ['CREATED'] }, { east: MGMT });
+    expect(live.hub.groups()).toBe(2);
+    seedVolumes(sim, 1, 'default', 'later');
+    await until(() => names(d).includes('later 0'), 'the event at the later subscriber');
+    await Promise.all([d.return(), other.return()]);
+    expect(live.hub.groups()).toBe(0);
+  });
+
   it('names in SUBSCRIBED the backends it cannot cover: NO_CREDENTIAL, and FAILED/UNSUPPORTED_BY_BACKEND without a watcher', async () => {
     const west = await startNomad();
     live = await startLive(

@@ -21,8 +21,9 @@ describe('live streams over graphql-ws', () => {
     await subscribed(a, 'a1', claims);
     await subscribed(b, 'b"1', claims);
     const executions = async (): Promise<number> => sample(await gw.scrape(), 'gateway_live_executions_total{field="volumeChanged"}') ?? 0;
-    // One execution per SUBSCRIBED.
+    // One execution per SUBSCRIBED; one request read once for both.
     expect(await executions()).toBe(2);
+    expect(sample(await gw.scrape(), 'gateway_live_subscription_groups')).toBe(1);
     claim(gw.sim, ['vol-001']);
     const isClaim = (f: string): boolean => f.includes('"CLAIMED"');
     const [ra, rb] = await Promise.all([a.nextRaw(15_000, isClaim), b.nextRaw(15_000, isClaim)]);
