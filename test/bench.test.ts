@@ -123,6 +123,17 @@ it('should run the fan-out benchmark in short mode: every subscriber subscribed 
   expect(closes).toBe('none');
 }, 180_000);
 
+it('should run the heap benchmark in short mode: two snapshots compared per subscription, by kind of object', () => {
+  const md = runShort('bench/heap.ts', { HEAP_SHORT: '1' });
+  const total = /\*\*JS heap per subscription: ([\d.]+) KiB\.\*\*/.exec(md);
+  expect(total).not.toBeNull();
+  // Every subscription holds at least its socket and WebSocket objects.
+  expect(Number(total![1])).toBeGreaterThan(0.5);
+  const kinds = md.split('\n').filter((l) => l.startsWith('| `'));
+  expect(kinds.length).toBeGreaterThanOrEqual(10);
+  expect(kinds.some((l) => l.startsWith('| `object:WebSocket` | 1.00 |'))).toBe(true);
+}, 180_000);
+
 it('should run the live-path benchmark in short mode: latencies measured, backend requests flat, watch-fed reads cheaper in calls', () => {
   const md = runShort('bench/live.ts', { LIVE_SHORT: '1' });
   const latency = md.split('\n').filter((l) => /^\| (Nomad|OpenStack) .*\| \d+ \|/.test(l)).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));

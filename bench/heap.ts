@@ -1,0 +1,137 @@
+/**
+ * Benchmark: the JS heap one live subscription costs, by kind of object. The compiled gateway (as
+ * `npm start` runs it) over a simulated Nomad takes a few warm-up subscriptions, then writes a heap
+ * snapshot (`--heapsnapshot-signal`; V8 collects garbage before it writes), then takes N more
+ * subscriptions from a load-generator process (bench/fanout-clients.ts, the fan-out benchmark's
+ * query) and writes another. The difference divided by N is what each subscription holds (RSS per
+ * subscription is the fan-out benchmark's: the snapshots themselves move RSS). Figures go to
+ * bench/RESULTS.md (section `heap`).
+ *
+ *   node --import tsx bench/heap.ts      (part of `npm run bench`)
+ *   HEAP_SHORT=1                         100 subscriptions instead of 2,000 (the test suite runs this)
+ *   HEAP_SUBSCRIPTIONS=n                 any other count
+ *   BENCH_OUT=path                       write the results elsewhere
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeGlobalId } from '../adapters/ids';
+import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
+import { kindTotals, perUnit, type KindTotal } from './heap-snapshot';
+import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
+import { writeSection } from './results-file';
+
+const short = process.env.HEAP_SHORT === '1';
+const n = Number(process.env.HEAP_SUBSCRIPTIONS ?? (short ? 100 : 2_000));
+const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
+const WARMUP = 50;
+const TOP = 15;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function ask<T>(child: ChildProcess, msg: unknown): Promise<T> {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m as T));
+    child.send(msg as object);
+  });
+}
+
+/** Signals the gateway to write a snapshot into `dir` and waits until the file stops growing. */
+async function snapshot(pid: number, dir: string): Promise<Map<string, KindTotal>> {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 120_000;
+  let file: string | undefined;
+  let size = -1;
+  while (Date.now() < deadline) {
+    await sleep(500);
+    file ??= readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    if (!file) continue;
+    const now = statSync(join(dir, file)).size;
+    if (now > 0 && now === size) {
+      const totals = kindTotals(join(dir, file));
+      rmSync(join(dir, file));
+      return totals;
+    }
+    size = now;
+  }
+  throw new Error('the gateway wrote no heap snapshot within 2 minutes');
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'heap-'));
+  const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
+  const gw = await startBuiltGateway(
+    { ...watchedNomad(sim.match[1]!), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED },
+    /ready at (\S+)/,
+    ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`],
+  );
+  const pid = gw.child.pid!;
+  const u = new URL(gw.match[1]!.replace('localhost', '127.0.0.1'));
+  const wsUrl = `ws://127.0.0.1:${u.port}${u.pathname}`;
+  const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'bench', scope: 'default', nativeId: 'bench-001' });
+  const query = `subscription { volumeChanged(filter: { volumeIds: ["${volumeId}"], types: [CLAIMED, RELEASED] }) { type cursor observedAt volumeId attachment { id state consumer { ... on VolumeAllocationConsumer { allocationId clientStatus } } } } }`;
+  const clients = fork(join(__dirname, 'fanout-clients.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const open = (count: number): Promise<{ opened: number; failed: number }> =>
+    ask(clients, { open: { url: wsUrl, count, sources: ['127.0.0.1', '127.0.0.2'], init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query } });
+
+  // Warm-up: the first subscriptions compile code and fill caches that later ones share.
+  const warm = await open(WARMUP);
+  if (warm.opened !== WARMUP) throw new Error(`warm-up: ${warm.failed} of ${WARMUP} subscriptions failed`);
+  await sleep(1_000);
+  const before = await snapshot(pid, dir);
+  const opened = await open(n);
+  if (opened.opened !== n) throw new Error(`${opened.failed} of ${n} subscriptions failed`);
+  // graphql-ws's connection_init timers (one per socket) run out before the second snapshot.
+  await sleep(4_000);
+  const after = await snapshot(pid, dir);
+  clients.send({ close: true });
+  await once(clients, 'exit');
+
+  const rows = perUnit(before, after, n);
+  const total = rows.reduce((s, r) => s + r.bytes, 0);
+  const kib = (b: number): string => (b / 1024).toFixed(1);
+  console.log(`${n} subscriptions: JS heap ${kib(total)} KiB each`);
+  const table = rows
+    .slice(0, TOP)
+    .map((r) => `| \`${r.kind}\` | ${r.count.toFixed(2)} | ${r.bytes.toFixed(0)} |`)
+    .join('\n');
+  writeSection(
+    out,
+    'heap',
+    `## Heap per subscription
+
+Generated by \`bench/heap.ts\` on ${new Date().toISOString()}.
+
+${machineFacts()}
+
+Setup: the compiled gateway over a simulated Nomad, watched with its service token; ${WARMUP}
+warm-up subscriptions, a heap snapshot (V8 collects garbage first), ${n} more subscriptions (the
+fan-out benchmark's \`volumeChanged\` query, one per socket, from a load-generator process), then
+another snapshot. Per subscription: the difference divided by ${n}, by kind of object (\`type:name\`,
+as the snapshot names them; strings and code by type alone). Self sizes, so each object counts once.
+
+**JS heap per subscription: ${kib(total)} KiB.** RSS per subscription (which also holds native
+socket state and heap slack) is in the fan-out section.
+
+| kind | objects per subscription | bytes per subscription |
+|---|---|---|
+${table}
+`,
+  );
+  console.log(`wrote ${out}`);
+  gw.child.kill('SIGTERM');
+  sim.child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    killStarted();
+    process.exit(1);
+  },
+);
