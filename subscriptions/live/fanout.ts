@@ -78,7 +78,11 @@ export class Fanout {
     const groups = new Map<string, Promise<SerializedResult>>();
     for (const s of subscribers) {
       if (s.stream.closed || !matches(s.interest, e)) continue;
-      const answer = this.#o.access.get(backend, e.scope, e.volume.ref, s.credential(e.backend));
+      const credential = s.credential(e.backend);
+      // No credential where the backend needs one: SUBSCRIBED named it (NO_CREDENTIAL) and the
+      // subscription goes on without its changes. UNAUTHENTICATED ends only a credential that stopped working.
+      if (backend.requiresCredential && !credential.token) continue;
+      const answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential);
       s.stream.push(answer instanceof Promise ? answer.then((a) => this.#slot(backend, e, s, a, groups)) : this.#slot(backend, e, s, answer, groups));
     }
   }

@@ -3,7 +3,7 @@
  * an attach (through the real attachVolume resolver), the watcher then confirms ATTACHED; and a
  * subscriber whose Keystone token expires is ended with UNAUTHENTICATED within the access TTL.
  */
-import { disposeAll, OS, startOpenStack, type OpenStackUnderTest } from '../support/harness';
+import { disposeAll, MGMT, OS, seedVolumes, startNomad, startOpenStack, type OpenStackUnderTest } from '../support/harness';
 import { events, startLive, until, type LiveUnderTest } from './live-helpers';
 
 const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id state } } }`;
@@ -59,6 +59,25 @@ it('ends a subscription whose Keystone token expired with UNAUTHENTICATED, withi
   expect(last.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   expect(events(s).some((e) => e.volume?.name === 'second')).toBe(false);
   expect(live.hub.counts().volumeChanged).toBe(0);
+});
+
+it('keeps a subscription that carries no Keystone token: SUBSCRIBED says NO_CREDENTIAL, OpenStack changes pass it by, other backends\' still arrive', async () => {
+  const nomad = await startNomad();
+  live = await startLive([watched(), { id: 'east', url: nomad.url, token: MGMT }]);
+  const doc = `subscription { volumeChanged { type volume { name } omittedBackends { backend { id } reason } } }`;
+  const nomadOnly = await live.subscribe(doc, {}, { east: MGMT });
+  const both = await live.subscribe(doc, {}, { east: MGMT, os: os.demoToken });
+  await until(() => nomadOnly.results.length === 1 && both.results.length === 1, 'SUBSCRIBED');
+  expect(events(nomadOnly)[0].omittedBackends).toEqual([{ backend: { id: 'os' }, reason: 'NO_CREDENTIAL' }]);
+  await live.watcherCurrent('os');
+  os.sim.seedVolume({ project: os.demo, name: 'os-data', size: 1 });
+  await until(() => events(both).some((e) => e.volume?.name === 'os-data'), 'the OpenStack volume at the subscriber with a token');
+  seedVolumes(nomad, 1, 'default', 'after');
+  await until(() => events(nomadOnly).some((e) => e.volume?.name === 'after 0'), 'the later Nomad volume at the subscriber without a Keystone token');
+  expect(nomadOnly.done).toBe(false);
+  expect(nomadOnly.results.every((r) => r.errors === undefined)).toBe(true);
+  expect(events(nomadOnly).some((e) => e.volume?.name === 'os-data')).toBe(false);
+  expect(live.hub.counts().volumeChanged).toBe(2);
 });
 
 it('sends SUBSCRIBED only once the idle watcher woken by the subscription has its first view, so an attach right after it shows ATTACHING', async () => {
