@@ -21,7 +21,8 @@ describe('process lifecycle', () => {
   it('should finish an in-flight request on SIGTERM, then exit 0', async () => {
     const { child, output, exited, waitFor } = startDemoProcess();
     try {
-      await waitFor(/ready at/);
+      // The "gateway started" log line (with the backends' URLs) follows the "ready at" banner.
+      await waitFor(/gateway started/);
       const out = output();
       const url = /ready at (\S+)/.exec(out)![1]!;
       const simUrl = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out.split('\n').find((l) => l.includes('gateway started'))!.replace(/.*"backends":\[/, ''))![1]!;
