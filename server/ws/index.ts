@@ -23,7 +23,7 @@ import { readConnectionInit } from './connection-init';
 import { SubscriptionsUnavailableError, UpgradeRefusal, WsCloseCode } from './errors';
 import { checkOperation, ValidDocuments } from './operation';
 import { SubscriptionQuotas } from './quotas';
-import { NextFrames, sharedReplacer } from './shared-bytes';
+import { NextFrames } from './shared-bytes';
 import { closeSocket, graphqlWsSocket, newSocketState, writeFrame, type SocketHooks, type SocketState } from './socket';
 import { GuardedStream, type StreamHooks } from './stream';
 import { refuseUpgrade, UpgradeGate } from './upgrade';
@@ -119,7 +119,6 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
   const server = makeServer<Record<string, unknown>, SocketState>({
     schema: o.schema,
     connectionInitWaitTimeout: c.connectionInitTimeoutMs,
-    jsonMessageReplacer: sharedReplacer,
     onConnect(ctx: Context<Record<string, unknown>, SocketState>) {
       const s = ctx.extra;
       try {
@@ -182,10 +181,9 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       // Closed or completed while the hub was starting: graphql-ws returns the stream at once.
       return new GuardedStream(result, new LiveSubscription(s, id)) as unknown as AsyncGenerator<ExecutionResult>;
     },
-    onNext(ctx, _id, _payload, _args, result) {
-      const r = result as LiveResult;
-      if (r instanceof SerializedResult) return ctx.extra.shared.hold(r) as unknown as FormattedExecutionResult;
-      return r.errors ? ({ ...r, errors: formatErrors(r.errors) } as FormattedExecutionResult) : undefined;
+    // Shared results never get here (the stream guard writes them); a subscriber's own results do.
+    onNext(_ctx, _id, _payload, _args, result) {
+      return result.errors ? ({ ...result, errors: formatErrors(result.errors) } as FormattedExecutionResult) : undefined;
     },
     onError: (_ctx, _id, _payload, errors) => formatErrors(errors),
     onComplete: (ctx, id) => release(ctx.extra, id),

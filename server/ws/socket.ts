@@ -10,7 +10,6 @@ import type { Logger } from '../logger';
 import type { SocketCaller } from './connection-init';
 import { closeReason, WsCloseCode } from './errors';
 import type { SocketQuota } from './quotas';
-import { SharedPayloads } from './shared-bytes';
 
 /** How long a closing socket may take to answer the close frame before it is cut. */
 const CLOSE_WAIT_MS = 2_000;
@@ -25,7 +24,6 @@ export interface SocketState {
   readonly ws: WebSocket;
   /** The client address (after `trustProxyHops`). */
   readonly address: string;
-  readonly shared: SharedPayloads;
   /** Set once `connection_init` was accepted. */
   caller?: SocketCaller;
   quota?: SocketQuota;
@@ -51,7 +49,7 @@ let lastId = 0;
  * socket. The id is a counter: a UUID would be a ~250-byte string rope per socket for log lines.
  */
 export function newSocketState(ws: WebSocket, address: string): SocketState {
-  return { id: ++lastId, ws, address, shared: new SharedPayloads(), active: new Map(), alive: true };
+  return { id: ++lastId, ws, address, active: new Map(), alive: true };
 }
 
 /** Closes with `code`; a peer that does not answer within CLOSE_WAIT_MS is cut. The first close wins. */
@@ -81,7 +79,7 @@ export function graphqlWsSocket(s: SocketState, h: SocketHooks): Socket {
   return {
     protocol: s.ws.protocol,
     send(data) {
-      writeFrame(s, h, s.shared.frame(data));
+      writeFrame(s, h, data);
     },
     close(code, reason) {
       closeSocket(s, code ?? 1000, reason ?? '');

@@ -10,7 +10,7 @@
  *
  * Shared results (`SerializedResult`) are written by the iterator itself through `sendShared`, as
  * the `next` frame graphql-ws would write, and not handed to graphql-ws: its emit path costs each
- * subscriber of an event an envelope `JSON.stringify`, a marker swap and several promise hops,
+ * subscriber of an event an envelope `JSON.stringify` and several promise hops,
  * which at 10,000 subscribers is most of the fan-out. graphql-ws still owns the subscription:
  * it iterates, calls `return()` on `complete` or close, and sends `complete` when the stream is
  * done or `error` when it throws; results of a subscriber's own (errors) still go through it. Its
@@ -27,8 +27,8 @@ export interface StreamHooks {
   onSlowConsumer(err: unknown): void;
   /** The hub's stream failed to end cleanly (logged; the subscription is over anyway). */
   onReturnError(err: unknown): void;
-  /** Writes a shared result's `next` frame; without it shared results go to graphql-ws. */
-  sendShared?(result: SerializedResult): void;
+  /** Writes a shared result's `next` frame. */
+  sendShared(result: SerializedResult): void;
 }
 
 const DONE: IteratorReturnResult<void> = Object.freeze({ done: true, value: undefined });
@@ -53,7 +53,7 @@ export class GuardedStream implements AsyncIterableIterator<LiveResult, void, vo
         if (r.done) this.#end();
         // Returned while waiting (client `complete`, socket closed): nothing more goes out.
         if (r.done || this.#ended) return DONE;
-        if (!this.hooks.sendShared || !(r.value instanceof SerializedResult)) return r;
+        if (!(r.value instanceof SerializedResult)) return r;
         this.hooks.sendShared(r.value);
       }
     } catch (err) {
