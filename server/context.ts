@@ -56,8 +56,11 @@ export interface ExecutionRequest {
   requestId?: string | null;
   /** This execution's limits. @default new ExecutionLimits with the default limits and `signal` */
   limits?: ExecutionLimits;
-  /** When set, every backend call fails with this error before it is made (subscription events). @default calls allowed */
-  refuseCalls?: GatewayError;
+  /**
+   * When set, every backend call fails before it is made, with the error this returns (subscription
+   * events; made only when a field asks, so executions that call nothing build no error). @default calls allowed
+   */
+  refuseCalls?: () => GatewayError;
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -66,17 +69,11 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createExecutionContext(services: GatewayServices, r: ExecutionRequest): GatewayContext {
   const requestId = r.requestId && SANE_REQUEST_ID.test(r.requestId) ? r.requestId : randomUUID();
   const limits = r.limits ?? new ExecutionLimits(DEFAULT_LIMITS, r.signal);
-  const refused = r.refuseCalls;
+  const refuse = r.refuseCalls;
   const call = (backend: string): CallOptions => {
-    if (refused) throw refused;
-    return callOptions(backend);
+    if (refuse) throw refuse();
+    return { credential: r.credentials.get(backend) ?? {}, requestId, signal: limits.signal, budget: limits.budget };
   };
-  const callOptions = (backend: string): CallOptions => ({
-    credential: r.credentials.get(backend) ?? {},
-    requestId,
-    signal: limits.signal,
-    budget: limits.budget,
-  });
   // Made on first use: a subscription's context lives as long as the subscription and most never
   // load anything (thousands of idle loader sets were ~4 KiB per subscription).
   let loaders: Loaders | undefined;

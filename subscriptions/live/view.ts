@@ -64,10 +64,12 @@ export function subscribedView(cursor: string, omittedBackends: OmissionView[]):
   return { type: 'SUBSCRIBED', cursor, observedAt: new Date().toISOString(), volumeId: null, volume: null, previousStatus: null, attachment: null, previousAttachmentState: null, changedFields: [], omittedBackends };
 }
 
+const notServedInEvents = (): NotServedInEventsError => new NotServedInEventsError();
+
 /** The context of one event execution (call `limits.end()` after it). */
 export function eventContext(services: GatewayServices, volume: Volume | null, l: EventLimits = {}): GatewayContext {
   const limits = new ExecutionLimits({ maxBackendCallsPerOperation: 0, operationTimeoutMs: l.timeoutMs ?? 5_000, maxResponseBytes: l.maxBytes ?? 1_048_576 });
-  const ctx = createExecutionContext(services, { credentials: new Map(), limits, requestId: null, refuseCalls: new NotServedInEventsError() });
+  const ctx = createExecutionContext(services, { credentials: new Map(), limits, requestId: null, refuseCalls: notServedInEvents });
   if (volume) ctx.loaders.volume.prime(volume.ref, volume);
   return ctx;
 }
