@@ -231,6 +231,14 @@ export interface SnapshotSpec {
   force?: boolean;
 }
 
+/**
+ * True when `backend` needs a caller credential (`requiresCredential`) and `credential` carries
+ * none: the backend is left out as `NO_CREDENTIAL` (not an error), by merged lists and subscriptions alike.
+ */
+export function lacksCredential(backend: Pick<VolumeBackend, 'requiresCredential'>, credential: CallerCredential): boolean {
+  return backend.requiresCredential && !credential.token;
+}
+
 /** The core every volume backend has. */
 export interface VolumeBackend {
   readonly id: string;

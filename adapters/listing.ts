@@ -8,7 +8,7 @@
  * post-filter finds nothing within {@link MAX_ROUNDS_PER_BACKEND} backend pages (then the page is
  * short and the cursor resumes where scanning stopped).
  */
-import type { BackendPage, CallOptions, VolumeBackend, VolumeListQuery } from './backend';
+import { lacksCredential, type BackendPage, type CallOptions, type VolumeBackend, type VolumeListQuery } from './backend';
 import { BadUserInputError, GatewayError } from './errors';
 import { safeText } from './input';
 import type { Volume } from './model';
@@ -117,7 +117,7 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
 
   outer: for (let i = startIndex; i < r.backends.length; i++) {
     const backend = r.backends[i]!;
-    if (backend.requiresCredential && !r.callFor(backend.id).credential.token) {
+    if (lacksCredential(backend, r.callFor(backend.id).credential)) {
       omissions.push({ backend: backend.id, reason: 'NO_CREDENTIAL', at: found.length });
       continue;
     }

@@ -7,7 +7,7 @@
  * Backend and scope are the event's, so they are part of every group by construction.
  */
 import { execute, type ExecutionArgs, type GraphQLSchema } from 'graphql';
-import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
+import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/backend';
 import { UnauthenticatedError } from '../../adapters/errors';
 import type { AccessGrant } from '../../adapters/watch';
 import type { GatewayServices } from '../../server/context';
@@ -81,7 +81,7 @@ export class Fanout {
       const credential = s.credential(e.backend);
       // No credential where the backend needs one: SUBSCRIBED named it (NO_CREDENTIAL) and the
       // subscription goes on without its changes. UNAUTHENTICATED ends only a credential that stopped working.
-      if (backend.requiresCredential && !credential.token) continue;
+      if (lacksCredential(backend, credential)) continue;
       const answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential);
       s.stream.push(answer instanceof Promise ? answer.then((a) => this.#slot(backend, e, s, a, groups)) : this.#slot(backend, e, s, answer, groups));
     }

@@ -6,7 +6,7 @@
  * stream's `return()` unindexes it; `close()` ends every stream and stops the watchers.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
-import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
+import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/backend';
 import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/errors';
 import type { GatewayContext, GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
@@ -134,7 +134,7 @@ export class Hub implements LiveHub {
       const shape = this.#shapes.get(spec.groupKey) ?? this.#shapeOf(spec, args);
       const since = typeof spec.args.since === 'string' ? spec.args.since : null;
       if (since !== null) decodeCursor(since);
-      return await this.#subscribeEvents(shape, since, ctx);
+      return await this.#subscribeEvents(shape, since, credentialsOf(this.#p.registry, ctx));
     } catch (err) {
       if (err instanceof SpecErrors) return { errors: err.errors };
       if (err instanceof GatewayError) return errorResult(err);
@@ -175,14 +175,14 @@ export class Hub implements LiveHub {
     return { spec, interest, args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues }, refs: 0 };
   }
 
-  async #subscribeEvents(shape: Shape, since: string | null, ctx: GatewayContext): Promise<LiveStream | ExecutionResult> {
+  async #subscribeEvents(shape: Shape, since: string | null, credential: Sub['credential']): Promise<LiveStream | ExecutionResult> {
     const { spec, interest, args } = shape;
     const opened = this.#open(spec.field);
     const sub: Sub = {
       interest,
       spec,
       args,
-      credential: credentialsOf(this.#p.registry, ctx),
+      credential,
       buffer: [],
       stream: new LiveStream({
         maxQueued: this.#p.maxQueued,
@@ -209,14 +209,14 @@ export class Hub implements LiveHub {
       // SUBSCRIBED promises that every later change reaches the subscriber: a watcher still reading
       // its first view could not keep that, so wait for it (bounded). Events meanwhile are buffered.
       viewless = await this.#p.feed.settled(concerned.map((b) => b.id), this.#p.watcherWaitMs);
-      narrow = await this.#narrowWatchers(ctx, concerned);
+      narrow = await this.#narrowWatchers(sub, concerned);
       if (since !== null) first = await this.#p.log.replay({ since, limit: this.#p.replayPage });
       start = since ?? (await this.#p.log.head());
     } catch (err) {
       await sub.stream.return();
       throw err;
     }
-    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(ctx, concerned, viewless, narrow))));
+    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(sub, concerned, viewless, narrow))));
     void this.#replay(sub, first, start);
     return sub.stream;
   }
@@ -263,12 +263,12 @@ export class Hub implements LiveHub {
    * may not read, with that scope: the subscriber's changes happen where the watcher does not look.
    * One access check each, cached like the events' checks.
    */
-  async #narrowWatchers(ctx: GatewayContext, concerned: VolumeBackend[]): Promise<Map<string, string>> {
+  async #narrowWatchers(sub: Sub, concerned: VolumeBackend[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     await Promise.all(
       concerned.map(async (b) => {
         const only = this.#p.feed.watcher(b.id)?.onlyScope?.() ?? null;
-        const credential = ctx.call(b.id).credential;
+        const credential = sub.credential(b.id);
         if (only === null || !credential.token) return;
         const a = await this.#p.access.get(b, only, { backend: b.id, namespace: only, nativeId: '' }, credential);
         if (!(a instanceof UnauthenticatedError) && !a.allowed) out.set(b.id, only);
@@ -282,11 +282,11 @@ export class Hub implements LiveHub {
    * watcher still without a first view (`viewless`: its changes come once it has one), or one that
    * watches a scope the subscriber's credential does not read (`narrow`).
    */
-  #omissions(ctx: GatewayContext, concerned: VolumeBackend[], viewless: string[], narrow: Map<string, string>): OmissionView[] {
+  #omissions(sub: Sub, concerned: VolumeBackend[], viewless: string[], narrow: Map<string, string>): OmissionView[] {
     const out: OmissionView[] = [];
     for (const b of concerned) {
       const why = this.#p.feed.unavailable(b.id);
-      if (b.requiresCredential && !ctx.call(b.id).credential.token) {
+      if (lacksCredential(b, sub.credential(b.id))) {
         out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${b.kind === 'OPENSTACK' ? 'X-Auth-Token' : 'X-Nomad-Token'} in connection_init) and the subscription carried none for it` });
       } else if (why !== undefined) {
         out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `no live changes from backend "${b.id}": ${why}` });
