@@ -175,7 +175,10 @@ export class Feed implements LiveMutations {
         this.#settleWaiters.add(check);
       });
     }
-    return ws.filter((w) => w.status().currentAt === null && w.status().state !== 'IDLE').map((w) => w.backend);
+    return ws.filter((w) => {
+      const { currentAt, state } = w.status();
+      return currentAt === null && state !== 'IDLE';
+    }).map((w) => w.backend);
   }
 
   #applyDemand(): void {
