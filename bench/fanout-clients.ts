@@ -5,30 +5,11 @@
  * ephemeral-port range), subscribes each to `volumeChanged`, and records when every `next` arrives.
  *
  * Parent → child (IPC): `{ open: { url, count, sources, init, batch, query } }`, `{ report: true }`,
- * `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ samples }`.
+ * `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ samples }`. The parent's side: bench/clients.ts.
  */
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-
-interface Open {
-  url: string;
-  count: number;
-  /** Loopback source addresses to spread connections over (127.0.0.x). */
-  sources: string[];
-  /** `connection_init` payloads (credentials), given to the connections in turn. */
-  init: Array<Record<string, string>>;
-  /** Connections opened at once. */
-  batch: number;
-  query: string;
-}
-
-/** One received event: when (ms, epoch-based, sub-ms) and the event's cursor and observedAt. */
-interface Sample {
-  at: number;
-  cursor: string;
-  observedAt: string;
-  type: string;
-}
+import type { Open, Sample } from './clients';
 
 const sockets: WebSocket[] = [];
 /** Raw frames with their receive time; parsed only when reporting, so parsing adds no latency. */

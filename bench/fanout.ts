@@ -13,14 +13,12 @@
  *   FANOUT_GENERATORS=2                    load-generator processes
  *   FANOUT_PROFILE=dir                     write a CPU profile of each step's gateway there
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { encodeGlobalId } from '../adapters/ids';
+import { ask, claimsSubscription, forkClients, open, type Sample } from './clients';
 import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
-import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
+import { killStarted, machineFacts, rssKiB, start, startBuiltGateway, wsUrlOf } from './processes';
 import { writeSection } from './results-file';
 
 const short = process.env.FANOUT_SHORT === '1';
@@ -30,25 +28,10 @@ const generators = Number(process.env.FANOUT_GENERATORS ?? 2);
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const VOLUME = 'bench-001';
 
-interface Sample {
-  at: number;
-  cursor: string;
-  observedAt: string;
-  type: string;
-}
-
-const rssKiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
 const max = (xs: number[]): number => xs.reduce((m, x) => (x > m ? x : m), -Infinity);
 const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
-
-function ask<T>(child: ChildProcess, msg: unknown): Promise<T> {
-  return new Promise((resolve) => {
-    child.once('message', (m) => resolve(m as T));
-    child.send(msg as object);
-  });
-}
 
 async function control(simUrl: string, path: string, body: unknown): Promise<any> {
   const res = await request(`${simUrl}/_sim/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -68,14 +51,13 @@ interface StepResult {
 }
 
 async function runStep(simUrl: string, wsUrl: string, gatewayPid: number, n: number): Promise<StepResult> {
-  const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'bench', scope: 'default', nativeId: VOLUME });
-  const query = `subscription { volumeChanged(filter: { volumeIds: ["${volumeId}"], types: [CLAIMED, RELEASED] }) { type cursor observedAt volumeId attachment { id state consumer { ... on VolumeAllocationConsumer { allocationId clientStatus } } } } }`;
+  const query = claimsSubscription(VOLUME);
   const rssBefore = rssKiB(gatewayPid);
-  const kids = Array.from({ length: generators }, () => fork(join(__dirname, 'fanout-clients.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const kids = Array.from({ length: generators }, forkClients);
   // Source addresses: each carries its own ephemeral-port range (about 28,000 ports on Linux).
   const sources = Array.from({ length: Math.max(1, Math.ceil(n / 20_000)) + 1 }, (_, i) => `127.0.0.${i + 1}`);
   const per = Math.ceil(n / generators);
-  const opened = await Promise.all(kids.map((k, i) => ask<{ opened: number; failed: number; closes: Record<string, number> }>(k, { open: { url: wsUrl, count: Math.min(per, n - i * per), sources, init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query } })));
+  const opened = await Promise.all(kids.map((k, i) => open(k, { url: wsUrl, count: Math.min(per, n - i * per), sources, init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query })));
   await sleep(1000);
   const rssAfter = rssKiB(gatewayPid);
   const live = opened.reduce((s, o) => s + o.opened, 0);
@@ -125,11 +107,10 @@ async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop:
     // A V8 CPU profile of each step's gateway, written when it exits.
     process.env.FANOUT_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FANOUT_PROFILE}`] : [],
   );
-  const httpUrl = new URL(gw.match[1]!.replace('localhost', '127.0.0.1'));
   await sleep(1000);
   return {
     pid: gw.child.pid!,
-    ws: `ws://127.0.0.1:${httpUrl.port}${httpUrl.pathname}`,
+    ws: wsUrlOf(gw.match[1]!),
     stop: async () => {
       gw.child.kill('SIGTERM');
       await once(gw.child, 'exit');

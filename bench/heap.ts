@@ -12,15 +12,14 @@
  *   HEAP_SUBSCRIPTIONS=n                 any other count
  *   BENCH_OUT=path                       write the results elsewhere
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeGlobalId } from '../adapters/ids';
+import { claimsSubscription, forkClients, open, type Opened } from './clients';
 import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
 import { kindTotals, perUnit, type KindTotal } from './heap-snapshot';
-import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
+import { killStarted, machineFacts, start, startBuiltGateway, wsUrlOf } from './processes';
 import { writeSection } from './results-file';
 
 const short = process.env.HEAP_SHORT === '1';
@@ -30,13 +29,6 @@ const WARMUP = 50;
 const TOP = 15;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function ask<T>(child: ChildProcess, msg: unknown): Promise<T> {
-  return new Promise((resolve) => {
-    child.once('message', (m) => resolve(m as T));
-    child.send(msg as object);
-  });
-}
 
 /** Signals the gateway to write a snapshot into `dir` and waits until the file stops growing. */
 async function snapshot(pid: number, dir: string): Promise<Map<string, KindTotal>> {
@@ -69,20 +61,17 @@ async function main(): Promise<void> {
     ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`],
   );
   const pid = gw.child.pid!;
-  const u = new URL(gw.match[1]!.replace('localhost', '127.0.0.1'));
-  const wsUrl = `ws://127.0.0.1:${u.port}${u.pathname}`;
-  const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'bench', scope: 'default', nativeId: 'bench-001' });
-  const query = `subscription { volumeChanged(filter: { volumeIds: ["${volumeId}"], types: [CLAIMED, RELEASED] }) { type cursor observedAt volumeId attachment { id state consumer { ... on VolumeAllocationConsumer { allocationId clientStatus } } } } }`;
-  const clients = fork(join(__dirname, 'fanout-clients.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const open = (count: number): Promise<{ opened: number; failed: number }> =>
-    ask(clients, { open: { url: wsUrl, count, sources: ['127.0.0.1', '127.0.0.2'], init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query } });
+  const wsUrl = wsUrlOf(gw.match[1]!);
+  const query = claimsSubscription('bench-001');
+  const clients = forkClients();
+  const subscribe = (count: number): Promise<Opened> => open(clients, { url: wsUrl, count, sources: ['127.0.0.1', '127.0.0.2'], init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query });
 
   // Warm-up: the first subscriptions compile code and fill caches that later ones share.
-  const warm = await open(WARMUP);
+  const warm = await subscribe(WARMUP);
   if (warm.opened !== WARMUP) throw new Error(`warm-up: ${warm.failed} of ${WARMUP} subscriptions failed`);
   await sleep(1_000);
   const before = await snapshot(pid, dir);
-  const opened = await open(n);
+  const opened = await subscribe(n);
   if (opened.opened !== n) throw new Error(`${opened.failed} of ${n} subscriptions failed`);
   // graphql-ws's connection_init timers (one per socket) run out before the second snapshot.
   await sleep(4_000);

@@ -13,15 +13,15 @@
  *
  *   node --import tsx bench/live.ts        (LIVE_SHORT=1: fewer samples, 1 and 100 subscribers)
  */
-import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import { encodeGlobalId } from '../adapters/ids';
+import { forkClients, open } from './clients';
 import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
-import { killStarted, machineFacts, root, start, startBuiltGateway } from './processes';
+import { killStarted, machineFacts, start, startBuiltGateway, wsUrlOf } from './processes';
 import { writeSection } from './results-file';
 
 const short = process.env.LIVE_SHORT === '1';
@@ -49,7 +49,7 @@ async function gateway(env: Record<string, string>): Promise<{ http: string; ws:
   const u = new URL(gw.match[1]!);
   return {
     http: u.href,
-    ws: `ws://${u.host}${u.pathname}`,
+    ws: wsUrlOf(u.href),
     metrics: `${u.origin}/metrics`,
     stop: async () => {
       gw.child.kill('SIGTERM');
@@ -130,17 +130,9 @@ async function backendLoad(simUrl: string, gw: { ws: string; metrics: string }, 
   const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'bench', scope: 'default', nativeId: 'bench-003' });
   const query = `subscription { volumeChanged(filter: { volumeIds: ["${volumeId}"] }) { type cursor observedAt } }`;
   const checksBefore = accessChecks(await get(gw.metrics));
-  const kids = Array.from({ length: subscribers >= 1000 ? 2 : 1 }, () => fork(join(__dirname, 'fanout-clients.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const kids = Array.from({ length: subscribers >= 1000 ? 2 : 1 }, forkClients);
   const per = Math.ceil(subscribers / kids.length);
-  await Promise.all(
-    kids.map(
-      (k, i) =>
-        new Promise((resolve) => {
-          k.once('message', resolve);
-          k.send({ open: { url: gw.ws, count: Math.min(per, subscribers - i * per), sources: ['127.0.0.1', '127.0.0.2'], init: tokens.map((t) => ({ 'X-Nomad-Token': t })), batch: 200, query } });
-        }),
-    ),
-  );
+  await Promise.all(kids.map((k, i) => open(k, { url: gw.ws, count: Math.min(per, subscribers - i * per), sources: ['127.0.0.1', '127.0.0.2'], init: tokens.map((t) => ({ 'X-Nomad-Token': t })), batch: 200, query })));
   await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
   const windowMs = short ? 10_000 : 30_000;
   const t0 = Date.now();

@@ -1,6 +1,6 @@
 /** Shared by the benchmarks: child processes that announce readiness on stdout, and the machine facts every result carries. */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,6 +60,17 @@ function ensureGatewayBuild(): void {
 export function startBuiltGateway(env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   ensureGatewayBuild();
   return spawnReady(['.bench-build/server/main.js'], env, ready, nodeArgs);
+}
+
+/** The graphql-ws URL (IPv4 loopback) of a gateway that announced `readyUrl` (its HTTP endpoint). */
+export function wsUrlOf(readyUrl: string): string {
+  const u = new URL(readyUrl.replace('localhost', '127.0.0.1'));
+  return `ws://127.0.0.1:${u.port}${u.pathname}`;
+}
+
+/** A process's resident set size, in KiB. */
+export function rssKiB(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 }
 
 /** Kills whatever is still running (after a failed run). */

@@ -29,7 +29,6 @@ async function body(res: { statusCode: number; body: { text(): Promise<string> }
   return JSON.parse(text);
 }
 
-
 async function main(): Promise<void> {
   const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const simUrl = sim.match[1]!;

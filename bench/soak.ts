@@ -15,14 +15,13 @@
  * memory growth is reported, not judged (compare rounds within one run).
  */
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { encodeGlobalId } from '../adapters/ids';
 import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
 import { runLoad } from './load';
-import { killStarted, machineFacts, start, startBuiltGateway } from './processes';
+import { killStarted, machineFacts, rssKiB, start, startBuiltGateway, wsUrlOf } from './processes';
 import { ONE_VOLUME } from './queries';
 import { writeSection } from './results-file';
 
@@ -34,7 +33,7 @@ const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const IDLE_MS = short ? 1_000 : 5_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMiB = (pid: number): number => rssKiB(pid) / 1024;
 const mib = (n: number): string => n.toFixed(1);
 
 /** One graphql-ws session: ack, SUBSCRIBED, then a clean `complete` + close, or an abrupt hang-up. */
@@ -87,7 +86,7 @@ async function main(): Promise<void> {
   let died: string | null = null;
   gw.child.once('exit', (code, signal) => (died = `gateway exited (${code ?? signal})`));
   const url = new URL(gw.match[1]!.replace('localhost', '127.0.0.1'));
-  const wsUrl = `ws://127.0.0.1:${url.port}${url.pathname}`;
+  const wsUrl = wsUrlOf(gw.match[1]!);
   const pool = new Pool(url.origin, { connections: 16 });
   const headers = { 'content-type': 'application/json', 'x-nomad-token': BENCH_TOKEN };
   const post = async (body: unknown): Promise<{ status: number; json: any }> => {
