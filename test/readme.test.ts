@@ -12,6 +12,7 @@ import { createRegistry } from '../server/backends';
 import { startDemoBackends, type DemoBackends } from '../server/demo';
 import { createLogger } from '../server/logger';
 import { buildGatewaySchema } from '../server/schema';
+import { until } from './support/until';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 const graphqlBlocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]!);
@@ -39,14 +40,6 @@ function shapeOf(v: unknown): unknown {
   return 'value';
 }
 
-/** Polls `check` until it returns true (generous bound: the whole suite may be running). */
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const curlQuery = (cmd: string): string => (JSON.parse(/-d '([^']*)'/.exec(cmd)![1]!) as { query: string }).query;
 
 /**
@@ -188,7 +181,7 @@ describe('README examples', () => {
   it('should run every subscription example over graphql-ws: SUBSCRIBED, then a change shaped as the answer shown', async () => {
     const runs = subscriptionBlocks.map((b) => ({ ...b, field: Object.keys(b.answer.data)[0]!, ...subscribeAll(b.query) }));
     for (const r of runs) {
-      await until(() => r.results.length > 0, `SUBSCRIBED for ${r.field}`);
+      await until(() => r.results.length > 0, `SUBSCRIBED for ${r.field}`, 30_000);
       expect(r.results[0]).toEqual({ data: { [r.field]: expect.objectContaining({ type: 'SUBSCRIBED', cursor: expect.any(String), volume: null, attachment: null }) } });
     }
     // The Nomad claims come from the demo activity. For ci-worker-1, attach an idle volume through
@@ -197,7 +190,7 @@ describe('README examples', () => {
     const attach = await post({ query: 'mutation ($v: ID!) { attachVolume(input: { volumeId: $v, server: { serverId: "a0000000-0000-4000-8000-000000000005" } }) { operation { id } } }', variables: { v: batchInput } }, demo.headers);
     expect(attach.errors).toBeUndefined();
     for (const r of runs) {
-      await until(() => r.results.length > 1, `a ${r.field} change (the demo activity claims or releases build-cache every 10 s)`);
+      await until(() => r.results.length > 1, `a ${r.field} change (the demo activity claims or releases build-cache every 10 s)`, 30_000);
       const event = r.results[1];
       expect({ field: r.field, shape: shapeOf(event) }).toEqual({ field: r.field, shape: shapeOf(r.answer) });
       expect(event.errors).toBeUndefined();
@@ -233,14 +226,14 @@ describe('README examples', () => {
     const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<() => Client>;
     const current = await new AsyncFunction('createClient', 'WebSocket', 'process', 'console', 'setTimeout', `${body}\nreturn () => client;`)(createClient, WebSocket, { env }, fakeConsole, trackedTimeout);
     try {
-      await until(() => logs.includes('SUBSCRIBED'), 'SUBSCRIBED');
+      await until(() => logs.includes('SUBSCRIBED'), 'SUBSCRIBED', 30_000);
       // A gateway restart: its sockets close with 1012, and its in-memory log starts a new epoch.
       const port = gateway.port;
       await gateway.stop();
-      await until(() => logs.includes('closed 1012'), 'close 1012');
+      await until(() => logs.includes('closed 1012'), 'close 1012', 30_000);
       gateway = await startGateway({ config: { port, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 }, registry: createRegistry(demo.backends), logger: createLogger('silent') });
-      await until(() => logs.includes('CURSOR_EXPIRED'), 'CURSOR_EXPIRED');
-      await until(() => logs.lastIndexOf('SUBSCRIBED') > logs.indexOf('CURSOR_EXPIRED'), 'a fresh SUBSCRIBED');
+      await until(() => logs.includes('CURSOR_EXPIRED'), 'CURSOR_EXPIRED', 30_000);
+      await until(() => logs.lastIndexOf('SUBSCRIBED') > logs.indexOf('CURSOR_EXPIRED'), 'a fresh SUBSCRIBED', 30_000);
       const marks = logs.filter((l) => ['SUBSCRIBED', 'closed 1012', 'CURSOR_EXPIRED'].includes(l));
       expect(marks).toEqual(['SUBSCRIBED', 'closed 1012', 'CURSOR_EXPIRED', 'SUBSCRIBED']);
       // Anything else logged is a change of a demo volume or a refused reconnect while the gateway was down.

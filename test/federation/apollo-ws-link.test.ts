@@ -15,15 +15,7 @@ import { getMainDefinition } from '@apollo/client/utilities';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { OS, disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
-
-/** Polls `check` until it returns true (generous bound: the whole suite may be running). */
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from '../support/until';
 
 const VOLUME = gql`
   query Volume($id: ID!) {

@@ -19,21 +19,13 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_READ, MGMT, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import { until } from '../support/until';
 import { startComputeSubgraph, type ComputeSubgraph } from './compute-subgraph';
 import { composeSupergraph } from './supergraph';
 
 const ROOT = join(__dirname, '..', '..');
 const HIVE_BIN = join(ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 const CONFIG = join(__dirname, 'hive', 'gateway.config.ts');
-
-/** Polls `check` until it returns true (generous bound: the whole suite may be running). */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const SUBSCRIPTION = `subscription Claims {
   volumeChanged(filter: { backends: ["east"], types: [CLAIMED] }) {
@@ -138,7 +130,7 @@ describe('@graphql-hive/gateway routes a volumes subscription over graphql-ws', 
     client = createClient({ url: hiveUrl.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { 'X-Nomad-Token-east': ANALYTICS_READ } });
     const stop = client.subscribe<any>({ query: SUBSCRIPTION }, { next: (r) => (r.errors ? errors.push(r.errors) : events.push(r.data!.volumeChanged)), error: (e) => errors.push(e), complete: () => undefined });
     try {
-      await until(() => events.length > 0 || errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${hiveLog})`);
+      await until(() => events.length > 0 || errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${hiveLog})`, 20_000);
       expect(errors).toEqual([]);
       expect(events[0]).toMatchObject({ type: 'SUBSCRIBED', volume: null, omittedBackends: [] });
       const connections = await (await fetch(gw.gateway.url.replace('/graphql', '/metrics'))).text();
@@ -147,7 +139,7 @@ describe('@graphql-hive/gateway routes a volumes subscription over graphql-ws', 
       // A claim in a namespace the caller cannot read, then one it can: only the second arrives.
       await claim('default', 'db-000', 'billing');
       const alloc = await claim('analytics', 'lake-000', 'etl');
-      await until(() => events.length > 1 || errors.length > 0, 'the CLAIMED event');
+      await until(() => events.length > 1 || errors.length > 0, 'the CLAIMED event', 20_000);
       expect(errors).toEqual([]);
       expect(events[1]).toMatchObject({
         type: 'CLAIMED',

@@ -5,6 +5,7 @@
  * details then come from the watcher's view. Real gateway, real Nomad simulator with ACLs.
  */
 import { calls, disposeAll, MGMT, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import { until } from '../support/until';
 import type { NomadSimulator } from '../../simulators/nomad';
 
 let sim: NomadSimulator;
@@ -12,14 +13,6 @@ let watched: GatewayUnderTest;
 let plain: GatewayUnderTest;
 const LIST = '{ volumes(first: 200) { nodes { id namespace attachments { id state consumer { ... on VolumeAllocationConsumer { allocationId clientStatus } } } } } }';
 const auth = (t: string): Record<string, string> => ({ 'x-nomad-token': t });
-
-async function until(cond: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The watcher's status for `east` from /readyz. */
 async function watcher(gw: GatewayUnderTest): Promise<any> {
@@ -38,7 +31,7 @@ beforeAll(async () => {
   // The same backend twice: with the service token (a watcher) and without (none).
   watched = await startGatewayFor([{ id: 'east', url: sim.url, token: MGMT }]);
   plain = await startGatewayFor([{ id: 'east', url: sim.url }]);
-  await until(async () => (await watcher(watched))?.state === 'STREAMING' && (await watcher(watched)).volumes === 110, 'the watcher to hold all 110 volumes');
+  await until(async () => (await watcher(watched))?.state === 'STREAMING' && (await watcher(watched)).volumes === 110, 'the watcher to hold all 110 volumes', 20_000);
 }, 60_000);
 afterAll(() => disposeAll());
 

@@ -16,6 +16,9 @@ import { buildGatewaySchema } from '../../server/schema';
 import { MemoryEventLog, type MemoryEventLogOptions } from '../../subscriptions/events';
 import { createLiveHub, SerializedResult, type LiveHubOptions, type LiveResult, type RunningLiveHub } from '../../subscriptions/live';
 import { OperationTracker } from '../../subscriptions/operations';
+import { until } from '../support/until';
+
+export { until };
 
 export type BackendConfig = ({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig;
 
@@ -118,15 +121,6 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
       for (const b of registry.all) await b.close();
     },
   };
-}
-
-/** Waits until `cond()` holds (polling; generous deadline). */
-export async function until(cond: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** The events (data of the root field) a subscription received, SUBSCRIBED included. */

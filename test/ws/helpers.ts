@@ -15,8 +15,9 @@ import { GatewayMetrics } from '../../server/metrics';
 import type { WsOptions } from '../../server/ws';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
+import { until as waitFor } from '../support/until';
 
-export { MGMT, seedVolumes };
+export { MGMT, seedVolumes, waitFor };
 
 /** Every volume change, its type and volume id: a long-lived subscription any test can hold. */
 export const SUB = 'subscription { volumeChanged { type volumeId } }';
@@ -203,11 +204,3 @@ export async function upgradeStatus(url: string, o: { headers?: Record<string, s
   });
 }
 
-/** Polls `check` until it is true (generous deadline: the suite runs in parallel on 2 cores). */
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
