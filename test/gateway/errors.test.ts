@@ -1,3 +1,4 @@
+import { encodeGlobalId } from '../../adapters/ids';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_READ, MGMT, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 
@@ -13,8 +14,10 @@ describe('typed errors from Nomad answers', () => {
     sim = await startNomad();
     seedVolumes(sim, 1);
     seedVolumes(sim, 1, 'analytics', 'an');
-    gw = await startGatewayFor([{ id: 'east', url: sim.url, timeoutMs: 400, readRetries: 0 }]);
-    volId = (await gw.gql(`{ volumes(first: 1, filter: { namespace: "default" }) { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
+    // A short backend deadline for the BACKEND_TIMEOUT case (the simulator answers that one after 2 s),
+    // yet long enough for any answer on a loaded 2-core machine running the whole suite.
+    gw = await startGatewayFor([{ id: 'east', url: sim.url, timeoutMs: 1_000, readRetries: 0 }]);
+    volId = encodeGlobalId({ kind: 'Volume', backend: 'east', scope: 'default', nativeId: 'vol-000' });
   });
   afterEach(disposeAll);
 
