@@ -11,7 +11,7 @@ import { OperationCancelledError, ResponseTooLargeError } from './errors';
 export class ExecutionLimits {
   /** Backend calls per backend; travels in every call's options. */
   readonly budget: CallBudget;
-  /** Aborts at the deadline (reason: OperationTimeoutError) or when the client goes away. */
+  /** Aborts at the deadline (reason: OperationTimeoutError) or when the client goes away (reason: OperationCancelledError). */
   readonly signal: AbortSignal;
   /** Estimated JSON bytes of the data resolved so far. */
   bytes = 0;
@@ -23,7 +23,9 @@ export class ExecutionLimits {
   fields = 0;
   readonly maxBytes: number;
   readonly #deadlineAt: number;
-  readonly #deadline = new AbortController();
+  /** Aborts `signal`, always with a GatewayError: a call cut short is never blamed on its backend. */
+  readonly #stopper = new AbortController();
+  readonly #client: AbortSignal | undefined;
   readonly #timeoutMs: number;
   readonly #timer: NodeJS.Timeout;
 
@@ -34,14 +36,27 @@ export class ExecutionLimits {
     this.#deadlineAt = Date.now() + c.operationTimeoutMs;
     this.#timer = setTimeout(() => this.#expire(), c.operationTimeoutMs);
     this.#timer.unref();
-    this.signal = clientSignal ? AbortSignal.any([clientSignal, this.#deadline.signal]) : this.#deadline.signal;
-    if (this.signal.aborted) this.#onAbort();
-    else this.signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.signal = this.#stopper.signal;
+    this.signal.addEventListener('abort', this.#onAbort, { once: true });
+    // The client's own reason is a bare AbortError: passed on, the transport would report the
+    // calls it cut as BACKEND_UNAVAILABLE although the backend was fine (issue 17, item 13).
+    this.#client = clientSignal;
+    if (clientSignal?.aborted) this.#cancel();
+    else clientSignal?.addEventListener('abort', this.#cancel, { once: true });
+  }
+
+  /** True once the client went away (closed its connection or socket), whatever stopped the operation first. */
+  get clientGone(): boolean {
+    return this.#client?.aborted === true;
   }
 
   readonly #onAbort = (): void => {
     const reason: unknown = this.signal.reason;
     this.stop ??= reason instanceof GatewayError ? reason : new OperationCancelledError();
+  };
+
+  readonly #cancel = (): void => {
+    if (!this.#stopper.signal.aborted) this.#stopper.abort(new OperationCancelledError());
   };
 
   /**
@@ -55,7 +70,7 @@ export class ExecutionLimits {
   }
 
   #expire(): void {
-    if (!this.#deadline.signal.aborted) this.#deadline.abort(new OperationTimeoutError(this.#timeoutMs));
+    if (!this.#stopper.signal.aborted) this.#stopper.abort(new OperationTimeoutError(this.#timeoutMs));
   }
 
   /** Adds `n` estimated bytes; past the cap the operation stops. */
@@ -66,9 +81,10 @@ export class ExecutionLimits {
 
   /**
    * The execution is over: the deadline timer goes (it would only abort an idle signal), and so
-   * does the abort listener. Node keeps a composite signal (`AbortSignal.any`) that has an abort
-   * listener alive until it aborts, and a client's signal that never aborts would keep these limits
-   * and everything they reach alive for good (~3 KiB per execution on Node 20).
+   * does the abort listener. The client's signal stays linked (a backend call still in flight is
+   * cancelled when the client goes); it holds these limits only as long as the client's own
+   * controller lives, unlike the composite `AbortSignal.any` used before, which Node keeps alive
+   * while it has a listener (~3 KiB per execution on Node 20).
    */
   end(): void {
     clearTimeout(this.#timer);
