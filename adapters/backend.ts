@@ -51,6 +51,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The execution's backend-call budget; every HTTP request takes one unit. @default unlimited */
   budget?: CallBudget;
+  /**
+   * Told the HTTP status of each answer to a request that carried `credential` (never the
+   * gateway's own service credential): whether a backend accepted the caller. @default none
+   */
+  onAnswer?: (status: number) => void;
 }
 
 /** One item of a backend page plus the opaque token that resumes a listing *at* that item. */

@@ -166,7 +166,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       // A router that asks (apollo-federation-include-trace: ftv1) gets field timings; error texts
       // stay out of them (they may name backend details), as Apollo's default for subgraphs.
       ApolloServerPluginInlineTrace({ includeErrors: { masked: true } }),
-      observabilityPlugin(o.logger, metrics),
+      observabilityPlugin(o.logger, metrics, { trustedDocuments: o.config.http?.trustedDocuments?.documents }),
       {
         async requestDidStart() {
           return {

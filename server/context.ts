@@ -12,6 +12,7 @@ import type { IdempotencyStore } from './idempotency';
 import { DEFAULT_LIMITS, ExecutionLimits, type LimitedContext } from './limits';
 import { createLoaders, type Loaders, type WatchView } from './loaders';
 import type { BackendRegistry } from './registry';
+import { CredentialProof } from './credential-proof';
 
 /** What every resolver receives. */
 export interface GatewayContext extends LimitedContext {
@@ -31,6 +32,8 @@ export interface GatewayContext extends LimitedContext {
   idempotency: IdempotencyStore;
   /** The live path, told of accepted attaches/detaches (ATTACHING/DETACHING at once); absent: no live path. */
   live?: LiveMutations;
+  /** Whether a backend accepted the caller's credential during this execution (metric labels). */
+  credentialProof: CredentialProof;
 }
 
 /** Process-wide parts, the same for every execution. */
@@ -70,9 +73,12 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
   const requestId = r.requestId && SANE_REQUEST_ID.test(r.requestId) ? r.requestId : randomUUID();
   const limits = r.limits ?? new ExecutionLimits(DEFAULT_LIMITS, r.signal);
   const refuse = r.refuseCalls;
+  const credentialProof = new CredentialProof();
   const call = (backend: string): CallOptions => {
     if (refuse) throw refuse();
-    return { credential: r.credentials.get(backend) ?? {}, requestId, signal: limits.signal, budget: limits.budget };
+    const credential = r.credentials.get(backend) ?? {};
+    // Only the caller's own credential can prove anything: anonymous calls tell nothing.
+    return { credential, requestId, signal: limits.signal, budget: limits.budget, ...(credential.token ? { onAnswer: credentialProof.answered } : {}) };
   };
   // Made on first use: a subscription's context lives as long as the subscription and most never
   // load anything (thousands of idle loader sets were ~4 KiB per subscription).
@@ -88,5 +94,6 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     idempotency: services.idempotency,
     live: services.live,
     limits,
+    credentialProof,
   };
 }

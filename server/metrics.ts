@@ -15,12 +15,21 @@ export interface WebSocketMetricsSource {
   queueBytes(): { max: number; sum: number };
 }
 
+/**
+ * How a GraphQL operation ended: `partial` when data came back beside errors; `aborted` when the
+ * client went away first (its connection closed), whatever the backends did.
+ */
+export type OperationOutcome = 'success' | 'error' | 'partial' | 'aborted';
+
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class GatewayMetrics {
   readonly registry = new Registry();
 
-  /** GraphQL operations by name, type and outcome (`success`, `error`, `partial`). */
+  /**
+   * GraphQL operations by name, type and outcome ({@link OperationOutcome}). The name is a label
+   * only for trusted documents and callers a backend accepted (server/operation-labels.ts).
+   */
   readonly operations = new Counter({
     name: 'gateway_graphql_operations_total',
     help: 'GraphQL operations handled, by operation name, type and outcome.',
@@ -152,7 +161,7 @@ export class GatewayMetrics {
     this.backendSeconds.observe({ backend: r.backend, endpoint: r.endpoint }, r.durationMs / 1000);
   };
 
-  recordOperation(operation: string, type: string, outcome: 'success' | 'error' | 'partial', seconds: number): void {
+  recordOperation(operation: string, type: string, outcome: OperationOutcome, seconds: number): void {
     this.operations.inc({ operation, type, outcome });
     this.operationSeconds.observe({ operation, type }, seconds);
   }

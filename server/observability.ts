@@ -5,23 +5,18 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GatewayContext } from './context';
+import type { TrustedDocuments } from './http/trusted-documents';
 import type { Logger } from './logger';
-import type { GatewayMetrics } from './metrics';
+import type { GatewayMetrics, OperationOutcome } from './metrics';
+import { OperationLabels, operationName } from './operation-labels';
 
-/** Distinct operation names kept as metric labels; later names count as `other`. */
-const MAX_OPERATION_LABELS = 200;
+export interface ObservabilityOptions {
+  /** The trusted documents, when on: their operation names always get a label of their own. @default none */
+  trustedDocuments?: TrustedDocuments;
+}
 
-export function observabilityPlugin(logger: Logger, metrics: GatewayMetrics): ApolloServerPlugin<GatewayContext> {
-  const seen = new Set<string>();
-  // Client-chosen names must not blow up label cardinality.
-  const label = (name: string | null | undefined): string => {
-    if (!name) return 'anonymous';
-    if (!/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'invalid';
-    if (seen.has(name)) return name;
-    if (seen.size >= MAX_OPERATION_LABELS) return 'other';
-    seen.add(name);
-    return name;
-  };
+export function observabilityPlugin(logger: Logger, metrics: GatewayMetrics, o: ObservabilityOptions = {}): ApolloServerPlugin<GatewayContext> {
+  const labels = new OperationLabels();
   return {
     async requestDidStart() {
       const started = performance.now();
@@ -32,14 +27,18 @@ export function observabilityPlugin(logger: Logger, metrics: GatewayMetrics): Ap
           const errors = body?.errors ?? [];
           // Partial: some data came back beside the errors (e.g. one backend of a list failed).
           const hasData = Object.values(body?.data ?? {}).some((v) => v !== null);
-          const outcome = errors.length === 0 ? 'success' : hasData ? 'partial' : 'error';
-          const operation = label(rc.operationName ?? rc.operation?.name?.value);
+          // A client that hung up: what its operation got says nothing about the backends.
+          const outcome: OperationOutcome = rc.contextValue.limits?.clientGone ? 'aborted' : errors.length === 0 ? 'success' : hasData ? 'partial' : 'error';
+          // Apollo's queryHash is the SHA-256 of the text it ran (a trusted document's own text when on).
+          const trusted = rc.queryHash !== undefined && o.trustedDocuments?.hasHash(rc.queryHash) === true;
+          const name = rc.operationName ?? rc.operation?.name?.value;
           const type = rc.operation?.operation ?? 'unknown';
-          metrics.recordOperation(operation, type, outcome, seconds);
+          metrics.recordOperation(labels.label(name, trusted || rc.contextValue.credentialProof?.proven === true), type, outcome, seconds);
           logger.info(
             {
               requestId: rc.contextValue.requestId,
-              operation,
+              // The name itself: a log line costs nothing after it is written, a label does.
+              operation: operationName(name),
               type,
               outcome,
               errorCodes: errors.length > 0 ? [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))] : undefined,

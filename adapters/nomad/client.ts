@@ -102,6 +102,7 @@ export class NomadClient {
       requestId: o.requestId,
       budget: o.budget,
     });
+    if (o.credential.token) o.onAnswer?.(res.status);
     if (res.status !== 200) {
       throw errorFromResponse(res.status, res.text, { backend: this.backend, action: c.action, hadToken: Boolean(o.credential.token) });
     }

@@ -133,6 +133,7 @@ export class OpenStackClient {
     }
     const base = c.service === 'volume' ? session.volumeUrl : session.computeUrl;
     const res = await this.#send(base, { method: c.method, path: c.path, query: c.query, headers, body, endpoint: c.endpoint, signal: o.signal, requestId: o.requestId, budget: o.budget });
+    o.onAnswer?.(res.status);
     if (res.status < 200 || res.status > 299) {
       if (res.status === 401) this.keystone.forget(session.token);
       throw errorFromResponse(res.status, res.text, { backend: this.backend, service: c.service, action: c.action });
