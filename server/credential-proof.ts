@@ -5,11 +5,13 @@
  */
 
 /**
- * Answers that say nothing about the credential being accepted: rejected (401, 403), refused
- * before it was looked at (429), or the backend failing (5xx).
+ * Answers only a request whose credential was checked and let in gets: a success, or not found or
+ * conflict about the resource it named. Not 401/403 (rejected), nor 400, 429 or other 4xx, which
+ * can come before the credential is looked at (Nomad decodes bodies and event topics before its
+ * ACL check), nor 5xx (the backend failing says nothing about the caller).
  */
 function provesCredential(status: number): boolean {
-  return status >= 200 && status < 500 && status !== 401 && status !== 403 && status !== 429;
+  return (status >= 200 && status < 300) || status === 404 || status === 409;
 }
 
 export class CredentialProof {
