@@ -22,7 +22,7 @@ export class CredentialProof {
     return this.#proven;
   }
 
-  /** For {@link CallOptions.onAnswer}: told the status of each answer to a request with the caller's credential. */
+  /** For `CallOptions.onAnswer` (adapters/backend.ts): told the status of each answer to a request with the caller's credential. */
   readonly answered = (status: number): void => {
     if (provesCredential(status)) this.#proven = true;
   };

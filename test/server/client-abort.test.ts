@@ -63,7 +63,7 @@ async function sendAndHangUp(query: string): Promise<void> {
 }
 
 it('should count a query whose client hung up as aborted, not as a backend failure', async () => {
-  west.setLatency(1_500);
+  west.setLatency(3_000);
   try {
     const before = await scrape();
     await sendAndHangUp('query SlowList { storageBackends { id } slow: volumeByNativeId(backend: "nomad-west", nativeId: "west-000") { id } }');
