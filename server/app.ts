@@ -29,6 +29,7 @@ import { CallerLimiter } from './http/caller-limiter';
 import { answerClientError } from './http/client-error';
 import type { EdgeError } from './http/errors';
 import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
+import { capConnectionsPerAddress } from './http/connection-cap';
 import { createCorsPolicy } from './http/cors';
 import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
@@ -226,7 +227,19 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     o.logger,
     countRefusal,
   );
-  const server = createServer({ maxHeaderSize: http.maxHeaderBytes }, listener);
+  const server = createServer(
+    {
+      maxHeaderSize: http.maxHeaderBytes,
+      // Bound receiving a request only: Node resets these once a request has arrived, and an
+      // upgraded socket leaves the HTTP parser, so responses and graphql-ws sockets are never cut.
+      headersTimeout: http.headersTimeoutMs,
+      requestTimeout: http.requestTimeoutMs,
+      // How often Node looks for expired requests (its default, 30 s, would add up to 30 s to each).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMs / 4))),
+    },
+    listener,
+  );
+  capConnectionsPerAddress(server, { maxPerAddress: http.maxConnectionsPerAddress, peersAreTrustedProxies: http.trustProxyHops > 0, onRefused: countRefusal });
   // Answer `Expect: 100-continue` ourselves: an oversized body is refused before it is sent.
   server.on('checkContinue', listener);
   server.on('clientError', answerClientError(http.maxHeaderBytes, countRefusal));

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError, numberSetting } from './config-values';
+import { checkSettingNames, envId } from './config-names';
 import type { ServiceAuth } from '../adapters/openstack/keystone';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
@@ -64,7 +65,7 @@ export interface GatewayConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Most backend reads one request's loaders run at once. @default 16 (env `MAX_CONCURRENT_READS`) */
   maxConcurrentReads: number;
-  /** Configured backends; empty = demo mode (embedded simulators). */
+  /** Configured backends; empty = demo mode (embedded simulators), refused when NODE_ENV is `production`. */
   backends: BackendConfig[];
   /** Largest accepted request body in bytes. @default 1048576 (env `MAX_BODY_BYTES`) */
   maxBodyBytes: number;
@@ -213,7 +214,7 @@ function authFromEnv(get: (setting: string) => string | undefined): Record<strin
 }
 
 /** Env form of a backend's settings: `GATEWAY_BACKEND_<ID>_<SETTING>` with the id upper-cased, `-` → `_`. */
-const envKey = (id: string, setting: string): string => `GATEWAY_BACKEND_${id.toUpperCase().replace(/-/g, '_')}_${setting}`;
+const envKey = (id: string, setting: string): string => `GATEWAY_BACKEND_${envId(id)}_${setting}`;
 
 /**
  * Backends from the environment:
@@ -223,6 +224,8 @@ const envKey = (id: string, setting: string): string => `GATEWAY_BACKEND_${id.to
  */
 function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>> | undefined {
   const list = env.GATEWAY_BACKENDS?.trim();
+  // Set but empty is a mistake (a template's missing value), not a request for the demo.
+  if (list === '') throw new ConfigError('GATEWAY_BACKENDS', 'is set but empty: list the backends as id=kind@url,… or unset it');
   if (list) {
     return list.split(',').map((entry, i) => {
       const m = /^\s*([^=\s]+)\s*=\s*([a-z]+)@(\S+)\s*$/.exec(entry);
@@ -285,6 +288,8 @@ function readFile(path: string): Record<string, unknown> {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: string): GatewayConfig {
   const filePath = configPath ?? env.GATEWAY_CONFIG;
   const file = filePath ? readFile(filePath) : {};
+  // First: a misspelled name is the likeliest cause of whatever else looks wrong.
+  checkSettingNames(env, file, filePath);
   const rawBackends = backendsFromEnv(env) ?? (file.backends as unknown);
   if (rawBackends !== undefined && !Array.isArray(rawBackends)) throw new ConfigError('backends', 'must be a list');
   const backends = (rawBackends ?? []).map((b, i) => {
@@ -295,6 +300,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   for (const b of backends) {
     if (ids.has(b.id)) throw new ConfigError('backends', `backend id "${b.id}" is used twice`);
     ids.add(b.id);
+  }
+  // Demo mode starts simulators and prints their management tokens: never in production, where
+  // no backend can only be a mistake.
+  if (backends.length === 0 && env.NODE_ENV === 'production') {
+    throw new ConfigError('backends', 'none is configured, and with NODE_ENV=production the gateway never starts its demo backends: set GATEWAY_BACKENDS (id=kind@url,…), NOMAD_ADDR, OS_AUTH_URL or the config file\'s "backends"');
   }
   const logLevel = (env.LOG_LEVEL ?? file.logLevel ?? 'info') as GatewayConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);

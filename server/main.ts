@@ -25,7 +25,8 @@ Environment (wins over the file): PORT (4000), HOST (0.0.0.0; demo 127.0.0.1), L
   GATEWAY_BACKENDS=id=nomad@URL,...   GATEWAY_BACKEND_<ID>_TOKEN, _TIMEOUT_MS, ...
   NOMAD_ADDR / NOMAD_TOKEN            a single Nomad backend with id "nomad"
   REDIS_URL=redis://host:6379         share operation records between replicas
-With no backend configured, two simulated Nomad clusters with demo data are started.
+With no backend configured (and NODE_ENV not production), simulated backends with demo data
+are started. An unknown GATEWAY_*, WS_*, MAX_* … variable or config-file key stops start-up.
 See docs/configuration.md.`;
 
 /** Time after the grace period for the steps after the drain (pools, Redis) before exiting anyway. */
@@ -51,6 +52,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig(process.env, configPath);
   const logger = createLogger(config.logLevel);
   let demo: DemoBackends | undefined;
+  // loadConfig refuses an empty backend list under NODE_ENV=production, so this is the demo.
   if (config.backends.length === 0) {
     // Loaded only in demo mode: a configured gateway never loads the simulators.
     const { startDemoBackends } = require('./demo') as typeof import('./demo');

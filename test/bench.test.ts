@@ -135,7 +135,7 @@ it('should run the heap benchmark in short mode: two snapshots compared per subs
 }, 180_000);
 
 it('should run the live-path benchmark in short mode: latencies measured, backend requests flat, watch-fed reads cheaper in calls', () => {
-  const md = runShort('bench/live.ts', { LIVE_SHORT: '1' });
+  const md = runShort('bench/live.ts', { BENCH_LIVE_SHORT: '1' });
   const latency = md.split('\n').filter((l) => /^\| (Nomad|OpenStack) .*\| \d+ \|/.test(l)).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
   expect(latency).toHaveLength(2);
   for (const [, samples, p50] of latency) {

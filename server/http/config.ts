@@ -39,7 +39,29 @@ export interface TrustedDocumentsConfig {
 export interface HttpEdgeConfig {
   /** Largest request head (request line and headers) in bytes; 431 above. @default 16384 (env `MAX_HEADER_BYTES`) */
   maxHeaderBytes: number;
-  /** Reverse proxies in front of the gateway whose `X-Forwarded-For` entry is trusted as the client address. @default 0 (env `TRUST_PROXY_HOPS`) */
+  /**
+   * Longest time a client may take to send a request head (request line and headers), from its
+   * first byte (or the connection's start); then 408 and the connection is closed.
+   * @default 10000 (env `HEADERS_TIMEOUT_MS`)
+   */
+  headersTimeoutMs: number;
+  /**
+   * Longest time a client may take to send a whole request, head and body; then 408 and the
+   * connection is closed. Bounds receiving only: a response being sent, a graphql-ws socket or a
+   * stream is never cut by it. At least `headersTimeoutMs`. @default 30000 (env `REQUEST_TIMEOUT_MS`)
+   */
+  requestTimeoutMs: number;
+  /**
+   * Open TCP connections (plain HTTP and graphql-ws alike) from one peer address (IPv6 by /64);
+   * the next is answered 429 TOO_MANY_CONNECTIONS and closed. Not applied with
+   * `trustProxyHops` > 0: every peer is then a trusted proxy. @default 1000 (env `MAX_CONNECTIONS_PER_ADDRESS`)
+   */
+  maxConnectionsPerAddress: number;
+  /**
+   * Reverse proxies in front of the gateway whose `X-Forwarded-For` entry is trusted as the client
+   * address; with any, peers are taken to be those proxies and exempt from `maxConnectionsPerAddress`.
+   * @default 0 (env `TRUST_PROXY_HOPS`)
+   */
   trustProxyHops: number;
   rateLimit: RateLimitConfig;
   cors: CorsConfig;
@@ -50,6 +72,9 @@ export interface HttpEdgeConfig {
 /** What callers of `startGateway` may pass: any group or field left out takes its default. */
 export interface HttpEdgeOptions {
   maxHeaderBytes?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  maxConnectionsPerAddress?: number;
   trustProxyHops?: number;
   rateLimit?: { caller?: Partial<LimitTier>; address?: Partial<LimitTier>; maxTracked?: number };
   cors?: Partial<CorsConfig>;
@@ -58,6 +83,9 @@ export interface HttpEdgeOptions {
 
 export const HTTP_EDGE_DEFAULTS: Readonly<HttpEdgeConfig> = Object.freeze({
   maxHeaderBytes: 16_384,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnectionsPerAddress: 1000,
   trustProxyHops: 0,
   rateLimit: { caller: { requestsPerSecond: 200, burst: 1000, maxInFlight: 64 }, address: { requestsPerSecond: 1000, burst: 5000, maxInFlight: 256 }, maxTracked: 50_000 },
   cors: { origins: [], credentials: false, maxAgeSeconds: 600 },
@@ -68,6 +96,9 @@ export function resolveHttpEdgeOptions(o: HttpEdgeOptions = {}): HttpEdgeConfig 
   const d = HTTP_EDGE_DEFAULTS;
   return {
     maxHeaderBytes: o.maxHeaderBytes ?? d.maxHeaderBytes,
+    headersTimeoutMs: o.headersTimeoutMs ?? d.headersTimeoutMs,
+    requestTimeoutMs: o.requestTimeoutMs ?? Math.max(d.requestTimeoutMs, o.headersTimeoutMs ?? 0),
+    maxConnectionsPerAddress: o.maxConnectionsPerAddress ?? d.maxConnectionsPerAddress,
     trustProxyHops: o.trustProxyHops ?? d.trustProxyHops,
     rateLimit: {
       caller: { ...d.rateLimit.caller, ...o.rateLimit?.caller },
@@ -132,8 +163,16 @@ export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, 
       throw err;
     }
   }
+  const headersTimeoutMs = num(s, 'HEADERS_TIMEOUT_MS', 'headersTimeoutMs', d.headersTimeoutMs, 100, 600_000);
+  const requestTimeout = pick(s, 'REQUEST_TIMEOUT_MS', 'requestTimeoutMs');
+  const requestTimeoutMs = num(s, 'REQUEST_TIMEOUT_MS', 'requestTimeoutMs', Math.max(d.requestTimeoutMs, headersTimeoutMs), 100, 3_600_000);
+  // Node refuses a head deadline past the whole request's.
+  if (requestTimeoutMs < headersTimeoutMs) throw new ConfigError(requestTimeout.setting, `must be at least the headers timeout (${headersTimeoutMs} ms)`);
   return {
     maxHeaderBytes: num(s, 'MAX_HEADER_BYTES', 'maxHeaderBytes', d.maxHeaderBytes, 1024, 1_048_576),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnectionsPerAddress: num(s, 'MAX_CONNECTIONS_PER_ADDRESS', 'maxConnectionsPerAddress', d.maxConnectionsPerAddress, 1, 10_000_000),
     trustProxyHops: num(s, 'TRUST_PROXY_HOPS', 'trustProxyHops', d.trustProxyHops, 0, 10),
     rateLimit: { caller: tier(s, 'caller', d.rateLimit.caller), address: tier(s, 'address', d.rateLimit.address), maxTracked: num(s, 'RATE_LIMIT_MAX_TRACKED', 'rateLimit.maxTracked', d.rateLimit.maxTracked, 100, 10_000_000) },
     cors,

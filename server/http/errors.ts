@@ -18,6 +18,8 @@ export enum EdgeErrorCode {
   BadRequest = 'BAD_REQUEST',
   /** 408: the request did not arrive in time. */
   RequestTimeout = 'REQUEST_TIMEOUT',
+  /** 429: the peer address has `MAX_CONNECTIONS_PER_ADDRESS` TCP connections open; this one is closed. */
+  TooManyConnections = 'TOO_MANY_CONNECTIONS',
   /** 400: trusted documents are on and the free-form document is not in the list. */
   PersistedQueryNotInList = 'PERSISTED_QUERY_NOT_IN_LIST',
   /** 400: trusted documents require an id (`TRUSTED_DOCUMENTS_REQUIRE_ID`) and a free-form document was sent. */

@@ -1,0 +1,245 @@
+/**
+ * The one list of every setting the gateway reads, by environment variable and config-file path,
+ * and the start-up check that refuses a name it does not know (issue 17, item 11): a typo such
+ * as `GATEWAY_BACKEND=` (for `GATEWAY_BACKENDS`) or `{"prot": 4630}` must stop the gateway, not
+ * start it with defaults or in demo mode. docs/configuration.md ("Unknown settings") describes it.
+ *
+ * Adding a setting: one line in {@link SETTINGS}.
+ */
+import { ConfigError } from './config-values';
+
+/**
+ * Every setting: `[environment variable, config-file path]`; either may be null. File paths use
+ * `.` for nesting and `[]` for a list's items; `<ID>` in a variable stands for a backend id of
+ * `GATEWAY_BACKENDS` (upper-cased, `-` → `_`).
+ */
+export const SETTINGS: ReadonlyArray<readonly [env: string | null, file: string | null]> = [
+  // Gateway (server/config.ts)
+  ['PORT', 'port'],
+  ['HOST', 'host'],
+  ['LOG_LEVEL', 'logLevel'],
+  ['MAX_CONCURRENT_READS', 'maxConcurrentReads'],
+  ['MAX_BODY_BYTES', 'maxBodyBytes'],
+  ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs'],
+  ['GATEWAY_CONFIG', null],
+  ['NODE_ENV', null],
+  // Demo mode (server/demo-activity.ts)
+  ['DEMO_ACTIVITY', null],
+  ['DEMO_ACTIVITY_INTERVAL_MS', null],
+  // Redis
+  ['REDIS_URL', 'redis.url'],
+  ['REDIS_KEY_PREFIX', 'redis.keyPrefix'],
+  // HTTP edge (server/http/config.ts)
+  ['MAX_HEADER_BYTES', 'http.maxHeaderBytes'],
+  ['HEADERS_TIMEOUT_MS', 'http.headersTimeoutMs'],
+  ['REQUEST_TIMEOUT_MS', 'http.requestTimeoutMs'],
+  ['MAX_CONNECTIONS_PER_ADDRESS', 'http.maxConnectionsPerAddress'],
+  ['TRUST_PROXY_HOPS', 'http.trustProxyHops'],
+  ['RATE_LIMIT_CALLER_RPS', 'http.rateLimit.caller.requestsPerSecond'],
+  ['RATE_LIMIT_CALLER_BURST', 'http.rateLimit.caller.burst'],
+  ['RATE_LIMIT_CALLER_IN_FLIGHT', 'http.rateLimit.caller.maxInFlight'],
+  ['RATE_LIMIT_ADDRESS_RPS', 'http.rateLimit.address.requestsPerSecond'],
+  ['RATE_LIMIT_ADDRESS_BURST', 'http.rateLimit.address.burst'],
+  ['RATE_LIMIT_ADDRESS_IN_FLIGHT', 'http.rateLimit.address.maxInFlight'],
+  ['RATE_LIMIT_MAX_TRACKED', 'http.rateLimit.maxTracked'],
+  ['CORS_ORIGINS', 'http.cors.origins'],
+  ['CORS_CREDENTIALS', 'http.cors.credentials'],
+  ['CORS_MAX_AGE_SECONDS', 'http.cors.maxAgeSeconds'],
+  ['TRUSTED_DOCUMENTS', 'http.trustedDocuments.path'],
+  ['TRUSTED_DOCUMENTS_REQUIRE_ID', 'http.trustedDocuments.requireId'],
+  // Operation limits (server/limits/config.ts)
+  ['MAX_DEPTH', 'limits.maxDepth'],
+  ['MAX_ALIASES', 'limits.maxAliases'],
+  ['MAX_DIRECTIVES', 'limits.maxDirectives'],
+  ['MAX_TOKENS', 'limits.maxTokens'],
+  ['MAX_COST', 'limits.maxCost'],
+  ['MAX_RESPONSE_BYTES', 'limits.maxResponseBytes'],
+  ['MAX_BACKEND_CALLS_PER_OPERATION', 'limits.maxBackendCallsPerOperation'],
+  ['OPERATION_TIMEOUT_MS', 'limits.operationTimeoutMs'],
+  ['INTROSPECTION', 'limits.introspection'],
+  ['MAX_INTROSPECTION_FIELDS', 'limits.maxIntrospectionFields'],
+  ['MAX_INTROSPECTION_DEPTH', 'limits.maxIntrospectionDepth'],
+  // graphql-ws (server/ws/config.ts)
+  ['WS_ALLOWED_ORIGINS', 'ws.allowedOrigins'],
+  ['WS_MAX_PAYLOAD_BYTES', 'ws.maxPayloadBytes'],
+  ['WS_MAX_CONNECTIONS_PER_ADDRESS', 'ws.maxConnectionsPerAddress'],
+  ['WS_MAX_CONNECTIONS', 'ws.maxConnections'],
+  ['WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 'ws.maxSubscriptionsPerSocket'],
+  ['WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL', 'ws.maxSubscriptionsPerCredential'],
+  ['WS_MAX_BUFFERED_BYTES', 'ws.maxBufferedBytes'],
+  ['WS_KEEPALIVE_MS', 'ws.keepAliveMs'],
+  ['WS_CONNECTION_INIT_TIMEOUT_MS', 'ws.connectionInitTimeoutMs'],
+  ['WS_MAX_INIT_PAYLOAD_BYTES', 'ws.maxInitPayloadBytes'],
+  // Live path (server/live-config.ts)
+  ['LIVE_EVENT_LOG_MAX_EVENTS', 'live.eventLogMaxEvents'],
+  ['LIVE_EVENT_LOG_RETENTION_MS', 'live.eventLogRetentionMs'],
+  ['LIVE_ACCESS_TTL_MS', 'live.accessTtlMs'],
+  ['LIVE_MAX_QUEUED', 'live.maxQueued'],
+  ['LIVE_WATCHER_WAIT_MS', 'live.watcherWaitMs'],
+  // Backends (server/config.ts)
+  ['GATEWAY_BACKENDS', 'backends'],
+  [null, 'backends[].id'],
+  [null, 'backends[].kind'],
+  [null, 'backends[].url'],
+  ['GATEWAY_BACKEND_<ID>_TOKEN', 'backends[].token'],
+  ['GATEWAY_BACKEND_<ID>_TIMEOUT_MS', 'backends[].timeoutMs'],
+  ['GATEWAY_BACKEND_<ID>_MAX_CONNECTIONS', 'backends[].maxConnections'],
+  ['GATEWAY_BACKEND_<ID>_READ_RETRIES', 'backends[].readRetries'],
+  ['GATEWAY_BACKEND_<ID>_REGION', 'backends[].region'],
+  ['GATEWAY_BACKEND_<ID>_INTERFACE', 'backends[].interface'],
+  ['GATEWAY_BACKEND_<ID>_OPERATION_TIMEOUT_MS', 'backends[].operationTimeoutMs'],
+  ['GATEWAY_BACKEND_<ID>_WATCH_FAST_MS', 'backends[].watchFastMs'],
+  ['GATEWAY_BACKEND_<ID>_WATCH_SLOW_MS', 'backends[].watchSlowMs'],
+  [null, 'backends[].auth.method'],
+  ['GATEWAY_BACKEND_<ID>_USERNAME', 'backends[].auth.username'],
+  ['GATEWAY_BACKEND_<ID>_PASSWORD', 'backends[].auth.password'],
+  ['GATEWAY_BACKEND_<ID>_PROJECT_NAME', 'backends[].auth.projectName'],
+  ['GATEWAY_BACKEND_<ID>_USER_DOMAIN_NAME', 'backends[].auth.userDomainName'],
+  ['GATEWAY_BACKEND_<ID>_PROJECT_DOMAIN_NAME', 'backends[].auth.projectDomainName'],
+  ['GATEWAY_BACKEND_<ID>_APPLICATION_CREDENTIAL_ID', 'backends[].auth.id'],
+  ['GATEWAY_BACKEND_<ID>_APPLICATION_CREDENTIAL_SECRET', 'backends[].auth.secret'],
+];
+
+/**
+ * Prefixes the gateway owns: an environment variable under one that is not in {@link SETTINGS}
+ * stops start-up. Exact names such as `PORT` and `HOST` are deliberately not here (`HOSTNAME`
+ * is set by every container); a name without `_` at its end (`TRUSTED_DOCUMENTS`) also covers
+ * its misspelled longer forms.
+ */
+export const OWNED_ENV_PREFIXES: readonly string[] = [
+  'GATEWAY_',
+  'WS_',
+  'LIVE_',
+  'RATE_LIMIT_',
+  'CORS_',
+  'MAX_',
+  'REDIS_',
+  'TRUSTED_DOCUMENTS',
+  'DEMO_',
+  'SHUTDOWN_',
+  'TRUST_PROXY',
+  'INTROSPECTION',
+  'OPERATION_TIMEOUT',
+  'HEADERS_TIMEOUT',
+  'REQUEST_TIMEOUT',
+  'LOG_LEVEL',
+];
+
+/** Set in bulk by openrc files, Nomad's task environment and OpenTelemetry: never checked. */
+const NEVER_CHECKED = /^(OS|NOMAD|OTEL)_/;
+
+/**
+ * Kubernetes service links (`enableServiceLinks`, on by default): a Service named `redis` or
+ * `gateway` puts `REDIS_PORT=tcp://…`, `GATEWAY_SERVICE_HOST` … into every pod of its namespace.
+ * Not settings, and not the operator's mistake.
+ */
+const SERVICE_LINK = /^[A-Z0-9_]+_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT|PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)$/;
+
+const BACKEND_ID = '<ID>';
+
+/** A backend id as its variables spell it. */
+export const envId = (id: string): string => id.toUpperCase().replace(/-/g, '_');
+
+/** Levenshtein distance. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The candidate closest to `name` by edit distance (case ignored); the first one on a tie. */
+export function closestName(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = distance(name.toLowerCase(), c.toLowerCase());
+    if (d < bestD) [best, bestD] = [c, d];
+  }
+  return best;
+}
+
+/** The ids `GATEWAY_BACKENDS` names, as its variables spell them (the list itself is validated later). */
+function configuredEnvIds(env: NodeJS.ProcessEnv): string[] {
+  const list = env.GATEWAY_BACKENDS?.trim();
+  if (!list) return [];
+  return list.split(',').flatMap((entry) => {
+    const id = /^\s*([^=\s]+)\s*=/.exec(entry)?.[1];
+    return id ? [envId(id)] : [];
+  });
+}
+
+/** Unknown variables under the owned prefixes, each with the closest known name. */
+export function unknownEnvNames(env: NodeJS.ProcessEnv): Array<{ name: string; closest?: string; note?: string }> {
+  const ids = configuredEnvIds(env);
+  const exact = new Set<string>();
+  const perBackend: string[] = [];
+  for (const [name] of SETTINGS) {
+    if (name === null) continue;
+    if (name.includes(BACKEND_ID)) perBackend.push(name);
+    else exact.add(name);
+  }
+  const known = new Set([...exact, ...ids.flatMap((id) => perBackend.map((n) => n.replace(BACKEND_ID, id)))]);
+  const unknown: Array<{ name: string; closest?: string; note?: string }> = [];
+  for (const name of Object.keys(env).sort()) {
+    if (known.has(name) || NEVER_CHECKED.test(name) || SERVICE_LINK.test(name)) continue;
+    if (!OWNED_ENV_PREFIXES.some((p) => name.startsWith(p))) continue;
+    const closest = closestName(name, ids.length > 0 ? known : [...exact, ...perBackend]);
+    const backendLike = /^GATEWAY_BACKEND_/.test(name) && perBackend.some((n) => name.endsWith(n.slice(n.indexOf(BACKEND_ID) + BACKEND_ID.length)));
+    const note = backendLike ? (ids.length > 0 ? `its backend is not in GATEWAY_BACKENDS (${ids.join(', ')})` : 'per-backend variables apply to the backends of GATEWAY_BACKENDS, and it is not set') : undefined;
+    unknown.push({ name, ...(closest ? { closest } : {}), ...(note ? { note } : {}) });
+  }
+  return unknown;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Unknown keys of the config file at every level its schema defines, each with the closest known key at that level. */
+export function unknownFileKeys(file: Record<string, unknown>): Array<{ name: string; closest?: string }> {
+  const leaves = new Set(SETTINGS.flatMap(([, path]) => (path === null ? [] : [path])));
+  /** The known keys directly under `schemaPath` ('' = top level), `[]` marking a list of objects. */
+  const children = (schemaPath: string): string[] => {
+    const start = schemaPath === '' ? '' : `${schemaPath}.`;
+    const keys = new Set<string>();
+    for (const leaf of leaves) if (leaf.startsWith(start)) keys.add(leaf.slice(start.length).split('.')[0]!);
+    return [...keys];
+  };
+  const unknown: Array<{ name: string; closest?: string }> = [];
+  const walk = (obj: Record<string, unknown>, schemaPath: string, shownPath: string): void => {
+    const here = children(schemaPath);
+    for (const [key, value] of Object.entries(obj)) {
+      const shown = shownPath === '' ? key : `${shownPath}.${key}`;
+      const path = schemaPath === '' ? key : `${schemaPath}.${key}`;
+      if (here.includes(`${key}[]`) && Array.isArray(value)) {
+        value.forEach((item, i) => isObject(item) && walk(item, `${path}[]`, `${shown}[${i}]`));
+      } else if (here.includes(key)) {
+        // A group's object is walked; a leaf's value (or a group of the wrong type) is validated where it is read.
+        if (!leaves.has(path) && isObject(value)) walk(value, path, shown);
+      } else if (!here.includes(`${key}[]`)) {
+        const closest = closestName(key, here.map((k) => k.replace(/\[\]$/, '')));
+        unknown.push({ name: shown, ...(closest ? { closest: shownPath === '' ? closest : `${shownPath}.${closest}` } : {}) });
+      }
+    }
+  };
+  walk(file, '', '');
+  return unknown;
+}
+
+/**
+ * Refuses unknown names in the environment (under the owned prefixes) and in the config file.
+ * @throws ConfigError naming the first unknown name, its message listing each with the closest known one
+ */
+export function checkSettingNames(env: NodeJS.ProcessEnv, file: Record<string, unknown>, filePath?: string): void {
+  const found = [
+    ...unknownEnvNames(env).map((u) => ({ ...u, what: 'environment variable' })),
+    ...unknownFileKeys(file).map((u) => ({ ...u, what: `key in ${filePath ?? 'the config file'}`, note: undefined })),
+  ];
+  if (found.length === 0) return;
+  const describe = (u: (typeof found)[number]): string => `is not a known ${u.what}${u.closest ? ` (closest known: ${u.closest})` : ''}${u.note ? `; ${u.note}` : ''}`;
+  const [first, ...rest] = found as [(typeof found)[number], ...typeof found];
+  const also = rest.map((u) => `; also ${u.name} ${describe(u)}`).join('');
+  throw new ConfigError(first.name, `${describe(first)}${also}. docs/configuration.md lists every setting`);
+}
