@@ -82,6 +82,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   #marker: string | null = null;
   /** The current connection's marker check (and write-back); null while disconnected or not yet run. */
   #check: Promise<void> | null = null;
+  /** Resolved at the next 'ready' (one promise for every caller waiting on a connection being made). */
+  #nextReady: { promise: Promise<void>; resolve: () => void } | null = null;
   #refuseUntil = 0;
 
   constructor(o: RedisIdempotencyStoreOptions) {
@@ -92,7 +94,11 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.#windowMs = o.recoveryWindowMs ?? IDEMPOTENCY_CLAIM_TTL_MS;
     this.#local = new MemoryIdempotencyStore({ maxEntries: o.localEntries ?? 10_000 });
     // Every (re)connect is checked before anything else this store sends on it.
-    this.#client.on('ready', () => this.#startCheck());
+    this.#client.on('ready', () => {
+      this.#startCheck();
+      this.#nextReady?.resolve();
+      this.#nextReady = null;
+    });
     this.#client.on('close', () => (this.#check = null));
     if (this.#client.status === 'ready') this.#startCheck();
   }
@@ -162,6 +168,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.#local.release(scopedKey);
     try {
       if (down(this.#client)) throw new Error('Redis is not connected');
+      // After any write-back, which could otherwise bring the key back.
+      await this.#whenChecked();
       await this.#client.del(this.key(scopedKey));
     } catch (err) {
       this.#onError('release', err);
@@ -179,24 +187,21 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   /** Resolves once this connection's marker check is done; rejects when there is no connection within the wait. */
-  #whenChecked(): Promise<void> {
-    if (this.#check) return this.#check;
-    if (this.#client.status === 'ready') {
-      this.#startCheck();
-      return this.#check!;
+  async #whenChecked(): Promise<void> {
+    if (!this.#check && this.#client.status === 'ready') this.#startCheck();
+    if (!this.#check) {
+      // Being made (the first connect, or just after a reconnect began): wait a little for it.
+      if (!this.#nextReady) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.#nextReady = { promise, resolve };
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('Redis is not connected')), CONNECT_WAIT_MS)));
+      await Promise.race([this.#nextReady.promise, timeout]).finally(() => clearTimeout(timer));
     }
-    return new Promise<void>((resolve, reject) => {
-      const onReady = (): void => {
-        clearTimeout(timer);
-        (this.#check ?? Promise.reject(new Error('Redis is not connected'))).then(resolve, reject);
-      };
-      const timer = setTimeout(() => {
-        this.#client.off('ready', onReady);
-        reject(new Error('Redis is not connected'));
-      }, CONNECT_WAIT_MS);
-      // Registered after the constructor's listener, so the check has started when this runs.
-      this.#client.once('ready', onReady);
-    });
+    if (!this.#check) throw new Error('Redis is not connected');
+    return this.#check;
   }
 
   /** Compares the marker; when Redis lost its data, opens the refusal window and writes back every key held. */
