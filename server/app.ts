@@ -138,7 +138,12 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const limited = apolloLimitOptions<GatewayContext>(limits, buildGatewaySchema());
   // Replicas sharing Redis share idempotency keys too, so a retry on another replica finds the first result.
   const idempotency = redis
-    ? new RedisIdempotencyStore({ client: redis.client, keyPrefix: redis.keyPrefix, onError: (op, err) => o.logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis idempotency store failed') })
+    ? new RedisIdempotencyStore({
+        client: redis.client,
+        keyPrefix: redis.keyPrefix,
+        onError: (op, err) => o.logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis idempotency store failed'),
+        onRecovery: (r) => o.logger.warn({ restored: r.restored, refusingUntil: r.refusingUntil.toISOString() }, 'redis lost its data: idempotency keys this replica holds were written back; creates with other keys are refused until then'),
+      })
     : new MemoryIdempotencyStore();
   const services: GatewayServices = {
     registry: o.registry,

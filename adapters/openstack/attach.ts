@@ -9,7 +9,7 @@ import type { Attachment, VolumeRef } from '../model';
 import * as cinder from './cinder/requests';
 import { rules } from './completion-rules';
 import { pending, type OpenStackContext } from './context';
-import { readHostAttachment } from './host-attachments';
+import { hostAttachmentId, readHostAttachment } from './host-attachments';
 import { checkedUuid } from './ids';
 import * as nova from './nova/requests';
 import { toStartedAttachment } from './nova/results';
@@ -41,7 +41,7 @@ export async function detachVolume(ctx: OpenStackContext, ref: VolumeRef, t: Det
       return { result: undefined, pending: pending(ctx, rules.serverDetach(volumeId, serverId, requestId)) };
     }
     case 'hostAttachment': {
-      const attachmentId = checkedUuid(t.attachmentId, 'input.attachmentId');
+      const attachmentId = await hostAttachmentId(ctx, volumeId, t.attachmentId, 'detach', 'input.hostAttachmentId', o);
       await cinder.deleteAttachment(ctx.client, attachmentId, o);
       return { result: undefined, pending: pending(ctx, rules.hostDetach(volumeId, attachmentId)) };
     }

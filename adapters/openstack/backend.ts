@@ -191,8 +191,8 @@ export class OpenStackBackend
     return hosts.updateHostAttachment(this.#ctx, ref, attachmentId, connector, o);
   }
 
-  completeHostAttachment(_ref: VolumeRef, attachmentId: string, o: CallOptions): Promise<void> {
-    return hosts.completeHostAttachment(this.#ctx, attachmentId, o);
+  completeHostAttachment(ref: VolumeRef, attachmentId: string, o: CallOptions): Promise<void> {
+    return hosts.completeHostAttachment(this.#ctx, ref, attachmentId, o);
   }
 
   getServers(ids: readonly string[], o: CallOptions): Promise<Map<string, NovaServer>> {

@@ -95,6 +95,31 @@ export function errorFromResponse(status: number, text: string, ctx: ErrorContex
   }
 }
 
+/**
+ * A Nova server's attachment named where a host attachment (Cinder's attachments API) is expected.
+ * Nova made it and owns it: Cinder refuses users who delete it (409 ConflictNovaUsingAttachment,
+ * bug #2004555; recorded in nova-26/01), and re-connecting or completing it behind Nova's back
+ * would leave the server's record wrong. Refused before any write, naming the mutation to use.
+ */
+export class NovaAttachmentError extends BadUserInputError {
+  /**
+   * @param argument the input field that named it, e.g. `input.hostAttachmentId`.
+   * @param serverId the Nova server that holds the attachment.
+   * @param useMutation the mutation that does this through Nova (`detachVolume` with `serverId`).
+   */
+  constructor(
+    argument: string,
+    readonly serverId: string,
+    readonly useMutation: string,
+  ) {
+    super(`${argument} names the attachment of a Nova server (${serverId}), not a host attachment: Nova made it and manages it; use ${useMutation}(input: { volumeId, serverId: "${serverId}" }) instead`, argument);
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    return { ...super.toExtensions(), serverId: this.serverId, useMutation: this.useMutation };
+  }
+}
+
 /** The cloud is too old for something; said before any call. */
 export function tooOld(backend: string, what: string, service: 'volume' | 'compute', need: string, have: string): GatewayError {
   const name = service === 'volume' ? 'Cinder' : 'Nova';

@@ -3,10 +3,12 @@
  * and list. `attachVolume` with a host target does all steps at once (`attach.ts`).
  */
 import type { CallOptions, HostConnector, OpaquePage } from '../backend';
+import { NotFoundError } from '../errors';
 import type { Attachment, VolumeRef } from '../model';
 import * as req from './cinder/requests';
-import { toHostAttachment } from './cinder/results';
+import { attachmentHolder, toHostAttachment } from './cinder/results';
 import type { OpenStackContext } from './context';
+import { NovaAttachmentError } from './errors';
 import { checkedUuid } from './ids';
 import { MAX_LIMIT, marker } from './paging';
 
@@ -34,12 +36,37 @@ export async function reserveHostAttachment(ctx: OpenStackContext, ref: VolumeRe
   return toHostAttachment(ctx.backend, ref.namespace, data!.attachment);
 }
 
+/** What a host-attachment mutation does, and the mutation that does it for a Nova server's attachment. */
+export type HostAttachmentUse = 'detach' | 'update' | 'complete';
+const THROUGH_NOVA: Record<HostAttachmentUse, string> = { detach: 'detachVolume', update: 'updateNovaVolumeAttachment', complete: 'updateNovaVolumeAttachment' };
+
+/**
+ * The Cinder id of the host attachment that an attachment's consumer id names, read from the
+ * volume's attachments (one summary list, no secrets) before any write. The gateway id of an
+ * attachment carries its consumer (`toHostAttachment`, `toVolume`): a host attachment's Cinder id,
+ * but the server's id for one Nova made. Sent as is, a server id reached Cinder as
+ * `DELETE /attachments/<server id>` and came back as a misleading NOT_FOUND; Nova's own Cinder id
+ * gets Cinder's 409. So a Nova server's attachment, named either way, is refused with
+ * {@link NovaAttachmentError} naming the mutation that goes through Nova; an id the volume does
+ * not have is NOT_FOUND saying so.
+ */
+export async function hostAttachmentId(ctx: OpenStackContext, volumeId: string, consumerId: string, use: HostAttachmentUse, argument: string, o: CallOptions): Promise<string> {
+  const wanted = checkedUuid(consumerId, argument);
+  const { data } = await req.listAttachments(ctx.client, { limit: MAX_LIMIT, filters: req.attachmentFilters({ volumeId }) }, o);
+  const holders = (data?.attachments ?? []).map(attachmentHolder);
+  const found = holders.find((h) => h.serverId === wanted) ?? holders.find((h) => h.id === wanted);
+  if (!found) throw new NotFoundError(`${argument}: volume ${volumeId} has no attachment ${wanted} (it may have been detached)`, { backend: ctx.backend });
+  if (found.serverId !== null) throw new NovaAttachmentError(argument, found.serverId, THROUGH_NOVA[use]);
+  return found.id;
+}
+
 export async function updateHostAttachment(ctx: OpenStackContext, ref: VolumeRef, attachmentId: string, connector: HostConnector, o: CallOptions): Promise<Attachment> {
-  const id = checkedUuid(attachmentId, 'input.attachmentId');
+  const id = await hostAttachmentId(ctx, checkedUuid(ref.nativeId, 'input.attachmentId'), attachmentId, 'update', 'input.attachmentId', o);
   await req.updateAttachment(ctx.client, id, connector, o);
   return readHostAttachment(ctx, ref.namespace, id, o);
 }
 
-export async function completeHostAttachment(ctx: OpenStackContext, attachmentId: string, o: CallOptions): Promise<void> {
-  await req.completeAttachment(ctx.client, checkedUuid(attachmentId, 'input.attachmentId'), o);
+export async function completeHostAttachment(ctx: OpenStackContext, ref: VolumeRef, attachmentId: string, o: CallOptions): Promise<void> {
+  const id = await hostAttachmentId(ctx, checkedUuid(ref.nativeId, 'input.attachmentId'), attachmentId, 'complete', 'input.attachmentId', o);
+  await req.completeAttachment(ctx.client, id, o);
 }

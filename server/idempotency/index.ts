@@ -8,19 +8,12 @@ import { ConflictError, IdempotencyKeyReusedError } from '../../adapters/errors'
 import { safeText } from '../../adapters/input';
 import type { CallerCredential } from '../../adapters/backend';
 import type { IdempotencyStore } from './store';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './ttl';
 
 export { MemoryIdempotencyStore, type IdempotencyEntry, type IdempotencyStore, type MemoryIdempotencyStoreOptions } from './store';
-export { RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from './redis-store';
-
-/** How long a key is remembered after its create finished. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
-/**
- * How long a claim holds a key while its create runs: longer than any request may run
- * (OPERATION_TIMEOUT_MS is at most 1 h), so only the claim of a replica that died mid-create
- * expires, instead of blocking the key with CONFLICT for a whole day.
- */
-export const IDEMPOTENCY_CLAIM_TTL_MS = 60 * 60 * 1000;
+export { RedisIdempotencyStore, type IdempotencyRecovery, type RedisIdempotencyStoreOptions } from './redis-store';
+export { IdempotencyRecoveringError } from './errors';
+export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './ttl';
 
 /** Who is asking and for what: a key is scoped to all of these. */
 export interface IdempotencyScope {

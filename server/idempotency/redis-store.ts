@@ -10,21 +10,42 @@
  * - `complete`: `SET key <done entry> XX PX ttl` (a claim that expired meanwhile is not re-created).
  * - `release`: `DEL key`.
  *
- * Redis trouble: unlike operation records there is no safe local fallback, since keys remembered
- * by one replica only would let a retry on another replica create a second time. So a claim that
- * cannot reach Redis fails the creating mutation with `BACKEND_UNAVAILABLE` (retryable) before any
- * backend call: the client retries later with the same key, and nothing is created twice. Once the
- * backend has accepted the create, Redis trouble no longer fails the mutation: `complete` and
- * `release` never reject, they report to `onError`, and the pending entry stays until its claim
- * expires (a retry meanwhile gets `CONFLICT`, retryable). A Redis that lost its data (restarted
- * without persistence) forgets its keys: a retry after that runs again.
+ * Each replica also keeps its own copy of the keys it claimed and finished (bounded,
+ * `localEntries`), and answers those from it.
  *
- * The client is the caller's: this store never connects or closes it.
+ * Redis trouble: unlike operation records there is no safe local fallback for a key this replica
+ * does not hold, since another replica may hold it. So a claim that cannot reach Redis fails the
+ * creating mutation with `BACKEND_UNAVAILABLE` (retryable) before any backend call: the client
+ * retries later with the same key, and nothing is created twice. Once the backend has accepted the
+ * create, Redis trouble no longer fails the mutation: `complete` and `release` never reject, they
+ * report to `onError`; the result is in this replica's copy.
+ *
+ * Redis that lost its data (restarted without persistence, flushed): a marker key
+ * (`<keyPrefix>idempotency-marker`, `redis-marker.ts`) is checked on every (re)connect, before any
+ * claim. When it is gone or changed, this replica writes back every key it holds (`SET … NX`, with
+ * the time each has left) and, for `recoveryWindowMs` (the claim TTL: by then any claim another
+ * replica could not write back has expired anyway), refuses a create whose key it does not hold
+ * and Redis does not have (`IdempotencyRecoveringError`: `BACKEND_UNAVAILABLE`, retryable,
+ * `retryAfterSeconds`). A retry of a create this replica ran gets its first result; nothing is
+ * created twice.
+ *
+ * The client is the caller's: this store never connects or closes it (it listens to its events).
  */
 import type { Redis } from 'ioredis';
 import { BackendUnavailableError } from '../../adapters/errors';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../../subscriptions/operations';
-import type { IdempotencyEntry, IdempotencyStore } from './store';
+import { IdempotencyRecoveringError } from './errors';
+import { checkMarker } from './redis-marker';
+import { MemoryIdempotencyStore, type IdempotencyEntry, type IdempotencyStore } from './store';
+import { IDEMPOTENCY_CLAIM_TTL_MS } from './ttl';
+
+/** What a replica did after finding that Redis lost its data. */
+export interface IdempotencyRecovery {
+  /** Keys it wrote back (those another replica had already written back are not counted). */
+  restored: number;
+  /** Until when it refuses creates with keys it does not hold. */
+  refusingUntil: Date;
+}
 
 /** Options of {@link RedisIdempotencyStore}. */
 export interface RedisIdempotencyStoreOptions {
@@ -33,21 +54,53 @@ export interface RedisIdempotencyStoreOptions {
   /** Prefix of every key this store writes; replicas sharing keys must use the same one. @default 'vg:' */
   keyPrefix?: string;
   /** Called when a Redis command fails (the server logs it). Must not throw. @default none */
-  onError?: (op: 'claim' | 'complete' | 'release', err: unknown) => void;
+  onError?: (op: 'claim' | 'complete' | 'release' | 'check', err: unknown) => void;
+  /** Called when Redis lost its data and this replica wrote back its keys (the server logs it). Must not throw. @default none */
+  onRecovery?: (r: IdempotencyRecovery) => void;
+  /** Most keys this replica keeps its own copy of, to answer and write back; the oldest go first. @default 10000 */
+  localEntries?: number;
+  /** How long creates with keys this replica does not hold are refused after Redis lost its data. @default IDEMPOTENCY_CLAIM_TTL_MS (1 h) */
+  recoveryWindowMs?: number;
 }
 
 /** How often a claim retries when the key it lost to vanished before it could be read. */
 const CLAIM_ATTEMPTS = 3;
+/** How long a claim waits for a connection that is being made (the command deadline of server/redis.ts). */
+const CONNECT_WAIT_MS = 2000;
+/** Keys written back per pipeline. */
+const WRITE_BACK_BATCH = 500;
 
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #client: Redis;
   readonly #prefix: string;
   readonly #onError: NonNullable<RedisIdempotencyStoreOptions['onError']>;
+  readonly #onRecovery: NonNullable<RedisIdempotencyStoreOptions['onRecovery']>;
+  readonly #windowMs: number;
+  /** This replica's copy of the keys it claimed and finished. */
+  readonly #local: MemoryIdempotencyStore;
+  /** The marker seen last; null before the first check. */
+  #marker: string | null = null;
+  /** The current connection's marker check (and write-back); null while disconnected or not yet run. */
+  #check: Promise<void> | null = null;
+  /** Resolved at the next 'ready' (one promise for every caller waiting on a connection being made). */
+  #nextReady: { promise: Promise<void>; resolve: () => void } | null = null;
+  #refuseUntil = 0;
 
   constructor(o: RedisIdempotencyStoreOptions) {
     this.#client = o.client;
     this.#prefix = o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     this.#onError = o.onError ?? (() => {});
+    this.#onRecovery = o.onRecovery ?? (() => {});
+    this.#windowMs = o.recoveryWindowMs ?? IDEMPOTENCY_CLAIM_TTL_MS;
+    this.#local = new MemoryIdempotencyStore({ maxEntries: o.localEntries ?? 10_000 });
+    // Every (re)connect is checked before anything else this store sends on it.
+    this.#client.on('ready', () => {
+      this.#startCheck();
+      this.#nextReady?.resolve();
+      this.#nextReady = null;
+    });
+    this.#client.on('close', () => (this.#check = null));
+    if (this.#client.status === 'ready') this.#startCheck();
   }
 
   /** The Redis key of a scoped key (exposed for tests and operators). */
@@ -55,41 +108,127 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return `${this.#prefix}idempotency:${scopedKey}`;
   }
 
+  /** The marker key that tells lost data (exposed for tests and operators). */
+  get markerKey(): string {
+    return `${this.#prefix}idempotency-marker`;
+  }
+
   async claim(scopedKey: string, fingerprint: string, ttlMs: number): Promise<IdempotencyEntry | null> {
+    // A key this replica claimed or finished: its own copy answers, even while Redis is away.
+    const held = this.#local.held(scopedKey);
+    if (held) return held;
     const key = this.key(scopedKey);
     const pending: IdempotencyEntry = { fingerprint, state: 'pending' };
+    let refusing = 0;
     try {
       if (down(this.#client)) throw new Error('Redis is not connected');
-      for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-        if ((await this.#client.set(key, JSON.stringify(pending), 'PX', ttlMs, 'NX')) === 'OK') return null;
+      await this.#whenChecked();
+      refusing = this.#refuseUntil - Date.now();
+      if (refusing > 0) {
+        // Recovering: a key another replica wrote back is answered; any other may not be back yet.
         const text = await this.#client.get(key);
-        // Released or expired between the two commands: claim again.
         if (text !== null) return parseEntry(text);
+      } else {
+        for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+          if ((await this.#client.set(key, JSON.stringify(pending), 'PX', ttlMs, 'NX')) === 'OK') {
+            await this.#local.complete(scopedKey, pending, ttlMs);
+            return null;
+          }
+          const text = await this.#client.get(key);
+          // Released or expired between the two commands: claim again.
+          if (text !== null) return parseEntry(text);
+        }
+        throw new Error(`the key changed hands ${CLAIM_ATTEMPTS} times while being claimed`);
       }
-      throw new Error(`the key changed hands ${CLAIM_ATTEMPTS} times while being claimed`);
     } catch (err) {
       if (!down(this.#client)) this.#onError('claim', err);
       throw new BackendUnavailableError('idempotency keys are unavailable: the shared store (Redis) does not answer; retry with the same key', { cause: err });
     }
+    throw new IdempotencyRecoveringError(Math.max(1, Math.ceil(refusing / 1000)));
   }
 
   async complete(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): Promise<void> {
+    // This replica's copy first: if Redis is away (or loses the claim on a restart), it is written back.
+    await this.#local.complete(scopedKey, entry, ttlMs);
     try {
       if (down(this.#client)) throw new Error('Redis is not connected');
+      await this.#whenChecked();
       const set = await this.#client.set(this.key(scopedKey), JSON.stringify(entry), 'PX', ttlMs, 'XX');
-      if (set !== 'OK') throw new Error('the claim expired before the create finished: its result is not remembered');
+      if (set !== 'OK') {
+        // Redis answered and the claim is gone: it expired, and the key may be another replica's now.
+        await this.#local.release(scopedKey);
+        throw new Error('the claim expired before the create finished: its result is not remembered');
+      }
     } catch (err) {
       this.#onError('complete', err);
     }
   }
 
   async release(scopedKey: string): Promise<void> {
+    await this.#local.release(scopedKey);
     try {
       if (down(this.#client)) throw new Error('Redis is not connected');
+      // After any write-back, which could otherwise bring the key back.
+      await this.#whenChecked();
       await this.#client.del(this.key(scopedKey));
     } catch (err) {
       this.#onError('release', err);
     }
+  }
+
+  #startCheck(): void {
+    const check = this.#verify();
+    this.#check = check;
+    check.catch((err: unknown) => {
+      // Checked again by the next claim (or the next reconnect); claims wait for it meanwhile.
+      if (this.#check === check) this.#check = null;
+      this.#onError('check', err);
+    });
+  }
+
+  /** Resolves once this connection's marker check is done; rejects when there is no connection within the wait. */
+  async #whenChecked(): Promise<void> {
+    if (!this.#check && this.#client.status === 'ready') this.#startCheck();
+    if (!this.#check) {
+      // Being made (the first connect, or just after a reconnect began): wait a little for it.
+      if (!this.#nextReady) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.#nextReady = { promise, resolve };
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('Redis is not connected')), CONNECT_WAIT_MS)));
+      await Promise.race([this.#nextReady.promise, timeout]).finally(() => clearTimeout(timer));
+    }
+    if (!this.#check) throw new Error('Redis is not connected');
+    return this.#check;
+  }
+
+  /** Compares the marker; when Redis lost its data, opens the refusal window and writes back every key held. */
+  async #verify(): Promise<void> {
+    const { marker, lost } = await checkMarker(this.#client, this.markerKey, this.#marker);
+    if (!lost) {
+      this.#marker = marker;
+      return;
+    }
+    this.#refuseUntil = Math.max(this.#refuseUntil, Date.now() + this.#windowMs);
+    let restored = 0;
+    let batch = this.#client.pipeline();
+    const flush = async (): Promise<void> => {
+      for (const [err, answer] of (await batch.exec()) ?? []) {
+        if (err) throw err;
+        if (answer === 'OK') restored++;
+      }
+      batch = this.#client.pipeline();
+    };
+    for (const { scopedKey, entry, ttlMs } of this.#local.live()) {
+      batch.set(this.key(scopedKey), JSON.stringify(entry), 'PX', ttlMs, 'NX');
+      if (batch.length >= WRITE_BACK_BATCH) await flush();
+    }
+    if (batch.length > 0) await flush();
+    // Only now: a write-back cut short is found again (and redone) at the next check.
+    this.#marker = marker;
+    this.#onRecovery({ restored, refusingUntil: new Date(this.#refuseUntil) });
   }
 }
 

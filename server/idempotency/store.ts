@@ -47,16 +47,36 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const found = this.#entries.get(scopedKey);
     if (found && found.expires > now) return found.entry;
     this.#entries.delete(scopedKey);
-    while (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(scopedKey, { entry: { fingerprint, state: 'pending' }, expires: now + ttlMs });
+    this.#put(scopedKey, { fingerprint, state: 'pending' }, ttlMs);
     return null;
   }
 
   async complete(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): Promise<void> {
+    this.#put(scopedKey, entry, ttlMs);
+  }
+
+  /** Sets an entry; a new key makes room first by dropping the oldest. */
+  #put(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): void {
+    if (!this.#entries.has(scopedKey)) while (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(scopedKey, { entry, expires: Date.now() + ttlMs });
   }
 
   async release(scopedKey: string): Promise<void> {
     this.#entries.delete(scopedKey);
+  }
+
+  /** The entry held for `scopedKey`, if it has not expired. */
+  held(scopedKey: string): IdempotencyEntry | undefined {
+    const found = this.#entries.get(scopedKey);
+    return found && found.expires > Date.now() ? found.entry : undefined;
+  }
+
+  /** Every key held now, oldest first, with the time its entry has left (a live view: entries read as they are when reached). */
+  *live(): Generator<{ scopedKey: string; entry: IdempotencyEntry; ttlMs: number }> {
+    for (const scopedKey of [...this.#entries.keys()]) {
+      const found = this.#entries.get(scopedKey);
+      const ttlMs = found ? found.expires - Date.now() : 0;
+      if (found && ttlMs > 0) yield { scopedKey, entry: found.entry, ttlMs };
+    }
   }
 }

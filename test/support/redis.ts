@@ -19,6 +19,8 @@ export interface RedisServerUnderTest {
   kill(): Promise<void>;
   /** SIGTERM; resolves once the process is gone. */
   stop(): Promise<void>;
+  /** SIGKILL if still running, then a new, empty redis-server on the same port (no persistence: the data is gone). */
+  restart(): Promise<void>;
 }
 
 const running = new Set<RedisServerUnderTest>();
@@ -35,7 +37,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startOnce(port: number, password: string | undefined): Promise<RedisServerUnderTest | null> {
+/** Spawns redis-server on `port`; null when the port is taken. */
+async function spawnRedis(port: number, password: string | undefined): Promise<{ child: ChildProcess; exited: Promise<unknown> } | null> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'];
   if (password) args.push('--requirepass', password);
   const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -55,14 +58,28 @@ async function startOnce(port: number, password: string | undefined): Promise<Re
     if (/Address already in use/i.test(out)) return null;
     throw new Error(`redis-server did not start:\n${out}`);
   }
+  return { child, exited };
+}
+
+async function startOnce(port: number, password: string | undefined): Promise<RedisServerUnderTest | null> {
+  let current = await spawnRedis(port, password);
+  if (!current) return null;
   const gone = async (signal: NodeJS.Signals): Promise<void> => {
     running.delete(server);
+    const { child, exited } = current!;
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(signal);
       await exited;
     }
   };
-  const server: RedisServerUnderTest = { port, url: `redis://${password ? `:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}`, process: child, kill: () => gone('SIGKILL'), stop: () => gone('SIGTERM') };
+  const restart = async (): Promise<void> => {
+    await gone('SIGKILL');
+    current = await spawnRedis(port, password);
+    if (!current) throw new Error(`redis-server: port ${port} was taken before the restart`);
+    server.process = current.child;
+    running.add(server);
+  };
+  const server: RedisServerUnderTest = { port, url: `redis://${password ? `:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}`, process: current.child, kill: () => gone('SIGKILL'), stop: () => gone('SIGTERM'), restart };
   running.add(server);
   return server;
 }

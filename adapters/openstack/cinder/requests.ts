@@ -219,6 +219,14 @@ export function showAttachment(c: OpenStackClient, id: string, o: CallOptions): 
 /** Filters of an attachment listing, in the gateway's words. */
 export const attachmentFilters = (f: { volumeId?: string }): Record<string, string> | undefined => (f.volumeId === undefined ? undefined : { volume_id: f.volumeId });
 
+/**
+ * Attachments as summaries (`id`, `status`, `instance`, `volume_id`): enough to tell a host's from
+ * Nova's, without the secret-bearing `connection_info` that the detail list carries.
+ */
+export function listAttachments(c: OpenStackClient, q: ListQuery, o: CallOptions): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
+  return cinder(c, { method: 'GET', path: u.attachmentsURL(), endpoint: 'GET /attachments', query: listQuery(q), action: 'listing attachments', ...ATTACHMENTS }, o);
+}
+
 /** The attachments list has no links: the caller pages with limit/marker and stops on a short page. */
 export function listAttachmentsDetail(c: OpenStackClient, q: ListQuery, o: CallOptions): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
   return cinder(c, { method: 'GET', path: u.attachmentsDetailURL(), endpoint: 'GET /attachments/detail', query: listQuery(q), action: 'listing attachments', ...ATTACHMENTS }, o);

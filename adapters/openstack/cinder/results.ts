@@ -258,6 +258,9 @@ export function toSnapshot(backend: string, projectId: string, s: CinderSnapshot
   };
 }
 
+/** Who holds an attachments-API record: its Cinder id, and the Nova server it was made for (null for a host). */
+export const attachmentHolder = (a: CinderAttachment): { id: string; serverId: string | null } => ({ id: a.id.toLowerCase(), serverId: a.instance ? a.instance.toLowerCase() : null });
+
 /** An attachments-API record → unified attachment (connection_info is dropped here, always). */
 export function toHostAttachment(backend: string, projectId: string, a: CinderAttachment): Attachment {
   return {

@@ -97,6 +97,12 @@ export function updateAttachment(ctx: CinderCtx): CinderResult {
   return ok(200, { attachment: view });
 }
 
+/**
+ * A user deleting an attachment Nova still uses gets 409 `ConflictNovaUsingAttachment: Detach
+ * volume from instance <server> using the Compute API` (bug #2004555 guard; recorded in
+ * nova-26/01 "cinder DELETE /attachments/{nova's attachment} as demo mv 3.27 -> 409";
+ * backends.md 2.8 "Delete").
+ */
 export function deleteAttachment(ctx: CinderCtx): CinderResult {
   authorize(ctx.state, ctx.auth, 'volume:attachment_delete', 'member');
   const { a, v } = getAttachment(ctx, ctx.params.id!);
@@ -105,6 +111,11 @@ export function deleteAttachment(ctx: CinderCtx): CinderResult {
   return ok(200, { attachments: v.attachments.map((x) => attachmentView(x, false)) });
 }
 
+/**
+ * os-complete has no Nova guard: Cinder 21's `complete` only checks policy (backends.md 2.8 lists
+ * the bug #2004555 check on Delete and os-detach alone; no transcript shows otherwise), so
+ * completing Nova's attachment answers 204 here as there.
+ */
 export function attachmentAction(ctx: CinderCtx): CinderResult {
   singleAction(ctx.body, (n) => n === 'os-complete');
   if (!atLeast(ctx.mv, '3.44')) throw new ApiError(404, GENERIC_NOT_FOUND);
