@@ -212,6 +212,24 @@ export class IdempotencyKeyReusedError extends GatewayError {
   }
 }
 
+/**
+ * A retried create whose first request went through, but whose operation record is no longer held
+ * (records live 1 h, idempotency keys 24 h; or the record was lost with Redis). Nothing is created
+ * again; the created object's id is given so the caller can read it instead.
+ */
+export class OperationRecordGoneError extends NotFoundError {
+  constructor(
+    argument: string,
+    readonly createdId: string,
+  ) {
+    super(`${argument} was already used and its create went through (${createdId}), but the operation record has expired or was lost; read the created object instead`);
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    return { ...super.toExtensions(), createdId: this.createdId };
+  }
+}
+
 /** A subscription's queue passed its bound: the subscriber reads slower than events arrive. */
 export class SlowConsumerError extends GatewayError {
   constructor(readonly bound: number) {

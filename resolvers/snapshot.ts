@@ -1,5 +1,5 @@
 /** Snapshots: listing, reading, creating and deleting, and the VolumeSnapshot entity. */
-import { BadUserInputError } from '../adapters/errors';
+import { BadUserInputError, OperationRecordGoneError } from '../adapters/errors';
 import { encodeGlobalId } from '../adapters/ids';
 import { pageSize, safeText } from '../adapters/input';
 import { pageOpaque } from '../adapters/listing';
@@ -60,7 +60,9 @@ export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' |
       const operation = await track(ctx, 'CREATE_SNAPSHOT', { backend: b.id, scope: s.scope, id: snapshotId(s) }, accepted);
       return { snapshot: s, operation: operationId(operation) };
     });
-    return { snapshot: done.snapshot, operation: (await loadOperation(ctx, done.operation))! };
+    const operation = await loadOperation(ctx, done.operation);
+    if (!operation) throw new OperationRecordGoneError('input.idempotencyKey', snapshotId(done.snapshot));
+    return { snapshot: done.snapshot, operation };
   },
   deleteVolumeSnapshot: async (_p, { input }, ctx) => {
     const p = globalIdArg(ctx, input.id, 'Snapshot', 'input.id');

@@ -6,7 +6,7 @@
  */
 import type { AttachTarget, DetachTarget } from '../adapters/backend';
 import { hasVolumeUpdates } from '../adapters/capabilities';
-import { BadUserInputError } from '../adapters/errors';
+import { BadUserInputError, OperationRecordGoneError } from '../adapters/errors';
 import { safeText } from '../adapters/input';
 import type { VolumeRef } from '../adapters/model';
 import type { MutationResolvers } from '../schema/generated/resolvers-types';
@@ -56,7 +56,8 @@ export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVo
       return { ref: accepted.result, operation: operationId(operation) };
     });
     const operation = await loadOperation(ctx, done.operation);
-    return { volume: await readBack(ctx, done.ref), operation: operation! };
+    if (!operation) throw new OperationRecordGoneError('input.idempotencyKey', volumeId(done.ref));
+    return { volume: await readBack(ctx, done.ref), operation };
   },
   deleteVolume: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.id, 'input.id');
