@@ -133,9 +133,9 @@ export class OperationTracker {
    * now (once, however many changes arrived together).
    * @returns resolves once those checks are done and their records saved, so that the events of
    * these changes can go out after the operation's state that agrees with them (the feed waits
-   * for it, bounded)
+   * for it, bounded); undefined when no operation was concerned
    */
-  observe(backend: string, deltas: readonly VolumeDelta[]): Promise<void> {
+  observe(backend: string, deltas: readonly VolumeDelta[]): Promise<void> | undefined {
     const changed = new Set<string>();
     for (const d of deltas) {
       const v = d.after ?? d.before;
@@ -145,7 +145,7 @@ export class OperationTracker {
     for (const drive of this.#running.values()) {
       if (drive.watched && drive.record.backend === backend && changed.has(drive.record.targetId)) checks.push(this.#checkNow(drive));
     }
-    return checks.length === 0 ? Promise.resolve() : Promise.all(checks).then(() => undefined);
+    return checks.length === 0 ? undefined : Promise.all(checks).then(() => undefined);
   }
 
   /** Listens to state changes; returns the unsubscribe function. */
