@@ -11,7 +11,8 @@
  *   change of the target ({@link OperationTracker.observe}), plus a slow safety check. No caller
  *   credential is kept, and checks follow the rate of change, not the number of operations.
  * - polled: otherwise the rule is checked with the caller's credential (kept in this process's
- *   memory for the operation's lifetime only, never in a record), 250 ms backing off to 2 s.
+ *   memory for the operation's lifetime only, never in a record), 250 ms backing off to 2 s, and
+ *   also when a watcher reports a change of the target.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { CallerCredential, PendingChange } from '../../adapters/backend';
@@ -129,8 +130,9 @@ export class OperationTracker {
   }
 
   /**
-   * A watcher's changes of one backend: every watched operation whose target changed is checked
-   * now (once, however many changes arrived together).
+   * A watcher's changes of one backend: every operation whose target changed is checked now (once,
+   * however many changes arrived together): a watched one with the service credential, a polled one
+   * (started while no current watcher covered its scope) with its caller's, ahead of its next poll.
    * @returns resolves once those checks are done and their records saved, so that the events of
    * these changes can go out after the operation's state that agrees with them (the feed waits
    * for it, bounded); undefined when no operation was concerned
@@ -143,7 +145,7 @@ export class OperationTracker {
     }
     const checks: Array<Promise<void>> = [];
     for (const drive of this.#running.values()) {
-      if (drive.watched && drive.record.backend === backend && changed.has(drive.record.targetId)) checks.push(this.#checkNow(drive));
+      if (drive.record.backend === backend && changed.has(drive.record.targetId)) checks.push(this.#checkNow(drive));
     }
     return checks.length === 0 ? undefined : Promise.all(checks).then(() => undefined);
   }

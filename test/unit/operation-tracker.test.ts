@@ -163,4 +163,23 @@ describe('operation tracker, watched: observe resolves once the operations conce
       await t.close();
     }
   });
+
+  it('should check a polled operation (no watcher covered it when it started) when a watcher reports its target, ahead of its next poll', async () => {
+    const checks: string[] = [];
+    const backend: TrackedChanges = {
+      async checkChange(_r, o) {
+        checks.push(o.credential.token ?? '');
+        return step({ state: 'SUCCEEDED', backendStatus: 'in-use' });
+      },
+    };
+    const t = new OperationTracker({ changes: () => backend, pollMs: 60_000, maxPollMs: 60_000 });
+    try {
+      const r = await t.start({ ...base, targetId: target, pending: { rule: rule() } });
+      await t.observe('os', [{ before: null, after: volume, observedAt: '' }]);
+      expect(checks).toEqual(['caller-token']);
+      expect((await t.get(r.id))!.state).toBe('SUCCEEDED');
+    } finally {
+      await t.close();
+    }
+  });
 });
