@@ -53,9 +53,14 @@ const changesAlone = (f: (typeof VOLUME_FIELDS)[number], before: Volume, after: 
  * STATUS_CHANGED.
  */
 export function foldsStatus(d: VolumeDelta): boolean {
-  if (!d.before || !d.after || d.before.status === d.after.status) return false;
-  const says = TRANSIT_STATUS[d.after.status];
-  return says !== undefined && d.after.attachments.some((a) => a.state === says);
+  const says = transitOf(d);
+  return says !== undefined && d.after!.attachments.some((a) => a.state === says);
+}
+
+/** The attachment state a delta's move into an attach/detach status stands for; undefined for other deltas. */
+export function transitOf(d: VolumeDelta): AttachmentState | undefined {
+  if (!d.before || !d.after || d.before.status === d.after.status) return undefined;
+  return TRANSIT_STATUS[d.after.status];
 }
 
 export const volumeGlobalId = (v: Volume): string => encodeGlobalId({ kind: 'Volume', backend: v.ref.backend, scope: v.ref.namespace, nativeId: v.ref.nativeId });

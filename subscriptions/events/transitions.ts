@@ -8,13 +8,14 @@
  * - a volume status folded into an attach or detach (RESERVED, ATTACHING, DETACHING) is not
  *   reported, so the STATUS_CHANGED that ends it names the status subscribers last saw as
  *   `previousStatus`, and none is sent when the volume is back where it started (a rolled-back
- *   attach: the attachment's own change says so).
+ *   attach: the attachment's own change says so). The gateway's announcement folds it too when the
+ *   watcher's read does not show the attachment yet (a poll that read Cinder, not yet Nova).
  * Entries go when the transition ends; ones that never end (an attach that failed before any
  * watcher saw it) expire after `ttlMs`.
  */
 import type { AttachmentState, VolumeStatus } from '../../adapters/model';
 import type { VolumeDelta } from '../../adapters/watch';
-import { changesOf, foldsStatus, volumeGlobalId } from './diff';
+import { changesOf, foldsStatus, transitOf, volumeGlobalId } from './diff';
 import type { ChangeInput } from './types';
 
 /** Options of {@link Transitions}. */
@@ -73,7 +74,9 @@ export class Transitions {
     if (!v) return changes;
     const id = volumeGlobalId(v);
     const said = this.#reported.get(id);
-    if (foldsStatus(d)) {
+    const byAnnouncement = !foldsStatus(d) && this.#announcedOn(id, transitOf(d));
+    if (byAnnouncement) changes = changes.filter((c) => c.type !== 'STATUS_CHANGED');
+    if (foldsStatus(d) || byAnnouncement) {
       if (!said) this.#reported.set(id, { value: d.before!.status, at: Date.now() });
     } else if (said && (!d.after || d.after.status !== d.before?.status)) {
       // The folded move ends here: say it from the status subscribers last saw.
@@ -83,6 +86,13 @@ export class Transitions {
         .map((c) => ({ ...c, previousStatus: said.value }));
     }
     return changes.filter((c) => this.#new(c));
+  }
+
+  /** Whether the gateway announced an attachment of volume `id` in `state`. */
+  #announcedOn(id: string, state: AttachmentState | undefined): boolean {
+    if (state === undefined) return false;
+    for (const [key, e] of this.#announced) if (key.startsWith(`${id}\u0000`) && e.value === state) return true;
+    return false;
   }
 
   /** False for the watcher's sighting of what the gateway already announced. */

@@ -126,6 +126,17 @@ describe('Transitions', () => {
     expect(t.size).toBe(0);
   });
 
+  it("should fold a reserved volume whose attachment the watcher's read does not show yet (Cinder read before Nova) into the gateway's ATTACHING", () => {
+    const t = new Transitions();
+    t.announce(announced);
+    const cinderOnly = cinderVolume('a', { status: 'RESERVED', backendStatus: 'reserved' });
+    expect(t.observe([{ before: v, after: cinderOnly, observedAt: at }])).toEqual([]);
+    expect(t.observe([{ before: cinderOnly, after: attaching, observedAt: at }])).toEqual([]);
+    expect(t.observe([{ before: attaching, after: inUse, observedAt: at }]).map((c) => [c.type, c.previousStatus])).toEqual([['STATUS_CHANGED', 'AVAILABLE'], ['ATTACHED', 'AVAILABLE']]);
+    // Without an announcement the status move is news.
+    expect(new Transitions().observe([{ before: v, after: cinderOnly, observedAt: at }]).map((c) => c.type)).toEqual(['STATUS_CHANGED']);
+  });
+
   it('should forget an announcement no watcher confirmed after its time to live', async () => {
     const t = new Transitions({ ttlMs: 20 });
     t.announce(announced);
