@@ -14,7 +14,10 @@ export const refKey = (r: VolumeRef): string => viewKey(r.namespace, r.nativeId)
 
 /** What a list says about the view. */
 export interface ListPlan {
-  /** New volumes, and volumes whose ModifyIndex moved past the view's (claims move it too). */
+  /**
+   * New volumes, and volumes whose ModifyIndex differs from the view's: moved on (claims move it
+   * too), or back, when a restarted Nomad lost writes the view had seen.
+   */
   read: VolumeRef[];
   /** In the view, not in the list: deleted (or no longer visible to the service token). */
   gone: VolumeRef[];
@@ -59,7 +62,7 @@ export class WatchView {
       const key = viewKey(s.Namespace, s.ID);
       listed.add(key);
       const known = this.#volumes.get(key);
-      if (!known || (num(s.ModifyIndex) ?? 0) > modifyIndex(known)) read.push(this.ref(s.Namespace, s.ID));
+      if (!known || (num(s.ModifyIndex) ?? 0) !== modifyIndex(known)) read.push(this.ref(s.Namespace, s.ID));
     }
     const gone = [...this.#volumes.entries()].filter(([k]) => !listed.has(k)).map(([, v]) => v.ref);
     return { read, gone };

@@ -4,17 +4,64 @@
  * own fields changed, and one attachment-level change per attachment that appeared, changed state
  * or went away. Nomad's attachments are allocation claims (CLAIMED, DETACHING while Nomad
  * releases one, RELEASED once gone); the others attach and detach.
+ *
+ * One real transition, one change (docs/subscriptions.md, "One event per transition"):
+ * - write stamps and mirrors (`updatedAt`, `backendStatus`, Nomad's `modifyIndex` and claim
+ *   counts, Cinder's status word) never make a change on their own: they move with every write
+ *   (a claim checkpoint, an allocation update, a Nomad restart's re-read) and with the fields they
+ *   mirror;
+ * - an attachment changes when its `state` does: the backend's steps within one state (Cinder's
+ *   `reserved` → `attaching`, an allocation's task updates) are folded into it;
+ * - a volume status that only says an attach or detach is under way (RESERVED, ATTACHING,
+ *   DETACHING) is folded into the attachment's ATTACHING/DETACHING when the volume shows one.
  */
 import type { VolumeDelta } from '../../adapters/watch';
 import { encodeGlobalId } from '../../adapters/ids';
-import type { Attachment, AttachmentState, Volume } from '../../adapters/model';
+import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/model';
 import type { ChangeInput, ChangeKeys, ChangeType } from './types';
 
 /** Volume fields compared for UPDATED (attachments are reported per attachment). */
 const VOLUME_FIELDS = ['name', 'status', 'backendStatus', 'sizeBytes', 'createdAt', 'updatedAt', 'details'] as const;
 const ATTACHMENT_FIELDS = ['state', 'backendState', 'stateReason', 'access', 'consumer', 'device', 'attachedAt', 'nativeId', 'tag', 'deleteOnTermination'] as const;
 
+/** Volume fields that stamp a write or mirror another field: listed when they changed, never a change alone. */
+const CARRIED_FIELDS: ReadonlySet<string> = new Set(['updatedAt', 'backendStatus']);
+/** Detail fields of the same kind: Nomad's write index and claim counts (claims are reported per attachment), Cinder's status word. */
+const CARRIED_DETAILS = ['modifyIndex', 'currentReaders', 'currentWriters', 'cinderStatus'] as const;
+
+/**
+ * Volume statuses that only say an attach or detach is under way, with the attachment state that
+ * reports the same thing: the status move is folded into that attachment's change.
+ */
+const TRANSIT_STATUS: Partial<Record<VolumeStatus, AttachmentState>> = { RESERVED: 'ATTACHING', ATTACHING: 'ATTACHING', DETACHING: 'DETACHING' };
+
 const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+const withoutCarried = (details: Volume['details']): Record<string, unknown> => {
+  const out: Record<string, unknown> = { ...details };
+  for (const k of CARRIED_DETAILS) delete out[k];
+  return out;
+};
+
+/** Whether field `f` changed in a way that is a change of its own (not a stamp or a mirror). */
+const changesAlone = (f: (typeof VOLUME_FIELDS)[number], before: Volume, after: Volume): boolean =>
+  !CARRIED_FIELDS.has(f) && (f !== 'details' || !same(withoutCarried(before.details), withoutCarried(after.details)));
+
+/**
+ * Whether the delta moves the volume into a status an attachment of it already reports (RESERVED
+ * or ATTACHING with an ATTACHING attachment, DETACHING with a DETACHING one): such a move sends no
+ * STATUS_CHANGED.
+ */
+export function foldsStatus(d: VolumeDelta): boolean {
+  const says = transitOf(d);
+  return says !== undefined && d.after!.attachments.some((a) => a.state === says);
+}
+
+/** The attachment state a delta's move into an attach/detach status stands for; undefined for other deltas. */
+export function transitOf(d: VolumeDelta): AttachmentState | undefined {
+  if (!d.before || !d.after || d.before.status === d.after.status) return undefined;
+  return TRANSIT_STATUS[d.after.status];
+}
 
 export const volumeGlobalId = (v: Volume): string => encodeGlobalId({ kind: 'Volume', backend: v.ref.backend, scope: v.ref.namespace, nativeId: v.ref.nativeId });
 export const attachmentGlobalId = (a: Attachment): string =>
@@ -65,9 +112,11 @@ export function changesOf(d: VolumeDelta): ChangeInput[] {
   if (!d.before) volumeChange('CREATED', [...VOLUME_FIELDS, 'attachments']);
   else if (!d.after) volumeChange('DELETED', []);
   else {
-    const changed: string[] = VOLUME_FIELDS.filter((f) => !same(d.before![f], d.after![f]));
-    if (changed.includes('status')) volumeChange('STATUS_CHANGED', changed);
-    else if (changed.length > 0) volumeChange('UPDATED', changed);
+    const { before: was, after: now } = d;
+    const changed = VOLUME_FIELDS.filter((f) => !same(was[f], now[f]));
+    const own = changed.filter((f) => changesAlone(f, was, now));
+    if (own.includes('status') && !foldsStatus(d)) volumeChange('STATUS_CHANGED', changed);
+    else if (own.some((f) => f !== 'status')) volumeChange('UPDATED', changed);
   }
 
   const before = new Map((d.before?.attachments ?? []).map((a) => [a.consumerId, a]));
@@ -78,10 +127,9 @@ export function changesOf(d: VolumeDelta): ChangeInput[] {
       attachmentChange(arrivalType(a), a, null, [...ATTACHMENT_FIELDS]);
       continue;
     }
-    const changed: string[] = ATTACHMENT_FIELDS.filter((f) => !same(prev[f], a[f]));
-    if (changed.length === 0) continue;
-    // A claim whose allocation changed but whose state did not is reported as CLAIMED again.
-    attachmentChange(arrivalType(a), a, prev, changed);
+    // Only a new state is a transition; what else changed rides along in `changedFields`.
+    if (prev.state === a.state) continue;
+    attachmentChange(arrivalType(a), a, prev, ATTACHMENT_FIELDS.filter((f) => !same(prev[f], a[f])));
   }
   for (const [id, prev] of before) {
     if (after.has(id)) continue;

@@ -1,9 +1,12 @@
 /**
- * The feed: one watcher per watchable backend, its deltas turned into typed changes (`changesOf`)
- * and appended to the event log in the order observed; the operation tracker sees the deltas
- * first (`observe`, when it has it). It pushes demand to the watchers (subscribers per backend,
- * volumes with an operation in progress), keeps their statuses for /readyz and /metrics, and
- * appends ATTACHING/DETACHING itself when the gateway accepts an attach or detach.
+ * The feed: one watcher per watchable backend, its deltas turned into typed changes (`changesOf`,
+ * one per real transition: `Transitions`) and appended to the event log in the order observed.
+ * The operation tracker sees the deltas first (`observe`, when it has it), and their changes are
+ * appended once the operations they concern were checked (at most `operationWaitMs` later): an
+ * operation is terminal before or with the event that says it is done. It pushes demand to the
+ * watchers (subscribers per backend, volumes with an operation in progress), keeps their statuses
+ * for /readyz and /metrics, and appends ATTACHING/DETACHING itself when the gateway accepts an
+ * attach or detach (the watcher's later sighting of the same state is then not sent again).
  */
 import type { AttachTarget, DetachTarget } from '../../adapters/backend';
 import { decodeGlobalId } from '../../adapters/ids';
@@ -12,6 +15,8 @@ import { isWatchable, type VolumeDelta, type VolumeWatcher, type WatcherState, t
 import type { BackendRegistry } from '../../server/registry';
 import { changesOf } from '../events/diff';
 import type { EventLog } from '../events';
+import { Transitions } from '../events/transitions';
+import type { ChangeInput } from '../events/types';
 import type { OperationRecord } from '../operations';
 import { TERMINAL } from '../operations/types';
 import type { AcceptedChange, LiveMutations } from './types';
@@ -19,8 +24,11 @@ import type { AcceptedChange, LiveMutations } from './types';
 /** What the feed needs of the operation tracker. */
 export interface FeedOperations {
   subscribe(listener: (r: OperationRecord) => void): () => void;
-  /** The tracker's hook onto watcher deltas (operations complete on what watchers see), when it has one. */
-  observe?(backend: string, deltas: readonly VolumeDelta[]): void;
+  /**
+   * The tracker's hook onto watcher deltas (operations complete on what watchers see), when it has
+   * one; resolves once the operations concerned were checked.
+   */
+  observe?(backend: string, deltas: readonly VolumeDelta[]): void | Promise<void>;
 }
 
 /** One backend's live status. */
@@ -46,7 +54,14 @@ export interface FeedOptions {
   onAppended?: (backend: string, n: number) => void;
   /** An append failed (logged; the log is in memory, so this is a bug). */
   onError?: (err: unknown) => void;
+  /**
+   * Longest wait, in ms, for the operation checks a watcher's changes started before those changes
+   * are appended (a slow backend must not hold every event back). @default 2000
+   */
+  operationWaitMs?: number;
 }
+
+const OPERATION_WAIT_MS = 2_000;
 
 /** Watcher states in which its view is being (re)read: a new subscription waits them out. */
 const SETTLING: ReadonlySet<WatcherState> = new Set(['STARTING', 'RESYNCING']);
@@ -81,6 +96,13 @@ function attaching(ref: VolumeRef, t: AttachTarget, answered: Attachment | null 
   };
 }
 
+/** Resolves when `p` settles or after `ms`, whichever is first; never rejects. */
+async function within(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 const withAttachment = (v: Volume, a: Attachment, state: AttachmentState): Volume => ({ ...v, attachments: [...v.attachments.filter((x) => x.consumerId !== a.consumerId), { ...a, state }] });
 
 export class Feed implements LiveMutations {
@@ -89,6 +111,7 @@ export class Feed implements LiveMutations {
   readonly #unavailable = new Map<string, string>();
   /** Operations in progress, by id (from the tracker's changes). */
   readonly #pending = new Map<string, OperationRecord>();
+  readonly #transitions = new Transitions();
   #chain: Promise<void> = Promise.resolve();
   #unsubscribe: (() => void) | null = null;
   #demandQueued = false;
@@ -214,7 +237,7 @@ export class Feed implements LiveMutations {
     }
     if (view && after) {
       const changes = changesOf({ before: view, after, observedAt: now() }).filter((x) => x.type === 'ATTACHING' || x.type === 'DETACHING');
-      this.#append(c.volume.backend, changes);
+      this.#append(c.volume.backend, this.#transitions.announce(changes));
     }
     const server = c.target.kind === 'server' ? [c.target.serverId] : [];
     w.nudge([c.volume], server);
@@ -230,18 +253,23 @@ export class Feed implements LiveMutations {
   }
 
   #onDeltas(backend: string, deltas: VolumeDelta[]): void {
+    let checked: void | Promise<void> = undefined;
     try {
-      this.#o.operations.observe?.(backend, deltas);
+      checked = this.#o.operations.observe?.(backend, deltas);
     } catch (err) {
       this.#o.onError?.(err);
     }
-    this.#append(backend, deltas.flatMap(changesOf));
+    this.#append(backend, this.#transitions.observe(deltas), checked);
   }
 
-  /** Appends in order: one chain for every source, so the log's order is the order observed. */
-  #append(backend: string, changes: ReturnType<typeof changesOf>): void {
+  /**
+   * Appends in order: one chain for every source, so the log's order is the order observed. With
+   * `after`, the changes wait for it (bounded by `operationWaitMs`): the operation checks they started.
+   */
+  #append(backend: string, changes: ChangeInput[], after?: void | Promise<void>): void {
     if (changes.length === 0) return;
     this.#chain = this.#chain.then(async () => {
+      if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
       for (const c of changes) await this.#o.log.append(c);
       this.#o.onAppended?.(backend, changes.length);
     }).catch((err: unknown) => this.#o.onError?.(err));

@@ -11,7 +11,8 @@
  *   change of the target ({@link OperationTracker.observe}), plus a slow safety check. No caller
  *   credential is kept, and checks follow the rate of change, not the number of operations.
  * - polled: otherwise the rule is checked with the caller's credential (kept in this process's
- *   memory for the operation's lifetime only, never in a record), 250 ms backing off to 2 s.
+ *   memory for the operation's lifetime only, never in a record), 250 ms backing off to 2 s, and
+ *   also when a watcher reports a change of the target.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { CallerCredential, PendingChange } from '../../adapters/backend';
@@ -75,9 +76,10 @@ interface Drive {
   watched: boolean;
   timer: NodeJS.Timeout | null;
   abort: AbortController;
-  /** A check is running; `again` asks for another right after it. */
+  /** A check is running; `again` asks for another right after it, `waiters` wait for that one. */
   busy: boolean;
   again: boolean;
+  waiters: Array<() => void>;
 }
 
 /** Who may read an operation without proving access to its target. */
@@ -128,18 +130,24 @@ export class OperationTracker {
   }
 
   /**
-   * A watcher's changes of one backend: every watched operation whose target changed is checked
-   * now (once, however many changes arrived together).
+   * A watcher's changes of one backend: every operation whose target changed is checked now (once,
+   * however many changes arrived together): a watched one with the service credential, a polled one
+   * (started while no current watcher covered its scope) with its caller's, ahead of its next poll.
+   * @returns resolves once those checks are done and their records saved, so that the events of
+   * these changes can go out after the operation's state that agrees with them (the feed waits
+   * for it, bounded); undefined when no operation was concerned
    */
-  observe(backend: string, deltas: readonly VolumeDelta[]): void {
+  observe(backend: string, deltas: readonly VolumeDelta[]): Promise<void> | undefined {
     const changed = new Set<string>();
     for (const d of deltas) {
       const v = d.after ?? d.before;
       if (v) changed.add(volumeGlobalId(v));
     }
+    const checks: Array<Promise<void>> = [];
     for (const drive of this.#running.values()) {
-      if (drive.watched && drive.record.backend === backend && changed.has(drive.record.targetId)) this.#checkNow(drive);
+      if (drive.record.backend === backend && changed.has(drive.record.targetId)) checks.push(this.#checkNow(drive));
     }
+    return checks.length === 0 ? undefined : Promise.all(checks).then(() => undefined);
   }
 
   /** Listens to state changes; returns the unsubscribe function. */
@@ -195,7 +203,7 @@ export class OperationTracker {
     let delay = this.#o.pollMs;
     const drive: Drive = service
       ? // Nothing of the caller's is kept: not its credential, not its request id.
-        { record, credential: service, nextDelay: () => this.#o.watchedCheckMs, requestId: undefined, watched: true, timer: null, abort: new AbortController(), busy: false, again: false }
+        { record, credential: service, nextDelay: () => this.#o.watchedCheckMs, requestId: undefined, watched: true, timer: null, abort: new AbortController(), busy: false, again: false, waiters: [] }
       : {
           record,
           credential: async () => caller,
@@ -206,6 +214,7 @@ export class OperationTracker {
           abort: new AbortController(),
           busy: false,
           again: false,
+          waiters: [],
         };
     this.#running.set(record.id, drive);
     this.#schedule(drive, service ? this.#o.watchedCheckMs : this.#o.pollMs);
@@ -213,25 +222,28 @@ export class OperationTracker {
 
   #schedule(drive: Drive, delay: number): void {
     if (drive.timer) clearTimeout(drive.timer);
-    drive.timer = setTimeout(() => this.#checkNow(drive), Math.max(0, Math.min(delay, drive.record.deadline - Date.now())));
+    drive.timer = setTimeout(() => void this.#checkNow(drive), Math.max(0, Math.min(delay, drive.record.deadline - Date.now())));
   }
 
-  /** Checks now, or right after the check that is running. */
-  #checkNow(drive: Drive): void {
-    if (drive.abort.signal.aborted) return;
+  /**
+   * Checks now, or right after the check that is running (a check that started before the news
+   * may have read the backend before it changed). Resolves once that check is done.
+   */
+  #checkNow(drive: Drive): Promise<void> {
+    if (drive.abort.signal.aborted) return Promise.resolve();
     if (drive.busy) {
       drive.again = true;
-      return;
+      return new Promise((resolve) => drive.waiters.push(resolve));
     }
     if (drive.timer) clearTimeout(drive.timer);
     drive.timer = null;
     drive.busy = true;
-    void this.#step(drive).finally(() => {
+    return this.#step(drive).catch((err: unknown) => this.#o.onCheckError?.(drive.record, err)).finally(() => {
       drive.busy = false;
-      if (drive.again && this.#running.has(drive.record.id)) {
-        drive.again = false;
-        this.#checkNow(drive);
-      }
+      const waiters = drive.waiters.splice(0);
+      const again = drive.again && this.#running.has(drive.record.id);
+      drive.again = false;
+      void (again ? this.#checkNow(drive) : Promise.resolve()).finally(() => waiters.forEach((w) => w()));
     });
   }
 

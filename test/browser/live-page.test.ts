@@ -146,6 +146,9 @@ describe('live status page in headless Chromium', () => {
       expect(shareOfColour(badge, AMBER)).toBeLessThan(0.05);
       await b.page.screenshot({ path: join(tmpdir(), 'live-page-browser-test.png') });
       await expect(b.page.locator('#events li').first().innerText()).resolves.toMatch(/ATTACHED golden-image \(openstack\)/);
+      // One line per transition (R7; it was 5 and more): the gateway's ATTACHING, the status change, ATTACHED.
+      const lines = await b.page.locator('#events li', { hasText: 'golden-image' }).evaluateAll((ls) => ls.map((l) => (l as any).dataset.type));
+      expect(lines).toEqual(['ATTACHED', 'STATUS_CHANGED', 'ATTACHING']);
     }, 30_000);
   });
 

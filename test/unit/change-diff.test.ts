@@ -1,5 +1,6 @@
 /** Watcher deltas → typed changes: the same rules for every backend. */
 import { changesOf } from '../../subscriptions/events/diff';
+import { Transitions } from '../../subscriptions/events/transitions';
 import { cinderVolume, serverAttachment } from '../support/model';
 
 const at = '2026-11-24T10:02:00.000Z';
@@ -59,5 +60,89 @@ describe('changesOf, a Nomad claim released in two steps', () => {
     const releasing = { ...claim, state: 'DETACHING' as const };
     expect(changesOf({ before: { ...v, attachments: [claim] }, after: { ...v, attachments: [releasing] }, observedAt: at }).map((c) => c.type)).toEqual(['DETACHING']);
     expect(changesOf({ before: { ...v, attachments: [releasing] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['RELEASED']);
+  });
+});
+
+describe('changesOf, one event per transition', () => {
+  const claimOf = (v: ReturnType<typeof cinderVolume>, times: string | null) => ({
+    ...serverAttachment(v, 'alloc-1'),
+    consumer: { __typename: 'VolumeAllocationConsumer' as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'running', desiredStatus: 'run', createdAt: times, updatedAt: times },
+  });
+
+  it('should send nothing when only write stamps and mirrors moved (a Nomad restart re-read, a claim checkpoint)', () => {
+    const v = cinderVolume('a', { updatedAt: '2026-11-24T10:00:00Z' });
+    const restamped = cinderVolume('a', { updatedAt: '2026-11-24T11:00:00Z', backendStatus: 'available*', details: { ...v.details, cinderStatus: 'OTHER' } as typeof v.details });
+    expect(changesOf({ before: v, after: restamped, observedAt: at })).toEqual([]);
+    // A real field change still goes, and lists the stamps that moved with it.
+    expect(changesOf({ before: v, after: { ...restamped, name: 'renamed' }, observedAt: at })).toEqual([expect.objectContaining({ type: 'UPDATED', changedFields: ['name', 'backendStatus', 'updatedAt', 'details'] })]);
+  });
+
+  it('should send nothing for a claim whose allocation was only updated (same state), and CLAIMED again when its state moves', () => {
+    const v = cinderVolume('n');
+    const before = { ...v, attachments: [claimOf(v, '2026-11-24T10:00:00Z')] };
+    const after = { ...v, attachments: [{ ...claimOf(v, '2026-11-24T11:00:00Z'), backendState: 'running*' }] };
+    expect(changesOf({ before, after, observedAt: at })).toEqual([]);
+    const pending = { ...v, attachments: [{ ...claimOf(v, null), state: 'ATTACHING' as const }] };
+    expect(changesOf({ before: pending, after: before, observedAt: at })).toEqual([expect.objectContaining({ type: 'CLAIMED', previousAttachmentState: 'ATTACHING' })]);
+  });
+
+  it("should fold Cinder's reserved → attaching into the attachment's ATTACHING, and detaching into its DETACHING", () => {
+    const v = cinderVolume('a');
+    const reserved = cinderVolume('a', { status: 'RESERVED', backendStatus: 'reserved' });
+    reserved.attachments = [serverAttachment(reserved, 'srv-1', { state: 'ATTACHING', backendState: 'reserved' })];
+    const attaching = cinderVolume('a', { status: 'ATTACHING', backendStatus: 'attaching', attachments: [serverAttachment(reserved, 'srv-1', { state: 'ATTACHING', backendState: 'attaching' })] });
+    expect(changesOf({ before: v, after: reserved, observedAt: at }).map((c) => c.type)).toEqual(['ATTACHING']);
+    expect(changesOf({ before: reserved, after: attaching, observedAt: at })).toEqual([]);
+    const inUse = cinderVolume('a', { status: 'IN_USE', backendStatus: 'in-use', attachments: [serverAttachment(reserved, 'srv-1')] });
+    const detaching = cinderVolume('a', { status: 'DETACHING', backendStatus: 'detaching', attachments: [serverAttachment(reserved, 'srv-1', { state: 'DETACHING' })] });
+    expect(changesOf({ before: inUse, after: detaching, observedAt: at }).map((c) => c.type)).toEqual(['DETACHING']);
+    // Without an attachment that says so, the status move is the only news: it is sent.
+    expect(changesOf({ before: v, after: cinderVolume('a', { status: 'RESERVED', backendStatus: 'reserved' }), observedAt: at }).map((c) => c.type)).toEqual(['STATUS_CHANGED']);
+  });
+});
+
+describe('Transitions', () => {
+  const v = cinderVolume('a');
+  const reserved = cinderVolume('a', { status: 'RESERVED', backendStatus: 'reserved', attachments: [serverAttachment(v, 'srv-1', { state: 'ATTACHING', backendState: 'reserved' })] });
+  const attaching = cinderVolume('a', { status: 'ATTACHING', backendStatus: 'attaching', attachments: [serverAttachment(v, 'srv-1', { state: 'ATTACHING', backendState: 'attaching' })] });
+  const inUse = cinderVolume('a', { status: 'IN_USE', backendStatus: 'in-use', attachments: [serverAttachment(v, 'srv-1')] });
+  const announced = changesOf({ before: v, after: { ...v, attachments: [serverAttachment(v, 'SRV-1', { state: 'ATTACHING', backendState: null })] }, observedAt: at });
+
+  it("should send the gateway's ATTACHING once, then the status change from where subscribers last saw it, then ATTACHED", () => {
+    const t = new Transitions();
+    expect(t.announce(announced).map((c) => c.type)).toEqual(['ATTACHING']);
+    expect(t.observe([{ before: v, after: reserved, observedAt: at }])).toEqual([]);
+    expect(t.observe([{ before: reserved, after: attaching, observedAt: at }])).toEqual([]);
+    const done = t.observe([{ before: attaching, after: inUse, observedAt: at }]);
+    expect(done.map((c) => [c.type, c.previousStatus])).toEqual([['STATUS_CHANGED', 'AVAILABLE'], ['ATTACHED', 'AVAILABLE']]);
+    expect(t.size).toBe(0);
+  });
+
+  it('should send no status change when a folded attach rolls back to where it started, only the attachment going away', () => {
+    const t = new Transitions();
+    t.announce(announced);
+    t.observe([{ before: v, after: reserved, observedAt: at }]);
+    expect(t.observe([{ before: reserved, after: v, observedAt: at }]).map((c) => [c.type, c.previousStatus])).toEqual([['DETACHED', 'AVAILABLE']]);
+    expect(t.size).toBe(0);
+  });
+
+  it("should fold a reserved volume whose attachment the watcher's read does not show yet (Cinder read before Nova) into the gateway's ATTACHING", () => {
+    const t = new Transitions();
+    t.announce(announced);
+    const cinderOnly = cinderVolume('a', { status: 'RESERVED', backendStatus: 'reserved' });
+    expect(t.observe([{ before: v, after: cinderOnly, observedAt: at }])).toEqual([]);
+    expect(t.observe([{ before: cinderOnly, after: attaching, observedAt: at }])).toEqual([]);
+    expect(t.observe([{ before: attaching, after: inUse, observedAt: at }]).map((c) => [c.type, c.previousStatus])).toEqual([['STATUS_CHANGED', 'AVAILABLE'], ['ATTACHED', 'AVAILABLE']]);
+    // Without an announcement the status move is news.
+    expect(new Transitions().observe([{ before: v, after: cinderOnly, observedAt: at }]).map((c) => c.type)).toEqual(['STATUS_CHANGED']);
+  });
+
+  it('should forget an announcement no watcher confirmed after its time to live', async () => {
+    const t = new Transitions({ ttlMs: 20 });
+    t.announce(announced);
+    expect(t.size).toBe(1);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(t.observe([]).length).toBe(0);
+    expect(t.size).toBe(0);
   });
 });

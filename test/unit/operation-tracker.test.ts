@@ -8,6 +8,7 @@ import type { CallOptions } from '../../adapters/backend';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../../adapters/completion';
 import { BackendUnavailableError, ForbiddenError } from '../../adapters/errors';
 import { OperationTracker, ownerKey, type OperationRecord } from '../../subscriptions/operations';
+import { volumeGlobalId } from '../../subscriptions/events/diff';
 
 const base = { kind: 'ATTACH_VOLUME' as const, backend: 'os', scope: 'p', targetId: 'vol', credential: { token: 'caller-token' } };
 const rule = (): CompletionRule => ({ name: 'serverAttach', params: { volumeId: 'v', serverId: 's', novaRequestId: 'req-1' }, seen: {} });
@@ -130,5 +131,55 @@ describe('operation tracker', () => {
     await new Promise((res) => setTimeout(res, 40));
     expect(backend.calls).toBe(calls);
     expect((await tracker.get(r.id))!.state).toBe('RUNNING');
+  });
+});
+
+describe('operation tracker, watched: observe resolves once the operations concerned are checked and saved', () => {
+  const volume = { __typename: 'Volume', ref: { backend: 'os', namespace: 'p', nativeId: 'v1' } } as unknown as import('../../adapters/model').Volume;
+  const target = volumeGlobalId(volume);
+
+  it('should resolve after the check started by the news, also when a check was already running (that one may predate the news)', async () => {
+    let calls = 0;
+    const slow: TrackedChanges = {
+      async checkChange() {
+        calls++;
+        await new Promise((r) => setTimeout(r, 50));
+        return calls < 2 ? step({ state: 'RUNNING', backendStatus: 'attaching' }) : step({ state: 'SUCCEEDED', backendStatus: 'in-use' });
+      },
+    };
+    const t = new OperationTracker({ changes: () => slow, watched: () => async () => ({ token: 'service' }), watchedCheckMs: 60_000 });
+    try {
+      const r = await t.start({ ...base, targetId: target, pending: { rule: rule() } });
+      expect(t.observe('os', [])).toBeUndefined();
+      // The first news starts a check; the second arrives while it runs and waits for the one after it.
+      const first = t.observe('os', [{ before: null, after: volume, observedAt: '' }])!;
+      const second = t.observe('os', [{ before: volume, after: volume, observedAt: '' }])!;
+      await first;
+      expect((await t.get(r.id))!).toMatchObject({ state: 'RUNNING', backendStatus: 'attaching' });
+      await second;
+      expect(calls).toBe(2);
+      expect((await t.get(r.id))!).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('should check a polled operation (no watcher covered it when it started) when a watcher reports its target, ahead of its next poll', async () => {
+    const checks: string[] = [];
+    const backend: TrackedChanges = {
+      async checkChange(_r, o) {
+        checks.push(o.credential.token ?? '');
+        return step({ state: 'SUCCEEDED', backendStatus: 'in-use' });
+      },
+    };
+    const t = new OperationTracker({ changes: () => backend, pollMs: 60_000, maxPollMs: 60_000 });
+    try {
+      const r = await t.start({ ...base, targetId: target, pending: { rule: rule() } });
+      await t.observe('os', [{ before: null, after: volume, observedAt: '' }]);
+      expect(checks).toEqual(['caller-token']);
+      expect((await t.get(r.id))!.state).toBe('SUCCEEDED');
+    } finally {
+      await t.close();
+    }
   });
 });
