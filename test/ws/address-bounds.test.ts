@@ -125,6 +125,9 @@ describe('what one client address can make the gateway hold (child process, RSS 
     const peak = (await peakDuring(gw.pid, async () => void claim(sim, ['vol-000']), 3_000)) - base;
     // eslint-disable-next-line no-console
     console.log(`R1 long ids: accepted ${longIds.accepted}, closes ${[...new Set(longIds.closes)].join(',')}, held +${Math.round(held / MiB)} MiB, peak after one event +${Math.round(peak / MiB)} MiB`);
+    // Each socket is closed at its first long id (4400), before anything is kept.
+    expect(longIds.accepted).toBe(0);
+    expect(new Set(longIds.closes)).toEqual(new Set([4400]));
     expect(held).toBeLessThan(96 * MiB);
     expect(peak).toBeLessThan(128 * MiB);
 
