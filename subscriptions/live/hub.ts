@@ -12,7 +12,6 @@
  * ends the start with UNAUTHENTICATED. The credentials that proved valid are the per-credential
  * quota's key, so junk tokens for other backends cannot make new keys.
  */
-import { createHash } from 'node:crypto';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/backend';
 import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/errors';
@@ -20,13 +19,14 @@ import type { GatewayContext, GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
 import { decodeGlobalId } from '../../adapters/ids';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
-import { tokenHash, type AccessCache } from './access';
-import { SubscriptionLimitError, type Place, type SubscriptionBudget } from './budget';
+import type { AccessCache } from './access';
+import type { Place, SubscriptionBudget } from './budget';
 import type { Feed } from './feed';
 import type { EventSubscriber, Fanout } from './fanout';
 import { errorResult } from './format';
 import { operationStream } from './operation-stream';
 import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type Interest, type LiveField, type LiveSpec } from './spec';
+import { checkCredentials, quotaKey, refusedOmission, take, type Checked } from './start-checks';
 import { LiveStream } from './stream';
 import { SubscriberIndex } from './subscribers';
 import type { LiveHub, LiveResult, SubscriberOrigin } from './types';
@@ -72,13 +72,6 @@ interface Sub extends EventSubscriber {
   readonly dropped: Map<string, UnauthenticatedError>;
   /** Concerned backends whose changes may still come: a credential sent where one is needed, not refused. */
   readonly live: Set<string>;
-}
-
-/** What the start's credential checks found, per backend id. */
-interface Checked {
-  /** Backends that know the credential: the per-credential key. */
-  valid: string[];
-  refused: Map<string, UnauthenticatedError>;
 }
 
 /**
@@ -157,6 +150,11 @@ export class Hub implements LiveHub {
     return r;
   }
 
+  /** The concerned backends' checks of the credential (misses charged to `address`). */
+  #check(backends: VolumeBackend[], credential: Sub['credential'], address: string): Promise<Checked> {
+    return checkCredentials(backends, credential, this.#p.access, () => this.#p.budget.admitCheck(address));
+  }
+
   /** The start after the address's place: checks, the credential's place, the stream (whose end calls `release`). */
   async #start(args: ExecutionArgs, ctx: GatewayContext, address: string, places: Place[], release: () => void): Promise<LiveStream | ExecutionResult> {
     const spec = readSpec(args);
@@ -170,7 +168,7 @@ export class Hub implements LiveHub {
         // A bad id: operationStream refuses it below.
       }
       const checked = await this.#check(backend ? [backend] : [], credential, address);
-      places.push(take(this.#p.budget.admitCredential(this.#keyOf(checked, credential, address))));
+      places.push(take(this.#p.budget.admitCredential(quotaKey(checked, credential, address))));
       const opened = this.#open(spec.field);
       const onClose = (): void => {
         opened.close();
@@ -193,38 +191,8 @@ export class Hub implements LiveHub {
     const live = new Set(concerned.filter((b) => !lacksCredential(b, credential(b.id)) && !checked.refused.has(b.id)).map((b) => b.id));
     // Every backend that could report refused the credential: nothing would ever arrive.
     if (live.size === 0 && checked.refused.size > 0) return errorResult(checked.refused.values().next().value!);
-    places.push(take(this.#p.budget.admitCredential(this.#keyOf(checked, credential, address))));
+    places.push(take(this.#p.budget.admitCredential(quotaKey(checked, credential, address))));
     return this.#subscribeEvents(shape, since, credential, { dropped: checked.refused, live, release });
-  }
-
-  /**
-   * Each backend's check of the subscriber's credential, where it sent one (cached by the access
-   * cache; a miss is charged to `address`).
-   * @throws SubscriptionLimitError when the address is out of checks for now
-   */
-  async #check(backends: VolumeBackend[], credential: Sub['credential'], address: string): Promise<Checked> {
-    const out: Checked = { valid: [], refused: new Map() };
-    const answers = backends.map((b) => {
-      const c = credential(b.id);
-      return c.token ? this.#p.access.credential(b, c, () => this.#p.budget.admitCheck(address)) : 'unknown';
-    });
-    const over = answers.find((a): a is SubscriptionLimitError => a instanceof SubscriptionLimitError);
-    if (over) throw over;
-    const settled = await Promise.all(answers);
-    settled.forEach((a, i) => {
-      const id = backends[i]!.id;
-      if (a instanceof UnauthenticatedError) out.refused.set(id, a);
-      else if (a === 'valid') out.valid.push(id);
-    });
-    return out;
-  }
-
-  /** The per-credential quota's key: the credentials that proved valid, else the address. */
-  #keyOf(checked: Checked, credential: Sub['credential'], address: string): string {
-    if (checked.valid.length === 0) return `addr:${address}`;
-    const h = createHash('sha256');
-    for (const id of [...checked.valid].sort()) h.update(`${id}\0${tokenHash(credential(id))}\0`);
-    return `cred:${h.digest('base64url')}`;
   }
 
   async close(): Promise<void> {
@@ -409,15 +377,4 @@ export class Hub implements LiveHub {
     }
     return out;
   }
-}
-
-/** A backend that refused the subscriber's credential, named as an HTTP list names it (FAILED, its error's code). */
-function refusedOmission(b: VolumeBackend, err: UnauthenticatedError): OmissionView {
-  return { backend: b, reason: 'FAILED', code: err.code, message: `backend "${b.id}" refused the subscription's credential, so its changes are not reported: ${err.message}` };
-}
-
-/** The place, or the refusal thrown (subscribe answers it as an error result). */
-function take(p: Place | SubscriptionLimitError): Place {
-  if (p instanceof SubscriptionLimitError) throw p;
-  return p;
 }
