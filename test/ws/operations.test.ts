@@ -121,6 +121,30 @@ describe('subscribe over graphql-ws', () => {
     expect(await gw.open()).toBe(3);
   });
 
+  it('should bound subscriptions per client address across sockets and credentials, and free a place on complete', async () => {
+    const gw = await startWsGateway({ live: { maxSubscriptionsPerAddress: 3 } });
+    const one = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': MGMT });
+    const two = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': ANALYTICS_READ });
+    for (const id of ['a', 'b']) await subscribed(one, id);
+    await subscribed(two, 'c');
+    const [e] = await hubRefusal(two, 'd', SUB);
+    expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionsPerAddress', max: 3 });
+    one.send({ id: 'a', type: 'complete' });
+    await gw.waitOpen(2, 'the completed stream to close');
+    await subscribed(two, 'd');
+  });
+
+  it('should bound the text one subscription keeps, and close the socket with 4400 on an id over 128 characters', async () => {
+    const gw = await startWsGateway({ live: { maxSubscriptionBytes: 512 } });
+    const c = await ackedClient(gw.wsUrl);
+    const [e] = await hubRefusal(c, 'big', `${SUB}\n#${'p'.repeat(600)}`);
+    expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionBytes', max: 512 });
+    await subscribed(c, 'i'.repeat(128));
+    c.send({ id: 'i'.repeat(129), type: 'subscribe', payload: { query: SUB } });
+    expect(await c.closed).toEqual({ code: 4400, reason: 'Invalid message received: subscription id is over 128 characters' });
+    await gw.waitOpen(0, 'the closed socket\'s streams');
+  });
+
   it('should serve only trusted documents when they are on, by hash or by listed text', async () => {
     const hash = createHash('sha256').update(SUB).digest('hex');
     const gw = await startWsGateway({ http: { trustedDocuments: { documents: TrustedDocuments.fromJson({ [hash]: SUB }) } } });
