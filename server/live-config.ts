@@ -22,12 +22,12 @@ export interface LiveConfig {
   maxSubscriptionBytesPerAddress: number;
   /** Bytes of id, query, variables and operation name one subscription may keep. @default 16384 (env `LIVE_MAX_SUBSCRIPTION_BYTES`) */
   maxSubscriptionBytes: number;
-  /** Credential checks the subscription starts of one address may send per 10 s (cache hits are free). @default 50 (env `LIVE_MAX_START_CHECKS_PER_ADDRESS`) */
+  /** Credential checks the subscription starts of one address may send per 10 s (cache hits are free). @default 100 (env `LIVE_MAX_START_CHECKS_PER_ADDRESS`) */
   maxStartChecksPerAddress: number;
 }
 
 export const LIVE_DEFAULTS: Readonly<LiveConfig> = Object.freeze({ eventLogMaxEvents: 10_000, eventLogRetentionMs: 900_000, accessTtlMs: 30_000, maxQueued: 1000, watcherWaitMs: 10_000,
-  maxSubscriptionsPerAddress: 1000, maxSubscriptionBytesPerAddress: 4_194_304, maxSubscriptionBytes: 16_384, maxStartChecksPerAddress: 50 });
+  maxSubscriptionsPerAddress: 1000, maxSubscriptionBytesPerAddress: 4_194_304, maxSubscriptionBytes: 16_384, maxStartChecksPerAddress: 100 });
 
 const NUMBERS: ReadonlyArray<NumberSettingSpec<keyof LiveConfig>> = [
   ['eventLogMaxEvents', 'LIVE_EVENT_LOG_MAX_EVENTS', 1, 10_000_000],

@@ -49,11 +49,11 @@ export interface SubscriptionBudgetLimits {
   maxBytesPerSubscription: number;
   /** Subscriptions open at once with the same credential key (see the hub: the credentials that proved valid). @default 500 */
   maxPerCredential: number;
-  /** Credential checks one address's subscription starts may send per 10 s (a bucket of this size, refilled evenly); cache hits are free. @default 50 */
+  /** Credential checks one address's subscription starts may send per 10 s (a bucket of this size, refilled evenly); cache hits are free. @default 100 */
   maxStartChecksPerAddress: number;
 }
 
-export const BUDGET_DEFAULTS: Readonly<SubscriptionBudgetLimits> = Object.freeze({ maxPerAddress: 1000, maxBytesPerAddress: 4_194_304, maxBytesPerSubscription: 16_384, maxPerCredential: 500, maxStartChecksPerAddress: 50 });
+export const BUDGET_DEFAULTS: Readonly<SubscriptionBudgetLimits> = Object.freeze({ maxPerAddress: 1000, maxBytesPerAddress: 4_194_304, maxBytesPerSubscription: 16_384, maxPerCredential: 500, maxStartChecksPerAddress: 100 });
 
 const OFF = { requestsPerSecond: 0, burst: 0, maxInFlight: 0 };
 
@@ -112,16 +112,6 @@ export class SubscriptionBudget {
       if (left <= 0) this.#byCredential.delete(key);
       else this.#byCredential.set(key, left);
     });
-  }
-
-  /** Open subscriptions and kept bytes of `address` (tests, metrics). */
-  usageOf(address: string): Readonly<Usage> {
-    return this.#byAddress.get(address) ?? { count: 0, bytes: 0 };
-  }
-
-  /** Open subscriptions under credential key `key`. */
-  openFor(key: string): number {
-    return this.#byCredential.get(key) ?? 0;
   }
 }
 
