@@ -4,8 +4,8 @@
  * it sockets (server/ws/socket.ts) and its hooks: the upgrade checks (upgrade.ts), credentials
  * from `connection_init` (connection-init.ts), the operation checks HTTP applies (operation.ts),
  * the per-socket quota (quotas.ts; the limits across sockets are the hub's budget, which this
- * transport charges with the client address and the bytes a subscription keeps), and the hub's streams (stream.ts) whose shared bytes are
- * written as they are (shared-bytes.ts).
+ * transport charges with the client address and the bytes a subscription keeps), and the hub's
+ * streams (stream.ts) whose shared bytes are written as they are (shared-bytes.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
