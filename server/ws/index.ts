@@ -184,7 +184,11 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         // The signal only ever cancelled the start; the stream ends through its `return()`.
         if (s.active.get(id) === abort) s.active.delete(id);
       }
-      if (!isStream(result)) return result;
+      if (!isStream(result)) {
+        // The hub's refusals (its budget, credentials, cursors) count with the socket layer's.
+        for (const e of result.errors ?? []) o.metrics.wsRefusals.inc({ code: String(e.extensions?.code ?? 'UNKNOWN') });
+        return result;
+      }
       // graphql-ws keeps these args for the stream's life and reads nothing of the context again:
       // let the start's context (credentials aside, which the hub kept) go now, not at the end.
       (args as { contextValue?: unknown }).contextValue = undefined;

@@ -129,6 +129,7 @@ describe('subscribe over graphql-ws', () => {
     await subscribed(two, 'c');
     const [e] = await hubRefusal(two, 'd', SUB);
     expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionsPerAddress', max: 3 });
+    expect(await gw.metrics()).toMatch(/gateway_ws_refusals_total\{code="SUBSCRIPTION_LIMIT"\} 1/);
     one.send({ id: 'a', type: 'complete' });
     await gw.waitOpen(2, 'the completed stream to close');
     await subscribed(two, 'd');
