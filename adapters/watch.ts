@@ -132,6 +132,13 @@ export interface SubscriberAccess {
    * @throws UnauthenticatedError when the credential is invalid or expired (ends the subscription)
    */
   checkAccess(scope: string, volume: VolumeRef, o: CallOptions): Promise<AccessGrant>;
+  /**
+   * Is `o.credential` a credential the backend knows (whatever it may read)? Asked when a
+   * subscription starts, so that a bad token is told at once rather than on the first change.
+   * Resolves for no token (nothing to check). A Nomad cluster with ACLs off knows every token.
+   * @throws UnauthenticatedError when the backend does not know it (invalid, revoked, expired)
+   */
+  checkCredential(o: CallOptions): Promise<void>;
   /** The volume as a subscriber with `grant` may see it (admin-only fields removed for others). */
   redact(volume: Volume, grant: AccessGrant): Volume;
   /** The gateway's own credential for this backend (watchers, probes, operation checks); null when none. */

@@ -11,6 +11,9 @@ export const UNCAPPED = {
   WS_MAX_CONNECTIONS: '60000',
   WS_MAX_CONNECTIONS_PER_ADDRESS: '60000',
   WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL: '100000',
+  LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS: '100000',
+  LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS: String(1024 * 1_048_576),
+  LIVE_MAX_START_CHECKS_PER_ADDRESS: '1000000',
 } as const;
 
 /** Gateway settings for one simulated Nomad named `bench`, watched with the benchmark's service token. */

@@ -320,6 +320,14 @@ function defaultLiveHub(o: GatewayOptions, services: GatewayServices, schema: Gr
     accessTtlMs: c.accessTtlMs,
     maxQueued: c.maxQueued,
     watcherWaitMs: c.watcherWaitMs,
+    budget: {
+      maxPerAddress: c.maxSubscriptionsPerAddress,
+      maxBytesPerAddress: c.maxSubscriptionBytesPerAddress,
+      maxBytesPerSubscription: c.maxSubscriptionBytes,
+      maxStartChecksPerAddress: c.maxStartChecksPerAddress,
+      // Read with the socket settings (WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL), kept by the hub: its key is the credentials that proved valid.
+      maxPerCredential: resolveWsOptions(o.config.ws).maxSubscriptionsPerCredential,
+    },
     metrics: metrics.live.hooks(),
     onWatcherStatus: (s, err) =>
       (err ? o.logger.warn.bind(o.logger) : o.logger.info.bind(o.logger))({ backend: s.backend, state: s.state, source: s.source, message: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),

@@ -16,9 +16,18 @@ export interface LiveConfig {
   maxQueued: number;
   /** Longest a new subscription waits for its watchers to finish reading a view before SUBSCRIBED goes out, in ms. @default 10000 (env `LIVE_WATCHER_WAIT_MS`) */
   watcherWaitMs: number;
+  /** Subscriptions open at once from one client address (IPv6 by /64), across sockets and transports; the next gets SUBSCRIPTION_LIMIT. @default 1000 (env `LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS`) */
+  maxSubscriptionsPerAddress: number;
+  /** Bytes of id, query, variables and operation name one address's open subscriptions may keep. @default 4194304 (env `LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS`) */
+  maxSubscriptionBytesPerAddress: number;
+  /** Bytes of id, query, variables and operation name one subscription may keep. @default 16384 (env `LIVE_MAX_SUBSCRIPTION_BYTES`) */
+  maxSubscriptionBytes: number;
+  /** Credential checks the subscription starts of one address may send per 10 s (cache hits are free). @default 100 (env `LIVE_MAX_START_CHECKS_PER_ADDRESS`) */
+  maxStartChecksPerAddress: number;
 }
 
-export const LIVE_DEFAULTS: Readonly<LiveConfig> = Object.freeze({ eventLogMaxEvents: 10_000, eventLogRetentionMs: 900_000, accessTtlMs: 30_000, maxQueued: 1000, watcherWaitMs: 10_000 });
+export const LIVE_DEFAULTS: Readonly<LiveConfig> = Object.freeze({ eventLogMaxEvents: 10_000, eventLogRetentionMs: 900_000, accessTtlMs: 30_000, maxQueued: 1000, watcherWaitMs: 10_000,
+  maxSubscriptionsPerAddress: 1000, maxSubscriptionBytesPerAddress: 4_194_304, maxSubscriptionBytes: 16_384, maxStartChecksPerAddress: 100 });
 
 const NUMBERS: ReadonlyArray<NumberSettingSpec<keyof LiveConfig>> = [
   ['eventLogMaxEvents', 'LIVE_EVENT_LOG_MAX_EVENTS', 1, 10_000_000],
@@ -26,6 +35,10 @@ const NUMBERS: ReadonlyArray<NumberSettingSpec<keyof LiveConfig>> = [
   ['accessTtlMs', 'LIVE_ACCESS_TTL_MS', 0, 3_600_000],
   ['maxQueued', 'LIVE_MAX_QUEUED', 1, 1_000_000],
   ['watcherWaitMs', 'LIVE_WATCHER_WAIT_MS', 0, 600_000],
+  ['maxSubscriptionsPerAddress', 'LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS', 1, 10_000_000],
+  ['maxSubscriptionBytesPerAddress', 'LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS', 1024, 1024 * 1_048_576],
+  ['maxSubscriptionBytes', 'LIVE_MAX_SUBSCRIPTION_BYTES', 256, 64 * 1_048_576],
+  ['maxStartChecksPerAddress', 'LIVE_MAX_START_CHECKS_PER_ADDRESS', 1, 1_000_000],
 ];
 
 /** The `live` group. @throws ConfigError naming the setting */

@@ -318,6 +318,11 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
     return { allowed: true, admin: false };
   }
 
+  async checkCredential(o: CallOptions): Promise<void> {
+    if (!o.credential.token) return;
+    if (!(await req.tokenKnown(this.#client, o))) throw new UnauthenticatedError(`the Nomad token is not known to backend "${this.id}" (invalid, revoked or expired)`, { backend: this.id, httpStatus: 403 });
+  }
+
   /** Nomad has no admin-only volume fields: what the namespace's reader may read is the whole volume. */
   redact(volume: Volume, _grant: AccessGrant): Volume {
     return volume;

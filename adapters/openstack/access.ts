@@ -22,6 +22,15 @@ export async function checkAccess(client: OpenStackClient, scope: string, o: Cal
   return { allowed: admin || s.projectId === scope, admin, validUntil: s.expiresAt };
 }
 
+/**
+ * Is the token in `o` one Keystone accepts? Validated afresh, as `checkAccess` does.
+ * @throws UnauthenticatedError for an invalid or expired token
+ */
+export async function checkCredential(client: OpenStackClient, o: CallOptions): Promise<void> {
+  if (!o.credential.token) return;
+  await client.keystone.callerSession(o.credential.token, true);
+}
+
 const hideHost = (a: Attachment): Attachment => (a.consumer.__typename === 'VolumeHostConsumer' && a.consumer.hostName !== null ? { ...a, consumer: { ...a.consumer, hostName: null } } : a);
 
 /**

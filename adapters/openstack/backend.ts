@@ -231,6 +231,10 @@ export class OpenStackBackend
     return access.checkAccess(this.#c, scope, o);
   }
 
+  checkCredential(o: CallOptions): Promise<void> {
+    return access.checkCredential(this.#c, o);
+  }
+
   redact(volume: Volume, grant: AccessGrant): Volume {
     return access.redact(volume, grant);
   }

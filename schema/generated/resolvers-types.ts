@@ -1648,7 +1648,7 @@ export type VolumeChangeEvent = {
   cursor: Scalars['String']['output'];
   /** When the gateway observed the change. */
   observedAt: Scalars['DateTime']['output'];
-  /** On SUBSCRIBED: backends this subscription cannot cover, and why. Empty on every other event. */
+  /** On SUBSCRIBED: backends this subscription cannot cover, and why; on BACKEND_DROPPED: the backend that left it. Empty on every other event. */
   omittedBackends: Array<VolumeListOmission>;
   /** The attachment's state before this change; null when it is new or not an attachment change. */
   previousAttachmentState?: Maybe<VolumeAttachmentState>;
@@ -1677,7 +1677,7 @@ export type VolumeChangeFilter = {
 /**
  * What a change event says happened. Volume-level types (CREATED, UPDATED, STATUS_CHANGED, DELETED) and
  * attachment-level types (CLAIMED … ATTACHMENT_ERROR) come from the backends' watchers; SUBSCRIBED is
- * the first event of every subscription (docs/subscriptions.md).
+ * the first event of every subscription, BACKEND_DROPPED says a backend left it (docs/subscriptions.md).
  */
 export type VolumeChangeType =
   /** An attachment is in place. */
@@ -1686,6 +1686,12 @@ export type VolumeChangeType =
   | 'ATTACHING'
   /** An attachment is in error (e.g. a failed compute-side detach). */
   | 'ATTACHMENT_ERROR'
+  /**
+   * A backend left the subscription: the subscriber's credential for it stopped working (revoked or
+   * expired). `omittedBackends` names it and why; the other backends' changes go on. When none is
+   * left the subscription ends with UNAUTHENTICATED instead.
+   */
+  | 'BACKEND_DROPPED'
   /** A Nomad allocation claimed the volume. */
   | 'CLAIMED'
   /** A volume appeared (created or registered). */
@@ -1813,6 +1819,8 @@ export type VolumeListOmission = {
 
 /** Why a merged list left a backend out. */
 export type VolumeListOmissionReason =
+  /** Subscriptions only: the backend's watcher is failing (DEGRADED); its changes may come late or not at all until it recovers. */
+  | 'DEGRADED'
   /** The backend failed; the error is in `errors`, at the path of a null item where its volumes would be. */
   | 'FAILED'
   /** The backend needs the caller's credential and the request carried none for it. Not an error. */

@@ -9,7 +9,7 @@ import type { CallerCredential } from '../../adapters/backend';
 import { MessageType } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/errors';
 import { credentialsFromHeaders } from '../credentials';
-import { addressBucket, credentialFingerprint, type PlainHeaders } from '../http/caller-identity';
+import type { PlainHeaders } from '../http/caller-identity';
 import type { BackendRegistry } from '../registry';
 
 /** The keys that carry credentials, as server/http/caller-identity.ts knows the headers. */
@@ -21,18 +21,13 @@ const INIT = MessageType.ConnectionInit;
 export interface SocketCaller {
   /** Credential per backend id, as HTTP would have them from the same headers. */
   credentials: ReadonlyMap<string, CallerCredential>;
-  /**
-   * Key of the per-credential limits: an HMAC of the credential set (`cred:…`, never the tokens),
-   * or the client address (`addr:…`) when none was sent.
-   */
-  key: string;
 }
 
 /**
  * @param payload the payload as graphql-ws parsed it (an object, or undefined when none was sent)
  * @throws BadUserInputError naming the key that is wrong (never its value)
  */
-export function readConnectionInit(payload: Readonly<Record<string, unknown>> | undefined, o: { registry: BackendRegistry; address: string; maxBytes: number }): SocketCaller {
+export function readConnectionInit(payload: Readonly<Record<string, unknown>> | undefined, o: { registry: BackendRegistry; maxBytes: number }): SocketCaller {
   const headers: PlainHeaders = {};
   if (payload !== undefined) {
     // Bounded like the request head of an HTTP request (the frame itself is bounded by maxPayload).
@@ -45,7 +40,6 @@ export function readConnectionInit(payload: Readonly<Record<string, unknown>> | 
       headers[name] = v;
     }
   }
-  const credentials = credentialsFromHeaders(headers, o.registry);
-  const fp = credentialFingerprint(headers);
-  return { credentials, key: fp === undefined ? `addr:${addressBucket(o.address)}` : `cred:${fp}` };
+  // The per-credential quota's key is made by the hub once backends have said which are valid.
+  return { credentials: credentialsFromHeaders(headers, o.registry) };
 }

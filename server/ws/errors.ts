@@ -26,21 +26,11 @@ export function closeReason(text: string): string {
   return b.length <= 123 ? text : b.subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '') + '...';
 }
 
-/** A subscription over one of the socket layer's limits; the socket stays open. */
-export class SubscriptionLimitError extends GatewayError {
-  constructor(
-    readonly limit: 'maxSubscriptionsPerSocket' | 'maxSubscriptionsPerCredential',
-    readonly max: number,
-  ) {
-    const whose = limit === 'maxSubscriptionsPerSocket' ? 'this socket' : 'these credentials (across sockets)';
-    const env = limit === 'maxSubscriptionsPerSocket' ? 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET' : 'WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL';
-    super(ErrorCode.SubscriptionLimit, `${whose} already has ${max} subscriptions open (${env}): complete one first`);
-  }
+/** A subscription over a limit (the socket's own, or the hub's budget); the socket stays open. */
+export { SubscriptionLimitError } from '../../subscriptions/live';
 
-  override toExtensions(): Record<string, unknown> {
-    return { ...super.toExtensions(), limit: this.limit, max: this.max };
-  }
-}
+/** Longest subscription id, in characters: graphql-ws clients send UUIDs (36) or counters. */
+export const MAX_SUBSCRIPTION_ID_LENGTH = 128;
 
 /** A query or mutation over graphql-ws. */
 export class NotSupportedOverWebSocketError extends GatewayError {

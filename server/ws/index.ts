@@ -3,8 +3,9 @@
  * graphql-ws's `makeServer` runs the protocol (its messages, its close codes); this module gives
  * it sockets (server/ws/socket.ts) and its hooks: the upgrade checks (upgrade.ts), credentials
  * from `connection_init` (connection-init.ts), the operation checks HTTP applies (operation.ts),
- * subscription quotas (quotas.ts), and the hub's streams (stream.ts) whose shared bytes are
- * written as they are (shared-bytes.ts).
+ * the per-socket quota (quotas.ts; the limits across sockets are the hub's budget, which this
+ * transport charges with the client address and the bytes a subscription keeps), and the hub's
+ * streams (stream.ts) whose shared bytes are written as they are (shared-bytes.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -20,9 +21,10 @@ import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
 import type { WsConfig } from './config';
 import { readConnectionInit } from './connection-init';
-import { SubscriptionsUnavailableError, UpgradeRefusal, WsCloseCode } from './errors';
+import { MAX_SUBSCRIPTION_ID_LENGTH, SubscriptionsUnavailableError, UpgradeRefusal, WsCloseCode } from './errors';
+import { addressBucket } from '../http/caller-identity';
 import { checkOperation, ValidDocuments } from './operation';
-import { SubscriptionQuotas } from './quotas';
+import { SocketQuota } from './quotas';
 import { NextFrames } from './shared-bytes';
 import { closeSocket, graphqlWsSocket, newSocketState, writeFrame, type SocketHooks, type SocketState } from './socket';
 import { GuardedStream, type StreamHooks } from './stream';
@@ -66,13 +68,14 @@ interface Started {
   id: string;
   /** Cancels the start. */
   abort: AbortController;
+  /** Bytes of client text the subscription keeps (the hub's per-address budget). */
+  bytes: number;
 }
 
 export function createWsTransport(o: WsTransportOptions): WsTransport {
   const c = o.config;
   const wss = new WebSocketServer({ noServer: true, maxPayload: c.maxPayloadBytes, clientTracking: false, perMessageDeflate: false, handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
   const gate = new UpgradeGate({ path: o.path, allowedOrigins: c.allowedOrigins, maxConnectionsPerAddress: c.maxConnectionsPerAddress, maxConnections: c.maxConnections, trustProxyHops: o.trustProxyHops });
-  const quotas = new SubscriptionQuotas(c);
   const sockets = new Set<SocketState>();
   const started = new WeakMap<object, Started>();
   const documents = new ValidDocuments();
@@ -122,7 +125,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     onConnect(ctx: Context<Record<string, unknown>, SocketState>) {
       const s = ctx.extra;
       try {
-        s.caller = readConnectionInit(ctx.connectionParams, { registry: o.services.registry, address: s.address, maxBytes: c.maxInitPayloadBytes });
+        s.caller = readConnectionInit(ctx.connectionParams, { registry: o.services.registry, maxBytes: c.maxInitPayloadBytes });
       } catch (err) {
         if (!(err instanceof BadUserInputError)) throw err;
         o.metrics.wsRefusals.inc({ code: 'BAD_CONNECTION_INIT' });
@@ -130,7 +133,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         closeSocket(s, WsCloseCode.Forbidden, `Forbidden: ${err.message}`);
         return false;
       }
-      s.quota = quotas.socket(s.caller.key);
+      s.quota = new SocketQuota(c.maxSubscriptionsPerSocket);
       return true;
     },
     onSubscribe(ctx, id, payload) {
@@ -139,6 +142,12 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         for (const e of errors) o.metrics.wsRefusals.inc({ code: String(o.formatError(e.toJSON(), e).extensions?.code ?? 'UNKNOWN') });
         return errors;
       };
+      // An id is kept for the subscription's life and echoed in every frame: bounded like a message field.
+      if (id.length > MAX_SUBSCRIPTION_ID_LENGTH) {
+        o.metrics.wsRefusals.inc({ code: 'SUBSCRIPTION_ID_TOO_LONG' });
+        closeSocket(s, WsCloseCode.BadRequest, `Invalid message received: subscription id is over ${MAX_SUBSCRIPTION_ID_LENGTH} characters`);
+        return [new GraphQLError('subscription id too long')];
+      }
       const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, trusted: o.trusted, documents });
       if (Array.isArray(checked)) return refuse(checked);
       const op = checked as Exclude<typeof checked, readonly GraphQLError[]>;
@@ -156,16 +165,17 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         // hub's per-event executions need limits of their own.
         limits: o.limits.executionGuards.createExecutionLimits(abort.signal),
       });
-      started.set(contextValue, { state: s, id, abort });
+      const bytes = Buffer.byteLength(id) + Buffer.byteLength(payload.query) + Buffer.byteLength(op.operationName ?? '') + (op.variableValues ? Buffer.byteLength(JSON.stringify(op.variableValues)) : 0);
+      started.set(contextValue, { state: s, id, abort, bytes });
       o.logger.debug({ socket: s.id, requestId: contextValue.requestId, operation: op.operationName }, 'subscription started');
       return { schema: o.schema, document: op.document, operationName: op.operationName, variableValues: op.variableValues, contextValue };
     },
     async subscribe(args: ExecutionArgs) {
       const ctx = args.contextValue as GatewayContext;
-      const { state: s, id, abort } = started.get(ctx)!;
+      const { state: s, id, abort, bytes } = started.get(ctx)!;
       let result: Awaited<ReturnType<LiveHub['subscribe']>>;
       try {
-        result = await o.hub!.subscribe(args);
+        result = await o.hub!.subscribe(args, { address: addressBucket(s.address), bytes });
       } catch (err) {
         o.logger.error({ err, socket: s.id, requestId: ctx.requestId }, 'live hub failed to start a subscription');
         result = { errors: [toGraphQLError(err)] };
@@ -174,7 +184,11 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         // The signal only ever cancelled the start; the stream ends through its `return()`.
         if (s.active.get(id) === abort) s.active.delete(id);
       }
-      if (!isStream(result)) return result;
+      if (!isStream(result)) {
+        // The hub's refusals (its budget, credentials, cursors) count with the socket layer's.
+        for (const e of result.errors ?? []) o.metrics.wsRefusals.inc({ code: String(e.extensions?.code ?? 'UNKNOWN') });
+        return result;
+      }
       // graphql-ws keeps these args for the stream's life and reads nothing of the context again:
       // let the start's context (credentials aside, which the hub kept) go now, not at the end.
       (args as { contextValue?: unknown }).contextValue = undefined;

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
 import { UnauthenticatedError } from '../../adapters/errors';
 import type { VolumeRef, Volume } from '../../adapters/model';
-import { hasSubscriberAccess, type AccessGrant } from '../../adapters/watch';
+import { hasSubscriberAccess, type AccessGrant, type SubscriberAccess } from '../../adapters/watch';
 
 /** Options of {@link AccessCache}. */
 export interface AccessCacheOptions {
@@ -28,8 +28,14 @@ export interface AccessCacheOptions {
   now?: () => number;
 }
 
-/** A check's answer: a grant, or the credential is invalid (the subscription ends). */
+/** A check's answer: a grant, or the credential is invalid (the backend leaves the subscription). */
 export type AccessAnswer = AccessGrant | UnauthenticatedError;
+
+/**
+ * A subscription start's credential check: the backend knows the credential (`valid`), refuses it,
+ * or could not tell (`unknown`: it failed to answer, or it has no `SubscriberAccess`).
+ */
+export type CredentialAnswer = 'valid' | 'unknown' | UnauthenticatedError;
 
 const DENIED: AccessGrant = { allowed: false, admin: false };
 
@@ -57,6 +63,8 @@ export function tokenHash(c: CallerCredential): string {
 
 export class AccessCache {
   readonly #entries = new Map<string, Entry>();
+  /** Credentials a backend knew (by token hash and backend): until when, or the check in flight. */
+  readonly #credentials = new Map<string, { until: number } | { pending: Promise<CredentialAnswer> }>();
   readonly #ttlMs: number;
   readonly #timeoutMs: number;
   readonly #now: () => number;
@@ -91,15 +99,53 @@ export class AccessCache {
     return pending;
   }
 
+  /**
+   * Does `b` know `credential`? A fresh `valid` answer is reused for the TTL (synchronous); a miss
+   * first asks `admit` (the caller's check budget), whose refusal is returned as is and sends
+   * nothing; concurrent misses share one check. Refusals and failures are not cached.
+   */
+  credential<R>(b: VolumeBackend, credential: CallerCredential, admit: () => R | undefined): CredentialAnswer | R | Promise<CredentialAnswer> {
+    if (!hasSubscriberAccess(b)) return 'unknown';
+    const key = `${tokenHash(credential)}\0${b.id}`;
+    const e = this.#credentials.get(key);
+    if (e && 'pending' in e) return e.pending;
+    if (e && e.until > this.#now()) return 'valid';
+    const refused = admit();
+    if (refused !== undefined) return refused;
+    const pending = this.#checkCredential(b, credential).then((answer) => {
+      if (answer === 'valid') this.#credentials.set(key, { until: this.#now() + this.#ttlMs });
+      else this.#credentials.delete(key);
+      return answer;
+    });
+    this.#credentials.set(key, { pending });
+    return pending;
+  }
+
   /** Entries held (fresh, stale or in flight). */
   get size(): number {
-    return this.#entries.size;
+    return this.#entries.size + this.#credentials.size;
   }
 
   /** Drops stale entries (called now and then, so a cache of gone subscribers does not grow). */
   sweep(): void {
     const now = this.#now();
     for (const [k, e] of this.#entries) if ('until' in e && e.until <= now) this.#entries.delete(k);
+    for (const [k, e] of this.#credentials) if ('until' in e && e.until <= now) this.#credentials.delete(k);
+  }
+
+  async #checkCredential(b: VolumeBackend & SubscriberAccess, credential: CallerCredential): Promise<CredentialAnswer> {
+    try {
+      await b.checkCredential({ credential, signal: AbortSignal.timeout(this.#timeoutMs) });
+      this.#onCheck?.(b.id, 'allowed');
+      return 'valid';
+    } catch (err) {
+      if (err instanceof UnauthenticatedError) {
+        this.#onCheck?.(b.id, 'unauthenticated');
+        return err;
+      }
+      this.#onCheck?.(b.id, 'failed');
+      return 'unknown';
+    }
   }
 
   async #check(b: VolumeBackend, scope: string, volume: VolumeRef, credential: CallerCredential): Promise<AccessGrant | UnauthenticatedError | { failed: true }> {

@@ -29,6 +29,14 @@ export interface EventSubscriber extends Indexed {
   /** The subscriber's own credential for a backend (from connection_init). */
   credential(backend: string): CallerCredential;
   readonly stream: LiveStream;
+  /** False once `backend` left the subscription (its credential was refused): its changes pass it by. @default true */
+  covers?(backend: string): boolean;
+  /**
+   * The backend refused the subscriber's credential at event `e`: what the subscriber's slot for `e`
+   * becomes (BACKEND_DROPPED, or the end when no backend is left).
+   * @default the end, with UNAUTHENTICATED
+   */
+  refused?(b: VolumeBackend, e: ChangeEvent, err: UnauthenticatedError): SlotValue | Promise<SlotValue>;
 }
 
 /** Options of {@link Fanout}. */
@@ -79,16 +87,16 @@ export class Fanout {
     for (const s of subscribers) {
       if (s.stream.closed || !matches(s.interest, e)) continue;
       const credential = s.credential(e.backend);
-      // No credential where the backend needs one: SUBSCRIBED named it (NO_CREDENTIAL) and the
-      // subscription goes on without its changes. UNAUTHENTICATED ends only a credential that stopped working.
-      if (lacksCredential(backend, credential)) continue;
+      // No credential where the backend needs one (SUBSCRIBED named it, NO_CREDENTIAL), or one the
+      // backend refused (SUBSCRIBED or BACKEND_DROPPED named it): the subscription goes on without its changes.
+      if (lacksCredential(backend, credential) || s.covers?.(e.backend) === false) continue;
       const answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential);
       s.stream.push(answer instanceof Promise ? answer.then((a) => this.#slot(backend, e, s, a, groups)) : this.#slot(backend, e, s, answer, groups));
     }
   }
 
   #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Map<string, Promise<SerializedResult>>): SlotValue | Promise<SlotValue> {
-    if (a instanceof UnauthenticatedError) return { end: true, last: errorResult(a) };
+    if (a instanceof UnauthenticatedError) return s.refused ? s.refused(b, e, a) : { end: true, last: errorResult(a) };
     if (!a.allowed) return null;
     const key = `${s.spec.groupKey}\0${a.admin ? 'admin' : ''}`;
     let result = groups.get(key);

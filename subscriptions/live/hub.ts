@@ -4,23 +4,33 @@
  * head, or `since`; the backends it cannot cover), replays the log after `since`, then drains the
  * buffer past the last replayed event: no gap and no duplicate between replay and live. The
  * stream's `return()` unindexes it; `close()` ends every stream and stops the watchers.
+ *
+ * Before that, the start is paid for and checked: a place in the per-address budget (budget.ts),
+ * then each concerned backend's check of the subscriber's credential (the access cache's, so a
+ * known credential costs nothing; misses are charged to the address). A backend that refuses it
+ * is left out (SUBSCRIBED names it, as an HTTP list would: FAILED, UNAUTHENTICATED); none left
+ * ends the start with UNAUTHENTICATED. The credentials that proved valid are the per-credential
+ * quota's key, so junk tokens for other backends cannot make new keys.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/backend';
 import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/errors';
 import type { GatewayContext, GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
+import { decodeGlobalId } from '../../adapters/ids';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
 import type { AccessCache } from './access';
+import type { Place, SubscriptionBudget } from './budget';
 import type { Feed } from './feed';
 import type { EventSubscriber, Fanout } from './fanout';
 import { errorResult } from './format';
 import { operationStream } from './operation-stream';
 import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type Interest, type LiveField, type LiveSpec } from './spec';
+import { checkCredentials, quotaKey, refusedOmission, take, type Checked } from './start-checks';
 import { LiveStream } from './stream';
 import { SubscriberIndex } from './subscribers';
-import type { LiveHub, LiveResult } from './types';
-import { subscribedView, type OmissionView } from './view';
+import type { LiveHub, LiveResult, SubscriberOrigin } from './types';
+import { droppedView, subscribedView, type OmissionView } from './view';
 
 /** Metrics callbacks of the hub (all optional; prom-client counters and gauges in the server). */
 export interface LiveMetrics {
@@ -44,6 +54,8 @@ export interface HubParts {
   feed: Feed;
   access: AccessCache;
   fanout: Fanout;
+  /** Per-address and per-credential places, and the start checks' rate (shared by every transport). */
+  budget: SubscriptionBudget;
   /** Most results queued per subscription. */
   maxQueued: number;
   /** Events per replay page. */
@@ -56,6 +68,10 @@ export interface HubParts {
 interface Sub extends EventSubscriber {
   /** Live events held back while SUBSCRIBED and the replay go out; null once live. */
   buffer: ChangeEvent[] | null;
+  /** Backends that refused the credential (at the start, or later: BACKEND_DROPPED). */
+  readonly dropped: Map<string, UnauthenticatedError>;
+  /** Concerned backends whose changes may still come: a credential sent where one is needed, not refused. */
+  readonly live: Set<string>;
 }
 
 /**
@@ -115,31 +131,68 @@ export class Hub implements LiveHub {
     return Object.fromEntries(LIVE_FIELDS.map((f) => [f, this.#counts[f]]));
   }
 
-  async subscribe(args: ExecutionArgs): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult> {
+  async subscribe(args: ExecutionArgs, origin?: SubscriberOrigin): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult> {
     if (this.#closed) return errorResult(new GatewayError(ErrorCode.BackendUnavailable, 'the gateway is shutting down; resume on another instance'));
     const ctx = args.contextValue as GatewayContext;
+    const places: Place[] = [];
+    const release = (): void => places.forEach((p) => p.release());
+    let r: LiveStream | ExecutionResult;
     try {
-      const spec = readSpec(args);
-      if (spec.field === 'operationUpdated') {
-        const opened = this.#open(spec.field);
-        const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, maxQueued: this.#p.maxQueued, onClose: opened.close, onOverflow: opened.overflow }).catch((err: unknown) => {
-          opened.close();
-          throw err;
-        });
-        // A refusal (bad id, unknown or unreadable operation) opened nothing that stays open.
-        if (r instanceof LiveStream) this.#streams.add(r);
-        else opened.close();
-        return r;
-      }
-      const shape = this.#shapes.get(spec.groupKey) ?? this.#shapeOf(spec, args);
-      const since = typeof spec.args.since === 'string' ? spec.args.since : null;
-      if (since !== null) decodeCursor(since);
-      return await this.#subscribeEvents(shape, since, credentialsOf(this.#p.registry, ctx));
+      if (origin) places.push(take(this.#p.budget.admitAddress(origin.address, origin.bytes)));
+      r = await this.#start(args, ctx, origin?.address ?? 'local', places, release);
     } catch (err) {
+      release();
       if (err instanceof SpecErrors) return { errors: err.errors };
       if (err instanceof GatewayError) return errorResult(err);
       throw err;
     }
+    if (!(r instanceof LiveStream)) release();
+    return r;
+  }
+
+  /** The concerned backends' checks of the credential (misses charged to `address`). */
+  #check(backends: VolumeBackend[], credential: Sub['credential'], address: string): Promise<Checked> {
+    return checkCredentials(backends, credential, this.#p.access, () => this.#p.budget.admitCheck(address));
+  }
+
+  /** The start after the address's place: checks, the credential's place, the stream (whose end calls `release`). */
+  async #start(args: ExecutionArgs, ctx: GatewayContext, address: string, places: Place[], release: () => void): Promise<LiveStream | ExecutionResult> {
+    const spec = readSpec(args);
+    const credential = credentialsOf(this.#p.registry, ctx);
+    if (spec.field === 'operationUpdated') {
+      // Checked for the key only: the operation's own authorization decides what the caller sees.
+      let backend: VolumeBackend | undefined;
+      try {
+        backend = this.#p.registry.find(decodeGlobalId(String(spec.args.id), 'Operation', 'id').backend);
+      } catch {
+        // A bad id: operationStream refuses it below.
+      }
+      const checked = await this.#check(backend ? [backend] : [], credential, address);
+      places.push(take(this.#p.budget.admitCredential(quotaKey(checked, credential, address))));
+      const opened = this.#open(spec.field);
+      const onClose = (): void => {
+        opened.close();
+        release();
+      };
+      const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, maxQueued: this.#p.maxQueued, onClose, onOverflow: opened.overflow }).catch((err: unknown) => {
+        opened.close();
+        throw err;
+      });
+      // A refusal (bad id, unknown or unreadable operation) opened nothing that stays open.
+      if (r instanceof LiveStream) this.#streams.add(r);
+      else opened.close();
+      return r;
+    }
+    const shape = this.#shapes.get(spec.groupKey) ?? this.#shapeOf(spec, args);
+    const since = typeof spec.args.since === 'string' ? spec.args.since : null;
+    if (since !== null) decodeCursor(since);
+    const concerned = this.#concerned(shape.interest);
+    const checked = await this.#check(concerned, credential, address);
+    const live = new Set(concerned.filter((b) => !lacksCredential(b, credential(b.id)) && !checked.refused.has(b.id)).map((b) => b.id));
+    // Every backend that could report refused the credential: nothing would ever arrive.
+    if (live.size === 0 && checked.refused.size > 0) return errorResult(checked.refused.values().next().value!);
+    places.push(take(this.#p.budget.admitCredential(quotaKey(checked, credential, address))));
+    return this.#subscribeEvents(shape, since, credential, { dropped: checked.refused, live, release });
   }
 
   async close(): Promise<void> {
@@ -175,15 +228,20 @@ export class Hub implements LiveHub {
     return { spec, interest, args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues }, refs: 0 };
   }
 
-  async #subscribeEvents(shape: Shape, since: string | null, credential: Sub['credential']): Promise<LiveStream | ExecutionResult> {
+  async #subscribeEvents(shape: Shape, since: string | null, credential: Sub['credential'], begun: Pick<Sub, 'dropped' | 'live'> & { release: () => void }): Promise<LiveStream | ExecutionResult> {
     const { spec, interest, args } = shape;
     const opened = this.#open(spec.field);
+    const { dropped, live, release } = begun;
     const sub: Sub = {
       interest,
       spec,
       args,
       credential,
+      dropped,
+      live,
       buffer: [],
+      covers: (backend) => !dropped.has(backend),
+      refused: (b, e, err) => this.#drop(sub, b, e, err),
       stream: new LiveStream({
         maxQueued: this.#p.maxQueued,
         onOverflow: opened.overflow,
@@ -192,6 +250,7 @@ export class Hub implements LiveHub {
           this.#streams.delete(sub.stream);
           if (--shape.refs === 0 && this.#shapes.get(spec.groupKey) === shape) this.#shapes.delete(spec.groupKey);
           opened.close();
+          release();
           this.#p.feed.requestDemand();
         },
       }),
@@ -219,6 +278,19 @@ export class Hub implements LiveHub {
     sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(sub, concerned, viewless, narrow))));
     void this.#replay(sub, first, start);
     return sub.stream;
+  }
+
+  /**
+   * A backend refused the subscriber's credential at event `e` (revoked, expired): it leaves the
+   * subscription with one BACKEND_DROPPED naming it, the others go on; none left ends it with
+   * UNAUTHENTICATED. Later refusals of the same backend (slots already reserved) are nothing.
+   */
+  #drop(sub: Sub, b: VolumeBackend, e: ChangeEvent, err: UnauthenticatedError): ReturnType<NonNullable<EventSubscriber['refused']>> {
+    if (sub.dropped.has(b.id)) return null;
+    sub.dropped.set(b.id, err);
+    sub.live.delete(b.id);
+    if (sub.live.size === 0) return { end: true, last: errorResult(err) };
+    return this.#p.fanout.executeOnce(sub, droppedView(e.cursor, refusedOmission(b, err)));
   }
 
   /** Replays the pages after the first, then drains the live buffer past the last replayed event. */
@@ -269,7 +341,7 @@ export class Hub implements LiveHub {
       concerned.map(async (b) => {
         const only = this.#p.feed.watcher(b.id)?.onlyScope?.() ?? null;
         const credential = sub.credential(b.id);
-        if (only === null || !credential.token) return;
+        if (only === null || !credential.token || sub.dropped.has(b.id)) return;
         const a = await this.#p.access.get(b, only, { backend: b.id, namespace: only, nativeId: '' }, credential);
         if (!(a instanceof UnauthenticatedError) && !a.allowed) out.set(b.id, only);
       }),
@@ -278,20 +350,27 @@ export class Hub implements LiveHub {
   }
 
   /**
-   * Backends the subscription cannot cover: no credential where one is required, no watcher, a
-   * watcher still without a first view (`viewless`: its changes come once it has one), or one that
-   * watches a scope the subscriber's credential does not read (`narrow`).
+   * Backends the subscription cannot cover: no credential where one is required, a credential the
+   * backend refused, no watcher, a watcher that watches a scope the subscriber's credential does
+   * not read (`narrow`), a failing (DEGRADED) watcher, or one still without a first view
+   * (`viewless`: its changes come once it has one).
    */
   #omissions(sub: Sub, concerned: VolumeBackend[], viewless: string[], narrow: Map<string, string>): OmissionView[] {
     const out: OmissionView[] = [];
     for (const b of concerned) {
       const why = this.#p.feed.unavailable(b.id);
+      const refused = sub.dropped.get(b.id);
+      const watcher = this.#p.feed.watcher(b.id)?.status();
       if (lacksCredential(b, sub.credential(b.id))) {
         out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${b.kind === 'OPENSTACK' ? 'X-Auth-Token' : 'X-Nomad-Token'} in connection_init) and the subscription carried none for it` });
+      } else if (refused) {
+        out.push(refusedOmission(b, refused));
       } else if (why !== undefined) {
         out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `no live changes from backend "${b.id}": ${why}` });
       } else if (narrow.has(b.id)) {
         out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `backend "${b.id}"'s watcher sees project ${narrow.get(b.id)} only (the gateway's service user is not an admin there): changes in the projects this subscription's credential reads are not reported` });
+      } else if (watcher?.state === 'DEGRADED') {
+        out.push({ backend: b, reason: 'DEGRADED', code: ErrorCode.BackendUnavailable, message: `backend "${b.id}"'s watcher is failing${watcher.message ? ` (${watcher.message})` : ''}: its changes come late or not at all until it recovers` });
       } else if (viewless.includes(b.id)) {
         out.push({ backend: b, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE', message: `backend "${b.id}"'s watcher has not read its first view yet: changes before it has are not reported` });
       }

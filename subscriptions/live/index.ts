@@ -8,13 +8,15 @@ import type { VolumeWatcher, WatcherStatus } from '../../adapters/watch';
 import type { GatewayServices } from '../../server/context';
 import type { EventLog } from '../events';
 import { AccessCache } from './access';
+import { BUDGET_DEFAULTS, SubscriptionBudget, type SubscriptionBudgetLimits } from './budget';
 import { Fanout } from './fanout';
 import { Feed, type FeedOperations, type FeedStatus } from './feed';
 import { Hub, type LiveMetrics } from './hub';
 import type { LiveHub, LiveMutations } from './types';
 import type { EventLimits } from './view';
 
-export { SerializedResult, type AcceptedChange, type LiveHub, type LiveMutations, type LiveResult } from './types';
+export { SerializedResult, type AcceptedChange, type LiveHub, type LiveMutations, type LiveResult, type SubscriberOrigin } from './types';
+export { BUDGET_DEFAULTS, SubscriptionLimitError, type SubscriptionBudgetLimits } from './budget';
 export type { FeedStatus } from './feed';
 export type { LiveMetrics } from './hub';
 export type { LiveField } from './spec';
@@ -42,6 +44,8 @@ export interface LiveHubOptions {
    * re-read after idling or a gap) before SUBSCRIBED goes out, in ms. @default 10000
    */
   watcherWaitMs?: number;
+  /** The per-address and per-credential subscription budget (budget.ts); unset fields take `BUDGET_DEFAULTS`. */
+  budget?: Partial<SubscriptionBudgetLimits>;
   /** Deadline and response cap of one event execution. @default 5000 ms, 1 MiB */
   eventLimits?: EventLimits;
   /** Metrics callbacks: subscriptions per field, events in/out, executions, drops. */
@@ -86,7 +90,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   });
   let hub: Hub | undefined;
   const feed = new Feed({ registry, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
-  hub = new Hub({ log: o.log, registry, services: o.services, feed, access, fanout, maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, watcherWaitMs: o.watcherWaitMs ?? 10_000, metrics });
+  hub = new Hub({ log: o.log, registry, services: o.services, feed, access, fanout, budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }), maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, watcherWaitMs: o.watcherWaitMs ?? 10_000, metrics });
   const h = hub;
   let started = false;
   const sweep = setInterval(() => access.sweep(), Math.max(1000, o.accessTtlMs ?? 30_000));
@@ -100,7 +104,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
       started = true;
       feed.start();
     },
-    subscribe: (args) => h.subscribe(args),
+    subscribe: (args, origin) => h.subscribe(args, origin),
     counts: () => h.counts(),
     groups: () => h.groups,
     close: async () => {

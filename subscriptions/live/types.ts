@@ -23,14 +23,24 @@ export class SerializedResult {
 /** What a subscription yields: a shared serialized result, or a result of its own (errors). */
 export type LiveResult = SerializedResult | ExecutionResult;
 
+/** Where a subscription comes from, as its transport knows it: the key and charge of the per-address budget. */
+export interface SubscriberOrigin {
+  /** The client address's bucket (IPv6 by /64, server/http/caller-identity.ts `addressBucket`). */
+  address: string;
+  /** Bytes of client-chosen text the subscription keeps for its life: id, query, variables, operation name. */
+  bytes: number;
+}
+
 /** Subscribes; what graphql-ws's `subscribe` option calls with the execution args `onSubscribe` made. */
 export interface LiveHub {
   /**
    * Starts a subscription. `args.contextValue` is the subscriber's `GatewayContext` (credentials,
    * limits). Returns the stream, or an ExecutionResult with errors when it cannot start (bad
-   * filter, CURSOR_EXPIRED). The stream's `return()` ends the subscription and frees everything.
+   * filter, CURSOR_EXPIRED, SUBSCRIPTION_LIMIT, UNAUTHENTICATED). The stream's `return()` ends the
+   * subscription and frees everything. Every transport passes `origin`: all draw from one budget
+   * per address. @param origin left out by in-process callers (tests): no per-address budget
    */
-  subscribe(args: ExecutionArgs): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult>;
+  subscribe(args: ExecutionArgs, origin?: SubscriberOrigin): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult>;
   /** Subscriptions now open, per root field. */
   counts(): Record<string, number>;
   /** Stops watchers and ends every stream (shutdown). */

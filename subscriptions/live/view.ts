@@ -16,14 +16,14 @@ import type { ChangeEvent, ChangeType } from '../events';
 /** A backend a subscription cannot cover (the schema's `VolumeListOmission`). */
 export interface OmissionView {
   backend: VolumeBackend;
-  reason: 'NO_CREDENTIAL' | 'FAILED';
+  reason: 'NO_CREDENTIAL' | 'FAILED' | 'DEGRADED';
   code: string | null;
   message: string;
 }
 
 /** The parent object of `VolumeChangeEvent`. */
 export interface EventView {
-  type: ChangeType | 'SUBSCRIBED';
+  type: ChangeType | 'SUBSCRIBED' | 'BACKEND_DROPPED';
   cursor: string;
   observedAt: string;
   volumeId: string | null;
@@ -62,6 +62,14 @@ export function eventView(e: ChangeEvent, volume: Volume, attachment: Attachment
 /** The SUBSCRIBED view: where the subscription starts and what it cannot cover. */
 export function subscribedView(cursor: string, omittedBackends: OmissionView[]): EventView {
   return { type: 'SUBSCRIBED', cursor, observedAt: new Date().toISOString(), volumeId: null, volume: null, previousStatus: null, attachment: null, previousAttachmentState: null, changedFields: [], omittedBackends };
+}
+
+/**
+ * The BACKEND_DROPPED view: `omission` names the backend that left the subscription and why. Its
+ * cursor is the event at which that was found, which the subscriber no longer receives.
+ */
+export function droppedView(cursor: string, omission: OmissionView): EventView {
+  return { ...subscribedView(cursor, [omission]), type: 'BACKEND_DROPPED' };
 }
 
 const notServedInEvents = (): NotServedInEventsError => new NotServedInEventsError();

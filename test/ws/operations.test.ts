@@ -1,7 +1,8 @@
 /**
  * What a `subscribe` may run: subscriptions only, under the same limits as HTTP (same codes), and
- * the socket layer's own subscription quotas. Every refusal is an `error` message for that id;
- * the socket stays open.
+ * the subscription quotas. Every refusal of the socket layer is an `error` message for that id; the
+ * live hub's (its budget across sockets) is the subscription's only result, then `complete`; the
+ * socket stays open.
  */
 import { ackedClient, MGMT, OP_SUB, sample, startWsGateway, stopAll, SUB, subscribed, type RawClient } from './helpers';
 import { createHash } from 'node:crypto';
@@ -15,6 +16,15 @@ async function subscribeError(c: RawClient, id: string, query: string, variables
   const m = await c.nextFor(id);
   expect(m).toMatchObject({ id, type: 'error' });
   return m.payload;
+}
+
+/** The hub's refusal: one result with errors, then `complete`. */
+async function hubRefusal(c: RawClient, id: string, query: string): Promise<any[]> {
+  c.send({ id, type: 'subscribe', payload: { query } });
+  const m = await c.nextFor(id);
+  expect(m).toMatchObject({ id, type: 'next', payload: { errors: expect.any(Array) } });
+  expect(await c.nextFor(id)).toEqual({ id, type: 'complete' });
+  return m.payload.errors;
 }
 
 /** Still open: a ping is answered. */
@@ -99,7 +109,7 @@ describe('subscribe over graphql-ws', () => {
     const two = await ackedClient(gw.wsUrl, { 'x-nomad-token': MGMT });
     for (const id of ['a', 'b']) await subscribed(one, id);
     await subscribed(two, 'c');
-    const [e] = await subscribeError(two, 'd', SUB);
+    const [e] = await hubRefusal(two, 'd', SUB);
     expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionsPerCredential', max: 3 });
     const other = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': ANALYTICS_READ });
     await subscribed(other, 'x');
@@ -109,6 +119,31 @@ describe('subscribe over graphql-ws', () => {
     await gw.waitOpen(2, 'the closed socket\'s streams');
     await subscribed(two, 'd');
     expect(await gw.open()).toBe(3);
+  });
+
+  it('should bound subscriptions per client address across sockets and credentials, and free a place on complete', async () => {
+    const gw = await startWsGateway({ live: { maxSubscriptionsPerAddress: 3 } });
+    const one = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': MGMT });
+    const two = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': ANALYTICS_READ });
+    for (const id of ['a', 'b']) await subscribed(one, id);
+    await subscribed(two, 'c');
+    const [e] = await hubRefusal(two, 'd', SUB);
+    expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionsPerAddress', max: 3 });
+    expect(await gw.metrics()).toMatch(/gateway_ws_refusals_total\{code="SUBSCRIPTION_LIMIT"\} 1/);
+    one.send({ id: 'a', type: 'complete' });
+    await gw.waitOpen(2, 'the completed stream to close');
+    await subscribed(two, 'd');
+  });
+
+  it('should bound the text one subscription keeps, and close the socket with 4400 on an id over 128 characters', async () => {
+    const gw = await startWsGateway({ live: { maxSubscriptionBytes: 512 } });
+    const c = await ackedClient(gw.wsUrl);
+    const [e] = await hubRefusal(c, 'big', `${SUB}\n#${'p'.repeat(600)}`);
+    expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionBytes', max: 512 });
+    await subscribed(c, 'i'.repeat(128));
+    c.send({ id: 'i'.repeat(129), type: 'subscribe', payload: { query: SUB } });
+    expect(await c.closed).toEqual({ code: 4400, reason: 'Invalid message received: subscription id is over 128 characters' });
+    await gw.waitOpen(0, 'the closed socket\'s streams');
   });
 
   it('should serve only trusted documents when they are on, by hash or by listed text', async () => {

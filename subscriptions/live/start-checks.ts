@@ -1,0 +1,60 @@
+/**
+ * A subscription's start checks (docs/subscriptions.md, "The start"): each concerned backend's
+ * answer about the subscriber's credential, through the access cache; the per-credential quota's
+ * key made of the credentials that proved valid; and how a refusing backend is named.
+ */
+import { createHash } from 'node:crypto';
+import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
+import { UnauthenticatedError } from '../../adapters/errors';
+import { tokenHash, type AccessCache } from './access';
+import { SubscriptionLimitError, type Place } from './budget';
+import type { OmissionView } from './view';
+
+/** What the start's credential checks found, by backend id. */
+export interface Checked {
+  /** Backends that know the credential: the per-credential key. */
+  valid: string[];
+  /** Backends that refused it. */
+  refused: Map<string, UnauthenticatedError>;
+}
+
+/**
+ * Each backend's check of the credential the subscriber sent it (none sent: nothing to check).
+ * @param admitCheck charges one check sent (a cache miss); its refusal is thrown
+ * @throws SubscriptionLimitError when the address is out of checks for now
+ */
+export async function checkCredentials(backends: VolumeBackend[], credential: (backend: string) => CallerCredential, access: AccessCache, admitCheck: () => SubscriptionLimitError | undefined): Promise<Checked> {
+  const out: Checked = { valid: [], refused: new Map() };
+  const answers = backends.map((b) => {
+    const c = credential(b.id);
+    return c.token ? access.credential(b, c, admitCheck) : 'unknown';
+  });
+  const over = answers.find((a): a is SubscriptionLimitError => a instanceof SubscriptionLimitError);
+  if (over) throw over;
+  const settled = await Promise.all(answers);
+  settled.forEach((a, i) => {
+    const id = backends[i]!.id;
+    if (a instanceof UnauthenticatedError) out.refused.set(id, a);
+    else if (a === 'valid') out.valid.push(id);
+  });
+  return out;
+}
+
+/** The per-credential quota's key: the credentials that proved valid (backend and token hash), else the address. */
+export function quotaKey(checked: Checked, credential: (backend: string) => CallerCredential, address: string): string {
+  if (checked.valid.length === 0) return `addr:${address}`;
+  const h = createHash('sha256');
+  for (const id of [...checked.valid].sort()) h.update(`${id}\0${tokenHash(credential(id))}\0`);
+  return `cred:${h.digest('base64url')}`;
+}
+
+/** A backend that refused the subscriber's credential, named as an HTTP list names it (FAILED, its error's code). */
+export function refusedOmission(b: VolumeBackend, err: UnauthenticatedError): OmissionView {
+  return { backend: b, reason: 'FAILED', code: err.code, message: `backend "${b.id}" refused the subscription's credential, so its changes are not reported: ${err.message}` };
+}
+
+/** The place, or the refusal thrown (the hub answers it as an error result). */
+export function take(p: Place | SubscriptionLimitError): Place {
+  if (p instanceof SubscriptionLimitError) throw p;
+  return p;
+}
