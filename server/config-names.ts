@@ -76,6 +76,10 @@ export const SETTINGS: ReadonlyArray<readonly [env: string | null, file: string 
   ['LIVE_ACCESS_TTL_MS', 'live.accessTtlMs'],
   ['LIVE_MAX_QUEUED', 'live.maxQueued'],
   ['LIVE_WATCHER_WAIT_MS', 'live.watcherWaitMs'],
+  ['LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS', 'live.maxSubscriptionsPerAddress'],
+  ['LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS', 'live.maxSubscriptionBytesPerAddress'],
+  ['LIVE_MAX_SUBSCRIPTION_BYTES', 'live.maxSubscriptionBytes'],
+  ['LIVE_MAX_START_CHECKS_PER_ADDRESS', 'live.maxStartChecksPerAddress'],
   // Backends (server/config.ts)
   ['GATEWAY_BACKENDS', 'backends'],
   [null, 'backends[].id'],
