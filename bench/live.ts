@@ -214,8 +214,9 @@ Simulators (bench data) and gateways each in their own process; this script is t
 Backend requests while one volume is claimed and released every 2.5 s, subscribers spread over 3
 credentials (a read-only token each), all following that volume. "Backend requests" are those
 the simulator logged during the window (the watcher's event stream and reads, access checks);
-"access checks" are the subscribers' own calls that proved their namespace, from opening the
-subscribers to the end of the window (cached 30 s per credential and scope).
+"access checks" are the subscribers' own calls that proved their token at start and their
+namespace, from opening the subscribers to the end of the window (each cached 30 s per
+credential, and per scope: at most two per credential).
 
 | subscribers | backend requests | per minute | of which access checks |
 |---|---|---|---|

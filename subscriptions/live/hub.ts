@@ -20,13 +20,13 @@ import type { BackendRegistry } from '../../server/registry';
 import { decodeGlobalId } from '../../adapters/ids';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
 import type { AccessCache } from './access';
-import type { Place, SubscriptionBudget } from './budget';
+import { Places, type SubscriptionBudget } from './budget';
 import type { Feed } from './feed';
 import type { EventSubscriber, Fanout } from './fanout';
 import { errorResult } from './format';
 import { operationStream } from './operation-stream';
 import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type Interest, type LiveField, type LiveSpec } from './spec';
-import { checkCredentials, quotaKey, refusedOmission, take, type Checked } from './start-checks';
+import { checkCredentials, quotaKey, refusedOmission, type Checked } from './start-checks';
 import { LiveStream } from './stream';
 import { SubscriberIndex } from './subscribers';
 import type { LiveHub, LiveResult, SubscriberOrigin } from './types';
@@ -134,19 +134,18 @@ export class Hub implements LiveHub {
   async subscribe(args: ExecutionArgs, origin?: SubscriberOrigin): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult> {
     if (this.#closed) return errorResult(new GatewayError(ErrorCode.BackendUnavailable, 'the gateway is shutting down; resume on another instance'));
     const ctx = args.contextValue as GatewayContext;
-    const places: Place[] = [];
-    const release = (): void => places.forEach((p) => p.release());
+    const places = new Places();
     let r: LiveStream | ExecutionResult;
     try {
-      if (origin) places.push(take(this.#p.budget.admitAddress(origin.address, origin.bytes)));
-      r = await this.#start(args, ctx, origin?.address ?? 'local', places, release);
+      if (origin) places.take(this.#p.budget.admitAddress(origin.address, origin.bytes));
+      r = await this.#start(args, ctx, origin?.address ?? 'local', places);
     } catch (err) {
-      release();
+      places.release();
       if (err instanceof SpecErrors) return { errors: err.errors };
       if (err instanceof GatewayError) return errorResult(err);
       throw err;
     }
-    if (!(r instanceof LiveStream)) release();
+    if (!(r instanceof LiveStream)) places.release();
     return r;
   }
 
@@ -155,8 +154,8 @@ export class Hub implements LiveHub {
     return checkCredentials(backends, credential, this.#p.access, () => this.#p.budget.admitCheck(address));
   }
 
-  /** The start after the address's place: checks, the credential's place, the stream (whose end calls `release`). */
-  async #start(args: ExecutionArgs, ctx: GatewayContext, address: string, places: Place[], release: () => void): Promise<LiveStream | ExecutionResult> {
+  /** The start after the address's place: checks, the credential's place, the stream (whose end releases `places`). */
+  async #start(args: ExecutionArgs, ctx: GatewayContext, address: string, places: Places): Promise<LiveStream | ExecutionResult> {
     const spec = readSpec(args);
     const credential = credentialsOf(this.#p.registry, ctx);
     if (spec.field === 'operationUpdated') {
@@ -168,11 +167,11 @@ export class Hub implements LiveHub {
         // A bad id: operationStream refuses it below.
       }
       const checked = await this.#check(backend ? [backend] : [], credential, address);
-      places.push(take(this.#p.budget.admitCredential(quotaKey(checked, credential, address))));
+      places.take(this.#p.budget.admitCredential(quotaKey(checked, credential, address)));
       const opened = this.#open(spec.field);
       const onClose = (): void => {
         opened.close();
-        release();
+        places.release();
       };
       const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, maxQueued: this.#p.maxQueued, onClose, onOverflow: opened.overflow }).catch((err: unknown) => {
         opened.close();
@@ -191,8 +190,8 @@ export class Hub implements LiveHub {
     const live = new Set(concerned.filter((b) => !lacksCredential(b, credential(b.id)) && !checked.refused.has(b.id)).map((b) => b.id));
     // Every backend that could report refused the credential: nothing would ever arrive.
     if (live.size === 0 && checked.refused.size > 0) return errorResult(checked.refused.values().next().value!);
-    places.push(take(this.#p.budget.admitCredential(quotaKey(checked, credential, address))));
-    return this.#subscribeEvents(shape, since, credential, { dropped: checked.refused, live, release });
+    places.take(this.#p.budget.admitCredential(quotaKey(checked, credential, address)));
+    return this.#subscribeEvents(shape, since, credential, { dropped: checked.refused, live, places });
   }
 
   async close(): Promise<void> {
@@ -228,10 +227,10 @@ export class Hub implements LiveHub {
     return { spec, interest, args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues }, refs: 0 };
   }
 
-  async #subscribeEvents(shape: Shape, since: string | null, credential: Sub['credential'], begun: Pick<Sub, 'dropped' | 'live'> & { release: () => void }): Promise<LiveStream | ExecutionResult> {
+  async #subscribeEvents(shape: Shape, since: string | null, credential: Sub['credential'], begun: Pick<Sub, 'dropped' | 'live'> & { places: Places }): Promise<LiveStream | ExecutionResult> {
     const { spec, interest, args } = shape;
     const opened = this.#open(spec.field);
-    const { dropped, live, release } = begun;
+    const { dropped, live, places } = begun;
     const sub: Sub = {
       interest,
       spec,
@@ -250,7 +249,7 @@ export class Hub implements LiveHub {
           this.#streams.delete(sub.stream);
           if (--shape.refs === 0 && this.#shapes.get(spec.groupKey) === shape) this.#shapes.delete(spec.groupKey);
           opened.close();
-          release();
+          places.release();
           this.#p.feed.requestDemand();
         },
       }),

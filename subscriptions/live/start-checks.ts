@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
 import { UnauthenticatedError } from '../../adapters/errors';
 import { tokenHash, type AccessCache } from './access';
-import { SubscriptionLimitError, type Place } from './budget';
+import { SubscriptionLimitError } from './budget';
 import type { OmissionView } from './view';
 
 /** What the start's credential checks found, by backend id. */
@@ -51,10 +51,4 @@ export function quotaKey(checked: Checked, credential: (backend: string) => Call
 /** A backend that refused the subscriber's credential, named as an HTTP list names it (FAILED, its error's code). */
 export function refusedOmission(b: VolumeBackend, err: UnauthenticatedError): OmissionView {
   return { backend: b, reason: 'FAILED', code: err.code, message: `backend "${b.id}" refused the subscription's credential, so its changes are not reported: ${err.message}` };
-}
-
-/** The place, or the refusal thrown (the hub answers it as an error result). */
-export function take(p: Place | SubscriptionLimitError): Place {
-  if (p instanceof SubscriptionLimitError) throw p;
-  return p;
 }
