@@ -20,6 +20,7 @@
  *   the order the backend made them in.
  */
 import type { CallOptions } from '../backend';
+import type { Breaker } from '../breaker';
 import { mapSettled } from '../concurrency';
 import { GatewayError, NotFoundError } from '../errors';
 import type { Volume, VolumeRef } from '../model';
@@ -44,6 +45,8 @@ export interface NomadWatchDeps {
   connection: WatchConnection;
   /** The service token. */
   token: string;
+  /** The backend's breakers: the watcher reports DEGRADED as soon as one opens. @default none */
+  breakers?: readonly Breaker[];
 }
 
 /** How a stream connection or a run of blocking queries ended. */
@@ -72,6 +75,9 @@ export class NomadWatcher implements VolumeWatcher {
   #running: Promise<void> | null = null;
   readonly #pauses = new Pauses();
   #retryTimer: NodeJS.Timeout | undefined;
+  /** True while a stream is open and its first list is applied (frames then prove the view current). */
+  #streaming = false;
+  #unwatchBreakers: Array<() => void> = [];
 
   constructor(deps: NomadWatchDeps, options: WatcherOptions, tuning: NomadWatchTuning = {}) {
     this.backend = deps.backend;
@@ -86,10 +92,19 @@ export class NomadWatcher implements VolumeWatcher {
   }
 
   start(): void {
-    this.#running ??= this.#run();
+    if (this.#running) return;
+    // An open breaker means Nomad stopped answering: say so now, not after the heartbeat allowance.
+    this.#unwatchBreakers = (this.#d.breakers ?? []).map((b) =>
+      b.onChange((s) => {
+        if (s.state !== 'OPEN' || this.#stopped || this.#state === 'DEGRADED') return;
+        this.#degrade(null, `the ${s.service} breaker is open${s.reason ? ` (${s.reason})` : ''}`);
+      }),
+    );
+    this.#running = this.#run();
   }
 
   async stop(): Promise<void> {
+    for (const unwatch of this.#unwatchBreakers) unwatch();
     this.#stop.abort();
     this.#pauses.wakeAll();
     clearTimeout(this.#retryTimer);
@@ -182,6 +197,8 @@ export class NomadWatcher implements VolumeWatcher {
       const resync = this.#synced;
       this.#enqueue(async () => {
         await this.#applyList(list.data ?? [], list.meta.index, resync);
+        if (conn.signal.aborted) return;
+        this.#streaming = true;
         this.#set('STREAMING', null);
       });
       const openedAt = Date.now();
@@ -194,6 +211,7 @@ export class NomadWatcher implements VolumeWatcher {
       this.#degrade(err, opened ? 'event stream failed' : 'could not open the event stream');
       return 'failed';
     } finally {
+      this.#streaming = false;
       conn.abort();
     }
   }
@@ -236,6 +254,12 @@ export class NomadWatcher implements VolumeWatcher {
         arm();
         const frame = JSON.parse(line) as WireEventFrame;
         if (typeof frame.Error === 'string') throw new Error(`event stream error: ${frame.Error}`);
+        // A line after a breaker opened: the stream is back (a stopped Nomad continued), and it
+        // lost nothing meanwhile (the connection held), so the view is current again.
+        if (this.#state === 'DEGRADED' && this.#streaming && !this.#breakerOpen()) {
+          this.#current = true;
+          this.#set('STREAMING', null);
+        }
         if (this.#state === 'STREAMING') this.#currentAt = Date.now();
         const index = num(frame.Index ?? null);
         if (index !== null && index > this.#lastIndex) this.#lastIndex = index;
@@ -374,6 +398,10 @@ export class NomadWatcher implements VolumeWatcher {
     this.#state = state;
     this.#message = message;
     if (changed || err !== undefined) this.#o.onStatus?.(this.status(), err);
+  }
+
+  #breakerOpen(): boolean {
+    return (this.#d.breakers ?? []).some((b) => b.state === 'OPEN');
   }
 
   #degrade(err: unknown, what: string): void {

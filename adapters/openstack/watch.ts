@@ -68,6 +68,7 @@ export class OpenStackWatcher implements VolumeWatcher {
   #lastError: string | null = null;
   #timer: NodeJS.Timeout | null = null;
   #inFlight: Promise<void> | null = null;
+  #unwatchBreakers: Array<() => void> = [];
 
   /** `client` is the watcher's own (its pools close with `stop()`), holding the service credential. */
   constructor(backend: string, client: OpenStackClient, o: OpenStackWatcherOptions) {
@@ -99,6 +100,15 @@ export class OpenStackWatcher implements VolumeWatcher {
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
+    // A breaker that opens makes the view stale now, not after the next poll's deadline; the next
+    // poll that succeeds (the breaker's half-open probe, maybe) makes it POLLING again.
+    this.#unwatchBreakers = (['identity', 'volume', 'compute'] as const).map((service) =>
+      this.#client.breaker(service).onChange((b) => {
+        if (b.state !== 'OPEN' || this.#stopped || this.#state === 'IDLE' || this.#state === 'DEGRADED') return;
+        this.#lastError = `the ${b.service} breaker of backend "${this.backend}" is open${b.reason ? ` (${b.reason})` : ''}`;
+        this.#setState('DEGRADED');
+      }),
+    );
     if (this.#mode() === 'IDLE') this.#setState('IDLE');
     else this.#runSoon(0);
   }
@@ -106,6 +116,7 @@ export class OpenStackWatcher implements VolumeWatcher {
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
+    for (const unwatch of this.#unwatchBreakers) unwatch();
     this.#clearTimer();
     this.#abort.abort(new Error(`watcher of backend "${this.backend}" stopped`));
     await this.#inFlight?.catch(() => undefined);
