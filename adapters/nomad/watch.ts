@@ -77,6 +77,9 @@ export class NomadWatcher implements VolumeWatcher {
   #retryTimer: NodeJS.Timeout | undefined;
   /** True while a stream is open and its first list is applied (frames then prove the view current). */
   #streaming = false;
+  /** When the stream last sent a line, and when a breaker last made the watcher DEGRADED. */
+  #lastLineAt = 0;
+  #degradedAt = 0;
   #unwatchBreakers: Array<() => void> = [];
 
   constructor(deps: NomadWatchDeps, options: WatcherOptions, tuning: NomadWatchTuning = {}) {
@@ -96,8 +99,11 @@ export class NomadWatcher implements VolumeWatcher {
     // An open breaker means Nomad stopped answering: say so now, not after the heartbeat allowance.
     this.#unwatchBreakers = (this.#d.breakers ?? []).map((b) =>
       b.onChange((s) => {
-        if (s.state !== 'OPEN' || this.#stopped || this.#state === 'DEGRADED') return;
-        this.#degrade(null, `the ${s.service} breaker is open${s.reason ? ` (${s.reason})` : ''}`);
+        if (this.#stopped) return;
+        if (s.state === 'OPEN' && this.#state !== 'DEGRADED') {
+          this.#degradedAt = Date.now();
+          this.#degrade(null, `the ${s.service} breaker is open${s.reason ? ` (${s.reason})` : ''}`);
+        } else if (s.state === 'CLOSED' && this.#lastLineAt > this.#degradedAt) this.#resume();
       }),
     );
     this.#running = this.#run();
@@ -256,10 +262,8 @@ export class NomadWatcher implements VolumeWatcher {
         if (typeof frame.Error === 'string') throw new Error(`event stream error: ${frame.Error}`);
         // A line after a breaker opened: the stream is back (a stopped Nomad continued), and it
         // lost nothing meanwhile (the connection held), so the view is current again.
-        if (this.#state === 'DEGRADED' && this.#streaming && !this.#breakerOpen()) {
-          this.#current = true;
-          this.#set('STREAMING', null);
-        }
+        this.#lastLineAt = Date.now();
+        if (!this.#breakerOpen()) this.#resume();
         if (this.#state === 'STREAMING') this.#currentAt = Date.now();
         const index = num(frame.Index ?? null);
         if (index !== null && index > this.#lastIndex) this.#lastIndex = index;
@@ -398,6 +402,14 @@ export class NomadWatcher implements VolumeWatcher {
     this.#state = state;
     this.#message = message;
     if (changed || err !== undefined) this.#o.onStatus?.(this.status(), err);
+  }
+
+  /** Back to STREAMING after a breaker's DEGRADED, when the stream that held meanwhile still runs. */
+  #resume(): void {
+    if (this.#state !== 'DEGRADED' || !this.#streaming || this.#stopped) return;
+    this.#current = true;
+    this.#currentAt = Date.now();
+    this.#set('STREAMING', null);
   }
 
   #breakerOpen(): boolean {
