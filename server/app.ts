@@ -77,6 +77,11 @@ export interface GatewayOptions {
   graphiql?: Omit<GraphiQLHandlerOptions, 'endpointPath'>;
   /** Live status page settings, `GET /live` (demo mode pre-fills the demo headers). @default the page's defaults */
   livePage?: Omit<LivePageOptions, 'endpointPath'>;
+  /**
+   * Whether the background probe feeding `/readyz` runs. Tests that count a simulator's requests
+   * turn it off; `/readyz` then shows every backend UNKNOWN. @default true
+   */
+  readinessProbe?: boolean;
 }
 
 export interface RunningGateway {
@@ -256,7 +261,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const port = (server.address() as AddressInfo).port;
   // Watchers and probes start once the gateway serves: their first reads need no caller.
   hub?.start();
-  readinessState.start();
+  if (o.readinessProbe !== false) readinessState.start();
   const shownHost = o.config.host === '0.0.0.0' || o.config.host === '::' ? 'localhost' : o.config.host;
 
   return {

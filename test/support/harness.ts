@@ -77,7 +77,10 @@ export async function startGatewayFor(
     limits?: Partial<LimitsConfig>;
     /** Breakers and merged lists' per-backend deadline. @default the gateway's defaults */
     resilience?: ResilienceOptions;
-    /** What /readyz requires and how often it probes. @default the gateway's defaults */
+    /**
+     * What /readyz requires and how often it probes. Without it the background probe does not run
+     * (its calls would show in simulators' request logs that tests count). @default no probe
+     */
     readiness?: Partial<ReadinessConfig>;
   } = {},
 ): Promise<GatewayUnderTest> {
@@ -91,6 +94,7 @@ export async function startGatewayFor(
     registry,
     logger: createLogger('silent'),
     operationOptions: options.operationOptions,
+    readinessProbe: options.readiness !== undefined,
   });
   leftovers.push(() => gateway.stop());
   return {
