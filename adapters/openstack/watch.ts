@@ -13,6 +13,7 @@ import type { CallOptions } from '../backend';
 import { UnauthenticatedError } from '../errors';
 import type { Volume, VolumeRef } from '../model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../watch';
+import { BreakerWatch } from '../watch-breakers';
 import type { OpenStackClient } from './client';
 import type { NovaVolumeAttachment } from './nova/results';
 import { listEveryVolume, readServerLists, scopeOf, type WatchScope } from './watch-read';
@@ -68,7 +69,7 @@ export class OpenStackWatcher implements VolumeWatcher {
   #lastError: string | null = null;
   #timer: NodeJS.Timeout | null = null;
   #inFlight: Promise<void> | null = null;
-  #unwatchBreakers: Array<() => void> = [];
+  readonly #breakers: BreakerWatch;
 
   /** `client` is the watcher's own (its pools close with `stop()`), holding the service credential. */
   constructor(backend: string, client: OpenStackClient, o: OpenStackWatcherOptions) {
@@ -77,6 +78,7 @@ export class OpenStackWatcher implements VolumeWatcher {
     this.#o = o;
     this.#fastMs = o.fastMs ?? WATCH_DEFAULTS.fastMs;
     this.#slowMs = Math.max(o.slowMs ?? WATCH_DEFAULTS.slowMs, this.#fastMs);
+    this.#breakers = new BreakerWatch((['identity', 'volume', 'compute'] as const).map((s) => client.breaker(s)));
   }
 
   get current(): boolean {
@@ -102,13 +104,13 @@ export class OpenStackWatcher implements VolumeWatcher {
     this.#started = true;
     // A breaker that opens makes the view stale now, not after the next poll's deadline; the next
     // poll that succeeds (the breaker's half-open probe, maybe) makes it POLLING again.
-    this.#unwatchBreakers = (['identity', 'volume', 'compute'] as const).map((service) =>
-      this.#client.breaker(service).onChange((b) => {
-        if (b.state !== 'OPEN' || this.#stopped || this.#state === 'IDLE' || this.#state === 'DEGRADED') return;
-        this.#lastError = `the ${b.service} breaker of backend "${this.backend}" is open${b.reason ? ` (${b.reason})` : ''}`;
+    this.#breakers.start({
+      opened: (_s, why) => {
+        if (this.#stopped || this.#state === 'IDLE' || this.#state === 'DEGRADED') return;
+        this.#lastError = why;
         this.#setState('DEGRADED');
-      }),
-    );
+      },
+    });
     if (this.#mode() === 'IDLE') this.#setState('IDLE');
     else this.#runSoon(0);
   }
@@ -116,7 +118,7 @@ export class OpenStackWatcher implements VolumeWatcher {
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
-    for (const unwatch of this.#unwatchBreakers) unwatch();
+    this.#breakers.stop();
     this.#clearTimer();
     this.#abort.abort(new Error(`watcher of backend "${this.backend}" stopped`));
     await this.#inFlight?.catch(() => undefined);

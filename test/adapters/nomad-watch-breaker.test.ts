@@ -30,7 +30,7 @@ describe('the Nomad watcher and its breaker', () => {
       breaker.admit();
       breaker.record('failure');
     }
-    expect(t.watcher.status()).toMatchObject({ state: 'DEGRADED', message: expect.stringMatching(/nomad breaker is open \(5 failures in a row\)/) });
+    expect(t.watcher.status()).toMatchObject({ state: 'DEGRADED', message: expect.stringMatching(/the nomad breaker of backend "east" is open \(5 failures in a row\)/) });
     expect(t.watcher.current).toBe(false);
     // Lines keep coming, but while the breaker is open the watcher stays DEGRADED.
     await new Promise((r) => setTimeout(r, 250));
