@@ -52,7 +52,8 @@ describe('a Nomad stopped with SIGSTOP', () => {
     gw = await startGatewayFor(backends, { resilience: { listBackendDeadlineMs: 1_000 }, readiness: { probeIntervalMs: 500 } });
     gwAll = await startGatewayFor(backends, { readiness: { require: 'all', probeIntervalMs: 500 } });
     headers = { 'x-nomad-token-east': managementToken, 'x-nomad-token-west': MGMT };
-    await until(async () => backendOf((await readyz(gw)).body, 'east').watcher?.state === 'STREAMING', 'the east watcher streaming', 60_000);
+    // (`watchers` is the live hub's list, as before the breakers came.)
+    await until(async () => (await readyz(gw)).body.watchers.find((w: any) => w.backend === 'east')?.watcher?.state === 'STREAMING', 'the east watcher streaming', 60_000);
     await until(async () => (await readyz(gwAll)).status === 200, 'the READINESS_REQUIRE=all gateway ready', 60_000);
   });
 
