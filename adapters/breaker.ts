@@ -113,15 +113,16 @@ export class Breaker {
 
   /**
    * Lets a call through or throws {@link BreakerOpenError}. A call let through must be followed by
-   * exactly one {@link Breaker.record} of its outcome (the half-open probe waits for it).
+   * exactly one {@link Breaker.record} of its outcome, passing what this returned (the half-open
+   * probe waits for it). @returns true when the call is the half-open probe
    */
-  admit(): void {
+  admit(): boolean {
     const state = this.state;
-    if (state === 'CLOSED') return;
+    if (state === 'CLOSED') return false;
     if (state === 'HALF_OPEN' && !this.#probing) {
       this.#probing = true;
       this.#setState('HALF_OPEN');
-      return;
+      return true;
     }
     // Open, or the one probe is on its way: tried again when the probe has had its deadline.
     const until = Math.max(this.#openedUntil, this.now() + 1000);
@@ -129,10 +130,12 @@ export class Breaker {
     throw new BreakerOpenError(this.service, seconds, new Date(until).toISOString(), this.backend, this.#reason);
   }
 
-  /** Records how an admitted call ended. */
-  record(outcome: CallOutcome): void {
-    const probe = this.#probing;
-    this.#probing = false;
+  /**
+   * Records how an admitted call ended. @param probe what `admit()` returned for it: a call let
+   * through before the breaker opened and ending later does not decide for the probe.
+   */
+  record(outcome: CallOutcome, probe = false): void {
+    if (probe) this.#probing = false;
     if (outcome === 'neutral') return;
     if (probe) {
       if (outcome === 'success') this.#close();

@@ -133,8 +133,9 @@ export class Transport {
     if (caller?.aborted) return Promise.reject(this.#cancelled(caller));
     // An open breaker answers at once, without a connection or a unit of the budget.
     const breaker = req.breaker ?? this.#breaker;
+    let probe = false;
     try {
-      breaker?.admit();
+      probe = breaker?.admit() ?? false;
     } catch (err) {
       return Promise.reject(err);
     }
@@ -143,7 +144,7 @@ export class Transport {
     const judge = (outcome: CallOutcome): void => {
       if (judged) return;
       judged = true;
-      breaker?.record(outcome);
+      breaker?.record(outcome, probe);
     };
     const started = performance.now();
     const deadline = new AbortController();

@@ -15,10 +15,7 @@ function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick(ms: number
 }
 
 /** Admits and records one call. */
-const call = (b: Breaker, outcome: 'success' | 'failure' | 'neutral'): void => {
-  b.admit();
-  b.record(outcome);
-};
+const call = (b: Breaker, outcome: 'success' | 'failure' | 'neutral'): void => b.record(outcome, b.admit());
 
 describe('Breaker', () => {
   it('should open after 5 failures in a row, not after 4 and a success', () => {
@@ -69,16 +66,15 @@ describe('Breaker', () => {
 
     tick(5_000);
     expect(b.state).toBe('HALF_OPEN');
-    b.admit(); // the probe
+    expect(b.admit()).toBe(true); // the probe
     expect(() => b.admit()).toThrow(BreakerOpenError); // only one
-    b.record('failure');
+    b.record('failure', true);
     // Open again, twice as long.
     expect(b.state).toBe('OPEN');
     tick(9_999);
     expect(b.state).toBe('OPEN');
     tick(1);
-    b.admit();
-    b.record('success');
+    call(b, 'success');
     expect(b.state).toBe('CLOSED');
     // Closed resets the open time.
     for (let i = 0; i < 5; i++) call(b, 'failure');
@@ -105,6 +101,19 @@ describe('Breaker', () => {
     expect(b.state).toBe('HALF_OPEN');
     call(b, 'success');
     expect(b.state).toBe('CLOSED');
+  });
+
+  it('should not let a call admitted before it opened decide for the half-open probe', () => {
+    const { b, tick } = clocked();
+    const early = b.admit(); // in flight while the others fail
+    for (let i = 0; i < 5; i++) call(b, 'failure');
+    tick(5_000);
+    const probe = b.admit();
+    b.record('success', early);
+    expect(b.state).toBe('HALF_OPEN');
+    expect(() => b.admit()).toThrow(BreakerOpenError);
+    b.record('failure', probe);
+    expect(b.state).toBe('OPEN');
   });
 
   it('should tell listeners of every change', () => {
