@@ -2,7 +2,9 @@
  * Whether the Nomad event stream is alive (docs/nomad.md "Watching"): no line within the heartbeat
  * allowance means it is dead, and an open breaker of the backend says Nomad stopped answering
  * sooner, whichever comes first. The watcher reports DEGRADED on either, and leaves a breaker's
- * DEGRADED when the stream that held meanwhile speaks again while no breaker is open.
+ * DEGRADED when the stream that held meanwhile speaks again while no breaker is open. A breaker
+ * that closes while the stream has said nothing since it opened ends the stream, so the watcher
+ * reconnects at once instead of waiting up to a heartbeat interval (30 s) for a line.
  */
 import type { Breaker } from '../breaker';
 import { BreakerWatch, type BreakerHandlers } from '../watch-breakers';
@@ -11,7 +13,7 @@ export class StreamLiveness {
   readonly #breakers: BreakerWatch;
   #timer: NodeJS.Timeout | undefined;
   #heardAt = 0;
-  #onSilent: () => void = () => undefined;
+  #onDead: ((why: string) => void) | undefined;
 
   constructor(
     breakers: readonly Breaker[],
@@ -20,9 +22,18 @@ export class StreamLiveness {
     this.#breakers = new BreakerWatch(breakers);
   }
 
-  /** `opened` on every opening; `recovered` when a breaker closes after the stream spoke since it opened. */
+  /**
+   * `opened` on every opening; `recovered` when a breaker closes after the stream spoke since it
+   * opened (else the stream is ended as dead, see {@link StreamLiveness.listen}).
+   */
   watchBreakers(opened: BreakerHandlers['opened'], recovered: () => void): void {
-    this.#breakers.start({ opened, closed: () => void (this.#heardAt > this.#breakers.openedAt && recovered()) });
+    this.#breakers.start({
+      opened,
+      closed: () => {
+        if (this.#heardAt > this.#breakers.openedAt) recovered();
+        else this.#onDead?.('the breaker closed but the stream has sent nothing since it opened; reconnecting');
+      },
+    });
   }
 
   stop(): void {
@@ -30,9 +41,12 @@ export class StreamLiveness {
     this.quiet();
   }
 
-  /** Starts the allowance of a newly opened stream; `onSilent` runs once it passes without a line. */
-  listen(onSilent: () => void): void {
-    this.#onSilent = onSilent;
+  /**
+   * Starts the allowance of a newly opened stream; `onDead` runs once it passes without a line,
+   * or when a breaker closes while the stream has been silent since it opened.
+   */
+  listen(onDead: (why: string) => void): void {
+    this.#onDead = onDead;
     this.#arm();
   }
 
@@ -47,10 +61,11 @@ export class StreamLiveness {
   quiet(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#onDead = undefined;
   }
 
   #arm(): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#onSilent(), this.heartbeatTimeoutMs);
+    this.#timer = setTimeout(() => this.#onDead?.(`no event or heartbeat for ${this.heartbeatTimeoutMs} ms; reconnecting`), this.heartbeatTimeoutMs);
   }
 }

@@ -229,8 +229,8 @@ export class NomadWatcher implements VolumeWatcher {
   /** Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout. */
   async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<void> {
     let reason = 'event stream ended';
-    this.#liveness.listen(() => {
-      reason = `no event or heartbeat for ${this.#t.heartbeatTimeoutMs} ms; reconnecting`;
+    this.#liveness.listen((why) => {
+      reason = why;
       conn.abort();
     });
     try {

@@ -40,4 +40,20 @@ describe('the Nomad watcher and its breaker', () => {
     expect(Date.now() - opened).toBeGreaterThanOrEqual(350);
     expect(t.watcher.current).toBe(true);
   });
+
+  it('should reconnect at once when the breaker closes while the stream has been silent since it opened', async () => {
+    const breakers = new BreakerBoard({ ...BREAKER_DEFAULTS, openMs: 200 });
+    // No heartbeat within the test: only the breaker's closing can end the DEGRADED.
+    t = await startWatch({ sim: { eventHeartbeatMs: 600_000 }, tuning: { heartbeatTimeoutMs: 600_000 }, backend: { breakers } });
+    await t.until(() => t!.watcher.status().state === 'STREAMING', 'STREAMING');
+    const breaker = breakers.get('east', 'nomad');
+    for (let i = 0; i < 5; i++) breaker.record('failure', breaker.admit());
+    expect(t.watcher.status().state).toBe('DEGRADED');
+    const lists = t.sim.requests().filter((r) => r.path === '/v1/volumes').length;
+    await new Promise((r) => setTimeout(r, 250));
+    breaker.record('success', breaker.admit()); // the half-open probe succeeds
+    await t.until(() => t!.statuses.some((s) => /breaker closed but the stream has sent nothing/.test(s.message ?? '')), 'the reconnect');
+    await t.until(() => t!.watcher.status().state === 'STREAMING', 'STREAMING after the reconnect');
+    expect(t.sim.requests().filter((r) => r.path === '/v1/volumes').length).toBeGreaterThan(lists);
+  });
 });
