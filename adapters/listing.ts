@@ -9,12 +9,15 @@
  * short and the cursor resumes where scanning stopped).
  */
 import { lacksCredential, type BackendPage, type CallOptions, type VolumeBackend, type VolumeListQuery } from './backend';
-import { BadUserInputError, GatewayError } from './errors';
+import { BackendTimeoutError, BadUserInputError, GatewayError } from './errors';
 import { safeText } from './input';
 import type { Volume } from './model';
 
 /** Backend pages fetched per backend for one page of results when a post-filter drops items. */
 export const MAX_ROUNDS_PER_BACKEND = 10;
+
+/** Longest one backend's part of a merged list may take (all its rounds) before it is left out as FAILED. */
+export const DEFAULT_LIST_BACKEND_DEADLINE_MS = 5_000;
 
 /** Where a listing resumes: backend id and that backend's resume token (null = its start). */
 export interface ListCursor {
@@ -98,6 +101,11 @@ export interface MergedListRequest {
   after: ListCursor | null;
   /** Call options (the caller's credential) for each backend; a backend that requires a credential is skipped without one. */
   callFor: (backend: string) => CallOptions;
+  /**
+   * Longest one backend's part may take, all its pages together: past it that backend is left out
+   * as FAILED (BACKEND_TIMEOUT) and the others are answered. @default {@link DEFAULT_LIST_BACKEND_DEADLINE_MS}
+   */
+  backendDeadlineMs?: number;
 }
 
 interface Found {
@@ -122,26 +130,31 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
       continue;
     }
     let token = i === startIndex && r.after ? r.after.token : null;
-    for (let round = 0; ; round++) {
-      if (round === MAX_ROUNDS_PER_BACKEND) {
-        resume = { backend: backend.id, token };
-        break outer;
+    const deadline = backendDeadline(backend.id, r.backendDeadlineMs ?? DEFAULT_LIST_BACKEND_DEADLINE_MS, r.callFor(backend.id));
+    try {
+      for (let round = 0; ; round++) {
+        if (round === MAX_ROUNDS_PER_BACKEND) {
+          resume = { backend: backend.id, token };
+          break outer;
+        }
+        let page: BackendPage<Volume>;
+        try {
+          page = await deadline.race(backend.listVolumes({ ...r.query, limit: want - found.length, token }, deadline.options));
+        } catch (err) {
+          if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
+          omissions.push({ backend: backend.id, reason: 'FAILED', error: err, at: found.length });
+          break;
+        }
+        for (const { item, position } of page.items) {
+          if (r.keep && !r.keep(item)) continue;
+          found.push({ volume: item, backend: backend.id, position });
+          if (found.length === want) break outer;
+        }
+        if (page.next === null) break;
+        token = page.next;
       }
-      let page: BackendPage<Volume>;
-      try {
-        page = await backend.listVolumes({ ...r.query, limit: want - found.length, token }, r.callFor(backend.id));
-      } catch (err) {
-        if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
-        omissions.push({ backend: backend.id, reason: 'FAILED', error: err, at: found.length });
-        break;
-      }
-      for (const { item, position } of page.items) {
-        if (r.keep && !r.keep(item)) continue;
-        found.push({ volume: item, backend: backend.id, position });
-        if (found.length === want) break outer;
-      }
-      if (page.next === null) break;
-      token = page.next;
+    } finally {
+      deadline.clear();
     }
   }
 
@@ -166,6 +179,34 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
     },
     // Omissions past the page's end do not concern it.
     omissions: omissions.filter((o) => o.at <= shown.length),
+  };
+}
+
+/**
+ * One backend's deadline within a merged list: its calls carry a signal that aborts with
+ * BACKEND_TIMEOUT at the deadline (so nothing more is sent), and `race` answers at the deadline
+ * whatever the backend's code is still waiting on.
+ */
+function backendDeadline(backend: string, ms: number, o: CallOptions): { options: CallOptions; race<T>(p: Promise<T>): Promise<T>; clear(): void } {
+  const ac = new AbortController();
+  const timer = setTimeout(
+    () => ac.abort(new BackendTimeoutError(`backend "${backend}" did not complete its part of the list within ${ms} ms (the per-backend deadline of merged lists); the other backends were answered`, { backend })),
+    ms,
+  );
+  const signal = o.signal ? AbortSignal.any([o.signal, ac.signal]) : ac.signal;
+  return {
+    options: { ...o, signal },
+    // Only the deadline races: the caller's own signal is answered by the transport as before.
+    race<T>(p: Promise<T>): Promise<T> {
+      const own = ac.signal;
+      if (own.aborted) return Promise.reject(own.reason as unknown);
+      return new Promise<T>((resolve, reject) => {
+        const onAbort = (): void => reject(own.reason as unknown);
+        own.addEventListener('abort', onAbort, { once: true });
+        p.then(resolve, reject).finally(() => own.removeEventListener('abort', onAbort));
+      });
+    },
+    clear: () => clearTimeout(timer),
   };
 }
 

@@ -8,6 +8,7 @@
  * by undici honouring an AbortSignal, and a pool that stops serving is replaced (`pool.ts`).
  */
 import { errors as undiciErrors } from 'undici';
+import type { Breaker, CallOutcome } from './breaker';
 import type { CallBudget } from './budget';
 import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from './errors';
 import { checkOutgoing } from './headers';
@@ -44,6 +45,8 @@ export interface TransportOptions {
   inFlightOnAbort?: 'finish' | 'abort';
   /** Called once per finished call (metrics, logs). Must not throw. */
   onCall?: (record: CallRecord) => void;
+  /** The service's circuit breaker (`breaker.ts`) every call goes through unless the request names its own. @default none */
+  breaker?: Breaker;
 }
 
 /** What is recorded of each call: never headers or bodies, so never credentials. */
@@ -78,6 +81,8 @@ export interface HttpRequest {
   requestId?: string;
   /** Takes one unit per request sent (retries too); throws when spent. @default unlimited */
   budget?: CallBudget;
+  /** The breaker of the service this request goes to (OpenStack: Keystone, Cinder or Nova). @default the transport's */
+  breaker?: Breaker;
 }
 
 export interface HttpResponse {
@@ -97,6 +102,7 @@ export class Transport {
   readonly #backoffMs: number;
   readonly #abortInFlight: boolean;
   readonly #onCall?: (r: CallRecord) => void;
+  readonly #breaker?: Breaker;
 
   constructor(o: TransportOptions) {
     const url = new URL(o.baseUrl);
@@ -107,6 +113,7 @@ export class Transport {
     this.#backoffMs = o.retryBackoffMs ?? 50;
     this.#abortInFlight = o.inFlightOnAbort === 'abort';
     this.#onCall = o.onCall;
+    this.#breaker = o.breaker;
     this.#pools = new PoolKeeper(url.origin, o.maxConnections ?? 16, this.#timeoutMs);
   }
 
@@ -124,6 +131,21 @@ export class Transport {
     const caller = req.signal;
     // Never sent, so not recorded: undici would still open a connection for it.
     if (caller?.aborted) return Promise.reject(this.#cancelled(caller));
+    // An open breaker answers at once, without a connection or a unit of the budget.
+    const breaker = req.breaker ?? this.#breaker;
+    let probe = false;
+    try {
+      probe = breaker?.admit() ?? false;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    // The breaker learns how the exchange really ended, once, also when the caller left earlier.
+    let judged = false;
+    const judge = (outcome: CallOutcome): void => {
+      if (judged) return;
+      judged = true;
+      breaker?.record(outcome, probe);
+    };
     const started = performance.now();
     const deadline = new AbortController();
     // What stops new attempts and retry pauses: the caller or the deadline.
@@ -151,6 +173,7 @@ export class Transport {
         const err = this.#timeout(req);
         deadline.abort(err);
         record(0, err.code);
+        judge('failure');
         settle(() => reject(err));
         this.#pools.afterDeadline(state);
       }, this.#timeoutMs);
@@ -165,6 +188,7 @@ export class Transport {
         (res) => {
           clearTimeout(timer);
           record(res.status);
+          judge(res.status >= 500 ? 'failure' : 'success');
           settle(() => resolve(res));
         },
         (err: unknown) => {
@@ -172,6 +196,7 @@ export class Transport {
           const mapped = this.#mapFailure(err, deadline.signal, caller, req);
           // Only calls that reached undici are backend calls (not a spent budget, say).
           if (state.pool) record(0, mapped.code);
+          judge(this.#outcomeOf(err, mapped, deadline.signal, caller, state));
           settle(() => reject(mapped));
         },
       );
@@ -205,6 +230,16 @@ export class Transport {
   async #once(req: HttpRequest, path: string, wire: AbortSignal, stop: AbortSignal, state: CallState): Promise<HttpResponse> {
     // The budget counts requests sent: taken once a connection slot is ours.
     return this.#pools.exchange({ method: req.method, path, headers: req.headers, body: req.body, signal: wire }, state, stop, () => req.budget?.take(this.backend));
+  }
+
+  /**
+   * What a failed exchange tells the breaker: a timeout or a connection failure is the backend's;
+   * a call the caller abandoned, one never sent (a spent budget) or one undici refused is not.
+   */
+  #outcomeOf(err: unknown, mapped: GatewayError, deadline: AbortSignal, caller: AbortSignal | undefined, state: CallState): CallOutcome {
+    if (deadline.aborted) return 'failure';
+    if (caller?.aborted || !state.pool) return 'neutral';
+    return this.#isConnectionFailure(err) && mapped.code === ErrorCode.BackendUnavailable ? 'failure' : 'neutral';
   }
 
   #isConnectionFailure(err: unknown): boolean {

@@ -22,7 +22,10 @@ export type WatcherState =
   | 'RESYNCING'
   /** Nobody listens and nothing is pending: not reading at all (OpenStack). */
   | 'IDLE'
-  /** The source fails; retrying with back-off. The view may be stale. */
+  /**
+   * The source fails, fell silent past its heartbeat allowance, or a breaker of the backend is
+   * open; retrying with back-off. The view may be stale.
+   */
   | 'DEGRADED'
   | 'STOPPED';
 

@@ -51,6 +51,7 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
       first: size,
       after: cursor,
       callFor: (id) => ctx.call(id),
+      backendDeadlineMs: ctx.registry.listBackendDeadlineMs,
     });
     prime(ctx, result.edges.map((e) => e.node));
     return mergedConnection(ctx, result.edges, result.pageInfo, result.omissions);

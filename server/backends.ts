@@ -1,12 +1,22 @@
 /** Builds one `VolumeBackend` per configured backend. */
 import type { VolumeBackend } from '../adapters/backend';
+import { BREAKER_DEFAULTS, BreakerBoard, type BreakerOptions } from '../adapters/breaker';
 import { NomadBackend } from '../adapters/nomad/backend';
 import { OpenStackBackend } from '../adapters/openstack/backend';
 import type { CallRecord } from '../adapters/transport';
 import type { BackendConfig } from './config';
 import { BackendRegistry } from './registry';
 
-export function createRegistry(configs: BackendConfig[], onCall?: (r: CallRecord) => void): BackendRegistry {
+/** How backends are guarded (docs/configuration.md "Circuit breakers"). */
+export interface ResilienceOptions {
+  /** When breakers open and for how long, for every backend. @default BREAKER_DEFAULTS */
+  breaker?: BreakerOptions;
+  /** Per-backend deadline of merged lists, ms. @default 5000 */
+  listBackendDeadlineMs?: number;
+}
+
+export function createRegistry(configs: BackendConfig[], onCall?: (r: CallRecord) => void, resilience: ResilienceOptions = {}): BackendRegistry {
+  const breakers = new BreakerBoard(resilience.breaker ?? BREAKER_DEFAULTS);
   const backends: VolumeBackend[] = configs.map((c) => {
     switch (c.kind) {
       case 'nomad':
@@ -18,6 +28,7 @@ export function createRegistry(configs: BackendConfig[], onCall?: (r: CallRecord
           maxConnections: c.maxConnections,
           readRetries: c.readRetries,
           onCall,
+          breakers,
         });
       case 'openstack':
         return new OpenStackBackend({
@@ -33,8 +44,9 @@ export function createRegistry(configs: BackendConfig[], onCall?: (r: CallRecord
           watchFastMs: c.watchFastMs,
           watchSlowMs: c.watchSlowMs,
           onCall,
+          breakers,
         });
     }
   });
-  return new BackendRegistry(backends);
+  return new BackendRegistry(backends, { breakers, listBackendDeadlineMs: resilience.listBackendDeadlineMs });
 }

@@ -80,6 +80,16 @@ export const SETTINGS: ReadonlyArray<readonly [env: string | null, file: string 
   ['LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS', 'live.maxSubscriptionBytesPerAddress'],
   ['LIVE_MAX_SUBSCRIPTION_BYTES', 'live.maxSubscriptionBytes'],
   ['LIVE_MAX_START_CHECKS_PER_ADDRESS', 'live.maxStartChecksPerAddress'],
+  // Circuit breakers and readiness (server/resilience-config.ts)
+  ['BREAKER_FAILURES', 'breaker.failures'],
+  ['BREAKER_FAILURE_RATE_PERCENT', 'breaker.failureRatePercent'],
+  ['BREAKER_MIN_CALLS', 'breaker.minCalls'],
+  ['BREAKER_WINDOW_MS', 'breaker.windowMs'],
+  ['BREAKER_OPEN_MS', 'breaker.openMs'],
+  ['BREAKER_MAX_OPEN_MS', 'breaker.maxOpenMs'],
+  ['BREAKER_LIST_BACKEND_DEADLINE_MS', 'breaker.listBackendDeadlineMs'],
+  ['READINESS_REQUIRE', 'readiness.require'],
+  ['READINESS_PROBE_INTERVAL_MS', 'readiness.probeIntervalMs'],
   // Backends (server/config.ts)
   ['GATEWAY_BACKENDS', 'backends'],
   [null, 'backends[].id'],
@@ -127,6 +137,8 @@ export const OWNED_ENV_PREFIXES: readonly string[] = [
   'HEADERS_TIMEOUT',
   'REQUEST_TIMEOUT',
   'LOG_LEVEL',
+  'BREAKER_',
+  'READINESS_',
 ];
 
 /** Set in bulk by openrc files, Nomad's task environment and OpenTelemetry: never checked. */

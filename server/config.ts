@@ -11,6 +11,7 @@ import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
 import { loadWsConfig, type WsConfig } from './ws/config';
 import { loadLiveConfig, type LiveConfig } from './live-config';
+import { loadResilienceConfig, type ResilienceConfig } from './resilience-config';
 
 /** One configured backend: a Nomad cluster or an OpenStack region. */
 export type BackendConfig = NomadBackendConfig | OpenStackBackendConfig;
@@ -81,6 +82,8 @@ export interface GatewayConfig {
   ws: WsConfig;
   /** The live path: event-log retention, access-check reuse, queues (env `LIVE_…`, file `live`; server/live-config.ts). */
   live: LiveConfig;
+  /** Circuit breakers, merged lists' per-backend deadline, readiness (env `BREAKER_…`, `READINESS_…`, files `breaker`, `readiness`; server/resilience-config.ts). */
+  resilience: ResilienceConfig;
 }
 
 /** A Redis server shared by the replicas (file key `redis`). */
@@ -322,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     limits: limitsConfig(env, file, { demo: backends.length === 0 }),
     ws: loadWsConfig(env, file),
     live: loadLiveConfig(env, file),
+    resilience: loadResilienceConfig(env, file),
     ...(redisConfig ? { redis: redisConfig } : {}),
   };
 }

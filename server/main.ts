@@ -60,11 +60,15 @@ async function main(argv: string[]): Promise<void> {
     config.backends = demo!.backends;
   }
   const metrics = new GatewayMetrics();
-  const registry = createRegistry(config.backends, (r) => {
-    metrics.recordCall(r);
-    logger.debug(r, 'backend call');
-  });
-  const gateway: RunningGateway = await startGateway({ config, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, livePage: { defaultHeaders: demo.headers } } : {}) });
+  const registry = createRegistry(
+    config.backends,
+    (r) => {
+      metrics.recordCall(r);
+      logger.debug(r, 'backend call');
+    },
+    { breaker: config.resilience.breaker, listBackendDeadlineMs: config.resilience.listBackendDeadlineMs },
+  );
+  const gateway: RunningGateway = await startGateway({ config: { ...config, readiness: config.resilience.readiness }, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, livePage: { defaultHeaders: demo.headers } } : {}) });
   logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
   console.log(`Volume gateway ready at ${gateway.url}`);
   console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);

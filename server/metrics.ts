@@ -5,7 +5,11 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LiveHubMetrics } from './live-metrics';
+import type { BreakerBoard, BreakerState } from '../adapters/breaker';
 import type { CallRecord } from '../adapters/transport';
+
+/** The gauge value of each breaker state. */
+const BREAKER_GAUGE: Record<BreakerState, number> = { CLOSED: 0, HALF_OPEN: 1, OPEN: 2 };
 
 /** What the socket layer tells the gauges at scrape time. */
 export interface WebSocketMetricsSource {
@@ -141,7 +145,20 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  /** Each backend service's circuit breaker (read at scrape time). */
+  readonly breakerState: Gauge<'backend' | 'service'> = new Gauge({
+    name: 'gateway_backend_breaker_state',
+    help: 'Circuit breaker of each backend service endpoint: 0 = closed, 1 = half-open, 2 = open.',
+    labelNames: ['backend', 'service'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.breakerState.reset();
+      for (const b of this.#breakers?.statuses() ?? []) this.breakerState.set({ backend: b.backend, service: b.service }, BREAKER_GAUGE[b.state]);
+    },
+  });
+
   #ws: WebSocketMetricsSource | undefined;
+  #breakers: BreakerBoard | undefined;
 
   /** The live hub's counters and watcher gauges. */
   readonly live = new LiveHubMetrics(this.registry);
@@ -153,6 +170,11 @@ export class GatewayMetrics {
   /** The socket layer reports its gauges through `source` from now on. */
   observeWebSockets(source: WebSocketMetricsSource): void {
     this.#ws = source;
+  }
+
+  /** `/metrics` shows the breakers of `board` from now on. */
+  observeBreakers(board: BreakerBoard): void {
+    this.#breakers = board;
   }
 
   /** Transport hook: one record per finished backend call. */

@@ -1,8 +1,18 @@
 /** The configured backends, in configuration order (the order of merged listings). */
 import type { VolumeBackend } from '../adapters/backend';
+import { BreakerBoard } from '../adapters/breaker';
 import { CAPABILITY_NAMES } from '../adapters/capabilities';
+import { DEFAULT_LIST_BACKEND_DEADLINE_MS } from '../adapters/listing';
 import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../adapters/errors';
 import type { Capability } from '../adapters/model';
+
+/** How the gateway guards itself against failing backends. */
+export interface RegistryResilience {
+  /** The board the backends were built with. @default an empty board (backends with boards of their own report none) */
+  breakers?: BreakerBoard;
+  /** Per-backend deadline of merged lists, ms. @default 5000 */
+  listBackendDeadlineMs?: number;
+}
 
 /** A capability type guard (adapters/capabilities.ts). */
 export type CapabilityGuard<T> = (b: VolumeBackend) => b is VolumeBackend & T;
@@ -10,8 +20,15 @@ export type CapabilityGuard<T> = (b: VolumeBackend) => b is VolumeBackend & T;
 export class BackendRegistry {
   readonly #byId: Map<string, VolumeBackend>;
 
-  constructor(readonly all: readonly VolumeBackend[]) {
+  /** The board the backends' breakers live on (`/readyz` and `/metrics` read it). */
+  readonly breakers: BreakerBoard;
+  /** Longest one backend's part of a merged list may take (adapters/listing.ts). */
+  readonly listBackendDeadlineMs: number;
+
+  constructor(readonly all: readonly VolumeBackend[], resilience: RegistryResilience = {}) {
     this.#byId = new Map(all.map((b) => [b.id, b]));
+    this.breakers = resilience.breakers ?? new BreakerBoard();
+    this.listBackendDeadlineMs = resilience.listBackendDeadlineMs ?? DEFAULT_LIST_BACKEND_DEADLINE_MS;
   }
 
   get ids(): string[] {

@@ -7,6 +7,7 @@
  * claim volumes when the scheduler places them, backends.md 1.4), detaching from anything but a
  * client node, and extending (see {@link NomadBackend.extendVolume}).
  */
+import { BreakerBoard, type Breaker } from '../breaker';
 import { timedProbe } from '../health';
 import type {
   Accepted,
@@ -46,6 +47,8 @@ export interface NomadBackendOptions extends TransportOptions {
   token?: string;
   /** The watcher's tuning (`watch-tuning.ts`). @default the defaults documented there */
   watch?: NomadWatchTuning;
+  /** Where this backend's breaker (service `nomad`) lives. @default a board of its own with the default settings */
+  breakers?: BreakerBoard;
 }
 
 const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
@@ -84,11 +87,14 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
   readonly requiresCredential = false;
   readonly #client: NomadClient;
   readonly #options: NomadBackendOptions;
+  /** Every call to this Nomad goes through it; the watcher reports DEGRADED while it is open. */
+  readonly breaker: Breaker;
 
   constructor(options: NomadBackendOptions) {
     this.id = options.backend;
     this.#options = options;
-    this.#client = new NomadClient(options);
+    this.breaker = (options.breakers ?? new BreakerBoard()).get(options.backend, 'nomad');
+    this.#client = new NomadClient({ ...options, breaker: this.breaker });
   }
 
   health(signal?: AbortSignal): Promise<BackendHealth> {
@@ -292,7 +298,7 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
     const token = this.#options.token;
     if (!token) return { unavailable: `backend "${this.id}" has no service token configured (backends[].token); Nomad without ACLs accepts any value` };
     const connection = new WatchConnection({ backend: this.id, baseUrl: this.#options.baseUrl, onCall: this.#options.onCall });
-    return new NomadWatcher({ backend: this.id, client: this.#client, connection, token }, o, this.#options.watch);
+    return new NomadWatcher({ backend: this.id, client: this.#client, connection, token, breakers: [this.breaker] }, o, this.#options.watch);
   }
 
   /**

@@ -12,6 +12,10 @@ import { checkOutgoing } from '../headers';
 import type { CallRecord } from '../transport';
 import { nomadHeaders, parseNomadJson, queryMeta, type NomadCall, type NomadResult } from './client';
 import { errorFromResponse } from './errors';
+import { eventStreamCall } from './requests';
+
+/** What opening the event stream came to: the stream (maybe with fewer topics, `note` says why), or why to fall back to blocking queries. */
+export type EventStreamOpening = { lines: AsyncIterable<string>; topics: readonly string[]; note: string | null } | { fallback: string };
 
 /** Options of a {@link WatchConnection}. */
 export interface WatchConnectionOptions {
@@ -72,6 +76,30 @@ export class WatchConnection {
       }
     }
     return { lines: lines() };
+  }
+
+  /**
+   * Opens the event stream on `topics` from `index`. A 403 with several topics is tried again with
+   * `CSIVolume` alone (the token may not read allocations); a 404/405/400 (an older Nomad) or a 403
+   * even then means falling back to blocking queries. Other failures throw.
+   */
+  async openEvents(topics: readonly string[], index: number, o: CallOptions & { signal: AbortSignal }): Promise<EventStreamOpening> {
+    let note: string | null = null;
+    for (;;) {
+      try {
+        return { ...(await this.stream(eventStreamCall(topics, index), o)), topics, note };
+      } catch (err) {
+        const status = err instanceof GatewayError ? err.httpStatus : undefined;
+        const forbidden = status === 403 && err instanceof GatewayError && err.code === 'FORBIDDEN';
+        if (forbidden && topics.length > 1) {
+          topics = ['CSIVolume'];
+          note = 'the service token may not read allocations (read-job): allocation status changes show with the next volume write';
+          continue;
+        }
+        if (status === 404 || status === 405 || status === 400 || forbidden) return { fallback: `event stream unavailable (HTTP ${status}); following blocking queries` };
+        throw err;
+      }
+    }
   }
 
   /** One long GET (a blocking query): at most `timeoutMs`, body read and parsed like `NomadClient.call`. */

@@ -1,6 +1,9 @@
 /** Tuning of the Nomad watcher (`watch.ts`, docs/nomad.md "Watching"); every field has a default. */
 export interface NomadWatchTuning {
-  /** No line (not even a `{}` heartbeat) for this long: the stream is dead, reconnect. @default 75_000 (Nomad beats every 30 s) */
+  /**
+   * No line (not even a `{}` heartbeat) for this long: the watcher reports DEGRADED and reconnects.
+   * @default 45_000 (Nomad beats every 30 s: one lost beat plus half an interval)
+   */
   heartbeatTimeoutMs?: number;
   /** Volume reads at once during a sync or a burst of events. @default 8 */
   readConcurrency?: number;
@@ -22,7 +25,7 @@ export interface NomadWatchTuning {
 
 export function withDefaults(t: NomadWatchTuning): Required<NomadWatchTuning> {
   return {
-    heartbeatTimeoutMs: t.heartbeatTimeoutMs ?? 75_000,
+    heartbeatTimeoutMs: t.heartbeatTimeoutMs ?? 45_000,
     readConcurrency: t.readConcurrency ?? 8,
     backoffMs: t.backoffMs ?? 500,
     maxBackoffMs: t.maxBackoffMs ?? 30_000,

@@ -20,8 +20,9 @@
  *   the order the backend made them in.
  */
 import type { CallOptions } from '../backend';
+import type { Breaker } from '../breaker';
 import { mapSettled } from '../concurrency';
-import { GatewayError, NotFoundError } from '../errors';
+import { NotFoundError } from '../errors';
 import type { Volume, VolumeRef } from '../model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../watch';
 import type { NomadClient } from './client';
@@ -30,6 +31,7 @@ import { num } from './results';
 import { toVolume } from './results-volumes';
 import type { WireEventFrame, WireVolumeStub } from './results-wire';
 import type { WatchConnection } from './watch-connection';
+import { StreamLiveness } from './watch-liveness';
 import { Pauses, withDefaults, type NomadWatchTuning } from './watch-tuning';
 import { refKey, WatchView } from './watch-view';
 
@@ -44,6 +46,8 @@ export interface NomadWatchDeps {
   connection: WatchConnection;
   /** The service token. */
   token: string;
+  /** The backend's breakers: the watcher reports DEGRADED as soon as one opens. @default none */
+  breakers?: readonly Breaker[];
 }
 
 /** How a stream connection or a run of blocking queries ended. */
@@ -72,6 +76,10 @@ export class NomadWatcher implements VolumeWatcher {
   #running: Promise<void> | null = null;
   readonly #pauses = new Pauses();
   #retryTimer: NodeJS.Timeout | undefined;
+  /** A stream is open and its first list applied; the state is a breaker's DEGRADED (not a failure of the watcher's own reads). */
+  #streaming = false;
+  #breakerDegraded = false;
+  readonly #liveness: StreamLiveness;
 
   constructor(deps: NomadWatchDeps, options: WatcherOptions, tuning: NomadWatchTuning = {}) {
     this.backend = deps.backend;
@@ -79,6 +87,7 @@ export class NomadWatcher implements VolumeWatcher {
     this.#o = options;
     this.#view = new WatchView(deps.backend);
     this.#t = withDefaults(tuning);
+    this.#liveness = new StreamLiveness(deps.breakers ?? [], this.#t.heartbeatTimeoutMs);
   }
 
   get current(): boolean {
@@ -86,10 +95,21 @@ export class NomadWatcher implements VolumeWatcher {
   }
 
   start(): void {
-    this.#running ??= this.#run();
+    if (this.#running) return;
+    // An open breaker means Nomad stopped answering: say so now, not after the heartbeat allowance.
+    this.#liveness.watchBreakers(
+      (_s, why) => {
+        if (this.#stopped || this.#state === 'DEGRADED') return;
+        this.#degrade(null, why);
+        this.#breakerDegraded = true;
+      },
+      () => this.#resume(),
+    );
+    this.#running = this.#run();
   }
 
   async stop(): Promise<void> {
+    this.#liveness.stop();
     this.#stop.abort();
     this.#pauses.wakeAll();
     clearTimeout(this.#retryTimer);
@@ -175,13 +195,20 @@ export class NomadWatcher implements VolumeWatcher {
       this.#set(this.#synced ? 'RESYNCING' : 'STARTING', this.#message);
       const list = await req.listVolumes(this.#d.client, { namespace: '*' }, this.#options());
       const from = Math.max(this.#lastIndex, list.meta.index) + 1;
-      const stream = await this.#openStream(from, signal);
-      if (stream === 'fallback') return 'fallback';
+      const stream = await this.#d.connection.openEvents(this.#topics, from, this.#options(signal));
+      if ('fallback' in stream) {
+        this.#message = stream.fallback;
+        return 'fallback';
+      }
+      this.#topics = stream.topics;
+      if (stream.note) this.#message = stream.note;
       opened = true;
       this.#source = 'EVENT_STREAM';
       const resync = this.#synced;
       this.#enqueue(async () => {
         await this.#applyList(list.data ?? [], list.meta.index, resync);
+        if (conn.signal.aborted) return;
+        this.#streaming = true;
         this.#set('STREAMING', null);
       });
       const openedAt = Date.now();
@@ -194,48 +221,24 @@ export class NomadWatcher implements VolumeWatcher {
       this.#degrade(err, opened ? 'event stream failed' : 'could not open the event stream');
       return 'failed';
     } finally {
+      this.#streaming = false;
       conn.abort();
-    }
-  }
-
-  /** Opens the stream from `index`; a 403 is tried again with `CSIVolume` alone before giving up. */
-  async #openStream(index: number, signal: AbortSignal): Promise<{ lines: AsyncIterable<string> } | 'fallback'> {
-    for (;;) {
-      try {
-        return await this.#d.connection.stream(req.eventStreamCall(this.#topics, index), this.#options(signal));
-      } catch (err) {
-        const status = err instanceof GatewayError ? err.httpStatus : undefined;
-        if (status === 403 && this.#topics.length > 1 && err instanceof GatewayError && err.code === 'FORBIDDEN') {
-          this.#topics = ['CSIVolume'];
-          this.#message = 'the service token may not read allocations (read-job): allocation status changes show with the next volume write';
-          continue;
-        }
-        if (status === 404 || status === 405 || status === 400 || (status === 403 && err instanceof GatewayError && err.code === 'FORBIDDEN')) {
-          this.#message = `event stream unavailable (HTTP ${status}); following blocking queries`;
-          return 'fallback';
-        }
-        throw err;
-      }
     }
   }
 
   /** Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout. */
   async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     let reason = 'event stream ended';
-    const arm = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        reason = `no event or heartbeat for ${this.#t.heartbeatTimeoutMs} ms; reconnecting`;
-        conn.abort();
-      }, this.#t.heartbeatTimeoutMs);
-    };
-    arm();
+    this.#liveness.listen((why) => {
+      reason = why;
+      conn.abort();
+    });
     try {
       for await (const line of lines) {
-        arm();
+        const mayResume = this.#liveness.heard();
         const frame = JSON.parse(line) as WireEventFrame;
         if (typeof frame.Error === 'string') throw new Error(`event stream error: ${frame.Error}`);
+        if (mayResume) this.#resume(); // the stream held while a breaker was open (a stopped Nomad continued): it lost nothing
         if (this.#state === 'STREAMING') this.#currentAt = Date.now();
         const index = num(frame.Index ?? null);
         if (index !== null && index > this.#lastIndex) this.#lastIndex = index;
@@ -247,7 +250,7 @@ export class NomadWatcher implements VolumeWatcher {
     } catch (err) {
       if (!conn.signal.aborted || this.#stopped) throw err;
     } finally {
-      clearTimeout(timer);
+      this.#liveness.quiet();
     }
     if (!this.#stopped) this.#degrade(null, reason);
   }
@@ -370,10 +373,19 @@ export class NomadWatcher implements VolumeWatcher {
   // ---- state ---------------------------------------------------------------------------------
 
   #set(state: WatcherState, message: string | null, err?: unknown): void {
+    this.#breakerDegraded = false;
     const changed = state !== this.#state || message !== this.#message;
     this.#state = state;
     this.#message = message;
     if (changed || err !== undefined) this.#o.onStatus?.(this.status(), err);
+  }
+
+  /** Back to STREAMING after a breaker's DEGRADED, when the stream that held meanwhile still runs. */
+  #resume(): void {
+    if (!this.#breakerDegraded || this.#state !== 'DEGRADED' || !this.#streaming || this.#stopped) return;
+    this.#current = true;
+    this.#currentAt = Date.now();
+    this.#set('STREAMING', null);
   }
 
   #degrade(err: unknown, what: string): void {

@@ -28,6 +28,7 @@ import type { CinderActions, CinderHostAttachments, NovaServers, SnapshotReads, 
 import type { CinderAction, CinderActionResult } from '../cinder-action';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../completion';
 import type { Attachment, BackendHealth, Capability, KeyValue, NovaServer, Snapshot, Volume, VolumeRef } from '../model';
+import { BreakerBoard } from '../breaker';
 import { timedProbe } from '../health';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../watch';
 import * as access from './access';
@@ -91,8 +92,9 @@ export class OpenStackBackend
 
   constructor(o: OpenStackBackendOptions) {
     this.id = o.backend;
-    this.#o = o;
-    this.#c = new OpenStackClient(o);
+    // One board for the callers' client and the watcher's: both go through the same breakers.
+    this.#o = { ...o, breakers: o.breakers ?? new BreakerBoard() };
+    this.#c = new OpenStackClient(this.#o);
     this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? 120_000 };
   }
 

@@ -6,6 +6,7 @@
  * Cinder or Nova.
  */
 import type { CallOptions } from '../backend';
+import { BreakerBoard, type Breaker } from '../breaker';
 import { BackendError } from '../errors';
 import { Transport, type CallRecord, type HttpRequest, type HttpResponse } from '../transport';
 import { errorFromResponse, tooOld } from './errors';
@@ -33,7 +34,16 @@ export interface OpenStackClientOptions {
   /** Retries of idempotent reads. @default 2 */
   readRetries?: number;
   onCall?: (r: CallRecord) => void;
+  /**
+   * Where the breakers of Keystone, Cinder and Nova (services `keystone`, `cinder`, `nova`) live;
+   * clients of one backend share it, so a watcher's calls and callers' calls see the same state.
+   * @default a board of its own with the default breaker settings
+   */
+  breakers?: BreakerBoard;
 }
+
+/** The breaker service name of each API (one breaker per service endpoint). */
+const BREAKER_SERVICE = { identity: 'keystone', volume: 'cinder', compute: 'nova' } as const;
 
 export interface OpenStackCall {
   service: ApiService;
@@ -82,17 +92,21 @@ export class OpenStackClient {
   readonly #o: OpenStackClientOptions;
   readonly #transports = new Map<string, Transport>();
   readonly #versions = new Map<string, { at: number; range: Promise<{ min: Microversion; max: Microversion }> }>();
+  readonly #breakers: BreakerBoard;
 
   constructor(o: OpenStackClientOptions) {
     this.backend = o.backend;
     this.#o = o;
+    this.#breakers = o.breakers ?? new BreakerBoard();
+    // Made now, so /readyz and /metrics list all three before the first call.
+    for (const service of ['identity', 'volume', 'compute'] as const) this.breaker(service);
     this.keystone = new Keystone({
       backend: o.backend,
       authUrl: o.authUrl.replace(/\/+$/, ''),
       region: o.region ?? 'RegionOne',
       interface: o.interface ?? 'public',
       serviceAuth: o.serviceAuth,
-      send: (r) => this.#send(r.url, { method: r.method, path: '', headers: r.headers, body: r.body, endpoint: r.endpoint }),
+      send: (r) => this.#send(r.url, { method: r.method, path: '', headers: r.headers, body: r.body, endpoint: r.endpoint, breaker: this.breaker('identity') }),
     });
   }
 
@@ -132,7 +146,7 @@ export class OpenStackClient {
       headers['content-type'] = 'application/json';
     }
     const base = c.service === 'volume' ? session.volumeUrl : session.computeUrl;
-    const res = await this.#send(base, { method: c.method, path: c.path, query: c.query, headers, body, endpoint: c.endpoint, signal: o.signal, requestId: o.requestId, budget: o.budget });
+    const res = await this.#send(base, { method: c.method, path: c.path, query: c.query, headers, body, endpoint: c.endpoint, signal: o.signal, requestId: o.requestId, budget: o.budget, breaker: this.breaker(c.service) });
     o.onAnswer?.(res.status);
     if (res.status < 200 || res.status > 299) {
       if (res.status === 401) this.keystone.forget(session.token);
@@ -147,9 +161,14 @@ export class OpenStackClient {
     }
   }
 
+  /** The breaker of one service of this backend. */
+  breaker(service: ApiService | 'identity'): Breaker {
+    return this.#breakers.get(this.backend, BREAKER_SERVICE[service]);
+  }
+
   /** Unauthenticated reachability of Keystone (`GET /v3`), for health probes. */
   async probeKeystone(signal?: AbortSignal): Promise<number> {
-    const res = await this.#send(this.#o.authUrl.replace(/\/+$/, ''), { method: 'GET', path: '', headers: { accept: 'application/json' }, endpoint: 'GET /v3', signal });
+    const res = await this.#send(this.#o.authUrl.replace(/\/+$/, ''), { method: 'GET', path: '', headers: { accept: 'application/json' }, endpoint: 'GET /v3', signal, breaker: this.breaker('identity') });
     return res.status;
   }
 
@@ -166,7 +185,7 @@ export class OpenStackClient {
     const hit = this.#versions.get(root);
     if (!o.fresh && hit && Date.now() - hit.at < VERSION_TTL_MS) return hit.range;
     const range = (async () => {
-      const res = await this.#send(root, { method: 'GET', path: '', headers: { accept: 'application/json', 'x-auth-token': session.token }, endpoint: `GET ${service} version`, signal: o.signal });
+      const res = await this.#send(root, { method: 'GET', path: '', headers: { accept: 'application/json', 'x-auth-token': session.token }, endpoint: `GET ${service} version`, signal: o.signal, breaker: this.breaker(service) });
       if (res.status === 401) this.keystone.forget(session.token);
       if (res.status !== 200) throw errorFromResponse(res.status, res.text, { backend: this.backend, service, action: 'reading the version document' });
       const r = rangeFromVersionDocument(JSON.parse(res.text), service === 'volume' ? /^v3/ : /^v2\.1/);

@@ -13,6 +13,7 @@ import type { CallOptions } from '../backend';
 import { UnauthenticatedError } from '../errors';
 import type { Volume, VolumeRef } from '../model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../watch';
+import { BreakerWatch } from '../watch-breakers';
 import type { OpenStackClient } from './client';
 import type { NovaVolumeAttachment } from './nova/results';
 import { listEveryVolume, readServerLists, scopeOf, type WatchScope } from './watch-read';
@@ -68,6 +69,7 @@ export class OpenStackWatcher implements VolumeWatcher {
   #lastError: string | null = null;
   #timer: NodeJS.Timeout | null = null;
   #inFlight: Promise<void> | null = null;
+  readonly #breakers: BreakerWatch;
 
   /** `client` is the watcher's own (its pools close with `stop()`), holding the service credential. */
   constructor(backend: string, client: OpenStackClient, o: OpenStackWatcherOptions) {
@@ -76,6 +78,7 @@ export class OpenStackWatcher implements VolumeWatcher {
     this.#o = o;
     this.#fastMs = o.fastMs ?? WATCH_DEFAULTS.fastMs;
     this.#slowMs = Math.max(o.slowMs ?? WATCH_DEFAULTS.slowMs, this.#fastMs);
+    this.#breakers = new BreakerWatch((['identity', 'volume', 'compute'] as const).map((s) => client.breaker(s)));
   }
 
   get current(): boolean {
@@ -99,6 +102,15 @@ export class OpenStackWatcher implements VolumeWatcher {
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
+    // A breaker that opens makes the view stale now, not after the next poll's deadline; the next
+    // poll that succeeds (the breaker's half-open probe, maybe) makes it POLLING again.
+    this.#breakers.start({
+      opened: (_s, why) => {
+        if (this.#stopped || this.#state === 'IDLE' || this.#state === 'DEGRADED') return;
+        this.#lastError = why;
+        this.#setState('DEGRADED');
+      },
+    });
     if (this.#mode() === 'IDLE') this.#setState('IDLE');
     else this.#runSoon(0);
   }
@@ -106,6 +118,7 @@ export class OpenStackWatcher implements VolumeWatcher {
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#breakers.stop();
     this.#clearTimer();
     this.#abort.abort(new Error(`watcher of backend "${this.backend}" stopped`));
     await this.#inFlight?.catch(() => undefined);

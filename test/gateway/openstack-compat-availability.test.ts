@@ -3,6 +3,7 @@
  * (never callers), and Cinder outages are retried or reported per backend, beside Nomad's data.
  * The gateway talks HTTP to the OpenStack simulator; assertions read its request log.
  */
+import { until } from '../support/until';
 import { disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, OS, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 
 const VOLUME = `query($id: ID!) { volume(id: $id) { id name status } }`;
@@ -25,6 +26,18 @@ async function readyz(gw: GatewayUnderTest): Promise<{ status: number; body: any
   return { status: res.status, body: (await res.json()) as any };
 }
 
+/** /readyz once `check` holds for it: the background probe feeds what it reports. */
+async function readyzWhen(gw: GatewayUnderTest, check: (r: { status: number; body: any }) => boolean, what: string): Promise<{ status: number; body: any }> {
+  let last: { status: number; body: any } | undefined;
+  await until(async () => check((last = await readyz(gw))), what, 30_000);
+  return last!;
+}
+
+/** Probes every 100 ms; every backend required, so a DOWN backend makes /readyz 503. */
+const PROBED = { readiness: { require: 'all' as const, probeIntervalMs: 100 } };
+const up = (r: { status: number; body: any }): boolean => r.status === 200 && r.body.backends[0]?.status === 'UP';
+const down = (r: { status: number; body: any }): boolean => r.status === 503 && r.body.backends[0]?.status === 'DOWN';
+
 describe("the gateway's own Keystone credential", () => {
   afterEach(disposeAll);
 
@@ -32,47 +45,44 @@ describe("the gateway's own Keystone credential", () => {
 
   it('should report UP with a password credential and reuse one token over several probes', async () => {
     const os = await startOpenStack();
-    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' } })]);
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' } })], PROBED);
+    expect(await readyzWhen(gw, up, 'UP')).toMatchObject({ body: { ready: true, backends: [{ id: 'os', kind: 'OPENSTACK', status: 'UP' }] } });
     os.sim.clearRequests();
-    for (let i = 0; i < 3; i++) {
-      const r = await readyz(gw);
-      expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ ready: true, backends: [{ id: 'os', kind: 'OPENSTACK', status: 'UP' }] });
-    }
-    expect(tokenPosts(os)).toEqual([expect.objectContaining({ status: 201 })]);
+    // Several more background probes, one token.
+    await until(() => log(os).filter((r) => r.service === 'cinder' && r.status === 200).length >= 3, 'three more probes', 30_000);
+    expect(tokenPosts(os)).toEqual([]);
     // The probe reached Cinder and Nova with the service token (their version documents).
-    expect(log(os).some((r) => r.service === 'cinder' && r.status === 200)).toBe(true);
     expect(log(os).some((r) => r.service === 'nova' && r.status === 200)).toBe(true);
   });
 
   it('should authenticate again before the service token expires (5 minutes ahead)', async () => {
     // Tokens that live 4 minutes are always inside the refresh margin: every probe gets a new one.
     const os = await startOpenStack({ tokenTtlMs: 4 * 60_000 });
-    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' } })]);
-    os.sim.clearRequests();
-    for (let i = 0; i < 2; i++) expect((await readyz(gw)).body).toMatchObject({ ready: true, backends: [{ id: 'os', status: 'UP' }] });
-    expect(tokenPosts(os).map((r) => r.status)).toEqual([201, 201]);
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' } })], PROBED);
+    await readyzWhen(gw, up, 'UP');
+    await until(() => tokenPosts(os).length >= 3, 'a new token per probe', 30_000);
+    expect(tokenPosts(os).every((r) => r.status === 201)).toBe(true);
   });
 
   it('should report UP with an application credential', async () => {
     const os = await startOpenStack();
     const acId = os.sim.addApplicationCredential({ user: OS.demoUser, project: 'demo', name: 'gateway', secret: 'gateway-ac-secret' });
-    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'applicationCredential', id: acId, secret: 'gateway-ac-secret' } })]);
-    os.sim.clearRequests();
-    for (let i = 0; i < 2; i++) expect((await readyz(gw)).body).toMatchObject({ ready: true, backends: [{ id: 'os', status: 'UP' }] });
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'applicationCredential', id: acId, secret: 'gateway-ac-secret' } })], PROBED);
+    await readyzWhen(gw, up, 'UP');
+    await until(() => log(os).filter((r) => r.service === 'cinder' && r.status === 200).length >= 2, 'two probes', 30_000);
     expect(tokenPosts(os)).toEqual([expect.objectContaining({ status: 201 })]);
   });
 
   it('should report DOWN with a clear message for a wrong password, and keep serving', async () => {
     const os = await startOpenStack();
-    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: 'wrong-password', projectName: 'demo' } })]);
-    for (let i = 0; i < 2; i++) {
-      const r = await readyz(gw);
-      expect(r.status).toBe(503);
-      expect(r.body.ready).toBe(false);
-      expect(r.body.backends).toEqual([expect.objectContaining({ id: 'os', status: 'DOWN', message: expect.stringMatching(/own credential for backend "os" was refused by Keystone/) })]);
-    }
-    expect(tokenPosts(os).map((r) => r.status)).toEqual([401, 401]);
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: 'wrong-password', projectName: 'demo' } })], PROBED);
+    const r = await readyzWhen(gw, down, 'DOWN');
+    expect(r.body.ready).toBe(false);
+    expect(r.body.backends).toEqual([expect.objectContaining({ id: 'os', status: 'DOWN', message: expect.stringMatching(/own credential for backend "os" was refused by Keystone/) })]);
+    // A 401 is not an outage: Keystone's breaker stays closed however often the probe is refused.
+    await until(() => tokenPosts(os).length >= 6, 'six refused probes', 30_000);
+    expect(tokenPosts(os).every((p) => p.status === 401)).toBe(true);
+    expect((await readyz(gw)).body.backends[0].breakers).toEqual(expect.arrayContaining([expect.objectContaining({ service: 'keystone', state: 'CLOSED' })]));
     const health = await fetch(new URL('/healthz', gw.gateway.url));
     expect(health.status).toBe(200);
     // Callers with their own token are unaffected.
@@ -80,37 +90,43 @@ describe("the gateway's own Keystone credential", () => {
     expect(list.body.errors).toBeUndefined();
   });
 
-  it('should probe Cinder on every readyz: DOWN naming Cinder during an outage, UP again after', async () => {
+  it('should report the backend DOWN but the gateway ready by default (READINESS_REQUIRE=none)', async () => {
     const os = await startOpenStack();
-    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' } })]);
-    expect((await readyz(gw)).status).toBe(200);
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: 'wrong-password', projectName: 'demo' } })], { readiness: { probeIntervalMs: 100 } });
+    const r = await readyzWhen(gw, (x) => x.body.backends[0]?.status === 'DOWN', 'DOWN');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ ready: true, require: 'none', backends: [{ id: 'os', status: 'DOWN', available: false }] });
+  });
+
+  it('should probe Cinder in the background: DOWN naming Cinder during an outage, UP again after', async () => {
+    const os = await startOpenStack();
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' } })], PROBED);
+    await readyzWhen(gw, up, 'UP');
     os.sim.unavailable({ service: 'cinder' });
-    const down = await readyz(gw);
-    expect(down.status).toBe(503);
-    expect(down.body.backends).toEqual([expect.objectContaining({ id: 'os', status: 'DOWN', message: expect.stringMatching(/Cinder is unavailable .*backend "os"/) })]);
+    const d = await readyzWhen(gw, down, 'DOWN');
+    expect(d.body.backends).toEqual([expect.objectContaining({ id: 'os', status: 'DOWN', message: expect.stringMatching(/Cinder is unavailable .*backend "os"|cinder\) is unavailable: its circuit breaker is open/) })]);
     os.sim.available('cinder');
-    expect((await readyz(gw)).body).toMatchObject({ ready: true, backends: [{ id: 'os', status: 'UP' }] });
+    // The breaker (opened by the 503s) lets a half-open probe through after its open time.
+    await readyzWhen(gw, up, 'UP again');
     expect(tokenPosts(os)).toHaveLength(1);
   });
 
   it('should drop a revoked service token after the 401 and authenticate again on the next probe', async () => {
     // keystonemiddleware's validation cache off, so Cinder notices the revocation at once.
     const os = await startOpenStack({ tokenCacheMs: 0 });
-    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' } })]);
-    expect((await readyz(gw)).status).toBe(200);
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' } })], PROBED);
+    await readyzWhen(gw, up, 'UP');
     expect(os.sim.revokeUserTokens(OS.adminUser)).toBeGreaterThan(0);
-    const revoked = await readyz(gw);
-    expect(revoked.status).toBe(503);
-    expect(revoked.body.backends).toEqual([expect.objectContaining({ id: 'os', status: 'DOWN' })]);
-    expect((await readyz(gw)).body).toMatchObject({ ready: true, backends: [{ id: 'os', status: 'UP' }] });
+    await until(() => tokenPosts(os).length >= 2, 'a second token after the revocation', 30_000);
+    await readyzWhen(gw, up, 'UP after the revocation');
     expect(tokenPosts(os).map((r) => r.status)).toEqual([201, 201]);
   });
 
   it('should never use the service token for callers: without X-Auth-Token the list leaves the backend out as NO_CREDENTIAL and a read answers UNAUTHENTICATED', async () => {
     const os = await startOpenStack();
     const vid = os.sim.seedVolume({ project: os.demo, name: 'private', size: 1 });
-    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' } })]);
-    expect((await readyz(gw)).body.ready).toBe(true); // the service token exists and works
+    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' } })], { readiness: { probeIntervalMs: 60_000 } });
+    await readyzWhen(gw, up, 'UP'); // the service token exists and works
     os.sim.clearRequests();
     const res = await gw.gql(LIST, {}, {});
     expect(res.body.errors).toBeUndefined();

@@ -3,6 +3,7 @@
  * a backend's pool, a backend that never answers gives a timely BACKEND_TIMEOUT (and /readyz and
  * `storageBackends { health }` answer), and a client hanging up mid-query does not churn connections.
  */
+import { until } from '../support/until';
 import { request as httpRequest } from 'node:http';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
@@ -85,7 +86,8 @@ describe('a backend that never answers', () => {
   beforeAll(async () => {
     sim = await startNomad();
     seedVolumes(sim, 3);
-    gw = await startGatewayFor([{ id: 'east', url: sim.url, maxConnections: 2, timeoutMs: 1_000, readRetries: 0 }]);
+    // Every backend required, so /readyz says 503 while the backend hangs (the default would say 200).
+    gw = await startGatewayFor([{ id: 'east', url: sim.url, maxConnections: 2, timeoutMs: 1_000, readRetries: 0 }], { readiness: { require: 'all', probeIntervalMs: 100 } });
   });
   afterAll(disposeAll);
 
@@ -95,15 +97,15 @@ describe('a backend that never answers', () => {
     // More stuck calls than the pool has connections.
     const stuck = await Promise.all([1, 2, 3, 4].map(() => gw.gql(LIST, undefined, admin)));
     for (const res of stuck) expect(res.body.errors?.[0]?.extensions?.code).toBe('BACKEND_TIMEOUT');
-    const ready = await fetch(gw.gateway.url.replace('/graphql', '/readyz'));
-    expect(ready.status).toBe(503);
+    await until(async () => (await fetch(gw.gateway.url.replace('/graphql', '/readyz'))).status === 503, '/readyz 503', 30_000);
     const health = await gw.gql('{ storageBackends { id health { status } } }', undefined, admin);
     expect(health.body.data.storageBackends[0].health.status).toBe('DOWN');
     sim.setLatency(0);
-    const next = await gw.gql(LIST, undefined, admin);
-    expect(next.body.errors).toBeUndefined();
+    // The calls above may have opened the breaker: the next call works once its half-open probe closed it.
+    let next = await gw.gql(LIST, undefined, admin);
+    await until(async () => (next = await gw.gql(LIST, undefined, admin)).body.errors === undefined, 'a list without errors', 30_000, 200);
     expect(next.body.data.volumes.nodes).toHaveLength(3);
-    expect((await fetch(gw.gateway.url.replace('/graphql', '/readyz'))).status).toBe(200);
+    await until(async () => (await fetch(gw.gateway.url.replace('/graphql', '/readyz'))).status === 200, '/readyz 200 again', 30_000);
   });
 });
 

@@ -23,7 +23,8 @@ describe('metrics and logs', () => {
       metrics.recordCall(r);
       logger.debug(r, 'backend call');
     });
-    gateway = await startGateway({ config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 4, maxBodyBytes: 1_048_576 }, registry, logger, metrics });
+    // No background readiness probe: its calls would show in the counts and request logs read here.
+    gateway = await startGateway({ config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 4, maxBodyBytes: 1_048_576 }, registry, logger, metrics, readinessProbe: false });
   });
   afterAll(async () => {
     await gateway.stop();

@@ -3,7 +3,8 @@
  * Everything started is registered in `leftovers` and stopped by `disposeAll()`.
  */
 import { startGateway, type RunningGateway } from '../../server/app';
-import { createRegistry } from '../../server/backends';
+import { createRegistry, type ResilienceOptions } from '../../server/backends';
+import type { ReadinessConfig } from '../../server/readiness';
 import type { NomadBackendConfig, OpenStackBackendConfig, RedisConfig } from '../../server/config';
 import type { HttpEdgeOptions } from '../../server/http/config';
 import type { LimitsConfig } from '../../server/limits';
@@ -68,16 +69,32 @@ export interface GatewayUnderTest {
 
 export async function startGatewayFor(
   backends: Array<({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig>,
-  options: { maxConcurrentReads?: number; operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>; redis?: RedisConfig; http?: HttpEdgeOptions; limits?: Partial<LimitsConfig> } = {},
+  options: {
+    maxConcurrentReads?: number;
+    operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
+    redis?: RedisConfig;
+    http?: HttpEdgeOptions;
+    limits?: Partial<LimitsConfig>;
+    /** Breakers and merged lists' per-backend deadline. @default the gateway's defaults */
+    resilience?: ResilienceOptions;
+    /**
+     * What /readyz requires and how often it probes. Without it the background probe does not run
+     * (its calls would show in simulators' request logs that tests count). @default no probe
+     */
+    readiness?: Partial<ReadinessConfig>;
+  } = {},
 ): Promise<GatewayUnderTest> {
   const registry = createRegistry(
     backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })),
+    undefined,
+    options.resilience,
   );
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits },
+    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
     registry,
     logger: createLogger('silent'),
     operationOptions: options.operationOptions,
+    readinessProbe: options.readiness !== undefined,
   });
   leftovers.push(() => gateway.stop());
   return {

@@ -72,6 +72,8 @@ export async function startWsGateway(o: { ws?: WsOptions; limits?: Partial<Limit
     registry,
     logger: createLogger('silent'),
     metrics,
+    // No background readiness probe: its calls would show in the request logs and metrics tests count.
+    readinessProbe: false,
     ...(o.live === false ? { live: false as const } : {}),
   });
   let stopped = false;

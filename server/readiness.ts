@@ -1,0 +1,149 @@
+/**
+ * What `/readyz` answers: readiness of the gateway itself by default, with each backend's state
+ * (last background probe, breakers, watcher) in the body. A background probe with the gateway's
+ * own credential feeds the state; `/readyz` only reads it, so it answers at once however slow or
+ * hung a backend is (docs/scaling.md "Readiness behind a load balancer").
+ *
+ * A backend outage does not make a replica unready unless the operator asks for it
+ * (`READINESS_REQUIRE`): every replica sees the same backend, so a load balancer would drop them
+ * all at once, though queries still return partial results. Redis down alone leaves the gateway
+ * ready as well (keyed creates are refused meanwhile).
+ */
+import type { BreakerStatus } from '../adapters/breaker';
+import type { BackendHealth, BackendKind } from '../adapters/model';
+import type { WatcherStatus } from '../adapters/watch';
+import type { RedisHealth } from './redis';
+import type { BackendRegistry } from './registry';
+
+/** Which backends readiness requires: none (default), at least one, or every one. */
+export type ReadinessRequire = 'none' | 'any' | 'all';
+
+/** Readiness settings (env `READINESS_*`, file `readiness`). */
+export interface ReadinessConfig {
+  /** Backends a ready gateway needs available. @default 'none' (env `READINESS_REQUIRE`) */
+  require: ReadinessRequire;
+  /** Pause between background probes of each backend (and Redis), ms. @default 5000 (env `READINESS_PROBE_INTERVAL_MS`) */
+  probeIntervalMs: number;
+}
+
+export const READINESS_DEFAULTS: Readonly<ReadinessConfig> = Object.freeze({ require: 'none', probeIntervalMs: 5_000 });
+
+/** One backend as `/readyz` shows it. */
+export interface BackendReadiness {
+  id: string;
+  kind: BackendKind;
+  /** The last probe's result; `UNKNOWN` before the first one ended. */
+  status: BackendHealth['status'] | 'UNKNOWN';
+  latencyMs: number | null;
+  message: string | null;
+  checkedAt: string | null;
+  /** Probe UP and no breaker OPEN: what `READINESS_REQUIRE` counts. */
+  available: boolean;
+  breakers: BreakerStatus[];
+  /** The watcher's state; null without one. */
+  watcher: WatcherStatus | null;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  require: ReadinessRequire;
+  backends: BackendReadiness[];
+  redis: RedisHealth;
+  /** The live hub's watcher statuses (as before; also per backend above). */
+  watchers: unknown[];
+}
+
+export interface ReadinessOptions {
+  registry: BackendRegistry;
+  config?: Partial<ReadinessConfig>;
+  /** Redis' PING, probed in the background too. @default none (NOT_CONFIGURED) */
+  redis?: () => Promise<RedisHealth>;
+  /** The live hub's statuses, read when `/readyz` asks. @default none */
+  watchers?: () => Array<{ backend: string; watcher: WatcherStatus | null }>;
+}
+
+const NOT_CONFIGURED: RedisHealth = { status: 'NOT_CONFIGURED', latencyMs: null, message: 'Redis is not configured (REDIS_URL): operation records are kept in this process only' };
+const NOT_PROBED: RedisHealth = { status: 'DOWN', latencyMs: null, message: 'not probed yet' };
+
+/** The state `/readyz` reads, kept current by background probes. */
+export class ReadinessState {
+  readonly #o: ReadinessOptions;
+  readonly #config: ReadinessConfig;
+  readonly #health = new Map<string, BackendHealth>();
+  #redis: RedisHealth;
+  readonly #stop = new AbortController();
+  readonly #loops: Promise<void>[] = [];
+
+  constructor(o: ReadinessOptions) {
+    this.#o = o;
+    this.#config = { ...READINESS_DEFAULTS, ...o.config };
+    this.#redis = o.redis ? NOT_PROBED : NOT_CONFIGURED;
+  }
+
+  /** Starts probing every backend (and Redis) now and then every `probeIntervalMs`, each on its own. */
+  start(): void {
+    if (this.#loops.length > 0) return;
+    for (const b of this.#o.registry.all) {
+      this.#loops.push(
+        this.#every(async () => {
+          this.#health.set(b.id, await b.health(this.#stop.signal));
+        }),
+      );
+    }
+    const redis = this.#o.redis;
+    if (redis) {
+      this.#loops.push(
+        this.#every(async () => {
+          this.#redis = await redis();
+        }),
+      );
+    }
+  }
+
+  /** Stops probing; a probe still on the wire is cancelled. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await Promise.all(this.#loops);
+  }
+
+  /** The report, from held state only: never waits on a backend. */
+  report(): ReadinessReport {
+    const hub = this.#o.watchers?.() ?? [];
+    const watcherOf = new Map(hub.map((s) => [s.backend, s.watcher]));
+    const backends = this.#o.registry.all.map((b): BackendReadiness => {
+      const h = this.#health.get(b.id);
+      const breakers = this.#o.registry.breakers.statuses(b.id);
+      return {
+        id: b.id,
+        kind: b.kind,
+        status: h?.status ?? 'UNKNOWN',
+        latencyMs: h?.latencyMs ?? null,
+        message: h ? h.message : 'not probed yet',
+        checkedAt: h?.checkedAt ?? null,
+        available: h?.status === 'UP' && breakers.every((s) => s.state !== 'OPEN'),
+        breakers,
+        watcher: watcherOf.get(b.id) ?? null,
+      };
+    });
+    const require = this.#config.require;
+    const ready = require === 'none' || backends.length === 0 || (require === 'all' ? backends.every((b) => b.available) : backends.some((b) => b.available));
+    return { ready, require, backends, redis: this.#redis, watchers: hub };
+  }
+
+  /** Runs `probe` now and then after every pause until stopped; one probe at a time per loop. */
+  async #every(probe: () => Promise<void>): Promise<void> {
+    const signal = this.#stop.signal;
+    while (!signal.aborted) {
+      await probe().catch(() => undefined);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, this.#config.probeIntervalMs);
+        function done(): void {
+          clearTimeout(t);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+}

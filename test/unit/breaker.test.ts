@@ -1,0 +1,210 @@
+/**
+ * The circuit breaker's state machine (a fake clock), and what the transport tells it about real
+ * HTTP exchanges with a local node:http server: 5xx, timeouts and refused connections count; 4xx
+ * answers never do; calls the caller abandoned count as neither.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/breaker';
+import { Transport } from '../../adapters/transport';
+
+function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick(ms: number): void } {
+  let now = 1_000_000;
+  const b = new Breaker('east', 'nomad', { ...BREAKER_DEFAULTS, ...o }, () => now);
+  return { b, tick: (ms) => void (now += ms) };
+}
+
+/** Admits and records one call. */
+const call = (b: Breaker, outcome: 'success' | 'failure' | 'neutral'): void => b.record(outcome, b.admit());
+
+describe('Breaker', () => {
+  it('should open after 5 failures in a row, not after 4 and a success', () => {
+    const { b } = clocked();
+    for (let i = 0; i < 4; i++) call(b, 'failure');
+    call(b, 'success');
+    for (let i = 0; i < 4; i++) call(b, 'failure');
+    expect(b.state).toBe('CLOSED');
+    call(b, 'failure');
+    expect(b.status()).toMatchObject({ state: 'OPEN', reason: '5 failures in a row', backend: 'east', service: 'nomad' });
+  });
+
+  it('should open when half of at least 10 calls in the window failed, and forget calls older than the window', () => {
+    const { b, tick } = clocked();
+    // 4 failures, 5 successes, interleaved: never 5 in a row, 9 calls.
+    for (let i = 0; i < 4; i++) {
+      call(b, 'failure');
+      call(b, 'success');
+    }
+    call(b, 'success');
+    expect(b.state).toBe('CLOSED');
+    call(b, 'failure'); // 5 of 10
+    expect(b.status()).toMatchObject({ state: 'OPEN', reason: '5 of 10 calls failed in 30 s' });
+
+    const old = clocked();
+    for (let i = 0; i < 4; i++) {
+      call(old.b, 'failure');
+      call(old.b, 'success');
+    }
+    old.tick(31_000); // those 8 left the window
+    call(old.b, 'success');
+    call(old.b, 'failure');
+    expect(old.b.state).toBe('CLOSED');
+  });
+
+  it('should fail calls at once while open, saying when it is tried again, then let one probe decide', () => {
+    const { b, tick } = clocked();
+    for (let i = 0; i < 5; i++) call(b, 'failure');
+    let refused: unknown;
+    try {
+      b.admit();
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toBeInstanceOf(BreakerOpenError);
+    expect((refused as BreakerOpenError).toExtensions()).toMatchObject({ code: 'BACKEND_UNAVAILABLE', retryable: true, backend: 'east', service: 'nomad', breaker: 'OPEN', retryAfterSeconds: 5 });
+    expect((refused as Error).message).toMatch(/backend "east" \(nomad\) is unavailable: its circuit breaker is open \(5 failures in a row\); it will be tried again in 5 s/);
+
+    tick(5_000);
+    expect(b.state).toBe('HALF_OPEN');
+    expect(b.admit()).toBe(true); // the probe
+    expect(() => b.admit()).toThrow(BreakerOpenError); // only one
+    b.record('failure', true);
+    // Open again, twice as long.
+    expect(b.state).toBe('OPEN');
+    tick(9_999);
+    expect(b.state).toBe('OPEN');
+    tick(1);
+    call(b, 'success');
+    expect(b.state).toBe('CLOSED');
+    // Closed resets the open time.
+    for (let i = 0; i < 5; i++) call(b, 'failure');
+    tick(5_000);
+    expect(b.state).toBe('HALF_OPEN');
+  });
+
+  it('should double the open time up to its maximum', () => {
+    const { b, tick } = clocked({ openMs: 5_000, maxOpenMs: 12_000 });
+    for (let i = 0; i < 5; i++) call(b, 'failure');
+    for (const ms of [5_000, 10_000, 12_000, 12_000]) {
+      tick(ms - 1);
+      expect(b.state).toBe('OPEN');
+      tick(1);
+      call(b, 'failure');
+    }
+  });
+
+  it('should let the next call probe when the probe was abandoned (neutral)', () => {
+    const { b, tick } = clocked();
+    for (let i = 0; i < 5; i++) call(b, 'failure');
+    tick(5_000);
+    call(b, 'neutral');
+    expect(b.state).toBe('HALF_OPEN');
+    call(b, 'success');
+    expect(b.state).toBe('CLOSED');
+  });
+
+  it('should not let a call admitted before it opened decide for the half-open probe', () => {
+    const { b, tick } = clocked();
+    const early = b.admit(); // in flight while the others fail
+    for (let i = 0; i < 5; i++) call(b, 'failure');
+    tick(5_000);
+    const probe = b.admit();
+    b.record('success', early);
+    expect(b.state).toBe('HALF_OPEN');
+    expect(() => b.admit()).toThrow(BreakerOpenError);
+    b.record('failure', probe);
+    expect(b.state).toBe('OPEN');
+  });
+
+  it('should tell listeners of every change', () => {
+    const { b, tick } = clocked();
+    const seen: string[] = [];
+    b.onChange((s) => seen.push(s.state));
+    for (let i = 0; i < 5; i++) call(b, 'failure');
+    tick(5_000);
+    call(b, 'success');
+    expect(seen).toEqual(['OPEN', 'HALF_OPEN', 'CLOSED']);
+  });
+});
+
+describe('the transport and its breaker', () => {
+  let server: Server;
+  let url: string;
+  let status = 200;
+  let requests = 0;
+  let hang = false;
+  const transports: Transport[] = [];
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      requests++;
+      if (hang) return;
+      res.statusCode = status;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    hang = false;
+    await Promise.all(transports.splice(0).map((t) => t.close()));
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  const make = (timeoutMs = 2_000): { t: Transport; b: Breaker } => {
+    const b = new Breaker('b', 'nomad');
+    const t = new Transport({ backend: 'b', baseUrl: url, timeoutMs, readRetries: 0, breaker: b });
+    transports.push(t);
+    return { t, b };
+  };
+  const get = { method: 'GET' as const, path: '/x', endpoint: 'GET /x' };
+
+  it('should never open on 4xx answers (bad tokens, not found)', async () => {
+    const { t, b } = make();
+    for (const s of [401, 403, 404, 400, 409, 429]) {
+      status = s;
+      for (let i = 0; i < 3; i++) expect((await t.send(get)).status).toBe(s);
+    }
+    expect(b.state).toBe('CLOSED');
+  });
+
+  it('should open on 5xx answers and then refuse without sending', async () => {
+    const { t, b } = make();
+    status = 503;
+    for (let i = 0; i < 5; i++) expect((await t.send(get)).status).toBe(503);
+    expect(b.state).toBe('OPEN');
+    const before = requests;
+    await expect(t.send(get)).rejects.toBeInstanceOf(BreakerOpenError);
+    expect(requests).toBe(before);
+    status = 200;
+  });
+
+  it('should count timeouts and refused connections', async () => {
+    const slow = make(200);
+    hang = true;
+    for (let i = 0; i < 5; i++) await expect(slow.t.send(get)).rejects.toMatchObject({ code: 'BACKEND_TIMEOUT' });
+    expect(slow.b.state).toBe('OPEN');
+    hang = false;
+
+    const b = new Breaker('b', 'nomad');
+    const closed = new Transport({ backend: 'b', baseUrl: 'http://127.0.0.1:1', timeoutMs: 2_000, readRetries: 0, breaker: b });
+    transports.push(closed);
+    for (let i = 0; i < 5; i++) await expect(closed.send(get)).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+    expect(b.state).toBe('OPEN');
+  });
+
+  it('should not count calls their caller abandoned', async () => {
+    const { t, b } = make(5_000);
+    hang = true;
+    for (let i = 0; i < 6; i++) {
+      const ac = new AbortController();
+      const p = t.send({ ...get, signal: ac.signal });
+      ac.abort();
+      await expect(p).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+    }
+    expect(b.state).toBe('CLOSED');
+  });
+});
