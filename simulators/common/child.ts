@@ -22,6 +22,8 @@ export interface SimulatorProcess {
   resume(): void;
   /** Continues it if paused, then SIGTERM; resolves when it exited (SIGKILL after 5 s). */
   close(): Promise<void>;
+  /** SIGKILL (a crash, not a shutdown); resolves when it exited. */
+  kill(): Promise<void>;
 }
 
 /** Starts `simulators/<kind>/main.ts` with `node --import tsx` on ephemeral ports. */
@@ -60,6 +62,12 @@ export function startSimulatorProcess(kind: 'nomad' | 'openstack', env: Record<s
             child.once('exit', () => (clearTimeout(kill), done()));
             child.kill('SIGCONT');
             child.kill('SIGTERM');
+          }),
+        kill: () =>
+          new Promise<void>((done) => {
+            if (exited) return done();
+            child.once('exit', () => done());
+            child.kill('SIGKILL');
           }),
       });
     });
