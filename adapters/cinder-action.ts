@@ -3,8 +3,8 @@
  * action table maps each to its wire key, body, minimum microversion and completion rule; nothing
  * outside `adapters/openstack/` knows the wire words.
  */
-import type { HostConnector } from './backend';
-import type { CinderVolumeStatus, KeyValue } from './model';
+import type { HostConnector } from './contract/backend';
+import type { CinderVolumeStatus, KeyValue } from './contract/model';
 
 /** Attach status a reset may set. */
 export type CinderVolumeAttachStatus = 'ATTACHED' | 'DETACHED';

@@ -8,10 +8,10 @@
  * post-filter finds nothing within {@link MAX_ROUNDS_PER_BACKEND} backend pages (then the page is
  * short and the cursor resumes where scanning stopped).
  */
-import { lacksCredential, type BackendPage, type CallOptions, type VolumeBackend, type VolumeListQuery } from './backend';
-import { BackendTimeoutError, BadUserInputError, GatewayError } from './errors';
-import { safeText } from './input';
-import type { Volume } from './model';
+import { lacksCredential, type BackendPage, type CallOptions, type VolumeBackend, type VolumeListQuery } from './contract/backend';
+import { BackendTimeoutError, BadUserInputError, GatewayError } from './contract/errors';
+import { safeText } from './contract/input';
+import type { Volume } from './contract/model';
 
 /** Backend pages fetched per backend for one page of results when a post-filter drops items. */
 export const MAX_ROUNDS_PER_BACKEND = 10;

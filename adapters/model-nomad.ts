@@ -1,5 +1,5 @@
 /** The unified model's Nomad-only parts: volume details, CSI plugins, provider volumes, node references. */
-import type { AccessMode, AttachmentMode, HealthCount, KeyValue, RequestedCapability, Topology, VolumeRef } from './model';
+import type { AccessMode, AttachmentMode, HealthCount, KeyValue, RequestedCapability, Topology, VolumeRef } from './contract/model';
 
 /** What Nomad says of a CSI volume. The list-stub part is always here; `full` needs a read. */
 export interface NomadVolumeDetails {

@@ -1,5 +1,5 @@
 /** The unified model's OpenStack-only parts: Cinder volume details and statuses, Nova servers. */
-import type { KeyValue } from './model';
+import type { KeyValue } from './contract/model';
 
 /** Cinder's statuses, one-to-one with the wire words (the adapter maps them). */
 export type CinderVolumeStatus =

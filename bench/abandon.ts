@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { NomadBackend } from '../adapters/nomad/backend';
-import type { CallRecord, TransportOptions } from '../adapters/transport';
+import type { CallRecord, TransportOptions } from '../adapters/http/transport';
 import { startGateway } from '../server/app';
 import { createLogger } from '../server/logger';
 import { BackendRegistry } from '../server/registry';

@@ -5,7 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { encodeGlobalId } from '../adapters/ids';
+import { encodeGlobalId } from '../adapters/contract/ids';
 import { root } from './processes';
 
 /** An `open` request: connections to make, each subscribing to `query`. */

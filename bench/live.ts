@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import { request } from 'undici';
 import WebSocket from 'ws';
-import { encodeGlobalId } from '../adapters/ids';
+import { encodeGlobalId } from '../adapters/contract/ids';
 import { forkClients, open } from './clients';
 import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
 import { killStarted, machineFacts, start, startBuiltGateway, wsUrlOf } from './processes';

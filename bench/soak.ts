@@ -18,7 +18,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
-import { encodeGlobalId } from '../adapters/ids';
+import { encodeGlobalId } from '../adapters/contract/ids';
 import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
 import { runLoad } from './load';
 import { killStarted, machineFacts, rssKiB, start, startBuiltGateway, wsUrlOf } from './processes';

@@ -2,11 +2,11 @@
  * GraphQL arguments → adapter inputs, with the shared input rules applied before any backend
  * call. Resolvers call these; adapters receive only checked values.
  */
-import type { HostConnector, NomadVolumeSpec, VolumeBackend, VolumeSpec } from '../adapters/backend';
-import { BadUserInputError } from '../adapters/errors';
-import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/ids';
-import { byteCount, headerText, safeIdentifier, safeText, type IdPosition } from '../adapters/input';
-import type { BackendKind, KeyValue, Topology } from '../adapters/model';
+import type { HostConnector, NomadVolumeSpec, VolumeBackend, VolumeSpec } from '../adapters/contract/backend';
+import { BadUserInputError } from '../adapters/contract/errors';
+import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/contract/ids';
+import { byteCount, headerText, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
+import type { BackendKind, KeyValue, Topology } from '../adapters/contract/model';
 import type { CreateVolumeInput, InputMaybe, NomadVolumeMountOptionsInput, NomadVolumeSpecInput, RegisterNomadVolumeInput, StorageKeyValueInput as KeyValueInput, StorageTopologyInput as TopologyInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 

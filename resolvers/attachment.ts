@@ -1,8 +1,8 @@
 /** Attachments (Nomad claims, Nova server and Cinder host attachments), their consumers, and the entities other subgraphs own. */
-import { NotFoundError } from '../adapters/errors';
-import { encodeGlobalId } from '../adapters/ids';
-import { safeIdentifier } from '../adapters/input';
-import type { Attachment, VolumeRef } from '../adapters/model';
+import { NotFoundError } from '../adapters/contract/errors';
+import { encodeGlobalId } from '../adapters/contract/ids';
+import { safeIdentifier } from '../adapters/contract/input';
+import type { Attachment, VolumeRef } from '../adapters/contract/model';
 import type {
   NomadNodeResolvers,
   QueryResolvers,

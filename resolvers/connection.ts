@@ -1,5 +1,5 @@
 /** Relay connection helpers shared by list resolvers. */
-import type { VolumeBackend } from '../adapters/backend';
+import type { VolumeBackend } from '../adapters/contract/backend';
 import type { Edge, Omission, PageInfo } from '../adapters/listing';
 import type { GatewayContext } from '../server/context';
 

@@ -1,8 +1,8 @@
 /** Tracked operations: starting them from mutations, reading them back, and the VolumeOperation entity. */
-import type { Accepted } from '../adapters/backend';
-import { hasSnapshotReads } from '../adapters/capabilities';
-import { decodeGlobalId, encodeGlobalId } from '../adapters/ids';
-import type { OperationKind, OperationRecord } from '../adapters/model';
+import type { Accepted } from '../adapters/contract/backend';
+import { hasSnapshotReads } from '../adapters/contract/capabilities';
+import { decodeGlobalId, encodeGlobalId } from '../adapters/contract/ids';
+import type { OperationKind, OperationRecord } from '../adapters/contract/model';
 import type { QueryResolvers, VolumeOperationResolvers, VolumeOperationTargetResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import { ownerKey } from '../subscriptions/operations';

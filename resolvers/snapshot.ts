@@ -1,9 +1,9 @@
 /** Snapshots: listing, reading, creating and deleting, and the VolumeSnapshot entity. */
-import { BadUserInputError, OperationRecordGoneError } from '../adapters/errors';
-import { encodeGlobalId } from '../adapters/ids';
-import { pageSize, safeText } from '../adapters/input';
+import { BadUserInputError, OperationRecordGoneError } from '../adapters/contract/errors';
+import { encodeGlobalId } from '../adapters/contract/ids';
+import { pageSize, safeText } from '../adapters/contract/input';
 import { pageOpaque } from '../adapters/listing';
-import type { Snapshot } from '../adapters/model';
+import type { Snapshot } from '../adapters/contract/model';
 import type { MutationResolvers, QueryResolvers, VolumeSnapshotResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import { idempotent } from '../server/idempotency';

@@ -4,8 +4,8 @@
  * event (or the operation's state) as the root field's value, so each field's `resolve` hands that
  * value on; `subscribe` is never used (graphql-ws calls the hub), and says so if called.
  */
-import { UnsupportedByBackendError } from '../adapters/errors';
-import type { OperationRecord } from '../adapters/model';
+import { UnsupportedByBackendError } from '../adapters/contract/errors';
+import type { OperationRecord } from '../adapters/contract/model';
 import type { SubscriptionResolvers, VolumeChangeEventResolvers } from '../schema/generated/resolvers-types';
 import type { EventView } from '../subscriptions/live/view';
 

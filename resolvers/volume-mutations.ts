@@ -4,11 +4,11 @@
  * synchronously, as Nomad does); the volume is read back through a fresh loader entry. Creating
  * mutations take an idempotency key.
  */
-import type { AttachTarget, DetachTarget } from '../adapters/backend';
-import { hasVolumeUpdates } from '../adapters/capabilities';
-import { BadUserInputError, OperationRecordGoneError } from '../adapters/errors';
-import { safeText } from '../adapters/input';
-import type { VolumeRef } from '../adapters/model';
+import type { AttachTarget, DetachTarget } from '../adapters/contract/backend';
+import { hasVolumeUpdates } from '../adapters/contract/capabilities';
+import { BadUserInputError, OperationRecordGoneError } from '../adapters/contract/errors';
+import { safeText } from '../adapters/contract/input';
+import type { VolumeRef } from '../adapters/contract/model';
 import type { MutationResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import { idempotent } from '../server/idempotency';

@@ -1,9 +1,9 @@
 /** Volume queries, the Volume entity and its details union. Fields a list stub lacks load the full volume. */
-import { NotFoundError } from '../adapters/errors';
-import { encodeGlobalId } from '../adapters/ids';
-import { pageSize, safeText } from '../adapters/input';
+import { NotFoundError } from '../adapters/contract/errors';
+import { encodeGlobalId } from '../adapters/contract/ids';
+import { pageSize, safeText } from '../adapters/contract/input';
 import { decodeCursor, listVolumesMerged } from '../adapters/listing';
-import type { Volume as VolumeModel, VolumeRef } from '../adapters/model';
+import type { Volume as VolumeModel, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from '../server/context';
 import type { QueryResolvers, VolumeDetailsResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
 import { filterIdArg, globalIdArg, idArg, namespaceArg } from './args';

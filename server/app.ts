@@ -11,7 +11,7 @@ import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildGatewaySchema } from './schema';
-import { hasTrackedChanges } from '../adapters/capabilities';
+import { hasTrackedChanges } from '../adapters/contract/capabilities';
 import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
 import { createHttpContext } from './http-context';
@@ -36,7 +36,7 @@ import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
 import { operationLimits, PRE_EXECUTION_CODES } from './limits';
 import { apolloLimitOptions } from './limits/apollo';
-import { hasSubscriberAccess, type VolumeWatcher } from '../adapters/watch';
+import { hasSubscriberAccess, type VolumeWatcher } from '../adapters/contract/watch';
 import { MemoryEventLog } from '../subscriptions/events';
 import { createLiveHub, type LiveHub, type RunningLiveHub } from '../subscriptions/live';
 import { LIVE_DEFAULTS, type LiveConfig } from './live-config';

@@ -1,9 +1,9 @@
 /** Builds one `VolumeBackend` per configured backend. */
-import type { VolumeBackend } from '../adapters/backend';
-import { BREAKER_DEFAULTS, BreakerBoard, type BreakerOptions } from '../adapters/breaker';
+import type { VolumeBackend } from '../adapters/contract/backend';
+import { BREAKER_DEFAULTS, BreakerBoard, type BreakerOptions } from '../adapters/http/breaker';
 import { NomadBackend } from '../adapters/nomad/backend';
 import { OpenStackBackend } from '../adapters/openstack/backend';
-import type { CallRecord } from '../adapters/transport';
+import type { CallRecord } from '../adapters/http/transport';
 import type { BackendConfig } from './config';
 import { BackendRegistry } from './registry';
 

@@ -4,8 +4,8 @@
  * `_entities` and a compiled executor all build it from the same three facts.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallerCredential, CallOptions } from '../adapters/backend';
-import type { GatewayError } from '../adapters/errors';
+import type { CallerCredential, CallOptions } from '../adapters/contract/backend';
+import type { GatewayError } from '../adapters/contract/errors';
 import type { LiveMutations } from '../subscriptions/live/types';
 import type { OperationTracker } from '../subscriptions/operations';
 import type { IdempotencyStore } from './idempotency';

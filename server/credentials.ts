@@ -6,8 +6,8 @@
  * - `X-Auth-Token-<backend-id>: <keystone token>`: that OpenStack backend only.
  * The gateway's own configured tokens are never used for callers' requests.
  */
-import type { CallerCredential } from '../adapters/backend';
-import { checkHeaderValue } from '../adapters/headers';
+import type { CallerCredential } from '../adapters/contract/backend';
+import { checkHeaderValue } from '../adapters/http/headers';
 import type { BackendRegistry } from './registry';
 
 export type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null | undefined };

@@ -7,7 +7,7 @@
  * path; the others resolve, in the same tick, so the loaders still batch them.
  */
 import { Kind, isUnionType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import { BadUserInputError } from '../adapters/errors';
+import { BadUserInputError } from '../adapters/contract/errors';
 
 /** Key fields per entity type, from `@key(fields: "…")` (simple keys: names separated by spaces). */
 function entityKeys(schema: GraphQLSchema): Map<string, string[]> {

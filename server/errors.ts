@@ -4,7 +4,7 @@
  */
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { GatewayError } from '../adapters/errors';
+import { GatewayError } from '../adapters/contract/errors';
 import type { Logger } from './logger';
 
 /**

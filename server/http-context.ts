@@ -1,6 +1,6 @@
 /** The HTTP adapter onto the execution context: credentials from headers, request id from `X-Request-Id`. */
 import { GraphQLError } from 'graphql';
-import { BadUserInputError } from '../adapters/errors';
+import { BadUserInputError } from '../adapters/contract/errors';
 import { credentialsFromHeaders, type Headers } from './credentials';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
 import type { ExecutionLimits } from './limits';

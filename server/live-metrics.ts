@@ -4,7 +4,7 @@
  * (read from the hub at scrape time). Open subscriptions per field are `gateway_ws_subscriptions`.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { WatcherState } from '../adapters/watch';
+import type { WatcherState } from '../adapters/contract/watch';
 import type { LiveHubOptions, RunningLiveHub } from '../subscriptions/live';
 
 const STATES: readonly WatcherState[] = ['STARTING', 'STREAMING', 'POLLING', 'RESYNCING', 'IDLE', 'DEGRADED', 'STOPPED'];

@@ -5,10 +5,10 @@
  * `volume`, so a detail read never repeats a list's work.
  */
 import DataLoader from 'dataloader';
-import type { CallOptions, SnapshotRef } from '../adapters/backend';
-import { hasNomadNodeClaims, hasNomadPlugins, hasNovaServers, hasSnapshotReads } from '../adapters/capabilities';
-import { asError, mapSettled } from '../adapters/concurrency';
-import type { Attachment, BackendHealth, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/model';
+import type { CallOptions, SnapshotRef } from '../adapters/contract/backend';
+import { hasNomadNodeClaims, hasNomadPlugins, hasNovaServers, hasSnapshotReads } from '../adapters/contract/capabilities';
+import { asError, mapSettled } from '../adapters/http/concurrency';
+import type { Attachment, BackendHealth, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
 import type { BackendRegistry } from './registry';
 
 /** A plugin of one backend. */

@@ -5,8 +5,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LiveHubMetrics } from './live-metrics';
-import type { BreakerBoard, BreakerState } from '../adapters/breaker';
-import type { CallRecord } from '../adapters/transport';
+import type { BreakerBoard, BreakerState } from '../adapters/http/breaker';
+import type { CallRecord } from '../adapters/http/transport';
 
 /** The gauge value of each breaker state. */
 const BREAKER_GAUGE: Record<BreakerState, number> = { CLOSED: 0, HALF_OPEN: 1, OPEN: 2 };

@@ -1,10 +1,10 @@
 /** The configured backends, in configuration order (the order of merged listings). */
-import type { VolumeBackend } from '../adapters/backend';
-import { BreakerBoard } from '../adapters/breaker';
-import { CAPABILITY_NAMES } from '../adapters/capabilities';
+import type { VolumeBackend } from '../adapters/contract/backend';
+import { BreakerBoard } from '../adapters/http/breaker';
+import { CAPABILITY_NAMES } from '../adapters/contract/capabilities';
 import { DEFAULT_LIST_BACKEND_DEADLINE_MS } from '../adapters/listing';
-import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../adapters/errors';
-import type { Capability } from '../adapters/model';
+import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../adapters/contract/errors';
+import type { Capability } from '../adapters/contract/model';
 
 /** How the gateway guards itself against failing backends. */
 export interface RegistryResilience {

@@ -4,7 +4,7 @@
  * deadline of merged lists (in the same group), and what `/readyz` requires (env `READINESS_*`,
  * file `readiness`).
  */
-import { BREAKER_DEFAULTS, type BreakerOptions } from '../adapters/breaker';
+import { BREAKER_DEFAULTS, type BreakerOptions } from '../adapters/http/breaker';
 import { DEFAULT_LIST_BACKEND_DEADLINE_MS } from '../adapters/listing';
 import { ConfigError, numberGroup, type NumberSettingSpec } from './config-values';
 import { READINESS_DEFAULTS, type ReadinessConfig, type ReadinessRequire } from './readiness';

@@ -7,8 +7,8 @@
  * claim volumes when the scheduler places them, backends.md 1.4), detaching from anything but a
  * client node, and extending (see {@link NomadBackend.extendVolume}).
  */
-import { BreakerBoard, type Breaker } from '../breaker';
-import { timedProbe } from '../health';
+import { BreakerBoard, type Breaker } from '../http/breaker';
+import { timedProbe } from '../contract/health';
 import type {
   Accepted,
   AttachTarget,
@@ -23,13 +23,13 @@ import type {
   VolumeBackend,
   VolumeListQuery,
   VolumeSpec,
-} from '../backend';
-import type { NomadNodeClaims, NomadPlugins, NomadRegistration, VolumeReader } from '../capabilities';
-import { mapSettled, mapWithConcurrency } from '../concurrency';
-import { BadUserInputError, ForbiddenError, NotFoundError, UnauthenticatedError, UnsupportedByBackendError } from '../errors';
-import type { Attachment, BackendHealth, Capability, ExternalVolume, KeyValue, NomadVolumeDetails, Plugin, Snapshot, Volume, VolumeRef } from '../model';
-import type { TransportOptions } from '../transport';
-import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../watch';
+} from '../contract/backend';
+import type { NomadNodeClaims, NomadPlugins, NomadRegistration, VolumeReader } from '../contract/capabilities';
+import { mapSettled, mapWithConcurrency } from '../http/concurrency';
+import { BadUserInputError, ForbiddenError, NotFoundError, UnauthenticatedError, UnsupportedByBackendError } from '../contract/errors';
+import type { Attachment, BackendHealth, Capability, ExternalVolume, KeyValue, NomadVolumeDetails, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
+import type { TransportOptions } from '../http/transport';
+import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../contract/watch';
 import { NomadClient } from './client';
 import { equalsAll } from './filter';
 import * as req from './requests';

@@ -2,9 +2,9 @@
  * Nomad HTTP client: auth header, body parsing, meta headers and error mapping around the shared
  * transport. Request functions in `requests.ts` call `call()`; nothing else talks to Nomad.
  */
-import type { CallOptions } from '../backend';
-import { BackendError } from '../errors';
-import { Transport, type HttpRequest, type TransportOptions } from '../transport';
+import type { CallOptions } from '../contract/backend';
+import { BackendError } from '../contract/errors';
+import { Transport, type HttpRequest, type TransportOptions } from '../http/transport';
 import { errorFromResponse } from './errors';
 
 /** Query metadata Nomad sends with reads and writes (backends.md 1.1). */

@@ -15,8 +15,8 @@ import {
   QuotaExceededError,
   UnauthenticatedError,
   UnsupportedByBackendError,
-} from '../errors';
-import { sanitizeUpstreamMessage } from '../upstream-message';
+} from '../contract/errors';
+import { sanitizeUpstreamMessage } from '../http/upstream-message';
 
 /** Ordered rules for 500 texts: first match wins. */
 const TEXT_RULES: Array<[RegExp, ErrorCode]> = [

@@ -9,7 +9,7 @@
  * - node ids: UUIDs on real clients, but the server checks only presence, so the shared rules.
  * Snapshot ids are the storage provider's and travel as query values: shared rules.
  */
-import type { IdentifierRules } from '../input';
+import type { IdentifierRules } from '../contract/input';
 
 const NAMESPACE = /^[a-zA-Z0-9-]{1,128}$/;
 

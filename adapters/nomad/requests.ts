@@ -3,11 +3,11 @@
  * its path (via `urls.ts`), its query and body, and returns wire data plus query meta. Nomad
  * answers 200 for every success (backends.md 1.1), so there is no per-call status list.
  */
-import type { CallOptions, SnapshotSpec, VolumeSpec } from '../backend';
-import { stringMap } from '../key-values';
-import { BadUserInputError, GatewayError, NotFoundError, UnauthenticatedError } from '../errors';
-import { byteCount, headerText } from '../input';
-import type { KeyValue, Topology } from '../model';
+import type { CallOptions, SnapshotSpec, VolumeSpec } from '../contract/backend';
+import { stringMap } from '../contract/key-values';
+import { BadUserInputError, GatewayError, NotFoundError, UnauthenticatedError } from '../contract/errors';
+import { byteCount, headerText } from '../contract/input';
+import type { KeyValue, Topology } from '../contract/model';
 import type { NomadCall, NomadClient, NomadResult } from './client';
 import { NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from './results';
 import type {

@@ -4,7 +4,7 @@
  * counts and health come from fields both shapes carry, so a volume looks the same in a list
  * and in a read (docs/nomad.md).
  */
-import type { AllocationConsumer, Attachment, AttachmentAccess, NomadVolumeDetails, NomadVolumeFull, Volume, VolumeRef } from '../model';
+import type { AllocationConsumer, Attachment, AttachmentAccess, NomadVolumeDetails, NomadVolumeFull, Volume, VolumeRef } from '../contract/model';
 import {
   accessMode,
   attachmentMode,
@@ -17,7 +17,7 @@ import {
   topologies,
   volumeStatus,
 } from './results';
-import { sortedPairs } from '../key-values';
+import { sortedPairs } from '../contract/key-values';
 import type { WireAllocStub, WireVolume, WireVolumeStub } from './results-wire';
 
 /** The token that resumes a volume listing at this stub: `<namespace>.<id>` (backends.md 1.3). */

@@ -10,8 +10,8 @@
  *   `readers=<n> writers=<n> schedulable=<bool>`.
  * - Attachment (a claim): from the claiming allocation, see {@link attachmentState}.
  */
-import type { AccessMode, AttachmentMode, AttachmentState, Topology, VolumeStatus } from '../model';
-import { sortedPairs } from '../key-values';
+import type { AccessMode, AttachmentMode, AttachmentState, Topology, VolumeStatus } from '../contract/model';
+import { sortedPairs } from '../contract/key-values';
 import type { Int, WireAllocStub, WireTopology } from './results-wire';
 
 // ---- modes --------------------------------------------------------------------------------

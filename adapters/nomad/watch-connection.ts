@@ -6,10 +6,10 @@
  * transport records calls (never headers or bodies).
  */
 import { Pool, type Dispatcher } from 'undici';
-import type { CallOptions } from '../backend';
-import { BackendUnavailableError, GatewayError } from '../errors';
-import { checkOutgoing } from '../headers';
-import type { CallRecord } from '../transport';
+import type { CallOptions } from '../contract/backend';
+import { BackendUnavailableError, GatewayError } from '../contract/errors';
+import { checkOutgoing } from '../http/headers';
+import type { CallRecord } from '../http/transport';
 import { nomadHeaders, parseNomadJson, queryMeta, type NomadCall, type NomadResult } from './client';
 import { errorFromResponse } from './errors';
 import { eventStreamCall } from './requests';

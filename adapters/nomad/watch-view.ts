@@ -3,8 +3,8 @@
  * index from claiming allocation to volumes (Allocation events name the allocation only), and
  * what a fresh volume list says must be read again. Pure bookkeeping: no I/O.
  */
-import type { Volume, VolumeRef } from '../model';
-import type { VolumeDelta } from '../watch';
+import type { Volume, VolumeRef } from '../contract/model';
+import type { VolumeDelta } from '../contract/watch';
 import { num } from './results';
 import type { WireVolumeStub } from './results-wire';
 

@@ -19,12 +19,12 @@
  * - Reads, lists and view updates run one at a time (a serial queue), so a volume's deltas keep
  *   the order the backend made them in.
  */
-import type { CallOptions } from '../backend';
-import type { Breaker } from '../breaker';
-import { mapSettled } from '../concurrency';
-import { NotFoundError } from '../errors';
-import type { Volume, VolumeRef } from '../model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../watch';
+import type { CallOptions } from '../contract/backend';
+import type { Breaker } from '../http/breaker';
+import { mapSettled } from '../http/concurrency';
+import { NotFoundError } from '../contract/errors';
+import type { Volume, VolumeRef } from '../contract/model';
+import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../contract/watch';
 import type { NomadClient } from './client';
 import * as req from './requests';
 import { num } from './results';

@@ -3,9 +3,9 @@
  * cached caller-session path as every call (per token hash), decides by its project and roles.
  * The watcher reads as an admin when it can, so admin-only fields are removed for everyone else.
  */
-import type { CallOptions, CallerCredential } from '../backend';
-import type { Attachment, Volume } from '../model';
-import type { AccessGrant } from '../watch';
+import type { CallOptions, CallerCredential } from '../contract/backend';
+import type { Attachment, Volume } from '../contract/model';
+import type { AccessGrant } from '../contract/watch';
 import type { OpenStackClient } from './client';
 import { isAdminSession } from './keystone';
 

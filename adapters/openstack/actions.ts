@@ -3,12 +3,12 @@
  * the body is built and checked, the microversion checked before sending, the answer mapped, and
  * the change it starts returned with its completion rule.
  */
-import type { Accepted, CallOptions } from '../backend';
+import type { Accepted, CallOptions } from '../contract/backend';
 import type { CinderAction, CinderActionResult } from '../cinder-action';
-import type { KeyValue, VolumeRef } from '../model';
+import type { KeyValue, VolumeRef } from '../contract/model';
 import { actionEntry } from './cinder/actions-table';
 import * as req from './cinder/requests';
-import { sortedPairs } from '../key-values';
+import { sortedPairs } from '../contract/key-values';
 import { rules } from './completion-rules';
 import { pending, type OpenStackContext } from './context';
 import { checkedUuid } from './ids';

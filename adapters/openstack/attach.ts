@@ -3,9 +3,9 @@
  * request id goes into the rule, so the rule can read Nova's instance action for it), or to a
  * host through Cinder's attachments API (created with the connector and completed at once).
  */
-import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../backend';
-import { BadUserInputError } from '../errors';
-import type { Attachment, VolumeRef } from '../model';
+import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../contract/backend';
+import { BadUserInputError } from '../contract/errors';
+import type { Attachment, VolumeRef } from '../contract/model';
 import * as cinder from './cinder/requests';
 import { rules } from './completion-rules';
 import { pending, type OpenStackContext } from './context';

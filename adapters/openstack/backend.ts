@@ -23,14 +23,14 @@ import type {
   VolumeBackend,
   VolumeListQuery,
   VolumeSpec,
-} from '../backend';
-import type { CinderActions, CinderHostAttachments, NovaServers, SnapshotReads, VolumePatch, VolumeReader, VolumeUpdates } from '../capabilities';
+} from '../contract/backend';
+import type { CinderActions, CinderHostAttachments, NovaServers, SnapshotReads, VolumePatch, VolumeReader, VolumeUpdates } from '../contract/capabilities';
 import type { CinderAction, CinderActionResult } from '../cinder-action';
-import type { ChangeCheck, CompletionRule, TrackedChanges } from '../completion';
-import type { Attachment, BackendHealth, Capability, KeyValue, NovaServer, Snapshot, Volume, VolumeRef } from '../model';
-import { BreakerBoard } from '../breaker';
-import { timedProbe } from '../health';
-import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../watch';
+import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
+import type { Attachment, BackendHealth, Capability, KeyValue, NovaServer, Snapshot, Volume, VolumeRef } from '../contract/model';
+import { BreakerBoard } from '../http/breaker';
+import { timedProbe } from '../contract/health';
+import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../contract/watch';
 import * as access from './access';
 import * as actions from './actions';
 import * as attach from './attach';

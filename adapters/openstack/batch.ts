@@ -4,9 +4,9 @@
  * project (1000) and a pick, then shows for what the page lacks. So a batch costs at most
  * 1 + (misses) calls however large the project.
  */
-import type { CallOptions } from '../backend';
-import { mapSettled, mapWithConcurrency } from '../concurrency';
-import type { NovaServer, Volume, VolumeRef } from '../model';
+import type { CallOptions } from '../contract/backend';
+import { mapSettled, mapWithConcurrency } from '../http/concurrency';
+import type { NovaServer, Volume, VolumeRef } from '../contract/model';
 import * as cinder from './cinder/requests';
 import { toVolume, type CinderVolume } from './cinder/results';
 import { orNull, type OpenStackContext } from './context';

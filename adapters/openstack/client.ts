@@ -5,10 +5,10 @@
  * functions in `cinder/requests.ts` and `nova/requests.ts` call `call()`; nothing else talks to
  * Cinder or Nova.
  */
-import type { CallOptions } from '../backend';
-import { BreakerBoard, type Breaker } from '../breaker';
-import { BackendError } from '../errors';
-import { Transport, type CallRecord, type HttpRequest, type HttpResponse } from '../transport';
+import type { CallOptions } from '../contract/backend';
+import { BreakerBoard, type Breaker } from '../http/breaker';
+import { BackendError } from '../contract/errors';
+import { Transport, type CallRecord, type HttpRequest, type HttpResponse } from '../http/transport';
 import { errorFromResponse, tooOld } from './errors';
 import { Keystone } from './keystone/client';
 import type { ServiceAuth } from './keystone/requests';

@@ -3,9 +3,9 @@
  * evaluates the rule on what was read. Cinder's user messages are read only when a verdict is due.
  * The caller's credential comes with the call options; the rule holds none.
  */
-import type { CallOptions } from '../backend';
-import type { ChangeCheck, CompletionRule, RuleValue } from '../completion';
-import { GatewayError } from '../errors';
+import type { CallOptions } from '../contract/backend';
+import type { ChangeCheck, CompletionRule, RuleValue } from '../contract/completion';
+import { GatewayError } from '../contract/errors';
 import * as cinder from './cinder/requests';
 import { toMessageFacts, toSnapshotFacts, toVolumeFacts, type MessageFacts } from './cinder/results';
 import { evaluate, ruleSpec, wantsMessages, type Observation, type Source } from './completion-rules';

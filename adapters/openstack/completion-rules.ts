@@ -10,8 +10,8 @@
  * an attach, detach or swap (an event with result Error fails it at once, naming the step), and
  * Cinder's user messages (read only when a verdict is due).
  */
-import type { ChangeCheck, ChangeProgress, CompletionRule, RuleValue } from '../completion';
-import type { CinderVolumeStatus } from '../model';
+import type { ChangeCheck, ChangeProgress, CompletionRule, RuleValue } from '../contract/completion';
+import type { CinderVolumeStatus } from '../contract/model';
 import type { MessageFacts, SnapshotFacts, VolumeFacts } from './cinder/results';
 import { FEATURES } from './microversions';
 import type { ActionFacts } from './nova/results';

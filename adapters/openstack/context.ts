@@ -2,8 +2,8 @@
  * What every OpenStack module of this backend shares: its id, the HTTP client and the deadline of
  * its changes, plus the small helpers they all use (404 as absence, pending changes).
  */
-import type { CompletionRule, PendingChange } from '../completion';
-import { isStatus } from '../errors';
+import type { CompletionRule, PendingChange } from '../contract/completion';
+import { isStatus } from '../contract/errors';
 import type { OpenStackClient } from './client';
 
 export interface OpenStackContext {

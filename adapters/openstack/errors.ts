@@ -17,8 +17,8 @@ import {
   NotFoundError,
   QuotaExceededError,
   UnauthenticatedError,
-} from '../errors';
-import { sanitizeUpstreamMessage } from '../upstream-message';
+} from '../contract/errors';
+import { sanitizeUpstreamMessage } from '../http/upstream-message';
 
 /**
  * 400 texts that report the volume's (or snapshot's) state, not the request's shape: attaching

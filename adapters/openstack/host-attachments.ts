@@ -2,9 +2,9 @@
  * Cinder's attachments API step by step (3.27+): reserve, give the host's connector, complete,
  * and list. `attachVolume` with a host target does all steps at once (`attach.ts`).
  */
-import type { CallOptions, HostConnector, OpaquePage } from '../backend';
-import { NotFoundError } from '../errors';
-import type { Attachment, VolumeRef } from '../model';
+import type { CallOptions, HostConnector, OpaquePage } from '../contract/backend';
+import { NotFoundError } from '../contract/errors';
+import type { Attachment, VolumeRef } from '../contract/model';
 import * as req from './cinder/requests';
 import { attachmentHolder, toHostAttachment } from './cinder/results';
 import type { OpenStackContext } from './context';

@@ -5,8 +5,8 @@
  * resource backend; up to 64 characters of `[A-Za-z0-9_-]` are accepted here, the width of
  * Keystone's id column, so hand-made ids such as `default` still pass.
  */
-import { BadUserInputError } from '../errors';
-import type { IdentifierRule, IdentifierRules } from '../input';
+import { BadUserInputError } from '../contract/errors';
+import type { IdentifierRule, IdentifierRules } from '../contract/input';
 
 /** A dashed UUID in any case (Cinder and Nova compare ids case-insensitively). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

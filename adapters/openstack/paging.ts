@@ -3,7 +3,7 @@
  * so a position is the id before an item (or {@link START} for the first) and a next token is the
  * last id of a page.
  */
-import { BadUserInputError } from '../errors';
+import { BadUserInputError } from '../contract/errors';
 import { UUID } from './ids';
 
 /** Listing token meaning "from the start". */

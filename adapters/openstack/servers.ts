@@ -3,11 +3,11 @@
  * view of each volume (read with the batch strategy), so an attachment the two services disagree
  * on shows as ERROR with the reason instead of a confident ATTACHED.
  */
-import type { Accepted, CallOptions } from '../backend';
-import type { VolumeReader } from '../capabilities';
-import { mapWithConcurrency } from '../concurrency';
-import { BadUserInputError } from '../errors';
-import type { Attachment, Volume } from '../model';
+import type { Accepted, CallOptions } from '../contract/backend';
+import type { VolumeReader } from '../contract/capabilities';
+import { mapWithConcurrency } from '../http/concurrency';
+import { BadUserInputError } from '../contract/errors';
+import type { Attachment, Volume } from '../contract/model';
 import { getVolumes, SHOW_CONCURRENCY } from './batch';
 import { rules } from './completion-rules';
 import { orNull, pending, type OpenStackContext } from './context';

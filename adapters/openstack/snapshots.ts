@@ -1,7 +1,7 @@
 /** Cinder snapshots of the caller's project: list, read, create and delete. */
-import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../backend';
-import { BadUserInputError } from '../errors';
-import type { KeyValue, Snapshot } from '../model';
+import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../contract/backend';
+import { BadUserInputError } from '../contract/errors';
+import type { KeyValue, Snapshot } from '../contract/model';
 import * as req from './cinder/requests';
 import { nextMarker, toSnapshot, type CinderSnapshot } from './cinder/results';
 import { rules } from './completion-rules';

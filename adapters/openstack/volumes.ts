@@ -2,10 +2,10 @@
  * Cinder volumes: list, read, create, update, delete and extend, in the caller's project. The
  * asynchronous ones return their completion rule (`completion-rules.ts`).
  */
-import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../backend';
-import type { VolumePatch } from '../capabilities';
-import { BadUserInputError, NotFoundError } from '../errors';
-import type { Volume, VolumeRef } from '../model';
+import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../contract/backend';
+import type { VolumePatch } from '../contract/capabilities';
+import { BadUserInputError, NotFoundError } from '../contract/errors';
+import type { Volume, VolumeRef } from '../contract/model';
 import * as req from './cinder/requests';
 import { GIB, nextMarker, toVolume, toVolumeFacts, type CinderVolume } from './cinder/results';
 import { rules } from './completion-rules';

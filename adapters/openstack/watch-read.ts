@@ -3,10 +3,10 @@
  * Cinder's volume list-detail (of every project with `all_tenants` when the session is an admin's,
  * else of its own project), and Nova's attachment lists of a few servers.
  */
-import type { CallOptions } from '../backend';
-import { isStatus } from '../errors';
-import { mapWithConcurrency } from '../concurrency';
-import type { Volume } from '../model';
+import type { CallOptions } from '../contract/backend';
+import { isStatus } from '../contract/errors';
+import { mapWithConcurrency } from '../http/concurrency';
+import type { Volume } from '../contract/model';
 import type { OpenStackClient } from './client';
 import * as cinder from './cinder/requests';
 import { nextMarker, toVolume } from './cinder/results';

@@ -3,8 +3,8 @@
  * fast), how Nova's attachment lists add what Cinder does not list, and how two views become
  * deltas. No I/O here; `watch-read.ts` reads, `watch.ts` schedules.
  */
-import type { Attachment, CinderVolumeStatus, Volume } from '../model';
-import type { VolumeDelta } from '../watch';
+import type { Attachment, CinderVolumeStatus, Volume } from '../contract/model';
+import type { VolumeDelta } from '../contract/watch';
 import { toServerAttachment, type NovaVolumeAttachment } from './nova/results';
 
 /**

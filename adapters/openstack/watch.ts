@@ -9,10 +9,10 @@
  * not at all while nobody listens and nothing is pending (IDLE); failures back off (DEGRADED) and
  * keep the last view.
  */
-import type { CallOptions } from '../backend';
-import { UnauthenticatedError } from '../errors';
-import type { Volume, VolumeRef } from '../model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../watch';
+import type { CallOptions } from '../contract/backend';
+import { UnauthenticatedError } from '../contract/errors';
+import type { Volume, VolumeRef } from '../contract/model';
+import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../contract/watch';
 import { BreakerWatch } from '../watch-breakers';
 import type { OpenStackClient } from './client';
 import type { NovaVolumeAttachment } from './nova/results';

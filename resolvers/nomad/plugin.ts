@@ -1,10 +1,10 @@
 /** Nomad CSI plugins and the volumes their controllers know. Fields marked (read) load the full plugin. */
-import { hasNomadPlugins } from '../../adapters/capabilities';
-import { GatewayError, NotFoundError } from '../../adapters/errors';
-import { encodeGlobalId } from '../../adapters/ids';
-import { pageSize } from '../../adapters/input';
+import { hasNomadPlugins } from '../../adapters/contract/capabilities';
+import { GatewayError, NotFoundError } from '../../adapters/contract/errors';
+import { encodeGlobalId } from '../../adapters/contract/ids';
+import { pageSize } from '../../adapters/contract/input';
 import { pageArray, pageOpaque, type Omission } from '../../adapters/listing';
-import type { Plugin, PluginDetail } from '../../adapters/model';
+import type { Plugin, PluginDetail } from '../../adapters/contract/model';
 import type { GatewayContext } from '../../server/context';
 import type { QueryResolvers, StoragePluginResolvers } from '../../schema/generated/resolvers-types';
 import { globalIdArg, idArg, namespaceArg } from '../args';

@@ -1,5 +1,5 @@
 /** Nomad's catalogue-only mutations: register an existing provider volume, deregister one. */
-import { hasNomadRegistration } from '../../adapters/capabilities';
+import { hasNomadRegistration } from '../../adapters/contract/capabilities';
 import type { MutationResolvers } from '../../schema/generated/resolvers-types';
 import { registerVolumeSpec } from '../args';
 import { track } from '../operation';

@@ -1,6 +1,6 @@
 /** NomadVolumeDetails: the list-stub part comes with the volume; fields marked (read) load the full volume. */
-import { NotFoundError } from '../../adapters/errors';
-import type { NomadVolumeDetails, NomadVolumeFull } from '../../adapters/model';
+import { NotFoundError } from '../../adapters/contract/errors';
+import type { NomadVolumeDetails, NomadVolumeFull } from '../../adapters/contract/model';
 import type { NomadVolumeDetailsResolvers } from '../../schema/generated/resolvers-types';
 import type { GatewayContext } from '../../server/context';
 import { requireVolume } from '../volume';

@@ -1,6 +1,6 @@
 /** Cinder's attachments API step by step, and Nova's attachment update. */
-import { hasCinderHostAttachments, hasNovaServers } from '../../adapters/capabilities';
-import { pageSize } from '../../adapters/input';
+import { hasCinderHostAttachments, hasNovaServers } from '../../adapters/contract/capabilities';
+import { pageSize } from '../../adapters/contract/input';
 import { pageOpaque } from '../../adapters/listing';
 import type { MutationResolvers, QueryResolvers } from '../../schema/generated/resolvers-types';
 import { idempotent } from '../../server/idempotency';

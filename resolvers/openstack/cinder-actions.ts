@@ -3,10 +3,10 @@
  * Inputs are typed enums and objects; the adapter's action table turns each into its wire action.
  */
 import type { CinderAction, CinderActionResult } from '../../adapters/cinder-action';
-import { hasCinderActions } from '../../adapters/capabilities';
-import { BadUserInputError } from '../../adapters/errors';
-import { safeIdentifier, safeText } from '../../adapters/input';
-import type { OperationKind, Volume } from '../../adapters/model';
+import { hasCinderActions } from '../../adapters/contract/capabilities';
+import { BadUserInputError } from '../../adapters/contract/errors';
+import { safeIdentifier, safeText } from '../../adapters/contract/input';
+import type { OperationKind, Volume } from '../../adapters/contract/model';
 import type { MutationResolvers, QueryResolvers } from '../../schema/generated/resolvers-types';
 import type { GatewayContext } from '../../server/context';
 import { globalIdArg, hostConnector, keyValues } from '../args';

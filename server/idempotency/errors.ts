@@ -1,5 +1,5 @@
 /** The refusal of a keyed create while the shared idempotency store recovers from lost data. */
-import { BackendUnavailableError } from '../../adapters/errors';
+import { BackendUnavailableError } from '../../adapters/contract/errors';
 
 /**
  * Redis lost its data (restarted without persistence, or flushed): a key another replica held

@@ -4,9 +4,9 @@
  * gateway, so this is how clients retry safely (docs/schema.md).
  */
 import { createHash } from 'node:crypto';
-import { ConflictError, IdempotencyKeyReusedError } from '../../adapters/errors';
-import { safeText } from '../../adapters/input';
-import type { CallerCredential } from '../../adapters/backend';
+import { ConflictError, IdempotencyKeyReusedError } from '../../adapters/contract/errors';
+import { safeText } from '../../adapters/contract/input';
+import type { CallerCredential } from '../../adapters/contract/backend';
 import type { IdempotencyStore } from './store';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './ttl';
 

@@ -32,7 +32,7 @@
  * The client is the caller's: this store never connects or closes it (it listens to its events).
  */
 import type { Redis } from 'ioredis';
-import { BackendUnavailableError } from '../../adapters/errors';
+import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../../subscriptions/operations';
 import { IdempotencyRecoveringError } from './errors';
 import { checkMarker } from './redis-marker';

@@ -40,8 +40,8 @@ import {
   type ValueNode,
   visit,
 } from 'graphql';
-import { ErrorCode } from '../../adapters/errors';
-import { MAX_PAGE_SIZE } from '../../adapters/input';
+import { ErrorCode } from '../../adapters/contract/errors';
+import { MAX_PAGE_SIZE } from '../../adapters/contract/input';
 import { limitGraphQLError, OperationLimitError } from './errors';
 
 /** A mutation root field's weight unless it declares one (Apollo demand control's default). */

@@ -4,7 +4,7 @@
  * server framework stamps on validation errors.
  */
 import { GraphQLError, type ASTNode } from 'graphql';
-import { ErrorCode, GatewayError } from '../../adapters/errors';
+import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
 import type { LimitsConfig } from './config';
 
 /** An operation refused before execution: it is over `limit` (a `limits` setting name). */

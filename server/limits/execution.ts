@@ -3,8 +3,8 @@
  * also fires when the client goes away) and its response-size meter. One per execution, in the
  * execution context, so any executor or transport that builds the context gets them.
  */
-import { CallBudget } from '../../adapters/budget';
-import { GatewayError, OperationTimeoutError } from '../../adapters/errors';
+import { CallBudget } from '../../adapters/contract/budget';
+import { GatewayError, OperationTimeoutError } from '../../adapters/contract/errors';
 import type { LimitsConfig } from './config';
 import { OperationCancelledError, ResponseTooLargeError } from './errors';
 

@@ -7,7 +7,7 @@
  * the errors through `finishErrors`. docs/limits.md describes each limit.
  */
 import type { DocumentNode, GraphQLError, GraphQLFormattedError, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
-import { ErrorCode, type GatewayError } from '../../adapters/errors';
+import { ErrorCode, type GatewayError } from '../../adapters/contract/errors';
 import { DEFAULT_LIMITS, type LimitsConfig } from './config';
 import { checkCost } from './cost';
 import { ExecutionLimits } from './execution';

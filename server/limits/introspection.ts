@@ -7,7 +7,7 @@
  * before anything runs. With introspection off, any introspection field is refused.
  */
 import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
-import { ErrorCode } from '../../adapters/errors';
+import { ErrorCode } from '../../adapters/contract/errors';
 import { limitGraphQLError, OperationLimitError } from './errors';
 
 export interface IntrospectionLimits {

@@ -9,7 +9,7 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import type { ValidationContext, ValidationRule } from 'graphql';
-import { ErrorCode } from '../../adapters/errors';
+import { ErrorCode } from '../../adapters/contract/errors';
 import type { LimitsConfig } from './config';
 import { limitGraphQLError, OperationLimitError } from './errors';
 import { introspectionRule } from './introspection';

@@ -6,7 +6,7 @@
  * plain syntax error, so {@link tokenLimitError} recognises it by position, not by message.
  */
 import { GraphQLError, Lexer, Source, TokenKind, type ParseOptions } from 'graphql';
-import { ErrorCode } from '../../adapters/errors';
+import { ErrorCode } from '../../adapters/contract/errors';
 import { OperationLimitError } from './errors';
 
 export function parseOptions(maxTokens: number): ParseOptions {

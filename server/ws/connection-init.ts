@@ -5,9 +5,9 @@
  * IDEs send all their headers). A bad payload is a BadUserInputError; the socket layer closes
  * with 4403 and its message as the reason.
  */
-import type { CallerCredential } from '../../adapters/backend';
+import type { CallerCredential } from '../../adapters/contract/backend';
 import { MessageType } from 'graphql-ws';
-import { BadUserInputError } from '../../adapters/errors';
+import { BadUserInputError } from '../../adapters/contract/errors';
 import { credentialsFromHeaders } from '../credentials';
 import type { PlainHeaders } from '../http/caller-identity';
 import type { BackendRegistry } from '../registry';

@@ -5,7 +5,7 @@
  * 4409, 4429 and 1000–1999 except 1000, 1001, 1005, 1006, 1012, 1013, 1014). docs/subscriptions.md
  * ("Transport") has the table.
  */
-import { ErrorCode, GatewayError } from '../../adapters/errors';
+import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
 
 export const WsCloseCode = {
   /** Shutdown (SIGTERM): reconnect, to this or another replica, and resume from your cursor. */

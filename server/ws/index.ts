@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { makeServer, type Context, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
-import { BadUserInputError } from '../../adapters/errors';
+import { BadUserInputError } from '../../adapters/contract/errors';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../context';
 import type { TrustedDocumentsConfig } from '../http/config';

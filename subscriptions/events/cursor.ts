@@ -3,7 +3,7 @@
  * (a process start for the in-memory log), so a cursor from before a restart is recognized as
  * such instead of being read as a position in the new, empty log.
  */
-import { BadUserInputError } from '../../adapters/errors';
+import { BadUserInputError } from '../../adapters/contract/errors';
 
 export interface CursorParts {
   epoch: string;

@@ -15,9 +15,9 @@
  * - a volume status that only says an attach or detach is under way (RESERVED, ATTACHING,
  *   DETACHING) is folded into the attachment's ATTACHING/DETACHING when the volume shows one.
  */
-import type { VolumeDelta } from '../../adapters/watch';
-import { encodeGlobalId } from '../../adapters/ids';
-import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/model';
+import type { VolumeDelta } from '../../adapters/contract/watch';
+import { encodeGlobalId } from '../../adapters/contract/ids';
+import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
 import type { ChangeInput, ChangeKeys, ChangeType } from './types';
 
 /** Volume fields compared for UPDATED (attachments are reported per attachment). */

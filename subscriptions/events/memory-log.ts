@@ -3,7 +3,7 @@
  * construction, so after a restart (an empty log) every earlier cursor is CURSOR_EXPIRED.
  */
 import { randomBytes } from 'node:crypto';
-import { CursorExpiredError } from '../../adapters/errors';
+import { CursorExpiredError } from '../../adapters/contract/errors';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { EventLog, Replay, ReplayRequest } from './log';
 import type { ChangeEvent, ChangeInput } from './types';

@@ -13,8 +13,8 @@
  * Entries go when the transition ends; ones that never end (an attach that failed before any
  * watcher saw it) expire after `ttlMs`.
  */
-import type { AttachmentState, VolumeStatus } from '../../adapters/model';
-import type { VolumeDelta } from '../../adapters/watch';
+import type { AttachmentState, VolumeStatus } from '../../adapters/contract/model';
+import type { VolumeDelta } from '../../adapters/contract/watch';
 import { changesOf, foldsStatus, transitOf, volumeGlobalId } from './diff';
 import type { ChangeInput } from './types';
 

@@ -1,5 +1,5 @@
 /** Change events: what watchers observe and subscribers receive, in the unified model's words. */
-import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/model';
+import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
 
 /**
  * What happened to a volume or an attachment (the schema's `VolumeChangeType` minus SUBSCRIBED,

@@ -11,10 +11,10 @@
  * of the watcher's fields a subscriber may see.
  */
 import { createHash } from 'node:crypto';
-import type { CallerCredential, VolumeBackend } from '../../adapters/backend';
-import { UnauthenticatedError } from '../../adapters/errors';
-import type { VolumeRef, Volume } from '../../adapters/model';
-import { hasSubscriberAccess, type AccessGrant, type SubscriberAccess } from '../../adapters/watch';
+import type { CallerCredential, VolumeBackend } from '../../adapters/contract/backend';
+import { UnauthenticatedError } from '../../adapters/contract/errors';
+import type { VolumeRef, Volume } from '../../adapters/contract/model';
+import { hasSubscriberAccess, type AccessGrant, type SubscriberAccess } from '../../adapters/contract/watch';
 
 /** Options of {@link AccessCache}. */
 export interface AccessCacheOptions {

@@ -7,7 +7,7 @@
  * knows it). A place is taken before a subscription starts and given back once when it ends.
  * docs/subscriptions.md ("What one address can hold") gives the sums.
  */
-import { ErrorCode, GatewayError } from '../../adapters/errors';
+import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
 import { CallerLimiter } from '../../server/http/caller-limiter';
 
 /** Which limit refused a subscription (`extensions.limit`). */

@@ -7,9 +7,9 @@
  * Backend and scope are the event's, so they are part of every group by construction.
  */
 import { execute, type ExecutionArgs, type GraphQLSchema } from 'graphql';
-import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/backend';
-import { UnauthenticatedError } from '../../adapters/errors';
-import type { AccessGrant } from '../../adapters/watch';
+import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/contract/backend';
+import { UnauthenticatedError } from '../../adapters/contract/errors';
+import type { AccessGrant } from '../../adapters/contract/watch';
 import type { GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
 import type { ChangeEvent } from '../events';

@@ -8,10 +8,10 @@
  * for /readyz and /metrics, and appends ATTACHING/DETACHING itself when the gateway accepts an
  * attach or detach (the watcher's later sighting of the same state is then not sent again).
  */
-import type { AttachTarget, DetachTarget } from '../../adapters/backend';
-import { decodeGlobalId } from '../../adapters/ids';
-import type { Attachment, AttachmentState, Volume, VolumeRef } from '../../adapters/model';
-import { isWatchable, type VolumeDelta, type VolumeWatcher, type WatcherState, type WatcherStatus } from '../../adapters/watch';
+import type { AttachTarget, DetachTarget } from '../../adapters/contract/backend';
+import { decodeGlobalId } from '../../adapters/contract/ids';
+import type { Attachment, AttachmentState, Volume, VolumeRef } from '../../adapters/contract/model';
+import { isWatchable, type VolumeDelta, type VolumeWatcher, type WatcherState, type WatcherStatus } from '../../adapters/contract/watch';
 import type { BackendRegistry } from '../../server/registry';
 import { changesOf } from '../events/diff';
 import type { EventLog } from '../events';

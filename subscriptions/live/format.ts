@@ -4,7 +4,7 @@
  * INTERNAL_SERVER_ERROR without details (reported to `onUnexpected` for the log).
  */
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
-import { GatewayError } from '../../adapters/errors';
+import { GatewayError } from '../../adapters/contract/errors';
 import { SerializedResult } from './types';
 
 function gatewayErrorOf(e: unknown): GatewayError | undefined {

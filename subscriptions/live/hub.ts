@@ -13,11 +13,11 @@
  * quota's key, so junk tokens for other backends cannot make new keys.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
-import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/backend';
-import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/errors';
+import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/contract/backend';
+import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/contract/errors';
 import type { GatewayContext, GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
-import { decodeGlobalId } from '../../adapters/ids';
+import { decodeGlobalId } from '../../adapters/contract/ids';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
 import type { AccessCache } from './access';
 import { Places, type SubscriptionBudget } from './budget';

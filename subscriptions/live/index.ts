@@ -4,7 +4,7 @@
  * `subscribe` calls, plus the `LiveMutations` the mutations tell about accepted attaches/detaches.
  */
 import type { GraphQLSchema } from 'graphql';
-import type { VolumeWatcher, WatcherStatus } from '../../adapters/watch';
+import type { VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
 import type { GatewayServices } from '../../server/context';
 import type { EventLog } from '../events';
 import { AccessCache } from './access';

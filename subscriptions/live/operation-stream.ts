@@ -4,9 +4,9 @@
  * completing after a terminal state. The tracker is listened to before the current state is read,
  * so no change falls between the two.
  */
-import { GatewayError, NotFoundError } from '../../adapters/errors';
-import { decodeGlobalId } from '../../adapters/ids';
-import type { OperationRecord } from '../../adapters/model';
+import { GatewayError, NotFoundError } from '../../adapters/contract/errors';
+import { decodeGlobalId } from '../../adapters/contract/ids';
+import type { OperationRecord } from '../../adapters/contract/model';
 import { loadOperation } from '../../resolvers/operation';
 import type { GatewayContext } from '../../server/context';
 import { TERMINAL } from '../operations/types';

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { getArgumentValues, getOperationAST, getVariableValues, Kind, print, type DocumentNode, type ExecutionArgs, type FieldNode, type GraphQLError } from 'graphql';
-import { BadUserInputError } from '../../adapters/errors';
-import { decodeGlobalId } from '../../adapters/ids';
+import { BadUserInputError } from '../../adapters/contract/errors';
+import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { ChangeType } from '../events';
 
 /** Root fields of the Subscription type. */

@@ -4,7 +4,7 @@
  * back), bounded, and ended by `return()` at any moment, also while the consumer awaits `next()`
  * (an async generator function would wait for its next yield, so this is a plain iterator).
  */
-import { SlowConsumerError } from '../../adapters/errors';
+import { SlowConsumerError } from '../../adapters/contract/errors';
 import type { LiveResult } from './types';
 
 /** What a slot resolves to: a result, nothing (filtered out or denied), or the end of the stream. */

@@ -5,8 +5,8 @@
  * serialized bytes to every subscriber of a group.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
-import type { AttachTarget, DetachTarget } from '../../adapters/backend';
-import type { Attachment, VolumeRef } from '../../adapters/model';
+import type { AttachTarget, DetachTarget } from '../../adapters/contract/backend';
+import type { Attachment, VolumeRef } from '../../adapters/contract/model';
 
 /**
  * An execution result serialized once and shared by every subscriber that receives it. The socket

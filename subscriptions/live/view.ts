@@ -6,11 +6,11 @@
  * snapshots, a plugin, a Nova server's name, a backend's health) fails alone with
  * NOT_SERVED_IN_EVENTS, as the schema's description of `VolumeChangeEvent` says.
  */
-import type { VolumeBackend } from '../../adapters/backend';
-import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/model';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../server/context';
 import { ExecutionLimits } from '../../server/limits';
-import { NotServedInEventsError } from '../../adapters/errors';
+import { NotServedInEventsError } from '../../adapters/contract/errors';
 import type { ChangeEvent, ChangeType } from '../events';
 
 /** A backend a subscription cannot cover (the schema's `VolumeListOmission`). */

@@ -15,7 +15,7 @@
  * The client is the caller's: this store never connects or closes it.
  */
 import type { Redis } from 'ioredis';
-import { BackendUnavailableError } from '../../adapters/errors';
+import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { MemoryOperationStore, type OperationStore } from './store';
 import { TERMINAL, type OperationRecord } from './types';
 

@@ -15,10 +15,10 @@
  *   also when a watcher reports a change of the target.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { CallerCredential, PendingChange } from '../../adapters/backend';
-import type { ChangeProgress, CompletionRule, TrackedChanges } from '../../adapters/completion';
-import { GatewayError } from '../../adapters/errors';
-import type { VolumeDelta } from '../../adapters/watch';
+import type { CallerCredential, PendingChange } from '../../adapters/contract/backend';
+import type { ChangeProgress, CompletionRule, TrackedChanges } from '../../adapters/contract/completion';
+import { GatewayError } from '../../adapters/contract/errors';
+import type { VolumeDelta } from '../../adapters/contract/watch';
 import { volumeGlobalId } from '../events/diff';
 import { MemoryOperationStore, type OperationStore } from './store';
 import { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';

@@ -3,8 +3,8 @@
  * provider (external) volumes, health, and what the backend offers (capabilities, guards,
  * anonymous access).
  */
-import { hasCinderActions, hasNomadNodeClaims, hasNomadPlugins, hasNomadRegistration, hasSnapshotReads, hasTrackedChanges, hasVolumeUpdates } from '../../adapters/capabilities';
-import { BadUserInputError, NotFoundError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/errors';
+import { hasCinderActions, hasNomadNodeClaims, hasNomadPlugins, hasNomadRegistration, hasSnapshotReads, hasTrackedChanges, hasVolumeUpdates } from '../../adapters/contract/capabilities';
+import { BadUserInputError, NotFoundError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/contract/errors';
 import { BACKEND, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 
 let t: NomadUnderTest;

@@ -3,8 +3,8 @@
  * refusals of attach, of non-node detach and of extend (and the merge path that does grow a
  * volume), and node claims with their call count.
  */
-import { UnsupportedByBackendError } from '../../adapters/errors';
-import type { AllocationConsumer, Attachment, Volume } from '../../adapters/model';
+import { UnsupportedByBackendError } from '../../adapters/contract/errors';
+import type { AllocationConsumer, Attachment, Volume } from '../../adapters/contract/model';
 import { ANALYTICS_READ, NODE1, NODE2, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 
 let t: NomadUnderTest;

@@ -2,8 +2,8 @@
  * Shared setup of the Nomad adapter tests: a real Nomad simulator on a loopback port and a
  * `NomadBackend` talking HTTP to it. No gateway, no mocks.
  */
-import type { CallOptions } from '../../adapters/backend';
-import type { VolumeRef } from '../../adapters/model';
+import type { CallOptions } from '../../adapters/contract/backend';
+import type { VolumeRef } from '../../adapters/contract/model';
 import { NomadBackend, type NomadBackendOptions } from '../../adapters/nomad/backend';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
 

@@ -2,8 +2,8 @@
  * NomadBackend volumes against the real Nomad simulator: list stubs vs full reads, getVolumes,
  * create, register, deregister and delete.
  */
-import { BadUserInputError, ConflictError, ForbiddenError } from '../../adapters/errors';
-import type { NomadVolumeDetails, Volume } from '../../adapters/model';
+import { BadUserInputError, ConflictError, ForbiddenError } from '../../adapters/contract/errors';
+import type { NomadVolumeDetails, Volume } from '../../adapters/contract/model';
 import { ANALYTICS_READ, NODE1, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 
 let t: NomadUnderTest;

@@ -2,7 +2,7 @@
  * The Nomad watcher's fallback to blocking queries, its availability, and the subscriber access
  * check (`checkAccess`) against the simulator's ACLs over HTTP.
  */
-import { UnauthenticatedError } from '../../adapters/errors';
+import { UnauthenticatedError } from '../../adapters/contract/errors';
 import { ANALYTICS_READ, NODE1, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 import { startWatch, type WatchUnderTest } from './nomad-watch-helpers';
 

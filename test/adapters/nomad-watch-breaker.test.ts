@@ -4,7 +4,7 @@
  * that held meanwhile sends a line while the breaker no longer holds it open. The stopped-process
  * version of this is test/gateway/hung-backend.test.ts.
  */
-import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/breaker';
+import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/http/breaker';
 import { withDefaults } from '../../adapters/nomad/watch-tuning';
 import { startWatch, type WatchUnderTest } from './nomad-watch-helpers';
 

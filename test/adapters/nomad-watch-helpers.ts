@@ -4,7 +4,7 @@
  */
 import type { NomadBackendOptions } from '../../adapters/nomad/backend';
 import type { NomadWatchTuning } from '../../adapters/nomad/watch';
-import type { VolumeDelta, VolumeWatcher, WatcherStatus } from '../../adapters/watch';
+import type { VolumeDelta, VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
 import type { NomadSimulatorOptions } from '../../simulators/nomad';
 import { MGMT, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 

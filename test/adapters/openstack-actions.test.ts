@@ -4,7 +4,7 @@
  * to the end, microversion refusals before any call, and Cinder's user messages as a failure
  * signal for a change whose status looks done.
  */
-import type { VolumeRef } from '../../adapters/model';
+import type { VolumeRef } from '../../adapters/contract/model';
 import { calls, drive, startAdapterCloud, type AdapterCloud } from './openstack-helpers';
 
 let c: AdapterCloud;

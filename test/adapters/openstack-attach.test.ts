@@ -3,7 +3,7 @@
  * Nova (completion on Cinder, failure signals from Nova's instance action for the request), and
  * to hosts through Cinder's attachments API (the connector's os-brick keys on the wire).
  */
-import type { VolumeRef } from '../../adapters/model';
+import type { VolumeRef } from '../../adapters/contract/model';
 import { eventually } from '../simulators/openstack-helpers';
 import { calls, drive, startAdapterCloud, type AdapterCloud } from './openstack-helpers';
 

@@ -5,9 +5,9 @@
  * mutation: an operation whose caller's token expired still completes. Real OpenStack backend and
  * simulator; the deltas are the backend's own reads.
  */
-import { hasTrackedChanges } from '../../adapters/capabilities';
-import type { VolumeRef } from '../../adapters/model';
-import { encodeGlobalId } from '../../adapters/ids';
+import { hasTrackedChanges } from '../../adapters/contract/capabilities';
+import type { VolumeRef } from '../../adapters/contract/model';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import { OperationTracker, type OperationRecord } from '../../subscriptions/operations';
 import { eventually, sleep } from '../simulators/openstack-helpers';
 import { startAdapterCloud, type AdapterCloud } from './openstack-helpers';

@@ -5,8 +5,8 @@
  * records as JSON that another store instance reads back whole.
  */
 import { Redis } from 'ioredis';
-import { hasTrackedChanges } from '../../adapters/capabilities';
-import type { VolumeRef } from '../../adapters/model';
+import { hasTrackedChanges } from '../../adapters/contract/capabilities';
+import type { VolumeRef } from '../../adapters/contract/model';
 import { OperationTracker, RedisOperationStore, type OperationRecord } from '../../subscriptions/operations';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { startAdapterCloud, type AdapterCloud } from './openstack-helpers';

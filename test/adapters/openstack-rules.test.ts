@@ -4,7 +4,7 @@
  * reaches only by timing (a rollback seen after the attach was under way, a detach rolled back,
  * a status word this gateway does not know) are pinned here, observation by observation.
  */
-import type { CompletionRule, RuleValue } from '../../adapters/completion';
+import type { CompletionRule, RuleValue } from '../../adapters/contract/completion';
 import type { VolumeFacts } from '../../adapters/openstack/cinder/results';
 import { evaluate, ruleSpec, rules, wantsMessages, type Observation } from '../../adapters/openstack/completion-rules';
 

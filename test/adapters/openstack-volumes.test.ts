@@ -3,7 +3,7 @@
  * strategy, read from the simulator's request log) and the volume changes driven to their end
  * through `checkChange` with the rule round-tripping through JSON between checks.
  */
-import type { VolumeRef } from '../../adapters/model';
+import type { VolumeRef } from '../../adapters/contract/model';
 import { LIST_STRATEGY_THRESHOLD } from '../../adapters/openstack/backend';
 import { eventually } from '../simulators/openstack-helpers';
 import { calls, drive, GIB, startAdapterCloud, type AdapterCloud } from './openstack-helpers';

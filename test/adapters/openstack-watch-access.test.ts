@@ -3,8 +3,8 @@
  * Keystone token decides (own project, or every project for an admin), invalid or expired tokens
  * end the subscription, and what only admins see is removed for the others.
  */
-import { UnauthenticatedError } from '../../adapters/errors';
-import type { VolumeRef } from '../../adapters/model';
+import { UnauthenticatedError } from '../../adapters/contract/errors';
+import type { VolumeRef } from '../../adapters/contract/model';
 import { call, eventually } from '../simulators/openstack-helpers';
 import { startWatchCloud, watch, type WatchCloud } from './openstack-watch-helpers';
 

@@ -3,10 +3,10 @@
  * an admin's (every project) or a demo member's (its own project), a watcher that records what it
  * reports, and raw Cinder/Nova calls as a project member makes them (not through the gateway).
  */
-import type { VolumeDelta, WatcherStatus } from '../../adapters/watch';
+import type { VolumeDelta, WatcherStatus } from '../../adapters/contract/watch';
 import { OpenStackBackend, type OpenStackBackendOptions } from '../../adapters/openstack/backend';
 import type { OpenStackWatcher, OpenStackWatcherOptions } from '../../adapters/openstack/watch';
-import type { Attachment, Volume } from '../../adapters/model';
+import type { Attachment, Volume } from '../../adapters/contract/model';
 import { call, startCloud, type Cloud } from '../simulators/openstack-helpers';
 
 export type ServiceUser = 'admin' | 'member';

@@ -4,7 +4,7 @@
  * slow otherwise; failures degrade and back off with the view kept; a revoked service token is
  * replaced; stop() leaves nothing running.
  */
-import type { VolumeRef } from '../../adapters/model';
+import type { VolumeRef } from '../../adapters/contract/model';
 import { call, eventually, sleep } from '../simulators/openstack-helpers';
 import { apiRequests, deltasOf, listCalls, startWatchCloud, watch, type WatchCloud } from './openstack-watch-helpers';
 

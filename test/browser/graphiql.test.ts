@@ -16,7 +16,7 @@ import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { WebSocketServer } from 'ws';
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import { buildGraphiQL } from '../../scripts/build-graphiql';
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildLivePage } from '../../scripts/build-live';
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';
 import { startDemoBackends, type DemoBackends } from '../../server/demo';

@@ -4,7 +4,7 @@
  * namespaces, plugin ids, native ids, tokens) that the generators mix with hostile values, so
  * that many requests get past the first check and reach the backends.
  */
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, MGMT, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import WebSocket from 'ws';
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import { disposeAll, MGMT, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 import { hostileText, mixedString } from './hostile-strings';
 

@@ -2,7 +2,7 @@
  * Federation's `_entities` from a caller who is not a router: the subgraph endpoint is the
  * public one, so representations are caller input like any argument.
  */
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { calls, disposeAll, MGMT, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 

@@ -1,4 +1,4 @@
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_READ, MGMT, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 

@@ -6,7 +6,7 @@
  * write, naming the mutation to use; the simulator answers a direct delete of Nova's attachment
  * with Cinder's recorded 409.
  */
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import { disposeAll, startGatewayFor, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 
 const DETACH = 'mutation($i: DetachVolumeInput!) { detachVolume(input: $i) { operation { id } } }';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import { DEMO_OPENSTACK_TOKEN } from '../../server/demo';
 
 const root = join(__dirname, '..', '..');

@@ -8,7 +8,7 @@ import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';
 import { createLogger } from '../../server/logger';
 import { OS, disposeAll, startOpenStack, type OpenStackUnderTest } from '../support/harness';
-import { encodeGlobalId } from '../../adapters/ids';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 
 describe('OpenStack logs', () => {
   let os: OpenStackUnderTest;

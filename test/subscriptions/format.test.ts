@@ -5,7 +5,7 @@
  * masking is checked here on the pure function.
  */
 import { GraphQLError } from 'graphql';
-import { ErrorCode, GatewayError, NotFoundError } from '../../adapters/errors';
+import { ErrorCode, GatewayError, NotFoundError } from '../../adapters/contract/errors';
 import { errorResult, formatError, serialize } from '../../subscriptions/live/format';
 
 describe('live result formatting', () => {

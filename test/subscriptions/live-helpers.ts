@@ -6,8 +6,8 @@
  * backend config carries (Nomad `token`, OpenStack `auth`).
  */
 import { execute, parse } from 'graphql';
-import type { VolumeBackend } from '../../adapters/backend';
-import { hasTrackedChanges } from '../../adapters/capabilities';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import { hasTrackedChanges } from '../../adapters/contract/capabilities';
 import { createRegistry } from '../../server/backends';
 import type { NomadBackendConfig, OpenStackBackendConfig } from '../../server/config';
 import { createExecutionContext, type GatewayServices } from '../../server/context';

@@ -1,5 +1,5 @@
 /** Unified-model objects for unit tests of backend-neutral code (diffs, logs, fan-out). */
-import type { Attachment, Volume } from '../../adapters/model';
+import type { Attachment, Volume } from '../../adapters/contract/model';
 
 /** A Cinder volume in project `p1` of backend `os`, with the given overrides. */
 export function cinderVolume(id: string, o: Partial<Volume> = {}): Volume {

@@ -5,8 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/breaker';
-import { Transport } from '../../adapters/transport';
+import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/http/breaker';
+import { Transport } from '../../adapters/http/transport';
 
 function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick(ms: number): void } {
   let now = 1_000_000;

@@ -1,5 +1,5 @@
 /** The in-memory event log: cursors, replay, retention by count and age, epochs across restarts. */
-import { BadUserInputError, CursorExpiredError } from '../../adapters/errors';
+import { BadUserInputError, CursorExpiredError } from '../../adapters/contract/errors';
 import { decodeCursor, encodeCursor, MemoryEventLog, type ChangeInput } from '../../subscriptions/events';
 import { cinderVolume } from '../support/model';
 

@@ -1,10 +1,10 @@
-import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, encodeGlobalId } from '../../adapters/ids';
-import { pathSegment } from '../../adapters/input';
+import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, encodeGlobalId } from '../../adapters/contract/ids';
+import { pathSegment } from '../../adapters/contract/input';
 import { decodeCursor, encodeCursor } from '../../adapters/listing';
 import { quote } from '../../adapters/nomad/filter';
 import { parseNomadJson } from '../../adapters/nomad/client';
 import { nanosToIso, attachmentState } from '../../adapters/nomad/results';
-import { ErrorCode, GatewayError } from '../../adapters/errors';
+import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
 
 describe('global ids', () => {
   it('should round-trip every part, including characters that are legal in Nomad ids', () => {

@@ -4,8 +4,8 @@
  * lookup by id, and the per-document memo keys on what the estimate reads of them.
  */
 import { parse } from 'graphql';
-import type { GatewayError } from '../../adapters/errors';
-import { encodeGlobalId } from '../../adapters/ids';
+import type { GatewayError } from '../../adapters/contract/errors';
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import { DEFAULT_LIMITS } from '../../server/limits';
 import { checkCost, estimateCost } from '../../server/limits/cost';
 import { buildGatewaySchema } from '../../server/schema';

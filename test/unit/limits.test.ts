@@ -7,7 +7,7 @@ import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, execute, parse, validate, specifiedRules, GraphQLError } from 'graphql';
-import type { GatewayError } from '../../adapters/errors';
+import type { GatewayError } from '../../adapters/contract/errors';
 import { buildGatewaySchema } from '../../server/schema';
 import { ConfigError, loadConfig } from '../../server/config';
 import { DEFAULT_LIMITS, limitsConfig, operationLimits } from '../../server/limits';

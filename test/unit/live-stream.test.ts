@@ -1,5 +1,5 @@
 /** The per-subscription stream: reservation order, bound (SLOW_CONSUMER), return() while waiting. */
-import { SlowConsumerError } from '../../adapters/errors';
+import { SlowConsumerError } from '../../adapters/contract/errors';
 import { LiveStream } from '../../subscriptions/live/stream';
 import { SerializedResult } from '../../subscriptions/live/types';
 

@@ -4,9 +4,9 @@
  * and shutdown. The backend here answers scripted checks; the real OpenStack backend driving the
  * tracker is in test/adapters/openstack-operations.test.ts.
  */
-import type { CallOptions } from '../../adapters/backend';
-import type { ChangeCheck, CompletionRule, TrackedChanges } from '../../adapters/completion';
-import { BackendUnavailableError, ForbiddenError } from '../../adapters/errors';
+import type { CallOptions } from '../../adapters/contract/backend';
+import type { ChangeCheck, CompletionRule, TrackedChanges } from '../../adapters/contract/completion';
+import { BackendUnavailableError, ForbiddenError } from '../../adapters/contract/errors';
 import { OperationTracker, ownerKey, type OperationRecord } from '../../subscriptions/operations';
 import { volumeGlobalId } from '../../subscriptions/events/diff';
 
@@ -135,7 +135,7 @@ describe('operation tracker', () => {
 });
 
 describe('operation tracker, watched: observe resolves once the operations concerned are checked and saved', () => {
-  const volume = { __typename: 'Volume', ref: { backend: 'os', namespace: 'p', nativeId: 'v1' } } as unknown as import('../../adapters/model').Volume;
+  const volume = { __typename: 'Volume', ref: { backend: 'os', namespace: 'p', nativeId: 'v1' } } as unknown as import('../../adapters/contract/model').Volume;
   const target = volumeGlobalId(volume);
 
   it('should resolve after the check started by the news, also when a check was already running (that one may predate the news)', async () => {

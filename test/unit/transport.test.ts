@@ -5,9 +5,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BadUserInputError, ErrorCode, GatewayError, OperationTimeoutError } from '../../adapters/errors';
-import { PoolKeeper, type CallState } from '../../adapters/pool';
-import { Transport, type CallRecord } from '../../adapters/transport';
+import { BadUserInputError, ErrorCode, GatewayError, OperationTimeoutError } from '../../adapters/contract/errors';
+import { PoolKeeper, type CallState } from '../../adapters/http/pool';
+import { Transport, type CallRecord } from '../../adapters/http/transport';
 
 interface TestServer {
   url: string;

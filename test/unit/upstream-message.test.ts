@@ -1,8 +1,8 @@
 /** The backend-message sanitizer, on the real recorded Cinder traceback and on typical leaks. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isWellFormed } from '../../adapters/input';
-import { MAX_UPSTREAM_MESSAGE, sanitizeUpstreamMessage } from '../../adapters/upstream-message';
+import { isWellFormed } from '../../adapters/contract/input';
+import { MAX_UPSTREAM_MESSAGE, sanitizeUpstreamMessage } from '../../adapters/http/upstream-message';
 import { errorFromResponse as nomadError } from '../../adapters/nomad/errors';
 import { errorFromResponse as openstackError } from '../../adapters/openstack/errors';
 

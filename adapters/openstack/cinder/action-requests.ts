@@ -5,9 +5,9 @@
  * wire key, microversion and completion rule.
  */
 import type { CinderAction, CinderVolumeAttachStatus, CinderVolumeMigrationStatus } from '../../cinder-action';
-import { BadUserInputError } from '../../errors';
+import { BadUserInputError } from '../../contract/errors';
 import { checkedUuid } from '../ids';
-import { stringMap } from '../../key-values';
+import { stringMap } from '../../contract/key-values';
 import { connectorBody } from './requests';
 import { CINDER_STATUS_WORDS, MIGRATION_STATUS_WORDS } from './results';
 

@@ -4,11 +4,11 @@
  * its minimum microversion, and returns the wire shape (`results.ts` maps it). No other file
  * writes a Cinder wire key.
  */
-import type { CallOptions, HostConnector } from '../../backend';
-import { stringMap } from '../../key-values';
-import type { VolumePatch } from '../../capabilities';
-import { BadUserInputError } from '../../errors';
-import type { KeyValue } from '../../model';
+import type { CallOptions, HostConnector } from '../../contract/backend';
+import { stringMap } from '../../contract/key-values';
+import type { VolumePatch } from '../../contract/capabilities';
+import { BadUserInputError } from '../../contract/errors';
+import type { KeyValue } from '../../contract/model';
 import type { OpenStackCall, OpenStackClient, OpenStackResult } from '../client';
 import { FEATURES } from '../microversions';
 import type { CinderAttachment, CinderMessage, CinderSnapshot, CinderVolume, Links } from './results';

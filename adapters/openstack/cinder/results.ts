@@ -5,8 +5,8 @@
  * file reads a Cinder wire field.
  */
 import type { CinderActionResult, CinderVolumeMigrationStatus } from '../../cinder-action';
-import { sortedPairs } from '../../key-values';
-import type { Attachment, AttachmentState, CinderVolumeStatus, Snapshot, Volume, VolumeStatus } from '../../model';
+import { sortedPairs } from '../../contract/key-values';
+import type { Attachment, AttachmentState, CinderVolumeStatus, Snapshot, Volume, VolumeStatus } from '../../contract/model';
 
 export const GIB = 1024 ** 3;
 

@@ -4,7 +4,7 @@
  * encoding here is defence in depth and refuses (BAD_USER_INPUT, never a URIError) what no
  * encoding makes safe.
  */
-import { pathSegment } from '../../input';
+import { pathSegment } from '../../contract/input';
 
 const seg = (id: string): string => pathSegment(id);
 

@@ -8,7 +8,7 @@
  *   only its probes and watchers: a token issued once and reused until shortly before expiry.
  */
 import { createHash } from 'node:crypto';
-import { BackendError, UnauthenticatedError } from '../../errors';
+import { BackendError, UnauthenticatedError } from '../../contract/errors';
 import { errorFromResponse } from '../errors';
 import { issueToken, validateToken, type KeystoneSend, type ServiceAuth } from './requests';
 import { toSession, type Session } from './results';

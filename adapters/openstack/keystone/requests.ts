@@ -2,7 +2,7 @@
  * One function per Keystone operation the gateway uses. Each builds the URL, headers and body and
  * sends through the client's `send` (transport, deadline, records); mapping is in `results.ts`.
  */
-import type { HttpResponse } from '../../transport';
+import type { HttpResponse } from '../../http/transport';
 import { tokensURL } from './urls';
 
 /** The gateway's own OpenStack credential. Never used for callers' requests. */

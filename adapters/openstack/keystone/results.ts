@@ -2,7 +2,7 @@
  * Keystone's token body → a {@link Session}: the token's project, expiry and the endpoints of the
  * configured region and interface from its catalog.
  */
-import { BackendError, BackendUnavailableError, UnauthenticatedError } from '../../errors';
+import { BackendError, BackendUnavailableError, UnauthenticatedError } from '../../contract/errors';
 
 /** A validated token with what the gateway needs to use it. */
 export interface Session {

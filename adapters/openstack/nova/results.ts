@@ -4,8 +4,8 @@
  * Keys vary by microversion and role (backends.md 3.2), so optional keys are read defensively.
  * No other file reads a Nova wire field.
  */
-import type { Attachment, NovaServer, Volume } from '../../model';
-import { sanitizeUpstreamMessage } from '../../upstream-message';
+import type { Attachment, NovaServer, Volume } from '../../contract/model';
+import { sanitizeUpstreamMessage } from '../../http/upstream-message';
 
 export interface NovaServerView {
   id: string;

@@ -2,7 +2,7 @@
  * Every Nova path the adapter may call, relative to the compute endpoint from the catalog
  * (`…/v2.1`). No other file builds them; encoding is defence in depth as in `../cinder/urls.ts`.
  */
-import { pathSegment } from '../../input';
+import { pathSegment } from '../../contract/input';
 
 const seg = (id: string): string => pathSegment(id);
 

@@ -8,7 +8,7 @@
  * `adapters/openstack/ids.ts`) through {@link IdentifierRules} and {@link checkIdentifier}.
  */
 import { BadUserInputError } from './errors';
-import { checkHeaderValue } from './headers';
+import { checkHeaderValue } from '../http/headers';
 
 /** Longest identifier (volume id, namespace, node id, plugin id …) accepted. */
 export const MAX_IDENTIFIER_LENGTH = 200;

@@ -9,8 +9,8 @@
  */
 import { errors as undiciErrors } from 'undici';
 import type { Breaker, CallOutcome } from './breaker';
-import type { CallBudget } from './budget';
-import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from './errors';
+import type { CallBudget } from '../contract/budget';
+import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from '../contract/errors';
 import { checkOutgoing } from './headers';
 import { PoolKeeper, type CallState } from './pool';
 

@@ -6,7 +6,7 @@
  * CSI secrets, request ids) are refused as BAD_USER_INPUT, anything else the gateway built
  * itself as an internal error.
  */
-import { BadUserInputError, ErrorCode, GatewayError } from './errors';
+import { BadUserInputError, ErrorCode, GatewayError } from '../contract/errors';
 
 /**
  * Printable Latin-1: SP to `~` and NBSP to `ÿ`. Not HTAB: no token, secret or id has one, and

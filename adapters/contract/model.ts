@@ -7,8 +7,8 @@
  * "the backend has no value". A value that the object does not hold yet (a Nomad list stub has no
  * attachments) is signalled by `complete: false`, never by `null`.
  */
-import type { NomadVolumeDetails } from './model-nomad';
-import type { CinderVolumeDetails } from './model-openstack';
+import type { NomadVolumeDetails } from '../model-nomad';
+import type { CinderVolumeDetails } from '../model-openstack';
 
 /** Which family of API a backend speaks. */
 export type BackendKind = 'NOMAD' | 'OPENSTACK';
@@ -218,6 +218,6 @@ export interface BackendHealth {
   checkedAt: string;
 }
 
-export * from './model-nomad';
-export * from './model-openstack';
+export * from '../model-nomad';
+export * from '../model-openstack';
 export * from './model-operation';

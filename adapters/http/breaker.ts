@@ -12,7 +12,7 @@
  *   probe up to `maxOpenMs`. Then HALF_OPEN lets one call through: its outcome closes the breaker
  *   (and resets the open time) or opens it again.
  */
-import { BackendUnavailableError } from './errors';
+import { BackendUnavailableError } from '../contract/errors';
 
 /** What a breaker lets through. */
 export type BreakerState = 'CLOSED' | 'OPEN' | 'HALF_OPEN';

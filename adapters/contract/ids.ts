@@ -9,8 +9,8 @@
 import { BadUserInputError } from './errors';
 import { checkIdentifier, safeIdentifier, type IdPosition, type IdentifierRules } from './input';
 import type { BackendKind } from './model';
-import { NOMAD_IDENTIFIERS } from './nomad/ids';
-import { OPENSTACK_IDENTIFIERS } from './openstack/ids';
+import { NOMAD_IDENTIFIERS } from '../nomad/ids';
+import { OPENSTACK_IDENTIFIERS } from '../openstack/ids';
 
 /** Kinds of objects that carry a global id. */
 export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Plugin' | 'Operation';

@@ -5,7 +5,7 @@
  * exist only to throw.
  */
 import type { Accepted, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeBackend, VolumeSpec } from './backend';
-import type { CinderAction, CinderActionResult } from './cinder-action';
+import type { CinderAction, CinderActionResult } from '../cinder-action';
 import type { TrackedChanges } from './completion';
 import type { Attachment, ExternalVolume, KeyValue, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from './model';
 
