@@ -1,0 +1,77 @@
+/**
+ * A backend module: everything the rest of the gateway needs to know about one kind of backend,
+ * exported by that backend's folder (`adapters/<kind>/module.ts`) and listed once in the module
+ * registry. Code outside a backend's folder asks the module; it never names a kind, a credential
+ * header or a backend's detail type itself (issue 18; `test/architecture.test.ts` enforces it).
+ */
+import type { VolumeBackend } from './backend';
+import type { BreakerBoard } from '../http/breaker';
+import type { CallRecord } from '../http/transport';
+
+/** Settings every backend has, whatever its kind (file `backends[]`, env `GATEWAY_BACKEND_<ID>_*`). */
+export interface CommonBackendSettings {
+  /** Unique id, used in global ids and `filter.backends`: letters, digits, `-`, `_`. */
+  id: string;
+  /** The module's config kind, e.g. `nomad`. */
+  kind: string;
+  /** Base URL; required by the kinds that talk HTTP ({@link BackendModule.needsUrl}). */
+  url?: string;
+  /** Deadline of one backend call in milliseconds. @default 10000 */
+  timeoutMs: number;
+  /** Most concurrent connections to this backend (per origin). @default 16 */
+  maxConnections: number;
+  /** Retries of an idempotent read after a connection failure or 502/503/504. @default 2 */
+  readRetries: number;
+}
+
+/**
+ * How a kind's callers authenticate: one header for every backend of the kind and a per-backend
+ * form (`<header>-<backend id>`) that wins over it. Values pass through to the backend and are
+ * never logged or returned.
+ */
+export interface CredentialSpec {
+  /** The header's canonical spelling, e.g. `X-Nomad-Token`; matched without regard to case. */
+  header: string;
+  /** What the credential is, for messages: e.g. `a Nomad ACL token`. */
+  describe: string;
+  /** A backend of this kind answers nothing without a credential (OpenStack): lists leave it out as NO_CREDENTIAL. */
+  required: boolean;
+}
+
+/** What a module's factory gets besides its own settings. */
+export interface BackendDeps {
+  /** Told of every HTTP call (metrics, logs). @default none */
+  onCall?: (r: CallRecord) => void;
+  /** Circuit breakers shared by all backends (one per service endpoint). */
+  breakers: BreakerBoard;
+}
+
+/**
+ * One kind of backend. `S` is its parsed settings type (the common ones plus its own).
+ * Optional members are facets: a kind without them simply has no such thing.
+ */
+export interface BackendModule<S extends CommonBackendSettings = CommonBackendSettings> {
+  /** Config kind, as written in `GATEWAY_BACKENDS=id=kind@url` and the file's `kind`: lower case, e.g. `nomad`. */
+  readonly kind: string;
+  /** The model's and the schema's `BackendKind` value, e.g. `NOMAD`. */
+  readonly modelKind: string;
+  /** Name for people (banners, messages), e.g. `Nomad`. */
+  readonly displayName: string;
+  /** Whether `@url` is required in `GATEWAY_BACKENDS` and `url` in the file. */
+  readonly needsUrl: boolean;
+  /** The caller's credential. */
+  readonly credential: CredentialSpec;
+  /**
+   * The kind's own settings, after the common ones are parsed: `raw` is the file entry (or the
+   * env entry built from `envSetting`), `where` the setting path for errors.
+   * @throws ConfigError naming the setting
+   */
+  parseSettings(raw: Record<string, unknown>, common: CommonBackendSettings, where: string): S;
+  /**
+   * The kind's own `GATEWAY_BACKEND_<ID>_<NAME>` variables as file keys: `{ TOKEN: 'token' }`.
+   * Read only for backends listed in `GATEWAY_BACKENDS`; every other such name is unknown.
+   */
+  readonly envSettings: Readonly<Record<string, string>>;
+  /** Builds the backend. */
+  create(settings: S, deps: BackendDeps): VolumeBackend;
+}
