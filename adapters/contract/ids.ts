@@ -9,8 +9,6 @@
 import { BadUserInputError } from './errors';
 import { checkIdentifier, safeIdentifier, type IdPosition, type IdentifierRules } from './input';
 import type { BackendKind } from './model';
-import { NOMAD_IDENTIFIERS } from '../nomad/ids';
-import { OPENSTACK_IDENTIFIERS } from '../openstack/ids';
 
 /** Kinds of objects that carry a global id. */
 export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Plugin' | 'Operation';
@@ -68,12 +66,44 @@ export function decodeGlobalId(id: string, expected: GlobalIdKind | null, argume
   return { kind: kind as GlobalIdKind, backend: backend!, scope: scope!, nativeId: nativeId!, subId };
 }
 
-/** Each backend kind's rules per identifier position. */
-const RULES: Record<BackendKind, IdentifierRules> = { NOMAD: NOMAD_IDENTIFIERS, OPENSTACK: OPENSTACK_IDENTIFIERS };
+/**
+ * What a backend kind accepts in its identifiers, supplied by its folder (`adapters/<kind>/ids.ts`)
+ * through {@link defineIdentifierScheme}: the contract never imports a backend.
+ */
+export interface IdentifierScheme {
+  /** Its own rules per position, after the shared ones; positions without a rule get the shared rules only. */
+  readonly rules: IdentifierRules;
+  /** What a snapshot id's scope is on this kind: a `namespace` (project), or a `plugin` (Nomad scopes snapshots by plugin). */
+  readonly snapshotScope: Extract<IdPosition, 'namespace' | 'plugin'>;
+}
+
+/** Each backend kind's scheme, as its folder defined it. */
+const SCHEMES = new Map<string, IdentifierScheme>();
+
+/**
+ * Gives the contract `kind`'s identifier scheme. Each backend folder's `ids.ts` calls it when it
+ * is loaded (its backend imports it), so a kind that can be configured has its rules.
+ * @throws Error when `kind` already has another scheme (two folders claiming one kind)
+ */
+export function defineIdentifierScheme(kind: BackendKind, scheme: IdentifierScheme): void {
+  const known = SCHEMES.get(kind);
+  if (known && known !== scheme) throw new Error(`backend kind ${kind} has two identifier schemes`);
+  SCHEMES.set(kind, scheme);
+}
+
+/**
+ * The scheme of `kind`.
+ * @throws Error when no folder defined one: a backend whose ids were never checked must not pass silently
+ */
+function schemeOf(kind: BackendKind): IdentifierScheme {
+  const scheme = SCHEMES.get(kind);
+  if (!scheme) throw new Error(`backend kind ${kind} has no identifier scheme: its adapters/<kind>/ids.ts was not loaded`);
+  return scheme;
+}
 
 /** Checks `value` for `position` on a backend of `kind`: the shared rules, then the kind's. */
 export function backendIdentifier(kind: BackendKind, position: IdPosition, value: string, argument: string): string {
-  return checkIdentifier(RULES[kind], position, value, argument);
+  return checkIdentifier(schemeOf(kind).rules, position, value, argument);
 }
 
 /** Positions of a global id's parts, by id kind and backend kind (null: shared rules only). */
@@ -84,8 +114,7 @@ function positions(kind: GlobalIdKind, backend: BackendKind): [scope: IdPosition
     case 'Attachment':
       return ['namespace', 'volume', 'consumer'];
     case 'Snapshot':
-      // Nomad scopes snapshots by plugin, OpenStack by project.
-      return [backend === 'NOMAD' ? 'plugin' : 'namespace', 'snapshot', null];
+      return [schemeOf(backend).snapshotScope, 'snapshot', null];
     case 'Plugin':
       return [null, 'plugin', null];
     case 'Operation':

@@ -32,6 +32,8 @@ import type { TransportOptions } from '../http/transport';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../contract/watch';
 import { NomadClient } from './client';
 import { equalsAll } from './filter';
+// Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
+import './ids';
 import * as req from './requests';
 import { toExternalVolume, toPlugin, toPluginFromStub, toSnapshot } from './results-catalog';
 import { toVolume, toVolumeFromStub, volumePosition } from './results-volumes';

@@ -5,14 +5,20 @@
  * - volume and plugin ids: any non-empty string server-side (`CSIVolume.Validate` only checks
  *   presence), but the HTTP router takes them from the decoded path and splits on `/`
  *   (command/agent/csi_endpoint.go), and Go cleans `.`/`..` segments: the shared rules of
- *   `adapters/input.ts` already exclude those;
+ *   `adapters/contract/input.ts` already exclude those;
  * - node ids: UUIDs on real clients, but the server checks only presence, so the shared rules.
  * Snapshot ids are the storage provider's and travel as query values: shared rules.
  */
-import type { IdentifierRules } from '../contract/input';
+import { defineIdentifierScheme, type IdentifierScheme } from '../contract/ids';
 
 const NAMESPACE = /^[a-zA-Z0-9-]{1,128}$/;
 
-export const NOMAD_IDENTIFIERS: IdentifierRules = {
-  namespace: { test: (v) => NAMESPACE.test(v), expects: 'a Nomad namespace: 1 to 128 letters, digits and "-"' },
+/** Nomad's identifier scheme: namespaces by Nomad's rule; snapshots are scoped by plugin. */
+export const NOMAD_IDENTIFIERS: IdentifierScheme = {
+  rules: {
+    namespace: { test: (v) => NAMESPACE.test(v), expects: 'a Nomad namespace: 1 to 128 letters, digits and "-"' },
+  },
+  snapshotScope: 'plugin',
 };
+
+defineIdentifierScheme('NOMAD', NOMAD_IDENTIFIERS);

@@ -39,6 +39,8 @@ import { OpenStackClient, type OpenStackClientOptions } from './client';
 import { checkChange } from './completion-check';
 import type { OpenStackContext } from './context';
 import * as hosts from './host-attachments';
+// Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
+import './ids';
 import * as servers from './servers';
 import * as snapshots from './snapshots';
 import * as volumes from './volumes';

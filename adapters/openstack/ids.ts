@@ -6,7 +6,8 @@
  * Keystone's id column, so hand-made ids such as `default` still pass.
  */
 import { BadUserInputError } from '../contract/errors';
-import type { IdentifierRule, IdentifierRules } from '../contract/input';
+import { defineIdentifierScheme, type IdentifierScheme } from '../contract/ids';
+import type { IdentifierRule } from '../contract/input';
 
 /** A dashed UUID in any case (Cinder and Nova compare ids case-insensitively). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -14,14 +15,20 @@ const PROJECT = /^[A-Za-z0-9_-]{1,64}$/;
 
 const uuid = (what: string): IdentifierRule => ({ test: (v) => UUID.test(v), expects: `an OpenStack ${what} id (a UUID such as 3f2a…-…)` });
 
-export const OPENSTACK_IDENTIFIERS: IdentifierRules = {
-  namespace: { test: (v) => PROJECT.test(v), expects: 'an OpenStack project id (1 to 64 letters, digits, "_" and "-")' },
-  volume: uuid('volume'),
-  snapshot: uuid('snapshot'),
-  server: uuid('server'),
-  attachment: uuid('attachment'),
-  consumer: uuid('attachment'),
+/** OpenStack's identifier scheme: UUIDs and project ids; snapshots are scoped by project, like volumes. */
+export const OPENSTACK_IDENTIFIERS: IdentifierScheme = {
+  rules: {
+    namespace: { test: (v) => PROJECT.test(v), expects: 'an OpenStack project id (1 to 64 letters, digits, "_" and "-")' },
+    volume: uuid('volume'),
+    snapshot: uuid('snapshot'),
+    server: uuid('server'),
+    attachment: uuid('attachment'),
+    consumer: uuid('attachment'),
+  },
+  snapshotScope: 'namespace',
 };
+
+defineIdentifierScheme('OPENSTACK', OPENSTACK_IDENTIFIERS);
 
 /**
  * A caller-given OpenStack id, checked and lower-cased (Cinder and Nova store them lower-case);

@@ -5,6 +5,9 @@ import { quote } from '../../adapters/nomad/filter';
 import { parseNomadJson } from '../../adapters/nomad/client';
 import { nanosToIso, attachmentState } from '../../adapters/nomad/results';
 import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
+// The backends' identifier schemes, as loading their backends defines them.
+import '../../adapters/nomad/ids';
+import '../../adapters/openstack/ids';
 
 describe('global ids', () => {
   it('should round-trip every part, including characters that are legal in Nomad ids', () => {
@@ -42,6 +45,19 @@ describe('identifier rules', () => {
     const snap = { kind: 'Snapshot' as const, backend: 'b', scope: 'aws-ebs0', nativeId: 'snap-1' };
     expect(checkGlobalIdParts(snap, 'NOMAD')).toEqual(snap); // Nomad scopes snapshots by plugin
     expect(() => checkGlobalIdParts(snap, 'OPENSTACK')).toThrow(bad);
+  });
+
+  it('should take each kind\'s scheme from its backend folder, and refuse a kind that has none', () => {
+    // A fresh module registry: the contract alone knows no kind until a backend is loaded.
+    jest.isolateModules(() => {
+      const ids = require('../../adapters/contract/ids') as typeof import('../../adapters/contract/ids');
+      expect(() => ids.backendIdentifier('NOMAD', 'namespace', 'team-a', 'namespace')).toThrow(/no identifier scheme/);
+      require('../../adapters/nomad/backend');
+      require('../../adapters/openstack/backend');
+      expect(() => ids.backendIdentifier('NOMAD', 'namespace', 'team_a', 'namespace')).toThrow(bad);
+      expect(() => ids.backendIdentifier('OPENSTACK', 'snapshot', 'snap-1', 'nativeId')).toThrow(bad);
+      expect(() => ids.defineIdentifierScheme('NOMAD', { rules: {}, snapshotScope: 'namespace' })).toThrow(/two identifier schemes/);
+    });
   });
 
   it('should encode path segments without ever throwing a URIError', () => {
