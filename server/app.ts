@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { buildGatewaySchema } from './schema';
 import { hasTrackedChanges } from '../adapters/contract/capabilities';
 import type { GatewayConfig } from './config';
-import type { GatewayContext, GatewayServices } from './context';
+import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
 import { createHttpContext } from './http-context';
 import { createFormatError } from './errors';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency';
@@ -41,6 +41,7 @@ import { MemoryEventLog } from '../subscriptions/events';
 import { createLiveHub, type LiveHub, type RunningLiveHub } from '../subscriptions/live';
 import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
 import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
+import { loadOperation } from '../resolvers/operation';
 
 export interface GatewayOptions {
   /**
@@ -322,6 +323,8 @@ function defaultLiveHub(o: GatewayOptions, services: GatewayServices, schema: Gr
   const hub = createLiveHub({
     log: new MemoryEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
     services,
+    createContext: (r) => createExecutionContext(services, r),
+    visibleOperation: (ctx, id) => loadOperation(ctx, id),
     schema,
     accessTtlMs: c.accessTtlMs,
     maxQueued: c.maxQueued,

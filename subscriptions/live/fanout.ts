@@ -10,7 +10,6 @@ import { execute, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/contract/backend';
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { AccessGrant } from '../../adapters/contract/watch';
-import type { GatewayServices } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
 import type { ChangeEvent } from '../events';
 import { redactFor, type AccessAnswer, type AccessCache } from './access';
@@ -18,7 +17,7 @@ import { errorResult, serialize } from './format';
 import type { LiveSpec } from './spec';
 import type { LiveStream, SlotValue } from './stream';
 import { matches, type Indexed } from './subscribers';
-import { SerializedResult } from './types';
+import { SerializedResult, type ContextFactory } from './types';
 import { eventContext, eventView, type EventLimits, type EventView } from './view';
 
 /** A volumeChanged/attachmentChanged subscription as fan-out sees it. */
@@ -42,7 +41,8 @@ export interface EventSubscriber extends Indexed {
 /** Options of {@link Fanout}. */
 export interface FanoutOptions {
   schema: GraphQLSchema;
-  services: GatewayServices;
+  /** Builds each event execution's context. */
+  createContext: ContextFactory;
   registry: BackendRegistry;
   access: AccessCache;
   eventLimits?: EventLimits;
@@ -63,7 +63,7 @@ export class Fanout {
 
   /** Executes a subscription document once on `view` (SUBSCRIBED, operation states) and serializes it. */
   async executeOnce(s: Pick<EventSubscriber, 'spec' | 'args'>, view: unknown, volume: EventView['volume'] = null): Promise<SerializedResult> {
-    const ctx = eventContext(this.#o.services, volume, this.#o.eventLimits);
+    const ctx = eventContext(this.#o.createContext, volume, this.#o.eventLimits);
     try {
       this.#o.onExecute?.(s.spec.field);
       const r = await execute({ schema: this.#o.schema, document: s.args.document, operationName: s.args.operationName, variableValues: s.args.variableValues, rootValue: { [s.spec.field]: view }, contextValue: ctx });

@@ -15,7 +15,7 @@
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/contract/backend';
 import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/contract/errors';
-import type { GatewayContext, GatewayServices } from '../../server/context';
+import type { GatewayContext } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
@@ -29,7 +29,7 @@ import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type Interest, type Li
 import { checkCredentials, quotaKey, refusedOmission, type Checked } from './start-checks';
 import { LiveStream } from './stream';
 import { SubscriberIndex } from './subscribers';
-import type { LiveHub, LiveResult, SubscriberOrigin } from './types';
+import type { LiveHub, LiveResult, OperationVisibility, SubscriberOrigin } from './types';
 import { droppedView, subscribedView, type OmissionView } from './view';
 
 /** Metrics callbacks of the hub (all optional; prom-client counters and gauges in the server). */
@@ -50,10 +50,11 @@ export interface LiveMetrics {
 export interface HubParts {
   log: EventLog;
   registry: BackendRegistry;
-  services: GatewayServices;
   feed: Feed;
   access: AccessCache;
   fanout: Fanout;
+  /** Reads an operation as its subscriber may see it (`operationUpdated`). */
+  visibleOperation: OperationVisibility;
   /** Per-address and per-credential places, and the start checks' rate (shared by every transport). */
   budget: SubscriptionBudget;
   /** Most results queued per subscription. */
@@ -173,7 +174,7 @@ export class Hub implements LiveHub {
         opened.close();
         places.release();
       };
-      const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, maxQueued: this.#p.maxQueued, onClose, onOverflow: opened.overflow }).catch((err: unknown) => {
+      const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, visibleOperation: this.#p.visibleOperation, maxQueued: this.#p.maxQueued, onClose, onOverflow: opened.overflow }).catch((err: unknown) => {
         opened.close();
         throw err;
       });

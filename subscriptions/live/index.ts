@@ -12,10 +12,10 @@ import { BUDGET_DEFAULTS, SubscriptionBudget, type SubscriptionBudgetLimits } fr
 import { Fanout } from './fanout';
 import { Feed, type FeedOperations, type FeedStatus } from './feed';
 import { Hub, type LiveMetrics } from './hub';
-import type { LiveHub, LiveMutations } from './types';
+import type { ContextFactory, LiveHub, LiveMutations, OperationVisibility } from './types';
 import type { EventLimits } from './view';
 
-export { SerializedResult, type AcceptedChange, type LiveHub, type LiveMutations, type LiveResult, type SubscriberOrigin } from './types';
+export { SerializedResult, type AcceptedChange, type ContextFactory, type LiveHub, type LiveMutations, type LiveResult, type OperationVisibility, type SubscriberOrigin } from './types';
 export { BUDGET_DEFAULTS, SubscriptionLimitError, type SubscriptionBudgetLimits } from './budget';
 export type { FeedStatus } from './feed';
 export type { LiveMetrics } from './hub';
@@ -27,6 +27,13 @@ export interface LiveHubOptions {
   log: EventLog;
   /** Registry, tracker and idempotency store: the same services HTTP executions use. */
   services: GatewayServices;
+  /**
+   * Builds an execution context over `services` (the server's `createExecutionContext`): each event
+   * execution runs in one with no credential that refuses every backend call (view.ts).
+   */
+  createContext: ContextFactory;
+  /** Reads an operation as the caller may see it, for `operationUpdated` (the `volumeOperation` query's rule). */
+  visibleOperation: OperationVisibility;
   /** The executable schema the socket layer validates against (wrapped by the limits). */
   schema: GraphQLSchema;
   /** The tracker as the feed sees it. @default services.operations */
@@ -80,7 +87,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   const access = new AccessCache({ ttlMs: o.accessTtlMs, timeoutMs: o.accessTimeoutMs, onCheck: metrics.accessCheck });
   const fanout = new Fanout({
     schema: o.schema,
-    services: o.services,
+    createContext: o.createContext,
     registry,
     access,
     eventLimits: o.eventLimits,
@@ -90,7 +97,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   });
   let hub: Hub | undefined;
   const feed = new Feed({ registry, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
-  hub = new Hub({ log: o.log, registry, services: o.services, feed, access, fanout, budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }), maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, watcherWaitMs: o.watcherWaitMs ?? 10_000, metrics });
+  hub = new Hub({ log: o.log, registry, feed, access, fanout, visibleOperation: o.visibleOperation, budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }), maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, watcherWaitMs: o.watcherWaitMs ?? 10_000, metrics });
   const h = hub;
   let started = false;
   const sweep = setInterval(() => access.sweep(), Math.max(1000, o.accessTtlMs ?? 30_000));

@@ -7,19 +7,20 @@
 import { GatewayError, NotFoundError } from '../../adapters/contract/errors';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { OperationRecord } from '../../adapters/contract/model';
-import { loadOperation } from '../../resolvers/operation';
 import type { GatewayContext } from '../../server/context';
 import { TERMINAL } from '../operations/types';
 import type { Fanout, EventSubscriber } from './fanout';
 import { errorResult } from './format';
 import type { LiveSpec } from './spec';
 import { LiveStream } from './stream';
-import type { LiveResult } from './types';
+import type { LiveResult, OperationVisibility } from './types';
 import type { ExecutionResult, ExecutionArgs } from 'graphql';
 
 /** Options of {@link operationStream}. */
 export interface OperationStreamOptions {
   fanout: Fanout;
+  /** Reads the operation as the caller may see it. */
+  visibleOperation: OperationVisibility;
   maxQueued: number;
   /** Runs when the stream ends (counts, unsubscribe). */
   onClose: () => void;
@@ -55,7 +56,7 @@ export async function operationStream(spec: LiveSpec, args: ExecutionArgs, ctx: 
   });
   let record: OperationRecord | null;
   try {
-    record = await loadOperation(ctx, id, 'id');
+    record = await o.visibleOperation(ctx, id);
   } catch (err) {
     void stream.return();
     if (err instanceof GatewayError) return errorResult(err);

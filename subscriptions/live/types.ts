@@ -6,7 +6,8 @@
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { AttachTarget, DetachTarget } from '../../adapters/contract/backend';
-import type { Attachment, VolumeRef } from '../../adapters/contract/model';
+import type { Attachment, OperationRecord, VolumeRef } from '../../adapters/contract/model';
+import type { ExecutionRequest, GatewayContext } from '../../server/context';
 
 /**
  * An execution result serialized once and shared by every subscriber that receives it. The socket
@@ -65,3 +66,17 @@ export interface AcceptedChange {
 export interface LiveMutations {
   accepted(c: AcceptedChange): void;
 }
+
+/**
+ * Builds one execution's context (the server's `createExecutionContext` over its services).
+ * Injected by the server, so the live path builds contexts without importing it.
+ */
+export type ContextFactory = (request: ExecutionRequest) => GatewayContext;
+
+/**
+ * The operation `id` names, if the context's caller may see it (they started it, or can read its
+ * target now: the `volumeOperation` query's rule); null for an unknown or hidden one. Injected by
+ * the server (the resolvers' `loadOperation`), so the live path never imports a resolver.
+ * @throws GatewayError for an id that is not an operation id, or names no configured backend
+ */
+export type OperationVisibility = (ctx: GatewayContext, id: string) => Promise<OperationRecord | null>;

@@ -8,10 +8,11 @@
  */
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
-import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../server/context';
+import type { GatewayContext } from '../../server/context';
 import { ExecutionLimits } from '../../server/limits';
 import { NotServedInEventsError } from '../../adapters/contract/errors';
 import type { ChangeEvent, ChangeType } from '../events';
+import type { ContextFactory } from './types';
 
 /** A backend a subscription cannot cover (the schema's `VolumeListOmission`). */
 export interface OmissionView {
@@ -75,9 +76,9 @@ export function droppedView(cursor: string, omission: OmissionView): EventView {
 const notServedInEvents = (): NotServedInEventsError => new NotServedInEventsError();
 
 /** The context of one event execution (call `limits.end()` after it). */
-export function eventContext(services: GatewayServices, volume: Volume | null, l: EventLimits = {}): GatewayContext {
+export function eventContext(createContext: ContextFactory, volume: Volume | null, l: EventLimits = {}): GatewayContext {
   const limits = new ExecutionLimits({ maxBackendCallsPerOperation: 0, operationTimeoutMs: l.timeoutMs ?? 5_000, maxResponseBytes: l.maxBytes ?? 1_048_576 });
-  const ctx = createExecutionContext(services, { credentials: new Map(), limits, requestId: null, refuseCalls: notServedInEvents });
+  const ctx = createContext({ credentials: new Map(), limits, requestId: null, refuseCalls: notServedInEvents });
   if (volume) ctx.loaders.volume.prime(volume.ref, volume);
   return ctx;
 }

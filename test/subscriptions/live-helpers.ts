@@ -16,6 +16,7 @@ import { buildGatewaySchema } from '../../server/schema';
 import { MemoryEventLog, type MemoryEventLogOptions } from '../../subscriptions/events';
 import { createLiveHub, SerializedResult, type LiveHubOptions, type LiveResult, type RunningLiveHub } from '../../subscriptions/live';
 import { OperationTracker } from '../../subscriptions/operations';
+import { loadOperation } from '../../resolvers/operation';
 import { until } from '../support/until';
 
 export { until };
@@ -64,7 +65,7 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
   const schema = buildGatewaySchema();
   const log = o.logInstance ?? new MemoryEventLog(o.log);
   const executions: Record<string, number> = {};
-  const hub = createLiveHub({ log, services, schema, ...o.hub, metrics: { execution: (f) => void (executions[f] = (executions[f] ?? 0) + 1), ...o.hub?.metrics } });
+  const hub = createLiveHub({ log, services, schema, createContext: (r) => createExecutionContext(services, r), visibleOperation: (ctx, id) => loadOperation(ctx, id), ...o.hub, metrics: { execution: (f) => void (executions[f] = (executions[f] ?? 0) + 1), ...o.hub?.metrics } });
   services.live = hub.mutations;
   hub.start();
   const subs: Subscription[] = [];
