@@ -24,6 +24,53 @@ function imports(file: string): string[] {
   });
 }
 
+/** An import or re-export of a file: its resolved specifier, and whether it brings types only (erased at run time). */
+interface ImportStatement {
+  spec: string;
+  typeOnly: boolean;
+}
+
+/** Import and re-export statements of a file (dynamic `import()` counts as a value import). */
+function importStatements(file: string): ImportStatement[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const resolveSpec = (spec: string): string => (spec.startsWith('.') ? relative(root, resolve(root, dirname(file), spec)) : spec);
+  const statements = [...text.matchAll(/^\s*(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s*'([^']+)'/gm)].map((m) => {
+    const names = /\{([^}]*)\}/.exec(m[2]!)?.[1];
+    // `import { type A, type B } from` is erased as `import type` is.
+    const allTypes = names !== undefined && !/^\s*\w/.test(m[2]!.replace(/\{[^}]*\}/, '')) && names.split(',').every((n) => n.trim() === '' || /^type\s/.test(n.trim()));
+    return { spec: resolveSpec(m[3]!), typeOnly: m[1] !== undefined || allTypes };
+  });
+  const bare = [...text.matchAll(/^\s*import\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/gm)].map((m) => ({ spec: resolveSpec((m[1] ?? m[2])!), typeOnly: false }));
+  return [...statements, ...bare];
+}
+
+/**
+ * The backend folders: every folder of `adapters/` but the contract's and HTTP infrastructure's
+ * (a new `adapters/<kind>/` is one by being there).
+ */
+const NEUTRAL_ADAPTER_FOLDERS = new Set(['contract', 'http']);
+const BACKEND_FOLDERS = readdirSync(join(root, 'adapters'), { withFileTypes: true })
+  .filter((e) => e.isDirectory() && !NEUTRAL_ADAPTER_FOLDERS.has(e.name))
+  .map((e) => e.name);
+
+/** The backend folder an import lands in (`adapters/<kind>/…`), or null. */
+const backendFolderOf = (spec: string): string | null => {
+  const m = /^adapters\/([^/]+)\//.exec(spec);
+  return m && BACKEND_FOLDERS.includes(m[1]!) ? m[1]! : null;
+};
+
+/**
+ * What `subscriptions/` may import from `server/`, and how. Everything else the live path needs
+ * from the server (an execution context, an operation's visibility) is injected by
+ * `server/app.ts`, so no import runs back into the wiring or the resolvers.
+ */
+const SUBSCRIPTIONS_MAY_IMPORT_FROM_SERVER: Readonly<Record<string, 'types' | 'values'>> = {
+  'server/context': 'types', // GatewayContext, GatewayServices, ExecutionRequest: built by the injected factory
+  'server/registry': 'types', // BackendRegistry, handed in by the server
+  'server/limits': 'values', // ExecutionLimits of one event execution
+  'server/http/caller-limiter': 'values', // the per-address token buckets the subscription budget shares with HTTP
+};
+
 describe('layering', () => {
   it('should keep wire shapes and HTTP out of resolvers and schema', () => {
     const offending = [...files('resolvers'), ...files('schema')].flatMap((f) =>
@@ -41,6 +88,38 @@ describe('layering', () => {
 
   it('should keep simulators free of gateway code (they are the other side)', () => {
     const offending = files('simulators').flatMap((f) => imports(f).filter((i) => /^(server|resolvers|subscriptions|adapters|schema)\//.test(i)).map((i) => `${f} → ${i}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('should import nothing from resolvers/ or the server wiring into subscriptions/', () => {
+    const offending = files('subscriptions').flatMap((f) =>
+      importStatements(f)
+        .filter(({ spec, typeOnly }) => {
+          if (spec.startsWith('resolvers/')) return true;
+          if (!spec.startsWith('server/')) return false;
+          const allowed = SUBSCRIPTIONS_MAY_IMPORT_FROM_SERVER[spec];
+          return allowed === undefined || (allowed === 'types' && !typeOnly);
+        })
+        .map(({ spec, typeOnly }) => `${f} → ${spec}${typeOnly ? ' (types)' : ''}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('should keep the contract and HTTP infrastructure free of backend folders', () => {
+    expect(BACKEND_FOLDERS).toEqual(expect.arrayContaining(['nomad', 'openstack']));
+    const neutral = [...NEUTRAL_ADAPTER_FOLDERS].flatMap((d) => files(`adapters/${d}`));
+    const offending = neutral.flatMap((f) => importStatements(f).filter(({ spec }) => backendFolderOf(spec) !== null).map(({ spec }) => `${f} → ${spec}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('should keep each backend folder free of the others', () => {
+    const offending = BACKEND_FOLDERS.flatMap((b) =>
+      files(`adapters/${b}`).flatMap((f) =>
+        importStatements(f)
+          .filter(({ spec }) => ![null, b].includes(backendFolderOf(spec)))
+          .map(({ spec }) => `${f} → ${spec}`),
+      ),
+    );
     expect(offending).toEqual([]);
   });
 
@@ -62,9 +141,6 @@ function code(file: string): string {
 
 /** graphql-transport-ws message types. */
 const GRAPHQL_WS_MESSAGES = new Set(['connection_init', 'connection_ack']);
-
-/** The backend folders under adapters/: everything else there (contract/, http/ …) is neutral. */
-const BACKEND_FOLDERS = ['nomad', 'openstack'];
 
 /** Everything outside the backend folders that speaks the unified model: schema, resolvers, server, the neutral contract. */
 function neutralFiles(): string[] {
