@@ -1,5 +1,5 @@
 /** Layering rules from docs/architecture.md, checked on the source text. */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 
 const root = resolve(__dirname, '..');
@@ -173,6 +173,91 @@ describe('wire words stay in the backend folders', () => {
       return [...names].filter((n) => new RegExp(`[.'"]${n}\\b|\\b${n}\\??:`).test(text)).map((n) => `${f}: ${n}`);
     });
     expect(offending).toEqual([]);
+  });
+});
+
+/**
+ * Issue 18's "Done when" grep rule: no backend kind literal, credential header name or backend
+ * detail `__typename` outside `adapters/<backend>/`, `schema/<backend>/` and the module registry
+ * (`adapters/modules.ts`). Its scope is the settled one: TypeScript under the contract root
+ * (`adapters/` but its backend folders), `server/`, `resolvers/` (but its backend folders),
+ * `subscriptions/`, and the core `schema/` (SDL without descriptions and comments). README, docs,
+ * tests, simulators and the bench may name kinds.
+ *
+ * Off until the backend modules (r18-modules) and the kind-neutral code (r18-kinds) have landed:
+ * then set it to true. `backendWordViolations()` lists what it finds meanwhile.
+ */
+const BACKEND_WORDS_RULE_ON = false;
+
+/** The module registry: the one file outside the backend folders that lists them. */
+const MODULE_REGISTRY = 'adapters/modules.ts';
+
+/**
+ * Credential headers the modules declare (`header: '…'` in a backend folder), plus the two the
+ * gateway has always used, so the rule has words even before every module declares its own.
+ */
+function credentialHeaders(): string[] {
+  const declared = BACKEND_FOLDERS.flatMap((b) => files(`adapters/${b}`).flatMap((f) => [...code(f).matchAll(/\bheader:\s*['"`](X-[A-Za-z0-9-]+)['"`]/g)].map((m) => m[1]!)));
+  return [...new Set(['X-Nomad-Token', 'X-Auth-Token', ...declared].map((h) => h.toLowerCase()))];
+}
+
+/**
+ * Backend type names: those declared in a backend's SDL (`schema/<backend>/`: its detail types,
+ * consumer types and inputs), and those still declared in the core SDL under a kind's name (`NomadNode`).
+ */
+function backendTypeNames(): string[] {
+  const sdl = (dir: string): string[] => readdirSync(join(root, dir)).filter((n) => n.endsWith('.graphql')).map((n) => join(dir, n));
+  const declared = (f: string): string[] => [...code(f).matchAll(/^\s*(?:type|union|interface|enum|input|scalar)\s+([A-Za-z_]\w*)/gm)].map((m) => m[1]!);
+  const backendSdl = BACKEND_FOLDERS.filter((b) => existsSync(join(root, 'schema', b))).flatMap((b) => sdl(join('schema', b)));
+  const kindNamed = sdl('schema').flatMap(declared).filter((n) => BACKEND_FOLDERS.some((b) => n.toLowerCase().startsWith(b)));
+  return [...new Set([...backendSdl.flatMap(declared), ...kindNamed])];
+}
+
+/** The files the grep rule covers. */
+function grepRuleScope(): string[] {
+  const inBackendFolder = (f: string, top: string): boolean => BACKEND_FOLDERS.some((b) => f.startsWith(`${top}/${b}/`));
+  const coreSdl = readdirSync(join(root, 'schema')).filter((n) => n.endsWith('.graphql')).map((n) => join('schema', n));
+  return [
+    ...files('adapters').filter((f) => !inBackendFolder(f, 'adapters') && f !== MODULE_REGISTRY),
+    ...files('server'),
+    ...files('resolvers').filter((f) => !inBackendFolder(f, 'resolvers')),
+    ...files('subscriptions'),
+    ...files('schema').filter((f) => !inBackendFolder(f, 'schema')),
+    ...coreSdl,
+  ];
+}
+
+/** Every backend kind literal, credential header name and backend `__typename` in the rule's scope, as `file: word`. */
+function backendWordViolations(): string[] {
+  const kinds = BACKEND_FOLDERS;
+  const headers = credentialHeaders();
+  const typenames = backendTypeNames();
+  const escape = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // In TypeScript a kind or a type name counts as a quoted literal ('NOMAD', "nomad", `NovaServer`);
+  // in SDL as a word (an enum value, a field's type).
+  const tsKind = new RegExp(`(['"\`])(${kinds.map(escape).join('|')})\\1`, 'gi');
+  const tsType = new RegExp(`(['"\`])(${typenames.map(escape).join('|')})\\1`, 'g');
+  const sdlWord = new RegExp(`\\b(${[...kinds.map((k) => k.toUpperCase()), ...typenames].map(escape).join('|')})\\b`, 'g');
+  // Without its `x-`, so a pattern (`/^x-(nomad-token|auth-token)/`) counts as the name does.
+  const header = new RegExp(headers.map((h) => escape(h.replace(/^x-/, ''))).join('|'), 'gi');
+  return grepRuleScope().flatMap((f) => {
+    const text = code(f);
+    const words = f.endsWith('.graphql') ? [...text.matchAll(sdlWord)].map((m) => m[1]!) : [...[...text.matchAll(tsKind)].map((m) => m[2]!), ...[...text.matchAll(tsType)].map((m) => m[2]!)];
+    return [...words, ...[...text.matchAll(header)].map((m) => m[0])].map((w) => `${f}: ${w}`);
+  });
+}
+
+describe('backend knowledge stays in the backend modules', () => {
+  it('should have words to look for (kinds, credential headers, backend type names)', () => {
+    expect(BACKEND_FOLDERS.length).toBeGreaterThanOrEqual(2);
+    expect(credentialHeaders().length).toBeGreaterThanOrEqual(2);
+    expect(backendTypeNames().length).toBeGreaterThan(5);
+    expect(grepRuleScope().length).toBeGreaterThan(50);
+  });
+
+  // Turn on with BACKEND_WORDS_RULE_ON once r18-modules and r18-kinds are merged.
+  (BACKEND_WORDS_RULE_ON ? it : it.skip)('should name no backend kind, credential header or backend __typename outside adapters/<backend>/, schema/<backend>/ and adapters/modules.ts (off until the backend modules land: BACKEND_WORDS_RULE_ON)', () => {
+    expect(backendWordViolations()).toEqual([]);
   });
 });
 
