@@ -12,6 +12,7 @@ import type { OperationTrackerOptions } from '../../subscriptions/operations';
 import { createLogger } from '../../server/logger';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
 import { OpenStackSimulator } from '../../simulators/openstack';
+import { ANALYTICS_READ, ANALYTICS_WRITE, MGMT, NOMAD_NODES, NOMAD_PLUGINS, OS } from './constants';
 
 const leftovers: Array<() => Promise<void>> = [];
 
@@ -19,21 +20,27 @@ export async function disposeAll(): Promise<void> {
   while (leftovers.length > 0) await leftovers.pop()!();
 }
 
-export const MGMT = 'mgmt-secret';
-export const ANALYTICS_READ = 'analytics-read-secret';
-export const ANALYTICS_WRITE = 'analytics-write-secret';
+export { ANALYTICS_READ, ANALYTICS_WRITE, FAST, MGMT, NODE1, NODE2, OS } from './constants';
 
-/** A simulator with ACLs on, tokens, two namespaces, two nodes and two plugins; no volumes. */
-export async function startNomad(options: NomadSimulatorOptions = {}): Promise<NomadSimulator> {
+/**
+ * The standard Nomad simulator, not yet listening: ACLs on unless `options` say otherwise,
+ * namespaces default and analytics, tokens MGMT / ANALYTICS_READ / ANALYTICS_WRITE, nodes NODE1
+ * and NODE2, plugins aws-ebs0 (controller) and hostpath (node only); no volumes.
+ */
+export function nomadSimulator(options: NomadSimulatorOptions = {}): NomadSimulator {
   const sim = new NomadSimulator({ acl: { enabled: true }, ...options });
   sim.addNamespace('analytics');
   sim.addToken({ secret: MGMT, management: true });
   sim.addToken({ secret: ANALYTICS_READ, namespaces: { analytics: 'read' } });
   sim.addToken({ secret: ANALYTICS_WRITE, namespaces: { analytics: 'write' } });
-  sim.addNode({ id: 'node-1111', name: 'client-1' });
-  sim.addNode({ id: 'node-2222', name: 'client-2' });
-  sim.addPlugin({ id: 'aws-ebs0', provider: 'ebs.csi.aws.com', version: 'v1.38.1', controllerRequired: true, controllersHealthy: 1, controllersExpected: 1, nodesHealthy: 2, nodesExpected: 2, topology: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } });
-  sim.addPlugin({ id: 'hostpath', provider: 'hostpath.csi.k8s.io', version: 'v1.11.0', controllerRequired: false, nodesHealthy: 2, nodesExpected: 2 });
+  for (const n of NOMAD_NODES) sim.addNode(n);
+  for (const p of NOMAD_PLUGINS) sim.addPlugin(p);
+  return sim;
+}
+
+/** {@link nomadSimulator}, listening on a free loopback port; stopped by `disposeAll()`. */
+export async function startNomad(options: NomadSimulatorOptions = {}): Promise<NomadSimulator> {
+  const sim = nomadSimulator(options);
   await sim.listen(0, '127.0.0.1');
   leftovers.push(() => sim.close());
   return sim;
@@ -122,9 +129,6 @@ export async function closedPortUrl(): Promise<string> {
 
 /** Requests the simulator saw, as `METHOD path` lines (query excluded). */
 export const calls = (sim: NomadSimulator): string[] => sim.requests().map((r) => `${r.method} ${r.path}`);
-
-/** Keystone users and projects of {@link startOpenStack}. */
-export const OS = { demoUser: 'demo', demoPassword: 'demo-secret', otherUser: 'other', otherPassword: 'other-secret', adminUser: 'admin', adminPassword: 'admin-secret' } as const;
 
 export interface OpenStackUnderTest {
   sim: OpenStackSimulator;
