@@ -73,12 +73,3 @@ export function keys(o: unknown): string[] {
   return Object.keys(o as object);
 }
 
-/** Polls `fn` until it returns true (or fails after `ms`). */
-export async function eventually(fn: () => Promise<boolean> | boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

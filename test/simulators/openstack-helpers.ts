@@ -125,15 +125,6 @@ export function expectRecorded(res: RawResponse, rec: Recorded, headerNames: str
   expect({ title: rec.title, body: JSON.stringify(shape(res.json)) }).toEqual({ title: rec.title, body: JSON.stringify(shape(rec.json)) });
 }
 
-/** Polls `fn` until true (fails after `ms`). */
-export async function eventually(fn: () => Promise<boolean> | boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

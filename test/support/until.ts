@@ -1,13 +1,14 @@
-/** Polling for tests that wait on something asynchronous (a socket, a watcher, a process). */
+/** The one polling helper, for tests that wait on something asynchronous (a socket, a watcher, a process, a simulator's transition). */
 
 /**
  * Resolves once `check` holds; throws `timed out waiting for <what>` past `timeoutMs` (generous:
- * the suite runs in parallel on 2 cores). `check` may be async.
+ * the suite runs in parallel on 2 cores). `check` may be async; `what` may be a function, called
+ * only on time-out, to tell the state things were in.
  */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000, everyMs = 20): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, what: string | (() => string), timeoutMs = 15_000, everyMs = 20): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
