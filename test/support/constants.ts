@@ -26,8 +26,20 @@ export const NOMAD_PLUGINS: readonly PluginSpec[] = [
   { id: 'hostpath', provider: 'hostpath.csi.k8s.io', version: 'v1.11.0', controllerRequired: false, nodesHealthy: 2, nodesExpected: 2 },
 ];
 
-/** Keystone users and passwords of the OpenStack simulator (projects are named like the users). */
-export const OS = { demoUser: 'demo', demoPassword: 'demo-secret', otherUser: 'other', otherPassword: 'other-secret', adminUser: 'admin', adminPassword: 'admin-secret' } as const;
+/**
+ * Keystone users and passwords of the OpenStack simulator: demo (member of project demo), other
+ * (member of other), admin (admin of admin and demo), viewer (reader of demo).
+ */
+export const OS = {
+  demoUser: 'demo',
+  demoPassword: 'demo-secret',
+  otherUser: 'other',
+  otherPassword: 'other-secret',
+  adminUser: 'admin',
+  adminPassword: 'admin-secret',
+  viewerUser: 'viewer',
+  viewerPassword: 'viewer-secret',
+} as const;
 
 /** Small OpenStack transition delays for fast tests (large enough to observe transitional states reliably). */
 export const FAST = {

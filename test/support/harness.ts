@@ -11,7 +11,7 @@ import type { LimitsConfig } from '../../server/limits';
 import type { OperationTrackerOptions } from '../../subscriptions/operations';
 import { createLogger } from '../../server/logger';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
-import { OpenStackSimulator } from '../../simulators/openstack';
+import { OpenStackSimulator, type OpenStackSimulatorOptions } from '../../simulators/openstack';
 import { ANALYTICS_READ, ANALYTICS_WRITE, MGMT, NOMAD_NODES, NOMAD_PLUGINS, OS } from './constants';
 
 const leftovers: Array<() => Promise<void>> = [];
@@ -144,14 +144,25 @@ export interface OpenStackUnderTest {
   backend(id?: string, extra?: Partial<OpenStackBackendConfig>): OpenStackBackendConfig;
 }
 
-/** A simulated region: projects demo and other, users demo, other and admin (admin in demo), fast async transitions. */
-export async function startOpenStack(options: ConstructorParameters<typeof OpenStackSimulator>[0] = {}): Promise<OpenStackUnderTest> {
-  const sim = new OpenStackSimulator({ ...options });
-  const demo = sim.addProject({ name: 'demo' });
-  const other = sim.addProject({ name: 'other' });
-  sim.addUser({ name: OS.demoUser, password: OS.demoPassword, projects: { demo: ['member', 'reader'] } });
-  sim.addUser({ name: OS.otherUser, password: OS.otherPassword, projects: { other: ['member', 'reader'] } });
-  sim.addUser({ name: OS.adminUser, password: OS.adminPassword, projects: { demo: ['admin', 'member', 'reader'] } });
+/**
+ * The standard OpenStack simulator, not yet listening: projects demo, other and admin; users demo
+ * (member of demo, its default project), other (member of other), admin (id `admin`, admin of admin
+ * and demo) and viewer (reader of demo). Keystone implies reader from member and member from admin.
+ */
+export function openStackSimulator(options: OpenStackSimulatorOptions = {}): { sim: OpenStackSimulator; projects: { demo: string; other: string; admin: string } } {
+  const sim = new OpenStackSimulator(options);
+  const projects = { demo: sim.addProject({ name: 'demo' }), other: sim.addProject({ name: 'other' }), admin: sim.addProject({ name: 'admin' }) };
+  sim.addUser({ name: OS.demoUser, password: OS.demoPassword, projects: { demo: ['member'] }, defaultProject: 'demo' });
+  sim.addUser({ name: OS.otherUser, password: OS.otherPassword, projects: { other: ['member'] } });
+  sim.addUser({ name: OS.adminUser, password: OS.adminPassword, projects: { admin: ['admin'], demo: ['admin'] }, id: 'admin' });
+  sim.addUser({ name: OS.viewerUser, password: OS.viewerPassword, projects: { demo: ['reader'] } });
+  return { sim, projects };
+}
+
+/** {@link openStackSimulator}, listening on free loopback ports, with tokens; stopped by `disposeAll()`. */
+export async function startOpenStack(options: OpenStackSimulatorOptions = {}): Promise<OpenStackUnderTest> {
+  const { sim, projects } = openStackSimulator(options);
+  const { demo, other } = projects;
   const { keystoneUrl } = await sim.listen();
   leftovers.push(() => sim.close());
   return {
