@@ -12,6 +12,7 @@ import type { OperationTrackerOptions } from '../../subscriptions/operations';
 import { createLogger } from '../../server/logger';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
 import { OpenStackSimulator, type OpenStackSimulatorOptions } from '../../simulators/openstack';
+import { isTerminal, settle } from './until';
 import { ANALYTICS_READ, ANALYTICS_WRITE, MGMT, NOMAD_NODES, NOMAD_PLUGINS, OS } from './constants';
 
 const leftovers: Array<() => Promise<void>> = [];
@@ -177,14 +178,13 @@ export async function startOpenStack(options: OpenStackSimulatorOptions = {}): P
   };
 }
 
-/** Polls `operation(id)` until it is terminal; returns it. */
+/** Polls `volumeOperation(id)` until it is terminal (or `timeoutMs` passed); returns it as last read. */
 export async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
+  const read = async (): Promise<any> => {
     const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason targetId deadlineAt } }`, { id }, headers);
     const op = res.body.data?.volumeOperation;
     if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    return op;
+  };
+  return settle(read, isTerminal, timeoutMs, 25);
 }

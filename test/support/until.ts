@@ -12,3 +12,19 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * Reads with `read` until `done` holds of what it read or `timeoutMs` passes, and returns the last
+ * value read either way: the test's own assertion on it then says what state things were left in.
+ */
+export async function settle<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, everyMs = 20): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Whether an operation (a record, or `volumeOperation` as the API answers it) has ended. */
+export const isTerminal = (op: { state: string }): boolean => op.state === 'SUCCEEDED' || op.state === 'FAILED' || op.state === 'TIMED_OUT';
