@@ -3,7 +3,7 @@
  * capability mechanism (the guards of `adapters/contract/capabilities.ts` as they are today). When
  * the mechanism changes, this table changes and the suite does not.
  */
-import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { CallOptions, VolumeBackend } from '../../adapters/contract/backend';
 import {
   hasCinderActions,
   hasCinderHostAttachments,
@@ -14,7 +14,7 @@ import {
   hasTrackedChanges,
   hasVolumeUpdates,
 } from '../../adapters/contract/capabilities';
-import type { Capability } from '../../adapters/contract/model';
+import type { Capability, VolumeRef } from '../../adapters/contract/model';
 
 /** One facet: its name for messages, whether a backend has it, and the capabilities it backs. */
 export interface Facet {
@@ -43,5 +43,20 @@ export function facetReport(b: VolumeBackend): Array<{ facet: string; capability
   return FACETS.flatMap((f) => f.capabilities.map((capability) => ({ facet: f.name, capability, present: f.present(b), advertised: b.capabilities.has(capability) })));
 }
 
+/**
+ * Core methods some backends cannot do: a backend that does not advertise the capability must
+ * refuse the call with UNSUPPORTED_BY_BACKEND (and never reach its backend for it).
+ */
+export const CORE_CALLS: ReadonlyArray<{ capability: Capability; call(b: VolumeBackend, ref: VolumeRef, o: CallOptions): Promise<unknown> }> = [
+  { capability: 'ATTACH_VOLUME', call: (b, ref, o) => b.attachVolume(ref, { kind: 'host', connector: { host: 'contract-host' } }, o) },
+  { capability: 'EXTEND_VOLUME', call: (b, ref, o) => b.extendVolume(ref, 2 * 2 ** 30, o) },
+];
+
 /** Whether a change the backend accepted but has not finished can be followed to its end. */
 export const tracksChanges = hasTrackedChanges;
+
+/**
+ * Whether the backend answers a create before the volume is ready (and so returns it pending):
+ * the backends that advertise tracked operations (OpenStack); the others create at once (Nomad).
+ */
+export const createsPending = (b: VolumeBackend): boolean => b.capabilities.has('TRACKED_OPERATIONS');

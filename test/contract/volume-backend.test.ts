@@ -2,15 +2,15 @@
  * The contract suite: one set of cases run over every backend of `backends.ts`, each a real
  * backend on its simulator over HTTP, called through the contract interfaces only.
  */
-import type { BackendPage, CallOptions, VolumeBackend } from '../../adapters/contract/backend';
+import type { Accepted, BackendPage, CallOptions, VolumeBackend } from '../../adapters/contract/backend';
 import type { ChangeCheck, CompletionRule } from '../../adapters/contract/completion';
-import { ForbiddenError, GatewayError, UnauthenticatedError } from '../../adapters/contract/errors';
+import { ForbiddenError, GatewayError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/contract/errors';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import { isWatchable, type VolumeDelta } from '../../adapters/contract/watch';
 import { disposeAll } from '../support/harness';
 import { until } from '../support/until';
 import { FIXTURES, type ContractBackend } from './backends';
-import { CORE_CAPABILITIES, facetReport, tracksChanges } from './capability-facets';
+import { CORE_CALLS, CORE_CAPABILITIES, createsPending, facetReport, tracksChanges } from './capability-facets';
 
 /** A batch answer as the test compares it: the volume's id, null, or 'error'. */
 const answer = (v: Volume | null | Error): string | null => (v instanceof Error ? 'error' : v === null ? null : v.ref.nativeId);
@@ -30,6 +30,25 @@ async function allPages(b: VolumeBackend, scope: string, limit: number, o: CallO
 }
 
 const listed = (pages: Array<BackendPage<Volume>>): string[] => pages.flatMap((p) => p.items.map((i) => i.item.ref.nativeId));
+
+/**
+ * Follows an accepted change to its end through `checkChange` as the operation tracker does (the
+ * rule goes through JSON between checks, as into the operation store); 'DONE AT ONCE' when nothing
+ * was pending, else the final progress state.
+ */
+async function finish(t: ContractBackend, accepted: Accepted<unknown>): Promise<string> {
+  if (accepted.pending === null) return 'DONE AT ONCE';
+  const b = t.backend;
+  if (!tracksChanges(b)) throw new Error('a pending change from a backend that cannot check changes');
+  let rule = JSON.parse(JSON.stringify(accepted.pending.rule)) as CompletionRule;
+  let last: ChangeCheck | undefined;
+  await until(async () => {
+    last = await b.checkChange(rule, t.caller);
+    rule = JSON.parse(JSON.stringify({ ...rule, seen: last.seen })) as CompletionRule;
+    return last.progress.state !== 'RUNNING';
+  }, () => `the pending change ${accepted.pending!.rule.name} to end; last check ${JSON.stringify(last)}`);
+  return last!.progress.state;
+}
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -105,30 +124,38 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('VolumeBackend contract
       for (const c of CORE_CAPABILITIES) expect({ capability: c, advertised: t.backend.capabilities.has(c) }).toEqual({ capability: c, advertised: true });
       for (const row of facetReport(t.backend)) expect(row).toEqual({ ...row, advertised: row.present });
     });
+
+    it('refuses the core calls it does not advertise with UnsupportedByBackendError', async () => {
+      const [ref] = await t.seed(1, 'unsupported');
+      const refused = CORE_CALLS.filter((c) => !t.backend.capabilities.has(c.capability));
+      for (const c of refused) {
+        const err = await rejection(c.call(t.backend, ref!, t.caller));
+        expect({ capability: c.capability, error: err }).toEqual({ capability: c.capability, error: expect.any(UnsupportedByBackendError) });
+      }
+    });
   });
 
   describe('changes', () => {
-    it('is done at once (pending null) or completes its pending change through checkChange', async () => {
+    it('creates: done at once (pending null) or through its pending change, then readable', async () => {
       const accepted = await t.backend.createVolume(t.createSpec('made-here'), t.caller);
-      const ref = accepted.result;
-      expect(ref).toMatchObject({ backend: t.backend.id, namespace: t.scope });
-      if (accepted.pending !== null) {
-        const b = t.backend;
-        expect(tracksChanges(b)).toBe(true);
-        if (!tracksChanges(b)) return;
-        // the rule is data: it goes through JSON between checks, as into the operation store
-        let rule = JSON.parse(JSON.stringify(accepted.pending.rule)) as CompletionRule;
-        let last: ChangeCheck | undefined;
-        await until(async () => {
-          last = await b.checkChange(rule, t.caller);
-          rule = { ...rule, seen: last.seen };
-          return last.progress.state !== 'RUNNING';
-        }, 'the pending change to end');
-        expect(last!.progress.state).toBe('SUCCEEDED');
-      }
-      const v = await t.backend.getVolume(ref, t.caller);
+      expect(accepted.result).toMatchObject({ backend: t.backend.id, namespace: t.scope });
+      await expect(finish(t, accepted)).resolves.toBe(accepted.pending === null ? 'DONE AT ONCE' : 'SUCCEEDED');
+      const v = await t.backend.getVolume(accepted.result, t.caller);
       expect(v).not.toBeNull();
       expect(v!.status).toBe('AVAILABLE');
+    });
+
+    it('deletes: done at once (pending null) or through its pending change, then not found', async () => {
+      const [ref] = await t.seed(1, 'doomed');
+      const accepted = await t.backend.deleteVolume(ref!, { secrets: [] }, t.caller);
+      await expect(finish(t, accepted)).resolves.toBe(accepted.pending === null ? 'DONE AT ONCE' : 'SUCCEEDED');
+      await expect(t.backend.getVolume(ref!, t.caller)).resolves.toBeNull();
+    });
+
+    it('creates pending or done at once, as its capabilities say', async () => {
+      const accepted = await t.backend.createVolume(t.createSpec('said-so'), t.caller);
+      expect({ pending: accepted.pending !== null }).toEqual({ pending: createsPending(t.backend) });
+      await finish(t, accepted);
     });
   });
 
