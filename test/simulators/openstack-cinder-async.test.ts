@@ -3,7 +3,6 @@
  * (cinder-21/07), extend failures and user messages, retype, upload, migration, re-image,
  * unmanage, force delete, 3.71's os-extend_volume_completion, and the delay controls.
  */
-import { OpenStackSimulator } from '../../simulators/openstack';
 import { call, expectRecorded, FAST, keys, recorded, sleep, startCloud, type Cloud } from './openstack-helpers';
 import { until } from '../support/until';
 
@@ -96,15 +95,12 @@ describe('extend failures and user messages', () => {
   });
 
   it('should complete attached extends through os-extend_volume_completion on a 3.71 Cinder only', async () => {
-    const sim = new OpenStackSimulator({ cinderMaxVersion: '3.71', delays: { extendMs: 10_000 } });
+    const { sim, t, cinder } = await startCloud({ cinderMaxVersion: '3.71', delays: { extendMs: 10_000 } });
     try {
-      const pid = sim.addProject({ name: 'p' });
-      sim.addUser({ name: 'a', password: 'x', projects: { p: ['admin'] } });
-      const urls = await sim.listen();
-      const token = sim.issueToken({ user: 'a', project: 'p' });
-      const base = `${urls.cinderUrl}/v3/${pid}`;
-      const server = sim.seedServer({ project: 'p', name: 's' });
-      const id = sim.seedVolume({ project: 'p', size: 1 });
+      const token = t.admin;
+      const base = cinder.admin;
+      const server = sim.seedServer({ project: 'admin', name: 's' });
+      const id = sim.seedVolume({ project: 'admin', size: 1 });
       sim.attachNow(server, id);
       expect((await call(`${base}/volumes/${id}/action`, 'POST', { token, mv: 'volume 3.71', body: { 'os-extend': { new_size: 2 } } })).status).toBe(202);
       const done = await call(`${base}/volumes/${id}/action`, 'POST', { token, mv: 'volume 3.71', body: { 'os-extend_volume_completion': { error: false } } });
@@ -209,12 +205,8 @@ describe('delays', () => {
   });
 
   it('should cancel pending transitions on close', async () => {
-    const sim = new OpenStackSimulator({ delays: { createMs: 50 } });
-    const pid = sim.addProject({ name: 'p' });
-    sim.addUser({ name: 'u', password: 'x', projects: { p: ['member'] } });
-    const urls = await sim.listen();
-    const token = sim.issueToken({ user: 'u', project: 'p' });
-    const r = await call(`${urls.cinderUrl}/v3/${pid}/volumes`, 'POST', { token, body: { volume: { size: 1 } } });
+    const { sim, t, cinder } = await startCloud({ delays: { createMs: 50 } });
+    const r = await call(`${cinder.demo}/volumes`, 'POST', { token: t.demo, body: { volume: { size: 1 } } });
     await sim.close();
     await sleep(70);
     expect(sim.volume(r.json.volume.id)!.status).toBe('creating');

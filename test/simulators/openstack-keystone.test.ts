@@ -3,7 +3,6 @@
  * application-credential auth, the catalog, validation and revocation, bad, expired and revoked
  * tokens, and a request log without secrets.
  */
-import { OpenStackSimulator } from '../../simulators/openstack';
 import { call, expectRecorded, keys, recorded, shape, sleep, startCloud, type Cloud } from './openstack-helpers';
 import { OS } from '../support/constants';
 
@@ -116,16 +115,13 @@ describe('bad, expired and revoked tokens at Cinder and Nova (keystone-22/03)', 
   });
 
   it('should honour the token TTL option', async () => {
-    const sim = new OpenStackSimulator({ tokenTtlMs: 40 });
+    const { sim, cinder, nova } = await startCloud({ tokenTtlMs: 40 });
     try {
-      const pid = sim.addProject({ name: 'p' });
-      sim.addUser({ name: 'u', password: 'x', projects: { p: ['member'] } });
-      const urls = await sim.listen();
-      const t = sim.issueToken({ user: 'u', project: 'p' });
-      expect((await call(`${urls.cinderUrl}/v3/${pid}/volumes`, 'GET', { token: t })).status).toBe(200);
+      const t = sim.issueToken({ user: OS.demoUser, project: 'demo' });
+      expect((await call(`${cinder.demo}/volumes`, 'GET', { token: t })).status).toBe(200);
       await sleep(60);
-      expect((await call(`${urls.cinderUrl}/v3/${pid}/volumes`, 'GET', { token: t })).status).toBe(401);
-      expect((await call(`${urls.novaUrl}/v2.1/servers`, 'GET', { token: t })).status).toBe(401);
+      expect((await call(`${cinder.demo}/volumes`, 'GET', { token: t })).status).toBe(401);
+      expect((await call(`${nova}/servers`, 'GET', { token: t })).status).toBe(401);
     } finally {
       await sim.close();
     }

@@ -3,7 +3,6 @@
  * side they drive (reserved → attaching → in-use; detaching → available), microversion
  * negotiation, errors, injected attach/detach failures and the 2.85 update.
  */
-import { OpenStackSimulator } from '../../simulators/openstack';
 import { call, expectRecorded, FAST, recorded, sleep, startCloud, type Cloud, type RawResponse, type Recorded } from './openstack-helpers';
 import { until } from '../support/until';
 
@@ -163,15 +162,11 @@ describe('attach variants and errors', () => {
   });
 
   it('should answer 202 without a body from 2.101 when Nova supports it', async () => {
-    const sim = new OpenStackSimulator({ novaMaxVersion: '2.101', delays: { attachMs: 5, attachCompleteMs: 5 } });
+    const { sim, t, nova } = await startCloud({ novaMaxVersion: '2.101', delays: { attachMs: 5, attachCompleteMs: 5 } });
     try {
-      sim.addProject({ name: 'p' });
-      sim.addUser({ name: 'u', password: 'x', projects: { p: ['member'] } });
-      const urls = await sim.listen();
-      const token = sim.issueToken({ user: 'u', project: 'p' });
-      const s = sim.seedServer({ project: 'p', name: 's' });
-      const v = sim.seedVolume({ project: 'p' });
-      const r = await call(`${urls.novaUrl}/v2.1/servers/${s}/os-volume_attachments`, 'POST', { token, mv: 'compute 2.101', body: { volumeAttachment: { volumeId: v } } });
+      const s = sim.seedServer({ project: 'demo', name: 's' });
+      const v = sim.seedVolume({ project: 'demo' });
+      const r = await call(`${nova}/servers/${s}/os-volume_attachments`, 'POST', { token: t.demo, mv: 'compute 2.101', body: { volumeAttachment: { volumeId: v } } });
       expect(r.status).toBe(202);
       expect(r.text).toBe('');
       await until(() => sim.volume(v)?.status === 'in-use', "sim.volume(v)?.status === 'in-use'");
