@@ -10,6 +10,7 @@ import { MGMT } from '../support/constants';
 import { nomadSimulator } from '../support/harness';
 
 export { ANALYTICS_READ, MGMT, NODE1, NODE2 } from '../support/constants';
+export { rejection } from '../support/harness';
 export const BACKEND = 'east';
 
 export interface NomadUnderTest {
@@ -59,14 +60,4 @@ export function seedVolume(sim: NomadSimulator, id: string, namespace = 'default
     Secrets: { password: 'hunter2-secret' },
     ...extra,
   });
-}
-
-/** The rejection of `p`, which must reject. */
-export async function rejection(p: Promise<unknown>): Promise<any> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }

@@ -7,7 +7,7 @@ import type { ChangeCheck, CompletionRule } from '../../adapters/contract/comple
 import { ForbiddenError, GatewayError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/contract/errors';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import { isWatchable, type VolumeDelta } from '../../adapters/contract/watch';
-import { disposeAll } from '../support/harness';
+import { disposeAll, rejection } from '../support/harness';
 import { until } from '../support/until';
 import { FIXTURES, type ContractBackend } from './backends';
 import { CORE_CALLS, CORE_CAPABILITIES, createsPending, facetReport, tracksChanges } from './capability-facets';
@@ -48,15 +48,6 @@ async function finish(t: ContractBackend, accepted: Accepted<unknown>): Promise<
     return last.progress.state !== 'RUNNING';
   }, () => `the pending change ${accepted.pending!.rule.name} to end; last check ${JSON.stringify(last)}`);
   return last!.progress.state;
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe.each(FIXTURES.map((f) => [f.name, f] as const))('VolumeBackend contract: %s', (_name, fixture) => {

@@ -188,3 +188,13 @@ export async function waitOperation(gw: GatewayUnderTest, id: string, headers: R
   };
   return settle(read, isTerminal, timeoutMs, 25);
 }
+
+/** The rejection of `p`, which must reject. */
+export async function rejection(p: Promise<unknown>): Promise<any> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
