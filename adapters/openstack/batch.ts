@@ -30,7 +30,16 @@ export const SHOW_CONCURRENCY = 8;
 
 /** Full reads of volumes, one value or Error per ref, in order. */
 export async function getVolumes(ctx: OpenStackContext, refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
-  const listed = refs.length >= LIST_STRATEGY_THRESHOLD.volumes ? await firstVolumePage(ctx, o) : null;
+  let listed: Awaited<ReturnType<typeof firstVolumePage>> | null = null;
+  if (refs.length >= LIST_STRATEGY_THRESHOLD.volumes) {
+    try {
+      listed = await firstVolumePage(ctx, o);
+    } catch (err) {
+      // The one list failed for every ref alike: an Error per ref, as with shows, never a rejection.
+      const e = err instanceof Error ? err : new Error(String(err));
+      return refs.map(() => e);
+    }
+  }
   return mapSettled(refs, concurrency, async (r) => {
     // A token sees only its own project: a ref in another is absent, as a show would say.
     if (listed && r.namespace !== listed.projectId) return null;

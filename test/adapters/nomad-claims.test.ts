@@ -6,6 +6,7 @@
 import { UnsupportedByBackendError } from '../../adapters/contract/errors';
 import type { AllocationConsumer, Attachment, Volume } from '../../adapters/contract/model';
 import { ANALYTICS_READ, NODE1, NODE2, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
+import { until } from '../support/until';
 
 let t: NomadUnderTest;
 afterEach(() => t.stop());
@@ -13,14 +14,6 @@ afterEach(() => t.stop());
 const GiB = 2 ** 30;
 const read = async (id: string, ns = 'default'): Promise<Volume> => (await t.backend.getVolume(t.ref(id, ns), t.o))!;
 const consumer = (a: Attachment): AllocationConsumer => a.consumer as AllocationConsumer;
-
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + 3_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('attachment states', () => {
   beforeEach(async () => {
@@ -57,7 +50,7 @@ describe('detach, attach and extend', () => {
     expect(await t.backend.detachVolume(t.ref('pg'), { kind: 'node', nodeId: NODE1 }, t.o)).toEqual({ result: undefined, pending: null });
     const sent = t.sim.requests()[0]!;
     expect([sent.method, sent.path, sent.query.node]).toEqual(['DELETE', '/v1/volume/csi/pg/detach', [NODE1]]);
-    await eventually(async () => (await read('pg')).attachments.length === 0);
+    await until(async () => (await read('pg')).attachments.length === 0, "(await read('pg')).attachments.length === 0");
     expect((await read('pg')).status).toBe('AVAILABLE');
   });
 

@@ -5,13 +5,12 @@
 import type { CallOptions } from '../../adapters/contract/backend';
 import type { VolumeRef } from '../../adapters/contract/model';
 import { NomadBackend, type NomadBackendOptions } from '../../adapters/nomad/backend';
-import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
+import type { NomadSimulator, NomadSimulatorOptions } from '../../simulators/nomad';
+import { MGMT } from '../support/constants';
+import { nomadSimulator } from '../support/harness';
 
-export const MGMT = 'mgmt-secret';
-/** Reads (and lists) namespace `analytics` only. */
-export const ANALYTICS_READ = 'analytics-read-secret';
-export const NODE1 = 'node-1111';
-export const NODE2 = 'node-2222';
+export { ANALYTICS_READ, MGMT, NODE1, NODE2 } from '../support/constants';
+export { rejection } from '../support/harness';
 export const BACKEND = 'east';
 
 export interface NomadUnderTest {
@@ -27,16 +26,9 @@ export interface NomadUnderTest {
   stop(): Promise<void>;
 }
 
-/** ACLs on; namespaces default and analytics; nodes NODE1, NODE2; plugins aws-ebs0 (controller) and hostpath (node only). */
+/** The harness's standard simulator ({@link nomadSimulator}: ACLs on, its tokens, nodes and plugins) and a backend on it. */
 export async function startNomadBackend(simOptions: NomadSimulatorOptions = {}, backendOptions: Partial<NomadBackendOptions> = {}): Promise<NomadUnderTest> {
-  const sim = new NomadSimulator({ acl: { enabled: true }, ...simOptions });
-  sim.addNamespace('analytics');
-  sim.addToken({ secret: MGMT, management: true });
-  sim.addToken({ secret: ANALYTICS_READ, namespaces: { analytics: 'read' } });
-  sim.addNode({ id: NODE1, name: 'client-1' });
-  sim.addNode({ id: NODE2, name: 'client-2' });
-  sim.addPlugin({ id: 'aws-ebs0', provider: 'ebs.csi.aws.com', version: 'v1.38.1', controllerRequired: true, controllersHealthy: 1, topology: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } });
-  sim.addPlugin({ id: 'hostpath', provider: 'hostpath.csi.k8s.io', version: 'v1.11.0', controllerRequired: false });
+  const sim = nomadSimulator(simOptions);
   const baseUrl = await sim.listen(0, '127.0.0.1');
   const backend = new NomadBackend({ backend: BACKEND, baseUrl, timeoutMs: 5_000, readRetries: 0, ...backendOptions });
   return {
@@ -68,14 +60,4 @@ export function seedVolume(sim: NomadSimulator, id: string, namespace = 'default
     Secrets: { password: 'hunter2-secret' },
     ...extra,
   });
-}
-
-/** The rejection of `p`, which must reject. */
-export async function rejection(p: Promise<unknown>): Promise<any> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }

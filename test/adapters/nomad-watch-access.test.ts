@@ -3,7 +3,7 @@
  * check (`checkAccess`) against the simulator's ACLs over HTTP.
  */
 import { UnauthenticatedError } from '../../adapters/contract/errors';
-import { ANALYTICS_READ, NODE1, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
+import { ANALYTICS_READ, MGMT, NODE1, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 import { startWatch, type WatchUnderTest } from './nomad-watch-helpers';
 
 describe('Nomad watcher: fallback to blocking queries', () => {
@@ -59,7 +59,7 @@ describe('Nomad watcher: availability', () => {
 describe('NomadBackend.checkAccess', () => {
   let u: NomadUnderTest;
   beforeAll(async () => {
-    u = await startNomadBackend({}, { token: 'mgmt-secret' });
+    u = await startNomadBackend({}, { token: MGMT });
     seedVolume(u.sim, 'd1');
     seedVolume(u.sim, 'a1', 'analytics');
     u.sim.addToken({ secret: 'revoked-soon', namespaces: { analytics: 'read' } });
@@ -101,6 +101,6 @@ describe('NomadBackend.checkAccess', () => {
   it('redacts nothing and serves the configured service credential', async () => {
     const v = await u.backend.getVolume(u.ref('d1'), u.o);
     expect(u.backend.redact(v!, { allowed: true, admin: false })).toBe(v);
-    await expect(u.backend.serviceCredential()).resolves.toEqual({ token: 'mgmt-secret' });
+    await expect(u.backend.serviceCredential()).resolves.toEqual({ token: MGMT });
   });
 });

@@ -7,6 +7,7 @@ import type { NomadWatchTuning } from '../../adapters/nomad/watch';
 import type { VolumeDelta, VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
 import type { NomadSimulatorOptions } from '../../simulators/nomad';
 import { MGMT, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
+import { until } from '../support/until';
 
 export interface WatchUnderTest extends NomadUnderTest {
   watcher: VolumeWatcher;
@@ -26,19 +27,13 @@ export async function startWatch(opts: { sim?: NomadSimulatorOptions; tuning?: N
   const w = u.backend.createWatcher({ onDeltas: (d) => deltas.push(...d), onStatus: (s) => statuses.push(s) });
   if ('unavailable' in w) throw new Error(w.unavailable);
   if (opts.start !== false) w.start();
-  const until = async (pred: () => boolean, what: string, ms = 10_000): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!pred()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; status ${JSON.stringify(w.status())}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  const waitFor = (pred: () => boolean, what: string, ms = 10_000): Promise<void> => until(pred, () => `${what}; status ${JSON.stringify(w.status())}`, ms, 10);
   return {
     ...u,
     watcher: w,
     deltas,
     statuses,
-    until,
+    until: waitFor,
     of: (id) => deltas.filter((d) => (d.after ?? d.before)!.ref.nativeId === id),
     async stop() {
       await w.stop();

@@ -3,7 +3,7 @@
  * resume after a dropped stream, gap detection past the event buffer, heartbeat timeouts, and
  * that every backend request it makes is on Nomad's route table.
  */
-import { NODE1, seedVolume } from './nomad-helpers';
+import { MGMT, NODE1, seedVolume } from './nomad-helpers';
 import { startWatch, type WatchUnderTest } from './nomad-watch-helpers';
 
 let t: WatchUnderTest;
@@ -50,7 +50,7 @@ describe('Nomad watcher: event stream', () => {
     seedVolume(t.sim, 'new-one', 'analytics');
     await t.until(() => t.of('new-one').length === 1, 'the create');
     expect(t.of('new-one')[0]).toMatchObject({ before: null, after: { ref: { backend: 'east', namespace: 'analytics', nativeId: 'new-one' }, complete: true } });
-    const r = await fetch(`${t.sim.url}/v1/volume/csi/new-one?namespace=analytics`, { method: 'DELETE', headers: { 'x-nomad-token': 'mgmt-secret' } });
+    const r = await fetch(`${t.sim.url}/v1/volume/csi/new-one?namespace=analytics`, { method: 'DELETE', headers: { 'x-nomad-token': MGMT } });
     expect(r.status).toBe(200);
     await t.until(() => t.of('new-one').length === 2, 'the delete');
     expect(t.of('new-one')[1]).toMatchObject({ before: { ref: { nativeId: 'new-one' } }, after: null });
@@ -68,7 +68,7 @@ describe('Nomad watcher: event stream', () => {
     await t.until(() => t.watcher.volume(t.ref('busy'))?.attachments[0]?.state === 'ATTACHED', 'ATTACHED');
     const reads = t.sim.requests().filter((q) => q.path === '/v1/volume/csi/busy');
     expect(reads.length).toBeLessThanOrEqual(2);
-    expect(reads.every((q) => q.token === 'mgmt-secret')).toBe(true);
+    expect(reads.every((q) => q.token === MGMT)).toBe(true);
   });
 
   it('resumes after a dropped stream without losing a change', async () => {
@@ -95,7 +95,7 @@ describe('Nomad watcher: event stream', () => {
     const alloc = t.sim.placeAllocation({ jobId: 'j', nodeId: NODE1, clientStatus: 'pending', volumes: [{ volumeId: 'a', mode: 'write' }] });
     t.sim.setAllocationStatus(alloc, { clientStatus: 'running' });
     for (let i = 0; i < 5; i++) seedVolume(t.sim, `late-${i}`);
-    await fetch(`${t.sim.url}/v1/volume/csi/c`, { method: 'DELETE', headers: { 'x-nomad-token': 'mgmt-secret' } });
+    await fetch(`${t.sim.url}/v1/volume/csi/c`, { method: 'DELETE', headers: { 'x-nomad-token': MGMT } });
     await t.until(() => t.watcher.status().state === 'STREAMING' && streams() >= 4, 'the resync');
     await t.until(() => t.of('c').some((d) => d.after === null), 'the deletion');
     for (let i = 0; i < 5; i++) expect(t.of(`late-${i}`)).toHaveLength(1);
@@ -133,7 +133,7 @@ describe('Nomad watcher: event stream', () => {
     expect(log.length).toBeGreaterThan(0);
     for (const q of log) {
       expect(allowed.some((re) => re.test(`${q.method} ${q.path}`))).toBe(true);
-      expect(q.token).toBe('mgmt-secret');
+      expect(q.token).toBe(MGMT);
     }
   });
 });

@@ -4,8 +4,9 @@
  * to hosts through Cinder's attachments API (the connector's os-brick keys on the wire).
  */
 import type { VolumeRef } from '../../adapters/contract/model';
-import { eventually } from '../simulators/openstack-helpers';
+
 import { calls, drive, startAdapterCloud, type AdapterCloud } from './openstack-helpers';
+import { until } from '../support/until';
 
 let c: AdapterCloud;
 let server: string;
@@ -154,7 +155,7 @@ describe('OpenStack adapter: host attachments through Cinder', () => {
     const updated = await c.backend.updateHostAttachment(ref(vol), reserved.nativeId!, { host: 'node-8', osType: 'linux2' }, c.as.demo);
     expect(updated).toMatchObject({ nativeId: reserved.nativeId, backendState: 'attaching' });
     await c.backend.completeHostAttachment(ref(vol), reserved.nativeId!, c.as.demo);
-    await eventually(() => c.sim.volume(vol)!.status === 'in-use');
+    await until(() => c.sim.volume(vol)!.status === 'in-use', "c.sim.volume(vol)!.status === 'in-use'");
     const page = await c.backend.listHostAttachments(c.p.demo, { volumeId: vol, limit: 10, token: null }, c.as.demo);
     expect(page).toEqual({ items: [expect.objectContaining({ nativeId: reserved.nativeId, state: 'ATTACHED' })], next: null });
   });

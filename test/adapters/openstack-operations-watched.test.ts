@@ -9,8 +9,9 @@ import { hasTrackedChanges } from '../../adapters/contract/capabilities';
 import type { VolumeRef } from '../../adapters/contract/model';
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import { OperationTracker, type OperationRecord } from '../../subscriptions/operations';
-import { eventually, sleep } from '../simulators/openstack-helpers';
+import { sleep } from '../simulators/openstack-helpers';
 import { startAdapterCloud, type AdapterCloud } from './openstack-helpers';
+import { until } from '../support/until';
 
 let c: AdapterCloud;
 let tracker: OperationTracker;
@@ -52,7 +53,7 @@ describe('watched operations', () => {
     expect(tracker.pendingTargets('os')).toEqual([gid(vol)]);
 
     // Let the attach finish on the backend; nothing checks it until the watcher says so.
-    await eventually(async () => (await c.backend.getVolume(ref(vol), { credential: { token: service } }))?.status === 'IN_USE', 5000);
+    await until(async () => (await c.backend.getVolume(ref(vol), { credential: { token: service } }))?.status === 'IN_USE', "(await c.backend.getVolume(ref(vol), { credential: { token: service } }))?.status === 'IN_USE'", 5000);
     c.sim.clearRequests();
     await sleep(300);
     expect(c.sim.requests()).toEqual([]);
@@ -65,7 +66,7 @@ describe('watched operations', () => {
     expect((await state(op.id)).state).toBe('PENDING');
 
     await observeNow(vol, before);
-    await eventually(async () => (await state(op.id)).state === 'SUCCEEDED', 5000);
+    await until(async () => (await state(op.id)).state === 'SUCCEEDED', "(await state(op.id)).state === 'SUCCEEDED'", 5000);
     expect(await state(op.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
     expect(tracker.pendingTargets('os')).toEqual([]);
     expect(JSON.stringify(await state(op.id))).not.toContain(caller);
@@ -81,6 +82,6 @@ describe('watched operations', () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'v' });
     const accepted = await c.backend.extendVolume(ref(vol), 2 * 1024 ** 3, c.as.demo);
     const op = await tracker.start({ kind: 'EXTEND_VOLUME', backend: 'os', scope: c.p.demo, targetId: gid(vol), credential: c.as.demo.credential, pending: accepted.pending });
-    await eventually(async () => (await state(op.id)).state === 'SUCCEEDED', 5000);
+    await until(async () => (await state(op.id)).state === 'SUCCEEDED', "(await state(op.id)).state === 'SUCCEEDED'", 5000);
   });
 });

@@ -10,20 +10,15 @@ import type { VolumeRef } from '../../adapters/contract/model';
 import { OperationTracker, RedisOperationStore, type OperationRecord } from '../../subscriptions/operations';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { startAdapterCloud, type AdapterCloud } from './openstack-helpers';
+import { isTerminal, settle } from '../support/until';
 
 let c: AdapterCloud;
 let tracker: OperationTracker;
 const ref = (nativeId: string): VolumeRef => ({ backend: 'os', namespace: c.p.demo, nativeId });
 const changes = (id: string) => (id === 'os' && hasTrackedChanges(c.backend) ? c.backend : undefined);
 
-async function settle(t: OperationTracker, id: string, ms = 4000): Promise<OperationRecord> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const r = (await t.get(id))!;
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(r.state) || Date.now() > end) return r;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-}
+/** Reads operation `id` until it is terminal (at most `ms`); the record as last read. */
+const settleOp = (t: OperationTracker, id: string, ms = 4000): Promise<OperationRecord> => settle(async () => (await t.get(id))!, isTerminal, ms, 10);
 
 beforeEach(async () => {
   c = await startAdapterCloud();
@@ -46,7 +41,7 @@ describe('operation tracker with the OpenStack backend', () => {
     const accepted = await c.backend.detachVolume(ref(vol), { kind: 'server', serverId: server }, c.as.demo);
     const started = await tracker.start({ kind: 'DETACH_VOLUME', backend: 'os', scope: c.p.demo, targetId: vol, credential: c.as.demo.credential, pending: accepted.pending });
     expect(started.deadline - started.createdAt).toBe(5000);
-    const done = await settle(tracker, started.id);
+    const done = await settleOp(tracker, started.id);
     expect(done).toMatchObject({ state: 'FAILED', backendStatus: 'available', failureReason: expect.stringMatching(/^Nova failed the detach at compute_detach_volume \(request req-[0-9a-f-]{36}\); Cinder shows/) });
     expect(done.updatedAt - done.createdAt).toBeLessThan(1500);
     expect(done.rule).toMatchObject({ name: 'serverDetach', params: { volumeId: vol, serverId: server, novaRequestId: accepted.pending!.rule.params.novaRequestId } });
@@ -58,14 +53,14 @@ describe('operation tracker with the OpenStack backend', () => {
     const created = await c.backend.createSnapshot({ volume: ref(vol), name: 'snap', description: 'nightly' }, c.as.demo);
     expect(created.result).toMatchObject({ __typename: 'VolumeSnapshot', backend: 'os', scope: c.p.demo, name: 'snap', ready: false, backendStatus: 'creating', sourceVolume: ref(vol), sizeBytes: 1024 ** 3 });
     const a = await tracker.start({ kind: 'CREATE_SNAPSHOT', backend: 'os', scope: c.p.demo, targetId: created.result.nativeId, credential: c.as.demo.credential, pending: created.pending });
-    expect(await settle(tracker, a.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'available' });
+    expect(await settleOp(tracker, a.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'available' });
     const snap = { backend: 'os', scope: c.p.demo, nativeId: created.result.nativeId };
     expect(await c.backend.getSnapshot(snap, c.as.demo)).toMatchObject({ ready: true, description: 'nightly' });
     expect((await c.backend.listSnapshots({ volume: ref(vol), limit: 10, token: null, secrets: [] }, c.as.demo)).items.map((s) => s.nativeId)).toEqual([snap.nativeId]);
 
     const deleted = await c.backend.deleteSnapshot(snap, [], c.as.demo);
     const b = await tracker.start({ kind: 'DELETE_SNAPSHOT', backend: 'os', scope: c.p.demo, targetId: snap.nativeId, credential: c.as.demo.credential, pending: deleted.pending });
-    expect(await settle(tracker, b.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'deleted' });
+    expect(await settleOp(tracker, b.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'deleted' });
     expect(await c.backend.getSnapshot(snap, c.as.demo)).toBeNull();
   });
 
@@ -75,7 +70,7 @@ describe('operation tracker with the OpenStack backend', () => {
     const accepted = await c.backend.createVolume({ namespace: 'default', name: 'slow', capacityMinBytes: 1024 ** 3 }, { credential: { token } });
     c.sim.expireToken(token);
     const r = await tracker.start({ kind: 'CREATE_VOLUME', backend: 'os', scope: c.p.demo, targetId: accepted.result.nativeId, credential: { token }, pending: accepted.pending });
-    expect(await settle(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: expect.stringMatching(/invalid or expired/) });
+    expect(await settleOp(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: expect.stringMatching(/invalid or expired/) });
   });
 });
 
@@ -98,7 +93,7 @@ describe('operation records in Redis', () => {
     c.sim.setDelays({ attachMs: 300 }); // long enough for the first poll to see it under way
     const accepted = await c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server }, c.as.demo);
     const r = await tracker.start({ kind: 'ATTACH_VOLUME', backend: 'os', scope: c.p.demo, targetId: vol, credential: c.as.demo.credential, pending: accepted.pending });
-    const done = await settle(tracker, r.id);
+    const done = await settleOp(tracker, r.id);
     expect(done).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use', rule: { name: 'serverAttach', seen: { started: true } } });
 
     const raw = await client.get(`os-adapter-test:operation:${r.id}`);

@@ -5,8 +5,9 @@
  */
 import type { VolumeRef } from '../../adapters/contract/model';
 import { LIST_STRATEGY_THRESHOLD } from '../../adapters/openstack/backend';
-import { eventually } from '../simulators/openstack-helpers';
+
 import { calls, drive, GIB, startAdapterCloud, type AdapterCloud } from './openstack-helpers';
+import { until } from '../support/until';
 
 let c: AdapterCloud;
 const ref = (nativeId: string, namespace = c.p.demo): VolumeRef => ({ backend: 'os', namespace, nativeId });
@@ -135,7 +136,7 @@ describe('OpenStack adapter: volume changes driven to their end', () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'stuck', size: 1 });
     c.sim.failNextExtend(id);
     const a = await c.backend.extendVolume(ref(id), 2 * GIB, c.as.demo);
-    await eventually(() => c.sim.volume(id)!.status === 'error_extending');
+    await until(() => c.sim.volume(id)!.status === 'error_extending', "c.sim.volume(id)!.status === 'error_extending'");
     // A newer message about the same volume, from another request, is not this change's reason.
     c.sim.seedUserMessage({ project: 'demo', volumeId: id, action: 'ATTACH_VOLUME', detail: 'UNKNOWN_ERROR' });
     const d = await drive(c.backend, a.pending, c.as.demo);

@@ -5,8 +5,9 @@
  */
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { VolumeRef } from '../../adapters/contract/model';
-import { call, eventually } from '../simulators/openstack-helpers';
+import { call } from '../simulators/openstack-helpers';
 import { startWatchCloud, watch, type WatchCloud } from './openstack-watch-helpers';
+import { until } from '../support/until';
 
 const WITHIN = 15_000;
 const anyRef = (c: WatchCloud): VolumeRef => ({ backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' });
@@ -69,7 +70,7 @@ describe('OpenStack subscriber access', () => {
     const r = watch(c);
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     r.w.start();
-    await eventually(() => r.w.current, WITHIN);
+    await until(() => r.w.current, "r.w.current", WITHIN);
     const ref = { backend: 'os', namespace: c.p.demo, nativeId: id };
     const hostRef = { backend: 'os', namespace: c.p.demo, nativeId: hostVol };
     const seen = r.w.volume(ref)!;

@@ -8,6 +8,7 @@ import { OpenStackBackend, type OpenStackBackendOptions } from '../../adapters/o
 import type { OpenStackWatcher, OpenStackWatcherOptions } from '../../adapters/openstack/watch';
 import type { Attachment, Volume } from '../../adapters/contract/model';
 import { call, startCloud, type Cloud } from '../simulators/openstack-helpers';
+import { OS } from '../support/constants';
 
 export type ServiceUser = 'admin' | 'member';
 
@@ -19,8 +20,8 @@ export interface WatchCloud extends Cloud {
 }
 
 const SERVICE_AUTH: Record<ServiceUser, OpenStackBackendOptions['serviceAuth']> = {
-  admin: { method: 'password', username: 'admin', password: 'admin-secret', projectName: 'admin' },
-  member: { method: 'password', username: 'demo', password: 'demo-secret', projectName: 'demo' },
+  admin: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'admin' },
+  member: { method: 'password', username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' },
 };
 
 /** A simulator and backend `os` whose service credential is `who`'s. */

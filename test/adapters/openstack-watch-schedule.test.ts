@@ -5,8 +5,9 @@
  * replaced; stop() leaves nothing running.
  */
 import type { VolumeRef } from '../../adapters/contract/model';
-import { call, eventually, sleep } from '../simulators/openstack-helpers';
+import { call, sleep } from '../simulators/openstack-helpers';
 import { apiRequests, deltasOf, listCalls, startWatchCloud, watch, type WatchCloud } from './openstack-watch-helpers';
+import { until } from '../support/until';
 
 const WITHIN = 15_000;
 /** How long "nothing happens" is watched for: many fast intervals. */
@@ -29,7 +30,7 @@ describe('OpenStack watcher: adaptive polling', () => {
 
     // The slow interval is a minute: only "at once" can explain a read now.
     r.w.setDemand({ subscribers: 3, pendingVolumes: [], pendingServers: [] });
-    await eventually(() => r.w.current, WITHIN);
+    await until(() => r.w.current, "r.w.current", WITHIN);
     expect(listCalls(c)).toHaveLength(1);
 
     r.w.setDemand({ subscribers: 0, pendingVolumes: [], pendingServers: [] });
@@ -44,7 +45,7 @@ describe('OpenStack watcher: adaptive polling', () => {
     const id = c.sim.seedVolume({ project: 'other', name: 'made-while-idle' });
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     expect(r.w.current).toBe(false);
-    await eventually(() => r.w.current, WITHIN);
+    await until(() => r.w.current, "r.w.current", WITHIN);
     expect(r.deltas.map((d) => [d.before, d.after?.ref.nativeId])).toEqual([[null, id]]);
     expect(r.statuses.map((s) => s.status.state)).toEqual(['IDLE', 'STARTING', 'POLLING', 'IDLE', 'RESYNCING', 'POLLING']);
   });
@@ -55,14 +56,14 @@ describe('OpenStack watcher: adaptive polling', () => {
     const r = watch(c, { fastMs: 20, slowMs: 60_000 });
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     r.w.start();
-    await eventually(() => r.w.current, WITHIN);
+    await until(() => r.w.current, "r.w.current", WITHIN);
     // Nothing moves: the next read is a minute away.
     await sleep(QUIET_MS);
     expect(listCalls(c)).toHaveLength(1);
 
     // A pending operation: fast until it is no longer pending.
     r.w.setDemand({ subscribers: 1, pendingVolumes: [ref], pendingServers: [] });
-    await eventually(() => listCalls(c).length >= 5, WITHIN);
+    await until(() => listCalls(c).length >= 5, "listCalls(c).length >= 5", WITHIN);
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     await sleep(QUIET_MS); // a read already under way finishes
     const settled = listCalls(c).length;
@@ -73,7 +74,7 @@ describe('OpenStack watcher: adaptive polling', () => {
     const res = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', { token: c.t.demo, body: { 'os-extend': { new_size: 2 } } });
     expect(res.status).toBe(202);
     r.w.nudge([ref]);
-    await eventually(() => deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE' && d.after.sizeBytes === 2 * 1024 ** 3), WITHIN);
+    await until(() => deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE' && d.after.sizeBytes === 2 * 1024 ** 3), "deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE' && d.after.sizeBytes === 2 * 1024 ** 3)", WITHIN);
     const seen = deltasOf(r, id).map((d) => d.after!.backendStatus);
     expect(seen).toEqual(['extending', 'available']);
     // Reads between the two: fast ones while `extending` (the sim takes 800 ms; a minute-slow watcher would have read once).
@@ -88,12 +89,12 @@ describe('OpenStack watcher: adaptive polling', () => {
     const r = watch(c, { fastMs: 300, slowMs: 60_000 });
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     r.w.start();
-    await eventually(() => r.w.current, WITHIN);
+    await until(() => r.w.current, "r.w.current", WITHIN);
     await sleep(350);
     const n = listCalls(c).length;
     const ref: VolumeRef = { backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' };
     for (let i = 0; i < 50; i++) r.w.nudge([ref], [`a0000000-0000-4000-8000-00000000000${i % 10}`]);
-    await eventually(() => listCalls(c).length > n, WITHIN);
+    await until(() => listCalls(c).length > n, "listCalls(c).length > n", WITHIN);
     await sleep(3 * 300);
     expect(listCalls(c).length - n).toBeGreaterThanOrEqual(1);
     expect(listCalls(c).length - n).toBeLessThanOrEqual(2);
@@ -108,10 +109,10 @@ describe('OpenStack watcher: failures', () => {
       const r = watch(c, { fastMs: 20, slowMs: 40, maxBackoffMs: 100 });
       r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
       r.w.start();
-      await eventually(() => r.w.current, WITHIN);
+      await until(() => r.w.current, "r.w.current", WITHIN);
 
       c.sim.unavailable({ service: 'cinder' });
-      await eventually(() => r.w.status().state === 'DEGRADED', WITHIN);
+      await until(() => r.w.status().state === 'DEGRADED', "r.w.status().state === 'DEGRADED'", WITHIN);
       expect(r.w.current).toBe(false);
       expect(r.w.status().message).toMatch(/unavailable|503/i);
       expect(r.statuses.find((s) => s.status.state === 'DEGRADED')?.err).toBeInstanceOf(Error);
@@ -119,7 +120,7 @@ describe('OpenStack watcher: failures', () => {
       expect(r.deltas).toEqual([]); // an outage is not a mass deletion
 
       c.sim.available('cinder');
-      await eventually(() => r.w.current, WITHIN);
+      await until(() => r.w.current, "r.w.current", WITHIN);
       expect(r.w.status()).toMatchObject({ state: 'POLLING', volumes: 1 });
       expect(r.deltas).toEqual([]);
     } finally {
@@ -134,14 +135,14 @@ describe('OpenStack watcher: failures', () => {
       const r = watch(c, { fastMs: 20, slowMs: 60_000 });
       r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
       r.w.start();
-      await eventually(() => r.w.current, WITHIN);
+      await until(() => r.w.current, "r.w.current", WITHIN);
       const issued = (): number => c.sim.requests().filter((e) => e.service === 'keystone' && e.method === 'POST').length;
       expect(issued()).toBe(1);
 
       expect(c.sim.revokeUserTokens('admin')).toBeGreaterThan(0);
       const n = listCalls(c).length;
       r.w.nudge([{ backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' }]);
-      await eventually(() => listCalls(c).filter((e) => e.status === 200).length >= n + 1, WITHIN);
+      await until(() => listCalls(c).filter((e) => e.status === 200).length >= n + 1, "listCalls(c).filter((e) => e.status === 200).length >= n + 1", WITHIN);
       expect(listCalls(c).slice(n).map((e) => e.status)).toEqual([401, 200]);
       expect(issued()).toBe(2);
       expect(r.statuses.map((s) => s.status.state)).not.toContain('DEGRADED');
@@ -161,7 +162,7 @@ describe('OpenStack watcher: stop', () => {
       const r = watch(c, { fastMs: 20, slowMs: 20 });
       r.w.setDemand({ subscribers: 1, pendingVolumes: [{ backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' }], pendingServers: [] });
       r.w.start();
-      await eventually(() => listCalls(c).length >= 3, WITHIN);
+      await until(() => listCalls(c).length >= 3, "listCalls(c).length >= 3", WITHIN);
       expect(resources().length).toBeGreaterThan(baseline.length);
       await r.w.stop();
       expect(r.w.status().state).toBe('STOPPED');
@@ -172,7 +173,7 @@ describe('OpenStack watcher: stop', () => {
       await sleep(QUIET_MS);
       expect(apiRequests(c)).toHaveLength(n);
       // Closed by stop(), not left to the servers' idle timeout (seconds): both ends go at once.
-      await eventually(() => resources().length <= baseline.length, 1500);
+      await until(() => resources().length <= baseline.length, "resources().length <= baseline.length", 1500);
     } finally {
       await c.close();
     }

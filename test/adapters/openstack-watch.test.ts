@@ -5,8 +5,9 @@
  * and listing follows every page.
  */
 import { changesOf } from '../../subscriptions/events/diff';
-import { eventually } from '../simulators/openstack-helpers';
+
 import { apiRequests, attachmentTo, createVolume, deleteVolume, deltasOf, listCalls, novaAttach, novaDetach, startWatchCloud, watch, type WatchCloud } from './openstack-watch-helpers';
+import { until } from '../support/until';
 
 const WITHIN = 15_000;
 
@@ -23,13 +24,13 @@ describe('OpenStack watcher: changes through the APIs become deltas', () => {
     const r = watch(c);
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     r.w.start();
-    await eventually(() => r.w.current, WITHIN);
+    await until(() => r.w.current, "r.w.current", WITHIN);
     expect(r.deltas).toEqual([]); // the first read is the baseline, not news
 
     // Slow interval is 60 s here: the gateway nudges the watcher when it accepts a change.
     const id = await createVolume(c, 'watched');
     r.w.nudge([{ backend: 'os', namespace: c.p.demo, nativeId: id }]);
-    await eventually(() => deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE'), WITHIN);
+    await until(() => deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE'), "deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE')", WITHIN);
     const created = deltasOf(r, id);
     expect(created[0]).toMatchObject({ before: null, after: { status: 'CREATING', backendStatus: 'creating', ref: { backend: 'os', namespace: c.p.demo, nativeId: id } } });
     expect(created.at(-1)).toMatchObject({ before: { status: 'CREATING' }, after: { status: 'AVAILABLE' } });
@@ -40,7 +41,7 @@ describe('OpenStack watcher: changes through the APIs become deltas', () => {
     // The gateway would name the server as pending: Nova's list then shows the attach in progress.
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [server] });
     await novaAttach(c, server, id);
-    await eventually(() => attachmentTo(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id }), server)?.state === 'ATTACHED', WITHIN);
+    await until(() => attachmentTo(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id }), server)?.state === 'ATTACHED', "attachmentTo(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id }), server)?.state === 'ATTACHED'", WITHIN);
     const attach = deltasOf(r, id).slice(created.length);
     const states = attach.map((d) => `${d.after!.status}/${attachmentTo(d.after, server)?.state ?? '-'}`);
     expect(states).toContain('ATTACHING/ATTACHING');
@@ -53,7 +54,7 @@ describe('OpenStack watcher: changes through the APIs become deltas', () => {
 
     const before = r.deltas.length;
     await novaDetach(c, server, id);
-    await eventually(() => r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id })?.status === 'AVAILABLE', WITHIN);
+    await until(() => r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id })?.status === 'AVAILABLE', "r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id })?.status === 'AVAILABLE'", WITHIN);
     const detach = r.deltas.slice(before);
     expect(detach[0]).toMatchObject({ before: { status: 'IN_USE' }, after: { status: 'DETACHING' } });
     expect(attachmentTo(detach[0]!.after, server)?.state).toBe('DETACHING');
@@ -65,7 +66,7 @@ describe('OpenStack watcher: changes through the APIs become deltas', () => {
     const beforeDelete = r.deltas.length;
     await deleteVolume(c, id);
     r.w.nudge([{ backend: 'os', namespace: c.p.demo, nativeId: id }]);
-    await eventually(() => r.deltas.slice(beforeDelete).some((d) => d.after === null), WITHIN);
+    await until(() => r.deltas.slice(beforeDelete).some((d) => d.after === null), "r.deltas.slice(beforeDelete).some((d) => d.after === null)", WITHIN);
     const gone = r.deltas.slice(beforeDelete);
     expect(gone[0]).toMatchObject({ before: { status: 'AVAILABLE' }, after: { status: 'DELETING' } });
     expect(gone.at(-1)).toMatchObject({ before: { status: 'DELETING' }, after: null });
@@ -81,13 +82,13 @@ describe('OpenStack watcher: changes through the APIs become deltas', () => {
     const r = watch(c, { slowMs: 150 });
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     r.w.start();
-    await eventually(() => r.w.current, WITHIN);
+    await until(() => r.w.current, "r.w.current", WITHIN);
     expect(attachmentTo(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id }), server)?.state).toBe('ATTACHED');
 
     c.sim.failNextDetach(id);
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [server] });
     await novaDetach(c, server, id);
-    await eventually(() => attachmentTo(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id }), server)?.state === 'ERROR', WITHIN);
+    await until(() => attachmentTo(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id }), server)?.state === 'ERROR', "attachmentTo(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id }), server)?.state === 'ERROR'", WITHIN);
     const v = r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id })!;
     expect(v.status).toBe('AVAILABLE');
     expect(attachmentTo(v, server)?.stateReason).toMatch(/Nova and Cinder disagree/);
@@ -100,7 +101,7 @@ describe('OpenStack watcher: changes through the APIs become deltas', () => {
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     const novaReads = (): number => c.sim.requests().filter((e) => e.service === 'nova' && e.method === 'GET' && e.path.endsWith(`/servers/${server}/os-volume_attachments`)).length;
     const n = novaReads();
-    await eventually(() => novaReads() >= n + 2, WITHIN);
+    await until(() => novaReads() >= n + 2, "novaReads() >= n + 2", WITHIN);
     expect(attachmentTo(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: id }), server)?.state).toBe('ERROR');
     await r.w.stop();
   });
@@ -115,7 +116,7 @@ describe('OpenStack watcher: scope and paging', () => {
       const r = watch(c);
       r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
       r.w.start();
-      await eventually(() => r.w.current, WITHIN);
+      await until(() => r.w.current, "r.w.current", WITHIN);
       expect(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: mine })?.name).toBe('d');
       expect(r.w.volume({ backend: 'os', namespace: c.p.other, nativeId: theirs })?.name).toBe('o');
       // A ref naming the wrong project does not find it.
@@ -138,7 +139,7 @@ describe('OpenStack watcher: scope and paging', () => {
       expect(r.w.covers(c.p.demo)).toBe(false); // nothing read yet
       r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
       r.w.start();
-      await eventually(() => r.w.current, WITHIN);
+      await until(() => r.w.current, "r.w.current", WITHIN);
       expect(r.w.volume({ backend: 'os', namespace: c.p.demo, nativeId: mine })?.name).toBe('d');
       expect(r.w.volume({ backend: 'os', namespace: c.p.other, nativeId: theirs })).toBeUndefined();
       expect([r.w.covers(c.p.demo), r.w.covers(c.p.other)]).toEqual([true, false]);
@@ -157,7 +158,7 @@ describe('OpenStack watcher: scope and paging', () => {
       const r = watch(c, { pageSize: 3 });
       r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
       r.w.start();
-      await eventually(() => r.w.current, WITHIN);
+      await until(() => r.w.current, "r.w.current", WITHIN);
       expect(r.w.status().volumes).toBe(8);
       const first = listCalls(c).slice(0, 3);
       expect(first.map((e) => e.params.limit?.[0])).toEqual(['3', '3', '3']);
@@ -168,7 +169,7 @@ describe('OpenStack watcher: scope and paging', () => {
       // Deleted out of band (no transitional status seen): absence is the deletion.
       await deleteVolume(c, ids[3]!);
       r.w.nudge([{ backend: 'os', namespace: c.p.demo, nativeId: ids[3]! }]);
-      await eventually(() => r.deltas.some((d) => d.after === null), WITHIN);
+      await until(() => r.deltas.some((d) => d.after === null), "r.deltas.some((d) => d.after === null)", WITHIN);
       expect(r.deltas.filter((d) => d.after === null).map((d) => d.before!.ref.nativeId)).toEqual([ids[3]]);
       expect(r.w.status().volumes).toBe(7);
       await r.w.stop();
@@ -185,7 +186,7 @@ describe('OpenStack watcher: scope and paging', () => {
       const r = watch(c, { reportInitial: true });
       r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
       r.w.start();
-      await eventually(() => r.w.current, WITHIN);
+      await until(() => r.w.current, "r.w.current", WITHIN);
       expect(r.deltas.map((d) => [d.before, d.after?.name])).toEqual([
         [null, 'a'],
         [null, 'b'],

@@ -8,6 +8,7 @@
  * polling; the request id is read back from Nova itself, not from the gateway.
  */
 import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { isTerminal, settle } from '../support/until';
 
 /** The production deadline: the failure must come long before it. */
 const DEADLINE_MS = 120_000;
@@ -23,13 +24,14 @@ const TRACEBACK = /Traceback|File "|\.py\b|line \d+|dist-packages|excutils/;
 /** Polls `volumeOperation(id)` until it is terminal or `timeoutMs` passed; returns it and how long that took. */
 async function follow(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = SOON_MS): Promise<{ op: any; ms: number }> {
   const start = Date.now();
-  for (;;) {
+  const read = async (): Promise<any> => {
     const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { ${OP} target { ... on Volume { status backendStatus } } } }`, { id }, headers);
     const op = res.body.data?.volumeOperation;
     if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() - start > timeoutMs) return { op, ms: Date.now() - start };
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return op;
+  };
+  const op = await settle(read, isTerminal, timeoutMs, 50);
+  return { op, ms: Date.now() - start };
 }
 
 /** Nova's own record of the server's newest action named `action`, read directly as an admin at `microversion`: its request id and events. */

@@ -9,7 +9,7 @@
 import { Redis } from 'ioredis';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, RedisIdempotencyStore } from '../../server/idempotency';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 
 const CREATE = 'mutation($i: CreateVolumeInput!) { createVolume(input: $i) { volume { id namespace name } operation { id kind } } }';
@@ -29,14 +29,7 @@ const count = (requests: Array<{ method: string; path: string }>, method: string
 
 /** Reads `volumeOperation(id)` until it is terminal (at most 15 s); its last state. */
 async function finalState(gw: GatewayUnderTest, id: string, headers: Record<string, string>): Promise<string> {
-  const end = Date.now() + 15_000;
-  for (;;) {
-    const res = await gw.gql('query($id: ID!) { volumeOperation(id: $id) { state } }', { id }, headers);
-    const state: string | undefined = res.body.data?.volumeOperation?.state;
-    if (!state) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(state) || Date.now() > end) return state;
-    await sleep(25);
-  }
+  return (await waitOperation(gw, id, headers)).state;
 }
 
 describe('idempotency keys on Nomad', () => {

@@ -9,6 +9,7 @@ import { createRegistry } from '../../server/backends';
 import { createLogger } from '../../server/logger';
 import { OS, disposeAll, startOpenStack, type OpenStackUnderTest } from '../support/harness';
 import { encodeGlobalId } from '../../adapters/contract/ids';
+import { isTerminal, settle } from '../support/until';
 
 describe('OpenStack logs', () => {
   let os: OpenStackUnderTest;
@@ -19,14 +20,12 @@ describe('OpenStack logs', () => {
 
   /** Polls `volumeOperation(id)` until it is terminal (at most 15 s); its last state. */
   const finalState = async (id: string): Promise<string> => {
-    const end = Date.now() + 15_000;
-    for (;;) {
+    const read = async (): Promise<{ state: string }> => {
       const res = await gql('query($id: ID!) { volumeOperation(id: $id) { state } }', { id }, os.demoToken);
-      const state: string | undefined = res.data?.volumeOperation?.state;
-      if (!state) throw new Error(`operation ${id} not readable: ${JSON.stringify(res)}`);
-      if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(state) || Date.now() > end) return state;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+      if (!res.data?.volumeOperation) throw new Error(`operation ${id} not readable: ${JSON.stringify(res)}`);
+      return res.data.volumeOperation;
+    };
+    return (await settle(read, isTerminal, 15_000, 25)).state;
   };
 
   beforeAll(async () => {

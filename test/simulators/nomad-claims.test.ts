@@ -4,7 +4,8 @@
  * past claims counted while in flight, detach, deregister with in-use volumes.
  */
 import { ClaimError, NomadSimulator } from '../../simulators/nomad';
-import { call, eventually, json, MGMT, NODE1, NODE2, startSim } from './nomad-helpers';
+import { call, json, MGMT, NODE1, NODE2, startSim } from './nomad-helpers';
+import { until } from '../support/until';
 
 let sim: NomadSimulator;
 let url: string;
@@ -100,7 +101,7 @@ describe('release', () => {
     expect(during.AccessMode).toBe('single-node-writer');
     // The claim still blocks new claims while it is being released.
     expect(claimError(() => place('snw', 'write', { nodeId: NODE2 }))).toBe('volume max claims reached');
-    await eventually(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0);
+    await until(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0, "Object.keys((await vol('snw')).WriteAllocs).length === 0");
     const after = await vol('snw');
     expect(after).toMatchObject({ AccessMode: '', AttachmentMode: '', Allocations: [] });
     const stub = json<any[]>(await call(url, 'GET', '/v1/volumes?type=csi&prefix=snw', { token: MGMT }))[0];
@@ -122,7 +123,7 @@ describe('release', () => {
     const r = await call(url, 'DELETE', `/v1/volume/csi/snw/detach?node=${NODE1}`, { token: MGMT });
     expect(r.status).toBe(200);
     expect(Number(r.headers['x-nomad-index'])).toBeGreaterThan(0);
-    await eventually(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0);
+    await until(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0, "Object.keys((await vol('snw')).WriteAllocs).length === 0");
     // A live allocation's claim on the same node is not touched by detach.
     await call(url, 'DELETE', `/v1/volume/csi/mnr/detach?node=${NODE1}`, { token: MGMT });
     await new Promise((r2) => setTimeout(r2, 30));
@@ -135,7 +136,7 @@ describe('release', () => {
     sim.setAllocationStatus(id, { clientStatus: 'complete' });
     await new Promise((r) => setTimeout(r, 30));
     await call(url, 'DELETE', `/v1/volume/csi/snw/detach?node=${NODE1}`, { token: MGMT });
-    await eventually(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0);
+    await until(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0, "Object.keys((await vol('snw')).WriteAllocs).length === 0");
     expect(Object.keys((await vol('mnr')).ReadAllocs)).toEqual([id]);
   });
 

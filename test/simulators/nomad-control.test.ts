@@ -3,7 +3,8 @@
  * request log.
  */
 import { NomadSimulator } from '../../simulators/nomad';
-import { call, eventually, json } from './nomad-helpers';
+import { call, json } from './nomad-helpers';
+import { until } from '../support/until';
 
 let sim: NomadSimulator;
 let url: string;
@@ -46,7 +47,7 @@ describe('control API', () => {
     expect((await read()).Schedulable).toBe(false);
 
     expect((await ctl('POST', `/allocations/${allocId}/status`, { clientStatus: 'complete' })).status).toBe(200);
-    await eventually(async () => Object.keys((await read()).WriteAllocs).length === 0);
+    await until(async () => Object.keys((await read()).WriteAllocs).length === 0, "Object.keys((await read()).WriteAllocs).length === 0");
     expect((await ctl('DELETE', `/allocations/${allocId}`)).status).toBe(200);
   });
 

@@ -5,7 +5,8 @@
  */
 import { request } from 'undici';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { call, eventually, MGMT, NODE1, startSim } from './nomad-helpers';
+import { call, MGMT, NODE1, startSim } from './nomad-helpers';
+import { until } from '../support/until';
 
 let sim: NomadSimulator;
 let url: string;
@@ -46,7 +47,7 @@ describe('Allocation topic', () => {
     sim.setAllocationStatus(id, { clientStatus: 'running' });
     sim.setAllocationStatus(id, { desiredStatus: 'stop' });
     sim.gcAllocation(id);
-    await eventually(() => s.frames.length >= 3);
+    await until(() => s.frames.length >= 3, "s.frames.length >= 3");
     await new Promise((r) => setTimeout(r, 50));
     s.close();
     const events = s.frames.flatMap((f) => f.Events);

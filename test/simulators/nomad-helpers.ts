@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
-import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
+import type { NomadSimulator, NomadSimulatorOptions } from '../../simulators/nomad';
+import { nomadSimulator } from '../support/harness';
 
 export interface RawResponse {
   status: number;
@@ -44,41 +45,17 @@ export function fixture<T = any>(name: string): T {
   return JSON.parse(readFileSync(path.join(FIXTURES, name), 'utf8')) as T;
 }
 
-export const MGMT = 'root-secret';
+export { MGMT, NODE1, NODE2 } from '../support/constants';
 
-/** A simulator with a management token, one node, an EBS-like and a hostpath plugin. */
+/** The harness's standard simulator ({@link nomadSimulator}: ACLs on, its tokens, nodes and plugins), listening. */
 export async function startSim(opts: NomadSimulatorOptions = {}): Promise<{ sim: NomadSimulator; url: string }> {
-  const sim = new NomadSimulator(opts);
-  sim.addToken({ secret: MGMT, management: true });
-  sim.addNode({ id: 'fb2170a8-257d-3c64-b14d-bc06cc94e34c', name: 'client-1' });
-  sim.addNode({ id: '5c5830d0-cc64-11ef-a293-4f03e55969ea', name: 'client-2' });
-  sim.addPlugin({
-    id: 'aws-ebs0',
-    provider: 'ebs.csi.aws.com',
-    version: 'v1.38.1',
-    controllerRequired: true,
-    controllersHealthy: 1,
-    topology: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' },
-  });
-  sim.addPlugin({ id: 'hostpath', provider: 'hostpath.csi.k8s.io', version: 'v1.14.0', controllerRequired: false });
+  const sim = nomadSimulator(opts);
   const url = await sim.listen();
   return { sim, url };
 }
-
-export const NODE1 = 'fb2170a8-257d-3c64-b14d-bc06cc94e34c';
-export const NODE2 = '5c5830d0-cc64-11ef-a293-4f03e55969ea';
 
 /** Keys of an object, in order. */
 export function keys(o: unknown): string[] {
   return Object.keys(o as object);
 }
 
-/** Polls `fn` until it returns true (or fails after `ms`). */
-export async function eventually(fn: () => Promise<boolean> | boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -3,8 +3,8 @@
  * (cinder-21/07), extend failures and user messages, retype, upload, migration, re-image,
  * unmanage, force delete, 3.71's os-extend_volume_completion, and the delay controls.
  */
-import { OpenStackSimulator } from '../../simulators/openstack';
-import { call, eventually, expectRecorded, FAST, keys, recorded, sleep, startCloud, type Cloud } from './openstack-helpers';
+import { call, expectRecorded, FAST, keys, recorded, sleep, startCloud, type Cloud } from './openstack-helpers';
+import { until } from '../support/until';
 
 const C07 = 'cinder-21/07-snapshots-revert.md';
 
@@ -30,7 +30,7 @@ describe('snapshots and revert (cinder-21/07)', () => {
     expectRecorded(created, recorded(C07, 'POST /snapshots'));
     const s1 = created.json.snapshot.id as string;
     expect((await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).json.snapshot['os-extended-snapshot-attributes:progress']).toBe('0%');
-    await eventually(async () => (await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).json.snapshot.status === 'available');
+    await until(async () => (await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).json.snapshot.status === 'available', "(await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).json.snapshot.status === 'available'");
     expectRecorded(await call(snaps, 'GET', { token: c.t.admin }), recorded(C07, 'GET /snapshots'));
     expectRecorded(await call(`${snaps}/detail`, 'GET', { token: c.t.admin }), recorded(C07, 'GET /snapshots/detail'));
     expectRecorded(await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin }), recorded(C07, 'GET /snapshots/{id}'));
@@ -39,17 +39,17 @@ describe('snapshots and revert (cinder-21/07)', () => {
     expectRecorded(await action(id, { revert: { snapshot_id: s1 } }, 'volume 3.40'), recorded(C07, 'revert to snapshot (3.40)'));
     expect(c.sim.volume(id)!.status).toBe('reverting');
     expect((await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).json.snapshot.status).toBe('restoring');
-    await eventually(() => c.sim.volume(id)?.status === 'available');
+    await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
     expectRecorded(await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin }), recorded(C07, 'GET snapshot after revert'));
     const second = await call(snaps, 'POST', { token: c.t.admin, body: { snapshot: { volume_id: id, name: 'snap-2' } } });
     expectRecorded(second, recorded(C07, 'POST /snapshots (second)'));
     const s2 = second.json.snapshot.id as string;
-    await eventually(async () => (await call(`${snaps}/${s2}`, 'GET', { token: c.t.admin })).json.snapshot.status === 'available');
+    await until(async () => (await call(`${snaps}/${s2}`, 'GET', { token: c.t.admin })).json.snapshot.status === 'available', "(await call(`${snaps}/${s2}`, 'GET', { token: c.t.admin })).json.snapshot.status === 'available'");
     expectRecorded(await action(id, { revert: { snapshot_id: s1 } }, 'volume 3.40'), recorded(C07, 'ERROR revert to a snapshot that is not the latest'));
     expectRecorded(await call(`${c.cinder.admin}/volumes/${id}`, 'DELETE', { token: c.t.admin }), recorded(C07, 'ERROR DELETE volume that has snapshots'));
     expectRecorded(await call(`${snaps}/${s2}`, 'DELETE', { token: c.t.admin }), recorded(C07, 'DELETE /snapshots/{id} (snap-2)'));
     expectRecorded(await call(`${snaps}/${s1}`, 'DELETE', { token: c.t.admin }), recorded(C07, 'DELETE /snapshots/{id} (snap-1)'));
-    await eventually(async () => (await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).status === 404);
+    await until(async () => (await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).status === 404, "(await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin })).status === 404");
     expectRecorded(await call(`${snaps}/${s1}`, 'GET', { token: c.t.admin }), recorded(C07, 'GET deleted snapshot'));
     expectRecorded(await call(snaps, 'GET', { token: c.t.admin }), recorded(C07, 'GET /snapshots (empty again)'));
     c.sim.setDelays({ snapshotMs: FAST.snapshotMs, revertMs: FAST.revertMs });
@@ -77,7 +77,7 @@ describe('extend failures and user messages', () => {
     const r = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', { token: c.t.demo, body: { 'os-extend': { new_size: 5 } } });
     expect(r.status).toBe(202);
     expect(c.sim.volume(id)!.status).toBe('extending');
-    await eventually(() => c.sim.volume(id)?.status === 'error_extending');
+    await until(() => c.sim.volume(id)?.status === 'error_extending', "c.sim.volume(id)?.status === 'error_extending'");
     expect(c.sim.volume(id)!.size).toBe(1);
     expect((await call(`${c.cinder.demo}/messages`, 'GET', { token: c.t.demo })).json).toEqual({ itemNotFound: { code: 404, message: 'The resource could not be found.' } });
     const msgs = await call(`${c.cinder.demo}/messages`, 'GET', { token: c.t.demo, mv: 'volume 3.3' });
@@ -95,15 +95,12 @@ describe('extend failures and user messages', () => {
   });
 
   it('should complete attached extends through os-extend_volume_completion on a 3.71 Cinder only', async () => {
-    const sim = new OpenStackSimulator({ cinderMaxVersion: '3.71', delays: { extendMs: 10_000 } });
+    const { sim, t, cinder } = await startCloud({ cinderMaxVersion: '3.71', delays: { extendMs: 10_000 } });
     try {
-      const pid = sim.addProject({ name: 'p' });
-      sim.addUser({ name: 'a', password: 'x', projects: { p: ['admin'] } });
-      const urls = await sim.listen();
-      const token = sim.issueToken({ user: 'a', project: 'p' });
-      const base = `${urls.cinderUrl}/v3/${pid}`;
-      const server = sim.seedServer({ project: 'p', name: 's' });
-      const id = sim.seedVolume({ project: 'p', size: 1 });
+      const token = t.admin;
+      const base = cinder.admin;
+      const server = sim.seedServer({ project: 'admin', name: 's' });
+      const id = sim.seedVolume({ project: 'admin', size: 1 });
       sim.attachNow(server, id);
       expect((await call(`${base}/volumes/${id}/action`, 'POST', { token, mv: 'volume 3.71', body: { 'os-extend': { new_size: 2 } } })).status).toBe(202);
       const done = await call(`${base}/volumes/${id}/action`, 'POST', { token, mv: 'volume 3.71', body: { 'os-extend_volume_completion': { error: false } } });
@@ -123,7 +120,7 @@ describe('retype, upload, migrate, re-image, unmanage, force delete', () => {
     const id = c.sim.seedVolume({ project: 'admin' });
     expect((await action(id, { 'os-retype': { new_type: 'shared', migration_policy: 'never' } })).status).toBe(202);
     expect(c.sim.volume(id)!.status).toBe('retyping');
-    await eventually(() => c.sim.volume(id)?.status === 'available');
+    await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
     const v = (await call(`${c.cinder.admin}/volumes/${id}`, 'GET', { token: c.t.admin })).json.volume;
     expect(v).toMatchObject({ volume_type: 'shared', multiattach: true });
     expect((await action(id, { 'os-retype': { new_type: 'nope' } })).json.badRequest.message).toBe('Invalid input received: Invalid volume_type passed: nope.');
@@ -135,12 +132,12 @@ describe('retype, upload, migrate, re-image, unmanage, force delete', () => {
     expect(r.status).toBe(202);
     expect(keys(r.json['os-volume_upload_image'])).toEqual(['id', 'updated_at', 'status', 'display_description', 'size', 'volume_type', 'image_id', 'container_format', 'disk_format', 'image_name', 'visibility', 'protected']);
     expect(r.json['os-volume_upload_image']).toMatchObject({ status: 'uploading', disk_format: 'qcow2', container_format: 'bare', visibility: 'private', protected: false });
-    await eventually(() => c.sim.volume(id)?.status === 'available');
+    await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
     const server = c.sim.seedServer({ project: 'admin', name: 'up' });
     c.sim.attachNow(server, id);
     expect((await action(id, { 'os-volume_upload_image': { image_name: 'img' } })).json.badRequest.message).toBe('Invalid volume: Volume status is in-use.');
     expect((await action(id, { 'os-volume_upload_image': { image_name: 'img', force: true } })).status).toBe(202);
-    await eventually(() => c.sim.volume(id)?.status === 'in-use');
+    await until(() => c.sim.volume(id)?.status === 'in-use', "c.sim.volume(id)?.status === 'in-use'");
   });
 
   it('should migrate (admin) through migration_status starting → migrating → success', async () => {
@@ -148,7 +145,7 @@ describe('retype, upload, migrate, re-image, unmanage, force delete', () => {
     expect((await action(id, { 'os-migrate_volume': { host: 'real-cinder@fake#fake' } })).json.badRequest.message).toBe('Invalid host: Destination host must be different than the current host.');
     expect((await action(id, { 'os-migrate_volume': { host: 'real-cinder@fake2#fake2', lock_volume: true } })).status).toBe(202);
     expect(c.sim.volume(id)).toMatchObject({ migrationStatus: 'starting', status: 'maintenance' });
-    await eventually(() => c.sim.volume(id)?.migrationStatus === 'success');
+    await until(() => c.sim.volume(id)?.migrationStatus === 'success', "c.sim.volume(id)?.migrationStatus === 'success'");
     const v = (await call(`${c.cinder.admin}/volumes/${id}`, 'GET', { token: c.t.admin })).json.volume;
     expect(v).toMatchObject({ status: 'available', migration_status: 'success', 'os-vol-host-attr:host': 'real-cinder@fake2#fake2' });
     expect((await action(id, { 'os-migrate_volume_completion': { new_volume: id } })).json.badRequest.message).toBe('Invalid volume: Source volume not mid-migration.');
@@ -159,7 +156,7 @@ describe('retype, upload, migrate, re-image, unmanage, force delete', () => {
     expect((await action(id, { 'os-reimage': { image_id: 'a9a0e6a4-1111-4a52-8c2e-5b0e5f1d2c3b' } }, 'volume 3.67')).status).toBe(404);
     expect((await action(id, { 'os-reimage': { image_id: 'a9a0e6a4-1111-4a52-8c2e-5b0e5f1d2c3b' } }, 'volume 3.68')).status).toBe(202);
     expect(c.sim.volume(id)!.status).toBe('downloading');
-    await eventually(() => c.sim.volume(id)?.status === 'available');
+    await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
     expect(c.sim.volume(id)).toMatchObject({ bootable: true, imageMetadata: { image_id: 'a9a0e6a4-1111-4a52-8c2e-5b0e5f1d2c3b' } });
   });
 
@@ -167,11 +164,11 @@ describe('retype, upload, migrate, re-image, unmanage, force delete', () => {
     const a = c.sim.seedVolume({ project: 'admin' });
     expect((await action(a, { 'os-unmanage': {} })).status).toBe(202);
     expect(c.sim.volume(a)!.status).toBe('unmanaging');
-    await eventually(() => c.sim.volume(a) === undefined);
+    await until(() => c.sim.volume(a) === undefined, "c.sim.volume(a) === undefined");
     const b = c.sim.seedVolume({ project: 'admin', status: 'error_deleting' });
     expect((await call(`${c.cinder.admin}/volumes/${b}`, 'DELETE', { token: c.t.admin })).status).toBe(400);
     expect((await action(b, { 'os-force_delete': {} })).status).toBe(202);
-    await eventually(() => c.sim.volume(b) === undefined);
+    await until(() => c.sim.volume(b) === undefined, "c.sim.volume(b) === undefined");
     const attached = c.sim.seedVolume({ project: 'admin' });
     c.sim.attachNow(c.sim.seedServer({ project: 'admin', name: 'fd' }), attached);
     expect((await action(attached, { 'os-force_delete': {} })).json.badRequest.message).toBe('Invalid volume: Volume  must not be migrating, attached, belong to a group, have snapshots, awaiting a transfer, or be disassociated from snapshots after volume transfer.');
@@ -181,7 +178,7 @@ describe('retype, upload, migrate, re-image, unmanage, force delete', () => {
     const id = c.sim.seedVolume({ project: 'admin' });
     const snap = c.sim.seedSnapshot({ volumeId: id });
     expect((await call(`${c.cinder.admin}/volumes/${id}?cascade=true`, 'DELETE', { token: c.t.admin })).status).toBe(202);
-    await eventually(() => c.sim.volume(id) === undefined);
+    await until(() => c.sim.volume(id) === undefined, "c.sim.volume(id) === undefined");
     expect((await call(`${c.cinder.admin}/snapshots/${snap}`, 'GET', { token: c.t.admin })).status).toBe(404);
   });
 });
@@ -194,7 +191,7 @@ describe('delays', () => {
     const t0 = Date.now();
     await sleep(40);
     expect(c.sim.volume(id)!.status).toBe('creating');
-    await eventually(() => c.sim.volume(id)?.status === 'available');
+    await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
     expect(Date.now() - t0).toBeGreaterThanOrEqual(30);
     c.sim.setDelays({ createMs: FAST.createMs });
   });
@@ -202,18 +199,14 @@ describe('delays', () => {
   it('should end an injected create failure in error with a scheduler message', async () => {
     c.sim.failNextCreate('doomed');
     const r = await call(`${c.cinder.demo}/volumes`, 'POST', { token: c.t.demo, body: { volume: { size: 1, name: 'doomed' } } });
-    await eventually(() => c.sim.volume(r.json.volume.id)?.status === 'error');
+    await until(() => c.sim.volume(r.json.volume.id)?.status === 'error', "c.sim.volume(r.json.volume.id)?.status === 'error'");
     const msgs = await call(`${c.cinder.demo}/messages?resource_uuid=${r.json.volume.id}`, 'GET', { token: c.t.demo, mv: 'volume 3.5' });
     expect(msgs.json.messages[0].user_message).toBe('schedule allocate volume:Could not find any available weighted backend.');
   });
 
   it('should cancel pending transitions on close', async () => {
-    const sim = new OpenStackSimulator({ delays: { createMs: 50 } });
-    const pid = sim.addProject({ name: 'p' });
-    sim.addUser({ name: 'u', password: 'x', projects: { p: ['member'] } });
-    const urls = await sim.listen();
-    const token = sim.issueToken({ user: 'u', project: 'p' });
-    const r = await call(`${urls.cinderUrl}/v3/${pid}/volumes`, 'POST', { token, body: { volume: { size: 1 } } });
+    const { sim, t, cinder } = await startCloud({ delays: { createMs: 50 } });
+    const r = await call(`${cinder.demo}/volumes`, 'POST', { token: t.demo, body: { volume: { size: 1 } } });
     await sim.close();
     await sleep(70);
     expect(sim.volume(r.json.volume.id)!.status).toBe('creating');

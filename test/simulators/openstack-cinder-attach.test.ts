@@ -3,7 +3,8 @@
  * volume carries its admin metadata from step to step, as in the recording), plus the
  * bug #2004555 guard against Nova-owned attachments (nova-26/01).
  */
-import { call, eventually, expectRecorded, recorded, startCloud, type Cloud } from './openstack-helpers';
+import { call, expectRecorded, recorded, startCloud, type Cloud } from './openstack-helpers';
+import { until } from '../support/until';
 
 const C02 = 'cinder-21/02-reserve-unreserve.md';
 const C03 = 'cinder-21/03-attach-legacy.md';
@@ -108,11 +109,11 @@ describe('the recorded attach/detach sequence on one volume (cinder-21/02–05, 
   it('08: online extend at 3.42 and a forced snapshot of the in-use volume', async () => {
     expectRecorded(await call(act, 'POST', { ...admin(), mv: 'volume 3.42', body: { 'os-extend': { new_size: 2 } } }), recorded(C08, 'os-extend an in-use volume at mv 3.42 (online extend) 1->2'));
     expect(c.sim.volume(id)!.status).toBe('extending');
-    await eventually(() => c.sim.volume(id)?.status === 'in-use');
+    await until(() => c.sim.volume(id)?.status === 'in-use', "c.sim.volume(id)?.status === 'in-use'");
     expectRecorded(await call(vol, 'GET', admin()), recorded(C08, 'GET after in-use extend'));
     const snap = await call(`${c.cinder.admin}/snapshots`, 'POST', { ...admin(), body: { snapshot: { volume_id: id, name: 's-force', force: true } } });
     expectRecorded(snap, recorded(C08, 'POST /snapshots of in-use volume with force=true'));
-    await eventually(async () => (await call(`${c.cinder.admin}/snapshots/${snap.json.snapshot.id}`, 'GET', admin())).json.snapshot.status === 'available');
+    await until(async () => (await call(`${c.cinder.admin}/snapshots/${snap.json.snapshot.id}`, 'GET', admin())).json.snapshot.status === 'available', "(await call(`${c.cinder.admin}/snapshots/${snap.json.snapshot.id}`, 'GET', admin())).json.snapshot.status === 'available'");
     expectRecorded(await call(`${c.cinder.admin}/snapshots/${snap.json.snapshot.id}`, 'DELETE', admin()), recorded(C08, 'DELETE that snapshot'));
     const aid = c.sim.volume(id)!.attachments[0]!.id;
     expectRecorded(await call(`${c.cinder.admin}/attachments/${aid}`, 'DELETE', { ...admin(), mv: 'volume 3.27' }), recorded(C08, 'DELETE /attachments/{id} (cleanup, service role)'));
@@ -127,7 +128,7 @@ describe('multiattach (cinder-21/12)', () => {
     const vol = await call(`${c.cinder.admin}/volumes`, 'POST', { token: c.t.admin, body: { volume: { size: 1, name: 'vol-ma', volume_type: 'multiattach-a4e5a4' } } });
     expectRecorded(vol, recorded(C12, 'POST /volumes with the multiattach type'));
     const id = vol.json.volume.id as string;
-    await eventually(() => c.sim.volume(id)?.status === 'available');
+    await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
     const att = `${c.cinder.admin}/attachments`;
     const opts = { token: c.t.admin, mv: 'volume 3.54' };
     const a1 = await call(att, 'POST', { ...opts, body: { attachment: { volume_uuid: id, instance_uuid: 'cb610648-2cb9-4400-a94c-69e430c2a0de', connector: CONNECTOR } } });

@@ -3,7 +3,8 @@
  * an admin; keystone-22 for member views): versions, microversions, create/show/list/update/
  * delete, errors, misc actions, list parameters and the volumes_links rule.
  */
-import { call, eventually, expectRecorded, keys, recorded, shape, startCloud, type Cloud } from './openstack-helpers';
+import { call, expectRecorded, keys, recorded, shape, startCloud, type Cloud } from './openstack-helpers';
+import { until } from '../support/until';
 
 const C00 = 'cinder-21/00-versions-auth-project.md';
 const C01 = 'cinder-21/01-create-get.md';
@@ -23,7 +24,7 @@ async function createVolA(): Promise<string> {
   const r = await call(`${c.cinder.admin}/volumes`, 'POST', { token: c.t.admin, body: { volume: { size: 1, name: 'vol-a', description: 'first', metadata: { purpose: 'transcript' } } } });
   expectRecorded(r, recorded(C01, 'POST /volumes (size 1)'));
   const id = r.json.volume.id as string;
-  await eventually(() => c.sim.volume(id)?.status === 'available');
+  await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
   return id;
 }
 
@@ -140,7 +141,7 @@ describe('volume CRUD as recorded (cinder-21/01, 09, 10)', () => {
     const ext = await call(`${c.cinder.admin}/volumes/${id}/action`, 'POST', { token: c.t.admin, body: { 'os-extend': { new_size: 3 } } });
     expectRecorded(ext, recorded('cinder-21/06-extend.md', 'os-extend to 3'));
     expect(c.sim.volume(id)!.status).toBe('extending');
-    await eventually(() => c.sim.volume(id)?.status === 'available');
+    await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
     expect(c.sim.volume(id)!.size).toBe(3);
     expectRecorded(await call(`${c.cinder.admin}/volumes/${id}/metadata`, 'POST', { token: c.t.admin, body: { metadata: { k1: 'v1' } } }), recorded(C09, 'POST /volumes/{id}/metadata'));
     expectRecorded(await call(`${c.cinder.admin}/volumes/${id}/metadata`, 'GET', { token: c.t.admin }), recorded(C09, 'GET /volumes/{id}/metadata'));
@@ -154,7 +155,7 @@ describe('volume CRUD as recorded (cinder-21/01, 09, 10)', () => {
     const del = await call(`${c.cinder.admin}/volumes/${id}`, 'DELETE', { token: c.t.admin });
     expectRecorded(del, recorded('cinder-21/10-delete.md', 'DELETE /volumes/{id}'));
     expect(c.sim.volume(id)!.status).toBe('deleting');
-    await eventually(() => c.sim.volume(id) === undefined);
+    await until(() => c.sim.volume(id) === undefined, "c.sim.volume(id) === undefined");
     expectRecorded(await call(`${c.cinder.admin}/volumes/${id}`, 'GET', { token: c.t.admin }), recorded('cinder-21/10-delete.md', 'GET deleted volume'));
   });
 });
@@ -211,7 +212,7 @@ describe('member view and project isolation (keystone-22/01, 02)', () => {
     const r = await call(`${c.cinder.demo}/volumes`, 'POST', { token: c.t.demo, body: { volume: { size: 1, name: 'ks-demo-vol' } } });
     expectRecorded(r, recorded(K01, 'POST /v3/{demo}/volumes with demo token'));
     id = r.json.volume.id;
-    await eventually(() => c.sim.volume(id)?.status === 'available');
+    await until(() => c.sim.volume(id)?.status === 'available', "c.sim.volume(id)?.status === 'available'");
   });
 
   it('should hide admin-only keys from members', async () => {

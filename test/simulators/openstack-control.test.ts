@@ -3,7 +3,8 @@
  * latency, and the demo cloud.
  */
 import { OpenStackSimulator, type DemoCredentials } from '../../simulators/openstack';
-import { call, eventually, startCloud, type Cloud } from './openstack-helpers';
+import { call, startCloud, type Cloud } from './openstack-helpers';
+import { until } from '../support/until';
 
 let c: Cloud;
 beforeAll(async () => {
@@ -53,19 +54,19 @@ describe('/_sim/ control API', () => {
     const id = c.sim.seedVolume({ project: 'demo' });
     await call(sim('cinder', '/faults/extend'), 'POST', { body: { volumeId: id } });
     await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', { token: c.t.demo, body: { 'os-extend': { new_size: 2 } } });
-    await eventually(() => c.sim.volume(id)?.status === 'error_extending');
+    await until(() => c.sim.volume(id)?.status === 'error_extending', "c.sim.volume(id)?.status === 'error_extending'");
     const att = c.sim.seedVolume({ project: 'demo' });
     const server = c.sim.seedServer({ project: 'demo', name: 'ctl-fail' });
     expect((await call(sim('nova', '/faults/attach'), 'POST', { body: { volumeId: att, rollback: false } })).json).toEqual({ ok: true });
     await call(`${c.nova}/servers/${server}/os-volume_attachments`, 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: att } } });
-    await eventually(() => c.sim.volume(att)!.attachments[0]?.attachStatus === 'error_attaching');
+    await until(() => c.sim.volume(att)!.attachments[0]?.attachStatus === 'error_attaching', "c.sim.volume(att)!.attachments[0]?.attachStatus === 'error_attaching'");
     const stuck = c.sim.seedVolume({ project: 'demo' });
     c.sim.attachNow(server, stuck);
     await call(sim('nova', '/faults/detach'), 'POST', { body: { volumeId: stuck } });
     expect((await call(`${c.nova}/servers/${server}/os-volume_attachments/${stuck}`, 'DELETE', { token: c.t.demo })).status).toBe(202);
     await call(sim('cinder', '/faults/create'), 'POST', { body: {} });
     const created = await call(`${c.cinder.demo}/volumes`, 'POST', { token: c.t.demo, body: { volume: { size: 1 } } });
-    await eventually(() => c.sim.volume(created.json.volume.id)?.status === 'error');
+    await until(() => c.sim.volume(created.json.volume.id)?.status === 'error', "c.sim.volume(created.json.volume.id)?.status === 'error'");
     expect(c.sim.volume(stuck)!.status).toBe('detaching');
   });
 
@@ -96,7 +97,7 @@ describe('outages and latency', () => {
     expect(r.headers['content-type']).toBe('text/html');
     expect(r.text).toContain('No server is available to handle this request.');
     expect((await call(`${c.cinder.demo}/volumes`, 'GET', { token: c.t.demo })).status).toBe(200);
-    await eventually(async () => (await call(`${c.nova}/servers`, 'GET', { token: c.t.demo })).status === 200);
+    await until(async () => (await call(`${c.nova}/servers`, 'GET', { token: c.t.demo })).status === 200, "(await call(`${c.nova}/servers`, 'GET', { token: c.t.demo })).status === 200");
   });
 
   it("should make Keystone unavailable with Keystone's error body, until cleared", async () => {

@@ -7,7 +7,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
-import { OpenStackSimulator, type OpenStackSimulatorOptions, type OpenStackUrls } from '../../simulators/openstack';
+import type { OpenStackSimulator, OpenStackSimulatorOptions, OpenStackUrls } from '../../simulators/openstack';
+import { FAST, OS } from '../support/constants';
+import { openStackSimulator } from '../support/harness';
 
 export interface RawResponse {
   status: number;
@@ -125,39 +127,12 @@ export function expectRecorded(res: RawResponse, rec: Recorded, headerNames: str
   expect({ title: rec.title, body: JSON.stringify(shape(res.json)) }).toEqual({ title: rec.title, body: JSON.stringify(shape(rec.json)) });
 }
 
-/** Polls `fn` until true (fails after `ms`). */
-export async function eventually(fn: () => Promise<boolean> | boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Small delays for fast tests (large enough to observe transitional states reliably). */
-export const FAST = {
-  createMs: 30,
-  deleteMs: 30,
-  extendMs: 40,
-  snapshotMs: 40,
-  snapshotDeleteMs: 30,
-  revertMs: 40,
-  retypeMs: 40,
-  uploadMs: 40,
-  migrateMs: 30,
-  reimageMs: 40,
-  unmanageMs: 30,
-  attachMs: 40,
-  attachCompleteMs: 25,
-  attachRollbackMs: 30,
-  detachMs: 40,
-  serverDeleteMs: 30,
-};
+export { FAST } from '../support/constants';
 
 export interface Cloud {
   sim: OpenStackSimulator;
@@ -172,27 +147,18 @@ export interface Cloud {
 }
 
 /**
- * A simulator with projects demo/other/admin, users demo/other/admin/reader and tokens for
- * them. Pools as recorded (`real-cinder@fake#fake`) and no extra volume types, so admin views
- * and `GET /types` match the transcripts.
+ * The harness's standard simulator ({@link openStackSimulator}: projects demo/other/admin, users
+ * demo/other/admin/viewer) with tokens for them. Pools as recorded (`real-cinder@fake#fake`) and
+ * no extra volume types, so admin views and `GET /types` match the transcripts.
  */
 export async function startCloud(opts: OpenStackSimulatorOptions = {}): Promise<Cloud> {
-  const sim = new OpenStackSimulator({ pools: ['real-cinder@fake#fake', 'real-cinder@fake2#fake2'], volumeTypes: [], delays: FAST, ...opts });
-  const p = {
-    demo: sim.addProject({ name: 'demo' }),
-    other: sim.addProject({ name: 'other' }),
-    admin: sim.addProject({ name: 'admin' }),
-  };
-  sim.addUser({ name: 'demo', password: 'demo-secret', projects: { demo: ['member'] }, defaultProject: 'demo' });
-  sim.addUser({ name: 'other', password: 'other-secret', projects: { other: ['member'] } });
-  sim.addUser({ name: 'admin', password: 'admin-secret', projects: { admin: ['admin'], demo: ['admin'] }, id: 'admin' });
-  sim.addUser({ name: 'viewer', password: 'viewer-secret', projects: { demo: ['reader'] } });
+  const { sim, projects: p } = openStackSimulator({ pools: ['real-cinder@fake#fake', 'real-cinder@fake2#fake2'], volumeTypes: [], delays: FAST, ...opts });
   const urls = await sim.listen();
   const t = {
-    demo: sim.issueToken({ user: 'demo', project: 'demo' }),
-    other: sim.issueToken({ user: 'other', project: 'other' }),
-    admin: sim.issueToken({ user: 'admin', project: 'admin' }),
-    reader: sim.issueToken({ user: 'viewer', project: 'demo' }),
+    demo: sim.issueToken({ user: OS.demoUser, project: 'demo' }),
+    other: sim.issueToken({ user: OS.otherUser, project: 'other' }),
+    admin: sim.issueToken({ user: OS.adminUser, project: 'admin' }),
+    reader: sim.issueToken({ user: OS.viewerUser, project: 'demo' }),
   };
   const c = (id: string): string => `${urls.cinderUrl}/v3/${id}`;
   return { sim, urls, p, t, cinder: { demo: c(p.demo), other: c(p.other), admin: c(p.admin) }, nova: `${urls.novaUrl}/v2.1` };

@@ -3,8 +3,8 @@
  * application-credential auth, the catalog, validation and revocation, bad, expired and revoked
  * tokens, and a request log without secrets.
  */
-import { OpenStackSimulator } from '../../simulators/openstack';
 import { call, expectRecorded, keys, recorded, shape, sleep, startCloud, type Cloud } from './openstack-helpers';
+import { OS } from '../support/constants';
 
 const K00 = 'keystone-22/00-keystone-auth.md';
 const K03 = 'keystone-22/03-bad-tokens.md';
@@ -39,7 +39,7 @@ describe('Keystone', () => {
   });
 
   it('should issue a project-scoped password token with the recorded body, headers and catalog', async () => {
-    const r = await call(tokens(), 'POST', { body: passwordAuth('demo', 'demo-secret', 'demo') });
+    const r = await call(tokens(), 'POST', { body: passwordAuth(OS.demoUser, OS.demoPassword, 'demo') });
     const rec = recorded(K00, 'POST /v3/auth/tokens password, user demo scoped to project demo (token + catalog)');
     expect([r.status, r.statusText]).toEqual([201, 'CREATED']);
     expect(r.headers['x-subject-token']).toMatch(/^gAAAAAB[A-Za-z0-9_-]{150,}$/);
@@ -53,14 +53,14 @@ describe('Keystone', () => {
     expect(volumev3.endpoints[0].url).toBe(`${c.urls.cinderUrl}/v3/${c.p.demo}`);
     const exp = Date.parse(r.json.token.expires_at) - Date.parse(r.json.token.issued_at);
     expect(exp).toBe(3_600_000);
-    const bare = await call(`${tokens()}?nocatalog`, 'POST', { body: passwordAuth('demo', 'demo-secret', 'demo') });
+    const bare = await call(`${tokens()}?nocatalog`, 'POST', { body: passwordAuth(OS.demoUser, OS.demoPassword, 'demo') });
     expect(bare.json.token.catalog).toBeUndefined();
   });
 
   it('should scope a scope-less password auth to the default project, else issue an unscoped token', async () => {
-    const scoped = await call(tokens(), 'POST', { body: passwordAuth('demo', 'demo-secret') });
+    const scoped = await call(tokens(), 'POST', { body: passwordAuth(OS.demoUser, OS.demoPassword) });
     expect(JSON.stringify(shape(withoutCompute(scoped.json)))).toBe(JSON.stringify(shape(recorded(K00, 'POST /v3/auth/tokens password, unscoped (no catalog, no roles)').json)));
-    const unscoped = await call(tokens(), 'POST', { body: passwordAuth('other', 'other-secret') });
+    const unscoped = await call(tokens(), 'POST', { body: passwordAuth(OS.otherUser, OS.otherPassword) });
     expect(unscoped.status).toBe(201);
     expect(keys(unscoped.json.token)).toEqual(['methods', 'user', 'audit_ids', 'expires_at', 'issued_at']);
   });
@@ -80,7 +80,7 @@ describe('Keystone', () => {
     expectRecorded(bad, rec, ['content-type', 'vary']);
     expect(bad.statusText).toBe('UNAUTHORIZED');
     expect(bad.headers['www-authenticate']).toBe(`Keystone uri="${c.urls.keystoneUrl}"`);
-    expectRecorded(await call(tokens(), 'POST', { body: passwordAuth('demo', 'demo-secret', 'other') }), recorded(K00, 'POST /v3/auth/tokens user demo scoped to project other (no role there) -> 401'), ['content-type', 'vary']);
+    expectRecorded(await call(tokens(), 'POST', { body: passwordAuth(OS.demoUser, OS.demoPassword, 'other') }), recorded(K00, 'POST /v3/auth/tokens user demo scoped to project other (no role there) -> 401'), ['content-type', 'vary']);
   });
 
   it('should validate a token (GET /v3/auth/tokens) and list the catalog', async () => {
@@ -115,16 +115,13 @@ describe('bad, expired and revoked tokens at Cinder and Nova (keystone-22/03)', 
   });
 
   it('should honour the token TTL option', async () => {
-    const sim = new OpenStackSimulator({ tokenTtlMs: 40 });
+    const { sim, cinder, nova } = await startCloud({ tokenTtlMs: 40 });
     try {
-      const pid = sim.addProject({ name: 'p' });
-      sim.addUser({ name: 'u', password: 'x', projects: { p: ['member'] } });
-      const urls = await sim.listen();
-      const t = sim.issueToken({ user: 'u', project: 'p' });
-      expect((await call(`${urls.cinderUrl}/v3/${pid}/volumes`, 'GET', { token: t })).status).toBe(200);
+      const t = sim.issueToken({ user: OS.demoUser, project: 'demo' });
+      expect((await call(`${cinder.demo}/volumes`, 'GET', { token: t })).status).toBe(200);
       await sleep(60);
-      expect((await call(`${urls.cinderUrl}/v3/${pid}/volumes`, 'GET', { token: t })).status).toBe(401);
-      expect((await call(`${urls.novaUrl}/v2.1/servers`, 'GET', { token: t })).status).toBe(401);
+      expect((await call(`${cinder.demo}/volumes`, 'GET', { token: t })).status).toBe(401);
+      expect((await call(`${nova}/servers`, 'GET', { token: t })).status).toBe(401);
     } finally {
       await sim.close();
     }
@@ -148,7 +145,7 @@ describe('bad, expired and revoked tokens at Cinder and Nova (keystone-22/03)', 
 describe('request log', () => {
   it('should log every service request in order with the microversion header and no secrets', async () => {
     c.sim.clearRequests();
-    await call(tokens(), 'POST', { body: passwordAuth('demo', 'demo-secret', 'demo') });
+    await call(tokens(), 'POST', { body: passwordAuth(OS.demoUser, OS.demoPassword, 'demo') });
     await call(`${c.cinder.demo}/volumes?limit=1&limit=2`, 'GET', { token: c.t.demo, mv: 'volume 3.27' });
     await call(`${c.nova}/servers`, 'GET', { token: c.t.demo, headers: { 'x-openstack-nova-api-version': '2.5' } });
     await call(`${c.urls.cinderUrl}/_sim/requests`, 'GET');
@@ -162,7 +159,7 @@ describe('request log', () => {
     expect(log[1]!.params).toEqual({ limit: ['1', '2'] });
     expect(Number.isNaN(Date.parse(log[0]!.time))).toBe(false);
     const text = JSON.stringify(log);
-    expect(text).not.toContain('demo-secret');
+    expect(text).not.toContain(OS.demoPassword);
     expect(text).not.toContain(c.t.demo);
   });
 

@@ -7,7 +7,8 @@
  * validation, the control API of the injection).
  */
 import { createHash } from 'node:crypto';
-import { call, eventually, expectRecorded, recorded, startCloud, type Cloud, type RawResponse, type Recorded } from './openstack-helpers';
+import { call, expectRecorded, recorded, startCloud, type Cloud, type RawResponse, type Recorded } from './openstack-helpers';
+import { until } from '../support/until';
 
 const N05 = 'nova-26/05-instance-actions.md';
 const N06 = 'nova-26/06-failed-detach.md';
@@ -60,12 +61,12 @@ describe('instance actions of an attach and a detach (nova-26/05)', () => {
     const post = await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: vol } } });
     expectNova(post, recorded(N05, 'POST /servers/{id}/os-volume_attachments mv 2.1'));
     req.attach = requestIdOf(post);
-    await eventually(async () => (await adminAction(req.attach)).events[0].result === 'Success');
+    await until(async () => (await adminAction(req.attach)).events[0].result === 'Success', "(await adminAction(req.attach)).events[0].result === 'Success'");
     expect(c.sim.volume(vol)!.status).toBe('in-use');
     const del = await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.1' });
     expectNova(del, recorded(N05, 'DELETE /servers/{id}/os-volume_attachments/{volume} mv 2.1'));
     req.detach = requestIdOf(del);
-    await eventually(async () => (await adminAction(req.detach)).events[0].result === 'Success');
+    await until(async () => (await adminAction(req.detach)).events[0].result === 'Success', "(await adminAction(req.detach)).events[0].result === 'Success'");
     expect(c.sim.volume(vol)!.status).toBe('available');
     expectNova(await get(vas(), '2.1'), recorded(N05, 'GET /servers/{id}/os-volume_attachments mv 2.1 (data volume gone)'));
     const list = await get(ia(), '2.1');
@@ -122,7 +123,7 @@ describe('a detach that fails in nova-compute (nova-26/06)', () => {
     const post = await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.79', body: { volumeAttachment: { volumeId: vol, tag: 'data1', delete_on_termination: false } } });
     expectNova(post, recorded(N06, 'POST /servers/{id}/os-volume_attachments with tag mv 2.79'));
     req.taggedAttach = requestIdOf(post);
-    await eventually(() => c.sim.volume(vol)?.status === 'in-use');
+    await until(() => c.sim.volume(vol)?.status === 'in-use', "c.sim.volume(vol)?.status === 'in-use'");
     expectNova(await get(vas(), '2.79'), recorded(N06, 'GET /servers/{id}/os-volume_attachments mv 2.79 (tag shown)'));
     expectNova(await get(`${vas()}/${vol}`, '2.89'), recorded(N06, 'GET /servers/{id}/os-volume_attachments/{volume} mv 2.89'));
     expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'cinder GET volume (in-use)'));
@@ -139,7 +140,7 @@ describe('a detach that fails in nova-compute (nova-26/06)', () => {
     const running = await get(`${ia()}/${req.failedDetach}`, '2.84', c.t.admin);
     expectNova(running, recorded(N06, 'poll +316 ms: admin GET os-instance-actions/{detach request id} mv 2.84'));
     expect(running.json.instanceAction.updated_at).toBe(running.json.instanceAction.events[0].start_time);
-    await eventually(async () => (await adminAction(req.failedDetach)).events[0].result !== null, 3000);
+    await until(async () => (await adminAction(req.failedDetach)).events[0].result !== null, "(await adminAction(req.failedDetach)).events[0].result !== null", 3000);
     c.sim.setDelays({ detachMs: 40 });
     expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'poll +465 ms: cinder GET volume'));
     expectNova(await get(vas(), '2.79'), recorded(N06, 'poll +510 ms: nova GET os-volume_attachments mv 2.79'));
@@ -177,7 +178,7 @@ describe('a detach that fails in nova-compute (nova-26/06)', () => {
 
   it('should delete the server with a delete action, readable after deletion from 2.21 only', async () => {
     expectNova(await call(`${c.nova}/servers/${server}`, 'DELETE', { token: c.t.demo }), recorded(N06, 'DELETE /servers/{id}'));
-    await eventually(async () => (await get(`${c.nova}/servers/${server}`, '2.1')).status === 404);
+    await until(async () => (await get(`${c.nova}/servers/${server}`, '2.1')).status === 404, "(await get(`${c.nova}/servers/${server}`, '2.1')).status === 404");
     expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'cinder GET tagged volume after server delete'));
     expectRecorded(await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }), recorded(N06, 'cinder GET boot volume after server delete'));
     expectNova(await get(ia(), '2.84'), recorded(N06, 'GET /servers/{id}/os-instance-actions mv 2.84 after delete (deleted server, 2.21+)'));
@@ -213,7 +214,7 @@ describe("beyond the recordings (Nova 26's source)", () => {
     const vol = c.sim.seedVolume({ project: 'demo' });
     c.sim.failNextAttach(vol);
     const id = requestIdOf(await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } }));
-    await eventually(async () => (await detail(s, id)).events[0].result !== null);
+    await until(async () => (await detail(s, id)).events[0].result !== null, "(await detail(s, id)).events[0].result !== null");
     expect(c.sim.volume(vol)!.status).toBe('available');
     const failed = await detail(s, id);
     expect(failed).toMatchObject({ action: 'attach_volume', message: 'Error', events: [{ event: 'compute_attach_volume', result: 'Error', details: 'ClientException' }] });
@@ -222,7 +223,7 @@ describe("beyond the recordings (Nova 26's source)", () => {
     const vol2 = c.sim.seedVolume({ project: 'demo' });
     c.sim.failNextAttach(vol2, { rollback: false });
     const id2 = requestIdOf(await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol2 } } }));
-    await eventually(() => c.sim.volume(vol2)!.attachments[0]?.attachStatus === 'error_attaching');
+    await until(() => c.sim.volume(vol2)!.attachments[0]?.attachStatus === 'error_attaching', "c.sim.volume(vol2)!.attachments[0]?.attachStatus === 'error_attaching'");
     expect((await detail(s, id2)).events[0]).toMatchObject({ finish_time: null, result: null });
   });
 
@@ -238,7 +239,7 @@ describe("beyond the recordings (Nova 26's source)", () => {
     c.sim.attachNow(s, oldV);
     const admin = c.sim.issueToken({ user: 'admin', project: 'demo' });
     const swapId = requestIdOf(await call(`${vas(s)}/${oldV}`, 'PUT', { token: admin, body: { volumeAttachment: { volumeId: newV } } }));
-    await eventually(async () => (await detail(s, swapId)).events[0].result === 'Success');
+    await until(async () => (await detail(s, swapId)).events[0].result === 'Success', "(await detail(s, swapId)).events[0].result === 'Success'");
     const swap = await detail(s, swapId);
     expect(swap).toMatchObject({ action: 'swap_volume', user_id: 'admin', project_id: c.p.demo, events: [{ event: 'compute_swap_volume', host: 'real-nova' }] });
   });
@@ -290,7 +291,7 @@ describe("beyond the recordings (Nova 26's source)", () => {
     c.sim.attachNow(s, vol);
     expect((await call(`${c.urls.keystoneUrl.replace(/\/v3$/, '')}/_sim/faults/detach-error`, 'POST', {})).json).toEqual({ ok: true });
     const id = requestIdOf(await call(`${vas(s)}/${vol}`, 'DELETE', { token: c.t.demo }));
-    await eventually(async () => (await detail(s, id)).events[0].result === 'Error');
+    await until(async () => (await detail(s, id)).events[0].result === 'Error', "(await detail(s, id)).events[0].result === 'Error'");
     expect(c.sim.volume(vol)!.status).toBe('available');
     expect((await get(vas(s), '2.1')).json.volumeAttachments).toHaveLength(1);
   });

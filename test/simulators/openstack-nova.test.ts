@@ -3,8 +3,8 @@
  * side they drive (reserved → attaching → in-use; detaching → available), microversion
  * negotiation, errors, injected attach/detach failures and the 2.85 update.
  */
-import { OpenStackSimulator } from '../../simulators/openstack';
-import { call, eventually, expectRecorded, FAST, recorded, sleep, startCloud, type Cloud, type RawResponse, type Recorded } from './openstack-helpers';
+import { call, expectRecorded, FAST, recorded, sleep, startCloud, type Cloud, type RawResponse, type Recorded } from './openstack-helpers';
+import { until } from '../support/until';
 
 const N00 = 'nova-26/00-boot-server.md';
 const N01 = 'nova-26/01-volume-attachments-mv2.1.md';
@@ -74,7 +74,8 @@ async function roundTrip(file: string, mv: string, attachBody: object): Promise<
   expectNova(post, recorded(file, `POST /servers/{id}/os-volume_attachments mv ${mv}`));
   // nova-26 timings: reserved → attaching → in-use, observed on Cinder
   const seen = new Set<string>([volumeStatus(vol)!]);
-  await eventually(() => (seen.add(volumeStatus(vol)!), volumeStatus(vol) === 'in-use'));
+  // every status it passes through, so poll faster than the shortest transition
+  await until(() => (seen.add(volumeStatus(vol)!), volumeStatus(vol) === 'in-use'), 'the volume in-use', 15_000, 5);
   expect([...seen]).toEqual(['reserved', 'attaching', 'in-use']);
   expectNova(await call(vas(), 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments mv ${mv}`));
   expectNova(await call(`${vas()}/${vol}`, 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments/{volume} mv ${mv}`));
@@ -82,7 +83,7 @@ async function roundTrip(file: string, mv: string, attachBody: object): Promise<
   expectRecorded(await call(`${c.cinder.demo}/attachments/detail?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' }), recorded(file, 'cinder GET /attachments?volume_id= mv 3.27 (new-style attachment made by nova)'));
   expectNova(await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `DELETE /servers/{id}/os-volume_attachments/{volume} mv ${mv}`));
   expect(volumeStatus(vol)).toBe('detaching');
-  await eventually(() => volumeStatus(vol) === 'available');
+  await until(() => volumeStatus(vol) === 'available', "volumeStatus(vol) === 'available'");
   expectNova(await call(`${vas()}/${vol}`, 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments/{volume} after detach -> 404`));
   expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(file, 'cinder GET volume after detach'));
   expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'DELETE', { token: c.t.demo }), recorded(file, 'cinder DELETE data volume'));
@@ -98,9 +99,9 @@ describe('os-volume_attachments round trips (nova-26/01–03)', () => {
     expect(again.json.badRequest.message).toBe(`Invalid volume: volume ${vol} is already attached to instances: ${server}`);
     expectNova(await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: '00000000-0000-0000-0000-000000000000' } } }), recorded(N01, 'POST with a missing volume -> 404'));
     expectNova(await call(vas(), 'GET', { token: c.t.other, mv: 'compute 2.1' }), recorded(N01, "GET os-volume_attachments with other's token -> 404"));
-    await eventually(() => volumeStatus(vol) === 'in-use');
+    await until(() => volumeStatus(vol) === 'in-use', "volumeStatus(vol) === 'in-use'");
     await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
-    await eventually(() => volumeStatus(vol) === 'available');
+    await until(() => volumeStatus(vol) === 'available', "volumeStatus(vol) === 'available'");
     expectNova(await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.1' }), recorded(N01, 'DELETE again (not attached) -> 404'));
   });
 
@@ -121,9 +122,9 @@ describe('os-volume_attachments round trips (nova-26/01–03)', () => {
     const early = await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
     expect(early.status).toBe(400);
     expect(early.json.badRequest.message).toMatch(/^Invalid volume: Invalid input received: Invalid volume: Unable to detach volume\. Volume status must be 'in-use' and attach_status must be 'attached' to detach\. \(HTTP 400\) \(Request-ID: req-[0-9a-f-]+\)$/);
-    await eventually(() => volumeStatus(vol) === 'in-use');
+    await until(() => volumeStatus(vol) === 'in-use', "volumeStatus(vol) === 'in-use'");
     await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
-    await eventually(() => volumeStatus(vol) === 'available');
+    await until(() => volumeStatus(vol) === 'available', "volumeStatus(vol) === 'available'");
   });
 });
 
@@ -155,24 +156,20 @@ describe('attach variants and errors', () => {
     const multi = c.sim.seedVolume({ project: 'demo', multiattach: true });
     expect((await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.59', body: { volumeAttachment: { volumeId: multi } } })).json.badRequest.message).toBe('Multiattach volumes are only supported starting with compute API version 2.60.');
     expect((await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.60', body: { volumeAttachment: { volumeId: multi } } })).status).toBe(200);
-    await eventually(() => volumeStatus(multi) === 'in-use');
+    await until(() => volumeStatus(multi) === 'in-use', "volumeStatus(multi) === 'in-use'");
     expect((await call(vas(c.sim.seedServer({ project: 'demo', name: 'second' })), 'POST', { token: c.t.demo, mv: 'compute 2.60', body: { volumeAttachment: { volumeId: multi } } })).status).toBe(200);
-    await eventually(() => c.sim.volume(multi)!.attachments.filter((a) => a.attachStatus === 'attached').length === 2);
+    await until(() => c.sim.volume(multi)!.attachments.filter((a) => a.attachStatus === 'attached').length === 2, "c.sim.volume(multi)!.attachments.filter((a) => a.attachStatus === 'attached').length === 2");
   });
 
   it('should answer 202 without a body from 2.101 when Nova supports it', async () => {
-    const sim = new OpenStackSimulator({ novaMaxVersion: '2.101', delays: { attachMs: 5, attachCompleteMs: 5 } });
+    const { sim, t, nova } = await startCloud({ novaMaxVersion: '2.101', delays: { attachMs: 5, attachCompleteMs: 5 } });
     try {
-      sim.addProject({ name: 'p' });
-      sim.addUser({ name: 'u', password: 'x', projects: { p: ['member'] } });
-      const urls = await sim.listen();
-      const token = sim.issueToken({ user: 'u', project: 'p' });
-      const s = sim.seedServer({ project: 'p', name: 's' });
-      const v = sim.seedVolume({ project: 'p' });
-      const r = await call(`${urls.novaUrl}/v2.1/servers/${s}/os-volume_attachments`, 'POST', { token, mv: 'compute 2.101', body: { volumeAttachment: { volumeId: v } } });
+      const s = sim.seedServer({ project: 'demo', name: 's' });
+      const v = sim.seedVolume({ project: 'demo' });
+      const r = await call(`${nova}/servers/${s}/os-volume_attachments`, 'POST', { token: t.demo, mv: 'compute 2.101', body: { volumeAttachment: { volumeId: v } } });
       expect(r.status).toBe(202);
       expect(r.text).toBe('');
-      await eventually(() => sim.volume(v)?.status === 'in-use');
+      await until(() => sim.volume(v)?.status === 'in-use', "sim.volume(v)?.status === 'in-use'");
     } finally {
       await sim.close();
     }
@@ -199,7 +196,7 @@ describe('update (PUT)', () => {
     const admin = c.sim.issueToken({ user: 'admin', project: 'demo' });
     expect((await call(`${vas(s)}/${oldV}`, 'PUT', { token: admin, body: { volumeAttachment: { volumeId: newV } } })).status).toBe(202);
     expect(volumeStatus(oldV)).toBe('detaching');
-    await eventually(() => volumeStatus(newV) === 'in-use' && volumeStatus(oldV) === 'available');
+    await until(() => volumeStatus(newV) === 'in-use' && volumeStatus(oldV) === 'available', "volumeStatus(newV) === 'in-use' && volumeStatus(oldV) === 'available'");
     expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toEqual([{ id: newV, volumeId: newV, serverId: s, device: '/dev/sdb' }]);
   });
 });
@@ -211,13 +208,13 @@ describe('injected failures', () => {
     c.sim.setDelays({ attachRollbackMs: 60 });
     c.sim.failNextAttach(vol);
     expect((await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } })).status).toBe(200);
-    await eventually(() => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching');
+    await until(() => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching', "c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching'");
     expect(volumeStatus(vol)).toBe('reserved');
     const atts = await call(`${c.cinder.demo}/attachments?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' });
     expect(atts.json.attachments[0].status).toBe('error_attaching');
     const msgs = await call(`${c.cinder.demo}/messages?resource_uuid=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.5' });
     expect(msgs.json.messages.map((m: { event_id: string; user_message: string }) => [m.event_id, m.user_message])).toEqual([['VOLUME_VOLUME_004_001', 'update attachment:An unknown error occurred.']]);
-    await eventually(() => volumeStatus(vol) === 'available');
+    await until(() => volumeStatus(vol) === 'available', "volumeStatus(vol) === 'available'");
     expect(c.sim.volume(vol)!.attachments).toEqual([]);
     expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toEqual([]);
     c.sim.setDelays({ attachRollbackMs: FAST.attachRollbackMs });
@@ -228,7 +225,7 @@ describe('injected failures', () => {
     const vol = c.sim.seedVolume({ project: 'demo' });
     c.sim.failNextAttach(undefined, { rollback: false });
     await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } });
-    await eventually(() => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching');
+    await until(() => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching', "c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching'");
     await sleep(50);
     expect(volumeStatus(vol)).toBe('reserved');
     expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toHaveLength(1);
@@ -252,7 +249,7 @@ describe('server delete (nova-26/04)', () => {
   it('should answer 204, then detach the boot volume and forget the server', async () => {
     const del = await call(`${c.nova}/servers/${server}`, 'DELETE', { token: c.t.demo });
     expectNova(del, recorded(N04, 'DELETE /servers/{id}'));
-    await eventually(async () => (await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo })).status === 404);
+    await until(async () => (await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo })).status === 404, "(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo })).status === 404");
     expectRecorded(await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }), recorded(N04, 'cinder GET boot volume after server delete'));
   });
 });

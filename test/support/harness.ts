@@ -11,7 +11,9 @@ import type { LimitsConfig } from '../../server/limits';
 import type { OperationTrackerOptions } from '../../subscriptions/operations';
 import { createLogger } from '../../server/logger';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
-import { OpenStackSimulator } from '../../simulators/openstack';
+import { OpenStackSimulator, type OpenStackSimulatorOptions } from '../../simulators/openstack';
+import { isTerminal, settle } from './until';
+import { ANALYTICS_READ, ANALYTICS_WRITE, MGMT, NOMAD_NODES, NOMAD_PLUGINS, OS } from './constants';
 
 const leftovers: Array<() => Promise<void>> = [];
 
@@ -19,21 +21,27 @@ export async function disposeAll(): Promise<void> {
   while (leftovers.length > 0) await leftovers.pop()!();
 }
 
-export const MGMT = 'mgmt-secret';
-export const ANALYTICS_READ = 'analytics-read-secret';
-export const ANALYTICS_WRITE = 'analytics-write-secret';
+export { ANALYTICS_READ, ANALYTICS_WRITE, FAST, MGMT, NODE1, NODE2, OS } from './constants';
 
-/** A simulator with ACLs on, tokens, two namespaces, two nodes and two plugins; no volumes. */
-export async function startNomad(options: NomadSimulatorOptions = {}): Promise<NomadSimulator> {
+/**
+ * The standard Nomad simulator, not yet listening: ACLs on unless `options` say otherwise,
+ * namespaces default and analytics, tokens MGMT / ANALYTICS_READ / ANALYTICS_WRITE, nodes NODE1
+ * and NODE2, plugins aws-ebs0 (controller) and hostpath (node only); no volumes.
+ */
+export function nomadSimulator(options: NomadSimulatorOptions = {}): NomadSimulator {
   const sim = new NomadSimulator({ acl: { enabled: true }, ...options });
   sim.addNamespace('analytics');
   sim.addToken({ secret: MGMT, management: true });
   sim.addToken({ secret: ANALYTICS_READ, namespaces: { analytics: 'read' } });
   sim.addToken({ secret: ANALYTICS_WRITE, namespaces: { analytics: 'write' } });
-  sim.addNode({ id: 'node-1111', name: 'client-1' });
-  sim.addNode({ id: 'node-2222', name: 'client-2' });
-  sim.addPlugin({ id: 'aws-ebs0', provider: 'ebs.csi.aws.com', version: 'v1.38.1', controllerRequired: true, controllersHealthy: 1, controllersExpected: 1, nodesHealthy: 2, nodesExpected: 2, topology: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } });
-  sim.addPlugin({ id: 'hostpath', provider: 'hostpath.csi.k8s.io', version: 'v1.11.0', controllerRequired: false, nodesHealthy: 2, nodesExpected: 2 });
+  for (const n of NOMAD_NODES) sim.addNode(n);
+  for (const p of NOMAD_PLUGINS) sim.addPlugin(p);
+  return sim;
+}
+
+/** {@link nomadSimulator}, listening on a free loopback port; stopped by `disposeAll()`. */
+export async function startNomad(options: NomadSimulatorOptions = {}): Promise<NomadSimulator> {
+  const sim = nomadSimulator(options);
   await sim.listen(0, '127.0.0.1');
   leftovers.push(() => sim.close());
   return sim;
@@ -123,9 +131,6 @@ export async function closedPortUrl(): Promise<string> {
 /** Requests the simulator saw, as `METHOD path` lines (query excluded). */
 export const calls = (sim: NomadSimulator): string[] => sim.requests().map((r) => `${r.method} ${r.path}`);
 
-/** Keystone users and projects of {@link startOpenStack}. */
-export const OS = { demoUser: 'demo', demoPassword: 'demo-secret', otherUser: 'other', otherPassword: 'other-secret', adminUser: 'admin', adminPassword: 'admin-secret' } as const;
-
 export interface OpenStackUnderTest {
   sim: OpenStackSimulator;
   keystoneUrl: string;
@@ -140,14 +145,25 @@ export interface OpenStackUnderTest {
   backend(id?: string, extra?: Partial<OpenStackBackendConfig>): OpenStackBackendConfig;
 }
 
-/** A simulated region: projects demo and other, users demo, other and admin (admin in demo), fast async transitions. */
-export async function startOpenStack(options: ConstructorParameters<typeof OpenStackSimulator>[0] = {}): Promise<OpenStackUnderTest> {
-  const sim = new OpenStackSimulator({ ...options });
-  const demo = sim.addProject({ name: 'demo' });
-  const other = sim.addProject({ name: 'other' });
-  sim.addUser({ name: OS.demoUser, password: OS.demoPassword, projects: { demo: ['member', 'reader'] } });
-  sim.addUser({ name: OS.otherUser, password: OS.otherPassword, projects: { other: ['member', 'reader'] } });
-  sim.addUser({ name: OS.adminUser, password: OS.adminPassword, projects: { demo: ['admin', 'member', 'reader'] } });
+/**
+ * The standard OpenStack simulator, not yet listening: projects demo, other and admin; users demo
+ * (member of demo, its default project), other (member of other), admin (id `admin`, admin of admin
+ * and demo) and viewer (reader of demo). Keystone implies reader from member and member from admin.
+ */
+export function openStackSimulator(options: OpenStackSimulatorOptions = {}): { sim: OpenStackSimulator; projects: { demo: string; other: string; admin: string } } {
+  const sim = new OpenStackSimulator(options);
+  const projects = { demo: sim.addProject({ name: 'demo' }), other: sim.addProject({ name: 'other' }), admin: sim.addProject({ name: 'admin' }) };
+  sim.addUser({ name: OS.demoUser, password: OS.demoPassword, projects: { demo: ['member'] }, defaultProject: 'demo' });
+  sim.addUser({ name: OS.otherUser, password: OS.otherPassword, projects: { other: ['member'] } });
+  sim.addUser({ name: OS.adminUser, password: OS.adminPassword, projects: { admin: ['admin'], demo: ['admin'] }, id: 'admin' });
+  sim.addUser({ name: OS.viewerUser, password: OS.viewerPassword, projects: { demo: ['reader'] } });
+  return { sim, projects };
+}
+
+/** {@link openStackSimulator}, listening on free loopback ports, with tokens; stopped by `disposeAll()`. */
+export async function startOpenStack(options: OpenStackSimulatorOptions = {}): Promise<OpenStackUnderTest> {
+  const { sim, projects } = openStackSimulator(options);
+  const { demo, other } = projects;
   const { keystoneUrl } = await sim.listen();
   leftovers.push(() => sim.close());
   return {
@@ -162,14 +178,23 @@ export async function startOpenStack(options: ConstructorParameters<typeof OpenS
   };
 }
 
-/** Polls `operation(id)` until it is terminal; returns it. */
+/** Polls `volumeOperation(id)` until it is terminal (or `timeoutMs` passed); returns it as last read. */
 export async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
+  const read = async (): Promise<any> => {
     const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason targetId deadlineAt } }`, { id }, headers);
     const op = res.body.data?.volumeOperation;
     if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(op.state) || Date.now() > end) return op;
-    await new Promise((r) => setTimeout(r, 25));
+    return op;
+  };
+  return settle(read, isTerminal, timeoutMs, 25);
+}
+
+/** The rejection of `p`, which must reject. */
+export async function rejection(p: Promise<unknown>): Promise<any> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
   }
+  throw new Error('expected a rejection');
 }

@@ -9,6 +9,7 @@ import type { ChangeCheck, CompletionRule, TrackedChanges } from '../../adapters
 import { BackendUnavailableError, ForbiddenError } from '../../adapters/contract/errors';
 import { OperationTracker, ownerKey, type OperationRecord } from '../../subscriptions/operations';
 import { volumeGlobalId } from '../../subscriptions/events/diff';
+import { isTerminal, settle } from '../support/until';
 
 const base = { kind: 'ATTACH_VOLUME' as const, backend: 'os', scope: 'p', targetId: 'vol', credential: { token: 'caller-token' } };
 const rule = (): CompletionRule => ({ name: 'serverAttach', params: { volumeId: 'v', serverId: 's', novaRequestId: 'req-1' }, seen: {} });
@@ -32,14 +33,8 @@ class Scripted implements TrackedChanges {
 
 const step = (progress: ChangeCheck['progress'], seen: ChangeCheck['seen'] = {}): ChangeCheck => ({ progress, seen });
 
-async function settle(t: OperationTracker, id: string, ms = 3000): Promise<OperationRecord> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const r = (await t.get(id))!;
-    if (['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(r.state) || Date.now() > end) return r;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-}
+/** Reads operation `id` until it is terminal (at most `ms`); the record as last read. */
+const settleOp = (t: OperationTracker, id: string, ms = 3000): Promise<OperationRecord> => settle(async () => (await t.get(id))!, isTerminal, ms, 10);
 
 describe('operation tracker', () => {
   let tracker: OperationTracker;
@@ -65,7 +60,7 @@ describe('operation tracker', () => {
   it('should go PENDING → RUNNING → SUCCEEDED and keep the backend status', async () => {
     const r = await start([step({ state: 'RUNNING', backendStatus: 'reserved' }), step({ state: 'RUNNING', backendStatus: 'attaching' }), step({ state: 'SUCCEEDED', backendStatus: 'in-use' })]);
     expect(r).toMatchObject({ state: 'PENDING', rule: rule() });
-    const done = await settle(tracker, r.id);
+    const done = await settleOp(tracker, r.id);
     expect(done).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use', failureReason: null });
     expect(seen.map(([s]) => s)).toEqual(['PENDING', 'RUNNING', 'RUNNING', 'SUCCEEDED']);
     expect(tracker.active).toBe(0);
@@ -78,7 +73,7 @@ describe('operation tracker', () => {
       step({ state: 'RUNNING', backendStatus: 'reserved' }, { started: true }),
       step({ state: 'SUCCEEDED', backendStatus: 'in-use' }, { started: true }),
     ]);
-    const done = await settle(tracker, r.id);
+    const done = await settleOp(tracker, r.id);
     expect(backend.rules.map((x) => x.seen)).toEqual([{}, {}, { started: true }, { started: true }]);
     expect(backend.rules.every((x) => x.name === 'serverAttach' && x.params.novaRequestId === 'req-1')).toBe(true);
     expect(done.rule).toEqual({ ...rule(), seen: { started: true } });
@@ -90,7 +85,7 @@ describe('operation tracker', () => {
   it('should check with the caller credential and request id, which never reach the record', async () => {
     backend = new Scripted([step({ state: 'SUCCEEDED', backendStatus: 'in-use' })]);
     const r = await tracker.start({ ...base, requestId: 'req-caller', pending: { rule: rule() } });
-    const done = await settle(tracker, r.id);
+    const done = await settleOp(tracker, r.id);
     expect(backend.options[0]).toMatchObject({ credential: { token: 'caller-token' }, requestId: 'req-caller' });
     expect(done.owner).toBe(ownerKey('os', { token: 'caller-token' }));
     expect(JSON.stringify(done)).not.toContain('caller-token');
@@ -100,12 +95,12 @@ describe('operation tracker', () => {
 
   it('should fail with the reason the check gives', async () => {
     const r = await start([step({ state: 'FAILED', reason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' })]);
-    expect(await settle(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' });
+    expect(await settleOp(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' });
   });
 
   it('should retry transient check errors and time out at the deadline with the last status', async () => {
     const r = await start([step({ state: 'RUNNING', backendStatus: 'detaching' }), new BackendUnavailableError('503')], 150);
-    const done = await settle(tracker, r.id);
+    const done = await settleOp(tracker, r.id);
     expect(done.state).toBe('TIMED_OUT');
     expect(done.failureReason).toMatch(/not finished after 0 s; last backend status: detaching/);
     expect(backend.calls).toBeGreaterThan(2);
@@ -113,13 +108,13 @@ describe('operation tracker', () => {
 
   it('should end on a non-retryable check error', async () => {
     const r = await start([new ForbiddenError('token no longer allowed')]);
-    expect(await settle(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'token no longer allowed' });
+    expect(await settleOp(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'token no longer allowed' });
   });
 
   it('should fail an operation whose backend is no longer configured', async () => {
     backend = new Scripted([step({ state: 'SUCCEEDED' })]);
     const r = await tracker.start({ ...base, backend: 'gone', pending: { rule: rule() } });
-    expect(await settle(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'backend "gone" is not configured to check this change any more' });
+    expect(await settleOp(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'backend "gone" is not configured to check this change any more' });
     expect(backend.calls).toBe(0);
   });
 
