@@ -29,6 +29,20 @@ export function internalError(where: Where = {}): GraphQLFormattedError {
   return { message: INTERNAL_ERROR_MESSAGE, ...where, extensions: { code: ErrorCode.Internal } };
 }
 
+/**
+ * An unexpected error already logged where it happened, to be answered later: formatted as
+ * {@link internalError} (and not reported again); the original stays in `cause`, for nobody.
+ */
+export class InternalError extends GatewayError {
+  constructor(cause: unknown) {
+    super(ErrorCode.Internal, INTERNAL_ERROR_MESSAGE, { cause });
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    return { code: this.code };
+  }
+}
+
 /** Options of {@link formatGraphQLError}. */
 export interface FormatErrorOptions {
   /**

@@ -13,7 +13,7 @@ import { GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFor
 import { makeServer, type Context, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
-import { formatGraphQLError, toGraphQLError } from '../../adapters/contract/graphql-errors';
+import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../context';
 import type { TrustedDocumentsConfig } from '../http/config';
@@ -181,8 +181,10 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       try {
         result = await o.hub!.subscribe(args, { address: addressBucket(s.address), bytes });
       } catch (err) {
-        // Formatted in onNext, which logs it with the request id: nothing a client should read.
-        result = { errors: [toGraphQLError(err)] };
+        // Logged here, not by the formatter: graphql-ws sends (and formats) nothing once the client has completed.
+        const u = unexpectedCause(err);
+        if (u) o.logger.error({ err: u.cause, socket: s.id, subscription: id, requestId: ctx.requestId }, 'live hub failed to start a subscription');
+        result = { errors: [toGraphQLError(u ? new InternalError(u.cause) : err)] };
       } finally {
         ctx.limits.end();
         // The signal only ever cancelled the start; the stream ends through its `return()`.

@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { buildSchema, execute, GraphQLError, parse } from 'graphql';
 import { NotFoundError } from '../../adapters/contract/errors';
+import { formatGraphQLError, internalError, InternalError, toGraphQLError } from '../../adapters/contract/graphql-errors';
 import { createFormatError, unexpectedErrorLog } from '../../server/errors';
 import { createLogger } from '../../server/logger';
 import { serialize } from '../../subscriptions/live/format';
@@ -89,5 +90,12 @@ describe('one error formatter', () => {
       [SECRET, ['boom']],
       ['Cannot return null for non-nullable field Item.missing.', ['item', 'missing']],
     ]);
+  });
+
+  it('should answer an error already logged where it happened as any unexpected one, without reporting it again', () => {
+    const seen: unknown[] = [];
+    const out = formatGraphQLError(toGraphQLError(new InternalError(new Error(SECRET))), { onUnexpected: (err) => seen.push(err) });
+    expect(JSON.stringify(out)).toBe(JSON.stringify(internalError()));
+    expect(seen).toEqual([]);
   });
 });
