@@ -8,6 +8,8 @@
  * (the gateway's bug, its text holding a secret), and a null where the schema promised a value.
  * Nothing in the gateway's own schema fails unexpectedly on purpose, so this schema is the trigger.
  */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { buildSchema, execute, GraphQLError, parse } from 'graphql';
@@ -97,5 +99,22 @@ describe('one error formatter', () => {
     const out = formatGraphQLError(toGraphQLError(new InternalError(new Error(SECRET))), { onUnexpected: (err) => seen.push(err) });
     expect(JSON.stringify(out)).toBe(JSON.stringify(internalError()));
     expect(seen).toEqual([]);
+  });
+
+  it('should have no other place that turns errors into extensions or writes the internal answer', () => {
+    const root = resolve(__dirname, '../..');
+    const files = (dir: string): string[] =>
+      readdirSync(join(root, dir)).flatMap((n) => (n === 'generated' ? [] : statSync(join(root, dir, n)).isDirectory() ? files(join(dir, n)) : n.endsWith('.ts') ? [join(dir, n)] : []));
+    const offending = ['adapters', 'server', 'subscriptions', 'resolvers']
+      .flatMap(files)
+      .filter((f) => f !== join('adapters', 'contract', 'graphql-errors.ts'))
+      .flatMap((f) => {
+        const text = readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+        // An override extends its parent's extensions; anything else calling toExtensions() formats errors itself.
+        const calls = [...text.matchAll(/(\w+)\.toExtensions\(\)/g)].filter((m) => m[1] !== 'super').map((m) => `${f}: ${m[0]}`);
+        const internal = /message: 'Internal server error'|code: 'INTERNAL_SERVER_ERROR'/.test(text) ? [`${f}: the internal answer`] : [];
+        return [...calls, ...internal];
+      });
+    expect(offending).toEqual([]);
   });
 });
