@@ -15,7 +15,7 @@ import { hasTrackedChanges } from '../adapters/contract/capabilities';
 import type { GatewayConfig } from './config';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
 import { createHttpContext } from './http-context';
-import { createFormatError } from './errors';
+import { createFormatError, unexpectedErrorLog } from './errors';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency';
 import type { Logger } from './logger';
 import type { BackendRegistry } from './registry';
@@ -166,12 +166,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       return w ? (ref) => w.volume(ref) : undefined;
     },
   };
-  const formatError = createFormatError(o.logger, limits.executionGuards.parseErrorReason);
   const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? (hub = defaultLiveHub(o, services, limited.schema, metrics)));
   if (hub) services.live = hub.mutations;
   const apollo = new ApolloServer<GatewayContext>({
     ...limited,
-    formatError,
+    formatError: createFormatError(limits.executionGuards.parseErrorReason),
     includeStacktraceInErrorResponses: false,
     // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
@@ -182,6 +181,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       // stay out of them (they may name backend details), as Apollo's default for subgraphs.
       ApolloServerPluginInlineTrace({ includeErrors: { masked: true } }),
       observabilityPlugin(o.logger, metrics, { trustedDocuments: o.config.http?.trustedDocuments?.documents }),
+      unexpectedErrorLog(o.logger, limits.executionGuards.parseErrorReason),
       {
         async requestDidStart() {
           return {
@@ -264,7 +264,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     trusted: http.trustedDocuments,
     services,
     hub: live,
-    formatError,
     logger: o.logger,
     metrics,
   });
@@ -340,7 +339,7 @@ function defaultLiveHub(o: GatewayOptions, services: GatewayServices, schema: Gr
     metrics: metrics.live.hooks(),
     onWatcherStatus: (s, err) =>
       (err ? o.logger.warn.bind(o.logger) : o.logger.info.bind(o.logger))({ backend: s.backend, state: s.state, source: s.source, message: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),
-    onError: (err) => o.logger.error({ err }, 'live hub error'),
+    onError: (err, where) => o.logger.error({ err, ...where }, 'live hub error'),
   });
   metrics.live.watch(hub);
   return hub;

@@ -1,48 +1,46 @@
 /**
- * Turns errors into the GraphQL error format once, at the edge. Gateway errors keep their code
- * and details; anything unexpected becomes INTERNAL_SERVER_ERROR with details logged, not sent.
+ * Apollo's side of the one error formatter (adapters/contract/graphql-errors.ts): its
+ * `formatError`, and the plugin that logs the errors it masks with the request's id, which
+ * `formatError` is not given.
  */
-import { unwrapResolverError } from '@apollo/server/errors';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { GatewayError } from '../adapters/contract/errors';
+import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
+import type { GraphQLFormattedError } from 'graphql';
+import type { GatewayError } from '../adapters/contract/errors';
+import { formatGraphQLError, unexpectedCause } from '../adapters/contract/graphql-errors';
+import type { GatewayContext } from './context';
 import type { Logger } from './logger';
 
-/**
- * The gateway error behind `error`: a resolver's, or one a validation rule or guard put in a
- * GraphQLError's `originalError` (Apollo stamps its own code on those; ours wins).
- */
-function gatewayErrorOf(error: unknown): GatewayError | undefined {
-  let e: unknown = unwrapResolverError(error);
-  for (let i = 0; i < 3 && e instanceof Error; i++) {
-    if (e instanceof GatewayError) return e;
-    e = (e as { originalError?: unknown }).originalError;
-  }
-  return undefined;
+/** The typed reason behind a parse error, when there is one (the token limit: graphql-js reports it as a plain syntax error). */
+type ParseErrorReason = (err: unknown) => GatewayError | undefined;
+
+/** Apollo's `formatError`: the shared rule; unexpected errors are logged by {@link unexpectedErrorLog}. */
+export function createFormatError(parseErrorReason?: ParseErrorReason) {
+  return (_formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => formatGraphQLError(error, { parseErrorReason });
 }
 
 /**
- * @param parseErrorReason the typed reason behind a parse error, when there is one (the token
- *   limit: graphql-js reports it as a plain syntax error).
+ * Logs each error `formatError` answers as INTERNAL_SERVER_ERROR, with the request id. Apollo
+ * calls `didEncounterErrors` before it formats a request's errors; errors outside a request's
+ * pipeline (its context failed, or Apollo itself) have hooks of their own.
  */
-export function createFormatError(logger: Logger, parseErrorReason?: (err: unknown) => GatewayError | undefined) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const code = formatted.extensions?.code;
-    const original = gatewayErrorOf(error) ?? (code === 'GRAPHQL_PARSE_FAILED' ? parseErrorReason?.((error as { originalError?: unknown }).originalError) : undefined);
-    if (original) {
-      return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: original.toExtensions() };
-    }
-    // Apollo's own codes (parse, validation, variable coercion) are safe to pass on.
-    if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
-    }
-    // graphql-js's own word about the request, raised outside any resolver and wrapping no
-    // thrown error (e.g. "Too many errors processing variables" after 50 coercion errors): the
-    // request is at fault, not the gateway.
-    if (error instanceof GraphQLError && error.originalError === undefined && error.path === undefined) {
-      return { message: formatted.message, locations: formatted.locations, extensions: { code: 'BAD_USER_INPUT' } };
-    }
-    logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected error while resolving');
-    return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+export function unexpectedErrorLog(logger: Logger, parseErrorReason?: ParseErrorReason): ApolloServerPlugin<GatewayContext> {
+  // One listener for every request: it reads everything from the request context.
+  const listener: GraphQLRequestListener<GatewayContext> = {
+    async didEncounterErrors(rc) {
+      for (const e of rc.errors) {
+        const u = unexpectedCause(e, parseErrorReason);
+        if (u) logger.error({ err: u.cause, requestId: rc.contextValue.requestId, path: e.path }, 'unexpected error while resolving');
+      }
+    },
+  };
+  return {
+    requestDidStart: async () => listener,
+    async contextCreationDidFail({ error }) {
+      const u = unexpectedCause(error, parseErrorReason);
+      if (u) logger.error({ err: u.cause }, 'unexpected error while creating the request context');
+    },
+    async unexpectedErrorProcessingRequest({ requestContext, error }) {
+      logger.error({ err: error, requestId: requestContext.contextValue?.requestId }, 'unexpected error while processing a request');
+    },
   };
 }
-

@@ -3,6 +3,7 @@
  * `/metrics`, and JSON answers for everything that goes wrong on the way.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { internalError } from '../../adapters/contract/graphql-errors';
 import type { Logger } from '../logger';
 import type { CorsPolicy } from './cors';
 import { EdgeError } from './errors';
@@ -52,7 +53,7 @@ export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: 
         return;
       }
       logger.error({ err }, 'request failed');
-      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      if (!res.headersSent) sendJson(res, 500, { errors: [internalError()] });
       else res.destroy();
     });
   };

@@ -13,6 +13,7 @@ import { GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFor
 import { makeServer, type Context, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
+import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../context';
 import type { TrustedDocumentsConfig } from '../http/config';
@@ -46,8 +47,6 @@ export interface WsTransportOptions {
   services: GatewayServices;
   /** Feeds subscriptions; without one every subscription gets SUBSCRIPTIONS_UNAVAILABLE. */
   hub?: LiveHub;
-  /** server/errors.ts's formatter, the one HTTP answers go through. */
-  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   logger: Logger;
   metrics: GatewayMetrics;
 }
@@ -81,8 +80,12 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
   const documents = new ValidDocuments();
   const socketHooks: SocketHooks = { maxBufferedBytes: c.maxBufferedBytes, logger: o.logger, onDropped: () => o.metrics.wsDropped.inc() };
 
-  const formatErrors = (errors: readonly GraphQLError[]): GraphQLFormattedError[] =>
-    o.limits.executionGuards.finishErrors(errors.map((e) => o.formatError(e.toJSON(), e)));
+  const parseErrorReason = o.limits.executionGuards.parseErrorReason;
+  /** The errors of one subscription in the wire format HTTP uses; unexpected ones logged with the request id, when one was made. */
+  const formatErrors = (errors: readonly GraphQLError[], socket: number, id: string, requestId?: string): GraphQLFormattedError[] =>
+    o.limits.executionGuards.finishErrors(
+      errors.map((e) => formatGraphQLError(e, { parseErrorReason, onUnexpected: (err, path) => o.logger.error({ err, socket, subscription: id, requestId, path }, 'unexpected error in a subscription') })),
+    );
 
   /** The subscription's place, signal and quota go, once. */
   const release = (s: SocketState, id: string): void => {
@@ -139,7 +142,8 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     onSubscribe(ctx, id, payload) {
       const s = ctx.extra;
       const refuse = (errors: readonly GraphQLError[]): readonly GraphQLError[] => {
-        for (const e of errors) o.metrics.wsRefusals.inc({ code: String(o.formatError(e.toJSON(), e).extensions?.code ?? 'UNKNOWN') });
+        // Counted only: graphql-ws sends them through onError, which formats (and logs) them.
+        for (const e of errors) o.metrics.wsRefusals.inc({ code: String(formatGraphQLError(e, { parseErrorReason }).extensions?.code ?? 'UNKNOWN') });
         return errors;
       };
       // An id is kept for the subscription's life and echoed in every frame: bounded like a message field.
@@ -177,8 +181,10 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       try {
         result = await o.hub!.subscribe(args, { address: addressBucket(s.address), bytes });
       } catch (err) {
-        o.logger.error({ err, socket: s.id, requestId: ctx.requestId }, 'live hub failed to start a subscription');
-        result = { errors: [toGraphQLError(err)] };
+        // Logged here, not by the formatter: graphql-ws sends (and formats) nothing once the client has completed.
+        const u = unexpectedCause(err);
+        if (u) o.logger.error({ err: u.cause, socket: s.id, subscription: id, requestId: ctx.requestId }, 'live hub failed to start a subscription');
+        result = { errors: [toGraphQLError(u ? new InternalError(u.cause) : err)] };
       } finally {
         ctx.limits.end();
         // The signal only ever cancelled the start; the stream ends through its `return()`.
@@ -196,10 +202,10 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       return new GuardedStream(result, new LiveSubscription(s, id)) as unknown as AsyncGenerator<ExecutionResult>;
     },
     // Shared results never get here (the stream guard writes them); a subscriber's own results do.
-    onNext(_ctx, _id, _payload, _args, result) {
-      return result.errors ? ({ ...result, errors: formatErrors(result.errors) } as FormattedExecutionResult) : undefined;
+    onNext(ctx, id, _payload, args, result) {
+      return result.errors ? ({ ...result, errors: formatErrors(result.errors, ctx.extra.id, id, (args.contextValue as GatewayContext | undefined)?.requestId) } as FormattedExecutionResult) : undefined;
     },
-    onError: (_ctx, _id, _payload, errors) => formatErrors(errors),
+    onError: (ctx, id, _payload, errors) => formatErrors(errors, ctx.extra.id, id),
     onComplete: (ctx, id) => release(ctx.extra, id),
   });
 
@@ -287,11 +293,4 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
 
 function isStream(r: unknown): r is AsyncGenerator<LiveResult, void, void> {
   return typeof r === 'object' && r !== null && typeof (r as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
-}
-
-/** A gateway error as graphql-ws's `error` payload wants it; formatError reads the original. */
-function toGraphQLError(err: unknown): GraphQLError {
-  if (err instanceof GraphQLError) return err;
-  const e = err instanceof Error ? err : new Error(String(err));
-  return new GraphQLError(e.message, { originalError: e });
 }

@@ -13,11 +13,11 @@ import type { AccessGrant } from '../../adapters/contract/watch';
 import type { BackendRegistry } from '../../server/registry';
 import type { ChangeEvent } from '../events';
 import { redactFor, type AccessAnswer, type AccessCache } from './access';
-import { errorResult, serialize } from './format';
+import { errorResult, internalResult, serialize } from './format';
 import type { LiveSpec } from './spec';
 import type { LiveStream, SlotValue } from './stream';
 import { matches, type Indexed } from './subscribers';
-import { SerializedResult, type ContextFactory } from './types';
+import type { ContextFactory, SerializedResult } from './types';
 import { eventContext, eventView, type EventLimits, type EventView } from './view';
 
 /** A volumeChanged/attachmentChanged subscription as fan-out sees it. */
@@ -50,8 +50,16 @@ export interface FanoutOptions {
   onExecute?: (field: string) => void;
   /** Called per result handed to a subscriber. */
   onDeliver?: (field: string) => void;
-  /** Unexpected errors while executing (logged by the server). */
-  onUnexpected?: (err: unknown) => void;
+  /** Unexpected errors while executing (logged by the server), with the subscriber's request id when one subscriber's execution it was. */
+  onUnexpected?: (err: unknown, where: UnexpectedWhere) => void;
+}
+
+/** What the log says of an unexpected error in an execution. */
+export interface UnexpectedWhere {
+  field: string;
+  /** The subscriber's request id, for an execution of its own (SUBSCRIBED, operation states); none for a shared event execution. */
+  requestId?: string;
+  path?: ReadonlyArray<string | number>;
 }
 
 export class Fanout {
@@ -61,16 +69,21 @@ export class Fanout {
     this.#o = o;
   }
 
-  /** Executes a subscription document once on `view` (SUBSCRIBED, operation states) and serializes it. */
-  async executeOnce(s: Pick<EventSubscriber, 'spec' | 'args'>, view: unknown, volume: EventView['volume'] = null): Promise<SerializedResult> {
+  /**
+   * Executes a subscription document once on `view` (SUBSCRIBED, operation states) and serializes it.
+   * @param requestId the subscriber's, for the log, when the execution is for one subscriber
+   */
+  async executeOnce(s: Pick<EventSubscriber, 'spec' | 'args'>, view: unknown, volume: EventView['volume'] = null, requestId?: string): Promise<SerializedResult> {
     const ctx = eventContext(this.#o.createContext, volume, this.#o.eventLimits);
+    const field = s.spec.field;
+    const onUnexpected = this.#o.onUnexpected;
     try {
-      this.#o.onExecute?.(s.spec.field);
-      const r = await execute({ schema: this.#o.schema, document: s.args.document, operationName: s.args.operationName, variableValues: s.args.variableValues, rootValue: { [s.spec.field]: view }, contextValue: ctx });
-      return serialize(r, this.#o.onUnexpected);
+      this.#o.onExecute?.(field);
+      const r = await execute({ schema: this.#o.schema, document: s.args.document, operationName: s.args.operationName, variableValues: s.args.variableValues, rootValue: { [field]: view }, contextValue: ctx });
+      return serialize(r, onUnexpected && ((err, path) => onUnexpected(err, { field, requestId, path })));
     } catch (err) {
-      this.#o.onUnexpected?.(err);
-      return new SerializedResult(JSON.stringify({ errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
+      onUnexpected?.(err, { field, requestId });
+      return internalResult();
     } finally {
       ctx.limits.end();
     }

@@ -192,7 +192,7 @@ export class Hub implements LiveHub {
     // Every backend that could report refused the credential: nothing would ever arrive.
     if (live.size === 0 && checked.refused.size > 0) return errorResult(checked.refused.values().next().value!);
     places.take(this.#p.budget.admitCredential(quotaKey(checked, credential, address)));
-    return this.#subscribeEvents(shape, since, credential, { dropped: checked.refused, live, places });
+    return this.#subscribeEvents(shape, since, credential, { dropped: checked.refused, live, places, requestId: ctx.requestId });
   }
 
   async close(): Promise<void> {
@@ -228,10 +228,11 @@ export class Hub implements LiveHub {
     return { spec, interest, args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues }, refs: 0 };
   }
 
-  async #subscribeEvents(shape: Shape, since: string | null, credential: Sub['credential'], begun: Pick<Sub, 'dropped' | 'live'> & { places: Places }): Promise<LiveStream | ExecutionResult> {
+  async #subscribeEvents(shape: Shape, since: string | null, credential: Sub['credential'], begun: Pick<Sub, 'dropped' | 'live'> & { places: Places; requestId: string }): Promise<LiveStream | ExecutionResult> {
     const { spec, interest, args } = shape;
     const opened = this.#open(spec.field);
-    const { dropped, live, places } = begun;
+    // No closure below names `requestId`: SUBSCRIBED's log line uses it, the subscription does not keep it.
+    const { dropped, live, places, requestId } = begun;
     const sub: Sub = {
       interest,
       spec,
@@ -275,7 +276,7 @@ export class Hub implements LiveHub {
       await sub.stream.return();
       throw err;
     }
-    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(sub, concerned, viewless, narrow))));
+    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(sub, concerned, viewless, narrow)), null, requestId));
     void this.#replay(sub, first, start);
     return sub.stream;
   }

@@ -9,7 +9,7 @@ import type { GatewayServices } from '../../server/context';
 import type { EventLog } from '../events';
 import { AccessCache } from './access';
 import { BUDGET_DEFAULTS, SubscriptionBudget, type SubscriptionBudgetLimits } from './budget';
-import { Fanout } from './fanout';
+import { Fanout, type UnexpectedWhere } from './fanout';
 import { Feed, type FeedOperations, type FeedStatus } from './feed';
 import { Hub, type LiveMetrics } from './hub';
 import type { ContextFactory, LiveHub, LiveMutations, OperationVisibility } from './types';
@@ -62,8 +62,11 @@ export interface LiveHubOptions {
   };
   /** Watcher state changes and source errors (for the log); lag is in `statuses()`. */
   onWatcherStatus?: (s: WatcherStatus, err?: unknown) => void;
-  /** Unexpected errors (an event execution that threw, an append that failed). */
-  onError?: (err: unknown) => void;
+  /**
+   * Unexpected errors (an event execution that threw, an append that failed); for an execution,
+   * `where` says which field and, for one subscriber's own execution, its request id.
+   */
+  onError?: (err: unknown, where?: UnexpectedWhere) => void;
 }
 
 /** The hub plus what the server wires elsewhere. */

@@ -43,10 +43,12 @@ export async function operationStream(spec: LiveSpec, args: ExecutionArgs, ctx: 
   let unsubscribe: (() => void) | null = null;
   const stream = new LiveStream({ maxQueued: o.maxQueued, onOverflow: o.onOverflow, onClose: () => (unsubscribe?.(), o.onClose()) });
   const sub: Pick<EventSubscriber, 'spec' | 'args'> = { spec, args };
+  // The string, not `ctx`: the closures below live as long as the subscription.
+  const requestId = ctx.requestId;
   const yieldRecord = (r: OperationRecord): void => {
     if (current && !later(r, current)) return;
     current = r;
-    stream.push(o.fanout.executeOnce(sub, r) as Promise<LiveResult>);
+    stream.push(o.fanout.executeOnce(sub, r, null, requestId) as Promise<LiveResult>);
     if (TERMINAL.has(r.state)) stream.end();
   };
   unsubscribe = ctx.operations.subscribe((r) => {

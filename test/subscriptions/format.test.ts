@@ -1,12 +1,14 @@
 /**
- * How the hub formats the errors of the results it makes (subscriptions/live/format.ts), as the
- * HTTP edge does: a gateway error keeps its code and message, anything unexpected is masked. The
- * socket tests see typed codes end to end; an unexpected error has no real trigger, so its
- * masking is checked here on the pure function.
+ * How the hub formats the errors of the results it makes (subscriptions/live/format.ts), with the
+ * rule every path uses (adapters/contract/graphql-errors.ts): a gateway error keeps its code and
+ * message, anything unexpected is masked. The socket tests see typed codes end to end; an
+ * unexpected error has no real trigger, so its masking is checked here on the pure function
+ * (test/server/error-format.test.ts compares the hub's bytes with Apollo's).
  */
 import { GraphQLError } from 'graphql';
 import { ErrorCode, GatewayError, NotFoundError } from '../../adapters/contract/errors';
-import { errorResult, formatError, serialize } from '../../subscriptions/live/format';
+import { formatGraphQLError as formatError } from '../../adapters/contract/graphql-errors';
+import { errorResult, serialize } from '../../subscriptions/live/format';
 
 describe('live result formatting', () => {
   it('keeps a gateway error\'s code, message and path, also when wrapped', () => {
@@ -18,7 +20,7 @@ describe('live result formatting', () => {
   it('masks an unexpected error and reports it, never its text', () => {
     const seen: unknown[] = [];
     const boom = new Error('secret /etc/gateway/token at 10.0.0.7');
-    const out = formatError(new GraphQLError('secret /etc/gateway/token at 10.0.0.7', { originalError: boom, path: ['volumeChanged', 'volume'] }), (err) => seen.push(err));
+    const out = formatError(new GraphQLError('secret /etc/gateway/token at 10.0.0.7', { originalError: boom, path: ['volumeChanged', 'volume'] }), { onUnexpected: (err) => seen.push(err) });
     expect(out).toEqual({ message: 'Internal server error', path: ['volumeChanged', 'volume'], extensions: { code: 'INTERNAL_SERVER_ERROR' } });
     expect(seen).toEqual([boom]);
   });
