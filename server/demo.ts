@@ -8,7 +8,7 @@ import { demoNodeIds, demoTokens, seedDemoCluster } from '../simulators/nomad/de
 import { seedNomadActivity } from '../simulators/nomad/demo-activity';
 import { OpenStackSimulator } from '../simulators/openstack';
 import { seedNovaActivity } from '../simulators/openstack/demo-activity';
-import type { BackendConfig } from './config';
+import type { BackendEntry } from './config';
 import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions, type DemoActivityStep } from './demo-activity';
 
 /**
@@ -22,7 +22,7 @@ export const DEMO_OPENSTACK_TOKEN = 'demo-openstack-token';
 export const DEMO_OPENSTACK_BACKEND = 'openstack';
 
 export interface DemoBackends {
-  backends: BackendConfig[];
+  backends: BackendEntry[];
   /** Nomad tokens a demo user can send, per backend id (printed at start; demo data only). */
   tokens: Record<string, { management: string; readOnly: string }>;
   /** The demo OpenStack region: its Keystone and a token and password login of the `demo` user. */
@@ -66,7 +66,7 @@ export function demoExposureWarning(host: string): string | undefined {
 export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<DemoBackends> {
   const activityOptions = o.activity ?? demoActivityFromEnv(process.env);
   const stops: Array<() => Promise<void>> = [];
-  const backends: BackendConfig[] = [];
+  const backends: BackendEntry[] = [];
   const tokens: DemoBackends['tokens'] = {};
   const steps: DemoActivityStep[] = [];
   try {

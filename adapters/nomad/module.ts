@@ -5,6 +5,7 @@ import { NomadBackend } from './backend';
 
 /** A Nomad cluster. */
 export interface NomadSettings extends CommonBackendSettings {
+  kind: 'nomad';
   /** Base URL, e.g. `https://nomad.example.com:4646`. */
   url: string;
   /**
@@ -29,7 +30,7 @@ export const nomadModule: BackendModule<NomadSettings> = {
   },
   parseSettings(raw, common, where) {
     if (raw.token !== undefined && (typeof raw.token !== 'string' || raw.token.length === 0)) throw new ConfigError(`${where}.token`, 'must be a non-empty string');
-    return { ...common, url: common.url!, token: raw.token as string | undefined };
+    return { ...common, kind: 'nomad', url: common.url!, token: raw.token as string | undefined };
   },
   create: (s, deps) =>
     new NomadBackend({ backend: s.id, baseUrl: s.url, token: s.token, timeoutMs: s.timeoutMs, maxConnections: s.maxConnections, readRetries: s.readRetries, onCall: deps.onCall, breakers: deps.breakers }),

@@ -6,6 +6,7 @@ import { OpenStackBackend } from './backend';
 
 /** An OpenStack region: Keystone v3 finds Cinder and Nova in the catalog. */
 export interface OpenStackSettings extends CommonBackendSettings {
+  kind: 'openstack';
   /** Keystone v3 URL, e.g. `https://keystone.example.com:5000/v3`. */
   url: string;
   /** Region of the endpoints to use. @default 'RegionOne' */
@@ -107,6 +108,7 @@ export const openStackModule: BackendModule<OpenStackSettings> = {
     if (watchSlowMs < watchFastMs) throw new ConfigError(`${where}.watchSlowMs`, `must be at least watchFastMs (${watchFastMs})`);
     return {
       ...common,
+      kind: 'openstack',
       url: common.url!,
       region: (raw.region as string | undefined) ?? 'RegionOne',
       interface: iface,
