@@ -85,7 +85,7 @@ export const openStackModule: BackendModule<OpenStackSettings> = {
   nativeEnv: {
     prefix: 'OS_',
     trigger: 'OS_AUTH_URL',
-    help: '  OS_AUTH_URL, OS_USERNAME … (openrc)  a single OpenStack backend with id "openstack"',
+    help: '  OS_AUTH_URL, OS_USERNAME … (openrc) a single OpenStack backend with id "openstack"',
     read: (env) =>
       env.OS_AUTH_URL?.trim()
         ? {
