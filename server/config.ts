@@ -127,6 +127,9 @@ function backend(raw: Record<string, unknown>, where: string): BackendConfig {
   if (!module) {
     throw new ConfigError(`${where}.kind`, `unknown backend kind ${JSON.stringify(raw.kind)} (known: ${BACKEND_MODULES.map((m) => m.kind).join(', ')})`);
   }
+  if (module.needsUrl && raw.url === undefined) {
+    throw new ConfigError(`${where}.url`, `is missing: kind ${module.kind} needs a URL (GATEWAY_BACKENDS entry id=${module.kind}@URL, or "url" in the file)`);
+  }
   const common: CommonBackendSettings = {
     id,
     kind: module.kind,
@@ -154,6 +157,9 @@ function kindEnvEntry(module: NonNullable<ReturnType<typeof moduleForKind>>, get
   return entry;
 }
 
+/** The example in a malformed `GATEWAY_BACKENDS` entry's message: the first module's kind. */
+const ENTRY_EXAMPLE = `east=${BACKEND_MODULES[0]?.kind ?? 'kind'}@http://10.0.0.1:4646`;
+
 /** Env form of a backend's settings: `GATEWAY_BACKEND_<ID>_<SETTING>` with the id upper-cased, `-` → `_`. */
 const envKey = (id: string, setting: string): string => `GATEWAY_BACKEND_${envId(id)}_${setting}`;
 
@@ -171,7 +177,7 @@ function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>>
   if (list) {
     return list.split(',').map((entry, i) => {
       const m = /^\s*([^=\s]+)\s*=\s*([a-z]+)(?:@(\S+))?\s*$/.exec(entry);
-      if (!m) throw new ConfigError('GATEWAY_BACKENDS', `entry ${i + 1} (${JSON.stringify(entry)}) must look like id=kind@url, e.g. east=nomad@http://10.0.0.1:4646`);
+      if (!m) throw new ConfigError('GATEWAY_BACKENDS', `entry ${i + 1} (${JSON.stringify(entry)}) must look like id=kind@url, e.g. ${ENTRY_EXAMPLE}`);
       const [, id, kind, u] = m as unknown as [string, string, string, string | undefined];
       const get = (setting: string): string | undefined => env[envKey(id, setting)];
       const module = moduleForKind(kind);
