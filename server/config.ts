@@ -239,7 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   // Demo mode starts simulators and prints their management tokens: never in production, where
   // no backend can only be a mistake.
   if (backends.length === 0 && env.NODE_ENV === 'production') {
-    throw new ConfigError('backends', `none is configured, and with NODE_ENV=production the gateway never starts its demo backends: set GATEWAY_BACKENDS (id=kind@url,…), ${BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [`${m.nativeEnv.trigger}, `] : [])).join('')}or the config file's "backends"`);
+    throw new ConfigError('backends', `none is configured, and with NODE_ENV=production the gateway never starts its demo backends: set ${['GATEWAY_BACKENDS (id=kind@url,…)', ...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.trigger] : []))].join(', ')} or the config file's "backends"`);
   }
   const logLevel = (env.LOG_LEVEL ?? file.logLevel ?? 'info') as GatewayConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);

@@ -64,3 +64,10 @@ it('should allow every kind\'s headers in a CORS preflight, shared and per backe
   expect(res.status).toBe(204);
   expect(res.headers.get('access-control-allow-headers')!.split(', ')).toEqual(expect.arrayContaining(asked.map((h) => h.toLowerCase())));
 });
+
+it('should name every kind\'s own variables when production has no backend', () => {
+  const triggers = BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.trigger] : []));
+  expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+    `set ${['GATEWAY_BACKENDS (id=kind@url,…)', ...triggers].join(', ')} or the config file's "backends"`,
+  );
+});
