@@ -87,7 +87,7 @@ export interface BackendModule<S extends CommonBackendSettings = CommonBackendSe
   readonly credential: CredentialSpec;
   /**
    * The kind's own settings, after the common ones are parsed: `raw` is the file entry (or the
-   * env entry built from `envSetting`), `where` the setting path for errors.
+   * env entry built by {@link envEntry}), `where` the setting path for errors (`backends[0]`).
    * @throws ConfigError naming the setting
    */
   parseSettings(raw: Record<string, unknown>, common: CommonBackendSettings, where: string): S;
@@ -102,7 +102,7 @@ export interface BackendModule<S extends CommonBackendSettings = CommonBackendSe
   readonly fileSettings?: readonly string[];
   /**
    * The kind's own part of a `GATEWAY_BACKENDS` entry, from its variables: `get('TOKEN')` is
-   * `GATEWAY_BACKEND_<ID>_TOKEN` (undefined when unset or empty).
+   * `GATEWAY_BACKEND_<ID>_TOKEN` as set (undefined when unset).
    * @default each {@link envSettings} name to its path
    */
   envEntry?(get: (name: string) => string | undefined): Record<string, unknown>;
