@@ -1,6 +1,7 @@
 /** Relay connection helpers shared by list resolvers. */
 import type { VolumeBackend } from '../adapters/contract/backend';
 import type { Edge, Omission, PageInfo } from '../adapters/listing';
+import { moduleForBackend } from '../adapters/modules';
 import type { GatewayContext } from '../server/context';
 
 /** A single-backend page. */
@@ -50,7 +51,7 @@ export function mergedConnection<T>(ctx: GatewayContext, edges: Edge<T>[], pageI
       code: o.error?.code ?? null,
       message:
         o.reason === 'NO_CREDENTIAL'
-          ? `backend "${o.backend}" needs a credential (${ctx.registry.forId(o.backend).kind === 'OPENSTACK' ? 'X-Auth-Token' : 'X-Nomad-Token'}) and the request carried none for it`
+          ? `backend "${o.backend}" needs a credential (${moduleForBackend(ctx.registry.forId(o.backend)).credential.header}) and the request carried none for it`
           : (o.error?.message ?? 'the backend failed'),
     })),
   };

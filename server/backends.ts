@@ -1,10 +1,8 @@
-/** Builds one `VolumeBackend` per configured backend. */
-import type { VolumeBackend } from '../adapters/contract/backend';
+/** Builds one `VolumeBackend` per configured backend, each through its kind's module. */
 import { BREAKER_DEFAULTS, BreakerBoard, type BreakerOptions } from '../adapters/http/breaker';
-import { NomadBackend } from '../adapters/nomad/backend';
-import { OpenStackBackend } from '../adapters/openstack/backend';
+import { moduleForKind } from '../adapters/modules';
 import type { CallRecord } from '../adapters/http/transport';
-import type { BackendConfig } from './config';
+import type { BackendEntry } from './config';
 import { BackendRegistry } from './registry';
 
 /** How backends are guarded (docs/configuration.md "Circuit breakers"). */
@@ -15,38 +13,16 @@ export interface ResilienceOptions {
   listBackendDeadlineMs?: number;
 }
 
-export function createRegistry(configs: BackendConfig[], onCall?: (r: CallRecord) => void, resilience: ResilienceOptions = {}): BackendRegistry {
+/**
+ * @param configs as server/config.ts parsed them (each by its module)
+ * @throws Error for a kind no module has (config refuses it first)
+ */
+export function createRegistry(configs: readonly BackendEntry[], onCall?: (r: CallRecord) => void, resilience: ResilienceOptions = {}): BackendRegistry {
   const breakers = new BreakerBoard(resilience.breaker ?? BREAKER_DEFAULTS);
-  const backends: VolumeBackend[] = configs.map((c) => {
-    switch (c.kind) {
-      case 'nomad':
-        return new NomadBackend({
-          backend: c.id,
-          baseUrl: c.url,
-          token: c.token,
-          timeoutMs: c.timeoutMs,
-          maxConnections: c.maxConnections,
-          readRetries: c.readRetries,
-          onCall,
-          breakers,
-        });
-      case 'openstack':
-        return new OpenStackBackend({
-          backend: c.id,
-          authUrl: c.url,
-          region: c.region,
-          interface: c.interface,
-          serviceAuth: c.auth,
-          timeoutMs: c.timeoutMs,
-          maxConnections: c.maxConnections,
-          readRetries: c.readRetries,
-          operationTimeoutMs: c.operationTimeoutMs,
-          watchFastMs: c.watchFastMs,
-          watchSlowMs: c.watchSlowMs,
-          onCall,
-          breakers,
-        });
-    }
+  const backends = configs.map((c) => {
+    const module = moduleForKind(c.kind);
+    if (!module) throw new Error(`backend ${c.id}: no module for kind ${JSON.stringify(c.kind)}`);
+    return module.create(c, { onCall, breakers });
   });
   return new BackendRegistry(backends, { breakers, listBackendDeadlineMs: resilience.listBackendDeadlineMs });
 }

@@ -6,6 +6,7 @@
  *
  * Adding a setting: one line in {@link SETTINGS}.
  */
+import { BACKEND_MODULES } from '../adapters/modules';
 import { ConfigError } from './config-values';
 
 /**
@@ -95,23 +96,15 @@ export const SETTINGS: ReadonlyArray<readonly [env: string | null, file: string 
   [null, 'backends[].id'],
   [null, 'backends[].kind'],
   [null, 'backends[].url'],
-  ['GATEWAY_BACKEND_<ID>_TOKEN', 'backends[].token'],
   ['GATEWAY_BACKEND_<ID>_TIMEOUT_MS', 'backends[].timeoutMs'],
   ['GATEWAY_BACKEND_<ID>_MAX_CONNECTIONS', 'backends[].maxConnections'],
   ['GATEWAY_BACKEND_<ID>_READ_RETRIES', 'backends[].readRetries'],
-  ['GATEWAY_BACKEND_<ID>_REGION', 'backends[].region'],
-  ['GATEWAY_BACKEND_<ID>_INTERFACE', 'backends[].interface'],
-  ['GATEWAY_BACKEND_<ID>_OPERATION_TIMEOUT_MS', 'backends[].operationTimeoutMs'],
-  ['GATEWAY_BACKEND_<ID>_WATCH_FAST_MS', 'backends[].watchFastMs'],
-  ['GATEWAY_BACKEND_<ID>_WATCH_SLOW_MS', 'backends[].watchSlowMs'],
-  [null, 'backends[].auth.method'],
-  ['GATEWAY_BACKEND_<ID>_USERNAME', 'backends[].auth.username'],
-  ['GATEWAY_BACKEND_<ID>_PASSWORD', 'backends[].auth.password'],
-  ['GATEWAY_BACKEND_<ID>_PROJECT_NAME', 'backends[].auth.projectName'],
-  ['GATEWAY_BACKEND_<ID>_USER_DOMAIN_NAME', 'backends[].auth.userDomainName'],
-  ['GATEWAY_BACKEND_<ID>_PROJECT_DOMAIN_NAME', 'backends[].auth.projectDomainName'],
-  ['GATEWAY_BACKEND_<ID>_APPLICATION_CREDENTIAL_ID', 'backends[].auth.id'],
-  ['GATEWAY_BACKEND_<ID>_APPLICATION_CREDENTIAL_SECRET', 'backends[].auth.secret'],
+  // Each kind's own (its module's envSettings and fileSettings). A name is known for every
+  // backend whatever its kind: the check is about spelling, the kind's parser about meaning.
+  ...BACKEND_MODULES.flatMap((m) => [
+    ...Object.entries(m.envSettings).map(([name, path]) => [`GATEWAY_BACKEND_<ID>_${name}`, `backends[].${path}`] as const),
+    ...(m.fileSettings ?? []).map((path) => [null, `backends[].${path}`] as const),
+  ]),
 ];
 
 /**
@@ -141,8 +134,8 @@ export const OWNED_ENV_PREFIXES: readonly string[] = [
   'READINESS_',
 ];
 
-/** Set in bulk by openrc files, Nomad's task environment and OpenTelemetry: never checked. */
-const NEVER_CHECKED = /^(OS|NOMAD|OTEL)_/;
+/** Set in bulk by the backends' own tools (a module's `nativeEnv`: openrc files, Nomad's task environment) and OpenTelemetry: never checked. */
+const NEVER_CHECKED_PREFIXES: readonly string[] = [...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.prefix] : [])), 'OTEL_'];
 
 /**
  * Kubernetes service links (`enableServiceLinks`, on by default): a Service named `redis` or
@@ -201,7 +194,7 @@ export function unknownEnvNames(env: NodeJS.ProcessEnv): Array<{ name: string; c
   const known = new Set([...exact, ...ids.flatMap((id) => perBackend.map((n) => n.replace(BACKEND_ID, id)))]);
   const unknown: Array<{ name: string; closest?: string; note?: string }> = [];
   for (const name of Object.keys(env).sort()) {
-    if (known.has(name) || NEVER_CHECKED.test(name) || SERVICE_LINK.test(name)) continue;
+    if (known.has(name) || NEVER_CHECKED_PREFIXES.some((p) => name.startsWith(p)) || SERVICE_LINK.test(name)) continue;
     if (!OWNED_ENV_PREFIXES.some((p) => name.startsWith(p))) continue;
     const closest = closestName(name, ids.length > 0 ? known : [...exact, ...perBackend]);
     const backendLike = /^GATEWAY_BACKEND_/.test(name) && perBackend.some((n) => name.endsWith(n.slice(n.indexOf(BACKEND_ID) + BACKEND_ID.length)));

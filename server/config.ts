@@ -6,56 +6,25 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, numberSetting } from './config-values';
 import { checkSettingNames, envId } from './config-names';
-import type { ServiceAuth } from '../adapters/openstack/keystone';
+import type { CommonBackendSettings } from '../adapters/contract/module';
+import { BACKEND_MODULES, moduleForKind } from '../adapters/modules';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
 import { loadWsConfig, type WsConfig } from './ws/config';
 import { loadLiveConfig, type LiveConfig } from './live-config';
 import { loadResilienceConfig, type ResilienceConfig } from './resilience-config';
 
-/** One configured backend: a Nomad cluster or an OpenStack region. */
-export type BackendConfig = NomadBackendConfig | OpenStackBackendConfig;
+/**
+ * One configured backend: the settings every kind has plus its own, as its module parsed them
+ * (adapters/<kind>/module.ts). Its module's `create` builds it.
+ */
+export type BackendConfig = CommonBackendSettings;
 
-interface CommonBackendConfig {
-  /** Unique id, used in global ids and `filter.backends`: letters, digits, `-`, `_`. */
-  id: string;
-  /** Deadline of one backend call in milliseconds. @default 10000 */
-  timeoutMs: number;
-  /** Most concurrent connections to this backend (per origin). @default 16 */
-  maxConnections: number;
-  /** Retries of an idempotent read after a connection failure or 502/503/504. @default 2 */
-  readRetries: number;
-}
-
-/** An OpenStack region: Keystone v3 finds Cinder and Nova in the catalog. */
-export interface OpenStackBackendConfig extends CommonBackendConfig {
-  kind: 'openstack';
-  /** Keystone v3 URL, e.g. `https://keystone.example.com:5000/v3`. */
-  url: string;
-  /** Region of the endpoints to use. @default 'RegionOne' */
-  region: string;
-  /** Catalog interface. @default 'public' */
-  interface: 'public' | 'internal' | 'admin';
-  /** The gateway's own credential, for probes and watchers only (callers send their tokens). @default none */
-  auth?: ServiceAuth;
-  /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
-  operationTimeoutMs: number;
-  /** Watcher poll interval while a volume is in motion or an operation is pending (ms). @default 500 */
-  watchFastMs?: number;
-  /** Watcher poll interval otherwise, while anyone listens (ms); at least `watchFastMs`. @default 10000 */
-  watchSlowMs?: number;
-}
-
-export interface NomadBackendConfig extends CommonBackendConfig {
-  kind: 'nomad';
-  /** Base URL, e.g. `https://nomad.example.com:4646`. */
-  url: string;
-  /**
-   * The gateway's own token for this backend. Used only by the gateway's own watchers and
-   * probes, never for callers' requests (callers send theirs). @default undefined
-   */
-  token?: string;
-}
+/**
+ * A backend entry as code writes one (the demo, tests): the common settings plus any of its
+ * kind's own, which only its module reads.
+ */
+export type BackendEntry = BackendConfig | (BackendConfig & Readonly<Record<string, unknown>>);
 
 export interface GatewayConfig {
   /** TCP port. @default 4000 (env `PORT`) */
@@ -99,7 +68,6 @@ export interface RedisConfig {
 
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const KINDS = ['nomad', 'openstack'] as const;
 
 export { ConfigError };
 
@@ -155,75 +123,52 @@ function backend(raw: Record<string, unknown>, where: string): BackendConfig {
   if (typeof id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(id)) {
     throw new ConfigError(`${where}.id`, 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit');
   }
-  if (!KINDS.includes(raw.kind as (typeof KINDS)[number])) {
-    throw new ConfigError(`${where}.kind`, `unknown backend kind ${JSON.stringify(raw.kind)} (known: ${KINDS.join(', ')})`);
+  const module = typeof raw.kind === 'string' ? moduleForKind(raw.kind) : undefined;
+  if (!module) {
+    throw new ConfigError(`${where}.kind`, `unknown backend kind ${JSON.stringify(raw.kind)} (known: ${BACKEND_MODULES.map((m) => m.kind).join(', ')})`);
   }
-  const common = {
+  if (module.needsUrl && raw.url === undefined) {
+    throw new ConfigError(`${where}.url`, `is missing: kind ${module.kind} needs a URL (GATEWAY_BACKENDS entry id=${module.kind}@URL, or "url" in the file)`);
+  }
+  const common: CommonBackendSettings = {
     id,
-    url: url(raw.url, `${where}.url`),
+    kind: module.kind,
+    // A kind that talks no HTTP may go without; one given is checked all the same.
+    ...(module.needsUrl || raw.url !== undefined ? { url: url(raw.url, `${where}.url`) } : {}),
     timeoutMs: int(raw.timeoutMs ?? 10_000, `${where}.timeoutMs`, 1, 600_000),
     maxConnections: int(raw.maxConnections ?? 16, `${where}.maxConnections`, 1, 1024),
     readRetries: int(raw.readRetries ?? 2, `${where}.readRetries`, 0, 10),
   };
-  if (raw.kind === 'openstack') {
-    const iface = raw.interface ?? 'public';
-    if (iface !== 'public' && iface !== 'internal' && iface !== 'admin') throw new ConfigError(`${where}.interface`, 'must be public, internal or admin');
-    if (raw.region !== undefined && (typeof raw.region !== 'string' || raw.region.length === 0)) throw new ConfigError(`${where}.region`, 'must be a non-empty string');
-    const watchFastMs = int(raw.watchFastMs ?? 500, `${where}.watchFastMs`, 50, 60_000);
-    const watchSlowMs = int(raw.watchSlowMs ?? Math.max(10_000, watchFastMs), `${where}.watchSlowMs`, 50, 3_600_000);
-    if (watchSlowMs < watchFastMs) throw new ConfigError(`${where}.watchSlowMs`, `must be at least watchFastMs (${watchFastMs})`);
-    return {
-      ...common,
-      kind: 'openstack',
-      region: (raw.region as string | undefined) ?? 'RegionOne',
-      interface: iface,
-      auth: serviceAuth(raw.auth, `${where}.auth`),
-      operationTimeoutMs: int(raw.operationTimeoutMs ?? 120_000, `${where}.operationTimeoutMs`, 1000, 3_600_000),
-      watchFastMs,
-      watchSlowMs,
-    };
-  }
-  if (raw.token !== undefined && (typeof raw.token !== 'string' || raw.token.length === 0)) throw new ConfigError(`${where}.token`, 'must be a non-empty string');
-  return { ...common, kind: 'nomad', token: raw.token as string | undefined };
+  return module.parseSettings(raw, common, where);
 }
 
-/** The gateway's own OpenStack credential: complete or absent, never half given. */
-function serviceAuth(raw: unknown, where: string): ServiceAuth | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw !== 'object') throw new ConfigError(where, 'must be an object');
-  const a = raw as Record<string, unknown>;
-  const need = (key: string): string => {
-    const v = a[key];
-    if (typeof v !== 'string' || v.length === 0) throw new ConfigError(`${where}.${key}`, 'is missing (a non-empty string is required)');
-    return v;
-  };
-  const opt = (key: string): string | undefined => (typeof a[key] === 'string' && a[key] !== '' ? (a[key] as string) : undefined);
-  if (a.method === 'password') {
-    return { method: 'password', username: need('username'), password: need('password'), projectName: need('projectName'), userDomainName: opt('userDomainName'), projectDomainName: opt('projectDomainName') };
+/** A module's own part of a `GATEWAY_BACKENDS` entry: its `envEntry`, or each of its `envSettings` set at its path. */
+function kindEnvEntry(module: NonNullable<ReturnType<typeof moduleForKind>>, get: (name: string) => string | undefined): Record<string, unknown> {
+  if (module.envEntry) return module.envEntry(get);
+  const entry: Record<string, unknown> = {};
+  for (const [name, path] of Object.entries(module.envSettings)) {
+    const value = get(name);
+    if (value === undefined) continue;
+    const keys = path.split('.');
+    let at = entry;
+    for (const k of keys.slice(0, -1)) at = (at[k] ??= {}) as Record<string, unknown>;
+    at[keys[keys.length - 1]!] = value;
   }
-  if (a.method === 'applicationCredential') return { method: 'applicationCredential', id: need('id'), secret: need('secret') };
-  throw new ConfigError(`${where}.method`, 'must be "password" or "applicationCredential"');
+  return entry;
 }
 
-/** OpenStack service credential from `GATEWAY_BACKEND_<ID>_*` or `OS_*` variables. */
-function authFromEnv(get: (setting: string) => string | undefined): Record<string, unknown> | undefined {
-  if (get('APPLICATION_CREDENTIAL_ID') || get('APPLICATION_CREDENTIAL_SECRET')) {
-    return { method: 'applicationCredential', id: get('APPLICATION_CREDENTIAL_ID'), secret: get('APPLICATION_CREDENTIAL_SECRET') };
-  }
-  if (get('USERNAME') || get('PASSWORD') || get('PROJECT_NAME')) {
-    return { method: 'password', username: get('USERNAME'), password: get('PASSWORD'), projectName: get('PROJECT_NAME'), userDomainName: get('USER_DOMAIN_NAME'), projectDomainName: get('PROJECT_DOMAIN_NAME') };
-  }
-  return undefined;
-}
+/** The example in a malformed `GATEWAY_BACKENDS` entry's message: the first module's kind. */
+const ENTRY_EXAMPLE = `east=${BACKEND_MODULES[0]?.kind ?? 'kind'}@http://10.0.0.1:4646`;
 
 /** Env form of a backend's settings: `GATEWAY_BACKEND_<ID>_<SETTING>` with the id upper-cased, `-` → `_`. */
 const envKey = (id: string, setting: string): string => `GATEWAY_BACKEND_${envId(id)}_${setting}`;
 
 /**
  * Backends from the environment:
- * - `GATEWAY_BACKENDS=id=kind@url,id=kind@url`, with per-backend `GATEWAY_BACKEND_<ID>_TOKEN`,
- *   `_TIMEOUT_MS`, `_MAX_CONNECTIONS`, `_READ_RETRIES`;
- * - or Nomad's own `NOMAD_ADDR` (+ `NOMAD_TOKEN`) for a single backend with id `nomad`.
+ * - `GATEWAY_BACKENDS=id=kind[@url],…`, with per-backend `GATEWAY_BACKEND_<ID>_TIMEOUT_MS`,
+ *   `_MAX_CONNECTIONS`, `_READ_RETRIES` and the kind's own variables (its module's `envSettings`);
+ * - or the kinds' own client variables (a module's `nativeEnv`: `NOMAD_ADDR`, an openrc's `OS_*`),
+ *   one backend each.
  */
 function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>> | undefined {
   const list = env.GATEWAY_BACKENDS?.trim();
@@ -231,39 +176,26 @@ function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>>
   if (list === '') throw new ConfigError('GATEWAY_BACKENDS', 'is set but empty: list the backends as id=kind@url,… or unset it');
   if (list) {
     return list.split(',').map((entry, i) => {
-      const m = /^\s*([^=\s]+)\s*=\s*([a-z]+)@(\S+)\s*$/.exec(entry);
-      if (!m) throw new ConfigError('GATEWAY_BACKENDS', `entry ${i + 1} (${JSON.stringify(entry)}) must look like id=kind@url, e.g. east=nomad@http://10.0.0.1:4646`);
-      const [, id, kind, u] = m as unknown as [string, string, string, string];
+      const m = /^\s*([^=\s]+)\s*=\s*([a-z]+)(?:@(\S+))?\s*$/.exec(entry);
+      if (!m) throw new ConfigError('GATEWAY_BACKENDS', `entry ${i + 1} (${JSON.stringify(entry)}) must look like id=kind@url, e.g. ${ENTRY_EXAMPLE}`);
+      const [, id, kind, u] = m as unknown as [string, string, string, string | undefined];
+      const get = (setting: string): string | undefined => env[envKey(id, setting)];
+      const module = moduleForKind(kind);
       return {
         id,
         kind,
         url: u,
-        token: env[envKey(id, 'TOKEN')],
-        timeoutMs: env[envKey(id, 'TIMEOUT_MS')],
-        maxConnections: env[envKey(id, 'MAX_CONNECTIONS')],
-        readRetries: env[envKey(id, 'READ_RETRIES')],
-        region: env[envKey(id, 'REGION')],
-        interface: env[envKey(id, 'INTERFACE')],
-        operationTimeoutMs: env[envKey(id, 'OPERATION_TIMEOUT_MS')],
-        watchFastMs: env[envKey(id, 'WATCH_FAST_MS')],
-        watchSlowMs: env[envKey(id, 'WATCH_SLOW_MS')],
-        auth: authFromEnv((s) => env[envKey(id, s)] || undefined),
+        timeoutMs: get('TIMEOUT_MS'),
+        maxConnections: get('MAX_CONNECTIONS'),
+        readRetries: get('READ_RETRIES'),
+        ...(module ? kindEnvEntry(module, get) : {}),
       };
     });
   }
-  const fromEnv: Array<Record<string, unknown>> = [];
-  if (env.NOMAD_ADDR?.trim()) fromEnv.push({ id: 'nomad', kind: 'nomad', url: env.NOMAD_ADDR.trim(), token: env.NOMAD_TOKEN || undefined });
-  // The OpenStack clients' own variables (an openrc file) configure one backend `openstack`.
-  if (env.OS_AUTH_URL?.trim()) {
-    fromEnv.push({
-      id: 'openstack',
-      kind: 'openstack',
-      url: env.OS_AUTH_URL.trim(),
-      region: env.OS_REGION_NAME || undefined,
-      interface: env.OS_INTERFACE || undefined,
-      auth: authFromEnv((s) => env[`OS_${s}`] || undefined),
-    });
-  }
+  const fromEnv = BACKEND_MODULES.flatMap((m) => {
+    const entry = m.nativeEnv?.read(env);
+    return entry ? [entry] : [];
+  });
   if (fromEnv.length > 0) return fromEnv;
   return undefined;
 }
@@ -307,7 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   // Demo mode starts simulators and prints their management tokens: never in production, where
   // no backend can only be a mistake.
   if (backends.length === 0 && env.NODE_ENV === 'production') {
-    throw new ConfigError('backends', 'none is configured, and with NODE_ENV=production the gateway never starts its demo backends: set GATEWAY_BACKENDS (id=kind@url,…), NOMAD_ADDR, OS_AUTH_URL or the config file\'s "backends"');
+    throw new ConfigError('backends', `none is configured, and with NODE_ENV=production the gateway never starts its demo backends: set ${['GATEWAY_BACKENDS (id=kind@url,…)', ...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.trigger] : []))].join(', ')} or the config file's "backends"`);
   }
   const logLevel = (env.LOG_LEVEL ?? file.logLevel ?? 'info') as GatewayConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);

@@ -1,14 +1,25 @@
 /**
- * Callers' credentials, taken from GraphQL request headers and passed through to backends:
- * - `X-Nomad-Token: <secret>`: sent to every Nomad backend;
- * - `X-Nomad-Token-<backend-id>: <secret>`: sent to that backend only (wins over the former);
- * - `X-Auth-Token: <keystone token>`: every OpenStack backend;
- * - `X-Auth-Token-<backend-id>: <keystone token>`: that OpenStack backend only.
+ * Callers' credentials, taken from GraphQL request headers (or graphql-ws `connection_init` keys)
+ * and passed through to backends. Each kind's module names its header (adapters/<kind>/module.ts,
+ * `credential.header`, e.g. `X-Nomad-Token`):
+ * - `<header>: <secret>`: sent to every backend of that kind;
+ * - `<header>-<backend-id>: <secret>`: sent to that backend only (wins over the former).
  * The gateway's own configured tokens are never used for callers' requests.
  */
 import type { CallerCredential } from '../adapters/contract/backend';
 import { checkHeaderValue } from '../adapters/http/headers';
+import { perBackendHeader } from '../adapters/contract/module';
+import { BACKEND_MODULES, moduleForBackend } from '../adapters/modules';
 import type { BackendRegistry } from './registry';
+
+/** Every kind's credential header, lower case, in registry order (`x-nomad-token`, …). */
+export const CREDENTIAL_HEADERS: readonly string[] = [...new Set(BACKEND_MODULES.map((m) => m.credential.header.toLowerCase()))];
+
+/** Whether a header (or `connection_init` key) carries a credential: a kind's header, alone or with `-<backend id>`. */
+export function isCredentialHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return CREDENTIAL_HEADERS.some((h) => n === h || (n.startsWith(`${h}-`) && n.length > h.length + 1));
+}
 
 export type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null | undefined };
 
@@ -30,12 +41,12 @@ function read(h: Headers, name: string): string | undefined {
  * @throws BadUserInputError when a credential header the backends would be sent is not printable Latin-1
  */
 export function credentialsFromHeaders(h: Headers, registry: BackendRegistry): Map<string, CallerCredential> {
-  const nomad = read(h, 'x-nomad-token');
-  const keystone = read(h, 'x-auth-token');
+  // Every kind's shared header is checked, whether or not a backend of the kind is configured.
+  const shared = new Map(CREDENTIAL_HEADERS.map((name) => [name, read(h, name)]));
   const out = new Map<string, CallerCredential>();
   for (const b of registry.all) {
-    const id = b.id.toLowerCase();
-    const token = b.kind === 'NOMAD' ? (read(h, `x-nomad-token-${id}`) ?? nomad) : (read(h, `x-auth-token-${id}`) ?? keystone);
+    const header = moduleForBackend(b).credential.header.toLowerCase();
+    const token = read(h, perBackendHeader({ header }, b.id.toLowerCase())) ?? shared.get(header);
     out.set(b.id, { token });
   }
   return out;

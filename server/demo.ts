@@ -8,7 +8,9 @@ import { demoNodeIds, demoTokens, seedDemoCluster } from '../simulators/nomad/de
 import { seedNomadActivity } from '../simulators/nomad/demo-activity';
 import { OpenStackSimulator } from '../simulators/openstack';
 import { seedNovaActivity } from '../simulators/openstack/demo-activity';
-import type { BackendConfig } from './config';
+import { perBackendHeader } from '../adapters/contract/module';
+import { moduleForKind } from '../adapters/modules';
+import type { BackendEntry } from './config';
 import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions, type DemoActivityStep } from './demo-activity';
 
 /**
@@ -22,7 +24,7 @@ export const DEMO_OPENSTACK_TOKEN = 'demo-openstack-token';
 export const DEMO_OPENSTACK_BACKEND = 'openstack';
 
 export interface DemoBackends {
-  backends: BackendConfig[];
+  backends: BackendEntry[];
   /** Nomad tokens a demo user can send, per backend id (printed at start; demo data only). */
   tokens: Record<string, { management: string; readOnly: string }>;
   /** The demo OpenStack region: its Keystone and a token and password login of the `demo` user. */
@@ -31,6 +33,8 @@ export interface DemoBackends {
   headers: Record<string, string>;
   /** GraphiQL's headers editor pre-filled with {@link headers}, so the demo works from the browser. */
   graphiqlHeaders: string;
+  /** What the demo serves and the credentials to send, one line each, printed at start (header names from the backends' modules). */
+  banner: string[];
   /** The running demo activity (server/demo-activity.ts); undefined when it is off. */
   activity?: DemoActivity;
   /** Stops the activity, then the simulated backends. */
@@ -66,7 +70,7 @@ export function demoExposureWarning(host: string): string | undefined {
 export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<DemoBackends> {
   const activityOptions = o.activity ?? demoActivityFromEnv(process.env);
   const stops: Array<() => Promise<void>> = [];
-  const backends: BackendConfig[] = [];
+  const backends: BackendEntry[] = [];
   const tokens: DemoBackends['tokens'] = {};
   const steps: DemoActivityStep[] = [];
   try {
@@ -109,8 +113,22 @@ export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<De
       readRetries: 2,
     });
     const openstack = { backend: DEMO_OPENSTACK_BACKEND, keystoneUrl, token, username: creds.demo.username, password: creds.demo.password, project: creds.demo.project, projectId: creds.projects.demo };
-    const headers: Record<string, string> = { 'X-Auth-Token': token };
-    for (const [id, t] of Object.entries(tokens)) headers[`X-Nomad-Token-${id}`] = t.management;
+    // Header names are the modules'. The region's token goes in the kind's shared header, as the
+    // README's examples send it; each cluster's management token in its per-backend one.
+    const header = (b: BackendEntry, perBackend: boolean): string => {
+      const spec = moduleForKind(b.kind)!.credential;
+      return perBackend ? perBackendHeader(spec, b.id) : spec.header;
+    };
+    const regionHeader = header(backends.find((b) => b.id === DEMO_OPENSTACK_BACKEND)!, false);
+    const clusterHeaders = Object.entries(tokens).map(([id, t]) => ({ id, name: header(backends.find((b) => b.id === id)!, true), token: t.management }));
+    const headers: Record<string, string> = { [regionHeader]: token };
+    for (const c of clusterHeaders) headers[c.name] = c.token;
+    const banner = [
+      'Demo mode: serving two simulated Nomad clusters and one OpenStack region with demo data.',
+      ...clusterHeaders.map((c) => `  ${c.id}: ${c.name}: ${c.token}   (management, demo only)`),
+      `  ${openstack.backend}: ${regionHeader}: ${token}   (Keystone token of user ${openstack.username}, project ${openstack.project}; demo only)`,
+      `  ${openstack.backend}: Keystone at ${keystoneUrl} (user ${openstack.username}, password ${openstack.password})`,
+    ];
     const graphiqlHeaders = `{\n  // Demo credentials (demo data only): your own tokens go here against real backends.\n${Object.entries(headers)
       .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`)
       .join(',\n')}\n}`;
@@ -119,7 +137,7 @@ export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<De
       await activity?.stop();
       await Promise.all(stops.map((s) => s()));
     };
-    return { backends, tokens, openstack, headers, graphiqlHeaders, ...(activity ? { activity } : {}), stop };
+    return { backends, tokens, openstack, headers, graphiqlHeaders, banner, ...(activity ? { activity } : {}), stop };
   } catch (err) {
     await Promise.all(stops.map((s) => s()));
     throw err;

@@ -3,6 +3,7 @@
  * and these paths are redacted as a second guard.
  */
 import pino, { type Logger } from 'pino';
+import { CREDENTIAL_HEADERS } from './credentials';
 
 export const REDACTED_PATHS = [
   'token',
@@ -10,8 +11,7 @@ export const REDACTED_PATHS = [
   '*.token',
   '*.secrets',
   'headers.authorization',
-  'headers["x-nomad-token"]',
-  'headers["x-auth-token"]',
+  ...CREDENTIAL_HEADERS.map((h) => `headers["${h}"]`),
   'variables.input.secrets',
 ];
 

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGateway, WS_CLOSE_WAIT_MS, type RunningGateway } from './app';
+import { BACKEND_MODULES } from '../adapters/modules';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
 import { demoExposureWarning, type DemoBackends } from './demo';
@@ -14,7 +15,7 @@ import { GatewayMetrics } from './metrics';
 
 const HELP = `Usage: volume-gateway [--config FILE] [--help] [--version]
 
-GraphQL gateway for block-storage volumes (Nomad CSI).
+GraphQL gateway for block-storage volumes (${BACKEND_MODULES.map((m) => m.displayName).join(', ')}).
 
 Options:
   --config FILE   JSON configuration file (also: GATEWAY_CONFIG)
@@ -22,9 +23,8 @@ Options:
   --version       print the version
 
 Environment (wins over the file): PORT (4000), HOST (0.0.0.0; demo 127.0.0.1), LOG_LEVEL (info),
-  GATEWAY_BACKENDS=id=nomad@URL,...   GATEWAY_BACKEND_<ID>_TOKEN, _TIMEOUT_MS, ...
-  NOMAD_ADDR / NOMAD_TOKEN            a single Nomad backend with id "nomad"
-  REDIS_URL=redis://host:6379         share operation records between replicas
+  GATEWAY_BACKENDS=id=kind[@URL],...  kind: ${BACKEND_MODULES.map((m) => m.kind).join(', ')}; GATEWAY_BACKEND_<ID>_TIMEOUT_MS, ...
+${BACKEND_MODULES.flatMap((m) => (m.nativeEnv?.help ? [`${m.nativeEnv.help}\n`] : [])).join('')}  REDIS_URL=redis://host:6379         share operation records between replicas
 With no backend configured (and NODE_ENV not production), simulated backends with demo data
 are started. An unknown GATEWAY_*, WS_*, MAX_* … variable or config-file key stops start-up.
 See docs/configuration.md.`;
@@ -73,13 +73,7 @@ async function main(argv: string[]): Promise<void> {
   console.log(`Volume gateway ready at ${gateway.url}`);
   console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
   if (demo) {
-    console.log('Demo mode: serving two simulated Nomad clusters and one OpenStack region with demo data.');
-    for (const [id, t] of Object.entries(demo.tokens)) {
-      console.log(`  ${id}: X-Nomad-Token-${id}: ${t.management}   (management, demo only)`);
-    }
-    const os = demo.openstack;
-    console.log(`  ${os.backend}: X-Auth-Token: ${os.token}   (Keystone token of user ${os.username}, project ${os.project}; demo only)`);
-    console.log(`  ${os.backend}: Keystone at ${os.keystoneUrl} (user ${os.username}, password ${os.password})`);
+    for (const line of demo.banner) console.log(line);
     const exposed = demoExposureWarning(config.host);
     if (exposed) {
       logger.warn({ host: config.host }, exposed);

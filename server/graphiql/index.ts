@@ -13,6 +13,8 @@
  * ```
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { perBackendHeader } from '../../adapters/contract/module';
+import { BACKEND_MODULES } from '../../adapters/modules';
 import { prefersHtml } from './accept';
 import { loadAssets, serveAsset } from './assets';
 import { CONTENT_SECURITY_POLICY, notBuiltPage, renderPage } from './page';
@@ -23,16 +25,23 @@ export type { GraphiQLTab } from './readme-tabs';
 export { prefersHtml } from './accept';
 export { tabsFromMarkdown } from './readme-tabs';
 
-/** Shown in the headers editor: comments only, so nothing is sent until the user fills it in. */
-export const DEFAULT_HEADERS = `{
-  // Your credentials pass through to the backends: uncomment what you need.
-  // Nomad ACL token, for every Nomad backend or one (the latter wins):
-  // "X-Nomad-Token": "<secret>",
-  // "X-Nomad-Token-<backend-id>": "<secret>",
-  // Keystone token, for every OpenStack backend or one:
-  // "X-Auth-Token": "<token>",
-  // "X-Auth-Token-<backend-id>": "<token>"
-}`;
+/**
+ * Shown in the headers editor: comments only, so nothing is sent until the user fills it in. One
+ * block per backend kind, from its module's credential (the first block says which header wins).
+ */
+export const DEFAULT_HEADERS = ((): string => {
+  const lines = BACKEND_MODULES.flatMap(({ displayName, credential: c }, i) => {
+    const value = JSON.stringify(c.placeholder ?? '<token>');
+    return [
+      `  // ${c.describe}, for every ${displayName} backend or one${i === 0 ? ' (the latter wins)' : ''}:`,
+      `  // ${JSON.stringify(c.header)}: ${value},`,
+      `  // ${JSON.stringify(perBackendHeader(c, '<backend-id>'))}: ${value},`,
+    ];
+  });
+  const last = lines.length - 1;
+  if (last >= 0) lines[last] = lines[last]!.replace(/,$/, '');
+  return ['{', '  // Your credentials pass through to the backends: uncomment what you need.', ...lines, '}'].join('\n');
+})();
 
 export const DEFAULT_QUERY = `# The gateway's backends. Ctrl-Enter runs, Ctrl-Space completes.
 {

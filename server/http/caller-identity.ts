@@ -3,7 +3,7 @@
  * the peer address), so graphql-ws can key its connections the same way.
  *
  * - `callerKey`: a fingerprint of the credential headers the gateway passes through
- *   (`X-Nomad-Token[-<backend>]`, `X-Auth-Token[-<backend>]`, see server/credentials.ts) when
+ *   (each kind's `<header>[-<backend>]`, see server/credentials.ts) when
  *   any is sent, else the client address. The fingerprint is an HMAC-SHA-256 under a key drawn
  *   at start, so raw tokens are never kept and the keys mean nothing outside this process.
  * - `addressKey`: the client address (IPv6 by its /64 prefix, the block one host usually owns),
@@ -12,6 +12,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { isIPv6 } from 'node:net';
+import { isCredentialHeader } from '../credentials';
 
 /** Headers as node:http and graphql-ws's upgrade request give them. */
 export type PlainHeaders = Record<string, string | string[] | undefined>;
@@ -28,8 +29,6 @@ export interface CallerIdentity {
   hasCredentials: boolean;
 }
 
-/** The headers that carry callers' credentials (server/credentials.ts). */
-const CREDENTIAL_HEADER = /^x-(nomad-token|auth-token)(-.+)?$/;
 
 const fingerprintKey = randomBytes(32);
 
@@ -40,7 +39,7 @@ const headerValue = (v: string | string[] | undefined): string => (Array.isArray
 export function credentialFingerprint(headers: PlainHeaders): string | undefined {
   const names = Object.keys(headers)
     .map((n) => n.toLowerCase())
-    .filter((n) => CREDENTIAL_HEADER.test(n) && headerValue(headers[n]) !== '')
+    .filter((n) => isCredentialHeader(n) && headerValue(headers[n]) !== '')
     .sort();
   if (names.length === 0) return undefined;
   const mac = createHmac('sha256', fingerprintKey);

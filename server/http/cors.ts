@@ -6,10 +6,14 @@
  * stays on either way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CREDENTIAL_HEADERS } from '../credentials';
 import type { CorsConfig } from './config';
 
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Request headers a page may send: what the gateway reads (credentials, request id, CSRF preflight). */
-const ALLOWED_HEADER = /^(content-type|accept|x-request-id|apollo-require-preflight|x-apollo-operation-name|x-nomad-token(-[a-z0-9_-]+)?|x-auth-token(-[a-z0-9_-]+)?)$/;
+const ALLOWED_HEADER = new RegExp(
+  `^(content-type|accept|x-request-id|apollo-require-preflight|x-apollo-operation-name|${CREDENTIAL_HEADERS.map((h) => `${escape(h)}(-[a-z0-9_-]+)?`).join('|')})$`,
+);
 /** Response headers pages may read beside the safelisted ones. */
 const EXPOSED = 'retry-after, x-request-id';
 
@@ -38,14 +42,14 @@ export function createCorsPolicy(c: CorsConfig): CorsPolicy {
         return false;
       }
       // Allowed request headers: the asked-for ones the gateway reads (a wildcard cannot express
-      // the per-backend `x-nomad-token-<backend>` names, and `*` is not honoured with credentials).
+      // the per-backend `<credential header>-<backend>` names, and `*` is not honoured with credentials).
       const asked = String(req.headers['access-control-request-headers'] ?? '')
         .split(',')
         .map((h) => h.trim().toLowerCase())
         .filter((h) => ALLOWED_HEADER.test(h));
       res.writeHead(204, {
         'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': [...new Set(['content-type', 'x-request-id', 'apollo-require-preflight', 'x-nomad-token', 'x-auth-token', ...asked])].join(', '),
+        'access-control-allow-headers': [...new Set(['content-type', 'x-request-id', 'apollo-require-preflight', ...CREDENTIAL_HEADERS, ...asked])].join(', '),
         'access-control-max-age': String(c.maxAgeSeconds),
         'content-length': '0',
       });

@@ -4,7 +4,11 @@
  * style, no CDN), so the browser itself enforces that the page works air-gapped.
  */
 import type { LiveManifest } from './manifest';
+import { BACKEND_MODULES } from '../../adapters/modules';
 import { escapeHtml, scriptJson } from '../html';
+
+/** The credential headers the page accepts, from the backends' modules: `<code>X-Nomad-Token[-&lt;backend&gt;]</code>, …`. */
+const CREDENTIAL_HELP = BACKEND_MODULES.map((m) => `<code>${escapeHtml(m.credential.header)}[-&lt;backend&gt;]</code>`).join(', ');
 
 /** What server/live/page/main.js reads from the page. */
 export interface LivePageConfig {
@@ -67,7 +71,7 @@ export function renderLivePage(o: { title: string; assetsPath: string; manifest:
 <h2>Credentials</h2>
 <form id="credentials">
 <p id="demo-note" hidden>Demo mode: the demo's tokens are filled in (demo data only).</p>
-<label for="headers">Headers (JSON), as for POST /graphql: <code>X-Nomad-Token[-&lt;backend&gt;]</code>, <code>X-Auth-Token[-&lt;backend&gt;]</code>. Kept in this tab only.</label>
+<label for="headers">Headers (JSON), as for POST /graphql: ${CREDENTIAL_HELP}. Kept in this tab only.</label>
 <textarea id="headers" spellcheck="false" autocomplete="off"></textarea>
 <p id="headers-error"></p>
 <button type="submit">Apply</button>

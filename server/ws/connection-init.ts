@@ -1,19 +1,15 @@
 /**
  * The `connection_init` payload: the caller's credentials under the same names as the HTTP headers
- * (`X-Nomad-Token`, `X-Nomad-Token-<backend>`, `X-Auth-Token`, `X-Auth-Token-<backend>`, any
- * case), read by server/credentials.ts as if they were headers. Other keys are ignored (browser
+ * (each kind's `<header>` and `<header>-<backend>`, any case), read by server/credentials.ts as if they were headers. Other keys are ignored (browser
  * IDEs send all their headers). A bad payload is a BadUserInputError; the socket layer closes
  * with 4403 and its message as the reason.
  */
 import type { CallerCredential } from '../../adapters/contract/backend';
 import { MessageType } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
-import { credentialsFromHeaders } from '../credentials';
+import { credentialsFromHeaders, isCredentialHeader } from '../credentials';
 import type { PlainHeaders } from '../http/caller-identity';
 import type { BackendRegistry } from '../registry';
-
-/** The keys that carry credentials, as server/http/caller-identity.ts knows the headers. */
-const CREDENTIAL_KEY = /^x-(nomad-token|auth-token)(-.+)?$/;
 
 const INIT = MessageType.ConnectionInit;
 
@@ -34,7 +30,7 @@ export function readConnectionInit(payload: Readonly<Record<string, unknown>> | 
     if (Buffer.byteLength(JSON.stringify(payload)) > o.maxBytes) throw new BadUserInputError(`${INIT} payload is over ${o.maxBytes} bytes (WS_MAX_INIT_PAYLOAD_BYTES)`);
     for (const [k, v] of Object.entries(payload)) {
       const name = k.toLowerCase();
-      if (!CREDENTIAL_KEY.test(name)) continue;
+      if (!isCredentialHeader(name)) continue;
       if (typeof v !== 'string') throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} must be a string`, k.slice(0, 60));
       if (headers[name] !== undefined) throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} is given twice (names are case-insensitive)`, k.slice(0, 60));
       headers[name] = v;

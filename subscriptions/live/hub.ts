@@ -18,6 +18,7 @@ import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/co
 import type { GatewayContext } from '../../server/context';
 import type { BackendRegistry } from '../../server/registry';
 import { decodeGlobalId } from '../../adapters/contract/ids';
+import { moduleForBackend } from '../../adapters/modules';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
 import type { AccessCache } from './access';
 import { Places, type SubscriptionBudget } from './budget';
@@ -363,7 +364,7 @@ export class Hub implements LiveHub {
       const refused = sub.dropped.get(b.id);
       const watcher = this.#p.feed.watcher(b.id)?.status();
       if (lacksCredential(b, sub.credential(b.id))) {
-        out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${b.kind === 'OPENSTACK' ? 'X-Auth-Token' : 'X-Nomad-Token'} in connection_init) and the subscription carried none for it` });
+        out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${moduleForBackend(b).credential.header} in connection_init) and the subscription carried none for it` });
       } else if (refused) {
         out.push(refusedOmission(b, refused));
       } else if (why !== undefined) {
