@@ -5,7 +5,7 @@
  */
 import type { CallOptions, VolumeBackend, VolumeSpec } from '../../adapters/contract/backend';
 import type { VolumeRef } from '../../adapters/contract/model';
-import type { BackendConfig } from '../../server/config';
+import type { BackendEntry } from '../../server/config';
 import { createRegistry } from '../../server/backends';
 import { ANALYTICS_READ, MGMT, OS } from '../support/constants';
 import { seedVolumes, startNomad, startOpenStack } from '../support/harness';
@@ -50,7 +50,7 @@ export interface ContractFixture {
 }
 
 /** The backend `config` builds, constructed as the server constructs it. */
-function build(config: BackendConfig): VolumeBackend {
+function build(config: BackendEntry): VolumeBackend {
   return createRegistry([config]).all[0]!;
 }
 
