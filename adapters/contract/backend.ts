@@ -2,11 +2,11 @@
  * The backend-neutral contract (v2), core part. The server holds one `VolumeBackend` per configured
  * backend; resolvers call these methods through the execution context and never see wire shapes.
  *
- * The core is what every volume backend has. What only some backends do lives in capability
- * interfaces (`capabilities.ts`), found by type guard: a backend implements those it can and
- * nothing else, so there are no methods that exist only to refuse.
+ * The core is what every volume backend has. What only some backends do are facets, optional
+ * members named by what they do (`capabilities.ts`): a backend sets those it has and nothing else.
  */
 import type { CallBudget } from './budget';
+import type { BackendFacets } from './capabilities';
 import type { PendingChange } from './completion';
 import type {
   AccessMode,
@@ -244,10 +244,12 @@ export function lacksCredential(backend: Pick<VolumeBackend, 'requiresCredential
   return backend.requiresCredential && !credential.token;
 }
 
-/** The core every volume backend has. */
-export interface VolumeBackend {
+/** The core every volume backend has, and the optional facets it may have. */
+export interface VolumeBackend extends BackendFacets {
   readonly id: string;
+  /** Its module's `modelKind` (the schema's `BackendKind`). */
   readonly kind: BackendKind;
+  /** What it advertises: derived from its core list and its facets (`advertise`, capabilities.ts). */
   readonly capabilities: ReadonlySet<Capability>;
   /**
    * True when no call can succeed without a caller credential (OpenStack: Keystone). A merged list

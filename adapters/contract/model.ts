@@ -7,10 +7,11 @@
  * "the backend has no value". A value that the object does not hold yet (a Nomad list stub has no
  * attachments) is signalled by `complete: false`, never by `null`.
  */
-import type { NomadVolumeDetails } from '../model-nomad';
-import type { CinderVolumeDetails } from '../model-openstack';
-
-/** Which family of API a backend speaks. */
+/**
+ * Which family of API a backend speaks: its module's `modelKind` (adapters/contract/module.ts), the
+ * schema's `BackendKind` value. Still a union here while global ids keep a rule table per kind
+ * (contract/ids.ts); nothing else outside a backend's folder compares it to a literal.
+ */
 export type BackendKind = 'NOMAD' | 'OPENSTACK';
 
 /** Things a backend may or may not be able to do; `StorageBackend.capabilities` lists them. */
@@ -100,8 +101,11 @@ export interface VolumeRef {
   nativeId: string;
 }
 
-/** A volume on any backend: the core every backend has, plus its backend's typed details. */
-export interface Volume {
+/**
+ * A volume on any backend: the core every backend has, plus its backend's typed details (`D`: a
+ * backend's mapping returns `Volume<ItsDetails>`, everything else sees the neutral `VolumeDetails`).
+ */
+export interface Volume<D extends VolumeDetails = VolumeDetails> {
   __typename: 'Volume';
   ref: VolumeRef;
   name: string;
@@ -119,11 +123,17 @@ export interface Volume {
   complete: boolean;
   /** Consumers holding the volume. Meaningful only when `complete`. */
   attachments: Attachment[];
-  details: VolumeDetails;
+  details: D;
 }
 
-/** The backend-specific part of a volume; a third backend adds a member. */
-export type VolumeDetails = NomadVolumeDetails | CinderVolumeDetails;
+/**
+ * The backend-specific part of a volume. Each backend's details extend it with their own GraphQL
+ * type (`__typename`, a member of the schema's `VolumeDetails` union) and fields; code outside
+ * the backend's folder treats them as opaque.
+ */
+export interface VolumeDetails {
+  __typename: string;
+}
 
 
 /** A Nomad allocation holding a claim, as the volume read shows it. */
@@ -218,6 +228,33 @@ export interface BackendHealth {
   checkedAt: string;
 }
 
-export * from '../model-nomad';
-export * from '../model-openstack';
+/** A compute server as its backend shows it (OpenStack: Nova), for the server-attachments facet. */
+export interface ComputeServer {
+  backend: string;
+  /** The server's scope (OpenStack project id). */
+  projectId: string;
+  id: string;
+  name: string;
+  status: string;
+  vmState: string | null;
+  /** Volume ids the server lists. */
+  volumeIds: string[];
+  createdAt: string | null;
+}
+
+/** A compute server referenced by key (an entity a compute subgraph may own). */
+export interface ServerRef {
+  __typename: 'Server';
+  /** The server id. */
+  id: string;
+}
+
+/** A scheduler's client node referenced by key (an entity a scheduler subgraph may own; the core schema's `NomadNode`). */
+export interface NomadNodeRef {
+  __typename: 'NomadNode';
+  /** The node id. */
+  id: string;
+}
+
 export * from './model-operation';
+export * from './model-plugin';

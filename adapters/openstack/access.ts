@@ -8,6 +8,7 @@ import type { Attachment, Volume } from '../contract/model';
 import type { AccessGrant } from '../contract/watch';
 import type { OpenStackClient } from './client';
 import { isAdminSession } from './keystone';
+import { isCinderDetails } from './model';
 
 /**
  * May the token in `o` read volumes of project `scope`? Its own project: yes; any project when it
@@ -41,7 +42,7 @@ const hideHost = (a: Attachment): Attachment => (a.consumer.__typename === 'Volu
 export function redact(v: Volume, grant: AccessGrant): Volume {
   if (grant.admin) return v;
   const d = v.details;
-  const details = d.__typename === 'CinderVolumeDetails' && d.migrationStatus !== null ? { ...d, migrationStatus: null } : d;
+  const details = isCinderDetails(d) && d.migrationStatus !== null ? { ...d, migrationStatus: null } : d;
   const attachments = v.attachments.some((a) => a.consumer.__typename === 'VolumeHostConsumer' && a.consumer.hostName !== null) ? v.attachments.map(hideHost) : v.attachments;
   return details === d && attachments === v.attachments ? v : { ...v, details, attachments };
 }

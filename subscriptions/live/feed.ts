@@ -11,7 +11,7 @@
 import type { AttachTarget, DetachTarget } from '../../adapters/contract/backend';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { Attachment, AttachmentState, Volume, VolumeRef } from '../../adapters/contract/model';
-import { isWatchable, type VolumeDelta, type VolumeWatcher, type WatcherState, type WatcherStatus } from '../../adapters/contract/watch';
+import type { VolumeDelta, VolumeWatcher, WatcherState, WatcherStatus } from '../../adapters/contract/watch';
 import type { BackendRegistry } from '../../server/registry';
 import { changesOf } from '../events/diff';
 import type { EventLog } from '../events';
@@ -131,11 +131,11 @@ export class Feed implements LiveMutations {
       this.requestDemand();
     });
     for (const b of this.#o.registry.all) {
-      if (!isWatchable(b)) {
+      if (!b.watching) {
         this.#unavailable.set(b.id, `backend "${b.id}" has no watcher`);
         continue;
       }
-      const w = b.createWatcher({ onDeltas: (d) => this.#onDeltas(b.id, d), onStatus: (st, err) => this.#onStatus(st, err) });
+      const w = b.watching.createWatcher({ onDeltas: (d) => this.#onDeltas(b.id, d), onStatus: (st, err) => this.#onStatus(st, err) });
       if ('unavailable' in w) {
         this.#unavailable.set(b.id, w.unavailable);
         continue;

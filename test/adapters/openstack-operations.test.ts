@@ -5,7 +5,6 @@
  * records as JSON that another store instance reads back whole.
  */
 import { Redis } from 'ioredis';
-import { hasTrackedChanges } from '../../adapters/contract/capabilities';
 import type { VolumeRef } from '../../adapters/contract/model';
 import { OperationTracker, RedisOperationStore, type OperationRecord } from '../../subscriptions/operations';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
@@ -14,7 +13,7 @@ import { startAdapterCloud, type AdapterCloud } from './openstack-helpers';
 let c: AdapterCloud;
 let tracker: OperationTracker;
 const ref = (nativeId: string): VolumeRef => ({ backend: 'os', namespace: c.p.demo, nativeId });
-const changes = (id: string) => (id === 'os' && hasTrackedChanges(c.backend) ? c.backend : undefined);
+const changes = (id: string) => (id === 'os' ? c.backend.trackedChanges : undefined);
 
 async function settle(t: OperationTracker, id: string, ms = 4000): Promise<OperationRecord> {
   const end = Date.now() + ms;

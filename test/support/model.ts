@@ -1,8 +1,9 @@
 /** Unified-model objects for unit tests of backend-neutral code (diffs, logs, fan-out). */
 import type { Attachment, Volume } from '../../adapters/contract/model';
+import type { CinderVolumeDetails } from '../../adapters/openstack/model';
 
 /** A Cinder volume in project `p1` of backend `os`, with the given overrides. */
-export function cinderVolume(id: string, o: Partial<Volume> = {}): Volume {
+export function cinderVolume(id: string, o: Partial<Volume<CinderVolumeDetails>> = {}): Volume<CinderVolumeDetails> {
   return {
     __typename: 'Volume',
     ref: { backend: 'os', namespace: 'p1', nativeId: id },

@@ -4,9 +4,10 @@
  * by microversion and by the caller's role, so every optional key is read defensively. No other
  * file reads a Cinder wire field.
  */
-import type { CinderActionResult, CinderVolumeMigrationStatus } from '../../cinder-action';
+import type { CinderActionResult, CinderVolumeMigrationStatus } from '../cinder-action';
 import { sortedPairs } from '../../contract/key-values';
-import type { Attachment, AttachmentState, CinderVolumeStatus, Snapshot, Volume, VolumeStatus } from '../../contract/model';
+import type { Attachment, AttachmentState, Snapshot, Volume, VolumeStatus } from '../../contract/model';
+import type { CinderVolumeDetails, CinderVolumeStatus } from '../model';
 
 export const GIB = 1024 ** 3;
 
@@ -186,7 +187,7 @@ export const nextMarker = (items: ReadonlyArray<{ id: string }>, links: Links[] 
   links?.some((l) => l.rel === 'next') && items.length > 0 ? items[items.length - 1]!.id : null;
 
 /** A Cinder volume (list detail or show) → unified volume, complete (Cinder has no stubs). */
-export function toVolume(backend: string, projectId: string, v: CinderVolume): Volume {
+export function toVolume(backend: string, projectId: string, v: CinderVolume): Volume<CinderVolumeDetails> {
   const ref = { backend, namespace: v['os-vol-tenant-attr:tenant_id'] ?? projectId, nativeId: v.id };
   // While Cinder is detaching, the attachments it still lists are on their way out.
   const state: AttachmentState = v.status === 'detaching' ? 'DETACHING' : 'ATTACHED';

@@ -4,7 +4,8 @@
  * Keys vary by microversion and role (backends.md 3.2), so optional keys are read defensively.
  * No other file reads a Nova wire field.
  */
-import type { Attachment, NovaServer, Volume } from '../../contract/model';
+import type { Attachment, ComputeServer, Volume } from '../../contract/model';
+import { cinderDetails } from '../model';
 import { sanitizeUpstreamMessage } from '../../http/upstream-message';
 
 export interface NovaServerView {
@@ -60,7 +61,7 @@ export interface Links {
   href: string;
 }
 
-export function toServer(backend: string, projectId: string, s: NovaServerView): NovaServer {
+export function toServer(backend: string, projectId: string, s: NovaServerView): ComputeServer {
   return {
     backend,
     projectId: s.tenant_id ?? projectId,
@@ -106,7 +107,7 @@ export function toServerAttachment(backend: string, projectId: string, a: NovaVo
   const base = toStartedAttachment(backend, volume?.ref.namespace ?? projectId, a);
   const inCinder = volume?.attachments.find((x) => x.consumer.__typename === 'VolumeServerConsumer' && x.consumer.serverId.toLowerCase() === serverId);
   if (inCinder) return { ...base, state: inCinder.state, backendState: inCinder.backendState, attachedAt: inCinder.attachedAt, nativeId: base.nativeId ?? inCinder.nativeId, access: inCinder.access };
-  const status = volume?.details.__typename === 'CinderVolumeDetails' ? volume.details.cinderStatus : null;
+  const status = cinderDetails(volume)?.cinderStatus ?? null;
   if (status === 'RESERVED' || status === 'ATTACHING') return { ...base, backendState: volume!.backendStatus };
   if (status === 'DETACHING') return { ...base, state: 'DETACHING', backendState: volume!.backendStatus };
   const cinderSays = volume === null ? 'Cinder has no such volume' : `Cinder shows the volume ${volume.backendStatus ?? 'in an unknown status'} with no attachment to this server`;

@@ -1,5 +1,5 @@
-/** The unified model's OpenStack-only parts: Cinder volume details and statuses, Nova servers. */
-import type { KeyValue } from './contract/model';
+/** The unified model's OpenStack-only part: Cinder's volume details (GraphQL `CinderVolumeDetails`) and statuses. */
+import type { KeyValue, Volume, VolumeDetails } from '../contract/model';
 
 /** Cinder's statuses, one-to-one with the wire words (the adapter maps them). */
 export type CinderVolumeStatus =
@@ -29,7 +29,7 @@ export type CinderVolumeStatus =
   | 'OTHER';
 
 /** What Cinder says of a volume that other backends have no word for. */
-export interface CinderVolumeDetails {
+export interface CinderVolumeDetails extends VolumeDetails {
   __typename: 'CinderVolumeDetails';
   /** Cinder's status as a typed value (`OTHER` for a word this gateway does not know; `backendStatus` keeps it). */
   cinderStatus: CinderVolumeStatus;
@@ -54,22 +54,8 @@ export interface CinderVolumeDetails {
   sourceVolumeId: string | null;
 }
 
-/** An OpenStack (Nova) server as Nova shows it. */
-export interface NovaServer {
-  backend: string;
-  projectId: string;
-  id: string;
-  name: string;
-  status: string;
-  vmState: string | null;
-  /** Volume ids Nova lists for it. */
-  volumeIds: string[];
-  createdAt: string | null;
-}
+/** Whether details are Cinder's. */
+export const isCinderDetails = (d: VolumeDetails): d is CinderVolumeDetails => d.__typename === 'CinderVolumeDetails';
 
-/** A compute server referenced by key (an entity a compute subgraph may own). */
-export interface ServerRef {
-  __typename: 'Server';
-  /** The Nova server UUID. */
-  id: string;
-}
+/** The Cinder part of a volume this backend mapped; null for another backend's. */
+export const cinderDetails = (v: Volume | null | undefined): CinderVolumeDetails | null => (v && isCinderDetails(v.details) ? v.details : null);

@@ -1,0 +1,49 @@
+/** The unified model's Nomad-only part: the volume details (GraphQL `NomadVolumeDetails`). */
+import type { AccessMode, AttachmentMode, HealthCount, KeyValue, RequestedCapability, Topology, Volume, VolumeDetails, VolumeRef } from '../contract/model';
+
+/** What Nomad says of a CSI volume. The list-stub part is always here; `full` needs a read. */
+export interface NomadVolumeDetails extends VolumeDetails {
+  __typename: 'NomadVolumeDetails';
+  /** The volume these details belong to (its full part loads by it). */
+  ref: VolumeRef;
+  /** The storage provider's id (e.g. an EBS volume id). */
+  externalId: string | null;
+  pluginId: string | null;
+  provider: string | null;
+  schedulable: boolean | null;
+  /** Mode of the current claims; null when idle. */
+  accessMode: AccessMode | null;
+  attachmentMode: AttachmentMode | null;
+  topologies: Topology[];
+  controllerRequired: boolean | null;
+  controllers: HealthCount | null;
+  nodes: HealthCount | null;
+  currentReaders: number;
+  currentWriters: number;
+  /** Nomad's Raft indexes (kept here, never in the core). */
+  createIndex: number | null;
+  modifyIndex: number | null;
+  /** Null on list stubs. */
+  full: NomadVolumeFull | null;
+}
+
+/** The part of a Nomad volume only a full read has. */
+export interface NomadVolumeFull {
+  requestedCapacityMinBytes: number | null;
+  requestedCapacityMaxBytes: number | null;
+  requestedCapabilities: RequestedCapability[];
+  requestedTopologies: { required: Topology[]; preferred: Topology[] } | null;
+  providerVersion: string | null;
+  /** Flags are redacted by the backend; the gateway never un-redacts. */
+  mountOptions: { fsType: string | null; mountFlags: string[] } | null;
+  parameters: KeyValue[];
+  context: KeyValue[];
+  cloneId: string | null;
+  snapshotId: string | null;
+}
+
+/** Whether details are Nomad's. */
+export const isNomadDetails = (d: VolumeDetails): d is NomadVolumeDetails => d.__typename === 'NomadVolumeDetails';
+
+/** The Nomad part of a volume this backend mapped; null for another backend's. */
+export const nomadDetails = (v: Volume): NomadVolumeDetails | null => (isNomadDetails(v.details) ? v.details : null);
