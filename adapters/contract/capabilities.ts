@@ -6,7 +6,7 @@
  * UNSUPPORTED_BY_BACKEND for a backend without it. Facet names are checked by the compiler, and
  * the advertised `StorageBackend.capabilities` are derived from the facets ({@link advertise}).
  */
-import type { Accepted, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeBackend, VolumeSpec } from './backend';
+import type { Accepted, AttachTarget, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeBackend, VolumeSpec } from './backend';
 import type { TrackedChanges } from './completion';
 import type { Attachment, Capability, ComputeServer, KeyValue, Snapshot, Volume, VolumeRef } from './model';
 import type { ExternalVolume, Plugin } from './model-plugin';
@@ -106,6 +106,12 @@ export interface ServerAttachments {
    * @default readVolumes: the backend's own getVolumes
    */
   listServerAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
+  /**
+   * The attachment an accepted attach to a server is making, in state ATTACHING, for when the
+   * backend answered with none (Nova ≥ 2.101 answers without a body): the live path announces it
+   * at once. Reads nothing.
+   */
+  startedAttachment(ref: VolumeRef, target: Extract<AttachTarget, { kind: 'server' }>): Attachment;
   /** Swap the attached volume or change deleteOnTermination. */
   updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>>;
 }

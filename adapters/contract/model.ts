@@ -136,9 +136,30 @@ export interface VolumeDetails {
 }
 
 
+/**
+ * What every consumer says of itself in neutral terms, so that the live path (events/diff.ts)
+ * treats every backend's consumers alike and never asks which type one is.
+ */
+export interface ConsumerBase {
+  /** The consumer's GraphQL type, a member of the schema's `VolumeConsumer` union. */
+  __typename: string;
+  /**
+   * True when the consumer holds the volume by a claim that a scheduler makes and releases as it
+   * places and stops the consumer (changes CLAIMED, DETACHING while released, RELEASED), rather
+   * than by an attach and detach on request (ATTACHING … DETACHED). @default false
+   */
+  claim?: boolean;
+  /** The node the consumer runs on, matched by `attachmentChanged` node targets; null or absent when unknown. */
+  nodeId?: string | null;
+  /** The server the consumer is, matched by `attachmentChanged` server targets. */
+  serverId?: string;
+}
+
 /** A Nomad allocation holding a claim, as the volume read shows it. */
-export interface AllocationConsumer {
+export interface AllocationConsumer extends ConsumerBase {
   __typename: 'VolumeAllocationConsumer';
+  /** Allocations claim. */
+  claim: true;
   allocationId: string;
   /** Null when the allocation was garbage-collected while its claim is still held. */
   name: string | null;
@@ -155,7 +176,7 @@ export interface AllocationConsumer {
 }
 
 /** An OpenStack (Nova) server; its name and state are read from Nova when asked. */
-export interface ServerConsumer {
+export interface ServerConsumer extends ConsumerBase {
   __typename: 'VolumeServerConsumer';
   serverId: string;
   /** The OpenStack backend whose Nova reports it. */
@@ -163,13 +184,17 @@ export interface ServerConsumer {
 }
 
 /** A host attached through Cinder's attachments API or legacy os-attach with a host name. */
-export interface HostConsumer {
+export interface HostConsumer extends ConsumerBase {
   __typename: 'VolumeHostConsumer';
   /** Null unless the caller is an admin or service (Cinder hides it otherwise). */
   hostName: string | null;
 }
 
-export type AttachmentConsumer = AllocationConsumer | ServerConsumer | HostConsumer;
+/**
+ * An attachment's consumer: one of the core schema's consumer types above, or a type a backend
+ * module adds; code outside the backend reads only its neutral part.
+ */
+export type AttachmentConsumer = ConsumerBase;
 
 /** Joins a volume to its consumer. */
 export interface Attachment {

@@ -282,7 +282,7 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
     for (const v of volumes) {
       if (v instanceof Error) throw v;
       for (const a of v?.attachments ?? []) {
-        const nodeId = a.consumer.__typename === 'VolumeAllocationConsumer' ? a.consumer.nodeId : null;
+        const nodeId = a.consumer.nodeId ?? null;
         if (nodeId !== null) claims.get(nodeId)?.push(a);
       }
     }

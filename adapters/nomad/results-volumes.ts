@@ -124,6 +124,7 @@ function toAttachment(volume: VolumeRef, allocationId: string, access: Attachmen
 function toConsumer(allocationId: string, a: WireAllocStub | undefined): AllocationConsumer {
   return {
     __typename: 'VolumeAllocationConsumer',
+    claim: true,
     allocationId,
     name: a?.Name ?? null,
     namespace: a?.Namespace ?? null,

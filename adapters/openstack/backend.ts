@@ -49,6 +49,7 @@ import { OpenStackClient, type OpenStackClientOptions } from './client';
 import { checkChange } from './completion-check';
 import type { OpenStackContext } from './context';
 import * as hosts from './host-attachments';
+import { toRequestedAttachment } from './nova/results';
 import * as servers from './servers';
 import * as snapshots from './snapshots';
 import * as volumes from './volumes';
@@ -216,6 +217,10 @@ export class OpenStackBackend
 
   listServerAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
     return servers.serverAttachments(this.#ctx, serverIds, o, readVolumes);
+  }
+
+  startedAttachment(ref: VolumeRef, target: Extract<AttachTarget, { kind: 'server' }>): Attachment {
+    return toRequestedAttachment(ref, target);
   }
 
   updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>> {

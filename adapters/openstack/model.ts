@@ -1,5 +1,5 @@
 /** The unified model's OpenStack-only part: Cinder's volume details (GraphQL `CinderVolumeDetails`) and statuses. */
-import type { KeyValue, Volume, VolumeDetails } from '../contract/model';
+import type { AttachmentConsumer, HostConsumer, KeyValue, ServerConsumer, Volume, VolumeDetails } from '../contract/model';
 
 /** Cinder's statuses, one-to-one with the wire words (the adapter maps them). */
 export type CinderVolumeStatus =
@@ -59,3 +59,12 @@ export const isCinderDetails = (d: VolumeDetails): d is CinderVolumeDetails => d
 
 /** The Cinder part of a volume this backend mapped; null for another backend's. */
 export const cinderDetails = (v: Volume | null | undefined): CinderVolumeDetails | null => (v && isCinderDetails(v.details) ? v.details : null);
+
+/** A Nova server as an attachment's consumer. */
+export const serverConsumer = (serverId: string, backend: string): ServerConsumer => ({ __typename: 'VolumeServerConsumer', serverId, backend });
+
+/** A host attached through Cinder's attachments API (or legacy os-attach with a host name) as an attachment's consumer. */
+export const hostConsumer = (hostName: string | null): HostConsumer => ({ __typename: 'VolumeHostConsumer', hostName });
+
+export const isServerConsumer = (c: AttachmentConsumer): c is ServerConsumer => c.__typename === 'VolumeServerConsumer';
+export const isHostConsumer = (c: AttachmentConsumer): c is HostConsumer => c.__typename === 'VolumeHostConsumer';

@@ -4,7 +4,7 @@
  * deltas. No I/O here; `watch-read.ts` reads, `watch.ts` schedules.
  */
 import type { Attachment, Volume } from '../contract/model';
-import { isCinderDetails, type CinderVolumeStatus } from './model';
+import { isCinderDetails, isServerConsumer, type CinderVolumeStatus } from './model';
 import type { VolumeDelta } from '../contract/watch';
 import { toServerAttachment, type NovaVolumeAttachment } from './nova/results';
 
@@ -45,7 +45,7 @@ export function inMotion(v: Volume): boolean {
   return v.attachments.some((a) => a.state === 'ATTACHING' || a.state === 'DETACHING');
 }
 
-const serverOf = (a: Attachment): string | null => (a.consumer.__typename === 'VolumeServerConsumer' ? a.consumer.serverId.toLowerCase() : null);
+const serverOf = (a: Attachment): string | null => (isServerConsumer(a.consumer) ? a.consumer.serverId.toLowerCase() : null);
 
 /** Servers Cinder lists `v` attached to (lower-case). */
 export const attachedServers = (v: Volume | undefined): Set<string> => new Set((v?.attachments ?? []).flatMap((a) => serverOf(a) ?? []));

@@ -67,20 +67,14 @@ export const volumeGlobalId = (v: Volume): string => encodeGlobalId({ kind: 'Vol
 export const attachmentGlobalId = (a: Attachment): string =>
   encodeGlobalId({ kind: 'Attachment', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId });
 
-/** What `attachmentChanged` targets match an attachment by. */
+/** What `attachmentChanged` targets match an attachment by: the consumer's neutral keys (`ConsumerBase`). */
 export function attachmentKeys(a: Attachment): ChangeKeys {
   const c = a.consumer;
-  switch (c.__typename) {
-    case 'VolumeAllocationConsumer':
-      return { consumer: a.consumerId, ...(c.nodeId ? { node: c.nodeId } : {}) };
-    case 'VolumeServerConsumer':
-      return { consumer: a.consumerId, server: c.serverId };
-    default:
-      return { consumer: a.consumerId };
-  }
+  return { consumer: a.consumerId, ...(c.nodeId ? { node: c.nodeId } : {}), ...(c.serverId ? { server: c.serverId } : {}) };
 }
 
-const isClaim = (a: Attachment): boolean => a.consumer.__typename === 'VolumeAllocationConsumer';
+/** Whether the consumer holds the volume by a claim (CLAIMED/RELEASED) rather than an attachment. */
+const isClaim = (a: Attachment): boolean => a.consumer.claim === true;
 
 /** The type of an attachment that appeared or changed to `state`. */
 function arrivalType(a: Attachment): ChangeType {

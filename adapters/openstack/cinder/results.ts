@@ -7,7 +7,7 @@
 import type { CinderActionResult, CinderVolumeMigrationStatus } from '../cinder-action';
 import { sortedPairs } from '../../contract/key-values';
 import type { Attachment, AttachmentState, Snapshot, Volume, VolumeStatus } from '../../contract/model';
-import type { CinderVolumeDetails, CinderVolumeStatus } from '../model';
+import { hostConsumer, serverConsumer, type CinderVolumeDetails, type CinderVolumeStatus } from '../model';
 
 export const GIB = 1024 ** 3;
 
@@ -201,7 +201,7 @@ export function toVolume(backend: string, projectId: string, v: CinderVolume): V
     backendState: 'attached',
     stateReason: null,
     access,
-    consumer: a.server_id ? { __typename: 'VolumeServerConsumer', serverId: a.server_id, backend } : { __typename: 'VolumeHostConsumer', hostName: a.host_name },
+    consumer: a.server_id ? serverConsumer(a.server_id, backend) : hostConsumer(a.host_name),
     device: a.device,
     attachedAt: isoTime(a.attached_at),
     nativeId: a.attachment_id,
@@ -272,7 +272,7 @@ export function toHostAttachment(backend: string, projectId: string, a: CinderAt
     backendState: a.status,
     stateReason: ATTACHMENT_STATE[a.status] ? null : `Cinder reports the attachment as "${a.status}"`,
     access: a.attach_mode === 'ro' ? 'READ_ONLY' : 'READ_WRITE',
-    consumer: a.instance ? { __typename: 'VolumeServerConsumer', serverId: a.instance, backend } : { __typename: 'VolumeHostConsumer', hostName: null },
+    consumer: a.instance ? serverConsumer(a.instance, backend) : hostConsumer(null),
     device: null,
     attachedAt: isoTime(a.attached_at),
     nativeId: a.id,
