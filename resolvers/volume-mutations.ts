@@ -47,7 +47,7 @@ interface Remembered {
 export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVolume' | 'detachVolume' | 'attachVolume' | 'extendVolume' | 'updateVolume'> = {
   createVolume: async (_p, { input }, ctx) => {
     const backend = ctx.registry.forArgument(input.backend, 'input.backend');
-    const spec = createVolumeSpec(input, backend, (id, argument) => globalIdArg(ctx, id, argument.endsWith('snapshotId') ? 'Snapshot' : 'Volume', argument).nativeId);
+    const spec = createVolumeSpec(input, backend, (id, argument) => globalIdArg(ctx, id, argument.endsWith('snapshotId') ? 'Snapshot' : 'Volume', argument).nativeId, ctx.registry.all);
     const { idempotencyKey, ...fingerprinted } = input;
     const done = await idempotent<Remembered>(ctx.idempotency, { backend: backend.id, credential: ctx.call(backend.id).credential, mutation: 'createVolume' }, idempotencyKey, fingerprinted, async () => {
       const accepted = await backend.createVolume(spec, ctx.call(backend.id));

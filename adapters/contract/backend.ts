@@ -176,6 +176,19 @@ export interface CinderVolumeSpec {
   sourceVolumeId?: string;
 }
 
+/**
+ * A kind's own part of a create's input (the GraphQL `CreateVolumeInput.<field>`): options only
+ * backends of that kind take. The resolvers refuse it for any other backend.
+ */
+export interface OwnCreateInput {
+  /** The input field, e.g. `nomad`. */
+  readonly field: string;
+  /** The kind as messages name it: "input.<field> is for <owner> backends". */
+  readonly owner: string;
+  /** Set when every create on this kind must give the part: the message when it is missing. @default the part is optional */
+  readonly required?: string;
+}
+
 /** A backend-neutral volume specification for create (and Nomad's register). */
 export interface VolumeSpec {
   namespace: string;
@@ -256,6 +269,13 @@ export interface VolumeBackend extends BackendFacets {
    * then leaves the backend out as `NO_CREDENTIAL` in the data instead of failing.
    */
   readonly requiresCredential: boolean;
+  /** Its kind's own part of a create's input, if the kind has one. @default none */
+  readonly createInput?: OwnCreateInput;
+  /**
+   * Set when the backend lists snapshots per plugin only, so a listing must name one: the reason,
+   * for the message a listing without a plugin gets. @default unset (listed per scope)
+   */
+  readonly snapshotsPerPlugin?: string;
   /** Probes the backend with the gateway's own means, no caller credential. Never throws. */
   health(signal?: AbortSignal): Promise<BackendHealth>;
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>>;

@@ -17,6 +17,7 @@ import type {
   DeleteVolumeOptions,
   DetachTarget,
   OpaquePage,
+  OwnCreateInput,
   SnapshotListQuery,
   SnapshotRef,
   SnapshotSpec,
@@ -81,6 +82,8 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
    * caller's proves what the watcher's view may show it (server/loaders.ts).
    */
   readonly viewServesReads = true;
+  readonly createInput: OwnCreateInput = { field: 'nomad', owner: 'Nomad', required: 'a Nomad volume needs input.nomad (its id, plugin and capabilities)' };
+  readonly snapshotsPerPlugin = 'Nomad lists snapshots per plugin';
   /** Nomad's anonymous ACL policy may allow reads, so a caller without a token is still asked. */
   readonly requiresCredential = false;
   readonly #client: NomadClient;

@@ -17,6 +17,7 @@ import type {
   DetachTarget,
   HostConnector,
   OpaquePage,
+  OwnCreateInput,
   SnapshotListQuery,
   SnapshotRef,
   SnapshotSpec,
@@ -98,6 +99,7 @@ export class OpenStackBackend
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
   readonly capabilities = advertise(this, CORE);
+  readonly createInput: OwnCreateInput = { field: 'cinder', owner: 'OpenStack' };
   /** Every call needs the caller's Keystone token. */
   readonly requiresCredential = true;
   readonly #c: OpenStackClient;
