@@ -52,7 +52,8 @@ export interface PluginInstance {
 
 /** A storage plugin (CSI) of a backend. */
 export interface Plugin {
-  __typename: 'StoragePlugin';
+  /** The GraphQL type the backend's module gives its plugins. */
+  __typename: string;
   backend: string;
   nativeId: string;
   provider: string | null;

@@ -155,44 +155,9 @@ export interface ConsumerBase {
   serverId?: string;
 }
 
-/** A Nomad allocation holding a claim, as the volume read shows it. */
-export interface AllocationConsumer extends ConsumerBase {
-  __typename: 'VolumeAllocationConsumer';
-  /** Allocations claim. */
-  claim: true;
-  allocationId: string;
-  /** Null when the allocation was garbage-collected while its claim is still held. */
-  name: string | null;
-  namespace: string | null;
-  jobId: string | null;
-  jobType: string | null;
-  taskGroup: string | null;
-  nodeId: string | null;
-  nodeName: string | null;
-  clientStatus: string | null;
-  desiredStatus: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-}
-
-/** An OpenStack (Nova) server; its name and state are read from Nova when asked. */
-export interface ServerConsumer extends ConsumerBase {
-  __typename: 'VolumeServerConsumer';
-  serverId: string;
-  /** The OpenStack backend whose Nova reports it. */
-  backend: string;
-}
-
-/** A host attached through Cinder's attachments API or legacy os-attach with a host name. */
-export interface HostConsumer extends ConsumerBase {
-  __typename: 'VolumeHostConsumer';
-  /** Null unless the caller is an admin or service (Cinder hides it otherwise). */
-  hostName: string | null;
-}
-
 /**
- * An attachment's consumer: one of the core schema's consumer types above, or a type a backend
- * module adds; code outside the backend reads only its neutral part.
+ * An attachment's consumer: a backend's own consumer type (adapters/<backend>/model.ts, a member of
+ * the schema's `VolumeConsumer` union); code outside the backend reads only its neutral part.
  */
 export type AttachmentConsumer = ConsumerBase;
 
@@ -271,13 +236,6 @@ export interface ComputeServer {
 export interface ServerRef {
   __typename: 'Server';
   /** The server id. */
-  id: string;
-}
-
-/** A scheduler's client node referenced by key (an entity a scheduler subgraph may own; the core schema's `NomadNode`). */
-export interface NomadNodeRef {
-  __typename: 'NomadNode';
-  /** The node id. */
   id: string;
 }
 

@@ -1,5 +1,5 @@
-/** The unified model's Nomad-only part: the volume details (GraphQL `NomadVolumeDetails`). */
-import type { AccessMode, AttachmentMode, HealthCount, KeyValue, RequestedCapability, Topology, Volume, VolumeDetails, VolumeRef } from '../contract/model';
+/** The unified model's Nomad-only parts: the volume details (GraphQL `NomadVolumeDetails`), the allocation consumer and the node entity. */
+import type { AccessMode, AttachmentMode, ConsumerBase, HealthCount, KeyValue, RequestedCapability, Topology, Volume, VolumeDetails, VolumeRef } from '../contract/model';
 
 /** What Nomad says of a CSI volume. The list-stub part is always here; `full` needs a read. */
 export interface NomadVolumeDetails extends VolumeDetails {
@@ -47,3 +47,30 @@ export const isNomadDetails = (d: VolumeDetails): d is NomadVolumeDetails => d._
 
 /** The Nomad part of a volume this backend mapped; null for another backend's. */
 export const nomadDetails = (v: Volume): NomadVolumeDetails | null => (isNomadDetails(v.details) ? v.details : null);
+
+/** A Nomad allocation holding a claim, as the volume read shows it. */
+export interface AllocationConsumer extends ConsumerBase {
+  __typename: 'VolumeAllocationConsumer';
+  /** Allocations claim. */
+  claim: true;
+  allocationId: string;
+  /** Null when the allocation was garbage-collected while its claim is still held. */
+  name: string | null;
+  namespace: string | null;
+  jobId: string | null;
+  jobType: string | null;
+  taskGroup: string | null;
+  nodeId: string | null;
+  nodeName: string | null;
+  clientStatus: string | null;
+  desiredStatus: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+/** A Nomad client node referenced by key (an entity a scheduler subgraph may own). */
+export interface NomadNodeRef {
+  __typename: 'NomadNode';
+  /** The Nomad node id. */
+  id: string;
+}

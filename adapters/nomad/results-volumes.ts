@@ -4,8 +4,8 @@
  * counts and health come from fields both shapes carry, so a volume looks the same in a list
  * and in a read (docs/nomad.md).
  */
-import type { AllocationConsumer, Attachment, AttachmentAccess, Volume, VolumeRef } from '../contract/model';
-import type { NomadVolumeDetails, NomadVolumeFull } from './model';
+import type { Attachment, AttachmentAccess, Volume, VolumeRef } from '../contract/model';
+import type { AllocationConsumer, NomadVolumeDetails, NomadVolumeFull } from './model';
 import {
   accessMode,
   attachmentMode,

@@ -1,5 +1,5 @@
-/** The unified model's OpenStack-only part: Cinder's volume details (GraphQL `CinderVolumeDetails`) and statuses. */
-import type { AttachmentConsumer, HostConsumer, KeyValue, ServerConsumer, Volume, VolumeDetails } from '../contract/model';
+/** The unified model's OpenStack-only parts: Cinder's volume details (GraphQL `CinderVolumeDetails`) and statuses, the server and host consumers. */
+import type { AttachmentConsumer, ConsumerBase, KeyValue, Volume, VolumeDetails } from '../contract/model';
 
 /** Cinder's statuses, one-to-one with the wire words (the adapter maps them). */
 export type CinderVolumeStatus =
@@ -59,6 +59,21 @@ export const isCinderDetails = (d: VolumeDetails): d is CinderVolumeDetails => d
 
 /** The Cinder part of a volume this backend mapped; null for another backend's. */
 export const cinderDetails = (v: Volume | null | undefined): CinderVolumeDetails | null => (v && isCinderDetails(v.details) ? v.details : null);
+
+/** An OpenStack (Nova) server; its name and state are read from Nova when asked. */
+export interface ServerConsumer extends ConsumerBase {
+  __typename: 'VolumeServerConsumer';
+  serverId: string;
+  /** The OpenStack backend whose Nova reports it. */
+  backend: string;
+}
+
+/** A host attached through Cinder's attachments API or legacy os-attach with a host name. */
+export interface HostConsumer extends ConsumerBase {
+  __typename: 'VolumeHostConsumer';
+  /** Null unless the caller is an admin or service (Cinder hides it otherwise). */
+  hostName: string | null;
+}
 
 /** A Nova server as an attachment's consumer. */
 export const serverConsumer = (serverId: string, backend: string): ServerConsumer => ({ __typename: 'VolumeServerConsumer', serverId, backend });

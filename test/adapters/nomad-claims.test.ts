@@ -4,7 +4,8 @@
  * volume), and node claims with their call count.
  */
 import { UnsupportedByBackendError } from '../../adapters/contract/errors';
-import type { AllocationConsumer, Attachment, Volume } from '../../adapters/contract/model';
+import type { Attachment, Volume } from '../../adapters/contract/model';
+import type { AllocationConsumer } from '../../adapters/nomad/model';
 import { ANALYTICS_READ, NODE1, NODE2, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 
 let t: NomadUnderTest;

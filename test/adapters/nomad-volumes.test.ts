@@ -3,8 +3,8 @@
  * create, register, deregister and delete.
  */
 import { BadUserInputError, ConflictError, ForbiddenError } from '../../adapters/contract/errors';
-import type { AllocationConsumer, Volume } from '../../adapters/contract/model';
-import type { NomadVolumeDetails } from '../../adapters/nomad/model';
+import type { Volume } from '../../adapters/contract/model';
+import type { AllocationConsumer, NomadVolumeDetails } from '../../adapters/nomad/model';
 import { ANALYTICS_READ, NODE1, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 
 let t: NomadUnderTest;
