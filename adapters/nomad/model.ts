@@ -1,4 +1,5 @@
 /** The unified model's Nomad-only parts: the volume details (GraphQL `NomadVolumeDetails`), the allocation consumer and the node entity. */
+import { defineCarriedDetails } from '../contract/details';
 import type { AccessMode, AttachmentMode, ConsumerBase, HealthCount, KeyValue, RequestedCapability, Topology, Volume, VolumeDetails, VolumeRef } from '../contract/model';
 
 /** What Nomad says of a CSI volume. The list-stub part is always here; `full` needs a read. */
@@ -41,6 +42,9 @@ export interface NomadVolumeFull {
   cloneId: string | null;
   snapshotId: string | null;
 }
+
+// The write index moves with every write, and the claim counts with the claims (reported per attachment).
+defineCarriedDetails('NomadVolumeDetails', ['modifyIndex', 'currentReaders', 'currentWriters']);
 
 /** Whether details are Nomad's. */
 export const isNomadDetails = (d: VolumeDetails): d is NomadVolumeDetails => d.__typename === 'NomadVolumeDetails';

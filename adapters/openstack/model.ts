@@ -1,4 +1,5 @@
 /** The unified model's OpenStack-only parts: Cinder's volume details (GraphQL `CinderVolumeDetails`) and statuses, the server and host consumers. */
+import { defineCarriedDetails } from '../contract/details';
 import type { AttachmentConsumer, ConsumerBase, KeyValue, Volume, VolumeDetails } from '../contract/model';
 
 /** Cinder's statuses, one-to-one with the wire words (the adapter maps them). */
@@ -53,6 +54,9 @@ export interface CinderVolumeDetails extends VolumeDetails {
   /** Cinder id of the volume it was cloned from. */
   sourceVolumeId: string | null;
 }
+
+// Cinder's status word mirrors the volume's status.
+defineCarriedDetails('CinderVolumeDetails', ['cinderStatus']);
 
 /** Whether details are Cinder's. */
 export const isCinderDetails = (d: VolumeDetails): d is CinderVolumeDetails => d.__typename === 'CinderVolumeDetails';

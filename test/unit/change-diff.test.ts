@@ -1,4 +1,5 @@
 /** Watcher deltas → typed changes: the same rules for every backend. */
+import { defineCarriedDetails } from '../../adapters/contract/details';
 import { changesOf } from '../../subscriptions/events/diff';
 import { Transitions } from '../../subscriptions/events/transitions';
 import type { Attachment } from '../../adapters/contract/model';
@@ -119,6 +120,15 @@ describe('changesOf, consumers of any backend', () => {
     const attached = as('vm-3', { __typename: 'LabMachineConsumer', serverId: 'vm-3' });
     expect(changesOf({ before: v, after: { ...v, attachments: [attached] }, observedAt: at })).toEqual([expect.objectContaining({ type: 'ATTACHED', keys: { consumer: 'vm-3', server: 'vm-3' } })]);
     expect(changesOf({ before: { ...v, attachments: [attached] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['DETACHED']);
+  });
+});
+
+describe('changesOf, details of any backend', () => {
+  it('should make no change of the detail fields a backend declared carried, and UPDATED of the others', () => {
+    defineCarriedDetails('LabVolumeDetails', ['revision']);
+    const lab = (revision: number, tier: string) => ({ ...cinderVolume('l'), details: { __typename: 'LabVolumeDetails', revision, tier } });
+    expect(changesOf({ before: lab(1, 'gold'), after: lab(2, 'gold'), observedAt: at })).toEqual([]);
+    expect(changesOf({ before: lab(2, 'gold'), after: lab(3, 'silver'), observedAt: at })).toEqual([expect.objectContaining({ type: 'UPDATED', changedFields: ['details'] })]);
   });
 });
 
