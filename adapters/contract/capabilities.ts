@@ -6,7 +6,7 @@
  * UNSUPPORTED_BY_BACKEND for a backend without it. Facet names are checked by the compiler, and
  * the advertised `StorageBackend.capabilities` are derived from the facets ({@link advertise}).
  */
-import type { Accepted, AttachTarget, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeBackend, VolumeSpec } from './backend';
+import type { Accepted, AttachTarget, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeSpec } from './backend';
 import type { TrackedChanges } from './completion';
 import type { Attachment, Capability, ComputeServer, KeyValue, Snapshot, Volume, VolumeRef } from './model';
 import type { ExternalVolume, Plugin } from './model-plugin';
@@ -187,7 +187,7 @@ const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Exclude<Capability
 };
 
 /** The schema's order of `StorageCapability`: advertised sets keep it. */
-const ORDER: readonly Capability[] = [
+const ORDER = [
   'LIST_VOLUMES',
   'READ_VOLUME',
   'CREATE_VOLUME',
@@ -208,7 +208,10 @@ const ORDER: readonly Capability[] = [
   'SERVER_ATTACHMENTS',
   'VOLUME_ACTIONS',
   'TRACKED_OPERATIONS',
-];
+] as const satisfies readonly Capability[];
+/** The compiler's check that ORDER names every capability. */
+const ORDER_IS_COMPLETE: Exclude<Capability, (typeof ORDER)[number]> extends never ? true : false = true;
+void ORDER_IS_COMPLETE;
 
 /**
  * The capabilities a backend advertises: the core ones it lists and those of the facets it has,
@@ -217,10 +220,5 @@ const ORDER: readonly Capability[] = [
 export function advertise(facets: BackendFacets, core: readonly CoreCapability[]): ReadonlySet<Capability> {
   const have = new Set<Capability>(core);
   for (const f of Object.keys(FACET_CAPABILITIES) as Facet[]) if (facets[f]) for (const c of FACET_CAPABILITIES[f]) have.add(c);
-  return new Set(ORDER.filter((c) => have.has(c)));
-}
-
-/** The backend's facet `f`, or undefined: for filters over several backends. */
-export function facetOf<F extends Facet>(b: VolumeBackend, f: F): NonNullable<BackendFacets[F]> | undefined {
-  return (b[f] ?? undefined) as NonNullable<BackendFacets[F]> | undefined;
+  return new Set<Capability>(ORDER.filter((c) => have.has(c)));
 }
