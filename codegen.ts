@@ -28,6 +28,7 @@ const config: CodegenConfig = {
           Volume: '../../adapters/contract/model#Volume as VolumeModel',
           NomadVolumeDetails: '../../adapters/contract/model#NomadVolumeDetails as NomadVolumeDetailsModel',
           CinderVolumeDetails: '../../adapters/contract/model#CinderVolumeDetails as CinderVolumeDetailsModel',
+          MemoryVolumeDetails: '../../adapters/memory/details#MemoryVolumeDetails as MemoryVolumeDetailsModel',
           VolumeAttachment: '../../adapters/contract/model#Attachment as AttachmentModel',
           VolumeAllocationConsumer: '../../adapters/contract/model#AllocationConsumer',
           VolumeServerConsumer: '../../adapters/contract/model#ServerConsumer',

@@ -11,6 +11,7 @@ import { checkIdentifier, safeIdentifier, type IdPosition, type IdentifierRules 
 import type { BackendKind } from './model';
 import { NOMAD_IDENTIFIERS } from '../nomad/ids';
 import { OPENSTACK_IDENTIFIERS } from '../openstack/ids';
+import { MEMORY_IDENTIFIERS } from '../memory/ids';
 
 /** Kinds of objects that carry a global id. */
 export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Plugin' | 'Operation';
@@ -69,7 +70,7 @@ export function decodeGlobalId(id: string, expected: GlobalIdKind | null, argume
 }
 
 /** Each backend kind's rules per identifier position. */
-const RULES: Record<BackendKind, IdentifierRules> = { NOMAD: NOMAD_IDENTIFIERS, OPENSTACK: OPENSTACK_IDENTIFIERS };
+const RULES: Record<BackendKind, IdentifierRules> = { NOMAD: NOMAD_IDENTIFIERS, OPENSTACK: OPENSTACK_IDENTIFIERS, MEMORY: MEMORY_IDENTIFIERS };
 
 /** Checks `value` for `position` on a backend of `kind`: the shared rules, then the kind's. */
 export function backendIdentifier(kind: BackendKind, position: IdPosition, value: string, argument: string): string {

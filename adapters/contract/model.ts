@@ -9,9 +9,10 @@
  */
 import type { NomadVolumeDetails } from '../model-nomad';
 import type { CinderVolumeDetails } from '../model-openstack';
+import type { MemoryVolumeDetails } from '../memory/details';
 
 /** Which family of API a backend speaks. */
-export type BackendKind = 'NOMAD' | 'OPENSTACK';
+export type BackendKind = 'NOMAD' | 'OPENSTACK' | 'MEMORY';
 
 /** Things a backend may or may not be able to do; `StorageBackend.capabilities` lists them. */
 export type Capability =
@@ -123,7 +124,7 @@ export interface Volume {
 }
 
 /** The backend-specific part of a volume; a third backend adds a member. */
-export type VolumeDetails = NomadVolumeDetails | CinderVolumeDetails;
+export type VolumeDetails = NomadVolumeDetails | CinderVolumeDetails | MemoryVolumeDetails;
 
 
 /** A Nomad allocation holding a claim, as the volume read shows it. */

@@ -1,0 +1,15 @@
+/**
+ * The memory backend's identifier rules: the shared ones (`contract/input.ts`) plus a namespace
+ * shape, so that its ids read like the other backends' and a typo is refused before any lookup.
+ */
+import type { IdentifierRules } from '../contract/input';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export const MEMORY_IDENTIFIERS: IdentifierRules = {
+  namespace: { test: (v) => NAME.test(v), expects: 'a memory namespace (1–128 letters, digits, ".", "_" and "-", starting with a letter or digit)' },
+  volume: { test: (v) => NAME.test(v), expects: 'a memory volume id (1–128 letters, digits, ".", "_" and "-", starting with a letter or digit)' },
+  snapshot: { test: (v) => NAME.test(v), expects: 'a memory snapshot id (1–128 letters, digits, ".", "_" and "-", starting with a letter or digit)' },
+  attachment: { test: (v) => NAME.test(v), expects: 'a memory attachment id (1–128 letters, digits, ".", "_" and "-", starting with a letter or digit)' },
+  consumer: { test: (v) => NAME.test(v), expects: 'a memory attachment id (1–128 letters, digits, ".", "_" and "-", starting with a letter or digit)' },
+};
