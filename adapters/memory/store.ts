@@ -146,8 +146,12 @@ export class MemoryStore {
     const e = this.#volumes.get(key);
     if (!e) return;
     const before = e.model;
-    e.model = this.#model(e.data);
-    this.#emit(before, e.model);
+    const after = this.#model(e.data);
+    // Snapshots show in a volume only as its count: a snapshot becoming ready changes nothing here.
+    const count = (v: Volume): number | undefined => (v.details.__typename === 'MemoryVolumeDetails' ? v.details.snapshotCount : undefined);
+    if (count(before) === count(after)) return;
+    e.model = after;
+    this.#emit(before, after);
   }
 
   #emit(before: Volume | null, after: Volume | null): void {
