@@ -122,3 +122,12 @@ describe('memory backend: injected faults', () => {
     await expect(b.getVolume({ backend: 'slow', namespace: 'default', nativeId: 'vol-0000' }, { ...ANY, signal })).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 });
+
+describe('memory backend: the example data file', () => {
+  it('should load adapters/memory/data.example.json as it is documented (docs/memory.md)', async () => {
+    const b = new MemoryBackend({ backend: 'lab', source: { file: join(__dirname, '../../adapters/memory/data.example.json') } });
+    expect(b.requiresCredential).toBe(true);
+    const page = await b.listVolumes({ namespace: '*', limit: 10, token: null }, { credential: { token: 'change-me-viewer' } });
+    expect(page.items.map((p) => p.item.ref.nativeId)).toEqual(['pg-data', 'shared-assets']);
+  });
+});
