@@ -146,7 +146,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
     this.#replace(structuredClone(this.#initial), 'the data were reset');
   }
 
-  /** Reads the source again (the data file as it is now). @throws MemoryConfigError when the file is bad (the data stay) */
+  /** Reads the source again (the data file as it is now). @throws ConfigError when the file is bad (the data stay) */
   reload(): void {
     this.#replace(load(this.#source), 'the data were reloaded');
   }

@@ -3,7 +3,7 @@
  * the backend holds comes from here (or from the seed generator, which writes the same shape), so
  * a file written back reads back the same.
  */
-import { MemoryConfigError } from './errors';
+import { ConfigError } from '../contract/settings';
 
 /** One attachment of a volume to a host. */
 export interface AttachmentData {
@@ -89,7 +89,7 @@ export interface MemoryData {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function need(cond: boolean, where: string, message: string): void {
-  if (!cond) throw new MemoryConfigError(where, message);
+  if (!cond) throw new ConfigError(where, message);
 }
 
 const isId = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(v) && !v.includes('..');
@@ -126,7 +126,7 @@ function checkVolume(v: unknown, where: string, seen: Set<string>): void {
 
 /**
  * Checks parsed JSON as a data set; returns it typed.
- * @throws MemoryConfigError naming the first bad value (`where` is the file or setting)
+ * @throws ConfigError naming the first bad value (`where` is the file or setting)
  */
 export function checkData(raw: unknown, where: string): MemoryData {
   need(isObject(raw), where, 'must be a JSON object with "volumes"');

@@ -6,21 +6,21 @@
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { checkData, type MemoryData } from './data';
-import { MemoryConfigError } from './errors';
+import { ConfigError } from '../contract/settings';
 
-/** Reads and checks a data file. @throws MemoryConfigError naming the file */
+/** Reads and checks a data file. @throws ConfigError naming the file */
 export function readDataFile(path: string, setting: string): MemoryData {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new MemoryConfigError(setting, `cannot read the data file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new ConfigError(setting, `cannot read the data file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new MemoryConfigError(setting, `the data file ${path} is not JSON: ${(err as Error).message}`);
+    throw new ConfigError(setting, `the data file ${path} is not JSON: ${(err as Error).message}`);
   }
   return checkData(raw, path);
 }

@@ -19,7 +19,7 @@ export const memoryModule: BackendModule<MemorySettings> = {
   modelKind: 'MEMORY',
   displayName: 'Memory',
   needsUrl: false,
-  credential: { header: 'X-Memory-Token', describe: 'a memory token', required: false },
+  credential: { header: 'X-Memory-Token', describe: 'memory backend token', required: false },
   parseSettings: parseMemorySettings,
   envSettings: MEMORY_ENV_SETTINGS,
   create: (s, deps) =>

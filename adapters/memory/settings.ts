@@ -3,7 +3,7 @@
  * `GATEWAY_BACKEND_<ID>_<NAME>` variables (names in {@link MEMORY_ENV_SETTINGS}). No URL.
  */
 import type { CommonBackendSettings } from '../contract/module';
-import { MemoryConfigError } from './errors';
+import { ConfigError, numberSetting as num } from '../contract/settings';
 
 export interface MemorySettings extends CommonBackendSettings {
   /** JSON data file to start from (`DATA_FILE`). @default none: the default set, or a generated one with `seedVolumes` */
@@ -38,34 +38,26 @@ export const MEMORY_ENV_SETTINGS: Readonly<Record<string, string>> = Object.free
 
 export const MEMORY_DEFAULTS = Object.freeze({ writeBack: false, seedAttachments: 2, operationDelayMs: 1000, latencyMs: 0, latencyJitterMs: 0, failureRate: 0 });
 
-// The server's number and boolean readers live in server/, which adapters may not import; these
-// follow the same rules (strings parsed, bounds checked, the setting named).
-function num(value: unknown, setting: string, min: number, max: number, integer = true): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
-    throw new MemoryConfigError(setting, `must be a ${integer ? 'whole ' : ''}number from ${min} to ${max} (got ${JSON.stringify(value)})`);
-  }
-  return n;
-}
-
+// The server's boolean reader lives in server/, which adapters may not import; this one follows its
+// loose rule (true/1/on/yes, false/0/off/no, any case).
 function bool(value: unknown, setting: string): boolean {
   if (typeof value === 'boolean') return value;
   const s = typeof value === 'string' ? value.trim().toLowerCase() : '';
   if (['true', '1', 'on', 'yes'].includes(s)) return true;
   if (['false', '0', 'off', 'no'].includes(s)) return false;
-  throw new MemoryConfigError(setting, `must be true or false (got ${JSON.stringify(value)})`);
+  throw new ConfigError(setting, `must be true or false (got ${JSON.stringify(value)})`);
 }
 
-/** @throws MemoryConfigError naming the setting (`where.key`) */
+/** @throws ConfigError naming the setting (`where.key`) */
 export function parseMemorySettings(raw: Record<string, unknown>, common: CommonBackendSettings, where: string): MemorySettings {
   const at = (key: string): string => `${where}.${key}`;
   const opt = <T>(key: string, read: (v: unknown, s: string) => T): T | undefined => (raw[key] === undefined || raw[key] === '' ? undefined : read(raw[key], at(key)));
   const dataFile = opt('dataFile', (v, s) => {
-    if (typeof v !== 'string') throw new MemoryConfigError(s, 'must be a file path');
+    if (typeof v !== 'string') throw new ConfigError(s, 'must be a file path');
     return v;
   });
   const writeBack = opt('writeBack', bool) ?? MEMORY_DEFAULTS.writeBack;
-  if (writeBack && !dataFile) throw new MemoryConfigError(at('writeBack'), 'needs dataFile (the file to write back to)');
+  if (writeBack && !dataFile) throw new ConfigError(at('writeBack'), 'needs dataFile (the file to write back to)');
   return {
     ...common,
     dataFile,

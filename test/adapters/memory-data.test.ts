@@ -11,7 +11,7 @@ import type { CallOptions } from '../../adapters/contract/backend';
 import type { CommonBackendSettings } from '../../adapters/contract/module';
 import { BreakerBoard } from '../../adapters/http/breaker';
 import { MemoryBackend } from '../../adapters/memory/backend';
-import { MemoryConfigError } from '../../adapters/memory/errors';
+import { ConfigError } from '../../adapters/contract/settings';
 import { memoryModule } from '../../adapters/memory/module';
 import { generateSeed } from '../../adapters/memory/seed';
 
@@ -70,7 +70,7 @@ describe('memory backend: data file', () => {
   });
 
   it('should refuse a bad file naming where, and keep its data when a reload finds one', async () => {
-    expect(() => new MemoryBackend({ backend: 'lab', source: { file: join(dir, 'absent.json') } })).toThrow(MemoryConfigError);
+    expect(() => new MemoryBackend({ backend: 'lab', source: { file: join(dir, 'absent.json') } })).toThrow(ConfigError);
     expect(() => new MemoryBackend({ backend: 'lab', source: { file: file('bad.json', { volumes: [{ namespace: 'ns', id: '../x', name: 'n', sizeBytes: 1 }] }) } })).toThrow(/volumes\[0\]\.id/);
     expect(() => new MemoryBackend({ backend: 'lab', source: { file: file('dup.json', { volumes: [ONE.volumes[0], ONE.volumes[0]] }) } })).toThrow(/repeats/);
     const path = file('reload-bad.json', ONE);
