@@ -79,6 +79,17 @@ describe('memory backend through the gateway (open data, 300 ms changes)', () =>
     expect(await waitOperation(gw, res.body.data.attachVolume.operation.id, {})).toMatchObject({ state: 'SUCCEEDED', kind: 'ATTACH_VOLUME' });
     c.ws.close();
   });
+  it('should create and delete a volume, each operation SUCCEEDED after the delay', async () => {
+    const created = await gw.gql(`mutation { createVolume(input: { backend: "lab", namespace: "default", name: "made here", sizeGiB: 2, metadata: [{ key: "k", value: "v" }] }) { volume { id status sizeBytes details { ... on MemoryVolumeDetails { metadata { key value } } } } operation { id state } } }`);
+    expect(created.body.errors).toBeUndefined();
+    const { volume, operation } = created.body.data.createVolume;
+    expect(volume).toMatchObject({ status: 'CREATING', sizeBytes: 2 * 1024 ** 3, details: { metadata: [{ key: 'k', value: 'v' }] } });
+    expect(await waitOperation(gw, operation.id, {})).toMatchObject({ state: 'SUCCEEDED', kind: 'CREATE_VOLUME' });
+    expect((await gw.gql(`query($id: ID!) { volume(id: $id) { status } }`, { id: volume.id })).body.data.volume).toEqual({ status: 'AVAILABLE' });
+    const deleted = await gw.gql(`mutation($id: ID!) { deleteVolume(input: { id: $id }) { deletedId operation { id } } }`, { id: volume.id });
+    expect(await waitOperation(gw, deleted.body.data.deleteVolume.operation.id, {})).toMatchObject({ state: 'SUCCEEDED', kind: 'DELETE_VOLUME' });
+    expect((await gw.gql(`query($id: ID!) { volume(id: $id) { status } }`, { id: volume.id })).body.data.volume).toBeNull();
+  });
 });
 
 describe('memory backend through the gateway: tokens from its data', () => {
