@@ -3,6 +3,7 @@
  * denial is real — an unknown or expired token is UNAUTHENTICATED, a known one outside its grants
  * FORBIDDEN — and `onAnswer` hears the status an HTTP backend would have answered.
  */
+import { createHash } from 'node:crypto';
 import type { CallOptions, CallerCredential } from '../contract/backend';
 import { ForbiddenError, UnauthenticatedError } from '../contract/errors';
 import type { Volume } from '../contract/model';
@@ -25,7 +26,12 @@ const OPEN: Principal = { name: 'anyone', admin: true, grants: [{ namespace: '*'
 /** What a credential is called in messages (the module's header). */
 export const CREDENTIAL_WORDS = 'a memory token (X-Memory-Token)';
 
+const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
+
 export class MemoryAccess {
+  /** Tokens by the hash of their secret (a lookup by hash does not time the secret), per data set. */
+  #byHash = new WeakMap<readonly TokenData[], Map<string, TokenData>>();
+
   constructor(
     readonly backend: string,
     readonly data: () => Pick<MemoryData, 'tokens' | 'anonymous'>,
@@ -52,7 +58,9 @@ export class MemoryAccess {
       if ((d.anonymous?.length ?? 0) === 0) deny(`needs ${CREDENTIAL_WORDS}; the request carried none`);
       return { name: 'anonymous', admin: false, grants: d.anonymous! };
     }
-    const t: TokenData | undefined = d.tokens.find((x) => x.token === credential.token);
+    let index = this.#byHash.get(d.tokens);
+    if (!index) this.#byHash.set(d.tokens, (index = new Map(d.tokens.map((x) => [digest(x.token), x]))));
+    const t = index.get(digest(credential.token));
     if (!t) return deny('does not know this token');
     const expiresAt = t.expiresAt ? Date.parse(t.expiresAt) : undefined;
     if (expiresAt !== undefined && expiresAt <= Date.now()) deny('refuses this token: it has expired');

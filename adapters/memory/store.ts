@@ -26,6 +26,8 @@ const clone = <T>(v: T): T => structuredClone(v);
 export class MemoryStore {
   #volumes = new Map<string, Entry>();
   #snapshots = new Map<string, SnapshotData>();
+  /** Snapshots per volume key. */
+  #snapshotCounts = new Map<string, number>();
   #order: string[] | null = null;
   #data: MemoryData = { volumes: [] };
   readonly #listeners = new Set<VolumeChange>();
@@ -112,8 +114,13 @@ export class MemoryStore {
   changeSnapshot(namespace: string, id: string, next: SnapshotData | null): void {
     const key = volumeKey(namespace, id);
     const volumeId = next?.volumeId ?? this.#snapshots.get(key)?.volumeId;
+    const had = this.#snapshots.get(key);
+    if (had) this.#count(volumeKey(had.namespace, had.volumeId), -1);
     if (next === null) this.#snapshots.delete(key);
-    else this.#snapshots.set(key, clone(next));
+    else {
+      this.#snapshots.set(key, clone(next));
+      this.#count(volumeKey(next.namespace, next.volumeId), 1);
+    }
     if (volumeId !== undefined) this.#refresh(volumeKey(namespace, volumeId));
     this.#written();
   }
@@ -123,6 +130,8 @@ export class MemoryStore {
     const old = this.#volumes;
     this.#data = { tokens: data.tokens, anonymous: data.anonymous, volumes: [] };
     this.#snapshots = new Map((data.snapshots ?? []).map((s) => [volumeKey(s.namespace, s.id), clone(s)]));
+    this.#snapshotCounts = new Map();
+    for (const s of this.#snapshots.values()) this.#count(volumeKey(s.namespace, s.volumeId), 1);
     this.#volumes = new Map();
     for (const v of data.volumes) this.#volumes.set(volumeKey(v.namespace, v.id), { data: clone(v), model: null as unknown as Volume });
     for (const e of this.#volumes.values()) e.model = this.#model(e.data);
@@ -140,6 +149,12 @@ export class MemoryStore {
     if (this.#data.tokens) out.tokens = clone(this.#data.tokens);
     if (this.#data.anonymous) out.anonymous = clone(this.#data.anonymous);
     return out;
+  }
+
+  #count(key: string, by: number): void {
+    const n = (this.#snapshotCounts.get(key) ?? 0) + by;
+    if (n > 0) this.#snapshotCounts.set(key, n);
+    else this.#snapshotCounts.delete(key);
   }
 
   #refresh(key: string): void {
@@ -166,8 +181,7 @@ export class MemoryStore {
     const ref: VolumeRef = { backend: this.backend, namespace: d.namespace, nativeId: d.id };
     const attachments = (d.attachments ?? []).map((a) => attachmentModel(ref, a));
     const status = d.status ?? (attachments.length > 0 ? 'IN_USE' : 'AVAILABLE');
-    let snapshotCount = 0;
-    for (const s of this.#snapshots.values()) if (s.namespace === d.namespace && s.volumeId === d.id) snapshotCount++;
+    const snapshotCount = this.#snapshotCounts.get(volumeKey(d.namespace, d.id)) ?? 0;
     return {
       __typename: 'Volume',
       ref,
