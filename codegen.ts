@@ -28,6 +28,7 @@ const config: CodegenConfig = {
           Volume: '../../adapters/contract/model#Volume as VolumeModel',
           NomadVolumeDetails: '../../adapters/nomad/model#NomadVolumeDetails as NomadVolumeDetailsModel',
           CinderVolumeDetails: '../../adapters/openstack/model#CinderVolumeDetails as CinderVolumeDetailsModel',
+          MemoryVolumeDetails: '../../adapters/memory/model#MemoryVolumeDetails as MemoryVolumeDetailsModel',
           VolumeAttachment: '../../adapters/contract/model#Attachment as AttachmentModel',
           VolumeAllocationConsumer: '../../adapters/nomad/model#AllocationConsumer',
           VolumeServerConsumer: '../../adapters/openstack/model#ServerConsumer',

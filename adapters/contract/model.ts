@@ -9,10 +9,10 @@
  */
 /**
  * Which family of API a backend speaks: its module's `modelKind` (adapters/contract/module.ts), the
- * schema's `BackendKind` value. Still a union here while global ids keep a rule table per kind
- * (contract/ids.ts); nothing else outside a backend's folder compares it to a literal.
+ * schema's `StorageBackendKind` value (a backend's SDL may add its value with `extend enum`). Open: a kind is
+ * whatever its module declares, and nothing outside a backend's folder compares it to a literal.
  */
-export type BackendKind = 'NOMAD' | 'OPENSTACK';
+export type BackendKind = string;
 
 /** Things a backend may or may not be able to do; `StorageBackend.capabilities` lists them. */
 export type Capability =

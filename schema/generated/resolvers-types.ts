@@ -4,6 +4,7 @@ import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { BackendHealth as BackendHealthModel, Volume as VolumeModel, Attachment as AttachmentModel, ServerRef, Snapshot as SnapshotModel, Plugin as PluginModel, ExternalVolume as ExternalVolumeModel, OperationRecord } from '../../adapters/contract/model';
 import type { NomadVolumeDetails as NomadVolumeDetailsModel, AllocationConsumer, NomadNodeRef } from '../../adapters/nomad/model';
 import type { CinderVolumeDetails as CinderVolumeDetailsModel, ServerConsumer, HostConsumer } from '../../adapters/openstack/model';
+import type { MemoryVolumeDetails as MemoryVolumeDetailsModel } from '../../adapters/memory/model';
 import type { GatewayContext } from '../../server/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -407,6 +408,17 @@ export type InitializeCinderVolumeConnectionPayload = {
   connectionInfo: Scalars['VolumeConnectionInfo']['output'];
   /** The volume as read after the request. */
   volume?: Maybe<Volume>;
+};
+
+/** What the memory backend holds of a volume beyond the core fields. */
+export type MemoryVolumeDetails = {
+  __typename?: 'MemoryVolumeDetails';
+  /** Free text given at create or update; null when none. */
+  description?: Maybe<Scalars['String']['output']>;
+  /** User metadata, sorted by key. */
+  metadata: Array<StorageKeyValue>;
+  /** Snapshots held of this volume. */
+  snapshotCount: Scalars['Int']['output'];
 };
 
 /** Admin: move a volume. Give host (host@backend#pool) or cluster (3.16+). */
@@ -1147,6 +1159,8 @@ export type StorageBackendHealthStatus =
 
 /** Which family of API a backend speaks. */
 export type StorageBackendKind =
+  /** Volumes held in the gateway's memory, from a data file or a generated set: a lab with no cloud (its credential header is `X-Memory-Token`). */
+  | 'MEMORY'
   /** A HashiCorp Nomad cluster's CSI volumes. */
   | 'NOMAD'
   /** An OpenStack region: Cinder block storage, Nova server attachments, Keystone tokens. */
@@ -1735,7 +1749,7 @@ export type VolumeConnection = {
 export type VolumeConsumer = VolumeAllocationConsumer | VolumeHostConsumer | VolumeServerConsumer;
 
 /** The backend-specific part of a volume. A third backend adds a member here. */
-export type VolumeDetails = CinderVolumeDetails | NomadVolumeDetails;
+export type VolumeDetails = CinderVolumeDetails | MemoryVolumeDetails | NomadVolumeDetails;
 
 /** One volume in a page, with the cursor that resumes after it. */
 export type VolumeEdge = {
@@ -2177,6 +2191,7 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
   ;
   VolumeDetails:
     | ( CinderVolumeDetailsModel )
+    | ( MemoryVolumeDetailsModel )
     | ( NomadVolumeDetailsModel )
   ;
   VolumeOperationTarget:
@@ -2222,6 +2237,7 @@ export type ResolversTypes = ResolversObject<{
   ForceDetachCinderVolumeInput: ForceDetachCinderVolumeInput;
   InitializeCinderVolumeConnectionInput: InitializeCinderVolumeConnectionInput;
   InitializeCinderVolumeConnectionPayload: ResolverTypeWrapper<Omit<InitializeCinderVolumeConnectionPayload, 'volume'> & { volume?: Maybe<ResolversTypes['Volume']> }>;
+  MemoryVolumeDetails: ResolverTypeWrapper<MemoryVolumeDetailsModel>;
   MigrateCinderVolumeInput: MigrateCinderVolumeInput;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   NomadExternalVolume: ResolverTypeWrapper<ExternalVolumeModel>;
@@ -2346,6 +2362,7 @@ export type ResolversParentTypes = ResolversObject<{
   ForceDetachCinderVolumeInput: ForceDetachCinderVolumeInput;
   InitializeCinderVolumeConnectionInput: InitializeCinderVolumeConnectionInput;
   InitializeCinderVolumeConnectionPayload: Omit<InitializeCinderVolumeConnectionPayload, 'volume'> & { volume?: Maybe<ResolversParentTypes['Volume']> };
+  MemoryVolumeDetails: MemoryVolumeDetailsModel;
   MigrateCinderVolumeInput: MigrateCinderVolumeInput;
   Mutation: Record<PropertyKey, never>;
   NomadExternalVolume: ExternalVolumeModel;
@@ -2482,6 +2499,13 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type InitializeCinderVolumeConnectionPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['InitializeCinderVolumeConnectionPayload'] = ResolversParentTypes['InitializeCinderVolumeConnectionPayload']> = ResolversObject<{
   connectionInfo?: Resolver<ResolversTypes['VolumeConnectionInfo'], ParentType, ContextType>;
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
+}>;
+
+export type MemoryVolumeDetailsResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['MemoryVolumeDetails'] = ResolversParentTypes['MemoryVolumeDetails']> = ResolversObject<{
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  metadata?: Resolver<Array<ResolversTypes['StorageKeyValue']>, ParentType, ContextType>;
+  snapshotCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
@@ -2807,7 +2831,7 @@ export type VolumeConsumerResolvers<ContextType = GatewayContext, ParentType ext
 }>;
 
 export type VolumeDetailsResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeDetails'] = ResolversParentTypes['VolumeDetails']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'CinderVolumeDetails' | 'NomadVolumeDetails', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'CinderVolumeDetails' | 'MemoryVolumeDetails' | 'NomadVolumeDetails', ParentType, ContextType>;
 }>;
 
 export type VolumeEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeEdge'] = ResolversParentTypes['VolumeEdge']> = ResolversObject<{
@@ -2907,6 +2931,7 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   CompleteCinderVolumeMigrationPayload?: CompleteCinderVolumeMigrationPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   InitializeCinderVolumeConnectionPayload?: InitializeCinderVolumeConnectionPayloadResolvers<ContextType>;
+  MemoryVolumeDetails?: MemoryVolumeDetailsResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   NomadExternalVolume?: NomadExternalVolumeResolvers<ContextType>;
   NomadExternalVolumeConnection?: NomadExternalVolumeConnectionResolvers<ContextType>;
