@@ -1,6 +1,7 @@
 /**
  * The contract suite: one set of cases run over every backend of `backends.ts`, each a real
- * backend on its simulator over HTTP, called through the contract interfaces only.
+ * backend (Nomad and OpenStack on their simulators over HTTP, memory on its data file), called
+ * through the contract interfaces only.
  */
 import type { Accepted, BackendPage, CallOptions, VolumeBackend } from '../../adapters/contract/backend';
 import type { ChangeCheck, CompletionRule } from '../../adapters/contract/completion';
