@@ -2,9 +2,9 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { BackendHealth as BackendHealthModel, Volume as VolumeModel, Attachment as AttachmentModel, ServerRef, Snapshot as SnapshotModel, Plugin as PluginModel, ExternalVolume as ExternalVolumeModel, OperationRecord } from '../../adapters/contract/model';
+import type { MemoryVolumeDetails as MemoryVolumeDetailsModel } from '../../adapters/memory/model';
 import type { NomadVolumeDetails as NomadVolumeDetailsModel, AllocationConsumer, NomadNodeRef } from '../../adapters/nomad/model';
 import type { CinderVolumeDetails as CinderVolumeDetailsModel, ServerConsumer, HostConsumer } from '../../adapters/openstack/model';
-import type { MemoryVolumeDetails as MemoryVolumeDetailsModel } from '../../adapters/memory/model';
 import type { GatewayContext } from '../../server/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
