@@ -4,6 +4,26 @@
  * output, never input: it holds the published SDL snapshot (scripts/schema-check.ts).
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Each backend's details types (`type <Name>VolumeDetails` in its SDL, `schema/<backend>/`), mapped
+ * to the model of the same name that its folder's `adapters/<backend>/model.ts` exports: a new
+ * backend needs no line here.
+ */
+function backendDetailsMappers(): Record<string, string> {
+  const mappers: Record<string, string> = {};
+  for (const backend of readdirSync('schema', { withFileTypes: true })) {
+    if (!backend.isDirectory() || !existsSync(join('adapters', backend.name, 'model.ts'))) continue;
+    for (const file of readdirSync(join('schema', backend.name)).filter((n) => n.endsWith('.graphql')).sort()) {
+      for (const m of readFileSync(join('schema', backend.name, file), 'utf8').matchAll(/^type\s+(\w+VolumeDetails)\b/gm)) {
+        mappers[m[1]!] = `../../adapters/${backend.name}/model#${m[1]} as ${m[1]}Model`;
+      }
+    }
+  }
+  return mappers;
+}
 
 const config: CodegenConfig = {
   schema: ['schema/**/*.graphql', '!schema/generated/**'],
@@ -26,14 +46,13 @@ const config: CodegenConfig = {
           StorageBackend: '../../adapters/contract/backend#VolumeBackend',
           StorageBackendHealth: '../../adapters/contract/model#BackendHealth as BackendHealthModel',
           Volume: '../../adapters/contract/model#Volume as VolumeModel',
-          NomadVolumeDetails: '../../adapters/contract/model#NomadVolumeDetails as NomadVolumeDetailsModel',
-          CinderVolumeDetails: '../../adapters/contract/model#CinderVolumeDetails as CinderVolumeDetailsModel',
+          ...backendDetailsMappers(),
           VolumeAttachment: '../../adapters/contract/model#Attachment as AttachmentModel',
-          VolumeAllocationConsumer: '../../adapters/contract/model#AllocationConsumer',
-          VolumeServerConsumer: '../../adapters/contract/model#ServerConsumer',
-          VolumeHostConsumer: '../../adapters/contract/model#HostConsumer',
+          VolumeAllocationConsumer: '../../adapters/nomad/model#AllocationConsumer',
+          VolumeServerConsumer: '../../adapters/openstack/model#ServerConsumer',
+          VolumeHostConsumer: '../../adapters/openstack/model#HostConsumer',
           Server: '../../adapters/contract/model#ServerRef',
-          NomadNode: '../../adapters/contract/model#NomadNodeRef',
+          NomadNode: '../../adapters/nomad/model#NomadNodeRef',
           VolumeSnapshot: '../../adapters/contract/model#Snapshot as SnapshotModel',
           StoragePlugin: '../../adapters/contract/model#Plugin as PluginModel',
           NomadExternalVolume: '../../adapters/contract/model#ExternalVolume as ExternalVolumeModel',

@@ -4,6 +4,7 @@
  * folders that names the kinds; adding a backend is its folder and one line here.
  */
 import type { BackendModule, CommonBackendSettings } from './contract/module';
+import { memoryModule } from './memory/module';
 import { nomadModule } from './nomad/module';
 import { openStackModule } from './openstack/module';
 
@@ -11,7 +12,11 @@ import { openStackModule } from './openstack/module';
 type AnyModule = BackendModule<CommonBackendSettings>;
 
 /** Every backend module. */
-export const BACKEND_MODULES: readonly AnyModule[] = [nomadModule, openStackModule];
+export const BACKEND_MODULES: readonly AnyModule[] = [
+  nomadModule,
+  openStackModule,
+  memoryModule,
+];
 
 /** The module of a config kind (`nomad`), or undefined for a kind no module has. */
 export const moduleForKind = (kind: string): AnyModule | undefined => BACKEND_MODULES.find((m) => m.kind === kind);

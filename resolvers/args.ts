@@ -2,7 +2,7 @@
  * GraphQL arguments → adapter inputs, with the shared input rules applied before any backend
  * call. Resolvers call these; adapters receive only checked values.
  */
-import type { HostConnector, NomadVolumeSpec, VolumeBackend, VolumeSpec } from '../adapters/contract/backend';
+import type { HostConnector, NomadVolumeSpec, OwnCreateInput, VolumeBackend, VolumeSpec } from '../adapters/contract/backend';
 import { BadUserInputError } from '../adapters/contract/errors';
 import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/contract/ids';
 import { byteCount, headerText, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
@@ -133,14 +133,38 @@ function nomadSpec(n: NomadVolumeSpecInput | RegisterNomadVolumeInput, b: Pick<V
   };
 }
 
-/** A create's input → the neutral spec; `volumeRef` turns a global id argument into a native id of `b`. */
-export function createVolumeSpec(input: CreateVolumeInput, b: Pick<VolumeBackend, 'kind'>, nativeIdOf: (globalId: string, argument: string) => string): VolumeSpec {
+/** The fields of a create every backend takes; any other is one kind's own part ({@link OwnCreateInput}). */
+const CORE_CREATE_FIELDS: ReadonlySet<string> = new Set<keyof CreateVolumeInput>(['backend', 'namespace', 'name', 'sizeBytes', 'sizeGiB', 'maxSizeBytes', 'description', 'metadata', 'idempotencyKey']);
+
+/**
+ * Refuses a kind's own part given for a backend of another kind (named by the configured backend
+ * that owns it), and a missing part the backend's kind requires.
+ */
+function checkOwnParts(input: CreateVolumeInput, b: Pick<VolumeBackend, 'id' | 'createInput'>, configured: readonly Pick<VolumeBackend, 'createInput'>[]): void {
+  const own = b.createInput;
+  const given = input as unknown as Record<string, unknown>;
+  for (const [field, v] of Object.entries(given)) {
+    if (CORE_CREATE_FIELDS.has(field) || v === null || v === undefined || field === own?.field) continue;
+    const owner = configured.find((c) => c.createInput?.field === field)?.createInput?.owner;
+    throw new BadUserInputError(owner ? `input.${field} is for ${owner} backends` : `input.${field} is not for backend "${b.id}"`, `input.${field}`);
+  }
+  if (own?.required && !given[own.field]) throw new BadUserInputError(own.required, `input.${own.field}`);
+}
+
+/**
+ * A create's input → the neutral spec; `nativeIdOf` turns a global id argument into a native id of
+ * `b`; `configured` (the registry's backends) names the owner of a part given to the wrong kind.
+ */
+export function createVolumeSpec(
+  input: CreateVolumeInput,
+  b: Pick<VolumeBackend, 'id' | 'kind' | 'createInput'>,
+  nativeIdOf: (globalId: string, argument: string) => string,
+  configured: readonly Pick<VolumeBackend, 'createInput'>[] = [b],
+): VolumeSpec {
   const min = sizeArg(input.sizeBytes, input.sizeGiB, 'input.sizeBytes', 'input.sizeGiB');
   const max = bytes(input.maxSizeBytes, 'input.maxSizeBytes');
   capacity(min, max, 'input.sizeBytes');
-  if (input.nomad && b.kind !== 'NOMAD') throw new BadUserInputError('input.nomad is for Nomad backends', 'input.nomad');
-  if (input.cinder && b.kind !== 'OPENSTACK') throw new BadUserInputError('input.cinder is for OpenStack backends', 'input.cinder');
-  if (b.kind === 'NOMAD' && !input.nomad) throw new BadUserInputError('a Nomad volume needs input.nomad (its id, plugin and capabilities)', 'input.nomad');
+  checkOwnParts(input, b, configured);
   const n = input.nomad;
   const c = input.cinder;
   return {

@@ -1,17 +1,12 @@
-/** Attachments (Nomad claims, Nova server and Cinder host attachments), their consumers, and the entities other subgraphs own. */
+/**
+ * Attachments, the consumer union and the server entity another subgraph owns. Each backend's own
+ * consumer types and entities resolve in its folder (resolvers/<backend>/).
+ */
 import { NotFoundError } from '../adapters/contract/errors';
 import { encodeGlobalId } from '../adapters/contract/ids';
 import { safeIdentifier } from '../adapters/contract/input';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
-import type {
-  NomadNodeResolvers,
-  QueryResolvers,
-  ServerResolvers,
-  VolumeAllocationConsumerResolvers,
-  VolumeAttachmentResolvers,
-  VolumeConsumerResolvers,
-  VolumeServerConsumerResolvers,
-} from '../schema/generated/resolvers-types';
+import type { QueryResolvers, ServerResolvers, VolumeAttachmentResolvers, VolumeConsumerResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import { globalIdArg } from './args';
 import { requireVolume } from './volume';
@@ -34,7 +29,7 @@ export async function loadAttachment(ctx: GatewayContext, id: string, argument =
 }
 
 /** The entity key `id` of a server or node: an identifier, checked before any call. */
-const entityKey = (id: string, argument: string): string => safeIdentifier(id, argument);
+export const entityKey = (id: string, argument: string): string => safeIdentifier(id, argument);
 
 export const attachmentQueries: Pick<QueryResolvers, 'volumeAttachment' | 'serverVolumeAttachments' | 'nodeVolumeClaims'> = {
   volumeAttachment: (_p, { id }, ctx) => loadAttachment(ctx, id),
@@ -52,23 +47,8 @@ export const consumerType: VolumeConsumerResolvers = {
   __resolveType: (c) => c.__typename,
 };
 
-export const allocationConsumerType: VolumeAllocationConsumerResolvers = {
-  node: (c) => (c.nodeId ? { __typename: 'NomadNode', id: c.nodeId } : null),
-};
-
-export const serverConsumerType: VolumeServerConsumerResolvers = {
-  server: (c) => ({ __typename: 'Server', id: c.serverId }),
-  // From Nova, batched per backend through the server loader.
-  name: async (c, _a, ctx) => (await ctx.loaders.server.load({ backend: c.backend, id: c.serverId }))?.name ?? null,
-  status: async (c, _a, ctx) => (await ctx.loaders.server.load({ backend: c.backend, id: c.serverId }))?.status ?? null,
-};
-
 export const serverType: ServerResolvers = {
   __resolveReference: (ref) => ({ __typename: 'Server', id: ref.id }),
   volumeAttachments: (s, _a, ctx) => ctx.loaders.serverAttachments.load(entityKey(s.id, 'id')),
 };
 
-export const nomadNodeType: NomadNodeResolvers = {
-  __resolveReference: (ref) => ({ __typename: 'NomadNode', id: ref.id }),
-  volumeClaims: (n, _a, ctx) => ctx.loaders.nodeClaims.load(entityKey(n.id, 'id')),
-};

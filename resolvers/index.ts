@@ -1,15 +1,15 @@
-/** All resolvers, assembled from one module per type or root-field group; backend-specific ones from resolvers/nomad and resolvers/openstack. */
+/**
+ * All resolvers: the core ones, assembled from one module per type or root-field group, and each
+ * backend's own set (resolvers/<backend>/index.ts), merged root field by root field.
+ */
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import { GraphQLScalarType, Kind } from 'graphql';
 import type { Resolvers } from '../schema/generated/resolvers-types';
-import { allocationConsumerType, attachmentQueries, attachmentType, consumerType, nomadNodeType, serverConsumerType, serverType } from './attachment';
+import { attachmentQueries, attachmentType, consumerType, serverType } from './attachment';
 import { backendQueries, backendType } from './backend';
-import { pluginQueries, pluginType } from './nomad/plugin';
-import { registrationMutations } from './nomad/registration';
-import { nomadVolumeDetailsType } from './nomad/volume-details';
+import { nomadResolvers } from './nomad';
+import { openstackResolvers } from './openstack';
 import { operationQueries, operationTargetType, operationType } from './operation';
-import { hostAttachmentMutations, hostAttachmentQueries } from './openstack/attachments';
-import { cinderMutations, cinderQueries } from './openstack/cinder-actions';
 import { snapshotMutations, snapshotQueries, snapshotType } from './snapshot';
 import { subscriptionFields, volumeChangeEventType } from './subscription';
 import { volumeDetailsType, volumeQueries, volumeType } from './volume';
@@ -30,7 +30,10 @@ const DateTime = new GraphQLScalarType({
 /** Connection info is untyped JSON; it is output only. */
 const VolumeConnectionInfo = new GraphQLScalarType({ ...JSONResolver.toConfig(), name: 'VolumeConnectionInfo', description: 'Untyped, secret-bearing connection info.' });
 
-export const resolvers: Resolvers = {
+/** Each backend's resolvers (its SDL's root fields and types). */
+const BACKEND_RESOLVERS: readonly Resolvers[] = [nomadResolvers, openstackResolvers];
+
+const core: Resolvers = {
   SafeInt: SafeIntResolver,
   DateTime,
   VolumeConnectionInfo,
@@ -40,25 +43,34 @@ export const resolvers: Resolvers = {
     ...attachmentQueries,
     ...snapshotQueries,
     ...operationQueries,
-    ...pluginQueries,
-    ...cinderQueries,
-    ...hostAttachmentQueries,
   },
-  Mutation: { ...volumeMutations, ...snapshotMutations, ...registrationMutations, ...cinderMutations, ...hostAttachmentMutations },
+  Mutation: { ...volumeMutations, ...snapshotMutations },
   Subscription: subscriptionFields,
   VolumeChangeEvent: volumeChangeEventType,
   StorageBackend: backendType,
   Volume: volumeType,
   VolumeDetails: volumeDetailsType,
-  NomadVolumeDetails: nomadVolumeDetailsType,
   VolumeAttachment: attachmentType,
   VolumeConsumer: consumerType,
-  VolumeAllocationConsumer: allocationConsumerType,
-  VolumeServerConsumer: serverConsumerType,
   Server: serverType,
-  NomadNode: nomadNodeType,
   VolumeSnapshot: snapshotType,
   VolumeOperation: operationType,
   VolumeOperationTarget: operationTargetType,
-  StoragePlugin: pluginType,
 };
+
+/** The core's resolvers plus every backend's: types added, root fields merged (a name defined twice is a bug). */
+function merge(base: Resolvers, parts: readonly Resolvers[]): Resolvers {
+  const out: Record<string, unknown> = { ...base };
+  for (const part of parts) {
+    for (const [type, fields] of Object.entries(part)) {
+      const had = out[type] as Record<string, unknown> | undefined;
+      if (had && (type !== 'Query' && type !== 'Mutation')) throw new Error(`resolvers for ${type} are defined twice`);
+      const clash = had && Object.keys(fields as object).find((f) => f in had);
+      if (clash) throw new Error(`resolver ${type}.${clash} is defined twice`);
+      out[type] = had ? { ...had, ...(fields as object) } : fields;
+    }
+  }
+  return out as Resolvers;
+}
+
+export const resolvers: Resolvers = merge(core, BACKEND_RESOLVERS);

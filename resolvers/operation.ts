@@ -1,6 +1,5 @@
 /** Tracked operations: starting them from mutations, reading them back, and the VolumeOperation entity. */
 import type { Accepted } from '../adapters/contract/backend';
-import { hasSnapshotReads } from '../adapters/contract/capabilities';
 import { decodeGlobalId, encodeGlobalId } from '../adapters/contract/ids';
 import type { OperationKind, OperationRecord } from '../adapters/contract/model';
 import type { QueryResolvers, VolumeOperationResolvers, VolumeOperationTargetResolvers } from '../schema/generated/resolvers-types';
@@ -68,7 +67,7 @@ export const operationType: VolumeOperationResolvers = {
   target: async (r, _a, ctx) => {
     const t = decodeGlobalId(r.targetId, null);
     if (t.kind === 'Volume') return ctx.loaders.volume.load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId }).catch(() => null);
-    if (t.kind === 'Snapshot' && hasSnapshotReads(ctx.registry.forId(t.backend))) return ctx.loaders.snapshot.load({ backend: t.backend, scope: t.scope, nativeId: t.nativeId }).catch(() => null);
+    if (t.kind === 'Snapshot' && ctx.registry.forId(t.backend).snapshotReads) return ctx.loaders.snapshot.load({ backend: t.backend, scope: t.scope, nativeId: t.nativeId }).catch(() => null);
     return null;
   },
   createdAt: (r) => iso(r.createdAt),

@@ -23,8 +23,8 @@ export function loadSnapshot(ctx: GatewayContext, id: string, argument = 'id'): 
 export const snapshotQueries: Pick<QueryResolvers, 'volumeSnapshots' | 'volumeSnapshot'> = {
   volumeSnapshots: async (_p, { backend, filter, first, after, secrets }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
-    // Nomad lists snapshots per plugin; OpenStack per project (the caller's).
-    if (b.kind === 'NOMAD' && !filter?.plugin) throw new BadUserInputError('Nomad lists snapshots per plugin: give filter.plugin', 'filter.plugin');
+    // Some backends list snapshots per plugin, the others per scope (the caller's).
+    if (b.snapshotsPerPlugin && !filter?.plugin) throw new BadUserInputError(`${b.snapshotsPerPlugin}: give filter.plugin`, 'filter.plugin');
     const pluginId = optionalIdArg(b, 'plugin', filter?.plugin, 'filter.plugin');
     const volume = filter?.volumeId ? volumeRefFromId(ctx, filter.volumeId, 'filter.volumeId') : undefined;
     const kv = secretList(secrets, 'secrets');

@@ -5,7 +5,6 @@
  * mutations take an idempotency key.
  */
 import type { AttachTarget, DetachTarget } from '../adapters/contract/backend';
-import { hasVolumeUpdates } from '../adapters/contract/capabilities';
 import { BadUserInputError, OperationRecordGoneError } from '../adapters/contract/errors';
 import { safeText } from '../adapters/contract/input';
 import type { VolumeRef } from '../adapters/contract/model';
@@ -48,7 +47,7 @@ interface Remembered {
 export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVolume' | 'detachVolume' | 'attachVolume' | 'extendVolume' | 'updateVolume'> = {
   createVolume: async (_p, { input }, ctx) => {
     const backend = ctx.registry.forArgument(input.backend, 'input.backend');
-    const spec = createVolumeSpec(input, backend, (id, argument) => globalIdArg(ctx, id, argument.endsWith('snapshotId') ? 'Snapshot' : 'Volume', argument).nativeId);
+    const spec = createVolumeSpec(input, backend, (id, argument) => globalIdArg(ctx, id, argument.endsWith('snapshotId') ? 'Snapshot' : 'Volume', argument).nativeId, ctx.registry.all);
     const { idempotencyKey, ...fingerprinted } = input;
     const done = await idempotent<Remembered>(ctx.idempotency, { backend: backend.id, credential: ctx.call(backend.id).credential, mutation: 'createVolume' }, idempotencyKey, fingerprinted, async () => {
       const accepted = await backend.createVolume(spec, ctx.call(backend.id));
@@ -116,9 +115,9 @@ export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVo
   },
   updateVolume: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.id, 'input.id');
-    const b = ctx.registry.capable(ctx.registry.forId(ref.backend), hasVolumeUpdates);
+    const updates = ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeUpdates');
     const patch = { name: optionalText(input.name, 'input.name', 255), description: optionalText(input.description, 'input.description'), metadata: input.metadata ? keyValues(input.metadata, 'input.metadata') : undefined };
-    const volume = await b.updateVolume(ref, patch, ctx.call(ref.backend));
+    const volume = await updates.updateVolume(ref, patch, ctx.call(ref.backend));
     ctx.loaders.volume.clear(ref).prime(ref, volume);
     return { volume, operation: await track(ctx, 'UPDATE_VOLUME', target(ref), { result: undefined, pending: null }) };
   },

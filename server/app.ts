@@ -11,7 +11,6 @@ import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildGatewaySchema } from './schema';
-import { hasTrackedChanges } from '../adapters/contract/capabilities';
 import type { GatewayConfig } from './config';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
 import { createHttpContext } from './http-context';
@@ -36,7 +35,7 @@ import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
 import { operationLimits, PRE_EXECUTION_CODES } from './limits';
 import { apolloLimitOptions } from './limits/apollo';
-import { hasSubscriberAccess, type VolumeWatcher } from '../adapters/contract/watch';
+import type { VolumeWatcher } from '../adapters/contract/watch';
 import { MemoryEventLog } from '../subscriptions/events';
 import { createLiveHub, type LiveHub, type RunningLiveHub } from '../subscriptions/live';
 import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
@@ -117,14 +116,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     new OperationTracker({
       ...o.operationOptions,
       watched: (backend, scope) => {
-        const b = o.registry.find(backend);
-        return b && hasSubscriberAccess(b) && currentWatcher(backend, scope) ? () => b.serviceCredential() : undefined;
+        const access = o.registry.find(backend)?.subscriberAccess;
+        return access && currentWatcher(backend, scope) ? () => access.serviceCredential() : undefined;
       },
       // The backend that made a change evaluates its completion rule.
-      changes: (id) => {
-        const b = o.registry.find(id);
-        return b && hasTrackedChanges(b) ? b : undefined;
-      },
+      changes: (id) => o.registry.find(id)?.trackedChanges,
       store: redis
         ? new RedisOperationStore({
             client: redis.client,
@@ -159,10 +155,10 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     operations,
     idempotency,
     maxConcurrentReads: o.config.maxConcurrentReads,
-    // Nomad only: its ACL is per namespace and no volume field depends on the caller, so one read
-    // of the caller's proves what the watcher's view may show it (server/loaders.ts).
+    // Backends whose watcher's view may serve callers' reads once one read of the caller's proved
+    // access (`Watching.viewServesReads`: access per scope, no field depends on the caller; server/loaders.ts).
     watchView: (backend) => {
-      const w = o.registry.find(backend)?.kind === 'NOMAD' ? currentWatcher(backend) : undefined;
+      const w = o.registry.find(backend)?.watching?.viewServesReads ? currentWatcher(backend) : undefined;
       return w ? (ref) => w.volume(ref) : undefined;
     },
   };

@@ -6,9 +6,8 @@
  */
 import DataLoader from 'dataloader';
 import type { CallOptions, SnapshotRef } from '../adapters/contract/backend';
-import { hasNomadNodeClaims, hasNomadPlugins, hasNovaServers, hasSnapshotReads } from '../adapters/contract/capabilities';
 import { asError, mapSettled } from '../adapters/http/concurrency';
-import type { Attachment, BackendHealth, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
+import type { Attachment, BackendHealth, ComputeServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
 import type { BackendRegistry } from './registry';
 
 /** A plugin of one backend. */
@@ -33,7 +32,7 @@ export interface Loaders {
   /** One health probe per backend per execution. */
   health: DataLoader<string, BackendHealth>;
   /** Nova servers, batched per backend. */
-  server: DataLoader<ServerKey, NovaServer | null, string>;
+  server: DataLoader<ServerKey, ComputeServer | null, string>;
   /** A server's volume attachments in every OpenStack backend (by Nova server id), batched. */
   serverAttachments: DataLoader<string, Attachment[], string>;
   /** A Nomad node's volume claims in every Nomad backend (by node id), batched. */
@@ -125,12 +124,12 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
     volume,
     server: new DataLoader(
       async (keys) => {
-        const out = new Array<NovaServer | null | Error>(keys.length);
+        const out = new Array<ComputeServer | null | Error>(keys.length);
         await Promise.all(
           [...groupBy(keys, (k) => k.backend).values()].map(async (group) => {
             const backend = registry.forId(group[0]!.key.backend);
             try {
-              const found = await registry.capable(backend, hasNovaServers).getServers([...new Set(group.map((g) => g.key.id))], call(backend.id));
+              const found = await registry.capable(backend, 'serverAttachments').getServers([...new Set(group.map((g) => g.key.id))], call(backend.id));
               for (const g of group) out[g.index] = found.get(g.key.id) ?? null;
             } catch (err) {
               for (const g of group) out[g.index] = asError(err);
@@ -142,18 +141,18 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
       { cacheKeyFn: serverKey },
     ),
     // The volumes checked against Nova's lists come through `volume`, so they are read once per execution.
-    serverAttachments: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNovaServers), ids, (b) => b.serverAttachments(ids, call(b.id), (refs) => volume.loadMany(refs)))),
-    nodeClaims: new DataLoader((ids) => acrossBackends(registry.all.filter(hasNomadNodeClaims), ids, (b) => b.nodeClaims(ids, call(b.id), (refs) => volume.loadMany(refs)))),
+    serverAttachments: new DataLoader((ids) => acrossBackends(registry.having('serverAttachments'), ids, (b) => b.facet.listServerAttachments(ids, call(b.backend.id), (refs) => volume.loadMany(refs)))),
+    nodeClaims: new DataLoader((ids) => acrossBackends(registry.having('nodeAttachments'), ids, (b) => b.facet.listNodeAttachments(ids, call(b.backend.id), (refs) => volume.loadMany(refs)))),
     snapshot: new DataLoader(
       (refs) =>
-        read(refs, async (r) => registry.capable(registry.forId(r.backend), hasSnapshotReads).getSnapshot(r, call(r.backend))),
+        read(refs, async (r) => registry.capable(registry.forId(r.backend), 'snapshotReads').getSnapshot(r, call(r.backend))),
       { cacheKeyFn: (r) => `${r.backend}\u0000${r.scope}\u0000${r.nativeId}` },
     ),
     plugin: new DataLoader(
       (refs) =>
         read(refs, async (r) => {
-          const b = registry.forId(r.backend);
-          return hasNomadPlugins(b) ? b.getPlugin(r.nativeId, call(r.backend)) : null;
+          const plugins = registry.forId(r.backend).storagePlugins;
+          return plugins ? plugins.getPlugin(r.nativeId, call(r.backend)) : null;
         }),
       { cacheKeyFn: pluginKey },
     ),

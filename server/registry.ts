@@ -1,7 +1,7 @@
 /** The configured backends, in configuration order (the order of merged listings). */
 import type { VolumeBackend } from '../adapters/contract/backend';
 import { BreakerBoard } from '../adapters/http/breaker';
-import { CAPABILITY_NAMES } from '../adapters/contract/capabilities';
+import { FACET_NAMES, type BackendFacets, type Facet } from '../adapters/contract/capabilities';
 import { DEFAULT_LIST_BACKEND_DEADLINE_MS } from '../adapters/listing';
 import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../adapters/contract/errors';
 import type { Capability } from '../adapters/contract/model';
@@ -13,9 +13,6 @@ export interface RegistryResilience {
   /** Per-backend deadline of merged lists, ms. @default 5000 */
   listBackendDeadlineMs?: number;
 }
-
-/** A capability type guard (adapters/capabilities.ts). */
-export type CapabilityGuard<T> = (b: VolumeBackend) => b is VolumeBackend & T;
 
 export class BackendRegistry {
   readonly #byId: Map<string, VolumeBackend>;
@@ -53,10 +50,19 @@ export class BackendRegistry {
     return b;
   }
 
-  /** The backend as one with a capability interface, or UNSUPPORTED_BY_BACKEND saying which. */
-  capable<T>(b: VolumeBackend, guard: CapabilityGuard<T>): VolumeBackend & T {
-    if (guard(b)) return b;
-    throw new UnsupportedByBackendError(b.id, CAPABILITY_NAMES.get(guard as CapabilityGuard<unknown>) ?? 'this operation');
+  /** The backend's facet `facet` (adapters/contract/capabilities.ts), or UNSUPPORTED_BY_BACKEND saying which. */
+  capable<F extends Facet>(b: VolumeBackend, facet: F): NonNullable<BackendFacets[F]> {
+    const f = b[facet];
+    if (f) return f as NonNullable<BackendFacets[F]>;
+    throw new UnsupportedByBackendError(b.id, FACET_NAMES[facet]);
+  }
+
+  /** The backends with facet `facet`, each with it, in configuration order. */
+  having<F extends Facet>(facet: F): Array<{ backend: VolumeBackend; facet: NonNullable<BackendFacets[F]> }> {
+    return this.all.flatMap((b) => {
+      const f = b[facet];
+      return f ? [{ backend: b, facet: f as NonNullable<BackendFacets[F]> }] : [];
+    });
   }
 
   /** Backends that can do `capability`, optionally limited to `ids`. */

@@ -1,7 +1,7 @@
 /** The executable schema: the SDL under schema/ with the resolvers, built as a Federation 2 subgraph (the same for direct clients and routers). */
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
-import { parse, type GraphQLSchema } from 'graphql';
+import { Kind, parse, type DefinitionNode, type DocumentNode, type EnumValueDefinitionNode, type GraphQLSchema } from 'graphql';
 import { resolvers } from '../resolvers';
 import { loadTypeDefs } from '../schema';
 import { checkEntityRepresentations } from './entities';
@@ -9,7 +9,26 @@ import { checkEntityRepresentations } from './entities';
 /** The SDL as one document. */
 export const typeDefs = (): string => loadTypeDefs().join('\n');
 
+/**
+ * The values a backend's SDL adds to a core enum with `extend enum` (schema/<backend>/), moved into
+ * the enum's definition: @apollo/subgraph drops the descriptions of values given in an extension.
+ */
+export function foldEnumExtensions(doc: DocumentNode): DocumentNode {
+  const defined = new Set(doc.definitions.flatMap((d) => (d.kind === Kind.ENUM_TYPE_DEFINITION ? [d.name.value] : [])));
+  const added = new Map<string, EnumValueDefinitionNode[]>();
+  const rest = doc.definitions.filter((d) => {
+    if (d.kind !== Kind.ENUM_TYPE_EXTENSION || !defined.has(d.name.value) || (d.directives?.length ?? 0) > 0) return true;
+    added.set(d.name.value, [...(added.get(d.name.value) ?? []), ...(d.values ?? [])]);
+    return false;
+  });
+  const definitions = rest.map((d): DefinitionNode => {
+    const more = d.kind === Kind.ENUM_TYPE_DEFINITION ? added.get(d.name.value) : undefined;
+    return more && d.kind === Kind.ENUM_TYPE_DEFINITION ? { ...d, values: [...(d.values ?? []), ...more] } : d;
+  });
+  return { ...doc, definitions };
+}
+
 export function buildGatewaySchema(): GraphQLSchema {
   // The generated resolver types are stricter than @apollo/subgraph's resolver map.
-  return checkEntityRepresentations(buildSubgraphSchema({ typeDefs: parse(typeDefs()), resolvers: resolvers as unknown as GraphQLResolverMap<unknown> }));
+  return checkEntityRepresentations(buildSubgraphSchema({ typeDefs: foldEnumExtensions(parse(typeDefs())), resolvers: resolvers as unknown as GraphQLResolverMap<unknown> }));
 }

@@ -2,11 +2,11 @@
  * The backend-neutral contract (v2), core part. The server holds one `VolumeBackend` per configured
  * backend; resolvers call these methods through the execution context and never see wire shapes.
  *
- * The core is what every volume backend has. What only some backends do lives in capability
- * interfaces (`capabilities.ts`), found by type guard: a backend implements those it can and
- * nothing else, so there are no methods that exist only to refuse.
+ * The core is what every volume backend has. What only some backends do are facets, optional
+ * members named by what they do (`capabilities.ts`): a backend sets those it has and nothing else.
  */
 import type { CallBudget } from './budget';
+import type { BackendFacets } from './capabilities';
 import type { PendingChange } from './completion';
 import type {
   AccessMode,
@@ -176,6 +176,19 @@ export interface CinderVolumeSpec {
   sourceVolumeId?: string;
 }
 
+/**
+ * A kind's own part of a create's input (the GraphQL `CreateVolumeInput.<field>`): options only
+ * backends of that kind take. The resolvers refuse it for any other backend.
+ */
+export interface OwnCreateInput {
+  /** The input field, e.g. `nomad`. */
+  readonly field: string;
+  /** The kind as messages name it: "input.<field> is for <owner> backends". */
+  readonly owner: string;
+  /** Set when every create on this kind must give the part: the message when it is missing. @default the part is optional */
+  readonly required?: string;
+}
+
 /** A backend-neutral volume specification for create (and Nomad's register). */
 export interface VolumeSpec {
   namespace: string;
@@ -244,16 +257,25 @@ export function lacksCredential(backend: Pick<VolumeBackend, 'requiresCredential
   return backend.requiresCredential && !credential.token;
 }
 
-/** The core every volume backend has. */
-export interface VolumeBackend {
+/** The core every volume backend has, and the optional facets it may have. */
+export interface VolumeBackend extends BackendFacets {
   readonly id: string;
+  /** Its module's `modelKind` (the schema's `BackendKind`). */
   readonly kind: BackendKind;
+  /** What it advertises: derived from its core list and its facets (`advertise`, capabilities.ts). */
   readonly capabilities: ReadonlySet<Capability>;
   /**
    * True when no call can succeed without a caller credential (OpenStack: Keystone). A merged list
    * then leaves the backend out as `NO_CREDENTIAL` in the data instead of failing.
    */
   readonly requiresCredential: boolean;
+  /** Its kind's own part of a create's input, if the kind has one. @default none */
+  readonly createInput?: OwnCreateInput;
+  /**
+   * Set when the backend lists snapshots per plugin only, so a listing must name one: the reason,
+   * for the message a listing without a plugin gets. @default unset (listed per scope)
+   */
+  readonly snapshotsPerPlugin?: string;
   /** Probes the backend with the gateway's own means, no caller credential. Never throws. */
   health(signal?: AbortSignal): Promise<BackendHealth>;
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>>;

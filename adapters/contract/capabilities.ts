@@ -1,13 +1,16 @@
 /**
- * Capability interfaces: what only some backends do, beyond the core `VolumeBackend`. A backend
- * implements the ones it can; callers find them with the type guards below and refuse with
- * UNSUPPORTED_BY_BACKEND themselves (`server/registry.ts`), so no backend carries methods that
- * exist only to throw.
+ * Capabilities: what only some backends do, beyond the core `VolumeBackend`. Each is a facet, an
+ * optional member of the backend ({@link BackendFacets}) typed by its interface below and named by
+ * what it does. A backend sets the ones it has and nothing else, so there are no methods that
+ * exist only to refuse; callers ask `registry.capable(b, 'hostAttachments')`, which answers
+ * UNSUPPORTED_BY_BACKEND for a backend without it. Facet names are checked by the compiler, and
+ * the advertised `StorageBackend.capabilities` are derived from the facets ({@link advertise}).
  */
-import type { Accepted, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeBackend, VolumeSpec } from './backend';
-import type { CinderAction, CinderActionResult } from '../cinder-action';
+import type { Accepted, AttachTarget, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeSpec } from './backend';
 import type { TrackedChanges } from './completion';
-import type { Attachment, ExternalVolume, KeyValue, NovaServer, Plugin, Snapshot, Volume, VolumeRef } from './model';
+import type { Attachment, Capability, ComputeServer, KeyValue, Snapshot, Volume, VolumeRef } from './model';
+import type { ExternalVolume, Plugin } from './model-plugin';
+import type { SubscriberAccess, Watching } from './watch';
 
 /**
  * Reads full volumes, one value or Error per ref. The gateway passes its per-execution loader, so
@@ -23,51 +26,68 @@ export interface VolumePatch {
   metadata?: KeyValue[];
 }
 
-/** Rename, describe, set metadata (Cinder). */
+/** Rename, describe, set metadata. */
 export interface VolumeUpdates {
   updateVolume(ref: VolumeRef, patch: VolumePatch, o: CallOptions): Promise<Volume>;
 }
 
-/** Reading one snapshot by id (Cinder; Nomad lists snapshots per plugin only). */
+/** Reading one snapshot by id (a backend that lists snapshots per plugin only has none). */
 export interface SnapshotReads {
   getSnapshot(ref: SnapshotRef, o: CallOptions): Promise<Snapshot | null>;
 }
 
-/** Nomad: register an existing provider volume, or remove a volume from the catalogue only. */
-export interface NomadRegistration {
+/** Registering an existing provider volume, or removing a volume from the catalogue only. */
+export interface VolumeRegistration {
   registerVolume(spec: VolumeSpec, o: CallOptions): Promise<VolumeRef>;
   deregisterVolume(ref: VolumeRef, force: boolean, o: CallOptions): Promise<void>;
 }
 
-/** Nomad: CSI plugins and the volumes their controllers know. */
-export interface NomadPlugins {
+/** Storage (CSI) plugins and the volumes their controllers know. */
+export interface StoragePlugins {
   listPlugins(o: CallOptions): Promise<Plugin[]>;
   /** Full read; null when unknown. */
   getPlugin(pluginId: string, o: CallOptions): Promise<Plugin | null>;
   listExternalVolumes(q: { pluginId: string; namespace: string; limit: number; token: string | null }, o: CallOptions): Promise<OpaquePage<ExternalVolume>>;
 }
 
-/** Nomad: the claims held by allocations on client nodes, for a node entity owned by a scheduler subgraph. */
-export interface NomadNodeClaims {
+/** The attachments (claims) held by consumers on client nodes, for a node entity owned by a scheduler subgraph. */
+export interface NodeAttachments {
   /**
-   * Each asked node's volume claims in every namespace the caller may list (empty when none or the
-   * node is unknown): one filtered list call per node, then one read per volume found (Nomad has no
-   * multi-get), through `readVolumes`.
+   * Each asked node's attachments in every scope the caller may list (empty when none or the node
+   * is unknown), reading the volumes found through `readVolumes`.
    * @default readVolumes: the backend's own getVolumes
    */
-  nodeClaims(nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
+  listNodeAttachments(nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
 }
 
-/** Cinder's own volume actions, by unified name (the wire table is the adapter's). */
-export interface CinderActions {
-  runCinderAction(ref: VolumeRef, action: CinderAction, o: CallOptions): Promise<Accepted<CinderActionResult>>;
-  /** The Glance metadata Cinder holds for a volume. */
+/** One volume action: its unified name and its arguments; the backend's own union says which exist. */
+export interface VolumeAction {
+  action: string;
+}
+
+/** What a volume action returns besides the volume itself. */
+export interface VolumeActionResult {
+  /** setImageMetadata: all image metadata after the action. */
+  imageMetadata?: KeyValue[];
+  /** initializeConnection only: the driver's connection info (secret-bearing; never logged). */
+  connectionInfo?: unknown;
+  /** completeMigration: the id the backend kept. */
+  savedVolumeId?: string;
+  /** uploadToImage: the image being created. */
+  image?: { id: string; name: string; diskFormat: string | null; containerFormat: string | null };
+}
+
+/** A backend's own volume actions, by unified name (the wire table is the adapter's). */
+export interface VolumeActions {
+  /** Runs one action; the backend's implementation accepts its own action union. */
+  runVolumeAction(ref: VolumeRef, action: VolumeAction, o: CallOptions): Promise<Accepted<VolumeActionResult>>;
+  /** The image metadata the backend holds for a volume. */
   showImageMetadata(ref: VolumeRef, o: CallOptions): Promise<KeyValue[]>;
 }
 
-/** Cinder's attachments API, step by step (attachVolume with a host does all steps at once). */
-export interface CinderHostAttachments {
-  /** Attachment records of the caller's project, optionally of one volume. */
+/** Host attachments, step by step (attachVolume with a host does all steps at once). */
+export interface HostAttachments {
+  /** Attachment records of the caller's scope, optionally of one volume. */
   listHostAttachments(scope: string, q: { volumeId?: string; limit: number; token: string | null }, o: CallOptions): Promise<OpaquePage<Attachment>>;
   /** Reserves the volume for a host without a connector yet. */
   reserveHostAttachment(ref: VolumeRef, o: CallOptions): Promise<Attachment>;
@@ -75,48 +95,130 @@ export interface CinderHostAttachments {
   completeHostAttachment(ref: VolumeRef, attachmentId: string, o: CallOptions): Promise<void>;
 }
 
-/** Nova: servers and their volume attachments, in the caller's project. */
-export interface NovaServers {
+/** Compute servers and their volume attachments, in the caller's scope. */
+export interface ServerAttachments {
   /** Servers by id; missing ids are absent from the answer. */
-  getServers(ids: readonly string[], o: CallOptions): Promise<Map<string, NovaServer>>;
+  getServers(ids: readonly string[], o: CallOptions): Promise<Map<string, ComputeServer>>;
   /**
-   * Each asked server's volume attachments, Nova's list checked against Cinder's: an attachment
-   * Nova lists and Cinder does not is in state ERROR with the reason. Servers unknown here map to [].
-   * `readVolumes` reads the volumes for that check (the gateway passes its per-execution loader, so
-   * the volumes are read once for the check and for whatever asks for them next).
+   * Each asked server's volume attachments, checked against the volume service where the backend
+   * has two (an attachment one lists and the other does not is in state ERROR with the reason).
+   * Servers unknown here map to []. `readVolumes` reads the volumes for that check.
    * @default readVolumes: the backend's own getVolumes
    */
-  serverAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
+  listServerAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
+  /**
+   * The attachment an accepted attach to a server is making, in state ATTACHING, for when the
+   * backend answered with none (Nova ≥ 2.101 answers without a body): the live path announces it
+   * at once. Reads nothing.
+   */
+  startedAttachment(ref: VolumeRef, target: Extract<AttachTarget, { kind: 'server' }>): Attachment;
   /** Swap the attached volume or change deleteOnTermination. */
   updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>>;
 }
 
-type Guard<T> = (b: VolumeBackend) => b is VolumeBackend & T;
+/**
+ * The optional facets of a backend, by what they do. `VolumeBackend` extends this, so a facet is
+ * reached as `b.hostAttachments` and its absence is a compile-time `undefined`.
+ */
+export interface BackendFacets {
+  readonly volumeUpdates?: VolumeUpdates;
+  readonly snapshotReads?: SnapshotReads;
+  readonly registration?: VolumeRegistration;
+  readonly storagePlugins?: StoragePlugins;
+  readonly nodeAttachments?: NodeAttachments;
+  readonly volumeActions?: VolumeActions;
+  readonly hostAttachments?: HostAttachments;
+  readonly serverAttachments?: ServerAttachments;
+  /** Changes the backend finishes after answering, evaluated from completion rules. */
+  readonly trackedChanges?: TrackedChanges;
+  /** A live view kept with the gateway's own credential (watch.ts). */
+  readonly watching?: Watching;
+  /** Whether a subscriber may see a change, and what of it (watch.ts). */
+  readonly subscriberAccess?: SubscriberAccess;
+}
 
-const has =
-  <T>(...methods: string[]): Guard<T> =>
-  (b): b is VolumeBackend & T =>
-    methods.every((m) => typeof (b as unknown as Record<string, unknown>)[m] === 'function');
+/** A facet's name. */
+export type Facet = keyof BackendFacets;
 
-export const hasVolumeUpdates: Guard<VolumeUpdates> = has('updateVolume');
-export const hasSnapshotReads: Guard<SnapshotReads> = has('getSnapshot');
-export const hasNomadRegistration: Guard<NomadRegistration> = has('registerVolume', 'deregisterVolume');
-export const hasNomadPlugins: Guard<NomadPlugins> = has('listPlugins', 'getPlugin', 'listExternalVolumes');
-export const hasNomadNodeClaims: Guard<NomadNodeClaims> = has('nodeClaims');
-export const hasCinderActions: Guard<CinderActions> = has('runCinderAction', 'showImageMetadata');
-export const hasCinderHostAttachments: Guard<CinderHostAttachments> = has('listHostAttachments', 'reserveHostAttachment', 'updateHostAttachment', 'completeHostAttachment');
-export const hasNovaServers: Guard<NovaServers> = has('getServers', 'serverAttachments', 'updateServerAttachment');
-export const hasTrackedChanges: Guard<TrackedChanges> = has('checkChange');
+/** What the UNSUPPORTED_BY_BACKEND message calls each facet (the texts clients have always had). */
+export const FACET_NAMES: { readonly [F in Facet]-?: string } = {
+  volumeUpdates: 'updating volumes',
+  snapshotReads: 'reading one snapshot',
+  registration: 'registering volumes',
+  storagePlugins: 'CSI plugins',
+  nodeAttachments: 'node claims',
+  volumeActions: 'Cinder volume actions',
+  hostAttachments: 'host attachments',
+  serverAttachments: 'Nova servers',
+  trackedChanges: 'tracked changes',
+  watching: 'live status',
+  subscriberAccess: 'subscriber access checks',
+};
 
-/** What the UNSUPPORTED_BY_BACKEND message calls each capability. */
-export const CAPABILITY_NAMES = new Map<Guard<unknown>, string>([
-  [hasVolumeUpdates, 'updating volumes'],
-  [hasSnapshotReads, 'reading one snapshot'],
-  [hasNomadRegistration, 'registering volumes'],
-  [hasNomadPlugins, 'CSI plugins'],
-  [hasNomadNodeClaims, 'node claims'],
-  [hasCinderActions, 'Cinder volume actions'],
-  [hasCinderHostAttachments, 'host attachments'],
-  [hasNovaServers, 'Nova servers'],
-  [hasTrackedChanges, 'tracked changes'],
-]);
+/**
+ * Capabilities every backend's core answers for itself: the core methods a kind may refuse
+ * (a backend whose consumers claim volumes does not attach). Each backend lists the ones it does.
+ */
+export type CoreCapability =
+  | 'LIST_VOLUMES'
+  | 'READ_VOLUME'
+  | 'CREATE_VOLUME'
+  | 'DELETE_VOLUME'
+  | 'ATTACH_VOLUME'
+  | 'DETACH_VOLUME'
+  | 'EXTEND_VOLUME'
+  | 'LIST_SNAPSHOTS'
+  | 'CREATE_SNAPSHOT'
+  | 'DELETE_SNAPSHOT';
+
+/** The public capabilities each facet gives: every capability is core or comes from exactly here. */
+const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Exclude<Capability, CoreCapability>[] } = {
+  volumeUpdates: ['UPDATE_VOLUME'],
+  snapshotReads: ['READ_SNAPSHOT'],
+  registration: ['REGISTER_VOLUME'],
+  storagePlugins: ['LIST_EXTERNAL_VOLUMES', 'LIST_PLUGINS'],
+  nodeAttachments: [],
+  volumeActions: ['REVERT_VOLUME', 'VOLUME_ACTIONS'],
+  hostAttachments: ['HOST_ATTACHMENTS'],
+  serverAttachments: ['SERVER_ATTACHMENTS'],
+  trackedChanges: ['TRACKED_OPERATIONS'],
+  watching: [],
+  subscriberAccess: [],
+};
+
+/** The schema's order of `StorageCapability`: advertised sets keep it. */
+const ORDER = [
+  'LIST_VOLUMES',
+  'READ_VOLUME',
+  'CREATE_VOLUME',
+  'DELETE_VOLUME',
+  'ATTACH_VOLUME',
+  'DETACH_VOLUME',
+  'EXTEND_VOLUME',
+  'UPDATE_VOLUME',
+  'LIST_SNAPSHOTS',
+  'READ_SNAPSHOT',
+  'CREATE_SNAPSHOT',
+  'DELETE_SNAPSHOT',
+  'REVERT_VOLUME',
+  'REGISTER_VOLUME',
+  'LIST_EXTERNAL_VOLUMES',
+  'LIST_PLUGINS',
+  'HOST_ATTACHMENTS',
+  'SERVER_ATTACHMENTS',
+  'VOLUME_ACTIONS',
+  'TRACKED_OPERATIONS',
+] as const satisfies readonly Capability[];
+/** The compiler's check that ORDER names every capability. */
+const ORDER_IS_COMPLETE: Exclude<Capability, (typeof ORDER)[number]> extends never ? true : false = true;
+void ORDER_IS_COMPLETE;
+
+/**
+ * The capabilities a backend advertises: the core ones it lists and those of the facets it has,
+ * in the schema's order. Backends set `capabilities` from it once their facets are set.
+ */
+export function advertise(facets: BackendFacets, core: readonly CoreCapability[]): ReadonlySet<Capability> {
+  const have = new Set<Capability>(core);
+  for (const f of Object.keys(FACET_CAPABILITIES) as Facet[]) if (facets[f]) for (const c of FACET_CAPABILITIES[f]) have.add(c);
+  return new Set<Capability>(ORDER.filter((c) => have.has(c)));
+}

@@ -7,11 +7,12 @@
  * "the backend has no value". A value that the object does not hold yet (a Nomad list stub has no
  * attachments) is signalled by `complete: false`, never by `null`.
  */
-import type { NomadVolumeDetails } from '../model-nomad';
-import type { CinderVolumeDetails } from '../model-openstack';
-
-/** Which family of API a backend speaks. */
-export type BackendKind = 'NOMAD' | 'OPENSTACK';
+/**
+ * Which family of API a backend speaks: its module's `modelKind` (adapters/contract/module.ts), the
+ * schema's `StorageBackendKind` value (a backend's SDL may add its value with `extend enum`). Open: a kind is
+ * whatever its module declares, and nothing outside a backend's folder compares it to a literal.
+ */
+export type BackendKind = string;
 
 /** Things a backend may or may not be able to do; `StorageBackend.capabilities` lists them. */
 export type Capability =
@@ -100,8 +101,11 @@ export interface VolumeRef {
   nativeId: string;
 }
 
-/** A volume on any backend: the core every backend has, plus its backend's typed details. */
-export interface Volume {
+/**
+ * A volume on any backend: the core every backend has, plus its backend's typed details (`D`: a
+ * backend's mapping returns `Volume<ItsDetails>`, everything else sees the neutral `VolumeDetails`).
+ */
+export interface Volume<D extends VolumeDetails = VolumeDetails> {
   __typename: 'Volume';
   ref: VolumeRef;
   name: string;
@@ -119,47 +123,43 @@ export interface Volume {
   complete: boolean;
   /** Consumers holding the volume. Meaningful only when `complete`. */
   attachments: Attachment[];
-  details: VolumeDetails;
+  details: D;
 }
 
-/** The backend-specific part of a volume; a third backend adds a member. */
-export type VolumeDetails = NomadVolumeDetails | CinderVolumeDetails;
-
-
-/** A Nomad allocation holding a claim, as the volume read shows it. */
-export interface AllocationConsumer {
-  __typename: 'VolumeAllocationConsumer';
-  allocationId: string;
-  /** Null when the allocation was garbage-collected while its claim is still held. */
-  name: string | null;
-  namespace: string | null;
-  jobId: string | null;
-  jobType: string | null;
-  taskGroup: string | null;
-  nodeId: string | null;
-  nodeName: string | null;
-  clientStatus: string | null;
-  desiredStatus: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
+/**
+ * The backend-specific part of a volume. Each backend's details extend it with their own GraphQL
+ * type (`__typename`, a member of the schema's `VolumeDetails` union) and fields; code outside
+ * the backend's folder treats them as opaque.
+ */
+export interface VolumeDetails {
+  __typename: string;
 }
 
-/** An OpenStack (Nova) server; its name and state are read from Nova when asked. */
-export interface ServerConsumer {
-  __typename: 'VolumeServerConsumer';
-  serverId: string;
-  /** The OpenStack backend whose Nova reports it. */
-  backend: string;
+
+/**
+ * What every consumer says of itself in neutral terms, so that the live path (events/diff.ts)
+ * treats every backend's consumers alike and never asks which type one is.
+ */
+export interface ConsumerBase {
+  /** The consumer's GraphQL type, a member of the schema's `VolumeConsumer` union. */
+  __typename: string;
+  /**
+   * True when the consumer holds the volume by a claim that a scheduler makes and releases as it
+   * places and stops the consumer (changes CLAIMED, DETACHING while released, RELEASED), rather
+   * than by an attach and detach on request (ATTACHING … DETACHED). @default false
+   */
+  claim?: boolean;
+  /** The node the consumer runs on, matched by `attachmentChanged` node targets; null or absent when unknown. */
+  nodeId?: string | null;
+  /** The server the consumer is, matched by `attachmentChanged` server targets. */
+  serverId?: string;
 }
 
-/** A host attached through Cinder's attachments API or legacy os-attach with a host name. */
-export interface HostConsumer {
-  __typename: 'VolumeHostConsumer';
-  /** Null unless the caller is an admin or service (Cinder hides it otherwise). */
-  hostName: string | null;
-}
-
-export type AttachmentConsumer = AllocationConsumer | ServerConsumer | HostConsumer;
+/**
+ * An attachment's consumer: a backend's own consumer type (adapters/<backend>/model.ts, a member of
+ * the schema's `VolumeConsumer` union); code outside the backend reads only its neutral part.
+ */
+export type AttachmentConsumer = ConsumerBase;
 
 /** Joins a volume to its consumer. */
 export interface Attachment {
@@ -218,6 +218,26 @@ export interface BackendHealth {
   checkedAt: string;
 }
 
-export * from '../model-nomad';
-export * from '../model-openstack';
+/** A compute server as its backend shows it (OpenStack: Nova), for the server-attachments facet. */
+export interface ComputeServer {
+  backend: string;
+  /** The server's scope (OpenStack project id). */
+  projectId: string;
+  id: string;
+  name: string;
+  status: string;
+  vmState: string | null;
+  /** Volume ids the server lists. */
+  volumeIds: string[];
+  createdAt: string | null;
+}
+
+/** A compute server referenced by key (an entity a compute subgraph may own). */
+export interface ServerRef {
+  __typename: 'Server';
+  /** The server id. */
+  id: string;
+}
+
 export * from './model-operation';
+export * from './model-plugin';

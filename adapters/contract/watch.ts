@@ -1,13 +1,13 @@
 /**
  * The live path's contract with a backend (docs/subscriptions.md): a watcher that keeps the
  * backend's volumes current with the gateway's own service credential and reports what changed,
- * and the access check that decides which subscribers may see a change. Both are capabilities
- * (found by the type guards below), so a backend without them simply has no live status.
+ * and the access check that decides which subscribers may see a change. Both are facets
+ * (`watching`, `subscriberAccess`: capabilities.ts), so a backend without them simply has no live status.
  *
  * Watchers report full volumes, before and after; `watch-diff.ts` turns those into typed changes,
  * the same way for every backend.
  */
-import type { CallOptions, CallerCredential, VolumeBackend } from './backend';
+import type { CallOptions, CallerCredential } from './backend';
 import type { Volume, VolumeRef } from './model';
 
 /** What a watcher is doing now (reported by `/readyz` and `/metrics`). */
@@ -104,13 +104,19 @@ export interface VolumeWatcher {
   nudge(refs: readonly VolumeRef[], servers?: readonly string[]): void;
 }
 
-/** Backends that can keep a live view with the gateway's own credential. */
-export interface WatchableBackend {
+/** The `watching` facet: a live view kept with the gateway's own credential. */
+export interface Watching {
   /**
    * The watcher, or null when the backend cannot watch (no service credential configured, or the
    * service credential may not read what a watcher needs); `why` says which.
    */
   createWatcher(o: WatcherOptions): VolumeWatcher | { unavailable: string };
+  /**
+   * Whether a current watcher's view may answer callers' volume reads (watch-fed reads), once one
+   * read with the caller's own credential proved its access to the scope: true only where access
+   * is per scope and no volume field depends on the caller. @default false
+   */
+  readonly viewServesReads?: boolean;
 }
 
 /** What a subscriber's credential may see of a backend. */
@@ -124,7 +130,7 @@ export interface AccessGrant {
 }
 
 /**
- * Whether a subscriber may see a change, proved with the subscriber's own credential against the
+ * The `subscriberAccess` facet. Whether a subscriber may see a change, proved with the subscriber's own credential against the
  * backend (cached briefly by the gateway per credential and scope, never across credentials).
  */
 export interface SubscriberAccess {
@@ -146,12 +152,4 @@ export interface SubscriberAccess {
   redact(volume: Volume, grant: AccessGrant): Volume;
   /** The gateway's own credential for this backend (watchers, probes, operation checks); null when none. */
   serviceCredential(signal?: AbortSignal): Promise<CallerCredential | null>;
-}
-
-export function isWatchable(b: VolumeBackend): b is VolumeBackend & WatchableBackend {
-  return typeof (b as Partial<WatchableBackend>).createWatcher === 'function';
-}
-
-export function hasSubscriberAccess(b: VolumeBackend): b is VolumeBackend & SubscriberAccess {
-  return typeof (b as Partial<SubscriberAccess>).checkAccess === 'function';
 }

@@ -17,6 +17,7 @@ import type {
   DeleteVolumeOptions,
   DetachTarget,
   OpaquePage,
+  OwnCreateInput,
   SnapshotListQuery,
   SnapshotRef,
   SnapshotSpec,
@@ -24,12 +25,13 @@ import type {
   VolumeListQuery,
   VolumeSpec,
 } from '../contract/backend';
-import type { NomadNodeClaims, NomadPlugins, NomadRegistration, VolumeReader } from '../contract/capabilities';
+import { advertise, type CoreCapability, type NodeAttachments, type StoragePlugins, type VolumeReader, type VolumeRegistration } from '../contract/capabilities';
 import { mapSettled, mapWithConcurrency } from '../http/concurrency';
 import { BadUserInputError, ForbiddenError, NotFoundError, UnauthenticatedError, UnsupportedByBackendError } from '../contract/errors';
-import type { Attachment, BackendHealth, Capability, ExternalVolume, KeyValue, NomadVolumeDetails, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
+import type { Attachment, BackendHealth, ExternalVolume, KeyValue, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type { TransportOptions } from '../http/transport';
-import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../contract/watch';
+import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
+import { nomadDetails, type NomadVolumeDetails } from './model';
 import { NomadClient } from './client';
 import { equalsAll } from './filter';
 // Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
@@ -53,21 +55,10 @@ export interface NomadBackendOptions extends TransportOptions {
   breakers?: BreakerBoard;
 }
 
-const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
-  'LIST_VOLUMES',
-  'READ_VOLUME',
-  'REGISTER_VOLUME',
-  'CREATE_VOLUME',
-  'DELETE_VOLUME',
-  'DETACH_VOLUME',
-  'LIST_EXTERNAL_VOLUMES',
-  'CREATE_SNAPSHOT',
-  'DELETE_SNAPSHOT',
-  'LIST_SNAPSHOTS',
-  'LIST_PLUGINS',
-]);
+/** The core methods Nomad does (it neither attaches nor extends); the facets add the rest. */
+const CORE: readonly CoreCapability[] = ['LIST_VOLUMES', 'READ_VOLUME', 'CREATE_VOLUME', 'DELETE_VOLUME', 'DETACH_VOLUME', 'CREATE_SNAPSHOT', 'DELETE_SNAPSHOT', 'LIST_SNAPSHOTS'];
 
-/** Most calls {@link NomadBackend.nodeClaims} runs at once (Nomad has no multi-get). */
+/** Most calls {@link NomadBackend.listNodeAttachments} runs at once (Nomad has no multi-get). */
 const CLAIM_READS = 8;
 
 const WHY_NO_ATTACH = 'Nomad volumes are claimed by allocations that the scheduler places; run a job that requests the volume';
@@ -78,13 +69,23 @@ const WHY_NO_EXTEND =
   'the CSI secrets and mount options stored with the volume, which Nomad never returns (secrets are withheld, mount flags ' +
   'redacted); create the volume again with its full specification and a larger capacityMinBytes';
 
-/** The Nomad part of a volume this backend mapped. */
-const nomadDetails = (v: Volume): NomadVolumeDetails | null => (v.details.__typename === 'NomadVolumeDetails' ? v.details : null);
-
-export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlugins, NomadNodeClaims, WatchableBackend, SubscriberAccess {
+export class NomadBackend implements VolumeBackend, VolumeRegistration, StoragePlugins, NodeAttachments, Watching, SubscriberAccess {
   readonly id: string;
-  readonly kind = 'NOMAD' as const;
-  readonly capabilities = CAPABILITIES;
+  readonly kind = 'NOMAD';
+  // Facets (capabilities.ts): this class implements each one itself.
+  readonly registration: VolumeRegistration = this;
+  readonly storagePlugins: StoragePlugins = this;
+  readonly nodeAttachments: NodeAttachments = this;
+  readonly watching: Watching = this;
+  readonly subscriberAccess: SubscriberAccess = this;
+  readonly capabilities = advertise(this, CORE);
+  /**
+   * Nomad's ACL is per namespace and no volume field depends on the caller, so one read of the
+   * caller's proves what the watcher's view may show it (server/loaders.ts).
+   */
+  readonly viewServesReads = true;
+  readonly createInput: OwnCreateInput = { field: 'nomad', owner: 'Nomad', required: 'a Nomad volume needs input.nomad (its id, plugin and capabilities)' };
+  readonly snapshotsPerPlugin = 'Nomad lists snapshots per plugin';
   /** Nomad's anonymous ACL policy may allow reads, so a caller without a token is still asked. */
   readonly requiresCredential = false;
   readonly #client: NomadClient;
@@ -265,7 +266,7 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
     return { items: (data?.Volumes ?? []).map((w) => toExternalVolume(this.id, q.pluginId, w)), next: data?.NextToken || null };
   }
 
-  // ---- node claims ------------------------------------------------------------------------
+  // ---- node attachments (claims) ------------------------------------------------------------------------
 
   /**
    * Each node's claims in every namespace the caller may list. Nomad's `node_id` list takes one
@@ -276,7 +277,7 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
    * allocation on the node uses the same volume. A failed read fails the answer: a node's claims
    * are never silently short.
    */
-  async nodeClaims(nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
+  async listNodeAttachments(nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
     const nodes = [...new Set(nodeIds)];
     const lists = await mapWithConcurrency(nodes, CLAIM_READS, (nodeId) => req.listVolumes(this.#client, { namespace: '*', nodeId }, o));
     const refs = new Map<string, VolumeRef>();
@@ -286,7 +287,7 @@ export class NomadBackend implements VolumeBackend, NomadRegistration, NomadPlug
     for (const v of volumes) {
       if (v instanceof Error) throw v;
       for (const a of v?.attachments ?? []) {
-        const nodeId = a.consumer.__typename === 'VolumeAllocationConsumer' ? a.consumer.nodeId : null;
+        const nodeId = a.consumer.nodeId ?? null;
         if (nodeId !== null) claims.get(nodeId)?.push(a);
       }
     }

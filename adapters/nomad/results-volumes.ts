@@ -4,7 +4,8 @@
  * counts and health come from fields both shapes carry, so a volume looks the same in a list
  * and in a read (docs/nomad.md).
  */
-import type { AllocationConsumer, Attachment, AttachmentAccess, NomadVolumeDetails, NomadVolumeFull, Volume, VolumeRef } from '../contract/model';
+import type { Attachment, AttachmentAccess, Volume, VolumeRef } from '../contract/model';
+import type { AllocationConsumer, NomadVolumeDetails, NomadVolumeFull } from './model';
 import {
   accessMode,
   attachmentMode,
@@ -59,7 +60,7 @@ function core(backend: string, w: WireVolume | WireVolumeStub, readers: number, 
 }
 
 /** List stub → incomplete volume: size, attachments and `details.full` need a read. */
-export function toVolumeFromStub(backend: string, w: WireVolumeStub): Volume {
+export function toVolumeFromStub(backend: string, w: WireVolumeStub): Volume<NomadVolumeDetails> {
   const base = core(backend, w, w.CurrentReaders, w.CurrentWriters);
   return {
     ...base,
@@ -71,7 +72,7 @@ export function toVolumeFromStub(backend: string, w: WireVolumeStub): Volume {
 }
 
 /** Full read → complete volume with its claims as attachments. */
-export function toVolume(backend: string, w: WireVolume): Volume {
+export function toVolume(backend: string, w: WireVolume): Volume<NomadVolumeDetails> {
   const readIds = Object.keys(w.ReadAllocs ?? {});
   const writeIds = Object.keys(w.WriteAllocs ?? {});
   const base = core(backend, w, readIds.length, writeIds.length);
@@ -123,6 +124,7 @@ function toAttachment(volume: VolumeRef, allocationId: string, access: Attachmen
 function toConsumer(allocationId: string, a: WireAllocStub | undefined): AllocationConsumer {
   return {
     __typename: 'VolumeAllocationConsumer',
+    claim: true,
     allocationId,
     name: a?.Name ?? null,
     namespace: a?.Namespace ?? null,

@@ -4,6 +4,7 @@
  * what a fresh volume list says must be read again. Pure bookkeeping: no I/O.
  */
 import type { Volume, VolumeRef } from '../contract/model';
+import { nomadDetails } from './model';
 import type { VolumeDelta } from '../contract/watch';
 import { num } from './results';
 import type { WireVolumeStub } from './results-wire';
@@ -23,7 +24,7 @@ export interface ListPlan {
   gone: VolumeRef[];
 }
 
-const modifyIndex = (v: Volume): number => (v.details.__typename === 'NomadVolumeDetails' ? (v.details.modifyIndex ?? 0) : 0);
+const modifyIndex = (v: Volume): number => nomadDetails(v)?.modifyIndex ?? 0;
 const same = (a: Volume | null, b: Volume | null): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 export class WatchView {

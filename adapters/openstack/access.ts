@@ -8,6 +8,7 @@ import type { Attachment, Volume } from '../contract/model';
 import type { AccessGrant } from '../contract/watch';
 import type { OpenStackClient } from './client';
 import { isAdminSession } from './keystone';
+import { hostConsumer, isCinderDetails, isHostConsumer } from './model';
 
 /**
  * May the token in `o` read volumes of project `scope`? Its own project: yes; any project when it
@@ -31,7 +32,8 @@ export async function checkCredential(client: OpenStackClient, o: CallOptions): 
   await client.keystone.callerSession(o.credential.token, true);
 }
 
-const hideHost = (a: Attachment): Attachment => (a.consumer.__typename === 'VolumeHostConsumer' && a.consumer.hostName !== null ? { ...a, consumer: { ...a.consumer, hostName: null } } : a);
+const hostNamed = (a: Attachment): boolean => isHostConsumer(a.consumer) && a.consumer.hostName !== null;
+const hideHost = (a: Attachment): Attachment => (hostNamed(a) ? { ...a, consumer: hostConsumer(null) } : a);
 
 /**
  * `v` as a non-admin sees it: without `migration_status` (Cinder omits it for non-admins) and
@@ -41,8 +43,8 @@ const hideHost = (a: Attachment): Attachment => (a.consumer.__typename === 'Volu
 export function redact(v: Volume, grant: AccessGrant): Volume {
   if (grant.admin) return v;
   const d = v.details;
-  const details = d.__typename === 'CinderVolumeDetails' && d.migrationStatus !== null ? { ...d, migrationStatus: null } : d;
-  const attachments = v.attachments.some((a) => a.consumer.__typename === 'VolumeHostConsumer' && a.consumer.hostName !== null) ? v.attachments.map(hideHost) : v.attachments;
+  const details = isCinderDetails(d) && d.migrationStatus !== null ? { ...d, migrationStatus: null } : d;
+  const attachments = v.attachments.some(hostNamed) ? v.attachments.map(hideHost) : v.attachments;
   return details === d && attachments === v.attachments ? v : { ...v, details, attachments };
 }
 

@@ -4,7 +4,7 @@
  * the change it starts returned with its completion rule.
  */
 import type { Accepted, CallOptions } from '../contract/backend';
-import type { CinderAction, CinderActionResult } from '../cinder-action';
+import type { CinderAction, CinderActionResult } from './cinder-action';
 import type { KeyValue, VolumeRef } from '../contract/model';
 import { actionEntry } from './cinder/actions-table';
 import * as req from './cinder/requests';

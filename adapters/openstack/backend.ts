@@ -17,6 +17,7 @@ import type {
   DetachTarget,
   HostConnector,
   OpaquePage,
+  OwnCreateInput,
   SnapshotListQuery,
   SnapshotRef,
   SnapshotSpec,
@@ -24,13 +25,23 @@ import type {
   VolumeListQuery,
   VolumeSpec,
 } from '../contract/backend';
-import type { CinderActions, CinderHostAttachments, NovaServers, SnapshotReads, VolumePatch, VolumeReader, VolumeUpdates } from '../contract/capabilities';
-import type { CinderAction, CinderActionResult } from '../cinder-action';
+import {
+  advertise,
+  type CoreCapability,
+  type HostAttachments,
+  type ServerAttachments,
+  type SnapshotReads,
+  type VolumeActions,
+  type VolumePatch,
+  type VolumeReader,
+  type VolumeUpdates,
+} from '../contract/capabilities';
+import type { CinderAction, CinderActionResult } from './cinder-action';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
-import type { Attachment, BackendHealth, Capability, KeyValue, NovaServer, Snapshot, Volume, VolumeRef } from '../contract/model';
+import type { Attachment, BackendHealth, KeyValue, ComputeServer, Snapshot, Volume, VolumeRef } from '../contract/model';
 import { BreakerBoard } from '../http/breaker';
 import { timedProbe } from '../contract/health';
-import type { AccessGrant, SubscriberAccess, VolumeWatcher, WatchableBackend, WatcherOptions } from '../contract/watch';
+import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import * as access from './access';
 import * as actions from './actions';
 import * as attach from './attach';
@@ -41,6 +52,7 @@ import type { OpenStackContext } from './context';
 import * as hosts from './host-attachments';
 // Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
 import './ids';
+import { toRequestedAttachment } from './nova/results';
 import * as servers from './servers';
 import * as snapshots from './snapshots';
 import * as volumes from './volumes';
@@ -48,25 +60,19 @@ import { OpenStackWatcher, WATCH_DEFAULTS, type OpenStackWatcherOptions } from '
 
 export { LIST_STRATEGY_THRESHOLD } from './batch';
 
-const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
+/** The core methods Cinder does (all of them); the facets add the rest. */
+const CORE: readonly CoreCapability[] = [
   'LIST_VOLUMES',
   'READ_VOLUME',
   'CREATE_VOLUME',
   'DELETE_VOLUME',
-  'UPDATE_VOLUME',
   'ATTACH_VOLUME',
   'DETACH_VOLUME',
   'EXTEND_VOLUME',
-  'REVERT_VOLUME',
   'LIST_SNAPSHOTS',
-  'READ_SNAPSHOT',
   'CREATE_SNAPSHOT',
   'DELETE_SNAPSHOT',
-  'HOST_ATTACHMENTS',
-  'SERVER_ATTACHMENTS',
-  'VOLUME_ACTIONS',
-  'TRACKED_OPERATIONS',
-]);
+];
 
 export interface OpenStackBackendOptions extends OpenStackClientOptions {
   /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
@@ -81,11 +87,21 @@ export interface OpenStackBackendOptions extends OpenStackClientOptions {
 const WATCHER_CONNECTIONS = 4;
 
 export class OpenStackBackend
-  implements VolumeBackend, VolumeUpdates, SnapshotReads, CinderActions, CinderHostAttachments, NovaServers, TrackedChanges, WatchableBackend, SubscriberAccess
+  implements VolumeBackend, VolumeUpdates, SnapshotReads, VolumeActions, HostAttachments, ServerAttachments, TrackedChanges, Watching, SubscriberAccess
 {
   readonly id: string;
-  readonly kind = 'OPENSTACK' as const;
-  readonly capabilities = CAPABILITIES;
+  readonly kind = 'OPENSTACK';
+  // Facets (capabilities.ts): this class implements each one itself, by delegation.
+  readonly volumeUpdates: VolumeUpdates = this;
+  readonly snapshotReads: SnapshotReads = this;
+  readonly volumeActions: VolumeActions = this;
+  readonly hostAttachments: HostAttachments = this;
+  readonly serverAttachments: ServerAttachments = this;
+  readonly trackedChanges: TrackedChanges = this;
+  readonly watching: Watching = this;
+  readonly subscriberAccess: SubscriberAccess = this;
+  readonly capabilities = advertise(this, CORE);
+  readonly createInput: OwnCreateInput = { field: 'cinder', owner: 'OpenStack' };
   /** Every call needs the caller's Keystone token. */
   readonly requiresCredential = true;
   readonly #c: OpenStackClient;
@@ -175,7 +191,7 @@ export class OpenStackBackend
     return snapshots.getSnapshot(this.#ctx, ref, o);
   }
 
-  runCinderAction(ref: VolumeRef, action: CinderAction, o: CallOptions): Promise<Accepted<CinderActionResult>> {
+  runVolumeAction(ref: VolumeRef, action: CinderAction, o: CallOptions): Promise<Accepted<CinderActionResult>> {
     return actions.runCinderAction(this.#ctx, ref, action, o);
   }
 
@@ -199,12 +215,16 @@ export class OpenStackBackend
     return hosts.completeHostAttachment(this.#ctx, ref, attachmentId, o);
   }
 
-  getServers(ids: readonly string[], o: CallOptions): Promise<Map<string, NovaServer>> {
+  getServers(ids: readonly string[], o: CallOptions): Promise<Map<string, ComputeServer>> {
     return batch.getServers(this.#ctx, ids, o);
   }
 
-  serverAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
+  listServerAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
     return servers.serverAttachments(this.#ctx, serverIds, o, readVolumes);
+  }
+
+  startedAttachment(ref: VolumeRef, target: Extract<AttachTarget, { kind: 'server' }>): Attachment {
+    return toRequestedAttachment(ref, target);
   }
 
   updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>> {

@@ -6,7 +6,7 @@
  */
 import type { CallOptions } from '../contract/backend';
 import { mapSettled, mapWithConcurrency } from '../http/concurrency';
-import type { NovaServer, Volume, VolumeRef } from '../contract/model';
+import type { ComputeServer, Volume, VolumeRef } from '../contract/model';
 import * as cinder from './cinder/requests';
 import { toVolume, type CinderVolume } from './cinder/results';
 import { orNull, type OpenStackContext } from './context';
@@ -57,14 +57,14 @@ async function firstVolumePage(ctx: OpenStackContext, o: CallOptions): Promise<{
 }
 
 /** Servers by id, keyed as asked (only UUIDs can exist); missing ids are absent from the answer. */
-export async function getServers(ctx: OpenStackContext, ids: readonly string[], o: CallOptions): Promise<Map<string, NovaServer>> {
+export async function getServers(ctx: OpenStackContext, ids: readonly string[], o: CallOptions): Promise<Map<string, ComputeServer>> {
   const { projectId } = await ctx.client.session(o);
   const valid = [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
   const listed =
     valid.length >= LIST_STRATEGY_THRESHOLD.servers ? new Map(((await nova.listServersDetail(ctx.client, { limit: MAX_LIMIT }, o)).data?.servers ?? []).map((s) => [s.id, s] as const)) : null;
   const found = await mapWithConcurrency(valid, SHOW_CONCURRENCY, async (id) => listed?.get(id) ?? (await orNull(nova.showServer(ctx.client, id, o)))?.data?.server ?? null);
   const byId = new Map(valid.map((id, i) => [id, found[i]] as const));
-  const out = new Map<string, NovaServer>();
+  const out = new Map<string, ComputeServer>();
   for (const id of ids) {
     const s = UUID.test(id) ? byId.get(id.toLowerCase()) : null;
     if (s) out.set(id, toServer(ctx.backend, projectId, s));

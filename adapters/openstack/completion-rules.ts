@@ -11,7 +11,7 @@
  * Cinder's user messages (read only when a verdict is due).
  */
 import type { ChangeCheck, ChangeProgress, CompletionRule, RuleValue } from '../contract/completion';
-import type { CinderVolumeStatus } from '../contract/model';
+import type { CinderVolumeStatus } from './model';
 import type { MessageFacts, SnapshotFacts, VolumeFacts } from './cinder/results';
 import { FEATURES } from './microversions';
 import type { ActionFacts } from './nova/results';

@@ -3,7 +3,8 @@
  * fast), how Nova's attachment lists add what Cinder does not list, and how two views become
  * deltas. No I/O here; `watch-read.ts` reads, `watch.ts` schedules.
  */
-import type { Attachment, CinderVolumeStatus, Volume } from '../contract/model';
+import type { Attachment, Volume } from '../contract/model';
+import { isCinderDetails, isServerConsumer, type CinderVolumeStatus } from './model';
 import type { VolumeDelta } from '../contract/watch';
 import { toServerAttachment, type NovaVolumeAttachment } from './nova/results';
 
@@ -37,14 +38,14 @@ export function inMotion(v: Volume): boolean {
   // Unified statuses cover the words the typed table calls OTHER (unmanaging …) too.
   if (v.status === 'CREATING' || v.status === 'DELETING' || v.status === 'ATTACHING' || v.status === 'DETACHING' || v.status === 'EXTENDING' || v.status === 'RESERVED') return true;
   const d = v.details;
-  if (d.__typename === 'CinderVolumeDetails') {
+  if (isCinderDetails(d)) {
     if (TRANSITIONAL_STATUSES.has(d.cinderStatus)) return true;
     if (d.migrationStatus !== null && MOVING_MIGRATIONS.has(d.migrationStatus)) return true;
   }
   return v.attachments.some((a) => a.state === 'ATTACHING' || a.state === 'DETACHING');
 }
 
-const serverOf = (a: Attachment): string | null => (a.consumer.__typename === 'VolumeServerConsumer' ? a.consumer.serverId.toLowerCase() : null);
+const serverOf = (a: Attachment): string | null => (isServerConsumer(a.consumer) ? a.consumer.serverId.toLowerCase() : null);
 
 /** Servers Cinder lists `v` attached to (lower-case). */
 export const attachedServers = (v: Volume | undefined): Set<string> => new Set((v?.attachments ?? []).flatMap((a) => serverOf(a) ?? []));

@@ -1,5 +1,4 @@
 /** Nomad CSI plugins and the volumes their controllers know. Fields marked (read) load the full plugin. */
-import { hasNomadPlugins } from '../../adapters/contract/capabilities';
 import { GatewayError, NotFoundError } from '../../adapters/contract/errors';
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import { pageSize } from '../../adapters/contract/input';
@@ -25,9 +24,9 @@ async function detail(p: Plugin, ctx: GatewayContext): Promise<PluginDetail> {
 export const pluginQueries: Pick<QueryResolvers, 'storagePlugins' | 'storagePlugin' | 'nomadExternalVolumes'> = {
   storagePlugins: async (_p, { backends, first, after }, ctx) => {
     const size = pageSize(first, 50);
-    const chosen = ctx.registry.select('LIST_PLUGINS', backends, 'backends').filter(hasNomadPlugins);
+    const chosen = ctx.registry.select('LIST_PLUGINS', backends, 'backends').flatMap((b) => (b.storagePlugins ? [{ id: b.id, plugins: b.storagePlugins }] : []));
     // All backends at once; a failed one stands where its plugins would start.
-    const lists = await Promise.all(chosen.map((b) => b.listPlugins(ctx.call(b.id)).catch((err: unknown) => (err instanceof GatewayError && err.code !== 'BAD_USER_INPUT' ? err : Promise.reject(err)))));
+    const lists = await Promise.all(chosen.map((b) => b.plugins.listPlugins(ctx.call(b.id)).catch((err: unknown) => (err instanceof GatewayError && err.code !== 'BAD_USER_INPUT' ? err : Promise.reject(err)))));
     const plugins: Plugin[] = [];
     const omissions: Omission[] = [];
     lists.forEach((l, i) => (l instanceof GatewayError ? omissions.push({ backend: chosen[i]!.id, reason: 'FAILED', error: l, at: plugins.length }) : plugins.push(...l)));
@@ -41,10 +40,11 @@ export const pluginQueries: Pick<QueryResolvers, 'storagePlugins' | 'storagePlug
     return ctx.loaders.plugin.load({ backend: p.backend, nativeId: p.nativeId });
   },
   nomadExternalVolumes: async (_p, { backend, plugin, namespace, first, after }, ctx) => {
-    const b = ctx.registry.capable(ctx.registry.forArgument(backend, 'backend'), hasNomadPlugins);
+    const b = ctx.registry.forArgument(backend, 'backend');
+    const plugins = ctx.registry.capable(b, 'storagePlugins');
     const pluginArg = idArg(b, 'plugin', plugin, 'plugin');
     const ns = namespaceArg(namespace, 'namespace', 'default', false, b);
-    const page = await pageOpaque((limit, token) => b.listExternalVolumes({ pluginId: pluginArg, namespace: ns, limit, token }, ctx.call(b.id)), pageSize(first, 50), after);
+    const page = await pageOpaque((limit, token) => plugins.listExternalVolumes({ pluginId: pluginArg, namespace: ns, limit, token }, ctx.call(b.id)), pageSize(first, 50), after);
     return connection(page.edges, page.pageInfo);
   },
 };

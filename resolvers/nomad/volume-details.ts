@@ -1,6 +1,6 @@
 /** NomadVolumeDetails: the list-stub part comes with the volume; fields marked (read) load the full volume. */
 import { NotFoundError } from '../../adapters/contract/errors';
-import type { NomadVolumeDetails, NomadVolumeFull } from '../../adapters/contract/model';
+import { nomadDetails, type NomadVolumeDetails, type NomadVolumeFull } from '../../adapters/nomad/model';
 import type { NomadVolumeDetailsResolvers } from '../../schema/generated/resolvers-types';
 import type { GatewayContext } from '../../server/context';
 import { requireVolume } from '../volume';
@@ -8,8 +8,9 @@ import { requireVolume } from '../volume';
 async function full(d: NomadVolumeDetails, ctx: GatewayContext): Promise<NomadVolumeFull> {
   if (d.full) return d.full;
   const v = await requireVolume(ctx, d.ref);
-  if (v.details.__typename !== 'NomadVolumeDetails' || !v.details.full) throw new NotFoundError(`volume "${d.ref.nativeId}" has no full Nomad read`, { backend: d.ref.backend });
-  return v.details.full;
+  const read = nomadDetails(v)?.full;
+  if (!read) throw new NotFoundError(`volume "${d.ref.nativeId}" has no full Nomad read`, { backend: d.ref.backend });
+  return read;
 }
 
 export const nomadVolumeDetailsType: NomadVolumeDetailsResolvers = {

@@ -2,8 +2,7 @@
  * Cinder's own volume actions, one typed mutation each (schema/openstack/cinder-actions.graphql).
  * Inputs are typed enums and objects; the adapter's action table turns each into its wire action.
  */
-import type { CinderAction, CinderActionResult } from '../../adapters/cinder-action';
-import { hasCinderActions } from '../../adapters/contract/capabilities';
+import type { CinderAction, CinderActionResult } from '../../adapters/openstack/cinder-action';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { safeIdentifier, safeText } from '../../adapters/contract/input';
 import type { OperationKind, Volume } from '../../adapters/contract/model';
@@ -28,8 +27,7 @@ const KIND: Partial<Record<CinderAction['action'], OperationKind>> = {
 /** Runs one action: checked input → the adapter → a tracked operation and the volume read back. */
 async function run(ctx: GatewayContext, id: string, action: CinderAction): Promise<{ volume: Volume | null; operation: Awaited<ReturnType<typeof track>>; result: CinderActionResult }> {
   const ref = volumeRefFromId(ctx, id, 'input.id');
-  const b = ctx.registry.capable(ctx.registry.forId(ref.backend), hasCinderActions);
-  const accepted = await b.runCinderAction(ref, action, ctx.call(ref.backend));
+  const accepted = await ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeActions').runVolumeAction(ref, action, ctx.call(ref.backend));
   const operation = await track(ctx, KIND[action.action] ?? 'VOLUME_ACTION', target(ref), accepted);
   return { volume: await readBack(ctx, ref), operation, result: accepted.result };
 }
@@ -45,7 +43,7 @@ const id = (v: string | null | undefined, argument: string): string | undefined 
 export const cinderQueries: Pick<QueryResolvers, 'cinderVolumeImageMetadata'> = {
   cinderVolumeImageMetadata: async (_p, { id: vid }, ctx) => {
     const ref = volumeRefFromId(ctx, vid, 'id');
-    return ctx.registry.capable(ctx.registry.forId(ref.backend), hasCinderActions).showImageMetadata(ref, ctx.call(ref.backend));
+    return ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeActions').showImageMetadata(ref, ctx.call(ref.backend));
   },
 };
 
@@ -74,8 +72,8 @@ export const cinderMutations: Pick<
   unsetCinderVolumeImageMetadata: async (_p, { input }, ctx) => {
     const ref = volumeRefFromId(ctx, input.id, 'input.id');
     const { volume } = await run(ctx, input.id, { action: 'unsetImageMetadata', key: safeText(input.key, 'input.key', 255) });
-    const b = ctx.registry.capable(ctx.registry.forId(ref.backend), hasCinderActions);
-    return { volume, imageMetadata: await b.showImageMetadata(ref, ctx.call(ref.backend)) };
+    const actions = ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeActions');
+    return { volume, imageMetadata: await actions.showImageMetadata(ref, ctx.call(ref.backend)) };
   },
   attachCinderVolumeLegacy: (_p, { input }, ctx) =>
     plain(ctx, input.id, { action: 'legacyAttach', serverId: id(input.serverId, 'input.serverId'), hostName: text(input.hostName, 'input.hostName'), mountpoint: safeText(input.mountpoint, 'input.mountpoint', 255), readOnly: input.readOnly ?? false }),

@@ -14,6 +14,7 @@
     ],
     "VolumeDetails": [
       "CinderVolumeDetails",
+      "MemoryVolumeDetails",
       "NomadVolumeDetails"
     ],
     "VolumeOperationTarget": [

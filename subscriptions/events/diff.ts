@@ -16,6 +16,7 @@
  *   DETACHING) is folded into the attachment's ATTACHING/DETACHING when the volume shows one.
  */
 import type { VolumeDelta } from '../../adapters/contract/watch';
+import { carriedDetails } from '../../adapters/contract/details';
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
 import type { ChangeInput, ChangeKeys, ChangeType } from './types';
@@ -26,8 +27,6 @@ const ATTACHMENT_FIELDS = ['state', 'backendState', 'stateReason', 'access', 'co
 
 /** Volume fields that stamp a write or mirror another field: listed when they changed, never a change alone. */
 const CARRIED_FIELDS: ReadonlySet<string> = new Set(['updatedAt', 'backendStatus']);
-/** Detail fields of the same kind: Nomad's write index and claim counts (claims are reported per attachment), Cinder's status word. */
-const CARRIED_DETAILS = ['modifyIndex', 'currentReaders', 'currentWriters', 'cinderStatus'] as const;
 
 /**
  * Volume statuses that only say an attach or detach is under way, with the attachment state that
@@ -37,9 +36,10 @@ const TRANSIT_STATUS: Partial<Record<VolumeStatus, AttachmentState>> = { RESERVE
 
 const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
 
+/** Details without the fields their backend declared carried (contract/details.ts: a write index, claim counts, a status word). */
 const withoutCarried = (details: Volume['details']): Record<string, unknown> => {
   const out: Record<string, unknown> = { ...details };
-  for (const k of CARRIED_DETAILS) delete out[k];
+  for (const k of carriedDetails(details.__typename)) delete out[k];
   return out;
 };
 
@@ -67,20 +67,14 @@ export const volumeGlobalId = (v: Volume): string => encodeGlobalId({ kind: 'Vol
 export const attachmentGlobalId = (a: Attachment): string =>
   encodeGlobalId({ kind: 'Attachment', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId });
 
-/** What `attachmentChanged` targets match an attachment by. */
+/** What `attachmentChanged` targets match an attachment by: the consumer's neutral keys (`ConsumerBase`). */
 export function attachmentKeys(a: Attachment): ChangeKeys {
   const c = a.consumer;
-  switch (c.__typename) {
-    case 'VolumeAllocationConsumer':
-      return { consumer: a.consumerId, ...(c.nodeId ? { node: c.nodeId } : {}) };
-    case 'VolumeServerConsumer':
-      return { consumer: a.consumerId, server: c.serverId };
-    default:
-      return { consumer: a.consumerId };
-  }
+  return { consumer: a.consumerId, ...(c.nodeId ? { node: c.nodeId } : {}), ...(c.serverId ? { server: c.serverId } : {}) };
 }
 
-const isClaim = (a: Attachment): boolean => a.consumer.__typename === 'VolumeAllocationConsumer';
+/** Whether the consumer holds the volume by a claim (CLAIMED/RELEASED) rather than an attachment. */
+const isClaim = (a: Attachment): boolean => a.consumer.claim === true;
 
 /** The type of an attachment that appeared or changed to `state`. */
 function arrivalType(a: Attachment): ChangeType {

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { CallerCredential, VolumeBackend } from '../../adapters/contract/backend';
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { VolumeRef, Volume } from '../../adapters/contract/model';
-import { hasSubscriberAccess, type AccessGrant, type SubscriberAccess } from '../../adapters/contract/watch';
+import type { AccessGrant, SubscriberAccess } from '../../adapters/contract/watch';
 
 /** Options of {@link AccessCache}. */
 export interface AccessCacheOptions {
@@ -105,14 +105,15 @@ export class AccessCache {
    * nothing; concurrent misses share one check. Refusals and failures are not cached.
    */
   credential<R>(b: VolumeBackend, credential: CallerCredential, admit: () => R | undefined): CredentialAnswer | R | Promise<CredentialAnswer> {
-    if (!hasSubscriberAccess(b)) return 'unknown';
+    const access = b.subscriberAccess;
+    if (!access) return 'unknown';
     const key = `${tokenHash(credential)}\0${b.id}`;
     const e = this.#credentials.get(key);
     if (e && 'pending' in e) return e.pending;
     if (e && e.until > this.#now()) return 'valid';
     const refused = admit();
     if (refused !== undefined) return refused;
-    const pending = this.#checkCredential(b, credential).then((answer) => {
+    const pending = this.#checkCredential(b.id, access, credential).then((answer) => {
       if (answer === 'valid') this.#credentials.set(key, { until: this.#now() + this.#ttlMs });
       else this.#credentials.delete(key);
       return answer;
@@ -133,17 +134,17 @@ export class AccessCache {
     for (const [k, e] of this.#credentials) if ('until' in e && e.until <= now) this.#credentials.delete(k);
   }
 
-  async #checkCredential(b: VolumeBackend & SubscriberAccess, credential: CallerCredential): Promise<CredentialAnswer> {
+  async #checkCredential(backend: string, access: SubscriberAccess, credential: CallerCredential): Promise<CredentialAnswer> {
     try {
-      await b.checkCredential({ credential, signal: AbortSignal.timeout(this.#timeoutMs) });
-      this.#onCheck?.(b.id, 'allowed');
+      await access.checkCredential({ credential, signal: AbortSignal.timeout(this.#timeoutMs) });
+      this.#onCheck?.(backend, 'allowed');
       return 'valid';
     } catch (err) {
       if (err instanceof UnauthenticatedError) {
-        this.#onCheck?.(b.id, 'unauthenticated');
+        this.#onCheck?.(backend, 'unauthenticated');
         return err;
       }
-      this.#onCheck?.(b.id, 'failed');
+      this.#onCheck?.(backend, 'failed');
       return 'unknown';
     }
   }
@@ -151,7 +152,7 @@ export class AccessCache {
   async #check(b: VolumeBackend, scope: string, volume: VolumeRef, credential: CallerCredential): Promise<AccessGrant | UnauthenticatedError | { failed: true }> {
     const signal = AbortSignal.timeout(this.#timeoutMs);
     try {
-      const grant = hasSubscriberAccess(b) ? await b.checkAccess(scope, volume, { credential, signal }) : DENIED;
+      const grant = b.subscriberAccess ? await b.subscriberAccess.checkAccess(scope, volume, { credential, signal }) : DENIED;
       this.#onCheck?.(b.id, grant.allowed ? 'allowed' : 'denied');
       return grant;
     } catch (err) {
@@ -165,7 +166,7 @@ export class AccessCache {
   }
 }
 
-/** The volume as a subscriber with `grant` may see it (only backends with `SubscriberAccess` are ever granted). */
+/** The volume as a subscriber with `grant` may see it (only backends with the `subscriberAccess` facet are ever granted). */
 export function redactFor(b: VolumeBackend, v: Volume, grant: AccessGrant): Volume {
-  return hasSubscriberAccess(b) ? b.redact(v, grant) : v;
+  return b.subscriberAccess ? b.subscriberAccess.redact(v, grant) : v;
 }

@@ -8,10 +8,10 @@
  * for /readyz and /metrics, and appends ATTACHING/DETACHING itself when the gateway accepts an
  * attach or detach (the watcher's later sighting of the same state is then not sent again).
  */
-import type { AttachTarget, DetachTarget } from '../../adapters/contract/backend';
+import type { AttachTarget, DetachTarget, VolumeBackend } from '../../adapters/contract/backend';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { Attachment, AttachmentState, Volume, VolumeRef } from '../../adapters/contract/model';
-import { isWatchable, type VolumeDelta, type VolumeWatcher, type WatcherState, type WatcherStatus } from '../../adapters/contract/watch';
+import type { VolumeDelta, VolumeWatcher, WatcherState, WatcherStatus } from '../../adapters/contract/watch';
 import type { BackendRegistry } from '../../server/registry';
 import { changesOf } from '../events/diff';
 import type { EventLog } from '../events';
@@ -70,30 +70,19 @@ const now = (): string => new Date().toISOString();
 
 /** The volume's attachment the detach target names. */
 function detachedOne(v: Volume, t: DetachTarget): Attachment | undefined {
-  if (t.kind === 'server') return v.attachments.find((a) => a.consumer.__typename === 'VolumeServerConsumer' && a.consumer.serverId === t.serverId);
+  if (t.kind === 'server') return v.attachments.find((a) => a.consumer.serverId === t.serverId);
   if (t.kind === 'hostAttachment') return v.attachments.find((a) => a.consumerId === t.attachmentId || a.nativeId === t.attachmentId);
   return undefined;
 }
 
-/** The attachment an accepted attach is making, as ATTACHING. */
-function attaching(ref: VolumeRef, t: AttachTarget, answered: Attachment | null | undefined): Attachment | null {
+/**
+ * The attachment an accepted attach is making, as ATTACHING: the backend's answer, or for a server
+ * target answered with none, the one its server-attachments facet says it is starting.
+ */
+function attaching(b: VolumeBackend | undefined, ref: VolumeRef, t: AttachTarget, answered: Attachment | null | undefined): Attachment | null {
   if (answered) return answered.state === 'ATTACHED' ? null : { ...answered, state: 'ATTACHING' };
   if (t.kind !== 'server') return null;
-  return {
-    __typename: 'VolumeAttachment',
-    volume: ref,
-    consumerId: t.serverId,
-    state: 'ATTACHING',
-    backendState: null,
-    stateReason: null,
-    access: 'READ_WRITE',
-    consumer: { __typename: 'VolumeServerConsumer', serverId: t.serverId, backend: ref.backend },
-    device: t.device ?? null,
-    attachedAt: null,
-    nativeId: null,
-    tag: t.tag ?? null,
-    deleteOnTermination: t.deleteOnTermination ?? null,
-  };
+  return b?.serverAttachments?.startedAttachment(ref, t) ?? null;
 }
 
 /** Resolves when `p` settles or after `ms`, whichever is first; never rejects. */
@@ -131,11 +120,11 @@ export class Feed implements LiveMutations {
       this.requestDemand();
     });
     for (const b of this.#o.registry.all) {
-      if (!isWatchable(b)) {
+      if (!b.watching) {
         this.#unavailable.set(b.id, `backend "${b.id}" has no watcher`);
         continue;
       }
-      const w = b.createWatcher({ onDeltas: (d) => this.#onDeltas(b.id, d), onStatus: (st, err) => this.#onStatus(st, err) });
+      const w = b.watching.createWatcher({ onDeltas: (d) => this.#onDeltas(b.id, d), onStatus: (st, err) => this.#onStatus(st, err) });
       if ('unavailable' in w) {
         this.#unavailable.set(b.id, w.unavailable);
         continue;
@@ -229,7 +218,7 @@ export class Feed implements LiveMutations {
     const view = w.volume(c.volume);
     let after: Volume | null = null;
     if (view && c.kind === 'ATTACH') {
-      const a = attaching(c.volume, c.target as AttachTarget, c.attachment);
+      const a = attaching(this.#o.registry.find(c.volume.backend), c.volume, c.target as AttachTarget, c.attachment);
       if (a) after = withAttachment(view, a, 'ATTACHING');
     } else if (view && c.kind === 'DETACH') {
       const a = detachedOne(view, c.target as DetachTarget);

@@ -3,7 +3,7 @@
  * provider (external) volumes, health, and what the backend offers (capabilities, guards,
  * anonymous access).
  */
-import { hasCinderActions, hasNomadNodeClaims, hasNomadPlugins, hasNomadRegistration, hasSnapshotReads, hasTrackedChanges, hasVolumeUpdates } from '../../adapters/contract/capabilities';
+import type { VolumeBackend } from '../../adapters/contract/backend';
 import { BadUserInputError, NotFoundError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/contract/errors';
 import { BACKEND, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 
@@ -159,11 +159,11 @@ describe('plugins and provider volumes', () => {
 });
 
 describe('what the backend offers', () => {
-  it('is found by the capability guards it implements and no others', async () => {
+  it('has the facets it implements and no others, and advertises what they and its core do', async () => {
     t = await startNomadBackend();
-    const b = t.backend;
-    expect([hasNomadRegistration(b), hasNomadPlugins(b), hasNomadNodeClaims(b)]).toEqual([true, true, true]);
-    expect([hasCinderActions(b), hasVolumeUpdates(b), hasSnapshotReads(b), hasTrackedChanges(b)]).toEqual([false, false, false, false]);
+    const b: VolumeBackend = t.backend;
+    expect([!!b.registration, !!b.storagePlugins, !!b.nodeAttachments, !!b.watching, !!b.subscriberAccess]).toEqual([true, true, true, true, true]);
+    expect([!!b.volumeActions, !!b.volumeUpdates, !!b.snapshotReads, !!b.trackedChanges, !!b.hostAttachments, !!b.serverAttachments]).toEqual([false, false, false, false, false, false]);
     expect([...b.capabilities].sort()).toEqual(
       ['CREATE_SNAPSHOT', 'CREATE_VOLUME', 'DELETE_SNAPSHOT', 'DELETE_VOLUME', 'DETACH_VOLUME', 'LIST_EXTERNAL_VOLUMES', 'LIST_PLUGINS', 'LIST_SNAPSHOTS', 'LIST_VOLUMES', 'READ_VOLUME', 'REGISTER_VOLUME'],
     );

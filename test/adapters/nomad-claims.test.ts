@@ -4,7 +4,8 @@
  * volume), and node claims with their call count.
  */
 import { UnsupportedByBackendError } from '../../adapters/contract/errors';
-import type { AllocationConsumer, Attachment, Volume } from '../../adapters/contract/model';
+import type { Attachment, Volume } from '../../adapters/contract/model';
+import type { AllocationConsumer } from '../../adapters/nomad/model';
 import { ANALYTICS_READ, NODE1, NODE2, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 import { until } from '../support/until';
 
@@ -92,7 +93,7 @@ describe('detach, attach and extend', () => {
     );
     const v = await read('pg');
     expect(v.sizeBytes).toBe(20 * GiB);
-    expect((v.details as { full: { requestedCapacityMinBytes: number } }).full.requestedCapacityMinBytes).toBe(20 * GiB);
+    expect((v.details as unknown as { full: { requestedCapacityMinBytes: number } }).full.requestedCapacityMinBytes).toBe(20 * GiB);
   });
 });
 
@@ -111,7 +112,7 @@ describe('nodeClaims', () => {
   });
 
   it('costs one list in every namespace plus one read per volume found', async () => {
-    const claims = await t.backend.nodeClaims([NODE1], t.o);
+    const claims = await t.backend.listNodeAttachments([NODE1], t.o);
     const mine = claims.get(NODE1)!;
     expect(mine.map((a) => `${a.volume.namespace}/${a.volume.nativeId}:${a.access}`).sort()).toEqual(['analytics/lake:READ_WRITE', 'default/pg:READ_WRITE', 'default/shared:READ_ONLY']);
     expect(mine.every((a) => a.__typename === 'VolumeAttachment' && consumer(a).__typename === 'VolumeAllocationConsumer' && consumer(a).nodeId === NODE1)).toBe(true);
@@ -122,7 +123,7 @@ describe('nodeClaims', () => {
   });
 
   it('reads a volume used on several asked nodes once and gives each node its own claims', async () => {
-    const claims = await t.backend.nodeClaims([NODE1, NODE2, NODE1, 'node-none'], t.o);
+    const claims = await t.backend.listNodeAttachments([NODE1, NODE2, NODE1, 'node-none'], t.o);
     expect([...claims.keys()]).toEqual([NODE1, NODE2, 'node-none']);
     expect(claims.get(NODE1)).toHaveLength(3);
     expect(claims.get(NODE2)!.map((a) => [a.volume.nativeId, consumer(a).jobId])).toEqual([['shared', 'web']]);
@@ -134,13 +135,13 @@ describe('nodeClaims', () => {
   });
 
   it('sees only the namespaces the caller may list', async () => {
-    const claims = await t.backend.nodeClaims([NODE1], t.as(ANALYTICS_READ));
+    const claims = await t.backend.listNodeAttachments([NODE1], t.as(ANALYTICS_READ));
     expect(claims.get(NODE1)!.map((a) => a.volume.nativeId)).toEqual(['lake']);
     expect(t.calls()).toEqual(['GET /v1/volumes', 'GET /v1/volume/csi/lake']);
   });
 
   it('makes no call for no nodes', async () => {
-    expect((await t.backend.nodeClaims([], t.o)).size).toBe(0);
+    expect((await t.backend.listNodeAttachments([], t.o)).size).toBe(0);
     expect(t.calls()).toEqual([]);
   });
 });

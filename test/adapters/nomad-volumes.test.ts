@@ -3,7 +3,8 @@
  * create, register, deregister and delete.
  */
 import { BadUserInputError, ConflictError, ForbiddenError } from '../../adapters/contract/errors';
-import type { NomadVolumeDetails, Volume } from '../../adapters/contract/model';
+import type { Volume } from '../../adapters/contract/model';
+import type { AllocationConsumer, NomadVolumeDetails } from '../../adapters/nomad/model';
 import { ANALYTICS_READ, NODE1, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 
 let t: NomadUnderTest;
@@ -54,7 +55,7 @@ describe('list stubs and full reads', () => {
       access: 'READ_WRITE',
       consumer: { __typename: 'VolumeAllocationConsumer', jobId: 'db', nodeId: NODE1, nodeName: 'client-1', clientStatus: 'running' },
     });
-    expect(pg.attachments[0]!.consumerId).toBe((pg.attachments[0]!.consumer as { allocationId: string }).allocationId);
+    expect(pg.attachments[0]!.consumerId).toBe((pg.attachments[0]!.consumer as AllocationConsumer).allocationId);
     const full = nomad(pg).full!;
     expect(full).toMatchObject({
       requestedCapacityMinBytes: 10 * GiB,

@@ -55,7 +55,7 @@ describe('OpenStack adapter: server attachments through Nova', () => {
     // Done only once Nova stops listing it, whatever Cinder said before.
     expect(d.checks[0]!.progress.state).toBe('RUNNING');
     expect(d.last).toEqual({ state: 'SUCCEEDED', backendStatus: 'available' });
-    expect((await c.backend.serverAttachments([server], c.as.demo)).get(server)).toEqual([]);
+    expect((await c.backend.listServerAttachments([server], c.as.demo)).get(server)).toEqual([]);
   });
 
   it('should fail a detach Nova failed in compute at once, with the step and request id, and show the split attachment as ERROR', async () => {
@@ -75,7 +75,7 @@ describe('OpenStack adapter: server attachments through Nova', () => {
     expect(d.checks.slice(0, -1).every((x) => x.progress.state === 'RUNNING')).toBe(true);
     // The volume follows Cinder; the attachment Nova still lists is ERROR and says why.
     expect(await c.backend.getVolume(ref(vol), c.as.demo)).toMatchObject({ status: 'AVAILABLE', attachments: [] });
-    const listed = (await c.backend.serverAttachments([server], c.as.demo)).get(server)!;
+    const listed = (await c.backend.listServerAttachments([server], c.as.demo)).get(server)!;
     expect(listed).toEqual([
       expect.objectContaining({
         consumerId: server,

@@ -5,7 +5,6 @@
  * mutation: an operation whose caller's token expired still completes. Real OpenStack backend and
  * simulator; the deltas are the backend's own reads.
  */
-import { hasTrackedChanges } from '../../adapters/contract/capabilities';
 import type { VolumeRef } from '../../adapters/contract/model';
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import { OperationTracker, type OperationRecord } from '../../subscriptions/operations';
@@ -23,7 +22,7 @@ beforeEach(async () => {
   c = await startAdapterCloud();
   service = c.sim.issueToken({ user: 'admin', project: 'demo' });
   tracker = new OperationTracker({
-    changes: (id) => (id === 'os' && hasTrackedChanges(c.backend) ? c.backend : undefined),
+    changes: (id) => (id === 'os' ? c.backend.trackedChanges : undefined),
     watched: (backend) => (backend === 'os' ? async () => ({ token: service }) : undefined),
     watchedCheckMs: 60_000,
   });
@@ -75,7 +74,7 @@ describe('watched operations', () => {
   it('should still end by the safety check when the watcher reports nothing', async () => {
     await tracker.close();
     tracker = new OperationTracker({
-      changes: (id) => (id === 'os' && hasTrackedChanges(c.backend) ? c.backend : undefined),
+      changes: (id) => (id === 'os' ? c.backend.trackedChanges : undefined),
       watched: () => async () => ({ token: service }),
       watchedCheckMs: 100,
     });

@@ -5,7 +5,6 @@
  * records as JSON that another store instance reads back whole.
  */
 import { Redis } from 'ioredis';
-import { hasTrackedChanges } from '../../adapters/contract/capabilities';
 import type { VolumeRef } from '../../adapters/contract/model';
 import { OperationTracker, RedisOperationStore, type OperationRecord } from '../../subscriptions/operations';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
@@ -15,7 +14,7 @@ import { isTerminal, settle } from '../support/until';
 let c: AdapterCloud;
 let tracker: OperationTracker;
 const ref = (nativeId: string): VolumeRef => ({ backend: 'os', namespace: c.p.demo, nativeId });
-const changes = (id: string) => (id === 'os' && hasTrackedChanges(c.backend) ? c.backend : undefined);
+const changes = (id: string) => (id === 'os' ? c.backend.trackedChanges : undefined);
 
 /** Reads operation `id` until it is terminal (at most `ms`); the record as last read. */
 const settleOp = (t: OperationTracker, id: string, ms = 4000): Promise<OperationRecord> => settle(async () => (await t.get(id))!, isTerminal, ms, 10);

@@ -1,11 +1,17 @@
 /**
  * The backends the contract suite runs over: one fixture per backend, each a real backend built
  * the way the server builds it (`createRegistry`, as `server/backends.ts` does for the gateway)
- * and talking HTTP to its simulator. Adding a backend to the suite is one entry in `FIXTURES`.
+ * and talking HTTP to its simulator, or (memory) holding its data itself. Adding a backend to the
+ * suite is one entry in `FIXTURES`.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CallOptions, VolumeBackend, VolumeSpec } from '../../adapters/contract/backend';
 import type { VolumeRef } from '../../adapters/contract/model';
-import type { BackendEntry } from '../../server/config';
+import type { MemoryBackend } from '../../adapters/memory/backend';
+import type { MemoryData } from '../../adapters/memory/data';
+import { loadConfig, type BackendEntry } from '../../server/config';
 import { createRegistry } from '../../server/backends';
 import { ANALYTICS_READ, MGMT, OS } from '../support/constants';
 import { seedVolumes, startNomad, startOpenStack } from '../support/harness';
@@ -34,7 +40,7 @@ export interface ContractBackend {
   createSpec(name: string): VolumeSpec;
   /** A ref in `scope` that names no volume. */
   missing(): VolumeRef;
-  /** Out-of-band changes, made through the simulator's HTTP control API (as another client would). */
+  /** Out-of-band changes, made through the simulator's HTTP control API (as another client would), or the memory backend's data file. */
   control: {
     /** Adds a volume named `name` in `scope`; its ref. */
     addVolume(name: string): Promise<VolumeRef>;
@@ -136,5 +142,53 @@ const openstack: ContractFixture = {
   },
 };
 
+/**
+ * The memory backend, configured as the server configures it (`GATEWAY_BACKENDS=lab=memory` with
+ * a data file and a 100 ms delay). Out of band is its data file: seeding and control write it and
+ * `reload()` reads it again, as an operator editing the file would.
+ */
+const memory: ContractFixture = {
+  name: 'memory',
+  async start() {
+    const dir = mkdtempSync(join(tmpdir(), 'contract-memory-'));
+    const file = join(dir, 'data.json');
+    const data: MemoryData = {
+      volumes: [],
+      tokens: [
+        { token: 'contract-writer', name: 'writer', grants: [{ namespace: 'contract', write: true }] },
+        { token: 'contract-elsewhere', name: 'elsewhere', grants: [{ namespace: 'elsewhere', write: true }] },
+      ],
+    };
+    writeFileSync(file, JSON.stringify(data));
+    const env = { GATEWAY_BACKENDS: 'lab=memory', GATEWAY_BACKEND_LAB_DATA_FILE: file, GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '100' };
+    const backend = build(loadConfig(env).backends[0]!);
+    const ref = (nativeId: string): VolumeRef => ({ backend: backend.id, namespace: 'contract', nativeId });
+    /** Adds volumes to the data file and has the backend read it again. */
+    const add = (ids: readonly string[], name: (id: string) => string): VolumeRef[] => {
+      const now = (backend as MemoryBackend).snapshotData();
+      now.volumes.push(...ids.map((id) => ({ namespace: 'contract', id, name: name(id), sizeBytes: GiB })));
+      writeFileSync(file, JSON.stringify(now));
+      (backend as MemoryBackend).reload();
+      return ids.map(ref);
+    };
+    return {
+      backend,
+      scope: 'contract',
+      caller: { credential: { token: 'contract-writer' } },
+      denied: { credential: { token: 'contract-elsewhere' } },
+      unknown: { credential: { token: 'no-such-token' } },
+      refuses: { denied: 'FORBIDDEN', unknown: 'UNAUTHENTICATED' },
+      seed: async (n, prefix) => add(Array.from({ length: n }, (_, i) => `${prefix}-${i}`), (id) => id.replace('-', ' ')),
+      createSpec: (name) => ({ namespace: 'contract', name, capacityMinBytes: GiB }),
+      missing: () => ref('no-such-volume'),
+      control: { addVolume: async (name) => add([name], () => name)[0]! },
+      async stop() {
+        await backend.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
 /** Every backend the contract suite runs over. A new backend adds its fixture here. */
-export const FIXTURES: readonly ContractFixture[] = [nomad, openstack];
+export const FIXTURES: readonly ContractFixture[] = [nomad, openstack, memory];

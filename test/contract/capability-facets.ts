@@ -1,46 +1,41 @@
 /**
  * Which facet delivers which advertised capability: the one place the contract suite knows the
- * capability mechanism (the guards of `adapters/contract/capabilities.ts` as they are today). When
- * the mechanism changes, this table changes and the suite does not.
+ * capability mechanism (facets, the optional members of `VolumeBackend` in
+ * `adapters/contract/capabilities.ts`). The table is the suite's own statement of the contract, not
+ * a copy of the adapters' derivation; the compiler checks that it names every facet.
  */
 import type { CallOptions, VolumeBackend } from '../../adapters/contract/backend';
-import {
-  hasCinderActions,
-  hasCinderHostAttachments,
-  hasNomadPlugins,
-  hasNomadRegistration,
-  hasNovaServers,
-  hasSnapshotReads,
-  hasTrackedChanges,
-  hasVolumeUpdates,
-} from '../../adapters/contract/capabilities';
+import type { BackendFacets, Facet } from '../../adapters/contract/capabilities';
+import type { TrackedChanges } from '../../adapters/contract/completion';
 import type { Capability, VolumeRef } from '../../adapters/contract/model';
+import type { Watching } from '../../adapters/contract/watch';
 
-/** One facet: its name for messages, whether a backend has it, and the capabilities it backs. */
-export interface Facet {
-  name: string;
-  present(b: VolumeBackend): boolean;
-  /** Advertised exactly when the facet is present. */
-  capabilities: readonly Capability[];
-}
+/** The capabilities each facet backs: advertised exactly when the facet is present (none: the facet advertises nothing). */
+export const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Capability[] } = {
+  volumeUpdates: ['UPDATE_VOLUME'],
+  snapshotReads: ['READ_SNAPSHOT'],
+  registration: ['REGISTER_VOLUME'],
+  storagePlugins: ['LIST_PLUGINS', 'LIST_EXTERNAL_VOLUMES'],
+  nodeAttachments: [],
+  volumeActions: ['VOLUME_ACTIONS', 'REVERT_VOLUME'],
+  hostAttachments: ['HOST_ATTACHMENTS'],
+  serverAttachments: ['SERVER_ATTACHMENTS'],
+  trackedChanges: ['TRACKED_OPERATIONS'],
+  watching: [],
+  subscriberAccess: [],
+};
 
-export const FACETS: readonly Facet[] = [
-  { name: 'volume updates', present: hasVolumeUpdates, capabilities: ['UPDATE_VOLUME'] },
-  { name: 'snapshot reads', present: hasSnapshotReads, capabilities: ['READ_SNAPSHOT'] },
-  { name: 'registration', present: hasNomadRegistration, capabilities: ['REGISTER_VOLUME'] },
-  { name: 'storage plugins', present: hasNomadPlugins, capabilities: ['LIST_PLUGINS', 'LIST_EXTERNAL_VOLUMES'] },
-  { name: 'volume actions', present: hasCinderActions, capabilities: ['VOLUME_ACTIONS'] },
-  { name: 'host attachments', present: hasCinderHostAttachments, capabilities: ['HOST_ATTACHMENTS'] },
-  { name: 'server attachments', present: hasNovaServers, capabilities: ['SERVER_ATTACHMENTS'] },
-  { name: 'tracked changes', present: hasTrackedChanges, capabilities: ['TRACKED_OPERATIONS'] },
-];
+const FACETS = Object.keys(FACET_CAPABILITIES) as Facet[];
+
+/** Whether `b` has facet `f`. */
+const has = (b: BackendFacets, f: Facet): boolean => b[f] !== undefined;
 
 /** Capabilities the core `VolumeBackend` delivers: every backend advertises them. */
 export const CORE_CAPABILITIES: readonly Capability[] = ['LIST_VOLUMES', 'READ_VOLUME'];
 
-/** For each facet: present, and each of its capabilities advertised (the suite expects them equal). */
-export function facetReport(b: VolumeBackend): Array<{ facet: string; capability: Capability; present: boolean; advertised: boolean }> {
-  return FACETS.flatMap((f) => f.capabilities.map((capability) => ({ facet: f.name, capability, present: f.present(b), advertised: b.capabilities.has(capability) })));
+/** For each facet's capability: the facet present, and the capability advertised (the suite expects them equal). */
+export function facetReport(b: VolumeBackend): Array<{ facet: Facet; capability: Capability; present: boolean; advertised: boolean }> {
+  return FACETS.flatMap((facet) => FACET_CAPABILITIES[facet].map((capability) => ({ facet, capability, present: has(b, facet), advertised: b.capabilities.has(capability) })));
 }
 
 /**
@@ -52,8 +47,11 @@ export const CORE_CALLS: ReadonlyArray<{ capability: Capability; call(b: VolumeB
   { capability: 'EXTEND_VOLUME', call: (b, ref, o) => b.extendVolume(ref, 2 * 2 ** 30, o) },
 ];
 
-/** Whether a change the backend accepted but has not finished can be followed to its end. */
-export const tracksChanges = hasTrackedChanges;
+/** How the backend follows a change it accepted but has not finished; undefined when it cannot. */
+export const changeTracking = (b: VolumeBackend): TrackedChanges | undefined => b.trackedChanges;
+
+/** The backend's live view; undefined when it has none. */
+export const watching = (b: VolumeBackend): Watching | undefined => b.watching;
 
 /**
  * Whether the backend answers a create before the volume is ready (and so returns it pending):

@@ -1,16 +1,17 @@
 /**
  * The contract suite: one set of cases run over every backend of `backends.ts`, each a real
- * backend on its simulator over HTTP, called through the contract interfaces only.
+ * backend (Nomad and OpenStack on their simulators over HTTP, memory on its data file), called
+ * through the contract interfaces only.
  */
 import type { Accepted, BackendPage, CallOptions, VolumeBackend } from '../../adapters/contract/backend';
 import type { ChangeCheck, CompletionRule } from '../../adapters/contract/completion';
 import { ForbiddenError, GatewayError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/contract/errors';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
-import { isWatchable, type VolumeDelta } from '../../adapters/contract/watch';
+import type { VolumeDelta } from '../../adapters/contract/watch';
 import { disposeAll, rejection } from '../support/harness';
 import { until } from '../support/until';
 import { FIXTURES, type ContractBackend } from './backends';
-import { CORE_CALLS, CORE_CAPABILITIES, createsPending, facetReport, tracksChanges } from './capability-facets';
+import { CORE_CALLS, CORE_CAPABILITIES, changeTracking, createsPending, facetReport, watching } from './capability-facets';
 
 /** A batch answer as the test compares it: the volume's id, null, or 'error'. */
 const answer = (v: Volume | null | Error): string | null => (v instanceof Error ? 'error' : v === null ? null : v.ref.nativeId);
@@ -32,20 +33,21 @@ async function allPages(b: VolumeBackend, scope: string, limit: number, o: CallO
 const listed = (pages: Array<BackendPage<Volume>>): string[] => pages.flatMap((p) => p.items.map((i) => i.item.ref.nativeId));
 
 /**
- * Follows an accepted change to its end through `checkChange` as the operation tracker does (the
+ * Follows an accepted change to its end through the `trackedChanges` facet as the operation tracker does (the
  * rule goes through JSON between checks, as into the operation store); 'DONE AT ONCE' when nothing
  * was pending, else the final progress state.
  */
 async function finish(t: ContractBackend, accepted: Accepted<unknown>): Promise<string> {
   if (accepted.pending === null) return 'DONE AT ONCE';
-  const b = t.backend;
-  if (!tracksChanges(b)) throw new Error('a pending change from a backend that cannot check changes');
+  const tracking = changeTracking(t.backend);
+  if (!tracking) throw new Error('a pending change from a backend that cannot check changes');
   let rule = JSON.parse(JSON.stringify(accepted.pending.rule)) as CompletionRule;
   let last: ChangeCheck | undefined;
   await until(async () => {
-    last = await b.checkChange(rule, t.caller);
-    rule = JSON.parse(JSON.stringify({ ...rule, seen: last.seen })) as CompletionRule;
-    return last.progress.state !== 'RUNNING';
+    const check = await tracking.checkChange(rule, t.caller);
+    last = check;
+    rule = JSON.parse(JSON.stringify({ ...rule, seen: check.seen })) as CompletionRule;
+    return check.progress.state !== 'RUNNING';
   }, () => `the pending change ${accepted.pending!.rule.name} to end; last check ${JSON.stringify(last)}`);
   return last!.progress.state;
 }
@@ -152,11 +154,11 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('VolumeBackend contract
 
   describe('watching', () => {
     it("reports a delta for a volume added through the simulator's control API", async () => {
-      const b = t.backend;
-      expect(isWatchable(b)).toBe(true);
-      if (!isWatchable(b)) return;
+      const live = watching(t.backend);
+      expect(live).toBeDefined();
+      if (!live) return;
       const deltas: VolumeDelta[] = [];
-      const w = b.createWatcher({ onDeltas: (d) => deltas.push(...d) });
+      const w = live.createWatcher({ onDeltas: (d) => deltas.push(...d) });
       if ('unavailable' in w) throw new Error(`no watcher: ${w.unavailable}`);
       try {
         w.start();

@@ -7,7 +7,6 @@
  */
 import { execute, parse } from 'graphql';
 import type { VolumeBackend } from '../../adapters/contract/backend';
-import { hasTrackedChanges } from '../../adapters/contract/capabilities';
 import { createRegistry } from '../../server/backends';
 import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/module';
 import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/module';
@@ -61,7 +60,7 @@ export interface Subscription {
  */
 export async function startLive(backends: BackendConfig[], o: { hub?: Partial<LiveHubOptions>; log?: MemoryEventLogOptions; logInstance?: MemoryEventLog } = {}): Promise<LiveUnderTest> {
   const registry = createRegistry(backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })));
-  const operations = new OperationTracker({ changes: (id) => { const b = registry.find(id); return b && hasTrackedChanges(b) ? b : undefined; }, pollMs: 50, maxPollMs: 100 });
+  const operations = new OperationTracker({ changes: (id) => registry.find(id)?.trackedChanges, pollMs: 50, maxPollMs: 100 });
   const services: GatewayServices = { registry, operations, idempotency: new MemoryIdempotencyStore() };
   const schema = buildGatewaySchema();
   const log = o.logInstance ?? new MemoryEventLog(o.log);

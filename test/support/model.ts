@@ -1,8 +1,9 @@
 /** Unified-model objects for unit tests of backend-neutral code (diffs, logs, fan-out). */
 import type { Attachment, Volume } from '../../adapters/contract/model';
+import { serverConsumer, type CinderVolumeDetails } from '../../adapters/openstack/model';
 
 /** A Cinder volume in project `p1` of backend `os`, with the given overrides. */
-export function cinderVolume(id: string, o: Partial<Volume> = {}): Volume {
+export function cinderVolume(id: string, o: Partial<Volume<CinderVolumeDetails>> = {}): Volume<CinderVolumeDetails> {
   return {
     __typename: 'Volume',
     ref: { backend: 'os', namespace: 'p1', nativeId: id },
@@ -46,7 +47,7 @@ export function serverAttachment(volume: Volume, serverId: string, o: Partial<At
     backendState: 'attached',
     stateReason: null,
     access: 'READ_WRITE',
-    consumer: { __typename: 'VolumeServerConsumer', serverId, backend: volume.ref.backend },
+    consumer: serverConsumer(serverId, volume.ref.backend),
     device: '/dev/vdb',
     attachedAt: '2026-11-24T10:01:00.000000Z',
     nativeId: `att-${serverId}`,

@@ -1,6 +1,8 @@
 /** Watcher deltas → typed changes: the same rules for every backend. */
+import { defineCarriedDetails } from '../../adapters/contract/details';
 import { changesOf } from '../../subscriptions/events/diff';
 import { Transitions } from '../../subscriptions/events/transitions';
+import type { Attachment } from '../../adapters/contract/model';
 import { cinderVolume, serverAttachment } from '../support/model';
 
 const at = '2026-11-24T10:02:00.000Z';
@@ -45,7 +47,7 @@ describe('changesOf', () => {
 
   it('should report Nomad claims as CLAIMED and RELEASED, keyed by allocation and node', () => {
     const v = cinderVolume('n');
-    const claim = { ...serverAttachment(v, 'alloc-1'), consumer: { __typename: 'VolumeAllocationConsumer' as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'running', desiredStatus: 'run', createdAt: null, updatedAt: null } };
+    const claim = { ...serverAttachment(v, 'alloc-1'), consumer: { __typename: 'VolumeAllocationConsumer' as const, claim: true as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'running', desiredStatus: 'run', createdAt: null, updatedAt: null } };
     const claimed = changesOf({ before: v, after: { ...v, attachments: [claim] }, observedAt: at });
     expect(claimed).toEqual([expect.objectContaining({ type: 'CLAIMED', keys: { consumer: 'alloc-1', node: 'node-1' } })]);
     expect(changesOf({ before: { ...v, attachments: [claim] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['RELEASED']);
@@ -55,7 +57,7 @@ describe('changesOf', () => {
 describe('changesOf, a Nomad claim released in two steps', () => {
   it('should report DETACHING while the claim is being released and RELEASED once it is gone, not RELEASED twice', () => {
     const v = cinderVolume('n');
-    const consumer = { __typename: 'VolumeAllocationConsumer' as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'complete', desiredStatus: 'stop', createdAt: null, updatedAt: null };
+    const consumer = { __typename: 'VolumeAllocationConsumer' as const, claim: true as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'complete', desiredStatus: 'stop', createdAt: null, updatedAt: null };
     const claim = { ...serverAttachment(v, 'alloc-1'), consumer };
     const releasing = { ...claim, state: 'DETACHING' as const };
     expect(changesOf({ before: { ...v, attachments: [claim] }, after: { ...v, attachments: [releasing] }, observedAt: at }).map((c) => c.type)).toEqual(['DETACHING']);
@@ -66,7 +68,7 @@ describe('changesOf, a Nomad claim released in two steps', () => {
 describe('changesOf, one event per transition', () => {
   const claimOf = (v: ReturnType<typeof cinderVolume>, times: string | null) => ({
     ...serverAttachment(v, 'alloc-1'),
-    consumer: { __typename: 'VolumeAllocationConsumer' as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'running', desiredStatus: 'run', createdAt: times, updatedAt: times },
+    consumer: { __typename: 'VolumeAllocationConsumer' as const, claim: true as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'running', desiredStatus: 'run', createdAt: times, updatedAt: times },
   });
 
   it('should send nothing when only write stamps and mirrors moved (a Nomad restart re-read, a claim checkpoint)', () => {
@@ -98,6 +100,35 @@ describe('changesOf, one event per transition', () => {
     expect(changesOf({ before: inUse, after: detaching, observedAt: at }).map((c) => c.type)).toEqual(['DETACHING']);
     // Without an attachment that says so, the status move is the only news: it is sent.
     expect(changesOf({ before: v, after: cinderVolume('a', { status: 'RESERVED', backendStatus: 'reserved' }), observedAt: at }).map((c) => c.type)).toEqual(['STATUS_CHANGED']);
+  });
+});
+
+describe('changesOf, consumers of any backend', () => {
+  // A backend the diff has never heard of: its consumer types are its own, and only their neutral
+  // part (ConsumerBase: claim, nodeId, serverId) decides the change types and the match keys.
+  const v = cinderVolume('x');
+  const as = (consumerId: string, consumer: Attachment['consumer']): Attachment => ({ ...serverAttachment(v, consumerId), consumer });
+
+  it("should report a claiming consumer's arrival and going as CLAIMED and RELEASED, keyed by its node", () => {
+    const claim = as('job-7', { __typename: 'LabJobConsumer', claim: true, nodeId: 'rack-2' });
+    const claimed = changesOf({ before: v, after: { ...v, attachments: [claim] }, observedAt: at });
+    expect(claimed).toEqual([expect.objectContaining({ type: 'CLAIMED', keys: { consumer: 'job-7', node: 'rack-2' } })]);
+    expect(changesOf({ before: { ...v, attachments: [claim] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['RELEASED']);
+  });
+
+  it('should report an attaching consumer as ATTACHED and DETACHED, keyed by its server', () => {
+    const attached = as('vm-3', { __typename: 'LabMachineConsumer', serverId: 'vm-3' });
+    expect(changesOf({ before: v, after: { ...v, attachments: [attached] }, observedAt: at })).toEqual([expect.objectContaining({ type: 'ATTACHED', keys: { consumer: 'vm-3', server: 'vm-3' } })]);
+    expect(changesOf({ before: { ...v, attachments: [attached] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['DETACHED']);
+  });
+});
+
+describe('changesOf, details of any backend', () => {
+  it('should make no change of the detail fields a backend declared carried, and UPDATED of the others', () => {
+    defineCarriedDetails('LabVolumeDetails', ['revision']);
+    const lab = (revision: number, tier: string) => ({ ...cinderVolume('l'), details: { __typename: 'LabVolumeDetails', revision, tier } });
+    expect(changesOf({ before: lab(1, 'gold'), after: lab(2, 'gold'), observedAt: at })).toEqual([]);
+    expect(changesOf({ before: lab(2, 'gold'), after: lab(3, 'silver'), observedAt: at })).toEqual([expect.objectContaining({ type: 'UPDATED', changedFields: ['details'] })]);
   });
 });
 

@@ -4,9 +4,10 @@
  * by microversion and by the caller's role, so every optional key is read defensively. No other
  * file reads a Cinder wire field.
  */
-import type { CinderActionResult, CinderVolumeMigrationStatus } from '../../cinder-action';
+import type { CinderActionResult, CinderVolumeMigrationStatus } from '../cinder-action';
 import { sortedPairs } from '../../contract/key-values';
-import type { Attachment, AttachmentState, CinderVolumeStatus, Snapshot, Volume, VolumeStatus } from '../../contract/model';
+import type { Attachment, AttachmentState, Snapshot, Volume, VolumeStatus } from '../../contract/model';
+import { hostConsumer, serverConsumer, type CinderVolumeDetails, type CinderVolumeStatus } from '../model';
 
 export const GIB = 1024 ** 3;
 
@@ -186,7 +187,7 @@ export const nextMarker = (items: ReadonlyArray<{ id: string }>, links: Links[] 
   links?.some((l) => l.rel === 'next') && items.length > 0 ? items[items.length - 1]!.id : null;
 
 /** A Cinder volume (list detail or show) → unified volume, complete (Cinder has no stubs). */
-export function toVolume(backend: string, projectId: string, v: CinderVolume): Volume {
+export function toVolume(backend: string, projectId: string, v: CinderVolume): Volume<CinderVolumeDetails> {
   const ref = { backend, namespace: v['os-vol-tenant-attr:tenant_id'] ?? projectId, nativeId: v.id };
   // While Cinder is detaching, the attachments it still lists are on their way out.
   const state: AttachmentState = v.status === 'detaching' ? 'DETACHING' : 'ATTACHED';
@@ -200,7 +201,7 @@ export function toVolume(backend: string, projectId: string, v: CinderVolume): V
     backendState: 'attached',
     stateReason: null,
     access,
-    consumer: a.server_id ? { __typename: 'VolumeServerConsumer', serverId: a.server_id, backend } : { __typename: 'VolumeHostConsumer', hostName: a.host_name },
+    consumer: a.server_id ? serverConsumer(a.server_id, backend) : hostConsumer(a.host_name),
     device: a.device,
     attachedAt: isoTime(a.attached_at),
     nativeId: a.attachment_id,
@@ -271,7 +272,7 @@ export function toHostAttachment(backend: string, projectId: string, a: CinderAt
     backendState: a.status,
     stateReason: ATTACHMENT_STATE[a.status] ? null : `Cinder reports the attachment as "${a.status}"`,
     access: a.attach_mode === 'ro' ? 'READ_ONLY' : 'READ_WRITE',
-    consumer: a.instance ? { __typename: 'VolumeServerConsumer', serverId: a.instance, backend } : { __typename: 'VolumeHostConsumer', hostName: null },
+    consumer: a.instance ? serverConsumer(a.instance, backend) : hostConsumer(null),
     device: null,
     attachedAt: isoTime(a.attached_at),
     nativeId: a.id,

@@ -4,7 +4,9 @@
  * Keys vary by microversion and role (backends.md 3.2), so optional keys are read defensively.
  * No other file reads a Nova wire field.
  */
-import type { Attachment, NovaServer, Volume } from '../../contract/model';
+import type { AttachTarget } from '../../contract/backend';
+import type { Attachment, ComputeServer, Volume, VolumeRef } from '../../contract/model';
+import { cinderDetails, isServerConsumer, serverConsumer } from '../model';
 import { sanitizeUpstreamMessage } from '../../http/upstream-message';
 
 export interface NovaServerView {
@@ -60,7 +62,7 @@ export interface Links {
   href: string;
 }
 
-export function toServer(backend: string, projectId: string, s: NovaServerView): NovaServer {
+export function toServer(backend: string, projectId: string, s: NovaServerView): ComputeServer {
   return {
     backend,
     projectId: s.tenant_id ?? projectId,
@@ -86,12 +88,31 @@ export function toStartedAttachment(backend: string, projectId: string, a: NovaV
     backendState: null,
     stateReason: null,
     access: 'READ_WRITE',
-    consumer: { __typename: 'VolumeServerConsumer', serverId: a.serverId, backend },
+    consumer: serverConsumer(a.serverId, backend),
     device: a.device ?? null,
     attachedAt: null,
     nativeId: a.attachment_id ?? null,
     tag: a.tag ?? null,
     deleteOnTermination: a.delete_on_termination ?? null,
+  };
+}
+
+/** An attach to a server the gateway accepted and Nova answered without a body (≥ 2.101): the attachment, starting. */
+export function toRequestedAttachment(ref: VolumeRef, t: Extract<AttachTarget, { kind: 'server' }>): Attachment {
+  return {
+    __typename: 'VolumeAttachment',
+    volume: ref,
+    consumerId: t.serverId,
+    state: 'ATTACHING',
+    backendState: null,
+    stateReason: null,
+    access: 'READ_WRITE',
+    consumer: serverConsumer(t.serverId, ref.backend),
+    device: t.device ?? null,
+    attachedAt: null,
+    nativeId: null,
+    tag: t.tag ?? null,
+    deleteOnTermination: t.deleteOnTermination ?? null,
   };
 }
 
@@ -104,9 +125,9 @@ export function toStartedAttachment(backend: string, projectId: string, a: NovaV
 export function toServerAttachment(backend: string, projectId: string, a: NovaVolumeAttachment, volume: Volume | null): Attachment {
   const serverId = a.serverId.toLowerCase();
   const base = toStartedAttachment(backend, volume?.ref.namespace ?? projectId, a);
-  const inCinder = volume?.attachments.find((x) => x.consumer.__typename === 'VolumeServerConsumer' && x.consumer.serverId.toLowerCase() === serverId);
+  const inCinder = volume?.attachments.find((x) => isServerConsumer(x.consumer) && x.consumer.serverId.toLowerCase() === serverId);
   if (inCinder) return { ...base, state: inCinder.state, backendState: inCinder.backendState, attachedAt: inCinder.attachedAt, nativeId: base.nativeId ?? inCinder.nativeId, access: inCinder.access };
-  const status = volume?.details.__typename === 'CinderVolumeDetails' ? volume.details.cinderStatus : null;
+  const status = cinderDetails(volume)?.cinderStatus ?? null;
   if (status === 'RESERVED' || status === 'ATTACHING') return { ...base, backendState: volume!.backendStatus };
   if (status === 'DETACHING') return { ...base, state: 'DETACHING', backendState: volume!.backendStatus };
   const cinderSays = volume === null ? 'Cinder has no such volume' : `Cinder shows the volume ${volume.backendStatus ?? 'in an unknown status'} with no attachment to this server`;

@@ -3,8 +3,10 @@
  * action table maps each to its wire key, body, minimum microversion and completion rule; nothing
  * outside `adapters/openstack/` knows the wire words.
  */
-import type { HostConnector } from './contract/backend';
-import type { CinderVolumeStatus, KeyValue } from './contract/model';
+import type { HostConnector } from '../contract/backend';
+import type { VolumeActionResult } from '../contract/capabilities';
+import type { KeyValue } from '../contract/model';
+import type { CinderVolumeStatus } from './model';
 
 /** Attach status a reset may set. */
 export type CinderVolumeAttachStatus = 'ATTACHED' | 'DETACHED';
@@ -41,14 +43,5 @@ export type CinderAction =
 /** The unified action names. */
 export type CinderActionName = CinderAction['action'];
 
-/** What a Cinder action returns besides the volume itself. */
-export interface CinderActionResult {
-  /** setImageMetadata: all image metadata after the action. */
-  imageMetadata?: KeyValue[];
-  /** initializeConnection only: the driver's connection info (secret-bearing; never logged). */
-  connectionInfo?: unknown;
-  /** completeMigration: the id Cinder kept. */
-  savedVolumeId?: string;
-  /** uploadToImage: the Glance image being created. */
-  image?: { id: string; name: string; diskFormat: string | null; containerFormat: string | null };
-}
+/** What a Cinder action returns besides the volume itself (the contract's neutral result). */
+export type CinderActionResult = VolumeActionResult;

@@ -1,0 +1,28 @@
+/** The memory backend's part of the unified model: what it holds of a volume beyond the core, and its consumers. */
+import type { ConsumerBase, KeyValue, VolumeDetails, VolumeRef } from '../contract/model';
+
+/** A memory volume's details (schema/memory/volume.graphql). */
+export interface MemoryVolumeDetails extends VolumeDetails {
+  __typename: 'MemoryVolumeDetails';
+  /** The volume these details belong to. */
+  ref: VolumeRef;
+  description: string | null;
+  /** User metadata, sorted by key. */
+  metadata: KeyValue[];
+  /** Snapshots held of this volume. */
+  snapshotCount: number;
+}
+
+/** A host holding a memory volume: the schema's `VolumeHostConsumer`. */
+export interface MemoryHostConsumer extends ConsumerBase {
+  __typename: 'VolumeHostConsumer';
+  hostName: string;
+  /** The host, as `attachmentChanged` node targets and the list's node filter match it. */
+  nodeId: string;
+}
+
+/** The host consumer of an attachment to `host`. */
+export const hostConsumer = (host: string): MemoryHostConsumer => ({ __typename: 'VolumeHostConsumer', hostName: host, nodeId: host });
+
+/** The details of a memory volume, whatever the model's type says (a memory volume has no others). */
+export const memoryDetails = (d: VolumeDetails): MemoryVolumeDetails | undefined => (d.__typename === 'MemoryVolumeDetails' ? (d as MemoryVolumeDetails) : undefined);
