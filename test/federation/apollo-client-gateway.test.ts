@@ -165,7 +165,7 @@ describe('@apollo/client against the v2 gateway', () => {
   it('resolves fragments on the unions (VolumeDetails, VolumeConsumer, VolumeOperationTarget) in the cache only with possibleTypes', async () => {
     expect(possibleTypes).toEqual({
       VolumeConsumer: ['VolumeAllocationConsumer', 'VolumeHostConsumer', 'VolumeServerConsumer'],
-      VolumeDetails: ['CinderVolumeDetails', 'NomadVolumeDetails'],
+      VolumeDetails: ['CinderVolumeDetails', 'MemoryVolumeDetails', 'NomadVolumeDetails'],
       VolumeOperationTarget: ['Volume', 'VolumeSnapshot'],
     });
     const id = await idOf('gamma');
