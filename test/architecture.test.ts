@@ -164,7 +164,7 @@ describe('wire words stay in the backend folders', () => {
   });
 
   it('should use no Nomad wire field outside adapters/nomad/', () => {
-    const wire = readFileSync(join(root, 'adapters/nomad/results-wire.ts'), 'utf8');
+    const wire = readFileSync(join(root, 'adapters/nomad/wire/types.ts'), 'utf8');
     const names = new Set([...wire.matchAll(/^\s+([A-Z][A-Za-z]+)\??:/gm)].map((m) => m[1]!).filter((n) => n.length >= 6 && /[a-z][A-Z]/.test(n)));
     expect(names.size).toBeGreaterThan(20);
     const offending = neutralFiles().flatMap((f) => {

@@ -33,14 +33,14 @@ import type { TransportOptions } from '../http/transport';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import { nomadDetails, type NomadVolumeDetails } from './model';
 import { NomadClient } from './client';
-import { equalsAll } from './filter';
+import { equalsAll } from './volumes/filter';
 // Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
 import './ids';
-import * as req from './requests';
-import { toExternalVolume, toPlugin, toPluginFromStub, toSnapshot } from './results-catalog';
-import { toVolume, toVolumeFromStub, volumePosition } from './results-volumes';
-import { NomadWatcher, type NomadWatchTuning } from './watch';
-import { WatchConnection } from './watch-connection';
+import * as req from './volumes/requests';
+import { toExternalVolume, toPlugin, toPluginFromStub, toSnapshot } from './plugins/results';
+import { toVolume, toVolumeFromStub, volumePosition } from './volumes/results';
+import { NomadWatcher, type NomadWatchTuning } from './watch/watcher';
+import { WatchConnection } from './watch/connection';
 
 /** Options of a {@link NomadBackend}: the transport's, the service token and the watcher's tuning. */
 export interface NomadBackendOptions extends TransportOptions {

@@ -5,7 +5,7 @@
  * version of this is test/gateway/hung-backend.test.ts.
  */
 import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/http/breaker';
-import { withDefaults } from '../../adapters/nomad/watch-tuning';
+import { withDefaults } from '../../adapters/nomad/watch/tuning';
 import { startWatch, type WatchUnderTest } from './nomad-watch-helpers';
 
 describe('the Nomad watcher and its breaker', () => {

@@ -1,9 +1,9 @@
 import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, encodeGlobalId } from '../../adapters/contract/ids';
 import { pathSegment } from '../../adapters/contract/input';
 import { decodeCursor, encodeCursor } from '../../adapters/listing';
-import { quote } from '../../adapters/nomad/filter';
+import { quote } from '../../adapters/nomad/volumes/filter';
 import { parseNomadJson } from '../../adapters/nomad/client';
-import { nanosToIso, attachmentState } from '../../adapters/nomad/results';
+import { nanosToIso, attachmentState } from '../../adapters/nomad/wire/scalars';
 import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
 // The backends' identifier schemes, as loading their backends defines them.
 import '../../adapters/nomad/ids';

@@ -10,9 +10,9 @@
  *   `readers=<n> writers=<n> schedulable=<bool>`.
  * - Attachment (a claim): from the claiming allocation, see {@link attachmentState}.
  */
-import type { AccessMode, AttachmentMode, AttachmentState, Topology, VolumeStatus } from '../contract/model';
-import { sortedPairs } from '../contract/key-values';
-import type { Int, WireAllocStub, WireTopology } from './results-wire';
+import type { AccessMode, AttachmentMode, AttachmentState, Topology, VolumeStatus } from '../../contract/model';
+import { sortedPairs } from '../../contract/key-values';
+import type { Int, WireAllocStub, WireTopology } from './types';
 
 // ---- modes --------------------------------------------------------------------------------
 

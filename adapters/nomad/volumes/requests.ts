@@ -3,13 +3,13 @@
  * its path (via `urls.ts`), its query and body, and returns wire data plus query meta. Nomad
  * answers 200 for every success (backends.md 1.1), so there is no per-call status list.
  */
-import type { CallOptions, SnapshotSpec, VolumeSpec } from '../contract/backend';
-import { stringMap } from '../contract/key-values';
-import { BadUserInputError, GatewayError, NotFoundError, UnauthenticatedError } from '../contract/errors';
-import { byteCount, headerText } from '../contract/input';
-import type { KeyValue, Topology } from '../contract/model';
-import type { NomadCall, NomadClient, NomadResult } from './client';
-import { NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from './results';
+import type { CallOptions, SnapshotSpec, VolumeSpec } from '../../contract/backend';
+import { stringMap } from '../../contract/key-values';
+import { BadUserInputError, GatewayError, NotFoundError, UnauthenticatedError } from '../../contract/errors';
+import { byteCount, headerText } from '../../contract/input';
+import type { KeyValue, Topology } from '../../contract/model';
+import type { NomadCall, NomadClient, NomadResult } from '../client';
+import { NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from '../wire/scalars';
 import type {
   WireExternalList,
   WirePlugin,
@@ -19,7 +19,7 @@ import type {
   WireVolume,
   WireVolumeStub,
   WireVolumeWriteReply,
-} from './results-wire';
+} from '../wire/types';
 import * as urls from './urls';
 
 /** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (backends.md 1.4.1). */

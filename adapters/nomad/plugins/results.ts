@@ -2,10 +2,10 @@
  * What Nomad knows beside its volumes, in the unified model: CSI plugins, the snapshots their
  * controllers hold, and provider volumes as a controller lists them (known to Nomad or not).
  */
-import type { ControllerFeature, ExternalVolume, Plugin, PluginInstance, Snapshot, VolumeRef } from '../contract/model';
-import { sortedPairs } from '../contract/key-values';
-import { nonEmpty, num, secondsToIso, topology } from './results';
-import type { WireCSIInfo, WireExternalVolume, WirePlugin, WirePluginStub, WireSnapshot } from './results-wire';
+import type { ControllerFeature, ExternalVolume, Plugin, PluginInstance, Snapshot, VolumeRef } from '../../contract/model';
+import { sortedPairs } from '../../contract/key-values';
+import { nonEmpty, num, secondsToIso, topology } from '../wire/scalars';
+import type { WireCSIInfo, WireExternalVolume, WirePlugin, WirePluginStub, WireSnapshot } from '../wire/types';
 
 export function toExternalVolume(backend: string, pluginId: string, w: WireExternalVolume): ExternalVolume {
   return {

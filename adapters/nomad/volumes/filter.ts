@@ -8,7 +8,7 @@
  * string (`\\` → `\`). So a value without a backtick is sent raw in backticks; one with a
  * backtick but no `"` in double quotes with `\` doubled; one with both cannot be expressed.
  */
-import { BadUserInputError } from '../contract/errors';
+import { BadUserInputError } from '../../contract/errors';
 
 export function quote(value: string, argument = 'filter'): string {
   if (!value.includes('`')) return `\`${value}\``;

@@ -3,7 +3,7 @@
  * paths. Ids were already checked by `adapters/input.ts`; encoding here is defence in depth, and
  * `pathSegment` refuses (BAD_USER_INPUT, never a URIError) what no encoding makes safe.
  */
-import { pathSegment } from '../contract/input';
+import { pathSegment } from '../../contract/input';
 
 const seg = (id: string): string => pathSegment(id);
 

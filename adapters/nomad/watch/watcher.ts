@@ -19,23 +19,23 @@
  * - Reads, lists and view updates run one at a time (a serial queue), so a volume's deltas keep
  *   the order the backend made them in.
  */
-import type { CallOptions } from '../contract/backend';
-import type { Breaker } from '../http/breaker';
-import { mapSettled } from '../http/concurrency';
-import { NotFoundError } from '../contract/errors';
-import type { Volume, VolumeRef } from '../contract/model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../contract/watch';
-import type { NomadClient } from './client';
-import * as req from './requests';
-import { num } from './results';
-import { toVolume } from './results-volumes';
-import type { WireEventFrame, WireVolumeStub } from './results-wire';
-import type { WatchConnection } from './watch-connection';
-import { StreamLiveness } from './watch-liveness';
-import { Pauses, withDefaults, type NomadWatchTuning } from './watch-tuning';
-import { refKey, WatchView } from './watch-view';
+import type { CallOptions } from '../../contract/backend';
+import type { Breaker } from '../../http/breaker';
+import { mapSettled } from '../../http/concurrency';
+import { NotFoundError } from '../../contract/errors';
+import type { Volume, VolumeRef } from '../../contract/model';
+import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../../contract/watch';
+import type { NomadClient } from '../client';
+import * as req from '../volumes/requests';
+import { num } from '../wire/scalars';
+import { toVolume } from '../volumes/results';
+import type { WireEventFrame, WireVolumeStub } from '../wire/types';
+import type { WatchConnection } from './connection';
+import { StreamLiveness } from './liveness';
+import { Pauses, withDefaults, type NomadWatchTuning } from './tuning';
+import { refKey, WatchView } from './view';
 
-export type { NomadWatchTuning } from './watch-tuning';
+export type { NomadWatchTuning } from './tuning';
 
 /** What a watcher needs from its backend. */
 export interface NomadWatchDeps {

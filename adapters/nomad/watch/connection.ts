@@ -6,13 +6,13 @@
  * transport records calls (never headers or bodies).
  */
 import { Pool, type Dispatcher } from 'undici';
-import type { CallOptions } from '../contract/backend';
-import { BackendUnavailableError, GatewayError } from '../contract/errors';
-import { checkOutgoing } from '../http/headers';
-import type { CallRecord } from '../http/transport';
-import { nomadHeaders, parseNomadJson, queryMeta, type NomadCall, type NomadResult } from './client';
-import { errorFromResponse } from './errors';
-import { eventStreamCall } from './requests';
+import type { CallOptions } from '../../contract/backend';
+import { BackendUnavailableError, GatewayError } from '../../contract/errors';
+import { checkOutgoing } from '../../http/headers';
+import type { CallRecord } from '../../http/transport';
+import { nomadHeaders, parseNomadJson, queryMeta, type NomadCall, type NomadResult } from '../client';
+import { errorFromResponse } from '../errors';
+import { eventStreamCall } from '../volumes/requests';
 
 /** What opening the event stream came to: the stream (maybe with fewer topics, `note` says why), or why to fall back to blocking queries. */
 export type EventStreamOpening = { lines: AsyncIterable<string>; topics: readonly string[]; note: string | null } | { fallback: string };

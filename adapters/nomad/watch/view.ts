@@ -3,11 +3,11 @@
  * index from claiming allocation to volumes (Allocation events name the allocation only), and
  * what a fresh volume list says must be read again. Pure bookkeeping: no I/O.
  */
-import type { Volume, VolumeRef } from '../contract/model';
-import { nomadDetails } from './model';
-import type { VolumeDelta } from '../contract/watch';
-import { num } from './results';
-import type { WireVolumeStub } from './results-wire';
+import type { Volume, VolumeRef } from '../../contract/model';
+import { nomadDetails } from '../model';
+import type { VolumeDelta } from '../../contract/watch';
+import { num } from '../wire/scalars';
+import type { WireVolumeStub } from '../wire/types';
 
 /** The view's key of a volume: namespace and id. */
 export const viewKey = (namespace: string, id: string): string => `${namespace}\u0000${id}`;

@@ -4,8 +4,8 @@
  * counts and health come from fields both shapes carry, so a volume looks the same in a list
  * and in a read (docs/nomad.md).
  */
-import type { Attachment, AttachmentAccess, Volume, VolumeRef } from '../contract/model';
-import type { AllocationConsumer, NomadVolumeDetails, NomadVolumeFull } from './model';
+import type { Attachment, AttachmentAccess, Volume, VolumeRef } from '../../contract/model';
+import type { AllocationConsumer, NomadVolumeDetails, NomadVolumeFull } from '../model';
 import {
   accessMode,
   attachmentMode,
@@ -17,9 +17,9 @@ import {
   num,
   topologies,
   volumeStatus,
-} from './results';
-import { sortedPairs } from '../contract/key-values';
-import type { WireAllocStub, WireVolume, WireVolumeStub } from './results-wire';
+} from '../wire/scalars';
+import { sortedPairs } from '../../contract/key-values';
+import type { WireAllocStub, WireVolume, WireVolumeStub } from '../wire/types';
 
 /** The token that resumes a volume listing at this stub: `<namespace>.<id>` (backends.md 1.3). */
 export const volumePosition = (w: { Namespace: string; ID: string }): string => `${w.Namespace}.${w.ID}`;
