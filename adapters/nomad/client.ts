@@ -1,6 +1,6 @@
 /**
  * Nomad HTTP client: auth header, body parsing, meta headers and error mapping around the shared
- * transport. Request functions in `requests.ts` call `call()`; nothing else talks to Nomad.
+ * transport. The `requests.ts` of each folder call `call()`; nothing else talks to Nomad.
  */
 import type { CallOptions } from '../contract/backend';
 import { BackendError } from '../contract/errors';
@@ -45,7 +45,7 @@ const BIG_INTEGER_MEMBER = /([{,]\s*"[^"\\]*"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g;
 
 /**
  * Parses Nomad JSON without losing precision: integers of 16+ digits (nanosecond timestamps,
- * beyond 2^53) arrive as decimal strings; `results.ts` converts them exactly. Native
+ * beyond 2^53) arrive as decimal strings; `wire/scalars.ts` converts them exactly. Native
  * `JSON.parse` after one regex pass is about three times faster than a lossless JS parser (measured on the read fixture).
  */
 export function parseNomadJson(text: string): unknown {

@@ -3,7 +3,7 @@
  * and a watcher whose deltas and statuses are recorded. Waits poll conditions, never fixed sleeps.
  */
 import type { NomadBackendOptions } from '../../adapters/nomad/backend';
-import type { NomadWatchTuning } from '../../adapters/nomad/watch/watcher';
+import type { NomadWatchTuning } from '../../adapters/nomad/watch';
 import type { VolumeDelta, VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
 import type { NomadSimulatorOptions } from '../../simulators/nomad';
 import { MGMT, startNomadBackend, type NomadUnderTest } from './nomad-helpers';

@@ -3,7 +3,8 @@ import { pathSegment } from '../../adapters/contract/input';
 import { decodeCursor, encodeCursor } from '../../adapters/listing';
 import { quote } from '../../adapters/nomad/volumes/filter';
 import { parseNomadJson } from '../../adapters/nomad/client';
-import { nanosToIso, attachmentState } from '../../adapters/nomad/wire/scalars';
+import { nanosToIso } from '../../adapters/nomad/wire/scalars';
+import { attachmentState } from '../../adapters/nomad/volumes/status';
 import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
 // The backends' identifier schemes, as loading their backends defines them.
 import '../../adapters/nomad/ids';

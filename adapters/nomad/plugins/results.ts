@@ -1,11 +1,11 @@
 /**
- * What Nomad knows beside its volumes, in the unified model: CSI plugins, the snapshots their
- * controllers hold, and provider volumes as a controller lists them (known to Nomad or not).
+ * What Nomad knows beside its volumes, in the unified model: CSI plugins and provider volumes as
+ * a controller lists them (known to Nomad or not). Snapshots are in `snapshots/results.ts`.
  */
-import type { ControllerFeature, ExternalVolume, Plugin, PluginInstance, Snapshot, VolumeRef } from '../../contract/model';
+import type { ControllerFeature, ExternalVolume, Plugin, PluginInstance } from '../../contract/model';
 import { sortedPairs } from '../../contract/key-values';
-import { nonEmpty, num, secondsToIso, topology } from '../wire/scalars';
-import type { WireCSIInfo, WireExternalVolume, WirePlugin, WirePluginStub, WireSnapshot } from '../wire/types';
+import { nonEmpty, num, topology } from '../wire/scalars';
+import type { WireCSIInfo, WireExternalVolume, WirePlugin, WirePluginStub } from '../wire/types';
 
 export function toExternalVolume(backend: string, pluginId: string, w: WireExternalVolume): ExternalVolume {
   return {
@@ -20,40 +20,6 @@ export function toExternalVolume(backend: string, pluginId: string, w: WireExter
     publishedNodeIds: w.PublishedExternalNodeIDs ?? [],
     abnormal: w.IsAbnormal,
     condition: nonEmpty(w.Status),
-  };
-}
-
-/** What the caller knows of a snapshot that the wire entry may lack. */
-export interface KnownSnapshot {
-  /** The plugin asked (list) or used (create). */
-  pluginId: string;
-  /** The name asked for (create replies leave Name empty). */
-  name?: string;
-  /** The Nomad volume it was taken of, when known (entries name only the provider's volume). */
-  sourceVolume?: VolumeRef;
-}
-
-/**
- * Snapshot entries carry only provider fields (backends.md 1.4.9): create replies have an empty
- * PluginID and Name and every entry an empty SourceVolumeID, so the caller passes what it knows.
- * Nomad has no snapshot status or description.
- */
-export function toSnapshot(backend: string, w: WireSnapshot, known: KnownSnapshot): Snapshot {
-  const pluginId = nonEmpty(w.PluginID) ?? known.pluginId;
-  return {
-    __typename: 'VolumeSnapshot',
-    backend,
-    scope: pluginId,
-    nativeId: w.ID,
-    name: nonEmpty(w.Name) ?? known.name ?? null,
-    pluginId,
-    sourceExternalVolumeId: nonEmpty(w.ExternalSourceVolumeID),
-    sourceVolume: known.sourceVolume ?? null,
-    sizeBytes: num(w.SizeBytes),
-    createdAt: secondsToIso(w.CreateTime),
-    ready: w.IsReady,
-    backendStatus: null,
-    description: null,
   };
 }
 

@@ -1,25 +1,17 @@
 /**
- * One function per Nomad wire operation, named with Nomad's own verbs (api/csi.go). Each states
- * its path (via `urls.ts`), its query and body, and returns wire data plus query meta. Nomad
- * answers 200 for every success (backends.md 1.1), so there is no per-call status list.
+ * Nomad's volume calls, one function per wire operation, named with Nomad's own verbs
+ * (api/csi.go). Each states its path (via `urls.ts`), its query and body, and returns wire data
+ * plus query meta. Nomad answers 200 for every success (backends.md 1.1), so there is no
+ * per-call status list. The other folders' `requests.ts` follow the same rule.
  */
-import type { CallOptions, SnapshotSpec, VolumeSpec } from '../../contract/backend';
-import { stringMap } from '../../contract/key-values';
-import { BadUserInputError, GatewayError, NotFoundError, UnauthenticatedError } from '../../contract/errors';
-import { byteCount, headerText } from '../../contract/input';
+import type { CallOptions, VolumeSpec } from '../../contract/backend';
+import { BadUserInputError } from '../../contract/errors';
+import { byteCount } from '../../contract/input';
 import type { KeyValue, Topology } from '../../contract/model';
-import type { NomadCall, NomadClient, NomadResult } from '../client';
-import { NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from '../wire/scalars';
-import type {
-  WireExternalList,
-  WirePlugin,
-  WirePluginStub,
-  WireSnapshotCreateReply,
-  WireSnapshotList,
-  WireVolume,
-  WireVolumeStub,
-  WireVolumeWriteReply,
-} from '../wire/types';
+import type { NomadClient, NomadResult } from '../client';
+import { checkCsiSecrets, secretsHeader } from '../wire/csi-secrets';
+import { goStringMap, NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from '../wire/scalars';
+import type { WireVolume, WireVolumeStub, WireVolumeWriteReply } from '../wire/types';
 import * as urls from './urls';
 
 /** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (backends.md 1.4.1). */
@@ -81,10 +73,8 @@ export interface VolumeRequest {
   CloneID?: string;
 }
 
-/** Pairs → a Go string map; none → left out. */
-const record = (kvs: readonly KeyValue[] | undefined): Record<string, string> | undefined => (kvs && kvs.length > 0 ? stringMap(kvs) : undefined);
 const segments = (ts: Topology[] | undefined): Array<{ Segments: Record<string, string> }> | null =>
-  ts && ts.length > 0 ? ts.map((t) => ({ Segments: record(t.segments) ?? {} })) : null;
+  ts && ts.length > 0 ? ts.map((t) => ({ Segments: goStringMap(t.segments) ?? {} })) : null;
 
 const bytes = (v: number | undefined, argument: string): number | undefined => (v === undefined ? undefined : byteCount(v, argument));
 
@@ -120,9 +110,9 @@ export function volumeRequest(spec: VolumeSpec, how: 'register' | 'create'): Vol
     RequestedCapabilities: n.capabilities.map((c) => ({ AccessMode: NOMAD_ACCESS_MODE[c.accessMode], AttachmentMode: NOMAD_ATTACHMENT_MODE[c.attachmentMode] })),
     MountOptions: n.mountOptions ? { FSType: n.mountOptions.fsType ?? '', MountFlags: n.mountOptions.mountFlags ?? [] } : undefined,
     // Stored with the volume and later merged with header secrets: one rule for both.
-    Secrets: record(checkCsiSecrets(n.secrets, 'input.nomad.secrets')),
-    Parameters: record(n.parameters),
-    Context: record(n.context),
+    Secrets: goStringMap(checkCsiSecrets(n.secrets, 'input.nomad.secrets')),
+    Parameters: goStringMap(n.parameters),
+    Context: goStringMap(n.context),
     RequestedTopologies:
       n.requiredTopologies || n.preferredTopologies ? { Required: segments(n.requiredTopologies), Preferred: segments(n.preferredTopologies) } : undefined,
     SnapshotID: n.snapshotId,
@@ -158,31 +148,6 @@ export function deregister(c: NomadClient, id: string, namespace: string, force:
   return c.call({ method: 'DELETE', path: urls.deregisterVolumeURL(id), endpoint: 'DELETE /v1/volume/csi/:id', query: q, action: `deregistering volume "${id}"` }, o);
 }
 
-/**
- * Checks CSI secrets for `X-Nomad-CSI-Secrets: k1=v1,k2=v2` (backends.md 1.4.6). Nomad splits the
- * header on `,`, then each pair on its first `=`, and silently drops pairs without one; a later
- * duplicate key wins. So an empty key, a key with `,` or `=`, a value with `,` or a repeated key
- * would smuggle in another secret or lose one: refused, naming e.g. `input.secrets[0].key`,
- * never echoing the secret. Keys and values must also be header text (printable Latin-1).
- */
-export function checkCsiSecrets(secrets: readonly KeyValue[] | undefined, argument: string): KeyValue[] {
-  const seen = new Set<string>();
-  return (secrets ?? []).map((s, i) => {
-    const key = headerText(s.key, `${argument}[${i}].key`);
-    const value = headerText(s.value, `${argument}[${i}].value`);
-    if (key === '' || /[=,]/.test(key)) throw new BadUserInputError(`${argument}[${i}].key must be non-empty and hold no "=" or ",": Nomad splits X-Nomad-CSI-Secrets on them`, `${argument}[${i}].key`);
-    if (value.includes(',')) throw new BadUserInputError(`${argument}[${i}].value must hold no ",": Nomad splits X-Nomad-CSI-Secrets on it`, `${argument}[${i}].value`);
-    if (seen.has(key)) throw new BadUserInputError(`${argument}[${i}].key repeats an earlier key`, `${argument}[${i}].key`);
-    seen.add(key);
-    return { key, value };
-  });
-}
-
-/** The `X-Nomad-CSI-Secrets` header; `secrets` passed {@link checkCsiSecrets}. */
-export function secretsHeader(secrets: KeyValue[]): Record<string, string> {
-  return secrets.length === 0 ? {} : { 'x-nomad-csi-secrets': secrets.map((s) => `${s.key}=${s.value}`).join(',') };
-}
-
 /** Deletes the provider volume, then deregisters it. Empty 200 body. */
 export function deleteVolume(c: NomadClient, id: string, namespace: string, secrets: KeyValue[], o: CallOptions): Promise<NomadResult<void>> {
   return c.call(
@@ -210,134 +175,4 @@ export function detach(c: NomadClient, id: string, namespace: string, nodeId: st
     },
     o,
   );
-}
-
-/** Volumes as the controller plugin sees them. The next token is in the body, not a header. */
-export function listExternal(
-  c: NomadClient,
-  opts: { pluginId: string; namespace: string; perPage?: number; nextToken?: string },
-  o: CallOptions,
-): Promise<NomadResult<WireExternalList>> {
-  const q = new URLSearchParams({ plugin_id: opts.pluginId, namespace: opts.namespace });
-  if (opts.perPage) q.set('per_page', String(opts.perPage));
-  if (opts.nextToken) q.set('next_token', opts.nextToken);
-  return c.call({ method: 'GET', path: urls.listExternalVolumesURL(), endpoint: 'GET /v1/volumes/external', query: q, action: `listing external volumes of plugin "${opts.pluginId}"` }, o);
-}
-
-export interface SnapshotRequest {
-  SourceVolumeID: string;
-  PluginID?: string;
-  Name: string;
-  Secrets?: Record<string, string>;
-  Parameters?: Record<string, string>;
-}
-
-/**
- * The snapshot create body for `spec`. Nomad snapshots have no description, and `force` is
- * Cinder's (Nomad snapshots in-use volumes as the plugin allows): both refused, not dropped.
- */
-export function snapshotRequest(spec: SnapshotSpec): SnapshotRequest {
-  if (spec.description !== undefined) throw new BadUserInputError('Nomad snapshots have no description', 'input.description');
-  if (spec.force) throw new BadUserInputError('force is an OpenStack option; Nomad snapshots in-use volumes as the plugin allows', 'input.force');
-  return {
-    SourceVolumeID: spec.volume.nativeId,
-    PluginID: spec.pluginId,
-    Name: spec.name,
-    Secrets: record(checkCsiSecrets(spec.secrets, 'input.secrets')),
-    Parameters: record(spec.parameters),
-  };
-}
-
-/** Creates snapshots of volumes in `namespace`. Any failure is a 500, even if others were made. */
-export function createSnapshot(c: NomadClient, s: SnapshotRequest, namespace: string, o: CallOptions): Promise<NomadResult<WireSnapshotCreateReply>> {
-  return c.call(
-    {
-      method: 'POST',
-      path: urls.snapshotsURL(),
-      endpoint: 'POST /v1/volumes/snapshot',
-      query: new URLSearchParams({ namespace }),
-      body: { Snapshots: [s] },
-      action: `creating a snapshot of volume "${s.SourceVolumeID}"`,
-    },
-    o,
-  );
-}
-
-export function deleteSnapshot(c: NomadClient, pluginId: string, snapshotId: string, secrets: KeyValue[], o: CallOptions): Promise<NomadResult<void>> {
-  return c.call(
-    {
-      method: 'DELETE',
-      path: urls.snapshotsURL(),
-      endpoint: 'DELETE /v1/volumes/snapshot',
-      query: new URLSearchParams({ plugin_id: pluginId, snapshot_id: snapshotId }),
-      headers: secretsHeader(secrets),
-      action: `deleting snapshot "${snapshotId}"`,
-    },
-    o,
-  );
-}
-
-export function listSnapshots(
-  c: NomadClient,
-  opts: { pluginId: string; perPage?: number; nextToken?: string; secrets: KeyValue[] },
-  o: CallOptions,
-): Promise<NomadResult<WireSnapshotList>> {
-  const q = new URLSearchParams({ plugin_id: opts.pluginId });
-  if (opts.perPage) q.set('per_page', String(opts.perPage));
-  if (opts.nextToken) q.set('next_token', opts.nextToken);
-  return c.call(
-    { method: 'GET', path: urls.snapshotsURL(), endpoint: 'GET /v1/volumes/snapshot', query: q, headers: secretsHeader(opts.secrets), action: `listing snapshots of plugin "${opts.pluginId}"` },
-    o,
-  );
-}
-
-/** CSI plugins, ordered by id; no pagination on the wire. */
-export function listPlugins(c: NomadClient, o: CallOptions): Promise<NomadResult<WirePluginStub[]>> {
-  return c.call({ method: 'GET', path: urls.listPluginsURL(), endpoint: 'GET /v1/plugins', query: new URLSearchParams({ type: 'csi' }), action: 'listing plugins' }, o);
-}
-
-export function readPlugin(c: NomadClient, id: string, o: CallOptions): Promise<NomadResult<WirePlugin>> {
-  return c.call({ method: 'GET', path: urls.readPluginURL(id), endpoint: 'GET /v1/plugin/csi/:id', action: `reading plugin "${id}"` }, o);
-}
-
-/** Address of the Raft leader; needs no ACL, so it serves as the health probe. */
-export function leader(c: NomadClient, o: CallOptions): Promise<NomadResult<string>> {
-  return c.call({ method: 'GET', path: urls.leaderURL(), endpoint: 'GET /v1/status/leader', action: 'probing the leader' }, o);
-}
-
-// ---- the live path (watch.ts) --------------------------------------------------------------
-
-/**
- * `GET /v1/event/stream?topic=…&namespace=*&index=N` (backends.md 1.7): ndjson, read by the
- * watcher's own connection (`watch-connection.ts`), never the pool.
- */
-export function eventStreamCall(topics: readonly string[], index: number): NomadCall {
-  const q = new URLSearchParams({ namespace: '*', index: String(index) });
-  for (const t of topics) q.append('topic', t);
-  return { method: 'GET', path: urls.eventStreamURL(), endpoint: 'GET /v1/event/stream', query: q, action: 'following the event stream' };
-}
-
-/**
- * The volume list in every namespace as a blocking query (backends.md 1.2): answers once the
- * table index passes `index`, or after `waitMs` (plus Nomad's jitter of up to 1/16) unchanged.
- */
-export function blockingListCall(index: number, waitMs: number): NomadCall {
-  const q = new URLSearchParams({ type: 'csi', namespace: '*', index: String(index), wait: `${Math.max(1, Math.round(waitMs))}ms` });
-  return { method: 'GET', path: urls.listVolumesURL(), endpoint: 'GET /v1/volumes', query: q, action: 'watching the volume list' };
-}
-
-/**
- * Whether Nomad knows the credential's token (`GET /v1/acl/token/self`). The CSI endpoints answer
- * an unknown token with the same `403 Permission denied` as a lacking policy; this one answers
- * `ACL token not found` instead. ACLs disabled (400) means every token is as good as any.
- */
-export async function tokenKnown(c: NomadClient, o: CallOptions): Promise<boolean> {
-  try {
-    await c.call({ method: 'GET', path: urls.aclTokenSelfURL(), endpoint: 'GET /v1/acl/token/self', action: 'checking the token' }, o);
-    return true;
-  } catch (err) {
-    if (err instanceof NotFoundError || err instanceof UnauthenticatedError) return false;
-    if (err instanceof GatewayError && err.httpStatus === 400) return true;
-    throw err;
-  }
 }

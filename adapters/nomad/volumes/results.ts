@@ -6,18 +6,8 @@
  */
 import type { Attachment, AttachmentAccess, Volume, VolumeRef } from '../../contract/model';
 import type { AllocationConsumer, NomadVolumeDetails, NomadVolumeFull } from '../model';
-import {
-  accessMode,
-  attachmentMode,
-  attachmentState,
-  attachmentStateReason,
-  bytesOrNull,
-  nanosToIso,
-  nonEmpty,
-  num,
-  topologies,
-  volumeStatus,
-} from '../wire/scalars';
+import { accessMode, attachmentMode, bytesOrNull, nanosToIso, nonEmpty, num, topologies } from '../wire/scalars';
+import { attachmentState, attachmentStateReason, volumeStatus } from './status';
 import { sortedPairs } from '../../contract/key-values';
 import type { WireAllocStub, WireVolume, WireVolumeStub } from '../wire/types';
 

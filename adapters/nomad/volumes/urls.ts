@@ -1,7 +1,8 @@
 /**
- * Every Nomad path the adapter may call, one tiny function per operation. No other file builds
- * paths. Ids were already checked by `adapters/input.ts`; encoding here is defence in depth, and
- * `pathSegment` refuses (BAD_USER_INPUT, never a URIError) what no encoding makes safe.
+ * Every Nomad volume path the adapter may call, one tiny function per operation. Paths are built
+ * in the `urls.ts` of each folder only. Ids were already checked by `adapters/input.ts`; encoding
+ * here is defence in depth, and `pathSegment` refuses (BAD_USER_INPUT, never a URIError) what no
+ * encoding makes safe.
  */
 import { pathSegment } from '../../contract/input';
 
@@ -16,10 +17,3 @@ export const deregisterVolumeURL = volumeURL;
 export const createVolumeURL = (id: string): string => `${volumeURL(id)}/create`;
 export const deleteVolumeURL = (id: string): string => `${volumeURL(id)}/delete`;
 export const detachVolumeURL = (id: string): string => `${volumeURL(id)}/detach`;
-export const listExternalVolumesURL = (): string => '/v1/volumes/external';
-export const snapshotsURL = (): string => '/v1/volumes/snapshot';
-export const listPluginsURL = (): string => '/v1/plugins';
-export const readPluginURL = (id: string): string => `/v1/plugin/csi/${seg(id)}`;
-export const leaderURL = (): string => '/v1/status/leader';
-export const eventStreamURL = (): string => '/v1/event/stream';
-export const aclTokenSelfURL = (): string => '/v1/acl/token/self';

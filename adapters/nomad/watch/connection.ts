@@ -12,7 +12,7 @@ import { checkOutgoing } from '../../http/headers';
 import type { CallRecord } from '../../http/transport';
 import { nomadHeaders, parseNomadJson, queryMeta, type NomadCall, type NomadResult } from '../client';
 import { errorFromResponse } from '../errors';
-import { eventStreamCall } from '../volumes/requests';
+import { eventStreamCall } from './requests';
 
 /** What opening the event stream came to: the stream (maybe with fewer topics, `note` says why), or why to fall back to blocking queries. */
 export type EventStreamOpening = { lines: AsyncIterable<string>; topics: readonly string[]; note: string | null } | { fallback: string };

@@ -1,4 +1,4 @@
-/** Tuning of the Nomad watcher (`watch.ts`, docs/nomad.md "Watching"); every field has a default. */
+/** Tuning of the Nomad watcher (`watcher.ts`, docs/nomad.md "Watching"); every field has a default. */
 export interface NomadWatchTuning {
   /**
    * No line (not even a `{}` heartbeat) for this long: the watcher reports DEGRADED and reconnects.

@@ -2,7 +2,7 @@
  * The live view of one Nomad (docs/nomad.md "Watching"), read with the backend's service token.
  *
  * - Source: `/v1/event/stream` (topics `CSIVolume` and `Allocation`, every namespace) on the
- *   watcher's own connection (`watch-connection.ts`). Event payloads are never mapped (they carry
+ *   watcher's own connection (`connection.ts`). Event payloads are never mapped (they carry
  *   `Allocations: []` and stale health, backends.md 1.7): each event only names a volume to read
  *   again (an Allocation event, the volumes the view has that allocation claiming). Events that
  *   arrive together are coalesced, so one volume is read once per burst: load follows the rate of
@@ -27,6 +27,7 @@ import type { Volume, VolumeRef } from '../../contract/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../../contract/watch';
 import type { NomadClient } from '../client';
 import * as req from '../volumes/requests';
+import { blockingListCall } from './requests';
 import { num } from '../wire/scalars';
 import { toVolume } from '../volumes/results';
 import type { WireEventFrame, WireVolumeStub } from '../wire/types';
@@ -262,7 +263,7 @@ export class NomadWatcher implements VolumeWatcher {
     try {
       while (!this.#stopped && Date.now() < streamAgainAt) {
         const wait = Math.min(this.#t.blockingWaitMs, Math.max(1, streamAgainAt - Date.now()));
-        const call = req.blockingListCall(index, wait);
+        const call = blockingListCall(index, wait);
         const list = await this.#d.connection.get<WireVolumeStub[]>(call, this.#options(), wait + wait / 16 + 10_000);
         index = list.meta.index;
         const refreshClaims = Date.now() - lastClaimRefresh >= this.#t.claimRefreshMs;

@@ -1,6 +1,6 @@
 /**
  * Nomad's wire shapes (backends.md 1.5), in Go field names, as the adapter reads them. Only
- * `adapters/nomad/` imports this module; the `results*` mappers turn these into the model.
+ * `adapters/nomad/` imports this module; the `results.ts` mappers of each folder turn these into the model.
  */
 
 /** A Nomad integer: a number, or a decimal string when it has 16+ digits (see `parseNomadJson`). */

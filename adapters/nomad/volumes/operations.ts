@@ -1,0 +1,118 @@
+/**
+ * The Nomad backend's volume methods: list, read, batch read, create, register, deregister,
+ * delete and detach, over `requests.ts` and mapped by `results.ts`.
+ *
+ * Nomad answers every write once the plugin has finished, so no change is left pending. What
+ * Nomad cannot do is answered with the reason (`UNSUPPORTED_BY_BACKEND`): attaching (allocations
+ * claim volumes when the scheduler places them, backends.md 1.4), detaching from anything but a
+ * client node, and extending (see {@link extendVolume}).
+ */
+import type { Accepted, AttachTarget, BackendPage, CallOptions, DeleteVolumeOptions, DetachTarget, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../../contract/errors';
+import type { Attachment, Volume, VolumeRef } from '../../contract/model';
+import { mapSettled } from '../../http/concurrency';
+import { orNull, type NomadContext } from '../context';
+import { nomadDetails, type NomadVolumeDetails } from '../model';
+import { checkCsiSecrets } from '../wire/csi-secrets';
+import { equalsAll } from './filter';
+import * as req from './requests';
+import { toVolume, toVolumeFromStub, volumePosition } from './results';
+
+const WHY_NO_ATTACH = 'Nomad volumes are claimed by allocations that the scheduler places; run a job that requests the volume';
+const WHY_NODE_ONLY = 'Nomad unpublishes volumes from client nodes only; detach from the node that held the claim';
+/** Real Nomad's CSIVolume.Merge (nomad/structs/csi.go at backends.md N1) replaces both on a re-put. */
+const WHY_NO_EXTEND =
+  'Nomad grows a volume only when its whole specification is created again with a larger capacity, and that replaces ' +
+  'the CSI secrets and mount options stored with the volume, which Nomad never returns (secrets are withheld, mount flags ' +
+  'redacted); create the volume again with its full specification and a larger capacityMinBytes';
+
+export async function listVolumes(ctx: NomadContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
+  // plugin_id with namespace=* returns [] on a real Nomad (backends.md 1.4.1), so across all
+  // namespaces the plugin becomes a filter term instead.
+  const usePluginParam = q.plugin !== undefined && q.namespace !== '*';
+  const filter = equalsAll([
+    ['Name', q.name, 'filter.name'],
+    ['PluginID', usePluginParam ? undefined : q.plugin, 'filter.plugin'],
+  ]);
+  if (q.node !== undefined) return listByNode(ctx, q, filter, o);
+  const { data, meta } = await req.listVolumes(
+    ctx.client,
+    { namespace: q.namespace, pluginId: usePluginParam ? q.plugin : undefined, filter, perPage: q.limit, nextToken: q.token ?? undefined },
+    o,
+  );
+  return { items: (data ?? []).map((w) => ({ item: toVolumeFromStub(ctx.backend, w), position: volumePosition(w) })), next: meta.nextToken };
+}
+
+/** The node_id path answers in map order (backends.md 1.3), so it is read whole and paged here. */
+async function listByNode(ctx: NomadContext, q: VolumeListQuery, filter: string | undefined, o: CallOptions): Promise<BackendPage<Volume>> {
+  const { data } = await req.listVolumes(ctx.client, { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? q.plugin : undefined, filter }, o);
+  const sorted = (data ?? []).map((w) => ({ w, position: volumePosition(w) })).sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+  const from = q.token === null ? sorted : sorted.filter((s) => s.position >= q.token!);
+  const page = from.slice(0, q.limit);
+  return {
+    items: page.map(({ w, position }) => ({ item: toVolumeFromStub(ctx.backend, w), position })),
+    next: from[q.limit]?.position ?? null,
+  };
+}
+
+export async function getVolume(ctx: NomadContext, ref: VolumeRef, o: CallOptions): Promise<Volume | null> {
+  const read = await orNull(req.readVolume(ctx.client, ref.nativeId, ref.namespace, o));
+  return read?.data ? toVolume(ctx.backend, read.data) : null;
+}
+
+/** One read per volume (Nomad has no multi-get), at most `concurrency` at once; failures stay per ref. */
+export function getVolumes(ctx: NomadContext, refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
+  return mapSettled(refs, concurrency, (ref) => getVolume(ctx, ref, o));
+}
+
+/** The volume's Nomad details, read; NotFoundError when there is no such volume. */
+export async function volumeDetails(ctx: NomadContext, ref: VolumeRef, o: CallOptions): Promise<NomadVolumeDetails> {
+  const v = await getVolume(ctx, ref, o);
+  const d = v && nomadDetails(v);
+  if (!d) throw new NotFoundError(`volume "${ref.nativeId}" not found in namespace "${ref.namespace}" on backend "${ctx.backend}"`, { backend: ctx.backend });
+  return d;
+}
+
+/** Creates in the provider and registers, synchronously. An existing id takes Nomad's merge path (backends.md 1.4.4). */
+export async function createVolume(ctx: NomadContext, spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
+  const body = req.volumeRequest(spec, 'create');
+  await req.create(ctx.client, body, o);
+  return { result: { backend: ctx.backend, namespace: body.Namespace, nativeId: body.ID }, pending: null };
+}
+
+export async function registerVolume(ctx: NomadContext, spec: VolumeSpec, o: CallOptions): Promise<VolumeRef> {
+  const body = req.volumeRequest(spec, 'register');
+  await req.register(ctx.client, body, o);
+  return { backend: ctx.backend, namespace: body.Namespace, nativeId: body.ID };
+}
+
+export async function deregisterVolume(ctx: NomadContext, ref: VolumeRef, force: boolean, o: CallOptions): Promise<void> {
+  await req.deregister(ctx.client, ref.nativeId, ref.namespace, force, o);
+}
+
+export async function deleteVolume(ctx: NomadContext, ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
+  if (opts.cascade || opts.force) throw new BadUserInputError('cascade and force are OpenStack options; Nomad has no such delete', opts.cascade ? 'input.cascade' : 'input.force');
+  await req.deleteVolume(ctx.client, ref.nativeId, ref.namespace, checkCsiSecrets(opts.secrets, 'input.secrets'), o);
+  return { result: undefined, pending: null };
+}
+
+export async function attachVolume(ctx: NomadContext, _ref: VolumeRef, _target: AttachTarget, _o: CallOptions): Promise<Accepted<Attachment | null>> {
+  throw new UnsupportedByBackendError(ctx.backend, 'attaching volumes', WHY_NO_ATTACH);
+}
+
+/** Unpublishes the claims of stopped allocations on the node; live allocations keep theirs (backends.md 1.4.7). */
+export async function detachVolume(ctx: NomadContext, ref: VolumeRef, target: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
+  if (target.kind !== 'node') throw new UnsupportedByBackendError(ctx.backend, target.kind === 'server' ? 'detaching from a server' : 'detaching a host attachment', WHY_NODE_ONLY);
+  await req.detach(ctx.client, ref.nativeId, ref.namespace, target.nodeId, o);
+  return { result: undefined, pending: null };
+}
+
+/**
+ * Refused. Nomad's only way to grow a volume is its merge path: the volume's specification put
+ * again (create or register) with a larger minimum. That put replaces the stored secrets and
+ * mount options, which reads never return, so doing it here would erase them. A caller who
+ * holds the specification can take that path with `createVolume`.
+ */
+export async function extendVolume(ctx: NomadContext, _ref: VolumeRef, _newSizeBytes: number, _o: CallOptions): Promise<Accepted<void>> {
+  throw new UnsupportedByBackendError(ctx.backend, 'extending volumes', WHY_NO_EXTEND);
+}
