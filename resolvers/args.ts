@@ -78,7 +78,7 @@ export function keyValues(list: InputMaybe<readonly KeyValueInput[]> | undefined
 /**
  * CSI secrets: Nomad takes them in the `X-Nomad-CSI-Secrets` header (backends.md 1.4.6), so keys
  * and values must be printable Latin-1; the header's own `k=v,k=v` rules are Nomad's
- * (`adapters/nomad/requests.ts`). Messages never echo a secret.
+ * (`adapters/nomad/wire/csi-secrets.ts`). Messages never echo a secret.
  */
 export function secretList(list: InputMaybe<readonly KeyValueInput[]> | undefined, argument: string): KeyValue[] {
   return bounded(list ?? [], argument).map((kv, i) => ({

@@ -1,6 +1,6 @@
 /**
  * The backend calls the gateway is meant to make: method, path pattern and allowed query
- * parameters per service. Sources: docs/nomad.md and docs/openstack.md, adapters/nomad/urls.ts +
+ * parameters per service. Sources: docs/nomad.md and docs/openstack.md, adapters/nomad/{volumes,snapshots,plugins,cluster,watch}/urls.ts +
  * requests.ts, adapters/openstack/{cinder,nova,keystone}/urls.ts + requests.ts, and
  * adapters/openstack/client.ts (version documents). A request in a simulator's log that matches no row, or that carries a dot
  * segment, an encoded slash or backslash, an unexpected query parameter or a `*` namespace

@@ -1,6 +1,6 @@
 /**
  * Every Nomad volume path the adapter may call, one tiny function per operation. Paths are built
- * in the `urls.ts` of each folder only. Ids were already checked by `adapters/input.ts`; encoding
+ * in the `urls.ts` of each folder only. Ids were already checked by `adapters/contract/input.ts`; encoding
  * here is defence in depth, and `pathSegment` refuses (BAD_USER_INPUT, never a URIError) what no
  * encoding makes safe.
  */

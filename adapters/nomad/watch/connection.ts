@@ -1,7 +1,7 @@
 /**
  * The watcher's own connections to one Nomad: the event stream and blocking queries hold a
  * request open for minutes, so they get a small undici pool of their own instead of a slot of the
- * backend's pool (`adapters/pool.ts`) that callers' reads need. Requests go out with the same
+ * backend's pool (`adapters/http/pool.ts`) that callers' reads need. Requests go out with the same
  * headers and error mapping as every Nomad call (`client.ts`); the endpoint is recorded like the
  * transport records calls (never headers or bodies).
  */
