@@ -30,7 +30,7 @@ const EXTENSION_OF: Partial<Record<Kind, Kind>> = {
 const DEFINITIONS = new Set(Object.keys(EXTENSION_OF));
 const EXTENSIONS = new Set(Object.values(EXTENSION_OF));
 
-const isType = (d: DefinitionNode): d is TypeNode => DEFINITIONS.has(d.kind) || (EXTENSIONS.has(d.kind) && d.kind !== Kind.SCHEMA_EXTENSION);
+const isType = (d: DefinitionNode): d is TypeNode => DEFINITIONS.has(d.kind) || EXTENSIONS.has(d.kind);
 const isDefinition = (d: TypeNode): boolean => DEFINITIONS.has(d.kind);
 
 /** The key under which a node of this kind holds its parts (fields, values, union members). */
@@ -60,8 +60,10 @@ function byType(doc: DocumentNode): Map<string, TypeNode[]> {
 /** One type's nodes laid out as the published ones: same blocks, same part order, unpublished parts after. */
 function layOutType(nodes: TypeNode[], published: TypeNode[]): TypeNode[] {
   const pool = new Map<string, Part>(nodes.flatMap((n) => partsOf(n).map((p): [string, Part] => [p.name.value, p])));
+  const origin = new Map<string, TypeNode>(nodes.flatMap((n) => partsOf(n).map((p): [string, TypeNode] => [p.name.value, n])));
   const definition = nodes.find(isDefinition);
-  const extensionBase = nodes.find((n) => !isDefinition(n));
+  // An extension's directives go out once, on the first block that takes one of its parts.
+  const directivesPlaced = new Set<TypeNode>();
   const out: TypeNode[] = [];
   for (const block of published) {
     const parts = partsOf(block).flatMap((p) => {
@@ -71,22 +73,24 @@ function layOutType(nodes: TypeNode[], published: TypeNode[]): TypeNode[] {
     });
     if (isDefinition(block)) {
       if (definition) out.push(withParts(definition, parts));
-    } else if (parts.length > 0 && (extensionBase || definition)) {
-      const base = extensionBase ?? ({ kind: EXTENSION_OF[definition!.kind]!, name: definition!.name, directives: [] } as unknown as TypeNode);
-      out.push(withParts({ ...base, directives: [] } as TypeNode, parts));
+      continue;
     }
+    const from = parts.length > 0 ? origin.get(parts[0]!.name.value) : undefined;
+    if (!from) continue;
+    const directives = !isDefinition(from) && !directivesPlaced.has(from) ? (directivesPlaced.add(from), from.directives ?? []) : [];
+    out.push(withParts({ kind: EXTENSION_OF[from.kind] ?? from.kind, name: from.name, directives } as TypeNode, parts));
   }
   // A definition the published SDL did not have (a type that was only extended there) comes first.
   if (definition && !out.some(isDefinition)) out.unshift(withParts(definition, []));
-  // Directives an extension carries are the document's: keep them on an extension of their own.
-  for (const n of nodes) if (!isDefinition(n) && (n.directives?.length ?? 0) > 0) out.push(withParts(n, []));
+  // Directives of an extension none of whose parts was published: on an extension of their own.
+  for (const n of nodes) if (!isDefinition(n) && !directivesPlaced.has(n) && (n.directives?.length ?? 0) > 0 && partsOf(n).every((p) => !pool.has(p.name.value))) out.push(withParts(n, []));
   // Parts the published SDL lacks: where the document has them.
   for (const n of nodes) {
     const fresh = partsOf(n).filter((p) => pool.has(p.name.value));
     if (fresh.length === 0) continue;
     const at = isDefinition(n) ? out.findIndex(isDefinition) : -1;
     if (at >= 0) out[at] = withParts(out[at]!, [...partsOf(out[at]!), ...fresh]);
-    else out.push(withParts(n, fresh));
+    else out.push(withParts({ ...n, directives: directivesPlaced.has(n) ? [] : n.directives } as TypeNode, fresh));
   }
   return out;
 }

@@ -55,6 +55,17 @@ describe('the published layout', () => {
     expect(laidOut.indexOf('type CDetails')).toBeGreaterThan(laidOut.indexOf('input CreateInput'));
   });
 
+  it('should take content from the document only: a part the document dropped is gone, a changed description shows', () => {
+    const published = print(PUBLISHED);
+    const changed = SPLIT.replace('extend input CreateInput { "B\'s part." b: Int }', 'extend type Query { "Two." two: Int }').replace('"Retry key."', '"Retry token."');
+    const laidOut = printDoc(layOutAsPublished(foldEnums(changed), parse(published)));
+    const createInput = /input CreateInput \{[^}]*\}/.exec(laidOut)?.[0] ?? '';
+    expect(createInput).toContain('a: Int');
+    expect(createInput).not.toContain('b: Int');
+    expect(laidOut).toContain('"""Retry token."""');
+    expect(laidOut).toContain('two: Int');
+  });
+
   it('should build the gateway schema that is published, byte for byte, with the backends\' parts in schema/<backend>/', async () => {
     expect(loadPublishedSdl()).toBe(publishedText(await currentSdl()));
     expect(printSubgraphSchema(buildSubgraphSchema({ typeDefs: gatewayDocument() }))).toBe(await currentSdl());
