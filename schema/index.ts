@@ -22,3 +22,12 @@ export function loadTypeDefs(): string[] {
     .sort((a, b) => relative(dir, a).localeCompare(relative(dir, b)))
     .map((f) => readFileSync(f, 'utf8'));
 }
+
+/**
+ * The published subgraph SDL (`schema/generated/published.graphql`, written by `npm run schema:publish`),
+ * whose layout the built schema keeps (server/schema-layout.ts); undefined when it is not there.
+ */
+export function loadPublishedSdl(): string | undefined {
+  const file = join(schemaDir(), 'generated', 'published.graphql');
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}

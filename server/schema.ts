@@ -3,7 +3,8 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { Kind, parse, type DefinitionNode, type DocumentNode, type EnumValueDefinitionNode, type GraphQLSchema } from 'graphql';
 import { resolvers } from '../resolvers';
-import { loadTypeDefs } from '../schema';
+import { loadPublishedSdl, loadTypeDefs } from '../schema';
+import { layOutAsPublished } from './schema-layout';
 import { checkEntityRepresentations } from './entities';
 
 /** The SDL as one document. */
@@ -28,7 +29,17 @@ export function foldEnumExtensions(doc: DocumentNode): DocumentNode {
   return { ...doc, definitions };
 }
 
+/**
+ * The document the schema is built from: the SDL files with enum extensions folded in, laid out as
+ * the published SDL (server/schema-layout.ts) so that where a part is written (core or a backend's
+ * folder) does not change the printed schema.
+ */
+export function gatewayDocument(published = loadPublishedSdl()): DocumentNode {
+  const doc = foldEnumExtensions(parse(typeDefs()));
+  return published === undefined ? doc : layOutAsPublished(doc, parse(published));
+}
+
 export function buildGatewaySchema(): GraphQLSchema {
   // The generated resolver types are stricter than @apollo/subgraph's resolver map.
-  return checkEntityRepresentations(buildSubgraphSchema({ typeDefs: foldEnumExtensions(parse(typeDefs())), resolvers: resolvers as unknown as GraphQLResolverMap<unknown> }));
+  return checkEntityRepresentations(buildSubgraphSchema({ typeDefs: gatewayDocument(), resolvers: resolvers as unknown as GraphQLResolverMap<unknown> }));
 }

@@ -183,11 +183,18 @@ describe('wire words stay in the backend folders', () => {
  * (`adapters/` but its backend folders), `server/`, `resolvers/` (but its backend folders),
  * `subscriptions/`, and the core `schema/` (SDL without descriptions and comments). README, docs,
  * tests, simulators and the bench may name kinds.
- *
- * Off until the backend modules (r18-modules) and the kind-neutral code (r18-kinds) have landed:
- * then set it to true. `backendWordViolations()` lists what it finds meanwhile.
  */
-const BACKEND_WORDS_RULE_ON = false;
+
+/**
+ * Files the rule does not cover yet, each with why. Keep this list short; an entry is a gap to close,
+ * not a place to put new code.
+ *
+ * - `server/demo.ts`: demo mode starts two simulated Nomad clusters and one OpenStack region and
+ *   writes their backend entries (`kind: 'nomad'`, `kind: 'openstack'`) and the demo's credentials.
+ *   The remaining gap of issue 18: each backend should contribute its own demo starter (listed in a
+ *   registry beside adapters/modules.ts) so that this file names no kind.
+ */
+const NOT_YET_COVERED: readonly string[] = ['server/demo.ts'];
 
 /** The module registry: the one file outside the backend folders that lists them. */
 const MODULE_REGISTRY = 'adapters/modules.ts';
@@ -224,11 +231,11 @@ function grepRuleScope(): string[] {
     ...files('subscriptions'),
     ...files('schema').filter((f) => !inBackendFolder(f, 'schema')),
     ...coreSdl,
-  ];
+  ].filter((f) => !NOT_YET_COVERED.includes(f));
 }
 
 /** Every backend kind literal, credential header name and backend `__typename` in the rule's scope, as `file: word`. */
-function backendWordViolations(): string[] {
+function backendWordViolations(scope: readonly string[] = grepRuleScope()): string[] {
   const kinds = BACKEND_FOLDERS;
   const headers = credentialHeaders();
   const typenames = backendTypeNames();
@@ -240,7 +247,7 @@ function backendWordViolations(): string[] {
   const sdlWord = new RegExp(`\\b(${[...kinds.map((k) => k.toUpperCase()), ...typenames].map(escape).join('|')})\\b`, 'g');
   // Without its `x-`, so a pattern (`/^x-(nomad-token|auth-token)/`) counts as the name does.
   const header = new RegExp(headers.map((h) => escape(h.replace(/^x-/, ''))).join('|'), 'gi');
-  return grepRuleScope().flatMap((f) => {
+  return scope.flatMap((f) => {
     const text = code(f);
     const words = f.endsWith('.graphql') ? [...text.matchAll(sdlWord)].map((m) => m[1]!) : [...[...text.matchAll(tsKind)].map((m) => m[2]!), ...[...text.matchAll(tsType)].map((m) => m[2]!)];
     return [...words, ...[...text.matchAll(header)].map((m) => m[0])].map((w) => `${f}: ${w}`);
@@ -255,9 +262,12 @@ describe('backend knowledge stays in the backend modules', () => {
     expect(grepRuleScope().length).toBeGreaterThan(50);
   });
 
-  // Turn on with BACKEND_WORDS_RULE_ON once r18-modules and r18-kinds are merged.
-  (BACKEND_WORDS_RULE_ON ? it : it.skip)('should name no backend kind, credential header or backend __typename outside adapters/<backend>/, schema/<backend>/ and adapters/modules.ts (off until the backend modules land: BACKEND_WORDS_RULE_ON)', () => {
+  it('should name no backend kind, credential header or backend __typename outside adapters/<backend>/, schema/<backend>/ and adapters/modules.ts', () => {
     expect(backendWordViolations()).toEqual([]);
+  });
+
+  it('should leave out of the rule only files that still name a backend (a closed gap leaves the list)', () => {
+    for (const f of NOT_YET_COVERED) expect({ file: f, named: backendWordViolations([f]).length > 0 }).toEqual({ file: f, named: true });
   });
 });
 
