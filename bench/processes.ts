@@ -1,6 +1,6 @@
 /** Shared by the benchmarks: child processes that announce readiness on stdout, and the machine facts every result carries. */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,6 +52,8 @@ function newest(path: string): number {
 function ensureGatewayBuild(): void {
   const stamp = join(BUILD, '.stamp');
   if (existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...SOURCES.map((s) => newest(join(root, s))))) return;
+  // tsc never deletes: a moved or removed source would leave its old output to be required instead.
+  rmSync(BUILD, { recursive: true, force: true });
   execSync(`"${process.execPath}" node_modules/typescript/bin/tsc -p tsconfig.build.json --outDir .bench-build`, { cwd: root, stdio: 'inherit' });
   writeFileSync(stamp, new Date().toISOString());
 }
