@@ -1,7 +1,7 @@
 /**
  * Callers' credentials, taken from GraphQL request headers (or graphql-ws `connection_init` keys)
  * and passed through to backends. Each kind's module names its header (adapters/<kind>/module.ts,
- * `credential.header`, e.g. `X-Nomad-Token`):
+ * `credential.header`, e.g. `X-<Kind>-Token`):
  * - `<header>: <secret>`: sent to every backend of that kind;
  * - `<header>-<backend-id>: <secret>`: sent to that backend only (wins over the former).
  * The gateway's own configured tokens are never used for callers' requests.
@@ -12,7 +12,7 @@ import { perBackendHeader } from '../adapters/contract/module';
 import { BACKEND_MODULES, moduleForBackend } from '../adapters/modules';
 import type { BackendRegistry } from './registry';
 
-/** Every kind's credential header, lower case, in registry order (`x-nomad-token`, …). */
+/** Every kind's credential header, lower case, in registry order (`x-<kind>-token`, …). */
 export const CREDENTIAL_HEADERS: readonly string[] = [...new Set(BACKEND_MODULES.map((m) => m.credential.header.toLowerCase()))];
 
 /** Whether a header (or `connection_init` key) carries a credential: a kind's header, alone or with `-<backend id>`. */

@@ -8,7 +8,7 @@
  */
 import type { Accepted, AttachTarget, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeSpec } from './backend';
 import type { TrackedChanges } from './completion';
-import type { Attachment, Capability, ComputeServer, KeyValue, Snapshot, Volume, VolumeRef } from './model';
+import { CAPABILITIES, type Attachment, type Capability, type ComputeServer, type KeyValue, type Snapshot, type Volume, type VolumeRef } from './model';
 import type { ExternalVolume, Plugin } from './model-plugin';
 import type { SubscriberAccess, Watching } from './watch';
 
@@ -159,17 +159,20 @@ export const FACET_NAMES: { readonly [F in Facet]-?: string } = {
  * Capabilities every backend's core answers for itself: the core methods a kind may refuse
  * (a backend whose consumers claim volumes does not attach). Each backend lists the ones it does.
  */
-export type CoreCapability =
-  | 'LIST_VOLUMES'
-  | 'READ_VOLUME'
-  | 'CREATE_VOLUME'
-  | 'DELETE_VOLUME'
-  | 'ATTACH_VOLUME'
-  | 'DETACH_VOLUME'
-  | 'EXTEND_VOLUME'
-  | 'LIST_SNAPSHOTS'
-  | 'CREATE_SNAPSHOT'
-  | 'DELETE_SNAPSHOT';
+export const CORE_CAPABILITIES = [
+  'LIST_VOLUMES',
+  'READ_VOLUME',
+  'CREATE_VOLUME',
+  'DELETE_VOLUME',
+  'ATTACH_VOLUME',
+  'DETACH_VOLUME',
+  'EXTEND_VOLUME',
+  'LIST_SNAPSHOTS',
+  'CREATE_SNAPSHOT',
+  'DELETE_SNAPSHOT',
+] as const satisfies readonly Capability[];
+
+export type CoreCapability = (typeof CORE_CAPABILITIES)[number];
 
 /** The public capabilities each facet gives: every capability is core or comes from exactly here. */
 const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Exclude<Capability, CoreCapability>[] } = {
@@ -186,33 +189,6 @@ const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Exclude<Capability
   subscriberAccess: [],
 };
 
-/** The schema's order of `StorageCapability`: advertised sets keep it. */
-const ORDER = [
-  'LIST_VOLUMES',
-  'READ_VOLUME',
-  'CREATE_VOLUME',
-  'DELETE_VOLUME',
-  'ATTACH_VOLUME',
-  'DETACH_VOLUME',
-  'EXTEND_VOLUME',
-  'UPDATE_VOLUME',
-  'LIST_SNAPSHOTS',
-  'READ_SNAPSHOT',
-  'CREATE_SNAPSHOT',
-  'DELETE_SNAPSHOT',
-  'REVERT_VOLUME',
-  'REGISTER_VOLUME',
-  'LIST_EXTERNAL_VOLUMES',
-  'LIST_PLUGINS',
-  'HOST_ATTACHMENTS',
-  'SERVER_ATTACHMENTS',
-  'VOLUME_ACTIONS',
-  'TRACKED_OPERATIONS',
-] as const satisfies readonly Capability[];
-/** The compiler's check that ORDER names every capability. */
-const ORDER_IS_COMPLETE: Exclude<Capability, (typeof ORDER)[number]> extends never ? true : false = true;
-void ORDER_IS_COMPLETE;
-
 /**
  * The capabilities a backend advertises: the core ones it lists and those of the facets it has,
  * in the schema's order. Backends set `capabilities` from it once their facets are set.
@@ -220,5 +196,5 @@ void ORDER_IS_COMPLETE;
 export function advertise(facets: BackendFacets, core: readonly CoreCapability[]): ReadonlySet<Capability> {
   const have = new Set<Capability>(core);
   for (const f of Object.keys(FACET_CAPABILITIES) as Facet[]) if (facets[f]) for (const c of FACET_CAPABILITIES[f]) have.add(c);
-  return new Set<Capability>(ORDER.filter((c) => have.has(c)));
+  return new Set<Capability>(CAPABILITIES.filter((c) => have.has(c)));
 }

@@ -14,28 +14,31 @@
  */
 export type BackendKind = string;
 
-/** Things a backend may or may not be able to do; `StorageBackend.capabilities` lists them. */
-export type Capability =
-  | 'LIST_VOLUMES'
-  | 'READ_VOLUME'
-  | 'CREATE_VOLUME'
-  | 'DELETE_VOLUME'
-  | 'ATTACH_VOLUME'
-  | 'DETACH_VOLUME'
-  | 'EXTEND_VOLUME'
-  | 'UPDATE_VOLUME'
-  | 'LIST_SNAPSHOTS'
-  | 'READ_SNAPSHOT'
-  | 'CREATE_SNAPSHOT'
-  | 'DELETE_SNAPSHOT'
-  | 'REVERT_VOLUME'
-  | 'REGISTER_VOLUME'
-  | 'LIST_EXTERNAL_VOLUMES'
-  | 'LIST_PLUGINS'
-  | 'HOST_ATTACHMENTS'
-  | 'SERVER_ATTACHMENTS'
-  | 'VOLUME_ACTIONS'
-  | 'TRACKED_OPERATIONS';
+/** Things a backend may or may not be able to do, in the schema's order of `StorageCapability`; `StorageBackend.capabilities` lists them in this order. */
+export const CAPABILITIES = [
+  'LIST_VOLUMES',
+  'READ_VOLUME',
+  'CREATE_VOLUME',
+  'DELETE_VOLUME',
+  'ATTACH_VOLUME',
+  'DETACH_VOLUME',
+  'EXTEND_VOLUME',
+  'UPDATE_VOLUME',
+  'LIST_SNAPSHOTS',
+  'READ_SNAPSHOT',
+  'CREATE_SNAPSHOT',
+  'DELETE_SNAPSHOT',
+  'REVERT_VOLUME',
+  'REGISTER_VOLUME',
+  'LIST_EXTERNAL_VOLUMES',
+  'LIST_PLUGINS',
+  'HOST_ATTACHMENTS',
+  'SERVER_ATTACHMENTS',
+  'VOLUME_ACTIONS',
+  'TRACKED_OPERATIONS',
+] as const;
+
+export type Capability = (typeof CAPABILITIES)[number];
 
 /** One status vocabulary for every backend; mapping tables live in each adapter's `results` modules. */
 export type VolumeStatus =

@@ -21,7 +21,7 @@ import type {
   VolumeListQuery,
   VolumeSpec,
 } from '../contract/backend';
-import { advertise, type CoreCapability, type SnapshotReads, type VolumePatch, type VolumeUpdates } from '../contract/capabilities';
+import { advertise, CORE_CAPABILITIES, type SnapshotReads, type VolumePatch, type VolumeUpdates } from '../contract/capabilities';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
 import { timedProbe } from '../contract/health';
 import type { BackendHealth, KeyValue, Snapshot, Volume, VolumeRef } from '../contract/model';
@@ -41,19 +41,6 @@ import { MemoryStore } from './store';
 import * as volumes from './volumes';
 import { MemoryWatcher } from './watch';
 
-/** The core methods the memory backend does (all of them); its facets add the rest. */
-const CORE: readonly CoreCapability[] = [
-  'LIST_VOLUMES',
-  'READ_VOLUME',
-  'CREATE_VOLUME',
-  'DELETE_VOLUME',
-  'ATTACH_VOLUME',
-  'DETACH_VOLUME',
-  'EXTEND_VOLUME',
-  'LIST_SNAPSHOTS',
-  'CREATE_SNAPSHOT',
-  'DELETE_SNAPSHOT',
-];
 
 /** Where the data come from. */
 export type MemorySource =
@@ -96,7 +83,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
   readonly trackedChanges: TrackedChanges = this;
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
-  readonly capabilities = advertise(this, CORE);
+  readonly capabilities = advertise(this, CORE_CAPABILITIES);
   readonly #ctx: MemoryContext;
   readonly #source: MemorySource;
   readonly #initial: MemoryData;

@@ -27,7 +27,7 @@ import type {
 } from '../contract/backend';
 import {
   advertise,
-  type CoreCapability,
+  CORE_CAPABILITIES,
   type HostAttachments,
   type ServerAttachments,
   type SnapshotReads,
@@ -60,19 +60,6 @@ import { OpenStackWatcher, WATCH_DEFAULTS, type OpenStackWatcherOptions } from '
 
 export { LIST_STRATEGY_THRESHOLD } from './batch';
 
-/** The core methods Cinder does (all of them); the facets add the rest. */
-const CORE: readonly CoreCapability[] = [
-  'LIST_VOLUMES',
-  'READ_VOLUME',
-  'CREATE_VOLUME',
-  'DELETE_VOLUME',
-  'ATTACH_VOLUME',
-  'DETACH_VOLUME',
-  'EXTEND_VOLUME',
-  'LIST_SNAPSHOTS',
-  'CREATE_SNAPSHOT',
-  'DELETE_SNAPSHOT',
-];
 
 export interface OpenStackBackendOptions extends OpenStackClientOptions {
   /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
@@ -100,7 +87,7 @@ export class OpenStackBackend
   readonly trackedChanges: TrackedChanges = this;
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
-  readonly capabilities = advertise(this, CORE);
+  readonly capabilities = advertise(this, CORE_CAPABILITIES);
   readonly createInput: OwnCreateInput = { field: 'cinder', owner: 'OpenStack' };
   /** Every call needs the caller's Keystone token. */
   readonly requiresCredential = true;

@@ -7,7 +7,7 @@ import type { LiveManifest } from './manifest';
 import { BACKEND_MODULES } from '../../adapters/modules';
 import { escapeHtml, scriptJson } from '../html';
 
-/** The credential headers the page accepts, from the backends' modules: `<code>X-Nomad-Token[-&lt;backend&gt;]</code>, …`. */
+/** The credential headers the page accepts, from the backends' modules: `<code>X-&lt;Kind&gt;-Token[-&lt;backend&gt;]</code>, …`. */
 const CREDENTIAL_HELP = BACKEND_MODULES.map((m) => `<code>${escapeHtml(m.credential.header)}[-&lt;backend&gt;]</code>`).join(', ');
 
 /** What server/live/page/main.js reads from the page. */
