@@ -158,7 +158,7 @@ async function waitState(g: Gateway, id: string): Promise<void> {
   throw new Error('operation did not finish');
 }
 
-async function measureRequests(): Promise<Record<string, Set<string>>> {
+async function measureRequests(): Promise<{ edge: Set<string>; list: Set<string>; attach: Set<string> }> {
   const g = await Gateway.start('requests', null);
   try {
     const edge = await windows(g, async () => void (await g.gql('{ __typename }')));
