@@ -1,11 +1,12 @@
 /**
  * Demo activity: in demo mode the simulated backends change by themselves, so a newcomer opening
  * the live status page (or a subscription) sees events at once. One step every `intervalMs`,
- * taking turns over the steps given (Nomad claim/release, OpenStack attach/detach). Each step
+ * taking turns over the steps given (the demo parts' own, e.g. a claim/release). Each step
  * goes through the simulator's own API, as a scheduler or a user would. A failed step is
  * reported and the cycle goes on; `stop()` waits for a step in progress.
  */
 import { ConfigError } from './config-values';
+import type { DemoActivityStep } from '../simulators/common/demo-backend';
 
 /** Default time between two steps. */
 export const DEFAULT_DEMO_ACTIVITY_INTERVAL_MS = 5_000;
@@ -19,11 +20,8 @@ export interface DemoActivityOptions {
   onError?: (name: string, err: unknown) => void;
 }
 
-/** One kind of change, e.g. `nomad-east` claim/release; its step decides which of the two is next. */
-export interface DemoActivityStep {
-  name: string;
-  run(signal: AbortSignal): Promise<string> | string;
-}
+// A step is the demo parts' type (simulators/common/demo-backend.ts): they make the steps.
+export type { DemoActivityStep } from '../simulators/common/demo-backend';
 
 export interface DemoActivity {
   /** Steps run so far, failed ones included. */

@@ -1,34 +1,26 @@
 /**
  * Demo mode: with no backends configured, the gateway starts simulated backends with demo data
- * on loopback and serves them: two Nomad clusters (`nomad-east`, `nomad-west`) and one OpenStack
- * region (`openstack`: Keystone, Cinder, Nova).
+ * on loopback and serves them. What is simulated comes from the demo parts (simulators/demo.ts,
+ * one per kind: its simulators, backend entries, credentials and activity steps); this file puts
+ * them together and names the credentials' headers from the kinds' modules.
  */
-import { NomadSimulator } from '../simulators/nomad';
-import { demoNodeIds, demoTokens, seedDemoCluster } from '../simulators/nomad/demo';
-import { seedNomadActivity } from '../simulators/nomad/demo-activity';
-import { OpenStackSimulator } from '../simulators/openstack';
-import { seedNovaActivity } from '../simulators/openstack/demo-activity';
+import { DEMO_PARTS } from '../simulators/demo';
+import type { DemoActivityStep, DemoCredential, DemoPart, StartedDemoPart } from '../simulators/common/demo-backend';
 import { perBackendHeader } from '../adapters/contract/module';
 import { moduleForKind } from '../adapters/modules';
 import type { BackendEntry } from './config';
-import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions, type DemoActivityStep } from './demo-activity';
+import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions } from './demo-activity';
 
-/**
- * The demo region's Keystone token for project `demo`, fixed so the README's examples work
- * verbatim. Real Keystone tokens are issued by `POST /v3/auth/tokens`; this one is minted by the
- * simulator's control side and lasts a year.
- */
-export const DEMO_OPENSTACK_TOKEN = 'demo-openstack-token';
+type DemoParts = typeof DEMO_PARTS;
+type InfoOf<P> = P extends DemoPart<infer I> ? I : never;
 
-/** Id of the demo OpenStack backend. */
-export const DEMO_OPENSTACK_BACKEND = 'openstack';
+/** Per demo part (by config kind), what it started: its URLs, tokens, ids (simulators/<kind>/demo-backend.ts). */
+export type DemoInfo = { readonly [K in keyof DemoParts]: InfoOf<DemoParts[K]> };
 
 export interface DemoBackends {
   backends: BackendEntry[];
-  /** Nomad tokens a demo user can send, per backend id (printed at start; demo data only). */
-  tokens: Record<string, { management: string; readOnly: string }>;
-  /** The demo OpenStack region: its Keystone and a token and password login of the `demo` user. */
-  openstack: { backend: string; keystoneUrl: string; token: string; username: string; password: string; project: string; projectId: string };
+  /** What each kind's demo part started, by config kind (its tokens, URLs, ids; demo data only). */
+  kinds: DemoInfo;
   /** Every header a demo caller sends to read and write all demo backends. */
   headers: Record<string, string>;
   /** GraphiQL's headers editor pre-filled with {@link headers}, so the demo works from the browser. */
@@ -43,13 +35,17 @@ export interface DemoBackends {
 
 export interface DemoBackendsOptions {
   /**
-   * Changes the demo backends make by themselves: `nomad-east`'s `build-cache` volume is claimed
-   * and released, OpenStack's `ci-scratch` volume is attached to `ci-worker-1` and detached, one
-   * step every `intervalMs` (server/demo-activity.ts). `false` turns it off.
+   * Changes the demo backends make by themselves, one step every `intervalMs`, taking turns over
+   * the demo parts' steps (server/demo-activity.ts). `false` turns it off.
    * @default from the environment: on every 5 s; `DEMO_ACTIVITY=0` off, `DEMO_ACTIVITY_INTERVAL_MS` the interval
    */
   activity?: DemoActivityOptions | false;
 }
+
+/** The settings every backend has, as the config's defaults set them; a demo part gives the rest. */
+const COMMON_SETTINGS = { timeoutMs: 10_000, maxConnections: 16, readRetries: 2 } as const;
+
+const parts = (): Array<[keyof DemoParts, DemoPart]> => Object.entries(DEMO_PARTS) as Array<[keyof DemoParts, DemoPart]>;
 
 /** Whether `host` is a loopback address (only this machine can connect). */
 export function isLoopbackHost(host: string): boolean {
@@ -64,82 +60,59 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function demoExposureWarning(host: string): string | undefined {
   if (isLoopbackHost(host)) return undefined;
-  return `WARNING: demo mode is listening on ${host} (HOST), not only on loopback: anyone who can reach this port gets the GraphiQL page and with it the demo's management tokens (${(['east', 'west'] as const).map((v) => demoTokens(v).managementToken).join(', ')}), and can change the demo data. Unset HOST (or HOST=127.0.0.1) to keep the demo on this machine.`;
+  const tokens = parts().flatMap(([, p]) => p.exposedTokens);
+  return `WARNING: demo mode is listening on ${host} (HOST), not only on loopback: anyone who can reach this port gets the GraphiQL page and with it the demo's management tokens (${tokens.join(', ')}), and can change the demo data. Unset HOST (or HOST=127.0.0.1) to keep the demo on this machine.`;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+const enumerate = (items: readonly string[]): string => (items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
+
+/**
+ * The header a demo credential goes in, from its backend's module: the kind's shared header or
+ * the per-backend one.
+ * @throws Error when the credential names no backend of its part, or the kind has no module
+ */
+function credentialHeader(c: DemoCredential, backends: readonly BackendEntry[]): string {
+  const b = backends.find((x) => x.id === c.backend);
+  const spec = b && moduleForKind(b.kind)?.credential;
+  if (!spec) throw new Error(`demo credential for ${c.backend}: no such backend, or no module for its kind`);
+  return c.scope === 'backend' ? perBackendHeader(spec, c.backend) : spec.header;
 }
 
 export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<DemoBackends> {
   const activityOptions = o.activity ?? demoActivityFromEnv(process.env);
-  const stops: Array<() => Promise<void>> = [];
-  const backends: BackendEntry[] = [];
-  const tokens: DemoBackends['tokens'] = {};
-  const steps: DemoActivityStep[] = [];
+  const started: Array<[keyof DemoParts, StartedDemoPart<unknown>]> = [];
+  const close = (): Promise<unknown> => Promise.all(started.map(([, s]) => s.close()));
   try {
-    for (const variant of ['east', 'west'] as const) {
-      // Anonymous callers may read every namespace, so the README's queries work without a token;
-      // writes need the printed management token, as on a real cluster with ACLs.
-      const sim = new NomadSimulator({ acl: { enabled: true, anonymousRead: '*' } });
-      const t = seedDemoCluster(sim, variant);
-      // East only: the README shows west's volumes with their exact status.
-      if (activityOptions && variant === 'east') {
-        const nomad = seedNomadActivity(sim, { nodeIds: demoNodeIds(variant), plugin: 'aws-ebs0', externalId: 'vol-0e45000000000a0ff', idPrefix: 'e0a1ac00-0000-4000-8000-0000' });
-        steps.push({ name: 'nomad-east claim/release', run: () => nomad.step() });
+    for (const [kind, part] of parts()) started.push([kind, await part.start({ activity: activityOptions !== false })]);
+    const backends: BackendEntry[] = started.flatMap(([, s]) => s.backends.map((b) => ({ ...COMMON_SETTINGS, ...b })));
+    // Each part's credentials with their headers, in the banner's order.
+    const credentials = started.map(([, s]) => s.credentials.map((c) => ({ ...c, header: credentialHeader(c, backends) })));
+    // Shared headers first, then the per-backend ones that win over them.
+    const headers: Record<string, string> = {};
+    for (const scope of ['kind', 'backend'] as const) {
+      for (const c of credentials.flat().filter((x) => x.scope === scope)) {
+        if (c.header in headers) throw new Error(`demo credentials: two for header ${c.header}`);
+        headers[c.header] = c.token;
       }
-      const url = await sim.listen(0, '127.0.0.1');
-      stops.push(() => sim.close());
-      const id = `nomad-${variant}`;
-      backends.push({ id, kind: 'nomad', url, token: t.managementToken, timeoutMs: 10_000, maxConnections: 16, readRetries: 2 });
-      tokens[id] = { management: t.managementToken, readOnly: t.readOnlyToken };
     }
-    const os = new OpenStackSimulator({});
-    const creds = os.seedDemo();
-    const token = os.issueToken({ user: creds.demo.username, project: creds.demo.project, ttlMs: 365 * 24 * 3_600_000, id: DEMO_OPENSTACK_TOKEN });
-    const { keystoneUrl, novaUrl } = await os.listen();
-    stops.push(() => os.close());
-    if (activityOptions) {
-      const nova = seedNovaActivity(os, { project: creds.demo.project, novaUrl, token });
-      steps.push({ name: 'openstack attach/detach', run: (signal) => nova.step(signal) });
-    }
-    backends.push({
-      id: DEMO_OPENSTACK_BACKEND,
-      kind: 'openstack',
-      url: keystoneUrl,
-      region: creds.region,
-      interface: 'public',
-      // The gateway's own credential (readiness probes only); callers send their own tokens.
-      auth: { method: 'password', username: creds.admin.username, password: creds.admin.password, userDomainName: 'Default', projectName: creds.admin.project, projectDomainName: 'Default' },
-      operationTimeoutMs: 120_000,
-      timeoutMs: 10_000,
-      maxConnections: 16,
-      readRetries: 2,
-    });
-    const openstack = { backend: DEMO_OPENSTACK_BACKEND, keystoneUrl, token, username: creds.demo.username, password: creds.demo.password, project: creds.demo.project, projectId: creds.projects.demo };
-    // Header names are the modules'. The region's token goes in the kind's shared header, as the
-    // README's examples send it; each cluster's management token in its per-backend one.
-    const header = (b: BackendEntry, perBackend: boolean): string => {
-      const spec = moduleForKind(b.kind)!.credential;
-      return perBackend ? perBackendHeader(spec, b.id) : spec.header;
-    };
-    const regionHeader = header(backends.find((b) => b.id === DEMO_OPENSTACK_BACKEND)!, false);
-    const clusterHeaders = Object.entries(tokens).map(([id, t]) => ({ id, name: header(backends.find((b) => b.id === id)!, true), token: t.management }));
-    const headers: Record<string, string> = { [regionHeader]: token };
-    for (const c of clusterHeaders) headers[c.name] = c.token;
     const banner = [
-      'Demo mode: serving two simulated Nomad clusters and one OpenStack region with demo data.',
-      ...clusterHeaders.map((c) => `  ${c.id}: ${c.name}: ${c.token}   (management, demo only)`),
-      `  ${openstack.backend}: ${regionHeader}: ${token}   (Keystone token of user ${openstack.username}, project ${openstack.project}; demo only)`,
-      `  ${openstack.backend}: Keystone at ${keystoneUrl} (user ${openstack.username}, password ${openstack.password})`,
+      `Demo mode: serving ${enumerate(parts().map(([, p]) => p.serves))} with demo data.`,
+      ...started.flatMap(([, s], i) => [...credentials[i]!.map((c) => `  ${c.backend}: ${c.header}: ${c.token}   (${c.note})`), ...(s.notes ?? []).map((n) => `  ${n.backend}: ${n.text}`)]),
     ];
     const graphiqlHeaders = `{\n  // Demo credentials (demo data only): your own tokens go here against real backends.\n${Object.entries(headers)
       .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`)
       .join(',\n')}\n}`;
+    const steps: DemoActivityStep[] = started.flatMap(([, s]) => s.steps);
     const activity = activityOptions ? startDemoActivity(steps, activityOptions) : undefined;
+    const kinds = Object.fromEntries(started.map(([kind, s]) => [kind, s.info])) as DemoInfo;
     const stop = async (): Promise<void> => {
       await activity?.stop();
-      await Promise.all(stops.map((s) => s()));
+      await close();
     };
-    return { backends, tokens, openstack, headers, graphiqlHeaders, banner, ...(activity ? { activity } : {}), stop };
+    return { backends, kinds, headers, graphiqlHeaders, banner, ...(activity ? { activity } : {}), stop };
   } catch (err) {
-    await Promise.all(stops.map((s) => s()));
+    await close();
     throw err;
   }
 }

@@ -9,7 +9,7 @@ import { startGateway, WS_CLOSE_WAIT_MS, type RunningGateway } from './app';
 import { BACKEND_MODULES } from '../adapters/modules';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
-import { demoExposureWarning, type DemoBackends } from './demo';
+import type { DemoBackends } from './demo';
 import { createLogger } from './logger';
 import { GatewayMetrics } from './metrics';
 
@@ -52,12 +52,14 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig(process.env, configPath);
   const logger = createLogger(config.logLevel);
   let demo: DemoBackends | undefined;
+  let exposed: string | undefined;
   // loadConfig refuses an empty backend list under NODE_ENV=production, so this is the demo.
   if (config.backends.length === 0) {
     // Loaded only in demo mode: a configured gateway never loads the simulators.
-    const { startDemoBackends } = require('./demo') as typeof import('./demo');
+    const { startDemoBackends, demoExposureWarning } = require('./demo') as typeof import('./demo');
     demo = await startDemoBackends();
     config.backends = demo!.backends;
+    exposed = demoExposureWarning(config.host);
   }
   const metrics = new GatewayMetrics();
   const registry = createRegistry(
@@ -74,7 +76,6 @@ async function main(argv: string[]): Promise<void> {
   console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
   if (demo) {
     for (const line of demo.banner) console.log(line);
-    const exposed = demoExposureWarning(config.host);
     if (exposed) {
       logger.warn({ host: config.host }, exposed);
       console.warn(exposed);

@@ -140,7 +140,7 @@ describe('README examples', () => {
     expect(jsClient).toContain('attachVolume');
     // Demo region: golden-image and batch-1 (simulators/openstack/demo.ts); the other examples leave both alone.
     const volumeId = (await post({ query: '{ volumes(filter: { backends: ["openstack"], name: "golden-image" }) { nodes { id } } }' }, demo.headers)).data.volumes.nodes[0].id;
-    const env = { OS_TOKEN: demo.openstack.token, NOMAD_TOKEN: demo.tokens['nomad-east']!.management };
+    const env = { OS_TOKEN: demo.kinds.openstack.token, NOMAD_TOKEN: demo.kinds.nomad.tokens['nomad-east']!.management };
     const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<unknown>;
     const run = new AsyncFunction('volumeId', 'serverId', 'process', `${jsClient!.replace('http://localhost:4000/graphql', gateway.url)}\nreturn op;`);
     const op = await run(volumeId, 'a0000000-0000-4000-8000-000000000004', { env });
@@ -214,7 +214,7 @@ describe('README examples', () => {
     expect(wsClient).toBeDefined();
     const logs: string[] = [];
     const timers = new Set<NodeJS.Timeout>();
-    const env = { OS_TOKEN: demo.openstack.token, NOMAD_TOKEN: demo.tokens['nomad-east']!.management };
+    const env = { OS_TOKEN: demo.kinds.openstack.token, NOMAD_TOKEN: demo.kinds.nomad.tokens['nomad-east']!.management };
     const fakeConsole = { log: (...a: unknown[]) => void logs.push(a.map(String).join(' ').trim()) };
     const trackedTimeout = (f: () => void, ms: number): NodeJS.Timeout => {
       const t = setTimeout(() => (timers.delete(t), f()), ms);

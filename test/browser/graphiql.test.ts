@@ -189,7 +189,7 @@ describe('GraphiQL in headless Chromium', () => {
     await parsed('mutation CreateVolume');
     expect(await editorText('.graphiql-query-editor')).toContain('createVolume(input: {');
     await page.getByRole('button', { name: 'Headers', exact: true }).click();
-    await fill('.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ [`X-Nomad-Token-${backend}`]: demo.tokens[backend]!.management }));
+    await fill('.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ [`X-Nomad-Token-${backend}`]: demo.kinds.nomad.tokens[backend]!.management }));
     const body = await run('createVolume');
     expect(body.errors).toBeUndefined();
     const id: string = body.data.createVolume.volume.id;
@@ -204,7 +204,7 @@ describe('GraphiQL in headless Chromium', () => {
 
   it("should start an attach and see its tracked operation's state when it asks, with the demo's pre-filled headers", async () => {
     // Demo region: volume backup-target and server batch-1 (simulators/openstack/demo.ts), both idle.
-    const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: demo.openstack.projectId, nativeId: 'd0000000-0000-4000-8000-000000000006' });
+    const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: demo.kinds.openstack.projectId, nativeId: 'd0000000-0000-4000-8000-000000000006' });
     const serverId = 'a0000000-0000-4000-8000-000000000004';
     const send = async (operation: string): Promise<{ body: any; token: string | undefined }> => {
       const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/graphql' && (r.request().postData() ?? '').includes(operation));
@@ -217,7 +217,7 @@ describe('GraphiQL in headless Chromium', () => {
     await parsed('mutation Attach');
     const started = await send('attachVolume');
     // A new tab carries the demo headers the page was configured with: the Keystone token went along.
-    expect(started.token).toBe(demo.openstack.token);
+    expect(started.token).toBe(demo.kinds.openstack.token);
     expect(started.body.errors).toBeUndefined();
     const op = started.body.data.attachVolume.operation;
     expect(op.kind).toBe('ATTACH_VOLUME');

@@ -88,12 +88,12 @@ describe('live status page in headless Chromium', () => {
     await b.page.locator('#headers').fill('not json');
     await b.page.getByRole('button', { name: 'Apply' }).click();
     await expect(b.page.locator('#headers-error').innerText()).resolves.toMatch(/^Headers must be JSON/);
-    await b.page.locator('#headers').fill(JSON.stringify({ 'X-Auth-Token': demo.openstack.token }));
+    await b.page.locator('#headers').fill(JSON.stringify({ 'X-Auth-Token': demo.kinds.openstack.token }));
     await b.page.getByRole('button', { name: 'Apply' }).click();
     await b.page.locator(row('d0000000-0000-4000-8000-000000000002')).waitFor();
     await expect(b.page.locator('#coverage').innerText()).resolves.toBe('Coverage: all backends');
     const stored = await b.page.evaluate(() => (globalThis as any).sessionStorage.getItem('volume-gateway:live:headers'));
-    expect(JSON.parse(stored)).toEqual({ 'X-Auth-Token': demo.openstack.token });
+    expect(JSON.parse(stored)).toEqual({ 'X-Auth-Token': demo.kinds.openstack.token });
     expect(await b.page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0);
     // A reload in the same tab keeps them.
     await b.page.reload();
@@ -123,7 +123,7 @@ describe('live status page in headless Chromium', () => {
       const before = decodePng(await b.page.locator(target).screenshot());
       expect(shareOfColour(before, GREEN)).toBe(0);
 
-      const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: demo.openstack.projectId, nativeId: 'd0000000-0000-4000-8000-000000000007' });
+      const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: demo.kinds.openstack.projectId, nativeId: 'd0000000-0000-4000-8000-000000000007' });
       const res = await fetch(gateway.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...demo.headers },

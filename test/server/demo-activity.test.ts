@@ -32,7 +32,7 @@ describe('demo activity', () => {
   it('should claim and release a Nomad volume, seen in Nomad volume reads', async () => {
     const east = demo.backends.find((b) => b.id === 'nomad-east')!;
     const read = async (): Promise<{ writers: string[]; allocations: Array<{ ID: string; ClientStatus: string }> }> => {
-      const res = await fetch(`${east.url}/v1/volume/csi/build-cache?namespace=default`, { headers: { 'X-Nomad-Token': demo.tokens['nomad-east']!.management } });
+      const res = await fetch(`${east.url}/v1/volume/csi/build-cache?namespace=default`, { headers: { 'X-Nomad-Token': demo.kinds.nomad.tokens['nomad-east']!.management } });
       expect(res.status).toBe(200);
       const v = (await res.json()) as { WriteAllocs: Record<string, unknown>; Allocations: Array<{ ID: string; ClientStatus: string }> | null };
       return { writers: Object.keys(v.WriteAllocs ?? {}), allocations: v.Allocations ?? [] };
@@ -48,8 +48,8 @@ describe('demo activity', () => {
   }, 30_000);
 
   it('should attach and detach an OpenStack volume through Nova, seen in Cinder volume reads', async () => {
-    const headers = { 'X-Auth-Token': demo.openstack.token, accept: 'application/json' };
-    const catalog = (await (await fetch(`${demo.openstack.keystoneUrl}/auth/catalog`, { headers })).json()) as { catalog: Array<{ type: string; endpoints: Array<{ interface: string; url: string }> }> };
+    const headers = { 'X-Auth-Token': demo.kinds.openstack.token, accept: 'application/json' };
+    const catalog = (await (await fetch(`${demo.kinds.openstack.keystoneUrl}/auth/catalog`, { headers })).json()) as { catalog: Array<{ type: string; endpoints: Array<{ interface: string; url: string }> }> };
     const cinder = catalog.catalog.find((s) => s.type === 'volumev3')!.endpoints.find((e) => e.interface === 'public')!.url;
     const read = async (): Promise<{ status: string; servers: string[] }> => {
       const res = await fetch(`${cinder}/volumes/d0000000-0000-4000-8000-000000000011`, { headers });

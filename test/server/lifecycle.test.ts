@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { encodeGlobalId } from '../../adapters/contract/ids';
-import { DEMO_OPENSTACK_TOKEN } from '../../server/demo';
+import { DEMO_OPENSTACK_TOKEN } from '../../simulators/openstack/demo-backend';
 
 const root = join(__dirname, '..', '..');
 
