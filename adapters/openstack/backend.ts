@@ -1,11 +1,11 @@
 /**
  * The OpenStack backend for one region: Cinder volumes, snapshots and attachments plus Nova
  * server volume attachments. This class is the contract layer only: each method delegates to the
- * module that does the work (`volumes.ts`, `batch.ts`, `attach.ts`, `host-attachments.ts`,
- * `servers.ts`, `snapshots.ts`, `actions.ts`, `completion-check.ts`). Asynchronous changes come
- * back with a completion rule (data, `completion-rules.ts`) that `checkChange` evaluates. The live
- * path: `createWatcher` (`watch.ts`, with the service credential) and the subscriber access check
- * (`access.ts`).
+ * folder that does the work (`volumes/`, `snapshots/`, `attachments/`, `actions/`,
+ * `completion/check.ts`), which speaks to the services through `cinder/` and `nova/`. Asynchronous
+ * changes come back with a completion rule (data, `completion/rules.ts`) that `checkChange`
+ * evaluates. The live path: `createWatcher` (`watch/`, with the service credential) and the
+ * subscriber access check (`access.ts`).
  */
 import type {
   Accepted,
@@ -36,29 +36,29 @@ import {
   type VolumeReader,
   type VolumeUpdates,
 } from '../contract/capabilities';
-import type { CinderAction, CinderActionResult } from './cinder-action';
+import type { CinderAction, CinderActionResult } from './actions/types';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
 import type { Attachment, BackendHealth, KeyValue, ComputeServer, Snapshot, Volume, VolumeRef } from '../contract/model';
 import { BreakerBoard } from '../http/breaker';
 import { timedProbe } from '../contract/health';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import * as access from './access';
-import * as actions from './actions';
-import * as attach from './attach';
-import * as batch from './batch';
+import * as actions from './actions/operations';
+import * as attach from './attachments/operations';
+import * as batch from './volumes/batch';
 import { OpenStackClient, type OpenStackClientOptions } from './client';
-import { checkChange } from './completion-check';
+import { checkChange } from './completion/check';
 import type { OpenStackContext } from './context';
-import * as hosts from './host-attachments';
+import * as hosts from './attachments/hosts';
 // Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
 import './ids';
 import { toRequestedAttachment } from './nova/results';
-import * as servers from './servers';
-import * as snapshots from './snapshots';
-import * as volumes from './volumes';
+import * as servers from './attachments/servers';
+import * as snapshots from './snapshots/operations';
+import * as volumes from './volumes/operations';
 import { OpenStackWatcher, WATCH_DEFAULTS, type OpenStackWatcherOptions } from './watch';
 
-export { LIST_STRATEGY_THRESHOLD } from './batch';
+export { LIST_STRATEGY_THRESHOLD } from './volumes/batch';
 
 
 export interface OpenStackBackendOptions extends OpenStackClientOptions {

@@ -9,15 +9,15 @@
  * not at all while nobody listens and nothing is pending (IDLE); failures back off (DEGRADED) and
  * keep the last view.
  */
-import type { CallOptions } from '../contract/backend';
-import { UnauthenticatedError } from '../contract/errors';
-import type { Volume, VolumeRef } from '../contract/model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../contract/watch';
-import { BreakerWatch } from '../watch-breakers';
-import type { OpenStackClient } from './client';
-import type { NovaVolumeAttachment } from './nova/results';
-import { listEveryVolume, readServerLists, scopeOf, type WatchScope } from './watch-read';
-import { byVolume, diffViews, inMotion, novaSaysMore, serversChanged, withNovaAttachments } from './watch-view';
+import type { CallOptions } from '../../contract/backend';
+import { UnauthenticatedError } from '../../contract/errors';
+import type { Volume, VolumeRef } from '../../contract/model';
+import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../../contract/watch';
+import { BreakerWatch } from '../../watch-breakers';
+import type { OpenStackClient } from '../client';
+import type { NovaVolumeAttachment } from '../nova/results';
+import { listEveryVolume, readServerLists, scopeOf, type WatchScope } from './read';
+import { byVolume, diffViews, inMotion, novaSaysMore, serversChanged, withNovaAttachments } from './view';
 
 /** Options of the OpenStack watcher (the backend supplies the intervals from its configuration). */
 export interface OpenStackWatcherOptions extends WatcherOptions {
