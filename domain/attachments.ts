@@ -7,7 +7,7 @@ import type { AttachTarget, DetachTarget } from '../adapters/contract/backend';
 import type { Attachment, OperationRecord, Volume, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from '../server/context';
 import { operationId } from './ids';
-import { once, type IdempotencyInput } from './idempotency';
+import { oncePerKey, type IdempotencyInput } from './idempotency';
 import type { CheckedFor } from './input';
 import { loadOperation, readBack, target, track } from './operations';
 import type { VolumeChange } from './volumes';
@@ -35,7 +35,7 @@ interface RememberedAttach {
 export async function attachVolume(ctx: GatewayContext, input: AttachVolume): Promise<VolumeAttach> {
   const ref = input.volume;
   const b = ctx.registry.forId(ref.backend);
-  const attached = await once<RememberedAttach>(ctx, b.id, input.idempotency, async () => {
+  const attached = await oncePerKey<RememberedAttach>(ctx, b.id, input.idempotency, async () => {
     const accepted = await b.attachVolume(ref, input.target, ctx.call(ref.backend));
     const operation = await track(ctx, 'ATTACH_VOLUME', target(ref), accepted);
     ctx.live?.accepted({ kind: 'ATTACH', volume: ref, target: input.target, attachment: accepted.result, pending: accepted.pending !== null });

@@ -2,7 +2,7 @@
 import type { HostConnector } from '../adapters/contract/backend';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from '../server/context';
-import { once, type IdempotencyInput } from './idempotency';
+import { oncePerKey, type IdempotencyInput } from './idempotency';
 import type { CheckedFor } from './input';
 import { attachmentOf } from './reads';
 
@@ -16,7 +16,7 @@ export async function reserveHostAttachment(ctx: GatewayContext, input: ReserveH
   const ref = input.volume;
   const b = ctx.registry.forId(ref.backend);
   const hosts = ctx.registry.capable(b, 'hostAttachments');
-  const attachment = await once(ctx, b.id, input.idempotency, () => hosts.reserveHostAttachment(ref, ctx.call(ref.backend)));
+  const attachment = await oncePerKey(ctx, b.id, input.idempotency, () => hosts.reserveHostAttachment(ref, ctx.call(ref.backend)));
   return { attachment };
 }
 

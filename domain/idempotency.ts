@@ -59,9 +59,10 @@ function withoutSecrets(v: unknown): unknown {
  * - again while the first still runs: CONFLICT (retryable);
  * - again with a different input: IDEMPOTENCY_KEY_REUSED.
  * A failed create frees the key, so a retry runs again. A store that cannot claim (Redis down) fails
- * the request before `create` runs, rather than risk creating twice.
+ * the request before `create` runs, rather than risk creating twice. `argument` is the key's
+ * argument path, for errors about it.
  */
-export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyScope, key: string | null | undefined, input: unknown, create: () => Promise<T>, argument = 'input.idempotencyKey'): Promise<T> {
+export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyScope, key: string | null | undefined, input: unknown, create: () => Promise<T>, argument: string): Promise<T> {
   if (key === null || key === undefined) return create();
   const checked = safeText(key, argument, 255);
   const scopedKey = hash([scope.backend, scope.credential.token ?? '', scope.mutation, checked]);
@@ -83,6 +84,6 @@ export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyS
 }
 
 /** Runs `create` once per key of `input`, scoped to the backend and the execution's caller for it. */
-export function once<T>(ctx: GatewayContext, backend: string, input: IdempotencyInput, create: () => Promise<T>): Promise<T> {
+export function oncePerKey<T>(ctx: GatewayContext, backend: string, input: IdempotencyInput, create: () => Promise<T>): Promise<T> {
   return idempotent(ctx.idempotency, { backend, credential: ctx.call(backend).credential, mutation: input.mutation }, input.key, input.request, create, input.argument);
 }

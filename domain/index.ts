@@ -28,7 +28,7 @@
 export { attachVolume, detachVolume, updateServerAttachment, type AttachVolume, type DetachVolume, type UpdateServerAttachment, type VolumeAttach } from './attachments';
 export { completeHostAttachment, reserveHostAttachment, updateHostAttachment, type HostAttachmentRef, type ReserveHostAttachment, type UpdateHostAttachment } from './host-attachments';
 export { attachmentId, operationId, snapshotId, volumeId } from './ids';
-export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, once, type IdempotencyInput, type IdempotencyScope } from './idempotency';
+export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, oncePerKey, type IdempotencyInput, type IdempotencyScope } from './idempotency';
 export type { CheckedFor } from './input';
 export { done, loadOperation, operationsOf, operationTarget, readBack, target, track, type OperationTarget } from './operations';
 export { attachmentOf, completeVolume, getVolume, listVolumes, requireVolume, type ListVolumes } from './reads';

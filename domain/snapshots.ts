@@ -5,7 +5,7 @@ import type { OperationRecord, Snapshot } from '../adapters/contract/model';
 import { pageOpaque, type Edge, type PageInfo } from '../adapters/listing';
 import type { GatewayContext } from '../server/context';
 import { operationId, snapshotId } from './ids';
-import { once, type IdempotencyInput } from './idempotency';
+import { oncePerKey, type IdempotencyInput } from './idempotency';
 import { loadOperation, track } from './operations';
 
 export interface CreateSnapshot {
@@ -28,7 +28,7 @@ interface RememberedSnapshot {
 
 export async function createSnapshot(ctx: GatewayContext, input: CreateSnapshot): Promise<SnapshotChange> {
   const b = ctx.registry.forId(input.spec.volume.backend);
-  const created = await once<RememberedSnapshot>(ctx, b.id, input.idempotency, async () => {
+  const created = await oncePerKey<RememberedSnapshot>(ctx, b.id, input.idempotency, async () => {
     const accepted = await b.createSnapshot(input.spec, ctx.call(b.id));
     const s = accepted.result;
     const operation = await track(ctx, 'CREATE_SNAPSHOT', { backend: b.id, scope: s.scope, id: snapshotId(s) }, accepted);

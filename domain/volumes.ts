@@ -10,7 +10,7 @@ import { OperationRecordGoneError } from '../adapters/contract/errors';
 import type { OperationRecord, Volume, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from '../server/context';
 import { operationId, volumeId } from './ids';
-import { once, type IdempotencyInput } from './idempotency';
+import { oncePerKey, type IdempotencyInput } from './idempotency';
 import type { CheckedFor } from './input';
 import { done, loadOperation, readBack, target, track } from './operations';
 
@@ -42,7 +42,7 @@ interface RememberedCreate {
 
 export async function createVolume(ctx: GatewayContext, input: CreateVolume): Promise<VolumeChange> {
   const backend = ctx.registry.forId(input.backend);
-  const created = await once<RememberedCreate>(ctx, backend.id, input.idempotency, async () => {
+  const created = await oncePerKey<RememberedCreate>(ctx, backend.id, input.idempotency, async () => {
     const accepted = await backend.createVolume(input.spec, ctx.call(backend.id));
     const operation = await track(ctx, 'CREATE_VOLUME', target(accepted.result), accepted);
     return { ref: accepted.result, operation: operationId(operation) };
