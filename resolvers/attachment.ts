@@ -3,16 +3,12 @@
  * consumer types and entities resolve in its folder (resolvers/<backend>/).
  */
 import { NotFoundError } from '../adapters/contract/errors';
-import { encodeGlobalId } from '../adapters/contract/ids';
 import { safeIdentifier } from '../adapters/contract/input';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
+import { attachmentId, attachmentOf, requireVolume } from '../domain';
 import type { QueryResolvers, ServerResolvers, VolumeAttachmentResolvers, VolumeConsumerResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import { globalIdArg } from './args';
-import { requireVolume } from './volume';
-
-export const attachmentId = (a: Attachment): string =>
-  encodeGlobalId({ kind: 'Attachment', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId });
 
 /** An attachment's global id → its volume and consumer id. */
 export function attachmentRefFromId(ctx: GatewayContext, id: string, argument: string): { volume: VolumeRef; consumerId: string } {
@@ -24,8 +20,7 @@ export function attachmentRefFromId(ctx: GatewayContext, id: string, argument: s
 /** An attachment by global id; null when the claim or attachment is gone. */
 export async function loadAttachment(ctx: GatewayContext, id: string, argument = 'id'): Promise<Attachment | null> {
   const { volume, consumerId } = attachmentRefFromId(ctx, id, argument);
-  const v = await ctx.loaders.volume.load(volume);
-  return v?.attachments.find((a) => a.consumerId === consumerId) ?? null;
+  return attachmentOf(ctx, volume, consumerId);
 }
 
 /** The entity key `id` of a server or node: an identifier, checked before any call. */

@@ -1,18 +1,14 @@
 /** Snapshots: listing, reading, creating and deleting, and the VolumeSnapshot entity. */
-import { BadUserInputError, OperationRecordGoneError } from '../adapters/contract/errors';
-import { encodeGlobalId } from '../adapters/contract/ids';
+import { BadUserInputError } from '../adapters/contract/errors';
 import { pageSize, safeText } from '../adapters/contract/input';
-import { pageOpaque } from '../adapters/listing';
 import type { Snapshot } from '../adapters/contract/model';
+import { createSnapshot, deleteSnapshot, listSnapshots, snapshotId } from '../domain';
 import type { MutationResolvers, QueryResolvers, VolumeSnapshotResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
-import { idempotent } from '../server/idempotency';
 import { globalIdArg, keyValues, optionalIdArg, optionalText, secretList } from './args';
 import { connection } from './connection';
-import { loadOperation, operationId, track } from './operation';
+import { idempotencyArg } from './idempotency';
 import { volumeRefFromId } from './volume';
-
-export const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string => encodeGlobalId({ kind: 'Snapshot', backend: s.backend, scope: s.scope, nativeId: s.nativeId });
 
 /** A snapshot by global id, through the execution's loader (UNSUPPORTED_BY_BACKEND where a backend cannot read one). */
 export function loadSnapshot(ctx: GatewayContext, id: string, argument = 'id'): Promise<Snapshot | null> {
@@ -27,18 +23,11 @@ export const snapshotQueries: Pick<QueryResolvers, 'volumeSnapshots' | 'volumeSn
     if (b.snapshotsPerPlugin && !filter?.plugin) throw new BadUserInputError(`${b.snapshotsPerPlugin}: give filter.plugin`, 'filter.plugin');
     const pluginId = optionalIdArg(b, 'plugin', filter?.plugin, 'filter.plugin');
     const volume = filter?.volumeId ? volumeRefFromId(ctx, filter.volumeId, 'filter.volumeId') : undefined;
-    const kv = secretList(secrets, 'secrets');
-    const page = await pageOpaque((limit, token) => b.listSnapshots({ pluginId, volume, limit, token, secrets: kv }, ctx.call(b.id)), pageSize(first, 50), after);
+    const page = await listSnapshots(ctx, { backend: b.id, query: { pluginId, volume, secrets: secretList(secrets, 'secrets') }, first: pageSize(first, 50), after });
     return connection(page.edges, page.pageInfo);
   },
   volumeSnapshot: (_p, { id }, ctx) => loadSnapshot(ctx, id),
 };
-
-/** A remembered snapshot create: the snapshot as answered and its operation's id. */
-interface Remembered {
-  snapshot: Snapshot;
-  operation: string;
-}
 
 export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' | 'deleteVolumeSnapshot'> = {
   createVolumeSnapshot: async (_p, { input }, ctx) => {
@@ -53,22 +42,11 @@ export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' |
       description: optionalText(input.description, 'input.description'),
       force: input.force ?? false,
     };
-    const { idempotencyKey, ...fingerprinted } = input;
-    const done = await idempotent<Remembered>(ctx.idempotency, { backend: b.id, credential: ctx.call(b.id).credential, mutation: 'createVolumeSnapshot' }, idempotencyKey, fingerprinted, async () => {
-      const accepted = await b.createSnapshot(spec, ctx.call(b.id));
-      const s = accepted.result;
-      const operation = await track(ctx, 'CREATE_SNAPSHOT', { backend: b.id, scope: s.scope, id: snapshotId(s) }, accepted);
-      return { snapshot: s, operation: operationId(operation) };
-    });
-    const operation = await loadOperation(ctx, done.operation);
-    if (!operation) throw new OperationRecordGoneError('input.idempotencyKey', snapshotId(done.snapshot));
-    return { snapshot: done.snapshot, operation };
+    return createSnapshot(ctx, { spec, idempotency: idempotencyArg('createVolumeSnapshot', input) });
   },
   deleteVolumeSnapshot: async (_p, { input }, ctx) => {
     const p = globalIdArg(ctx, input.id, 'Snapshot', 'input.id');
-    const b = ctx.registry.forId(p.backend);
-    const accepted = await b.deleteSnapshot({ backend: p.backend, scope: p.scope, nativeId: p.nativeId }, secretList(input.secrets, 'input.secrets'), ctx.call(b.id));
-    return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: p.scope, id: input.id }, accepted) };
+    return deleteSnapshot(ctx, { id: input.id, snapshot: { backend: p.backend, scope: p.scope, nativeId: p.nativeId }, secrets: secretList(input.secrets, 'input.secrets') });
   },
 };
 

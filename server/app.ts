@@ -40,7 +40,7 @@ import { MemoryEventLog } from '../subscriptions/events';
 import { createLiveHub, type LiveHub, type RunningLiveHub } from '../subscriptions/live';
 import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
 import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
-import { loadOperation } from '../resolvers/operation';
+import { loadOperation } from '../domain';
 
 export interface GatewayOptions {
   /**

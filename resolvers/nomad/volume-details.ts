@@ -1,9 +1,9 @@
 /** NomadVolumeDetails: the list-stub part comes with the volume; fields marked (read) load the full volume. */
 import { NotFoundError } from '../../adapters/contract/errors';
 import { nomadDetails, type NomadVolumeDetails, type NomadVolumeFull } from '../../adapters/nomad/model';
+import { requireVolume } from '../../domain';
 import type { NomadVolumeDetailsResolvers } from '../../schema/generated/resolvers-types';
 import type { GatewayContext } from '../../server/context';
-import { requireVolume } from '../volume';
 
 async function full(d: NomadVolumeDetails, ctx: GatewayContext): Promise<NomadVolumeFull> {
   if (d.full) return d.full;

@@ -1,17 +1,18 @@
 /**
  * Cinder's own volume actions, one typed mutation each (schema/openstack/cinder-actions.graphql).
  * Inputs are typed enums and objects; the adapter's action table turns each into its wire action.
+ * Each mutation maps its input to one action and runs it through the domain's volume-action use
+ * case (domain/volume-actions.ts), which tracks it and reads the volume back.
  */
-import type { CinderAction, CinderActionResult } from '../../adapters/openstack/actions/types';
+import type { CinderAction } from '../../adapters/openstack/actions/types';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { safeIdentifier, safeText } from '../../adapters/contract/input';
-import type { OperationKind, Volume } from '../../adapters/contract/model';
+import type { OperationKind } from '../../adapters/contract/model';
+import { runVolumeAction, volumeImageMetadata } from '../../domain';
 import type { MutationResolvers, QueryResolvers } from '../../schema/generated/resolvers-types';
 import type { GatewayContext } from '../../server/context';
 import { globalIdArg, hostConnector, keyValues } from '../args';
-import { track } from '../operation';
 import { volumeRefFromId } from '../volume';
-import { readBack, target } from '../volume-mutations';
 
 /** Which actions continue on the backend, and as what kind of operation (the rest: VOLUME_ACTION). */
 const KIND: Partial<Record<CinderAction['action'], OperationKind>> = {
@@ -24,13 +25,8 @@ const KIND: Partial<Record<CinderAction['action'], OperationKind>> = {
   reimage: 'REIMAGE_VOLUME',
 };
 
-/** Runs one action: checked input → the adapter → a tracked operation and the volume read back. */
-async function run(ctx: GatewayContext, id: string, action: CinderAction): Promise<{ volume: Volume | null; operation: Awaited<ReturnType<typeof track>>; result: CinderActionResult }> {
-  const ref = volumeRefFromId(ctx, id, 'input.id');
-  const accepted = await ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeActions').runVolumeAction(ref, action, ctx.call(ref.backend));
-  const operation = await track(ctx, KIND[action.action] ?? 'VOLUME_ACTION', target(ref), accepted);
-  return { volume: await readBack(ctx, ref), operation, result: accepted.result };
-}
+/** Runs one checked action on the volume `id` names (checked after the action, as it always was). */
+const run = (ctx: GatewayContext, id: string, action: CinderAction) => runVolumeAction(ctx, { action, volume: volumeRefFromId(ctx, id, 'input.id'), operationKind: KIND[action.action] });
 
 const plain = async (ctx: GatewayContext, id: string, action: CinderAction) => {
   const { volume, operation } = await run(ctx, id, action);
@@ -41,10 +37,7 @@ const text = (v: string | null | undefined, argument: string, max = 255): string
 const id = (v: string | null | undefined, argument: string): string | undefined => (v === null || v === undefined ? undefined : safeIdentifier(v, argument));
 
 export const cinderQueries: Pick<QueryResolvers, 'cinderVolumeImageMetadata'> = {
-  cinderVolumeImageMetadata: async (_p, { id: vid }, ctx) => {
-    const ref = volumeRefFromId(ctx, vid, 'id');
-    return ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeActions').showImageMetadata(ref, ctx.call(ref.backend));
-  },
+  cinderVolumeImageMetadata: async (_p, { id: vid }, ctx) => volumeImageMetadata(ctx, volumeRefFromId(ctx, vid, 'id')),
 };
 
 export const cinderMutations: Pick<
@@ -70,10 +63,11 @@ export const cinderMutations: Pick<
     return { volume, imageMetadata: result.imageMetadata ?? [] };
   },
   unsetCinderVolumeImageMetadata: async (_p, { input }, ctx) => {
-    const ref = volumeRefFromId(ctx, input.id, 'input.id');
-    const { volume } = await run(ctx, input.id, { action: 'unsetImageMetadata', key: safeText(input.key, 'input.key', 255) });
-    const actions = ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeActions');
-    return { volume, imageMetadata: await actions.showImageMetadata(ref, ctx.call(ref.backend)) };
+    const volume = volumeRefFromId(ctx, input.id, 'input.id');
+    const action: CinderAction = { action: 'unsetImageMetadata', key: safeText(input.key, 'input.key', 255) };
+    // Cinder answers an unset with nothing: the metadata left is read after it.
+    const done = await runVolumeAction(ctx, { volume, action, readImageMetadata: true });
+    return { volume: done.volume, imageMetadata: done.imageMetadata ?? [] };
   },
   attachCinderVolumeLegacy: (_p, { input }, ctx) =>
     plain(ctx, input.id, { action: 'legacyAttach', serverId: id(input.serverId, 'input.serverId'), hostName: text(input.hostName, 'input.hostName'), mountpoint: safeText(input.mountpoint, 'input.mountpoint', 255), readOnly: input.readOnly ?? false }),

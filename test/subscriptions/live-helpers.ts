@@ -16,7 +16,7 @@ import { buildGatewaySchema } from '../../server/schema';
 import { MemoryEventLog, type MemoryEventLogOptions } from '../../subscriptions/events';
 import { createLiveHub, SerializedResult, type LiveHubOptions, type LiveResult, type RunningLiveHub } from '../../subscriptions/live';
 import { OperationTracker } from '../../subscriptions/operations';
-import { loadOperation } from '../../resolvers/operation';
+import { loadOperation } from '../../domain';
 import { until } from '../support/until';
 
 export { until };

@@ -1,0 +1,12 @@
+/** The global ids the use cases answer with and track operations under. */
+import { encodeGlobalId } from '../adapters/contract/ids';
+import type { Attachment, VolumeRef } from '../adapters/contract/model';
+
+export const volumeId = (ref: VolumeRef): string => encodeGlobalId({ kind: 'Volume', backend: ref.backend, scope: ref.namespace, nativeId: ref.nativeId });
+
+export const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string => encodeGlobalId({ kind: 'Snapshot', backend: s.backend, scope: s.scope, nativeId: s.nativeId });
+
+export const attachmentId = (a: Attachment): string =>
+  encodeGlobalId({ kind: 'Attachment', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId });
+
+export const operationId = (r: { backend: string; scope: string; id: string }): string => encodeGlobalId({ kind: 'Operation', backend: r.backend, scope: r.scope, nativeId: r.id });

@@ -1,0 +1,78 @@
+/**
+ * Tracked operations: how a use case hands its accepted change to the tracker, reads the changed
+ * volume back, and which operations a caller may see.
+ */
+import type { Accepted } from '../adapters/contract/backend';
+import { decodeGlobalId } from '../adapters/contract/ids';
+import type { OperationKind, OperationRecord, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
+import type { GatewayContext } from '../server/context';
+import { ownerKey } from '../subscriptions/operations';
+import { volumeId } from './ids';
+
+/** What an operation acts on. */
+export interface OperationTarget {
+  backend: string;
+  scope: string;
+  /** Global id of the volume or snapshot. */
+  id: string;
+}
+
+/** A volume as an operation's target. */
+export const target = (ref: VolumeRef): OperationTarget => ({ backend: ref.backend, scope: ref.namespace, id: volumeId(ref) });
+
+/** Hands a use case's pending work (or its synchronous success) to the tracker. */
+export function track(ctx: GatewayContext, kind: OperationKind, target: OperationTarget, accepted: Accepted<unknown>): Promise<OperationRecord> {
+  return ctx.operations.start({
+    kind,
+    backend: target.backend,
+    scope: target.scope,
+    targetId: target.id,
+    credential: ctx.call(target.backend).credential,
+    requestId: ctx.requestId,
+    pending: accepted.pending,
+  });
+}
+
+/** The work a backend finished before answering. */
+export const done = <T>(result: T): Accepted<T> => ({ result, pending: null });
+
+/** The volume read after a change (a failed read leaves it null: the change itself went through). */
+export async function readBack(ctx: GatewayContext, ref: VolumeRef): Promise<Volume | null> {
+  ctx.loaders.volume.clear(ref);
+  return ctx.loaders.volume.load(ref).catch(() => null);
+}
+
+/** Whether the caller may see the operation: they started it, or can read its target now. */
+async function visible(ctx: GatewayContext, r: OperationRecord): Promise<boolean> {
+  if (r.owner === ownerKey(r.backend, ctx.call(r.backend).credential)) return true;
+  const t = decodeGlobalId(r.targetId, null);
+  if (t.kind !== 'Volume') return false;
+  const v = await ctx.loaders.volume.load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId }).catch(() => null);
+  return v !== null;
+}
+
+/** An operation the caller may see; anything else is reported as absent, like an unknown id. */
+export async function loadOperation(ctx: GatewayContext, id: string, argument = 'id'): Promise<OperationRecord | null> {
+  const p = decodeGlobalId(id, 'Operation', argument);
+  ctx.registry.forId(p.backend);
+  const r = await ctx.operations.get(p.nativeId);
+  if (!r || r.backend !== p.backend) return null;
+  return (await visible(ctx, r)) ? r : null;
+}
+
+/** Operations on a target the caller has already read (so may see), newest first. */
+export async function operationsOf(ctx: GatewayContext, targetId: string): Promise<OperationRecord[]> {
+  const records = await ctx.operations.forTarget(targetId);
+  return [...records].sort((a, b) => b.createdAt - a.createdAt);
+}
+
+/**
+ * An operation's target, through the same loaders as `volume(id)` (an operation's target and the
+ * volume agree within an execution); null when gone, unreadable, or a snapshot the backend cannot read.
+ */
+export async function operationTarget(ctx: GatewayContext, r: OperationRecord): Promise<Volume | Snapshot | null> {
+  const t = decodeGlobalId(r.targetId, null);
+  if (t.kind === 'Volume') return ctx.loaders.volume.load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId }).catch(() => null);
+  if (t.kind === 'Snapshot' && ctx.registry.forId(t.backend).snapshotReads) return ctx.loaders.snapshot.load({ backend: t.backend, scope: t.scope, nativeId: t.nativeId }).catch(() => null);
+  return null;
+}
