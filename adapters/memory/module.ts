@@ -5,7 +5,7 @@
  */
 import type { BackendModule } from '../contract/module';
 import { MemoryBackend, type MemorySource } from './backend';
-import { MEMORY_ENV_SETTINGS, parseMemorySettings, type MemorySettings } from './settings';
+import { MEMORY_SETTINGS, parseMemorySettings, type MemorySettings } from './settings';
 
 /** Where a backend's data come from, by its settings. */
 export function memorySource(s: MemorySettings): MemorySource {
@@ -21,7 +21,7 @@ export const memoryModule: BackendModule<MemorySettings> = {
   needsUrl: false,
   credential: { header: 'X-Memory-Token', describe: 'memory backend token', required: false },
   parseSettings: parseMemorySettings,
-  envSettings: MEMORY_ENV_SETTINGS,
+  settings: MEMORY_SETTINGS,
   create: (s, deps) =>
     new MemoryBackend({
       backend: s.id,

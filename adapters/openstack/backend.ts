@@ -57,6 +57,7 @@ import * as servers from './servers';
 import * as snapshots from './snapshots';
 import * as volumes from './volumes';
 import { OpenStackWatcher, WATCH_DEFAULTS, type OpenStackWatcherOptions } from './watch';
+import { OPENSTACK_SETTINGS } from './settings';
 
 export { LIST_STRATEGY_THRESHOLD } from './batch';
 
@@ -100,7 +101,7 @@ export class OpenStackBackend
     // One board for the callers' client and the watcher's: both go through the same breakers.
     this.#o = { ...o, breakers: o.breakers ?? new BreakerBoard() };
     this.#c = new OpenStackClient(this.#o);
-    this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? 120_000 };
+    this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? OPENSTACK_SETTINGS.operationTimeoutMs.default };
   }
 
   health(signal?: AbortSignal): Promise<BackendHealth> {
