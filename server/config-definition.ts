@@ -23,6 +23,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The gateway's top-level settings. */
 export const SERVER_SETTINGS = {
+  $schema: setting({ rule: text(), doc: "The config file's JSON Schema (config.schema.json), for editors; not read by the gateway." }),
   port: setting({ env: 'PORT', rule: integer(0, 65535), default: 4000, doc: 'TCP port; GraphQL at /graphql, plus /healthz, /readyz.' }),
   host: setting({
     env: 'HOST',
