@@ -8,7 +8,7 @@ import { demoNodeIds, demoTokens, seedDemoCluster } from '../simulators/nomad/de
 import { seedNomadActivity } from '../simulators/nomad/demo-activity';
 import { OpenStackSimulator } from '../simulators/openstack';
 import { seedNovaActivity } from '../simulators/openstack/demo-activity';
-import { perBackendHeader } from '../adapters/contract/module';
+import { COMMON_BACKEND_DEFAULTS, perBackendHeader } from '../adapters/contract/module';
 import { moduleForKind } from '../adapters/modules';
 import type { BackendEntry } from './config';
 import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions, type DemoActivityStep } from './demo-activity';
@@ -87,7 +87,7 @@ export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<De
       const url = await sim.listen(0, '127.0.0.1');
       stops.push(() => sim.close());
       const id = `nomad-${variant}`;
-      backends.push({ id, kind: 'nomad', url, token: t.managementToken, timeoutMs: 10_000, maxConnections: 16, readRetries: 2 });
+      backends.push({ id, kind: 'nomad', url, token: t.managementToken, ...COMMON_BACKEND_DEFAULTS });
       tokens[id] = { management: t.managementToken, readOnly: t.readOnlyToken };
     }
     const os = new OpenStackSimulator({});
@@ -107,10 +107,7 @@ export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<De
       interface: 'public',
       // The gateway's own credential (readiness probes only); callers send their own tokens.
       auth: { method: 'password', username: creds.admin.username, password: creds.admin.password, userDomainName: 'Default', projectName: creds.admin.project, projectDomainName: 'Default' },
-      operationTimeoutMs: 120_000,
-      timeoutMs: 10_000,
-      maxConnections: 16,
-      readRetries: 2,
+      ...COMMON_BACKEND_DEFAULTS,
     });
     const openstack = { backend: DEMO_OPENSTACK_BACKEND, keystoneUrl, token, username: creds.demo.username, password: creds.demo.password, project: creds.demo.project, projectId: creds.projects.demo };
     // Header names are the modules'. The region's token goes in the kind's shared header, as the
