@@ -34,11 +34,11 @@ export interface CommonBackendSettings {
   kind: string;
   /** Base URL; required by the kinds that talk HTTP ({@link BackendModule.needsUrl}). */
   url?: string;
-  /** Deadline of one backend call in milliseconds. @default 10000 */
+  /** Deadline of one backend call in milliseconds. @default {@link COMMON_BACKEND_SETTINGS}`.timeoutMs` */
   timeoutMs: number;
-  /** Most concurrent connections to this backend (per origin). @default 16 */
+  /** Most concurrent connections to this backend (per origin). @default {@link COMMON_BACKEND_SETTINGS}`.maxConnections` */
   maxConnections: number;
-  /** Retries of an idempotent read after a connection failure or 502/503/504. @default 2 */
+  /** Retries of an idempotent read after a connection failure or 502/503/504. @default {@link COMMON_BACKEND_SETTINGS}`.readRetries` */
   readRetries: number;
 }
 

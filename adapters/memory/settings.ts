@@ -3,26 +3,7 @@
  * `GATEWAY_BACKEND_<ID>_<NAME>` variables, declared once in {@link MEMORY_SETTINGS}. No URL.
  */
 import type { CommonBackendSettings } from '../contract/module';
-import { boolean, ConfigError, decimal, integer, readGroup, setting, text } from '../contract/settings';
-
-export interface MemorySettings extends CommonBackendSettings {
-  /** JSON data file to start from (`DATA_FILE`). @default none: the default set, or a generated one with `seedVolumes` */
-  dataFile?: string;
-  /** Write every change back to `dataFile` (`WRITE_BACK`); false keeps changes in memory only. @default false */
-  writeBack: boolean;
-  /** Generate this many volumes instead of the default set (`SEED_VOLUMES`); ignored with `dataFile`. @default none */
-  seedVolumes?: number;
-  /** Host attachments per generated volume (`SEED_ATTACHMENTS`). @default 2 */
-  seedAttachments: number;
-  /** How long create, delete, attach, detach, extend and snapshot changes take, ms (`OPERATION_DELAY_MS`); 0: at once. @default 1000 */
-  operationDelayMs: number;
-  /** Injected latency of every call, ms (`LATENCY_MS`). @default 0 */
-  latencyMs: number;
-  /** Up to this much more latency, at random, ms (`LATENCY_JITTER_MS`). @default 0 */
-  latencyJitterMs: number;
-  /** Share of calls that fail with BACKEND_UNAVAILABLE, 0–1 (`FAILURE_RATE`). @default 0 */
-  failureRate: number;
-}
+import { boolean, ConfigError, decimal, integer, readGroup, setting, text, type SettingValues } from '../contract/settings';
 
 /** The kind's own settings: file keys of its entry, `env` after `GATEWAY_BACKEND_<ID>_`. */
 export const MEMORY_SETTINGS = {
@@ -35,6 +16,9 @@ export const MEMORY_SETTINGS = {
   latencyJitterMs: setting({ env: 'LATENCY_JITTER_MS', rule: integer(0, 600_000), default: 0, doc: 'memory: up to this much more latency, at random, ms.' }),
   failureRate: setting({ env: 'FAILURE_RATE', rule: decimal(0, 1), default: 0, doc: 'memory: share of calls that fail with BACKEND_UNAVAILABLE, 0-1; they count for the circuit breaker.' }),
 } as const;
+
+/** A memory backend's settings: the common ones and {@link MEMORY_SETTINGS} (meanings and defaults there). */
+export type MemorySettings = CommonBackendSettings & SettingValues<typeof MEMORY_SETTINGS>;
 
 /** @throws ConfigError naming the setting (`where.key`) */
 export function parseMemorySettings(raw: Record<string, unknown>, common: CommonBackendSettings, where: string): MemorySettings {

@@ -15,10 +15,7 @@ export interface NomadSettings extends CommonBackendSettings {
   kind: 'nomad';
   /** Base URL, e.g. `https://nomad.example.com:4646`. */
   url: string;
-  /**
-   * The gateway's own token for this backend. Used only by the gateway's own watchers and
-   * probes, never for callers' requests (callers send theirs). @default undefined
-   */
+  /** {@link NOMAD_SETTINGS}`.token`. */
   token?: string;
 }
 

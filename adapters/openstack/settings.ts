@@ -46,22 +46,17 @@ export const OPENSTACK_SETTINGS = {
   auth: AUTH_SETTINGS,
 } as const;
 
-/** An OpenStack region: Keystone v3 finds Cinder and Nova in the catalog. */
+/** An OpenStack region: Keystone v3 finds Cinder and Nova in the catalog. Meanings and defaults: {@link OPENSTACK_SETTINGS}. */
 export interface OpenStackSettings extends CommonBackendSettings {
   kind: 'openstack';
   /** Keystone v3 URL, e.g. `https://keystone.example.com:5000/v3`. */
   url: string;
-  /** Region of the endpoints to use. @default 'RegionOne' */
   region: string;
-  /** Catalog interface. @default 'public' */
-  interface: 'public' | 'internal' | 'admin';
+  interface: (typeof INTERFACES)[number];
   /** The gateway's own credential, for probes and watchers only (callers send their tokens). @default none */
   auth?: ServiceAuth;
-  /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
   operationTimeoutMs: number;
-  /** Watcher poll interval while a volume is in motion or an operation is pending (ms). @default 500 */
   watchFastMs?: number;
-  /** Watcher poll interval otherwise, while anyone listens (ms); at least `watchFastMs`. @default 10000 */
   watchSlowMs?: number;
 }
 
