@@ -107,10 +107,13 @@ export function settingLeaves(group: SettingsGroup, prefix = ''): Array<{ path: 
   });
 }
 
+/** A default as a value of its own: a list default (`[]`) is copied, so no reader shares the declaration's. */
+const fresh = <T>(d: T): T => (Array.isArray(d) ? ([...d] as T) : d);
+
 /** A group's defaults, as its values. */
 export function defaultsOf<G extends SettingsGroup>(group: G): SettingValues<G> {
   const out: Record<string, unknown> = {};
-  for (const [key, node] of Object.entries(group)) out[key] = isSetting(node) ? node.default : defaultsOf(node);
+  for (const [key, node] of Object.entries(group)) out[key] = isSetting(node) ? fresh(node.default) : defaultsOf(node);
   return out as SettingValues<G>;
 }
 
@@ -234,7 +237,8 @@ export function pickValue(s: Setting<unknown>, key: string, src: SettingSource):
 /** One setting: its variable, else its file key, else its default. @throws ConfigError naming the one given */
 export function readSetting<T>(s: Setting<T>, key: string, src: SettingSource): T {
   const { value, setting } = pickValue(s as Setting<unknown>, key, src);
-  return value === undefined || value === null ? s.default : s.rule.parse(value, setting);
+  if (value === undefined || value === null) return fresh(s.default);
+  return s.rule.parse(value, setting);
 }
 
 /** Every setting of a group, nested groups included. @throws ConfigError naming the first bad one */

@@ -63,7 +63,9 @@ export interface OpenStackSettings extends CommonBackendSettings {
 /** The gateway's own OpenStack credential: complete or absent, never half given. */
 function serviceAuth(raw: unknown, where: string): ServiceAuth | undefined {
   if (raw === undefined || raw === null) return undefined;
-  const a = readGroup(AUTH_SETTINGS, { file: raw, path: where });
+  // An empty string is an absent key, as the variables' blank values are.
+  const given = typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== '')) : raw;
+  const a = readGroup(AUTH_SETTINGS, { file: given, path: where });
   const need = (key: 'username' | 'password' | 'projectName' | 'id' | 'secret'): string => {
     const v = a[key];
     if (v === undefined) throw new ConfigError(`${where}.${key}`, 'is missing (a non-empty string is required)');
