@@ -37,6 +37,7 @@ import { Faults, NO_FAULTS, type FaultOptions } from './faults';
 import { DelayedChanges } from './operations';
 import { defaultSeed, generateSeed } from './seed';
 import * as snapshots from './snapshots';
+import { MEMORY_SETTINGS } from './settings';
 import { MemoryStore } from './store';
 import * as volumes from './volumes';
 import { MemoryWatcher } from './watch';
@@ -99,7 +100,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
       store,
       access: new MemoryAccess(o.backend, () => store.access),
       faults: new Faults(o.backend, { ...NO_FAULTS, ...o.faults }, o.breakers ?? new BreakerBoard()),
-      changes: new DelayedChanges(o.operationDelayMs ?? 1000),
+      changes: new DelayedChanges(o.operationDelayMs ?? MEMORY_SETTINGS.operationDelayMs.default),
     };
     const s = this.#source;
     this.#writer = 'file' in s && s.writeBack ? new DataFileWriter(s.file, () => store.toData(), o.onWriteError) : null;
