@@ -68,7 +68,7 @@ export interface Setting<T> {
   readonly default: T;
   /** The default in words, when the reader computes it (`30000, at least headersTimeoutMs`). */
   readonly defaultNote?: string;
-  /** What it does, for people: its JSON Schema description and TSDoc. */
+  /** What it does, for people: its description in the JSON Schema; the readers' types point here. */
   readonly doc: string;
 }
 
@@ -207,7 +207,7 @@ export const httpUrl: Rule<string> = {
 
 /** Where a group's values come from. */
 export interface SettingSource {
-  /** The environment (wins); a blank variable counts as unset. @default none */
+  /** The environment (wins); a blank variable counts as unset. Only for whole names: a backend's entry is built from its variables first (`entryFromEnv`). @default none */
   env?: NodeJS.ProcessEnv;
   /** The group's object in the config file (or a backend entry). */
   file: unknown;
@@ -246,7 +246,7 @@ export function readGroup<G extends SettingsGroup>(group: G, src: SettingSource)
   const file = groupObject(src.file, src.path);
   const at = (key: string): string => (src.path === '' ? key : `${src.path}.${key}`);
   if (src.strict) {
-    const known = Object.keys(group).filter((k) => { const n = group[k]!; return !isSetting(n) || n.file; });
+    const known = Object.entries(group).flatMap(([k, n]) => (!isSetting(n) || n.file ? [k] : []));
     for (const key of Object.keys(file)) if (!known.includes(key)) throw new ConfigError(at(key), `is not a known key (known: ${known.join(', ')})`);
   }
   const out: Record<string, unknown> = {};
