@@ -1,111 +1,39 @@
 /**
- * The one list of every setting the gateway reads, by environment variable and config-file path,
- * and the start-up check that refuses a name it does not know (issue 17, item 11): a typo such
+ * The list of every setting the gateway reads, by environment variable and config-file path, and
+ * the start-up check that refuses a name it does not know (issue 17, item 11): a typo such
  * as `GATEWAY_BACKEND=` (for `GATEWAY_BACKENDS`) or `{"prot": 4630}` must stop the gateway, not
  * start it with defaults or in demo mode. docs/configuration.md ("Unknown settings") describes it.
  *
- * Adding a setting: one line in {@link SETTINGS}.
+ * The names come from the config definition (server/config-definition.ts): adding a setting there
+ * makes it known here.
  */
+import { settingLeaves } from '../adapters/contract/settings';
 import { BACKEND_MODULES } from '../adapters/modules';
+import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, backendSettings, GATEWAY_SETTINGS } from './config-definition';
 import { ConfigError } from './config-values';
 
 /**
  * Every setting: `[environment variable, config-file path]`; either may be null. File paths use
  * `.` for nesting and `[]` for a list's items; `<ID>` in a variable stands for a backend id of
- * `GATEWAY_BACKENDS` (upper-cased, `-` → `_`).
+ * `GATEWAY_BACKENDS` (upper-cased, `-` → `_`). Derived from the config definition
+ * (server/config-definition.ts) and the backend modules' settings.
  */
 export const SETTINGS: ReadonlyArray<readonly [env: string | null, file: string | null]> = [
-  // Gateway (server/config.ts)
-  ['PORT', 'port'],
-  ['HOST', 'host'],
-  ['LOG_LEVEL', 'logLevel'],
-  ['MAX_CONCURRENT_READS', 'maxConcurrentReads'],
-  ['MAX_BODY_BYTES', 'maxBodyBytes'],
-  ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs'],
-  ['GATEWAY_CONFIG', null],
-  ['NODE_ENV', null],
-  // Demo mode (server/demo-activity.ts)
-  ['DEMO_ACTIVITY', null],
-  ['DEMO_ACTIVITY_INTERVAL_MS', null],
-  // Redis
-  ['REDIS_URL', 'redis.url'],
-  ['REDIS_KEY_PREFIX', 'redis.keyPrefix'],
-  // HTTP edge (server/http/config.ts)
-  ['MAX_HEADER_BYTES', 'http.maxHeaderBytes'],
-  ['HEADERS_TIMEOUT_MS', 'http.headersTimeoutMs'],
-  ['REQUEST_TIMEOUT_MS', 'http.requestTimeoutMs'],
-  ['MAX_CONNECTIONS_PER_ADDRESS', 'http.maxConnectionsPerAddress'],
-  ['TRUST_PROXY_HOPS', 'http.trustProxyHops'],
-  ['RATE_LIMIT_CALLER_RPS', 'http.rateLimit.caller.requestsPerSecond'],
-  ['RATE_LIMIT_CALLER_BURST', 'http.rateLimit.caller.burst'],
-  ['RATE_LIMIT_CALLER_IN_FLIGHT', 'http.rateLimit.caller.maxInFlight'],
-  ['RATE_LIMIT_ADDRESS_RPS', 'http.rateLimit.address.requestsPerSecond'],
-  ['RATE_LIMIT_ADDRESS_BURST', 'http.rateLimit.address.burst'],
-  ['RATE_LIMIT_ADDRESS_IN_FLIGHT', 'http.rateLimit.address.maxInFlight'],
-  ['RATE_LIMIT_MAX_TRACKED', 'http.rateLimit.maxTracked'],
-  ['CORS_ORIGINS', 'http.cors.origins'],
-  ['CORS_CREDENTIALS', 'http.cors.credentials'],
-  ['CORS_MAX_AGE_SECONDS', 'http.cors.maxAgeSeconds'],
-  ['TRUSTED_DOCUMENTS', 'http.trustedDocuments.path'],
-  ['TRUSTED_DOCUMENTS_REQUIRE_ID', 'http.trustedDocuments.requireId'],
-  // Operation limits (server/limits/config.ts)
-  ['MAX_DEPTH', 'limits.maxDepth'],
-  ['MAX_ALIASES', 'limits.maxAliases'],
-  ['MAX_DIRECTIVES', 'limits.maxDirectives'],
-  ['MAX_TOKENS', 'limits.maxTokens'],
-  ['MAX_COST', 'limits.maxCost'],
-  ['MAX_RESPONSE_BYTES', 'limits.maxResponseBytes'],
-  ['MAX_BACKEND_CALLS_PER_OPERATION', 'limits.maxBackendCallsPerOperation'],
-  ['OPERATION_TIMEOUT_MS', 'limits.operationTimeoutMs'],
-  ['INTROSPECTION', 'limits.introspection'],
-  ['MAX_INTROSPECTION_FIELDS', 'limits.maxIntrospectionFields'],
-  ['MAX_INTROSPECTION_DEPTH', 'limits.maxIntrospectionDepth'],
-  // graphql-ws (server/ws/config.ts)
-  ['WS_ALLOWED_ORIGINS', 'ws.allowedOrigins'],
-  ['WS_MAX_PAYLOAD_BYTES', 'ws.maxPayloadBytes'],
-  ['WS_MAX_CONNECTIONS_PER_ADDRESS', 'ws.maxConnectionsPerAddress'],
-  ['WS_MAX_CONNECTIONS', 'ws.maxConnections'],
-  ['WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 'ws.maxSubscriptionsPerSocket'],
-  ['WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL', 'ws.maxSubscriptionsPerCredential'],
-  ['WS_MAX_BUFFERED_BYTES', 'ws.maxBufferedBytes'],
-  ['WS_KEEPALIVE_MS', 'ws.keepAliveMs'],
-  ['WS_CONNECTION_INIT_TIMEOUT_MS', 'ws.connectionInitTimeoutMs'],
-  ['WS_MAX_INIT_PAYLOAD_BYTES', 'ws.maxInitPayloadBytes'],
-  // Live path (server/live-config.ts)
-  ['LIVE_EVENT_LOG_MAX_EVENTS', 'live.eventLogMaxEvents'],
-  ['LIVE_EVENT_LOG_RETENTION_MS', 'live.eventLogRetentionMs'],
-  ['LIVE_ACCESS_TTL_MS', 'live.accessTtlMs'],
-  ['LIVE_MAX_QUEUED', 'live.maxQueued'],
-  ['LIVE_WATCHER_WAIT_MS', 'live.watcherWaitMs'],
-  ['LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS', 'live.maxSubscriptionsPerAddress'],
-  ['LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS', 'live.maxSubscriptionBytesPerAddress'],
-  ['LIVE_MAX_SUBSCRIPTION_BYTES', 'live.maxSubscriptionBytes'],
-  ['LIVE_MAX_START_CHECKS_PER_ADDRESS', 'live.maxStartChecksPerAddress'],
-  // Circuit breakers and readiness (server/resilience-config.ts)
-  ['BREAKER_FAILURES', 'breaker.failures'],
-  ['BREAKER_FAILURE_RATE_PERCENT', 'breaker.failureRatePercent'],
-  ['BREAKER_MIN_CALLS', 'breaker.minCalls'],
-  ['BREAKER_WINDOW_MS', 'breaker.windowMs'],
-  ['BREAKER_OPEN_MS', 'breaker.openMs'],
-  ['BREAKER_MAX_OPEN_MS', 'breaker.maxOpenMs'],
-  ['BREAKER_LIST_BACKEND_DEADLINE_MS', 'breaker.listBackendDeadlineMs'],
-  ['READINESS_REQUIRE', 'readiness.require'],
-  ['READINESS_PROBE_INTERVAL_MS', 'readiness.probeIntervalMs'],
-  // Backends (server/config.ts)
-  ['GATEWAY_BACKENDS', 'backends'],
-  [null, 'backends[].id'],
-  [null, 'backends[].kind'],
-  [null, 'backends[].url'],
-  ['GATEWAY_BACKEND_<ID>_TIMEOUT_MS', 'backends[].timeoutMs'],
-  ['GATEWAY_BACKEND_<ID>_MAX_CONNECTIONS', 'backends[].maxConnections'],
-  ['GATEWAY_BACKEND_<ID>_READ_RETRIES', 'backends[].readRetries'],
-  // Each kind's own (its module's envSettings and fileSettings). A name is known for every
-  // backend whatever its kind: the check is about spelling, the kind's parser about meaning.
-  ...BACKEND_MODULES.flatMap((m) => [
-    ...Object.entries(m.envSettings).map(([name, path]) => [`GATEWAY_BACKEND_<ID>_${name}`, `backends[].${path}`] as const),
-    ...(m.fileSettings ?? []).map((path) => [null, `backends[].${path}`] as const),
-  ]),
+  ...settingLeaves(GATEWAY_SETTINGS).map(({ path, setting }) => [setting.env ?? null, setting.file ? path : null] as const),
+  [BACKENDS_SETTING.env!, 'backends'],
+  // A backend key is known for every backend whatever its kind: the check is about spelling, the
+  // kind's parser about meaning.
+  ...uniqueBy(
+    BACKEND_MODULES.flatMap((m) => settingLeaves(backendSettings(m))),
+    ({ path }) => path,
+  ).map(({ path, setting }) => [setting.env === undefined ? null : `${BACKEND_ENV_PREFIX}${setting.env}`, setting.file ? `backends[].${path}` : null] as const),
 ];
+
+/** The first item of each key, in order. */
+function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((t) => !seen.has(key(t)) && seen.add(key(t)));
+}
 
 /**
  * Prefixes the gateway owns: an environment variable under one that is not in {@link SETTINGS}

@@ -1,13 +1,16 @@
 /**
- * Gateway configuration: one schema, read from an optional JSON file and environment variables
- * (environment wins), validated at start. Every error names the setting. docs/configuration.md
- * lists the same settings.
+ * Gateway configuration, read from an optional JSON file and environment variables (environment
+ * wins), validated at start. Every error names the setting. What is read is declared once in the
+ * config definition (server/config-definition.ts); docs/configuration.md lists the same settings.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, numberSetting } from './config-values';
+import { ConfigError, readGroup, readSetting } from './config-values';
 import { checkSettingNames, envId } from './config-names';
-import type { CommonBackendSettings } from '../adapters/contract/module';
+import { COMMON_BACKEND_SETTINGS, type CommonBackendSettings } from '../adapters/contract/module';
+import { entryFromEnv } from '../adapters/contract/settings';
 import { BACKEND_MODULES, moduleForKind } from '../adapters/modules';
+import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, SERVER_SETTINGS, type LogLevel } from './config-definition';
+import { loadRedisConfig, type RedisConfig } from './redis-config';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
 import { loadWsConfig, type WsConfig } from './ws/config';
@@ -26,103 +29,38 @@ export type BackendConfig = CommonBackendSettings;
  */
 export type BackendEntry = BackendConfig | (BackendConfig & Readonly<Record<string, unknown>>);
 
+/** The gateway's configuration as read; each setting's meaning and default are in the config definition (server/config-definition.ts). */
 export interface GatewayConfig {
-  /** TCP port. @default 4000 (env `PORT`) */
   port: number;
-  /** Listen address. @default '0.0.0.0'; in demo mode (no backends) '127.0.0.1' (env `HOST`) */
+  /** @default '0.0.0.0'; in demo mode (no backends) '127.0.0.1' */
   host: string;
-  /** pino log level. @default 'info' (env `LOG_LEVEL`) */
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Most backend reads one request's loaders run at once. @default 16 (env `MAX_CONCURRENT_READS`) */
+  logLevel: LogLevel;
   maxConcurrentReads: number;
   /** Configured backends; empty = demo mode (embedded simulators), refused when NODE_ENV is `production`. */
   backends: BackendConfig[];
-  /** Largest accepted request body in bytes. @default 1048576 (env `MAX_BODY_BYTES`) */
   maxBodyBytes: number;
-  /** On SIGTERM, how long in-flight requests may take before connections are cut. @default 10000 (env `SHUTDOWN_GRACE_MS`) */
   shutdownGraceMs: number;
   /** Shared store for scale-out (operation records). @default none: records stay in this process */
   redis?: RedisConfig;
   /** The HTTP edge: header size, per-caller limits, CORS, trusted documents (server/http/config.ts). */
   http: HttpEdgeConfig;
-  /** Operation limits (env `MAX_DEPTH` …, file `limits`; server/limits/config.ts). */
+  /** Operation limits (server/limits/config.ts). */
   limits: LimitsConfig;
-  /** graphql-ws sockets: origins, payload, connection and subscription limits (env `WS_…`, file `ws`; server/ws/config.ts). */
+  /** graphql-ws sockets (server/ws/config.ts). */
   ws: WsConfig;
-  /** The live path: event-log retention, access-check reuse, queues (env `LIVE_…`, file `live`; server/live-config.ts). */
+  /** The live path (server/live-config.ts). */
   live: LiveConfig;
-  /** Circuit breakers, merged lists' per-backend deadline, readiness (env `BREAKER_…`, `READINESS_…`, files `breaker`, `readiness`; server/resilience-config.ts). */
+  /** Circuit breakers, merged lists' per-backend deadline, readiness (files `breaker`, `readiness`; server/resilience-config.ts). */
   resilience: ResilienceConfig;
 }
 
-/** A Redis server shared by the replicas (file key `redis`). */
-export interface RedisConfig {
-  /**
-   * `redis://[user:password@]host[:port][/db]` or `rediss://…` (TLS). May carry a password, so it
-   * is never logged or echoed in errors. (env `REDIS_URL`, file `redis.url`)
-   */
-  url: string;
-  /** Prefix of every key the gateway writes; replicas sharing records use the same one. @default 'vg:' (env `REDIS_KEY_PREFIX`, file `redis.keyPrefix`) */
-  keyPrefix: string;
-}
-
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
+export type { RedisConfig } from './redis-config';
 export { ConfigError };
 
-const int = (value: unknown, setting: string, min: number, max: number): number => numberSetting(value, setting, min, max);
-
-function url(value: unknown, setting: string): string {
-  if (typeof value !== 'string') throw new ConfigError(setting, 'must be a URL string');
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new ConfigError(setting, `is not a valid URL (got ${JSON.stringify(value)})`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(setting, `must be http or https (got ${u.protocol})`);
-  if (u.username || u.password) throw new ConfigError(setting, 'must not carry credentials; use the token setting');
-  if (u.search || u.hash) throw new ConfigError(setting, 'must not have a query or fragment');
-  return value.replace(/\/+$/, '');
-}
-
-/** A Redis URL, checked without ever echoing it (it may carry a password). */
-function redisUrl(value: unknown, setting: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(setting, 'must be a URL string, e.g. redis://redis.example.com:6379');
-  let u: URL;
-  try {
-    u = new URL(value.trim());
-  } catch {
-    throw new ConfigError(setting, 'is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)');
-  }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new ConfigError(setting, `must be redis:// or rediss:// (got ${u.protocol})`);
-  if (!u.hostname) throw new ConfigError(setting, 'needs a host');
-  if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname)) throw new ConfigError(setting, 'path must be empty or a database number, e.g. /0');
-  if (u.search || u.hash) throw new ConfigError(setting, 'must not have a query or fragment');
-  return value.trim();
-}
-
-function redis(env: NodeJS.ProcessEnv, file: Record<string, unknown>): RedisConfig | undefined {
-  const raw = file.redis;
-  if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) throw new ConfigError('redis', 'must be an object like { "url": "redis://host:6379" }');
-  const f = (raw ?? {}) as Record<string, unknown>;
-  const envUrl = env.REDIS_URL?.trim() ? env.REDIS_URL : undefined;
-  if (envUrl === undefined && f.url === undefined) {
-    if (raw !== undefined && raw !== null) throw new ConfigError('redis.url', 'is missing');
-    return undefined;
-  }
-  const keyPrefix = env.REDIS_KEY_PREFIX ?? f.keyPrefix ?? 'vg:';
-  const prefixSetting = env.REDIS_KEY_PREFIX !== undefined ? 'REDIS_KEY_PREFIX' : 'redis.keyPrefix';
-  if (typeof keyPrefix !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(keyPrefix)) throw new ConfigError(prefixSetting, 'must be 1-64 printable characters without spaces');
-  return { url: envUrl !== undefined ? redisUrl(envUrl, 'REDIS_URL') : redisUrl(f.url, 'redis.url'), keyPrefix };
-}
-
 function backend(raw: Record<string, unknown>, where: string): BackendConfig {
-  const id = raw.id;
-  if (typeof id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(id)) {
-    throw new ConfigError(`${where}.id`, 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit');
-  }
+  const src = { file: raw, path: where };
+  const id = readSetting(COMMON_BACKEND_SETTINGS.id, 'id', src);
+  if (id === undefined) throw new ConfigError(`${where}.id`, 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit');
   const module = typeof raw.kind === 'string' ? moduleForKind(raw.kind) : undefined;
   if (!module) {
     throw new ConfigError(`${where}.kind`, `unknown backend kind ${JSON.stringify(raw.kind)} (known: ${BACKEND_MODULES.map((m) => m.kind).join(', ')})`);
@@ -130,48 +68,32 @@ function backend(raw: Record<string, unknown>, where: string): BackendConfig {
   if (module.needsUrl && raw.url === undefined) {
     throw new ConfigError(`${where}.url`, `is missing: kind ${module.kind} needs a URL (GATEWAY_BACKENDS entry id=${module.kind}@URL, or "url" in the file)`);
   }
-  const common: CommonBackendSettings = {
-    id,
-    kind: module.kind,
-    // A kind that talks no HTTP may go without; one given is checked all the same.
-    ...(module.needsUrl || raw.url !== undefined ? { url: url(raw.url, `${where}.url`) } : {}),
-    timeoutMs: int(raw.timeoutMs ?? 10_000, `${where}.timeoutMs`, 1, 600_000),
-    maxConnections: int(raw.maxConnections ?? 16, `${where}.maxConnections`, 1, 1024),
-    readRetries: int(raw.readRetries ?? 2, `${where}.readRetries`, 0, 10),
-  };
-  return module.parseSettings(raw, common, where);
+  // A kind that talks no HTTP may go without a URL; one given is checked all the same.
+  const { url, ...common } = readGroup(COMMON_BACKEND_SETTINGS, src);
+  return module.parseSettings(raw, { ...common, id, kind: module.kind, ...(url !== undefined ? { url } : {}) }, where);
 }
 
-/** A module's own part of a `GATEWAY_BACKENDS` entry: its `envEntry`, or each of its `envSettings` set at its path. */
+/** A module's own part of a `GATEWAY_BACKENDS` entry: each of its settings whose variable is set, completed by its `envEntry`. */
 function kindEnvEntry(module: NonNullable<ReturnType<typeof moduleForKind>>, get: (name: string) => string | undefined): Record<string, unknown> {
-  if (module.envEntry) return module.envEntry(get);
-  const entry: Record<string, unknown> = {};
-  for (const [name, path] of Object.entries(module.envSettings)) {
-    const value = get(name);
-    if (value === undefined) continue;
-    const keys = path.split('.');
-    let at = entry;
-    for (const k of keys.slice(0, -1)) at = (at[k] ??= {}) as Record<string, unknown>;
-    at[keys[keys.length - 1]!] = value;
-  }
-  return entry;
+  const entry = entryFromEnv(module.settings, get);
+  return module.envEntry ? module.envEntry(entry) : entry;
 }
 
 /** The example in a malformed `GATEWAY_BACKENDS` entry's message: the first module's kind. */
 const ENTRY_EXAMPLE = `east=${BACKEND_MODULES[0]?.kind ?? 'kind'}@http://10.0.0.1:4646`;
 
 /** Env form of a backend's settings: `GATEWAY_BACKEND_<ID>_<SETTING>` with the id upper-cased, `-` → `_`. */
-const envKey = (id: string, setting: string): string => `GATEWAY_BACKEND_${envId(id)}_${setting}`;
+const envKey = (id: string, setting: string): string => BACKEND_ENV_PREFIX.replace('<ID>', envId(id)) + setting;
 
 /**
  * Backends from the environment:
  * - `GATEWAY_BACKENDS=id=kind[@url],…`, with per-backend `GATEWAY_BACKEND_<ID>_TIMEOUT_MS`,
- *   `_MAX_CONNECTIONS`, `_READ_RETRIES` and the kind's own variables (its module's `envSettings`);
+ *   `_MAX_CONNECTIONS`, `_READ_RETRIES` and the kind's own variables (its module's `settings`);
  * - or the kinds' own client variables (a module's `nativeEnv`: `NOMAD_ADDR`, an openrc's `OS_*`),
  *   one backend each.
  */
 function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>> | undefined {
-  const list = env.GATEWAY_BACKENDS?.trim();
+  const list = env[BACKENDS_SETTING.env!]?.trim();
   // Set but empty is a mistake (a template's missing value), not a request for the demo.
   if (list === '') throw new ConfigError('GATEWAY_BACKENDS', 'is set but empty: list the backends as id=kind@url,… or unset it');
   if (list) {
@@ -179,17 +101,10 @@ function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>>
       const m = /^\s*([^=\s]+)\s*=\s*([a-z]+)(?:@(\S+))?\s*$/.exec(entry);
       if (!m) throw new ConfigError('GATEWAY_BACKENDS', `entry ${i + 1} (${JSON.stringify(entry)}) must look like id=kind@url, e.g. ${ENTRY_EXAMPLE}`);
       const [, id, kind, u] = m as unknown as [string, string, string, string | undefined];
-      const get = (setting: string): string | undefined => env[envKey(id, setting)];
+      // A blank variable counts as unset, as everywhere.
+      const get = (setting: string): string | undefined => (env[envKey(id, setting)]?.trim() ? env[envKey(id, setting)] : undefined);
       const module = moduleForKind(kind);
-      return {
-        id,
-        kind,
-        url: u,
-        timeoutMs: get('TIMEOUT_MS'),
-        maxConnections: get('MAX_CONNECTIONS'),
-        readRetries: get('READ_RETRIES'),
-        ...(module ? kindEnvEntry(module, get) : {}),
-      };
+      return { id, kind, url: u, ...entryFromEnv(COMMON_BACKEND_SETTINGS, get), ...(module ? kindEnvEntry(module, get) : {}) };
     });
   }
   const fromEnv = BACKEND_MODULES.flatMap((m) => {
@@ -241,17 +156,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   if (backends.length === 0 && env.NODE_ENV === 'production') {
     throw new ConfigError('backends', `none is configured, and with NODE_ENV=production the gateway never starts its demo backends: set ${['GATEWAY_BACKENDS (id=kind@url,…)', ...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.trigger] : []))].join(', ')} or the config file's "backends"`);
   }
-  const logLevel = (env.LOG_LEVEL ?? file.logLevel ?? 'info') as GatewayConfig['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
-  const redisConfig = redis(env, file);
+  const top = readGroup(SERVER_SETTINGS, { env, file, path: '' });
+  const redisConfig = loadRedisConfig(env, file);
   return {
-    port: int(env.PORT ?? file.port ?? 4000, 'PORT', 0, 65535),
+    port: top.port,
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
-    host: String(env.HOST || file.host || (backends.length === 0 ? '127.0.0.1' : '0.0.0.0')),
-    logLevel,
-    maxConcurrentReads: int(env.MAX_CONCURRENT_READS ?? file.maxConcurrentReads ?? 16, 'MAX_CONCURRENT_READS', 1, 256),
-    maxBodyBytes: int(env.MAX_BODY_BYTES ?? file.maxBodyBytes ?? 1_048_576, 'MAX_BODY_BYTES', 1024, 64 * 1_048_576),
-    shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS ?? file.shutdownGraceMs ?? 10_000, 'SHUTDOWN_GRACE_MS', 0, 600_000),
+    host: top.host || (backends.length === 0 ? '127.0.0.1' : '0.0.0.0'),
+    logLevel: top.logLevel,
+    maxConcurrentReads: top.maxConcurrentReads,
+    maxBodyBytes: top.maxBodyBytes,
+    shutdownGraceMs: top.shutdownGraceMs,
     backends,
     http: loadHttpEdgeConfig(env, file),
     limits: limitsConfig(env, file, { demo: backends.length === 0 }),

@@ -5,11 +5,12 @@
  * goes through the simulator's own API, as a scheduler or a user would. A failed step is
  * reported and the cycle goes on; `stop()` waits for a step in progress.
  */
-import { ConfigError } from './config-values';
+import { pickValue, readGroup } from './config-values';
+import { DEMO_SETTINGS } from './demo-settings';
 import type { DemoActivityStep } from '../simulators/common/demo-backend';
 
 /** Default time between two steps. */
-export const DEFAULT_DEMO_ACTIVITY_INTERVAL_MS = 5_000;
+export const DEFAULT_DEMO_ACTIVITY_INTERVAL_MS = DEMO_SETTINGS.activityIntervalMs.default;
 
 export interface DemoActivityOptions {
   /** Time between two steps (each step changes one backend). @default 5000 */
@@ -35,14 +36,10 @@ export interface DemoActivity {
  * @returns false when off
  */
 export function demoActivityFromEnv(env: NodeJS.ProcessEnv): DemoActivityOptions | false {
-  const on = env.DEMO_ACTIVITY?.trim();
-  if (on !== undefined && on !== '' && on !== '0' && on !== '1') throw new ConfigError('DEMO_ACTIVITY', 'must be 0 (off) or 1 (on)');
-  if (on === '0') return false;
-  const raw = env.DEMO_ACTIVITY_INTERVAL_MS?.trim();
-  if (raw === undefined || raw === '') return {};
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) throw new ConfigError('DEMO_ACTIVITY_INTERVAL_MS', 'must be an integer from 100 to 3600000');
-  return { intervalMs: ms };
+  const src = { env, file: {}, path: '' };
+  const { activity, activityIntervalMs } = readGroup(DEMO_SETTINGS, src);
+  if (activity === '0') return false;
+  return pickValue(DEMO_SETTINGS.activityIntervalMs, 'activityIntervalMs', src).value === undefined ? {} : { intervalMs: activityIntervalMs };
 }
 
 function throttledWarning(): (name: string, err: unknown) => void {

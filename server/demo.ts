@@ -6,7 +6,7 @@
  */
 import { DEMO_PARTS } from '../simulators/demo';
 import type { DemoActivityStep, DemoCredential, DemoPart, StartedDemoPart } from '../simulators/common/demo-backend';
-import { perBackendHeader } from '../adapters/contract/module';
+import { COMMON_BACKEND_DEFAULTS, perBackendHeader } from '../adapters/contract/module';
 import { moduleForKind } from '../adapters/modules';
 import type { BackendEntry } from './config';
 import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions } from './demo-activity';
@@ -42,8 +42,6 @@ export interface DemoBackendsOptions {
   activity?: DemoActivityOptions | false;
 }
 
-/** The settings every backend has, as the config's defaults set them; a demo part gives the rest. */
-const COMMON_SETTINGS = { timeoutMs: 10_000, maxConnections: 16, readRetries: 2 } as const;
 
 const parts = (): Array<[keyof DemoParts, DemoPart]> => Object.entries(DEMO_PARTS) as Array<[keyof DemoParts, DemoPart]>;
 
@@ -85,7 +83,7 @@ export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<De
   const close = (): Promise<unknown> => Promise.all(started.map(([, s]) => s.close()));
   try {
     for (const [kind, part] of parts()) started.push([kind, await part.start({ activity: activityOptions !== false })]);
-    const backends: BackendEntry[] = started.flatMap(([, s]) => s.backends.map((b) => ({ ...COMMON_SETTINGS, ...b })));
+    const backends: BackendEntry[] = started.flatMap(([, s]) => s.backends.map((b) => ({ ...COMMON_BACKEND_DEFAULTS, ...b })));
     // Each part's credentials with their headers, in the banner's order.
     const credentials = started.map(([, s]) => s.credentials.map((c) => ({ ...c, header: credentialHeader(c, backends) })));
     // Shared headers first, then the per-backend ones that win over them.

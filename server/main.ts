@@ -9,6 +9,7 @@ import { startGateway, WS_CLOSE_WAIT_MS, type RunningGateway } from './app';
 import { BACKEND_MODULES } from '../adapters/modules';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
+import { SERVER_SETTINGS } from './config-definition';
 import type { DemoBackends } from './demo';
 import { createLogger } from './logger';
 import { GatewayMetrics } from './metrics';
@@ -22,12 +23,12 @@ Options:
   --help          show this help
   --version       print the version
 
-Environment (wins over the file): PORT (4000), HOST (0.0.0.0; demo 127.0.0.1), LOG_LEVEL (info),
+Environment (wins over the file): PORT (${SERVER_SETTINGS.port.default}), HOST (${SERVER_SETTINGS.host.defaultNote}), LOG_LEVEL (${SERVER_SETTINGS.logLevel.default}),
   GATEWAY_BACKENDS=id=kind[@URL],...  kind: ${BACKEND_MODULES.map((m) => m.kind).join(', ')}; GATEWAY_BACKEND_<ID>_TIMEOUT_MS, ...
 ${BACKEND_MODULES.flatMap((m) => (m.nativeEnv?.help ? [`${m.nativeEnv.help}\n`] : [])).join('')}  REDIS_URL=redis://host:6379         share operation records between replicas
 With no backend configured (and NODE_ENV not production), simulated backends with demo data
 are started. An unknown GATEWAY_*, WS_*, MAX_* … variable or config-file key stops start-up.
-See docs/configuration.md.`;
+See docs/configuration.md; the config file's JSON Schema is config.schema.json.`;
 
 /** Time after the grace period for the steps after the drain (pools, Redis) before exiting anyway. */
 const SHUTDOWN_BACKSTOP_MS = 5_000;

@@ -7,7 +7,7 @@
  * The URL may carry a password: it is never logged; {@link redactRedisUrl} is what logs show.
  */
 import { Redis } from 'ioredis';
-import type { RedisConfig } from './config';
+import type { RedisConfig } from './redis-config';
 import type { Logger } from './logger';
 
 /** What `/readyz` reports about Redis. */

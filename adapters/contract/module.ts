@@ -7,8 +7,26 @@
 import type { VolumeBackend } from './backend';
 import type { BreakerBoard } from '../http/breaker';
 import type { CallRecord } from '../http/transport';
+import { httpUrl, integer, setting, text, type SettingsGroup, type SettingValues } from './settings';
 
-/** Settings every backend has, whatever its kind (file `backends[]`, env `GATEWAY_BACKEND_<ID>_*`). */
+/**
+ * The settings every backend has, whatever its kind: keys of a file `backends[]` entry, `env` the
+ * part after `GATEWAY_BACKEND_<ID>_`. `id`, `kind` and `url` come from the `GATEWAY_BACKENDS`
+ * entry (`id=kind[@url]`) in the environment.
+ */
+export const COMMON_BACKEND_SETTINGS = {
+  id: setting({
+    rule: text({ pattern: /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/, message: 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit' }),
+    doc: 'Unique id, used in global ids, errors (`extensions.backend`) and `filter.backends`: 1-63 letters, digits, `-`, `_`. Changing it changes every id.',
+  }),
+  kind: setting({ rule: text(), doc: "The backend module's config kind." }),
+  url: setting({ rule: httpUrl, doc: 'Base URL, `http(s)://host:port[/prefix]`, without credentials, query or fragment; required by the kinds that talk HTTP.' }),
+  timeoutMs: setting({ env: 'TIMEOUT_MS', rule: integer(1, 600_000), default: 10_000, doc: 'Deadline of one backend call in milliseconds, queueing and retries included.' }),
+  maxConnections: setting({ env: 'MAX_CONNECTIONS', rule: integer(1, 1024), default: 16, doc: 'Most keep-alive connections (and so concurrent calls) to this backend, per origin.' }),
+  readRetries: setting({ env: 'READ_RETRIES', rule: integer(0, 10), default: 2, doc: 'Retries of an idempotent read after a connection failure or 502/503/504; writes are never retried.' }),
+} as const satisfies SettingsGroup;
+
+/** Settings every backend has, whatever its kind ({@link COMMON_BACKEND_SETTINGS}: file `backends[]`, env `GATEWAY_BACKEND_<ID>_*`). */
 export interface CommonBackendSettings {
   /** Unique id, used in global ids and `filter.backends`: letters, digits, `-`, `_`. */
   id: string;
@@ -16,13 +34,20 @@ export interface CommonBackendSettings {
   kind: string;
   /** Base URL; required by the kinds that talk HTTP ({@link BackendModule.needsUrl}). */
   url?: string;
-  /** Deadline of one backend call in milliseconds. @default 10000 */
+  /** Deadline of one backend call in milliseconds. @default {@link COMMON_BACKEND_SETTINGS}`.timeoutMs` */
   timeoutMs: number;
-  /** Most concurrent connections to this backend (per origin). @default 16 */
+  /** Most concurrent connections to this backend (per origin). @default {@link COMMON_BACKEND_SETTINGS}`.maxConnections` */
   maxConnections: number;
-  /** Retries of an idempotent read after a connection failure or 502/503/504. @default 2 */
+  /** Retries of an idempotent read after a connection failure or 502/503/504. @default {@link COMMON_BACKEND_SETTINGS}`.readRetries` */
   readRetries: number;
 }
+
+/** The common settings' defaults (`timeoutMs`, `maxConnections`, `readRetries`): for backends built in code (the demo, tests). */
+export const COMMON_BACKEND_DEFAULTS = Object.freeze({
+  timeoutMs: COMMON_BACKEND_SETTINGS.timeoutMs.default,
+  maxConnections: COMMON_BACKEND_SETTINGS.maxConnections.default,
+  readRetries: COMMON_BACKEND_SETTINGS.readRetries.default,
+}) satisfies Partial<SettingValues<typeof COMMON_BACKEND_SETTINGS>>;
 
 /**
  * How a kind's callers authenticate: one header for every backend of the kind and a per-backend
@@ -92,20 +117,18 @@ export interface BackendModule<S extends CommonBackendSettings = CommonBackendSe
    */
   parseSettings(raw: Record<string, unknown>, common: CommonBackendSettings, where: string): S;
   /**
-   * The kind's own `GATEWAY_BACKEND_<ID>_<NAME>` variables with the file paths they set, below a
-   * `backends[]` entry (`.` for nesting): `{ TOKEN: 'token', USERNAME: 'auth.username' }`. Read only
-   * for backends listed in `GATEWAY_BACKENDS`; every other such name is unknown. File keys no
-   * variable sets are in {@link fileSettings}.
+   * The kind's own settings, declared once: keys below its `backends[]` entry (nested as in the
+   * file, e.g. `auth.username`), each `env` the part after `GATEWAY_BACKEND_<ID>_` (`TOKEN`).
+   * The config file's schema, the unknown-name check, the env form of an entry and the
+   * documentation test are derived from them; {@link parseSettings} reads them.
    */
-  readonly envSettings: Readonly<Record<string, string>>;
-  /** The kind's own file keys that no variable sets (e.g. `auth.method`), for the unknown-key check. @default none */
-  readonly fileSettings?: readonly string[];
+  readonly settings: SettingsGroup;
   /**
-   * The kind's own part of a `GATEWAY_BACKENDS` entry, from its variables: `get('TOKEN')` is
-   * `GATEWAY_BACKEND_<ID>_TOKEN` as set (undefined when unset).
-   * @default each {@link envSettings} name to its path
+   * Completes the kind's own part of a `GATEWAY_BACKENDS` entry: `entry` holds each of its
+   * {@link settings} whose `GATEWAY_BACKEND_<ID>_<env>` variable is set, at its path; the module
+   * adds what the variables imply (e.g. a credential's method). @default the entry as it is
    */
-  envEntry?(get: (name: string) => string | undefined): Record<string, unknown>;
+  envEntry?(entry: Record<string, unknown>): Record<string, unknown>;
   /** The kind's own client variables, if it has any. @default none */
   readonly nativeEnv?: NativeEnv;
   /** Builds the backend. */

@@ -13,6 +13,7 @@ import type { CallBudget } from '../contract/budget';
 import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from '../contract/errors';
 import { checkOutgoing } from './headers';
 import { PoolKeeper, type CallState } from './pool';
+import { COMMON_BACKEND_DEFAULTS } from '../contract/module';
 
 /** Options of one backend's transport. */
 export interface TransportOptions {
@@ -20,7 +21,7 @@ export interface TransportOptions {
   backend: string;
   /** Base URL of the backend, e.g. `http://127.0.0.1:4646`. Any path prefix is kept. */
   baseUrl: string;
-  /** Deadline of one call, including queueing for a connection and all retries. @default 10_000 */
+  /** Deadline of one call, including queueing for a connection and all retries. @default {@link COMMON_BACKEND_DEFAULTS} (10000) */
   timeoutMs?: number;
   /** Most connections (and so concurrent calls) to this backend. @default 16 */
   maxConnections?: number;
@@ -108,13 +109,13 @@ export class Transport {
     const url = new URL(o.baseUrl);
     this.backend = o.backend;
     this.#prefix = url.pathname.replace(/\/+$/, '');
-    this.#timeoutMs = o.timeoutMs ?? 10_000;
-    this.#readRetries = o.readRetries ?? 2;
+    this.#timeoutMs = o.timeoutMs ?? COMMON_BACKEND_DEFAULTS.timeoutMs;
+    this.#readRetries = o.readRetries ?? COMMON_BACKEND_DEFAULTS.readRetries;
     this.#backoffMs = o.retryBackoffMs ?? 50;
     this.#abortInFlight = o.inFlightOnAbort === 'abort';
     this.#onCall = o.onCall;
     this.#breaker = o.breaker;
-    this.#pools = new PoolKeeper(url.origin, o.maxConnections ?? 16, this.#timeoutMs);
+    this.#pools = new PoolKeeper(url.origin, o.maxConnections ?? COMMON_BACKEND_DEFAULTS.maxConnections, this.#timeoutMs);
   }
 
   /**

@@ -35,6 +35,7 @@ import type { MemoryData } from './data/shape';
 import './ids';
 import { Faults, NO_FAULTS, type FaultOptions } from './faults';
 import { DelayedChanges } from './completion/changes';
+import { MEMORY_SETTINGS } from './settings';
 import * as snapshots from './snapshots/operations';
 import { health } from './health';
 import * as volumes from './volumes/operations';
@@ -69,7 +70,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
 
   constructor(o: MemoryBackendOptions) {
     this.id = o.backend;
-    const changes = new DelayedChanges(o.operationDelayMs ?? 1000);
+    const changes = new DelayedChanges(o.operationDelayMs ?? MEMORY_SETTINGS.operationDelayMs.default);
     this.#data = new DataKeeper(o.backend, o.source ?? { default: true }, changes, o.onWriteError);
     const store = this.#data.store;
     this.#ctx = {

@@ -6,7 +6,7 @@
 import type { BackendModule } from '../contract/module';
 import { MemoryBackend } from './backend';
 import type { MemorySource } from './data/keeper';
-import { MEMORY_ENV_SETTINGS, parseMemorySettings, type MemorySettings } from './settings';
+import { MEMORY_SETTINGS, parseMemorySettings, type MemorySettings } from './settings';
 
 /** Where a backend's data come from, by its settings. */
 export function memorySource(s: MemorySettings): MemorySource {
@@ -22,7 +22,7 @@ export const memoryModule: BackendModule<MemorySettings> = {
   needsUrl: false,
   credential: { header: 'X-Memory-Token', describe: 'memory backend token', required: false },
   parseSettings: parseMemorySettings,
-  envSettings: MEMORY_ENV_SETTINGS,
+  settings: MEMORY_SETTINGS,
   create: (s, deps) =>
     new MemoryBackend({
       backend: s.id,

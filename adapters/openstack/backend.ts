@@ -57,6 +57,7 @@ import * as snapshots from './snapshots/operations';
 import * as volumes from './volumes/operations';
 import { health } from './health';
 import { createWatcher, type OpenStackWatcherOptions } from './watch';
+import { OPENSTACK_SETTINGS } from './settings';
 
 export { LIST_STRATEGY_THRESHOLD } from './volumes/batch';
 
@@ -97,7 +98,7 @@ export class OpenStackBackend
     // One board for the callers' client and the watcher's: both go through the same breakers.
     this.#o = { ...o, breakers: o.breakers ?? new BreakerBoard() };
     this.#c = new OpenStackClient(this.#o);
-    this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? 120_000 };
+    this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? OPENSTACK_SETTINGS.operationTimeoutMs.default };
   }
 
   health(signal?: AbortSignal): Promise<BackendHealth> {

@@ -1,73 +1,33 @@
 /**
- * Settings of the HTTP edge: header size, per-caller limits, CORS, trusted documents. Read from
- * the environment and the config file's `http` object (environment wins), validated like
- * server/config.ts: a bad value throws ConfigError naming the setting. docs/configuration.md,
- * section "HTTP edge", lists them.
+ * Settings of the HTTP edge: header size, per-caller limits, CORS, trusted documents. Declared
+ * once in {@link HTTP_SETTINGS} (env, file `http`); a bad value throws ConfigError naming the
+ * setting. docs/configuration.md, section "HTTP edge", lists them.
  */
-import { booleanSetting, ConfigError, numberSetting, originList, STRICT_BOOLEAN } from '../config-values';
+import { boolean, ConfigError, decimal, defaultsOf, integer, origins, pickValue, readGroup, setting, settingName, STRICT_BOOLEAN, text, type SettingValues } from '../config-values';
 import type { LimitTier } from './caller-limiter';
 import { TrustedDocuments, TrustedDocumentsError } from './trusted-documents';
 
-/** CORS: off unless `origins` is non-empty. */
-export interface CorsConfig {
-  /** Origins allowed to call from a browser (`https://app.example.com`), or `['*']` for any. @default [] (CORS off) (env `CORS_ORIGINS`, comma-separated) */
-  origins: string[];
-  /** Let browsers send cookies/HTTP auth cross-origin (`Access-Control-Allow-Credentials`); not with `*`. @default false (env `CORS_CREDENTIALS`) */
-  credentials: boolean;
-  /** How long browsers may cache a preflight answer, in seconds. @default 600 (env `CORS_MAX_AGE_SECONDS`) */
-  maxAgeSeconds: number;
-}
+type HttpValues = SettingValues<typeof HTTP_SETTINGS>;
 
-/** Per-caller limits (server/http/caller-limiter.ts); a 0 turns that limit off. */
-export interface RateLimitConfig {
-  /** @default { requestsPerSecond: 200, burst: 1000, maxInFlight: 64 } (env `RATE_LIMIT_CALLER_RPS`, `_BURST`, `_IN_FLIGHT`) */
-  caller: LimitTier;
-  /** All callers from one address together. @default { requestsPerSecond: 1000, burst: 5000, maxInFlight: 256 } (env `RATE_LIMIT_ADDRESS_RPS`, `_BURST`, `_IN_FLIGHT`) */
-  address: LimitTier;
-  /** Most callers and addresses tracked at once. @default 50000 (env `RATE_LIMIT_MAX_TRACKED`) */
-  maxTracked: number;
-}
+/** CORS: off unless `origins` is non-empty. Meanings and defaults: {@link HTTP_SETTINGS}`.cors`. */
+export type CorsConfig = HttpValues['cors'];
+
+/** Per-caller limits (server/http/caller-limiter.ts); a 0 turns that limit off. Meanings and defaults: {@link HTTP_SETTINGS}`.rateLimit`. */
+export type RateLimitConfig = HttpValues['rateLimit'];
 
 /** Trusted documents, when switched on. */
 export interface TrustedDocumentsConfig {
-  /** The loaded list. (env `TRUSTED_DOCUMENTS`: path of the manifest) */
+  /** The loaded list (from `HTTP_SETTINGS.trustedDocuments.path`). */
   documents: TrustedDocuments;
-  /** Refuse free-form `query` text even when it is in the list. @default false (env `TRUSTED_DOCUMENTS_REQUIRE_ID`) */
+  /** Refuse free-form `query` text even when it is in the list. */
   requireId: boolean;
 }
 
-export interface HttpEdgeConfig {
-  /** Largest request head (request line and headers) in bytes; 431 above. @default 16384 (env `MAX_HEADER_BYTES`) */
-  maxHeaderBytes: number;
-  /**
-   * Longest time a client may take to send a request head (request line and headers), from its
-   * first byte (or the connection's start); then 408 and the connection is closed.
-   * @default 10000 (env `HEADERS_TIMEOUT_MS`)
-   */
-  headersTimeoutMs: number;
-  /**
-   * Longest time a client may take to send a whole request, head and body; then 408 and the
-   * connection is closed. Bounds receiving only: a response being sent, a graphql-ws socket or a
-   * stream is never cut by it. At least `headersTimeoutMs`. @default 30000 (env `REQUEST_TIMEOUT_MS`)
-   */
-  requestTimeoutMs: number;
-  /**
-   * Open TCP connections (plain HTTP and graphql-ws alike) from one peer address (IPv6 by /64);
-   * the next is answered 429 TOO_MANY_CONNECTIONS and closed. Not applied with
-   * `trustProxyHops` > 0: every peer is then a trusted proxy. @default 1000 (env `MAX_CONNECTIONS_PER_ADDRESS`)
-   */
-  maxConnectionsPerAddress: number;
-  /**
-   * Reverse proxies in front of the gateway whose `X-Forwarded-For` entry is trusted as the client
-   * address; with any, peers are taken to be those proxies and exempt from `maxConnectionsPerAddress`.
-   * @default 0 (env `TRUST_PROXY_HOPS`)
-   */
-  trustProxyHops: number;
-  rateLimit: RateLimitConfig;
-  cors: CorsConfig;
+/** The HTTP edge's settings as read; meanings and defaults: {@link HTTP_SETTINGS}. */
+export type HttpEdgeConfig = Omit<HttpValues, 'trustedDocuments'> & {
   /** @default undefined: any document is served */
   trustedDocuments?: TrustedDocumentsConfig;
-}
+};
 
 /** What callers of `startGateway` may pass: any group or field left out takes its default. */
 export interface HttpEdgeOptions {
@@ -81,14 +41,69 @@ export interface HttpEdgeOptions {
   trustedDocuments?: { documents: TrustedDocuments; requireId?: boolean };
 }
 
+/** One tier of per-caller limits, with its variables' prefix and its defaults. */
+const tier = (env: string, who: string, d: LimitTier) => ({
+  requestsPerSecond: setting({ env: `${env}_RPS`, rule: decimal(0, 1_000_000), default: d.requestsPerSecond, doc: `Sustained requests per second of ${who} (token bucket refill; decimals allowed; 0 = no rate limit).` }),
+  burst: setting({ env: `${env}_BURST`, rule: integer(1, 10_000_000), default: d.burst, doc: `Requests ${who} may send at once above that rate (bucket size).` }),
+  maxInFlight: setting({ env: `${env}_IN_FLIGHT`, rule: integer(0, 1_000_000), default: d.maxInFlight, doc: `Requests of ${who} being served at once (0 = no cap).` }),
+});
+
+const strict = boolean(STRICT_BOOLEAN);
+
+/** The `http` group. */
+export const HTTP_SETTINGS = {
+  maxHeaderBytes: setting({ env: 'MAX_HEADER_BYTES', rule: integer(1024, 1_048_576), default: 16_384, doc: 'Largest request head (request line and headers) in bytes; 431 above.' }),
+  headersTimeoutMs: setting({
+    env: 'HEADERS_TIMEOUT_MS',
+    rule: integer(100, 600_000),
+    default: 10_000,
+    doc: 'Longest time a client may take to send a request head (request line and headers), from its first byte (or the connection\'s start), ms; then 408 and the connection is closed.',
+  }),
+  requestTimeoutMs: setting({
+    env: 'REQUEST_TIMEOUT_MS',
+    rule: integer(100, 3_600_000),
+    default: 30_000,
+    defaultNote: '30000, at least headersTimeoutMs',
+    doc: 'Longest time a client may take to send a whole request, head and body, ms; then 408 and the connection is closed. Bounds receiving only: a response being sent, a graphql-ws socket or a stream is never cut by it. At least headersTimeoutMs.',
+  }),
+  maxConnectionsPerAddress: setting({
+    env: 'MAX_CONNECTIONS_PER_ADDRESS',
+    rule: integer(1, 10_000_000),
+    default: 1000,
+    doc: 'Open TCP connections (plain HTTP and graphql-ws alike) from one peer address (IPv6 by /64); the next is answered 429 TOO_MANY_CONNECTIONS and closed. Not applied with trustProxyHops > 0.',
+  }),
+  trustProxyHops: setting({
+    env: 'TRUST_PROXY_HOPS',
+    rule: integer(0, 10),
+    default: 0,
+    doc: 'Reverse proxies in front of the gateway whose X-Forwarded-For entry is trusted as the client address; with any, peers are taken to be those proxies and exempt from maxConnectionsPerAddress.',
+  }),
+  rateLimit: {
+    caller: tier('RATE_LIMIT_CALLER', 'one caller', { requestsPerSecond: 200, burst: 1000, maxInFlight: 64 }),
+    address: tier('RATE_LIMIT_ADDRESS', 'all callers from one client address together', { requestsPerSecond: 1000, burst: 5000, maxInFlight: 256 }),
+    maxTracked: setting({ env: 'RATE_LIMIT_MAX_TRACKED', rule: integer(100, 10_000_000), default: 50_000, doc: 'Most callers and addresses tracked at once.' }),
+  },
+  cors: {
+    origins: setting({ env: 'CORS_ORIGINS', rule: origins, default: [] as string[], doc: 'Origins allowed to call from a browser (`https://app.example.com`), or `*` for any; none: CORS off. Env: comma-separated.' }),
+    credentials: setting({ env: 'CORS_CREDENTIALS', rule: strict, default: false, doc: 'Let browsers send cookies/HTTP auth cross-origin (Access-Control-Allow-Credentials); not with `*`.' }),
+    maxAgeSeconds: setting({ env: 'CORS_MAX_AGE_SECONDS', rule: integer(0, 86_400), default: 600, doc: 'How long browsers may cache a preflight answer, in seconds.' }),
+  },
+  trustedDocuments: {
+    path: setting({ env: 'TRUSTED_DOCUMENTS', rule: text({ trim: true, message: 'must be the path of a persisted query manifest' }), doc: 'Path of a persisted-operation manifest; with it only listed documents run. None: any document is served.' }),
+    requireId: setting({ env: 'TRUSTED_DOCUMENTS_REQUIRE_ID', rule: strict, default: false, doc: 'Refuse free-form `query` text even when it is in the list: clients must name it by id.' }),
+  },
+} as const;
+
+const D = defaultsOf(HTTP_SETTINGS);
+
 export const HTTP_EDGE_DEFAULTS: Readonly<HttpEdgeConfig> = Object.freeze({
-  maxHeaderBytes: 16_384,
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  maxConnectionsPerAddress: 1000,
-  trustProxyHops: 0,
-  rateLimit: { caller: { requestsPerSecond: 200, burst: 1000, maxInFlight: 64 }, address: { requestsPerSecond: 1000, burst: 5000, maxInFlight: 256 }, maxTracked: 50_000 },
-  cors: { origins: [], credentials: false, maxAgeSeconds: 600 },
+  maxHeaderBytes: D.maxHeaderBytes,
+  headersTimeoutMs: D.headersTimeoutMs,
+  requestTimeoutMs: D.requestTimeoutMs,
+  maxConnectionsPerAddress: D.maxConnectionsPerAddress,
+  trustProxyHops: D.trustProxyHops,
+  rateLimit: D.rateLimit,
+  cors: D.cors,
 });
 
 /** Defaults filled in. */
@@ -110,72 +125,32 @@ export function resolveHttpEdgeOptions(o: HttpEdgeOptions = {}): HttpEdgeConfig 
   };
 }
 
-type Source = { env: NodeJS.ProcessEnv; file: Record<string, unknown> };
-
-/** The raw value of a setting and the name to blame: env wins over the file key (dotted path under `http`). */
-function pick({ env, file }: Source, envName: string, path: string): { value: unknown; setting: string } {
-  if (env[envName] !== undefined && env[envName] !== '') return { value: env[envName], setting: envName };
-  let v: unknown = file;
-  for (const k of `http.${path}`.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined;
-  return { value: v, setting: `http.${path}` };
-}
-
-function num(s: Source, envName: string, path: string, dflt: number, min: number, max: number, integer = true): number {
-  const { value, setting } = pick(s, envName, path);
-  return value === undefined ? dflt : numberSetting(value, setting, min, max, integer);
-}
-
-function bool(s: Source, envName: string, path: string, dflt: boolean): boolean {
-  const { value, setting } = pick(s, envName, path);
-  return value === undefined ? dflt : booleanSetting(value, setting, STRICT_BOOLEAN);
-}
-
-function tier(s: Source, name: 'caller' | 'address', d: LimitTier): LimitTier {
-  const E = `RATE_LIMIT_${name.toUpperCase()}`;
-  const p = `rateLimit.${name}`;
-  return {
-    requestsPerSecond: num(s, `${E}_RPS`, `${p}.requestsPerSecond`, d.requestsPerSecond, 0, 1_000_000, false),
-    burst: num(s, `${E}_BURST`, `${p}.burst`, d.burst, 1, 10_000_000),
-    maxInFlight: num(s, `${E}_IN_FLIGHT`, `${p}.maxInFlight`, d.maxInFlight, 0, 1_000_000),
-  };
-}
-
-function origins(s: Source): string[] {
-  const { value, setting } = pick(s, 'CORS_ORIGINS', 'cors.origins');
-  return value === undefined ? [] : originList(value, setting);
-}
-
 /** The edge settings from env and file. @throws ConfigError naming the setting */
 export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, unknown>): HttpEdgeConfig {
-  if (file.http !== undefined && (typeof file.http !== 'object' || file.http === null || Array.isArray(file.http))) throw new ConfigError('http', 'must be an object');
-  const s: Source = { env, file };
-  const d = HTTP_EDGE_DEFAULTS;
-  const cors: CorsConfig = { origins: origins(s), credentials: bool(s, 'CORS_CREDENTIALS', 'cors.credentials', d.cors.credentials), maxAgeSeconds: num(s, 'CORS_MAX_AGE_SECONDS', 'cors.maxAgeSeconds', d.cors.maxAgeSeconds, 0, 86_400) };
-  if (cors.credentials && cors.origins.includes('*')) throw new ConfigError('CORS_CREDENTIALS', 'cannot be true with the origin "*": list the origins (browsers refuse credentials with a wildcard)');
-  const trusted = pick(s, 'TRUSTED_DOCUMENTS', 'trustedDocuments.path');
+  const src = { env, file: file.http, path: 'http', strict: true };
+  const v = readGroup(HTTP_SETTINGS, src);
+  if (v.cors.credentials && v.cors.origins.includes('*')) throw new ConfigError(settingName(HTTP_SETTINGS, 'cors.credentials', src), 'cannot be true with the origin "*": list the origins (browsers refuse credentials with a wildcard)');
   let trustedDocuments: TrustedDocumentsConfig | undefined;
-  if (trusted.value !== undefined) {
-    if (typeof trusted.value !== 'string' || trusted.value.trim() === '') throw new ConfigError(trusted.setting, 'must be the path of a persisted query manifest');
+  if (v.trustedDocuments.path !== undefined) {
     try {
-      trustedDocuments = { documents: TrustedDocuments.fromFile(trusted.value.trim()), requireId: bool(s, 'TRUSTED_DOCUMENTS_REQUIRE_ID', 'trustedDocuments.requireId', false) };
+      trustedDocuments = { documents: TrustedDocuments.fromFile(v.trustedDocuments.path), requireId: v.trustedDocuments.requireId };
     } catch (err) {
-      if (err instanceof TrustedDocumentsError) throw new ConfigError(trusted.setting, err.message);
+      if (err instanceof TrustedDocumentsError) throw new ConfigError(settingName(HTTP_SETTINGS, 'trustedDocuments.path', src), err.message);
       throw err;
     }
   }
-  const headersTimeoutMs = num(s, 'HEADERS_TIMEOUT_MS', 'headersTimeoutMs', d.headersTimeoutMs, 100, 600_000);
-  const requestTimeout = pick(s, 'REQUEST_TIMEOUT_MS', 'requestTimeoutMs');
-  const requestTimeoutMs = num(s, 'REQUEST_TIMEOUT_MS', 'requestTimeoutMs', Math.max(d.requestTimeoutMs, headersTimeoutMs), 100, 3_600_000);
-  // Node refuses a head deadline past the whole request's.
-  if (requestTimeoutMs < headersTimeoutMs) throw new ConfigError(requestTimeout.setting, `must be at least the headers timeout (${headersTimeoutMs} ms)`);
+  const requestTimeout = pickValue(HTTP_SETTINGS.requestTimeoutMs, 'requestTimeoutMs', src);
+  // Not given: the default, raised to the headers timeout. Node refuses a head deadline past the whole request's.
+  const requestTimeoutMs = requestTimeout.value === undefined || requestTimeout.value === null ? Math.max(D.requestTimeoutMs, v.headersTimeoutMs) : v.requestTimeoutMs;
+  if (requestTimeoutMs < v.headersTimeoutMs) throw new ConfigError(requestTimeout.setting, `must be at least the headers timeout (${v.headersTimeoutMs} ms)`);
   return {
-    maxHeaderBytes: num(s, 'MAX_HEADER_BYTES', 'maxHeaderBytes', d.maxHeaderBytes, 1024, 1_048_576),
-    headersTimeoutMs,
+    maxHeaderBytes: v.maxHeaderBytes,
+    headersTimeoutMs: v.headersTimeoutMs,
     requestTimeoutMs,
-    maxConnectionsPerAddress: num(s, 'MAX_CONNECTIONS_PER_ADDRESS', 'maxConnectionsPerAddress', d.maxConnectionsPerAddress, 1, 10_000_000),
-    trustProxyHops: num(s, 'TRUST_PROXY_HOPS', 'trustProxyHops', d.trustProxyHops, 0, 10),
-    rateLimit: { caller: tier(s, 'caller', d.rateLimit.caller), address: tier(s, 'address', d.rateLimit.address), maxTracked: num(s, 'RATE_LIMIT_MAX_TRACKED', 'rateLimit.maxTracked', d.rateLimit.maxTracked, 100, 10_000_000) },
-    cors,
+    maxConnectionsPerAddress: v.maxConnectionsPerAddress,
+    trustProxyHops: v.trustProxyHops,
+    rateLimit: v.rateLimit,
+    cors: v.cors,
     ...(trustedDocuments ? { trustedDocuments } : {}),
   };
 }

@@ -1,68 +1,37 @@
 /**
- * The `limits` settings group: operation limits checked before and during execution. Read from
- * the environment (wins) and the config file's `limits` object, validated like server/config.ts.
- * docs/configuration.md ("Operation limits") lists the same settings.
+ * The `limits` settings group: operation limits checked before and during execution. Declared
+ * once in {@link LIMITS_SETTINGS} (env `MAX_DEPTH` …, file `limits`); docs/configuration.md
+ * ("Operation limits") lists them.
  */
-import { booleanSetting, ConfigError, numberSetting } from '../config-values';
+import { boolean, defaultsOf, integer, pickValue, readGroup, setting, type SettingValues } from '../config-values';
 
-/** Limits applied to every operation the gateway executes. */
-export interface LimitsConfig {
-  /** Most nested field levels (fragments add none; introspection is exempt). @default 6 (env `MAX_DEPTH`) */
-  maxDepth: number;
-  /** Most aliased fields per operation (`__typename` aliases are free). @default 15 (env `MAX_ALIASES`) */
-  maxAliases: number;
-  /** Most directives per operation. @default 50 (env `MAX_DIRECTIVES`) */
-  maxDirectives: number;
-  /** Most lexical tokens per document; parsing stops at the first one over. @default 1000 (env `MAX_TOKENS`) */
-  maxTokens: number;
-  /** Highest estimated cost (`@cost`/`@listSize` in the schema, docs/limits.md). @default 5000 (env `MAX_COST`) */
-  maxCost: number;
-  /** Largest answer, estimated while executing (JSON bytes of the data). @default 10485760 (env `MAX_RESPONSE_BYTES`) */
-  maxResponseBytes: number;
-  /** Most HTTP calls one operation may send to each backend (retries count). @default 200 (env `MAX_BACKEND_CALLS_PER_OPERATION`) */
-  maxBackendCallsPerOperation: number;
-  /** Deadline of a whole operation in milliseconds. @default 30000 (env `OPERATION_TIMEOUT_MS`) */
-  operationTimeoutMs: number;
-  /**
-   * Whether `__schema` and `__type` are answered.
-   * @default true in demo mode and when NODE_ENV is not `production`, else false (env `INTROSPECTION`)
-   */
-  introspection: boolean;
-  /** Most introspection root fields (`__schema`, `__type`) per operation. @default 3 (env `MAX_INTROSPECTION_FIELDS`) */
-  maxIntrospectionFields: number;
-  /** Most nested levels inside one introspection field (the standard query needs 15). @default 20 (env `MAX_INTROSPECTION_DEPTH`) */
-  maxIntrospectionDepth: number;
-}
+/** The `limits` group. */
+export const LIMITS_SETTINGS = {
+  maxDepth: setting({ env: 'MAX_DEPTH', rule: integer(1, 100), default: 6, doc: 'Most nested field levels (fragments add none; introspection is exempt).' }),
+  maxAliases: setting({ env: 'MAX_ALIASES', rule: integer(0, 10_000), default: 15, doc: 'Most aliased fields per operation (`__typename` aliases are free).' }),
+  maxDirectives: setting({ env: 'MAX_DIRECTIVES', rule: integer(0, 10_000), default: 50, doc: 'Most directives per operation.' }),
+  maxTokens: setting({ env: 'MAX_TOKENS', rule: integer(10, 1_000_000), default: 1000, doc: 'Most lexical tokens per document; parsing stops at the first one over.' }),
+  maxCost: setting({ env: 'MAX_COST', rule: integer(1, 1_000_000_000), default: 5000, doc: 'Highest estimated cost (`@cost`/`@listSize` in the schema, docs/limits.md).' }),
+  maxResponseBytes: setting({ env: 'MAX_RESPONSE_BYTES', rule: integer(1024, 1024 * 1_048_576), default: 10 * 1_048_576, doc: 'Largest answer, estimated while executing (JSON bytes of the data).' }),
+  maxBackendCallsPerOperation: setting({ env: 'MAX_BACKEND_CALLS_PER_OPERATION', rule: integer(1, 1_000_000), default: 200, doc: 'Most HTTP calls one operation may send to each backend (retries count).' }),
+  operationTimeoutMs: setting({ env: 'OPERATION_TIMEOUT_MS', rule: integer(10, 3_600_000), default: 30_000, doc: 'Deadline of a whole operation in milliseconds.' }),
+  introspection: setting({
+    env: 'INTROSPECTION',
+    rule: boolean(),
+    // The value here is the non-production one; the reader applies the rule below.
+    default: true,
+    defaultNote: 'true in demo mode and when NODE_ENV is not production, else false',
+    doc: 'Whether `__schema` and `__type` are answered.',
+  }),
+  maxIntrospectionFields: setting({ env: 'MAX_INTROSPECTION_FIELDS', rule: integer(1, 1000), default: 3, doc: 'Most introspection root fields (`__schema`, `__type`) per operation.' }),
+  maxIntrospectionDepth: setting({ env: 'MAX_INTROSPECTION_DEPTH', rule: integer(1, 1000), default: 20, doc: 'Most nested levels inside one introspection field (the standard query needs 15).' }),
+} as const;
+
+/** Limits applied to every operation the gateway executes; each key's meaning and default are in {@link LIMITS_SETTINGS}. */
+export type LimitsConfig = SettingValues<typeof LIMITS_SETTINGS>;
 
 /** Defaults, as documented; `introspection` here is the non-production default. */
-export const DEFAULT_LIMITS: Readonly<LimitsConfig> = Object.freeze({
-  maxDepth: 6,
-  maxAliases: 15,
-  maxDirectives: 50,
-  maxTokens: 1000,
-  maxCost: 5000,
-  maxResponseBytes: 10 * 1_048_576,
-  maxBackendCallsPerOperation: 200,
-  operationTimeoutMs: 30_000,
-  introspection: true,
-  maxIntrospectionFields: 3,
-  maxIntrospectionDepth: 20,
-});
-
-/** Each numeric setting: env name, file key, bounds. */
-const NUMBERS: ReadonlyArray<[keyof LimitsConfig, string, number, number]> = [
-  ['maxDepth', 'MAX_DEPTH', 1, 100],
-  ['maxAliases', 'MAX_ALIASES', 0, 10_000],
-  ['maxDirectives', 'MAX_DIRECTIVES', 0, 10_000],
-  ['maxTokens', 'MAX_TOKENS', 10, 1_000_000],
-  ['maxCost', 'MAX_COST', 1, 1_000_000_000],
-  ['maxResponseBytes', 'MAX_RESPONSE_BYTES', 1024, 1024 * 1_048_576],
-  ['maxBackendCallsPerOperation', 'MAX_BACKEND_CALLS_PER_OPERATION', 1, 1_000_000],
-  ['operationTimeoutMs', 'OPERATION_TIMEOUT_MS', 10, 3_600_000],
-  ['maxIntrospectionFields', 'MAX_INTROSPECTION_FIELDS', 1, 1000],
-  ['maxIntrospectionDepth', 'MAX_INTROSPECTION_DEPTH', 1, 1000],
-];
-
+export const DEFAULT_LIMITS: Readonly<LimitsConfig> = Object.freeze(defaultsOf(LIMITS_SETTINGS));
 
 /**
  * The `limits` group from the environment and the file's `limits` object.
@@ -70,21 +39,9 @@ const NUMBERS: ReadonlyArray<[keyof LimitsConfig, string, number, number]> = [
  * @throws ConfigError naming the env variable or file key.
  */
 export function limitsConfig(env: NodeJS.ProcessEnv, file: Record<string, unknown>, o: { demo: boolean }): LimitsConfig {
-  const raw = file.limits;
-  if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) throw new ConfigError('limits', 'must be an object like { "maxDepth": 6 }');
-  const f = (raw ?? {}) as Record<string, unknown>;
-  const known = new Set<string>([...NUMBERS.map(([k]) => k), 'introspection']);
-  for (const k of Object.keys(f)) if (!known.has(k)) throw new ConfigError(`limits.${k}`, `is not a known limit (known: ${[...known].join(', ')})`);
-  const out: LimitsConfig = { ...DEFAULT_LIMITS };
-  for (const [key, envName, min, max] of NUMBERS) {
-    const fromEnv = env[envName]?.trim() ? env[envName] : undefined;
-    const value = fromEnv ?? f[key];
-    if (value !== undefined) (out[key] as number) = numberSetting(value, fromEnv !== undefined ? envName : `limits.${key}`, min, max);
-  }
-  const envIntro = env.INTROSPECTION?.trim() ? env.INTROSPECTION : undefined;
-  if (envIntro !== undefined) out.introspection = booleanSetting(envIntro, 'INTROSPECTION');
-  else if (f.introspection !== undefined) out.introspection = booleanSetting(f.introspection, 'limits.introspection');
+  const src = { env, file: file.limits, path: 'limits', strict: true };
+  const out = readGroup(LIMITS_SETTINGS, src);
   // Apollo's convention: no introspection in production, except for the demo (GraphiQL needs it).
-  else out.introspection = o.demo || env.NODE_ENV !== 'production';
-  return out;
+  const given = pickValue(LIMITS_SETTINGS.introspection, 'introspection', src).value;
+  return given === undefined || given === null ? { ...out, introspection: o.demo || env.NODE_ENV !== 'production' } : out;
 }

@@ -59,7 +59,6 @@ export const openStackDemo: DemoPart<OpenStackDemoInfo> = {
           interface: 'public',
           // The gateway's own credential (readiness probes only); callers send their own tokens.
           auth: { method: 'password', username: creds.admin.username, password: creds.admin.password, userDomainName: 'Default', projectName: creds.admin.project, projectDomainName: 'Default' },
-          operationTimeoutMs: 120_000,
         },
       ],
       // In the kind's shared header, as the README's examples send it.

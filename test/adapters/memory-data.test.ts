@@ -11,7 +11,7 @@ import type { CallOptions } from '../../adapters/contract/backend';
 import type { CommonBackendSettings } from '../../adapters/contract/module';
 import { BreakerBoard } from '../../adapters/http/breaker';
 import { MemoryBackend } from '../../adapters/memory/backend';
-import { ConfigError } from '../../adapters/contract/settings';
+import { ConfigError, envPaths } from '../../adapters/contract/settings';
 import { memoryModule } from '../../adapters/memory/module';
 import { generateSeed } from '../../adapters/memory/data/seed';
 
@@ -84,7 +84,7 @@ describe('memory backend: data file', () => {
 describe('memory backend: module and settings', () => {
   it('should need no URL, read its settings as strings or values, and name a bad one', () => {
     expect(memoryModule).toMatchObject({ kind: 'memory', modelKind: 'MEMORY', needsUrl: false, credential: { header: 'X-Memory-Token' } });
-    expect(memoryModule.envSettings).toMatchObject({ DATA_FILE: 'dataFile', OPERATION_DELAY_MS: 'operationDelayMs', FAILURE_RATE: 'failureRate' });
+    expect(envPaths(memoryModule.settings)).toMatchObject({ DATA_FILE: 'dataFile', OPERATION_DELAY_MS: 'operationDelayMs', FAILURE_RATE: 'failureRate' });
     const s = memoryModule.parseSettings({ operationDelayMs: '250', failureRate: '0.5', seedVolumes: 10, seedAttachments: '3' }, common(), 'backends[0]');
     expect(s).toMatchObject({ operationDelayMs: 250, failureRate: 0.5, seedVolumes: 10, seedAttachments: 3, writeBack: false, latencyMs: 0 });
     expect(memoryModule.parseSettings({}, common(), 'backends[0]')).toMatchObject({ operationDelayMs: 1000, failureRate: 0, seedAttachments: 2, writeBack: false });

@@ -1,0 +1,89 @@
+/**
+ * The OpenStack backend's own settings: keys of its `backends[]` entry, or
+ * `GATEWAY_BACKEND_<ID>_<env>` variables; the service credential under `auth`.
+ */
+import type { CommonBackendSettings } from '../contract/module';
+import { ConfigError, integer, oneOf, readGroup, readSetting, setting, text } from '../contract/settings';
+import type { ServiceAuth } from './keystone';
+import { WATCH_DEFAULTS } from './watch';
+
+const AUTH_METHODS = ['password', 'applicationCredential'] as const;
+const INTERFACES = ['public', 'internal', 'admin'] as const;
+
+/** The gateway's own OpenStack credential (file `auth`): complete for its `method` or absent. */
+const AUTH_SETTINGS = {
+  method: setting({ rule: oneOf(AUTH_METHODS, 'must be "password" or "applicationCredential"'), doc: 'OpenStack: how the gateway authenticates itself (the variables imply it).' }),
+  username: setting({ env: 'USERNAME', rule: text(), doc: 'OpenStack, method password: user name.' }),
+  password: setting({ env: 'PASSWORD', rule: text(), doc: 'OpenStack, method password: password.' }),
+  projectName: setting({ env: 'PROJECT_NAME', rule: text(), doc: 'OpenStack, method password: project to scope the token to.' }),
+  userDomainName: setting({ env: 'USER_DOMAIN_NAME', rule: text(), defaultNote: 'Default', doc: "OpenStack, method password: the user's domain." }),
+  projectDomainName: setting({ env: 'PROJECT_DOMAIN_NAME', rule: text(), defaultNote: 'Default', doc: "OpenStack, method password: the project's domain." }),
+  id: setting({ env: 'APPLICATION_CREDENTIAL_ID', rule: text(), doc: 'OpenStack, method applicationCredential: its id.' }),
+  secret: setting({ env: 'APPLICATION_CREDENTIAL_SECRET', rule: text(), doc: 'OpenStack, method applicationCredential: its secret.' }),
+} as const;
+
+export const OPENSTACK_SETTINGS = {
+  region: setting({ env: 'REGION', rule: text(), default: 'RegionOne', doc: 'OpenStack: the catalog region whose Cinder and Nova endpoints are used.' }),
+  interface: setting<(typeof INTERFACES)[number]>({ env: 'INTERFACE', rule: oneOf(INTERFACES, 'must be public, internal or admin'), default: 'public', doc: 'OpenStack: catalog interface.' }),
+  operationTimeoutMs: setting({
+    env: 'OPERATION_TIMEOUT_MS',
+    rule: integer(1000, 3_600_000),
+    default: 120_000,
+    doc: 'OpenStack: longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT, ms.',
+  }),
+  watchFastMs: setting({
+    env: 'WATCH_FAST_MS',
+    rule: integer(50, 60_000),
+    default: WATCH_DEFAULTS.fastMs as number,
+    doc: "OpenStack: the watcher's poll interval while a watched volume is in motion or an operation is pending, ms.",
+  }),
+  watchSlowMs: setting({
+    env: 'WATCH_SLOW_MS',
+    rule: integer(50, 3_600_000),
+    defaultNote: `${WATCH_DEFAULTS.slowMs} (at least watchFastMs)`,
+    doc: "OpenStack: the watcher's poll interval otherwise, while anyone listens, ms; at least watchFastMs.",
+  }),
+  auth: AUTH_SETTINGS,
+} as const;
+
+/** An OpenStack region: Keystone v3 finds Cinder and Nova in the catalog. Meanings and defaults: {@link OPENSTACK_SETTINGS}. */
+export interface OpenStackSettings extends CommonBackendSettings {
+  kind: 'openstack';
+  /** Keystone v3 URL, e.g. `https://keystone.example.com:5000/v3`. */
+  url: string;
+  region: string;
+  interface: (typeof INTERFACES)[number];
+  /** The gateway's own credential, for probes and watchers only (callers send their tokens). @default none */
+  auth?: ServiceAuth;
+  operationTimeoutMs: number;
+  watchFastMs?: number;
+  watchSlowMs?: number;
+}
+
+/** The gateway's own OpenStack credential: complete or absent, never half given. */
+function serviceAuth(raw: unknown, where: string): ServiceAuth | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  // An empty string is an absent key, as the variables' blank values are.
+  const given = typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== '')) : raw;
+  const a = readGroup(AUTH_SETTINGS, { file: given, path: where });
+  const need = (key: 'username' | 'password' | 'projectName' | 'id' | 'secret'): string => {
+    const v = a[key];
+    if (v === undefined) throw new ConfigError(`${where}.${key}`, 'is missing (a non-empty string is required)');
+    return v;
+  };
+  if (a.method === 'password') {
+    return { method: 'password', username: need('username'), password: need('password'), projectName: need('projectName'), userDomainName: a.userDomainName, projectDomainName: a.projectDomainName };
+  }
+  if (a.method === 'applicationCredential') return { method: 'applicationCredential', id: need('id'), secret: need('secret') };
+  throw new ConfigError(`${where}.method`, 'must be "password" or "applicationCredential"');
+}
+
+/** @throws ConfigError naming the setting (`where.key`) */
+export function parseOpenStackSettings(raw: Record<string, unknown>, common: CommonBackendSettings, where: string): OpenStackSettings {
+  const { auth: _auth, watchSlowMs: _slow, ...own } = OPENSTACK_SETTINGS;
+  const v = readGroup(own, { file: raw, path: where });
+  const src = { file: raw, path: where };
+  const watchSlowMs = readSetting(OPENSTACK_SETTINGS.watchSlowMs, 'watchSlowMs', src) ?? Math.max(WATCH_DEFAULTS.slowMs, v.watchFastMs);
+  if (watchSlowMs < v.watchFastMs) throw new ConfigError(`${where}.watchSlowMs`, `must be at least watchFastMs (${v.watchFastMs})`);
+  return { ...common, kind: 'openstack', url: common.url!, ...v, auth: serviceAuth(raw.auth, `${where}.auth`), watchSlowMs };
+}

@@ -1,0 +1,66 @@
+/**
+ * The config definition: every setting of the gateway, declared once (environment variable,
+ * config-file key, rule with bounds, default, description), grouped by section as in the config
+ * file. Each section lives next to its reader (server/http/config.ts …); backend settings come
+ * from the backend modules (the common ones from the contract). Derived from it: the readers'
+ * values, the unknown-name check (server/config-names.ts), the config file's JSON Schema
+ * (server/config-schema.ts, committed as config.schema.json) and the documentation test.
+ *
+ * Adding a setting: declare it in its section (or a new section here); read it with `readGroup`.
+ */
+import { COMMON_BACKEND_SETTINGS, type BackendModule, type CommonBackendSettings } from '../adapters/contract/module';
+import { integer, oneOf, setting, text, type SettingsGroup } from './config-values';
+import { DEMO_SETTINGS } from './demo-settings';
+import { HTTP_SETTINGS } from './http/config';
+import { LIMITS_SETTINGS } from './limits/config';
+import { LIVE_SETTINGS } from './live-config';
+import { REDIS_SETTINGS } from './redis-config';
+import { BREAKER_SETTINGS, READINESS_SETTINGS } from './resilience-config';
+import { WS_SETTINGS } from './ws/config';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The gateway's top-level settings. */
+export const SERVER_SETTINGS = {
+  $schema: setting({ rule: text(), doc: "The config file's JSON Schema (config.schema.json), for editors; not read by the gateway." }),
+  port: setting({ env: 'PORT', rule: integer(0, 65535), default: 4000, doc: 'TCP port; GraphQL at /graphql, plus /healthz, /readyz.' }),
+  host: setting({
+    env: 'HOST',
+    rule: text({ trim: true }),
+    defaultNote: '0.0.0.0; in demo mode (no backends) 127.0.0.1',
+    doc: 'Listen address. The demo hands out its management tokens on the GraphiQL page, so it stays on loopback unless HOST is set.',
+  }),
+  logLevel: setting<LogLevel>({ env: 'LOG_LEVEL', rule: oneOf(LOG_LEVELS), default: 'info', doc: 'pino log level; debug logs one line per backend call.' }),
+  maxConcurrentReads: setting({ env: 'MAX_CONCURRENT_READS', rule: integer(1, 256), default: 16, doc: "Most backend reads one request's loaders run at once." }),
+  maxBodyBytes: setting({ env: 'MAX_BODY_BYTES', rule: integer(1024, 64 * 1_048_576), default: 1_048_576, doc: 'Largest accepted request body in bytes (413 above).' }),
+  shutdownGraceMs: setting({ env: 'SHUTDOWN_GRACE_MS', rule: integer(0, 600_000), default: 10_000, doc: 'On SIGTERM, how long in-flight requests may take before connections are cut, ms.' }),
+  configFile: setting({ env: 'GATEWAY_CONFIG', file: false, rule: text(), doc: 'Path of the JSON config file (or `--config FILE`).' }),
+  nodeEnv: setting({ env: 'NODE_ENV', file: false, rule: text(), doc: '`production`: no demo mode (no backend is an error) and no introspection by default.' }),
+} as const;
+
+/** Every gateway setting but the backends, by config-file section. */
+export const GATEWAY_SETTINGS = {
+  ...SERVER_SETTINGS,
+  redis: REDIS_SETTINGS,
+  http: HTTP_SETTINGS,
+  limits: LIMITS_SETTINGS,
+  ws: WS_SETTINGS,
+  live: LIVE_SETTINGS,
+  breaker: BREAKER_SETTINGS,
+  readiness: READINESS_SETTINGS,
+  demo: DEMO_SETTINGS,
+} as const satisfies SettingsGroup;
+
+/** The backends: `GATEWAY_BACKENDS` in the environment, the list `backends` in the file (each entry: {@link backendSettings}). */
+export const BACKENDS_SETTING = setting({
+  env: 'GATEWAY_BACKENDS',
+  rule: text(),
+  doc: 'The backends: id=kind[@url],… in the environment, a list of entries in the file. None: demo mode (refused when NODE_ENV is production).',
+});
+
+/** Prefix of a backend's own variables: `GATEWAY_BACKEND_<ID>_` + a setting's `env`. */
+export const BACKEND_ENV_PREFIX = 'GATEWAY_BACKEND_<ID>_';
+
+/** Every setting a backend of this module's kind has: the common ones and the module's own. */
+export const backendSettings = (m: BackendModule<CommonBackendSettings>): SettingsGroup => ({ ...COMMON_BACKEND_SETTINGS, ...m.settings });
