@@ -34,7 +34,7 @@ function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, 
 
 /** Where the gateway under test is compiled to (same depth as `dist/`, so it finds package.json and schema/). */
 const BUILD = join(root, '.bench-build');
-const SOURCES = ['adapters', 'resolvers', 'schema', 'server', 'simulators', 'subscriptions', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = ['adapters', 'domain', 'resolvers', 'schema', 'server', 'simulators', 'subscriptions', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 function newest(path: string): number {
   const st = statSync(path);

@@ -7,7 +7,7 @@ import { encodeGlobalId } from '../adapters/contract/ids';
 import { safeIdentifier } from '../adapters/contract/input';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
 import type { QueryResolvers, ServerResolvers, VolumeAttachmentResolvers, VolumeConsumerResolvers } from '../schema/generated/resolvers-types';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import { globalIdArg } from './args';
 import { requireVolume } from './volume';
 

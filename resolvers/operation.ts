@@ -3,7 +3,7 @@ import type { Accepted } from '../adapters/contract/backend';
 import { decodeGlobalId, encodeGlobalId } from '../adapters/contract/ids';
 import type { OperationKind, OperationRecord } from '../adapters/contract/model';
 import type { QueryResolvers, VolumeOperationResolvers, VolumeOperationTargetResolvers } from '../schema/generated/resolvers-types';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import { ownerKey } from '../subscriptions/operations';
 
 export const operationId = (r: { backend: string; scope: string; id: string }): string => encodeGlobalId({ kind: 'Operation', backend: r.backend, scope: r.scope, nativeId: r.id });

@@ -5,7 +5,7 @@ import { pageSize, safeText } from '../adapters/contract/input';
 import { pageOpaque } from '../adapters/listing';
 import type { Snapshot } from '../adapters/contract/model';
 import type { MutationResolvers, QueryResolvers, VolumeSnapshotResolvers } from '../schema/generated/resolvers-types';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import { idempotent } from '../server/idempotency';
 import { globalIdArg, keyValues, optionalIdArg, optionalText, secretList } from './args';
 import { connection } from './connection';

@@ -9,7 +9,7 @@ import { BadUserInputError, OperationRecordGoneError } from '../adapters/contrac
 import { safeText } from '../adapters/contract/input';
 import type { VolumeRef } from '../adapters/contract/model';
 import type { MutationResolvers } from '../schema/generated/resolvers-types';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import { idempotent } from '../server/idempotency';
 import { createVolumeSpec, globalIdArg, hostConnector, idArg, keyValues, optionalText, secretList, sizeArg } from './args';
 import { attachmentRefFromId } from './attachment';

@@ -4,7 +4,7 @@ import { encodeGlobalId } from '../adapters/contract/ids';
 import { pageSize, safeText } from '../adapters/contract/input';
 import { decodeCursor, listVolumesMerged } from '../adapters/listing';
 import type { Volume as VolumeModel, VolumeRef } from '../adapters/contract/model';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import type { QueryResolvers, VolumeDetailsResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
 import { filterIdArg, globalIdArg, idArg, namespaceArg } from './args';
 import { mergedConnection } from './connection';

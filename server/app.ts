@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildGatewaySchema } from './schema';
 import type { GatewayConfig } from './config';
-import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
+import { createExecutionContext, type GatewayContext, type GatewayServices } from '../domain/context';
 import { createHttpContext } from './http-context';
 import { createFormatError, unexpectedErrorLog } from './errors';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency';
@@ -35,7 +35,7 @@ import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
 import { operationLimits, PRE_EXECUTION_CODES } from './limits';
 import { apolloLimitOptions } from './limits/apollo';
-import type { VolumeWatcher } from '../adapters/contract/watch';
+import { WatcherDirectory } from '../domain/watchers';
 import { MemoryEventLog } from '../subscriptions/events';
 import { createLiveHub, type LiveHub, type RunningLiveHub } from '../subscriptions/live';
 import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
@@ -104,21 +104,16 @@ export const WS_CLOSE_WAIT_MS = 2_000;
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
   const redis: GatewayRedis | undefined = o.config.redis ? connectRedis(o.config.redis, o.logger) : undefined;
-  // The default hub's watchers, once it exists: operations in a scope a current watcher covers
-  // are checked with the service credential when the watcher reports a change (no caller token kept).
+  // The default hub's watchers, registered as it starts them: operations in a scope a current
+  // watcher covers are checked with the service credential (no caller token kept), and watch-fed
+  // reads are served from its view.
+  const watchers = new WatcherDirectory((id) => o.registry.find(id));
   let hub: RunningLiveHub | undefined;
-  const currentWatcher = (backend: string, scope?: string): VolumeWatcher | undefined => {
-    const w = hub?.watcher(backend);
-    return w && w.current && (scope === undefined || (w.covers?.(scope) ?? true)) ? w : undefined;
-  };
   const operations =
     o.operations ??
     new OperationTracker({
       ...o.operationOptions,
-      watched: (backend, scope) => {
-        const access = o.registry.find(backend)?.subscriberAccess;
-        return access && currentWatcher(backend, scope) ? () => access.serviceCredential() : undefined;
-      },
+      watchers,
       // The backend that made a change evaluates its completion rule.
       changes: (id) => o.registry.find(id)?.trackedChanges,
       store: redis
@@ -155,14 +150,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     operations,
     idempotency,
     maxConcurrentReads: o.config.maxConcurrentReads,
-    // Backends whose watcher's view may serve callers' reads once one read of the caller's proved
-    // access (`Watching.viewServesReads`: access per scope, no field depends on the caller; server/loaders.ts).
-    watchView: (backend) => {
-      const w = o.registry.find(backend)?.watching?.viewServesReads ? currentWatcher(backend) : undefined;
-      return w ? (ref) => w.volume(ref) : undefined;
-    },
+    watchers,
   };
-  const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? (hub = defaultLiveHub(o, services, limited.schema, metrics)));
+  const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? (hub = defaultLiveHub(o, services, watchers, limited.schema, metrics)));
   if (hub) services.live = hub.mutations;
   const apollo = new ApolloServer<GatewayContext>({
     ...limited,
@@ -313,11 +303,12 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
 }
 
 /** The default live hub: this gateway's backends' watchers, an in-memory event log, metrics and logs. */
-function defaultLiveHub(o: GatewayOptions, services: GatewayServices, schema: GraphQLSchema, metrics: GatewayMetrics): RunningLiveHub {
+function defaultLiveHub(o: GatewayOptions, services: GatewayServices, watchers: WatcherDirectory, schema: GraphQLSchema, metrics: GatewayMetrics): RunningLiveHub {
   const c = { ...LIVE_DEFAULTS, ...o.config.live };
   const hub = createLiveHub({
     log: new MemoryEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
     services,
+    watchers,
     createContext: (r) => createExecutionContext(services, r),
     visibleOperation: (ctx, id) => loadOperation(ctx, id),
     schema,

@@ -2,7 +2,7 @@
 import { NotFoundError } from '../../adapters/contract/errors';
 import { nomadDetails, type NomadVolumeDetails, type NomadVolumeFull } from '../../adapters/nomad/model';
 import type { NomadVolumeDetailsResolvers } from '../../schema/generated/resolvers-types';
-import type { GatewayContext } from '../../server/context';
+import type { GatewayContext } from '../../domain/context';
 import { requireVolume } from '../volume';
 
 async function full(d: NomadVolumeDetails, ctx: GatewayContext): Promise<NomadVolumeFull> {

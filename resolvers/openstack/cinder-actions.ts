@@ -7,7 +7,7 @@ import { BadUserInputError } from '../../adapters/contract/errors';
 import { safeIdentifier, safeText } from '../../adapters/contract/input';
 import type { OperationKind, Volume } from '../../adapters/contract/model';
 import type { MutationResolvers, QueryResolvers } from '../../schema/generated/resolvers-types';
-import type { GatewayContext } from '../../server/context';
+import type { GatewayContext } from '../../domain/context';
 import { globalIdArg, hostConnector, keyValues } from '../args';
 import { track } from '../operation';
 import { volumeRefFromId } from '../volume';

@@ -5,7 +5,7 @@
  */
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { GraphQLError, type GraphQLSchema, type ParseOptions, type ValidationRule } from 'graphql';
-import type { LimitedContext } from './execution';
+import type { LimitedContext } from '../../domain/execution-limits';
 import type { OperationLimits } from './index';
 
 /** Options to spread into `new ApolloServer({...})` in place of `typeDefs`/`resolvers`. */

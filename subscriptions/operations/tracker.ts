@@ -6,7 +6,7 @@
  * survives the mutation's request; listeners (metrics, `operationUpdated`) see every state change.
  *
  * Two ways to drive an operation:
- * - watched: when a watcher keeps the operation's backend and scope current (`watched` option),
+ * - watched: when a watcher keeps the operation's backend and scope current (`watchers` option),
  *   the rule is checked with the gateway's service credential each time the watcher reports a
  *   change of the target ({@link OperationTracker.observe}), plus a slow safety check. No caller
  *   credential is kept, and checks follow the rate of change, not the number of operations.
@@ -19,6 +19,7 @@ import type { CallerCredential, PendingChange } from '../../adapters/contract/ba
 import type { ChangeProgress, CompletionRule, TrackedChanges } from '../../adapters/contract/completion';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
+import type { WatchedScopes } from '../../domain/watchers';
 import { volumeGlobalId } from '../events/diff';
 import { MemoryOperationStore, type OperationStore } from './store';
 import { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';
@@ -38,11 +39,12 @@ export interface OperationTrackerOptions {
   /** Deadline of an operation whose change names none. @default 120000 */
   defaultTimeoutMs?: number;
   /**
-   * The service credential to check a backend's changes in `scope` with, when a watcher keeps that
-   * scope current and reports its changes to {@link OperationTracker.observe}; undefined: poll with
-   * the caller's credential. @default never watched
+   * The watcher directory (domain/watchers.ts): asked, as an operation starts, for the service
+   * credential to check its changes with, when a watcher keeps its backend and scope current and
+   * reports their changes to {@link OperationTracker.observe}; otherwise the operation is polled
+   * with the caller's credential. @default none: every operation is polled
    */
-  watched?: (backend: string, scope: string) => ServiceCredential | undefined;
+  watchers?: WatchedScopes;
   /** Watched operations: the safety check's interval when the watcher reports nothing. @default 5000 */
   watchedCheckMs?: number;
   /** Called after every stored change (state, backend status or seen facts; `previous` null for a new one). Must not throw. */
@@ -61,9 +63,6 @@ export interface StartOperation {
   /** Null when the backend finished synchronously: the operation starts SUCCEEDED. */
   pending: PendingChange | null;
 }
-
-/** The gateway's own credential for a backend; null when it has none (the check then fails over to the deadline). */
-export type ServiceCredential = () => Promise<CallerCredential | null>;
 
 /** One operation being driven: where its credential comes from and when it is checked next. */
 interface Drive {
@@ -96,7 +95,7 @@ function advance(r: OperationRecord, p: ChangeProgress, rule: CompletionRule): P
 const changed = (r: OperationRecord, next: Partial<OperationRecord>): boolean =>
   next.state !== r.state || next.backendStatus !== r.backendStatus || Boolean(next.failureReason) || JSON.stringify(next.rule?.seen ?? null) !== JSON.stringify(r.rule?.seen ?? null);
 
-type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watched'>> & Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watched'>;
+type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watchers'>> & Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watchers'>;
 
 export class OperationTracker {
   readonly store: OperationStore;
@@ -113,7 +112,7 @@ export class OperationTracker {
       maxPollMs: o.maxPollMs ?? 2000,
       defaultTimeoutMs: o.defaultTimeoutMs ?? 120_000,
       watchedCheckMs: o.watchedCheckMs ?? 5000,
-      watched: o.watched,
+      watchers: o.watchers,
       onChange: o.onChange,
       onCheckError: o.onCheckError,
     };
@@ -199,7 +198,7 @@ export class OperationTracker {
   }
 
   #drive(record: OperationRecord, caller: CallerCredential, requestId: string | undefined): void {
-    const service = this.#o.watched?.(record.backend, record.scope);
+    const service = this.#o.watchers?.serviceCredential(record.backend, record.scope);
     let delay = this.#o.pollMs;
     const drive: Drive = service
       ? // Nothing of the caller's is kept: not its credential, not its request id.
