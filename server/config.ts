@@ -13,6 +13,7 @@ import { limitsConfig, type LimitsConfig } from './limits/config';
 import { loadWsConfig, type WsConfig } from './ws/config';
 import { loadLiveConfig, type LiveConfig } from './live-config';
 import { loadResilienceConfig, type ResilienceConfig } from './resilience-config';
+import type { RedisConfig } from './redis';
 
 /**
  * One configured backend: the settings every kind has plus its own, as its module parsed them
@@ -53,17 +54,6 @@ export interface GatewayConfig {
   live: LiveConfig;
   /** Circuit breakers, merged lists' per-backend deadline, readiness (env `BREAKER_…`, `READINESS_…`, files `breaker`, `readiness`; server/resilience-config.ts). */
   resilience: ResilienceConfig;
-}
-
-/** A Redis server shared by the replicas (file key `redis`). */
-export interface RedisConfig {
-  /**
-   * `redis://[user:password@]host[:port][/db]` or `rediss://…` (TLS). May carry a password, so it
-   * is never logged or echoed in errors. (env `REDIS_URL`, file `redis.url`)
-   */
-  url: string;
-  /** Prefix of every key the gateway writes; replicas sharing records use the same one. @default 'vg:' (env `REDIS_KEY_PREFIX`, file `redis.keyPrefix`) */
-  keyPrefix: string;
 }
 
 

@@ -7,8 +7,18 @@
  * The URL may carry a password: it is never logged; {@link redactRedisUrl} is what logs show.
  */
 import { Redis } from 'ioredis';
-import type { RedisConfig } from './config';
 import type { Logger } from './logger';
+
+/** A Redis server shared by the replicas (file key `redis`). */
+export interface RedisConfig {
+  /**
+   * `redis://[user:password@]host[:port][/db]` or `rediss://…` (TLS). May carry a password, so it
+   * is never logged or echoed in errors. (env `REDIS_URL`, file `redis.url`)
+   */
+  url: string;
+  /** Prefix of every key the gateway writes; replicas sharing records use the same one. @default 'vg:' (env `REDIS_KEY_PREFIX`, file `redis.keyPrefix`) */
+  keyPrefix: string;
+}
 
 /** What `/readyz` reports about Redis. */
 export interface RedisHealth {
