@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CallerCredential, CallOptions } from '../adapters/contract/backend';
 import type { GatewayError } from '../adapters/contract/errors';
-import type { OperationTracker } from '../subscriptions/operations/tracker';
-import type { IdempotencyStore } from '../server/idempotency/store';
+import type { OperationTracker } from '../subscriptions/operations';
+import type { IdempotencyStore } from '../server/idempotency';
 import type { BackendRegistry } from '../server/registry';
 import { CredentialProof } from './credential-proof';
 import type { ExecutionLimits, LimitedContext } from './execution-limits';

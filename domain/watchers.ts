@@ -5,24 +5,13 @@
  * feed registers each watcher it starts. A gateway without a live hub has an empty directory:
  * operations are polled with the caller's credential and every read goes to the backend.
  */
-import type { CallerCredential, VolumeBackend } from '../adapters/contract/backend';
+import type { VolumeBackend } from '../adapters/contract/backend';
 import type { Volume, VolumeRef } from '../adapters/contract/model';
 import type { VolumeWatcher } from '../adapters/contract/watch';
-
-/** The gateway's own credential for a backend; null when it has none (the check then fails over to the deadline). */
-export type ServiceCredential = () => Promise<CallerCredential | null>;
+import type { ServiceCredential, WatchedScopes } from '../subscriptions/operations';
 
 /** A current watcher's view of one backend's volumes (the watcher's service credential read them). */
 export type WatchView = (ref: VolumeRef) => Volume | undefined;
-
-/** What the operation tracker asks: whether an operation in a scope is watched, and with which credential it is checked. */
-export interface WatchedScopes {
-  /**
-   * The service credential to check a change of `backend` in `scope` with, while a watcher keeps
-   * that scope current and reports its changes; undefined: poll with the caller's credential.
-   */
-  serviceCredential(backend: string, scope: string): ServiceCredential | undefined;
-}
 
 /** What the loaders ask: a view that may serve a caller's reads once the caller's own read proved access. */
 export interface ReadViews {
@@ -34,6 +23,10 @@ export interface ReadViews {
   readView(backend: string, scope: string): WatchView | undefined;
 }
 
+/**
+ * Answers the operation tracker (`WatchedScopes`: which operations are checked with the service
+ * credential) and the loaders (`ReadViews`: which reads a view may serve).
+ */
 export class WatcherDirectory implements WatchedScopes, ReadViews {
   readonly #find: (backend: string) => VolumeBackend | undefined;
   readonly #watchers = new Map<string, VolumeWatcher>();

@@ -22,7 +22,7 @@ import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
 import { createHttpServer, drainHttpServer } from './http/server';
 import { createHttpContext } from './http-context';
-import { createIdempotencyStore } from './idempotency';
+import { createIdempotencyStore } from './idempotency/for-gateway';
 import { operationLimits } from './limits';
 import { apolloLimitOptions } from './limits/apollo';
 import { createLivePageHandler, type LivePageOptions } from './live';

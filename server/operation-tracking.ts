@@ -3,7 +3,7 @@
  * completion rules evaluated by the backend that made the change, watched operations decided by
  * the watcher directory, and every state change counted in the metrics and a finished one logged.
  */
-import type { WatchedScopes } from '../domain/watchers';
+import type { WatchedScopes } from '../subscriptions/operations';
 import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';

@@ -60,15 +60,25 @@ const backendFolderOf = (spec: string): string | null => {
 };
 
 /**
- * What `subscriptions/` may import from `server/`, and how. Everything else the live path needs
- * from the server (an execution context, an operation's visibility) is injected by
- * `server/app.ts`, so no import runs back into the wiring or the resolvers.
+ * What `subscriptions/` may import from `server/`, and how. The execution context, its limits and
+ * the watcher directory are the domain's (`domain/`); what else the live path needs from the server
+ * (an operation's visibility) is injected by the wiring, so no import runs back into the wiring or
+ * the resolvers.
  */
 const SUBSCRIPTIONS_MAY_IMPORT_FROM_SERVER: Readonly<Record<string, 'types' | 'values'>> = {
-  'server/context': 'types', // GatewayContext, GatewayServices, ExecutionRequest: built by the injected factory
   'server/registry': 'types', // BackendRegistry, handed in by the server
-  'server/limits': 'values', // ExecutionLimits of one event execution
   'server/http/caller-limiter': 'values', // the per-address token buckets the subscription budget shares with HTTP
+};
+
+/**
+ * What `domain/` may import from the layers around it, and how. The execution context holds the
+ * server's registry and idempotency store (types only: the server builds them) and the operation
+ * tracker; the domain never reaches back into the resolvers or the server's wiring.
+ */
+const DOMAIN_MAY_IMPORT: Readonly<Record<string, 'types' | 'values'>> = {
+  'server/registry': 'types', // BackendRegistry: the configured backends the context and loaders call
+  'server/idempotency': 'types', // IdempotencyStore: where creating mutations' keys are kept
+  'subscriptions/operations': 'values', // the operation tracker and what it asks of the watcher directory
 };
 
 describe('layering', () => {
@@ -82,12 +92,12 @@ describe('layering', () => {
   });
 
   it('should keep adapters independent of the layers above them', () => {
-    const offending = files('adapters').flatMap((f) => imports(f).filter((i) => /^(server|resolvers|subscriptions|simulators)\//.test(i)).map((i) => `${f} → ${i}`));
+    const offending = files('adapters').flatMap((f) => imports(f).filter((i) => /^(server|domain|resolvers|subscriptions|simulators)\//.test(i)).map((i) => `${f} → ${i}`));
     expect(offending).toEqual([]);
   });
 
   it('should keep simulators free of gateway code (they are the other side)', () => {
-    const offending = files('simulators').flatMap((f) => imports(f).filter((i) => /^(server|resolvers|subscriptions|adapters|schema)\//.test(i)).map((i) => `${f} → ${i}`));
+    const offending = files('simulators').flatMap((f) => imports(f).filter((i) => /^(server|domain|resolvers|subscriptions|adapters|schema)\//.test(i)).map((i) => `${f} → ${i}`));
     expect(offending).toEqual([]);
   });
 
@@ -102,6 +112,26 @@ describe('layering', () => {
         })
         .map(({ spec, typeOnly }) => `${f} → ${spec}${typeOnly ? ' (types)' : ''}`),
     );
+    expect(offending).toEqual([]);
+  });
+
+  it('should import nothing into domain/ from resolvers/, and from server/ and subscriptions/ only what it may', () => {
+    expect(files('domain').length).toBeGreaterThan(5);
+    const offending = files('domain').flatMap((f) =>
+      importStatements(f)
+        .filter(({ spec, typeOnly }) => {
+          if (spec.startsWith('resolvers/')) return true;
+          if (!spec.startsWith('server/') && !spec.startsWith('subscriptions/')) return false;
+          const allowed = DOMAIN_MAY_IMPORT[spec];
+          return allowed === undefined || (allowed === 'types' && !typeOnly);
+        })
+        .map(({ spec, typeOnly }) => `${f} → ${spec}${typeOnly ? ' (types)' : ''}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('should keep the operation tracker, which domain/ uses, free of domain/ (no cycle)', () => {
+    const offending = files('subscriptions/operations').flatMap((f) => importStatements(f).filter(({ spec }) => spec.startsWith('domain/')).map(({ spec }) => `${f} → ${spec}`));
     expect(offending).toEqual([]);
   });
 
@@ -147,7 +177,7 @@ function neutralFiles(): string[] {
   const sdl = (dir: string): string[] =>
     readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'generated' ? [] : sdl(join(dir, e.name))) : e.name.endsWith('.graphql') ? [join(dir, e.name)] : []));
   const contract = files('adapters').filter((f) => !BACKEND_FOLDERS.some((b) => f.startsWith(`adapters/${b}/`)));
-  return [...sdl('schema'), ...files('resolvers'), ...files('server'), ...files('subscriptions'), ...contract];
+  return [...sdl('schema'), ...files('domain'), ...files('resolvers'), ...files('server'), ...files('subscriptions'), ...contract];
 }
 
 describe('wire words stay in the backend folders', () => {
@@ -181,7 +211,8 @@ describe('wire words stay in the backend folders', () => {
  * detail `__typename` outside `adapters/<backend>/`, `schema/<backend>/` and the module registry
  * (`adapters/modules.ts`). Its scope is the settled one: TypeScript under the contract root
  * (`adapters/` but its backend folders), `server/`, `resolvers/` (but its backend folders),
- * `subscriptions/`, and the core `schema/` (SDL without descriptions and comments). README, docs,
+ * `subscriptions/`, and the core `schema/` (SDL without descriptions and comments), plus the
+ * domain layer (`domain/`), which is as neutral as the contract. README, docs,
  * tests, simulators and the bench may name kinds.
  */
 
@@ -227,6 +258,7 @@ function grepRuleScope(): string[] {
   return [
     ...files('adapters').filter((f) => !inBackendFolder(f, 'adapters') && f !== MODULE_REGISTRY),
     ...files('server'),
+    ...files('domain'),
     ...files('resolvers').filter((f) => !inBackendFolder(f, 'resolvers')),
     ...files('subscriptions'),
     ...files('schema').filter((f) => !inBackendFolder(f, 'schema')),
@@ -273,7 +305,7 @@ describe('backend knowledge stays in the backend modules', () => {
 
 describe('module size', () => {
   it('should keep every source file outside simulators/ and generated code at 400 lines or fewer', () => {
-    const tracked = ['adapters', 'resolvers', 'server', 'subscriptions', 'schema', 'bench', 'scripts', 'test'].flatMap((d) => files(d));
+    const tracked = ['adapters', 'domain', 'resolvers', 'server', 'subscriptions', 'schema', 'bench', 'scripts', 'test'].flatMap((d) => files(d));
     const long = tracked.filter((f) => readFileSync(join(root, f), 'utf8').split('\n').length > 400);
     expect(long).toEqual([]);
   });

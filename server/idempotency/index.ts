@@ -14,7 +14,6 @@ export { MemoryIdempotencyStore, type IdempotencyEntry, type IdempotencyStore, t
 export { RedisIdempotencyStore, type IdempotencyRecovery, type RedisIdempotencyStoreOptions } from './redis-store';
 export { IdempotencyRecoveringError } from './errors';
 export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './ttl';
-export { createIdempotencyStore } from './for-gateway';
 
 /** Who is asking and for what: a key is scoped to all of these. */
 export interface IdempotencyScope {

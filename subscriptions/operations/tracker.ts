@@ -19,7 +19,6 @@ import type { CallerCredential, PendingChange } from '../../adapters/contract/ba
 import type { ChangeProgress, CompletionRule, TrackedChanges } from '../../adapters/contract/completion';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
-import type { WatchedScopes } from '../../domain/watchers';
 import { volumeGlobalId } from '../events/diff';
 import { MemoryOperationStore, type OperationStore } from './store';
 import { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';
@@ -39,10 +38,8 @@ export interface OperationTrackerOptions {
   /** Deadline of an operation whose change names none. @default 120000 */
   defaultTimeoutMs?: number;
   /**
-   * The watcher directory (domain/watchers.ts): asked, as an operation starts, for the service
-   * credential to check its changes with, when a watcher keeps its backend and scope current and
-   * reports their changes to {@link OperationTracker.observe}; otherwise the operation is polled
-   * with the caller's credential. @default none: every operation is polled
+   * Which operations are watched (the watcher directory, domain/watchers.ts): asked as an operation
+   * starts. @default none: every operation is polled with the caller's credential
    */
   watchers?: WatchedScopes;
   /** Watched operations: the safety check's interval when the watcher reports nothing. @default 5000 */
@@ -51,6 +48,19 @@ export interface OperationTrackerOptions {
   onChange?: (r: OperationRecord, previous: OperationState | null) => void;
   /** Called when a check fails (logged by the server). */
   onCheckError?: (r: OperationRecord, err: unknown) => void;
+}
+
+/** The gateway's own credential for a backend; null when it has none (the check then fails over to the deadline). */
+export type ServiceCredential = () => Promise<CallerCredential | null>;
+
+/** What the tracker asks about watchers. */
+export interface WatchedScopes {
+  /**
+   * The service credential to check a change of `backend` in `scope` with, while a watcher keeps
+   * that scope current and reports its changes to {@link OperationTracker.observe}; undefined: poll
+   * with the caller's credential.
+   */
+  serviceCredential(backend: string, scope: string): ServiceCredential | undefined;
 }
 
 export interface StartOperation {
