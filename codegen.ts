@@ -40,7 +40,7 @@ const config: CodegenConfig = {
         useIndexSignature: true,
         enumsAsTypes: true,
         useTypeImports: true,
-        contextType: '../../server/context#GatewayContext',
+        contextType: '../../domain/context#GatewayContext',
         scalars: { SafeInt: 'number', DateTime: 'string', VolumeConnectionInfo: 'unknown' },
         mappers: {
           StorageBackend: '../../adapters/contract/backend#VolumeBackend',

@@ -5,7 +5,7 @@
  */
 import type { AttachTarget, DetachTarget } from '../adapters/contract/backend';
 import type { Attachment, OperationRecord, Volume, VolumeRef } from '../adapters/contract/model';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 import { operationId } from './ids';
 import { oncePerKey, type IdempotencyInput } from './idempotency';
 import type { CheckedFor } from './input';

@@ -1,7 +1,7 @@
 /** Host attachments step by step (the `hostAttachments` facet); attachVolume with a host does all steps at once. */
 import type { HostConnector } from '../adapters/contract/backend';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 import { oncePerKey, type IdempotencyInput } from './idempotency';
 import type { CheckedFor } from './input';
 import { attachmentOf } from './reads';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { ConflictError, IdempotencyKeyReusedError } from '../adapters/contract/errors';
 import { safeText } from '../adapters/contract/input';
 import type { CallerCredential } from '../adapters/contract/backend';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 
 /** How long a key is remembered after its create finished. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@
 import type { Accepted } from '../adapters/contract/backend';
 import { decodeGlobalId } from '../adapters/contract/ids';
 import type { OperationKind, OperationRecord, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 import { ownerKey } from '../subscriptions/operations';
 import { volumeId } from './ids';
 

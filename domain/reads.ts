@@ -5,7 +5,7 @@
 import { NotFoundError } from '../adapters/contract/errors';
 import type { Attachment, Volume, VolumeRef } from '../adapters/contract/model';
 import { listVolumesMerged, type Connection, type ListCursor, type MergedListRequest } from '../adapters/listing';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 
 /** A volume by ref through the execution's loader; null when it does not exist. */
 export const getVolume = (ctx: GatewayContext, ref: VolumeRef): Promise<Volume | null> => ctx.loaders.volume.load(ref);

@@ -1,7 +1,7 @@
 /** Registering an existing provider volume in a backend's catalogue, and removing one from it only (the `registration` facet). */
 import type { VolumeRegistration } from '../adapters/contract/capabilities';
 import type { VolumeRef } from '../adapters/contract/model';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 import { volumeId } from './ids';
 import type { CheckedFor } from './input';
 import { done, readBack, target, track } from './operations';

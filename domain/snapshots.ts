@@ -3,7 +3,7 @@ import type { VolumeBackend } from '../adapters/contract/backend';
 import { OperationRecordGoneError } from '../adapters/contract/errors';
 import type { OperationRecord, Snapshot } from '../adapters/contract/model';
 import { pageOpaque, type Edge, type PageInfo } from '../adapters/listing';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 import { operationId, snapshotId } from './ids';
 import { oncePerKey, type IdempotencyInput } from './idempotency';
 import { loadOperation, track } from './operations';

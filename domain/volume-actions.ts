@@ -4,7 +4,7 @@
  */
 import type { KeyValue, OperationKind, OperationRecord, Volume, VolumeRef } from '../adapters/contract/model';
 import type { VolumeAction, VolumeActionResult } from '../adapters/contract/capabilities';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 import { readBack, target, track } from './operations';
 
 export interface RunVolumeAction {

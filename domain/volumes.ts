@@ -8,7 +8,7 @@ import type { VolumeBackend } from '../adapters/contract/backend';
 import type { VolumePatch } from '../adapters/contract/capabilities';
 import { OperationRecordGoneError } from '../adapters/contract/errors';
 import type { OperationRecord, Volume, VolumeRef } from '../adapters/contract/model';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from './context';
 import { operationId, volumeId } from './ids';
 import { oncePerKey, type IdempotencyInput } from './idempotency';
 import type { CheckedFor } from './input';

@@ -8,7 +8,7 @@ import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKin
 import { byteCount, headerText, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
 import type { BackendKind, KeyValue, Topology } from '../adapters/contract/model';
 import type { CreateVolumeInput, InputMaybe, NomadVolumeMountOptionsInput, NomadVolumeSpecInput, RegisterNomadVolumeInput, StorageKeyValueInput as KeyValueInput, StorageTopologyInput as TopologyInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 
 const MAX_LIST = 100;
 

@@ -7,7 +7,7 @@ import { safeIdentifier } from '../adapters/contract/input';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
 import { attachmentId, attachmentOf, requireVolume } from '../domain';
 import type { QueryResolvers, ServerResolvers, VolumeAttachmentResolvers, VolumeConsumerResolvers } from '../schema/generated/resolvers-types';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import { globalIdArg } from './args';
 
 /** An attachment's global id → its volume and consumer id. */

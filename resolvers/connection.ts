@@ -2,7 +2,7 @@
 import type { VolumeBackend } from '../adapters/contract/backend';
 import type { Edge, Omission, PageInfo } from '../adapters/listing';
 import { moduleForBackend } from '../adapters/modules';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 
 /** A single-backend page. */
 export interface ConnectionResult<T> {

@@ -4,7 +4,7 @@ import { pageSize, safeText } from '../adapters/contract/input';
 import type { Snapshot } from '../adapters/contract/model';
 import { createSnapshot, deleteSnapshot, listSnapshots, snapshotId } from '../domain';
 import type { MutationResolvers, QueryResolvers, VolumeSnapshotResolvers } from '../schema/generated/resolvers-types';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import { globalIdArg, keyValues, optionalIdArg, optionalText, secretList } from './args';
 import { connection } from './connection';
 import { idempotencyArg } from './idempotency';

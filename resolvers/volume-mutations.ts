@@ -7,7 +7,7 @@ import { BadUserInputError } from '../adapters/contract/errors';
 import { safeText } from '../adapters/contract/input';
 import { attachVolume, createVolume, deleteVolume, detachVolume, extendVolume, updateVolume } from '../domain';
 import type { AttachVolumeInput, DetachVolumeInput, MutationResolvers } from '../schema/generated/resolvers-types';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import { createVolumeSpec, globalIdArg, hostConnector, idArg, keyValues, optionalText, secretList, sizeArg } from './args';
 import { attachmentRefFromId } from './attachment';
 import { idempotencyArg } from './idempotency';

@@ -3,7 +3,7 @@ import { pageSize, safeText } from '../adapters/contract/input';
 import { decodeCursor } from '../adapters/listing';
 import type { VolumeRef } from '../adapters/contract/model';
 import { completeVolume, getVolume, listVolumes, operationsOf, volumeId } from '../domain';
-import type { GatewayContext } from '../server/context';
+import type { GatewayContext } from '../domain/context';
 import type { QueryResolvers, VolumeDetailsResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
 import { filterIdArg, globalIdArg, idArg, namespaceArg } from './args';
 import { mergedConnection } from './connection';

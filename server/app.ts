@@ -1,46 +1,41 @@
 /**
- * The HTTP app: Apollo Server 5 on Node's own http server (through Apollo's
- * `executeHTTPGraphQLRequest`, so health and later websocket routes share the port), plus
- * `/healthz` and `/readyz`. The HTTP edge (routing, bodies, per-caller limits, CORS, trusted
- * documents) lives in server/http/.
+ * The gateway's wiring, and nothing else: each part is built by the module named for it, in the
+ * order they need each other (the watcher directory before the tracker and the loaders, the
+ * services before the live hub), then served on one port: Apollo Server 5 through
+ * `executeHTTPGraphQLRequest` on Node's own http server, graphql-ws on upgrade, `/readyz`,
+ * `/metrics`, GraphiQL and the live page. `stop()` takes them down in the reverse order.
  */
-import type { GraphQLSchema } from 'graphql';
-import { ApolloServer, type GraphQLRequestContextWillSendResponse } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildGatewaySchema } from './schema';
+import type { GatewayContext, GatewayServices } from '../domain/context';
+import { WatcherDirectory } from '../domain/watchers';
+import type { OperationTracker, OperationTrackerOptions } from '../subscriptions/operations';
+import type { LiveHub } from '../subscriptions/live';
+import { createApolloServer } from './apollo';
 import type { GatewayConfig } from './config';
-import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
-import { createHttpContext } from './http-context';
-import { createFormatError, unexpectedErrorLog } from './errors';
-import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency';
-import type { Logger } from './logger';
-import type { BackendRegistry } from './registry';
-import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
 import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
-import { createLivePageHandler, type LivePageOptions } from './live';
-import { GatewayMetrics } from './metrics';
-import { observabilityPlugin } from './observability';
-import { connectRedis, type GatewayRedis } from './redis';
-import { ReadinessState, type ReadinessConfig } from './readiness';
 import { CallerLimiter } from './http/caller-limiter';
-import { answerClientError } from './http/client-error';
-import type { EdgeError } from './http/errors';
 import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
-import { capConnectionsPerAddress } from './http/connection-cap';
 import { createCorsPolicy } from './http/cors';
+import type { EdgeError } from './http/errors';
 import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
-import { operationLimits, PRE_EXECUTION_CODES } from './limits';
+import { createHttpServer, drainHttpServer } from './http/server';
+import { createHttpContext } from './http-context';
+import { createIdempotencyStore } from './idempotency/for-gateway';
+import { operationLimits } from './limits';
 import { apolloLimitOptions } from './limits/apollo';
-import type { VolumeWatcher } from '../adapters/contract/watch';
-import { MemoryEventLog } from '../subscriptions/events';
-import { createLiveHub, type LiveHub, type RunningLiveHub } from '../subscriptions/live';
-import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
+import { createLivePageHandler, type LivePageOptions } from './live';
+import type { LiveConfig } from './live-config';
+import { createGatewayLiveHub } from './live-hub';
+import type { Logger } from './logger';
+import { GatewayMetrics } from './metrics';
+import { createOperationTracker } from './operation-tracking';
+import { ReadinessState, type ReadinessConfig } from './readiness';
+import { connectRedis, type GatewayRedis } from './redis';
+import type { BackendRegistry } from './registry';
+import { buildGatewaySchema } from './schema';
 import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
-import { loadOperation } from '../domain';
 
 export interface GatewayOptions {
   /**
@@ -95,109 +90,27 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
-const DOCUMENT_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...PRE_EXECUTION_CODES]);
-
 /** Longest wait for sockets to answer the shutdown's close frame before they are cut (before the HTTP drain). */
 export const WS_CLOSE_WAIT_MS = 2_000;
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
+  const { registry, logger } = o;
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });
-  const redis: GatewayRedis | undefined = o.config.redis ? connectRedis(o.config.redis, o.logger) : undefined;
-  // The default hub's watchers, once it exists: operations in a scope a current watcher covers
-  // are checked with the service credential when the watcher reports a change (no caller token kept).
-  let hub: RunningLiveHub | undefined;
-  const currentWatcher = (backend: string, scope?: string): VolumeWatcher | undefined => {
-    const w = hub?.watcher(backend);
-    return w && w.current && (scope === undefined || (w.covers?.(scope) ?? true)) ? w : undefined;
-  };
-  const operations =
-    o.operations ??
-    new OperationTracker({
-      ...o.operationOptions,
-      watched: (backend, scope) => {
-        const access = o.registry.find(backend)?.subscriberAccess;
-        return access && currentWatcher(backend, scope) ? () => access.serviceCredential() : undefined;
-      },
-      // The backend that made a change evaluates its completion rule.
-      changes: (id) => o.registry.find(id)?.trackedChanges,
-      store: redis
-        ? new RedisOperationStore({
-            client: redis.client,
-            keyPrefix: redis.keyPrefix,
-            onError: (op, err) => o.logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis operation store failed; using this replica\'s copy'),
-          })
-        : undefined,
-      onChange: (r, previous) => {
-        if (previous === r.state) return;
-        metrics.trackedOperations.inc({ kind: r.kind, state: r.state });
-        if (previous === null && !TERMINAL.has(r.state)) metrics.trackedOperationsActive.inc({ kind: r.kind });
-        if (previous !== null && !TERMINAL.has(previous) && TERMINAL.has(r.state)) metrics.trackedOperationsActive.dec({ kind: r.kind });
-        if (TERMINAL.has(r.state)) o.logger.info({ operation: r.id, kind: r.kind, backend: r.backend, state: r.state, failureReason: r.failureReason ?? undefined }, 'operation finished');
-      },
-      onCheckError: (r, err) => o.logger.warn({ operation: r.id, kind: r.kind, backend: r.backend, err: err instanceof Error ? err.message : String(err) }, 'operation check failed'),
-    });
+  const redis: GatewayRedis | undefined = o.config.redis ? connectRedis(o.config.redis, logger) : undefined;
+  // Filled by the default hub as it starts its watchers; the tracker (watched operations) and the
+  // loaders (watch-fed reads) ask it. Empty without the default hub.
+  const watchers = new WatcherDirectory((id) => registry.find(id));
+  const operations = o.operations ?? createOperationTracker({ registry, watchers, redis, metrics, logger, poll: o.operationOptions });
   // Operation limits: parse options, validation rules and the wrapped schema (server/limits).
   const limits = operationLimits(o.config.limits);
   // One schema for direct clients and for a supergraph's router: a Federation 2 subgraph.
   const limited = apolloLimitOptions<GatewayContext>(limits, buildGatewaySchema());
-  // Replicas sharing Redis share idempotency keys too, so a retry on another replica finds the first result.
-  const idempotency = redis
-    ? new RedisIdempotencyStore({
-        client: redis.client,
-        keyPrefix: redis.keyPrefix,
-        onError: (op, err) => o.logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis idempotency store failed'),
-        onRecovery: (r) => o.logger.warn({ restored: r.restored, refusingUntil: r.refusingUntil.toISOString() }, 'redis lost its data: idempotency keys this replica holds were written back; creates with other keys are refused until then'),
-      })
-    : new MemoryIdempotencyStore();
-  const services: GatewayServices = {
-    registry: o.registry,
-    operations,
-    idempotency,
-    maxConcurrentReads: o.config.maxConcurrentReads,
-    // Backends whose watcher's view may serve callers' reads once one read of the caller's proved
-    // access (`Watching.viewServesReads`: access per scope, no field depends on the caller; server/loaders.ts).
-    watchView: (backend) => {
-      const w = o.registry.find(backend)?.watching?.viewServesReads ? currentWatcher(backend) : undefined;
-      return w ? (ref) => w.volume(ref) : undefined;
-    },
-  };
-  const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? (hub = defaultLiveHub(o, services, limited.schema, metrics)));
+  const idempotency = createIdempotencyStore(logger, redis);
+  const services: GatewayServices = { registry, operations, idempotency, maxConcurrentReads: o.config.maxConcurrentReads, watchers };
+  const hub = o.live === undefined ? createGatewayLiveHub({ services, watchers, schema: limited.schema, metrics, logger, live: o.config.live, ws: o.config.ws }) : undefined;
+  const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? hub);
   if (hub) services.live = hub.mutations;
-  const apollo = new ApolloServer<GatewayContext>({
-    ...limited,
-    formatError: createFormatError(limits.executionGuards.parseErrorReason),
-    includeStacktraceInErrorResponses: false,
-    // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
-    stopOnTerminationSignals: false,
-    plugins: [
-      // Apollo's default landing page loads from a CDN; an air-gapped gateway must not.
-      ApolloServerPluginLandingPageDisabled(),
-      // A router that asks (apollo-federation-include-trace: ftv1) gets field timings; error texts
-      // stay out of them (they may name backend details), as Apollo's default for subgraphs.
-      ApolloServerPluginInlineTrace({ includeErrors: { masked: true } }),
-      observabilityPlugin(o.logger, metrics, { trustedDocuments: o.config.http?.trustedDocuments?.documents }),
-      unexpectedErrorLog(o.logger, limits.executionGuards.parseErrorReason),
-      {
-        async requestDidStart() {
-          return {
-            async willSendResponse(rc: GraphQLRequestContextWillSendResponse<GatewayContext>) {
-              // GraphQL over HTTP: a client that accepts only application/json (not
-              // application/graphql-response+json) gets 200 for parse, validation and variable
-              // errors; Apollo would send 400.
-              const accept = rc.request.http?.headers.get('accept') ?? '';
-              const errors = rc.response.body.kind === 'single' ? rc.response.body.singleResult.errors : undefined;
-              if (rc.response.http.status === 400 && !accept.includes('application/graphql-response+json') && errors?.every((e) => DOCUMENT_ERROR_CODES.has(String(e.extensions?.code)))) {
-                rc.response.http.status = 200;
-              }
-            },
-          };
-        },
-      },
-      // Last: it sees the errors the plugins above added.
-      ...limited.plugins,
-    ],
-  });
+  const apollo = createApolloServer({ limits, limited, logger, metrics, trustedDocuments: o.config.http?.trustedDocuments?.documents });
   await apollo.start();
 
   const http = resolveHttpEdgeOptions(o.config.http);
@@ -207,7 +120,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     limiter: new CallerLimiter(http.rateLimit),
     trustProxyHops: http.trustProxyHops,
     trusted: http.trustedDocuments,
-    logger: o.logger,
+    logger,
     execute: (httpGraphQLRequest, { req, signal }) =>
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest,
@@ -217,9 +130,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
 
   // Fed by background probes; /readyz reads it and never calls a backend itself. Watchers are
   // reported, not required: a backend without one still serves queries.
-  const readinessState = new ReadinessState({ registry: o.registry, config: o.config.readiness, redis: redis ? () => redis.health() : undefined, watchers: () => hub?.statuses() ?? [] });
+  const readinessState = new ReadinessState({ registry, config: o.config.readiness, redis: redis ? () => redis.health() : undefined, watchers: () => hub?.statuses() ?? [] });
   const readiness = async (): Promise<{ ready: boolean } & Record<string, unknown>> => ({ ...readinessState.report() });
-  metrics.observeBreakers(o.registry.breakers);
+  metrics.observeBreakers(registry.breakers);
 
   const listener = createRequestListener(
     {
@@ -230,26 +143,10 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
     },
     createCorsPolicy(http.cors),
-    o.logger,
+    logger,
     countRefusal,
   );
-  const server = createServer(
-    {
-      maxHeaderSize: http.maxHeaderBytes,
-      // Bound receiving a request only: Node resets these once a request has arrived, and an
-      // upgraded socket leaves the HTTP parser, so responses and graphql-ws sockets are never cut.
-      headersTimeout: http.headersTimeoutMs,
-      requestTimeout: http.requestTimeoutMs,
-      // How often Node looks for expired requests (its default, 30 s, would add up to 30 s to each).
-      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMs / 4))),
-    },
-    listener,
-  );
-  capConnectionsPerAddress(server, { maxPerAddress: http.maxConnectionsPerAddress, peersAreTrustedProxies: http.trustProxyHops > 0, onRefused: countRefusal });
-  // Answer `Expect: 100-continue` ourselves: an oversized body is refused before it is sent.
-  server.on('checkContinue', listener);
-  server.on('clientError', answerClientError(http.maxHeaderBytes, countRefusal));
-  server.keepAliveTimeout = 65_000;
+  const server = createHttpServer(listener, http, countRefusal);
   // graphql-ws on the same port and path (server/ws/).
   const ws = createWsTransport({
     config: resolveWsOptions(o.config.ws),
@@ -260,7 +157,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     trusted: http.trustedDocuments,
     services,
     hub: live,
-    logger: o.logger,
+    logger,
     metrics,
   });
   server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));
@@ -277,6 +174,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   hub?.start();
   if (o.readinessProbe !== false) readinessState.start();
   const shownHost = o.config.host === '0.0.0.0' || o.config.host === '::' ? 'localhost' : o.config.host;
+  const graceMs = o.config.shutdownGraceMs ?? 10_000;
 
   return {
     url: `http://${shownHost}:${port}/graphql`,
@@ -285,20 +183,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     operations,
     async stop() {
       // Sockets first, with 1012: clients reconnect (elsewhere) and resume from their cursors.
-      await ws.close(Math.min(o.config.shutdownGraceMs ?? 10_000, WS_CLOSE_WAIT_MS));
-      // Stop accepting; let in-flight requests finish. Keep-alive sockets turn idle only after
-      // their response, so idle ones are closed repeatedly until the server is done, and
-      // whatever is left after the grace period is cut.
-      await new Promise<void>((resolve) => {
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        const cut = setTimeout(() => server.closeAllConnections(), o.config.shutdownGraceMs ?? 10_000);
-        server.close(() => {
-          clearInterval(sweep);
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      await ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS));
+      await drainHttpServer(server, graceMs);
       await apollo.stop();
       await readinessState.stop();
       await live?.close();
@@ -307,36 +193,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       await redis?.close();
       // Last, and bounded: calls still on the wire (a stuck backend, or calls of requests cut
       // above) get a short drain, then their connections are destroyed (adapters/pool.ts).
-      await o.registry.close();
+      await registry.close();
     },
   };
-}
-
-/** The default live hub: this gateway's backends' watchers, an in-memory event log, metrics and logs. */
-function defaultLiveHub(o: GatewayOptions, services: GatewayServices, schema: GraphQLSchema, metrics: GatewayMetrics): RunningLiveHub {
-  const c = { ...LIVE_DEFAULTS, ...o.config.live };
-  const hub = createLiveHub({
-    log: new MemoryEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
-    services,
-    createContext: (r) => createExecutionContext(services, r),
-    visibleOperation: (ctx, id) => loadOperation(ctx, id),
-    schema,
-    accessTtlMs: c.accessTtlMs,
-    maxQueued: c.maxQueued,
-    watcherWaitMs: c.watcherWaitMs,
-    budget: {
-      maxPerAddress: c.maxSubscriptionsPerAddress,
-      maxBytesPerAddress: c.maxSubscriptionBytesPerAddress,
-      maxBytesPerSubscription: c.maxSubscriptionBytes,
-      maxStartChecksPerAddress: c.maxStartChecksPerAddress,
-      // Read with the socket settings (WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL), kept by the hub: its key is the credentials that proved valid.
-      maxPerCredential: resolveWsOptions(o.config.ws).maxSubscriptionsPerCredential,
-    },
-    metrics: metrics.live.hooks(),
-    onWatcherStatus: (s, err) =>
-      (err ? o.logger.warn.bind(o.logger) : o.logger.info.bind(o.logger))({ backend: s.backend, state: s.state, source: s.source, message: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),
-    onError: (err, where) => o.logger.error({ err, ...where }, 'live hub error'),
-  });
-  metrics.live.watch(hub);
-  return hub;
 }

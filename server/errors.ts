@@ -7,7 +7,7 @@ import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server'
 import type { GraphQLFormattedError } from 'graphql';
 import type { GatewayError } from '../adapters/contract/errors';
 import { formatGraphQLError, unexpectedCause } from '../adapters/contract/graphql-errors';
-import type { GatewayContext } from './context';
+import type { GatewayContext } from '../domain/context';
 import type { Logger } from './logger';
 
 /** The typed reason behind a parse error, when there is one (the token limit: graphql-js reports it as a plain syntax error). */

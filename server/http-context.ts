@@ -2,8 +2,8 @@
 import { GraphQLError } from 'graphql';
 import { BadUserInputError } from '../adapters/contract/errors';
 import { credentialsFromHeaders, type Headers } from './credentials';
-import { createExecutionContext, type GatewayContext, type GatewayServices } from './context';
-import type { ExecutionLimits } from './limits';
+import { createExecutionContext, type GatewayContext, type GatewayServices } from '../domain/context';
+import { DEFAULT_LIMITS, ExecutionLimits } from './limits';
 
 /** One HTTP request's facts. */
 export interface HttpExecutionRequest {
@@ -14,7 +14,7 @@ export interface HttpExecutionRequest {
   signal?: AbortSignal;
   /**
    * Makes this execution's limits. Called only once the headers were accepted: limits hold a
-   * deadline timer that only a started execution ends. @default the default limits
+   * deadline timer that only a started execution ends. @default the default limits, with `signal`
    */
   createLimits?: () => ExecutionLimits;
 }
@@ -29,5 +29,5 @@ export function createHttpContext(services: GatewayServices, r: HttpExecutionReq
     if (err instanceof BadUserInputError) throw new GraphQLError(err.message, { originalError: err, extensions: { code: err.code, http: { status: 400 } } });
     throw err;
   }
-  return createExecutionContext(services, { credentials, requestId: r.requestId, signal: r.signal, limits: r.createLimits?.() });
+  return createExecutionContext(services, { credentials, requestId: r.requestId, limits: r.createLimits?.() ?? new ExecutionLimits(DEFAULT_LIMITS, r.signal) });
 }

@@ -4,7 +4,7 @@
  * are never logged: they may carry secrets and tokens.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GatewayContext } from './context';
+import type { GatewayContext } from '../domain/context';
 import type { TrustedDocuments } from './http/trusted-documents';
 import type { Logger } from './logger';
 import type { GatewayMetrics, OperationOutcome } from './metrics';

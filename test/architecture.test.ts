@@ -60,26 +60,25 @@ const backendFolderOf = (spec: string): string | null => {
 };
 
 /**
- * What `subscriptions/` may import from `server/`, and how. Everything else the live path needs
- * from the server (an execution context, an operation's visibility) is injected by
- * `server/app.ts`, so no import runs back into the wiring or the resolvers. The use cases
- * (`domain/`) it may import, as the resolvers do.
+ * What `subscriptions/` may import from `server/`, and how. The execution context, its limits and
+ * the watcher directory are the domain's (`domain/`); what else the live path needs from the server
+ * (an operation's visibility) is injected by the wiring, so no import runs back into the wiring or
+ * the resolvers. The use cases (`domain/`) it may import, as the resolvers do.
  */
 const SUBSCRIPTIONS_MAY_IMPORT_FROM_SERVER: Readonly<Record<string, 'types' | 'values'>> = {
-  'server/context': 'types', // GatewayContext, GatewayServices, ExecutionRequest: built by the injected factory
   'server/registry': 'types', // BackendRegistry, handed in by the server
-  'server/limits': 'values', // ExecutionLimits of one event execution
   'server/http/caller-limiter': 'values', // the per-address token buckets the subscription budget shares with HTTP
 };
 
 /**
- * What `domain/` may import from the layers around it, and how. The use cases take the execution
- * context (its type only: the server builds it) and hand work to the operation tracker; they never
- * reach back into the resolvers or the server's wiring.
+ * What `domain/` may import from the layers around it, and how. The execution context holds the
+ * server's registry and idempotency store (types only: the server builds them) and the operation
+ * tracker; the domain never reaches back into the resolvers or the server's wiring.
  */
 const DOMAIN_MAY_IMPORT: Readonly<Record<string, 'types' | 'values'>> = {
-  'server/context': 'types', // GatewayContext: what every use case runs in
-  'subscriptions/operations': 'values', // the tracker's owner rule (who started an operation)
+  'server/registry': 'types', // BackendRegistry: the configured backends the context and loaders call
+  'server/idempotency': 'types', // IdempotencyStore: where creating mutations' keys are kept
+  'subscriptions/operations': 'values', // the operation tracker and what it asks of the watcher directory
 };
 
 describe('layering', () => {

@@ -71,7 +71,7 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
   readonly capabilities = advertise(this, CORE);
   /**
    * Nomad's ACL is per namespace and no volume field depends on the caller, so one read of the
-   * caller's proves what the watcher's view may show it (server/loaders.ts).
+   * caller's proves what the watcher's view may show it (domain/loaders.ts).
    */
   readonly viewServesReads = true;
   readonly createInput: OwnCreateInput = { field: 'nomad', owner: 'Nomad', required: 'a Nomad volume needs input.nomad (its id, plugin and capabilities)' };

@@ -4,7 +4,7 @@ import { encodeGlobalId } from '../../adapters/contract/ids';
 import { pageSize } from '../../adapters/contract/input';
 import { pageArray, pageOpaque, type Omission } from '../../adapters/listing';
 import type { Plugin, PluginDetail } from '../../adapters/contract/model';
-import type { GatewayContext } from '../../server/context';
+import type { GatewayContext } from '../../domain/context';
 import type { QueryResolvers, StoragePluginResolvers } from '../../schema/generated/resolvers-types';
 import { globalIdArg, idArg, namespaceArg } from '../args';
 import { connection, mergedConnection } from '../connection';

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../adapters/contract/errors';
 import { nomadDetails, type NomadVolumeDetails, type NomadVolumeFull } from '../../adapters/nomad/model';
 import { requireVolume } from '../../domain';
 import type { NomadVolumeDetailsResolvers } from '../../schema/generated/resolvers-types';
-import type { GatewayContext } from '../../server/context';
+import type { GatewayContext } from '../../domain/context';
 
 async function full(d: NomadVolumeDetails, ctx: GatewayContext): Promise<NomadVolumeFull> {
   if (d.full) return d.full;

@@ -10,7 +10,7 @@ import { safeIdentifier, safeText } from '../../adapters/contract/input';
 import type { OperationKind } from '../../adapters/contract/model';
 import { runVolumeAction, volumeImageMetadata } from '../../domain';
 import type { MutationResolvers, QueryResolvers } from '../../schema/generated/resolvers-types';
-import type { GatewayContext } from '../../server/context';
+import type { GatewayContext } from '../../domain/context';
 import { globalIdArg, hostConnector, keyValues } from '../args';
 import { volumeRefFromId } from '../volume';
 

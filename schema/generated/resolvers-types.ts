@@ -5,7 +5,7 @@ import type { BackendHealth as BackendHealthModel, Volume as VolumeModel, Attach
 import type { MemoryVolumeDetails as MemoryVolumeDetailsModel } from '../../adapters/memory/model';
 import type { NomadVolumeDetails as NomadVolumeDetailsModel, AllocationConsumer, NomadNodeRef } from '../../adapters/nomad/model';
 import type { CinderVolumeDetails as CinderVolumeDetailsModel, ServerConsumer, HostConsumer } from '../../adapters/openstack/model';
-import type { GatewayContext } from '../../server/context';
+import type { GatewayContext } from '../../domain/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;

@@ -5,7 +5,7 @@
  */
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { GraphQLError, type GraphQLSchema, type ParseOptions, type ValidationRule } from 'graphql';
-import type { LimitedContext } from './execution';
+import type { LimitedContext } from '../../domain/execution-limits';
 import type { OperationLimits } from './index';
 
 /** Options to spread into `new ApolloServer({...})` in place of `typeDefs`/`resolvers`. */
@@ -30,7 +30,7 @@ function limitsPlugin<C extends BaseContext & LimitedContext>(limits: OperationL
         async didResolveOperation(rc) {
           if (!rc.operation) return;
           const refused = limits.executionGuards.beforeExecute({ schema: rc.schema, document: rc.document, operationName: rc.operation.name?.value, variableValues: rc.request.variables });
-          // A refusal before execution is a request error: 400 (server/app.ts keeps 200 for application/json clients).
+          // A refusal before execution is a request error: 400 (server/http/status-plugin.ts keeps 200 for application/json clients).
           if (refused) throw new GraphQLError(refused.message, { originalError: refused.originalError, extensions: { ...refused.extensions, http: { status: 400 } } });
         },
         async willSendResponse(rc) {

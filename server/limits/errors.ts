@@ -26,24 +26,6 @@ export class OperationLimitError extends GatewayError {
   }
 }
 
-/** The answer grew past `maxResponseBytes` while executing; the rest was not resolved. */
-export class ResponseTooLargeError extends GatewayError {
-  constructor(readonly max: number) {
-    super(ErrorCode.ResponseTooLarge, `the response would exceed ${max} bytes; the rest of it was not resolved: ask for fewer items or fields`);
-  }
-
-  override toExtensions(): Record<string, unknown> {
-    return { ...super.toExtensions(), limit: 'maxResponseBytes', max: this.max };
-  }
-}
-
-/** The client went away: the rest of the operation is skipped (nobody reads this answer). */
-export class OperationCancelledError extends GatewayError {
-  constructor() {
-    super(ErrorCode.OperationCancelled, 'the client closed the request; the operation was stopped');
-  }
-}
-
 /** A GraphQLError whose original is `err`, for validation rules and pre-execution guards. */
 export function limitGraphQLError(err: GatewayError, nodes?: ASTNode | readonly ASTNode[]): GraphQLError {
   return new GraphQLError(err.message, { nodes, originalError: err, extensions: { code: err.code } });

@@ -10,14 +10,14 @@ import type { DocumentNode, GraphQLError, GraphQLFormattedError, GraphQLSchema, 
 import { ErrorCode, type GatewayError } from '../../adapters/contract/errors';
 import { DEFAULT_LIMITS, type LimitsConfig } from './config';
 import { checkCost } from './cost';
-import { ExecutionLimits } from './execution';
+import { ExecutionLimits } from '../../domain/execution-limits';
 import { limitRules } from './rules';
 import { parseOptions, tokenLimitError } from './tokens';
 import { wrapSchema } from './wrap';
 
 export { DEFAULT_LIMITS, limitsConfig, type LimitsConfig } from './config';
 export { PRE_EXECUTION_CODES } from './errors';
-export { ExecutionLimits, type LimitedContext } from './execution';
+export { ExecutionLimits, type LimitedContext } from '../../domain/execution-limits';
 
 /** What a transport needs to apply the limits. */
 export interface OperationLimits {

@@ -19,7 +19,7 @@ import {
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
-import type { LimitedContext } from './execution';
+import type { LimitedContext } from '../../domain/execution-limits';
 
 /** How a field's value is measured. */
 const enum Shape {

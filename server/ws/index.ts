@@ -15,7 +15,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
-import { createExecutionContext, type GatewayContext, type GatewayServices } from '../context';
+import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../domain/context';
 import type { TrustedDocumentsConfig } from '../http/config';
 import type { OperationLimits } from '../limits';
 import type { Logger } from '../logger';

@@ -12,6 +12,7 @@ import type { AttachTarget, DetachTarget, VolumeBackend } from '../../adapters/c
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { Attachment, AttachmentState, Volume, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher, WatcherState, WatcherStatus } from '../../adapters/contract/watch';
+import { WatcherDirectory } from '../../domain/watchers';
 import type { BackendRegistry } from '../../server/registry';
 import { changesOf } from '../events/diff';
 import type { EventLog } from '../events';
@@ -44,6 +45,8 @@ export interface FeedStatus {
 /** Options of {@link Feed}. */
 export interface FeedOptions {
   registry: BackendRegistry;
+  /** Where the watchers it starts are registered (domain/watchers.ts). @default a directory of its own */
+  watchers?: WatcherDirectory;
   log: EventLog;
   operations: FeedOperations;
   /** Subscribers that may want a backend's changes (the hub's index). */
@@ -96,7 +99,8 @@ const withAttachment = (v: Volume, a: Attachment, state: AttachmentState): Volum
 
 export class Feed implements LiveMutations {
   readonly #o: FeedOptions;
-  readonly #watchers = new Map<string, VolumeWatcher>();
+  /** The watchers this feed started, registered where the tracker and the loaders find them. */
+  readonly #watchers: WatcherDirectory;
   readonly #unavailable = new Map<string, string>();
   /** Operations in progress, by id (from the tracker's changes). */
   readonly #pending = new Map<string, OperationRecord>();
@@ -110,6 +114,7 @@ export class Feed implements LiveMutations {
 
   constructor(o: FeedOptions) {
     this.#o = o;
+    this.#watchers = o.watchers ?? new WatcherDirectory((id) => o.registry.find(id));
   }
 
   /** Starts a watcher per watchable backend; the others are recorded with the reason. */
@@ -129,7 +134,7 @@ export class Feed implements LiveMutations {
         this.#unavailable.set(b.id, w.unavailable);
         continue;
       }
-      this.#watchers.set(b.id, w);
+      this.#watchers.register(b.id, w);
       w.start();
     }
     this.requestDemand();
@@ -137,7 +142,7 @@ export class Feed implements LiveMutations {
 
   /** The running watcher of a backend. */
   watcher(backend: string): VolumeWatcher | undefined {
-    return this.#watchers.get(backend);
+    return this.#watchers.watcher(backend);
   }
 
   /** Why a backend has no watcher; undefined when it has one. */
@@ -147,7 +152,7 @@ export class Feed implements LiveMutations {
 
   statuses(): FeedStatus[] {
     return this.#o.registry.all.map((b) => {
-      const w = this.#watchers.get(b.id);
+      const w = this.#watchers.watcher(b.id);
       return { backend: b.id, available: w !== undefined, reason: this.#unavailable.get(b.id) ?? null, watcher: w ? w.status() : null };
     });
   }
@@ -169,7 +174,7 @@ export class Feed implements LiveMutations {
    * @returns the backends whose watcher still had no view at all when the wait ended
    */
   async settled(backends: readonly string[], timeoutMs: number): Promise<string[]> {
-    const ws = backends.flatMap((b) => this.#watchers.get(b) ?? []);
+    const ws = backends.flatMap((b) => this.#watchers.watcher(b) ?? []);
     // A watcher that sleeps for want of listeners wakes now, not on the next turn.
     if (this.#demandQueued && ws.some((w) => w.status().state === 'IDLE')) this.#applyDemand();
     const busy = (): boolean => ws.some((w) => SETTLING.has(w.status().state));
@@ -203,7 +208,7 @@ export class Feed implements LiveMutations {
       pending.set(r.backend, [...(pending.get(r.backend) ?? []), { backend: t.backend, namespace: t.scope, nativeId: t.nativeId }]);
     }
     // Records name volumes, not servers: a watcher finds the servers from the volume's attachments.
-    for (const [id, w] of this.#watchers) w.setDemand({ subscribers: this.#o.subscribers(id), pendingVolumes: pending.get(id) ?? [], pendingServers: [] });
+    for (const [id, w] of this.#watchers.entries()) w.setDemand({ subscribers: this.#o.subscribers(id), pendingVolumes: pending.get(id) ?? [], pendingServers: [] });
   }
 
   /** Watcher state changes: logged by the server, and they may end `settled` waits. */
@@ -213,7 +218,7 @@ export class Feed implements LiveMutations {
   }
 
   accepted(c: AcceptedChange): void {
-    const w = this.#watchers.get(c.volume.backend);
+    const w = this.#watchers.watcher(c.volume.backend);
     if (!w || !c.pending) return;
     const view = w.volume(c.volume);
     let after: Volume | null = null;
@@ -237,7 +242,7 @@ export class Feed implements LiveMutations {
     this.#stopped = true;
     for (const check of [...this.#settleWaiters]) check();
     this.#unsubscribe?.();
-    await Promise.all([...this.#watchers.values()].map((w) => w.stop()));
+    await Promise.all(this.#watchers.entries().map(([, w]) => w.stop()));
     await this.#chain;
   }
 

@@ -5,7 +5,8 @@
  */
 import type { GraphQLSchema } from 'graphql';
 import type { VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
-import type { GatewayServices } from '../../server/context';
+import type { GatewayServices } from '../../domain/context';
+import type { WatcherDirectory } from '../../domain/watchers';
 import type { EventLog } from '../events';
 import { AccessCache } from './access';
 import { BUDGET_DEFAULTS, SubscriptionBudget, type SubscriptionBudgetLimits } from './budget';
@@ -36,6 +37,11 @@ export interface LiveHubOptions {
   visibleOperation: OperationVisibility;
   /** The executable schema the socket layer validates against (wrapped by the limits). */
   schema: GraphQLSchema;
+  /**
+   * Where the feed registers the watchers it starts, for the tracker (watched operations) and the
+   * loaders (watch-fed reads). @default a directory of the hub's own
+   */
+  watchers?: WatcherDirectory;
   /** The tracker as the feed sees it. @default services.operations */
   operations?: FeedOperations;
   /** Longest an access grant is reused, in ms (a grant's `validUntil` may shorten it). @default 30000 */
@@ -75,7 +81,7 @@ export interface RunningLiveHub extends LiveHub {
   readonly mutations: LiveMutations;
   /** Each backend's watcher status (for /readyz and /metrics: state, lag). */
   statuses(): FeedStatus[];
-  /** A backend's running watcher (for watched operations and watch-fed reads). */
+  /** A backend's running watcher (its status, view and scope; the watcher directory holds the same). */
   watcher(backend: string): VolumeWatcher | undefined;
   /** Starts the watchers (once). */
   start(): void;
@@ -99,7 +105,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     onUnexpected: o.onError,
   });
   let hub: Hub | undefined;
-  const feed = new Feed({ registry, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
+  const feed = new Feed({ registry, watchers: o.watchers, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
   hub = new Hub({ log: o.log, registry, feed, access, fanout, visibleOperation: o.visibleOperation, budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }), maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, watcherWaitMs: o.watcherWaitMs ?? 10_000, metrics });
   const h = hub;
   let started = false;

@@ -7,7 +7,7 @@
 import { GatewayError, NotFoundError } from '../../adapters/contract/errors';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { OperationRecord } from '../../adapters/contract/model';
-import type { GatewayContext } from '../../server/context';
+import type { GatewayContext } from '../../domain/context';
 import { TERMINAL } from '../operations/types';
 import type { Fanout, EventSubscriber } from './fanout';
 import { errorResult } from './format';

@@ -5,9 +5,10 @@
  * serialized bytes to every subscriber of a group.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
-import type { AttachTarget, DetachTarget } from '../../adapters/contract/backend';
-import type { Attachment, OperationRecord, VolumeRef } from '../../adapters/contract/model';
-import type { ExecutionRequest, GatewayContext } from '../../server/context';
+import type { OperationRecord } from '../../adapters/contract/model';
+import type { ExecutionRequest, GatewayContext } from '../../domain/context';
+
+export type { AcceptedChange, LiveMutations } from '../../domain/live-mutations';
 
 /**
  * An execution result serialized once and shared by every subscriber that receives it. The socket
@@ -48,28 +49,9 @@ export interface LiveHub {
   close(): Promise<void>;
 }
 
-/** An attach or detach the gateway just accepted (the live path shows it before the watcher does). */
-export interface AcceptedChange {
-  kind: 'ATTACH' | 'DETACH';
-  volume: VolumeRef;
-  target: AttachTarget | DetachTarget;
-  /** The attachment the backend answered the attach with, if any. */
-  attachment?: Attachment | null;
-  /** False when the backend finished at once (nothing to show ahead of the watcher). */
-  pending: boolean;
-}
-
 /**
- * What mutations tell the live path (`GatewayServices.live`): an accepted attach or detach is
- * appended as ATTACHING/DETACHING at once and the backend's watcher is nudged. Never throws.
- */
-export interface LiveMutations {
-  accepted(c: AcceptedChange): void;
-}
-
-/**
- * Builds one execution's context (the server's `createExecutionContext` over its services).
- * Injected by the server, so the live path builds contexts without importing it.
+ * Builds one execution's context (domain/context.ts `createExecutionContext` over the gateway's
+ * services). Injected by the server, which holds the services.
  */
 export type ContextFactory = (request: ExecutionRequest) => GatewayContext;
 

@@ -8,8 +8,8 @@
  */
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
-import type { GatewayContext } from '../../server/context';
-import { ExecutionLimits } from '../../server/limits';
+import type { GatewayContext } from '../../domain/context';
+import { ExecutionLimits } from '../../domain/execution-limits';
 import { NotServedInEventsError } from '../../adapters/contract/errors';
 import type { ChangeEvent, ChangeType } from '../events';
 import type { ContextFactory } from './types';

@@ -6,7 +6,7 @@
  * survives the mutation's request; listeners (metrics, `operationUpdated`) see every state change.
  *
  * Two ways to drive an operation:
- * - watched: when a watcher keeps the operation's backend and scope current (`watched` option),
+ * - watched: when a watcher keeps the operation's backend and scope current (`watchers` option),
  *   the rule is checked with the gateway's service credential each time the watcher reports a
  *   change of the target ({@link OperationTracker.observe}), plus a slow safety check. No caller
  *   credential is kept, and checks follow the rate of change, not the number of operations.
@@ -38,17 +38,29 @@ export interface OperationTrackerOptions {
   /** Deadline of an operation whose change names none. @default 120000 */
   defaultTimeoutMs?: number;
   /**
-   * The service credential to check a backend's changes in `scope` with, when a watcher keeps that
-   * scope current and reports its changes to {@link OperationTracker.observe}; undefined: poll with
-   * the caller's credential. @default never watched
+   * Which operations are watched (the watcher directory, domain/watchers.ts): asked as an operation
+   * starts. @default none: every operation is polled with the caller's credential
    */
-  watched?: (backend: string, scope: string) => ServiceCredential | undefined;
+  watchers?: WatchedScopes;
   /** Watched operations: the safety check's interval when the watcher reports nothing. @default 5000 */
   watchedCheckMs?: number;
   /** Called after every stored change (state, backend status or seen facts; `previous` null for a new one). Must not throw. */
   onChange?: (r: OperationRecord, previous: OperationState | null) => void;
   /** Called when a check fails (logged by the server). */
   onCheckError?: (r: OperationRecord, err: unknown) => void;
+}
+
+/** The gateway's own credential for a backend; null when it has none (the check then fails over to the deadline). */
+export type ServiceCredential = () => Promise<CallerCredential | null>;
+
+/** What the tracker asks about watchers. */
+export interface WatchedScopes {
+  /**
+   * The service credential to check a change of `backend` in `scope` with, while a watcher keeps
+   * that scope current and reports its changes to {@link OperationTracker.observe}; undefined: poll
+   * with the caller's credential.
+   */
+  serviceCredential(backend: string, scope: string): ServiceCredential | undefined;
 }
 
 export interface StartOperation {
@@ -61,9 +73,6 @@ export interface StartOperation {
   /** Null when the backend finished synchronously: the operation starts SUCCEEDED. */
   pending: PendingChange | null;
 }
-
-/** The gateway's own credential for a backend; null when it has none (the check then fails over to the deadline). */
-export type ServiceCredential = () => Promise<CallerCredential | null>;
 
 /** One operation being driven: where its credential comes from and when it is checked next. */
 interface Drive {
@@ -96,7 +105,7 @@ function advance(r: OperationRecord, p: ChangeProgress, rule: CompletionRule): P
 const changed = (r: OperationRecord, next: Partial<OperationRecord>): boolean =>
   next.state !== r.state || next.backendStatus !== r.backendStatus || Boolean(next.failureReason) || JSON.stringify(next.rule?.seen ?? null) !== JSON.stringify(r.rule?.seen ?? null);
 
-type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watched'>> & Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watched'>;
+type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watchers'>> & Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watchers'>;
 
 export class OperationTracker {
   readonly store: OperationStore;
@@ -113,7 +122,7 @@ export class OperationTracker {
       maxPollMs: o.maxPollMs ?? 2000,
       defaultTimeoutMs: o.defaultTimeoutMs ?? 120_000,
       watchedCheckMs: o.watchedCheckMs ?? 5000,
-      watched: o.watched,
+      watchers: o.watchers,
       onChange: o.onChange,
       onCheckError: o.onCheckError,
     };
@@ -199,7 +208,7 @@ export class OperationTracker {
   }
 
   #drive(record: OperationRecord, caller: CallerCredential, requestId: string | undefined): void {
-    const service = this.#o.watched?.(record.backend, record.scope);
+    const service = this.#o.watchers?.serviceCredential(record.backend, record.scope);
     let delay = this.#o.pollMs;
     const drive: Drive = service
       ? // Nothing of the caller's is kept: not its credential, not its request id.

@@ -23,7 +23,7 @@ beforeEach(async () => {
   service = c.sim.issueToken({ user: 'admin', project: 'demo' });
   tracker = new OperationTracker({
     changes: (id) => (id === 'os' ? c.backend.trackedChanges : undefined),
-    watched: (backend) => (backend === 'os' ? async () => ({ token: service }) : undefined),
+    watchers: { serviceCredential: (backend) => (backend === 'os' ? async () => ({ token: service }) : undefined) },
     watchedCheckMs: 60_000,
   });
 });
@@ -75,7 +75,7 @@ describe('watched operations', () => {
     await tracker.close();
     tracker = new OperationTracker({
       changes: (id) => (id === 'os' ? c.backend.trackedChanges : undefined),
-      watched: () => async () => ({ token: service }),
+      watchers: { serviceCredential: () => async () => ({ token: service }) },
       watchedCheckMs: 100,
     });
     const vol = c.sim.seedVolume({ project: 'demo', name: 'v' });

@@ -11,8 +11,9 @@ import { GatewayError } from '../../adapters/contract/errors';
 import type { MemoryData } from '../../adapters/memory/data/shape';
 import { attachVolume, createVolume, loadOperation, operationId, registerVolume, updateVolume, volumeId, type IdempotencyInput } from '../../domain';
 import { createRegistry } from '../../server/backends';
+import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';
 import { loadConfig } from '../../server/config';
-import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../server/context';
+import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../domain/context';
 import { MemoryIdempotencyStore } from '../../server/idempotency';
 import { OperationTracker } from '../../subscriptions/operations';
 
@@ -42,7 +43,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const as = (token: string): GatewayContext => createExecutionContext(services, { credentials: new Map([['lab', { token }]]) });
+const as = (token: string): GatewayContext => createExecutionContext(services, { credentials: new Map([['lab', { token }]]), limits: new ExecutionLimits(DEFAULT_LIMITS) });
 const key = (k: string, request: unknown): IdempotencyInput => ({ mutation: 'createVolume', key: k, request, argument: 'input.idempotencyKey' });
 const codeOf = (p: Promise<unknown>): Promise<string> => p.then(() => 'resolved', (err: unknown) => (err instanceof GatewayError ? err.code : String(err)));
 

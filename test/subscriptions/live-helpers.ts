@@ -10,8 +10,9 @@ import type { VolumeBackend } from '../../adapters/contract/backend';
 import { createRegistry } from '../../server/backends';
 import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/module';
 import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/module';
-import { createExecutionContext, type GatewayServices } from '../../server/context';
+import { createExecutionContext, type GatewayServices } from '../../domain/context';
 import { MemoryIdempotencyStore } from '../../server/idempotency';
+import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';
 import { buildGatewaySchema } from '../../server/schema';
 import { MemoryEventLog, type MemoryEventLogOptions } from '../../subscriptions/events';
 import { createLiveHub, SerializedResult, type LiveHubOptions, type LiveResult, type RunningLiveHub } from '../../subscriptions/live';
@@ -86,11 +87,11 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
     executions,
     backend: (id) => registry.forId(id),
     async run(query, variables = {}, tokens = {}) {
-      const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])) });
+      const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])), limits: new ExecutionLimits(DEFAULT_LIMITS) });
       return JSON.parse(JSON.stringify(await execute({ schema, document: parse(query), variableValues: variables, contextValue })));
     },
     async subscribe(query, variables = {}, tokens = {}) {
-      const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])) });
+      const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])), limits: new ExecutionLimits(DEFAULT_LIMITS) });
       const r = await hub.subscribe({ schema, document: parse(query), variableValues: variables, contextValue });
       const s: Subscription = { results: [], raw: [], done: false, error: undefined, return: async () => {} };
       if (!(Symbol.asyncIterator in r)) {

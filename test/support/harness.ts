@@ -5,7 +5,7 @@
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry, type ResilienceOptions } from '../../server/backends';
 import type { ReadinessConfig } from '../../server/readiness';
-import type { RedisConfig } from '../../server/config';
+import type { RedisConfig } from '../../server/redis';
 import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/module';
 import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/module';
 import type { HttpEdgeOptions } from '../../server/http/config';

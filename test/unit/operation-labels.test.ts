@@ -1,5 +1,5 @@
 /** Operation names as metric labels, without HTTP: who may add one, and the cap behind that rule. */
-import { CredentialProof } from '../../server/credential-proof';
+import { CredentialProof } from '../../domain/credential-proof';
 import { MAX_OPERATION_LABELS, OperationLabels } from '../../server/operation-labels';
 
 describe('OperationLabels', () => {

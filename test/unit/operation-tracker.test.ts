@@ -142,7 +142,7 @@ describe('operation tracker, watched: observe resolves once the operations conce
         return calls < 2 ? step({ state: 'RUNNING', backendStatus: 'attaching' }) : step({ state: 'SUCCEEDED', backendStatus: 'in-use' });
       },
     };
-    const t = new OperationTracker({ changes: () => slow, watched: () => async () => ({ token: 'service' }), watchedCheckMs: 60_000 });
+    const t = new OperationTracker({ changes: () => slow, watchers: { serviceCredential: () => async () => ({ token: 'service' }) }, watchedCheckMs: 60_000 });
     try {
       const r = await t.start({ ...base, targetId: target, pending: { rule: rule() } });
       expect(t.observe('os', [])).toBeUndefined();

@@ -3,10 +3,36 @@
  * also fires when the client goes away) and its response-size meter. One per execution, in the
  * execution context, so any executor or transport that builds the context gets them.
  */
-import { CallBudget } from '../../adapters/contract/budget';
-import { GatewayError, OperationTimeoutError } from '../../adapters/contract/errors';
-import type { LimitsConfig } from './config';
-import { OperationCancelledError, ResponseTooLargeError } from './errors';
+import { CallBudget } from '../adapters/contract/budget';
+import { ErrorCode, GatewayError, OperationTimeoutError } from '../adapters/contract/errors';
+
+/** What one execution may use; the gateway's `limits` settings (server/limits/config.ts) give the values. */
+export interface ExecutionLimitsConfig {
+  /** Most HTTP calls the execution may send to each backend (retries count). */
+  maxBackendCallsPerOperation: number;
+  /** Deadline of the execution, in ms. */
+  operationTimeoutMs: number;
+  /** Largest answer, estimated while executing (JSON bytes of the data). */
+  maxResponseBytes: number;
+}
+
+/** The answer grew past `maxResponseBytes` while executing; the rest was not resolved. */
+export class ResponseTooLargeError extends GatewayError {
+  constructor(readonly max: number) {
+    super(ErrorCode.ResponseTooLarge, `the response would exceed ${max} bytes; the rest of it was not resolved: ask for fewer items or fields`);
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    return { ...super.toExtensions(), limit: 'maxResponseBytes', max: this.max };
+  }
+}
+
+/** The client went away: the rest of the operation is skipped (nobody reads this answer). */
+export class OperationCancelledError extends GatewayError {
+  constructor() {
+    super(ErrorCode.OperationCancelled, 'the client closed the request; the operation was stopped');
+  }
+}
 
 export class ExecutionLimits {
   /** Backend calls per backend; travels in every call's options. */
@@ -29,7 +55,7 @@ export class ExecutionLimits {
   readonly #timeoutMs: number;
   readonly #timer: NodeJS.Timeout;
 
-  constructor(c: Pick<LimitsConfig, 'maxBackendCallsPerOperation' | 'operationTimeoutMs' | 'maxResponseBytes'>, clientSignal?: AbortSignal) {
+  constructor(c: ExecutionLimitsConfig, clientSignal?: AbortSignal) {
     this.budget = new CallBudget(c.maxBackendCallsPerOperation);
     this.maxBytes = c.maxResponseBytes;
     this.#timeoutMs = c.operationTimeoutMs;

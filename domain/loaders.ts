@@ -8,7 +8,8 @@ import DataLoader from 'dataloader';
 import type { CallOptions, SnapshotRef } from '../adapters/contract/backend';
 import { asError, mapSettled } from '../adapters/http/concurrency';
 import type { Attachment, BackendHealth, ComputeServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
-import type { BackendRegistry } from './registry';
+import type { BackendRegistry } from '../server/registry';
+import type { ReadViews } from './watchers';
 
 /** A plugin of one backend. */
 export interface PluginRef {
@@ -64,18 +65,12 @@ async function acrossBackends<B>(backends: readonly B[], ids: readonly string[],
 }
 
 /**
- * A watcher's current view of a backend whose volumes may serve a caller once the caller's own read
- * proved access to the namespace (docs/subscriptions.md, "Watch-fed reads"); undefined when there is
- * no such view (no watcher, not current, or a backend where access is not per namespace).
- */
-export type WatchView = (backend: string) => ((ref: VolumeRef) => Volume | undefined) | undefined;
-
-/**
  * @param maxConcurrentReads most backend reads one batch runs at once (the transport's
  *   per-backend connection cap applies on top).
- * @param watchView watcher views that may serve full reads after a proof. @default none
+ * @param watchers the watcher directory, whose current views may serve full reads after a proof
+ *   (watchers.ts `readView`). @default none: every volume is read from its backend
  */
-export function createLoaders(registry: BackendRegistry, call: (backend: string) => CallOptions, maxConcurrentReads: number, watchView?: WatchView): Loaders {
+export function createLoaders(registry: BackendRegistry, call: (backend: string) => CallOptions, maxConcurrentReads: number, watchers?: ReadViews): Loaders {
   const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> => mapSettled(keys, maxConcurrentReads, fn);
   const readVolumes = async (keys: readonly VolumeRef[]): Promise<Array<Volume | null | Error>> => {
     const backend = registry.forId(keys[0]!.backend);
@@ -89,7 +84,7 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
    * Nomad's ACL granularity) and the others come from the view; without one, each is read.
    */
   const readNamespace = async (keys: readonly VolumeRef[]): Promise<Array<Volume | null | Error>> => {
-    const view = keys.length > 1 ? watchView?.(keys[0]!.backend) : undefined;
+    const view = keys.length > 1 ? watchers?.readView(keys[0]!.backend, keys[0]!.namespace) : undefined;
     if (!view) return readVolumes(keys);
     const scope = `${keys[0]!.backend}\u0000${keys[0]!.namespace}`;
     let first: Promise<Array<Volume | null | Error>> | null = null;

@@ -1,18 +1,20 @@
 /**
  * The execution context: who is calling, with which credentials, and the execution's loaders and
- * limits. It is transport-neutral: HTTP (`server/http-context.ts`), graphql-ws, federation's
- * `_entities` and a compiled executor all build it from the same three facts.
+ * limits. It is transport-neutral: HTTP (`server/http-context.ts`), graphql-ws (`server/ws/`), the
+ * live hub's event executions, federation's `_entities` and a compiled executor all build it from
+ * the same facts.
  */
 import { randomUUID } from 'node:crypto';
 import type { CallerCredential, CallOptions } from '../adapters/contract/backend';
 import type { GatewayError } from '../adapters/contract/errors';
-import type { LiveMutations } from '../subscriptions/live/types';
 import type { OperationTracker } from '../subscriptions/operations';
-import type { IdempotencyStore } from './idempotency';
-import { DEFAULT_LIMITS, ExecutionLimits, type LimitedContext } from './limits';
-import { createLoaders, type Loaders, type WatchView } from './loaders';
-import type { BackendRegistry } from './registry';
+import type { IdempotencyStore } from '../server/idempotency';
+import type { BackendRegistry } from '../server/registry';
 import { CredentialProof } from './credential-proof';
+import type { ExecutionLimits, LimitedContext } from './execution-limits';
+import type { LiveMutations } from './live-mutations';
+import { createLoaders, type Loaders } from './loaders';
+import type { ReadViews } from './watchers';
 
 /** What every resolver receives. */
 export interface GatewayContext extends LimitedContext {
@@ -24,7 +26,7 @@ export interface GatewayContext extends LimitedContext {
    * signal (client gone or deadline) and its backend-call budget.
    */
   call(backend: string): CallOptions;
-  /** This execution's budget, deadline and response meter (server/limits). */
+  /** This execution's budget, deadline and response meter (execution-limits.ts). */
   limits: ExecutionLimits;
   /** The process-wide operation tracker (outlives this execution). */
   operations: OperationTracker;
@@ -45,20 +47,21 @@ export interface GatewayServices {
   live?: LiveMutations;
   /** Most backend reads one loader batch runs at once. @default 16 */
   maxConcurrentReads?: number;
-  /** Watcher views that serve full reads after the caller's own read proved access (server/loaders.ts). @default none */
-  watchView?: WatchView;
+  /**
+   * The watcher directory (watchers.ts): its views serve full reads after the caller's own read
+   * proved access (loaders.ts). @default none: every read goes to the backend
+   */
+  watchers?: ReadViews;
 }
 
 /** What one execution needs to know about its caller. */
 export interface ExecutionRequest {
   /** Credential per backend id; a backend not in the map is called anonymously. */
   credentials: ReadonlyMap<string, CallerCredential>;
-  /** Aborted when the caller goes away (used when `limits` is not given). */
-  signal?: AbortSignal;
   /** A caller-supplied request id if it is sane, else a new UUID. */
   requestId?: string | null;
-  /** This execution's limits. @default new ExecutionLimits with the default limits and `signal` */
-  limits?: ExecutionLimits;
+  /** This execution's limits (made by the transport: the `limits` settings and its caller's abort signal). */
+  limits: ExecutionLimits;
   /**
    * When set, every backend call fails before it is made, with the error this returns (subscription
    * events; made only when a field asks, so executions that call nothing build no error). @default calls allowed
@@ -71,7 +74,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** One execution's context, with loaders of its own (never shared between executions or callers). */
 export function createExecutionContext(services: GatewayServices, r: ExecutionRequest): GatewayContext {
   const requestId = r.requestId && SANE_REQUEST_ID.test(r.requestId) ? r.requestId : randomUUID();
-  const limits = r.limits ?? new ExecutionLimits(DEFAULT_LIMITS, r.signal);
+  const limits = r.limits;
   const refuse = r.refuseCalls;
   const credentialProof = new CredentialProof();
   const call = (backend: string): CallOptions => {
@@ -88,7 +91,7 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     registry: services.registry,
     call,
     get loaders(): Loaders {
-      return (loaders ??= createLoaders(services.registry, call, services.maxConcurrentReads ?? 16, services.watchView));
+      return (loaders ??= createLoaders(services.registry, call, services.maxConcurrentReads ?? 16, services.watchers));
     },
     operations: services.operations,
     idempotency: services.idempotency,

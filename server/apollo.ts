@@ -1,0 +1,51 @@
+/**
+ * The gateway's Apollo Server: the limited schema and its options, the error formatter, and the
+ * plugins in the order they must run (landing page off, inline traces, observability, the
+ * unexpected-error log, the HTTP status rule, the limits' own plugin last).
+ */
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
+import type { GatewayContext } from '../domain/context';
+import { createFormatError, unexpectedErrorLog } from './errors';
+import { documentErrorStatusPlugin } from './http/status-plugin';
+import type { OperationLimits } from './limits';
+import type { apolloLimitOptions } from './limits/apollo';
+import type { Logger } from './logger';
+import type { GatewayMetrics } from './metrics';
+import { observabilityPlugin, type ObservabilityOptions } from './observability';
+
+/** What {@link createApolloServer} builds the server with. */
+export interface GatewayApolloOptions {
+  /** The operation limits and the Apollo options made of them over the schema (server/limits/apollo.ts). */
+  limits: OperationLimits;
+  limited: ReturnType<typeof apolloLimitOptions<GatewayContext>>;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  /** Trusted documents: their names label metrics. @default none */
+  trustedDocuments?: ObservabilityOptions['trustedDocuments'];
+}
+
+/** The server, not yet started. */
+export function createApolloServer(o: GatewayApolloOptions): ApolloServer<GatewayContext> {
+  const parseErrorReason = o.limits.executionGuards.parseErrorReason;
+  return new ApolloServer<GatewayContext>({
+    ...o.limited,
+    formatError: createFormatError(parseErrorReason),
+    includeStacktraceInErrorResponses: false,
+    // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
+    stopOnTerminationSignals: false,
+    plugins: [
+      // Apollo's default landing page loads from a CDN; an air-gapped gateway must not.
+      ApolloServerPluginLandingPageDisabled(),
+      // A router that asks (apollo-federation-include-trace: ftv1) gets field timings; error texts
+      // stay out of them (they may name backend details), as Apollo's default for subgraphs.
+      ApolloServerPluginInlineTrace({ includeErrors: { masked: true } }),
+      observabilityPlugin(o.logger, o.metrics, { trustedDocuments: o.trustedDocuments }),
+      unexpectedErrorLog(o.logger, parseErrorReason),
+      documentErrorStatusPlugin<GatewayContext>(),
+      // Last: it sees the errors the plugins above added.
+      ...o.limited.plugins,
+    ],
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * The gateway's live hub (docs/subscriptions.md): this gateway's backends' watchers, registered in
+ * the watcher directory, an in-memory event log, the live settings, and the hub's metrics and logs.
+ */
+import type { GraphQLSchema } from 'graphql';
+import { createExecutionContext, type GatewayServices } from '../domain/context';
+import type { WatcherDirectory } from '../domain/watchers';
+import { loadOperation } from '../domain';
+import { MemoryEventLog } from '../subscriptions/events';
+import { createLiveHub, type RunningLiveHub } from '../subscriptions/live';
+import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
+import type { Logger } from './logger';
+import type { GatewayMetrics } from './metrics';
+import { resolveWsOptions, type WsOptions } from './ws';
+
+/** What {@link createGatewayLiveHub} builds the hub with. */
+export interface GatewayLiveHubOptions {
+  /** The services every execution uses; each event execution builds its context over them. */
+  services: GatewayServices;
+  /** Where the hub's feed registers the watchers it starts. */
+  watchers: WatcherDirectory;
+  /** The executable schema (wrapped by the limits). */
+  schema: GraphQLSchema;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  /** Live settings (server/live-config.ts). @default LIVE_DEFAULTS */
+  live?: Partial<LiveConfig>;
+  /** Socket settings: the per-credential subscription cap is read with them. @default the socket defaults */
+  ws?: WsOptions;
+}
+
+export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
+  const c = { ...LIVE_DEFAULTS, ...o.live };
+  const { logger, services } = o;
+  const hub = createLiveHub({
+    log: new MemoryEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
+    services,
+    watchers: o.watchers,
+    createContext: (r) => createExecutionContext(services, r),
+    visibleOperation: (ctx, id) => loadOperation(ctx, id),
+    schema: o.schema,
+    accessTtlMs: c.accessTtlMs,
+    maxQueued: c.maxQueued,
+    watcherWaitMs: c.watcherWaitMs,
+    budget: {
+      maxPerAddress: c.maxSubscriptionsPerAddress,
+      maxBytesPerAddress: c.maxSubscriptionBytesPerAddress,
+      maxBytesPerSubscription: c.maxSubscriptionBytes,
+      maxStartChecksPerAddress: c.maxStartChecksPerAddress,
+      // Read with the socket settings (WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL), kept by the hub: its key is the credentials that proved valid.
+      maxPerCredential: resolveWsOptions(o.ws).maxSubscriptionsPerCredential,
+    },
+    metrics: o.metrics.live.hooks(),
+    onWatcherStatus: (s, err) =>
+      (err ? logger.warn.bind(logger) : logger.info.bind(logger))({ backend: s.backend, state: s.state, source: s.source, message: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),
+    onError: (err, where) => logger.error({ err, ...where }, 'live hub error'),
+  });
+  o.metrics.live.watch(hub);
+  return hub;
+}
