@@ -91,11 +91,71 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * A field of the input an adapter was given, named relative to that input (`nomad.plugin`,
+ * `cascade`; `''` is the input itself). Adapters know no GraphQL argument: the resolver layer
+ * places the field under the argument the input came from (`input.nomad.plugin`).
+ */
+export class InputField {
+  constructor(readonly path: string) {}
+
+  /** A field inside this one: `.plugin` or `[0]`. */
+  inner(suffix: string): InputField {
+    return new InputField(this.path === '' ? suffix.replace(/^\./, '') : `${this.path}${suffix}`);
+  }
+
+  toString(): string {
+    return this.path;
+  }
+}
+
+/** Where a value came from: an argument path (`input.name`, resolvers) or a field relative to an adapter's input. */
+export type InputPlace = string | InputField;
+
+/** `place` and then `suffix` (`.fsType`, `[0]`), of the same sort as `place`. */
+export const within = (place: InputPlace, suffix: string): InputPlace => (typeof place === 'string' ? `${place}${suffix}` : place.inner(suffix));
+
+/** Names fields in a message: relative ones as the adapter knows them, or placed under an argument. */
+export type FieldNamer = (field: string) => string;
+
+const asGiven: FieldNamer = (field) => field;
+
 /** The caller's input is wrong; rejected before any backend call. */
 export class BadUserInputError extends GatewayError {
+  /** Name of the offending argument or input field, e.g. `id` or `input.name` (relative while {@link field} is set). */
+  readonly argument?: string;
+  /** The offending field relative to an adapter's input, until the resolver layer places it ({@link placed}). */
+  readonly field?: string;
+  readonly #say?: (name: FieldNamer) => string;
+
   /** @param argument name of the offending argument or input field, e.g. `id` or `input.name`. */
-  constructor(message: string, readonly argument?: string) {
+  constructor(message: string, argument?: string);
+  constructor(message: string, argument: string | undefined, relative: { field: string; say: (name: FieldNamer) => string });
+  constructor(message: string, argument?: string, relative?: { field: string; say: (name: FieldNamer) => string }) {
     super(ErrorCode.BadUserInput, message);
+    this.argument = argument;
+    this.field = relative?.field;
+    this.#say = relative?.say;
+  }
+
+  /**
+   * An error about `field` of an adapter's input (relative, e.g. `nomad.nativeId`); `say` writes the
+   * message, naming every field through `name`, so the placed message names argument paths.
+   */
+  static atField(field: string, say: (name: FieldNamer) => string): BadUserInputError {
+    return new BadUserInputError(say(asGiven), field, { field, say });
+  }
+
+  /** An error about `place` whose message `say` writes around the place's name. */
+  static at(place: InputPlace, say: (shown: string) => string): BadUserInputError {
+    if (typeof place === 'string') return new BadUserInputError(say(place), place);
+    return BadUserInputError.atField(place.path, (name) => say(name(place.path)));
+  }
+
+  /** This error with its relative fields named by `name` (the resolver layer's argument paths); itself when it names none. */
+  placed(name: FieldNamer): BadUserInputError {
+    if (this.field === undefined || !this.#say) return this;
+    return new BadUserInputError(this.#say(name), name(this.field));
   }
 
   override toExtensions(): Record<string, unknown> {

@@ -6,7 +6,7 @@
  * Encoding: base64url of a JSON array. Decoding is strict: anything else is BAD_USER_INPUT and
  * never reaches a backend.
  */
-import { BadUserInputError } from './errors';
+import { BadUserInputError, type InputPlace } from './errors';
 import { checkIdentifier, safeIdentifier, type IdPosition, type IdentifierRules } from './input';
 import type { BackendKind } from './model';
 
@@ -102,7 +102,7 @@ function schemeOf(kind: BackendKind): IdentifierScheme {
 }
 
 /** Checks `value` for `position` on a backend of `kind`: the shared rules, then the kind's. */
-export function backendIdentifier(kind: BackendKind, position: IdPosition, value: string, argument: string): string {
+export function backendIdentifier(kind: BackendKind, position: IdPosition, value: string, argument: InputPlace): string {
   return checkIdentifier(schemeOf(kind).rules, position, value, argument);
 }
 
