@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { Pool } from 'undici';
 import { runLoad, type LoadResult } from './load';
 import { BENCH_TOKEN, UNCAPPED } from './constants';
-import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/batch';
+import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/volumes/batch';
 import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST } from './queries';
 import { killStarted, machineFacts, start, startBuiltGateway } from './processes';
 import { writeSection } from './results-file';

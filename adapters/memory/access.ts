@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { CallOptions, CallerCredential } from '../contract/backend';
-import { ForbiddenError, UnauthenticatedError } from '../contract/errors';
 import type { Volume } from '../contract/model';
 import type { AccessGrant } from '../contract/watch';
-import type { GrantData, MemoryData, TokenData } from './data';
+import type { GrantData, MemoryData, TokenData } from './data/shape';
+import { forbidden, unauthenticated } from './errors';
 
 /** What a call may do. */
 export interface Principal {
@@ -52,7 +52,7 @@ export class MemoryAccess {
     if (!d.tokens || d.tokens.length === 0) return OPEN;
     const deny = (why: string): never => {
       o?.onAnswer?.(401);
-      throw new UnauthenticatedError(`backend "${this.backend}" ${why}`, { backend: this.backend, httpStatus: 401 });
+      throw unauthenticated(this.backend, `backend "${this.backend}" ${why}`);
     };
     if (!credential.token) {
       if ((d.anonymous?.length ?? 0) === 0) deny(`needs ${CREDENTIAL_WORDS}; the request carried none`);
@@ -80,7 +80,7 @@ export class MemoryAccess {
     const p = this.principal(o.credential, o);
     if (!this.allows(p, namespace, write)) {
       o.onAnswer?.(403);
-      throw new ForbiddenError(`backend "${this.backend}": the caller's token may not ${write ? 'change' : 'read'} namespace "${namespace}"`, { backend: this.backend, httpStatus: 403 });
+      throw forbidden(this.backend, `backend "${this.backend}": the caller's token may not ${write ? 'change' : 'read'} namespace "${namespace}"`);
     }
     if (o.credential.token) o.onAnswer?.(200);
     return p;

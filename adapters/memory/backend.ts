@@ -3,7 +3,8 @@
  * attachments, snapshots, changes that finish after a delay, a watcher fed by every change, and
  * tokens whose grants are checked on every call. A real backend (allowed in production): it starts
  * no simulator and talks to nothing. This class is the contract layer only; each method delegates
- * (`volumes.ts`, `attach.ts`, `snapshots.ts`, `access.ts`, `watch.ts`, `operations.ts`).
+ * (`volumes/`, `attachments/`, `snapshots/`, `completion/`, `watch/`, `access.ts`, `health.ts`,
+ * and `data/keeper.ts` for the data's load, reset, reload and write-back).
  */
 import type {
   Accepted,
@@ -23,35 +24,21 @@ import type {
 } from '../contract/backend';
 import { advertise, CORE_CAPABILITIES, type SnapshotReads, type VolumePatch, type VolumeUpdates } from '../contract/capabilities';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
-import { timedProbe } from '../contract/health';
 import type { BackendHealth, KeyValue, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import { BreakerBoard } from '../http/breaker';
 import { MemoryAccess } from './access';
-import * as attach from './attach';
+import * as attach from './attachments/operations';
 import type { MemoryContext } from './context';
-import type { MemoryData } from './data';
-import { DataFileWriter, readDataFile } from './file';
+import { DataKeeper, type MemorySource } from './data/keeper';
+import type { MemoryData } from './data/shape';
 import './ids';
 import { Faults, NO_FAULTS, type FaultOptions } from './faults';
-import { DelayedChanges } from './operations';
-import { defaultSeed, generateSeed } from './seed';
-import * as snapshots from './snapshots';
-import { MemoryStore } from './store';
-import * as volumes from './volumes';
+import { DelayedChanges } from './completion/changes';
+import * as snapshots from './snapshots/operations';
+import { health } from './health';
+import * as volumes from './volumes/operations';
 import { MemoryWatcher } from './watch';
-
-
-/** Where the data come from. */
-export type MemorySource =
-  /** A JSON data file; `writeBack` writes every change to it. */
-  | { file: string; writeBack?: boolean }
-  /** Generated volumes (`generateSeed`). */
-  | { generate: { volumes: number; attachmentsPerVolume: number; namespaces?: readonly string[]; snapshotsPerVolume?: number } }
-  /** Given data (copied). */
-  | { data: MemoryData }
-  /** The default set (`defaultSeed`). */
-  | { default: true };
 
 export interface MemoryBackendOptions {
   backend: string;
@@ -67,13 +54,6 @@ export interface MemoryBackendOptions {
   onWriteError?: (err: unknown) => void;
 }
 
-function load(source: MemorySource): MemoryData {
-  if ('file' in source) return readDataFile(source.file, 'dataFile');
-  if ('generate' in source) return generateSeed(source.generate);
-  if ('data' in source) return structuredClone(source.data);
-  return defaultSeed();
-}
-
 export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotReads, TrackedChanges, Watching, SubscriberAccess {
   readonly id: string;
   readonly kind = 'MEMORY';
@@ -85,25 +65,20 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
   readonly subscriberAccess: SubscriberAccess = this;
   readonly capabilities = advertise(this, CORE_CAPABILITIES);
   readonly #ctx: MemoryContext;
-  readonly #source: MemorySource;
-  readonly #initial: MemoryData;
-  readonly #writer: DataFileWriter | null;
+  readonly #data: DataKeeper;
 
   constructor(o: MemoryBackendOptions) {
     this.id = o.backend;
-    this.#source = o.source ?? { default: true };
-    this.#initial = load(this.#source);
-    const store = new MemoryStore(o.backend, this.#initial);
+    const changes = new DelayedChanges(o.operationDelayMs ?? 1000);
+    this.#data = new DataKeeper(o.backend, o.source ?? { default: true }, changes, o.onWriteError);
+    const store = this.#data.store;
     this.#ctx = {
       backend: o.backend,
       store,
       access: new MemoryAccess(o.backend, () => store.access),
       faults: new Faults(o.backend, { ...NO_FAULTS, ...o.faults }, o.breakers ?? new BreakerBoard()),
-      changes: new DelayedChanges(o.operationDelayMs ?? 1000),
+      changes,
     };
-    const s = this.#source;
-    this.#writer = 'file' in s && s.writeBack ? new DataFileWriter(s.file, () => store.toData(), o.onWriteError) : null;
-    if (this.#writer) store.onWrite(() => this.#writer!.changed());
   }
 
   /** Tokens declared and no anonymous grants: lists leave this backend out without a token. */
@@ -122,10 +97,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
 
   /** Up, unless an injected failure or an open breaker says otherwise. */
   health(signal?: AbortSignal): Promise<BackendHealth> {
-    return timedProbe(async () => {
-      const n = await this.#ctx.faults.call({ signal }, () => this.#ctx.store.size);
-      return { up: true, message: `${n} volumes held in memory` };
-    });
+    return health(this.#ctx, signal);
   }
 
   // ---- data -----------------------------------------------------------------------------------
@@ -135,28 +107,22 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
    * volume that differs; the file is written when `writeBack` is set.
    */
   reset(): void {
-    this.#replace(structuredClone(this.#initial), 'the data were reset');
+    this.#data.reset();
   }
 
   /** Reads the source again (the data file as it is now). @throws ConfigError when the file is bad (the data stay) */
   reload(): void {
-    this.#replace(load(this.#source), 'the data were reloaded');
+    this.#data.reload();
   }
 
   /** Resolves when every change so far is written back (at once without `writeBack`). */
   flush(): Promise<void> {
-    return this.#writer?.flush() ?? Promise.resolve();
+    return this.#data.flush();
   }
 
   /** The data as a data file would hold them. */
   snapshotData(): MemoryData {
     return this.#ctx.store.toData();
-  }
-
-  #replace(data: MemoryData, why: string): void {
-    this.#ctx.changes.abandon(why);
-    this.#ctx.store.replace(data);
-    this.#writer?.changed();
   }
 
   // ---- core -----------------------------------------------------------------------------------
@@ -206,9 +172,8 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
   }
 
   /** Ends running changes (FAILED) and writes the last data back. */
-  async close(): Promise<void> {
-    this.#ctx.changes.abandon('the backend was closed');
-    await this.flush();
+  close(): Promise<void> {
+    return this.#data.close();
   }
 
   // ---- capabilities ---------------------------------------------------------------------------

@@ -1,13 +1,13 @@
 /** What the memory backend's operation modules share: its data, access rules, faults and delayed changes. */
 import { randomUUID } from 'node:crypto';
 import type { PendingChange } from '../contract/completion';
-import { NotFoundError } from '../contract/errors';
 import type { VolumeRef } from '../contract/model';
 import type { MemoryAccess } from './access';
-import type { HeldStatus, VolumeData } from './data';
+import type { HeldStatus, VolumeData } from './data/shape';
 import type { Faults } from './faults';
-import type { DelayedChanges } from './operations';
-import type { MemoryStore } from './store';
+import type { DelayedChanges } from './completion/changes';
+import type { MemoryStore } from './data/store';
+import { notFound } from './errors';
 
 export interface MemoryContext {
   backend: string;
@@ -25,7 +25,7 @@ export const newId = (prefix: string): string => `${prefix}-${randomUUID().slice
 /** The volume's data. @throws NotFoundError when it does not exist */
 export function existing(ctx: MemoryContext, ref: VolumeRef): VolumeData {
   const d = ctx.store.volumeData(ref.namespace, ref.nativeId);
-  if (!d) throw new NotFoundError(`volume ${ref.namespace}/${ref.nativeId} does not exist on backend "${ctx.backend}"`, { backend: ctx.backend, httpStatus: 404 });
+  if (!d) throw notFound(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} does not exist on backend "${ctx.backend}"`);
   return d;
 }
 

@@ -6,6 +6,7 @@
 import type { CallOptions } from '../contract/backend';
 import { BackendUnavailableError, GatewayError } from '../contract/errors';
 import type { BreakerBoard } from '../http/breaker';
+import { unavailable } from './errors';
 
 /** Injected faults (settings `latencyMs`, `latencyJitterMs`, `failureRate`). */
 export interface FaultOptions {
@@ -60,7 +61,7 @@ export class Faults {
       const delay = latencyMs + (latencyJitterMs > 0 ? Math.floor(this.random() * latencyJitterMs) : 0);
       if (delay > 0) await sleep(delay, o.signal);
       if (failureRate > 0 && this.random() < failureRate) {
-        throw new BackendUnavailableError(`backend "${this.backend}" failed (an injected failure: failureRate ${failureRate})`, { backend: this.backend, httpStatus: 503 });
+        throw unavailable(this.backend, `backend "${this.backend}" failed (an injected failure: failureRate ${failureRate})`);
       }
       const result = run();
       breaker.record('success', probe);

@@ -4,7 +4,8 @@
  * `GATEWAY_BACKEND_LAB_<NAME>` (settings.ts) or the same keys in the file's backend entry.
  */
 import type { BackendModule } from '../contract/module';
-import { MemoryBackend, type MemorySource } from './backend';
+import { MemoryBackend } from './backend';
+import type { MemorySource } from './data/keeper';
 import { MEMORY_ENV_SETTINGS, parseMemorySettings, type MemorySettings } from './settings';
 
 /** Where a backend's data come from, by its settings. */

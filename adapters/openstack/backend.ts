@@ -1,11 +1,11 @@
 /**
  * The OpenStack backend for one region: Cinder volumes, snapshots and attachments plus Nova
  * server volume attachments. This class is the contract layer only: each method delegates to the
- * module that does the work (`volumes.ts`, `batch.ts`, `attach.ts`, `host-attachments.ts`,
- * `servers.ts`, `snapshots.ts`, `actions.ts`, `completion-check.ts`). Asynchronous changes come
- * back with a completion rule (data, `completion-rules.ts`) that `checkChange` evaluates. The live
- * path: `createWatcher` (`watch.ts`, with the service credential) and the subscriber access check
- * (`access.ts`).
+ * folder that does the work (`volumes/`, `snapshots/`, `attachments/`, `actions/`,
+ * `completion/check.ts`), which speaks to the services through `cinder/` and `nova/`. Asynchronous
+ * changes come back with a completion rule (data, `completion/rules.ts`) that `checkChange`
+ * evaluates. The live path: `createWatcher` (`watch/`, with the service credential) and the
+ * subscriber access check (`access.ts`).
  */
 import type {
   Accepted,
@@ -36,29 +36,29 @@ import {
   type VolumeReader,
   type VolumeUpdates,
 } from '../contract/capabilities';
-import type { CinderAction, CinderActionResult } from './cinder-action';
+import type { CinderAction, CinderActionResult } from './actions/types';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
 import type { Attachment, BackendHealth, KeyValue, ComputeServer, Snapshot, Volume, VolumeRef } from '../contract/model';
 import { BreakerBoard } from '../http/breaker';
-import { timedProbe } from '../contract/health';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import * as access from './access';
-import * as actions from './actions';
-import * as attach from './attach';
-import * as batch from './batch';
+import * as actions from './actions/operations';
+import * as attach from './attachments/operations';
+import * as batch from './volumes/batch';
 import { OpenStackClient, type OpenStackClientOptions } from './client';
-import { checkChange } from './completion-check';
+import { checkChange } from './completion/check';
 import type { OpenStackContext } from './context';
-import * as hosts from './host-attachments';
+import * as hosts from './attachments/hosts';
 // Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
 import './ids';
 import { toRequestedAttachment } from './nova/results';
-import * as servers from './servers';
-import * as snapshots from './snapshots';
-import * as volumes from './volumes';
-import { OpenStackWatcher, WATCH_DEFAULTS, type OpenStackWatcherOptions } from './watch';
+import * as servers from './attachments/servers';
+import * as snapshots from './snapshots/operations';
+import * as volumes from './volumes/operations';
+import { health } from './health';
+import { createWatcher, type OpenStackWatcherOptions } from './watch';
 
-export { LIST_STRATEGY_THRESHOLD } from './batch';
+export { LIST_STRATEGY_THRESHOLD } from './volumes/batch';
 
 
 export interface OpenStackBackendOptions extends OpenStackClientOptions {
@@ -69,9 +69,6 @@ export interface OpenStackBackendOptions extends OpenStackClientOptions {
   /** Watcher poll interval otherwise, while anyone listens (ms). @default 10000 */
   watchSlowMs?: number;
 }
-
-/** The watcher's own connections per origin: it reads one list page or a few Nova lists at a time. */
-const WATCHER_CONNECTIONS = 4;
 
 export class OpenStackBackend
   implements VolumeBackend, VolumeUpdates, SnapshotReads, VolumeActions, HostAttachments, ServerAttachments, TrackedChanges, Watching, SubscriberAccess
@@ -104,18 +101,7 @@ export class OpenStackBackend
   }
 
   health(signal?: AbortSignal): Promise<BackendHealth> {
-    return timedProbe(async () => {
-      if (this.#c.keystone.hasServiceAuth) {
-        // With its own credential the gateway also proves Cinder and Nova answer.
-        // Fresh version documents each time: a cached range would report UP through an outage.
-        const s = await this.#c.keystone.serviceSession();
-        await Promise.all([this.#c.probe(s, 'volume', signal), this.#c.probe(s, 'compute', signal)]);
-        return { up: true, message: null };
-      }
-      const status = await this.#c.probeKeystone(signal);
-      if (status !== 200) return { up: false, message: `Keystone answered ${status}` };
-      return { up: true, message: 'Keystone reachable (no service credential: Cinder and Nova not probed)' };
-    });
+    return health(this.#c, signal);
   }
 
   // ---- core -----------------------------------------------------------------------------------
@@ -229,13 +215,7 @@ export class OpenStackBackend
    * or `unavailable` without a service credential. `o` may carry `OpenStackWatcherOptions` (tests).
    */
   createWatcher(o: WatcherOptions & Partial<OpenStackWatcherOptions>): VolumeWatcher | { unavailable: string } {
-    if (!this.#c.keystone.hasServiceAuth) return { unavailable: `backend "${this.id}" has no service credential configured (auth): OpenStack has no live status without one` };
-    const client = new OpenStackClient({ ...this.#o, maxConnections: Math.min(this.#o.maxConnections ?? WATCHER_CONNECTIONS, WATCHER_CONNECTIONS) });
-    return new OpenStackWatcher(this.id, client, {
-      fastMs: this.#o.watchFastMs ?? WATCH_DEFAULTS.fastMs,
-      slowMs: this.#o.watchSlowMs ?? WATCH_DEFAULTS.slowMs,
-      ...o,
-    });
+    return createWatcher(this.id, this.#c, this.#o, o);
   }
 
   checkAccess(scope: string, _volume: VolumeRef, o: CallOptions): Promise<AccessGrant> {

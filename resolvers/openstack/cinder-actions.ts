@@ -2,7 +2,7 @@
  * Cinder's own volume actions, one typed mutation each (schema/openstack/cinder-actions.graphql).
  * Inputs are typed enums and objects; the adapter's action table turns each into its wire action.
  */
-import type { CinderAction, CinderActionResult } from '../../adapters/openstack/cinder-action';
+import type { CinderAction, CinderActionResult } from '../../adapters/openstack/actions/types';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { safeIdentifier, safeText } from '../../adapters/contract/input';
 import type { OperationKind, Volume } from '../../adapters/contract/model';

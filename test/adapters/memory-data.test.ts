@@ -13,7 +13,7 @@ import { BreakerBoard } from '../../adapters/http/breaker';
 import { MemoryBackend } from '../../adapters/memory/backend';
 import { ConfigError } from '../../adapters/contract/settings';
 import { memoryModule } from '../../adapters/memory/module';
-import { generateSeed } from '../../adapters/memory/seed';
+import { generateSeed } from '../../adapters/memory/data/seed';
 
 const ANY: CallOptions = { credential: {} };
 const dir = mkdtempSync(join(tmpdir(), 'memory-backend-'));
@@ -124,8 +124,8 @@ describe('memory backend: injected faults', () => {
 });
 
 describe('memory backend: the example data file', () => {
-  it('should load adapters/memory/data.example.json as it is documented (docs/memory.md)', async () => {
-    const b = new MemoryBackend({ backend: 'lab', source: { file: join(__dirname, '../../adapters/memory/data.example.json') } });
+  it('should load adapters/memory/data/example.json as it is documented (docs/memory.md)', async () => {
+    const b = new MemoryBackend({ backend: 'lab', source: { file: join(__dirname, '../../adapters/memory/data/example.json') } });
     expect(b.requiresCredential).toBe(true);
     const page = await b.listVolumes({ namespace: '*', limit: 10, token: null }, { credential: { token: 'change-me-viewer' } });
     expect(page.items.map((p) => p.item.ref.nativeId)).toEqual(['pg-data', 'shared-assets']);

@@ -6,7 +6,7 @@
  */
 import type { CompletionRule, RuleValue } from '../../adapters/contract/completion';
 import type { VolumeFacts } from '../../adapters/openstack/cinder/results';
-import { evaluate, ruleSpec, rules, wantsMessages, type Observation } from '../../adapters/openstack/completion-rules';
+import { evaluate, ruleSpec, rules, wantsMessages, type Observation } from '../../adapters/openstack/completion/rules';
 
 const V = 'd0000000-0000-4000-8000-000000000001';
 const S = 'a0000000-0000-4000-8000-000000000001';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { CallOptions, VolumeBackend, VolumeSpec } from '../../adapters/contract/backend';
 import type { VolumeRef } from '../../adapters/contract/model';
 import type { MemoryBackend } from '../../adapters/memory/backend';
-import type { MemoryData } from '../../adapters/memory/data';
+import type { MemoryData } from '../../adapters/memory/data/shape';
 import { loadConfig, type BackendEntry } from '../../server/config';
 import { createRegistry } from '../../server/backends';
 import { ANALYTICS_READ, MGMT, OS } from '../support/constants';

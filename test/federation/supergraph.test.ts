@@ -158,7 +158,7 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
       { subgraph: 'compute', representations: 0 },
       { subgraph: 'volumes', representations: 5 },
     ]);
-    // Backend calls, derived from server/loaders.ts and adapters/openstack/{servers,batch}.ts:
+    // Backend calls, derived from server/loaders.ts and adapters/openstack/attachments/servers.ts and volumes/batch.ts:
     // - Keystone 1: the fresh token is validated once (then cached 60 s under its hash); the version
     //   documents were cached by the warm-up.
     // - Nova 5: the 5 Server.volumeAttachments resolvers fill one serverAttachments batch (one loader

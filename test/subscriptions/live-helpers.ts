@@ -2,7 +2,7 @@
  * Live-hub test setup with real parts: simulators on loopback, a registry from
  * server/backends.ts, the real schema, a MemoryEventLog and the hub driven through
  * `hub.subscribe(args)` as graphql-ws would. Changes come from the backends' own watchers
- * (adapters/nomad/watch/, adapters/openstack/watch.ts) reading with the service credential the
+ * (adapters/nomad/watch/, adapters/openstack/watch/) reading with the service credential the
  * backend config carries (Nomad `token`, OpenStack `auth`).
  */
 import { execute, parse } from 'graphql';

@@ -4,7 +4,7 @@
  * Ids are checked here (BAD_USER_INPUT before any call). `actions-table.ts` pairs each with its
  * wire key, microversion and completion rule.
  */
-import type { CinderAction, CinderVolumeAttachStatus, CinderVolumeMigrationStatus } from '../cinder-action';
+import type { CinderAction, CinderVolumeAttachStatus, CinderVolumeMigrationStatus } from '../actions/types';
 import { BadUserInputError } from '../../contract/errors';
 import { checkedUuid } from '../ids';
 import { stringMap } from '../../contract/key-values';

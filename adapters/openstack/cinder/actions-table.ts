@@ -5,8 +5,8 @@
  * Cinder answers), and how its answer maps. docs/openstack.md shows the same table. The status
  * words a reset may set are in `action-requests.ts` (attach status) and `results.ts`.
  */
-import type { CinderActionName, CinderActionResult } from '../cinder-action';
-import type { ActionRule } from '../completion-rules';
+import type { CinderActionName, CinderActionResult } from '../actions/types';
+import type { ActionRule } from '../completion/rules';
 import { FEATURES } from '../microversions';
 import * as b from './action-requests';
 import type { ActionOf } from './action-requests';

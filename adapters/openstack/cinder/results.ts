@@ -4,7 +4,7 @@
  * by microversion and by the caller's role, so every optional key is read defensively. No other
  * file reads a Cinder wire field.
  */
-import type { CinderActionResult, CinderVolumeMigrationStatus } from '../cinder-action';
+import type { CinderActionResult, CinderVolumeMigrationStatus } from '../actions/types';
 import { sortedPairs } from '../../contract/key-values';
 import type { Attachment, AttachmentState, Snapshot, Volume, VolumeStatus } from '../../contract/model';
 import { hostConsumer, serverConsumer, type CinderVolumeDetails, type CinderVolumeStatus } from '../model';

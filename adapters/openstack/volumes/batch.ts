@@ -4,17 +4,17 @@
  * project (1000) and a pick, then shows for what the page lacks. So a batch costs at most
  * 1 + (misses) calls however large the project.
  */
-import type { CallOptions } from '../contract/backend';
-import { mapSettled, mapWithConcurrency } from '../http/concurrency';
-import type { ComputeServer, Volume, VolumeRef } from '../contract/model';
-import * as cinder from './cinder/requests';
-import { toVolume, type CinderVolume } from './cinder/results';
-import { orNull, type OpenStackContext } from './context';
-import { UUID } from './ids';
-import * as nova from './nova/requests';
-import { toServer } from './nova/results';
-import { MAX_LIMIT } from './paging';
-import { getVolume } from './volumes';
+import type { CallOptions } from '../../contract/backend';
+import { mapSettled, mapWithConcurrency } from '../../http/concurrency';
+import type { ComputeServer, Volume, VolumeRef } from '../../contract/model';
+import * as cinder from '../cinder/requests';
+import { toVolume, type CinderVolume } from '../cinder/results';
+import { orNull, type OpenStackContext } from '../context';
+import { UUID } from '../ids';
+import * as nova from '../nova/requests';
+import { toServer } from '../nova/results';
+import { MAX_LIMIT } from '../paging';
+import { getVolume } from './operations';
 
 /**
  * Batch sizes from which one list-detail page is read instead of N parallel shows. On the

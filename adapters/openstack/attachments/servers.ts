@@ -3,17 +3,17 @@
  * view of each volume (read with the batch strategy), so an attachment the two services disagree
  * on shows as ERROR with the reason instead of a confident ATTACHED.
  */
-import type { Accepted, CallOptions } from '../contract/backend';
-import type { VolumeReader } from '../contract/capabilities';
-import { mapWithConcurrency } from '../http/concurrency';
-import { BadUserInputError } from '../contract/errors';
-import type { Attachment, Volume } from '../contract/model';
-import { getVolumes, SHOW_CONCURRENCY } from './batch';
-import { rules } from './completion-rules';
-import { orNull, pending, type OpenStackContext } from './context';
-import { checkedUuid, UUID } from './ids';
-import * as nova from './nova/requests';
-import { attachedVolumeIds, toServerAttachment, type NovaVolumeAttachment } from './nova/results';
+import type { Accepted, CallOptions } from '../../contract/backend';
+import type { VolumeReader } from '../../contract/capabilities';
+import { mapWithConcurrency } from '../../http/concurrency';
+import { BadUserInputError } from '../../contract/errors';
+import type { Attachment, Volume } from '../../contract/model';
+import { getVolumes, SHOW_CONCURRENCY } from '../volumes/batch';
+import { rules } from '../completion/rules';
+import { orNull, pending, type OpenStackContext } from '../context';
+import { checkedUuid, UUID } from '../ids';
+import * as nova from '../nova/requests';
+import { attachedVolumeIds, toServerAttachment, type NovaVolumeAttachment } from '../nova/results';
 
 /** A server's volume attachments as Nova lists them; null when the server is gone (404), and its attachments with it. */
 export async function listServerAttachments(ctx: OpenStackContext, serverId: string, o: CallOptions): Promise<NovaVolumeAttachment[] | null> {

@@ -5,8 +5,8 @@
  * SUCCEEDED. With no delay, changes apply before the mutation answers and carry no rule.
  */
 import { randomUUID } from 'node:crypto';
-import type { PendingChange } from '../contract/completion';
-import type { ChangeCheck, CompletionRule } from '../contract/completion';
+import type { PendingChange } from '../../contract/completion';
+import type { ChangeCheck, CompletionRule } from '../../contract/completion';
 
 /** The rule name this backend's changes carry. */
 export const RULE = 'memoryChange';

@@ -2,11 +2,12 @@
  * Attachments to hosts. A volume may be attached to several hosts at once, to each once; servers
  * and nodes are other backends' consumers and are refused as unsupported.
  */
-import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../contract/backend';
-import { ConflictError, NotFoundError, UnsupportedByBackendError } from '../contract/errors';
-import type { Attachment, VolumeRef } from '../contract/model';
-import { existing, newId, now, transition, type MemoryContext } from './context';
-import { attachmentModel } from './store';
+import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../../contract/backend';
+import { UnsupportedByBackendError } from '../../contract/errors';
+import type { Attachment, VolumeRef } from '../../contract/model';
+import { existing, newId, now, transition, type MemoryContext } from '../context';
+import { attachmentModel } from '../data/store';
+import { conflict, notFound } from '../errors';
 
 export function attachVolume(ctx: MemoryContext, ref: VolumeRef, target: AttachTarget, o: CallOptions): Promise<Accepted<Attachment | null>> {
   return ctx.faults.call(o, () => {
@@ -14,8 +15,8 @@ export function attachVolume(ctx: MemoryContext, ref: VolumeRef, target: AttachT
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
     const host = target.connector.host;
-    if (d.status) throw new ConflictError(`volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; attach it when that ends`, { backend: ctx.backend, httpStatus: 409 });
-    if ((d.attachments ?? []).some((a) => a.host === host)) throw new ConflictError(`volume ${ref.namespace}/${ref.nativeId} is already attached to host "${host}"`, { backend: ctx.backend, httpStatus: 409 });
+    if (d.status) throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; attach it when that ends`);
+    if ((d.attachments ?? []).some((a) => a.host === host)) throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is already attached to host "${host}"`);
     const a = { id: newId('att'), host, readOnly: target.readOnly ?? false, device: null, attachedAt: null };
     const pending = transition(
       ctx,
@@ -35,8 +36,8 @@ export function detachVolume(ctx: MemoryContext, ref: VolumeRef, target: DetachT
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
     const id = target.attachmentId;
-    if (!(d.attachments ?? []).some((a) => a.id === id)) throw new NotFoundError(`volume ${ref.namespace}/${ref.nativeId} has no attachment "${id}"`, { backend: ctx.backend, httpStatus: 404 });
-    if (d.status) throw new ConflictError(`volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; detach it when that ends`, { backend: ctx.backend, httpStatus: 409 });
+    if (!(d.attachments ?? []).some((a) => a.id === id)) throw notFound(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} has no attachment "${id}"`);
+    if (d.status) throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; detach it when that ends`);
     const pending = transition(
       ctx,
       ref,

@@ -3,15 +3,15 @@
  * the body is built and checked, the microversion checked before sending, the answer mapped, and
  * the change it starts returned with its completion rule.
  */
-import type { Accepted, CallOptions } from '../contract/backend';
-import type { CinderAction, CinderActionResult } from './cinder-action';
-import type { KeyValue, VolumeRef } from '../contract/model';
-import { actionEntry } from './cinder/actions-table';
-import * as req from './cinder/requests';
-import { sortedPairs } from '../contract/key-values';
-import { rules } from './completion-rules';
-import { pending, type OpenStackContext } from './context';
-import { checkedUuid } from './ids';
+import type { Accepted, CallOptions } from '../../contract/backend';
+import type { CinderAction, CinderActionResult } from './types';
+import type { KeyValue, VolumeRef } from '../../contract/model';
+import { actionEntry } from '../cinder/actions-table';
+import * as req from '../cinder/requests';
+import { sortedPairs } from '../../contract/key-values';
+import { rules } from '../completion/rules';
+import { pending, type OpenStackContext } from '../context';
+import { checkedUuid } from '../ids';
 
 export async function runCinderAction(ctx: OpenStackContext, ref: VolumeRef, a: CinderAction, o: CallOptions): Promise<Accepted<CinderActionResult>> {
   const id = checkedUuid(ref.nativeId, 'input.id');

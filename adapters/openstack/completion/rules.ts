@@ -2,7 +2,7 @@
  * The OpenStack completion rules, as data: what "done" and "failed" mean for each asynchronous
  * change. A rule names what to read (`reads`) and is judged by a pure function of the rule and
  * what was read (an {@link Observation}), which also returns the facts to keep (`seen`) for the
- * next evaluation. `completion-check.ts` does the reading; who triggers it (today the poller with
+ * next evaluation. `check.ts` does the reading; who triggers it (today the poller with
  * the caller's credential, later a watcher) is not this module's concern. docs/operations.md has
  * the same table.
  *
@@ -10,11 +10,11 @@
  * an attach, detach or swap (an event with result Error fails it at once, naming the step), and
  * Cinder's user messages (read only when a verdict is due).
  */
-import type { ChangeCheck, ChangeProgress, CompletionRule, RuleValue } from '../contract/completion';
-import type { CinderVolumeStatus } from './model';
-import type { MessageFacts, SnapshotFacts, VolumeFacts } from './cinder/results';
-import { FEATURES } from './microversions';
-import type { ActionFacts } from './nova/results';
+import type { ChangeCheck, ChangeProgress, CompletionRule, RuleValue } from '../../contract/completion';
+import type { CinderVolumeStatus } from '../model';
+import type { MessageFacts, SnapshotFacts, VolumeFacts } from '../cinder/results';
+import { FEATURES } from '../microversions';
+import type { ActionFacts } from '../nova/results';
 
 /** What a rule may ask the reader for. */
 export type Source = 'volume' | 'snapshot' | 'serverVolumes' | 'instanceAction';

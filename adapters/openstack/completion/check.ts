@@ -1,20 +1,20 @@
 /**
- * Checks a change: reads what its rule names (`completion-rules.ts`), in parallel, then
+ * Checks a change: reads what its rule names (`rules.ts`), in parallel, then
  * evaluates the rule on what was read. Cinder's user messages are read only when a verdict is due.
  * The caller's credential comes with the call options; the rule holds none.
  */
-import type { CallOptions } from '../contract/backend';
-import type { ChangeCheck, CompletionRule, RuleValue } from '../contract/completion';
-import { GatewayError } from '../contract/errors';
-import * as cinder from './cinder/requests';
-import { toMessageFacts, toSnapshotFacts, toVolumeFacts, type MessageFacts } from './cinder/results';
-import { evaluate, ruleSpec, wantsMessages, type Observation, type Source } from './completion-rules';
-import type { OpenStackContext } from './context';
-import * as nova from './nova/requests';
-import { attachedVolumeIds, toActionFacts } from './nova/results';
-import { listServerAttachments } from './servers';
-import { showSnapshot } from './snapshots';
-import { showVolume } from './volumes';
+import type { CallOptions } from '../../contract/backend';
+import type { ChangeCheck, CompletionRule, RuleValue } from '../../contract/completion';
+import { GatewayError } from '../../contract/errors';
+import * as cinder from '../cinder/requests';
+import { toMessageFacts, toSnapshotFacts, toVolumeFacts, type MessageFacts } from '../cinder/results';
+import { evaluate, ruleSpec, wantsMessages, type Observation, type Source } from './rules';
+import type { OpenStackContext } from '../context';
+import * as nova from '../nova/requests';
+import { attachedVolumeIds, toActionFacts } from '../nova/results';
+import { listServerAttachments } from '../attachments/servers';
+import { showSnapshot } from '../snapshots/operations';
+import { showVolume } from '../volumes/operations';
 
 const text = (v: RuleValue | undefined): string | null => (typeof v === 'string' && v !== '' ? v : null);
 

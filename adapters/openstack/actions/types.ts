@@ -3,10 +3,10 @@
  * action table maps each to its wire key, body, minimum microversion and completion rule; nothing
  * outside `adapters/openstack/` knows the wire words.
  */
-import type { HostConnector } from '../contract/backend';
-import type { VolumeActionResult } from '../contract/capabilities';
-import type { KeyValue } from '../contract/model';
-import type { CinderVolumeStatus } from './model';
+import type { HostConnector } from '../../contract/backend';
+import type { VolumeActionResult } from '../../contract/capabilities';
+import type { KeyValue } from '../../contract/model';
+import type { CinderVolumeStatus } from '../model';
 
 /** Attach status a reset may set. */
 export type CinderVolumeAttachStatus = 'ATTACHED' | 'DETACHED';

@@ -1,13 +1,13 @@
 /** Cinder snapshots of the caller's project: list, read, create and delete. */
-import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../contract/backend';
-import { BadUserInputError } from '../contract/errors';
-import type { KeyValue, Snapshot } from '../contract/model';
-import * as req from './cinder/requests';
-import { nextMarker, toSnapshot, type CinderSnapshot } from './cinder/results';
-import { rules } from './completion-rules';
-import { orNull, pending, type OpenStackContext } from './context';
-import { checkedUuid, UUID } from './ids';
-import { MAX_LIMIT, marker } from './paging';
+import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/backend';
+import { BadUserInputError } from '../../contract/errors';
+import type { KeyValue, Snapshot } from '../../contract/model';
+import * as req from '../cinder/requests';
+import { nextMarker, toSnapshot, type CinderSnapshot } from '../cinder/results';
+import { rules } from '../completion/rules';
+import { orNull, pending, type OpenStackContext } from '../context';
+import { checkedUuid, UUID } from '../ids';
+import { MAX_LIMIT, marker } from '../paging';
 
 const noSecrets = (secrets: readonly KeyValue[] | undefined, argument: string): void => {
   if (secrets?.length) throw new BadUserInputError('secrets are a Nomad option', argument);

@@ -3,7 +3,7 @@
  * the backend holds comes from here (or from the seed generator, which writes the same shape), so
  * a file written back reads back the same.
  */
-import { ConfigError } from '../contract/settings';
+import { ConfigError } from '../../contract/settings';
 
 /** One attachment of a volume to a host. */
 export interface AttachmentData {

@@ -3,16 +3,16 @@
  * request id goes into the rule, so the rule can read Nova's instance action for it), or to a
  * host through Cinder's attachments API (created with the connector and completed at once).
  */
-import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../contract/backend';
-import { BadUserInputError } from '../contract/errors';
-import type { Attachment, VolumeRef } from '../contract/model';
-import * as cinder from './cinder/requests';
-import { rules } from './completion-rules';
-import { pending, type OpenStackContext } from './context';
-import { hostAttachmentId, readHostAttachment } from './host-attachments';
-import { checkedUuid } from './ids';
-import * as nova from './nova/requests';
-import { toStartedAttachment } from './nova/results';
+import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../../contract/backend';
+import { BadUserInputError } from '../../contract/errors';
+import type { Attachment, VolumeRef } from '../../contract/model';
+import * as cinder from '../cinder/requests';
+import { rules } from '../completion/rules';
+import { pending, type OpenStackContext } from '../context';
+import { hostAttachmentId, readHostAttachment } from './hosts';
+import { checkedUuid } from '../ids';
+import * as nova from '../nova/requests';
+import { toStartedAttachment } from '../nova/results';
 
 export async function attachVolume(ctx: OpenStackContext, ref: VolumeRef, t: AttachTarget, o: CallOptions): Promise<Accepted<Attachment | null>> {
   const volumeId = checkedUuid(ref.nativeId, 'input.volumeId');

@@ -4,10 +4,10 @@
  * deltas come from here), and through {@link MemoryStore.onWrite}, which writes the file back when
  * asked. Models are built once per change and shared: callers never change them.
  */
-import { sortedPairs } from '../contract/key-values';
-import type { Attachment, Snapshot, Volume, VolumeRef } from '../contract/model';
-import type { AttachmentData, MemoryData, SnapshotData, VolumeData } from './data';
-import { hostConsumer, type MemoryVolumeDetails } from './model';
+import { sortedPairs } from '../../contract/key-values';
+import type { Attachment, Snapshot, Volume, VolumeRef } from '../../contract/model';
+import type { AttachmentData, MemoryData, SnapshotData, VolumeData } from './shape';
+import { hostConsumer, type MemoryVolumeDetails } from '../model';
 
 /** One volume as its data and its model. */
 interface Entry {

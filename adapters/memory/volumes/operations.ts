@@ -1,11 +1,12 @@
 /** Volumes: list, read, create, delete, extend, update. Every call is checked against the caller's grants. */
-import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../contract/backend';
-import type { VolumePatch } from '../contract/capabilities';
-import { BadUserInputError, ConflictError } from '../contract/errors';
-import { stringMap } from '../contract/key-values';
-import type { Volume, VolumeRef } from '../contract/model';
-import { existing, newId, now, transition, type MemoryContext } from './context';
-import { volumeKey } from './store';
+import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { VolumePatch } from '../../contract/capabilities';
+import { BadUserInputError } from '../../contract/errors';
+import { stringMap } from '../../contract/key-values';
+import type { Volume, VolumeRef } from '../../contract/model';
+import { existing, newId, now, transition, type MemoryContext } from '../context';
+import { volumeKey } from '../data/store';
+import { conflict } from '../errors';
 
 const GIB = 1024 ** 3;
 
@@ -67,7 +68,7 @@ export function createVolume(ctx: MemoryContext, spec: VolumeSpec, o: CallOption
     ctx.access.authorize(spec.namespace, true, o);
     const id = spec.nativeId ?? newId('vol');
     const ref: VolumeRef = { backend: ctx.backend, namespace: spec.namespace, nativeId: id };
-    if (ctx.store.volume(spec.namespace, id)) throw new ConflictError(`volume ${spec.namespace}/${id} already exists on backend "${ctx.backend}"`, { backend: ctx.backend, httpStatus: 409 });
+    if (ctx.store.volume(spec.namespace, id)) throw conflict(ctx.backend, `volume ${spec.namespace}/${id} already exists on backend "${ctx.backend}"`);
     const min = spec.capacityMinBytes ?? GIB;
     if (spec.capacityMaxBytes !== undefined && spec.capacityMaxBytes < min) throw new BadUserInputError('the largest capacity is smaller than the smallest', 'capacityMaxBytes');
     const created = now();
@@ -86,13 +87,13 @@ export function deleteVolume(ctx: MemoryContext, ref: VolumeRef, opts: DeleteVol
   return ctx.faults.call(o, () => {
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
-    const conflict = (why: string): never => {
-      throw new ConflictError(`volume ${ref.namespace}/${ref.nativeId} cannot be deleted: ${why}`, { backend: ctx.backend, httpStatus: 409 });
+    const refuse = (why: string): never => {
+      throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} cannot be deleted: ${why}`);
     };
-    if (d.status && d.status !== 'ERROR') conflict(`it is ${d.status.toLowerCase()}`);
-    if ((d.attachments ?? []).length > 0) conflict('it is attached (detach it first)');
+    if (d.status && d.status !== 'ERROR') refuse(`it is ${d.status.toLowerCase()}`);
+    if ((d.attachments ?? []).length > 0) refuse('it is attached (detach it first)');
     const snapshots = ctx.store.snapshots().filter((s) => s.sourceVolume?.namespace === ref.namespace && s.sourceVolume.nativeId === ref.nativeId);
-    if (snapshots.length > 0 && !opts.cascade) conflict(`it has ${snapshots.length} snapshot(s) (delete them, or delete with cascade)`);
+    if (snapshots.length > 0 && !opts.cascade) refuse(`it has ${snapshots.length} snapshot(s) (delete them, or delete with cascade)`);
     const pending = transition(ctx, ref, 'DELETING', (cur) => cur!, () => {
       for (const s of snapshots) ctx.store.changeSnapshot(s.scope, s.nativeId, null);
       return null;
@@ -105,7 +106,7 @@ export function extendVolume(ctx: MemoryContext, ref: VolumeRef, newSizeBytes: n
   return ctx.faults.call(o, () => {
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
-    if (d.status) throw new ConflictError(`volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; extend it when that ends`, { backend: ctx.backend, httpStatus: 409 });
+    if (d.status) throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; extend it when that ends`);
     if (newSizeBytes <= d.sizeBytes) throw new BadUserInputError(`the new size must be larger than the current ${d.sizeBytes} bytes`, 'newSizeBytes');
     const pending = transition(ctx, ref, 'EXTENDING', (cur) => cur!, (cur) => ({ ...cur, sizeBytes: newSizeBytes }));
     return { result: undefined, pending };

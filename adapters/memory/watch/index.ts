@@ -3,9 +3,9 @@
  * the store itself and it is current from `start()` until `stop()`. Deltas are delivered on a
  * microtask after the change, in order, batched per turn of the event loop.
  */
-import type { Volume, VolumeRef } from '../contract/model';
-import type { VolumeDelta, VolumeWatcher, WatcherOptions, WatcherState, WatcherStatus } from '../contract/watch';
-import type { MemoryStore } from './store';
+import type { Volume, VolumeRef } from '../../contract/model';
+import type { VolumeDelta, VolumeWatcher, WatcherOptions, WatcherState, WatcherStatus } from '../../contract/watch';
+import type { MemoryStore } from '../data/store';
 
 export class MemoryWatcher implements VolumeWatcher {
   #state: WatcherState = 'STARTING';

@@ -9,15 +9,15 @@
  * not at all while nobody listens and nothing is pending (IDLE); failures back off (DEGRADED) and
  * keep the last view.
  */
-import type { CallOptions } from '../contract/backend';
-import { UnauthenticatedError } from '../contract/errors';
-import type { Volume, VolumeRef } from '../contract/model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../contract/watch';
-import { BreakerWatch } from '../watch-breakers';
-import type { OpenStackClient } from './client';
-import type { NovaVolumeAttachment } from './nova/results';
-import { listEveryVolume, readServerLists, scopeOf, type WatchScope } from './watch-read';
-import { byVolume, diffViews, inMotion, novaSaysMore, serversChanged, withNovaAttachments } from './watch-view';
+import type { CallOptions } from '../../contract/backend';
+import { UnauthenticatedError } from '../../contract/errors';
+import type { Volume, VolumeRef } from '../../contract/model';
+import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../../contract/watch';
+import { BreakerWatch } from '../../watch-breakers';
+import { OpenStackClient, type OpenStackClientOptions } from '../client';
+import type { NovaVolumeAttachment } from '../nova/results';
+import { listEveryVolume, readServerLists, scopeOf, type WatchScope } from './read';
+import { byVolume, diffViews, inMotion, novaSaysMore, serversChanged, withNovaAttachments } from './view';
 
 /** Options of the OpenStack watcher (the backend supplies the intervals from its configuration). */
 export interface OpenStackWatcherOptions extends WatcherOptions {
@@ -36,6 +36,26 @@ export interface OpenStackWatcherOptions extends WatcherOptions {
 }
 
 export const WATCH_DEFAULTS = { fastMs: 500, slowMs: 10_000, maxServerReads: 16, maxBackoffMs: 30_000 } as const;
+
+/** The watcher's own connections per origin: it reads one list page or a few Nova lists at a time. */
+const WATCHER_CONNECTIONS = 4;
+
+/** What {@link createWatcher} needs of its backend's settings. */
+export type OpenStackWatcherSource = OpenStackClientOptions & { watchFastMs?: number; watchSlowMs?: number };
+
+/**
+ * A watcher with its own client (own pools, closed by its `stop()`; the same service credential),
+ * or `unavailable` without a service credential. `o` may carry `OpenStackWatcherOptions` (tests).
+ */
+export function createWatcher(backend: string, client: OpenStackClient, s: OpenStackWatcherSource, o: WatcherOptions & Partial<OpenStackWatcherOptions>): VolumeWatcher | { unavailable: string } {
+  if (!client.keystone.hasServiceAuth) return { unavailable: `backend "${backend}" has no service credential configured (auth): OpenStack has no live status without one` };
+  const own = new OpenStackClient({ ...s, maxConnections: Math.min(s.maxConnections ?? WATCHER_CONNECTIONS, WATCHER_CONNECTIONS) });
+  return new OpenStackWatcher(backend, own, {
+    fastMs: s.watchFastMs ?? WATCH_DEFAULTS.fastMs,
+    slowMs: s.watchSlowMs ?? WATCH_DEFAULTS.slowMs,
+    ...o,
+  });
+}
 
 const NO_DEMAND: WatchDemand = { subscribers: 0, pendingVolumes: [], pendingServers: [] };
 

@@ -3,18 +3,18 @@
  * Cinder's volume list-detail (of every project with `all_tenants` when the session is an admin's,
  * else of its own project), and Nova's attachment lists of a few servers.
  */
-import type { CallOptions } from '../contract/backend';
-import { isStatus } from '../contract/errors';
-import { mapWithConcurrency } from '../http/concurrency';
-import type { Volume } from '../contract/model';
-import type { OpenStackClient } from './client';
-import * as cinder from './cinder/requests';
-import { nextMarker, toVolume } from './cinder/results';
-import { isAdminSession, type Session } from './keystone';
-import * as nova from './nova/requests';
-import type { NovaVolumeAttachment } from './nova/results';
-import { UUID } from './ids';
-import { MAX_LIMIT } from './paging';
+import type { CallOptions } from '../../contract/backend';
+import { isStatus } from '../../contract/errors';
+import { mapWithConcurrency } from '../../http/concurrency';
+import type { Volume } from '../../contract/model';
+import type { OpenStackClient } from '../client';
+import * as cinder from '../cinder/requests';
+import { nextMarker, toVolume } from '../cinder/results';
+import { isAdminSession, type Session } from '../keystone';
+import * as nova from '../nova/requests';
+import type { NovaVolumeAttachment } from '../nova/results';
+import { UUID } from '../ids';
+import { MAX_LIMIT } from '../paging';
 
 /** Most pages one listing follows (1000 × 1000 volumes): a guard against a marker loop. */
 const MAX_PAGES = 1000;

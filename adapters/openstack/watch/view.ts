@@ -1,12 +1,12 @@
 /**
  * The OpenStack watcher's view, as pure functions: which volumes are in motion (they make polling
  * fast), how Nova's attachment lists add what Cinder does not list, and how two views become
- * deltas. No I/O here; `watch-read.ts` reads, `watch.ts` schedules.
+ * deltas. No I/O here; `read.ts` reads, `index.ts` schedules.
  */
-import type { Attachment, Volume } from '../contract/model';
-import { isCinderDetails, isServerConsumer, type CinderVolumeStatus } from './model';
-import type { VolumeDelta } from '../contract/watch';
-import { toServerAttachment, type NovaVolumeAttachment } from './nova/results';
+import type { Attachment, Volume } from '../../contract/model';
+import { isCinderDetails, isServerConsumer, type CinderVolumeStatus } from '../model';
+import type { VolumeDelta } from '../../contract/watch';
+import { toServerAttachment, type NovaVolumeAttachment } from '../nova/results';
 
 /**
  * Cinder statuses that end by themselves soon (a running create, attach, detach, delete, extend,
@@ -60,8 +60,8 @@ export function serversChanged(before: Volume | undefined, after: Volume | undef
 /**
  * `v` (Cinder's view) plus the attachments Nova lists for it that Cinder does not (`nova`: the
  * entry naming `v` of each server read): one still attaching (volume `reserved`/`attaching`), one
- * detaching, or one the two services disagree on (ERROR with the reason, as `servers.ts` reports
- * it). Attachments Cinder lists stay exactly as Cinder shows them, so the view does not depend on
+ * detaching, or one the two services disagree on (ERROR with the reason, as
+ * `attachments/servers.ts` reports it). Attachments Cinder lists stay exactly as Cinder shows them, so the view does not depend on
  * which servers were read.
  */
 export function withNovaAttachments(v: Volume, nova: ReadonlyMap<string, NovaVolumeAttachment> | undefined): Volume {

@@ -3,7 +3,7 @@
  * generated one of any size (the fast-path bench asks for 100 volumes × 2 attachments). Both are
  * deterministic: the same request gives the same data, so runs compare.
  */
-import type { MemoryData, VolumeData } from './data';
+import type { MemoryData, VolumeData } from './shape';
 
 /** What to generate. */
 export interface SeedOptions {

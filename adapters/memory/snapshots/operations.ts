@@ -1,8 +1,8 @@
 /** Snapshots: of a volume, in its namespace; listed in (namespace, id) order. */
-import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../contract/backend';
-import { NotFoundError } from '../contract/errors';
-import type { Snapshot } from '../contract/model';
-import { existing, newId, now, type MemoryContext } from './context';
+import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/backend';
+import type { Snapshot } from '../../contract/model';
+import { existing, newId, now, type MemoryContext } from '../context';
+import { notFound } from '../errors';
 
 const key = (s: Snapshot): string => `${s.scope}/${s.nativeId}`;
 
@@ -46,7 +46,7 @@ export function createSnapshot(ctx: MemoryContext, spec: SnapshotSpec, o: CallOp
 export function deleteSnapshot(ctx: MemoryContext, ref: SnapshotRef, o: CallOptions): Promise<Accepted<void>> {
   return ctx.faults.call(o, () => {
     ctx.access.authorize(ref.scope, true, o);
-    if (!ctx.store.snapshot(ref.scope, ref.nativeId)) throw new NotFoundError(`snapshot ${ref.scope}/${ref.nativeId} does not exist on backend "${ctx.backend}"`, { backend: ctx.backend, httpStatus: 404 });
+    if (!ctx.store.snapshot(ref.scope, ref.nativeId)) throw notFound(ctx.backend, `snapshot ${ref.scope}/${ref.nativeId} does not exist on backend "${ctx.backend}"`);
     const pending = ctx.changes.start(() => ctx.store.changeSnapshot(ref.scope, ref.nativeId, null));
     return { result: undefined, pending };
   });

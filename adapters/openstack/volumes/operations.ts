@@ -1,17 +1,17 @@
 /**
  * Cinder volumes: list, read, create, update, delete and extend, in the caller's project. The
- * asynchronous ones return their completion rule (`completion-rules.ts`).
+ * asynchronous ones return their completion rule (`completion/rules.ts`).
  */
-import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../contract/backend';
-import type { VolumePatch } from '../contract/capabilities';
-import { BadUserInputError, NotFoundError } from '../contract/errors';
-import type { Volume, VolumeRef } from '../contract/model';
-import * as req from './cinder/requests';
-import { GIB, nextMarker, toVolume, toVolumeFacts, type CinderVolume } from './cinder/results';
-import { rules } from './completion-rules';
-import { orNull, pending, type OpenStackContext } from './context';
-import { checkedUuid, UUID } from './ids';
-import { MAX_LIMIT, marker, positioned } from './paging';
+import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { VolumePatch } from '../../contract/capabilities';
+import { BadUserInputError, NotFoundError } from '../../contract/errors';
+import type { Volume, VolumeRef } from '../../contract/model';
+import * as req from '../cinder/requests';
+import { GIB, nextMarker, toVolume, toVolumeFacts, type CinderVolume } from '../cinder/results';
+import { rules } from '../completion/rules';
+import { orNull, pending, type OpenStackContext } from '../context';
+import { checkedUuid, UUID } from '../ids';
+import { MAX_LIMIT, marker, positioned } from '../paging';
 
 export async function listVolumes(ctx: OpenStackContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
   const session = await ctx.client.session(o);

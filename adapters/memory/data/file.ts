@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
-import { checkData, type MemoryData } from './data';
-import { ConfigError } from '../contract/settings';
+import { checkData, type MemoryData } from './shape';
+import { ConfigError } from '../../contract/settings';
 
 /** Reads and checks a data file. @throws ConfigError naming the file */
 export function readDataFile(path: string, setting: string): MemoryData {

@@ -1,16 +1,16 @@
 /**
  * Cinder's attachments API step by step (3.27+): reserve, give the host's connector, complete,
- * and list. `attachVolume` with a host target does all steps at once (`attach.ts`).
+ * and list. `attachVolume` with a host target does all steps at once (`operations.ts`).
  */
-import type { CallOptions, HostConnector, OpaquePage } from '../contract/backend';
-import { NotFoundError } from '../contract/errors';
-import type { Attachment, VolumeRef } from '../contract/model';
-import * as req from './cinder/requests';
-import { attachmentHolder, toHostAttachment } from './cinder/results';
-import type { OpenStackContext } from './context';
-import { NovaAttachmentError } from './errors';
-import { checkedUuid } from './ids';
-import { MAX_LIMIT, marker } from './paging';
+import type { CallOptions, HostConnector, OpaquePage } from '../../contract/backend';
+import { NotFoundError } from '../../contract/errors';
+import type { Attachment, VolumeRef } from '../../contract/model';
+import * as req from '../cinder/requests';
+import { attachmentHolder, toHostAttachment } from '../cinder/results';
+import type { OpenStackContext } from '../context';
+import { NovaAttachmentError } from '../errors';
+import { checkedUuid } from '../ids';
+import { MAX_LIMIT, marker } from '../paging';
 
 export async function listHostAttachments(ctx: OpenStackContext, scope: string, q: { volumeId?: string; limit: number; token: string | null }, o: CallOptions): Promise<OpaquePage<Attachment>> {
   const limit = Math.min(q.limit, MAX_LIMIT);
