@@ -7,7 +7,7 @@ import type { Snapshot } from '../adapters/contract/model';
 import type { MutationResolvers, QueryResolvers, VolumeSnapshotResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import { idempotent } from '../server/idempotency';
-import { globalIdArg, keyValues, optionalIdArg, optionalText, secretList } from './args';
+import { globalIdArg, optionalText, ownFields } from './args';
 import { connection } from './connection';
 import { loadOperation, operationId, track } from './operation';
 import { volumeRefFromId } from './volume';
@@ -25,10 +25,9 @@ export const snapshotQueries: Pick<QueryResolvers, 'volumeSnapshots' | 'volumeSn
     const b = ctx.registry.forArgument(backend, 'backend');
     // Some backends list snapshots per plugin, the others per scope (the caller's).
     if (b.snapshotsPerPlugin && !filter?.plugin) throw new BadUserInputError(`${b.snapshotsPerPlugin}: give filter.plugin`, 'filter.plugin');
-    const pluginId = optionalIdArg(b, 'plugin', filter?.plugin, 'filter.plugin');
     const volume = filter?.volumeId ? volumeRefFromId(ctx, filter.volumeId, 'filter.volumeId') : undefined;
-    const kv = secretList(secrets, 'secrets');
-    const page = await pageOpaque((limit, token) => b.listSnapshots({ pluginId, volume, limit, token, secrets: kv }, ctx.call(b.id)), pageSize(first, 50), after);
+    const own = { filter: filter && ownFields(filter, 'volumeId'), secrets };
+    const page = await pageOpaque((limit, token) => b.listSnapshots({ volume, limit, token, own }, ctx.call(b.id)), pageSize(first, 50), after);
     return connection(page.edges, page.pageInfo);
   },
   volumeSnapshot: (_p, { id }, ctx) => loadSnapshot(ctx, id),
@@ -47,11 +46,8 @@ export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' |
     const spec = {
       volume,
       name: safeText(input.name, 'input.name', 256),
-      pluginId: optionalIdArg(b, 'plugin', input.plugin, 'input.plugin'),
-      parameters: keyValues(input.parameters, 'input.parameters'),
-      secrets: secretList(input.secrets, 'input.secrets'),
       description: optionalText(input.description, 'input.description'),
-      force: input.force ?? false,
+      own: ownFields(input, 'volumeId', 'name', 'description', 'idempotencyKey'),
     };
     const { idempotencyKey, ...fingerprinted } = input;
     const done = await idempotent<Remembered>(ctx.idempotency, { backend: b.id, credential: ctx.call(b.id).credential, mutation: 'createVolumeSnapshot' }, idempotencyKey, fingerprinted, async () => {
@@ -67,7 +63,7 @@ export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' |
   deleteVolumeSnapshot: async (_p, { input }, ctx) => {
     const p = globalIdArg(ctx, input.id, 'Snapshot', 'input.id');
     const b = ctx.registry.forId(p.backend);
-    const accepted = await b.deleteSnapshot({ backend: p.backend, scope: p.scope, nativeId: p.nativeId }, secretList(input.secrets, 'input.secrets'), ctx.call(b.id));
+    const accepted = await b.deleteSnapshot({ backend: p.backend, scope: p.scope, nativeId: p.nativeId }, { own: ownFields(input, 'id') }, ctx.call(b.id));
     return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: p.scope, id: input.id }, accepted) };
   },
 };

@@ -11,7 +11,7 @@ import type { VolumeRef } from '../adapters/contract/model';
 import type { MutationResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
 import { idempotent } from '../server/idempotency';
-import { createVolumeSpec, globalIdArg, hostConnector, idArg, keyValues, optionalText, secretList, sizeArg } from './args';
+import { createVolumeSpec, hostConnector, idArg, keyValues, optionalText, ownFields, sizeArg } from './args';
 import { attachmentRefFromId } from './attachment';
 import { loadOperation, operationId, track } from './operation';
 import { volumeId, volumeRefFromId } from './volume';
@@ -47,7 +47,7 @@ interface Remembered {
 export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVolume' | 'detachVolume' | 'attachVolume' | 'extendVolume' | 'updateVolume'> = {
   createVolume: async (_p, { input }, ctx) => {
     const backend = ctx.registry.forArgument(input.backend, 'input.backend');
-    const spec = createVolumeSpec(input, backend, (id, argument) => globalIdArg(ctx, id, argument.endsWith('snapshotId') ? 'Snapshot' : 'Volume', argument).nativeId, ctx.registry.all);
+    const spec = createVolumeSpec(input, backend, ctx.registry.all);
     const { idempotencyKey, ...fingerprinted } = input;
     const done = await idempotent<Remembered>(ctx.idempotency, { backend: backend.id, credential: ctx.call(backend.id).credential, mutation: 'createVolume' }, idempotencyKey, fingerprinted, async () => {
       const accepted = await backend.createVolume(spec, ctx.call(backend.id));
@@ -62,7 +62,7 @@ export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVo
     const ref = volumeRefFromId(ctx, input.id, 'input.id');
     const accepted = await ctx.registry
       .forId(ref.backend)
-      .deleteVolume(ref, { secrets: secretList(input.secrets, 'input.secrets'), cascade: input.cascade ?? false, force: input.force ?? false }, ctx.call(ref.backend));
+      .deleteVolume(ref, { own: ownFields(input, 'id') }, ctx.call(ref.backend));
     ctx.loaders.volume.clear(ref);
     return { deletedId: volumeId(ref), operation: await track(ctx, 'DELETE_VOLUME', target(ref), accepted) };
   },

@@ -6,7 +6,7 @@ import { decodeCursor, listVolumesMerged } from '../adapters/listing';
 import type { Volume as VolumeModel, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from '../server/context';
 import type { QueryResolvers, VolumeDetailsResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
-import { filterIdArg, globalIdArg, idArg, namespaceArg } from './args';
+import { filterIdArg, globalIdArg, idArg, namespaceArg, ownFields } from './args';
 import { mergedConnection } from './connection';
 import { operationsOf } from './operation';
 
@@ -43,9 +43,9 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
       backends,
       query: {
         namespace: filter?.namespace === '*' ? '*' : (filterIdArg(backends, 'namespace', filter?.namespace, 'filter.namespace') ?? '*'),
-        plugin: filterIdArg(backends, 'plugin', filter?.plugin, 'filter.plugin'),
         name: filter?.name === null || filter?.name === undefined ? undefined : safeText(filter.name, 'filter.name', 256),
         node: filterIdArg(backends, 'node', filter?.node, 'filter.node'),
+        own: filter ? { filter: ownFields(filter, 'backends', 'namespace', 'name', 'node', 'status') } : undefined,
       },
       keep: statuses ? (v) => statuses.has(v.status) : undefined,
       first: size,

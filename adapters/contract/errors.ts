@@ -63,34 +63,6 @@ export interface GatewayErrorDetails {
   cause?: unknown;
 }
 
-/** Base class: a message for humans plus a code and details for machines. */
-export class GatewayError extends Error {
-  readonly code: ErrorCode;
-  readonly backend?: string;
-  readonly httpStatus?: number;
-  readonly retryable: boolean;
-  readonly backendMessage?: string;
-
-  constructor(code: ErrorCode, message: string, details: GatewayErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = new.target.name;
-    this.code = code;
-    this.backend = details.backend;
-    this.httpStatus = details.httpStatus;
-    this.retryable = details.retryable ?? false;
-    this.backendMessage = details.backendMessage;
-  }
-
-  /** The `extensions` object clients see. */
-  toExtensions(): Record<string, unknown> {
-    const ext: Record<string, unknown> = { code: this.code, retryable: this.retryable };
-    if (this.backend !== undefined) ext.backend = this.backend;
-    if (this.httpStatus !== undefined) ext.httpStatus = this.httpStatus;
-    if (this.backendMessage !== undefined) ext.backendMessage = this.backendMessage;
-    return ext;
-  }
-}
-
 /**
  * A field of the input an adapter was given, named relative to that input (`nomad.plugin`,
  * `cascade`; `''` is the input itself). Adapters know no GraphQL argument: the resolver layer
@@ -109,6 +81,9 @@ export class InputField {
   }
 }
 
+/** Field `path` of an adapter's input, relative to it. */
+export const inputField = (path: string): InputField => new InputField(path);
+
 /** Where a value came from: an argument path (`input.name`, resolvers) or a field relative to an adapter's input. */
 export type InputPlace = string | InputField;
 
@@ -120,30 +95,80 @@ export type FieldNamer = (field: string) => string;
 
 const asGiven: FieldNamer = (field) => field;
 
+/** Base class: a message for humans plus a code and details for machines. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly backend?: string;
+  readonly httpStatus?: number;
+  readonly retryable: boolean;
+  readonly backendMessage?: string;
+
+  constructor(code: ErrorCode, message: string, details: GatewayErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.backend = details.backend;
+    this.httpStatus = details.httpStatus;
+    this.retryable = details.retryable ?? false;
+    this.backendMessage = details.backendMessage;
+  }
+
+  /** Writes the message while it names fields relative to an adapter's input ({@link naming}). */
+  private say?: (name: FieldNamer) => string;
+
+  /**
+   * This error with its message written by `say`, which names fields of an adapter's input
+   * (relative, e.g. `attachmentId`) through `name`; the resolver layer places them ({@link placed}).
+   */
+  naming(say: (name: FieldNamer) => string): this {
+    this.say = say;
+    this.message = say(asGiven);
+    return this;
+  }
+
+  /**
+   * A copy (same class and details) whose message names fields as `name` does (the resolver layer's
+   * argument paths); this error itself when its message names no relative field.
+   */
+  placed(name: FieldNamer): this {
+    if (!this.say) return this;
+    const out = Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this, { say: undefined });
+    Object.defineProperty(out, 'message', { value: this.say(name), writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(out, 'stack', { value: this.stack, writable: true, configurable: true, enumerable: false });
+    if (this.cause !== undefined) Object.defineProperty(out, 'cause', { value: this.cause, writable: true, configurable: true, enumerable: false });
+    return out;
+  }
+
+  /** The `extensions` object clients see. */
+  toExtensions(): Record<string, unknown> {
+    const ext: Record<string, unknown> = { code: this.code, retryable: this.retryable };
+    if (this.backend !== undefined) ext.backend = this.backend;
+    if (this.httpStatus !== undefined) ext.httpStatus = this.httpStatus;
+    if (this.backendMessage !== undefined) ext.backendMessage = this.backendMessage;
+    return ext;
+  }
+}
+
 /** The caller's input is wrong; rejected before any backend call. */
 export class BadUserInputError extends GatewayError {
   /** Name of the offending argument or input field, e.g. `id` or `input.name` (relative while {@link field} is set). */
   readonly argument?: string;
   /** The offending field relative to an adapter's input, until the resolver layer places it ({@link placed}). */
   readonly field?: string;
-  readonly #say?: (name: FieldNamer) => string;
 
   /** @param argument name of the offending argument or input field, e.g. `id` or `input.name`. */
-  constructor(message: string, argument?: string);
-  constructor(message: string, argument: string | undefined, relative: { field: string; say: (name: FieldNamer) => string });
-  constructor(message: string, argument?: string, relative?: { field: string; say: (name: FieldNamer) => string }) {
+  constructor(message: string, argument?: string) {
     super(ErrorCode.BadUserInput, message);
     this.argument = argument;
-    this.field = relative?.field;
-    this.#say = relative?.say;
   }
 
   /**
-   * An error about `field` of an adapter's input (relative, e.g. `nomad.nativeId`); `say` writes the
-   * message, naming every field through `name`, so the placed message names argument paths.
+   * An error about `field` of an adapter's input (relative, e.g. `nomad.nativeId`; `''` is the
+   * input itself); `say` writes the message, naming every field through `name`, so that once
+   * placed the message names argument paths.
    */
   static atField(field: string, say: (name: FieldNamer) => string): BadUserInputError {
-    return new BadUserInputError(say(asGiven), field, { field, say });
+    return new BadUserInputError('', field).relativeTo(field, say);
   }
 
   /** An error about `place` whose message `say` writes around the place's name. */
@@ -152,10 +177,16 @@ export class BadUserInputError extends GatewayError {
     return BadUserInputError.atField(place.path, (name) => say(name(place.path)));
   }
 
-  /** This error with its relative fields named by `name` (the resolver layer's argument paths); itself when it names none. */
-  placed(name: FieldNamer): BadUserInputError {
-    if (this.field === undefined || !this.#say) return this;
-    return new BadUserInputError(this.#say(name), name(this.field));
+  /** Makes this error name `field`, relative to an adapter's input, in its argument and (through `say`) its message. */
+  protected relativeTo(field: string, say: (name: FieldNamer) => string): this {
+    (this as { field?: string }).field = field;
+    return this.naming(say);
+  }
+
+  override placed(name: FieldNamer): this {
+    const out = super.placed(name);
+    if (out !== this && this.field !== undefined) Object.assign(out, { argument: name(this.field), field: undefined });
+    return out;
   }
 
   override toExtensions(): Record<string, unknown> {

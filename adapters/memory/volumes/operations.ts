@@ -5,6 +5,7 @@ import { BadUserInputError } from '../../contract/errors';
 import { stringMap } from '../../contract/key-values';
 import type { Volume, VolumeRef } from '../../contract/model';
 import { existing, newId, now, transition, type MemoryContext } from '../context';
+import { deleteCascades } from './input';
 import { volumeKey } from '../data/store';
 import { conflict } from '../errors';
 
@@ -93,7 +94,7 @@ export function deleteVolume(ctx: MemoryContext, ref: VolumeRef, opts: DeleteVol
     if (d.status && d.status !== 'ERROR') refuse(`it is ${d.status.toLowerCase()}`);
     if ((d.attachments ?? []).length > 0) refuse('it is attached (detach it first)');
     const snapshots = ctx.store.snapshots().filter((s) => s.sourceVolume?.namespace === ref.namespace && s.sourceVolume.nativeId === ref.nativeId);
-    if (snapshots.length > 0 && !opts.cascade) refuse(`it has ${snapshots.length} snapshot(s) (delete them, or delete with cascade)`);
+    if (snapshots.length > 0 && !deleteCascades(opts)) refuse(`it has ${snapshots.length} snapshot(s) (delete them, or delete with cascade)`);
     const pending = transition(ctx, ref, 'DELETING', (cur) => cur!, () => {
       for (const s of snapshots) ctx.store.changeSnapshot(s.scope, s.nativeId, null);
       return null;
