@@ -271,6 +271,27 @@ describe('backend knowledge stays in the backend modules', () => {
   });
 });
 
+/**
+ * Adapters know no GraphQL argument: they name fields relative to the input they were given
+ * (`nomad.nativeId`, `cascade`) and the resolver layer places them (`resolvers/input-fields.ts`).
+ * So no string in `adapters/` is an argument path: `'input'` or anything naming `input.<field>`.
+ */
+function argumentPathLiterals(text: string): string[] {
+  const literals = [...text.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g)].map((m) => m[0].slice(1, -1).replace(/\$\{[^}]*\}/g, ''));
+  return literals.filter((l) => l === 'input' || /(^|[^\w$])input\.[A-Za-z_]/.test(l));
+}
+
+describe('argument paths stay in the resolvers', () => {
+  it('should find argument paths where they are written', () => {
+    expect(argumentPathLiterals(`f(x, 'input.nomad.nativeId'); g('input'); h(\`needs input.sizeBytes \${n}\`); k(\`\${input.volumeId}\`, 'the input', "inputs")`)).toEqual(['input.nomad.nativeId', 'input', 'needs input.sizeBytes ']);
+  });
+
+  it('should have no GraphQL argument path (input.…) in a string under adapters/', () => {
+    const offending = files('adapters').flatMap((f) => argumentPathLiterals(code(f)).map((l) => `${f}: ${l}`));
+    expect(offending).toEqual([]);
+  });
+});
+
 describe('module size', () => {
   it('should keep every source file outside simulators/ and generated code at 400 lines or fewer', () => {
     const tracked = ['adapters', 'resolvers', 'server', 'subscriptions', 'schema', 'bench', 'scripts', 'test'].flatMap((d) => files(d));
