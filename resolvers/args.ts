@@ -6,7 +6,7 @@ import type { HostConnector, OwnCreateInput, VolumeBackend, VolumeSpec } from '.
 import { BadUserInputError } from '../adapters/contract/errors';
 import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/contract/ids';
 import { byteCount, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
-import { bounded, headerKeyValueList, keyValueList } from '../adapters/contract/input-parts';
+import { bounded, keyValueList } from '../adapters/contract/input-parts';
 import type { BackendKind, KeyValue } from '../adapters/contract/model';
 import type { CreateVolumeInput, InputMaybe, RegisterNomadVolumeInput, StorageKeyValueInput as KeyValueInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../server/context';
@@ -63,12 +63,6 @@ export function namespaceArg(v: InputMaybe<string> | undefined, argument: string
 }
 
 export const keyValues = (list: InputMaybe<readonly KeyValueInput[]> | undefined, argument: string): KeyValue[] => keyValueList(list, argument);
-
-/**
- * Secrets that travel in an HTTP header (Nomad's CSI secrets): printable Latin-1 keys and values;
- * a kind's own header rules are its own. Messages never echo a secret.
- */
-export const secretList = (list: InputMaybe<readonly KeyValueInput[]> | undefined, argument: string): KeyValue[] => headerKeyValueList(list, argument);
 
 /** Everything of `input` but its `neutral` fields: the fields only some kinds take, untouched, for the backend to parse. */
 export function ownFields<T extends object, K extends keyof T>(input: T, ...neutral: K[]): Omit<T, K> {
