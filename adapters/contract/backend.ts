@@ -96,9 +96,10 @@ export interface VolumeListQuery {
 
 /**
  * A kind's own part of an input, as the caller gave it (GraphQL input values, unparsed). The
- * backend parses it with its own typed parser; its input errors name fields relative to the input
- * it was given (`BadUserInputError.atField`, e.g. `nomad.nativeId` or `cascade`), and the
- * resolver layer places them under the argument the input came from.
+ * backend parses it with its own typed parser, in its folder. Its input errors name fields
+ * relative to the input it was given (`BadUserInputError.atField`): a mutation's input
+ * (`nomad.nativeId`, `cascade`) or a query's arguments (`filter.plugin`, `secrets`); the resolver
+ * layer places them under the argument (`resolvers/input-fields.ts`).
  */
 export type OwnInput = unknown;
 
