@@ -34,12 +34,13 @@ export class MemoryAccess {
 
   constructor(
     readonly backend: string,
-    readonly data: () => Pick<MemoryData, 'tokens' | 'anonymous'>,
+    /** Where the tokens and grants are read on every check (the store: a reset or reload replaces them). */
+    readonly held: { readonly access: Pick<MemoryData, 'tokens' | 'anonymous'> },
   ) {}
 
   /** True when no call can succeed without a token: tokens declared, no anonymous grants. */
   get requiresCredential(): boolean {
-    const d = this.data();
+    const d = this.held.access;
     return (d.tokens?.length ?? 0) > 0 && (d.anonymous?.length ?? 0) === 0;
   }
 
@@ -48,7 +49,7 @@ export class MemoryAccess {
    * @throws UnauthenticatedError for an unknown or expired token, or none where one is needed
    */
   principal(credential: CallerCredential, o?: Pick<CallOptions, 'onAnswer'>): Principal {
-    const d = this.data();
+    const d = this.held.access;
     if (!d.tokens || d.tokens.length === 0) return OPEN;
     const deny = (why: string): never => {
       o?.onAnswer?.(401);

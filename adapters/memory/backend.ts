@@ -76,7 +76,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
     this.#ctx = {
       backend: o.backend,
       store,
-      access: new MemoryAccess(o.backend, () => store.access),
+      access: new MemoryAccess(o.backend, store),
       faults: new Faults(o.backend, { ...NO_FAULTS, ...o.faults }, o.breakers ?? new BreakerBoard()),
       changes,
     };

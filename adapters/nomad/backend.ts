@@ -41,7 +41,7 @@ import './ids';
 import * as plugins from './plugins/operations';
 import * as snapshots from './snapshots/operations';
 import * as claims from './volumes/claims';
-import { CREATE_PART } from './volumes/input';
+import { CREATE_INPUT } from './volumes/input';
 import * as volumes from './volumes/operations';
 import * as watch from './watch';
 
@@ -76,7 +76,7 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
    * caller's proves what the watcher's view may show it (server/loaders.ts).
    */
   readonly viewServesReads = true;
-  readonly createInput: OwnCreateInput = { field: CREATE_PART, owner: 'Nomad', required: (part) => `a Nomad volume needs ${part} (its id, plugin and capabilities)` };
+  readonly createInput: OwnCreateInput = CREATE_INPUT;
   readonly snapshotsPerPlugin = 'Nomad lists snapshots per plugin';
   /** Nomad's anonymous ACL policy may allow reads, so a caller without a token is still asked. */
   readonly requiresCredential = false;

@@ -55,7 +55,7 @@ import './ids';
 import { toRequestedAttachment } from './nova/results';
 import * as servers from './attachments/servers';
 import * as snapshots from './snapshots/operations';
-import { CREATE_PART } from './volumes/input';
+import { CREATE_INPUT } from './volumes/input';
 import * as volumes from './volumes/operations';
 import { health } from './health';
 import { createWatcher, type OpenStackWatcherOptions } from './watch';
@@ -87,7 +87,7 @@ export class OpenStackBackend
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
   readonly capabilities = advertise(this, CORE_CAPABILITIES);
-  readonly createInput: OwnCreateInput = { field: CREATE_PART, owner: 'OpenStack' };
+  readonly createInput: OwnCreateInput = CREATE_INPUT;
   /** Every call needs the caller's Keystone token. */
   readonly requiresCredential = true;
   readonly #c: OpenStackClient;

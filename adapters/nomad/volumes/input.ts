@@ -5,7 +5,7 @@
  * fields relative to the input the backend was given (`nomad.plugin`, `cascade`); the resolver
  * layer places them under the argument (`input.nomad.plugin`).
  */
-import type { DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { DeleteVolumeOptions, OwnCreateInput, VolumeListQuery, VolumeSpec } from '../../contract/backend';
 import { BadUserInputError, InputField } from '../../contract/errors';
 import { byteCount, checkIdentifier, safeIdentifier, safeText, type IdPosition } from '../../contract/input';
 import { bounded, headerKeyValueList, keyValueList, ownPart, topologyList, type KeyValueInput, type TopologyInput } from '../../contract/input-parts';
@@ -15,6 +15,9 @@ import { checkCsiSecrets } from '../wire/csi-secrets';
 
 /** The create input's field that holds Nomad's part. */
 export const CREATE_PART = 'nomad';
+
+/** Nomad's part of a create: required (Nomad needs the caller's id, a plugin and capabilities). */
+export const CREATE_INPUT: OwnCreateInput = { field: CREATE_PART, owner: 'Nomad', required: (part) => `a Nomad volume needs ${part} (its id, plugin and capabilities)` };
 
 /** Nomad's part as the caller gives it: `NomadVolumeSpecInput`, or `RegisterNomadVolumeInput`'s own fields. */
 export interface NomadVolumeInput {

@@ -4,7 +4,7 @@
  * Errors name fields relative to the input the backend was given (`cinder.snapshotId`,
  * `secrets`); the resolver layer places them under the argument.
  */
-import type { DeleteVolumeOptions, VolumeListQuery } from '../../contract/backend';
+import type { DeleteVolumeOptions, OwnCreateInput, VolumeListQuery } from '../../contract/backend';
 import { BadUserInputError, inputField, type InputField } from '../../contract/errors';
 import { checkGlobalIdParts, decodeGlobalId, type GlobalIdKind } from '../../contract/ids';
 import { safeText } from '../../contract/input';
@@ -13,6 +13,9 @@ import { checkedUuid } from '../ids';
 
 /** The create input's field that holds OpenStack's part. */
 export const CREATE_PART = 'cinder';
+
+/** OpenStack's part of a create: optional (a plain create needs only a size). */
+export const CREATE_INPUT: OwnCreateInput = { field: CREATE_PART, owner: 'OpenStack' };
 
 /** OpenStack's part of a create as the caller gives it (`CinderVolumeSpecInput`). */
 interface CinderPartInput {
