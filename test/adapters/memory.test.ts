@@ -44,6 +44,9 @@ describe('memory backend: reads', () => {
     expect(named.items.map((p) => p.item.ref.nativeId)).toEqual(['vol-0003']);
     const onHost = await b.listVolumes({ namespace: '*', node: 'host-05', limit: 100, token: null }, as());
     expect(onHost.items.map((p) => p.item.ref.nativeId).sort()).toEqual(['vol-0004', 'vol-0005']);
+    // A plugin is another kind's notion: no memory volume has one, so a listing by plugin finds none.
+    expect((await b.listVolumes({ namespace: '*', limit: 100, token: null, own: { filter: { plugin: 'aws-ebs0' } } }, as())).items).toEqual([]);
+    expect((await b.listVolumes({ namespace: '*', limit: 100, token: null, own: { filter: { plugin: null } } }, as())).items).toHaveLength(25);
   });
 
   it('should read full volumes with attachments and details, null when absent, one value per ref in order', async () => {

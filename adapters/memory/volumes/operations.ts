@@ -5,7 +5,7 @@ import { BadUserInputError } from '../../contract/errors';
 import { stringMap } from '../../contract/key-values';
 import type { Volume, VolumeRef } from '../../contract/model';
 import { existing, newId, now, transition, type MemoryContext } from '../context';
-import { deleteCascades } from './input';
+import { deleteCascades, listsByPlugin } from './input';
 import { volumeKey } from '../data/store';
 import { conflict } from '../errors';
 
@@ -16,6 +16,7 @@ export function listVolumes(ctx: MemoryContext, q: VolumeListQuery, o: CallOptio
   return ctx.faults.call(o, () => {
     const p = q.namespace === '*' ? ctx.access.principal(o.credential, o) : ctx.access.authorize(q.namespace, false, o);
     if (q.namespace === '*' && o.credential.token) o.onAnswer?.(200);
+    if (listsByPlugin(q)) return { items: [], next: null };
     const keys = ctx.store.keys();
     let i = q.token === null ? 0 : lowerBound(keys, q.token);
     const items: BackendPage<Volume>['items'] = [];
