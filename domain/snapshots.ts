@@ -43,14 +43,14 @@ export interface DeleteSnapshot {
   /** The snapshot's global id as given: answered back, and the operation's target, unchanged. */
   id: string;
   snapshot: Parameters<VolumeBackend['deleteSnapshot']>[0];
-  /** Plugin secrets for the call, as the backend takes them. Never returned or logged. */
-  secrets: Parameters<VolumeBackend['deleteSnapshot']>[1];
+  /** The delete's options, as the backend takes them (its own part untouched). */
+  options: Parameters<VolumeBackend['deleteSnapshot']>[1];
 }
 
 export async function deleteSnapshot(ctx: GatewayContext, input: DeleteSnapshot): Promise<{ deletedId: string; operation: OperationRecord }> {
   const ref = input.snapshot;
   const b = ctx.registry.forId(ref.backend);
-  const accepted = await b.deleteSnapshot(ref, input.secrets, ctx.call(b.id));
+  const accepted = await b.deleteSnapshot(ref, input.options, ctx.call(b.id));
   return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: ref.scope, id: input.id }, accepted) };
 }
 

@@ -2,15 +2,14 @@
  * GraphQL arguments → adapter inputs, with the shared input rules applied before any backend
  * call. Resolvers call these; adapters receive only checked values.
  */
-import type { HostConnector, NomadVolumeSpec, OwnCreateInput, VolumeBackend, VolumeSpec } from '../adapters/contract/backend';
+import type { HostConnector, OwnCreateInput, VolumeBackend, VolumeSpec } from '../adapters/contract/backend';
 import { BadUserInputError } from '../adapters/contract/errors';
 import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/contract/ids';
-import { byteCount, headerText, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
-import type { BackendKind, KeyValue, Topology } from '../adapters/contract/model';
-import type { CreateVolumeInput, InputMaybe, NomadVolumeMountOptionsInput, NomadVolumeSpecInput, RegisterNomadVolumeInput, StorageKeyValueInput as KeyValueInput, StorageTopologyInput as TopologyInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
+import { byteCount, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
+import { bounded, keyValueList } from '../adapters/contract/input-parts';
+import type { BackendKind, KeyValue } from '../adapters/contract/model';
+import type { CreateVolumeInput, InputMaybe, RegisterNomadVolumeInput, StorageKeyValueInput as KeyValueInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../domain/context';
-
-const MAX_LIST = 100;
 
 /** An identifier argument for one backend: the shared rules, then that backend kind's rule for `position`. */
 export const idArg = (b: Pick<VolumeBackend, 'kind'>, position: IdPosition, v: string, argument: string): string => backendIdentifier(b.kind, position, v, argument);
@@ -63,33 +62,13 @@ export function namespaceArg(v: InputMaybe<string> | undefined, argument: string
   return backend ? idArg(backend, 'namespace', v, argument) : safeIdentifier(v, argument);
 }
 
-function bounded<T>(list: readonly T[], argument: string): readonly T[] {
-  if (list.length > MAX_LIST) throw new BadUserInputError(`${argument} has more than ${MAX_LIST} entries`, argument);
-  return list;
-}
+export const keyValues = (list: InputMaybe<readonly KeyValueInput[]> | undefined, argument: string): KeyValue[] => keyValueList(list, argument);
 
-export function keyValues(list: InputMaybe<readonly KeyValueInput[]> | undefined, argument: string): KeyValue[] {
-  return bounded(list ?? [], argument).map((kv, i) => ({
-    key: safeText(kv.key, `${argument}[${i}].key`, 256),
-    value: safeText(kv.value, `${argument}[${i}].value`),
-  }));
-}
-
-/**
- * CSI secrets: Nomad takes them in the `X-Nomad-CSI-Secrets` header (backends.md 1.4.6), so keys
- * and values must be printable Latin-1; the header's own `k=v,k=v` rules are Nomad's
- * (`adapters/nomad/wire/csi-secrets.ts`). Messages never echo a secret.
- */
-export function secretList(list: InputMaybe<readonly KeyValueInput[]> | undefined, argument: string): KeyValue[] {
-  return bounded(list ?? [], argument).map((kv, i) => ({
-    key: headerText(kv.key, `${argument}[${i}].key`, 256),
-    value: headerText(kv.value, `${argument}[${i}].value`),
-  }));
-}
-
-function topologies(list: InputMaybe<readonly TopologyInput[]> | undefined, argument: string): Topology[] | undefined {
-  if (!list) return undefined;
-  return bounded(list, argument).map((t, i) => ({ segments: keyValues(t.segments, `${argument}[${i}].segments`) }));
+/** Everything of `input` but its `neutral` fields: the fields only some kinds take, untouched, for the backend to parse. */
+export function ownFields<T extends object, K extends keyof T>(input: T, ...neutral: K[]): Omit<T, K> {
+  const own = { ...input } as Record<string, unknown>;
+  for (const k of neutral) delete own[k as string];
+  return own as Omit<T, K>;
 }
 
 const GIB = 1024 ** 3;
@@ -110,29 +89,6 @@ function capacity(min: number | undefined, max: number | undefined, minArg: stri
   if (min !== undefined && max !== undefined && max > 0 && min > max) throw new BadUserInputError(`${minArg} must not exceed the maximum size`, minArg);
 }
 
-function mountOptions(m: InputMaybe<NomadVolumeMountOptionsInput> | undefined, argument: string): NomadVolumeSpec['mountOptions'] {
-  if (!m) return undefined;
-  return {
-    fsType: m.fsType ? safeText(m.fsType, `${argument}.fsType`, 64) : undefined,
-    mountFlags: bounded(m.mountFlags ?? [], `${argument}.mountFlags`).map((f, i) => safeText(f, `${argument}.mountFlags[${i}]`, 256)),
-  };
-}
-
-/** Nomad's part of a create or register, checked with Nomad's identifier rules. */
-function nomadSpec(n: NomadVolumeSpecInput | RegisterNomadVolumeInput, b: Pick<VolumeBackend, 'kind'>, prefix: string): NomadVolumeSpec {
-  const capabilities = [...bounded(n.capabilities, `${prefix}.capabilities`)];
-  if (capabilities.length === 0) throw new BadUserInputError(`${prefix}.capabilities needs at least one capability`, `${prefix}.capabilities`);
-  return {
-    pluginId: idArg(b, 'plugin', n.plugin, `${prefix}.plugin`),
-    capabilities,
-    mountOptions: mountOptions(n.mountOptions, `${prefix}.mountOptions`),
-    secrets: secretList(n.secrets, `${prefix}.secrets`),
-    parameters: keyValues(n.parameters, `${prefix}.parameters`),
-    requiredTopologies: topologies(n.requiredTopologies, `${prefix}.requiredTopologies`),
-    preferredTopologies: topologies(n.preferredTopologies, `${prefix}.preferredTopologies`),
-  };
-}
-
 /** The fields of a create every backend takes; any other is one kind's own part ({@link OwnCreateInput}). */
 const CORE_CREATE_FIELDS: ReadonlySet<string> = new Set<keyof CreateVolumeInput>(['backend', 'namespace', 'name', 'sizeBytes', 'sizeGiB', 'maxSizeBytes', 'description', 'metadata', 'idempotencyKey']);
 
@@ -148,44 +104,28 @@ function checkOwnParts(input: CreateVolumeInput, b: Pick<VolumeBackend, 'id' | '
     const owner = configured.find((c) => c.createInput?.field === field)?.createInput?.owner;
     throw new BadUserInputError(owner ? `input.${field} is for ${owner} backends` : `input.${field} is not for backend "${b.id}"`, `input.${field}`);
   }
-  if (own?.required && !given[own.field]) throw new BadUserInputError(own.required, `input.${own.field}`);
+  if (own?.required && !given[own.field]) throw new BadUserInputError(own.required(`input.${own.field}`), `input.${own.field}`);
 }
 
 /**
- * A create's input → the neutral spec; `nativeIdOf` turns a global id argument into a native id of
- * `b`; `configured` (the registry's backends) names the owner of a part given to the wrong kind.
+ * A create's input → the neutral spec, with the backend's own part passed on untouched (the
+ * backend parses it); `configured` (the registry's backends) names the owner of a part given to
+ * the wrong kind.
  */
-export function createVolumeSpec(
-  input: CreateVolumeInput,
-  b: Pick<VolumeBackend, 'id' | 'kind' | 'createInput'>,
-  nativeIdOf: (globalId: string, argument: string) => string,
-  configured: readonly Pick<VolumeBackend, 'createInput'>[] = [b],
-): VolumeSpec {
+export function createVolumeSpec(input: CreateVolumeInput, b: Pick<VolumeBackend, 'id' | 'kind' | 'createInput'>, configured: readonly Pick<VolumeBackend, 'createInput'>[] = [b]): VolumeSpec {
   const min = sizeArg(input.sizeBytes, input.sizeGiB, 'input.sizeBytes', 'input.sizeGiB');
   const max = bytes(input.maxSizeBytes, 'input.maxSizeBytes');
   capacity(min, max, 'input.sizeBytes');
   checkOwnParts(input, b, configured);
-  const n = input.nomad;
-  const c = input.cinder;
+  const own = b.createInput && (input as unknown as Record<string, unknown>)[b.createInput.field];
   return {
     namespace: namespaceArg(input.namespace, 'input.namespace', 'default', false, b),
-    nativeId: n ? idArg(b, 'volume', n.nativeId, 'input.nomad.nativeId') : undefined,
     name: safeText(input.name, 'input.name', 256),
     capacityMinBytes: min,
     capacityMaxBytes: max,
     description: optionalText(input.description, 'input.description'),
     metadata: input.metadata ? keyValues(input.metadata, 'input.metadata') : undefined,
-    nomad: n
-      ? { ...nomadSpec(n, b, 'input.nomad'), snapshotId: optionalIdArg(b, 'snapshot', n.snapshotId, 'input.nomad.snapshotId'), cloneId: optionalIdArg(b, 'volume', n.cloneId, 'input.nomad.cloneId') }
-      : undefined,
-    cinder: c
-      ? {
-          volumeType: optionalText(c.volumeType, 'input.cinder.volumeType', 255),
-          availabilityZone: optionalText(c.availabilityZone, 'input.cinder.availabilityZone', 255),
-          snapshotId: c.snapshotId ? nativeIdOf(c.snapshotId, 'input.cinder.snapshotId') : undefined,
-          sourceVolumeId: c.sourceVolumeId ? nativeIdOf(c.sourceVolumeId, 'input.cinder.sourceVolumeId') : undefined,
-        }
-      : undefined,
+    own: own ?? undefined,
   };
 }
 
@@ -198,18 +138,17 @@ export function positiveInt(v: number, argument: string): number {
   return v;
 }
 
-/** A register's input → the neutral spec (Nomad). */
+/** A register's input → the neutral spec; the rest of the input is the backend's own part (Nomad parses it). */
 export function registerVolumeSpec(input: RegisterNomadVolumeInput, b: Pick<VolumeBackend, 'kind'>): VolumeSpec {
   const min = bytes(input.sizeBytes, 'input.sizeBytes');
   const max = bytes(input.maxSizeBytes, 'input.maxSizeBytes');
   capacity(min, max, 'input.sizeBytes');
   return {
     namespace: namespaceArg(input.namespace, 'input.namespace', 'default', false, b),
-    nativeId: idArg(b, 'volume', input.nativeId, 'input.nativeId'),
     name: safeText(input.name, 'input.name', 256),
     capacityMinBytes: min,
     capacityMaxBytes: max,
-    nomad: { ...nomadSpec(input, b, 'input'), externalId: safeIdentifier(input.externalId, 'input.externalId'), context: keyValues(input.context, 'input.context') },
+    own: ownFields(input, 'backend', 'namespace', 'name', 'sizeBytes', 'maxSizeBytes'),
   };
 }
 

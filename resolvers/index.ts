@@ -7,6 +7,7 @@ import { GraphQLScalarType, Kind } from 'graphql';
 import type { Resolvers } from '../schema/generated/resolvers-types';
 import { attachmentQueries, attachmentType, consumerType, serverType } from './attachment';
 import { backendQueries, backendType } from './backend';
+import { placeInputFields } from './input-fields';
 import { nomadResolvers } from './nomad';
 import { openstackResolvers } from './openstack';
 import { operationQueries, operationTargetType, operationType } from './operation';
@@ -73,4 +74,4 @@ function merge(base: Resolvers, parts: readonly Resolvers[]): Resolvers {
   return out as Resolvers;
 }
 
-export const resolvers: Resolvers = merge(core, BACKEND_RESOLVERS);
+export const resolvers: Resolvers = placeInputFields(merge(core, BACKEND_RESOLVERS));

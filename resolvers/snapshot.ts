@@ -5,7 +5,7 @@ import type { Snapshot } from '../adapters/contract/model';
 import { createSnapshot, deleteSnapshot, listSnapshots, snapshotId } from '../domain';
 import type { MutationResolvers, QueryResolvers, VolumeSnapshotResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../domain/context';
-import { globalIdArg, keyValues, optionalIdArg, optionalText, secretList } from './args';
+import { globalIdArg, optionalText, ownFields } from './args';
 import { connection } from './connection';
 import { idempotencyArg } from './idempotency';
 import { volumeRefFromId } from './volume';
@@ -21,9 +21,8 @@ export const snapshotQueries: Pick<QueryResolvers, 'volumeSnapshots' | 'volumeSn
     const b = ctx.registry.forArgument(backend, 'backend');
     // Some backends list snapshots per plugin, the others per scope (the caller's).
     if (b.snapshotsPerPlugin && !filter?.plugin) throw new BadUserInputError(`${b.snapshotsPerPlugin}: give filter.plugin`, 'filter.plugin');
-    const pluginId = optionalIdArg(b, 'plugin', filter?.plugin, 'filter.plugin');
     const volume = filter?.volumeId ? volumeRefFromId(ctx, filter.volumeId, 'filter.volumeId') : undefined;
-    const page = await listSnapshots(ctx, { backend: b.id, query: { pluginId, volume, secrets: secretList(secrets, 'secrets') }, first: pageSize(first, 50), after });
+    const page = await listSnapshots(ctx, { backend: b.id, query: { volume, own: { filter: filter && ownFields(filter, 'volumeId'), secrets } }, first: pageSize(first, 50), after });
     return connection(page.edges, page.pageInfo);
   },
   volumeSnapshot: (_p, { id }, ctx) => loadSnapshot(ctx, id),
@@ -36,17 +35,14 @@ export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' |
     const spec = {
       volume,
       name: safeText(input.name, 'input.name', 256),
-      pluginId: optionalIdArg(b, 'plugin', input.plugin, 'input.plugin'),
-      parameters: keyValues(input.parameters, 'input.parameters'),
-      secrets: secretList(input.secrets, 'input.secrets'),
       description: optionalText(input.description, 'input.description'),
-      force: input.force ?? false,
+      own: ownFields(input, 'volumeId', 'name', 'description', 'idempotencyKey'),
     };
     return createSnapshot(ctx, { spec, idempotency: idempotencyArg('createVolumeSnapshot', input) });
   },
   deleteVolumeSnapshot: async (_p, { input }, ctx) => {
     const p = globalIdArg(ctx, input.id, 'Snapshot', 'input.id');
-    return deleteSnapshot(ctx, { id: input.id, snapshot: { backend: p.backend, scope: p.scope, nativeId: p.nativeId }, secrets: secretList(input.secrets, 'input.secrets') });
+    return deleteSnapshot(ctx, { id: input.id, snapshot: { backend: p.backend, scope: p.scope, nativeId: p.nativeId }, options: { own: ownFields(input, 'id') } });
   },
 };
 

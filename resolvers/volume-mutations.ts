@@ -8,7 +8,7 @@ import { safeText } from '../adapters/contract/input';
 import { attachVolume, createVolume, deleteVolume, detachVolume, extendVolume, updateVolume } from '../domain';
 import type { AttachVolumeInput, DetachVolumeInput, MutationResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../domain/context';
-import { createVolumeSpec, globalIdArg, hostConnector, idArg, keyValues, optionalText, secretList, sizeArg } from './args';
+import { createVolumeSpec, hostConnector, idArg, keyValues, optionalText, ownFields, sizeArg } from './args';
 import { attachmentRefFromId } from './attachment';
 import { idempotencyArg } from './idempotency';
 import { volumeRefFromId } from './volume';
@@ -64,12 +64,12 @@ function newSize(input: { newSizeBytes?: number | null; newSizeGiB?: number | nu
 export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVolume' | 'detachVolume' | 'attachVolume' | 'extendVolume' | 'updateVolume'> = {
   createVolume: async (_p, { input }, ctx) => {
     const backend = ctx.registry.forArgument(input.backend, 'input.backend');
-    const spec = createVolumeSpec(input, backend, (id, argument) => globalIdArg(ctx, id, argument.endsWith('snapshotId') ? 'Snapshot' : 'Volume', argument).nativeId, ctx.registry.all);
+    const spec = createVolumeSpec(input, backend, ctx.registry.all);
     return createVolume(ctx, { backend: backend.id, spec, idempotency: idempotencyArg('createVolume', input) });
   },
   deleteVolume: async (_p, { input }, ctx) => {
     const volume = volumeRefFromId(ctx, input.id, 'input.id');
-    return deleteVolume(ctx, { volume, options: { secrets: secretList(input.secrets, 'input.secrets'), cascade: input.cascade ?? false, force: input.force ?? false } });
+    return deleteVolume(ctx, { volume, options: { own: ownFields(input, 'id') } });
   },
   detachVolume: async (_p, { input }, ctx) => {
     const volume = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');

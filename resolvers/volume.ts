@@ -5,7 +5,7 @@ import type { VolumeRef } from '../adapters/contract/model';
 import { completeVolume, getVolume, listVolumes, operationsOf, volumeId } from '../domain';
 import type { GatewayContext } from '../domain/context';
 import type { QueryResolvers, VolumeDetailsResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
-import { filterIdArg, globalIdArg, idArg, namespaceArg } from './args';
+import { filterIdArg, globalIdArg, idArg, namespaceArg, ownFields } from './args';
 import { mergedConnection } from './connection';
 
 /** Global id → ref, checking the id and that its backend is configured. */
@@ -24,9 +24,9 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
       backends,
       query: {
         namespace: filter?.namespace === '*' ? '*' : (filterIdArg(backends, 'namespace', filter?.namespace, 'filter.namespace') ?? '*'),
-        plugin: filterIdArg(backends, 'plugin', filter?.plugin, 'filter.plugin'),
         name: filter?.name === null || filter?.name === undefined ? undefined : safeText(filter.name, 'filter.name', 256),
         node: filterIdArg(backends, 'node', filter?.node, 'filter.node'),
+        own: filter ? { filter: ownFields(filter, 'backends', 'namespace', 'name', 'node', 'status') } : undefined,
       },
       statuses,
       first: size,

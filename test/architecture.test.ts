@@ -308,6 +308,27 @@ describe('backend knowledge stays in the backend modules', () => {
 });
 
 /**
+ * Adapters know no GraphQL argument: they name fields relative to the input they were given
+ * (`nomad.nativeId`, `cascade`) and the resolver layer places them (`resolvers/input-fields.ts`).
+ * So no string in `adapters/` is an argument path: `'input'` or anything naming `input.<field>`.
+ */
+function argumentPathLiterals(text: string): string[] {
+  const literals = [...text.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g)].map((m) => m[0].slice(1, -1).replace(/\$\{[^}]*\}/g, ''));
+  return literals.filter((l) => l === 'input' || /(^|[^\w$])input\.[A-Za-z_]/.test(l));
+}
+
+describe('argument paths stay in the resolvers', () => {
+  it('should find argument paths where they are written', () => {
+    expect(argumentPathLiterals(`f(x, 'input.nomad.nativeId'); g('input'); h(\`needs input.sizeBytes \${n}\`); k(\`\${input.volumeId}\`, 'the input', "inputs")`)).toEqual(['input.nomad.nativeId', 'input', 'needs input.sizeBytes ']);
+  });
+
+  it('should have no GraphQL argument path (input.…) in a string under adapters/', () => {
+    const offending = files('adapters').flatMap((f) => argumentPathLiterals(code(f)).map((l) => `${f}: ${l}`));
+    expect(offending).toEqual([]);
+  });
+});
+
+/**
  * Issue 18's "same shape for every backend folder": each has its module, a backend class that only
  * delegates, its subscriber access, its errors and its watcher folder; the rest is one folder per
  * resource or service (docs/architecture.md, "Backend folders").

@@ -9,15 +9,12 @@ import type { CallBudget } from './budget';
 import type { BackendFacets } from './capabilities';
 import type { PendingChange } from './completion';
 import type {
-  AccessMode,
   Attachment,
-  AttachmentMode,
   BackendHealth,
   BackendKind,
   Capability,
   KeyValue,
   Snapshot,
-  Topology,
   Volume,
   VolumeRef,
 } from './model';
@@ -81,8 +78,6 @@ export interface OpaquePage<T> {
 export interface VolumeListQuery {
   /** Namespace/project, or '*' for all the caller may see. */
   namespace: string;
-  /** Nomad: plugin id. */
-  plugin?: string;
   /** Exact volume name. */
   name?: string;
   /** Only volumes used by consumers on this node (Nomad node id). */
@@ -91,7 +86,22 @@ export interface VolumeListQuery {
   limit: number;
   /** Resume token from a previous page's `next` or an item's `position`; null = from the start. */
   token: string | null;
+  /**
+   * The listing's arguments only some kinds take, as the caller gave them: `{ filter }` (the
+   * filter but its neutral fields, e.g. a plugin id); each backend reads its own ({@link OwnInput}).
+   * @default none
+   */
+  own?: OwnInput;
 }
+
+/**
+ * A kind's own part of an input, as the caller gave it (GraphQL input values, unparsed). The
+ * backend parses it with its own typed parser, in its folder. Its input errors name fields
+ * relative to the input it was given (`BadUserInputError.atField`): a mutation's input
+ * (`nomad.nativeId`, `cascade`) or a query's arguments (`filter.plugin`, `secrets`); the resolver
+ * layer places them under the argument (`resolvers/input-fields.ts`).
+ */
+export type OwnInput = unknown;
 
 /**
  * An os-brick style host connector: how a host reaches block storage. Typed here; the OpenStack
@@ -146,36 +156,6 @@ export type DetachTarget =
   | { kind: 'server'; /** OpenStack server (through Nova). */ serverId: string }
   | { kind: 'hostAttachment'; /** A host attachment (Cinder attachments API). */ attachmentId: string };
 
-/** Nomad-only parts of a volume specification. */
-export interface NomadVolumeSpec {
-  pluginId: string;
-  /** Provider id of an existing volume (register only). */
-  externalId?: string;
-  capabilities: Array<{ accessMode: AccessMode; attachmentMode: AttachmentMode }>;
-  mountOptions?: { fsType?: string; mountFlags?: string[] };
-  /** Passed to the backend; never stored or returned by the gateway. */
-  secrets?: KeyValue[];
-  parameters?: KeyValue[];
-  context?: KeyValue[];
-  requiredTopologies?: Topology[];
-  preferredTopologies?: Topology[];
-  /** Provider snapshot id to create from. */
-  snapshotId?: string;
-  /** Provider volume id to clone. */
-  cloneId?: string;
-}
-
-/** Cinder-only parts of a volume specification. */
-export interface CinderVolumeSpec {
-  /** Volume type name or id (a multiattach type makes a multiattach volume). */
-  volumeType?: string;
-  availabilityZone?: string;
-  /** Cinder snapshot id to create from. */
-  snapshotId?: string;
-  /** Cinder volume id to clone. */
-  sourceVolumeId?: string;
-}
-
 /**
  * A kind's own part of a create's input (the GraphQL `CreateVolumeInput.<field>`): options only
  * backends of that kind take. The resolvers refuse it for any other backend.
@@ -185,14 +165,20 @@ export interface OwnCreateInput {
   readonly field: string;
   /** The kind as messages name it: "input.<field> is for <owner> backends". */
   readonly owner: string;
-  /** Set when every create on this kind must give the part: the message when it is missing. @default the part is optional */
-  readonly required?: string;
+  /**
+   * Set when every create on this kind must give the part: the message when it is missing, given
+   * the part's argument path (e.g. `input.nomad`). @default the part is optional
+   */
+  readonly required?: (part: string) => string;
 }
 
 /** A backend-neutral volume specification for create (and Nomad's register). */
 export interface VolumeSpec {
   namespace: string;
-  /** Nomad requires the caller to choose the volume id. */
+  /**
+   * The id the caller chose, for kinds that take one outside their own part (memory). A kind that
+   * takes it in its own part (Nomad: `nomad.nativeId`) reads it there. @default the backend chooses
+   */
   nativeId?: string;
   name: string;
   /** At least this many bytes (backends that count in GiB round up). */
@@ -201,18 +187,22 @@ export interface VolumeSpec {
   capacityMaxBytes?: number;
   description?: string;
   metadata?: KeyValue[];
-  nomad?: NomadVolumeSpec;
-  cinder?: CinderVolumeSpec;
+  /**
+   * The kind's own part: on a create the value of its {@link OwnCreateInput.field} (e.g. the
+   * `nomad` part, errors relative to the create input: `nomad.plugin`); on Nomad's register the
+   * register input itself. @default none
+   */
+  own?: OwnInput;
 }
 
 /** Options of a volume delete. */
 export interface DeleteVolumeOptions {
-  /** Nomad: merged over the volume's stored secrets. Never returned or logged. @default [] */
-  secrets: KeyValue[];
-  /** OpenStack: delete the volume's snapshots too. @default false */
-  cascade?: boolean;
-  /** OpenStack (admin, Cinder 3.23+): delete in any status. @default false */
-  force?: boolean;
+  /**
+   * The delete input's fields but the volume's id, as the caller gave them: each kind reads its
+   * own (plugin secrets, a cascade, a forced delete) and refuses the others'. Secrets are never
+   * returned or logged. @default none
+   */
+  own?: OwnInput;
 }
 
 /** Identifies a snapshot within the gateway. */
@@ -225,14 +215,16 @@ export interface SnapshotRef {
 
 /** Which snapshots to list. */
 export interface SnapshotListQuery {
-  /** Nomad: the plugin whose snapshots to list (required there). */
-  pluginId?: string;
-  /** Only the snapshots of this volume (OpenStack). */
+  /** Only the snapshots of this volume. */
   volume?: VolumeRef;
   limit: number;
   token: string | null;
-  /** Nomad: plugin secrets for the list call. Never returned or logged. */
-  secrets: KeyValue[];
+  /**
+   * The listing's arguments only some kinds take, as the caller gave them: `{ filter, secrets }`
+   * (the filter but its volume; e.g. a plugin and plugin secrets). Secrets are never returned or
+   * logged. @default none
+   */
+  own?: OwnInput;
 }
 
 /** What to snapshot. */
@@ -240,13 +232,18 @@ export interface SnapshotSpec {
   volume: VolumeRef;
   name: string;
   description?: string;
-  /** Nomad: default the volume's plugin. */
-  pluginId?: string;
-  parameters?: KeyValue[];
-  /** Never returned or logged. */
-  secrets?: KeyValue[];
-  /** OpenStack: snapshot an in-use volume. @default false */
-  force?: boolean;
+  /**
+   * The create input's fields but the neutral ones (volume, name, description, idempotency key),
+   * as the caller gave them: e.g. a plugin, its parameters and secrets, or a forced snapshot.
+   * Secrets are never returned or logged. @default none
+   */
+  own?: OwnInput;
+}
+
+/** Options of a snapshot delete. */
+export interface DeleteSnapshotOptions {
+  /** The delete input's fields but the snapshot's id, as the caller gave them (e.g. plugin secrets). @default none */
+  own?: OwnInput;
 }
 
 /**
@@ -295,7 +292,7 @@ export interface VolumeBackend extends BackendFacets {
   extendVolume(ref: VolumeRef, newSizeBytes: number, o: CallOptions): Promise<Accepted<void>>;
   listSnapshots(q: SnapshotListQuery, o: CallOptions): Promise<OpaquePage<Snapshot>>;
   createSnapshot(spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>>;
-  deleteSnapshot(ref: SnapshotRef, secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>>;
+  deleteSnapshot(ref: SnapshotRef, opts: DeleteSnapshotOptions, o: CallOptions): Promise<Accepted<void>>;
   /** Releases pooled connections. */
   close(): Promise<void>;
 }

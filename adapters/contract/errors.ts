@@ -63,6 +63,38 @@ export interface GatewayErrorDetails {
   cause?: unknown;
 }
 
+/**
+ * A field of the input an adapter was given, named relative to that input (`nomad.plugin`,
+ * `cascade`; `''` is the input itself). Adapters know no GraphQL argument: the resolver layer
+ * places the field under the argument the input came from (`input.nomad.plugin`).
+ */
+export class InputField {
+  constructor(readonly path: string) {}
+
+  /** A field inside this one: `.plugin` or `[0]`. */
+  inner(suffix: string): InputField {
+    return new InputField(this.path === '' ? suffix.replace(/^\./, '') : `${this.path}${suffix}`);
+  }
+
+  toString(): string {
+    return this.path;
+  }
+}
+
+/** Field `path` of an adapter's input, relative to it. */
+export const inputField = (path: string): InputField => new InputField(path);
+
+/** Where a value came from: an argument path (`input.name`, resolvers) or a field relative to an adapter's input. */
+export type InputPlace = string | InputField;
+
+/** `place` and then `suffix` (`.fsType`, `[0]`), of the same sort as `place`. */
+export const within = (place: InputPlace, suffix: string): InputPlace => (typeof place === 'string' ? `${place}${suffix}` : place.inner(suffix));
+
+/** Names fields in a message: relative ones as the adapter knows them, or placed under an argument. */
+export type FieldNamer = (field: string) => string;
+
+const asGiven: FieldNamer = (field) => field;
+
 /** Base class: a message for humans plus a code and details for machines. */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
@@ -81,6 +113,32 @@ export class GatewayError extends Error {
     this.backendMessage = details.backendMessage;
   }
 
+  /** Writes the message while it names fields relative to an adapter's input ({@link naming}). */
+  private say?: (name: FieldNamer) => string;
+
+  /**
+   * This error with its message written by `say`, which names fields of an adapter's input
+   * (relative, e.g. `attachmentId`) through `name`; the resolver layer places them ({@link placed}).
+   */
+  naming(say: (name: FieldNamer) => string): this {
+    this.say = say;
+    this.message = say(asGiven);
+    return this;
+  }
+
+  /**
+   * A copy (same class and details) whose message names fields as `name` does (the resolver layer's
+   * argument paths); this error itself when its message names no relative field.
+   */
+  placed(name: FieldNamer): this {
+    if (!this.say) return this;
+    const out = Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this, { say: undefined });
+    Object.defineProperty(out, 'message', { value: this.say(name), writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(out, 'stack', { value: this.stack, writable: true, configurable: true, enumerable: false });
+    if (this.cause !== undefined) Object.defineProperty(out, 'cause', { value: this.cause, writable: true, configurable: true, enumerable: false });
+    return out;
+  }
+
   /** The `extensions` object clients see. */
   toExtensions(): Record<string, unknown> {
     const ext: Record<string, unknown> = { code: this.code, retryable: this.retryable };
@@ -93,9 +151,42 @@ export class GatewayError extends Error {
 
 /** The caller's input is wrong; rejected before any backend call. */
 export class BadUserInputError extends GatewayError {
+  /** Name of the offending argument or input field, e.g. `id` or `input.name` (relative while {@link field} is set). */
+  readonly argument?: string;
+  /** The offending field relative to an adapter's input, until the resolver layer places it ({@link placed}). */
+  readonly field?: string;
+
   /** @param argument name of the offending argument or input field, e.g. `id` or `input.name`. */
-  constructor(message: string, readonly argument?: string) {
+  constructor(message: string, argument?: string) {
     super(ErrorCode.BadUserInput, message);
+    this.argument = argument;
+  }
+
+  /**
+   * An error about `field` of an adapter's input (relative, e.g. `nomad.nativeId`; `''` is the
+   * input itself); `say` writes the message, naming every field through `name`, so that once
+   * placed the message names argument paths.
+   */
+  static atField(field: string, say: (name: FieldNamer) => string): BadUserInputError {
+    return new BadUserInputError('', field).relativeTo(field, say);
+  }
+
+  /** An error about `place` whose message `say` writes around the place's name. */
+  static at(place: InputPlace, say: (shown: string) => string): BadUserInputError {
+    if (typeof place === 'string') return new BadUserInputError(say(place), place);
+    return BadUserInputError.atField(place.path, (name) => say(name(place.path)));
+  }
+
+  /** Makes this error name `field`, relative to an adapter's input, in its argument and (through `say`) its message. */
+  protected relativeTo(field: string, say: (name: FieldNamer) => string): this {
+    (this as { field?: string }).field = field;
+    return this.naming(say);
+  }
+
+  override placed(name: FieldNamer): this {
+    const out = super.placed(name);
+    if (out !== this && this.field !== undefined) Object.assign(out, { argument: name(this.field), field: undefined });
+    return out;
   }
 
   override toExtensions(): Record<string, unknown> {

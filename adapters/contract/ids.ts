@@ -6,7 +6,7 @@
  * Encoding: base64url of a JSON array. Decoding is strict: anything else is BAD_USER_INPUT and
  * never reaches a backend.
  */
-import { BadUserInputError } from './errors';
+import { BadUserInputError, within, type InputPlace } from './errors';
 import { checkIdentifier, safeIdentifier, type IdPosition, type IdentifierRules } from './input';
 import type { BackendKind } from './model';
 
@@ -39,9 +39,9 @@ export function encodeGlobalId(p: GlobalIdParts): string {
  * Decodes and checks a global id. `expected` restricts the kind (null: any kind).
  * @throws BadUserInputError for anything that is not a well-formed id of the expected kind.
  */
-export function decodeGlobalId(id: string, expected: GlobalIdKind | null, argument = 'id'): GlobalIdParts {
+export function decodeGlobalId(id: string, expected: GlobalIdKind | null, argument: InputPlace = 'id'): GlobalIdParts {
   const bad = (why: string): never => {
-    throw new BadUserInputError(`${argument} is not a valid ${expected ?? 'global'} id: ${why}`, argument);
+    throw BadUserInputError.at(argument, (a) => `${a} is not a valid ${expected ?? 'global'} id: ${why}`);
   };
   if (id.length === 0 || id.length > MAX_ENCODED_LENGTH) bad('wrong length');
   if (!/^[A-Za-z0-9_-]+$/.test(id)) bad('not an opaque id issued by this gateway');
@@ -102,7 +102,7 @@ function schemeOf(kind: BackendKind): IdentifierScheme {
 }
 
 /** Checks `value` for `position` on a backend of `kind`: the shared rules, then the kind's. */
-export function backendIdentifier(kind: BackendKind, position: IdPosition, value: string, argument: string): string {
+export function backendIdentifier(kind: BackendKind, position: IdPosition, value: string, argument: InputPlace): string {
   return checkIdentifier(schemeOf(kind).rules, position, value, argument);
 }
 
@@ -126,10 +126,10 @@ function positions(kind: GlobalIdKind, backend: BackendKind): [scope: IdPosition
  * Checks a decoded global id's parts with the rules of its backend's kind, exactly as strictly as
  * the same values given as arguments. Returns the parts unchanged.
  */
-export function checkGlobalIdParts(p: GlobalIdParts, backend: BackendKind, argument = 'id'): GlobalIdParts {
+export function checkGlobalIdParts(p: GlobalIdParts, backend: BackendKind, argument: InputPlace = 'id'): GlobalIdParts {
   const [scope, nativeId, subId] = positions(p.kind, backend);
-  if (scope) backendIdentifier(backend, scope, p.scope, `${argument} (scope)`);
-  if (nativeId) backendIdentifier(backend, nativeId, p.nativeId, `${argument} (native id)`);
-  if (subId && p.subId !== undefined) backendIdentifier(backend, subId, p.subId, `${argument} (sub id)`);
+  if (scope) backendIdentifier(backend, scope, p.scope, within(argument, ' (scope)'));
+  if (nativeId) backendIdentifier(backend, nativeId, p.nativeId, within(argument, ' (native id)'));
+  if (subId && p.subId !== undefined) backendIdentifier(backend, subId, p.subId, within(argument, ' (sub id)'));
   return p;
 }

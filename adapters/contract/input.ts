@@ -7,8 +7,8 @@
  * Backend kinds add their own, stricter rules per position (`adapters/nomad/ids.ts`,
  * `adapters/openstack/ids.ts`) through {@link IdentifierRules} and {@link checkIdentifier}.
  */
-import { BadUserInputError } from './errors';
-import { checkHeaderValue } from '../http/headers';
+import { BadUserInputError, type InputPlace } from './errors';
+import { headerValueProblem } from '../http/headers';
 
 /** Longest identifier (volume id, namespace, node id, plugin id …) accepted. */
 export const MAX_IDENTIFIER_LENGTH = 200;
@@ -33,20 +33,17 @@ export function isWellFormed(value: string): boolean {
  * `/ \ ? # %`, no control characters, no surrounding spaces. Returns it unchanged.
  * The message never echoes the value: it may be hostile or a secret pasted by mistake.
  */
-export function safeIdentifier(value: string, argument: string): string {
-  if (value.length === 0) throw new BadUserInputError(`${argument} must not be empty`, argument);
+export function safeIdentifier(value: string, argument: InputPlace): string {
+  if (value.length === 0) throw BadUserInputError.at(argument, (a) => `${a} must not be empty`);
   if (value.length > MAX_IDENTIFIER_LENGTH) {
-    throw new BadUserInputError(`${argument} is longer than ${MAX_IDENTIFIER_LENGTH} characters`, argument);
+    throw BadUserInputError.at(argument, (a) => `${a} is longer than ${MAX_IDENTIFIER_LENGTH} characters`);
   }
-  if (!isWellFormed(value)) throw new BadUserInputError(`${argument} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`, argument);
+  if (!isWellFormed(value)) throw BadUserInputError.at(argument, (a) => `${a} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`);
   if (value === '.' || value.includes('..')) {
-    throw new BadUserInputError(`${argument} must not be "." or contain ".." (a dot segment would change the backend path)`, argument);
+    throw BadUserInputError.at(argument, (a) => `${a} must not be "." or contain ".." (a dot segment would change the backend path)`);
   }
   if (UNSAFE_IDENTIFIER.test(value) || value !== value.trim()) {
-    throw new BadUserInputError(
-      `${argument} contains a character that is not allowed in an identifier (/, \\, ?, #, %, control characters or surrounding spaces)`,
-      argument,
-    );
+    throw BadUserInputError.at(argument, (a) => `${a} contains a character that is not allowed in an identifier (/, \\, ?, #, %, control characters or surrounding spaces)`);
   }
   return value;
 }
@@ -58,7 +55,7 @@ export function safeIdentifier(value: string, argument: string): string {
  */
 export function pathSegment(value: string, argument = 'id'): string {
   if (value === '' || value === '.' || value === '..' || !isWellFormed(value)) {
-    throw new BadUserInputError(`${argument} cannot be used as a path segment`, argument);
+    throw BadUserInputError.at(argument, (a) => `${a} cannot be used as a path segment`);
   }
   return encodeURIComponent(value);
 }
@@ -77,20 +74,20 @@ export interface IdentifierRule {
 export type IdentifierRules = Readonly<Partial<Record<IdPosition, IdentifierRule>>>;
 
 /** Shared rules, then the backend's rule for `position`. Returns the value unchanged. */
-export function checkIdentifier(rules: IdentifierRules, position: IdPosition, value: string, argument: string): string {
+export function checkIdentifier(rules: IdentifierRules, position: IdPosition, value: string, argument: InputPlace): string {
   safeIdentifier(value, argument);
   const rule = rules[position];
-  if (rule && !rule.test(value)) throw new BadUserInputError(`${argument} must be ${rule.expects}`, argument);
+  if (rule && !rule.test(value)) throw BadUserInputError.at(argument, (a) => `${a} must be ${rule.expects}`);
   return value;
 }
 
 /** Checks free text (names, labels, parameter values): bounded length, well-formed, no control characters. */
-export function safeText(value: string, argument: string, maxLength = MAX_TEXT_LENGTH): string {
-  if (value.length > maxLength) throw new BadUserInputError(`${argument} is longer than ${maxLength} characters`, argument);
+export function safeText(value: string, argument: InputPlace, maxLength = MAX_TEXT_LENGTH): string {
+  if (value.length > maxLength) throw BadUserInputError.at(argument, (a) => `${a} is longer than ${maxLength} characters`);
   if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(value)) {
-    throw new BadUserInputError(`${argument} contains control characters`, argument);
+    throw BadUserInputError.at(argument, (a) => `${a} contains control characters`);
   }
-  if (!isWellFormed(value)) throw new BadUserInputError(`${argument} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`, argument);
+  if (!isWellFormed(value)) throw BadUserInputError.at(argument, (a) => `${a} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`);
   return value;
 }
 
@@ -100,9 +97,10 @@ export function safeText(value: string, argument: string, maxLength = MAX_TEXT_L
  * connection slot was taken (issue 9, item 2). The message does not echo the value: header
  * values are tokens and secrets.
  */
-export function headerText(value: string, argument: string, maxLength = MAX_TEXT_LENGTH): string {
-  if (value.length > maxLength) throw new BadUserInputError(`${argument} is longer than ${maxLength} characters`, argument);
-  checkHeaderValue(argument, value, argument);
+export function headerText(value: string, argument: InputPlace, maxLength = MAX_TEXT_LENGTH): string {
+  if (value.length > maxLength) throw BadUserInputError.at(argument, (a) => `${a} is longer than ${maxLength} characters`);
+  const problem = headerValueProblem(String(argument), value);
+  if (problem !== null) throw BadUserInputError.at(argument, (a) => headerValueProblem(a, value)!);
   return value;
 }
 
@@ -116,9 +114,9 @@ export function pageSize(first: number | null | undefined, defaultSize: number):
 }
 
 /** Checks a byte count (capacity): a non-negative safe integer. */
-export function byteCount(value: number, argument: string): number {
+export function byteCount(value: number, argument: InputPlace): number {
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new BadUserInputError(`${argument} must be a non-negative whole number of bytes`, argument);
+    throw BadUserInputError.at(argument, (a) => `${a} must be a non-negative whole number of bytes`);
   }
   return value;
 }

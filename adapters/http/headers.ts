@@ -30,18 +30,23 @@ export function isPrintableLatin1(value: string): boolean {
 }
 
 /**
- * Refuses a header value that is not printable Latin-1, naming the header and the position of
- * the first bad character, never the value (it may be a secret).
+ * Why `value` cannot be sent as a header value, starting with `what` and naming the position of
+ * the first bad character, never the value (it may be a secret); null when it can be sent.
  * @param what how the caller knows the field, e.g. `header X-Nomad-Token` or `secrets`
+ */
+export function headerValueProblem(what: string, value: string): string | null {
+  if (isPrintableLatin1(value)) return null;
+  const at = [...value].findIndex((c) => !PRINTABLE_LATIN1.test(c));
+  return `${what}: character ${at + 1} is not allowed in an HTTP header (printable Latin-1 only: no control characters, tabs, line breaks or characters above U+00FF)`;
+}
+
+/**
+ * Refuses a header value that is not printable Latin-1 ({@link headerValueProblem}).
  * @throws BadUserInputError
  */
 export function checkHeaderValue(what: string, value: string, argument?: string): void {
-  if (isPrintableLatin1(value)) return;
-  const at = [...value].findIndex((c) => !PRINTABLE_LATIN1.test(c));
-  throw new BadUserInputError(
-    `${what}: character ${at + 1} is not allowed in an HTTP header (printable Latin-1 only: no control characters, tabs, line breaks or characters above U+00FF)`,
-    argument,
-  );
+  const problem = headerValueProblem(what, value);
+  if (problem !== null) throw new BadUserInputError(problem, argument);
 }
 
 /**

@@ -12,6 +12,7 @@ import type {
   BackendPage,
   CallOptions,
   CallerCredential,
+  DeleteSnapshotOptions,
   DeleteVolumeOptions,
   DetachTarget,
   OpaquePage,
@@ -24,7 +25,7 @@ import type {
 } from '../contract/backend';
 import { advertise, CORE_CAPABILITIES, type SnapshotReads, type VolumePatch, type VolumeUpdates } from '../contract/capabilities';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
-import type { BackendHealth, KeyValue, Snapshot, Volume, VolumeRef } from '../contract/model';
+import type { BackendHealth, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import { BreakerBoard } from '../http/breaker';
 import { MemoryAccess } from './access';
@@ -168,7 +169,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
     return snapshots.createSnapshot(this.#ctx, spec, o);
   }
 
-  deleteSnapshot(ref: SnapshotRef, _secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>> {
+  deleteSnapshot(ref: SnapshotRef, _opts: DeleteSnapshotOptions, o: CallOptions): Promise<Accepted<void>> {
     return snapshots.deleteSnapshot(this.#ctx, ref, o);
   }
 

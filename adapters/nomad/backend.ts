@@ -15,6 +15,7 @@ import type {
   AttachTarget,
   BackendPage,
   CallOptions,
+  DeleteSnapshotOptions,
   DeleteVolumeOptions,
   DetachTarget,
   OpaquePage,
@@ -27,7 +28,7 @@ import type {
   VolumeSpec,
 } from '../contract/backend';
 import { advertise, type CoreCapability, type NodeAttachments, type StoragePlugins, type VolumeReader, type VolumeRegistration } from '../contract/capabilities';
-import type { Attachment, BackendHealth, ExternalVolume, KeyValue, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
+import type { Attachment, BackendHealth, ExternalVolume, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import { BreakerBoard, type Breaker } from '../http/breaker';
 import type { TransportOptions } from '../http/transport';
@@ -40,6 +41,7 @@ import './ids';
 import * as plugins from './plugins/operations';
 import * as snapshots from './snapshots/operations';
 import * as claims from './volumes/claims';
+import { CREATE_INPUT } from './volumes/input';
 import * as volumes from './volumes/operations';
 import * as watch from './watch';
 
@@ -74,7 +76,7 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
    * caller's proves what the watcher's view may show it (domain/loaders.ts).
    */
   readonly viewServesReads = true;
-  readonly createInput: OwnCreateInput = { field: 'nomad', owner: 'Nomad', required: 'a Nomad volume needs input.nomad (its id, plugin and capabilities)' };
+  readonly createInput: OwnCreateInput = CREATE_INPUT;
   readonly snapshotsPerPlugin = 'Nomad lists snapshots per plugin';
   /** Nomad's anonymous ACL policy may allow reads, so a caller without a token is still asked. */
   readonly requiresCredential = false;
@@ -148,8 +150,8 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
     return snapshots.createSnapshot(this.#ctx, spec, o);
   }
 
-  deleteSnapshot(ref: SnapshotRef, secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>> {
-    return snapshots.deleteSnapshot(this.#ctx, ref, secrets, o);
+  deleteSnapshot(ref: SnapshotRef, opts: DeleteSnapshotOptions, o: CallOptions): Promise<Accepted<void>> {
+    return snapshots.deleteSnapshot(this.#ctx, ref, opts, o);
   }
 
   // ---- plugins, provider volumes and node attachments -------------------------------------

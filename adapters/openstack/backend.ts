@@ -13,6 +13,7 @@ import type {
   BackendPage,
   CallOptions,
   CallerCredential,
+  DeleteSnapshotOptions,
   DeleteVolumeOptions,
   DetachTarget,
   HostConnector,
@@ -54,6 +55,7 @@ import './ids';
 import { toRequestedAttachment } from './nova/results';
 import * as servers from './attachments/servers';
 import * as snapshots from './snapshots/operations';
+import { CREATE_INPUT } from './volumes/input';
 import * as volumes from './volumes/operations';
 import { health } from './health';
 import { createWatcher, type OpenStackWatcherOptions } from './watch';
@@ -86,7 +88,7 @@ export class OpenStackBackend
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
   readonly capabilities = advertise(this, CORE_CAPABILITIES);
-  readonly createInput: OwnCreateInput = { field: 'cinder', owner: 'OpenStack' };
+  readonly createInput: OwnCreateInput = CREATE_INPUT;
   /** Every call needs the caller's Keystone token. */
   readonly requiresCredential = true;
   readonly #c: OpenStackClient;
@@ -147,8 +149,8 @@ export class OpenStackBackend
     return snapshots.createSnapshot(this.#ctx, spec, o);
   }
 
-  deleteSnapshot(ref: SnapshotRef, secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>> {
-    return snapshots.deleteSnapshot(this.#ctx, ref, secrets, o);
+  deleteSnapshot(ref: SnapshotRef, opts: DeleteSnapshotOptions, o: CallOptions): Promise<Accepted<void>> {
+    return snapshots.deleteSnapshot(this.#ctx, ref, opts, o);
   }
 
   close(): Promise<void> {

@@ -14,6 +14,7 @@ import {
   ErrorCode,
   ForbiddenError,
   GatewayError,
+  type InputField,
   NotFoundError,
   QuotaExceededError,
   UnauthenticatedError,
@@ -103,16 +104,17 @@ export function errorFromResponse(status: number, text: string, ctx: ErrorContex
  */
 export class NovaAttachmentError extends BadUserInputError {
   /**
-   * @param argument the input field that named it, e.g. `input.hostAttachmentId`.
+   * @param field the input field that named it, relative to the adapter's input: e.g. `hostAttachmentId`.
    * @param serverId the Nova server that holds the attachment.
    * @param useMutation the mutation that does this through Nova (`detachVolume` with `serverId`).
    */
   constructor(
-    argument: string,
+    field: InputField,
     readonly serverId: string,
     readonly useMutation: string,
   ) {
-    super(`${argument} names the attachment of a Nova server (${serverId}), not a host attachment: Nova made it and manages it; use ${useMutation}(input: { volumeId, serverId: "${serverId}" }) instead`, argument);
+    super('', field.path);
+    this.relativeTo(field.path, (name) => `${name(field.path)} names the attachment of a Nova server (${serverId}), not a host attachment: Nova made it and manages it; use ${useMutation}(input: { volumeId, serverId: "${serverId}" }) instead`);
   }
 
   override toExtensions(): Record<string, unknown> {

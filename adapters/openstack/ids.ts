@@ -5,7 +5,7 @@
  * resource backend; up to 64 characters of `[A-Za-z0-9_-]` are accepted here, the width of
  * Keystone's id column, so hand-made ids such as `default` still pass.
  */
-import { BadUserInputError } from '../contract/errors';
+import { BadUserInputError, type InputPlace } from '../contract/errors';
 import { defineIdentifierScheme, type IdentifierScheme } from '../contract/ids';
 import type { IdentifierRule } from '../contract/input';
 
@@ -34,7 +34,7 @@ defineIdentifierScheme('OPENSTACK', OPENSTACK_IDENTIFIERS);
  * A caller-given OpenStack id, checked and lower-cased (Cinder and Nova store them lower-case);
  * anything but a UUID is BAD_USER_INPUT naming `argument`, before any call.
  */
-export function checkedUuid(value: string, argument: string): string {
-  if (!UUID.test(value)) throw new BadUserInputError(`${argument} must be an OpenStack UUID (got ${JSON.stringify(value.slice(0, 80))})`, argument);
+export function checkedUuid(value: string, argument: InputPlace): string {
+  if (!UUID.test(value)) throw BadUserInputError.at(argument, (a) => `${a} must be an OpenStack UUID (got ${JSON.stringify(value.slice(0, 80))})`);
   return value.toLowerCase();
 }

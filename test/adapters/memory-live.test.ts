@@ -92,7 +92,7 @@ describe('memory backend: changes finish after the delay and the watcher reports
     expect(snap.result.ready).toBe(false);
     await until(async () => (await b.checkChange(snap.pending!.rule)).progress.state === 'SUCCEEDED', 'the snapshot');
     expect((await b.getSnapshot({ backend: 'lab', scope: 'dev', nativeId: snap.result.nativeId }, ADMIN))!.ready).toBe(true);
-    const del = await b.deleteVolume(v, { secrets: [], cascade: true }, ADMIN);
+    const del = await b.deleteVolume(v, { own: { cascade: true } }, ADMIN);
     await until(async () => (await b.checkChange(del.pending!.rule)).progress.state === 'SUCCEEDED', 'the delete');
     await until(() => r.of('dev-cache').some((d) => d.after === null), 'the deletion');
     expect(r.of('dev-cache').map((d) => d.after && [d.after.status, d.after.sizeBytes, memoryDetails(d.after.details)?.snapshotCount])).toEqual([

@@ -44,6 +44,9 @@ describe('memory backend: reads', () => {
     expect(named.items.map((p) => p.item.ref.nativeId)).toEqual(['vol-0003']);
     const onHost = await b.listVolumes({ namespace: '*', node: 'host-05', limit: 100, token: null }, as());
     expect(onHost.items.map((p) => p.item.ref.nativeId).sort()).toEqual(['vol-0004', 'vol-0005']);
+    // A plugin is another kind's notion: no memory volume has one, so a listing by plugin finds none.
+    expect((await b.listVolumes({ namespace: '*', limit: 100, token: null, own: { filter: { plugin: 'aws-ebs0' } } }, as())).items).toEqual([]);
+    expect((await b.listVolumes({ namespace: '*', limit: 100, token: null, own: { filter: { plugin: null } } }, as())).items).toHaveLength(25);
   });
 
   it('should read full volumes with attachments and details, null when absent, one value per ref in order', async () => {
@@ -129,7 +132,7 @@ describe('memory backend: changes', () => {
     await expect(b.attachVolume(ref('dev', 'new-1'), host('h1'), ADMIN)).rejects.toBeInstanceOf(ConflictError);
     await expect(b.attachVolume(ref('dev', 'new-1'), { kind: 'server', serverId: 's1' }, ADMIN)).rejects.toBeInstanceOf(UnsupportedByBackendError);
     expect((await b.getVolume(ref('dev', 'new-1'), ADMIN))!.status).toBe('IN_USE');
-    await expect(b.deleteVolume(ref('dev', 'new-1'), { secrets: [] }, ADMIN)).rejects.toThrow(/attached/);
+    await expect(b.deleteVolume(ref('dev', 'new-1'), {}, ADMIN)).rejects.toThrow(/attached/);
     await expect(b.detachVolume(ref('dev', 'new-1'), { kind: 'hostAttachment', attachmentId: 'nope' }, ADMIN)).rejects.toBeInstanceOf(NotFoundError);
     await b.detachVolume(ref('dev', 'new-1'), { kind: 'hostAttachment', attachmentId: att.result!.consumerId }, ADMIN);
     await b.extendVolume(ref('dev', 'new-1'), 4096, ADMIN);
@@ -139,18 +142,18 @@ describe('memory backend: changes', () => {
     const snap = await b.createSnapshot({ volume: ref('dev', 'new-1'), name: 's' }, ADMIN);
     expect(snap.result).toMatchObject({ ready: true, sourceVolume: ref('dev', 'new-1'), sizeBytes: 4096 });
     expect((await b.getVolume(ref('dev', 'new-1'), ADMIN))!.details).toMatchObject({ snapshotCount: 1 });
-    await expect(b.deleteVolume(ref('dev', 'new-1'), { secrets: [] }, ADMIN)).rejects.toThrow(/snapshot/);
-    await b.deleteVolume(ref('dev', 'new-1'), { secrets: [], cascade: true }, ADMIN);
+    await expect(b.deleteVolume(ref('dev', 'new-1'), {}, ADMIN)).rejects.toThrow(/snapshot/);
+    await b.deleteVolume(ref('dev', 'new-1'), { own: { cascade: true } }, ADMIN);
     expect(await b.getVolume(ref('dev', 'new-1'), ADMIN)).toBeNull();
     expect(await b.getSnapshot({ backend: 'lab', scope: 'dev', nativeId: snap.result.nativeId }, ADMIN)).toBeNull();
   });
 
   it('should list snapshots per volume and page them', async () => {
     const b = new MemoryBackend({ backend: 'lab', operationDelayMs: 0, source: { generate: { volumes: 3, attachmentsPerVolume: 0, snapshotsPerVolume: 3 } } });
-    const ofOne = await b.listSnapshots({ volume: ref('default', 'vol-0001'), limit: 10, token: null, secrets: [] }, as());
+    const ofOne = await b.listSnapshots({ volume: ref('default', 'vol-0001'), limit: 10, token: null }, as());
     expect(ofOne.items.map((s) => s.nativeId)).toEqual(['vol-0001-snap-0', 'vol-0001-snap-1', 'vol-0001-snap-2']);
-    const first = await b.listSnapshots({ limit: 4, token: null, secrets: [] }, as());
-    const rest = await b.listSnapshots({ limit: 10, token: first.next, secrets: [] }, as());
+    const first = await b.listSnapshots({ limit: 4, token: null }, as());
+    const rest = await b.listSnapshots({ limit: 10, token: first.next }, as());
     expect(first.items.length + rest.items.length).toBe(9);
     expect(rest.next).toBeNull();
   });

@@ -22,7 +22,7 @@ describe('snapshots', () => {
     t.sim.addSnapshot('aws-ebs0', { ID: 'snap-3', ExternalSourceVolumeID: 'vol-pg', SizeBytes: 10 * GiB, CreateTime: 1_700_000_200 });
   });
 
-  const query = (q: Partial<Parameters<NomadUnderTest['backend']['listSnapshots']>[0]> = {}) => ({ pluginId: 'aws-ebs0', limit: 10, token: null, secrets: [], ...q });
+  const query = (q: Partial<Parameters<NomadUnderTest['backend']['listSnapshots']>[0]> = {}, plugin: string | null = 'aws-ebs0') => ({ own: { filter: { plugin }, secrets: [] }, limit: 10, token: null, ...q });
 
   it('lists a plugin’s snapshots, scoped by plugin, paged by the plugin’s token', async () => {
     const all = await t.backend.listSnapshots(query(), t.o);
@@ -52,25 +52,25 @@ describe('snapshots', () => {
 
   it('lists one volume’s snapshots: the plugin defaults to the volume’s, one read first', async () => {
     t.sim.clearRequests();
-    const page = await t.backend.listSnapshots(query({ pluginId: undefined, volume: t.ref('pg') }), t.o);
+    const page = await t.backend.listSnapshots(query({ volume: t.ref('pg') }, null), t.o);
     expect(page.items.map((s) => [s.nativeId, s.sourceVolume])).toEqual([
       ['snap-1', t.ref('pg')],
       ['snap-3', t.ref('pg')],
     ]);
     expect(t.calls()).toEqual(['GET /v1/volume/csi/pg', 'GET /v1/volumes/snapshot']);
-    expect(await rejection(t.backend.listSnapshots(query({ pluginId: undefined, volume: t.ref('ghost') }), t.o))).toBeInstanceOf(NotFoundError);
+    expect(await rejection(t.backend.listSnapshots(query({ volume: t.ref('ghost') }, null), t.o))).toBeInstanceOf(NotFoundError);
   });
 
   it('refuses a list without a plugin, and answers why a plugin without snapshots cannot list', async () => {
-    const none = await rejection(t.backend.listSnapshots(query({ pluginId: undefined }), t.o));
+    const none = await rejection(t.backend.listSnapshots(query({}, null), t.o));
     expect(none).toBeInstanceOf(BadUserInputError);
-    expect(none.argument).toBe('pluginId');
-    expect(await rejection(t.backend.listSnapshots(query({ pluginId: 'hostpath' }), t.o))).toBeInstanceOf(UnsupportedByBackendError);
+    expect(none).toMatchObject({ field: 'filter.plugin', argument: 'filter.plugin', message: 'Nomad lists snapshots per plugin: name the plugin (filter.plugin)' });
+    expect(await rejection(t.backend.listSnapshots(query({}, 'hostpath'), t.o))).toBeInstanceOf(UnsupportedByBackendError);
   });
 
   it('creates a snapshot: reads the volume’s plugin first (the reply names none) and fills what the reply lacks', async () => {
     t.sim.clearRequests();
-    const made = await t.backend.createSnapshot({ volume: t.ref('web'), name: 'nightly', secrets: [{ key: 'k', value: 'v' }] }, t.o);
+    const made = await t.backend.createSnapshot({ volume: t.ref('web'), name: 'nightly', own: { secrets: [{ key: 'k', value: 'v' }] } }, t.o);
     expect(made.pending).toBeNull();
     expect(made.result).toMatchObject({
       __typename: 'VolumeSnapshot',
@@ -86,20 +86,20 @@ describe('snapshots', () => {
     expect(body.Snapshots[0]).toMatchObject({ SourceVolumeID: 'web', PluginID: 'aws-ebs0', Name: 'nightly', Secrets: { k: 'v' } });
     // With the plugin given, no read.
     t.sim.clearRequests();
-    await t.backend.createSnapshot({ volume: t.ref('web'), name: 'again', pluginId: 'aws-ebs0' }, t.o);
+    await t.backend.createSnapshot({ volume: t.ref('web'), name: 'again', own: { plugin: 'aws-ebs0' } }, t.o);
     expect(t.calls()).toEqual(['POST /v1/volumes/snapshot']);
   });
 
   it('refuses what Nomad snapshots do not have, before any call, and a missing volume before the write', async () => {
-    expect(await rejection(t.backend.createSnapshot({ volume: t.ref('web'), name: 'n', description: 'd' }, t.o))).toMatchObject({ argument: 'input.description' });
-    expect(await rejection(t.backend.createSnapshot({ volume: t.ref('web'), name: 'n', force: true }, t.o))).toMatchObject({ argument: 'input.force' });
+    expect(await rejection(t.backend.createSnapshot({ volume: t.ref('web'), name: 'n', description: 'd' }, t.o))).toMatchObject({ field: 'description' });
+    expect(await rejection(t.backend.createSnapshot({ volume: t.ref('web'), name: 'n', own: { force: true } }, t.o))).toMatchObject({ field: 'force' });
     expect(t.calls()).toEqual([]);
     expect(await rejection(t.backend.createSnapshot({ volume: t.ref('ghost'), name: 'n' }, t.o))).toBeInstanceOf(NotFoundError);
     expect(t.calls()).toEqual(['GET /v1/volume/csi/ghost']);
   });
 
   it('deletes by SnapshotRef (scope = plugin) with the secrets in the header', async () => {
-    await t.backend.deleteSnapshot({ backend: BACKEND, scope: 'aws-ebs0', nativeId: 'snap-2' }, [{ key: 'k', value: 'v' }], t.o);
+    await t.backend.deleteSnapshot({ backend: BACKEND, scope: 'aws-ebs0', nativeId: 'snap-2' }, { own: { secrets: [{ key: 'k', value: 'v' }] } }, t.o);
     const del = t.sim.requests().at(-1)!;
     expect([del.method, del.query.plugin_id, del.query.snapshot_id, del.headers['x-nomad-csi-secrets']]).toEqual(['DELETE', ['aws-ebs0'], ['snap-2'], 'k=v']);
     expect((await t.backend.listSnapshots(query(), t.o)).items.map((s) => s.nativeId)).toEqual(['snap-1', 'snap-3']);

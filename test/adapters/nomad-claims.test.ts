@@ -79,11 +79,11 @@ describe('detach, attach and extend', () => {
     await t.backend.createVolume(
       {
         namespace: 'default',
-        nativeId: 'pg',
         name: 'pg name',
         capacityMinBytes: 20 * GiB,
-        nomad: {
-          pluginId: 'aws-ebs0',
+        own: {
+          nativeId: 'pg',
+          plugin: 'aws-ebs0',
           capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }],
           mountOptions: { fsType: 'ext4', mountFlags: ['noatime'] },
           secrets: [{ key: 'password', value: 'hunter2-secret' }],

@@ -6,6 +6,7 @@ import { BadUserInputError, ConflictError, ForbiddenError } from '../../adapters
 import type { Volume } from '../../adapters/contract/model';
 import type { AllocationConsumer, NomadVolumeDetails } from '../../adapters/nomad/model';
 import { ANALYTICS_READ, NODE1, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
+import { underArgument } from '../../resolvers/input-fields';
 
 let t: NomadUnderTest;
 afterEach(() => t.stop());
@@ -89,8 +90,8 @@ describe('list stubs and full reads', () => {
     expect((await list({ limit: 2, token: first.next })).items.map((i) => i.item.ref.nativeId)).toEqual(['web']);
     expect((await list({ name: 'web name' })).items.map((i) => i.item.ref.nativeId)).toEqual(['web']);
     t.sim.clearRequests();
-    expect((await list({ plugin: 'hostpath' })).items.map((i) => i.item.ref.nativeId)).toEqual(['lake']);
-    expect((await list({ namespace: 'analytics', plugin: 'hostpath' })).items).toHaveLength(1);
+    expect((await list({ own: { filter: { plugin: 'hostpath' } } })).items.map((i) => i.item.ref.nativeId)).toEqual(['lake']);
+    expect((await list({ namespace: 'analytics', own: { filter: { plugin: 'hostpath' } } })).items).toHaveLength(1);
     const [across, inOne] = t.sim.requests();
     // plugin_id with namespace=* answers [] on a real Nomad: a filter term instead.
     expect(across!.query).toMatchObject({ namespace: ['*'], filter: ['PluginID == `hostpath`'] });
@@ -135,11 +136,11 @@ describe('create, register, deregister, delete', () => {
     t = await startNomadBackend();
   });
 
+  // Nomad's own part as a caller gives it: a create's `nomad` part, or a register input's fields.
   const spec = (nativeId: string, nomad: Record<string, unknown> = {}) => ({
     namespace: 'default',
-    nativeId,
     name: `${nativeId} name`,
-    nomad: { pluginId: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER' as const, attachmentMode: 'FILE_SYSTEM' as const }], ...nomad },
+    own: { nativeId, plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER' as const, attachmentMode: 'FILE_SYSTEM' as const }], ...nomad },
   });
 
   it('creates a volume in the provider with the capacity range in bytes', async () => {
@@ -156,21 +157,27 @@ describe('create, register, deregister, delete', () => {
 
   it('refuses specs Nomad cannot take before any call', async () => {
     const cases: Array<[Parameters<NomadUnderTest['backend']['createVolume']>[0], string]> = [
-      [{ namespace: 'default', nativeId: 'x', name: 'x' }, 'input.nomad'],
-      [{ ...spec('x'), cinder: { volumeType: 'ssd' } }, 'input.cinder'],
-      [{ ...spec('x'), description: 'd' }, 'input.description'],
-      [spec('x', { externalId: 'vol-1' }), 'input.nomad.externalId'],
-      [spec('x', { capabilities: [] }), 'input.nomad.capabilities'],
-      [{ ...spec('x'), capacityMinBytes: 1.5 }, 'input.sizeBytes'],
-      [{ ...spec('x'), capacityMinBytes: 2 * GiB, capacityMaxBytes: GiB }, 'input.maxSizeBytes'],
-      [spec('x', { secrets: [{ key: 'a,b', value: 'v' }] }), 'input.nomad.secrets[0].key'],
+      [{ namespace: 'default', name: 'x' }, 'nomad'],
+      [spec('x', { nativeId: '' }), 'nomad.nativeId'],
+      [spec('x', { plugin: 'a/b' }), 'nomad.plugin'],
+      [{ ...spec('x'), description: 'd' }, 'description'],
+      [spec('x', { externalId: 'vol-1' }), 'nomad.externalId'],
+      [spec('x', { capabilities: [] }), 'nomad.capabilities'],
+      [spec('x', { parameters: [{ key: 'k', value: 'v'.repeat(2000) }] }), 'nomad.parameters[0].value'],
+      [{ ...spec('x'), capacityMinBytes: 1.5 }, 'sizeBytes'],
+      [{ ...spec('x'), capacityMinBytes: 2 * GiB, capacityMaxBytes: GiB }, 'maxSizeBytes'],
+      [spec('x', { secrets: [{ key: 'a,b', value: 'v' }] }), 'nomad.secrets[0].key'],
     ];
-    for (const [s, argument] of cases) {
+    // Fields are named relative to the input Nomad was given, never as GraphQL argument paths.
+    for (const [s, field] of cases) {
       const err = await rejection(t.backend.createVolume(s, t.o));
       expect(err).toBeInstanceOf(BadUserInputError);
-      expect(err.argument).toBe(argument);
+      expect(err).toMatchObject({ field, argument: field });
+      expect(err.placed(underArgument('input')).argument).toBe(`input.${field}`);
     }
-    expect(await rejection(t.backend.registerVolume(spec('x'), t.o))).toMatchObject({ argument: 'input.nomad.externalId' });
+    const register = await rejection(t.backend.registerVolume(spec('x'), t.o));
+    expect(register).toMatchObject({ field: 'externalId', message: 'registering needs the provider volume id (externalId)' });
+    expect(register.placed(underArgument('input')).message).toBe('registering needs the provider volume id (input.externalId)');
     expect(t.calls()).toEqual([]);
   });
 
@@ -191,7 +198,7 @@ describe('create, register, deregister, delete', () => {
 
   it('deletes from the provider with the caller’s secrets in the header, never in the query', async () => {
     seedVolume(t.sim, 'doomed');
-    expect(await t.backend.deleteVolume(t.ref('doomed'), { secrets: [{ key: 'token', value: 's3cret' }] }, t.o)).toEqual({ result: undefined, pending: null });
+    expect(await t.backend.deleteVolume(t.ref('doomed'), { own: { secrets: [{ key: 'token', value: 's3cret' }] } }, t.o)).toEqual({ result: undefined, pending: null });
     const del = t.sim.requests().at(-1)!;
     expect(`${del.method} ${del.path}`).toBe('DELETE /v1/volume/csi/doomed/delete');
     expect(del.headers['x-nomad-csi-secrets']).toBe('token=s3cret');
@@ -199,6 +206,6 @@ describe('create, register, deregister, delete', () => {
     expect(await t.backend.getVolume(t.ref('doomed'), t.o)).toBeNull();
     const external = await t.backend.listExternalVolumes({ pluginId: 'aws-ebs0', namespace: 'default', limit: 10, token: null }, t.o);
     expect(external.items.map((e) => e.externalId)).not.toContain('vol-doomed');
-    expect(await rejection(t.backend.deleteVolume(t.ref('x'), { secrets: [], cascade: true }, t.o))).toMatchObject({ argument: 'input.cascade' });
+    expect(await rejection(t.backend.deleteVolume(t.ref('x'), { own: { secrets: [], cascade: true } }, t.o))).toMatchObject({ field: 'cascade' });
   });
 });

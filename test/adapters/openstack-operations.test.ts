@@ -55,9 +55,9 @@ describe('operation tracker with the OpenStack backend', () => {
     expect(await settleOp(tracker, a.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'available' });
     const snap = { backend: 'os', scope: c.p.demo, nativeId: created.result.nativeId };
     expect(await c.backend.getSnapshot(snap, c.as.demo)).toMatchObject({ ready: true, description: 'nightly' });
-    expect((await c.backend.listSnapshots({ volume: ref(vol), limit: 10, token: null, secrets: [] }, c.as.demo)).items.map((s) => s.nativeId)).toEqual([snap.nativeId]);
+    expect((await c.backend.listSnapshots({ volume: ref(vol), limit: 10, token: null }, c.as.demo)).items.map((s) => s.nativeId)).toEqual([snap.nativeId]);
 
-    const deleted = await c.backend.deleteSnapshot(snap, [], c.as.demo);
+    const deleted = await c.backend.deleteSnapshot(snap, {}, c.as.demo);
     const b = await tracker.start({ kind: 'DELETE_SNAPSHOT', backend: 'os', scope: c.p.demo, targetId: snap.nativeId, credential: c.as.demo.credential, pending: deleted.pending });
     expect(await settleOp(tracker, b.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'deleted' });
     expect(await c.backend.getSnapshot(snap, c.as.demo)).toBeNull();

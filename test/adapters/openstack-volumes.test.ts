@@ -3,6 +3,7 @@
  * strategy, read from the simulator's request log) and the volume changes driven to their end
  * through `checkChange` with the rule round-tripping through JSON between checks.
  */
+import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { VolumeRef } from '../../adapters/contract/model';
 import { LIST_STRATEGY_THRESHOLD } from '../../adapters/openstack/backend';
 
@@ -96,7 +97,7 @@ describe('OpenStack adapter: reading volumes', () => {
 describe('OpenStack adapter: volume changes driven to their end', () => {
   it('should create a volume in whole GiB and succeed once Cinder says available', async () => {
     c.sim.setDelays({ createMs: 200 }); // long enough for the first check to see it under way
-    const a = await c.backend.createVolume({ namespace: 'default', name: 'new', capacityMinBytes: GIB + 1, cinder: { availabilityZone: 'nova' } }, c.as.demo);
+    const a = await c.backend.createVolume({ namespace: 'default', name: 'new', capacityMinBytes: GIB + 1, own: { availabilityZone: 'nova' } }, c.as.demo);
     expect(a.result).toEqual({ backend: 'os', namespace: c.p.demo, nativeId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(a.pending!.rule).toMatchObject({ name: 'volumeCreate', params: { volumeId: a.result.nativeId, cinderRequestId: expect.stringMatching(/^req-/) }, seen: {} });
     expect(c.sim.volume(a.result.nativeId)).toMatchObject({ size: 2, status: 'creating' });
@@ -114,10 +115,14 @@ describe('OpenStack adapter: volume changes driven to their end', () => {
 
   it('should refuse impossible creates before any call', async () => {
     c.sim.clearRequests();
-    await expect(c.backend.createVolume({ namespace: c.p.other, name: 'x', capacityMinBytes: GIB }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.namespace' });
+    await expect(c.backend.createVolume({ namespace: c.p.other, name: 'x', capacityMinBytes: GIB }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'namespace' });
     await expect(c.backend.createVolume({ namespace: 'default', name: 'x' }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
     await expect(c.backend.createVolume({ namespace: 'default', name: 'x', capacityMinBytes: GIB + 1, capacityMaxBytes: GIB + 2 }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
-    await expect(c.backend.createVolume({ namespace: 'default', name: 'x', cinder: { snapshotId: 'nope' } }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(c.backend.createVolume({ namespace: 'default', name: 'x', own: { snapshotId: 'nope' } }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'cinder.snapshotId' });
+    // A source must be this backend's own: another backend's snapshot id is refused, naming the field.
+    const elsewhere = encodeGlobalId({ kind: 'Snapshot', backend: 'east', scope: c.p.demo, nativeId: '8c0f4d36-6a51-4d35-9c0e-0b8a4f3c2a11' });
+    await expect(c.backend.createVolume({ namespace: 'default', name: 'x', own: { snapshotId: elsewhere } }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'cinder.snapshotId' });
+    await expect(c.backend.deleteVolume(ref(c.sim.seedVolume({ project: 'demo', name: 'kept' })), { own: { secrets: [{ key: 'k', value: 'v' }] } }, c.as.demo)).rejects.toMatchObject({ field: 'secrets' });
     expect(calls(c.sim.requests(), 'cinder')).toEqual([]);
   });
 
@@ -152,7 +157,7 @@ describe('OpenStack adapter: volume changes driven to their end', () => {
 
   it('should delete and succeed once Cinder answers 404', async () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'bye' });
-    const a = await c.backend.deleteVolume(ref(id), { secrets: [] }, c.as.demo);
+    const a = await c.backend.deleteVolume(ref(id), {}, c.as.demo);
     expect(a.pending!.rule.name).toBe('volumeGone');
     const d = await drive(c.backend, a.pending, c.as.demo);
     expect(d.last).toEqual({ state: 'SUCCEEDED', backendStatus: 'deleted' });

@@ -87,10 +87,9 @@ const nomad: ContractFixture = {
       seed: async (n, prefix) => seedVolumes(sim, n, 'default', prefix).map(ref),
       createSpec: (name) => ({
         namespace: 'default',
-        nativeId: name,
         name,
         capacityMinBytes: GiB,
-        nomad: { pluginId: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }] },
+        own: { nativeId: name, plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }] },
       }),
       missing: () => ref('no-such-volume'),
       control: {

@@ -5,6 +5,7 @@ import { BadUserInputError } from '../../contract/errors';
 import { stringMap } from '../../contract/key-values';
 import type { Volume, VolumeRef } from '../../contract/model';
 import { existing, newId, now, transition, type MemoryContext } from '../context';
+import { deleteCascades, listsByPlugin } from './input';
 import { volumeKey } from '../data/store';
 import { conflict } from '../errors';
 
@@ -15,6 +16,7 @@ export function listVolumes(ctx: MemoryContext, q: VolumeListQuery, o: CallOptio
   return ctx.faults.call(o, () => {
     const p = q.namespace === '*' ? ctx.access.principal(o.credential, o) : ctx.access.authorize(q.namespace, false, o);
     if (q.namespace === '*' && o.credential.token) o.onAnswer?.(200);
+    if (listsByPlugin(q)) return { items: [], next: null };
     const keys = ctx.store.keys();
     let i = q.token === null ? 0 : lowerBound(keys, q.token);
     const items: BackendPage<Volume>['items'] = [];
@@ -93,7 +95,7 @@ export function deleteVolume(ctx: MemoryContext, ref: VolumeRef, opts: DeleteVol
     if (d.status && d.status !== 'ERROR') refuse(`it is ${d.status.toLowerCase()}`);
     if ((d.attachments ?? []).length > 0) refuse('it is attached (detach it first)');
     const snapshots = ctx.store.snapshots().filter((s) => s.sourceVolume?.namespace === ref.namespace && s.sourceVolume.nativeId === ref.nativeId);
-    if (snapshots.length > 0 && !opts.cascade) refuse(`it has ${snapshots.length} snapshot(s) (delete them, or delete with cascade)`);
+    if (snapshots.length > 0 && !deleteCascades(opts)) refuse(`it has ${snapshots.length} snapshot(s) (delete them, or delete with cascade)`);
     const pending = transition(ctx, ref, 'DELETING', (cur) => cur!, () => {
       for (const s of snapshots) ctx.store.changeSnapshot(s.scope, s.nativeId, null);
       return null;

@@ -2,13 +2,13 @@
  * Nomad's snapshot calls (api/csi.go), one function per operation: path from `urls.ts`, query,
  * body and CSI secrets header. Snapshots live in the plugin's controller; Nomad keeps no record.
  */
-import type { CallOptions, SnapshotSpec } from '../../contract/backend';
-import { BadUserInputError } from '../../contract/errors';
-import type { KeyValue } from '../../contract/model';
+import type { CallOptions } from '../../contract/backend';
+import type { KeyValue, VolumeRef } from '../../contract/model';
 import type { NomadClient, NomadResult } from '../client';
-import { checkCsiSecrets, secretsHeader } from '../wire/csi-secrets';
+import { secretsHeader } from '../wire/csi-secrets';
 import { goStringMap } from '../wire/scalars';
 import type { WireSnapshotCreateReply, WireSnapshotList } from '../wire/types';
+import type { NomadSnapshot } from './input';
 import * as urls from './urls';
 
 export interface SnapshotRequest {
@@ -19,19 +19,14 @@ export interface SnapshotRequest {
   Parameters?: Record<string, string>;
 }
 
-/**
- * The snapshot create body for `spec`. Nomad snapshots have no description, and `force` is
- * Cinder's (Nomad snapshots in-use volumes as the plugin allows): both refused, not dropped.
- */
-export function snapshotRequest(spec: SnapshotSpec): SnapshotRequest {
-  if (spec.description !== undefined) throw new BadUserInputError('Nomad snapshots have no description', 'input.description');
-  if (spec.force) throw new BadUserInputError('force is an OpenStack option; Nomad snapshots in-use volumes as the plugin allows', 'input.force');
+/** The snapshot create body for a checked create (`input.ts`) of `volume`. */
+export function snapshotRequest(volume: VolumeRef, name: string, s: NomadSnapshot): SnapshotRequest {
   return {
-    SourceVolumeID: spec.volume.nativeId,
-    PluginID: spec.pluginId,
-    Name: spec.name,
-    Secrets: goStringMap(checkCsiSecrets(spec.secrets, 'input.secrets')),
-    Parameters: goStringMap(spec.parameters),
+    SourceVolumeID: volume.nativeId,
+    PluginID: s.pluginId,
+    Name: name,
+    Secrets: goStringMap(s.secrets),
+    Parameters: goStringMap(s.parameters),
   };
 }
 

@@ -8,13 +8,13 @@
  * client node, and extending (see {@link extendVolume}).
  */
 import type { Accepted, AttachTarget, BackendPage, CallOptions, DeleteVolumeOptions, DetachTarget, VolumeListQuery, VolumeSpec } from '../../contract/backend';
-import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../../contract/errors';
+import { NotFoundError, UnsupportedByBackendError } from '../../contract/errors';
 import type { Attachment, Volume, VolumeRef } from '../../contract/model';
 import { mapSettled } from '../../http/concurrency';
 import { orNull, type NomadContext } from '../context';
 import { nomadDetails, type NomadVolumeDetails } from '../model';
-import { checkCsiSecrets } from '../wire/csi-secrets';
 import { equalsAll } from './filter';
+import { deleteSecrets, listPlugin, nomadVolume } from './input';
 import * as req from './requests';
 import { toVolume, toVolumeFromStub, volumePosition } from './results';
 
@@ -29,23 +29,24 @@ const WHY_NO_EXTEND =
 export async function listVolumes(ctx: NomadContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
   // plugin_id with namespace=* returns [] on a real Nomad (backends.md 1.4.1), so across all
   // namespaces the plugin becomes a filter term instead.
-  const usePluginParam = q.plugin !== undefined && q.namespace !== '*';
+  const plugin = listPlugin(q);
+  const usePluginParam = plugin !== undefined && q.namespace !== '*';
   const filter = equalsAll([
     ['Name', q.name, 'filter.name'],
-    ['PluginID', usePluginParam ? undefined : q.plugin, 'filter.plugin'],
+    ['PluginID', usePluginParam ? undefined : plugin, 'filter.plugin'],
   ]);
-  if (q.node !== undefined) return listByNode(ctx, q, filter, o);
+  if (q.node !== undefined) return listByNode(ctx, q, plugin, filter, o);
   const { data, meta } = await req.listVolumes(
     ctx.client,
-    { namespace: q.namespace, pluginId: usePluginParam ? q.plugin : undefined, filter, perPage: q.limit, nextToken: q.token ?? undefined },
+    { namespace: q.namespace, pluginId: usePluginParam ? plugin : undefined, filter, perPage: q.limit, nextToken: q.token ?? undefined },
     o,
   );
   return { items: (data ?? []).map((w) => ({ item: toVolumeFromStub(ctx.backend, w), position: volumePosition(w) })), next: meta.nextToken };
 }
 
 /** The node_id path answers in map order (backends.md 1.3), so it is read whole and paged here. */
-async function listByNode(ctx: NomadContext, q: VolumeListQuery, filter: string | undefined, o: CallOptions): Promise<BackendPage<Volume>> {
-  const { data } = await req.listVolumes(ctx.client, { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? q.plugin : undefined, filter }, o);
+async function listByNode(ctx: NomadContext, q: VolumeListQuery, plugin: string | undefined, filter: string | undefined, o: CallOptions): Promise<BackendPage<Volume>> {
+  const { data } = await req.listVolumes(ctx.client, { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? plugin : undefined, filter }, o);
   const sorted = (data ?? []).map((w) => ({ w, position: volumePosition(w) })).sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   const from = q.token === null ? sorted : sorted.filter((s) => s.position >= q.token!);
   const page = from.slice(0, q.limit);
@@ -75,13 +76,13 @@ export async function volumeDetails(ctx: NomadContext, ref: VolumeRef, o: CallOp
 
 /** Creates in the provider and registers, synchronously. An existing id takes Nomad's merge path (backends.md 1.4.4). */
 export async function createVolume(ctx: NomadContext, spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
-  const body = req.volumeRequest(spec, 'create');
+  const body = req.volumeRequest(nomadVolume(spec, 'create'));
   await req.create(ctx.client, body, o);
   return { result: { backend: ctx.backend, namespace: body.Namespace, nativeId: body.ID }, pending: null };
 }
 
 export async function registerVolume(ctx: NomadContext, spec: VolumeSpec, o: CallOptions): Promise<VolumeRef> {
-  const body = req.volumeRequest(spec, 'register');
+  const body = req.volumeRequest(nomadVolume(spec, 'register'));
   await req.register(ctx.client, body, o);
   return { backend: ctx.backend, namespace: body.Namespace, nativeId: body.ID };
 }
@@ -91,8 +92,7 @@ export async function deregisterVolume(ctx: NomadContext, ref: VolumeRef, force:
 }
 
 export async function deleteVolume(ctx: NomadContext, ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
-  if (opts.cascade || opts.force) throw new BadUserInputError('cascade and force are OpenStack options; Nomad has no such delete', opts.cascade ? 'input.cascade' : 'input.force');
-  await req.deleteVolume(ctx.client, ref.nativeId, ref.namespace, checkCsiSecrets(opts.secrets, 'input.secrets'), o);
+  await req.deleteVolume(ctx.client, ref.nativeId, ref.namespace, deleteSecrets(opts), o);
   return { result: undefined, pending: null };
 }
 

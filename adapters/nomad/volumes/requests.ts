@@ -4,14 +4,13 @@
  * plus query meta. Nomad answers 200 for every success (backends.md 1.1), so there is no
  * per-call status list. The other folders' `requests.ts` follow the same rule.
  */
-import type { CallOptions, VolumeSpec } from '../../contract/backend';
-import { BadUserInputError } from '../../contract/errors';
-import { byteCount } from '../../contract/input';
+import type { CallOptions } from '../../contract/backend';
 import type { KeyValue, Topology } from '../../contract/model';
 import type { NomadClient, NomadResult } from '../client';
-import { checkCsiSecrets, secretsHeader } from '../wire/csi-secrets';
+import { secretsHeader } from '../wire/csi-secrets';
 import { goStringMap, NOMAD_ACCESS_MODE, NOMAD_ATTACHMENT_MODE } from '../wire/scalars';
 import type { WireVolume, WireVolumeStub, WireVolumeWriteReply } from '../wire/types';
+import type { NomadVolume } from './input';
 import * as urls from './urls';
 
 /** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (backends.md 1.4.1). */
@@ -76,47 +75,25 @@ export interface VolumeRequest {
 const segments = (ts: Topology[] | undefined): Array<{ Segments: Record<string, string> }> | null =>
   ts && ts.length > 0 ? ts.map((t) => ({ Segments: goStringMap(t.segments) ?? {} })) : null;
 
-const bytes = (v: number | undefined, argument: string): number | undefined => (v === undefined ? undefined : byteCount(v, argument));
-
-/**
- * The register/create body for `spec` (backends.md 1.4.3–1.4.4), after the checks Nomad would
- * otherwise answer with a 500 or silently ignore: the caller chooses the id, the Nomad part is
- * required, OpenStack-only and Nomad-less fields are refused, and only register takes the
- * provider's volume id (create gets one from the plugin).
- */
-export function volumeRequest(spec: VolumeSpec, how: 'register' | 'create'): VolumeRequest {
-  const n = spec.nomad;
-  if (!spec.nativeId) throw new BadUserInputError('Nomad volumes need an id chosen by the caller (input.nomad.nativeId)', 'input.nomad.nativeId');
-  if (!n) throw new BadUserInputError('Nomad volumes need their Nomad part (input.nomad)', 'input.nomad');
-  if (spec.cinder) throw new BadUserInputError('input.cinder is for OpenStack backends; Nomad takes input.nomad', 'input.cinder');
-  if (spec.description !== undefined || (spec.metadata?.length ?? 0) > 0) {
-    throw new BadUserInputError('Nomad volumes have no description or metadata; use input.nomad.parameters or input.nomad.context', spec.description !== undefined ? 'input.description' : 'input.metadata');
-  }
-  if (!n.pluginId) throw new BadUserInputError('Nomad volumes need a plugin (input.nomad.plugin)', 'input.nomad.plugin');
-  if (n.capabilities.length === 0) throw new BadUserInputError('Nomad volumes need at least one access/attachment mode (input.nomad.capabilities)', 'input.nomad.capabilities');
-  if (how === 'register' && !n.externalId) throw new BadUserInputError('registering needs the provider volume id (input.nomad.externalId)', 'input.nomad.externalId');
-  if (how === 'create' && n.externalId !== undefined) throw new BadUserInputError('the plugin chooses the provider volume id on create; input.nomad.externalId is for registering', 'input.nomad.externalId');
-  const min = bytes(spec.capacityMinBytes, 'input.sizeBytes');
-  const max = bytes(spec.capacityMaxBytes, 'input.maxSizeBytes');
-  if (min !== undefined && max !== undefined && max > 0 && max < min) throw new BadUserInputError('input.maxSizeBytes is below input.sizeBytes', 'input.maxSizeBytes');
+/** The register/create body for a checked volume (`input.ts`; backends.md 1.4.3–1.4.4). */
+export function volumeRequest(v: NomadVolume): VolumeRequest {
   return {
-    ID: spec.nativeId,
-    Name: spec.name,
-    Namespace: spec.namespace,
-    PluginID: n.pluginId,
-    ExternalID: n.externalId,
-    RequestedCapacityMin: min,
-    RequestedCapacityMax: max,
-    RequestedCapabilities: n.capabilities.map((c) => ({ AccessMode: NOMAD_ACCESS_MODE[c.accessMode], AttachmentMode: NOMAD_ATTACHMENT_MODE[c.attachmentMode] })),
-    MountOptions: n.mountOptions ? { FSType: n.mountOptions.fsType ?? '', MountFlags: n.mountOptions.mountFlags ?? [] } : undefined,
-    // Stored with the volume and later merged with header secrets: one rule for both.
-    Secrets: goStringMap(checkCsiSecrets(n.secrets, 'input.nomad.secrets')),
-    Parameters: goStringMap(n.parameters),
-    Context: goStringMap(n.context),
+    ID: v.nativeId,
+    Name: v.name,
+    Namespace: v.namespace,
+    PluginID: v.pluginId,
+    ExternalID: v.externalId,
+    RequestedCapacityMin: v.capacityMin,
+    RequestedCapacityMax: v.capacityMax,
+    RequestedCapabilities: v.capabilities.map((c) => ({ AccessMode: NOMAD_ACCESS_MODE[c.accessMode], AttachmentMode: NOMAD_ATTACHMENT_MODE[c.attachmentMode] })),
+    MountOptions: v.mountOptions ? { FSType: v.mountOptions.fsType ?? '', MountFlags: v.mountOptions.mountFlags } : undefined,
+    Secrets: goStringMap(v.secrets),
+    Parameters: goStringMap(v.parameters),
+    Context: goStringMap(v.context),
     RequestedTopologies:
-      n.requiredTopologies || n.preferredTopologies ? { Required: segments(n.requiredTopologies), Preferred: segments(n.preferredTopologies) } : undefined,
-    SnapshotID: n.snapshotId,
-    CloneID: n.cloneId,
+      v.requiredTopologies || v.preferredTopologies ? { Required: segments(v.requiredTopologies), Preferred: segments(v.preferredTopologies) } : undefined,
+    SnapshotID: v.snapshotId,
+    CloneID: v.cloneId,
   };
 }
 

@@ -3,6 +3,7 @@
  * the body is built and checked, the microversion checked before sending, the answer mapped, and
  * the change it starts returned with its completion rule.
  */
+import { inputField } from '../../contract/errors';
 import type { Accepted, CallOptions } from '../../contract/backend';
 import type { CinderAction, CinderActionResult } from './types';
 import type { KeyValue, VolumeRef } from '../../contract/model';
@@ -14,7 +15,7 @@ import { pending, type OpenStackContext } from '../context';
 import { checkedUuid } from '../ids';
 
 export async function runCinderAction(ctx: OpenStackContext, ref: VolumeRef, a: CinderAction, o: CallOptions): Promise<Accepted<CinderActionResult>> {
-  const id = checkedUuid(ref.nativeId, 'input.id');
+  const id = checkedUuid(ref.nativeId, inputField('id'));
   const entry = actionEntry(a.action);
   // The entry and the action share a name; TypeScript cannot correlate the union on its own.
   const body = entry.body(a as never);

@@ -3,7 +3,7 @@
  * and list. `attachVolume` with a host target does all steps at once (`operations.ts`).
  */
 import type { CallOptions, HostConnector, OpaquePage } from '../../contract/backend';
-import { NotFoundError } from '../../contract/errors';
+import { inputField, NotFoundError, type InputField } from '../../contract/errors';
 import type { Attachment, VolumeRef } from '../../contract/model';
 import * as req from '../cinder/requests';
 import { attachmentHolder, toHostAttachment } from '../cinder/results';
@@ -32,7 +32,7 @@ export async function readHostAttachment(ctx: OpenStackContext, scope: string, i
 
 /** A host attachment without connector only reserves the volume (status `reserved`). */
 export async function reserveHostAttachment(ctx: OpenStackContext, ref: VolumeRef, o: CallOptions): Promise<Attachment> {
-  const { data } = await req.createAttachment(ctx.client, { volumeId: checkedUuid(ref.nativeId, 'input.volumeId') }, o);
+  const { data } = await req.createAttachment(ctx.client, { volumeId: checkedUuid(ref.nativeId, inputField('volumeId')) }, o);
   return toHostAttachment(ctx.backend, ref.namespace, data!.attachment);
 }
 
@@ -50,23 +50,23 @@ const THROUGH_NOVA: Record<HostAttachmentUse, string> = { detach: 'detachVolume'
  * {@link NovaAttachmentError} naming the mutation that goes through Nova; an id the volume does
  * not have is NOT_FOUND saying so.
  */
-export async function hostAttachmentId(ctx: OpenStackContext, volumeId: string, consumerId: string, use: HostAttachmentUse, argument: string, o: CallOptions): Promise<string> {
+export async function hostAttachmentId(ctx: OpenStackContext, volumeId: string, consumerId: string, use: HostAttachmentUse, argument: InputField, o: CallOptions): Promise<string> {
   const wanted = checkedUuid(consumerId, argument);
   const { data } = await req.listAttachments(ctx.client, { limit: MAX_LIMIT, filters: req.attachmentFilters({ volumeId }) }, o);
   const holders = (data?.attachments ?? []).map(attachmentHolder);
   const found = holders.find((h) => h.serverId === wanted) ?? holders.find((h) => h.id === wanted);
-  if (!found) throw new NotFoundError(`${argument}: volume ${volumeId} has no attachment ${wanted} (it may have been detached)`, { backend: ctx.backend });
+  if (!found) throw new NotFoundError('', { backend: ctx.backend }).naming((name) => `${name(argument.path)}: volume ${volumeId} has no attachment ${wanted} (it may have been detached)`);
   if (found.serverId !== null) throw new NovaAttachmentError(argument, found.serverId, THROUGH_NOVA[use]);
   return found.id;
 }
 
 export async function updateHostAttachment(ctx: OpenStackContext, ref: VolumeRef, attachmentId: string, connector: HostConnector, o: CallOptions): Promise<Attachment> {
-  const id = await hostAttachmentId(ctx, checkedUuid(ref.nativeId, 'input.attachmentId'), attachmentId, 'update', 'input.attachmentId', o);
+  const id = await hostAttachmentId(ctx, checkedUuid(ref.nativeId, inputField('attachmentId')), attachmentId, 'update', inputField('attachmentId'), o);
   await req.updateAttachment(ctx.client, id, connector, o);
   return readHostAttachment(ctx, ref.namespace, id, o);
 }
 
 export async function completeHostAttachment(ctx: OpenStackContext, ref: VolumeRef, attachmentId: string, o: CallOptions): Promise<void> {
-  const id = await hostAttachmentId(ctx, checkedUuid(ref.nativeId, 'input.attachmentId'), attachmentId, 'complete', 'input.attachmentId', o);
+  const id = await hostAttachmentId(ctx, checkedUuid(ref.nativeId, inputField('attachmentId')), attachmentId, 'complete', inputField('attachmentId'), o);
   await req.completeAttachment(ctx.client, id, o);
 }

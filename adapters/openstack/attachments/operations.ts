@@ -4,7 +4,7 @@
  * host through Cinder's attachments API (created with the connector and completed at once).
  */
 import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../../contract/backend';
-import { BadUserInputError } from '../../contract/errors';
+import { BadUserInputError, inputField } from '../../contract/errors';
 import type { Attachment, VolumeRef } from '../../contract/model';
 import * as cinder from '../cinder/requests';
 import { rules } from '../completion/rules';
@@ -15,9 +15,9 @@ import * as nova from '../nova/requests';
 import { toStartedAttachment } from '../nova/results';
 
 export async function attachVolume(ctx: OpenStackContext, ref: VolumeRef, t: AttachTarget, o: CallOptions): Promise<Accepted<Attachment | null>> {
-  const volumeId = checkedUuid(ref.nativeId, 'input.volumeId');
+  const volumeId = checkedUuid(ref.nativeId, inputField('volumeId'));
   if (t.kind === 'server') {
-    const target = { ...t, serverId: checkedUuid(t.serverId, 'input.serverId') };
+    const target = { ...t, serverId: checkedUuid(t.serverId, inputField('serverId')) };
     const { data, requestId } = await nova.attachServerVolume(ctx.client, volumeId, target, o);
     // ≤ 2.100 Nova answers with the attachment it started; ≥ 2.101 with nothing.
     const started = data?.volumeAttachment ? toStartedAttachment(ctx.backend, ref.namespace, data.volumeAttachment) : null;
@@ -31,17 +31,17 @@ export async function attachVolume(ctx: OpenStackContext, ref: VolumeRef, t: Att
 }
 
 export async function detachVolume(ctx: OpenStackContext, ref: VolumeRef, t: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
-  const volumeId = checkedUuid(ref.nativeId, 'input.volumeId');
+  const volumeId = checkedUuid(ref.nativeId, inputField('volumeId'));
   switch (t.kind) {
     case 'node':
-      throw new BadUserInputError('a node is a Nomad consumer; detach from a server or a host attachment', 'input.nodeId');
+      throw BadUserInputError.atField('nodeId', () => 'a node is a Nomad consumer; detach from a server or a host attachment');
     case 'server': {
-      const serverId = checkedUuid(t.serverId, 'input.serverId');
+      const serverId = checkedUuid(t.serverId, inputField('serverId'));
       const { requestId } = await nova.detachServerVolume(ctx.client, serverId, volumeId, o);
       return { result: undefined, pending: pending(ctx, rules.serverDetach(volumeId, serverId, requestId)) };
     }
     case 'hostAttachment': {
-      const attachmentId = await hostAttachmentId(ctx, volumeId, t.attachmentId, 'detach', 'input.hostAttachmentId', o);
+      const attachmentId = await hostAttachmentId(ctx, volumeId, t.attachmentId, 'detach', inputField('hostAttachmentId'), o);
       await cinder.deleteAttachment(ctx.client, attachmentId, o);
       return { result: undefined, pending: pending(ctx, rules.hostDetach(volumeId, attachmentId)) };
     }

@@ -6,7 +6,7 @@
 import type { Accepted, CallOptions } from '../../contract/backend';
 import type { VolumeReader } from '../../contract/capabilities';
 import { mapWithConcurrency } from '../../http/concurrency';
-import { BadUserInputError } from '../../contract/errors';
+import { BadUserInputError, inputField } from '../../contract/errors';
 import type { Attachment, Volume } from '../../contract/model';
 import { getVolumes, SHOW_CONCURRENCY } from '../volumes/batch';
 import { rules } from '../completion/rules';
@@ -50,11 +50,11 @@ export async function updateServerAttachment(
   change: { newVolumeId?: string; deleteOnTermination?: boolean },
   o: CallOptions,
 ): Promise<Accepted<void>> {
-  const sid = checkedUuid(serverId, 'input.serverId');
-  const vid = checkedUuid(volumeId, 'input.volumeId');
-  const newVolumeId = change.newVolumeId === undefined ? undefined : checkedUuid(change.newVolumeId, 'input.newVolumeId');
+  const sid = checkedUuid(serverId, inputField('serverId'));
+  const vid = checkedUuid(volumeId, inputField('volumeId'));
+  const newVolumeId = change.newVolumeId === undefined ? undefined : checkedUuid(change.newVolumeId, inputField('newVolumeId'));
   const swap = newVolumeId !== undefined && newVolumeId !== vid;
-  if (!swap && change.deleteOnTermination === undefined) throw new BadUserInputError('nothing to change: give newVolumeId (swap) or deleteOnTermination', 'input');
+  if (!swap && change.deleteOnTermination === undefined) throw BadUserInputError.atField('', () => 'nothing to change: give newVolumeId (swap) or deleteOnTermination');
   const { requestId } = await nova.updateServerVolumeAttachment(ctx.client, sid, vid, { newVolumeId: swap ? newVolumeId : undefined, deleteOnTermination: change.deleteOnTermination }, o);
   // Only a swap runs on: deleteOnTermination is set when Nova answers.
   return { result: undefined, pending: swap ? pending(ctx, rules.serverAttachmentUpdate(sid, vid, newVolumeId, requestId)) : null };

@@ -5,7 +5,7 @@
  * wire key, microversion and completion rule.
  */
 import type { CinderAction, CinderVolumeAttachStatus, CinderVolumeMigrationStatus } from '../actions/types';
-import { BadUserInputError } from '../../contract/errors';
+import { BadUserInputError, inputField } from '../../contract/errors';
 import { checkedUuid } from '../ids';
 import { stringMap } from '../../contract/key-values';
 import { connectorBody } from './requests';
@@ -20,37 +20,37 @@ export const ATTACH_STATUS_WORDS: Readonly<Record<CinderVolumeAttachStatus, stri
 export function resetStatusBody(a: ActionOf<'resetStatus'>): Record<string, string> {
   const body: Record<string, string> = {};
   if (a.status !== undefined) {
-    if (a.status === 'OTHER') throw new BadUserInputError('OTHER names no Cinder status: give the status to set', 'input.status');
+    if (a.status === 'OTHER') throw BadUserInputError.atField('status', () => 'OTHER names no Cinder status: give the status to set');
     body.status = CINDER_STATUS_WORDS[a.status];
   }
   if (a.attachStatus !== undefined) body.attach_status = ATTACH_STATUS_WORDS[a.attachStatus];
   if (a.migrationStatus !== undefined) body.migration_status = MIGRATION_STATUS_WORDS[a.migrationStatus satisfies CinderVolumeMigrationStatus];
-  if (Object.keys(body).length === 0) throw new BadUserInputError('nothing to reset: give status, attachStatus or migrationStatus', 'input');
+  if (Object.keys(body).length === 0) throw BadUserInputError.atField('', () => 'nothing to reset: give status, attachStatus or migrationStatus');
   return body;
 }
 
 export const completeExtendBody = (a: ActionOf<'completeExtend'>): unknown => ({ error: a.error });
 
-export const revertBody = (a: ActionOf<'revertToSnapshot'>): unknown => ({ snapshot_id: checkedUuid(a.snapshotId, 'input.snapshotId') });
+export const revertBody = (a: ActionOf<'revertToSnapshot'>): unknown => ({ snapshot_id: checkedUuid(a.snapshotId, inputField('snapshotId')) });
 
 export const setImageMetadataBody = (a: ActionOf<'setImageMetadata'>): unknown => ({ metadata: stringMap(a.metadata) });
 
 export const unsetImageMetadataBody = (a: ActionOf<'unsetImageMetadata'>): unknown => ({ key: a.key });
 
 export function legacyAttachBody(a: ActionOf<'legacyAttach'>): unknown {
-  if (Boolean(a.serverId) === Boolean(a.hostName)) throw new BadUserInputError('a legacy attach needs exactly one of serverId and hostName', 'input');
-  const to = a.serverId ? { instance_uuid: checkedUuid(a.serverId, 'input.serverId') } : { host_name: a.hostName };
+  if (Boolean(a.serverId) === Boolean(a.hostName)) throw BadUserInputError.atField('', () => 'a legacy attach needs exactly one of serverId and hostName');
+  const to = a.serverId ? { instance_uuid: checkedUuid(a.serverId, inputField('serverId')) } : { host_name: a.hostName };
   return { ...to, mountpoint: a.mountpoint, mode: a.readOnly ? 'ro' : 'rw' };
 }
 
-export const legacyDetachBody = (a: ActionOf<'legacyDetach'>): unknown => ({ attachment_id: a.attachmentId ? checkedUuid(a.attachmentId, 'input.attachmentId') : null });
+export const legacyDetachBody = (a: ActionOf<'legacyDetach'>): unknown => ({ attachment_id: a.attachmentId ? checkedUuid(a.attachmentId, inputField('attachmentId')) : null });
 
 /** For actions whose body is an empty object. */
 export const emptyBody = (): unknown => ({});
 
 export function forceDetachBody(a: ActionOf<'forceDetach'>): unknown {
   const body: Record<string, unknown> = {};
-  if (a.attachmentId) body.attachment_id = checkedUuid(a.attachmentId, 'input.attachmentId');
+  if (a.attachmentId) body.attachment_id = checkedUuid(a.attachmentId, inputField('attachmentId'));
   if (a.connector) body.connector = connectorBody(a.connector);
   return body;
 }
@@ -58,7 +58,7 @@ export function forceDetachBody(a: ActionOf<'forceDetach'>): unknown {
 export const retypeBody = (a: ActionOf<'retype'>): unknown => ({ new_type: a.newType, migration_policy: a.onDemandMigration ? 'on-demand' : 'never' });
 
 export function migrateBody(a: ActionOf<'migrate'>): unknown {
-  if (!a.host && !a.cluster) throw new BadUserInputError('migrating needs input.host or input.cluster', 'input.host');
+  if (!a.host && !a.cluster) throw BadUserInputError.atField('host', (name) => `migrating needs ${name('host')} or ${name('cluster')}`);
   const body: Record<string, unknown> = {};
   if (a.host) body.host = a.host;
   if (a.cluster) body.cluster = a.cluster;
@@ -67,7 +67,7 @@ export function migrateBody(a: ActionOf<'migrate'>): unknown {
   return body;
 }
 
-export const completeMigrationBody = (a: ActionOf<'completeMigration'>): unknown => ({ new_volume: checkedUuid(a.newVolumeId, 'input.newVolumeId'), error: a.error });
+export const completeMigrationBody = (a: ActionOf<'completeMigration'>): unknown => ({ new_volume: checkedUuid(a.newVolumeId, inputField('newVolumeId')), error: a.error });
 
 export const setBootableBody = (a: ActionOf<'setBootable'>): unknown => ({ bootable: a.bootable });
 
@@ -87,4 +87,4 @@ export const initializeConnectionBody = (a: ActionOf<'initializeConnection'>): u
 
 export const setReadonlyBody = (a: ActionOf<'setReadonly'>): unknown => ({ readonly: a.readonly });
 
-export const reimageBody = (a: ActionOf<'reimage'>): unknown => ({ image_id: checkedUuid(a.imageId, 'input.imageId'), reimage_reserved: a.reimageReserved });
+export const reimageBody = (a: ActionOf<'reimage'>): unknown => ({ image_id: checkedUuid(a.imageId, inputField('imageId')), reimage_reserved: a.reimageReserved });

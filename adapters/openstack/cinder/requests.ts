@@ -83,7 +83,7 @@ export function updateVolumeBody(patch: VolumePatch): Record<string, unknown> {
   if (patch.name !== undefined) body.name = patch.name;
   if (patch.description !== undefined) body.description = patch.description;
   if (patch.metadata !== undefined) body.metadata = stringMap(patch.metadata);
-  if (Object.keys(body).length === 0) throw new BadUserInputError('nothing to change: give name, description or metadata', 'input');
+  if (Object.keys(body).length === 0) throw BadUserInputError.atField('', () => 'nothing to change: give name, description or metadata');
   return { volume: body };
 }
 

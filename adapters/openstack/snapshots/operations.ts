@@ -1,21 +1,17 @@
 /** Cinder snapshots of the caller's project: list, read, create and delete. */
-import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/backend';
-import { BadUserInputError } from '../../contract/errors';
-import type { KeyValue, Snapshot } from '../../contract/model';
+import type { Accepted, CallOptions, DeleteSnapshotOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/backend';
+import { inputField } from '../../contract/errors';
+import type { Snapshot } from '../../contract/model';
 import * as req from '../cinder/requests';
 import { nextMarker, toSnapshot, type CinderSnapshot } from '../cinder/results';
 import { rules } from '../completion/rules';
 import { orNull, pending, type OpenStackContext } from '../context';
 import { checkedUuid, UUID } from '../ids';
 import { MAX_LIMIT, marker } from '../paging';
-
-const noSecrets = (secrets: readonly KeyValue[] | undefined, argument: string): void => {
-  if (secrets?.length) throw new BadUserInputError('secrets are a Nomad option', argument);
-};
+import { checkDeleteInput, checkListInput, snapshotForce } from './input';
 
 export async function listSnapshots(ctx: OpenStackContext, q: SnapshotListQuery, o: CallOptions): Promise<OpaquePage<Snapshot>> {
-  noSecrets(q.secrets, 'secrets');
-  if (q.pluginId !== undefined) throw new BadUserInputError('a plugin is a Nomad notion; OpenStack snapshots list by project', 'pluginId');
+  checkListInput(q);
   const { projectId } = await ctx.client.session(o);
   // Another project's volume has no snapshots this token can see.
   if (q.volume && q.volume.namespace !== projectId) return { items: [], next: null };
@@ -38,18 +34,17 @@ export async function getSnapshot(ctx: OpenStackContext, ref: SnapshotRef, o: Ca
 }
 
 export async function createSnapshot(ctx: OpenStackContext, spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
-  noSecrets(spec.secrets, 'input.secrets');
-  if (spec.pluginId !== undefined || spec.parameters?.length) throw new BadUserInputError('plugin and parameters are Nomad options', 'input');
+  const force = snapshotForce(spec);
   const { projectId } = await ctx.client.session(o);
-  const input: req.CreateSnapshotInput = { volumeId: checkedUuid(spec.volume.nativeId, 'input.volumeId'), name: spec.name, description: spec.description, force: spec.force };
+  const input: req.CreateSnapshotInput = { volumeId: checkedUuid(spec.volume.nativeId, inputField('volumeId')), name: spec.name, description: spec.description, force };
   const { data, requestId } = await req.createSnapshot(ctx.client, input, o);
   const snap = toSnapshot(ctx.backend, projectId, data!.snapshot);
   return { result: snap, pending: pending(ctx, rules.snapshotCreate(snap.nativeId, requestId)) };
 }
 
-export async function deleteSnapshot(ctx: OpenStackContext, ref: SnapshotRef, secrets: KeyValue[], o: CallOptions): Promise<Accepted<void>> {
-  noSecrets(secrets, 'input.secrets');
-  const id = checkedUuid(ref.nativeId, 'input.id');
+export async function deleteSnapshot(ctx: OpenStackContext, ref: SnapshotRef, opts: DeleteSnapshotOptions, o: CallOptions): Promise<Accepted<void>> {
+  checkDeleteInput(opts);
+  const id = checkedUuid(ref.nativeId, inputField('id'));
   const { requestId } = await req.deleteSnapshot(ctx.client, id, o);
   return { result: undefined, pending: pending(ctx, rules.snapshotDelete(id, requestId)) };
 }

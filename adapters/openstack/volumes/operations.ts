@@ -4,7 +4,7 @@
  */
 import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/backend';
 import type { VolumePatch } from '../../contract/capabilities';
-import { BadUserInputError, NotFoundError } from '../../contract/errors';
+import { BadUserInputError, inputField, NotFoundError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
 import * as req from '../cinder/requests';
 import { GIB, nextMarker, toVolume, toVolumeFacts, type CinderVolume } from '../cinder/results';
@@ -12,11 +12,12 @@ import { rules } from '../completion/rules';
 import { orNull, pending, type OpenStackContext } from '../context';
 import { checkedUuid, UUID } from '../ids';
 import { MAX_LIMIT, marker, positioned } from '../paging';
+import { cinderPart, CREATE_PART, deleteOptions, listsByPlugin } from './input';
 
 export async function listVolumes(ctx: OpenStackContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
   const session = await ctx.client.session(o);
   // A token sees its own project; node and plugin are Nomad notions with no Cinder match.
-  if ((q.namespace !== '*' && q.namespace !== session.projectId) || q.node || q.plugin) return { items: [], next: null };
+  if ((q.namespace !== '*' && q.namespace !== session.projectId) || q.node || listsByPlugin(q)) return { items: [], next: null };
   const from = marker(q.token);
   const { data } = await req.listVolumesDetail(ctx.client, { limit: Math.min(q.limit, MAX_LIMIT), marker: from, filters: req.volumeFilters({ name: q.name }) }, o);
   const list = data?.volumes ?? [];
@@ -42,27 +43,26 @@ function sizeGiB(min: number | undefined, max: number | undefined): number | und
   if (min === undefined && max === undefined) return undefined;
   const gib = min !== undefined ? Math.max(1, Math.ceil(min / GIB)) : Math.floor(max! / GIB);
   if (gib < 1 || (max !== undefined && gib * GIB > max)) {
-    throw new BadUserInputError('Cinder sizes are whole GiB (at least 1): no whole GiB lies between input.sizeBytes and input.maxSizeBytes', 'input.maxSizeBytes');
+    throw BadUserInputError.atField('maxSizeBytes', (name) => `Cinder sizes are whole GiB (at least 1): no whole GiB lies between ${name('sizeBytes')} and ${name('maxSizeBytes')}`);
   }
   return gib;
 }
 
 export async function createVolume(ctx: OpenStackContext, spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
+  const c = cinderPart(spec.own, ctx.backend);
   const session = await ctx.client.session(o);
   if (spec.namespace !== 'default' && spec.namespace !== session.projectId) {
-    throw new BadUserInputError(`volumes are created in the caller's project (${session.projectId}); input.namespace names another`, 'input.namespace');
+    throw BadUserInputError.atField('namespace', (name) => `volumes are created in the caller's project (${session.projectId}); ${name('namespace')} names another`);
   }
-  if (spec.nomad) throw new BadUserInputError('input.nomad holds Nomad options; this backend is OpenStack', 'input.nomad');
-  // Unreachable through GraphQL (a native id comes only with input.nomad), kept for other callers of the contract.
-  if (spec.nativeId !== undefined) throw new BadUserInputError('Cinder chooses volume ids: give no native id', 'input');
-  const c = spec.cinder ?? {};
+  // Unreachable through GraphQL (a native id comes only in another kind's part), kept for other callers of the contract.
+  if (spec.nativeId !== undefined) throw BadUserInputError.atField('', () => 'Cinder chooses volume ids: give no native id');
   const input: req.CreateVolumeInput = { name: spec.name, sizeGiB: sizeGiB(spec.capacityMinBytes, spec.capacityMaxBytes), description: spec.description, metadata: spec.metadata };
   if (c.volumeType !== undefined) input.volumeType = c.volumeType;
   if (c.availabilityZone !== undefined) input.availabilityZone = c.availabilityZone;
-  if (c.snapshotId !== undefined) input.snapshotId = checkedUuid(c.snapshotId, 'input.cinder.snapshotId');
-  if (c.sourceVolumeId !== undefined) input.sourceVolumeId = checkedUuid(c.sourceVolumeId, 'input.cinder.sourceVolumeId');
+  if (c.snapshotId !== undefined) input.snapshotId = c.snapshotId;
+  if (c.sourceVolumeId !== undefined) input.sourceVolumeId = c.sourceVolumeId;
   if (input.sizeGiB === undefined && !input.snapshotId && !input.sourceVolumeId) {
-    throw new BadUserInputError('creating an OpenStack volume needs input.sizeBytes or input.sizeGiB (or input.cinder.snapshotId or sourceVolumeId)', 'input.sizeBytes');
+    throw BadUserInputError.atField('sizeBytes', (name) => `creating an OpenStack volume needs ${name('sizeBytes')} or ${name('sizeGiB')} (or ${name(`${CREATE_PART}.snapshotId`)} or sourceVolumeId)`);
   }
   const { data, requestId } = await req.createVolume(ctx.client, input, o);
   const id = data?.volume.id;
@@ -71,29 +71,29 @@ export async function createVolume(ctx: OpenStackContext, spec: VolumeSpec, o: C
 }
 
 export async function updateVolume(ctx: OpenStackContext, ref: VolumeRef, patch: VolumePatch, o: CallOptions): Promise<Volume> {
-  const { data } = await req.updateVolume(ctx.client, checkedUuid(ref.nativeId, 'input.id'), patch, o);
+  const { data } = await req.updateVolume(ctx.client, checkedUuid(ref.nativeId, inputField('id')), patch, o);
   // PUT answers carry no os-vol-* keys: read back for the full view.
   return (await getVolume(ctx, ref, o)) ?? toVolume(ctx.backend, ref.namespace, data!.volume);
 }
 
 export async function deleteVolume(ctx: OpenStackContext, ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
-  if (opts.secrets.length > 0) throw new BadUserInputError('secrets are a Nomad option; OpenStack deletes need none', 'input.secrets');
-  const id = checkedUuid(ref.nativeId, 'input.id');
-  const { requestId } = await req.deleteVolume(ctx.client, id, { cascade: opts.cascade, force: opts.force }, o);
+  const options = deleteOptions(opts);
+  const id = checkedUuid(ref.nativeId, inputField('id'));
+  const { requestId } = await req.deleteVolume(ctx.client, id, options, o);
   return { result: undefined, pending: pending(ctx, rules.volumeGone(id, requestId)) };
 }
 
 export async function extendVolume(ctx: OpenStackContext, ref: VolumeRef, newSizeBytes: number, o: CallOptions): Promise<Accepted<void>> {
   if (!Number.isSafeInteger(newSizeBytes) || newSizeBytes % GIB !== 0) {
-    throw new BadUserInputError('Cinder sizes are whole GiB: newSizeBytes must be a multiple of 1073741824', 'input.newSizeBytes');
+    throw BadUserInputError.atField('newSizeBytes', () => 'Cinder sizes are whole GiB: newSizeBytes must be a multiple of 1073741824');
   }
   const newSize = newSizeBytes / GIB;
-  const id = checkedUuid(ref.nativeId, 'input.id');
+  const id = checkedUuid(ref.nativeId, inputField('id'));
   const wire = await showVolume(ctx, id, o);
   if (!wire) throw new NotFoundError(`volume ${id} not found on backend "${ctx.backend}"`, { backend: ctx.backend, httpStatus: 404 });
   const current = toVolumeFacts(wire);
   if (newSize <= current.sizeGiB) {
-    throw new BadUserInputError(`the new size (${newSize} GiB) must be larger than the current size (${current.sizeGiB} GiB): Cinder only grows volumes`, 'input.newSizeBytes');
+    throw BadUserInputError.atField('newSizeBytes', () => `the new size (${newSize} GiB) must be larger than the current size (${current.sizeGiB} GiB): Cinder only grows volumes`);
   }
   const { requestId } = await req.extendVolume(ctx.client, id, newSize, current.status === 'IN_USE', o);
   return { result: undefined, pending: pending(ctx, rules.volumeExtend(id, newSize, requestId)) };
