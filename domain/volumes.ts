@@ -42,6 +42,8 @@ interface RememberedCreate {
 
 export async function createVolume(ctx: GatewayContext, input: CreateVolume): Promise<VolumeChange> {
   const backend = ctx.registry.forId(input.backend);
+  // Bad input is refused before a key is claimed: it holds no key and needs no key store.
+  backend.createInput?.check?.(input.spec, backend.id);
   const created = await oncePerKey<RememberedCreate>(ctx, backend.id, input.idempotency, async () => {
     const accepted = await backend.createVolume(input.spec, ctx.call(backend.id));
     const operation = await track(ctx, 'CREATE_VOLUME', target(accepted.result), accepted);

@@ -170,6 +170,13 @@ export interface OwnCreateInput {
    * the part's argument path (e.g. `input.nomad`). @default the part is optional
    */
   readonly required?: (part: string) => string;
+  /**
+   * Checks the part (and the rest of the spec the kind reads) before anything is done: the domain
+   * calls it before it claims an idempotency key, so bad input is refused as such even when the
+   * key store is down, and holds no key. Throws the errors the create would, fields relative to
+   * the create input. @default no check before the call
+   */
+  readonly check?: (spec: VolumeSpec, backend: string) => void;
 }
 
 /** A backend-neutral volume specification for create (and Nomad's register). */

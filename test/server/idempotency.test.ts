@@ -284,6 +284,12 @@ describe('idempotency keys in Redis shared by two gateways', () => {
     expect(unkeyed.body.errors).toBeUndefined();
     expect(posts()).toBe(1);
   });
+  it('should refuse a keyed create with a bad kind part as BAD_USER_INPUT before claiming the key, even while Redis is down', async () => {
+    await redis.kill();
+    const bad = await a.gql(CREATE, { i: { backend: 'os', name: 'bad-part', sizeGiB: 1, idempotencyKey: 'rep-4', cinder: { snapshotId: 'not-a-global-id' } } }, auth);
+    expect(failure(bad)).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.cinder.snapshotId' });
+    expect(posts()).toBe(0);
+  });
 });
 
 describe('RedisIdempotencyStore', () => {

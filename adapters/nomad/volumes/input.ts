@@ -17,7 +17,12 @@ import { checkCsiSecrets } from '../wire/csi-secrets';
 export const CREATE_PART = 'nomad';
 
 /** Nomad's part of a create: required (Nomad needs the caller's id, a plugin and capabilities). */
-export const CREATE_INPUT: OwnCreateInput = { field: CREATE_PART, owner: 'Nomad', required: (part) => `a Nomad volume needs ${part} (its id, plugin and capabilities)` };
+export const CREATE_INPUT: OwnCreateInput = {
+  field: CREATE_PART,
+  owner: 'Nomad',
+  required: (part) => `a Nomad volume needs ${part} (its id, plugin and capabilities)`,
+  check: (spec) => void nomadVolume(spec, 'create'),
+};
 
 /** Nomad's part as the caller gives it: `NomadVolumeSpecInput`, or `RegisterNomadVolumeInput`'s own fields. */
 export interface NomadVolumeInput {

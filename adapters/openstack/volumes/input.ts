@@ -15,7 +15,7 @@ import { checkedUuid } from '../ids';
 export const CREATE_PART = 'cinder';
 
 /** OpenStack's part of a create: optional (a plain create needs only a size). */
-export const CREATE_INPUT: OwnCreateInput = { field: CREATE_PART, owner: 'OpenStack' };
+export const CREATE_INPUT: OwnCreateInput = { field: CREATE_PART, owner: 'OpenStack', check: (spec, backend) => void cinderPart(spec.own, backend) };
 
 /** OpenStack's part of a create as the caller gives it (`CinderVolumeSpecInput`). */
 interface CinderPartInput {
