@@ -14,7 +14,7 @@ import type { LiveHub } from '../subscriptions/live';
 import { createApolloServer } from './apollo';
 import type { GatewayConfig } from './config';
 import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
-import { CallerLimiter } from './http/caller-limiter';
+import { CallerLimiter } from '../domain/caller-limiter';
 import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
 import { createCorsPolicy } from './http/cors';
 import type { EdgeError } from './http/errors';
@@ -33,7 +33,7 @@ import { GatewayMetrics } from './metrics';
 import { createOperationTracker } from './operation-tracking';
 import { ReadinessState, type ReadinessConfig } from './readiness';
 import { connectRedis, type GatewayRedis } from './redis';
-import type { BackendRegistry } from './registry';
+import type { BackendRegistry } from '../domain/registry';
 import { buildGatewaySchema } from './schema';
 import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
 
