@@ -17,7 +17,7 @@ import { NomadBackend } from '../adapters/nomad/backend';
 import type { CallRecord, TransportOptions } from '../adapters/http/transport';
 import { startGateway } from '../server/app';
 import { createLogger } from '../server/logger';
-import { BackendRegistry } from '../server/registry';
+import { BackendRegistry } from '../domain/registry';
 import { NomadSimulator } from '../simulators/nomad';
 
 const QUERIES = Number(process.env.ABANDON_QUERIES ?? 30);

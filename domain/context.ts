@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { CallerCredential, CallOptions } from '../adapters/contract/backend';
 import type { GatewayError } from '../adapters/contract/errors';
 import type { OperationTracker } from '../subscriptions/operations';
-import type { IdempotencyStore } from '../server/idempotency';
-import type { BackendRegistry } from '../server/registry';
+import type { IdempotencyStore } from './idempotency';
+import type { BackendRegistry } from './registry';
 import { CredentialProof } from './credential-proof';
 import type { ExecutionLimits, LimitedContext } from './execution-limits';
 import type { LiveMutations } from './live-mutations';
@@ -38,6 +38,9 @@ export interface GatewayContext extends LimitedContext {
   credentialProof: CredentialProof;
 }
 
+/** Most backend reads one loader batch runs at once unless the services say (the `maxConcurrentReads` setting's default). */
+export const DEFAULT_MAX_CONCURRENT_READS = 16;
+
 /** Process-wide parts, the same for every execution. */
 export interface GatewayServices {
   registry: BackendRegistry;
@@ -45,7 +48,7 @@ export interface GatewayServices {
   idempotency: IdempotencyStore;
   /** The live hub's `mutations`, once it runs. @default none */
   live?: LiveMutations;
-  /** Most backend reads one loader batch runs at once. @default 16 */
+  /** Most backend reads one loader batch runs at once. @default {@link DEFAULT_MAX_CONCURRENT_READS} (16) */
   maxConcurrentReads?: number;
   /**
    * The watcher directory (watchers.ts): its views serve full reads after the caller's own read
@@ -91,7 +94,7 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     registry: services.registry,
     call,
     get loaders(): Loaders {
-      return (loaders ??= createLoaders(services.registry, call, services.maxConcurrentReads ?? 16, services.watchers));
+      return (loaders ??= createLoaders(services.registry, call, services.maxConcurrentReads ?? DEFAULT_MAX_CONCURRENT_READS, services.watchers));
     },
     operations: services.operations,
     idempotency: services.idempotency,

@@ -1,8 +1,8 @@
 /**
  * Idempotency keys for creating use cases: a create retried with the same key by the same caller
  * returns the first result instead of creating again. Writes are never retried blindly by the
- * gateway, so this is how clients retry safely (docs/schema.md). The stores (memory, Redis) are
- * the server's (server/idempotency/); the rule is here.
+ * gateway, so this is how clients retry safely (docs/schema.md). The rule and the store's
+ * interface are here; the stores (memory, Redis) are the server's (server/idempotency/).
  */
 import { createHash } from 'node:crypto';
 import { ConflictError, IdempotencyKeyReusedError } from '../adapters/contract/errors';
@@ -20,8 +20,28 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  */
 export const IDEMPOTENCY_CLAIM_TTL_MS = 60 * 60 * 1000;
 
-/** Where remembered results are kept (the execution context's store). */
-type IdempotencyStore = GatewayContext['idempotency'];
+/** One remembered request. */
+export interface IdempotencyEntry {
+  /** Hash of the input the key was first used with. */
+  fingerprint: string;
+  /** `pending` while the first request runs. */
+  state: 'pending' | 'done';
+  /** The first request's result (JSON), once done. */
+  result?: unknown;
+}
+
+/** Storage of idempotency entries: in memory or in Redis (server/idempotency/), chosen by the wiring. */
+export interface IdempotencyStore {
+  /**
+   * Claims `scopedKey` for a new request: returns null when it was free (the caller now owns it),
+   * else the entry already there.
+   */
+  claim(scopedKey: string, fingerprint: string, ttlMs: number): Promise<IdempotencyEntry | null>;
+  /** Records the owner's result. Never rejects: the create it follows has happened. */
+  complete(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): Promise<void>;
+  /** Frees a key whose request failed, so a retry runs again. Never rejects: the request's own error is what the caller needs. */
+  release(scopedKey: string): Promise<void>;
+}
 
 /** Who is asking and for what: a key is scoped to all of these. */
 export interface IdempotencyScope {

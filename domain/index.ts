@@ -22,13 +22,14 @@
  * - operations: {@link loadOperation} (what the caller may see), {@link operationsOf},
  *   {@link operationTarget}; the steps {@link track}, {@link readBack}, {@link target} — operations.ts
  *
- * Rules (test/architecture.test.ts): nothing here imports `resolvers/`, nor `server/` but the
- * execution context's type; no backend kind, credential header or backend `__typename` is named.
+ * Rules (test/architecture.test.ts): nothing here imports `resolvers/` or `server/` (the registry of
+ * configured backends and the idempotency store's interface are the domain's: registry.ts,
+ * idempotency.ts); no backend kind, credential header or backend `__typename` is named.
  */
 export { attachVolume, detachVolume, updateServerAttachment, type AttachVolume, type DetachVolume, type UpdateServerAttachment, type VolumeAttach } from './attachments';
 export { completeHostAttachment, reserveHostAttachment, updateHostAttachment, type HostAttachmentRef, type ReserveHostAttachment, type UpdateHostAttachment } from './host-attachments';
 export { attachmentId, operationId, snapshotId, volumeId } from './ids';
-export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, oncePerKey, type IdempotencyInput, type IdempotencyScope } from './idempotency';
+export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, oncePerKey, type IdempotencyEntry, type IdempotencyInput, type IdempotencyScope, type IdempotencyStore } from './idempotency';
 export type { CheckedFor } from './input';
 export { done, loadOperation, operationsOf, operationTarget, readBack, target, track, type OperationTarget } from './operations';
 export { attachmentOf, completeVolume, getVolume, listVolumes, requireVolume, type ListVolumes } from './reads';

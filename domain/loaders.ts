@@ -8,7 +8,7 @@ import DataLoader from 'dataloader';
 import type { CallOptions, SnapshotRef } from '../adapters/contract/backend';
 import { asError, mapSettled } from '../adapters/http/concurrency';
 import type { Attachment, BackendHealth, ComputeServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
-import type { BackendRegistry } from '../server/registry';
+import type { BackendRegistry } from './registry';
 import type { ReadViews } from './watchers';
 
 /** A plugin of one backend. */

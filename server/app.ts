@@ -8,13 +8,15 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayContext, GatewayServices } from '../domain/context';
+import { CallerLimiter } from '../domain/caller-limiter';
+import type { BackendRegistry } from '../domain/registry';
 import { WatcherDirectory } from '../domain/watchers';
 import type { OperationTracker, OperationTrackerOptions } from '../subscriptions/operations';
 import type { LiveHub } from '../subscriptions/live';
 import { createApolloServer } from './apollo';
 import type { GatewayConfig } from './config';
+import { SERVER_SETTINGS } from './config-definition';
 import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
-import { CallerLimiter } from './http/caller-limiter';
 import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
 import { createCorsPolicy } from './http/cors';
 import type { EdgeError } from './http/errors';
@@ -33,7 +35,6 @@ import { GatewayMetrics } from './metrics';
 import { createOperationTracker } from './operation-tracking';
 import { ReadinessState, type ReadinessConfig } from './readiness';
 import { connectRedis, type GatewayRedis } from './redis';
-import type { BackendRegistry } from './registry';
 import { buildGatewaySchema } from './schema';
 import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
 
@@ -174,7 +175,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   hub?.start();
   if (o.readinessProbe !== false) readinessState.start();
   const shownHost = o.config.host === '0.0.0.0' || o.config.host === '::' ? 'localhost' : o.config.host;
-  const graceMs = o.config.shutdownGraceMs ?? 10_000;
+  const graceMs = o.config.shutdownGraceMs ?? SERVER_SETTINGS.shutdownGraceMs.default;
 
   return {
     url: `http://${shownHost}:${port}/graphql`,

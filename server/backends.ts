@@ -3,7 +3,7 @@ import { BREAKER_DEFAULTS, BreakerBoard, type BreakerOptions } from '../adapters
 import { moduleForKind } from '../adapters/modules';
 import type { CallRecord } from '../adapters/http/transport';
 import type { BackendEntry } from './config';
-import { BackendRegistry } from './registry';
+import { BackendRegistry } from '../domain/registry';
 
 /** How backends are guarded (docs/configuration.md "Circuit breakers"). */
 export interface ResilienceOptions {

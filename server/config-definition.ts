@@ -9,6 +9,7 @@
  * Adding a setting: declare it in its section (or a new section here); read it with `readGroup`.
  */
 import { COMMON_BACKEND_SETTINGS, type BackendModule, type CommonBackendSettings } from '../adapters/contract/module';
+import { DEFAULT_MAX_CONCURRENT_READS } from '../domain/context';
 import { integer, oneOf, setting, text, type SettingsGroup } from './config-values';
 import { DEMO_SETTINGS } from './demo-settings';
 import { HTTP_SETTINGS } from './http/config';
@@ -32,7 +33,7 @@ export const SERVER_SETTINGS = {
     doc: 'Listen address. The demo hands out its management tokens on the GraphiQL page, so it stays on loopback unless HOST is set.',
   }),
   logLevel: setting<LogLevel>({ env: 'LOG_LEVEL', rule: oneOf(LOG_LEVELS), default: 'info', doc: 'pino log level; debug logs one line per backend call.' }),
-  maxConcurrentReads: setting({ env: 'MAX_CONCURRENT_READS', rule: integer(1, 256), default: 16, doc: "Most backend reads one request's loaders run at once." }),
+  maxConcurrentReads: setting({ env: 'MAX_CONCURRENT_READS', rule: integer(1, 256), default: DEFAULT_MAX_CONCURRENT_READS, doc: "Most backend reads one request's loaders run at once." }),
   maxBodyBytes: setting({ env: 'MAX_BODY_BYTES', rule: integer(1024, 64 * 1_048_576), default: 1_048_576, doc: 'Largest accepted request body in bytes (413 above).' }),
   shutdownGraceMs: setting({ env: 'SHUTDOWN_GRACE_MS', rule: integer(0, 600_000), default: 10_000, doc: 'On SIGTERM, how long in-flight requests may take before connections are cut, ms.' }),
   configFile: setting({ env: 'GATEWAY_CONFIG', file: false, rule: text(), doc: 'Path of the JSON config file (or `--config FILE`).' }),

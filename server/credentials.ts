@@ -10,7 +10,7 @@ import type { CallerCredential } from '../adapters/contract/backend';
 import { checkHeaderValue } from '../adapters/http/headers';
 import { perBackendHeader } from '../adapters/contract/module';
 import { BACKEND_MODULES, moduleForBackend } from '../adapters/modules';
-import type { BackendRegistry } from './registry';
+import type { BackendRegistry } from '../domain/registry';
 
 /** Every kind's credential header, lower case, in registry order (`x-<kind>-token`, …). */
 export const CREDENTIAL_HEADERS: readonly string[] = [...new Set(BACKEND_MODULES.map((m) => m.credential.header.toLowerCase()))];

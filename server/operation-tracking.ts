@@ -8,7 +8,7 @@ import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerO
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
 import type { GatewayRedis } from './redis';
-import type { BackendRegistry } from './registry';
+import type { BackendRegistry } from '../domain/registry';
 
 /** What {@link createOperationTracker} builds the tracker with. */
 export interface OperationTrackingOptions {

@@ -13,7 +13,7 @@ import type { BreakerStatus } from '../adapters/http/breaker';
 import type { BackendHealth, BackendKind } from '../adapters/contract/model';
 import type { WatcherStatus } from '../adapters/contract/watch';
 import type { RedisHealth } from './redis';
-import type { BackendRegistry } from './registry';
+import type { BackendRegistry } from '../domain/registry';
 
 /** Which backends readiness requires: none (default), at least one, or every one. */
 export type ReadinessRequire = 'none' | 'any' | 'all';

@@ -1,6 +1,7 @@
 /** Layering rules from docs/architecture.md, checked on the source text. */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
+import { folderCycles, layerOf } from './support/folder-cycles';
 
 const root = resolve(__dirname, '..');
 
@@ -60,26 +61,27 @@ const backendFolderOf = (spec: string): string | null => {
 };
 
 /**
- * What `subscriptions/` may import from `server/`, and how. The execution context, its limits and
- * the watcher directory are the domain's (`domain/`); what else the live path needs from the server
- * (an operation's visibility) is injected by the wiring, so no import runs back into the wiring or
- * the resolvers. The use cases (`domain/`) it may import, as the resolvers do.
+ * What `domain/` may import from `subscriptions/`, and how: the operation tracker (the domain
+ * tracks what it accepted). Nothing from `server/`: the registry of configured backends, the
+ * idempotency store's interface and the caller limiter are the domain's (`domain/registry.ts`,
+ * `domain/idempotency.ts`, `domain/caller-limiter.ts`); the server builds them and hands them in.
  */
-const SUBSCRIPTIONS_MAY_IMPORT_FROM_SERVER: Readonly<Record<string, 'types' | 'values'>> = {
-  'server/registry': 'types', // BackendRegistry, handed in by the server
-  'server/http/caller-limiter': 'values', // the per-address token buckets the subscription budget shares with HTTP
-};
-
-/**
- * What `domain/` may import from the layers around it, and how. The execution context holds the
- * server's registry and idempotency store (types only: the server builds them) and the operation
- * tracker; the domain never reaches back into the resolvers or the server's wiring.
- */
-const DOMAIN_MAY_IMPORT: Readonly<Record<string, 'types' | 'values'>> = {
-  'server/registry': 'types', // BackendRegistry: the configured backends the context and loaders call
-  'server/idempotency': 'types', // IdempotencyStore: where creating mutations' keys are kept
+const DOMAIN_MAY_IMPORT_FROM_SUBSCRIPTIONS: Readonly<Record<string, 'types' | 'values'>> = {
   'subscriptions/operations': 'values', // the operation tracker and what it asks of the watcher directory
 };
+
+/** The folders below the wiring and what each imports (value or type): server/ may import them all, so it is left out. */
+function layerImports(): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const f of ['adapters', 'domain', 'resolvers', 'schema', 'subscriptions'].flatMap((d) => files(d))) {
+    for (const { spec } of importStatements(f)) {
+      if (!/^(adapters|domain|resolvers|schema|subscriptions|server)\//.test(spec)) continue;
+      const [from, to] = [layerOf(f), layerOf(existsSync(join(root, spec)) && statSync(join(root, spec)).isDirectory() ? `${spec}/index.ts` : `${spec}.ts`)];
+      if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  return edges;
+}
 
 describe('layering', () => {
   it('should keep wire shapes and HTTP out of resolvers and schema', () => {
@@ -101,28 +103,23 @@ describe('layering', () => {
     expect(offending).toEqual([]);
   });
 
-  it('should import nothing from resolvers/ or the server wiring into subscriptions/', () => {
+  it('should import nothing from resolvers/ or server/ into subscriptions/ (the wiring hands in what the live path needs)', () => {
     const offending = files('subscriptions').flatMap((f) =>
       importStatements(f)
-        .filter(({ spec, typeOnly }) => {
-          if (spec.startsWith('resolvers/')) return true;
-          if (!spec.startsWith('server/')) return false;
-          const allowed = SUBSCRIPTIONS_MAY_IMPORT_FROM_SERVER[spec];
-          return allowed === undefined || (allowed === 'types' && !typeOnly);
-        })
+        .filter(({ spec }) => spec.startsWith('resolvers/') || spec.startsWith('server/'))
         .map(({ spec, typeOnly }) => `${f} → ${spec}${typeOnly ? ' (types)' : ''}`),
     );
     expect(offending).toEqual([]);
   });
 
-  it('should import nothing into domain/ from resolvers/, and from server/ and subscriptions/ only what it may', () => {
+  it('should import nothing into domain/ from resolvers/ or server/, and from subscriptions/ only what it may', () => {
     expect(files('domain').length).toBeGreaterThan(5);
     const offending = files('domain').flatMap((f) =>
       importStatements(f)
         .filter(({ spec, typeOnly }) => {
-          if (spec.startsWith('resolvers/')) return true;
-          if (!spec.startsWith('server/') && !spec.startsWith('subscriptions/')) return false;
-          const allowed = DOMAIN_MAY_IMPORT[spec];
+          if (spec.startsWith('resolvers/') || spec.startsWith('server/')) return true;
+          if (!spec.startsWith('subscriptions/')) return false;
+          const allowed = DOMAIN_MAY_IMPORT_FROM_SUBSCRIPTIONS[spec];
           return allowed === undefined || (allowed === 'types' && !typeOnly);
         })
         .map(({ spec, typeOnly }) => `${f} → ${spec}${typeOnly ? ' (types)' : ''}`),
@@ -142,6 +139,23 @@ describe('layering', () => {
   it('should keep the operation tracker, which domain/ uses, free of domain/ (no cycle)', () => {
     const offending = files('subscriptions/operations').flatMap((f) => importStatements(f).filter(({ spec }) => spec.startsWith('domain/')).map(({ spec }) => `${f} → ${spec}`));
     expect(offending).toEqual([]);
+  });
+
+  it('should leave no import cycle between folders below the wiring (server/ may import them all)', () => {
+    const edges = layerImports();
+    expect([...edges.keys()]).toEqual(expect.arrayContaining(['domain', 'resolvers', 'subscriptions/live', 'subscriptions/operations']));
+    expect(folderCycles(edges)).toEqual([]);
+  });
+
+  it('should find a folder cycle, direct or round a loop (the rule can fail)', () => {
+    const sample = new Map([
+      ['domain', new Set(['adapters', 'subscriptions/operations'])],
+      ['subscriptions/operations', new Set(['subscriptions/events', 'domain'])],
+      ['subscriptions/live', new Set(['domain', 'server'])],
+      ['server', new Set(['subscriptions/live'])],
+      ['adapters', new Set<string>()],
+    ]);
+    expect(folderCycles(sample)).toEqual(['domain → subscriptions/operations → domain', 'server → subscriptions/live → server']);
   });
 
   it('should keep the contract and HTTP infrastructure free of backend folders', () => {

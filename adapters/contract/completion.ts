@@ -26,10 +26,16 @@ export type ChangeProgress =
   | { state: 'SUCCEEDED'; backendStatus?: string | null }
   | { state: 'FAILED'; reason: string; backendStatus?: string | null };
 
+/**
+ * Longest an accepted change may take before its operation is TIMED_OUT, unless the backend says:
+ * the tracker's default and a backend's `OPERATION_TIMEOUT_MS` default.
+ */
+export const DEFAULT_CHANGE_TIMEOUT_MS = 120_000;
+
 /** A change the backend accepted but finishes later. */
 export interface PendingChange {
   rule: CompletionRule;
-  /** Longest the change may take. @default the tracker's default (OPERATION_TIMEOUT_MS) */
+  /** Longest the change may take. @default the tracker's default ({@link DEFAULT_CHANGE_TIMEOUT_MS}, a backend's OPERATION_TIMEOUT_MS) */
   timeoutMs?: number;
 }
 

@@ -17,6 +17,9 @@ import { KNOWN_MAX, Microversion, rangeFromVersionDocument } from './microversio
 
 export type ApiService = 'volume' | 'compute';
 
+/** Where in the catalog the client looks unless told; the backend's `region` and `interface` settings take their defaults from here. */
+export const CATALOG_DEFAULTS = Object.freeze({ region: 'RegionOne', interface: 'public' } as const);
+
 export interface OpenStackClientOptions {
   backend: string;
   /** Keystone v3 URL, e.g. `https://keystone.example.com:5000/v3`. */
@@ -103,8 +106,8 @@ export class OpenStackClient {
     this.keystone = new Keystone({
       backend: o.backend,
       authUrl: o.authUrl.replace(/\/+$/, ''),
-      region: o.region ?? 'RegionOne',
-      interface: o.interface ?? 'public',
+      region: o.region ?? CATALOG_DEFAULTS.region,
+      interface: o.interface ?? CATALOG_DEFAULTS.interface,
       serviceAuth: o.serviceAuth,
       send: (r) => this.#send(r.url, { method: r.method, path: '', headers: r.headers, body: r.body, endpoint: r.endpoint, breaker: this.breaker('identity') }),
     });

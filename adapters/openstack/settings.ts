@@ -2,8 +2,10 @@
  * The OpenStack backend's own settings: keys of its `backends[]` entry, or
  * `GATEWAY_BACKEND_<ID>_<env>` variables; the service credential under `auth`.
  */
+import { DEFAULT_CHANGE_TIMEOUT_MS } from '../contract/completion';
 import type { CommonBackendSettings } from '../contract/module';
 import { ConfigError, integer, oneOf, readGroup, readSetting, setting, text } from '../contract/settings';
+import { CATALOG_DEFAULTS } from './client';
 import type { ServiceAuth } from './keystone';
 import { WATCH_DEFAULTS } from './watch';
 
@@ -23,12 +25,12 @@ const AUTH_SETTINGS = {
 } as const;
 
 export const OPENSTACK_SETTINGS = {
-  region: setting({ env: 'REGION', rule: text(), default: 'RegionOne', doc: 'OpenStack: the catalog region whose Cinder and Nova endpoints are used.' }),
-  interface: setting<(typeof INTERFACES)[number]>({ env: 'INTERFACE', rule: oneOf(INTERFACES, 'must be public, internal or admin'), default: 'public', doc: 'OpenStack: catalog interface.' }),
+  region: setting({ env: 'REGION', rule: text(), default: CATALOG_DEFAULTS.region as string, doc: 'OpenStack: the catalog region whose Cinder and Nova endpoints are used.' }),
+  interface: setting<(typeof INTERFACES)[number]>({ env: 'INTERFACE', rule: oneOf(INTERFACES, 'must be public, internal or admin'), default: CATALOG_DEFAULTS.interface, doc: 'OpenStack: catalog interface.' }),
   operationTimeoutMs: setting({
     env: 'OPERATION_TIMEOUT_MS',
     rule: integer(1000, 3_600_000),
-    default: 120_000,
+    default: DEFAULT_CHANGE_TIMEOUT_MS,
     doc: 'OpenStack: longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT, ms.',
   }),
   watchFastMs: setting({

@@ -4,7 +4,7 @@
  * setting. docs/configuration.md, section "HTTP edge", lists them.
  */
 import { boolean, ConfigError, decimal, defaultsOf, integer, origins, pickValue, readGroup, setting, settingName, STRICT_BOOLEAN, text, type SettingValues } from '../config-values';
-import type { LimitTier } from './caller-limiter';
+import type { LimitTier } from '../../domain/caller-limiter';
 import { TrustedDocuments, TrustedDocumentsError } from './trusted-documents';
 
 type HttpValues = SettingValues<typeof HTTP_SETTINGS>;
@@ -12,7 +12,7 @@ type HttpValues = SettingValues<typeof HTTP_SETTINGS>;
 /** CORS: off unless `origins` is non-empty. Meanings and defaults: {@link HTTP_SETTINGS}`.cors`. */
 export type CorsConfig = HttpValues['cors'];
 
-/** Per-caller limits (server/http/caller-limiter.ts); a 0 turns that limit off. Meanings and defaults: {@link HTTP_SETTINGS}`.rateLimit`. */
+/** Per-caller limits (domain/caller-limiter.ts); a 0 turns that limit off. Meanings and defaults: {@link HTTP_SETTINGS}`.rateLimit`. */
 export type RateLimitConfig = HttpValues['rateLimit'];
 
 /** Trusted documents, when switched on. */

@@ -5,6 +5,7 @@
  * has no `data`), unlike the resolver errors of `adapters/errors.ts`, so they have their own
  * class; the body has the same GraphQL error shape.
  */
+import type { RateLimitKind, RateLimitScope } from '../../domain/caller-limiter';
 
 /** Stable codes of edge errors, sent as `extensions.code`. docs/troubleshooting.md lists them. */
 export enum EdgeErrorCode {
@@ -51,11 +52,6 @@ export class EdgeError extends Error {
     return { errors: [{ message: this.message, extensions: { code: this.code, ...this.extensions } }] };
   }
 }
-
-/** Which per-caller limit refused a request. */
-export type RateLimitKind = 'requestRate' | 'concurrentRequests';
-/** Whose budget it was: the caller's (credential fingerprint, or address when anonymous) or its address's (all callers from it). */
-export type RateLimitScope = 'caller' | 'address';
 
 /** 429 with `Retry-After`: a caller is over one of its limits. */
 export class RateLimitedError extends EdgeError {

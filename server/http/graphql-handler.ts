@@ -5,11 +5,11 @@
  */
 import { HeaderMap, type HTTPGraphQLRequest, type HTTPGraphQLResponse } from '@apollo/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallerLimiter } from '../../domain/caller-limiter';
 import type { Logger } from '../logger';
 import { DRAIN_FACTOR, drain, readBody, refuseEarly } from './body';
 import { callerIdentity } from './caller-identity';
-import type { CallerLimiter } from './caller-limiter';
-import { EdgeError, EdgeErrorCode } from './errors';
+import { EdgeError, EdgeErrorCode, RateLimitedError } from './errors';
 import { readParams, writeParams } from './graphql-params';
 import type { TrustedDocumentsConfig } from './config';
 import { refuseSubscriptionOverHttp, screenOperation } from './operation-screen';
@@ -38,8 +38,8 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
       const admission = o.limiter.admit(id);
       if (!admission.ok) {
         // Debug only: a flood of refusals must not become a flood of log lines.
-        o.logger.debug({ limit: admission.error.limit, scope: admission.error.scope, address: id.address, credentials: id.hasCredentials }, 'request refused: caller over its limit');
-        throw admission.error;
+        o.logger.debug({ limit: admission.limit, scope: admission.scope, address: id.address, credentials: id.hasCredentials }, 'request refused: caller over its limit');
+        throw new RateLimitedError(admission.limit, admission.scope, admission.retryAfterSeconds);
       }
       res.once('close', admission.release);
     }

@@ -2,7 +2,8 @@
 import type { Logger } from '../logger';
 import type { GatewayRedis } from '../redis';
 import { RedisIdempotencyStore } from './redis-store';
-import { MemoryIdempotencyStore, type IdempotencyStore } from './store';
+import type { IdempotencyStore } from '../../domain/idempotency';
+import { MemoryIdempotencyStore } from './store';
 
 /** @param redis the shared connection (scale-out). @default none: keys in this process's memory */
 export function createIdempotencyStore(logger: Logger, redis?: GatewayRedis): IdempotencyStore {

@@ -3,7 +3,7 @@
  * The rule that uses them (claim, replay, CONFLICT, IDEMPOTENCY_KEY_REUSED) is the domain's
  * (`domain/idempotency.ts`); docs/schema.md describes it to clients.
  */
-export { MemoryIdempotencyStore, type IdempotencyEntry, type IdempotencyStore, type MemoryIdempotencyStoreOptions } from './store';
+export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './store';
 export { RedisIdempotencyStore, type IdempotencyRecovery, type RedisIdempotencyStoreOptions } from './redis-store';
 export { IdempotencyRecoveringError } from './errors';
 export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './ttl';

@@ -1,31 +1,10 @@
 /**
  * Where idempotency keys are remembered: in this process, or in Redis when replicas share work
  * (`redis-store.ts`). Entries are keyed by a hash of (backend, caller credential, mutation, key),
- * so callers never see each other's results, and hold only JSON results (ids), never inputs.
+ * so callers never see each other's results, and hold only JSON results (ids), never inputs. The
+ * interface they implement is the domain's, with the rule that uses it (domain/idempotency.ts).
  */
-
-/** One remembered request. */
-export interface IdempotencyEntry {
-  /** Hash of the input the key was first used with. */
-  fingerprint: string;
-  /** `pending` while the first request runs. */
-  state: 'pending' | 'done';
-  /** The first request's result (JSON), once done. */
-  result?: unknown;
-}
-
-/** Storage of idempotency entries. */
-export interface IdempotencyStore {
-  /**
-   * Claims `scopedKey` for a new request: returns null when it was free (the caller now owns it),
-   * else the entry already there.
-   */
-  claim(scopedKey: string, fingerprint: string, ttlMs: number): Promise<IdempotencyEntry | null>;
-  /** Records the owner's result. Never rejects: the create it follows has happened. */
-  complete(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): Promise<void>;
-  /** Frees a key whose request failed, so a retry runs again. Never rejects: the request's own error is what the caller needs. */
-  release(scopedKey: string): Promise<void>;
-}
+import type { IdempotencyEntry, IdempotencyStore } from '../../domain/idempotency';
 
 /** Options of the in-memory store. */
 export interface MemoryIdempotencyStoreOptions {

@@ -3,6 +3,7 @@
  * Declared once in {@link WS_SETTINGS} (env `WS_…`, file `ws`); docs/configuration.md, section
  * "WebSocket (graphql-ws)", lists them.
  */
+import { BUDGET_DEFAULTS } from '../../subscriptions/live';
 import { defaultsOf, integer, origins, readGroup, setting, type SettingValues } from '../config-values';
 
 /** The `ws` group. */
@@ -17,7 +18,7 @@ export const WS_SETTINGS = {
   maxConnectionsPerAddress: setting({ env: 'WS_MAX_CONNECTIONS_PER_ADDRESS', rule: integer(1, 1_000_000), default: 100, doc: 'Open sockets from one client address (IPv6 by /64); the next upgrade gets HTTP 429.' }),
   maxConnections: setting({ env: 'WS_MAX_CONNECTIONS', rule: integer(1, 10_000_000), default: 10_000, doc: 'Open sockets in all; the next upgrade gets HTTP 503.' }),
   maxSubscriptionsPerSocket: setting({ env: 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', rule: integer(1, 100_000), default: 100, doc: 'Subscriptions open at once on one socket; the next gets an `error` SUBSCRIPTION_LIMIT.' }),
-  maxSubscriptionsPerCredential: setting({ env: 'WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL', rule: integer(1, 10_000_000), default: 500, doc: 'Subscriptions open at once with the same credentials, across sockets.' }),
+  maxSubscriptionsPerCredential: setting({ env: 'WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL', rule: integer(1, 10_000_000), default: BUDGET_DEFAULTS.maxPerCredential, doc: 'Subscriptions open at once with the same credentials, across sockets.' }),
   maxBufferedBytes: setting({ env: 'WS_MAX_BUFFERED_BYTES', rule: integer(1024, 1024 * 1_048_576), default: 1_048_576, doc: 'Bytes queued for one socket beyond which it is closed as a slow consumer (4413).' }),
   keepAliveMs: setting({ env: 'WS_KEEPALIVE_MS', rule: integer(0, 3_600_000), default: 30_000, doc: 'Interval of WebSocket pings; a socket that has not answered the previous one is cut. 0 = off.' }),
   connectionInitTimeoutMs: setting({ env: 'WS_CONNECTION_INIT_TIMEOUT_MS', rule: integer(100, 600_000), default: 10_000, doc: 'Time a client has to send `connection_init` after the upgrade (then 4408), ms.' }),

@@ -9,7 +9,7 @@ import { MessageType } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { credentialsFromHeaders, isCredentialHeader } from '../credentials';
 import type { PlainHeaders } from '../http/caller-identity';
-import type { BackendRegistry } from '../registry';
+import type { BackendRegistry } from '../../domain/registry';
 
 const INIT = MessageType.ConnectionInit;
 

@@ -8,11 +8,14 @@ import { decodeCursor, encodeCursor } from './cursor';
 import type { EventLog, Replay, ReplayRequest } from './log';
 import type { ChangeEvent, ChangeInput } from './types';
 
+/** How much the log keeps unless told; the `live` settings (`eventLogMaxEvents`, `eventLogRetentionMs`) take their defaults from here. */
+export const EVENT_LOG_DEFAULTS = Object.freeze({ maxEvents: 10_000, retentionMs: 900_000 });
+
 /** Options of {@link MemoryEventLog}. */
 export interface MemoryEventLogOptions {
-  /** Most events kept. @default 10000 */
+  /** Most events kept. @default {@link EVENT_LOG_DEFAULTS} (10000) */
   maxEvents?: number;
-  /** Longest an event is kept, in milliseconds. @default 900000 (15 min) */
+  /** Longest an event is kept, in milliseconds. @default {@link EVENT_LOG_DEFAULTS} (900000: 15 min) */
   retentionMs?: number;
   /** The log's epoch. @default random */
   epoch?: string;
@@ -40,8 +43,8 @@ export class MemoryEventLog implements EventLog {
 
   constructor(o: MemoryEventLogOptions = {}) {
     this.epoch = o.epoch ?? randomBytes(6).toString('base64url');
-    this.#max = o.maxEvents ?? 10_000;
-    this.#retentionMs = o.retentionMs ?? 900_000;
+    this.#max = o.maxEvents ?? EVENT_LOG_DEFAULTS.maxEvents;
+    this.#retentionMs = o.retentionMs ?? EVENT_LOG_DEFAULTS.retentionMs;
     this.#now = o.now ?? Date.now;
   }
 

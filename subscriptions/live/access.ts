@@ -16,11 +16,14 @@ import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { VolumeRef, Volume } from '../../adapters/contract/model';
 import type { AccessGrant, SubscriberAccess } from '../../adapters/contract/watch';
 
+/** The cache's defaults; the `live.accessTtlMs` setting takes its default from here. */
+export const ACCESS_DEFAULTS = Object.freeze({ ttlMs: 30_000, timeoutMs: 10_000 });
+
 /** Options of {@link AccessCache}. */
 export interface AccessCacheOptions {
-  /** Longest a grant is reused, in ms (a grant's `validUntil` may shorten it). @default 30000 */
+  /** Longest a grant is reused, in ms (a grant's `validUntil` may shorten it). @default {@link ACCESS_DEFAULTS} (30000) */
   ttlMs?: number;
-  /** Deadline of one check, in ms. @default 10000 */
+  /** Deadline of one check, in ms. @default {@link ACCESS_DEFAULTS} (10000) */
   timeoutMs?: number;
   /** Called once per check sent to a backend, with its outcome (metrics). */
   onCheck?: (backend: string, outcome: 'allowed' | 'denied' | 'unauthenticated' | 'failed') => void;
@@ -71,8 +74,8 @@ export class AccessCache {
   readonly #onCheck?: AccessCacheOptions['onCheck'];
 
   constructor(o: AccessCacheOptions = {}) {
-    this.#ttlMs = o.ttlMs ?? 30_000;
-    this.#timeoutMs = o.timeoutMs ?? 10_000;
+    this.#ttlMs = o.ttlMs ?? ACCESS_DEFAULTS.ttlMs;
+    this.#timeoutMs = o.timeoutMs ?? ACCESS_DEFAULTS.timeoutMs;
     this.#now = o.now ?? Date.now;
     this.#onCheck = o.onCheck;
   }

@@ -8,7 +8,7 @@
  * docs/subscriptions.md ("What one address can hold") gives the sums.
  */
 import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
-import { CallerLimiter } from '../../server/http/caller-limiter';
+import { CallerLimiter } from '../../domain/caller-limiter';
 
 /** Which limit refused a subscription (`extensions.limit`). */
 export type SubscriptionLimit = 'maxSubscriptionsPerSocket' | 'maxSubscriptionsPerCredential' | 'maxSubscriptionsPerAddress' | 'maxSubscriptionBytesPerAddress' | 'maxSubscriptionBytes' | 'maxStartChecksPerAddress';
@@ -80,7 +80,7 @@ export class SubscriptionBudget {
   /** Charges one credential check to `address`, or says when it may send the next. */
   admitCheck(address: string): SubscriptionLimitError | undefined {
     const a = this.#checks.admit({ callerKey: '', addressKey: address });
-    if (!a.ok) return new SubscriptionLimitError('maxStartChecksPerAddress', this.limits.maxStartChecksPerAddress, a.error.retryAfterSeconds);
+    if (!a.ok) return new SubscriptionLimitError('maxStartChecksPerAddress', this.limits.maxStartChecksPerAddress, a.retryAfterSeconds);
     a.release();
     return undefined;
   }

@@ -10,7 +10,7 @@ import { execute, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/contract/backend';
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { AccessGrant } from '../../adapters/contract/watch';
-import type { BackendRegistry } from '../../server/registry';
+import type { BackendRegistry } from '../../domain/registry';
 import type { ChangeEvent } from '../events';
 import { redactFor, type AccessAnswer, type AccessCache } from './access';
 import { errorResult, internalResult, serialize } from './format';

@@ -13,7 +13,7 @@ import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { Attachment, AttachmentState, Volume, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher, WatcherState, WatcherStatus } from '../../adapters/contract/watch';
 import { WatcherDirectory } from '../../domain/watchers';
-import type { BackendRegistry } from '../../server/registry';
+import type { BackendRegistry } from '../../domain/registry';
 import { changesOf } from '../events/diff';
 import type { EventLog } from '../events';
 import { Transitions } from '../events/transitions';

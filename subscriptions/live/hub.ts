@@ -16,7 +16,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/contract/backend';
 import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/contract/errors';
 import type { GatewayContext } from '../../domain/context';
-import type { BackendRegistry } from '../../server/registry';
+import type { BackendRegistry } from '../../domain/registry';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import { moduleForBackend } from '../../adapters/modules';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';

@@ -8,11 +8,12 @@ import type { VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch
 import type { GatewayServices } from '../../domain/context';
 import type { WatcherDirectory } from '../../domain/watchers';
 import type { EventLog } from '../events';
-import { AccessCache } from './access';
+import { ACCESS_DEFAULTS, AccessCache } from './access';
 import { BUDGET_DEFAULTS, SubscriptionBudget, type SubscriptionBudgetLimits } from './budget';
 import { Fanout, type UnexpectedWhere } from './fanout';
 import { Feed, type FeedOperations, type FeedStatus } from './feed';
 import { Hub, type LiveMetrics } from './hub';
+import { DEFAULT_MAX_QUEUED } from './stream';
 import type { ContextFactory, LiveHub, LiveMutations, OperationVisibility } from './types';
 import type { EventLimits } from './view';
 
@@ -21,6 +22,12 @@ export { BUDGET_DEFAULTS, SubscriptionLimitError, type SubscriptionBudgetLimits 
 export type { FeedStatus } from './feed';
 export type { LiveMetrics } from './hub';
 export type { LiveField } from './spec';
+
+/**
+ * Defaults of {@link createLiveHub}'s options. The gateway's `live` settings (server/live-config.ts)
+ * take theirs from here and from {@link BUDGET_DEFAULTS} and the event log's `EVENT_LOG_DEFAULTS`.
+ */
+export const LIVE_HUB_DEFAULTS = Object.freeze({ accessTtlMs: ACCESS_DEFAULTS.ttlMs, accessTimeoutMs: ACCESS_DEFAULTS.timeoutMs, maxQueued: DEFAULT_MAX_QUEUED, replayPage: 500, watcherWaitMs: 10_000 });
 
 /** Options of {@link createLiveHub}. */
 export interface LiveHubOptions {
@@ -44,17 +51,17 @@ export interface LiveHubOptions {
   watchers?: WatcherDirectory;
   /** The tracker as the feed sees it. @default services.operations */
   operations?: FeedOperations;
-  /** Longest an access grant is reused, in ms (a grant's `validUntil` may shorten it). @default 30000 */
+  /** Longest an access grant is reused, in ms (a grant's `validUntil` may shorten it). @default {@link LIVE_HUB_DEFAULTS} (30000) */
   accessTtlMs?: number;
-  /** Deadline of one access check against a backend, in ms. @default 10000 */
+  /** Deadline of one access check against a backend, in ms. @default {@link LIVE_HUB_DEFAULTS} (10000) */
   accessTimeoutMs?: number;
-  /** Most results queued per subscription; past it the stream throws SLOW_CONSUMER. @default 1000 */
+  /** Most results queued per subscription; past it the stream throws SLOW_CONSUMER. @default {@link LIVE_HUB_DEFAULTS} (1000) */
   maxQueued?: number;
-  /** Events per replay page. @default 500 */
+  /** Events per replay page. @default {@link LIVE_HUB_DEFAULTS} (500) */
   replayPage?: number;
   /**
    * Longest a new subscription waits for its watchers to finish reading a view (first read,
-   * re-read after idling or a gap) before SUBSCRIBED goes out, in ms. @default 10000
+   * re-read after idling or a gap) before SUBSCRIBED goes out, in ms. @default {@link LIVE_HUB_DEFAULTS} (10000)
    */
   watcherWaitMs?: number;
   /** The per-address and per-credential subscription budget (budget.ts); unset fields take `BUDGET_DEFAULTS`. */
@@ -93,7 +100,9 @@ export interface RunningLiveHub extends LiveHub {
 export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   const metrics = o.metrics ?? {};
   const registry = o.services.registry;
-  const access = new AccessCache({ ttlMs: o.accessTtlMs, timeoutMs: o.accessTimeoutMs, onCheck: metrics.accessCheck });
+  const d = LIVE_HUB_DEFAULTS;
+  const accessTtlMs = o.accessTtlMs ?? d.accessTtlMs;
+  const access = new AccessCache({ ttlMs: accessTtlMs, timeoutMs: o.accessTimeoutMs ?? d.accessTimeoutMs, onCheck: metrics.accessCheck });
   const fanout = new Fanout({
     schema: o.schema,
     createContext: o.createContext,
@@ -106,10 +115,10 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   });
   let hub: Hub | undefined;
   const feed = new Feed({ registry, watchers: o.watchers, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
-  hub = new Hub({ log: o.log, registry, feed, access, fanout, visibleOperation: o.visibleOperation, budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }), maxQueued: o.maxQueued ?? 1000, replayPage: o.replayPage ?? 500, watcherWaitMs: o.watcherWaitMs ?? 10_000, metrics });
+  hub = new Hub({ log: o.log, registry, feed, access, fanout, visibleOperation: o.visibleOperation, budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }), maxQueued: o.maxQueued ?? d.maxQueued, replayPage: o.replayPage ?? d.replayPage, watcherWaitMs: o.watcherWaitMs ?? d.watcherWaitMs, metrics });
   const h = hub;
   let started = false;
-  const sweep = setInterval(() => access.sweep(), Math.max(1000, o.accessTtlMs ?? 30_000));
+  const sweep = setInterval(() => access.sweep(), Math.max(1000, accessTtlMs));
   sweep.unref();
   return {
     mutations: feed,

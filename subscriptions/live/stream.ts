@@ -15,9 +15,12 @@ interface Slot {
   value: SlotValue;
 }
 
+/** Most results waiting for a consumer unless told (the `live.maxQueued` setting's default). */
+export const DEFAULT_MAX_QUEUED = 1000;
+
 /** Options of {@link LiveStream}. */
 export interface LiveStreamOptions {
-  /** Most results waiting for the consumer (reserved slots included). @default 1000 */
+  /** Most results waiting for the consumer (reserved slots included). @default {@link DEFAULT_MAX_QUEUED} (1000) */
   maxQueued?: number;
   /** Called once when the stream ends for any reason (return, end, overflow): unsubscribe here. */
   onClose: () => void;
@@ -39,7 +42,7 @@ export class LiveStream implements AsyncGenerator<LiveResult, void, void> {
 
   constructor(o: LiveStreamOptions) {
     this.#o = o;
-    this.#max = o.maxQueued ?? 1000;
+    this.#max = o.maxQueued ?? DEFAULT_MAX_QUEUED;
   }
 
   /** True once the stream has ended (nothing more is delivered). */

@@ -16,7 +16,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { CallerCredential, PendingChange } from '../../adapters/contract/backend';
-import type { ChangeProgress, CompletionRule, TrackedChanges } from '../../adapters/contract/completion';
+import { DEFAULT_CHANGE_TIMEOUT_MS, type ChangeProgress, type CompletionRule, type TrackedChanges } from '../../adapters/contract/completion';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { volumeGlobalId } from '../events/diff';
@@ -35,7 +35,7 @@ export interface OperationTrackerOptions {
   pollMs?: number;
   /** @default 2000 */
   maxPollMs?: number;
-  /** Deadline of an operation whose change names none. @default 120000 */
+  /** Deadline of an operation whose change names none. @default {@link DEFAULT_CHANGE_TIMEOUT_MS} (120000) */
   defaultTimeoutMs?: number;
   /**
    * Which operations are watched (the watcher directory, domain/watchers.ts): asked as an operation
@@ -120,7 +120,7 @@ export class OperationTracker {
       changes: o.changes,
       pollMs: o.pollMs ?? 250,
       maxPollMs: o.maxPollMs ?? 2000,
-      defaultTimeoutMs: o.defaultTimeoutMs ?? 120_000,
+      defaultTimeoutMs: o.defaultTimeoutMs ?? DEFAULT_CHANGE_TIMEOUT_MS,
       watchedCheckMs: o.watchedCheckMs ?? 5000,
       watchers: o.watchers,
       onChange: o.onChange,

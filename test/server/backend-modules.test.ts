@@ -11,7 +11,7 @@ import { credentialsFromHeaders, isCredentialHeader } from '../../server/credent
 import { DEFAULT_HEADERS } from '../../server/graphiql';
 import { REDACTED_PATHS } from '../../server/logger';
 import { renderLivePage } from '../../server/live/page';
-import type { BackendRegistry } from '../../server/registry';
+import type { BackendRegistry } from '../../domain/registry';
 import { disposeAll, startGatewayFor, startNomad } from '../support/harness';
 
 afterAll(disposeAll);

@@ -4,7 +4,7 @@
  * invented tokens still spends the address's budget; the limiter's memory stays bounded.
  */
 import { randomUUID } from 'node:crypto';
-import { CallerLimiter } from '../../server/http/caller-limiter';
+import { CallerLimiter } from '../../domain/caller-limiter';
 import { callerIdentity } from '../../server/http/caller-identity';
 import { loadHttpEdgeConfig } from '../../server/http/config';
 import { ConfigError } from '../../server/config';

@@ -6,7 +6,7 @@ import type { VolumeBackend } from '../../adapters/contract/backend';
 import { advertise, type BackendFacets, type HostAttachments } from '../../adapters/contract/capabilities';
 import { UnsupportedByBackendError } from '../../adapters/contract/errors';
 import { createRegistry } from '../../server/backends';
-import { BackendRegistry } from '../../server/registry';
+import { BackendRegistry } from '../../domain/registry';
 
 const registry = createRegistry([
   { id: 'east', kind: 'nomad', url: 'http://127.0.0.1:9', timeoutMs: 1000, maxConnections: 1, readRetries: 0 },

@@ -1,15 +1,22 @@
 /**
  * Per-caller rate and concurrency limits: a token bucket (rate + burst) and an in-flight cap for
- * each caller key, and the same again, larger, for each client address (see caller-identity.ts
- * for the keys and why both). Transport-neutral: graphql-ws can admit each operation the same way.
+ * each caller key, and the same again, larger, for each client address (see
+ * server/http/caller-identity.ts for the keys and why both). Transport-neutral, so it sits with the
+ * execution's own limits (execution-limits.ts) rather than in one transport: the HTTP edge admits
+ * each request with it (and answers a refusal as its 429), and the live hub's subscription budget
+ * rates start checks per address with its address tier (subscriptions/live/budget.ts).
  *
  * Memory is bounded: a caller whose bucket has refilled and who has nothing in flight is the same
  * as an unknown one, so it is dropped by a sweep every {@link SWEEP_MS}; past `maxTracked`
  * entries the least recently seen idle ones are evicted first.
  */
-import { RateLimitedError, type RateLimitScope } from './errors';
 
-/** One tier's limits; 0 turns that limit off. Defaults: `HTTP_EDGE_DEFAULTS.rateLimit` (server/http/config.ts). */
+/** Which per-caller limit refused a request. */
+export type RateLimitKind = 'requestRate' | 'concurrentRequests';
+/** Whose budget it was: the caller's (credential fingerprint, or address when anonymous) or its address's (all callers from it). */
+export type RateLimitScope = 'caller' | 'address';
+
+/** One tier's limits; 0 turns that limit off. Defaults: `HTTP_SETTINGS.rateLimit` (server/http/config.ts). */
 export interface LimitTier {
   /** Sustained requests per second (token bucket refill rate). */
   requestsPerSecond: number;
@@ -30,8 +37,17 @@ export interface CallerLimiterOptions {
   now?: () => number;
 }
 
+/** Why {@link CallerLimiter.admit} refused: which limit, whose, and when to retry. */
+export interface RateLimitRefusal {
+  ok: false;
+  limit: RateLimitKind;
+  scope: RateLimitScope;
+  /** Whole seconds until the limit would admit the request (at least 1). */
+  retryAfterSeconds: number;
+}
+
 /** The result of {@link CallerLimiter.admit}: a release to call once, when the request is done, or the refusal. */
-export type Admission = { ok: true; release: () => void } | { ok: false; error: RateLimitedError };
+export type Admission = { ok: true; release: () => void } | RateLimitRefusal;
 
 interface Bucket {
   tokens: number;
@@ -69,10 +85,10 @@ export class CallerLimiter {
       ['address', this.#o.address, this.#bucket(`a|${id.addressKey}`, this.#o.address, now)],
     ];
     for (const [scope, tier, b] of tiers) {
-      if (tier.maxInFlight > 0 && b.inFlight >= tier.maxInFlight) return { ok: false, error: new RateLimitedError('concurrentRequests', scope, 1) };
+      if (tier.maxInFlight > 0 && b.inFlight >= tier.maxInFlight) return { ok: false, limit: 'concurrentRequests', scope, retryAfterSeconds: 1 };
     }
     for (const [scope, tier, b] of tiers) {
-      if (tier.requestsPerSecond > 0 && b.tokens < 1) return { ok: false, error: new RateLimitedError('requestRate', scope, Math.max(1, Math.ceil((1 - b.tokens) / tier.requestsPerSecond))) };
+      if (tier.requestsPerSecond > 0 && b.tokens < 1) return { ok: false, limit: 'requestRate', scope, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / tier.requestsPerSecond)) };
     }
     for (const [, tier, b] of tiers) {
       if (tier.requestsPerSecond > 0) b.tokens -= 1;
