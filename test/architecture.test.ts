@@ -1,49 +1,8 @@
 /** Layering rules from docs/architecture.md, checked on the source text. */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
+import { join } from 'node:path';
 import { folderCycles, layerOf } from './support/folder-cycles';
-
-const root = resolve(__dirname, '..');
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, dir))) {
-    const p = join(dir, name);
-    if (name === 'generated' || name === 'node_modules') continue;
-    if (statSync(join(root, p)).isDirectory()) out.push(...files(p));
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
-
-/** Import specifiers of a file, resolved to repo-relative paths for relative ones. */
-function imports(file: string): string[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => {
-    const spec = m[1]!;
-    return spec.startsWith('.') ? relative(root, resolve(root, dirname(file), spec)) : spec;
-  });
-}
-
-/** An import or re-export of a file: its resolved specifier, and whether it brings types only (erased at run time). */
-interface ImportStatement {
-  spec: string;
-  typeOnly: boolean;
-}
-
-/** Import and re-export statements of a file (dynamic `import()` counts as a value import). */
-function importStatements(file: string): ImportStatement[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  const resolveSpec = (spec: string): string => (spec.startsWith('.') ? relative(root, resolve(root, dirname(file), spec)) : spec);
-  const statements = [...text.matchAll(/^\s*(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s*'([^']+)'/gm)].map((m) => {
-    const names = /\{([^}]*)\}/.exec(m[2]!)?.[1];
-    // `import { type A, type B } from` is erased as `import type` is.
-    const allTypes = names !== undefined && !/^\s*\w/.test(m[2]!.replace(/\{[^}]*\}/, '')) && names.split(',').every((n) => n.trim() === '' || /^type\s/.test(n.trim()));
-    return { spec: resolveSpec(m[3]!), typeOnly: m[1] !== undefined || allTypes };
-  });
-  const bare = [...text.matchAll(/^\s*import\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/gm)].map((m) => ({ spec: resolveSpec((m[1] ?? m[2])!), typeOnly: false }));
-  return [...statements, ...bare];
-}
+import { fileImports, files, imports, importStatements, root } from './support/source-imports';
 
 /**
  * The backend folders: every folder of `adapters/` but the contract's and HTTP infrastructure's
@@ -156,6 +115,21 @@ describe('layering', () => {
       ['adapters', new Set<string>()],
     ]);
     expect(folderCycles(sample)).toEqual(['domain → subscriptions/operations → domain', 'server → subscriptions/live → server']);
+  });
+
+  it('should leave no import cycle among the files of adapters/contract/, type imports included', () => {
+    const edges = fileImports('adapters/contract');
+    expect(edges.size).toBeGreaterThan(10);
+    expect(folderCycles(edges)).toEqual([]);
+  });
+
+  it('should import nothing into adapters/contract/ from adapters/http/ (HTTP infrastructure uses the contract, not the reverse)', () => {
+    const offending = files('adapters/contract').flatMap((f) =>
+      importStatements(f)
+        .filter(({ spec }) => spec.startsWith('adapters/http/'))
+        .map(({ spec, typeOnly }) => `${f} → ${spec}${typeOnly ? ' (types)' : ''}`),
+    );
+    expect(offending).toEqual([]);
   });
 
   it('should keep the contract and HTTP infrastructure free of backend folders', () => {

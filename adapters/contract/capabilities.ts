@@ -6,7 +6,9 @@
  * UNSUPPORTED_BY_BACKEND for a backend without it. Facet names are checked by the compiler, and
  * the advertised `StorageBackend.capabilities` are derived from the facets ({@link advertise}).
  */
-import type { Accepted, AttachTarget, CallOptions, HostConnector, OpaquePage, SnapshotRef, VolumeSpec } from './backend';
+import type { Accepted, OpaquePage } from './call-answers';
+import type { AttachTarget, HostConnector, SnapshotRef, VolumeSpec } from './call-inputs';
+import type { CallOptions } from './call-options';
 import type { TrackedChanges } from './completion';
 import { CAPABILITIES, type Attachment, type Capability, type ComputeServer, type KeyValue, type Snapshot, type Volume, type VolumeRef } from './model';
 import type { ExternalVolume, Plugin } from './model-plugin';

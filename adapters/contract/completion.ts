@@ -5,7 +5,7 @@
  * reads. Who reads is separate from what the rule says: today the operation poller with the
  * caller's credential, later a watcher with the service credential.
  */
-import type { CallOptions } from './backend';
+import type { CallOptions } from './call-options';
 
 /** JSON values a rule may hold. */
 export type RuleValue = string | number | boolean | null;

@@ -8,7 +8,7 @@
  * `adapters/openstack/ids.ts`) through {@link IdentifierRules} and {@link checkIdentifier}.
  */
 import { BadUserInputError, type InputPlace } from './errors';
-import { headerValueProblem } from '../http/headers';
+import { headerValueProblem } from './header-value';
 
 /** Longest identifier (volume id, namespace, node id, plugin id …) accepted. */
 export const MAX_IDENTIFIER_LENGTH = 200;
@@ -93,7 +93,7 @@ export function safeText(value: string, argument: InputPlace, maxLength = MAX_TE
 
 /**
  * Checks a value that will travel in an HTTP header, by the transport's own rule
- * (`headers.ts`: printable Latin-1, no tab). Anything else makes undici reject the request after a
+ * (`header-value.ts`: printable Latin-1, no tab). Anything else makes undici reject the request after a
  * connection slot was taken (issue 9, item 2). The message does not echo the value: header
  * values are tokens and secrets.
  */

@@ -2,7 +2,7 @@
  * Storage plugins (CSI) and the volumes their controllers know: what the `storagePlugins` facet
  * (capabilities.ts) reads. CSI's vocabulary, not one backend's.
  */
-import type { HealthCount, KeyValue, Topology } from './model';
+import type { HealthCount, KeyValue, Topology } from './model-shared';
 
 /** A volume as the storage provider (CSI controller plugin) sees it, known to the backend or not. */
 export interface ExternalVolume {

@@ -73,27 +73,10 @@ export type AttachmentMode = 'FILE_SYSTEM' | 'BLOCK_DEVICE';
 /** Whether a consumer reads or writes through an attachment. */
 export type AttachmentAccess = 'READ_ONLY' | 'READ_WRITE';
 
-/** A string pair (metadata, parameters, topology segments). */
-export interface KeyValue {
-  key: string;
-  value: string;
-}
-
-/** A topology segment set, e.g. `{ key: "topology.ebs.csi.aws.com/zone", value: "us-east-1a" }`. */
-export interface Topology {
-  segments: KeyValue[];
-}
-
 /** An access/attachment mode pair a volume was requested with. */
 export interface RequestedCapability {
   accessMode: AccessMode | null;
   attachmentMode: AttachmentMode | null;
-}
-
-/** Healthy out of expected plugin instances. */
-export interface HealthCount {
-  healthy: number;
-  expected: number;
 }
 
 /** Identifies a volume within the gateway. */
@@ -242,5 +225,6 @@ export interface ServerRef {
   id: string;
 }
 
+export * from './model-shared';
 export * from './model-operation';
 export * from './model-plugin';

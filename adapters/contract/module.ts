@@ -5,8 +5,7 @@
  * header or a backend's detail type itself (issue 18; `test/architecture.test.ts` enforces it).
  */
 import type { VolumeBackend } from './backend';
-import type { BreakerBoard } from '../http/breaker';
-import type { CallRecord } from '../http/transport';
+import type { BreakerBoard } from './breaker';
 import { httpUrl, integer, setting, text, type SettingsGroup, type SettingValues } from './settings';
 
 /**
@@ -85,6 +84,20 @@ export interface NativeEnv {
   readonly help?: string;
   /** The raw backend entry (as in the file's `backends[]`, with `id` and `kind`), or undefined when the trigger is unset. */
   read(env: NodeJS.ProcessEnv): Record<string, unknown> | undefined;
+}
+
+/** What the HTTP transport records of each call (`BackendDeps.onCall`): never headers or bodies, so never credentials. */
+export interface CallRecord {
+  backend: string;
+  method: string;
+  /** Endpoint template, e.g. `GET /v1/volume/csi/:id`. */
+  endpoint: string;
+  /** HTTP status, or 0 when no answer came. */
+  status: number;
+  durationMs: number;
+  /** Gateway error code when the call failed at the transport level. */
+  failure?: string;
+  requestId?: string;
 }
 
 /** What a module's factory gets besides its own settings. */

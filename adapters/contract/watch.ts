@@ -7,7 +7,7 @@
  * Watchers report full volumes, before and after; `watch-diff.ts` turns those into typed changes,
  * the same way for every backend.
  */
-import type { CallOptions, CallerCredential } from './backend';
+import type { CallOptions, CallerCredential } from './call-options';
 import type { Volume, VolumeRef } from './model';
 
 /** What a watcher is doing now (reported by `/readyz` and `/metrics`). */

@@ -13,7 +13,10 @@ import type { CallBudget } from '../contract/budget';
 import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from '../contract/errors';
 import { checkOutgoing } from './headers';
 import { PoolKeeper, type CallState } from './pool';
-import { COMMON_BACKEND_DEFAULTS } from '../contract/module';
+import { COMMON_BACKEND_DEFAULTS, type CallRecord } from '../contract/module';
+
+// Declared in the contract (a module's factory gets `onCall`); importable from here as before.
+export type { CallRecord } from '../contract/module';
 
 /** Options of one backend's transport. */
 export interface TransportOptions {
@@ -48,20 +51,6 @@ export interface TransportOptions {
   onCall?: (record: CallRecord) => void;
   /** The service's circuit breaker (`breaker.ts`) every call goes through unless the request names its own. @default none */
   breaker?: Breaker;
-}
-
-/** What is recorded of each call: never headers or bodies, so never credentials. */
-export interface CallRecord {
-  backend: string;
-  method: string;
-  /** Endpoint template, e.g. `GET /v1/volume/csi/:id`. */
-  endpoint: string;
-  /** HTTP status, or 0 when no answer came. */
-  status: number;
-  durationMs: number;
-  /** Gateway error code when the call failed at the transport level. */
-  failure?: string;
-  requestId?: string;
 }
 
 export interface HttpRequest {

@@ -1,4 +1,4 @@
-/** Import cycles between folders, for test/architecture.test.ts's layering rules. */
+/** Import cycles between folders (or files), for test/architecture.test.ts's layering rules. */
 
 /**
  * The folder a file belongs to for the cycle rule: its top-level folder, but `subscriptions/` by
@@ -10,7 +10,10 @@ export function layerOf(file: string): string {
   return top === 'subscriptions' && sub !== undefined && rest !== undefined ? `${top}/${sub}` : top!;
 }
 
-/** Folders that import each other, directly or round a loop, each loop once as `a → b → a` (edges: folder → folders it imports). */
+/**
+ * Folders that import each other, directly or round a loop, each loop once as `a → b → a` (edges: folder → folders it imports).
+ * The names are opaque: files of one folder (`fileImports`, support/source-imports.ts) work as well.
+ */
 export function folderCycles(edges: ReadonlyMap<string, ReadonlySet<string>>): string[] {
   const found = new Set<string>();
   const walk = (path: string[]): void => {
