@@ -20,6 +20,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** Starts server/main.ts with `env`, waits for it to serve, stops it, and returns the simulator modules it had loaded. */
 async function simulatorModulesLoaded(env: NodeJS.ProcessEnv): Promise<string[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--require', hook, 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // 'close', not 'exit': stderr's last chunk (the report) may arrive after the process has exited.
+  const closed = once(child, 'close');
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -28,10 +30,8 @@ async function simulatorModulesLoaded(env: NodeJS.ProcessEnv): Promise<string[]>
     await until(() => /ready at /.test(out) || child.exitCode !== null, 'the gateway to serve', 60_000);
     expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : err }).toEqual({ exitCode: null, err: '' });
   } finally {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await closed;
   }
   const report = /simulator modules: (.*)\n/.exec(err);
   expect(report).not.toBeNull();
