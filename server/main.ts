@@ -72,16 +72,6 @@ async function main(argv: string[]): Promise<void> {
     { breaker: config.resilience.breaker, listBackendDeadlineMs: config.resilience.listBackendDeadlineMs },
   );
   const gateway: RunningGateway = await startGateway({ config: { ...config, readiness: config.resilience.readiness }, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, livePage: { defaultHeaders: demo.headers } } : {}) });
-  logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
-  console.log(`Volume gateway ready at ${gateway.url}`);
-  console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
-  if (demo) {
-    for (const line of demo.banner) console.log(line);
-    if (exposed) {
-      logger.warn({ host: config.host }, exposed);
-      console.warn(exposed);
-    }
-  }
   // A stray rejection is a bug to log, not a reason to drop every in-flight request.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   let stopping = false;
@@ -101,8 +91,19 @@ async function main(argv: string[]): Promise<void> {
     await demo?.stop();
     process.exit(0);
   };
+  // Before the gateway says it is ready: a SIGTERM with no listener would kill it outright.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
+  console.log(`Volume gateway ready at ${gateway.url}`);
+  console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
+  if (demo) {
+    for (const line of demo.banner) console.log(line);
+    if (exposed) {
+      logger.warn({ host: config.host }, exposed);
+      console.warn(exposed);
+    }
+  }
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
