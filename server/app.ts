@@ -88,6 +88,8 @@ export interface RunningGateway {
   port: number;
   server: Server;
   operations: OperationTracker;
+  /** `/readyz` answers 503 (`draining`) from now on; everything else is served as before. */
+  drain(): void;
   /** Closes every socket with 1012, stops accepting, finishes in-flight requests, closes the hub and backend pools. */
   stop(): Promise<void>;
 }
@@ -183,6 +185,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     port,
     server,
     operations,
+    drain: () => readinessState.drain(),
     async stop() {
       // Sockets first, with 1012: clients reconnect (elsewhere) and resume from their cursors.
       await ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS));

@@ -85,9 +85,24 @@ async function main(argv: string[]): Promise<void> {
   // A stray rejection is a bug to log, not a reason to drop every in-flight request.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   let stopping = false;
+  /** Ends the drain period early: a second signal means "stop now". */
+  let endDrain: (() => void) | undefined;
   const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
+    if (stopping) return void endDrain?.();
     stopping = true;
+    // SIGTERM (orchestrators, load balancers) drains first: /readyz answers 503 while requests are
+    // still served, so the replica is taken out before it stops accepting. Ctrl-C stops at once.
+    if (signal === 'SIGTERM' && config.shutdownDrainMs > 0) {
+      logger.info({ signal, drainMs: config.shutdownDrainMs }, 'draining: readiness answers 503');
+      gateway.drain();
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, config.shutdownDrainMs);
+        endDrain = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
     logger.info({ signal }, 'shutting down');
     // Backstop: every step of stop() is bounded (sockets closing with 1012 by WS_CLOSE_WAIT_MS,
     // the server's drain by the grace period, backend pools by a short drain), but a shutdown

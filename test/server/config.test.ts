@@ -21,6 +21,13 @@ describe('configuration', () => {
     ]);
   });
 
+  it('should drain 5 s on SIGTERM by default, not in demo mode, and take SHUTDOWN_DRAIN_MS', () => {
+    expect(loadConfig({ GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646' }).shutdownDrainMs).toBe(5000);
+    expect(loadConfig({}).shutdownDrainMs).toBe(0);
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '1500' }).shutdownDrainMs).toBe(1500);
+    expect(loadConfig({ GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646', SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(0);
+  });
+
   it('should read NOMAD_ADDR and NOMAD_TOKEN as one backend called nomad', () => {
     expect(loadConfig({ NOMAD_ADDR: 'http://127.0.0.1:4646', NOMAD_TOKEN: 't' }).backends).toEqual([
       expect.objectContaining({ id: 'nomad', kind: 'nomad', url: 'http://127.0.0.1:4646', token: 't' }),
