@@ -114,7 +114,8 @@ describe('live status page in headless Chromium', () => {
           const r = g.document.querySelector(sel);
           if (!r) return;
           const states = [...r.querySelectorAll('.badge.attachment')].map((x: any) => x.textContent).join(',');
-          const entry = `${states}${r.classList.contains('changed') ? ' (highlighted)' : ''}`;
+          const consumers = [...r.querySelectorAll('.consumer')].map((x: any) => x.textContent).join(',');
+          const entry = `${states}${r.classList.contains('changed') ? ' (highlighted)' : ''} ${consumers}`;
           if (g.seenStates.at(-1) !== entry) g.seenStates.push(entry);
         };
         new g.MutationObserver(note).observe(g.document.getElementById('volumes'), { childList: true, subtree: true });
@@ -136,7 +137,10 @@ describe('live status page in headless Chromium', () => {
       const attaching = seen.findIndex((s) => s.startsWith('ATTACHING'));
       const attached = seen.findIndex((s) => s.startsWith('ATTACHED'));
       expect({ seen, order: attaching >= 0 && attaching < attached }).toEqual({ seen, order: true });
-      expect(seen.some((s) => s.endsWith('(highlighted)'))).toBe(true);
+      expect(seen.some((s) => s.includes('(highlighted)'))).toBe(true);
+      // Until the name arrives the consumer shows a placeholder, never the server's bare UUID.
+      expect(seen.some((s) => s.includes('server …'))).toBe(true);
+      expect(seen.filter((s) => s.includes('a0000000-0000-4000-8000-000000000004'))).toEqual([]);
       await expect(b.page.locator(`${target} .badge.status`).innerText()).resolves.toBe('IN_USE');
       // The event cannot carry the server's name (no Nova read for events); the page's re-read of the volume fills it in.
       await b.page.locator(`${target} .attachment-item`, { hasText: /server batch-1/ }).waitFor({ timeout: 10_000 });

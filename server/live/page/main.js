@@ -113,7 +113,10 @@ function render() {
     for (const a of v.attachments ?? []) {
       const item = el('span', 'attachment-item');
       item.dataset.attachmentId = a.id;
-      item.append(badge('attachment', a.state), el('span', 'consumer', consumerLabel(a.consumer)));
+      const who = el('span', 'consumer', consumerLabel(a.consumer));
+      // The server's id on hover only: the label waits for its name (state.ts, NAME_LOADING).
+      if (a.consumer?.serverId) who.title = `server id ${a.consumer.serverId}`;
+      item.append(badge('attachment', a.state), who);
       atts.append(item);
     }
     tr.append(atts, el('td', 'event', row.lastEvent ?? ''));
