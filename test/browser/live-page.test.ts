@@ -73,6 +73,10 @@ describe('live status page in headless Chromium', () => {
     await expect(b.page.locator(`${row('postgres-data')} .attachment-item`).innerText()).resolves.toMatch(/ATTACHED\s*postgres\/db on east-client-1/);
     // OpenStack (the demo's Keystone token was pre-filled): in-use with its server, idle ones AVAILABLE.
     await expect(b.page.locator(`${row('d0000000-0000-4000-8000-000000000002')} .attachment-item`).innerText()).resolves.toMatch(/ATTACHED\s*server db-1/);
+    // The project's name (from the caller's Keystone token), its id on hover only.
+    const project = b.page.locator(`${row('d0000000-0000-4000-8000-000000000002')} td.namespace`);
+    await expect(project.innerText()).resolves.toBe(demo.kinds.openstack.project);
+    await expect(project.getAttribute('title')).resolves.toBe(demo.kinds.openstack.projectId);
     await expect(b.page.locator(`${row('d0000000-0000-4000-8000-000000000007')} .badge.status`).innerText()).resolves.toBe('AVAILABLE');
     await expect(b.page.locator('#coverage').innerText()).resolves.toBe('Coverage: all backends');
     await expect(b.page.locator('#count').innerText()).resolves.toBe('21 volumes');

@@ -46,6 +46,17 @@ describe('live page consumer names', () => {
     expect(lacksNames(t.get('v1')!.volume)).toBe(false);
   });
 
+  it('should show the namespace name the list gave for the caller\'s own namespace, and ids for the others', () => {
+    const t = new LiveTable();
+    t.replace([vol(), vol({ id: 'v2', namespace: 'q' })], [{ id: 'openstack', callerNamespace: { id: 'p', name: 'demo' } }, { id: 'east', callerNamespace: null }]);
+    expect(t.namespaceLabel(t.get('v1')!.volume)).toBe('demo');
+    expect(t.namespaceLabel(t.get('v2')!.volume)).toBe('q');
+    expect(t.namespaceLabel({ backend: { id: 'east' }, namespace: 'p' })).toBe('p');
+    // A fresh list under other credentials forgets it.
+    t.replace([vol()]);
+    expect(t.namespaceLabel(t.get('v1')!.volume)).toBe('p');
+  });
+
   it('should name consumers from names already seen in the list, so no re-read is needed', () => {
     const t = new LiveTable();
     t.replace([vol({ id: 'v0', nativeId: 'n0', attachments: [{ id: 'a0', state: 'ATTACHED', consumer: server('s1', 'db-1') }] }), vol()]);

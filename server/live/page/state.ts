@@ -48,6 +48,12 @@ export interface LiveOmission {
   message: string | null;
 }
 
+/** A backend as the list query selects it: the caller's namespace there, named when the backend says. */
+export interface LiveBackend {
+  id: string;
+  callerNamespace: { id: string; name: string | null } | null;
+}
+
 /** A `VolumeChangeEvent` as the page selects it. */
 export interface LiveEvent {
   type: string;
@@ -127,11 +133,35 @@ export class LiveTable {
   private readonly backendOrder: string[] = [];
   /** Server names seen in lists and re-reads (server id → name), to name consumers that events leave unnamed. */
   private readonly serverNames = new Map<string, string>();
+  /** Namespace names by backend, then namespace id (OpenStack project id → project name). */
+  private readonly namespaceNames = new Map<string, Map<string, string>>();
 
-  /** Replaces every row (a fresh list, perhaps under other credentials: names are learnt again). */
-  replace(volumes: LiveVolume[]): void {
+  /** Learns the namespace names a list's `storageBackends` gives (the caller's own namespace on each backend). */
+  private nameNamespaces(backends: readonly LiveBackend[]): void {
+    for (const b of backends) {
+      const ns = b.callerNamespace;
+      if (!ns?.name) continue;
+      const names = this.namespaceNames.get(b.id) ?? new Map<string, string>();
+      names.set(ns.id, ns.name);
+      this.namespaceNames.set(b.id, names);
+    }
+  }
+
+  /** What the namespace column shows: the namespace's name when known, else its id. */
+  namespaceLabel(v: Pick<LiveVolume, 'backend' | 'namespace'>): string {
+    if (v.namespace === null) return '';
+    return this.namespaceNames.get(v.backend.id)?.get(v.namespace) ?? v.namespace;
+  }
+
+  /**
+   * Replaces every row (a fresh list, perhaps under other credentials: names are learnt again),
+   * with the namespace names the list's `storageBackends` gives.
+   */
+  replace(volumes: LiveVolume[], backends: readonly LiveBackend[] = []): void {
     this.rows.clear();
     this.serverNames.clear();
+    this.namespaceNames.clear();
+    this.nameNamespaces(backends);
     for (const v of volumes) this.put(settled(v), undefined);
   }
 
