@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   };
   const heapMiB = async (): Promise<number> => {
     const res = await pool.request({ method: 'GET', path: '/metrics' });
-    const m = /^gateway_nodejs_heap_size_used_bytes (\S+)$/m.exec(await res.body.text());
+    const m = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(await res.body.text());
     return Number(m?.[1] ?? NaN) / 2 ** 20;
   };
 
@@ -165,7 +165,7 @@ token. Each round sends ${requests} HTTP requests (16 at a time; in turn a volum
 volume (null), a document refused by validation) and opens ${sessions} graphql-ws sessions (50 at a time:
 \`connection_init\`, a \`volumeChanged\` subscription, \`SUBSCRIBED\`, then \`complete\` and close, or
 every fourth an abrupt hang-up), then idles ${IDLE_MS / 1000} s before the gateway's heap in use
-(\`gateway_nodejs_heap_size_used_bytes\`) and RSS are read. Every request and session answered as
+(\`nodejs_heap_size_used_bytes\`) and RSS are read. Every request and session answered as
 expected, or the run would have failed.
 
 | round | requests so far | sessions so far | heap used MiB | RSS MiB |

@@ -19,6 +19,7 @@
  * - the catalogue (`registration`): {@link registerVolume}, {@link deregisterVolume} — registration.ts
  * - reads: {@link getVolume}, {@link requireVolume}, {@link completeVolume}, {@link listVolumes}
  *   (merged across backends), {@link attachmentOf} — reads.ts
+ * - the caller's namespace on a backend, named (`callerScope`): {@link callerNamespace} — namespaces.ts
  * - operations: {@link loadOperation} (what the caller may see), {@link operationsOf},
  *   {@link operationTarget}; the steps {@link track}, {@link readBack}, {@link target} — operations.ts
  *
@@ -31,6 +32,7 @@ export { completeHostAttachment, reserveHostAttachment, updateHostAttachment, ty
 export { attachmentId, operationId, snapshotId, volumeId } from './ids';
 export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, oncePerKey, type IdempotencyEntry, type IdempotencyInput, type IdempotencyScope, type IdempotencyStore } from './idempotency';
 export type { CheckedFor } from './input';
+export { callerNamespace } from './namespaces';
 export { done, loadOperation, operationsOf, operationTarget, readBack, target, track, type OperationTarget } from './operations';
 export { attachmentOf, completeVolume, getVolume, listVolumes, requireVolume, type ListVolumes } from './reads';
 export { deregisterVolume, registerVolume, type DeregisterVolume, type RegisterVolume } from './registration';

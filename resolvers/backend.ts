@@ -1,4 +1,5 @@
 /** Configured backends. */
+import { callerNamespace } from '../domain';
 import type { QueryResolvers, StorageBackendResolvers } from '../schema/generated/resolvers-types';
 
 export const backendQueries: Pick<QueryResolvers, 'storageBackends' | 'storageBackend'> = {
@@ -9,4 +10,5 @@ export const backendQueries: Pick<QueryResolvers, 'storageBackends' | 'storageBa
 export const backendType: StorageBackendResolvers = {
   capabilities: (b) => [...b.capabilities],
   health: (b, _a, ctx) => ctx.loaders.health.load(b.id),
+  callerNamespace: (b, _a, ctx) => callerNamespace(ctx, b),
 };

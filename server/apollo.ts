@@ -8,6 +8,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import type { GatewayContext } from '../domain/context';
 import { createFormatError, unexpectedErrorLog } from './errors';
+import { csrfPrevention } from './http/csrf';
 import { documentErrorStatusPlugin } from './http/status-plugin';
 import type { OperationLimits } from './limits';
 import type { apolloLimitOptions } from './limits/apollo';
@@ -22,6 +23,8 @@ export interface GatewayApolloOptions {
   limited: ReturnType<typeof apolloLimitOptions<GatewayContext>>;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** Credential header names that count as a CSRF preflight (`credentialHeaderNames`). @default none */
+  credentialHeaders?: readonly string[];
   /** Trusted documents: their names label metrics. @default none */
   trustedDocuments?: ObservabilityOptions['trustedDocuments'];
 }
@@ -33,6 +36,7 @@ export function createApolloServer(o: GatewayApolloOptions): ApolloServer<Gatewa
     ...o.limited,
     formatError: createFormatError(parseErrorReason),
     includeStacktraceInErrorResponses: false,
+    csrfPrevention: csrfPrevention(o.credentialHeaders ?? []),
     // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
     plugins: [

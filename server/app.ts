@@ -14,6 +14,7 @@ import { WatcherDirectory } from '../domain/watchers';
 import type { OperationTracker, OperationTrackerOptions } from '../subscriptions/operations';
 import type { LiveHub } from '../subscriptions/live';
 import { createApolloServer } from './apollo';
+import { credentialHeaderNames } from './credentials';
 import type { GatewayConfig } from './config';
 import { SERVER_SETTINGS } from './config-definition';
 import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
@@ -87,6 +88,8 @@ export interface RunningGateway {
   port: number;
   server: Server;
   operations: OperationTracker;
+  /** `/readyz` answers 503 (`draining`) from now on; everything else is served as before. */
+  drain(): void;
   /** Closes every socket with 1012, stops accepting, finishes in-flight requests, closes the hub and backend pools. */
   stop(): Promise<void>;
 }
@@ -111,7 +114,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const hub = o.live === undefined ? createGatewayLiveHub({ services, watchers, schema: limited.schema, metrics, logger, live: o.config.live, ws: o.config.ws }) : undefined;
   const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? hub);
   if (hub) services.live = hub.mutations;
-  const apollo = createApolloServer({ limits, limited, logger, metrics, trustedDocuments: o.config.http?.trustedDocuments?.documents });
+  const apollo = createApolloServer({ limits, limited, logger, metrics, credentialHeaders: credentialHeaderNames(registry), trustedDocuments: o.config.http?.trustedDocuments?.documents });
   await apollo.start();
 
   const http = resolveHttpEdgeOptions(o.config.http);
@@ -182,6 +185,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     port,
     server,
     operations,
+    drain: () => readinessState.drain(),
     async stop() {
       // Sockets first, with 1012: clients reconnect (elsewhere) and resume from their cursors.
       await ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS));

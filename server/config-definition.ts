@@ -15,6 +15,7 @@ import { DEMO_SETTINGS } from './demo-settings';
 import { HTTP_SETTINGS } from './http/config';
 import { LIMITS_SETTINGS } from './limits/config';
 import { LIVE_SETTINGS } from './live-config';
+import { DEFAULT_SHUTDOWN_DRAIN_MS } from './readiness';
 import { REDIS_SETTINGS } from './redis-config';
 import { BREAKER_SETTINGS, READINESS_SETTINGS } from './resilience-config';
 import { WS_SETTINGS } from './ws/config';
@@ -36,6 +37,12 @@ export const SERVER_SETTINGS = {
   maxConcurrentReads: setting({ env: 'MAX_CONCURRENT_READS', rule: integer(1, 256), default: DEFAULT_MAX_CONCURRENT_READS, doc: "Most backend reads one request's loaders run at once." }),
   maxBodyBytes: setting({ env: 'MAX_BODY_BYTES', rule: integer(1024, 64 * 1_048_576), default: 1_048_576, doc: 'Largest accepted request body in bytes (413 above).' }),
   shutdownGraceMs: setting({ env: 'SHUTDOWN_GRACE_MS', rule: integer(0, 600_000), default: 10_000, doc: 'On SIGTERM, how long in-flight requests may take before connections are cut, ms.' }),
+  shutdownDrainMs: setting({
+    env: 'SHUTDOWN_DRAIN_MS',
+    rule: integer(0, 600_000),
+    defaultNote: `${DEFAULT_SHUTDOWN_DRAIN_MS}; in demo mode (no backends) 0`,
+    doc: 'On SIGTERM, how long /readyz answers 503 (draining) while the gateway keeps serving, before it stops accepting, ms: time for a load balancer to take the replica out.',
+  }),
   configFile: setting({ env: 'GATEWAY_CONFIG', file: false, rule: text(), doc: 'Path of the JSON config file (or `--config FILE`).' }),
   nodeEnv: setting({ env: 'NODE_ENV', file: false, rule: text(), doc: '`production`: no demo mode (no backend is an error) and no introspection by default.' }),
 } as const;

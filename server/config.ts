@@ -16,6 +16,7 @@ import { limitsConfig, type LimitsConfig } from './limits/config';
 import { loadWsConfig, type WsConfig } from './ws/config';
 import { loadLiveConfig, type LiveConfig } from './live-config';
 import { loadResilienceConfig, type ResilienceConfig } from './resilience-config';
+import { DEFAULT_SHUTDOWN_DRAIN_MS } from './readiness';
 
 /**
  * One configured backend: the settings every kind has plus its own, as its module parsed them
@@ -40,6 +41,8 @@ export interface GatewayConfig {
   backends: BackendConfig[];
   maxBodyBytes: number;
   shutdownGraceMs: number;
+  /** On SIGTERM, how long /readyz answers 503 while serving before the graceful stop, ms. @default 5000; in demo mode 0 */
+  shutdownDrainMs: number;
   /** Shared store for scale-out (operation records). @default none: records stay in this process */
   redis?: RedisConfig;
   /** The HTTP edge: header size, per-caller limits, CORS, trusted documents (server/http/config.ts). */
@@ -166,6 +169,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     maxConcurrentReads: top.maxConcurrentReads,
     maxBodyBytes: top.maxBodyBytes,
     shutdownGraceMs: top.shutdownGraceMs,
+    // The demo stops at once: no load balancer watches it.
+    shutdownDrainMs: top.shutdownDrainMs ?? (backends.length === 0 ? 0 : DEFAULT_SHUTDOWN_DRAIN_MS),
     backends,
     http: loadHttpEdgeConfig(env, file),
     limits: limitsConfig(env, file, { demo: backends.length === 0 }),

@@ -51,8 +51,9 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
       maxPerCredential: resolveWsOptions(o.ws).maxSubscriptionsPerCredential,
     },
     metrics: o.metrics.live.hooks(),
+    // The watcher's own text goes in `detail`: a log line has one message field, pino's `msg`.
     onWatcherStatus: (s, err) =>
-      (err ? logger.warn.bind(logger) : logger.info.bind(logger))({ backend: s.backend, state: s.state, source: s.source, message: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),
+      (err ? logger.warn.bind(logger) : logger.info.bind(logger))({ backend: s.backend, state: s.state, source: s.source, detail: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),
     onError: (err, where) => logger.error({ err, ...where }, 'live hub error'),
   });
   o.metrics.live.watch(hub);

@@ -15,8 +15,18 @@ export const REDACTED_PATHS = [
   'variables.input.secrets',
 ];
 
+/**
+ * A line's one message field is pino's `msg`: a logged object's own top-level `message` (a health
+ * result, a backend's text) is kept as `detail`, so log pipelines never see two.
+ */
+function oneMessageField(o: Record<string, unknown>): Record<string, unknown> {
+  if (!('message' in o)) return o;
+  const { message, ...rest } = o;
+  return { ...rest, detail: message };
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, base: { service: 'volume-gateway' }, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' } }, destination);
+  return pino({ level, base: { service: 'volume-gateway' }, formatters: { log: oneMessageField }, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' } }, destination);
 }
 
 export type { Logger };

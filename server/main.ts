@@ -6,29 +6,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGateway, WS_CLOSE_WAIT_MS, type RunningGateway } from './app';
-import { BACKEND_MODULES } from '../adapters/modules';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
-import { SERVER_SETTINGS } from './config-definition';
 import type { DemoBackends } from './demo';
+import { helpText } from './help';
 import { createLogger } from './logger';
 import { GatewayMetrics } from './metrics';
-
-const HELP = `Usage: volume-gateway [--config FILE] [--help] [--version]
-
-GraphQL gateway for block-storage volumes (${BACKEND_MODULES.map((m) => m.displayName).join(', ')}).
-
-Options:
-  --config FILE   JSON configuration file (also: GATEWAY_CONFIG)
-  --help          show this help
-  --version       print the version
-
-Environment (wins over the file): PORT (${SERVER_SETTINGS.port.default}), HOST (${SERVER_SETTINGS.host.defaultNote}), LOG_LEVEL (${SERVER_SETTINGS.logLevel.default}),
-  GATEWAY_BACKENDS=id=kind[@URL],...  kind: ${BACKEND_MODULES.map((m) => m.kind).join(', ')}; GATEWAY_BACKEND_<ID>_TIMEOUT_MS, ...
-${BACKEND_MODULES.flatMap((m) => (m.nativeEnv?.help ? [`${m.nativeEnv.help}\n`] : [])).join('')}  REDIS_URL=redis://host:6379         share operation records between replicas
-With no backend configured (and NODE_ENV not production), simulated backends with demo data
-are started. An unknown GATEWAY_*, WS_*, MAX_* … variable or config-file key stops start-up.
-See docs/configuration.md; the config file's JSON Schema is config.schema.json.`;
 
 /** Time after the grace period for the steps after the drain (pools, Redis) before exiting anyway. */
 const SHUTDOWN_BACKSTOP_MS = 5_000;
@@ -43,7 +26,7 @@ async function main(argv: string[]): Promise<void> {
   let configPath: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--help' || a === '-h') return void console.log(HELP);
+    if (a === '--help' || a === '-h') return void console.log(helpText());
     if (a === '--version' || a === '-v') return void console.log(version());
     if (a === '--config') configPath = argv[++i];
     else if (a.startsWith('--config=')) configPath = a.slice('--config='.length);
@@ -75,9 +58,24 @@ async function main(argv: string[]): Promise<void> {
   // A stray rejection is a bug to log, not a reason to drop every in-flight request.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   let stopping = false;
+  /** Ends the drain period early: a second signal means "stop now". */
+  let endDrain: (() => void) | undefined;
   const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
+    if (stopping) return void endDrain?.();
     stopping = true;
+    // SIGTERM (orchestrators, load balancers) drains first: /readyz answers 503 while requests are
+    // still served, so the replica is taken out before it stops accepting. Ctrl-C stops at once.
+    if (signal === 'SIGTERM' && config.shutdownDrainMs > 0) {
+      logger.info({ signal, drainMs: config.shutdownDrainMs }, 'draining: readiness answers 503');
+      gateway.drain();
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, config.shutdownDrainMs);
+        endDrain = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
     logger.info({ signal }, 'shutting down');
     // Backstop: every step of stop() is bounded (sockets closing with 1012 by WS_CLOSE_WAIT_MS,
     // the server's drain by the grace period, backend pools by a short drain), but a shutdown

@@ -164,7 +164,9 @@ export class GatewayMetrics {
   readonly live = new LiveHubMetrics(this.registry);
 
   constructor(options: { /** Process metrics (CPU, memory, event loop). @default true */ processMetrics?: boolean } = {}) {
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'gateway_' });
+    // Unprefixed (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`, …): the names stock
+    // Node.js dashboards and alerts query. The gateway's own metrics keep `gateway_`.
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
   /** The socket layer reports its gauges through `source` from now on. */

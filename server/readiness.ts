@@ -26,6 +26,9 @@ export interface ReadinessConfig {
   probeIntervalMs: number;
 }
 
+/** On SIGTERM, how long `/readyz` answers 503 while the gateway still serves, ms (`SHUTDOWN_DRAIN_MS`, outside demo mode). */
+export const DEFAULT_SHUTDOWN_DRAIN_MS = 5_000;
+
 export const READINESS_DEFAULTS: Readonly<ReadinessConfig> = Object.freeze({ require: 'none', probeIntervalMs: 5_000 });
 
 /** One backend as `/readyz` shows it. */
@@ -46,6 +49,8 @@ export interface BackendReadiness {
 
 export interface ReadinessReport {
   ready: boolean;
+  /** Shutting down: not ready whatever the backends do, while requests are still served. */
+  draining: boolean;
   require: ReadinessRequire;
   backends: BackendReadiness[];
   redis: RedisHealth;
@@ -73,6 +78,7 @@ export class ReadinessState {
   #redis: RedisHealth;
   readonly #stop = new AbortController();
   readonly #loops: Promise<void>[] = [];
+  #draining = false;
 
   constructor(o: ReadinessOptions) {
     this.#o = o;
@@ -98,6 +104,14 @@ export class ReadinessState {
         }),
       );
     }
+  }
+
+  /**
+   * From now on the gateway is not ready (503, `draining: true`), so load balancers take it out
+   * while it still serves (SIGTERM's drain period, server/main.ts).
+   */
+  drain(): void {
+    this.#draining = true;
   }
 
   /** Stops probing; a probe still on the wire is cancelled. */
@@ -126,8 +140,8 @@ export class ReadinessState {
       };
     });
     const require = this.#config.require;
-    const ready = require === 'none' || backends.length === 0 || (require === 'all' ? backends.every((b) => b.available) : backends.some((b) => b.available));
-    return { ready, require, backends, redis: this.#redis, watchers: hub };
+    const ready = !this.#draining && (require === 'none' || backends.length === 0 || (require === 'all' ? backends.every((b) => b.available) : backends.some((b) => b.available)));
+    return { ready, draining: this.#draining, require, backends, redis: this.#redis, watchers: hub };
   }
 
   /** Runs `probe` now and then after every pause until stopped; one probe at a time per loop. */

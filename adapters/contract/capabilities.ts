@@ -118,6 +118,23 @@ export interface ServerAttachments {
   updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>>;
 }
 
+/** A namespace (Nomad namespace, OpenStack project) with its name for people. */
+export interface NamespaceName {
+  /** What volumes carry as their namespace (an OpenStack project id). */
+  id: string;
+  /** Its display name; null when the backend did not say. */
+  name: string | null;
+}
+
+/** Credentials bound to one namespace (an OpenStack token to its project), which the backend can name. */
+export interface CallerScope {
+  /**
+   * The namespace `o.credential` is bound to, with its name; null when no credential was given.
+   * @throws UnauthenticatedError when the credential is invalid or expired
+   */
+  callerNamespace(o: CallOptions): Promise<NamespaceName | null>;
+}
+
 /**
  * The optional facets of a backend, by what they do. `VolumeBackend` extends this, so a facet is
  * reached as `b.hostAttachments` and its absence is a compile-time `undefined`.
@@ -137,6 +154,8 @@ export interface BackendFacets {
   readonly watching?: Watching;
   /** Whether a subscriber may see a change, and what of it (watch.ts). */
   readonly subscriberAccess?: SubscriberAccess;
+  /** The namespace a caller's credential is bound to, named. */
+  readonly callerScope?: CallerScope;
 }
 
 /** A facet's name. */
@@ -155,6 +174,7 @@ export const FACET_NAMES: { readonly [F in Facet]-?: string } = {
   trackedChanges: 'tracked changes',
   watching: 'live status',
   subscriberAccess: 'subscriber access checks',
+  callerScope: "the caller's namespace",
 };
 
 /**
@@ -189,6 +209,7 @@ const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Exclude<Capability
   trackedChanges: ['TRACKED_OPERATIONS'],
   watching: [],
   subscriberAccess: [],
+  callerScope: [],
 };
 
 /**

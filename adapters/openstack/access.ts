@@ -4,6 +4,7 @@
  * The watcher reads as an admin when it can, so admin-only fields are removed for everyone else.
  */
 import type { CallOptions, CallerCredential } from '../contract/backend';
+import type { NamespaceName } from '../contract/capabilities';
 import type { Attachment, Volume } from '../contract/model';
 import type { AccessGrant } from '../contract/watch';
 import type { OpenStackClient } from './client';
@@ -30,6 +31,13 @@ export async function checkAccess(client: OpenStackClient, scope: string, o: Cal
 export async function checkCredential(client: OpenStackClient, o: CallOptions): Promise<void> {
   if (!o.credential.token) return;
   await client.keystone.callerSession(o.credential.token, true);
+}
+
+/** The caller's project and its name, from the (cached) validation of the caller's token. */
+export async function callerNamespace(client: OpenStackClient, o: CallOptions): Promise<NamespaceName | null> {
+  if (!o.credential.token) return null;
+  const session = await client.session(o);
+  return { id: session.projectId, name: session.projectName };
 }
 
 const hostNamed = (a: Attachment): boolean => isHostConsumer(a.consumer) && a.consumer.hostName !== null;

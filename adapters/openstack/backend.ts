@@ -29,6 +29,8 @@ import type {
 import {
   advertise,
   CORE_CAPABILITIES,
+  type CallerScope,
+  type NamespaceName,
   type HostAttachments,
   type ServerAttachments,
   type SnapshotReads,
@@ -74,7 +76,7 @@ export interface OpenStackBackendOptions extends OpenStackClientOptions {
 }
 
 export class OpenStackBackend
-  implements VolumeBackend, VolumeUpdates, SnapshotReads, VolumeActions, HostAttachments, ServerAttachments, TrackedChanges, Watching, SubscriberAccess
+  implements VolumeBackend, VolumeUpdates, SnapshotReads, VolumeActions, HostAttachments, ServerAttachments, TrackedChanges, Watching, SubscriberAccess, CallerScope
 {
   readonly id: string;
   readonly kind = 'OPENSTACK';
@@ -87,6 +89,7 @@ export class OpenStackBackend
   readonly trackedChanges: TrackedChanges = this;
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
+  readonly callerScope: CallerScope = this;
   readonly capabilities = advertise(this, CORE_CAPABILITIES);
   readonly createInput: OwnCreateInput = CREATE_INPUT;
   /** Every call needs the caller's Keystone token. */
@@ -227,6 +230,10 @@ export class OpenStackBackend
 
   checkCredential(o: CallOptions): Promise<void> {
     return access.checkCredential(this.#c, o);
+  }
+
+  callerNamespace(o: CallOptions): Promise<NamespaceName | null> {
+    return access.callerNamespace(this.#c, o);
   }
 
   redact(volume: Volume, grant: AccessGrant): Volume {

@@ -1125,6 +1125,8 @@ export type SetCinderVolumeReadonlyInput = {
 /** A configured backend: one Nomad cluster or one OpenStack region. */
 export type StorageBackend = {
   __typename?: 'StorageBackend';
+  /** The namespace the caller's credential for this backend is bound to, with its name (OpenStack: the Keystone token's project). Null when the backend's credentials are not bound to one (Nomad), or no credential was sent. */
+  callerNamespace?: Maybe<StorageNamespace>;
   /** What it can do. */
   capabilities: Array<StorageCapability>;
   /** Probed when asked (once per request) with the gateway's own means, not the caller's token. */
@@ -1242,6 +1244,15 @@ export type StorageKeyValueInput = {
   key: Scalars['String']['input'];
   /** The value. */
   value: Scalars['String']['input'];
+};
+
+/** A namespace volumes live in (a Nomad namespace, an OpenStack project), with its name for people. */
+export type StorageNamespace = {
+  __typename?: 'StorageNamespace';
+  /** What volumes carry in `namespace` (an OpenStack project id). */
+  id: Scalars['String']['output'];
+  /** Its display name; null when the backend does not say. */
+  name?: Maybe<Scalars['String']['output']>;
 };
 
 /** A CSI storage plugin of a Nomad backend. Fields marked (read) need a full read. */
@@ -2273,6 +2284,7 @@ export type ResolversTypes = ResolversObject<{
   StorageHealthCount: ResolverTypeWrapper<StorageHealthCount>;
   StorageKeyValue: ResolverTypeWrapper<StorageKeyValue>;
   StorageKeyValueInput: StorageKeyValueInput;
+  StorageNamespace: ResolverTypeWrapper<StorageNamespace>;
   StoragePlugin: ResolverTypeWrapper<PluginModel>;
   StoragePluginConnection: ResolverTypeWrapper<Omit<StoragePluginConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversTypes['StoragePluginEdge']>>, nodes: Array<Maybe<ResolversTypes['StoragePlugin']>>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
   StoragePluginControllerFeature: StoragePluginControllerFeature;
@@ -2395,6 +2407,7 @@ export type ResolversParentTypes = ResolversObject<{
   StorageHealthCount: StorageHealthCount;
   StorageKeyValue: StorageKeyValue;
   StorageKeyValueInput: StorageKeyValueInput;
+  StorageNamespace: StorageNamespace;
   StoragePlugin: PluginModel;
   StoragePluginConnection: Omit<StoragePluginConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversParentTypes['StoragePluginEdge']>>, nodes: Array<Maybe<ResolversParentTypes['StoragePlugin']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
   StoragePluginEdge: Omit<StoragePluginEdge, 'node'> & { node: ResolversParentTypes['StoragePlugin'] };
@@ -2658,6 +2671,7 @@ export type ServerResolvers<ContextType = GatewayContext, ParentType extends Res
 }>;
 
 export type StorageBackendResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StorageBackend'] = ResolversParentTypes['StorageBackend']> = ResolversObject<{
+  callerNamespace?: Resolver<Maybe<ResolversTypes['StorageNamespace']>, ParentType, ContextType>;
   capabilities?: Resolver<Array<ResolversTypes['StorageCapability']>, ParentType, ContextType>;
   health?: Resolver<ResolversTypes['StorageBackendHealth'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -2685,6 +2699,11 @@ export type StorageHealthCountResolvers<ContextType = GatewayContext, ParentType
 export type StorageKeyValueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StorageKeyValue'] = ResolversParentTypes['StorageKeyValue']> = ResolversObject<{
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type StorageNamespaceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StorageNamespace'] = ResolversParentTypes['StorageNamespace']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type StoragePluginResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StoragePlugin'] = ResolversParentTypes['StoragePlugin']> = ResolversObject<{
@@ -2950,6 +2969,7 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   StorageDeletePayload?: StorageDeletePayloadResolvers<ContextType>;
   StorageHealthCount?: StorageHealthCountResolvers<ContextType>;
   StorageKeyValue?: StorageKeyValueResolvers<ContextType>;
+  StorageNamespace?: StorageNamespaceResolvers<ContextType>;
   StoragePlugin?: StoragePluginResolvers<ContextType>;
   StoragePluginConnection?: StoragePluginConnectionResolvers<ContextType>;
   StoragePluginEdge?: StoragePluginEdgeResolvers<ContextType>;

@@ -78,7 +78,7 @@ async function open(wsUrl: string, payload: Record<string, string>): Promise<Soc
 /** The gateway's RSS in MiB from its /metrics (prom-client's process metrics), when it reports them. */
 async function rssMiB(base: string): Promise<number | undefined> {
   const text = await (await fetch(`${base}/metrics`)).text().catch(() => '');
-  const m = /^gateway_process_resident_memory_bytes (\d+)/m.exec(text);
+  const m = /^process_resident_memory_bytes (\d+)/m.exec(text);
   return m ? Math.round(Number(m[1]) / 1_048_576) : undefined;
 }
 

@@ -73,6 +73,10 @@ describe('live status page in headless Chromium', () => {
     await expect(b.page.locator(`${row('postgres-data')} .attachment-item`).innerText()).resolves.toMatch(/ATTACHED\s*postgres\/db on east-client-1/);
     // OpenStack (the demo's Keystone token was pre-filled): in-use with its server, idle ones AVAILABLE.
     await expect(b.page.locator(`${row('d0000000-0000-4000-8000-000000000002')} .attachment-item`).innerText()).resolves.toMatch(/ATTACHED\s*server db-1/);
+    // The project's name (from the caller's Keystone token), its id on hover only.
+    const project = b.page.locator(`${row('d0000000-0000-4000-8000-000000000002')} td.namespace`);
+    await expect(project.innerText()).resolves.toBe(demo.kinds.openstack.project);
+    await expect(project.getAttribute('title')).resolves.toBe(demo.kinds.openstack.projectId);
     await expect(b.page.locator(`${row('d0000000-0000-4000-8000-000000000007')} .badge.status`).innerText()).resolves.toBe('AVAILABLE');
     await expect(b.page.locator('#coverage').innerText()).resolves.toBe('Coverage: all backends');
     await expect(b.page.locator('#count').innerText()).resolves.toBe('21 volumes');
@@ -114,7 +118,8 @@ describe('live status page in headless Chromium', () => {
           const r = g.document.querySelector(sel);
           if (!r) return;
           const states = [...r.querySelectorAll('.badge.attachment')].map((x: any) => x.textContent).join(',');
-          const entry = `${states}${r.classList.contains('changed') ? ' (highlighted)' : ''}`;
+          const consumers = [...r.querySelectorAll('.consumer')].map((x: any) => x.textContent).join(',');
+          const entry = `${states}${r.classList.contains('changed') ? ' (highlighted)' : ''} ${consumers}`;
           if (g.seenStates.at(-1) !== entry) g.seenStates.push(entry);
         };
         new g.MutationObserver(note).observe(g.document.getElementById('volumes'), { childList: true, subtree: true });
@@ -136,7 +141,10 @@ describe('live status page in headless Chromium', () => {
       const attaching = seen.findIndex((s) => s.startsWith('ATTACHING'));
       const attached = seen.findIndex((s) => s.startsWith('ATTACHED'));
       expect({ seen, order: attaching >= 0 && attaching < attached }).toEqual({ seen, order: true });
-      expect(seen.some((s) => s.endsWith('(highlighted)'))).toBe(true);
+      expect(seen.some((s) => s.includes('(highlighted)'))).toBe(true);
+      // Until the name arrives the consumer shows a placeholder, never the server's bare UUID.
+      expect(seen.some((s) => s.includes('server …'))).toBe(true);
+      expect(seen.filter((s) => s.includes('a0000000-0000-4000-8000-000000000004'))).toEqual([]);
       await expect(b.page.locator(`${target} .badge.status`).innerText()).resolves.toBe('IN_USE');
       // The event cannot carry the server's name (no Nova read for events); the page's re-read of the volume fills it in.
       await b.page.locator(`${target} .attachment-item`, { hasText: /server batch-1/ }).waitFor({ timeout: 10_000 });

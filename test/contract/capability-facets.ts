@@ -23,6 +23,7 @@ export const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Capability[
   trackedChanges: ['TRACKED_OPERATIONS'],
   watching: [],
   subscriberAccess: [],
+  callerScope: [],
 };
 
 const FACETS = Object.keys(FACET_CAPABILITIES) as Facet[];

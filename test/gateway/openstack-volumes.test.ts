@@ -32,6 +32,13 @@ describe('OpenStack volumes through the gateway', () => {
   });
   afterAll(disposeAll);
 
+  it('should name the caller\'s project (the Keystone token\'s), and give none without a token', async () => {
+    const q = '{ storageBackends { id callerNamespace { id name } } }';
+    expect((await gw.gql(q, {}, auth)).body).toEqual({ data: { storageBackends: [{ id: 'os', callerNamespace: { id: os.demo, name: 'demo' } }] } });
+    expect((await gw.gql(q, {}, { 'x-auth-token': os.otherToken })).body).toEqual({ data: { storageBackends: [{ id: 'os', callerNamespace: { id: os.other, name: 'other' } }] } });
+    expect((await gw.gql(q, {})).body).toEqual({ data: { storageBackends: [{ id: 'os', callerNamespace: null }] } });
+  });
+
   it('should list the caller project volumes in the unified model, with server names batched into one Nova call', async () => {
     os.sim.clearRequests();
     const res = await gw.gql(LIST, { first: 50 }, auth);

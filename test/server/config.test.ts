@@ -2,7 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isSetting, settingLeaves } from '../../adapters/contract/settings';
+import { BACKEND_MODULES } from '../../adapters/modules';
 import { ConfigError, loadConfig } from '../../server/config';
+import { GATEWAY_SETTINGS } from '../../server/config-definition';
 
 const root = join(__dirname, '..', '..');
 
@@ -19,6 +22,13 @@ describe('configuration', () => {
       { id: 'east', kind: 'nomad', url: 'http://10.0.0.1:4646', token: undefined, timeoutMs: 2500, maxConnections: 16, readRetries: 2 },
       { id: 'west-2', kind: 'nomad', url: 'https://nomad.example.com/prefix', token: 'svc-token', timeoutMs: 10000, maxConnections: 16, readRetries: 2 },
     ]);
+  });
+
+  it('should drain 5 s on SIGTERM by default, not in demo mode, and take SHUTDOWN_DRAIN_MS', () => {
+    expect(loadConfig({ GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646' }).shutdownDrainMs).toBe(5000);
+    expect(loadConfig({}).shutdownDrainMs).toBe(0);
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '1500' }).shutdownDrainMs).toBe(1500);
+    expect(loadConfig({ GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646', SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(0);
   });
 
   it('should read NOMAD_ADDR and NOMAD_TOKEN as one backend called nomad', () => {
@@ -103,6 +113,10 @@ describe('command line', () => {
     const help = run(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: volume-gateway');
+    // Every kind, its credential header, every setting family (the definition's sections) and every variable.
+    for (const m of BACKEND_MODULES) expect(help.stdout).toMatch(new RegExp(`^  ${m.kind} .*${m.credential.header}`, 'm'));
+    for (const [key, node] of Object.entries(GATEWAY_SETTINGS)) if (!isSetting(node)) expect(help.stdout).toMatch(new RegExp(`^  ${key} `, 'm'));
+    for (const { setting } of settingLeaves(GATEWAY_SETTINGS)) if (setting.env) expect(help.stdout).toMatch(new RegExp(`\\b${setting.env}\\b`));
     const version = run(['--version']);
     expect(version.stdout.trim()).toBe(require('../../package.json').version);
   });

@@ -1,21 +1,6 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import { DEMO_OPENSTACK_TOKEN } from '../../simulators/openstack/demo-backend';
-
-const root = join(__dirname, '..', '..');
-
-/** `npm start`'s entry point in demo mode on a free port, its stdout collected. */
-function startDemoProcess() {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const waitFor = async (line: RegExp): Promise<void> => {
-    for (let i = 0; i < 300 && !line.test(out); i++) await new Promise((r) => setTimeout(r, 100));
-  };
-  return { child, output: () => out, exited: once(child, 'exit'), waitFor };
-}
+import { startGatewayProcess as startDemoProcess } from '../support/gateway-process';
 
 describe('process lifecycle', () => {
   it('should finish an in-flight request on SIGTERM, then exit 0', async () => {

@@ -19,7 +19,8 @@ describe('live page consumer names', () => {
     const bare: LiveAttachment = { id: 'a1', state: 'ATTACHED', consumer: server('s9', null) };
     t.apply(event({ volume: vol({ status: 'IN_USE', attachments: [bare] }), attachment: bare }), 10);
     expect(lacksNames(t.get('v1')!.volume)).toBe(true);
-    expect(consumerLabel(t.get('v1')!.volume.attachments![0]!.consumer)).toBe('server s9');
+    // While the name loads: a placeholder, never the bare server id.
+    expect(consumerLabel(t.get('v1')!.volume.attachments![0]!.consumer)).toBe('server …');
     // The re-read was sent before a later event; its (older) state must not win, only its names.
     const read = vol({ status: 'IN_USE', attachments: [{ id: 'a1', state: 'ATTACHING', consumer: server('s9', 'batch-1') }] });
     expect(t.fillNames(read)).toBe(true);
@@ -28,6 +29,32 @@ describe('live page consumer names', () => {
     expect(consumerLabel(row.volume.attachments![0]!.consumer)).toBe('server batch-1');
     expect(lacksNames(row.volume)).toBe(false);
     expect(t.fillNames(read)).toBe(false);
+  });
+
+  it('should show the server id only once an HTTP read answered without a name, and stop re-reading it', () => {
+    const t = new LiveTable();
+    // A list (HTTP) that could not name the server: nothing to wait for.
+    t.replace([vol({ attachments: [{ id: 'a0', state: 'ATTACHED', consumer: server('s0', null) }] })]);
+    expect(lacksNames(t.get('v1')!.volume)).toBe(false);
+    expect(consumerLabel(t.get('v1')!.volume.attachments![0]!.consumer)).toBe('server s0');
+    // An event's unnamed server waits for the re-read; a re-read without its name ends the wait.
+    const bare: LiveAttachment = { id: 'a1', state: 'ATTACHED', consumer: server('s9', null) };
+    t.apply(event({ volume: vol({ status: 'IN_USE', attachments: [bare] }), attachment: bare }), 10);
+    expect(consumerLabel(t.get('v1')!.volume.attachments![0]!.consumer)).toBe('server …');
+    expect(t.fillNames(vol({ attachments: [bare] }))).toBe(true);
+    expect(consumerLabel(t.get('v1')!.volume.attachments![0]!.consumer)).toBe('server s9');
+    expect(lacksNames(t.get('v1')!.volume)).toBe(false);
+  });
+
+  it('should show the namespace name the list gave for the caller\'s own namespace, and ids for the others', () => {
+    const t = new LiveTable();
+    t.replace([vol(), vol({ id: 'v2', namespace: 'q' })], [{ id: 'openstack', callerNamespace: { id: 'p', name: 'demo' } }, { id: 'east', callerNamespace: null }]);
+    expect(t.namespaceLabel(t.get('v1')!.volume)).toBe('demo');
+    expect(t.namespaceLabel(t.get('v2')!.volume)).toBe('q');
+    expect(t.namespaceLabel({ backend: { id: 'east' }, namespace: 'p' })).toBe('p');
+    // A fresh list under other credentials forgets it.
+    t.replace([vol()]);
+    expect(t.namespaceLabel(t.get('v1')!.volume)).toBe('p');
   });
 
   it('should name consumers from names already seen in the list, so no re-read is needed', () => {

@@ -8,6 +8,8 @@ import { BackendError, BackendUnavailableError, UnauthenticatedError } from '../
 export interface Session {
   token: string;
   projectId: string;
+  /** The project's name, as the token body gives it; null when it does not. */
+  projectName: string | null;
   /** Epoch ms. */
   expiresAt: number;
   /** Cinder v3 endpoint for the project, e.g. `http://cinder:8776/v3/<project>`. */
@@ -33,7 +35,7 @@ interface CatalogEntry {
   endpoints: Array<{ interface: string; region?: string; region_id?: string; url: string }>;
 }
 interface TokenBody {
-  token?: { expires_at?: string; project?: { id?: string }; roles?: Array<{ name?: string }>; catalog?: CatalogEntry[] };
+  token?: { expires_at?: string; project?: { id?: string; name?: string }; roles?: Array<{ name?: string }>; catalog?: CatalogEntry[] };
 }
 
 /** Catalog types searched for Cinder v3, best first (deployments register one or both). */
@@ -55,6 +57,7 @@ export function toSession(token: string, text: string, c: CatalogChoice): Sessio
   return {
     token,
     projectId,
+    projectName: typeof t.project?.name === 'string' ? t.project.name : null,
     expiresAt: Number.isFinite(expiresAt) ? expiresAt : Date.now() + 60_000,
     volumeUrl: endpoint(t.catalog ?? [], VOLUME_TYPES, 'block-storage (Cinder v3)', c),
     computeUrl: endpoint(t.catalog ?? [], COMPUTE_TYPES, 'compute (Nova)', c),

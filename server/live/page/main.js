@@ -101,7 +101,10 @@ function render() {
       tr.classList.add('changed');
       next = Math.min(next, row.changedAt + HIGHLIGHT_MS - now);
     }
-    tr.append(el('td', 'backend', v.backend.id), el('td', 'namespace', v.namespace ?? ''));
+    const namespace = el('td', 'namespace', table.namespaceLabel(v));
+    // A named namespace (an OpenStack project) keeps its id on hover.
+    if (v.namespace && namespace.textContent !== v.namespace) namespace.title = v.namespace;
+    tr.append(el('td', 'backend', v.backend.id), namespace);
     const name = el('td', 'name', v.name ?? v.nativeId);
     if (v.name && v.name !== v.nativeId) name.append(el('small', 'native', v.nativeId));
     tr.append(name);
@@ -113,7 +116,10 @@ function render() {
     for (const a of v.attachments ?? []) {
       const item = el('span', 'attachment-item');
       item.dataset.attachmentId = a.id;
-      item.append(badge('attachment', a.state), el('span', 'consumer', consumerLabel(a.consumer)));
+      const who = el('span', 'consumer', consumerLabel(a.consumer));
+      // The server's id on hover only: the label waits for its name (state.ts, NAME_LOADING).
+      if (a.consumer?.serverId) who.title = `server id ${a.consumer.serverId}`;
+      item.append(badge('attachment', a.state), who);
       atts.append(item);
     }
     tr.append(atts, el('td', 'event', row.lastEvent ?? ''));
@@ -167,16 +173,19 @@ async function relist() {
   $('list-status').textContent = 'listing…';
   const nodes = [];
   const omitted = new Map();
+  let backends = [];
   let after = null;
   for (let i = 0; i < MAX_LIST_PAGES; i++) {
     const { data } = await post(LIST_QUERY, { after });
+    // Null when the field failed (an expired token): ids are shown then.
+    if (i === 0) backends = data.storageBackends ?? [];
     for (const n of data.volumes.nodes) if (n) nodes.push(n);
     for (const o of data.volumes.omittedBackends) omitted.set(o.backend.id, o);
     if (!data.volumes.pageInfo.hasNextPage) break;
     after = data.volumes.pageInfo.endCursor;
   }
   listOmitted = [...omitted.values()];
-  table.replace(nodes);
+  table.replace(nodes, backends);
   $('list-status').textContent = `listed at ${new Date().toLocaleTimeString()}`;
   renderCoverage();
   render();

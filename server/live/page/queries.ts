@@ -16,12 +16,14 @@ const OMITTED = 'omittedBackends { backend { id } reason code message }';
 export const LIST_PAGE_SIZE = 50;
 export const MAX_LIST_PAGES = 20;
 
+/** The list, and on each page the caller's namespace per backend with its name (OpenStack: the token's project), shown instead of ids. */
 export const LIST_QUERY = `query LiveVolumes($after: String) {
   volumes(first: ${LIST_PAGE_SIZE}, after: $after) {
     nodes { ${VOLUME} }
     pageInfo { hasNextPage endCursor }
     ${OMITTED}
   }
+  storageBackends { id callerNamespace { id name } }
 }`;
 
 /** One volume again, for the consumer names an event cannot carry (a Nova server's name needs a Nova read). */

@@ -14,7 +14,15 @@ export interface LiveConsumer {
   serverId?: string | null;
   name?: string | null;
   hostName?: string | null;
+  /**
+   * The page's own mark (never sent by the gateway): an HTTP read answered this server consumer
+   * without a name (Nova did not tell), so there is no name to wait for and the id is shown.
+   */
+  nameUnavailable?: boolean;
 }
+
+/** Shown for a server whose name is still being read: never the bare UUID. */
+export const NAME_LOADING = '…';
 
 export interface LiveAttachment {
   id: string;
@@ -38,6 +46,12 @@ export interface LiveOmission {
   reason: string;
   code: string | null;
   message: string | null;
+}
+
+/** A backend as the list query selects it: the caller's namespace there, named when the backend says. */
+export interface LiveBackend {
+  id: string;
+  callerNamespace: { id: string; name: string | null } | null;
 }
 
 /** A `VolumeChangeEvent` as the page selects it. */
@@ -79,12 +93,21 @@ export function consumerLabel(c: LiveConsumer | null): string {
     const job = [c.jobId, c.taskGroup].filter(Boolean).join('/') || c.allocationId || 'allocation';
     return c.nodeName ? `${job} on ${c.nodeName}` : job;
   }
-  if (c.__typename === 'VolumeServerConsumer') return `server ${c.name ?? c.serverId ?? ''}`.trim();
+  if (c.__typename === 'VolumeServerConsumer') {
+    if (c.name) return `server ${c.name}`;
+    return c.nameUnavailable && c.serverId ? `server ${c.serverId}` : `server ${NAME_LOADING}`;
+  }
   return `host ${c.hostName ?? '(hidden)'}`;
 }
 
 /** A Nova server consumer whose name the event could not carry (events never read Nova). */
-const unnamed = (c: LiveConsumer | null): c is LiveConsumer & { serverId: string } => c?.__typename === 'VolumeServerConsumer' && !c.name && !!c.serverId;
+const unnamed = (c: LiveConsumer | null): c is LiveConsumer & { serverId: string } => c?.__typename === 'VolumeServerConsumer' && !c.name && !!c.serverId && !c.nameUnavailable;
+
+/** An HTTP read's volume with its unnamed server consumers marked: the read was the name's only source. */
+function settled(v: LiveVolume): LiveVolume {
+  if (!lacksNames(v)) return v;
+  return { ...v, attachments: (v.attachments ?? []).map((a) => (unnamed(a.consumer) ? { ...a, consumer: { ...a.consumer, nameUnavailable: true } } : a)) };
+}
 
 /** True when a volume shows a server consumer without its name: the page then re-reads that volume over HTTP. */
 export function lacksNames(v: LiveVolume | undefined): boolean {
@@ -110,12 +133,36 @@ export class LiveTable {
   private readonly backendOrder: string[] = [];
   /** Server names seen in lists and re-reads (server id → name), to name consumers that events leave unnamed. */
   private readonly serverNames = new Map<string, string>();
+  /** Namespace names by backend, then namespace id (OpenStack project id → project name). */
+  private readonly namespaceNames = new Map<string, Map<string, string>>();
 
-  /** Replaces every row (a fresh list, perhaps under other credentials: names are learnt again). */
-  replace(volumes: LiveVolume[]): void {
+  /** Learns the namespace names a list's `storageBackends` gives (the caller's own namespace on each backend). */
+  private nameNamespaces(backends: readonly LiveBackend[]): void {
+    for (const b of backends) {
+      const ns = b.callerNamespace;
+      if (!ns?.name) continue;
+      const names = this.namespaceNames.get(b.id) ?? new Map<string, string>();
+      names.set(ns.id, ns.name);
+      this.namespaceNames.set(b.id, names);
+    }
+  }
+
+  /** What the namespace column shows: the namespace's name when known, else its id. */
+  namespaceLabel(v: Pick<LiveVolume, 'backend' | 'namespace'>): string {
+    if (v.namespace === null) return '';
+    return this.namespaceNames.get(v.backend.id)?.get(v.namespace) ?? v.namespace;
+  }
+
+  /**
+   * Replaces every row (a fresh list, perhaps under other credentials: names are learnt again),
+   * with the namespace names the list's `storageBackends` gives.
+   */
+  replace(volumes: LiveVolume[], backends: readonly LiveBackend[] = []): void {
     this.rows.clear();
     this.serverNames.clear();
-    for (const v of volumes) this.put(v, undefined);
+    this.namespaceNames.clear();
+    this.nameNamespaces(backends);
+    for (const v of volumes) this.put(settled(v), undefined);
   }
 
   get size(): number {
@@ -166,7 +213,9 @@ export class LiveTable {
     this.learn(read);
     const row = this.rows.get(read.id);
     if (!row || !lacksNames(row.volume)) return false;
-    const named = this.named(row.volume);
+    // Servers the read answered without a name have none to wait for (attachments newer than the read keep waiting).
+    const nameless = new Set((read.attachments ?? []).flatMap((a) => (unnamed(a.consumer) ? [a.consumer.serverId] : [])));
+    const named = this.named(row.volume, nameless);
     if (named === row.volume) return false;
     this.rows.set(read.id, { ...row, volume: named });
     return true;
@@ -179,15 +228,23 @@ export class LiveTable {
     }
   }
 
-  /** The volume with every unnamed server consumer named from what was learnt (the same object when none could be). */
-  private named(v: LiveVolume): LiveVolume {
+  /**
+   * The volume with every unnamed server consumer named from what was learnt, or marked when it is
+   * in `nameless` (the same object when nothing changed).
+   */
+  private named(v: LiveVolume, nameless: ReadonlySet<string> = new Set()): LiveVolume {
     if (!lacksNames(v)) return v;
     let changed = false;
     const attachments = (v.attachments ?? []).map((a) => {
-      const name = unnamed(a.consumer) ? this.serverNames.get(a.consumer.serverId) : undefined;
-      if (name === undefined) return a;
+      if (!unnamed(a.consumer)) return a;
+      const name = this.serverNames.get(a.consumer.serverId);
+      if (name !== undefined) {
+        changed = true;
+        return { ...a, consumer: { ...a.consumer, name } };
+      }
+      if (!nameless.has(a.consumer.serverId)) return a;
       changed = true;
-      return { ...a, consumer: { ...a.consumer!, name } };
+      return { ...a, consumer: { ...a.consumer, nameUnavailable: true } };
     });
     return changed ? { ...v, attachments } : v;
   }
