@@ -2,8 +2,8 @@
  * graphql-ws on `ws`, on the HTTP server's port and path (docs/subscriptions.md, "Transport").
  * graphql-ws's `makeServer` runs the protocol (its messages, its close codes); this module gives
  * it sockets (server/ws/socket.ts) and its hooks: the upgrade checks (upgrade.ts), credentials
- * from the upgrade's headers and `connection_init` (connection-init.ts), the operation checks HTTP applies (operation.ts),
- * the per-socket quota (quotas.ts; the limits across sockets are the hub's budget, which this
+ * from the upgrade's headers and `connection_init` (connection-init.ts), the operation checks
+ * HTTP applies (operation.ts), the per-socket quota (quotas.ts; the limits across sockets are the hub's budget, which this
  * transport charges with the client address and the bytes a subscription keeps), and the hub's
  * streams (stream.ts) whose shared bytes are written as they are (shared-bytes.ts).
  */
