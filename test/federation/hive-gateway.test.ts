@@ -9,9 +9,10 @@
  * skipped test at the end); a Nomad claim made through the simulator's control API arrives at the
  * client.
  *
- * The caller's token reads namespace `analytics` only; the gateway's watcher reads everything with
- * its service token. Only the `analytics` claim arrives, so the subscriber's own credential (not
- * the service one, not none) reached the subgraph.
+ * The caller's Nomad token reads namespace `analytics` only; the gateway's watcher reads everything
+ * with its service token. Only the `analytics` claim arrives, so the subscriber's own credential
+ * (not the service one, not none) reached the subgraph. The OpenStack caller's `X-Auth-Token`
+ * reaches the subgraph the same way: without it the region is omitted as NO_CREDENTIAL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { ANALYTICS_READ, MGMT, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import { ANALYTICS_READ, MGMT, OS, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { until } from '../support/until';
 import { startComputeSubgraph, type ComputeSubgraph } from './compute-subgraph';
 import { composeSupergraph } from './supergraph';
@@ -42,6 +43,8 @@ const SUBSCRIPTION = `subscription Claims {
 /** One Hive Gateway over the supergraph, for the enclosing describe. */
 interface HiveUnderTest {
   readonly gw: GatewayUnderTest;
+  /** The OpenStack simulator behind backend `os`. */
+  readonly os: OpenStackUnderTest;
   readonly url: string;
   readonly log: string;
   /** Places an allocation claiming `volumeId` through the simulator's HTTP control API. */
@@ -52,8 +55,9 @@ interface HiveUnderTest {
 
 /**
  * Registers the enclosing describe's beforeAll/afterAll: a Nomad simulator (`db-000`, `db-001`
- * in `default`, `lake-000`, `lake-001` in `analytics`), the gateway (its watcher on the service
- * token), the compute subgraph, the supergraph, and `hive-gateway` with `config`.
+ * in `default`, `lake-000`, `lake-001` in `analytics`) as backend `east` and an OpenStack one as
+ * `os`, the gateway (its watchers on the service credentials), the compute subgraph, the
+ * supergraph, and `hive-gateway` with `config`.
  */
 function withHive(config: string): HiveUnderTest {
   let nomad: NomadSimulator;
@@ -76,7 +80,11 @@ function withHive(config: string): HiveUnderTest {
     seedVolumes(nomad, 2, 'default', 'db');
     seedVolumes(nomad, 2, 'analytics', 'lake');
     // The service token feeds the watcher; callers bring their own.
-    h.gw = await startGatewayFor([{ id: 'east', url: nomad.url, token: MGMT }]);
+    h.os = await startOpenStack();
+    h.gw = await startGatewayFor([
+      { id: 'east', url: nomad.url, token: MGMT },
+      h.os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' }, watchFastMs: 50, watchSlowMs: 100 }),
+    ]);
     compute = await startComputeSubgraph([{ id: 'a0000000-0000-4000-8000-000000000001', name: 'app-1' }]);
     const sdl = (await h.gw.gql('{ _service { sdl } }')).body.data._service.sdl as string;
     const composed = composeSupergraph([
@@ -91,7 +99,7 @@ function withHive(config: string): HiveUnderTest {
     h.url = `http://127.0.0.1:${port}/graphql`;
     hive = spawn(process.execPath, [HIVE_BIN, 'supergraph', join(work, 'supergraph.graphql'), '-c', config, '--host', '127.0.0.1', '--port', port], {
       cwd: ROOT,
-      env: { ...process.env, VOLUME_BACKEND_IDS: 'east', NODE_ENV: 'production' },
+      env: { ...process.env, VOLUME_BACKEND_IDS: 'east,os', NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     hive.stdout!.on('data', (d: Buffer) => (h.log += d.toString()));
@@ -142,20 +150,21 @@ async function expectOwnClaim(h: HiveUnderTest, events: any[], errors: unknown[]
   expect(events.map((e) => e.volume?.nativeId ?? e.type)).toEqual(['SUBSCRIBED', `lake-00${n}`]);
 }
 
-/**
- * Subscribes at Hive Gateway over GraphQL over SSE with `X-Nomad-Token-east` as an HTTP header and
- * expects the caller's own claim; returns once the stream is closed again.
- */
-async function sseClientReceivesOwnClaim(h: HiveUnderTest, n: number): Promise<void> {
+/** A subscription at Hive Gateway over GraphQL over SSE: its results as they come. */
+interface SseSubscription {
+  /** Each result's `data[field]`. */
+  events: any[];
+  errors: unknown[];
+  /** Ends the stream and waits for the reader. */
+  close(): Promise<void>;
+}
+
+/** Subscribes at Hive Gateway over GraphQL over SSE with `headers` (the caller's credentials as HTTP headers). */
+async function sseSubscribe(h: HiveUnderTest, query: string, headers: Record<string, string>, field = 'volumeChanged'): Promise<SseSubscription> {
   const events: any[] = [];
   const errors: unknown[] = [];
   const abort = new AbortController();
-  const res = await fetch(h.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'X-Nomad-Token-east': ANALYTICS_READ },
-    body: JSON.stringify({ query: SUBSCRIPTION }),
-    signal: abort.signal,
-  });
+  const res = await fetch(h.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, body: JSON.stringify({ query }), signal: abort.signal });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   // GraphQL over SSE: `event: next` / `data: <result>` blocks.
@@ -172,15 +181,27 @@ async function sseClientReceivesOwnClaim(h: HiveUnderTest, n: number): Promise<v
         if (!/^event: next$/m.test(block) || !data) continue;
         const r = JSON.parse(data);
         if (r.errors) errors.push(r.errors);
-        else events.push(r.data.volumeChanged);
+        else events.push(r.data[field]);
       }
     }
   })().catch((e: unknown) => (abort.signal.aborted ? undefined : errors.push(e)));
+  return {
+    events,
+    errors,
+    close: async () => {
+      abort.abort();
+      await read;
+    },
+  };
+}
+
+/** Subscribes at Hive Gateway over SSE with `X-Nomad-Token-east` as an HTTP header and expects the caller's own claim. */
+async function sseClientReceivesOwnClaim(h: HiveUnderTest, n: number): Promise<void> {
+  const sub = await sseSubscribe(h, SUBSCRIPTION, { 'X-Nomad-Token-east': ANALYTICS_READ });
   try {
-    await expectOwnClaim(h, events, errors, n);
+    await expectOwnClaim(h, sub.events, sub.errors, n);
   } finally {
-    abort.abort();
-    await read;
+    await sub.close();
   }
 }
 
@@ -214,6 +235,25 @@ describe('@graphql-hive/gateway routes a credentialed volumes subscription to th
     await sseClientReceivesOwnClaim(h, 0);
     // It reached the subgraph over graphql-ws (Hive closes an idle socket after 3 s).
     expect(await wsConnections(h)).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+
+  it('delivers an OpenStack volume of its own project to a client subscribing at Hive Gateway with X-Auth-Token as an HTTP header', async () => {
+    const sub = await sseSubscribe(h, 'subscription { volumeChanged(filter: { backends: ["os"], types: [CREATED] }) { type volume { name } omittedBackends { backend { id } reason code } } }', { 'X-Auth-Token': h.os.demoToken });
+    try {
+      await until(() => sub.events.length > 0 || sub.errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${h.log})`, 20_000);
+      expect(sub.errors).toEqual([]);
+      // Without the token the region would be omitted as NO_CREDENTIAL.
+      expect(sub.events[0]).toEqual({ type: 'SUBSCRIBED', volume: null, omittedBackends: [] });
+      // Another project's volume (the demo token cannot read it), then one of the demo project.
+      h.os.sim.seedVolume({ project: h.os.other, name: 'not-yours', size: 1 });
+      h.os.sim.seedVolume({ project: h.os.demo, name: 'yours', size: 1 });
+      await until(() => sub.events.length > 1 || sub.errors.length > 0, 'the CREATED event', 20_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(sub.errors).toEqual([]);
+      expect(sub.events.slice(1).map((e) => e.volume.name)).toEqual(['yours']);
+    } finally {
+      await sub.close();
+    }
   }, 60_000);
 
   it('delivers a Nomad claim to a graphql-ws client at Hive Gateway that sends its credential in connection_init under the lower-case name', async () => {
