@@ -34,6 +34,21 @@ export function credentialHeaderNames(registry: Pick<BackendRegistry, 'all'>): s
 export type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null | undefined };
 
 /**
+ * The credential headers among `h` (node:http's lower-case record), lower-case name to its
+ * trimmed first value; those sent empty are left out. What a WebSocket keeps of its upgrade
+ * request: a few short strings, not the request (~2 KiB a socket).
+ */
+export function pickCredentialHeaders(h: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (!isCredentialHeader(k)) continue;
+    const t = (Array.isArray(v) ? v[0] : v)?.trim();
+    if (t) out[k.toLowerCase()] = t;
+  }
+  return out;
+}
+
+/**
  * The trimmed value, checked here where the caller gave it: a token is sent on as a header, so
  * one that is not printable Latin-1 is BAD_USER_INPUT naming the header (never its value).
  */

@@ -2,8 +2,8 @@
  * graphql-ws on `ws`, on the HTTP server's port and path (docs/subscriptions.md, "Transport").
  * graphql-ws's `makeServer` runs the protocol (its messages, its close codes); this module gives
  * it sockets (server/ws/socket.ts) and its hooks: the upgrade checks (upgrade.ts), credentials
- * from `connection_init` (connection-init.ts), the operation checks HTTP applies (operation.ts),
- * the per-socket quota (quotas.ts; the limits across sockets are the hub's budget, which this
+ * from the upgrade's headers and `connection_init` (connection-init.ts), the operation checks
+ * HTTP applies (operation.ts), the per-socket quota (quotas.ts; the limits across sockets are the hub's budget, which this
  * transport charges with the client address and the bytes a subscription keeps), and the hub's
  * streams (stream.ts) whose shared bytes are written as they are (shared-bytes.ts).
  */
@@ -21,6 +21,7 @@ import type { OperationLimits } from '../limits';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
 import type { WsConfig } from './config';
+import { pickCredentialHeaders } from '../credentials';
 import { readConnectionInit } from './connection-init';
 import { MAX_SUBSCRIPTION_ID_LENGTH, SubscriptionsUnavailableError, UpgradeRefusal, WsCloseCode } from './errors';
 import { addressBucket } from '../http/caller-identity';
@@ -128,7 +129,8 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     onConnect(ctx: Context<Record<string, unknown>, SocketState>) {
       const s = ctx.extra;
       try {
-        s.caller = readConnectionInit(ctx.connectionParams, { registry: o.services.registry, maxBytes: c.maxInitPayloadBytes });
+        s.caller = readConnectionInit(ctx.connectionParams, { registry: o.services.registry, maxBytes: c.maxInitPayloadBytes, upgrade: s.upgradeCredentials });
+        s.upgradeCredentials = undefined;
       } catch (err) {
         if (!(err instanceof BadUserInputError)) throw err;
         o.metrics.wsRefusals.inc({ code: 'BAD_CONNECTION_INIT' });
@@ -209,8 +211,9 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     onComplete: (ctx, id) => release(ctx.extra, id),
   });
 
-  const onConnection = (ws: WebSocket, address: string): void => {
+  const onConnection = (ws: WebSocket, address: string, credentials: Record<string, string>): void => {
     const s = newSocketState(ws, address);
+    if (Object.keys(credentials).length > 0) s.upgradeCredentials = credentials;
     sockets.add(s);
     ws.on('pong', () => (s.alive = true));
     ws.on('error', (err) => o.logger.debug({ err: err.message, socket: s.id }, 'websocket error'));
@@ -274,7 +277,8 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       // Released when the TCP socket goes, whether or not the handshake succeeded.
       socket.on('close', admission.release);
       const address = admission.address;
-      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, address));
+      const credentials = pickCredentialHeaders(req.headers);
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, address, credentials));
     },
     async close(waitMs) {
       gate.close();

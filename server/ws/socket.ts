@@ -24,6 +24,8 @@ export interface SocketState {
   readonly ws: WebSocket;
   /** The client address (after `trustProxyHops`). */
   readonly address: string;
+  /** The upgrade request's credential headers, when it had any; dropped once `connection_init` made `caller`. */
+  upgradeCredentials?: Readonly<Record<string, string>>;
   /** Set once `connection_init` was accepted. */
   caller?: SocketCaller;
   quota?: SocketQuota;
@@ -45,8 +47,8 @@ export interface SocketHooks {
 let lastId = 0;
 
 /**
- * The upgrade request is not kept: its headers were checked on upgrade, and it weighed ~2 KiB a
- * socket. The id is a counter: a UUID would be a ~250-byte string rope per socket for log lines.
+ * The upgrade request is not kept: its headers were checked on upgrade (its credential headers
+ * are kept apart until `connection_init`), and it weighed ~2 KiB a socket. The id is a counter: a UUID would be a ~250-byte string rope per socket for log lines.
  */
 export function newSocketState(ws: WebSocket, address: string): SocketState {
   return { id: ++lastId, ws, address, active: new Map(), alive: true };
