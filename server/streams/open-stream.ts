@@ -17,11 +17,13 @@ export class OpenStream {
     private readonly maxBufferedBytes: number,
     /** Told when the response was cut for its queue. */
     private readonly onSlowConsumer: (queuedBytes: number) => void,
-  ) {}
+  ) {
+    res.once('close', () => this.#stop());
+  }
 
   /** Whether nothing more goes out (ended by us, or the client went away). */
   get ended(): boolean {
-    return this.#ended || this.res.destroyed;
+    return this.#ended || this.res.destroyed || this.res.closed;
   }
 
   /** Sends the headers and the protocol's opening, and starts the heartbeats. */

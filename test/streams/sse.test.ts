@@ -123,6 +123,24 @@ describe('subscriptions over SSE', () => {
     expect(await gw.open()).toBe(0);
   });
 
+  it("should make graphql-sse's client reconnect (not fail) when the gateway stops", async () => {
+    const gw = await startWsGateway();
+    const connecting: boolean[] = [];
+    let failed: unknown;
+    let seen = 0;
+    const client = createClient({ url: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT }, retryAttempts: 1, retry: async () => undefined, on: { connecting: (again) => void connecting.push(again) } });
+    client.subscribe({ query: CLAIMS }, { next: () => void seen++, error: (e) => (failed = e), complete: () => undefined });
+    try {
+      await until(() => seen > 0, 'SUBSCRIBED through graphql-sse');
+      await gw.gateway.stop();
+      // The end without `complete` is a network error to graphql-sse: it connects again (to a stopped gateway here, so it then fails).
+      await until(() => failed !== undefined, 'the retry to give up');
+      expect(connecting).toEqual([false, true]);
+    } finally {
+      client.dispose();
+    }
+  });
+
   it('should still refuse a subscription asked for as plain JSON', async () => {
     const gw = await startWsGateway();
     const r = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'X-Nomad-Token': MGMT }, body: JSON.stringify({ query: CLAIMS }) });
