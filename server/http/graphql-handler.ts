@@ -40,6 +40,10 @@ export interface SubscriptionStreams {
   accepts(req: IncomingMessage): boolean;
   /** Serves the subscription `params` select until the stream ends. */
   serve(req: IncomingMessage, res: ServerResponse, params: OperationParams): Promise<void>;
+  /** Whether a query's or mutation's answer must be sent as SSE (the request accepts no JSON). */
+  answersAsEvents(req: IncomingMessage): boolean;
+  /** Sends a query's or mutation's JSON result as one SSE event, then the end. */
+  sendResult(res: ServerResponse, json: string): void;
 }
 
 export type GraphQLHttpHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -99,7 +103,11 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
+    // graphql-sse's client sends queries and mutations as event streams too: executed as JSON, sent as one event.
+    const asEvents = o.streams?.answersAsEvents(req) === true;
+    if (asEvents) headers.set('accept', 'application/json');
     const result = await o.execute({ method, headers, search, body }, { req, signal: abort.signal });
+    if (asEvents && (result.status ?? 200) === 200 && result.body.kind === 'complete') return o.streams!.sendResult(res, result.body.string);
     const out: Record<string, string> = {};
     for (const [k, v] of result.headers) out[k] = v;
     res.writeHead(result.status ?? 200, out);

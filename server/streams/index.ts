@@ -29,7 +29,7 @@ import type { OperationLimits } from '../limits';
 import type { Logger } from '../logger';
 import { isSlowConsumer, SubscriptionsUnavailableError } from '../ws/errors';
 import { checkOperation, ValidDocuments } from '../ws/operation';
-import { streamKindOf } from './accept';
+import { streamKindOf, wantsEventsOnly } from './accept';
 import { MULTIPART } from './multipart';
 import { OpenStream } from './open-stream';
 import type { StreamProtocol } from './protocol';
@@ -56,6 +56,10 @@ export interface StreamTransport {
   accepts(req: IncomingMessage): boolean;
   /** Serves the subscription `params` select as a stream, until it ends. */
   serve(req: IncomingMessage, res: ServerResponse, params: OperationParams): Promise<void>;
+  /** Whether a query's or mutation's answer must be sent as SSE (the request accepts no JSON). */
+  answersAsEvents(req: IncomingMessage): boolean;
+  /** Sends a query's or mutation's JSON result as graphql-sse does: one `next` event, then `complete`. */
+  sendResult(res: ServerResponse, json: string): void;
   /**
    * Shutdown: every open stream gets its protocol's restart (SSE a `retry:` field, multipart a
    * SHUTTING_DOWN error) and ends; a new one gets the same at once. Resolves once all are closed;
@@ -110,6 +114,13 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
 
   return {
     accepts: (req) => streamKindOf(req.headers.accept) !== undefined,
+    answersAsEvents: (req) => wantsEventsOnly(req.headers.accept),
+    sendResult(res, json) {
+      const out = new OpenStream(res, SSE, o.maxBufferedBytes, () => undefined);
+      out.open();
+      out.write(SSE.next(json));
+      out.end(SSE.complete);
+    },
 
     async serve(req, res, params) {
       const protocol: StreamProtocol = streamKindOf(req.headers.accept) === 'multipart' ? MULTIPART : SSE;

@@ -141,6 +141,21 @@ describe('subscriptions over SSE', () => {
     }
   });
 
+  it("should answer a query sent by graphql-sse's client as one event, with the request's credentials", async () => {
+    const gw = await startWsGateway();
+    const client = createClient({ url: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT }, retryAttempts: 0 });
+    try {
+      const results: any[] = [];
+      for await (const r of client.iterate({ query: '{ volumes(first: 2) { nodes { id nativeId } } }' })) results.push(r);
+      expect(results).toEqual([{ data: { volumes: { nodes: [{ id: expect.any(String), nativeId: 'vol-000' }, { id: expect.any(String), nativeId: 'vol-001' }] } } }]);
+    } finally {
+      client.dispose();
+    }
+    // A client that accepts JSON too gets JSON.
+    const r = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   it('should still refuse a subscription asked for as plain JSON', async () => {
     const gw = await startWsGateway();
     const r = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'X-Nomad-Token': MGMT }, body: JSON.stringify({ query: CLAIMS }) });
