@@ -58,6 +58,26 @@ describe('subscriptions over multipart HTTP', () => {
     expect(await gw.open()).toBe(0);
   });
 
+  it("should tell Apollo Client's HttpLink SHUTTING_DOWN (a protocol error, not a quiet end) when the gateway stops", async () => {
+    const gw = await startWsGateway();
+    const client = new ApolloClient({ link: new HttpLink({ uri: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT } }), cache: new InMemoryCache() });
+    const seen: any[] = [];
+    let completed = false;
+    const sub = client.subscribe({ query: gql(CLAIMS) }).subscribe({ next: (r) => void seen.push(r), complete: () => (completed = true) });
+    try {
+      await until(() => seen.length > 0, 'SUBSCRIBED through HttpLink');
+      await gw.gateway.stop();
+      await until(() => completed, 'the end of the subscription');
+      // Apollo Client 4 hands the transport's error on as the result's `error` (CombinedProtocolErrors), then completes.
+      const last = seen.at(-1);
+      expect(last.error?.name).toBe('CombinedProtocolErrors');
+      expect(last.error.errors).toEqual([{ message: expect.stringContaining('shutting down'), extensions: { code: 'SHUTTING_DOWN' } }]);
+    } finally {
+      sub.unsubscribe();
+      client.stop();
+    }
+  });
+
   it('should answer a refused start (over the address quota) as a payload with errors, then end', async () => {
     const gw = await startWsGateway({ live: { maxSubscriptionsPerAddress: 1 } });
     const first = await openStream(gw.gateway.url, CLAIMS, { accept: MULTIPART_ACCEPT });
