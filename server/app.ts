@@ -37,6 +37,7 @@ import { createOperationTracker } from './operation-tracking';
 import { ReadinessState, type ReadinessConfig } from './readiness';
 import { connectRedis, type GatewayRedis } from './redis';
 import { buildGatewaySchema } from './schema';
+import { createStreamTransport } from './streams';
 import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
 
 export interface GatewayOptions {
@@ -119,12 +120,15 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
 
   const http = resolveHttpEdgeOptions(o.config.http);
   const countRefusal = (err: EdgeError): void => metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
+  // Subscriptions over SSE and multipart HTTP (server/streams/), fed by the same hub as graphql-ws.
+  const streams = createStreamTransport({ schema: limited.schema, limits, services, hub: live, trustProxyHops: http.trustProxyHops, maxBufferedBytes: resolveWsOptions(o.config.ws).maxBufferedBytes, logger });
   const handleGraphQL = createGraphQLHttpHandler({
     maxBodyBytes: o.config.maxBodyBytes,
     limiter: new CallerLimiter(http.rateLimit),
     trustProxyHops: http.trustProxyHops,
     trusted: http.trustedDocuments,
     logger,
+    streams,
     execute: (httpGraphQLRequest, { req, signal }) =>
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest,
@@ -187,8 +191,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     operations,
     drain: () => readinessState.drain(),
     async stop() {
-      // Sockets first, with 1012: clients reconnect (elsewhere) and resume from their cursors.
-      await ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS));
+      // Sockets (1012) and streams (SSE `retry:`) first: clients reconnect (elsewhere) and resume from their cursors.
+      await Promise.all([ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS)), streams.close(Math.min(graceMs, WS_CLOSE_WAIT_MS))]);
       await drainHttpServer(server, graceMs);
       await apollo.stop();
       await readinessState.stop();

@@ -29,7 +29,7 @@ export enum EdgeErrorCode {
   PersistedQueryNotFound = 'PERSISTED_QUERY_NOT_FOUND',
   /** 400: `extensions.persistedQuery.sha256Hash` is not the SHA-256 of `query`. */
   PersistedQueryHashMismatch = 'PERSISTED_QUERY_HASH_MISMATCH',
-  /** 400: a `subscription` arrived over plain HTTP; subscriptions are not served over HTTP. */
+  /** 400: a `subscription` arrived over HTTP asking for a JSON answer; it is served as an SSE or multipart stream, or over graphql-ws. */
   SubscriptionOverHttp = 'SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP',
 }
 

@@ -1,7 +1,8 @@
 /**
  * `/graphql` over node:http, in front of GraphQL execution: admit the caller (429), read the body
- * (413), parse it (400), screen the operation (persisted queries, trusted documents, subscriptions),
- * then hand the request to `execute` and stream its answer.
+ * (413), parse it (400), screen the operation (persisted queries, trusted documents), hand a
+ * subscription to `streams` when it accepts a stream (else 400), and any other request to
+ * `execute`, streaming its answer.
  */
 import { HeaderMap, type HTTPGraphQLRequest, type HTTPGraphQLResponse } from '@apollo/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,7 +13,7 @@ import { callerIdentity } from './caller-identity';
 import { EdgeError, EdgeErrorCode, RateLimitedError } from './errors';
 import { readParams, writeParams } from './graphql-params';
 import type { TrustedDocumentsConfig } from './config';
-import { refuseSubscriptionOverHttp, screenOperation } from './operation-screen';
+import { screenOperation, selectsSubscription, SubscriptionOverHttpError, type OperationParams } from './operation-screen';
 
 export interface GraphQLHttpHandlerOptions {
   /** Largest accepted body in bytes. */
@@ -24,8 +25,25 @@ export interface GraphQLHttpHandlerOptions {
   /** Trusted documents, when on. */
   trusted?: TrustedDocumentsConfig;
   logger: Logger;
+  /**
+   * Serves subscriptions as HTTP streams (server/streams/: SSE, multipart). Without it, or for a
+   * request that accepts neither, a subscription is refused with SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP.
+   */
+  streams?: SubscriptionStreams;
   /** Runs the checked request; `signal` aborts when the client goes away. */
   execute(request: HTTPGraphQLRequest, http: { req: IncomingMessage; signal: AbortSignal }): Promise<HTTPGraphQLResponse>;
+}
+
+/** What the handler needs of the stream transport (server/streams/). */
+export interface SubscriptionStreams {
+  /** Whether the request's `Accept` asks for a stream served. */
+  accepts(req: IncomingMessage): boolean;
+  /** Serves the subscription `params` select until the stream ends. */
+  serve(req: IncomingMessage, res: ServerResponse, params: OperationParams): Promise<void>;
+  /** Whether a query's or mutation's answer must be sent as SSE (the request accepts no JSON). */
+  answersAsEvents(req: IncomingMessage): boolean;
+  /** Sends a query's or mutation's JSON result as one SSE event, then the end. */
+  sendResult(res: ServerResponse, json: string): void;
 }
 
 export type GraphQLHttpHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -33,6 +51,7 @@ export type GraphQLHttpHandler = (req: IncomingMessage, res: ServerResponse, url
 export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLHttpHandler {
   // Refusals are thrown: the router counts and answers every EdgeError in one place.
   return async (req, res, url) => {
+    let releaseSlot = (): void => undefined;
     if (o.limiter) {
       const id = callerIdentity(req.headers, req.socket.remoteAddress, o.trustProxyHops);
       const admission = o.limiter.admit(id);
@@ -42,6 +61,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
         throw new RateLimitedError(admission.limit, admission.scope, admission.retryAfterSeconds);
       }
       res.once('close', admission.release);
+      releaseSlot = admission.release;
     }
     const method = req.method ?? 'GET';
     const headers = new HeaderMap();
@@ -71,14 +91,23 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
     const params = readParams(method, body, url.searchParams);
     if (params) {
       const next = screenOperation(params, o.trusted);
-      refuseSubscriptionOverHttp(next);
+      if (selectsSubscription(next)) {
+        if (!o.streams?.accepts(req)) throw new SubscriptionOverHttpError();
+        // A stream counts against the subscription quotas only (the live hub's budget), not the in-flight cap.
+        releaseSlot();
+        return o.streams.serve(req, res, next);
+      }
       if (next !== params) ({ body, search } = writeParams(method, body, url.searchParams, next));
     }
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
+    // graphql-sse's client sends queries and mutations as event streams too: executed as JSON, sent as one event.
+    const asEvents = o.streams?.answersAsEvents(req) === true;
+    if (asEvents) headers.set('accept', 'application/json');
     const result = await o.execute({ method, headers, search, body }, { req, signal: abort.signal });
+    if (asEvents && (result.status ?? 200) === 200 && result.body.kind === 'complete') return o.streams!.sendResult(res, result.body.string);
     const out: Record<string, string> = {};
     for (const [k, v] of result.headers) out[k] = v;
     res.writeHead(result.status ?? 200, out);

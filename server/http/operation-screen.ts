@@ -6,7 +6,7 @@
  * - trusted documents (when on): the document is taken from the list by `documentId` or
  *   `extensions.persistedQuery.sha256Hash`; a free-form `query` is served only when its exact
  *   text is in the list (unless ids are required), anything else is refused;
- * - a `subscription` is refused over HTTP ({@link refuseSubscriptionOverHttp}; graphql-ws skips it).
+ * - a `subscription` is found ({@link selectsSubscription}): served as a stream when the request accepts one (server/streams/), else refused ({@link SubscriptionOverHttpError}); graphql-ws skips it.
  */
 import { EdgeError, EdgeErrorCode } from './errors';
 import { operationKind } from './operation-kind';
@@ -74,11 +74,16 @@ export function screenOperation(params: OperationParams, trusted?: TrustedDocume
   return params;
 }
 
-/** @throws EdgeError SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP if the selected operation is a subscription. */
-export function refuseSubscriptionOverHttp(params: OperationParams): void {
-  if (typeof params.query !== 'string' || !params.query.includes('subscription')) return;
+/** Whether the operation `params` select is a subscription (by lexing; undefined kinds are not). */
+export function selectsSubscription(params: OperationParams): boolean {
+  if (typeof params.query !== 'string' || !params.query.includes('subscription')) return false;
   const name = typeof params.operationName === 'string' ? params.operationName : undefined;
-  if (operationKind(params.query, name) === 'subscription') {
-    throw new EdgeError(EdgeErrorCode.SubscriptionOverHttp, 400, 'subscriptions are not served over HTTP: send a query or a mutation');
+  return operationKind(params.query, name) === 'subscription';
+}
+
+/** 400 SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP: a subscription asked for as a plain JSON answer. */
+export class SubscriptionOverHttpError extends EdgeError {
+  constructor() {
+    super(EdgeErrorCode.SubscriptionOverHttp, 400, 'subscriptions are not served as a JSON answer: ask for a stream (Accept: text/event-stream, or multipart/mixed;subscriptionSpec=1.0) or use graphql-ws');
   }
 }

@@ -144,7 +144,7 @@ describe('operations the gateway does not run', () => {
     sim.clearRequests();
     const post = await gw.gql('subscription Watch { volumes { nodes { id } } }');
     expect(post.status).toBe(400);
-    expect(post.body).toEqual({ errors: [{ message: 'subscriptions are not served over HTTP: send a query or a mutation', extensions: { code: 'SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP' } }] });
+    expect(post.body).toEqual({ errors: [{ message: 'subscriptions are not served as a JSON answer: ask for a stream (Accept: text/event-stream, or multipart/mixed;subscriptionSpec=1.0) or use graphql-ws', extensions: { code: 'SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP' } }] });
     const get = await fetch(`${gw.gateway.url}?query=${encodeURIComponent('query A { __typename } subscription B { __typename }')}&operationName=B`, { headers: { 'apollo-require-preflight': 'true' } });
     expect(get.status).toBe(400);
     expect(((await get.json()) as any).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');

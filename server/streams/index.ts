@@ -1,0 +1,217 @@
+/**
+ * Subscriptions over HTTP streams, next to graphql-ws (server/ws/) on the same path: GraphQL over
+ * SSE (sse.ts, the graphql-sse protocol's distinct connections mode, which Hive Gateway's and
+ * Yoga's clients use) and Apollo's multipart subscriptions (multipart.ts, Apollo Client's
+ * HttpLink and Apollo Router). The HTTP edge hands over a request that selects a subscription and
+ * accepts one of them (accept.ts); everything else about it is graphql-ws's: the operation checks
+ * (server/ws/operation.ts: limits, validation, variables, cost; trusted documents were screened
+ * by the edge), credentials from the request's headers exactly as a query's, and the live hub's
+ * budget, start checks and access checks. A stream holds no HTTP in-flight slot and no timeout
+ * cuts it; it ends when the hub's stream ends, the client goes away (the hub gets its place
+ * back), its queue passes the bound, or the gateway stops (docs/subscriptions.md, "Transports").
+ *
+ * graphql-sse's own handler is not used: it keeps an unbounded queue per stream, serializes each
+ * result again for every subscriber, and serves its single-connection mode's reservations
+ * without any bound. Its framing is what sse.ts writes.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { SubscribePayload } from 'graphql-ws';
+import { BadUserInputError } from '../../adapters/contract/errors';
+import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
+import { createExecutionContext, type GatewayServices } from '../../domain/context';
+import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
+import { credentialsFromHeaders } from '../credentials';
+import { addressBucket, clientAddress } from '../http/caller-identity';
+import type { OperationParams } from '../http/operation-screen';
+import { sendJson } from '../http/respond';
+import type { OperationLimits } from '../limits';
+import type { Logger } from '../logger';
+import { isSlowConsumer, SubscriptionsUnavailableError } from '../ws/errors';
+import { checkOperation, ValidDocuments } from '../ws/operation';
+import { streamKindOf, wantsEventsOnly } from './accept';
+import { MULTIPART } from './multipart';
+import { OpenStream } from './open-stream';
+import type { StreamProtocol } from './protocol';
+import { SSE } from './sse';
+
+export { streamKindOf, type StreamKind } from './accept';
+
+export interface StreamTransportOptions {
+  /** The executable schema, wrapped by `limits`. */
+  schema: GraphQLSchema;
+  limits: OperationLimits;
+  services: GatewayServices;
+  /** Feeds subscriptions; without one every subscription gets SUBSCRIPTIONS_UNAVAILABLE. */
+  hub?: LiveHub;
+  /** See `HttpEdgeConfig.trustProxyHops`. */
+  trustProxyHops: number;
+  /** Bytes queued for one response beyond which it is cut as a slow consumer: graphql-ws's `maxBufferedBytes`. */
+  maxBufferedBytes: number;
+  logger: Logger;
+}
+
+export interface StreamTransport {
+  /** Whether the request's `Accept` asks for a stream served here. */
+  accepts(req: IncomingMessage): boolean;
+  /** Serves the subscription `params` select as a stream, until it ends. */
+  serve(req: IncomingMessage, res: ServerResponse, params: OperationParams): Promise<void>;
+  /** Whether a query's or mutation's answer must be sent as SSE (the request accepts no JSON). */
+  answersAsEvents(req: IncomingMessage): boolean;
+  /** Sends a query's or mutation's JSON result as graphql-sse does: one `next` event, then `complete`. */
+  sendResult(res: ServerResponse, json: string): void;
+  /**
+   * Shutdown: every open stream gets its protocol's restart (SSE a `retry:` field, multipart a
+   * SHUTTING_DOWN error) and ends; a new one gets the same at once. Resolves once all are closed;
+   * those still open after `waitMs` are cut.
+   */
+  close(waitMs: number): Promise<void>;
+}
+
+/** How long an SSE client is told to wait before reconnecting after a shutdown: spread over 1–3 s so replicas are not hit at once. */
+const retryMs = (): number => 1_000 + Math.floor(Math.random() * 2_000);
+const RESTART = { code: 'SHUTTING_DOWN', message: 'the gateway is shutting down: subscribe again (to another replica) and resume from your last cursor' };
+
+interface Live {
+  out: OpenStream;
+  stream: AsyncGenerator<LiveResult, void, void>;
+}
+
+export function createStreamTransport(o: StreamTransportOptions): StreamTransport {
+  const open = new Set<Live>();
+  const documents = new ValidDocuments();
+  const parseErrorReason = o.limits.executionGuards.parseErrorReason;
+  let closing = false;
+
+  const formatErrors = (errors: readonly GraphQLError[], requestId?: string): GraphQLFormattedError[] =>
+    o.limits.executionGuards.finishErrors(errors.map((e) => formatGraphQLError(e, { parseErrorReason, onUnexpected: (err, path) => o.logger.error({ err, requestId, path }, 'unexpected error in a subscription') })));
+  const jsonOf = (r: LiveResult, requestId?: string): string => (r instanceof SerializedResult ? r.json : JSON.stringify(r.errors ? { ...r, errors: formatErrors(r.errors, requestId) } : r));
+
+  /** A subscription that never started: its errors as the one result, then the end. */
+  const refuse = (out: OpenStream, errors: readonly GraphQLError[], requestId?: string): void => {
+    out.open();
+    out.write(out.protocol.next(JSON.stringify({ errors: formatErrors(errors, requestId) })));
+    out.end(out.protocol.complete);
+  };
+
+  /** Writes the hub's results until its stream ends; returns once it has. */
+  const pump = async (live: Live, requestId?: string): Promise<void> => {
+    const { out, stream } = live;
+    try {
+      for (;;) {
+        const r = await stream.next();
+        if (r.done) return out.end(out.protocol.complete);
+        out.write(out.protocol.next(jsonOf(r.value, requestId)));
+        // Cut or gone while writing: the hub's place goes back now, not at the next event.
+        if (out.ended) return void (await stream.return(undefined));
+      }
+    } catch (err) {
+      if (isSlowConsumer(err)) return out.cut();
+      o.logger.error({ err, requestId }, 'live stream failed');
+      out.end(out.protocol.restart('INTERNAL_SERVER_ERROR', 'the subscription failed: subscribe again', retryMs()));
+    }
+  };
+
+  return {
+    accepts: (req) => streamKindOf(req.headers.accept) !== undefined,
+    answersAsEvents: (req) => wantsEventsOnly(req.headers.accept),
+    sendResult(res, json) {
+      const out = new OpenStream(res, SSE, o.maxBufferedBytes, () => undefined);
+      out.open();
+      out.write(SSE.next(json));
+      out.end(SSE.complete);
+    },
+
+    async serve(req, res, params) {
+      const protocol: StreamProtocol = streamKindOf(req.headers.accept) === 'multipart' ? MULTIPART : SSE;
+      const out = new OpenStream(res, protocol, o.maxBufferedBytes, (queued) => o.logger.info({ queuedBytes: queued, max: o.maxBufferedBytes }, 'subscription stream cut: slow consumer'));
+      if (closing) {
+        out.open();
+        return out.end(protocol.restart(RESTART.code, RESTART.message, retryMs()));
+      }
+      const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined;
+      let credentials;
+      try {
+        credentials = credentialsFromHeaders(req.headers, o.services.registry);
+      } catch (err) {
+        // As HTTP answers a bad credential header: 400, before any stream.
+        if (!(err instanceof BadUserInputError)) throw err;
+        return sendJson(res, 400, { errors: [formatGraphQLError(toGraphQLError(err))] });
+      }
+      const payload = payloadOf(params);
+      if (payload instanceof BadUserInputError) return refuse(out, [toGraphQLError(payload)], requestId);
+      // Trusted documents were screened by the edge: the text here is the listed one.
+      const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, documents });
+      if (Array.isArray(checked)) return refuse(out, checked, requestId);
+      const op = checked as Exclude<typeof checked, readonly GraphQLError[]>;
+      if (!o.hub) return refuse(out, [toGraphQLError(new SubscriptionsUnavailableError())], requestId);
+
+      // Cancels the start when the client goes away while the hub is starting it.
+      const abort = new AbortController();
+      res.once('close', () => abort.abort());
+      const contextValue = createExecutionContext(o.services, { credentials, requestId, limits: o.limits.executionGuards.createExecutionLimits(abort.signal) });
+      const bytes = Buffer.byteLength(op.query) + Buffer.byteLength(op.operationName ?? '') + (op.variableValues ? Buffer.byteLength(JSON.stringify(op.variableValues)) : 0);
+      const address = addressBucket(clientAddress(req.headers, req.socket.remoteAddress, o.trustProxyHops));
+      let result: Awaited<ReturnType<LiveHub['subscribe']>>;
+      try {
+        result = await o.hub.subscribe({ schema: o.schema, document: op.document, operationName: op.operationName, variableValues: op.variableValues, contextValue }, { address, bytes });
+      } catch (err) {
+        const u = unexpectedCause(err);
+        if (u) o.logger.error({ err: u.cause, requestId }, 'live hub failed to start a subscription');
+        result = { errors: [toGraphQLError(u ? new InternalError(u.cause) : err)] };
+      } finally {
+        contextValue.limits.end();
+      }
+      if (!isStream(result)) return refuse(out, (result as ExecutionResult).errors ?? [], requestId);
+      const live: Live = { out, stream: result };
+      // Gone while the hub was starting: its place goes back at once.
+      if (out.ended || closing) {
+        if (closing && !out.ended) {
+          out.open();
+          out.end(protocol.restart(RESTART.code, RESTART.message, retryMs()));
+        }
+        return void (await result.return(undefined));
+      }
+      open.add(live);
+      // The client going away ends the hub's stream: its budget place goes back.
+      res.once('close', () => {
+        open.delete(live);
+        if (!out.ended) out.cut();
+        live.stream.return(undefined).catch((err: unknown) => o.logger.warn({ err, requestId }, 'live stream failed to end cleanly'));
+      });
+      o.logger.debug({ stream: protocol === SSE ? 'sse' : 'multipart', requestId, operation: op.operationName }, 'subscription stream started');
+      out.open();
+      await pump(live, requestId);
+    },
+
+    async close(waitMs) {
+      closing = true;
+      const all = [...open];
+      const gone = Promise.all(all.map((l) => (l.out.res.closed ? undefined : new Promise<void>((r) => l.out.res.once('close', () => r())))));
+      for (const l of all) {
+        l.out.end(l.out.protocol.restart(RESTART.code, RESTART.message, retryMs()));
+        // Ended by us: the socket may stay for keep-alive, the subscription goes now.
+        open.delete(l);
+        l.stream.return(undefined).catch(() => undefined);
+      }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+      clearTimeout(timer);
+      for (const l of all) if (!l.out.res.closed) l.out.res.destroy();
+    },
+  };
+}
+
+/** The request's parameters as graphql-ws's subscribe payload. */
+function payloadOf(p: OperationParams): SubscribePayload | BadUserInputError {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (typeof p.query !== 'string') return new BadUserInputError('query must be a string', 'query');
+  if (p.operationName != null && typeof p.operationName !== 'string') return new BadUserInputError('operationName must be a string', 'operationName');
+  if (p.variables != null && !isObject(p.variables)) return new BadUserInputError('variables must be an object', 'variables');
+  if (p.extensions != null && !isObject(p.extensions)) return new BadUserInputError('extensions must be an object', 'extensions');
+  return { query: p.query, operationName: (p.operationName as string | null | undefined) ?? null, variables: (p.variables as Record<string, unknown> | null | undefined) ?? null, extensions: (p.extensions as Record<string, unknown> | null | undefined) ?? null };
+}
+
+function isStream(r: unknown): r is AsyncGenerator<LiveResult, void, void> {
+  return typeof r === 'object' && r !== null && typeof (r as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+}

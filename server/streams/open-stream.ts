@@ -1,0 +1,65 @@
+/**
+ * One subscription's HTTP response while it streams: writes that never wait for the network,
+ * with the response's queue bounded (past `maxBufferedBytes` the response is cut as a slow
+ * consumer, as a socket is at WS_MAX_BUFFERED_BYTES), heartbeats, and one end whatever ends it
+ * first (the hub's stream, the client, the shutdown).
+ */
+import type { ServerResponse } from 'node:http';
+import type { StreamProtocol } from './protocol';
+
+export class OpenStream {
+  #ended = false;
+  #heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly protocol: StreamProtocol,
+    private readonly maxBufferedBytes: number,
+    /** Told when the response was cut for its queue. */
+    private readonly onSlowConsumer: (queuedBytes: number) => void,
+  ) {
+    res.once('close', () => this.#stop());
+  }
+
+  /** Whether nothing more goes out (ended by us, or the client went away). */
+  get ended(): boolean {
+    return this.#ended || this.res.destroyed || this.res.closed;
+  }
+
+  /** Sends the headers and the protocol's opening, and starts the heartbeats. */
+  open(): void {
+    this.res.writeHead(200, this.protocol.headers);
+    this.res.socket?.setNoDelay(true);
+    this.write(this.protocol.opening);
+    this.#heartbeat = setInterval(() => this.write(this.protocol.heartbeat), this.protocol.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  /** Queues `chunk`; cuts the response once its queue passed the bound. */
+  write(chunk: string): void {
+    if (this.ended) return;
+    this.res.write(chunk);
+    if (this.res.writableLength > this.maxBufferedBytes) {
+      this.onSlowConsumer(this.res.writableLength);
+      this.cut();
+    }
+  }
+
+  /** Writes `last` and ends the response (once). */
+  end(last: string): void {
+    if (this.ended) return;
+    this.#stop();
+    this.res.end(last);
+  }
+
+  /** Ends without a word: the client sees a broken stream (and retries). */
+  cut(): void {
+    this.#stop();
+    this.res.destroy();
+  }
+
+  #stop(): void {
+    this.#ended = true;
+    clearInterval(this.#heartbeat);
+  }
+}
