@@ -13,6 +13,7 @@ import { SERVER_SETTINGS } from './config-definition';
 import type { DemoBackends } from './demo';
 import { createLogger } from './logger';
 import { GatewayMetrics } from './metrics';
+import { startTracing } from './tracing';
 
 const HELP = `Usage: volume-gateway [--config FILE] [--help] [--version]
 
@@ -52,6 +53,8 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig(process.env, configPath);
   const logger = createLogger(config.logLevel);
+  // Before anything serves; off (and the SDK not loaded) without the OTEL_* variables.
+  const tracing = startTracing(process.env, logger, version());
   let demo: DemoBackends | undefined;
   let exposed: string | undefined;
   // loadConfig refuses an empty backend list under NODE_ENV=production, so this is the demo.
@@ -99,6 +102,8 @@ async function main(argv: string[]): Promise<void> {
     force.unref();
     await gateway.stop();
     await demo?.stop();
+    // Last: the spans of the drained requests are exported before the process exits.
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -13,6 +13,7 @@ import { EdgeError, EdgeErrorCode, RateLimitedError } from './errors';
 import { readParams, writeParams } from './graphql-params';
 import type { TrustedDocumentsConfig } from './config';
 import { refuseSubscriptionOverHttp, screenOperation } from './operation-screen';
+import { extractTraceContext, inOperationSpan } from '../tracing/operation';
 
 export interface GraphQLHttpHandlerOptions {
   /** Largest accepted body in bytes. */
@@ -78,7 +79,8 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const result = await o.execute({ method, headers, search, body }, { req, signal: abort.signal });
+    // The operation's span, child of the caller's `traceparent` (server/tracing).
+    const result = await inOperationSpan(extractTraceContext(req.headers), 'http', () => o.execute({ method, headers, search, body }, { req, signal: abort.signal }));
     const out: Record<string, string> = {};
     for (const [k, v] of result.headers) out[k] = v;
     res.writeHead(result.status ?? 200, out);
