@@ -1,0 +1,181 @@
+/**
+ * Tracing end to end (issue 19 item 2, docs/tracing.md): a real OTLP/HTTP receiver (node:http,
+ * `POST /v1/traces`, http/json), the gateway as a child process with the standard OTEL_* variables,
+ * a Nomad simulator. A query and a graphql-ws subscription carry a `traceparent`; the spans that
+ * reach the receiver continue that trace, with a CLIENT span per backend call under the operation's
+ * span, and the simulator sees the same trace id in the `traceparent` of its requests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { NomadSimulator } from '../../simulators/nomad';
+import { disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
+import { until } from '../support/until';
+import { rawClient } from '../ws/helpers';
+
+/** One span as OTLP/JSON carries it (ids in hex). */
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: Record<string, unknown> }>;
+  links?: Array<{ traceId: string; spanId: string }>;
+}
+
+const SERVER = 2;
+const CLIENT = 3;
+
+/** OTLP/JSON ids are hex; some encoders send base64: both come out as lower-case hex. */
+const hex = (id: string | undefined): string | undefined => (id === undefined || id === '' ? undefined : /^[0-9a-fA-F]+$/.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex'));
+
+function attr(s: OtlpSpan, key: string): unknown {
+  const v = s.attributes.find((a) => a.key === key)?.value;
+  return v === undefined ? undefined : Object.values(v)[0];
+}
+
+/** A node:http OTLP/HTTP receiver keeping every span it is sent. */
+async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; contentTypes: Set<string>; server: Server }> {
+  const spans: OtlpSpan[] = [];
+  const contentTypes = new Set<string>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
+      contentTypes.add(String(req.headers['content-type']));
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: Array<{ resource: unknown; scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+      for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) spans.push({ ...s, traceId: hex(s.traceId)!, spanId: hex(s.spanId)!, parentSpanId: hex(s.parentSpanId), links: s.links?.map((l) => ({ traceId: hex(l.traceId)!, spanId: hex(l.spanId)! })) });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, contentTypes, server };
+}
+
+const root = join(__dirname, '..', '..');
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let sim: NomadSimulator;
+let child: ChildProcess;
+let graphqlUrl: string;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  sim = await startNomad();
+  seedVolumes(sim, 2);
+  child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      GATEWAY_BACKENDS: `east=nomad@${sim.url}`,
+      GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'gateway-under-test',
+      // Batches leave every 100 ms instead of 5 s.
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  await until(() => /ready at (\S+)/.test(out) || child.exitCode !== null, 'the gateway to serve', 60_000);
+  if (child.exitCode !== null) throw new Error(`gateway exited: ${err}`);
+  graphqlUrl = /ready at (\S+)/.exec(out)![1]!;
+}, 90_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+  receiver?.server.close();
+  await disposeAll();
+});
+
+/** A caller's span context: a fresh trace id and parent span id. */
+function callerTrace(): { traceId: string; spanId: string; traceparent: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+const spansOf = (traceId: string): OtlpSpan[] => receiver.spans.filter((s) => s.traceId === traceId);
+
+describe('OpenTelemetry traces', () => {
+  it('should continue the caller trace of a query: SERVER span under the caller, a CLIENT span per backend call under it, traceparent at the backend', async () => {
+    const caller = callerTrace();
+    sim.clearRequests();
+    const res = await fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: caller.traceparent, 'x-nomad-token': MGMT },
+      body: JSON.stringify({ query: 'query ListVolumes($first: Int) { volumes(first: $first) { nodes { id name attachments { id } } } }', variables: { first: 2 } }),
+    });
+    const body = (await res.json()) as { data?: { volumes: { nodes: unknown[] } }; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.volumes.nodes).toHaveLength(2);
+
+    // The operation span and the three backend calls (one list, two reads for the attachments).
+    await until(() => spansOf(caller.traceId).filter((s) => s.kind === CLIENT).length >= 3 && spansOf(caller.traceId).some((s) => s.kind === SERVER), 'the spans to be exported', 20_000);
+    const spans = spansOf(caller.traceId);
+    const server = spans.filter((s) => s.kind === SERVER);
+    expect(server).toHaveLength(1);
+    const op = server[0]!;
+    expect(op.parentSpanId).toBe(caller.spanId);
+    expect(op.name).toBe('query ListVolumes');
+    expect(attr(op, 'graphql.operation.type')).toBe('query');
+    expect(attr(op, 'graphql.operation.name')).toBe('ListVolumes');
+    // Variables, documents and tokens never become attributes.
+    expect(JSON.stringify(op)).not.toContain(MGMT);
+    expect(JSON.stringify(op)).not.toContain('"first"');
+
+    const clients = spans.filter((s) => s.kind === CLIENT);
+    for (const c of clients) {
+      expect(c.parentSpanId).toBe(op.spanId);
+      expect(attr(c, 'volume_gateway.backend.id')).toBe('east');
+      expect(attr(c, 'http.response.status_code')).toBe(200);
+      expect(JSON.stringify(c)).not.toContain(MGMT);
+    }
+    // Route templates, not raw paths: the ids are masked.
+    expect(clients.map((c) => `${attr(c, 'http.request.method')} ${attr(c, 'url.template')}`).sort()).toEqual(['GET /v1/volume/csi/:id', 'GET /v1/volume/csi/:id', 'GET /v1/volumes']);
+    expect(clients.map((c) => c.name)).toContain('GET /v1/volume/csi/:id');
+
+    // The backend received the trace: every request of this operation carries a traceparent of the caller's trace, naming its CLIENT span.
+    const calls = sim.requests().filter((r) => r.headers['x-nomad-token'] === MGMT && r.headers.traceparent?.includes(caller.traceId));
+    expect(calls).toHaveLength(3);
+    const sentParents = calls.map((r) => r.headers.traceparent!.split('-')[2]).sort();
+    expect(sentParents).toEqual(clients.map((c) => c.spanId).sort());
+    expect(receiver.contentTypes).toEqual(new Set(['application/json']));
+  }, 30_000);
+
+  it('should give a graphql-ws subscription the trace of its upgrade request', async () => {
+    const caller = callerTrace();
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'), { headers: { traceparent: caller.traceparent } });
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Nomad-Token': MGMT } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 's1', type: 'subscribe', payload: { query: 'subscription Changes { volumeChanged { type cursor } }' } });
+      const first = await c.nextFor('s1');
+      expect(first.payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      await until(() => spansOf(caller.traceId).some((s) => s.kind === SERVER), 'the subscription span to be exported', 20_000);
+      const op = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
+      expect(op.parentSpanId).toBe(caller.spanId);
+      expect(op.name).toBe('subscription Changes');
+      expect(attr(op, 'volume_gateway.transport')).toBe('graphql-ws');
+      // The start's backend calls (the subscriber's access check) are its children.
+      for (const s of spansOf(caller.traceId).filter((x) => x.kind === CLIENT)) expect(s.parentSpanId).toBe(op.spanId);
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+});
