@@ -5,6 +5,7 @@
  * injected into the backend's headers. The SDK is loaded by the server (server/tracing/).
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 
 /** The instrumentation scope of every gateway span. */
 export const TRACER_NAME = 'volume-gateway';
@@ -12,13 +13,13 @@ export const TRACER_NAME = 'volume-gateway';
 /** Attribute names the gateway adds beside the semantic conventions' own. */
 export const GatewayAttr = {
   /** Configured backend id. */
-  backend: 'volume_gateway.backend.id',
+  backend: 'gateway.backend.id',
   /** The call was refused by the service's open circuit breaker (nothing was sent). */
-  breakerRefused: 'volume_gateway.breaker.refused',
+  breakerRefused: 'gateway.breaker.refused',
   /** Gateway error code of a call that failed without an HTTP answer. */
-  failure: 'volume_gateway.failure',
+  failure: 'gateway.failure',
   /** Volumes a watcher re-read reads. */
-  watcherVolumes: 'volume_gateway.watcher.volumes',
+  watcherVolumes: 'gateway.watcher.volumes',
 } as const;
 
 /** One backend call as its span sees it. */
@@ -68,7 +69,7 @@ export function startClientSpan(call: ClientCall, headers: Record<string, string
     end(status, failure, breakerRefused) {
       if (ended) return;
       ended = true;
-      if (status > 0) span.setAttribute('http.response.status_code', status);
+      if (status > 0) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
       if (breakerRefused) span.setAttribute(GatewayAttr.breakerRefused, true);
       if (failure !== undefined) {
         span.setAttributes({ 'error.type': failure, [GatewayAttr.failure]: failure });

@@ -12,7 +12,7 @@ import { getOperationAST, type ExecutionArgs } from 'graphql';
 import { TRACER_NAME } from '../../adapters/http/tracing';
 import { operationName } from '../operation-labels';
 
-/** The transport an operation came over (`volume_gateway.transport`). */
+/** The transport an operation came over (`gateway.transport`). */
 export type OperationTransport = 'http' | 'graphql-ws';
 
 /** The caller's trace context from request headers (`traceparent`, `tracestate`); the root context when none. */
@@ -34,7 +34,7 @@ function nameOperation(span: Span, type: string | undefined, name: string | null
  * @param parent the caller's context ({@link extractTraceContext})
  */
 export async function inOperationSpan<T>(parent: Context, transport: OperationTransport, run: () => Promise<T>, operation?: { type?: string; name?: string | null }): Promise<T> {
-  const span = trace.getTracer(TRACER_NAME).startSpan('GraphQL Operation', { kind: SpanKind.SERVER, attributes: { 'volume_gateway.transport': transport } }, parent);
+  const span = trace.getTracer(TRACER_NAME).startSpan('GraphQL Operation', { kind: SpanKind.SERVER, attributes: { 'gateway.transport': transport } }, parent);
   if (operation) nameOperation(span, operation.type, operation.name);
   try {
     return await context.with(trace.setSpan(parent, span), run);
@@ -69,7 +69,7 @@ export function tracingPlugin<C extends object>(): ApolloServerPlugin<C> {
           const body = rc.response.body.kind === 'single' ? rc.response.body.singleResult : undefined;
           const codes = [...new Set((body?.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
           if (codes.length === 0) return;
-          span.setAttribute('volume_gateway.error_codes', codes);
+          span.setAttribute('gateway.error.codes', codes);
           span.setStatus({ code: SpanStatusCode.ERROR });
         },
       };

@@ -142,7 +142,7 @@ describe('OpenTelemetry traces', () => {
     const clients = spans.filter((s) => s.kind === CLIENT);
     for (const c of clients) {
       expect(c.parentSpanId).toBe(op.spanId);
-      expect(attr(c, 'volume_gateway.backend.id')).toBe('east');
+      expect(attr(c, 'gateway.backend.id')).toBe('east');
       expect(attr(c, 'http.response.status_code')).toBe(200);
       expect(JSON.stringify(c)).not.toContain(MGMT);
     }
@@ -171,7 +171,7 @@ describe('OpenTelemetry traces', () => {
       const op = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
       expect(op.parentSpanId).toBe(caller.spanId);
       expect(op.name).toBe('subscription Changes');
-      expect(attr(op, 'volume_gateway.transport')).toBe('graphql-ws');
+      expect(attr(op, 'gateway.transport')).toBe('graphql-ws');
       // The start's backend calls (the subscriber's access check) are its children.
       for (const s of spansOf(caller.traceId).filter((x) => x.kind === CLIENT)) expect(s.parentSpanId).toBe(op.spanId);
     } finally {

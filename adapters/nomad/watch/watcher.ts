@@ -282,7 +282,6 @@ export class NomadWatcher implements VolumeWatcher {
   }
 
   // ---- the view ------------------------------------------------------------------------------
-
   /** Applies a full list: reads what moved (and the claimed volumes when `claims`), drops what is gone. */
   async #applyList(stubs: readonly WireVolumeStub[], index: number, claims: boolean): Promise<void> {
     const plan = this.#view.plan(stubs);
