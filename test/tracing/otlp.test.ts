@@ -3,7 +3,8 @@
  * `POST /v1/traces`, http/json), the gateway as a child process with the standard OTEL_* variables,
  * a Nomad simulator. A query and a graphql-ws subscription carry a `traceparent`; the spans that
  * reach the receiver continue that trace, with a CLIENT span per backend call under the operation's
- * span, and the simulator sees the same trace id in the `traceparent` of its requests.
+ * span, and the simulator sees the same trace id in the `traceparent` of its requests. An event
+ * caused by an attach is delivered in a span of its own, linked to the attach's span.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -75,8 +76,10 @@ beforeAll(async () => {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      GATEWAY_BACKENDS: `east=nomad@${sim.url}`,
+      // A memory backend for the attach whose events are delivered (Nomad attaches through its scheduler).
+      GATEWAY_BACKENDS: `east=nomad@${sim.url},lab=memory`,
       GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+      GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '300',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: 'gateway-under-test',
@@ -174,6 +177,44 @@ describe('OpenTelemetry traces', () => {
       expect(attr(op, 'gateway.transport')).toBe('graphql-ws');
       // The start's backend calls (the subscriber's access check) are its children.
       for (const s of spansOf(caller.traceId).filter((x) => x.kind === CLIENT)) expect(s.parentSpanId).toBe(op.spanId);
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+
+  it('should link the delivery span of an event caused by a mutation to that mutation span', async () => {
+    const lab = { 'x-memory-token': 'lab-admin' };
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'));
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Memory-Token': 'lab-admin' } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 'lab', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["lab"] }) { type volumeId } }' } });
+      expect((await c.nextFor('lab')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      const list = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...lab }, body: JSON.stringify({ query: '{ volumes(filter: { backends: ["lab"] }) { nodes { id name } } }' }) });
+      const scratch = ((await list.json()) as { data: { volumes: { nodes: Array<{ id: string; name: string }> } } }).data.volumes.nodes.find((v) => v.name === 'scratch')!;
+
+      const caller = callerTrace();
+      const res = await fetch(graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: caller.traceparent, ...lab },
+        body: JSON.stringify({ query: 'mutation Attach($v: ID!) { attachVolume(input: { volumeId: $v, host: { connector: { host: "web-9" } } }) { operation { id } } }', variables: { v: scratch.id } }),
+      });
+      expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
+      // The memory backend's watcher sees ATTACHING while the attach runs, before the domain tells
+      // the feed what it accepted; ATTACHED comes once the change finishes.
+      const attached = await c.next(15_000, (m) => m.id === 'lab' && m.payload?.data?.volumeChanged?.type === 'ATTACHED');
+      expect(attached.payload.data.volumeChanged.volumeId).toBe(scratch.id);
+
+      await until(() => spansOf(caller.traceId).some((s) => s.kind === SERVER) && receiver.spans.some((s) => s.name === 'deliver ATTACHED'), 'the mutation and delivery spans', 20_000);
+      const mutation = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
+      expect(mutation.name).toBe('mutation Attach');
+      const delivery = receiver.spans.find((s) => s.name === 'deliver ATTACHED')!;
+      // A trace of its own (deliveries are sampled as roots), linked to the mutation that caused it.
+      expect(delivery.traceId).not.toBe(caller.traceId);
+      expect(delivery.parentSpanId).toBeUndefined();
+      expect(delivery.links).toEqual([{ traceId: caller.traceId, spanId: mutation.spanId }]);
+      expect(attr(delivery, 'gateway.backend.id')).toBe('lab');
+      expect(attr(delivery, 'gateway.event.type')).toBe('ATTACHED');
     } finally {
       c.ws.close();
     }
