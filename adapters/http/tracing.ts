@@ -4,11 +4,14 @@
  * registered (tracing off, the default) every call here is the API's no-op, and nothing is
  * injected into the backend's headers. The SDK is loaded by the server (server/tracing/).
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 
 /** The instrumentation scope of every gateway span. */
 export const TRACER_NAME = 'volume-gateway';
+
+/** The API's proxy tracer: a no-op until an SDK registers, then the SDK's (it looks on every span). */
+export const tracer = trace.getTracer(TRACER_NAME);
 
 /** Attribute names the gateway adds beside the semantic conventions' own. */
 export const GatewayAttr = {
@@ -51,18 +54,20 @@ function routeOf(endpoint: string, method: string): string {
  */
 export function startClientSpan(call: ClientCall, headers: Record<string, string> | undefined): ClientSpan {
   const route = routeOf(call.endpoint, call.method);
-  const span = trace.getTracer(TRACER_NAME).startSpan(`${call.method} ${route}`, {
-    kind: SpanKind.CLIENT,
-    attributes: {
+  const span = tracer.startSpan(`${call.method} ${route}`, { kind: SpanKind.CLIENT });
+  // Built only for a span that records: off, a call costs the no-op span and nothing more.
+  if (span.isRecording()) {
+    span.setAttributes({
       'http.request.method': call.method,
       'url.template': route,
       'server.address': call.url.hostname,
       'server.port': Number(call.url.port || (call.url.protocol === 'https:' ? 443 : 80)),
       [GatewayAttr.backend]: call.backend,
-    },
-  });
+    });
+  }
   const carrier: Record<string, string> = {};
-  propagation.inject(trace.setSpan(context.active(), span), carrier);
+  // A span with a valid context is propagated also when not sampled (its flags say so); the API's no-op has none.
+  if (isSpanContextValid(span.spanContext())) propagation.inject(trace.setSpan(context.active(), span), carrier);
   let ended = false;
   return {
     headers: Object.keys(carrier).length === 0 ? headers : { ...headers, ...carrier },
@@ -89,7 +94,7 @@ export function startClientSpan(call: ClientCall, headers: Record<string, string
  * The backend calls it makes are its children.
  */
 export async function inWatcherReadSpan<T>(name: string, attributes: Attributes, read: () => Promise<T>): Promise<T> {
-  const span: Span = trace.getTracer(TRACER_NAME).startSpan(name, { kind: SpanKind.INTERNAL, root: true, attributes }, ROOT_CONTEXT);
+  const span: Span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, root: true, attributes }, ROOT_CONTEXT);
   try {
     return await context.with(trace.setSpan(ROOT_CONTEXT, span), read);
   } catch (err) {

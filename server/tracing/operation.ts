@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getOperationAST, type ExecutionArgs } from 'graphql';
-import { TRACER_NAME } from '../../adapters/http/tracing';
+import { tracer } from '../../adapters/http/tracing';
 import { operationName } from '../operation-labels';
 
 /** The transport an operation came over (`gateway.transport`). */
@@ -34,7 +34,7 @@ function nameOperation(span: Span, type: string | undefined, name: string | null
  * @param parent the caller's context ({@link extractTraceContext})
  */
 export async function inOperationSpan<T>(parent: Context, transport: OperationTransport, run: () => Promise<T>, operation?: { type?: string; name?: string | null }): Promise<T> {
-  const span = trace.getTracer(TRACER_NAME).startSpan('GraphQL Operation', { kind: SpanKind.SERVER, attributes: { 'gateway.transport': transport } }, parent);
+  const span = tracer.startSpan('GraphQL Operation', { kind: SpanKind.SERVER, attributes: { 'gateway.transport': transport } }, parent);
   if (operation) nameOperation(span, operation.type, operation.name);
   try {
     return await context.with(trace.setSpan(parent, span), run);

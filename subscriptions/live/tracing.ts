@@ -5,7 +5,7 @@
  * an SDK there is no active span, no cause is recorded and every span is the API's no-op.
  */
 import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, trace, TraceFlags, type Link } from '@opentelemetry/api';
-import { GatewayAttr, TRACER_NAME } from '../../adapters/http/tracing';
+import { GatewayAttr, tracer } from '../../adapters/http/tracing';
 import type { ChangeEvent } from '../events';
 
 /** The active span as a `traceparent` (a mutation's span, when a mutation calls); undefined when none. */
@@ -29,7 +29,7 @@ function linkTo(traceparent: string | undefined): Link[] {
  * `deliver` returns has settled (access checks and the group executions are its children).
  */
 export function inDeliverySpan(e: ChangeEvent, subscribers: number, deliver: () => ReadonlyArray<unknown>): void {
-  const span = trace.getTracer(TRACER_NAME).startSpan(
+  const span = tracer.startSpan(
     `deliver ${e.type}`,
     { kind: SpanKind.PRODUCER, root: true, links: linkTo(e.cause), attributes: { [GatewayAttr.backend]: e.backend, 'gateway.event.type': e.type, 'gateway.subscribers': subscribers } },
     ROOT_CONTEXT,
