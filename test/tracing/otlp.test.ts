@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
 import { until } from '../support/until';
-import { rawClient } from '../ws/helpers';
+import { claim, rawClient } from '../ws/helpers';
 
 /** One span as OTLP/JSON carries it (ids in hex). */
 interface OtlpSpan {
@@ -215,6 +215,33 @@ describe('OpenTelemetry traces', () => {
       expect(delivery.links).toEqual([{ traceId: caller.traceId, spanId: mutation.spanId }]);
       expect(attr(delivery, 'gateway.backend.id')).toBe('lab');
       expect(attr(delivery, 'gateway.event.type')).toBe('ATTACHED');
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+
+  it('should trace a watcher re-read as a root span with its backend calls, and the delivery of what it found', async () => {
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'));
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Nomad-Token': MGMT } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 'east', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["east"] }) { type volumeId } }' } });
+      expect((await c.nextFor('east')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      claim(sim, ['vol-001'], 'traced-job');
+      await c.next(15_000, (m) => m.id === 'east' && m.payload?.data?.volumeChanged?.type === 'CLAIMED');
+      await until(() => receiver.spans.some((s) => s.name === 'deliver CLAIMED'), 'the delivery span', 20_000);
+      // The re-read that found the claim: a root, and the read of the volume its child.
+      const reReads = receiver.spans.filter((s) => s.name === 'watcher re-read' && attr(s, 'gateway.backend.id') === 'east');
+      expect(reReads.length).toBeGreaterThan(0);
+      expect(reReads.every((s) => s.parentSpanId === undefined)).toBe(true);
+      const reads = receiver.spans.filter((s) => s.kind === CLIENT && s.name === 'GET /v1/volume/csi/:id' && reReads.some((r) => r.spanId === s.parentSpanId));
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.every((s) => s.traceId === reReads.find((r) => r.spanId === s.parentSpanId)!.traceId)).toBe(true);
+      // Nothing caused it but the scheduler: a root delivery with no link.
+      const delivery = receiver.spans.find((s) => s.name === 'deliver CLAIMED')!;
+      expect(delivery.parentSpanId).toBeUndefined();
+      expect(delivery.links ?? []).toEqual([]);
+      expect(attr(delivery, 'gateway.subscribers')).toBe(1);
     } finally {
       c.ws.close();
     }
