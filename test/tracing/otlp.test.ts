@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
+import { disposeAll, MGMT, OS, seedVolumes, startNomad, startOpenStack } from '../support/harness';
 import { until } from '../support/until';
 import { claim, rawClient } from '../ws/helpers';
 
@@ -62,6 +62,7 @@ async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; conten
 const root = join(__dirname, '..', '..');
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let sim: NomadSimulator;
+let os: Awaited<ReturnType<typeof startOpenStack>>;
 let child: ChildProcess;
 let graphqlUrl: string;
 
@@ -69,6 +70,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   sim = await startNomad();
   seedVolumes(sim, 2);
+  os = await startOpenStack();
   child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
     env: {
@@ -77,7 +79,12 @@ beforeAll(async () => {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       // A memory backend for the attach whose events are delivered (Nomad attaches through its scheduler).
-      GATEWAY_BACKENDS: `east=nomad@${sim.url},lab=memory`,
+      GATEWAY_BACKENDS: `east=nomad@${sim.url},lab=memory,os=openstack@${os.backend().url}`,
+      GATEWAY_BACKEND_OS_USERNAME: OS.adminUser,
+      GATEWAY_BACKEND_OS_PASSWORD: OS.adminPassword,
+      GATEWAY_BACKEND_OS_PROJECT_NAME: 'demo',
+      GATEWAY_BACKEND_OS_WATCH_FAST_MS: '100',
+      GATEWAY_BACKEND_OS_WATCH_SLOW_MS: '200',
       GATEWAY_BACKEND_EAST_TOKEN: MGMT,
       GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '300',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -242,6 +249,24 @@ describe('OpenTelemetry traces', () => {
       expect(delivery.parentSpanId).toBeUndefined();
       expect(delivery.links ?? []).toEqual([]);
       expect(attr(delivery, 'gateway.subscribers')).toBe(1);
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+
+  it('should trace an OpenStack watcher poll as a root span with its backend calls as children', async () => {
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'));
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Auth-Token': os.demoToken } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 'os', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["os"] }) { type } }' } });
+      expect((await c.nextFor('os')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      const polled = (): OtlpSpan[] => receiver.spans.filter((s) => s.name === 'watcher poll' && attr(s, 'gateway.backend.id') === 'os');
+      const childrenOf = (p: OtlpSpan): OtlpSpan[] => receiver.spans.filter((s) => s.kind === CLIENT && s.parentSpanId === p.spanId && s.traceId === p.traceId);
+      await until(() => polled().some((p) => childrenOf(p).some((s) => s.name === 'GET /volumes/detail')), 'a poll span with its Cinder list', 20_000);
+      const poll = polled().find((p) => childrenOf(p).some((s) => s.name === 'GET /volumes/detail'))!;
+      expect(poll.parentSpanId).toBeUndefined();
+      for (const s of childrenOf(poll)) expect(attr(s, 'gateway.backend.id')).toBe('os');
     } finally {
       c.ws.close();
     }
