@@ -15,6 +15,7 @@ import type { apolloLimitOptions } from './limits/apollo';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
 import { observabilityPlugin, type ObservabilityOptions } from './observability';
+import { tracingPlugin } from './tracing/operation';
 
 /** What {@link createApolloServer} builds the server with. */
 export interface GatewayApolloOptions {
@@ -46,6 +47,8 @@ export function createApolloServer(o: GatewayApolloOptions): ApolloServer<Gatewa
       // stay out of them (they may name backend details), as Apollo's default for subgraphs.
       ApolloServerPluginInlineTrace({ includeErrors: { masked: true } }),
       observabilityPlugin(o.logger, o.metrics, { trustedDocuments: o.trustedDocuments }),
+      // Names the operation's span (server/tracing); a no-op without an SDK.
+      tracingPlugin<GatewayContext>(),
       unexpectedErrorLog(o.logger, parseErrorReason),
       documentErrorStatusPlugin<GatewayContext>(),
       // Last: it sees the errors the plugins above added.

@@ -12,6 +12,7 @@ import type { DemoBackends } from './demo';
 import { helpText } from './help';
 import { createLogger } from './logger';
 import { GatewayMetrics } from './metrics';
+import { startTracing } from './tracing';
 
 /** Time after the grace period for the steps after the drain (pools, Redis) before exiting anyway. */
 const SHUTDOWN_BACKSTOP_MS = 5_000;
@@ -35,6 +36,8 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig(process.env, configPath);
   const logger = createLogger(config.logLevel);
+  // Before anything serves; off (and the SDK not loaded) without the OTEL_* variables.
+  const tracing = startTracing(process.env, logger, version());
   let demo: DemoBackends | undefined;
   let exposed: string | undefined;
   // loadConfig refuses an empty backend list under NODE_ENV=production, so this is the demo.
@@ -87,6 +90,8 @@ async function main(argv: string[]): Promise<void> {
     force.unref();
     await gateway.stop();
     await demo?.stop();
+    // Last: the spans of the drained requests are exported before the process exits.
+    await tracing?.shutdown();
     process.exit(0);
   };
   // Before the gateway says it is ready: a SIGTERM with no listener would kill it outright.

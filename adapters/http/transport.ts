@@ -13,6 +13,7 @@ import type { CallBudget } from '../contract/budget';
 import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from '../contract/errors';
 import { checkOutgoing } from './headers';
 import { PoolKeeper, type CallState } from './pool';
+import { startClientSpan } from './tracing';
 import { COMMON_BACKEND_DEFAULTS, type CallRecord } from '../contract/module';
 
 // Declared in the contract (a module's factory gets `onCall`); importable from here as before.
@@ -93,9 +94,12 @@ export class Transport {
   readonly #abortInFlight: boolean;
   readonly #onCall?: (r: CallRecord) => void;
   readonly #breaker?: Breaker;
+  /** The backend's origin, for the spans' `server.address` and `server.port`. */
+  readonly #url: URL;
 
   constructor(o: TransportOptions) {
     const url = new URL(o.baseUrl);
+    this.#url = url;
     this.backend = o.backend;
     this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#timeoutMs = o.timeoutMs ?? COMMON_BACKEND_DEFAULTS.timeoutMs;
@@ -121,12 +125,16 @@ export class Transport {
     const caller = req.signal;
     // Never sent, so not recorded: undici would still open a connection for it.
     if (caller?.aborted) return Promise.reject(this.#cancelled(caller));
+    // A CLIENT span per call (a no-op without an SDK); the backend gets its `traceparent`.
+    const span = startClientSpan({ backend: this.backend, method: req.method, endpoint: req.endpoint, url: this.#url }, req.headers);
+    const sent = span.headers === req.headers ? req : { ...req, headers: span.headers };
     // An open breaker answers at once, without a connection or a unit of the budget.
     const breaker = req.breaker ?? this.#breaker;
     let probe = false;
     try {
       probe = breaker?.admit() ?? false;
     } catch (err) {
+      span.end(0, err instanceof GatewayError ? err.code : 'unknown', true);
       return Promise.reject(err);
     }
     // The breaker learns how the exchange really ended, once, also when the caller left earlier.
@@ -148,6 +156,7 @@ export class Transport {
       if (recorded) return;
       recorded = true;
       this.#record(req, status, started, failure);
+      span.end(status, failure);
     };
     return new Promise<HttpResponse>((resolve, reject) => {
       let settled = false;
@@ -174,7 +183,7 @@ export class Transport {
         if (caller?.aborted) settle(() => reject(this.#cancelled(caller)));
       };
       stop.addEventListener('abort', onCallerAbort, { once: true });
-      this.#attempts(req, path, wire, stop, state).then(
+      this.#attempts(sent, path, wire, stop, state).then(
         (res) => {
           clearTimeout(timer);
           record(res.status);
@@ -186,6 +195,7 @@ export class Transport {
           const mapped = this.#mapFailure(err, deadline.signal, caller, req);
           // Only calls that reached undici are backend calls (not a spent budget, say).
           if (state.pool) record(0, mapped.code);
+          else span.end(0, mapped.code);
           judge(this.#outcomeOf(err, mapped, deadline.signal, caller, state));
           settle(() => reject(mapped));
         },

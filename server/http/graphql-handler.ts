@@ -14,6 +14,7 @@ import { EdgeError, EdgeErrorCode, RateLimitedError } from './errors';
 import { readParams, writeParams } from './graphql-params';
 import type { TrustedDocumentsConfig } from './config';
 import { screenOperation, selectsSubscription, SubscriptionOverHttpError, type OperationParams } from './operation-screen';
+import { extractTraceContext, inOperationSpan } from '../tracing/operation';
 
 export interface GraphQLHttpHandlerOptions {
   /** Largest accepted body in bytes. */
@@ -106,7 +107,8 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
     // graphql-sse's client sends queries and mutations as event streams too: executed as JSON, sent as one event.
     const asEvents = o.streams?.answersAsEvents(req) === true;
     if (asEvents) headers.set('accept', 'application/json');
-    const result = await o.execute({ method, headers, search, body }, { req, signal: abort.signal });
+    // The operation's span, child of the caller's `traceparent` (server/tracing).
+    const result = await inOperationSpan(extractTraceContext(req.headers), 'http', () => o.execute({ method, headers, search, body }, { req, signal: abort.signal }));
     if (asEvents && (result.status ?? 200) === 200 && result.body.kind === 'complete') return o.streams!.sendResult(res, result.body.string);
     const out: Record<string, string> = {};
     for (const [k, v] of result.headers) out[k] = v;

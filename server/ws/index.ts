@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { makeServer, type Context, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
@@ -31,6 +31,8 @@ import { NextFrames } from './shared-bytes';
 import { closeSocket, graphqlWsSocket, newSocketState, writeFrame, type SocketHooks, type SocketState } from './socket';
 import { GuardedStream, type StreamHooks } from './stream';
 import { refuseUpgrade, UpgradeGate } from './upgrade';
+import { extractTraceContext, wsOperationSpan } from '../tracing/operation';
+import type { Context as TraceContext } from '@opentelemetry/api';
 
 export { loadWsConfig, resolveWsOptions, WS_DEFAULTS, type WsConfig, type WsOptions } from './config';
 export { WsCloseCode } from './errors';
@@ -181,7 +183,8 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       const { state: s, id, abort, bytes } = started.get(ctx)!;
       let result: Awaited<ReturnType<LiveHub['subscribe']>>;
       try {
-        result = await o.hub!.subscribe(args, { address: addressBucket(s.address), bytes });
+        // The start's span (server/tracing), child of the upgrade's `traceparent`.
+        result = await wsOperationSpan(s.trace, args, () => o.hub!.subscribe(args, { address: addressBucket(s.address), bytes }));
       } catch (err) {
         // Logged here, not by the formatter: graphql-ws sends (and formats) nothing once the client has completed.
         const u = unexpectedCause(err);
@@ -203,6 +206,8 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       // Closed or completed while the hub was starting: graphql-ws returns the stream at once.
       return new GuardedStream(result, new LiveSubscription(s, id)) as unknown as AsyncGenerator<ExecutionResult>;
     },
+    // Queries and mutations over the socket: graphql-js's own execute, in the operation's span.
+    execute: (args: ExecutionArgs) => wsOperationSpan(started.get(args.contextValue as object)?.state.trace, args, async () => execute(args)),
     // Shared results never get here (the stream guard writes them); a subscriber's own results do.
     onNext(ctx, id, _payload, args, result) {
       return result.errors ? ({ ...result, errors: formatErrors(result.errors, ctx.extra.id, id, (args.contextValue as GatewayContext | undefined)?.requestId) } as FormattedExecutionResult) : undefined;
@@ -211,8 +216,8 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     onComplete: (ctx, id) => release(ctx.extra, id),
   });
 
-  const onConnection = (ws: WebSocket, address: string, credentials: Record<string, string>): void => {
-    const s = newSocketState(ws, address);
+  const onConnection = (ws: WebSocket, address: string, credentials: Record<string, string>, trace: TraceContext): void => {
+    const s = newSocketState(ws, address, trace);
     if (Object.keys(credentials).length > 0) s.upgradeCredentials = credentials;
     sockets.add(s);
     ws.on('pong', () => (s.alive = true));
@@ -278,7 +283,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       socket.on('close', admission.release);
       const address = admission.address;
       const credentials = pickCredentialHeaders(req.headers);
-      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, address, credentials));
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, address, credentials, extractTraceContext(req.headers)));
     },
     async close(waitMs) {
       gate.close();

@@ -4,6 +4,7 @@
  * consumer, so one stalled reader costs its own queue and nobody else's time), closes that are
  * cut if the peer does not answer, and incoming messages handed on with errors contained.
  */
+import type { Context as TraceContext } from '@opentelemetry/api';
 import { MessageType, type WebSocket as Socket } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Logger } from '../logger';
@@ -35,6 +36,8 @@ export interface SocketState {
   alive: boolean;
   /** The code the gateway closed it with, when it did. */
   closeCode?: number;
+  /** The upgrade's trace context (`traceparent`): every operation's span on the socket is its child (server/tracing). */
+  readonly trace?: TraceContext;
 }
 
 export interface SocketHooks {
@@ -50,8 +53,8 @@ let lastId = 0;
  * The upgrade request is not kept: its headers were checked on upgrade (its credential headers
  * are kept apart until `connection_init`), and it weighed ~2 KiB a socket. The id is a counter: a UUID would be a ~250-byte string rope per socket for log lines.
  */
-export function newSocketState(ws: WebSocket, address: string): SocketState {
-  return { id: ++lastId, ws, address, active: new Map(), alive: true };
+export function newSocketState(ws: WebSocket, address: string, trace?: TraceContext): SocketState {
+  return { id: ++lastId, ws, address, active: new Map(), alive: true, trace };
 }
 
 /** Closes with `code`; a peer that does not answer within CLOSE_WAIT_MS is cut. The first close wins. */

@@ -52,6 +52,11 @@ export interface ChangeInput {
   /** When the change was observed (RFC 3339). */
   observedAt: string;
   /**
+   * The W3C `traceparent` of the gateway mutation that caused the change, when tracing is on and a
+   * mutation did: the delivery's span links to it (docs/tracing.md). @default none
+   */
+  cause?: string;
+  /**
    * What `attachmentChanged` targets match on (from the attachment's consumer): consumer id, Nomad
    * node id, Nova server id. Empty for volume-level changes.
    */

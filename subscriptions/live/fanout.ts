@@ -92,10 +92,12 @@ export class Fanout {
   /**
    * Reserves, synchronously and in the order given, a slot of each matching subscriber's stream
    * for `e`; the slot fills once access is known and the group's execution is done.
+   * @returns the slots (the delivery's span ends once they settled)
    */
-  deliver(e: ChangeEvent, subscribers: Iterable<EventSubscriber>): void {
+  deliver(e: ChangeEvent, subscribers: Iterable<EventSubscriber>): Array<SlotValue | Promise<SlotValue>> {
+    const slots: Array<SlotValue | Promise<SlotValue>> = [];
     const backend = this.#o.registry.all.find((b) => b.id === e.backend);
-    if (!backend) return;
+    if (!backend) return slots;
     const groups = new Map<string, Promise<SerializedResult>>();
     for (const s of subscribers) {
       if (s.stream.closed || !matches(s.interest, e)) continue;
@@ -104,8 +106,11 @@ export class Fanout {
       // backend refused (SUBSCRIBED or BACKEND_DROPPED named it): the subscription goes on without its changes.
       if (lacksCredential(backend, credential) || s.covers?.(e.backend) === false) continue;
       const answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential);
-      s.stream.push(answer instanceof Promise ? answer.then((a) => this.#slot(backend, e, s, a, groups)) : this.#slot(backend, e, s, answer, groups));
+      const slot = answer instanceof Promise ? answer.then((a) => this.#slot(backend, e, s, a, groups)) : this.#slot(backend, e, s, answer, groups);
+      slots.push(slot);
+      s.stream.push(slot);
     }
+    return slots;
   }
 
   #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Map<string, Promise<SerializedResult>>): SlotValue | Promise<SlotValue> {

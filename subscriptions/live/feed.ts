@@ -21,6 +21,7 @@ import type { ChangeInput } from '../events/types';
 import type { OperationRecord } from '../operations';
 import { TERMINAL } from '../operations/types';
 import type { AcceptedChange, LiveMutations } from './types';
+import { activeTraceparent } from './tracing';
 
 /** What the feed needs of the operation tracker. */
 export interface FeedOperations {
@@ -66,6 +67,14 @@ export interface FeedOptions {
 
 const OPERATION_WAIT_MS = 2_000;
 
+/**
+ * How long a volume's changes are said to be caused by the mutation last accepted on it (their
+ * delivery spans link to its trace): long enough for an attach or detach to finish.
+ */
+const CAUSE_TTL_MS = 10 * 60_000;
+
+const refKey = (r: VolumeRef): string => `${r.backend}\0${r.namespace}\0${r.nativeId}`;
+
 /** Watcher states in which its view is being (re)read: a new subscription waits them out. */
 const SETTLING: ReadonlySet<WatcherState> = new Set(['STARTING', 'RESYNCING']);
 
@@ -105,6 +114,8 @@ export class Feed implements LiveMutations {
   /** Operations in progress, by id (from the tracker's changes). */
   readonly #pending = new Map<string, OperationRecord>();
   readonly #transitions = new Transitions();
+  /** Per volume, the trace of the mutation last accepted on it and until when (only with tracing on). */
+  readonly #causes = new Map<string, { traceparent: string; until: number }>();
   #chain: Promise<void> = Promise.resolve();
   #unsubscribe: (() => void) | null = null;
   #demandQueued = false;
@@ -220,6 +231,9 @@ export class Feed implements LiveMutations {
   accepted(c: AcceptedChange): void {
     const w = this.#watchers.watcher(c.volume.backend);
     if (!w || !c.pending) return;
+    // Called inside the mutation: its span is the active one.
+    const cause = activeTraceparent();
+    if (cause) this.#causes.set(refKey(c.volume), { traceparent: cause, until: Date.now() + CAUSE_TTL_MS });
     const view = w.volume(c.volume);
     let after: Volume | null = null;
     if (view && c.kind === 'ATTACH') {
@@ -256,12 +270,23 @@ export class Feed implements LiveMutations {
     this.#append(backend, this.#transitions.observe(deltas), checked);
   }
 
+  /** Marks the changes of volumes a mutation is changing with its trace; forgets expired causes. */
+  #stampCauses(changes: ChangeInput[]): void {
+    const now = Date.now();
+    for (const [k, c] of this.#causes) if (c.until <= now) this.#causes.delete(k);
+    for (const c of changes) {
+      const cause = this.#causes.get(refKey(c.volume.ref));
+      if (cause) c.cause ??= cause.traceparent;
+    }
+  }
+
   /**
    * Appends in order: one chain for every source, so the log's order is the order observed. With
    * `after`, the changes wait for it (bounded by `operationWaitMs`): the operation checks they started.
    */
   #append(backend: string, changes: ChangeInput[], after?: void | Promise<void>): void {
     if (changes.length === 0) return;
+    if (this.#causes.size > 0) this.#stampCauses(changes);
     this.#chain = this.#chain.then(async () => {
       if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
       for (const c of changes) await this.#o.log.append(c);

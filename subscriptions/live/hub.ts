@@ -32,6 +32,7 @@ import { LiveStream } from './stream';
 import { SubscriberIndex } from './subscribers';
 import type { LiveHub, LiveResult, OperationVisibility, SubscriberOrigin } from './types';
 import { droppedView, subscribedView, type OmissionView } from './view';
+import { inDeliverySpan } from './tracing';
 
 /** Metrics callbacks of the hub (all optional; prom-client counters and gauges in the server). */
 export interface LiveMetrics {
@@ -322,7 +323,7 @@ export class Hub implements LiveHub {
       if (s.buffer) s.buffer.push(e);
       else live.push(s);
     }
-    if (live.length > 0) this.#p.fanout.deliver(e, live);
+    if (live.length > 0) inDeliverySpan(e, live.length, () => this.#p.fanout.deliver(e, live));
   }
 
   /** The backends whose changes a subscription may want. */

@@ -22,6 +22,7 @@
 import type { CallOptions } from '../../contract/backend';
 import type { Breaker } from '../../http/breaker';
 import { mapSettled } from '../../http/concurrency';
+import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
 import { NotFoundError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../../contract/watch';
@@ -281,7 +282,6 @@ export class NomadWatcher implements VolumeWatcher {
   }
 
   // ---- the view ------------------------------------------------------------------------------
-
   /** Applies a full list: reads what moved (and the claimed volumes when `claims`), drops what is gone. */
   async #applyList(stubs: readonly WireVolumeStub[], index: number, claims: boolean): Promise<void> {
     const plan = this.#view.plan(stubs);
@@ -302,10 +302,10 @@ export class NomadWatcher implements VolumeWatcher {
     if (!initial || this.#t.reportInitial) this.#emit(deltas);
   }
 
-  /** Reads volumes in full (bounded), records them; a 404 is a deletion. Failed reads are queued again. */
+  /** Reads volumes in full (bounded, in one span: docs/tracing.md), records them; a 404 is a deletion. Failed reads are queued again. */
   async #readAll(refs: readonly VolumeRef[]): Promise<VolumeDelta[]> {
     const o = this.#options();
-    const results = await mapSettled(refs, this.#t.readConcurrency, async (ref) => {
+    const results = await inWatcherReadSpan('watcher re-read', { [GatewayAttr.backend]: this.backend, [GatewayAttr.watcherVolumes]: refs.length }, () => mapSettled(refs, this.#t.readConcurrency, async (ref) => {
       try {
         const { data } = await req.readVolume(this.#d.client, ref.nativeId, ref.namespace, o);
         return data ? toVolume(this.backend, data) : null;
@@ -313,7 +313,7 @@ export class NomadWatcher implements VolumeWatcher {
         if (err instanceof NotFoundError) return null;
         throw err;
       }
-    });
+    }));
     const deltas: VolumeDelta[] = [];
     const observedAt = new Date().toISOString();
     let failed: unknown = null;

@@ -13,6 +13,7 @@ import type { CallOptions } from '../../contract/backend';
 import { UnauthenticatedError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../../contract/watch';
+import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
 import { BreakerWatch } from '../../watch-breakers';
 import { OpenStackClient, type OpenStackClientOptions } from '../client';
 import type { NovaVolumeAttachment } from '../nova/results';
@@ -257,14 +258,17 @@ export class OpenStackWatcher implements VolumeWatcher {
   // ---- one poll ---------------------------------------------------------------------------------
 
   /** Reads once; a 401 on the service token (revoked) re-authenticates and reads again, once. */
-  async #poll(nudgedServers: string[]): Promise<VolumeDelta[]> {
-    try {
-      return await this.#read(nudgedServers);
-    } catch (err) {
-      // The client forgot the refused token, so the service session is issued afresh.
-      if (err instanceof UnauthenticatedError && !this.#abort.signal.aborted) return this.#read(nudgedServers);
-      throw err;
-    }
+  #poll(nudgedServers: string[]): Promise<VolumeDelta[]> {
+    // One span per poll (docs/tracing.md): its Keystone, Cinder and Nova calls are its children.
+    return inWatcherReadSpan('watcher poll', { [GatewayAttr.backend]: this.backend }, async () => {
+      try {
+        return await this.#read(nudgedServers);
+      } catch (err) {
+        // The client forgot the refused token, so the service session is issued afresh.
+        if (err instanceof UnauthenticatedError && !this.#abort.signal.aborted) return this.#read(nudgedServers);
+        throw err;
+      }
+    });
   }
 
   async #read(nudgedServers: string[]): Promise<VolumeDelta[]> {

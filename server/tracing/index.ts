@@ -1,0 +1,35 @@
+/**
+ * OpenTelemetry tracing (issue 19, docs/tracing.md): off unless the standard `OTEL_*` variables
+ * turn it on, and then the SDK is loaded here, once, before the gateway serves. Off, the SDK is
+ * never loaded (`require` below, not `import`): the spans the gateway makes through
+ * `@opentelemetry/api` are the API's no-ops and no header is added to backend calls.
+ */
+import type { Logger } from '../logger';
+import { readTracingSettings } from './settings';
+
+export { readTracingSettings, DEFAULT_SERVICE_NAME, type TracingSettings } from './settings';
+export { extractTraceContext, inOperationSpan, tracingPlugin, wsOperationSpan } from './operation';
+
+/** Tracing while it runs. */
+export interface Tracing {
+  /** Exports the spans not yet sent and stops the exporters (graceful shutdown). Never rejects. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts tracing when the environment asks for it.
+ * @returns undefined when tracing is off (nothing was loaded)
+ * @throws ConfigError for an exporter or protocol the gateway cannot use
+ */
+export function startTracing(env: NodeJS.ProcessEnv, logger: Logger, serviceVersion: string): Tracing | undefined {
+  const settings = readTracingSettings(env);
+  if (!settings) return undefined;
+  // Loaded only when on: a gateway without the variables never loads the SDK.
+  const { registerSdk } = require('./sdk') as typeof import('./sdk');
+  const sdk = registerSdk({ exporters: settings.exporters, serviceName: settings.serviceName, serviceVersion });
+  if (settings.protocolFallback) logger.warn({ protocol: settings.protocolFallback }, 'OTLP traces are exported as http/json: the installed exporter speaks no other protocol');
+  logger.info({ exporters: settings.exporters, serviceName: settings.serviceName }, 'tracing on');
+  return {
+    shutdown: () => sdk.shutdown().catch((err: unknown) => logger.warn({ err }, 'flushing spans at shutdown failed')),
+  };
+}

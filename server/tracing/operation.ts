@@ -1,0 +1,78 @@
+/**
+ * The SERVER span of one GraphQL operation, over HTTP or graphql-ws: its parent is the caller's
+ * W3C `traceparent`/`tracestate` (HTTP request headers, or the WebSocket upgrade's), it is the
+ * active span while the operation runs (so every backend call's CLIENT span is its child), and it
+ * is named by the operation's type and name. Variables, documents and headers are never recorded.
+ * Without an SDK every call here is the API's no-op.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { getOperationAST, type ExecutionArgs } from 'graphql';
+import { tracer } from '../../adapters/http/tracing';
+import { operationName } from '../operation-labels';
+
+/** The transport an operation came over (`gateway.transport`). */
+export type OperationTransport = 'http' | 'graphql-ws';
+
+/** The caller's trace context from request headers (`traceparent`, `tracestate`); the root context when none. */
+export function extractTraceContext(headers: IncomingHttpHeaders): Context {
+  return propagation.extract(ROOT_CONTEXT, headers);
+}
+
+/** Names the span for its operation (semantic conventions: `{type} {name}`). */
+function nameOperation(span: Span, type: string | undefined, name: string | null | undefined): void {
+  if (!type) return;
+  const shown = name ? operationName(name) : undefined;
+  span.updateName(shown ? `${type} ${shown}` : type);
+  span.setAttribute('graphql.operation.type', type);
+  if (shown) span.setAttribute('graphql.operation.name', shown);
+}
+
+/**
+ * Runs `run` as one operation: a SERVER span, child of `parent`, active for the run.
+ * @param parent the caller's context ({@link extractTraceContext})
+ */
+export async function inOperationSpan<T>(parent: Context, transport: OperationTransport, run: () => Promise<T>, operation?: { type?: string; name?: string | null }): Promise<T> {
+  const span = tracer.startSpan('GraphQL Operation', { kind: SpanKind.SERVER, attributes: { 'gateway.transport': transport } }, parent);
+  if (operation) nameOperation(span, operation.type, operation.name);
+  try {
+    return await context.with(trace.setSpan(parent, span), run);
+  } catch (err) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** A graphql-ws operation's span: its type and name come from the document. */
+export function wsOperationSpan<T>(parent: Context | undefined, args: Pick<ExecutionArgs, 'document' | 'operationName'>, run: () => Promise<T>): Promise<T> {
+  const op = getOperationAST(args.document, args.operationName);
+  return inOperationSpan(parent ?? ROOT_CONTEXT, 'graphql-ws', run, { type: op?.operation, name: op?.name?.value ?? args.operationName });
+}
+
+/**
+ * Names the HTTP operation's span once Apollo resolved the operation, and marks it failed when the
+ * answer carries errors (their codes only: messages may name backend details).
+ */
+export function tracingPlugin<C extends object>(): ApolloServerPlugin<C> {
+  return {
+    async requestDidStart() {
+      const span = trace.getActiveSpan();
+      if (!span?.isRecording()) return;
+      return {
+        async didResolveOperation(rc) {
+          nameOperation(span, rc.operation?.operation, rc.operationName ?? rc.operation?.name?.value);
+        },
+        async willSendResponse(rc) {
+          const body = rc.response.body.kind === 'single' ? rc.response.body.singleResult : undefined;
+          const codes = [...new Set((body?.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
+          if (codes.length === 0) return;
+          span.setAttribute('gateway.error.codes', codes);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        },
+      };
+    },
+  };
+}

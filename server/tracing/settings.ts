@@ -1,0 +1,57 @@
+/**
+ * Whether tracing is on, and with which exporters, from the standard `OTEL_*` variables
+ * (docs/tracing.md). These are OpenTelemetry's settings, not the gateway's: they are not in the
+ * config definition, and the unknown-setting check never looks under `OTEL_` (server/config-names.ts).
+ */
+import { ConfigError } from '../../adapters/contract/settings';
+
+/** Span exporters the gateway can build (`OTEL_TRACES_EXPORTER`). */
+export type TraceExporterName = 'otlp' | 'console';
+
+/** What tracing runs with, once on. */
+export interface TracingSettings {
+  exporters: TraceExporterName[];
+  /** `OTEL_SERVICE_NAME`, else this. */
+  serviceName: string;
+  /**
+   * A protocol asked for that the installed exporter does not speak (`http/protobuf`): spans are
+   * sent as `http/json`, which the OpenTelemetry Collector takes on the same port and path.
+   */
+  protocolFallback?: string;
+}
+
+/** The service name spans carry unless `OTEL_SERVICE_NAME` says otherwise. */
+export const DEFAULT_SERVICE_NAME = 'volume-gateway';
+
+const EXPORTERS: ReadonlySet<string> = new Set(['otlp', 'console', 'none']);
+
+const set = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
+
+/**
+ * The tracing settings, or null when tracing is off: neither `OTEL_TRACES_EXPORTER` nor an OTLP
+ * endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, or
+ * `OTEL_TRACES_EXPORTER=none`, or `OTEL_SDK_DISABLED=true`.
+ * @throws ConfigError for an exporter or protocol the gateway cannot use
+ */
+export function readTracingSettings(env: NodeJS.ProcessEnv): TracingSettings | null {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return null;
+  const endpoint = set(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) || set(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  if (!set(env.OTEL_TRACES_EXPORTER) && !endpoint) return null;
+  const names = set(env.OTEL_TRACES_EXPORTER) ? [...new Set(env.OTEL_TRACES_EXPORTER.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== ''))] : ['otlp'];
+  const unknown = names.filter((n) => !EXPORTERS.has(n));
+  if (unknown.length > 0) throw new ConfigError('OTEL_TRACES_EXPORTER', `unknown exporter ${unknown.map((n) => JSON.stringify(n)).join(', ')}: use otlp, console or none`);
+  if (names.includes('none')) return null;
+  const exporters = names as TraceExporterName[];
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim().toLowerCase();
+  if (exporters.includes('otlp') && protocol === 'grpc') {
+    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc is not supported: use http/json (the Collector takes OTLP/HTTP on port 4318)');
+  }
+  if (exporters.includes('otlp') && set(protocol) && protocol !== 'http/json' && protocol !== 'http/protobuf') {
+    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `unknown protocol ${JSON.stringify(protocol)}: use http/json`);
+  }
+  return {
+    exporters,
+    serviceName: set(env.OTEL_SERVICE_NAME) ? env.OTEL_SERVICE_NAME.trim() : DEFAULT_SERVICE_NAME,
+    ...(exporters.includes('otlp') && protocol === 'http/protobuf' ? { protocolFallback: protocol } : {}),
+  };
+}

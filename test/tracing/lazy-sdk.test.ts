@@ -1,0 +1,53 @@
+/**
+ * Tracing off costs nothing (issue 19, settled point): without OTEL_TRACES_EXPORTER or an OTLP
+ * endpoint the gateway never loads an OpenTelemetry SDK or exporter module. The gateway runs as its
+ * own process; a preloaded script reports on SIGUSR2, once the gateway serves, which loaded modules
+ * are the SDK's.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { until } from '../support/until';
+
+const root = join(__dirname, '..', '..');
+const work = mkdtempSync(join(tmpdir(), 'otel-lazy-'));
+const hook = join(work, 'report-sdk.cjs');
+writeFileSync(hook, `process.on('SIGUSR2', () => process.stderr.write('sdk modules: ' + JSON.stringify(Object.keys(require.cache).filter((k) => /@opentelemetry[\\\\/](sdk-|exporter-|resources|otlp-)/.test(k))) + '\\n'));\n`);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Starts server/main.ts with `env`, waits for it to serve, asks for the report, stops it, and returns the SDK modules it had loaded. */
+async function sdkModulesLoaded(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+  const child = spawn(process.execPath, ['--import', 'tsx', '--require', hook, 'server/main.ts'], { cwd: root, env: { ...clean, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GATEWAY_BACKENDS: 'lab=memory', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  try {
+    await until(() => /ready at /.test(out) || child.exitCode !== null, 'the gateway to serve', 60_000);
+    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : err }).toEqual({ exitCode: null, err: '' });
+    child.kill('SIGUSR2');
+    await until(() => /sdk modules: (.*)\n/.test(err), 'the report', 20_000);
+  } finally {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  }
+  const report = /sdk modules: (.*)\n/.exec(err);
+  return JSON.parse(report![1]!) as string[];
+}
+
+describe('tracing off by default', () => {
+  it('should load no OpenTelemetry SDK or exporter module without the OTEL_* variables', async () => {
+    expect(await sdkModulesLoaded({})).toEqual([]);
+  }, 90_000);
+
+  it('should load the SDK when OTEL_TRACES_EXPORTER is set (the report sees it)', async () => {
+    const loaded = await sdkModulesLoaded({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
+    expect(loaded.some((k) => k.includes('sdk-trace-node'))).toBe(true);
+  }, 90_000);
+});

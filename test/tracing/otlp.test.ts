@@ -1,0 +1,274 @@
+/**
+ * Tracing end to end (issue 19 item 2, docs/tracing.md): a real OTLP/HTTP receiver (node:http,
+ * `POST /v1/traces`, http/json), the gateway as a child process with the standard OTEL_* variables,
+ * a Nomad simulator. A query and a graphql-ws subscription carry a `traceparent`; the spans that
+ * reach the receiver continue that trace, with a CLIENT span per backend call under the operation's
+ * span, and the simulator sees the same trace id in the `traceparent` of its requests. An event
+ * caused by an attach is delivered in a span of its own, linked to the attach's span.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { NomadSimulator } from '../../simulators/nomad';
+import { disposeAll, MGMT, OS, seedVolumes, startNomad, startOpenStack } from '../support/harness';
+import { until } from '../support/until';
+import { claim, rawClient } from '../ws/helpers';
+
+/** One span as OTLP/JSON carries it (ids in hex). */
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: Record<string, unknown> }>;
+  links?: Array<{ traceId: string; spanId: string }>;
+}
+
+const SERVER = 2;
+const CLIENT = 3;
+
+/** OTLP/JSON ids are hex; some encoders send base64: both come out as lower-case hex. */
+const hex = (id: string | undefined): string | undefined => (id === undefined || id === '' ? undefined : /^[0-9a-fA-F]+$/.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex'));
+
+function attr(s: OtlpSpan, key: string): unknown {
+  const v = s.attributes.find((a) => a.key === key)?.value;
+  return v === undefined ? undefined : Object.values(v)[0];
+}
+
+/** A node:http OTLP/HTTP receiver keeping every span it is sent. */
+async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; contentTypes: Set<string>; server: Server }> {
+  const spans: OtlpSpan[] = [];
+  const contentTypes = new Set<string>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
+      contentTypes.add(String(req.headers['content-type']));
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: Array<{ resource: unknown; scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+      for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) spans.push({ ...s, traceId: hex(s.traceId)!, spanId: hex(s.spanId)!, parentSpanId: hex(s.parentSpanId), links: s.links?.map((l) => ({ traceId: hex(l.traceId)!, spanId: hex(l.spanId)! })) });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, contentTypes, server };
+}
+
+const root = join(__dirname, '..', '..');
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let sim: NomadSimulator;
+let os: Awaited<ReturnType<typeof startOpenStack>>;
+let child: ChildProcess;
+let graphqlUrl: string;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  sim = await startNomad();
+  seedVolumes(sim, 2);
+  os = await startOpenStack();
+  child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      // A memory backend for the attach whose events are delivered (Nomad attaches through its scheduler).
+      GATEWAY_BACKENDS: `east=nomad@${sim.url},lab=memory,os=openstack@${os.backend().url}`,
+      GATEWAY_BACKEND_OS_USERNAME: OS.adminUser,
+      GATEWAY_BACKEND_OS_PASSWORD: OS.adminPassword,
+      GATEWAY_BACKEND_OS_PROJECT_NAME: 'demo',
+      GATEWAY_BACKEND_OS_WATCH_FAST_MS: '100',
+      GATEWAY_BACKEND_OS_WATCH_SLOW_MS: '200',
+      GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+      GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '300',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'gateway-under-test',
+      // Batches leave every 100 ms instead of 5 s.
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  await until(() => /ready at (\S+)/.test(out) || child.exitCode !== null, 'the gateway to serve', 60_000);
+  if (child.exitCode !== null) throw new Error(`gateway exited: ${err}`);
+  graphqlUrl = /ready at (\S+)/.exec(out)![1]!;
+}, 90_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+  receiver?.server.close();
+  await disposeAll();
+});
+
+/** A caller's span context: a fresh trace id and parent span id. */
+function callerTrace(): { traceId: string; spanId: string; traceparent: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+const spansOf = (traceId: string): OtlpSpan[] => receiver.spans.filter((s) => s.traceId === traceId);
+
+describe('OpenTelemetry traces', () => {
+  it('should continue the caller trace of a query: SERVER span under the caller, a CLIENT span per backend call under it, traceparent at the backend', async () => {
+    const caller = callerTrace();
+    sim.clearRequests();
+    const res = await fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: caller.traceparent, 'x-nomad-token': MGMT },
+      body: JSON.stringify({ query: 'query ListVolumes($first: Int) { volumes(first: $first) { nodes { id name attachments { id } } } }', variables: { first: 2 } }),
+    });
+    const body = (await res.json()) as { data?: { volumes: { nodes: unknown[] } }; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.volumes.nodes).toHaveLength(2);
+
+    // The operation span and the three backend calls (one list, two reads for the attachments).
+    await until(() => spansOf(caller.traceId).filter((s) => s.kind === CLIENT).length >= 3 && spansOf(caller.traceId).some((s) => s.kind === SERVER), 'the spans to be exported', 20_000);
+    const spans = spansOf(caller.traceId);
+    const server = spans.filter((s) => s.kind === SERVER);
+    expect(server).toHaveLength(1);
+    const op = server[0]!;
+    expect(op.parentSpanId).toBe(caller.spanId);
+    expect(op.name).toBe('query ListVolumes');
+    expect(attr(op, 'graphql.operation.type')).toBe('query');
+    expect(attr(op, 'graphql.operation.name')).toBe('ListVolumes');
+    // Variables, documents and tokens never become attributes.
+    expect(JSON.stringify(op)).not.toContain(MGMT);
+    expect(JSON.stringify(op)).not.toContain('"first"');
+
+    const clients = spans.filter((s) => s.kind === CLIENT);
+    for (const c of clients) {
+      expect(c.parentSpanId).toBe(op.spanId);
+      expect(attr(c, 'gateway.backend.id')).toBe('east');
+      expect(attr(c, 'http.response.status_code')).toBe(200);
+      expect(JSON.stringify(c)).not.toContain(MGMT);
+    }
+    // Route templates, not raw paths: the ids are masked.
+    expect(clients.map((c) => `${attr(c, 'http.request.method')} ${attr(c, 'url.template')}`).sort()).toEqual(['GET /v1/volume/csi/:id', 'GET /v1/volume/csi/:id', 'GET /v1/volumes']);
+    expect(clients.map((c) => c.name)).toContain('GET /v1/volume/csi/:id');
+
+    // The backend received the trace: every request of this operation carries a traceparent of the caller's trace, naming its CLIENT span.
+    const calls = sim.requests().filter((r) => r.headers['x-nomad-token'] === MGMT && r.headers.traceparent?.includes(caller.traceId));
+    expect(calls).toHaveLength(3);
+    const sentParents = calls.map((r) => r.headers.traceparent!.split('-')[2]).sort();
+    expect(sentParents).toEqual(clients.map((c) => c.spanId).sort());
+    expect(receiver.contentTypes).toEqual(new Set(['application/json']));
+  }, 30_000);
+
+  it('should give a graphql-ws subscription the trace of its upgrade request', async () => {
+    const caller = callerTrace();
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'), { headers: { traceparent: caller.traceparent } });
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Nomad-Token': MGMT } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 's1', type: 'subscribe', payload: { query: 'subscription Changes { volumeChanged { type cursor } }' } });
+      const first = await c.nextFor('s1');
+      expect(first.payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      await until(() => spansOf(caller.traceId).some((s) => s.kind === SERVER), 'the subscription span to be exported', 20_000);
+      const op = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
+      expect(op.parentSpanId).toBe(caller.spanId);
+      expect(op.name).toBe('subscription Changes');
+      expect(attr(op, 'gateway.transport')).toBe('graphql-ws');
+      // The start's backend calls (the subscriber's access check) are its children.
+      for (const s of spansOf(caller.traceId).filter((x) => x.kind === CLIENT)) expect(s.parentSpanId).toBe(op.spanId);
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+
+  it('should link the delivery span of an event caused by a mutation to that mutation span', async () => {
+    const lab = { 'x-memory-token': 'lab-admin' };
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'));
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Memory-Token': 'lab-admin' } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 'lab', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["lab"] }) { type volumeId } }' } });
+      expect((await c.nextFor('lab')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      const list = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...lab }, body: JSON.stringify({ query: '{ volumes(filter: { backends: ["lab"] }) { nodes { id name } } }' }) });
+      const scratch = ((await list.json()) as { data: { volumes: { nodes: Array<{ id: string; name: string }> } } }).data.volumes.nodes.find((v) => v.name === 'scratch')!;
+
+      const caller = callerTrace();
+      const res = await fetch(graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: caller.traceparent, ...lab },
+        body: JSON.stringify({ query: 'mutation Attach($v: ID!) { attachVolume(input: { volumeId: $v, host: { connector: { host: "web-9" } } }) { operation { id } } }', variables: { v: scratch.id } }),
+      });
+      expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
+      // The memory backend's watcher sees ATTACHING while the attach runs, before the domain tells
+      // the feed what it accepted; ATTACHED comes once the change finishes.
+      const attached = await c.next(15_000, (m) => m.id === 'lab' && m.payload?.data?.volumeChanged?.type === 'ATTACHED');
+      expect(attached.payload.data.volumeChanged.volumeId).toBe(scratch.id);
+
+      await until(() => spansOf(caller.traceId).some((s) => s.kind === SERVER) && receiver.spans.some((s) => s.name === 'deliver ATTACHED'), 'the mutation and delivery spans', 20_000);
+      const mutation = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
+      expect(mutation.name).toBe('mutation Attach');
+      const delivery = receiver.spans.find((s) => s.name === 'deliver ATTACHED')!;
+      // A trace of its own (deliveries are sampled as roots), linked to the mutation that caused it.
+      expect(delivery.traceId).not.toBe(caller.traceId);
+      expect(delivery.parentSpanId).toBeUndefined();
+      expect(delivery.links).toEqual([{ traceId: caller.traceId, spanId: mutation.spanId }]);
+      expect(attr(delivery, 'gateway.backend.id')).toBe('lab');
+      expect(attr(delivery, 'gateway.event.type')).toBe('ATTACHED');
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+
+  it('should trace a watcher re-read as a root span with its backend calls, and the delivery of what it found', async () => {
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'));
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Nomad-Token': MGMT } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 'east', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["east"] }) { type volumeId } }' } });
+      expect((await c.nextFor('east')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      claim(sim, ['vol-001'], 'traced-job');
+      await c.next(15_000, (m) => m.id === 'east' && m.payload?.data?.volumeChanged?.type === 'CLAIMED');
+      await until(() => receiver.spans.some((s) => s.name === 'deliver CLAIMED'), 'the delivery span', 20_000);
+      // The re-read that found the claim: a root, and the read of the volume its child.
+      const reReads = receiver.spans.filter((s) => s.name === 'watcher re-read' && attr(s, 'gateway.backend.id') === 'east');
+      expect(reReads.length).toBeGreaterThan(0);
+      expect(reReads.every((s) => s.parentSpanId === undefined)).toBe(true);
+      const reads = receiver.spans.filter((s) => s.kind === CLIENT && s.name === 'GET /v1/volume/csi/:id' && reReads.some((r) => r.spanId === s.parentSpanId));
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.every((s) => s.traceId === reReads.find((r) => r.spanId === s.parentSpanId)!.traceId)).toBe(true);
+      // Nothing caused it but the scheduler: a root delivery with no link.
+      const delivery = receiver.spans.find((s) => s.name === 'deliver CLAIMED')!;
+      expect(delivery.parentSpanId).toBeUndefined();
+      expect(delivery.links ?? []).toEqual([]);
+      expect(attr(delivery, 'gateway.subscribers')).toBe(1);
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+
+  it('should trace an OpenStack watcher poll as a root span with its backend calls as children', async () => {
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'));
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Auth-Token': os.demoToken } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 'os', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["os"] }) { type } }' } });
+      expect((await c.nextFor('os')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      const polled = (): OtlpSpan[] => receiver.spans.filter((s) => s.name === 'watcher poll' && attr(s, 'gateway.backend.id') === 'os');
+      const childrenOf = (p: OtlpSpan): OtlpSpan[] => receiver.spans.filter((s) => s.kind === CLIENT && s.parentSpanId === p.spanId && s.traceId === p.traceId);
+      await until(() => polled().some((p) => childrenOf(p).some((s) => s.name === 'GET /volumes/detail')), 'a poll span with its Cinder list', 20_000);
+      const poll = polled().find((p) => childrenOf(p).some((s) => s.name === 'GET /volumes/detail'))!;
+      expect(poll.parentSpanId).toBeUndefined();
+      for (const s of childrenOf(poll)) expect(attr(s, 'gateway.backend.id')).toBe('os');
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+});
