@@ -126,6 +126,8 @@ function servedSerial(url: string): Promise<string> {
 }
 
 const BACKENDS = '{ storageBackends { id } }';
+/** The gateway's URL as a WSS URL, whatever scheme it printed. */
+const wss = (url: string): string => url.replace(/^\w+:/, 'wss:');
 
 describe('TLS: HTTPS, WSS and reload on SIGHUP', () => {
   let gw: GatewayProcess;
@@ -144,7 +146,7 @@ describe('TLS: HTTPS, WSS and reload on SIGHUP', () => {
   });
 
   it('should serve a graphql-ws subscription over WSS', async () => {
-    const ws = new WebSocket(gw.url.replace(/^https/, 'wss'), 'graphql-transport-ws', { ca: pem('ca.crt') });
+    const ws = new WebSocket(wss(gw.url), 'graphql-transport-ws', { ca: pem('ca.crt') });
     const frames: any[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     try {
@@ -216,9 +218,9 @@ describe('mTLS: client certificates against TLS_CLIENT_CA_FILE, and the manageme
   });
 
   it('should refuse a WebSocket without a certificate and serve one with it', async () => {
-    const refused = new WebSocket(gw.url.replace(/^https/, 'wss'), 'graphql-transport-ws', { ca: pem('ca.crt') });
+    const refused = new WebSocket(wss(gw.url), 'graphql-transport-ws', { ca: pem('ca.crt') });
     await expect(new Promise((resolve, reject) => refused.once('open', resolve).once('error', reject))).rejects.toThrow();
-    const ws = new WebSocket(gw.url.replace(/^https/, 'wss'), 'graphql-transport-ws', { ca: pem('ca.crt'), cert: pem('client.crt'), key: pem('client.key') });
+    const ws = new WebSocket(wss(gw.url), 'graphql-transport-ws', { ca: pem('ca.crt'), cert: pem('client.crt'), key: pem('client.key') });
     try {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       const ack = new Promise((resolve) => ws.once('message', (d) => resolve(JSON.parse(d.toString()))));
