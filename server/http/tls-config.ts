@@ -5,7 +5,7 @@
  */
 import { ConfigError, readGroup, setting, settingName, text } from '../config-values';
 
-const path = text({ trim: true, pattern: /\S/, message: 'must be a file path' });
+const path = text({ trim: true });
 
 /** The `tls` group. */
 export const TLS_SETTINGS = {
