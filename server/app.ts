@@ -23,7 +23,9 @@ import { createCorsPolicy } from './http/cors';
 import type { EdgeError } from './http/errors';
 import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
+import { listenManagement } from './http/management';
 import { createHttpServer, drainHttpServer } from './http/server';
+import { loadServerTls } from './http/tls';
 import { createHttpContext } from './http-context';
 import { createIdempotencyStore } from './idempotency/for-gateway';
 import { operationLimits } from './limits';
@@ -46,7 +48,7 @@ export interface GatewayOptions {
    * kept there too, `/readyz` reports it, and `stop()` closes the connection after in-flight work.
    * Without it records and keys stay in memory.
    */
-  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis'>> & {
+  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis' | 'tls' | 'managementPort'>> & {
     /** HTTP edge settings (server/http/config.ts); any group or field left out takes its default. */
     http?: HttpEdgeOptions;
     /** Operation limits (docs/configuration.md); unset ones take their defaults. */
@@ -84,8 +86,12 @@ export interface GatewayOptions {
 }
 
 export interface RunningGateway {
-  /** e.g. `http://127.0.0.1:4000/graphql`. */
+  /** e.g. `http://127.0.0.1:4000/graphql` (`https://…` with TLS). */
   url: string;
+  /** With `config.managementPort`: e.g. `http://127.0.0.1:9090`, serving /healthz, /readyz, /metrics. */
+  managementUrl?: string;
+  /** With TLS: reads the certificate files again for new connections (SIGHUP); false when they were unusable and the old ones stay. */
+  reloadCertificates?(): boolean;
   port: number;
   server: Server;
   operations: OperationTracker;
@@ -154,7 +160,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     logger,
     countRefusal,
   );
-  const server = createHttpServer(listener, http, countRefusal);
+  // Read before listening: unusable files stop start-up (ConfigError).
+  const tls = o.config.tls && loadServerTls(o.config.tls, logger);
+  const server = createHttpServer(listener, http, countRefusal, tls?.serverOptions);
   // graphql-ws on the same port and path (server/ws/).
   const ws = createWsTransport({
     config: resolveWsOptions(o.config.ws),
@@ -178,6 +186,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     throw err;
   });
   const port = (server.address() as AddressInfo).port;
+  const management = o.config.managementPort === undefined ? undefined : await listenManagement(listener, http, countRefusal, o.config.host, o.config.managementPort).catch(async (err: unknown) => {
+    server.close();
+    await redis?.close();
+    throw err;
+  });
   // Watchers and probes start once the gateway serves: their first reads need no caller.
   hub?.start();
   if (o.readinessProbe !== false) readinessState.start();
@@ -185,7 +198,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const graceMs = o.config.shutdownGraceMs ?? SERVER_SETTINGS.shutdownGraceMs.default;
 
   return {
-    url: `http://${shownHost}:${port}/graphql`,
+    url: `${tls ? 'https' : 'http'}://${shownHost}:${port}/graphql`,
+    ...(management ? { managementUrl: `http://${shownHost}:${management.port}` } : {}),
+    ...(tls ? { reloadCertificates: () => tls.reload(server) } : {}),
     port,
     server,
     operations,
@@ -194,6 +209,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       // Sockets (1012) and streams (SSE `retry:`) first: clients reconnect (elsewhere) and resume from their cursors.
       await Promise.all([ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS)), streams.close(Math.min(graceMs, WS_CLOSE_WAIT_MS))]);
       await drainHttpServer(server, graceMs);
+      // After the main port: probes and scrapes see the drain until it ends.
+      await management?.close();
       await apollo.stop();
       await readinessState.stop();
       await live?.close();

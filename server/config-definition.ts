@@ -17,6 +17,7 @@ import { LIMITS_SETTINGS } from './limits/config';
 import { LIVE_SETTINGS } from './live-config';
 import { DEFAULT_SHUTDOWN_DRAIN_MS } from './readiness';
 import { REDIS_SETTINGS } from './redis-config';
+import { TLS_SETTINGS } from './http/tls-config';
 import { BREAKER_SETTINGS, READINESS_SETTINGS } from './resilience-config';
 import { WS_SETTINGS } from './ws/config';
 
@@ -27,6 +28,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const SERVER_SETTINGS = {
   $schema: setting({ rule: text(), doc: "The config file's JSON Schema (config.schema.json), for editors; not read by the gateway." }),
   port: setting({ env: 'PORT', rule: integer(0, 65535), default: 4000, doc: 'TCP port; GraphQL at /graphql, plus /healthz, /readyz.' }),
+  managementPort: setting({
+    env: 'MANAGEMENT_PORT',
+    rule: integer(0, 65535),
+    doc: 'A second TCP port, on the same HOST, serving only /healthz, /readyz and /metrics over plain HTTP without a client certificate (for probes and Prometheus when TLS_CLIENT_CA_FILE asks every client of PORT for one). None: not opened.',
+  }),
   host: setting({
     env: 'HOST',
     rule: text({ trim: true }),
@@ -52,6 +58,7 @@ export const GATEWAY_SETTINGS = {
   ...SERVER_SETTINGS,
   redis: REDIS_SETTINGS,
   http: HTTP_SETTINGS,
+  tls: TLS_SETTINGS,
   limits: LIMITS_SETTINGS,
   ws: WS_SETTINGS,
   live: LIVE_SETTINGS,

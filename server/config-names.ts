@@ -60,6 +60,8 @@ export const OWNED_ENV_PREFIXES: readonly string[] = [
   'LOG_LEVEL',
   'BREAKER_',
   'READINESS_',
+  'TLS_',
+  'MANAGEMENT_PORT',
 ];
 
 /** Set in bulk by the backends' own tools (a module's `nativeEnv`: openrc files, Nomad's task environment) and OpenTelemetry: never checked. */

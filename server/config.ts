@@ -12,6 +12,7 @@ import { BACKEND_MODULES, moduleForKind } from '../adapters/modules';
 import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, SERVER_SETTINGS, type LogLevel } from './config-definition';
 import { loadRedisConfig, type RedisConfig } from './redis-config';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
+import { loadTlsConfig, type TlsConfig } from './http/tls-config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
 import { loadWsConfig, type WsConfig } from './ws/config';
 import { loadLiveConfig, type LiveConfig } from './live-config';
@@ -45,6 +46,10 @@ export interface GatewayConfig {
   shutdownDrainMs: number;
   /** Shared store for scale-out (operation records). @default none: records stay in this process */
   redis?: RedisConfig;
+  /** HTTPS and WSS, and client certificates (server/http/tls-config.ts). @default none: plain HTTP */
+  tls?: TlsConfig;
+  /** Port serving /healthz, /readyz and /metrics over plain HTTP (server/http/management.ts). @default none */
+  managementPort?: number;
   /** The HTTP edge: header size, per-caller limits, CORS, trusted documents (server/http/config.ts). */
   http: HttpEdgeConfig;
   /** Operation limits (server/limits/config.ts). */
@@ -161,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   }
   const top = readGroup(SERVER_SETTINGS, { env, file, path: '' });
   const redisConfig = loadRedisConfig(env, file);
+  const tls = loadTlsConfig(env, file);
   return {
     port: top.port,
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
@@ -178,5 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     live: loadLiveConfig(env, file),
     resilience: loadResilienceConfig(env, file),
     ...(redisConfig ? { redis: redisConfig } : {}),
+    ...(tls ? { tls } : {}),
+    ...(top.managementPort !== undefined ? { managementPort: top.managementPort } : {}),
   };
 }

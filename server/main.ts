@@ -97,9 +97,12 @@ async function main(argv: string[]): Promise<void> {
   // Before the gateway says it is ready: a SIGTERM with no listener would kill it outright.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // With TLS, SIGHUP re-reads the certificate files (it logs the outcome; a failure keeps the old ones).
+  if (gateway.reloadCertificates) process.on('SIGHUP', () => void gateway.reloadCertificates!());
   logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
   console.log(`Volume gateway ready at ${gateway.url}`);
   console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
+  if (gateway.managementUrl) console.log(`Health and metrics at ${gateway.managementUrl} (/healthz, /readyz, /metrics)`);
   if (demo) {
     for (const line of demo.banner) console.log(line);
     if (exposed) {

@@ -2,7 +2,8 @@
  * JSON answers for requests Node rejects before any handler runs (`server.on('clientError')`):
  * a request head over `maxHeaderSize` (431), a malformed request (`HPE_*` parse errors, 400),
  * a head or body that did not arrive in time (408). The socket is closed after the answer: its
- * byte stream can no longer be trusted.
+ * byte stream can no longer be trusted. Over HTTPS a failed TLS handshake (a timeout, a refused
+ * client certificate) arrives here too; there is no HTTP to answer it with, so it is closed.
  */
 import type { Socket } from 'node:net';
 import { EdgeError, EdgeErrorCode } from './errors';
@@ -16,11 +17,14 @@ export function clientErrorFor(code: string | undefined, maxHeaderBytes: number)
   return new EdgeError(EdgeErrorCode.BadRequest, 400, 'malformed HTTP request');
 }
 
+/** A TLS handshake's failure (Node's `ERR_TLS_*`, OpenSSL's `ERR_SSL_*`). */
+const isTlsHandshakeError = (err: NodeJS.ErrnoException): boolean => typeof err.code === 'string' && (err.code.startsWith('ERR_TLS_') || err.code.startsWith('ERR_SSL_'));
+
 /** The `clientError` listener. */
 export function answerClientError(maxHeaderBytes: number, onRefused?: (err: EdgeError) => void): (err: NodeJS.ErrnoException, socket: Socket) => void {
   return (err, socket) => {
-    // Reset or already answered: nothing to say, nobody to say it to.
-    if (err.code === 'ECONNRESET' || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    // Reset, already answered, or no TLS session to speak HTTP in: nothing to say, nobody to say it to.
+    if (err.code === 'ECONNRESET' || isTlsHandshakeError(err) || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
       socket.destroy();
       return;
     }
