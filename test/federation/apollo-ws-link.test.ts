@@ -102,7 +102,7 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
       expect(sockets).toEqual([gw.gateway.url.replace(/^http/, 'ws')]);
 
       // The mutation goes over HTTP through the same client (the split link's other side).
-      const m = await client.mutate<any>({ mutation: ATTACH, variables: { i: { volumeId, server: { serverId } } } });
+      const m = await client.mutate<any>({ mutation: ATTACH, variables: { i: { volumeId, target: { server: { serverId } } } } });
       expect(m.data.attachVolume.operation).toMatchObject({ kind: 'ATTACH_VOLUME' });
 
       await until(() => events.some((e) => e.type === 'ATTACHED') || errors.length > 0, 'ATTACHED');
