@@ -81,7 +81,7 @@ describe('a Nova server\'s attachment used as a Cinder host attachment', () => {
 
   it('should answer an attachment id the volume does not have with NOT_FOUND naming it, without writing', async () => {
     const gone = '0b7f9a0e-5d7e-4c1e-9d5b-2f6f3c1a9e11';
-    const res = await gw.gql(DETACH, { i: { volumeId, hostAttachmentId: encodeGlobalId({ kind: 'Attachment', backend: 'os', scope: os.demo, nativeId: vid, subId: gone }) } }, auth);
+    const res = await gw.gql(DETACH, { i: { volumeId, target: { host: { hostAttachmentId: encodeGlobalId({ kind: 'Attachment', backend: 'os', scope: os.demo, nativeId: vid, subId: gone }) } } } }, auth);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
     expect(res.body.errors[0].message).toContain(`has no attachment ${gone}`);
     expect(cinderWrites()).toEqual([]);

@@ -194,7 +194,7 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
   it('should attach a host once for a key sent twice (attachVolume)', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'host-data', size: 1 });
     const volumeId = (await gw.gql(BY_NATIVE_ID, { b: 'os', ns: os.demo, n: vid }, auth)).body.data.volumeByNativeId.id;
-    const i = { volumeId, host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7' } }, idempotencyKey: 'os-attach-1' };
+    const i = { volumeId, target: { host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7' } } }, idempotencyKey: 'os-attach-1' };
     const first = await gw.gql(ATTACH, { i }, auth);
     expect(first.body.errors).toBeUndefined();
     expect(first.body.data.attachVolume.attachment).toEqual({ id: expect.any(String), state: 'ATTACHED' });
