@@ -83,13 +83,14 @@ export async function operationTarget(ctx: GatewayContext, r: OperationRecord): 
  * Runs a tracked change once per idempotency key (domain/idempotency.ts). `change` answers the
  * operation it started and any JSON its answer needs; the operation is remembered by id, so a retry
  * with the same key answers the same operation, read again, instead of changing again.
- * `targetId` names what the change acted on, for the error when the remembered operation is gone.
+ * `targetId` names what the change acted on (or made, from the remembered answer), for the error when
+ * the remembered operation is gone.
  */
 export async function trackedOncePerKey<R extends object>(
   ctx: GatewayContext,
   backend: string,
   idempotency: IdempotencyInput | undefined,
-  targetId: string,
+  targetId: string | ((remembered: R) => string),
   change: () => Promise<R & { operation: OperationRecord }>,
 ): Promise<R & { operation: OperationRecord }> {
   let fresh: OperationRecord | undefined;
@@ -99,6 +100,7 @@ export async function trackedOncePerKey<R extends object>(
     return { ...rest, operation: operationId(operation) };
   });
   const operation = fresh ?? (await loadOperation(ctx, remembered.operation));
-  if (!operation) throw new OperationRecordGoneError(idempotency?.argument ?? 'input', targetId);
-  return { ...(remembered as unknown as R), operation };
+  const answer = remembered as unknown as R;
+  if (!operation) throw new OperationRecordGoneError(idempotency?.argument ?? 'input', typeof targetId === 'string' ? targetId : targetId(answer));
+  return { ...answer, operation };
 }
