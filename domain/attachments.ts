@@ -1,15 +1,15 @@
 /**
  * Attaching and detaching a volume, and changing a server attachment. Attach and detach tell the
  * live path at once (ATTACHING/DETACHING before the backend finishes); each tracks the operation and
- * reads the volume back; an attach takes an idempotency key.
+ * reads the volume back; each takes an idempotency key.
  */
 import type { AttachTarget, DetachTarget } from '../adapters/contract/backend';
 import type { Attachment, OperationRecord, Volume, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from './context';
-import { operationId } from './ids';
+import { operationId, volumeId } from './ids';
 import { oncePerKey, type IdempotencyInput } from './idempotency';
 import type { CheckedFor } from './input';
-import { loadOperation, readBack, target, track } from './operations';
+import { loadOperation, readBack, target, track, trackedOncePerKey } from './operations';
 import type { VolumeChange } from './volumes';
 
 export interface AttachVolume {
@@ -48,13 +48,18 @@ export interface DetachVolume {
   volume: VolumeRef;
   /** What to detach from, checked with the backend's rules. */
   target: DetachTarget;
+  /** The caller's idempotency key, if any: a retry with it answers the first result. */
+  idempotency?: IdempotencyInput;
 }
 
 export async function detachVolume(ctx: GatewayContext, input: DetachVolume): Promise<VolumeChange> {
   const ref = input.volume;
-  const accepted = await ctx.registry.forId(ref.backend).detachVolume(ref, input.target, ctx.call(ref.backend));
-  const operation = await track(ctx, 'DETACH_VOLUME', target(ref), accepted);
-  ctx.live?.accepted({ kind: 'DETACH', volume: ref, target: input.target, pending: accepted.pending !== null });
+  const { operation } = await trackedOncePerKey(ctx, ref.backend, input.idempotency, volumeId(ref), async () => {
+    const accepted = await ctx.registry.forId(ref.backend).detachVolume(ref, input.target, ctx.call(ref.backend));
+    const operation = await track(ctx, 'DETACH_VOLUME', target(ref), accepted);
+    ctx.live?.accepted({ kind: 'DETACH', volume: ref, target: input.target, pending: accepted.pending !== null });
+    return { operation };
+  });
   return { volume: await readBack(ctx, ref), operation };
 }
 
@@ -67,6 +72,8 @@ export interface UpdateServerAttachment {
   newVolume?: VolumeRef | null;
   /** Whether the server's deletion deletes the volume; unchanged when absent. */
   deleteOnTermination?: boolean;
+  /** The caller's idempotency key, if any: a retry with it answers the first result. */
+  idempotency?: IdempotencyInput;
 }
 
 /** Swaps the attached volume or changes deleteOnTermination (the `serverAttachments` facet). */
@@ -74,7 +81,10 @@ export async function updateServerAttachment(ctx: GatewayContext, input: UpdateS
   const ref = input.volume;
   const b = ctx.registry.forId(ref.backend);
   const servers = ctx.registry.capable(b, 'serverAttachments');
-  const accepted = await servers.updateServerAttachment(input.serverId(b), ref.nativeId, { newVolumeId: input.newVolume?.nativeId, deleteOnTermination: input.deleteOnTermination }, ctx.call(ref.backend));
-  const operation = await track(ctx, 'UPDATE_ATTACHMENT', target(ref), accepted);
+  const serverId = input.serverId(b);
+  const { operation } = await trackedOncePerKey(ctx, b.id, input.idempotency, volumeId(ref), async () => {
+    const accepted = await servers.updateServerAttachment(serverId, ref.nativeId, { newVolumeId: input.newVolume?.nativeId, deleteOnTermination: input.deleteOnTermination }, ctx.call(ref.backend));
+    return { operation: await track(ctx, 'UPDATE_ATTACHMENT', target(ref), accepted) };
+  });
   return { operation, volume: await readBack(ctx, ref) };
 }

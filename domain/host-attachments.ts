@@ -1,4 +1,4 @@
-/** Host attachments step by step (the `hostAttachments` facet); attachVolume with a host does all steps at once. */
+/** Host attachments step by step (the `hostAttachments` facet); attachVolume with a host does all steps at once. Each step takes an idempotency key. */
 import type { HostConnector } from '../adapters/contract/backend';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from './context';
@@ -29,6 +29,8 @@ export interface HostAttachmentRef {
 export interface UpdateHostAttachment {
   attachment: HostAttachmentRef;
   connector: CheckedFor<HostConnector>;
+  /** The caller's idempotency key, if any: a retry with it answers the first result. */
+  idempotency?: IdempotencyInput;
 }
 
 /** Gives a reserved attachment its host's connector. */
@@ -36,13 +38,24 @@ export async function updateHostAttachment(ctx: GatewayContext, input: UpdateHos
   const { volume, consumerId } = input.attachment;
   const b = ctx.registry.forId(volume.backend);
   const hosts = ctx.registry.capable(b, 'hostAttachments');
-  return { attachment: await hosts.updateHostAttachment(volume, consumerId, input.connector(b), ctx.call(volume.backend)) };
+  const connector = input.connector(b);
+  return { attachment: await oncePerKey(ctx, b.id, input.idempotency, () => hosts.updateHostAttachment(volume, consumerId, connector, ctx.call(volume.backend))) };
+}
+
+export interface CompleteHostAttachment {
+  attachment: HostAttachmentRef;
+  /** The caller's idempotency key, if any: a retry with it answers the first result. */
+  idempotency?: IdempotencyInput;
 }
 
 /** Marks the attachment complete and reads it back (null when it is gone). */
-export async function completeHostAttachment(ctx: GatewayContext, input: { attachment: HostAttachmentRef }): Promise<{ attachment: Attachment | null }> {
+export async function completeHostAttachment(ctx: GatewayContext, input: CompleteHostAttachment): Promise<{ attachment: Attachment | null }> {
   const { volume, consumerId } = input.attachment;
-  await ctx.registry.capable(ctx.registry.forId(volume.backend), 'hostAttachments').completeHostAttachment(volume, consumerId, ctx.call(volume.backend));
+  const hosts = ctx.registry.capable(ctx.registry.forId(volume.backend), 'hostAttachments');
+  await oncePerKey(ctx, volume.backend, input.idempotency, async () => {
+    await hosts.completeHostAttachment(volume, consumerId, ctx.call(volume.backend));
+    return true;
+  });
   ctx.loaders.volume.clear(volume);
   return { attachment: await attachmentOf(ctx, volume, consumerId) };
 }

@@ -1,6 +1,6 @@
 /**
- * Idempotency keys for creating use cases: a create retried with the same key by the same caller
- * returns the first result instead of creating again. Writes are never retried blindly by the
+ * Idempotency keys for every use case that changes state: a change retried with the same key by the
+ * same caller returns the first result instead of changing again. Writes are never retried blindly by the
  * gateway, so this is how clients retry safely (docs/schema.md). The rule and the store's
  * interface are here; the stores (memory, Redis) are the server's (server/idempotency/).
  */
@@ -51,7 +51,7 @@ export interface IdempotencyScope {
   mutation: string;
 }
 
-/** A creating request's idempotency part, as the resolver maps it from the arguments. */
+/** A changing request's idempotency part, as the resolver maps it from the arguments. */
 export interface IdempotencyInput {
   /** The mutation's name: keys are scoped to it (and to the backend and caller). */
   mutation: string;
@@ -103,7 +103,8 @@ export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyS
   }
 }
 
-/** Runs `create` once per key of `input`, scoped to the backend and the execution's caller for it. */
-export function oncePerKey<T>(ctx: GatewayContext, backend: string, input: IdempotencyInput, create: () => Promise<T>): Promise<T> {
+/** Runs `create` once per key of `input`, scoped to the backend and the execution's caller for it; without `input` (or its key) it just runs. */
+export function oncePerKey<T>(ctx: GatewayContext, backend: string, input: IdempotencyInput | undefined, create: () => Promise<T>): Promise<T> {
+  if (!input) return create();
   return idempotent(ctx.idempotency, { backend, credential: ctx.call(backend).credential, mutation: input.mutation }, input.key, input.request, create, input.argument);
 }

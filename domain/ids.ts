@@ -9,4 +9,11 @@ export const snapshotId = (s: { backend: string; scope: string; nativeId: string
 export const attachmentId = (a: Attachment): string =>
   encodeGlobalId({ kind: 'Attachment', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId });
 
+/**
+ * A consumer's id: its hold on one volume (backend, volume and the consumer's native id), so a client
+ * cache keys each consumer object apart from its attachment's and never merges two volumes' consumers.
+ */
+export const consumerId = (a: Attachment): string =>
+  encodeGlobalId({ kind: 'Consumer', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId });
+
 export const operationId = (r: { backend: string; scope: string; id: string }): string => encodeGlobalId({ kind: 'Operation', backend: r.backend, scope: r.scope, nativeId: r.id });

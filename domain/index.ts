@@ -8,9 +8,11 @@
  * execution context (the caller's credentials, loaders, tracker, idempotency store, live path).
  *
  * Use cases (file):
- * - volumes: {@link createVolume} (idempotent), {@link deleteVolume}, {@link extendVolume},
+ * Every use case that changes state takes an optional idempotency key ({@link oncePerKey}; tracked
+ * ones through {@link trackedOncePerKey}, which remembers the operation).
+ * - volumes: {@link createVolume}, {@link deleteVolume}, {@link extendVolume},
  *   {@link updateVolume} (`volumeUpdates`) — volumes.ts
- * - attachments: {@link attachVolume} (idempotent, live), {@link detachVolume} (live),
+ * - attachments: {@link attachVolume} (live), {@link detachVolume} (live),
  *   {@link updateServerAttachment} (`serverAttachments`) — attachments.ts
  * - host attachments step by step (`hostAttachments`): {@link reserveHostAttachment} (idempotent),
  *   {@link updateHostAttachment}, {@link completeHostAttachment} — host-attachments.ts
@@ -28,12 +30,12 @@
  * idempotency.ts); no backend kind, credential header or backend `__typename` is named.
  */
 export { attachVolume, detachVolume, updateServerAttachment, type AttachVolume, type DetachVolume, type UpdateServerAttachment, type VolumeAttach } from './attachments';
-export { completeHostAttachment, reserveHostAttachment, updateHostAttachment, type HostAttachmentRef, type ReserveHostAttachment, type UpdateHostAttachment } from './host-attachments';
-export { attachmentId, operationId, snapshotId, volumeId } from './ids';
+export { completeHostAttachment, reserveHostAttachment, updateHostAttachment, type CompleteHostAttachment, type HostAttachmentRef, type ReserveHostAttachment, type UpdateHostAttachment } from './host-attachments';
+export { attachmentId, consumerId, operationId, snapshotId, volumeId } from './ids';
 export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, oncePerKey, type IdempotencyEntry, type IdempotencyInput, type IdempotencyScope, type IdempotencyStore } from './idempotency';
 export type { CheckedFor } from './input';
 export { callerNamespace } from './namespaces';
-export { done, loadOperation, operationsOf, operationTarget, readBack, target, track, type OperationTarget } from './operations';
+export { done, loadOperation, operationsOf, operationTarget, readBack, target, track, trackedOncePerKey, type OperationTarget } from './operations';
 export { attachmentOf, completeVolume, getVolume, listVolumes, requireVolume, type ListVolumes } from './reads';
 export { deregisterVolume, registerVolume, type DeregisterVolume, type RegisterVolume } from './registration';
 export { createSnapshot, deleteSnapshot, listSnapshots, type CreateSnapshot, type DeleteSnapshot, type ListSnapshots, type SnapshotChange } from './snapshots';

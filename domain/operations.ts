@@ -3,11 +3,13 @@
  * volume back, and which operations a caller may see.
  */
 import type { Accepted } from '../adapters/contract/backend';
+import { OperationRecordGoneError } from '../adapters/contract/errors';
 import { decodeGlobalId } from '../adapters/contract/ids';
 import type { OperationKind, OperationRecord, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from './context';
 import { ownerKey } from '../subscriptions/operations';
-import { volumeId } from './ids';
+import { operationId, volumeId } from './ids';
+import { oncePerKey, type IdempotencyInput } from './idempotency';
 
 /** What an operation acts on. */
 export interface OperationTarget {
@@ -75,4 +77,30 @@ export async function operationTarget(ctx: GatewayContext, r: OperationRecord): 
   if (t.kind === 'Volume') return ctx.loaders.volume.load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId }).catch(() => null);
   if (t.kind === 'Snapshot' && ctx.registry.forId(t.backend).snapshotReads) return ctx.loaders.snapshot.load({ backend: t.backend, scope: t.scope, nativeId: t.nativeId }).catch(() => null);
   return null;
+}
+
+/**
+ * Runs a tracked change once per idempotency key (domain/idempotency.ts). `change` answers the
+ * operation it started and any JSON its answer needs; the operation is remembered by id, so a retry
+ * with the same key answers the same operation, read again, instead of changing again.
+ * `targetId` names what the change acted on (or made, from the remembered answer), for the error when
+ * the remembered operation is gone.
+ */
+export async function trackedOncePerKey<R extends object>(
+  ctx: GatewayContext,
+  backend: string,
+  idempotency: IdempotencyInput | undefined,
+  targetId: string | ((remembered: R) => string),
+  change: () => Promise<R & { operation: OperationRecord }>,
+): Promise<R & { operation: OperationRecord }> {
+  let fresh: OperationRecord | undefined;
+  const remembered = await oncePerKey(ctx, backend, idempotency, async () => {
+    const { operation, ...rest } = await change();
+    fresh = operation;
+    return { ...rest, operation: operationId(operation) };
+  });
+  const operation = fresh ?? (await loadOperation(ctx, remembered.operation));
+  const answer = remembered as unknown as R;
+  if (!operation) throw new OperationRecordGoneError(idempotency?.argument ?? 'input', typeof targetId === 'string' ? targetId : targetId(answer));
+  return { ...answer, operation };
 }

@@ -1,4 +1,4 @@
-/** Creating, deleting and listing snapshots. A create takes an idempotency key. */
+/** Creating, deleting and listing snapshots. A create and a delete take an idempotency key. */
 import type { VolumeBackend } from '../adapters/contract/backend';
 import { OperationRecordGoneError } from '../adapters/contract/errors';
 import type { OperationRecord, Snapshot } from '../adapters/contract/model';
@@ -6,7 +6,7 @@ import { pageOpaque, type Edge, type PageInfo } from '../adapters/listing';
 import type { GatewayContext } from './context';
 import { operationId, snapshotId } from './ids';
 import { oncePerKey, type IdempotencyInput } from './idempotency';
-import { loadOperation, track } from './operations';
+import { loadOperation, track, trackedOncePerKey } from './operations';
 
 export interface CreateSnapshot {
   /** The checked spec, as the backend takes it (the volume to snapshot among it). */
@@ -45,13 +45,17 @@ export interface DeleteSnapshot {
   snapshot: Parameters<VolumeBackend['deleteSnapshot']>[0];
   /** The delete's options, as the backend takes them (its own part untouched). */
   options: Parameters<VolumeBackend['deleteSnapshot']>[1];
+  /** The caller's idempotency key, if any: a retry with it answers the first result. */
+  idempotency?: IdempotencyInput;
 }
 
 export async function deleteSnapshot(ctx: GatewayContext, input: DeleteSnapshot): Promise<{ deletedId: string; operation: OperationRecord }> {
   const ref = input.snapshot;
   const b = ctx.registry.forId(ref.backend);
-  const accepted = await b.deleteSnapshot(ref, input.options, ctx.call(b.id));
-  return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: ref.scope, id: input.id }, accepted) };
+  return trackedOncePerKey(ctx, b.id, input.idempotency, input.id, async () => {
+    const accepted = await b.deleteSnapshot(ref, input.options, ctx.call(b.id));
+    return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: ref.scope, id: input.id }, accepted) };
+  });
 }
 
 export interface ListSnapshots {

@@ -148,7 +148,7 @@ export function registerVolumeSpec(input: RegisterNomadVolumeInput, b: Pick<Volu
     name: safeText(input.name, 'input.name', 256),
     capacityMinBytes: min,
     capacityMaxBytes: max,
-    own: ownFields(input, 'backend', 'namespace', 'name', 'sizeBytes', 'maxSizeBytes'),
+    own: ownFields(input, 'backend', 'namespace', 'name', 'sizeBytes', 'maxSizeBytes', 'idempotencyKey'),
   };
 }
 

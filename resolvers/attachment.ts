@@ -5,8 +5,8 @@
 import { NotFoundError } from '../adapters/contract/errors';
 import { safeIdentifier } from '../adapters/contract/input';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
-import { attachmentId, attachmentOf, requireVolume } from '../domain';
-import type { QueryResolvers, ServerResolvers, VolumeAttachmentResolvers, VolumeConsumerResolvers } from '../schema/generated/resolvers-types';
+import { attachmentId, attachmentOf, consumerId, requireVolume } from '../domain';
+import type { QueryResolvers, ResolversTypes, ServerResolvers, VolumeAttachmentResolvers, VolumeConsumerResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../domain/context';
 import { globalIdArg } from './args';
 
@@ -36,6 +36,9 @@ export const attachmentType: VolumeAttachmentResolvers = {
   __resolveReference: (ref, ctx) => loadAttachment(ctx, ref.id),
   id: (a) => attachmentId(a),
   volume: (a, _args, ctx) => requireVolume(ctx, a.volume),
+  // Every consumer type's `id`, given here in neutral terms: the backend's consumer stays its own.
+  // (The model types the consumer by its neutral part; it is the backend's own union member.)
+  consumer: (a) => ({ ...a.consumer, id: consumerId(a) }) as unknown as ResolversTypes['VolumeConsumer'],
 };
 
 export const consumerType: VolumeConsumerResolvers = {

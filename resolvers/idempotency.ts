@@ -1,4 +1,4 @@
-/** A creating mutation's idempotency key, as the domain's use cases take it. */
+/** A mutation's idempotency key, as the domain's use cases take it. */
 import type { IdempotencyInput } from '../domain';
 
 /** The key of `input` for `mutation`; the rest of the input identifies the request. */

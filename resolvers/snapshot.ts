@@ -41,8 +41,13 @@ export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' |
     return createSnapshot(ctx, { spec, idempotency: idempotencyArg('createVolumeSnapshot', input) });
   },
   deleteVolumeSnapshot: async (_p, { input }, ctx) => {
-    const p = globalIdArg(ctx, input.id, 'Snapshot', 'input.id');
-    return deleteSnapshot(ctx, { id: input.id, snapshot: { backend: p.backend, scope: p.scope, nativeId: p.nativeId }, options: { own: ownFields(input, 'id') } });
+    const p = globalIdArg(ctx, input.snapshotId, 'Snapshot', 'input.snapshotId');
+    return deleteSnapshot(ctx, {
+      id: input.snapshotId,
+      snapshot: { backend: p.backend, scope: p.scope, nativeId: p.nativeId },
+      options: { own: ownFields(input, 'snapshotId', 'idempotencyKey') },
+      idempotency: idempotencyArg('deleteVolumeSnapshot', input),
+    });
   },
 };
 

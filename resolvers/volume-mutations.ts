@@ -23,34 +23,36 @@ export function exactlyOne(given: Record<string, unknown>, argument: string): st
 /** Nova's tag rule (≤ 60 characters, no `/` or `,`), checked before any call. */
 function optionalTag(tag: string | null | undefined): string | undefined {
   if (tag === null || tag === undefined) return undefined;
-  if (tag.length === 0 || tag.length > 60 || /[/,]/.test(tag)) throw new BadUserInputError('input.server.tag must be 1-60 characters without "/" or ","', 'input.server.tag');
-  return safeText(tag, 'input.server.tag', 60);
+  if (tag.length === 0 || tag.length > 60 || /[/,]/.test(tag)) throw new BadUserInputError('input.target.server.tag must be 1-60 characters without "/" or ","', 'input.target.server.tag');
+  return safeText(tag, 'input.target.server.tag', 60);
 }
 
-/** Where to attach: a server or a host, checked with the volume's backend's rules. */
+/** Where to attach: a server or a host (exactly one member of `input.target`), checked with the volume's backend's rules. */
 function attachTarget(ctx: GatewayContext, input: AttachVolumeInput, backend: string): AttachTarget {
   const b = ctx.registry.forId(backend);
-  const which = exactlyOne({ server: input.server, host: input.host }, 'input');
+  const { server, host } = input.target;
+  const which = exactlyOne({ server, host }, 'input.target');
   return which === 'server'
     ? {
         kind: 'server',
-        serverId: idArg(b, 'server', input.server!.serverId, 'input.server.serverId'),
-        device: input.server!.device ? safeText(input.server!.device, 'input.server.device', 64) : undefined,
-        tag: optionalTag(input.server!.tag),
-        deleteOnTermination: input.server!.deleteOnTermination ?? undefined,
+        serverId: idArg(b, 'server', server!.serverId, 'input.target.server.serverId'),
+        device: server!.device ? safeText(server!.device, 'input.target.server.device', 64) : undefined,
+        tag: optionalTag(server!.tag),
+        deleteOnTermination: server!.deleteOnTermination ?? undefined,
       }
-    : { kind: 'host', connector: hostConnector(input.host!.connector, 'input.host.connector'), readOnly: input.host!.readOnly ?? false };
+    : { kind: 'host', connector: hostConnector(host!.connector, 'input.target.host.connector'), readOnly: host!.readOnly ?? false };
 }
 
-/** What to detach from: a server, a node or a host attachment, checked with the volume's backend's rules. */
+/** What to detach from: a server, a host attachment or a node (exactly one member of `input.target`), checked with the volume's backend's rules. */
 function detachTarget(ctx: GatewayContext, input: DetachVolumeInput, backend: string): DetachTarget {
   const b = ctx.registry.forId(backend);
-  const which = exactlyOne({ serverId: input.serverId, nodeId: input.nodeId, hostAttachmentId: input.hostAttachmentId }, 'input');
-  return which === 'serverId'
-    ? { kind: 'server', serverId: idArg(b, 'server', input.serverId!, 'input.serverId') }
-    : which === 'nodeId'
-      ? { kind: 'node', nodeId: idArg(b, 'node', input.nodeId!, 'input.nodeId') }
-      : { kind: 'hostAttachment', attachmentId: attachmentRefFromId(ctx, input.hostAttachmentId!, 'input.hostAttachmentId').consumerId };
+  const { server, host, node } = input.target;
+  const which = exactlyOne({ server, host, node }, 'input.target');
+  return which === 'server'
+    ? { kind: 'server', serverId: idArg(b, 'server', server!.serverId, 'input.target.server.serverId') }
+    : which === 'node'
+      ? { kind: 'node', nodeId: idArg(b, 'node', node!.nodeId, 'input.target.node.nodeId') }
+      : { kind: 'hostAttachment', attachmentId: attachmentRefFromId(ctx, host!.hostAttachmentId, 'input.target.host.hostAttachmentId').consumerId };
 }
 
 /** A new size in bytes or GiB, positive. */
@@ -68,24 +70,25 @@ export const volumeMutations: Pick<MutationResolvers, 'createVolume' | 'deleteVo
     return createVolume(ctx, { backend: backend.id, spec, idempotency: idempotencyArg('createVolume', input) });
   },
   deleteVolume: async (_p, { input }, ctx) => {
-    const volume = volumeRefFromId(ctx, input.id, 'input.id');
-    return deleteVolume(ctx, { volume, options: { own: ownFields(input, 'id') } });
+    const volume = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
+    return deleteVolume(ctx, { volume, options: { own: ownFields(input, 'volumeId', 'idempotencyKey') }, idempotency: idempotencyArg('deleteVolume', input) });
   },
   detachVolume: async (_p, { input }, ctx) => {
     const volume = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
-    return detachVolume(ctx, { volume, target: detachTarget(ctx, input, volume.backend) });
+    return detachVolume(ctx, { volume, target: detachTarget(ctx, input, volume.backend), idempotency: idempotencyArg('detachVolume', input) });
   },
   attachVolume: async (_p, { input }, ctx) => {
     const volume = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
     return attachVolume(ctx, { volume, target: attachTarget(ctx, input, volume.backend), idempotency: idempotencyArg('attachVolume', input) });
   },
   extendVolume: async (_p, { input }, ctx) => {
-    const volume = volumeRefFromId(ctx, input.id, 'input.id');
-    return extendVolume(ctx, { volume, newSizeBytes: newSize(input) });
+    const volume = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
+    return extendVolume(ctx, { volume, newSizeBytes: newSize(input), idempotency: idempotencyArg('extendVolume', input) });
   },
   updateVolume: async (_p, { input }, ctx) =>
     updateVolume(ctx, {
-      volume: volumeRefFromId(ctx, input.id, 'input.id'),
+      volume: volumeRefFromId(ctx, input.volumeId, 'input.volumeId'),
+      idempotency: idempotencyArg('updateVolume', input),
       patch: () => ({ name: optionalText(input.name, 'input.name', 255), description: optionalText(input.description, 'input.description'), metadata: input.metadata ? keyValues(input.metadata, 'input.metadata') : undefined }),
     }),
 };

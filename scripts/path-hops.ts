@@ -169,13 +169,13 @@ async function measureRequests(): Promise<{ edge: Set<string>; list: Set<string>
     const attach = await windows(
       g,
       async () => {
-        const d = await g.gql(`mutation { attachVolume(input: { volumeId: "${SCRATCH}", server: { serverId: "${BATCH_1}" } }) { operation { id } } }`, {}, OPENSTACK);
+        const d = await g.gql(`mutation { attachVolume(input: { volumeId: "${SCRATCH}", target: { server: { serverId: "${BATCH_1}" } } }) { operation { id } } }`, {}, OPENSTACK);
         last = d.attachVolume.operation.id;
         await sleep(6_000);
       },
       async () => {
         if ((await operationState(g, last)) !== 'SUCCEEDED') throw new Error('the attach had not finished inside its window; lengthen the wait');
-        const d = await g.gql(`mutation { detachVolume(input: { volumeId: "${SCRATCH}", serverId: "${BATCH_1}" }) { operation { id } } }`, {}, OPENSTACK);
+        const d = await g.gql(`mutation { detachVolume(input: { volumeId: "${SCRATCH}", target: { server: { serverId: "${BATCH_1}" } } }) { operation { id } } }`, {}, OPENSTACK);
         await waitState(g, d.detachVolume.operation.id);
         await sleep(1_000);
       },

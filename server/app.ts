@@ -36,6 +36,7 @@ import { createGatewayLiveHub } from './live-hub';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './metrics';
 import { createOperationTracker } from './operation-tracking';
+import { createPossibleTypesHandler } from './possible-types';
 import { ReadinessState, type ReadinessConfig } from './readiness';
 import { connectRedis, type GatewayRedis } from './redis';
 import { buildGatewaySchema } from './schema';
@@ -152,6 +153,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     {
       graphiql: createGraphiQLHandler({ ...o.graphiql, endpointPath: '/graphql' }),
       live: createLivePageHandler({ ...o.livePage, endpointPath: '/graphql' }),
+      possibleTypes: createPossibleTypesHandler(limited.schema),
       graphql: handleGraphQL,
       readiness,
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),

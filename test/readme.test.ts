@@ -188,7 +188,7 @@ describe('README examples', () => {
     // The Nomad claims come from the demo activity. For ci-worker-1, attach an idle volume through
     // the gateway rather than wait for the activity's Nova attach and the watcher's slow poll.
     const batchInput = (await post({ query: '{ volumes(filter: { backends: ["openstack"], name: "batch-input" }) { nodes { id } } }' }, demo.headers)).data.volumes.nodes[0].id;
-    const attach = await post({ query: 'mutation ($v: ID!) { attachVolume(input: { volumeId: $v, server: { serverId: "a0000000-0000-4000-8000-000000000005" } }) { operation { id } } }', variables: { v: batchInput } }, demo.headers);
+    const attach = await post({ query: 'mutation ($v: ID!) { attachVolume(input: { volumeId: $v, target: { server: { serverId: "a0000000-0000-4000-8000-000000000005" } } }) { operation { id } } }', variables: { v: batchInput } }, demo.headers);
     expect(attach.errors).toBeUndefined();
     for (const r of runs) {
       await until(() => r.results.length > 1, `a ${r.field} change (the demo activity claims or releases build-cache every 10 s)`, 30_000);

@@ -313,7 +313,7 @@ export class OperationRecordGoneError extends NotFoundError {
     argument: string,
     readonly createdId: string,
   ) {
-    super(`${argument} was already used and its create went through (${createdId}), but the operation record has expired or was lost; read the created object instead`);
+    super(`${argument} was already used and its request went through (${createdId}), but the operation record has expired or was lost; read that object instead`);
   }
 
   override toExtensions(): Record<string, unknown> {

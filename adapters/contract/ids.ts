@@ -11,9 +11,9 @@ import { checkIdentifier, safeIdentifier, type IdPosition, type IdentifierRules 
 import type { BackendKind } from './model';
 
 /** Kinds of objects that carry a global id. */
-export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Plugin' | 'Operation';
+export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Consumer' | 'Plugin' | 'Operation';
 
-const KINDS: ReadonlySet<string> = new Set<GlobalIdKind>(['Volume', 'Snapshot', 'Attachment', 'Plugin', 'Operation']);
+const KINDS: ReadonlySet<string> = new Set<GlobalIdKind>(['Volume', 'Snapshot', 'Attachment', 'Consumer', 'Plugin', 'Operation']);
 const MAX_ENCODED_LENGTH = 1200;
 
 /** The parts of a global id. */
@@ -25,7 +25,7 @@ export interface GlobalIdParts {
   scope: string;
   /** The backend's own id of the object. */
   nativeId: string;
-  /** Second native id where one is not enough (attachment: the consumer's id). */
+  /** Second native id where one is not enough (attachment, consumer: the consumer's id). */
   subId?: string;
 }
 
@@ -112,6 +112,7 @@ function positions(kind: GlobalIdKind, backend: BackendKind): [scope: IdPosition
     case 'Volume':
       return ['namespace', 'volume', null];
     case 'Attachment':
+    case 'Consumer':
       return ['namespace', 'volume', 'consumer'];
     case 'Snapshot':
       return [schemeOf(backend).snapshotScope, 'snapshot', null];

@@ -104,9 +104,9 @@ export function errorFromResponse(status: number, text: string, ctx: ErrorContex
  */
 export class NovaAttachmentError extends BadUserInputError {
   /**
-   * @param field the input field that named it, relative to the adapter's input: e.g. `hostAttachmentId`.
+   * @param field the input field that named it, relative to the adapter's input: e.g. `target.host.hostAttachmentId`.
    * @param serverId the Nova server that holds the attachment.
-   * @param useMutation the mutation that does this through Nova (`detachVolume` with `serverId`).
+   * @param useMutation the mutation that does this through Nova (`detachVolume` with `target.server`).
    */
   constructor(
     field: InputField,
@@ -114,7 +114,7 @@ export class NovaAttachmentError extends BadUserInputError {
     readonly useMutation: string,
   ) {
     super('', field.path);
-    this.relativeTo(field.path, (name) => `${name(field.path)} names the attachment of a Nova server (${serverId}), not a host attachment: Nova made it and manages it; use ${useMutation}(input: { volumeId, serverId: "${serverId}" }) instead`);
+    this.relativeTo(field.path, (name) => `${name(field.path)} names the attachment of a Nova server (${serverId}), not a host attachment: Nova made it and manages it; use ${useMutation} with server ${serverId} instead`);
   }
 
   override toExtensions(): Record<string, unknown> {

@@ -24,13 +24,19 @@ export const hostAttachmentMutations: Pick<MutationResolvers, 'reserveCinderVolu
   reserveCinderVolumeHostAttachment: async (_p, { input }, ctx) =>
     reserveHostAttachment(ctx, { volume: volumeRefFromId(ctx, input.volumeId, 'input.volumeId'), idempotency: idempotencyArg('reserveCinderVolumeHostAttachment', input) }),
   updateCinderVolumeHostAttachment: async (_p, { input }, ctx) =>
-    updateHostAttachment(ctx, { attachment: attachmentRefFromId(ctx, input.attachmentId, 'input.attachmentId'), connector: () => hostConnector(input.connector, 'input.connector') }),
-  completeCinderVolumeHostAttachment: async (_p, { input }, ctx) => completeHostAttachment(ctx, { attachment: attachmentRefFromId(ctx, input.attachmentId, 'input.attachmentId') }),
+    updateHostAttachment(ctx, {
+      attachment: attachmentRefFromId(ctx, input.attachmentId, 'input.attachmentId'),
+      connector: () => hostConnector(input.connector, 'input.connector'),
+      idempotency: idempotencyArg('updateCinderVolumeHostAttachment', input),
+    }),
+  completeCinderVolumeHostAttachment: async (_p, { input }, ctx) =>
+    completeHostAttachment(ctx, { attachment: attachmentRefFromId(ctx, input.attachmentId, 'input.attachmentId'), idempotency: idempotencyArg('completeCinderVolumeHostAttachment', input) }),
   updateNovaVolumeAttachment: async (_p, { input }, ctx) =>
     updateServerAttachment(ctx, {
       volume: volumeRefFromId(ctx, input.volumeId, 'input.volumeId'),
       newVolume: input.newVolumeId ? volumeRefFromId(ctx, input.newVolumeId, 'input.newVolumeId') : null,
       serverId: (b) => idArg(b, 'server', input.serverId, 'input.serverId'),
       deleteOnTermination: input.deleteOnTermination ?? undefined,
+      idempotency: idempotencyArg('updateNovaVolumeAttachment', input),
     }),
 };

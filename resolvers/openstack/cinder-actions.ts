@@ -12,6 +12,7 @@ import { runVolumeAction, volumeImageMetadata } from '../../domain';
 import type { MutationResolvers, QueryResolvers } from '../../schema/generated/resolvers-types';
 import type { GatewayContext } from '../../domain/context';
 import { globalIdArg, hostConnector, keyValues } from '../args';
+import { idempotencyArg } from '../idempotency';
 import { volumeRefFromId } from '../volume';
 
 /** Which actions continue on the backend, and as what kind of operation (the rest: VOLUME_ACTION). */
@@ -25,11 +26,25 @@ const KIND: Partial<Record<CinderAction['action'], OperationKind>> = {
   reimage: 'REIMAGE_VOLUME',
 };
 
-/** Runs one checked action on the volume `id` names (checked after the action, as it always was). */
-const run = (ctx: GatewayContext, id: string, action: CinderAction) => runVolumeAction(ctx, { action, volume: volumeRefFromId(ctx, id, 'input.id'), operationKind: KIND[action.action] });
+/** What every action's input has: the volume and (except where the result carries secrets) an idempotency key. */
+interface ActionInput {
+  volumeId: string;
+  idempotencyKey?: string | null;
+}
 
-const plain = async (ctx: GatewayContext, id: string, action: CinderAction) => {
-  const { volume, operation } = await run(ctx, id, action);
+/** Runs one checked action on the input's volume, once per idempotency key of the mutation's name. */
+const run = (ctx: GatewayContext, mutation: string, input: ActionInput, action: CinderAction, readImageMetadata = false) =>
+  runVolumeAction(ctx, {
+    action,
+    volume: volumeRefFromId(ctx, input.volumeId, 'input.volumeId'),
+    operationKind: KIND[action.action],
+    readImageMetadata,
+    // initializeCinderVolumeConnection's input has no key: its result (connection info) is never stored.
+    idempotency: idempotencyArg(mutation, input),
+  });
+
+const plain = async (ctx: GatewayContext, mutation: string, input: ActionInput, action: CinderAction) => {
+  const { volume, operation } = await run(ctx, mutation, input, action);
   return { volume, operation };
 };
 
@@ -52,40 +67,39 @@ export const cinderMutations: Pick<
     const { status, attachStatus, migrationStatus } = input;
     if (status == null && attachStatus == null && migrationStatus == null) throw new BadUserInputError('give at least one of status, attachStatus and migrationStatus', 'input');
     if (status === 'DELETING' || status === 'OTHER') throw new BadUserInputError(`input.status ${status} cannot be set by a reset`, 'input.status');
-    return plain(ctx, input.id, { action: 'resetStatus', status: status ?? undefined, attachStatus: attachStatus ?? undefined, migrationStatus: migrationStatus ?? undefined });
+    return plain(ctx, 'resetCinderVolumeStatus', input, { action: 'resetStatus', status: status ?? undefined, attachStatus: attachStatus ?? undefined, migrationStatus: migrationStatus ?? undefined });
   },
-  completeCinderVolumeExtend: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'completeExtend', error: input.error ?? false }),
-  revertCinderVolumeToSnapshot: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'revertToSnapshot', snapshotId: globalIdArg(ctx, input.snapshotId, 'Snapshot', 'input.snapshotId').nativeId }),
+  completeCinderVolumeExtend: (_p, { input }, ctx) => plain(ctx, 'completeCinderVolumeExtend', input, { action: 'completeExtend', error: input.error ?? false }),
+  revertCinderVolumeToSnapshot: (_p, { input }, ctx) => plain(ctx, 'revertCinderVolumeToSnapshot', input, { action: 'revertToSnapshot', snapshotId: globalIdArg(ctx, input.snapshotId, 'Snapshot', 'input.snapshotId').nativeId }),
   setCinderVolumeImageMetadata: async (_p, { input }, ctx) => {
     const metadata = keyValues(input.metadata, 'input.metadata');
     if (metadata.length === 0) throw new BadUserInputError('input.metadata is empty', 'input.metadata');
-    const { volume, result } = await run(ctx, input.id, { action: 'setImageMetadata', metadata });
+    const { volume, result } = await run(ctx, 'setCinderVolumeImageMetadata', input, { action: 'setImageMetadata', metadata });
     return { volume, imageMetadata: result.imageMetadata ?? [] };
   },
   unsetCinderVolumeImageMetadata: async (_p, { input }, ctx) => {
-    const volume = volumeRefFromId(ctx, input.id, 'input.id');
     const action: CinderAction = { action: 'unsetImageMetadata', key: safeText(input.key, 'input.key', 255) };
     // Cinder answers an unset with nothing: the metadata left is read after it.
-    const done = await runVolumeAction(ctx, { volume, action, readImageMetadata: true });
+    const done = await run(ctx, 'unsetCinderVolumeImageMetadata', input, action, true);
     return { volume: done.volume, imageMetadata: done.imageMetadata ?? [] };
   },
   attachCinderVolumeLegacy: (_p, { input }, ctx) =>
-    plain(ctx, input.id, { action: 'legacyAttach', serverId: id(input.serverId, 'input.serverId'), hostName: text(input.hostName, 'input.hostName'), mountpoint: safeText(input.mountpoint, 'input.mountpoint', 255), readOnly: input.readOnly ?? false }),
-  detachCinderVolumeLegacy: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'legacyDetach', attachmentId: id(input.attachmentId, 'input.attachmentId') }),
-  unmanageCinderVolume: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'unmanage' }),
+    plain(ctx, 'attachCinderVolumeLegacy', input, { action: 'legacyAttach', serverId: id(input.serverId, 'input.serverId'), hostName: text(input.hostName, 'input.hostName'), mountpoint: safeText(input.mountpoint, 'input.mountpoint', 255), readOnly: input.readOnly ?? false }),
+  detachCinderVolumeLegacy: (_p, { input }, ctx) => plain(ctx, 'detachCinderVolumeLegacy', input, { action: 'legacyDetach', attachmentId: id(input.attachmentId, 'input.attachmentId') }),
+  unmanageCinderVolume: (_p, { input }, ctx) => plain(ctx, 'unmanageCinderVolume', input, { action: 'unmanage' }),
   forceDetachCinderVolume: (_p, { input }, ctx) =>
-    plain(ctx, input.id, { action: 'forceDetach', attachmentId: id(input.attachmentId, 'input.attachmentId'), connector: input.connector ? hostConnector(input.connector, 'input.connector') : undefined }),
-  retypeCinderVolume: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'retype', newType: safeText(input.newType, 'input.newType', 255), onDemandMigration: input.migrationPolicy === 'ON_DEMAND' }),
+    plain(ctx, 'forceDetachCinderVolume', input, { action: 'forceDetach', attachmentId: id(input.attachmentId, 'input.attachmentId'), connector: input.connector ? hostConnector(input.connector, 'input.connector') : undefined }),
+  retypeCinderVolume: (_p, { input }, ctx) => plain(ctx, 'retypeCinderVolume', input, { action: 'retype', newType: safeText(input.newType, 'input.newType', 255), onDemandMigration: input.migrationPolicy === 'ON_DEMAND' }),
   migrateCinderVolume: (_p, { input }, ctx) =>
-    plain(ctx, input.id, { action: 'migrate', host: text(input.host, 'input.host'), cluster: text(input.cluster, 'input.cluster'), forceHostCopy: input.forceHostCopy ?? undefined, lockVolume: input.lockVolume ?? undefined }),
+    plain(ctx, 'migrateCinderVolume', input, { action: 'migrate', host: text(input.host, 'input.host'), cluster: text(input.cluster, 'input.cluster'), forceHostCopy: input.forceHostCopy ?? undefined, lockVolume: input.lockVolume ?? undefined }),
   completeCinderVolumeMigration: async (_p, { input }, ctx) => {
-    const { volume, result } = await run(ctx, input.id, { action: 'completeMigration', newVolumeId: safeIdentifier(input.newVolumeId, 'input.newVolumeId'), error: input.error ?? false });
+    const { volume, result } = await run(ctx, 'completeCinderVolumeMigration', input, { action: 'completeMigration', newVolumeId: safeIdentifier(input.newVolumeId, 'input.newVolumeId'), error: input.error ?? false });
     return { volume, savedVolumeId: result.savedVolumeId ?? '' };
   },
-  forceDeleteCinderVolume: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'forceDelete' }),
-  setCinderVolumeBootable: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'setBootable', bootable: input.bootable }),
+  forceDeleteCinderVolume: (_p, { input }, ctx) => plain(ctx, 'forceDeleteCinderVolume', input, { action: 'forceDelete' }),
+  setCinderVolumeBootable: (_p, { input }, ctx) => plain(ctx, 'setCinderVolumeBootable', input, { action: 'setBootable', bootable: input.bootable }),
   uploadCinderVolumeToImage: async (_p, { input }, ctx) => {
-    const { volume, operation, result } = await run(ctx, input.id, {
+    const { volume, operation, result } = await run(ctx, 'uploadCinderVolumeToImage', input, {
       action: 'uploadToImage',
       imageName: safeText(input.imageName, 'input.imageName', 255),
       force: input.force ?? undefined,
@@ -96,15 +110,15 @@ export const cinderMutations: Pick<
     });
     return { volume, operation, image: result.image ?? { id: '', name: input.imageName, diskFormat: null, containerFormat: null } };
   },
-  reserveCinderVolume: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'reserve' }),
-  unreserveCinderVolume: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'unreserve' }),
-  beginDetachingCinderVolume: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'beginDetaching' }),
-  rollDetachingCinderVolume: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'rollDetaching' }),
-  terminateCinderVolumeConnection: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'terminateConnection', connector: input.connector ? hostConnector(input.connector, 'input.connector') : null }),
+  reserveCinderVolume: (_p, { input }, ctx) => plain(ctx, 'reserveCinderVolume', input, { action: 'reserve' }),
+  unreserveCinderVolume: (_p, { input }, ctx) => plain(ctx, 'unreserveCinderVolume', input, { action: 'unreserve' }),
+  beginDetachingCinderVolume: (_p, { input }, ctx) => plain(ctx, 'beginDetachingCinderVolume', input, { action: 'beginDetaching' }),
+  rollDetachingCinderVolume: (_p, { input }, ctx) => plain(ctx, 'rollDetachingCinderVolume', input, { action: 'rollDetaching' }),
+  terminateCinderVolumeConnection: (_p, { input }, ctx) => plain(ctx, 'terminateCinderVolumeConnection', input, { action: 'terminateConnection', connector: input.connector ? hostConnector(input.connector, 'input.connector') : null }),
   initializeCinderVolumeConnection: async (_p, { input }, ctx) => {
-    const { volume, result } = await run(ctx, input.id, { action: 'initializeConnection', connector: hostConnector(input.connector, 'input.connector') });
+    const { volume, result } = await run(ctx, 'initializeCinderVolumeConnection', input, { action: 'initializeConnection', connector: hostConnector(input.connector, 'input.connector') });
     return { volume, connectionInfo: result.connectionInfo ?? {} };
   },
-  setCinderVolumeReadonly: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'setReadonly', readonly: input.readonly }),
-  reimageCinderVolume: (_p, { input }, ctx) => plain(ctx, input.id, { action: 'reimage', imageId: safeIdentifier(input.imageId, 'input.imageId'), reimageReserved: input.reimageReserved ?? false }),
+  setCinderVolumeReadonly: (_p, { input }, ctx) => plain(ctx, 'setCinderVolumeReadonly', input, { action: 'setReadonly', readonly: input.readonly }),
+  reimageCinderVolume: (_p, { input }, ctx) => plain(ctx, 'reimageCinderVolume', input, { action: 'reimage', imageId: safeIdentifier(input.imageId, 'input.imageId'), reimageReserved: input.reimageReserved ?? false }),
 };

@@ -33,27 +33,27 @@ export type Scalars = {
 export type AttachCinderVolumeLegacyInput = {
   /** The host name. */
   hostName?: InputMaybe<Scalars['String']['input']>;
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The mount point on the consumer. */
   mountpoint: Scalars['String']['input'];
   /** Attach read-only. */
   readOnly?: InputMaybe<Scalars['Boolean']['input']>;
   /** The Nova server id. */
   serverId?: InputMaybe<Scalars['ID']['input']>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /**
- * Attach a volume: give exactly one of `server` and `host`. Nomad volumes are claimed by allocations
- * that the scheduler places, not attached by callers: UNSUPPORTED_BY_BACKEND.
+ * Attach a volume to the one consumer `target` names. Nomad volumes are claimed by allocations that
+ * the scheduler places, not attached by callers: UNSUPPORTED_BY_BACKEND.
  */
 export type AttachVolumeInput = {
-  /** Attach to this host. */
-  host?: InputMaybe<VolumeHostTargetInput>;
   /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of attaching again. */
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
-  /** Attach to this server. */
-  server?: InputMaybe<VolumeServerTargetInput>;
+  /** Where to attach, and how. */
+  target: VolumeAttachTargetInput;
   /** The volume's global id. */
   volumeId: Scalars['ID']['input'];
 };
@@ -138,8 +138,10 @@ export type CinderVolumeImageMetadataPayload = {
 
 /** A volume to act on. */
 export type CinderVolumeInput = {
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
 /** When a retype may move the volume's data. */
@@ -244,24 +246,30 @@ export type CinderVolumeUploadedImage = {
 export type CompleteCinderVolumeExtendInput = {
   /** Report the extend as failed. */
   error?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Cinder attachments API (3.44+): mark the attachment attached (volume `in-use`). */
 export type CompleteCinderVolumeHostAttachmentInput = {
   /** The attachment's global id. */
   attachmentId: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of completing again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Admin or Nova: finish a migration. */
 export type CompleteCinderVolumeMigrationInput = {
   /** Report the migration as failed. */
   error?: InputMaybe<Scalars['Boolean']['input']>;
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The Cinder id of the new volume. */
   newVolumeId: Scalars['ID']['input'];
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** What a migration completion returns. */
@@ -328,56 +336,64 @@ export type DeleteVolumeInput = {
   cascade?: InputMaybe<Scalars['Boolean']['input']>;
   /** OpenStack (admin, Cinder 3.23+): delete in any status. */
   force?: InputMaybe<Scalars['Boolean']['input']>;
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of deleting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Nomad: plugin secrets merged over the volume's stored ones for the provider call. Never returned or logged. */
   secrets?: InputMaybe<Array<StorageKeyValueInput>>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Delete a snapshot. */
 export type DeleteVolumeSnapshotInput = {
-  /** The snapshot's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of deleting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Nomad: plugin secrets. Never returned or logged. */
   secrets?: InputMaybe<Array<StorageKeyValueInput>>;
+  /** The snapshot's global id. */
+  snapshotId: Scalars['ID']['input'];
 };
 
 /** Remove a volume from Nomad's catalogue only; the provider volume stays. */
 export type DeregisterNomadVolumeInput = {
   /** Deregister even if claimed, provided every claiming allocation is terminal. */
   force?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of deregistering again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Legacy detach. Without attachmentId the volume must have one attachment. */
 export type DetachCinderVolumeLegacyInput = {
   /** The Cinder attachment id. */
   attachmentId?: InputMaybe<Scalars['ID']['input']>;
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
-/** Detach a volume: give exactly one of `serverId`, `nodeId` and `hostAttachmentId`. */
+/** Detach a volume from the one consumer `target` names. */
 export type DetachVolumeInput = {
-  /** OpenStack: the host attachment (Cinder attachments API) to delete, by its global id. */
-  hostAttachmentId?: InputMaybe<Scalars['ID']['input']>;
-  /** Nomad: the client node to unpublish from (claims of stopped allocations there are released). */
-  nodeId?: InputMaybe<Scalars['ID']['input']>;
-  /** OpenStack: the Nova server to detach from. */
-  serverId?: InputMaybe<Scalars['ID']['input']>;
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of detaching again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  /** What to detach from. */
+  target: VolumeDetachTargetInput;
   /** The volume's global id. */
   volumeId: Scalars['ID']['input'];
 };
 
 /** Grow a volume: give newSizeBytes or newSizeGiB. */
 export type ExtendVolumeInput = {
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of extending again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The new size in bytes (a whole number of GiB on OpenStack). */
   newSizeBytes?: InputMaybe<Scalars['SafeInt']['input']>;
   /** Convenience: the new size in GiB. */
   newSizeGiB?: InputMaybe<Scalars['Int']['input']>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Admin: detach whatever Cinder thinks is attached. */
@@ -386,16 +402,21 @@ export type ForceDetachCinderVolumeInput = {
   attachmentId?: InputMaybe<Scalars['ID']['input']>;
   /** The host's connector. */
   connector?: InputMaybe<VolumeHostConnectorInput>;
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
-/** Open a connection for a host. */
+/**
+ * Open a connection for a host. It takes no idempotency key: Cinder's initialize_connection may be
+ * repeated and answers the connection info again, which the gateway never stores (it can carry secrets).
+ */
 export type InitializeCinderVolumeConnectionInput = {
   /** The host's connector. */
   connector: VolumeHostConnectorInput;
   /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
 /**
@@ -429,10 +450,12 @@ export type MigrateCinderVolumeInput = {
   forceHostCopy?: InputMaybe<Scalars['Boolean']['input']>;
   /** Destination host. */
   host?: InputMaybe<Scalars['String']['input']>;
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Lock the volume while migrating. */
   lockVolume?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 export type Mutation = {
@@ -1019,6 +1042,8 @@ export type RegisterNomadVolumeInput = {
   context?: InputMaybe<Array<StorageKeyValueInput>>;
   /** The provider's id of the existing volume. */
   externalId: Scalars['String']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of registering again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Maximum capacity in bytes. */
   maxSizeBytes?: InputMaybe<Scalars['SafeInt']['input']>;
   /** Mount options. */
@@ -1045,12 +1070,14 @@ export type RegisterNomadVolumeInput = {
 
 /** Rewrite a volume from an image (Cinder 3.68+). */
 export type ReimageCinderVolumeInput = {
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The Glance image id. */
   imageId: Scalars['ID']['input'];
   /** Also reimage a reserved volume. */
   reimageReserved?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Cinder attachments API: reserve a volume for a host that has no connector yet (volume `reserved`). */
@@ -1065,30 +1092,36 @@ export type ReserveCinderVolumeHostAttachmentInput = {
 export type ResetCinderVolumeStatusInput = {
   /** New attach status. */
   attachStatus?: InputMaybe<CinderVolumeAttachStatus>;
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** New migration status. */
   migrationStatus?: InputMaybe<CinderVolumeMigrationStatus>;
   /** New status (not DELETING or OTHER). */
   status?: InputMaybe<CinderVolumeStatus>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Change a volume's type. */
 export type RetypeCinderVolumeInput = {
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** When data may move. */
   migrationPolicy?: InputMaybe<CinderVolumeMigrationPolicy>;
   /** Volume type name or id. */
   newType: Scalars['String']['input'];
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Revert a volume to its latest snapshot (Cinder 3.40+). */
 export type RevertCinderVolumeToSnapshotInput = {
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Global id of the snapshot (it must be the latest). */
   snapshotId: Scalars['ID']['input'];
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 export type Server = {
@@ -1102,24 +1135,30 @@ export type Server = {
 export type SetCinderVolumeBootableInput = {
   /** The new flag. */
   bootable: Scalars['Boolean']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Set Glance image metadata on a volume. */
 export type SetCinderVolumeImageMetadataInput = {
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Keys to set. */
   metadata: Array<StorageKeyValueInput>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Set the read-only flag (the volume must be available). */
 export type SetCinderVolumeReadonlyInput = {
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The new flag. */
   readonly: Scalars['Boolean']['input'];
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** A configured backend: one Nomad cluster or one OpenStack region. */
@@ -1413,16 +1452,20 @@ export type SubscriptionVolumeChangedArgs = {
 export type TerminateCinderVolumeConnectionInput = {
   /** The host's connector; without it, every connection. */
   connector?: InputMaybe<VolumeHostConnectorInput>;
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Remove one Glance image metadata key. */
 export type UnsetCinderVolumeImageMetadataInput = {
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The key. */
   key: Scalars['String']['input'];
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Cinder attachments API: give the attachment its host connector (volume `attaching`). */
@@ -1431,12 +1474,16 @@ export type UpdateCinderVolumeHostAttachmentInput = {
   attachmentId: Scalars['ID']['input'];
   /** The host's connector. */
   connector: VolumeHostConnectorInput;
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of updating again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Nova: swap a server's attached volume (newVolumeId) or, 2.85+, change deleteOnTermination. */
 export type UpdateNovaVolumeAttachmentInput = {
   /** Delete the volume when the server is deleted. */
   deleteOnTermination?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of updating again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Swap to this volume (global id). */
   newVolumeId?: InputMaybe<Scalars['ID']['input']>;
   /** The Nova server id. */
@@ -1449,12 +1496,14 @@ export type UpdateNovaVolumeAttachmentInput = {
 export type UpdateVolumeInput = {
   /** New description. */
   description?: InputMaybe<Scalars['String']['input']>;
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of updating again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** Replaces the user metadata. */
   metadata?: InputMaybe<Array<StorageKeyValueInput>>;
   /** New name. */
   name?: InputMaybe<Scalars['String']['input']>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** Copy a volume into a new Glance image. */
@@ -1465,14 +1514,16 @@ export type UploadCinderVolumeToImageInput = {
   diskFormat?: InputMaybe<Scalars['String']['input']>;
   /** Upload an in-use volume. */
   force?: InputMaybe<Scalars['Boolean']['input']>;
-  /** The volume's global id. */
-  id: Scalars['ID']['input'];
+  /** Makes a retry safe: the same key by the same caller within 24 h returns the first result instead of acting again. */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The image's name. */
   imageName: Scalars['String']['input'];
   /** Protect the image (3.1+). */
   protected?: InputMaybe<Scalars['Boolean']['input']>;
   /** Image visibility (3.1+). */
   visibility?: InputMaybe<Scalars['String']['input']>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['input'];
 };
 
 /** What an upload returns. */
@@ -1546,6 +1597,8 @@ export type VolumeAllocationConsumer = {
   createdAt?: Maybe<Scalars['DateTime']['output']>;
   /** Nomad's desired status (run, stop …). */
   desiredStatus?: Maybe<Scalars['String']['output']>;
+  /** Global id of this consumer's hold on the volume: stable, opaque, unique across backends (a client cache's key). */
+  id: Scalars['ID']['output'];
   /** Its job. */
   jobId?: Maybe<Scalars['String']['output']>;
   /** Its job's type (service, batch, system …). */
@@ -1562,6 +1615,17 @@ export type VolumeAllocationConsumer = {
   taskGroup?: Maybe<Scalars['String']['output']>;
   /** When the allocation last changed. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/**
+ * Where to attach: give exactly one member. Each member carries its own options. The member names are
+ * the same as in `VolumeDetachTargetInput`.
+ */
+export type VolumeAttachTargetInput = {
+  /** Attach to this host (OpenStack: Cinder's attachments API). */
+  host?: InputMaybe<VolumeHostTargetInput>;
+  /** Attach to this server (OpenStack: Nova). */
+  server?: InputMaybe<VolumeServerTargetInput>;
 };
 
 /** Joins a volume to its consumer: a Nomad allocation's claim, a Nova server or a host. */
@@ -1756,8 +1820,21 @@ export type VolumeConnection = {
   pageInfo: PageInfo;
 };
 
-/** Who holds a volume. */
+/** Who holds a volume. Every member has `id`, so a client cache keys each consumer by `__typename` and `id`. */
 export type VolumeConsumer = VolumeAllocationConsumer | VolumeHostConsumer | VolumeServerConsumer;
+
+/**
+ * What to detach from: give exactly one member. The member names are the same as in
+ * `VolumeAttachTargetInput`; each member names the consumer.
+ */
+export type VolumeDetachTargetInput = {
+  /** Detach this host attachment. */
+  host?: InputMaybe<VolumeHostDetachTargetInput>;
+  /** Unpublish from this node. */
+  node?: InputMaybe<VolumeNodeDetachTargetInput>;
+  /** Detach from this server. */
+  server?: InputMaybe<VolumeServerDetachTargetInput>;
+};
 
 /** The backend-specific part of a volume. A third backend adds a member here. */
 export type VolumeDetails = CinderVolumeDetails | MemoryVolumeDetails | NomadVolumeDetails;
@@ -1821,6 +1898,14 @@ export type VolumeHostConsumer = {
   __typename?: 'VolumeHostConsumer';
   /** The host name; null unless the caller is an admin or service (Cinder hides it). */
   hostName?: Maybe<Scalars['String']['output']>;
+  /** Global id of this consumer's hold on the volume: stable, opaque, unique across backends (a client cache's key). */
+  id: Scalars['ID']['output'];
+};
+
+/** Detach from a host (OpenStack: Cinder's attachments API). */
+export type VolumeHostDetachTargetInput = {
+  /** The host attachment to delete, by its global id (`VolumeAttachment.id`). */
+  hostAttachmentId: Scalars['ID']['input'];
 };
 
 /** Attach to a host through Cinder's attachments API (created and completed at once). */
@@ -1852,6 +1937,12 @@ export type VolumeListOmissionReason =
   | 'FAILED'
   /** The backend needs the caller's credential and the request carried none for it. Not an error. */
   | 'NO_CREDENTIAL';
+
+/** Detach from a node (Nomad: claims of stopped allocations there are released). */
+export type VolumeNodeDetachTargetInput = {
+  /** The Nomad client node id. */
+  nodeId: Scalars['ID']['input'];
+};
 
 /**
  * A change the gateway drives to a terminal state by checking what the backend reports
@@ -1961,6 +2052,8 @@ export type VolumePayload = {
 /** An OpenStack server holding a volume through Nova. */
 export type VolumeServerConsumer = {
   __typename?: 'VolumeServerConsumer';
+  /** Global id of this consumer's hold on the volume: stable, opaque, unique across backends (a client cache's key). */
+  id: Scalars['ID']['output'];
   /** The server's name as Nova shows it to the caller (batched read); null when the caller cannot see it. */
   name?: Maybe<Scalars['String']['output']>;
   /** The server, as the compute subgraph's entity; null when its owner no longer knows it (e.g. deleted). */
@@ -1969,6 +2062,12 @@ export type VolumeServerConsumer = {
   serverId: Scalars['ID']['output'];
   /** The server's Nova status (ACTIVE, SHUTOFF …); null when the caller cannot see it. */
   status?: Maybe<Scalars['String']['output']>;
+};
+
+/** Detach from a server (OpenStack: Nova). */
+export type VolumeServerDetachTargetInput = {
+  /** The Nova server id. */
+  serverId: Scalars['ID']['input'];
 };
 
 /** Attach to an OpenStack server through Nova. */
@@ -2216,8 +2315,8 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 export type ResolversTypes = ResolversObject<{
   AttachCinderVolumeLegacyInput: AttachCinderVolumeLegacyInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   AttachVolumeInput: AttachVolumeInput;
   AttachVolumePayload: ResolverTypeWrapper<Omit<AttachVolumePayload, 'attachment' | 'operation' | 'volume'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']>, operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
   CinderVolumeActionPayload: ResolverTypeWrapper<Omit<CinderVolumeActionPayload, 'operation' | 'volume'> & { operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
@@ -2304,6 +2403,7 @@ export type ResolversTypes = ResolversObject<{
   Volume: ResolverTypeWrapper<VolumeModel>;
   VolumeAccessMode: VolumeAccessMode;
   VolumeAllocationConsumer: ResolverTypeWrapper<AllocationConsumer>;
+  VolumeAttachTargetInput: VolumeAttachTargetInput;
   VolumeAttachment: ResolverTypeWrapper<AttachmentModel>;
   VolumeAttachmentAccess: VolumeAttachmentAccess;
   VolumeAttachmentConnection: ResolverTypeWrapper<Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversTypes['VolumeAttachment']> }>;
@@ -2318,14 +2418,17 @@ export type ResolversTypes = ResolversObject<{
   VolumeConnection: ResolverTypeWrapper<Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversTypes['Volume']>>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
   VolumeConnectionInfo: ResolverTypeWrapper<Scalars['VolumeConnectionInfo']['output']>;
   VolumeConsumer: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeConsumer']>;
+  VolumeDetachTargetInput: VolumeDetachTargetInput;
   VolumeDetails: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeDetails']>;
   VolumeEdge: ResolverTypeWrapper<Omit<VolumeEdge, 'node'> & { node: ResolversTypes['Volume'] }>;
   VolumeFilter: VolumeFilter;
   VolumeHostConnectorInput: VolumeHostConnectorInput;
   VolumeHostConsumer: ResolverTypeWrapper<HostConsumer>;
+  VolumeHostDetachTargetInput: VolumeHostDetachTargetInput;
   VolumeHostTargetInput: VolumeHostTargetInput;
   VolumeListOmission: ResolverTypeWrapper<Omit<VolumeListOmission, 'backend'> & { backend: ResolversTypes['StorageBackend'] }>;
   VolumeListOmissionReason: VolumeListOmissionReason;
+  VolumeNodeDetachTargetInput: VolumeNodeDetachTargetInput;
   VolumeOperation: ResolverTypeWrapper<OperationRecord>;
   VolumeOperationKind: VolumeOperationKind;
   VolumeOperationPayload: ResolverTypeWrapper<Omit<VolumeOperationPayload, 'operation' | 'volume'> & { operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
@@ -2333,6 +2436,7 @@ export type ResolversTypes = ResolversObject<{
   VolumeOperationTarget: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeOperationTarget']>;
   VolumePayload: ResolverTypeWrapper<Omit<VolumePayload, 'operation' | 'volume'> & { operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
   VolumeServerConsumer: ResolverTypeWrapper<ServerConsumer>;
+  VolumeServerDetachTargetInput: VolumeServerDetachTargetInput;
   VolumeServerTargetInput: VolumeServerTargetInput;
   VolumeSnapshot: ResolverTypeWrapper<SnapshotModel>;
   VolumeSnapshotConnection: ResolverTypeWrapper<Omit<VolumeSnapshotConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['VolumeSnapshotEdge']>, nodes: Array<ResolversTypes['VolumeSnapshot']> }>;
@@ -2346,8 +2450,8 @@ export type ResolversTypes = ResolversObject<{
 export type ResolversParentTypes = ResolversObject<{
   AttachCinderVolumeLegacyInput: AttachCinderVolumeLegacyInput;
   String: Scalars['String']['output'];
-  ID: Scalars['ID']['output'];
   Boolean: Scalars['Boolean']['output'];
+  ID: Scalars['ID']['output'];
   AttachVolumeInput: AttachVolumeInput;
   AttachVolumePayload: Omit<AttachVolumePayload, 'attachment' | 'operation' | 'volume'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']>, operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   CinderVolumeActionPayload: Omit<CinderVolumeActionPayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
@@ -2424,6 +2528,7 @@ export type ResolversParentTypes = ResolversObject<{
   UploadCinderVolumeToImagePayload: Omit<UploadCinderVolumeToImagePayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   Volume: VolumeModel;
   VolumeAllocationConsumer: AllocationConsumer;
+  VolumeAttachTargetInput: VolumeAttachTargetInput;
   VolumeAttachment: AttachmentModel;
   VolumeAttachmentConnection: Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversParentTypes['VolumeAttachment']> };
   VolumeAttachmentEdge: Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversParentTypes['VolumeAttachment'] };
@@ -2434,18 +2539,22 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeConnection: Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversParentTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversParentTypes['Volume']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
   VolumeConnectionInfo: Scalars['VolumeConnectionInfo']['output'];
   VolumeConsumer: ResolversUnionTypes<ResolversParentTypes>['VolumeConsumer'];
+  VolumeDetachTargetInput: VolumeDetachTargetInput;
   VolumeDetails: ResolversUnionTypes<ResolversParentTypes>['VolumeDetails'];
   VolumeEdge: Omit<VolumeEdge, 'node'> & { node: ResolversParentTypes['Volume'] };
   VolumeFilter: VolumeFilter;
   VolumeHostConnectorInput: VolumeHostConnectorInput;
   VolumeHostConsumer: HostConsumer;
+  VolumeHostDetachTargetInput: VolumeHostDetachTargetInput;
   VolumeHostTargetInput: VolumeHostTargetInput;
   VolumeListOmission: Omit<VolumeListOmission, 'backend'> & { backend: ResolversParentTypes['StorageBackend'] };
+  VolumeNodeDetachTargetInput: VolumeNodeDetachTargetInput;
   VolumeOperation: OperationRecord;
   VolumeOperationPayload: Omit<VolumeOperationPayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   VolumeOperationTarget: ResolversUnionTypes<ResolversParentTypes>['VolumeOperationTarget'];
   VolumePayload: Omit<VolumePayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   VolumeServerConsumer: ServerConsumer;
+  VolumeServerDetachTargetInput: VolumeServerDetachTargetInput;
   VolumeServerTargetInput: VolumeServerTargetInput;
   VolumeSnapshot: SnapshotModel;
   VolumeSnapshotConnection: Omit<VolumeSnapshotConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['VolumeSnapshotEdge']>, nodes: Array<ResolversParentTypes['VolumeSnapshot']> };
@@ -2783,6 +2892,7 @@ export type VolumeAllocationConsumerResolvers<ContextType = GatewayContext, Pare
   clientStatus?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   desiredStatus?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   jobId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   jobType?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2860,6 +2970,7 @@ export type VolumeEdgeResolvers<ContextType = GatewayContext, ParentType extends
 
 export type VolumeHostConsumerResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeHostConsumer'] = ResolversParentTypes['VolumeHostConsumer']> = ResolversObject<{
   hostName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -2900,6 +3011,7 @@ export type VolumePayloadResolvers<ContextType = GatewayContext, ParentType exte
 }>;
 
 export type VolumeServerConsumerResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeServerConsumer'] = ResolversParentTypes['VolumeServerConsumer']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   server?: Resolver<Maybe<ResolversTypes['Server']>, ParentType, ContextType>;
   serverId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;

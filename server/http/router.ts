@@ -15,6 +15,8 @@ export interface Routes {
   graphiql(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
   /** Serves the live status page (`/live`) or its assets if the request is for them; returns whether it did. */
   live?(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
+  /** Serves `/graphql/possible-types.json` (server/possible-types.ts) if the request is for it; returns whether it did. */
+  possibleTypes?(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
   graphql: GraphQLHttpHandler;
   /** `/readyz`: 200 when ready, 503 otherwise, with the details. */
   readiness(): Promise<{ ready: boolean } & Record<string, unknown>>;
@@ -22,7 +24,7 @@ export interface Routes {
   metrics(): Promise<{ contentType: string; text: string }>;
 }
 
-const ROUTES = ['/graphql', '/graphiql/assets/', '/live', '/live/assets/', '/healthz', '/readyz', '/metrics'];
+const ROUTES = ['/graphql', '/graphql/possible-types.json', '/graphiql/assets/', '/live', '/live/assets/', '/healthz', '/readyz', '/metrics'];
 
 /** @param onRefused told of every request refused with an edge error (metrics); must not throw. */
 export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: Logger, onRefused?: (err: EdgeError) => void): RequestListener {
@@ -32,6 +34,7 @@ export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: 
     // A browser asking for HTML at /graphql gets the bundled IDE; everything else is GraphQL.
     if (routes.graphiql(req, res, url)) return;
     if (routes.live?.(req, res, url)) return;
+    if (routes.possibleTypes?.(req, res, url)) return;
     const route = async (): Promise<void> => {
       if (url.pathname === '/graphql') return routes.graphql(req, res, url);
       if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });

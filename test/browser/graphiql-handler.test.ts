@@ -162,12 +162,12 @@ describe('prefersHtml', () => {
 
 describe('tabsFromMarkdown', () => {
   it('should name anonymous operations after their root fields and sketch their variables', () => {
-    const md = ['```graphql\n{ volumes(first: 2) { nodes { id } } }\n```', '```graphql\n{ volumes(first: 2, filter: {}) { nodes { id } } }\n```', '```graphql\nmutation ($id: ID!) { deleteVolume(input: { id: $id }) { deletedId } }\n```', '```graphql\nquery Named { storageBackends { id } }\n```', '```sh\ncurl\n```'].join('\n\n');
+    const md = ['```graphql\n{ volumes(first: 2) { nodes { id } } }\n```', '```graphql\n{ volumes(first: 2, filter: {}) { nodes { id } } }\n```', '```graphql\nmutation ($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId } }\n```', '```graphql\nquery Named { storageBackends { id } }\n```', '```sh\ncurl\n```'].join('\n\n');
     const tabs = tabsFromMarkdown(md, '{}');
     expect(tabs.map((t) => t.query)).toEqual([
       'query Volumes { volumes(first: 2) { nodes { id } } }',
       'query VolumesByFilter { volumes(first: 2, filter: {}) { nodes { id } } }',
-      'mutation DeleteVolume($id: ID!) { deleteVolume(input: { id: $id }) { deletedId } }',
+      'mutation DeleteVolume($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId } }',
       'query Named { storageBackends { id } }',
     ]);
     expect(tabs[2]!.variables).toMatch(/^\{\n {2}"id": null \/\/ ID!/);

@@ -213,7 +213,7 @@ describe('GraphiQL in headless Chromium', () => {
       return { body: await res.json(), token: res.request().headers()['x-auth-token'] };
     };
     await page.locator('.graphiql-tab-add').click();
-    await fill('.graphiql-query-editor', `mutation Attach { attachVolume(input: { volumeId: "${volumeId}", server: { serverId: "${serverId}" } }) { operation { id kind state } } }`);
+    await fill('.graphiql-query-editor', `mutation Attach { attachVolume(input: { volumeId: "${volumeId}", target: { server: { serverId: "${serverId}" } } }) { operation { id kind state } } }`);
     await parsed('mutation Attach');
     const started = await send('attachVolume');
     // A new tab carries the demo headers the page was configured with: the Keystone token went along.

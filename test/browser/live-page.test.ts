@@ -132,7 +132,7 @@ describe('live status page in headless Chromium', () => {
       const res = await fetch(gateway.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...demo.headers },
-        body: JSON.stringify({ query: `mutation { attachVolume(input: { volumeId: "${volumeId}", server: { serverId: "a0000000-0000-4000-8000-000000000004" } }) { operation { id state } } }` }),
+        body: JSON.stringify({ query: `mutation { attachVolume(input: { volumeId: "${volumeId}", target: { server: { serverId: "a0000000-0000-4000-8000-000000000004" } } }) { operation { id state } } }` }),
       });
       expect(((await res.json()) as any).errors).toBeUndefined();
 

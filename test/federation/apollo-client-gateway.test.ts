@@ -106,7 +106,7 @@ describe('@apollo/client against the v2 gateway', () => {
     await client.query({ query: LIST });
     const id = await idOf('alpha');
     const UPDATE = gql`mutation Rename($i: UpdateVolumeInput!) { updateVolume(input: $i) { volume { id name } operation { id kind state } } }`;
-    const m = await client.mutate<any>({ mutation: UPDATE, variables: { i: { id, name: 'alpha-renamed' } } });
+    const m = await client.mutate<any>({ mutation: UPDATE, variables: { i: { volumeId: id, name: 'alpha-renamed' } } });
     expect(m.data.updateVolume).toMatchObject({ volume: { id, name: 'alpha-renamed' }, operation: { kind: 'UPDATE_VOLUME', state: 'SUCCEEDED' } });
     expect(os.sim.volume(nativeIds.alpha!)?.name).toBe('alpha-renamed');
     expect((cache.extract() as any)[`Volume:${id}`].name).toBe('alpha-renamed');
@@ -115,7 +115,7 @@ describe('@apollo/client against the v2 gateway', () => {
     // The list and the mutation: nothing refetched.
     expect(answers).toHaveLength(2);
     // Back to its name for the other tests.
-    expect((await client.mutate<any>({ mutation: UPDATE, variables: { i: { id, name: 'alpha' } } })).data.updateVolume.volume.name).toBe('alpha');
+    expect((await client.mutate<any>({ mutation: UPDATE, variables: { i: { volumeId: id, name: 'alpha' } } })).data.updateVolume.volume.name).toBe('alpha');
   });
 
   it("follows an attach's operation to SUCCEEDED by polling volumeOperation, the cached volume's status agreeing with its backendStatus at every step", async () => {
@@ -139,7 +139,7 @@ describe('@apollo/client against the v2 gateway', () => {
       query Poll($id: ID!) { volumeOperation(id: $id) { id state backendStatus target { ...Target } } }
       ${TARGET}
     `;
-    const m = await client.mutate<any>({ mutation: ATTACH, variables: { i: { volumeId: id, server: { serverId } } } });
+    const m = await client.mutate<any>({ mutation: ATTACH, variables: { i: { volumeId: id, target: { server: { serverId } } } } });
     const op = m.data.attachVolume.operation;
     expect(op).toMatchObject({ kind: 'ATTACH_VOLUME', targetId: id });
     expect(['PENDING', 'RUNNING']).toContain(op.state);

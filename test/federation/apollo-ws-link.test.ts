@@ -102,7 +102,7 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
       expect(sockets).toEqual([gw.gateway.url.replace(/^http/, 'ws')]);
 
       // The mutation goes over HTTP through the same client (the split link's other side).
-      const m = await client.mutate<any>({ mutation: ATTACH, variables: { i: { volumeId, server: { serverId } } } });
+      const m = await client.mutate<any>({ mutation: ATTACH, variables: { i: { volumeId, target: { server: { serverId } } } } });
       expect(m.data.attachVolume.operation).toMatchObject({ kind: 'ATTACH_VOLUME' });
 
       await until(() => events.some((e) => e.type === 'ATTACHED') || errors.length > 0, 'ATTACHED');
@@ -132,4 +132,29 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
       querySub.unsubscribe();
     }
   }, 40_000);
+
+  it("keeps a list's consumer when a later result selects fewer consumer fields, because consumers have an id (issue 19)", async () => {
+    // The volume is attached to the server by the test before. A list selects the consumer's
+    // server and name; a later result (an event, or here a query) selects only its serverId.
+    const list = (withId: boolean) => gql`
+      query List($id: ID!) { volume(id: $id) { id attachments { id state consumer { ... on VolumeServerConsumer { ${withId ? 'id ' : ''}server { id } name } } } } }
+    `;
+    const narrow = (withId: boolean) => gql`
+      query One($a: ID!) { volumeAttachment(id: $a) { id consumer { ... on VolumeServerConsumer { ${withId ? 'id ' : ''}serverId } } } }
+    `;
+    const readBack = async (withId: boolean): Promise<unknown> => {
+      const fresh = new ApolloClient({ link: new HttpLink({ uri: gw.gateway.url, headers: { 'X-Auth-Token': os.demoToken } }), cache: new InMemoryCache() });
+      const listed = await fresh.query<any>({ query: list(withId), variables: { id: volumeId }, fetchPolicy: 'network-only' });
+      const attachment = listed.data.volume.attachments[0];
+      expect(attachment.consumer).toMatchObject({ server: { id: serverId }, name: 'app-1' });
+      await fresh.query<any>({ query: narrow(withId), variables: { a: attachment.id }, fetchPolicy: 'network-only' });
+      const read = fresh.readQuery<any>({ query: list(withId), variables: { id: volumeId } });
+      fresh.stop();
+      return read?.volume.attachments[0].consumer ?? null;
+    };
+    // Without the id the consumer is stored inside its attachment and replaced: the list reads back as null.
+    expect(await readBack(false)).toBeNull();
+    // With it, both results merge into one VolumeServerConsumer:<id> entry.
+    expect(await readBack(true)).toMatchObject({ __typename: 'VolumeServerConsumer', id: expect.any(String), server: { id: serverId }, name: 'app-1' });
+  }, 30_000);
 });

@@ -53,7 +53,7 @@ describe('bad input is rejected before any backend call', () => {
     expectBadInput(viaArg);
     const viaNs = await gw.gql(`query($n: String!) { volumeByNativeId(backend: "east", namespace: $n, nativeId: "vol-000") { id } }`, { n: native }, admin);
     expectBadInput(viaNs);
-    const viaNode = await gw.gql(`mutation($id: ID!, $n: ID!) { detachVolume(input: { volumeId: $id, nodeId: $n }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']), n: native }, admin);
+    const viaNode = await gw.gql(`mutation($id: ID!, $n: ID!) { detachVolume(input: { volumeId: $id, target: { node: { nodeId: $n } } }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']), n: native }, admin);
     expectBadInput(viaNode);
     expect(sim.requests()).toEqual([]);
   });

@@ -25,14 +25,14 @@ describe('typed errors from Nomad answers', () => {
 
   it('should answer CONFLICT with the backend message for "volume in use" (a plain-text 500)', async () => {
     sim.placeAllocation({ jobId: 'db', nodeId: 'node-1111', volumes: [{ volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
-    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: volId }, admin);
+    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: volId }, admin);
     expect(res.body.errors[0].extensions).toEqual({ code: 'CONFLICT', backend: 'east', httpStatus: 500, retryable: false, backendMessage: 'volume in use: vol-000' });
   });
 
   it('should answer NOT_FOUND for write paths on unknown volumes (a plain-text 500 on Nomad)', async () => {
-    const gone = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: volId }, admin);
+    const gone = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: volId }, admin);
     expect(gone.body.errors).toBeUndefined();
-    const again = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: volId }, admin);
+    const again = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: volId }, admin);
     expect(again.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', httpStatus: 500, backendMessage: 'volume not found: vol-000' });
   });
 
@@ -75,7 +75,7 @@ describe('typed errors from Nomad answers', () => {
     expect(sim.requests().map((r) => `${r.method} ${r.status}`)).toEqual(['GET 503', 'GET 200']);
     sim.clearRequests();
     sim.failNext({ count: 1, status: 503, body: 'No cluster leader', method: 'DELETE' });
-    const res = await gw2.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: volId }, admin);
+    const res = await gw2.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: volId }, admin);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'BACKEND_UNAVAILABLE', httpStatus: 503 });
     expect(sim.requests().map((r) => r.method)).toEqual(['DELETE']);
   });

@@ -60,8 +60,8 @@ describe('identifiers are checked before any backend call', () => {
     await refused(BY_NATIVE, { b: 'east', n: bad }, 'nativeId');
     await refused(BY_ID, { id: gid(['Volume', 'east', 'default', bad]) }, 'id (native id)');
     await refused(ENTITY, { id: gid(['Volume', 'east', 'default', bad]) }, 'id (native id)');
-    await refused(`mutation($id: ID!) { deleteVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.id (native id)');
-    await refused(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.id (native id)');
+    await refused(`mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.volumeId (native id)');
+    await refused(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.volumeId (native id)');
     await refused(
       `mutation($n: String!) { createVolume(input: { backend: "east", name: "x", nomad: { nativeId: $n, plugin: "aws-ebs0", capabilities: [{ accessMode: SINGLE_NODE_WRITER, attachmentMode: FILE_SYSTEM }] } }) { volume { id } } }`,
       { n: bad },
@@ -73,7 +73,7 @@ describe('identifiers are checked before any backend call', () => {
     const msg = await refused(BY_ID, { id: gid(['Volume', 'east', '*', V]) }, 'id');
     expect(msg).toMatch(/scope/);
     await refused(BY_NATIVE, { b: 'east', ns: '*', n: V }, 'namespace');
-    await refused(`mutation($id: ID!) { deleteVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', '*', V]) }, 'input.id');
+    await refused(`mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId } }`, { id: gid(['Volume', 'east', '*', V]) }, 'input.volumeId');
     await refused(BY_ID, { id: gid(['Volume', 'os', '*', osVolume]) }, 'id');
   });
 
@@ -95,8 +95,8 @@ describe('identifiers are checked before any backend call', () => {
     await refused(`query($p: String!) { volumeSnapshots(backend: "east", filter: { plugin: $p }) { nodes { id } } }`, { p: '..' }, 'filter.plugin');
     await refused(`query($p: String!) { nomadExternalVolumes(backend: "east", plugin: $p) { nodes { externalId } } }`, { p: `x${LONE}` }, 'plugin');
     await refused(`query($n: String) { volumes(filter: { node: $n }) { nodes { id } } }`, { n: `x${LONE}` }, 'filter.node');
-    await refused(`mutation($id: ID!, $n: ID!) { detachVolume(input: { volumeId: $id, nodeId: $n }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', V]), n: '.' }, 'input.nodeId');
-    await refused(`mutation($id: ID!) { deleteVolumeSnapshot(input: { id: $id }) { deletedId } }`, { id: gid(['Snapshot', 'east', '..', 'snap-1']) }, 'input.id (scope)');
+    await refused(`mutation($id: ID!, $n: ID!) { detachVolume(input: { volumeId: $id, target: { node: { nodeId: $n } } }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', V]), n: '.' }, 'input.target.node.nodeId');
+    await refused(`mutation($id: ID!) { deleteVolumeSnapshot(input: { snapshotId: $id }) { deletedId } }`, { id: gid(['Snapshot', 'east', '..', 'snap-1']) }, 'input.snapshotId (scope)');
   });
 
   it.each([
@@ -109,9 +109,9 @@ describe('identifiers are checked before any backend call', () => {
     await refused(BY_NATIVE, { b: 'os', n: bad }, 'nativeId');
     await refused(BY_ID, { id: gid(['Volume', 'os', os.demo, bad]) }, 'id (native id)');
     await refused(`query($id: ID!) { volumeAttachment(id: $id) { id } }`, { id: gid(['Attachment', 'os', os.demo, bad, osVolume]) }, 'id (native id)');
-    await refused(`mutation($id: ID!, $s: ID!) { attachVolume(input: { volumeId: $id, server: { serverId: $s } }) { operation { id } } }`, { id: vol, s: bad }, 'input.server.serverId');
-    await refused(`mutation($id: ID!, $s: ID!) { detachVolume(input: { volumeId: $id, serverId: $s }) { volume { id } } }`, { id: vol, s: bad }, 'input.serverId');
-    await refused(`mutation($id: ID!, $a: ID!) { detachVolume(input: { volumeId: $id, hostAttachmentId: $a }) { volume { id } } }`, { id: vol, a: gid(['Attachment', 'os', os.demo, osVolume, bad]) }, 'input.hostAttachmentId (sub id)');
+    await refused(`mutation($id: ID!, $s: ID!) { attachVolume(input: { volumeId: $id, target: { server: { serverId: $s } } }) { operation { id } } }`, { id: vol, s: bad }, 'input.target.server.serverId');
+    await refused(`mutation($id: ID!, $s: ID!) { detachVolume(input: { volumeId: $id, target: { server: { serverId: $s } } }) { volume { id } } }`, { id: vol, s: bad }, 'input.target.server.serverId');
+    await refused(`mutation($id: ID!, $a: ID!) { detachVolume(input: { volumeId: $id, target: { host: { hostAttachmentId: $a } } }) { volume { id } } }`, { id: vol, a: gid(['Attachment', 'os', os.demo, osVolume, bad]) }, 'input.target.host.hostAttachmentId (sub id)');
   });
 
   it('should refuse an OpenStack project id that Keystone cannot have, as argument or scope', async () => {
@@ -167,9 +167,9 @@ describe('CSI secrets travel in a header: refused when Nomad would lose or misre
 
   it('should apply the same rules to the secrets of deleteVolume and deleteVolumeSnapshot', async () => {
     nomad.clearRequests();
-    const del = await gw.gql(`mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolume(input: { id: $id, secrets: $s }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', V]), s: [{ key: 'k', value: 'x,y' }] }, admin);
+    const del = await gw.gql(`mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolume(input: { volumeId: $id, secrets: $s }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', V]), s: [{ key: 'k', value: 'x,y' }] }, admin);
     expect(del.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.secrets[0].value' });
-    const snap = await gw.gql(`mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolumeSnapshot(input: { id: $id, secrets: $s }) { deletedId } }`, { id: gid(['Snapshot', 'east', 'aws-ebs0', 'snap-1']), s: [{ key: 'k', value: '\u0100' }] }, admin);
+    const snap = await gw.gql(`mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolumeSnapshot(input: { snapshotId: $id, secrets: $s }) { deletedId } }`, { id: gid(['Snapshot', 'east', 'aws-ebs0', 'snap-1']), s: [{ key: 'k', value: '\u0100' }] }, admin);
     expect(snap.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.secrets[0].value' });
     expect(nomad.requests()).toEqual([]);
   });

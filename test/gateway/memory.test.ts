@@ -73,7 +73,7 @@ describe('memory backend through the gateway (open data, 300 ms changes)', () =>
     const id = (await gw.gql(VOLUMES)).body.data.volumes.nodes[0].id;
     const c = await ackedClient(gw.gateway.url.replace('http', 'ws'), {});
     await subscribed(c, 's1', 'subscription { volumeChanged { type volumeId attachment { state } } }');
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, host: { connector: { host: 'lab-host' } } } });
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, target: { host: { connector: { host: 'lab-host' } } } } });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.attachVolume.attachment).toEqual({ state: 'ATTACHING', consumer: { hostName: 'lab-host' } });
     expect(['PENDING', 'RUNNING']).toContain(res.body.data.attachVolume.operation.state);
@@ -89,7 +89,7 @@ describe('memory backend through the gateway (open data, 300 ms changes)', () =>
     expect(volume).toMatchObject({ status: 'CREATING', sizeBytes: 2 * 1024 ** 3, details: { metadata: [{ key: 'k', value: 'v' }] } });
     expect(await waitOperation(gw, operation.id, {})).toMatchObject({ state: 'SUCCEEDED', kind: 'CREATE_VOLUME' });
     expect((await gw.gql(`query($id: ID!) { volume(id: $id) { status } }`, { id: volume.id })).body.data.volume).toEqual({ status: 'AVAILABLE' });
-    const deleted = await gw.gql(`mutation($id: ID!) { deleteVolume(input: { id: $id }) { deletedId operation { id } } }`, { id: volume.id });
+    const deleted = await gw.gql(`mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId operation { id } } }`, { id: volume.id });
     expect(await waitOperation(gw, deleted.body.data.deleteVolume.operation.id, {})).toMatchObject({ state: 'SUCCEEDED', kind: 'DELETE_VOLUME' });
     expect((await gw.gql(`query($id: ID!) { volume(id: $id) { status } }`, { id: volume.id })).body.data.volume).toBeNull();
   });

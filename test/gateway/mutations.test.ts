@@ -58,7 +58,7 @@ describe('Nomad write operations as mutations', () => {
     const v = res.body.data.registerNomadVolume.volume;
     expect(v).toMatchObject({ nativeId: 'imported', details: { externalId: 'vol-0abc', context: [{ key: 'partition', value: '0' }] } });
     expect(res.body.data.registerNomadVolume.operation).toEqual({ kind: 'REGISTER_VOLUME', state: 'SUCCEEDED', targetId: v.id });
-    const del = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId operation { kind state } } }`, { id: v.id }, { 'x-nomad-token': ANALYTICS_WRITE });
+    const del = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId operation { kind state } } }`, { id: v.id }, { 'x-nomad-token': ANALYTICS_WRITE });
     expect(del.body.data.deregisterNomadVolume).toEqual({ deletedId: v.id, operation: { kind: 'DEREGISTER_VOLUME', state: 'SUCCEEDED' } });
     const after = await gw.gql(`{ volumeByNativeId(backend: "east", namespace: "analytics", nativeId: "imported") { id } }`, {}, admin);
     expect(after.body.data.volumeByNativeId).toBeNull();
@@ -81,9 +81,9 @@ describe('Nomad write operations as mutations', () => {
     const alloc = sim.placeAllocation({ jobId: 'old', nodeId: 'node-1111', volumes: [{ volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
     sim.setAllocationStatus(alloc, { clientStatus: 'complete', desiredStatus: 'stop' });
     const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
-    const plain = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id }, admin);
+    const plain = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id }, admin);
     expect(plain.body.errors[0].extensions.code).toBe('CONFLICT');
-    const forced = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id, force: true }) { deletedId } }`, { id }, admin);
+    const forced = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id, force: true }) { deletedId } }`, { id }, admin);
     expect(forced.body.errors).toBeUndefined();
     expect(sim.requests().filter((r) => r.method === 'DELETE').map((r) => r.query.force)).toEqual([undefined, ['true']]);
   });
@@ -95,7 +95,7 @@ describe('Nomad write operations as mutations', () => {
     const before = await gw.gql(`query($id: ID!) { volume(id: $id) { attachments { state } } }`, { id }, admin);
     expect(before.body.data.volume.attachments).toEqual([{ state: 'DETACHING' }]);
     const res = await gw.gql(
-      `mutation($id: ID!) { detachVolume(input: { volumeId: $id, nodeId: "node-2222" }) { volume { status attachments { state } details { ... on NomadVolumeDetails { currentWriters } } } operation { kind state } } }`,
+      `mutation($id: ID!) { detachVolume(input: { volumeId: $id, target: { node: { nodeId: "node-2222" } } }) { volume { status attachments { state } details { ... on NomadVolumeDetails { currentWriters } } } operation { kind state } } }`,
       { id },
       admin,
     );
@@ -106,7 +106,7 @@ describe('Nomad write operations as mutations', () => {
 
   it('should delete a volume in the provider, passing secrets in X-Nomad-CSI-Secrets', async () => {
     const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
-    const res = await gw.gql(`mutation($id: ID!) { deleteVolume(input: { id: $id, secrets: [{ key: "kms", value: "abc" }] }) { deletedId } }`, { id }, admin);
+    const res = await gw.gql(`mutation($id: ID!) { deleteVolume(input: { volumeId: $id, secrets: [{ key: "kms", value: "abc" }] }) { deletedId } }`, { id }, admin);
     expect(res.body.errors).toBeUndefined();
     const del = sim.requests().find((r) => r.method === 'DELETE')!;
     expect(del.path).toBe('/v1/volume/csi/vol-000/delete');
@@ -128,7 +128,7 @@ describe('Nomad write operations as mutations', () => {
     expect(made.body.data.createVolumeSnapshot.operation).toEqual({ kind: 'CREATE_SNAPSHOT', state: 'SUCCEEDED' });
     const list = await gw.gql(`{ volumeSnapshots(backend: "east", filter: { plugin: "aws-ebs0" }) { nodes { id nativeId } } }`, {}, admin);
     expect(list.body.data.volumeSnapshots.nodes).toContainEqual({ id: snap.id, nativeId: snap.nativeId });
-    const del = await gw.gql(`mutation($id: ID!) { deleteVolumeSnapshot(input: { id: $id }) { deletedId } }`, { id: snap.id }, admin);
+    const del = await gw.gql(`mutation($id: ID!) { deleteVolumeSnapshot(input: { snapshotId: $id }) { deletedId } }`, { id: snap.id }, admin);
     expect(del.body.errors).toBeUndefined();
     expect(sim.requests().find((r) => r.method === 'DELETE')!.query).toMatchObject({ plugin_id: ['aws-ebs0'], snapshot_id: [snap.nativeId] });
 

@@ -52,24 +52,24 @@ describe('Cinder volume actions as typed mutations', () => {
 
   it('should set bootable, the read-only flag and image metadata, and show and unset it', async () => {
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'img', size: 1 }));
-    const bootable = await run('setCinderVolumeBootable', { id, bootable: true });
+    const bootable = await run('setCinderVolumeBootable', { volumeId: id, bootable: true });
     expect(bootable.volume.details.bootable).toBe(true);
     // A synchronous action is a VOLUME_ACTION operation, SUCCEEDED at once.
     expect(bootable.operation).toMatchObject({ kind: 'VOLUME_ACTION', state: 'SUCCEEDED' });
     expect(lastAction()).toMatchObject({ action: 'os-set_bootable' });
-    await run('setCinderVolumeReadonly', { id, readonly: true });
+    await run('setCinderVolumeReadonly', { volumeId: id, readonly: true });
     expect(lastAction()).toMatchObject({ action: 'os-update_readonly_flag' });
-    await run('setCinderVolumeReadonly', { id, readonly: false });
-    const set = await run('setCinderVolumeImageMetadata', { id, metadata: [{ key: 'os_distro', value: 'debian' }, { key: 'hw_disk_bus', value: 'virtio' }] });
+    await run('setCinderVolumeReadonly', { volumeId: id, readonly: false });
+    const set = await run('setCinderVolumeImageMetadata', { volumeId: id, metadata: [{ key: 'os_distro', value: 'debian' }, { key: 'hw_disk_bus', value: 'virtio' }] });
     expect(set.imageMetadata).toEqual(expect.arrayContaining([{ key: 'os_distro', value: 'debian' }]));
     const shown = await gw.gql(`query($id: ID!) { cinderVolumeImageMetadata(id: $id) { key value } }`, { id }, member);
     expect(shown.body.data.cinderVolumeImageMetadata).toEqual(expect.arrayContaining([{ key: 'hw_disk_bus', value: 'virtio' }]));
     expect(lastAction()).toMatchObject({ action: 'os-show_image_metadata' });
-    const unset = await run('unsetCinderVolumeImageMetadata', { id, key: 'os_distro' });
+    const unset = await run('unsetCinderVolumeImageMetadata', { volumeId: id, key: 'os_distro' });
     // The unset, then the read of what is left.
     expect((os.sim.requests() as any[]).filter((r) => r.action).slice(-2).map((r) => r.action)).toEqual(['os-unset_image_metadata', 'os-show_image_metadata']);
     expect(unset.imageMetadata).not.toContainEqual({ key: 'os_distro', value: 'debian' });
-    const missing = await gw.gql(mutation('unsetCinderVolumeImageMetadata', 'volume { status }'), { i: { id, key: 'nope' } }, member);
+    const missing = await gw.gql(mutation('unsetCinderVolumeImageMetadata', 'volume { status }'), { i: { volumeId: id, key: 'nope' } }, member);
     expect(missing.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', backend: 'os', httpStatus: 404 });
   });
 
@@ -77,7 +77,7 @@ describe('Cinder volume actions as typed mutations', () => {
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'before', size: 1 }));
     const res = await gw.gql(
       `mutation($i: UpdateVolumeInput!) { updateVolume(input: $i) { volume { name details { ... on CinderVolumeDetails { description metadata { key value } } } } operation { kind state } } }`,
-      { i: { id, name: 'after', description: 'renamed', metadata: [{ key: 'team', value: 'db' }] } },
+      { i: { volumeId: id, name: 'after', description: 'renamed', metadata: [{ key: 'team', value: 'db' }] } },
       member,
     );
     expect(res.body).toEqual({
@@ -90,7 +90,7 @@ describe('Cinder volume actions as typed mutations', () => {
     const native = os.sim.seedVolume({ project: os.demo, name: 'with-snaps', size: 1 });
     os.sim.seedSnapshot({ volumeId: native, name: 'snap-of-it' });
     const id = await gid(native);
-    const del = (cascade: boolean) => gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { operation { id } } }`, { i: { id, cascade } }, member);
+    const del = (cascade: boolean) => gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { operation { id } } }`, { i: { volumeId: id, cascade } }, member);
     const refused = await del(false);
     // Cinder says 400 "Invalid volume: … must not … have snapshots": the volume's state, so CONFLICT.
     expect(refused.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', backend: 'os', httpStatus: 400 });
@@ -104,45 +104,45 @@ describe('Cinder volume actions as typed mutations', () => {
   it('should reserve and unreserve, begin and roll back detaching, like the legacy Nova flow', async () => {
     const server = os.sim.seedServer({ project: os.demo, name: 'legacy' });
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'legacy', size: 1 }));
-    expect((await run('reserveCinderVolume', { id })).volume.backendStatus).toBe('attaching');
-    expect((await run('unreserveCinderVolume', { id })).volume.backendStatus).toBe('available');
-    await run('reserveCinderVolume', { id });
-    const init = await run('initializeCinderVolumeConnection', { id, connector: { host: 'cmp-1', initiator: 'iqn.cmp1' } });
+    expect((await run('reserveCinderVolume', { volumeId: id })).volume.backendStatus).toBe('attaching');
+    expect((await run('unreserveCinderVolume', { volumeId: id })).volume.backendStatus).toBe('available');
+    await run('reserveCinderVolume', { volumeId: id });
+    const init = await run('initializeCinderVolumeConnection', { volumeId: id, connector: { host: 'cmp-1', initiator: 'iqn.cmp1' } });
     expect(init.connectionInfo).toEqual(expect.objectContaining({ driver_volume_type: expect.any(String) }));
-    expect((await run('attachCinderVolumeLegacy', { id, serverId: server, mountpoint: '/dev/vdc' })).volume.backendStatus).toBe('in-use');
-    expect((await run('beginDetachingCinderVolume', { id })).volume.backendStatus).toBe('detaching');
-    expect((await run('rollDetachingCinderVolume', { id })).volume.backendStatus).toBe('in-use');
-    await run('beginDetachingCinderVolume', { id });
-    await run('terminateCinderVolumeConnection', { id, connector: { host: 'cmp-1', initiator: 'iqn.cmp1' } });
-    expect((await run('detachCinderVolumeLegacy', { id })).volume.backendStatus).toBe('available');
+    expect((await run('attachCinderVolumeLegacy', { volumeId: id, serverId: server, mountpoint: '/dev/vdc' })).volume.backendStatus).toBe('in-use');
+    expect((await run('beginDetachingCinderVolume', { volumeId: id })).volume.backendStatus).toBe('detaching');
+    expect((await run('rollDetachingCinderVolume', { volumeId: id })).volume.backendStatus).toBe('in-use');
+    await run('beginDetachingCinderVolume', { volumeId: id });
+    await run('terminateCinderVolumeConnection', { volumeId: id, connector: { host: 'cmp-1', initiator: 'iqn.cmp1' } });
+    expect((await run('detachCinderVolumeLegacy', { volumeId: id })).volume.backendStatus).toBe('available');
   });
 
   it('should retype, upload to an image and unmanage, tracking each to the end', async () => {
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'busy', size: 1 }));
-    const retype = await run('retypeCinderVolume', { id, newType: 'multiattach', migrationPolicy: 'ON_DEMAND' });
+    const retype = await run('retypeCinderVolume', { volumeId: id, newType: 'multiattach', migrationPolicy: 'ON_DEMAND' });
     expect(lastAction()).toMatchObject({ action: 'os-retype' });
     expect(await waitOperation(gw, retype.operation.id, member)).toMatchObject({ kind: 'RETYPE_VOLUME', state: 'SUCCEEDED' });
-    const upload = await run('uploadCinderVolumeToImage', { id, imageName: 'golden', diskFormat: 'raw', containerFormat: 'bare' });
+    const upload = await run('uploadCinderVolumeToImage', { volumeId: id, imageName: 'golden', diskFormat: 'raw', containerFormat: 'bare' });
     expect(upload.image).toMatchObject({ name: 'golden' });
     expect(await waitOperation(gw, upload.operation.id, member)).toMatchObject({ kind: 'UPLOAD_VOLUME_IMAGE', state: 'SUCCEEDED' });
-    const unmanage = await run('unmanageCinderVolume', { id }, admin);
+    const unmanage = await run('unmanageCinderVolume', { volumeId: id }, admin);
     expect(await waitOperation(gw, unmanage.operation.id, admin)).toMatchObject({ kind: 'UNMANAGE_VOLUME', state: 'SUCCEEDED' });
   });
 
   it('should do the admin actions with an admin token and answer FORBIDDEN to a member', async () => {
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'adm', size: 1 }));
-    const denied = await gw.gql(mutation('resetCinderVolumeStatus', 'volume { status }'), { i: { id, status: 'ERROR' } }, member);
+    const denied = await gw.gql(mutation('resetCinderVolumeStatus', 'volume { status }'), { i: { volumeId: id, status: 'ERROR' } }, member);
     expect(denied.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', backend: 'os', httpStatus: 403 });
     expect(denied.body.errors[0].extensions.backendMessage).toMatch(/reset_status/);
-    expect((await run('resetCinderVolumeStatus', { id, status: 'ERROR' }, admin)).volume.status).toBe('ERROR');
+    expect((await run('resetCinderVolumeStatus', { volumeId: id, status: 'ERROR' }, admin)).volume.status).toBe('ERROR');
     expect(lastAction()).toMatchObject({ action: 'os-reset_status' });
-    expect((await run('resetCinderVolumeStatus', { id, status: 'AVAILABLE' }, admin)).volume.status).toBe('AVAILABLE');
-    await run('forceDetachCinderVolume', { id }, admin);
+    expect((await run('resetCinderVolumeStatus', { volumeId: id, status: 'AVAILABLE' }, admin)).volume.status).toBe('AVAILABLE');
+    await run('forceDetachCinderVolume', { volumeId: id }, admin);
     expect(lastAction()).toMatchObject({ action: 'os-force_detach' });
-    const migrate = await run('migrateCinderVolume', { id, host: 'openstack-sim@fake2#fake2' }, admin);
+    const migrate = await run('migrateCinderVolume', { volumeId: id, host: 'openstack-sim@fake2#fake2' }, admin);
     expect(lastAction()).toMatchObject({ action: 'os-migrate_volume' });
     await waitOperation(gw, migrate.operation.id, admin);
-    const fd = await run('forceDeleteCinderVolume', { id }, admin);
+    const fd = await run('forceDeleteCinderVolume', { volumeId: id }, admin);
     expect(await waitOperation(gw, fd.operation.id, admin)).toMatchObject({ state: 'SUCCEEDED' });
   });
 
@@ -151,12 +151,12 @@ describe('Cinder volume actions as typed mutations', () => {
     // This cloud is Cinder 3.70: the extend completion (3.71) is refused before any call
     // (openstack-compat-versions.test.ts sends it to a 3.71 cloud).
     os.sim.clearRequests();
-    const early = await gw.gql(mutation('completeCinderVolumeExtend', 'volume { status }'), { i: { id, error: false } }, admin);
+    const early = await gw.gql(mutation('completeCinderVolumeExtend', 'volume { status }'), { i: { volumeId: id, error: false } }, admin);
     expect(early.body.errors[0].extensions).toMatchObject({ code: 'UNSUPPORTED_BY_BACKEND', backend: 'os' });
     expect(os.sim.requests().filter((r) => r.action === 'os-extend_volume_completion')).toEqual([]);
     for (const [name, input, action] of [
-      ['completeCinderVolumeMigration', { id, newVolumeId: '00000000-0000-4000-8000-000000000001', error: false }, 'os-migrate_volume_completion'],
-      ['reimageCinderVolume', { id, imageId: '00000000-0000-4000-8000-000000000002' }, 'os-reimage'],
+      ['completeCinderVolumeMigration', { volumeId: id, newVolumeId: '00000000-0000-4000-8000-000000000001', error: false }, 'os-migrate_volume_completion'],
+      ['reimageCinderVolume', { volumeId: id, imageId: '00000000-0000-4000-8000-000000000002' }, 'os-reimage'],
     ] as const) {
       const res = await gw.gql(mutation(name, 'volume { status }'), { i: input }, admin);
       expect(lastAction()).toMatchObject({ action });
@@ -170,28 +170,28 @@ describe('Cinder volume actions as typed mutations', () => {
     os.sim.clearRequests();
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       // Statuses are an enum now: an unknown word fails variable coercion, before any resolver.
-      ['resetCinderVolumeStatus', { id, status: 'sparkling' }, /"sparkling" does not exist in "CinderVolumeStatus"/],
-      ['resetCinderVolumeStatus', { id, status: 'DELETING' }, /DELETING cannot be set by a reset/],
-      ['resetCinderVolumeStatus', { id, status: 'OTHER' }, /OTHER cannot be set by a reset/],
-      ['resetCinderVolumeStatus', { id, attachStatus: 'ATTACHING' }, /"ATTACHING" does not exist in "CinderVolumeAttachStatus"/],
-      ['resetCinderVolumeStatus', { id }, /at least one/],
-      ['attachCinderVolumeLegacy', { id, mountpoint: '/dev/vdb', serverId: 'not-a-uuid' }, /UUID/],
-      ['attachCinderVolumeLegacy', { id, mountpoint: '/dev/vdb' }, /exactly one|serverId|hostName/],
-      ['detachCinderVolumeLegacy', { id, attachmentId: '../../etc' }, /./],
-      ['setCinderVolumeImageMetadata', { id, metadata: [] }, /empty/],
+      ['resetCinderVolumeStatus', { volumeId: id, status: 'sparkling' }, /"sparkling" does not exist in "CinderVolumeStatus"/],
+      ['resetCinderVolumeStatus', { volumeId: id, status: 'DELETING' }, /DELETING cannot be set by a reset/],
+      ['resetCinderVolumeStatus', { volumeId: id, status: 'OTHER' }, /OTHER cannot be set by a reset/],
+      ['resetCinderVolumeStatus', { volumeId: id, attachStatus: 'ATTACHING' }, /"ATTACHING" does not exist in "CinderVolumeAttachStatus"/],
+      ['resetCinderVolumeStatus', { volumeId: id }, /at least one/],
+      ['attachCinderVolumeLegacy', { volumeId: id, mountpoint: '/dev/vdb', serverId: 'not-a-uuid' }, /UUID/],
+      ['attachCinderVolumeLegacy', { volumeId: id, mountpoint: '/dev/vdb' }, /exactly one|serverId|hostName/],
+      ['detachCinderVolumeLegacy', { volumeId: id, attachmentId: '../../etc' }, /./],
+      ['setCinderVolumeImageMetadata', { volumeId: id, metadata: [] }, /empty/],
     ];
     for (const [name, input, message] of cases) {
       const res = await gw.gql(mutation(name, 'volume { status }'), { i: input }, member);
       expect({ name, input, code: res.body.errors?.[0]?.extensions?.code }).toEqual({ name, input, code: 'BAD_USER_INPUT' });
       expect(res.body.errors[0].message).toMatch(message);
     }
-    for (const input of [{ id, newSizeGiB: -1 }, { id, newSizeGiB: 0 }, { id, newSizeBytes: 1000 }, { id }, { id: 'bm90LWFuLWlk', newSizeGiB: 3 }]) {
+    for (const input of [{ volumeId: id, newSizeGiB: -1 }, { volumeId: id, newSizeGiB: 0 }, { volumeId: id, newSizeBytes: 1000 }, { volumeId: id }, { volumeId: 'bm90LWFuLWlk', newSizeGiB: 3 }]) {
       const res = await gw.gql(`mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { volume { id } } }`, { i: input }, member);
       expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     }
     const notUuid = await gw.gql(`query { volumeByNativeId(backend: "os", nativeId: "not-a-uuid") { id } }`, {}, member);
     expect(notUuid.body.data.volumeByNativeId).toBeNull();
-    const attach = await gw.gql(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id } } }`, { i: { volumeId: id, server: { serverId: '1234', tag: 'a/b' } } }, member);
+    const attach = await gw.gql(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id } } }`, { i: { volumeId: id, target: { server: { serverId: '1234', tag: 'a/b' } } } }, member);
     expect(attach.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     // Only the Keystone validation and read-only calls may have happened: no write reached Cinder or Nova.
     expect((os.sim.requests() as any[]).filter((r) => r.method !== 'GET' && r.service !== 'keystone')).toEqual([]);
@@ -202,10 +202,10 @@ describe('Cinder volume actions as typed mutations', () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'in-use', size: 1 });
     os.sim.attachNow(server, vid, {});
     const id = await gid(vid);
-    const del = await gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId } }`, { i: { id } }, member);
+    const del = await gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId } }`, { i: { volumeId: id } }, member);
     expect(del.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', backend: 'os', httpStatus: 400 });
     expect(del.body.errors[0].extensions.backendMessage).toMatch(/^Invalid volume: Volume status must be available/);
-    const detachNovaOwned = await gw.gql(mutation('detachCinderVolumeLegacy', 'volume { status }'), { i: { id } }, member);
+    const detachNovaOwned = await gw.gql(mutation('detachCinderVolumeLegacy', 'volume { status }'), { i: { volumeId: id } }, member);
     expect(detachNovaOwned.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', httpStatus: 409 });
   });
 

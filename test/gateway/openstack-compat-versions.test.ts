@@ -65,7 +65,7 @@ describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'attach-me', size: 1 });
     const id = await gid(vid);
     os.sim.clearRequests();
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, server: { serverId: server } } }, auth);
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, auth);
     expect(res.body.errors).toBeUndefined();
     const done = await waitOperation(gw, res.body.data.attachVolume.operation.id, auth);
     expect(done).toMatchObject({ kind: 'ATTACH_VOLUME', state: 'SUCCEEDED', backendStatus: 'in-use' });
@@ -81,7 +81,7 @@ describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
     os.sim.attachNow(server, vid, {});
     const id = await gid(vid);
     os.sim.clearRequests();
-    const res = await gw.gql(`mutation($i: DetachVolumeInput!) { detachVolume(input: $i) { ${OP} } }`, { i: { volumeId: id, serverId: server } }, auth);
+    const res = await gw.gql(`mutation($i: DetachVolumeInput!) { detachVolume(input: $i) { ${OP} } }`, { i: { volumeId: id, target: { server: { serverId: server } } } }, auth);
     expect(res.body.errors).toBeUndefined();
     expect(await waitOperation(gw, res.body.data.detachVolume.operation.id, auth)).toMatchObject({ kind: 'DETACH_VOLUME', state: 'SUCCEEDED' });
     expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume).toMatchObject({ status: 'AVAILABLE', attachments: [] });
@@ -92,7 +92,7 @@ describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'grow-me', size: 1 });
     const id = await gid(vid);
     os.sim.clearRequests();
-    const res = await gw.gql(EXTEND, { i: { id, newSizeGiB: 3 } }, auth);
+    const res = await gw.gql(EXTEND, { i: { volumeId: id, newSizeGiB: 3 } }, auth);
     expect(res.body.errors).toBeUndefined();
     expect(await waitOperation(gw, res.body.data.extendVolume.operation.id, auth)).toMatchObject({ kind: 'EXTEND_VOLUME', state: 'SUCCEEDED', backendStatus: 'available' });
     expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume).toMatchObject({ sizeBytes: 3 * 2 ** 30, details: { sizeGiB: 3 } });
@@ -104,7 +104,7 @@ describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
     const id = await gid(vid);
     os.sim.failNextExtend(vid);
     os.sim.clearRequests();
-    const res = await gw.gql(EXTEND, { i: { id, newSizeGiB: 2 } }, auth);
+    const res = await gw.gql(EXTEND, { i: { volumeId: id, newSizeGiB: 2 } }, auth);
     expect(res.body.errors).toBeUndefined();
     const done = await waitOperation(gw, res.body.data.extendVolume.operation.id, auth);
     expect(done).toMatchObject({ state: 'FAILED', backendStatus: 'error_extending', failureReason: 'Cinder set the volume to error_extending' });
@@ -127,11 +127,11 @@ describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
   it('should refuse host attachments (Cinder 3.27) before calling the attachments API', async () => {
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'host-me', size: 1 }));
     const need = /needs Cinder microversion 3\.27, the cloud offers up to 3\.0/;
-    await refused(ATTACH, { i: { volumeId: id, host: { connector: CONNECTOR } } }, need, attachmentsApi);
+    await refused(ATTACH, { i: { volumeId: id, target: { host: { connector: CONNECTOR } } } }, need, attachmentsApi);
     await refused(`mutation($i: ReserveCinderVolumeHostAttachmentInput!) { reserveCinderVolumeHostAttachment(input: $i) { attachment { id } } }`, { i: { volumeId: id } }, need, attachmentsApi);
     await refused(`query { cinderHostAttachments(backend: "os") { nodes { id } } }`, {}, need, attachmentsApi);
     // A read-only host attach needs even more (3.54) and is refused the same way.
-    await refused(ATTACH, { i: { volumeId: id, host: { connector: CONNECTOR, readOnly: true } } }, /needs Cinder microversion 3\.54, the cloud offers up to 3\.0/, attachmentsApi);
+    await refused(ATTACH, { i: { volumeId: id, target: { host: { connector: CONNECTOR, readOnly: true } } } }, /needs Cinder microversion 3\.54, the cloud offers up to 3\.0/, attachmentsApi);
     expect(os.sim.volume(await nativeOf(id))?.status).toBe('available');
   });
 
@@ -142,27 +142,27 @@ describe('an old cloud: Cinder 3.0 and Nova 2.1', () => {
     const snaps = await gw.gql(`{ volumeSnapshots(backend: "os") { nodes { id nativeId } } }`, {}, auth);
     expect(snaps.body.errors).toBeUndefined();
     const snapshotId = snaps.body.data.volumeSnapshots.nodes.find((s: any) => s.nativeId === snap).id;
-    await refused(`mutation($i: RevertCinderVolumeToSnapshotInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { id, snapshotId } }, /needs Cinder microversion 3\.40, the cloud offers up to 3\.0/, (r) => r.method === 'POST');
+    await refused(`mutation($i: RevertCinderVolumeToSnapshotInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { volumeId: id, snapshotId } }, /needs Cinder microversion 3\.40, the cloud offers up to 3\.0/, (r) => r.method === 'POST');
   });
 
   it('should refuse extending an in-use volume (Cinder 3.42) before sending os-extend', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'busy', size: 1 });
     os.sim.attachNow(server, vid, {});
-    await refused(EXTEND, { i: { id: await gid(vid), newSizeGiB: 2 } }, /extending an attached \(in-use\) volume: it needs Cinder microversion 3\.42, the cloud offers up to 3\.0/, (r) => r.method === 'POST');
+    await refused(EXTEND, { i: { volumeId: await gid(vid), newSizeGiB: 2 } }, /extending an attached \(in-use\) volume: it needs Cinder microversion 3\.42, the cloud offers up to 3\.0/, (r) => r.method === 'POST');
     expect(os.sim.volume(vid)).toMatchObject({ status: 'in-use', size: 1 });
   });
 
   it('should refuse attach options above Nova 2.1 (tag 2.49, deleteOnTermination 2.79) before calling Nova', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'tag-me', size: 1 });
     const id = await gid(vid);
-    await refused(ATTACH, { i: { volumeId: id, server: { serverId: server, tag: 'data' } } }, /needs Nova microversion 2\.49, the cloud offers up to 2\.1/, novaAttach);
-    await refused(ATTACH, { i: { volumeId: id, server: { serverId: server, deleteOnTermination: true } } }, /needs Nova microversion 2\.79, the cloud offers up to 2\.1/, novaAttach);
+    await refused(ATTACH, { i: { volumeId: id, target: { server: { serverId: server, tag: 'data' } } } }, /needs Nova microversion 2\.49, the cloud offers up to 2\.1/, novaAttach);
+    await refused(ATTACH, { i: { volumeId: id, target: { server: { serverId: server, deleteOnTermination: true } } } }, /needs Nova microversion 2\.79, the cloud offers up to 2\.1/, novaAttach);
     expect(os.sim.volume(vid)?.status).toBe('available');
   });
 
   it('should refuse completeCinderVolumeExtend (Cinder 3.71) before sending the action', async () => {
     const id = await gid(os.sim.seedVolume({ project: os.demo, name: 'complete-me', size: 1 }));
-    await refused(`mutation($i: CompleteCinderVolumeExtendInput!) { completeCinderVolumeExtend(input: $i) { volume { id } } }`, { i: { id, error: false } }, /needs Cinder microversion 3\.71, the cloud offers up to 3\.0/, (r) => r.method === 'POST');
+    await refused(`mutation($i: CompleteCinderVolumeExtendInput!) { completeCinderVolumeExtend(input: $i) { volume { id } } }`, { i: { volumeId: id, error: false } }, /needs Cinder microversion 3\.71, the cloud offers up to 3\.0/, (r) => r.method === 'POST');
   });
 
   /** Native id of a global volume id (read back through the gateway). */
@@ -185,7 +185,7 @@ describe('a new Nova: attach answers 202 without a body', () => {
     const gw = await startGatewayFor([os.backend('os', { operationTimeoutMs: 3000 })], { operationOptions: { pollMs: 20, maxPollMs: 50 } });
     const auth = { 'x-auth-token': os.demoToken };
     const id = await gidOf(gw, os, vid, auth);
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, server: { serverId: server, tag: 'db', deleteOnTermination: false } } }, auth);
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, target: { server: { serverId: server, tag: 'db', deleteOnTermination: false } } } }, auth);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.attachVolume).toMatchObject({ operation: { kind: 'ATTACH_VOLUME', state: 'PENDING' }, attachment: null });
     const done = await waitOperation(gw, res.body.data.attachVolume.operation.id, auth);
@@ -212,11 +212,11 @@ describe('Cinder 3.71: completing an attached extend', () => {
     const member = { 'x-auth-token': os.demoToken };
     const admin = { 'x-auth-token': os.adminToken };
     const id = await gidOf(gw, os, vid, member);
-    const grow = await gw.gql(EXTEND, { i: { id, newSizeGiB: 4 } }, member);
+    const grow = await gw.gql(EXTEND, { i: { volumeId: id, newSizeGiB: 4 } }, member);
     expect(grow.body.errors).toBeUndefined();
     expect(log(os).find((r) => r.action === 'os-extend')).toMatchObject({ status: 202, microversion: 'volume 3.71' });
     expect(os.sim.volume(vid)?.status).toBe('extending');
-    const complete = await gw.gql(`mutation($i: CompleteCinderVolumeExtendInput!) { completeCinderVolumeExtend(input: $i) { volume { status } operation { kind state } } }`, { i: { id, error: false } }, admin);
+    const complete = await gw.gql(`mutation($i: CompleteCinderVolumeExtendInput!) { completeCinderVolumeExtend(input: $i) { volume { status } operation { kind state } } }`, { i: { volumeId: id, error: false } }, admin);
     expect(complete.body.errors).toBeUndefined();
     expect(log(os).filter((r) => r.action === 'os-extend_volume_completion')).toEqual([expect.objectContaining({ status: 202, microversion: 'volume 3.71' })]);
     expect(await waitOperation(gw, grow.body.data.extendVolume.operation.id, member)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });

@@ -57,7 +57,7 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
   async function attached(name: string, headers: Record<string, string>): Promise<{ vid: string; id: string }> {
     const vid = os.sim.seedVolume({ project: os.demo, name, size: 1 });
     const id = await gid(vid);
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, server: { serverId: server } } }, headers);
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, headers);
     expect(res.body.errors).toBeUndefined();
     expect((await follow(gw, res.body.data.attachVolume.operation.id, headers)).op).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
     return { vid, id };
@@ -66,7 +66,7 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
   /** Starts a detach through the gateway; checks it was accepted with the 120 s deadline. */
   async function detach(id: string, headers: Record<string, string>): Promise<{ operationId: string; startedAt: number }> {
     const startedAt = Date.now();
-    const res = await gw.gql(DETACH, { i: { volumeId: id, serverId: server } }, headers);
+    const res = await gw.gql(DETACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, headers);
     expect(res.body.errors).toBeUndefined();
     const op = res.body.data.detachVolume.operation;
     expect(op).toMatchObject({ kind: 'DETACH_VOLUME', state: expect.stringMatching(/^(PENDING|RUNNING)$/) });
@@ -146,7 +146,7 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
     const id = await gid(vid);
     os.sim.failNextAttach(vid);
     const startedAt = Date.now();
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, server: { serverId: server } } }, member);
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, member);
     expect(res.body.errors).toBeUndefined();
     const { op } = await follow(gw, res.body.data.attachVolume.operation.id, member);
     expect(op).toMatchObject({ kind: 'ATTACH_VOLUME', state: 'FAILED', backendStatus: 'available' });
@@ -177,7 +177,7 @@ describe('OpenStack failures below compute 2.51, where a member sees no events',
     const id = (await gw.gql(`query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`, { n: vid, p: os.demo }, member)).body.data.volumeByNativeId.id;
     os.sim.failNextDetach(vid);
     const startedAt = Date.now();
-    const res = await gw.gql(DETACH, { i: { volumeId: id, serverId: server } }, member);
+    const res = await gw.gql(DETACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, member);
     expect(res.body.errors).toBeUndefined();
     const { op } = await follow(gw, res.body.data.detachVolume.operation.id, member);
     expect(op.state).toBe('FAILED');

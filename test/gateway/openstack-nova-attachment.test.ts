@@ -37,7 +37,7 @@ describe('a Nova server\'s attachment used as a Cinder host attachment', () => {
     vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     volumeId = (await gw.gql('query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }', { n: vid, p: os.demo }, auth)).body.data.volumeByNativeId.id;
     // Attached the way users do: through Nova, which makes the Cinder attachment itself.
-    const attach = await gw.gql(ATTACH, { i: { volumeId, server: { serverId: server } } }, auth);
+    const attach = await gw.gql(ATTACH, { i: { volumeId, target: { server: { serverId: server } } } }, auth);
     expect(attach.body.errors).toBeUndefined();
     expect(await waitOperation(gw, attach.body.data.attachVolume.operation.id, auth)).toMatchObject({ state: 'SUCCEEDED' });
     const listed = (await gw.gql(ATTACHMENTS, { id: volumeId }, auth)).body.data.volume.attachments;
@@ -52,12 +52,12 @@ describe('a Nova server\'s attachment used as a Cinder host attachment', () => {
     expect(res.body.data).toBeNull();
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', retryable: false, argument, serverId: server, useMutation });
-    expect(res.body.errors[0].message).toContain(`use ${useMutation}(input: { volumeId, serverId: "${server}" })`);
+    expect(res.body.errors[0].message).toContain(`use ${useMutation} with server ${server} instead`);
   };
 
-  it('should refuse detachVolume by its gateway id, naming detachVolume with serverId, with no call to /attachments/<server id> and no write', async () => {
-    const res = await gw.gql(DETACH, { i: { volumeId, hostAttachmentId: nova.id } }, auth);
-    refusal(res, 'input.hostAttachmentId', 'detachVolume');
+  it('should refuse detachVolume by its gateway id, naming detachVolume with its server, with no call to /attachments/<server id> and no write', async () => {
+    const res = await gw.gql(DETACH, { i: { volumeId, target: { host: { hostAttachmentId: nova.id } } } }, auth);
+    refusal(res, 'input.target.host.hostAttachmentId', 'detachVolume');
     expect(touching(server)).toEqual([]);
     expect(cinderWrites()).toEqual([]);
     expect(os.sim.volume(vid)!.status).toBe('in-use');
@@ -65,14 +65,14 @@ describe('a Nova server\'s attachment used as a Cinder host attachment', () => {
 
   it('should refuse the same attachment named by its Cinder id (which Cinder answers 409) before any write', async () => {
     const byCinderId = encodeGlobalId({ kind: 'Attachment', backend: 'os', scope: os.demo, nativeId: vid, subId: nova.nativeId });
-    refusal(await gw.gql(DETACH, { i: { volumeId, hostAttachmentId: byCinderId } }, auth), 'input.hostAttachmentId', 'detachVolume');
+    refusal(await gw.gql(DETACH, { i: { volumeId, target: { host: { hostAttachmentId: byCinderId } } } }, auth), 'input.target.host.hostAttachmentId', 'detachVolume');
     expect(cinderWrites()).toEqual([]);
   });
 
   it('should refuse it from the host attachment list too, and in the update and complete mutations', async () => {
     const fromList = (await gw.gql(HOST_LIST, { v: volumeId }, auth)).body.data.cinderHostAttachments.nodes;
     expect(fromList).toEqual([{ id: nova.id, nativeId: nova.nativeId }]);
-    refusal(await gw.gql(DETACH, { i: { volumeId, hostAttachmentId: fromList[0].id } }, auth), 'input.hostAttachmentId', 'detachVolume');
+    refusal(await gw.gql(DETACH, { i: { volumeId, target: { host: { hostAttachmentId: fromList[0].id } } } }, auth), 'input.target.host.hostAttachmentId', 'detachVolume');
     refusal(await gw.gql(UPDATE, { i: { attachmentId: nova.id, connector: { host: 'bm-1' } } }, auth), 'input.attachmentId', 'updateNovaVolumeAttachment');
     refusal(await gw.gql(COMPLETE, { i: { attachmentId: nova.id } }, auth), 'input.attachmentId', 'updateNovaVolumeAttachment');
     expect(touching(server)).toEqual([]);
@@ -81,7 +81,7 @@ describe('a Nova server\'s attachment used as a Cinder host attachment', () => {
 
   it('should answer an attachment id the volume does not have with NOT_FOUND naming it, without writing', async () => {
     const gone = '0b7f9a0e-5d7e-4c1e-9d5b-2f6f3c1a9e11';
-    const res = await gw.gql(DETACH, { i: { volumeId, hostAttachmentId: encodeGlobalId({ kind: 'Attachment', backend: 'os', scope: os.demo, nativeId: vid, subId: gone }) } }, auth);
+    const res = await gw.gql(DETACH, { i: { volumeId, target: { host: { hostAttachmentId: encodeGlobalId({ kind: 'Attachment', backend: 'os', scope: os.demo, nativeId: vid, subId: gone }) } } } }, auth);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
     expect(res.body.errors[0].message).toContain(`has no attachment ${gone}`);
     expect(cinderWrites()).toEqual([]);
@@ -90,10 +90,10 @@ describe('a Nova server\'s attachment used as a Cinder host attachment', () => {
   it('should still detach a host attachment by its id: DELETE /attachments/<its Cinder id>', async () => {
     const hostVid = os.sim.seedVolume({ project: os.demo, name: 'host-data', size: 1 });
     const hostVolume = (await gw.gql('query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }', { n: hostVid, p: os.demo }, auth)).body.data.volumeByNativeId.id;
-    const attached = await gw.gql(ATTACH, { i: { volumeId: hostVolume, host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7' } } } }, auth);
+    const attached = await gw.gql(ATTACH, { i: { volumeId: hostVolume, target: { host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7' } } } } }, auth);
     const host = attached.body.data.attachVolume.attachment;
     os.sim.clearRequests();
-    const det = await gw.gql(DETACH, { i: { volumeId: hostVolume, hostAttachmentId: host.id } }, auth);
+    const det = await gw.gql(DETACH, { i: { volumeId: hostVolume, target: { host: { hostAttachmentId: host.id } } } }, auth);
     expect(det.body.errors).toBeUndefined();
     expect(cinderWrites()).toEqual([`DELETE /v3/${os.demo}/attachments/${host.nativeId}`]);
   });
@@ -105,7 +105,7 @@ describe('a Nova server\'s attachment used as a Cinder host attachment', () => {
     expect(await res.json()).toEqual({ conflictingRequest: { code: 409, message: `ConflictNovaUsingAttachment: Detach volume from instance ${server} using the Compute API` } });
     expect(os.sim.volume(vid)!.status).toBe('in-use');
     // Nova's own detach still works.
-    const det = await gw.gql(DETACH, { i: { volumeId, serverId: server } }, auth);
+    const det = await gw.gql(DETACH, { i: { volumeId, target: { server: { serverId: server } } } }, auth);
     expect(det.body.errors).toBeUndefined();
     expect(await waitOperation(gw, det.body.data.detachVolume.operation.id, auth)).toMatchObject({ state: 'SUCCEEDED' });
   });

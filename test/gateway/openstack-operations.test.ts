@@ -46,7 +46,7 @@ describe('OpenStack tracked operations', () => {
   it('should attach through Nova and succeed once Cinder shows the volume in-use with the server', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     const id = await gid(vid);
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, server: { serverId: server, device: '/dev/vdb' } } }, auth);
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, target: { server: { serverId: server, device: '/dev/vdb' } } } }, auth);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.attachVolume.operation).toMatchObject({ kind: 'ATTACH_VOLUME', state: 'PENDING' });
     const done = await waitOperation(gw, res.body.data.attachVolume.operation.id, auth);
@@ -64,7 +64,7 @@ describe('OpenStack tracked operations', () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     os.sim.attachNow(server, vid, { device: '/dev/vdb' });
     const id = await gid(vid);
-    const res = await gw.gql(DETACH, { i: { volumeId: id, serverId: server } }, auth);
+    const res = await gw.gql(DETACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, auth);
     expect(res.body.errors).toBeUndefined();
     const done = await waitOperation(gw, res.body.data.detachVolume.operation.id, auth);
     expect(done).toMatchObject({ kind: 'DETACH_VOLUME', state: 'SUCCEEDED' });
@@ -76,7 +76,7 @@ describe('OpenStack tracked operations', () => {
   it('should fail an attach that ends in error_attaching, with the reason', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     os.sim.failNextAttach(vid);
-    const res = await gw.gql(ATTACH, { i: { volumeId: await gid(vid), server: { serverId: server } } }, auth);
+    const res = await gw.gql(ATTACH, { i: { volumeId: await gid(vid), target: { server: { serverId: server } } } }, auth);
     expect(res.body.errors).toBeUndefined();
     const done = await waitOperation(gw, res.body.data.attachVolume.operation.id, auth);
     expect(done.state).toBe('FAILED');
@@ -88,16 +88,16 @@ describe('OpenStack tracked operations', () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 2 });
     const id = await gid(vid);
     os.sim.clearRequests();
-    const shrink = await gw.gql(EXTEND, { i: { id, newSizeGiB: 2 } }, auth);
+    const shrink = await gw.gql(EXTEND, { i: { volumeId: id, newSizeGiB: 2 } }, auth);
     expect(shrink.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
     expect(shrink.body.errors[0].message).toMatch(/larger than the current size \(2 GiB\)/);
     expect((os.sim.requests() as any[]).filter((r) => r.method === 'POST')).toHaveLength(0);
-    const grow = await gw.gql(EXTEND, { i: { id, newSizeGiB: 5 } }, auth);
+    const grow = await gw.gql(EXTEND, { i: { volumeId: id, newSizeGiB: 5 } }, auth);
     expect(grow.body.errors).toBeUndefined();
     expect(await waitOperation(gw, grow.body.data.extendVolume.operation.id, auth)).toMatchObject({ kind: 'EXTEND_VOLUME', state: 'SUCCEEDED' });
     expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume).toMatchObject({ sizeBytes: 5 * GiB, details: { sizeGiB: 5 } });
     os.sim.failNextExtend(vid);
-    const failing = await gw.gql(EXTEND, { i: { id, newSizeGiB: 6 } }, auth);
+    const failing = await gw.gql(EXTEND, { i: { volumeId: id, newSizeGiB: 6 } }, auth);
     const failed = await waitOperation(gw, failing.body.data.extendVolume.operation.id, auth);
     expect(failed).toMatchObject({ state: 'FAILED', backendStatus: 'error_extending' });
     expect(failed.failureReason).toMatch(/^Cinder set the volume to error_extending/);
@@ -107,7 +107,7 @@ describe('OpenStack tracked operations', () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     os.sim.attachNow(server, vid, {});
     os.sim.stickNextDetach(vid);
-    const res = await gw.gql(DETACH, { i: { volumeId: await gid(vid), serverId: server } }, auth);
+    const res = await gw.gql(DETACH, { i: { volumeId: await gid(vid), target: { server: { serverId: server } } } }, auth);
     const done = await waitOperation(gw, res.body.data.detachVolume.operation.id, auth);
     expect(done).toMatchObject({ state: 'TIMED_OUT', backendStatus: 'detaching' });
     expect(done.failureReason).toMatch(/last backend status: detaching/);
@@ -115,7 +115,7 @@ describe('OpenStack tracked operations', () => {
 
   it('should keep an operation from other projects: its id reads as null', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
-    const res = await gw.gql(EXTEND, { i: { id: await gid(vid), newSizeGiB: 3 } }, auth);
+    const res = await gw.gql(EXTEND, { i: { volumeId: await gid(vid), newSizeGiB: 3 } }, auth);
     const opId = res.body.data.extendVolume.operation.id;
     const other = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { state } }`, { id: opId }, { 'x-auth-token': os.otherToken });
     expect(other.body.errors).toBeUndefined();
@@ -134,12 +134,12 @@ describe('OpenStack tracked operations', () => {
     expect(await waitOperation(gw, snap.body.data.createVolumeSnapshot.operation.id, auth)).toMatchObject({ kind: 'CREATE_SNAPSHOT', state: 'SUCCEEDED' });
     const list = await gw.gql(`{ volumeSnapshots(backend: "os") { nodes { id name ready backendStatus } } }`, {}, auth);
     expect(list.body.data.volumeSnapshots.nodes).toEqual([expect.objectContaining({ name: 'snap-1', ready: true, backendStatus: 'available' })]);
-    const revert = await gw.gql(`mutation($i: RevertCinderVolumeToSnapshotInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { id, snapshotId: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
+    const revert = await gw.gql(`mutation($i: RevertCinderVolumeToSnapshotInput!) { revertCinderVolumeToSnapshot(input: $i) { ${OP} } }`, { i: { volumeId: id, snapshotId: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
     expect(revert.body.errors).toBeUndefined();
     expect(await waitOperation(gw, revert.body.data.revertCinderVolumeToSnapshot.operation.id, auth)).toMatchObject({ kind: 'REVERT_VOLUME', state: 'SUCCEEDED' });
-    const delSnap = await gw.gql(`mutation($i: DeleteVolumeSnapshotInput!) { deleteVolumeSnapshot(input: $i) { deletedId ${OP} } }`, { i: { id: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
+    const delSnap = await gw.gql(`mutation($i: DeleteVolumeSnapshotInput!) { deleteVolumeSnapshot(input: $i) { deletedId ${OP} } }`, { i: { snapshotId: snap.body.data.createVolumeSnapshot.snapshot.id } }, auth);
     expect(await waitOperation(gw, delSnap.body.data.deleteVolumeSnapshot.operation.id, auth)).toMatchObject({ kind: 'DELETE_SNAPSHOT', state: 'SUCCEEDED' });
-    const del = await gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId ${OP} } }`, { i: { id } }, auth);
+    const del = await gw.gql(`mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId ${OP} } }`, { i: { volumeId: id } }, auth);
     expect(del.body.errors).toBeUndefined();
     expect(await waitOperation(gw, del.body.data.deleteVolume.operation.id, auth)).toMatchObject({ kind: 'DELETE_VOLUME', state: 'SUCCEEDED' });
     expect((await gw.gql(VOLUME, { id }, auth)).body.data.volume).toBeNull();
@@ -149,7 +149,7 @@ describe('OpenStack tracked operations', () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     const id = await gid(vid);
     const connector = { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7', platform: 'x86_64', osType: 'linux', multipath: false };
-    const res = await gw.gql(ATTACH, { i: { volumeId: id, host: { connector } } }, auth);
+    const res = await gw.gql(ATTACH, { i: { volumeId: id, target: { host: { connector } } } }, auth);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.attachVolume.attachment).toMatchObject({ state: 'ATTACHED' });
     expect(await waitOperation(gw, res.body.data.attachVolume.operation.id, auth)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
@@ -157,7 +157,7 @@ describe('OpenStack tracked operations', () => {
     expect(v.attachments[0].consumer.__typename).toBe('VolumeHostConsumer');
     const listed = await gw.gql(`query($v: ID) { cinderHostAttachments(backend: "os", volumeId: $v) { nodes { id nativeId state access } } }`, { v: id }, auth);
     expect(listed.body.data.cinderHostAttachments.nodes).toEqual([expect.objectContaining({ state: 'ATTACHED', access: 'READ_WRITE', nativeId: v.attachments[0].nativeId })]);
-    const det = await gw.gql(DETACH, { i: { volumeId: id, hostAttachmentId: v.attachments[0].id } }, auth);
+    const det = await gw.gql(DETACH, { i: { volumeId: id, target: { host: { hostAttachmentId: v.attachments[0].id } } } }, auth);
     expect(det.body.errors).toBeUndefined();
     expect(await waitOperation(gw, det.body.data.detachVolume.operation.id, auth)).toMatchObject({ state: 'SUCCEEDED' });
     const paths = (os.sim.requests() as any[]).filter((r) => r.service === 'cinder' && r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id').replace(/\/v3\/[0-9a-f]+/, '')}`);

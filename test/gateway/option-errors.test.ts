@@ -53,7 +53,7 @@ describe('backend option errors name argument paths', () => {
       message: 'input.sizeBytes must not exceed the maximum size',
       argument: 'input.sizeBytes',
     });
-    expect(await refusal(DELETE, { i: { id: nomadVolume(), cascade: true } }, nomad)).toEqual({ message: 'cascade and force are OpenStack options; Nomad has no such delete', argument: 'input.cascade' });
+    expect(await refusal(DELETE, { i: { volumeId: nomadVolume(), cascade: true } }, nomad)).toEqual({ message: 'cascade and force are OpenStack options; Nomad has no such delete', argument: 'input.cascade' });
     expect(await refusal(SNAPSHOT, { i: { volumeId: nomadVolume(), name: 's', force: true } }, nomad)).toEqual({
       message: 'force is an OpenStack option; Nomad snapshots in-use volumes as the plugin allows',
       argument: 'input.force',
@@ -74,9 +74,9 @@ describe('backend option errors name argument paths', () => {
       message: 'input.cinder.snapshotId (native id) must be an OpenStack snapshot id (a UUID such as 3f2a…-…)',
       argument: 'input.cinder.snapshotId (native id)',
     });
-    expect(await refusal(DELETE, { i: { id: osVolume(), secrets: [{ key: 'k', value: 'v' }] } }, member)).toEqual({ message: 'secrets are a Nomad option; OpenStack deletes need none', argument: 'input.secrets' });
+    expect(await refusal(DELETE, { i: { volumeId: osVolume(), secrets: [{ key: 'k', value: 'v' }] } }, member)).toEqual({ message: 'secrets are a Nomad option; OpenStack deletes need none', argument: 'input.secrets' });
     expect(await refusal(SNAPSHOT, { i: { volumeId: osVolume(), name: 's', parameters: [{ key: 'k', value: 'v' }] } }, member)).toEqual({ message: 'plugin and parameters are Nomad options', argument: 'input' });
-    expect(await refusal(`mutation($i: MigrateCinderVolumeInput!) { migrateCinderVolume(input: $i) { operation { id } } }`, { i: { id: osVolume() } }, { 'x-auth-token': os.adminToken })).toEqual({
+    expect(await refusal(`mutation($i: MigrateCinderVolumeInput!) { migrateCinderVolume(input: $i) { operation { id } } }`, { i: { volumeId: osVolume() } }, { 'x-auth-token': os.adminToken })).toEqual({
       message: 'migrating needs input.host or input.cluster',
       argument: 'input.host',
     });

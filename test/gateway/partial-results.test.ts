@@ -146,11 +146,11 @@ describe('Volume.operations', () => {
   it('should list the operations started on the volume, newest first, and none on another volume', async () => {
     const id = await idOf(os.sim.seedVolume({ project: os.demo, name: 'grow-me', size: 1 }));
     const untouched = await idOf(os.sim.seedVolume({ project: os.demo, name: 'leave-me', size: 1 }));
-    const renamed = await gw.gql(`mutation($id: ID!) { updateVolume(input: { id: $id, name: "grown" }) { operation { id kind state } } }`, { id }, auth);
+    const renamed = await gw.gql(`mutation($id: ID!) { updateVolume(input: { volumeId: $id, name: "grown" }) { operation { id kind state } } }`, { id }, auth);
     expect(renamed.body.errors).toBeUndefined();
     const update = renamed.body.data.updateVolume.operation;
     expect(update).toMatchObject({ kind: 'UPDATE_VOLUME', state: 'SUCCEEDED' });
-    const extended = await gw.gql(`mutation($id: ID!) { extendVolume(input: { id: $id, newSizeGiB: 2 }) { operation { id kind } } }`, { id }, auth);
+    const extended = await gw.gql(`mutation($id: ID!) { extendVolume(input: { volumeId: $id, newSizeGiB: 2 }) { operation { id kind } } }`, { id }, auth);
     expect(extended.body.errors).toBeUndefined();
     const extend = extended.body.data.extendVolume.operation;
     expect(extend.kind).toBe('EXTEND_VOLUME');

@@ -34,7 +34,7 @@ describe('OpenStack: Cinder and Nova refusals', () => {
     os.sim.attachNow(server, vid, {});
     const other = os.sim.seedServer({ project: os.demo, name: 'second' });
     os.sim.clearRequests();
-    const res = await gw.gql(`mutation($i: AttachCinderVolumeLegacyInput!) { attachCinderVolumeLegacy(input: $i) { volume { id } } }`, { i: { id: await gid(vid), serverId: other, mountpoint: '/dev/vdd' } }, member);
+    const res = await gw.gql(`mutation($i: AttachCinderVolumeLegacyInput!) { attachCinderVolumeLegacy(input: $i) { volume { id } } }`, { i: { volumeId: await gid(vid), serverId: other, mountpoint: '/dev/vdd' } }, member);
     // The simulator answered what the real Cinder did: the traceback inside the 400 message.
     const wire = (os.sim.requests() as any[]).find((r) => r.method === 'POST' && r.path.endsWith('/action'));
     expect(wire).toBeDefined();
@@ -47,7 +47,7 @@ describe('OpenStack: Cinder and Nova refusals', () => {
   it('should answer attaching an attached volume through Nova (400 "already attached") with CONFLICT', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'attached', size: 1 });
     os.sim.attachNow(server, vid, {});
-    const res = await gw.gql(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id } } }`, { i: { volumeId: await gid(vid), server: { serverId: server } } }, member);
+    const res = await gw.gql(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id } } }`, { i: { volumeId: await gid(vid), target: { server: { serverId: server } } } }, member);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', backend: 'os', httpStatus: 400, retryable: false });
     expect(res.body.errors[0].extensions.backendMessage).toMatch(/^Invalid volume: volume [0-9a-f-]{36} already attached|is already attached to instances/);
   });
@@ -109,13 +109,13 @@ describe('Nomad: claim conflicts and internal addresses', () => {
   });
 
   it('should answer deregistering a claimed volume with CONFLICT', async () => {
-    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']) }, admin);
+    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', 'vol-000']) }, admin);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', backendMessage: 'volume in use: vol-000' });
   });
 
   it('should strip an internal address from a Nomad RPC error', async () => {
     sim.failNext({ count: 1, status: 500, body: 'rpc error: failed to get conn: dial tcp 10.0.3.7:4647: connect: connection refused', pathPrefix: '/v1/volume/csi/vol-001' });
-    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { id: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', 'vol-001']) }, admin);
+    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', 'vol-001']) }, admin);
     const err = res.body.errors[0];
     expect(err.extensions).toMatchObject({ code: 'BACKEND_UNAVAILABLE', backendMessage: 'rpc error: failed to get conn: dial tcp [host]: connect: connection refused' });
     expectNoLeak(err);

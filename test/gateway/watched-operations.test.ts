@@ -28,7 +28,7 @@ async function attachThenExpire(): Promise<string> {
   const server = os.sim.seedServer({ project: os.demo, name: `app-${Date.now()}` });
   const volume = os.sim.seedVolume({ project: os.demo, name: `data-${Date.now()}`, size: 1 });
   const caller = os.sim.issueToken({ user: OS.demoUser, project: 'demo' });
-  const res = await gw.gql(ATTACH, { i: { volumeId: gid(volume), server: { serverId: server } } }, { 'x-auth-token': caller });
+  const res = await gw.gql(ATTACH, { i: { volumeId: gid(volume), target: { server: { serverId: server } } } }, { 'x-auth-token': caller });
   expect(res.body.errors).toBeUndefined();
   expect(res.body.data.attachVolume.operation.state).toBe('PENDING');
   os.sim.expireToken(caller);
@@ -47,7 +47,7 @@ describe('watched operations through the gateway', () => {
   it('should complete an attach whose caller token expired when the watcher kept the project current as it started', async () => {
     // The pending extend wakes the idle watcher; once it is current, the attach is watched.
     const pending = os.sim.seedVolume({ project: os.demo, name: 'growing', size: 1 });
-    const extend = await gw.gql(EXTEND, { i: { id: gid(pending), newSizeGiB: 2 } }, { 'x-auth-token': os.demoToken });
+    const extend = await gw.gql(EXTEND, { i: { volumeId: gid(pending), newSizeGiB: 2 } }, { 'x-auth-token': os.demoToken });
     expect(extend.body.errors).toBeUndefined();
     await until(async () => (await watcher())?.state === 'POLLING' && (await watcher())?.currentAt !== null, 'the OpenStack watcher to be current', 20_000);
 

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys on creating mutations, over HTTP against the Nomad and OpenStack simulators,
+ * Idempotency keys on creating mutations (and, on OpenStack, on every other state-changing one), over HTTP against the Nomad and OpenStack simulators,
  * with keys in memory and in a real redis-server: a retry with the same key makes no second backend
  * create (counted in the simulators' request logs) and answers the first result; keys are scoped to
  * the caller; a key reused for another input, or while its first request runs, is refused; a failed
@@ -11,6 +11,7 @@ import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, RedisIdempotencyStore } f
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
+import { until } from '../support/until';
 
 const CREATE = 'mutation($i: CreateVolumeInput!) { createVolume(input: $i) { volume { id namespace name } operation { id kind } } }';
 const SNAPSHOT = 'mutation($i: CreateVolumeSnapshotInput!) { createVolumeSnapshot(input: $i) { snapshot { id name } operation { id kind } } }';
@@ -194,7 +195,7 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
   it('should attach a host once for a key sent twice (attachVolume)', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'host-data', size: 1 });
     const volumeId = (await gw.gql(BY_NATIVE_ID, { b: 'os', ns: os.demo, n: vid }, auth)).body.data.volumeByNativeId.id;
-    const i = { volumeId, host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7' } }, idempotencyKey: 'os-attach-1' };
+    const i = { volumeId, target: { host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7' } } }, idempotencyKey: 'os-attach-1' };
     const first = await gw.gql(ATTACH, { i }, auth);
     expect(first.body.errors).toBeUndefined();
     expect(first.body.data.attachVolume.attachment).toEqual({ id: expect.any(String), state: 'ATTACHED' });
@@ -203,6 +204,32 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
     expect(again.body.data.attachVolume.attachment.id).toBe(first.body.data.attachVolume.attachment.id);
     expect(again.body.data.attachVolume.operation).toEqual(first.body.data.attachVolume.operation);
     expect(cinder('POST', '/attachments')).toBe(1);
+  });
+
+  it('should extend, reserve, unreserve, detach and delete once each for a key sent twice (every state-changing mutation takes one)', async () => {
+    const vid = os.sim.seedVolume({ project: os.demo, name: 'keyed-changes', size: 1 });
+    const volumeId = (await gw.gql(BY_NATIVE_ID, { b: 'os', ns: os.demo, n: vid }, auth)).body.data.volumeByNativeId.id;
+    const twice = async (query: string, i: Record<string, unknown>): Promise<any> => {
+      const first = await gw.gql(query, { i }, auth);
+      expect(first.body.errors).toBeUndefined();
+      expect((await gw.gql(query, { i }, auth)).body).toEqual(first.body);
+      return first.body.data;
+    };
+    const actions = (): number => cinder('POST', `/volumes/${vid}/action`);
+    const settled = (size: number) => () => os.sim.volume(vid)?.status === 'available' && os.sim.volume(vid)?.size === size;
+    await twice('mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { operation { id kind } } }', { volumeId, newSizeGiB: 2, idempotencyKey: 'os-extend-1' });
+    expect(actions()).toBe(1);
+    await until(settled(2), 'the extend to finish');
+    await twice('mutation($i: CinderVolumeInput!) { reserveCinderVolume(input: $i) { operation { id kind } } }', { volumeId, idempotencyKey: 'os-reserve-1' });
+    await twice('mutation($i: CinderVolumeInput!) { unreserveCinderVolume(input: $i) { operation { id kind } } }', { volumeId, idempotencyKey: 'os-unreserve-1' });
+    expect(actions()).toBe(3);
+    const attached = await gw.gql(ATTACH, { i: { volumeId, target: { host: { connector: { host: 'bm-8' } } } } }, auth);
+    expect(attached.body.errors).toBeUndefined();
+    await twice('mutation($i: DetachVolumeInput!) { detachVolume(input: $i) { operation { id kind } } }', { volumeId, target: { host: { hostAttachmentId: attached.body.data.attachVolume.attachment.id } }, idempotencyKey: 'os-detach-1' });
+    expect(os.sim.requests().filter((r) => r.service === 'cinder' && r.method === 'DELETE' && r.path.includes('/attachments/')).length).toBe(1);
+    await until(settled(2), 'the detach to finish');
+    await twice('mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId operation { id kind } } }', { volumeId, idempotencyKey: 'os-delete-1' });
+    expect(cinder('DELETE', `/volumes/${vid}`)).toBe(1);
   });
 });
 

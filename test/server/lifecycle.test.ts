@@ -43,7 +43,7 @@ describe('process lifecycle', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-auth-token': DEMO_OPENSTACK_TOKEN },
         body: JSON.stringify({
-          query: 'mutation($v: ID!, $s: ID!) { detachVolume(input: { volumeId: $v, serverId: $s }) { operation { id state } } }',
+          query: 'mutation($v: ID!, $s: ID!) { detachVolume(input: { volumeId: $v, target: { server: { serverId: $s } } }) { operation { id state } } }',
           variables: { v: encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: projectId, nativeId: volumeId }), s: 'a0000000-0000-4000-8000-000000000001' },
         }),
       });

@@ -62,7 +62,7 @@ describe('metrics and logs', () => {
     );
     // The secret went through a create that ran, not one refused before it was read.
     expect(made.errors).toBeUndefined();
-    await gql('mutation Del($id: ID!) { deleteVolume(input: { id: $id, secrets: [{ key: "k", value: "' + secret + '" }] }) { deletedId } }', { id: 'x' });
+    await gql('mutation Del($id: ID!) { deleteVolume(input: { volumeId: $id, secrets: [{ key: "k", value: "' + secret + '" }] }) { deletedId } }', { id: 'x' });
     await gql('{ volumes { nodes { id } } }', undefined, { 'x-nomad-token': 'wrong-token-value' });
     const all = lines.join('\n');
     expect(lines.length).toBeGreaterThan(5);

@@ -46,13 +46,13 @@ describe('OpenStack logs', () => {
     const id = encodeGlobalId({ kind: 'Volume', backend: 'os', scope: os.demo, nativeId: volume });
     const init = await gql(
       'mutation Init($i: InitializeCinderVolumeConnectionInput!) { initializeCinderVolumeConnection(input: $i) { connectionInfo } }',
-      { i: { id, connector: { host: 'bm-1', initiator: 'iqn.2004-10.com.example:logged-host', ip: '192.0.2.10' } } },
+      { i: { volumeId: id, connector: { host: 'bm-1', initiator: 'iqn.2004-10.com.example:logged-host', ip: '192.0.2.10' } } },
       os.demoToken,
     );
     expect(init.errors).toBeUndefined();
     // The caller who asked gets it …
     expect(JSON.stringify(init.data.initializeCinderVolumeConnection.connectionInfo)).toContain('driver_volume_type');
-    const attach = await gql('mutation Attach($v: ID!, $s: ID!) { attachVolume(input: { volumeId: $v, server: { serverId: $s } }) { operation { id } } }', { v: id, s: server }, os.demoToken);
+    const attach = await gql('mutation Attach($v: ID!, $s: ID!) { attachVolume(input: { volumeId: $v, target: { server: { serverId: $s } } }) { operation { id } } }', { v: id, s: server }, os.demoToken);
     expect(attach.errors).toBeUndefined();
     expect(await finalState(attach.data.attachVolume.operation.id)).toBe('SUCCEEDED');
     const ready = await fetch(new URL('/readyz', gateway.url));

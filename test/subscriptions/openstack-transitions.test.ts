@@ -51,7 +51,7 @@ it('sends one event per transition for one attach and one detach, and the operat
   });
 
   // ---- attach
-  const attached = await gw.gql(ATTACH, { i: { volumeId: id, server: { serverId: server } } }, auth);
+  const attached = await gw.gql(ATTACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, auth);
   expect(attached.body.errors).toBeUndefined();
   operationId = attached.body.data.attachVolume.operation.id;
   const states: Array<{ state: string; backendStatus: string | null }> = [];
@@ -70,7 +70,7 @@ it('sends one event per transition for one attach and one detach, and the operat
   // ---- detach
   received.length = 0;
   atEvent.length = 0;
-  const detached = await gw.gql(DETACH, { i: { volumeId: id, serverId: server } }, auth);
+  const detached = await gw.gql(DETACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, auth);
   expect(detached.body.errors).toBeUndefined();
   operationId = detached.body.data.detachVolume.operation.id;
   await until(() => received.some((e) => e.type === 'DETACHED'), 'DETACHED', 30_000);

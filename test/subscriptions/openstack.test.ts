@@ -34,7 +34,7 @@ it('shows an accepted attach as ATTACHING at once, then ATTACHED from the watche
   // The first subscriber wakes the idle watcher; its first full read has the volume.
   await live.watcherCurrent('os');
   expect(live.hub.watcher('os')!.status().volumes).toBe(1);
-  const res = await live.run(ATTACH, { i: { volumeId: gid('os', os.demo, vid), server: { serverId: server } } }, { os: os.demoToken });
+  const res = await live.run(ATTACH, { i: { volumeId: gid('os', os.demo, vid), target: { server: { serverId: server } } } }, { os: os.demoToken });
   expect(res.errors).toBeUndefined();
   await until(() => events(s, 'attachmentChanged').some((e) => e.type === 'ATTACHED'), 'ATTACHED', 20_000);
   const types = events(s, 'attachmentChanged').map((e) => e.type);
@@ -94,7 +94,7 @@ it('sends SUBSCRIBED only once the idle watcher woken by the subscription has it
   expect(live.hub.watcher('os')!.current).toBe(true);
   expect(events(s, 'attachmentChanged')[0]).toMatchObject({ type: 'SUBSCRIBED', omittedBackends: [] });
   os.sim.setLatency(0, 'cinder');
-  const res = await live.run(ATTACH, { i: { volumeId: gid('os', os.demo, vid), server: { serverId: server } } }, { os: os.demoToken });
+  const res = await live.run(ATTACH, { i: { volumeId: gid('os', os.demo, vid), target: { server: { serverId: server } } } }, { os: os.demoToken });
   expect(res.errors).toBeUndefined();
   await until(() => events(s, 'attachmentChanged').some((e) => e.type === 'ATTACHED'), 'ATTACHED', 20_000);
   const types = events(s, 'attachmentChanged').map((e) => e.type);

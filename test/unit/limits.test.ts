@@ -79,7 +79,7 @@ describe('cost model (@cost/@listSize in the schema)', () => {
     expect(cost('{ volumes(first: 10) { edges { cursor node { id } } } }')).toBe(5 + 1 + 10 * (1 + 1));
     expect(cost('{ volumes(first: 2) { nodes { attachments { id } } } }')).toBe(5 + 1 + 2 * (1 + 5 + 5 * 1));
     expect(cost('query($n: Int) { volumes(first: $n) { nodes { id } } }', { n: 100 })).toBe(5 + 1 + 100);
-    expect(cost('mutation { deleteVolume(input: { id: "x" }) { deletedId } }')).toBe(10 + 1);
+    expect(cost('mutation { deleteVolume(input: { volumeId: "x" }) { deletedId } }')).toBe(10 + 1);
   });
 
   it('should not count a first above the largest page (the resolver refuses it)', () => {

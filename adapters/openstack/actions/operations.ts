@@ -15,7 +15,7 @@ import { pending, type OpenStackContext } from '../context';
 import { checkedUuid } from '../ids';
 
 export async function runCinderAction(ctx: OpenStackContext, ref: VolumeRef, a: CinderAction, o: CallOptions): Promise<Accepted<CinderActionResult>> {
-  const id = checkedUuid(ref.nativeId, inputField('id'));
+  const id = checkedUuid(ref.nativeId, inputField('volumeId'));
   const entry = actionEntry(a.action);
   // The entry and the action share a name; TypeScript cannot correlate the union on its own.
   const body = entry.body(a as never);

@@ -17,7 +17,7 @@ import { toStartedAttachment } from '../nova/results';
 export async function attachVolume(ctx: OpenStackContext, ref: VolumeRef, t: AttachTarget, o: CallOptions): Promise<Accepted<Attachment | null>> {
   const volumeId = checkedUuid(ref.nativeId, inputField('volumeId'));
   if (t.kind === 'server') {
-    const target = { ...t, serverId: checkedUuid(t.serverId, inputField('serverId')) };
+    const target = { ...t, serverId: checkedUuid(t.serverId, inputField('target.server.serverId')) };
     const { data, requestId } = await nova.attachServerVolume(ctx.client, volumeId, target, o);
     // ≤ 2.100 Nova answers with the attachment it started; ≥ 2.101 with nothing.
     const started = data?.volumeAttachment ? toStartedAttachment(ctx.backend, ref.namespace, data.volumeAttachment) : null;
@@ -34,14 +34,14 @@ export async function detachVolume(ctx: OpenStackContext, ref: VolumeRef, t: Det
   const volumeId = checkedUuid(ref.nativeId, inputField('volumeId'));
   switch (t.kind) {
     case 'node':
-      throw BadUserInputError.atField('nodeId', () => 'a node is a Nomad consumer; detach from a server or a host attachment');
+      throw BadUserInputError.atField('target.node', () => 'a node is a Nomad consumer; detach from a server or a host attachment');
     case 'server': {
-      const serverId = checkedUuid(t.serverId, inputField('serverId'));
+      const serverId = checkedUuid(t.serverId, inputField('target.server.serverId'));
       const { requestId } = await nova.detachServerVolume(ctx.client, serverId, volumeId, o);
       return { result: undefined, pending: pending(ctx, rules.serverDetach(volumeId, serverId, requestId)) };
     }
     case 'hostAttachment': {
-      const attachmentId = await hostAttachmentId(ctx, volumeId, t.attachmentId, 'detach', inputField('hostAttachmentId'), o);
+      const attachmentId = await hostAttachmentId(ctx, volumeId, t.attachmentId, 'detach', inputField('target.host.hostAttachmentId'), o);
       await cinder.deleteAttachment(ctx.client, attachmentId, o);
       return { result: undefined, pending: pending(ctx, rules.hostDetach(volumeId, attachmentId)) };
     }

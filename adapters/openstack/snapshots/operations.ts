@@ -44,7 +44,7 @@ export async function createSnapshot(ctx: OpenStackContext, spec: SnapshotSpec, 
 
 export async function deleteSnapshot(ctx: OpenStackContext, ref: SnapshotRef, opts: DeleteSnapshotOptions, o: CallOptions): Promise<Accepted<void>> {
   checkDeleteInput(opts);
-  const id = checkedUuid(ref.nativeId, inputField('id'));
+  const id = checkedUuid(ref.nativeId, inputField('snapshotId'));
   const { requestId } = await req.deleteSnapshot(ctx.client, id, o);
   return { result: undefined, pending: pending(ctx, rules.snapshotDelete(id, requestId)) };
 }

@@ -71,14 +71,14 @@ export async function createVolume(ctx: OpenStackContext, spec: VolumeSpec, o: C
 }
 
 export async function updateVolume(ctx: OpenStackContext, ref: VolumeRef, patch: VolumePatch, o: CallOptions): Promise<Volume> {
-  const { data } = await req.updateVolume(ctx.client, checkedUuid(ref.nativeId, inputField('id')), patch, o);
+  const { data } = await req.updateVolume(ctx.client, checkedUuid(ref.nativeId, inputField('volumeId')), patch, o);
   // PUT answers carry no os-vol-* keys: read back for the full view.
   return (await getVolume(ctx, ref, o)) ?? toVolume(ctx.backend, ref.namespace, data!.volume);
 }
 
 export async function deleteVolume(ctx: OpenStackContext, ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
   const options = deleteOptions(opts);
-  const id = checkedUuid(ref.nativeId, inputField('id'));
+  const id = checkedUuid(ref.nativeId, inputField('volumeId'));
   const { requestId } = await req.deleteVolume(ctx.client, id, options, o);
   return { result: undefined, pending: pending(ctx, rules.volumeGone(id, requestId)) };
 }
@@ -88,7 +88,7 @@ export async function extendVolume(ctx: OpenStackContext, ref: VolumeRef, newSiz
     throw BadUserInputError.atField('newSizeBytes', () => 'Cinder sizes are whole GiB: newSizeBytes must be a multiple of 1073741824');
   }
   const newSize = newSizeBytes / GIB;
-  const id = checkedUuid(ref.nativeId, inputField('id'));
+  const id = checkedUuid(ref.nativeId, inputField('volumeId'));
   const wire = await showVolume(ctx, id, o);
   if (!wire) throw new NotFoundError(`volume ${id} not found on backend "${ctx.backend}"`, { backend: ctx.backend, httpStatus: 404 });
   const current = toVolumeFacts(wire);
