@@ -204,7 +204,7 @@ describe('OpenTelemetry traces', () => {
       const res = await fetch(graphqlUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', traceparent: caller.traceparent, ...lab },
-        body: JSON.stringify({ query: 'mutation Attach($v: ID!) { attachVolume(input: { volumeId: $v, host: { connector: { host: "web-9" } } }) { operation { id } } }', variables: { v: scratch.id } }),
+        body: JSON.stringify({ query: 'mutation Attach($v: ID!) { attachVolume(input: { volumeId: $v, target: { host: { connector: { host: "web-9" } } } }) { operation { id } } }', variables: { v: scratch.id } }),
       });
       expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
       // The memory backend's watcher sees ATTACHING while the attach runs, before the domain tells
