@@ -1,19 +1,18 @@
 /**
- * The packed tarball carries `npm-shrinkwrap.json`: the production part of package-lock.json, so
- * `npm install volume-gateway-*.tgz` installs the dependency versions the tests ran against
- * (npm honours a package's shrinkwrap, never its package-lock), and can install them offline
- * from a cache that `npm ci` filled (resolved URL and integrity known, no registry lookup).
+ * The packed tarball carries package-lock.json as `npm-shrinkwrap.json`, the one lockfile npm
+ * reads from a package: `npm ci --omit=dev` in the unpacked package (deploy/Containerfile) and a
+ * registry install of it get the dependency versions the tests ran against.
  *
  *   node --import tsx scripts/shrinkwrap.ts write    (prepack)
- *   node --import tsx scripts/shrinkwrap.ts remove   (postpack: the repo itself keeps package-lock.json)
+ *   node --import tsx scripts/shrinkwrap.ts remove   (postpack: in the repo npm keeps using package-lock.json)
  *
- * npm reads a shrinkwrap from a registry package but not from a tarball named on the command
- * line (pacote does not look inside): `npm install ./volume-gateway-*.tgz` resolves the version
- * ranges afresh, which needs the registry. {@link consumerLock} writes the lockfile that install
- * would write, from the tarball's shrinkwrap, so a folder can install it offline and pinned.
+ * npm does not read the shrinkwrap of a tarball named on the command line (pacote does not look
+ * inside): `npm install ./volume-gateway-*.tgz` resolves the version ranges afresh, which needs
+ * the registry. {@link consumerLock} writes the lockfile that install would write, from the
+ * tarball's shrinkwrap, so a folder can install it pinned, and offline from the npm cache.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 const ROOT = join(__dirname, '..');
@@ -28,12 +27,6 @@ interface LockEntry {
 interface Lockfile {
   packages: Record<string, LockEntry>;
   [key: string]: unknown;
-}
-
-/** package-lock.json without the packages only development needs (a dependency's devDependencies are never installed). */
-export function productionLock(lock: Lockfile): Lockfile {
-  const packages = Object.fromEntries(Object.entries(lock.packages).filter(([path, entry]) => path === '' || entry.dev !== true));
-  return { ...lock, packages };
 }
 
 /** npm's public-registry tarball URL of the package at lock path `path` (`node_modules/@scope/name`). */
@@ -56,7 +49,8 @@ export function consumerLock(tarball: string, shrinkwrap: Lockfile): { packageJs
   // asks the registry where the tarball is. npm maps this host to the configured registry.
   const deps = Object.fromEntries(
     Object.entries(shrinkwrap.packages)
-      .filter(([path]) => path !== '')
+      // A dependency's devDependencies are never installed.
+      .filter(([path, entry]) => path !== '' && entry.dev !== true)
       .map(([path, entry]) => [path, entry.resolved || entry.link ? entry : { ...entry, resolved: registryTarball(path, entry) }]),
   );
   const name = `${root.name}-install`;
@@ -77,8 +71,7 @@ export function consumerLock(tarball: string, shrinkwrap: Lockfile): { packageJs
 
 function main(command: string | undefined): number {
   if (command === 'write') {
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as Lockfile;
-    writeFileSync(SHRINKWRAP, `${JSON.stringify(productionLock(lock), null, 2)}\n`);
+    copyFileSync(join(ROOT, 'package-lock.json'), SHRINKWRAP);
     return 0;
   }
   if (command === 'remove') {
