@@ -9,7 +9,8 @@
 #
 # Environment: MIRROR (http://deb.debian.org/debian), SUITE (bookworm), WORK (/var/tmp/vg-image:
 # the debootstrap'd root is kept there and reused), PORT (the run's host port, 14000),
-# IMAGE (localhost/volume-gateway:<version>).
+# IMAGE (localhost/volume-gateway:<version>), HOST_CA (a CA bundle npm in the build should trust;
+# default: this machine's npm cafile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,9 +69,20 @@ if ! "${B[@]}" inspect --type image "$BASE" >/dev/null 2>&1; then
   "${B[@]}" rm "$ctr" >/dev/null
 fi
 
+# Behind a TLS-intercepting proxy the registry's certificate chain ends at a local CA, which this
+# machine's npm trusts through its `cafile`: lend that file and an npmrc naming it to the build's
+# RUN steps as read-only mounts, so neither ends up in the image.
+mounts=()
+cafile=${HOST_CA:-$(npm config get cafile 2>/dev/null || true)}
+if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -f "$cafile" ]; then
+  printf 'cafile=/etc/ssl/certs/host-ca.pem\n' > "$WORK/npmrc"
+  mounts=(-v "$cafile:/etc/ssl/certs/host-ca.pem:ro" -v "$WORK/npmrc:/usr/local/etc/npmrc:ro")
+  echo "npm in the build trusts $cafile (this machine's npm cafile), mounted for the build only"
+fi
+
 step "buildah bud deploy/Containerfile (FROM $BASE)"
 start=$(date +%s)
-"${B[@]}" bud --isolation chroot --format docker --layers=false \
+"${B[@]}" bud --isolation chroot --format docker --layers=false "${mounts[@]}" \
   --build-arg "NODE_IMAGE=$BASE" -f deploy/Containerfile -t "$IMAGE" "$WORK/context"
 echo "built $IMAGE in $(( $(date +%s) - start )) s"
 "${B[@]}" images "$IMAGE"
@@ -78,14 +90,26 @@ echo "built $IMAGE in $(( $(date +%s) - start )) s"
 
 [ "$RUN" = 1 ] || exit 0
 
-step "run $IMAGE once (buildah run, chroot isolation, host network) and query it"
+step "run $IMAGE once, as its user on its root filesystem mounted read-only, and query it"
+# podman/crun cannot start a container here (crun: setrlimit RLIMIT_NOFILE/RLIMIT_NPROC: Operation
+# not permitted, whatever --ulimit says), so the run is done by hand: the image's root mounted
+# read-only in a private mount namespace, a tmpfs at /tmp, the image's environment and user,
+# chroot, host network.
 ctr=$("${B[@]}" from "$IMAGE")
-cleanup() { [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; "${B[@]}" rm "$ctr" >/dev/null 2>&1 || true; }
+mnt=$("${B[@]}" mount "$ctr")
+cleanup() { [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; "${B[@]}" umount "$ctr" >/dev/null 2>&1; "${B[@]}" rm "$ctr" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-# `buildah run` does not start the ENTRYPOINT by itself; the same command, as the image's user.
-"${B[@]}" run --isolation chroot --user 10001:10001 \
-  --env PORT="$PORT" --env GATEWAY_BACKENDS=lab=memory --env LOG_LEVEL=warn \
-  "$ctr" -- node /opt/volume-gateway/dist/server/main.js > "$WORK/run.log" 2>&1 &
+read -r -a image_env <<< "$("${B[@]}" inspect --type image --format '{{range .Docker.Config.Env}}{{.}} {{end}}' "$IMAGE")"
+user=$("${B[@]}" inspect --type image --format '{{.Docker.Config.User}}' "$IMAGE")
+chroot_bin=$(command -v chroot)
+unshare -m sh -c '
+  set -e
+  mount --bind "$1" "$1" && mount -o remount,bind,ro "$1"
+  mount -t proc proc "$1/proc" && mount -t tmpfs -o size=16m tmpfs "$1/tmp"
+  if touch "$1/opt/probe" 2>/dev/null; then echo "root filesystem is writable" >&2; exit 1; fi
+  root=$1 user=$2 chroot_bin=$3; shift 3
+  exec env -i "$@" "$chroot_bin" --userspec="$user" "$root" node /opt/volume-gateway/dist/server/main.js
+' sh "$mnt" "$user" "$chroot_bin" "${image_env[@]}" PORT="$PORT" GATEWAY_BACKENDS=lab=memory LOG_LEVEL=warn > "$WORK/run.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 150); do
   grep -q 'ready at' "$WORK/run.log" && break
@@ -97,7 +121,7 @@ curl -fsS "http://127.0.0.1:$PORT/healthz"; echo
 curl -fsS -o /dev/null -w 'readyz %{http_code}\n' "http://127.0.0.1:$PORT/readyz"
 curl -fsS -H 'content-type: application/json' -H 'x-memory-token: lab-admin' \
   -d '{"query":"{ volumes(first: 3) { nodes { id name backend { id } } } }"}' "http://127.0.0.1:$PORT/graphql"; echo
-# The image's HEALTHCHECK command, run inside the container as the runtime would.
-"${B[@]}" run --isolation chroot --user 10001:10001 --env PORT="$PORT" "$ctr" -- \
+# The image's HEALTHCHECK command, run inside the image (buildah run: its user and environment).
+"${B[@]}" run --isolation chroot --env PORT="$PORT" "$ctr" -- \
   node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))" \
   && echo "HEALTHCHECK command: exit 0"
