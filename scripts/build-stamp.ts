@@ -17,9 +17,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..');
-const DIST = join(ROOT, 'dist');
-const STAMP = join(DIST, '.build-stamp');
-const PENDING = join(DIST, '.build-stamp.pending');
+const stampPath = (root: string): string => join(root, 'dist', '.build-stamp');
+const pendingPath = (root: string): string => join(root, 'dist', '.build-stamp.pending');
 
 /** Files outside the compiled folders that change what the build writes. */
 const EXTRA_INPUTS = [
@@ -35,7 +34,7 @@ const EXTRA_INPUTS = [
 ];
 
 /** What the build must have written for a start to work. */
-const OUTPUTS = ['dist/server/main.js', 'dist/server/graphiql/assets/manifest.json', 'dist/server/live/assets/manifest.json'];
+export const BUILD_OUTPUTS = ['dist/server/main.js', 'dist/server/graphiql/assets/manifest.json', 'dist/server/live/assets/manifest.json'];
 
 function walk(dir: string, out: string[]): void {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -47,42 +46,52 @@ function walk(dir: string, out: string[]): void {
 }
 
 /** The compiled folders, from tsconfig.build.json's `include` (one list, not two). */
-function compiledFolders(): string[] {
-  const config = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+function compiledFolders(root: string): string[] {
+  const config = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
   return config.include;
 }
 
-/** A hash of every build input's relative path, size and mtime. */
-export function sourceFingerprint(): string {
+/** A hash of every build input's relative path, size and mtime, under the repo at `root`. */
+export function sourceFingerprint(root = ROOT): string {
   const files: string[] = [];
-  for (const folder of compiledFolders()) {
-    const path = join(ROOT, folder);
+  for (const folder of compiledFolders(root)) {
+    const path = join(root, folder);
     if (existsSync(path)) walk(path, files);
   }
-  for (const f of EXTRA_INPUTS) if (existsSync(join(ROOT, f))) files.push(join(ROOT, f));
+  for (const f of EXTRA_INPUTS) if (existsSync(join(root, f))) files.push(join(root, f));
   const hash = createHash('sha256');
-  for (const f of files.map((p) => relative(ROOT, p)).sort()) {
-    const s = statSync(join(ROOT, f));
+  for (const f of files.map((p) => relative(root, p)).sort()) {
+    const s = statSync(join(root, f));
     hash.update(`${f}\t${s.size}\t${s.mtimeMs}\n`);
   }
   return hash.digest('hex');
 }
 
+/** Before a build: clears dist/ and notes the inputs it is built from. */
+export function beginBuild(root = ROOT): void {
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  writeFileSync(pendingPath(root), `${sourceFingerprint(root)}\n`);
+}
+
+/** After a successful build: stamps dist/ with the inputs noted when it began. */
+export function endBuild(root = ROOT): void {
+  if (existsSync(pendingPath(root))) renameSync(pendingPath(root), stampPath(root));
+}
+
 /** Whether dist/ holds a finished build of the current inputs. */
-export function buildIsCurrent(): boolean {
-  if (!existsSync(STAMP) || OUTPUTS.some((f) => !existsSync(join(ROOT, f)))) return false;
-  return readFileSync(STAMP, 'utf8').trim() === sourceFingerprint();
+export function buildIsCurrent(root = ROOT): boolean {
+  if (!existsSync(stampPath(root)) || BUILD_OUTPUTS.some((f) => !existsSync(join(root, f)))) return false;
+  return readFileSync(stampPath(root), 'utf8').trim() === sourceFingerprint(root);
 }
 
 function main(command: string | undefined): number {
   switch (command) {
     case 'begin':
-      rmSync(DIST, { recursive: true, force: true });
-      mkdirSync(DIST, { recursive: true });
-      writeFileSync(PENDING, `${sourceFingerprint()}\n`);
+      beginBuild();
       return 0;
     case 'end':
-      if (existsSync(PENDING)) renameSync(PENDING, STAMP);
+      endBuild();
       return 0;
     case 'ensure': {
       if (buildIsCurrent()) return 0;
