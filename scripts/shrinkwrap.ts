@@ -45,7 +45,7 @@ export function consumerLock(tarball: string, shrinkwrap: Lockfile): { packageJs
   const root = shrinkwrap.packages[''] as { name: string; version: string; dependencies?: object; bin?: object; engines?: object; license?: string };
   const spec = `file:${basename(tarball)}`;
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
-  // The lock omits registry URLs (.npmrc: omit-lockfile-registry-resolved), and without one npm
+  // The lock omits registry URLs (npm setting omit-lockfile-registry-resolved), and without one npm
   // asks the registry where the tarball is. npm maps this host to the configured registry.
   const deps = Object.fromEntries(
     Object.entries(shrinkwrap.packages)
