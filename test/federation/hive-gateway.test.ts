@@ -5,9 +5,9 @@
  * CLI, unmodified, runs in a child process with test/federation/hive/gateway.config.ts (the
  * configuration docs/federation.md shows: header propagation only, no plugin). Hive Gateway talks
  * to this subgraph over graphql-ws with the caller's credential headers on the WebSocket upgrade
- * (its HTTP transport would use GraphQL over SSE, GET with `Accept: text/event-stream`: see the
- * skipped test at the end); a Nomad claim made through the simulator's control API arrives at the
- * client.
+ * (its default HTTP transport uses GraphQL over SSE instead, with `propagateHeaders` alone:
+ * test/streams/hive-sse.test.ts); a Nomad claim made through the simulator's control API arrives at
+ * the client.
  *
  * The caller's Nomad token reads namespace `analytics` only; the gateway's watcher reads everything
  * with its service token. Only the `analytics` claim arrives, so the subscriber's own credential
@@ -29,7 +29,6 @@ import { composeSupergraph } from './supergraph';
 const ROOT = join(__dirname, '..', '..');
 const HIVE_BIN = join(ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 const CONFIG = join(__dirname, 'hive', 'gateway.config.ts');
-const SSE_CONFIG = join(__dirname, 'hive', 'gateway.sse.config.ts');
 
 const SUBSCRIPTION = `subscription Claims {
   volumeChanged(filter: { backends: ["east"], types: [CLAIMED] }) {
@@ -267,18 +266,5 @@ describe('@graphql-hive/gateway routes a credentialed volumes subscription to th
     } finally {
       stop();
     }
-  }, 60_000);
-});
-
-// Hive Gateway's default subgraph transport is HTTP, which sends a subscription as GraphQL over SSE
-// (GET, `Accept: text/event-stream`, the propagated headers on it). The gateway answers that with
-// 400 SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP until GraphQL over SSE lands (issue 19 item 4, second
-// bullet, branch r19-streams): then remove `.skip`.
-describe.skip('[enable once the gateway serves GraphQL over SSE] @graphql-hive/gateway with propagateHeaders alone routes a credentialed subscription over SSE', () => {
-  const h = withHive(SSE_CONFIG);
-
-  it('delivers a Nomad claim to a client subscribing at Hive Gateway with its credential as an HTTP header, over SSE to the subgraph', async () => {
-    await sseClientReceivesOwnClaim(h, 0);
-    expect(await wsConnections(h)).toBe(0);
   }, 60_000);
 });
