@@ -282,8 +282,11 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       // Released when the TCP socket goes, whether or not the handshake succeeded.
       socket.on('close', admission.release);
       const address = admission.address;
+      // Read here, not in the callback: a closure naming `req` would keep every socket's upgrade
+      // request alive through this scope's other closures (bench/heap.ts saw one per subscription).
       const credentials = pickCredentialHeaders(req.headers);
-      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, address, credentials, extractTraceContext(req.headers)));
+      const trace = extractTraceContext(req.headers);
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, address, credentials, trace));
     },
     async close(waitMs) {
       gate.close();
