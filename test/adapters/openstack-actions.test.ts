@@ -64,7 +64,7 @@ describe('OpenStack adapter: Cinder actions by unified name', () => {
       { action: 'reimage' as const, imageId: 'debian', reimageReserved: false },
     ];
     for (const a of refusals) await expect(c.backend.runVolumeAction(ref(id), a, c.as.admin)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
-    await expect(c.backend.runVolumeAction(ref('nope'), { action: 'reserve' }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
+    await expect(c.backend.runVolumeAction(ref('nope'), { action: 'reserve' }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'volumeId' });
     expect(actionKeys()).toEqual([]);
   });
 

@@ -70,7 +70,9 @@ describe('demo listen address', () => {
       if (outsideAddress) expect(await accepts(outsideAddress, Number(url.port))).toBe(true);
       expect(demo.stderr()).toContain('WARNING: demo mode is listening on 0.0.0.0 (HOST), not only on loopback');
       expect(demo.stderr()).toContain('demo-east-management');
-      // Also in the structured log, for whoever reads logs rather than the terminal.
+      // Also in the structured log, for whoever reads logs rather than the terminal (pino writes
+      // asynchronously, so the line may follow the banner by a moment).
+      for (let i = 0; i < 100 && !/"level":40.*"host":"0\.0\.0\.0"/.test(demo.stdout()); i++) await new Promise((r) => setTimeout(r, 50));
       expect(demo.stdout()).toMatch(/"level":40.*"host":"0\.0\.0\.0"/);
     } finally {
       await demo.stop();
