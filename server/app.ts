@@ -40,6 +40,7 @@ import { createPossibleTypesHandler } from './possible-types';
 import { ReadinessState, type ReadinessConfig } from './readiness';
 import { connectRedis, type GatewayRedis } from './redis';
 import { buildGatewaySchema } from './schema';
+import { WS_CLOSE_WAIT_MS } from './shutdown-timing';
 import { createStreamTransport } from './streams';
 import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
 
@@ -102,8 +103,7 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** Longest wait for sockets to answer the shutdown's close frame before they are cut (before the HTTP drain). */
-export const WS_CLOSE_WAIT_MS = 2_000;
+export { WS_CLOSE_WAIT_MS };
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const { registry, logger } = o;

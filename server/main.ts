@@ -5,17 +5,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startGateway, WS_CLOSE_WAIT_MS, type RunningGateway } from './app';
+import { startGateway, type RunningGateway } from './app';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
 import type { DemoBackends } from './demo';
 import { helpText } from './help';
 import { createLogger } from './logger';
 import { GatewayMetrics } from './metrics';
+import { stopDeadlineMs } from './shutdown-timing';
 import { startTracing } from './tracing';
-
-/** Time after the grace period for the steps after the drain (pools, Redis) before exiting anyway. */
-const SHUTDOWN_BACKSTOP_MS = 5_000;
 
 function version(): string {
   // server/main.ts from source, dist/server/main.js when built.
@@ -86,7 +84,7 @@ async function main(argv: string[]): Promise<void> {
     const force = setTimeout(() => {
       logger.error({ signal, graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
       process.exit(1);
-    }, WS_CLOSE_WAIT_MS + config.shutdownGraceMs + SHUTDOWN_BACKSTOP_MS);
+    }, stopDeadlineMs(config.shutdownGraceMs));
     force.unref();
     await gateway.stop();
     await demo?.stop();

@@ -4,15 +4,21 @@
  * JSON jobs read for what they must say. The environment each one sets is read by the gateway's
  * own config reader, and both agree with the Containerfile (port, user, health path).
  */
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { parseAllDocuments } from 'yaml';
-import { WS_CLOSE_WAIT_MS } from '../../server/app';
 import { loadConfig } from '../../server/config';
+import { SERVER_SETTINGS } from '../../server/config-definition';
+import { DEFAULT_SHUTDOWN_DRAIN_MS } from '../../server/readiness';
+import { SHUTDOWN_BACKSTOP_MS, WS_CLOSE_WAIT_MS } from '../../server/shutdown-timing';
 
 const ROOT = join(__dirname, '..', '..');
 const DEPLOY = join(ROOT, 'deploy');
@@ -30,6 +36,11 @@ function containerfile(): { port: number; uid: number; healthPath: string; from:
   };
 }
 
+/** The Containerfile's `HEALTHCHECK` command (exec form), as an argv. */
+function healthcheckCommand(): string[] {
+  return JSON.parse(/^HEALTHCHECK [\s\S]*?CMD (\[.*\])$/m.exec(read('Containerfile'))![1]!) as string[];
+}
+
 /** The gateway's own reading of an environment: throws on an unknown or invalid setting. */
 function gatewayReads(env: Record<string, string>): ReturnType<typeof loadConfig> {
   return loadConfig(env);
@@ -38,6 +49,25 @@ function gatewayReads(env: Record<string, string>): ReturnType<typeof loadConfig
 /** An environment's `${NOMAD_…}` references, filled in as Nomad would. */
 const interpolated = (env: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace('${NOMAD_PORT_http}', '24000').replace('${NOMAD_IP_http}', '10.0.0.5')]));
+
+/** What an orchestrator's kill timeout must leave beyond the gateway's own bound (a loaded node, the runtime's signal delivery). */
+const KILL_MARGIN_MS = 5_000;
+
+/** A millisecond setting as `env` sets it, else the config definition's default. */
+const ms = (env: Record<string, string>, name: string, fallback: number): number => (env[name] === undefined ? fallback : Number(env[name]));
+
+/**
+ * The latest a gateway started with `env` exits after SIGTERM, from the definition's defaults and
+ * what `env` sets: the drain, the sockets' close wait, the grace period, main.ts's backstop. The
+ * gateway's own reading of `env` must agree on the drain and the grace period.
+ */
+function shutdownBound(env: Record<string, string>): number {
+  const drain = ms(env, 'SHUTDOWN_DRAIN_MS', DEFAULT_SHUTDOWN_DRAIN_MS);
+  const grace = ms(env, 'SHUTDOWN_GRACE_MS', SERVER_SETTINGS.shutdownGraceMs.default);
+  const config = gatewayReads(env);
+  expect({ drain: config.shutdownDrainMs, grace: config.shutdownGraceMs }).toEqual({ drain, grace });
+  return drain + WS_CLOSE_WAIT_MS + grace + SHUTDOWN_BACKSTOP_MS;
+}
 
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
@@ -81,11 +111,20 @@ describe('deploy/kubernetes', () => {
     expect(image.healthPath).toBe('/healthz');
     // The only writable place is a volume.
     expect(c.volumeMounts.map((m: { name: string }) => pod.volumes.find((v: { name: string }) => v.name === m.name)?.emptyDir)).not.toContain(undefined);
-    // Kubernetes waits longer than the gateway's own shutdown (grace period, then the WebSocket close wait).
-    const config = gatewayReads(Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value])));
+    const env = Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const config = gatewayReads(env);
     expect(config.port).toBe(image.port);
     expect(config.backends.length).toBeGreaterThan(0);
-    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(config.shutdownGraceMs + WS_CLOSE_WAIT_MS);
+  });
+
+  it('should give the gateway longer to stop than its own shutdown takes, and not delay SIGTERM with a preStop (the gateway drains itself)', () => {
+    const pod = byKind('Deployment').spec.template.spec;
+    const c = pod.containers[0];
+    const env = Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(shutdownBound(env) + KILL_MARGIN_MS);
+    expect(c.lifecycle?.preStop).toBeUndefined();
+    // The check can fail: a longer grace period in the env needs a longer termination grace period.
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeLessThan(shutdownBound({ ...env, SHUTDOWN_GRACE_MS: '20000' }) + KILL_MARGIN_MS);
   });
 
   it('should select the Deployment\'s pods from the Service, the PodDisruptionBudget and the NetworkPolicy', () => {
@@ -108,9 +147,77 @@ describe('deploy/kubernetes', () => {
   });
 });
 
+describe('deploy/kubernetes-tls (mTLS on the gateway\'s port, probes and scrapes on MANAGEMENT_PORT)', () => {
+  // kubectl's built-in kustomize renders the overlay offline (no API server needed).
+  const rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(DEPLOY, 'kubernetes-tls')], { encoding: 'utf8' })).map((d) => d.toJS() as any);
+  const byKind = (kind: string): any => rendered.find((d) => d.kind === kind);
+
+  it('should render the base with the patches, every manifest valid against the Kubernetes schemas', () => {
+    expect(rendered.map((d) => d.kind).sort()).toEqual(['Deployment', 'NetworkPolicy', 'PodDisruptionBudget', 'Service']);
+    for (const d of rendered) expect(() => new MODELS[`${d.apiVersion}/${d.kind}`]!(d).validate()).not.toThrow();
+  });
+
+  it('should serve mTLS on the main port and point every probe and the Prometheus scrape at the management port', () => {
+    const pod = byKind('Deployment').spec.template;
+    const c = pod.spec.containers[0];
+    const config = gatewayReads(Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value])));
+    expect(config.tls).toEqual({ certFile: expect.any(String), keyFile: expect.any(String), clientCaFile: expect.any(String) });
+    // The files are in the mounted Secret.
+    const mount = c.volumeMounts.find((m: { name: string }) => pod.spec.volumes.find((v: any) => v.name === m.name)?.secret);
+    for (const f of [config.tls!.certFile, config.tls!.keyFile, config.tls!.clientCaFile!]) expect(f.startsWith(`${mount.mountPath}/`)).toBe(true);
+    expect(mount.readOnly).toBe(true);
+    // The management port the gateway opens is the container port every probe names.
+    const management = c.ports.find((p: { containerPort: number }) => p.containerPort === config.managementPort);
+    expect(management).toMatchObject({ name: expect.any(String), protocol: 'TCP' });
+    expect(management.name).not.toBe('http');
+    for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) expect(probe.httpGet).toMatchObject({ port: management.name, scheme: 'HTTP' });
+    expect(c.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(c.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(pod.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(config.managementPort), 'prometheus.io/path': '/metrics' });
+    // Prometheus may reach the management port only; the router the TLS port.
+    const rules = byKind('NetworkPolicy').spec.ingress;
+    const portsOf = (name: string): number[] => rules.filter((r: any) => r.from.some((f: any) => f.podSelector?.matchLabels?.['app.kubernetes.io/name'] === name)).flatMap((r: any) => r.ports.map((p: { port: number }) => p.port));
+    expect(portsOf('prometheus')).toEqual([config.managementPort]);
+    expect(portsOf('graphql-router')).toEqual([config.port]);
+    // Shutdown timing is the base's: the patch changes no setting of it.
+    expect(byKind('Deployment').spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(shutdownBound(Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]))) + KILL_MARGIN_MS);
+  });
+});
+
+describe('deploy/Containerfile HEALTHCHECK', () => {
+  const servers: Server[] = [];
+  afterAll(async () => Promise.all(servers.map((s) => new Promise((r) => s.close(r)))));
+  /** A port answering /healthz with `status`. */
+  const serving = async (status: number): Promise<string> => {
+    const s = createServer((req, res) => res.writeHead(req.url === '/healthz' ? status : 404).end());
+    servers.push(s);
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    return String((s.address() as AddressInfo).port);
+  };
+  /** The command's exit code with `env` (no shell, as the runtime runs the exec form). */
+  const exitCode = async (env: Record<string, string>): Promise<number> => {
+    const [cmd, ...args] = healthcheckCommand();
+    return promisify(execFile)(cmd === 'node' ? process.execPath : cmd!, args, { env: { PATH: process.env.PATH!, ...env } }).then(
+      () => 0,
+      (err: { code: number }) => err.code,
+    );
+  };
+
+  it('should probe MANAGEMENT_PORT when it is set, else PORT', async () => {
+    const up = await serving(200);
+    const down = await serving(503);
+    expect(await exitCode({ PORT: up })).toBe(0);
+    expect(await exitCode({ PORT: down })).toBe(1);
+    // PORT speaks TLS (here: answers 503 to plain HTTP); the management port is asked instead.
+    expect(await exitCode({ PORT: down, MANAGEMENT_PORT: up })).toBe(0);
+    expect(await exitCode({ PORT: up, MANAGEMENT_PORT: down })).toBe(1);
+  });
+});
+
 describe('deploy/nomad', () => {
   const job = (file: string): any => JSON.parse(read('nomad', file)).Job;
-  const SECOND = 1e9;
+  /** Nomad's durations are nanoseconds. */
+  const MS = 1e6;
 
   for (const file of ['volume-gateway.docker.json', 'volume-gateway.exec.json']) {
     it(`${file}: a service with the http port, a /readyz and a /healthz check on it, and an environment the gateway reads`, () => {
@@ -129,8 +236,15 @@ describe('deploy/nomad', () => {
       expect(task.Resources).toEqual({ CPU: expect.any(Number), MemoryMB: expect.any(Number), MemoryMaxMB: expect.any(Number) });
       const config = gatewayReads(interpolated(task.Env));
       expect(config.backends.length).toBeGreaterThan(0);
-      expect(task.KillTimeout).toBeGreaterThan((config.shutdownGraceMs + WS_CLOSE_WAIT_MS) * 1e6);
-      expect(group.ShutdownDelay).toBeGreaterThanOrEqual(1 * SECOND);
+    });
+
+    it(`${file}: KillTimeout above the gateway's own shutdown bound, and no ShutdownDelay doubling its drain`, () => {
+      const group = job(file).TaskGroups[0];
+      const task = group.Tasks[0];
+      expect(task.KillSignal).toBe('SIGTERM');
+      expect(task.KillTimeout / MS).toBeGreaterThanOrEqual(shutdownBound(interpolated(task.Env)) + KILL_MARGIN_MS);
+      expect(group.ShutdownDelay ?? 0).toBe(0);
+      expect(task.ShutdownDelay ?? 0).toBe(0);
     });
   }
 
