@@ -128,7 +128,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const http = resolveHttpEdgeOptions(o.config.http);
   const countRefusal = (err: EdgeError): void => metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
   // Subscriptions over SSE and multipart HTTP (server/streams/), fed by the same hub as graphql-ws.
-  const streams = createStreamTransport({ schema: limited.schema, limits, services, hub: live, trustProxyHops: http.trustProxyHops, maxBufferedBytes: resolveWsOptions(o.config.ws).maxBufferedBytes, logger });
+  const streams = createStreamTransport({ schema: limited.schema, limits, services, hub: live, trustProxyHops: http.trustProxyHops, maxBufferedBytes: resolveWsOptions(o.config.ws).maxBufferedBytes, logger, metrics });
   const handleGraphQL = createGraphQLHttpHandler({
     maxBodyBytes: o.config.maxBodyBytes,
     limiter: new CallerLimiter(http.rateLimit),

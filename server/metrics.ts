@@ -19,6 +19,15 @@ export interface WebSocketMetricsSource {
   queueBytes(): { max: number; sum: number };
 }
 
+/** The HTTP stream transports (server/streams/): the label values of `gateway_stream_subscriptions`. */
+export type StreamTransportName = 'sse' | 'multipart';
+
+/** What the HTTP stream transports tell the gauge at scrape time. */
+export interface StreamMetricsSource {
+  /** Subscriptions streaming now, per transport. */
+  subscriptions(): Record<StreamTransportName, number>;
+}
+
 /**
  * How a GraphQL operation ended: `partial` when data came back beside errors; `aborted` when the
  * client went away first (its connection closed), whatever the backends did.
@@ -130,12 +139,27 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  /** Upgrades and subscriptions refused, by code (ORIGIN_NOT_ALLOWED, TOO_MANY_CONNECTIONS, SUBSCRIPTION_LIMIT …). */
+  /**
+   * Upgrades and subscriptions refused, by code (ORIGIN_NOT_ALLOWED, TOO_MANY_CONNECTIONS,
+   * SUBSCRIPTION_LIMIT …): graphql-ws's, and those of SSE and multipart streams (server/streams/).
+   */
   readonly wsRefusals = new Counter({
     name: 'gateway_ws_refusals_total',
-    help: 'WebSocket upgrades and subscriptions refused, by error code.',
+    help: 'Subscriptions refused (graphql-ws upgrades and subscriptions, SSE and multipart streams), by error code.',
     labelNames: ['code'] as const,
     registers: [this.registry],
+  });
+
+  /** Subscriptions streaming over HTTP, by transport (read at scrape time; graphql-ws ones are `gateway_ws_subscriptions`). */
+  readonly streamSubscriptions: Gauge<'transport'> = new Gauge({
+    name: 'gateway_stream_subscriptions',
+    help: 'Subscriptions open over HTTP streams, by transport (sse, multipart).',
+    labelNames: ['transport'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const open = this.#streams?.subscriptions() ?? { sse: 0, multipart: 0 };
+      for (const transport of ['sse', 'multipart'] as const) this.streamSubscriptions.set({ transport }, open[transport]);
+    },
   });
 
   /** Messages not sent because their socket was already closing. */
@@ -158,6 +182,7 @@ export class GatewayMetrics {
   });
 
   #ws: WebSocketMetricsSource | undefined;
+  #streams: StreamMetricsSource | undefined;
   #breakers: BreakerBoard | undefined;
 
   /** The live hub's counters and watcher gauges. */
@@ -172,6 +197,11 @@ export class GatewayMetrics {
   /** The socket layer reports its gauges through `source` from now on. */
   observeWebSockets(source: WebSocketMetricsSource): void {
     this.#ws = source;
+  }
+
+  /** The HTTP stream transports report their gauge through `source` from now on. */
+  observeStreams(source: StreamMetricsSource): void {
+    this.#streams = source;
   }
 
   /** `/metrics` shows the breakers of `board` from now on. */

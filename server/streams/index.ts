@@ -27,6 +27,7 @@ import type { OperationParams } from '../http/operation-screen';
 import { sendJson } from '../http/respond';
 import type { OperationLimits } from '../limits';
 import type { Logger } from '../logger';
+import type { GatewayMetrics, StreamTransportName } from '../metrics';
 import { isSlowConsumer, SubscriptionsUnavailableError } from '../ws/errors';
 import { checkOperation, ValidDocuments } from '../ws/operation';
 import { streamKindOf, wantsEventsOnly } from './accept';
@@ -49,6 +50,8 @@ export interface StreamTransportOptions {
   /** Bytes queued for one response beyond which it is cut as a slow consumer: graphql-ws's `maxBufferedBytes`. */
   maxBufferedBytes: number;
   logger: Logger;
+  /** `gateway_stream_subscriptions`, and refusals counted in `gateway_ws_refusals_total` with graphql-ws's. */
+  metrics: GatewayMetrics;
 }
 
 export interface StreamTransport {
@@ -73,6 +76,7 @@ const retryMs = (): number => 1_000 + Math.floor(Math.random() * 2_000);
 const RESTART = { code: 'SHUTTING_DOWN', message: 'the gateway is shutting down: subscribe again (to another replica) and resume from your last cursor' };
 
 interface Live {
+  transport: StreamTransportName;
   out: OpenStream;
   stream: AsyncGenerator<LiveResult, void, void>;
 }
@@ -87,12 +91,32 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
     o.limits.executionGuards.finishErrors(errors.map((e) => formatGraphQLError(e, { parseErrorReason, onUnexpected: (err, path) => o.logger.error({ err, requestId, path }, 'unexpected error in a subscription') })));
   const jsonOf = (r: LiveResult, requestId?: string): string => (r instanceof SerializedResult ? r.json : JSON.stringify(r.errors ? { ...r, errors: formatErrors(r.errors, requestId) } : r));
 
+  /** Counted with graphql-ws's refusals: one per error, by its code. */
+  const countRefusal = (code: unknown): void => void o.metrics.wsRefusals.inc({ code: String(code ?? 'UNKNOWN') });
+
   /** A subscription that never started: its errors as the one result, then the end. */
   const refuse = (out: OpenStream, errors: readonly GraphQLError[], requestId?: string): void => {
+    const formatted = formatErrors(errors, requestId);
+    for (const e of formatted) countRefusal(e.extensions?.code);
     out.open();
-    out.write(out.protocol.next(JSON.stringify({ errors: formatErrors(errors, requestId) })));
+    out.write(out.protocol.next(JSON.stringify({ errors: formatted })));
     out.end(out.protocol.complete);
   };
+
+  /** A start refused because the gateway is stopping: the protocol's restart, so the client resubscribes elsewhere. */
+  const refuseClosing = (out: OpenStream): void => {
+    countRefusal(RESTART.code);
+    out.open();
+    out.end(out.protocol.restart(RESTART.code, RESTART.message, retryMs()));
+  };
+
+  o.metrics.observeStreams({
+    subscriptions: () => {
+      const n = { sse: 0, multipart: 0 };
+      for (const l of open) if (!l.out.ended) n[l.transport]++;
+      return n;
+    },
+  });
 
   /** Writes the hub's results until its stream ends; returns once it has. */
   const pump = async (live: Live, requestId?: string): Promise<void> => {
@@ -123,12 +147,10 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
     },
 
     async serve(req, res, params) {
-      const protocol: StreamProtocol = streamKindOf(req.headers.accept) === 'multipart' ? MULTIPART : SSE;
+      const transport: StreamTransportName = streamKindOf(req.headers.accept) === 'multipart' ? 'multipart' : 'sse';
+      const protocol: StreamProtocol = transport === 'multipart' ? MULTIPART : SSE;
       const out = new OpenStream(res, protocol, o.maxBufferedBytes, (queued) => o.logger.info({ queuedBytes: queued, max: o.maxBufferedBytes }, 'subscription stream cut: slow consumer'));
-      if (closing) {
-        out.open();
-        return out.end(protocol.restart(RESTART.code, RESTART.message, retryMs()));
-      }
+      if (closing) return refuseClosing(out);
       const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined;
       let credentials;
       try {
@@ -136,7 +158,9 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
       } catch (err) {
         // As HTTP answers a bad credential header: 400, before any stream.
         if (!(err instanceof BadUserInputError)) throw err;
-        return sendJson(res, 400, { errors: [formatGraphQLError(toGraphQLError(err))] });
+        const error = formatGraphQLError(toGraphQLError(err));
+        countRefusal(error.extensions?.code);
+        return sendJson(res, 400, { errors: [error] });
       }
       const payload = payloadOf(params);
       if (payload instanceof BadUserInputError) return refuse(out, [toGraphQLError(payload)], requestId);
@@ -163,13 +187,10 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
         contextValue.limits.end();
       }
       if (!isStream(result)) return refuse(out, (result as ExecutionResult).errors ?? [], requestId);
-      const live: Live = { out, stream: result };
+      const live: Live = { transport, out, stream: result };
       // Gone while the hub was starting: its place goes back at once.
       if (out.ended || closing) {
-        if (closing && !out.ended) {
-          out.open();
-          out.end(protocol.restart(RESTART.code, RESTART.message, retryMs()));
-        }
+        if (closing && !out.ended) refuseClosing(out);
         return void (await result.return(undefined));
       }
       open.add(live);
@@ -179,7 +200,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
         if (!out.ended) out.cut();
         live.stream.return(undefined).catch((err: unknown) => o.logger.warn({ err, requestId }, 'live stream failed to end cleanly'));
       });
-      o.logger.debug({ stream: protocol === SSE ? 'sse' : 'multipart', requestId, operation: op.operationName }, 'subscription stream started');
+      o.logger.debug({ stream: transport, requestId, operation: op.operationName }, 'subscription stream started');
       out.open();
       await pump(live, requestId);
     },
