@@ -2,7 +2,10 @@
  * deploy/: the Kubernetes manifests validated offline against the Kubernetes schemas
  * (kubernetes-models' validate(); `kubectl --dry-run=client` needs an API server), and the Nomad
  * JSON jobs read for what they must say. The environment each one sets is read by the gateway's
- * own config reader, and both agree with the Containerfile (port, user, health path).
+ * own config reader, and both agree with the Containerfile (port, user, health path). Kill
+ * timeouts are checked against the gateway's shutdown bound (server/shutdown-timing.ts), the mTLS
+ * overlay (deploy/kubernetes-tls) is rendered by kubectl's built-in kustomize, and the
+ * Containerfile's HEALTHCHECK command is run against real ports.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
