@@ -7,7 +7,7 @@
 import type { Logger } from '../logger';
 import { readTracingSettings } from './settings';
 
-export { readTracingSettings, DEFAULT_SERVICE_NAME, type TracingSettings } from './settings';
+export { readTracingSettings, DEFAULT_SERVICE_NAME, OTEL_VARIABLES, type TracingSettings } from './settings';
 export { extractTraceContext, inOperationSpan, tracingPlugin, wsOperationSpan } from './operation';
 
 /** Tracing while it runs. */

@@ -27,6 +27,26 @@ export interface TracingSettings {
   ignoredPropagators: string[];
 }
 
+/**
+ * The `OTEL_*` variables the gateway honours, read here or by the SDK itself (`--help`,
+ * docs/tracing.md). The `_TRACES_` forms of the exporter's variables are honoured too.
+ */
+export const OTEL_VARIABLES: readonly string[] = [
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TIMEOUT',
+  'OTEL_PROPAGATORS',
+  'OTEL_SERVICE_NAME',
+  'OTEL_RESOURCE_ATTRIBUTES',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
+  'OTEL_BSP_*',
+  'OTEL_SDK_DISABLED',
+];
+
 /** The service name spans carry unless `OTEL_SERVICE_NAME` says otherwise. */
 export const DEFAULT_SERVICE_NAME = 'volume-gateway';
 
