@@ -18,9 +18,15 @@ export interface AcceptedChange {
 }
 
 /**
- * What mutations tell the live path (`GatewayServices.live`): an accepted attach or detach is
- * appended as ATTACHING/DETACHING at once and the backend's watcher is nudged. Never throws.
+ * What mutations tell the live path (`GatewayServices.live`). Never throws.
  */
 export interface LiveMutations {
+  /** An accepted attach or detach: appended as ATTACHING/DETACHING at once, and the backend's watcher is nudged. */
   accepted(c: AcceptedChange): void;
+  /**
+   * A tracked mutation changed (or started changing) this volume: called by `track` for every
+   * volume operation, inside the mutation's span, so the volume's events that follow link to its
+   * trace (docs/tracing.md). Does nothing without tracing.
+   */
+  changing(volume: VolumeRef): void;
 }

@@ -22,8 +22,15 @@ export interface OperationTarget {
 /** A volume as an operation's target. */
 export const target = (ref: VolumeRef): OperationTarget => ({ backend: ref.backend, scope: ref.namespace, id: volumeId(ref) });
 
-/** Hands a use case's pending work (or its synchronous success) to the tracker. */
+/**
+ * Hands a use case's pending work (or its synchronous success) to the tracker. A volume's change is
+ * also told to the live path, so the events it causes are linked to this mutation's trace.
+ */
 export function track(ctx: GatewayContext, kind: OperationKind, target: OperationTarget, accepted: Accepted<unknown>): Promise<OperationRecord> {
+  if (ctx.live) {
+    const t = decodeGlobalId(target.id, null);
+    if (t.kind === 'Volume') ctx.live.changing({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId });
+  }
   return ctx.operations.start({
     kind,
     backend: target.backend,

@@ -6,6 +6,7 @@
 import { isSetting, settingLeaves, type SettingsGroup } from '../adapters/contract/settings';
 import { BACKEND_MODULES } from '../adapters/modules';
 import { BACKEND_ENV_PREFIX, backendSettings, BACKENDS_SETTING, GATEWAY_SETTINGS, SERVER_SETTINGS } from './config-definition';
+import { OTEL_VARIABLES } from './tracing/settings';
 
 const WIDTH = 100;
 const LABEL = 14;
@@ -54,6 +55,10 @@ export function helpText(): string {
     'Settings by family (the config file\'s sections); the environment wins over the file:',
     row('gateway', names(top, '')),
     ...sections.map(([key, group]) => row(key, names(group, key))),
+    '',
+    'Tracing (OpenTelemetry, docs/tracing.md): off unless OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT',
+    'is set; then OTLP over http/protobuf (or http/json), W3C traceparent and baggage propagation.',
+    row('tracing', [...OTEL_VARIABLES]),
     '',
     'With no backend configured (and NODE_ENV not production), simulated backends with demo data',
     'are started. An unknown GATEWAY_*, WS_*, MAX_* … variable or config-file key stops start-up.',

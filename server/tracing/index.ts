@@ -7,7 +7,7 @@
 import type { Logger } from '../logger';
 import { readTracingSettings } from './settings';
 
-export { readTracingSettings, DEFAULT_SERVICE_NAME, type TracingSettings } from './settings';
+export { readTracingSettings, DEFAULT_SERVICE_NAME, OTEL_VARIABLES, type TracingSettings } from './settings';
 export { extractTraceContext, inOperationSpan, tracingPlugin, wsOperationSpan } from './operation';
 
 /** Tracing while it runs. */
@@ -26,9 +26,9 @@ export function startTracing(env: NodeJS.ProcessEnv, logger: Logger, serviceVers
   if (!settings) return undefined;
   // Loaded only when on: a gateway without the variables never loads the SDK.
   const { registerSdk } = require('./sdk') as typeof import('./sdk');
-  const sdk = registerSdk({ exporters: settings.exporters, serviceName: settings.serviceName, serviceVersion });
-  if (settings.protocolFallback) logger.warn({ protocol: settings.protocolFallback }, 'OTLP traces are exported as http/json: the installed exporter speaks no other protocol');
-  logger.info({ exporters: settings.exporters, serviceName: settings.serviceName }, 'tracing on');
+  const sdk = registerSdk({ exporters: settings.exporters, protocol: settings.protocol, propagators: settings.propagators, serviceName: settings.serviceName, serviceVersion });
+  if (settings.ignoredPropagators.length > 0) logger.warn({ propagators: settings.ignoredPropagators }, 'OTEL_PROPAGATORS names propagators the gateway does not have: ignored (it has tracecontext, baggage and none)');
+  logger.info({ exporters: settings.exporters, protocol: settings.protocol, propagators: settings.propagators, serviceName: settings.serviceName }, 'tracing on');
   return {
     shutdown: () => sdk.shutdown().catch((err: unknown) => logger.warn({ err }, 'flushing spans at shutdown failed')),
   };

@@ -8,12 +8,14 @@
  * `OTEL_EXPORTER_OTLP[_TRACES]_{ENDPOINT,HEADERS,TIMEOUT}`; `OTEL_SERVICE_NAME` and
  * `OTEL_RESOURCE_ATTRIBUTES` through the resource's env detector.
  */
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { TextMapPropagator } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import type { TraceExporterName } from './settings';
+import type { OtlpProtocol, PropagatorName, TraceExporterName } from './settings';
 
 /** What `startTracing` needs of the SDK: a flush-and-stop for the graceful shutdown. */
 export interface TracingSdk {
@@ -21,14 +23,23 @@ export interface TracingSdk {
   shutdown(): Promise<void>;
 }
 
-/** Registers a tracer provider, the W3C trace-context propagator and the async context manager globally. */
-export function registerSdk(o: { exporters: readonly TraceExporterName[]; serviceName: string; serviceVersion: string }): TracingSdk {
-  const processors: SpanProcessor[] = o.exporters.map((e) => (e === 'console' ? new SimpleSpanProcessor(new ConsoleSpanExporter()) : new BatchSpanProcessor(new OTLPTraceExporter())));
+const PROPAGATOR: Record<PropagatorName, () => TextMapPropagator> = {
+  tracecontext: () => new W3CTraceContextPropagator(),
+  baggage: () => new W3CBaggagePropagator(),
+};
+
+/** The OTLP/HTTP exporter for the protocol: protobuf (`application/x-protobuf`) or JSON. */
+const otlpExporter = (protocol: OtlpProtocol) => (protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtoExporter());
+
+/** Registers a tracer provider, the propagators (`OTEL_PROPAGATORS`) and the async context manager globally. */
+export function registerSdk(o: { exporters: readonly TraceExporterName[]; protocol: OtlpProtocol; propagators: readonly PropagatorName[]; serviceName: string; serviceVersion: string }): TracingSdk {
+  const processors: SpanProcessor[] = o.exporters.map((e) => (e === 'console' ? new SimpleSpanProcessor(new ConsoleSpanExporter()) : new BatchSpanProcessor(otlpExporter(o.protocol))));
   const resource = defaultResource()
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName, [ATTR_SERVICE_VERSION]: o.serviceVersion }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
-  provider.register({ propagator: new W3CTraceContextPropagator() });
+  // With `none`, an empty composite: nothing is read from callers or sent to backends.
+  provider.register({ propagator: new CompositePropagator({ propagators: o.propagators.map((p) => PROPAGATOR[p]()) }) });
   return { shutdown: () => provider.shutdown() };
 }

@@ -8,22 +8,51 @@ import { ConfigError } from '../../adapters/contract/settings';
 /** Span exporters the gateway can build (`OTEL_TRACES_EXPORTER`). */
 export type TraceExporterName = 'otlp' | 'console';
 
+/** How OTLP spans are sent (`OTEL_EXPORTER_OTLP[_TRACES]_PROTOCOL`). */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/** Propagators the gateway can use (`OTEL_PROPAGATORS`). */
+export type PropagatorName = 'tracecontext' | 'baggage';
+
 /** What tracing runs with, once on. */
 export interface TracingSettings {
   exporters: TraceExporterName[];
   /** `OTEL_SERVICE_NAME`, else this. */
   serviceName: string;
-  /**
-   * A protocol asked for that the installed exporter does not speak (`http/protobuf`): spans are
-   * sent as `http/json`, which the OpenTelemetry Collector takes on the same port and path.
-   */
-  protocolFallback?: string;
+  /** The OTLP exporter's protocol. @default 'http/protobuf' (OTLP's default) */
+  protocol: OtlpProtocol;
+  /** `OTEL_PROPAGATORS`, known names only, in order; empty with `none`. @default ['tracecontext', 'baggage'] */
+  propagators: PropagatorName[];
+  /** Names in `OTEL_PROPAGATORS` the gateway does not know: warned about and ignored, as the SDK does. */
+  ignoredPropagators: string[];
 }
+
+/**
+ * The `OTEL_*` variables the gateway honours, read here or by the SDK itself (`--help`,
+ * docs/tracing.md). The `_TRACES_` forms of the exporter's variables are honoured too.
+ */
+export const OTEL_VARIABLES: readonly string[] = [
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TIMEOUT',
+  'OTEL_PROPAGATORS',
+  'OTEL_SERVICE_NAME',
+  'OTEL_RESOURCE_ATTRIBUTES',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
+  'OTEL_BSP_*',
+  'OTEL_SDK_DISABLED',
+];
 
 /** The service name spans carry unless `OTEL_SERVICE_NAME` says otherwise. */
 export const DEFAULT_SERVICE_NAME = 'volume-gateway';
 
 const EXPORTERS: ReadonlySet<string> = new Set(['otlp', 'console', 'none']);
+
+const PROPAGATORS: ReadonlySet<string> = new Set<PropagatorName>(['tracecontext', 'baggage']);
 
 const set = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
 
@@ -44,14 +73,22 @@ export function readTracingSettings(env: NodeJS.ProcessEnv): TracingSettings | n
   const exporters = names as TraceExporterName[];
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim().toLowerCase();
   if (exporters.includes('otlp') && protocol === 'grpc') {
-    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc is not supported: use http/json (the Collector takes OTLP/HTTP on port 4318)');
+    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc is not supported: use http/protobuf or http/json (the Collector takes OTLP/HTTP on port 4318)');
   }
   if (exporters.includes('otlp') && set(protocol) && protocol !== 'http/json' && protocol !== 'http/protobuf') {
-    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `unknown protocol ${JSON.stringify(protocol)}: use http/json`);
+    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `unknown protocol ${JSON.stringify(protocol)}: use http/protobuf or http/json`);
   }
   return {
     exporters,
     serviceName: set(env.OTEL_SERVICE_NAME) ? env.OTEL_SERVICE_NAME.trim() : DEFAULT_SERVICE_NAME,
-    ...(exporters.includes('otlp') && protocol === 'http/protobuf' ? { protocolFallback: protocol } : {}),
+    protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
+    ...readPropagators(env.OTEL_PROPAGATORS),
   };
+}
+
+/** `OTEL_PROPAGATORS` (comma-separated; `none` alone means none): unknown names are set aside, not refused, as the SDK does. */
+function readPropagators(v: string | undefined): Pick<TracingSettings, 'propagators' | 'ignoredPropagators'> {
+  const names = set(v) ? [...new Set(v.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== ''))] : ['tracecontext', 'baggage'];
+  if (names.includes('none')) return { propagators: [], ignoredPropagators: names.filter((n) => n !== 'none') };
+  return { propagators: names.filter((n): n is PropagatorName => PROPAGATORS.has(n)), ignoredPropagators: names.filter((n) => !PROPAGATORS.has(n)) };
 }

@@ -68,8 +68,8 @@ export interface FeedOptions {
 const OPERATION_WAIT_MS = 2_000;
 
 /**
- * How long a volume's changes are said to be caused by the mutation last accepted on it (their
- * delivery spans link to its trace): long enough for an attach or detach to finish.
+ * How long a volume's changes are said to be caused by the mutation last tracked on it (their
+ * delivery spans link to its trace): long enough for an attach, a create or an extend to finish.
  */
 const CAUSE_TTL_MS = 10 * 60_000;
 
@@ -114,7 +114,7 @@ export class Feed implements LiveMutations {
   /** Operations in progress, by id (from the tracker's changes). */
   readonly #pending = new Map<string, OperationRecord>();
   readonly #transitions = new Transitions();
-  /** Per volume, the trace of the mutation last accepted on it and until when (only with tracing on). */
+  /** Per volume, the trace of the mutation last tracked on it and until when (only with tracing on). */
   readonly #causes = new Map<string, { traceparent: string; until: number }>();
   #chain: Promise<void> = Promise.resolve();
   #unsubscribe: (() => void) | null = null;
@@ -231,9 +231,6 @@ export class Feed implements LiveMutations {
   accepted(c: AcceptedChange): void {
     const w = this.#watchers.watcher(c.volume.backend);
     if (!w || !c.pending) return;
-    // Called inside the mutation: its span is the active one.
-    const cause = activeTraceparent();
-    if (cause) this.#causes.set(refKey(c.volume), { traceparent: cause, until: Date.now() + CAUSE_TTL_MS });
     const view = w.volume(c.volume);
     let after: Volume | null = null;
     if (view && c.kind === 'ATTACH') {
@@ -249,6 +246,13 @@ export class Feed implements LiveMutations {
     }
     const server = c.target.kind === 'server' ? [c.target.serverId] : [];
     w.nudge([c.volume], server);
+  }
+
+  changing(volume: VolumeRef): void {
+    if (!this.#watchers.watcher(volume.backend)) return;
+    // Called inside the mutation: its span is the active one (none without tracing).
+    const cause = activeTraceparent();
+    if (cause) this.#causes.set(refKey(volume), { traceparent: cause, until: Date.now() + CAUSE_TTL_MS });
   }
 
   /** Stops every watcher. */

@@ -6,6 +6,7 @@ import { isSetting, settingLeaves } from '../../adapters/contract/settings';
 import { BACKEND_MODULES } from '../../adapters/modules';
 import { ConfigError, loadConfig } from '../../server/config';
 import { GATEWAY_SETTINGS } from '../../server/config-definition';
+import { OTEL_VARIABLES } from '../../server/tracing/settings';
 
 const root = join(__dirname, '..', '..');
 
@@ -117,6 +118,8 @@ describe('command line', () => {
     for (const m of BACKEND_MODULES) expect(help.stdout).toMatch(new RegExp(`^  ${m.kind} .*${m.credential.header}`, 'm'));
     for (const [key, node] of Object.entries(GATEWAY_SETTINGS)) if (!isSetting(node)) expect(help.stdout).toMatch(new RegExp(`^  ${key} `, 'm'));
     for (const { setting } of settingLeaves(GATEWAY_SETTINGS)) if (setting.env) expect(help.stdout).toMatch(new RegExp(`\\b${setting.env}\\b`));
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('off unless OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT is set');
+    for (const v of OTEL_VARIABLES) expect(help.stdout).toContain(v);
     const version = run(['--version']);
     expect(version.stdout.trim()).toBe(require('../../package.json').version);
   });

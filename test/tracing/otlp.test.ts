@@ -4,7 +4,7 @@
  * a Nomad simulator. A query and a graphql-ws subscription carry a `traceparent`; the spans that
  * reach the receiver continue that trace, with a CLIENT span per backend call under the operation's
  * span, and the simulator sees the same trace id in the `traceparent` of its requests. An event
- * caused by an attach is delivered in a span of its own, linked to the attach's span.
+ * caused by an attach or an extend is delivered in a span of its own, linked to the mutation's span.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -222,6 +222,43 @@ describe('OpenTelemetry traces', () => {
       expect(delivery.links).toEqual([{ traceId: caller.traceId, spanId: mutation.spanId }]);
       expect(attr(delivery, 'gateway.backend.id')).toBe('lab');
       expect(attr(delivery, 'gateway.event.type')).toBe('ATTACHED');
+    } finally {
+      c.ws.close();
+    }
+  }, 30_000);
+
+  it('should link the delivery spans of a volume event to the extend that caused it (any tracked volume mutation, not only attach/detach)', async () => {
+    const lab = { 'x-memory-token': 'lab-admin' };
+    const c = await rawClient(graphqlUrl.replace(/^http/, 'ws'));
+    try {
+      c.send({ type: 'connection_init', payload: { 'X-Memory-Token': 'lab-admin' } });
+      expect((await c.next()).type).toBe('connection_ack');
+      c.send({ id: 'ext', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["lab"] }) { type volumeId volume { sizeBytes status } } }' } });
+      expect((await c.nextFor('ext')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      const list = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...lab }, body: JSON.stringify({ query: '{ volumes(filter: { backends: ["lab"] }) { nodes { id name sizeBytes } } }' }) });
+      const cache = ((await list.json()) as { data: { volumes: { nodes: Array<{ id: string; name: string; sizeBytes: number }> } } }).data.volumes.nodes.find((v) => v.name === 'dev cache')!;
+      const newSize = cache.sizeBytes + 1024 ** 3;
+
+      const caller = callerTrace();
+      const res = await fetch(graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: caller.traceparent, ...lab },
+        body: JSON.stringify({ query: 'mutation Extend($v: ID!, $size: SafeInt) { extendVolume(input: { volumeId: $v, newSizeBytes: $size }) { operation { id } } }', variables: { v: cache.id, size: newSize } }),
+      });
+      expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
+      // The extend finishes after the memory backend's delay: the watcher then reports the new size.
+      await c.next(15_000, (m) => m.id === 'ext' && m.payload?.data?.volumeChanged?.volumeId === cache.id && m.payload.data.volumeChanged.volume?.sizeBytes === newSize && m.payload.data.volumeChanged.volume?.status === 'AVAILABLE');
+
+      const linked = (): OtlpSpan[] => receiver.spans.filter((s) => s.name.startsWith('deliver ') && (s.links ?? []).some((l) => l.traceId === caller.traceId));
+      await until(() => spansOf(caller.traceId).some((s) => s.kind === SERVER) && linked().length > 0, 'the mutation span and a delivery span linked to it', 20_000);
+      const mutation = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
+      expect(mutation.name).toBe('mutation Extend');
+      for (const d of linked()) {
+        expect(d.traceId).not.toBe(caller.traceId);
+        expect(d.parentSpanId).toBeUndefined();
+        expect(d.links).toEqual([{ traceId: caller.traceId, spanId: mutation.spanId }]);
+        expect(attr(d, 'gateway.backend.id')).toBe('lab');
+      }
     } finally {
       c.ws.close();
     }

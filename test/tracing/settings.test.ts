@@ -11,15 +11,32 @@ describe('readTracingSettings', () => {
   });
 
   it('should be on with an OTLP endpoint (otlp) or an exporter, named volume-gateway unless OTEL_SERVICE_NAME says otherwise', () => {
-    expect(readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toEqual({ exporters: ['otlp'], serviceName: 'volume-gateway' });
+    expect(readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toEqual({ exporters: ['otlp'], serviceName: 'volume-gateway', protocol: 'http/protobuf', propagators: ['tracecontext', 'baggage'], ignoredPropagators: [] });
     expect(readTracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' })?.exporters).toEqual(['otlp']);
-    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'console, otlp', OTEL_SERVICE_NAME: 'gw-eu' })).toEqual({ exporters: ['console', 'otlp'], serviceName: 'gw-eu' });
+    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'console, otlp', OTEL_SERVICE_NAME: 'gw-eu' })).toMatchObject({ exporters: ['console', 'otlp'], serviceName: 'gw-eu' });
   });
 
-  it('should refuse an unknown exporter and grpc, and send http/protobuf as http/json', () => {
+  it('should refuse an unknown exporter, grpc and an unknown protocol; take http/protobuf (the default) and http/json, the traces form winning', () => {
+    const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
     expect(() => readTracingSettings({ OTEL_TRACES_EXPORTER: 'jaeger' })).toThrow(ConfigError);
-    expect(() => readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/grpc is not supported/);
-    expect(readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })?.protocolFallback).toBe('http/protobuf');
-    expect(readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.protocolFallback).toBeUndefined();
+    expect(() => readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/grpc is not supported/);
+    expect(() => readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' })).toThrow(ConfigError);
+    expect(readTracingSettings(on)?.protocol).toBe('http/protobuf');
+    expect(readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })?.protocol).toBe('http/protobuf');
+    expect(readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' })?.protocol).toBe('http/json');
+    expect(readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })?.protocol).toBe('http/protobuf');
+  });
+
+  it('should read OTEL_PROPAGATORS: tracecontext,baggage by default, none for none, unknown names set aside to be warned about', () => {
+    const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    const pick = (v: string) => {
+      const s = readTracingSettings({ ...on, OTEL_PROPAGATORS: v })!;
+      return { propagators: s.propagators, ignored: s.ignoredPropagators };
+    };
+    expect(pick('')).toEqual({ propagators: ['tracecontext', 'baggage'], ignored: [] });
+    expect(pick('tracecontext')).toEqual({ propagators: ['tracecontext'], ignored: [] });
+    expect(pick(' baggage , TraceContext ')).toEqual({ propagators: ['baggage', 'tracecontext'], ignored: [] });
+    expect(pick('none')).toEqual({ propagators: [], ignored: [] });
+    expect(pick('tracecontext,b3,xray')).toEqual({ propagators: ['tracecontext'], ignored: ['b3', 'xray'] });
   });
 });
