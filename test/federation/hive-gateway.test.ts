@@ -14,20 +14,17 @@
  * (not the service one, not none) reached the subgraph. The OpenStack caller's `X-Auth-Token`
  * reaches the subgraph the same way: without it the region is omitted as NO_CREDENTIAL.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { ANALYTICS_READ, MGMT, OS, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { ANALYTICS_READ, MGMT, OS, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { until } from '../support/until';
 import { startComputeSubgraph, type ComputeSubgraph } from './compute-subgraph';
-import { composeSupergraph } from './supergraph';
+import { startHiveGateway, type HiveProcess } from './hive-process';
 
 const ROOT = join(__dirname, '..', '..');
-const HIVE_BIN = join(ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 const CONFIG = join(__dirname, 'hive', 'gateway.config.ts');
 
 const SUBSCRIPTION = `subscription Claims {
@@ -45,7 +42,8 @@ interface HiveUnderTest {
   /** The OpenStack simulator behind backend `os`. */
   readonly os: OpenStackUnderTest;
   readonly url: string;
-  readonly log: string;
+  /** hive-gateway's output so far. */
+  log(): string;
   /** Places an allocation claiming `volumeId` through the simulator's HTTP control API. */
   claim(namespace: string, volumeId: string, jobId: string): Promise<string>;
   /** Closed after the describe's tests. */
@@ -61,9 +59,8 @@ interface HiveUnderTest {
 function withHive(config: string): HiveUnderTest {
   let nomad: NomadSimulator;
   let compute: ComputeSubgraph;
-  let work: string;
-  let hive: ChildProcess;
-  const h = { log: '', clients: [] as Client[] } as { -readonly [K in keyof HiveUnderTest]: HiveUnderTest[K] };
+  let hive: HiveProcess | undefined;
+  const h = { log: () => hive?.log() ?? '', clients: [] as Client[] } as { -readonly [K in keyof HiveUnderTest]: HiveUnderTest[K] };
   h.claim = async (namespace, volumeId, jobId) => {
     const res = await fetch(`${nomad.url}/_sim/allocations`, {
       method: 'POST',
@@ -85,43 +82,15 @@ function withHive(config: string): HiveUnderTest {
       h.os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' }, watchFastMs: 50, watchSlowMs: 100 }),
     ]);
     compute = await startComputeSubgraph([{ id: 'a0000000-0000-4000-8000-000000000001', name: 'app-1' }]);
-    const sdl = (await h.gw.gql('{ _service { sdl } }')).body.data._service.sdl as string;
-    const composed = composeSupergraph([
-      { name: 'volumes', url: h.gw.gateway.url, typeDefs: sdl },
-      { name: 'compute', url: compute.url, typeDefs: compute.typeDefs },
-    ]);
-    expect(composed.errors).toEqual([]);
-    work = mkdtempSync(join(tmpdir(), 'hive-gateway-test-'));
-    writeFileSync(join(work, 'supergraph.graphql'), composed.supergraphSdl!);
-
-    const port = new URL(await closedPortUrl()).port;
-    h.url = `http://127.0.0.1:${port}/graphql`;
-    hive = spawn(process.execPath, [HIVE_BIN, 'supergraph', join(work, 'supergraph.graphql'), '-c', config, '--host', '127.0.0.1', '--port', port], {
-      cwd: ROOT,
-      env: { ...process.env, VOLUME_BACKEND_IDS: 'east,os', NODE_ENV: 'production' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    hive.stdout!.on('data', (d: Buffer) => (h.log += d.toString()));
-    hive.stderr!.on('data', (d: Buffer) => (h.log += d.toString()));
-    await until(async () => {
-      if (hive.exitCode !== null) throw new Error(`hive-gateway exited ${hive.exitCode}:\n${h.log}`);
-      return fetch(`http://127.0.0.1:${port}/healthcheck`).then((r) => r.ok, () => false);
-    }, 'hive-gateway to listen', 60_000);
+    hive = await startHiveGateway(h.gw, compute, config, 'east,os');
+    h.url = hive.url;
   }, 90_000);
 
   afterAll(async () => {
     await Promise.all(h.clients.map((c) => c.dispose()));
-    if (hive && hive.exitCode === null) {
-      const exited = new Promise((r) => hive.once('exit', r));
-      hive.kill('SIGTERM');
-      let fuse: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((r) => (fuse = setTimeout(r, 10_000)))]);
-      clearTimeout(fuse);
-      if (hive.exitCode === null) hive.kill('SIGKILL');
-    }
+    await hive?.stop();
     await compute?.stop();
     await disposeAll();
-    if (work) rmSync(work, { recursive: true, force: true });
   }, 30_000);
   return h;
 }
@@ -131,7 +100,7 @@ function withHive(config: string): HiveUnderTest {
  * then `lake-00<n>` (in `analytics`), and expects the second alone to arrive.
  */
 async function expectOwnClaim(h: HiveUnderTest, events: any[], errors: unknown[], n: number): Promise<void> {
-  await until(() => events.length > 0 || errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${h.log})`, 20_000);
+  await until(() => events.length > 0 || errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${h.log()})`, 20_000);
   expect(errors).toEqual([]);
   expect(events[0]).toMatchObject({ type: 'SUBSCRIBED', volume: null, omittedBackends: [] });
   await h.claim('default', `db-00${n}`, 'billing');
@@ -239,7 +208,7 @@ describe('@graphql-hive/gateway routes a credentialed volumes subscription to th
   it('delivers an OpenStack volume of its own project to a client subscribing at Hive Gateway with X-Auth-Token as an HTTP header', async () => {
     const sub = await sseSubscribe(h, 'subscription { volumeChanged(filter: { backends: ["os"], types: [CREATED] }) { type volume { name } omittedBackends { backend { id } reason code } } }', { 'X-Auth-Token': h.os.demoToken });
     try {
-      await until(() => sub.events.length > 0 || sub.errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${h.log})`, 20_000);
+      await until(() => sub.events.length > 0 || sub.errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${h.log()})`, 20_000);
       expect(sub.errors).toEqual([]);
       // Without the token the region would be omitted as NO_CREDENTIAL.
       expect(sub.events[0]).toEqual({ type: 'SUBSCRIBED', volume: null, omittedBackends: [] });

@@ -4,19 +4,14 @@
  * caller's credential headers: a graphql-sse client at Hive Gateway receives a claim its own token
  * may see, and none it may not. No socket is opened to this gateway.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-sse';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { ANALYTICS_READ, MGMT, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import { ANALYTICS_READ, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 import { until } from '../support/until';
 import { startComputeSubgraph, type ComputeSubgraph } from '../federation/compute-subgraph';
-import { composeSupergraph } from '../federation/supergraph';
+import { startHiveGateway, type HiveProcess } from '../federation/hive-process';
 
-const ROOT = join(__dirname, '..', '..');
-const HIVE_BIN = join(ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 const CONFIG = join(__dirname, 'hive-sse.config.ts');
 
 const SUBSCRIPTION = `subscription Claims {
@@ -31,10 +26,7 @@ describe('@graphql-hive/gateway routes a volumes subscription over SSE with prop
   let nomad: NomadSimulator;
   let gw: GatewayUnderTest;
   let compute: ComputeSubgraph;
-  let work: string;
-  let hive: ChildProcess;
-  let hiveUrl: string;
-  let hiveLog = '';
+  let hive: HiveProcess | undefined;
   let client: Client | undefined;
 
   /** Places an allocation claiming `volumeId` through the simulator's HTTP control API. */
@@ -55,52 +47,23 @@ describe('@graphql-hive/gateway routes a volumes subscription over SSE with prop
     // The service token feeds the watcher; callers bring their own.
     gw = await startGatewayFor([{ id: 'east', url: nomad.url, token: MGMT }]);
     compute = await startComputeSubgraph([{ id: 'a0000000-0000-4000-8000-000000000001', name: 'app-1' }]);
-    const sdl = (await gw.gql('{ _service { sdl } }')).body.data._service.sdl as string;
-    const composed = composeSupergraph([
-      { name: 'volumes', url: gw.gateway.url, typeDefs: sdl },
-      { name: 'compute', url: compute.url, typeDefs: compute.typeDefs },
-    ]);
-    expect(composed.errors).toEqual([]);
-    work = mkdtempSync(join(tmpdir(), 'hive-gateway-test-'));
-    writeFileSync(join(work, 'supergraph.graphql'), composed.supergraphSdl!);
-
-    const port = new URL(await closedPortUrl()).port;
-    hiveUrl = `http://127.0.0.1:${port}/graphql`;
-    hive = spawn(process.execPath, [HIVE_BIN, 'supergraph', join(work, 'supergraph.graphql'), '-c', CONFIG, '--host', '127.0.0.1', '--port', port], {
-      cwd: ROOT,
-      env: { ...process.env, VOLUME_BACKEND_IDS: 'east', NODE_ENV: 'production' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    hive.stdout!.on('data', (d: Buffer) => (hiveLog += d.toString()));
-    hive.stderr!.on('data', (d: Buffer) => (hiveLog += d.toString()));
-    await until(async () => {
-      if (hive.exitCode !== null) throw new Error(`hive-gateway exited ${hive.exitCode}:\n${hiveLog}`);
-      return fetch(`http://127.0.0.1:${port}/healthcheck`).then((r) => r.ok, () => false);
-    }, 'hive-gateway to listen', 60_000);
+    hive = await startHiveGateway(gw, compute, CONFIG, 'east');
   }, 90_000);
 
   afterAll(async () => {
     await client?.dispose();
-    if (hive && hive.exitCode === null) {
-      const exited = new Promise((r) => hive.once('exit', r));
-      hive.kill('SIGTERM');
-      let fuse: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((r) => (fuse = setTimeout(r, 10_000)))]);
-      clearTimeout(fuse);
-      if (hive.exitCode === null) hive.kill('SIGKILL');
-    }
+    await hive?.stop();
     await compute?.stop();
     await disposeAll();
-    if (work) rmSync(work, { recursive: true, force: true });
   }, 30_000);
 
   it("delivers a Nomad claim to a graphql-sse client at Hive Gateway, authorized by the client's own token propagated as a header", async () => {
     const events: any[] = [];
     const errors: unknown[] = [];
-    client = createClient({ url: hiveUrl, retryAttempts: 0, headers: { 'X-Nomad-Token-east': ANALYTICS_READ } });
+    client = createClient({ url: hive!.url, retryAttempts: 0, headers: { 'X-Nomad-Token-east': ANALYTICS_READ } });
     const stop = client.subscribe<any>({ query: SUBSCRIPTION }, { next: (r) => (r.errors ? errors.push(r.errors) : events.push(r.data!.volumeChanged)), error: (e) => errors.push(e), complete: () => undefined });
     try {
-      await until(() => events.length > 0 || errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${hiveLog})`, 20_000);
+      await until(() => events.length > 0 || errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${hive!.log()})`, 20_000);
       expect(errors).toEqual([]);
       expect(events[0]).toMatchObject({ type: 'SUBSCRIBED', volume: null, omittedBackends: [] });
       // Over SSE: the gateway's hub has the subscription, and no socket is open.
