@@ -3,11 +3,10 @@
  * a simulator module, the demo's or any other. The gateway runs as its own process; a preloaded
  * script reports at exit which loaded modules lie under simulators/.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startGatewayProcess } from '../support/gateway-process';
 import { until } from '../support/until';
 
 const root = join(__dirname, '..', '..');
@@ -18,22 +17,17 @@ writeFileSync(hook, `process.on('exit', () => process.stderr.write('simulator mo
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Starts server/main.ts with `env`, waits for it to serve, stops it, and returns the simulator modules it had loaded. */
-async function simulatorModulesLoaded(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--require', hook, 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  // 'close', not 'exit': stderr's last chunk (the report) may arrive after the process has exited.
-  const closed = once(child, 'close');
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+async function simulatorModulesLoaded(env: Record<string, string>): Promise<string[]> {
+  const gateway = startGatewayProcess({ LOG_LEVEL: 'warn', ...env }, { nodeArgs: ['--require', hook] });
+  const { child } = gateway;
   try {
-    await until(() => /ready at /.test(out) || child.exitCode !== null, 'the gateway to serve', 60_000);
-    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : err }).toEqual({ exitCode: null, err: '' });
+    await until(() => /ready at /.test(gateway.output()) || child.exitCode !== null, 'the gateway to serve', 60_000);
+    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : gateway.errors() }).toEqual({ exitCode: null, err: '' });
   } finally {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await closed;
+    // Waits for 'close': the report is written at exit.
+    await gateway.stop();
   }
-  const report = /simulator modules: (.*)\n/.exec(err);
+  const report = /simulator modules: (.*)\n/.exec(gateway.errors());
   expect(report).not.toBeNull();
   return JSON.parse(report![1]!) as string[];
 }

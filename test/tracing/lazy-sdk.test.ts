@@ -4,14 +4,12 @@
  * own process; a preloaded script reports on SIGUSR2, once the gateway serves, which loaded modules
  * are the SDK's.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startGatewayProcess } from '../support/gateway-process';
 import { until } from '../support/until';
 
-const root = join(__dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'otel-lazy-'));
 const hook = join(work, 'report-sdk.cjs');
 writeFileSync(hook, `process.on('SIGUSR2', () => process.stderr.write('sdk modules: ' + JSON.stringify(Object.keys(require.cache).filter((k) => /@opentelemetry[\\\\/](sdk-|exporter-|resources|otlp-)/.test(k))) + '\\n'));\n`);
@@ -19,25 +17,18 @@ writeFileSync(hook, `process.on('SIGUSR2', () => process.stderr.write('sdk modul
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Starts server/main.ts with `env`, waits for it to serve, asks for the report, stops it, and returns the SDK modules it had loaded. */
-async function sdkModulesLoaded(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', '--require', hook, 'server/main.ts'], { cwd: root, env: { ...clean, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GATEWAY_BACKENDS: 'lab=memory', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+async function sdkModulesLoaded(env: Record<string, string>): Promise<string[]> {
+  const gateway = startGatewayProcess({ LOG_LEVEL: 'warn', GATEWAY_BACKENDS: 'lab=memory', ...env }, { withoutInheritedOtel: true, nodeArgs: ['--require', hook] });
+  const { child } = gateway;
   try {
-    await until(() => /ready at /.test(out) || child.exitCode !== null, 'the gateway to serve', 60_000);
-    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : err }).toEqual({ exitCode: null, err: '' });
+    await until(() => /ready at /.test(gateway.output()) || child.exitCode !== null, 'the gateway to serve', 60_000);
+    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : gateway.errors() }).toEqual({ exitCode: null, err: '' });
     child.kill('SIGUSR2');
-    await until(() => /sdk modules: (.*)\n/.test(err), 'the report', 20_000);
+    await until(() => /sdk modules: (.*)\n/.test(gateway.errors()), 'the report', 20_000);
   } finally {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await gateway.stop();
   }
-  const report = /sdk modules: (.*)\n/.exec(err);
+  const report = /sdk modules: (.*)\n/.exec(gateway.errors());
   return JSON.parse(report![1]!) as string[];
 }
 

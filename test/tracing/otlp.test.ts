@@ -6,14 +6,11 @@
  * span, and the simulator sees the same trace id in the `traceparent` of its requests. An event
  * caused by an attach or an extend is delivered in a span of its own, linked to the mutation's span.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, MGMT, OS, seedVolumes, startNomad, startOpenStack } from '../support/harness';
+import { startGatewayProcess } from '../support/gateway-process';
+import { startOtlpReceiver, type OtlpReceiver, type OtlpRequest } from '../support/otlp-receiver';
 import { until } from '../support/until';
 import { claim, rawClient } from '../ws/helpers';
 
@@ -39,77 +36,55 @@ function attr(s: OtlpSpan, key: string): unknown {
   return v === undefined ? undefined : Object.values(v)[0];
 }
 
-/** A node:http OTLP/HTTP receiver keeping every span it is sent. */
-async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; contentTypes: Set<string>; server: Server }> {
-  const spans: OtlpSpan[] = [];
-  const contentTypes = new Set<string>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
-      contentTypes.add(String(req.headers['content-type']));
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: Array<{ resource: unknown; scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-      for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) spans.push({ ...s, traceId: hex(s.traceId)!, spanId: hex(s.spanId)!, parentSpanId: hex(s.parentSpanId), links: s.links?.map((l) => ({ traceId: hex(l.traceId)!, spanId: hex(l.spanId)! })) });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, contentTypes, server };
+/** The spans of one OTLP/JSON export, ids as lower-case hex. */
+function spansIn(r: OtlpRequest): OtlpSpan[] {
+  const body = JSON.parse(r.body.toString('utf8')) as { resourceSpans: Array<{ resource: unknown; scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+  return body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map((s) => ({ ...s, traceId: hex(s.traceId)!, spanId: hex(s.spanId)!, parentSpanId: hex(s.parentSpanId), links: s.links?.map((l) => ({ traceId: hex(l.traceId)!, spanId: hex(l.spanId)! })) }))));
 }
 
-const root = join(__dirname, '..', '..');
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let otlp: OtlpReceiver;
+/** Every span received so far, and the content types of the exports. */
+const receiver = {
+  get spans(): OtlpSpan[] {
+    return otlp.requests.flatMap(spansIn);
+  },
+  get contentTypes(): Set<string> {
+    return new Set(otlp.requests.map((r) => r.contentType));
+  },
+};
 let sim: NomadSimulator;
 let os: Awaited<ReturnType<typeof startOpenStack>>;
-let child: ChildProcess;
+let gateway: ReturnType<typeof startGatewayProcess> | undefined;
 let graphqlUrl: string;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
+  otlp = await startOtlpReceiver();
   sim = await startNomad();
   seedVolumes(sim, 2);
   os = await startOpenStack();
-  child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      // A memory backend for the attach whose events are delivered (Nomad attaches through its scheduler).
-      GATEWAY_BACKENDS: `east=nomad@${sim.url},lab=memory,os=openstack@${os.backend().url}`,
-      GATEWAY_BACKEND_OS_USERNAME: OS.adminUser,
-      GATEWAY_BACKEND_OS_PASSWORD: OS.adminPassword,
-      GATEWAY_BACKEND_OS_PROJECT_NAME: 'demo',
-      GATEWAY_BACKEND_OS_WATCH_FAST_MS: '100',
-      GATEWAY_BACKEND_OS_WATCH_SLOW_MS: '200',
-      GATEWAY_BACKEND_EAST_TOKEN: MGMT,
-      GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '300',
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_SERVICE_NAME: 'gateway-under-test',
-      // Batches leave every 100 ms instead of 5 s.
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  gateway = startGatewayProcess({
+    LOG_LEVEL: 'warn',
+    // A memory backend for the attach whose events are delivered (Nomad attaches through its scheduler).
+    GATEWAY_BACKENDS: `east=nomad@${sim.url},lab=memory,os=openstack@${os.backend().url}`,
+    GATEWAY_BACKEND_OS_USERNAME: OS.adminUser,
+    GATEWAY_BACKEND_OS_PASSWORD: OS.adminPassword,
+    GATEWAY_BACKEND_OS_PROJECT_NAME: 'demo',
+    GATEWAY_BACKEND_OS_WATCH_FAST_MS: '100',
+    GATEWAY_BACKEND_OS_WATCH_SLOW_MS: '200',
+    GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+    GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '300',
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_SERVICE_NAME: 'gateway-under-test',
+    // Batches leave every 100 ms instead of 5 s.
+    OTEL_BSP_SCHEDULE_DELAY: '100',
   });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  await until(() => /ready at (\S+)/.test(out) || child.exitCode !== null, 'the gateway to serve', 60_000);
-  if (child.exitCode !== null) throw new Error(`gateway exited: ${err}`);
-  graphqlUrl = /ready at (\S+)/.exec(out)![1]!;
+  graphqlUrl = await gateway.serving();
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  }
-  receiver?.server.close();
+  await gateway?.stop();
+  otlp?.close();
   await disposeAll();
 });
 

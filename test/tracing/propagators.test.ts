@@ -4,58 +4,33 @@
  * (`tracecontext,baggage`) the caller's `traceparent` and `baggage` reach the backend; with
  * `none,b3` neither does (b3 is warned about and ignored, as the SDK does).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
-import { until } from '../support/until';
+import { startGatewayProcess } from '../support/gateway-process';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 
-const root = join(__dirname, '..', '..');
-let receiver: Server;
+let receiver: OtlpReceiver;
 let sim: NomadSimulator;
-const children: ChildProcess[] = [];
+const children: Array<ReturnType<typeof startGatewayProcess>> = [];
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
-  });
-  receiver.listen(0, '127.0.0.1');
-  await once(receiver, 'listening');
+  receiver = await startOtlpReceiver();
   sim = await startNomad();
   seedVolumes(sim, 1);
 });
 
 afterAll(async () => {
-  for (const c of children) {
-    if (c.exitCode === null) {
-      c.kill('SIGTERM');
-      await once(c, 'exit');
-    }
-  }
+  for (const c of children) await c.stop();
   receiver?.close();
   await disposeAll();
 });
 
 /** Starts the gateway with `env` on top of tracing to the receiver; answers its URL and its output so far. */
-async function gateway(env: NodeJS.ProcessEnv): Promise<{ url: string; output: () => string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env: { ...clean, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GATEWAY_BACKENDS: `east=nomad@${sim.url}`, GATEWAY_BACKEND_EAST_TOKEN: MGMT, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function gateway(env: Record<string, string>): Promise<{ url: string; output: () => string }> {
+  const child = startGatewayProcess({ LOG_LEVEL: 'warn', GATEWAY_BACKENDS: `east=nomad@${sim.url}`, GATEWAY_BACKEND_EAST_TOKEN: MGMT, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...env }, { withoutInheritedOtel: true });
   children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  await until(() => /ready at (\S+)/.test(out) || child.exitCode !== null, 'the gateway to serve', 60_000);
-  if (child.exitCode !== null) throw new Error(`gateway exited: ${out}`);
-  return { url: /ready at (\S+)/.exec(out)![1]!, output: () => out };
+  return { url: await child.serving(), output: () => child.output() + child.errors() };
 }
 
 /** Lists volumes with a fresh `traceparent` and a `baggage`; answers them and the headers every backend request got meanwhile. */
