@@ -20,6 +20,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_READ, MGMT, OS, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import { claimOverHttp } from '../support/nomad-control';
 import { until } from '../support/until';
 import { startComputeSubgraph, type ComputeSubgraph } from './compute-subgraph';
 import { startHiveGateway, type HiveProcess } from './hive-process';
@@ -61,15 +62,7 @@ function withHive(config: string): HiveUnderTest {
   let compute: ComputeSubgraph;
   let hive: HiveProcess | undefined;
   const h = { log: () => hive?.log() ?? '', clients: [] as Client[] } as { -readonly [K in keyof HiveUnderTest]: HiveUnderTest[K] };
-  h.claim = async (namespace, volumeId, jobId) => {
-    const res = await fetch(`${nomad.url}/_sim/allocations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ namespace, jobId, nodeId: 'node-1111', volumes: [{ volumeId, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] }),
-    });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { id: string }).id;
-  };
+  h.claim = (namespace, volumeId, jobId) => claimOverHttp(nomad.url, namespace, volumeId, jobId);
 
   beforeAll(async () => {
     nomad = await startNomad();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-sse';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_READ, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import { claimOverHttp } from '../support/nomad-control';
 import { until } from '../support/until';
 import { startComputeSubgraph, type ComputeSubgraph } from '../federation/compute-subgraph';
 import { startHiveGateway, type HiveProcess } from '../federation/hive-process';
@@ -30,15 +31,7 @@ describe('@graphql-hive/gateway routes a volumes subscription over SSE with prop
   let client: Client | undefined;
 
   /** Places an allocation claiming `volumeId` through the simulator's HTTP control API. */
-  const claim = async (namespace: string, volumeId: string, jobId: string): Promise<string> => {
-    const res = await fetch(`${nomad.url}/_sim/allocations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ namespace, jobId, nodeId: 'node-1111', volumes: [{ volumeId, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] }),
-    });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { id: string }).id;
-  };
+  const claim = (namespace: string, volumeId: string, jobId: string): Promise<string> => claimOverHttp(nomad.url, namespace, volumeId, jobId);
 
   beforeAll(async () => {
     nomad = await startNomad();
