@@ -2,7 +2,8 @@
  * CSRF prevention (docs/conformance.md): Apollo Server refuses a GET or a "simple" POST unless it
  * carries a header that browsers send cross-site only after a preflight. The credential headers
  * are such headers (custom, never safelisted), so a request carrying one counts as preflighted:
- * urql's default GET with `X-Nomad-Token` is served, a bare form or link GET is still refused.
+ * urql's default GET with a backend's credential header (`X-<Kind>-Token`) is served, a bare form or
+ * link GET is still refused.
  */
 import type { CSRFPreventionOptions } from '@apollo/server';
 
