@@ -9,13 +9,25 @@ export const root = join(__dirname, '..');
 /** Every process started, so a failed run still stops them (else they hold the caller's pipes open). */
 export const started: ChildProcess[] = [];
 
-/** Starts `node …nodeArgs --import tsx …args` and waits until its stdout matches `ready`. */
-export function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  return spawnReady(['--import', 'tsx', ...args], env, ready, nodeArgs);
+/** Whether `taskset` exists here (Linux, util-linux). */
+export const canPin = existsSync('/usr/bin/taskset');
+
+/** `[taskset -c cpus] node …args` as a command and its arguments; unpinned without `cpus` or taskset. */
+export function pinned(cpus: string | undefined, args: string[]): [string, string[]] {
+  return cpus && canPin ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
 }
 
-function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[]): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts `node …nodeArgs --import tsx …args` and waits until its stdout matches `ready`.
+ * `cpus` pins it (taskset list, e.g. "1"). @default unpinned
+ */
+export function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  return spawnReady(['--import', 'tsx', ...args], env, ready, nodeArgs, cpus);
+}
+
+function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[], cpus?: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const [cmd, argv] = pinned(cpus, [...nodeArgs, ...args]);
+  const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -58,10 +70,13 @@ function ensureGatewayBuild(): void {
   writeFileSync(stamp, new Date().toISOString());
 }
 
-/** Starts the compiled gateway (`node …nodeArgs .bench-build/server/main.js`) and waits until its stdout matches `ready`. */
-export function startBuiltGateway(env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+/**
+ * Starts the compiled gateway (`node …nodeArgs .bench-build/server/main.js`) and waits until its
+ * stdout matches `ready`. `cpus` pins it (taskset list). @default unpinned
+ */
+export function startBuiltGateway(env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   ensureGatewayBuild();
-  return spawnReady(['.bench-build/server/main.js'], env, ready, nodeArgs);
+  return spawnReady(['.bench-build/server/main.js'], env, ready, nodeArgs, cpus);
 }
 
 /** The graphql-ws URL (IPv4 loopback) of a gateway that announced `readyUrl` (its HTTP endpoint). */
@@ -73,6 +88,16 @@ export function wsUrlOf(readyUrl: string): string {
 /** A process's resident set size, in KiB. */
 export function rssKiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+}
+
+/**
+ * CPU time a process has used so far (user + system, from `/proc/<pid>/stat`), in ms: what
+ * `process.cpuUsage()` reports inside it, read from outside so any build can be measured.
+ * Linux clock ticks are 10 ms, so divide a delta over hundreds of requests.
+ */
+export function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 /** Kills whatever is still running (after a failed run). */
