@@ -110,12 +110,16 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
     // The operation's span, child of the caller's `traceparent` (server/tracing).
     const result = await inOperationSpan(extractTraceContext(req.headers), 'http', () => o.execute({ method, headers, search, body }, { req, signal: abort.signal }));
     if (asEvents && (result.status ?? 200) === 200 && result.body.kind === 'complete') return o.streams!.sendResult(res, result.body.string);
-    const out: Record<string, string> = {};
+    // Answers carry the caller's own data: no shared cache may keep them.
+    const out: Record<string, string | number> = { 'cache-control': 'no-store' };
     for (const [k, v] of result.headers) out[k] = v;
-    res.writeHead(result.status ?? 200, out);
     if (result.body.kind === 'complete') {
+      // A length instead of chunked framing: one write, and the client needs no chunk parser.
+      out['content-length'] = Buffer.byteLength(result.body.string);
+      res.writeHead(result.status ?? 200, out);
       res.end(result.body.string);
     } else {
+      res.writeHead(result.status ?? 200, out);
       for await (const chunk of result.body.asyncIterator) res.write(chunk);
       res.end();
     }

@@ -27,6 +27,8 @@ interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   body: any;
+  /** The body as received. */
+  text: string;
   /** Whether the client saw `100 Continue` (it then sends the body). */
   continued: boolean;
 }
@@ -47,7 +49,7 @@ function send(o: { method?: string; path?: string; headers?: Record<string, stri
         } catch {
           /* not JSON: the assertion shows it */
         }
-        resolve({ status: res.statusCode!, headers: res.headers, body, continued });
+        resolve({ status: res.statusCode!, headers: res.headers, body, text, continued });
       });
     });
     req.on('error', reject);
@@ -80,6 +82,18 @@ function raw(bytes: string): Promise<string> {
 
 const jsonBodyOf = (text: string): any => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
 const gqlBody = (query: string): Buffer => Buffer.from(JSON.stringify({ query }));
+
+describe('answers', () => {
+  it('should send a GraphQL answer with its length (not chunked) and cache-control: no-store, also for an error', async () => {
+    for (const query of ['{ volumes(first: 1) { nodes { name } } }', '{ nope }']) {
+      const body = Buffer.from(JSON.stringify({ query }));
+      const a = await send({ headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-nomad-token': 'any' }, body });
+      expect(a.headers['cache-control']).toBe('no-store');
+      expect(a.headers['transfer-encoding']).toBeUndefined();
+      expect(Number(a.headers['content-length'])).toBe(Buffer.byteLength(a.text));
+    }
+  });
+});
 
 describe('request bodies', () => {
   const big = Buffer.alloc(2 * 1_048_576, 'a');
