@@ -164,10 +164,13 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
     const next = found[i + 1];
     return next ? { backend: next.backend, token: next.position } : resume;
   };
-  const edges = shown.map((f, i) => {
-    const c = after(i);
-    return { node: f.volume, cursor: encodeCursor(c ?? { backend: f.backend, token: null, done: true }) };
-  });
+  // Cursors are encoded when read: a query of `nodes` (or of edges without cursors) needs none.
+  const edges = shown.map((f, i) => ({
+    node: f.volume,
+    get cursor(): string {
+      return encodeCursor(after(i) ?? { backend: f.backend, token: null, done: true });
+    },
+  }));
   const next = found.length > r.first ? { backend: found[r.first]!.backend, token: found[r.first]!.position } : resume;
   return {
     edges,

@@ -16,12 +16,15 @@ import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
 import { observabilityPlugin, type ObservabilityOptions } from './observability';
 import { tracingPlugin } from './tracing/operation';
+import { compiledExecution, type ExecutionEngine } from './execution/compiled';
 
 /** What {@link createApolloServer} builds the server with. */
 export interface GatewayApolloOptions {
   /** The operation limits and the Apollo options made of them over the schema (server/limits/apollo.ts). */
   limits: OperationLimits;
   limited: ReturnType<typeof apolloLimitOptions<GatewayContext>>;
+  /** How queries and mutations run (server/execution/compiled.ts). @default 'compiled' */
+  engine?: ExecutionEngine;
   logger: Logger;
   metrics: GatewayMetrics;
   /** Credential header names that count as a CSRF preflight (`credentialHeaderNames`). @default none */
@@ -33,8 +36,13 @@ export interface GatewayApolloOptions {
 /** The server, not yet started. */
 export function createApolloServer(o: GatewayApolloOptions): ApolloServer<GatewayContext> {
   const parseErrorReason = o.limits.executionGuards.parseErrorReason;
+  const { schema, ...limited } = o.limited;
+  // Compiled execution takes the schema through Apollo's executor hook instead.
+  const counted = (engine: string, reason?: string): void => o.metrics.executions.inc({ engine, reason: reason ?? 'none' });
+  const execution = (o.engine ?? 'compiled') === 'compiled' ? { gateway: compiledExecution<GatewayContext>(schema, counted) } : { schema };
   return new ApolloServer<GatewayContext>({
-    ...o.limited,
+    ...limited,
+    ...execution,
     formatError: createFormatError(parseErrorReason),
     includeStacktraceInErrorResponses: false,
     csrfPrevention: csrfPrevention(o.credentialHeaders ?? []),

@@ -16,6 +16,7 @@ import { HTTP_SETTINGS } from './http/config';
 import { LIMITS_SETTINGS } from './limits/config';
 import { LIVE_SETTINGS } from './live-config';
 import { DEFAULT_SHUTDOWN_DRAIN_MS } from './readiness';
+import { EXECUTION_ENGINES, type ExecutionEngine } from './execution/compiled';
 import { REDIS_SETTINGS } from './redis-config';
 import { TLS_SETTINGS } from './http/tls-config';
 import { BREAKER_SETTINGS, READINESS_SETTINGS } from './resilience-config';
@@ -40,6 +41,12 @@ export const SERVER_SETTINGS = {
     doc: 'Listen address. The demo hands out its management tokens on the GraphiQL page, so it stays on loopback unless HOST is set.',
   }),
   logLevel: setting<LogLevel>({ env: 'LOG_LEVEL', rule: oneOf(LOG_LEVELS), default: 'info', doc: 'pino log level; debug logs one line per backend call.' }),
+  executionEngine: setting<ExecutionEngine>({
+    env: 'EXECUTION_ENGINE',
+    rule: oneOf(EXECUTION_ENGINES),
+    default: 'compiled',
+    doc: 'How queries and mutations over HTTP run: `compiled` (graphql-jit; each document compiled once, with graphql-js for federated traces and documents it cannot compile) or `graphql-js` (interpreted). Same answers and errors either way.',
+  }),
   maxConcurrentReads: setting({ env: 'MAX_CONCURRENT_READS', rule: integer(1, 256), default: DEFAULT_MAX_CONCURRENT_READS, doc: "Most backend reads one request's loaders run at once." }),
   maxBodyBytes: setting({ env: 'MAX_BODY_BYTES', rule: integer(1024, 64 * 1_048_576), default: 1_048_576, doc: 'Largest accepted request body in bytes (413 above).' }),
   shutdownGraceMs: setting({ env: 'SHUTDOWN_GRACE_MS', rule: integer(0, 600_000), default: 10_000, doc: 'On SIGTERM, how long in-flight requests may take before connections are cut, ms.' }),

@@ -18,6 +18,7 @@ import { loadWsConfig, type WsConfig } from './ws/config';
 import { loadLiveConfig, type LiveConfig } from './live-config';
 import { loadResilienceConfig, type ResilienceConfig } from './resilience-config';
 import { DEFAULT_SHUTDOWN_DRAIN_MS } from './readiness';
+import type { ExecutionEngine } from './execution/compiled';
 
 /**
  * One configured backend: the settings every kind has plus its own, as its module parsed them
@@ -37,6 +38,8 @@ export interface GatewayConfig {
   /** @default '0.0.0.0'; in demo mode (no backends) '127.0.0.1' */
   host: string;
   logLevel: LogLevel;
+  /** How queries and mutations over HTTP run. @default 'compiled' */
+  executionEngine: ExecutionEngine;
   maxConcurrentReads: number;
   /** Configured backends; empty = demo mode (embedded simulators), refused when NODE_ENV is `production`. */
   backends: BackendConfig[];
@@ -172,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
     host: top.host || (backends.length === 0 ? '127.0.0.1' : '0.0.0.0'),
     logLevel: top.logLevel,
+    executionEngine: top.executionEngine,
     maxConcurrentReads: top.maxConcurrentReads,
     maxBodyBytes: top.maxBodyBytes,
     shutdownGraceMs: top.shutdownGraceMs,

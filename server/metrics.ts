@@ -66,6 +66,14 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  /** With `EXECUTION_ENGINE=compiled`: query and mutation executions over HTTP by engine, and why graphql-js ran (`none` when compiled). */
+  readonly executions = new Counter({
+    name: 'gateway_executions_total',
+    help: 'With EXECUTION_ENGINE=compiled: query and mutation executions over HTTP, by engine (compiled, graphql-js) and the reason graphql-js ran (ftv1-trace, nested-variable, not-compiled; none when compiled).',
+    labelNames: ['engine', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   /** Requests the HTTP edge refused before GraphQL execution, by code and status (429, 413, 431 …). */
   readonly httpRefusals = new Counter({
     name: 'gateway_http_refusals_total',

@@ -12,9 +12,18 @@ import type { HttpEdgeOptions } from '../../server/http/config';
 import type { LimitsConfig } from '../../server/limits';
 import type { OperationTrackerOptions } from '../../subscriptions/operations';
 import { createLogger } from '../../server/logger';
+import { EXECUTION_ENGINES, type ExecutionEngine } from '../../server/execution/compiled';
 import { NomadSimulator, type NomadSimulatorOptions } from '../../simulators/nomad';
 import { OpenStackSimulator, type OpenStackSimulatorOptions } from '../../simulators/openstack';
 import { isTerminal, settle } from './until';
+
+/** `EXECUTION_ENGINE` from the test run's environment (the whole suite runs with either), else the default. */
+function engineFromEnv(): ExecutionEngine | undefined {
+  const e = process.env.EXECUTION_ENGINE;
+  if (e === undefined || e === '') return undefined;
+  if (!(EXECUTION_ENGINES as readonly string[]).includes(e)) throw new Error(`EXECUTION_ENGINE must be one of ${EXECUTION_ENGINES.join(', ')}`);
+  return e as ExecutionEngine;
+}
 import { ANALYTICS_READ, ANALYTICS_WRITE, MGMT, NOMAD_NODES, NOMAD_PLUGINS, OS } from './constants';
 
 const leftovers: Array<() => Promise<void>> = [];
@@ -92,6 +101,8 @@ export async function startGatewayFor(
      * (its calls would show in simulators' request logs that tests count). @default no probe
      */
     readiness?: Partial<ReadinessConfig>;
+    /** @default `EXECUTION_ENGINE` of the test run, else the gateway's default */
+    executionEngine?: ExecutionEngine;
   } = {},
 ): Promise<GatewayUnderTest> {
   const registry = createRegistry(
@@ -100,7 +111,7 @@ export async function startGatewayFor(
     options.resilience,
   );
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
+    config: { port: 0, host: '127.0.0.1', executionEngine: options.executionEngine ?? engineFromEnv(), maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
     registry,
     logger: createLogger('silent'),
     operationOptions: options.operationOptions,
