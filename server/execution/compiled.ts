@@ -128,9 +128,12 @@ export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, 
     async load() {
       return {
         async executor(rc) {
-          const name = rc.operationName ?? undefined;
+          // The name the client asked for (`rc.operationName` is the resolved one, null when none matched).
+          const name = rc.request.operationName ?? undefined;
           const vars = rc.request.variables;
           if (rc.request.http?.headers.get('apollo-federation-include-trace') === 'ftv1') return interpret('ftv1-trace', rc.document, name, rc.context, vars);
+          // No operation to run (an unknown operationName): graphql-js words the refusal.
+          if (!rc.operation) return interpret('not-compiled', rc.document, name, rc.context, vars);
           const c = compiledFor(rc.document, name);
           if (isNotCompiled(c)) return interpret(c.reason, rc.document, name, rc.context, vars);
           if (rc.operation?.variableDefinitions?.length) {

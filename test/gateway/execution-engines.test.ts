@@ -87,6 +87,11 @@ describe('compiled execution answers as graphql-js', () => {
     const bad = await same(LIST, { first: 'five' });
     expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(bad.body.errors[0].message).toContain('Variable "$first"');
+    const unknown = await same('{ __typename }', undefined, auth);
+    expect(unknown.status).toBe(200);
+    const named = await Promise.all([compiled, interpreted].map((g) => fetch(g.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ query: '{ __typename }', operationName: 'Nope' }) }).then(async (r) => ({ status: r.status, body: await r.json() }))));
+    expect(named[0]).toEqual(named[1]);
+    expect(named[0]!.body.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
     const missing = await same(LIST, {});
     expect(missing.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const costly = await same('{ volumes(first: 100) { nodes { id attachments { state } } } }');
