@@ -49,7 +49,11 @@ function core(backend: string, w: WireVolume | WireVolumeStub, readers: number, 
   };
 }
 
-/** List stub → incomplete volume: size, attachments and `details.full` need a read. */
+/**
+ * List stub → incomplete volume: size, attachments and `details.full` need a read. The details
+ * are mapped when first read (a list of 100 that asks for none skips 100 objects and their
+ * parts), then kept as a plain value.
+ */
 export function toVolumeFromStub(backend: string, w: WireVolumeStub): Volume<NomadVolumeDetails> {
   const base = core(backend, w, w.CurrentReaders, w.CurrentWriters);
   return {
@@ -57,7 +61,11 @@ export function toVolumeFromStub(backend: string, w: WireVolumeStub): Volume<Nom
     sizeBytes: null,
     complete: false,
     attachments: [],
-    details: details(base.ref, w, w.CurrentReaders, w.CurrentWriters, null),
+    get details(): NomadVolumeDetails {
+      const d = details(base.ref, w, w.CurrentReaders, w.CurrentWriters, null);
+      Object.defineProperty(this, 'details', { value: d, enumerable: true, writable: true, configurable: true });
+      return d;
+    },
   };
 }
 
