@@ -8,6 +8,7 @@
  * post-filter finds nothing within {@link MAX_ROUNDS_PER_BACKEND} backend pages (then the page is
  * short and the cursor resumes where scanning stopped).
  */
+import { linkedAbort } from './contract/linked-abort';
 import { lacksCredential, type BackendPage, type CallOptions, type VolumeBackend, type VolumeListQuery } from './contract/backend';
 import { BackendTimeoutError, BadUserInputError, GatewayError } from './contract/errors';
 import { safeText } from './contract/input';
@@ -191,17 +192,19 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
  * whatever the backend's code is still waiting on.
  */
 function backendDeadline(backend: string, ms: number, o: CallOptions): { options: CallOptions; race<T>(p: Promise<T>): Promise<T>; clear(): void } {
-  const ac = new AbortController();
-  const timer = setTimeout(
-    () => ac.abort(new BackendTimeoutError(`backend "${backend}" did not complete its part of the list within ${ms} ms (the per-backend deadline of merged lists); the other backends were answered`, { backend })),
-    ms,
-  );
-  const signal = o.signal ? AbortSignal.any([o.signal, ac.signal]) : ac.signal;
+  // The deadline alone (what `race` answers), and what the calls carry: the caller or the deadline.
+  const deadline = new AbortController();
+  const link = linkedAbort(o.signal);
+  const timer = setTimeout(() => {
+    const err = new BackendTimeoutError(`backend "${backend}" did not complete its part of the list within ${ms} ms (the per-backend deadline of merged lists); the other backends were answered`, { backend });
+    deadline.abort(err);
+    link.controller.abort(err);
+  }, ms);
   return {
-    options: { ...o, signal },
+    options: { ...o, signal: link.signal },
     // Only the deadline races: the caller's own signal is answered by the transport as before.
     race<T>(p: Promise<T>): Promise<T> {
-      const own = ac.signal;
+      const own = deadline.signal;
       if (own.aborted) return Promise.reject(own.reason as unknown);
       return new Promise<T>((resolve, reject) => {
         const onAbort = (): void => reject(own.reason as unknown);
@@ -209,7 +212,10 @@ function backendDeadline(backend: string, ms: number, o: CallOptions): { options
         p.then(resolve, reject).finally(() => own.removeEventListener('abort', onAbort));
       });
     },
-    clear: () => clearTimeout(timer),
+    clear: () => {
+      clearTimeout(timer);
+      link.unlink();
+    },
   };
 }
 

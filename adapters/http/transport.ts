@@ -7,6 +7,7 @@
  * It must not hang whatever undici does (issue 9): every call is settled by its own timer, not
  * by undici honouring an AbortSignal, and a pool that stops serving is replaced (`pool.ts`).
  */
+import { linkedAbort } from '../contract/linked-abort';
 import { errors as undiciErrors } from 'undici';
 import type { Breaker, CallOutcome } from './breaker';
 import type { CallBudget } from '../contract/budget';
@@ -146,8 +147,9 @@ export class Transport {
     };
     const started = performance.now();
     const deadline = new AbortController();
-    // What stops new attempts and retry pauses: the caller or the deadline.
-    const stop = caller ? AbortSignal.any([caller, deadline.signal]) : deadline.signal;
+    // What stops new attempts and retry pauses: the caller or the deadline (the timer aborts both).
+    const link = caller ? linkedAbort(caller) : undefined;
+    const stop = link ? link.signal : deadline.signal;
     // What cancels a request on the wire: with `finish`, the deadline only.
     const wire = this.#abortInFlight ? stop : deadline.signal;
     const state: CallState = { settled: false };
@@ -171,6 +173,7 @@ export class Transport {
       const timer = setTimeout(() => {
         const err = this.#timeout(req);
         deadline.abort(err);
+        link?.controller.abort(err);
         record(0, err.code);
         judge('failure');
         settle(() => reject(err));
@@ -186,12 +189,14 @@ export class Transport {
       this.#attempts(sent, path, wire, stop, state).then(
         (res) => {
           clearTimeout(timer);
+          link?.unlink();
           record(res.status);
           judge(res.status >= 500 ? 'failure' : 'success');
           settle(() => resolve(res));
         },
         (err: unknown) => {
           clearTimeout(timer);
+          link?.unlink();
           const mapped = this.#mapFailure(err, deadline.signal, caller, req);
           // Only calls that reached undici are backend calls (not a spent budget, say).
           if (state.pool) record(0, mapped.code);
