@@ -11,6 +11,7 @@
  *   INMEM_SHORT=1 node --import tsx bench/inmemory.ts   a few seconds, prints the ratios only
  *   INMEM_ROUNDS=3                                      load runs per server, query and connection count (default 3; short: 1)
  *   INMEM_PROFILE=dir                                   CPU profile of the gateway (node --cpu-prof) into dir, summarized by bench/inmem-profile.ts
+ *   INMEM_ONLY=list|one                                 load only the list or only volume(id) (profiling)
  *   BENCH_OUT=path                                      write the results elsewhere
  *
  * Compare ratios within one run; absolute figures move with the machine and its load.
@@ -21,8 +22,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse, print, type DefinitionNode, type FieldDefinitionNode } from 'graphql';
-import { UNCAPPED } from './constants';
 import { buildJitServer } from './inmem-build';
+import { ATTACHMENTS, GATEWAY_ENV, MEMORY_LIST, READY_WITH_TRACING, TOKEN_HEADER, VOLUMES } from './inmem-setup';
 import { summarizeProfiles } from './inmem-profile';
 import { JIT_SDL } from './jit-server';
 import type { LoadResult } from './load';
@@ -35,18 +36,13 @@ const short = process.env.INMEM_SHORT === '1';
 const rounds = Number(process.env.INMEM_ROUNDS ?? (short ? 1 : 3));
 const profileDir = process.env.INMEM_PROFILE;
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
-const VOLUMES = 100;
-const ATTACHMENTS = 2;
 /** The servers' CPU and the load generator's. */
 const SERVER_CPU = '0';
 const LOAD_CPU = '1';
-/** Sent by the load; the generated set declares no tokens, so the memory backend is open and the gateway only reads it. */
-const TOKEN_HEADER = { 'x-memory-token': 'bench-memory-token' };
-
-/** The issue's "100 volumes × 2 attachments": every field of the volume and attachment the reference serves. */
-export const MEMORY_LIST = `{ volumes(first: ${VOLUMES}) { nodes { id namespace nativeId name status backendStatus sizeBytes createdAt updatedAt attachments { id state access device attachedAt consumer { ... on VolumeHostConsumer { id hostName } } } } } }`;
 
 interface Query {
+  /** For INMEM_ONLY. */
+  key: 'list' | 'one';
   name: string;
   body: string;
   /** Counted requests per load run, by connections (full mode; short takes a tenth). */
@@ -54,27 +50,11 @@ interface Query {
 }
 
 const QUERIES: Query[] = [
-  { name: `volumes(first: ${VOLUMES}) × ${ATTACHMENTS} attachments`, body: JSON.stringify({ query: MEMORY_LIST }), requests: { 1: 2000, 50: 4000 } },
+  { key: 'list', name: `volumes(first: ${VOLUMES}) × ${ATTACHMENTS} attachments`, body: JSON.stringify({ query: MEMORY_LIST }), requests: { 1: 2000, 50: 4000 } },
   // vol-0042: the global id the gateway and the reference both issue (checked below).
-  { name: 'volume(id)', body: '', requests: { 1: 6000, 50: 12000 } },
+  { key: 'one', name: 'volume(id)', body: '', requests: { 1: 6000, 50: 12000 } },
 ];
 const CONNECTIONS = [1, 50];
-
-/** The gateway's environment: memory backend only, seeded, every feature on, tracing loaded but not sampling. */
-const GATEWAY_ENV: Record<string, string> = {
-  HOST: '127.0.0.1',
-  PORT: '0',
-  LOG_LEVEL: 'info',
-  NODE_ENV: 'production',
-  ...UNCAPPED,
-  GATEWAY_BACKENDS: 'lab=memory',
-  GATEWAY_BACKEND_LAB_SEED_VOLUMES: String(VOLUMES),
-  GATEWAY_BACKEND_LAB_SEED_ATTACHMENTS: String(ATTACHMENTS),
-  // Tracing on (the SDK, the OTLP exporter and the propagators are loaded) with the root sampler off:
-  // no span is recorded, so the dead endpoint is never called.
-  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
-  OTEL_TRACES_SAMPLER: 'always_off',
-};
 
 /** Fails unless every field, argument, enum value and union member of the reference's SDL is the gateway's (published schema), with the same type. */
 function checkSameShape(): void {
@@ -152,9 +132,12 @@ interface Row {
 async function main(): Promise<void> {
   checkSameShape();
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  // "tracing on" is logged once the SDK is registered, before "ready": the SDK really loaded.
-  const gw = await startBuiltGateway(GATEWAY_ENV, /"tracing on"[\s\S]*ready at (\S+)/, nodeArgs, SERVER_CPU);
+  // Waits for "tracing on": the SDK really loaded.
+  const gw = await startBuiltGateway(GATEWAY_ENV, READY_WITH_TRACING, nodeArgs, SERVER_CPU);
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
+  // Stop collecting its output (processes.ts keeps it until ready): at LOG_LEVEL=info the gateway logs every request.
+  gw.child.stdout!.removeAllListeners('data');
+  gw.child.stdout!.resume();
   const jit = await startJit(SERVER_CPU);
 
   // volume(id) reads vol-0042 by the id the gateway issues; the reference must know the same id.
@@ -171,7 +154,7 @@ async function main(): Promise<void> {
 
   const servers = { jit: { url: jit.url, pid: jit.child.pid! }, gateway: { url: gwUrl, pid: gw.child.pid! } };
   const rows: Row[] = [];
-  for (const q of QUERIES) {
+  for (const q of QUERIES.filter((x) => !process.env.INMEM_ONLY || x.key === process.env.INMEM_ONLY)) {
     for (const connections of CONNECTIONS) {
       const row: Row = { query: q.name, connections, jit: [], gateway: [] };
       const requests = short ? Math.round(q.requests[connections]! / 10) : q.requests[connections]!;
@@ -203,7 +186,8 @@ ${lines.join('\n')}`;
   console.log(`\n${table}\n`);
   for (const r of rows) console.log(`ratio ${r.query} c=${r.connections}: ${(m(r.gateway, (s) => s.load.throughput) / m(r.jit, (s) => s.load.throughput)).toFixed(2)}`);
 
-  gw.child.kill('SIGTERM');
+  // SIGINT: the gateway stops without its drain period (and writes its CPU profile).
+  gw.child.kill('SIGINT');
   jit.child.kill('SIGTERM');
   await Promise.all([gw.child.exitCode === null ? once(gw.child, 'exit') : undefined, jit.child.exitCode === null ? once(jit.child, 'exit') : undefined]);
   let profile = '';
