@@ -10,6 +10,8 @@
  * It starts each build pinned to CPU 0 with the load generator on CPU 1, sends sequential requests
  * (one connection) of the list and of volume(id) after a warm-up, and reads the gateway's CPU time
  * from /proc. INMEM_AB_ROUNDS (default 3) rounds, INMEM_AB_REQUESTS (default 600) per query.
+ * A build given as `dir,NAME=value,…` runs with those settings over the set-up's, e.g.
+ * `.bench-build,OTEL_SDK_DISABLED=true` (tracing not loaded).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -23,22 +25,25 @@ const builds = process.argv.slice(2);
 const rounds = Number(process.env.INMEM_AB_ROUNDS ?? 3);
 const requests = Number(process.env.INMEM_AB_REQUESTS ?? 600);
 
-async function startBuild(dir: string): Promise<{ pid: number; url: string; stop: () => Promise<void> }> {
-  const [cmd, args] = pinned('0', [join(dir, 'server/main.js')]);
-  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...GATEWAY_ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startBuild(spec: string): Promise<{ pid: number; url: string; stop: () => Promise<void> }> {
+  const [dir, ...settings] = spec.split(',');
+  const env = { ...GATEWAY_ENV, ...Object.fromEntries(settings.map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)])) };
+  const ready = env.OTEL_SDK_DISABLED === 'true' ? /ready at (\S+)/ : READY_WITH_TRACING;
+  const [cmd, args] = pinned('0', [join(dir!, 'server/main.js')]);
+  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   let buf = '';
   const url = await new Promise<string>((ok, fail) => {
     child.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
-      const m = READY_WITH_TRACING.exec(buf);
+      const m = ready.exec(buf);
       if (!m) return;
       // Stop collecting: at LOG_LEVEL=info the gateway logs every request.
       child.stdout!.removeAllListeners('data');
       child.stdout!.resume();
       ok(m[1]!.replace('localhost', '127.0.0.1'));
     });
-    child.once("exit", (code, signal) => fail(new Error(`${dir} exited with ${code ?? signal}: ${buf.slice(-500)}`)));
+    child.once('exit', (code, signal) => fail(new Error(`${spec} exited with ${code ?? signal}: ${buf.slice(-500)}`)));
   });
   return { pid: child.pid!, url, stop: async () => void (child.kill('SIGINT'), child.exitCode === null && (await once(child, 'exit'))) };
 }
