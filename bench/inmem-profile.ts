@@ -40,13 +40,39 @@ export function groupOf(url: string, fn: string): string {
   return url;
 }
 
+/** The cost centre of the in-memory benchmark's question ("where does a request's time go") a frame belongs to. */
+export function categoryOf(url: string, fn: string): string {
+  const g = groupOf(url, fn);
+  if (fn === 'prettyJSONStringify' || fn === 'writeString' || fn === 'utf8Write') return 'serialization (JSON.stringify of the result, string to socket)';
+  if (g === 'GC') return 'GC';
+  if (g === 'native runMicrotasks') return 'promises (microtask queue)';
+  if (g === 'adapters/contract' || g === 'domain/ids' || g === 'native base64urlSlice' || g === 'node:buffer') return 'global ids (JSON + base64url)';
+  if (g === 'idle') return 'idle';
+  if (g.startsWith('graphql/')) return 'graphql-js (parse, validate, execute)';
+  if (g === '@apollo/server/cacheControl' || g === 'lru-cache') return "Apollo's implicit cache-control plugin (willResolveField on every field)";
+  if (g === '@apollo/server/utils') return 'Apollo plugin hooks and resolver instrumentation';
+  if (g.startsWith('@apollo/server')) return 'Apollo request pipeline';
+  if (g.startsWith('@apollo/') || g.startsWith('@graphql-tools')) return 'federation, schema tools';
+  if (g === 'server/limits' || g === 'domain/execution-limits' || g === 'domain/caller-limiter') return 'limits and cost';
+  if (g.startsWith('resolvers')) return 'resolvers';
+  if (g === 'adapters/memory' || g === 'adapters/listing' || g === 'adapters/http') return 'backend (memory) and merged listing';
+  if (g === 'dataloader' || g.startsWith('domain')) return 'context, DataLoader, domain';
+  if (g === 'pino' || g === 'sonic-boom' || g === 'thread-stream' || g.startsWith('@pinojs') || g === 'server/logger') return 'logging';
+  if (g === 'prom-client' || g === 'server/observability' || g === 'server/metrics' || g === 'server/operation-labels') return 'metrics and the observability plugin';
+  if (g.startsWith('@opentelemetry') || g === 'server/tracing' || g === 'node:async_hooks') return 'tracing (OpenTelemetry, async context)';
+  if (g === 'node:modules' || g === 'native internalModuleStat' || g === 'native readFileUtf8' || g === 'native compileFunction') return 'module loading (start-up)';
+  if (g.startsWith('server/http') || g.startsWith('node:') || g === 'native writev' || g === 'negotiator' || g === 'whatwg-mimetype' || g.startsWith('server/')) return 'HTTP, sockets, Node.js internals';
+  return 'other';
+}
+
 function load(path: string): CpuProfile {
   return JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
 }
 
 /** Self time in µs per group and per function of the profiles in `dir`. */
-export function selfTimes(dir: string): { groups: Map<string, number>; functions: Map<string, number> } {
+export function selfTimes(dir: string): { groups: Map<string, number>; functions: Map<string, number>; categories: Map<string, number> } {
   const groups = new Map<string, number>();
+  const categories = new Map<string, number>();
   const functions = new Map<string, number>();
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile'))) {
     const p = load(join(dir, f));
@@ -56,16 +82,18 @@ export function selfTimes(dir: string): { groups: Map<string, number>; functions
       const dt = p.timeDeltas[i] ?? 0;
       const g = groupOf(n.callFrame.url, n.callFrame.functionName);
       groups.set(g, (groups.get(g) ?? 0) + dt);
+      const c = categoryOf(n.callFrame.url, n.callFrame.functionName);
+      categories.set(c, (categories.get(c) ?? 0) + dt);
       const name = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*(node_modules|\.bench-build)\//, '')}:${n.callFrame.lineNumber + 1}`;
       functions.set(name, (functions.get(name) ?? 0) + dt);
     }
   }
-  return { groups, functions };
+  return { groups, functions, categories };
 }
 
 /** Markdown: the groups' and the top functions' shares of the busy (non-idle) self time. */
 export function summarizeProfiles(dir: string, top = 25): string {
-  const { groups, functions } = selfTimes(dir);
+  const { groups, functions, categories } = selfTimes(dir);
   const busy = [...groups].filter(([g]) => g !== 'idle').reduce((s, [, t]) => s + t, 0);
   const rows = (m: Map<string, number>, skipIdle: boolean): string[] =>
     [...m]
@@ -73,7 +101,13 @@ export function summarizeProfiles(dir: string, top = 25): string {
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([k, t]) => `| ${k.replace(/\|/g, '\\|')} | ${((100 * t) / busy).toFixed(1)} % | ${(t / 1000).toFixed(0)} |`);
-  return `Self time of the busy (non-idle) CPU time, ${(busy / 1e6).toFixed(1)} s in all:
+  return `Self time of the busy (non-idle) CPU time, ${(busy / 1e6).toFixed(1)} s in all, by cost centre:
+
+| cost centre | share | ms |
+|---|---|---|
+${rows(categories, true).join('\n')}
+
+By code:
 
 | code | share | ms |
 |---|---|---|
