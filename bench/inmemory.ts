@@ -45,7 +45,7 @@ interface Query {
   key: 'list' | 'one';
   name: string;
   body: string;
-  /** Counted requests per load run, by connections (full mode; short takes a tenth). */
+  /** Counted requests per load run, by connections (full mode; short takes a twentieth). */
   requests: Record<number, number>;
 }
 
@@ -157,8 +157,8 @@ async function main(): Promise<void> {
   for (const q of QUERIES.filter((x) => !process.env.INMEM_ONLY || x.key === process.env.INMEM_ONLY)) {
     for (const connections of CONNECTIONS) {
       const row: Row = { query: q.name, connections, jit: [], gateway: [] };
-      const requests = short ? Math.round(q.requests[connections]! / 10) : q.requests[connections]!;
-      const warmup = short ? Math.max(2, Math.round(200 / connections)) : Math.max(5, Math.round(1000 / connections));
+      const requests = short ? Math.round(q.requests[connections]! / 20) : q.requests[connections]!;
+      const warmup = short ? Math.max(2, Math.round(100 / connections)) : Math.max(5, Math.round(1000 / connections));
       for (let r = 0; r < rounds; r++) {
         for (const which of ['jit', 'gateway'] as const) {
           const s = servers[which];
