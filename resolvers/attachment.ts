@@ -38,8 +38,17 @@ export const attachmentType: VolumeAttachmentResolvers = {
   volume: (a, _args, ctx) => requireVolume(ctx, a.volume),
   // Every consumer type's `id`, given here in neutral terms: the backend's consumer stays its own.
   // (The model types the consumer by its neutral part; it is the backend's own union member.)
-  consumer: (a) => ({ ...a.consumer, id: consumerId(a) }) as unknown as ResolversTypes['VolumeConsumer'],
+  consumer: (a) => consumerOf(a) as unknown as ResolversTypes['VolumeConsumer'],
 };
+
+/** Consumers with their ids, per attachment object: a backend that hands out the same attachments (memory) gets the same answer objects, not a copy per request. */
+const consumers = new WeakMap<Attachment, Attachment['consumer'] & { id: string }>();
+
+function consumerOf(a: Attachment): Attachment['consumer'] & { id: string } {
+  let c = consumers.get(a);
+  if (!c) consumers.set(a, (c = { ...a.consumer, id: consumerId(a) }));
+  return c;
+}
 
 export const consumerType: VolumeConsumerResolvers = {
   __resolveType: (c) => c.__typename,
