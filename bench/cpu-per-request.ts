@@ -12,7 +12,7 @@
  * gateway) and the load generator (bench/load-child.ts) on CPU 1. No service credential: no
  * watcher, so every commit makes the same one backend call per query.
  *
- *   node --import tsx bench/cpu-per-request.ts [TREE …]   (default: this checkout)
+ *   node --import tsx bench/cpu-per-request.ts [TREE …]   (default: CPU_TREES, space-separated, else this checkout)
  *   CPU_SHORT=1      quick mode: 1 round, 300 requests per checkout
  *   CPU_ROUNDS=n     rounds (default 3, quick 1)
  *   CPU_REQUESTS=n   counted requests per checkout and round (default 1500, quick 300)
@@ -37,7 +37,7 @@ const rounds = Number(process.env.CPU_ROUNDS ?? (short ? 1 : 3));
 const requests = Number(process.env.CPU_REQUESTS ?? (short ? 300 : 1500));
 const warmup = short ? 100 : 300;
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
-const trees = (process.argv.length > 2 ? process.argv.slice(2) : [root]).map((t) => resolve(t));
+const trees = (process.argv.length > 2 ? process.argv.slice(2) : process.env.CPU_TREES?.trim() ? process.env.CPU_TREES.trim().split(/\s+/) : [root]).map((t) => resolve(t));
 const pinning = canPin && cpuList().length >= 2;
 const GATEWAY_CPU = pinning ? '0' : undefined;
 const REST_CPU = pinning ? '1' : undefined;
