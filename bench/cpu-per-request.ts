@@ -91,6 +91,9 @@ function build(tree: string): string {
   return dir;
 }
 
+/** Gateways being stopped on purpose (their exit is not news). */
+const stopping = new WeakSet<ChildProcess>();
+
 /** Starts a checkout's compiled gateway, pinned, from its own directory (its own node_modules). */
 function startGateway(tree: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const [cmd, args] = pinned(GATEWAY_CPU, [join(tree, '.bench-build-cpu/server/main.js')]);
@@ -104,11 +107,15 @@ function startGateway(tree: string, env: Record<string, string>): Promise<{ chil
       const m = /ready at (\S+)/.exec(buf);
       if (m) {
         clearTimeout(timer);
-        child.stdout!.resume();
         ok({ child, url: m[1]!.replace('localhost', '127.0.0.1') });
       }
+      buf = buf.slice(-4000); // its last log lines, for an early exit
     });
-    child.once('exit', (code) => fail(new Error(`${tree}: gateway exited with ${code}: ${buf}`)));
+    child.once('exit', (code, signal) => {
+      const why = new Error(`${tree}: gateway exited (${code ?? signal}): ${buf}`);
+      if (!stopping.has(child)) console.error(why.message);
+      fail(why);
+    });
   });
 }
 
@@ -142,6 +149,7 @@ async function measure(tree: string, simUrl: string): Promise<Sample> {
     if (r.errors > 0) throw new Error(`${tree}: ${r.errors} failed requests`);
     return { cpuMs: used / r.requests, p50: r.p50, throughput: r.throughput };
   } finally {
+    stopping.add(g.child);
     g.child.kill('SIGTERM');
     if (g.child.exitCode === null) await once(g.child, 'exit');
   }
@@ -166,7 +174,7 @@ async function main(): Promise<void> {
     const ss = samples.get(tree)!;
     const cpu = median(ss.map((s) => s.cpuMs));
     const subject = git(tree, 'log', '-1', '--format=%s').replace(/\|/g, '/').slice(0, 70);
-    const dirty = git(tree, 'status', '--porcelain', '--untracked-files=no') ? ' + uncommitted changes' : '';
+    const dirty = git(tree, 'status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench') ? ' + uncommitted changes' : '';
     console.log(`ratio: list CPU per request ${git(tree, 'rev-parse', '--short', 'HEAD')} ms = ${cpu.toFixed(2)} (÷ ${EARLIER_MS} = ${(cpu / EARLIER_MS).toFixed(2)})`);
     return `| ${git(tree, 'rev-parse', '--short', 'HEAD')}${dirty} | ${git(tree, 'log', '-1', '--format=%cs')} | ${subject} | **${cpu.toFixed(2)}** (${ss.map((s) => s.cpuMs.toFixed(2)).join(', ')}) | ${median(ss.map((s) => s.p50)).toFixed(2)} | ${median(ss.map((s) => s.throughput)).toFixed(0)} |`;
   });
