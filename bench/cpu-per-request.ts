@@ -69,10 +69,15 @@ function envFor(tree: string, simUrl: string): Record<string, string> {
   return env;
 }
 
-/** The checkout's state: its commit and a digest of uncommitted changes (a rebuild when either moves). */
+/** Paths that do not reach the build (a change there needs no rebuild). */
+const NOT_BUILT = ['bench', 'test', 'docs', 'README.md'];
+
+/** The checkout's built sources: the tree ids at HEAD outside {@link NOT_BUILT}, and a digest of uncommitted changes there. */
 function treeState(tree: string): string {
-  const dirty = git(tree, 'status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench');
-  return `${git(tree, 'rev-parse', 'HEAD')} ${createHash('sha1').update(dirty ? git(tree, 'diff', 'HEAD', '--', '.', ':!bench') : '').digest('hex')}`;
+  const outside = NOT_BUILT.map((p) => `:!${p}`);
+  const committed = git(tree, 'ls-tree', 'HEAD').split('\n').filter((l) => !NOT_BUILT.includes(l.split('\t')[1]!)).join('\n');
+  const dirty = git(tree, 'diff', 'HEAD', '--', '.', ...outside);
+  return createHash('sha1').update(committed).update(dirty).digest('hex');
 }
 
 /**
@@ -85,7 +90,7 @@ function build(tree: string): string {
   const state = treeState(tree);
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === state) return dir;
   rmSync(dir, { recursive: true, force: true });
-  console.error(`building ${tree} (${state.slice(0, 10)}) …`);
+  console.error(`building ${tree} …`);
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', '.bench-build-cpu'], { cwd: tree, stdio: 'inherit' });
   writeFileSync(stamp, state);
   return dir;
@@ -174,7 +179,7 @@ async function main(): Promise<void> {
     const ss = samples.get(tree)!;
     const cpu = median(ss.map((s) => s.cpuMs));
     const subject = git(tree, 'log', '-1', '--format=%s').replace(/\|/g, '/').slice(0, 70);
-    const dirty = git(tree, 'status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench') ? ' + uncommitted changes' : '';
+    const dirty = git(tree, 'status', '--porcelain', '--untracked-files=no', '--', '.', ...NOT_BUILT.map((p) => `:!${p}`)) ? ' + uncommitted changes' : '';
     console.log(`ratio: list CPU per request ${git(tree, 'rev-parse', '--short', 'HEAD')} ms = ${cpu.toFixed(2)} (÷ ${EARLIER_MS} = ${(cpu / EARLIER_MS).toFixed(2)})`);
     return `| ${git(tree, 'rev-parse', '--short', 'HEAD')}${dirty} | ${git(tree, 'log', '-1', '--format=%cs')} | ${subject} | **${cpu.toFixed(2)}** (${ss.map((s) => s.cpuMs.toFixed(2)).join(', ')}) | ${median(ss.map((s) => s.p50)).toFixed(2)} | ${median(ss.map((s) => s.throughput)).toFixed(0)} |`;
   });
