@@ -4,7 +4,8 @@
  * plain Nomad list of 100 on the benchmark's simulator at 1 connection, compiled build.
  *
  * Given several checkouts (paths, e.g. `git worktree add --detach /work/wt/old-1b90b7e 1b90b7e`
- * with its own `npm ci`), it builds each with its own tsc into its own `.bench-build-cpu/`, starts it
+ * with its own `npm ci`), it builds each with its own tsc into its own `.bench-build-cpu/` (this
+ * checkout: `.bench-build/`, as the other benchmarks), starts it
  * with the settings that checkout knows, and measures them alternately over a few rounds (the
  * order reversed every other round), so an old commit is measured back to back with this one.
  *
@@ -13,9 +14,9 @@
  * watcher, so every commit makes the same one backend call per query.
  *
  *   node --import tsx bench/cpu-per-request.ts [TREE …]   (default: CPU_TREES, space-separated, else this checkout)
- *   CPU_SHORT=1      quick mode: 1 round, 300 requests per checkout
+ *   CPU_SHORT=1      quick mode: 1 round, 200 requests per checkout
  *   CPU_ROUNDS=n     rounds (default 3, quick 1)
- *   CPU_REQUESTS=n   counted requests per checkout and round (default 1500, quick 300)
+ *   CPU_REQUESTS=n   counted requests per checkout and round (default 1500, quick 200)
  *   BENCH_OUT=path   write the section here (full mode only; default bench/RESULTS.md)
  *
  * Linux only (/proc). Ticks are 10 ms: a figure is a delta over hundreds of requests.
@@ -28,14 +29,14 @@ import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { BENCH_TOKEN } from './constants';
 import { pinnedLoad } from './pinned-load';
-import { canPin, cpuMs, killStarted, machineFacts, pinned, root, start, started } from './processes';
+import { canPin, cpuMs, killStarted, machineFacts, pinned, root, start, startBuiltGateway, started } from './processes';
 import { PLAIN_LIST } from './queries';
 import { writeSection } from './results-file';
 
 const short = process.env.CPU_SHORT === '1';
 const rounds = Number(process.env.CPU_ROUNDS ?? (short ? 1 : 3));
-const requests = Number(process.env.CPU_REQUESTS ?? (short ? 300 : 1500));
-const warmup = short ? 100 : 300;
+const requests = Number(process.env.CPU_REQUESTS ?? (short ? 200 : 1500));
+const warmup = short ? 50 : 300;
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const trees = (process.argv.length > 2 ? process.argv.slice(2) : process.env.CPU_TREES?.trim() ? process.env.CPU_TREES.trim().split(/\s+/) : [root]).map((t) => resolve(t));
 const pinning = canPin && cpuList().length >= 2;
@@ -84,27 +85,31 @@ function treeState(tree: string): string {
  * Compiles a checkout with its own tsc and tsconfig.build.json into its `.bench-build-cpu/` (not
  * `.bench-build/`, which bench/processes.ts rebuilds for this checkout), unless built from the same state.
  */
-function build(tree: string): string {
+function build(tree: string): void {
+  if (tree === root) return; // bench/processes.ts builds this checkout (.bench-build/) as every benchmark does
   const dir = join(tree, '.bench-build-cpu');
   const stamp = join(dir, '.stamp');
   const state = treeState(tree);
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === state) return dir;
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === state) return;
   rmSync(dir, { recursive: true, force: true });
   console.error(`building ${tree} …`);
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', '.bench-build-cpu'], { cwd: tree, stdio: 'inherit' });
   writeFileSync(stamp, state);
-  return dir;
 }
 
 /** Gateways being stopped on purpose (their exit is not news). */
 const stopping = new WeakSet<ChildProcess>();
 
 /** Starts a checkout's compiled gateway, pinned, from its own directory (its own node_modules). */
-function startGateway(tree: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+async function startGateway(tree: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  if (tree === root) {
+    const g = await startBuiltGateway(env, /ready at (\S+)/, [], GATEWAY_CPU);
+    return { child: g.child, url: g.match[1]!.replace('localhost', '127.0.0.1') };
+  }
   const [cmd, args] = pinned(GATEWAY_CPU, [join(tree, '.bench-build-cpu/server/main.js')]);
   const child = spawn(cmd, args, { cwd: tree, env: { ...stripGatewayEnv(process.env), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
-  return new Promise((ok, fail) => {
+  return await new Promise((ok, fail) => {
     let buf = '';
     const timer = setTimeout(() => fail(new Error(`${tree}: gateway did not start: ${buf}`)), 60_000);
     child.stdout!.on('data', (d: Buffer) => {
