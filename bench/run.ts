@@ -39,7 +39,7 @@ const pinning = canPin && cpuList().length >= 2;
 const GATEWAY_CPU = pinning ? '0' : undefined;
 const REST_CPU = pinning ? '1' : undefined;
 /** Counted requests per run of `volume(id)`, by connections (the lists get a fifth), and uncounted ones per connection first. */
-const REQUESTS: Record<number, number> = short ? { 1: 200, 50: 500 } : { 1: 3000, 50: 10000 };
+const REQUESTS: Record<number, number> = short ? { 1: 150, 50: 400 } : { 1: 3000, 50: 10000 };
 const WARMUP: Record<number, number> = short ? { 1: 20, 50: 1 } : { 1: 200, 50: 5 };
 const LIST_SHARE = 0.2;
 
