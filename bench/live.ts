@@ -12,7 +12,7 @@
  *    per volume) and with one (watch-fed reads: the list plus one read per namespace).
  *
  *   node --import tsx bench/live.ts        (BENCH_LIVE_SHORT=1: fewer samples, 1 and 100 subscribers)
- *   BENCH_LIVE_WINDOW_MS=n                       each backend-load window (default 30000, short 10000; npm run bench: 5000, one claim and release)
+ *   BENCH_LIVE_WINDOW_MS=n                 each backend-load window (default 30000, short 10000; npm run bench: 5000, one claim and release)
  */
 import { once } from 'node:events';
 import { join } from 'node:path';
