@@ -12,6 +12,7 @@
  *    per volume) and with one (watch-fed reads: the list plus one read per namespace).
  *
  *   node --import tsx bench/live.ts        (BENCH_LIVE_SHORT=1: fewer samples, 1 and 100 subscribers)
+ *   BENCH_LIVE_WINDOW_MS=n                 each backend-load window (default 30000, short 10000; npm run bench: 5000, one claim and release)
  */
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -134,7 +135,7 @@ async function backendLoad(simUrl: string, gw: { ws: string; metrics: string }, 
   const per = Math.ceil(subscribers / kids.length);
   await Promise.all(kids.map((k, i) => open(k, { url: gw.ws, count: Math.min(per, subscribers - i * per), sources: ['127.0.0.1', '127.0.0.2'], init: tokens.map((t) => ({ 'X-Nomad-Token': t })), batch: 200, query })));
   await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
-  const windowMs = short ? 10_000 : 30_000;
+  const windowMs = Number(process.env.BENCH_LIVE_WINDOW_MS ?? (short ? 10_000 : 30_000));
   const t0 = Date.now();
   for (let i = 0; Date.now() - t0 < windowMs; i++) {
     if (i % 2 === 0) await post(`${simUrl}/_sim/allocations`, { id: `load-${subscribers}-${i}`, jobId: `load-${i}`, nodeId: 'node-bench-1', volumes: [{ volumeId: 'bench-003', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });

@@ -14,3 +14,10 @@ export const ONE_VOLUME = `query($id: ID!) { volume(id: $id) { id name status si
 export const NOMAD_LIST = `{ volumes(first: 100) { nodes { id name status sizeBytes attachments { state access consumer { ... on VolumeAllocationConsumer { allocationId jobId node { id } } } } } } }`;
 
 export const OPENSTACK_LIST = `{ volumes(first: 100) { nodes { id name status details { ... on CinderVolumeDetails { sizeGiB } } attachments { state device consumer { ... on VolumeServerConsumer { serverId name status } } } } } }`;
+
+/**
+ * The plain list of 100 (one backend call on either backend without a watcher): the end-to-end
+ * list scenario and the list's CPU-per-request figure. Valid on schema v1 and v2 alike, so older
+ * commits run it unchanged (bench/cpu-per-request.ts).
+ */
+export const PLAIN_LIST = `{ volumes(first: 100) { nodes { id name status } } }`;

@@ -1,27 +1,54 @@
 /**
- * Benchmark: gateway vs direct REST calls to the simulated Nomad and OpenStack for the same data,
- * in one run, plus the OpenStack batch-strategy measurement (shows vs one list-detail).
- * The simulator and the gateway each run in their own process; this process generates load.
+ * Benchmark: the gateway against direct REST calls to the simulated backends for the same data,
+ * end to end, pinned with taskset, with watch-fed reads off so both sides make the same calls.
  *
- *   npm run bench                 full run, writes bench/RESULTS.md
- *   BENCH_SHORT=1 npm run bench   about ten times fewer requests (used by the test suite)
+ * Scenarios: `volume(id)` on Nomad and on OpenStack, the plain Nomad list of 100 and the plain
+ * OpenStack list of 100. "Direct" replays exactly the backend request the gateway makes for one
+ * query (read from the simulator's request log), and every timed run is counted at the simulator,
+ * so the table shows backend calls per request for both sides.
+ *
+ * Pinning (two cores): the gateway alone on CPU 0; the simulators and the load generator
+ * (bench/load-child.ts in its own process) on CPU 1, for the gateway runs and the direct runs
+ * alike. Gateway and direct runs alternate (the first of each pair alternates too) over a few
+ * rounds; the table gives medians.
+ *
+ *   npm run bench:full            full run (5 rounds), writes bench/RESULTS.md
+ *   BENCH_SHORT=1                 quick mode: 1 round, a few hundred requests per run
+ *   BENCH_ROUNDS=n                rounds (default 5, quick 1)
  *   BENCH_OUT=path                write the results elsewhere
  *
  * Compare ratios within one run; absolute times move with the machine and its load.
  */
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { cpus as cpuList } from 'node:os';
 import { Pool } from 'undici';
 import { runLoad, type LoadResult } from './load';
 import { BENCH_TOKEN, UNCAPPED } from './constants';
 import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/volumes/batch';
-import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST } from './queries';
-import { killStarted, machineFacts, start, startBuiltGateway } from './processes';
+import { ONE_VOLUME, PLAIN_LIST } from './queries';
+import { canPin, cpuMs, killStarted, machineFacts, start, startBuiltGateway } from './processes';
+import { pinnedLoad, type LoadJob } from './pinned-load';
 import { writeSection } from './results-file';
 
 const short = process.env.BENCH_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
-const scale = (n: number): number => (short ? Math.max(10, Math.round(n / 10)) : n);
+const rounds = Number(process.env.BENCH_ROUNDS ?? (short ? 1 : 5));
+const pinning = canPin && cpuList().length >= 2;
+/** The gateway's CPU, and the one the simulators and the load generator share. */
+const GATEWAY_CPU = pinning ? '0' : undefined;
+const REST_CPU = pinning ? '1' : undefined;
+/** Counted requests per run of `volume(id)`, by connections (the lists get a fifth), and uncounted ones per connection first. */
+const REQUESTS: Record<number, number> = short ? { 1: 150, 50: 400 } : { 1: 3000, 50: 10000 };
+const WARMUP: Record<number, number> = short ? { 1: 20, 50: 1 } : { 1: 200, 50: 5 };
+const LIST_SHARE = 0.2;
+
+/**
+ * Gateway settings for these runs: no service credential, so no watcher runs and every read goes
+ * to the backend (watch-fed reads off); readiness probes after the first one out of the way of the
+ * counted calls.
+ */
+const GATEWAY_ENV = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', READINESS_PROBE_INTERVAL_MS: '3600000', ...UNCAPPED };
 
 async function body(res: { statusCode: number; body: { text(): Promise<string> } }): Promise<unknown> {
   const text = await res.body.text();
@@ -29,162 +56,226 @@ async function body(res: { statusCode: number; body: { text(): Promise<string> }
   return JSON.parse(text);
 }
 
-async function main(): Promise<void> {
-  const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
-  const simUrl = sim.match[1]!;
-  const gw = await startBuiltGateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED }, /ready at (\S+)/);
-  const gwUrl = new URL(gw.match[1]!);
-  const gwPool = new Pool(gwUrl.origin, { connections: 64 });
-  const simPool = new Pool(simUrl, { connections: 64 });
-  const auth = { 'x-nomad-token': BENCH_TOKEN };
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 
-  const gql = async (query: string, variables: Record<string, unknown> = {}): Promise<any> => {
-    const res = await gwPool.request({ method: 'POST', path: gwUrl.pathname, headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ query, variables }) });
-    const b = (await body(res)) as { errors?: unknown[]; data: unknown };
-    if (b.errors) throw new Error(JSON.stringify(b.errors));
-    return b.data;
+/** One simulator as the benchmark sees it: its request log, its process, and how a logged call is replayed. */
+interface Backend {
+  pid: number;
+  clearLog(): Promise<void>;
+  log(): Promise<Array<{ method: string; url: string; headers: Record<string, string> }>>;
+}
+
+/** One timed run: the load generator's result, and what it cost the gateway and the simulator, per request. */
+interface Run extends LoadResult {
+  gatewayCpuMs: number;
+  simCpuMs: number;
+  callsPerRequest: number;
+}
+
+async function measure(job: LoadJob, gatewayPid: number, backend: Backend): Promise<Run> {
+  await backend.clearLog();
+  const g0 = cpuMs(gatewayPid);
+  const s0 = cpuMs(backend.pid);
+  const r = await pinnedLoad(job, REST_CPU);
+  const sent = r.requests + r.errors + job.warmup * job.connections;
+  const gatewayCpuMs = (cpuMs(gatewayPid) - g0) / sent;
+  const simCpuMs = (cpuMs(backend.pid) - s0) / sent;
+  const callsPerRequest = (await backend.log()).length / sent;
+  await backend.clearLog();
+  return { ...r, gatewayCpuMs, simCpuMs, callsPerRequest };
+}
+
+async function main(): Promise<void> {
+  const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/, [], REST_CPU);
+  const simUrl = sim.match[1]!;
+  const gw = await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: `bench=nomad@${simUrl}` }, /ready at (\S+)/, [], GATEWAY_CPU);
+  const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
+  const simPool = new Pool(simUrl, { connections: 4 });
+  const nomadAuth = { 'x-nomad-token': BENCH_TOKEN };
+  const nomad: Backend = {
+    pid: sim.child.pid!,
+    clearLog: () => simPool.request({ method: 'DELETE', path: '/_sim/requests' }).then((r) => r.body.text()).then(() => undefined),
+    log: async () =>
+      ((await body(await simPool.request({ method: 'GET', path: '/_sim/requests' }))) as Array<{ method: string; rawPath: string }>).map((e) => ({
+        method: e.method,
+        url: new URL(e.rawPath, simUrl).href,
+        headers: nomadAuth,
+      })),
   };
-  const rest = async (path: string): Promise<any> => body(await simPool.request({ method: 'GET', path, headers: auth }));
 
   // OpenStack: its own simulator process and gateway, so the two backends' rows do not share one.
-  const osSim = await start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/);
+  const osSim = await start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/, [], REST_CPU);
   const [, keystoneUrl, cinderUrl, novaUrl, , osToken] = osSim.match as unknown as string[];
-  const osGw = await startBuiltGateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED }, /ready at (\S+)/);
-  const osGwUrl = new URL(osGw.match[1]!);
-  const osGwPool = new Pool(osGwUrl.origin, { connections: 64 });
-  const cinder = new URL(cinderUrl!);
-  const nova = new URL(novaUrl!);
-  const cinderPool = new Pool(cinder.origin, { connections: 64 });
-  const novaPool = new Pool(nova.origin, { connections: 64 });
+  const osGw = await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}` }, /ready at (\S+)/, [], GATEWAY_CPU);
+  const osGwUrl = osGw.match[1]!.replace('localhost', '127.0.0.1');
   const keystonePool = new Pool(new URL(keystoneUrl!).origin, { connections: 4 });
-  const osHeaders = { 'x-auth-token': osToken! };
-  const osGql = async (query: string): Promise<any> => {
-    const res = await osGwPool.request({ method: 'POST', path: osGwUrl.pathname, headers: { 'content-type': 'application/json', ...osHeaders }, body: JSON.stringify({ query }) });
-    const b = (await body(res)) as { errors?: unknown[]; data: unknown };
+  const osAuth = { 'x-auth-token': osToken! };
+  const origins: Record<string, string> = { keystone: new URL(keystoneUrl!).origin, cinder: new URL(cinderUrl!).origin, nova: new URL(novaUrl!).origin };
+  const openstack: Backend = {
+    pid: osSim.child.pid!,
+    clearLog: () => keystonePool.request({ method: 'DELETE', path: '/_sim/requests' }).then((r) => r.body.text()).then(() => undefined),
+    log: async () =>
+      ((await body(await keystonePool.request({ method: 'GET', path: '/_sim/requests' }))) as Array<{ service: string; method: string; path: string; query: string; microversion: string | null }>).map((e) => ({
+        method: e.method,
+        url: `${origins[e.service]}${e.path}${e.query ? `?${e.query}` : ''}`,
+        headers: { ...osAuth, ...(e.microversion ? { 'openstack-api-version': e.microversion } : {}) },
+      })),
+  };
+
+  const gql = async (url: string, headers: Record<string, string>, query: string, variables: Record<string, unknown> = {}): Promise<any> => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+    const b = (await res.json()) as { errors?: unknown[]; data: unknown };
     if (b.errors) throw new Error(JSON.stringify(b.errors));
     return b.data;
   };
-  const cinderGet = async (path: string): Promise<any> =>
-    body(await cinderPool.request({ method: 'GET', path: cinder.pathname + path, headers: { ...osHeaders, 'openstack-api-version': 'volume 3.70' } }));
-  const novaGet = async (path: string): Promise<any> =>
-    body(await novaPool.request({ method: 'GET', path: nova.pathname + path, headers: { ...osHeaders, 'openstack-api-version': 'compute 2.93' } }));
-
-  const first = await gql(`{ volumes(first: 1) { nodes { id } } }`);
-  const volumeId: string = first.volumes.nodes[0].id;
+  const firstId = async (url: string, headers: Record<string, string>): Promise<string> => (await gql(url, headers, '{ volumes(first: 1) { nodes { id } } }')).volumes.nodes[0].id;
 
   const scenarios = [
-    {
-      name: 'volume(id) with attachments',
-      gateway: () => gql(ONE_VOLUME, { id: volumeId }).then(() => undefined),
-      direct: () => rest('/v1/volume/csi/bench-000?namespace=default').then(() => undefined),
-      directCalls: 1,
-      requests: { 1: scale(3000), 50: scale(6000) } as Record<number, number>,
-    },
-    {
-      name: 'volumes(first: 100) with attachments',
-      gateway: () => gql(NOMAD_LIST).then(() => undefined),
-      // What a client does without the gateway: list stubs, then read each volume (16 at a time, like the gateway).
-      direct: async () => {
-        const stubs = (await rest('/v1/volumes?type=csi&namespace=*&per_page=100')) as Array<{ ID: string; Namespace: string }>;
-        for (let i = 0; i < stubs.length; i += 16) {
-          await Promise.all(stubs.slice(i, i + 16).map((s) => rest(`/v1/volume/csi/${encodeURIComponent(s.ID)}?namespace=${s.Namespace}`)));
-        }
-      },
-      directCalls: 101,
-      requests: { 1: scale(150), 50: scale(400) } as Record<number, number>,
-    },
-    {
-      name: 'OpenStack volumes(first: 100) with attachments and their servers',
-      gateway: () => osGql(OPENSTACK_LIST).then(() => undefined),
-      // Without the gateway: the volume list, then each distinct attached server, 16 at a time.
-      direct: async () => {
-        const { volumes } = (await cinderGet('/volumes/detail?limit=100')) as { volumes: Array<{ attachments: Array<{ server_id: string }> }> };
-        const ids = [...new Set(volumes.flatMap((v) => v.attachments.map((a) => a.server_id)))];
-        for (let i = 0; i < ids.length; i += 16) await Promise.all(ids.slice(i, i + 16).map((id) => novaGet(`/servers/${id}`)));
-      },
-      directCalls: 21,
-      requests: { 1: scale(150), 50: scale(400) } as Record<number, number>,
-      log: 'os' as const,
-    },
+    { name: 'Nomad volume(id)', url: gwUrl, pid: gw.child.pid!, headers: nomadAuth, backend: nomad, query: ONE_VOLUME, variables: { id: await firstId(gwUrl, nomadAuth) }, share: 1 },
+    { name: 'Nomad volumes(first: 100)', url: gwUrl, pid: gw.child.pid!, headers: nomadAuth, backend: nomad, query: PLAIN_LIST, variables: {}, share: LIST_SHARE },
+    { name: 'OpenStack volume(id)', url: osGwUrl, pid: osGw.child.pid!, headers: osAuth, backend: openstack, query: ONE_VOLUME, variables: { id: await firstId(osGwUrl, osAuth) }, share: 1 },
+    { name: 'OpenStack volumes(first: 100)', url: osGwUrl, pid: osGw.child.pid!, headers: osAuth, backend: openstack, query: PLAIN_LIST, variables: {}, share: LIST_SHARE },
   ];
 
-  const osLog = (method: 'GET' | 'DELETE'): Promise<unknown> => keystonePool.request({ method, path: '/_sim/requests' }).then((r) => (method === 'GET' ? body(r) : r.body.text()));
-  const clearLog = async (which?: 'os'): Promise<unknown> => (which === 'os' ? osLog('DELETE') : simPool.request({ method: 'DELETE', path: '/_sim/requests' }).then((r) => r.body.text()));
-  const countLog = async (which?: 'os'): Promise<number> => (which === 'os' ? ((await osLog('GET')) as unknown[]).length : ((await rest('/_sim/requests')) as unknown[]).length);
-
   const rows: string[] = [];
-  const summary: Array<{ scenario: string; connections: number; gateway: LoadResult; direct: LoadResult; calls: number }> = [];
+  const summary: Array<{ name: string; connections: number; overhead: number; ratio: number }> = [];
+  const calls: string[] = [];
   for (const s of scenarios) {
-    const which = 'log' in s ? s.log : undefined;
-    await s.gateway(); // warms the gateway's caches (Keystone token validation, version documents)
-    await clearLog(which);
-    await s.gateway();
-    const calls = await countLog(which);
+    // The gateway's calls for one query, after one that fills its caches (Keystone token
+    // validation, version documents): direct REST replays exactly these.
+    await gql(s.url, s.headers, s.query, s.variables);
+    await s.backend.clearLog();
+    await gql(s.url, s.headers, s.query, s.variables);
+    const made = await s.backend.log();
+    if (made.length !== 1) throw new Error(`${s.name}: the gateway made ${made.length} backend calls for one query; this benchmark compares one REST call`);
+    const [call] = made;
+    calls.push(`| ${s.name} | \`${call!.method} ${new URL(call!.url).pathname}${new URL(call!.url).search}\` |`);
     for (const connections of [1, 50]) {
-      const requests = s.requests[connections]!;
-      const warmup = connections === 1 ? scale(50) : 2;
-      await clearLog(which);
-      const direct = await runLoad(s.direct, { connections, requests, warmup });
-      await clearLog(which);
-      const gateway = await runLoad(s.gateway, { connections, requests, warmup });
-      await clearLog(which);
-      summary.push({ scenario: s.name, connections, gateway, direct, calls });
+      const base = { connections, requests: Math.round(REQUESTS[connections]! * s.share), warmup: WARMUP[connections]! };
+      const gatewayJob: LoadJob = { ...base, url: s.url, headers: { 'content-type': 'application/json', ...s.headers }, body: JSON.stringify({ query: s.query, variables: s.variables }), graphql: true };
+      const directJob: LoadJob = { ...base, url: call!.url, method: call!.method, headers: call!.headers };
+      const gateway: Run[] = [];
+      const direct: Run[] = [];
+      for (let r = 0; r < rounds; r++) {
+        // Alternate which side goes first, so drift in the machine's load does not favour one.
+        if (r % 2 === 0) {
+          gateway.push(await measure(gatewayJob, s.pid, s.backend));
+          direct.push(await measure(directJob, s.pid, s.backend));
+        } else {
+          direct.push(await measure(directJob, s.pid, s.backend));
+          gateway.push(await measure(gatewayJob, s.pid, s.backend));
+        }
+      }
+      const m = (runs: Run[], k: keyof Run): number => median(runs.map((x) => x[k] as number));
+      const overhead = m(gateway, 'p50') - m(direct, 'p50');
+      const ratio = m(gateway, 'throughput') / m(direct, 'throughput');
+      const errors = [...gateway, ...direct].reduce((n, x) => n + x.errors, 0);
       const f = (n: number): string => n.toFixed(2);
+      const each = rounds > 1 ? ` (${gateway.map((x) => x.throughput.toFixed(0)).join(', ')})` : '';
       rows.push(
-        `| ${s.name} | ${connections} | ${f(gateway.p50)} | ${f(gateway.p99)} | ${gateway.throughput.toFixed(0)} | ${f(direct.p50)} | ${f(direct.p99)} | ${direct.throughput.toFixed(0)} | ${f(gateway.p50 - direct.p50)} | ${(gateway.p50 / direct.p50).toFixed(2)} | ${calls} / ${s.directCalls} | ${gateway.errors + direct.errors} |`,
+        `| ${s.name} | ${connections} | ${f(m(gateway, 'p50'))} | ${f(m(gateway, 'p99'))} | ${m(gateway, 'throughput').toFixed(0)}${each} | ${f(m(gateway, 'gatewayCpuMs'))} | ${f(m(direct, 'p50'))} | ${f(m(direct, 'p99'))} | ${m(direct, 'throughput').toFixed(0)} | ${f(overhead)} | ${ratio.toFixed(2)} | ${f(m(gateway, 'simCpuMs'))} / ${f(m(direct, 'simCpuMs'))} | ${f(m(gateway, 'callsPerRequest'))} / ${f(m(direct, 'callsPerRequest'))} | ${errors} |`,
       );
+      summary.push({ name: s.name, connections, overhead, ratio });
       console.log(rows.at(-1));
     }
   }
 
-  // Batch strategy: k volumes (or servers) by id as k parallel shows, or one list-detail of the
-  // whole project (100 volumes, 40 servers) picked over. Time per batch at 1 connection.
-  const { volumes: allVolumes } = (await cinderGet('/volumes/detail?limit=1000')) as { volumes: Array<{ id: string }> };
-  const { servers: allServers } = (await novaGet('/servers/detail?limit=1000')) as { servers: Array<{ id: string }> };
-  const strategyRows: string[] = [];
-  for (const k of [1, 2, 4, 8, 16, 32]) {
-    const vIds = allVolumes.slice(0, k).map((v) => v.id);
-    const sIds = allServers.slice(0, k).map((v) => v.id);
-    const n = scale(200);
-    const shows = await runLoad(() => Promise.all(vIds.map((id) => cinderGet(`/volumes/${id}`))).then(() => undefined), { connections: 1, requests: n, warmup: 5 });
-    const list = await runLoad(() => cinderGet('/volumes/detail?limit=1000').then(() => undefined), { connections: 1, requests: n, warmup: 5 });
-    const sShows = await runLoad(() => Promise.all(sIds.map((id) => novaGet(`/servers/${id}`))).then(() => undefined), { connections: 1, requests: n, warmup: 5 });
-    const sList = await runLoad(() => novaGet('/servers/detail?limit=1000').then(() => undefined), { connections: 1, requests: n, warmup: 5 });
-    const f = (x: number): string => x.toFixed(2);
-    strategyRows.push(`| ${k} | ${f(shows.p50)} | ${f(list.p50)} | ${shows.p50 <= list.p50 ? 'shows' : 'list'} | ${f(sShows.p50)} | ${f(sList.p50)} | ${sShows.p50 <= sList.p50 ? 'shows' : 'list'} |`);
-    console.log(strategyRows.at(-1));
-  }
+  const strategy = short ? '' : await batchStrategy(origins.cinder! + new URL(cinderUrl!).pathname, origins.nova! + new URL(novaUrl!).pathname, osAuth);
 
-  const one = summary.find((x) => x.connections === 1 && x.scenario.startsWith('volume(id)'))!;
-  const md = `## Gateway vs direct REST
+  const targets = summary.map((x) =>
+    x.connections === 1
+      ? `- ${x.name}, 1 connection: p50 overhead **${x.overhead.toFixed(2)} ms** (target ≤ 1 ms: ${x.overhead <= 1 ? 'met' : 'not met'})`
+      : `- ${x.name}, 50 connections: gateway req/s **${(x.ratio * 100).toFixed(0)} %** of direct (target ≥ 50 %: ${x.ratio >= 0.5 ? 'met' : 'not met'})`,
+  );
+  for (const x of summary) console.log(`ratio: ${x.name} c=${x.connections} ${x.connections === 1 ? `p50 overhead ms = ${x.overhead.toFixed(2)}` : `gateway/direct req/s = ${x.ratio.toFixed(2)}`}`);
 
-Generated by \`bench/run.ts\`${short ? ' (BENCH_SHORT=1: reduced request counts)' : ''} on ${new Date().toISOString()}.
+  const md = `## Gateway vs direct REST, pinned
+
+Generated by \`bench/run.ts\`${short ? ' (BENCH_SHORT=1: quick mode, one round, few requests)' : ''} on ${new Date().toISOString()};
+${rounds} round${rounds > 1 ? 's' : ''}, medians.
 
 ${machineFacts()}
 
-Setup: simulated Nomad (100 CSI volumes, 20 claimed) in one process, the gateway in another,
-this load generator in a third, all on loopback on the same machine. "Direct" is what a client
-does without the gateway for the same data: one REST read for \`volume(id)\`; for the list, the
-list call plus one read per volume (Nomad list stubs carry no allocations), 16 at a time like
-the gateway. Latencies in milliseconds. Each row ran the direct calls first, then the gateway.
-"Backend calls" counts the simulator's request log for one query. With 50 connections the three
-processes share two cores, so those rows are CPU-bound for both sides; compare the ratios.
+Setup: ${pinning ? `pinned with \`taskset\`: the gateway alone on CPU ${GATEWAY_CPU}; the simulator and the load generator (bench/load-child.ts, its own process) on CPU ${REST_CPU}, in the gateway runs and the direct runs alike` : 'NOT pinned (no taskset or fewer than two CPUs here): every process shares every core'}.
+Simulated Nomad (100 CSI volumes, 20 claimed) and simulated OpenStack (Keystone, Cinder, Nova:
+100 volumes, 60 attached) each in their own process, each with a gateway of its own, all on loopback.
+Watch-fed reads are off: the gateways have no service credential, so no watcher runs and every
+read goes to the backend. "Direct" replays the one backend request the gateway makes for the
+query (below), with the same credential; each side's calls are counted in the simulator's request
+log over every timed run ("backend calls per request", gateway / direct). Gateway and direct runs
+alternate, each round starting with the other side. Latencies in ms; "gateway CPU" and "simulator
+CPU" are ms of user + system time (\`/proc/<pid>/stat\`, 10 ms ticks) over the run ÷ the requests sent
+in it. Requests per run for \`volume(id)\`: ${REQUESTS[1]} at 1 connection, ${REQUESTS[50]} at 50 (after ${WARMUP[1]} and ${WARMUP[50]} per connection
+not counted); for the lists a fifth of those.
+At 50 connections the direct side is bound by CPU ${REST_CPU ?? '(shared)'} (simulator and generator); the gateway side
+adds the gateway's own core.
 
-| scenario | connections | gateway p50 | gateway p99 | gateway req/s | direct p50 | direct p99 | direct req/s | overhead p50 (ms) | gateway/direct p50 | backend calls (gateway / direct) | errors |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| scenario | connections | gateway p50 | gateway p99 | gateway req/s${rounds > 1 ? ' (each round)' : ''} | gateway CPU per request (ms) | direct p50 | direct p99 | direct req/s | overhead p50 (ms) | gateway ÷ direct req/s | simulator CPU per request, gateway / direct (ms) | backend calls per request (gateway / direct) | errors |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-OpenStack rows: simulated Keystone, Cinder and Nova (100 volumes, 40 servers, 60 volumes attached to 20 of them,
-3 per server) in one process, with a gateway of their own. "Direct" lists the volumes with details
-(one call) and then reads each distinct attached server (20 calls, 16 at a time), as a client
-without the gateway does. The gateway's count is for a query after the first one: Keystone token
-validation (cached 1 min per token) and the version documents (cached 10 min) are not repeated.
+Queries: \`volume(id)\` is \`${ONE_VOLUME}\`; the lists are \`${PLAIN_LIST}\`.
+The backend call each makes (and direct REST replays):
 
+| scenario | backend call |
+|---|---|
+${calls.join('\n')}
+
+Targets (issue 20): p50 overhead over direct REST ≤ 1 ms at 1 connection; at 50 connections
+≥ 50 % of direct REST's throughput on the same pinning.
+
+${targets.join('\n')}
+${strategy}
+### Abandoned queries
+
+Upstream connections and calls when clients hang up mid-query: [ABANDON.md](ABANDON.md)
+(\`node --import tsx bench/abandon.ts\`; not regenerated by this script).
+`;
+  writeSection(out, 'gateway', md);
+  console.log(`wrote ${out}`);
+  await Promise.all([simPool, keystonePool].map((p) => p.close()));
+  const children = [gw.child, sim.child, osGw.child, osSim.child];
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => once(c, 'exit')));
+}
+
+/**
+ * OpenStack batch strategy (full mode only): p50 of fetching k objects by id as k parallel shows
+ * or one list-detail of the whole project, at 1 connection, from this process (unpinned).
+ */
+async function batchStrategy(cinderBase: string, novaBase: string, auth: Record<string, string>): Promise<string> {
+  const cinder = new URL(cinderBase);
+  const nova = new URL(novaBase);
+  const cinderPool = new Pool(cinder.origin, { connections: 64 });
+  const novaPool = new Pool(nova.origin, { connections: 64 });
+  const cinderGet = async (path: string): Promise<any> => body(await cinderPool.request({ method: 'GET', path: cinder.pathname + path, headers: { ...auth, 'openstack-api-version': 'volume 3.70' } }));
+  const novaGet = async (path: string): Promise<any> => body(await novaPool.request({ method: 'GET', path: nova.pathname + path, headers: { ...auth, 'openstack-api-version': 'compute 2.93' } }));
+  const { volumes } = (await cinderGet('/volumes/detail?limit=1000')) as { volumes: Array<{ id: string }> };
+  const { servers } = (await novaGet('/servers/detail?limit=1000')) as { servers: Array<{ id: string }> };
+  const rows: string[] = [];
+  for (const k of [1, 2, 4, 8, 16, 32]) {
+    const vIds = volumes.slice(0, k).map((v) => v.id);
+    const sIds = servers.slice(0, k).map((v) => v.id);
+    const o = { connections: 1, requests: 200, warmup: 5 };
+    const shows = await runLoad(() => Promise.all(vIds.map((id) => cinderGet(`/volumes/${id}`))).then(() => undefined), o);
+    const list = await runLoad(() => cinderGet('/volumes/detail?limit=1000').then(() => undefined), o);
+    const sShows = await runLoad(() => Promise.all(sIds.map((id) => novaGet(`/servers/${id}`))).then(() => undefined), o);
+    const sList = await runLoad(() => novaGet('/servers/detail?limit=1000').then(() => undefined), o);
+    const f = (x: number): string => x.toFixed(2);
+    rows.push(`| ${k} | ${f(shows.p50)} | ${f(list.p50)} | ${shows.p50 <= list.p50 ? 'shows' : 'list'} | ${f(sShows.p50)} | ${f(sList.p50)} | ${sShows.p50 <= sList.p50 ? 'shows' : 'list'} |`);
+    console.log(rows.at(-1));
+  }
+  await Promise.all([cinderPool.close(), novaPool.close()]);
+  return `
 ### OpenStack batch strategy
 
 p50 in ms of fetching k objects by id: k parallel show calls, or one list-detail call of the
-whole project (100 volumes or 40 servers) and a pick. The adapter shows below
-\`LIST_STRATEGY_THRESHOLD\` (volumes ${LIST_STRATEGY_THRESHOLD.volumes}, servers ${LIST_STRATEGY_THRESHOLD.servers}) and lists from there
+whole project (100 volumes or 40 servers) and a pick, from the benchmark's own process (unpinned).
+The adapter shows below \`LIST_STRATEGY_THRESHOLD\` (volumes ${LIST_STRATEGY_THRESHOLD.volumes}, servers ${LIST_STRATEGY_THRESHOLD.servers}) and lists from there
 (\`adapters/openstack/backend.ts\`). Shows here are all sent at once; the adapter sends at most 16
 (volumes) or 8 (servers) at a time. Simulator costs are not a real cloud's: there a show is
 ~20 ms of API and database work (shared/fixtures/recorded) and a list-detail grows with the
@@ -193,22 +284,8 @@ project. The threshold is set below the simulator's crossing on purpose, to boun
 
 | k | volume shows | volume list-detail | faster | server shows | server list-detail | faster |
 |---|---|---|---|---|---|---|
-${strategyRows.join('\n')}
-
-Target: gateway overhead over direct REST ≤ 1 ms at p50 with 1 connection for \`volume(id)\`:
-measured **${(one.gateway.p50 - one.direct.p50).toFixed(2)} ms** (${one.gateway.p50 - one.direct.p50 <= 1 ? 'met' : 'not met'}).
-
-### Abandoned queries
-
-Upstream connections and calls when clients hang up mid-query: [ABANDON.md](ABANDON.md)
-(\`node --import tsx bench/abandon.ts\`; not regenerated by this script).
+${rows.join('\n')}
 `;
-  writeSection(out, 'gateway', md);
-  console.log(`wrote ${out}`);
-  await Promise.all([gwPool, simPool, osGwPool, cinderPool, novaPool, keystonePool].map((p) => p.close()));
-  const children = [gw.child, sim.child, osGw.child, osSim.child];
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => once(c, 'exit')));
 }
 
 main().catch((err: unknown) => {

@@ -1,13 +1,16 @@
 /**
- * The benchmark: its queries against the bench's own data (answers and backend calls, so the
- * figures keep measuring the same work), and its short mode end to end. No timing is asserted.
+ * The benchmarks: their queries against the bench's own data (answers and backend calls, so the
+ * figures keep measuring the same work), and `npm run bench` (every quick mode, bench/quick.ts)
+ * end to end: each runs and prints well-formed figures, and the functional checks the short modes
+ * carry (every subscriber served, every soak request answered). No timing is asserted.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TOKEN } from '../bench/constants';
-import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST } from '../bench/queries';
+import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST, PLAIN_LIST } from '../bench/queries';
+import { BENCHES, rowsOf, type Outcome } from '../bench/quick';
 import { seedNomadBench, seedOpenStackBench } from '../bench/seed';
 import { NomadSimulator } from '../simulators/nomad';
 import { OpenStackSimulator } from '../simulators/openstack';
@@ -45,6 +48,12 @@ describe('benchmark queries on the bench data', () => {
     expect(claimed[1].attachments).toEqual([{ state: 'ATTACHED', access: 'READ_WRITE', consumer: { allocationId: expect.any(String), jobId: 'job-5', node: { id: 'node-bench-1' } } }]);
     // One list call (stubs carry no allocations), then one read per volume.
     expect(sim.requests()).toHaveLength(101);
+
+    // The end-to-end list (bench/run.ts replays its one call as direct REST).
+    sim.clearRequests();
+    const plain = await gw.gql(PLAIN_LIST, {}, auth);
+    expect(plain.body.data.volumes.nodes).toHaveLength(100);
+    expect(sim.requests().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/volumes']);
   });
 
   it('should list 100 OpenStack volumes with their servers in 2 backend calls once Keystone and the version documents are cached', async () => {
@@ -70,93 +79,108 @@ describe('benchmark queries on the bench data', () => {
     expect(attached[0].attachments[0]).toEqual({ state: 'ATTACHED', device: expect.stringMatching(/^\/dev\/vd[bcd]$/), consumer: { serverId: expect.any(String), name: expect.any(String), status: 'ACTIVE' } });
     // The volume list, then one server list for the 20 distinct servers (over LIST_STRATEGY_THRESHOLD).
     expect(sim.requests().map((r) => `${r.service} ${r.method} ${r.path.replace(/\/v3\/[0-9a-f]+\//, '/v3/:project/')}`)).toEqual(['cinder GET /v3/:project/volumes/detail', 'nova GET /v2.1/servers/detail']);
+
+    // The end-to-end scenarios make one Cinder call each (bench/run.ts replays it as direct REST).
+    const project = (path: string): string => path.replace(/\/v3\/[0-9a-f]+\//, '/v3/:project/');
+    sim.clearRequests();
+    const plain = await gw.gql(PLAIN_LIST, {}, auth);
+    expect(plain.body.data.volumes.nodes).toHaveLength(100);
+    expect(sim.requests().map((r) => `${r.service} ${r.method} ${project(r.path)}`)).toEqual(['cinder GET /v3/:project/volumes/detail']);
+    sim.clearRequests();
+    const one = await gw.gql(ONE_VOLUME, { id: nodes[0].id }, auth);
+    expect(one.body.errors).toBeUndefined();
+    expect(sim.requests().map((r) => `${r.service} ${r.method} ${project(r.path)}`)).toEqual([expect.stringMatching(/^cinder GET \/v3\/:project\/volumes\/[0-9a-f-]+$/)]);
   });
 });
 
-it('should run the benchmark in short mode and write one row per scenario and connection count, without errors', () => {
-  const out = join(mkdtempSync(join(tmpdir(), 'bench-')), 'RESULTS.md');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts'], {
-    cwd: join(__dirname, '..'),
-    env: { ...process.env, BENCH_SHORT: '1', BENCH_OUT: out },
-    encoding: 'utf8',
-    timeout: 170_000,
+describe('npm run bench (the quick modes)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-quick-'));
+  let outcomes: Outcome[] = [];
+  let status: number | null = null;
+  const md = (name: string): string => readFileSync(join(dir, `${name}.md`), 'utf8');
+  const ran = (name: string): boolean => outcomes.some((o) => o.name === name && o.status !== 'skipped');
+
+  beforeAll(() => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/quick.ts'], { cwd: join(__dirname, '..'), env: { ...process.env, QUICK_DIR: dir }, encoding: 'utf8', timeout: 400_000 });
+    status = run.status;
+    // Each test below reads what its benchmark left; a failed one fails the first test, not every one.
+    outcomes = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Outcome[];
+  }, 420_000);
+
+  it('should run every benchmark present, each printing figures that are numbers', () => {
+    expect(outcomes.map((o) => o.name)).toEqual(BENCHES.map((b) => b.name));
+    for (const o of outcomes) {
+      if (o.status === 'skipped') continue;
+      expect({ name: o.name, status: o.status, error: o.error }).toEqual({ name: o.name, status: 'ok', error: undefined });
+      expect(o.figures.length).toBeGreaterThan(0);
+      for (const [, value] of o.figures) expect(value).toMatch(/^-?\d/);
+    }
+    // The end-to-end and CPU benchmarks are this checkout's own: never skipped.
+    expect(ran('run') && ran('cpu-per-request')).toBe(true);
+    expect(status).toBe(0);
   });
-  expect(run.stderr).not.toMatch(/Error/);
-  expect(run.status).toBe(0);
-  const md = readFileSync(out, 'utf8');
-  const rows = md.split('\n').filter((l) => /^\| (volume|volumes|OpenStack)/.test(l));
-  // Nomad volume(id), Nomad volumes(first: 100), OpenStack volumes(first: 100), each at 1 and 50 connections.
-  expect(rows).toHaveLength(6);
-  // The OpenStack batch-strategy table: one row per batch size, each naming the faster strategy twice.
-  const strategy = md.split('\n').filter((l) => /^\| \d+ \|/.test(l));
-  expect(strategy.map((l) => l.split('|')[1]!.trim())).toEqual(['1', '2', '4', '8', '16', '32']);
-  for (const row of strategy) expect(row.match(/\| (shows|list) \|/g)).toHaveLength(2);
-  for (const row of rows) {
-    const cells = row.split('|').map((c) => c.trim());
-    expect(cells.at(-2)).toBe('0'); // errors
-    expect(cells.at(-3)).toMatch(/^\d+ \/ \d+$/); // backend calls
-  }
-}, 180_000);
 
-/** Runs one benchmark script in its short mode into a temporary results file; answers that file's text. */
-function runShort(script: string, env: Record<string, string>): string {
-  const out = join(mkdtempSync(join(tmpdir(), 'bench-')), 'RESULTS.md');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: join(__dirname, '..'), env: { ...process.env, ...env, BENCH_OUT: out }, encoding: 'utf8', timeout: 170_000 });
-  expect(run.stderr).not.toMatch(/Error/);
-  expect(run.status).toBe(0);
-  return readFileSync(out, 'utf8');
-}
+  it('end to end: one row per scenario and connection count, the same one backend call per request on both sides, no errors', () => {
+    const rows = rowsOf(md('run'), /^(Nomad|OpenStack) /).filter((r) => /^\d+$/.test(r[1]!));
+    expect(rows.map((r) => `${r[0]} ${r[1]}`)).toEqual(['Nomad volume(id) 1', 'Nomad volume(id) 50', 'Nomad volumes(first: 100) 1', 'Nomad volumes(first: 100) 50', 'OpenStack volume(id) 1', 'OpenStack volume(id) 50', 'OpenStack volumes(first: 100) 1', 'OpenStack volumes(first: 100) 50']);
+    for (const r of rows) {
+      expect(r.at(-2)).toBe('1.00 / 1.00'); // backend calls per request, gateway / direct
+      expect(r.at(-1)).toBe('0'); // errors
+      expect(Number(r[5])).toBeGreaterThan(0); // gateway CPU per request
+    }
+  });
 
-const tableRows = (md: string): string[][] => md.split('\n').filter((l) => /^\| \d/.test(l)).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+  it('the list CPU per request: one figure for this checkout', () => {
+    const out = readFileSync(join(dir, 'cpu-per-request.out'), 'utf8');
+    expect(out).toMatch(/^ratio: list CPU per request \w+ ms = \d+\.\d\d /m);
+  });
 
-it('should run the fan-out benchmark in short mode: every subscriber subscribed and received every event', () => {
-  const md = runShort('bench/fanout.ts', { FANOUT_SHORT: '1' });
-  const rows = tableRows(md);
-  expect(rows).toHaveLength(1);
-  const [asked, subscribed, failed, , , , , , delivered, rss, closes] = rows[0]!;
-  expect([asked, subscribed, failed]).toEqual(['200', '200', '0']);
-  const [got, owed] = delivered!.split(' / ').map(Number);
-  // Two events at least per claim-and-release pair, to each of the 200 subscribers.
-  expect(owed).toBeGreaterThanOrEqual(400);
-  expect(got).toBe(owed);
-  expect(Number(rss)).not.toBeNaN();
-  expect(closes).toBe('none');
-}, 180_000);
+  it('fan-out: every subscriber subscribed and received every event', () => {
+    if (!ran('fanout')) return;
+    const rows = rowsOf(md('fanout'), /^\d+$/);
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    const [asked, subscribed, failed, , , , , , delivered, rss, closes] = rows[0]!;
+    expect([asked, subscribed, failed]).toEqual(['200', '200', '0']);
+    const [got, owed] = delivered!.split(' / ').map(Number);
+    // Two events at least per claim-and-release pair, to each of the 200 subscribers.
+    expect(owed).toBeGreaterThanOrEqual(400);
+    expect(got).toBe(owed);
+    expect(Number(rss)).not.toBeNaN();
+    expect(closes).toBe('none');
+  });
 
-it('should run the heap benchmark in short mode: two snapshots compared per subscription, by kind of object', () => {
-  const md = runShort('bench/heap.ts', { HEAP_SHORT: '1' });
-  const total = /\*\*JS heap per subscription: ([\d.]+) KiB\.\*\*/.exec(md);
-  expect(total).not.toBeNull();
-  // Every subscription holds at least its socket and WebSocket objects.
-  expect(Number(total![1])).toBeGreaterThan(0.5);
-  const kinds = md.split('\n').filter((l) => l.startsWith('| `'));
-  expect(kinds.length).toBeGreaterThanOrEqual(10);
-  expect(kinds.some((l) => l.startsWith('| `object:WebSocket` | 1.00 |'))).toBe(true);
-}, 180_000);
+  it('heap: two snapshots compared per subscription, by kind of object', () => {
+    const text = md('heap');
+    const total = /\*\*JS heap per subscription: ([\d.]+) KiB\.\*\*/.exec(text);
+    // Every subscription holds at least its socket and WebSocket objects.
+    expect(Number(total![1])).toBeGreaterThan(0.5);
+    const kinds = text.split('\n').filter((l) => l.startsWith('| `'));
+    expect(kinds.length).toBeGreaterThanOrEqual(10);
+    expect(kinds.some((l) => l.startsWith('| `object:WebSocket` | 1.00 |'))).toBe(true);
+  });
 
-it('should run the live-path benchmark in short mode: latencies measured, backend requests flat, watch-fed reads cheaper in calls', () => {
-  const md = runShort('bench/live.ts', { BENCH_LIVE_SHORT: '1' });
-  const latency = md.split('\n').filter((l) => /^\| (Nomad|OpenStack) .*\| \d+ \|/.test(l)).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
-  expect(latency).toHaveLength(2);
-  for (const [, samples, p50] of latency) {
-    expect(Number(samples)).toBeGreaterThan(0);
-    expect(Number(p50)).not.toBeNaN(); // every sample arrived (a missed event is NaN)
-  }
-  const load = tableRows(md);
-  expect(load.map((r) => r[0])).toEqual(['1', '100']);
-  // Subscribers do not add backend requests: the watcher's stream, and per credential (3) one start
-  // check of the token and one access check of the namespace, each cached.
-  for (const [, , , checks] of load) expect(Number(checks)).toBeLessThanOrEqual(6);
-  const calls = md.split('\n').filter((l) => /^\| (no watcher|watcher)/.test(l)).map((l) => Number(l.split('|')[2]));
-  expect(calls).toEqual([101, 2]);
-}, 180_000);
+  it('live path: latencies measured, backend requests flat, watch-fed reads cheaper in calls', () => {
+    const text = md('live');
+    const latency = rowsOf(text, /^(Nomad|OpenStack) /).filter((r) => /^\d+$/.test(r[1]!));
+    expect(latency).toHaveLength(2);
+    for (const [, samples, p50] of latency) {
+      expect(Number(samples)).toBeGreaterThan(0);
+      expect(Number(p50)).not.toBeNaN(); // every sample arrived (a missed event is NaN)
+    }
+    const load = rowsOf(text, /^\d+$/);
+    expect(load.map((r) => r[0])).toEqual(['1', '100']);
+    // Subscribers do not add backend requests: the watcher's stream, and per credential (3) one start
+    // check of the token and one access check of the namespace, each cached.
+    for (const [, , , checks] of load) expect(Number(checks)).toBeLessThanOrEqual(6);
+    expect(rowsOf(text, /^(no watcher|watcher)/).map((r) => Number(r[1]))).toEqual([101, 2]);
+  });
 
-it('should run the soak in short mode: every request and session answered as expected, heap and RSS read after each round', () => {
-  const md = runShort('bench/soak.ts', { SOAK_SHORT: '1' });
-  const rows = tableRows(md);
-  expect(rows.map((r) => r.slice(0, 3))).toEqual([['0', '0', '0'], ['1', '400', '100'], ['2', '800', '200']]);
-  for (const [, , , heap, rss] of rows) {
-    expect(Number(heap)).toBeGreaterThan(0);
-    expect(Number(rss)).toBeGreaterThan(0);
-  }
-}, 180_000);
+  it('soak: every request and session answered as expected, heap and RSS read after each round', () => {
+    const rows = rowsOf(md('soak'), /^\d+$/);
+    expect(rows.map((r) => r.slice(0, 3))).toEqual([['0', '0', '0'], ['1', '400', '100'], ['2', '800', '200']]);
+    for (const [, , , heap, rss] of rows) {
+      expect(Number(heap)).toBeGreaterThan(0);
+      expect(Number(rss)).toBeGreaterThan(0);
+    }
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * The benchmark runner. `npm run bench` runs every benchmark's quick mode in turn (seconds each,
+ * into a scratch directory: bench/RESULTS.md is left alone) and prints one table of ratios and
+ * figures; `npm run bench:full` runs the full modes, which write bench/RESULTS.md. A regression
+ * guard, not a timed test: nothing here judges a figure.
+ *
+ *   node --import tsx bench/quick.ts           quick modes
+ *   node --import tsx bench/quick.ts --full    full modes
+ *   QUICK_DIR=dir                              keep each quick run's results (<name>.md), output (<name>.out)
+ *                                              and the outcomes (summary.json) there
+ *   BENCH_ONLY=run,heap                        only these benchmarks
+ *
+ * A benchmark whose script is not in this checkout is listed as skipped. Any benchmark may print
+ * lines `ratio: <label> = <value> …` on stdout; they go into the table as they are.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { root } from './processes';
+
+/** One benchmark as the runner knows it. */
+export interface Bench {
+  /** Its name in the table and in QUICK_DIR's files. */
+  name: string;
+  /** Script, relative to the checkout. */
+  script: string;
+  /** Environment of its quick mode. */
+  quick: Record<string, string>;
+  /** Whether `--full` runs it (a long run with a command of its own, e.g. `npm run soak`, is quick only). @default true */
+  full?: boolean;
+  /** Figures worth a row, read from its quick run's results file (beyond its `ratio:` lines). */
+  figures?(md: string): Array<[label: string, value: string]>;
+}
+
+/** Cells of a results table's rows whose first cell matches `first`. */
+export const rowsOf = (md: string, first: RegExp): string[][] =>
+  md.split('\n').filter((l) => l.startsWith('| ') && first.test(l.split('|')[1]!.trim())).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+
+/** The benchmarks, in the order they run. A script not here yet is skipped, not an error. */
+export const BENCHES: Bench[] = [
+  { name: 'run', script: 'bench/run.ts', quick: { BENCH_SHORT: '1' } },
+  { name: 'cpu-per-request', script: 'bench/cpu-per-request.ts', quick: { CPU_SHORT: '1' } },
+  { name: 'inmemory', script: 'bench/inmemory.ts', quick: { INMEM_SHORT: '1' } },
+  {
+    name: 'fanout',
+    script: 'bench/fanout.ts',
+    quick: { FANOUT_SHORT: '1' },
+    figures: (md) =>
+      rowsOf(md, /^\d+$/).flatMap((r): Array<[string, string]> => [
+        [`${r[0]} subscribers: fan-out p50 / p99 ms`, `${r[3]} / ${r[4]}`],
+        [`${r[0]} subscribers: delivered`, r[8]!],
+      ]),
+  },
+  {
+    name: 'heap',
+    script: 'bench/heap.ts',
+    quick: { HEAP_SHORT: '1' },
+    figures: (md) => {
+      const m = /\*\*JS heap per subscription: ([\d.]+) KiB\.\*\*/.exec(md);
+      return m ? [['JS heap per subscription, KiB', m[1]!]] : [];
+    },
+  },
+  {
+    name: 'live',
+    script: 'bench/live.ts',
+    quick: { BENCH_LIVE_SHORT: '1', BENCH_LIVE_WINDOW_MS: '5000' },
+    figures: (md) => {
+      const calls = rowsOf(md, /^(no watcher|watcher)/).map((r) => Number(r[1]));
+      const p50 = rowsOf(md, /^Nomad claim/).map((r) => r[2]!);
+      return [
+        ...(calls.length === 2 ? [['list with attachments: backend calls, watcher ÷ none', (calls[1]! / calls[0]!).toFixed(3)] as [string, string]] : []),
+        ...p50.map((p): [string, string] => ['Nomad change to client p50 ms', p]),
+      ];
+    },
+  },
+  {
+    name: 'soak',
+    script: 'bench/soak.ts',
+    quick: { SOAK_SHORT: '1' },
+    full: false,
+    figures: (md) => {
+      const rows = rowsOf(md, /^\d+$/);
+      const last = rows.at(-1);
+      return last && rows[1] ? [['heap used, last round ÷ round 1', (Number(last[3]) / Number(rows[1][3])).toFixed(2)]] : [];
+    },
+  },
+];
+
+/** What one benchmark's run gave. */
+export interface Outcome {
+  name: string;
+  status: 'ok' | 'failed' | 'skipped';
+  seconds: number;
+  figures: Array<[string, string]>;
+  /** Its stderr's last lines, when it failed. */
+  error?: string;
+}
+
+function runOne(b: Bench, full: boolean, dir: string | undefined): Promise<Outcome> {
+  if (!existsSync(join(root, b.script))) return Promise.resolve({ name: b.name, status: 'skipped', seconds: 0, figures: [] });
+  const mdPath = dir ? join(dir, `${b.name}.md`) : undefined;
+  const env = { ...process.env, ...(full ? {} : { ...b.quick, BENCH_OUT: mdPath! }) };
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', b.script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (full) process.stdout.write(d);
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      process.stderr.write(d);
+    });
+    child.on('close', (code) => {
+      const seconds = (performance.now() - t0) / 1000;
+      if (dir) writeFileSync(join(dir, `${b.name}.out`), stdout);
+      const ratios = [...stdout.matchAll(/^ratio: (.+?) = (\S+.*)$/gm)].map((m): [string, string] => [m[1]!, m[2]!]);
+      const md = mdPath && existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : '';
+      const figures = [...ratios, ...(md && b.figures ? b.figures(md) : [])];
+      resolve(code === 0 ? { name: b.name, status: 'ok', seconds, figures } : { name: b.name, status: 'failed', seconds, figures, error: stderr.trim().split('\n').slice(-5).join(' / ') });
+    });
+  });
+}
+
+/** Runs the benchmarks in turn (quick modes unless `full`) and answers what each gave. */
+export async function runBenches(full: boolean, dir?: string, only?: string[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const b of BENCHES) {
+    if (only && !only.includes(b.name)) continue;
+    if (full && b.full === false) continue;
+    console.error(`── ${b.name} (${full ? 'full' : 'quick'}) …`);
+    outcomes.push(await runOne(b, full, dir));
+  }
+  return outcomes;
+}
+
+/** The ratio table, markdown. */
+export function table(outcomes: Outcome[]): string {
+  const lines = ['| bench | status | s | figure | value |', '|---|---|---|---|---|'];
+  for (const o of outcomes) {
+    const head = `| ${o.name} | ${o.status}${o.error ? `: ${o.error.replace(/\|/g, '/').slice(0, 200)}` : ''} | ${o.seconds.toFixed(0)}`;
+    if (o.figures.length === 0) lines.push(`${head} | | |`);
+    o.figures.forEach(([k, v], i) => lines.push(`${i === 0 ? head : '| | |'} | ${k} | ${v} |`));
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const full = process.argv.includes('--full');
+  const dir = full ? undefined : process.env.QUICK_DIR ?? mkdtempSync(join(tmpdir(), 'bench-quick-'));
+  if (dir) mkdirSync(dir, { recursive: true });
+  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+  const t0 = performance.now();
+  const outcomes = await runBenches(full, dir, only);
+  if (dir) writeFileSync(join(dir, 'summary.json'), JSON.stringify(outcomes, null, 2));
+  console.log(table(outcomes));
+  console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s${dir ? `; results and output in ${dir}` : ''}`);
+  if (outcomes.some((o) => o.status === 'failed')) process.exit(1);
+}
+
+if (require.main === module) void main();
