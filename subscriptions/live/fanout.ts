@@ -15,7 +15,7 @@ import type { ChangeEvent } from '../events';
 import { redactFor, type AccessAnswer, type AccessCache } from './access';
 import { errorResult, internalResult, serialize } from './format';
 import type { LiveSpec } from './spec';
-import type { LiveStream, SlotValue } from './stream';
+import type { LiveStream, Slot, SlotValue } from './stream';
 import { matches, type Indexed } from './subscribers';
 import type { ContextFactory, SerializedResult } from './types';
 import { eventContext, eventView, type EventLimits, type EventView } from './view';
@@ -62,6 +62,37 @@ export interface UnexpectedWhere {
   path?: ReadonlyArray<string | number>;
 }
 
+/** Slots that fill together (parallel arrays: no object per subscriber). */
+interface Members {
+  subscribers: EventSubscriber[];
+  slots: Slot[];
+}
+
+function join<K>(m: Map<K, Members>, key: K, s: EventSubscriber, slot: Slot): void {
+  let members = m.get(key);
+  if (!members) m.set(key, (members = { subscribers: [], slots: [] }));
+  members.subscribers.push(s);
+  members.slots.push(slot);
+}
+
+/** Fills each execution's slots, in one loop, once it is done; answers the executions. */
+function settleWhenDone(executions: Map<Promise<SlotValue>, Members>): Array<Promise<SlotValue>> {
+  const out: Array<Promise<SlotValue>> = [];
+  for (const [execution, m] of executions) {
+    out.push(execution);
+    execution.then(
+      (value) => settleAll(m, value),
+      // Producers settle with values; a rejection here is a bug, so the slots are skipped.
+      () => settleAll(m, null),
+    );
+  }
+  return out;
+}
+
+function settleAll(m: Members, value: SlotValue): void {
+  for (let i = 0; i < m.subscribers.length; i++) m.subscribers[i]!.stream.settle(m.slots[i]!, value);
+}
+
 export class Fanout {
   readonly #o: FanoutOptions;
 
@@ -91,14 +122,19 @@ export class Fanout {
 
   /**
    * Reserves, synchronously and in the order given, a slot of each matching subscriber's stream
-   * for `e`; the slot fills once access is known and the group's execution is done.
-   * @returns the slots (the delivery's span ends once they settled)
+   * for `e`; the slot fills once access is known and the group's execution is done. Slots waiting
+   * on the same thing (one access check, one group's execution) fill together in one loop when it
+   * is done, which writes to the sockets right there: one callback per group, not one promise per
+   * subscriber.
+   * @returns what the slots wait on (the delivery's span ends once it settled)
    */
-  deliver(e: ChangeEvent, subscribers: Iterable<EventSubscriber>): Array<SlotValue | Promise<SlotValue>> {
-    const slots: Array<SlotValue | Promise<SlotValue>> = [];
+  deliver(e: ChangeEvent, subscribers: Iterable<EventSubscriber>): Array<Promise<unknown>> {
+    const waits: Array<Promise<unknown>> = [];
     const backend = this.#o.registry.all.find((b) => b.id === e.backend);
-    if (!backend) return slots;
+    if (!backend) return waits;
     const groups = new Map<string, Promise<SerializedResult>>();
+    const executions = new Map<Promise<SlotValue>, Members>();
+    const checks = new Map<Promise<AccessAnswer>, Members>();
     for (const s of subscribers) {
       if (s.stream.closed || !matches(s.interest, e)) continue;
       const credential = s.credential(e.backend);
@@ -106,11 +142,29 @@ export class Fanout {
       // backend refused (SUBSCRIBED or BACKEND_DROPPED named it): the subscription goes on without its changes.
       if (lacksCredential(backend, credential) || s.covers?.(e.backend) === false) continue;
       const answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential);
-      const slot = answer instanceof Promise ? answer.then((a) => this.#slot(backend, e, s, a, groups)) : this.#slot(backend, e, s, answer, groups);
-      slots.push(slot);
-      s.stream.push(slot);
+      const slot = s.stream.reserve();
+      if (!slot) continue;
+      if (answer instanceof Promise) join(checks, answer, s, slot);
+      else this.#fill(backend, e, s, slot, answer, groups, executions);
     }
-    return slots;
+    for (const [check, m] of checks) {
+      waits.push(
+        check.then((answer) => {
+          const after = new Map<Promise<SlotValue>, Members>();
+          for (let i = 0; i < m.subscribers.length; i++) this.#fill(backend, e, m.subscribers[i]!, m.slots[i]!, answer, groups, after);
+          return Promise.allSettled(settleWhenDone(after));
+        }),
+      );
+    }
+    waits.push(...settleWhenDone(executions));
+    return waits;
+  }
+
+  /** Fills `s`'s slot for `e` now, or joins it to the execution it waits on. */
+  #fill(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, slot: Slot, a: AccessAnswer, groups: Map<string, Promise<SerializedResult>>, executions: Map<Promise<SlotValue>, Members>): void {
+    const value = this.#slot(b, e, s, a, groups);
+    if (value instanceof Promise) join(executions, value, s, slot);
+    else s.stream.settle(slot, value);
   }
 
   #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Map<string, Promise<SerializedResult>>): SlotValue | Promise<SlotValue> {
