@@ -188,11 +188,16 @@ async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop:
     /ready at (\S+)/,
     profileArgs('gateway'),
   );
+  let stopping = false;
+  gw.child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`the gateway exited during the step (code ${code}, signal ${signal})`);
+  });
   await sleep(1000);
   return {
     pid: gw.child.pid!,
     ws: wsUrlOf(gw.match[1]!),
     stop: async () => {
+      stopping = true;
       gw.child.kill('SIGTERM');
       await once(gw.child, 'exit');
     },
