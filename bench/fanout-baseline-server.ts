@@ -8,14 +8,20 @@
  * top of this, on the same clients and machine, is its own work; this server's figures are the
  * floor of the sockets, the `ws` library and the system calls.
  *
- *   POST /event  { "payload": "<JSON text of the next message's payload>" }
- *     → { "sockets": n, "loopMs": ms }   (the write loop's duration, measured here)
+ * BASELINE_WRITERS=n (default 1) spreads the sockets over n processes (node:cluster shares the
+ * port), each writing its own in parallel: what owning sockets in several threads or processes
+ * could buy on this machine, whose cores the receivers share.
+ *
+ *   POST /event  (on the control URL) { "payload": "<JSON text of the next message's payload>" }
+ *     → { "sockets": n, "loopMs": ms }   (the write loops' durations summed, measured in the writers)
  *   Every OBSERVED_AT in the payload becomes the time the fan-out starts (an ISO string, as the
  *   gateway's `observedAt`), so the client measures both servers from the same kind of instant.
  *
- * Prints `BASELINE_URL=http://127.0.0.1:<port>` once listening.
+ * Prints `BASELINE_URL=ws://127.0.0.1:<port> CONTROL=http://127.0.0.1:<port> PIDS=<pid,…>` once listening.
  */
-import { createServer } from 'node:http';
+import cluster from 'node:cluster';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import WebSocket, { WebSocketServer } from 'ws';
 import { OBSERVED_AT } from './fanout-baseline';
@@ -50,37 +56,81 @@ function fanOut(template: string): { sockets: number; loopMs: number } {
   return { sockets, loopMs: performance.now() - t0 };
 }
 
-const http = createServer((req, res) => {
-  if (req.method !== 'POST' || req.url !== '/event') return void res.writeHead(404).end();
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const { payload } = JSON.parse(Buffer.concat(chunks).toString()) as { payload: string };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fanOut(payload)));
+/** Answers POST /event with `fanOut`'s figures. */
+function control(fan: (payload: string) => Promise<{ sockets: number; loopMs: number }> | { sockets: number; loopMs: number }): Server {
+  return createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== '/event') return void res.writeHead(404).end();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { payload } = JSON.parse(Buffer.concat(chunks).toString()) as { payload: string };
+      void Promise.resolve(fan(payload)).then((r) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(r)));
+    });
   });
-});
+}
 
-const wss = new WebSocketServer({ server: http, perMessageDeflate: false, clientTracking: false, handleProtocols: (p) => (p.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
-wss.on('connection', (ws) => {
-  const mine: Subscriber[] = [];
-  ws.on('message', (raw: WebSocket.RawData) => {
-    const m = JSON.parse(String(raw)) as { type: string; id?: string };
-    if (m.type === 'connection_init') ws.send('{"type":"connection_ack"}');
-    else if (m.type === 'subscribe' && m.id !== undefined) {
-      const s = { ws, id: m.id };
-      mine.push(s);
-      subscribers.add(s);
-      ws.send(nextFrame(m.id, SUBSCRIBED), { binary: false });
-    }
+/** The graphql-ws side: serves subscribers on `server`. */
+function serveSockets(server: Server): void {
+  const wss = new WebSocketServer({ server, perMessageDeflate: false, clientTracking: false, handleProtocols: (p) => (p.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
+  wss.on('connection', (ws) => {
+    const mine: Subscriber[] = [];
+    ws.on('message', (raw: WebSocket.RawData) => {
+      const m = JSON.parse(String(raw)) as { type: string; id?: string };
+      if (m.type === 'connection_init') ws.send('{"type":"connection_ack"}');
+      else if (m.type === 'subscribe' && m.id !== undefined) {
+        const s = { ws, id: m.id };
+        mine.push(s);
+        subscribers.add(s);
+        ws.send(nextFrame(m.id, SUBSCRIBED), { binary: false });
+      }
+    });
+    ws.on('close', () => {
+      for (const s of mine) subscribers.delete(s);
+    });
+    ws.on('error', () => ws.terminate());
   });
-  ws.on('close', () => {
-    for (const s of mine) subscribers.delete(s);
-  });
-  ws.on('error', () => ws.terminate());
-});
+}
 
-http.listen(0, '0.0.0.0', () => {
-  const a = http.address();
-  console.log(`BASELINE_URL=http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`);
-});
-process.on('SIGTERM', () => process.exit(0));
+async function listen(server: Server): Promise<number> {
+  server.listen(0, '0.0.0.0');
+  await once(server, 'listening');
+  const a = server.address();
+  return typeof a === 'object' && a ? a.port : 0;
+}
+
+async function main(): Promise<void> {
+  const writers = Number(process.env.BASELINE_WRITERS ?? 1);
+  if (cluster.isWorker) {
+    // One writer of several: the primary relays events and sums the figures.
+    const server = createServer();
+    serveSockets(server);
+    const port = await listen(server);
+    process.on('message', (m: { payload: string }) => process.send!(fanOut(m.payload)));
+    process.send!({ port });
+    return;
+  }
+  if (writers <= 1) {
+    const server = control(fanOut);
+    serveSockets(server);
+    const port = await listen(server);
+    console.log(`BASELINE_URL=ws://127.0.0.1:${port} CONTROL=http://127.0.0.1:${port} PIDS=${process.pid}`);
+    // An exit, not the signal's default, so that --cpu-prof writes its profile.
+    process.on('SIGTERM', () => process.exit(0));
+    return;
+  }
+  const workers = Array.from({ length: writers }, () => cluster.fork());
+  const ports = await Promise.all(workers.map((w) => new Promise<number>((r) => w.once('message', (m: { port: number }) => r(m.port)))));
+  const fan = async (payload: string): Promise<{ sockets: number; loopMs: number }> => {
+    const answers = await Promise.all(workers.map((w) => new Promise<{ sockets: number; loopMs: number }>((r) => (w.once('message', r), w.send({ payload })))));
+    return { sockets: answers.reduce((s, a) => s + a.sockets, 0), loopMs: answers.reduce((s, a) => s + a.loopMs, 0) };
+  };
+  const cport = await listen(control(fan));
+  console.log(`BASELINE_URL=ws://127.0.0.1:${ports[0]} CONTROL=http://127.0.0.1:${cport} PIDS=${[process.pid, ...workers.map((w) => w.process.pid)].join(',')}`);
+  process.on('SIGTERM', () => {
+    for (const w of workers) w.kill('SIGTERM');
+    process.exit(0);
+  });
+}
+
+void main();
+if (cluster.isWorker) process.on('SIGTERM', () => process.exit(0));

@@ -10,7 +10,8 @@ export const OBSERVED_AT = '%OBSERVED_AT%';
 
 /** A started baseline server. */
 export interface Baseline {
-  pid: number;
+  /** Its processes (one, or the primary and its writers). */
+  pids: number[];
   /** Its graphql-ws URL. */
   ws: string;
   /** Writes one event to every subscriber; answers the server's own write-loop figures. */
@@ -18,13 +19,16 @@ export interface Baseline {
   stop(): Promise<void>;
 }
 
-/** @param nodeArgs e.g. `--cpu-prof` (FANOUT_PROFILE) */
-export async function startBaseline(nodeArgs: string[] = []): Promise<Baseline> {
-  const b = await start(['bench/fanout-baseline-server.ts'], {}, /BASELINE_URL=(\S+)/, nodeArgs);
-  const url = b.match[1]!;
+/**
+ * @param writers processes writing to the sockets (BASELINE_WRITERS)
+ * @param nodeArgs e.g. `--cpu-prof` (FANOUT_PROFILE)
+ */
+export async function startBaseline(writers = 1, nodeArgs: string[] = []): Promise<Baseline> {
+  const b = await start(['bench/fanout-baseline-server.ts'], { BASELINE_WRITERS: String(writers) }, /BASELINE_URL=(\S+) CONTROL=(\S+) PIDS=(\S+)/, nodeArgs);
+  const url = b.match[2]!;
   return {
-    pid: b.child.pid!,
-    ws: url.replace('http:', 'ws:'),
+    pids: b.match[3]!.split(',').map(Number),
+    ws: b.match[1]!,
     async event(payload) {
       const res = await request(`${url}/event`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ payload }) });
       return (await res.body.json()) as { sockets: number; loopMs: number };

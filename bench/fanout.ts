@@ -17,6 +17,8 @@
  *   FANOUT_STEPS=10000,15000,19000         connection counts (default; FANOUT_SHORT=1: 500)
  *   FANOUT_EVENTS=6                        changes per step (FANOUT_SHORT=1: 2)
  *   FANOUT_GENERATORS=2                    load-generator processes
+ *   FANOUT_BASELINE_WRITERS=1              baselines to run, by writer processes (e.g. 1,2: the
+ *                                          second spreads the sockets over 2 processes)
  *   FANOUT_PROFILE=dir                     write a CPU profile of each step's gateway and baseline there
  */
 import { once } from 'node:events';
@@ -33,6 +35,7 @@ const short = process.env.FANOUT_SHORT === '1';
 const steps = (process.env.FANOUT_STEPS ?? (short ? '500' : '10000,15000,19000')).split(',').map(Number);
 const events = Number(process.env.FANOUT_EVENTS ?? (short ? 2 : 6));
 const generators = Number(process.env.FANOUT_GENERATORS ?? 2);
+const writers = (process.env.FANOUT_BASELINE_WRITERS ?? '1').split(',').map(Number);
 const out = process.env.BENCH_OUT ?? (short ? undefined : join(__dirname, 'RESULTS.md'));
 const VOLUME = 'bench-001';
 
@@ -66,7 +69,8 @@ interface StepResult {
 
 /** A server the clients subscribe to: the gateway, or the syscall-only baseline. */
 interface Target {
-  pid: number;
+  /** Its processes (RSS and CPU are summed over them). */
+  pids: number[];
   ws: string;
   /** Makes event `e` happen. */
   event(e: number): Promise<void>;
@@ -76,14 +80,14 @@ interface Target {
 
 async function runStep(t: Target, n: number): Promise<StepResult> {
   const query = claimsSubscription(VOLUME);
-  const rssBefore = rssKiB(t.pid);
+  const rssBefore = sum(t.pids, rssKiB);
   const kids = Array.from({ length: generators }, forkClients);
   // Source addresses: each carries its own ephemeral-port range (about 28,000 ports on Linux).
   const sources = Array.from({ length: Math.max(1, Math.ceil(n / 20_000)) + 1 }, (_, i) => `127.0.0.${i + 1}`);
   const per = Math.ceil(n / generators);
   const opened = await Promise.all(kids.map((k, i) => open(k, { url: t.ws, count: Math.min(per, n - i * per), sources, init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query })));
   await sleep(1000);
-  const rssAfter = rssKiB(t.pid);
+  const rssAfter = sum(t.pids, rssKiB);
   const live = opened.reduce((s, o) => s + o.opened, 0);
   const fanout: number[] = [];
   const endToEnd: number[] = [];
@@ -92,11 +96,11 @@ async function runStep(t: Target, n: number): Promise<StepResult> {
   let frame: string | undefined;
   let cpu = 0;
   for (let e = 0; e < events; e++) {
-    const cpu0 = cpuMs(t.pid);
+    const cpu0 = sum(t.pids, cpuMs);
     const t0 = Date.now();
     await t.event(e);
     await sleep(short ? 1500 : 4000);
-    cpu += cpuMs(t.pid) - cpu0;
+    cpu += sum(t.pids, cpuMs) - cpu0;
     const reports = await Promise.all(kids.map((k) => ask<{ samples: Sample[]; frame?: string }>(k, { report: true })));
     // Every subscriber is owed each distinct CLAIMED/RELEASED cursor any of them saw (a claim is
     // one CLAIMED; its release is DETACHING while Nomad frees it, then one RELEASED).
@@ -138,7 +142,8 @@ async function runStep(t: Target, n: number): Promise<StepResult> {
 /** The gateway as a fan-out target: the simulator's control API claims and releases the volume. */
 function gatewayTarget(simUrl: string, gw: { pid: number; ws: string }, n: number): Target {
   return {
-    ...gw,
+    pids: [gw.pid],
+    ws: gw.ws,
     async event(e) {
       if (e % 2 === 0) await control(simUrl, 'allocations', { id: `fanout-${n}-${e}`, jobId: `fanout-${n}-${e}`, nodeId: 'node-bench-1', volumes: [{ volumeId: VOLUME, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
       else await control(simUrl, `allocations/fanout-${n}-${e - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
@@ -150,7 +155,7 @@ function gatewayTarget(simUrl: string, gw: { pid: number; ws: string }, n: numbe
 function baselineTarget(b: Baseline, frame: string): Target {
   const loops: Array<{ sockets: number; loopMs: number }> = [];
   return {
-    pid: b.pid,
+    pids: b.pids,
     ws: b.ws,
     loops,
     async event(e) {
@@ -158,6 +163,8 @@ function baselineTarget(b: Baseline, frame: string): Target {
     },
   };
 }
+
+const sum = (pids: number[], f: (pid: number) => number): number => pids.reduce((s, p) => s + f(p), 0);
 
 /** A process's CPU time so far (user + system), in ms (clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
@@ -233,13 +240,16 @@ async function main(): Promise<void> {
       continue;
     }
     // The same clients, the same count, the same frame bytes, right after: only the server differs.
-    const b = await startBaseline(profileArgs('baseline'));
-    const rb = await runStep(baselineTarget(b, r.frame), n);
-    await b.stop();
-    console.log(line('baseline', rb));
-    rows.push(row('baseline (plain ws)', rb));
-    const q = ratios(r, rb);
-    console.log(`${n}: fan-out gateway ÷ baseline: p50 ${q.p50.toFixed(2)}×, p99 ${q.p99.toFixed(2)}×`);
+    for (const w of writers) {
+      const who = w === 1 ? 'baseline' : `baseline×${w}`;
+      const b = await startBaseline(w, profileArgs(who));
+      const rb = await runStep(baselineTarget(b, r.frame), n);
+      await b.stop();
+      console.log(line(who, rb));
+      rows.push(row(w === 1 ? 'baseline (plain ws)' : `baseline (plain ws, ${w} writer processes)`, rb));
+      const q = ratios(r, rb);
+      console.log(`${n}: fan-out gateway ÷ ${who}: p50 ${q.p50.toFixed(2)}×, p99 ${q.p99.toFixed(2)}×`);
+    }
   }
   const md = `## Subscription fan-out
 
