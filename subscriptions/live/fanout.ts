@@ -12,7 +12,7 @@ import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { AccessGrant } from '../../adapters/contract/watch';
 import type { BackendRegistry } from '../../domain/registry';
 import type { ChangeEvent } from '../events';
-import { redactFor, type AccessAnswer, type AccessCache } from './access';
+import { redactFor, tokenHash, type AccessAnswer, type AccessCache } from './access';
 import { errorResult, internalResult, serialize } from './format';
 import type { LiveSpec } from './spec';
 import type { LiveStream, Slot, SlotValue } from './stream';
@@ -48,8 +48,8 @@ export interface FanoutOptions {
   eventLimits?: EventLimits;
   /** Called once per execution (one per group of an event). */
   onExecute?: (field: string) => void;
-  /** Called per result handed to a subscriber. */
-  onDeliver?: (field: string) => void;
+  /** Called with the number of results handed to subscribers (once per event and field, not per subscriber). */
+  onDeliver?: (field: string, count: number) => void;
   /** Unexpected errors while executing (logged by the server), with the subscriber's request id when one subscriber's execution it was. */
   onUnexpected?: (err: unknown, where: UnexpectedWhere) => void;
 }
@@ -60,6 +60,13 @@ export interface UnexpectedWhere {
   /** The subscriber's request id, for an execution of its own (SUBSCRIBED, operation states); none for a shared event execution. */
   requestId?: string;
   path?: ReadonlyArray<string | number>;
+}
+
+/** One event's executions, by request (document, operation name, variables) and access scope, and the results handed out per field. */
+interface Groups {
+  plain: Map<string, Promise<SerializedResult>>;
+  admin: Map<string, Promise<SerializedResult>>;
+  delivered: Map<string, number>;
 }
 
 /** Slots that fill together (parallel arrays: no object per subscriber). */
@@ -132,16 +139,20 @@ export class Fanout {
     const waits: Array<Promise<unknown>> = [];
     const backend = this.#o.registry.all.find((b) => b.id === e.backend);
     if (!backend) return waits;
-    const groups = new Map<string, Promise<SerializedResult>>();
+    const groups: Groups = { plain: new Map(), admin: new Map(), delivered: new Map() };
     const executions = new Map<Promise<SlotValue>, Members>();
     const checks = new Map<Promise<AccessAnswer>, Members>();
+    // One answer per token for this event: the cache's key is built once, not per subscriber.
+    const answers = new Map<string, AccessAnswer | Promise<AccessAnswer>>();
     for (const s of subscribers) {
       if (s.stream.closed || !matches(s.interest, e)) continue;
       const credential = s.credential(e.backend);
       // No credential where the backend needs one (SUBSCRIBED named it, NO_CREDENTIAL), or one the
       // backend refused (SUBSCRIBED or BACKEND_DROPPED named it): the subscription goes on without its changes.
       if (lacksCredential(backend, credential) || s.covers?.(e.backend) === false) continue;
-      const answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential);
+      const token = tokenHash(credential);
+      let answer = answers.get(token);
+      if (answer === undefined) answers.set(token, (answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential)));
       const slot = s.stream.reserve();
       if (!slot) continue;
       if (answer instanceof Promise) join(checks, answer, s, slot);
@@ -152,29 +163,38 @@ export class Fanout {
         check.then((answer) => {
           const after = new Map<Promise<SlotValue>, Members>();
           for (let i = 0; i < m.subscribers.length; i++) this.#fill(backend, e, m.subscribers[i]!, m.slots[i]!, answer, groups, after);
+          this.#counted(groups);
           return Promise.allSettled(settleWhenDone(after));
         }),
       );
     }
+    this.#counted(groups);
     waits.push(...settleWhenDone(executions));
     return waits;
   }
 
   /** Fills `s`'s slot for `e` now, or joins it to the execution it waits on. */
-  #fill(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, slot: Slot, a: AccessAnswer, groups: Map<string, Promise<SerializedResult>>, executions: Map<Promise<SlotValue>, Members>): void {
+  #fill(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, slot: Slot, a: AccessAnswer, groups: Groups, executions: Map<Promise<SlotValue>, Members>): void {
     const value = this.#slot(b, e, s, a, groups);
     if (value instanceof Promise) join(executions, value, s, slot);
     else s.stream.settle(slot, value);
   }
 
-  #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Map<string, Promise<SerializedResult>>): SlotValue | Promise<SlotValue> {
+  #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Groups): SlotValue | Promise<SlotValue> {
     if (a instanceof UnauthenticatedError) return s.refused ? s.refused(b, e, a) : { end: true, last: errorResult(a) };
     if (!a.allowed) return null;
-    const key = `${s.spec.groupKey}\0${a.admin ? 'admin' : ''}`;
-    let result = groups.get(key);
-    if (!result) groups.set(key, (result = this.#executeEvent(b, e, s, a)));
-    this.#o.onDeliver?.(s.spec.field);
+    // Keyed by the request's own key (a string made once per request): no key built per subscriber.
+    const byKey = a.admin ? groups.admin : groups.plain;
+    let result = byKey.get(s.spec.groupKey);
+    if (!result) byKey.set(s.spec.groupKey, (result = this.#executeEvent(b, e, s, a)));
+    groups.delivered.set(s.spec.field, (groups.delivered.get(s.spec.field) ?? 0) + 1);
     return result;
+  }
+
+  /** Reports the results handed out so far, per field, and starts counting again. */
+  #counted(groups: Groups): void {
+    for (const [field, n] of groups.delivered) this.#o.onDeliver?.(field, n);
+    groups.delivered.clear();
   }
 
   #executeEvent(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, grant: AccessGrant): Promise<SerializedResult> {

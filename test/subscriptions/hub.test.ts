@@ -168,6 +168,17 @@ describe('volumeChanged', () => {
     expect(sunk.every((mine) => mine.at(-1) === sunk[0]!.at(-1) && mine.at(-2) === sunk[0]!.at(-2))).toBe(true);
   });
 
+  it('counts the results an event hands out once per event, not once per subscriber', async () => {
+    const counted: Array<[string, number | undefined]> = [];
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }], { hub: { metrics: { eventOut: (field, n) => void counted.push([field, n]) } } });
+    const doc = `subscription { volumeChanged(filter: { types: [CREATED] }) { type volume { name } } }`;
+    const subs = await Promise.all(Array.from({ length: 12 }, () => live!.subscribe(doc, {}, { east: MGMT })));
+    await until(() => subs.every((s) => events(s).length === 1), 'SUBSCRIBED at every subscriber');
+    seedVolumes(sim, 1, 'default', 'count');
+    await until(() => subs.every((s) => events(s).length === 2), 'the event at every subscriber');
+    expect(counted).toEqual([['volumeChanged', 12]]);
+  });
+
   it('reads a request once for all its subscribers; those who stay keep receiving when others leave, and the last frees it', async () => {
     live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
     const doc = `subscription($t: [VolumeChangeType!]) { volumeChanged(filter: { types: $t }) { type volume { name } } }`;
