@@ -12,9 +12,9 @@
  * the gateway ÷ baseline ratio is what the gateway's code costs over the sockets themselves.
  *
  *   node --import tsx bench/fanout.ts      (writes a section of bench/RESULTS.md, or of BENCH_OUT)
- *   FANOUT_SHORT=1                         quick mode (seconds): 500 connections, 2 changes, prints
+ *   FANOUT_SHORT=1                         quick mode (seconds): 200 connections, 2 changes, prints
  *                                          the ratios and writes no file unless BENCH_OUT is set
- *   FANOUT_STEPS=10000,15000,19000         connection counts (default; FANOUT_SHORT=1: 500)
+ *   FANOUT_STEPS=10000,15000,19000         connection counts (default; FANOUT_SHORT=1: 200)
  *   FANOUT_EVENTS=6                        changes per step (FANOUT_SHORT=1: 2)
  *   FANOUT_GENERATORS=2                    load-generator processes
  *   FANOUT_BASELINE_WRITERS=1              baselines to run, by writer processes (e.g. 1,2: the
@@ -32,7 +32,7 @@ import { killStarted, machineFacts, rssKiB, start, startBuiltGateway, wsUrlOf } 
 import { writeSection } from './results-file';
 
 const short = process.env.FANOUT_SHORT === '1';
-const steps = (process.env.FANOUT_STEPS ?? (short ? '500' : '10000,15000,19000')).split(',').map(Number);
+const steps = (process.env.FANOUT_STEPS ?? (short ? '200' : '10000,15000,19000')).split(',').map(Number);
 const events = Number(process.env.FANOUT_EVENTS ?? (short ? 2 : 6));
 const generators = Number(process.env.FANOUT_GENERATORS ?? 2);
 const writers = (process.env.FANOUT_BASELINE_WRITERS ?? '1').split(',').map(Number);
@@ -63,6 +63,8 @@ interface StepResult {
   cpuPerFrameUs: number;
   /** The text of one CLAIMED frame a client received. */
   frame?: string;
+  /** Fan-out p99 of each event on its own (one slow event, e.g. during a keepalive round, sets the pooled p99). */
+  perEventP99: number[];
   /** The baseline's own write loop per socket, in µs (mean over the events); none for the gateway. */
   loopPerSocketUs?: number;
 }
@@ -95,6 +97,7 @@ async function runStep(t: Target, n: number): Promise<StepResult> {
   let expected = 0;
   let frame: string | undefined;
   let cpu = 0;
+  const perEventP99: number[] = [];
   for (let e = 0; e < events; e++) {
     const cpu0 = sum(t.pids, cpuMs);
     const t0 = Date.now();
@@ -105,6 +108,7 @@ async function runStep(t: Target, n: number): Promise<StepResult> {
     // Every subscriber is owed each distinct CLAIMED/RELEASED cursor any of them saw (a claim is
     // one CLAIMED; its release is DETACHING while Nomad frees it, then one RELEASED).
     const cursors = new Set<string>();
+    const mark = fanout.length;
     for (const { samples, frame: f } of reports) {
       frame ??= f;
       for (const s of samples) {
@@ -116,6 +120,7 @@ async function runStep(t: Target, n: number): Promise<StepResult> {
       }
     }
     expected += live * cursors.size;
+    perEventP99.push(pct(fanout.slice(mark), 99));
   }
   for (const k of kids) k.send({ close: true });
   await Promise.all(kids.map((k) => once(k, 'exit')));
@@ -135,6 +140,7 @@ async function runStep(t: Target, n: number): Promise<StepResult> {
     expected,
     cpuPerFrameUs: delivered ? (cpu * 1000) / delivered : NaN,
     frame,
+    perEventP99,
     loopPerSocketUs: loopSockets ? (loops.reduce((s, l) => s + l.loopMs, 0) * 1000) / loopSockets : undefined,
   };
 }
@@ -218,23 +224,34 @@ function ratios(gw: StepResult, base: StepResult): { p50: number; p99: number } 
 
 function line(who: string, r: StepResult): string {
   const loop = r.loopPerSocketUs === undefined ? '' : `, write loop ${fmt(r.loopPerSocketUs)} µs/socket`;
-  return `${r.connections} ${who}: opened ${r.opened}, failed ${r.failed}, fan-out p50 ${fmt(pct(r.fanout, 50))} p99 ${fmt(pct(r.fanout, 99))} max ${fmt(max(r.fanout))} ms, CPU ${fmt(r.cpuPerFrameUs)} µs/frame${loop}, ${fmt(r.rssPerSubKiB)} KiB/sub, delivered ${r.delivered}/${r.expected}, closes ${JSON.stringify(r.closes)}`;
+  return `${r.connections} ${who}: opened ${r.opened}, failed ${r.failed}, fan-out p50 ${fmt(pct(r.fanout, 50))} p99 ${fmt(pct(r.fanout, 99))} (per event ${r.perEventP99.map(fmt).join(' ')}) max ${fmt(max(r.fanout))} ms, CPU ${fmt(r.cpuPerFrameUs)} µs/frame${loop}, ${fmt(r.rssPerSubKiB)} KiB/sub, delivered ${r.delivered}/${r.expected}, closes ${JSON.stringify(r.closes)}`;
 }
 
-function row(who: string, r: StepResult): string {
-  return `| ${r.connections} | ${who} | ${r.opened} | ${r.failed} | ${fmt(pct(r.fanout, 50))} | ${fmt(pct(r.fanout, 99))} | ${fmt(max(r.fanout))} | ${fmt(pct(r.endToEnd, 50))} | ${fmt(pct(r.endToEnd, 99))} | ${r.delivered} / ${r.expected} | ${fmt(r.cpuPerFrameUs)} | ${r.loopPerSocketUs === undefined ? '–' : fmt(r.loopPerSocketUs)} | ${fmt(r.rssPerSubKiB)} | ${Object.entries(r.closes).map(([c, v]) => `${c}×${v}`).join(' ') || 'none'} |`;
+const closesOf = (r: StepResult): string => Object.entries(r.closes).map(([c, v]) => `${c}×${v}`).join(' ') || 'none';
+
+/** The gateway's row (the first table's columns, unchanged from earlier runs, then its CPU). */
+function gatewayRow(r: StepResult): string {
+  return `| ${r.connections} | ${r.opened} | ${r.failed} | ${fmt(pct(r.fanout, 50))} | ${fmt(pct(r.fanout, 99))} | ${fmt(max(r.fanout))} | ${fmt(pct(r.endToEnd, 50))} | ${fmt(pct(r.endToEnd, 99))} | ${r.delivered} / ${r.expected} | ${fmt(r.rssPerSubKiB)} | ${closesOf(r)} | ${fmt(r.cpuPerFrameUs)} |`;
+}
+
+/** A row of the comparison with the baseline, `gw` the same step's gateway. */
+function compareRow(who: string, r: StepResult, gw: StepResult): string {
+  const q = ratios(gw, r);
+  return `| ${who} | ${r.connections} | ${r.opened} | ${fmt(pct(r.fanout, 50))} | ${fmt(pct(r.fanout, 99))} | ${fmt(max(r.fanout))} | ${r.delivered} / ${r.expected} | ${fmt(r.cpuPerFrameUs)} | ${r.loopPerSocketUs === undefined ? '–' : fmt(r.loopPerSocketUs)} | ${fmt(r.rssPerSubKiB)} | ${closesOf(r)} | ${r === gw ? '–' : `${q.p50.toFixed(2)} / ${q.p99.toFixed(2)}`} |`;
 }
 
 async function main(): Promise<void> {
   const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const simUrl = sim.match[1]!;
   const rows: string[] = [];
+  const compared: string[] = [];
   for (const n of steps) {
     const gw = await gateway(simUrl);
     const r = await runStep(gatewayTarget(simUrl, gw, n), n);
     await gw.stop();
     console.log(line('gateway', r));
-    rows.push(row('gateway', r));
+    rows.push(gatewayRow(r));
+    compared.push(compareRow(`gateway`, r, r));
     if (!r.frame) {
       console.log(`${n}: no claim frame received from the gateway, so no baseline`);
       continue;
@@ -246,7 +263,7 @@ async function main(): Promise<void> {
       const rb = await runStep(baselineTarget(b, r.frame), n);
       await b.stop();
       console.log(line(who, rb));
-      rows.push(row(w === 1 ? 'baseline (plain ws)' : `baseline (plain ws, ${w} writer processes)`, rb));
+      compared.push(compareRow(w === 1 ? 'baseline (plain ws)' : `baseline (plain ws, ${w} writer processes)`, rb, r));
       const q = ratios(r, rb);
       console.log(`${n}: fan-out gateway ÷ ${who}: p50 ${q.p50.toFixed(2)}×, p99 ${q.p99.toFixed(2)}×`);
     }
@@ -264,17 +281,23 @@ subscriber follows \`volumeChanged\` of one volume; the simulator's control API 
 it ${events} times per step. Fan-out latency is from the event's \`observedAt\` (the watcher saw the
 change) to the subscriber's receive; change-to-client is from the control call to the receive.
 Milliseconds. RSS per subscription is the server's RSS growth over the subscriptions opened.
+"CPU µs/frame" is the server's CPU time (user + system, /proc, 10 ms ticks) over the events, per
+frame delivered: the gateway's includes its watcher, its executions and its keepalive pings.
 
-The baseline (\`bench/fanout-baseline-server.ts\`) is a plain \`ws\` server with no gateway code,
-run right after the gateway on the same clients and count: it writes the bytes of the gateway's
-own claim frame (distinct cursor per event, \`observedAt\` stamped when it starts writing) with one
-\`ws.send\` per socket in one loop, and measures that loop itself ("write loop", µs per socket).
-"CPU/frame" is the server process's CPU time (user + system, /proc, 10 ms ticks) over the events,
-per frame delivered: the gateway's includes its watcher and executions.
-
-| connections asked | server | subscribed | refused/failed | fan-out p50 | fan-out p99 | fan-out max | change→client p50 | change→client p99 | delivered | CPU µs/frame | write loop µs/socket | RSS KiB/sub | closes |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| connections asked | subscribed | refused/failed | fan-out p50 | fan-out p99 | fan-out max | change→client p50 | change→client p99 | delivered | RSS KiB/sub | closes | CPU µs/frame |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+
+**Against the syscall-only baseline.** \`bench/fanout-baseline-server.ts\` is a plain \`ws\`
+server with no gateway code, run right after the gateway on fresh load generators with the same
+count: it writes the bytes of the gateway's own claim frame (its cursor made distinct per event,
+\`observedAt\` stamped when it starts writing) with one \`ws.send\` per socket in one loop, and
+times that loop itself ("write loop", µs per socket). With n writer processes the sockets are
+spread over them (node:cluster). The last column is the gateway's fan-out p50 / p99 over this row's.
+
+| server | connections | subscribed | fan-out p50 | fan-out p99 | fan-out max | delivered | CPU µs/frame | write loop µs/socket | RSS KiB/sub | closes | gateway ÷ this, p50 / p99 |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+${compared.join('\n')}
 `;
   if (out) {
     writeSection(out, 'fanout', md);
