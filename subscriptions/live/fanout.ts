@@ -160,12 +160,24 @@ export class Fanout {
     }
     for (const [check, m] of checks) {
       waits.push(
-        check.then((answer) => {
-          const after = new Map<Promise<SlotValue>, Members>();
-          for (let i = 0; i < m.subscribers.length; i++) this.#fill(backend, e, m.subscribers[i]!, m.slots[i]!, answer, groups, after);
-          this.#counted(groups);
-          return Promise.allSettled(settleWhenDone(after));
-        }),
+        check.then(
+          (answer) => {
+            const after = new Map<Promise<SlotValue>, Members>();
+            for (let i = 0; i < m.subscribers.length; i++) {
+              try {
+                this.#fill(backend, e, m.subscribers[i]!, m.slots[i]!, answer, groups, after);
+              } catch (err) {
+                // One subscriber's failure skips its slot only: the others' streams go on.
+                this.#o.onUnexpected?.(err, { field: m.subscribers[i]!.spec.field });
+                m.subscribers[i]!.stream.settle(m.slots[i]!, null);
+              }
+            }
+            this.#counted(groups);
+            return Promise.allSettled(settleWhenDone(after));
+          },
+          // Checks settle with answers; a rejection here is a bug, so the slots are skipped.
+          () => settleAll(m, null),
+        ),
       );
     }
     this.#counted(groups);
