@@ -5,7 +5,8 @@
  * ephemeral-port range), subscribes each to `volumeChanged`, and records when every `next` arrives.
  *
  * Parent → child (IPC): `{ open: { url, count, sources, init, batch, query } }`, `{ report: true }`,
- * `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ samples }`. The parent's side: bench/clients.ts.
+ * `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ samples, frame }` (`frame`: the
+ * text of one CLAIMED frame received, which the syscall-only baseline then writes itself). The parent's side: bench/clients.ts.
  */
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -62,13 +63,16 @@ async function open(o: Open): Promise<void> {
 }
 
 function report(): void {
+  let frame: string | undefined;
   const samples: Sample[] = frames.map(({ at, data }) => {
-    const m = JSON.parse(data.toString()) as { payload?: { data?: Record<string, { cursor: string; observedAt: string; type: string }> } };
+    const text = data.toString();
+    const m = JSON.parse(text) as { payload?: { data?: Record<string, { cursor: string; observedAt: string; type: string }> } };
     const e = m.payload?.data ? Object.values(m.payload.data)[0] : undefined;
+    if (e?.type === 'CLAIMED') frame ??= text;
     return { at, cursor: e?.cursor ?? '', observedAt: e?.observedAt ?? '', type: e?.type ?? 'none' };
   });
   frames = [];
-  process.send!({ samples, closes });
+  process.send!({ samples, closes, frame });
 }
 
 process.on('message', (m: { open?: Open; report?: true; close?: true }) => {

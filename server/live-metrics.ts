@@ -67,7 +67,7 @@ export class LiveHubMetrics {
   hooks(): NonNullable<LiveHubOptions['metrics']> {
     return {
       eventIn: (backend) => this.eventsIn.inc({ backend }),
-      eventOut: (field) => this.deliveries.inc({ field }),
+      eventOut: (field, count = 1) => this.deliveries.inc({ field }, count),
       execution: (field) => this.executions.inc({ field }),
       drop: (field) => this.drops.inc({ field }),
       accessCheck: (backend, outcome) => this.accessChecks.inc({ backend, outcome }),

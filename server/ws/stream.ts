@@ -15,9 +15,11 @@
  * it iterates, calls `return()` on `complete` or close, and sends `complete` when the stream is
  * done or `error` when it throws; results of a subscriber's own (errors) still go through it. Its
  * `for await` waits in `next()` while shared results flow, and it asks again only after it sent a
- * result it was handed, so the order of frames is the stream's.
+ * result it was handed, so the order of frames is the stream's. A stream that can (the hub's) is
+ * given the hooks as its sink: while this waits in the stream's `next()`, shared results are
+ * written from the fan-out's own loop, without a promise or microtask per subscriber.
  */
-import { SerializedResult, type LiveResult } from '../../subscriptions/live/types';
+import { SerializedResult, type LiveResult, type SharedResultStream } from '../../subscriptions/live/types';
 import { isSlowConsumer } from './errors';
 
 export interface StreamHooks {
@@ -43,7 +45,9 @@ export class GuardedStream implements AsyncIterableIterator<LiveResult, void, vo
   constructor(
     private readonly inner: AsyncGenerator<LiveResult, void, void>,
     private readonly hooks: StreamHooks,
-  ) {}
+  ) {
+    if (typeof (inner as Partial<SharedResultStream>).shareTo === 'function') (inner as unknown as SharedResultStream).shareTo(hooks);
+  }
 
   async next(): Promise<IteratorResult<LiveResult, void>> {
     if (this.#ended) return DONE;

@@ -12,10 +12,10 @@ import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { AccessGrant } from '../../adapters/contract/watch';
 import type { BackendRegistry } from '../../domain/registry';
 import type { ChangeEvent } from '../events';
-import { redactFor, type AccessAnswer, type AccessCache } from './access';
+import { redactFor, tokenHash, type AccessAnswer, type AccessCache } from './access';
 import { errorResult, internalResult, serialize } from './format';
 import type { LiveSpec } from './spec';
-import type { LiveStream, SlotValue } from './stream';
+import type { LiveStream, Slot, SlotValue } from './stream';
 import { matches, type Indexed } from './subscribers';
 import type { ContextFactory, SerializedResult } from './types';
 import { eventContext, eventView, type EventLimits, type EventView } from './view';
@@ -48,8 +48,8 @@ export interface FanoutOptions {
   eventLimits?: EventLimits;
   /** Called once per execution (one per group of an event). */
   onExecute?: (field: string) => void;
-  /** Called per result handed to a subscriber. */
-  onDeliver?: (field: string) => void;
+  /** Called with the number of results handed to subscribers (once per event and field, not per subscriber). */
+  onDeliver?: (field: string, count: number) => void;
   /** Unexpected errors while executing (logged by the server), with the subscriber's request id when one subscriber's execution it was. */
   onUnexpected?: (err: unknown, where: UnexpectedWhere) => void;
 }
@@ -60,6 +60,44 @@ export interface UnexpectedWhere {
   /** The subscriber's request id, for an execution of its own (SUBSCRIBED, operation states); none for a shared event execution. */
   requestId?: string;
   path?: ReadonlyArray<string | number>;
+}
+
+/** One event's executions, by request (document, operation name, variables) and access scope, and the results handed out per field. */
+interface Groups {
+  plain: Map<string, Promise<SerializedResult>>;
+  admin: Map<string, Promise<SerializedResult>>;
+  delivered: Map<string, number>;
+}
+
+/** Slots that fill together (parallel arrays: no object per subscriber). */
+interface Members {
+  subscribers: EventSubscriber[];
+  slots: Slot[];
+}
+
+function join<K>(m: Map<K, Members>, key: K, s: EventSubscriber, slot: Slot): void {
+  let members = m.get(key);
+  if (!members) m.set(key, (members = { subscribers: [], slots: [] }));
+  members.subscribers.push(s);
+  members.slots.push(slot);
+}
+
+/** Fills each execution's slots, in one loop, once it is done; answers the executions. */
+function settleWhenDone(executions: Map<Promise<SlotValue>, Members>): Array<Promise<SlotValue>> {
+  const out: Array<Promise<SlotValue>> = [];
+  for (const [execution, m] of executions) {
+    out.push(execution);
+    execution.then(
+      (value) => settleAll(m, value),
+      // Producers settle with values; a rejection here is a bug, so the slots are skipped.
+      () => settleAll(m, null),
+    );
+  }
+  return out;
+}
+
+function settleAll(m: Members, value: SlotValue): void {
+  for (let i = 0; i < m.subscribers.length; i++) m.subscribers[i]!.stream.settle(m.slots[i]!, value);
 }
 
 export class Fanout {
@@ -91,36 +129,84 @@ export class Fanout {
 
   /**
    * Reserves, synchronously and in the order given, a slot of each matching subscriber's stream
-   * for `e`; the slot fills once access is known and the group's execution is done.
-   * @returns the slots (the delivery's span ends once they settled)
+   * for `e`; the slot fills once access is known and the group's execution is done. Slots waiting
+   * on the same thing (one access check, one group's execution) fill together in one loop when it
+   * is done, which writes to the sockets right there: one callback per group, not one promise per
+   * subscriber.
+   * @returns what the slots wait on (the delivery's span ends once it settled)
    */
-  deliver(e: ChangeEvent, subscribers: Iterable<EventSubscriber>): Array<SlotValue | Promise<SlotValue>> {
-    const slots: Array<SlotValue | Promise<SlotValue>> = [];
+  deliver(e: ChangeEvent, subscribers: Iterable<EventSubscriber>): Array<Promise<unknown>> {
+    const waits: Array<Promise<unknown>> = [];
     const backend = this.#o.registry.all.find((b) => b.id === e.backend);
-    if (!backend) return slots;
-    const groups = new Map<string, Promise<SerializedResult>>();
+    if (!backend) return waits;
+    const groups: Groups = { plain: new Map(), admin: new Map(), delivered: new Map() };
+    const executions = new Map<Promise<SlotValue>, Members>();
+    const checks = new Map<Promise<AccessAnswer>, Members>();
+    // One answer per token for this event: the cache's key is built once, not per subscriber.
+    const answers = new Map<string, AccessAnswer | Promise<AccessAnswer>>();
     for (const s of subscribers) {
       if (s.stream.closed || !matches(s.interest, e)) continue;
       const credential = s.credential(e.backend);
       // No credential where the backend needs one (SUBSCRIBED named it, NO_CREDENTIAL), or one the
       // backend refused (SUBSCRIBED or BACKEND_DROPPED named it): the subscription goes on without its changes.
       if (lacksCredential(backend, credential) || s.covers?.(e.backend) === false) continue;
-      const answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential);
-      const slot = answer instanceof Promise ? answer.then((a) => this.#slot(backend, e, s, a, groups)) : this.#slot(backend, e, s, answer, groups);
-      slots.push(slot);
-      s.stream.push(slot);
+      const token = tokenHash(credential);
+      let answer = answers.get(token);
+      if (answer === undefined) answers.set(token, (answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential)));
+      const slot = s.stream.reserve();
+      if (!slot) continue;
+      if (answer instanceof Promise) join(checks, answer, s, slot);
+      else this.#fill(backend, e, s, slot, answer, groups, executions);
     }
-    return slots;
+    for (const [check, m] of checks) {
+      waits.push(
+        check.then(
+          (answer) => {
+            const after = new Map<Promise<SlotValue>, Members>();
+            for (let i = 0; i < m.subscribers.length; i++) {
+              try {
+                this.#fill(backend, e, m.subscribers[i]!, m.slots[i]!, answer, groups, after);
+              } catch (err) {
+                // One subscriber's failure skips its slot only: the others' streams go on.
+                this.#o.onUnexpected?.(err, { field: m.subscribers[i]!.spec.field });
+                m.subscribers[i]!.stream.settle(m.slots[i]!, null);
+              }
+            }
+            this.#counted(groups);
+            return Promise.allSettled(settleWhenDone(after));
+          },
+          // Checks settle with answers; a rejection here is a bug, so the slots are skipped.
+          () => settleAll(m, null),
+        ),
+      );
+    }
+    this.#counted(groups);
+    waits.push(...settleWhenDone(executions));
+    return waits;
   }
 
-  #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Map<string, Promise<SerializedResult>>): SlotValue | Promise<SlotValue> {
+  /** Fills `s`'s slot for `e` now, or joins it to the execution it waits on. */
+  #fill(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, slot: Slot, a: AccessAnswer, groups: Groups, executions: Map<Promise<SlotValue>, Members>): void {
+    const value = this.#slot(b, e, s, a, groups);
+    if (value instanceof Promise) join(executions, value, s, slot);
+    else s.stream.settle(slot, value);
+  }
+
+  #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Groups): SlotValue | Promise<SlotValue> {
     if (a instanceof UnauthenticatedError) return s.refused ? s.refused(b, e, a) : { end: true, last: errorResult(a) };
     if (!a.allowed) return null;
-    const key = `${s.spec.groupKey}\0${a.admin ? 'admin' : ''}`;
-    let result = groups.get(key);
-    if (!result) groups.set(key, (result = this.#executeEvent(b, e, s, a)));
-    this.#o.onDeliver?.(s.spec.field);
+    // Keyed by the request's own key (a string made once per request): no key built per subscriber.
+    const byKey = a.admin ? groups.admin : groups.plain;
+    let result = byKey.get(s.spec.groupKey);
+    if (!result) byKey.set(s.spec.groupKey, (result = this.#executeEvent(b, e, s, a)));
+    groups.delivered.set(s.spec.field, (groups.delivered.get(s.spec.field) ?? 0) + 1);
     return result;
+  }
+
+  /** Reports the results handed out so far, per field, and starts counting again. */
+  #counted(groups: Groups): void {
+    for (const [field, n] of groups.delivered) this.#o.onDeliver?.(field, n);
+    groups.delivered.clear();
   }
 
   #executeEvent(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, grant: AccessGrant): Promise<SerializedResult> {

@@ -40,8 +40,8 @@ export interface LiveMetrics {
   subscriptions?(field: LiveField, delta: number): void;
   /** A change reached the hub from the log. */
   eventIn?(backend: string): void;
-  /** A result was handed to a subscriber. */
-  eventOut?(field: LiveField): void;
+  /** `count` results were handed to subscribers (one event's, counted together). @default count 1 */
+  eventOut?(field: LiveField, count?: number): void;
   /** One execution (per group of an event, or per SUBSCRIBED/operation state). */
   execution?(field: LiveField): void;
   /** A subscriber passed its queue bound and was dropped (SLOW_CONSUMER). */

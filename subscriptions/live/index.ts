@@ -110,7 +110,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     access,
     eventLimits: o.eventLimits,
     onExecute: (f) => metrics.execution?.(f as never),
-    onDeliver: (f) => metrics.eventOut?.(f as never),
+    onDeliver: (f, n) => metrics.eventOut?.(f as never, n),
     onUnexpected: o.onError,
   });
   let hub: Hub | undefined;

@@ -3,14 +3,21 @@
  * wait for an access check or an execution while later slots are ready; the stream holds those
  * back), bounded, and ended by `return()` at any moment, also while the consumer awaits `next()`
  * (an async generator function would wait for its next yield, so this is a plain iterator).
+ *
+ * Fan-out writes an event to thousands of streams at once, so the per-subscriber path is kept
+ * synchronous where order allows: slots of one execution are reserved here and settled by the
+ * fan-out in one loop when it is done ({@link LiveStream.reserve}, {@link LiveStream.settle}), and
+ * a consumer that registered a {@link SharedSink} is handed shared results straight away while it
+ * waits in `next()`, with no promise, microtask or iterator result per subscriber.
  */
 import { SlowConsumerError } from '../../adapters/contract/errors';
-import type { LiveResult } from './types';
+import { SerializedResult, type LiveResult, type SharedSink } from './types';
 
 /** What a slot resolves to: a result, nothing (filtered out or denied), or the end of the stream. */
 export type SlotValue = LiveResult | null | { end: true; last?: LiveResult };
 
-interface Slot {
+/** A reserved place in a stream's order (from {@link LiveStream.reserve}); opaque to its holder. */
+export interface Slot {
   settled: boolean;
   value: SlotValue;
 }
@@ -37,6 +44,7 @@ export class LiveStream implements AsyncGenerator<LiveResult, void, void> {
   #failure: Error | null = null;
   #closed = false;
   #released = false;
+  #sink: SharedSink | null = null;
   readonly #max: number;
   readonly #o: LiveStreamOptions;
 
@@ -57,27 +65,42 @@ export class LiveStream implements AsyncGenerator<LiveResult, void, void> {
 
   /** Queues a value or reserves a slot for one that is still being made; order is reservation order. */
   push(v: SlotValue | Promise<SlotValue>): void {
-    if (this.#closed || this.#ending) return;
-    if (this.queued >= this.#max) return this.#overflow();
+    const slot = this.reserve();
+    if (!slot) return;
+    if (!(v instanceof Promise)) return this.settle(slot, v);
+    v.then(
+      (value) => this.settle(slot, value),
+      // Producers settle with values; a rejection here is a bug, so the slot is skipped.
+      () => this.settle(slot, null),
+    );
+  }
+
+  /**
+   * Reserves the next place in the stream's order, to be filled by {@link settle}; undefined when
+   * the stream takes nothing more (ended, or just dropped as a slow consumer).
+   */
+  reserve(): Slot | undefined {
+    if (this.#closed || this.#ending) return undefined;
+    if (this.queued >= this.#max) return void this.#overflow();
     const slot: Slot = { settled: false, value: null };
     this.#slots.push(slot);
-    if (!(v instanceof Promise)) {
-      slot.settled = true;
-      slot.value = v;
-      return this.#flush();
-    }
-    v.then(
-      (value) => {
-        slot.settled = true;
-        slot.value = value;
-        this.#flush();
-      },
-      () => {
-        // Producers settle with values; a rejection here is a bug, so the slot is skipped.
-        slot.settled = true;
-        this.#flush();
-      },
-    );
+    return slot;
+  }
+
+  /** Fills a slot {@link reserve} gave (once); what is settled at the head goes out in order. */
+  settle(slot: Slot, value: SlotValue): void {
+    if (slot.settled) return;
+    slot.settled = true;
+    slot.value = value;
+    this.#flush();
+  }
+
+  /**
+   * Hands shared results to `sink` synchronously while the consumer waits in `next()` with nothing
+   * queued before them (so the order stays the stream's); anything else still goes through `next()`.
+   */
+  shareTo(sink: SharedSink): void {
+    this.#sink = sink;
   }
 
   /** Ends the stream after what is queued, optionally with a last result (an error result). */
@@ -146,7 +169,9 @@ export class LiveStream implements AsyncGenerator<LiveResult, void, void> {
         this.#slots.length = 0;
         break;
       }
-      this.#ready.push(value);
+      // The consumer is parked in next() and everything before this went out: write it now.
+      if (this.#sink && this.#waiter && this.#ready.length === 0 && value instanceof SerializedResult) this.#sink.sendShared(value);
+      else this.#ready.push(value);
     }
     if (this.#waiter && (this.#ready.length > 0 || this.#ending)) {
       const w = this.#waiter;
@@ -170,6 +195,7 @@ export class LiveStream implements AsyncGenerator<LiveResult, void, void> {
     this.#ready.length = 0;
     const w = this.#waiter;
     this.#waiter = null;
+    this.#sink = null;
     w?.resolve({ value: undefined, done: true });
     this.#release();
   }

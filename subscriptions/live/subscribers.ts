@@ -105,12 +105,17 @@ export class SubscriberIndex<S extends Indexed> {
     return found;
   }
 
-  /** Subscribers whose interest may match `e`: the union of its keys' buckets, before `matches`. */
-  candidates(e: ChangeEvent): Set<S> {
-    const out = new Set<S>();
+  /**
+   * Subscribers whose interest may match `e`: the union of its keys' buckets, before `matches`.
+   * When one bucket holds them all (the common case: everyone follows the same volume), that
+   * bucket itself, read-only and to be read at once, without a copy of thousands of entries.
+   */
+  candidates(e: ChangeEvent): ReadonlySet<S> {
+    const found: Array<Set<S>> = [];
     const take = (b: Bucket, k: string | undefined): void => {
       if (k === undefined) return;
-      for (const s of this.#buckets[b].get(k) ?? []) out.add(s);
+      const set = this.#buckets[b].get(k);
+      if (set && set.size > 0) found.push(set);
     };
     take('any', '');
     take('backend', e.backend);
@@ -120,6 +125,9 @@ export class SubscriberIndex<S extends Indexed> {
       take('node', e.keys.node);
       take('server', e.keys.server);
     }
+    if (found.length === 1) return found[0]!;
+    const out = new Set<S>();
+    for (const set of found) for (const s of set) out.add(s);
     return out;
   }
 

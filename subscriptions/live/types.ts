@@ -22,6 +22,20 @@ export class SerializedResult {
   }
 }
 
+/**
+ * Where a stream may write shared results itself, synchronously, while its consumer waits for the
+ * next one (the socket layer's writer of `next` frames): one event's fan-out then runs as one loop
+ * over the sockets, with no promise per subscriber.
+ */
+export interface SharedSink {
+  sendShared(result: SerializedResult): void;
+}
+
+/** A stream that can hand its shared results to a {@link SharedSink} (the hub's LiveStream). */
+export interface SharedResultStream {
+  shareTo(sink: SharedSink): void;
+}
+
 /** What a subscription yields: a shared serialized result, or a result of its own (errors). */
 export type LiveResult = SerializedResult | ExecutionResult;
 

@@ -7,6 +7,7 @@ import { ANALYTICS_READ, closedPortUrl, disposeAll, MGMT, seedVolumes, startNoma
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MemoryEventLog, type ReplayRequest } from '../../subscriptions/events';
 import { events, startLive, until, type LiveUnderTest } from './live-helpers';
+import type { SerializedResult } from '../../subscriptions/live';
 
 const ALL = `subscription { volumeChanged { type cursor volumeId volume { name status } omittedBackends { backend { id } reason code message } } }`;
 
@@ -150,6 +151,32 @@ describe('volumeChanged', () => {
     expect(shared.every((r) => r === shared[0])).toBe(true);
     expect(otherVars.raw[1]).not.toBe(shared[0]);
     expect(restricted.results).toHaveLength(1);
+  });
+
+  it('writes shared results through the subscribers\' sinks while they wait, each subscription in its own order', async () => {
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
+    const doc = `subscription { volumeChanged(filter: { types: [CREATED] }) { type volume { name } } }`;
+    const sunk: SerializedResult[][] = Array.from({ length: 30 }, () => []);
+    const subs = await Promise.all(sunk.map((mine) => live!.subscribe(doc, {}, { east: MGMT }, { sendShared: (r) => void mine.push(r) })));
+    await until(() => subs.every((s) => events(s).length === 1), 'SUBSCRIBED at every subscriber');
+    seedVolumes(sim, 2, 'default', 'pass');
+    await until(() => subs.every((s) => events(s).length === 3), 'both events at every subscriber');
+    for (const s of subs) expect(events(s).map((e) => e.volume?.name ?? e.type)).toEqual(['SUBSCRIBED', 'pass 0', 'pass 1']);
+    // The events went through the sinks (SUBSCRIBED may have been ready before the reader waited), one serialized result per event for all.
+    const named = (mine: SerializedResult[]): string[] => mine.map((x) => (JSON.parse(x.json) as any).data.volumeChanged.volume?.name).filter(Boolean);
+    expect(sunk.every((mine) => named(mine).join() === 'pass 0,pass 1')).toBe(true);
+    expect(sunk.every((mine) => mine.at(-1) === sunk[0]!.at(-1) && mine.at(-2) === sunk[0]!.at(-2))).toBe(true);
+  });
+
+  it('counts the results an event hands out once per event, not once per subscriber', async () => {
+    const counted: Array<[string, number | undefined]> = [];
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }], { hub: { metrics: { eventOut: (field, n) => void counted.push([field, n]) } } });
+    const doc = `subscription { volumeChanged(filter: { types: [CREATED] }) { type volume { name } } }`;
+    const subs = await Promise.all(Array.from({ length: 12 }, () => live!.subscribe(doc, {}, { east: MGMT })));
+    await until(() => subs.every((s) => events(s).length === 1), 'SUBSCRIBED at every subscriber');
+    seedVolumes(sim, 1, 'default', 'count');
+    await until(() => subs.every((s) => events(s).length === 2), 'the event at every subscriber');
+    expect(counted).toEqual([['volumeChanged', 12]]);
   });
 
   it('reads a request once for all its subscribers; those who stay keep receiving when others leave, and the last frees it', async () => {

@@ -16,6 +16,7 @@ import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';
 import { buildGatewaySchema } from '../../server/schema';
 import { MemoryEventLog, type MemoryEventLogOptions } from '../../subscriptions/events';
 import { createLiveHub, SerializedResult, type LiveHubOptions, type LiveResult, type RunningLiveHub } from '../../subscriptions/live';
+import type { SharedResultStream, SharedSink } from '../../subscriptions/live/types';
 import { OperationTracker } from '../../subscriptions/operations';
 import { loadOperation } from '../../domain';
 import { until } from '../support/until';
@@ -31,8 +32,12 @@ export interface LiveUnderTest {
   backend(id: string): VolumeBackend;
   /** Resolves once the backend's watcher has a complete, current view. */
   watcherCurrent(id: string): Promise<void>;
-  /** Subscribes as graphql-ws would, with these credentials (backend id → token). */
-  subscribe(query: string, variables?: Record<string, unknown>, tokens?: Record<string, string>): Promise<Subscription>;
+  /**
+   * Subscribes as graphql-ws would, with these credentials (backend id → token). With `sink`, the
+   * stream hands it shared results while the reader waits, as the socket layer's stream guard does
+   * (server/ws/stream.ts); they are recorded in `results` too.
+   */
+  subscribe(query: string, variables?: Record<string, unknown>, tokens?: Record<string, string>, sink?: SharedSink): Promise<Subscription>;
   executions: Record<string, number>;
   /** Runs a query or mutation through the real resolvers with these credentials (no HTTP: the resolver path under test). */
   run(query: string, variables?: Record<string, unknown>, tokens?: Record<string, string>): Promise<any>;
@@ -90,7 +95,7 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
       const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])), limits: new ExecutionLimits(DEFAULT_LIMITS) });
       return JSON.parse(JSON.stringify(await execute({ schema, document: parse(query), variableValues: variables, contextValue })));
     },
-    async subscribe(query, variables = {}, tokens = {}) {
+    async subscribe(query, variables = {}, tokens = {}, sink) {
       const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])), limits: new ExecutionLimits(DEFAULT_LIMITS) });
       const r = await hub.subscribe({ schema, document: parse(query), variableValues: variables, contextValue });
       const s: Subscription = { results: [], raw: [], done: false, error: undefined, return: async () => {} };
@@ -100,6 +105,15 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
         return s;
       }
       s.return = async () => void (await r.return());
+      if (sink) {
+        (r as unknown as SharedResultStream).shareTo({
+          sendShared(value) {
+            s.raw.push(value);
+            s.results.push(JSON.parse(value.json));
+            sink.sendShared(value);
+          },
+        });
+      }
       void (async () => {
         try {
           for (;;) {

@@ -46,4 +46,47 @@ describe('LiveStream', () => {
     await expect(s.next()).rejects.toBeInstanceOf(SlowConsumerError);
     await expect(s.next()).resolves.toEqual({ value: undefined, done: true });
   });
+
+  it('hands shared results to its sink at once while next() waits, and everything else through next(), in order', async () => {
+    const s = new LiveStream({ onClose: () => undefined });
+    const sunk: number[] = [];
+    s.shareTo({ sendShared: (x) => void sunk.push(n(x)) });
+    // Nobody waits yet: queued for next(), not sunk.
+    s.push(r(1));
+    expect(sunk).toEqual([]);
+    expect(n((await s.next()).value)).toBe(1);
+    // Waiting: shared results go to the sink synchronously and next() keeps waiting.
+    let got: IteratorResult<unknown> | undefined;
+    void s.next().then((x) => (got = x));
+    const a = s.reserve()!;
+    const b = s.reserve()!;
+    s.settle(b, r(3));
+    expect(sunk).toEqual([]); // 3 waits behind the slot reserved before it
+    s.settle(a, r(2));
+    expect(sunk).toEqual([2, 3]);
+    await Promise.resolve();
+    expect(got).toBeUndefined();
+    // A result of the subscriber's own (errors) ends the wait; a shared one after it queues behind it.
+    const own = { errors: [{ message: 'own' }] };
+    s.push(own as never);
+    s.push(r(4));
+    await Promise.resolve();
+    expect(got?.value).toBe(own);
+    expect(sunk).toEqual([2, 3]);
+    expect(n((await s.next()).value)).toBe(4);
+    await s.return();
+    s.push(r(5));
+    expect(sunk).toEqual([2, 3]);
+  });
+
+  it('skips a slot settled twice and reserves nothing once ended', async () => {
+    const s = new LiveStream({ onClose: () => undefined });
+    const a = s.reserve()!;
+    s.settle(a, r(1));
+    s.settle(a, r(9));
+    expect(n((await s.next()).value)).toBe(1);
+    expect(s.queued).toBe(0);
+    s.end();
+    expect(s.reserve()).toBeUndefined();
+  });
 });
