@@ -8,6 +8,8 @@ export const BENCH_TOKEN = 'bench-management-token';
 export const UNCAPPED = {
   RATE_LIMIT_CALLER_RPS: '0',
   RATE_LIMIT_ADDRESS_RPS: '0',
+  // The TCP connections per peer address (server/http/connection-cap.ts): benchmarks open thousands from one address.
+  MAX_CONNECTIONS_PER_ADDRESS: '60000',
   WS_MAX_CONNECTIONS: '60000',
   WS_MAX_CONNECTIONS_PER_ADDRESS: '60000',
   WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL: '100000',

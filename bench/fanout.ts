@@ -195,8 +195,6 @@ async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop:
       LOG_LEVEL: 'warn',
       // Every subscriber shares one address range and one credential.
       ...UNCAPPED,
-      // The TCP connections per peer address (server/http/connection-cap.ts): thousands come from each source address.
-      MAX_CONNECTIONS_PER_ADDRESS: '60000',
     },
     /ready at (\S+)/,
     profileArgs('gateway'),
@@ -266,6 +264,7 @@ async function main(): Promise<void> {
       compared.push(compareRow(w === 1 ? 'baseline (plain ws)' : `baseline (plain ws, ${w} writer processes)`, rb, r));
       const q = ratios(r, rb);
       console.log(`${n}: fan-out gateway ÷ ${who}: p50 ${q.p50.toFixed(2)}×, p99 ${q.p99.toFixed(2)}×`);
+      console.log(`ratio: fan-out at ${n}, gateway ÷ ${who} p50 / p99 = ${q.p50.toFixed(2)} / ${q.p99.toFixed(2)}`);
     }
   }
   const md = `## Subscription fan-out

@@ -184,7 +184,7 @@ async function main(): Promise<void> {
 |---|---|---|---|---|---|---|---|---|
 ${lines.join('\n')}`;
   console.log(`\n${table}\n`);
-  for (const r of rows) console.log(`ratio ${r.query} c=${r.connections}: ${(m(r.gateway, (s) => s.load.throughput) / m(r.jit, (s) => s.load.throughput)).toFixed(2)}`);
+  for (const r of rows) console.log(`ratio: in-memory ${r.query} at ${r.connections} conn., gateway ÷ graphql-jit req/s = ${(m(r.gateway, (s) => s.load.throughput) / m(r.jit, (s) => s.load.throughput)).toFixed(2)}`);
 
   // SIGINT: the gateway stops without its drain period (and writes its CPU profile).
   gw.child.kill('SIGINT');
