@@ -9,6 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../server/config';
 import { demoExposureWarning } from '../../server/demo';
+import { until } from '../support/until';
 
 const root = join(__dirname, '..', '..');
 
@@ -68,6 +69,8 @@ describe('demo listen address', () => {
     try {
       const url = await demo.ready();
       if (outsideAddress) expect(await accepts(outsideAddress, Number(url.port))).toBe(true);
+      // stderr is its own pipe: the banner may arrive a moment after "ready" on stdout.
+      await until(() => demo.stderr().includes('demo-east-management'), 'the demo banner on stderr', 10_000).catch(() => undefined);
       expect(demo.stderr()).toContain('WARNING: demo mode is listening on 0.0.0.0 (HOST), not only on loopback');
       expect(demo.stderr()).toContain('demo-east-management');
       // Also in the structured log, for whoever reads logs rather than the terminal (pino writes
