@@ -21,6 +21,7 @@
  *
  * Linux only (/proc). Ticks are 10 ms: a figure is a delta over hundreds of requests.
  */
+import { median } from './load';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -136,11 +137,6 @@ function stripGatewayEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return keep;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 interface Sample {
   cpuMs: number;

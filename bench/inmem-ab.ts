@@ -13,6 +13,7 @@
  * A build given as `dir,NAME=value,…` runs with those settings over the set-up's, e.g.
  * `.bench-build,OTEL_SDK_DISABLED=true` (tracing not loaded).
  */
+import { median } from './load';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -67,7 +68,6 @@ async function main(): Promise<void> {
       await g.stop();
     }
   }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
   console.log('\n| build | query | CPU ms/request, median (each round) |\n|---|---|---|');
   for (const b of builds) for (const [q, xs] of Object.entries(cpu[b]!)) console.log(`| ${b} | ${q} | ${median(xs).toFixed(3)} (${xs.map((x) => x.toFixed(3)).join(', ')}) |`);
 }

@@ -26,7 +26,7 @@ import { buildJitServer } from './inmem-build';
 import { ATTACHMENTS, GATEWAY_ENV, MEMORY_LIST, READY_WITH_TRACING, TOKEN_HEADER, VOLUMES } from './inmem-setup';
 import { summarizeProfiles } from './inmem-profile';
 import { JIT_SDL } from './jit-server';
-import type { LoadResult } from './load';
+import { median, type LoadResult } from './load';
 import { pinnedLoad } from './pinned-load';
 import { cpuMs, killStarted, machineFacts, pinned, root, started, startBuiltGateway } from './processes';
 import { ONE_VOLUME } from './queries';
@@ -111,10 +111,6 @@ async function post(url: string, body: string): Promise<{ data?: unknown; errors
   return (await res.json()) as { data?: unknown; errors?: unknown };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 interface Sample {
   load: LoadResult;

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { cpus as cpuList } from 'node:os';
 import { Pool } from 'undici';
-import { runLoad, type LoadResult } from './load';
+import { median, runLoad, type LoadResult } from './load';
 import { BENCH_TOKEN, UNCAPPED } from './constants';
 import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/volumes/batch';
 import { ONE_VOLUME, PLAIN_LIST } from './queries';
@@ -56,11 +56,6 @@ async function body(res: { statusCode: number; body: { text(): Promise<string> }
   return JSON.parse(text);
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** One simulator as the benchmark sees it: its request log, its process, and how a logged call is replayed. */
 interface Backend {
