@@ -3,16 +3,17 @@ import { encodeGlobalId } from '../adapters/contract/ids';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
 
 /**
- * An id per object it was made from: a backend may hand out the same model objects on every read
- * (the memory backend keeps them until they change), and each id costs a JSON text and a base64
- * encoding, three per attachment of a list. Refs and attachments are never changed in place.
+ * `make(o)` once per object, remembered while the object lives: a backend may hand out the same
+ * model objects on every read (the memory backend keeps them until they change), and each id costs
+ * a JSON text and a base64 encoding, three per attachment of a list. Model objects are never
+ * changed in place.
  */
-function memoized<T extends object>(encode: (o: T) => string): (o: T) => string {
-  const ids = new WeakMap<T, string>();
+export function memoized<T extends object, R>(make: (o: T) => R): (o: T) => R {
+  const made = new WeakMap<T, R>();
   return (o) => {
-    let id = ids.get(o);
-    if (id === undefined) ids.set(o, (id = encode(o)));
-    return id;
+    let r = made.get(o);
+    if (r === undefined) made.set(o, (r = make(o)));
+    return r;
   };
 }
 

@@ -31,7 +31,7 @@
  */
 export { attachVolume, detachVolume, updateServerAttachment, type AttachVolume, type DetachVolume, type UpdateServerAttachment, type VolumeAttach } from './attachments';
 export { completeHostAttachment, reserveHostAttachment, updateHostAttachment, type CompleteHostAttachment, type HostAttachmentRef, type ReserveHostAttachment, type UpdateHostAttachment } from './host-attachments';
-export { attachmentId, consumerId, operationId, snapshotId, volumeId } from './ids';
+export { attachmentId, consumerId, memoized, operationId, snapshotId, volumeId } from './ids';
 export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, oncePerKey, type IdempotencyEntry, type IdempotencyInput, type IdempotencyScope, type IdempotencyStore } from './idempotency';
 export type { CheckedFor } from './input';
 export { callerNamespace } from './namespaces';

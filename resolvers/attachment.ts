@@ -5,7 +5,7 @@
 import { NotFoundError } from '../adapters/contract/errors';
 import { safeIdentifier } from '../adapters/contract/input';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
-import { attachmentId, attachmentOf, consumerId, requireVolume } from '../domain';
+import { attachmentId, attachmentOf, consumerId, memoized, requireVolume } from '../domain';
 import type { QueryResolvers, ResolversTypes, ServerResolvers, VolumeAttachmentResolvers, VolumeConsumerResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../domain/context';
 import { globalIdArg } from './args';
@@ -42,13 +42,7 @@ export const attachmentType: VolumeAttachmentResolvers = {
 };
 
 /** Consumers with their ids, per attachment object: a backend that hands out the same attachments (memory) gets the same answer objects, not a copy per request. */
-const consumers = new WeakMap<Attachment, Attachment['consumer'] & { id: string }>();
-
-function consumerOf(a: Attachment): Attachment['consumer'] & { id: string } {
-  let c = consumers.get(a);
-  if (!c) consumers.set(a, (c = { ...a.consumer, id: consumerId(a) }));
-  return c;
-}
+const consumerOf = memoized((a: Attachment): Attachment['consumer'] & { id: string } => ({ ...a.consumer, id: consumerId(a) }));
 
 export const consumerType: VolumeConsumerResolvers = {
   __resolveType: (c) => c.__typename,
