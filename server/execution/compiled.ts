@@ -122,7 +122,13 @@ export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, 
   };
   return {
     onSchemaLoadOrUpdate(callback) {
-      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      // Only Apollo's schema reporting (off without an Apollo key) reads the SDL: printed if asked, not at every start.
+      callback({
+        apiSchema: schema,
+        get coreSupergraphSdl() {
+          return printSchema(schema);
+        },
+      });
       return () => undefined;
     },
     async load() {
