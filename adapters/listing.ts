@@ -67,6 +67,28 @@ export interface Edge<T> {
   cursor: string;
 }
 
+/**
+ * An edge whose cursor is encoded when first read. A class, not an object literal with a getter:
+ * V8 gives each such literal a hidden class of its own in old space, which keeps what the getter's
+ * closure holds (the whole page) alive through every young-generation GC until a full one.
+ */
+class LazyEdge<T> implements Edge<T> {
+  readonly node: T;
+  readonly #index: number;
+  readonly #cursorAt: (index: number) => string;
+  #cursor: string | undefined;
+
+  constructor(node: T, index: number, cursorAt: (index: number) => string) {
+    this.node = node;
+    this.#index = index;
+    this.#cursorAt = cursorAt;
+  }
+
+  get cursor(): string {
+    return (this.#cursor ??= this.#cursorAt(this.#index));
+  }
+}
+
 /** Relay page info. */
 export interface PageInfo {
   hasNextPage: boolean;
@@ -166,12 +188,8 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
     return next ? { backend: next.backend, token: next.position } : resume;
   };
   // Cursors are encoded when read: a query of `nodes` (or of edges without cursors) needs none.
-  const edges = shown.map((f, i) => ({
-    node: f.volume,
-    get cursor(): string {
-      return encodeCursor(after(i) ?? { backend: f.backend, token: null, done: true });
-    },
-  }));
+  const cursorAt = (i: number): string => encodeCursor(after(i) ?? { backend: shown[i]!.backend, token: null, done: true });
+  const edges = shown.map((f, i) => new LazyEdge(f.volume, i, cursorAt));
   const next = found.length > r.first ? { backend: found[r.first]!.backend, token: found[r.first]!.position } : resume;
   return {
     edges,

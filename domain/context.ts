@@ -13,7 +13,7 @@ import type { BackendRegistry } from './registry';
 import { CredentialProof } from './credential-proof';
 import type { ExecutionLimits, LimitedContext } from './execution-limits';
 import type { LiveMutations } from './live-mutations';
-import { createLoaders, type Loaders } from './loaders';
+import { createLoaders, LazyLoaders, type Loaders } from './loaders';
 import type { ReadViews } from './watchers';
 
 /** What every resolver receives. */
@@ -86,16 +86,11 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     // Only the caller's own credential can prove anything: anonymous calls tell nothing.
     return { credential, requestId, signal: limits.signal, budget: limits.budget, ...(credential.token ? { onAnswer: credentialProof.answered } : {}) };
   };
-  // Made on first use: a subscription's context lives as long as the subscription and most never
-  // load anything (thousands of idle loader sets were ~4 KiB per subscription).
-  let loaders: Loaders | undefined;
   return {
     requestId,
     registry: services.registry,
     call,
-    get loaders(): Loaders {
-      return (loaders ??= createLoaders(services.registry, call, services.maxConcurrentReads ?? DEFAULT_MAX_CONCURRENT_READS, services.watchers));
-    },
+    loaders: new LazyLoaders(() => createLoaders(services.registry, call, services.maxConcurrentReads ?? DEFAULT_MAX_CONCURRENT_READS, services.watchers)),
     operations: services.operations,
     idempotency: services.idempotency,
     live: services.live,

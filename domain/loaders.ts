@@ -154,3 +154,46 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
     health: new DataLoader((ids) => read(ids, (id) => registry.forId(id).health())),
   };
 }
+
+/**
+ * An execution's loaders, made on first use: a subscription's context lives as long as the
+ * subscription and most never load anything (thousands of idle loader sets were ~4 KiB per
+ * subscription), and a query that reads nothing makes none. A class, not a getter in the context's
+ * object literal: V8 gives each such literal a hidden class of its own in old space, which kept the
+ * whole execution (context, loaders, results) alive through every young-generation GC until a full
+ * one, and Apollo's copy of the context read the getter anyway.
+ */
+export class LazyLoaders implements Loaders {
+  readonly #make: () => Loaders;
+  #made: Loaders | undefined;
+
+  constructor(make: () => Loaders) {
+    this.#make = make;
+  }
+
+  #all(): Loaders {
+    return (this.#made ??= this.#make());
+  }
+
+  get volume(): Loaders['volume'] {
+    return this.#all().volume;
+  }
+  get snapshot(): Loaders['snapshot'] {
+    return this.#all().snapshot;
+  }
+  get plugin(): Loaders['plugin'] {
+    return this.#all().plugin;
+  }
+  get health(): Loaders['health'] {
+    return this.#all().health;
+  }
+  get server(): Loaders['server'] {
+    return this.#all().server;
+  }
+  get serverAttachments(): Loaders['serverAttachments'] {
+    return this.#all().serverAttachments;
+  }
+  get nodeClaims(): Loaders['nodeClaims'] {
+    return this.#all().nodeClaims;
+  }
+}
