@@ -70,13 +70,18 @@ function ensureGatewayBuild(): void {
   writeFileSync(stamp, new Date().toISOString());
 }
 
+/** Gateway setting every benchmark's gateway starts with (a caller's own value wins). */
+export const NO_DRAIN = { SHUTDOWN_DRAIN_MS: '0' } as const;
+
 /**
  * Starts the compiled gateway (`node …nodeArgs .bench-build/server/main.js`) and waits until its
  * stdout matches `ready`. `cpus` pins it (taskset list). @default unpinned
  */
 export function startBuiltGateway(env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   ensureGatewayBuild();
-  return spawnReady(['.bench-build/server/main.js'], env, ready, nodeArgs, cpus);
+  // No load balancer to take it out of rotation: SIGTERM stops it at once, not after the 5 s drain
+  // (SHUTDOWN_DRAIN_MS) every stopped gateway would otherwise add to a run.
+  return spawnReady(['.bench-build/server/main.js'], { ...NO_DRAIN, ...env }, ready, nodeArgs, cpus);
 }
 
 /** The graphql-ws URL (IPv4 loopback) of a gateway that announced `readyUrl` (its HTTP endpoint). */
