@@ -17,15 +17,21 @@ export function pinned(cpus: string | undefined, args: string[]): [string, strin
   return cpus && canPin ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
 }
 
+/** A started process and the match of its ready line. */
+export interface Started {
+  child: ChildProcess;
+  match: RegExpExecArray;
+}
+
 /**
  * Starts `node …nodeArgs --import tsx …args` and waits until its stdout matches `ready`.
  * `cpus` pins it (taskset list, e.g. "1"). @default unpinned
  */
-export function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+export function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<Started> {
   return spawnReady(['--import', 'tsx', ...args], env, ready, nodeArgs, cpus);
 }
 
-function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[], cpus?: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[], cpus?: string): Promise<Started> {
   const [cmd, argv] = pinned(cpus, [...nodeArgs, ...args]);
   const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
@@ -77,7 +83,7 @@ export const NO_DRAIN = { SHUTDOWN_DRAIN_MS: '0' } as const;
  * Starts the compiled gateway (`node …nodeArgs .bench-build/server/main.js`) and waits until its
  * stdout matches `ready`. `cpus` pins it (taskset list). @default unpinned
  */
-export function startBuiltGateway(env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+export function startBuiltGateway(env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<Started> {
   ensureGatewayBuild();
   // No load balancer to take it out of rotation: SIGTERM stops it at once, not after the 5 s drain
   // (SHUTDOWN_DRAIN_MS) every stopped gateway would otherwise add to a run.
