@@ -12,7 +12,9 @@
  *    per volume) and with one (watch-fed reads: the list plus one read per namespace).
  *
  *   node --import tsx bench/live.ts        (BENCH_LIVE_SHORT=1: fewer samples, 1 and 100 subscribers)
- *   BENCH_LIVE_WINDOW_MS=n                 each backend-load window (default 30000, short 10000; npm run bench: 5000, one claim and release)
+ *   BENCH_LIVE_WINDOW_MS=n                 each backend-load window (default 30000, short 10000; npm run bench: 2000)
+ *   BENCH_LIVE_CHANGE_MS=n                 a claim or a release every n ms in those windows (default 2500;
+ *                                          npm run bench: 1000, so its window holds one claim and release)
  */
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -28,6 +30,8 @@ import { writeSection } from './results-file';
 const short = process.env.BENCH_LIVE_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const samples = short ? 5 : 30;
+/** Time between the claims and releases of the backend-load windows, ms. */
+const changeMs = Number(process.env.BENCH_LIVE_CHANGE_MS ?? 2500);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
 const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
@@ -140,7 +144,7 @@ async function backendLoad(simUrl: string, gw: { ws: string; metrics: string }, 
   for (let i = 0; Date.now() - t0 < windowMs; i++) {
     if (i % 2 === 0) await post(`${simUrl}/_sim/allocations`, { id: `load-${subscribers}-${i}`, jobId: `load-${i}`, nodeId: 'node-bench-1', volumes: [{ volumeId: 'bench-003', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
     else await post(`${simUrl}/_sim/allocations/load-${subscribers}-${i - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
-    await sleep(2500);
+    await sleep(changeMs);
   }
   const elapsed = Date.now() - t0;
   const requests = (JSON.parse(await get(`${simUrl}/_sim/requests`)) as unknown[]).length;
@@ -176,7 +180,11 @@ async function listCost(simUrl: string, gwHttp: string): Promise<{ calls: number
 }
 
 async function main(): Promise<void> {
-  const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
+  // Both simulators at once; the OpenStack one idles until its part.
+  const [sim, osSim] = await Promise.all([
+    start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/),
+    start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/),
+  ]);
   const simUrl = sim.match[1]!;
   const watched = await gateway(watchedNomad(simUrl));
   const nomad = await nomadLatency(simUrl, watched);
@@ -188,13 +196,16 @@ async function main(): Promise<void> {
   }
   const withWatch = await listCost(simUrl, watched.http);
   await watched.stop();
-  const unwatched = await gateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}` });
+  // The OpenStack gateway starts with the unwatched one: it only talks to its own simulator, so
+  // the Nomad simulator's request log (the list's calls) stays the unwatched gateway's alone.
+  const [, keystoneUrl, cinderUrl, , project, osToken] = osSim.match as unknown as string[];
+  const [unwatched, osGw] = await Promise.all([
+    gateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}` }),
+    gateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, GATEWAY_BACKEND_OS_USERNAME: 'bench', GATEWAY_BACKEND_OS_PASSWORD: 'bench-secret', GATEWAY_BACKEND_OS_PROJECT_NAME: 'bench' }),
+  ]);
   const withoutWatch = await listCost(simUrl, unwatched.http);
   await unwatched.stop();
 
-  const osSim = await start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/);
-  const [, keystoneUrl, cinderUrl, , project, osToken] = osSim.match as unknown as string[];
-  const osGw = await gateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, GATEWAY_BACKEND_OS_USERNAME: 'bench', GATEWAY_BACKEND_OS_PASSWORD: 'bench-secret', GATEWAY_BACKEND_OS_PROJECT_NAME: 'bench' });
   const os = await openstackLatency(keystoneUrl!, cinderUrl!, project!, osToken!, osGw);
   console.log(`openstack change→client p95 ${fmt(pct(os, 95))} ms`);
   await osGw.stop();
@@ -212,7 +223,7 @@ Simulators (bench data) and gateways each in their own process; this script is t
 | Nomad claim/release (event stream) | ${nomad.length} | ${fmt(pct(nomad, 50))} | ${fmt(pct(nomad, 95))} | ${fmt(Math.max(...nomad))} | p50 ≤ 50 | ${nomad.filter(Number.isNaN).length} |
 | OpenStack new volume, watcher at its fast interval (default 500 ms) | ${os.length} | ${fmt(pct(os, 50))} | ${fmt(pct(os, 95))} | ${fmt(Math.max(...os))} | p95 ≤ 1000 | ${os.filter(Number.isNaN).length} |
 
-Backend requests while one volume is claimed and released every 2.5 s, subscribers spread over 3
+Backend requests while one volume is claimed and released every ${changeMs / 1000} s, subscribers spread over 3
 credentials (a read-only token each), all following that volume. "Backend requests" are those
 the simulator logged during the window (the watcher's event stream and reads, access checks);
 "access checks" are the subscribers' own calls that proved their token at start and their

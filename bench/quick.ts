@@ -64,7 +64,7 @@ export const BENCHES: Bench[] = [
   {
     name: 'live',
     script: 'bench/live.ts',
-    quick: { BENCH_LIVE_SHORT: '1', BENCH_LIVE_WINDOW_MS: '5000' },
+    quick: { BENCH_LIVE_SHORT: '1', BENCH_LIVE_WINDOW_MS: '2000', BENCH_LIVE_CHANGE_MS: '1000' },
     figures: (md) => {
       const calls = rowsOf(md, /^(no watcher|watcher)/).map((r) => Number(r[1]));
       const p50 = rowsOf(md, /^Nomad claim/).map((r) => r[2]!);
