@@ -30,7 +30,7 @@ const TOP = 15;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Signals the gateway to write a snapshot into `dir` and waits until the file stops growing. */
+/** Signals the gateway to write a snapshot into `dir` and waits until the file is whole. */
 async function snapshot(pid: number, dir: string): Promise<Map<string, KindTotal>> {
   const before = new Set(readdirSync(dir));
   process.kill(pid, 'SIGUSR2');
@@ -38,14 +38,20 @@ async function snapshot(pid: number, dir: string): Promise<Map<string, KindTotal
   let file: string | undefined;
   let size = -1;
   while (Date.now() < deadline) {
-    await sleep(500);
+    await sleep(100);
     file ??= readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
     if (!file) continue;
     const now = statSync(join(dir, file)).size;
     if (now > 0 && now === size) {
-      const totals = kindTotals(join(dir, file));
-      rmSync(join(dir, file));
-      return totals;
+      // Whole once it parses: a cut-off snapshot cannot (its outermost object closes last). A
+      // pause in the writing only costs a parse.
+      try {
+        const totals = kindTotals(join(dir, file));
+        rmSync(join(dir, file));
+        return totals;
+      } catch (err) {
+        if (!(err instanceof SyntaxError)) throw err;
+      }
     }
     size = now;
   }
