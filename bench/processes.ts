@@ -67,7 +67,7 @@ function newest(path: string): number {
  * names by defining `name` on every closure it creates, which costs CPU and ~3 KiB of heap per
  * subscription that production never pays.
  */
-function ensureGatewayBuild(): void {
+export function ensureGatewayBuild(): void {
   const stamp = join(BUILD, '.stamp');
   if (existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...SOURCES.map((s) => newest(join(root, s))))) return;
   // tsc never deletes: a moved or removed source would leave its old output to be required instead.
