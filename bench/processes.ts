@@ -72,7 +72,8 @@ export function ensureGatewayBuild(): void {
   if (existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...SOURCES.map((s) => newest(join(root, s))))) return;
   // tsc never deletes: a moved or removed source would leave its old output to be required instead.
   rmSync(BUILD, { recursive: true, force: true });
-  execSync(`"${process.execPath}" node_modules/typescript/bin/tsc -p tsconfig.build.json --outDir .bench-build`, { cwd: root, stdio: 'inherit' });
+  // --noCheck: the same JavaScript (diffed) in about three quarters of the time; `npm run typecheck` checks the types.
+  execSync(`"${process.execPath}" node_modules/typescript/bin/tsc -p tsconfig.build.json --outDir .bench-build --noCheck`, { cwd: root, stdio: 'inherit' });
   writeFileSync(stamp, new Date().toISOString());
 }
 
