@@ -171,7 +171,7 @@ async function listCost(simUrl: string, gwHttp: string): Promise<{ calls: number
   if (first.errors) throw new Error(JSON.stringify(first.errors));
   const calls = (JSON.parse(await get(`${simUrl}/_sim/requests`)) as Array<{ path: string }>).filter((r) => !r.path.startsWith('/v1/event')).length;
   const times: number[] = [];
-  for (let i = 0; i < (short ? 20 : 200); i++) {
+  for (let i = 0; i < (short ? 10 : 200); i++) {
     const t = performance.now();
     await run();
     times.push(performance.now() - t);
