@@ -37,7 +37,7 @@ export interface Bench {
   /**
    * Whether its quick mode may share the machine: it measures no CPU-sensitive ratio (its figures
    * are counts, bytes or functional checks), so it runs side by side with the next benchmarks
-   * marked so. Its latencies are then not its own machine's. @default false
+   * marked so; its latencies then include their load. @default false
    */
   shares?: boolean;
   /** Figures worth a row, read from its quick run's results file (beyond its `ratio:` lines). */
