@@ -11,7 +11,8 @@
  * 4. Nomad `volumes(first: 100) { attachments }`: backend calls and p50 without a watcher (one read
  *    per volume) and with one (watch-fed reads: the list plus one read per namespace).
  *
- *   node --import tsx bench/live.ts        (BENCH_LIVE_SHORT=1: fewer samples, 1 and 100 subscribers)
+ *   node --import tsx bench/live.ts        (BENCH_LIVE_SHORT=1: fewer samples, 1 and 100 subscribers,
+ *                                          and 2 beside 1, 3 and 4 instead of after them)
  *   BENCH_LIVE_WINDOW_MS=n                 each backend-load window (default 30000, short 10000; npm run bench: 2000)
  *   BENCH_LIVE_CHANGE_MS=n                 a claim or a release every n ms in those windows (default 2500;
  *                                          npm run bench: 1000, so its window holds one claim and release)
@@ -179,36 +180,55 @@ async function listCost(simUrl: string, gwHttp: string): Promise<{ calls: number
   return { calls, p50: pct(times, 50) };
 }
 
-async function main(): Promise<void> {
-  // Both simulators at once; the OpenStack one idles until its part.
-  const [sim, osSim] = await Promise.all([
-    start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/),
-    start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/),
-  ]);
-  const simUrl = sim.match[1]!;
+/** What parts 1, 3 and 4 measured. */
+interface NomadFigures {
+  /** Change to client, ms, per sample. */
+  nomad: number[];
+  loads: Array<{ n: number; r: Awaited<ReturnType<typeof backendLoad>> }>;
+  withWatch: Awaited<ReturnType<typeof listCost>>;
+  withoutWatch: Awaited<ReturnType<typeof listCost>>;
+}
+
+/** Parts 1, 3 and 4: Nomad, watched and then not. */
+async function nomadPart(simUrl: string): Promise<NomadFigures> {
   const watched = await gateway(watchedNomad(simUrl));
   const nomad = await nomadLatency(simUrl, watched);
   console.log(`nomad change→client p50 ${fmt(pct(nomad, 50))} ms`);
-  const loads: Array<{ n: number; r: Awaited<ReturnType<typeof backendLoad>> }> = [];
+  const loads: NomadFigures['loads'] = [];
   for (const n of short ? [1, 100] : [1, 100, 10_000]) {
     loads.push({ n, r: await backendLoad(simUrl, watched, n) });
     console.log(`${n} subscribers: ${loads.at(-1)!.r.perMinute.toFixed(0)} backend requests/min`);
   }
   const withWatch = await listCost(simUrl, watched.http);
   await watched.stop();
-  // The OpenStack gateway starts with the unwatched one: it only talks to its own simulator, so
-  // the Nomad simulator's request log (the list's calls) stays the unwatched gateway's alone.
-  const [, keystoneUrl, cinderUrl, , project, osToken] = osSim.match as unknown as string[];
-  const [unwatched, osGw] = await Promise.all([
-    gateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}` }),
-    gateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, GATEWAY_BACKEND_OS_USERNAME: 'bench', GATEWAY_BACKEND_OS_PASSWORD: 'bench-secret', GATEWAY_BACKEND_OS_PROJECT_NAME: 'bench' }),
-  ]);
+  const unwatched = await gateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}` });
   const withoutWatch = await listCost(simUrl, unwatched.http);
   await unwatched.stop();
+  return { nomad, loads, withWatch, withoutWatch };
+}
 
+/** Part 2: OpenStack, on its own simulator and gateway. */
+async function openstackPart(osSim: RegExpExecArray): Promise<number[]> {
+  const [, keystoneUrl, cinderUrl, , project, osToken] = osSim as unknown as string[];
+  const osGw = await gateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, GATEWAY_BACKEND_OS_USERNAME: 'bench', GATEWAY_BACKEND_OS_PASSWORD: 'bench-secret', GATEWAY_BACKEND_OS_PROJECT_NAME: 'bench' });
   const os = await openstackLatency(keystoneUrl!, cinderUrl!, project!, osToken!, osGw);
   console.log(`openstack change→client p95 ${fmt(pct(os, 95))} ms`);
   await osGw.stop();
+  return os;
+}
+
+async function main(): Promise<void> {
+  const [sim, osSim] = await Promise.all([
+    start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/),
+    start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/),
+  ]);
+  const simUrl = sim.match[1]!;
+  // The parts share no simulator or gateway, so no request log. The full run takes them one after
+  // the other, each latency with the machine to itself; the short one side by side (npm run bench
+  // runs it next to other benchmarks anyway).
+  const [{ nomad, loads, withWatch, withoutWatch }, os] = short
+    ? await Promise.all([nomadPart(simUrl), openstackPart(osSim.match)])
+    : [await nomadPart(simUrl), await openstackPart(osSim.match)];
 
   const md = `## Live path: change to client, backend load, watch-fed reads
 
