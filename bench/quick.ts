@@ -140,20 +140,26 @@ function runOne(b: Bench, full: boolean, dir: string | undefined): Promise<Outco
 }
 
 /**
- * Runs the benchmarks (quick modes unless `full`) in turn, but for quick modes that share the
- * machine ({@link Bench.shares}), which run side by side with their neighbours that do; answers
- * what each gave, in {@link BENCHES}' order.
+ * The benchmarks `full` or quick modes run, in order, as batches run one after the other: each
+ * alone, but for neighbouring quick modes that share the machine ({@link Bench.shares}), which
+ * make one batch.
  */
+export function batches(benches: Bench[], full: boolean): Bench[][] {
+  const out: Bench[][] = [];
+  for (const b of benches.filter((x) => !(full && x.full === false))) {
+    const last = out.at(-1);
+    if (!full && b.shares && last?.[0]!.shares) last.push(b);
+    else out.push([b]);
+  }
+  return out;
+}
+
+/** Runs the benchmarks (quick modes unless `full`) in {@link batches}; answers what each gave, in {@link BENCHES}' order. */
 export async function runBenches(full: boolean, dir?: string, only?: string[]): Promise<Outcome[]> {
-  const chosen = BENCHES.filter((b) => (!only || only.includes(b.name)) && !(full && b.full === false));
   const outcomes: Outcome[] = [];
-  for (let i = 0; i < chosen.length; ) {
-    let end = i + 1;
-    if (!full && chosen[i]!.shares) while (end < chosen.length && chosen[end]!.shares) end++;
-    const batch = chosen.slice(i, end);
+  for (const batch of batches(BENCHES.filter((b) => !only || only.includes(b.name)), full)) {
     console.error(`── ${batch.map((b) => b.name).join(', ')} (${full ? 'full' : 'quick'}${batch.length > 1 ? ', side by side' : ''}) …`);
     outcomes.push(...(await Promise.all(batch.map((b) => runOne(b, full, dir)))));
-    i = end;
   }
   return outcomes;
 }
