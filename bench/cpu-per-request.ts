@@ -30,7 +30,7 @@ import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { BENCH_TOKEN } from './constants';
 import { pinnedLoad } from './pinned-load';
-import { canPin, cpuMs, killStarted, machineFacts, pinned, root, start, startBuiltGateway, started } from './processes';
+import { canPin, cpuMs, killStarted, machineFacts, NO_DRAIN, pinned, root, start, startBuiltGateway, started } from './processes';
 import { PLAIN_LIST } from './queries';
 import { writeSection } from './results-file';
 
@@ -65,8 +65,8 @@ function envFor(tree: string, simUrl: string): Record<string, string> {
   const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' };
   if (knows('GATEWAY_BACKENDS')) env.GATEWAY_BACKENDS = `bench=nomad@${simUrl}`;
   else env.NOMAD_ADDR = simUrl;
-  // Per-caller caps would bind at full speed from one token; probes after the first kept out of the runs.
-  const optional = { RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_ADDRESS_RPS: '0', READINESS_PROBE_INTERVAL_MS: '3600000' };
+  // Per-caller caps would bind at full speed from one token; probes after the first kept out of the runs; no drain on stop.
+  const optional = { RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_ADDRESS_RPS: '0', READINESS_PROBE_INTERVAL_MS: '3600000', ...NO_DRAIN };
   for (const [k, v] of Object.entries(optional)) if (knows(k)) env[k] = v;
   return env;
 }

@@ -5,8 +5,9 @@
  * ephemeral-port range), subscribes each to `volumeChanged`, and records when every `next` arrives.
  *
  * Parent → child (IPC): `{ open: { url, count, sources, init, batch, query } }`, `{ report: true }`,
- * `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ samples, frame }` (`frame`: the
- * text of one CLAIMED frame received, which the syscall-only baseline then writes itself). The parent's side: bench/clients.ts.
+ * `{ count: true }`, `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ frames }`
+ * (how many arrived since the last report), `{ samples, frame }` (`frame`: the text of one CLAIMED
+ * frame received, which the syscall-only baseline then writes itself). The parent's side: bench/clients.ts.
  */
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -75,9 +76,10 @@ function report(): void {
   process.send!({ samples, closes, frame });
 }
 
-process.on('message', (m: { open?: Open; report?: true; close?: true }) => {
+process.on('message', (m: { open?: Open; report?: true; count?: true; close?: true }) => {
   if (m.open) void open(m.open);
   if (m.report) report();
+  if (m.count) process.send!({ frames: frames.length });
   if (m.close) {
     for (const s of sockets) s.terminate();
     process.exit(0);

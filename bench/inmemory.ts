@@ -128,13 +128,13 @@ interface Row {
 async function main(): Promise<void> {
   checkSameShape();
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  // Waits for "tracing on": the SDK really loaded.
-  const gw = await startBuiltGateway(GATEWAY_ENV, READY_WITH_TRACING, nodeArgs, SERVER_CPU);
+  // Both at once (the gateway first: it compiles the build the reference is compiled into). The
+  // gateway's ready line waits for "tracing on": the SDK really loaded.
+  const [gw, jit] = await Promise.all([startBuiltGateway(GATEWAY_ENV, READY_WITH_TRACING, nodeArgs, SERVER_CPU), startJit(SERVER_CPU)]);
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
   // Stop collecting its output (processes.ts keeps it until ready): at LOG_LEVEL=info the gateway logs every request.
   gw.child.stdout!.removeAllListeners('data');
   gw.child.stdout!.resume();
-  const jit = await startJit(SERVER_CPU);
 
   // volume(id) reads vol-0042 by the id the gateway issues; the reference must know the same id.
   const listed = (await post(gwUrl, JSON.stringify({ query: '{ volumes(first: 100) { nodes { id nativeId } } }' }))) as { data: { volumes: { nodes: Array<{ id: string; nativeId: string }> } } };

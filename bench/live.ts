@@ -11,8 +11,11 @@
  * 4. Nomad `volumes(first: 100) { attachments }`: backend calls and p50 without a watcher (one read
  *    per volume) and with one (watch-fed reads: the list plus one read per namespace).
  *
- *   node --import tsx bench/live.ts        (BENCH_LIVE_SHORT=1: fewer samples, 1 and 100 subscribers)
- *   BENCH_LIVE_WINDOW_MS=n                 each backend-load window (default 30000, short 10000; npm run bench: 5000, one claim and release)
+ *   node --import tsx bench/live.ts        (BENCH_LIVE_SHORT=1: fewer samples, 1 and 100 subscribers,
+ *                                          and 2 beside 1, 3 and 4 instead of after them)
+ *   BENCH_LIVE_WINDOW_MS=n                 each backend-load window (default 30000, short 10000; npm run bench: 2000)
+ *   BENCH_LIVE_CHANGE_MS=n                 a claim or a release every n ms in those windows (default 2500;
+ *                                          npm run bench: 1000, so its window holds one claim and release)
  */
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -28,6 +31,8 @@ import { writeSection } from './results-file';
 const short = process.env.BENCH_LIVE_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const samples = short ? 5 : 30;
+/** Time between the claims and releases of the backend-load windows, ms. */
+const changeMs = Number(process.env.BENCH_LIVE_CHANGE_MS ?? 2500);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
 const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
@@ -140,7 +145,7 @@ async function backendLoad(simUrl: string, gw: { ws: string; metrics: string }, 
   for (let i = 0; Date.now() - t0 < windowMs; i++) {
     if (i % 2 === 0) await post(`${simUrl}/_sim/allocations`, { id: `load-${subscribers}-${i}`, jobId: `load-${i}`, nodeId: 'node-bench-1', volumes: [{ volumeId: 'bench-003', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
     else await post(`${simUrl}/_sim/allocations/load-${subscribers}-${i - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
-    await sleep(2500);
+    await sleep(changeMs);
   }
   const elapsed = Date.now() - t0;
   const requests = (JSON.parse(await get(`${simUrl}/_sim/requests`)) as unknown[]).length;
@@ -167,7 +172,7 @@ async function listCost(simUrl: string, gwHttp: string): Promise<{ calls: number
   if (first.errors) throw new Error(JSON.stringify(first.errors));
   const calls = (JSON.parse(await get(`${simUrl}/_sim/requests`)) as Array<{ path: string }>).filter((r) => !r.path.startsWith('/v1/event')).length;
   const times: number[] = [];
-  for (let i = 0; i < (short ? 20 : 200); i++) {
+  for (let i = 0; i < (short ? 10 : 200); i++) {
     const t = performance.now();
     await run();
     times.push(performance.now() - t);
@@ -175,13 +180,21 @@ async function listCost(simUrl: string, gwHttp: string): Promise<{ calls: number
   return { calls, p50: pct(times, 50) };
 }
 
-async function main(): Promise<void> {
-  const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
-  const simUrl = sim.match[1]!;
+/** What parts 1, 3 and 4 measured. */
+interface NomadFigures {
+  /** Change to client, ms, per sample. */
+  nomad: number[];
+  loads: Array<{ n: number; r: Awaited<ReturnType<typeof backendLoad>> }>;
+  withWatch: Awaited<ReturnType<typeof listCost>>;
+  withoutWatch: Awaited<ReturnType<typeof listCost>>;
+}
+
+/** Parts 1, 3 and 4: Nomad, watched and then not. */
+async function nomadPart(simUrl: string): Promise<NomadFigures> {
   const watched = await gateway(watchedNomad(simUrl));
   const nomad = await nomadLatency(simUrl, watched);
   console.log(`nomad change→client p50 ${fmt(pct(nomad, 50))} ms`);
-  const loads: Array<{ n: number; r: Awaited<ReturnType<typeof backendLoad>> }> = [];
+  const loads: NomadFigures['loads'] = [];
   for (const n of short ? [1, 100] : [1, 100, 10_000]) {
     loads.push({ n, r: await backendLoad(simUrl, watched, n) });
     console.log(`${n} subscribers: ${loads.at(-1)!.r.perMinute.toFixed(0)} backend requests/min`);
@@ -191,13 +204,31 @@ async function main(): Promise<void> {
   const unwatched = await gateway({ GATEWAY_BACKENDS: `bench=nomad@${simUrl}` });
   const withoutWatch = await listCost(simUrl, unwatched.http);
   await unwatched.stop();
+  return { nomad, loads, withWatch, withoutWatch };
+}
 
-  const osSim = await start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/);
-  const [, keystoneUrl, cinderUrl, , project, osToken] = osSim.match as unknown as string[];
+/** Part 2: OpenStack, on its own simulator and gateway. */
+async function openstackPart(osSim: RegExpExecArray): Promise<number[]> {
+  const [, keystoneUrl, cinderUrl, , project, osToken] = osSim as unknown as string[];
   const osGw = await gateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, GATEWAY_BACKEND_OS_USERNAME: 'bench', GATEWAY_BACKEND_OS_PASSWORD: 'bench-secret', GATEWAY_BACKEND_OS_PROJECT_NAME: 'bench' });
   const os = await openstackLatency(keystoneUrl!, cinderUrl!, project!, osToken!, osGw);
   console.log(`openstack change→client p95 ${fmt(pct(os, 95))} ms`);
   await osGw.stop();
+  return os;
+}
+
+async function main(): Promise<void> {
+  const [sim, osSim] = await Promise.all([
+    start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/),
+    start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/),
+  ]);
+  const simUrl = sim.match[1]!;
+  // The parts share no simulator or gateway, so no request log. The full run takes them one after
+  // the other, each latency with the machine to itself; the short one side by side (npm run bench
+  // runs it next to other benchmarks anyway).
+  const [{ nomad, loads, withWatch, withoutWatch }, os] = short
+    ? await Promise.all([nomadPart(simUrl), openstackPart(osSim.match)])
+    : [await nomadPart(simUrl), await openstackPart(osSim.match)];
 
   const md = `## Live path: change to client, backend load, watch-fed reads
 
@@ -212,7 +243,7 @@ Simulators (bench data) and gateways each in their own process; this script is t
 | Nomad claim/release (event stream) | ${nomad.length} | ${fmt(pct(nomad, 50))} | ${fmt(pct(nomad, 95))} | ${fmt(Math.max(...nomad))} | p50 ≤ 50 | ${nomad.filter(Number.isNaN).length} |
 | OpenStack new volume, watcher at its fast interval (default 500 ms) | ${os.length} | ${fmt(pct(os, 50))} | ${fmt(pct(os, 95))} | ${fmt(Math.max(...os))} | p95 ≤ 1000 | ${os.filter(Number.isNaN).length} |
 
-Backend requests while one volume is claimed and released every 2.5 s, subscribers spread over 3
+Backend requests while one volume is claimed and released every ${changeMs / 1000} s, subscribers spread over 3
 credentials (a read-only token each), all following that volume. "Backend requests" are those
 the simulator logged during the window (the watcher's event stream and reads, access checks);
 "access checks" are the subscribers' own calls that proved their token at start and their

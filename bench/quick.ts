@@ -1,14 +1,19 @@
 /**
- * The benchmark runner. `npm run bench` runs every benchmark's quick mode in turn (seconds each,
- * into a scratch directory: bench/RESULTS.md is left alone) and prints one table of ratios and
- * figures; `npm run bench:full` runs the full modes, which write bench/RESULTS.md. A regression
- * guard, not a timed test: nothing here judges a figure.
+ * The benchmark runner. `npm run bench` runs every benchmark's quick mode (seconds each, about a
+ * minute in all on two cores, into a scratch directory: bench/RESULTS.md is left alone) and prints
+ * one table of ratios and figures; `npm run bench:full` runs the full modes, which write
+ * bench/RESULTS.md. A regression guard, not a timed test: nothing here judges a figure.
  *
  *   node --import tsx bench/quick.ts           quick modes
  *   node --import tsx bench/quick.ts --full    full modes
  *   QUICK_DIR=dir                              keep each quick run's results (<name>.md), output (<name>.out)
  *                                              and the outcomes (summary.json) there
  *   BENCH_ONLY=run,heap                        only these benchmarks
+ *
+ * The gateway is compiled once first (bench/processes.ts, skipped when current). The quick modes
+ * that measure no CPU-sensitive ratio (heap, live, soak: bytes, backend calls, functional checks)
+ * run side by side after the others; the others each have the machine to themselves. Full modes
+ * all run one at a time.
  *
  * A benchmark whose script is not in this checkout is listed as skipped. Any benchmark may print
  * lines `ratio: <label> = <value> …` on stdout; they go into the table as they are.
@@ -17,7 +22,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { root } from './processes';
+import { ensureGatewayBuild, root } from './processes';
 
 /** One benchmark as the runner knows it. */
 export interface Bench {
@@ -29,6 +34,12 @@ export interface Bench {
   quick: Record<string, string>;
   /** Whether `--full` runs it (a long run with a command of its own, e.g. `npm run soak`, is quick only). @default true */
   full?: boolean;
+  /**
+   * Whether its quick mode may share the machine: it measures no CPU-sensitive ratio (its figures
+   * are counts, bytes or functional checks), so it runs side by side with the next benchmarks
+   * marked so; its latencies then include their load. @default false
+   */
+  shares?: boolean;
   /** Figures worth a row, read from its quick run's results file (beyond its `ratio:` lines). */
   figures?(md: string): Array<[label: string, value: string]>;
 }
@@ -55,6 +66,7 @@ export const BENCHES: Bench[] = [
   {
     name: 'heap',
     script: 'bench/heap.ts',
+    shares: true,
     quick: { HEAP_SHORT: '1' },
     figures: (md) => {
       const m = /\*\*JS heap per subscription: ([\d.]+) KiB\.\*\*/.exec(md);
@@ -64,7 +76,8 @@ export const BENCHES: Bench[] = [
   {
     name: 'live',
     script: 'bench/live.ts',
-    quick: { BENCH_LIVE_SHORT: '1', BENCH_LIVE_WINDOW_MS: '5000' },
+    shares: true,
+    quick: { BENCH_LIVE_SHORT: '1', BENCH_LIVE_WINDOW_MS: '2000', BENCH_LIVE_CHANGE_MS: '1000' },
     figures: (md) => {
       const calls = rowsOf(md, /^(no watcher|watcher)/).map((r) => Number(r[1]));
       const p50 = rowsOf(md, /^Nomad claim/).map((r) => r[2]!);
@@ -77,6 +90,7 @@ export const BENCHES: Bench[] = [
   {
     name: 'soak',
     script: 'bench/soak.ts',
+    shares: true,
     quick: { SOAK_SHORT: '1' },
     full: false,
     figures: (md) => {
@@ -125,14 +139,27 @@ function runOne(b: Bench, full: boolean, dir: string | undefined): Promise<Outco
   });
 }
 
-/** Runs the benchmarks in turn (quick modes unless `full`) and answers what each gave. */
+/**
+ * The benchmarks `full` or quick modes run, in order, as batches run one after the other: each
+ * alone, but for neighbouring quick modes that share the machine ({@link Bench.shares}), which
+ * make one batch.
+ */
+export function batches(benches: Bench[], full: boolean): Bench[][] {
+  const out: Bench[][] = [];
+  for (const b of benches.filter((x) => !(full && x.full === false))) {
+    const last = out.at(-1);
+    if (!full && b.shares && last?.[0]!.shares) last.push(b);
+    else out.push([b]);
+  }
+  return out;
+}
+
+/** Runs the benchmarks (quick modes unless `full`) in {@link batches}; answers what each gave, in {@link BENCHES}' order. */
 export async function runBenches(full: boolean, dir?: string, only?: string[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  for (const b of BENCHES) {
-    if (only && !only.includes(b.name)) continue;
-    if (full && b.full === false) continue;
-    console.error(`── ${b.name} (${full ? 'full' : 'quick'}) …`);
-    outcomes.push(await runOne(b, full, dir));
+  for (const batch of batches(BENCHES.filter((b) => !only || only.includes(b.name)), full)) {
+    console.error(`── ${batch.map((b) => b.name).join(', ')} (${full ? 'full' : 'quick'}${batch.length > 1 ? ', side by side' : ''}) …`);
+    outcomes.push(...(await Promise.all(batch.map((b) => runOne(b, full, dir)))));
   }
   return outcomes;
 }
@@ -154,10 +181,13 @@ async function main(): Promise<void> {
   if (dir) mkdirSync(dir, { recursive: true });
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
   const t0 = performance.now();
+  // Before any benchmark, so those running side by side do not each find it stale and rebuild at once.
+  ensureGatewayBuild();
+  const built = (performance.now() - t0) / 1000;
   const outcomes = await runBenches(full, dir, only);
   if (dir) writeFileSync(join(dir, 'summary.json'), JSON.stringify(outcomes, null, 2));
   console.log(table(outcomes));
-  console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s${dir ? `; results and output in ${dir}` : ''}`);
+  console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s (gateway build ${built.toFixed(0)} s)${dir ? `; results and output in ${dir}` : ''}`);
   if (outcomes.some((o) => o.status === 'failed')) process.exit(1);
 }
 

@@ -13,7 +13,8 @@
  * rounds; the table gives medians.
  *
  *   npm run bench:full            full run (5 rounds), writes bench/RESULTS.md
- *   BENCH_SHORT=1                 quick mode: 1 round, a few hundred requests per run
+ *   BENCH_SHORT=1                 quick mode: 1 round, 100 requests per run at 1 connection, 250 at 50
+ *                                 (the lists a fifth), after 10 and 1 per connection not counted
  *   BENCH_ROUNDS=n                rounds (default 5, quick 1)
  *   BENCH_OUT=path                write the results elsewhere
  *
@@ -27,7 +28,7 @@ import { median, runLoad, type LoadResult } from './load';
 import { BENCH_TOKEN, UNCAPPED } from './constants';
 import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/volumes/batch';
 import { ONE_VOLUME, PLAIN_LIST } from './queries';
-import { canPin, cpuMs, killStarted, machineFacts, start, startBuiltGateway } from './processes';
+import { canPin, cpuMs, killStarted, machineFacts, start, startBuiltGateway, type Started } from './processes';
 import { pinnedLoad, type LoadJob } from './pinned-load';
 import { writeSection } from './results-file';
 
@@ -39,8 +40,8 @@ const pinning = canPin && cpuList().length >= 2;
 const GATEWAY_CPU = pinning ? '0' : undefined;
 const REST_CPU = pinning ? '1' : undefined;
 /** Counted requests per run of `volume(id)`, by connections (the lists get a fifth), and uncounted ones per connection first. */
-const REQUESTS: Record<number, number> = short ? { 1: 150, 50: 400 } : { 1: 3000, 50: 10000 };
-const WARMUP: Record<number, number> = short ? { 1: 20, 50: 1 } : { 1: 200, 50: 5 };
+const REQUESTS: Record<number, number> = short ? { 1: 100, 50: 250 } : { 1: 3000, 50: 10000 };
+const WARMUP: Record<number, number> = short ? { 1: 10, 50: 1 } : { 1: 200, 50: 5 };
 const LIST_SHARE = 0.2;
 
 /**
@@ -84,10 +85,20 @@ async function measure(job: LoadJob, gatewayPid: number, backend: Backend): Prom
   return { ...r, gatewayCpuMs, simCpuMs, callsPerRequest };
 }
 
+/** A simulator and then the gateway in front of it (`backends`: its GATEWAY_BACKENDS from the simulator's ready line). */
+async function startPair(simArgs: string[], simReady: RegExp, backends: (sim: RegExpExecArray) => string): Promise<[Started, Started]> {
+  const sim = await start(simArgs, {}, simReady, [], REST_CPU);
+  return [sim, await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: backends(sim.match) }, /ready at (\S+)/, [], GATEWAY_CPU)];
+}
+
 async function main(): Promise<void> {
-  const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/, [], REST_CPU);
+  // OpenStack has its own simulator process and gateway, so the two backends' rows do not share
+  // one; the two pairs start side by side (nothing is measured yet).
+  const [[sim, gw], [osSim, osGw]] = await Promise.all([
+    startPair(['bench/sim-server.ts'], /SIM_URL=(\S+)/, (m) => `bench=nomad@${m[1]}`),
+    startPair(['bench/openstack-sim-server.ts'], /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/, (m) => `os=openstack@${m[1]}`),
+  ]);
   const simUrl = sim.match[1]!;
-  const gw = await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: `bench=nomad@${simUrl}` }, /ready at (\S+)/, [], GATEWAY_CPU);
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
   const simPool = new Pool(simUrl, { connections: 4 });
   const nomadAuth = { 'x-nomad-token': BENCH_TOKEN };
@@ -102,10 +113,7 @@ async function main(): Promise<void> {
       })),
   };
 
-  // OpenStack: its own simulator process and gateway, so the two backends' rows do not share one.
-  const osSim = await start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/, [], REST_CPU);
   const [, keystoneUrl, cinderUrl, novaUrl, , osToken] = osSim.match as unknown as string[];
-  const osGw = await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}` }, /ready at (\S+)/, [], GATEWAY_CPU);
   const osGwUrl = osGw.match[1]!.replace('localhost', '127.0.0.1');
   const keystonePool = new Pool(new URL(keystoneUrl!).origin, { connections: 4 });
   const osAuth = { 'x-auth-token': osToken! };

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TOKEN } from '../bench/constants';
 import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST, PLAIN_LIST } from '../bench/queries';
-import { BENCHES, rowsOf, type Outcome } from '../bench/quick';
+import { batches, BENCHES, rowsOf, type Bench, type Outcome } from '../bench/quick';
 import { seedNomadBench, seedOpenStackBench } from '../bench/seed';
 import { NomadSimulator } from '../simulators/nomad';
 import { OpenStackSimulator } from '../simulators/openstack';
@@ -90,6 +90,21 @@ describe('benchmark queries on the bench data', () => {
     const one = await gw.gql(ONE_VOLUME, { id: nodes[0].id }, auth);
     expect(one.body.errors).toBeUndefined();
     expect(sim.requests().map((r) => `${r.service} ${r.method} ${project(r.path)}`)).toEqual([expect.stringMatching(/^cinder GET \/v3\/:project\/volumes\/[0-9a-f-]+$/)]);
+  });
+});
+
+describe('npm run bench: what runs side by side', () => {
+  const names = (bs: Bench[][]): string[][] => bs.map((b) => b.map((x) => x.name));
+
+  it('should give each quick mode that measures a CPU-sensitive ratio the machine alone, and run the others together', () => {
+    const quick = names(batches(BENCHES, false));
+    expect(quick.flat()).toEqual(BENCHES.map((b) => b.name));
+    for (const name of ['run', 'cpu-per-request', 'inmemory', 'fanout']) expect(quick).toContainEqual([name]);
+    expect(quick).toContainEqual(['heap', 'live', 'soak']);
+  });
+
+  it('should run every full mode alone, in order', () => {
+    expect(names(batches(BENCHES, true))).toEqual(BENCHES.filter((b) => b.full !== false).map((b) => [b.name]));
   });
 });
 
