@@ -18,6 +18,7 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { BREAK, execute, getVariableValues, GraphQLError, printSchema, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { installLeanGatewayContext } from './lean-gateway-context';
 
 /** How queries and mutations are executed: `compiled` (graphql-jit) or `graphql-js`. */
 export type ExecutionEngine = 'compiled' | 'graphql-js';
@@ -79,6 +80,8 @@ function asGraphQLJsErrors(r: ExecutionResult): ExecutionResult {
 
 /** The gateway interface Apollo Server takes, serving `schema` with compiled execution. */
 export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, observe: ExecutionObserver = () => undefined): ApolloServerOptionsWithGateway<C>['gateway'] {
+  // Apollo's own per-request context for executors keeps each request through young-generation GCs.
+  installLeanGatewayContext();
   // Per document, per operation name ('' for none).
   const cache = new WeakMap<DocumentNode, Map<string, Compiled>>();
   const compiledFor = (document: DocumentNode, operationName: string | undefined): Compiled => {
