@@ -5,7 +5,7 @@
  * the same way as with Apollo's builder (served over HTTP by Apollo's standalone server, once
  * with each builder).
  */
-import { ApolloServer, type GatewayInterface } from '@apollo/server';
+import { ApolloServer, type ApolloServerOptionsWithGateway, type BaseContext } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { buildSchema } from 'graphql';
 import { dirname, join } from 'node:path';
@@ -20,7 +20,7 @@ afterEach(() => void (builderModule().makeGatewayGraphQLRequestContext = origina
 afterAll(disposeAll);
 
 /** A gateway whose executor answers with what it saw and sets a status and a header. */
-function probeGateway(): GatewayInterface {
+function probeGateway(): ApolloServerOptionsWithGateway<BaseContext>['gateway'] {
   const schema = buildSchema('type Query { seen(a: Int): String }');
   return {
     onSchemaLoadOrUpdate(callback) {
