@@ -100,7 +100,7 @@ describe('npm run bench: what runs side by side', () => {
     const quick = names(batches(BENCHES, false));
     expect(quick.flat()).toEqual(BENCHES.map((b) => b.name));
     for (const name of ['run', 'cpu-per-request', 'inmemory', 'fanout']) expect(quick).toContainEqual([name]);
-    expect(quick).toContainEqual(['heap', 'live', 'soak']);
+    expect(quick).toContainEqual(['gc', 'heap', 'live', 'soak']);
   });
 
   it('should run every full mode alone, in order', () => {
@@ -133,6 +133,16 @@ describe('npm run bench (the quick modes)', () => {
     // The end-to-end and CPU benchmarks are this checkout's own: never skipped.
     expect(ran('run') && ran('cpu-per-request')).toBe(true);
     expect(status).toBe(0);
+  });
+
+  it('gc: a row per query, the lists causing scavenges whose surviving bytes are measured', () => {
+    expect(ran('gc')).toBe(true);
+    const rows = rowsOf(md('gc'), /^(Nomad list|OpenStack list|\{ __typename)/);
+    expect(rows.map((r) => r[0])).toEqual(['Nomad list of 100', '{ __typename } (Nomad configured)', 'OpenStack list of 100']);
+    for (const r of [rows[0]!, rows[2]!]) {
+      expect(Number(r[2])).toBeGreaterThan(0);
+      expect(r[3]).toMatch(/^\d+\.\d+$/);
+    }
   });
 
   it('end to end: one row per scenario and connection count, the same one backend call per request on both sides, no errors', () => {
