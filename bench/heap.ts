@@ -33,7 +33,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * The gateway's connection_init timeout here (its default is 10 s): long enough for every client
  * to send its init under the benchmark's load, short enough to wait out before the second snapshot.
  */
-const INIT_TIMEOUT_MS = 3_000;
+const INIT_TIMEOUT_MS = 6_000;
 
 /** Signals the gateway to write a snapshot into `dir` and waits until the file is whole. */
 async function snapshot(pid: number, dir: string): Promise<Map<string, KindTotal>> {
