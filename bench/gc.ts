@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { canPin, killStarted, machineFacts, NO_DRAIN, start, startBuiltGateway, type Started } from './processes';
-import { BENCH_TOKEN } from './constants';
+import { BENCH_TOKEN, UNCAPPED } from './constants';
 import { writeSection } from './results-file';
 
 const short = process.env.GC_SHORT === '1';
@@ -25,7 +25,7 @@ const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const GATEWAY_CPU = canPin ? '0' : undefined;
 const SIM_CPU = canPin ? '1' : undefined;
 const LIST = '{ volumes(first: 100) { nodes { id name status } } }';
-const GATEWAY_ENV = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', READINESS_PROBE_INTERVAL_MS: '3600000', RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_ADDRESS_RPS: '0', ...NO_DRAIN };
+const GATEWAY_ENV = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', READINESS_PROBE_INTERVAL_MS: '3600000', ...UNCAPPED, ...NO_DRAIN };
 
 /** Scavenges seen in the counted window. */
 interface Scavenges {
@@ -37,8 +37,14 @@ interface Scavenges {
   ms: number;
 }
 
-/** Collects the `gc=s` lines a `--trace-gc-nvp` gateway prints, from `reset()` on. */
-function scavengeLog(g: Started): { reset(): void; read(): Scavenges } {
+/** What a `--trace-gc-nvp` gateway's scavenges added up to since `reset()`. */
+interface ScavengeLog {
+  reset(): void;
+  read(): Scavenges;
+}
+
+/** Collects the `gc=s` lines a `--trace-gc-nvp` gateway prints (one listener per gateway). */
+function scavengeLog(g: Started): ScavengeLog {
   let s: Scavenges = { count: 0, survived: 0, promoted: 0, ms: 0 };
   let rest = '';
   g.child.stdout!.on('data', (d: Buffer) => {
@@ -60,8 +66,7 @@ function scavengeLog(g: Started): { reset(): void; read(): Scavenges } {
 }
 
 /** One row: `n` sequential requests of `query` after a warm-up, and the scavenges they caused. */
-async function measure(label: string, gateway: Started, headers: Record<string, string>, query: string, n: number): Promise<string> {
-  const log = scavengeLog(gateway);
+async function measure(label: string, gateway: Started, log: ScavengeLog, headers: Record<string, string>, query: string, n: number): Promise<string> {
   const url = new URL(gateway.match[1]!.replace('localhost', '127.0.0.1'));
   const pool = new Pool(url.origin, { connections: 1 });
   const body = JSON.stringify({ query });
@@ -91,13 +96,14 @@ async function main(): Promise<void> {
   const gc = ['--trace-gc-nvp'];
   const nomad = await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: `bench=nomad@${nomadSim.match[1]}` }, /ready at (\S+)/, gc, GATEWAY_CPU);
   const nomadAuth = { 'x-nomad-token': BENCH_TOKEN };
+  const nomadLog = scavengeLog(nomad);
   const rows = [
-    await measure('Nomad list of 100', nomad, nomadAuth, LIST, lists),
-    await measure('{ __typename } (Nomad configured)', nomad, nomadAuth, '{ __typename }', lists * 3),
+    await measure('Nomad list of 100', nomad, nomadLog, nomadAuth, LIST, lists),
+    await measure('{ __typename } (Nomad configured)', nomad, nomadLog, nomadAuth, '{ __typename }', lists * 3),
   ];
   nomad.child.kill('SIGTERM');
   const os = await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: `os=openstack@${osSim.match[1]}` }, /ready at (\S+)/, gc, GATEWAY_CPU);
-  rows.push(await measure('OpenStack list of 100', os, { 'x-auth-token': osSim.match[5]! }, LIST, lists / 2));
+  rows.push(await measure('OpenStack list of 100', os, scavengeLog(os), { 'x-auth-token': osSim.match[5]! }, LIST, lists / 2));
   // The quick mode writes where bench/quick.ts says (a scratch file), never into RESULTS.md by default.
   if (short && !process.env.BENCH_OUT) return;
   writeSection(

@@ -61,7 +61,7 @@ export function fieldsAfterSpread(files: readonly string[]): ShapeFinding[] {
           const name = nameOf(p, sf);
           if (spreads.length === 0) continue;
           // A computed or unknown name cannot be checked: counted as added.
-          if (name === undefined || !spreads.some((t) => t.getApparentProperties().some((s) => s.name === name) || checker.getPropertyOfType(checker.getApparentType(t), name))) added.push(name ?? '[computed]');
+          if (name === undefined || !spreads.some((t) => checker.getPropertyOfType(checker.getApparentType(t), name) !== undefined)) added.push(name ?? '[computed]');
         }
         if (added.length > 0) out.push({ file, line: sf.getLineAndCharacterOfPosition(n.getStart()).line + 1, rule: 'field-after-spread', names: added });
       }
