@@ -3,8 +3,10 @@
  * volumes × 2 attachments, generated), with every feature on (operation limits, typed errors, the
  * federation subgraph schema, OpenTelemetry loaded with sampling off, logging at its default
  * level, metrics), next to a plain node:http + graphql-jit server (bench/jit-server.ts) serving the
- * same shape over the same data. Both answer each query identically (`data` compared before any
- * load); then the two are loaded in turn (jit, gateway, jit, gateway …) and the medians compared.
+ * same shape over the same data, and to Apollo Server with graphql-jit behind its executor hook over
+ * that same schema and data (bench/apollo-jit-server.ts: what Apollo's pipeline alone costs). All three
+ * answer each query identically (`data` compared before any load); then they are loaded in turn
+ * (jit, Apollo, gateway, jit …) and the medians compared.
  * The servers share CPU 0, the load generator (bench/load-child.ts) runs on CPU 1.
  *
  *   node --import tsx bench/inmemory.ts                 full run, writes a section of bench/RESULTS.md
@@ -22,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse, print, type DefinitionNode, type FieldDefinitionNode } from 'graphql';
-import { buildJitServer } from './inmem-build';
+import { buildReferenceServer, type ReferenceServer } from './inmem-build';
 import { ATTACHMENTS, GATEWAY_ENV, MEMORY_LIST, READY_WITH_TRACING, TOKEN_HEADER, VOLUMES } from './inmem-setup';
 import { summarizeProfiles } from './inmem-profile';
 import { JIT_SDL } from './jit-server';
@@ -89,19 +91,19 @@ function checkSameShape(): void {
   if (problems.length > 0) throw new Error(`the reference's SDL is not the gateway's shape:\n${problems.join('\n')}`);
 }
 
-/** Starts the compiled reference server pinned to `cpus`. */
-async function startJit(cpus: string): Promise<{ child: ChildProcess; url: string }> {
-  const [cmd, args] = pinned(cpus, [buildJitServer()]);
+/** Starts a compiled reference server pinned to `cpus`; it prints its URL after `ready` (`JIT_URL=`, `APOLLO_URL=`). */
+async function startReference(name: ReferenceServer, ready: RegExp, cpus: string): Promise<{ child: ChildProcess; url: string }> {
+  const [cmd, args] = pinned(cpus, [buildReferenceServer(name)]);
   const child = spawn(cmd, args, { cwd: root, env: { ...process.env, JIT_VOLUMES: String(VOLUMES), JIT_ATTACHMENTS: String(ATTACHMENTS), JIT_BACKEND: 'lab' }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   let buf = '';
   const url = await new Promise<string>((ok, fail) => {
     child.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
-      const m = /JIT_URL=(\S+)/.exec(buf);
+      const m = ready.exec(buf);
       if (m) ok(m[1]!);
     });
-    child.once('exit', (code) => fail(new Error(`jit-server exited with ${code}: ${buf}`)));
+    child.once('exit', (code) => fail(new Error(`${name} exited with ${code}: ${buf}`)));
   });
   return { child, url };
 }
@@ -118,19 +120,22 @@ interface Sample {
   cpuPerRequest: number;
 }
 
-interface Row {
+/** The servers, loaded in this order each round. */
+const SERVERS = ['jit', 'apollo', 'gateway'] as const;
+type Server = (typeof SERVERS)[number];
+
+interface Row extends Record<Server, Sample[]> {
   query: string;
   connections: number;
-  jit: Sample[];
-  gateway: Sample[];
 }
 
 async function main(): Promise<void> {
   checkSameShape();
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  // Both at once (the gateway first: it compiles the build the reference is compiled into). The
-  // gateway's ready line waits for "tracing on": the SDK really loaded.
-  const [gw, jit] = await Promise.all([startBuiltGateway(GATEWAY_ENV, READY_WITH_TRACING, nodeArgs, SERVER_CPU), startJit(SERVER_CPU)]);
+  // The gateway first: it compiles the build the references are compiled into. Its ready line waits
+  // for "tracing on": the SDK really loaded.
+  const gw = await startBuiltGateway(GATEWAY_ENV, READY_WITH_TRACING, nodeArgs, SERVER_CPU);
+  const [jit, apollo] = await Promise.all([startReference('jit-server', /JIT_URL=(\S+)/, SERVER_CPU), startReference('apollo-jit-server', /APOLLO_URL=(\S+)/, SERVER_CPU)]);
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
   // Stop collecting its output (processes.ts keeps it until ready): at LOG_LEVEL=info the gateway logs every request.
   gw.child.stdout!.removeAllListeners('data');
@@ -142,21 +147,23 @@ async function main(): Promise<void> {
   QUERIES[1]!.body = JSON.stringify({ query: ONE_VOLUME, variables: { id } });
 
   for (const q of QUERIES) {
-    const [g, j] = [await post(gwUrl, q.body), await post(jit.url, q.body)];
-    if (g.errors || j.errors) throw new Error(`${q.name}: errors\ngateway: ${JSON.stringify(g.errors)}\njit: ${JSON.stringify(j.errors)}`);
-    if (!isDeepStrictEqual(g.data, j.data)) throw new Error(`${q.name}: the gateway's and the reference's data differ\ngateway: ${JSON.stringify(g.data).slice(0, 600)}\njit: ${JSON.stringify(j.data).slice(0, 600)}`);
+    const [g, j, a] = [await post(gwUrl, q.body), await post(jit.url, q.body), await post(apollo.url, q.body)];
+    if (g.errors || j.errors || a.errors) throw new Error(`${q.name}: errors\ngateway: ${JSON.stringify(g.errors)}\njit: ${JSON.stringify(j.errors)}\napollo: ${JSON.stringify(a.errors)}`);
+    for (const [which, r] of [['gateway', g], ['apollo', a]] as const) {
+      if (!isDeepStrictEqual(r.data, j.data)) throw new Error(`${q.name}: the ${which}'s and the reference's data differ\n${which}: ${JSON.stringify(r.data).slice(0, 600)}\njit: ${JSON.stringify(j.data).slice(0, 600)}`);
+    }
   }
-  console.log('same data from both servers for every query; tracing SDK loaded, sampler always_off');
+  console.log('same data from the three servers for every query; tracing SDK loaded, sampler always_off');
 
-  const servers = { jit: { url: jit.url, pid: jit.child.pid! }, gateway: { url: gwUrl, pid: gw.child.pid! } };
+  const servers: Record<Server, { url: string; pid: number }> = { jit: { url: jit.url, pid: jit.child.pid! }, apollo: { url: apollo.url, pid: apollo.child.pid! }, gateway: { url: gwUrl, pid: gw.child.pid! } };
   const rows: Row[] = [];
   for (const q of QUERIES.filter((x) => !process.env.INMEM_ONLY || x.key === process.env.INMEM_ONLY)) {
     for (const connections of CONNECTIONS) {
-      const row: Row = { query: q.name, connections, jit: [], gateway: [] };
+      const row: Row = { query: q.name, connections, jit: [], apollo: [], gateway: [] };
       const requests = short ? Math.round(q.requests[connections]! / 20) : q.requests[connections]!;
       const warmup = short ? Math.max(2, Math.round(100 / connections)) : Math.max(5, Math.round(1000 / connections));
       for (let r = 0; r < rounds; r++) {
-        for (const which of ['jit', 'gateway'] as const) {
+        for (const which of SERVERS) {
           const s = servers[which];
           const cpu0 = cpuMs(s.pid);
           const load = await pinnedLoad({ url: s.url, headers: { 'content-type': 'application/json', ...TOKEN_HEADER }, body: q.body, graphql: true, connections, requests, warmup }, LOAD_CPU);
@@ -171,21 +178,31 @@ async function main(): Promise<void> {
   }
 
   const m = (xs: Sample[], f: (s: Sample) => number): number => median(xs.map(f));
+  const rps = (xs: Sample[]): number => m(xs, (s) => s.load.throughput);
+  const each = (xs: Sample[]): string => xs.map((s) => s.load.throughput.toFixed(0)).join(', ');
+  const latency = (xs: Sample[]): string => `${m(xs, (s) => s.load.p50).toFixed(2)} / ${m(xs, (s) => s.load.p99).toFixed(2)}`;
   const lines = rows.map((r) => {
-    const [jr, gr] = [m(r.jit, (s) => s.load.throughput), m(r.gateway, (s) => s.load.throughput)];
-    const each = (xs: Sample[], f: (s: Sample) => number, d: number): string => xs.map((s) => f(s).toFixed(d)).join(', ');
-    return `| ${r.query} | ${r.connections} | ${jr.toFixed(0)} (${each(r.jit, (s) => s.load.throughput, 0)}) | ${gr.toFixed(0)} (${each(r.gateway, (s) => s.load.throughput, 0)}) | **${(gr / jr).toFixed(2)}** | ${m(r.jit, (s) => s.load.p50).toFixed(2)} / ${m(r.jit, (s) => s.load.p99).toFixed(2)} | ${m(r.gateway, (s) => s.load.p50).toFixed(2)} / ${m(r.gateway, (s) => s.load.p99).toFixed(2)} | ${m(r.jit, (s) => s.cpuPerRequest).toFixed(3)} | ${m(r.gateway, (s) => s.cpuPerRequest).toFixed(3)} |`;
+    const [jr, ar, gr] = [rps(r.jit), rps(r.apollo), rps(r.gateway)];
+    return `| ${r.query} | ${r.connections} | ${jr.toFixed(0)} (${each(r.jit)}) | ${ar.toFixed(0)} (${each(r.apollo)}) | ${gr.toFixed(0)} (${each(r.gateway)}) | **${(gr / jr).toFixed(2)}** | ${(ar / jr).toFixed(2)} | ${(gr / ar).toFixed(2)} |`;
   });
-  const table = `| query | connections | jit req/s, median (each run) | gateway req/s, median (each run) | gateway ÷ jit | jit p50 / p99 ms | gateway p50 / p99 ms | jit CPU ms/req | gateway CPU ms/req |
-|---|---|---|---|---|---|---|---|---|
+  const table = `| query | connections | jit req/s, median (each run) | Apollo + jit req/s | gateway req/s | gateway ÷ jit | Apollo + jit ÷ jit | gateway ÷ Apollo + jit |
+|---|---|---|---|---|---|---|---|
 ${lines.join('\n')}`;
-  console.log(`\n${table}\n`);
-  for (const r of rows) console.log(`ratio: in-memory ${r.query} at ${r.connections} conn., gateway ÷ graphql-jit req/s = ${(m(r.gateway, (s) => s.load.throughput) / m(r.jit, (s) => s.load.throughput)).toFixed(2)}`);
+  const costLines = rows.map((r) => `| ${r.query} | ${r.connections} | ${SERVERS.map((w) => latency(r[w])).join(' | ')} | ${SERVERS.map((w) => m(r[w], (s) => s.cpuPerRequest).toFixed(3)).join(' | ')} |`);
+  const costs = `| query | connections | jit p50 / p99 ms | Apollo + jit p50 / p99 ms | gateway p50 / p99 ms | jit CPU ms/req | Apollo + jit CPU ms/req | gateway CPU ms/req |
+|---|---|---|---|---|---|---|---|
+${costLines.join('\n')}`;
+  console.log(`\n${table}\n\n${costs}\n`);
+  for (const r of rows) {
+    console.log(`ratio: in-memory ${r.query} at ${r.connections} conn., gateway ÷ graphql-jit req/s = ${(rps(r.gateway) / rps(r.jit)).toFixed(2)}`);
+    console.log(`ratio: in-memory ${r.query} at ${r.connections} conn., Apollo Server + graphql-jit ÷ graphql-jit req/s = ${(rps(r.apollo) / rps(r.jit)).toFixed(2)}`);
+  }
 
   // SIGINT: the gateway stops without its drain period (and writes its CPU profile).
   gw.child.kill('SIGINT');
   jit.child.kill('SIGTERM');
-  await Promise.all([gw.child.exitCode === null ? once(gw.child, 'exit') : undefined, jit.child.exitCode === null ? once(jit.child, 'exit') : undefined]);
+  apollo.child.kill('SIGTERM');
+  await Promise.all([gw, jit, apollo].map((s) => (s.child.exitCode === null ? once(s.child, 'exit') : undefined)));
   let profile = '';
   if (profileDir) {
     profile = summarizeProfiles(profileDir);
@@ -201,8 +218,13 @@ operation limits (defaults), typed errors, the federation subgraph schema, OpenT
 (OTLP exporter, \`OTEL_TRACES_SAMPLER=always_off\`), \`LOG_LEVEL=info\`, \`NODE_ENV=production\`, metrics;
 caller and address rate limits lifted (\`bench/constants.ts\`). The reference (\`bench/jit-server.ts\`) is
 node:http + graphql-jit ${require('graphql-jit/package.json').version} over the same shape (its SDL is checked field by field against
-the published schema) and the same data (the memory backend's seed generator); both answers are
-checked equal in \`data\` before loading. Both servers are pinned to CPU ${SERVER_CPU}, the load generator
+the published schema) and the same data (the memory backend's seed generator); the answers are
+checked equal in \`data\` before loading. A second reference (\`bench/apollo-jit-server.ts\`) serves the same schema,
+resolvers and data through Apollo Server ${require('@apollo/server/package.json').version} with graphql-jit behind its executor hook (the gateway's
+own \`compiledExecution\`), Apollo's defaults otherwise except the landing page and cache control (off in the
+gateway too), and nothing of the gateway's (no limits, tracing, logs,
+metrics or context): what it leaves of graphql-jit is what Apollo's request pipeline alone costs, the
+ceiling of any path through Apollo. The three servers are pinned to CPU ${SERVER_CPU}, the load generator
 (\`bench/load-child.ts\`, closed loop, undici) to CPU ${LOAD_CPU}; the servers are loaded in turn, ${rounds}
 runs each, medians reported (each run in brackets, in order). CPU per request is the server's
 user + system time (\`/proc\`, 10 ms ticks) over the run and its warm-up.
@@ -212,6 +234,8 @@ List: \`${MEMORY_LIST}\`. One volume: \`${ONE_VOLUME}\`.
 ${machineFacts()}
 
 ${table}
+
+${costs}
 ${profile ? `\n### Where the gateway's time goes\n\n${profile}\n` : ''}`;
   writeSection(out, 'inmemory', md);
   console.log(`wrote the inmemory section of ${out}`);

@@ -117,7 +117,7 @@ export function jitSchema(volumes: JitVolume[]): GraphQLSchema {
   return schema;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((ok, fail) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -1,0 +1,54 @@
+/**
+ * The in-memory benchmark's second reference (bench/inmemory.ts): the same schema, resolvers and
+ * data as bench/jit-server.ts, served by Apollo Server 5 over `node:http`, with graphql-jit behind
+ * Apollo's executor hook (the gateway's own `compiledExecution`) and Apollo's defaults otherwise,
+ * except the two plugins the gateway also turns off: the landing page (it loads from a CDN) and
+ * cache control (its per-field hook alone cost this server about four fifths of a list). No limits, no tracing, no logging, no metrics, an
+ * empty context. What it leaves of graphql-jit's throughput is what Apollo's request pipeline
+ * alone costs: the ceiling of any request path that goes through Apollo.
+ *
+ *   node .bench-build/bench/apollo-jit-server.js   (bench/inmem-build.ts compiles it; env: JIT_VOLUMES, JIT_ATTACHMENTS)
+ *
+ * Prints `APOLLO_URL=http://127.0.0.1:<port>/graphql` when it listens.
+ */
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { createServer } from 'node:http';
+import { compiledExecution } from '../server/execution/compiled';
+import { jitSchema, jitVolumes, readBody } from './jit-server';
+
+async function main(): Promise<void> {
+  const schema = jitSchema(jitVolumes(process.env.JIT_BACKEND ?? 'lab', Number(process.env.JIT_VOLUMES ?? 100), Number(process.env.JIT_ATTACHMENTS ?? 2)));
+  const apollo = new ApolloServer({ gateway: compiledExecution(schema), plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()] });
+  await apollo.start();
+  const server = createServer(async (req, res) => {
+    const headers = new HeaderMap();
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const text = await readBody(req);
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Apollo answers the unparsed text with its own 400.
+    }
+    const r = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: '', body }, context: async () => ({}) });
+    const out: Record<string, string | number> = {};
+    for (const [k, v] of r.headers) out[k] = v;
+    if (r.body.kind === 'complete') {
+      out['content-length'] = Buffer.byteLength(r.body.string);
+      res.writeHead(r.status ?? 200, out);
+      res.end(r.body.string);
+    } else {
+      res.writeHead(r.status ?? 200, out);
+      for await (const chunk of r.body.asyncIterator) res.write(chunk);
+      res.end();
+    }
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    process.stdout.write(`APOLLO_URL=http://127.0.0.1:${port}/graphql\n`);
+  });
+}
+
+if (require.main === module) void main();
