@@ -220,7 +220,7 @@ caller and address rate limits lifted (\`bench/constants.ts\`). The reference (\
 node:http + graphql-jit ${require('graphql-jit/package.json').version} over the same shape (its SDL is checked field by field against
 the published schema) and the same data (the memory backend's seed generator); the answers are
 checked equal in \`data\` before loading. A second reference (\`bench/apollo-jit-server.ts\`) serves the same schema,
-resolvers and data through Apollo Server ${require('@apollo/server/package.json').version} with graphql-jit behind its executor hook (the gateway's
+resolvers and data through Apollo Server ${(JSON.parse(readFileSync(join(root, 'node_modules/@apollo/server/package.json'), 'utf8')) as { version: string }).version} with graphql-jit behind its executor hook (the gateway's
 own \`compiledExecution\`), Apollo's defaults otherwise except the landing page and cache control (off in the
 gateway too), and nothing of the gateway's (no limits, tracing, logs,
 metrics or context): what it leaves of graphql-jit is what Apollo's request pipeline alone costs, the
