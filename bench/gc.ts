@@ -16,16 +16,15 @@
  */
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { canPin, killStarted, machineFacts, NO_DRAIN, start, startBuiltGateway, type Started } from './processes';
-import { BENCH_TOKEN, UNCAPPED } from './constants';
+import { canPin, killStarted, machineFacts, start, startBuiltGateway, type Started } from './processes';
+import { BENCH_TOKEN, OPENSTACK_SIM_READY, UNWATCHED_GATEWAY_ENV } from './constants';
+import { PLAIN_LIST } from './queries';
 import { writeSection } from './results-file';
 
 const short = process.env.GC_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const GATEWAY_CPU = canPin ? '0' : undefined;
 const SIM_CPU = canPin ? '1' : undefined;
-const LIST = '{ volumes(first: 100) { nodes { id name status } } }';
-const GATEWAY_ENV = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', READINESS_PROBE_INTERVAL_MS: '3600000', ...UNCAPPED, ...NO_DRAIN };
 
 /** Scavenges seen in the counted window. */
 interface Scavenges {
@@ -91,19 +90,19 @@ async function main(): Promise<void> {
   const lists = short ? 100 : 1000;
   const [nomadSim, osSim] = await Promise.all([
     start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/, [], SIM_CPU),
-    start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/, [], SIM_CPU),
+    start(['bench/openstack-sim-server.ts'], {}, OPENSTACK_SIM_READY, [], SIM_CPU),
   ]);
   const gc = ['--trace-gc-nvp'];
-  const nomad = await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: `bench=nomad@${nomadSim.match[1]}` }, /ready at (\S+)/, gc, GATEWAY_CPU);
+  const nomad = await startBuiltGateway({ ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: `bench=nomad@${nomadSim.match[1]}` }, /ready at (\S+)/, gc, GATEWAY_CPU);
   const nomadAuth = { 'x-nomad-token': BENCH_TOKEN };
   const nomadLog = scavengeLog(nomad);
   const rows = [
-    await measure('Nomad list of 100', nomad, nomadLog, nomadAuth, LIST, lists),
+    await measure('Nomad list of 100', nomad, nomadLog, nomadAuth, PLAIN_LIST, lists),
     await measure('{ __typename } (Nomad configured)', nomad, nomadLog, nomadAuth, '{ __typename }', lists * 3),
   ];
   nomad.child.kill('SIGTERM');
-  const os = await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: `os=openstack@${osSim.match[1]}` }, /ready at (\S+)/, gc, GATEWAY_CPU);
-  rows.push(await measure('OpenStack list of 100', os, scavengeLog(os), { 'x-auth-token': osSim.match[5]! }, LIST, lists / 2));
+  const os = await startBuiltGateway({ ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: `os=openstack@${osSim.match[1]}` }, /ready at (\S+)/, gc, GATEWAY_CPU);
+  rows.push(await measure('OpenStack list of 100', os, scavengeLog(os), { 'x-auth-token': osSim.match[5]! }, PLAIN_LIST, lists / 2));
   // The quick mode writes where bench/quick.ts says (a scratch file), never into RESULTS.md by default.
   if (short && !process.env.BENCH_OUT) return;
   writeSection(

@@ -24,7 +24,7 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { encodeGlobalId } from '../adapters/contract/ids';
 import { forkClients, open } from './clients';
-import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
+import { BENCH_TOKEN, OPENSTACK_SIM_READY, UNCAPPED, watchedNomad } from './constants';
 import { killStarted, machineFacts, start, startBuiltGateway, wsUrlOf } from './processes';
 import { writeSection } from './results-file';
 
@@ -220,7 +220,7 @@ async function openstackPart(osSim: RegExpExecArray): Promise<number[]> {
 async function main(): Promise<void> {
   const [sim, osSim] = await Promise.all([
     start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/),
-    start(['bench/openstack-sim-server.ts'], {}, /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/),
+    start(['bench/openstack-sim-server.ts'], {}, OPENSTACK_SIM_READY),
   ]);
   const simUrl = sim.match[1]!;
   // The parts share no simulator or gateway, so no request log. The full run takes them one after

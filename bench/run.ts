@@ -25,7 +25,7 @@ import { once } from 'node:events';
 import { cpus as cpuList } from 'node:os';
 import { Pool } from 'undici';
 import { median, runLoad, type LoadResult } from './load';
-import { BENCH_TOKEN, UNCAPPED } from './constants';
+import { BENCH_TOKEN, OPENSTACK_SIM_READY, UNWATCHED_GATEWAY_ENV } from './constants';
 import { LIST_STRATEGY_THRESHOLD } from '../adapters/openstack/volumes/batch';
 import { ONE_VOLUME, PLAIN_LIST } from './queries';
 import { canPin, cpuMs, killStarted, machineFacts, start, startBuiltGateway, type Started } from './processes';
@@ -44,12 +44,6 @@ const REQUESTS: Record<number, number> = short ? { 1: 100, 50: 250 } : { 1: 3000
 const WARMUP: Record<number, number> = short ? { 1: 10, 50: 1 } : { 1: 200, 50: 5 };
 const LIST_SHARE = 0.2;
 
-/**
- * Gateway settings for these runs: no service credential, so no watcher runs and every read goes
- * to the backend (watch-fed reads off); readiness probes after the first one out of the way of the
- * counted calls.
- */
-const GATEWAY_ENV = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', READINESS_PROBE_INTERVAL_MS: '3600000', ...UNCAPPED };
 
 async function body(res: { statusCode: number; body: { text(): Promise<string> } }): Promise<unknown> {
   const text = await res.body.text();
@@ -88,7 +82,7 @@ async function measure(job: LoadJob, gatewayPid: number, backend: Backend): Prom
 /** A simulator and then the gateway in front of it (`backends`: its GATEWAY_BACKENDS from the simulator's ready line). */
 async function startPair(simArgs: string[], simReady: RegExp, backends: (sim: RegExpExecArray) => string): Promise<[Started, Started]> {
   const sim = await start(simArgs, {}, simReady, [], REST_CPU);
-  return [sim, await startBuiltGateway({ ...GATEWAY_ENV, GATEWAY_BACKENDS: backends(sim.match) }, /ready at (\S+)/, [], GATEWAY_CPU)];
+  return [sim, await startBuiltGateway({ ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: backends(sim.match) }, /ready at (\S+)/, [], GATEWAY_CPU)];
 }
 
 async function main(): Promise<void> {
@@ -96,7 +90,7 @@ async function main(): Promise<void> {
   // one; the two pairs start side by side (nothing is measured yet).
   const [[sim, gw], [osSim, osGw]] = await Promise.all([
     startPair(['bench/sim-server.ts'], /SIM_URL=(\S+)/, (m) => `bench=nomad@${m[1]}`),
-    startPair(['bench/openstack-sim-server.ts'], /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/, (m) => `os=openstack@${m[1]}`),
+    startPair(['bench/openstack-sim-server.ts'], OPENSTACK_SIM_READY, (m) => `os=openstack@${m[1]}`),
   ]);
   const simUrl = sim.match[1]!;
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
