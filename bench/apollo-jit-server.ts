@@ -11,10 +11,11 @@
  *
  * Prints `APOLLO_URL=http://127.0.0.1:<port>/graphql` when it listens.
  */
-import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { createServer } from 'node:http';
 import { compiledExecution } from '../server/execution/compiled';
+import { headerMapOf, sendHTTPGraphQLResponse } from '../server/http/respond';
 import { jitSchema, jitVolumes, readBody } from './jit-server';
 
 async function main(): Promise<void> {
@@ -22,8 +23,6 @@ async function main(): Promise<void> {
   const apollo = new ApolloServer({ gateway: compiledExecution(schema), plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()] });
   await apollo.start();
   const server = createServer(async (req, res) => {
-    const headers = new HeaderMap();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     const text = await readBody(req);
     let body: unknown = text;
     try {
@@ -31,18 +30,8 @@ async function main(): Promise<void> {
     } catch {
       // Apollo answers the unparsed text with its own 400.
     }
-    const r = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: '', body }, context: async () => ({}) });
-    const out: Record<string, string | number> = {};
-    for (const [k, v] of r.headers) out[k] = v;
-    if (r.body.kind === 'complete') {
-      out['content-length'] = Buffer.byteLength(r.body.string);
-      res.writeHead(r.status ?? 200, out);
-      res.end(r.body.string);
-    } else {
-      res.writeHead(r.status ?? 200, out);
-      for await (const chunk of r.body.asyncIterator) res.write(chunk);
-      res.end();
-    }
+    const r = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest: { method: req.method ?? 'GET', headers: headerMapOf(req.headers), search: '', body }, context: async () => ({}) });
+    await sendHTTPGraphQLResponse(res, r);
   });
   server.keepAliveTimeout = 60_000;
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {

@@ -4,7 +4,7 @@
  * subscription to `streams` when it accepts a stream (else 400), and any other request to
  * `execute`, streaming its answer.
  */
-import { HeaderMap, type HTTPGraphQLRequest, type HTTPGraphQLResponse } from '@apollo/server';
+import type { HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallerLimiter } from '../../domain/caller-limiter';
 import type { Logger } from '../logger';
@@ -12,6 +12,7 @@ import { DRAIN_FACTOR, drain, readBody, refuseEarly } from './body';
 import { callerIdentity } from './caller-identity';
 import { EdgeError, EdgeErrorCode, RateLimitedError } from './errors';
 import { readParams, writeParams } from './graphql-params';
+import { headerMapOf, sendHTTPGraphQLResponse } from './respond';
 import type { TrustedDocumentsConfig } from './config';
 import { screenOperation, selectsSubscription, SubscriptionOverHttpError, type OperationParams } from './operation-screen';
 import { extractTraceContext, inOperationSpan } from '../tracing/operation';
@@ -65,8 +66,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
       releaseSlot = admission.release;
     }
     const method = req.method ?? 'GET';
-    const headers = new HeaderMap();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const headers = headerMapOf(req.headers);
     let body: unknown;
     if (method === 'POST') {
       const early = refuseEarly(req, o.maxBodyBytes);
@@ -111,17 +111,6 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
     const result = await inOperationSpan(extractTraceContext(req.headers), 'http', () => o.execute({ method, headers, search, body }, { req, signal: abort.signal }));
     if (asEvents && (result.status ?? 200) === 200 && result.body.kind === 'complete') return o.streams!.sendResult(res, result.body.string);
     // Answers carry the caller's own data: no shared cache may keep them.
-    const out: Record<string, string | number> = { 'cache-control': 'no-store' };
-    for (const [k, v] of result.headers) out[k] = v;
-    if (result.body.kind === 'complete') {
-      // A length instead of chunked framing: one write, and the client needs no chunk parser.
-      out['content-length'] = Buffer.byteLength(result.body.string);
-      res.writeHead(result.status ?? 200, out);
-      res.end(result.body.string);
-    } else {
-      res.writeHead(result.status ?? 200, out);
-      for await (const chunk of result.body.asyncIterator) res.write(chunk);
-      res.end();
-    }
+    await sendHTTPGraphQLResponse(res, result, { 'cache-control': 'no-store' });
   };
 }
