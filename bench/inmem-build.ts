@@ -10,19 +10,21 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { root } from './processes';
 
-/** The reference servers, by the name of their source in bench/. */
-export type ReferenceServer = 'jit-server' | 'apollo-jit-server';
+/** The reference servers, by the name of their source in bench/ (the Apollo one imports the other). */
+const REFERENCE_SERVERS = ['jit-server', 'apollo-jit-server'] as const;
+export type ReferenceServer = (typeof REFERENCE_SERVERS)[number];
 
-/** Compiles `name` (and, for the Apollo one, the jit server it imports); returns the compiled server's path. */
-export function buildReferenceServer(name: ReferenceServer): string {
-  mkdirSync(join(root, '.bench-build', 'bench'), { recursive: true });
-  for (const file of name === 'jit-server' ? [name] : ['jit-server', name]) {
-    const source = readFileSync(join(root, 'bench', `${file}.ts`), 'utf8');
-    const { outputText } = ts.transpileModule(source, {
+/** Compiles every reference server; returns each compiled server's path. */
+export function buildReferenceServers(): Record<ReferenceServer, string> {
+  const dir = join(root, '.bench-build', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const paths = {} as Record<ReferenceServer, string>;
+  for (const name of REFERENCE_SERVERS) {
+    const { outputText } = ts.transpileModule(readFileSync(join(root, 'bench', `${name}.ts`), 'utf8'), {
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, strict: true },
-      fileName: `${file}.ts`,
+      fileName: `${name}.ts`,
     });
-    writeFileSync(join(root, '.bench-build', 'bench', `${file}.js`), outputText);
+    writeFileSync((paths[name] = join(dir, `${name}.js`)), outputText);
   }
-  return join(root, '.bench-build', 'bench', `${name}.js`);
+  return paths;
 }

@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse, print, type DefinitionNode, type FieldDefinitionNode } from 'graphql';
-import { buildReferenceServer, type ReferenceServer } from './inmem-build';
+import { buildReferenceServers } from './inmem-build';
 import { ATTACHMENTS, GATEWAY_ENV, MEMORY_LIST, READY_WITH_TRACING, TOKEN_HEADER, VOLUMES } from './inmem-setup';
 import { summarizeProfiles } from './inmem-profile';
 import { JIT_SDL } from './jit-server';
@@ -91,9 +91,9 @@ function checkSameShape(): void {
   if (problems.length > 0) throw new Error(`the reference's SDL is not the gateway's shape:\n${problems.join('\n')}`);
 }
 
-/** Starts a compiled reference server pinned to `cpus`; it prints its URL after `ready` (`JIT_URL=`, `APOLLO_URL=`). */
-async function startReference(name: ReferenceServer, ready: RegExp, cpus: string): Promise<{ child: ChildProcess; url: string }> {
-  const [cmd, args] = pinned(cpus, [buildReferenceServer(name)]);
+/** Starts the compiled reference server at `path` pinned to `cpus`; it prints its URL after `ready` (`JIT_URL=`, `APOLLO_URL=`). */
+async function startReference(path: string, ready: RegExp, cpus: string): Promise<{ child: ChildProcess; url: string }> {
+  const [cmd, args] = pinned(cpus, [path]);
   const child = spawn(cmd, args, { cwd: root, env: { ...process.env, JIT_VOLUMES: String(VOLUMES), JIT_ATTACHMENTS: String(ATTACHMENTS), JIT_BACKEND: 'lab' }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   let buf = '';
@@ -103,7 +103,7 @@ async function startReference(name: ReferenceServer, ready: RegExp, cpus: string
       const m = ready.exec(buf);
       if (m) ok(m[1]!);
     });
-    child.once('exit', (code) => fail(new Error(`${name} exited with ${code}: ${buf}`)));
+    child.once('exit', (code) => fail(new Error(`${path} exited with ${code}: ${buf}`)));
   });
   return { child, url };
 }
@@ -135,7 +135,8 @@ async function main(): Promise<void> {
   // The gateway first: it compiles the build the references are compiled into. Its ready line waits
   // for "tracing on": the SDK really loaded.
   const gw = await startBuiltGateway(GATEWAY_ENV, READY_WITH_TRACING, nodeArgs, SERVER_CPU);
-  const [jit, apollo] = await Promise.all([startReference('jit-server', /JIT_URL=(\S+)/, SERVER_CPU), startReference('apollo-jit-server', /APOLLO_URL=(\S+)/, SERVER_CPU)]);
+  const references = buildReferenceServers();
+  const [jit, apollo] = await Promise.all([startReference(references['jit-server'], /JIT_URL=(\S+)/, SERVER_CPU), startReference(references['apollo-jit-server'], /APOLLO_URL=(\S+)/, SERVER_CPU)]);
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
   // Stop collecting its output (processes.ts keeps it until ready): at LOG_LEVEL=info the gateway logs every request.
   gw.child.stdout!.removeAllListeners('data');
