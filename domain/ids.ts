@@ -3,16 +3,23 @@ import { encodeGlobalId } from '../adapters/contract/ids';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
 
 /**
- * `make(o)` once per object, remembered while the object lives: a backend may hand out the same
- * model objects on every read (the memory backend keeps them until they change), and each id costs
- * a JSON text and a base64 encoding, three per attachment of a list. Model objects are never
- * changed in place.
+ * `make(o)` once per object, remembered on the object itself while it lives: a backend may hand out
+ * the same model objects on every read (the memory backend keeps them until they change), and each
+ * id costs a JSON text and a base64 encoding, three per attachment of a list. Model objects are
+ * never changed in place, so the result never goes stale.
+ *
+ * The result is a non-enumerable symbol-keyed property (invisible to JSON, spreads and equality),
+ * not a WeakMap entry: most objects of an unwatched backend's list are read once and dropped, and
+ * a WeakMap entry per object cost that list about 7 % of its CPU (bench/RESULTS.md, issue 20).
+ * An object that cannot take a property (frozen) gets `make(o)` on every call.
  */
 export function memoized<T extends object, R>(make: (o: T) => R): (o: T) => R {
-  const made = new WeakMap<T, R>();
+  const key = Symbol('memoized');
   return (o) => {
-    let r = made.get(o);
-    if (r === undefined) made.set(o, (r = make(o)));
+    let r = (o as { [key]?: R })[key];
+    if (r !== undefined) return r;
+    r = make(o);
+    if (Object.isExtensible(o)) Object.defineProperty(o, key, { value: r });
     return r;
   };
 }

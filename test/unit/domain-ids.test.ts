@@ -20,4 +20,20 @@ describe('domain ids, kept per model object', () => {
     // An attachment's id and its consumer's differ (a client cache keys them apart).
     expect(consumerId(attachment)).not.toBe(attachmentId(attachment));
   });
+
+  it('should keep the remembered id out of sight: not in keys, JSON, copies or equality', () => {
+    const seen: VolumeRef = { backend: 'lab', namespace: 'default', nativeId: 'vol-0003' };
+    const id = volumeId(seen);
+    expect(Object.keys(seen)).toEqual(['backend', 'namespace', 'nativeId']);
+    expect(JSON.stringify(seen)).toBe('{"backend":"lab","namespace":"default","nativeId":"vol-0003"}');
+    expect(seen).toStrictEqual({ backend: 'lab', namespace: 'default', nativeId: 'vol-0003' });
+    // A changed copy never inherits the id.
+    expect(volumeId({ ...seen, nativeId: 'vol-0004' })).not.toBe(id);
+  });
+
+  it('should answer for a frozen object too, computing each time', () => {
+    const frozen = Object.freeze({ backend: 'lab', namespace: 'default', nativeId: 'vol-0001' });
+    expect(volumeId(frozen)).toBe(volumeId(ref));
+    expect(Object.getOwnPropertySymbols(frozen)).toEqual([]);
+  });
 });
