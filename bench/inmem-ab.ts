@@ -29,7 +29,8 @@ const requests = Number(process.env.INMEM_AB_REQUESTS ?? 600);
 async function startBuild(spec: string): Promise<{ pid: number; url: string; stop: () => Promise<void> }> {
   const [dir, ...settings] = spec.split(',');
   const env = { ...GATEWAY_ENV, ...Object.fromEntries(settings.map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)])) };
-  const ready = env.OTEL_SDK_DISABLED === 'true' ? /ready at (\S+)/ : READY_WITH_TRACING;
+  // "tracing on" is an info line: without tracing, or below info, the ready line alone.
+  const ready = env.OTEL_SDK_DISABLED === 'true' || !['info', 'debug', 'trace'].includes(env.LOG_LEVEL ?? 'info') ? /ready at (\S+)/ : READY_WITH_TRACING;
   const [cmd, args] = pinned('0', [join(dir!, 'server/main.js')]);
   const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
