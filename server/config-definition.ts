@@ -41,6 +41,13 @@ export const SERVER_SETTINGS = {
     doc: 'Listen address. The demo hands out its management tokens on the GraphiQL page, so it stays on loopback unless HOST is set.',
   }),
   logLevel: setting<LogLevel>({ env: 'LOG_LEVEL', rule: oneOf(LOG_LEVELS), default: 'info', doc: 'pino log level; debug logs one line per backend call.' }),
+  logMaxBufferBytes: setting({
+    env: 'LOG_MAX_BUFFER_BYTES',
+    rule: integer(65_536, 1_073_741_824),
+    // 16 MiB: about 80,000 request lines.
+    default: 16 * 1_048_576,
+    doc: 'Most bytes of log lines held while stdout does not take them (its reader stalled); lines beyond are dropped and counted (gateway_log_lines_dropped_total) instead of growing memory without bound.',
+  }),
   executionEngine: setting<ExecutionEngine>({
     env: 'EXECUTION_ENGINE',
     rule: oneOf(EXECUTION_ENGINES),

@@ -38,6 +38,8 @@ export interface GatewayConfig {
   /** @default '0.0.0.0'; in demo mode (no backends) '127.0.0.1' */
   host: string;
   logLevel: LogLevel;
+  /** Most bytes of log lines held while stdout does not take them; more are dropped and counted. @default 16 MiB */
+  logMaxBufferBytes: number;
   /** How queries and mutations over HTTP run. @default 'compiled' */
   executionEngine: ExecutionEngine;
   maxConcurrentReads: number;
@@ -175,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
     host: top.host || (backends.length === 0 ? '127.0.0.1' : '0.0.0.0'),
     logLevel: top.logLevel,
+    logMaxBufferBytes: top.logMaxBufferBytes,
     executionEngine: top.executionEngine,
     maxConcurrentReads: top.maxConcurrentReads,
     maxBodyBytes: top.maxBodyBytes,

@@ -10,7 +10,7 @@ import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
 import type { DemoBackends } from './demo';
 import { helpText } from './help';
-import { createLogger } from './logger';
+import { createLogger, stdoutDestination } from './logger';
 import { GatewayMetrics } from './metrics';
 import { stopDeadlineMs } from './shutdown-timing';
 import { startTracing } from './tracing';
@@ -33,7 +33,8 @@ async function main(argv: string[]): Promise<void> {
     if (configPath === undefined || configPath === '') throw new ConfigError('--config', 'needs a file path');
   }
   const config = loadConfig(process.env, configPath);
-  const logger = createLogger(config.logLevel);
+  const metrics = new GatewayMetrics();
+  const logger = createLogger(config.logLevel, stdoutDestination(config.logMaxBufferBytes, () => metrics.logLinesDropped.inc()));
   // Before anything serves; off (and the SDK not loaded) without the OTEL_* variables.
   const tracing = startTracing(process.env, logger, version());
   let demo: DemoBackends | undefined;
@@ -46,7 +47,6 @@ async function main(argv: string[]): Promise<void> {
     config.backends = demo!.backends;
     exposed = demoExposureWarning(config.host);
   }
-  const metrics = new GatewayMetrics();
   const registry = createRegistry(
     config.backends,
     (r) => {

@@ -177,6 +177,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  /** Log lines dropped because stdout did not take them and the log buffer was full (`LOG_MAX_BUFFER_BYTES`). */
+  readonly logLinesDropped = new Counter({
+    name: 'gateway_log_lines_dropped_total',
+    help: 'Log lines dropped because stdout was not taking them and LOG_MAX_BUFFER_BYTES were already pending.',
+    registers: [this.registry],
+  });
+
   /** Each backend service's circuit breaker (read at scrape time). */
   readonly breakerState: Gauge<'backend' | 'service'> = new Gauge({
     name: 'gateway_backend_breaker_state',
