@@ -14,12 +14,11 @@
  * `.bench-build,OTEL_SDK_DISABLED=true` (tracing not loaded).
  */
 import { median } from './load';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { GATEWAY_ENV, MEMORY_LIST, READY_WITH_TRACING, TOKEN_HEADER } from './inmem-setup';
 import { pinnedLoad } from './pinned-load';
-import { cpuMs, killStarted, pinned, root, started } from './processes';
+import { cpuMs, killStarted, startCompiled } from './processes';
 import { ONE_VOLUME } from './queries';
 
 const builds = process.argv.slice(2);
@@ -31,22 +30,8 @@ async function startBuild(spec: string): Promise<{ pid: number; url: string; sto
   const env = { ...GATEWAY_ENV, ...Object.fromEntries(settings.map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)])) };
   // "tracing on" is an info line: without tracing, or below info, the ready line alone.
   const ready = env.OTEL_SDK_DISABLED === 'true' || !['info', 'debug', 'trace'].includes(env.LOG_LEVEL ?? 'info') ? /ready at (\S+)/ : READY_WITH_TRACING;
-  const [cmd, args] = pinned('0', [join(dir!, 'server/main.js')]);
-  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  started.push(child);
-  let buf = '';
-  const url = await new Promise<string>((ok, fail) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = ready.exec(buf);
-      if (!m) return;
-      // Stop collecting: at LOG_LEVEL=info the gateway logs every request.
-      child.stdout!.removeAllListeners('data');
-      child.stdout!.resume();
-      ok(m[1]!.replace('localhost', '127.0.0.1'));
-    });
-    child.once('exit', (code, signal) => fail(new Error(`${spec} exited with ${code ?? signal}: ${buf.slice(-500)}`)));
-  });
+  const { child, match } = await startCompiled(join(dir!, 'server/main.js'), env, ready, [], '0');
+  const url = match[1]!.replace('localhost', '127.0.0.1');
   return { pid: child.pid!, url, stop: async () => void (child.kill('SIGINT'), child.exitCode === null && (await once(child, 'exit'))) };
 }
 

@@ -18,7 +18,7 @@
  *
  * Compare ratios within one run; absolute figures move with the machine and its load.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ import { summarizeProfiles } from './inmem-profile';
 import { JIT_SDL } from './jit-server';
 import { median, type LoadResult } from './load';
 import { pinnedLoad } from './pinned-load';
-import { cpuMs, killStarted, machineFacts, pinned, root, started, startBuiltGateway } from './processes';
+import { cpuMs, killStarted, machineFacts, root, startBuiltGateway, startCompiled } from './processes';
 import { ONE_VOLUME } from './queries';
 import { writeSection } from './results-file';
 
@@ -93,19 +93,8 @@ function checkSameShape(): void {
 
 /** Starts the compiled reference server at `path` pinned to `cpus`; it prints its URL after `ready` (`JIT_URL=`, `APOLLO_URL=`). */
 async function startReference(path: string, ready: RegExp, cpus: string): Promise<{ child: ChildProcess; url: string }> {
-  const [cmd, args] = pinned(cpus, [path]);
-  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, JIT_VOLUMES: String(VOLUMES), JIT_ATTACHMENTS: String(ATTACHMENTS), JIT_BACKEND: 'lab' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  started.push(child);
-  let buf = '';
-  const url = await new Promise<string>((ok, fail) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = ready.exec(buf);
-      if (m) ok(m[1]!);
-    });
-    child.once('exit', (code) => fail(new Error(`${path} exited with ${code}: ${buf}`)));
-  });
-  return { child, url };
+  const { child, match } = await startCompiled(path, { JIT_VOLUMES: String(VOLUMES), JIT_ATTACHMENTS: String(ATTACHMENTS), JIT_BACKEND: 'lab' }, ready, [], cpus);
+  return { child, url: match[1]! };
 }
 
 async function post(url: string, body: string): Promise<{ data?: unknown; errors?: unknown }> {
@@ -138,9 +127,6 @@ async function main(): Promise<void> {
   const references = buildReferenceServers();
   const [jit, apollo] = await Promise.all([startReference(references['jit-server'], /JIT_URL=(\S+)/, SERVER_CPU), startReference(references['apollo-jit-server'], /APOLLO_URL=(\S+)/, SERVER_CPU)]);
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
-  // Stop collecting its output (processes.ts keeps it until ready): at LOG_LEVEL=info the gateway logs every request.
-  gw.child.stdout!.removeAllListeners('data');
-  gw.child.stdout!.resume();
 
   // volume(id) reads vol-0042 by the id the gateway issues; the reference must know the same id.
   const listed = (await post(gwUrl, JSON.stringify({ query: '{ volumes(first: 100) { nodes { id nativeId } } }' }))) as { data: { volumes: { nodes: Array<{ id: string; nativeId: string }> } } };

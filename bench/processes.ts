@@ -31,6 +31,14 @@ export function start(args: string[], env: Record<string, string>, ready: RegExp
   return spawnReady(['--import', 'tsx', ...args], env, ready, nodeArgs, cpus);
 }
 
+/**
+ * Starts compiled JavaScript (`node …nodeArgs path`, no tsx) and waits until its stdout matches
+ * `ready`. `cpus` pins it (taskset list). @default unpinned
+ */
+export function startCompiled(path: string, env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<Started> {
+  return spawnReady([path], env, ready, nodeArgs, cpus);
+}
+
 function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[], cpus?: string): Promise<Started> {
   const [cmd, argv] = pinned(cpus, [...nodeArgs, ...args]);
   const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -38,14 +46,19 @@ function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, 
   return new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start: ${buf}`)), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    const collect = (d: Buffer): void => {
       buf += d.toString();
       const m = ready.exec(buf);
       if (m) {
         clearTimeout(timer);
+        // Ready: stop collecting (a gateway at LOG_LEVEL=info logs every request, and each chunk
+        // would be searched with all before it); the output is still read, so the child never blocks.
+        child.stdout!.off('data', collect);
+        child.stdout!.resume();
         resolve({ child, match: m });
       }
-    });
+    };
+    child.stdout!.on('data', collect);
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${buf}`)));
   });
 }
@@ -88,7 +101,7 @@ export function startBuiltGateway(env: Record<string, string>, ready: RegExp, no
   ensureGatewayBuild();
   // No load balancer to take it out of rotation: SIGTERM stops it at once, not after the 5 s drain
   // (SHUTDOWN_DRAIN_MS) every stopped gateway would otherwise add to a run.
-  return spawnReady(['.bench-build/server/main.js'], { ...NO_DRAIN, ...env }, ready, nodeArgs, cpus);
+  return startCompiled('.bench-build/server/main.js', { ...NO_DRAIN, ...env }, ready, nodeArgs, cpus);
 }
 
 /** The graphql-ws URL (IPv4 loopback) of a gateway that announced `readyUrl` (its HTTP endpoint). */
