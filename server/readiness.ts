@@ -4,6 +4,11 @@
  * own credential feeds the state; `/readyz` only reads it, so it answers at once however slow or
  * hung a backend is (docs/scaling.md "Readiness behind a load balancer").
  *
+ * The same probe is what closes an open circuit breaker (adapters/contract/breaker.ts): callers
+ * are refused while one is open, and the probe, once the breaker's open time is past, tests the
+ * backend every `probeIntervalMs` (start to start) within its own deadline `probeTimeoutMs`. So a
+ * breaker closes within one probe interval (plus the probe's answer) of the backend's return.
+ *
  * A backend outage does not make a replica unready unless the operator asks for it
  * (`READINESS_REQUIRE`): every replica sees the same backend, so a load balancer would drop them
  * all at once, though queries still return partial results. Redis down alone leaves the gateway
@@ -22,14 +27,23 @@ export type ReadinessRequire = 'none' | 'any' | 'all';
 export interface ReadinessConfig {
   /** Backends a ready gateway needs available. @default 'none' (env `READINESS_REQUIRE`) */
   require: ReadinessRequire;
-  /** Pause between background probes of each backend (and Redis), ms. @default 5000 (env `READINESS_PROBE_INTERVAL_MS`) */
+  /** Time from one background probe of each backend (and Redis) to the next, ms. @default 5000 (env `READINESS_PROBE_INTERVAL_MS`) */
   probeIntervalMs: number;
+  /** Deadline of each request of a backend's probe, ms (at most the backend's call deadline). @default 2000 (env `READINESS_PROBE_TIMEOUT_MS`) */
+  probeTimeoutMs: number;
 }
+
+/**
+ * What the background probe covers: every backend and Redis (`all`), or only the backends that
+ * have a breaker not closed (`breakers`: what an open breaker needs to close, and nothing that
+ * shows in a backend's request log otherwise; tests that count requests use it).
+ */
+export type ProbeScope = 'all' | 'breakers';
 
 /** On SIGTERM, how long `/readyz` answers 503 while the gateway still serves, ms (`SHUTDOWN_DRAIN_MS`, outside demo mode). */
 export const DEFAULT_SHUTDOWN_DRAIN_MS = 5_000;
 
-export const READINESS_DEFAULTS: Readonly<ReadinessConfig> = Object.freeze({ require: 'none', probeIntervalMs: 5_000 });
+export const READINESS_DEFAULTS: Readonly<ReadinessConfig> = Object.freeze({ require: 'none', probeIntervalMs: 5_000, probeTimeoutMs: 2_000 });
 
 /** One backend as `/readyz` shows it. */
 export interface BackendReadiness {
@@ -40,7 +54,7 @@ export interface BackendReadiness {
   latencyMs: number | null;
   message: string | null;
   checkedAt: string | null;
-  /** Probe UP and no breaker OPEN: what `READINESS_REQUIRE` counts. */
+  /** Probe UP and every breaker CLOSED: what `READINESS_REQUIRE` counts. */
   available: boolean;
   breakers: BreakerStatus[];
   /** The watcher's state; null without one. */
@@ -87,17 +101,21 @@ export class ReadinessState {
   }
 
   /** Starts probing every backend (and Redis) now and then every `probeIntervalMs`, each on its own. */
-  start(): void {
+  start(scope: ProbeScope = 'all'): void {
     if (this.#loops.length > 0) return;
+    const { breakers } = this.#o.registry;
+    breakers.probedEvery(this.#config.probeIntervalMs);
+    const probe = { timeoutMs: this.#config.probeTimeoutMs };
     for (const b of this.#o.registry.all) {
       this.#loops.push(
         this.#every(async () => {
-          this.#health.set(b.id, await b.health(this.#stop.signal));
+          if (scope === 'breakers' && breakers.statuses(b.id).every((s) => s.state === 'CLOSED')) return;
+          this.#health.set(b.id, await b.health(this.#stop.signal, probe));
         }),
       );
     }
     const redis = this.#o.redis;
-    if (redis) {
+    if (redis && scope === 'all') {
       this.#loops.push(
         this.#every(async () => {
           this.#redis = await redis();
@@ -134,7 +152,7 @@ export class ReadinessState {
         latencyMs: h?.latencyMs ?? null,
         message: h ? h.message : 'not probed yet',
         checkedAt: h?.checkedAt ?? null,
-        available: h?.status === 'UP' && breakers.every((s) => s.state !== 'OPEN'),
+        available: h?.status === 'UP' && breakers.every((s) => s.state === 'CLOSED'),
         breakers,
         watcher: watcherOf.get(b.id) ?? null,
       };
@@ -144,13 +162,17 @@ export class ReadinessState {
     return { ready, draining: this.#draining, require, backends, redis: this.#redis, watchers: hub };
   }
 
-  /** Runs `probe` now and then after every pause until stopped; one probe at a time per loop. */
+  /**
+   * Runs `probe` now and then every `probeIntervalMs` from one start to the next (later when a
+   * probe took longer) until stopped; one probe at a time per loop.
+   */
   async #every(probe: () => Promise<void>): Promise<void> {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
+      const started = performance.now();
       await probe().catch(() => undefined);
       await new Promise<void>((resolve) => {
-        const t = setTimeout(done, this.#config.probeIntervalMs);
+        const t = setTimeout(done, Math.max(0, this.#config.probeIntervalMs - (performance.now() - started)));
         function done(): void {
           clearTimeout(t);
           signal.removeEventListener('abort', done);
