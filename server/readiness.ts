@@ -5,9 +5,10 @@
  * hung a backend is (docs/scaling.md "Readiness behind a load balancer").
  *
  * The same probe is what closes an open circuit breaker (adapters/contract/breaker.ts): callers
- * are refused while one is open, and the probe, once the breaker's open time is past, tests the
- * backend every `probeIntervalMs` (start to start) within its own deadline `probeTimeoutMs`. So a
- * breaker closes within one probe interval (plus the probe's answer) of the backend's return.
+ * are refused while one is open; the probe runs when its open time ends, then every
+ * `probeIntervalMs` (start to start), each within its own deadline `probeTimeoutMs`. So a breaker
+ * closes when its open time ends or within one probe interval (plus the probe's answer) of the
+ * backend's return, whichever is later.
  *
  * A backend outage does not make a replica unready unless the operator asks for it
  * (`READINESS_REQUIRE`): every replica sees the same backend, so a load balancer would drop them
@@ -93,6 +94,7 @@ export class ReadinessState {
   readonly #stop = new AbortController();
   readonly #loops: Promise<void>[] = [];
   #draining = false;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(o: ReadinessOptions) {
     this.#o = o;
@@ -106,13 +108,17 @@ export class ReadinessState {
     const { breakers } = this.#o.registry;
     breakers.probedEvery(this.#config.probeIntervalMs);
     const probe = { timeoutMs: this.#config.probeTimeoutMs };
+    // A breaker that opens wakes its backend's loop, which then sleeps until the open time ends.
+    const wakers = new Map<string, () => void>();
+    this.#unsubscribe = breakers.onChange((s) => {
+      if (s.state === 'OPEN') wakers.get(s.backend)?.();
+    });
     for (const b of this.#o.registry.all) {
-      this.#loops.push(
-        this.#every(async () => {
-          if (scope === 'breakers' && breakers.statuses(b.id).every((s) => s.state === 'CLOSED')) return;
-          this.#health.set(b.id, await b.health(this.#stop.signal, probe));
-        }),
-      );
+      const run = async (): Promise<void> => {
+        if (scope === 'breakers' && breakers.statuses(b.id).every((s) => s.state === 'CLOSED')) return;
+        this.#health.set(b.id, await b.health(this.#stop.signal, probe));
+      };
+      this.#loops.push(this.#every(run, { due: () => breakers.probeDueAt(b.id), wakers: (wake) => wakers.set(b.id, wake) }));
     }
     const redis = this.#o.redis;
     if (redis && scope === 'all') {
@@ -134,6 +140,7 @@ export class ReadinessState {
 
   /** Stops probing; a probe still on the wire is cancelled. */
   async stop(): Promise<void> {
+    this.#unsubscribe?.();
     this.#stop.abort();
     await Promise.all(this.#loops);
   }
@@ -164,22 +171,37 @@ export class ReadinessState {
 
   /**
    * Runs `probe` now and then every `probeIntervalMs` from one start to the next (later when a
-   * probe took longer) until stopped; one probe at a time per loop.
+   * probe took longer) until stopped; one probe at a time per loop. With `due`, it also runs when a
+   * breaker's open time ends (`due()` in the future), re-planned whenever `wakers`' wake is called.
    */
-  async #every(probe: () => Promise<void>): Promise<void> {
+  async #every(probe: () => Promise<void>, o: { due?: () => number | undefined; wakers?: (wake: () => void) => void } = {}): Promise<void> {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
-      const started = performance.now();
+      const next = Date.now() + this.#config.probeIntervalMs;
       await probe().catch(() => undefined);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(done, Math.max(0, this.#config.probeIntervalMs - (performance.now() - started)));
-        function done(): void {
-          clearTimeout(t);
-          signal.removeEventListener('abort', done);
-          resolve();
-        }
-        signal.addEventListener('abort', done, { once: true });
-      });
+      for (let woken = true; woken && !signal.aborted; ) {
+        const due = o.due?.();
+        // A few ms past the open time's end, so the breaker admits the probe.
+        const at = due !== undefined && due > Date.now() ? Math.min(next, due + 5) : next;
+        woken = await this.#sleep(at - Date.now(), o.wakers);
+      }
     }
+  }
+
+  /** Sleeps `ms`, or until stopped (false), or until woken (true). */
+  #sleep(ms: number, wakers?: (wake: () => void) => void): Promise<boolean> {
+    const signal = this.#stop.signal;
+    return new Promise<boolean>((resolve) => {
+      const done = (woken: boolean): void => {
+        clearTimeout(t);
+        signal.removeEventListener('abort', stopped);
+        wakers?.(() => undefined);
+        resolve(woken);
+      };
+      const stopped = (): void => done(false);
+      const t = setTimeout(() => done(false), Math.max(0, ms));
+      signal.addEventListener('abort', stopped, { once: true });
+      wakers?.(() => done(true));
+    });
   }
 }

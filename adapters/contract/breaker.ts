@@ -123,6 +123,11 @@ export class Breaker {
     return this.#state;
   }
 
+  /** When a probe may first pass (the open time's end, ms since epoch); null while CLOSED. */
+  get probeDueAt(): number | null {
+    return this.#state === 'CLOSED' ? null : this.#openedUntil;
+  }
+
   /**
    * Lets a call through or throws {@link BreakerOpenError}. A call let through must be followed by
    * exactly one {@link Breaker.record} of its outcome, passing what this returned.
@@ -209,17 +214,13 @@ export class Breaker {
   }
 
   /**
-   * When a probe may next close it: the first probe (every `probeIntervalMs` from the last one)
-   * once the open time is past; at least a second from now.
+   * When a probe may next close it: when the open time ends (the prober wakes for it), else the
+   * next probe (`probeIntervalMs` after the last one); at least a second from now.
    */
   #retryAt(now: number): number {
     let at = this.#openedUntil;
     const every = this.probeIntervalMs;
-    if (every !== undefined && every > 0 && this.#lastProbeAt > 0) {
-      let next = this.#lastProbeAt + every;
-      if (next < at) next += Math.ceil((at - next) / every) * every;
-      at = Math.max(at, next);
-    }
+    if (at <= now && every !== undefined && this.#lastProbeAt > 0) at = this.#lastProbeAt + every;
     return Math.max(at, now + 1000);
   }
 
@@ -266,6 +267,7 @@ export class Breaker {
  */
 export class BreakerBoard {
   readonly #breakers = new Map<string, Breaker>();
+  readonly #listeners = new Set<(s: BreakerStatus) => void>();
   #probeIntervalMs: number | undefined;
 
   constructor(readonly options: BreakerOptions = BREAKER_DEFAULTS) {}
@@ -276,9 +278,28 @@ export class BreakerBoard {
     if (!b) {
       b = new Breaker(backend, service, this.options);
       b.probeIntervalMs = this.#probeIntervalMs;
+      b.onChange((s) => {
+        for (const l of this.#listeners) l(s);
+      });
       this.#breakers.set(key, b);
     }
     return b;
+  }
+
+  /** Calls `listener` on every change of any breaker, made now or later; returns the unsubscribe. */
+  onChange(listener: (s: BreakerStatus) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** When a probe may first close a breaker of `backend` that is not closed; undefined when all are closed. */
+  probeDueAt(backend: string): number | undefined {
+    let due: number | undefined;
+    for (const b of this.#breakers.values()) {
+      const at = b.backend === backend ? b.probeDueAt : null;
+      if (at !== null && (due === undefined || at < due)) due = at;
+    }
+    return due;
   }
 
   /** The background probe runs every `ms` (server/readiness.ts): refused callers are told when it comes. */

@@ -88,11 +88,12 @@ describe('Breaker', () => {
     b.admit(true); // a probe while closed: the schedule's phase
     for (let i = 0; i < 5; i++) call(b, 'failure');
     tick(500);
-    // Open until +5 s from the trip; probes at 0, 2, 4, 6 s: the first past the open time is at 6 s.
-    expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 6 }) as unknown as Error);
+    // Open until +5 s from the trip, when the prober wakes for it.
+    expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 5 }) as unknown as Error);
     tick(5_500);
     b.record('failure', b.admit(true));
     tick(500);
+    // Then the next probe, one interval after the failed one.
     expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 2 }) as unknown as Error);
   });
 
