@@ -3,7 +3,7 @@
  * with SIGSTOP, so they keep their sockets and answer nothing, as a hung host does. Once the
  * backend's breaker is open its calls fail at once; merged lists answer the other backend within
  * their per-backend deadline; the watcher reports DEGRADED; /readyz answers at once from held
- * state, 200 by default and 503 under READINESS_REQUIRE=all; SIGCONT lets the half-open probe
+ * state, 200 by default and 503 under READINESS_REQUIRE=all; SIGCONT lets the background probe
  * close the breaker. A hung Nova (the OpenStack simulator's own latency control) does not block
  * Cinder lists. A stop longer than the breaker's open time (R20): callers are refused at once
  * until the background probe closes the breaker, which it does within about a probe interval of
@@ -113,7 +113,7 @@ describe('a Nomad stopped with SIGSTOP', () => {
     expect(metrics).toMatch(/gateway_backend_breaker_state\{backend="west",service="nomad"\} 0/);
 
     east.resume();
-    // The half-open probe (the background probe's call) closes it; the watcher streams again.
+    // The background probe closes it (never a caller's call); the watcher streams again.
     await until(
       async () => {
         const b = backendOf((await readyz(gw)).body, 'east');
