@@ -81,8 +81,9 @@ export interface GatewayOptions {
   /** Live status page settings, `GET /live` (demo mode pre-fills the demo headers). @default the page's defaults */
   livePage?: Omit<LivePageOptions, 'endpointPath'>;
   /**
-   * Whether the background probe feeding `/readyz` runs. Tests that count a simulator's requests
-   * turn it off; `/readyz` then shows every backend UNKNOWN. @default true
+   * Whether the background probe feeding `/readyz` runs for every backend. Tests that count a
+   * simulator's requests turn it off; `/readyz` then shows every backend UNKNOWN, and the probe
+   * runs only for a backend with a breaker not closed (which only it can close). @default true
    */
   readinessProbe?: boolean;
 }
@@ -195,7 +196,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   });
   // Watchers and probes start once the gateway serves: their first reads need no caller.
   hub?.start();
-  if (o.readinessProbe !== false) readinessState.start();
+  // Without the readiness probe, breakers still need their probe to close.
+  readinessState.start(o.readinessProbe === false ? 'breakers' : 'all');
   const shownHost = o.config.host === '0.0.0.0' || o.config.host === '::' ? 'localhost' : o.config.host;
   const graceMs = o.config.shutdownGraceMs ?? SERVER_SETTINGS.shutdownGraceMs.default;
 

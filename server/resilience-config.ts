@@ -23,8 +23,13 @@ export const BREAKER_SETTINGS = {
   failureRatePercent: setting({ env: 'BREAKER_FAILURE_RATE_PERCENT', rule: integer(1, 100), default: BREAKER_DEFAULTS.failureRatePercent, doc: 'Share of failed calls in the window that opens it, in percent.' }),
   minCalls: setting({ env: 'BREAKER_MIN_CALLS', rule: integer(1, 100_000), default: BREAKER_DEFAULTS.minCalls, doc: 'Fewest calls in the window before the rate counts.' }),
   windowMs: setting({ env: 'BREAKER_WINDOW_MS', rule: integer(1000, 3_600_000), default: BREAKER_DEFAULTS.windowMs, doc: 'Sliding window of the rate, ms.' }),
-  openMs: setting({ env: 'BREAKER_OPEN_MS', rule: integer(100, 3_600_000), default: BREAKER_DEFAULTS.openMs, doc: 'First open period, ms; doubles with each failed half-open probe.' }),
-  maxOpenMs: setting({ env: 'BREAKER_MAX_OPEN_MS', rule: integer(100, 3_600_000), default: BREAKER_DEFAULTS.maxOpenMs, doc: 'Longest open period, ms (at least openMs).' }),
+  openMs: setting({
+    env: 'BREAKER_OPEN_MS',
+    rule: integer(100, 3_600_000),
+    default: BREAKER_DEFAULTS.openMs,
+    doc: 'Shortest time a breaker stays open before the background probe may close it, ms; doubles when it opens again within the window after closing.',
+  }),
+  maxOpenMs: setting({ env: 'BREAKER_MAX_OPEN_MS', rule: integer(100, 3_600_000), default: BREAKER_DEFAULTS.maxOpenMs, doc: 'Longest such time, ms (at least openMs).' }),
   listBackendDeadlineMs: setting({
     env: 'BREAKER_LIST_BACKEND_DEADLINE_MS',
     rule: integer(100, 600_000),
@@ -41,7 +46,18 @@ export const READINESS_SETTINGS = {
     default: READINESS_DEFAULTS.require,
     doc: 'Backends a ready gateway needs `available`: none (readiness of the gateway itself), any (at least one), all (every one); otherwise /readyz answers 503.',
   }),
-  probeIntervalMs: setting({ env: 'READINESS_PROBE_INTERVAL_MS', rule: integer(100, 3_600_000), default: READINESS_DEFAULTS.probeIntervalMs, doc: 'Pause between two background probes of each backend and of Redis, ms.' }),
+  probeIntervalMs: setting({
+    env: 'READINESS_PROBE_INTERVAL_MS',
+    rule: integer(100, 3_600_000),
+    default: READINESS_DEFAULTS.probeIntervalMs,
+    doc: 'Time from one background probe of each backend and of Redis to the next, ms. The probe is what closes an open breaker: it closes within one interval of the backend answering again.',
+  }),
+  probeTimeoutMs: setting({
+    env: 'READINESS_PROBE_TIMEOUT_MS',
+    rule: integer(100, 600_000),
+    default: READINESS_DEFAULTS.probeTimeoutMs,
+    doc: "Deadline of each request of a backend's background probe, ms (at most the backend's call deadline): a hung backend's probe fails after it, not after the call deadline.",
+  }),
 } as const;
 
 /** The `breaker` and `readiness` groups. @throws ConfigError naming the setting */

@@ -7,13 +7,13 @@
  */
 import type { Accepted, BackendPage, OpaquePage } from './call-answers';
 import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, OwnCreateInput, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from './call-inputs';
-import type { CallOptions, CallerCredential } from './call-options';
+import type { CallOptions, CallerCredential, ProbeCall } from './call-options';
 import type { BackendFacets } from './capabilities';
 import type { Attachment, BackendHealth, BackendKind, Capability, Snapshot, Volume, VolumeRef } from './model';
 
 // The call types live in leaf files (no import cycle with capabilities.ts); importable from here as before.
 export type { PendingChange } from './completion';
-export type { CallOptions, CallerCredential } from './call-options';
+export type { CallOptions, CallerCredential, ProbeCall } from './call-options';
 export type { Accepted, BackendPage, OpaquePage, Positioned } from './call-answers';
 export type {
   AttachTarget,
@@ -57,8 +57,12 @@ export interface VolumeBackend extends BackendFacets {
    * for the message a listing without a plugin gets. @default unset (listed per scope)
    */
   readonly snapshotsPerPlugin?: string;
-  /** Probes the backend with the gateway's own means, no caller credential. Never throws. */
-  health(signal?: AbortSignal): Promise<BackendHealth>;
+  /**
+   * Probes the backend with the gateway's own means, no caller credential. Never throws.
+   * @param probe set by the background probe only (server/readiness.ts): its calls may pass
+   *   breakers that are not closed, and close them (`breaker.ts`). @default a caller's read of health
+   */
+  health(signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth>;
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>>;
   /** Full read; null when the volume does not exist (or the caller may not see it, if the backend hides it). */
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null>;

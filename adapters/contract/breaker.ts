@@ -8,9 +8,14 @@
  *   everyone. Calls the caller abandoned count as neither.
  * - CLOSED → OPEN after `failures` failures in a row, or when at least `minCalls` calls ended in
  *   the last `windowMs` and `failureRatePercent` of them failed.
- * - OPEN fails calls at once ({@link BreakerOpenError}) for `openMs`, doubled on every failed
- *   probe up to `maxOpenMs`. Then HALF_OPEN lets one call through: its outcome closes the breaker
- *   (and resets the open time) or opens it again.
+ * - OPEN fails callers' calls at once ({@link BreakerOpenError}) until a probe succeeds. Probes
+ *   are the gateway's background probe (server/readiness.ts), never a caller's call: once `openMs`
+ *   has passed since the breaker opened, each probe is let through (HALF_OPEN while it runs, one
+ *   at a time); a success closes the breaker, a failure leaves it OPEN for the next probe. So it
+ *   closes within one probe interval (`READINESS_PROBE_INTERVAL_MS`) of the service's return once
+ *   the open time is past (docs/configuration.md "Circuit breakers").
+ * - A breaker that opens again within `windowMs` of closing (a service that answers probes but
+ *   fails calls) stays open twice as long as the last time, up to `maxOpenMs`.
  *
  * In the contract, not in `adapters/http/`: a module's factory gets the board ({@link BreakerBoard},
  * `BackendDeps` in module.ts), and a backend without HTTP (memory) uses it too. The transport
@@ -31,9 +36,9 @@ export interface BreakerOptions {
   minCalls: number;
   /** Length of the sliding window the rate is taken over, ms. @default 30000 */
   windowMs: number;
-  /** First open period, ms; doubles with each failed probe. @default 5000 */
+  /** Shortest time open before a probe may close it, ms; doubles when it opens again within `windowMs` of closing. @default 5000 */
   openMs: number;
-  /** Longest open period, ms. @default 60000 */
+  /** Longest such time, ms. @default 60000 */
   maxOpenMs: number;
 }
 
@@ -47,7 +52,7 @@ export interface BreakerStatus {
   state: BreakerState;
   /** Failures in a row now. */
   consecutiveFailures: number;
-  /** When an open breaker lets a probe through (RFC 3339); null unless OPEN. */
+  /** When the next probe may close an open breaker (RFC 3339, an estimate from the probe interval); null unless OPEN. */
   retryAt: string | null;
   /** Why it opened last, for humans; null while it never opened. */
   reason: string | null;
@@ -57,7 +62,7 @@ export interface BreakerStatus {
 export type CallOutcome = 'success' | 'failure' | 'neutral';
 
 /**
- * A call refused at once because its service's breaker is open (or its half-open probe is
+ * A call refused at once because its service's breaker is not closed (open, or its probe is
  * running). `BACKEND_UNAVAILABLE`, retryable, with `retryAfterSeconds` as RATE_LIMITED has it.
  */
 export class BreakerOpenError extends BackendUnavailableError {
@@ -94,10 +99,14 @@ export class Breaker {
   #consecutive = 0;
   #openedUntil = 0;
   #openMs: number;
+  #closedAt = 0;
+  #lastProbeAt = 0;
   #probing = false;
   #reason: string | null = null;
   readonly #buckets: Bucket[] = [];
   readonly #listeners = new Set<(s: BreakerStatus) => void>();
+  /** How often the background probe runs (set by its board), for `retryAfterSeconds`. @default unknown */
+  probeIntervalMs: number | undefined;
 
   constructor(
     readonly backend: string,
@@ -109,28 +118,34 @@ export class Breaker {
     this.#openMs = options.openMs;
   }
 
-  /** The state now (an OPEN breaker whose time is up reads HALF_OPEN). */
+  /** The state now: HALF_OPEN only while a probe is on its way. */
   get state(): BreakerState {
-    if (this.#state === 'OPEN' && this.now() >= this.#openedUntil) return 'HALF_OPEN';
     return this.#state;
+  }
+
+  /** When a probe may first pass (the open time's end, ms since epoch); null while CLOSED. */
+  get probeDueAt(): number | null {
+    return this.#state === 'CLOSED' ? null : this.#openedUntil;
   }
 
   /**
    * Lets a call through or throws {@link BreakerOpenError}. A call let through must be followed by
-   * exactly one {@link Breaker.record} of its outcome, passing what this returned (the half-open
-   * probe waits for it). @returns true when the call is the half-open probe
+   * exactly one {@link Breaker.record} of its outcome, passing what this returned.
+   * @param probe true only for the background probe: it alone may pass a breaker that is not
+   *   closed, once the open time is past and no other probe runs
+   * @returns true when the call is a probe that decides whether the breaker closes
    */
-  admit(): boolean {
-    const state = this.state;
-    if (state === 'CLOSED') return false;
-    if (state === 'HALF_OPEN' && !this.#probing) {
+  admit(probe = false): boolean {
+    const now = this.now();
+    if (probe) this.#lastProbeAt = now;
+    if (this.#state === 'CLOSED') return false;
+    if (probe && !this.#probing && now >= this.#openedUntil) {
       this.#probing = true;
       this.#setState('HALF_OPEN');
       return true;
     }
-    // Open, or the one probe is on its way: tried again when the probe has had its deadline.
-    const until = Math.max(this.#openedUntil, this.now() + 1000);
-    const seconds = Math.max(1, Math.ceil((until - this.now()) / 1000));
+    const until = this.#retryAt(now);
+    const seconds = Math.max(1, Math.ceil((until - now) / 1000));
     throw new BreakerOpenError(this.service, seconds, new Date(until).toISOString(), this.backend, this.#reason);
   }
 
@@ -139,14 +154,14 @@ export class Breaker {
    * through before the breaker opened and ending later does not decide for the probe.
    */
   record(outcome: CallOutcome, probe = false): void {
-    if (probe) this.#probing = false;
-    if (outcome === 'neutral') return;
     if (probe) {
-      if (outcome === 'success') this.#close();
-      else this.#open('the half-open probe failed', true);
-      return;
+      this.#probing = false;
+      if (outcome === 'success') return this.#close();
+      if (outcome === 'failure') this.#reason = 'the probe failed';
+      // Open until the next probe (an abandoned probe decides nothing).
+      return this.#setState('OPEN');
     }
-    if (this.#state !== 'CLOSED') return;
+    if (outcome === 'neutral' || this.#state !== 'CLOSED') return;
     const bucket = this.#bucket();
     bucket.calls++;
     if (outcome === 'success') {
@@ -155,10 +170,10 @@ export class Breaker {
     }
     bucket.failures++;
     this.#consecutive++;
-    if (this.#consecutive >= this.options.failures) return this.#open(`${this.#consecutive} failures in a row`, false);
+    if (this.#consecutive >= this.options.failures) return this.#open(`${this.#consecutive} failures in a row`);
     const { calls, failures } = this.#window();
     if (calls >= this.options.minCalls && failures * 100 >= calls * this.options.failureRatePercent) {
-      this.#open(`${failures} of ${calls} calls failed in ${Math.round(this.options.windowMs / 1000)} s`, false);
+      this.#open(`${failures} of ${calls} calls failed in ${Math.round(this.options.windowMs / 1000)} s`);
     }
   }
 
@@ -169,7 +184,7 @@ export class Breaker {
       service: this.service,
       state,
       consecutiveFailures: this.#consecutive,
-      retryAt: state === 'OPEN' ? new Date(this.#openedUntil).toISOString() : null,
+      retryAt: state === 'OPEN' ? new Date(this.#retryAt(this.now())).toISOString() : null,
       reason: this.#reason,
     };
   }
@@ -180,19 +195,33 @@ export class Breaker {
     return () => this.#listeners.delete(listener);
   }
 
-  #open(reason: string, again: boolean): void {
-    if (again) this.#openMs = Math.min(this.options.maxOpenMs, this.#openMs * 2);
+  #open(reason: string): void {
+    const now = this.now();
+    // Opening again soon after closing: the service answers probes but fails calls.
+    const flapping = this.#closedAt > 0 && now - this.#closedAt < this.options.windowMs;
+    this.#openMs = flapping ? Math.min(this.options.maxOpenMs, this.#openMs * 2) : this.options.openMs;
     this.#reason = reason;
-    this.#openedUntil = this.now() + this.#openMs;
+    this.#openedUntil = now + this.#openMs;
     this.#buckets.length = 0;
     this.#setState('OPEN');
   }
 
   #close(): void {
-    this.#openMs = this.options.openMs;
+    this.#closedAt = this.now();
     this.#consecutive = 0;
     this.#buckets.length = 0;
     this.#setState('CLOSED');
+  }
+
+  /**
+   * When a probe may next close it: when the open time ends (the prober wakes for it), else the
+   * next probe (`probeIntervalMs` after the last one); at least a second from now.
+   */
+  #retryAt(now: number): number {
+    let at = this.#openedUntil;
+    const every = this.probeIntervalMs;
+    if (at <= now && every !== undefined && this.#lastProbeAt > 0) at = this.#lastProbeAt + every;
+    return Math.max(at, now + 1000);
   }
 
   #setState(state: BreakerState): void {
@@ -238,6 +267,8 @@ export class Breaker {
  */
 export class BreakerBoard {
   readonly #breakers = new Map<string, Breaker>();
+  readonly #listeners = new Set<(s: BreakerStatus) => void>();
+  #probeIntervalMs: number | undefined;
 
   constructor(readonly options: BreakerOptions = BREAKER_DEFAULTS) {}
 
@@ -246,9 +277,35 @@ export class BreakerBoard {
     let b = this.#breakers.get(key);
     if (!b) {
       b = new Breaker(backend, service, this.options);
+      b.probeIntervalMs = this.#probeIntervalMs;
+      b.onChange((s) => {
+        for (const l of this.#listeners) l(s);
+      });
       this.#breakers.set(key, b);
     }
     return b;
+  }
+
+  /** Calls `listener` on every change of any breaker, made now or later; returns the unsubscribe. */
+  onChange(listener: (s: BreakerStatus) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** When a probe may first close a breaker of `backend` that is not closed; undefined when all are closed. */
+  probeDueAt(backend: string): number | undefined {
+    let due: number | undefined;
+    for (const b of this.#breakers.values()) {
+      const at = b.backend === backend ? b.probeDueAt : null;
+      if (at !== null && (due === undefined || at < due)) due = at;
+    }
+    return due;
+  }
+
+  /** The background probe runs every `ms` (server/readiness.ts): refused callers are told when it comes. */
+  probedEvery(ms: number): void {
+    this.#probeIntervalMs = ms;
+    for (const b of this.#breakers.values()) b.probeIntervalMs = ms;
   }
 
   /** Every breaker's status, in creation order; only those of `backend` when given. */

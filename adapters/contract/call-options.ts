@@ -13,6 +13,16 @@ export interface CallerCredential {
   token?: string;
 }
 
+/**
+ * What marks a call as the gateway's background probe (server/readiness.ts), never a caller's:
+ * it alone may pass a circuit breaker that is not closed (`breaker.ts`), and it has a deadline of
+ * its own, shorter than callers' (a probe to a hung host need not wait the call deadline).
+ */
+export interface ProbeCall {
+  /** Deadline of each request the probe sends, ms (at most the backend's call deadline). */
+  timeoutMs: number;
+}
+
 /** Per-call options every backend method takes. */
 export interface CallOptions {
   credential: CallerCredential;
@@ -30,4 +40,6 @@ export interface CallOptions {
    * gateway's own service credential): whether a backend accepted the caller. @default none
    */
   onAnswer?: (status: number) => void;
+  /** Set by the background probe only. @default a caller's call */
+  probe?: ProbeCall;
 }

@@ -11,6 +11,7 @@ import { linkedAbort } from '../contract/linked-abort';
 import { errors as undiciErrors } from 'undici';
 import type { Breaker, CallOutcome } from './breaker';
 import type { CallBudget } from '../contract/budget';
+import type { ProbeCall } from '../contract/call-options';
 import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from '../contract/errors';
 import { checkOutgoing } from './headers';
 import { PoolKeeper, type CallState } from './pool';
@@ -75,6 +76,8 @@ export interface HttpRequest {
   budget?: CallBudget;
   /** The breaker of the service this request goes to (OpenStack: Keystone, Cinder or Nova). @default the transport's */
   breaker?: Breaker;
+  /** The background probe's request: it may pass a breaker that is not closed, within its own deadline. @default a caller's */
+  probe?: ProbeCall;
 }
 
 export interface HttpResponse {
@@ -133,7 +136,7 @@ export class Transport {
     const breaker = req.breaker ?? this.#breaker;
     let probe = false;
     try {
-      probe = breaker?.admit() ?? false;
+      probe = breaker?.admit(req.probe !== undefined) ?? false;
     } catch (err) {
       span.end(0, err instanceof GatewayError ? err.code : 'unknown', true);
       return Promise.reject(err);
@@ -146,6 +149,7 @@ export class Transport {
       breaker?.record(outcome, probe);
     };
     const started = performance.now();
+    const timeoutMs = Math.min(req.probe?.timeoutMs ?? Infinity, this.#timeoutMs);
     const deadline = new AbortController();
     // What stops new attempts and retry pauses: the caller or the deadline (the timer aborts both).
     const link = caller ? linkedAbort(caller) : undefined;
@@ -171,14 +175,14 @@ export class Transport {
       // The deadline settles the call itself: undici may never settle a request it lost. It runs
       // until the exchange ends, also when the caller was answered earlier.
       const timer = setTimeout(() => {
-        const err = this.#timeout(req);
+        const err = this.#timeout(req, timeoutMs);
         deadline.abort(err);
         link?.controller.abort(err);
         record(0, err.code);
         judge('failure');
         settle(() => reject(err));
         this.#pools.afterDeadline(state);
-      }, this.#timeoutMs);
+      }, timeoutMs);
       // The caller is answered at once; the exchange itself ends as `inFlightOnAbort` says, and
       // is recorded with what it really got when it ends.
       // Listening on the per-call `stop`, not on the caller's signal shared by every call.
@@ -260,8 +264,8 @@ export class Transport {
     });
   }
 
-  #timeout(req: HttpRequest): GatewayError {
-    return new BackendTimeoutError(`backend "${this.backend}" did not answer ${req.endpoint} within ${this.#timeoutMs} ms`, {
+  #timeout(req: HttpRequest, ms = this.#timeoutMs): GatewayError {
+    return new BackendTimeoutError(`backend "${this.backend}" did not answer ${req.endpoint} within ${ms} ms`, {
       backend: this.backend,
     });
   }

@@ -22,6 +22,7 @@ import type {
   VolumeBackend,
   VolumeListQuery,
   VolumeSpec,
+  ProbeCall,
 } from '../contract/backend';
 import { advertise, CORE_CAPABILITIES, type SnapshotReads, type VolumePatch, type VolumeUpdates } from '../contract/capabilities';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
@@ -98,8 +99,8 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
   }
 
   /** Up, unless an injected failure or an open breaker says otherwise. */
-  health(signal?: AbortSignal): Promise<BackendHealth> {
-    return health(this.#ctx, signal);
+  health(signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth> {
+    return health(this.#ctx, signal, probe);
   }
 
   // ---- data -----------------------------------------------------------------------------------

@@ -51,11 +51,11 @@ export class Faults {
    * Runs one call: budget, breaker, injected latency and failure, then `run`. Access denials and
    * other answers the backend gives count as successes for the breaker, as HTTP 4xx do.
    */
-  async call<T>(o: Pick<CallOptions, 'budget' | 'signal'>, run: () => T): Promise<T> {
+  async call<T>(o: Pick<CallOptions, 'budget' | 'signal' | 'probe'>, run: () => T): Promise<T> {
     o.budget?.take(this.backend);
     if (o.signal?.aborted) throw o.signal.reason;
     const breaker = this.breakers.get(this.backend, SERVICE);
-    const probe = breaker.admit();
+    const probe = breaker.admit(o.probe !== undefined);
     try {
       const { latencyMs, latencyJitterMs, failureRate } = this.options;
       const delay = latencyMs + (latencyJitterMs > 0 ? Math.floor(this.random() * latencyJitterMs) : 0);

@@ -26,6 +26,7 @@ import type {
   VolumeBackend,
   VolumeListQuery,
   VolumeSpec,
+  ProbeCall,
 } from '../contract/backend';
 import { advertise, type CoreCapability, type NodeAttachments, type StoragePlugins, type VolumeReader, type VolumeRegistration } from '../contract/capabilities';
 import type { Attachment, BackendHealth, ExternalVolume, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
@@ -94,8 +95,8 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
     this.#ctx = { backend: options.backend, client: this.#client };
   }
 
-  health(signal?: AbortSignal): Promise<BackendHealth> {
-    return cluster.health(this.#ctx, signal);
+  health(signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth> {
+    return cluster.health(this.#ctx, signal, probe);
   }
 
   // ---- volumes ----------------------------------------------------------------------------

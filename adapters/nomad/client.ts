@@ -101,6 +101,7 @@ export class NomadClient {
       signal: o.signal,
       requestId: o.requestId,
       budget: o.budget,
+      probe: o.probe,
     });
     if (o.credential.token) o.onAnswer?.(res.status);
     if (res.status !== 200) {

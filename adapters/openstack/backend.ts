@@ -25,6 +25,7 @@ import type {
   VolumeBackend,
   VolumeListQuery,
   VolumeSpec,
+  ProbeCall,
 } from '../contract/backend';
 import {
   advertise,
@@ -106,8 +107,8 @@ export class OpenStackBackend
     this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? OPENSTACK_SETTINGS.operationTimeoutMs.default };
   }
 
-  health(signal?: AbortSignal): Promise<BackendHealth> {
-    return health(this.#c, signal);
+  health(signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth> {
+    return health(this.#c, signal, probe);
   }
 
   // ---- core -----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
  * Cinder or Nova.
  */
 import type { CallOptions } from '../contract/backend';
+import type { ProbeCall } from '../contract/call-options';
 import { BreakerBoard, type Breaker } from '../http/breaker';
 import { BackendError } from '../contract/errors';
 import { Transport, type CallRecord, type HttpRequest, type HttpResponse } from '../http/transport';
@@ -95,6 +96,8 @@ export class OpenStackClient {
   readonly #o: OpenStackClientOptions;
   readonly #transports = new Map<string, Transport>();
   readonly #versions = new Map<string, { at: number; range: Promise<{ min: Microversion; max: Microversion }> }>();
+  /** The versioned root of each service last asked for its version document (the probe's target without a service credential). */
+  readonly #roots = new Map<ApiService, string>();
   readonly #breakers: BreakerBoard;
 
   constructor(o: OpenStackClientOptions) {
@@ -128,8 +131,8 @@ export class OpenStackClient {
    * Reads `service`'s version document now, bypassing (and refreshing) the cache: health probes
    * use it to prove the service answers, which a cached range would not.
    */
-  async probe(session: Session, service: ApiService, signal?: AbortSignal): Promise<Microversion> {
-    const range = await this.#range(session, service, { fresh: true, signal });
+  async probe(session: Session, service: ApiService, signal?: AbortSignal, probe?: ProbeCall): Promise<Microversion> {
+    const range = await this.#range(session, service, { fresh: true, signal, probe });
     return range.max.min(KNOWN_MAX[service]);
   }
 
@@ -170,9 +173,20 @@ export class OpenStackClient {
   }
 
   /** Unauthenticated reachability of Keystone (`GET /v3`), for health probes. */
-  async probeKeystone(signal?: AbortSignal): Promise<number> {
-    const res = await this.#send(this.#o.authUrl.replace(/\/+$/, ''), { method: 'GET', path: '', headers: { accept: 'application/json' }, endpoint: 'GET /v3', signal, breaker: this.breaker('identity') });
+  async probeKeystone(signal?: AbortSignal, probe?: ProbeCall): Promise<number> {
+    const res = await this.#send(this.#o.authUrl.replace(/\/+$/, ''), { method: 'GET', path: '', headers: { accept: 'application/json' }, endpoint: 'GET /v3', signal, breaker: this.breaker('identity'), probe });
     return res.status;
+  }
+
+  /**
+   * The background probe of Cinder's and Nova's breakers that are not closed, without a token: a
+   * `GET` of the versioned root last used. Any answer below 500 (401 included) shows the service
+   * answers, which is all a breaker asks. A service never used yet has no known root: nothing to
+   * probe, and no call through it failed either.
+   */
+  async probeOpenServices(signal: AbortSignal | undefined, probe: ProbeCall): Promise<void> {
+    const open = (['volume', 'compute'] as const).filter((service) => this.breaker(service).state !== 'CLOSED' && this.#roots.has(service));
+    await Promise.all(open.map((service) => this.#send(this.#roots.get(service)!, { method: 'GET', path: '', headers: { accept: 'application/json' }, endpoint: `GET ${service} version`, signal, breaker: this.breaker(service), probe })));
   }
 
   async close(): Promise<void> {
@@ -180,15 +194,16 @@ export class OpenStackClient {
     this.#transports.clear();
   }
 
-  #range(session: Session, service: ApiService, o: { fresh?: boolean; signal?: AbortSignal } = {}): Promise<{ min: Microversion; max: Microversion }> {
+  #range(session: Session, service: ApiService, o: { fresh?: boolean; signal?: AbortSignal; probe?: ProbeCall } = {}): Promise<{ min: Microversion; max: Microversion }> {
     const base = service === 'volume' ? session.volumeUrl : session.computeUrl;
     // The versioned root: …/v3/ for Cinder, …/v2.1/ for Nova (the project part is dropped).
     const m = (service === 'volume' ? /^(.*?\/v3)(\/.*)?$/ : /^(.*?\/v2(?:\.1)?)(\/.*)?$/).exec(base);
     const root = `${m ? m[1] : base}/`;
+    this.#roots.set(service, root);
     const hit = this.#versions.get(root);
     if (!o.fresh && hit && Date.now() - hit.at < VERSION_TTL_MS) return hit.range;
     const range = (async () => {
-      const res = await this.#send(root, { method: 'GET', path: '', headers: { accept: 'application/json', 'x-auth-token': session.token }, endpoint: `GET ${service} version`, signal: o.signal, breaker: this.breaker(service) });
+      const res = await this.#send(root, { method: 'GET', path: '', headers: { accept: 'application/json', 'x-auth-token': session.token }, endpoint: `GET ${service} version`, signal: o.signal, breaker: this.breaker(service), probe: o.probe });
       if (res.status === 401) this.keystone.forget(session.token);
       if (res.status !== 200) throw errorFromResponse(res.status, res.text, { backend: this.backend, service, action: 'reading the version document' });
       const r = rangeFromVersionDocument(JSON.parse(res.text), service === 'volume' ? /^v3/ : /^v2\.1/);

@@ -4,7 +4,9 @@
  *   PORT=4646 NOMAD_SIM_VARIANT=east node --import tsx simulators/nomad/main.ts
  *
  * `PORT` defaults to 4646 (Nomad's HTTP port), `NOMAD_SIM_VARIANT` to `east`; `HOST` to
- * 127.0.0.1. Prints the URL and the demo tokens; stops on SIGINT/SIGTERM.
+ * 127.0.0.1; `NOMAD_SIM_EVENT_HEARTBEAT_MS` (the event stream's heartbeat, for fault tests with
+ * short allowances) to the simulator's default. Prints the URL and the demo tokens; stops on
+ * SIGINT/SIGTERM.
  */
 import { NomadSimulator } from './index';
 import { seedDemoCluster } from './demo';
@@ -14,7 +16,8 @@ async function main(): Promise<{ close(): Promise<void> }> {
   const variant = process.env.NOMAD_SIM_VARIANT === 'west' ? 'west' : 'east';
   const port = Number(process.env.PORT ?? 4646);
   const host = process.env.HOST ?? '127.0.0.1';
-  const sim = new NomadSimulator();
+  const heartbeat = Number(process.env.NOMAD_SIM_EVENT_HEARTBEAT_MS);
+  const sim = new NomadSimulator(Number.isInteger(heartbeat) && heartbeat > 0 ? { eventHeartbeatMs: heartbeat } : {});
   const tokens = seedDemoCluster(sim, variant);
   const url = await sim.listen(port, host);
   process.stdout.write(`nomad simulator (${variant}) listening on ${url}\n`);

@@ -14,6 +14,14 @@
  *   `reserved` → `attaching`, an allocation's task updates) are folded into it;
  * - a volume status that only says an attach or detach is under way (RESERVED, ATTACHING,
  *   DETACHING) is folded into the attachment's ATTACHING/DETACHING when the volume shows one.
+ *
+ * One transition, one sequence, whatever the source: Nomad releases every claim in two volume
+ * writes (Nomad's nomad/csi_endpoint.go `Unpublish`: the claim checkpointed node-detached, kept as a
+ * past claim that still counts (nomad/structs/csi.go `claimRelease`), then ready to free, which
+ * removes it), so its release is `DETACHING`, then `RELEASED`. A read that finds the claim gone
+ * without having seen it DETACHING (blocking queries, which see volume writes only, or two writes
+ * read as one) sends the missed `DETACHING` first, so that subscribers and UIs see the same sequence
+ * from the event stream and from blocking queries.
  */
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { carriedDetails } from '../../adapters/contract/details';
@@ -103,6 +111,10 @@ export function changesOf(d: VolumeDelta): ChangeInput[] {
   const attachmentChange = (type: ChangeType, a: Attachment, previous: Attachment | null, changedFields: string[]): void =>
     void out.push({ ...base, type, attachment: a, attachmentId: attachmentGlobalId(a), previousAttachmentState: previous?.state ?? null, changedFields, keys: attachmentKeys(a) });
 
+  // A claim released without a DETACHING seen: its DETACHING first, as the event stream shows it.
+  const released = d.after ? (d.before?.attachments ?? []).filter((a) => isClaim(a) && a.state !== 'DETACHING' && !d.after!.attachments.some((b) => b.consumerId === a.consumerId)) : [];
+  for (const prev of released) attachmentChange('DETACHING', { ...prev, state: 'DETACHING' }, prev, ['state']);
+
   if (!d.before) volumeChange('CREATED', [...VOLUME_FIELDS, 'attachments']);
   else if (!d.after) volumeChange('DELETED', []);
   else {
@@ -128,7 +140,8 @@ export function changesOf(d: VolumeDelta): ChangeInput[] {
   for (const [id, prev] of before) {
     if (after.has(id)) continue;
     const gone: Attachment = { ...prev, state: 'DETACHED' };
-    attachmentChange(isClaim(prev) ? 'RELEASED' : 'DETACHED', gone, prev, ['state']);
+    const was = released.includes(prev) ? { ...prev, state: 'DETACHING' as const } : prev;
+    attachmentChange(isClaim(prev) ? 'RELEASED' : 'DETACHED', gone, was, ['state']);
   }
   return out;
 }

@@ -14,6 +14,9 @@ import { MemoryBackend } from '../../adapters/memory/backend';
 import { ConfigError, envPaths } from '../../adapters/contract/settings';
 import { memoryModule } from '../../adapters/memory/module';
 import { generateSeed } from '../../adapters/memory/data/seed';
+import { BackendRegistry } from '../../domain/registry';
+import { ReadinessState } from '../../server/readiness';
+import { until } from '../support/until';
 
 const ANY: CallOptions = { credential: {} };
 const dir = mkdtempSync(join(tmpdir(), 'memory-backend-'));
@@ -111,6 +114,28 @@ describe('memory backend: injected faults', () => {
     expect((await b.health()).status).toBe('DOWN');
     b.faults = { latencyMs: 0, latencyJitterMs: 0, failureRate: 0 };
     await expect(list()).rejects.toThrow(/circuit breaker is open/); // open until its time is up
+  });
+
+  it("should be closed by the background probe as soon as its open time ends, never by a caller's call", async () => {
+    const breakers = new BreakerBoard({ failures: 3, failureRatePercent: 50, minCalls: 100, windowMs: 30_000, openMs: 300, maxOpenMs: 60_000 });
+    const b = new MemoryBackend({ backend: 'flaky', source: { generate: { volumes: 3, attachmentsPerVolume: 0 } }, faults: { failureRate: 1 }, breakers });
+    const list = () => b.listVolumes({ namespace: '*', limit: 10, token: null }, ANY);
+    // A probe interval far beyond the test: only the wake at the open time's end can close it in time.
+    const readiness = new ReadinessState({ registry: new BackendRegistry([b], { breakers }), config: { probeIntervalMs: 600_000 } });
+    readiness.start('breakers');
+    try {
+      for (let i = 0; i < 3; i++) await expect(list()).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+      const opened = Date.now();
+      b.faults = { latencyMs: 0, latencyJitterMs: 0, failureRate: 0 };
+      // The backend is back, but callers are refused until the probe closes the breaker.
+      await expect(list()).rejects.toThrow(/circuit breaker is open/);
+      await new Promise((r) => setTimeout(r, 350));
+      await until(() => breakers.statuses('flaky')[0]?.state === 'CLOSED', 'the probe to close the breaker', 5_000, 10);
+      expect(Date.now() - opened).toBeGreaterThanOrEqual(300);
+      expect((await list()).items).toHaveLength(3);
+    } finally {
+      await readiness.stop();
+    }
   });
 
   it('should add the injected latency to calls and give up when the call is aborted', async () => {

@@ -3,9 +3,11 @@
  * with SIGSTOP, so they keep their sockets and answer nothing, as a hung host does. Once the
  * backend's breaker is open its calls fail at once; merged lists answer the other backend within
  * their per-backend deadline; the watcher reports DEGRADED; /readyz answers at once from held
- * state, 200 by default and 503 under READINESS_REQUIRE=all; SIGCONT lets the half-open probe
+ * state, 200 by default and 503 under READINESS_REQUIRE=all; SIGCONT lets the background probe
  * close the breaker. A hung Nova (the OpenStack simulator's own latency control) does not block
- * Cinder lists.
+ * Cinder lists. A stop longer than the breaker's open time (R20): callers are refused at once
+ * until the background probe closes the breaker, which it does within about a probe interval of
+ * SIGCONT, and the watcher is back on the event stream soon after.
  */
 import { disposeAll, MGMT, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 import { until } from '../support/until';
@@ -111,7 +113,7 @@ describe('a Nomad stopped with SIGSTOP', () => {
     expect(metrics).toMatch(/gateway_backend_breaker_state\{backend="west",service="nomad"\} 0/);
 
     east.resume();
-    // The half-open probe (the background probe's call) closes it; the watcher streams again.
+    // The background probe closes it (never a caller's call); the watcher streams again.
     await until(
       async () => {
         const b = backendOf((await readyz(gw)).body, 'east');
@@ -125,6 +127,90 @@ describe('a Nomad stopped with SIGSTOP', () => {
     expect(after.body.errors).toBeUndefined();
     expect(after.body.data.volumes.omittedBackends).toEqual([]);
     await until(async () => (await readyz(gwAll)).status === 200, 'READINESS_REQUIRE=all ready again', 120_000);
+  });
+});
+
+describe('a Nomad stopped longer than the breaker stays open (R20)', () => {
+  let sim: SimulatorProcess;
+  let gw: GatewayUnderTest;
+  let headers: Record<string, string>;
+  const CALL_DEADLINE_MS = 2_000;
+  const OPEN_MS = 1_000;
+  const PROBE_INTERVAL_MS = 250;
+
+  beforeAll(async () => {
+    // Heartbeats every 200 ms, so a 1 s allowance finds the stopped stream dead (as 45 s does in production).
+    sim = await startSimulatorProcess('nomad', { NOMAD_SIM_EVENT_HEARTBEAT_MS: '200' });
+    const { url, managementToken } = nomadBanner(sim.banner);
+    gw = await startGatewayFor([{ id: 'east', url, token: managementToken, timeoutMs: CALL_DEADLINE_MS, readRetries: 0 }], {
+      resilience: { breaker: { failures: 5, failureRatePercent: 50, minCalls: 10, windowMs: 30_000, openMs: OPEN_MS, maxOpenMs: 60_000 } },
+      readiness: { probeIntervalMs: PROBE_INTERVAL_MS, probeTimeoutMs: 1_000 },
+      // The stream's retry from blocking queries stays at its default (5 minutes).
+      nomadWatch: { heartbeatTimeoutMs: 1_000, backoffMs: 100, maxBackoffMs: 400 },
+    });
+    headers = { 'x-nomad-token': managementToken };
+    await until(async () => backendOf((await readyz(gw)).body, 'east').watcher?.state === 'STREAMING', 'the watcher streaming', 60_000);
+  });
+
+  afterAll(async () => {
+    await disposeAll();
+    await sim?.close();
+  });
+
+  it('should refuse callers at once until the probe closes the breaker within about a probe interval of SIGCONT, and stream again soon after', async () => {
+    sim.pause();
+    const stoppedAt = Date.now();
+    // Five calls in flight wait the deadline and open the breaker.
+    await Promise.all([1, 2, 3, 4, 5].map(() => gw.gql(READ_EAST, {}, headers)));
+    await until(async () => backendOf((await readyz(gw)).body, 'east').breakers[0].state !== 'CLOSED', 'the breaker open', 60_000, 50);
+
+    // One caller all along, from now until the breaker closes; /readyz is watched as often.
+    let state = 'OPEN';
+    let closedAt = 0;
+    let resumedAt = 0;
+    const whileNotClosed: Array<{ ms: number; code: string }> = [];
+    const watching = (async () => {
+      while (closedAt === 0) {
+        state = backendOf((await readyz(gw)).body, 'east').breakers[0].state;
+        if (state === 'CLOSED' && resumedAt > 0) closedAt = Date.now();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const asking = (async () => {
+      while (closedAt === 0) {
+        const open = state !== 'CLOSED';
+        const { value, ms } = await timed(() => gw.gql(READ_EAST, {}, headers));
+        if (open && closedAt === 0) whileNotClosed.push({ ms, code: value.body.errors?.[0]?.extensions.code ?? 'data' });
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+
+    // Stopped well past the open time: several probes fail meanwhile.
+    await new Promise((r) => setTimeout(r, Math.max(0, 8_000 - (Date.now() - stoppedAt))));
+    sim.resume();
+    resumedAt = Date.now();
+    await Promise.all([watching, asking]);
+
+    // (a) No caller waited for the deadline: each was refused at once (the probe alone tests the
+    // backend), or answered when the breaker had just closed.
+    expect(whileNotClosed.length).toBeGreaterThan(10);
+    expect(whileNotClosed.filter((c) => c.code !== 'BACKEND_UNAVAILABLE' && c.code !== 'data')).toEqual([]);
+    expect(Math.max(...whileNotClosed.map((c) => c.ms))).toBeLessThan(CALL_DEADLINE_MS / 2);
+    // (b) Closed within about a probe interval of SIGCONT (250 ms here; bound generous for a loaded machine).
+    expect(closedAt - resumedAt).toBeLessThan(3_000);
+    // (c) The watcher is back on the event stream soon after (not after its 5-minute retry).
+    let watcher: any;
+    await until(
+      async () => {
+        watcher = backendOf((await readyz(gw)).body, 'east').watcher;
+        return watcher?.state === 'STREAMING' && watcher.source === 'EVENT_STREAM';
+      },
+      () => `the watcher on the event stream; ${JSON.stringify(watcher)}`,
+      10_000,
+      50,
+    );
+    const after = await gw.gql(READ_EAST, {}, headers);
+    expect(after.body).toEqual({ data: { volumeByNativeId: null } });
   });
 });
 

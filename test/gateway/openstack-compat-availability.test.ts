@@ -106,7 +106,7 @@ describe("the gateway's own Keystone credential", () => {
     const d = await readyzWhen(gw, down, 'DOWN');
     expect(d.body.backends).toEqual([expect.objectContaining({ id: 'os', status: 'DOWN', message: expect.stringMatching(/Cinder is unavailable .*backend "os"|cinder\) is unavailable: its circuit breaker is open/) })]);
     os.sim.available('cinder');
-    // The breaker (opened by the 503s) lets a half-open probe through after its open time.
+    // The breaker (opened by the 503s) lets the background probe through after its open time, which closes it.
     await readyzWhen(gw, up, 'UP again');
     expect(tokenPosts(os)).toHaveLength(1);
   });

@@ -101,7 +101,7 @@ describe('a backend that never answers', () => {
     const health = await gw.gql('{ storageBackends { id health { status } } }', undefined, admin);
     expect(health.body.data.storageBackends[0].health.status).toBe('DOWN');
     sim.setLatency(0);
-    // The calls above may have opened the breaker: the next call works once its half-open probe closed it.
+    // The calls above may have opened the breaker: the next call works once the background probe closed it.
     let next = await gw.gql(LIST, undefined, admin);
     await until(async () => (next = await gw.gql(LIST, undefined, admin)).body.errors === undefined, 'a list without errors', 30_000, 200);
     expect(next.body.data.volumes.nodes).toHaveLength(3);

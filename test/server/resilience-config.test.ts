@@ -14,11 +14,11 @@ function file(content: unknown): string {
 }
 
 describe('resilience settings', () => {
-  it('should default to 5 failures, 50 % of 10 calls in 30 s, 5 s open doubling to 60 s, a 5 s list deadline and READINESS_REQUIRE=none', () => {
+  it('should default to 5 failures, 50 % of 10 calls in 30 s, 5 s open (doubling to 60 s when flapping), a 5 s list deadline, READINESS_REQUIRE=none and a 2 s probe deadline', () => {
     expect(loadConfig(NOMAD).resilience).toEqual({
       breaker: { failures: 5, failureRatePercent: 50, minCalls: 10, windowMs: 30_000, openMs: 5_000, maxOpenMs: 60_000 },
       listBackendDeadlineMs: 5_000,
-      readiness: { require: 'none', probeIntervalMs: 5_000 },
+      readiness: { require: 'none', probeIntervalMs: 5_000, probeTimeoutMs: 2_000 },
     });
   });
 

@@ -4,6 +4,10 @@
  */
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry, type ResilienceOptions } from '../../server/backends';
+import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/http/breaker';
+import { NomadBackend } from '../../adapters/nomad/backend';
+import type { NomadWatchTuning } from '../../adapters/nomad/watch';
+import { BackendRegistry } from '../../domain/registry';
 import type { ReadinessConfig } from '../../server/readiness';
 import type { RedisConfig } from '../../server/redis';
 import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/module';
@@ -103,13 +107,12 @@ export async function startGatewayFor(
     readiness?: Partial<ReadinessConfig>;
     /** @default `EXECUTION_ENGINE` of the test run, else the gateway's default */
     executionEngine?: ExecutionEngine;
+    /** The Nomad watchers' tuning (short allowances in fault tests; Nomad backends only). @default the watcher's defaults */
+    nomadWatch?: NomadWatchTuning;
   } = {},
 ): Promise<GatewayUnderTest> {
-  const registry = createRegistry(
-    backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })),
-    undefined,
-    options.resilience,
-  );
+  const entries = backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b }));
+  const registry = options.nomadWatch ? nomadRegistry(entries, options.nomadWatch, options.resilience) : createRegistry(entries, undefined, options.resilience);
   const gateway = await startGateway({
     config: { port: 0, host: '127.0.0.1', executionEngine: options.executionEngine ?? engineFromEnv(), maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
     registry,
@@ -129,6 +132,16 @@ export async function startGatewayFor(
       return { status: res.status, body: (await res.json()) as any };
     },
   };
+}
+
+/** What `createRegistry` builds for Nomad backends, with the watchers' tuning (which no setting carries). */
+function nomadRegistry(entries: ReadonlyArray<({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig>, watch: NomadWatchTuning, resilience: ResilienceOptions = {}): BackendRegistry {
+  const breakers = new BreakerBoard(resilience.breaker ?? BREAKER_DEFAULTS);
+  const backends = entries.map((e) => {
+    if (e.kind === 'openstack') throw new Error('nomadWatch: Nomad backends only');
+    return new NomadBackend({ backend: e.id, baseUrl: e.url, token: e.token, timeoutMs: e.timeoutMs, maxConnections: e.maxConnections, readRetries: e.readRetries, breakers, watch });
+  });
+  return new BackendRegistry(backends, { breakers, listBackendDeadlineMs: resilience.listBackendDeadlineMs });
 }
 
 /** A loopback port nothing listens on. */

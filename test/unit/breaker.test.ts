@@ -51,7 +51,7 @@ describe('Breaker', () => {
     expect(old.b.state).toBe('CLOSED');
   });
 
-  it('should fail calls at once while open, saying when it is tried again, then let one probe decide', () => {
+  it('should refuse callers at once while open and half-open; only the probe, once the open time is past, decides', () => {
     const { b, tick } = clocked();
     for (let i = 0; i < 5; i++) call(b, 'failure');
     let refused: unknown;
@@ -63,55 +63,80 @@ describe('Breaker', () => {
     expect(refused).toBeInstanceOf(BreakerOpenError);
     expect((refused as BreakerOpenError).toExtensions()).toMatchObject({ code: 'BACKEND_UNAVAILABLE', retryable: true, backend: 'east', service: 'nomad', breaker: 'OPEN', retryAfterSeconds: 5 });
     expect((refused as Error).message).toMatch(/backend "east" \(nomad\) is unavailable: its circuit breaker is open \(5 failures in a row\); it will be tried again in 5 s/);
+    // A probe before the open time is up is refused too.
+    expect(() => b.admit(true)).toThrow(BreakerOpenError);
 
     tick(5_000);
+    // Past the open time, a caller is still refused: it never becomes the probe.
+    expect(() => b.admit()).toThrow(BreakerOpenError);
+    expect(b.state).toBe('OPEN');
+    expect(b.admit(true)).toBe(true); // the probe
     expect(b.state).toBe('HALF_OPEN');
-    expect(b.admit()).toBe(true); // the probe
-    expect(() => b.admit()).toThrow(BreakerOpenError); // only one
+    expect(() => b.admit(true)).toThrow(BreakerOpenError); // only one
+    expect(() => b.admit()).toThrow(BreakerOpenError);
     b.record('failure', true);
-    // Open again, twice as long.
-    expect(b.state).toBe('OPEN');
-    tick(9_999);
-    expect(b.state).toBe('OPEN');
-    tick(1);
-    call(b, 'success');
+    // Open again, and the next probe may go at once: no doubling of a failed probe.
+    expect(b.status()).toMatchObject({ state: 'OPEN', reason: 'the probe failed' });
+    b.record('success', b.admit(true));
     expect(b.state).toBe('CLOSED');
-    // Closed resets the open time.
-    for (let i = 0; i < 5; i++) call(b, 'failure');
-    tick(5_000);
-    expect(b.state).toBe('HALF_OPEN');
+    call(b, 'success');
   });
 
-  it('should double the open time up to its maximum', () => {
-    const { b, tick } = clocked({ openMs: 5_000, maxOpenMs: 12_000 });
+  it('should tell refused callers when the next probe comes, from the probe interval', () => {
+    const { b, tick } = clocked();
+    b.probeIntervalMs = 2_000;
+    b.admit(true); // a probe while closed: the schedule's phase
     for (let i = 0; i < 5; i++) call(b, 'failure');
+    tick(500);
+    // Open until +5 s from the trip, when the prober wakes for it.
+    expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 5 }) as unknown as Error);
+    tick(5_500);
+    b.record('failure', b.admit(true));
+    tick(500);
+    // Then the next probe, one interval after the failed one.
+    expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 2 }) as unknown as Error);
+  });
+
+  it('should double the open time when it opens again soon after closing (flapping), up to its maximum, and start over after a quiet window', () => {
+    const { b, tick } = clocked({ openMs: 5_000, maxOpenMs: 12_000 });
+    const trip = (): void => {
+      for (let i = 0; i < 5; i++) call(b, 'failure');
+    };
+    trip();
     for (const ms of [5_000, 10_000, 12_000, 12_000]) {
       tick(ms - 1);
-      expect(b.state).toBe('OPEN');
+      expect(() => b.admit(true)).toThrow(BreakerOpenError);
       tick(1);
-      call(b, 'failure');
+      b.record('success', b.admit(true)); // the probe closes it…
+      tick(1_000);
+      trip(); // …and it opens again a second later
     }
+    tick(12_000);
+    b.record('success', b.admit(true));
+    tick(31_000); // closed for longer than the window
+    trip();
+    tick(5_000);
+    expect(b.admit(true)).toBe(true);
   });
 
-  it('should let the next call probe when the probe was abandoned (neutral)', () => {
+  it('should leave it open when the probe was abandoned (neutral), for the next probe', () => {
     const { b, tick } = clocked();
     for (let i = 0; i < 5; i++) call(b, 'failure');
     tick(5_000);
-    call(b, 'neutral');
-    expect(b.state).toBe('HALF_OPEN');
-    call(b, 'success');
+    b.record('neutral', b.admit(true));
+    expect(b.state).toBe('OPEN');
+    b.record('success', b.admit(true));
     expect(b.state).toBe('CLOSED');
   });
 
-  it('should not let a call admitted before it opened decide for the half-open probe', () => {
+  it('should not let a call admitted before it opened decide for the probe', () => {
     const { b, tick } = clocked();
     const early = b.admit(); // in flight while the others fail
     for (let i = 0; i < 5; i++) call(b, 'failure');
     tick(5_000);
-    const probe = b.admit();
+    const probe = b.admit(true);
     b.record('success', early);
     expect(b.state).toBe('HALF_OPEN');
-    expect(() => b.admit()).toThrow(BreakerOpenError);
     b.record('failure', probe);
     expect(b.state).toBe('OPEN');
   });
@@ -122,8 +147,9 @@ describe('Breaker', () => {
     b.onChange((s) => seen.push(s.state));
     for (let i = 0; i < 5; i++) call(b, 'failure');
     tick(5_000);
-    call(b, 'success');
-    expect(seen).toEqual(['OPEN', 'HALF_OPEN', 'CLOSED']);
+    b.record('failure', b.admit(true));
+    b.record('success', b.admit(true));
+    expect(seen).toEqual(['OPEN', 'HALF_OPEN', 'OPEN', 'HALF_OPEN', 'CLOSED']);
   });
 });
 
@@ -154,8 +180,8 @@ describe('the transport and its breaker', () => {
     await new Promise<void>((r) => server.close(() => r()));
   });
 
-  const make = (timeoutMs = 2_000): { t: Transport; b: Breaker } => {
-    const b = new Breaker('b', 'nomad');
+  const make = (timeoutMs = 2_000, o: Partial<BreakerOptions> = {}): { t: Transport; b: Breaker } => {
+    const b = new Breaker('b', 'nomad', { ...BREAKER_DEFAULTS, ...o });
     const t = new Transport({ backend: 'b', baseUrl: url, timeoutMs, readRetries: 0, breaker: b });
     transports.push(t);
     return { t, b };
@@ -194,6 +220,27 @@ describe('the transport and its breaker', () => {
     transports.push(closed);
     for (let i = 0; i < 5; i++) await expect(closed.send(get)).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
     expect(b.state).toBe('OPEN');
+  });
+
+  it("should give the probe its own deadline, let it alone through an open breaker, and close on its answer", async () => {
+    const { t, b } = make(5_000, { openMs: 300 });
+    hang = true;
+    const started = performance.now();
+    // The probe's deadline (300 ms), not the call deadline (5 s): a probe to a hung host fails fast.
+    await expect(t.send({ ...get, probe: { timeoutMs: 300 } })).rejects.toMatchObject({ code: 'BACKEND_TIMEOUT', message: expect.stringMatching(/within 300 ms/) });
+    expect(performance.now() - started).toBeLessThan(2_500);
+    for (let i = 0; i < 4; i++) await expect(t.send({ ...get, probe: { timeoutMs: 300 } })).rejects.toMatchObject({ code: 'BACKEND_TIMEOUT' });
+    expect(b.state).toBe('OPEN');
+    hang = false;
+    const sent = requests;
+    await expect(t.send(get)).rejects.toBeInstanceOf(BreakerOpenError);
+    expect(requests).toBe(sent);
+    // Past the open time only the probe goes through, and its answer closes it.
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(t.send(get)).rejects.toBeInstanceOf(BreakerOpenError);
+    expect((await t.send({ ...get, probe: { timeoutMs: 300 } })).status).toBe(200);
+    expect(b.state).toBe('CLOSED');
+    expect((await t.send(get)).status).toBe(200);
   });
 
   it('should not count calls their caller abandoned', async () => {

@@ -50,7 +50,8 @@ describe('changesOf', () => {
     const claim = { ...serverAttachment(v, 'alloc-1'), consumer: { __typename: 'VolumeAllocationConsumer' as const, claim: true as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'running', desiredStatus: 'run', createdAt: null, updatedAt: null } };
     const claimed = changesOf({ before: v, after: { ...v, attachments: [claim] }, observedAt: at });
     expect(claimed).toEqual([expect.objectContaining({ type: 'CLAIMED', keys: { consumer: 'alloc-1', node: 'node-1' } })]);
-    expect(changesOf({ before: { ...v, attachments: [claim] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['RELEASED']);
+    // Gone in one read: the DETACHING it went through first (docs/subscriptions.md, "One event per transition").
+    expect(changesOf({ before: { ...v, attachments: [claim] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['DETACHING', 'RELEASED']);
   });
 });
 
@@ -62,6 +63,24 @@ describe('changesOf, a Nomad claim released in two steps', () => {
     const releasing = { ...claim, state: 'DETACHING' as const };
     expect(changesOf({ before: { ...v, attachments: [claim] }, after: { ...v, attachments: [releasing] }, observedAt: at }).map((c) => c.type)).toEqual(['DETACHING']);
     expect(changesOf({ before: { ...v, attachments: [releasing] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['RELEASED']);
+  });
+
+  it('should send the same sequence when one read finds the claim gone (blocking queries see volume writes only): DETACHING, STATUS_CHANGED, RELEASED', () => {
+    const v = cinderVolume('n', { status: 'AVAILABLE' });
+    const claim = { ...serverAttachment(v, 'alloc-1'), state: 'ATTACHED' as const, consumer: { __typename: 'VolumeAllocationConsumer' as const, claim: true as const, allocationId: 'alloc-1', name: null, namespace: 'default', jobId: 'web', jobType: 'service', taskGroup: 'g', nodeId: 'node-1', nodeName: null, clientStatus: 'running', desiredStatus: 'run', createdAt: null, updatedAt: null } };
+    const held = { ...v, status: 'IN_USE' as const, attachments: [claim] };
+    const changes = changesOf({ before: held, after: v, observedAt: at });
+    expect(changes.map((c) => [c.type, c.previousAttachmentState, c.attachment?.state ?? null])).toEqual([
+      ['DETACHING', 'ATTACHED', 'DETACHING'],
+      ['STATUS_CHANGED', null, null],
+      ['RELEASED', 'DETACHING', 'DETACHED'],
+    ]);
+    // Two steps seen, as the event stream sees them: the same three types in the same order.
+    const releasing = { ...held, attachments: [{ ...claim, state: 'DETACHING' as const }] };
+    const stepwise = [...changesOf({ before: held, after: releasing, observedAt: at }), ...changesOf({ before: releasing, after: v, observedAt: at })];
+    expect(stepwise.map((c) => c.type)).toEqual(changes.map((c) => c.type));
+    // A deleted volume's claims are RELEASED only (Nomad refuses to deregister a claimed volume without -force).
+    expect(changesOf({ before: held, after: null, observedAt: at }).map((c) => c.type)).toEqual(['DELETED', 'RELEASED']);
   });
 });
 
@@ -113,7 +132,7 @@ describe('changesOf, consumers of any backend', () => {
     const claim = as('job-7', { __typename: 'LabJobConsumer', claim: true, nodeId: 'rack-2' });
     const claimed = changesOf({ before: v, after: { ...v, attachments: [claim] }, observedAt: at });
     expect(claimed).toEqual([expect.objectContaining({ type: 'CLAIMED', keys: { consumer: 'job-7', node: 'rack-2' } })]);
-    expect(changesOf({ before: { ...v, attachments: [claim] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['RELEASED']);
+    expect(changesOf({ before: { ...v, attachments: [claim] }, after: v, observedAt: at }).map((c) => c.type)).toEqual(['DETACHING', 'RELEASED']);
   });
 
   it('should report an attaching consumer as ATTACHED and DETACHED, keyed by its server', () => {

@@ -1,8 +1,9 @@
 /**
  * The Nomad watcher's entry: {@link createWatcher} builds one for a backend, `watcher.ts` is the
  * watcher itself (event stream, resync, blocking-query fallback), `connection.ts` its own
- * connections, `liveness.ts` the heartbeat allowance, `view.ts` the live view, `tuning.ts` its
- * settings, and `requests.ts`/`urls.ts` its two long calls.
+ * connections, `liveness.ts` the heartbeat allowance, `source.ts` the choice of stream or
+ * blocking queries, `dirty.ts` the volumes to read again, `view.ts` the live view, `tuning.ts`
+ * its settings, and `requests.ts`/`urls.ts` its two long calls.
  */
 import type { Breaker } from '../../http/breaker';
 import type { VolumeWatcher, WatcherOptions } from '../../contract/watch';

@@ -13,7 +13,7 @@ export class StreamLiveness {
   readonly #breakers: BreakerWatch;
   #timer: NodeJS.Timeout | undefined;
   #heardAt = 0;
-  #onDead: ((why: string) => void) | undefined;
+  #onDead: ((why: string, breakerClosed: boolean) => void) | undefined;
 
   constructor(
     breakers: readonly Breaker[],
@@ -24,16 +24,23 @@ export class StreamLiveness {
 
   /**
    * `opened` on every opening; `recovered` when a breaker closes after the stream spoke since it
-   * opened (else the stream is ended as dead, see {@link StreamLiveness.listen}).
+   * opened (else a stream still open is ended as dead, see {@link StreamLiveness.listen}); `closed`
+   * on every closing.
    */
-  watchBreakers(opened: BreakerHandlers['opened'], recovered: () => void): void {
+  watchBreakers(opened: BreakerHandlers['opened'], recovered: () => void, closed: () => void): void {
     this.#breakers.start({
       opened,
       closed: () => {
         if (this.#heardAt > this.#breakers.openedAt) recovered();
-        else this.#onDead?.('the breaker closed but the stream has sent nothing since it opened; reconnecting');
+        else this.#onDead?.('the breaker closed but the stream has sent nothing since it opened; reconnecting', true);
+        closed();
       },
     });
+  }
+
+  /** True while a breaker of the backend is not closed: its calls are refused. */
+  get breakerOpen(): boolean {
+    return this.#breakers.open;
   }
 
   stop(): void {
@@ -43,9 +50,9 @@ export class StreamLiveness {
 
   /**
    * Starts the allowance of a newly opened stream; `onDead` runs once it passes without a line,
-   * or when a breaker closes while the stream has been silent since it opened.
+   * or when a breaker closes while the stream has been silent since it opened (`breakerClosed`).
    */
-  listen(onDead: (why: string) => void): void {
+  listen(onDead: (why: string, breakerClosed: boolean) => void): void {
     this.#onDead = onDead;
     this.#arm();
   }
@@ -66,6 +73,6 @@ export class StreamLiveness {
 
   #arm(): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#onDead?.(`no event or heartbeat for ${this.heartbeatTimeoutMs} ms; reconnecting`), this.heartbeatTimeoutMs);
+    this.#timer = setTimeout(() => this.#onDead?.(`no event or heartbeat for ${this.heartbeatTimeoutMs} ms; reconnecting`, false), this.heartbeatTimeoutMs);
   }
 }

@@ -15,17 +15,19 @@
  * - Fallback, when the stream is refused (404/405/400 from an older Nomad, 403 from ACLs even for
  *   `CSIVolume` alone) or fails `streamFailuresBeforeFallback` times in a row: blocking queries on
  *   the volume list, reading what moved, and the claimed volumes every `claimRefreshMs`. The
- *   stream is tried again every `streamRetryMs`.
+ *   stream is tried again every `streamRetryMs`, and at once when a breaker of the backend closes.
+ * - An open breaker is no failure of the stream: the watcher waits for the background probe to
+ *   close it (server/readiness.ts) and reconnects then, never counting towards the fallback.
  * - Reads, lists and view updates run one at a time (a serial queue), so a volume's deltas keep
  *   the order the backend made them in.
  */
 import type { CallOptions } from '../../contract/backend';
-import type { Breaker } from '../../http/breaker';
+import { BreakerOpenError, type Breaker } from '../../http/breaker';
 import { mapSettled } from '../../http/concurrency';
 import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
 import { NotFoundError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus, WatchSource } from '../../contract/watch';
+import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../../contract/watch';
 import type { NomadClient } from '../client';
 import * as req from '../volumes/requests';
 import { blockingListCall } from './requests';
@@ -34,6 +36,8 @@ import { toVolume } from '../volumes/results';
 import type { WireEventFrame, WireVolumeStub } from '../wire/types';
 import type { WatchConnection } from './connection';
 import { StreamLiveness } from './liveness';
+import { DirtyVolumes } from './dirty';
+import { RECONNECT, SourceChoice, type Outcome } from './source';
 import { Pauses, withDefaults, type NomadWatchTuning } from './tuning';
 import { refKey, WatchView } from './view';
 
@@ -52,8 +56,6 @@ export interface NomadWatchDeps {
   breakers?: readonly Breaker[];
 }
 
-/** How a stream connection or a run of blocking queries ended. */
-type Outcome = 'failed' | 'fallback' | 'timeup' | 'stopped';
 const TOPICS_ALL = ['CSIVolume', 'Allocation'] as const;
 
 export class NomadWatcher implements VolumeWatcher {
@@ -64,20 +66,17 @@ export class NomadWatcher implements VolumeWatcher {
   readonly #view: WatchView;
   readonly #stop = new AbortController();
   #state: WatcherState = 'STARTING';
-  #source: WatchSource = 'EVENT_STREAM';
   #message: string | null = null;
   #currentAt: number | null = null;
   #current = false;
   #lastIndex = 0;
   #synced = false;
   #topics: readonly string[] = TOPICS_ALL;
-  #failures = 0;
   #serial: Promise<void> = Promise.resolve();
-  #dirty = new Map<string, VolumeRef>();
-  #flushQueued = false;
+  readonly #dirty: DirtyVolumes;
   #running: Promise<void> | null = null;
   readonly #pauses = new Pauses();
-  #retryTimer: NodeJS.Timeout | undefined;
+  readonly #choice: SourceChoice;
   /** A stream is open and its first list applied; the state is a breaker's DEGRADED (not a failure of the watcher's own reads). */
   #streaming = false;
   #breakerDegraded = false;
@@ -90,6 +89,13 @@ export class NomadWatcher implements VolumeWatcher {
     this.#view = new WatchView(deps.backend);
     this.#t = withDefaults(tuning);
     this.#liveness = new StreamLiveness(deps.breakers ?? [], this.#t.heartbeatTimeoutMs);
+    this.#choice = new SourceChoice(this.#t.streamRetryMs);
+    this.#dirty = new DirtyVolumes((take) => {
+      void this.#enqueue(async () => {
+        const refs = take();
+        if (refs.length > 0) this.#emit(await this.#readAll(refs));
+      });
+    });
   }
 
   get current(): boolean {
@@ -106,6 +112,11 @@ export class NomadWatcher implements VolumeWatcher {
         this.#breakerDegraded = true;
       },
       () => this.#resume(),
+      () => {
+        // Nomad answers again: back to the stream now, from a pause or from blocking queries.
+        this.#choice.streamNow();
+        this.#pauses.wakeAll();
+      },
     );
     this.#running = this.#run();
   }
@@ -114,7 +125,7 @@ export class NomadWatcher implements VolumeWatcher {
     this.#liveness.stop();
     this.#stop.abort();
     this.#pauses.wakeAll();
-    clearTimeout(this.#retryTimer);
+    this.#dirty.stop();
     await this.#running?.catch(() => undefined);
     await this.#serial.catch(() => undefined);
     await this.#d.connection.close();
@@ -126,7 +137,7 @@ export class NomadWatcher implements VolumeWatcher {
     return {
       backend: this.backend,
       state: this.#state,
-      source: this.#source,
+      source: this.#choice.source,
       volumes: this.#view.size,
       currentAt: this.#currentAt,
       lagMs: this.#currentAt === null ? null : Math.max(0, Date.now() - this.#currentAt),
@@ -143,40 +154,40 @@ export class NomadWatcher implements VolumeWatcher {
 
   /** Reads these volumes again soon (after whatever is queued). */
   nudge(refs: readonly VolumeRef[]): void {
-    for (const r of refs) if (r.backend === this.backend) this.#markDirty(r);
+    for (const r of refs) if (r.backend === this.backend) this.#dirty.mark(r);
   }
 
   // ---- main loop -----------------------------------------------------------------------------
-
   async #run(): Promise<void> {
-    let streamAgainAt = 0;
-    const fallback = (): void => {
-      this.#source = 'BLOCKING_QUERY';
-      this.#failures = 0;
-      streamAgainAt = Date.now() + this.#t.streamRetryMs;
-    };
+    const c = this.#choice;
     while (!this.#stopped) {
       let out: Outcome;
-      if (this.#source === 'EVENT_STREAM' || Date.now() >= streamAgainAt) {
-        const retrying = this.#source === 'BLOCKING_QUERY';
+      if (c.streamNext) {
+        const retrying = c.source === 'BLOCKING_QUERY';
         if (retrying) this.#topics = TOPICS_ALL;
         out = await this.#streamOnce();
-        // Still not streaming after a retry from fallback: back to blocking queries for a while.
-        if (out === 'fallback' || (retrying && this.#source === 'BLOCKING_QUERY' && out === 'failed')) {
-          fallback();
+        if (out === 'reconnect') continue;
+        if (out === 'refused') {
+          // Nomad is known to be down: wait for the probe to close the breaker (then at once), not a backoff.
+          if (this.#liveness.breakerOpen) await this.#pauses.pause(this.#t.maxBackoffMs);
           continue;
         }
-        if (out === 'failed' && ++this.#failures >= this.#t.streamFailuresBeforeFallback) {
-          this.#message = `event stream failed ${this.#failures} times in a row; following blocking queries`;
-          fallback();
+        // Still not streaming after a retry from fallback: back to blocking queries for a while.
+        if (out === 'fallback' || (retrying && c.source === 'BLOCKING_QUERY' && out === 'failed')) {
+          c.fallback();
+          continue;
+        }
+        if (out === 'failed' && ++c.failures >= this.#t.streamFailuresBeforeFallback) {
+          this.#message = `event stream failed ${c.failures} times in a row; following blocking queries`;
+          c.fallback();
           continue;
         }
       } else {
-        out = await this.#blockingOnce(streamAgainAt);
-        if (out === 'failed') this.#failures++;
+        out = await this.#blockingOnce();
+        if (out === 'failed') c.failures++;
       }
       if (out === 'stopped') break;
-      if (out === 'failed') await this.#pauses.pause(Math.min(this.#t.maxBackoffMs, this.#t.backoffMs * 2 ** Math.max(0, this.#failures - 1)));
+      if (out === 'failed') await this.#pauses.pause(Math.min(this.#t.maxBackoffMs, this.#t.backoffMs * 2 ** Math.max(0, c.failures - 1)));
     }
   }
 
@@ -205,7 +216,7 @@ export class NomadWatcher implements VolumeWatcher {
       this.#topics = stream.topics;
       if (stream.note) this.#message = stream.note;
       opened = true;
-      this.#source = 'EVENT_STREAM';
+      this.#choice.source = 'EVENT_STREAM';
       const resync = this.#synced;
       this.#enqueue(async () => {
         await this.#applyList(list.data ?? [], list.meta.index, resync);
@@ -216,12 +227,13 @@ export class NomadWatcher implements VolumeWatcher {
       const openedAt = Date.now();
       await this.#follow(stream.lines, conn);
       // A stream that served a while was no failure; one that ends at once is.
-      if (Date.now() - openedAt > this.#t.heartbeatTimeoutMs) this.#failures = 0;
+      if (Date.now() - openedAt > this.#t.heartbeatTimeoutMs) this.#choice.failures = 0;
       return this.#stopped ? 'stopped' : 'failed';
     } catch (err) {
       if (this.#stopped) return 'stopped';
+      if (err === RECONNECT) return 'reconnect';
       this.#degrade(err, opened ? 'event stream failed' : 'could not open the event stream');
-      return 'failed';
+      return err instanceof BreakerOpenError ? 'refused' : 'failed';
     } finally {
       this.#streaming = false;
       conn.abort();
@@ -231,8 +243,10 @@ export class NomadWatcher implements VolumeWatcher {
   /** Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout. */
   async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<void> {
     let reason = 'event stream ended';
-    this.#liveness.listen((why) => {
+    let breakerClosed = false;
+    this.#liveness.listen((why, closed) => {
       reason = why;
+      breakerClosed = closed;
       conn.abort();
     });
     try {
@@ -245,8 +259,8 @@ export class NomadWatcher implements VolumeWatcher {
         const index = num(frame.Index ?? null);
         if (index !== null && index > this.#lastIndex) this.#lastIndex = index;
         for (const e of frame.Events ?? []) {
-          if (e.Topic === 'CSIVolume') this.#markDirty(this.#view.ref(e.Namespace, e.Key));
-          else if (e.Topic === 'Allocation') for (const r of this.#view.claimedBy(e.Key)) this.#markDirty(r);
+          if (e.Topic === 'CSIVolume') this.#dirty.mark(this.#view.ref(e.Namespace, e.Key));
+          else if (e.Topic === 'Allocation') for (const r of this.#view.claimedBy(e.Key)) this.#dirty.mark(r);
         }
       }
     } catch (err) {
@@ -254,30 +268,36 @@ export class NomadWatcher implements VolumeWatcher {
     } finally {
       this.#liveness.quiet();
     }
-    if (!this.#stopped) this.#degrade(null, reason);
+    if (this.#stopped) return;
+    this.#degrade(null, reason);
+    if (breakerClosed) throw RECONNECT;
   }
 
   /** One blocking-query round (fallback): list after the last index, read what moved. */
-  async #blockingOnce(streamAgainAt: number): Promise<Outcome> {
+  async #blockingOnce(): Promise<Outcome> {
     let lastClaimRefresh = 0;
     let index = 0;
+    const round = this.#choice.beginRound();
     try {
-      while (!this.#stopped && Date.now() < streamAgainAt) {
-        const wait = Math.min(this.#t.blockingWaitMs, Math.max(1, streamAgainAt - Date.now()));
+      while (!this.#stopped && !this.#choice.streamNext) {
+        const wait = Math.min(this.#t.blockingWaitMs, Math.max(1, this.#choice.streamAgainAt - Date.now()));
         const call = blockingListCall(index, wait);
-        const list = await this.#d.connection.get<WireVolumeStub[]>(call, this.#options(), wait + wait / 16 + 10_000);
+        const list = await this.#d.connection.get<WireVolumeStub[]>(call, this.#options(AbortSignal.any([this.#stop.signal, round.signal])), wait + wait / 16 + 10_000);
         index = list.meta.index;
         const refreshClaims = Date.now() - lastClaimRefresh >= this.#t.claimRefreshMs;
         if (refreshClaims) lastClaimRefresh = Date.now();
         await this.#enqueue(() => this.#applyList(list.data ?? [], list.meta.index, refreshClaims));
         this.#set('POLLING', this.#message);
-        this.#failures = 0;
+        this.#choice.failures = 0;
       }
       return this.#stopped ? 'stopped' : 'timeup';
     } catch (err) {
       if (this.#stopped) return 'stopped';
+      if (round.signal.aborted) return 'timeup';
       this.#degrade(err, 'blocking query failed');
       return 'failed';
+    } finally {
+      this.#choice.endRound(round);
     }
   }
 
@@ -320,7 +340,7 @@ export class NomadWatcher implements VolumeWatcher {
     results.forEach((r, i) => {
       if (r instanceof Error) {
         failed = r;
-        if (!this.#stopped) this.#dirty.set(refKey(refs[i]!), refs[i]!);
+        this.#dirty.markFailed(refs[i]!);
         return;
       }
       const d = this.#view.apply(refs[i]!, r, observedAt);
@@ -328,29 +348,9 @@ export class NomadWatcher implements VolumeWatcher {
     });
     if (failed && !this.#stopped) {
       this.#o.onStatus?.(this.status(), failed);
-      clearTimeout(this.#retryTimer);
-      this.#retryTimer = setTimeout(() => this.#scheduleFlush(), this.#t.backoffMs);
+      this.#dirty.retryAfter(this.#t.backoffMs);
     }
     return deltas;
-  }
-
-  #markDirty(ref: VolumeRef): void {
-    this.#dirty.set(refKey(ref), ref);
-    this.#scheduleFlush();
-  }
-
-  /** Reads the dirty volumes once the current burst of frames is in (next turn of the event loop). */
-  #scheduleFlush(): void {
-    if (this.#flushQueued || this.#stopped) return;
-    this.#flushQueued = true;
-    setImmediate(() => {
-      this.#enqueue(async () => {
-        this.#flushQueued = false;
-        const refs = [...this.#dirty.values()];
-        this.#dirty = new Map();
-        if (refs.length > 0) this.#emit(await this.#readAll(refs));
-      });
-    });
   }
 
   /** Runs `fn` after everything queued before it. */
