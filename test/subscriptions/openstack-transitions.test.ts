@@ -88,10 +88,10 @@ it('sends one event per transition for one attach and one detach, and the operat
  * gateway tracks keeps it fast until it is done, however long its steps outlast the window.
  */
 it('keeps the watcher fast for a transition only within its window, and for a tracked attach until it is done', async () => {
-  const WINDOW = 800;
-  const SLOW = 4_000;
+  const WINDOW = 600;
+  const SLOW = 3_000;
   // Nova's first attach step (volume `reserved`) outlasts the window three times over.
-  os = await startOpenStack({ delays: { attachMs: 2_500, attachCompleteMs: 100 } });
+  os = await startOpenStack({ delays: { attachMs: 1_800, attachCompleteMs: 100 } });
   const server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
   const held = os.sim.seedVolume({ project: os.demo, name: 'held', size: 1 });
   const data = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
@@ -126,9 +126,9 @@ it('keeps the watcher fast for a transition only within its window, and for a tr
   const seenAt = received.find((e) => e.volume.backendStatus === 'attaching')!.at;
   await until(() => Date.now() >= seenAt + WINDOW + 500, 'past the window', 30_000);
   const quietFrom = Date.now();
-  await until(() => Date.now() >= quietFrom + 2_000, 'a quiet span', 30_000);
-  // Before the window: a read every 50 ms for as long as the volume stayed reserved (about 40 here).
-  expect(readsBetween(quietFrom, quietFrom + 2_000)).toBeLessThanOrEqual(1);
+  await until(() => Date.now() >= quietFrom + 1_500, 'a quiet span', 30_000);
+  // Before the window: a read every 50 ms for as long as the volume stayed reserved (about 30 here).
+  expect(readsBetween(quietFrom, quietFrom + 1_500)).toBeLessThanOrEqual(1);
 
   // ---- an attach the gateway tracks: fast until it is done, though `held` still holds nothing fast
   const attachedAt = Date.now();
@@ -136,9 +136,9 @@ it('keeps the watcher fast for a transition only within its window, and for a tr
   expect(attached.body.errors).toBeUndefined();
   await until(() => received.some((e) => e.type === 'ATTACHED'), 'ATTACHED', 30_000);
   const doneAt = received.find((e) => e.type === 'ATTACHED')!.at;
-  expect(doneAt - attachedAt).toBeGreaterThan(2_000); // the step outlasted the window
+  expect(doneAt - attachedAt).toBeGreaterThan(1_500); // the step outlasted the window
   // Past the window of the attach's first status, while the operation was still pending: polled at
-  // 50 ms (a watcher at its 4 s slow interval would have read once at most).
+  // 50 ms (a watcher at its 3 s slow interval would have read once at most).
   const pending = readsBetween(attachedAt + WINDOW + 200, doneAt - 100);
   expect(pending).toBeGreaterThanOrEqual(5);
   expect((await waitOperation(gw, attached.body.data.attachVolume.operation.id, auth)).state).toBe('SUCCEEDED');
@@ -146,7 +146,7 @@ it('keeps the watcher fast for a transition only within its window, and for a tr
   // ---- done, and `held` still reserved: back to the slow interval
   await until(() => Date.now() >= doneAt + WINDOW + 500, 'past the last window', 30_000);
   const after = Date.now();
-  await until(() => Date.now() >= after + 2_000, 'a quiet span', 30_000);
-  expect(readsBetween(after, after + 2_000)).toBeLessThanOrEqual(1);
+  await until(() => Date.now() >= after + 1_500, 'a quiet span', 30_000);
+  expect(readsBetween(after, after + 1_500)).toBeLessThanOrEqual(1);
   expect((await gw.gql('query($id: ID!) { volume(id: $id) { backendStatus } }', { id: heldId }, auth)).body.data.volume.backendStatus).toBe('attaching');
 }, 90_000);
