@@ -107,6 +107,62 @@ export interface Omission {
   at: number;
 }
 
+/** Items merged across backends, with the backends left out at their places: what a merged field answers. */
+export interface Merged<T> {
+  items: T[];
+  omissions: Omission[];
+}
+
+/** One backend's part of a merged read: its answer, or why it is left out. */
+export type BackendPart<T> = { backend: string; answer: T } | { backend: string; reason: 'NO_CREDENTIAL' } | { backend: string; reason: 'FAILED'; error: GatewayError };
+
+/**
+ * A backend's failure as a merged field leaves it out (FAILED), or the error rethrown when it
+ * fails the whole field: the caller's own mistake (BAD_USER_INPUT, the same for every backend) and
+ * anything that is not a backend's typed error.
+ */
+export function backendFailure(err: unknown): GatewayError {
+  if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
+  return err;
+}
+
+/**
+ * The partial-result rule of every merged field (docs/schema.md, "Merged fields"), for reads that
+ * answer each backend whole (plugins, a node's claims, a server's attachments; `listVolumesMerged`
+ * pages and applies the same rule per page): every backend at once; one that requires a
+ * credential the request carried none for is left out as NO_CREDENTIAL without a call; one that
+ * fails is left out as FAILED with its error (`backendFailure`). Parts come in `entries`' order.
+ */
+export async function readEachBackend<E extends { backend: Pick<VolumeBackend, 'id' | 'requiresCredential'> }, T>(
+  entries: readonly E[],
+  callFor: (backend: string) => CallOptions,
+  read: (entry: E, o: CallOptions) => Promise<T>,
+): Promise<Array<BackendPart<T>>> {
+  return Promise.all(
+    entries.map(async (e): Promise<BackendPart<T>> => {
+      const id = e.backend.id;
+      const o = callFor(id);
+      if (lacksCredential(e.backend, o.credential)) return { backend: id, reason: 'NO_CREDENTIAL' };
+      try {
+        return { backend: id, answer: await read(e, o) };
+      } catch (err) {
+        return { backend: id, reason: 'FAILED', error: backendFailure(err) };
+      }
+    }),
+  );
+}
+
+/** The parts' items in order, each backend left out at the place its items would have had. */
+export function mergeParts<T, I>(parts: ReadonlyArray<BackendPart<T>>, itemsOf: (answer: T) => readonly I[]): Merged<I> {
+  const items: I[] = [];
+  const omissions: Omission[] = [];
+  for (const p of parts) {
+    if ('answer' in p) items.push(...itemsOf(p.answer));
+    else omissions.push(p.reason === 'FAILED' ? { backend: p.backend, reason: 'FAILED', error: p.error, at: items.length } : { backend: p.backend, reason: 'NO_CREDENTIAL', at: items.length });
+  }
+  return { items, omissions };
+}
+
 export interface Connection<T> {
   edges: Edge<T>[];
   pageInfo: PageInfo;
@@ -166,8 +222,7 @@ export async function listVolumesMerged(r: MergedListRequest): Promise<Connectio
           // make V8 on Node 20 keep the object through young-generation GCs.
           page = await deadline.race(backend.listVolumes({ limit: want - found.length, token, ...r.query }, deadline.options));
         } catch (err) {
-          if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
-          omissions.push({ backend: backend.id, reason: 'FAILED', error: err, at: found.length });
+          omissions.push({ backend: backend.id, reason: 'FAILED', error: backendFailure(err), at: found.length });
           break;
         }
         for (const { item, position } of page.items) {

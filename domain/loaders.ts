@@ -5,8 +5,9 @@
  * `volume`, so a detail read never repeats a list's work.
  */
 import DataLoader from 'dataloader';
-import type { CallOptions, SnapshotRef } from '../adapters/contract/backend';
+import type { CallOptions, SnapshotRef, VolumeBackend } from '../adapters/contract/backend';
 import { asError, mapSettled } from '../adapters/http/concurrency';
+import { mergeParts, readEachBackend, type Merged } from '../adapters/listing';
 import type { Attachment, BackendHealth, ComputeServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
 import type { BackendRegistry } from './registry';
 import type { ReadViews } from './watchers';
@@ -34,10 +35,10 @@ export interface Loaders {
   health: DataLoader<string, BackendHealth>;
   /** Nova servers, batched per backend. */
   server: DataLoader<ServerKey, ComputeServer | null, string>;
-  /** A server's volume attachments in every OpenStack backend (by Nova server id), batched. */
-  serverAttachments: DataLoader<string, Attachment[], string>;
-  /** A Nomad node's volume claims in every Nomad backend (by node id), batched. */
-  nodeClaims: DataLoader<string, Attachment[], string>;
+  /** A server's volume attachments in every backend with server attachments (by Nova server id), merged with the backends left out; batched. */
+  serverAttachments: DataLoader<string, Merged<Attachment>, string>;
+  /** A Nomad node's volume claims in every backend with node attachments (by node id), merged with the backends left out; batched. */
+  nodeClaims: DataLoader<string, Merged<Attachment>, string>;
 }
 
 /** Groups keys by a string, keeping each key's index. */
@@ -56,12 +57,23 @@ export const volumeKey = (r: VolumeRef): string => `${r.backend}\u0000${r.namesp
 const pluginKey = (r: PluginRef): string => `${r.backend}\u0000${r.nativeId}`;
 const serverKey = (k: ServerKey): string => `${k.backend}\u0000${k.id}`;
 
-/** Merges per-backend maps of lists, in backend order; a failed backend fails every key. */
-async function acrossBackends<B>(backends: readonly B[], ids: readonly string[], read: (b: B) => Promise<Map<string, Attachment[]>>): Promise<Array<Attachment[] | Error>> {
-  const results = await Promise.all(backends.map((b) => read(b).catch(asError)));
-  const failed = results.find((r): r is Error => r instanceof Error);
-  if (failed) return ids.map(() => failed);
-  return ids.map((id) => results.flatMap((m) => (m as Map<string, Attachment[]>).get(id) ?? []));
+/**
+ * Per key, every backend's list merged in backend order, with the backends left out at their
+ * places (the merged-field rule, `readEachBackend`): one read per backend for the whole batch.
+ */
+async function acrossBackends<E extends { backend: VolumeBackend }>(
+  entries: readonly E[],
+  ids: readonly string[],
+  call: (backend: string) => CallOptions,
+  read: (e: E, o: CallOptions) => Promise<Map<string, Attachment[]>>,
+): Promise<Array<Merged<Attachment> | Error>> {
+  try {
+    const parts = await readEachBackend(entries, call, read);
+    return ids.map((id) => mergeParts(parts, (m) => m.get(id) ?? []));
+  } catch (err) {
+    const e = asError(err);
+    return ids.map(() => e);
+  }
 }
 
 /**
@@ -136,8 +148,8 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
       { cacheKeyFn: serverKey },
     ),
     // The volumes checked against Nova's lists come through `volume`, so they are read once per execution.
-    serverAttachments: new DataLoader((ids) => acrossBackends(registry.having('serverAttachments'), ids, (b) => b.facet.listServerAttachments(ids, call(b.backend.id), (refs) => volume.loadMany(refs)))),
-    nodeClaims: new DataLoader((ids) => acrossBackends(registry.having('nodeAttachments'), ids, (b) => b.facet.listNodeAttachments(ids, call(b.backend.id), (refs) => volume.loadMany(refs)))),
+    serverAttachments: new DataLoader((ids) => acrossBackends(registry.having('serverAttachments'), ids, call, (b, o) => b.facet.listServerAttachments(ids, o, (refs) => volume.loadMany(refs)))),
+    nodeClaims: new DataLoader((ids) => acrossBackends(registry.having('nodeAttachments'), ids, call, (b, o) => b.facet.listNodeAttachments(ids, o, (refs) => volume.loadMany(refs)))),
     snapshot: new DataLoader(
       (refs) =>
         read(refs, async (r) => registry.capable(registry.forId(r.backend), 'snapshotReads').getSnapshot(r, call(r.backend))),

@@ -8,7 +8,9 @@ import type { Attachment, VolumeRef } from '../adapters/contract/model';
 import { attachmentId, attachmentOf, consumerId, memoized, requireVolume } from '../domain';
 import type { QueryResolvers, ResolversTypes, ServerResolvers, VolumeAttachmentResolvers, VolumeConsumerResolvers } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../domain/context';
+import type { Merged } from '../adapters/listing';
 import { globalIdArg } from './args';
+import { mergedList, wholeList } from './connection';
 
 /** An attachment's global id → its volume and consumer id. */
 export function attachmentRefFromId(ctx: GatewayContext, id: string, argument: string): { volume: VolumeRef; consumerId: string } {
@@ -26,10 +28,17 @@ export async function loadAttachment(ctx: GatewayContext, id: string, argument =
 /** The entity key `id` of a server or node: an identifier, checked before any call. */
 export const entityKey = (id: string, argument: string): string => safeIdentifier(id, argument);
 
-export const attachmentQueries: Pick<QueryResolvers, 'volumeAttachment' | 'serverVolumeAttachments' | 'nodeVolumeClaims'> = {
+/** A server's attachments across backends, merged (the `…List` fields) or whole (the deprecated lists). */
+export const serverAttachments = (ctx: GatewayContext, serverId: string, argument: string): Promise<Merged<Attachment>> => ctx.loaders.serverAttachments.load(entityKey(serverId, argument));
+/** A node's claims across backends, the same way. */
+export const nodeClaims = (ctx: GatewayContext, nodeId: string, argument: string): Promise<Merged<Attachment>> => ctx.loaders.nodeClaims.load(entityKey(nodeId, argument));
+
+export const attachmentQueries: Pick<QueryResolvers, 'volumeAttachment' | 'serverVolumeAttachments' | 'serverVolumeAttachmentList' | 'nodeVolumeClaims' | 'nodeVolumeClaimList'> = {
   volumeAttachment: (_p, { id }, ctx) => loadAttachment(ctx, id),
-  serverVolumeAttachments: (_p, { serverId }, ctx) => ctx.loaders.serverAttachments.load(entityKey(serverId, 'serverId')),
-  nodeVolumeClaims: (_p, { nodeId }, ctx) => ctx.loaders.nodeClaims.load(entityKey(nodeId, 'nodeId')),
+  serverVolumeAttachments: async (_p, { serverId }, ctx) => wholeList(ctx, await serverAttachments(ctx, serverId, 'serverId')),
+  serverVolumeAttachmentList: async (_p, { serverId }, ctx) => mergedList(ctx, await serverAttachments(ctx, serverId, 'serverId')),
+  nodeVolumeClaims: async (_p, { nodeId }, ctx) => wholeList(ctx, await nodeClaims(ctx, nodeId, 'nodeId')),
+  nodeVolumeClaimList: async (_p, { nodeId }, ctx) => mergedList(ctx, await nodeClaims(ctx, nodeId, 'nodeId')),
 };
 
 export const attachmentType: VolumeAttachmentResolvers = {
@@ -54,6 +63,7 @@ export const consumerType: VolumeConsumerResolvers = {
 
 export const serverType: ServerResolvers = {
   __resolveReference: (ref) => ({ __typename: 'Server', id: ref.id }),
-  volumeAttachments: (s, _a, ctx) => ctx.loaders.serverAttachments.load(entityKey(s.id, 'id')),
+  volumeAttachments: async (s, _a, ctx) => wholeList(ctx, await serverAttachments(ctx, s.id, 'id')),
+  volumeAttachmentList: async (s, _a, ctx) => mergedList(ctx, await serverAttachments(ctx, s.id, 'id')),
 };
 

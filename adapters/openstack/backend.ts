@@ -70,10 +70,12 @@ export { LIST_STRATEGY_THRESHOLD } from './volumes/batch';
 export interface OpenStackBackendOptions extends OpenStackClientOptions {
   /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
   operationTimeoutMs?: number;
-  /** Watcher poll interval while a volume is in motion or an operation is pending (ms). @default 500 */
+  /** Watcher poll interval while an operation is pending or a transition is in its window (ms). @default 500 */
   watchFastMs?: number;
   /** Watcher poll interval otherwise, while anyone listens (ms). @default 10000 */
   watchSlowMs?: number;
+  /** How long one transition of a volume keeps the watcher fast after it is first seen (ms). @default 30000 */
+  watchTransitionWindowMs?: number;
 }
 
 export class OpenStackBackend

@@ -55,6 +55,7 @@ export const openStackModule: BackendModule<OpenStackSettings> = {
       operationTimeoutMs: s.operationTimeoutMs,
       watchFastMs: s.watchFastMs,
       watchSlowMs: s.watchSlowMs,
+      watchTransitionWindowMs: s.watchTransitionWindowMs,
       onCall: deps.onCall,
       breakers: deps.breakers,
     }),

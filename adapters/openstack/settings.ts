@@ -37,13 +37,19 @@ export const OPENSTACK_SETTINGS = {
     env: 'WATCH_FAST_MS',
     rule: integer(50, 60_000),
     default: WATCH_DEFAULTS.fastMs as number,
-    doc: "OpenStack: the watcher's poll interval while a watched volume is in motion or an operation is pending, ms.",
+    doc: "OpenStack: the watcher's poll interval while an operation is pending or a volume's transition is in its window (watchTransitionWindowMs), ms.",
   }),
   watchSlowMs: setting({
     env: 'WATCH_SLOW_MS',
     rule: integer(50, 3_600_000),
     defaultNote: `${WATCH_DEFAULTS.slowMs} (at least watchFastMs)`,
     doc: "OpenStack: the watcher's poll interval otherwise, while anyone listens, ms; at least watchFastMs.",
+  }),
+  watchTransitionWindowMs: setting({
+    env: 'WATCH_TRANSITION_WINDOW_MS',
+    rule: integer(0, 3_600_000),
+    default: WATCH_DEFAULTS.transitionWindowMs as number,
+    doc: "OpenStack: how long one transition of a volume (per volume and status) keeps the watcher's fast interval after it is first seen, ms; a volume that stays in it is then polled at watchSlowMs. The gateway's own pending operations keep it fast whatever this is.",
   }),
   auth: AUTH_SETTINGS,
 } as const;
@@ -60,6 +66,7 @@ export interface OpenStackSettings extends CommonBackendSettings {
   operationTimeoutMs: number;
   watchFastMs?: number;
   watchSlowMs?: number;
+  watchTransitionWindowMs?: number;
 }
 
 /** The gateway's own OpenStack credential: complete or absent, never half given. */

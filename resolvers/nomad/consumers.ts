@@ -1,6 +1,7 @@
 /** Nomad's consumer type (an allocation holding a claim) and the node entity a scheduler subgraph owns. */
 import type { NomadNodeResolvers, VolumeAllocationConsumerResolvers } from '../../schema/generated/resolvers-types';
-import { entityKey } from '../attachment';
+import { nodeClaims } from '../attachment';
+import { mergedList, wholeList } from '../connection';
 
 export const allocationConsumerType: VolumeAllocationConsumerResolvers = {
   node: (c) => (c.nodeId ? { __typename: 'NomadNode', id: c.nodeId } : null),
@@ -8,5 +9,6 @@ export const allocationConsumerType: VolumeAllocationConsumerResolvers = {
 
 export const nomadNodeType: NomadNodeResolvers = {
   __resolveReference: (ref) => ({ __typename: 'NomadNode', id: ref.id }),
-  volumeClaims: (n, _a, ctx) => ctx.loaders.nodeClaims.load(entityKey(n.id, 'id')),
+  volumeClaims: async (n, _a, ctx) => wholeList(ctx, await nodeClaims(ctx, n.id, 'id')),
+  volumeClaimList: async (n, _a, ctx) => mergedList(ctx, await nodeClaims(ctx, n.id, 'id')),
 };

@@ -1,8 +1,8 @@
 /** Nomad CSI plugins and the volumes their controllers know. Fields marked (read) load the full plugin. */
-import { GatewayError, NotFoundError } from '../../adapters/contract/errors';
+import { NotFoundError } from '../../adapters/contract/errors';
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import { pageSize } from '../../adapters/contract/input';
-import { pageArray, pageOpaque, type Omission } from '../../adapters/listing';
+import { mergeParts, pageArray, pageOpaque, readEachBackend } from '../../adapters/listing';
 import type { Plugin, PluginDetail } from '../../adapters/contract/model';
 import type { GatewayContext } from '../../domain/context';
 import type { QueryResolvers, StoragePluginResolvers } from '../../schema/generated/resolvers-types';
@@ -24,15 +24,12 @@ async function detail(p: Plugin, ctx: GatewayContext): Promise<PluginDetail> {
 export const pluginQueries: Pick<QueryResolvers, 'storagePlugins' | 'storagePlugin' | 'nomadExternalVolumes'> = {
   storagePlugins: async (_p, { backends, first, after }, ctx) => {
     const size = pageSize(first, 50);
-    const chosen = ctx.registry.select('LIST_PLUGINS', backends, 'backends').flatMap((b) => (b.storagePlugins ? [{ id: b.id, plugins: b.storagePlugins }] : []));
-    // All backends at once; a failed one stands where its plugins would start.
-    const lists = await Promise.all(chosen.map((b) => b.plugins.listPlugins(ctx.call(b.id)).catch((err: unknown) => (err instanceof GatewayError && err.code !== 'BAD_USER_INPUT' ? err : Promise.reject(err)))));
-    const plugins: Plugin[] = [];
-    const omissions: Omission[] = [];
-    lists.forEach((l, i) => (l instanceof GatewayError ? omissions.push({ backend: chosen[i]!.id, reason: 'FAILED', error: l, at: plugins.length }) : plugins.push(...l)));
-    const page = pageArray(plugins, size, after);
-    // A failure stands where the backend's plugins would start, clamped to this page.
-    const onPage = omissions.map((o) => ({ ...o, at: Math.min(Math.max(o.at - page.start, 0), page.edges.length) }));
+    const chosen = ctx.registry.select('LIST_PLUGINS', backends, 'backends').flatMap((backend) => (backend.storagePlugins ? [{ backend, plugins: backend.storagePlugins }] : []));
+    // All backends at once, by the merged-field rule; a backend left out stands where its plugins would start.
+    const merged = mergeParts(await readEachBackend(chosen, (id) => ctx.call(id), (b, o) => b.plugins.listPlugins(o)), (l) => l);
+    const page = pageArray(merged.items, size, after);
+    // Clamped to this page.
+    const onPage = merged.omissions.map((o) => ({ ...o, at: Math.min(Math.max(o.at - page.start, 0), page.edges.length) }));
     return mergedConnection(ctx, page.edges, page.pageInfo, onPage);
   },
   storagePlugin: (_p, { id }, ctx) => {

@@ -767,7 +767,12 @@ export type NomadExternalVolumeEdge = {
 export type NomadNode = {
   __typename?: 'NomadNode';
   id: Scalars['ID']['output'];
-  /** Claims held by allocations on this node, in every namespace the caller may list; null when the read failed. */
+  /** Claims held by allocations on this node in every Nomad backend and every namespace the caller may list, with the backends left out (docs/schema.md, "Merged fields"). */
+  volumeClaimList?: Maybe<VolumeAttachmentList>;
+  /**
+   * Claims held by allocations on this node, in every namespace the caller may list; null when the read of any backend failed.
+   * @deprecated Use volumeClaimList: it keeps the other backends' claims when one fails and names it in omittedBackends.
+   */
   volumeClaims?: Maybe<Array<VolumeAttachment>>;
 };
 
@@ -910,11 +915,21 @@ export type Query = {
   cinderHostAttachments: VolumeAttachmentConnection;
   /** The Glance metadata Cinder holds for a volume. */
   cinderVolumeImageMetadata: Array<StorageKeyValue>;
-  /** A Nomad node's volume claims in every Nomad backend, as `NomadNode.volumeClaims`. */
+  /** A Nomad node's volume claims in every Nomad backend, as `NomadNode.volumeClaimList`, with the backends left out. */
+  nodeVolumeClaimList: VolumeAttachmentList;
+  /**
+   * A Nomad node's volume claims in every Nomad backend, as `NomadNode.volumeClaims`; null when the read of any backend failed.
+   * @deprecated Use nodeVolumeClaimList: it keeps the other backends' claims when one fails and names it in omittedBackends.
+   */
   nodeVolumeClaims?: Maybe<Array<VolumeAttachment>>;
   /** Volumes a Nomad CSI controller plugin knows, registered or not. */
   nomadExternalVolumes: NomadExternalVolumeConnection;
-  /** A server's volume attachments in every OpenStack backend, as `Server.volumeAttachments` (for callers without a supergraph). */
+  /** A server's volume attachments in every OpenStack backend, as `Server.volumeAttachmentList` (for callers without a supergraph), with the backends left out. */
+  serverVolumeAttachmentList: VolumeAttachmentList;
+  /**
+   * A server's volume attachments in every OpenStack backend, as `Server.volumeAttachments` (for callers without a supergraph); null when the read of any backend failed.
+   * @deprecated Use serverVolumeAttachmentList: it keeps the other backends' attachments when one fails and names it in omittedBackends.
+   */
   serverVolumeAttachments?: Maybe<Array<VolumeAttachment>>;
   /** One configured backend; null when no backend has this id. */
   storageBackend?: Maybe<StorageBackend>;
@@ -954,6 +969,11 @@ export type QueryCinderVolumeImageMetadataArgs = {
 };
 
 
+export type QueryNodeVolumeClaimListArgs = {
+  nodeId: Scalars['ID']['input'];
+};
+
+
 export type QueryNodeVolumeClaimsArgs = {
   nodeId: Scalars['ID']['input'];
 };
@@ -965,6 +985,11 @@ export type QueryNomadExternalVolumesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   namespace?: InputMaybe<Scalars['String']['input']>;
   plugin: Scalars['String']['input'];
+};
+
+
+export type QueryServerVolumeAttachmentListArgs = {
+  serverId: Scalars['ID']['input'];
 };
 
 
@@ -1127,7 +1152,12 @@ export type RevertCinderVolumeToSnapshotInput = {
 export type Server = {
   __typename?: 'Server';
   id: Scalars['ID']['output'];
-  /** The server's volume attachments as Nova lists them, checked against Cinder; null when the read failed. */
+  /** The server's volume attachments in every OpenStack backend as Nova lists them, checked against Cinder, with the backends left out (docs/schema.md, "Merged fields"). */
+  volumeAttachmentList?: Maybe<VolumeAttachmentList>;
+  /**
+   * The server's volume attachments as Nova lists them, checked against Cinder; null when the read of any backend failed.
+   * @deprecated Use volumeAttachmentList: it keeps the other backends' attachments when one fails and names it in omittedBackends.
+   */
   volumeAttachments?: Maybe<Array<VolumeAttachment>>;
 };
 
@@ -1682,6 +1712,19 @@ export type VolumeAttachmentEdge = {
   cursor: Scalars['String']['output'];
   /** The attachment. */
   node: VolumeAttachment;
+};
+
+/**
+ * Attachments merged across backends. When a backend fails, a null item stands where its attachments
+ * would be, with the error at that item's path, and `omittedBackends` names it; a backend the caller sent
+ * no credential for is only named in `omittedBackends` (docs/schema.md, "Merged fields").
+ */
+export type VolumeAttachmentList = {
+  __typename?: 'VolumeAttachmentList';
+  /** The attachments, backends in configuration order; null only where a failed backend's attachments would be. */
+  nodes: Array<Maybe<VolumeAttachment>>;
+  /** Backends this list does not cover, and why. Empty when all answered. */
+  omittedBackends: Array<VolumeListOmission>;
 };
 
 /** CSI attachment modes. */
@@ -2408,6 +2451,7 @@ export type ResolversTypes = ResolversObject<{
   VolumeAttachmentAccess: VolumeAttachmentAccess;
   VolumeAttachmentConnection: ResolverTypeWrapper<Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversTypes['VolumeAttachment']> }>;
   VolumeAttachmentEdge: ResolverTypeWrapper<Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversTypes['VolumeAttachment'] }>;
+  VolumeAttachmentList: ResolverTypeWrapper<Omit<VolumeAttachmentList, 'nodes' | 'omittedBackends'> & { nodes: Array<Maybe<ResolversTypes['VolumeAttachment']>>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
   VolumeAttachmentMode: VolumeAttachmentMode;
   VolumeAttachmentState: VolumeAttachmentState;
   VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
@@ -2532,6 +2576,7 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeAttachment: AttachmentModel;
   VolumeAttachmentConnection: Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversParentTypes['VolumeAttachment']> };
   VolumeAttachmentEdge: Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversParentTypes['VolumeAttachment'] };
+  VolumeAttachmentList: Omit<VolumeAttachmentList, 'nodes' | 'omittedBackends'> & { nodes: Array<Maybe<ResolversParentTypes['VolumeAttachment']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
   VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
   VolumeChangeEvent: Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']>, volume?: Maybe<ResolversParentTypes['Volume']> };
@@ -2696,6 +2741,7 @@ export type NomadExternalVolumeEdgeResolvers<ContextType = GatewayContext, Paren
 export type NomadNodeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['NomadNode'] = ResolversParentTypes['NomadNode'], FederationReferenceType extends FederationReferenceTypes['NomadNode'] = FederationReferenceTypes['NomadNode']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['NomadNode']> | FederationReferenceType, FederationReferenceType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  volumeClaimList?: Resolver<Maybe<ResolversTypes['VolumeAttachmentList']>, ParentType, ContextType>;
   volumeClaims?: Resolver<Maybe<Array<ResolversTypes['VolumeAttachment']>>, ParentType, ContextType>;
 }>;
 
@@ -2753,8 +2799,10 @@ export type PageInfoResolvers<ContextType = GatewayContext, ParentType extends R
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   cinderHostAttachments?: Resolver<ResolversTypes['VolumeAttachmentConnection'], ParentType, ContextType, RequireFields<QueryCinderHostAttachmentsArgs, 'backend' | 'first'>>;
   cinderVolumeImageMetadata?: Resolver<Array<ResolversTypes['StorageKeyValue']>, ParentType, ContextType, RequireFields<QueryCinderVolumeImageMetadataArgs, 'id'>>;
+  nodeVolumeClaimList?: Resolver<ResolversTypes['VolumeAttachmentList'], ParentType, ContextType, RequireFields<QueryNodeVolumeClaimListArgs, 'nodeId'>>;
   nodeVolumeClaims?: Resolver<Maybe<Array<ResolversTypes['VolumeAttachment']>>, ParentType, ContextType, RequireFields<QueryNodeVolumeClaimsArgs, 'nodeId'>>;
   nomadExternalVolumes?: Resolver<ResolversTypes['NomadExternalVolumeConnection'], ParentType, ContextType, RequireFields<QueryNomadExternalVolumesArgs, 'backend' | 'first' | 'namespace' | 'plugin'>>;
+  serverVolumeAttachmentList?: Resolver<ResolversTypes['VolumeAttachmentList'], ParentType, ContextType, RequireFields<QueryServerVolumeAttachmentListArgs, 'serverId'>>;
   serverVolumeAttachments?: Resolver<Maybe<Array<ResolversTypes['VolumeAttachment']>>, ParentType, ContextType, RequireFields<QueryServerVolumeAttachmentsArgs, 'serverId'>>;
   storageBackend?: Resolver<Maybe<ResolversTypes['StorageBackend']>, ParentType, ContextType, RequireFields<QueryStorageBackendArgs, 'id'>>;
   storageBackends?: Resolver<Array<ResolversTypes['StorageBackend']>, ParentType, ContextType>;
@@ -2776,6 +2824,7 @@ export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
 export type ServerResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Server'] = ResolversParentTypes['Server'], FederationReferenceType extends FederationReferenceTypes['Server'] = FederationReferenceTypes['Server']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Server']> | FederationReferenceType, FederationReferenceType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  volumeAttachmentList?: Resolver<Maybe<ResolversTypes['VolumeAttachmentList']>, ParentType, ContextType>;
   volumeAttachments?: Resolver<Maybe<Array<ResolversTypes['VolumeAttachment']>>, ParentType, ContextType>;
 }>;
 
@@ -2929,6 +2978,11 @@ export type VolumeAttachmentConnectionResolvers<ContextType = GatewayContext, Pa
 export type VolumeAttachmentEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeAttachmentEdge'] = ResolversParentTypes['VolumeAttachmentEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['VolumeAttachment'], ParentType, ContextType>;
+}>;
+
+export type VolumeAttachmentListResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeAttachmentList'] = ResolversParentTypes['VolumeAttachmentList']> = ResolversObject<{
+  nodes?: Resolver<Array<Maybe<ResolversTypes['VolumeAttachment']>>, ParentType, ContextType>;
+  omittedBackends?: Resolver<Array<ResolversTypes['VolumeListOmission']>, ParentType, ContextType>;
 }>;
 
 export type VolumeChangeEventResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeChangeEvent'] = ResolversParentTypes['VolumeChangeEvent']> = ResolversObject<{
@@ -3094,6 +3148,7 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   VolumeAttachment?: VolumeAttachmentResolvers<ContextType>;
   VolumeAttachmentConnection?: VolumeAttachmentConnectionResolvers<ContextType>;
   VolumeAttachmentEdge?: VolumeAttachmentEdgeResolvers<ContextType>;
+  VolumeAttachmentList?: VolumeAttachmentListResolvers<ContextType>;
   VolumeChangeEvent?: VolumeChangeEventResolvers<ContextType>;
   VolumeConnection?: VolumeConnectionResolvers<ContextType>;
   VolumeConnectionInfo?: GraphQLScalarType;

@@ -1,7 +1,7 @@
 /**
  * When the OpenStack watcher reads, against the real simulator's request log: not at all while
- * nobody listens (IDLE), at once when someone starts, fast while something moves or is pending,
- * slow otherwise; failures degrade and back off with the view kept; a revoked service token is
+ * nobody listens (IDLE), at once when someone starts, fast while something is pending or a
+ * transition is in its window (a volume left in one status stops counting: R17), slow otherwise; failures degrade and back off with the view kept; a revoked service token is
  * replaced; stop() leaves nothing running.
  */
 import type { VolumeRef } from '../../adapters/contract/model';
@@ -83,6 +83,58 @@ describe('OpenStack watcher: adaptive polling', () => {
     const after = listCalls(c).length;
     await sleep(QUIET_MS);
     expect(listCalls(c)).toHaveLength(after);
+  });
+
+  it('should stop polling fast for a volume a tenant leaves reserved once its window has passed, and start a new window on its next transition (R17)', async () => {
+    const WINDOW = 500;
+    const id = c.sim.seedVolume({ project: 'demo', name: 'held', size: 1 });
+    const ref: VolumeRef = { backend: 'os', namespace: c.p.demo, nativeId: id };
+    const action = async (name: string): Promise<void> => {
+      const res = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', { token: c.t.demo, body: { [name]: {} } });
+      expect(res.status).toBe(202);
+    };
+    const r = watch(c, { fastMs: 20, slowMs: 60_000, transitionWindowMs: WINDOW });
+    r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
+    r.w.start();
+    await until(() => r.w.current, 'r.w.current', WITHIN);
+    /** The tenant's own write, straight to Cinder (os-reserve leaves the volume `attaching` until os-unreserve); one nudge shows it to the watcher. */
+    const transition = async (name: string, status: string): Promise<void> => {
+      const seen = deltasOf(r, id).length;
+      await action(name);
+      r.w.nudge([ref]);
+      await until(() => deltasOf(r, id).slice(seen).some((d) => d.after?.backendStatus === status), `${status} seen`, WITHIN);
+    };
+    /** Nothing more is read once the window has passed (the slow interval is a minute). */
+    const quietAfterWindow = async (): Promise<void> => {
+      await sleep(WINDOW + QUIET_MS); // past the window; a read already under way finishes
+      const n = listCalls(c).length;
+      await sleep(2 * QUIET_MS);
+      expect(listCalls(c).length).toBe(n);
+    };
+
+    await transition('os-reserve', 'attaching');
+    // Fast within the window: a minute-slow watcher would read nothing more.
+    const first = listCalls(c).length;
+    await until(() => listCalls(c).length >= first + 3, 'fast reads in the window', WITHIN);
+    await quietAfterWindow();
+    expect(r.w.volume(ref)?.backendStatus).toBe('attaching');
+
+    // A new transition of the same volume starts a new window: fast again, then slow again.
+    await transition('os-unreserve', 'available');
+    await transition('os-reserve', 'attaching');
+    const again = listCalls(c).length;
+    await until(() => listCalls(c).length >= again + 3, 'fast reads in the new window', WITHIN);
+    await quietAfterWindow();
+
+    // An operation the gateway tracks on it keeps polling fast, whatever the window says.
+    r.w.setDemand({ subscribers: 1, pendingVolumes: [ref], pendingServers: [] });
+    const pending = listCalls(c).length;
+    await until(() => listCalls(c).length >= pending + 5, 'fast reads while pending', WITHIN);
+    r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
+    await sleep(QUIET_MS);
+    const settled = listCalls(c).length;
+    await sleep(2 * QUIET_MS);
+    expect(listCalls(c).length).toBe(settled);
   });
 
   it('should coalesce a burst of nudges into at most two reads', async () => {

@@ -65,6 +65,7 @@ describe('configuration', () => {
         operationTimeoutMs: 120000,
         watchFastMs: 500,
         watchSlowMs: 10000,
+        watchTransitionWindowMs: 30000,
         timeoutMs: 10000,
         maxConnections: 16,
         readRetries: 2,

@@ -173,8 +173,8 @@ describe('schema v2 contract', () => {
     // Of other teams' entities we define only the key and the fields we contribute.
     const server = schema.getType('Server') as GraphQLObjectType;
     const node = schema.getType('NomadNode') as GraphQLObjectType;
-    expect(Object.keys(server.getFields())).toEqual(['id', 'volumeAttachments']);
-    expect(Object.keys(node.getFields())).toEqual(['id', 'volumeClaims']);
+    expect(Object.keys(server.getFields())).toEqual(['id', 'volumeAttachments', 'volumeAttachmentList']);
+    expect(Object.keys(node.getFields())).toEqual(['id', 'volumeClaims', 'volumeClaimList']);
   });
 
   test("fields pointing at other teams' entities are nullable (an owner resolves a deleted one to null)", () => {

@@ -5,9 +5,10 @@
  * deletion shows as absence. Nova's attachment lists of the servers involved add what Cinder does
  * not list (attaches in progress, detaches that failed in nova-compute).
  *
- * Scheduling: fast while a watched volume is in motion or an operation is pending, slow otherwise,
- * not at all while nobody listens and nothing is pending (IDLE); failures back off (DEGRADED) and
- * keep the last view.
+ * Scheduling: fast while an operation is pending, or for a limited time after a volume's transition
+ * is first seen (`motion.ts`: a volume that stays in motion stops counting, so no tenant holds the
+ * watcher fast), slow otherwise, not at all while nobody listens and nothing is pending (IDLE);
+ * failures back off (DEGRADED) and keep the last view.
  */
 import type { CallOptions } from '../../contract/backend';
 import { UnauthenticatedError } from '../../contract/errors';
@@ -17,13 +18,20 @@ import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
 import { BreakerWatch } from '../../watch-breakers';
 import { OpenStackClient, type OpenStackClientOptions } from '../client';
 import type { NovaVolumeAttachment } from '../nova/results';
+import { TransitionWindows } from './motion';
 import { listEveryVolume, readServerLists, scopeOf, type WatchScope } from './read';
-import { byVolume, diffViews, inMotion, novaSaysMore, serversChanged, withNovaAttachments } from './view';
+import { byVolume, diffViews, novaSaysMore, serversChanged, withNovaAttachments } from './view';
 
 /** Options of the OpenStack watcher (the backend supplies the intervals from its configuration). */
 export interface OpenStackWatcherOptions extends WatcherOptions {
-  /** Poll interval while a watched volume is in motion or an operation is pending (ms). @default 500 */
+  /** Poll interval while an operation is pending or a transition is in its window (ms). @default 500 */
   fastMs?: number;
+  /**
+   * How long one transition of a volume (per volume and status) keeps polling fast after it is
+   * first seen (ms); past it the volume waits for the slow interval unless a new transition starts.
+   * @default 30000
+   */
+  transitionWindowMs?: number;
   /** Poll interval otherwise, while anyone listens (ms). @default 10000 */
   slowMs?: number;
   /** Report the first full read as CREATED deltas. @default false */
@@ -36,13 +44,13 @@ export interface OpenStackWatcherOptions extends WatcherOptions {
   maxBackoffMs?: number;
 }
 
-export const WATCH_DEFAULTS = { fastMs: 500, slowMs: 10_000, maxServerReads: 16, maxBackoffMs: 30_000 } as const;
+export const WATCH_DEFAULTS = { fastMs: 500, slowMs: 10_000, transitionWindowMs: 30_000, maxServerReads: 16, maxBackoffMs: 30_000 } as const;
 
 /** The watcher's own connections per origin: it reads one list page or a few Nova lists at a time. */
 const WATCHER_CONNECTIONS = 4;
 
 /** What {@link createWatcher} needs of its backend's settings. */
-export type OpenStackWatcherSource = OpenStackClientOptions & { watchFastMs?: number; watchSlowMs?: number };
+export type OpenStackWatcherSource = OpenStackClientOptions & { watchFastMs?: number; watchSlowMs?: number; watchTransitionWindowMs?: number };
 
 /**
  * A watcher with its own client (own pools, closed by its `stop()`; the same service credential),
@@ -54,6 +62,7 @@ export function createWatcher(backend: string, client: OpenStackClient, s: OpenS
   return new OpenStackWatcher(backend, own, {
     fastMs: s.watchFastMs ?? WATCH_DEFAULTS.fastMs,
     slowMs: s.watchSlowMs ?? WATCH_DEFAULTS.slowMs,
+    transitionWindowMs: s.watchTransitionWindowMs ?? WATCH_DEFAULTS.transitionWindowMs,
     ...o,
   });
 }
@@ -81,7 +90,9 @@ export class OpenStackWatcher implements VolumeWatcher {
   #cinder = new Map<string, Volume>();
   /** Nova lists of the servers being followed, with when each was read. */
   #nova = new Map<string, { list: NovaVolumeAttachment[]; readAt: number }>();
-  #moving = false;
+  readonly #windows: TransitionWindows;
+  /** Until when a transition's window keeps polling fast (ms since the epoch; 0: none). */
+  #fastUntil = 0;
   #readOnce = false;
   #scope: WatchScope | null = null;
   #currentAt: number | null = null;
@@ -99,6 +110,7 @@ export class OpenStackWatcher implements VolumeWatcher {
     this.#o = o;
     this.#fastMs = o.fastMs ?? WATCH_DEFAULTS.fastMs;
     this.#slowMs = Math.max(o.slowMs ?? WATCH_DEFAULTS.slowMs, this.#fastMs);
+    this.#windows = new TransitionWindows(o.transitionWindowMs ?? WATCH_DEFAULTS.transitionWindowMs);
     this.#breakers = new BreakerWatch((['identity', 'volume', 'compute'] as const).map((s) => client.breaker(s)));
   }
 
@@ -191,7 +203,8 @@ export class OpenStackWatcher implements VolumeWatcher {
     const d = this.#demand;
     const pending = d.pendingVolumes.length > 0 || d.pendingServers.length > 0;
     if (d.subscribers <= 0 && !pending) return 'IDLE';
-    return pending || this.#moving ? 'FAST' : 'SLOW';
+    // The gateway's own operations keep it fast until they end; anything else only within its window.
+    return pending || Date.now() < this.#fastUntil ? 'FAST' : 'SLOW';
   }
 
   /** Plans the next poll from the last one's start (none while IDLE, unless nudged). */
@@ -292,9 +305,7 @@ export class OpenStackWatcher implements VolumeWatcher {
     this.#scope = scope;
     this.#readOnce = true;
     this.#currentAt = now;
-    let moving = false;
-    for (const v of view.values()) if ((moving = inMotion(v))) break;
-    this.#moving = moving;
+    this.#fastUntil = this.#windows.update(view, now);
     return deltas;
   }
 

@@ -45,6 +45,19 @@ export function inMotion(v: Volume): boolean {
   return v.attachments.some((a) => a.state === 'ATTACHING' || a.state === 'DETACHING');
 }
 
+/**
+ * What `v`'s motion is, as a key that changes with each new transition (Cinder's status, a
+ * migration's phase, which attachments are attaching or detaching); null when it is not in motion.
+ * A volume that stays in one transitional status keeps its key, however often it is read.
+ */
+export function motionOf(v: Volume): string | null {
+  if (!inMotion(v)) return null;
+  const d = v.details;
+  const cinder = isCinderDetails(d) ? [d.cinderStatus, d.migrationStatus] : [];
+  const moving = v.attachments.flatMap((a) => (a.state === 'ATTACHING' || a.state === 'DETACHING' ? [`${a.consumerId}:${a.state}`] : [])).sort();
+  return JSON.stringify([v.status, ...cinder, ...moving]);
+}
+
 const serverOf = (a: Attachment): string | null => (isServerConsumer(a.consumer) ? a.consumer.serverId.toLowerCase() : null);
 
 /** Servers Cinder lists `v` attached to (lower-case). */
