@@ -51,6 +51,14 @@ export class OpenStream {
     }
   }
 
+  /** Queues `bytes` between the protocol's `around`, the bytes themselves shared (not copied). */
+  writeAround(bytes: Buffer): void {
+    if (this.ended) return;
+    this.res.write(this.protocol.around[0]);
+    this.res.write(bytes);
+    this.write(this.protocol.around[1]);
+  }
+
   /** Writes `last` and ends the response (once). */
   end(last: string): void {
     if (this.ended) return;
