@@ -7,9 +7,11 @@ import { BUDGET_DEFAULTS } from '../../subscriptions/live';
 import { defaultsOf, integer, origins, readGroup, setting, type SettingValues } from '../config-values';
 
 /**
- * 8 MiB: eight queues at the per-queue bound. A reader that keeps up holds next to nothing (1,000
- * SSE readers of one address under a burst of 8 KB events peaked at N), while every stalled one
- * holds up to 1 MiB in RSS (docs/reliability.md, R14).
+ * 8 MiB: eight queues at the per-queue bound. Readers that keep up hold nothing once a turn's
+ * writes went out (400 SSE readers of one address under bursts of 80 events of 8 KB: 0 bytes after
+ * each turn, none cut), so only consumers that fall behind count, and several of one address (one
+ * NAT, one router) may do so at once; without it 400 paused SSE streams held +490 MiB
+ * (docs/reliability.md, R14; docs/subscriptions.md, "What one address can hold").
  */
 const DEFAULT_MAX_BUFFERED_BYTES_PER_ADDRESS = 8 * 1_048_576;
 

@@ -60,7 +60,8 @@ let lastId = 0;
  * are kept apart until `connection_init`), and it weighed ~2 KiB a socket. The id is a counter: a UUID would be a ~250-byte string rope per socket for log lines.
  */
 export function newSocketState(ws: WebSocket, address: string, trace?: TraceContext): SocketState {
-  return { id: ++lastId, ws, address, active: new Map(), alive: true, trace };
+  // `queue` is filled in at once (it needs the state): declared here so the shape stays the same.
+  return { id: ++lastId, ws, address, active: new Map(), alive: true, trace, queue: undefined };
 }
 
 /** Closes with `code`; a peer that does not answer within CLOSE_WAIT_MS is cut. The first close wins. */
