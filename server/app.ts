@@ -43,6 +43,7 @@ import { buildGatewaySchema } from './schema';
 import { WS_CLOSE_WAIT_MS } from './shutdown-timing';
 import { createStreamTransport } from './streams';
 import { createWsTransport, resolveWsOptions, type WsOptions } from './ws';
+import { QueueBudget } from './ws/queue-budget';
 
 export interface GatewayOptions {
   /**
@@ -128,8 +129,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
 
   const http = resolveHttpEdgeOptions(o.config.http);
   const countRefusal = (err: EdgeError): void => metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
+  const wsConfig = resolveWsOptions(o.config.ws);
+  // The bytes one address may have queued, across its sockets and HTTP streams.
+  const queues = new QueueBudget(wsConfig.maxBufferedBytesPerAddress);
   // Subscriptions over SSE and multipart HTTP (server/streams/), fed by the same hub as graphql-ws.
-  const streams = createStreamTransport({ schema: limited.schema, limits, services, hub: live, trustProxyHops: http.trustProxyHops, maxBufferedBytes: resolveWsOptions(o.config.ws).maxBufferedBytes, logger, metrics });
+  const streams = createStreamTransport({ schema: limited.schema, limits, services, hub: live, trustProxyHops: http.trustProxyHops, maxBufferedBytes: wsConfig.maxBufferedBytes, queues, logger, metrics });
   const handleGraphQL = createGraphQLHttpHandler({
     maxBodyBytes: o.config.maxBodyBytes,
     limiter: new CallerLimiter(http.rateLimit),
@@ -168,7 +172,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const server = createHttpServer(listener, http, countRefusal, tls?.serverOptions);
   // graphql-ws on the same port and path (server/ws/).
   const ws = createWsTransport({
-    config: resolveWsOptions(o.config.ws),
+    config: wsConfig,
     path: '/graphql',
     trustProxyHops: http.trustProxyHops,
     schema: limited.schema,
@@ -176,6 +180,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     trusted: http.trustedDocuments,
     services,
     hub: live,
+    queues,
     logger,
     metrics,
   });

@@ -11,21 +11,42 @@ import type { CallRecord } from '../adapters/http/transport';
 /** The gauge value of each breaker state. */
 const BREAKER_GAUGE: Record<BreakerState, number> = { CLOSED: 0, HALF_OPEN: 1, OPEN: 2 };
 
+/** Bytes queued for sending over one transport: the largest one queue holds, and the sum over all. */
+export interface QueueBytes {
+  max: number;
+  sum: number;
+}
+
 /** What the socket layer tells the gauges at scrape time. */
 export interface WebSocketMetricsSource {
   connections(): number;
   /** Open subscriptions per root field (the hub's `counts()`). */
   subscriptions(): Record<string, number>;
-  queueBytes(): { max: number; sum: number };
+  queueBytes(): QueueBytes;
 }
 
 /** The HTTP stream transports (server/streams/): the label values of `gateway_stream_subscriptions`. */
 export type StreamTransportName = 'sse' | 'multipart';
 
-/** What the HTTP stream transports tell the gauge at scrape time. */
+/** Every subscription transport: the `transport` label of `gateway_ws_queue_bytes` and `gateway_slow_consumer_cuts_total`. */
+export type QueueTransportName = 'ws' | StreamTransportName;
+
+/**
+ * Why a slow consumer was cut: its own queue passed `WS_MAX_BUFFERED_BYTES` (`queue`), its
+ * address's queues passed `WS_MAX_BUFFERED_BYTES_PER_ADDRESS` (`address`), or the hub
+ * dropped it past `LIVE_MAX_QUEUED` results (`hub`).
+ */
+export type SlowConsumerCutReason = 'queue' | 'address' | 'hub';
+
+const QUEUE_TRANSPORTS: readonly QueueTransportName[] = ['ws', 'sse', 'multipart'];
+const CUT_REASONS: readonly SlowConsumerCutReason[] = ['queue', 'address', 'hub'];
+
+/** What the HTTP stream transports tell the gauges at scrape time. */
 export interface StreamMetricsSource {
   /** Subscriptions streaming now, per transport. */
   subscriptions(): Record<StreamTransportName, number>;
+  /** Bytes queued on their responses, per transport. */
+  queueBytes(): Record<StreamTransportName, QueueBytes>;
 }
 
 /**
@@ -126,17 +147,33 @@ export class GatewayMetrics {
     },
   });
 
-  /** Bytes queued for sending: the largest one socket holds, and the sum over all (read at scrape time). */
-  readonly wsQueueBytes: Gauge<'aggregate'> = new Gauge({
+  /**
+   * Bytes queued for sending, per transport (graphql-ws sockets, SSE and multipart responses): the
+   * largest one queue holds, and the sum over all (read at scrape time). The name is graphql-ws's
+   * from before the HTTP streams: `transport="ws"` is the series it had.
+   */
+  readonly wsQueueBytes: Gauge<'aggregate' | 'transport'> = new Gauge({
     name: 'gateway_ws_queue_bytes',
-    help: 'Bytes queued on graphql-ws sockets: aggregate="max" (the largest per-socket queue) and "sum" (all sockets).',
-    labelNames: ['aggregate'] as const,
+    help: 'Bytes queued for sending to subscribers, by transport (ws, sse, multipart): aggregate="max" (the largest queue) and "sum" (all queues).',
+    labelNames: ['aggregate', 'transport'] as const,
     registers: [this.registry],
     collect: () => {
-      const q = this.#ws?.queueBytes() ?? { max: 0, sum: 0 };
-      this.wsQueueBytes.set({ aggregate: 'max' }, q.max);
-      this.wsQueueBytes.set({ aggregate: 'sum' }, q.sum);
+      const none = { max: 0, sum: 0 };
+      const streams = this.#streams?.queueBytes();
+      for (const transport of QUEUE_TRANSPORTS) {
+        const q = (transport === 'ws' ? this.#ws?.queueBytes() : streams?.[transport]) ?? none;
+        this.wsQueueBytes.set({ aggregate: 'max', transport }, q.max);
+        this.wsQueueBytes.set({ aggregate: 'sum', transport }, q.sum);
+      }
     },
+  });
+
+  /** Subscribers cut as slow consumers, by transport and {@link SlowConsumerCutReason}. */
+  readonly slowConsumerCuts = new Counter({
+    name: 'gateway_slow_consumer_cuts_total',
+    help: 'Subscribers cut as slow consumers (a graphql-ws socket closed 4413, an SSE or multipart stream cut), by transport and reason: queue (its queue past WS_MAX_BUFFERED_BYTES), address (its address\'s queues past WS_MAX_BUFFERED_BYTES_PER_ADDRESS), hub (past LIVE_MAX_QUEUED results).',
+    labelNames: ['transport', 'reason'] as const,
+    registers: [this.registry],
   });
 
   /** Sockets closed, by close code (the gateway's when it closed them: 1012, 4413, 4403 …; else the peer's). */
@@ -207,6 +244,8 @@ export class GatewayMetrics {
     // Unprefixed (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`, …): the names stock
     // Node.js dashboards and alerts query. The gateway's own metrics keep `gateway_`.
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    // Every series from the start, so that a rate or an alert sees the first cut.
+    for (const transport of QUEUE_TRANSPORTS) for (const reason of CUT_REASONS) this.slowConsumerCuts.inc({ transport, reason }, 0);
   }
 
   /** The socket layer reports its gauges through `source` from now on. */

@@ -6,9 +6,11 @@
  * accepts one of them (accept.ts); everything else about it is graphql-ws's: the operation checks
  * (server/ws/operation.ts: limits, validation, variables, cost; trusted documents were screened
  * by the edge), credentials from the request's headers exactly as a query's, and the live hub's
- * budget, start checks and access checks. A stream holds no HTTP in-flight slot and no timeout
+ * budget, start checks and access checks, and the budget of queued bytes per address with the
+ * sockets (server/ws/queue-budget.ts). A stream holds no HTTP in-flight slot and no timeout
  * cuts it; it ends when the hub's stream ends, the client goes away (the hub gets its place
- * back), its queue passes the bound, or the gateway stops (docs/subscriptions.md, "Transports").
+ * back), its queue or its address's queues pass their bound, or the gateway stops
+ * (docs/subscriptions.md, "Transports").
  *
  * graphql-sse's own handler is not used: it keeps an unbounded queue per stream, serializes each
  * result again for every subscriber, and serves its single-connection mode's reservations
@@ -27,9 +29,11 @@ import type { OperationParams } from '../http/operation-screen';
 import { sendJson } from '../http/respond';
 import type { OperationLimits } from '../limits';
 import type { Logger } from '../logger';
-import type { GatewayMetrics, StreamTransportName } from '../metrics';
+import type { GatewayMetrics, QueueBytes, SlowConsumerCutReason, StreamTransportName } from '../metrics';
 import { isSlowConsumer, SubscriptionsUnavailableError } from '../ws/errors';
 import { checkOperation, ValidDocuments } from '../ws/operation';
+import type { OutgoingQueue, QueueBudget } from '../ws/queue-budget';
+import { bytesOf } from '../ws/shared-bytes';
 import { streamKindOf, wantsEventsOnly } from './accept';
 import { MULTIPART } from './multipart';
 import { OpenStream } from './open-stream';
@@ -49,8 +53,13 @@ export interface StreamTransportOptions {
   trustProxyHops: number;
   /** Bytes queued for one response beyond which it is cut as a slow consumer: graphql-ws's `maxBufferedBytes`. */
   maxBufferedBytes: number;
+  /** The bytes each client address may have queued, shared with graphql-ws (`maxBufferedBytesPerAddress`). */
+  queues: QueueBudget;
   logger: Logger;
-  /** `gateway_stream_subscriptions`, and refusals counted in `gateway_ws_refusals_total` with graphql-ws's. */
+  /**
+   * `gateway_stream_subscriptions` and `gateway_ws_queue_bytes`, cuts in
+   * `gateway_slow_consumer_cuts_total`, refusals in `gateway_ws_refusals_total` with graphql-ws's.
+   */
   metrics: GatewayMetrics;
 }
 
@@ -71,14 +80,41 @@ export interface StreamTransport {
   close(waitMs: number): Promise<void>;
 }
 
+/**
+ * Results at least this long (in UTF-16 units) are written as the hub's UTF-8 bytes, shared by
+ * every stream that sends them (server/ws/shared-bytes.ts), between the protocol's framing: each
+ * stream then queues three small writes instead of its own copy. Shorter ones are written as one
+ * string: the writes cost more than the copy. Measured with 400 SSE readers of one address and
+ * bursts of 80 events (the gateway a child process, three runs each): at 8 KB a result, shared
+ * bytes took 3.5–3.7 ms of CPU per event against 8.2–13.5 and peaked at +73 to +105 MiB RSS
+ * against +254 to +881; at 1 KB the CPU was even and RSS +103/+116 MiB against +360/+366; at 250
+ * bytes they took 2.8–3.7 ms against 2.1–2.7 for the same RSS (docs/subscriptions.md, "Shared bytes").
+ */
+const SHARED_MIN_LENGTH = 1024;
+
 /** How long an SSE client is told to wait before reconnecting after a shutdown: spread over 1–3 s so replicas are not hit at once. */
 const retryMs = (): number => 1_000 + Math.floor(Math.random() * 2_000);
 const RESTART = { code: 'SHUTTING_DOWN', message: 'the gateway is shutting down: subscribe again (to another replica) and resume from your last cursor' };
 
-interface Live {
-  transport: StreamTransportName;
-  out: OpenStream;
-  stream: AsyncGenerator<LiveResult, void, void>;
+/** One subscription streaming: its response, the hub's stream, and its queue as its address's budget sees it. */
+class Live implements OutgoingQueue {
+  constructor(
+    readonly transport: StreamTransportName,
+    readonly out: OpenStream,
+    readonly stream: AsyncGenerator<LiveResult, void, void>,
+    private readonly onCut: (transport: StreamTransportName, reason: SlowConsumerCutReason, queuedBytes: number) => void,
+  ) {}
+
+  queuedBytes(): number {
+    return this.out.res.writableLength;
+  }
+
+  /** Cuts the response as a slow consumer (once; nothing if it already ended). */
+  cut(reason: SlowConsumerCutReason): void {
+    if (this.out.ended) return;
+    this.onCut(this.transport, reason, this.queuedBytes());
+    this.out.cut();
+  }
 }
 
 export function createStreamTransport(o: StreamTransportOptions): StreamTransport {
@@ -110,11 +146,26 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
     out.end(out.protocol.restart(RESTART.code, RESTART.message, retryMs()));
   };
 
+  /** Logs and counts a stream cut as a slow consumer. */
+  const countCut = (transport: StreamTransportName, reason: SlowConsumerCutReason, queuedBytes: number): void => {
+    o.logger.info({ stream: transport, queuedBytes, reason, max: o.maxBufferedBytes }, 'subscription stream cut: slow consumer');
+    o.metrics.slowConsumerCuts.inc({ transport, reason });
+  };
+
   o.metrics.observeStreams({
     subscriptions: () => {
       const n = { sse: 0, multipart: 0 };
       for (const l of open) if (!l.out.ended) n[l.transport]++;
       return n;
+    },
+    queueBytes: () => {
+      const q: Record<StreamTransportName, QueueBytes> = { sse: { max: 0, sum: 0 }, multipart: { max: 0, sum: 0 } };
+      for (const l of open) {
+        const bytes = l.out.ended ? 0 : l.queuedBytes();
+        q[l.transport].max = Math.max(q[l.transport].max, bytes);
+        q[l.transport].sum += bytes;
+      }
+      return q;
     },
   });
 
@@ -125,12 +176,14 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
       for (;;) {
         const r = await stream.next();
         if (r.done) return out.end(out.protocol.complete);
-        out.write(out.protocol.next(jsonOf(r.value, requestId)));
+        const v = r.value;
+        if (v instanceof SerializedResult && v.json.length >= SHARED_MIN_LENGTH) out.writeAround(bytesOf(v));
+        else out.write(out.protocol.next(jsonOf(v, requestId)));
         // Cut or gone while writing: the hub's place goes back now, not at the next event.
         if (out.ended) return void (await stream.return(undefined));
       }
     } catch (err) {
-      if (isSlowConsumer(err)) return out.cut();
+      if (isSlowConsumer(err)) return live.cut('hub');
       o.logger.error({ err, requestId }, 'live stream failed');
       out.end(out.protocol.restart('INTERNAL_SERVER_ERROR', 'the subscription failed: subscribe again', retryMs()));
     }
@@ -149,7 +202,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
     async serve(req, res, params) {
       const transport: StreamTransportName = streamKindOf(req.headers.accept) === 'multipart' ? 'multipart' : 'sse';
       const protocol: StreamProtocol = transport === 'multipart' ? MULTIPART : SSE;
-      const out = new OpenStream(res, protocol, o.maxBufferedBytes, (queued) => o.logger.info({ queuedBytes: queued, max: o.maxBufferedBytes }, 'subscription stream cut: slow consumer'));
+      const out = new OpenStream(res, protocol, o.maxBufferedBytes, (queued) => countCut(transport, 'queue', queued));
       if (closing) return refuseClosing(out);
       const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined;
       let credentials;
@@ -187,13 +240,14 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
         contextValue.limits.end();
       }
       if (!isStream(result)) return refuse(out, (result as ExecutionResult).errors ?? [], requestId);
-      const live: Live = { transport, out, stream: result };
+      const live = new Live(transport, out, result, countCut);
       // Gone while the hub was starting: its place goes back at once.
       if (out.ended || closing) {
         if (closing && !out.ended) refuseClosing(out);
         return void (await result.return(undefined));
       }
       open.add(live);
+      out.queue = o.queues.track(address, live);
       // The client going away ends the hub's stream: its budget place goes back.
       res.once('close', () => {
         open.delete(live);

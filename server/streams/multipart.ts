@@ -8,7 +8,9 @@
 import type { StreamProtocol } from './protocol';
 
 const BOUNDARY = 'graphql';
-const part = (json: string): string => `\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${json}\r\n--${BOUNDARY}`;
+const HEAD = '\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';
+const TAIL = `\r\n--${BOUNDARY}`;
+const part = (json: string): string => `${HEAD}${json}${TAIL}`;
 
 export const MULTIPART: StreamProtocol = {
   headers: {
@@ -20,6 +22,7 @@ export const MULTIPART: StreamProtocol = {
   // The first boundary, then a heartbeat: the client sees the stream open at once.
   opening: `\r\n--${BOUNDARY}${part('{}')}`,
   next: (json) => part(`{"payload":${json}}`),
+  around: [`${HEAD}{"payload":`, `}${TAIL}`],
   complete: '--\r\n',
   heartbeat: part('{}'),
   heartbeatMs: 5_000,

@@ -1,15 +1,19 @@
 /**
  * One subscription's HTTP response while it streams: writes that never wait for the network,
  * with the response's queue bounded (past `maxBufferedBytes` the response is cut as a slow
- * consumer, as a socket is at WS_MAX_BUFFERED_BYTES), heartbeats, and one end whatever ends it
- * first (the hub's stream, the client, the shutdown).
+ * consumer, as a socket is at WS_MAX_BUFFERED_BYTES) and counted in its address's budget once it
+ * is tracked there (server/ws/queue-budget.ts), heartbeats, and one end whatever ends it first
+ * (the hub's stream, the client, the shutdown, the budget).
  */
 import type { ServerResponse } from 'node:http';
+import type { TrackedQueue } from '../ws/queue-budget';
 import type { StreamProtocol } from './protocol';
 
 export class OpenStream {
   #ended = false;
   #heartbeat: NodeJS.Timeout | undefined;
+  /** Its queue in its address's budget (`WS_MAX_BUFFERED_BYTES_PER_ADDRESS`), once the subscription streams. */
+  queue: TrackedQueue | undefined;
 
   constructor(
     readonly res: ServerResponse,
@@ -35,14 +39,24 @@ export class OpenStream {
     this.#heartbeat.unref();
   }
 
-  /** Queues `chunk`; cuts the response once its queue passed the bound. */
+  /** Queues `chunk`, counted in its address's budget; cuts the response once its queue passed the bound. */
   write(chunk: string): void {
     if (this.ended) return;
     this.res.write(chunk);
-    if (this.res.writableLength > this.maxBufferedBytes) {
-      this.onSlowConsumer(this.res.writableLength);
+    const queued = this.res.writableLength;
+    this.queue?.wrote(queued);
+    if (queued > this.maxBufferedBytes) {
+      this.onSlowConsumer(queued);
       this.cut();
     }
+  }
+
+  /** Queues `bytes` between the protocol's `around`, the bytes themselves shared (not copied). */
+  writeAround(bytes: Buffer): void {
+    if (this.ended) return;
+    this.res.write(this.protocol.around[0]);
+    this.res.write(bytes);
+    this.write(this.protocol.around[1]);
   }
 
   /** Writes `last` and ends the response (once). */
@@ -61,5 +75,6 @@ export class OpenStream {
   #stop(): void {
     this.#ended = true;
     clearInterval(this.#heartbeat);
+    this.queue?.untrack();
   }
 }

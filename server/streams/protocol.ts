@@ -10,6 +10,8 @@ export interface StreamProtocol {
   readonly opening: string;
   /** One result; `json` is the serialized execution result (`{"data":…,"errors":…}`). */
   next(json: string): string;
+  /** What {@link next} puts before and after the result's JSON: `next(json)` is `around[0] + json + around[1]`. */
+  readonly around: readonly [string, string];
   /** The subscription is over (the hub's stream ended, or a start was refused with errors). */
   readonly complete: string;
   /** Sent every {@link heartbeatMs} on an open stream. */

@@ -8,6 +8,8 @@
  */
 import type { StreamProtocol } from './protocol';
 
+const NEXT = ['event: next\ndata: ', '\n\n'] as const;
+
 export const SSE: StreamProtocol = {
   headers: {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -18,7 +20,8 @@ export const SSE: StreamProtocol = {
   },
   // An empty comment: some browsers only report an open stream once a byte of it arrived.
   opening: ':\n\n',
-  next: (json) => `event: next\ndata: ${json}\n\n`,
+  next: (json) => `${NEXT[0]}${json}${NEXT[1]}`,
+  around: NEXT,
   complete: 'event: complete\ndata:\n\n',
   heartbeat: ':\n\n',
   heartbeatMs: 12_000,

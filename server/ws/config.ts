@@ -6,6 +6,15 @@
 import { BUDGET_DEFAULTS } from '../../subscriptions/live';
 import { defaultsOf, integer, origins, readGroup, setting, type SettingValues } from '../config-values';
 
+/**
+ * 8 MiB: eight queues at the per-queue bound. Readers that keep up hold nothing once a turn's
+ * writes went out (400 SSE readers of one address under bursts of 80 events of 8 KB: 0 bytes after
+ * each turn, none cut), so only consumers that fall behind count, and several of one address (one
+ * NAT, one router) may do so at once; without it 400 paused SSE streams held +490 MiB
+ * (docs/reliability.md, R14; docs/subscriptions.md, "What one address can hold").
+ */
+const DEFAULT_MAX_BUFFERED_BYTES_PER_ADDRESS = 8 * 1_048_576;
+
 /** The `ws` group. */
 export const WS_SETTINGS = {
   allowedOrigins: setting({
@@ -19,7 +28,13 @@ export const WS_SETTINGS = {
   maxConnections: setting({ env: 'WS_MAX_CONNECTIONS', rule: integer(1, 10_000_000), default: 10_000, doc: 'Open sockets in all; the next upgrade gets HTTP 503.' }),
   maxSubscriptionsPerSocket: setting({ env: 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', rule: integer(1, 100_000), default: 100, doc: 'Subscriptions open at once on one socket; the next gets an `error` SUBSCRIPTION_LIMIT.' }),
   maxSubscriptionsPerCredential: setting({ env: 'WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL', rule: integer(1, 10_000_000), default: BUDGET_DEFAULTS.maxPerCredential, doc: 'Subscriptions open at once with the same credentials, across sockets.' }),
-  maxBufferedBytes: setting({ env: 'WS_MAX_BUFFERED_BYTES', rule: integer(1024, 1024 * 1_048_576), default: 1_048_576, doc: 'Bytes queued for one socket beyond which it is closed as a slow consumer (4413).' }),
+  maxBufferedBytes: setting({ env: 'WS_MAX_BUFFERED_BYTES', rule: integer(1024, 1024 * 1_048_576), default: 1_048_576, doc: 'Bytes queued for one socket or HTTP stream (SSE, multipart) beyond which it is closed as a slow consumer (4413; a stream is cut).' }),
+  maxBufferedBytesPerAddress: setting({
+    env: 'WS_MAX_BUFFERED_BYTES_PER_ADDRESS',
+    rule: integer(1024, 64 * 1024 * 1_048_576),
+    default: DEFAULT_MAX_BUFFERED_BYTES_PER_ADDRESS,
+    doc: "Bytes queued for one client address (IPv6 by /64) across its sockets and HTTP streams; past it the address's largest queue is closed as a slow consumer (4413; a stream is cut), then the next, until it is back within.",
+  }),
   keepAliveMs: setting({ env: 'WS_KEEPALIVE_MS', rule: integer(0, 3_600_000), default: 30_000, doc: 'Interval of WebSocket pings; a socket that has not answered the previous one is cut. 0 = off.' }),
   connectionInitTimeoutMs: setting({ env: 'WS_CONNECTION_INIT_TIMEOUT_MS', rule: integer(100, 600_000), default: 10_000, doc: 'Time a client has to send `connection_init` after the upgrade (then 4408), ms.' }),
   maxInitPayloadBytes: setting({ env: 'WS_MAX_INIT_PAYLOAD_BYTES', rule: integer(256, 1_048_576), default: 16_384, doc: 'Largest `connection_init` payload (its JSON) in bytes (then 4403).' }),

@@ -28,7 +28,8 @@ import { addressBucket } from '../http/caller-identity';
 import { checkOperation, ValidDocuments } from './operation';
 import { SocketQuota } from './quotas';
 import { NextFrames } from './shared-bytes';
-import { closeSocket, graphqlWsSocket, newSocketState, writeFrame, type SocketHooks, type SocketState } from './socket';
+import type { QueueBudget } from './queue-budget';
+import { closeSocket, cutSlowConsumer, graphqlWsSocket, newSocketState, SocketQueue, writeFrame, type SocketHooks, type SocketState } from './socket';
 import { GuardedStream, type StreamHooks } from './stream';
 import { refuseUpgrade, UpgradeGate } from './upgrade';
 import { extractTraceContext, wsOperationSpan } from '../tracing/operation';
@@ -50,6 +51,8 @@ export interface WsTransportOptions {
   services: GatewayServices;
   /** Feeds subscriptions; without one every subscription gets SUBSCRIPTIONS_UNAVAILABLE. */
   hub?: LiveHub;
+  /** The bytes each client address may have queued, shared with the HTTP streams (`maxBufferedBytesPerAddress`). */
+  queues: QueueBudget;
   logger: Logger;
   metrics: GatewayMetrics;
 }
@@ -81,7 +84,12 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
   const sockets = new Set<SocketState>();
   const started = new WeakMap<object, Started>();
   const documents = new ValidDocuments();
-  const socketHooks: SocketHooks = { maxBufferedBytes: c.maxBufferedBytes, logger: o.logger, onDropped: () => o.metrics.wsDropped.inc() };
+  const socketHooks: SocketHooks = {
+    maxBufferedBytes: c.maxBufferedBytes,
+    logger: o.logger,
+    onDropped: () => o.metrics.wsDropped.inc(),
+    onCut: (reason) => o.metrics.slowConsumerCuts.inc({ transport: 'ws', reason }),
+  };
 
   const parseErrorReason = o.limits.executionGuards.parseErrorReason;
   /** The errors of one subscription in the wire format HTTP uses; unexpected ones logged with the request id, when one was made. */
@@ -117,7 +125,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     }
 
     onSlowConsumer(): void {
-      closeSocket(this.s, WsCloseCode.SlowConsumer, 'Slow consumer: the live hub dropped this subscriber');
+      cutSlowConsumer(this.s, socketHooks, 'hub');
     }
 
     onReturnError(err: unknown): void {
@@ -220,12 +228,14 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     const s = newSocketState(ws, address, trace);
     if (Object.keys(credentials).length > 0) s.upgradeCredentials = credentials;
     sockets.add(s);
+    s.queue = o.queues.track(addressBucket(address), new SocketQueue(s, socketHooks));
     ws.on('pong', () => (s.alive = true));
     ws.on('error', (err) => o.logger.debug({ err: err.message, socket: s.id }, 'websocket error'));
     const closed = server.opened(graphqlWsSocket(s, socketHooks), s);
     // `on`, not `once`: 'close' comes once, and a once-wrapper is two more objects per socket.
     ws.on('close', (code, reason) => {
       sockets.delete(s);
+      s.queue?.untrack();
       o.metrics.wsCloses.inc({ code: String(s.closeCode ?? code) });
       // graphql-ws returns every open stream; the quota goes with the socket whatever happens.
       closed(code, reason.toString())

@@ -2,14 +2,15 @@
  * Shared bytes: a {@link SerializedResult} the hub serialized once is written as the payload of a
  * `next` message without serializing it again. Every live stream's shared results are written by
  * the stream guard (server/ws/stream.ts) through {@link NextFrames}, never handed to graphql-ws's
- * emit. The UTF-8 bytes are encoded once per result, for every socket that sends it.
+ * emit. The UTF-8 bytes are encoded once per result, for every socket that sends it, and for every
+ * SSE or multipart stream, which queues them as they are (server/streams/).
  */
 import type { SerializedResult } from '../../subscriptions/live/types';
 
 /** UTF-8 bytes of each result, encoded once whatever the number of sockets. */
 const encoded = new WeakMap<SerializedResult, Buffer>();
 
-function bytesOf(r: SerializedResult): Buffer {
+export function bytesOf(r: SerializedResult): Buffer {
   let b = encoded.get(r);
   if (!b) encoded.set(r, (b = Buffer.from(r.json, 'utf8')));
   return b;

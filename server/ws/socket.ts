@@ -8,8 +8,10 @@ import type { Context as TraceContext } from '@opentelemetry/api';
 import { MessageType, type WebSocket as Socket } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Logger } from '../logger';
+import type { SlowConsumerCutReason } from '../metrics';
 import type { SocketCaller } from './connection-init';
 import { closeReason, WsCloseCode } from './errors';
+import type { OutgoingQueue, TrackedQueue } from './queue-budget';
 import type { SocketQuota } from './quotas';
 
 /** How long a closing socket may take to answer the close frame before it is cut. */
@@ -38,6 +40,8 @@ export interface SocketState {
   closeCode?: number;
   /** The upgrade's trace context (`traceparent`): every operation's span on the socket is its child (server/tracing). */
   readonly trace?: TraceContext;
+  /** Its outgoing queue in its address's budget (`WS_MAX_BUFFERED_BYTES_PER_ADDRESS`) until it closes. */
+  queue?: TrackedQueue;
 }
 
 export interface SocketHooks {
@@ -45,6 +49,8 @@ export interface SocketHooks {
   logger: Logger;
   /** A message could not be sent (the socket was closing). */
   onDropped(): void;
+  /** The socket was closed as a slow consumer, for `reason`. */
+  onCut(reason: SlowConsumerCutReason): void;
 }
 
 let lastId = 0;
@@ -54,13 +60,16 @@ let lastId = 0;
  * are kept apart until `connection_init`), and it weighed ~2 KiB a socket. The id is a counter: a UUID would be a ~250-byte string rope per socket for log lines.
  */
 export function newSocketState(ws: WebSocket, address: string, trace?: TraceContext): SocketState {
-  return { id: ++lastId, ws, address, active: new Map(), alive: true, trace };
+  // `queue` is filled in at once (it needs the state): declared here so the shape stays the same.
+  return { id: ++lastId, ws, address, active: new Map(), alive: true, trace, queue: undefined };
 }
 
 /** Closes with `code`; a peer that does not answer within CLOSE_WAIT_MS is cut. The first close wins. */
 export function closeSocket(s: SocketState, code: number, reason: string): void {
   if (s.closeCode !== undefined || s.ws.readyState === WebSocket.CLOSED) return;
   s.closeCode = code;
+  // Nothing more is queued on a closing socket; what is queued still counts until it is closed (CLOSE_WAIT_MS at most).
+  s.queue?.closing();
   s.ws.close(code, closeReason(reason));
   setTimeout(() => s.ws.terminate(), CLOSE_WAIT_MS).unref();
 }
@@ -68,14 +77,46 @@ export function closeSocket(s: SocketState, code: number, reason: string): void 
 /**
  * Writes one text frame (graphql-ws's messages and the transport's own `next` frames alike): never
  * waits for the network, drops it when the socket is closing, and closes a socket whose queue
- * passed `maxBufferedBytes` (the bound is the queue, not the stream's pace).
+ * passed `maxBufferedBytes` (the bound is the queue, not the stream's pace). Its address's budget
+ * counts the queue first (and may close the address's largest socket or stream).
  */
 export function writeFrame(s: SocketState, h: SocketHooks, frame: string | Buffer): void {
   if (s.ws.readyState !== WebSocket.OPEN || s.closeCode !== undefined) return void h.onDropped();
   s.ws.send(frame, { binary: false });
-  if (s.ws.bufferedAmount > h.maxBufferedBytes) {
-    h.logger.info({ socket: s.id, bufferedBytes: s.ws.bufferedAmount, max: h.maxBufferedBytes }, 'websocket closed: slow consumer');
-    closeSocket(s, WsCloseCode.SlowConsumer, `Slow consumer: more than ${h.maxBufferedBytes} bytes queued`);
+  const queued = s.ws.bufferedAmount;
+  s.queue?.wrote(queued);
+  if (queued > h.maxBufferedBytes) cutSlowConsumer(s, h, 'queue');
+}
+
+const SLOW_CONSUMER_REASONS: Record<SlowConsumerCutReason, (h: SocketHooks) => string> = {
+  queue: (h) => `Slow consumer: more than ${h.maxBufferedBytes} bytes queued`,
+  address: () => "Slow consumer: this client address's sockets and streams have too many bytes queued",
+  hub: () => 'Slow consumer: the live hub dropped this subscriber',
+};
+
+/** Closes `s` with 4413 for `reason`, logged and counted once. */
+export function cutSlowConsumer(s: SocketState, h: SocketHooks, reason: SlowConsumerCutReason): void {
+  if (s.closeCode !== undefined || s.ws.readyState === WebSocket.CLOSED) return;
+  h.logger.info({ socket: s.id, bufferedBytes: s.ws.bufferedAmount, reason, max: h.maxBufferedBytes }, 'websocket closed: slow consumer');
+  h.onCut(reason);
+  closeSocket(s, WsCloseCode.SlowConsumer, SLOW_CONSUMER_REASONS[reason](h));
+}
+
+/** A socket's outgoing queue as its address's budget sees it (server/ws/queue-budget.ts). */
+export class SocketQueue implements OutgoingQueue {
+  readonly transport = 'ws';
+
+  constructor(
+    private readonly s: SocketState,
+    private readonly h: SocketHooks,
+  ) {}
+
+  queuedBytes(): number {
+    return this.s.ws.bufferedAmount;
+  }
+
+  cut(reason: SlowConsumerCutReason): void {
+    cutSlowConsumer(this.s, this.h, reason);
   }
 }
 

@@ -3,6 +3,7 @@
  * response body is read as it arrives, parsed as SSE events or multipart parts. The gateways are
  * test/ws/helpers.ts's (a Nomad simulator's real changes feed the gateway's own hub).
  */
+import { connect, type Socket } from 'node:net';
 import { MGMT } from '../ws/helpers';
 import { until } from '../support/until';
 
@@ -84,3 +85,31 @@ export async function nextData(s: RawStream, match: (data: any) => boolean = () 
 
 /** The `volumeChanged` type of an execution result, if it has one. */
 export const typeOf = (r: any): string | undefined => r?.data?.volumeChanged?.type;
+
+/**
+ * A subscription stream over its own TCP connection whose client stops reading once the first
+ * result (SUBSCRIBED) arrived: a stalled consumer. Rejects with what came instead.
+ */
+export function pausedStream(url: string, query: string, o: { accept?: string; headers?: Record<string, string> } = {}): Promise<Socket> {
+  const u = new URL(url);
+  const body = JSON.stringify({ query });
+  const headers = { Host: u.host, 'Content-Type': 'application/json', Accept: o.accept ?? SSE_ACCEPT, 'X-Nomad-Token': MGMT, ...o.headers, 'Content-Length': String(Buffer.byteLength(body)) };
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(u.port), u.hostname);
+    let got = '';
+    const fail = (why: string): void => {
+      s.destroy();
+      reject(new Error(`no SUBSCRIBED: ${why}`));
+    };
+    s.on('error', (err) => fail(err.message));
+    s.on('data', (d: Buffer) => {
+      got += d.toString('latin1');
+      if (got.includes('"SUBSCRIBED"')) {
+        s.removeAllListeners('data');
+        s.pause();
+        resolve(s);
+      } else if (got.includes('"errors"') || (got.length >= 12 && !got.startsWith('HTTP/1.1 200'))) fail(got.slice(0, 300));
+    });
+    s.write(`POST ${u.pathname} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+  });
+}

@@ -5,9 +5,9 @@
  * client that goes away giving its place back, and `retry:` on shutdown.
  */
 import { createClient } from 'graphql-sse';
-import { ackedClient, claim, MGMT, startWsGateway, stopAll, subscribed } from '../ws/helpers';
+import { ackedClient, claim, MGMT, seedVolumes, startWsGateway, stopAll, subscribed } from '../ws/helpers';
 import { until } from '../support/until';
-import { nextData, openStream, sseEvents, typeOf } from './helpers';
+import { MULTIPART_ACCEPT, multipartParts, nextData, openStream, sseEvents, typeOf } from './helpers';
 
 afterEach(stopAll);
 
@@ -30,6 +30,31 @@ describe('subscriptions over SSE', () => {
     // The hub's one serialization, byte for byte, in both transports.
     expect(overWs.slice(prefix.length, -1)).toBe(overSse);
     expect(JSON.parse(overSse)).toEqual({ data: { volumeChanged: { type: 'CLAIMED', volumeId: expect.any(String) } } });
+  });
+
+  it('should send a large result (shared bytes) intact over SSE and multipart, the same as over graphql-ws', async () => {
+    const gw = await startWsGateway({ seed: (sim) => seedVolumes(sim, 1, 'default', 'größe-✓') });
+    // Past 1 KiB a result is written as the hub's shared UTF-8 bytes between the framing.
+    const big = `subscription { volumeChanged(filter: { types: [CLAIMED] }) { type volume { name } ${Array.from({ length: 80 }, (_, i) => `t${i}: __typename`).join(' ')} } }`;
+    const ws = await ackedClient(gw.wsUrl);
+    await subscribed(ws, 'w', big);
+    const sse = await openStream(gw.gateway.url, big);
+    const multipart = await openStream(gw.gateway.url, big, { accept: MULTIPART_ACCEPT });
+    await nextData(sse);
+    await gw.waitOpen(3, 'the three subscriptions');
+    claim(gw.sim, ['größe-✓-000']);
+    const [overWs, overSse] = await Promise.all([ws.nextRaw(15_000, (f) => f.includes('"CLAIMED"')), nextData(sse, isClaim)]);
+    await until(() => multipartParts(multipart.text()).some((p) => isClaim(p.payload)), 'the claim over multipart');
+    const prefix = '{"id":"w","type":"next","payload":';
+    expect(overSse.length).toBeGreaterThan(2048);
+    expect(overWs.slice(prefix.length, -1)).toBe(overSse);
+    expect(JSON.parse(overSse).data.volumeChanged).toMatchObject({ type: 'CLAIMED', volume: { name: 'größe-✓ 0' }, t79: 'VolumeChangeEvent' });
+    expect(multipartParts(multipart.text()).find((p) => isClaim(p.payload)).payload).toEqual(JSON.parse(overSse));
+    // The stream goes on after a shared result: the next event is framed too.
+    claim(gw.sim, ['vol-001']);
+    await nextData(sse, (d) => isClaim(d) && d.data.volumeChanged.volume.name === 'vol 1');
+    sse.abort();
+    multipart.abort();
   });
 
   it("should serve graphql-sse's client in distinct connections mode, and give the place back when it unsubscribes", async () => {

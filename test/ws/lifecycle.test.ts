@@ -77,7 +77,9 @@ describe('socket lifecycle', () => {
     const m = await gw.metrics();
     expect(m).toMatch(/^gateway_ws_connections 1$/m);
     expect(m).toMatch(/^gateway_ws_subscriptions\{field="volumeChanged"\} 1$/m);
-    expect(m).toMatch(/^gateway_ws_queue_bytes\{aggregate="max"\} \d+$/m);
+    // One series per transport; the sockets' keep the name they had (`transport="ws"` added).
+    for (const transport of ['ws', 'sse', 'multipart']) for (const aggregate of ['max', 'sum']) expect(m).toMatch(new RegExp(`^gateway_ws_queue_bytes\\{aggregate="${aggregate}",transport="${transport}"\\} \\d+$`, 'm'));
+    expect(m).toMatch(/^gateway_slow_consumer_cuts_total\{transport="ws",reason="address"\} 0$/m);
     c.send('not json');
     await c.closed;
     await waitFor(async () => /^gateway_ws_closes_total\{code="4400"\} 1$/m.test(await gw.metrics()), 'the close to be counted');

@@ -137,6 +137,7 @@ describe('live streams over graphql-ws', () => {
     // The slow socket is cut (it cannot even read the close frame) and its stream closed.
     await gw.waitOpen(1, 'the slow socket\'s stream to be closed');
     await waitFor(async () => sample(await gw.scrape(), 'gateway_ws_closes_total{code="4413"}') === 1, 'the 4413 close to be counted');
+    expect(sample(await gw.scrape(), 'gateway_slow_consumer_cuts_total{transport="ws",reason="queue"}')).toBe(1);
     // The fast socket is unaffected.
     const after = claim(gw.sim, ['big'], 'after-big', true);
     expect((await eventOf(fast, 'f', 'CLAIMED')).volume.details.context[0].key).toBe('blob');
@@ -155,6 +156,7 @@ describe('live streams over graphql-ws', () => {
     claim(gw.sim, ['vol-000', 'vol-001', 'vol-002']);
     expect(await c.closed).toEqual({ code: 4413, reason: 'Slow consumer: the live hub dropped this subscriber' });
     expect(sample(await gw.scrape(), 'gateway_live_slow_consumer_drops_total{field="volumeChanged"}')).toBe(1);
+    expect(sample(await gw.scrape(), 'gateway_slow_consumer_cuts_total{transport="ws",reason="hub"}')).toBe(1);
     await gw.waitOpen(0, 'the dropped stream to be closed');
   });
 
