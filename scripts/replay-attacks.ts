@@ -6,16 +6,17 @@
  *   npm run attacks                     # against http://127.0.0.1:4000 (the demo)
  *   npm run attacks -- http://host:port # another gateway with the demo's backends
  *
- * Then the resilience rows (docs/reliability.md, R1–R4 and R12): R1–R3 over graphql-ws and R12
+ * Then the resilience rows (docs/reliability.md, R1–R4, R12 and R16): R1–R3 over graphql-ws and R12
  * against the same gateway; R4 against a Nomad simulator and a gateway of its own, both child
  * processes, because a hung backend needs a simulator that can be stopped (the demo's run inside
- * the gateway process).
+ * the gateway process); R16 starts a gateway child process per configuration mistake.
  *
  * It sends only to the given address (and, for R4, to the processes it starts on loopback); every
  * loop is bounded. The demo's credentials are the ones `npm start` prints.
  */
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
+import { replayConfigTypos } from './attacks/config-typos';
 import { replayHungBackend } from './attacks/hung-backend';
 import { replayMetricLabels } from './attacks/metric-labels';
 import { replayWsAttacks } from './attacks/ws';
@@ -167,6 +168,8 @@ async function main(): Promise<void> {
   for (const line of await replayMetricLabels(base)) console.log(line);
   console.log('\n## R4: a hung backend (own Nomad simulator and gateway, SIGSTOP)\n');
   for (const line of await replayHungBackend()) console.log(line);
+  console.log('\n## R16: configuration slips and conflicts (a gateway child process per start)\n');
+  for (const line of await replayConfigTypos()) console.log(line);
 }
 
 main().catch((err: unknown) => {

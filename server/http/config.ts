@@ -130,6 +130,10 @@ export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, 
   const src = { env, file: file.http, path: 'http', strict: true };
   const v = readGroup(HTTP_SETTINGS, src);
   if (v.cors.credentials && v.cors.origins.includes('*')) throw new ConfigError(settingName(HTTP_SETTINGS, 'cors.credentials', src), 'cannot be true with the origin "*": list the origins (browsers refuse credentials with a wildcard)');
+  if (v.trustedDocuments.requireId && v.trustedDocuments.path === undefined) {
+    // Asking for ids only without the list would serve every document: an allowlist believed on.
+    throw new ConfigError(settingName(HTTP_SETTINGS, 'trustedDocuments.requireId', src), `is true, but ${HTTP_SETTINGS.trustedDocuments.path.env} (file: http.trustedDocuments.path) is not set: without the list every document is served`);
+  }
   let trustedDocuments: TrustedDocumentsConfig | undefined;
   if (v.trustedDocuments.path !== undefined) {
     try {
