@@ -5,10 +5,11 @@
  * flushes synchronously at exit, retrying until the reader reads again: a SIGTERM with a paused
  * reader left the gateway running 40 s and more, its shutdown backstop never firing.
  *
- * Here a line is written at once with a non-blocking `write(2)`: when stdout is a pipe, taking
- * `process.stdout` makes Node set O_NONBLOCK on it (a file or a terminal takes writes as it
- * always does). What the reader does not take waits, up to `maxBufferBytes`, and is retried on a
- * timer; lines beyond are dropped and counted. At exit, {@link StdoutLog.close} writes what stdout
+ * Here the lines of one turn of the event loop are written together at its end, with a
+ * non-blocking `write(2)`: when stdout is a pipe, taking `process.stdout` makes Node set
+ * O_NONBLOCK on it (a file or a terminal takes writes as it always does). What the reader does
+ * not take waits, up to `maxBufferBytes`, and is retried on a timer; lines beyond are dropped and
+ * counted. At exit, {@link StdoutLog.close} writes what stdout
  * takes at once and counts the rest as dropped; server/main.ts waits a bounded time for the
  * pending lines first and writes one line on stderr with the count.
  */
@@ -36,7 +37,8 @@ export class StdoutLog {
   #offset = 0;
   /** Characters waiting (the bound counts characters, as pino's did: bytes for ASCII lines). */
   #waiting = 0;
-  #retry: NodeJS.Timeout | undefined;
+  /** The next try: this turn's end (setImmediate), or a pause while stdout takes nothing. */
+  #retry: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #dropped = 0;
   /** Set once stdout refused a write for good (EPIPE: nobody will read): every later line is dropped. */
   #broken = false;
@@ -62,25 +64,15 @@ export class StdoutLog {
     }
   }
 
-  /** pino's destination interface: takes one serialized line. */
+  /** pino's destination interface: takes one serialized line; it is written before the next turn of the event loop, with the others of this turn. */
   write(line: string): boolean {
-    if (this.#closed || this.#broken) {
+    if (this.#closed || this.#broken || this.#waiting + line.length > this.maxBufferBytes) {
       this.#drop();
       return true;
     }
-    if (this.#head < this.#lines.length) {
-      if (this.#waiting + line.length > this.maxBufferBytes) this.#drop();
-      else this.#queue(line);
-      return true;
-    }
-    try {
-      const buf = Buffer.from(line);
-      const n = writeSync(this.fd, buf);
-      if (n < buf.length) this.#queue(line, n);
-    } catch (err) {
-      if (!wouldBlock(err)) return (this.#break(), this.#drop(), true);
-      this.#queue(line);
-    }
+    this.#lines.push(line);
+    this.#waiting += line.length;
+    this.#retry ??= setImmediate(() => this.#tryAgain()).unref();
     return true;
   }
 
@@ -108,7 +100,8 @@ export class StdoutLog {
    */
   close(): DroppedLines {
     if (this.#closed) return this.#closed;
-    clearTimeout(this.#retry);
+    clearTimeout(this.#retry as NodeJS.Timeout);
+    clearImmediate(this.#retry as NodeJS.Immediate);
     if (!this.#broken) this.#drain();
     this.#closed = { whileRunning: this.#dropped, atExit: this.pending };
     this.#lines = [];
@@ -120,13 +113,6 @@ export class StdoutLog {
   #drop(): void {
     this.#dropped++;
     if (!this.#closed) this.onDrop();
-  }
-
-  #queue(line: string, written = 0): void {
-    if (this.#head === this.#lines.length) this.#offset = written;
-    this.#lines.push(line);
-    this.#waiting += line.length;
-    this.#retry ??= setTimeout(() => this.#tryAgain(), RETRY_MS).unref();
   }
 
   #tryAgain(): void {
