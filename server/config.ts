@@ -177,7 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   const tls = loadTlsConfig(env, file);
   const http = loadHttpEdgeConfig(env, file);
   const ws = loadWsConfig(env, file);
-  checkConflicts({ port: top.port, managementPort: top.managementPort }, env, file);
+  checkConflicts({ port: top.port, managementPort: top.managementPort, corsCredentials: http.cors.credentials, wsAllowedOrigins: ws.allowedOrigins }, env, file);
   return {
     port: top.port,
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.

@@ -84,7 +84,7 @@ export const HTTP_SETTINGS = {
     maxTracked: setting({ env: 'RATE_LIMIT_MAX_TRACKED', rule: integer(100, 10_000_000), default: 50_000, doc: 'Most callers and addresses tracked at once.' }),
   },
   cors: {
-    origins: setting({ env: 'CORS_ORIGINS', rule: origins, default: [] as string[], doc: 'Origins allowed to call from a browser (`https://app.example.com`), or `*` for any; none: CORS off. Env: comma-separated.' }),
+    origins: setting({ env: 'CORS_ORIGINS', rule: origins, default: [] as string[], doc: 'Origins allowed to call from a browser (`https://app.example.com`), or `*` for any; one list with WS_ALLOWED_ORIGINS, for every transport (CORS headers, graphql-ws, SSE and multipart streams). None in either: CORS off. Env: comma-separated.' }),
     credentials: setting({ env: 'CORS_CREDENTIALS', rule: strict, default: false, doc: 'Let browsers send cookies/HTTP auth cross-origin (Access-Control-Allow-Credentials); not with `*`.' }),
     maxAgeSeconds: setting({ env: 'CORS_MAX_AGE_SECONDS', rule: integer(0, 86_400), default: 600, doc: 'How long browsers may cache a preflight answer, in seconds.' }),
   },

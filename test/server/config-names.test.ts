@@ -298,6 +298,11 @@ describe('settings that conflict (issue 27, item 3; docs/reliability.md R16)', (
     expect(loadConfig({ PORT: '0', MANAGEMENT_PORT: '0' }).managementPort).toBe(0);
   });
 
+  it('should refuse CORS_CREDENTIALS=true with * in WS_ALLOWED_ORIGINS: browser origins are one list, CORS included', () => {
+    expect(refusal(() => loadConfig({ CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: '*' })).message).toMatch(/^CORS_CREDENTIALS: cannot be true with the origin "\*" in WS_ALLOWED_ORIGINS/);
+    expect(loadConfig({ CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: 'https://console.example.com' }).http.cors.credentials).toBe(true);
+  });
+
   it('should refuse TRUSTED_DOCUMENTS_REQUIRE_ID without TRUSTED_DOCUMENTS: an allowlist believed on would be off', () => {
     expect(refusal(() => loadConfig({ TRUSTED_DOCUMENTS_REQUIRE_ID: 'true' })).message).toMatch(/^TRUSTED_DOCUMENTS_REQUIRE_ID: is true, but TRUSTED_DOCUMENTS \(file: http.trustedDocuments.path\) is not set/);
   });
