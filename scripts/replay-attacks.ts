@@ -6,18 +6,19 @@
  *   npm run attacks                     # against http://127.0.0.1:4000 (the demo)
  *   npm run attacks -- http://host:port # another gateway with the demo's backends
  *
- * Then the resilience rows (docs/reliability.md, R1–R4, R12, R14, R17 and R20): R1–R3 over
+ * Then the resilience rows (docs/reliability.md, R1–R4, R12, R14, R16, R17 and R20): R1–R3 over
  * graphql-ws, R12, R14 (paused SSE, multipart and graphql-ws readers) and R17 (a tenant's volume
  * left `reserved`: the watcher's list reads per minute) against the same gateway; R4 and R20 (a
  * stop of 60 s) against a Nomad simulator and a gateway of their own, both child processes,
  * because a hung backend needs a simulator that can be stopped (the demo's run inside the gateway
- * process).
+ * process); R16 starts a gateway child process per configuration mistake.
  *
- * It sends only to the given address (and, for R4 and R20, to the processes it starts on loopback); every
+ * It sends only to the given address (and, for R4, R16 and R20, to the processes it starts on loopback); every
  * loop is bounded. The demo's credentials are the ones `npm start` prints.
  */
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
+import { replayConfigTypos } from './attacks/config-typos';
 import { replayHungBackend, replayLongStop } from './attacks/hung-backend';
 import { replayMetricLabels } from './attacks/metric-labels';
 import { replayPausedStreams } from './attacks/paused-streams';
@@ -177,6 +178,8 @@ async function main(): Promise<void> {
   for (const line of await replayHungBackend()) console.log(line);
   console.log('\n## R20: a long stop (own Nomad simulator and gateway, SIGSTOP for 60 s)\n');
   for (const line of await replayLongStop()) console.log(line);
+  console.log('\n## R16: configuration slips and conflicts (a gateway child process per start)\n');
+  for (const line of await replayConfigTypos()) console.log(line);
 }
 
 main().catch((err: unknown) => {

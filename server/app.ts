@@ -20,6 +20,7 @@ import { SERVER_SETTINGS } from './config-definition';
 import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
 import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
 import { createCorsPolicy } from './http/cors';
+import { OriginRule } from './http/origin';
 import type { EdgeError } from './http/errors';
 import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
@@ -129,11 +130,13 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
 
   const http = resolveHttpEdgeOptions(o.config.http);
   const countRefusal = (err: EdgeError): void => metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
+  // One rule for every transport: graphql-ws upgrades, SSE and multipart streams, CORS.
   const wsConfig = resolveWsOptions(o.config.ws);
+  const origins = OriginRule.of(http.cors.origins, wsConfig.allowedOrigins);
   // The bytes one address may have queued, across its sockets and HTTP streams.
   const queues = new QueueBudget(wsConfig.maxBufferedBytesPerAddress);
   // Subscriptions over SSE and multipart HTTP (server/streams/), fed by the same hub as graphql-ws.
-  const streams = createStreamTransport({ schema: limited.schema, limits, services, hub: live, trustProxyHops: http.trustProxyHops, maxBufferedBytes: wsConfig.maxBufferedBytes, queues, logger, metrics });
+  const streams = createStreamTransport({ schema: limited.schema, limits, services, hub: live, trustProxyHops: http.trustProxyHops, origins, maxBufferedBytes: wsConfig.maxBufferedBytes, queues, logger, metrics });
   const handleGraphQL = createGraphQLHttpHandler({
     maxBodyBytes: o.config.maxBodyBytes,
     limiter: new CallerLimiter(http.rateLimit),
@@ -163,7 +166,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       readiness,
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
     },
-    createCorsPolicy(http.cors),
+    createCorsPolicy(http.cors, origins),
     logger,
     countRefusal,
   );
@@ -175,6 +178,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     config: wsConfig,
     path: '/graphql',
     trustProxyHops: http.trustProxyHops,
+    origins,
     schema: limited.schema,
     limits,
     trusted: http.trustedDocuments,

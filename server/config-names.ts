@@ -11,6 +11,7 @@ import { settingLeaves } from '../adapters/contract/settings';
 import { BACKEND_MODULES } from '../adapters/modules';
 import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, backendSettings, GATEWAY_SETTINGS } from './config-definition';
 import { ConfigError } from './config-values';
+import { editDistance, isServiceLink, nearMissOf, PLATFORM_ENV_PREFIXES, settingShaped } from './config-near-names';
 
 /**
  * Every setting: `[environment variable, config-file path]`; either may be null. File paths use
@@ -39,7 +40,8 @@ function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
  * Prefixes the gateway owns: an environment variable under one that is not in {@link SETTINGS}
  * stops start-up. Exact names such as `PORT` and `HOST` are deliberately not here (`HOSTNAME`
  * is set by every container); a name without `_` at its end (`TRUSTED_DOCUMENTS`) also covers
- * its misspelled longer forms.
+ * its misspelled longer forms. Outside them only slips of a setting's name stop it
+ * (server/config-near-names.ts).
  */
 export const OWNED_ENV_PREFIXES: readonly string[] = [
   'GATEWAY_',
@@ -64,38 +66,20 @@ export const OWNED_ENV_PREFIXES: readonly string[] = [
   'MANAGEMENT_PORT',
 ];
 
-/** Set in bulk by the backends' own tools (a module's `nativeEnv`: openrc files, Nomad's task environment) and OpenTelemetry: never checked. */
-const NEVER_CHECKED_PREFIXES: readonly string[] = [...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.prefix] : [])), 'OTEL_'];
-
-/**
- * Kubernetes service links (`enableServiceLinks`, on by default): a Service named `redis` or
- * `gateway` puts `REDIS_PORT=tcp://…`, `GATEWAY_SERVICE_HOST` … into every pod of its namespace.
- * Not settings, and not the operator's mistake.
- */
-const SERVICE_LINK = /^[A-Z0-9_]+_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT|PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)$/;
+/** Set in bulk by platforms and the backends' own tools (a module's `nativeEnv`: openrc files, Nomad's task environment): never checked. */
+const NEVER_CHECKED_PREFIXES: readonly string[] = [...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.prefix] : [])), ...PLATFORM_ENV_PREFIXES];
 
 const BACKEND_ID = '<ID>';
 
 /** A backend id as its variables spell it. */
 export const envId = (id: string): string => id.toUpperCase().replace(/-/g, '_');
 
-/** Levenshtein distance. */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
-
 /** The candidate closest to `name` by edit distance (case ignored); the first one on a tie. */
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;
   for (const c of candidates) {
-    const d = distance(name.toLowerCase(), c.toLowerCase());
+    const d = editDistance(name.toLowerCase(), c.toLowerCase());
     if (d < bestD) [best, bestD] = [c, d];
   }
   return best;
@@ -111,7 +95,10 @@ function configuredEnvIds(env: NodeJS.ProcessEnv): string[] {
   });
 }
 
-/** Unknown variables under the owned prefixes, each with the closest known name. */
+/**
+ * Unknown variables, each with the closest known name: every one under the owned prefixes, and
+ * elsewhere those that read as a slip of a setting's variable (server/config-near-names.ts).
+ */
 export function unknownEnvNames(env: NodeJS.ProcessEnv): Array<{ name: string; closest?: string; note?: string }> {
   const ids = configuredEnvIds(env);
   const exact = new Set<string>();
@@ -124,8 +111,12 @@ export function unknownEnvNames(env: NodeJS.ProcessEnv): Array<{ name: string; c
   const known = new Set([...exact, ...ids.flatMap((id) => perBackend.map((n) => n.replace(BACKEND_ID, id)))]);
   const unknown: Array<{ name: string; closest?: string; note?: string }> = [];
   for (const name of Object.keys(env).sort()) {
-    if (known.has(name) || NEVER_CHECKED_PREFIXES.some((p) => name.startsWith(p)) || SERVICE_LINK.test(name)) continue;
-    if (!OWNED_ENV_PREFIXES.some((p) => name.startsWith(p))) continue;
+    if (known.has(name) || NEVER_CHECKED_PREFIXES.some((p) => name.startsWith(p)) || isServiceLink(name, env[name])) continue;
+    if (!OWNED_ENV_PREFIXES.some((p) => name.startsWith(p))) {
+      const slipOf = settingShaped(name) ? nearMissOf(name, exact) : undefined;
+      if (slipOf) unknown.push({ name, closest: slipOf, note: 'it reads as a misspelling of that setting' });
+      continue;
+    }
     const closest = closestName(name, ids.length > 0 ? known : [...exact, ...perBackend]);
     const backendLike = /^GATEWAY_BACKEND_/.test(name) && perBackend.some((n) => name.endsWith(n.slice(n.indexOf(BACKEND_ID) + BACKEND_ID.length)));
     const note = backendLike ? (ids.length > 0 ? `its backend is not in GATEWAY_BACKENDS (${ids.join(', ')})` : 'per-backend variables apply to the backends of GATEWAY_BACKENDS, and it is not set') : undefined;

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, readGroup, readSetting } from './config-values';
 import { checkSettingNames, envId } from './config-names';
+import { checkConflicts } from './config-conflicts';
 import { COMMON_BACKEND_SETTINGS, type CommonBackendSettings } from '../adapters/contract/module';
 import { entryFromEnv } from '../adapters/contract/settings';
 import { BACKEND_MODULES, moduleForKind } from '../adapters/modules';
@@ -135,6 +136,8 @@ function readFile(path: string): Record<string, unknown> {
   } catch (err) {
     throw new ConfigError('--config', `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  // A byte-order mark (Windows editors save one) is not JSON, and says nothing: dropped.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('top level must be an object');
@@ -172,6 +175,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   const top = readGroup(SERVER_SETTINGS, { env, file, path: '' });
   const redisConfig = loadRedisConfig(env, file);
   const tls = loadTlsConfig(env, file);
+  const http = loadHttpEdgeConfig(env, file);
+  const ws = loadWsConfig(env, file);
+  checkConflicts({ port: top.port, managementPort: top.managementPort, corsCredentials: http.cors.credentials, wsAllowedOrigins: ws.allowedOrigins }, env, file);
   return {
     port: top.port,
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
@@ -185,9 +191,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     // The demo stops at once: no load balancer watches it.
     shutdownDrainMs: top.shutdownDrainMs ?? (backends.length === 0 ? 0 : DEFAULT_SHUTDOWN_DRAIN_MS),
     backends,
-    http: loadHttpEdgeConfig(env, file),
+    http,
     limits: limitsConfig(env, file, { demo: backends.length === 0 }),
-    ws: loadWsConfig(env, file),
+    ws,
     live: loadLiveConfig(env, file),
     resilience: loadResilienceConfig(env, file),
     ...(redisConfig ? { redis: redisConfig } : {}),

@@ -25,20 +25,7 @@ function oneMessageField(o: Record<string, unknown>): Record<string, unknown> {
   return { ...rest, detail: message };
 }
 
-/**
- * The gateway's stdout: pino's own default destination (asynchronous: a line is written by a
- * libuv thread as soon as no write is in flight), with a bound. pino's default holds every line
- * stdout has not taken yet, so a stalled log reader (a wedged shipper, a paused pipe) would grow
- * the heap by each request's line; past `maxBufferBytes` pending, a line is dropped and
- * `onDrop` called instead. pino flushes what is pending at exit.
- */
-export function stdoutDestination(maxBufferBytes: number, onDrop: () => void): pino.DestinationStream {
-  const stream = pino.destination({ dest: 1, sync: false, maxLength: maxBufferBytes });
-  stream.on('drop', onDrop);
-  return stream;
-}
-
-/** A logger at `level` writing to `destination` (default: pino's default stdout destination). */
+/** A logger at `level` writing to `destination` (the gateway's: server/log-stdout.ts; default: pino's stdout destination). */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({ level, base: { service: 'volume-gateway' }, formatters: { log: oneMessageField }, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' } }, destination);
 }

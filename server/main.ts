@@ -10,9 +10,10 @@ import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
 import type { DemoBackends } from './demo';
 import { helpText } from './help';
-import { createLogger, stdoutDestination } from './logger';
+import { createLogger } from './logger';
+import { reportDroppedLines, StdoutLog } from './log-stdout';
 import { GatewayMetrics } from './metrics';
-import { stopDeadlineMs } from './shutdown-timing';
+import { LOG_EXIT_FLUSH_MS, stopDeadlineMs } from './shutdown-timing';
 import { startTracing } from './tracing';
 
 function version(): string {
@@ -34,7 +35,11 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig(process.env, configPath);
   const metrics = new GatewayMetrics();
-  const logger = createLogger(config.logLevel, stdoutDestination(config.logMaxBufferBytes, () => metrics.logLinesDropped.inc()));
+  const log = new StdoutLog(config.logMaxBufferBytes, () => metrics.logLinesDropped.inc());
+  // Every exit, the backstop's and a crash's too: what stdout has not taken is dropped and
+  // counted on stderr, never waited for (a stalled reader must not hold the process).
+  process.on('exit', () => reportDroppedLines(log.close()));
+  const logger = createLogger(config.logLevel, log);
   // Before anything serves; off (and the SDK not loaded) without the OTEL_* variables.
   const tracing = startTracing(process.env, logger, version());
   let demo: DemoBackends | undefined;
@@ -90,6 +95,8 @@ async function main(argv: string[]): Promise<void> {
     await demo?.stop();
     // Last: the spans of the drained requests are exported before the process exits.
     await tracing?.shutdown();
+    // Stdout gets a moment for the last lines; a reader still stalled then loses them (counted).
+    await log.flush(LOG_EXIT_FLUSH_MS);
     process.exit(0);
   };
   // Before the gateway says it is ready: a SIGTERM with no listener would kill it outright.

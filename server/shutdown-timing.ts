@@ -9,7 +9,10 @@
 /** Longest wait for sockets to answer the shutdown's close frame before they are cut (before the HTTP drain). */
 export const WS_CLOSE_WAIT_MS = 2_000;
 
-/** Time after the grace period for the steps after the drain (pools, Redis) before exiting anyway. */
+/** At exit, the longest wait for stdout to take the log lines still pending (server/log-stdout.ts); one of the steps the backstop covers. */
+export const LOG_EXIT_FLUSH_MS = 1_000;
+
+/** Time after the grace period for the steps after the drain (pools, Redis, the log's last lines) before exiting anyway. */
 export const SHUTDOWN_BACKSTOP_MS = 5_000;
 
 /** From the end of the drain: when server/main.ts exits anyway (exit code 1) if stop() has not finished. */

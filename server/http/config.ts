@@ -84,7 +84,7 @@ export const HTTP_SETTINGS = {
     maxTracked: setting({ env: 'RATE_LIMIT_MAX_TRACKED', rule: integer(100, 10_000_000), default: 50_000, doc: 'Most callers and addresses tracked at once.' }),
   },
   cors: {
-    origins: setting({ env: 'CORS_ORIGINS', rule: origins, default: [] as string[], doc: 'Origins allowed to call from a browser (`https://app.example.com`), or `*` for any; none: CORS off. Env: comma-separated.' }),
+    origins: setting({ env: 'CORS_ORIGINS', rule: origins, default: [] as string[], doc: 'Origins allowed to call from a browser (`https://app.example.com`), or `*` for any; one list with WS_ALLOWED_ORIGINS, for every transport (CORS headers, graphql-ws, SSE and multipart streams). None in either: CORS off. Env: comma-separated.' }),
     credentials: setting({ env: 'CORS_CREDENTIALS', rule: strict, default: false, doc: 'Let browsers send cookies/HTTP auth cross-origin (Access-Control-Allow-Credentials); not with `*`.' }),
     maxAgeSeconds: setting({ env: 'CORS_MAX_AGE_SECONDS', rule: integer(0, 86_400), default: 600, doc: 'How long browsers may cache a preflight answer, in seconds.' }),
   },
@@ -130,6 +130,10 @@ export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, 
   const src = { env, file: file.http, path: 'http', strict: true };
   const v = readGroup(HTTP_SETTINGS, src);
   if (v.cors.credentials && v.cors.origins.includes('*')) throw new ConfigError(settingName(HTTP_SETTINGS, 'cors.credentials', src), 'cannot be true with the origin "*": list the origins (browsers refuse credentials with a wildcard)');
+  if (v.trustedDocuments.requireId && v.trustedDocuments.path === undefined) {
+    // Asking for ids only without the list would serve every document: an allowlist believed on.
+    throw new ConfigError(settingName(HTTP_SETTINGS, 'trustedDocuments.requireId', src), `is true, but ${HTTP_SETTINGS.trustedDocuments.path.env} (file: http.trustedDocuments.path) is not set: without the list every document is served`);
+  }
   let trustedDocuments: TrustedDocumentsConfig | undefined;
   if (v.trustedDocuments.path !== undefined) {
     try {

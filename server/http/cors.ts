@@ -1,13 +1,15 @@
 /**
- * CORS, off unless origins are configured (docs/conformance.md: CORS and CSRF). With it on, a
- * browser page from an allowed origin may call `/graphql` with the headers the gateway reads;
- * other origins get no CORS headers, so their browsers keep the answer from the page. CORS
- * governs what browsers let pages read; it is not access control, and Apollo's CSRF prevention
- * stays on either way.
+ * CORS, off unless origins are listed (docs/conformance.md: CORS and CSRF). With it on, a
+ * browser page from a listed origin may call `/graphql` with the headers the gateway reads;
+ * other origins get no CORS headers, so their browsers keep the answer from the page. Which
+ * origins are listed is the origin rule's (server/http/origin.ts: `CORS_ORIGINS` and
+ * `WS_ALLOWED_ORIGINS`, one list for every transport). CORS governs what browsers let pages read;
+ * Apollo's CSRF prevention stays on either way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CREDENTIAL_HEADERS } from '../credentials';
 import type { CorsConfig } from './config';
+import type { OriginRule } from './origin';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Request headers a page may send: what the gateway reads (credentials, request id, CSRF preflight). */
@@ -25,15 +27,15 @@ export interface CorsPolicy {
   handle(req: IncomingMessage, res: ServerResponse): boolean;
 }
 
-export function createCorsPolicy(c: CorsConfig): CorsPolicy {
-  const any = c.origins.includes('*');
-  const allowed = new Set(c.origins);
+/** @param c credentials and preflight cache time (its `origins` are in `origins`) @param origins the origin rule, whose listed origins get CORS headers */
+export function createCorsPolicy(c: Pick<CorsConfig, 'credentials' | 'maxAgeSeconds'>, origins: OriginRule): CorsPolicy {
+  const any = origins.wildcard;
   return {
     handle(req, res) {
       const origin = req.headers.origin;
-      if (c.origins.length === 0 || origin === undefined) return false;
+      if (!origins.listsAny || origin === undefined) return false;
       res.setHeader('vary', 'Origin');
-      if (!any && !allowed.has(origin)) return false;
+      if (!origins.listed(origin)) return false;
       res.setHeader('access-control-allow-origin', any && !c.credentials ? '*' : origin);
       if (c.credentials) res.setHeader('access-control-allow-credentials', 'true');
       const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;

@@ -5,12 +5,12 @@
  * HttpLink and Apollo Router). The HTTP edge hands over a request that selects a subscription and
  * accepts one of them (accept.ts); everything else about it is graphql-ws's: the operation checks
  * (server/ws/operation.ts: limits, validation, variables, cost; trusted documents were screened
- * by the edge), credentials from the request's headers exactly as a query's, and the live hub's
- * budget, start checks and access checks, and the budget of queued bytes per address with the
- * sockets (server/ws/queue-budget.ts). A stream holds no HTTP in-flight slot and no timeout
- * cuts it; it ends when the hub's stream ends, the client goes away (the hub gets its place
- * back), its queue or its address's queues pass their bound, or the gateway stops
- * (docs/subscriptions.md, "Transports").
+ * by the edge), credentials from the request's headers exactly as a query's, the live hub's
+ * budget, start checks and access checks, the origin rule (server/http/origin.ts), and the
+ * budget of queued bytes per address with the sockets (server/ws/queue-budget.ts). A stream holds
+ * no HTTP in-flight slot and no timeout cuts it; it ends when the hub's stream ends, the client
+ * goes away (the hub gets its place back), its queue or its address's queues pass their bound, or
+ * the gateway stops (docs/subscriptions.md, "Transports").
  *
  * graphql-sse's own handler is not used: it keeps an unbounded queue per stream, serializes each
  * result again for every subscriber, and serves its single-connection mode's reservations
@@ -25,6 +25,7 @@ import { createExecutionContext, type GatewayServices } from '../../domain/conte
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { credentialsFromHeaders } from '../credentials';
 import { addressBucket, clientAddress } from '../http/caller-identity';
+import { ORIGIN_NOT_ALLOWED, originRefusalBody, type OriginRule } from '../http/origin';
 import type { OperationParams } from '../http/operation-screen';
 import { sendJson } from '../http/respond';
 import type { OperationLimits } from '../limits';
@@ -51,6 +52,8 @@ export interface StreamTransportOptions {
   hub?: LiveHub;
   /** See `HttpEdgeConfig.trustProxyHops`. */
   trustProxyHops: number;
+  /** Which browser origins may open a stream: the rule every transport applies (server/http/origin.ts). */
+  origins: OriginRule;
   /** Bytes queued for one response beyond which it is cut as a slow consumer: graphql-ws's `maxBufferedBytes`. */
   maxBufferedBytes: number;
   /** The bytes each client address may have queued, shared with graphql-ws (`maxBufferedBytesPerAddress`). */
@@ -200,6 +203,11 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
     },
 
     async serve(req, res, params) {
+      // As graphql-ws's upgrade: another site's page (an EventSource GET needs no preflight) gets no stream.
+      if (!o.origins.allows(req.headers.origin, req.headers.host)) {
+        countRefusal(ORIGIN_NOT_ALLOWED);
+        return sendJson(res, 403, originRefusalBody());
+      }
       const transport: StreamTransportName = streamKindOf(req.headers.accept) === 'multipart' ? 'multipart' : 'sse';
       const protocol: StreamProtocol = transport === 'multipart' ? MULTIPART : SSE;
       const out = new OpenStream(res, protocol, o.maxBufferedBytes, (queued) => countCut(transport, 'queue', queued));

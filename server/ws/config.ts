@@ -21,7 +21,7 @@ export const WS_SETTINGS = {
     env: 'WS_ALLOWED_ORIGINS',
     rule: origins,
     default: [] as string[],
-    doc: "Browser origins allowed to open a socket besides the gateway's own (same host and port), or `*` for any. Requests without `Origin` (non-browser clients) are always allowed; any other browser origin is refused with HTTP 403 before the upgrade (cross-site WebSocket hijacking). Env: comma-separated.",
+    doc: "Browser origins allowed besides the gateway's own (same host and port), or `*` for any; one list with CORS_ORIGINS, for every transport (graphql-ws, SSE and multipart streams, CORS headers). Requests without `Origin` (non-browser clients) are always allowed; any other browser origin is refused with HTTP 403 before the upgrade or the stream (cross-site WebSocket hijacking). Env: comma-separated.",
   }),
   maxPayloadBytes: setting({ env: 'WS_MAX_PAYLOAD_BYTES', rule: integer(1024, 64 * 1_048_576), default: 65_536, doc: 'Largest incoming message in bytes; a larger one closes the socket with 1009.' }),
   maxConnectionsPerAddress: setting({ env: 'WS_MAX_CONNECTIONS_PER_ADDRESS', rule: integer(1, 1_000_000), default: 100, doc: 'Open sockets from one client address (IPv6 by /64); the next upgrade gets HTTP 429.' }),

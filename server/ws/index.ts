@@ -17,6 +17,7 @@ import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } fr
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../domain/context';
 import type { TrustedDocumentsConfig } from '../http/config';
+import type { OriginRule } from '../http/origin';
 import type { OperationLimits } from '../limits';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
@@ -44,6 +45,8 @@ export interface WsTransportOptions {
   path: string;
   /** See `HttpEdgeConfig.trustProxyHops`. */
   trustProxyHops: number;
+  /** Which browser origins may open a socket: the rule every transport applies (server/http/origin.ts). */
+  origins: OriginRule;
   /** The executable schema, wrapped by `limits`. */
   schema: GraphQLSchema;
   limits: OperationLimits;
@@ -80,7 +83,7 @@ interface Started {
 export function createWsTransport(o: WsTransportOptions): WsTransport {
   const c = o.config;
   const wss = new WebSocketServer({ noServer: true, maxPayload: c.maxPayloadBytes, clientTracking: false, perMessageDeflate: false, handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
-  const gate = new UpgradeGate({ path: o.path, allowedOrigins: c.allowedOrigins, maxConnectionsPerAddress: c.maxConnectionsPerAddress, maxConnections: c.maxConnections, trustProxyHops: o.trustProxyHops });
+  const gate = new UpgradeGate({ path: o.path, origins: o.origins, maxConnectionsPerAddress: c.maxConnectionsPerAddress, maxConnections: c.maxConnections, trustProxyHops: o.trustProxyHops });
   const sockets = new Set<SocketState>();
   const started = new WeakMap<object, Started>();
   const documents = new ValidDocuments();

@@ -6,12 +6,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { addressBucket, clientAddress } from '../http/caller-identity';
+import { ORIGIN_NOT_ALLOWED, ORIGIN_REFUSAL_MESSAGE, type OriginRule } from '../http/origin';
 import { UpgradeRefusal } from './errors';
 
 export interface UpgradeGateOptions {
   /** The only path served (`/graphql`). */
   path: string;
-  allowedOrigins: readonly string[];
+  /** Which browser origins may open a socket: the rule every transport applies (server/http/origin.ts). */
+  origins: OriginRule;
   maxConnectionsPerAddress: number;
   maxConnections: number;
   /** See `HttpEdgeConfig.trustProxyHops`. */
@@ -23,25 +25,6 @@ export interface Admission {
   /** The client address (after `trustProxyHops`). */
   address: string;
   release(): void;
-}
-
-/**
- * Whether a browser at `origin` may open a socket: yes when it is listed (or `*` is), or when it
- * is the gateway's own origin, i.e. its host and port are the `Host` the request was sent to.
- * The scheme is not compared: behind a TLS-terminating proxy the gateway cannot know it.
- */
-export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
-  if (origin === undefined) return true;
-  if (allowed.includes('*') || allowed.includes(origin)) return true;
-  let u: URL;
-  try {
-    u = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:' || !host) return false;
-  const ownPort = (h: string, scheme: string): string => (/:\d+$/.test(h) ? h : `${h}:${scheme === 'https:' ? 443 : 80}`);
-  return ownPort(u.host.toLowerCase(), u.protocol) === ownPort(host.trim().toLowerCase(), u.protocol);
 }
 
 export class UpgradeGate {
@@ -66,9 +49,7 @@ export class UpgradeGate {
     if (url.pathname !== this.o.path) throw new UpgradeRefusal(404, 'NOT_FOUND', `no WebSocket endpoint here; graphql-ws is served at ${this.o.path}`);
     if (this.#closed) throw new UpgradeRefusal(503, 'SHUTTING_DOWN', 'the gateway is shutting down: connect again (to another replica)');
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
-    if (!originAllowed(origin, req.headers.host, this.o.allowedOrigins)) {
-      throw new UpgradeRefusal(403, 'ORIGIN_NOT_ALLOWED', 'this browser origin may not open a socket to the gateway (WS_ALLOWED_ORIGINS)');
-    }
+    if (!this.o.origins.allows(origin, req.headers.host)) throw new UpgradeRefusal(403, ORIGIN_NOT_ALLOWED, ORIGIN_REFUSAL_MESSAGE);
     const address = clientAddress(req.headers, req.socket.remoteAddress, this.o.trustProxyHops);
     const key = addressBucket(address);
     const mine = this.#perAddress.get(key) ?? 0;

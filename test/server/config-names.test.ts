@@ -2,14 +2,18 @@
  * A config mistake must stop start-up, never start demo mode (issue 17, item 11, docs/reliability.md
  * R11): unknown variables under the gateway's prefixes and unknown config-file keys at every level
  * are refused with exit code 2, naming the closest known name; production never starts the demo.
+ * Outside those prefixes (issue 27, item 3, R16) a variable that reads as a slip of a setting's is
+ * refused too, while what platforms set never is, and settings that conflict are refused.
  * The gateway runs as a child process (`node --import tsx server/main.ts`).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../server/config';
 import { SETTINGS } from '../../server/config-names';
+import { isNearMiss } from '../../server/config-near-names';
+import { CI_NPM, KUBERNETES_POD, NOMAD_TASK } from '../support/platform-env';
 
 const root = join(__dirname, '..', '..');
 
@@ -28,6 +32,29 @@ function file(content: unknown): string {
   const path = join(mkdtempSync(join(tmpdir(), 'gw-config-')), 'gateway.json');
   writeFileSync(path, JSON.stringify(content));
   return path;
+}
+
+/**
+ * Runs the gateway in `env` alone (nothing inherited) until it exits, or serves: then it is
+ * stopped, and `code` is null. Asynchronous, so that several run at once.
+ */
+function start(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      // Serving is all this tells; a graceful stop would only add its drain and pool closes.
+      if (/ready at /.test(stdout) && child.exitCode === null) child.kill('SIGKILL');
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: /ready at /.test(stdout) ? null : (code ?? (signal as unknown as number)), stdout, stderr });
+    });
+  });
 }
 
 /** What the demo prints when it starts: none of it may appear. */
@@ -186,5 +213,107 @@ describe('the list of settings', () => {
 
   it('should list every variable docs/configuration.md documents', () => {
     expect([...documented].filter((n) => !listed.includes(n))).toEqual([]);
+  });
+});
+
+describe('variables outside the owned prefixes (issue 27, item 3; docs/reliability.md R16)', () => {
+  /** The gateway's own settings of deploy/ (a backend that never answers: start-up does not wait on it), on a free loopback port. */
+  const gateway = { NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GATEWAY_BACKENDS: 'east=nomad@http://127.0.0.1:9' };
+
+  // Each case is its own gateway process; they run at once (start-up is mostly module loading).
+  const SLIPS = [
+    ['TRUSTED_DOCUMENT', '/etc/gateway/manifest.json', 'TRUSTED_DOCUMENTS'],
+    ['INTROSPECTON', 'false', 'INTROSPECTION'],
+    ['EXECUTION_ENGIN', 'graphql-js', 'EXECUTION_ENGINE'],
+    ['HEADER_TIMEOUT_MS', '5000', 'HEADERS_TIMEOUT_MS'],
+    ['LOG_MAX_BUFFER_BYTE', '65536', 'LOG_MAX_BUFFER_BYTES'],
+    ['MANAGEMENT_PROT', '9464', 'MANAGEMENT_PORT'],
+    ['PROT', '4630', 'PORT'],
+  ] as const;
+
+  it(`should exit 2 (child processes) on each of ${SLIPS.map(([n]) => n).join(', ')}, naming it and the setting it is close to`, async () => {
+    const runs = await Promise.all(SLIPS.map(([name, value]) => start({ ...CI_NPM, ...gateway, [name]: value })));
+    runs.forEach((r, i) => {
+      const [name, , setting] = SLIPS[i]!;
+      expect([name, r.code]).toEqual([name, 2]);
+      expect(r.stderr).toContain(`configuration error: ${name}: is not a known environment variable (closest known: ${setting}); it reads as a misspelling of that setting`);
+    });
+  }, 120_000);
+
+  it("should pass the name check in a Kubernetes pod with service links, a Nomad task's environment and npm test on a CI runner", () => {
+    for (const platform of [KUBERNETES_POD, NOMAD_TASK, CI_NPM]) expect(loadConfig({ ...platform, ...gateway }).backends.map((b) => b.id)).toEqual(['east']);
+  });
+
+  it('should start (child process) in all three of those environments at once', async () => {
+    const r = await start({ ...KUBERNETES_POD, ...NOMAD_TASK, ...CI_NPM, ...gateway });
+    expect([r.stderr, r.code]).toEqual(['', null]);
+    expect(r.stdout).toContain('Volume gateway ready at http://127.0.0.1:');
+  }, 60_000);
+
+  it('should take a slip for a setting one letter away, or by its words in another order, with an S more or less, or one word more or fewer', () => {
+    for (const [slip, known] of [
+      ['MANAGMENT_PORT', 'MANAGEMENT_PORT'],
+      ['LOGLEVEL', 'LOG_LEVEL'],
+      ['TIMEOUT_HEADERS_MS', 'HEADERS_TIMEOUT_MS'],
+      ['HEADERS_TIMEOUT', 'HEADERS_TIMEOUT_MS'],
+      ['LOG_BUFFER_BYTES', 'LOG_MAX_BUFFER_BYTES'],
+      ['EXECUTION_ENGINES', 'EXECUTION_ENGINE'],
+    ]) {
+      expect([slip, isNearMiss(slip!, known!)]).toEqual([slip, true]);
+      expect(refusal(() => loadConfig({ [slip!]: '1' })).message).toContain(`(closest known: ${known})`);
+    }
+  });
+
+  it("should never take another program's name for a slip: two letters away, a word before the first, a word after a one-word name", () => {
+    for (const [name, known] of [
+      ['SSL_CERT_FILE', 'TLS_CERT_FILE'],
+      ['HOME', 'HOST'],
+      ['PATH', 'PORT'],
+      ['HOST_IP', 'HOST'],
+      ['APP_PORT', 'PORT'],
+      ['PORT_HTTP', 'PORT'],
+      ['VOLUME_GATEWAY_PORT', 'PORT'],
+      ['APP_LOG_LEVEL', 'LOG_LEVEL'],
+    ]) {
+      expect([name, isNearMiss(name!, known!)]).toEqual([name, false]);
+    }
+    expect(loadConfig({ SSL_CERT_FILE: '/etc/ssl/cert.pem', HOST_IP: '10.0.0.1', APP_PORT: '8080', Port: '1', prot: '1' }).port).toBe(4000);
+  });
+
+  it('should take a bare <SERVICE>_PORT for a Kubernetes link only with a link\'s value', () => {
+    expect(loadConfig({ MANAGMENT_PORT: 'tcp://10.96.0.9:9464' }).port).toBe(4000);
+    expect(refusal(() => loadConfig({ MANAGMENT_PORT: '9464' })).setting).toBe('MANAGMENT_PORT');
+  });
+});
+
+describe('settings that conflict (issue 27, item 3; docs/reliability.md R16)', () => {
+  it('should exit 2 (child process) when MANAGEMENT_PORT is PORT, naming both, instead of EADDRINUSE', async () => {
+    const r = await start({ ...baseEnv(), PORT: '4711', MANAGEMENT_PORT: '4711' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('configuration error: MANAGEMENT_PORT: is 4711, the same port as PORT');
+    expect(r.stderr).not.toContain('EADDRINUSE');
+  }, 60_000);
+
+  it('should name the file keys when the file sets them, and allow port 0 twice (each an ephemeral port)', () => {
+    expect(refusal(() => loadConfig({}, file({ port: 4700, managementPort: 4700 }))).message).toMatch(/^managementPort: is 4700, the same port as port/);
+    expect(loadConfig({ PORT: '0', MANAGEMENT_PORT: '0' }).managementPort).toBe(0);
+  });
+
+  it('should refuse CORS_CREDENTIALS=true with * in WS_ALLOWED_ORIGINS: browser origins are one list, CORS included', () => {
+    expect(refusal(() => loadConfig({ CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: '*' })).message).toMatch(/^CORS_CREDENTIALS: cannot be true with the origin "\*" in WS_ALLOWED_ORIGINS/);
+    expect(loadConfig({ CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: 'https://console.example.com' }).http.cors.credentials).toBe(true);
+  });
+
+  it('should refuse TRUSTED_DOCUMENTS_REQUIRE_ID without TRUSTED_DOCUMENTS: an allowlist believed on would be off', () => {
+    expect(refusal(() => loadConfig({ TRUSTED_DOCUMENTS_REQUIRE_ID: 'true' })).message).toMatch(/^TRUSTED_DOCUMENTS_REQUIRE_ID: is true, but TRUSTED_DOCUMENTS \(file: http.trustedDocuments.path\) is not set/);
+  });
+});
+
+describe('the config file', () => {
+  it('should read a file that starts with a UTF-8 byte-order mark', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'gw-config-')), 'gateway.json');
+    writeFileSync(path, `\uFEFF${JSON.stringify({ port: 4702, http: { maxHeaderBytes: 8192 } })}`);
+    const c = loadConfig({}, path);
+    expect([c.port, c.http.maxHeaderBytes]).toEqual([4702, 8192]);
   });
 });
