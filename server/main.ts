@@ -9,6 +9,7 @@ import { startGateway, type RunningGateway } from './app';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
 import type { DemoBackends } from './demo';
+import { turnOffV8CompilationCache } from './execution/compiled';
 import { helpText } from './help';
 import { createLogger, stdoutDestination } from './logger';
 import { GatewayMetrics } from './metrics';
@@ -33,6 +34,8 @@ async function main(argv: string[]): Promise<void> {
     if (configPath === undefined || configPath === '') throw new ConfigError('--config', 'needs a file path');
   }
   const config = loadConfig(process.env, configPath);
+  // V8 would keep every compiled document's code, the budget's evicted ones included.
+  if (config.executionEngine === 'compiled') turnOffV8CompilationCache();
   const metrics = new GatewayMetrics();
   const logger = createLogger(config.logLevel, stdoutDestination(config.logMaxBufferBytes, () => metrics.logLinesDropped.inc()));
   // Before anything serves; off (and the SDK not loaded) without the OTEL_* variables.

@@ -103,6 +103,14 @@ export async function startGatewayFor(
     readiness?: Partial<ReadinessConfig>;
     /** @default `EXECUTION_ENGINE` of the test run, else the gateway's default */
     executionEngine?: ExecutionEngine;
+    /**
+     * With compiled execution, the sighting that compiles a document. @default 1, not the
+     * gateway's 2: most tests send a document once, and it must run compiled as every later
+     * sighting does (test/gateway/compiled-documents.test.ts covers the default)
+     */
+    compiledDocumentsSightings?: number;
+    /** With compiled execution, the budget of compiled documents. @default the gateway's (64 MiB) */
+    compiledDocumentsMaxBytes?: number;
   } = {},
 ): Promise<GatewayUnderTest> {
   const registry = createRegistry(
@@ -111,7 +119,7 @@ export async function startGatewayFor(
     options.resilience,
   );
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', executionEngine: options.executionEngine ?? engineFromEnv(), maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
+    config: { port: 0, host: '127.0.0.1', executionEngine: options.executionEngine ?? engineFromEnv(), compiledDocumentsSightings: options.compiledDocumentsSightings ?? 1, compiledDocumentsMaxBytes: options.compiledDocumentsMaxBytes, maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
     registry,
     logger: createLogger('silent'),
     operationOptions: options.operationOptions,
