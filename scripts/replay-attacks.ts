@@ -6,10 +6,10 @@
  *   npm run attacks                     # against http://127.0.0.1:4000 (the demo)
  *   npm run attacks -- http://host:port # another gateway with the demo's backends
  *
- * Then the resilience rows (docs/reliability.md, R1–R4 and R12): R1–R3 over graphql-ws and R12
- * against the same gateway; R4 against a Nomad simulator and a gateway of its own, both child
- * processes, because a hung backend needs a simulator that can be stopped (the demo's run inside
- * the gateway process).
+ * Then the resilience rows (docs/reliability.md, R1–R4, R12 and R15): R1–R3 over graphql-ws, R12
+ * and R15 (unique documents) against the same gateway; R4 against a Nomad simulator and a gateway
+ * of its own, both child processes, because a hung backend needs a simulator that can be stopped
+ * (the demo's run inside the gateway process).
  *
  * It sends only to the given address (and, for R4, to the processes it starts on loopback); every
  * loop is bounded. The demo's credentials are the ones `npm start` prints.
@@ -18,6 +18,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { replayHungBackend } from './attacks/hung-backend';
 import { replayMetricLabels } from './attacks/metric-labels';
+import { replayUniqueDocuments } from './attacks/unique-documents';
 import { replayWsAttacks } from './attacks/ws';
 
 const base = (process.argv[2] ?? 'http://127.0.0.1:4000').replace(/\/+$/, '').replace(/\/graphql$/, '');
@@ -165,6 +166,8 @@ async function main(): Promise<void> {
   for (const r of await replayWsAttacks(base)) console.log(`| ${r.attack} | ${r.got} |`);
   console.log('\n## R12: metric labels\n');
   for (const line of await replayMetricLabels(base)) console.log(line);
+  console.log('\n## R15: unique valid documents (compiled execution)\n');
+  for (const line of await replayUniqueDocuments(base)) console.log(line);
   console.log('\n## R4: a hung backend (own Nomad simulator and gateway, SIGSTOP)\n');
   for (const line of await replayHungBackend()) console.log(line);
 }
