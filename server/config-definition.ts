@@ -58,7 +58,7 @@ export const SERVER_SETTINGS = {
   compiledDocumentsMaxBytes: setting({
     env: 'COMPILED_DOCUMENTS_MAX_BYTES',
     rule: integer(1_048_576, 8 * 1024 ** 3),
-    // 64 MiB: about 400 lists of volumes with their attachments (about 150 KiB each compiled).
+    // 64 MiB: about 270 lists of volumes with every field and their attachments (about 250 KiB each, estimated).
     default: COMPILED_DOCUMENTS_DEFAULTS.maxBytes,
     doc: 'With compiled execution: most bytes the compiled documents kept may hold (each estimated from its generated code and its parsed document), least recently used dropped first; one document may take an eighth at most (a larger one runs on graphql-js). Trusted documents are kept outside it.',
   }),

@@ -97,7 +97,7 @@ export class CompiledDocuments<T extends object, A> {
     if (this.#trusted(queryHash)) {
       const e = this.#compile(arg, operationName);
       this.#trustedKept.set(key, e);
-      this.#trustedBytes += e.bytes;
+      this.#trustedBytes += Math.ceil(e.bytes);
       return e.value;
     }
     if (this.#sightings > 1) {
@@ -109,7 +109,8 @@ export class CompiledDocuments<T extends object, A> {
       this.#seen.delete(key);
     }
     const e = this.#compile(arg, operationName);
-    const bytes = e.bytes + 2 * key.length;
+    // The cache takes whole bytes only.
+    const bytes = Math.ceil(e.bytes) + 2 * key.length;
     // Too large to keep: graphql-js runs it, and the small marker keeps it from being compiled again.
     if (bytes > this.#maxEntryBytes) {
       this.#kept.set(key, this.#oversized, { size: SIGHTING_ENTRY_BYTES + 2 * key.length });

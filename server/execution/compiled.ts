@@ -53,18 +53,19 @@ const MARKER_BYTES = 256;
 const GENERATED_SOURCE = '__DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation';
 
 /**
- * Estimated bytes a compiled document holds, measured on Node 20 (bench/compiled-size.ts): its
- * code (about 2.5–3.5 bytes per character of generated source: the source V8 keeps, the bytecode,
- * the resolve information per field) and the parsed document it keeps alive (about 4 bytes per
- * character of its JSON, plus its text), plus 4 KiB. Over every document measured the estimate
- * was 1.05–1.4 times the heap the document held (up to 4 for documents made of long literals).
- * Without the generated source (a graphql-jit that no longer offers it) the code is charged 160
- * bytes per character of the document's JSON, above the largest ratio measured (about 140: one
- * fragment spread on 15 aliases).
+ * Estimated bytes a compiled document holds, measured on Node 20 with V8's compilation cache off
+ * (bench/compiled-size.ts): its code (about 3.3 bytes per character of generated source: the
+ * source V8 keeps, the bytecode, the resolve information per field) and the parsed document it
+ * keeps alive (about 4 bytes per character of its JSON, plus its text), plus 8 KiB. Over 60
+ * documents the estimate was 1.07–1.25 times the heap held by those over 100 KiB, up to 2 for
+ * small ones and up to 4 for documents made of long literals; never below. Without the generated
+ * source (a graphql-jit that no longer offers it) the code is charged 200 bytes per character of
+ * the document's JSON, above the largest ratio measured (about 165: one fragment spread on 15
+ * aliases).
  */
 export function estimatedBytes(generatedChars: number | undefined, document: DocumentNode, text: string): number {
   const json = JSON.stringify(document).length;
-  return 4096 + (generatedChars !== undefined ? 3 * generatedChars : 160 * json) + 4 * json + text.length;
+  return 8192 + Math.ceil(generatedChars !== undefined ? 3.5 * generatedChars : 200 * json) + 4 * json + text.length;
 }
 
 /** The operation compiled, with its estimated size; a marker when it cannot run compiled. */
@@ -88,9 +89,11 @@ function compileFor(schema: GraphQLSchema, document: DocumentNode, operationName
  * and V8 keeps every such function's code in its cache, keyed by the source, beyond any reference
  * the gateway holds; in a flood the cache did not age out. Measured (a child gateway, 2,000
  * unique documents of five lists, each sent twice): 1.9 GB of heap after a forced GC with the
- * cache, 211 MiB without. The cache only helps to compile the same source again: graphql-jit's
- * compile went from 1.0 to 1.2 ms per document. The CLI calls it (server/main.ts) when compiled
- * execution is on; a library caller keeping documents compiled should too.
+ * cache, 212 MiB without. The cache only helps to compile the same source again: graphql-jit's
+ * compile went from 1.0 to 1.2 ms per document, and a document holds about 15 % more (the
+ * per-field resolve-information functions, equal in source, are no longer shared; the estimate
+ * counts it). The CLI calls it (server/main.ts) when compiled execution is on; a library caller
+ * keeping documents compiled should too.
  */
 export function turnOffV8CompilationCache(): void {
   setFlagsFromString('--no-compilation-cache');
