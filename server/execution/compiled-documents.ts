@@ -1,8 +1,8 @@
 /**
  * What compiled execution keeps, and its bound. A compiled document holds far more than the parsed
  * document Apollo's store counts (the generated code, its bytecode, the per-field resolve
- * information: about 3 bytes per character of generated source, 20–140 times the document's JSON),
- * so it needs a bound of its own, in bytes:
+ * information: about 3.3 bytes per character of generated source, 20–165 times the parsed
+ * document's JSON; bench/compiled-size.ts), so it needs a bound of its own, in bytes:
  * - documents are kept by the SHA-256 of their text and the operation name, least recently used
  *   first out, within `maxBytes` of estimated size (each document's estimate comes with it);
  * - a document is compiled only at its `sightings`-th sighting: one seen once (an attacker's
