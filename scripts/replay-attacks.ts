@@ -6,12 +6,12 @@
  *   npm run attacks                     # against http://127.0.0.1:4000 (the demo)
  *   npm run attacks -- http://host:port # another gateway with the demo's backends
  *
- * Then the resilience rows (docs/reliability.md, R1–R4, R12, R14, R16, R17 and R20): R1–R3 over
- * graphql-ws, R12, R14 (paused SSE, multipart and graphql-ws readers) and R17 (a tenant's volume
- * left `reserved`: the watcher's list reads per minute) against the same gateway; R4 and R20 (a
- * stop of 60 s) against a Nomad simulator and a gateway of their own, both child processes,
- * because a hung backend needs a simulator that can be stopped (the demo's run inside the gateway
- * process); R16 starts a gateway child process per configuration mistake.
+ * Then the resilience rows (docs/reliability.md, R1–R4, R12, R14–R17 and R20): R1–R3 over
+ * graphql-ws, R12, R14 (paused SSE, multipart and graphql-ws readers), R15 (unique documents) and
+ * R17 (a tenant's volume left `reserved`: the watcher's list reads per minute) against the same
+ * gateway; R4 and R20 (a stop of 60 s) against a Nomad simulator and a gateway of their own, both
+ * child processes, because a hung backend needs a simulator that can be stopped (the demo's run
+ * inside the gateway process); R16 starts a gateway child process per configuration mistake.
  *
  * It sends only to the given address (and, for R4, R16 and R20, to the processes it starts on loopback); every
  * loop is bounded. The demo's credentials are the ones `npm start` prints.
@@ -23,6 +23,7 @@ import { replayHungBackend, replayLongStop } from './attacks/hung-backend';
 import { replayMetricLabels } from './attacks/metric-labels';
 import { replayPausedStreams } from './attacks/paused-streams';
 import { replayReservePoll } from './attacks/reserve-poll';
+import { replayUniqueDocuments } from './attacks/unique-documents';
 import { replayWsAttacks } from './attacks/ws';
 
 const base = (process.argv[2] ?? 'http://127.0.0.1:4000').replace(/\/+$/, '').replace(/\/graphql$/, '');
@@ -172,6 +173,8 @@ async function main(): Promise<void> {
   for (const line of await replayMetricLabels(base)) console.log(line);
   console.log('\n## R14: paused SSE, multipart and graphql-ws readers of one address\n');
   for (const line of await replayPausedStreams(base)) console.log(line);
+  console.log('\n## R15: unique valid documents (compiled execution)\n');
+  for (const line of await replayUniqueDocuments(base)) console.log(line);
   console.log('\n## R17: a tenant holds a volume reserved (the OpenStack watcher\'s fast polling)\n');
   for (const line of await replayReservePoll(base)) console.log(line);
   console.log('\n## R4: a hung backend (own Nomad simulator and gateway, SIGSTOP)\n');

@@ -17,6 +17,7 @@ import type { GatewayMetrics } from './metrics';
 import { observabilityPlugin, type ObservabilityOptions } from './observability';
 import { tracingPlugin } from './tracing/operation';
 import { compiledExecution, type ExecutionEngine } from './execution/compiled';
+import type { CompiledDocumentsStats } from './execution/compiled-documents';
 
 /** What {@link createApolloServer} builds the server with. */
 export interface GatewayApolloOptions {
@@ -25,6 +26,8 @@ export interface GatewayApolloOptions {
   limited: ReturnType<typeof apolloLimitOptions<GatewayContext>>;
   /** How queries and mutations run (server/execution/compiled.ts). @default 'compiled' */
   engine?: ExecutionEngine;
+  /** With compiled execution: the budget and the sighting that compiles (server/execution/compiled-documents.ts). @default 64 MiB, 2 */
+  compiledDocuments?: { maxBytes?: number; sightings?: number };
   logger: Logger;
   metrics: GatewayMetrics;
   /** Credential header names that count as a CSRF preflight (`credentialHeaderNames`). @default none */
@@ -39,7 +42,15 @@ export function createApolloServer(o: GatewayApolloOptions): ApolloServer<Gatewa
   const { schema, ...limited } = o.limited;
   // Compiled execution takes the schema through Apollo's executor hook instead.
   const counted = (engine: string, reason?: string): void => o.metrics.executions.inc({ engine, reason: reason ?? 'none' });
-  const execution = (o.engine ?? 'compiled') === 'compiled' ? { gateway: compiledExecution<GatewayContext>(schema, counted) } : { schema };
+  // Trusted documents are compiled at once and always kept: the list bounds them.
+  const trusted = o.trustedDocuments;
+  const kept = {
+    ...o.compiledDocuments,
+    ...(trusted ? { trusted: (hash: string) => trusted.hasHash(hash) } : {}),
+    onEvict: () => o.metrics.compiledDocumentsEvicted.inc(),
+    observeHeld: (stats: () => CompiledDocumentsStats) => o.metrics.observeCompiledDocuments(stats),
+  };
+  const execution = (o.engine ?? 'compiled') === 'compiled' ? { gateway: compiledExecution<GatewayContext>(schema, counted, kept) } : { schema };
   return new ApolloServer<GatewayContext>({
     ...limited,
     ...execution,

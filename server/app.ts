@@ -52,7 +52,7 @@ export interface GatewayOptions {
    * kept there too, `/readyz` reports it, and `stop()` closes the connection after in-flight work.
    * Without it records and keys stay in memory.
    */
-  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis' | 'tls' | 'managementPort' | 'executionEngine'>> & {
+  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis' | 'tls' | 'managementPort' | 'executionEngine' | 'compiledDocumentsMaxBytes' | 'compiledDocumentsSightings'>> & {
     /** HTTP edge settings (server/http/config.ts); any group or field left out takes its default. */
     http?: HttpEdgeOptions;
     /** Operation limits (docs/configuration.md); unset ones take their defaults. */
@@ -125,7 +125,16 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const hub = o.live === undefined ? createGatewayLiveHub({ services, watchers, schema: limited.schema, metrics, logger, live: o.config.live, ws: o.config.ws }) : undefined;
   const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? hub);
   if (hub) services.live = hub.mutations;
-  const apollo = createApolloServer({ limits, limited, engine: o.config.executionEngine, logger, metrics, credentialHeaders: credentialHeaderNames(registry), trustedDocuments: o.config.http?.trustedDocuments?.documents });
+  const apollo = createApolloServer({
+    limits,
+    limited,
+    engine: o.config.executionEngine,
+    compiledDocuments: { maxBytes: o.config.compiledDocumentsMaxBytes, sightings: o.config.compiledDocumentsSightings },
+    logger,
+    metrics,
+    credentialHeaders: credentialHeaderNames(registry),
+    trustedDocuments: o.config.http?.trustedDocuments?.documents,
+  });
   await apollo.start();
 
   const http = resolveHttpEdgeOptions(o.config.http);

@@ -17,6 +17,7 @@ import { LIMITS_SETTINGS } from './limits/config';
 import { LIVE_SETTINGS } from './live-config';
 import { DEFAULT_SHUTDOWN_DRAIN_MS } from './readiness';
 import { EXECUTION_ENGINES, type ExecutionEngine } from './execution/compiled';
+import { COMPILED_DOCUMENTS_DEFAULTS } from './execution/compiled-documents';
 import { REDIS_SETTINGS } from './redis-config';
 import { TLS_SETTINGS } from './http/tls-config';
 import { BREAKER_SETTINGS, READINESS_SETTINGS } from './resilience-config';
@@ -52,7 +53,20 @@ export const SERVER_SETTINGS = {
     env: 'EXECUTION_ENGINE',
     rule: oneOf(EXECUTION_ENGINES),
     default: 'compiled',
-    doc: 'How queries and mutations over HTTP run: `compiled` (graphql-jit; each document compiled once, with graphql-js for federated traces and documents it cannot compile) or `graphql-js` (interpreted). Same answers and errors either way.',
+    doc: 'How queries and mutations over HTTP run: `compiled` (graphql-jit; a document compiled at its COMPILED_DOCUMENTS_SIGHTINGS-th sighting and kept within COMPILED_DOCUMENTS_MAX_BYTES, with graphql-js for federated traces, documents it cannot compile and documents not yet compiled) or `graphql-js` (interpreted). Same answers and errors either way.',
+  }),
+  compiledDocumentsMaxBytes: setting({
+    env: 'COMPILED_DOCUMENTS_MAX_BYTES',
+    rule: integer(1_048_576, 8 * 1024 ** 3),
+    // 64 MiB: about 270 lists of volumes with every field and their attachments (about 250 KiB each, estimated).
+    default: COMPILED_DOCUMENTS_DEFAULTS.maxBytes,
+    doc: 'With compiled execution: most bytes the compiled documents kept may hold (each estimated from its generated code and its parsed document), least recently used dropped first; one document may take an eighth at most (a larger one runs on graphql-js). Trusted documents are kept outside it.',
+  }),
+  compiledDocumentsSightings: setting({
+    env: 'COMPILED_DOCUMENTS_SIGHTINGS',
+    rule: integer(1, 100),
+    default: COMPILED_DOCUMENTS_DEFAULTS.sightings,
+    doc: 'With compiled execution: a document is compiled at its n-th sighting, the earlier ones run on graphql-js, so documents sent once are never compiled; 1 compiles every document at once. Trusted documents are compiled at their first.',
   }),
   maxConcurrentReads: setting({ env: 'MAX_CONCURRENT_READS', rule: integer(1, 256), default: DEFAULT_MAX_CONCURRENT_READS, doc: "Most backend reads one request's loaders run at once." }),
   maxBodyBytes: setting({ env: 'MAX_BODY_BYTES', rule: integer(1024, 64 * 1_048_576), default: 1_048_576, doc: 'Largest accepted request body in bytes (413 above).' }),

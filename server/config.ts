@@ -43,6 +43,10 @@ export interface GatewayConfig {
   logMaxBufferBytes: number;
   /** How queries and mutations over HTTP run. @default 'compiled' */
   executionEngine: ExecutionEngine;
+  /** With compiled execution: most estimated bytes of compiled documents kept. @default 64 MiB */
+  compiledDocumentsMaxBytes: number;
+  /** With compiled execution: the sighting at which a document is compiled. @default 2 */
+  compiledDocumentsSightings: number;
   maxConcurrentReads: number;
   /** Configured backends; empty = demo mode (embedded simulators), refused when NODE_ENV is `production`. */
   backends: BackendConfig[];
@@ -185,6 +189,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     logLevel: top.logLevel,
     logMaxBufferBytes: top.logMaxBufferBytes,
     executionEngine: top.executionEngine,
+    compiledDocumentsMaxBytes: top.compiledDocumentsMaxBytes,
+    compiledDocumentsSightings: top.compiledDocumentsSightings,
     maxConcurrentReads: top.maxConcurrentReads,
     maxBodyBytes: top.maxBodyBytes,
     shutdownGraceMs: top.shutdownGraceMs,

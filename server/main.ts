@@ -9,6 +9,7 @@ import { startGateway, type RunningGateway } from './app';
 import { createRegistry } from './backends';
 import { ConfigError, loadConfig } from './config';
 import type { DemoBackends } from './demo';
+import { turnOffV8CompilationCache } from './execution/compiled';
 import { helpText } from './help';
 import { createLogger } from './logger';
 import { reportDroppedLines, StdoutLog } from './log-stdout';
@@ -34,6 +35,8 @@ async function main(argv: string[]): Promise<void> {
     if (configPath === undefined || configPath === '') throw new ConfigError('--config', 'needs a file path');
   }
   const config = loadConfig(process.env, configPath);
+  // V8 would keep every compiled document's code, the budget's evicted ones included.
+  if (config.executionEngine === 'compiled') turnOffV8CompilationCache();
   const metrics = new GatewayMetrics();
   const log = new StdoutLog(config.logMaxBufferBytes, () => metrics.logLinesDropped.inc());
   // Every exit, the backstop's and a crash's too: what stdout has not taken is dropped and

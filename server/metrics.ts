@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { LiveHubMetrics } from './live-metrics';
 import type { BreakerBoard, BreakerState } from '../adapters/http/breaker';
 import type { CallRecord } from '../adapters/http/transport';
+import type { CompiledDocumentsStats } from './execution/compiled-documents';
 
 /** The gauge value of each breaker state. */
 const BREAKER_GAUGE: Record<BreakerState, number> = { CLOSED: 0, HALF_OPEN: 1, OPEN: 2 };
@@ -90,8 +91,33 @@ export class GatewayMetrics {
   /** With `EXECUTION_ENGINE=compiled`: query and mutation executions over HTTP by engine, and why graphql-js ran (`none` when compiled). */
   readonly executions = new Counter({
     name: 'gateway_executions_total',
-    help: 'With EXECUTION_ENGINE=compiled: query and mutation executions over HTTP, by engine (compiled, graphql-js) and the reason graphql-js ran (ftv1-trace, nested-variable, not-compiled; none when compiled).',
+    help: 'With EXECUTION_ENGINE=compiled: query and mutation executions over HTTP, by engine (compiled, graphql-js) and the reason graphql-js ran (ftv1-trace, nested-variable, not-compiled, first-sighting, too-large; none when compiled).',
     labelNames: ['engine', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  /** With compiled execution: documents kept (compiled, or marked to run on graphql-js), trusted ones apart (read at scrape time). */
+  readonly compiledDocuments: Gauge<'trusted'> = new Gauge({
+    name: 'gateway_compiled_documents',
+    help: 'With EXECUTION_ENGINE=compiled: documents kept compiled (or marked to run on graphql-js), by whether they are trusted documents (kept always) or within COMPILED_DOCUMENTS_MAX_BYTES.',
+    labelNames: ['trusted'] as const,
+    registers: [this.registry],
+    collect: () => this.#collectCompiled(),
+  });
+
+  /** Their estimated bytes (read at scrape time). */
+  readonly compiledDocumentsBytes: Gauge<'trusted'> = new Gauge({
+    name: 'gateway_compiled_documents_bytes',
+    help: 'With EXECUTION_ENGINE=compiled: estimated bytes the kept documents hold, by whether they are trusted documents; trusted="false" stays within COMPILED_DOCUMENTS_MAX_BYTES.',
+    labelNames: ['trusted'] as const,
+    registers: [this.registry],
+    collect: () => this.#collectCompiled(),
+  });
+
+  /** Compiled documents dropped, least recently used first, to stay within the budget. */
+  readonly compiledDocumentsEvicted = new Counter({
+    name: 'gateway_compiled_documents_evicted_total',
+    help: 'With EXECUTION_ENGINE=compiled: kept documents dropped (least recently used first) to stay within COMPILED_DOCUMENTS_MAX_BYTES.',
     registers: [this.registry],
   });
 
@@ -235,6 +261,7 @@ export class GatewayMetrics {
 
   #ws: WebSocketMetricsSource | undefined;
   #streams: StreamMetricsSource | undefined;
+  #compiled: (() => CompiledDocumentsStats) | undefined;
   #breakers: BreakerBoard | undefined;
 
   /** The live hub's counters and watcher gauges. */
@@ -256,6 +283,21 @@ export class GatewayMetrics {
   /** The HTTP stream transports report their gauge through `source` from now on. */
   observeStreams(source: StreamMetricsSource): void {
     this.#streams = source;
+  }
+
+  /** Compiled execution reports what it keeps through `stats` from now on. */
+  observeCompiledDocuments(stats: () => CompiledDocumentsStats): void {
+    this.#compiled = stats;
+  }
+
+  /** The compiled-document gauges (each gauge's scrape sets both: one reading). */
+  #collectCompiled(): void {
+    if (!this.#compiled) return;
+    const s = this.#compiled();
+    this.compiledDocuments.set({ trusted: 'false' }, s.documents);
+    this.compiledDocuments.set({ trusted: 'true' }, s.trustedDocuments);
+    this.compiledDocumentsBytes.set({ trusted: 'false' }, s.bytes);
+    this.compiledDocumentsBytes.set({ trusted: 'true' }, s.trustedBytes);
   }
 
   /** `/metrics` shows the breakers of `board` from now on. */

@@ -1,23 +1,29 @@
 /**
  * Compiled execution: graphql-jit runs the documents Apollo Server has parsed and validated,
  * behind Apollo's executor hook (its gateway interface, here with one static schema), so the
- * request pipeline, plugins, limits and error formatting stay Apollo's. Each document is compiled
- * once; the compiled form is kept beside the parsed document Apollo keeps (a WeakMap keyed by
- * it), so it is bounded by Apollo's own document store.
+ * request pipeline, plugins, limits and error formatting stay Apollo's. A document is compiled at
+ * its second sighting (`COMPILED_DOCUMENTS_SIGHTINGS`) and kept within a byte budget of its own
+ * (`COMPILED_DOCUMENTS_MAX_BYTES`; server/execution/compiled-documents.ts): Apollo's document
+ * store counts the parsed document, a small part of what a compiled one holds. Trusted documents
+ * are compiled at once and always kept.
  *
  * graphql-js runs instead where compiled execution would differ:
  * - the request asks for a federated trace (`apollo-federation-include-trace: ftv1`): the trace
  *   needs Apollo's per-field hooks, which a compiled query does not call;
  * - a variable sits inside an object or list literal (`[{ __typename: "Volume", id: $id }]`):
  *   graphql-jit parses such literals of custom scalars (federation's `_Any`) without the variables;
- * - graphql-jit cannot compile the document (it then stays on graphql-js).
+ * - graphql-jit cannot compile the document (it then stays on graphql-js);
+ * - the document has not been seen often enough yet (`first-sighting`), or its compiled form
+ *   would take more than an eighth of the budget (`too-large`).
  * Variables are checked by graphql-js first, so a bad variable gets graphql-js's error (which
  * Apollo answers as BAD_USER_INPUT) word for word. Resolvers are the schema's own (with the limits' wrapper: response-size cap, deadline and call
  * budget), so typed errors, partial results and null propagation are those of the resolvers.
  */
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { BREAK, execute, getVariableValues, GraphQLError, printSchema, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
+import { setFlagsFromString } from 'node:v8';
+import { CompiledDocuments, NOT_YET, type CompiledDocumentsOptions, type CompiledDocumentsStats, type CompiledEntry } from './compiled-documents';
 import { installLeanGatewayContext } from './lean-gateway-context';
 
 /** How queries and mutations are executed: `compiled` (graphql-jit) or `graphql-js`. */
@@ -25,17 +31,79 @@ export type ExecutionEngine = 'compiled' | 'graphql-js';
 export const EXECUTION_ENGINES: readonly ExecutionEngine[] = ['compiled', 'graphql-js'];
 
 /** Why a request ran on graphql-js although compiled execution is on. */
-export type InterpretedReason = 'ftv1-trace' | 'nested-variable' | 'not-compiled';
+export type InterpretedReason = 'ftv1-trace' | 'nested-variable' | 'not-compiled' | 'first-sighting' | 'too-large';
 
 /** Told of every execution: `compiled`, or graphql-js and why (for the `gateway_executions_total` metric). */
 export type ExecutionObserver = (engine: ExecutionEngine, reason?: InterpretedReason) => void;
 
 /** A document executed by graphql-js, and why. */
 interface NotCompiled {
-  reason: Exclude<InterpretedReason, 'ftv1-trace'>;
+  reason: Exclude<InterpretedReason, 'ftv1-trace' | 'first-sighting'>;
 }
 type Compiled = CompiledQuery | NotCompiled;
 const isNotCompiled = (c: Compiled): c is NotCompiled => 'reason' in c;
+
+/** What a document that runs on graphql-js is charged in the budget: its marker and its key. */
+const MARKER_BYTES = 256;
+
+/**
+ * graphql-jit keeps the generated source under this name when its `debug` option (untyped) is on;
+ * its length is read for the estimate, then the property is dropped (V8 keeps its own copy).
+ */
+const GENERATED_SOURCE = '__DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation';
+
+/**
+ * Estimated bytes a compiled document holds, measured on Node 20 with V8's compilation cache off
+ * (bench/compiled-size.ts): its code (about 3.3 bytes per character of generated source: the
+ * source V8 keeps, the bytecode, the resolve information per field) and the parsed document it
+ * keeps alive (about 4 bytes per character of its JSON, plus its text), plus 8 KiB. Over 60
+ * documents the estimate was 1.07–1.25 times the heap held by those over 100 KiB, up to 2 for
+ * small ones and up to 4 for documents made of long literals; never below. Without the generated
+ * source (a graphql-jit that no longer offers it) the code is charged 200 bytes per character of
+ * the document's JSON, above the largest ratio measured (about 165: one fragment spread on 15
+ * aliases).
+ */
+export function estimatedBytes(generatedChars: number | undefined, document: DocumentNode, text: string): number {
+  const json = JSON.stringify(document).length;
+  return 8192 + Math.ceil(generatedChars !== undefined ? 3.5 * generatedChars : 200 * json) + 4 * json + text.length;
+}
+
+/** The operation compiled, with its estimated size; a marker when it cannot run compiled. */
+function compileFor(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, text: string): CompiledEntry<Compiled> {
+  if (hasNestedVariable(document)) return { value: { reason: 'nested-variable' }, bytes: MARKER_BYTES };
+  let q: (CompiledQuery | ExecutionResult) & { [GENERATED_SOURCE]?: string };
+  try {
+    q = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true, debug: true } as Partial<CompilerOptions>);
+  } catch {
+    return { value: { reason: 'not-compiled' }, bytes: MARKER_BYTES };
+  }
+  if (!isCompiledQuery(q)) return { value: { reason: 'not-compiled' }, bytes: MARKER_BYTES };
+  const generated = q[GENERATED_SOURCE];
+  delete q[GENERATED_SOURCE];
+  return { value: q, bytes: estimatedBytes(typeof generated === 'string' ? generated.length : undefined, document, text) };
+}
+
+/**
+ * Turns V8's compilation cache off for the whole process, so that a compiled document dropped
+ * from the budget leaves the heap. graphql-jit builds each document's code with `new Function`,
+ * and V8 keeps every such function's code in its cache, keyed by the source, beyond any reference
+ * the gateway holds; in a flood the cache did not age out. Measured (a child gateway, 2,000
+ * unique documents of five lists, each sent twice): 1.9 GB of heap after a forced GC with the
+ * cache, 212 MiB without. The cache only helps to compile the same source again: graphql-jit's
+ * compile went from 1.0 to 1.2 ms per document, and a document holds about 15 % more (the
+ * per-field resolve-information functions, equal in source, are no longer shared; the estimate
+ * counts it). The CLI calls it (server/main.ts) when compiled execution is on; a library caller
+ * keeping documents compiled should too.
+ */
+export function turnOffV8CompilationCache(): void {
+  setFlagsFromString('--no-compilation-cache');
+}
+
+/** How compiled execution keeps documents (server/execution/compiled-documents.ts). */
+export type CompiledExecutionOptions = Omit<CompiledDocumentsOptions<Compiled, unknown>, 'oversized' | 'compile'> & {
+  /** Told, once, how to read what is held (for the metrics' gauges at scrape time). */
+  observeHeld?: (stats: () => CompiledDocumentsStats) => void;
+};
 
 /** Whether a variable is used inside an object or list literal anywhere in `document`. */
 function hasNestedVariable(document: DocumentNode): boolean {
@@ -79,34 +147,15 @@ function asGraphQLJsErrors(r: ExecutionResult): ExecutionResult {
 }
 
 /** The gateway interface Apollo Server takes, serving `schema` with compiled execution. */
-export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, observe: ExecutionObserver = () => undefined): ApolloServerOptionsWithGateway<C>['gateway'] {
+export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, observe: ExecutionObserver = () => undefined, options: CompiledExecutionOptions = {}): ApolloServerOptionsWithGateway<C>['gateway'] {
   // Apollo's own per-request context for executors keeps each request through young-generation GCs.
   installLeanGatewayContext();
-  // Per document, per operation name ('' for none).
-  const cache = new WeakMap<DocumentNode, Map<string, Compiled>>();
-  const compiledFor = (document: DocumentNode, operationName: string | undefined): Compiled => {
-    let byName = cache.get(document);
-    if (!byName) cache.set(document, (byName = new Map()));
-    const key = operationName ?? '';
-    let c = byName.get(key);
-    if (c === undefined) {
-      if (hasNestedVariable(document)) {
-        c = { reason: 'nested-variable' };
-      } else {
-        let q: CompiledQuery | ExecutionResult | undefined;
-        try {
-          q = compileQuery(schema, document, operationName, {
-            disablingCapturingStackErrors: true,
-          });
-        } catch {
-          q = undefined;
-        }
-        c = q !== undefined && isCompiledQuery(q) ? q : { reason: 'not-compiled' };
-      }
-      byName.set(key, c);
-    }
-    return c;
-  };
+  const documents = new CompiledDocuments<Compiled, { document: DocumentNode; source: string }>({
+    ...options,
+    compile: (rc, name) => compileFor(schema, rc.document, name, rc.source),
+    oversized: { reason: 'too-large' },
+  });
+  options.observeHeld?.(() => documents.stats());
   const interpret = (
     reason: InterpretedReason,
     document: DocumentNode,
@@ -143,7 +192,8 @@ export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, 
           if (rc.request.http?.headers.get('apollo-federation-include-trace') === 'ftv1') return interpret('ftv1-trace', rc.document, name, rc.context, vars);
           // No operation to run (an unknown operationName): graphql-js words the refusal.
           if (!rc.operation) return interpret('not-compiled', rc.document, name, rc.context, vars);
-          const c = compiledFor(rc.document, name);
+          const c = documents.get(rc.queryHash, name, rc);
+          if (c === NOT_YET) return interpret('first-sighting', rc.document, name, rc.context, vars);
           if (isNotCompiled(c)) return interpret(c.reason, rc.document, name, rc.context, vars);
           if (rc.operation?.variableDefinitions?.length) {
             const checked = getVariableValues(schema, rc.operation.variableDefinitions, vars ?? {}, { maxErrors: 50 });
@@ -155,7 +205,7 @@ export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, 
       };
     },
     async stop() {
-      // Nothing to release: compiled queries go with their documents.
+      // Nothing to release: the kept documents go with this gateway.
     },
   };
 }

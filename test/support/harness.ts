@@ -109,12 +109,20 @@ export async function startGatewayFor(
     executionEngine?: ExecutionEngine;
     /** The Nomad watchers' tuning (short allowances in fault tests; Nomad backends only). @default the watcher's defaults */
     nomadWatch?: NomadWatchTuning;
+    /**
+     * With compiled execution, the sighting that compiles a document. @default 1, not the
+     * gateway's 2: most tests send a document once, and it must run compiled as every later
+     * sighting does (test/gateway/compiled-documents.test.ts covers the default)
+     */
+    compiledDocumentsSightings?: number;
+    /** With compiled execution, the budget of compiled documents. @default the gateway's (64 MiB) */
+    compiledDocumentsMaxBytes?: number;
   } = {},
 ): Promise<GatewayUnderTest> {
   const entries = backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b }));
   const registry = options.nomadWatch ? nomadRegistry(entries, options.nomadWatch, options.resilience) : createRegistry(entries, undefined, options.resilience);
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', executionEngine: options.executionEngine ?? engineFromEnv(), maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
+    config: { port: 0, host: '127.0.0.1', executionEngine: options.executionEngine ?? engineFromEnv(), compiledDocumentsSightings: options.compiledDocumentsSightings ?? 1, compiledDocumentsMaxBytes: options.compiledDocumentsMaxBytes, maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
     registry,
     logger: createLogger('silent'),
     operationOptions: options.operationOptions,
