@@ -108,11 +108,14 @@ async function main(argv: string[]): Promise<void> {
   // With TLS, SIGHUP re-reads the certificate files (it logs the outcome; a failure keeps the old ones).
   if (gateway.reloadCertificates) process.on('SIGHUP', () => void gateway.reloadCertificates!());
   logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
-  console.log(`Volume gateway ready at ${gateway.url}`);
-  console.log(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
-  if (gateway.managementUrl) console.log(`Health and metrics at ${gateway.managementUrl} (/healthz, /readyz, /metrics)`);
+  // The banner through the log's own queue: in order with the log lines before it, and never
+  // waiting on a stalled stdout either.
+  const say = (line: string): void => void log.write(`${line}\n`);
+  say(`Volume gateway ready at ${gateway.url}`);
+  say(`Live status page at ${gateway.url.replace(/\/graphql$/, '/live')}`);
+  if (gateway.managementUrl) say(`Health and metrics at ${gateway.managementUrl} (/healthz, /readyz, /metrics)`);
   if (demo) {
-    for (const line of demo.banner) console.log(line);
+    for (const line of demo.banner) say(line);
     if (exposed) {
       logger.warn({ host: config.host }, exposed);
       console.warn(exposed);
