@@ -6,6 +6,7 @@
  */
 import type { VolumeBackend } from './backend';
 import type { BreakerBoard } from './breaker';
+import type { FacetNames } from './capabilities';
 import { httpUrl, integer, setting, text, type SettingsGroup, type SettingValues } from './settings';
 
 /**
@@ -144,6 +145,12 @@ export interface BackendModule<S extends CommonBackendSettings = CommonBackendSe
   envEntry?(entry: Record<string, unknown>): Record<string, unknown>;
   /** The kind's own client variables, if it has any. @default none */
   readonly nativeEnv?: NativeEnv;
+  /**
+   * What the kind calls the facets it has, where its words say more than the neutral ones
+   * (`FACET_NAMES`): e.g. `Cinder volume actions`. UNSUPPORTED_BY_BACKEND messages use them.
+   * @default the neutral names
+   */
+  readonly facetNames?: FacetNames;
   /** Builds the backend. */
   create(settings: S, deps: BackendDeps): VolumeBackend;
 }

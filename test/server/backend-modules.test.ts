@@ -5,7 +5,7 @@
  * its kind is parsed through the registry; its URL is required when it needs one.
  */
 import { perBackendHeader } from '../../adapters/contract/module';
-import { BACKEND_MODULES } from '../../adapters/modules';
+import { BACKEND_MODULES } from '../../server/kinds';
 import { ConfigError, loadConfig } from '../../server/config';
 import { credentialsFromHeaders, isCredentialHeader } from '../../server/credentials';
 import { DEFAULT_HEADERS } from '../../server/graphiql';
