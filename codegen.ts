@@ -8,17 +8,22 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Each backend's details types (`type <Name>VolumeDetails` in its SDL, `schema/<backend>/`), mapped
- * to the model of the same name that its folder's `adapters/<backend>/model.ts` exports: a new
- * backend needs no line here.
+ * Each backend's own GraphQL types (declared in its SDL, `schema/<kind>/`), mapped to the model type
+ * of the same name that its folder's `adapters/<kind>/model.ts` exports, where it exports one (its
+ * details, consumer and entity types). A convention read from the files, not a list: codegen runs
+ * before the resolvers can be loaded (they import what it generates), so it cannot import the
+ * backends' registration (server/kinds/); test/architecture.test.ts checks that these folders are
+ * the registered kinds. A new backend needs no line here.
  */
-function backendDetailsMappers(): Record<string, string> {
+function backendMappers(): Record<string, string> {
   const mappers: Record<string, string> = {};
-  for (const backend of readdirSync('schema', { withFileTypes: true })) {
-    if (!backend.isDirectory() || !existsSync(join('adapters', backend.name, 'model.ts'))) continue;
-    for (const file of readdirSync(join('schema', backend.name)).filter((n) => n.endsWith('.graphql')).sort()) {
-      for (const m of readFileSync(join('schema', backend.name, file), 'utf8').matchAll(/^type\s+(\w+VolumeDetails)\b/gm)) {
-        mappers[m[1]!] = `../../adapters/${backend.name}/model#${m[1]} as ${m[1]}Model`;
+  for (const kind of readdirSync('schema', { withFileTypes: true })) {
+    const model = join('adapters', kind.name, 'model.ts');
+    if (!kind.isDirectory() || !existsSync(model)) continue;
+    const exported = new Set([...readFileSync(model, 'utf8').matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]!));
+    for (const file of readdirSync(join('schema', kind.name)).filter((n) => n.endsWith('.graphql')).sort()) {
+      for (const m of readFileSync(join('schema', kind.name, file), 'utf8').matchAll(/^(?:type|union|interface)\s+(\w+)/gm)) {
+        if (exported.has(m[1]!)) mappers[m[1]!] = `../../adapters/${kind.name}/model#${m[1]} as ${m[1]}Model`;
       }
     }
   }
@@ -42,21 +47,17 @@ const config: CodegenConfig = {
         useTypeImports: true,
         contextType: '../../domain/context#GatewayContext',
         scalars: { SafeInt: 'number', DateTime: 'string', VolumeConnectionInfo: 'unknown' },
+        // The core SDL's types; each backend's own types are mapped by convention (backendMappers).
         mappers: {
           StorageBackend: '../../adapters/contract/backend#VolumeBackend',
           StorageBackendHealth: '../../adapters/contract/model#BackendHealth as BackendHealthModel',
           Volume: '../../adapters/contract/model#Volume as VolumeModel',
-          ...backendDetailsMappers(),
           VolumeAttachment: '../../adapters/contract/model#Attachment as AttachmentModel',
-          VolumeAllocationConsumer: '../../adapters/nomad/model#AllocationConsumer',
-          VolumeServerConsumer: '../../adapters/openstack/model#ServerConsumer',
-          VolumeHostConsumer: '../../adapters/openstack/model#HostConsumer',
+          VolumeHostConsumer: '../../adapters/contract/model#HostConsumer',
           Server: '../../adapters/contract/model#ServerRef',
-          NomadNode: '../../adapters/nomad/model#NomadNodeRef',
           VolumeSnapshot: '../../adapters/contract/model#Snapshot as SnapshotModel',
-          StoragePlugin: '../../adapters/contract/model#Plugin as PluginModel',
-          NomadExternalVolume: '../../adapters/contract/model#ExternalVolume as ExternalVolumeModel',
           VolumeOperation: '../../adapters/contract/model#OperationRecord',
+          ...backendMappers(),
         },
       },
     },

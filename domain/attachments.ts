@@ -14,7 +14,7 @@ import type { VolumeChange } from './volumes';
 
 export interface AttachVolume {
   volume: VolumeRef;
-  /** Where to attach, checked with the backend's rules. */
+  /** Where to attach, its identifiers checked with the backend's rules (its kind's own rules, `attachInput`, are checked here). */
   target: AttachTarget;
   idempotency: IdempotencyInput;
 }
@@ -35,6 +35,8 @@ interface RememberedAttach {
 export async function attachVolume(ctx: GatewayContext, input: AttachVolume): Promise<VolumeAttach> {
   const ref = input.volume;
   const b = ctx.registry.forId(ref.backend);
+  // The kind's own rules on the target, before a key is claimed (as a create's own part is checked).
+  b.attachInput?.check(input.target);
   const attached = await oncePerKey<RememberedAttach>(ctx, b.id, input.idempotency, async () => {
     const accepted = await b.attachVolume(ref, input.target, ctx.call(ref.backend));
     const operation = await track(ctx, 'ATTACH_VOLUME', target(ref), accepted);

@@ -88,21 +88,24 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
     const backend = registry.forId(keys[0]!.backend);
     return backend.getVolumes(keys, call(backend.id), maxConcurrentReads).catch((err: unknown) => keys.map(() => asError(err)));
   };
-  /** Per (backend, namespace): the caller's own read that proved (or refused) access, once per execution. */
+  /** Per (backend, namespace): the caller's own reads that proved (or refused) access, once per execution. */
   const proofs = new Map<string, Promise<Error | null>>();
   /**
-   * Reads one namespace's volumes. With a watcher view, the caller's token reads the first volume
-   * itself (its answer, found or not found, proves `csi-read-volume` in the namespace, which is
-   * Nomad's ACL granularity) and the others come from the view; without one, each is read.
+   * Reads one namespace's volumes. With a watcher view, the caller first proves access to the
+   * namespace as the backend's `viewReadProof` says (Nomad: one read of the caller's own), once per
+   * execution, and the view answers the others; without one, each is read.
    */
   const readNamespace = async (keys: readonly VolumeRef[]): Promise<Array<Volume | null | Error>> => {
     const view = keys.length > 1 ? watchers?.readView(keys[0]!.backend, keys[0]!.namespace) : undefined;
-    if (!view) return readVolumes(keys);
+    const proof = view && registry.forId(keys[0]!.backend).watching?.viewReadProof;
+    if (!view || !proof) return readVolumes(keys);
     const scope = `${keys[0]!.backend}\u0000${keys[0]!.namespace}`;
     let first: Promise<Array<Volume | null | Error>> | null = null;
     if (!proofs.has(scope)) {
-      first = readVolumes(keys.slice(0, 1));
-      proofs.set(scope, first.then(([v]) => (v instanceof Error ? v : null)));
+      const proving = proof.prove(keys, readVolumes);
+      // A proof that fails refuses the scope; its reads are then never asked for.
+      first = proving.then((p) => p.read, () => []);
+      proofs.set(scope, proving.then((p) => p.refused, asError));
     }
     const denied = await proofs.get(scope)!;
     if (denied) return keys.map(() => denied);

@@ -1,10 +1,10 @@
 /** The configured backends, in configuration order (the order of merged listings). */
 import type { VolumeBackend } from '../adapters/contract/backend';
 import { BreakerBoard } from '../adapters/http/breaker';
-import { FACET_NAMES, type BackendFacets, type Facet } from '../adapters/contract/capabilities';
+import { FACET_NAMES, type BackendFacets, type Facet, type FacetNames } from '../adapters/contract/capabilities';
 import { DEFAULT_LIST_BACKEND_DEADLINE_MS } from '../adapters/listing';
 import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../adapters/contract/errors';
-import type { Capability } from '../adapters/contract/model';
+import type { BackendKind, Capability } from '../adapters/contract/model';
 
 /** How the gateway guards itself against failing backends. */
 export interface RegistryResilience {
@@ -12,6 +12,20 @@ export interface RegistryResilience {
   breakers?: BreakerBoard;
   /** Per-backend deadline of merged lists, ms. @default 5000 */
   listBackendDeadlineMs?: number;
+}
+
+/** What messages call the kinds' things, from their modules (the wiring hands it in: server/backends.ts). */
+export interface KindNames {
+  /** Each kind's (`VolumeBackend.kind`) caller-credential header, e.g. `X-Nomad-Token`, for NO_CREDENTIAL messages. */
+  readonly credentialHeaders: ReadonlyMap<BackendKind, string>;
+  /** The facets some kind names in its own words (`BackendModule.facetNames`). @default {@link FACET_NAMES} only */
+  readonly facetNames?: FacetNames;
+}
+
+/** The options of a {@link BackendRegistry}. */
+export interface RegistryOptions extends RegistryResilience {
+  /** @default no header names (messages say "its credential header") and the neutral facet names */
+  kinds?: KindNames;
 }
 
 export class BackendRegistry {
@@ -22,10 +36,23 @@ export class BackendRegistry {
   /** Longest one backend's part of a merged list may take (adapters/listing.ts). */
   readonly listBackendDeadlineMs: number;
 
-  constructor(readonly all: readonly VolumeBackend[], resilience: RegistryResilience = {}) {
+  readonly #kinds: KindNames | undefined;
+
+  constructor(readonly all: readonly VolumeBackend[], options: RegistryOptions = {}) {
     this.#byId = new Map(all.map((b) => [b.id, b]));
-    this.breakers = resilience.breakers ?? new BreakerBoard();
-    this.listBackendDeadlineMs = resilience.listBackendDeadlineMs ?? DEFAULT_LIST_BACKEND_DEADLINE_MS;
+    this.breakers = options.breakers ?? new BreakerBoard();
+    this.listBackendDeadlineMs = options.listBackendDeadlineMs ?? DEFAULT_LIST_BACKEND_DEADLINE_MS;
+    this.#kinds = options.kinds;
+  }
+
+  /** The header a caller sends `b`'s credential in (its kind's, e.g. `X-Nomad-Token`), for messages. */
+  credentialHeader(b: Pick<VolumeBackend, 'kind'>): string {
+    return this.#kinds?.credentialHeaders.get(b.kind) ?? 'its credential header';
+  }
+
+  /** What messages call `facet`: a kind's own words where its module gives them, else the neutral ones. */
+  facetName(facet: Facet): string {
+    return this.#kinds?.facetNames?.[facet] ?? FACET_NAMES[facet];
   }
 
   get ids(): string[] {
@@ -54,7 +81,7 @@ export class BackendRegistry {
   capable<F extends Facet>(b: VolumeBackend, facet: F): NonNullable<BackendFacets[F]> {
     const f = b[facet];
     if (f) return f as NonNullable<BackendFacets[F]>;
-    throw new UnsupportedByBackendError(b.id, FACET_NAMES[facet]);
+    throw new UnsupportedByBackendError(b.id, this.facetName(facet));
   }
 
   /** The backends with facet `facet`, each with it, in configuration order. */

@@ -17,8 +17,8 @@ export type WatchView = (ref: VolumeRef) => Volume | undefined;
 export interface ReadViews {
   /**
    * The view of `scope` of `backend` that may answer callers' volume reads: only for a backend
-   * whose `watching` facet says `viewServesReads`, while its watcher is current and covers the
-   * scope; undefined otherwise. The caller must still prove access (domain/loaders.ts).
+   * whose `watching` facet has a `viewReadProof`, while its watcher is current and covers the
+   * scope; undefined otherwise. The caller must still prove access with it (domain/loaders.ts).
    */
   readView(backend: string, scope: string): WatchView | undefined;
 }
@@ -61,7 +61,7 @@ export class WatcherDirectory implements WatchedScopes, ReadViews {
   }
 
   readView(backend: string, scope: string): WatchView | undefined {
-    const w = this.#find(backend)?.watching?.viewServesReads ? this.current(backend, scope) : undefined;
+    const w = this.#find(backend)?.watching?.viewReadProof ? this.current(backend, scope) : undefined;
     return w ? (ref) => w.volume(ref) : undefined;
   }
 

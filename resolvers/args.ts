@@ -8,7 +8,7 @@ import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKin
 import { byteCount, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
 import { bounded, keyValueList } from '../adapters/contract/input-parts';
 import type { BackendKind, KeyValue } from '../adapters/contract/model';
-import type { CreateVolumeInput, InputMaybe, RegisterNomadVolumeInput, StorageKeyValueInput as KeyValueInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
+import type { CreateVolumeInput, InputMaybe, StorageKeyValueInput as KeyValueInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../domain/context';
 
 /** An identifier argument for one backend: the shared rules, then that backend kind's rule for `position`. */
@@ -73,7 +73,8 @@ export function ownFields<T extends object, K extends keyof T>(input: T, ...neut
 
 const GIB = 1024 ** 3;
 
-const bytes = (v: InputMaybe<number> | undefined, argument: string): number | undefined =>
+/** A byte count, if given. */
+export const bytes = (v: InputMaybe<number> | undefined, argument: string): number | undefined =>
   v === null || v === undefined ? undefined : byteCount(v, argument);
 
 /** A size given in bytes or, for backends that count in GiB, in GiB (not both). */
@@ -85,7 +86,8 @@ export function sizeArg(b: InputMaybe<number> | undefined, gib: InputMaybe<numbe
   return bytes(b, bytesArg);
 }
 
-function capacity(min: number | undefined, max: number | undefined, minArg: string): void {
+/** Refuses a minimum size above the maximum (0 or none: no maximum). */
+export function capacity(min: number | undefined, max: number | undefined, minArg: string): void {
   if (min !== undefined && max !== undefined && max > 0 && min > max) throw new BadUserInputError(`${minArg} must not exceed the maximum size`, minArg);
 }
 
@@ -136,20 +138,6 @@ export const optionalText = (v: InputMaybe<string> | undefined, argument: string
 export function positiveInt(v: number, argument: string): number {
   if (!Number.isSafeInteger(v) || v < 1) throw new BadUserInputError(`${argument} must be a whole number of 1 or more (got ${v})`, argument);
   return v;
-}
-
-/** A register's input → the neutral spec; the rest of the input is the backend's own part (Nomad parses it). */
-export function registerVolumeSpec(input: RegisterNomadVolumeInput, b: Pick<VolumeBackend, 'kind'>): VolumeSpec {
-  const min = bytes(input.sizeBytes, 'input.sizeBytes');
-  const max = bytes(input.maxSizeBytes, 'input.maxSizeBytes');
-  capacity(min, max, 'input.sizeBytes');
-  return {
-    namespace: namespaceArg(input.namespace, 'input.namespace', 'default', false, b),
-    name: safeText(input.name, 'input.name', 256),
-    capacityMinBytes: min,
-    capacityMaxBytes: max,
-    own: ownFields(input, 'backend', 'namespace', 'name', 'sizeBytes', 'maxSizeBytes', 'idempotencyKey'),
-  };
 }
 
 const connectorText = (v: InputMaybe<string> | undefined, argument: string): string | undefined => (v === null || v === undefined ? undefined : safeText(v, argument, 255));

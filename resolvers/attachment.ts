@@ -33,12 +33,10 @@ export const serverAttachments = (ctx: GatewayContext, serverId: string, argumen
 /** A node's claims across backends, the same way. */
 export const nodeClaims = (ctx: GatewayContext, nodeId: string, argument: string): Promise<Merged<Attachment>> => ctx.loaders.nodeClaims.load(entityKey(nodeId, argument));
 
-export const attachmentQueries: Pick<QueryResolvers, 'volumeAttachment' | 'serverVolumeAttachments' | 'serverVolumeAttachmentList' | 'nodeVolumeClaims' | 'nodeVolumeClaimList'> = {
+export const attachmentQueries: Pick<QueryResolvers, 'volumeAttachment' | 'serverVolumeAttachments' | 'serverVolumeAttachmentList'> = {
   volumeAttachment: (_p, { id }, ctx) => loadAttachment(ctx, id),
   serverVolumeAttachments: async (_p, { serverId }, ctx) => wholeList(ctx, await serverAttachments(ctx, serverId, 'serverId')),
   serverVolumeAttachmentList: async (_p, { serverId }, ctx) => mergedList(ctx, await serverAttachments(ctx, serverId, 'serverId')),
-  nodeVolumeClaims: async (_p, { nodeId }, ctx) => wholeList(ctx, await nodeClaims(ctx, nodeId, 'nodeId')),
-  nodeVolumeClaimList: async (_p, { nodeId }, ctx) => mergedList(ctx, await nodeClaims(ctx, nodeId, 'nodeId')),
 };
 
 export const attachmentType: VolumeAttachmentResolvers = {

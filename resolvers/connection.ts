@@ -2,7 +2,6 @@
 import type { VolumeBackend } from '../adapters/contract/backend';
 import { UnauthenticatedError } from '../adapters/contract/errors';
 import type { Edge, Merged, Omission, PageInfo } from '../adapters/listing';
-import { moduleForBackend } from '../adapters/modules';
 import type { GatewayContext } from '../domain/context';
 
 /** A single-backend page. */
@@ -54,7 +53,7 @@ function withFailures<T>(items: readonly T[], omissions: readonly Omission[]): A
 const asItem = <I>(x: I | Error): I | null => x as I | null;
 
 const noCredential = (ctx: GatewayContext, backend: string): string =>
-  `backend "${backend}" needs a credential (${moduleForBackend(ctx.registry.forId(backend)).credential.header}) and the request carried none for it`;
+  `backend "${backend}" needs a credential (${ctx.registry.credentialHeader(ctx.registry.forId(backend))}) and the request carried none for it`;
 
 function omittedBackends(ctx: GatewayContext, omissions: readonly Omission[]): OmissionResult[] {
   return omissions.map((o) => ({

@@ -1,6 +1,7 @@
 /**
- * All resolvers: the core ones, assembled from one module per type or root-field group, and each
- * backend's own set (resolvers/<backend>/index.ts), merged root field by root field.
+ * All resolvers: the core ones, assembled from one module per type or root-field group, and the
+ * backends' own sets (resolvers/<backend>/index.ts, handed in by the wiring from the kinds'
+ * registrations, server/kinds/), merged root field by root field.
  */
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import { GraphQLScalarType, Kind } from 'graphql';
@@ -8,8 +9,6 @@ import type { Resolvers } from '../schema/generated/resolvers-types';
 import { attachmentQueries, attachmentType, consumerType, serverType } from './attachment';
 import { backendQueries, backendType } from './backend';
 import { placeInputFields } from './input-fields';
-import { nomadResolvers } from './nomad';
-import { openstackResolvers } from './openstack';
 import { operationQueries, operationTargetType, operationType } from './operation';
 import { snapshotMutations, snapshotQueries, snapshotType } from './snapshot';
 import { subscriptionFields, volumeChangeEventType } from './subscription';
@@ -17,12 +16,12 @@ import { volumeDetailsType, volumeQueries, volumeType } from './volume';
 import { volumeMutations } from './volume-mutations';
 
 /**
- * RFC 3339 strings pass through unchanged so Nomad's nanoseconds survive (graphql-scalars'
- * DateTime would round to milliseconds); input parsing reuses graphql-scalars' validation.
+ * RFC 3339 strings pass through unchanged so a backend's nanoseconds survive (graphql-scalars'
+ * DateTime would round to milliseconds); input parsing reuses graphql-scalars' validation. Its
+ * description is the SDL's (schema/common.graphql).
  */
 const DateTime = new GraphQLScalarType({
   name: 'DateTime',
-  description: 'RFC 3339 timestamp in UTC. Keeps the backend\'s precision (Nomad: nanoseconds).',
   serialize: (v) => (typeof v === 'string' ? v : DateTimeResolver.serialize(v)),
   parseValue: (v) => DateTimeResolver.parseValue(v),
   parseLiteral: (ast) => (ast.kind === Kind.STRING ? DateTimeResolver.parseLiteral(ast) : DateTimeResolver.parseLiteral(ast)),
@@ -30,9 +29,6 @@ const DateTime = new GraphQLScalarType({
 
 /** Connection info is untyped JSON; it is output only. */
 const VolumeConnectionInfo = new GraphQLScalarType({ ...JSONResolver.toConfig(), name: 'VolumeConnectionInfo', description: 'Untyped, secret-bearing connection info.' });
-
-/** Each backend's resolvers (its SDL's root fields and types). */
-const BACKEND_RESOLVERS: readonly Resolvers[] = [nomadResolvers, openstackResolvers];
 
 const core: Resolvers = {
   SafeInt: SafeIntResolver,
@@ -74,4 +70,5 @@ function merge(base: Resolvers, parts: readonly Resolvers[]): Resolvers {
   return out as Resolvers;
 }
 
-export const resolvers: Resolvers = placeInputFields(merge(core, BACKEND_RESOLVERS));
+/** The core's resolvers with the backends' (each its SDL's root fields and own types), fields placed under their arguments. */
+export const gatewayResolvers = (backends: readonly Resolvers[]): Resolvers => placeInputFields(merge(core, backends));

@@ -20,14 +20,7 @@ export function exactlyOne(given: Record<string, unknown>, argument: string): st
   return set[0]![0];
 }
 
-/** Nova's tag rule (≤ 60 characters, no `/` or `,`), checked before any call. */
-function optionalTag(tag: string | null | undefined): string | undefined {
-  if (tag === null || tag === undefined) return undefined;
-  if (tag.length === 0 || tag.length > 60 || /[/,]/.test(tag)) throw new BadUserInputError('input.target.server.tag must be 1-60 characters without "/" or ","', 'input.target.server.tag');
-  return safeText(tag, 'input.target.server.tag', 60);
-}
-
-/** Where to attach: a server or a host (exactly one member of `input.target`), checked with the volume's backend's rules. */
+/** Where to attach: a server or a host (exactly one member of `input.target`), its identifiers checked with the volume's backend's rules (the domain asks the kind's own rules, e.g. a tag's form). */
 function attachTarget(ctx: GatewayContext, input: AttachVolumeInput, backend: string): AttachTarget {
   const b = ctx.registry.forId(backend);
   const { server, host } = input.target;
@@ -37,7 +30,7 @@ function attachTarget(ctx: GatewayContext, input: AttachVolumeInput, backend: st
         kind: 'server',
         serverId: idArg(b, 'server', server!.serverId, 'input.target.server.serverId'),
         device: server!.device ? safeText(server!.device, 'input.target.server.device', 64) : undefined,
-        tag: optionalTag(server!.tag),
+        tag: server!.tag ?? undefined,
         deleteOnTermination: server!.deleteOnTermination ?? undefined,
       }
     : { kind: 'host', connector: hostConnector(host!.connector, 'input.target.host.connector'), readOnly: host!.readOnly ?? false };

@@ -7,18 +7,17 @@ function schemaDir(): string {
   return existsSync(join(here, 'volume.graphql')) ? here : join(here, '..', '..', 'schema');
 }
 
-function graphqlFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'generated' ? [] : graphqlFiles(path);
-    return e.name.endsWith('.graphql') ? [path] : [];
-  });
-}
+const graphqlFiles = (dir: string): string[] =>
+  existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isFile() && e.name.endsWith('.graphql') ? [join(dir, e.name)] : [])) : [];
 
-/** SDL documents, one per concept, in a stable order (by path: core first, then backends' folders). */
-export function loadTypeDefs(): string[] {
+/**
+ * SDL documents, one per concept, in a stable order (by path): the core's (this folder's own files),
+ * then each backend's folder of those named (`backends`: the registered kinds, server/kinds/).
+ */
+export function loadTypeDefs(backends: readonly string[]): string[] {
   const dir = schemaDir();
-  return graphqlFiles(dir)
+  return [dir, ...backends.map((b) => join(dir, b))]
+    .flatMap(graphqlFiles)
     .sort((a, b) => relative(dir, a).localeCompare(relative(dir, b)))
     .map((f) => readFileSync(f, 'utf8'));
 }

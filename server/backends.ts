@@ -1,6 +1,6 @@
 /** Builds one `VolumeBackend` per configured backend, each through its kind's module. */
 import { BREAKER_DEFAULTS, BreakerBoard, type BreakerOptions } from '../adapters/http/breaker';
-import { moduleForKind } from '../adapters/modules';
+import { KIND_NAMES, moduleForKind } from './kinds';
 import type { CallRecord } from '../adapters/http/transport';
 import type { BackendEntry } from './config';
 import { BackendRegistry } from '../domain/registry';
@@ -24,5 +24,5 @@ export function createRegistry(configs: readonly BackendEntry[], onCall?: (r: Ca
     if (!module) throw new Error(`backend ${c.id}: no module for kind ${JSON.stringify(c.kind)}`);
     return module.create(c, { onCall, breakers });
   });
-  return new BackendRegistry(backends, { breakers, listBackendDeadlineMs: resilience.listBackendDeadlineMs });
+  return new BackendRegistry(backends, { breakers, listBackendDeadlineMs: resilience.listBackendDeadlineMs, kinds: KIND_NAMES });
 }

@@ -8,7 +8,7 @@
  * makes it known here.
  */
 import { settingLeaves } from '../adapters/contract/settings';
-import { BACKEND_MODULES } from '../adapters/modules';
+import { BACKEND_MODULES } from './kinds';
 import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, backendSettings, GATEWAY_SETTINGS } from './config-definition';
 import { ConfigError } from './config-values';
 import { editDistance, isServiceLink, nearMissOf, PLATFORM_ENV_PREFIXES, settingShaped } from './config-near-names';

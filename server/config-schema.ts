@@ -7,7 +7,7 @@
  */
 import { COMMON_BACKEND_SETTINGS } from '../adapters/contract/module';
 import { isSetting, type JsonSchema, type Setting, type SettingsGroup } from '../adapters/contract/settings';
-import { BACKEND_MODULES } from '../adapters/modules';
+import { BACKEND_MODULES } from './kinds';
 import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, backendSettings, GATEWAY_SETTINGS } from './config-definition';
 
 /** The committed schema, relative to the repository root. */

@@ -9,7 +9,7 @@ import { checkSettingNames, envId } from './config-names';
 import { checkConflicts } from './config-conflicts';
 import { COMMON_BACKEND_SETTINGS, type CommonBackendSettings } from '../adapters/contract/module';
 import { entryFromEnv } from '../adapters/contract/settings';
-import { BACKEND_MODULES, moduleForKind } from '../adapters/modules';
+import { BACKEND_MODULES, moduleForKind } from './kinds';
 import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, SERVER_SETTINGS, type LogLevel } from './config-definition';
 import { loadRedisConfig, type RedisConfig } from './redis-config';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
@@ -97,8 +97,8 @@ function kindEnvEntry(module: NonNullable<ReturnType<typeof moduleForKind>>, get
   return module.envEntry ? module.envEntry(entry) : entry;
 }
 
-/** The example in a malformed `GATEWAY_BACKENDS` entry's message: the first module's kind. */
-const ENTRY_EXAMPLE = `east=${BACKEND_MODULES[0]?.kind ?? 'kind'}@http://10.0.0.1:4646`;
+/** The example in a malformed `GATEWAY_BACKENDS` entry's message: the first kind that takes a URL. */
+const ENTRY_EXAMPLE = `east=${BACKEND_MODULES.find((m) => m.needsUrl)?.kind ?? 'kind'}@http://10.0.0.1:4646`;
 
 /** Env form of a backend's settings: `GATEWAY_BACKEND_<ID>_<SETTING>` with the id upper-cased, `-` → `_`. */
 const envKey = (id: string, setting: string): string => BACKEND_ENV_PREFIX.replace('<ID>', envId(id)) + setting;

@@ -9,7 +9,7 @@
 import type { CallerCredential } from '../adapters/contract/backend';
 import { checkHeaderValue } from '../adapters/http/headers';
 import { perBackendHeader } from '../adapters/contract/module';
-import { BACKEND_MODULES, moduleForBackend } from '../adapters/modules';
+import { BACKEND_MODULES, moduleForBackend } from './kinds';
 import type { BackendRegistry } from '../domain/registry';
 
 /** Every kind's credential header, lower case, in registry order (`x-<kind>-token`, …). */

@@ -1,21 +1,17 @@
 /**
  * Demo mode: with no backends configured, the gateway starts simulated backends with demo data
- * on loopback and serves them. What is simulated comes from the demo parts (simulators/demo.ts,
- * one per kind: its simulators, backend entries, credentials and activity steps); this file puts
- * them together and names the credentials' headers from the kinds' modules.
+ * on loopback and serves them. What is simulated comes from the kinds' demo parts (each kind's
+ * registration names its simulators/<kind>/demo-backend.ts: its simulators, backend entries,
+ * credentials and activity steps); this file puts them together and names the credentials' headers
+ * from the kinds' modules.
  */
-import { DEMO_PARTS } from '../simulators/demo';
-import type { DemoActivityStep, DemoCredential, DemoPart, StartedDemoPart } from '../simulators/common/demo-backend';
+import type { DemoActivityStep, DemoCredential, StartedDemoPart } from '../simulators/common/demo-backend';
 import { COMMON_BACKEND_DEFAULTS, perBackendHeader } from '../adapters/contract/module';
-import { moduleForKind } from '../adapters/modules';
+import { demoParts, moduleForKind, type DemoInfo } from './kinds';
 import type { BackendEntry } from './config';
 import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions } from './demo-activity';
 
-type DemoParts = typeof DEMO_PARTS;
-type InfoOf<P> = P extends DemoPart<infer I> ? I : never;
-
-/** Per demo part (by config kind), what it started: its URLs, tokens, ids (simulators/<kind>/demo-backend.ts). */
-export type DemoInfo = { readonly [K in keyof DemoParts]: InfoOf<DemoParts[K]> };
+export type { DemoInfo } from './kinds';
 
 export interface DemoBackends {
   backends: BackendEntry[];
@@ -43,7 +39,6 @@ export interface DemoBackendsOptions {
 }
 
 
-const parts = (): Array<[keyof DemoParts, DemoPart]> => Object.entries(DEMO_PARTS) as Array<[keyof DemoParts, DemoPart]>;
 
 /** Whether `host` is a loopback address (only this machine can connect). */
 export function isLoopbackHost(host: string): boolean {
@@ -58,7 +53,7 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function demoExposureWarning(host: string): string | undefined {
   if (isLoopbackHost(host)) return undefined;
-  const tokens = parts().flatMap(([, p]) => p.exposedTokens);
+  const tokens = demoParts().flatMap(({ part }) => part.exposedTokens);
   return `WARNING: demo mode is listening on ${host} (HOST), not only on loopback: anyone who can reach this port gets the GraphiQL page and with it the demo's management tokens (${tokens.join(', ')}), and can change the demo data. Unset HOST (or HOST=127.0.0.1) to keep the demo on this machine.`;
 }
 
@@ -79,10 +74,10 @@ function credentialHeader(c: DemoCredential, backends: readonly BackendEntry[]):
 
 export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<DemoBackends> {
   const activityOptions = o.activity ?? demoActivityFromEnv(process.env);
-  const started: Array<[keyof DemoParts, StartedDemoPart<unknown>]> = [];
+  const started: Array<[string, StartedDemoPart<unknown>]> = [];
   const close = (): Promise<unknown> => Promise.all(started.map(([, s]) => s.close()));
   try {
-    for (const [kind, part] of parts()) started.push([kind, await part.start({ activity: activityOptions !== false })]);
+    for (const { kind, part } of demoParts()) started.push([kind, await part.start({ activity: activityOptions !== false })]);
     const backends: BackendEntry[] = started.flatMap(([, s]) => s.backends.map((b) => ({ ...COMMON_BACKEND_DEFAULTS, ...b })));
     // Each part's credentials with their headers, in the banner's order.
     const credentials = started.map(([, s]) => s.credentials.map((c) => ({ ...c, header: credentialHeader(c, backends) })));
@@ -95,7 +90,7 @@ export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<De
       }
     }
     const banner = [
-      `Demo mode: serving ${enumerate(parts().map(([, p]) => p.serves))} with demo data.`,
+      `Demo mode: serving ${enumerate(demoParts().map(({ part }) => part.serves))} with demo data.`,
       ...started.flatMap(([, s], i) => [...credentials[i]!.map((c) => `  ${c.backend}: ${c.header}: ${c.token}   (${c.note})`), ...(s.notes ?? []).map((n) => `  ${n.backend}: ${n.text}`)]),
     ];
     const graphiqlHeaders = `{\n  // Demo credentials (demo data only): your own tokens go here against real backends.\n${Object.entries(headers)

@@ -1,10 +1,10 @@
 /**
  * `volume-gateway --help`, derived from what the gateway knows: the backend kinds from their
- * modules (adapters/modules.ts) and the setting families from the config definition's sections
+ * modules (server/kinds/) and the setting families from the config definition's sections
  * (server/config-definition.ts), so a new kind or section shows here without editing this text.
  */
 import { isSetting, settingLeaves, type SettingsGroup } from '../adapters/contract/settings';
-import { BACKEND_MODULES } from '../adapters/modules';
+import { BACKEND_MODULES } from './kinds';
 import { BACKEND_ENV_PREFIX, backendSettings, BACKENDS_SETTING, GATEWAY_SETTINGS, SERVER_SETTINGS } from './config-definition';
 import { OTEL_VARIABLES } from './tracing/settings';
 

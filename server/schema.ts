@@ -2,13 +2,14 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { Kind, parse, type DefinitionNode, type DocumentNode, type EnumValueDefinitionNode, type GraphQLSchema } from 'graphql';
-import { resolvers } from '../resolvers';
+import { gatewayResolvers } from '../resolvers';
 import { loadPublishedSdl, loadTypeDefs } from '../schema';
 import { layOutAsPublished } from './schema-layout';
 import { checkEntityRepresentations } from './entities';
+import { BACKEND_RESOLVERS, SDL_FOLDERS } from './kinds';
 
-/** The SDL as one document. */
-export const typeDefs = (): string => loadTypeDefs().join('\n');
+/** The SDL as one document: the core's and each registered kind's (schema/<kind>/). */
+export const typeDefs = (): string => loadTypeDefs(SDL_FOLDERS).join('\n');
 
 /**
  * The values a backend's SDL adds to a core enum with `extend enum` (schema/<backend>/), moved into
@@ -41,5 +42,5 @@ export function gatewayDocument(published = loadPublishedSdl()): DocumentNode {
 
 export function buildGatewaySchema(): GraphQLSchema {
   // The generated resolver types are stricter than @apollo/subgraph's resolver map.
-  return checkEntityRepresentations(buildSubgraphSchema({ typeDefs: gatewayDocument(), resolvers: resolvers as unknown as GraphQLResolverMap<unknown> }));
+  return checkEntityRepresentations(buildSubgraphSchema({ typeDefs: gatewayDocument(), resolvers: gatewayResolvers(BACKEND_RESOLVERS) as unknown as GraphQLResolverMap<unknown> }));
 }

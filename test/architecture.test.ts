@@ -1,23 +1,23 @@
 /** Layering rules from docs/architecture.md, checked on the source text. */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { BACKEND_MODULES } from '../server/kinds';
+import {
+  BACKEND_FOLDERS,
+  backendFolderOf,
+  backendImportViolations,
+  backendTypeNames,
+  backendWordViolations,
+  code,
+  coreFiles,
+  credentialHeaders,
+  identifierViolations,
+  NEUTRAL_ADAPTER_FOLDERS,
+  stringViolations,
+} from './support/backend-knowledge';
 import { folderCycles, layerOf } from './support/folder-cycles';
 import { fileImports, files, imports, importStatements, root } from './support/source-imports';
-
-/**
- * The backend folders: every folder of `adapters/` but the contract's and HTTP infrastructure's
- * (a new `adapters/<kind>/` is one by being there).
- */
-const NEUTRAL_ADAPTER_FOLDERS = new Set(['contract', 'http']);
-const BACKEND_FOLDERS = readdirSync(join(root, 'adapters'), { withFileTypes: true })
-  .filter((e) => e.isDirectory() && !NEUTRAL_ADAPTER_FOLDERS.has(e.name))
-  .map((e) => e.name);
-
-/** The backend folder an import lands in (`adapters/<kind>/…`), or null. */
-const backendFolderOf = (spec: string): string | null => {
-  const m = /^adapters\/([^/]+)\//.exec(spec);
-  return m && BACKEND_FOLDERS.includes(m[1]!) ? m[1]! : null;
-};
 
 /**
  * What `domain/` may import from `subscriptions/`, and how: the operation tracker (the domain
@@ -52,9 +52,18 @@ describe('layering', () => {
     expect(offending).toEqual([]);
   });
 
-  it('should keep adapters independent of the layers above them', () => {
-    const offending = files('adapters').flatMap((f) => imports(f).filter((i) => /^(server|domain|resolvers|subscriptions|simulators)\//.test(i)).map((i) => `${f} → ${i}`));
+  it('should keep adapters independent of the layers above them (a backend\'s testing/ is test code)', () => {
+    const offending = files('adapters')
+      .filter((f) => !f.includes('/testing/'))
+      .flatMap((f) => imports(f).filter((i) => /^(server|domain|resolvers|subscriptions|simulators)\//.test(i)).map((i) => `${f} → ${i}`));
     expect(offending).toEqual([]);
+  });
+
+  it('should keep test code out of production: nothing outside a testing/ folder imports one, and the build leaves them out', () => {
+    const production = ['adapters', 'domain', 'resolvers', 'schema', 'server', 'simulators', 'subscriptions'].flatMap((d) => files(d)).filter((f) => !f.includes('/testing/'));
+    const offending = production.flatMap((f) => imports(f).filter((i) => /(^|\/)testing\//.test(i) || /^test\//.test(i)).map((i) => `${f} → ${i}`));
+    expect(offending).toEqual([]);
+    expect(JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).exclude).toContain('**/testing/**');
   });
 
   it('should keep simulators free of gateway code (they are the other side)', () => {
@@ -156,16 +165,6 @@ describe('layering', () => {
   });
 });
 
-/**
- * Source text without comments, and SDL without descriptions: both may name a backend's word to
- * document a mapping; the rule is about the names clients and code use.
- */
-function code(file: string): string {
-  const text = readFileSync(join(root, file), 'utf8');
-  if (file.endsWith('.graphql')) return text.replace(/"""[\s\S]*?"""/g, '').replace(/"(?:[^"\\\n]|\\.)*"/g, '""').replace(/^\s*#.*$/gm, '');
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
-}
-
 /** graphql-transport-ws message types. */
 const GRAPHQL_WS_MESSAGES = new Set(['connection_init', 'connection_ack']);
 
@@ -205,94 +204,85 @@ describe('wire words stay in the backend folders', () => {
 
 /**
  * Issue 18's "Done when" grep rule: no backend kind literal, credential header name or backend
- * detail `__typename` outside `adapters/<backend>/`, `schema/<backend>/` and the module registry
- * (`adapters/modules.ts`). Its scope is the settled one: TypeScript under the contract root
- * (`adapters/` but its backend folders), `server/`, `resolvers/` (but its backend folders),
- * `subscriptions/`, and the core `schema/` (SDL without descriptions and comments), plus the
- * domain layer (`domain/`), which is as neutral as the contract. README, docs,
- * tests, simulators and the bench may name kinds.
+ * detail `__typename` outside the backends' folders and their registrations (`server/kinds/`).
+ * Issue 28 adds identifiers, strings and import paths: no core file names a backend's word in an
+ * identifier (`RegisterNomadVolumeInput`, `nomadResolvers`) or a string (`'Cinder volume actions'`),
+ * or imports a backend's folder (`adapters/<kind>/`, `resolvers/<kind>/`, `schema/<kind>/`,
+ * `simulators/<kind>/`). The core files are the settled scope (test/support/backend-knowledge.ts,
+ * `coreFiles`); README, docs, tests, simulators and the bench may name kinds.
  */
 
 /**
- * Files the rule does not cover yet, each with why. Keep this list short; an entry is a gap to close,
- * not a place to put new code. Empty: demo mode's per-kind parts live in `simulators/<kind>/demo-backend.ts`.
+ * Files the rules do not cover yet, each with why. Keep this list short; an entry is a gap to close,
+ * not a place to put new code. Empty: every list of kinds is derived from the registrations.
  */
 const NOT_YET_COVERED: readonly string[] = [];
 
-/** The module registry: the one file outside the backend folders that lists them. */
-const MODULE_REGISTRY = 'adapters/modules.ts';
+/** Every rule's findings in `scope`. */
+const backendKnowledge = (scope: readonly string[]): string[] => [...backendWordViolations(scope), ...identifierViolations(scope), ...stringViolations(scope), ...backendImportViolations(scope)];
 
-/**
- * Credential headers the modules declare (`header: '…'` in a backend folder), plus the two the
- * gateway has always used, so the rule has words even before every module declares its own.
- */
-function credentialHeaders(): string[] {
-  const declared = BACKEND_FOLDERS.flatMap((b) => files(`adapters/${b}`).flatMap((f) => [...code(f).matchAll(/\bheader:\s*['"`](X-[A-Za-z0-9-]+)['"`]/g)].map((m) => m[1]!)));
-  return [...new Set(['X-Nomad-Token', 'X-Auth-Token', ...declared].map((h) => h.toLowerCase()))];
-}
+/** Besides the core: the files that list what the kinds provide (the demo's parts, the contract suite's fixtures) and must derive it from the registrations. */
+const LISTS = [...files('simulators').filter((f) => !f.includes('/', 'simulators/'.length)), ...files('test/contract')];
 
-/**
- * Backend type names: those declared in a backend's SDL (`schema/<backend>/`: its detail types,
- * consumer types and inputs), and those still declared in the core SDL under a kind's name (`NomadNode`).
- */
-function backendTypeNames(): string[] {
-  const sdl = (dir: string): string[] => readdirSync(join(root, dir)).filter((n) => n.endsWith('.graphql')).map((n) => join(dir, n));
-  const declared = (f: string): string[] => [...code(f).matchAll(/^\s*(?:type|union|interface|enum|input|scalar)\s+([A-Za-z_]\w*)/gm)].map((m) => m[1]!);
-  const backendSdl = BACKEND_FOLDERS.filter((b) => existsSync(join(root, 'schema', b))).flatMap((b) => sdl(join('schema', b)));
-  const kindNamed = sdl('schema').flatMap(declared).filter((n) => BACKEND_FOLDERS.some((b) => n.toLowerCase().startsWith(b)));
-  return [...new Set([...backendSdl.flatMap(declared), ...kindNamed])];
-}
-
-/** The files the grep rule covers. */
-function grepRuleScope(): string[] {
-  const inBackendFolder = (f: string, top: string): boolean => BACKEND_FOLDERS.some((b) => f.startsWith(`${top}/${b}/`));
-  const coreSdl = readdirSync(join(root, 'schema')).filter((n) => n.endsWith('.graphql')).map((n) => join('schema', n));
-  return [
-    ...files('adapters').filter((f) => !inBackendFolder(f, 'adapters') && f !== MODULE_REGISTRY),
-    ...files('server'),
-    ...files('domain'),
-    ...files('resolvers').filter((f) => !inBackendFolder(f, 'resolvers')),
-    ...files('subscriptions'),
-    ...files('schema').filter((f) => !inBackendFolder(f, 'schema')),
-    ...coreSdl,
-  ].filter((f) => !NOT_YET_COVERED.includes(f));
-}
-
-/** Every backend kind literal, credential header name and backend `__typename` in the rule's scope, as `file: word`. */
-function backendWordViolations(scope: readonly string[] = grepRuleScope()): string[] {
-  const kinds = BACKEND_FOLDERS;
-  const headers = credentialHeaders();
-  const typenames = backendTypeNames();
-  const escape = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // In TypeScript a kind or a type name counts as a quoted literal ('NOMAD', "nomad", `NovaServer`);
-  // in SDL as a word (an enum value, a field's type).
-  const tsKind = new RegExp(`(['"\`])(${kinds.map(escape).join('|')})\\1`, 'gi');
-  const tsType = new RegExp(`(['"\`])(${typenames.map(escape).join('|')})\\1`, 'g');
-  const sdlWord = new RegExp(`\\b(${[...kinds.map((k) => k.toUpperCase()), ...typenames].map(escape).join('|')})\\b`, 'g');
-  // Without its `x-`, so a pattern (`/^x-(nomad-token|auth-token)/`) counts as the name does.
-  const header = new RegExp(headers.map((h) => escape(h.replace(/^x-/, ''))).join('|'), 'gi');
-  return scope.flatMap((f) => {
-    const text = code(f);
-    const words = f.endsWith('.graphql') ? [...text.matchAll(sdlWord)].map((m) => m[1]!) : [...[...text.matchAll(tsKind)].map((m) => m[2]!), ...[...text.matchAll(tsType)].map((m) => m[2]!)];
-    return [...words, ...[...text.matchAll(header)].map((m) => m[0])].map((w) => `${f}: ${w}`);
-  });
-}
-
-describe('backend knowledge stays in the backend modules', () => {
-  it('should have words to look for (kinds, credential headers, backend type names)', () => {
+describe('backend knowledge stays in the backend folders and their registrations', () => {
+  it('should have words to look for (kinds, credential headers, backend type names) and files to look in', () => {
     expect(BACKEND_FOLDERS.length).toBeGreaterThanOrEqual(2);
     expect(credentialHeaders().length).toBeGreaterThanOrEqual(2);
     expect(backendTypeNames().length).toBeGreaterThan(5);
-    expect(grepRuleScope().length).toBeGreaterThan(50);
+    expect(coreFiles().length).toBeGreaterThan(50);
   });
 
-  it('should name no backend kind, credential header or backend __typename outside adapters/<backend>/, schema/<backend>/ and adapters/modules.ts', () => {
-    expect(backendWordViolations()).toEqual([]);
+  it('should name no backend kind, credential header or backend __typename in a core file', () => {
+    expect(backendWordViolations(coreFiles(NOT_YET_COVERED))).toEqual([]);
   });
 
-  it('should leave out of the rule only files that still name a backend (a closed gap leaves the list)', () => {
-    for (const f of NOT_YET_COVERED) expect({ file: f, named: backendWordViolations([f]).length > 0 }).toEqual({ file: f, named: true });
+  it('should name no backend in a core file\'s identifiers or strings, and import no backend folder there', () => {
+    const scope = coreFiles(NOT_YET_COVERED);
+    expect({ identifiers: identifierViolations(scope), strings: stringViolations(scope), imports: backendImportViolations([...scope, ...LISTS]) }).toEqual({ identifiers: [], strings: [], imports: [] });
   });
+
+  it('should find what main had in core code (the rules can fail)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'arch-'));
+    try {
+      writeFileSync(join(dir, 'sample.ts'), SAMPLE);
+      const f = relative(root, join(dir, 'sample.ts'));
+      // Imports are resolved from the file's folder; a require() is as written.
+      const resolved = (spec: string): string => relative(root, join(dir, spec));
+      expect({ identifiers: identifierViolations([f]), strings: stringViolations([f]), imports: backendImportViolations([f]) }).toEqual(SAMPLE_FINDINGS(f, resolved));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('should leave out of the rules only files that still name a backend (a closed gap leaves the list)', () => {
+    for (const f of NOT_YET_COVERED) expect({ file: f, named: backendKnowledge([f]).length > 0 }).toEqual({ file: f, named: true });
+  });
+
+  it('should register every backend folder, and have a folder for nothing else (codegen maps schema/<kind>/ by its name)', () => {
+    const kinds = BACKEND_MODULES.map((m) => m.kind).sort();
+    expect([...BACKEND_FOLDERS].sort()).toEqual(kinds);
+    const folders = (top: string): string[] => readdirSync(join(root, top), { withFileTypes: true }).filter((e) => e.isDirectory() && !['generated', 'common'].includes(e.name)).map((e) => e.name);
+    expect(['schema', 'resolvers', 'simulators'].flatMap((top) => folders(top).filter((d) => !kinds.includes(d)).map((d) => `${top}/${d}`))).toEqual([]);
+    expect(kinds.filter((k) => !existsSync(join(root, 'adapters', k, 'testing', 'contract-fixture.ts')))).toEqual([]);
+  });
+});
+
+/** What test/architecture's rules found in main's core code (issue 28), one of each kind. */
+const SAMPLE = [
+  "import { nomadModule } from '../adapters/nomad/module';",
+  "import { openstackResolvers } from '../resolvers/openstack';",
+  "import type { RegisterNomadVolumeInput } from '../schema/generated/resolvers-types';",
+  "const names = { volumeActions: 'Cinder volume actions', serverAttachments: 'Nova servers' };",
+  "const mappers = { NomadNode: '../../adapters/nomad/model#NomadNodeRef' };",
+  "const demo = () => require('../simulators/openstack/demo-backend');",
+  '// Nomad, Cinder and Nova in a comment are documentation.',
+  'class MemoryEventLog {}',
+].join('\n');
+
+const SAMPLE_FINDINGS = (f: string, resolved: (spec: string) => string): Record<string, string[]> => ({
+  identifiers: ['nomadModule', 'openstackResolvers', 'RegisterNomadVolumeInput', 'NomadNode'].map((id) => `${f}: ${id}`),
+  strings: ["'../adapters/nomad/module'", "'../resolvers/openstack'", "'Cinder volume actions'", "'Nova servers'", "'../../adapters/nomad/model#NomadNodeRef'", "'../simulators/openstack/demo-backend'"].map((s) => `${f}: ${s}`),
+  imports: [resolved('../adapters/nomad/module'), resolved('../resolvers/openstack'), '../simulators/openstack/demo-backend'].map((spec) => `${f} → ${spec}`),
 });
 
 /**

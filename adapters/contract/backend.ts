@@ -6,7 +6,7 @@
  * members named by what they do (`capabilities.ts`): a backend sets those it has and nothing else.
  */
 import type { Accepted, BackendPage, OpaquePage } from './call-answers';
-import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, OwnCreateInput, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from './call-inputs';
+import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, OwnAttachInput, OwnCreateInput, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from './call-inputs';
 import type { CallOptions, CallerCredential, ProbeCall } from './call-options';
 import type { BackendFacets } from './capabilities';
 import type { Attachment, BackendHealth, BackendKind, Capability, Snapshot, Volume, VolumeRef } from './model';
@@ -21,6 +21,7 @@ export type {
   DeleteVolumeOptions,
   DetachTarget,
   HostConnector,
+  OwnAttachInput,
   OwnCreateInput,
   OwnInput,
   SnapshotListQuery,
@@ -52,6 +53,8 @@ export interface VolumeBackend extends BackendFacets {
   readonly requiresCredential: boolean;
   /** Its kind's own part of a create's input, if the kind has one. @default none */
   readonly createInput?: OwnCreateInput;
+  /** Its kind's own rules on an attach's target, if the kind has any. @default none */
+  readonly attachInput?: OwnAttachInput;
   /**
    * Set when the backend lists snapshots per plugin only, so a listing must name one: the reason,
    * for the message a listing without a plugin gets. @default unset (listed per scope)

@@ -109,6 +109,16 @@ export interface OwnCreateInput {
   readonly check?: (spec: VolumeSpec, backend: string) => void;
 }
 
+/** A kind's own rules on an attach's target (e.g. a device tag's form), beyond the neutral ones. */
+export interface OwnAttachInput {
+  /**
+   * Checks the target before anything is done: the domain calls it before it claims an idempotency
+   * key, so bad input is refused as such and reaches no backend. Throws BadUserInputError naming
+   * fields relative to the attach input (`target.server.tag`).
+   */
+  readonly check: (target: AttachTarget) => void;
+}
+
 /** A backend-neutral volume specification for create (and Nomad's register). */
 export interface VolumeSpec {
   namespace: string;

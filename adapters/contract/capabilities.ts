@@ -161,16 +161,23 @@ export interface BackendFacets {
 /** A facet's name. */
 export type Facet = keyof BackendFacets;
 
-/** What the UNSUPPORTED_BY_BACKEND message calls each facet (the texts clients have always had). */
+/** What a facet is called, for people. */
+export type FacetNames = { readonly [F in Facet]?: string };
+
+/**
+ * What the UNSUPPORTED_BY_BACKEND message calls each facet, in neutral words. A kind's module may
+ * name the facets it has in its own words (`BackendModule.facetNames`: OpenStack's volume actions
+ * are Cinder's), and the registry says those where a registered kind gives them.
+ */
 export const FACET_NAMES: { readonly [F in Facet]-?: string } = {
   volumeUpdates: 'updating volumes',
   snapshotReads: 'reading one snapshot',
   registration: 'registering volumes',
   storagePlugins: 'CSI plugins',
   nodeAttachments: 'node claims',
-  volumeActions: 'Cinder volume actions',
+  volumeActions: 'volume actions',
   hostAttachments: 'host attachments',
-  serverAttachments: 'Nova servers',
+  serverAttachments: 'compute servers',
   trackedChanges: 'tracked changes',
   watching: 'live status',
   subscriberAccess: 'subscriber access checks',

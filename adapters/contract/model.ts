@@ -142,6 +142,16 @@ export interface ConsumerBase {
 }
 
 /**
+ * A host holding a volume: the consumer type every kind may use (the schema's core
+ * `VolumeHostConsumer`); a kind's own host consumer extends it.
+ */
+export interface HostConsumer extends ConsumerBase {
+  __typename: 'VolumeHostConsumer';
+  /** The host's name; null where the backend hides it from the caller. */
+  hostName: string | null;
+}
+
+/**
  * An attachment's consumer: a backend's own consumer type (adapters/<backend>/model.ts, a member of
  * the schema's `VolumeConsumer` union); code outside the backend reads only its neutral part.
  */

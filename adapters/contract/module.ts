@@ -1,11 +1,12 @@
 /**
  * A backend module: everything the rest of the gateway needs to know about one kind of backend,
- * exported by that backend's folder (`adapters/<kind>/module.ts`) and listed once in the module
- * registry. Code outside a backend's folder asks the module; it never names a kind, a credential
+ * exported by that backend's folder (`adapters/<kind>/module.ts`) and registered once, by the
+ * kind's registration (server/kinds/registered.ts). Code outside a backend's folder asks the module; it never names a kind, a credential
  * header or a backend's detail type itself (issue 18; `test/architecture.test.ts` enforces it).
  */
 import type { VolumeBackend } from './backend';
 import type { BreakerBoard } from './breaker';
+import type { FacetNames } from './capabilities';
 import { httpUrl, integer, setting, text, type SettingsGroup, type SettingValues } from './settings';
 
 /**
@@ -144,6 +145,12 @@ export interface BackendModule<S extends CommonBackendSettings = CommonBackendSe
   envEntry?(entry: Record<string, unknown>): Record<string, unknown>;
   /** The kind's own client variables, if it has any. @default none */
   readonly nativeEnv?: NativeEnv;
+  /**
+   * What the kind calls the facets it has, where its words say more than the neutral ones
+   * (`FACET_NAMES`): e.g. `Cinder volume actions`. UNSUPPORTED_BY_BACKEND messages use them.
+   * @default the neutral names
+   */
+  readonly facetNames?: FacetNames;
   /** Builds the backend. */
   create(settings: S, deps: BackendDeps): VolumeBackend;
 }

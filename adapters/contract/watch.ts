@@ -112,11 +112,28 @@ export interface Watching {
    */
   createWatcher(o: WatcherOptions): VolumeWatcher | { unavailable: string };
   /**
-   * Whether a current watcher's view may answer callers' volume reads (watch-fed reads), once one
-   * read with the caller's own credential proved its access to the scope: true only where access
-   * is per scope and no volume field depends on the caller. @default false
+   * Set where a current watcher's view may answer callers' volume reads (watch-fed reads): only
+   * where access is per scope and no volume field depends on the caller. It says how a caller
+   * proves its access to a scope first. @default unset: the view answers no caller's read
    */
-  readonly viewServesReads?: boolean;
+  readonly viewReadProof?: ViewReadProof;
+}
+
+/** Reads volumes of one backend and scope with the caller's credential: one value or Error per ref, in order. */
+export type CallerVolumeReads = (refs: readonly VolumeRef[]) => Promise<Array<Volume | null | Error>>;
+
+/**
+ * How a caller proves its access to one scope before a watcher's view answers its reads there:
+ * the backend's access rule, with reads of the caller's own. The gateway asks it once per scope
+ * and execution (domain/loaders.ts).
+ */
+export interface ViewReadProof {
+  /**
+   * Proves access to the scope of `refs` (one backend, one scope) with the caller's reads through
+   * `read`. Answers the reads it made, for the first of `refs` in order (the gateway answers them
+   * as read), and the error that refuses the scope, or null when access is proved.
+   */
+  prove(refs: readonly VolumeRef[], read: CallerVolumeReads): Promise<{ read: Array<Volume | null | Error>; refused: Error | null }>;
 }
 
 /** What a subscriber's credential may see of a backend. */

@@ -1,5 +1,5 @@
 /** The memory backend's part of the unified model: what it holds of a volume beyond the core, and its consumers. */
-import type { ConsumerBase, KeyValue, VolumeDetails, VolumeRef } from '../contract/model';
+import type { HostConsumer, KeyValue, VolumeDetails, VolumeRef } from '../contract/model';
 
 /** A memory volume's details (schema/memory/volume.graphql). */
 export interface MemoryVolumeDetails extends VolumeDetails {
@@ -13,9 +13,8 @@ export interface MemoryVolumeDetails extends VolumeDetails {
   snapshotCount: number;
 }
 
-/** A host holding a memory volume: the schema's `VolumeHostConsumer`. */
-export interface MemoryHostConsumer extends ConsumerBase {
-  __typename: 'VolumeHostConsumer';
+/** A host holding a memory volume: the core host consumer, always named. */
+export interface MemoryHostConsumer extends HostConsumer {
   hostName: string;
   /** The host, as `attachmentChanged` node targets and the list's node filter match it. */
   nodeId: string;

@@ -6,7 +6,7 @@
 import type { CallOptions } from '../contract/backend';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../contract/errors';
 import type { Volume, VolumeRef } from '../contract/model';
-import type { AccessGrant } from '../contract/watch';
+import type { AccessGrant, ViewReadProof } from '../contract/watch';
 import { tokenKnown } from './cluster/requests';
 import type { NomadContext } from './context';
 import { readVolume } from './volumes/requests';
@@ -52,3 +52,16 @@ export function redact(volume: Volume, _grant: AccessGrant): Volume {
 export async function serviceCredential(token: string | undefined): Promise<{ token: string } | null> {
   return token ? { token } : null;
 }
+
+/**
+ * Watch-fed reads: the caller's token reads the first volume itself, and its answer, found or not
+ * found, proves csi-read-volume in the namespace (Nomad's ACL granularity, as {@link checkAccess});
+ * an error refuses the namespace. The watcher's view answers the other volumes.
+ */
+export const NAMESPACE_READ_PROOF: ViewReadProof = {
+  async prove(refs, read) {
+    const first = await read(refs.slice(0, 1));
+    const answer = first[0];
+    return { read: first, refused: answer instanceof Error ? answer : null };
+  },
+};

@@ -30,10 +30,11 @@ import type {
 } from '../contract/backend';
 import { advertise, type CoreCapability, type NodeAttachments, type StoragePlugins, type VolumeReader, type VolumeRegistration } from '../contract/capabilities';
 import type { Attachment, BackendHealth, ExternalVolume, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
-import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
+import type { AccessGrant, SubscriberAccess, ViewReadProof, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import { BreakerBoard, type Breaker } from '../http/breaker';
 import type { TransportOptions } from '../http/transport';
 import * as access from './access';
+import { NAMESPACE_READ_PROOF } from './access';
 import { NomadClient } from './client';
 import * as cluster from './cluster/health';
 import type { NomadContext } from './context';
@@ -74,9 +75,9 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
   readonly capabilities = advertise(this, CORE);
   /**
    * Nomad's ACL is per namespace and no volume field depends on the caller, so one read of the
-   * caller's proves what the watcher's view may show it (domain/loaders.ts).
+   * caller's proves what the watcher's view may show it (access.ts).
    */
-  readonly viewServesReads = true;
+  readonly viewReadProof: ViewReadProof = NAMESPACE_READ_PROOF;
   readonly createInput: OwnCreateInput = CREATE_INPUT;
   readonly snapshotsPerPlugin = 'Nomad lists snapshots per plugin';
   /** Nomad's anonymous ACL policy may allow reads, so a caller without a token is still asked. */

@@ -1,6 +1,10 @@
-/** The unified model's Nomad-only parts: the volume details (GraphQL `NomadVolumeDetails`), the allocation consumer and the node entity. */
+/**
+ * The unified model's Nomad-only parts: the volume details (GraphQL `NomadVolumeDetails`), the
+ * allocation consumer and the node entity. Each type is named as its GraphQL type in
+ * schema/nomad/, which is how codegen maps the one to the other (codegen.ts).
+ */
 import { defineCarriedDetails } from '../contract/details';
-import type { AccessMode, AttachmentMode, ConsumerBase, HealthCount, KeyValue, RequestedCapability, Topology, Volume, VolumeDetails, VolumeRef } from '../contract/model';
+import type { AccessMode, AttachmentMode, ConsumerBase, ExternalVolume, HealthCount, KeyValue, Plugin, RequestedCapability, Topology, Volume, VolumeDetails, VolumeRef } from '../contract/model';
 
 /** What Nomad says of a CSI volume. The list-stub part is always here; `full` needs a read. */
 export interface NomadVolumeDetails extends VolumeDetails {
@@ -53,7 +57,7 @@ export const isNomadDetails = (d: VolumeDetails): d is NomadVolumeDetails => d._
 export const nomadDetails = (v: Volume): NomadVolumeDetails | null => (isNomadDetails(v.details) ? v.details : null);
 
 /** A Nomad allocation holding a claim, as the volume read shows it. */
-export interface AllocationConsumer extends ConsumerBase {
+export interface VolumeAllocationConsumer extends ConsumerBase {
   __typename: 'VolumeAllocationConsumer';
   /** Allocations claim. */
   claim: true;
@@ -73,8 +77,14 @@ export interface AllocationConsumer extends ConsumerBase {
 }
 
 /** A Nomad client node referenced by key (an entity a scheduler subgraph may own). */
-export interface NomadNodeRef {
+export interface NomadNode {
   __typename: 'NomadNode';
   /** The Nomad node id. */
   id: string;
 }
+
+/** The schema's `StoragePlugin` (schema/nomad/plugin.graphql): a CSI plugin as the contract models one. */
+export type StoragePlugin = Plugin;
+
+/** The schema's `NomadExternalVolume`: a volume a plugin's controller lists, as the contract models one. */
+export type NomadExternalVolume = ExternalVolume;

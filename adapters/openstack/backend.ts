@@ -18,6 +18,7 @@ import type {
   DetachTarget,
   HostConnector,
   OpaquePage,
+  OwnAttachInput,
   OwnCreateInput,
   SnapshotListQuery,
   SnapshotRef,
@@ -53,6 +54,7 @@ import { OpenStackClient, type OpenStackClientOptions } from './client';
 import { checkChange } from './completion/check';
 import type { OpenStackContext } from './context';
 import * as hosts from './attachments/hosts';
+import { ATTACH_INPUT } from './attachments/input';
 // Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
 import './ids';
 import { toRequestedAttachment } from './nova/results';
@@ -95,6 +97,8 @@ export class OpenStackBackend
   readonly callerScope: CallerScope = this;
   readonly capabilities = advertise(this, CORE_CAPABILITIES);
   readonly createInput: OwnCreateInput = CREATE_INPUT;
+  /** Nova's device tag rule, checked before any call. */
+  readonly attachInput: OwnAttachInput = ATTACH_INPUT;
   /** Every call needs the caller's Keystone token. */
   readonly requiresCredential = true;
   readonly #c: OpenStackClient;

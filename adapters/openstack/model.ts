@@ -1,6 +1,6 @@
 /** The unified model's OpenStack-only parts: Cinder's volume details (GraphQL `CinderVolumeDetails`) and statuses, the server and host consumers. */
 import { defineCarriedDetails } from '../contract/details';
-import type { AttachmentConsumer, ConsumerBase, KeyValue, Volume, VolumeDetails } from '../contract/model';
+import type { AttachmentConsumer, ConsumerBase, HostConsumer, KeyValue, Volume, VolumeDetails } from '../contract/model';
 
 /** Cinder's statuses, one-to-one with the wire words (the adapter maps them). */
 export type CinderVolumeStatus =
@@ -65,25 +65,22 @@ export const isCinderDetails = (d: VolumeDetails): d is CinderVolumeDetails => d
 export const cinderDetails = (v: Volume | null | undefined): CinderVolumeDetails | null => (v && isCinderDetails(v.details) ? v.details : null);
 
 /** An OpenStack (Nova) server; its name and state are read from Nova when asked. */
-export interface ServerConsumer extends ConsumerBase {
+export interface VolumeServerConsumer extends ConsumerBase {
   __typename: 'VolumeServerConsumer';
   serverId: string;
   /** The OpenStack backend whose Nova reports it. */
   backend: string;
 }
 
-/** A host attached through Cinder's attachments API or legacy os-attach with a host name. */
-export interface HostConsumer extends ConsumerBase {
-  __typename: 'VolumeHostConsumer';
-  /** Null unless the caller is an admin or service (Cinder hides it otherwise). */
-  hostName: string | null;
-}
-
 /** A Nova server as an attachment's consumer. */
-export const serverConsumer = (serverId: string, backend: string): ServerConsumer => ({ __typename: 'VolumeServerConsumer', serverId, backend });
+export const serverConsumer = (serverId: string, backend: string): VolumeServerConsumer => ({ __typename: 'VolumeServerConsumer', serverId, backend });
 
-/** A host attached through Cinder's attachments API (or legacy os-attach with a host name) as an attachment's consumer. */
+/**
+ * A host attached through Cinder's attachments API (or legacy os-attach with a host name) as an
+ * attachment's consumer: the core host consumer, its name null unless the caller is an admin or
+ * service (Cinder hides it otherwise).
+ */
 export const hostConsumer = (hostName: string | null): HostConsumer => ({ __typename: 'VolumeHostConsumer', hostName });
 
-export const isServerConsumer = (c: AttachmentConsumer): c is ServerConsumer => c.__typename === 'VolumeServerConsumer';
+export const isServerConsumer = (c: AttachmentConsumer): c is VolumeServerConsumer => c.__typename === 'VolumeServerConsumer';
 export const isHostConsumer = (c: AttachmentConsumer): c is HostConsumer => c.__typename === 'VolumeHostConsumer';

@@ -22,6 +22,8 @@ export const openStackModule: BackendModule<OpenStackSettings> = {
   displayName: 'OpenStack',
   needsUrl: true,
   credential: { header: 'X-Auth-Token', describe: 'Keystone token', placeholder: '<token>', required: true },
+  // The texts clients have always had for these facets: OpenStack's are Cinder's actions and Nova's servers.
+  facetNames: { volumeActions: 'Cinder volume actions', serverAttachments: 'Nova servers' },
   settings: OPENSTACK_SETTINGS,
   envEntry: (entry) => ({ ...entry, auth: withMethod(entry.auth) }),
   // The OpenStack clients' own variables (an openrc file) configure one backend `openstack`.

@@ -14,7 +14,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { perBackendHeader } from '../../adapters/contract/module';
-import { BACKEND_MODULES } from '../../adapters/modules';
+import { BACKEND_MODULES } from '../kinds';
 import { prefersHtml } from './accept';
 import { loadAssets, serveAsset } from './assets';
 import { CONTENT_SECURITY_POLICY, notBuiltPage, renderPage } from './page';

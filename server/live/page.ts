@@ -4,7 +4,7 @@
  * style, no CDN), so the browser itself enforces that the page works air-gapped.
  */
 import type { LiveManifest } from './manifest';
-import { BACKEND_MODULES } from '../../adapters/modules';
+import { BACKEND_MODULES } from '../kinds';
 import { escapeHtml, scriptJson } from '../html';
 
 /** The credential headers the page accepts, from the backends' modules: `<code>X-&lt;Kind&gt;-Token[-&lt;backend&gt;]</code>, …`. */

@@ -2,7 +2,8 @@
  * A kind's part of demo mode: its simulator(s) started on loopback and seeded with demo data, the
  * backend entries the gateway serves them with, the credentials a demo caller sends, and the
  * demo activity's steps. Each simulator folder exports one (`simulators/<kind>/demo-backend.ts`),
- * `simulators/demo.ts` lists them, and `server/demo.ts` puts them together without naming a kind.
+ * the kind's registration names it (server/kinds/), and `server/demo.ts` puts them together
+ * without naming a kind.
  *
  * Defined here, on the simulators' side, because simulators import no gateway code
  * (test/architecture.test.ts); the gateway's types (`BackendEntry`, `DemoActivityStep`) accept

@@ -18,7 +18,6 @@ import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/co
 import type { GatewayContext } from '../../domain/context';
 import type { BackendRegistry } from '../../domain/registry';
 import { decodeGlobalId } from '../../adapters/contract/ids';
-import { moduleForBackend } from '../../adapters/modules';
 import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
 import type { AccessCache } from './access';
 import { Places, type SubscriptionBudget } from './budget';
@@ -365,7 +364,7 @@ export class Hub implements LiveHub {
       const refused = sub.dropped.get(b.id);
       const watcher = this.#p.feed.watcher(b.id)?.status();
       if (lacksCredential(b, sub.credential(b.id))) {
-        out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${moduleForBackend(b).credential.header} in connection_init) and the subscription carried none for it` });
+        out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${this.#p.registry.credentialHeader(b)} in connection_init) and the subscription carried none for it` });
       } else if (refused) {
         out.push(refusedOmission(b, refused));
       } else if (why !== undefined) {

@@ -5,7 +5,7 @@
  */
 import { UnsupportedByBackendError } from '../../adapters/contract/errors';
 import type { Attachment, Volume } from '../../adapters/contract/model';
-import type { AllocationConsumer } from '../../adapters/nomad/model';
+import type { VolumeAllocationConsumer } from '../../adapters/nomad/model';
 import { ANALYTICS_READ, NODE1, NODE2, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 import { until } from '../support/until';
 
@@ -14,7 +14,7 @@ afterEach(() => t.stop());
 
 const GiB = 2 ** 30;
 const read = async (id: string, ns = 'default'): Promise<Volume> => (await t.backend.getVolume(t.ref(id, ns), t.o))!;
-const consumer = (a: Attachment): AllocationConsumer => a.consumer as AllocationConsumer;
+const consumer = (a: Attachment): VolumeAllocationConsumer => a.consumer as VolumeAllocationConsumer;
 
 describe('attachment states', () => {
   beforeEach(async () => {

@@ -4,7 +4,7 @@
  */
 import { BadUserInputError, ConflictError, ForbiddenError } from '../../adapters/contract/errors';
 import type { Volume } from '../../adapters/contract/model';
-import type { AllocationConsumer, NomadVolumeDetails } from '../../adapters/nomad/model';
+import type { NomadVolumeDetails, VolumeAllocationConsumer } from '../../adapters/nomad/model';
 import { ANALYTICS_READ, NODE1, rejection, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 import { underArgument } from '../../resolvers/input-fields';
 
@@ -56,7 +56,7 @@ describe('list stubs and full reads', () => {
       access: 'READ_WRITE',
       consumer: { __typename: 'VolumeAllocationConsumer', jobId: 'db', nodeId: NODE1, nodeName: 'client-1', clientStatus: 'running' },
     });
-    expect(pg.attachments[0]!.consumerId).toBe((pg.attachments[0]!.consumer as AllocationConsumer).allocationId);
+    expect(pg.attachments[0]!.consumerId).toBe((pg.attachments[0]!.consumer as VolumeAllocationConsumer).allocationId);
     const full = nomad(pg).full!;
     expect(full).toMatchObject({
       requestedCapacityMinBytes: 10 * GiB,

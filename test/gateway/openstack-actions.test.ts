@@ -193,6 +193,12 @@ describe('Cinder volume actions as typed mutations', () => {
     expect(notUuid.body.data.volumeByNativeId).toBeNull();
     const attach = await gw.gql(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id } } }`, { i: { volumeId: id, target: { server: { serverId: '1234', tag: 'a/b' } } } }, member);
     expect(attach.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    // Nova's device tag rule, OpenStack's own (adapters/openstack/attachments/input.ts): with a server id that passes, each bad tag is refused naming its argument.
+    const server = os.sim.seedServer({ project: os.demo, name: 'tagged' });
+    for (const tag of ['a/b', 'a,b', '', 'x'.repeat(61)]) {
+      const res = await gw.gql(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id } } }`, { i: { volumeId: id, target: { server: { serverId: server, tag } } } }, member);
+      expect({ tag, error: res.body.errors?.[0] }).toMatchObject({ tag, error: { message: 'input.target.server.tag must be 1-60 characters without "/" or ","', extensions: { code: 'BAD_USER_INPUT', argument: 'input.target.server.tag' } } });
+    }
     // Only the Keystone validation and read-only calls may have happened: no write reached Cinder or Nova.
     expect((os.sim.requests() as any[]).filter((r) => r.method !== 'GET' && r.service !== 'keystone')).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { settingLeaves, type JsonSchema, type Setting } from '../../adapters/contract/settings';
-import { BACKEND_MODULES } from '../../adapters/modules';
+import { BACKEND_MODULES } from '../../server/kinds';
 import { ConfigError, loadConfig } from '../../server/config';
 import { BACKEND_ENV_PREFIX, backendSettings, GATEWAY_SETTINGS } from '../../server/config-definition';
 import { CONFIG_SCHEMA_PATH, configSchema, configSchemaText } from '../../server/config-schema';

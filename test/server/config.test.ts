@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSetting, settingLeaves } from '../../adapters/contract/settings';
-import { BACKEND_MODULES } from '../../adapters/modules';
+import { BACKEND_MODULES } from '../../server/kinds';
 import { ConfigError, loadConfig } from '../../server/config';
 import { GATEWAY_SETTINGS } from '../../server/config-definition';
 import { OTEL_VARIABLES } from '../../server/tracing/settings';

@@ -4,7 +4,7 @@
  * without a preflight (a link's GET, a form's POST) is still refused.
  */
 import { perBackendHeader } from '../../adapters/contract/module';
-import { BACKEND_MODULES } from '../../adapters/modules';
+import { BACKEND_MODULES } from '../../server/kinds';
 import { disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 
 let gw: GatewayUnderTest;

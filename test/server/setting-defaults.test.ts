@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { settingLeaves, type SettingsGroup } from '../../adapters/contract/settings';
 import { COMMON_BACKEND_SETTINGS } from '../../adapters/contract/module';
-import { BACKEND_MODULES } from '../../adapters/modules';
+import { BACKEND_MODULES } from '../../server/kinds';
 import { GATEWAY_SETTINGS } from '../../server/config-definition';
 
 const root = join(__dirname, '..', '..');

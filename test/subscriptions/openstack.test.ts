@@ -64,11 +64,12 @@ it('ends a subscription whose Keystone token expired with UNAUTHENTICATED, withi
 it('keeps a subscription that carries no Keystone token: SUBSCRIBED says NO_CREDENTIAL, OpenStack changes pass it by, other backends\' still arrive', async () => {
   const nomad = await startNomad();
   live = await startLive([watched(), { id: 'east', url: nomad.url, token: MGMT }]);
-  const doc = `subscription { volumeChanged { type volume { name } omittedBackends { backend { id } reason } } }`;
+  const doc = `subscription { volumeChanged { type volume { name } omittedBackends { backend { id } reason message } } }`;
   const nomadOnly = await live.subscribe(doc, {}, { east: MGMT });
   const both = await live.subscribe(doc, {}, { east: MGMT, os: os.demoToken });
   await until(() => nomadOnly.results.length === 1 && both.results.length === 1, 'SUBSCRIBED');
-  expect(events(nomadOnly)[0].omittedBackends).toEqual([{ backend: { id: 'os' }, reason: 'NO_CREDENTIAL' }]);
+  // The header is the kind's, from its module (the registry's names, server/kinds/).
+  expect(events(nomadOnly)[0].omittedBackends).toEqual([{ backend: { id: 'os' }, reason: 'NO_CREDENTIAL', message: 'backend "os" needs a credential (X-Auth-Token in connection_init) and the subscription carried none for it' }]);
   await live.watcherCurrent('os');
   os.sim.seedVolume({ project: os.demo, name: 'os-data', size: 1 });
   await until(() => events(both).some((e) => e.volume?.name === 'os-data'), 'the OpenStack volume at the subscriber with a token');

@@ -12,12 +12,14 @@ export interface GatewayProcessOptions {
   withoutInheritedOtel?: boolean;
   /** Node arguments after `--import tsx`, before server/main.ts (e.g. `['--require', hook]`). Default none. */
   nodeArgs?: string[];
+  /** The source tree to run server/main.ts of (a copy of the repository's). Default the repository. */
+  tree?: string;
 }
 
 /** server/main.ts on a free loopback port with `env` added (no backends: demo mode), its stdout and stderr collected. */
 export function startGatewayProcess(env: Record<string, string> = {}, options: GatewayProcessOptions = {}) {
   const inherited = options.withoutInheritedOtel ? Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_'))) : process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'server/main.ts'], { cwd: root, env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'server/main.ts'], { cwd: options.tree ?? root, env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -7,6 +7,7 @@ import { advertise, type BackendFacets, type HostAttachments } from '../../adapt
 import { UnsupportedByBackendError } from '../../adapters/contract/errors';
 import { createRegistry } from '../../server/backends';
 import { BackendRegistry } from '../../domain/registry';
+import { KIND_NAMES } from '../../server/kinds';
 
 const registry = createRegistry([
   { id: 'east', kind: 'nomad', url: 'http://127.0.0.1:9', timeoutMs: 1000, maxConnections: 1, readRetries: 0 },
@@ -33,12 +34,17 @@ describe('capability facets', () => {
     expect([...advertise(facets, ['LIST_VOLUMES', 'ATTACH_VOLUME'])]).toEqual(['LIST_VOLUMES', 'ATTACH_VOLUME', 'READ_SNAPSHOT', 'HOST_ATTACHMENTS']);
   });
 
-  it('should hand out a facet the backend has and refuse one it lacks, saying which', () => {
+  it('should hand out a facet the backend has and refuse one it lacks, saying which in the words of the kind that has it', () => {
     const lab = { id: 'lab', hostAttachments: {} as HostAttachments } as unknown as VolumeBackend;
-    const r = new BackendRegistry([lab, ...registry.all]);
+    const r = new BackendRegistry([lab, ...registry.all], { kinds: KIND_NAMES });
     expect(r.capable(lab, 'hostAttachments')).toBe(lab.hostAttachments);
     expect(() => r.capable(lab, 'volumeActions')).toThrow(UnsupportedByBackendError);
+    // The texts clients have always had, now from the OpenStack module (adapters/openstack/module.ts).
     expect(() => r.capable(lab, 'volumeActions')).toThrow('backend "lab" does not support Cinder volume actions');
+    expect(() => r.capable(lab, 'serverAttachments')).toThrow('backend "lab" does not support Nova servers');
+    expect(() => registry.capable(registry.forId('east'), 'volumeActions')).toThrow('backend "east" does not support Cinder volume actions');
+    // A registry told no kind's words says the neutral ones.
+    expect(() => new BackendRegistry([lab]).capable(lab, 'volumeActions')).toThrow('backend "lab" does not support volume actions');
     expect(r.having('hostAttachments').map((h) => h.backend.id)).toEqual(['lab', 'os']);
     expect(r.having('nodeAttachments').map((h) => h.backend.id)).toEqual(['east']);
   });

@@ -5,7 +5,7 @@
  * and in a read (docs/nomad.md).
  */
 import type { Attachment, AttachmentAccess, Volume, VolumeRef } from '../../contract/model';
-import type { AllocationConsumer, NomadVolumeDetails, NomadVolumeFull } from '../model';
+import type { NomadVolumeDetails, NomadVolumeFull, VolumeAllocationConsumer } from '../model';
 import { accessMode, attachmentMode, bytesOrNull, nanosToIso, nonEmpty, num, topologies } from '../wire/scalars';
 import { attachmentState, attachmentStateReason, volumeStatus } from './status';
 import { sortedPairs } from '../../contract/key-values';
@@ -110,7 +110,7 @@ function toAttachment(volume: VolumeRef, allocationId: string, access: Attachmen
   };
 }
 
-function toConsumer(allocationId: string, a: WireAllocStub | undefined): AllocationConsumer {
+function toConsumer(allocationId: string, a: WireAllocStub | undefined): VolumeAllocationConsumer {
   return {
     __typename: 'VolumeAllocationConsumer',
     claim: true,
