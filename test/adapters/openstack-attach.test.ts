@@ -21,7 +21,7 @@ afterEach(() => c.close());
 describe('OpenStack adapter: server attachments through Nova', () => {
   it('should attach, keep Nova\'s request id in the rule and succeed once Cinder shows in-use with the server', async () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'data' });
-    c.sim.setDelays({ attachMs: 200 }); // long enough for the first check to see it under way
+    c.sim.setDelays({ attachMs: 1000 }); // long enough for the first check to see it under way, also on a loaded machine
     const a = await c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server.toUpperCase(), tag: 'data1' }, c.as.demo);
     expect(a.result).toMatchObject({ state: 'ATTACHING', consumerId: server, device: expect.stringMatching(/^\/dev\//), tag: 'data1' });
     const rule = a.pending!.rule;
@@ -49,6 +49,7 @@ describe('OpenStack adapter: server attachments through Nova', () => {
   it('should detach and succeed once Nova no longer lists the volume', async () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'data' });
     c.sim.attachNow(server, vol);
+    c.sim.setDelays({ detachMs: 1000 }); // long enough for the first check to see it under way, also on a loaded machine
     const a = await c.backend.detachVolume(ref(vol), { kind: 'server', serverId: server }, c.as.demo);
     expect(a.pending!.rule).toMatchObject({ name: 'serverDetach', params: { volumeId: vol, serverId: server, novaRequestId: expect.stringMatching(/^req-/) } });
     const d = await drive(c.backend, a.pending, c.as.demo);
