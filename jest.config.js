@@ -6,10 +6,12 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }] },
   testTimeout: 30000,
   maxWorkers: 2,
-  // Every test file gets a fresh worker process (0: always restart). Files share a worker
-  // otherwise, and a worker's RSS grows with every file it ran: in a fresh clone (no timing cache, so
-  // another order) the fuzz test started at 1.1 GB RSS and tripped its 1.5 GB bound, against ~0.4 GB
-  // alone. (A byte limit would not help: jest compares it with heapUsed, not RSS.)
-  workerIdleMemoryLimit: 0,
+  // Workers are reused across files; one whose heap passed this after a file is replaced. The files
+  // that judge their worker's own memory (the fuzz test's RSS bound) start first, on fresh workers
+  // (test/support/sequencer.js): a reused worker's RSS grows with every file it ran (in a fresh
+  // clone the fuzz test once started at 1.1 GB RSS against ~0.4 GB alone). jest compares this
+  // with heapUsed, not RSS.
+  workerIdleMemoryLimit: '768MB',
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
