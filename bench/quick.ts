@@ -19,7 +19,9 @@
  * A check mode is a benchmark's quick mode at the smallest sizes and shortest waits that still run
  * every step of it and every functional check it carries ({@link Bench.check}): it proves the script
  * still runs end to end and its figures are well formed, and measures nothing worth reading, so
- * every check mode runs side by side (about a fifth of the quick modes' CPU time).
+ * every check mode runs side by side. Their cost is mostly the processes each benchmark starts (a
+ * dozen gateways, ten simulators, load generators): about 30 s of CPU against the quick modes' 34
+ * on two cores, in about half the time the quick modes take.
  *
  * A benchmark whose script is not in this checkout is listed as skipped. Any benchmark may print
  * lines `ratio: <label> = <value> …` on stdout; they go into the table as they are.
