@@ -49,9 +49,9 @@ export interface Bench {
   /** Whether `--full` runs it (a long run with a command of its own, e.g. `npm run soak`, is quick only). @default true */
   full?: boolean;
   /**
-   * Whether its quick mode may share the machine (a check mode always does): it measures no CPU-sensitive ratio (its figures
-   * are counts, bytes or functional checks), so it runs side by side with the next benchmarks
-   * marked so; its latencies then include their load. @default false
+   * Whether its quick mode may share the machine (a check mode always does): it measures no
+   * CPU-sensitive ratio (its figures are counts, bytes or functional checks), so it runs side by
+   * side with the next benchmarks marked so; its latencies then include their load. @default false
    */
   shares?: boolean;
   /** Figures worth a row, read from its quick run's results file (beyond its `ratio:` lines). */
@@ -64,7 +64,8 @@ export const rowsOf = (md: string, first: RegExp): string[][] =>
 
 /** The benchmarks, in the order they run. A script not here yet is skipped, not an error. */
 export const BENCHES: Bench[] = [
-  // 40 requests per run still give the gateway's CPU per request a few 10 ms ticks (the table's figure, checked above 0).
+  // 40 requests per run still give the gateway's CPU per request a few 10 ms ticks (the table's
+  // figure, checked above 0).
   { name: 'run', script: 'bench/run.ts', quick: { BENCH_SHORT: '1' }, check: { BENCH_REQUESTS: '40' } },
   { name: 'cpu-per-request', script: 'bench/cpu-per-request.ts', quick: { CPU_SHORT: '1' }, check: { CPU_REQUESTS: '20' } },
   { name: 'inmemory', script: 'bench/inmemory.ts', quick: { INMEM_SHORT: '1' }, check: { INMEM_REQUESTS: '10' } },
@@ -80,7 +81,8 @@ export const BENCHES: Bench[] = [
       ]),
   },
   // Its figure is bytes surviving each scavenge, which load does not change: it runs beside the next ones.
-  // Its check keeps the quick sizes: the counted lists must cause scavenges (one per 25 or so), and they cost well under a second.
+  // Its check keeps the quick sizes: the counted lists must cause scavenges (one per 25 or so),
+  // and they cost well under a second.
   { name: 'gc', script: 'bench/gc.ts', shares: true, quick: { GC_SHORT: '1' }, check: {} },
   {
     name: 'heap',
