@@ -21,7 +21,7 @@
  * still runs end to end and its figures are well formed, and measures nothing worth reading, so
  * every check mode runs side by side. Their cost is mostly the processes each benchmark starts (a
  * dozen gateways, ten simulators, load generators): about 30 s of CPU against the quick modes' 34
- * on two cores, in about half the time the quick modes take.
+ * on two cores, and about 60 % of their wall time (all side by side, no waits for the machine alone).
  *
  * A benchmark whose script is not in this checkout is listed as skipped. Any benchmark may print
  * lines `ratio: <label> = <value> …` on stdout; they go into the table as they are.
