@@ -8,8 +8,11 @@
  * bench/RESULTS.md (section `heap`).
  *
  *   node --import tsx bench/heap.ts      (part of `npm run bench`)
- *   HEAP_SHORT=1                         100 subscriptions instead of 2,000 (the test suite runs this)
+ *   HEAP_SHORT=1                         100 subscriptions instead of 2,000 (npm run bench; its check mode, in
+ *                                        the test suite: 20, bench/quick.ts)
  *   HEAP_SUBSCRIPTIONS=n                 any other count
+ *   HEAP_INIT_TIMEOUT_MS=n               the gateway's connection_init timeout, waited out before the
+ *                                        second snapshot (default 6000)
  *   BENCH_OUT=path                       write the results elsewhere
  */
 import { once } from 'node:events';
@@ -33,7 +36,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * The gateway's connection_init timeout here (its default is 10 s): long enough for every client
  * to send its init under the benchmark's load, short enough to wait out before the second snapshot.
  */
-const INIT_TIMEOUT_MS = 6_000;
+const INIT_TIMEOUT_MS = Number(process.env.HEAP_INIT_TIMEOUT_MS ?? 6_000);
 
 /** Signals the gateway to write a snapshot into `dir` and waits until the file is whole. */
 async function snapshot(pid: number, dir: string): Promise<Map<string, KindTotal>> {

@@ -12,6 +12,7 @@
  *   node --import tsx bench/inmemory.ts                 full run, writes a section of bench/RESULTS.md
  *   INMEM_SHORT=1 node --import tsx bench/inmemory.ts   a few seconds, prints the ratios only
  *   INMEM_ROUNDS=3                                      load runs per server, query and connection count (default 3; short: 1)
+ *   INMEM_REQUESTS=n                                    counted requests per load run (default: each query's own, short: a twentieth)
  *   INMEM_PROFILE=dir                                   CPU profile of the gateway (node --cpu-prof) into dir, summarized by bench/inmem-profile.ts
  *   INMEM_ONLY=list|one                                 load only the list or only volume(id) (profiling)
  *   BENCH_OUT=path                                      write the results elsewhere
@@ -147,7 +148,7 @@ async function main(): Promise<void> {
   for (const q of QUERIES.filter((x) => !process.env.INMEM_ONLY || x.key === process.env.INMEM_ONLY)) {
     for (const connections of CONNECTIONS) {
       const row: Row = { query: q.name, connections, jit: [], apollo: [], gateway: [] };
-      const requests = short ? Math.round(q.requests[connections]! / 20) : q.requests[connections]!;
+      const requests = process.env.INMEM_REQUESTS ? Number(process.env.INMEM_REQUESTS) : short ? Math.round(q.requests[connections]! / 20) : q.requests[connections]!;
       const warmup = short ? Math.max(2, Math.round(100 / connections)) : Math.max(5, Math.round(1000 / connections));
       for (let r = 0; r < rounds; r++) {
         for (const which of SERVERS) {

@@ -13,6 +13,7 @@
  *
  *   node --import tsx bench/live.ts        (BENCH_LIVE_SHORT=1: fewer samples, 1 and 100 subscribers,
  *                                          and 2 beside 1, 3 and 4 instead of after them)
+ *   BENCH_LIVE_SAMPLES=n                   changes timed in parts 1 and 2 each (default 30, short 5)
  *   BENCH_LIVE_WINDOW_MS=n                 each backend-load window (default 30000, short 10000; npm run bench: 2000)
  *   BENCH_LIVE_CHANGE_MS=n                 a claim or a release every n ms in those windows (default 2500;
  *                                          npm run bench: 1000, so its window holds one claim and release)
@@ -30,7 +31,7 @@ import { writeSection } from './results-file';
 
 const short = process.env.BENCH_LIVE_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
-const samples = short ? 5 : 30;
+const samples = Number(process.env.BENCH_LIVE_SAMPLES ?? (short ? 5 : 30));
 /** Time between the claims and releases of the backend-load windows, ms. */
 const changeMs = Number(process.env.BENCH_LIVE_CHANGE_MS ?? 2500);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -16,6 +16,8 @@
  *   BENCH_SHORT=1                 quick mode: 1 round, 100 requests per run at 1 connection, 250 at 50
  *                                 (the lists a fifth), after 10 and 1 per connection not counted
  *   BENCH_ROUNDS=n                rounds (default 5, quick 1)
+ *   BENCH_REQUESTS=n              counted requests per run of volume(id) at 1 connection and at 50 alike
+ *                                 (the lists a fifth; its check mode, in the test suite: 40, bench/quick.ts)
  *   BENCH_OUT=path                write the results elsewhere
  *
  * Compare ratios within one run; absolute times move with the machine and its load.
@@ -40,7 +42,11 @@ const pinning = canPin && cpuList().length >= 2;
 const GATEWAY_CPU = pinning ? '0' : undefined;
 const REST_CPU = pinning ? '1' : undefined;
 /** Counted requests per run of `volume(id)`, by connections (the lists get a fifth), and uncounted ones per connection first. */
-const REQUESTS: Record<number, number> = short ? { 1: 100, 50: 250 } : { 1: 3000, 50: 10000 };
+const REQUESTS: Record<number, number> = process.env.BENCH_REQUESTS
+  ? { 1: Number(process.env.BENCH_REQUESTS), 50: Number(process.env.BENCH_REQUESTS) }
+  : short
+    ? { 1: 100, 50: 250 }
+    : { 1: 3000, 50: 10000 };
 const WARMUP: Record<number, number> = short ? { 1: 10, 50: 1 } : { 1: 200, 50: 5 };
 const LIST_SHARE = 0.2;
 

@@ -7,8 +7,10 @@
  * process levels off after the first ones. Figures go to bench/RESULTS.md (section `soak`).
  *
  *   npm run soak                       10 rounds of 20,000 requests and 2,000 sessions
- *   SOAK_SHORT=1 npm run soak          2 rounds of 400 and 100 (the test suite runs this)
+ *   SOAK_SHORT=1 npm run soak          2 rounds of 400 and 100 (npm run bench; its check mode, in the
+ *                                      test suite: 30 and 8, bench/quick.ts)
  *   SOAK_ROUNDS, SOAK_REQUESTS, SOAK_SESSIONS   override the round shape
+ *   SOAK_IDLE_MS=n                     the idle before each reading (default 5000, short 1000)
  *   BENCH_OUT=path                     write the results elsewhere
  *
  * It fails (exit 1) on a request or session that did not end as expected, or a gateway that died;
@@ -30,7 +32,7 @@ const rounds = Number(process.env.SOAK_ROUNDS ?? (short ? 2 : 10));
 const requests = Number(process.env.SOAK_REQUESTS ?? (short ? 400 : 20_000));
 const sessions = Number(process.env.SOAK_SESSIONS ?? (short ? 100 : 2_000));
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
-const IDLE_MS = short ? 1_000 : 5_000;
+const IDLE_MS = Number(process.env.SOAK_IDLE_MS ?? (short ? 1_000 : 5_000));
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const rssMiB = (pid: number): number => rssKiB(pid) / 1024;

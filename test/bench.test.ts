@@ -1,8 +1,9 @@
 /**
  * The benchmarks: their queries against the bench's own data (answers and backend calls, so the
- * figures keep measuring the same work), and `npm run bench` (every quick mode, bench/quick.ts)
- * end to end: each runs and prints well-formed figures, and the functional checks the short modes
- * carry (every subscriber served, every soak request answered). No timing is asserted.
+ * figures keep measuring the same work), and every benchmark's check mode (`bench/quick.ts --check`:
+ * its quick mode at the smallest sizes, all side by side) end to end: each runs and prints
+ * well-formed figures, and the functional checks the quick modes carry (every subscriber served,
+ * every soak request answered). No timing is asserted; the timed quick modes are `npm run bench`'s.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TOKEN } from '../bench/constants';
 import { NOMAD_LIST, ONE_VOLUME, OPENSTACK_LIST, PLAIN_LIST } from '../bench/queries';
-import { batches, BENCHES, rowsOf, type Bench, type Outcome } from '../bench/quick';
+import { batches, BENCHES, envOf, rowsOf, type Bench, type Outcome } from '../bench/quick';
 import { seedNomadBench, seedOpenStackBench } from '../bench/seed';
 import { NomadSimulator } from '../simulators/nomad';
 import { OpenStackSimulator } from '../simulators/openstack';
@@ -93,30 +94,43 @@ describe('benchmark queries on the bench data', () => {
   });
 });
 
-describe('npm run bench: what runs side by side', () => {
+describe('bench/quick.ts: what runs side by side', () => {
   const names = (bs: Bench[][]): string[][] => bs.map((b) => b.map((x) => x.name));
 
   it('should give each quick mode that measures a CPU-sensitive ratio the machine alone, and run the others together', () => {
-    const quick = names(batches(BENCHES, false));
+    const quick = names(batches(BENCHES, 'quick'));
     expect(quick.flat()).toEqual(BENCHES.map((b) => b.name));
     for (const name of ['run', 'cpu-per-request', 'inmemory', 'fanout']) expect(quick).toContainEqual([name]);
     expect(quick).toContainEqual(['gc', 'heap', 'live', 'soak']);
   });
 
   it('should run every full mode alone, in order', () => {
-    expect(names(batches(BENCHES, true))).toEqual(BENCHES.filter((b) => b.full !== false).map((b) => [b.name]));
+    expect(names(batches(BENCHES, 'full'))).toEqual(BENCHES.filter((b) => b.full !== false).map((b) => [b.name]));
+  });
+
+  it('should run every check mode side by side, each with settings its script reads', () => {
+    expect(names(batches(BENCHES, 'check'))).toEqual([BENCHES.map((b) => b.name)]);
+    for (const b of BENCHES) {
+      const source = readFileSync(join(__dirname, '..', b.script), 'utf8');
+      // A misspelt setting would leave the check mode at its quick mode's sizes, unnoticed.
+      for (const name of Object.keys(b.check)) {
+        expect({ bench: b.name, name, read: new RegExp(`process\\.env\\.${name}\\b`).test(source) }).toEqual({ bench: b.name, name, read: true });
+      }
+    }
   });
 });
 
-describe('npm run bench (the quick modes)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-quick-'));
+describe('the benchmarks end to end (their check modes)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-check-'));
   let outcomes: Outcome[] = [];
   let status: number | null = null;
   const md = (name: string): string => readFileSync(join(dir, `${name}.md`), 'utf8');
   const ran = (name: string): boolean => outcomes.some((o) => o.name === name && o.status !== 'skipped');
+  /** The environment benchmark `name` ran with (its sizes). */
+  const env = (name: string): Record<string, string> => envOf(BENCHES.find((b) => b.name === name)!, 'check', '');
 
   beforeAll(() => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/quick.ts'], { cwd: join(__dirname, '..'), env: { ...process.env, QUICK_DIR: dir }, encoding: 'utf8', timeout: 400_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/quick.ts', '--check'], { cwd: join(__dirname, '..'), env: { ...process.env, QUICK_DIR: dir }, encoding: 'utf8', timeout: 400_000 });
     status = run.status;
     // Each test below reads what its benchmark left; a failed one fails the first test, not every one.
     outcomes = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Outcome[];
@@ -165,10 +179,11 @@ describe('npm run bench (the quick modes)', () => {
     const rows = rowsOf(md('fanout'), /^\d+$/);
     expect(rows.length).toBeGreaterThanOrEqual(1);
     const [asked, subscribed, failed, , , , , , delivered, rss, closes] = rows[0]!;
-    expect([asked, subscribed, failed]).toEqual(['200', '200', '0']);
+    const n = env('fanout').FANOUT_STEPS!;
+    expect([asked, subscribed, failed]).toEqual([n, n, '0']);
     const [got, owed] = delivered!.split(' / ').map(Number);
-    // Two events at least per claim-and-release pair, to each of the 200 subscribers.
-    expect(owed).toBeGreaterThanOrEqual(400);
+    // Two events at least per claim-and-release pair, to each of the n subscribers.
+    expect(owed).toBeGreaterThanOrEqual(2 * Number(n));
     expect(got).toBe(owed);
     expect(Number(rss)).not.toBeNaN();
     expect(closes).toBe('none');
@@ -203,7 +218,9 @@ describe('npm run bench (the quick modes)', () => {
 
   it('soak: every request and session answered as expected, heap and RSS read after each round', () => {
     const rows = rowsOf(md('soak'), /^\d+$/);
-    expect(rows.map((r) => r.slice(0, 3))).toEqual([['0', '0', '0'], ['1', '400', '100'], ['2', '800', '200']]);
+    const { SOAK_ROUNDS: rounds, SOAK_REQUESTS: requests, SOAK_SESSIONS: sessions } = env('soak');
+    // Each round's requests and sessions, all of them counted, after an idle start.
+    expect(rows.map((r) => r.slice(0, 3))).toEqual(Array.from({ length: Number(rounds) + 1 }, (_, k) => [k, k * Number(requests), k * Number(sessions)].map(String)));
     for (const [, , , heap, rss] of rows) {
       expect(Number(heap)).toBeGreaterThan(0);
       expect(Number(rss)).toBeGreaterThan(0);
