@@ -36,8 +36,8 @@ export async function listSnapshots(ctx: NomadContext, q: SnapshotListQuery, o: 
 export async function createSnapshot(ctx: NomadContext, spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
   const own = snapshotInput(spec);
   const body = req.snapshotRequest(spec.volume, spec.name, own);
-  // Create replies leave PluginID empty (backends.md 1.4.9); read the volume's first, so a
-  // failed read never follows a snapshot that was made.
+  // Create replies leave PluginID empty (hashicorp/nomad nomad/csi_endpoint.go `CreateSnapshot`);
+  // read the volume's first, so a failed read never follows a snapshot that was made.
   const pluginId = own.pluginId ?? (await volumeDetails(ctx, spec.volume, o)).pluginId ?? '';
   const { data } = await req.createSnapshot(ctx.client, { ...body, PluginID: pluginId || undefined }, spec.volume.namespace, o);
   const made = data?.Snapshots?.[0];

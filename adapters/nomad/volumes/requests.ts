@@ -1,7 +1,7 @@
 /**
  * Nomad's volume calls, one function per wire operation, named with Nomad's own verbs
  * (api/csi.go). Each states its path (via `urls.ts`), its query and body, and returns wire data
- * plus query meta. Nomad answers 200 for every success (backends.md 1.1), so there is no
+ * plus query meta. Nomad answers 200 for every success (hashicorp/nomad command/agent/http.go), so there is no
  * per-call status list. The other folders' `requests.ts` follow the same rule.
  */
 import type { CallOptions } from '../../contract/backend';
@@ -13,7 +13,7 @@ import type { WireVolume, WireVolumeStub, WireVolumeWriteReply } from '../wire/t
 import type { NomadVolume } from './input';
 import * as urls from './urls';
 
-/** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (backends.md 1.4.1). */
+/** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (hashicorp/nomad nomad/csi_endpoint.go `List`). */
 export interface ListVolumesOpts {
   /** Namespace, or `*` for every namespace the token may list. */
   namespace: string;
@@ -53,7 +53,10 @@ export function readVolume(c: NomadClient, id: string, namespace: string, o: Cal
   );
 }
 
-/** Request body of register and create: a CSIVolume in Go field names (backends.md 1.4.3). */
+/**
+ * Request body of register and create: a CSIVolume in Go field names (hashicorp/nomad
+ * nomad/structs/csi.go; Nomad's API docs, volumes, "Register CSI Volume").
+ */
 export interface VolumeRequest {
   ID: string;
   Name: string;
@@ -75,7 +78,7 @@ export interface VolumeRequest {
 const segments = (ts: Topology[] | undefined): Array<{ Segments: Record<string, string> }> | null =>
   ts && ts.length > 0 ? ts.map((t) => ({ Segments: goStringMap(t.segments) ?? {} })) : null;
 
-/** The register/create body for a checked volume (`input.ts`; backends.md 1.4.3–1.4.4). */
+/** The register/create body for a checked volume (`input.ts`; hashicorp/nomad command/agent/csi_endpoint.go). */
 export function volumeRequest(v: NomadVolume): VolumeRequest {
   return {
     ID: v.nativeId,

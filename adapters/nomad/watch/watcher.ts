@@ -3,10 +3,10 @@
  *
  * - Source: `/v1/event/stream` (topics `CSIVolume` and `Allocation`, every namespace) on the
  *   watcher's own connection (`connection.ts`). Event payloads are never mapped (they carry
- *   `Allocations: []` and stale health, backends.md 1.7): each event only names a volume to read
- *   again (an Allocation event, the volumes the view has that allocation claiming). Events that
- *   arrive together are coalesced, so one volume is read once per burst: load follows the rate of
- *   change, not the number of subscribers.
+ *   `Allocations: []` and stale health: hashicorp/nomad nomad/state/events.go): each event only
+ *   names a volume to read again (an Allocation event, the volumes the view has that allocation
+ *   claiming). Events that arrive together are coalesced, so one volume is read once per burst:
+ *   load follows the rate of change, not the number of subscribers.
  * - Every connect lists all volumes first (stubs carry ModifyIndex, which claims move too) and
  *   opens the stream after the higher of that list's index and the last index seen. A reconnect
  *   then reads again only what moved, plus the claimed volumes (an allocation's status is not a
