@@ -29,6 +29,15 @@ const DOMAIN_MAY_IMPORT_FROM_SUBSCRIPTIONS: Readonly<Record<string, 'types' | 'v
   'subscriptions/operations': 'values', // the operation tracker and what it asks of the watcher directory
 };
 
+/**
+ * What `resolvers/` imports (docs/architecture.md, "Layout"): the domain's use cases and execution
+ * context, the contract, merged paging and cursors (`adapters/listing.ts`), the generated resolver
+ * types, graphql and graphql-scalars, and the live path's event view as a type; a backend's
+ * resolvers (`resolvers/<kind>/`) also their own adapter folder, for its model and types.
+ */
+const RESOLVERS_MAY_IMPORT = [/^domain(\/|$)/, /^adapters\/contract\//, /^adapters\/listing$/, /^schema\/generated\/resolvers-types$/, /^resolvers\//, /^graphql(-scalars)?$/];
+const RESOLVERS_MAY_IMPORT_TYPES = [/^subscriptions\/live\/view$/];
+
 /** The folders below the wiring and what each imports (value or type): server/ may import them all, so it is left out. */
 function layerImports(): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>();
@@ -49,6 +58,16 @@ describe('layering', () => {
         .filter((i) => /^adapters\/[^/]+\/(results|requests|client|urls)$/.test(i) || i === 'adapters/http/transport' || i === 'undici' || i.startsWith('node:http'))
         .map((i) => `${f} → ${i}`),
     );
+    expect(offending).toEqual([]);
+  });
+
+  it('should import into resolvers/ only the domain, the contract, merged paging, the generated types and the live event view (a type); a backend\'s resolvers also their adapter folder', () => {
+    const offending = files('resolvers').flatMap((f) => {
+      const own = /^resolvers\/([^/]+)\//.exec(f)?.[1];
+      return importStatements(f)
+        .filter(({ spec, typeOnly }) => !RESOLVERS_MAY_IMPORT.some((re) => re.test(spec)) && !(typeOnly && RESOLVERS_MAY_IMPORT_TYPES.some((re) => re.test(spec))) && !(own && spec.startsWith(`adapters/${own}/`)))
+        .map(({ spec, typeOnly }) => `${f} → ${spec}${typeOnly ? ' (types)' : ''}`);
+    });
     expect(offending).toEqual([]);
   });
 
