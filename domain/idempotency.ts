@@ -30,7 +30,7 @@ export interface IdempotencyEntry {
   result?: unknown;
 }
 
-/** Storage of idempotency entries: in memory or in Redis (server/idempotency/), chosen by the wiring. */
+/** Storage of idempotency entries: in the process or in Redis (server/idempotency/), chosen by the wiring. */
 export interface IdempotencyStore {
   /**
    * Claims `scopedKey` for a new request: returns null when it was free (the caller now owns it),

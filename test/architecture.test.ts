@@ -295,11 +295,12 @@ const SAMPLE = [
   "const mappers = { NomadNode: '../../adapters/nomad/model#NomadNodeRef' };",
   "const demo = () => require('../simulators/openstack/demo-backend');",
   '// Nomad, Cinder and Nova in a comment are documentation.',
+  '// The stores kept in the process are InProcess…: "memory" is the memory backend\'s word alone.',
   'class MemoryEventLog {}',
 ].join('\n');
 
 const SAMPLE_FINDINGS = (f: string, resolved: (spec: string) => string): Record<string, string[]> => ({
-  identifiers: ['nomadModule', 'openstackResolvers', 'RegisterNomadVolumeInput', 'NomadNode'].map((id) => `${f}: ${id}`),
+  identifiers: ['nomadModule', 'openstackResolvers', 'RegisterNomadVolumeInput', 'NomadNode', 'MemoryEventLog'].map((id) => `${f}: ${id}`),
   strings: ["'../adapters/nomad/module'", "'../resolvers/openstack'", "'Cinder volume actions'", "'Nova servers'", "'../../adapters/nomad/model#NomadNodeRef'", "'../simulators/openstack/demo-backend'"].map((s) => `${f}: ${s}`),
   imports: [resolved('../adapters/nomad/module'), resolved('../resolvers/openstack'), '../simulators/openstack/demo-backend'].map((spec) => `${f} → ${spec}`),
 });

@@ -56,7 +56,7 @@ export interface FeedOptions {
   onStatus?: (s: WatcherStatus, err?: unknown) => void;
   /** Changes appended (metrics: events in). */
   onAppended?: (backend: string, n: number) => void;
-  /** An append failed (logged; the log is in memory, so this is a bug). */
+  /** An append failed (logged; the log is in the process, so this is a bug). */
   onError?: (err: unknown) => void;
   /**
    * Longest wait, in ms, for the operation checks a watcher's changes started before those changes

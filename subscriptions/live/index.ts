@@ -31,7 +31,7 @@ export const LIVE_HUB_DEFAULTS = Object.freeze({ accessTtlMs: ACCESS_DEFAULTS.tt
 
 /** Options of {@link createLiveHub}. */
 export interface LiveHubOptions {
-  /** The event log (a `MemoryEventLog` in one process). */
+  /** The event log (a `InProcessEventLog` in one process). */
   log: EventLog;
   /** Registry, tracker and idempotency store: the same services HTTP executions use. */
   services: GatewayServices;

@@ -20,7 +20,7 @@ import { DEFAULT_CHANGE_TIMEOUT_MS, type ChangeProgress, type CompletionRule, ty
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { volumeGlobalId } from '../events/diff';
-import { MemoryOperationStore, type OperationStore } from './store';
+import { InProcessOperationStore, type OperationStore } from './store';
 import { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';
 
 export interface OperationTrackerOptions {
@@ -29,7 +29,7 @@ export interface OperationTrackerOptions {
    * (or one that tracks no changes) is configured, which fails the operation.
    */
   changes: (backendId: string) => TrackedChanges | undefined;
-  /** @default a MemoryOperationStore */
+  /** @default a InProcessOperationStore */
   store?: OperationStore;
   /** First check this long after the start; later checks back off by 1.5× up to `maxPollMs`. @default 250 */
   pollMs?: number;
@@ -115,7 +115,7 @@ export class OperationTracker {
   #closed = false;
 
   constructor(o: OperationTrackerOptions) {
-    this.store = o.store ?? new MemoryOperationStore();
+    this.store = o.store ?? new InProcessOperationStore();
     this.#o = {
       changes: o.changes,
       pollMs: o.pollMs ?? 250,

@@ -1,6 +1,6 @@
 /**
  * Idempotency keys on creating mutations (and, on OpenStack, on every other state-changing one), over HTTP against the Nomad and OpenStack simulators,
- * with keys in memory and in a real redis-server: a retry with the same key makes no second backend
+ * with keys in the process and in a real redis-server: a retry with the same key makes no second backend
  * create (counted in the simulators' request logs) and answers the first result; keys are scoped to
  * the caller; a key reused for another input, or while its first request runs, is refused; a failed
  * create frees its key; replicas sharing Redis share keys; Redis down fails a keyed create before
