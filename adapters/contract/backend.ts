@@ -66,6 +66,7 @@ export interface VolumeBackend extends BackendFacets {
    *   breakers that are not closed, and close them (`breaker.ts`). @default a caller's read of health
    */
   health(signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth>;
+  /** One page of this backend's volumes (list stubs may be incomplete: `complete: false`), from `q.token` on. */
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>>;
   /** Full read; null when the volume does not exist (or the caller may not see it, if the backend hides it). */
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null>;

@@ -131,7 +131,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
   // ---- core -----------------------------------------------------------------------------------
 
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
-    return volumes.listVolumes(this.#ctx, q, o);
+    return volumes.volumePage(this.#ctx, q, o);
   }
 
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null> {

@@ -103,7 +103,7 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
   // ---- volumes ----------------------------------------------------------------------------
 
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
-    return volumes.listVolumes(this.#ctx, q, o);
+    return volumes.volumePage(this.#ctx, q, o);
   }
 
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null> {

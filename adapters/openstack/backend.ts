@@ -120,7 +120,7 @@ export class OpenStackBackend
   // ---- core -----------------------------------------------------------------------------------
 
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
-    return volumes.listVolumes(this.#ctx, q, o);
+    return volumes.volumePage(this.#ctx, q, o);
   }
 
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null> {

@@ -11,8 +11,8 @@ import { conflict } from '../errors';
 
 const GIB = 1024 ** 3;
 
-/** One page in (namespace, id) order; a token is the key of the item to resume at. */
-export function listVolumes(ctx: MemoryContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
+/** `listVolumes` of the memory backend: one page in (namespace, id) order; a token is the key of the item to resume at. */
+export function volumePage(ctx: MemoryContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
   return ctx.faults.call(o, () => {
     const p = q.namespace === '*' ? ctx.access.principal(o.credential, o) : ctx.access.authorize(q.namespace, false, o);
     if (q.namespace === '*' && o.credential.token) o.onAnswer?.(200);

@@ -26,7 +26,8 @@ const WHY_NO_EXTEND =
   'the CSI secrets and mount options stored with the volume, which Nomad never returns (secrets are withheld, mount flags ' +
   'redacted); create the volume again with its full specification and a larger capacityMinBytes';
 
-export async function listVolumes(ctx: NomadContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
+/** `listVolumes` of the Nomad backend: one page of list stubs, by the Nomad list path the query picks. */
+export async function volumePage(ctx: NomadContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
   // plugin_id with namespace=* returns [] on a real Nomad (its state store drops every volume whose
   // namespace is not "*": hashicorp/nomad nomad/csi_endpoint.go `List`), so across all
   // namespaces the plugin becomes a filter term instead.
@@ -37,7 +38,7 @@ export async function listVolumes(ctx: NomadContext, q: VolumeListQuery, o: Call
     ['PluginID', usePluginParam ? undefined : plugin, 'filter.plugin'],
   ]);
   if (q.node !== undefined) return listByNode(ctx, q, plugin, filter, o);
-  const { data, meta } = await req.listVolumes(
+  const { data, meta } = await req.listVolumeStubs(
     ctx.client,
     { namespace: q.namespace, pluginId: usePluginParam ? plugin : undefined, filter, perPage: q.limit, nextToken: q.token ?? undefined },
     o,
@@ -47,7 +48,7 @@ export async function listVolumes(ctx: NomadContext, q: VolumeListQuery, o: Call
 
 /** The node_id path answers in map order (hashicorp/nomad nomad/csi_endpoint.go `List`), so it is read whole and paged here. */
 async function listByNode(ctx: NomadContext, q: VolumeListQuery, plugin: string | undefined, filter: string | undefined, o: CallOptions): Promise<BackendPage<Volume>> {
-  const { data } = await req.listVolumes(ctx.client, { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? plugin : undefined, filter }, o);
+  const { data } = await req.listVolumeStubs(ctx.client, { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? plugin : undefined, filter }, o);
   const sorted = (data ?? []).map((w) => ({ w, position: volumePosition(w) })).sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   const from = q.token === null ? sorted : sorted.filter((s) => s.position >= q.token!);
   const page = from.slice(0, q.limit);

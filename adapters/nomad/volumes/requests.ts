@@ -13,8 +13,8 @@ import type { WireVolume, WireVolumeStub, WireVolumeWriteReply } from '../wire/t
 import type { NomadVolume } from './input';
 import * as urls from './urls';
 
-/** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (hashicorp/nomad nomad/csi_endpoint.go `List`). */
-export interface ListVolumesOpts {
+/** Options of {@link listVolumeStubs}. Precedence on the server: node > plugin > prefix (hashicorp/nomad nomad/csi_endpoint.go `List`). */
+export interface ListVolumeStubsOpts {
   /** Namespace, or `*` for every namespace the token may list. */
   namespace: string;
   /** Exact plugin id. Nomad returns `[]` when combined with `namespace=*` (use a filter instead). */
@@ -29,7 +29,8 @@ export interface ListVolumesOpts {
   nextToken?: string;
 }
 
-export function listVolumes(c: NomadClient, opts: ListVolumesOpts, o: CallOptions): Promise<NomadResult<WireVolumeStub[]>> {
+/** One `GET /v1/volumes?type=csi`: the list stubs (`CSIVolListStub`) of a page, and the query meta with its next token. */
+export function listVolumeStubs(c: NomadClient, opts: ListVolumeStubsOpts, o: CallOptions): Promise<NomadResult<WireVolumeStub[]>> {
   const q = new URLSearchParams({ type: 'csi', namespace: opts.namespace });
   if (opts.nodeId) q.set('node_id', opts.nodeId);
   if (opts.pluginId) q.set('plugin_id', opts.pluginId);

@@ -206,7 +206,7 @@ export class NomadWatcher implements VolumeWatcher {
     let opened = false;
     try {
       this.#set(this.#synced ? 'RESYNCING' : 'STARTING', this.#message);
-      const list = await req.listVolumes(this.#d.client, { namespace: '*' }, this.#options());
+      const list = await req.listVolumeStubs(this.#d.client, { namespace: '*' }, this.#options());
       const from = Math.max(this.#lastIndex, list.meta.index) + 1;
       const stream = await this.#d.connection.openEvents(this.#topics, from, this.#options(signal));
       if ('fallback' in stream) {

@@ -14,7 +14,8 @@ import { checkedUuid, UUID } from '../ids';
 import { MAX_LIMIT, marker, positioned } from '../paging';
 import { cinderPart, CREATE_PART, deleteOptions, listsByPlugin } from './input';
 
-export async function listVolumes(ctx: OpenStackContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
+/** `listVolumes` of the OpenStack backend: one page of Cinder's list-detail, details included. */
+export async function volumePage(ctx: OpenStackContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
   const session = await ctx.client.session(o);
   // A token sees its own project; node and plugin are Nomad notions with no Cinder match.
   if ((q.namespace !== '*' && q.namespace !== session.projectId) || q.node || listsByPlugin(q)) return { items: [], next: null };
