@@ -9,7 +9,10 @@
  * short and the cursor resumes where scanning stopped).
  */
 import { linkedAbort } from './contract/linked-abort';
-import { lacksCredential, type BackendPage, type CallOptions, type VolumeBackend, type VolumeListQuery } from './contract/backend';
+import { lacksCredential, type VolumeBackend } from './contract/backend';
+import type { BackendPage } from './contract/call-answers';
+import type { CallOptions } from './contract/call-options';
+import type { VolumeListQuery } from './contract/call-inputs';
 import { BackendTimeoutError, BadUserInputError, GatewayError } from './contract/errors';
 import { safeText } from './contract/input';
 import type { Volume } from './contract/model';

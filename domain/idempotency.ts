@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { ConflictError, IdempotencyKeyReusedError } from '../adapters/contract/errors';
 import { safeText } from '../adapters/contract/input';
-import type { CallerCredential } from '../adapters/contract/backend';
+import type { CallerCredential } from '../adapters/contract/call-options';
 import type { GatewayContext } from './context';
 
 /** How long a key is remembered after its create finished. */

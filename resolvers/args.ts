@@ -2,7 +2,8 @@
  * GraphQL arguments → adapter inputs, with the shared input rules applied before any backend
  * call. Resolvers call these; adapters receive only checked values.
  */
-import type { HostConnector, OwnCreateInput, VolumeBackend, VolumeSpec } from '../adapters/contract/backend';
+import type { VolumeBackend } from '../adapters/contract/backend';
+import type { HostConnector, OwnCreateInput, VolumeSpec } from '../adapters/contract/call-inputs';
 import { BadUserInputError } from '../adapters/contract/errors';
 import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/contract/ids';
 import { byteCount, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';

@@ -106,8 +106,6 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-export { WS_CLOSE_WAIT_MS };
-
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const { registry, logger } = o;
   const metrics = o.metrics ?? new GatewayMetrics({ processMetrics: false });

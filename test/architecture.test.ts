@@ -17,7 +17,7 @@ import {
   stringViolations,
 } from './support/backend-knowledge';
 import { folderCycles, layerOf } from './support/folder-cycles';
-import { fileImports, files, imports, importStatements, root } from './support/source-imports';
+import { fileImports, files, imports, importStatements, reExports, root } from './support/source-imports';
 
 /**
  * What `domain/` may import from `subscriptions/`, and how: the operation tracker (the domain
@@ -176,6 +176,13 @@ describe('layering', () => {
       ),
     );
     expect(offending).toEqual([]);
+  });
+
+  it('should re-export another module\'s names only from a folder\'s index.ts, the registrations and the model\'s parts (no shim keeps an old import path)', () => {
+    const mayReExport = (f: string): boolean => f.endsWith('/index.ts') || f === 'server/kinds/registered.ts' || f === 'adapters/contract/model.ts';
+    const production = ['adapters', 'domain', 'resolvers', 'schema', 'server', 'simulators', 'subscriptions', 'bench', 'scripts'].flatMap((d) => files(d));
+    expect(production.filter((f) => !mayReExport(f)).flatMap((f) => reExports(f).map((r) => `${f} → ${r}`))).toEqual([]);
+    expect(reExports('sample.ts', "import { A, type B } from './a';\nexport { A };\nexport type { C } from './c';\nexport const D = 1;")).toEqual(['./c', 'A']);
   });
 
   it('should not mock modules in tests', () => {

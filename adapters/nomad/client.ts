@@ -2,7 +2,7 @@
  * Nomad HTTP client: auth header, body parsing, meta headers and error mapping around the shared
  * transport. The `requests.ts` of each folder call `call()`; nothing else talks to Nomad.
  */
-import type { CallOptions } from '../contract/backend';
+import type { CallOptions } from '../contract/call-options';
 import { BackendError } from '../contract/errors';
 import { Transport, type HttpRequest, type TransportOptions } from '../http/transport';
 import { errorFromResponse } from './errors';

@@ -129,5 +129,3 @@ export function tooOld(backend: string, what: string, service: 'volume' | 'compu
   const name = service === 'volume' ? 'Cinder' : 'Nova';
   return new GatewayError(ErrorCode.UnsupportedByBackend, `backend "${backend}" cannot do ${what}: it needs ${name} microversion ${need}, the cloud offers up to ${have}`, { backend });
 }
-
-export { BadUserInputError };

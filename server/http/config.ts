@@ -3,7 +3,8 @@
  * once in {@link HTTP_SETTINGS} (env, file `http`); a bad value throws ConfigError naming the
  * setting. docs/configuration.md, section "HTTP edge", lists them.
  */
-import { boolean, ConfigError, decimal, defaultsOf, integer, origins, pickValue, readGroup, setting, settingName, STRICT_BOOLEAN, text, type SettingValues } from '../config-values';
+import { origins } from '../config-values';
+import { boolean, ConfigError, decimal, defaultsOf, integer, pickValue, readGroup, setting, settingName, STRICT_BOOLEAN, text, type SettingValues } from '../../adapters/contract/settings';
 import type { LimitTier } from '../../domain/caller-limiter';
 import { TrustedDocuments, TrustedDocumentsError } from './trusted-documents';
 

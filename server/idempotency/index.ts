@@ -6,4 +6,3 @@
 export { InProcessIdempotencyStore, type InProcessIdempotencyStoreOptions } from './store';
 export { RedisIdempotencyStore, type IdempotencyRecovery, type RedisIdempotencyStoreOptions } from './redis-store';
 export { IdempotencyRecoveringError } from './errors';
-export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './ttl';

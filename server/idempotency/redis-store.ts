@@ -36,9 +36,8 @@ import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../../subscriptions/operations';
 import { IdempotencyRecoveringError } from './errors';
 import { checkMarker } from './redis-marker';
-import type { IdempotencyEntry, IdempotencyStore } from '../../domain/idempotency';
+import { IDEMPOTENCY_CLAIM_TTL_MS, type IdempotencyEntry, type IdempotencyStore } from '../../domain/idempotency';
 import { InProcessIdempotencyStore } from './store';
-import { IDEMPOTENCY_CLAIM_TTL_MS } from './ttl';
 
 /** What a replica did after finding that Redis lost its data. */
 export interface IdempotencyRecovery {

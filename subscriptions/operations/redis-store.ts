@@ -17,7 +17,8 @@
 import type { Redis } from 'ioredis';
 import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { InProcessOperationStore, type OperationStore } from './store';
-import { TERMINAL, type OperationRecord } from './types';
+import { TERMINAL } from './types';
+import type { OperationRecord } from '../../adapters/contract/model';
 
 /** Options of {@link RedisOperationStore}. */
 export interface RedisOperationStoreOptions {

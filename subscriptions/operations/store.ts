@@ -2,7 +2,7 @@
  * Where operation records live. In the process for a single replica; the Redis store (scale-out)
  * implements the same interface.
  */
-import type { OperationRecord } from './types';
+import type { OperationRecord } from '../../adapters/contract/model';
 import { TERMINAL } from './types';
 
 export interface OperationStore {

@@ -15,13 +15,15 @@
  *   also when a watcher reports a change of the target.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { CallerCredential, PendingChange } from '../../adapters/contract/backend';
+import type { CallerCredential } from '../../adapters/contract/call-options';
+import type { PendingChange } from '../../adapters/contract/completion';
 import { DEFAULT_CHANGE_TIMEOUT_MS, type ChangeProgress, type CompletionRule, type TrackedChanges } from '../../adapters/contract/completion';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { volumeGlobalId } from '../events/diff';
 import { InProcessOperationStore, type OperationStore } from './store';
-import { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';
+import { TERMINAL } from './types';
+import type { OperationKind, OperationRecord, OperationState } from '../../adapters/contract/model';
 
 export interface OperationTrackerOptions {
   /**

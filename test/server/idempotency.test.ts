@@ -7,7 +7,8 @@
  * any backend call.
  */
 import { Redis } from 'ioredis';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, RedisIdempotencyStore } from '../../server/idempotency';
+import { RedisIdempotencyStore } from '../../server/idempotency';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from '../../domain/idempotency';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';

@@ -8,8 +8,8 @@
 import { execute, parse } from 'graphql';
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import { createRegistry } from '../../server/backends';
-import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/module';
-import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/module';
+import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/settings';
+import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/settings';
 import { createExecutionContext, type GatewayServices } from '../../domain/context';
 import { InProcessIdempotencyStore } from '../../server/idempotency';
 import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';

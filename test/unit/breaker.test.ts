@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/http/breaker';
+import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/contract/breaker';
 import { Transport } from '../../adapters/http/transport';
 
 function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick(ms: number): void } {

@@ -1,5 +1,7 @@
 /** Volumes: list, read, create, delete, extend, update. Every call is checked against the caller's grants. */
-import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { Accepted, BackendPage } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
+import type { DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
 import type { VolumePatch } from '../../contract/capabilities';
 import { BadUserInputError } from '../../contract/errors';
 import { stringMap } from '../../contract/key-values';

@@ -2,7 +2,9 @@
  * The Nomad backend's snapshot methods. Snapshots live in a plugin's controller, so they are
  * listed per plugin and deleted by plugin and id (`SnapshotRef.scope` is the plugin).
  */
-import type { Accepted, CallOptions, DeleteSnapshotOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/backend';
+import type { Accepted, OpaquePage } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
+import type { DeleteSnapshotOptions, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/call-inputs';
 import { BadUserInputError, NotFoundError } from '../../contract/errors';
 import type { Snapshot, VolumeRef } from '../../contract/model';
 import type { NomadContext } from '../context';

@@ -1,5 +1,5 @@
 /** Node attachments: the claims Nomad's allocations hold on volumes, per client node. */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import type { VolumeReader } from '../../contract/capabilities';
 import type { Attachment, VolumeRef } from '../../contract/model';
 import { mapWithConcurrency } from '../../http/concurrency';

@@ -7,7 +7,9 @@
  * claim volumes when the scheduler places them; Nomad's HTTP API has no claim endpoint), detaching
  * from anything but a client node, and extending (see {@link extendVolume}).
  */
-import type { Accepted, AttachTarget, BackendPage, CallOptions, DeleteVolumeOptions, DetachTarget, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { Accepted, BackendPage } from '../../contract/call-answers';
+import type { AttachTarget, DeleteVolumeOptions, DetachTarget, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
+import type { CallOptions } from '../../contract/call-options';
 import { NotFoundError, UnsupportedByBackendError } from '../../contract/errors';
 import type { Attachment, Volume, VolumeRef } from '../../contract/model';
 import { mapSettled } from '../../http/concurrency';

@@ -4,7 +4,7 @@
  * plus query meta. Nomad answers 200 for every success (hashicorp/nomad command/agent/http.go), so there is no
  * per-call status list. The other folders' `requests.ts` follow the same rule.
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import type { KeyValue, Topology } from '../../contract/model';
 import type { NomadClient, NomadResult } from '../client';
 import { secretsHeader } from '../wire/csi-secrets';

@@ -21,8 +21,8 @@
  * - Reads, lists and view updates run one at a time (a serial queue), so a volume's deltas keep
  *   the order the backend made them in.
  */
-import type { CallOptions } from '../../contract/backend';
-import { BreakerOpenError, type Breaker } from '../../http/breaker';
+import type { CallOptions } from '../../contract/call-options';
+import { BreakerOpenError, type Breaker } from '../../contract/breaker';
 import { mapSettled } from '../../http/concurrency';
 import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
 import { NotFoundError } from '../../contract/errors';
@@ -40,8 +40,6 @@ import { DirtyVolumes } from './dirty';
 import { RECONNECT, SourceChoice, type Outcome } from './source';
 import { Pauses, withDefaults, type NomadWatchTuning } from './tuning';
 import { refKey, WatchView } from './view';
-
-export type { NomadWatchTuning } from './tuning';
 
 /** What a watcher needs from its backend. */
 export interface NomadWatchDeps {

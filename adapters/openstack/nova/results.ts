@@ -5,7 +5,7 @@
  * Nova API reference, "Servers with volume attachments"), so optional keys are read defensively.
  * No other file reads a Nova wire field.
  */
-import type { AttachTarget } from '../../contract/backend';
+import type { AttachTarget } from '../../contract/call-inputs';
 import type { Attachment, ComputeServer, Volume, VolumeRef } from '../../contract/model';
 import { cinderDetails, isServerConsumer, serverConsumer } from '../model';
 import { sanitizeUpstreamMessage } from '../../http/upstream-message';

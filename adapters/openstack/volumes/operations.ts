@@ -2,7 +2,9 @@
  * Cinder volumes: list, read, create, update, delete and extend, in the caller's project. The
  * asynchronous ones return their completion rule (`completion/rules.ts`).
  */
-import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { Accepted, BackendPage } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
+import type { DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
 import type { VolumePatch } from '../../contract/capabilities';
 import { BadUserInputError, inputField, NotFoundError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
