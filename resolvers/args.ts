@@ -15,9 +15,6 @@ import type { GatewayContext } from '../domain/context';
 /** An identifier argument for one backend: the shared rules, then that backend kind's rule for `position`. */
 export const idArg = (b: Pick<VolumeBackend, 'kind'>, position: IdPosition, v: string, argument: string): string => backendIdentifier(b.kind, position, v, argument);
 
-export const optionalIdArg = (b: Pick<VolumeBackend, 'kind'>, position: IdPosition, v: InputMaybe<string> | undefined, argument: string): string | undefined =>
-  v === null || v === undefined ? undefined : idArg(b, position, v, argument);
-
 /**
  * An identifier filter over several backends: refused when no selected backend could have such
  * an identifier (the first backend's reason is given); the shared rules always apply.

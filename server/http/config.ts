@@ -13,9 +13,6 @@ type HttpValues = SettingValues<typeof HTTP_SETTINGS>;
 /** CORS: off unless `origins` is non-empty. Meanings and defaults: {@link HTTP_SETTINGS}`.cors`. */
 export type CorsConfig = HttpValues['cors'];
 
-/** Per-caller limits (domain/caller-limiter.ts); a 0 turns that limit off. Meanings and defaults: {@link HTTP_SETTINGS}`.rateLimit`. */
-export type RateLimitConfig = HttpValues['rateLimit'];
-
 /** Trusted documents, when switched on. */
 export interface TrustedDocumentsConfig {
   /** The loaded list (from `HTTP_SETTINGS.trustedDocuments.path`). */

@@ -8,7 +8,6 @@ import { stringMap } from '../../contract/key-values';
 import type { Volume, VolumeRef } from '../../contract/model';
 import { existing, newId, now, transition, type MemoryContext } from '../context';
 import { deleteCascades, listsByPlugin } from './input';
-import { volumeKey } from '../data/store';
 import { conflict } from '../errors';
 
 const GIB = 1024 ** 3;
