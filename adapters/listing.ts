@@ -9,7 +9,10 @@
  * short and the cursor resumes where scanning stopped).
  */
 import { linkedAbort } from './contract/linked-abort';
-import { lacksCredential, type BackendPage, type CallOptions, type VolumeBackend, type VolumeListQuery } from './contract/backend';
+import { lacksCredential, type VolumeBackend } from './contract/backend';
+import type { BackendPage } from './contract/call-answers';
+import type { CallOptions } from './contract/call-options';
+import type { VolumeListQuery } from './contract/call-inputs';
 import { BackendTimeoutError, BadUserInputError, GatewayError } from './contract/errors';
 import { safeText } from './contract/input';
 import type { Volume } from './contract/model';
@@ -128,7 +131,7 @@ export function backendFailure(err: unknown): GatewayError {
 
 /**
  * The partial-result rule of every merged field (docs/schema.md, "Merged fields"), for reads that
- * answer each backend whole (plugins, a node's claims, a server's attachments; `listVolumesMerged`
+ * answer each backend whole (plugins, a node's claims, a server's attachments; `mergeVolumePages`
  * pages and applies the same rule per page): every backend at once; one that requires a
  * credential the request carried none for is left out as NO_CREDENTIAL without a call; one that
  * fails is left out as FAILED with its error (`backendFailure`). Parts come in `entries`' order.
@@ -193,7 +196,11 @@ interface Found {
   position: string;
 }
 
-export async function listVolumesMerged(r: MergedListRequest): Promise<Connection<Volume>> {
+/**
+ * Merges the backends' `listVolumes` pages into one connection page: each backend asked in order
+ * for what is still wanted (plus one, for an exact `hasNextPage`), within its deadline.
+ */
+export async function mergeVolumePages(r: MergedListRequest): Promise<Connection<Volume>> {
   if (r.after?.done) return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null }, omissions: [] };
   const want = r.first + 1;
   const found: Found[] = [];

@@ -2,7 +2,7 @@
  * A watcher's view of its backend's circuit breakers (`breaker.ts`): the watcher reports
  * DEGRADED as soon as one opens, without waiting for its own source to fail or fall silent.
  */
-import type { Breaker, BreakerStatus } from './http/breaker';
+import type { Breaker, BreakerStatus } from './contract/breaker';
 
 /** What a watcher does when a breaker opens or closes. */
 export interface BreakerHandlers {

@@ -281,7 +281,7 @@ whole project (100 volumes or 40 servers) and a pick, from the benchmark's own p
 The adapter shows below \`LIST_STRATEGY_THRESHOLD\` (volumes ${LIST_STRATEGY_THRESHOLD.volumes}, servers ${LIST_STRATEGY_THRESHOLD.servers}) and lists from there
 (\`adapters/openstack/backend.ts\`). Shows here are all sent at once; the adapter sends at most 16
 (volumes) or 8 (servers) at a time. Simulator costs are not a real cloud's: there a show is
-~20 ms of API and database work (shared/fixtures/recorded) and a list-detail grows with the
+~20 ms of API and database work (test/fixtures/recorded) and a list-detail grows with the
 project. The threshold is set below the simulator's crossing on purpose, to bound backend calls
 (one list instead of up to k shows); the comment on \`LIST_STRATEGY_THRESHOLD\` says why.
 

@@ -3,7 +3,7 @@
  * live path at once (ATTACHING/DETACHING before the backend finishes); each tracks the operation and
  * reads the volume back; each takes an idempotency key.
  */
-import type { AttachTarget, DetachTarget } from '../adapters/contract/backend';
+import type { AttachTarget, DetachTarget } from '../adapters/contract/call-inputs';
 import type { Attachment, OperationRecord, Volume, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from './context';
 import { operationId, volumeId } from './ids';

@@ -5,7 +5,7 @@
  * the same facts.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallerCredential, CallOptions } from '../adapters/contract/backend';
+import type { CallerCredential, CallOptions } from '../adapters/contract/call-options';
 import type { GatewayError } from '../adapters/contract/errors';
 import type { OperationTracker } from '../subscriptions/operations';
 import type { IdempotencyStore } from './idempotency';

@@ -1,5 +1,5 @@
 /** Host attachments step by step (the `hostAttachments` facet); attachVolume with a host does all steps at once. Each step takes an idempotency key. */
-import type { HostConnector } from '../adapters/contract/backend';
+import type { HostConnector } from '../adapters/contract/call-inputs';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
 import type { GatewayContext } from './context';
 import { oncePerKey, type IdempotencyInput } from './idempotency';

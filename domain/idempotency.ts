@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { ConflictError, IdempotencyKeyReusedError } from '../adapters/contract/errors';
 import { safeText } from '../adapters/contract/input';
-import type { CallerCredential } from '../adapters/contract/backend';
+import type { CallerCredential } from '../adapters/contract/call-options';
 import type { GatewayContext } from './context';
 
 /** How long a key is remembered after its create finished. */
@@ -30,7 +30,7 @@ export interface IdempotencyEntry {
   result?: unknown;
 }
 
-/** Storage of idempotency entries: in memory or in Redis (server/idempotency/), chosen by the wiring. */
+/** Storage of idempotency entries: in the process or in Redis (server/idempotency/), chosen by the wiring. */
 export interface IdempotencyStore {
   /**
    * Claims `scopedKey` for a new request: returns null when it was free (the caller now owns it),

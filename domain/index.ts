@@ -19,7 +19,7 @@
  * - snapshots: {@link createSnapshot} (idempotent), {@link deleteSnapshot}, {@link listSnapshots} — snapshots.ts
  * - a backend's own volume actions (`volumeActions`): {@link runVolumeAction}, {@link volumeImageMetadata} — volume-actions.ts
  * - the catalogue (`registration`): {@link registerVolume}, {@link deregisterVolume} — registration.ts
- * - reads: {@link getVolume}, {@link requireVolume}, {@link completeVolume}, {@link listVolumes}
+ * - reads: {@link getVolume}, {@link requireVolume}, {@link completeVolume}, {@link listVolumesAcrossBackends}
  *   (merged across backends), {@link attachmentOf} — reads.ts
  * - the caller's namespace on a backend, named (`callerScope`): {@link callerNamespace} — namespaces.ts
  * - operations: {@link loadOperation} (what the caller may see), {@link operationsOf},
@@ -36,7 +36,7 @@ export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, oncePerKey, t
 export type { CheckedFor } from './input';
 export { callerNamespace } from './namespaces';
 export { done, loadOperation, operationsOf, operationTarget, readBack, target, track, trackedOncePerKey, type OperationTarget } from './operations';
-export { attachmentOf, completeVolume, getVolume, listVolumes, requireVolume, type ListVolumes } from './reads';
+export { attachmentOf, completeVolume, getVolume, listVolumesAcrossBackends, requireVolume, type VolumesAcrossBackends } from './reads';
 export { deregisterVolume, registerVolume, type DeregisterVolume, type RegisterVolume } from './registration';
 export { createSnapshot, deleteSnapshot, listSnapshots, type CreateSnapshot, type DeleteSnapshot, type ListSnapshots, type SnapshotChange } from './snapshots';
 export { runVolumeAction, volumeImageMetadata, type RunVolumeAction, type VolumeActionOutcome } from './volume-actions';

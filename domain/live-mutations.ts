@@ -3,7 +3,7 @@
  * execution context that carries it (`GatewayContext.live`), so the context needs nothing of
  * `subscriptions/`; the live hub's feed implements it (subscriptions/live/feed.ts).
  */
-import type { AttachTarget, DetachTarget } from '../adapters/contract/backend';
+import type { AttachTarget, DetachTarget } from '../adapters/contract/call-inputs';
 import type { Attachment, VolumeRef } from '../adapters/contract/model';
 
 /** An attach or detach the gateway just accepted (the live path shows it before the watcher does). */

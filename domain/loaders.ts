@@ -5,7 +5,9 @@
  * `volume`, so a detail read never repeats a list's work.
  */
 import DataLoader from 'dataloader';
-import type { CallOptions, SnapshotRef, VolumeBackend } from '../adapters/contract/backend';
+import type { VolumeBackend } from '../adapters/contract/backend';
+import type { CallOptions } from '../adapters/contract/call-options';
+import type { SnapshotRef } from '../adapters/contract/call-inputs';
 import { asError, mapSettled } from '../adapters/http/concurrency';
 import { mergeParts, readEachBackend, type Merged } from '../adapters/listing';
 import type { Attachment, BackendHealth, ComputeServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';

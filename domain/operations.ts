@@ -2,7 +2,7 @@
  * Tracked operations: how a use case hands its accepted change to the tracker, reads the changed
  * volume back, and which operations a caller may see.
  */
-import type { Accepted } from '../adapters/contract/backend';
+import type { Accepted } from '../adapters/contract/call-answers';
 import { OperationRecordGoneError } from '../adapters/contract/errors';
 import { decodeGlobalId } from '../adapters/contract/ids';
 import type { OperationKind, OperationRecord, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';

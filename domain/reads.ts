@@ -4,7 +4,7 @@
  */
 import { NotFoundError } from '../adapters/contract/errors';
 import type { Attachment, Volume, VolumeRef } from '../adapters/contract/model';
-import { listVolumesMerged, type Connection, type ListCursor, type MergedListRequest } from '../adapters/listing';
+import { mergeVolumePages, type Connection, type ListCursor, type MergedListRequest } from '../adapters/listing';
 import type { GatewayContext } from './context';
 
 /** A volume by ref through the execution's loader; null when it does not exist. */
@@ -20,7 +20,8 @@ export async function requireVolume(ctx: GatewayContext, ref: VolumeRef): Promis
 /** The volume with everything a full read has (itself when it came from one). */
 export const completeVolume = (ctx: GatewayContext, v: Volume): Promise<Volume> => (v.complete ? Promise.resolve(v) : requireVolume(ctx, v.ref));
 
-export interface ListVolumes {
+/** What {@link listVolumesAcrossBackends} is asked. */
+export interface VolumesAcrossBackends {
   /** The backends to list, in order. */
   backends: MergedListRequest['backends'];
   /** The checked query every backend gets. */
@@ -33,10 +34,13 @@ export interface ListVolumes {
   after: ListCursor | null;
 }
 
-/** One page merged across backends; a backend that fails or lacks a credential is an omission. */
-export async function listVolumes(ctx: GatewayContext, input: ListVolumes): Promise<Connection<Volume>> {
+/**
+ * The volume list use case: one page merged across the asked backends (a backend that fails or lacks
+ * a credential is an omission), filtered by status, its full volumes primed into the loader.
+ */
+export async function listVolumesAcrossBackends(ctx: GatewayContext, input: VolumesAcrossBackends): Promise<Connection<Volume>> {
   const statuses = input.statuses;
-  const result = await listVolumesMerged({
+  const result = await mergeVolumePages({
     backends: input.backends,
     query: input.query,
     keep: statuses ? (v) => statuses.has(v.status) : undefined,

@@ -1,6 +1,6 @@
 /** The configured backends, in configuration order (the order of merged listings). */
 import type { VolumeBackend } from '../adapters/contract/backend';
-import { BreakerBoard } from '../adapters/http/breaker';
+import { BreakerBoard } from '../adapters/contract/breaker';
 import { FACET_NAMES, type BackendFacets, type Facet, type FacetNames } from '../adapters/contract/capabilities';
 import { DEFAULT_LIST_BACKEND_DEADLINE_MS } from '../adapters/listing';
 import { BadUserInputError, NotFoundError, UnsupportedByBackendError } from '../adapters/contract/errors';

@@ -2,7 +2,8 @@
  * GraphQL arguments → adapter inputs, with the shared input rules applied before any backend
  * call. Resolvers call these; adapters receive only checked values.
  */
-import type { HostConnector, OwnCreateInput, VolumeBackend, VolumeSpec } from '../adapters/contract/backend';
+import type { VolumeBackend } from '../adapters/contract/backend';
+import type { HostConnector, OwnCreateInput, VolumeSpec } from '../adapters/contract/call-inputs';
 import { BadUserInputError } from '../adapters/contract/errors';
 import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/contract/ids';
 import { byteCount, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
@@ -13,9 +14,6 @@ import type { GatewayContext } from '../domain/context';
 
 /** An identifier argument for one backend: the shared rules, then that backend kind's rule for `position`. */
 export const idArg = (b: Pick<VolumeBackend, 'kind'>, position: IdPosition, v: string, argument: string): string => backendIdentifier(b.kind, position, v, argument);
-
-export const optionalIdArg = (b: Pick<VolumeBackend, 'kind'>, position: IdPosition, v: InputMaybe<string> | undefined, argument: string): string | undefined =>
-  v === null || v === undefined ? undefined : idArg(b, position, v, argument);
 
 /**
  * An identifier filter over several backends: refused when no selected backend could have such

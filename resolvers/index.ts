@@ -4,7 +4,7 @@
  * registrations, server/kinds/), merged root field by root field.
  */
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
-import { GraphQLScalarType, Kind } from 'graphql';
+import { GraphQLScalarType } from 'graphql';
 import type { Resolvers } from '../schema/generated/resolvers-types';
 import { attachmentQueries, attachmentType, consumerType, serverType } from './attachment';
 import { backendQueries, backendType } from './backend';
@@ -24,7 +24,7 @@ const DateTime = new GraphQLScalarType({
   name: 'DateTime',
   serialize: (v) => (typeof v === 'string' ? v : DateTimeResolver.serialize(v)),
   parseValue: (v) => DateTimeResolver.parseValue(v),
-  parseLiteral: (ast) => (ast.kind === Kind.STRING ? DateTimeResolver.parseLiteral(ast) : DateTimeResolver.parseLiteral(ast)),
+  parseLiteral: (ast) => DateTimeResolver.parseLiteral(ast),
 });
 
 /** Connection info is untyped JSON; it is output only. */

@@ -31,7 +31,6 @@ export const snapshotQueries: Pick<QueryResolvers, 'volumeSnapshots' | 'volumeSn
 export const snapshotMutations: Pick<MutationResolvers, 'createVolumeSnapshot' | 'deleteVolumeSnapshot'> = {
   createVolumeSnapshot: async (_p, { input }, ctx) => {
     const volume = volumeRefFromId(ctx, input.volumeId, 'input.volumeId');
-    const b = ctx.registry.forId(volume.backend);
     const spec = {
       volume,
       name: safeText(input.name, 'input.name', 256),

@@ -2,7 +2,7 @@
  * Core volume mutations: each maps its arguments to a use case's checked input (domain/volumes.ts,
  * domain/attachments.ts) and calls it; the use case tracks, notifies and reads back.
  */
-import type { AttachTarget, DetachTarget } from '../adapters/contract/backend';
+import type { AttachTarget, DetachTarget } from '../adapters/contract/call-inputs';
 import { BadUserInputError } from '../adapters/contract/errors';
 import { safeText } from '../adapters/contract/input';
 import { attachVolume, createVolume, deleteVolume, detachVolume, extendVolume, updateVolume } from '../domain';

@@ -2,7 +2,7 @@
 import { pageSize, safeText } from '../adapters/contract/input';
 import { decodeCursor } from '../adapters/listing';
 import type { VolumeRef } from '../adapters/contract/model';
-import { completeVolume, getVolume, listVolumes, operationsOf, volumeId } from '../domain';
+import { completeVolume, getVolume, listVolumesAcrossBackends, operationsOf, volumeId } from '../domain';
 import type { GatewayContext } from '../domain/context';
 import type { QueryResolvers, VolumeDetailsResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
 import { filterIdArg, globalIdArg, idArg, namespaceArg, ownFields } from './args';
@@ -20,7 +20,7 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
     const backends = ctx.registry.select('LIST_VOLUMES', filter?.backends, 'filter.backends');
     const cursor = after ? decodeCursor(after, backends.map((b) => b.id)) : null;
     const statuses = filter?.status && filter.status.length > 0 ? new Set(filter.status) : null;
-    const result = await listVolumes(ctx, {
+    const result = await listVolumesAcrossBackends(ctx, {
       backends,
       query: {
         namespace: filter?.namespace === '*' ? '*' : (filterIdArg(backends, 'namespace', filter?.namespace, 'filter.namespace') ?? '*'),

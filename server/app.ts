@@ -50,7 +50,7 @@ export interface GatewayOptions {
   /**
    * With `redis` (scale-out) the default tracker keeps its records in Redis, idempotency keys are
    * kept there too, `/readyz` reports it, and `stop()` closes the connection after in-flight work.
-   * Without it records and keys stay in memory.
+   * Without it records and keys stay in the process.
    */
   config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis' | 'tls' | 'managementPort' | 'executionEngine' | 'compiledDocumentsMaxBytes' | 'compiledDocumentsSightings'>> & {
     /** HTTP edge settings (server/http/config.ts); any group or field left out takes its default. */
@@ -68,13 +68,13 @@ export interface GatewayOptions {
   logger: Logger;
   /** Served at `/metrics`; pass the instance the registry's transport reports to. @default a new one */
   metrics?: GatewayMetrics;
-  /** Tracks asynchronous mutations. @default a new in-memory tracker reporting to `metrics` */
+  /** Tracks asynchronous mutations. @default a new in-process tracker reporting to `metrics` */
   operations?: OperationTracker;
   /** Poll settings of the default tracker. */
   operationOptions?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
   /**
    * Feeds graphql-ws subscriptions (same port and path, server/ws/). `stop()` closes it after the
-   * sockets. @default a live hub over this gateway's backends and an in-memory event log
+   * sockets. @default a live hub over this gateway's backends and an in-process event log
    * (`config.events`); `false`: none, every subscription is answered SUBSCRIPTIONS_UNAVAILABLE
    */
   live?: LiveHub | false;
@@ -105,8 +105,6 @@ export interface RunningGateway {
   /** Closes every socket with 1012, stops accepting, finishes in-flight requests, closes the hub and backend pools. */
   stop(): Promise<void>;
 }
-
-export { WS_CLOSE_WAIT_MS };
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const { registry, logger } = o;

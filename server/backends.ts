@@ -1,7 +1,7 @@
 /** Builds one `VolumeBackend` per configured backend, each through its kind's module. */
-import { BREAKER_DEFAULTS, BreakerBoard, type BreakerOptions } from '../adapters/http/breaker';
+import { BREAKER_DEFAULTS, BreakerBoard, type BreakerOptions } from '../adapters/contract/breaker';
 import { KIND_NAMES, moduleForKind } from './kinds';
-import type { CallRecord } from '../adapters/http/transport';
+import type { CallRecord } from '../adapters/contract/module';
 import type { BackendEntry } from './config';
 import { BackendRegistry } from '../domain/registry';
 

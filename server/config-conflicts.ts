@@ -8,7 +8,7 @@
  * across sections.
  */
 import type { SettingSource } from '../adapters/contract/settings';
-import { ConfigError, settingName } from './config-values';
+import { ConfigError, settingName } from '../adapters/contract/settings';
 import { GATEWAY_SETTINGS } from './config-definition';
 
 /** What the checks read of the configuration as loaded. */

@@ -10,7 +10,7 @@
  */
 import { COMMON_BACKEND_SETTINGS, type BackendModule, type CommonBackendSettings } from '../adapters/contract/module';
 import { DEFAULT_MAX_CONCURRENT_READS } from '../domain/context';
-import { integer, oneOf, setting, text, type SettingsGroup } from './config-values';
+import { integer, oneOf, setting, text, type SettingsGroup } from '../adapters/contract/settings';
 import { DEMO_SETTINGS } from './demo-settings';
 import { HTTP_SETTINGS } from './http/config';
 import { LIMITS_SETTINGS } from './limits/config';

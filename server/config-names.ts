@@ -7,10 +7,9 @@
  * The names come from the config definition (server/config-definition.ts): adding a setting there
  * makes it known here.
  */
-import { settingLeaves } from '../adapters/contract/settings';
+import { settingLeaves, ConfigError } from '../adapters/contract/settings';
 import { BACKEND_MODULES } from './kinds';
 import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, backendSettings, GATEWAY_SETTINGS } from './config-definition';
-import { ConfigError } from './config-values';
 import { editDistance, isServiceLink, nearMissOf, PLATFORM_ENV_PREFIXES, settingShaped } from './config-near-names';
 
 /**

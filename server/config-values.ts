@@ -1,34 +1,9 @@
 /**
- * Reading one configuration value: the shared rules and the one error type (declared in the
- * contract, adapters/contract/settings.ts, so backend modules use the same), plus the rules only
- * the gateway's own settings need. Imports nothing of the gateway, so every config module can
- * use it without a cycle.
+ * The rules only the gateway's own settings need (browser origins); the shared rules and the one
+ * error type are the contract's (adapters/contract/settings.ts), so backend modules use the same.
+ * Imports nothing of the gateway, so every config module can use it without a cycle.
  */
 import { ConfigError, type Rule } from '../adapters/contract/settings';
-
-export {
-  boolean,
-  booleanSetting,
-  ConfigError,
-  decimal,
-  integer,
-  LOOSE_BOOLEAN,
-  numberSetting,
-  oneOf,
-  readGroup,
-  readSetting,
-  pickValue,
-  setting,
-  settingName,
-  STRICT_BOOLEAN,
-  text,
-  defaultsOf,
-  type BooleanWords,
-  type Rule,
-  type Setting,
-  type SettingsGroup,
-  type SettingValues,
-} from '../adapters/contract/settings';
 
 /**
  * A list of browser origins (scheme://host[:port], no path or trailing slash) or `*`, from a

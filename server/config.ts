@@ -4,11 +4,10 @@
  * config definition (server/config-definition.ts); docs/configuration.md lists the same settings.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, readGroup, readSetting } from './config-values';
+import { ConfigError, readGroup, readSetting, entryFromEnv } from '../adapters/contract/settings';
 import { checkSettingNames, envId } from './config-names';
 import { checkConflicts } from './config-conflicts';
 import { COMMON_BACKEND_SETTINGS, type CommonBackendSettings } from '../adapters/contract/module';
-import { entryFromEnv } from '../adapters/contract/settings';
 import { BACKEND_MODULES, moduleForKind } from './kinds';
 import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, SERVER_SETTINGS, type LogLevel } from './config-definition';
 import { loadRedisConfig, type RedisConfig } from './redis-config';
@@ -71,9 +70,6 @@ export interface GatewayConfig {
   /** Circuit breakers, merged lists' per-backend deadline, readiness (files `breaker`, `readiness`; server/resilience-config.ts). */
   resilience: ResilienceConfig;
 }
-
-export type { RedisConfig } from './redis-config';
-export { ConfigError };
 
 function backend(raw: Record<string, unknown>, where: string): BackendConfig {
   const src = { file: raw, path: where };

@@ -6,8 +6,8 @@
  * - `<header>-<backend-id>: <secret>`: sent to that backend only (wins over the former).
  * The gateway's own configured tokens are never used for callers' requests.
  */
-import type { CallerCredential } from '../adapters/contract/backend';
-import { checkHeaderValue } from '../adapters/http/headers';
+import type { CallerCredential } from '../adapters/contract/call-options';
+import { checkHeaderValue } from '../adapters/contract/header-value';
 import { perBackendHeader } from '../adapters/contract/module';
 import { BACKEND_MODULES, moduleForBackend } from './kinds';
 import type { BackendRegistry } from '../domain/registry';

@@ -5,7 +5,7 @@
  * goes through the simulator's own API, as a scheduler or a user would. A failed step is
  * reported and the cycle goes on; `stop()` waits for a step in progress.
  */
-import { pickValue, readGroup } from './config-values';
+import { pickValue, readGroup } from '../adapters/contract/settings';
 import { DEMO_SETTINGS } from './demo-settings';
 import type { DemoActivityStep } from '../simulators/common/demo-backend';
 
@@ -20,9 +20,6 @@ export interface DemoActivityOptions {
   /** Told of a failed step; the cycle goes on. @default a console warning, at most one a minute */
   onError?: (name: string, err: unknown) => void;
 }
-
-// A step is the demo parts' type (simulators/common/demo-backend.ts): they make the steps.
-export type { DemoActivityStep } from '../simulators/common/demo-backend';
 
 export interface DemoActivity {
   /** Steps run so far, failed ones included. */

@@ -1,5 +1,5 @@
 /** Demo mode's own settings (environment only; ignored outside demo mode): server/demo-activity.ts reads them. */
-import { integer, oneOf, setting } from './config-values';
+import { integer, oneOf, setting } from '../adapters/contract/settings';
 
 export const DEMO_SETTINGS = {
   activity: setting({

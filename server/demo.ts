@@ -11,8 +11,6 @@ import { demoParts, moduleForKind, type DemoInfo } from './kinds';
 import type { BackendEntry } from './config';
 import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions } from './demo-activity';
 
-export type { DemoInfo } from './kinds';
-
 export interface DemoBackends {
   backends: BackendEntry[];
   /** What each kind's demo part started, by config kind (its tokens, URLs, ids; demo data only). */
@@ -37,8 +35,6 @@ export interface DemoBackendsOptions {
    */
   activity?: DemoActivityOptions | false;
 }
-
-
 
 /** Whether `host` is a loopback address (only this machine can connect). */
 export function isLoopbackHost(host: string): boolean {

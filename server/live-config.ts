@@ -6,7 +6,7 @@
  */
 import { EVENT_LOG_DEFAULTS } from '../subscriptions/events';
 import { BUDGET_DEFAULTS, LIVE_HUB_DEFAULTS } from '../subscriptions/live';
-import { defaultsOf, integer, readGroup, setting, type SettingValues } from './config-values';
+import { defaultsOf, integer, readGroup, setting, type SettingValues } from '../adapters/contract/settings';
 
 /** The `live` group. */
 export const LIVE_SETTINGS = {

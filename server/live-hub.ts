@@ -1,12 +1,12 @@
 /**
  * The gateway's live hub (docs/subscriptions.md): this gateway's backends' watchers, registered in
- * the watcher directory, an in-memory event log, the live settings, and the hub's metrics and logs.
+ * the watcher directory, an in-process event log, the live settings, and the hub's metrics and logs.
  */
 import type { GraphQLSchema } from 'graphql';
 import { createExecutionContext, type GatewayServices } from '../domain/context';
 import type { WatcherDirectory } from '../domain/watchers';
 import { loadOperation } from '../domain';
-import { MemoryEventLog } from '../subscriptions/events';
+import { InProcessEventLog } from '../subscriptions/events';
 import { createLiveHub, type RunningLiveHub } from '../subscriptions/live';
 import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
 import type { Logger } from './logger';
@@ -33,7 +33,7 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
   const c = { ...LIVE_DEFAULTS, ...o.live };
   const { logger, services } = o;
   const hub = createLiveHub({
-    log: new MemoryEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
+    log: new InProcessEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
     services,
     watchers: o.watchers,
     createContext: (r) => createExecutionContext(services, r),

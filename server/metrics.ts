@@ -5,8 +5,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LiveHubMetrics } from './live-metrics';
-import type { BreakerBoard, BreakerState } from '../adapters/http/breaker';
-import type { CallRecord } from '../adapters/http/transport';
+import type { BreakerBoard, BreakerState } from '../adapters/contract/breaker';
+import type { CallRecord } from '../adapters/contract/module';
 import type { CompiledDocumentsStats } from './execution/compiled-documents';
 
 /** The gauge value of each breaker state. */

@@ -1,5 +1,5 @@
 /**
- * The gateway's operation tracker: records kept in Redis when replicas share it (else in memory),
+ * The gateway's operation tracker: records kept in Redis when replicas share it (else in the process),
  * completion rules evaluated by the backend that made the change, watched operations decided by
  * the watcher directory, and every state change counted in the metrics and a finished one logged.
  */

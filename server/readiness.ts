@@ -15,7 +15,7 @@
  * all at once, though queries still return partial results. Redis down alone leaves the gateway
  * ready as well (keyed creates are refused meanwhile).
  */
-import type { BreakerStatus } from '../adapters/http/breaker';
+import type { BreakerStatus } from '../adapters/contract/breaker';
 import type { BackendHealth, BackendKind } from '../adapters/contract/model';
 import type { WatcherStatus } from '../adapters/contract/watch';
 import type { RedisHealth } from './redis';

@@ -3,7 +3,7 @@
  * replicas. Its own module, so server/redis.ts takes its type without importing server/config.
  */
 import { DEFAULT_REDIS_KEY_PREFIX } from '../subscriptions/operations/redis-store';
-import { ConfigError, readGroup, setting, text, type Rule } from './config-values';
+import { ConfigError, readGroup, setting, text, type Rule } from '../adapters/contract/settings';
 
 /** A Redis URL, checked without ever echoing it (it may carry a password). */
 const redisUrl: Rule<string> = {

@@ -8,8 +8,6 @@
  */
 import { Redis } from 'ioredis';
 import type { RedisConfig } from './redis-config';
-
-export type { RedisConfig } from './redis-config';
 import type { Logger } from './logger';
 
 /** What `/readyz` reports about Redis. */

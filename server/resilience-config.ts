@@ -5,9 +5,9 @@
  * file `readiness`). Declared once in {@link BREAKER_SETTINGS} and {@link READINESS_SETTINGS};
  * their defaults are the ones the breaker, the list merge and readiness use when built in code.
  */
-import { BREAKER_DEFAULTS, type BreakerOptions } from '../adapters/http/breaker';
+import { BREAKER_DEFAULTS, type BreakerOptions } from '../adapters/contract/breaker';
 import { DEFAULT_LIST_BACKEND_DEADLINE_MS } from '../adapters/listing';
-import { ConfigError, integer, oneOf, pickValue, readGroup, setting } from './config-values';
+import { ConfigError, integer, oneOf, pickValue, readGroup, setting } from '../adapters/contract/settings';
 import { READINESS_DEFAULTS, type ReadinessConfig, type ReadinessRequire } from './readiness';
 
 export interface ResilienceConfig {

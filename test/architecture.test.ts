@@ -17,7 +17,7 @@ import {
   stringViolations,
 } from './support/backend-knowledge';
 import { folderCycles, layerOf } from './support/folder-cycles';
-import { fileImports, files, imports, importStatements, root } from './support/source-imports';
+import { fileImports, files, imports, importStatements, reExports, root } from './support/source-imports';
 
 /**
  * What `domain/` may import from `subscriptions/`, and how: the operation tracker (the domain
@@ -28,6 +28,15 @@ import { fileImports, files, imports, importStatements, root } from './support/s
 const DOMAIN_MAY_IMPORT_FROM_SUBSCRIPTIONS: Readonly<Record<string, 'types' | 'values'>> = {
   'subscriptions/operations': 'values', // the operation tracker and what it asks of the watcher directory
 };
+
+/**
+ * What `resolvers/` imports (docs/architecture.md, "Layout"): the domain's use cases and execution
+ * context, the contract, merged paging and cursors (`adapters/listing.ts`), the generated resolver
+ * types, graphql and graphql-scalars, and the live path's event view as a type; a backend's
+ * resolvers (`resolvers/<kind>/`) also their own adapter folder, for its model and types.
+ */
+const RESOLVERS_MAY_IMPORT = [/^domain(\/|$)/, /^adapters\/contract\//, /^adapters\/listing$/, /^schema\/generated\/resolvers-types$/, /^resolvers\//, /^graphql(-scalars)?$/];
+const RESOLVERS_MAY_IMPORT_TYPES = [/^subscriptions\/live\/view$/];
 
 /** The folders below the wiring and what each imports (value or type): server/ may import them all, so it is left out. */
 function layerImports(): Map<string, Set<string>> {
@@ -49,6 +58,16 @@ describe('layering', () => {
         .filter((i) => /^adapters\/[^/]+\/(results|requests|client|urls)$/.test(i) || i === 'adapters/http/transport' || i === 'undici' || i.startsWith('node:http'))
         .map((i) => `${f} → ${i}`),
     );
+    expect(offending).toEqual([]);
+  });
+
+  it('should import into resolvers/ only the domain, the contract, merged paging, the generated types and the live event view (a type); a backend\'s resolvers also their adapter folder', () => {
+    const offending = files('resolvers').flatMap((f) => {
+      const own = /^resolvers\/([^/]+)\//.exec(f)?.[1];
+      return importStatements(f)
+        .filter(({ spec, typeOnly }) => !RESOLVERS_MAY_IMPORT.some((re) => re.test(spec)) && !(typeOnly && RESOLVERS_MAY_IMPORT_TYPES.some((re) => re.test(spec))) && !(own && spec.startsWith(`adapters/${own}/`)))
+        .map(({ spec, typeOnly }) => `${f} → ${spec}${typeOnly ? ' (types)' : ''}`);
+    });
     expect(offending).toEqual([]);
   });
 
@@ -157,6 +176,13 @@ describe('layering', () => {
       ),
     );
     expect(offending).toEqual([]);
+  });
+
+  it('should re-export another module\'s names only from a folder\'s index.ts, the registrations and the model\'s parts (no shim keeps an old import path)', () => {
+    const mayReExport = (f: string): boolean => f.endsWith('/index.ts') || f === 'server/kinds/registered.ts' || f === 'adapters/contract/model.ts';
+    const production = ['adapters', 'domain', 'resolvers', 'schema', 'server', 'simulators', 'subscriptions', 'bench', 'scripts'].flatMap((d) => files(d));
+    expect(production.filter((f) => !mayReExport(f)).flatMap((f) => reExports(f).map((r) => `${f} → ${r}`))).toEqual([]);
+    expect(reExports('sample.ts', "import { A, type B } from './a';\nexport { A };\nexport type { C } from './c';\nexport const D = 1;")).toEqual(['./c', 'A']);
   });
 
   it('should not mock modules in tests', () => {
@@ -276,11 +302,12 @@ const SAMPLE = [
   "const mappers = { NomadNode: '../../adapters/nomad/model#NomadNodeRef' };",
   "const demo = () => require('../simulators/openstack/demo-backend');",
   '// Nomad, Cinder and Nova in a comment are documentation.',
+  '// The stores kept in the process are InProcess…: "memory" is the memory backend\'s word alone.',
   'class MemoryEventLog {}',
 ].join('\n');
 
 const SAMPLE_FINDINGS = (f: string, resolved: (spec: string) => string): Record<string, string[]> => ({
-  identifiers: ['nomadModule', 'openstackResolvers', 'RegisterNomadVolumeInput', 'NomadNode'].map((id) => `${f}: ${id}`),
+  identifiers: ['nomadModule', 'openstackResolvers', 'RegisterNomadVolumeInput', 'NomadNode', 'MemoryEventLog'].map((id) => `${f}: ${id}`),
   strings: ["'../adapters/nomad/module'", "'../resolvers/openstack'", "'Cinder volume actions'", "'Nova servers'", "'../../adapters/nomad/model#NomadNodeRef'", "'../simulators/openstack/demo-backend'"].map((s) => `${f}: ${s}`),
   imports: [resolved('../adapters/nomad/module'), resolved('../resolvers/openstack'), '../simulators/openstack/demo-backend'].map((spec) => `${f} → ${spec}`),
 });

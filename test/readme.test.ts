@@ -228,7 +228,7 @@ describe('README examples', () => {
     const current = await new AsyncFunction('createClient', 'WebSocket', 'process', 'console', 'setTimeout', `${body}\nreturn () => client;`)(createClient, WebSocket, { env }, fakeConsole, trackedTimeout);
     try {
       await until(() => logs.includes('SUBSCRIBED'), 'SUBSCRIBED', 30_000);
-      // A gateway restart: its sockets close with 1012, and its in-memory log starts a new epoch.
+      // A gateway restart: its sockets close with 1012, and its in-process log starts a new epoch.
       const port = gateway.port;
       await gateway.stop();
       await until(() => logs.includes('closed 1012'), 'close 1012', 30_000);

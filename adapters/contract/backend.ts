@@ -11,26 +11,6 @@ import type { CallOptions, CallerCredential, ProbeCall } from './call-options';
 import type { BackendFacets } from './capabilities';
 import type { Attachment, BackendHealth, BackendKind, Capability, Snapshot, Volume, VolumeRef } from './model';
 
-// The call types live in leaf files (no import cycle with capabilities.ts); importable from here as before.
-export type { PendingChange } from './completion';
-export type { CallOptions, CallerCredential, ProbeCall } from './call-options';
-export type { Accepted, BackendPage, OpaquePage, Positioned } from './call-answers';
-export type {
-  AttachTarget,
-  DeleteSnapshotOptions,
-  DeleteVolumeOptions,
-  DetachTarget,
-  HostConnector,
-  OwnAttachInput,
-  OwnCreateInput,
-  OwnInput,
-  SnapshotListQuery,
-  SnapshotRef,
-  SnapshotSpec,
-  VolumeListQuery,
-  VolumeSpec,
-} from './call-inputs';
-
 /**
  * True when `backend` needs a caller credential (`requiresCredential`) and `credential` carries
  * none: the backend is left out as `NO_CREDENTIAL` (not an error), by merged lists and subscriptions alike.
@@ -66,6 +46,7 @@ export interface VolumeBackend extends BackendFacets {
    *   breakers that are not closed, and close them (`breaker.ts`). @default a caller's read of health
    */
   health(signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth>;
+  /** One page of this backend's volumes (list stubs may be incomplete: `complete: false`), from `q.token` on. */
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>>;
   /** Full read; null when the volume does not exist (or the caller may not see it, if the backend hides it). */
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null>;

@@ -9,9 +9,6 @@
 import { ErrorCode, GatewayError } from '../contract/errors';
 import { checkHeaderValue } from '../contract/header-value';
 
-// The header-value rule is an input rule (the contract's); importable from here as before.
-export { checkHeaderValue, headerValueProblem, isPrintableLatin1 } from '../contract/header-value';
-
 /** RFC 9110 `token`, the syntax of a field name. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 

@@ -9,7 +9,7 @@
  */
 import { linkedAbort } from '../contract/linked-abort';
 import { errors as undiciErrors } from 'undici';
-import type { Breaker, CallOutcome } from './breaker';
+import type { Breaker, CallOutcome } from '../contract/breaker';
 import type { CallBudget } from '../contract/budget';
 import type { ProbeCall } from '../contract/call-options';
 import { BackendTimeoutError, BackendUnavailableError, ErrorCode, GatewayError } from '../contract/errors';
@@ -17,9 +17,6 @@ import { checkOutgoing } from './headers';
 import { PoolKeeper, type CallState } from './pool';
 import { startClientSpan } from './tracing';
 import { COMMON_BACKEND_DEFAULTS, type CallRecord } from '../contract/module';
-
-// Declared in the contract (a module's factory gets `onCall`); importable from here as before.
-export type { CallRecord } from '../contract/module';
 
 /** Options of one backend's transport. */
 export interface TransportOptions {

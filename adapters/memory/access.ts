@@ -4,7 +4,7 @@
  * FORBIDDEN — and `onAnswer` hears the status an HTTP backend would have answered.
  */
 import { createHash } from 'node:crypto';
-import type { CallOptions, CallerCredential } from '../contract/backend';
+import type { CallOptions, CallerCredential } from '../contract/call-options';
 import type { Volume } from '../contract/model';
 import type { AccessGrant } from '../contract/watch';
 import type { GrantData, MemoryData, TokenData } from './data/shape';

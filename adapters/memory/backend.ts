@@ -6,29 +6,15 @@
  * (`volumes/`, `attachments/`, `snapshots/`, `completion/`, `watch/`, `access.ts`, `health.ts`,
  * and `data/keeper.ts` for the data's load, reset, reload and write-back).
  */
-import type {
-  Accepted,
-  AttachTarget,
-  BackendPage,
-  CallOptions,
-  CallerCredential,
-  DeleteSnapshotOptions,
-  DeleteVolumeOptions,
-  DetachTarget,
-  OpaquePage,
-  SnapshotListQuery,
-  SnapshotRef,
-  SnapshotSpec,
-  VolumeBackend,
-  VolumeListQuery,
-  VolumeSpec,
-  ProbeCall,
-} from '../contract/backend';
+import type { VolumeBackend } from '../contract/backend';
+import type { Accepted, BackendPage, OpaquePage } from '../contract/call-answers';
+import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from '../contract/call-inputs';
+import type { CallOptions, CallerCredential, ProbeCall } from '../contract/call-options';
 import { advertise, CORE_CAPABILITIES, type SnapshotReads, type VolumePatch, type VolumeUpdates } from '../contract/capabilities';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
 import type { BackendHealth, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
-import { BreakerBoard } from '../http/breaker';
+import { BreakerBoard } from '../contract/breaker';
 import { MemoryAccess } from './access';
 import * as attach from './attachments/operations';
 import type { MemoryContext } from './context';
@@ -131,7 +117,7 @@ export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotRead
   // ---- core -----------------------------------------------------------------------------------
 
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
-    return volumes.listVolumes(this.#ctx, q, o);
+    return volumes.volumePage(this.#ctx, q, o);
   }
 
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null> {

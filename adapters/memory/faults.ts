@@ -3,9 +3,9 @@
  * without a cloud. Off by default: reads and writes then answer at once. Every call also takes one
  * unit of the execution's budget and goes through the backend's breaker, as an HTTP call would.
  */
-import type { CallOptions } from '../contract/backend';
+import type { CallOptions } from '../contract/call-options';
 import { BackendUnavailableError, GatewayError } from '../contract/errors';
-import type { BreakerBoard } from '../http/breaker';
+import type { BreakerBoard } from '../contract/breaker';
 import { unavailable } from './errors';
 
 /** Injected faults (settings `latencyMs`, `latencyJitterMs`, `failureRate`). */

@@ -3,7 +3,7 @@
  * ACL is per namespace and no volume field depends on the caller, so a grant is all or nothing
  * and nothing is redacted.
  */
-import type { CallOptions } from '../contract/backend';
+import type { CallOptions } from '../contract/call-options';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../contract/errors';
 import type { Volume, VolumeRef } from '../contract/model';
 import type { AccessGrant, ViewReadProof } from '../contract/watch';

@@ -10,28 +10,14 @@
  * cannot do (attach, extend, detach from anything but a node) is refused with the reason
  * (`volumes/operations.ts`).
  */
-import type {
-  Accepted,
-  AttachTarget,
-  BackendPage,
-  CallOptions,
-  DeleteSnapshotOptions,
-  DeleteVolumeOptions,
-  DetachTarget,
-  OpaquePage,
-  OwnCreateInput,
-  SnapshotListQuery,
-  SnapshotRef,
-  SnapshotSpec,
-  VolumeBackend,
-  VolumeListQuery,
-  VolumeSpec,
-  ProbeCall,
-} from '../contract/backend';
+import type { VolumeBackend } from '../contract/backend';
+import type { Accepted, BackendPage, OpaquePage } from '../contract/call-answers';
+import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, OwnCreateInput, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from '../contract/call-inputs';
+import type { CallOptions, ProbeCall } from '../contract/call-options';
 import { advertise, type CoreCapability, type NodeAttachments, type StoragePlugins, type VolumeReader, type VolumeRegistration } from '../contract/capabilities';
 import type { Attachment, BackendHealth, ExternalVolume, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type { AccessGrant, SubscriberAccess, ViewReadProof, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
-import { BreakerBoard, type Breaker } from '../http/breaker';
+import { BreakerBoard, type Breaker } from '../contract/breaker';
 import type { TransportOptions } from '../http/transport';
 import * as access from './access';
 import { NAMESPACE_READ_PROOF } from './access';
@@ -103,7 +89,7 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
   // ---- volumes ----------------------------------------------------------------------------
 
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
-    return volumes.listVolumes(this.#ctx, q, o);
+    return volumes.volumePage(this.#ctx, q, o);
   }
 
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null> {

@@ -2,12 +2,12 @@
  * Nomad HTTP client: auth header, body parsing, meta headers and error mapping around the shared
  * transport. The `requests.ts` of each folder call `call()`; nothing else talks to Nomad.
  */
-import type { CallOptions } from '../contract/backend';
+import type { CallOptions } from '../contract/call-options';
 import { BackendError } from '../contract/errors';
 import { Transport, type HttpRequest, type TransportOptions } from '../http/transport';
 import { errorFromResponse } from './errors';
 
-/** Query metadata Nomad sends with reads and writes (backends.md 1.1). */
+/** Query metadata Nomad sends with reads and writes (hashicorp/nomad command/agent/http.go `setMeta`). */
 export interface QueryMeta {
   /** Raft index of the table (`X-Nomad-Index`); the basis of blocking queries. */
   index: number;
@@ -65,7 +65,7 @@ export function nomadHeaders(c: Pick<NomadCall, 'headers'>, o: Pick<CallOptions,
   return headers;
 }
 
-/** Nomad's meta headers (backends.md 1.1). */
+/** Nomad's meta headers (hashicorp/nomad command/agent/http.go `setMeta`). */
 export function queryMeta(h: Record<string, string | string[] | undefined>): QueryMeta {
   return {
     index: Number(header(h, 'x-nomad-index') ?? 0),

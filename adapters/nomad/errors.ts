@@ -1,7 +1,7 @@
 /**
  * Nomad wire error → typed gateway error, in one place. Nomad answers most failures with a
- * plain-text 500 (backends.md 1.1), so the text is the only signal; this is the one module that
- * reads it. The text reaches clients sanitized (`adapters/http/upstream-message.ts`): RPC errors can name
+ * plain-text 500 (hashicorp/nomad command/agent/http.go `wrap`), so the text is the only signal;
+ * this is the one module that reads it. The text reaches clients sanitized (`adapters/http/upstream-message.ts`): RPC errors can name
  * internal addresses.
  */
 import {

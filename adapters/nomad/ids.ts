@@ -1,5 +1,5 @@
 /**
- * What Nomad accepts in each identifier position (hashicorp/nomad at backends.md N1):
+ * What Nomad accepts in each identifier position (hashicorp/nomad at the commit docs/upstream.md names):
  * - namespace: `validNamespaceName` in nomad/structs/structs.go, `^[a-zA-Z0-9-]{1,128}$`
  *   (`*`, "all namespaces", is only for the list filter and never reaches these rules);
  * - volume and plugin ids: any non-empty string server-side (`CSIVolume.Validate` only checks

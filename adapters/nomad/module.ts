@@ -3,8 +3,6 @@ import type { BackendModule } from '../contract/module';
 import { NomadBackend } from './backend';
 import { NOMAD_SETTINGS, parseNomadSettings, type NomadSettings } from './settings';
 
-export type { NomadSettings } from './settings';
-
 export const nomadModule: BackendModule<NomadSettings> = {
   kind: 'nomad',
   modelKind: 'NOMAD',

@@ -3,7 +3,7 @@
  * cached caller-session path as every call (per token hash), decides by its project and roles.
  * The watcher reads as an admin when it can, so admin-only fields are removed for everyone else.
  */
-import type { CallOptions, CallerCredential } from '../contract/backend';
+import type { CallOptions, CallerCredential } from '../contract/call-options';
 import type { NamespaceName } from '../contract/capabilities';
 import type { Attachment, Volume } from '../contract/model';
 import type { AccessGrant } from '../contract/watch';

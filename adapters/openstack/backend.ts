@@ -7,27 +7,10 @@
  * evaluates. The live path: `createWatcher` (`watch/`, with the service credential) and the
  * subscriber access check (`access.ts`).
  */
-import type {
-  Accepted,
-  AttachTarget,
-  BackendPage,
-  CallOptions,
-  CallerCredential,
-  DeleteSnapshotOptions,
-  DeleteVolumeOptions,
-  DetachTarget,
-  HostConnector,
-  OpaquePage,
-  OwnAttachInput,
-  OwnCreateInput,
-  SnapshotListQuery,
-  SnapshotRef,
-  SnapshotSpec,
-  VolumeBackend,
-  VolumeListQuery,
-  VolumeSpec,
-  ProbeCall,
-} from '../contract/backend';
+import type { VolumeBackend } from '../contract/backend';
+import type { Accepted, BackendPage, OpaquePage } from '../contract/call-answers';
+import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, HostConnector, OwnAttachInput, OwnCreateInput, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from '../contract/call-inputs';
+import type { CallOptions, CallerCredential, ProbeCall } from '../contract/call-options';
 import {
   advertise,
   CORE_CAPABILITIES,
@@ -44,7 +27,7 @@ import {
 import type { CinderAction, CinderActionResult } from './actions/types';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
 import type { Attachment, BackendHealth, KeyValue, ComputeServer, Snapshot, Volume, VolumeRef } from '../contract/model';
-import { BreakerBoard } from '../http/breaker';
+import { BreakerBoard } from '../contract/breaker';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import * as access from './access';
 import * as actions from './actions/operations';
@@ -65,9 +48,6 @@ import * as volumes from './volumes/operations';
 import { health } from './health';
 import { createWatcher, type OpenStackWatcherOptions } from './watch';
 import { OPENSTACK_SETTINGS } from './settings';
-
-export { LIST_STRATEGY_THRESHOLD } from './volumes/batch';
-
 
 export interface OpenStackBackendOptions extends OpenStackClientOptions {
   /** Longest an asynchronous change (attach, extend …) may take before its operation is TIMED_OUT. @default 120000 */
@@ -120,7 +100,7 @@ export class OpenStackBackend
   // ---- core -----------------------------------------------------------------------------------
 
   listVolumes(q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
-    return volumes.listVolumes(this.#ctx, q, o);
+    return volumes.volumePage(this.#ctx, q, o);
   }
 
   getVolume(ref: VolumeRef, o: CallOptions): Promise<Volume | null> {

@@ -5,11 +5,11 @@
  * functions in `cinder/requests.ts` and `nova/requests.ts` call `call()`; nothing else talks to
  * Cinder or Nova.
  */
-import type { CallOptions } from '../contract/backend';
-import type { ProbeCall } from '../contract/call-options';
-import { BreakerBoard, type Breaker } from '../http/breaker';
+import type { CallOptions, ProbeCall } from '../contract/call-options';
+import { BreakerBoard, type Breaker } from '../contract/breaker';
 import { BackendError } from '../contract/errors';
-import { Transport, type CallRecord, type HttpRequest, type HttpResponse } from '../http/transport';
+import { Transport, type HttpRequest, type HttpResponse } from '../http/transport';
+import type { CallRecord } from '../contract/module';
 import { errorFromResponse, tooOld } from './errors';
 import { Keystone } from './keystone/client';
 import type { ServiceAuth } from './keystone/requests';

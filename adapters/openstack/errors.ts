@@ -1,10 +1,12 @@
 /**
  * OpenStack wire error → typed gateway error, in one place. Cinder and Nova answer faults as
- * `{"<faultName>": {"code", "message"}}` (backends.md 2.1, 3.1); keystonemiddleware answers
- * `{"error": {"code", "title", "message"}}` with 401. The HTTP status decides the code, except
- * that Cinder and Nova answer most state conflicts with 400 `Invalid volume: …` (backends.md 2.1,
- * 3.2): those become CONFLICT. The backend's message, sanitized (`../upstream-message.ts`), is
- * kept in `backendMessage`.
+ * `{"<faultName>": {"code", "message"}}` (the `Fault` of openstack/cinder
+ * cinder/api/openstack/wsgi.py and of openstack/nova nova/api/openstack/wsgi.py); keystonemiddleware
+ * answers `{"error": {"code", "title", "message"}}` with 401. The HTTP status decides the code,
+ * except that Cinder and Nova answer most state conflicts with 400 `Invalid volume: …` (every
+ * `Invalid*` exception of openstack/cinder cinder/exception.py is a 400;
+ * test/fixtures/recorded/cinder-21/08-errors.md): those become CONFLICT. The backend's message,
+ * sanitized (`../upstream-message.ts`), is kept in `backendMessage`.
  */
 import {
   BackendError,
@@ -127,5 +129,3 @@ export function tooOld(backend: string, what: string, service: 'volume' | 'compu
   const name = service === 'volume' ? 'Cinder' : 'Nova';
   return new GatewayError(ErrorCode.UnsupportedByBackend, `backend "${backend}" cannot do ${what}: it needs ${name} microversion ${need}, the cloud offers up to ${have}`, { backend });
 }
-
-export { BadUserInputError };

@@ -1,9 +1,10 @@
 /**
  * What OpenStack accepts in each identifier position. Cinder volume, snapshot and attachment ids
- * and Nova server ids are dashed uuid4s that the services generate (backends.md 2.2, 2.8, 3.2);
- * nothing else can name one. Keystone project ids are `uuid4().hex` (32 hex digits) in the SQL
- * resource backend; up to 64 characters of `[A-Za-z0-9_-]` are accepted here, the width of
- * Keystone's id column, so hand-made ids such as `default` still pass.
+ * and Nova server ids are dashed uuid4s that the services generate (the Cinder and Nova API
+ * references; test/fixtures/recorded/); nothing else can name one. Keystone project ids are
+ * `uuid4().hex` (32 hex digits) in the SQL resource backend; up to 64 characters of
+ * `[A-Za-z0-9_-]` are accepted here, the width of Keystone's id column, so hand-made ids such as
+ * `default` still pass.
  */
 import { BadUserInputError, type InputPlace } from '../contract/errors';
 import { defineIdentifierScheme, type IdentifierScheme } from '../contract/ids';

@@ -34,7 +34,11 @@ export class Microversion {
 /** Highest microversions whose behaviour this adapter knows; newer clouds are asked for these. */
 export const KNOWN_MAX = { volume: new Microversion(3, 71), compute: new Microversion(2, 101) } as const;
 
-/** Feature minimums the adapter checks before calling (backends.md 2.9, 3.2). */
+/**
+ * Feature minimums the adapter checks before calling (the microversion histories:
+ * openstack/cinder cinder/api/openstack/api_version_request.py, openstack/nova
+ * nova/api/openstack/api_version_request.py).
+ */
 export const FEATURES = {
   volume: {
     attachmentsApi: '3.27',

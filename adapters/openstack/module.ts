@@ -4,8 +4,6 @@ import { entryFromEnv } from '../contract/settings';
 import { OpenStackBackend } from './backend';
 import { OPENSTACK_SETTINGS, parseOpenStackSettings, type OpenStackSettings } from './settings';
 
-export type { OpenStackSettings } from './settings';
-
 /** The service credential as variables give it (no `method`): its method is implied by which are set. */
 function withMethod(auth: unknown): Record<string, unknown> | undefined {
   const a = (auth ?? {}) as Record<string, unknown>;

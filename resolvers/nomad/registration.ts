@@ -1,5 +1,6 @@
 /** Nomad's catalogue-only mutations: register an existing provider volume, deregister one (domain/registration.ts). */
-import type { VolumeBackend, VolumeSpec } from '../../adapters/contract/backend';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { VolumeSpec } from '../../adapters/contract/call-inputs';
 import { safeText } from '../../adapters/contract/input';
 import { deregisterVolume, registerVolume } from '../../domain';
 import type { MutationResolvers, RegisterNomadVolumeInput } from '../../schema/generated/resolvers-types';

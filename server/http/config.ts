@@ -3,7 +3,8 @@
  * once in {@link HTTP_SETTINGS} (env, file `http`); a bad value throws ConfigError naming the
  * setting. docs/configuration.md, section "HTTP edge", lists them.
  */
-import { boolean, ConfigError, decimal, defaultsOf, integer, origins, pickValue, readGroup, setting, settingName, STRICT_BOOLEAN, text, type SettingValues } from '../config-values';
+import { origins } from '../config-values';
+import { boolean, ConfigError, decimal, defaultsOf, integer, pickValue, readGroup, setting, settingName, STRICT_BOOLEAN, text, type SettingValues } from '../../adapters/contract/settings';
 import type { LimitTier } from '../../domain/caller-limiter';
 import { TrustedDocuments, TrustedDocumentsError } from './trusted-documents';
 
@@ -11,9 +12,6 @@ type HttpValues = SettingValues<typeof HTTP_SETTINGS>;
 
 /** CORS: off unless `origins` is non-empty. Meanings and defaults: {@link HTTP_SETTINGS}`.cors`. */
 export type CorsConfig = HttpValues['cors'];
-
-/** Per-caller limits (domain/caller-limiter.ts); a 0 turns that limit off. Meanings and defaults: {@link HTTP_SETTINGS}`.rateLimit`. */
-export type RateLimitConfig = HttpValues['rateLimit'];
 
 /** Trusted documents, when switched on. */
 export interface TrustedDocumentsConfig {

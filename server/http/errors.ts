@@ -2,7 +2,7 @@
  * Errors answered at the edge, before a request reaches GraphQL execution: limits on callers,
  * request bodies and headers, trusted documents, persisted-query hashes and operation kinds. Each
  * carries its HTTP status and a stable `extensions.code`. They are request errors (the response
- * has no `data`), unlike the resolver errors of `adapters/errors.ts`, so they have their own
+ * has no `data`), unlike the resolver errors of `adapters/contract/errors.ts`, so they have their own
  * class; the body has the same GraphQL error shape.
  */
 import type { RateLimitKind, RateLimitScope } from '../../domain/caller-limiter';

@@ -3,7 +3,7 @@
  * client certificates verified against a CA (mTLS, the router-trust setup of docs/federation.md).
  * docs/tls.md describes the setup; docs/configuration.md, section "TLS", lists the settings.
  */
-import { ConfigError, readGroup, setting, settingName, text } from '../config-values';
+import { ConfigError, readGroup, setting, settingName, text } from '../../adapters/contract/settings';
 
 const path = text({ trim: true });
 

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { ServerOptions } from 'node:https';
 import { createSecureContext, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
-import { ConfigError } from '../config-values';
+import { ConfigError } from '../../adapters/contract/settings';
 import type { Logger } from '../logger';
 import { TLS_SETTINGS, type TlsConfig } from './tls-config';
 

@@ -1,13 +1,13 @@
-/** The gateway's idempotency store: in Redis when replicas share it, so a retry on another replica finds the first result; else in memory. */
+/** The gateway's idempotency store: in Redis when replicas share it, so a retry on another replica finds the first result; else in the process. */
 import type { Logger } from '../logger';
 import type { GatewayRedis } from '../redis';
 import { RedisIdempotencyStore } from './redis-store';
 import type { IdempotencyStore } from '../../domain/idempotency';
-import { MemoryIdempotencyStore } from './store';
+import { InProcessIdempotencyStore } from './store';
 
 /** @param redis the shared connection (scale-out). @default none: keys in this process's memory */
 export function createIdempotencyStore(logger: Logger, redis?: GatewayRedis): IdempotencyStore {
-  if (!redis) return new MemoryIdempotencyStore();
+  if (!redis) return new InProcessIdempotencyStore();
   return new RedisIdempotencyStore({
     client: redis.client,
     keyPrefix: redis.keyPrefix,

@@ -36,9 +36,8 @@ import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../../subscriptions/operations';
 import { IdempotencyRecoveringError } from './errors';
 import { checkMarker } from './redis-marker';
-import type { IdempotencyEntry, IdempotencyStore } from '../../domain/idempotency';
-import { MemoryIdempotencyStore } from './store';
-import { IDEMPOTENCY_CLAIM_TTL_MS } from './ttl';
+import { IDEMPOTENCY_CLAIM_TTL_MS, type IdempotencyEntry, type IdempotencyStore } from '../../domain/idempotency';
+import { InProcessIdempotencyStore } from './store';
 
 /** What a replica did after finding that Redis lost its data. */
 export interface IdempotencyRecovery {
@@ -78,7 +77,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #onRecovery: NonNullable<RedisIdempotencyStoreOptions['onRecovery']>;
   readonly #windowMs: number;
   /** This replica's copy of the keys it claimed and finished. */
-  readonly #local: MemoryIdempotencyStore;
+  readonly #local: InProcessIdempotencyStore;
   /** The marker seen last; null before the first check. */
   #marker: string | null = null;
   /** The current connection's marker check (and write-back); null while disconnected or not yet run. */
@@ -93,7 +92,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.#onError = o.onError ?? (() => {});
     this.#onRecovery = o.onRecovery ?? (() => {});
     this.#windowMs = o.recoveryWindowMs ?? IDEMPOTENCY_CLAIM_TTL_MS;
-    this.#local = new MemoryIdempotencyStore({ maxEntries: o.localEntries ?? 10_000 });
+    this.#local = new InProcessIdempotencyStore({ maxEntries: o.localEntries ?? 10_000 });
     // Every (re)connect is checked before anything else this store sends on it.
     this.#client.on('ready', () => {
       this.#startCheck();

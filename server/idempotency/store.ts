@@ -6,18 +6,18 @@
  */
 import type { IdempotencyEntry, IdempotencyStore } from '../../domain/idempotency';
 
-/** Options of the in-memory store. */
-export interface MemoryIdempotencyStoreOptions {
+/** Options of the in-process store. */
+export interface InProcessIdempotencyStoreOptions {
   /** Most entries kept; the oldest go first. @default 10000 */
   maxEntries?: number;
 }
 
 /** Entries in this process's memory, bounded in number and time. */
-export class MemoryIdempotencyStore implements IdempotencyStore {
+export class InProcessIdempotencyStore implements IdempotencyStore {
   readonly #entries = new Map<string, { entry: IdempotencyEntry; expires: number }>();
   readonly #max: number;
 
-  constructor(o: MemoryIdempotencyStoreOptions = {}) {
+  constructor(o: InProcessIdempotencyStoreOptions = {}) {
     this.#max = o.maxEntries ?? 10_000;
   }
 

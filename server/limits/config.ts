@@ -3,7 +3,7 @@
  * once in {@link LIMITS_SETTINGS} (env `MAX_DEPTH` …, file `limits`); docs/configuration.md
  * ("Operation limits") lists them.
  */
-import { boolean, defaultsOf, integer, pickValue, readGroup, setting, type SettingValues } from '../config-values';
+import { boolean, defaultsOf, integer, pickValue, readGroup, setting, type SettingValues } from '../../adapters/contract/settings';
 
 /** The `limits` group. */
 export const LIMITS_SETTINGS = {

@@ -4,7 +4,8 @@
  * "WebSocket (graphql-ws)", lists them.
  */
 import { BUDGET_DEFAULTS } from '../../subscriptions/live';
-import { defaultsOf, integer, origins, readGroup, setting, type SettingValues } from '../config-values';
+import { origins } from '../config-values';
+import { defaultsOf, integer, readGroup, setting, type SettingValues } from '../../adapters/contract/settings';
 
 /**
  * 8 MiB: eight queues at the per-queue bound. Readers that keep up hold nothing once a turn's

@@ -8,7 +8,7 @@
  * not something to pick from). Other keys are ignored (browser IDEs send all their headers). A
  * bad payload is a BadUserInputError; the socket layer closes with 4403 and its message as the reason.
  */
-import type { CallerCredential } from '../../adapters/contract/backend';
+import type { CallerCredential } from '../../adapters/contract/call-options';
 import { MessageType } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { credentialsFromHeaders, isCredentialHeader } from '../credentials';

@@ -26,9 +26,6 @@ export function closeReason(text: string): string {
   return b.length <= 123 ? text : b.subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '') + '...';
 }
 
-/** A subscription over a limit (the socket's own, or the hub's budget); the socket stays open. */
-export { SubscriptionLimitError } from '../../subscriptions/live';
-
 /** Longest subscription id, in characters: graphql-ws clients send UUIDs (36) or counters. */
 export const MAX_SUBSCRIPTION_ID_LENGTH = 128;
 

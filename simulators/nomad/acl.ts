@@ -1,6 +1,6 @@
 /**
- * ACL tokens and capability checks (backends.md 1.1 auth, 1.4.x ACL notes; nomad/acl,
- * nomad/auth/auth.go).
+ * ACL tokens and capability checks (hashicorp/nomad command/agent/http.go for the token headers;
+ * acl/, nomad/auth/auth.go, and each CSI RPC's checks in nomad/csi_endpoint.go).
  *
  * Simulated policies map onto Nomad's namespace policy shorthands: `read` grants what Nomad's
  * `policy = "read"` grants (list-jobs, read-job, csi-list-volume, csi-read-volume, …) and `write`

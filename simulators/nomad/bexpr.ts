@@ -1,5 +1,6 @@
 /**
- * go-bexpr, the `?filter=` language of Nomad list endpoints (backends.md 1.3).
+ * go-bexpr, the `?filter=` language of Nomad list endpoints (hashicorp/go-bexpr; Nomad's API docs,
+ * "Filtering").
  *
  * Parsing follows go-bexpr's PEG grammar (grammar/grammar.peg, the version without inline `[…]`
  * value lists that Nomad's pinned v0.1.13 ships) and reproduces how the pigeon-generated parser

@@ -1,5 +1,5 @@
 /**
- * The event broker behind `/v1/event/stream` (backends.md 1.7; nomad/stream/event_broker.go,
+ * The event broker behind `/v1/event/stream` (hashicorp/nomad nomad/stream/event_broker.go,
  * event_buffer.go). Every raft apply that changes CSI tables publishes one buffer item
  * `{Index, Events}`. The buffer is bounded: once more than `size` items were appended the
  * oldest is dropped (Nomad's `event_buffer_size`, default 100).

@@ -1,5 +1,5 @@
 /**
- * Nomad's volume claim rules (backends.md 1.6.3; nomad/structs/csi.go `Claim`, `claimRead`,
+ * Nomad's volume claim rules (hashicorp/nomad nomad/structs/csi.go `Claim`, `claimRead`,
  * `claimWrite`, `claimRelease`, `ReadSchedulable`, `WriteSchedulable`, `HasFree*Claims`) and
  * the volume `Copy()` they operate on. Pure functions over a CSIVolume record.
  */

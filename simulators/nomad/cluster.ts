@@ -154,9 +154,9 @@ function toBig(o: unknown, dflt = 0n): bigint {
 const str = (o: unknown, dflt = ''): string => (o === undefined || o === null ? dflt : String(o));
 
 /**
- * Stores a volume as if registered (backends.md 1.4.3 stored form): Nomad-controlled fields
- * keep their request zero values; health is denormalised at read time. Also creates the
- * provider-side volume for ExternalID if the plugin's storage lacks it.
+ * Stores a volume as if registered (hashicorp/nomad nomad/csi_endpoint.go `Register`):
+ * Nomad-controlled fields keep their request zero values; health is denormalised at read time. Also
+ * creates the provider-side volume for ExternalID if the plugin's storage lacks it.
  */
 export function seedVolume(st: SimState, input: Record<string, unknown>): void {
   const pluginId = str(input.PluginID);

@@ -1,7 +1,7 @@
 /**
- * Request-body decoding with Go `encoding/json` semantics (backends.md 1.4.3: "Decoding is Go
- * encoding/json: field names are case-insensitive, unknown fields ignored; bad JSON → 400 with
- * the decoder error text").
+ * Request-body decoding with Go `encoding/json` semantics, as hashicorp/nomad command/agent/http.go
+ * `decodeBody` does: field names are case-insensitive, unknown fields ignored; bad JSON → 400 with
+ * the decoder error text.
  *
  * Nomad's handlers call `json.NewDecoder(req.Body).Decode(&out)`, so:
  * - only the first JSON value is read; trailing bytes are ignored;

@@ -1,5 +1,6 @@
 /**
- * Go-style JSON encoder, the way Nomad renders responses (backends.md 1.1 "JSON encoding quirks").
+ * Go-style JSON encoder, the way Nomad renders responses (hashicorp/go-msgpack v2.1.5 codec/json.go,
+ * the JSON handle hashicorp/nomad nomad/structs uses).
  *
  * Nomad encodes with hashicorp/go-msgpack's JSON handle, not `encoding/json`: struct fields come
  * out in declaration order and are always present, nil maps/slices are `null`, and int64/uint64

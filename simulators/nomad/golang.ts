@@ -150,7 +150,7 @@ const DURATION_UNITS: Record<string, bigint> = {
 
 /**
  * `time.ParseDuration`: returns nanoseconds or throws with Go's error text. Used for `?wait=`
- * (backends.md 1.2), where any failure becomes `400 Invalid wait time`.
+ * (hashicorp/nomad command/agent/http.go `parseWait`), where any failure becomes `400 Invalid wait time`.
  */
 export function parseDuration(input: string): bigint {
   const bad = (): never => {

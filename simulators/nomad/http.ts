@@ -11,7 +11,7 @@ import type { GoJSON } from './encode';
 import { GoParseError, parseBool, parseDuration, parseGoInt } from './golang';
 import { PERMISSION_DENIED, RpcError, type SimState } from './state';
 
-/** QueryMeta (backends.md 1.1 response meta headers). */
+/** QueryMeta (hashicorp/nomad command/agent/http.go `setMeta`: the response meta headers). */
 export interface QueryMeta {
   Index: number;
   LastContact: number;

@@ -2,8 +2,8 @@
  * A faithful HashiCorp Nomad CSI-volumes HTTP simulator: a real HTTP server that answers the
  * `/v1/volumes`, `/v1/volume/csi/…`, `/v1/plugins`, `/v1/plugin/csi/…`, `/v1/volumes/external`,
  * `/v1/volumes/snapshot`, `/v1/event/stream` and `/v1/status/leader` endpoints with Nomad's wire
- * behaviour (shared/docs/backends.md PART 1), plus in-process seeding/control methods and the
- * same controls over HTTP under `/_sim/` (README.md).
+ * behaviour (read from hashicorp/nomad's code: README.md, docs/upstream.md), plus in-process
+ * seeding/control methods and the same controls over HTTP under `/_sim/` (README.md).
  *
  * @example
  * const sim = new NomadSimulator();

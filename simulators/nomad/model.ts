@@ -1,7 +1,7 @@
 /**
  * Internal state records, named and shaped after Nomad's Go structs (nomad/structs/csi.go,
  * alloc.go, node.go) so that the bexpr evaluator and the wire builders can walk them by their
- * Go field names. int64 sizes and Unix-nanosecond times are `bigint` (backends.md 1.1); raft
+ * Go field names. int64 sizes and Unix-nanosecond times are `bigint` (nanoseconds pass 2^53); raft
  * indexes and small counters are `number`.
  */
 
@@ -31,7 +31,7 @@ export interface CSIVolumeCapability {
 /** Claim modes (`structs.CSIVolumeClaimMode`). */
 export const ClaimMode = { Read: 0, Write: 1, GC: 2 } as const;
 
-/** Claim states (`structs.CSIVolumeClaimState`, backends.md 1.6.2). */
+/** Claim states (`structs.CSIVolumeClaimState`, hashicorp/nomad nomad/structs/csi.go). */
 export const ClaimState = { Taken: 0, NodeDetached: 1, ControllerDetached: 2, ReadyToFree: 3, Unpublishing: 4 } as const;
 
 /** `structs.CSIVolumeClaim` (never on the HTTP wire, visible to `filter` only). */

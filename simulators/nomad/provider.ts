@@ -2,7 +2,8 @@
  * The storage provider behind a controller plugin: what a CSI controller (e.g. the EBS driver)
  * would create, list, snapshot and attach. Nomad only talks to it through the plugin RPCs
  * (ControllerCreateVolume, ListVolumes, CreateSnapshot, …), so the shapes here are the CSI
- * responses that Nomad copies into its replies (backends.md 1.4.4, 1.4.8, 1.4.9).
+ * responses that Nomad copies into its replies (hashicorp/nomad nomad/csi_endpoint.go `Create`,
+ * `ListExternal`, `CreateSnapshot`).
  */
 import { randomBytes } from 'node:crypto';
 import type { ProviderSnapshot, ProviderVolume } from './model';

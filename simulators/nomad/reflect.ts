@@ -1,7 +1,8 @@
 /**
  * A `reflect` view of the stored `structs.CSIVolume`, which is what Nomad hands to go-bexpr
- * (backends.md 1.3: the filter sees the full stored struct with Go field names — including
- * Secrets, Parameters, Context and the claim maps — not the stub that is returned).
+ * (hashicorp/nomad nomad/csi_endpoint.go `List`: the filter sees the full stored struct with Go
+ * field names — including Secrets, Parameters, Context and the claim maps — not the stub that is
+ * returned).
  */
 import type { GoVal } from './bexpr';
 import type { CSIMountOptions, CSITopology, CSITopologyRequest, CSIVolume, CSIVolumeCapability, CSIVolumeClaim } from './model';

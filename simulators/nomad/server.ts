@@ -1,6 +1,7 @@
 /**
- * The HTTP server: Go ServeMux-style routing (backends.md 1.4 route table), the request log,
- * fault injection (latency, fail-next) and the `/_sim/` control API.
+ * The HTTP server: Go ServeMux-style routing (hashicorp/nomad command/agent/http.go
+ * `registerHandlers`), the request log, fault injection (latency, fail-next) and the `/_sim/`
+ * control API.
  *
  * Routing mirrors Nomad's mux: exact patterns (`/v1/volumes`, `/v1/plugins`, …), subtree
  * patterns (`/v1/volume/csi/`, `/v1/plugin/csi/`) with Go's 301 redirect for the slash-less

@@ -2,10 +2,11 @@
  * The simulated state store: tables, raft indexes, watches for blocking queries, event
  * publishing, plugin health views and the volume-watcher that releases claims.
  *
- * - Every write is a "raft apply" with its own index (`apply`). It bumps the index of each
- *   table it touched (X-Nomad-Index for CSI reads is the *table* index, backends.md 1.1),
- *   fires the watch keys of what it changed (blocking queries, backends.md 1.2) and publishes
- *   its events as one buffer item (backends.md 1.7). A failed apply still consumes an index.
+ * - Every write is a "raft apply" with its own index (`apply`). It bumps the index of each table it
+ *   touched (X-Nomad-Index for CSI reads is the *table* index: hashicorp/nomad
+ *   nomad/csi_endpoint.go), fires the watch keys of what it changed (blocking queries, nomad/rpc.go
+ *   `blockingRPC`) and publishes its events as one buffer item (nomad/state/events.go). A failed
+ *   apply still consumes an index.
  * - Watch keys mirror go-memdb watch channels: `csi_volumes` (whole table iterator),
  *   `vol:<ns>\0<id>` (one row, also fires on creation), `csi_plugins`, `plugin:<id>`,
  *   `alloc:<id>`, `node_allocs:<node>`.
@@ -19,7 +20,10 @@ import { allocTerminal, ClaimMode, ClaimState } from './model';
 import { StorageProvider } from './provider';
 import { allocEventWire, allocStubWire, pluginWire, volumeWire, type PluginInstance, type PluginView } from './wire';
 
-/** An error returned by a simulated RPC; the server maps it to an HTTP status (backends.md 1.1). */
+/**
+ * An error returned by a simulated RPC; the server maps it to an HTTP status (as hashicorp/nomad
+ * command/agent/http.go `wrap` does).
+ */
 export class RpcError extends Error {
   constructor(
     message: string,
@@ -238,7 +242,7 @@ export class SimState {
   /**
    * `csiVolumeDenormalizePluginsTxn`: copies health from the plugin at read time. Expected
    * counts are the number of fingerprinted instances, as in Nomad. Without a plugin, health
-   * drops to 0 and the rest keeps what was stored (backends.md 1.6.4).
+   * drops to 0 and the rest keeps what was stored (hashicorp/nomad nomad/state/state_store.go).
    */
   denormalizePlugins(v: CSIVolume): CSIVolume {
     const out = cloneVolume(v);
@@ -514,7 +518,8 @@ export class SimState {
   /**
    * Starts releasing an allocation's claims, like Nomad's client unpublish + volume watcher:
    * on the next tick each claim is checkpointed as a past claim (node-detached; it still counts
-   * in ReadAllocs/WriteAllocs), then after `claimReleaseDelayMs` it is freed (backends.md 1.6.3).
+   * in ReadAllocs/WriteAllocs), then after `claimReleaseDelayMs` it is freed (hashicorp/nomad
+   * nomad/csi_endpoint.go `Unpublish`, nomad/volumewatcher/).
    */
   releaseAllocClaims(allocId: string): void {
     if (this.releasing.has(allocId)) return;

@@ -1,9 +1,10 @@
 /**
  * Wire shapes: the JSON objects Nomad sends, built field by field in Go declaration order
- * (backends.md 1.5, fixtures/upstream/nomad/*.from-code.json). Every field is always present.
+ * (hashicorp/nomad nomad/structs/csi.go; test/fixtures/upstream/nomad/*.from-code.json). Every field is
+ * always present.
  *
  * The CSIVolume shape includes the sanitisation of Nomad's JSON extension (`csiVolumeExt`,
- * backends.md 1.5.2): `Secrets` null, non-empty `MountFlags` as `["[REDACTED]"]`,
+ * nomad/structs/extensions.go): `Secrets` null, non-empty `MountFlags` as `["[REDACTED]"]`,
  * ReadAllocs/WriteAllocs values null, and an `Allocations` list. Copies made by the server
  * (`CSIVolume.Copy()` → `newStructs()`) turn nil Topologies/MountOptions/Parameters/Context into
  * empty values, which is why those never appear as `null`.
@@ -88,7 +89,7 @@ export function volumeWire(v: CSIVolume, allocations: GoJSON[]): Obj {
   };
 }
 
-/** `CSIVolListStub` (list element, backends.md 1.5.1). */
+/** `CSIVolListStub` (list element, nomad/structs/csi.go `Stub()`). */
 export function volumeStubWire(v: CSIVolume): Obj {
   return {
     ID: v.ID,

@@ -2,7 +2,7 @@
  * A faithful OpenStack simulator for block storage: Keystone v3, Cinder v3 and Nova's
  * `os-volume_attachments` and `os-instance-actions`, as three real HTTP servers on their own
  * ports sharing one cloud state, answering like the recorded Keystone 22 / Cinder 21.3.1 / Nova 26
- * (shared/fixtures/recorded) — quirks included — with asynchronous transitions on timers,
+ * (test/fixtures/recorded) — quirks included — with asynchronous transitions on timers,
  * injectable failures, a request log and the same controls over HTTP under `/_sim/`.
  *
  * @example

@@ -1,6 +1,6 @@
 /**
  * Construction options and the delays of every asynchronous transition. Default delays are the
- * medians measured against the real services (shared/fixtures/recorded/cinder-21/timings.json,
+ * medians measured against the real services (test/fixtures/recorded/cinder-21/timings.json,
  * nova-26/timings.md), rounded.
  */
 

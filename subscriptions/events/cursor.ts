@@ -1,6 +1,6 @@
 /**
  * Event-log cursors: opaque base64url of `[epoch, sequence]`. The epoch names one life of a log
- * (a process start for the in-memory log), so a cursor from before a restart is recognized as
+ * (a process start for the in-process log), so a cursor from before a restart is recognized as
  * such instead of being read as a position in the new, empty log.
  */
 import { BadUserInputError } from '../../adapters/contract/errors';

@@ -2,7 +2,7 @@
  * The event log: changes in the order they were observed, each with a cursor, kept for a bounded
  * time and count. `since(cursor)` replays what a reconnecting subscriber missed; a cursor the log
  * no longer covers (older than retention, or from an earlier epoch) is CURSOR_EXPIRED, never a
- * silent gap. This is the interface; `memory-log.ts` implements it for one process, and the
+ * silent gap. This is the interface; `in-process-log.ts` implements it for one process, and the
  * scale-out issue adds a Redis one behind the same interface.
  */
 import type { ChangeEvent, ChangeInput } from './types';

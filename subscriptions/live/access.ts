@@ -11,7 +11,8 @@
  * of the watcher's fields a subscriber may see.
  */
 import { createHash } from 'node:crypto';
-import type { CallerCredential, VolumeBackend } from '../../adapters/contract/backend';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { CallerCredential } from '../../adapters/contract/call-options';
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { VolumeRef, Volume } from '../../adapters/contract/model';
 import type { AccessGrant, SubscriberAccess } from '../../adapters/contract/watch';

@@ -7,7 +7,8 @@
  * Backend and scope are the event's, so they are part of every group by construction.
  */
 import { execute, type ExecutionArgs, type GraphQLSchema } from 'graphql';
-import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/contract/backend';
+import { lacksCredential, type VolumeBackend } from '../../adapters/contract/backend';
+import type { CallerCredential } from '../../adapters/contract/call-options';
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { AccessGrant } from '../../adapters/contract/watch';
 import type { BackendRegistry } from '../../domain/registry';

@@ -8,9 +8,10 @@
  * for /readyz and /metrics, and appends ATTACHING/DETACHING itself when the gateway accepts an
  * attach or detach (the watcher's later sighting of the same state is then not sent again).
  */
-import type { AttachTarget, DetachTarget, VolumeBackend } from '../../adapters/contract/backend';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { AttachTarget, DetachTarget } from '../../adapters/contract/call-inputs';
 import { decodeGlobalId } from '../../adapters/contract/ids';
-import type { Attachment, AttachmentState, Volume, VolumeRef } from '../../adapters/contract/model';
+import type { Attachment, AttachmentState, Volume, VolumeRef, OperationRecord } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher, WatcherState, WatcherStatus } from '../../adapters/contract/watch';
 import { WatcherDirectory } from '../../domain/watchers';
 import type { BackendRegistry } from '../../domain/registry';
@@ -18,9 +19,8 @@ import { changesOf } from '../events/diff';
 import type { EventLog } from '../events';
 import { Transitions } from '../events/transitions';
 import type { ChangeInput } from '../events/types';
-import type { OperationRecord } from '../operations';
 import { TERMINAL } from '../operations/types';
-import type { AcceptedChange, LiveMutations } from './types';
+import type { AcceptedChange, LiveMutations } from '../../domain/live-mutations';
 import { activeTraceparent } from './tracing';
 
 /** What the feed needs of the operation tracker. */
@@ -56,7 +56,7 @@ export interface FeedOptions {
   onStatus?: (s: WatcherStatus, err?: unknown) => void;
   /** Changes appended (metrics: events in). */
   onAppended?: (backend: string, n: number) => void;
-  /** An append failed (logged; the log is in memory, so this is a bug). */
+  /** An append failed (logged; the log is in the process, so this is a bug). */
   onError?: (err: unknown) => void;
   /**
    * Longest wait, in ms, for the operation checks a watcher's changes started before those changes

@@ -13,7 +13,8 @@
  * quota's key, so junk tokens for other backends cannot make new keys.
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
-import { lacksCredential, type CallerCredential, type VolumeBackend } from '../../adapters/contract/backend';
+import { lacksCredential, type VolumeBackend } from '../../adapters/contract/backend';
+import type { CallerCredential } from '../../adapters/contract/call-options';
 import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/contract/errors';
 import type { GatewayContext } from '../../domain/context';
 import type { BackendRegistry } from '../../domain/registry';

@@ -14,10 +14,11 @@ import { Fanout, type UnexpectedWhere } from './fanout';
 import { Feed, type FeedOperations, type FeedStatus } from './feed';
 import { Hub, type LiveMetrics } from './hub';
 import { DEFAULT_MAX_QUEUED } from './stream';
-import type { ContextFactory, LiveHub, LiveMutations, OperationVisibility } from './types';
+import type { ContextFactory, LiveHub, OperationVisibility } from './types';
+import type { LiveMutations } from '../../domain/live-mutations';
 import type { EventLimits } from './view';
 
-export { SerializedResult, type AcceptedChange, type ContextFactory, type LiveHub, type LiveMutations, type LiveResult, type OperationVisibility, type SubscriberOrigin } from './types';
+export { SerializedResult, type ContextFactory, type LiveHub, type LiveResult, type OperationVisibility, type SubscriberOrigin } from './types';
 export { BUDGET_DEFAULTS, SubscriptionLimitError, type SubscriptionBudgetLimits } from './budget';
 export type { FeedStatus } from './feed';
 export type { LiveMetrics } from './hub';
@@ -31,7 +32,7 @@ export const LIVE_HUB_DEFAULTS = Object.freeze({ accessTtlMs: ACCESS_DEFAULTS.tt
 
 /** Options of {@link createLiveHub}. */
 export interface LiveHubOptions {
-  /** The event log (a `MemoryEventLog` in one process). */
+  /** The event log (a `InProcessEventLog` in one process). */
   log: EventLog;
   /** Registry, tracker and idempotency store: the same services HTTP executions use. */
   services: GatewayServices;

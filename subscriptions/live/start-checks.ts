@@ -4,7 +4,8 @@
  * key made of the credentials that proved valid; and how a refusing backend is named.
  */
 import { createHash } from 'node:crypto';
-import type { CallerCredential, VolumeBackend } from '../../adapters/contract/backend';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { CallerCredential } from '../../adapters/contract/call-options';
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import { tokenHash, type AccessCache } from './access';
 import { SubscriptionLimitError } from './budget';

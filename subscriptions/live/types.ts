@@ -8,8 +8,6 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { OperationRecord } from '../../adapters/contract/model';
 import type { ExecutionRequest, GatewayContext } from '../../domain/context';
 
-export type { AcceptedChange, LiveMutations } from '../../domain/live-mutations';
-
 /**
  * An execution result serialized once and shared by every subscriber that receives it. The socket
  * layer writes `json` as the `payload` of a graphql-ws `next` message without serializing again.

@@ -1,4 +1,4 @@
 export { OperationTracker, ownerKey, type OperationTrackerOptions, type ServiceCredential, type StartOperation, type WatchedScopes } from './tracker';
-export { MemoryOperationStore, type OperationStore } from './store';
-export { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';
+export { InProcessOperationStore, type OperationStore } from './store';
+export { TERMINAL } from './types';
 export { RedisOperationStore, DEFAULT_REDIS_KEY_PREFIX, type RedisOperationStoreOptions } from './redis-store';

@@ -8,7 +8,7 @@
  * forever.
  *
  * Redis trouble never fails a caller's mutation and never rejects from `put`: every record this
- * process writes is also kept in a local {@link MemoryOperationStore}, and `get` answers from it
+ * process writes is also kept in a local {@link InProcessOperationStore}, and `get` answers from it
  * when Redis fails (or holds an older copy). Only a record this replica never saw, read while
  * Redis is unreachable, is an error (`BACKEND_UNAVAILABLE`, retryable).
  *
@@ -16,8 +16,9 @@
  */
 import type { Redis } from 'ioredis';
 import { BackendUnavailableError } from '../../adapters/contract/errors';
-import { MemoryOperationStore, type OperationStore } from './store';
-import { TERMINAL, type OperationRecord } from './types';
+import { InProcessOperationStore, type OperationStore } from './store';
+import { TERMINAL } from './types';
+import type { OperationRecord } from '../../adapters/contract/model';
 
 /** Options of {@link RedisOperationStore}. */
 export interface RedisOperationStoreOptions {
@@ -40,14 +41,14 @@ export class RedisOperationStore implements OperationStore {
   readonly #client: Redis;
   readonly #prefix: string;
   readonly #retentionMs: number;
-  readonly #local: MemoryOperationStore;
+  readonly #local: InProcessOperationStore;
   readonly #onError: (op: 'put' | 'get' | 'forTarget', err: unknown) => void;
 
   constructor(o: RedisOperationStoreOptions) {
     this.#client = o.client;
     this.#prefix = o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     this.#retentionMs = o.retentionMs ?? 3_600_000;
-    this.#local = new MemoryOperationStore({ retentionMs: this.#retentionMs, maxRecords: o.maxLocalRecords ?? 10_000 });
+    this.#local = new InProcessOperationStore({ retentionMs: this.#retentionMs, maxRecords: o.maxLocalRecords ?? 10_000 });
     this.#onError = o.onError ?? (() => {});
   }
 

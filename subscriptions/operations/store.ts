@@ -1,8 +1,8 @@
 /**
- * Where operation records live. In memory for a single replica; the Redis store (scale-out)
+ * Where operation records live. In the process for a single replica; the Redis store (scale-out)
  * implements the same interface.
  */
-import type { OperationRecord } from './types';
+import type { OperationRecord } from '../../adapters/contract/model';
 import { TERMINAL } from './types';
 
 export interface OperationStore {
@@ -12,21 +12,21 @@ export interface OperationStore {
   forTarget(targetId: string): Promise<OperationRecord[]>;
 }
 
-export interface MemoryOperationStoreOptions {
+export interface InProcessOperationStoreOptions {
   /** How long a finished operation stays readable. @default 3600000 (1 h) */
   retentionMs?: number;
   /** Most records kept; the oldest finished ones go first. @default 10000 */
   maxRecords?: number;
 }
 
-export class MemoryOperationStore implements OperationStore {
+export class InProcessOperationStore implements OperationStore {
   readonly #records = new Map<string, OperationRecord>();
   /** Target id → ids of its records. */
   readonly #byTarget = new Map<string, Set<string>>();
   readonly #retentionMs: number;
   readonly #max: number;
 
-  constructor(o: MemoryOperationStoreOptions = {}) {
+  constructor(o: InProcessOperationStoreOptions = {}) {
     this.#retentionMs = o.retentionMs ?? 3_600_000;
     this.#max = o.maxRecords ?? 10_000;
   }

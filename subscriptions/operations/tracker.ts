@@ -15,13 +15,15 @@
  *   also when a watcher reports a change of the target.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { CallerCredential, PendingChange } from '../../adapters/contract/backend';
+import type { CallerCredential } from '../../adapters/contract/call-options';
+import type { PendingChange } from '../../adapters/contract/completion';
 import { DEFAULT_CHANGE_TIMEOUT_MS, type ChangeProgress, type CompletionRule, type TrackedChanges } from '../../adapters/contract/completion';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { volumeGlobalId } from '../events/diff';
-import { MemoryOperationStore, type OperationStore } from './store';
-import { TERMINAL, type OperationKind, type OperationRecord, type OperationState } from './types';
+import { InProcessOperationStore, type OperationStore } from './store';
+import { TERMINAL } from './types';
+import type { OperationKind, OperationRecord, OperationState } from '../../adapters/contract/model';
 
 export interface OperationTrackerOptions {
   /**
@@ -29,7 +31,7 @@ export interface OperationTrackerOptions {
    * (or one that tracks no changes) is configured, which fails the operation.
    */
   changes: (backendId: string) => TrackedChanges | undefined;
-  /** @default a MemoryOperationStore */
+  /** @default a InProcessOperationStore */
   store?: OperationStore;
   /** First check this long after the start; later checks back off by 1.5× up to `maxPollMs`. @default 250 */
   pollMs?: number;
@@ -115,7 +117,7 @@ export class OperationTracker {
   #closed = false;
 
   constructor(o: OperationTrackerOptions) {
-    this.store = o.store ?? new MemoryOperationStore();
+    this.store = o.store ?? new InProcessOperationStore();
     this.#o = {
       changes: o.changes,
       pollMs: o.pollMs ?? 250,

@@ -7,9 +7,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallOptions } from '../../adapters/contract/backend';
+import type { CallOptions } from '../../adapters/contract/call-options';
 import type { CommonBackendSettings } from '../../adapters/contract/module';
-import { BreakerBoard } from '../../adapters/http/breaker';
+import { BreakerBoard } from '../../adapters/contract/breaker';
 import { MemoryBackend } from '../../adapters/memory/backend';
 import { ConfigError, envPaths } from '../../adapters/contract/settings';
 import { memoryModule } from '../../adapters/memory/module';

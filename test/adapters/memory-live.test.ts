@@ -5,7 +5,7 @@
  * that the gateway's diff turns into typed changes. A reset ends running changes and is reported
  * like any other change.
  */
-import type { CallOptions } from '../../adapters/contract/backend';
+import type { CallOptions } from '../../adapters/contract/call-options';
 import type { VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, WatcherStatus } from '../../adapters/contract/watch';
 import { MemoryBackend } from '../../adapters/memory/backend';

@@ -4,7 +4,8 @@
  * checked on every call (UNAUTHENTICATED, FORBIDDEN), and host attachments, extend, update,
  * snapshots and deletes through their in-between statuses.
  */
-import type { CallOptions, VolumeBackend } from '../../adapters/contract/backend';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { CallOptions } from '../../adapters/contract/call-options';
 import type { Facet } from '../../adapters/contract/capabilities';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/contract/errors';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';

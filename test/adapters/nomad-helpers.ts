@@ -2,7 +2,7 @@
  * Shared setup of the Nomad adapter tests: a real Nomad simulator on a loopback port and a
  * `NomadBackend` talking HTTP to it. No gateway, no mocks.
  */
-import type { CallOptions } from '../../adapters/contract/backend';
+import type { CallOptions } from '../../adapters/contract/call-options';
 import type { VolumeRef } from '../../adapters/contract/model';
 import { NomadBackend, type NomadBackendOptions } from '../../adapters/nomad/backend';
 import type { NomadSimulator, NomadSimulatorOptions } from '../../simulators/nomad';

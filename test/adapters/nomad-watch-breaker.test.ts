@@ -6,7 +6,7 @@
  * closing breaker brings a watcher on blocking queries back to the stream. The stopped-process
  * version of this is test/gateway/hung-backend.test.ts.
  */
-import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/http/breaker';
+import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/contract/breaker';
 import { withDefaults } from '../../adapters/nomad/watch/tuning';
 import { startWatch, type WatchUnderTest } from './nomad-watch-helpers';
 

@@ -4,8 +4,8 @@
  * checks a pending change until it ends the way the tracker does: the rule goes through JSON
  * (as into Redis) between checks, with the `seen` facts of the last check.
  */
-import type { CallOptions, PendingChange } from '../../adapters/contract/backend';
-import type { ChangeCheck, ChangeProgress, CompletionRule, TrackedChanges } from '../../adapters/contract/completion';
+import type { CallOptions } from '../../adapters/contract/call-options';
+import type { PendingChange, ChangeCheck, ChangeProgress, CompletionRule, TrackedChanges } from '../../adapters/contract/completion';
 import { OpenStackBackend, type OpenStackBackendOptions } from '../../adapters/openstack/backend';
 import type { RequestLogEntry } from '../../simulators/openstack';
 import { sleep, startCloud, type Cloud } from '../simulators/openstack-helpers';

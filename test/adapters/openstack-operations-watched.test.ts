@@ -7,7 +7,8 @@
  */
 import type { VolumeRef } from '../../adapters/contract/model';
 import { encodeGlobalId } from '../../adapters/contract/ids';
-import { OperationTracker, type OperationRecord } from '../../subscriptions/operations';
+import { OperationTracker } from '../../subscriptions/operations';
+import type { OperationRecord } from '../../adapters/contract/model';
 import { sleep } from '../simulators/openstack-helpers';
 import { startAdapterCloud, type AdapterCloud } from './openstack-helpers';
 import { until } from '../support/until';

@@ -6,7 +6,8 @@
  */
 import { Redis } from 'ioredis';
 import type { VolumeRef } from '../../adapters/contract/model';
-import { OperationTracker, RedisOperationStore, type OperationRecord } from '../../subscriptions/operations';
+import { OperationTracker, RedisOperationStore } from '../../subscriptions/operations';
+import type { OperationRecord } from '../../adapters/contract/model';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { startAdapterCloud, type AdapterCloud } from './openstack-helpers';
 import { isTerminal, settle } from '../support/until';

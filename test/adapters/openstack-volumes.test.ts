@@ -5,7 +5,7 @@
  */
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { VolumeRef } from '../../adapters/contract/model';
-import { LIST_STRATEGY_THRESHOLD } from '../../adapters/openstack/backend';
+import { LIST_STRATEGY_THRESHOLD } from '../../adapters/openstack/volumes/batch';
 
 import { calls, drive, GIB, startAdapterCloud, type AdapterCloud } from './openstack-helpers';
 import { until } from '../support/until';

@@ -1,6 +1,6 @@
 /** The watcher's intervals in the backend configuration: defaults, env and file forms, validation. */
 import { loadConfig } from '../../server/config';
-import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/module';
+import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/settings';
 
 const OS = { GATEWAY_BACKENDS: 'os=openstack@https://keystone.example.com:5000/v3' };
 const first = (env: NodeJS.ProcessEnv): OpenStackBackendConfig => loadConfig(env).backends[0] as OpenStackBackendConfig;

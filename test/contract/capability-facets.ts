@@ -4,7 +4,8 @@
  * `adapters/contract/capabilities.ts`). The table is the suite's own statement of the contract, not
  * a copy of the adapters' derivation; the compiler checks that it names every facet.
  */
-import type { CallOptions, VolumeBackend } from '../../adapters/contract/backend';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { CallOptions } from '../../adapters/contract/call-options';
 import type { BackendFacets, Facet } from '../../adapters/contract/capabilities';
 import type { TrackedChanges } from '../../adapters/contract/completion';
 import type { Capability, VolumeRef } from '../../adapters/contract/model';

@@ -3,7 +3,9 @@
  * backend as gophercloud keeps `testing/` beside each resource), and what fixtures share: building
  * the backend as the server builds it, and the simulators' control API.
  */
-import type { CallOptions, VolumeBackend, VolumeSpec } from '../../adapters/contract/backend';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { CallOptions } from '../../adapters/contract/call-options';
+import type { VolumeSpec } from '../../adapters/contract/call-inputs';
 import type { VolumeRef } from '../../adapters/contract/model';
 import type { BackendEntry } from '../../server/config';
 import { createRegistry } from '../../server/backends';

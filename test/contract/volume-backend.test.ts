@@ -3,7 +3,9 @@
  * backend (Nomad and OpenStack on their simulators over HTTP, memory on its data file), called
  * through the contract interfaces only.
  */
-import type { Accepted, BackendPage, CallOptions, VolumeBackend } from '../../adapters/contract/backend';
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { Accepted, BackendPage } from '../../adapters/contract/call-answers';
+import type { CallOptions } from '../../adapters/contract/call-options';
 import type { ChangeCheck, CompletionRule } from '../../adapters/contract/completion';
 import { ForbiddenError, GatewayError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/contract/errors';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';

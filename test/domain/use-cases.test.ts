@@ -14,7 +14,7 @@ import { createRegistry } from '../../server/backends';
 import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';
 import { loadConfig } from '../../server/config';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../domain/context';
-import { MemoryIdempotencyStore } from '../../server/idempotency';
+import { InProcessIdempotencyStore } from '../../server/idempotency';
 import { OperationTracker } from '../../subscriptions/operations';
 
 const GiB = 1024 ** 3;
@@ -34,7 +34,7 @@ beforeAll(() => {
   writeFileSync(file, JSON.stringify(data));
   const registry = createRegistry(loadConfig({ GATEWAY_BACKENDS: 'lab=memory', GATEWAY_BACKEND_LAB_DATA_FILE: file, GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '50' }).backends);
   const operations = new OperationTracker({ changes: (id) => registry.find(id)?.trackedChanges, pollMs: 20, maxPollMs: 50 });
-  services = { registry, operations, idempotency: new MemoryIdempotencyStore() };
+  services = { registry, operations, idempotency: new InProcessIdempotencyStore() };
 });
 
 afterAll(async () => {

@@ -48,7 +48,7 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
   const sockets: string[] = [];
 
   beforeAll(async () => {
-    // Transitions slow enough that ATTACHING is a state, as on a real cloud (backends.md: ~0.3–0.5 s).
+    // Transitions slow enough that ATTACHING is a state, as on a real cloud (~0.3–0.5 s: test/fixtures/recorded/nova-26/timings.md).
     os = await startOpenStack({ delays: { attachMs: 150, attachCompleteMs: 100 } });
     serverId = os.sim.seedServer({ project: os.demo, name: 'app-1' });
     nativeId = os.sim.seedVolume({ project: os.demo, name: 'ledger', size: 1 });

@@ -6,7 +6,7 @@
  * forwarding `X-Auth-Token` and `X-Nomad-Token-<id>` as a router would. Backend calls are counted
  * from the simulators' request logs; each expected count says where it comes from.
  */
-import { LIST_STRATEGY_THRESHOLD } from '../../adapters/openstack/backend';
+import { LIST_STRATEGY_THRESHOLD } from '../../adapters/openstack/volumes/batch';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { startComputeSubgraph, type ComputeSubgraph } from './compute-subgraph';

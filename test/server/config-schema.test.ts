@@ -7,9 +7,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { settingLeaves, type JsonSchema, type Setting } from '../../adapters/contract/settings';
+import { settingLeaves, type JsonSchema, type Setting, ConfigError } from '../../adapters/contract/settings';
 import { BACKEND_MODULES } from '../../server/kinds';
-import { ConfigError, loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/config';
 import { BACKEND_ENV_PREFIX, backendSettings, GATEWAY_SETTINGS } from '../../server/config-definition';
 import { CONFIG_SCHEMA_PATH, configSchema, configSchemaText } from '../../server/config-schema';
 import { demoActivityFromEnv } from '../../server/demo-activity';

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isSetting, settingLeaves } from '../../adapters/contract/settings';
+import { isSetting, settingLeaves, ConfigError } from '../../adapters/contract/settings';
 import { BACKEND_MODULES } from '../../server/kinds';
-import { ConfigError, loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/config';
 import { GATEWAY_SETTINGS } from '../../server/config-definition';
 import { OTEL_VARIABLES } from '../../server/tracing/settings';
 

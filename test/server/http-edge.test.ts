@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
-import { ConfigError } from '../../server/config';
+import { ConfigError } from '../../adapters/contract/settings';
 import { loadHttpEdgeConfig } from '../../server/http/config';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';

@@ -7,7 +7,8 @@
  * for the claim TTL (BACKEND_UNAVAILABLE, retryable, retryAfterSeconds).
  */
 import { Redis } from 'ioredis';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, IdempotencyRecoveringError, RedisIdempotencyStore, type IdempotencyRecovery } from '../../server/idempotency';
+import { IdempotencyRecoveringError, RedisIdempotencyStore, type IdempotencyRecovery } from '../../server/idempotency';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from '../../domain/idempotency';
 import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';

@@ -1,13 +1,14 @@
 /**
  * Idempotency keys on creating mutations (and, on OpenStack, on every other state-changing one), over HTTP against the Nomad and OpenStack simulators,
- * with keys in memory and in a real redis-server: a retry with the same key makes no second backend
+ * with keys in the process and in a real redis-server: a retry with the same key makes no second backend
  * create (counted in the simulators' request logs) and answers the first result; keys are scoped to
  * the caller; a key reused for another input, or while its first request runs, is refused; a failed
  * create frees its key; replicas sharing Redis share keys; Redis down fails a keyed create before
  * any backend call.
  */
 import { Redis } from 'ioredis';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, RedisIdempotencyStore } from '../../server/idempotency';
+import { RedisIdempotencyStore } from '../../server/idempotency';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from '../../domain/idempotency';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { CallerLimiter } from '../../domain/caller-limiter';
 import { callerIdentity } from '../../server/http/caller-identity';
 import { loadHttpEdgeConfig } from '../../server/http/config';
-import { ConfigError } from '../../server/config';
+import { ConfigError } from '../../adapters/contract/settings';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { ANALYTICS_READ, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad } from '../support/harness';
 

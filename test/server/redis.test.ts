@@ -7,9 +7,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { ConfigError, loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/config';
+import { ConfigError } from '../../adapters/contract/settings';
 import { redactRedisUrl } from '../../server/redis';
-import { RedisOperationStore, type OperationRecord } from '../../subscriptions/operations';
+import { RedisOperationStore } from '../../subscriptions/operations';
+import type { OperationRecord } from '../../adapters/contract/model';
 import { closedPortUrl, disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest, waitOperation } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 
@@ -41,7 +43,6 @@ async function until<T>(probe: () => Promise<T>, done: (v: T) => boolean, tries 
   }
   return v;
 }
-
 
 function record(over: Partial<OperationRecord> = {}): OperationRecord {
   const now = Date.now();

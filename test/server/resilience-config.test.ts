@@ -2,7 +2,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/config';
+import { ConfigError } from '../../adapters/contract/settings';
 
 const NOMAD = { GATEWAY_BACKENDS: 'east=nomad@http://127.0.0.1:4646' };
 

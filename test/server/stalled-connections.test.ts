@@ -7,7 +7,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { loadHttpEdgeConfig } from '../../server/http/config';
-import { ConfigError } from '../../server/config';
+import { ConfigError } from '../../adapters/contract/settings';
 import { disposeAll, startGatewayFor, startNomad } from '../support/harness';
 import { until } from '../support/until';
 import { ackedClient, claim, eventOf, startWsGateway, stopAll, subscribed } from '../ws/helpers';

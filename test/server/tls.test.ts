@@ -16,7 +16,8 @@ import WebSocket from 'ws';
 import { connect as connectTcp } from 'node:net';
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';
-import { ConfigError, loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/config';
+import { ConfigError } from '../../adapters/contract/settings';
 import { createLogger } from '../../server/logger';
 import { until } from '../support/until';
 

@@ -1,6 +1,7 @@
 /**
- * ACL scoping (backends.md 1.1, 1.4): namespace capabilities, `namespace=*` narrowing, plugin
- * read, token headers, anonymous policy and ACLs disabled — on the demo cluster.
+ * ACL scoping (hashicorp/nomad command/agent/http.go and the CSI RPCs' checks in
+ * nomad/csi_endpoint.go): namespace capabilities, `namespace=*` narrowing, plugin read, token
+ * headers, anonymous policy and ACLs disabled — on the demo cluster.
  */
 import { NomadSimulator, seedDemoCluster } from '../../simulators/nomad';
 import { call, json } from './nomad-helpers';

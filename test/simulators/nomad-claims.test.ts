@@ -1,7 +1,8 @@
 /**
- * Claim rules and the claim lifecycle (backends.md 1.6): max claims per access mode,
- * schedulability, attachment mode, modes set by the first claim and reset by the last release,
- * past claims counted while in flight, detach, deregister with in-use volumes.
+ * Claim rules and the claim lifecycle (hashicorp/nomad nomad/structs/csi.go,
+ * nomad/csi_endpoint.go): max claims per access mode, schedulability, attachment mode, modes set by
+ * the first claim and reset by the last release, past claims counted while in flight, detach,
+ * deregister with in-use volumes.
  */
 import { ClaimError, NomadSimulator } from '../../simulators/nomad';
 import { call, json, MGMT, NODE1, NODE2, startSim } from './nomad-helpers';

@@ -1,6 +1,7 @@
 /**
- * The error catalogue (fixtures/upstream/nomad/http-errors.from-code.json, backends.md 1.1,
- * 1.4): exact statuses, plain-text bodies and routing answers.
+ * The error catalogue (test/fixtures/upstream/nomad/http-errors.from-code.json; hashicorp/nomad
+ * command/agent/http.go and the CSI handlers): exact statuses, plain-text bodies and routing
+ * answers.
  */
 import type { NomadSimulator } from '../../simulators/nomad';
 import { call, MGMT, NODE1, startSim } from './nomad-helpers';

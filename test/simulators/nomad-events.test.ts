@@ -1,6 +1,7 @@
 /**
- * `/v1/event/stream` (backends.md 1.7): ndjson frames, heartbeats, topics and filter keys,
- * replay from `index`, payload sanitisation, ACL and shutdown.
+ * `/v1/event/stream` (hashicorp/nomad command/agent/event_endpoint.go, nomad/stream/): ndjson
+ * frames, heartbeats, topics and filter keys, replay from `index`, payload sanitisation, ACL and
+ * shutdown.
  */
 import { request } from 'undici';
 import type { NomadSimulator } from '../../simulators/nomad';

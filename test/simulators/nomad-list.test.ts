@@ -1,6 +1,7 @@
 /**
- * Volume list semantics (backends.md 1.2, 1.3, 1.4.1): pagination tokens, filters evaluated
- * against the stored struct, the prefix/plugin_id/node_id paths, and blocking queries.
+ * Volume list semantics (hashicorp/nomad nomad/csi_endpoint.go `List`, nomad/state/paginator/,
+ * nomad/rpc.go `blockingRPC`): pagination tokens, filters evaluated against the stored struct, the
+ * prefix/plugin_id/node_id paths, and blocking queries.
  */
 import type { NomadSimulator } from '../../simulators/nomad';
 import { call, json, MGMT, NODE1, NODE2, startSim } from './nomad-helpers';

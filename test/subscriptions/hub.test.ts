@@ -1,11 +1,11 @@
 /**
  * The live hub against a real Nomad simulator: a real registry and backend, the real schema, a
- * MemoryEventLog, and changes from the backend's own watcher (event stream, service token).
+ * InProcessEventLog, and changes from the backend's own watcher (event stream, service token).
  * Subscriptions are driven through `hub.subscribe(args)` as graphql-ws does.
  */
 import { ANALYTICS_READ, closedPortUrl, disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { MemoryEventLog, type ReplayRequest } from '../../subscriptions/events';
+import { InProcessEventLog, type ReplayRequest } from '../../subscriptions/events';
 import { events, startLive, until, type LiveUnderTest } from './live-helpers';
 import type { SerializedResult } from '../../subscriptions/live';
 
@@ -89,8 +89,8 @@ describe('volumeChanged', () => {
   });
 
   it('delivers events appended while the replay is being read exactly once', async () => {
-    /** A real in-memory log whose replay takes a while (as a shared log's round trip does), so appends land during it. */
-    class SlowReplayLog extends MemoryEventLog {
+    /** A real in-process log whose replay takes a while (as a shared log's round trip does), so appends land during it. */
+    class SlowReplayLog extends InProcessEventLog {
       gate: Promise<void> | null = null;
       override async replay(r: ReplayRequest) {
         if (this.gate) await this.gate;

@@ -1,6 +1,6 @@
 /**
  * Live-hub test setup with real parts: simulators on loopback, a registry from
- * server/backends.ts, the real schema, a MemoryEventLog and the hub driven through
+ * server/backends.ts, the real schema, a InProcessEventLog and the hub driven through
  * `hub.subscribe(args)` as graphql-ws would. Changes come from the backends' own watchers
  * (adapters/nomad/watch/, adapters/openstack/watch/) reading with the service credential the
  * backend config carries (Nomad `token`, OpenStack `auth`).
@@ -8,13 +8,13 @@
 import { execute, parse } from 'graphql';
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import { createRegistry } from '../../server/backends';
-import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/module';
-import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/module';
+import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/settings';
+import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/settings';
 import { createExecutionContext, type GatewayServices } from '../../domain/context';
-import { MemoryIdempotencyStore } from '../../server/idempotency';
+import { InProcessIdempotencyStore } from '../../server/idempotency';
 import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';
 import { buildGatewaySchema } from '../../server/schema';
-import { MemoryEventLog, type MemoryEventLogOptions } from '../../subscriptions/events';
+import { InProcessEventLog, type InProcessEventLogOptions } from '../../subscriptions/events';
 import { createLiveHub, SerializedResult, type LiveHubOptions, type LiveResult, type RunningLiveHub } from '../../subscriptions/live';
 import type { SharedResultStream, SharedSink } from '../../subscriptions/live/types';
 import { OperationTracker } from '../../subscriptions/operations';
@@ -28,7 +28,7 @@ export type BackendConfig = ({ id: string; url: string } & Partial<NomadBackendC
 export interface LiveUnderTest {
   hub: RunningLiveHub;
   services: GatewayServices;
-  log: MemoryEventLog;
+  log: InProcessEventLog;
   backend(id: string): VolumeBackend;
   /** Resolves once the backend's watcher has a complete, current view. */
   watcherCurrent(id: string): Promise<void>;
@@ -64,12 +64,12 @@ export interface Subscription {
  * is reported (the first read's volumes are not, as in production). OpenStack watchers stay idle
  * until someone subscribes; wait for them with {@link LiveUnderTest.watcherCurrent}.
  */
-export async function startLive(backends: BackendConfig[], o: { hub?: Partial<LiveHubOptions>; log?: MemoryEventLogOptions; logInstance?: MemoryEventLog } = {}): Promise<LiveUnderTest> {
+export async function startLive(backends: BackendConfig[], o: { hub?: Partial<LiveHubOptions>; log?: InProcessEventLogOptions; logInstance?: InProcessEventLog } = {}): Promise<LiveUnderTest> {
   const registry = createRegistry(backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })));
   const operations = new OperationTracker({ changes: (id) => registry.find(id)?.trackedChanges, pollMs: 50, maxPollMs: 100 });
-  const services: GatewayServices = { registry, operations, idempotency: new MemoryIdempotencyStore() };
+  const services: GatewayServices = { registry, operations, idempotency: new InProcessIdempotencyStore() };
   const schema = buildGatewaySchema();
-  const log = o.logInstance ?? new MemoryEventLog(o.log);
+  const log = o.logInstance ?? new InProcessEventLog(o.log);
   const executions: Record<string, number> = {};
   const hub = createLiveHub({ log, services, schema, createContext: (r) => createExecutionContext(services, r), visibleOperation: (ctx, id) => loadOperation(ctx, id), ...o.hub, metrics: { execution: (f) => void (executions[f] = (executions[f] ?? 0) + 1), ...o.hub?.metrics } });
   services.live = hub.mutations;

@@ -106,13 +106,6 @@ export function backendWordViolations(scope: readonly string[]): string[] {
  */
 export const backendWords = (): string[] => [...BACKEND_FOLDERS, 'cinder', 'nova', 'keystone'];
 
-/**
- * Identifiers where "memory" is the process's memory, not the memory backend's: the in-process
- * stores. Issue 28 (part 3) renames them so that the word means one thing; until then they are
- * the one exception, by name.
- */
-export const IN_PROCESS_STORE = /^Memory(?:EventLog|OperationStore|IdempotencyStore)(?:Options)?$/;
-
 /** Whether identifier `id` has `word` as one or more of its camel-case (or snake-case) parts. */
 export function namesWord(id: string, word: string): boolean {
   const low = id.toLowerCase();
@@ -134,7 +127,7 @@ export function identifierViolations(scope: readonly string[]): string[] {
     .filter((f) => f.endsWith('.ts'))
     .flatMap((f) => {
       const ids = new Set([...code(f).replace(STRING, "''").matchAll(/[A-Za-z_$][\w$]*/g)].map((m) => m[0]));
-      return [...ids].filter((id) => !IN_PROCESS_STORE.test(id) && words.some((w) => namesWord(id, w))).map((id) => `${f}: ${id}`);
+      return [...ids].filter((id) => words.some((w) => namesWord(id, w))).map((id) => `${f}: ${id}`);
     });
 }
 

@@ -4,14 +4,14 @@
  */
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry, type ResilienceOptions } from '../../server/backends';
-import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/http/breaker';
+import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/contract/breaker';
 import { NomadBackend } from '../../adapters/nomad/backend';
 import type { NomadWatchTuning } from '../../adapters/nomad/watch';
 import { BackendRegistry } from '../../domain/registry';
 import type { ReadinessConfig } from '../../server/readiness';
-import type { RedisConfig } from '../../server/redis';
-import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/module';
-import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/module';
+import type { RedisConfig } from '../../server/redis-config';
+import type { NomadSettings as NomadBackendConfig } from '../../adapters/nomad/settings';
+import type { OpenStackSettings as OpenStackBackendConfig } from '../../adapters/openstack/settings';
 import type { HttpEdgeOptions } from '../../server/http/config';
 import type { LimitsConfig } from '../../server/limits';
 import type { OperationTrackerOptions } from '../../subscriptions/operations';

@@ -58,3 +58,17 @@ export function fileImports(folder: string): Map<string, Set<string>> {
   }
   return edges;
 }
+
+/**
+ * What a file re-exports of other modules: `export … from '<spec>'` (as the spec) and
+ * `export { Name };` of an imported name (as the name). `text` stands in for the file's source.
+ */
+export function reExports(file: string, text = readFileSync(join(root, file), 'utf8')): string[] {
+  const imported = new Set(
+    [...text.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop()!)),
+  );
+  return [
+    ...[...text.matchAll(/^export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\s*'([^']+)'/gm)].map((m) => m[1]!),
+    ...[...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\};/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter((n) => imported.has(n))),
+  ];
+}

@@ -9,7 +9,7 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ErrorCode } from '../../adapters/contract/errors';
-import { Breaker, BREAKER_DEFAULTS } from '../../adapters/http/breaker';
+import { Breaker, BREAKER_DEFAULTS } from '../../adapters/contract/breaker';
 import { Transport } from '../../adapters/http/transport';
 
 const exporter = new InMemorySpanExporter();

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/http/breaker';
+import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/contract/breaker';
 import { Transport } from '../../adapters/http/transport';
 
 function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick(ms: number): void } {
@@ -29,7 +29,7 @@ describe('Breaker', () => {
   });
 
   it('should open when half of at least 10 calls in the window failed, and forget calls older than the window', () => {
-    const { b, tick } = clocked();
+    const { b } = clocked();
     // 4 failures, 5 successes, interleaved: never 5 in a row, 9 calls.
     for (let i = 0; i < 4; i++) {
       call(b, 'failure');

@@ -1,6 +1,6 @@
-/** The in-memory event log: cursors, replay, retention by count and age, epochs across restarts. */
+/** The in-process event log: cursors, replay, retention by count and age, epochs across restarts. */
 import { BadUserInputError, CursorExpiredError } from '../../adapters/contract/errors';
-import { decodeCursor, encodeCursor, MemoryEventLog, type ChangeInput } from '../../subscriptions/events';
+import { decodeCursor, encodeCursor, InProcessEventLog, type ChangeInput } from '../../subscriptions/events';
 import { cinderVolume } from '../support/model';
 
 const change = (i: number): ChangeInput => ({
@@ -18,9 +18,9 @@ const change = (i: number): ChangeInput => ({
   keys: {},
 });
 
-describe('MemoryEventLog', () => {
+describe('InProcessEventLog', () => {
   it('should replay exactly the events after a cursor, oldest first, in pages', async () => {
-    const log = new MemoryEventLog();
+    const log = new InProcessEventLog();
     const start = await log.head();
     const events = [];
     for (let i = 1; i <= 5; i++) events.push(await log.append(change(i)));
@@ -35,7 +35,7 @@ describe('MemoryEventLog', () => {
   });
 
   it('should tell listeners every appended event in order and stop after unsubscribing', async () => {
-    const log = new MemoryEventLog();
+    const log = new InProcessEventLog();
     const seen: string[] = [];
     const stop = log.listen((e) => seen.push(e.volumeId));
     await log.append(change(1));
@@ -46,7 +46,7 @@ describe('MemoryEventLog', () => {
   });
 
   it('should answer CURSOR_EXPIRED for a cursor whose following events were dropped by count', async () => {
-    const log = new MemoryEventLog({ maxEvents: 3 });
+    const log = new InProcessEventLog({ maxEvents: 3 });
     const start = await log.head();
     const events = [];
     for (let i = 1; i <= 5; i++) events.push(await log.append(change(i)));
@@ -58,7 +58,7 @@ describe('MemoryEventLog', () => {
 
   it('should answer CURSOR_EXPIRED once the events after a cursor are older than retention', async () => {
     let now = 1_000_000;
-    const log = new MemoryEventLog({ retentionMs: 60_000, now: () => now });
+    const log = new InProcessEventLog({ retentionMs: 60_000, now: () => now });
     const first = await log.append(change(1)); // at 0 s
     now += 30_000;
     const second = await log.append(change(2)); // at 30 s
@@ -72,16 +72,16 @@ describe('MemoryEventLog', () => {
   });
 
   it('should answer CURSOR_EXPIRED for a cursor from before a restart, never an empty replay', async () => {
-    const before = new MemoryEventLog();
+    const before = new InProcessEventLog();
     const old = await before.append(change(1));
-    const after = new MemoryEventLog();
+    const after = new InProcessEventLog();
     await expect(after.replay({ since: old.cursor })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
     // A cursor ahead of the log (another epoch's numbering) is expired too.
     await expect(after.replay({ since: encodeCursor({ epoch: after.epoch, seq: 7 }) })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
   });
 
   it('should refuse what is not one of its cursors as BAD_USER_INPUT', async () => {
-    const log = new MemoryEventLog();
+    const log = new InProcessEventLog();
     for (const bad of ['', 'not a cursor!', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["e",-1]').toString('base64url'), 'x'.repeat(300)]) {
       await expect(log.replay({ since: bad })).rejects.toBeInstanceOf(BadUserInputError);
     }

@@ -4,10 +4,11 @@
  * and shutdown. The backend here answers scripted checks; the real OpenStack backend driving the
  * tracker is in test/adapters/openstack-operations.test.ts.
  */
-import type { CallOptions } from '../../adapters/contract/backend';
+import type { CallOptions } from '../../adapters/contract/call-options';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../../adapters/contract/completion';
 import { BackendUnavailableError, ForbiddenError } from '../../adapters/contract/errors';
-import { OperationTracker, ownerKey, type OperationRecord } from '../../subscriptions/operations';
+import { OperationTracker, ownerKey } from '../../subscriptions/operations';
+import type { OperationRecord } from '../../adapters/contract/model';
 import { volumeGlobalId } from '../../subscriptions/events/diff';
 import { isTerminal, settle } from '../support/until';
 

@@ -44,7 +44,7 @@ function track(budget: QueueBudget, address: string, q: Queue): Queue {
 describe('QueueBudget', () => {
   it('should cut the largest queues of an address once its sum passes the budget, after the turn of writes, and no other address', async () => {
     const budget = new QueueBudget(100);
-    const [a, b, c] = [30, 50, 0].map((n) => track(budget, '10.0.0.1', new Queue('sse', 0)));
+    const [a, b, c] = Array.from({ length: 3 }, () => track(budget, '10.0.0.1', new Queue('sse', 0)));
     const other = track(budget, '10.0.0.2', new Queue('sse', 0));
     a!.write(30);
     b!.write(50);

@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { BadUserInputError, ErrorCode, GatewayError, OperationTimeoutError } from '../../adapters/contract/errors';
 import { PoolKeeper, type CallState } from '../../adapters/http/pool';
-import { Transport, type CallRecord } from '../../adapters/http/transport';
+import { Transport } from '../../adapters/http/transport';
+import type { CallRecord } from '../../adapters/contract/module';
 
 interface TestServer {
   url: string;

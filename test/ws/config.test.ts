@@ -1,5 +1,6 @@
 /** The `ws` settings group: env wins over the file, bad values name the setting. */
-import { ConfigError, loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/config';
+import { ConfigError } from '../../adapters/contract/settings';
 import { loadWsConfig, WS_DEFAULTS } from '../../server/ws';
 
 describe('ws configuration', () => {

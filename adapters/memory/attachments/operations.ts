@@ -2,7 +2,9 @@
  * Attachments to hosts. A volume may be attached to several hosts at once, to each once; servers
  * and nodes are other backends' consumers and are refused as unsupported.
  */
-import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../../contract/backend';
+import type { Accepted } from '../../contract/call-answers';
+import type { AttachTarget, DetachTarget } from '../../contract/call-inputs';
+import type { CallOptions } from '../../contract/call-options';
 import { UnsupportedByBackendError } from '../../contract/errors';
 import type { Attachment, VolumeRef } from '../../contract/model';
 import { existing, newId, now, transition, type MemoryContext } from '../context';

@@ -1,5 +1,7 @@
 /** Snapshots: of a volume, in its namespace; listed in (namespace, id) order. */
-import type { Accepted, CallOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/backend';
+import type { Accepted, OpaquePage } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
+import type { SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/call-inputs';
 import type { Snapshot } from '../../contract/model';
 import { existing, newId, now, type MemoryContext } from '../context';
 import { notFound } from '../errors';

@@ -4,7 +4,7 @@
  * ignored, as a lab backend should let the same requests through; a listing by plugin matches
  * nothing (no memory volume has a plugin).
  */
-import type { DeleteVolumeOptions, VolumeListQuery } from '../../contract/backend';
+import type { DeleteVolumeOptions, VolumeListQuery } from '../../contract/call-inputs';
 import { InputField } from '../../contract/errors';
 import { ownPart } from '../../contract/input-parts';
 

@@ -1,18 +1,19 @@
 /** Volumes: list, read, create, delete, extend, update. Every call is checked against the caller's grants. */
-import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { Accepted, BackendPage } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
+import type { DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
 import type { VolumePatch } from '../../contract/capabilities';
 import { BadUserInputError } from '../../contract/errors';
 import { stringMap } from '../../contract/key-values';
 import type { Volume, VolumeRef } from '../../contract/model';
 import { existing, newId, now, transition, type MemoryContext } from '../context';
 import { deleteCascades, listsByPlugin } from './input';
-import { volumeKey } from '../data/store';
 import { conflict } from '../errors';
 
 const GIB = 1024 ** 3;
 
-/** One page in (namespace, id) order; a token is the key of the item to resume at. */
-export function listVolumes(ctx: MemoryContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
+/** `listVolumes` of the memory backend: one page in (namespace, id) order; a token is the key of the item to resume at. */
+export function volumePage(ctx: MemoryContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
   return ctx.faults.call(o, () => {
     const p = q.namespace === '*' ? ctx.access.principal(o.credential, o) : ctx.access.authorize(q.namespace, false, o);
     if (q.namespace === '*' && o.credential.token) o.onAnswer?.(200);

@@ -2,7 +2,7 @@
  * What the adapter asks Nomad about the cluster rather than its storage: the Raft leader (the
  * health probe) and whether Nomad knows a caller's token (subscriber access, `access.ts`).
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import { GatewayError, NotFoundError, UnauthenticatedError } from '../../contract/errors';
 import type { NomadClient, NomadResult } from '../client';
 import * as urls from './urls';

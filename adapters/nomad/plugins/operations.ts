@@ -1,5 +1,6 @@
 /** The Nomad backend's storage-plugin methods: CSI plugins and the volumes their controllers list. */
-import type { CallOptions, OpaquePage } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
+import type { OpaquePage } from '../../contract/call-answers';
 import type { ExternalVolume, Plugin } from '../../contract/model';
 import { orNull, type NomadContext } from '../context';
 import * as req from './requests';

@@ -2,7 +2,7 @@
  * Nomad's CSI plugin calls (api/csi.go): the plugin list and reads, and the volumes a plugin's
  * controller lists (known to Nomad or not).
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import type { NomadClient, NomadResult } from '../client';
 import type { WireExternalList, WirePlugin, WirePluginStub } from '../wire/types';
 import * as urls from './urls';

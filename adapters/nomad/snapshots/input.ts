@@ -4,7 +4,7 @@
  * relative to the input the backend was given (`plugin`, `filter.plugin`); the resolver layer
  * places them under the argument.
  */
-import type { DeleteSnapshotOptions, SnapshotListQuery, SnapshotSpec } from '../../contract/backend';
+import type { DeleteSnapshotOptions, SnapshotListQuery, SnapshotSpec } from '../../contract/call-inputs';
 import { BadUserInputError, InputField } from '../../contract/errors';
 import { checkIdentifier } from '../../contract/input';
 import { headerKeyValueList, keyValueList, ownPart, type KeyValueInput } from '../../contract/input-parts';

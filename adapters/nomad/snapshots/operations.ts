@@ -2,7 +2,9 @@
  * The Nomad backend's snapshot methods. Snapshots live in a plugin's controller, so they are
  * listed per plugin and deleted by plugin and id (`SnapshotRef.scope` is the plugin).
  */
-import type { Accepted, CallOptions, DeleteSnapshotOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/backend';
+import type { Accepted, OpaquePage } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
+import type { DeleteSnapshotOptions, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/call-inputs';
 import { BadUserInputError, NotFoundError } from '../../contract/errors';
 import type { Snapshot, VolumeRef } from '../../contract/model';
 import type { NomadContext } from '../context';
@@ -36,8 +38,8 @@ export async function listSnapshots(ctx: NomadContext, q: SnapshotListQuery, o: 
 export async function createSnapshot(ctx: NomadContext, spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
   const own = snapshotInput(spec);
   const body = req.snapshotRequest(spec.volume, spec.name, own);
-  // Create replies leave PluginID empty (backends.md 1.4.9); read the volume's first, so a
-  // failed read never follows a snapshot that was made.
+  // Create replies leave PluginID empty (hashicorp/nomad nomad/csi_endpoint.go `CreateSnapshot`);
+  // read the volume's first, so a failed read never follows a snapshot that was made.
   const pluginId = own.pluginId ?? (await volumeDetails(ctx, spec.volume, o)).pluginId ?? '';
   const { data } = await req.createSnapshot(ctx.client, { ...body, PluginID: pluginId || undefined }, spec.volume.namespace, o);
   const made = data?.Snapshots?.[0];

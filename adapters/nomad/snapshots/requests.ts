@@ -2,7 +2,7 @@
  * Nomad's snapshot calls (api/csi.go), one function per operation: path from `urls.ts`, query,
  * body and CSI secrets header. Snapshots live in the plugin's controller; Nomad keeps no record.
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import type { KeyValue, VolumeRef } from '../../contract/model';
 import type { NomadClient, NomadResult } from '../client';
 import { secretsHeader } from '../wire/csi-secrets';

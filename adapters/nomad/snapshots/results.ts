@@ -14,8 +14,9 @@ export interface KnownSnapshot {
 }
 
 /**
- * Snapshot entries carry only provider fields (backends.md 1.4.9): create replies have an empty
- * PluginID and Name and every entry an empty SourceVolumeID, so the caller passes what it knows.
+ * Snapshot entries carry only provider fields (hashicorp/nomad nomad/csi_endpoint.go
+ * `CreateSnapshot`, `ListSnapshots`): create replies have an empty PluginID and Name and every
+ * entry an empty SourceVolumeID, so the caller passes what it knows.
  * Nomad has no snapshot status or description.
  */
 export function toSnapshot(backend: string, w: WireSnapshot, known: KnownSnapshot): Snapshot {

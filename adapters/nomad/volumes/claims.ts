@@ -1,11 +1,11 @@
 /** Node attachments: the claims Nomad's allocations hold on volumes, per client node. */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import type { VolumeReader } from '../../contract/capabilities';
 import type { Attachment, VolumeRef } from '../../contract/model';
 import { mapWithConcurrency } from '../../http/concurrency';
 import type { NomadContext } from '../context';
 import { getVolumes } from './operations';
-import { listVolumes } from './requests';
+import { listVolumeStubs } from './requests';
 import { volumePosition } from './results';
 
 /** Most calls {@link listNodeAttachments} runs at once (Nomad has no multi-get). */
@@ -22,7 +22,7 @@ const CLAIM_READS = 8;
  */
 export async function listNodeAttachments(ctx: NomadContext, nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
   const nodes = [...new Set(nodeIds)];
-  const lists = await mapWithConcurrency(nodes, CLAIM_READS, (nodeId) => listVolumes(ctx.client, { namespace: '*', nodeId }, o));
+  const lists = await mapWithConcurrency(nodes, CLAIM_READS, (nodeId) => listVolumeStubs(ctx.client, { namespace: '*', nodeId }, o));
   const refs = new Map<string, VolumeRef>();
   for (const { data } of lists) for (const w of data ?? []) refs.set(volumePosition(w), { backend: ctx.backend, namespace: w.Namespace, nativeId: w.ID });
   const volumes = await (readVolumes ?? ((r) => getVolumes(ctx, r, o, CLAIM_READS)))([...refs.values()]);

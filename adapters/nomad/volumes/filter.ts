@@ -1,7 +1,7 @@
 /**
  * Builds Nomad `filter` expressions (go-bexpr) from typed input. Callers never send expression
  * text: every value becomes one string literal, so no argument can add an operator or a term
- * (backends.md 1.3).
+ * (the grammar: hashicorp/go-bexpr; Nomad's API docs, "Filtering").
  *
  * go-bexpr's grammar has no escape for the closing quote: a backtick string is raw up to the next
  * backtick, and a double-quoted string ends at the next `"` and is then unquoted like a Go

@@ -5,7 +5,7 @@
  * fields relative to the input the backend was given (`nomad.plugin`, `cascade`); the resolver
  * layer places them under the argument (`input.nomad.plugin`).
  */
-import type { DeleteVolumeOptions, OwnCreateInput, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { DeleteVolumeOptions, OwnCreateInput, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
 import { BadUserInputError, InputField } from '../../contract/errors';
 import { byteCount, checkIdentifier, safeIdentifier, safeText, type IdPosition } from '../../contract/input';
 import { bounded, headerKeyValueList, keyValueList, ownPart, topologyList, type KeyValueInput, type TopologyInput } from '../../contract/input-parts';

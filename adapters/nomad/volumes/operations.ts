@@ -4,10 +4,12 @@
  *
  * Nomad answers every write once the plugin has finished, so no change is left pending. What
  * Nomad cannot do is answered with the reason (`UNSUPPORTED_BY_BACKEND`): attaching (allocations
- * claim volumes when the scheduler places them, backends.md 1.4), detaching from anything but a
- * client node, and extending (see {@link extendVolume}).
+ * claim volumes when the scheduler places them; Nomad's HTTP API has no claim endpoint), detaching
+ * from anything but a client node, and extending (see {@link extendVolume}).
  */
-import type { Accepted, AttachTarget, BackendPage, CallOptions, DeleteVolumeOptions, DetachTarget, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { Accepted, BackendPage } from '../../contract/call-answers';
+import type { AttachTarget, DeleteVolumeOptions, DetachTarget, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
+import type { CallOptions } from '../../contract/call-options';
 import { NotFoundError, UnsupportedByBackendError } from '../../contract/errors';
 import type { Attachment, Volume, VolumeRef } from '../../contract/model';
 import { mapSettled } from '../../http/concurrency';
@@ -20,14 +22,16 @@ import { toVolume, toVolumeFromStub, volumePosition } from './results';
 
 const WHY_NO_ATTACH = 'Nomad volumes are claimed by allocations that the scheduler places; run a job that requests the volume';
 const WHY_NODE_ONLY = 'Nomad unpublishes volumes from client nodes only; detach from the node that held the claim';
-/** Real Nomad's CSIVolume.Merge (nomad/structs/csi.go at backends.md N1) replaces both on a re-put. */
+/** Real Nomad's CSIVolume.Merge (hashicorp/nomad nomad/structs/csi.go) replaces both on a re-put. */
 const WHY_NO_EXTEND =
   'Nomad grows a volume only when its whole specification is created again with a larger capacity, and that replaces ' +
   'the CSI secrets and mount options stored with the volume, which Nomad never returns (secrets are withheld, mount flags ' +
   'redacted); create the volume again with its full specification and a larger capacityMinBytes';
 
-export async function listVolumes(ctx: NomadContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
-  // plugin_id with namespace=* returns [] on a real Nomad (backends.md 1.4.1), so across all
+/** `listVolumes` of the Nomad backend: one page of list stubs, by the Nomad list path the query picks. */
+export async function volumePage(ctx: NomadContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
+  // plugin_id with namespace=* returns [] on a real Nomad (its state store drops every volume whose
+  // namespace is not "*": hashicorp/nomad nomad/csi_endpoint.go `List`), so across all
   // namespaces the plugin becomes a filter term instead.
   const plugin = listPlugin(q);
   const usePluginParam = plugin !== undefined && q.namespace !== '*';
@@ -36,7 +40,7 @@ export async function listVolumes(ctx: NomadContext, q: VolumeListQuery, o: Call
     ['PluginID', usePluginParam ? undefined : plugin, 'filter.plugin'],
   ]);
   if (q.node !== undefined) return listByNode(ctx, q, plugin, filter, o);
-  const { data, meta } = await req.listVolumes(
+  const { data, meta } = await req.listVolumeStubs(
     ctx.client,
     { namespace: q.namespace, pluginId: usePluginParam ? plugin : undefined, filter, perPage: q.limit, nextToken: q.token ?? undefined },
     o,
@@ -44,9 +48,9 @@ export async function listVolumes(ctx: NomadContext, q: VolumeListQuery, o: Call
   return { items: (data ?? []).map((w) => ({ item: toVolumeFromStub(ctx.backend, w), position: volumePosition(w) })), next: meta.nextToken };
 }
 
-/** The node_id path answers in map order (backends.md 1.3), so it is read whole and paged here. */
+/** The node_id path answers in map order (hashicorp/nomad nomad/csi_endpoint.go `List`), so it is read whole and paged here. */
 async function listByNode(ctx: NomadContext, q: VolumeListQuery, plugin: string | undefined, filter: string | undefined, o: CallOptions): Promise<BackendPage<Volume>> {
-  const { data } = await req.listVolumes(ctx.client, { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? plugin : undefined, filter }, o);
+  const { data } = await req.listVolumeStubs(ctx.client, { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? plugin : undefined, filter }, o);
   const sorted = (data ?? []).map((w) => ({ w, position: volumePosition(w) })).sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   const from = q.token === null ? sorted : sorted.filter((s) => s.position >= q.token!);
   const page = from.slice(0, q.limit);
@@ -74,7 +78,7 @@ export async function volumeDetails(ctx: NomadContext, ref: VolumeRef, o: CallOp
   return d;
 }
 
-/** Creates in the provider and registers, synchronously. An existing id takes Nomad's merge path (backends.md 1.4.4). */
+/** Creates in the provider and registers, synchronously. An existing id takes Nomad's merge path (hashicorp/nomad nomad/csi_endpoint.go `Create`). */
 export async function createVolume(ctx: NomadContext, spec: VolumeSpec, o: CallOptions): Promise<Accepted<VolumeRef>> {
   const body = req.volumeRequest(nomadVolume(spec, 'create'));
   await req.create(ctx.client, body, o);
@@ -100,7 +104,7 @@ export async function attachVolume(ctx: NomadContext, _ref: VolumeRef, _target: 
   throw new UnsupportedByBackendError(ctx.backend, 'attaching volumes', WHY_NO_ATTACH);
 }
 
-/** Unpublishes the claims of stopped allocations on the node; live allocations keep theirs (backends.md 1.4.7). */
+/** Unpublishes the claims of stopped allocations on the node; live allocations keep theirs (hashicorp/nomad nomad/csi_endpoint.go `Unpublish`). */
 export async function detachVolume(ctx: NomadContext, ref: VolumeRef, target: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
   if (target.kind !== 'node') throw new UnsupportedByBackendError(ctx.backend, target.kind === 'server' ? 'detaching from a server' : 'detaching a host attachment', WHY_NODE_ONLY);
   await req.detach(ctx.client, ref.nativeId, ref.namespace, target.nodeId, o);

@@ -1,10 +1,10 @@
 /**
  * Nomad's volume calls, one function per wire operation, named with Nomad's own verbs
  * (api/csi.go). Each states its path (via `urls.ts`), its query and body, and returns wire data
- * plus query meta. Nomad answers 200 for every success (backends.md 1.1), so there is no
+ * plus query meta. Nomad answers 200 for every success (hashicorp/nomad command/agent/http.go), so there is no
  * per-call status list. The other folders' `requests.ts` follow the same rule.
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import type { KeyValue, Topology } from '../../contract/model';
 import type { NomadClient, NomadResult } from '../client';
 import { secretsHeader } from '../wire/csi-secrets';
@@ -13,8 +13,8 @@ import type { WireVolume, WireVolumeStub, WireVolumeWriteReply } from '../wire/t
 import type { NomadVolume } from './input';
 import * as urls from './urls';
 
-/** Options of {@link listVolumes}. Precedence on the server: node > plugin > prefix (backends.md 1.4.1). */
-export interface ListVolumesOpts {
+/** Options of {@link listVolumeStubs}. Precedence on the server: node > plugin > prefix (hashicorp/nomad nomad/csi_endpoint.go `List`). */
+export interface ListVolumeStubsOpts {
   /** Namespace, or `*` for every namespace the token may list. */
   namespace: string;
   /** Exact plugin id. Nomad returns `[]` when combined with `namespace=*` (use a filter instead). */
@@ -29,7 +29,8 @@ export interface ListVolumesOpts {
   nextToken?: string;
 }
 
-export function listVolumes(c: NomadClient, opts: ListVolumesOpts, o: CallOptions): Promise<NomadResult<WireVolumeStub[]>> {
+/** One `GET /v1/volumes?type=csi`: the list stubs (`CSIVolListStub`) of a page, and the query meta with its next token. */
+export function listVolumeStubs(c: NomadClient, opts: ListVolumeStubsOpts, o: CallOptions): Promise<NomadResult<WireVolumeStub[]>> {
   const q = new URLSearchParams({ type: 'csi', namespace: opts.namespace });
   if (opts.nodeId) q.set('node_id', opts.nodeId);
   if (opts.pluginId) q.set('plugin_id', opts.pluginId);
@@ -53,7 +54,10 @@ export function readVolume(c: NomadClient, id: string, namespace: string, o: Cal
   );
 }
 
-/** Request body of register and create: a CSIVolume in Go field names (backends.md 1.4.3). */
+/**
+ * Request body of register and create: a CSIVolume in Go field names (hashicorp/nomad
+ * nomad/structs/csi.go; Nomad's API docs, volumes, "Register CSI Volume").
+ */
 export interface VolumeRequest {
   ID: string;
   Name: string;
@@ -75,7 +79,7 @@ export interface VolumeRequest {
 const segments = (ts: Topology[] | undefined): Array<{ Segments: Record<string, string> }> | null =>
   ts && ts.length > 0 ? ts.map((t) => ({ Segments: goStringMap(t.segments) ?? {} })) : null;
 
-/** The register/create body for a checked volume (`input.ts`; backends.md 1.4.3–1.4.4). */
+/** The register/create body for a checked volume (`input.ts`; hashicorp/nomad command/agent/csi_endpoint.go). */
 export function volumeRequest(v: NomadVolume): VolumeRequest {
   return {
     ID: v.nativeId,

@@ -11,7 +11,7 @@ import { attachmentState, attachmentStateReason, volumeStatus } from './status';
 import { sortedPairs } from '../../contract/key-values';
 import type { WireAllocStub, WireVolume, WireVolumeStub } from '../wire/types';
 
-/** The token that resumes a volume listing at this stub: `<namespace>.<id>` (backends.md 1.3). */
+/** The token that resumes a volume listing at this stub: `<namespace>.<id>` (hashicorp/nomad nomad/state/paginator/tokenizer.go `NamespaceIDTokenizer`). */
 export const volumePosition = (w: { Namespace: string; ID: string }): string => `${w.Namespace}.${w.ID}`;
 
 function details(ref: VolumeRef, w: WireVolume | WireVolumeStub, readers: number, writers: number, full: NomadVolumeFull | null): NomadVolumeDetails {
@@ -48,7 +48,7 @@ function volumeOf(ref: VolumeRef, w: WireVolume | WireVolumeStub, readers: numbe
     name: w.Name,
     status: volumeStatus(readers, writers, w.Schedulable),
     backendStatus: `readers=${readers} writers=${writers} schedulable=${w.Schedulable}`,
-    // Register and create never set CreateTime (backends.md 1.5.1): null until Nomad does.
+    // Register and create never set CreateTime (hashicorp/nomad nomad/csi_endpoint.go): null until Nomad does.
     createdAt: nanosToIso(w.CreateTime),
     updatedAt: nanosToIso(w.ModifyTime),
     sizeBytes,

@@ -17,7 +17,8 @@ export function volumeStatus(readers: number, writers: number, schedulable: bool
 
 /**
  * Claim state from the claiming allocation. A claim stays in ReadAllocs/WriteAllocs until Nomad
- * has unpublished it (backends.md 1.6.3), so a stopped or collected allocation is DETACHING:
+ * has unpublished it (hashicorp/nomad nomad/structs/csi.go, the claim states; nomad/csi_endpoint.go
+ * `Unpublish`), so a stopped or collected allocation is DETACHING:
  * - no allocation stub (garbage-collected, claim not yet freed) → DETACHING
  * - client `pending` → ATTACHING
  * - client `running`, desired `run` → ATTACHED; desired `stop`/`evict` → DETACHING

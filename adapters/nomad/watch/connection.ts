@@ -6,10 +6,10 @@
  * transport records calls (never headers or bodies).
  */
 import { Pool, type Dispatcher } from 'undici';
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import { BackendUnavailableError, GatewayError } from '../../contract/errors';
 import { checkOutgoing } from '../../http/headers';
-import type { CallRecord } from '../../http/transport';
+import type { CallRecord } from '../../contract/module';
 import { nomadHeaders, parseNomadJson, queryMeta, type NomadCall, type NomadResult } from '../client';
 import { errorFromResponse } from '../errors';
 import { eventStreamCall } from './requests';

@@ -5,7 +5,7 @@
  * blocking queries, `dirty.ts` the volumes to read again, `view.ts` the live view, `tuning.ts`
  * its settings, and `requests.ts`/`urls.ts` its two long calls.
  */
-import type { Breaker } from '../../http/breaker';
+import type { Breaker } from '../../contract/breaker';
 import type { VolumeWatcher, WatcherOptions } from '../../contract/watch';
 import type { NomadClient } from '../client';
 import { WatchConnection, type WatchConnectionOptions } from './connection';

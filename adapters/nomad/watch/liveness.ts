@@ -6,7 +6,7 @@
  * that closes while the stream has said nothing since it opened ends the stream, so the watcher
  * reconnects at once instead of waiting up to a heartbeat interval (30 s) for a line.
  */
-import type { Breaker } from '../../http/breaker';
+import type { Breaker } from '../../contract/breaker';
 import { BreakerWatch, type BreakerHandlers } from '../../watch-breakers';
 
 export class StreamLiveness {

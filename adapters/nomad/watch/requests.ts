@@ -7,8 +7,9 @@ import { listVolumesURL } from '../volumes/urls';
 import { eventStreamURL } from './urls';
 
 /**
- * `GET /v1/event/stream?topic=…&namespace=*&index=N` (backends.md 1.7): ndjson, read by the
- * watcher's own connection (`connection.ts`), never the pool.
+ * `GET /v1/event/stream?topic=…&namespace=*&index=N` (hashicorp/nomad
+ * command/agent/event_endpoint.go; Nomad's API docs, events): ndjson, read by the watcher's own
+ * connection (`connection.ts`), never the pool.
  */
 export function eventStreamCall(topics: readonly string[], index: number): NomadCall {
   const q = new URLSearchParams({ namespace: '*', index: String(index) });
@@ -17,8 +18,9 @@ export function eventStreamCall(topics: readonly string[], index: number): Nomad
 }
 
 /**
- * The volume list in every namespace as a blocking query (backends.md 1.2): answers once the
- * table index passes `index`, or after `waitMs` (plus Nomad's jitter of up to 1/16) unchanged.
+ * The volume list in every namespace as a blocking query (hashicorp/nomad nomad/rpc.go
+ * `blockingRPC`; Nomad's API docs, "Blocking Queries"): answers once the table index passes
+ * `index`, or after `waitMs` (plus Nomad's jitter of up to 1/16) unchanged.
  */
 export function blockingListCall(index: number, waitMs: number): NomadCall {
   const q = new URLSearchParams({ type: 'csi', namespace: '*', index: String(index), wait: `${Math.max(1, Math.round(waitMs))}ms` });

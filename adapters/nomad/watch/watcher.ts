@@ -3,10 +3,10 @@
  *
  * - Source: `/v1/event/stream` (topics `CSIVolume` and `Allocation`, every namespace) on the
  *   watcher's own connection (`connection.ts`). Event payloads are never mapped (they carry
- *   `Allocations: []` and stale health, backends.md 1.7): each event only names a volume to read
- *   again (an Allocation event, the volumes the view has that allocation claiming). Events that
- *   arrive together are coalesced, so one volume is read once per burst: load follows the rate of
- *   change, not the number of subscribers.
+ *   `Allocations: []` and stale health: hashicorp/nomad nomad/state/events.go): each event only
+ *   names a volume to read again (an Allocation event, the volumes the view has that allocation
+ *   claiming). Events that arrive together are coalesced, so one volume is read once per burst:
+ *   load follows the rate of change, not the number of subscribers.
  * - Every connect lists all volumes first (stubs carry ModifyIndex, which claims move too) and
  *   opens the stream after the higher of that list's index and the last index seen. A reconnect
  *   then reads again only what moved, plus the claimed volumes (an allocation's status is not a
@@ -21,8 +21,8 @@
  * - Reads, lists and view updates run one at a time (a serial queue), so a volume's deltas keep
  *   the order the backend made them in.
  */
-import type { CallOptions } from '../../contract/backend';
-import { BreakerOpenError, type Breaker } from '../../http/breaker';
+import type { CallOptions } from '../../contract/call-options';
+import { BreakerOpenError, type Breaker } from '../../contract/breaker';
 import { mapSettled } from '../../http/concurrency';
 import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
 import { NotFoundError } from '../../contract/errors';
@@ -40,8 +40,6 @@ import { DirtyVolumes } from './dirty';
 import { RECONNECT, SourceChoice, type Outcome } from './source';
 import { Pauses, withDefaults, type NomadWatchTuning } from './tuning';
 import { refKey, WatchView } from './view';
-
-export type { NomadWatchTuning } from './tuning';
 
 /** What a watcher needs from its backend. */
 export interface NomadWatchDeps {
@@ -206,7 +204,7 @@ export class NomadWatcher implements VolumeWatcher {
     let opened = false;
     try {
       this.#set(this.#synced ? 'RESYNCING' : 'STARTING', this.#message);
-      const list = await req.listVolumes(this.#d.client, { namespace: '*' }, this.#options());
+      const list = await req.listVolumeStubs(this.#d.client, { namespace: '*' }, this.#options());
       const from = Math.max(this.#lastIndex, list.meta.index) + 1;
       const stream = await this.#d.connection.openEvents(this.#topics, from, this.#options(signal));
       if ('fallback' in stream) {

@@ -7,7 +7,8 @@ import { headerText } from '../../contract/input';
 import type { KeyValue } from '../../contract/model';
 
 /**
- * Checks CSI secrets for `X-Nomad-CSI-Secrets: k1=v1,k2=v2` (backends.md 1.4.6). Nomad splits the
+ * Checks CSI secrets for `X-Nomad-CSI-Secrets: k1=v1,k2=v2` (hashicorp/nomad
+ * command/agent/csi_endpoint.go `parseCSISecrets`). Nomad splits the
  * header on `,`, then each pair on its first `=`, and silently drops pairs without one; a later
  * duplicate key wins. So an empty key, a key with `,` or `=`, a value with `,` or a repeated key
  * would smuggle in another secret or lose one: refused, naming e.g. `secrets[0].key`,

@@ -1,6 +1,6 @@
 /**
- * Nomad's wire shapes (backends.md 1.5), in Go field names, as the adapter reads them. Only
- * `adapters/nomad/` imports this module; the `results.ts` mappers of each folder turn these into the model.
+ * Nomad's wire shapes (hashicorp/nomad nomad/structs/csi.go and extensions.go), in Go field names,
+ * as the adapter reads them. Only `adapters/nomad/` imports this module; the `results.ts` mappers of each folder turn these into the model.
  */
 
 /** A Nomad integer: a number, or a decimal string when it has 16+ digits (see `parseNomadJson`). */
@@ -133,13 +133,13 @@ export interface WirePlugin extends WirePluginStub {
   Nodes: Record<string, WireCSIInfo> | null;
 }
 
-/** Snapshot create reply (QueryMeta inlined); entries carry provider fields only (backends.md 1.4.9). */
+/** Snapshot create reply (QueryMeta inlined); entries carry provider fields only (hashicorp/nomad nomad/csi_endpoint.go `CreateSnapshot`). */
 export interface WireSnapshotCreateReply {
   Snapshots: WireSnapshot[] | null;
 }
 
 /**
- * One event of `/v1/event/stream` (backends.md 1.7). The watcher reads only what names the
+ * One event of `/v1/event/stream` (hashicorp/nomad nomad/structs/event.go). The watcher reads only what names the
  * changed object: payloads carry `Allocations: []` and stale health, so volumes are re-read.
  */
 export interface WireEvent {

@@ -4,7 +4,8 @@
  * the change it starts returned with its completion rule.
  */
 import { inputField } from '../../contract/errors';
-import type { Accepted, CallOptions } from '../../contract/backend';
+import type { Accepted } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
 import type { CinderAction, CinderActionResult } from './types';
 import type { KeyValue, VolumeRef } from '../../contract/model';
 import { actionEntry } from '../cinder/actions-table';

@@ -3,7 +3,7 @@
  * action table maps each to its wire key, body, minimum microversion and completion rule; nothing
  * outside `adapters/openstack/` knows the wire words.
  */
-import type { HostConnector } from '../../contract/backend';
+import type { HostConnector } from '../../contract/call-inputs';
 import type { VolumeActionResult } from '../../contract/capabilities';
 import type { KeyValue } from '../../contract/model';
 import type { CinderVolumeStatus } from '../model';

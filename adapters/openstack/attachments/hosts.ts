@@ -2,7 +2,9 @@
  * Cinder's attachments API step by step (3.27+): reserve, give the host's connector, complete,
  * and list. `attachVolume` with a host target does all steps at once (`operations.ts`).
  */
-import type { CallOptions, HostConnector, OpaquePage } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
+import type { HostConnector } from '../../contract/call-inputs';
+import type { OpaquePage } from '../../contract/call-answers';
 import { inputField, NotFoundError, type InputField } from '../../contract/errors';
 import type { Attachment, VolumeRef } from '../../contract/model';
 import * as req from '../cinder/requests';

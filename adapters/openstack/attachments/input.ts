@@ -3,7 +3,7 @@
  * before it claims an idempotency key): Nova's device tag. Errors name fields relative to the
  * attach input (`target.server.tag`); the resolver layer places them under the argument.
  */
-import type { AttachTarget, OwnAttachInput } from '../../contract/backend';
+import type { AttachTarget, OwnAttachInput } from '../../contract/call-inputs';
 import { BadUserInputError, inputField } from '../../contract/errors';
 import { safeText } from '../../contract/input';
 

@@ -3,7 +3,9 @@
  * request id goes into the rule, so the rule can read Nova's instance action for it), or to a
  * host through Cinder's attachments API (created with the connector and completed at once).
  */
-import type { Accepted, AttachTarget, CallOptions, DetachTarget } from '../../contract/backend';
+import type { Accepted } from '../../contract/call-answers';
+import type { AttachTarget, DetachTarget } from '../../contract/call-inputs';
+import type { CallOptions } from '../../contract/call-options';
 import { BadUserInputError, inputField } from '../../contract/errors';
 import type { Attachment, VolumeRef } from '../../contract/model';
 import * as cinder from '../cinder/requests';

@@ -3,7 +3,8 @@
  * view of each volume (read with the batch strategy), so an attachment the two services disagree
  * on shows as ERROR with the reason instead of a confident ATTACHED.
  */
-import type { Accepted, CallOptions } from '../../contract/backend';
+import type { Accepted } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
 import type { VolumeReader } from '../../contract/capabilities';
 import { mapWithConcurrency } from '../../http/concurrency';
 import { BadUserInputError, inputField } from '../../contract/errors';

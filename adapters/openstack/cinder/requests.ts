@@ -4,7 +4,8 @@
  * its minimum microversion, and returns the wire shape (`results.ts` maps it). No other file
  * writes a Cinder wire key.
  */
-import type { CallOptions, HostConnector } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
+import type { HostConnector } from '../../contract/call-inputs';
 import { stringMap } from '../../contract/key-values';
 import type { VolumePatch } from '../../contract/capabilities';
 import { BadUserInputError } from '../../contract/errors';

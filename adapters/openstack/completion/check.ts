@@ -3,7 +3,7 @@
  * evaluates the rule on what was read. Cinder's user messages are read only when a verdict is due.
  * The caller's credential comes with the call options; the rule holds none.
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import type { ChangeCheck, CompletionRule, RuleValue } from '../../contract/completion';
 import { GatewayError } from '../../contract/errors';
 import * as cinder from '../cinder/requests';

@@ -122,7 +122,7 @@ const RULES = {
     s === null ? done('deleted') : s.phase === 'ERROR_DELETING' ? failed('Cinder could not delete the snapshot (error_deleting)', s.backendStatus) : running(s.backendStatus),
   ),
 
-  /** Attach through Nova completes on Cinder: `in-use` and listing the server (backends.md 3.3). */
+  /** Attach through Nova completes on Cinder: `in-use` and listing the server (openstack/nova nova/compute/api.py `attach_volume`). */
   serverAttach: {
     reads: ['volume', 'instanceAction'],
     messages: 'reason',

@@ -3,7 +3,8 @@
  * (`urls.ts`), query and body, names its endpoint for metrics and its minimum microversion, and
  * returns the wire shape (`results.ts` maps it). No other file writes a Nova wire key.
  */
-import type { AttachTarget, CallOptions } from '../../contract/backend';
+import type { AttachTarget } from '../../contract/call-inputs';
+import type { CallOptions } from '../../contract/call-options';
 import type { OpenStackCall, OpenStackClient, OpenStackResult } from '../client';
 import { FEATURES } from '../microversions';
 import type { Links, NovaInstanceAction, NovaServerView, NovaVolumeAttachment } from './results';

@@ -1,10 +1,11 @@
 /**
  * Nova wire shapes (servers, volume attachments, instance actions) and their mapping to the
  * unified model, including the join of Nova's attachment list with Cinder's view of each volume.
- * Keys vary by microversion and role (backends.md 3.2), so optional keys are read defensively.
+ * Keys vary by microversion and role (openstack/nova nova/api/openstack/compute/volume_attachments.py;
+ * Nova API reference, "Servers with volume attachments"), so optional keys are read defensively.
  * No other file reads a Nova wire field.
  */
-import type { AttachTarget } from '../../contract/backend';
+import type { AttachTarget } from '../../contract/call-inputs';
 import type { Attachment, ComputeServer, Volume, VolumeRef } from '../../contract/model';
 import { cinderDetails, isServerConsumer, serverConsumer } from '../model';
 import { sanitizeUpstreamMessage } from '../../http/upstream-message';
@@ -19,7 +20,7 @@ export interface NovaServerView {
   'os-extended-volumes:volumes_attached'?: Array<{ id: string; delete_on_termination?: boolean }>;
 }
 
-/** `volumeAttachment` element; keys vary by microversion (backends.md 3.2). */
+/** `volumeAttachment` element; keys vary by microversion (openstack/nova nova/api/openstack/compute/volume_attachments.py). */
 export interface NovaVolumeAttachment {
   /** The volume id, until 2.88. */
   id?: string;

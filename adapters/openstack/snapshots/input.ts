@@ -3,7 +3,7 @@
  * Nomad's options (a plugin, its parameters and secrets) are refused, not dropped. Errors name
  * fields relative to the input the backend was given; the resolver layer places them.
  */
-import type { DeleteSnapshotOptions, SnapshotListQuery, SnapshotSpec } from '../../contract/backend';
+import type { DeleteSnapshotOptions, SnapshotListQuery, SnapshotSpec } from '../../contract/call-inputs';
 import { BadUserInputError, inputField } from '../../contract/errors';
 import { ownPart, type KeyValueInput } from '../../contract/input-parts';
 

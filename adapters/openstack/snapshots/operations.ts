@@ -1,5 +1,7 @@
 /** Cinder snapshots of the caller's project: list, read, create and delete. */
-import type { Accepted, CallOptions, DeleteSnapshotOptions, OpaquePage, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/backend';
+import type { Accepted, OpaquePage } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
+import type { DeleteSnapshotOptions, SnapshotListQuery, SnapshotRef, SnapshotSpec } from '../../contract/call-inputs';
 import { inputField } from '../../contract/errors';
 import type { Snapshot } from '../../contract/model';
 import * as req from '../cinder/requests';

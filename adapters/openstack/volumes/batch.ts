@@ -4,7 +4,7 @@
  * project (1000) and a pick, then shows for what the page lacks. So a batch costs at most
  * 1 + (misses) calls however large the project.
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import { mapSettled, mapWithConcurrency } from '../../http/concurrency';
 import type { ComputeServer, Volume, VolumeRef } from '../../contract/model';
 import * as cinder from '../cinder/requests';

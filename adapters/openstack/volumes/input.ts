@@ -4,7 +4,7 @@
  * Errors name fields relative to the input the backend was given (`cinder.snapshotId`,
  * `secrets`); the resolver layer places them under the argument.
  */
-import type { DeleteVolumeOptions, OwnCreateInput, VolumeListQuery } from '../../contract/backend';
+import type { DeleteVolumeOptions, OwnCreateInput, VolumeListQuery } from '../../contract/call-inputs';
 import { BadUserInputError, inputField, type InputField } from '../../contract/errors';
 import { checkGlobalIdParts, decodeGlobalId, type GlobalIdKind } from '../../contract/ids';
 import { safeText } from '../../contract/input';

@@ -2,7 +2,9 @@
  * Cinder volumes: list, read, create, update, delete and extend, in the caller's project. The
  * asynchronous ones return their completion rule (`completion/rules.ts`).
  */
-import type { Accepted, BackendPage, CallOptions, DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/backend';
+import type { Accepted, BackendPage } from '../../contract/call-answers';
+import type { CallOptions } from '../../contract/call-options';
+import type { DeleteVolumeOptions, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
 import type { VolumePatch } from '../../contract/capabilities';
 import { BadUserInputError, inputField, NotFoundError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
@@ -14,7 +16,8 @@ import { checkedUuid, UUID } from '../ids';
 import { MAX_LIMIT, marker, positioned } from '../paging';
 import { cinderPart, CREATE_PART, deleteOptions, listsByPlugin } from './input';
 
-export async function listVolumes(ctx: OpenStackContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
+/** `listVolumes` of the OpenStack backend: one page of Cinder's list-detail, details included. */
+export async function volumePage(ctx: OpenStackContext, q: VolumeListQuery, o: CallOptions): Promise<BackendPage<Volume>> {
   const session = await ctx.client.session(o);
   // A token sees its own project; node and plugin are Nomad notions with no Cinder match.
   if ((q.namespace !== '*' && q.namespace !== session.projectId) || q.node || listsByPlugin(q)) return { items: [], next: null };

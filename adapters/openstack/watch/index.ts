@@ -10,7 +10,7 @@
  * watcher fast), slow otherwise, not at all while nobody listens and nothing is pending (IDLE);
  * failures back off (DEGRADED) and keep the last view.
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import { UnauthenticatedError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../../contract/watch';

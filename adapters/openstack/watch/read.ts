@@ -3,7 +3,7 @@
  * Cinder's volume list-detail (of every project with `all_tenants` when the session is an admin's,
  * else of its own project), and Nova's attachment lists of a few servers.
  */
-import type { CallOptions } from '../../contract/backend';
+import type { CallOptions } from '../../contract/call-options';
 import { isStatus } from '../../contract/errors';
 import { mapWithConcurrency } from '../../http/concurrency';
 import type { Volume } from '../../contract/model';

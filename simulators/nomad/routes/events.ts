@@ -1,5 +1,5 @@
 /**
- * `GET /v1/event/stream` (backends.md 1.7; command/agent/event_endpoint.go,
+ * `GET /v1/event/stream` (hashicorp/nomad command/agent/event_endpoint.go,
  * nomad/event_endpoint.go, nomad/stream/*): newline-delimited JSON, a `{}` heartbeat first and
  * then every `eventHeartbeatMs` (Nomad: 30 s), and `{"Index":N,"Events":[…]}` frames filtered by
  * topic, key (Key or FilterKeys) and namespace.

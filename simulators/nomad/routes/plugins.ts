@@ -1,5 +1,6 @@
 /**
- * CSI plugin endpoints (backends.md 1.4.10): `GET /v1/plugins?type=csi` and
+ * CSI plugin endpoints (hashicorp/nomad command/agent/csi_endpoint.go, nomad/csi_endpoint.go
+ * `CSIPlugin`): `GET /v1/plugins?type=csi` and
  * `GET /v1/plugin/csi/:id`, both blocking on the `csi_plugins` table.
  */
 import { goCompare } from '../golang';

@@ -1,8 +1,9 @@
 /**
- * Endpoints answered by the controller plugin rather than the state store (backends.md 1.4.8,
- * 1.4.9): `/v1/volumes/external` and `/v1/volumes/snapshot` (create, delete, list). Their RPCs
- * never fill QueryMeta, so they answer `X-Nomad-Index: 0`, `X-Nomad-KnownLeader: false`, never
- * block, and page with the plugin's opaque token carried in the body (`NextToken`).
+ * Endpoints answered by the controller plugin rather than the state store (hashicorp/nomad
+ * nomad/csi_endpoint.go `ListExternal`, `CreateSnapshot`, `DeleteSnapshot`, `ListSnapshots`):
+ * `/v1/volumes/external` and `/v1/volumes/snapshot` (create, delete, list). Their RPCs never fill
+ * QueryMeta, so they answer `X-Nomad-Index: 0`, `X-Nomad-KnownLeader: false`, never block, and page
+ * with the plugin's opaque token carried in the body (`NextToken`).
  */
 import { CSI_LIST_CAPS } from '../acl';
 import { decodeGoJSON, GoDecodeError, snapshotCreateRequestType } from '../decode';
@@ -98,7 +99,7 @@ export function createSnapshots(ctx: SimContext, req: SimRequest): HandlerResult
         continue;
       }
       const s = ctx.state.provider(pluginId).createSnapshot(vol.ExternalID, new Date());
-      // Only the provider's fields are filled in the reply (backends.md 1.4.9).
+      // Only the provider's fields are filled in the reply (nomad/csi_endpoint.go `CreateSnapshot`).
       created.push(snapshotWire(s, '', s.IsReady));
     }
     if (errs.length > 0) throw new RpcError(multierror(errs));

@@ -1,5 +1,5 @@
 /**
- * CSI volume endpoints (backends.md 1.4.1–1.4.7): list, read, register, create, deregister,
+ * CSI volume endpoints (Nomad's API docs, volumes): list, read, register, create, deregister,
  * delete and detach. Each handler is the agent's HTTP handler (command/agent/csi_endpoint.go)
  * fused with the server RPC it calls (nomad/csi_endpoint.go), keeping their checks in order.
  */
@@ -36,7 +36,7 @@ const READ_CAPS: NsCapability[] = ['csi-read-volume', 'csi-mount-volume', 'read-
 // ---------------------------------------------------------------------------------------------
 // GET /v1/volumes?type=csi
 
-/** `CSIVolume.List` (backends.md 1.4.1, 1.3). */
+/** `CSIVolume.List`, paged by nomad/state/paginator/. */
 export async function listVolumes(ctx: SimContext, req: SimRequest): Promise<HandlerResult> {
   const qo = parseQueryOptions(ctx, req);
   if (isResult(qo)) return qo;
@@ -164,7 +164,7 @@ export function listHostVolumes(ctx: SimContext, req: SimRequest): HandlerResult
 // ---------------------------------------------------------------------------------------------
 // GET /v1/volume/csi/:id
 
-/** `CSIVolume.Get` (backends.md 1.4.2). */
+/** `CSIVolume.Get`. */
 export async function readVolume(ctx: SimContext, req: SimRequest, id: string): Promise<HandlerResult> {
   const qo = parseQueryOptions(ctx, req);
   if (isResult(qo)) return qo;
@@ -413,7 +413,7 @@ function authorizeVolumeWrite(ctx: SimContext, req: SimRequest, wr: ReturnType<t
   if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
 }
 
-/** `CSIVolume.Register` (backends.md 1.4.3). The path id is ignored. */
+/** `CSIVolume.Register`. The path id is ignored. */
 export function registerVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
   const d = decodeBody(req, registerRequestType);
   if (isResult(d)) return d;
@@ -452,7 +452,7 @@ export function registerVolumes(ctx: SimContext, req: SimRequest): HandlerResult
 
 const GiB = 1024n * 1024n * 1024n;
 
-/** `CSIVolume.Create` (backends.md 1.4.4). */
+/** `CSIVolume.Create`. */
 export function createVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
   const d = decodeBody(req, createRequestType);
   if (isResult(d)) return d;
@@ -509,7 +509,7 @@ export function createVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
 // ---------------------------------------------------------------------------------------------
 // DELETE /v1/volume/csi/:id
 
-/** `CSIVolume.Deregister` (backends.md 1.4.5). */
+/** `CSIVolume.Deregister`. */
 export function deregisterVolume(ctx: SimContext, req: SimRequest, id: string): HandlerResult {
   const raw = qget(req, 'force');
   let force = false;
@@ -534,7 +534,7 @@ export function deregisterVolume(ctx: SimContext, req: SimRequest, id: string): 
 // ---------------------------------------------------------------------------------------------
 // DELETE /v1/volume/csi/:id/delete
 
-/** `CSIVolume.Delete` (backends.md 1.4.6): provider delete, then deregister. */
+/** `CSIVolume.Delete`: provider delete, then deregister. */
 export function deleteVolume(ctx: SimContext, req: SimRequest, id: string): HandlerResult {
   const secrets = parseCSISecrets(req);
   const wr = writeRequest(ctx, req);
@@ -560,7 +560,7 @@ export function deleteVolume(ctx: SimContext, req: SimRequest, id: string): Hand
 // DELETE /v1/volume/csi/:id/detach?node=
 
 /**
- * `CSIVolume.Unpublish` for `nomad volume detach` (backends.md 1.4.7): checkpoints the GC claim
+ * `CSIVolume.Unpublish` for `nomad volume detach`: checkpoints the GC claim
  * through node-detached and ready-to-free, unpublishing the past claims on that node; claims of
  * live allocations are left alone. The released past claims are then freed by the (simulated)
  * volume watcher on the next tick.

@@ -101,7 +101,7 @@ export function updateAttachment(ctx: CinderCtx): CinderResult {
  * A user deleting an attachment Nova still uses gets 409 `ConflictNovaUsingAttachment: Detach
  * volume from instance <server> using the Compute API` (bug #2004555 guard; recorded in
  * nova-26/01 "cinder DELETE /attachments/{nova's attachment} as demo mv 3.27 -> 409";
- * backends.md 2.8 "Delete").
+ * openstack/cinder cinder/api/v3/attachments.py `delete`).
  */
 export function deleteAttachment(ctx: CinderCtx): CinderResult {
   authorize(ctx.state, ctx.auth, 'volume:attachment_delete', 'member');
@@ -112,9 +112,10 @@ export function deleteAttachment(ctx: CinderCtx): CinderResult {
 }
 
 /**
- * os-complete has no Nova guard: Cinder 21's `complete` only checks policy (backends.md 2.8 lists
- * the bug #2004555 check on Delete and os-detach alone; no transcript shows otherwise), so
- * completing Nova's attachment answers 204 here as there.
+ * os-complete has no Nova guard: Cinder 21's `complete` only checks policy (openstack/cinder
+ * cinder/api/v3/attachments.py runs the bug #2004555 check on delete alone, and
+ * cinder/api/contrib/volume_actions.py on os-detach; no transcript shows otherwise), so completing
+ * Nova's attachment answers 204 here as there.
  */
 export function attachmentAction(ctx: CinderCtx): CinderResult {
   singleAction(ctx.body, (n) => n === 'os-complete');

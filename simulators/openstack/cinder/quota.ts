@@ -3,10 +3,10 @@
  * over quota raises the QuotaError subclasses of cinder/exception.py, which reach the fault
  * middleware (cinder/api/middleware/fault.py) as `413 overLimit` with the text
  * `<ExceptionName>: <message>`, a `Retry-After: 0` header and `"retryAfter": "0"` in the body
- * (backends.md 2.1). Checks come where Cinder reserves: after the request's own validation.
- * Usage counts every stored volume and snapshot of the project (snapshots use gigabytes too,
- * Cinder's default `no_snapshot_gb_quota = False`); cinder/quota_utils.py picks the exception,
- * gigabytes first (the over-list is sorted).
+ * (openstack/cinder cinder/api/openstack/wsgi.py `Fault`). Checks come where Cinder reserves: after
+ * the request's own validation. Usage counts every stored volume and snapshot of the project
+ * (snapshots use gigabytes too, Cinder's default `no_snapshot_gb_quota = False`);
+ * cinder/quota_utils.py picks the exception, gigabytes first (the over-list is sorted).
  */
 import { ApiError } from '../http/fault';
 import type { SimState } from '../state';

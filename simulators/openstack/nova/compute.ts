@@ -1,14 +1,14 @@
 /**
- * What nova-api and nova-compute do to Cinder on attach, detach and swap (backends.md 3.3,
- * nova-26 timings): attach creates the Cinder attachment (`reserved`) and the BDM during the API
- * call; after `attachMs` the compute host updates it with its connector (`attaching`), after
- * `attachCompleteMs` completes it (`attached`, volume `in-use`). Detach calls os-begin_detaching
- * synchronously; after `detachMs` the attachment is deleted and the BDM destroyed. A failed
- * connect (injected) leaves the attachment `error_attaching` plus Cinder's UPDATE_ATTACHMENT
- * message, then Nova's rollback deletes the attachment and the BDM. With a caller (`who`), each
- * records its instance action once the API has reserved what it needs, and its event
- * (`compute_attach_volume` …) starts when the API answers and finishes when the work is done,
- * `Error` on an injected failure (nova-26/05–06).
+ * What nova-api and nova-compute do to Cinder on attach, detach and swap (openstack/nova
+ * nova/compute/api.py and nova/compute/manager.py; the nova-26 recordings and timings): attach
+ * creates the Cinder attachment (`reserved`) and the BDM during the API call; after `attachMs` the
+ * compute host updates it with its connector (`attaching`), after `attachCompleteMs` completes it
+ * (`attached`, volume `in-use`). Detach calls os-begin_detaching synchronously; after `detachMs`
+ * the attachment is deleted and the BDM destroyed. A failed connect (injected) leaves the
+ * attachment `error_attaching` plus Cinder's UPDATE_ATTACHMENT message, then Nova's rollback
+ * deletes the attachment and the BDM. With a caller (`who`), each records its instance action once
+ * the API has reserved what it needs, and its event (`compute_attach_volume` …) starts when the API
+ * answers and finishes when the work is done, `Error` on an injected failure (nova-26/05–06).
  */
 import { nowMicros } from '../clock';
 import { completeAttachment, connectAttachment, removeAttachment, reserveAttachment, type Caller } from '../cinder/attach-core';

@@ -1,7 +1,8 @@
 /**
- * /v2.1/servers/{id}/os-volume_attachments (nova-26/01–03, backends.md 3.2): list, show,
- * attach (200 with a body up to 2.100, 202 without from 2.101), update (swap before 2.85,
- * delete_on_termination from 2.85) and detach (202), with the element shape per microversion.
+ * /v2.1/servers/{id}/os-volume_attachments (nova-26/01–03; openstack/nova
+ * nova/api/openstack/compute/volume_attachments.py and its schema): list, show, attach (200 with a
+ * body up to 2.100, 202 without from 2.101), update (swap before 2.85, delete_on_termination from
+ * 2.85) and detach (202), with the element shape per microversion.
  */
 import { beginDetaching } from '../cinder/actions-attach';
 import { ApiError } from '../http/fault';

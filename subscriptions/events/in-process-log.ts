@@ -11,8 +11,8 @@ import type { ChangeEvent, ChangeInput } from './types';
 /** How much the log keeps unless told; the `live` settings (`eventLogMaxEvents`, `eventLogRetentionMs`) take their defaults from here. */
 export const EVENT_LOG_DEFAULTS = Object.freeze({ maxEvents: 10_000, retentionMs: 900_000 });
 
-/** Options of {@link MemoryEventLog}. */
-export interface MemoryEventLogOptions {
+/** Options of {@link InProcessEventLog}. */
+export interface InProcessEventLogOptions {
   /** Most events kept. @default {@link EVENT_LOG_DEFAULTS} (10000) */
   maxEvents?: number;
   /** Longest an event is kept, in milliseconds. @default {@link EVENT_LOG_DEFAULTS} (900000: 15 min) */
@@ -29,7 +29,7 @@ interface Stored {
   event: ChangeEvent;
 }
 
-export class MemoryEventLog implements EventLog {
+export class InProcessEventLog implements EventLog {
   readonly epoch: string;
   readonly #events: Stored[] = [];
   readonly #listeners = new Set<(e: ChangeEvent) => void>();
@@ -41,7 +41,7 @@ export class MemoryEventLog implements EventLog {
   /** Sequence of the newest event dropped by retention; cursors before it cannot be replayed. */
   #dropped = 0;
 
-  constructor(o: MemoryEventLogOptions = {}) {
+  constructor(o: InProcessEventLogOptions = {}) {
     this.epoch = o.epoch ?? randomBytes(6).toString('base64url');
     this.#max = o.maxEvents ?? EVENT_LOG_DEFAULTS.maxEvents;
     this.#retentionMs = o.retentionMs ?? EVENT_LOG_DEFAULTS.retentionMs;
