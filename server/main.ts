@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<void> {
     // Loaded only in demo mode: a configured gateway never loads the simulators.
     const { startDemoBackends, demoExposureWarning } = require('./demo') as typeof import('./demo');
     demo = await startDemoBackends();
-    config.backends = demo!.backends;
+    config.backends = demo.backends;
     exposed = demoExposureWarning(config.host);
   }
   const registry = createRegistry(

@@ -54,7 +54,7 @@ export function decodeGlobalId(id: string, expected: GlobalIdKind | null, argume
   if (!Array.isArray(parsed) || parsed.length < 4 || parsed.length > 5 || !parsed.every((x) => typeof x === 'string')) {
     return bad('not an opaque id issued by this gateway');
   }
-  const [kind, backend, scope, nativeId, subId] = parsed as string[];
+  const [kind, backend, scope, nativeId, subId] = parsed;
   if (!KINDS.has(kind!)) bad('unknown kind');
   if (expected !== null && kind !== expected) bad(`it is a ${kind} id`);
   safeIdentifier(backend!, `${argument} (backend)`);

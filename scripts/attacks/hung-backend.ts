@@ -23,9 +23,9 @@ function startGateway(env: Record<string, string>): Promise<{ child: ChildProces
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`gateway did not start: ${out}`))), 60_000);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`gateway exited with ${code}: ${out}`))));
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /Volume gateway ready at (\S+)/.exec(out);
       if (!m) return;

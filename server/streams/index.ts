@@ -17,7 +17,7 @@
  * without any bound. Its framing is what sse.ts writes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
@@ -228,7 +228,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
       // Trusted documents were screened by the edge: the text here is the listed one.
       const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, documents });
       if (Array.isArray(checked)) return refuse(out, checked, requestId);
-      const op = checked as Exclude<typeof checked, readonly GraphQLError[]>;
+      const op = checked;
       if (!o.hub) return refuse(out, [toGraphQLError(new SubscriptionsUnavailableError())], requestId);
 
       // Cancels the start when the client goes away while the hub is starting it.
@@ -247,7 +247,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
       } finally {
         contextValue.limits.end();
       }
-      if (!isStream(result)) return refuse(out, (result as ExecutionResult).errors ?? [], requestId);
+      if (!isStream(result)) return refuse(out, result.errors ?? [], requestId);
       const live = new Live(transport, out, result, countCut);
       // Gone while the hub was starting: its place goes back at once.
       if (out.ended || closing) {
@@ -292,7 +292,7 @@ function payloadOf(p: OperationParams): SubscribePayload | BadUserInputError {
   if (p.operationName != null && typeof p.operationName !== 'string') return new BadUserInputError('operationName must be a string', 'operationName');
   if (p.variables != null && !isObject(p.variables)) return new BadUserInputError('variables must be an object', 'variables');
   if (p.extensions != null && !isObject(p.extensions)) return new BadUserInputError('extensions must be an object', 'extensions');
-  return { query: p.query, operationName: (p.operationName as string | null | undefined) ?? null, variables: (p.variables as Record<string, unknown> | null | undefined) ?? null, extensions: (p.extensions as Record<string, unknown> | null | undefined) ?? null };
+  return { query: p.query, operationName: p.operationName ?? null, variables: p.variables ?? null, extensions: p.extensions ?? null };
 }
 
 function isStream(r: unknown): r is AsyncGenerator<LiveResult, void, void> {

@@ -10,7 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { execute, GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { makeServer, type Context, type FormattedExecutionResult } from 'graphql-ws';
+import { makeServer, type Context } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
@@ -169,7 +169,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       }
       const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, trusted: o.trusted, documents });
       if (Array.isArray(checked)) return refuse(checked);
-      const op = checked as Exclude<typeof checked, readonly GraphQLError[]>;
+      const op = checked;
       if (!o.hub) return refuse([toGraphQLError(new SubscriptionsUnavailableError())]);
       const over = s.quota!.acquire(id);
       if (over) return refuse([toGraphQLError(over)]);
@@ -221,7 +221,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     execute: (args: ExecutionArgs) => wsOperationSpan(started.get(args.contextValue as object)?.state.trace, args, async () => execute(args)),
     // Shared results never get here (the stream guard writes them); a subscriber's own results do.
     onNext(ctx, id, _payload, args, result) {
-      return result.errors ? ({ ...result, errors: formatErrors(result.errors, ctx.extra.id, id, (args.contextValue as GatewayContext | undefined)?.requestId) } as FormattedExecutionResult) : undefined;
+      return result.errors ? ({ ...result, errors: formatErrors(result.errors, ctx.extra.id, id, (args.contextValue as GatewayContext | undefined)?.requestId) }) : undefined;
     },
     onError: (ctx, id, _payload, errors) => formatErrors(errors, ctx.extra.id, id),
     onComplete: (ctx, id) => release(ctx.extra, id),

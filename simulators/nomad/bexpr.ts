@@ -785,7 +785,7 @@ function pointerGet(datum: GoVal, parts: string[]): GoVal {
         throw new BexprEvalError(`${p}: at part ${i}, invalid value kind: ${reflectKind(c)}`);
     }
   });
-  return cur as unknown as GoVal;
+  return cur;
 }
 
 const NOT_PRESENT: Record<MatchOp, boolean> = {

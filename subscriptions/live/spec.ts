@@ -80,7 +80,7 @@ export function readSpec(a: ExecutionArgs): LiveSpec {
   const field = node.name.value as LiveField;
   const def = root.getFields()[field];
   if (!def || !LIVE_FIELDS.includes(field)) throw new BadUserInputError(`unknown subscription field "${node.name.value}"`, 'query');
-  const coerced = getVariableValues(a.schema, op.variableDefinitions ?? [], (a.variableValues ?? {}) as Record<string, unknown>);
+  const coerced = getVariableValues(a.schema, op.variableDefinitions ?? [], (a.variableValues ?? {}));
   if (coerced.errors) throw new SpecErrors(coerced.errors);
   const args = getArgumentValues(def, node, coerced.coerced);
   const groupKey = createHash('sha256').update(printed(a.document)).update('\0').update(a.operationName ?? '').update('\0').update(stable(coerced.coerced)).digest('base64url');

@@ -47,7 +47,7 @@ async function startChildGateway(env: Record<string, string>): Promise<{ pid: nu
   const c = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   child = c;
   let out = '';
-  c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  c.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await until(() => /ready at (\S+)/.test(out) || c.exitCode !== null, 'the gateway child process', 60_000, 100);
   const url = /ready at (\S+)/.exec(out)?.[1];
   if (!url) throw new Error(`the gateway did not start: ${out}`);

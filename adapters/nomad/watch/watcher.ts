@@ -390,7 +390,7 @@ export class NomadWatcher implements VolumeWatcher {
   #degrade(err: unknown, what: string): void {
     this.#current = false;
     // Not `instanceof Error`: errors from another realm (Node internals under a test runner) fail it.
-    const text = typeof err === 'object' && err !== null && 'message' in err ? String((err as { message: unknown }).message) : '';
+    const text = typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : '';
     const why = text ? `: ${text}` : '';
     this.#set('DEGRADED', `${what}${why}`, err ?? undefined);
   }

@@ -165,7 +165,7 @@ export function volumeSummary(ctx: CinderCtx): CinderResult {
   const summary: Record<string, unknown> = { total_size: vols.reduce((n, v) => n + v.size, 0), total_count: vols.length };
   if (atLeast(ctx.mv, '3.36')) {
     const meta: Record<string, string[]> = {};
-    for (const v of vols) for (const [k, val] of Object.entries(v.metadata)) if (!(meta[k] ??= []).includes(val)) meta[k]!.push(val);
+    for (const v of vols) for (const [k, val] of Object.entries(v.metadata)) if (!(meta[k] ??= []).includes(val)) meta[k].push(val);
     summary.metadata = meta;
   }
   return ok(200, { 'volume-summary': summary });
