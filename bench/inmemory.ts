@@ -190,7 +190,7 @@ ${costLines.join('\n')}`;
   gw.child.kill('SIGINT');
   jit.child.kill('SIGTERM');
   apollo.child.kill('SIGTERM');
-  await Promise.all([gw, jit, apollo].map((s) => (s.child.exitCode === null ? once(s.child, 'exit') : undefined)));
+  await Promise.all([gw, jit, apollo].filter((s) => s.child.exitCode === null).map((s) => once(s.child, 'exit')));
   let profile = '';
   if (profileDir) {
     profile = summarizeProfiles(profileDir);

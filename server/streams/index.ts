@@ -270,7 +270,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
     async close(waitMs) {
       closing = true;
       const all = [...open];
-      const gone = Promise.all(all.map((l) => (l.out.res.closed ? undefined : new Promise<void>((r) => l.out.res.once('close', () => r())))));
+      const gone = Promise.all(all.filter((l) => !l.out.res.closed).map((l) => new Promise<void>((r) => l.out.res.once('close', () => r()))));
       for (const l of all) {
         l.out.end(l.out.protocol.restart(RESTART.code, RESTART.message, retryMs()));
         // Ended by us: the socket may stay for keep-alive, the subscription goes now.

@@ -305,7 +305,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       gate.close();
       if (keepAlive) clearInterval(keepAlive);
       const all = [...sockets];
-      const gone = Promise.all(all.map((s) => (s.ws.readyState === WebSocket.CLOSED ? undefined : new Promise<void>((r) => s.ws.once('close', () => r())))));
+      const gone = Promise.all(all.filter((s) => s.ws.readyState !== WebSocket.CLOSED).map((s) => new Promise<void>((r) => s.ws.once('close', () => r()))));
       for (const s of all) closeSocket(s, WsCloseCode.ServiceRestart, 'Service restart: reconnect and resume from your last cursor');
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);

@@ -80,7 +80,7 @@ function withHive(config: string): HiveUnderTest {
   }, 90_000);
 
   afterAll(async () => {
-    await Promise.all(h.clients.map((c) => c.dispose()));
+    await Promise.all(h.clients.map(async (c) => c.dispose()));
     await hive?.stop();
     await compute?.stop();
     await disposeAll();

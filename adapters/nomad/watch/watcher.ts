@@ -216,7 +216,9 @@ export class NomadWatcher implements VolumeWatcher {
       opened = true;
       this.#choice.source = 'EVENT_STREAM';
       const resync = this.#synced;
-      this.#enqueue(async () => {
+      // Not awaited: the stream is followed meanwhile, and the reads its frames cause queue behind
+      // the list; #enqueue turns a failure into a degraded watcher.
+      void this.#enqueue(async () => {
         await this.#applyList(list.data ?? [], list.meta.index, resync);
         if (conn.signal.aborted) return;
         this.#streaming = true;
