@@ -37,7 +37,7 @@ import type { WireEventFrame, WireVolumeStub } from '../wire/types';
 import type { WatchConnection } from './connection';
 import { StreamLiveness } from './liveness';
 import { DirtyVolumes } from './dirty';
-import { RECONNECT, SourceChoice, type Outcome } from './source';
+import { SourceChoice, type Outcome } from './source';
 import { Pauses, withDefaults, type NomadWatchTuning } from './tuning';
 import { refKey, WatchView } from './view';
 
@@ -225,13 +225,12 @@ export class NomadWatcher implements VolumeWatcher {
         this.#set('STREAMING', null);
       });
       const openedAt = Date.now();
-      await this.#follow(stream.lines, conn);
+      if ((await this.#follow(stream.lines, conn)) === 'reconnect') return 'reconnect';
       // A stream that served a while was no failure; one that ends at once is.
       if (Date.now() - openedAt > this.#t.heartbeatTimeoutMs) this.#choice.failures = 0;
       return this.#stopped ? 'stopped' : 'failed';
     } catch (err) {
       if (this.#stopped) return 'stopped';
-      if (err === RECONNECT) return 'reconnect';
       this.#degrade(err, opened ? 'event stream failed' : 'could not open the event stream');
       return err instanceof BreakerOpenError ? 'refused' : 'failed';
     } finally {
@@ -240,8 +239,11 @@ export class NomadWatcher implements VolumeWatcher {
     }
   }
 
-  /** Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout. */
-  async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<void> {
+  /**
+   * Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout.
+   * @returns `reconnect` when a breaker's closing ended the stream silent: reconnect at once
+   */
+  async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<'ended' | 'reconnect'> {
     let reason = 'event stream ended';
     let breakerClosed = false;
     this.#liveness.listen((why, closed) => {
@@ -268,9 +270,9 @@ export class NomadWatcher implements VolumeWatcher {
     } finally {
       this.#liveness.quiet();
     }
-    if (this.#stopped) return;
+    if (this.#stopped) return 'ended';
     this.#degrade(null, reason);
-    if (breakerClosed) throw RECONNECT;
+    return breakerClosed ? 'reconnect' : 'ended';
   }
 
   /** One blocking-query round (fallback): list after the last index, read what moved. */
