@@ -110,6 +110,12 @@ export function formatGraphQLError(error: unknown, o: FormatErrorOptions = {}): 
   return internalError(where);
 }
 
+/** The `extensions.code` of a GraphQL error (as thrown or formatted), for counting and tracing: `UNKNOWN` when it has none. */
+export function errorCodeOf(error: { readonly extensions?: { readonly [key: string]: unknown } }): string {
+  const code = error.extensions?.code;
+  return typeof code === 'string' ? code : 'UNKNOWN';
+}
+
 /**
  * The error behind `error` when {@link formatGraphQLError} would answer it as unexpected, else
  * undefined: for a transport that logs where the request's id is known (Apollo's

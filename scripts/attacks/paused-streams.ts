@@ -15,6 +15,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
+import { messageText } from '../../server/ws/message-text';
 
 const EAST = { 'x-nomad-token-nomad-east': 'demo-east-management' };
 /** 300 aliases: 908 tokens (MAX_TOKENS is 1000), about 5 KB of text, 8 KB of JSON per event. */
@@ -95,7 +96,7 @@ async function openSocket(base: string, n: number): Promise<WebSocket | string> 
     ws.once('unexpected-response', (_q, res) => (clearTimeout(t), resolve(`HTTP ${res.statusCode}`)));
     ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: EAST })));
     ws.on('message', (d) => {
-      const m = JSON.parse(String(d));
+      const m = JSON.parse(messageText(d));
       if (m.type === 'connection_ack') for (let i = 0; i < n; i++) ws.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query: SUB } }));
       else if (m.type === 'next' && m.payload?.data?.volumeChanged?.type === 'SUBSCRIBED' && ++subscribed === n) {
         clearTimeout(t);

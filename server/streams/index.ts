@@ -20,7 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
-import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
+import { errorCodeOf, formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
 import { createExecutionContext, type GatewayServices } from '../../domain/context';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { credentialsFromHeaders } from '../credentials';
@@ -131,12 +131,12 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
   const jsonOf = (r: LiveResult, requestId?: string): string => (r instanceof SerializedResult ? r.json : JSON.stringify(r.errors ? { ...r, errors: formatErrors(r.errors, requestId) } : r));
 
   /** Counted with graphql-ws's refusals: one per error, by its code. */
-  const countRefusal = (code: unknown): void => void o.metrics.wsRefusals.inc({ code: String(code ?? 'UNKNOWN') });
+  const countRefusal = (code: string): void => void o.metrics.wsRefusals.inc({ code });
 
   /** A subscription that never started: its errors as the one result, then the end. */
   const refuse = (out: OpenStream, errors: readonly GraphQLError[], requestId?: string): void => {
     const formatted = formatErrors(errors, requestId);
-    for (const e of formatted) countRefusal(e.extensions?.code);
+    for (const e of formatted) countRefusal(errorCodeOf(e));
     out.open();
     out.write(out.protocol.next(JSON.stringify({ errors: formatted })));
     out.end(out.protocol.complete);
@@ -220,7 +220,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
         // As HTTP answers a bad credential header: 400, before any stream.
         if (!(err instanceof BadUserInputError)) throw err;
         const error = formatGraphQLError(toGraphQLError(err));
-        countRefusal(error.extensions?.code);
+        countRefusal(errorCodeOf(error));
         return sendJson(res, 400, { errors: [error] });
       }
       const payload = payloadOf(params);

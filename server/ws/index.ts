@@ -13,7 +13,7 @@ import { execute, GraphQLError, type ExecutionArgs, type ExecutionResult, type G
 import { makeServer, type Context } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
-import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
+import { errorCodeOf, formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../domain/context';
 import type { TrustedDocumentsConfig } from '../http/config';
@@ -158,7 +158,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       const s = ctx.extra;
       const refuse = (errors: readonly GraphQLError[]): readonly GraphQLError[] => {
         // Counted only: graphql-ws sends them through onError, which formats (and logs) them.
-        for (const e of errors) o.metrics.wsRefusals.inc({ code: String(formatGraphQLError(e, { parseErrorReason }).extensions?.code ?? 'UNKNOWN') });
+        for (const e of errors) o.metrics.wsRefusals.inc({ code: errorCodeOf(formatGraphQLError(e, { parseErrorReason })) });
         return errors;
       };
       // An id is kept for the subscription's life and echoed in every frame: bounded like a message field.
@@ -208,7 +208,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       }
       if (!isStream(result)) {
         // The hub's refusals (its budget, credentials, cursors) count with the socket layer's.
-        for (const e of result.errors ?? []) o.metrics.wsRefusals.inc({ code: String(e.extensions?.code ?? 'UNKNOWN') });
+        for (const e of result.errors ?? []) o.metrics.wsRefusals.inc({ code: errorCodeOf(e) });
         return result;
       }
       // graphql-ws keeps these args for the stream's life and reads nothing of the context again:
