@@ -87,7 +87,7 @@ function judge(error: unknown, parseErrorReason?: FormatErrorOptions['parseError
   const code = error.extensions?.code;
   const reason = code === PARSE_FAILED ? parseErrorReason?.(error.originalError) : undefined;
   if (reason) return { typed: reason };
-  if (typeof code === 'string' && code !== ErrorCode.Internal) return { code };
+  if (typeof code === 'string' && code !== (ErrorCode.Internal as string)) return { code };
   if (error.originalError == null && error.path === undefined) return { request: true };
   return { unexpected: causeOf(error) };
 }

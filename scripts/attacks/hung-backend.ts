@@ -52,10 +52,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 interface World {
   sim: Awaited<ReturnType<typeof startSimulatorProcess>>;
   gateway: ChildProcess;
-  call(): Promise<{ ms: number; code: string; retryAfter?: number }>;
-  readyz(): Promise<{ ms: number; status: number; body: any }>;
+  call: () => Promise<{ ms: number; code: string; retryAfter?: number }>;
+  readyz: () => Promise<{ ms: number; status: number; body: any }>;
   /** Polls /readyz every 100 ms until `check` holds; the time it took, ms. */
-  waitFor(what: string, check: (body: any) => boolean, ms: number): Promise<number>;
+  waitFor: (what: string, check: (body: any) => boolean, ms: number) => Promise<number>;
 }
 
 const east = (body: any): any => body.backends.find((b: any) => b.id === 'east');

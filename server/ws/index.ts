@@ -293,7 +293,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         return refuseUpgrade(socket, err);
       }
       // Released when the TCP socket goes, whether or not the handshake succeeded.
-      socket.on('close', admission.release);
+      socket.on('close', () => admission.release());
       const address = admission.address;
       // Read here, not in the callback: a closure naming `req` would keep every socket's upgrade
       // request alive through this scope's other closures (bench/heap.ts saw one per subscription).

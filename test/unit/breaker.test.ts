@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/contract/breaker';
 import { Transport } from '../../adapters/http/transport';
 
-function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick(ms: number): void } {
+function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick: (ms: number) => void } {
   let now = 1_000_000;
   const b = new Breaker('east', 'nomad', { ...BREAKER_DEFAULTS, ...o }, () => now);
   return { b, tick: (ms) => void (now += ms) };
