@@ -7,5 +7,6 @@ import type { KindParts } from './registration';
 export const nomad = {
   module: nomadModule,
   resolvers: nomadResolvers,
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when demo mode starts: a configured gateway never loads the simulators
   demo: () => (require('../../simulators/nomad/demo-backend') as typeof import('../../simulators/nomad/demo-backend')).nomadDemo,
 } satisfies KindParts<NomadDemoInfo>;

@@ -7,5 +7,6 @@ import type { KindParts } from './registration';
 export const openstack = {
   module: openStackModule,
   resolvers: openstackResolvers,
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when demo mode starts: a configured gateway never loads the simulators
   demo: () => (require('../../simulators/openstack/demo-backend') as typeof import('../../simulators/openstack/demo-backend')).openStackDemo,
 } satisfies KindParts<OpenStackDemoInfo>;
