@@ -67,10 +67,11 @@ export default defineConfig(
     languageOptions: { globals: globals.node },
   },
   {
-    // Tests, benchmarks and scripts read JSON answers (GraphQL responses, backend bodies, recorded
-    // fixtures) as `any` and walk them; the assertions after them check the shape, so typing each
-    // answer first would add a cast per read and catch nothing the assertion does not.
-    files: ['test/**', 'bench/**', 'scripts/**'],
+    // Tests (with each backend's contract fixture, adapters/<kind>/testing/), benchmarks and scripts
+    // read JSON answers (GraphQL responses, backend bodies, recorded fixtures) as `any` and walk
+    // them; the assertions after them check the shape, so typing each answer first would add a cast
+    // per read and catch nothing the assertion does not.
+    files: ['test/**', 'bench/**', 'scripts/**', 'adapters/*/testing/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

@@ -195,7 +195,10 @@ async function replayRound(base: string, r: Round, index: number): Promise<strin
     return `| R14 ${what}, one address and token, 300 \`__typename\` aliases | ${subscribed} subscribed${refusals}; ${ctrl.events()} events in ${seconds} s; RSS ${MiB(rss0)} → peak ${MiB(peakRss)} MiB (+${MiB(peakRss - (rss0 ?? 0))}), heap ${MiB(heap0)} → peak ${MiB(peakHeap)} MiB; queued bytes peak ${MiB(peakQueued)} MiB (gateway_ws_queue_bytes, sum); ${still}; ${cutCounter} |`;
   } finally {
     ctrl.close();
-    for (const c of open) c instanceof WebSocket ? c.terminate() : c.destroy();
+    for (const c of open) {
+      if (c instanceof WebSocket) c.terminate();
+      else c.destroy();
+    }
     // The gateway sees the connections go and gives their places back.
     await new Promise((t) => setTimeout(t, 2_000));
   }

@@ -235,7 +235,7 @@ export function seedVolume(st: SimState, input: Record<string, unknown>): void {
   try {
     st.upsertVolumes([v]);
   } catch (e) {
-    if (e instanceof RpcError) throw new Error(e.message);
+    if (e instanceof RpcError) throw new Error(e.message, { cause: e });
     throw e;
   }
 }
