@@ -239,10 +239,7 @@ export class NomadWatcher implements VolumeWatcher {
     }
   }
 
-  /**
-   * Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout.
-   * @returns `reconnect` when a breaker's closing ended the stream silent: reconnect at once
-   */
+  /** Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout; `reconnect` when a breaker's closing ended it silent. */
   async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<'ended' | 'reconnect'> {
     let reason = 'event stream ended';
     let breakerClosed = false;
