@@ -37,7 +37,10 @@ export default defineConfig(
       // A rejection may pass on a value of unknown type unchanged (an AbortSignal's reason, typed
       // `any` by the DOM types; a caught error), as only-throw-error's defaults let a throw do; a
       // rejection with a value of a known type that is not an Error is still refused.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // Off: an `async` method without `await` is how this code implements a promise-returning
       // interface (stores, Apollo plugin hooks, backend checks) whose other implementations do
       // await. Dropping `async` would turn each synchronous throw in it into an exception thrown at
