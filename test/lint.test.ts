@@ -5,7 +5,7 @@
  * alone what they must (a promise voided on purpose, recorded fixtures).
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..');
@@ -36,6 +36,32 @@ export async function inTurn(items: number[]): Promise<void> {
   for (const _ of items) await work();
 }
 `;
+
+describe('npm test', () => {
+  it('should lint and check the formatting before jest runs', () => {
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    /** The commands `name` runs, in order, with the scripts it runs (`npm run x`, run-p's tasks) expanded. */
+    const commands = (name: string): string[] =>
+      scripts[name]!.split('&&').flatMap((part) => {
+        const words = part.trim().split(/\s+/);
+        if (words[0] === 'npm' && words[1] === 'run') return commands(words[2]!);
+        if (words[0] === 'run-p' || words[0] === 'run-s')
+          return words
+            .slice(1)
+            .filter((w) => !w.startsWith('-'))
+            .flatMap(commands);
+        return [part.trim()];
+      });
+    const steps = commands('test');
+    const jest = steps.indexOf('jest');
+    expect(jest).toBeGreaterThan(0);
+    expect(steps.slice(0, jest)).toEqual(
+      expect.arrayContaining(['eslint .', 'prettier --check .', 'tsc -p tsconfig.json --noEmit']),
+    );
+  });
+});
 
 describe('lint', () => {
   it('should refuse a floating promise and a misused one, and take them voided or awaited', () => {
