@@ -14,7 +14,9 @@
  *   `status400ForVariableCoercionErrors`, on by default in Apollo Server 5).
  * Not done: turning variable errors into BAD_USER_INPUT (a request whose variables do not coerce is
  * left to Apollo's own execution) and stack traces (`includeStacktraceInErrorResponses`: off here).
- * `test/gateway/execution-engines.test.ts` compares the answers with Apollo's own, status and body.
+ * `test/gateway/compiled-execution-path.test.ts` compares such answers with Apollo's own over HTTP
+ * (status, headers, body, what `didEncounterErrors` is told), `test/gateway/execution-engines.test.ts`
+ * the gateway's.
  */
 import { HeaderMap, type BaseContext, type GraphQLRequestContext, type GraphQLRequestContextDidEncounterErrors, type GraphQLResponse, type HTTPGraphQLHead } from '@apollo/server';
 import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
