@@ -1,7 +1,7 @@
 /**
  * The in-memory benchmark's second reference (bench/inmemory.ts): the same schema, resolvers and
- * data as bench/jit-server.ts, served by Apollo Server 5 over `node:http`, with graphql-jit behind
- * Apollo's executor hook (the gateway's own `compiledExecution`) and Apollo's defaults otherwise,
+ * data as bench/jit-server.ts, served by Apollo Server 5 over `node:http`, with graphql-jit answering
+ * from Apollo's `responseForOperation` hook (the gateway's own `compiledExecution` plugin) and Apollo's defaults otherwise,
  * except the two plugins the gateway also turns off: the landing page (it loads from a CDN) and
  * cache control (its per-field hook alone cost this server about four fifths of a list). No limits, no tracing, no logging, no metrics, an
  * empty context. What it leaves of graphql-jit's throughput is what Apollo's request pipeline
@@ -20,7 +20,7 @@ import { jitSchema, jitVolumes, readBody } from './jit-server';
 
 async function main(): Promise<void> {
   const schema = jitSchema(jitVolumes(process.env.JIT_BACKEND ?? 'lab', Number(process.env.JIT_VOLUMES ?? 100), Number(process.env.JIT_ATTACHMENTS ?? 2)));
-  const apollo = new ApolloServer({ gateway: compiledExecution(schema), plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()] });
+  const apollo = new ApolloServer({ schema, plugins: [compiledExecution(schema), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()] });
   await apollo.start();
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const text = await readBody(req);

@@ -3,8 +3,8 @@
  * volumes × 2 attachments, generated), with every feature on (operation limits, typed errors, the
  * federation subgraph schema, OpenTelemetry loaded with sampling off, logging at its default
  * level, metrics), next to a plain node:http + graphql-jit server (bench/jit-server.ts) serving the
- * same shape over the same data, and to Apollo Server with graphql-jit behind its executor hook over
- * that same schema and data (bench/apollo-jit-server.ts: what Apollo's pipeline alone costs). All three
+ * same shape over the same data, and to Apollo Server with graphql-jit answering from its
+ * `responseForOperation` hook over that same schema and data (bench/apollo-jit-server.ts: what Apollo's pipeline alone costs). All three
  * answer each query identically (`data` compared before any load); then they are loaded in turn
  * (jit, Apollo, gateway, jit …) and the medians compared.
  * The servers share CPU 0, the load generator (bench/load-child.ts) runs on CPU 1.
@@ -208,8 +208,8 @@ caller and address rate limits lifted (\`bench/constants.ts\`). The reference (\
 node:http + graphql-jit ${(JSON.parse(readFileSync(join(root, 'node_modules/graphql-jit/package.json'), 'utf8')) as { version: string }).version} over the same shape (its SDL is checked field by field against
 the published schema) and the same data (the memory backend's seed generator); the answers are
 checked equal in \`data\` before loading. A second reference (\`bench/apollo-jit-server.ts\`) serves the same schema,
-resolvers and data through Apollo Server ${(JSON.parse(readFileSync(join(root, 'node_modules/@apollo/server/package.json'), 'utf8')) as { version: string }).version} with graphql-jit behind its executor hook (the gateway's
-own \`compiledExecution\`), Apollo's defaults otherwise except the landing page and cache control (off in the
+resolvers and data through Apollo Server ${(JSON.parse(readFileSync(join(root, 'node_modules/@apollo/server/package.json'), 'utf8')) as { version: string }).version} with graphql-jit answering from its \`responseForOperation\` hook (the gateway's
+own \`compiledExecution\` plugin), Apollo's defaults otherwise except the landing page and cache control (off in the
 gateway too), and nothing of the gateway's (no limits, tracing, logs,
 metrics or context): what it leaves of graphql-jit is what Apollo's request pipeline alone costs, the
 ceiling of any path through Apollo. The three servers are pinned to CPU ${SERVER_CPU}, the load generator

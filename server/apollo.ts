@@ -1,13 +1,13 @@
 /**
  * The gateway's Apollo Server: the limited schema and its options, the error formatter, and the
  * plugins in the order they must run (landing page and cache hints off, inline traces, observability, the
- * unexpected-error log, the HTTP status rule, the limits' own plugin last).
+ * unexpected-error log, the HTTP status rule, compiled execution, the limits' own plugin last).
  */
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import type { GatewayContext } from '../domain/context';
-import { createFormatError, unexpectedErrorLog } from './errors';
+import { createFormatError, unexpectedErrorListener, unexpectedErrorLog } from './errors';
 import { csrfPrevention } from './http/csrf';
 import { documentErrorStatusPlugin } from './http/status-plugin';
 import type { OperationLimits } from './limits';
@@ -39,22 +39,24 @@ export interface GatewayApolloOptions {
 /** The server, not yet started. */
 export function createApolloServer(o: GatewayApolloOptions): ApolloServer<GatewayContext> {
   const parseErrorReason = o.limits.executionGuards.parseErrorReason;
-  const { schema, ...limited } = o.limited;
-  // Compiled execution takes the schema through Apollo's executor hook instead.
+  const formatError = createFormatError(parseErrorReason);
   const counted = (engine: string, reason?: string): void => o.metrics.executions.inc({ engine, reason: reason ?? 'none' });
   // Trusted documents are compiled at once and always kept: the list bounds them.
   const trusted = o.trustedDocuments;
-  const kept = {
+  const compiled = {
     ...o.compiledDocuments,
     ...(trusted ? { trusted: (hash: string) => trusted.hasHash(hash) } : {}),
     onEvict: () => o.metrics.compiledDocumentsEvicted.inc(),
     observeHeld: (stats: () => CompiledDocumentsStats) => o.metrics.observeCompiledDocuments(stats),
+    // Apollo formats and reports the errors of its own execution only: a compiled request's go through the same formatter and error log.
+    formatError,
+    didEncounterErrors: unexpectedErrorListener(o.logger, parseErrorReason).didEncounterErrors,
   };
-  const execution = (o.engine ?? 'compiled') === 'compiled' ? { gateway: compiledExecution<GatewayContext>(schema, counted, kept) } : { schema };
+  // Compiled execution answers from a plugin (responseForOperation) over the schema Apollo is given.
+  const execution = (o.engine ?? 'compiled') === 'compiled' ? [compiledExecution<GatewayContext>(o.limited.schema, counted, compiled)] : [];
   return new ApolloServer<GatewayContext>({
-    ...limited,
-    ...execution,
-    formatError: createFormatError(parseErrorReason),
+    ...o.limited,
+    formatError,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: csrfPrevention(o.credentialHeaders ?? []),
     // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
@@ -73,6 +75,8 @@ export function createApolloServer(o: GatewayApolloOptions): ApolloServer<Gatewa
       tracingPlugin<GatewayContext>(),
       unexpectedErrorLog(o.logger, parseErrorReason),
       documentErrorStatusPlugin<GatewayContext>(),
+      // A plugin with a didEncounterErrors hook sees a compiled request's errors only if compiledExecution is given it too.
+      ...execution,
       // Last: it sees the errors the plugins above added.
       ...o.limited.plugins,
     ],

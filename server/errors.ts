@@ -19,13 +19,13 @@ export function createFormatError(parseErrorReason?: ParseErrorReason) {
 }
 
 /**
- * Logs each error `formatError` answers as INTERNAL_SERVER_ERROR, with the request id. Apollo
- * calls `didEncounterErrors` before it formats a request's errors; errors outside a request's
- * pipeline (its context failed, or Apollo itself) have hooks of their own.
+ * The request listener that logs each error `formatError` answers as INTERNAL_SERVER_ERROR, with
+ * the request id. Apollo calls `didEncounterErrors` before it formats the errors of a request it
+ * executes; compiled execution calls it for the requests it answers (server/execution/compiled.ts).
+ * One listener for every request: it reads everything from the request context.
  */
-export function unexpectedErrorLog(logger: Logger, parseErrorReason?: ParseErrorReason): ApolloServerPlugin<GatewayContext> {
-  // One listener for every request: it reads everything from the request context.
-  const listener: GraphQLRequestListener<GatewayContext> = {
+export function unexpectedErrorListener(logger: Logger, parseErrorReason?: ParseErrorReason): Required<Pick<GraphQLRequestListener<GatewayContext>, 'didEncounterErrors'>> {
+  return {
     async didEncounterErrors(rc) {
       for (const e of rc.errors) {
         const u = unexpectedCause(e, parseErrorReason);
@@ -33,6 +33,14 @@ export function unexpectedErrorLog(logger: Logger, parseErrorReason?: ParseError
       }
     },
   };
+}
+
+/**
+ * Logs unexpected errors: those of a request ({@link unexpectedErrorListener}), and those outside a
+ * request's pipeline (its context failed, or Apollo itself), which have hooks of their own.
+ */
+export function unexpectedErrorLog(logger: Logger, parseErrorReason?: ParseErrorReason): ApolloServerPlugin<GatewayContext> {
+  const listener = unexpectedErrorListener(logger, parseErrorReason);
   return {
     requestDidStart: async () => listener,
     async contextCreationDidFail({ error }) {

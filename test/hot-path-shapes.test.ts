@@ -17,7 +17,6 @@ import { files, root } from './support/source-imports';
 /** Literal accessors that run once per process, not per request: file → why. */
 const ONCE_PER_PROCESS: Readonly<Record<string, string>> = {
   'server/demo-activity.ts': 'the demo activity counters the start-up banner reads',
-  'server/execution/compiled.ts': "the schema's SDL, handed to Apollo once at start",
 };
 
 const GATEWAY_DIRS = ['adapters', 'domain', 'resolvers', 'subscriptions', 'server'];

@@ -1,30 +1,40 @@
 /**
- * Compiled execution: graphql-jit runs the documents Apollo Server has parsed and validated,
- * behind Apollo's executor hook (its gateway interface, here with one static schema), so the
- * request pipeline, plugins, limits and error formatting stay Apollo's. A document is compiled at
- * its second sighting (`COMPILED_DOCUMENTS_SIGHTINGS`) and kept within a byte budget of its own
- * (`COMPILED_DOCUMENTS_MAX_BYTES`; server/execution/compiled-documents.ts): Apollo's document
- * store counts the parsed document, a small part of what a compiled one holds. Trusted documents
- * are compiled at once and always kept.
+ * Compiled execution: graphql-jit runs the documents Apollo Server has parsed and validated. It is
+ * an Apollo plugin that answers from the public `responseForOperation` hook: Apollo has parsed,
+ * validated and resolved the operation and run every plugin's hooks up to there; the plugin runs
+ * the compiled query and hands Apollo the response, formatted as Apollo formats its own
+ * (./apollo-response.ts), and Apollo sends it after the `willSendResponse` hooks. Apollo's own
+ * execution (graphql-js over the same schema) runs when the plugin answers null. Apollo's gateway
+ * interface, which this used before, builds a per-request context whose accessors kept every
+ * request alive through young-generation GCs (docs/architecture.md, "Allocation on the hot path").
  *
- * graphql-js runs instead where compiled execution would differ:
+ * A document is compiled at its second sighting (`COMPILED_DOCUMENTS_SIGHTINGS`) and kept within a
+ * byte budget of its own (`COMPILED_DOCUMENTS_MAX_BYTES`; server/execution/compiled-documents.ts):
+ * Apollo's document store counts the parsed document, a small part of what a compiled one holds.
+ * Trusted documents are compiled at once and always kept.
+ *
+ * Apollo's own execution (graphql-js) runs instead where compiled execution would differ:
  * - the request asks for a federated trace (`apollo-federation-include-trace: ftv1`): the trace
- *   needs Apollo's per-field hooks, which a compiled query does not call;
+ *   needs Apollo's per-field hooks, which it calls only in its own execution;
  * - a variable sits inside an object or list literal (`[{ __typename: "Volume", id: $id }]`):
  *   graphql-jit parses such literals of custom scalars (federation's `_Any`) without the variables;
  * - graphql-jit cannot compile the document (it then stays on graphql-js);
  * - the document has not been seen often enough yet (`first-sighting`), or its compiled form
- *   would take more than an eighth of the budget (`too-large`).
- * Variables are checked by graphql-js first, so a bad variable gets graphql-js's error (which
- * Apollo answers as BAD_USER_INPUT) word for word. Resolvers are the schema's own (with the limits' wrapper: response-size cap, deadline and call
+ *   would take more than an eighth of the budget (`too-large`);
+ * - no operation matches (an unknown operationName), or the variables do not coerce: graphql-js
+ *   words the refusal, and Apollo answers a bad variable as BAD_USER_INPUT, word for word.
+ * Resolvers are the schema's own (with the limits' wrapper: response-size cap, deadline and call
  * budget), so typed errors, partial results and null propagation are those of the resolvers.
+ * Plugins' `executionDidStart` and `willResolveField` hooks run only in Apollo's own execution;
+ * `didEncounterErrors` is called with the errors of a compiled request through the option of the
+ * same name (Apollo calls no plugin's for a response a plugin gives).
  */
-import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
-import { BREAK, execute, getVariableValues, GraphQLError, printSchema, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestContextResponseForOperation, GraphQLRequestListener } from '@apollo/server';
+import { BREAK, getVariableValues, GraphQLError, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
 import { setFlagsFromString } from 'node:v8';
 import { CompiledDocuments, NOT_YET, type CompiledDocumentsOptions, type CompiledDocumentsStats, type CompiledEntry } from './compiled-documents';
-import { installLeanGatewayContext } from './lean-gateway-context';
+import { apolloResponse, type ApolloResponseOptions } from './apollo-response';
 
 /** How queries and mutations are executed: `compiled` (graphql-jit) or `graphql-js`. */
 export type ExecutionEngine = 'compiled' | 'graphql-js';
@@ -99,11 +109,16 @@ export function turnOffV8CompilationCache(): void {
   setFlagsFromString('--no-compilation-cache');
 }
 
-/** How compiled execution keeps documents (server/execution/compiled-documents.ts). */
-export type CompiledExecutionOptions = Omit<CompiledDocumentsOptions<Compiled, unknown>, 'oversized' | 'compile'> & {
-  /** Told, once, how to read what is held (for the metrics' gauges at scrape time). */
-  observeHeld?: (stats: () => CompiledDocumentsStats) => void;
-};
+/**
+ * How compiled execution keeps documents (server/execution/compiled-documents.ts), and how it
+ * formats and reports errors (the server's `formatError` and the `didEncounterErrors` of the
+ * plugins that must see a compiled request's errors: ./apollo-response.ts).
+ */
+export type CompiledExecutionOptions<C extends BaseContext = BaseContext> = Omit<CompiledDocumentsOptions<Compiled, unknown>, 'oversized' | 'compile'> &
+  ApolloResponseOptions<C> & {
+    /** Told, once, how to read what is held (for the metrics' gauges at scrape time). */
+    observeHeld?: (stats: () => CompiledDocumentsStats) => void;
+  };
 
 /** Whether a variable is used inside an object or list literal anywhere in `document`. */
 function hasNestedVariable(document: DocumentNode): boolean {
@@ -146,66 +161,42 @@ function asGraphQLJsErrors(r: ExecutionResult): ExecutionResult {
   return { ...r, errors };
 }
 
-/** The gateway interface Apollo Server takes, serving `schema` with compiled execution. */
-export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, observe: ExecutionObserver = () => undefined, options: CompiledExecutionOptions = {}): ApolloServerOptionsWithGateway<C>['gateway'] {
-  // Apollo's own per-request context for executors keeps each request through young-generation GCs.
-  installLeanGatewayContext();
+/**
+ * The Apollo plugin that serves `schema` (the one Apollo Server is given) with compiled execution.
+ * Its one request listener is shared by every request: it keeps nothing per request.
+ */
+export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, observe: ExecutionObserver = () => undefined, options: CompiledExecutionOptions<C> = {}): ApolloServerPlugin<C> {
   const documents = new CompiledDocuments<Compiled, { document: DocumentNode; source: string }>({
     ...options,
     compile: (rc, name) => compileFor(schema, rc.document, name, rc.source),
     oversized: { reason: 'too-large' },
   });
   options.observeHeld?.(() => documents.stats());
-  const interpret = (
-    reason: InterpretedReason,
-    document: DocumentNode,
-    operationName: string | undefined,
-    context: unknown,
-    variables: Record<string, unknown> | undefined,
-  ): Promise<ExecutionResult> | ExecutionResult => {
+  /** Apollo's own execution runs the request: null, counted with its reason. */
+  const interpreted = (reason: InterpretedReason): null => {
     observe('graphql-js', reason);
-    return execute({
-      schema,
-      document,
-      operationName,
-      contextValue: context,
-      variableValues: variables,
-    });
+    return null;
   };
-  return {
-    onSchemaLoadOrUpdate(callback) {
-      // Only Apollo's schema reporting (off without an Apollo key) reads the SDL: printed if asked, not at every start.
-      callback({
-        apiSchema: schema,
-        get coreSupergraphSdl() {
-          return printSchema(schema);
-        },
-      });
-      return () => undefined;
-    },
-    async load() {
-      return {
-        async executor(rc) {
-          // The name the client asked for (`rc.operationName` is the resolved one, null when none matched).
-          const name = rc.request.operationName ?? undefined;
-          const vars = rc.request.variables;
-          if (rc.request.http?.headers.get('apollo-federation-include-trace') === 'ftv1') return interpret('ftv1-trace', rc.document, name, rc.context, vars);
-          // No operation to run (an unknown operationName): graphql-js words the refusal.
-          if (!rc.operation) return interpret('not-compiled', rc.document, name, rc.context, vars);
-          const c = documents.get(rc.queryHash, name, rc);
-          if (c === NOT_YET) return interpret('first-sighting', rc.document, name, rc.context, vars);
-          if (isNotCompiled(c)) return interpret(c.reason, rc.document, name, rc.context, vars);
-          if (rc.operation?.variableDefinitions?.length) {
-            const checked = getVariableValues(schema, rc.operation.variableDefinitions, vars ?? {}, { maxErrors: 50 });
-            if (checked.errors) return { errors: checked.errors };
-          }
-          observe('compiled');
-          return asGraphQLJsErrors(await c.query(undefined, rc.context, vars));
-        },
-      };
-    },
-    async stop() {
-      // Nothing to release: the kept documents go with this gateway.
+  /** The compiled query's result, or null where Apollo's own execution must run (see the module's comment). */
+  const run = (rc: GraphQLRequestContextResponseForOperation<C>): Promise<ExecutionResult> | ExecutionResult | null => {
+    if (rc.request.http?.headers.get('apollo-federation-include-trace') === 'ftv1') return interpreted('ftv1-trace');
+    // The operation Apollo resolved is absent when none matched the name asked for: graphql-js words the refusal.
+    if (!rc.operation || rc.queryHash === undefined) return interpreted('not-compiled');
+    // The name the client asked for (`rc.operationName` is the resolved one, null when anonymous).
+    const c = documents.get(rc.queryHash, rc.request.operationName ?? undefined, rc);
+    if (c === NOT_YET) return interpreted('first-sighting');
+    if (isNotCompiled(c)) return interpreted(c.reason);
+    const vars = rc.request.variables;
+    // Variables that do not coerce: Apollo's execution refuses them (BAD_USER_INPUT, 400), uncounted as before.
+    if (rc.operation.variableDefinitions?.length && getVariableValues(schema, rc.operation.variableDefinitions, vars ?? {}, { maxErrors: 50 }).errors) return null;
+    observe('compiled');
+    return c.query(undefined, rc.contextValue, vars);
+  };
+  const listener: GraphQLRequestListener<C> = {
+    async responseForOperation(rc) {
+      const result = run(rc);
+      return result === null ? null : apolloResponse(rc, asGraphQLJsErrors(await result), options);
     },
   };
+  return { requestDidStart: async () => listener };
 }

@@ -12,6 +12,8 @@ import type { StreamProtocol } from './protocol';
 export class OpenStream {
   #ended = false;
   #heartbeat: NodeJS.Timeout | undefined;
+  /** A check of the queue against its bound is due at this turn's end. */
+  #checkDue = false;
   /** Its queue in its address's budget (`WS_MAX_BUFFERED_BYTES_PER_ADDRESS`), once the subscription streams. */
   queue: TrackedQueue | undefined;
 
@@ -39,15 +41,21 @@ export class OpenStream {
     this.#heartbeat.unref();
   }
 
-  /** Queues `chunk`, counted in its address's budget; cuts the response once its queue passed the bound. */
+  /**
+   * Queues `chunk`, counted in its address's budget; cuts the response if its queue is still past
+   * the bound at the end of this turn of the event loop. Not at once: Node holds a response's
+   * writes until the turn's ticks are done (the socket is corked), so within a turn the queue
+   * counts what a reader that keeps up takes a moment later, and a burst larger than the bound
+   * (one big event, many events at once) would cut it.
+   */
   write(chunk: string): void {
     if (this.ended) return;
     this.res.write(chunk);
     const queued = this.res.writableLength;
     this.queue?.wrote(queued);
-    if (queued > this.maxBufferedBytes) {
-      this.onSlowConsumer(queued);
-      this.cut();
+    if (queued > this.maxBufferedBytes && !this.#checkDue) {
+      this.#checkDue = true;
+      setImmediate(() => this.#checkQueue());
     }
   }
 
@@ -70,6 +78,14 @@ export class OpenStream {
   cut(): void {
     this.#stop();
     this.res.destroy();
+  }
+
+  #checkQueue(): void {
+    this.#checkDue = false;
+    const queued = this.res.writableLength;
+    if (this.ended || queued <= this.maxBufferedBytes) return;
+    this.onSlowConsumer(queued);
+    this.cut();
   }
 
   #stop(): void {

@@ -54,3 +54,28 @@ describe('a stream that is not read', () => {
     reader.destroy();
   });
 });
+
+describe('a burst larger than the bound, to a client that reads', () => {
+  it('should not be cut: the queue is judged at the end of the turn, once Node has written what the client takes', async () => {
+    const cuts: number[] = [];
+    let stream: OpenStream | undefined;
+    server = createServer((_req, res) => {
+      stream = new OpenStream(res, SSE, 256 * 1024, (queued) => cuts.push(queued));
+      stream.open();
+      // Eight 64 KiB events in one turn: 512 KiB queued before the socket is uncorked.
+      const chunk = SSE.next(JSON.stringify({ data: { x: 'y'.repeat(64 * 1024) } }));
+      setTimeout(() => {
+        for (let i = 0; i < 8; i++) stream!.write(chunk);
+      }, 50);
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const reader = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    let got = 0;
+    reader.on('data', (d: Buffer) => (got += d.length));
+    reader.write('GET / HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+    await until(() => got > 8 * 64 * 1024, 'the reading client to get the whole burst', 20_000);
+    expect(cuts).toEqual([]);
+    expect(stream!.ended).toBe(false);
+    reader.destroy();
+  });
+});
