@@ -122,6 +122,8 @@ describe('format', () => {
       ['docs/probe.md', '| a | b |\n|---|---|\n| long cell | x |\n', null],
       ['schema/probe.graphql', 'type  A { a: Int }\n', null],
     ];
+    // Nor the text of a template literal: embedded GraphQL is a string whose bytes tests compare.
+    expect(check('server/probe.ts', 'export const query = /* GraphQL */ `{ volumes  { id } }`;\n')).toBe(0);
     for (const [path, text, elsewhere] of untouched) {
       expect([path, check(path, text)]).toEqual([path, 0]);
       if (elsewhere) expect([elsewhere, check(elsewhere, text)]).toEqual([elsewhere, 1]);
