@@ -13,7 +13,7 @@ import { lacksCredential, type VolumeBackend } from './contract/backend';
 import type { BackendPage } from './contract/call-answers';
 import type { CallOptions } from './contract/call-options';
 import type { VolumeListQuery } from './contract/call-inputs';
-import { BackendTimeoutError, BadUserInputError, GatewayError } from './contract/errors';
+import { BackendTimeoutError, BadUserInputError, ErrorCode, GatewayError } from './contract/errors';
 import { safeText } from './contract/input';
 import type { Volume } from './contract/model';
 
@@ -125,7 +125,7 @@ export type BackendPart<T> = { backend: string; answer: T } | { backend: string;
  * anything that is not a backend's typed error.
  */
 export function backendFailure(err: unknown): GatewayError {
-  if (!(err instanceof GatewayError) || err.code === 'BAD_USER_INPUT') throw err;
+  if (!(err instanceof GatewayError) || err.code === ErrorCode.BadUserInput) throw err;
   return err;
 }
 

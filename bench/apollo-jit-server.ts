@@ -13,7 +13,7 @@
  */
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { compiledExecution } from '../server/execution/compiled';
 import { headerMapOf, sendHTTPGraphQLResponse } from '../server/http/respond';
 import { jitSchema, jitVolumes, readBody } from './jit-server';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const schema = jitSchema(jitVolumes(process.env.JIT_BACKEND ?? 'lab', Number(process.env.JIT_VOLUMES ?? 100), Number(process.env.JIT_ATTACHMENTS ?? 2)));
   const apollo = new ApolloServer({ schema, plugins: [compiledExecution(schema), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()] });
   await apollo.start();
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const text = await readBody(req);
     let body: unknown = text;
     try {
@@ -32,7 +32,9 @@ async function main(): Promise<void> {
     }
     const r = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest: { method: req.method ?? 'GET', headers: headerMapOf(req.headers), search: '', body }, context: async () => ({}) });
     await sendHTTPGraphQLResponse(res, r);
-  });
+  };
+  // A request that fails (its client gone mid-body) ends its own socket, not the server.
+  const server = createServer((req, res) => void answer(req, res).catch(() => res.destroy()));
   server.keepAliveTimeout = 60_000;
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
     const { port } = server.address() as { port: number };

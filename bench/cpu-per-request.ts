@@ -113,7 +113,7 @@ async function startGateway(tree: string, env: Record<string, string>): Promise<
   return await new Promise((ok, fail) => {
     let buf = '';
     const timer = setTimeout(() => fail(new Error(`${tree}: gateway did not start: ${buf}`)), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
       const m = /ready at (\S+)/.exec(buf);
       if (m) {

@@ -25,6 +25,7 @@ import { createServer, type Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import WebSocket, { WebSocketServer } from 'ws';
 import { OBSERVED_AT } from './fanout-baseline';
+import { messageText } from '../server/ws/message-text';
 
 /** A subscribed socket and the id it subscribed with. */
 interface Subscriber {
@@ -75,7 +76,7 @@ function serveSockets(server: Server): void {
   wss.on('connection', (ws) => {
     const mine: Subscriber[] = [];
     ws.on('message', (raw: WebSocket.RawData) => {
-      const m = JSON.parse(String(raw)) as { type: string; id?: string };
+      const m = JSON.parse(messageText(raw)) as { type: string; id?: string };
       if (m.type === 'connection_init') ws.send('{"type":"connection_ack"}');
       else if (m.type === 'subscribe' && m.id !== undefined) {
         const s = { ws, id: m.id };

@@ -57,7 +57,10 @@ async function open(o: Open): Promise<void> {
   let failed = 0;
   for (let i = 0; i < o.count; i += o.batch) {
     const results = await Promise.all(Array.from({ length: Math.min(o.batch, o.count - i) }, (_, k) => openOne(o, i + k)));
-    for (const ok of results) ok ? opened++ : failed++;
+    for (const ok of results) {
+      if (ok) opened++;
+      else failed++;
+    }
   }
   frames = [];
   process.send!({ opened, failed, closes });

@@ -24,7 +24,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { parse, print, type DefinitionNode, type FieldDefinitionNode } from 'graphql';
+import { Kind, parse, print, type DefinitionNode, type FieldDefinitionNode } from 'graphql';
 import { buildReferenceServers } from './inmem-build';
 import { ATTACHMENTS, GATEWAY_ENV, MEMORY_LIST, READY_WITH_TRACING, TOKEN_HEADER, VOLUMES } from './inmem-setup';
 import { summarizeProfiles } from './inmem-profile';
@@ -70,7 +70,7 @@ function checkSameShape(): void {
     if (!('name' in d) || !d.name) continue;
     const name = d.name.value;
     if (!byName.has(name)) problems.push(`${name}: not in the gateway's schema`);
-    if (d.kind === 'ObjectTypeDefinition') {
+    if (d.kind === Kind.OBJECT_TYPE_DEFINITION) {
       for (const f of d.fields ?? []) {
         const g = fieldsOf(name).find((x) => x.name.value === f.name.value);
         if (!g) problems.push(`${name}.${f.name.value}: not in the gateway's schema`);
@@ -80,11 +80,11 @@ function checkSameShape(): void {
           if (!ga || print(ga.type) !== print(a.type) || (ga.defaultValue && print(ga.defaultValue)) !== (a.defaultValue && print(a.defaultValue))) problems.push(`${name}.${f.name.value}(${a.name.value}): differs from the gateway's`);
         }
       }
-    } else if (d.kind === 'EnumTypeDefinition') {
+    } else if (d.kind === Kind.ENUM_TYPE_DEFINITION) {
       const mine = (d.values ?? []).map((v) => v.name.value).sort();
       const theirs = (byName.get(name) ?? []).flatMap((x) => ('values' in x && x.values ? x.values.map((v) => v.name.value) : [])).sort();
       if (!isDeepStrictEqual(mine, theirs)) problems.push(`enum ${name}: ${mine.join(' ')}, the gateway has ${theirs.join(' ')}`);
-    } else if (d.kind === 'UnionTypeDefinition') {
+    } else if (d.kind === Kind.UNION_TYPE_DEFINITION) {
       const theirs = new Set((byName.get(name) ?? []).flatMap((x) => ('types' in x && x.types ? x.types.map((t) => t.name.value) : [])));
       for (const t of d.types ?? []) if (!theirs.has(t.name.value)) problems.push(`union ${name}: ${t.name.value} is not a member in the gateway's schema`);
     }
@@ -190,7 +190,7 @@ ${costLines.join('\n')}`;
   gw.child.kill('SIGINT');
   jit.child.kill('SIGTERM');
   apollo.child.kill('SIGTERM');
-  await Promise.all([gw, jit, apollo].map((s) => (s.child.exitCode === null ? once(s.child, 'exit') : undefined)));
+  await Promise.all([gw, jit, apollo].filter((s) => s.child.exitCode === null).map((s) => once(s.child, 'exit')));
   let profile = '';
   if (profileDir) {
     profile = summarizeProfiles(profileDir);
@@ -205,7 +205,7 @@ ${costLines.join('\n')}`;
 operation limits (defaults), typed errors, the federation subgraph schema, OpenTelemetry loaded
 (OTLP exporter, \`OTEL_TRACES_SAMPLER=always_off\`), \`LOG_LEVEL=info\`, \`NODE_ENV=production\`, metrics;
 caller and address rate limits lifted (\`bench/constants.ts\`). The reference (\`bench/jit-server.ts\`) is
-node:http + graphql-jit ${require('graphql-jit/package.json').version} over the same shape (its SDL is checked field by field against
+node:http + graphql-jit ${(JSON.parse(readFileSync(join(root, 'node_modules/graphql-jit/package.json'), 'utf8')) as { version: string }).version} over the same shape (its SDL is checked field by field against
 the published schema) and the same data (the memory backend's seed generator); the answers are
 checked equal in \`data\` before loading. A second reference (\`bench/apollo-jit-server.ts\`) serves the same schema,
 resolvers and data through Apollo Server ${(JSON.parse(readFileSync(join(root, 'node_modules/@apollo/server/package.json'), 'utf8')) as { version: string }).version} with graphql-jit answering from its \`responseForOperation\` hook (the gateway's

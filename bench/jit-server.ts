@@ -134,7 +134,7 @@ function main(): void {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   };
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST') return send(res, 405, '{"errors":[{"message":"POST only"}]}');
     try {
       const { query, variables, operationName } = JSON.parse(await readBody(req)) as { query: string; variables?: Record<string, unknown>; operationName?: string };
@@ -152,7 +152,9 @@ function main(): void {
     } catch (err) {
       send(res, 400, JSON.stringify({ errors: [{ message: (err as Error).message }] }));
     }
-  });
+  };
+  // A request that fails (its client gone mid-body) ends its own socket, not the server.
+  const server = createServer((req, res) => void answer(req, res).catch(() => res.destroy()));
   server.keepAliveTimeout = 60_000;
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
     const { port } = server.address() as { port: number };

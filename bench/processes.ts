@@ -53,12 +53,12 @@ function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, 
         clearTimeout(timer);
         // Ready: stop collecting (a gateway at LOG_LEVEL=info logs every request, and each chunk
         // would be searched with all before it); the output is still read, so the child never blocks.
-        child.stdout!.off('data', collect);
-        child.stdout!.resume();
+        child.stdout.off('data', collect);
+        child.stdout.resume();
         resolve({ child, match: m });
       }
     };
-    child.stdout!.on('data', collect);
+    child.stdout.on('data', collect);
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${buf}`)));
   });
 }

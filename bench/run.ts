@@ -173,7 +173,7 @@ async function main(): Promise<void> {
           gateway.push(await measure(gatewayJob, s.pid, s.backend));
         }
       }
-      const m = (runs: Run[], k: keyof Run): number => median(runs.map((x) => x[k] as number));
+      const m = (runs: Run[], k: keyof Run): number => median(runs.map((x) => x[k]));
       const overhead = m(gateway, 'p50') - m(direct, 'p50');
       const ratio = m(gateway, 'throughput') / m(direct, 'throughput');
       const errors = [...gateway, ...direct].reduce((n, x) => n + x.errors, 0);

@@ -80,7 +80,7 @@ export class BackendRegistry {
   /** The backend's facet `facet` (adapters/contract/capabilities.ts), or UNSUPPORTED_BY_BACKEND saying which. */
   capable<F extends Facet>(b: VolumeBackend, facet: F): NonNullable<BackendFacets[F]> {
     const f = b[facet];
-    if (f) return f as NonNullable<BackendFacets[F]>;
+    if (f) return f;
     throw new UnsupportedByBackendError(b.id, this.facetName(facet));
   }
 
@@ -88,7 +88,7 @@ export class BackendRegistry {
   having<F extends Facet>(facet: F): Array<{ backend: VolumeBackend; facet: NonNullable<BackendFacets[F]> }> {
     return this.all.flatMap((b) => {
       const f = b[facet];
-      return f ? [{ backend: b, facet: f as NonNullable<BackendFacets[F]> }] : [];
+      return f ? [{ backend: b, facet: f }] : [];
     });
   }
 

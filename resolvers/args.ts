@@ -3,7 +3,7 @@
  * call. Resolvers call these; adapters receive only checked values.
  */
 import type { VolumeBackend } from '../adapters/contract/backend';
-import type { HostConnector, OwnCreateInput, VolumeSpec } from '../adapters/contract/call-inputs';
+import type { HostConnector, VolumeSpec } from '../adapters/contract/call-inputs';
 import { BadUserInputError } from '../adapters/contract/errors';
 import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/contract/ids';
 import { byteCount, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
@@ -24,7 +24,7 @@ export function filterIdArg(backends: readonly Pick<VolumeBackend, 'kind'>[], po
   safeIdentifier(v, argument);
   const kinds = [...new Set(backends.map((b) => b.kind))];
   const errors = kinds.map((k) => accepts(k, position, v, argument)).filter((e): e is BadUserInputError => e !== null);
-  if (kinds.length > 0 && errors.length === kinds.length) throw errors[0];
+  if (kinds.length > 0 && errors.length === kinds.length) throw errors[0]!;
   return v;
 }
 
@@ -89,7 +89,7 @@ export function capacity(min: number | undefined, max: number | undefined, minAr
   if (min !== undefined && max !== undefined && max > 0 && min > max) throw new BadUserInputError(`${minArg} must not exceed the maximum size`, minArg);
 }
 
-/** The fields of a create every backend takes; any other is one kind's own part ({@link OwnCreateInput}). */
+/** The fields of a create every backend takes; any other is one kind's own part (`OwnCreateInput` in adapters/contract/call-inputs.ts). */
 const CORE_CREATE_FIELDS: ReadonlySet<string> = new Set<keyof CreateVolumeInput>(['backend', 'namespace', 'name', 'sizeBytes', 'sizeGiB', 'maxSizeBytes', 'description', 'metadata', 'idempotencyKey']);
 
 /**

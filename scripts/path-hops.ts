@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import { messageText } from '../server/ws/message-text';
 
 const args = process.argv.slice(2);
 const tree = resolve(args.includes('--tree') ? args[args.indexOf('--tree') + 1]! : process.cwd());
@@ -192,7 +193,7 @@ async function measureLive(): Promise<Set<string>> {
   const events: number[] = [];
   let wake: (() => void) | undefined;
   ws.on('message', (raw) => {
-    const m = JSON.parse(String(raw));
+    const m = JSON.parse(messageText(raw));
     if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["nomad-east"], types: [CLAIMED, RELEASED] }) { type volume { id status } } }' } }));
     if (m.type === 'next' && m.payload?.data?.volumeChanged?.type !== 'SUBSCRIBED') {
       events.push(Date.now());

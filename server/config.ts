@@ -156,7 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   const file = filePath ? readFile(filePath) : {};
   // First: a misspelled name is the likeliest cause of whatever else looks wrong.
   checkSettingNames(env, file, filePath);
-  const rawBackends = backendsFromEnv(env) ?? (file.backends as unknown);
+  const rawBackends = backendsFromEnv(env) ?? file.backends;
   if (rawBackends !== undefined && !Array.isArray(rawBackends)) throw new ConfigError('backends', 'must be a list');
   const backends = (rawBackends ?? []).map((b, i) => {
     if (typeof b !== 'object' || b === null) throw new ConfigError(`backends[${i}]`, 'must be an object');

@@ -2,6 +2,7 @@
  * The gateway's live hub (docs/subscriptions.md): this gateway's backends' watchers, registered in
  * the watcher directory, an in-process event log, the live settings, and the hub's metrics and logs.
  */
+import { inspect } from 'node:util';
 import type { GraphQLSchema } from 'graphql';
 import { createExecutionContext, type GatewayServices } from '../domain/context';
 import type { WatcherDirectory } from '../domain/watchers';
@@ -29,6 +30,9 @@ export interface GatewayLiveHubOptions {
   ws?: WsOptions;
 }
 
+/** A watcher's failure in a log line: an Error's message, a string as it is, anything else as util.inspect shows it. */
+const failureText = (err: unknown): string | undefined => (err === undefined ? undefined : err instanceof Error ? err.message : typeof err === 'string' ? err : inspect(err));
+
 export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
   const c = { ...LIVE_DEFAULTS, ...o.live };
   const { logger, services } = o;
@@ -53,7 +57,7 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
     metrics: o.metrics.live.hooks(),
     // The watcher's own text goes in `detail`: a log line has one message field, pino's `msg`.
     onWatcherStatus: (s, err) =>
-      (err ? logger.warn.bind(logger) : logger.info.bind(logger))({ backend: s.backend, state: s.state, source: s.source, detail: s.message ?? undefined, err: err instanceof Error ? err.message : err === undefined ? undefined : String(err) }, 'watcher state'),
+      (err ? logger.warn.bind(logger) : logger.info.bind(logger))({ backend: s.backend, state: s.state, source: s.source, detail: s.message ?? undefined, err: failureText(err) }, 'watcher state'),
     onError: (err, where) => logger.error({ err, ...where }, 'live hub error'),
   });
   o.metrics.live.watch(hub);

@@ -51,9 +51,10 @@ async function main(argv: string[]): Promise<void> {
   // loadConfig refuses an empty backend list under NODE_ENV=production, so this is the demo.
   if (config.backends.length === 0) {
     // Loaded only in demo mode: a configured gateway never loads the simulators.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- that lazy load
     const { startDemoBackends, demoExposureWarning } = require('./demo') as typeof import('./demo');
     demo = await startDemoBackends();
-    config.backends = demo!.backends;
+    config.backends = demo.backends;
     exposed = demoExposureWarning(config.host);
   }
   const registry = createRegistry(

@@ -4,6 +4,7 @@
  * are never logged: they may carry secrets and tokens.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
+import { errorCodeOf } from '../adapters/contract/graphql-errors';
 import type { GatewayContext } from '../domain/context';
 import type { TrustedDocuments } from './http/trusted-documents';
 import type { Logger } from './logger';
@@ -41,7 +42,7 @@ export function observabilityPlugin(logger: Logger, metrics: GatewayMetrics, o: 
               operation: operationName(name),
               type,
               outcome,
-              errorCodes: errors.length > 0 ? [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))] : undefined,
+              errorCodes: errors.length > 0 ? [...new Set(errors.map(errorCodeOf))] : undefined,
               durationMs: Math.round(seconds * 100_000) / 100,
             },
             'graphql request',

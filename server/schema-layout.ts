@@ -47,7 +47,7 @@ const partsOf = (d: TypeNode): readonly Part[] => {
 };
 const withParts = (d: TypeNode, parts: readonly Part[]): TypeNode => {
   const key = partsKey(d);
-  return key ? ({ ...d, [key]: parts } as TypeNode) : d;
+  return key ? ({ ...d, [key]: parts }) : d;
 };
 
 /** The type nodes of a document, grouped by type name in order of first appearance. */

@@ -169,7 +169,7 @@ describe('README examples', () => {
   /** A graphql-ws client with the demo's credentials; every result it receives, per subscription. */
   const clients: Client[] = [];
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.dispose()));
+    await Promise.all(clients.map(async (c) => c.dispose()));
   });
   const subscribeAll = (query: string): { results: any[] } => {
     const client = createClient({ url: gateway.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: demo.headers });
@@ -208,7 +208,7 @@ describe('README examples', () => {
       expect(got.cursor).not.toBe(r.results[0].data[r.field].cursor);
     }
     // Before the next test restarts the gateway: these clients would reconnect on their own.
-    await Promise.all(clients.splice(0).map((c) => c.dispose()));
+    await Promise.all(clients.splice(0).map(async (c) => c.dispose()));
   }, 60_000);
 
   it("should run the README's graphql-ws client: it follows, resumes after a restart (1012), gets CURSOR_EXPIRED and follows from now", async () => {

@@ -87,7 +87,7 @@ function judge(error: unknown, parseErrorReason?: FormatErrorOptions['parseError
   const code = error.extensions?.code;
   const reason = code === PARSE_FAILED ? parseErrorReason?.(error.originalError) : undefined;
   if (reason) return { typed: reason };
-  if (typeof code === 'string' && code !== ErrorCode.Internal) return { code };
+  if (typeof code === 'string' && code !== (ErrorCode.Internal as string)) return { code };
   if (error.originalError == null && error.path === undefined) return { request: true };
   return { unexpected: causeOf(error) };
 }
@@ -108,6 +108,12 @@ export function formatGraphQLError(error: unknown, o: FormatErrorOptions = {}): 
   if ('request' in v) return { message, ...where, extensions: { code: ErrorCode.BadUserInput } };
   o.onUnexpected?.(v.unexpected, where.path);
   return internalError(where);
+}
+
+/** The `extensions.code` of a GraphQL error (as thrown or formatted), for counting and tracing: `UNKNOWN` when it has none. */
+export function errorCodeOf(error: { readonly extensions?: { readonly [key: string]: unknown } }): string {
+  const code = error.extensions?.code;
+  return typeof code === 'string' ? code : 'UNKNOWN';
 }
 
 /**

@@ -54,15 +54,15 @@ export function decodeGlobalId(id: string, expected: GlobalIdKind | null, argume
   if (!Array.isArray(parsed) || parsed.length < 4 || parsed.length > 5 || !parsed.every((x) => typeof x === 'string')) {
     return bad('not an opaque id issued by this gateway');
   }
-  const [kind, backend, scope, nativeId, subId] = parsed as string[];
+  const [kind, backend, scope, nativeId, subId] = parsed;
   if (!KINDS.has(kind!)) bad('unknown kind');
   if (expected !== null && kind !== expected) bad(`it is a ${kind} id`);
-  safeIdentifier(backend!, `${argument} (backend)`);
-  safeIdentifier(scope!, `${argument} (scope)`);
+  safeIdentifier(backend!, within(argument, ' (backend)'));
+  safeIdentifier(scope!, within(argument, ' (scope)'));
   // `*` means "every namespace" to Nomad; only the list filter may say it, never an id.
   if (scope === '*') bad('its scope is "*"');
-  safeIdentifier(nativeId!, `${argument} (native id)`);
-  if (subId !== undefined) safeIdentifier(subId, `${argument} (sub id)`);
+  safeIdentifier(nativeId!, within(argument, ' (native id)'));
+  if (subId !== undefined) safeIdentifier(subId, within(argument, ' (sub id)'));
   return { kind: kind as GlobalIdKind, backend: backend!, scope: scope!, nativeId: nativeId!, subId };
 }
 

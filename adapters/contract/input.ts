@@ -18,6 +18,7 @@ export const MAX_TEXT_LENGTH = 1024;
 export const MAX_PAGE_SIZE = 500;
 
 // Characters that change a URL's meaning when they reach a path or query, plus C0/C1 controls.
+// eslint-disable-next-line no-control-regex -- control characters are what it refuses
 const UNSAFE_IDENTIFIER = /[/\\?#%\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -84,6 +85,7 @@ export function checkIdentifier(rules: IdentifierRules, position: IdPosition, va
 /** Checks free text (names, labels, parameter values): bounded length, well-formed, no control characters. */
 export function safeText(value: string, argument: InputPlace, maxLength = MAX_TEXT_LENGTH): string {
   if (value.length > maxLength) throw BadUserInputError.at(argument, (a) => `${a} is longer than ${maxLength} characters`);
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
   if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(value)) {
     throw BadUserInputError.at(argument, (a) => `${a} contains control characters`);
   }

@@ -236,7 +236,7 @@ export function pickValue(s: Setting<unknown>, key: string, src: SettingSource):
 
 /** One setting: its variable, else its file key, else its default. @throws ConfigError naming the one given */
 export function readSetting<T>(s: Setting<T>, key: string, src: SettingSource): T {
-  const { value, setting } = pickValue(s as Setting<unknown>, key, src);
+  const { value, setting } = pickValue(s, key, src);
   if (value === undefined || value === null) return fresh(s.default);
   return s.rule.parse(value, setting);
 }

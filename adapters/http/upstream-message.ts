@@ -48,6 +48,7 @@ export function sanitizeUpstreamMessage(text: string, max = MAX_UPSTREAM_MESSAGE
   }
   for (const [pattern, replacement] of REPLACEMENTS) s = s.replace(pattern, replacement);
   s = s
+    // eslint-disable-next-line no-control-regex -- control characters are what it removes
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
     .split('\n')
     .map((line) => line.trimEnd())

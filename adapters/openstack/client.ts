@@ -143,7 +143,7 @@ export class OpenStackClient {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'x-auth-token': session.token,
-      'openstack-api-version': `${c.service} ${version}`,
+      'openstack-api-version': `${c.service} ${version.toString()}`,
     };
     if (o.requestId && REQUEST_ID.test(o.requestId)) headers['x-openstack-request-id'] = o.requestId;
     let body: string | undefined;

@@ -47,7 +47,7 @@ function fault(text: string): { message?: unknown; retryAfter?: unknown } | unde
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
     const inner = body && typeof body === 'object' ? Object.values(body)[0] : undefined;
-    return inner && typeof inner === 'object' ? (inner as { message?: unknown; retryAfter?: unknown }) : undefined;
+    return inner && typeof inner === 'object' ? inner : undefined;
   } catch {
     return undefined; // not JSON: HTML from a proxy, or plain text
   }

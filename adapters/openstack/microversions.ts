@@ -71,7 +71,8 @@ export function rangeFromVersionDocument(body: unknown, wantId: RegExp): { min: 
   const v = candidates.find((c) => typeof c.id === 'string' && wantId.test(c.id)) ?? candidates[0];
   if (!v) return null;
   // A service without microversions reports empty strings: treat it as its base version.
-  const max = Microversion.parse(String(v.version ?? '')) ?? Microversion.parse(String(v.id ?? '').replace(/^v/, ''));
-  const min = Microversion.parse(String(v.min_version ?? '')) ?? max;
+  const text = (x: unknown): string => (typeof x === 'string' ? x : '');
+  const max = Microversion.parse(text(v.version)) ?? Microversion.parse(text(v.id).replace(/^v/, ''));
+  const min = Microversion.parse(text(v.min_version)) ?? max;
   return max && min ? { min, max } : null;
 }

@@ -25,7 +25,7 @@ const AUTH_SETTINGS = {
 } as const;
 
 export const OPENSTACK_SETTINGS = {
-  region: setting({ env: 'REGION', rule: text(), default: CATALOG_DEFAULTS.region as string, doc: 'OpenStack: the catalog region whose Cinder and Nova endpoints are used.' }),
+  region: setting({ env: 'REGION', rule: text(), default: CATALOG_DEFAULTS.region, doc: 'OpenStack: the catalog region whose Cinder and Nova endpoints are used.' }),
   interface: setting<(typeof INTERFACES)[number]>({ env: 'INTERFACE', rule: oneOf(INTERFACES, 'must be public, internal or admin'), default: CATALOG_DEFAULTS.interface, doc: 'OpenStack: catalog interface.' }),
   operationTimeoutMs: setting({
     env: 'OPERATION_TIMEOUT_MS',
@@ -36,7 +36,7 @@ export const OPENSTACK_SETTINGS = {
   watchFastMs: setting({
     env: 'WATCH_FAST_MS',
     rule: integer(50, 60_000),
-    default: WATCH_DEFAULTS.fastMs as number,
+    default: WATCH_DEFAULTS.fastMs,
     doc: "OpenStack: the watcher's poll interval while an operation is pending or a volume's transition is in its window (watchTransitionWindowMs), ms.",
   }),
   watchSlowMs: setting({
@@ -48,7 +48,7 @@ export const OPENSTACK_SETTINGS = {
   watchTransitionWindowMs: setting({
     env: 'WATCH_TRANSITION_WINDOW_MS',
     rule: integer(0, 3_600_000),
-    default: WATCH_DEFAULTS.transitionWindowMs as number,
+    default: WATCH_DEFAULTS.transitionWindowMs,
     doc: "OpenStack: how long one transition of a volume (per volume and status) keeps the watcher's fast interval after it is first seen, ms; a volume that stays in it is then polled at watchSlowMs. The gateway's own pending operations keep it fast whatever this is.",
   }),
   auth: AUTH_SETTINGS,

@@ -23,9 +23,9 @@ function startGateway(env: Record<string, string>): Promise<{ child: ChildProces
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`gateway did not start: ${out}`))), 60_000);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`gateway exited with ${code}: ${out}`))));
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /Volume gateway ready at (\S+)/.exec(out);
       if (!m) return;
@@ -52,10 +52,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 interface World {
   sim: Awaited<ReturnType<typeof startSimulatorProcess>>;
   gateway: ChildProcess;
-  call(): Promise<{ ms: number; code: string; retryAfter?: number }>;
-  readyz(): Promise<{ ms: number; status: number; body: any }>;
+  call: () => Promise<{ ms: number; code: string; retryAfter?: number }>;
+  readyz: () => Promise<{ ms: number; status: number; body: any }>;
   /** Polls /readyz every 100 ms until `check` holds; the time it took, ms. */
-  waitFor(what: string, check: (body: any) => boolean, ms: number): Promise<number>;
+  waitFor: (what: string, check: (body: any) => boolean, ms: number) => Promise<number>;
 }
 
 const east = (body: any): any => body.backends.find((b: any) => b.id === 'east');

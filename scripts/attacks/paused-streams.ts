@@ -15,6 +15,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
+import { messageText } from '../../server/ws/message-text';
 
 const EAST = { 'x-nomad-token-nomad-east': 'demo-east-management' };
 /** 300 aliases: 908 tokens (MAX_TOKENS is 1000), about 5 KB of text, 8 KB of JSON per event. */
@@ -95,7 +96,7 @@ async function openSocket(base: string, n: number): Promise<WebSocket | string> 
     ws.once('unexpected-response', (_q, res) => (clearTimeout(t), resolve(`HTTP ${res.statusCode}`)));
     ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: EAST })));
     ws.on('message', (d) => {
-      const m = JSON.parse(String(d));
+      const m = JSON.parse(messageText(d));
       if (m.type === 'connection_ack') for (let i = 0; i < n; i++) ws.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query: SUB } }));
       else if (m.type === 'next' && m.payload?.data?.volumeChanged?.type === 'SUBSCRIBED' && ++subscribed === n) {
         clearTimeout(t);
@@ -194,7 +195,10 @@ async function replayRound(base: string, r: Round, index: number): Promise<strin
     return `| R14 ${what}, one address and token, 300 \`__typename\` aliases | ${subscribed} subscribed${refusals}; ${ctrl.events()} events in ${seconds} s; RSS ${MiB(rss0)} → peak ${MiB(peakRss)} MiB (+${MiB(peakRss - (rss0 ?? 0))}), heap ${MiB(heap0)} → peak ${MiB(peakHeap)} MiB; queued bytes peak ${MiB(peakQueued)} MiB (gateway_ws_queue_bytes, sum); ${still}; ${cutCounter} |`;
   } finally {
     ctrl.close();
-    for (const c of open) c instanceof WebSocket ? c.terminate() : c.destroy();
+    for (const c of open) {
+      if (c instanceof WebSocket) c.terminate();
+      else c.destroy();
+    }
     // The gateway sees the connections go and gives their places back.
     await new Promise((t) => setTimeout(t, 2_000));
   }

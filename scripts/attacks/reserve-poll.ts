@@ -10,6 +10,7 @@
  * Meant for `npm run attacks` (scripts/replay-attacks.ts) against the demo, which `npm start` serves.
  */
 import WebSocket from 'ws';
+import { messageText } from '../../server/ws/message-text';
 
 export interface ReservePollOptions {
   /** The tenant's headers. @default the demo's Keystone token of user demo */
@@ -46,7 +47,7 @@ async function subscriber(root: string, volumeId: string, credential: Record<str
   const subscribed = new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('no SUBSCRIBED within 20 s')), 20_000);
     ws.on('message', (d) => {
-      const m = JSON.parse(String(d)) as { type: string; id?: string; payload?: { data?: { volumeChanged?: { type: string } } } };
+      const m = JSON.parse(messageText(d)) as { type: string; id?: string; payload?: { data?: { volumeChanged?: { type: string } } } };
       if (m.type === 'connection_ack') {
         const query = 'subscription($v: [ID!]) { volumeChanged(filter: { volumeIds: $v }) { type } }';
         ws.send(JSON.stringify({ id: 's', type: 'subscribe', payload: { query, variables: { v: [volumeId] } } }));
@@ -54,7 +55,7 @@ async function subscriber(root: string, volumeId: string, credential: Record<str
         clearTimeout(t);
         resolve();
         if (m.payload?.data?.volumeChanged?.type !== 'SUBSCRIBED') onChange?.(performance.now());
-      } else if (m.type === 'error') reject(new Error(`subscription refused: ${String(d)}`));
+      } else if (m.type === 'error') reject(new Error(`subscription refused: ${messageText(d)}`));
     });
     ws.on('error', reject);
     ws.on('close', (code) => reject(new Error(`socket closed ${code}`)));

@@ -12,6 +12,7 @@
  * It sends only to the given address; every loop is bounded, and every socket is closed at the end.
  */
 import WebSocket from 'ws';
+import { messageText } from '../../server/ws/message-text';
 
 /** One attack and what it got. */
 export interface AttackRow {
@@ -39,7 +40,7 @@ async function open(wsUrl: string, payload: Record<string, string>): Promise<Soc
   const waiters = new Set<() => void>();
   const wake = (): void => waiters.forEach((w) => w());
   ws.on('message', (d) => {
-    inbox.push(JSON.parse(String(d)));
+    inbox.push(JSON.parse(messageText(d)));
     wake();
   });
   ws.on('close', (code) => {

@@ -3,7 +3,7 @@
  * the README documents (and test/readme.test.ts runs): one source, never out of step.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse, TokenKind, type OperationDefinitionNode } from 'graphql';
 
 /** One preloaded GraphiQL tab; `variables` and `headers` are JSON (comments allowed). */
 export interface GraphiQLTab {
@@ -34,7 +34,7 @@ function nameOperation(query: string, op: OperationDefinitionNode, taken: Set<st
   taken.add(name);
   const start = op.loc.start;
   // `{ ... }` shorthand has no keyword; otherwise the name goes right after the keyword.
-  if (op.loc.startToken.kind === '{') return `${query.slice(0, start)}query ${name} ${query.slice(start)}`;
+  if (op.loc.startToken.kind === TokenKind.BRACE_L) return `${query.slice(0, start)}query ${name} ${query.slice(start)}`;
   const afterKeyword = start + op.operation.length;
   // `mutation ($id: ID!)` becomes `mutation CreateVolumeSnapshot($id: ID!)`.
   return `${query.slice(0, afterKeyword)} ${name}${query.slice(afterKeyword).replace(/^ +\(/, '(')}`;

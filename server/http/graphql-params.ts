@@ -8,7 +8,7 @@ const NAMES = ['query', 'operationName', 'variables', 'extensions', 'documentId'
 
 /** Parameters of a POST body (a JSON object; anything else has none) or a GET query string. */
 export function readParams(method: string, body: unknown, search: URLSearchParams): OperationParams | undefined {
-  if (method === 'POST') return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as OperationParams) : undefined;
+  if (method === 'POST') return typeof body === 'object' && body !== null && !Array.isArray(body) ? body : undefined;
   if (method !== 'GET') return undefined;
   const p: OperationParams = {};
   for (const name of NAMES) {

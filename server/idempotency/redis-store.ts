@@ -119,7 +119,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (held) return held;
     const key = this.key(scopedKey);
     const pending: IdempotencyEntry = { fingerprint, state: 'pending' };
-    let refusing = 0;
+    let refusing: number;
     try {
       if (down(this.#client)) throw new Error('Redis is not connected');
       await this.#whenChecked();

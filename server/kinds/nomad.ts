@@ -4,8 +4,12 @@ import { nomadResolvers } from '../../resolvers/nomad';
 import type { NomadDemoInfo } from '../../simulators/nomad/demo-backend';
 import type { KindParts } from './registration';
 
+type DemoModule = typeof import('../../simulators/nomad/demo-backend');
+
 export const nomad = {
   module: nomadModule,
   resolvers: nomadResolvers,
-  demo: () => (require('../../simulators/nomad/demo-backend') as typeof import('../../simulators/nomad/demo-backend')).nomadDemo,
+  // Loaded when demo mode starts: a configured gateway never loads the simulators.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- that lazy load
+  demo: () => (require('../../simulators/nomad/demo-backend') as DemoModule).nomadDemo,
 } satisfies KindParts<NomadDemoInfo>;

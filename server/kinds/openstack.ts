@@ -4,8 +4,12 @@ import { openstackResolvers } from '../../resolvers/openstack';
 import type { OpenStackDemoInfo } from '../../simulators/openstack/demo-backend';
 import type { KindParts } from './registration';
 
+type DemoModule = typeof import('../../simulators/openstack/demo-backend');
+
 export const openstack = {
   module: openStackModule,
   resolvers: openstackResolvers,
-  demo: () => (require('../../simulators/openstack/demo-backend') as typeof import('../../simulators/openstack/demo-backend')).openStackDemo,
+  // Loaded when demo mode starts: a configured gateway never loads the simulators.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- that lazy load
+  demo: () => (require('../../simulators/openstack/demo-backend') as DemoModule).openStackDemo,
 } satisfies KindParts<OpenStackDemoInfo>;

@@ -32,8 +32,8 @@ export interface OperationLimits {
     beforeExecute(a: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Record<string, unknown> | null }): GraphQLError | undefined;
     /** The per-execution budget, deadline and meter, for the execution context. Call `end()` after. */
     createExecutionLimits(clientSignal?: AbortSignal): ExecutionLimits;
-    /** The typed error behind a parse error, when it is the token limit. */
-    parseErrorReason(err: unknown): GatewayError | undefined;
+    /** The typed error behind a parse error, when it is the token limit (a function: transports take it off this object). */
+    readonly parseErrorReason: (err: unknown) => GatewayError | undefined;
     /** One error per operation-wide stop (response too large, deadline, cancelled) is enough. */
     finishErrors(errors: readonly GraphQLFormattedError[]): GraphQLFormattedError[];
   };

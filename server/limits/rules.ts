@@ -33,5 +33,5 @@ export function limitRules(c: LimitsConfig): ValidationRule[] {
     maxDepthRule({ n: c.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...refuse(ErrorCode.MaxDepthLimit, 'maxDepth', c.maxDepth, 'the operation\'s depth', 'MAX_DEPTH') }),
     maxAliasesRule({ n: c.maxAliases, ...refuse(ErrorCode.MaxAliasesLimit, 'maxAliases', c.maxAliases, 'the number of aliases', 'MAX_ALIASES') }),
     maxDirectivesRule({ n: c.maxDirectives, ...refuse(ErrorCode.MaxDirectivesLimit, 'maxDirectives', c.maxDirectives, 'the number of directives', 'MAX_DIRECTIVES') }),
-  ] as unknown as ValidationRule[];
+  ];
 }

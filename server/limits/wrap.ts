@@ -87,7 +87,8 @@ function wrapField(field: GraphQLField<unknown, unknown>): void {
     if (lim.stop !== undefined || ((++lim.fields & CLOCK_MASK) === 0 && lim.overdue())) {
       if (nullable && lim.reported) return null;
       lim.reported = true;
-      throw lim.stop;
+      // Set by now: overdue() aborts the operation, and the abort sets `stop`.
+      throw lim.stop!;
     }
     const alias = info.fieldNodes[0]?.alias;
     const key = alias ? alias.value.length + 4 : keyBytes;

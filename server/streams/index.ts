@@ -17,10 +17,10 @@
  * without any bound. Its framing is what sse.ts writes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
-import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
+import { errorCodeOf, formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
 import { createExecutionContext, type GatewayServices } from '../../domain/context';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { credentialsFromHeaders } from '../credentials';
@@ -131,12 +131,12 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
   const jsonOf = (r: LiveResult, requestId?: string): string => (r instanceof SerializedResult ? r.json : JSON.stringify(r.errors ? { ...r, errors: formatErrors(r.errors, requestId) } : r));
 
   /** Counted with graphql-ws's refusals: one per error, by its code. */
-  const countRefusal = (code: unknown): void => void o.metrics.wsRefusals.inc({ code: String(code ?? 'UNKNOWN') });
+  const countRefusal = (code: string): void => void o.metrics.wsRefusals.inc({ code });
 
   /** A subscription that never started: its errors as the one result, then the end. */
   const refuse = (out: OpenStream, errors: readonly GraphQLError[], requestId?: string): void => {
     const formatted = formatErrors(errors, requestId);
-    for (const e of formatted) countRefusal(e.extensions?.code);
+    for (const e of formatted) countRefusal(errorCodeOf(e));
     out.open();
     out.write(out.protocol.next(JSON.stringify({ errors: formatted })));
     out.end(out.protocol.complete);
@@ -220,7 +220,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
         // As HTTP answers a bad credential header: 400, before any stream.
         if (!(err instanceof BadUserInputError)) throw err;
         const error = formatGraphQLError(toGraphQLError(err));
-        countRefusal(error.extensions?.code);
+        countRefusal(errorCodeOf(error));
         return sendJson(res, 400, { errors: [error] });
       }
       const payload = payloadOf(params);
@@ -228,7 +228,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
       // Trusted documents were screened by the edge: the text here is the listed one.
       const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, documents });
       if (Array.isArray(checked)) return refuse(out, checked, requestId);
-      const op = checked as Exclude<typeof checked, readonly GraphQLError[]>;
+      const op = checked;
       if (!o.hub) return refuse(out, [toGraphQLError(new SubscriptionsUnavailableError())], requestId);
 
       // Cancels the start when the client goes away while the hub is starting it.
@@ -247,7 +247,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
       } finally {
         contextValue.limits.end();
       }
-      if (!isStream(result)) return refuse(out, (result as ExecutionResult).errors ?? [], requestId);
+      if (!isStream(result)) return refuse(out, result.errors ?? [], requestId);
       const live = new Live(transport, out, result, countCut);
       // Gone while the hub was starting: its place goes back at once.
       if (out.ended || closing) {
@@ -270,7 +270,7 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
     async close(waitMs) {
       closing = true;
       const all = [...open];
-      const gone = Promise.all(all.map((l) => (l.out.res.closed ? undefined : new Promise<void>((r) => l.out.res.once('close', () => r())))));
+      const gone = Promise.all(all.filter((l) => !l.out.res.closed).map((l) => new Promise<void>((r) => l.out.res.once('close', () => r()))));
       for (const l of all) {
         l.out.end(l.out.protocol.restart(RESTART.code, RESTART.message, retryMs()));
         // Ended by us: the socket may stay for keep-alive, the subscription goes now.
@@ -292,7 +292,7 @@ function payloadOf(p: OperationParams): SubscribePayload | BadUserInputError {
   if (p.operationName != null && typeof p.operationName !== 'string') return new BadUserInputError('operationName must be a string', 'operationName');
   if (p.variables != null && !isObject(p.variables)) return new BadUserInputError('variables must be an object', 'variables');
   if (p.extensions != null && !isObject(p.extensions)) return new BadUserInputError('extensions must be an object', 'extensions');
-  return { query: p.query, operationName: (p.operationName as string | null | undefined) ?? null, variables: (p.variables as Record<string, unknown> | null | undefined) ?? null, extensions: (p.extensions as Record<string, unknown> | null | undefined) ?? null };
+  return { query: p.query, operationName: p.operationName ?? null, variables: p.variables ?? null, extensions: p.extensions ?? null };
 }
 
 function isStream(r: unknown): r is AsyncGenerator<LiveResult, void, void> {

@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getOperationAST, type ExecutionArgs } from 'graphql';
+import { errorCodeOf } from '../../adapters/contract/graphql-errors';
 import { tracer } from '../../adapters/http/tracing';
 import { operationName } from '../operation-labels';
 
@@ -67,7 +68,7 @@ export function tracingPlugin<C extends object>(): ApolloServerPlugin<C> {
         },
         async willSendResponse(rc) {
           const body = rc.response.body.kind === 'single' ? rc.response.body.singleResult : undefined;
-          const codes = [...new Set((body?.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
+          const codes = [...new Set((body?.errors ?? []).map(errorCodeOf))];
           if (codes.length === 0) return;
           span.setAttribute('gateway.error.codes', codes);
           span.setStatus({ code: SpanStatusCode.ERROR });

@@ -10,10 +10,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { execute, GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { makeServer, type Context, type FormattedExecutionResult } from 'graphql-ws';
+import { makeServer, type Context } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
-import { formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
+import { errorCodeOf, formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../domain/context';
 import type { TrustedDocumentsConfig } from '../http/config';
@@ -158,7 +158,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       const s = ctx.extra;
       const refuse = (errors: readonly GraphQLError[]): readonly GraphQLError[] => {
         // Counted only: graphql-ws sends them through onError, which formats (and logs) them.
-        for (const e of errors) o.metrics.wsRefusals.inc({ code: String(formatGraphQLError(e, { parseErrorReason }).extensions?.code ?? 'UNKNOWN') });
+        for (const e of errors) o.metrics.wsRefusals.inc({ code: errorCodeOf(formatGraphQLError(e, { parseErrorReason })) });
         return errors;
       };
       // An id is kept for the subscription's life and echoed in every frame: bounded like a message field.
@@ -169,7 +169,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       }
       const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, trusted: o.trusted, documents });
       if (Array.isArray(checked)) return refuse(checked);
-      const op = checked as Exclude<typeof checked, readonly GraphQLError[]>;
+      const op = checked;
       if (!o.hub) return refuse([toGraphQLError(new SubscriptionsUnavailableError())]);
       const over = s.quota!.acquire(id);
       if (over) return refuse([toGraphQLError(over)]);
@@ -208,7 +208,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       }
       if (!isStream(result)) {
         // The hub's refusals (its budget, credentials, cursors) count with the socket layer's.
-        for (const e of result.errors ?? []) o.metrics.wsRefusals.inc({ code: String(e.extensions?.code ?? 'UNKNOWN') });
+        for (const e of result.errors ?? []) o.metrics.wsRefusals.inc({ code: errorCodeOf(e) });
         return result;
       }
       // graphql-ws keeps these args for the stream's life and reads nothing of the context again:
@@ -221,7 +221,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     execute: (args: ExecutionArgs) => wsOperationSpan(started.get(args.contextValue as object)?.state.trace, args, async () => execute(args)),
     // Shared results never get here (the stream guard writes them); a subscriber's own results do.
     onNext(ctx, id, _payload, args, result) {
-      return result.errors ? ({ ...result, errors: formatErrors(result.errors, ctx.extra.id, id, (args.contextValue as GatewayContext | undefined)?.requestId) } as FormattedExecutionResult) : undefined;
+      return result.errors ? ({ ...result, errors: formatErrors(result.errors, ctx.extra.id, id, (args.contextValue as GatewayContext | undefined)?.requestId) }) : undefined;
     },
     onError: (ctx, id, _payload, errors) => formatErrors(errors, ctx.extra.id, id),
     onComplete: (ctx, id) => release(ctx.extra, id),
@@ -293,7 +293,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         return refuseUpgrade(socket, err);
       }
       // Released when the TCP socket goes, whether or not the handshake succeeded.
-      socket.on('close', admission.release);
+      socket.on('close', () => admission.release());
       const address = admission.address;
       // Read here, not in the callback: a closure naming `req` would keep every socket's upgrade
       // request alive through this scope's other closures (bench/heap.ts saw one per subscription).
@@ -305,7 +305,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       gate.close();
       if (keepAlive) clearInterval(keepAlive);
       const all = [...sockets];
-      const gone = Promise.all(all.map((s) => (s.ws.readyState === WebSocket.CLOSED ? undefined : new Promise<void>((r) => s.ws.once('close', () => r())))));
+      const gone = Promise.all(all.filter((s) => s.ws.readyState !== WebSocket.CLOSED).map((s) => new Promise<void>((r) => s.ws.once('close', () => r()))));
       for (const s of all) closeSocket(s, WsCloseCode.ServiceRestart, 'Service restart: reconnect and resume from your last cursor');
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);

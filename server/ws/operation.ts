@@ -8,6 +8,7 @@ import {
   getOperationAST,
   getVariableValues,
   GraphQLError,
+  OperationTypeNode,
   parse,
   specifiedRules,
   validate,
@@ -107,7 +108,7 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
   const operationName = payload.operationName ?? undefined;
   // The kind first: a query or mutation is told where to go, whatever else is wrong with it.
   const selected = getOperationAST(document, operationName);
-  if (selected && selected.operation !== 'subscription') {
+  if (selected && selected.operation !== OperationTypeNode.SUBSCRIPTION) {
     const err = new NotSupportedOverWebSocketError(selected.operation);
     return [new GraphQLError(err.message, { nodes: selected, originalError: err })];
   }

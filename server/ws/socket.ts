@@ -11,6 +11,7 @@ import type { Logger } from '../logger';
 import type { SlowConsumerCutReason } from '../metrics';
 import type { SocketCaller } from './connection-init';
 import { closeReason, WsCloseCode } from './errors';
+import { messageText } from './message-text';
 import type { OutgoingQueue, TrackedQueue } from './queue-budget';
 import type { SocketQuota } from './quotas';
 
@@ -132,7 +133,7 @@ export function graphqlWsSocket(s: SocketState, h: SocketHooks): Socket {
     },
     onMessage(cb) {
       s.ws.on('message', (raw: WebSocket.RawData) => {
-        const data = String(raw);
+        const data = messageText(raw);
         cb(data).catch((err: unknown) => {
           // graphql-ws throws on a well-formed message of a type only servers send.
           if (SERVER_TYPES.has(typeOf(data))) return closeSocket(s, WsCloseCode.BadRequest, `Invalid message received: ${typeOf(data)} is sent by servers only`);

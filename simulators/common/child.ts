@@ -41,9 +41,9 @@ export function startSimulatorProcess(kind: 'nomad' | 'openstack', env: Record<s
       child.kill('SIGKILL');
       reject(e);
     };
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.once('exit', (code) => fail(new Error(`${kind} simulator exited with ${code}: ${out}${err}`)));
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (!READY[kind].test(out)) return;
       clearTimeout(timer);

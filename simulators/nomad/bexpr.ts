@@ -47,7 +47,8 @@ export function selectorString(s: Selector): string {
 
 const FAIL = Symbol('fail');
 type Res<T> = T | typeof FAIL;
-const ABORT = Symbol('abort');
+/** Thrown (the one instance) to end the parse, as pigeon's panic does; caught by identity. */
+const ABORT = new Error('bexpr parse aborted');
 
 const WS_CLASS = '[ \\t\\r\\n]';
 
@@ -785,7 +786,7 @@ function pointerGet(datum: GoVal, parts: string[]): GoVal {
         throw new BexprEvalError(`${p}: at part ${i}, invalid value kind: ${reflectKind(c)}`);
     }
   });
-  return cur as unknown as GoVal;
+  return cur;
 }
 
 const NOT_PRESENT: Record<MatchOp, boolean> = {

@@ -151,7 +151,13 @@ function toBig(o: unknown, dflt = 0n): bigint {
   return BigInt(o as bigint | number | string);
 }
 
-const str = (o: unknown, dflt = ''): string => (o === undefined || o === null ? dflt : String(o));
+/** A seeded string field: absent is `dflt`, a scalar is spelled out; an object is a seeding mistake. */
+function str(o: unknown, dflt = ''): string {
+  if (o === undefined || o === null) return dflt;
+  if (typeof o === 'string') return o;
+  if (typeof o === 'number' || typeof o === 'bigint' || typeof o === 'boolean') return String(o);
+  throw new TypeError(`a seeded volume's string field holds ${typeof o}`);
+}
 
 /**
  * Stores a volume as if registered (hashicorp/nomad nomad/csi_endpoint.go `Register`):
@@ -229,7 +235,7 @@ export function seedVolume(st: SimState, input: Record<string, unknown>): void {
   try {
     st.upsertVolumes([v]);
   } catch (e) {
-    if (e instanceof RpcError) throw new Error(e.message);
+    if (e instanceof RpcError) throw new Error(e.message, { cause: e });
     throw e;
   }
 }

@@ -52,7 +52,7 @@ class BadInput extends Error {}
 export function handleControl(target: ControlTarget, method: string, path: string, rawBody: string): ControlResponse {
   const parsed = parseControlBody(rawBody);
   if ('error' in parsed) return parsed.error;
-  const body = parsed.body as Json;
+  const body = parsed.body;
   const { route, id, segments: seg } = controlRoute(method, path);
   try {
     switch (route) {
@@ -83,7 +83,7 @@ export function handleControl(target: ControlTarget, method: string, path: strin
         target.addPlugin(body as unknown as PluginSpec);
         return ok();
       case 'POST plugins/:id/health':
-        target.setPluginHealth(id, body as { controllersHealthy?: number; nodesHealthy?: number });
+        target.setPluginHealth(id, body);
         return ok();
       case 'POST plugins/:id/external-volumes':
         need<string>(body, 'ExternalID', 'string');
@@ -99,7 +99,7 @@ export function handleControl(target: ControlTarget, method: string, path: strin
       case 'POST allocations':
         return { status: 200, body: { id: target.placeAllocation(body as unknown as AllocationSpec) } };
       case 'POST allocations/:id/status':
-        target.setAllocationStatus(id, body as { clientStatus?: string; desiredStatus?: string });
+        target.setAllocationStatus(id, body);
         return ok();
       case 'DELETE allocations/:id':
         target.gcAllocation(id);

@@ -364,7 +364,7 @@ class Scanner {
       const e = this.peek();
       const simple: Record<number, string> = { 0x22: '"', 0x5c: '\\', 0x2f: '/', 0x62: '\b', 0x66: '\f', 0x6e: '\n', 0x72: '\r', 0x74: '\t' };
       if (simple[e] !== undefined) {
-        parts.push(Buffer.from(simple[e]!, 'utf8'));
+        parts.push(Buffer.from(simple[e], 'utf8'));
         this.i++;
       } else if (e === 0x75) {
         this.i++;

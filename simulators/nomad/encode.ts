@@ -77,7 +77,7 @@ function write(v: GoJSON, indent: string | null, out: string[]): void {
     return;
   }
   const entries: Array<[string, GoJSON]> =
-    isMap(v) ? [...v.entries()] : Object.entries(v as { [k: string]: GoJSON });
+    isMap(v) ? [...v.entries()] : Object.entries(v);
   if (entries.length === 0) {
     out.push('{}');
     return;

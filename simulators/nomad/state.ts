@@ -398,7 +398,8 @@ export class SimState {
    * claim time. Throws RpcError/ClaimError from the first failing claim.
    */
   claimVolumes(claims: Array<{ ns: string; volumeId: string; claim: CSIVolumeClaim }>): number {
-    let failure: Error | null = null;
+    // Set inside the callback, which tsc's narrowing does not follow: typed by the assertion.
+    let failure = null as Error | null;
     const idx = this.apply((index) => {
       const staged = new Map<string, CSIVolume>();
       for (const { ns, volumeId, claim } of claims) {

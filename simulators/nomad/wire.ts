@@ -14,7 +14,6 @@ import type {
   AllocRecord,
   CSITopology,
   CSIVolume,
-  ControllerCapabilities,
   NodeRecord,
   PluginRecord,
   ProviderSnapshot,
@@ -172,7 +171,7 @@ function csiInfoWire(p: PluginRecord, inst: PluginInstance, type: 'controller' |
   };
   if (type === 'controller') {
     const ci: Obj = {};
-    for (const name of CONTROLLER_CAPABILITY_NAMES) ci[name] = p.capabilities[name as keyof ControllerCapabilities];
+    for (const name of CONTROLLER_CAPABILITY_NAMES) ci[name] = p.capabilities[name];
     info.ControllerInfo = ci;
   } else {
     info.NodeInfo = {

@@ -68,7 +68,7 @@ function service(v: unknown): Service {
 export function handleControl(target: ControlTarget, method: string, path: string, rawBody: string): ControlResult {
   const parsed = parseControlBody(rawBody);
   if ('error' in parsed) return parsed.error;
-  const body = parsed.body as Json;
+  const body = parsed.body;
   // Only these collections take an id in the second segment; `faults/attach`, `tokens/expire` are literal.
   const { route, id, segments: seg } = controlRoute(method, path, (c) => ['volumes', 'servers', 'unavailable'].includes(c));
   const created = (x: string): ControlResult => ({ status: 201, body: { id: x } });
@@ -109,14 +109,14 @@ export function handleControl(target: ControlTarget, method: string, path: strin
       case 'GET servers/:id':
         return { status: 200, body: target.server(id) };
       case 'POST attachments':
-        return created(target.attachNow(str(body, 'serverId'), str(body, 'volumeId'), body as AttachNowOptions));
+        return created(target.attachNow(str(body, 'serverId'), str(body, 'volumeId'), body));
       case 'POST snapshots':
         str(body, 'volumeId');
         return created(target.seedSnapshot(body as unknown as SeedSnapshotSpec));
       case 'POST messages':
         return created(target.seedUserMessage(body as unknown as SeedMessageSpec));
       case 'POST delays':
-        return { status: 200, body: target.setDelays(body as Partial<Delays>) };
+        return { status: 200, body: target.setDelays(body) };
       case 'GET delays':
         return { status: 200, body: target.setDelays({}) };
       case 'POST faults/attach':

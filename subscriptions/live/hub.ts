@@ -299,8 +299,10 @@ export class Hub implements LiveHub {
   /** Replays the pages after the first, then drains the live buffer past the last replayed event. */
   async #replay(sub: Sub, page: { events: ChangeEvent[]; more: boolean }, start: string): Promise<void> {
     let last = start;
+    // deliver reserves the stream's slots in order now; what the slots wait on never rejects, and
+    // only a delivery span waits for it: not awaited here.
     for (;;) {
-      for (const e of page.events) this.#p.fanout.deliver(e, [sub]);
+      for (const e of page.events) void this.#p.fanout.deliver(e, [sub]);
       last = page.events.at(-1)?.cursor ?? last;
       if (!page.more || sub.stream.closed) break;
       try {
@@ -313,7 +315,7 @@ export class Hub implements LiveHub {
     const lastSeq = seqOf(last);
     const buffered = sub.buffer ?? [];
     sub.buffer = null;
-    for (const e of buffered) if (seqOf(e.cursor) > lastSeq) this.#p.fanout.deliver(e, [sub]);
+    for (const e of buffered) if (seqOf(e.cursor) > lastSeq) void this.#p.fanout.deliver(e, [sub]);
   }
 
   #onEvent(e: ChangeEvent): void {

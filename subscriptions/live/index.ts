@@ -103,7 +103,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   const registry = o.services.registry;
   const d = LIVE_HUB_DEFAULTS;
   const accessTtlMs = o.accessTtlMs ?? d.accessTtlMs;
-  const access = new AccessCache({ ttlMs: accessTtlMs, timeoutMs: o.accessTimeoutMs ?? d.accessTimeoutMs, onCheck: metrics.accessCheck });
+  const access = new AccessCache({ ttlMs: accessTtlMs, timeoutMs: o.accessTimeoutMs ?? d.accessTimeoutMs, onCheck: (backend, outcome) => metrics.accessCheck?.(backend, outcome) });
   const fanout = new Fanout({
     schema: o.schema,
     createContext: o.createContext,
@@ -114,7 +114,8 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     onDeliver: (f, n) => metrics.eventOut?.(f as never, n),
     onUnexpected: o.onError,
   });
-  let hub: Hub | undefined;
+  // Undefined until built (the feed it is built with may count subscribers before): none yet.
+  let hub: Hub | undefined = undefined;
   const feed = new Feed({ registry, watchers: o.watchers, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
   hub = new Hub({ log: o.log, registry, feed, access, fanout, visibleOperation: o.visibleOperation, budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }), maxQueued: o.maxQueued ?? d.maxQueued, replayPage: o.replayPage ?? d.replayPage, watcherWaitMs: o.watcherWaitMs ?? d.watcherWaitMs, metrics });
   const h = hub;

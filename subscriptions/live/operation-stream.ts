@@ -13,7 +13,7 @@ import type { Fanout, EventSubscriber } from './fanout';
 import { errorResult } from './format';
 import type { LiveSpec } from './spec';
 import { LiveStream } from './stream';
-import type { LiveResult, OperationVisibility } from './types';
+import type { OperationVisibility } from './types';
 import type { ExecutionResult, ExecutionArgs } from 'graphql';
 
 /** Options of {@link operationStream}. */
@@ -48,7 +48,7 @@ export async function operationStream(spec: LiveSpec, args: ExecutionArgs, ctx: 
   const yieldRecord = (r: OperationRecord): void => {
     if (current && !later(r, current)) return;
     current = r;
-    stream.push(o.fanout.executeOnce(sub, r, null, requestId) as Promise<LiveResult>);
+    stream.push(o.fanout.executeOnce(sub, r, null, requestId));
     if (TERMINAL.has(r.state)) stream.end();
   };
   unsubscribe = ctx.operations.subscribe((r) => {

@@ -4,7 +4,7 @@
  * document with the same variables (fan-out executes once per group).
  */
 import { createHash } from 'node:crypto';
-import { getArgumentValues, getOperationAST, getVariableValues, Kind, print, type DocumentNode, type ExecutionArgs, type FieldNode, type GraphQLError } from 'graphql';
+import { getArgumentValues, getOperationAST, getVariableValues, Kind, OperationTypeNode, print, type DocumentNode, type ExecutionArgs, type FieldNode, type GraphQLError } from 'graphql';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { ChangeType } from '../events';
@@ -72,7 +72,7 @@ function printed(d: DocumentNode): string {
  */
 export function readSpec(a: ExecutionArgs): LiveSpec {
   const op = getOperationAST(a.document, a.operationName ?? undefined);
-  if (!op || op.operation !== 'subscription') throw new BadUserInputError('the document holds no subscription operation of that name', 'query');
+  if (!op || op.operation !== OperationTypeNode.SUBSCRIPTION) throw new BadUserInputError('the document holds no subscription operation of that name', 'query');
   const fields = op.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD);
   const node = fields[0];
   const root = a.schema.getSubscriptionType();
@@ -80,7 +80,7 @@ export function readSpec(a: ExecutionArgs): LiveSpec {
   const field = node.name.value as LiveField;
   const def = root.getFields()[field];
   if (!def || !LIVE_FIELDS.includes(field)) throw new BadUserInputError(`unknown subscription field "${node.name.value}"`, 'query');
-  const coerced = getVariableValues(a.schema, op.variableDefinitions ?? [], (a.variableValues ?? {}) as Record<string, unknown>);
+  const coerced = getVariableValues(a.schema, op.variableDefinitions ?? [], (a.variableValues ?? {}));
   if (coerced.errors) throw new SpecErrors(coerced.errors);
   const args = getArgumentValues(def, node, coerced.coerced);
   const groupKey = createHash('sha256').update(printed(a.document)).update('\0').update(a.operationName ?? '').update('\0').update(stable(coerced.coerced)).digest('base64url');

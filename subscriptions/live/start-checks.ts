@@ -32,7 +32,8 @@ export async function checkCredentials(backends: VolumeBackend[], credential: (b
   });
   const over = answers.find((a): a is SubscriptionLimitError => a instanceof SubscriptionLimitError);
   if (over) throw over;
-  const settled = await Promise.all(answers);
+  // Cached answers are values, checks in flight promises: one async step waits for either.
+  const settled = await Promise.all(answers.map(async (a) => a));
   settled.forEach((a, i) => {
     const id = backends[i]!.id;
     if (a instanceof UnauthenticatedError) out.refused.set(id, a);

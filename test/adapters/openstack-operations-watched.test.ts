@@ -36,7 +36,7 @@ afterEach(async () => {
 /** What the watcher would report: the volume before and as it is now, read with the service token. */
 async function observeNow(nativeId: string, before: Awaited<ReturnType<typeof c.backend.getVolume>>): Promise<void> {
   const after = await c.backend.getVolume(ref(nativeId), { credential: { token: service } });
-  tracker.observe('os', [{ before, after, observedAt: new Date().toISOString() }]);
+  await tracker.observe('os', [{ before, after, observedAt: new Date().toISOString() }]);
 }
 
 const state = async (id: string): Promise<OperationRecord> => (await tracker.get(id))!;
@@ -61,7 +61,7 @@ describe('watched operations', () => {
 
     // A change of another volume does not check it either.
     const other = c.sim.seedVolume({ project: 'demo', name: 'w' });
-    tracker.observe('os', [{ before: null, after: await c.backend.getVolume(ref(other), { credential: { token: service } }), observedAt: new Date().toISOString() }]);
+    await tracker.observe('os', [{ before: null, after: await c.backend.getVolume(ref(other), { credential: { token: service } }), observedAt: new Date().toISOString() }]);
     await sleep(200);
     expect((await state(op.id)).state).toBe('PENDING');
 

@@ -59,7 +59,7 @@ describe('GraphiQL route', () => {
     expect(await page.text()).toContain('GraphiQL');
     const api = await fetch(`${gateway.url}?query=${encodeURIComponent('{ storageBackends { id } }')}`, { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } });
     expect(api.status).toBe(200);
-    expect(((await api.json()) as any).data.storageBackends.length).toBeGreaterThan(0);
+    expect((await api.json()).data.storageBackends.length).toBeGreaterThan(0);
   });
 
   it('should give a browser the page, with the README operations as tabs and a strict CSP', async () => {
@@ -87,7 +87,7 @@ describe('GraphiQL route', () => {
 
   it("should open new tabs with a default query that the gateway's schema answers", async () => {
     const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: DEFAULT_QUERY }) });
-    const body = (await res.json()) as any;
+    const body = await res.json();
     expect(body.errors).toBeUndefined();
     expect(body.data.storageBackends.map((b: { id: string }) => b.id)).toEqual(demo.backends.map((b) => b.id));
   });
@@ -98,10 +98,10 @@ describe('GraphiQL route', () => {
       // The preflight header passes Apollo's CSRF check for GETs (the gateway's rule, not ours).
       const res = await fetch(`${front.origin}/graphql?query=${encodeURIComponent('{ storageBackends { id } }')}`, { headers: { accept, 'apollo-require-preflight': 'true' } });
       expect({ accept, type: res.headers.get('content-type') }).toEqual({ accept, type: expect.stringContaining('json') });
-      expect(((await res.json()) as any).data.storageBackends).toHaveLength(demo.backends.length);
+      expect((await res.json()).data.storageBackends).toHaveLength(demo.backends.length);
     }
     const post = await fetch(`${front.origin}/graphql`, { method: 'POST', headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ storageBackends { id } }' }) });
-    expect(((await post.json()) as any).data.storageBackends).toHaveLength(demo.backends.length);
+    expect((await post.json()).data.storageBackends).toHaveLength(demo.backends.length);
   });
 
   it('should serve assets from memory with types, immutable caching and gzip', async () => {
@@ -133,7 +133,7 @@ describe('GraphiQL route', () => {
     expect(res.status).toBe(503);
     expect(await res.text()).toContain('npm run build');
     const api = await fetch(`${front.origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ storageBackends { id } }' }) });
-    expect(((await api.json()) as any).data.storageBackends).toHaveLength(demo.backends.length);
+    expect((await api.json()).data.storageBackends).toHaveLength(demo.backends.length);
   });
 
   it('should keep tab text from closing the config script element', async () => {

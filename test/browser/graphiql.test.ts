@@ -198,7 +198,7 @@ describe('GraphiQL in headless Chromium', () => {
     expect(await squeezed('.graphiql-response')).toContain(`"id":"${id}"`);
     // The volume exists on the cluster, under the id the page showed.
     const check = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ volumeByNativeId(backend: "${backend}", nativeId: "${nativeId}") { id } }` }) });
-    expect(((await check.json()) as any).data.volumeByNativeId.id).toBe(id);
+    expect((await check.json()).data.volumeByNativeId.id).toBe(id);
     await page.screenshot({ path: join(tmpdir(), 'graphiql-browser-test.png') });
   });
 

@@ -134,7 +134,7 @@ describe('live status page in headless Chromium', () => {
         headers: { 'content-type': 'application/json', ...demo.headers },
         body: JSON.stringify({ query: `mutation { attachVolume(input: { volumeId: "${volumeId}", target: { server: { serverId: "a0000000-0000-4000-8000-000000000004" } } }) { operation { id state } } }` }),
       });
-      expect(((await res.json()) as any).errors).toBeUndefined();
+      expect((await res.json()).errors).toBeUndefined();
 
       await b.page.locator(`${target} .badge.attachment[data-state="ATTACHED"]`).waitFor({ timeout: 15_000 });
       const seen: string[] = await b.page.evaluate(() => (globalThis as any).seenStates);

@@ -81,7 +81,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
 
 describe('deploy/kubernetes', () => {
   const kustomization = parseAllDocuments(read('kubernetes', 'kustomization.yaml'))[0]!.toJS() as { resources: string[] };
-  const docs = kustomization.resources.flatMap((f) => parseAllDocuments(read('kubernetes', f)).map((d) => d.toJS() as any));
+  const docs = kustomization.resources.flatMap((f) => parseAllDocuments(read('kubernetes', f)).map((d) => d.toJS()));
   const byKind = (kind: string): any => docs.find((d) => d.kind === kind);
 
   it('should validate every manifest the kustomization lists against the Kubernetes schemas', () => {
@@ -152,7 +152,7 @@ describe('deploy/kubernetes', () => {
 
 describe('deploy/kubernetes-tls (mTLS on the gateway\'s port, probes and scrapes on MANAGEMENT_PORT)', () => {
   // kubectl's built-in kustomize renders the overlay offline (no API server needed).
-  const rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(DEPLOY, 'kubernetes-tls')], { encoding: 'utf8' })).map((d) => d.toJS() as any);
+  const rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(DEPLOY, 'kubernetes-tls')], { encoding: 'utf8' })).map((d) => d.toJS());
   const byKind = (kind: string): any => rendered.find((d) => d.kind === kind);
 
   it('should render the base with the patches, every manifest valid against the Kubernetes schemas', () => {

@@ -71,7 +71,7 @@ describe('facets', () => {
     expect(m && facetsIn(m[1]!)).toEqual(all);
   });
 
-  it.each(BACKEND_MODULES.map((m) => [m.kind]))('should list in docs/%s.md exactly the facets its backend has', (kind) => {
+  it.each(BACKEND_MODULES.map((m) => [m.kind]))('should list in docs/%s.md exactly the facets its backend has', async (kind) => {
     const module = BACKEND_MODULES.find((m) => m.kind === kind)!;
     const config = loadConfig({ GATEWAY_BACKENDS: `doc=${kind}${module.needsUrl ? '@http://127.0.0.1:9' : ''}` });
     const registry = createRegistry(config.backends);
@@ -81,7 +81,7 @@ describe('facets', () => {
       expect(has.length).toBeGreaterThan(0);
       expect(listedFacets(doc(`docs/${kind}.md`))).toEqual(has);
     } finally {
-      registry.close();
+      await registry.close();
     }
   });
 });

@@ -12,6 +12,7 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { getMainDefinition } from '@apollo/client/utilities';
+import { Kind, OperationTypeNode } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { OS, disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
@@ -69,7 +70,7 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
     const ws = new GraphQLWsLink(wsClient);
     const isSubscription = ({ query }: { query: Parameters<typeof getMainDefinition>[0] }): boolean => {
       const def = getMainDefinition(query);
-      return def.kind === 'OperationDefinition' && def.operation === 'subscription';
+      return def.kind === Kind.OPERATION_DEFINITION && def.operation === OperationTypeNode.SUBSCRIPTION;
     };
     client = new ApolloClient({ link: ApolloLink.split(isSubscription, ws, http), cache: new InMemoryCache() });
   }, 30_000);

@@ -80,7 +80,7 @@ function withHive(config: string): HiveUnderTest {
   }, 90_000);
 
   afterAll(async () => {
-    await Promise.all(h.clients.map((c) => c.dispose()));
+    await Promise.all(h.clients.map(async (c) => c.dispose()));
     await hive?.stop();
     await compute?.stop();
     await disposeAll();
@@ -186,7 +186,7 @@ describe('@graphql-hive/gateway routes a credentialed volumes subscription to th
       headers: { 'content-type': 'application/json', 'X-Nomad-Token-east': ANALYTICS_READ },
       body: JSON.stringify({ query: '{ volumes(first: 10) { nodes { id nativeId namespace } } }' }),
     });
-    const body = (await res.json()) as any;
+    const body = await res.json();
     expect({ status: res.status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
     // The caller's token lists one namespace: the analytics volumes only.
     expect(body.data.volumes.nodes.map((v: any) => `${v.namespace}/${v.nativeId}`)).toEqual(['analytics/lake-000', 'analytics/lake-001']);

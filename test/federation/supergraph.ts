@@ -118,7 +118,7 @@ export async function startFederatedGateway(options: FederatedGatewayOptions): P
     url,
     async post(query, variables, headers = {}) {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
-      return { status: res.status, body: (await res.json()) as any };
+      return { status: res.status, body: await res.json() };
     },
     fetches: () => fetches.map((f) => ({ ...f })),
     resetFetches: () => void fetches.splice(0),

@@ -108,7 +108,7 @@ export class InputValues {
       const withExtra = obj.map((o) => ({ ...o, notAField: 'x' }));
       return nullable(fc.oneof({ weight: 8, arbitrary: obj }, { weight: 1, arbitrary: withExtra }));
     }
-    return nullable(this.#scalar(type as GraphQLScalarType, hint));
+    return nullable(this.#scalar(type, hint));
   }
 
   #scalar(type: GraphQLScalarType, hint: string): fc.Arbitrary<Value> {
@@ -189,7 +189,7 @@ export function plausibleValue(type: GraphQLInputType, hint: string, v: Vocabula
   }
   const kind = hintKind(hint);
   const of = (list: string[]): string => list[pick % list.length]!;
-  switch ((type as GraphQLScalarType).name) {
+  switch (type.name) {
     case ENTITY_REPRESENTATION:
       // Seeded volumes: the one entity type every vocabulary has ids of.
       return { __typename: 'Volume', id: of(v.volumeIds) };
@@ -199,7 +199,7 @@ export function plausibleValue(type: GraphQLInputType, hint: string, v: Vocabula
     case 'Boolean':
       return false;
     default:
-      if (kind === 'other' && (type as GraphQLScalarType).name === 'ID') return of(v.volumeIds);
+      if (kind === 'other' && type.name === 'ID') return of(v.volumeIds);
       return kind === 'backend' ? of(v.backends) : kind === 'namespace' ? of(v.namespaces) : kind === 'plugin' ? of(v.plugins) : kind === 'node' ? of(v.nodes) : of(v.nativeIds);
   }
 }

@@ -28,7 +28,7 @@ export function entityTypes(schema: GraphQLSchema): string[] {
 /** Backend requests logged by both simulators since the last call, in one shape; the logs are cleared. */
 export function takeBackendCalls(w: World): BackendCall[] {
   const nomad = w.nomad.requests().map((r): BackendCall => ({ service: 'nomad', method: r.method, path: r.path, query: r.query, status: r.status }));
-  const os = w.openstack.sim.requests().map((r): BackendCall => ({ service: r.service as BackendCall['service'], method: r.method, path: r.path, query: r.params, status: r.status }));
+  const os = w.openstack.sim.requests().map((r): BackendCall => ({ service: r.service, method: r.method, path: r.path, query: r.params, status: r.status }));
   w.nomad.clearRequests();
   w.openstack.sim.clearRequests();
   return [...nomad, ...os];

@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import { disposeAll, MGMT, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 import { hostileText, mixedString } from './hostile-strings';
+import { messageText } from '../../server/ws/message-text';
 
 const RUNS = Number(process.env.WS_FUZZ_RUNS ?? 300);
 const SEED = Number(process.env.WS_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -62,9 +63,9 @@ async function play(s: { init: boolean; frames: Array<string | Buffer> }): Promi
   const closed = new Promise<void>((r) => ws.on('close', (c) => ((code = c), r())));
   ws.on('message', (d) => {
     try {
-      messages.push(JSON.parse(d.toString()));
+      messages.push(JSON.parse(messageText(d)));
     } catch {
-      messages.push({ unparsable: d.toString().slice(0, 200) });
+      messages.push({ unparsable: messageText(d).slice(0, 200) });
     }
   });
   ws.on('error', () => undefined);

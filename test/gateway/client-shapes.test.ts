@@ -34,7 +34,7 @@ describe('possibleTypes as JSON', () => {
     const res = await fetch(new URL('/graphql/possible-types.json', gateway.url));
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await res.json()) as any;
+    const body = await res.json();
     expect(body).toEqual(generated);
     expect(body.possibleTypes.VolumeConsumer).toEqual(['VolumeAllocationConsumer', 'VolumeHostConsumer', 'VolumeServerConsumer']);
     expect((await fetch(new URL('/graphql/possible-types.json', gateway.url), { method: 'POST' })).status).toBe(405);

@@ -110,7 +110,7 @@ describe('answers from responseForOperation, as Apollo answers its own execution
       new ApolloServer({
         schema,
         formatError,
-        plugins: [ApolloServerPluginCacheControlDisabled(), compiledExecution(schema, observe, { sightings: 1, formatError, didEncounterErrors: compiledProbe.listener.didEncounterErrors }), compiledProbe.plugin],
+        plugins: [ApolloServerPluginCacheControlDisabled(), compiledExecution(schema, observe, { sightings: 1, formatError, didEncounterErrors: (rc) => compiledProbe.listener.didEncounterErrors!(rc) }), compiledProbe.plugin],
       }),
     );
     for (const s of servers) urls.push((await startStandaloneServer(s, { listen: { port: 0, host: '127.0.0.1' } })).url);

@@ -32,7 +32,7 @@ async function gatewayWith(settings: Record<string, string>): Promise<GatewayUnd
     gateway,
     async gql(query, variables, headers = {}) {
       const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
-      return { status: res.status, body: (await res.json()) as any };
+      return { status: res.status, body: await res.json() };
     },
   };
 }

@@ -10,7 +10,7 @@ const VOLUME = `query($id: ID!) { volume(id: $id) { id name status } }`;
 const LIST = `query($f: VolumeFilter) { volumes(first: 50, filter: $f) { nodes { id backend { id } name status } omittedBackends { backend { id } reason code message } } }`;
 
 type Logged = { service: string; method: string; path: string; action?: string; status: number; microversion: string | null };
-const log = (os: OpenStackUnderTest): Logged[] => os.sim.requests() as unknown as Logged[];
+const log = (os: OpenStackUnderTest): Logged[] => os.sim.requests();
 
 /** Global id of a Cinder volume, read through the gateway. */
 async function gidOf(gw: GatewayUnderTest, os: OpenStackUnderTest, nativeId: string, auth: Record<string, string>): Promise<string> {
@@ -23,7 +23,7 @@ async function gidOf(gw: GatewayUnderTest, os: OpenStackUnderTest, nativeId: str
 /** GET /readyz of the gateway. */
 async function readyz(gw: GatewayUnderTest): Promise<{ status: number; body: any }> {
   const res = await fetch(new URL('/readyz', gw.gateway.url));
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: await res.json() };
 }
 
 /** /readyz once `check` holds for it: the background probe feeds what it reports. */

@@ -16,7 +16,7 @@ const LIST = `query($f: VolumeFilter) { volumes(first: 50, filter: $f) { nodes {
 const FAST = { attachMs: 30, attachCompleteMs: 20, detachMs: 30, extendMs: 30, createMs: 30, deleteMs: 30, snapshotMs: 30, revertMs: 30 };
 
 type Logged = { service: string; method: string; path: string; action?: string; status: number; microversion: string | null };
-const log = (os: OpenStackUnderTest): Logged[] => os.sim.requests() as unknown as Logged[];
+const log = (os: OpenStackUnderTest): Logged[] => os.sim.requests();
 
 /** Global id of a Cinder volume, read through the gateway. */
 async function gidOf(gw: GatewayUnderTest, os: OpenStackUnderTest, nativeId: string, auth: Record<string, string>): Promise<string> {

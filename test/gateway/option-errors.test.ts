@@ -74,6 +74,11 @@ describe('backend option errors name argument paths', () => {
       message: 'input.cinder.snapshotId (native id) must be an OpenStack snapshot id (a UUID such as 3f2a…-…)',
       argument: 'input.cinder.snapshotId (native id)',
     });
+    // A part of the id that is no identifier is placed under input as well (it was named `cinder.snapshotId (scope)`).
+    expect(await refusal(CREATE, { i: { backend: 'os', name: 'x', cinder: { snapshotId: gid(['Snapshot', 'os', '..', '3f2a0000-0000-4000-8000-000000000001']) } } }, member)).toEqual({
+      message: 'input.cinder.snapshotId (scope) must not be "." or contain ".." (a dot segment would change the backend path)',
+      argument: 'input.cinder.snapshotId (scope)',
+    });
     expect(await refusal(DELETE, { i: { volumeId: osVolume(), secrets: [{ key: 'k', value: 'v' }] } }, member)).toEqual({ message: 'secrets are a Nomad option; OpenStack deletes need none', argument: 'input.secrets' });
     expect(await refusal(SNAPSHOT, { i: { volumeId: osVolume(), name: 's', parameters: [{ key: 'k', value: 'v' }] } }, member)).toEqual({ message: 'plugin and parameters are Nomad options', argument: 'input' });
     expect(await refusal(`mutation($i: MigrateCinderVolumeInput!) { migrateCinderVolume(input: $i) { operation { id } } }`, { i: { volumeId: osVolume() } }, { 'x-auth-token': os.adminToken })).toEqual({

@@ -126,7 +126,7 @@ describe('a client hanging up mid-query', () => {
     const post = (signal?: AbortSignal): Promise<Response> => fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...admin }, body: query, signal });
     sim.setLatency(20);
     // Warm the pool with one complete query.
-    expect(((await (await post()).json()) as any).errors).toBeUndefined();
+    expect((await (await post()).json()).errors).toBeUndefined();
     const before = sim.connectionsAccepted();
     sim.clearRequests();
     for (let i = 0; i < 10; i++) {
@@ -146,7 +146,7 @@ describe('a client hanging up mid-query', () => {
     expect(accepted).toBeLessThanOrEqual(POOL);
     // Reads not yet sent were dropped: far fewer than 10 queries × (1 list + 40 reads).
     expect(received).toBeLessThan(10 * 41);
-    const after = (await (await post()).json()) as any;
+    const after = await (await post()).json();
     expect(after.errors).toBeUndefined();
     expect(after.data.volumes.nodes).toHaveLength(40);
   });

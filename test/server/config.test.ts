@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSetting, settingLeaves, ConfigError } from '../../adapters/contract/settings';
@@ -122,7 +122,7 @@ describe('command line', () => {
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('off unless OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT is set');
     for (const v of OTEL_VARIABLES) expect(help.stdout).toContain(v);
     const version = run(['--version']);
-    expect(version.stdout.trim()).toBe(require('../../package.json').version);
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version);
   });
 
   it('should exit 2 with a message naming a bad setting', () => {

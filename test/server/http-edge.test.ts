@@ -161,7 +161,7 @@ describe('operations the gateway does not run', () => {
     expect(post.body).toEqual({ errors: [{ message: 'subscriptions are not served as a JSON answer: ask for a stream (Accept: text/event-stream, or multipart/mixed;subscriptionSpec=1.0) or use graphql-ws', extensions: { code: 'SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP' } }] });
     const get = await fetch(`${gw.gateway.url}?query=${encodeURIComponent('query A { __typename } subscription B { __typename }')}&operationName=B`, { headers: { 'apollo-require-preflight': 'true' } });
     expect(get.status).toBe(400);
-    expect(((await get.json()) as any).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
+    expect((await get.json()).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
     // The query of the same document is served.
     expect((await fetch(`${gw.gateway.url}?query=${encodeURIComponent('query A { __typename } subscription B { __typename }')}&operationName=A`, { headers: { 'apollo-require-preflight': 'true' } })).status).toBe(200);
     expect(sim.requests()).toEqual([]);
@@ -171,7 +171,7 @@ describe('operations the gateway does not run', () => {
 describe('automatic persisted queries', () => {
   const query = '{ storageBackends { id } }';
   const hash = createHash('sha256').update(query).digest('hex');
-  const apq = (body: Record<string, unknown>) => fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const apq = (body: Record<string, unknown>) => fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
   it.each([
     ['another hash', '0'.repeat(64)],

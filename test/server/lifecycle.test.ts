@@ -16,7 +16,7 @@ describe('process lifecycle', () => {
       const inFlight = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ volumes(first: 2) { nodes { nativeId } } }' }) }).then((r) => r.json());
       await new Promise((r) => setTimeout(r, 200));
       child.kill('SIGTERM');
-      const body = (await inFlight) as any;
+      const body = await inFlight;
       expect(body.errors).toBeUndefined();
       expect(body.data.volumes.nodes).toHaveLength(2);
       const [code] = await exited;
@@ -47,7 +47,7 @@ describe('process lifecycle', () => {
           variables: { v: encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: projectId, nativeId: volumeId }), s: 'a0000000-0000-4000-8000-000000000001' },
         }),
       });
-      const body = (await res.json()) as any;
+      const body = await res.json();
       expect(body.errors).toBeUndefined();
       expect(['PENDING', 'RUNNING']).toContain(body.data.detachVolume.operation.state);
       child.kill('SIGTERM');

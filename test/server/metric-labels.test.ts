@@ -98,7 +98,7 @@ describe('trusted documents', () => {
     const trusted = await startGatewayFor([{ id: 'east', url: nomadUrl }], { http: { trustedDocuments: loadHttpEdgeConfig({ TRUSTED_DOCUMENTS: path }, {}).trustedDocuments } });
     const res = await fetch(trusted.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentId: sha }) });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as any).data.storageBackends).toEqual([{ id: 'east' }]);
+    expect((await res.json()).data.storageBackends).toEqual([{ id: 'east' }]);
     expect((await series(trusted)).names).toContain('TrustedBackends');
   });
 });

@@ -11,7 +11,7 @@ describe('metrics and logs', () => {
   let gateway: RunningGateway;
   const lines: string[] = [];
   const gql = (query: string, variables?: unknown, headers: Record<string, string> = {}) =>
-    fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-nomad-token': MGMT, ...headers }, body: JSON.stringify({ query, variables }) }).then((r) => r.json() as Promise<any>);
+    fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-nomad-token': MGMT, ...headers }, body: JSON.stringify({ query, variables }) }).then((r) => r.json());
 
   beforeAll(async () => {
     sim = await startNomad();

@@ -20,6 +20,7 @@ import { loadConfig } from '../../server/config';
 import { ConfigError } from '../../adapters/contract/settings';
 import { createLogger } from '../../server/logger';
 import { until } from '../support/until';
+import { messageText } from '../../server/ws/message-text';
 
 const root = join(__dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'gateway-tls-'));
@@ -73,8 +74,8 @@ async function startGatewayProcess(env: Record<string, string>, ready = /Live st
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const p: GatewayProcess = {
     child,
     url: '',
@@ -151,7 +152,7 @@ describe('TLS: HTTPS, WSS and reload on SIGHUP', () => {
   it('should serve a graphql-ws subscription over WSS', async () => {
     const ws = new WebSocket(wss(gw.url), 'graphql-transport-ws', { ca: pem('ca.crt') });
     const frames: any[] = [];
-    ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
+    ws.on('message', (d) => frames.push(JSON.parse(messageText(d))));
     try {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       ws.send(JSON.stringify({ type: 'connection_init', payload: {} }));
@@ -226,7 +227,7 @@ describe('mTLS: client certificates against TLS_CLIENT_CA_FILE, and the manageme
     const ws = new WebSocket(wss(gw.url), 'graphql-transport-ws', { ca: pem('ca.crt'), cert: pem('client.crt'), key: pem('client.key') });
     try {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-      const ack = new Promise((resolve) => ws.once('message', (d) => resolve(JSON.parse(d.toString()))));
+      const ack = new Promise((resolve) => ws.once('message', (d) => resolve(JSON.parse(messageText(d)))));
       ws.send(JSON.stringify({ type: 'connection_init', payload: {} }));
       expect(await ack).toEqual({ type: 'connection_ack' });
     } finally {

@@ -44,7 +44,7 @@ describe('@graphql-hive/gateway routes a volumes subscription over SSE with prop
   }, 90_000);
 
   afterAll(async () => {
-    await client?.dispose();
+    client?.dispose();
     await hive?.stop();
     await compute?.stop();
     await disposeAll();

@@ -185,6 +185,6 @@ describe('subscriptions over SSE', () => {
     const gw = await startWsGateway();
     const r = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'X-Nomad-Token': MGMT }, body: JSON.stringify({ query: CLAIMS }) });
     expect(r.status).toBe(400);
-    expect(((await r.json()) as any).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
+    expect((await r.json()).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
   });
 });

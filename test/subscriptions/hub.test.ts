@@ -163,7 +163,7 @@ describe('volumeChanged', () => {
     await until(() => subs.every((s) => events(s).length === 3), 'both events at every subscriber');
     for (const s of subs) expect(events(s).map((e) => e.volume?.name ?? e.type)).toEqual(['SUBSCRIBED', 'pass 0', 'pass 1']);
     // The events went through the sinks (SUBSCRIBED may have been ready before the reader waited), one serialized result per event for all.
-    const named = (mine: SerializedResult[]): string[] => mine.map((x) => (JSON.parse(x.json) as any).data.volumeChanged.volume?.name).filter(Boolean);
+    const named = (mine: SerializedResult[]): string[] => mine.map((x) => JSON.parse(x.json).data.volumeChanged.volume?.name).filter(Boolean);
     expect(sunk.every((mine) => named(mine).join() === 'pass 0,pass 1')).toBe(true);
     expect(sunk.every((mine) => mine.at(-1) === sunk[0]!.at(-1) && mine.at(-2) === sunk[0]!.at(-2))).toBe(true);
   });

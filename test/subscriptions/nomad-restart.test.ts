@@ -12,6 +12,7 @@ import { disposeAll, startGatewayFor, type GatewayUnderTest } from '../support/h
 import { killSimProcesses, startNomadProcess, type SimProcess } from '../support/sim-process';
 import { until } from '../support/until';
 import { ackedClient, subscribed, type RawClient } from '../ws/helpers';
+import { messageText } from '../../server/ws/message-text';
 
 const TOKEN = 'demo-east-management';
 const SUB = 'subscription { volumeChanged { type volume { ref: id name } attachment { consumerId: id state } changedFields } }';
@@ -40,7 +41,7 @@ async function subscriber(g: GatewayUnderTest = gw): Promise<any[]> {
   await subscribed(client, 's', SUB);
   const received: any[] = [];
   client.ws.on('message', (d) => {
-    const m = JSON.parse(String(d));
+    const m = JSON.parse(messageText(d));
     if (m.id === 's' && m.type === 'next') received.push(m.payload.data.volumeChanged);
   });
   return received;

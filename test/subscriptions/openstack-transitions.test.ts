@@ -10,6 +10,7 @@
 import { disposeAll, OS, startGatewayFor, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
 import { until } from '../support/until';
 import { ackedClient, subscribed, type RawClient } from '../ws/helpers';
+import { messageText } from '../../server/ws/message-text';
 
 const OP = 'operation { id state backendStatus }';
 const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { ${OP} } }`;
@@ -43,7 +44,7 @@ it('sends one event per transition for one attach and one detach, and the operat
   const atEvent: Array<Promise<any>> = [];
   let operationId: string | null = null;
   client.ws.on('message', (d) => {
-    const m = JSON.parse(String(d));
+    const m = JSON.parse(messageText(d));
     if (m.id !== 's' || m.type !== 'next') return;
     const e = m.payload.data.volumeChanged;
     received.push(e);
@@ -113,7 +114,7 @@ it('keeps the watcher fast for a transition only within its window, and for a tr
   await subscribed(client, 's', SUB, { v: [heldId, dataId] });
   const received: Array<{ type: string; volume: { backendStatus: string }; at: number }> = [];
   client.ws.on('message', (d) => {
-    const m = JSON.parse(String(d));
+    const m = JSON.parse(messageText(d));
     if (m.id === 's' && m.type === 'next') received.push({ ...m.payload.data.volumeChanged, at: Date.now() });
   });
 

@@ -49,8 +49,8 @@ async function spawnRedis(port: number, password: string | undefined): Promise<{
       out += d.toString();
       if (/Ready to accept connections/.test(out)) resolve(true);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     void exited.then(() => resolve(false));
   });
   if (!(await ready)) {

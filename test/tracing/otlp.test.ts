@@ -134,7 +134,7 @@ describe('OpenTelemetry traces', () => {
       expect(JSON.stringify(c)).not.toContain(MGMT);
     }
     // Route templates, not raw paths: the ids are masked.
-    expect(clients.map((c) => `${attr(c, 'http.request.method')} ${attr(c, 'url.template')}`).sort()).toEqual(['GET /v1/volume/csi/:id', 'GET /v1/volume/csi/:id', 'GET /v1/volumes']);
+    expect(clients.map((c) => `${String(attr(c, 'http.request.method'))} ${String(attr(c, 'url.template'))}`).sort()).toEqual(['GET /v1/volume/csi/:id', 'GET /v1/volume/csi/:id', 'GET /v1/volumes']);
     expect(clients.map((c) => c.name)).toContain('GET /v1/volume/csi/:id');
 
     // The backend received the trace: every request of this operation carries a traceparent of the caller's trace, naming its CLIENT span.

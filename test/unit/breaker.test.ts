@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { BREAKER_DEFAULTS, Breaker, BreakerOpenError, type BreakerOptions } from '../../adapters/contract/breaker';
 import { Transport } from '../../adapters/http/transport';
 
-function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick(ms: number): void } {
+function clocked(o: Partial<BreakerOptions> = {}): { b: Breaker; tick: (ms: number) => void } {
   let now = 1_000_000;
   const b = new Breaker('east', 'nomad', { ...BREAKER_DEFAULTS, ...o }, () => now);
   return { b, tick: (ms) => void (now += ms) };
@@ -89,12 +89,12 @@ describe('Breaker', () => {
     for (let i = 0; i < 5; i++) call(b, 'failure');
     tick(500);
     // Open until +5 s from the trip, when the prober wakes for it.
-    expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 5 }) as unknown as Error);
+    expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 5 }));
     tick(5_500);
     b.record('failure', b.admit(true));
     tick(500);
     // Then the next probe, one interval after the failed one.
-    expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 2 }) as unknown as Error);
+    expect(() => b.admit()).toThrow(expect.objectContaining({ retryAfterSeconds: 2 }));
   });
 
   it('should double the open time when it opens again soon after closing (flapping), up to its maximum, and start over after a quiet window', () => {

@@ -92,7 +92,7 @@ describe('changesOf, one event per transition', () => {
 
   it('should send nothing when only write stamps and mirrors moved (a Nomad restart re-read, a claim checkpoint)', () => {
     const v = cinderVolume('a', { updatedAt: '2026-11-24T10:00:00Z' });
-    const restamped = cinderVolume('a', { updatedAt: '2026-11-24T11:00:00Z', backendStatus: 'available*', details: { ...v.details, cinderStatus: 'OTHER' } as typeof v.details });
+    const restamped = cinderVolume('a', { updatedAt: '2026-11-24T11:00:00Z', backendStatus: 'available*', details: { ...v.details, cinderStatus: 'OTHER' } });
     expect(changesOf({ before: v, after: restamped, observedAt: at })).toEqual([]);
     // A real field change still goes, and lists the stamps that moved with it.
     expect(changesOf({ before: v, after: { ...restamped, name: 'renamed' }, observedAt: at })).toEqual([expect.objectContaining({ type: 'UPDATED', changedFields: ['name', 'backendStatus', 'updatedAt', 'details'] })]);

@@ -51,10 +51,12 @@ describe('identifier rules', () => {
   it('should take each kind\'s scheme from its backend folder, and refuse a kind that has none', () => {
     // A fresh module registry: the contract alone knows no kind until a backend is loaded.
     jest.isolateModules(() => {
+      /* eslint-disable @typescript-eslint/no-require-imports -- the isolated registry loads what require() names, in this order */
       const ids = require('../../adapters/contract/ids') as typeof import('../../adapters/contract/ids');
       expect(() => ids.backendIdentifier('NOMAD', 'namespace', 'team-a', 'namespace')).toThrow(/no identifier scheme/);
       require('../../adapters/nomad/backend');
       require('../../adapters/openstack/backend');
+      /* eslint-enable @typescript-eslint/no-require-imports */
       expect(() => ids.backendIdentifier('NOMAD', 'namespace', 'team_a', 'namespace')).toThrow(bad);
       expect(() => ids.backendIdentifier('OPENSTACK', 'snapshot', 'snap-1', 'nativeId')).toThrow(bad);
       expect(() => ids.defineIdentifierScheme('NOMAD', { rules: {}, snapshotScope: 'namespace' })).toThrow(/two identifier schemes/);

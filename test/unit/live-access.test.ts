@@ -15,7 +15,7 @@ it('checks once per (credential, backend, scope) however many ask at once, and n
   let now = 0;
   const cache = new AccessCache({ ttlMs: 1000, now: () => now });
   const ref = n.ref('v1');
-  const asked = await Promise.all([1, 2, 3].map(() => cache.get(n.backend, 'default', ref, { token: MGMT })));
+  const asked = await Promise.all([1, 2, 3].map(async () => cache.get(n.backend, 'default', ref, { token: MGMT })));
   expect(asked.every((g) => 'allowed' in g && g.allowed)).toBe(true);
   expect(reads()).toBe(1);
   // Cached: synchronous, no call.

@@ -200,6 +200,6 @@ describe('schema v2 contract', () => {
     const volume = /\ntype Volume\b[^{]*\{[^}]*\}/.exec(supergraph)![0];
     expect(volume).toMatch(/sizeBytes: SafeInt[^\n]*@cost\(weight: 5\)/);
     expect(volume).toMatch(/attachments: \[VolumeAttachment!\][^\n]*@cost\(weight: 5\) @listSize\(assumedSize: 5\)/);
-    expect(supergraph).toMatch(/\n  volumes\([^]*?\): VolumeConnection![^\n]*@cost\(weight: 5\) @listSize\(slicingArguments: \["first"\], sizedFields: \["edges", "nodes"\]\)/);
+    expect(supergraph).toMatch(/\n {2}volumes\([^]*?\): VolumeConnection![^\n]*@cost\(weight: 5\) @listSize\(slicingArguments: \["first"\], sizedFields: \["edges", "nodes"\]\)/);
   });
 });

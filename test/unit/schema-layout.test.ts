@@ -51,7 +51,7 @@ describe('the published layout', () => {
     const grown = `${SPLIT}\n"C's." type CDetails { c: Int }\nextend union Details = CDetails\nextend input CreateInput { "C's part." c: Int }`;
     const laidOut = printDoc(layOutAsPublished(foldEnums(grown), parse(published)));
     expect(laidOut).toContain('union Details = ADetails | BDetails\n\nextend union Details = CDetails');
-    expect(laidOut).toMatch(/"""B's part\."""\n  b: Int\n\n  """Retry key\."""\n  key: String\n}\n\nextend input CreateInput \{\n  """C's part\."""\n  c: Int\n}/);
+    expect(laidOut).toMatch(/"""B's part\."""\n {2}b: Int\n\n {2}"""Retry key\."""\n {2}key: String\n}\n\nextend input CreateInput \{\n {2}"""C's part\."""\n {2}c: Int\n}/);
     expect(laidOut.indexOf('type CDetails')).toBeGreaterThan(laidOut.indexOf('input CreateInput'));
   });
 

@@ -34,7 +34,10 @@ const streams: Array<Socket | RawStream> = [];
 
 afterEach(async () => {
   for (const c of clients.splice(0)) c.ws.terminate();
-  for (const s of streams.splice(0)) 'abort' in s ? s.abort() : s.destroy();
+  for (const s of streams.splice(0)) {
+    if ('abort' in s) s.abort();
+    else s.destroy();
+  }
   if (child && child.exitCode === null) {
     child.kill('SIGKILL');
     await once(child, 'exit');
@@ -47,7 +50,7 @@ async function startChildGateway(env: Record<string, string>): Promise<{ pid: nu
   const c = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   child = c;
   let out = '';
-  c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  c.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await until(() => /ready at (\S+)/.test(out) || c.exitCode !== null, 'the gateway child process', 60_000, 100);
   const url = /ready at (\S+)/.exec(out)?.[1];
   if (!url) throw new Error(`the gateway did not start: ${out}`);
@@ -129,7 +132,6 @@ describe('what one client address can make the gateway hold (child process, RSS 
     const longIds = await flood(gw.wsUrl, { sockets: 20, perSocket: 100, id: (s, i) => `${s}-${i}-${'x'.repeat(60_000)}`, query: SUB });
     const held = rssKiB(gw.pid) - base;
     const peak = (await peakDuring(gw.pid, async () => void claim(sim, ['vol-000']), 3_000)) - base;
-    // eslint-disable-next-line no-console
     console.log(`R1 long ids: accepted ${longIds.accepted}, closes ${[...new Set(longIds.closes)].join(',')}, held +${Math.round(held / MiB)} MiB, peak after one event +${Math.round(peak / MiB)} MiB`);
     // Each socket is closed at its first long id (4400), before anything is kept.
     expect(longIds.accepted).toBe(0);
@@ -143,7 +145,6 @@ describe('what one client address can make the gateway hold (child process, RSS 
     const padded = `${SUB}\n#${'p'.repeat(16_384 - SUB.length - 200)}`;
     const legal = await flood(gw.wsUrl, { sockets: 20, perSocket: 100, id: (s, i) => `${s}-${i}-`.padEnd(128, 'y'), query: padded });
     const legalHeld = rssKiB(gw.pid) - base;
-    // eslint-disable-next-line no-console
     console.log(`R1 largest legal: accepted ${legal.accepted}, refused ${legal.errors.length} (${[...new Set(legal.errors)].join(',')}), held +${Math.round(legalHeld / MiB)} MiB`);
     expect(legal.accepted).toBeLessThanOrEqual(1000);
     expect(legalHeld).toBeLessThan(160 * MiB); // before: +454 MiB
@@ -152,7 +153,6 @@ describe('what one client address can make the gateway hold (child process, RSS 
     for (const c of clients.splice(1)) c.ws.terminate();
     await until(async () => (await gw.open()) === 1, 'the terminated sockets\' subscriptions to end', 30_000, 100);
     const small = await flood(gw.wsUrl, { sockets: 20, perSocket: 100, id: (s, i) => `${s}-${i}`, query: SUB });
-    // eslint-disable-next-line no-console
     console.log(`R1 small, one valid token plus junk: accepted ${small.accepted}, refused ${small.errors.length} (${[...new Set(small.errors)].join(',')}), held +${Math.round((rssKiB(gw.pid) - base) / MiB)} MiB`);
     // 500 per credential key (WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL): the key is {east} for every
     // socket (west refused its junk). The warm-up's key is {east, west}: a set of its own.
@@ -226,7 +226,6 @@ describe('the bytes one client address may have queued across sockets and HTTP s
     await sampler;
     const m = await gw.metrics();
     const cuts = (transport: string, reason: string): number => total(m, 'gateway_slow_consumer_cuts_total', `transport="${transport}"`, `reason="${reason}"`);
-    // eslint-disable-next-line no-console
     console.log(`R14 paused readers of one address: ${events()} events, RSS +${Math.round((peakRss - base) / MiB)} MiB at the peak, queued bytes peak ${(peakQueued / 1_048_576).toFixed(1)} MiB, open ${open(m).join('/')} (sse/multipart/ws), cuts by queue ${['sse', 'multipart', 'ws'].map((t) => cuts(t, 'queue')).join('/')} and address ${['sse', 'multipart', 'ws'].map((t) => cuts(t, 'address')).join('/')}`);
 
     // What the address held: within the budget, plus at most one batch of events written before

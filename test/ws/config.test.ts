@@ -40,7 +40,7 @@ describe('ws configuration', () => {
   ])('should refuse %j %j naming %s', (env, file, setting) => {
     expect(() => loadWsConfig(env as NodeJS.ProcessEnv, file as Record<string, unknown>)).toThrow(ConfigError);
     try {
-      loadWsConfig(env as NodeJS.ProcessEnv, file as Record<string, unknown>);
+      loadWsConfig(env, file);
     } catch (err) {
       expect((err as ConfigError).setting).toBe(setting);
     }

@@ -31,7 +31,7 @@ async function startNomadProcess(): Promise<{ url: string; token: string }> {
   const c = spawn(process.execPath, ['--import', 'tsx', 'simulators/nomad/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', NOMAD_SIM_VARIANT: 'east' }, stdio: ['ignore', 'pipe', 'inherit'] });
   child = c;
   let out = '';
-  c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  c.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await until(() => /management token: (\S+)/.test(out), 'the Nomad simulator process', 60_000, 100);
   return { url: /listening on (\S+)/.exec(out)![1]!, token: /management token: (\S+)/.exec(out)![1]! };
 }

@@ -16,6 +16,7 @@ import type { WsOptions } from '../../server/ws';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
 import { until as waitFor } from '../support/until';
+import { messageText } from '../../server/ws/message-text';
 
 export { MGMT, seedVolumes, waitFor };
 
@@ -133,7 +134,7 @@ export async function rawClient(url: string, o: { protocol?: string | null; head
   const frames: string[] = [];
   const waiters: Array<{ match: (f: string) => boolean; take: (f: string) => void }> = [];
   ws.on('message', (d) => {
-    const f = String(d);
+    const f = messageText(d);
     const i = waiters.findIndex((w) => w.match(f));
     if (i >= 0) waiters.splice(i, 1)[0]!.take(f);
     else frames.push(f);

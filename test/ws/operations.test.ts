@@ -55,7 +55,7 @@ describe('subscribe over graphql-ws', () => {
     const c = await ackedClient(gw.wsUrl);
     const [e] = await subscribeError(c, '1', 'subscription { volumeChanged { volume { attachments { consumer { __typename } } } } }');
     const http = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ volumes { nodes { attachments { state } } } }' }) });
-    const httpCode = ((await http.json()) as any).errors[0].extensions.code;
+    const httpCode = (await http.json()).errors[0].extensions.code;
     expect(httpCode).toBe('MAX_DEPTH_LIMIT');
     expect(e.extensions).toMatchObject({ code: httpCode, limit: 'maxDepth', max: 2 });
     await expectOpen(c);

@@ -63,6 +63,6 @@ describe('WebSocket upgrade checks', () => {
     expect(await q.json()).toEqual({ data: { __typename: 'Query' } });
     const s = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'subscription { operationUpdated(id: "x") { state } }' }) });
     expect(s.status).toBe(400);
-    expect(((await s.json()) as any).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
+    expect((await s.json()).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
   });
 });

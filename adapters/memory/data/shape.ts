@@ -88,7 +88,7 @@ export interface MemoryData {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function need(cond: boolean, where: string, message: string): void {
+function need(cond: boolean, where: string, message: string): asserts cond {
   if (!cond) throw new ConfigError(where, message);
 }
 
@@ -100,16 +100,15 @@ function checkGrants(grants: unknown, where: string): void {
   need(Array.isArray(grants), where, 'must be a list of { "namespace": …, "write": … }');
   (grants as unknown[]).forEach((g, i) => {
     need(isObject(g) && (g.namespace === '*' || isId(g.namespace)), `${where}[${i}].namespace`, 'must be a namespace id or "*"');
-    need((g as GrantData).write === undefined || typeof (g as GrantData).write === 'boolean', `${where}[${i}].write`, 'must be true or false');
+    need(g.write === undefined || typeof g.write === 'boolean', `${where}[${i}].write`, 'must be true or false');
   });
 }
 
-function checkVolume(v: unknown, where: string, seen: Set<string>): void {
-  need(isObject(v), where, 'must be an object');
-  const o = v as Record<string, unknown>;
+function checkVolume(o: unknown, where: string, seen: Set<string>): void {
+  need(isObject(o), where, 'must be an object');
   need(isId(o.namespace), `${where}.namespace`, 'must be an id (letters, digits, ".", "_", "-")');
   need(isId(o.id), `${where}.id`, 'must be an id (letters, digits, ".", "_", "-")');
-  need(!seen.has(`${o.namespace}/${o.id}`), `${where}.id`, `repeats volume ${String(o.namespace)}/${String(o.id)}`);
+  need(!seen.has(`${o.namespace}/${o.id}`), `${where}.id`, `repeats volume ${o.namespace}/${o.id}`);
   seen.add(`${o.namespace}/${o.id}`);
   need(typeof o.name === 'string', `${where}.name`, 'must be a string');
   need(isBytes(o.sizeBytes), `${where}.sizeBytes`, 'must be a whole number of bytes');
@@ -120,7 +119,7 @@ function checkVolume(v: unknown, where: string, seen: Set<string>): void {
   ((o.attachments as unknown[] | undefined) ?? []).forEach((a, i) => {
     const at = `${where}.attachments[${i}]`;
     need(isObject(a) && isId(a.id), `${at}.id`, 'must be an id');
-    need(typeof (a as Record<string, unknown>).host === 'string', `${at}.host`, 'must be a string');
+    need(typeof a.host === 'string', `${at}.host`, 'must be a string');
   });
 }
 
@@ -128,22 +127,21 @@ function checkVolume(v: unknown, where: string, seen: Set<string>): void {
  * Checks parsed JSON as a data set; returns it typed.
  * @throws ConfigError naming the first bad value (`where` is the file or setting)
  */
-export function checkData(raw: unknown, where: string): MemoryData {
-  need(isObject(raw), where, 'must be a JSON object with "volumes"');
-  const d = raw as Record<string, unknown>;
+export function checkData(d: unknown, where: string): MemoryData {
+  need(isObject(d), where, 'must be a JSON object with "volumes"');
   need(Array.isArray(d.volumes), `${where}: volumes`, 'must be a list');
   const seen = new Set<string>();
   (d.volumes as unknown[]).forEach((v, i) => checkVolume(v, `${where}: volumes[${i}]`, seen));
   need(d.snapshots === undefined || Array.isArray(d.snapshots), `${where}: snapshots`, 'must be a list');
   ((d.snapshots as unknown[] | undefined) ?? []).forEach((s, i) => {
     need(isObject(s) && isId(s.namespace) && isId(s.id) && isId(s.volumeId), `${where}: snapshots[${i}]`, 'needs namespace, id and volumeId');
-    need(isBytes((s as Record<string, unknown>).sizeBytes), `${where}: snapshots[${i}].sizeBytes`, 'must be a whole number of bytes');
+    need(isBytes(s.sizeBytes), `${where}: snapshots[${i}].sizeBytes`, 'must be a whole number of bytes');
   });
   need(d.tokens === undefined || Array.isArray(d.tokens), `${where}: tokens`, 'must be a list');
   ((d.tokens as unknown[] | undefined) ?? []).forEach((t, i) => {
     need(isObject(t) && typeof t.token === 'string' && t.token.length > 0, `${where}: tokens[${i}].token`, 'must be a non-empty string');
-    need(isTime((t as Record<string, unknown>).expiresAt), `${where}: tokens[${i}].expiresAt`, 'must be RFC 3339');
-    checkGrants((t as Record<string, unknown>).grants, `${where}: tokens[${i}].grants`);
+    need(isTime(t.expiresAt), `${where}: tokens[${i}].expiresAt`, 'must be RFC 3339');
+    checkGrants(t.grants, `${where}: tokens[${i}].grants`);
   });
   if (d.anonymous !== undefined) checkGrants(d.anonymous, `${where}: anonymous`);
   return d as unknown as MemoryData;

@@ -32,7 +32,7 @@ export async function listSnapshots(ctx: NomadContext, q: SnapshotListQuery, o: 
   if (!pluginId) throw BadUserInputError.atField(LIST_PLUGIN_FIELD, (name) => `Nomad lists snapshots per plugin: name the plugin (${name(LIST_PLUGIN_FIELD)})`);
   const { data } = await req.listSnapshots(ctx.client, { pluginId, perPage: q.limit, nextToken: q.token ?? undefined, secrets }, o);
   const wire = (data?.Snapshots ?? []).filter((w) => !source || w.ExternalSourceVolumeID === source.remoteId);
-  return { items: wire.map((w) => toSnapshot(ctx.backend, w, { pluginId: pluginId!, sourceVolume: source?.ref })), next: data?.NextToken || null };
+  return { items: wire.map((w) => toSnapshot(ctx.backend, w, { pluginId, sourceVolume: source?.ref })), next: data?.NextToken || null };
 }
 
 export async function createSnapshot(ctx: NomadContext, spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {

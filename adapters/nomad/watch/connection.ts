@@ -7,7 +7,7 @@
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { CallOptions } from '../../contract/call-options';
-import { BackendUnavailableError, GatewayError } from '../../contract/errors';
+import { BackendUnavailableError, ErrorCode, GatewayError } from '../../contract/errors';
 import { checkOutgoing } from '../../http/headers';
 import type { CallRecord } from '../../contract/module';
 import { nomadHeaders, parseNomadJson, queryMeta, type NomadCall, type NomadResult } from '../client';
@@ -90,7 +90,7 @@ export class WatchConnection {
         return { ...(await this.stream(eventStreamCall(topics, index), o)), topics, note };
       } catch (err) {
         const status = err instanceof GatewayError ? err.httpStatus : undefined;
-        const forbidden = status === 403 && err instanceof GatewayError && err.code === 'FORBIDDEN';
+        const forbidden = status === 403 && err instanceof GatewayError && err.code === ErrorCode.Forbidden;
         if (forbidden && topics.length > 1) {
           topics = ['CSIVolume'];
           note = 'the service token may not read allocations (read-job): allocation status changes show with the next volume write';

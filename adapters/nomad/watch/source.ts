@@ -11,9 +11,6 @@ import type { WatchSource } from '../../contract/watch';
  */
 export type Outcome = 'failed' | 'fallback' | 'timeup' | 'stopped' | 'refused' | 'reconnect';
 
-/** Thrown while following the stream when a breaker's closing ended it silent: reconnect at once. */
-export const RECONNECT = Symbol('reconnect');
-
 export class SourceChoice {
   source: WatchSource = 'EVENT_STREAM';
   /** Failures in a row of the current source. */

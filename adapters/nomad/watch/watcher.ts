@@ -37,7 +37,7 @@ import type { WireEventFrame, WireVolumeStub } from '../wire/types';
 import type { WatchConnection } from './connection';
 import { StreamLiveness } from './liveness';
 import { DirtyVolumes } from './dirty';
-import { RECONNECT, SourceChoice, type Outcome } from './source';
+import { SourceChoice, type Outcome } from './source';
 import { Pauses, withDefaults, type NomadWatchTuning } from './tuning';
 import { refKey, WatchView } from './view';
 
@@ -216,20 +216,21 @@ export class NomadWatcher implements VolumeWatcher {
       opened = true;
       this.#choice.source = 'EVENT_STREAM';
       const resync = this.#synced;
-      this.#enqueue(async () => {
+      // Not awaited: the stream is followed meanwhile, and the reads its frames cause queue behind
+      // the list; #enqueue turns a failure into a degraded watcher.
+      void this.#enqueue(async () => {
         await this.#applyList(list.data ?? [], list.meta.index, resync);
         if (conn.signal.aborted) return;
         this.#streaming = true;
         this.#set('STREAMING', null);
       });
       const openedAt = Date.now();
-      await this.#follow(stream.lines, conn);
+      if ((await this.#follow(stream.lines, conn)) === 'reconnect') return 'reconnect';
       // A stream that served a while was no failure; one that ends at once is.
       if (Date.now() - openedAt > this.#t.heartbeatTimeoutMs) this.#choice.failures = 0;
       return this.#stopped ? 'stopped' : 'failed';
     } catch (err) {
       if (this.#stopped) return 'stopped';
-      if (err === RECONNECT) return 'reconnect';
       this.#degrade(err, opened ? 'event stream failed' : 'could not open the event stream');
       return err instanceof BreakerOpenError ? 'refused' : 'failed';
     } finally {
@@ -238,8 +239,8 @@ export class NomadWatcher implements VolumeWatcher {
     }
   }
 
-  /** Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout. */
-  async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<void> {
+  /** Reads frames until the stream ends, errs, or stays silent past the heartbeat timeout; `reconnect` when a breaker's closing ended it silent. */
+  async #follow(lines: AsyncIterable<string>, conn: AbortController): Promise<'ended' | 'reconnect'> {
     let reason = 'event stream ended';
     let breakerClosed = false;
     this.#liveness.listen((why, closed) => {
@@ -266,9 +267,9 @@ export class NomadWatcher implements VolumeWatcher {
     } finally {
       this.#liveness.quiet();
     }
-    if (this.#stopped) return;
+    if (this.#stopped) return 'ended';
     this.#degrade(null, reason);
-    if (breakerClosed) throw RECONNECT;
+    return breakerClosed ? 'reconnect' : 'ended';
   }
 
   /** One blocking-query round (fallback): list after the last index, read what moved. */
@@ -390,7 +391,7 @@ export class NomadWatcher implements VolumeWatcher {
   #degrade(err: unknown, what: string): void {
     this.#current = false;
     // Not `instanceof Error`: errors from another realm (Node internals under a test runner) fail it.
-    const text = typeof err === 'object' && err !== null && 'message' in err ? String((err as { message: unknown }).message) : '';
+    const text = typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : '';
     const why = text ? `: ${text}` : '';
     this.#set('DEGRADED', `${what}${why}`, err ?? undefined);
   }

@@ -19,7 +19,7 @@ export async function runCinderAction(ctx: OpenStackContext, ref: VolumeRef, a: 
   const id = checkedUuid(ref.nativeId, inputField('volumeId'));
   const entry = actionEntry(a.action);
   // The entry and the action share a name; TypeScript cannot correlate the union on its own.
-  const body = entry.body(a as never);
+  const body = entry.body(a);
   const { data, requestId } = await req.volumeAction(ctx.client, id, entry.wire, body, o, entry.needs?.(a as never));
   return { result: entry.result?.(data) ?? {}, pending: entry.rule ? pending(ctx, rules.action(entry.rule, id, requestId)) : null };
 }

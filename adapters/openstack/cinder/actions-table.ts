@@ -68,5 +68,5 @@ export const CINDER_ACTIONS: { readonly [N in CinderActionName]: ActionEntry<N> 
 
 /** The entry of an action, typed by its name. */
 export function actionEntry<N extends CinderActionName>(name: N): ActionEntry<N> {
-  return CINDER_ACTIONS[name] as ActionEntry<N>;
+  return CINDER_ACTIONS[name];
 }

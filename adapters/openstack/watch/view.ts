@@ -91,7 +91,7 @@ export function byVolume(lists: ReadonlyMap<string, readonly NovaVolumeAttachmen
     for (const a of list) {
       const id = a.volumeId.toLowerCase();
       let m = out.get(id);
-      if (!m) out.set(id, (m = new Map()));
+      if (!m) out.set(id, (m = new Map<string, NovaVolumeAttachment>()));
       m.set(server, a);
     }
   }

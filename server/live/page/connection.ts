@@ -25,9 +25,9 @@ export function errorCodes(err: unknown): string[] {
 
 /** One line for the connection indicator. */
 export function describeClose(err: unknown): string {
-  if (Array.isArray(err)) return err.map((e: ErrorLike) => `${typeof e?.extensions?.code === 'string' ? `${e.extensions.code}: ` : ''}${String(e?.message ?? 'error')}`).join('; ');
+  if (Array.isArray(err)) return err.map((e: ErrorLike) => `${typeof e?.extensions?.code === 'string' ? `${e.extensions.code}: ` : ''}${typeof e?.message === 'string' ? e.message : 'error'}`).join('; ');
   const close = err as { code?: unknown; reason?: unknown } | null;
-  if (close && typeof close.code === 'number') return `socket closed ${close.code}${close.reason ? ` ${String(close.reason)}` : ''}`;
+  if (close && typeof close.code === 'number') return `socket closed ${close.code}${typeof close.reason === 'string' && close.reason ? ` ${close.reason}` : ''}`;
   if (err instanceof Error) return err.message;
   return 'could not open the socket';
 }

@@ -22,7 +22,7 @@ export function aclTokenSelf(ctx: SimContext, req: SimRequest): HandlerResult {
   const meta = leaderMeta(ctx.state.index);
   const t = req.token === '' ? undefined : ctx.acl.lookup(req.token);
   if (!t) return { kind: 'error', status: 404, text: 'ACL token not found', meta };
-  const policies = Object.entries(t.namespaces ?? {}).map(([ns, p]) => `${ns}-${p}`);
+  const policies = Object.entries(t.namespaces ?? {}).map(([ns, p]) => `${ns}-${Array.isArray(p) ? p.join(',') : p}`);
   return {
     kind: 'json',
     meta,

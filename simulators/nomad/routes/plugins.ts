@@ -60,7 +60,7 @@ export async function readPlugin(ctx: SimContext, req: SimRequest, id: string): 
         const stubs = ctx.state.pluginAllocStubs(view).filter((s) => (s as { Namespace: string }).Namespace === qo.namespace);
         allocs = stubs.length > 0 ? stubs : null;
       }
-      return { index: ctx.state.tableIndex('csi_plugins'), value: pluginWire(view, allocs) as GoJSON | null };
+      return { index: ctx.state.tableIndex('csi_plugins'), value: pluginWire(view, allocs) };
     });
     const meta = leaderMeta(r.index);
     if (r.value === null) return { kind: 'error', status: 404, text: 'plugin not found', meta };

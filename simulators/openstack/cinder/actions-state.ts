@@ -7,7 +7,7 @@
  */
 import { ApiError } from '../http/fault';
 import { atLeast } from '../http/microversion';
-import { pyRepr } from '../pyjson';
+import { pyRepr, pyStr } from '../pyjson';
 import { removeAttachment } from './attach-core';
 import type { ActionDef } from './actions';
 import { asObject, ok } from './context';
@@ -56,16 +56,16 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
       if (status === undefined && attachStatus === undefined && migrationStatus === undefined) {
         throw new ApiError(400, "Must specify 'status', 'attach_status' or 'migration_status' for update.");
       }
-      if (status !== undefined && !VOLUME_STATUSES.includes(String(status))) throw new ApiError(400, `Volume status: ${String(status)} is invalid, valid statuses are: ${tuple(VOLUME_STATUSES)}.`);
-      if (attachStatus !== undefined && !ATTACH_STATUSES.includes(String(attachStatus))) throw new ApiError(400, `Volume attach status: ${String(attachStatus)} is invalid, valid statuses are: ${tuple(ATTACH_STATUSES)}.`);
-      if (migrationStatus !== undefined && !MIGRATION_STATUSES.includes(String(migrationStatus))) throw new ApiError(400, `Volume migration status: ${String(migrationStatus)} is invalid, valid statuses are: ${tuple(MIGRATION_STATUSES)}.`);
+      if (status !== undefined && !VOLUME_STATUSES.includes(pyStr(status))) throw new ApiError(400, `Volume status: ${pyStr(status)} is invalid, valid statuses are: ${tuple(VOLUME_STATUSES)}.`);
+      if (attachStatus !== undefined && !ATTACH_STATUSES.includes(pyStr(attachStatus))) throw new ApiError(400, `Volume attach status: ${pyStr(attachStatus)} is invalid, valid statuses are: ${tuple(ATTACH_STATUSES)}.`);
+      if (migrationStatus !== undefined && !MIGRATION_STATUSES.includes(pyStr(migrationStatus))) throw new ApiError(400, `Volume migration status: ${pyStr(migrationStatus)} is invalid, valid statuses are: ${tuple(MIGRATION_STATUSES)}.`);
       authorize(ctx.state, ctx.auth, 'volume_extension:volume_admin_actions:reset_status', 'admin');
       if (status === 'in-use' && v.attachments.length === 0 && attachStatus !== 'attached') {
         throw new ApiError(400, 'Invalid volume: Cannot reset-state to in-use because volume does not have any attachments.');
       }
       if (attachStatus === 'detached') for (const att of [...v.attachments]) removeAttachment(ctx.state, v, att);
-      if (status !== undefined) v.status = String(status);
-      if (migrationStatus !== undefined) v.migrationStatus = migrationStatus === 'none' ? null : String(migrationStatus);
+      if (status !== undefined) v.status = pyStr(status);
+      if (migrationStatus !== undefined) v.migrationStatus = migrationStatus === 'none' ? null : pyStr(migrationStatus);
       ctx.state.touch(v);
       return ok(202);
     },
@@ -121,7 +121,7 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
       const a = asObject(arg) ?? {};
       const newType = requireProperty('os-retype', a, 'new_type');
       const policy = a.migration_policy;
-      retypeVolume(ctx.state, v, String(newType), policy === undefined || policy === null ? undefined : String(policy));
+      retypeVolume(ctx.state, v, pyStr(newType), policy === undefined || policy === null ? undefined : pyStr(policy));
       return ok(202);
     },
   },

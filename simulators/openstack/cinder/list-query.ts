@@ -7,7 +7,7 @@
 import { parseTime } from '../clock';
 import { ApiError } from '../http/fault';
 import { atLeast } from '../http/microversion';
-import { pyBool, urlencode } from '../pyjson';
+import { pyBool, pyStr, urlencode } from '../pyjson';
 import { asObject, type CinderCtx } from './context';
 
 /** Cinder's `osapi_max_limit`. */
@@ -92,7 +92,7 @@ function compareValues(a: unknown, b: unknown): number {
   if (b === null || b === undefined) return 1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
-  return String(a) < String(b) ? -1 : 1;
+  return pyStr(a) < pyStr(b) ? -1 : 1;
 }
 
 /** Parses `{"k": "v"}` or a Python literal `{'k': 'v'}`. */
@@ -137,14 +137,14 @@ function matches<T>(ctx: CinderCtx, spec: ListSpec<T>, item: T, key: string, raw
   if (!get) return true; // columns the simulator does not model filter nothing
   const value = get(item);
   if ((name === 'created_at' || name === 'updated_at') && atLeast(ctx.mv, '3.60')) return matchTime(value, raw);
-  if (like) return value !== null && value !== undefined && String(value).toLowerCase().includes(raw.toLowerCase());
+  if (like) return value !== null && value !== undefined && pyStr(value).toLowerCase().includes(raw.toLowerCase());
   if (typeof value === 'boolean') {
     const b = pyBool(raw);
     if (b === undefined) throw new ApiError(400, `Invalid input received: '${raw}' is not a valid boolean value for ${name}`);
     return value === b;
   }
   if (typeof value === 'number') return value === Number(raw);
-  return String(value ?? 'None') === raw;
+  return pyStr(value) === raw;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { ApiError } from '../http/fault';
 import { atLeast } from '../http/microversion';
 import type { Volume } from '../model';
-import { pyBool } from '../pyjson';
+import { pyBool, pyStr } from '../pyjson';
 import { asObject, ok, type CinderCtx, type CinderResult } from './context';
 import { listBody, listItems, type ListSpec } from './list-query';
 import { getSnapshot, getVolume, inCallerProject, visibleVolumes } from './lookup';
@@ -95,12 +95,12 @@ export function createVolume(ctx: CinderCtx): CinderResult {
   }
   if (size === undefined) throw new ApiError(400, GENERIC_400);
   if (body.volume_type !== undefined && body.volume_type !== null) {
-    const ref = String(body.volume_type);
+    const ref = pyStr(body.volume_type);
     const t = state.findType(ref);
     if (!t) throw new ApiError(404, /^[0-9a-f-]{32,36}$/i.test(ref) ? `Volume type ${ref} could not be found.` : `Volume type with name ${ref} could not be found.`);
     typeId = t.id;
   }
-  const az = body.availability_zone === undefined || body.availability_zone === null ? undefined : String(body.availability_zone);
+  const az = body.availability_zone === undefined || body.availability_zone === null ? undefined : pyStr(body.availability_zone);
   if (az !== undefined && !state.opts.availabilityZones.includes(az)) throw new ApiError(400, `Availability zone '${az}' is invalid.`);
   const image = body.imageRef ?? body.image_id;
   if (typeof image === 'string' && image !== '') {
@@ -165,7 +165,7 @@ export function volumeSummary(ctx: CinderCtx): CinderResult {
   const summary: Record<string, unknown> = { total_size: vols.reduce((n, v) => n + v.size, 0), total_count: vols.length };
   if (atLeast(ctx.mv, '3.36')) {
     const meta: Record<string, string[]> = {};
-    for (const v of vols) for (const [k, val] of Object.entries(v.metadata)) if (!(meta[k] ??= []).includes(val)) meta[k]!.push(val);
+    for (const v of vols) for (const [k, val] of Object.entries(v.metadata)) if (!(meta[k] ??= []).includes(val)) meta[k].push(val);
     summary.metadata = meta;
   }
   return ok(200, { 'volume-summary': summary });

@@ -50,7 +50,7 @@ export class TokenValidator {
     const now = Date.now();
     if (now * 1000 >= token.expiresAt) return null;
     let perService = this.cache.get(service);
-    if (!perService) this.cache.set(service, (perService = new Map()));
+    if (!perService) this.cache.set(service, (perService = new Map<string, number>()));
     if (token.revoked) {
       const until = perService.get(id);
       return until !== undefined && until > now ? token : null;

@@ -71,7 +71,7 @@ function eventView(e: InstanceActionEvent, projectId: string, show: EventVisibil
 export function parseIsoMicros(s: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s);
   if (!m) return null;
-  const [y, mo, d, h = '0', mi = '0', sec = '0'] = m.slice(1, 7) as string[];
+  const [y, mo, d, h = '0', mi = '0', sec = '0'] = m.slice(1, 7);
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec));
   const date = new Date(ms);
   if (Number.isNaN(ms) || date.getUTCDate() !== Number(d) || date.getUTCMonth() !== Number(mo) - 1 || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
