@@ -117,7 +117,10 @@ export interface Merged<T> {
 }
 
 /** One backend's part of a merged read: its answer, or why it is left out. */
-export type BackendPart<T> = { backend: string; answer: T } | { backend: string; reason: 'NO_CREDENTIAL' } | { backend: string; reason: 'FAILED'; error: GatewayError };
+export type BackendPart<T> =
+  | { backend: string; answer: T }
+  | { backend: string; reason: 'NO_CREDENTIAL' }
+  | { backend: string; reason: 'FAILED'; error: GatewayError };
 
 /**
  * A backend's failure as a merged field leaves it out (FAILED), or the error rethrown when it
@@ -156,12 +159,20 @@ export async function readEachBackend<E extends { backend: Pick<VolumeBackend, '
 }
 
 /** The parts' items in order, each backend left out at the place its items would have had. */
-export function mergeParts<T, I>(parts: ReadonlyArray<BackendPart<T>>, itemsOf: (answer: T) => readonly I[]): Merged<I> {
+export function mergeParts<T, I>(
+  parts: ReadonlyArray<BackendPart<T>>,
+  itemsOf: (answer: T) => readonly I[],
+): Merged<I> {
   const items: I[] = [];
   const omissions: Omission[] = [];
   for (const p of parts) {
     if ('answer' in p) items.push(...itemsOf(p.answer));
-    else omissions.push(p.reason === 'FAILED' ? { backend: p.backend, reason: 'FAILED', error: p.error, at: items.length } : { backend: p.backend, reason: 'NO_CREDENTIAL', at: items.length });
+    else
+      omissions.push(
+        p.reason === 'FAILED'
+          ? { backend: p.backend, reason: 'FAILED', error: p.error, at: items.length }
+          : { backend: p.backend, reason: 'NO_CREDENTIAL', at: items.length },
+      );
   }
   return { items, omissions };
 }
@@ -201,13 +212,22 @@ interface Found {
  * for what is still wanted (plus one, for an exact `hasNextPage`), within its deadline.
  */
 export async function mergeVolumePages(r: MergedListRequest): Promise<Connection<Volume>> {
-  if (r.after?.done) return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null }, omissions: [] };
+  if (r.after?.done)
+    return {
+      edges: [],
+      pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null },
+      omissions: [],
+    };
   const want = r.first + 1;
   const found: Found[] = [];
   const omissions: Omission[] = [];
   let resume: ListCursor | null = null;
   let startIndex = 0;
-  if (r.after) startIndex = Math.max(0, r.backends.findIndex((b) => b.id === r.after!.backend));
+  if (r.after)
+    startIndex = Math.max(
+      0,
+      r.backends.findIndex((b) => b.id === r.after!.backend),
+    );
 
   outer: for (let i = startIndex; i < r.backends.length; i++) {
     const backend = r.backends[i]!;
@@ -216,7 +236,11 @@ export async function mergeVolumePages(r: MergedListRequest): Promise<Connection
       continue;
     }
     let token = i === startIndex && r.after ? r.after.token : null;
-    const deadline = backendDeadline(backend.id, r.backendDeadlineMs ?? DEFAULT_LIST_BACKEND_DEADLINE_MS, r.callFor(backend.id));
+    const deadline = backendDeadline(
+      backend.id,
+      r.backendDeadlineMs ?? DEFAULT_LIST_BACKEND_DEADLINE_MS,
+      r.callFor(backend.id),
+    );
     try {
       for (let round = 0; ; round++) {
         if (round === MAX_ROUNDS_PER_BACKEND) {
@@ -227,7 +251,9 @@ export async function mergeVolumePages(r: MergedListRequest): Promise<Connection
         try {
           // The page's fields before the spread (the query has neither): fields added after a spread
           // make V8 on Node 20 keep the object through young-generation GCs.
-          page = await deadline.race(backend.listVolumes({ limit: want - found.length, token, ...r.query }, deadline.options));
+          page = await deadline.race(
+            backend.listVolumes({ limit: want - found.length, token, ...r.query }, deadline.options),
+          );
         } catch (err) {
           omissions.push({ backend: backend.id, reason: 'FAILED', error: backendFailure(err), at: found.length });
           break;
@@ -252,7 +278,8 @@ export async function mergeVolumePages(r: MergedListRequest): Promise<Connection
     return next ? { backend: next.backend, token: next.position } : resume;
   };
   // Cursors are encoded when read: a query of `nodes` (or of edges without cursors) needs none.
-  const cursorAt = (i: number): string => encodeCursor(after(i) ?? { backend: shown[i]!.backend, token: null, done: true });
+  const cursorAt = (i: number): string =>
+    encodeCursor(after(i) ?? { backend: shown[i]!.backend, token: null, done: true });
   const edges = shown.map((f, i) => new LazyEdge(f.volume, i, cursorAt));
   const next = found.length > r.first ? { backend: found[r.first]!.backend, token: found[r.first]!.position } : resume;
   return {
@@ -273,12 +300,19 @@ export async function mergeVolumePages(r: MergedListRequest): Promise<Connection
  * BACKEND_TIMEOUT at the deadline (so nothing more is sent), and `race` answers at the deadline
  * whatever the backend's code is still waiting on.
  */
-function backendDeadline(backend: string, ms: number, o: CallOptions): { options: CallOptions; race<T>(p: Promise<T>): Promise<T>; clear(): void } {
+function backendDeadline(
+  backend: string,
+  ms: number,
+  o: CallOptions,
+): { options: CallOptions; race<T>(p: Promise<T>): Promise<T>; clear(): void } {
   // The deadline alone (what `race` answers), and what the calls carry: the caller or the deadline.
   const deadline = new AbortController();
   const link = linkedAbort(o.signal);
   const timer = setTimeout(() => {
-    const err = new BackendTimeoutError(`backend "${backend}" did not complete its part of the list within ${ms} ms (the per-backend deadline of merged lists); the other backends were answered`, { backend });
+    const err = new BackendTimeoutError(
+      `backend "${backend}" did not complete its part of the list within ${ms} ms (the per-backend deadline of merged lists); the other backends were answered`,
+      { backend },
+    );
     deadline.abort(err);
     link.controller.abort(err);
   }, ms);
@@ -304,7 +338,11 @@ function backendDeadline(backend: string, ms: number, o: CallOptions): { options
 /**
  * Pages a list the backend returns whole (Nomad plugins): cursor = index of the next item.
  */
-export function pageArray<T>(items: T[], first: number, after: string | null | undefined): { edges: Edge<T>[]; pageInfo: PageInfo; /** Index of the page's first item. */ start: number } {
+export function pageArray<T>(
+  items: T[],
+  first: number,
+  after: string | null | undefined,
+): { edges: Edge<T>[]; pageInfo: PageInfo; /** Index of the page's first item. */ start: number } {
   let start = 0;
   if (after !== null && after !== undefined) {
     const m = /^o:(\d{1,7})$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
@@ -315,7 +353,12 @@ export function pageArray<T>(items: T[], first: number, after: string | null | u
   const edges = items.slice(start, start + first).map((node, i) => ({ node, cursor: cursorAt(start + i + 1) }));
   return {
     edges,
-    pageInfo: { hasNextPage: start + first < items.length, hasPreviousPage: start > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    pageInfo: {
+      hasNextPage: start + first < items.length,
+      hasPreviousPage: start > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
     start,
   };
 }
@@ -340,17 +383,31 @@ export async function pageOpaque<T>(
       parsed = undefined;
     }
     const ok =
-      Array.isArray(parsed) && parsed.length === 2 && (parsed[0] === null || typeof parsed[0] === 'string') && Number.isInteger(parsed[1]) && parsed[1] >= 0 && parsed[1] <= 10_000;
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      (parsed[0] === null || typeof parsed[0] === 'string') &&
+      Number.isInteger(parsed[1]) &&
+      parsed[1] >= 0 &&
+      parsed[1] <= 10_000;
     if (!ok) throw new BadUserInputError('after is not a cursor issued by this gateway for this listing', 'after');
     [token, skip] = parsed as [string | null, number];
     if (token !== null) safeText(token, 'after', 1000);
   }
-  const enc = (t: string | null, s: number): string => Buffer.from(JSON.stringify([t, s]), 'utf8').toString('base64url');
+  const enc = (t: string | null, s: number): string =>
+    Buffer.from(JSON.stringify([t, s]), 'utf8').toString('base64url');
   const page = await fetch(skip + first, token);
   const items = page.items.slice(skip, skip + first);
   const edges = items.map((node, i) => ({ node, cursor: enc(token, skip + i + 1) }));
   // A page cut short by `first` continues inside it; one the backend ended continues at its token.
   const more = page.items.length > skip + first;
   const endCursor = more ? enc(token, skip + first) : page.next ? enc(page.next, 0) : (edges.at(-1)?.cursor ?? null);
-  return { edges, pageInfo: { hasNextPage: more || page.next !== null, hasPreviousPage: after != null, startCursor: edges[0]?.cursor ?? null, endCursor } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: more || page.next !== null,
+      hasPreviousPage: after != null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor,
+    },
+  };
 }

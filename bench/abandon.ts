@@ -48,7 +48,16 @@ async function startSimulator(): Promise<NomadSimulator> {
   const sim = new NomadSimulator({ acl: { enabled: true } });
   sim.addToken({ secret: TOKEN, management: true });
   sim.addNode({ id: 'node-1', name: 'client-1' });
-  sim.addPlugin({ id: 'aws-ebs0', provider: 'ebs.csi.aws.com', version: 'v1.38.1', controllerRequired: true, controllersHealthy: 1, controllersExpected: 1, nodesHealthy: 1, nodesExpected: 1 });
+  sim.addPlugin({
+    id: 'aws-ebs0',
+    provider: 'ebs.csi.aws.com',
+    version: 'v1.38.1',
+    controllerRequired: true,
+    controllersHealthy: 1,
+    controllersExpected: 1,
+    nodesHealthy: 1,
+    nodesExpected: 1,
+  });
   for (let i = 0; i < VOLUMES; i++) {
     const id = `vol-${String(i).padStart(3, '0')}`;
     sim.seedVolume({ ID: id, Name: id, PluginID: 'aws-ebs0', ExternalID: `ext-${id}`, Capacity: 10737418240 });
@@ -60,14 +69,26 @@ async function startSimulator(): Promise<NomadSimulator> {
 
 async function measure(sim: NomadSimulator, mode: NonNullable<TransportOptions['inFlightOnAbort']>): Promise<Figures> {
   const records: CallRecord[] = [];
-  const backend = new NomadBackend({ backend: 'nomad', baseUrl: sim.url, timeoutMs: 10_000, maxConnections: CONNECTIONS, inFlightOnAbort: mode, onCall: (r) => records.push(r) });
+  const backend = new NomadBackend({
+    backend: 'nomad',
+    baseUrl: sim.url,
+    timeoutMs: 10_000,
+    maxConnections: CONNECTIONS,
+    inFlightOnAbort: mode,
+    onCall: (r) => records.push(r),
+  });
   const gateway = await startGateway({
     config: { port: 0, host: '127.0.0.1', maxConcurrentReads: CONNECTIONS, maxBodyBytes: 1_048_576 },
     registry: new BackendRegistry([backend]),
     logger: createLogger('silent'),
   });
   const post = (signal?: AbortSignal): Promise<Response> =>
-    fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-nomad-token': TOKEN }, body: JSON.stringify({ query: QUERY }), signal });
+    fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-nomad-token': TOKEN },
+      body: JSON.stringify({ query: QUERY }),
+      signal,
+    });
   // Warm the pool: one complete query opens its connections.
   await (await post()).json();
   const c0 = sim.connectionsAccepted();
@@ -81,7 +102,9 @@ async function measure(sim: NomadSimulator, mode: NonNullable<TransportOptions['
     const base = sim.requests().length;
     const reads = 1 + Math.floor(((VOLUMES - CONNECTIONS) * i) / QUERIES);
     const client = new AbortController();
-    const done = post(client.signal).then((r) => r.text()).catch(() => undefined);
+    const done = post(client.signal)
+      .then((r) => r.text())
+      .catch(() => undefined);
     while (sim.requests().length < base + 1 + reads) await sleep(1);
     client.abort();
     await done;
@@ -133,7 +156,9 @@ async function main(): Promise<void> {
   const cpu = cpus();
   const commit = (() => {
     try {
-      return execSync('git rev-parse --short HEAD', { cwd: join(__dirname, '..') }).toString().trim();
+      return execSync('git rev-parse --short HEAD', { cwd: join(__dirname, '..') })
+        .toString()
+        .trim();
     } catch {
       return 'unknown';
     }
@@ -163,7 +188,10 @@ A complete query afterwards shows whether the pool is still warm.
 | in-flight calls on abandon | TCP connections accepted | per query (range) | requests received | answered | cut | complete query after: new connections | its time (ms) |
 |---|---|---|---|---|---|---|---|
 ${rows
-  .map((r) => `| \`${r.mode}\` | ${r.connections} | ${(r.connections / QUERIES).toFixed(1)} (${r.perQuery}) | ${r.requests} | ${r.answered} | ${r.unanswered} | ${r.completedQuery.connections} | ${r.completedQuery.ms.toFixed(0)} |`)
+  .map(
+    (r) =>
+      `| \`${r.mode}\` | ${r.connections} | ${(r.connections / QUERIES).toFixed(1)} (${r.perQuery}) | ${r.requests} | ${r.answered} | ${r.unanswered} | ${r.completedQuery.connections} | ${r.completedQuery.ms.toFixed(0)} |`,
+  )
   .join('\n')}
 
 In \`abort\` mode undici reopens the cut connections at once, within the abandoned query, so their

@@ -12,15 +12,31 @@
  * Prints `APOLLO_URL=http://127.0.0.1:<port>/graphql` when it listens.
  */
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { compiledExecution } from '../server/execution/compiled';
 import { headerMapOf, sendHTTPGraphQLResponse } from '../server/http/respond';
 import { jitSchema, jitVolumes, readBody } from './jit-server';
 
 async function main(): Promise<void> {
-  const schema = jitSchema(jitVolumes(process.env.JIT_BACKEND ?? 'lab', Number(process.env.JIT_VOLUMES ?? 100), Number(process.env.JIT_ATTACHMENTS ?? 2)));
-  const apollo = new ApolloServer({ schema, plugins: [compiledExecution(schema), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()] });
+  const schema = jitSchema(
+    jitVolumes(
+      process.env.JIT_BACKEND ?? 'lab',
+      Number(process.env.JIT_VOLUMES ?? 100),
+      Number(process.env.JIT_ATTACHMENTS ?? 2),
+    ),
+  );
+  const apollo = new ApolloServer({
+    schema,
+    plugins: [
+      compiledExecution(schema),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+    ],
+  });
   await apollo.start();
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const text = await readBody(req);
@@ -30,7 +46,10 @@ async function main(): Promise<void> {
     } catch {
       // Apollo answers the unparsed text with its own 400.
     }
-    const r = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest: { method: req.method ?? 'GET', headers: headerMapOf(req.headers), search: '', body }, context: async () => ({}) });
+    const r = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method ?? 'GET', headers: headerMapOf(req.headers), search: '', body },
+      context: async () => ({}),
+    });
     await sendHTTPGraphQLResponse(res, r);
   };
   // A request that fails (its client gone mid-body) ends its own socket, not the server.

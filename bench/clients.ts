@@ -38,7 +38,11 @@ export interface Sample {
 
 /** Starts one load-generator process. */
 export function forkClients(): ChildProcess {
-  return fork(join(__dirname, 'fanout-clients.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return fork(join(__dirname, 'fanout-clients.ts'), [], {
+    cwd: root,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
 }
 
 /** Sends `msg` to the generator and answers its next message. */

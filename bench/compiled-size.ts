@@ -12,7 +12,17 @@
  *
  * Prints one Markdown table; nothing is written. No speed is measured.
  */
-import { getNamedType, isAbstractType, isCompositeType, isLeafType, isNonNullType, parse, validate, type GraphQLCompositeType, type GraphQLObjectType } from 'graphql';
+import {
+  getNamedType,
+  isAbstractType,
+  isCompositeType,
+  isLeafType,
+  isNonNullType,
+  parse,
+  validate,
+  type GraphQLCompositeType,
+  type GraphQLObjectType,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { estimatedBytes, turnOffV8CompilationCache } from '../server/execution/compiled';
 import { operationLimits } from '../server/limits';
@@ -37,12 +47,15 @@ const SHAPES: Record<string, (i: number) => string> = {
   'one list field': (i) => `{ volumes(first: ${1 + i}) { nodes { id } } }`,
   'the attack (scripts/attacks/unique-documents.ts)': (i) =>
     `query { volumes(first: 20, filter: { backends: ["openstack"], name: "r15-${i}" }) { nodes { ${VOLUME} attachments { id state stateReason backendState device attachedAt } } pageInfo { hasNextPage endCursor } omittedBackends { backend { id } reason code } } }`,
-  '15 aliases of a volume with its attachments': (i) => `{ ${Array.from({ length: 15 }, (_, a) => `a${a}: volume(id: "x${i}") { ${VOLUME} attachments { id } }`).join(' ')} }`,
+  '15 aliases of a volume with its attachments': (i) =>
+    `{ ${Array.from({ length: 15 }, (_, a) => `a${a}: volume(id: "x${i}") { ${VOLUME} attachments { id } }`).join(' ')} }`,
   'one fragment spread on 15 aliases': (i) =>
     `query { ${Array.from({ length: 15 }, (_, a) => `a${a}: volume(id: "x${i}") { ...F }`).join(' ')} } fragment F on Volume { ${VOLUME} attachments { id volume { ${VOLUME} } } }`,
-  '15 literals of 50 KB': (i) => `{ ${Array.from({ length: 15 }, (_, a) => `a${a}: volume(id: "${i}${LONG}${a}") { id }`).join(' ')} }`,
+  '15 literals of 50 KB': (i) =>
+    `{ ${Array.from({ length: 15 }, (_, a) => `a${a}: volume(id: "${i}${LONG}${a}") { id }`).join(' ')} }`,
   'a 50 KB default value': (i) => `query($x: ID = "${i}${LONG}") { a: volume(id: $x) { id } }`,
-  'a default list of 900 values': (i) => `query($x: [ID] = [${Array.from({ length: 900 }, (_, k) => `"${k}"`).join(',')}]) { volume(id: "${i}") { id } }`,
+  'a default list of 900 values': (i) =>
+    `query($x: [ID] = [${Array.from({ length: 900 }, (_, k) => `"${k}"`).join(',')}]) { volume(id: "${i}") { id } }`,
 };
 
 let seed = Number(process.env.SIZE_SEED ?? 1);
@@ -54,14 +67,18 @@ function selection(t: GraphQLCompositeType, depth: number, width: number): strin
   const parts: string[] = [];
   if (isAbstractType(t)) {
     parts.push('__typename');
-    for (const p of schema.getPossibleTypes(t)) if (depth > 0 && random() < 0.6) parts.push(`... on ${p.name} { ${selection(p, depth, width)} }`);
+    for (const p of schema.getPossibleTypes(t))
+      if (depth > 0 && random() < 0.6) parts.push(`... on ${p.name} { ${selection(p, depth, width)} }`);
     return parts.join(' ');
   }
   const fields = Object.values((t as GraphQLObjectType).getFields());
   for (let k = 1 + Math.floor(random() * width); k > 0; k--) {
     const f = pick(fields);
     const required = f.args.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined);
-    if (required.some((a) => !isLeafType(getNamedType(a.type)) || !['ID', 'String'].includes(getNamedType(a.type).name))) continue;
+    if (
+      required.some((a) => !isLeafType(getNamedType(a.type)) || !['ID', 'String'].includes(getNamedType(a.type).name))
+    )
+      continue;
     const args = required.length ? `(${required.map((a) => `${a.name}: "x"`).join(', ')})` : '';
     const named = getNamedType(f.type);
     if (!isCompositeType(named)) parts.push(`${f.name}${args}`);
@@ -85,7 +102,10 @@ function measure(shape: string, make: (i: number) => string): Row | undefined {
   let generated = 0;
   const before = heap();
   for (let i = 0; i < COPIES; i++) {
-    const q = compileQuery(schema, parse(make(i)), undefined, { disablingCapturingStackErrors: true, debug: true } as never) as Record<string, unknown>;
+    const q = compileQuery(schema, parse(make(i)), undefined, {
+      disablingCapturingStackErrors: true,
+      debug: true,
+    } as never) as Record<string, unknown>;
     if (!isCompiledQuery(q as never)) return undefined;
     generated = (q[GENERATED_SOURCE] as string).length;
     delete q[GENERATED_SOURCE];
@@ -109,11 +129,18 @@ function main(): void {
     if (r) rows.push(r);
   }
   const kib = (n: number): string => (n / 1024).toFixed(1);
-  console.log('| shape | generated source, characters | heap held, KiB | estimate, KiB | estimate ÷ held |\n|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.shape} | ${r.generated} | ${kib(r.held)} | ${kib(r.estimate)} | ${(r.estimate / r.held).toFixed(2)} |`);
+  console.log(
+    '| shape | generated source, characters | heap held, KiB | estimate, KiB | estimate ÷ held |\n|---|---|---|---|---|',
+  );
+  for (const r of rows)
+    console.log(
+      `| ${r.shape} | ${r.generated} | ${kib(r.held)} | ${kib(r.estimate)} | ${(r.estimate / r.held).toFixed(2)} |`,
+    );
   // Below 16 KiB a copy's share is within the GC's noise.
   const ratios = rows.filter((r) => r.held > 16_384).map((r) => r.estimate / r.held);
-  console.log(`\nestimate ÷ held over ${ratios.length} shapes holding more than 16 KiB: ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`);
+  console.log(
+    `\nestimate ÷ held over ${ratios.length} shapes holding more than 16 KiB: ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`,
+  );
 }
 
 main();

@@ -28,7 +28,13 @@ export function watchedNomad(simUrl: string): Record<string, string> {
  * no watcher runs and every read goes to the backend (watch-fed reads off); readiness probes after
  * the first one out of the way of the counted calls; caps lifted.
  */
-export const UNWATCHED_GATEWAY_ENV = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', READINESS_PROBE_INTERVAL_MS: '3600000', ...UNCAPPED } as const;
+export const UNWATCHED_GATEWAY_ENV = {
+  HOST: '127.0.0.1',
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+  READINESS_PROBE_INTERVAL_MS: '3600000',
+  ...UNCAPPED,
+} as const;
 
 /** The line bench/openstack-sim-server.ts prints when it listens; groups: Keystone, Cinder and Nova URLs, project, token. */
 export const OPENSTACK_SIM_READY = /OS_URLS keystone=(\S+) cinder=(\S+) nova=(\S+) project=(\S+) token=(\S+)/;

@@ -30,7 +30,18 @@ import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { BENCH_TOKEN } from './constants';
 import { pinnedLoad } from './pinned-load';
-import { canPin, cpuMs, killStarted, machineFacts, NO_DRAIN, pinned, root, start, startBuiltGateway, started } from './processes';
+import {
+  canPin,
+  cpuMs,
+  killStarted,
+  machineFacts,
+  NO_DRAIN,
+  pinned,
+  root,
+  start,
+  startBuiltGateway,
+  started,
+} from './processes';
 import { PLAIN_LIST } from './queries';
 import { writeSection } from './results-file';
 
@@ -39,14 +50,21 @@ const rounds = Number(process.env.CPU_ROUNDS ?? (short ? 1 : 3));
 const requests = Number(process.env.CPU_REQUESTS ?? (short ? 200 : 1500));
 const warmup = short ? 50 : 300;
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
-const trees = (process.argv.length > 2 ? process.argv.slice(2) : process.env.CPU_TREES?.trim() ? process.env.CPU_TREES.trim().split(/\s+/) : [root]).map((t) => resolve(t));
+const trees = (
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : process.env.CPU_TREES?.trim()
+      ? process.env.CPU_TREES.trim().split(/\s+/)
+      : [root]
+).map((t) => resolve(t));
 const pinning = canPin && cpuList().length >= 2;
 const GATEWAY_CPU = pinning ? '0' : undefined;
 const REST_CPU = pinning ? '1' : undefined;
 /** The figure to beat (issue 20, settled points): 1b90b7e's, measured the same way. */
 const EARLIER_MS = 1.5;
 
-const git = (tree: string, ...args: string[]): string => execFileSync('git', ['-C', tree, ...args], { encoding: 'utf8' }).trim();
+const git = (tree: string, ...args: string[]): string =>
+  execFileSync('git', ['-C', tree, ...args], { encoding: 'utf8' }).trim();
 
 /**
  * Settings a checkout is started with: only those its sources name, so an old commit (which
@@ -66,7 +84,12 @@ function envFor(tree: string, simUrl: string): Record<string, string> {
   if (knows('GATEWAY_BACKENDS')) env.GATEWAY_BACKENDS = `bench=nomad@${simUrl}`;
   else env.NOMAD_ADDR = simUrl;
   // Per-caller caps would bind at full speed from one token; probes after the first kept out of the runs; no drain on stop.
-  const optional = { RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_ADDRESS_RPS: '0', READINESS_PROBE_INTERVAL_MS: '3600000', ...NO_DRAIN };
+  const optional = {
+    RATE_LIMIT_CALLER_RPS: '0',
+    RATE_LIMIT_ADDRESS_RPS: '0',
+    READINESS_PROBE_INTERVAL_MS: '3600000',
+    ...NO_DRAIN,
+  };
   for (const [k, v] of Object.entries(optional)) if (knows(k)) env[k] = v;
   return env;
 }
@@ -77,7 +100,10 @@ const NOT_BUILT = ['bench', 'test', 'docs', 'README.md'];
 /** The checkout's built sources: the tree ids at HEAD outside {@link NOT_BUILT}, and a digest of uncommitted changes there. */
 function treeState(tree: string): string {
   const outside = NOT_BUILT.map((p) => `:!${p}`);
-  const committed = git(tree, 'ls-tree', 'HEAD').split('\n').filter((l) => !NOT_BUILT.includes(l.split('\t')[1]!)).join('\n');
+  const committed = git(tree, 'ls-tree', 'HEAD')
+    .split('\n')
+    .filter((l) => !NOT_BUILT.includes(l.split('\t')[1]!))
+    .join('\n');
   const dirty = git(tree, 'diff', 'HEAD', '--', '.', ...outside);
   return createHash('sha1').update(committed).update(dirty).digest('hex');
 }
@@ -94,7 +120,11 @@ function build(tree: string): void {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === state) return;
   rmSync(dir, { recursive: true, force: true });
   console.error(`building ${tree} …`);
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', '.bench-build-cpu'], { cwd: tree, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', '.bench-build-cpu'],
+    { cwd: tree, stdio: 'inherit' },
+  );
   writeFileSync(stamp, state);
 }
 
@@ -108,7 +138,11 @@ async function startGateway(tree: string, env: Record<string, string>): Promise<
     return { child: g.child, url: g.match[1]!.replace('localhost', '127.0.0.1') };
   }
   const [cmd, args] = pinned(GATEWAY_CPU, [join(tree, '.bench-build-cpu/server/main.js')]);
-  const child = spawn(cmd, args, { cwd: tree, env: { ...stripGatewayEnv(process.env), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(cmd, args, {
+    cwd: tree,
+    env: { ...stripGatewayEnv(process.env), ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   started.push(child);
   return await new Promise((ok, fail) => {
     let buf = '';
@@ -137,7 +171,6 @@ function stripGatewayEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return keep;
 }
 
-
 interface Sample {
   cpuMs: number;
   p50: number;
@@ -147,7 +180,13 @@ interface Sample {
 async function measure(tree: string, simUrl: string): Promise<Sample> {
   const g = await startGateway(tree, envFor(tree, simUrl));
   try {
-    const job = { url: g.url, headers: { 'content-type': 'application/json', 'x-nomad-token': BENCH_TOKEN }, body: JSON.stringify({ query: PLAIN_LIST }), graphql: true, connections: 1 };
+    const job = {
+      url: g.url,
+      headers: { 'content-type': 'application/json', 'x-nomad-token': BENCH_TOKEN },
+      body: JSON.stringify({ query: PLAIN_LIST }),
+      graphql: true,
+      connections: 1,
+    };
     await pinnedLoad({ ...job, requests: warmup, warmup: 0 }, REST_CPU);
     const c0 = cpuMs(g.child.pid!);
     const r = await pinnedLoad({ ...job, requests, warmup: 0 }, REST_CPU);
@@ -170,7 +209,9 @@ async function main(): Promise<void> {
     for (const tree of r % 2 === 0 ? trees : [...trees].reverse()) {
       const s = await measure(tree, simUrl);
       samples.get(tree)!.push(s);
-      console.log(`${git(tree, 'rev-parse', '--short', 'HEAD')} round ${r + 1}: ${s.cpuMs.toFixed(2)} ms CPU/request, p50 ${s.p50.toFixed(2)} ms, ${s.throughput.toFixed(0)} req/s`);
+      console.log(
+        `${git(tree, 'rev-parse', '--short', 'HEAD')} round ${r + 1}: ${s.cpuMs.toFixed(2)} ms CPU/request, p50 ${s.p50.toFixed(2)} ms, ${s.throughput.toFixed(0)} req/s`,
+      );
     }
   }
   sim.child.kill('SIGTERM');
@@ -180,8 +221,20 @@ async function main(): Promise<void> {
     const ss = samples.get(tree)!;
     const cpu = median(ss.map((s) => s.cpuMs));
     const subject = git(tree, 'log', '-1', '--format=%s').replace(/\|/g, '/').slice(0, 70);
-    const dirty = git(tree, 'status', '--porcelain', '--untracked-files=no', '--', '.', ...NOT_BUILT.map((p) => `:!${p}`)) ? ' + uncommitted changes' : '';
-    console.log(`ratio: list CPU per request ${git(tree, 'rev-parse', '--short', 'HEAD')} ms = ${cpu.toFixed(2)} (÷ ${EARLIER_MS} = ${(cpu / EARLIER_MS).toFixed(2)})`);
+    const dirty = git(
+      tree,
+      'status',
+      '--porcelain',
+      '--untracked-files=no',
+      '--',
+      '.',
+      ...NOT_BUILT.map((p) => `:!${p}`),
+    )
+      ? ' + uncommitted changes'
+      : '';
+    console.log(
+      `ratio: list CPU per request ${git(tree, 'rev-parse', '--short', 'HEAD')} ms = ${cpu.toFixed(2)} (÷ ${EARLIER_MS} = ${(cpu / EARLIER_MS).toFixed(2)})`,
+    );
     return `| ${git(tree, 'rev-parse', '--short', 'HEAD')}${dirty} | ${git(tree, 'log', '-1', '--format=%cs')} | ${subject} | **${cpu.toFixed(2)}** (${ss.map((s) => s.cpuMs.toFixed(2)).join(', ')}) | ${median(ss.map((s) => s.p50)).toFixed(2)} | ${median(ss.map((s) => s.throughput)).toFixed(0)} |`;
   });
   console.log(rows.join('\n'));

@@ -36,10 +36,12 @@ interface Subscriber {
 const subscribers = new Set<Subscriber>();
 
 /** What a subscription first receives: the gateway sends SUBSCRIBED; the client only checks the type. */
-const SUBSCRIBED = '{"data":{"volumeChanged":{"type":"SUBSCRIBED","cursor":"","observedAt":"","volumeId":"","attachment":null}}}';
+const SUBSCRIBED =
+  '{"data":{"volumeChanged":{"type":"SUBSCRIBED","cursor":"","observedAt":"","volumeId":"","attachment":null}}}';
 
 /** The gateway's `next` frame bytes (server/ws/shared-bytes.ts: `{"id":…,"type":"next","payload":…}`). */
-const nextFrame = (id: string, payload: string): Buffer => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${payload}}`, 'utf8');
+const nextFrame = (id: string, payload: string): Buffer =>
+  Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${payload}}`, 'utf8');
 
 /** Writes `payload` to every subscriber; answers the loop's duration. */
 function fanOut(template: string): { sockets: number; loopMs: number } {
@@ -58,21 +60,30 @@ function fanOut(template: string): { sockets: number; loopMs: number } {
 }
 
 /** Answers POST /event with `fanOut`'s figures. */
-function control(fan: (payload: string) => Promise<{ sockets: number; loopMs: number }> | { sockets: number; loopMs: number }): Server {
+function control(
+  fan: (payload: string) => Promise<{ sockets: number; loopMs: number }> | { sockets: number; loopMs: number },
+): Server {
   return createServer((req, res) => {
     if (req.method !== 'POST' || req.url !== '/event') return void res.writeHead(404).end();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const { payload } = JSON.parse(Buffer.concat(chunks).toString()) as { payload: string };
-      void Promise.resolve(fan(payload)).then((r) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(r)));
+      void Promise.resolve(fan(payload)).then((r) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(r)),
+      );
     });
   });
 }
 
 /** The graphql-ws side: serves subscribers on `server`. */
 function serveSockets(server: Server): void {
-  const wss = new WebSocketServer({ server, perMessageDeflate: false, clientTracking: false, handleProtocols: (p) => (p.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
+  const wss = new WebSocketServer({
+    server,
+    perMessageDeflate: false,
+    clientTracking: false,
+    handleProtocols: (p) => (p.has('graphql-transport-ws') ? 'graphql-transport-ws' : false),
+  });
   wss.on('connection', (ws) => {
     const mine: Subscriber[] = [];
     ws.on('message', (raw: WebSocket.RawData) => {
@@ -120,13 +131,21 @@ async function main(): Promise<void> {
     return;
   }
   const workers = Array.from({ length: writers }, () => cluster.fork());
-  const ports = await Promise.all(workers.map((w) => new Promise<number>((r) => w.once('message', (m: { port: number }) => r(m.port)))));
+  const ports = await Promise.all(
+    workers.map((w) => new Promise<number>((r) => w.once('message', (m: { port: number }) => r(m.port)))),
+  );
   const fan = async (payload: string): Promise<{ sockets: number; loopMs: number }> => {
-    const answers = await Promise.all(workers.map((w) => new Promise<{ sockets: number; loopMs: number }>((r) => (w.once('message', r), w.send({ payload })))));
+    const answers = await Promise.all(
+      workers.map(
+        (w) => new Promise<{ sockets: number; loopMs: number }>((r) => (w.once('message', r), w.send({ payload }))),
+      ),
+    );
     return { sockets: answers.reduce((s, a) => s + a.sockets, 0), loopMs: answers.reduce((s, a) => s + a.loopMs, 0) };
   };
   const cport = await listen(control(fan));
-  console.log(`BASELINE_URL=ws://127.0.0.1:${ports[0]} CONTROL=http://127.0.0.1:${cport} PIDS=${[process.pid, ...workers.map((w) => w.process.pid)].join(',')}`);
+  console.log(
+    `BASELINE_URL=ws://127.0.0.1:${ports[0]} CONTROL=http://127.0.0.1:${cport} PIDS=${[process.pid, ...workers.map((w) => w.process.pid)].join(',')}`,
+  );
   process.on('SIGTERM', () => {
     for (const w of workers) w.kill('SIGTERM');
     process.exit(0);

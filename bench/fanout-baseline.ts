@@ -24,13 +24,22 @@ export interface Baseline {
  * @param nodeArgs e.g. `--cpu-prof` (FANOUT_PROFILE)
  */
 export async function startBaseline(writers = 1, nodeArgs: string[] = []): Promise<Baseline> {
-  const b = await start(['bench/fanout-baseline-server.ts'], { BASELINE_WRITERS: String(writers) }, /BASELINE_URL=(\S+) CONTROL=(\S+) PIDS=(\S+)/, nodeArgs);
+  const b = await start(
+    ['bench/fanout-baseline-server.ts'],
+    { BASELINE_WRITERS: String(writers) },
+    /BASELINE_URL=(\S+) CONTROL=(\S+) PIDS=(\S+)/,
+    nodeArgs,
+  );
   const url = b.match[2]!;
   return {
     pids: b.match[3]!.split(',').map(Number),
     ws: b.match[1]!,
     async event(payload) {
-      const res = await request(`${url}/event`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ payload }) });
+      const res = await request(`${url}/event`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ payload }),
+      });
       return (await res.body.json()) as { sockets: number; loopMs: number };
     },
     async stop() {

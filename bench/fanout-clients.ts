@@ -21,7 +21,11 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 function openOne(o: Open, i: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(o.url, 'graphql-transport-ws', { localAddress: o.sources[i % o.sources.length], perMessageDeflate: false, handshakeTimeout: 15_000 });
+    const ws = new WebSocket(o.url, 'graphql-transport-ws', {
+      localAddress: o.sources[i % o.sources.length],
+      perMessageDeflate: false,
+      handshakeTimeout: 15_000,
+    });
     let done = false;
     const finish = (ok: boolean): void => {
       if (done) return;
@@ -34,7 +38,8 @@ function openOne(o: Open, i: number): Promise<boolean> {
       // Only the first bytes decide the kind: the handshake frames are tiny, events are kept raw.
       if (!done) {
         const m = JSON.parse(data.toString()) as { type: string };
-        if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: o.query } }));
+        if (m.type === 'connection_ack')
+          ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: o.query } }));
         else if (m.type === 'next') {
           frames.push({ at, data });
           finish(true); // SUBSCRIBED: the subscription is live
@@ -56,7 +61,9 @@ async function open(o: Open): Promise<void> {
   let opened = 0;
   let failed = 0;
   for (let i = 0; i < o.count; i += o.batch) {
-    const results = await Promise.all(Array.from({ length: Math.min(o.batch, o.count - i) }, (_, k) => openOne(o, i + k)));
+    const results = await Promise.all(
+      Array.from({ length: Math.min(o.batch, o.count - i) }, (_, k) => openOne(o, i + k)),
+    );
     for (const ok of results) {
       if (ok) opened++;
       else failed++;
@@ -70,7 +77,9 @@ function report(): void {
   let frame: string | undefined;
   const samples: Sample[] = frames.map(({ at, data }) => {
     const text = data.toString();
-    const m = JSON.parse(text) as { payload?: { data?: Record<string, { cursor: string; observedAt: string; type: string }> } };
+    const m = JSON.parse(text) as {
+      payload?: { data?: Record<string, { cursor: string; observedAt: string; type: string }> };
+    };
     const e = m.payload?.data ? Object.values(m.payload.data)[0] : undefined;
     if (e?.type === 'CLAIMED') frame ??= text;
     return { at, cursor: e?.cursor ?? '', observedAt: e?.observedAt ?? '', type: e?.type ?? 'none' };

@@ -42,12 +42,17 @@ const out = process.env.BENCH_OUT ?? (short ? undefined : join(__dirname, 'RESUL
 const VOLUME = 'bench-001';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
+const pct = (xs: number[], p: number): number =>
+  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const max = (xs: number[]): number => xs.reduce((m, x) => (x > m ? x : m), -Infinity);
 const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
 
 async function control(simUrl: string, path: string, body: unknown): Promise<any> {
-  const res = await request(`${simUrl}/_sim/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await request(`${simUrl}/_sim/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return res.body.json();
 }
 
@@ -89,7 +94,18 @@ async function runStep(t: Target, n: number): Promise<StepResult> {
   // Source addresses: each carries its own ephemeral-port range (about 28,000 ports on Linux).
   const sources = Array.from({ length: Math.max(1, Math.ceil(n / 20_000)) + 1 }, (_, i) => `127.0.0.${i + 1}`);
   const per = Math.ceil(n / generators);
-  const opened = await Promise.all(kids.map((k, i) => open(k, { url: t.ws, count: Math.min(per, n - i * per), sources, init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query })));
+  const opened = await Promise.all(
+    kids.map((k, i) =>
+      open(k, {
+        url: t.ws,
+        count: Math.min(per, n - i * per),
+        sources,
+        init: [{ 'X-Nomad-Token': BENCH_TOKEN }],
+        batch: 200,
+        query,
+      }),
+    ),
+  );
   await sleep(1000);
   const rssAfter = sum(t.pids, rssKiB);
   const live = opened.reduce((s, o) => s + o.opened, 0);
@@ -166,8 +182,20 @@ function gatewayTarget(simUrl: string, gw: { pid: number; ws: string }, n: numbe
     pids: [gw.pid],
     ws: gw.ws,
     async event(e) {
-      if (e % 2 === 0) await control(simUrl, 'allocations', { id: `fanout-${n}-${e}`, jobId: `fanout-${n}-${e}`, nodeId: 'node-bench-1', volumes: [{ volumeId: VOLUME, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
-      else await control(simUrl, `allocations/fanout-${n}-${e - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
+      if (e % 2 === 0)
+        await control(simUrl, 'allocations', {
+          id: `fanout-${n}-${e}`,
+          jobId: `fanout-${n}-${e}`,
+          nodeId: 'node-bench-1',
+          volumes: [
+            { volumeId: VOLUME, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
+          ],
+        });
+      else
+        await control(simUrl, `allocations/fanout-${n}-${e - 1}/status`, {
+          clientStatus: 'complete',
+          desiredStatus: 'stop',
+        });
     },
   };
 }
@@ -240,7 +268,10 @@ function line(who: string, r: StepResult): string {
   return `${r.connections} ${who}: opened ${r.opened}, failed ${r.failed}, fan-out p50 ${fmt(pct(r.fanout, 50))} p99 ${fmt(pct(r.fanout, 99))} (per event ${r.perEventP99.map(fmt).join(' ')}) max ${fmt(max(r.fanout))} ms, CPU ${fmt(r.cpuPerFrameUs)} µs/frame${loop}, ${fmt(r.rssPerSubKiB)} KiB/sub, delivered ${r.delivered}/${r.expected}, closes ${JSON.stringify(r.closes)}`;
 }
 
-const closesOf = (r: StepResult): string => Object.entries(r.closes).map(([c, v]) => `${c}×${v}`).join(' ') || 'none';
+const closesOf = (r: StepResult): string =>
+  Object.entries(r.closes)
+    .map(([c, v]) => `${c}×${v}`)
+    .join(' ') || 'none';
 
 /** The gateway's row (the first table's columns, unchanged from earlier runs, then its CPU). */
 function gatewayRow(r: StepResult): string {

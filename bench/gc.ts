@@ -65,14 +65,27 @@ function scavengeLog(g: Started): ScavengeLog {
 }
 
 /** One row: `n` sequential requests of `query` after a warm-up, and the scavenges they caused. */
-async function measure(label: string, gateway: Started, log: ScavengeLog, headers: Record<string, string>, query: string, n: number): Promise<string> {
+async function measure(
+  label: string,
+  gateway: Started,
+  log: ScavengeLog,
+  headers: Record<string, string>,
+  query: string,
+  n: number,
+): Promise<string> {
   const url = new URL(gateway.match[1]!.replace('localhost', '127.0.0.1'));
   const pool = new Pool(url.origin, { connections: 1 });
   const body = JSON.stringify({ query });
   const once = async (): Promise<void> => {
-    const res = await pool.request({ method: 'POST', path: url.pathname, headers: { 'content-type': 'application/json', ...headers }, body });
+    const res = await pool.request({
+      method: 'POST',
+      path: url.pathname,
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
     const text = await res.body.text();
-    if (res.statusCode !== 200 || text.includes('"errors"')) throw new Error(`${label}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+    if (res.statusCode !== 200 || text.includes('"errors"'))
+      throw new Error(`${label}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
   };
   for (let i = 0; i < Math.max(50, n / 5); i++) await once();
   log.reset();
@@ -93,7 +106,12 @@ async function main(): Promise<void> {
     start(['bench/openstack-sim-server.ts'], {}, OPENSTACK_SIM_READY, [], SIM_CPU),
   ]);
   const gc = ['--trace-gc-nvp'];
-  const nomad = await startBuiltGateway({ ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: `bench=nomad@${nomadSim.match[1]}` }, /ready at (\S+)/, gc, GATEWAY_CPU);
+  const nomad = await startBuiltGateway(
+    { ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: `bench=nomad@${nomadSim.match[1]}` },
+    /ready at (\S+)/,
+    gc,
+    GATEWAY_CPU,
+  );
   const nomadAuth = { 'x-nomad-token': BENCH_TOKEN };
   const nomadLog = scavengeLog(nomad);
   const rows = [
@@ -101,8 +119,22 @@ async function main(): Promise<void> {
     await measure('{ __typename } (Nomad configured)', nomad, nomadLog, nomadAuth, '{ __typename }', lists * 3),
   ];
   nomad.child.kill('SIGTERM');
-  const os = await startBuiltGateway({ ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: `os=openstack@${osSim.match[1]}` }, /ready at (\S+)/, gc, GATEWAY_CPU);
-  rows.push(await measure('OpenStack list of 100', os, scavengeLog(os), { 'x-auth-token': osSim.match[5]! }, PLAIN_LIST, lists / 2));
+  const os = await startBuiltGateway(
+    { ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: `os=openstack@${osSim.match[1]}` },
+    /ready at (\S+)/,
+    gc,
+    GATEWAY_CPU,
+  );
+  rows.push(
+    await measure(
+      'OpenStack list of 100',
+      os,
+      scavengeLog(os),
+      { 'x-auth-token': osSim.match[5]! },
+      PLAIN_LIST,
+      lists / 2,
+    ),
+  );
   // The quick mode writes where bench/quick.ts says (a scratch file), never into RESULTS.md by default.
   if (short && !process.env.BENCH_OUT) return;
   writeSection(

@@ -40,12 +40,17 @@ export function kindTotals(file: string): Map<string, KindTotal> {
 }
 
 /** Per unit (`after − before`, divided by `units`), largest first. */
-export function perUnit(before: Map<string, KindTotal>, after: Map<string, KindTotal>, units: number): Array<{ kind: string; count: number; bytes: number }> {
+export function perUnit(
+  before: Map<string, KindTotal>,
+  after: Map<string, KindTotal>,
+  units: number,
+): Array<{ kind: string; count: number; bytes: number }> {
   const rows: Array<{ kind: string; count: number; bytes: number }> = [];
   for (const [kind, a] of after) {
     const b = before.get(kind) ?? { count: 0, bytes: 0 };
     rows.push({ kind, count: (a.count - b.count) / units, bytes: (a.bytes - b.bytes) / units });
   }
-  for (const [kind, b] of before) if (!after.has(kind)) rows.push({ kind, count: -b.count / units, bytes: -b.bytes / units });
+  for (const [kind, b] of before)
+    if (!after.has(kind)) rows.push({ kind, count: -b.count / units, bytes: -b.bytes / units });
   return rows.sort((x, y) => y.bytes - x.bytes);
 }

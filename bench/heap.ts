@@ -70,7 +70,14 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'heap-'));
   const sim = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const gw = await startBuiltGateway(
-    { ...watchedNomad(sim.match[1]!), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED, WS_CONNECTION_INIT_TIMEOUT_MS: String(INIT_TIMEOUT_MS) },
+    {
+      ...watchedNomad(sim.match[1]!),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      ...UNCAPPED,
+      WS_CONNECTION_INIT_TIMEOUT_MS: String(INIT_TIMEOUT_MS),
+    },
     /ready at (\S+)/,
     ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`],
   );
@@ -78,7 +85,15 @@ async function main(): Promise<void> {
   const wsUrl = wsUrlOf(gw.match[1]!);
   const query = claimsSubscription('bench-001');
   const clients = forkClients();
-  const subscribe = (count: number): Promise<Opened> => open(clients, { url: wsUrl, count, sources: ['127.0.0.1', '127.0.0.2'], init: [{ 'X-Nomad-Token': BENCH_TOKEN }], batch: 200, query });
+  const subscribe = (count: number): Promise<Opened> =>
+    open(clients, {
+      url: wsUrl,
+      count,
+      sources: ['127.0.0.1', '127.0.0.2'],
+      init: [{ 'X-Nomad-Token': BENCH_TOKEN }],
+      batch: 200,
+      query,
+    });
 
   // Warm-up: the first subscriptions compile code and fill caches that later ones share.
   const warm = await subscribe(WARMUP);

@@ -27,12 +27,22 @@ const requests = Number(process.env.INMEM_AB_REQUESTS ?? 600);
 
 async function startBuild(spec: string): Promise<{ pid: number; url: string; stop: () => Promise<void> }> {
   const [dir, ...settings] = spec.split(',');
-  const env = { ...GATEWAY_ENV, ...Object.fromEntries(settings.map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)])) };
+  const env = {
+    ...GATEWAY_ENV,
+    ...Object.fromEntries(settings.map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)])),
+  };
   // "tracing on" is an info line: without tracing, or below info, the ready line alone.
-  const ready = env.OTEL_SDK_DISABLED === 'true' || !['info', 'debug', 'trace'].includes(env.LOG_LEVEL ?? 'info') ? /ready at (\S+)/ : READY_WITH_TRACING;
+  const ready =
+    env.OTEL_SDK_DISABLED === 'true' || !['info', 'debug', 'trace'].includes(env.LOG_LEVEL ?? 'info')
+      ? /ready at (\S+)/
+      : READY_WITH_TRACING;
   const { child, match } = await startCompiled(join(dir!, 'server/main.js'), env, ready, [], '0');
   const url = match[1]!.replace('localhost', '127.0.0.1');
-  return { pid: child.pid!, url, stop: async () => void (child.kill('SIGINT'), child.exitCode === null && (await once(child, 'exit'))) };
+  return {
+    pid: child.pid!,
+    url,
+    stop: async () => void (child.kill('SIGINT'), child.exitCode === null && (await once(child, 'exit'))),
+  };
 }
 
 async function main(): Promise<void> {
@@ -40,13 +50,44 @@ async function main(): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     for (const b of builds) {
       const g = await startBuild(b);
-      const listed = (await (await fetch(g.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ volumes(first: 50) { nodes { id } } }' }) })).json()) as { data: { volumes: { nodes: Array<{ id: string }> } } };
-      const bodies = { list: JSON.stringify({ query: MEMORY_LIST }), 'volume(id)': JSON.stringify({ query: ONE_VOLUME, variables: { id: listed.data.volumes.nodes[42]!.id } }) };
+      const listed = (await (
+        await fetch(g.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ volumes(first: 50) { nodes { id } } }' }),
+        })
+      ).json()) as { data: { volumes: { nodes: Array<{ id: string }> } } };
+      const bodies = {
+        list: JSON.stringify({ query: MEMORY_LIST }),
+        'volume(id)': JSON.stringify({ query: ONE_VOLUME, variables: { id: listed.data.volumes.nodes[42]!.id } }),
+      };
       for (const [name, body] of Object.entries(bodies)) {
         const n = name === 'list' ? requests : requests * 4;
-        await pinnedLoad({ url: g.url, headers: { 'content-type': 'application/json', ...TOKEN_HEADER }, body, graphql: true, connections: 1, requests: n / 2, warmup: 0 }, '1');
+        await pinnedLoad(
+          {
+            url: g.url,
+            headers: { 'content-type': 'application/json', ...TOKEN_HEADER },
+            body,
+            graphql: true,
+            connections: 1,
+            requests: n / 2,
+            warmup: 0,
+          },
+          '1',
+        );
         const c0 = cpuMs(g.pid);
-        const load = await pinnedLoad({ url: g.url, headers: { 'content-type': 'application/json', ...TOKEN_HEADER }, body, graphql: true, connections: 1, requests: n, warmup: 0 }, '1');
+        const load = await pinnedLoad(
+          {
+            url: g.url,
+            headers: { 'content-type': 'application/json', ...TOKEN_HEADER },
+            body,
+            graphql: true,
+            connections: 1,
+            requests: n,
+            warmup: 0,
+          },
+          '1',
+        );
         const per = (cpuMs(g.pid) - c0) / n;
         ((cpu[b] ??= {})[name] ??= []).push(per);
         console.log(`round ${r} ${b} ${name}: ${per.toFixed(3)} ms CPU/request, ${load.throughput.toFixed(0)} req/s`);
@@ -55,7 +96,9 @@ async function main(): Promise<void> {
     }
   }
   console.log('\n| build | query | CPU ms/request, median (each round) |\n|---|---|---|');
-  for (const b of builds) for (const [q, xs] of Object.entries(cpu[b]!)) console.log(`| ${b} | ${q} | ${median(xs).toFixed(3)} (${xs.map((x) => x.toFixed(3)).join(', ')}) |`);
+  for (const b of builds)
+    for (const [q, xs] of Object.entries(cpu[b]!))
+      console.log(`| ${b} | ${q} | ${median(xs).toFixed(3)} (${xs.map((x) => x.toFixed(3)).join(', ')}) |`);
 }
 
 main()

@@ -21,7 +21,12 @@ export function buildReferenceServers(): Record<ReferenceServer, string> {
   const paths = {} as Record<ReferenceServer, string>;
   for (const name of REFERENCE_SERVERS) {
     const { outputText } = ts.transpileModule(readFileSync(join(root, 'bench', `${name}.ts`), 'utf8'), {
-      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, strict: true },
+      compilerOptions: {
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.CommonJS,
+        esModuleInterop: true,
+        strict: true,
+      },
       fileName: `${name}.ts`,
     });
     writeFileSync((paths[name] = join(dir, `${name}.js`)), outputText);

@@ -21,7 +21,14 @@ interface CpuProfile {
 
 /** The group a frame's self time counts for. */
 export function groupOf(url: string, fn: string): string {
-  if (url === '') return fn === '(garbage collector)' ? 'GC' : fn === '(idle)' ? 'idle' : fn === '(program)' ? 'V8/native (program)' : `native ${fn}`;
+  if (url === '')
+    return fn === '(garbage collector)'
+      ? 'GC'
+      : fn === '(idle)'
+        ? 'idle'
+        : fn === '(program)'
+          ? 'V8/native (program)'
+          : `native ${fn}`;
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(url);
   if (nm) {
     const [, pkg, rest] = nm;
@@ -43,25 +50,47 @@ export function groupOf(url: string, fn: string): string {
 /** The cost centre of the in-memory benchmark's question ("where does a request's time go") a frame belongs to. */
 export function categoryOf(url: string, fn: string): string {
   const g = groupOf(url, fn);
-  if (fn === 'prettyJSONStringify' || fn === 'writeString' || fn === 'utf8Write') return 'serialization (JSON.stringify of the result, string to socket)';
+  if (fn === 'prettyJSONStringify' || fn === 'writeString' || fn === 'utf8Write')
+    return 'serialization (JSON.stringify of the result, string to socket)';
   if (g === 'GC') return 'GC';
   if (g === 'native runMicrotasks') return 'promises (microtask queue)';
-  if (g === 'adapters/contract' || g === 'domain/ids' || g === 'native base64urlSlice' || g === 'node:buffer') return 'global ids (JSON + base64url)';
+  if (g === 'adapters/contract' || g === 'domain/ids' || g === 'native base64urlSlice' || g === 'node:buffer')
+    return 'global ids (JSON + base64url)';
   if (g === 'idle') return 'idle';
   if (g.startsWith('graphql/')) return 'graphql-js (parse, validate, execute)';
-  if (g === '@apollo/server/cacheControl' || g === 'lru-cache') return "Apollo's implicit cache-control plugin (willResolveField on every field)";
+  if (g === '@apollo/server/cacheControl' || g === 'lru-cache')
+    return "Apollo's implicit cache-control plugin (willResolveField on every field)";
   if (g === '@apollo/server/utils') return 'Apollo plugin hooks and resolver instrumentation';
   if (g.startsWith('@apollo/server')) return 'Apollo request pipeline';
   if (g.startsWith('@apollo/') || g.startsWith('@graphql-tools')) return 'federation, schema tools';
-  if (g === 'server/limits' || g === 'domain/execution-limits' || g === 'domain/caller-limiter') return 'limits and cost';
+  if (g === 'server/limits' || g === 'domain/execution-limits' || g === 'domain/caller-limiter')
+    return 'limits and cost';
   if (g.startsWith('resolvers')) return 'resolvers';
-  if (g === 'adapters/memory' || g === 'adapters/listing' || g === 'adapters/http') return 'backend (memory) and merged listing';
+  if (g === 'adapters/memory' || g === 'adapters/listing' || g === 'adapters/http')
+    return 'backend (memory) and merged listing';
   if (g === 'dataloader' || g.startsWith('domain')) return 'context, DataLoader, domain';
-  if (g === 'pino' || g === 'sonic-boom' || g === 'thread-stream' || g.startsWith('@pinojs') || g === 'server/logger') return 'logging';
-  if (g === 'prom-client' || g === 'server/observability' || g === 'server/metrics' || g === 'server/operation-labels') return 'metrics and the observability plugin';
-  if (g.startsWith('@opentelemetry') || g === 'server/tracing' || g === 'node:async_hooks') return 'tracing (OpenTelemetry, async context)';
-  if (g === 'node:modules' || g === 'native internalModuleStat' || g === 'native readFileUtf8' || g === 'native compileFunction') return 'module loading (start-up)';
-  if (g.startsWith('server/http') || g.startsWith('node:') || g === 'native writev' || g === 'negotiator' || g === 'whatwg-mimetype' || g.startsWith('server/')) return 'HTTP, sockets, Node.js internals';
+  if (g === 'pino' || g === 'sonic-boom' || g === 'thread-stream' || g.startsWith('@pinojs') || g === 'server/logger')
+    return 'logging';
+  if (g === 'prom-client' || g === 'server/observability' || g === 'server/metrics' || g === 'server/operation-labels')
+    return 'metrics and the observability plugin';
+  if (g.startsWith('@opentelemetry') || g === 'server/tracing' || g === 'node:async_hooks')
+    return 'tracing (OpenTelemetry, async context)';
+  if (
+    g === 'node:modules' ||
+    g === 'native internalModuleStat' ||
+    g === 'native readFileUtf8' ||
+    g === 'native compileFunction'
+  )
+    return 'module loading (start-up)';
+  if (
+    g.startsWith('server/http') ||
+    g.startsWith('node:') ||
+    g === 'native writev' ||
+    g === 'negotiator' ||
+    g === 'whatwg-mimetype' ||
+    g.startsWith('server/')
+  )
+    return 'HTTP, sockets, Node.js internals';
   return 'other';
 }
 
@@ -70,7 +99,11 @@ function load(path: string): CpuProfile {
 }
 
 /** Self time in µs per group and per function of the profiles in `dir`. */
-export function selfTimes(dir: string): { groups: Map<string, number>; functions: Map<string, number>; categories: Map<string, number> } {
+export function selfTimes(dir: string): {
+  groups: Map<string, number>;
+  functions: Map<string, number>;
+  categories: Map<string, number>;
+} {
   const groups = new Map<string, number>();
   const categories = new Map<string, number>();
   const functions = new Map<string, number>();
@@ -100,7 +133,9 @@ export function summarizeProfiles(dir: string, top = 25): string {
       .filter(([k]) => !(skipIdle && (k === 'idle' || k.startsWith('(idle)'))))
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([k, t]) => `| ${k.replace(/\|/g, '\\|')} | ${((100 * t) / busy).toFixed(1)} % | ${(t / 1000).toFixed(0)} |`);
+      .map(
+        ([k, t]) => `| ${k.replace(/\|/g, '\\|')} | ${((100 * t) / busy).toFixed(1)} % | ${(t / 1000).toFixed(0)} |`,
+      );
   return `Self time of the busy (non-idle) CPU time, ${(busy / 1e6).toFixed(1)} s in all, by cost centre:
 
 | cost centre | share | ms |

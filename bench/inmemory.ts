@@ -53,7 +53,12 @@ interface Query {
 }
 
 const QUERIES: Query[] = [
-  { key: 'list', name: `volumes(first: ${VOLUMES}) × ${ATTACHMENTS} attachments`, body: JSON.stringify({ query: MEMORY_LIST }), requests: { 1: 2000, 50: 4000 } },
+  {
+    key: 'list',
+    name: `volumes(first: ${VOLUMES}) × ${ATTACHMENTS} attachments`,
+    body: JSON.stringify({ query: MEMORY_LIST }),
+    requests: { 1: 2000, 50: 4000 },
+  },
   // vol-0042: the global id the gateway and the reference both issue (checked below).
   { key: 'one', name: 'volume(id)', body: '', requests: { 1: 6000, 50: 12000 } },
 ];
@@ -63,8 +68,10 @@ const CONNECTIONS = [1, 50];
 function checkSameShape(): void {
   const published = parse(readFileSync(join(root, 'schema/generated/published.graphql'), 'utf8'));
   const byName = new Map<string, DefinitionNode[]>();
-  for (const d of published.definitions) if ('name' in d && d.name) byName.set(d.name.value, [...(byName.get(d.name.value) ?? []), d]);
-  const fieldsOf = (name: string): FieldDefinitionNode[] => (byName.get(name) ?? []).flatMap((d) => ('fields' in d && d.fields ? (d.fields as FieldDefinitionNode[]) : []));
+  for (const d of published.definitions)
+    if ('name' in d && d.name) byName.set(d.name.value, [...(byName.get(d.name.value) ?? []), d]);
+  const fieldsOf = (name: string): FieldDefinitionNode[] =>
+    (byName.get(name) ?? []).flatMap((d) => ('fields' in d && d.fields ? (d.fields as FieldDefinitionNode[]) : []));
   const problems: string[] = [];
   for (const d of parse(JIT_SDL).definitions) {
     if (!('name' in d) || !d.name) continue;
@@ -74,35 +81,61 @@ function checkSameShape(): void {
       for (const f of d.fields ?? []) {
         const g = fieldsOf(name).find((x) => x.name.value === f.name.value);
         if (!g) problems.push(`${name}.${f.name.value}: not in the gateway's schema`);
-        else if (print(g.type) !== print(f.type)) problems.push(`${name}.${f.name.value}: ${print(f.type)}, the gateway has ${print(g.type)}`);
+        else if (print(g.type) !== print(f.type))
+          problems.push(`${name}.${f.name.value}: ${print(f.type)}, the gateway has ${print(g.type)}`);
         for (const a of f.arguments ?? []) {
           const ga = g?.arguments?.find((x) => x.name.value === a.name.value);
-          if (!ga || print(ga.type) !== print(a.type) || (ga.defaultValue && print(ga.defaultValue)) !== (a.defaultValue && print(a.defaultValue))) problems.push(`${name}.${f.name.value}(${a.name.value}): differs from the gateway's`);
+          if (
+            !ga ||
+            print(ga.type) !== print(a.type) ||
+            (ga.defaultValue && print(ga.defaultValue)) !== (a.defaultValue && print(a.defaultValue))
+          )
+            problems.push(`${name}.${f.name.value}(${a.name.value}): differs from the gateway's`);
         }
       }
     } else if (d.kind === Kind.ENUM_TYPE_DEFINITION) {
       const mine = (d.values ?? []).map((v) => v.name.value).sort();
-      const theirs = (byName.get(name) ?? []).flatMap((x) => ('values' in x && x.values ? x.values.map((v) => v.name.value) : [])).sort();
-      if (!isDeepStrictEqual(mine, theirs)) problems.push(`enum ${name}: ${mine.join(' ')}, the gateway has ${theirs.join(' ')}`);
+      const theirs = (byName.get(name) ?? [])
+        .flatMap((x) => ('values' in x && x.values ? x.values.map((v) => v.name.value) : []))
+        .sort();
+      if (!isDeepStrictEqual(mine, theirs))
+        problems.push(`enum ${name}: ${mine.join(' ')}, the gateway has ${theirs.join(' ')}`);
     } else if (d.kind === Kind.UNION_TYPE_DEFINITION) {
-      const theirs = new Set((byName.get(name) ?? []).flatMap((x) => ('types' in x && x.types ? x.types.map((t) => t.name.value) : [])));
-      for (const t of d.types ?? []) if (!theirs.has(t.name.value)) problems.push(`union ${name}: ${t.name.value} is not a member in the gateway's schema`);
+      const theirs = new Set(
+        (byName.get(name) ?? []).flatMap((x) => ('types' in x && x.types ? x.types.map((t) => t.name.value) : [])),
+      );
+      for (const t of d.types ?? [])
+        if (!theirs.has(t.name.value))
+          problems.push(`union ${name}: ${t.name.value} is not a member in the gateway's schema`);
     }
   }
   if (problems.length > 0) throw new Error(`the reference's SDL is not the gateway's shape:\n${problems.join('\n')}`);
 }
 
 /** Starts the compiled reference server at `path` pinned to `cpus`; it prints its URL after `ready` (`JIT_URL=`, `APOLLO_URL=`). */
-async function startReference(path: string, ready: RegExp, cpus: string): Promise<{ child: ChildProcess; url: string }> {
-  const { child, match } = await startCompiled(path, { JIT_VOLUMES: String(VOLUMES), JIT_ATTACHMENTS: String(ATTACHMENTS), JIT_BACKEND: 'lab' }, ready, [], cpus);
+async function startReference(
+  path: string,
+  ready: RegExp,
+  cpus: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const { child, match } = await startCompiled(
+    path,
+    { JIT_VOLUMES: String(VOLUMES), JIT_ATTACHMENTS: String(ATTACHMENTS), JIT_BACKEND: 'lab' },
+    ready,
+    [],
+    cpus,
+  );
   return { child, url: match[1]! };
 }
 
 async function post(url: string, body: string): Promise<{ data?: unknown; errors?: unknown }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...TOKEN_HEADER }, body });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...TOKEN_HEADER },
+    body,
+  });
   return (await res.json()) as { data?: unknown; errors?: unknown };
 }
-
 
 interface Sample {
   load: LoadResult;
@@ -126,39 +159,75 @@ async function main(): Promise<void> {
   // for "tracing on": the SDK really loaded.
   const gw = await startBuiltGateway(GATEWAY_ENV, READY_WITH_TRACING, nodeArgs, SERVER_CPU);
   const references = buildReferenceServers();
-  const [jit, apollo] = await Promise.all([startReference(references['jit-server'], /JIT_URL=(\S+)/, SERVER_CPU), startReference(references['apollo-jit-server'], /APOLLO_URL=(\S+)/, SERVER_CPU)]);
+  const [jit, apollo] = await Promise.all([
+    startReference(references['jit-server'], /JIT_URL=(\S+)/, SERVER_CPU),
+    startReference(references['apollo-jit-server'], /APOLLO_URL=(\S+)/, SERVER_CPU),
+  ]);
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
 
   // volume(id) reads vol-0042 by the id the gateway issues; the reference must know the same id.
-  const listed = (await post(gwUrl, JSON.stringify({ query: '{ volumes(first: 100) { nodes { id nativeId } } }' }))) as { data: { volumes: { nodes: Array<{ id: string; nativeId: string }> } } };
+  const listed = (await post(
+    gwUrl,
+    JSON.stringify({ query: '{ volumes(first: 100) { nodes { id nativeId } } }' }),
+  )) as { data: { volumes: { nodes: Array<{ id: string; nativeId: string }> } } };
   const id = listed.data.volumes.nodes.find((v) => v.nativeId === 'vol-0042')!.id;
   QUERIES[1]!.body = JSON.stringify({ query: ONE_VOLUME, variables: { id } });
 
   for (const q of QUERIES) {
     const [g, j, a] = [await post(gwUrl, q.body), await post(jit.url, q.body), await post(apollo.url, q.body)];
-    if (g.errors || j.errors || a.errors) throw new Error(`${q.name}: errors\ngateway: ${JSON.stringify(g.errors)}\njit: ${JSON.stringify(j.errors)}\napollo: ${JSON.stringify(a.errors)}`);
-    for (const [which, r] of [['gateway', g], ['apollo', a]] as const) {
-      if (!isDeepStrictEqual(r.data, j.data)) throw new Error(`${q.name}: the ${which}'s and the reference's data differ\n${which}: ${JSON.stringify(r.data).slice(0, 600)}\njit: ${JSON.stringify(j.data).slice(0, 600)}`);
+    if (g.errors || j.errors || a.errors)
+      throw new Error(
+        `${q.name}: errors\ngateway: ${JSON.stringify(g.errors)}\njit: ${JSON.stringify(j.errors)}\napollo: ${JSON.stringify(a.errors)}`,
+      );
+    for (const [which, r] of [
+      ['gateway', g],
+      ['apollo', a],
+    ] as const) {
+      if (!isDeepStrictEqual(r.data, j.data))
+        throw new Error(
+          `${q.name}: the ${which}'s and the reference's data differ\n${which}: ${JSON.stringify(r.data).slice(0, 600)}\njit: ${JSON.stringify(j.data).slice(0, 600)}`,
+        );
     }
   }
   console.log('same data from the three servers for every query; tracing SDK loaded, sampler always_off');
 
-  const servers: Record<Server, { url: string; pid: number }> = { jit: { url: jit.url, pid: jit.child.pid! }, apollo: { url: apollo.url, pid: apollo.child.pid! }, gateway: { url: gwUrl, pid: gw.child.pid! } };
+  const servers: Record<Server, { url: string; pid: number }> = {
+    jit: { url: jit.url, pid: jit.child.pid! },
+    apollo: { url: apollo.url, pid: apollo.child.pid! },
+    gateway: { url: gwUrl, pid: gw.child.pid! },
+  };
   const rows: Row[] = [];
   for (const q of QUERIES.filter((x) => !process.env.INMEM_ONLY || x.key === process.env.INMEM_ONLY)) {
     for (const connections of CONNECTIONS) {
       const row: Row = { query: q.name, connections, jit: [], apollo: [], gateway: [] };
-      const requests = process.env.INMEM_REQUESTS ? Number(process.env.INMEM_REQUESTS) : short ? Math.round(q.requests[connections]! / 20) : q.requests[connections]!;
+      const requests = process.env.INMEM_REQUESTS
+        ? Number(process.env.INMEM_REQUESTS)
+        : short
+          ? Math.round(q.requests[connections]! / 20)
+          : q.requests[connections]!;
       const warmup = short ? Math.max(2, Math.round(100 / connections)) : Math.max(5, Math.round(1000 / connections));
       for (let r = 0; r < rounds; r++) {
         for (const which of SERVERS) {
           const s = servers[which];
           const cpu0 = cpuMs(s.pid);
-          const load = await pinnedLoad({ url: s.url, headers: { 'content-type': 'application/json', ...TOKEN_HEADER }, body: q.body, graphql: true, connections, requests, warmup }, LOAD_CPU);
+          const load = await pinnedLoad(
+            {
+              url: s.url,
+              headers: { 'content-type': 'application/json', ...TOKEN_HEADER },
+              body: q.body,
+              graphql: true,
+              connections,
+              requests,
+              warmup,
+            },
+            LOAD_CPU,
+          );
           const cpu = cpuMs(s.pid) - cpu0;
           if (load.errors > 0) throw new Error(`${which} ${q.name} at ${connections}: ${load.errors} errors`);
           row[which].push({ load, cpuPerRequest: cpu / (requests + warmup * connections) });
-          console.log(`${q.name} c=${connections} round ${r} ${which}: ${load.throughput.toFixed(0)} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms`);
+          console.log(
+            `${q.name} c=${connections} round ${r} ${which}: ${load.throughput.toFixed(0)} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms`,
+          );
         }
       }
       rows.push(row);
@@ -168,7 +237,8 @@ async function main(): Promise<void> {
   const m = (xs: Sample[], f: (s: Sample) => number): number => median(xs.map(f));
   const rps = (xs: Sample[]): number => m(xs, (s) => s.load.throughput);
   const each = (xs: Sample[]): string => xs.map((s) => s.load.throughput.toFixed(0)).join(', ');
-  const latency = (xs: Sample[]): string => `${m(xs, (s) => s.load.p50).toFixed(2)} / ${m(xs, (s) => s.load.p99).toFixed(2)}`;
+  const latency = (xs: Sample[]): string =>
+    `${m(xs, (s) => s.load.p50).toFixed(2)} / ${m(xs, (s) => s.load.p99).toFixed(2)}`;
   const lines = rows.map((r) => {
     const [jr, ar, gr] = [rps(r.jit), rps(r.apollo), rps(r.gateway)];
     return `| ${r.query} | ${r.connections} | ${jr.toFixed(0)} (${each(r.jit)}) | ${ar.toFixed(0)} (${each(r.apollo)}) | ${gr.toFixed(0)} (${each(r.gateway)}) | **${(gr / jr).toFixed(2)}** | ${(ar / jr).toFixed(2)} | ${(gr / ar).toFixed(2)} |`;
@@ -176,14 +246,21 @@ async function main(): Promise<void> {
   const table = `| query | connections | jit req/s, median (each run) | Apollo + jit req/s | gateway req/s | gateway ÷ jit | Apollo + jit ÷ jit | gateway ÷ Apollo + jit |
 |---|---|---|---|---|---|---|---|
 ${lines.join('\n')}`;
-  const costLines = rows.map((r) => `| ${r.query} | ${r.connections} | ${SERVERS.map((w) => latency(r[w])).join(' | ')} | ${SERVERS.map((w) => m(r[w], (s) => s.cpuPerRequest).toFixed(3)).join(' | ')} |`);
+  const costLines = rows.map(
+    (r) =>
+      `| ${r.query} | ${r.connections} | ${SERVERS.map((w) => latency(r[w])).join(' | ')} | ${SERVERS.map((w) => m(r[w], (s) => s.cpuPerRequest).toFixed(3)).join(' | ')} |`,
+  );
   const costs = `| query | connections | jit p50 / p99 ms | Apollo + jit p50 / p99 ms | gateway p50 / p99 ms | jit CPU ms/req | Apollo + jit CPU ms/req | gateway CPU ms/req |
 |---|---|---|---|---|---|---|---|
 ${costLines.join('\n')}`;
   console.log(`\n${table}\n\n${costs}\n`);
   for (const r of rows) {
-    console.log(`ratio: in-memory ${r.query} at ${r.connections} conn., gateway ÷ graphql-jit req/s = ${(rps(r.gateway) / rps(r.jit)).toFixed(2)}`);
-    console.log(`ratio: in-memory ${r.query} at ${r.connections} conn., Apollo Server + graphql-jit ÷ graphql-jit req/s = ${(rps(r.apollo) / rps(r.jit)).toFixed(2)}`);
+    console.log(
+      `ratio: in-memory ${r.query} at ${r.connections} conn., gateway ÷ graphql-jit req/s = ${(rps(r.gateway) / rps(r.jit)).toFixed(2)}`,
+    );
+    console.log(
+      `ratio: in-memory ${r.query} at ${r.connections} conn., Apollo Server + graphql-jit ÷ graphql-jit req/s = ${(rps(r.apollo) / rps(r.jit)).toFixed(2)}`,
+    );
   }
 
   // SIGINT: the gateway stops without its drain period (and writes its CPU profile).

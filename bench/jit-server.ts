@@ -68,7 +68,14 @@ interface JitVolume {
   sizeBytes: number;
   createdAt: string | null;
   updatedAt: string | null;
-  attachments: Array<{ id: string; state: string; access: string; device: string | null; attachedAt: string | null; consumer: { __typename: 'VolumeHostConsumer'; id: string; hostName: string | null } }>;
+  attachments: Array<{
+    id: string;
+    state: string;
+    access: string;
+    device: string | null;
+    attachedAt: string | null;
+    consumer: { __typename: 'VolumeHostConsumer'; id: string; hostName: string | null };
+  }>;
 }
 
 /** The memory backend's generated set (same generator, same mapping rules) as GraphQL objects of backend `backend`. */
@@ -95,7 +102,11 @@ export function jitVolumes(backend: string, volumes: number, attachmentsPerVolum
           access: m.access,
           device: m.device,
           attachedAt: m.attachedAt,
-          consumer: { __typename: 'VolumeHostConsumer' as const, id: encodeGlobalId({ ...sub, kind: 'Consumer' }), hostName: a.host },
+          consumer: {
+            __typename: 'VolumeHostConsumer' as const,
+            id: encodeGlobalId({ ...sub, kind: 'Consumer' }),
+            hostName: a.host,
+          },
         };
       }),
     };
@@ -110,7 +121,12 @@ export function jitSchema(volumes: JitVolume[]): GraphQLSchema {
     SafeInt: SafeIntResolver,
     DateTime: new GraphQLScalarType({ name: 'DateTime', serialize: (v) => v }),
   };
-  for (const [name, s] of Object.entries(scalars)) Object.assign(schema.getType(name)!, { serialize: s.serialize, parseValue: s.parseValue, parseLiteral: s.parseLiteral });
+  for (const [name, s] of Object.entries(scalars))
+    Object.assign(schema.getType(name)!, {
+      serialize: s.serialize,
+      parseValue: s.parseValue,
+      parseLiteral: s.parseLiteral,
+    });
   const query = schema.getQueryType()!.getFields();
   query.volumes!.resolve = (_root, args: { first: number }) => ({ nodes: volumes.slice(0, args.first) });
   query.volume!.resolve = (_root, args: { id: string }) => byId.get(args.id) ?? null;
@@ -127,17 +143,30 @@ export function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function main(): void {
-  const schema = jitSchema(jitVolumes(process.env.JIT_BACKEND ?? 'lab', Number(process.env.JIT_VOLUMES ?? 100), Number(process.env.JIT_ATTACHMENTS ?? 2)));
+  const schema = jitSchema(
+    jitVolumes(
+      process.env.JIT_BACKEND ?? 'lab',
+      Number(process.env.JIT_VOLUMES ?? 100),
+      Number(process.env.JIT_ATTACHMENTS ?? 2),
+    ),
+  );
   // Compiled once per document text; a document that fails to parse, validate or compile is answered with its errors (and not cached).
   const compiled = new Map<string, CompiledQuery>();
   const send = (res: ServerResponse, status: number, body: string): void => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   };
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST') return send(res, 405, '{"errors":[{"message":"POST only"}]}');
     try {
-      const { query, variables, operationName } = JSON.parse(await readBody(req)) as { query: string; variables?: Record<string, unknown>; operationName?: string };
+      const { query, variables, operationName } = JSON.parse(await readBody(req)) as {
+        query: string;
+        variables?: Record<string, unknown>;
+        operationName?: string;
+      };
       let c = compiled.get(query);
       if (!c) {
         const doc = parse(query);

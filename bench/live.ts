@@ -35,11 +35,16 @@ const samples = Number(process.env.BENCH_LIVE_SAMPLES ?? (short ? 5 : 30));
 /** Time between the claims and releases of the backend-load windows, ms. */
 const changeMs = Number(process.env.BENCH_LIVE_CHANGE_MS ?? 2500);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
+const pct = (xs: number[], p: number): number =>
+  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.body.text();
   if (res.statusCode >= 300) throw new Error(`${url}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
   return text ? JSON.parse(text) : null;
@@ -51,8 +56,13 @@ async function get(url: string): Promise<string> {
 }
 
 /** Starts a gateway on one backend; answers its HTTP and WebSocket URLs. */
-async function gateway(env: Record<string, string>): Promise<{ http: string; ws: string; metrics: string; stop: () => Promise<void> }> {
-  const gw = await startBuiltGateway({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED, ...env }, /ready at (\S+)/);
+async function gateway(
+  env: Record<string, string>,
+): Promise<{ http: string; ws: string; metrics: string; stop: () => Promise<void> }> {
+  const gw = await startBuiltGateway(
+    { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...UNCAPPED, ...env },
+    /ready at (\S+)/,
+  );
   const u = new URL(gw.match[1]!);
   return {
     http: u.href,
@@ -66,7 +76,11 @@ async function gateway(env: Record<string, string>): Promise<{ http: string; ws:
 }
 
 /** Subscribes one graphql-ws client; resolves each event with its receive time. */
-function subscriber(wsUrl: string, init: Record<string, string>, query: string): { client: Client; events: Array<{ at: number; type: string }>; ready: Promise<void> } {
+function subscriber(
+  wsUrl: string,
+  init: Record<string, string>,
+  query: string,
+): { client: Client; events: Array<{ at: number; type: string }>; ready: Promise<void> } {
   const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, connectionParams: init, retryAttempts: 0 });
   const events: Array<{ at: number; type: string }> = [];
   let ready!: () => void;
@@ -86,7 +100,12 @@ function subscriber(wsUrl: string, init: Record<string, string>, query: string):
   return { client, events, ready: readyP };
 }
 
-async function waitFor(events: Array<{ at: number; type: string }>, type: string, from: number, ms = 10_000): Promise<number> {
+async function waitFor(
+  events: Array<{ at: number; type: string }>,
+  type: string,
+  from: number,
+  ms = 10_000,
+): Promise<number> {
   const end = Date.now() + ms;
   for (;;) {
     const e = events.find((x) => x.type === type && x.at >= from);
@@ -98,13 +117,26 @@ async function waitFor(events: Array<{ at: number; type: string }>, type: string
 
 async function nomadLatency(simUrl: string, gw: { ws: string }): Promise<number[]> {
   const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'bench', scope: 'default', nativeId: 'bench-002' });
-  const s = subscriber(gw.ws, { 'X-Nomad-Token': BENCH_TOKEN }, `subscription { volumeChanged(filter: { volumeIds: ["${volumeId}"], types: [CLAIMED, RELEASED] }) { type cursor } }`);
+  const s = subscriber(
+    gw.ws,
+    { 'X-Nomad-Token': BENCH_TOKEN },
+    `subscription { volumeChanged(filter: { volumeIds: ["${volumeId}"], types: [CLAIMED, RELEASED] }) { type cursor } }`,
+  );
   await s.ready;
   const out: number[] = [];
   for (let i = 0; i < samples; i++) {
     const t0 = Date.now();
-    if (i % 2 === 0) await post(`${simUrl}/_sim/allocations`, { id: `lat-${i}`, jobId: `lat-${i}`, nodeId: 'node-bench-1', volumes: [{ volumeId: 'bench-002', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
-    else await post(`${simUrl}/_sim/allocations/lat-${i - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
+    if (i % 2 === 0)
+      await post(`${simUrl}/_sim/allocations`, {
+        id: `lat-${i}`,
+        jobId: `lat-${i}`,
+        nodeId: 'node-bench-1',
+        volumes: [
+          { volumeId: 'bench-002', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
+        ],
+      });
+    else
+      await post(`${simUrl}/_sim/allocations/lat-${i - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
     out.push(await waitFor(s.events, i % 2 === 0 ? 'CLAIMED' : 'RELEASED', t0));
     await sleep(100);
   }
@@ -112,12 +144,22 @@ async function nomadLatency(simUrl: string, gw: { ws: string }): Promise<number[
   return out;
 }
 
-async function openstackLatency(keystoneUrl: string, cinderUrl: string, project: string, token: string, gw: { ws: string }): Promise<number[]> {
+async function openstackLatency(
+  keystoneUrl: string,
+  cinderUrl: string,
+  project: string,
+  token: string,
+  gw: { ws: string },
+): Promise<number[]> {
   const control = keystoneUrl.replace(/\/v3\/?$/, '');
   // A volume that stays `creating` keeps the watcher at its fast interval, as a pending operation would.
   await post(`${control}/_sim/delays`, { createMs: 3_600_000 });
   await post(`${cinderUrl}/volumes`, { volume: { size: 1, name: 'keeps-watcher-fast' } }, { 'x-auth-token': token });
-  const s = subscriber(gw.ws, { 'X-Auth-Token': token }, 'subscription { volumeChanged(filter: { types: [CREATED] }) { type cursor } }');
+  const s = subscriber(
+    gw.ws,
+    { 'X-Auth-Token': token },
+    'subscription { volumeChanged(filter: { types: [CREATED] }) { type cursor } }',
+  );
   await s.ready;
   await sleep(1500);
   const out: number[] = [];
@@ -131,7 +173,11 @@ async function openstackLatency(keystoneUrl: string, cinderUrl: string, project:
   return out;
 }
 
-async function backendLoad(simUrl: string, gw: { ws: string; metrics: string }, subscribers: number): Promise<{ requests: number; perMinute: number; accessChecks: number }> {
+async function backendLoad(
+  simUrl: string,
+  gw: { ws: string; metrics: string },
+  subscribers: number,
+): Promise<{ requests: number; perMinute: number; accessChecks: number }> {
   const tokens = ['bench-sub-a', 'bench-sub-b', 'bench-sub-c'];
   for (const t of tokens) await post(`${simUrl}/_sim/tokens`, { secret: t, namespaces: { default: 'read' } });
   const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'bench', scope: 'default', nativeId: 'bench-003' });
@@ -139,13 +185,36 @@ async function backendLoad(simUrl: string, gw: { ws: string; metrics: string }, 
   const checksBefore = accessChecks(await get(gw.metrics));
   const kids = Array.from({ length: subscribers >= 1000 ? 2 : 1 }, forkClients);
   const per = Math.ceil(subscribers / kids.length);
-  await Promise.all(kids.map((k, i) => open(k, { url: gw.ws, count: Math.min(per, subscribers - i * per), sources: ['127.0.0.1', '127.0.0.2'], init: tokens.map((t) => ({ 'X-Nomad-Token': t })), batch: 200, query })));
+  await Promise.all(
+    kids.map((k, i) =>
+      open(k, {
+        url: gw.ws,
+        count: Math.min(per, subscribers - i * per),
+        sources: ['127.0.0.1', '127.0.0.2'],
+        init: tokens.map((t) => ({ 'X-Nomad-Token': t })),
+        batch: 200,
+        query,
+      }),
+    ),
+  );
   await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
   const windowMs = Number(process.env.BENCH_LIVE_WINDOW_MS ?? (short ? 10_000 : 30_000));
   const t0 = Date.now();
   for (let i = 0; Date.now() - t0 < windowMs; i++) {
-    if (i % 2 === 0) await post(`${simUrl}/_sim/allocations`, { id: `load-${subscribers}-${i}`, jobId: `load-${i}`, nodeId: 'node-bench-1', volumes: [{ volumeId: 'bench-003', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
-    else await post(`${simUrl}/_sim/allocations/load-${subscribers}-${i - 1}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
+    if (i % 2 === 0)
+      await post(`${simUrl}/_sim/allocations`, {
+        id: `load-${subscribers}-${i}`,
+        jobId: `load-${i}`,
+        nodeId: 'node-bench-1',
+        volumes: [
+          { volumeId: 'bench-003', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
+        ],
+      });
+    else
+      await post(`${simUrl}/_sim/allocations/load-${subscribers}-${i - 1}/status`, {
+        clientStatus: 'complete',
+        desiredStatus: 'stop',
+      });
     await sleep(changeMs);
   }
   const elapsed = Date.now() - t0;
@@ -171,7 +240,9 @@ async function listCost(simUrl: string, gwHttp: string): Promise<{ calls: number
   await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
   const first = await run();
   if (first.errors) throw new Error(JSON.stringify(first.errors));
-  const calls = (JSON.parse(await get(`${simUrl}/_sim/requests`)) as Array<{ path: string }>).filter((r) => !r.path.startsWith('/v1/event')).length;
+  const calls = (JSON.parse(await get(`${simUrl}/_sim/requests`)) as Array<{ path: string }>).filter(
+    (r) => !r.path.startsWith('/v1/event'),
+  ).length;
   const times: number[] = [];
   for (let i = 0; i < (short ? 10 : 200); i++) {
     const t = performance.now();
@@ -211,7 +282,12 @@ async function nomadPart(simUrl: string): Promise<NomadFigures> {
 /** Part 2: OpenStack, on its own simulator and gateway. */
 async function openstackPart(osSim: RegExpExecArray): Promise<number[]> {
   const [, keystoneUrl, cinderUrl, , project, osToken] = osSim as unknown as string[];
-  const osGw = await gateway({ GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`, GATEWAY_BACKEND_OS_USERNAME: 'bench', GATEWAY_BACKEND_OS_PASSWORD: 'bench-secret', GATEWAY_BACKEND_OS_PROJECT_NAME: 'bench' });
+  const osGw = await gateway({
+    GATEWAY_BACKENDS: `os=openstack@${keystoneUrl}`,
+    GATEWAY_BACKEND_OS_USERNAME: 'bench',
+    GATEWAY_BACKEND_OS_PASSWORD: 'bench-secret',
+    GATEWAY_BACKEND_OS_PROJECT_NAME: 'bench',
+  });
   const os = await openstackLatency(keystoneUrl!, cinderUrl!, project!, osToken!, osGw);
   console.log(`openstack change→client p95 ${fmt(pct(os, 95))} ms`);
   await osGw.stop();

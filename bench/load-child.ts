@@ -16,7 +16,12 @@ async function run(job: LoadJob): Promise<LoadResult> {
   let n = 0;
   const one = async (): Promise<void> => {
     const body = bodies[n++ % bodies.length];
-    const res = await pool.request({ method: job.method ?? (body ? 'POST' : 'GET'), path: url.pathname + url.search, headers: job.headers, body });
+    const res = await pool.request({
+      method: job.method ?? (body ? 'POST' : 'GET'),
+      path: url.pathname + url.search,
+      headers: job.headers,
+      body,
+    });
     const text = await res.body.text();
     if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
     if (job.graphql && text.includes('"errors"')) throw new Error(text.slice(0, 200));

@@ -32,9 +32,11 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function runLoad(fn: () => Promise<void>, o: LoadOptions): Promise<LoadResult> {
-  await Promise.all(Array.from({ length: o.connections }, async () => {
-    for (let i = 0; i < o.warmup; i++) await fn();
-  }));
+  await Promise.all(
+    Array.from({ length: o.connections }, async () => {
+      for (let i = 0; i < o.warmup; i++) await fn();
+    }),
+  );
   const latencies: number[] = [];
   let errors = 0;
   let issued = 0;

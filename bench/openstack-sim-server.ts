@@ -11,7 +11,9 @@ async function main(): Promise<void> {
   const { keystoneUrl, cinderUrl, novaUrl } = await sim.listen();
   const token = sim.issueToken({ user: 'bench', project: 'bench' });
   // The project's endpoints, as the catalog lists them.
-  console.log(`OS_URLS keystone=${keystoneUrl} cinder=${cinderUrl}/v3/${project} nova=${novaUrl}/v2.1 project=${project} token=${token}`);
+  console.log(
+    `OS_URLS keystone=${keystoneUrl} cinder=${cinderUrl}/v3/${project} nova=${novaUrl}/v2.1 project=${project} token=${token}`,
+  );
   process.on('SIGTERM', () => void sim.close().then(() => process.exit(0)));
 }
 

@@ -27,7 +27,13 @@ export interface Started {
  * Starts `node …nodeArgs --import tsx …args` and waits until its stdout matches `ready`.
  * `cpus` pins it (taskset list, e.g. "1"). @default unpinned
  */
-export function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<Started> {
+export function start(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  nodeArgs: string[] = [],
+  cpus?: string,
+): Promise<Started> {
   return spawnReady(['--import', 'tsx', ...args], env, ready, nodeArgs, cpus);
 }
 
@@ -35,11 +41,23 @@ export function start(args: string[], env: Record<string, string>, ready: RegExp
  * Starts compiled JavaScript (`node …nodeArgs path`, no tsx) and waits until its stdout matches
  * `ready`. `cpus` pins it (taskset list). @default unpinned
  */
-export function startCompiled(path: string, env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<Started> {
+export function startCompiled(
+  path: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  nodeArgs: string[] = [],
+  cpus?: string,
+): Promise<Started> {
   return spawnReady([path], env, ready, nodeArgs, cpus);
 }
 
-function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[], cpus?: string): Promise<Started> {
+function spawnReady(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  nodeArgs: string[],
+  cpus?: string,
+): Promise<Started> {
   const [cmd, argv] = pinned(cpus, [...nodeArgs, ...args]);
   const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
@@ -65,7 +83,18 @@ function spawnReady(args: string[], env: Record<string, string>, ready: RegExp, 
 
 /** Where the gateway under test is compiled to (same depth as `dist/`, so it finds package.json and schema/). */
 const BUILD = join(root, '.bench-build');
-const SOURCES = ['adapters', 'domain', 'resolvers', 'schema', 'server', 'simulators', 'subscriptions', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = [
+  'adapters',
+  'domain',
+  'resolvers',
+  'schema',
+  'server',
+  'simulators',
+  'subscriptions',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 
 function newest(path: string): number {
   const st = statSync(path);
@@ -86,7 +115,10 @@ export function ensureGatewayBuild(): void {
   // tsc never deletes: a moved or removed source would leave its old output to be required instead.
   rmSync(BUILD, { recursive: true, force: true });
   // --noCheck: the same JavaScript (diffed) in about three quarters of the time; `npm run typecheck` checks the types.
-  execSync(`"${process.execPath}" node_modules/typescript/bin/tsc -p tsconfig.build.json --outDir .bench-build --noCheck`, { cwd: root, stdio: 'inherit' });
+  execSync(
+    `"${process.execPath}" node_modules/typescript/bin/tsc -p tsconfig.build.json --outDir .bench-build --noCheck`,
+    { cwd: root, stdio: 'inherit' },
+  );
   writeFileSync(stamp, new Date().toISOString());
 }
 
@@ -97,7 +129,12 @@ export const NO_DRAIN = { SHUTDOWN_DRAIN_MS: '0' } as const;
  * Starts the compiled gateway (`node …nodeArgs .bench-build/server/main.js`) and waits until its
  * stdout matches `ready`. `cpus` pins it (taskset list). @default unpinned
  */
-export function startBuiltGateway(env: Record<string, string>, ready: RegExp, nodeArgs: string[] = [], cpus?: string): Promise<Started> {
+export function startBuiltGateway(
+  env: Record<string, string>,
+  ready: RegExp,
+  nodeArgs: string[] = [],
+  cpus?: string,
+): Promise<Started> {
   ensureGatewayBuild();
   // No load balancer to take it out of rotation: SIGTERM stops it at once, not after the 5 s drain
   // (SHUTDOWN_DRAIN_MS) every stopped gateway would otherwise add to a run.

@@ -60,14 +60,27 @@ export interface Bench {
 
 /** Cells of a results table's rows whose first cell matches `first`. */
 export const rowsOf = (md: string, first: RegExp): string[][] =>
-  md.split('\n').filter((l) => l.startsWith('| ') && first.test(l.split('|')[1]!.trim())).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+  md
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && first.test(l.split('|')[1]!.trim()))
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 
 /** The benchmarks, in the order they run. A script not here yet is skipped, not an error. */
 export const BENCHES: Bench[] = [
   // 40 requests per run still give the gateway's CPU per request a few 10 ms ticks (the table's
   // figure, checked above 0).
   { name: 'run', script: 'bench/run.ts', quick: { BENCH_SHORT: '1' }, check: { BENCH_REQUESTS: '40' } },
-  { name: 'cpu-per-request', script: 'bench/cpu-per-request.ts', quick: { CPU_SHORT: '1' }, check: { CPU_REQUESTS: '20' } },
+  {
+    name: 'cpu-per-request',
+    script: 'bench/cpu-per-request.ts',
+    quick: { CPU_SHORT: '1' },
+    check: { CPU_REQUESTS: '20' },
+  },
   { name: 'inmemory', script: 'bench/inmemory.ts', quick: { INMEM_SHORT: '1' }, check: { INMEM_REQUESTS: '10' } },
   {
     name: 'fanout',
@@ -107,7 +120,14 @@ export const BENCHES: Bench[] = [
       const calls = rowsOf(md, /^(no watcher|watcher)/).map((r) => Number(r[1]));
       const p50 = rowsOf(md, /^Nomad claim/).map((r) => r[2]!);
       return [
-        ...(calls.length === 2 ? [['list with attachments: backend calls, watcher ÷ none', (calls[1]! / calls[0]!).toFixed(3)] as [string, string]] : []),
+        ...(calls.length === 2
+          ? [
+              ['list with attachments: backend calls, watcher ÷ none', (calls[1]! / calls[0]!).toFixed(3)] as [
+                string,
+                string,
+              ],
+            ]
+          : []),
         ...p50.map((p): [string, string] => ['Nomad change to client p50 ms', p]),
       ];
     },
@@ -123,7 +143,9 @@ export const BENCHES: Bench[] = [
     figures: (md) => {
       const rows = rowsOf(md, /^\d+$/);
       const last = rows.at(-1);
-      return last && rows[1] ? [['heap used, last round ÷ round 1', (Number(last[3]) / Number(rows[1][3])).toFixed(2)]] : [];
+      return last && rows[1]
+        ? [['heap used, last round ÷ round 1', (Number(last[3]) / Number(rows[1][3])).toFixed(2)]]
+        : [];
     },
   },
 ];
@@ -148,13 +170,18 @@ export interface Outcome {
 }
 
 function runOne(b: Bench, mode: Mode, dir: string | undefined): Promise<Outcome> {
-  if (!existsSync(join(root, b.script))) return Promise.resolve({ name: b.name, status: 'skipped', seconds: 0, figures: [] });
+  if (!existsSync(join(root, b.script)))
+    return Promise.resolve({ name: b.name, status: 'skipped', seconds: 0, figures: [] });
   const full = mode === 'full';
   const mdPath = dir ? join(dir, `${b.name}.md`) : undefined;
   const env = { ...process.env, ...envOf(b, mode, mdPath) };
   const t0 = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', b.script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', b.script], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -171,7 +198,17 @@ function runOne(b: Bench, mode: Mode, dir: string | undefined): Promise<Outcome>
       const ratios = [...stdout.matchAll(/^ratio: (.+?) = (\S+.*)$/gm)].map((m): [string, string] => [m[1]!, m[2]!]);
       const md = mdPath && existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : '';
       const figures = [...ratios, ...(md && b.figures ? b.figures(md) : [])];
-      resolve(code === 0 ? { name: b.name, status: 'ok', seconds, figures } : { name: b.name, status: 'failed', seconds, figures, error: stderr.trim().split('\n').slice(-5).join(' / ') });
+      resolve(
+        code === 0
+          ? { name: b.name, status: 'ok', seconds, figures }
+          : {
+              name: b.name,
+              status: 'failed',
+              seconds,
+              figures,
+              error: stderr.trim().split('\n').slice(-5).join(' / '),
+            },
+      );
     });
   });
 }
@@ -195,7 +232,10 @@ export function batches(benches: Bench[], mode: Mode): Bench[][] {
 /** Runs the benchmarks' `mode` in {@link batches}; answers what each gave, in {@link BENCHES}' order. */
 export async function runBenches(mode: Mode, dir?: string, only?: string[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  for (const batch of batches(BENCHES.filter((b) => !only || only.includes(b.name)), mode)) {
+  for (const batch of batches(
+    BENCHES.filter((b) => !only || only.includes(b.name)),
+    mode,
+  )) {
     console.error(`── ${batch.map((b) => b.name).join(', ')} (${mode}${batch.length > 1 ? ', side by side' : ''}) …`);
     outcomes.push(...(await Promise.all(batch.map((b) => runOne(b, mode, dir)))));
   }
@@ -215,7 +255,7 @@ export function table(outcomes: Outcome[]): string {
 
 async function main(): Promise<void> {
   const mode: Mode = process.argv.includes('--full') ? 'full' : process.argv.includes('--check') ? 'check' : 'quick';
-  const dir = mode === 'full' ? undefined : process.env.QUICK_DIR ?? mkdtempSync(join(tmpdir(), `bench-${mode}-`));
+  const dir = mode === 'full' ? undefined : (process.env.QUICK_DIR ?? mkdtempSync(join(tmpdir(), `bench-${mode}-`)));
   if (dir) mkdirSync(dir, { recursive: true });
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
   const t0 = performance.now();
@@ -225,7 +265,9 @@ async function main(): Promise<void> {
   const outcomes = await runBenches(mode, dir, only);
   if (dir) writeFileSync(join(dir, 'summary.json'), JSON.stringify(outcomes, null, 2));
   console.log(table(outcomes));
-  console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s (gateway build ${built.toFixed(0)} s)${dir ? `; results and output in ${dir}` : ''}`);
+  console.log(
+    `${((performance.now() - t0) / 1000).toFixed(0)} s (gateway build ${built.toFixed(0)} s)${dir ? `; results and output in ${dir}` : ''}`,
+  );
   if (outcomes.some((o) => o.status === 'failed')) process.exit(1);
 }
 

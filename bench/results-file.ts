@@ -12,6 +12,9 @@ export function writeSection(path: string, name: string, markdown: string): void
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const from = text.indexOf(open);
   const to = text.indexOf(close);
-  const next = from >= 0 && to > from ? text.slice(0, from) + block + text.slice(to + close.length) : `${text.trimEnd()}${text ? '\n\n' : ''}${block}\n`;
+  const next =
+    from >= 0 && to > from
+      ? text.slice(0, from) + block + text.slice(to + close.length)
+      : `${text.trimEnd()}${text ? '\n\n' : ''}${block}\n`;
   writeFileSync(path, next);
 }

@@ -50,13 +50,11 @@ const REQUESTS: Record<number, number> = process.env.BENCH_REQUESTS
 const WARMUP: Record<number, number> = short ? { 1: 10, 50: 1 } : { 1: 200, 50: 5 };
 const LIST_SHARE = 0.2;
 
-
 async function body(res: { statusCode: number; body: { text(): Promise<string> } }): Promise<unknown> {
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
   return JSON.parse(text);
 }
-
 
 /** One simulator as the benchmark sees it: its request log, its process, and how a logged call is replayed. */
 interface Backend {
@@ -86,9 +84,21 @@ async function measure(job: LoadJob, gatewayPid: number, backend: Backend): Prom
 }
 
 /** A simulator and then the gateway in front of it (`backends`: its GATEWAY_BACKENDS from the simulator's ready line). */
-async function startPair(simArgs: string[], simReady: RegExp, backends: (sim: RegExpExecArray) => string): Promise<[Started, Started]> {
+async function startPair(
+  simArgs: string[],
+  simReady: RegExp,
+  backends: (sim: RegExpExecArray) => string,
+): Promise<[Started, Started]> {
   const sim = await start(simArgs, {}, simReady, [], REST_CPU);
-  return [sim, await startBuiltGateway({ ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: backends(sim.match) }, /ready at (\S+)/, [], GATEWAY_CPU)];
+  return [
+    sim,
+    await startBuiltGateway(
+      { ...UNWATCHED_GATEWAY_ENV, GATEWAY_BACKENDS: backends(sim.match) },
+      /ready at (\S+)/,
+      [],
+      GATEWAY_CPU,
+    ),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -104,9 +114,18 @@ async function main(): Promise<void> {
   const nomadAuth = { 'x-nomad-token': BENCH_TOKEN };
   const nomad: Backend = {
     pid: sim.child.pid!,
-    clearLog: () => simPool.request({ method: 'DELETE', path: '/_sim/requests' }).then((r) => r.body.text()).then(() => undefined),
+    clearLog: () =>
+      simPool
+        .request({ method: 'DELETE', path: '/_sim/requests' })
+        .then((r) => r.body.text())
+        .then(() => undefined),
     log: async () =>
-      ((await body(await simPool.request({ method: 'GET', path: '/_sim/requests' }))) as Array<{ method: string; rawPath: string }>).map((e) => ({
+      (
+        (await body(await simPool.request({ method: 'GET', path: '/_sim/requests' }))) as Array<{
+          method: string;
+          rawPath: string;
+        }>
+      ).map((e) => ({
         method: e.method,
         url: new URL(e.rawPath, simUrl).href,
         headers: nomadAuth,
@@ -117,31 +136,93 @@ async function main(): Promise<void> {
   const osGwUrl = osGw.match[1]!.replace('localhost', '127.0.0.1');
   const keystonePool = new Pool(new URL(keystoneUrl!).origin, { connections: 4 });
   const osAuth = { 'x-auth-token': osToken! };
-  const origins: Record<string, string> = { keystone: new URL(keystoneUrl!).origin, cinder: new URL(cinderUrl!).origin, nova: new URL(novaUrl!).origin };
+  const origins: Record<string, string> = {
+    keystone: new URL(keystoneUrl!).origin,
+    cinder: new URL(cinderUrl!).origin,
+    nova: new URL(novaUrl!).origin,
+  };
   const openstack: Backend = {
     pid: osSim.child.pid!,
-    clearLog: () => keystonePool.request({ method: 'DELETE', path: '/_sim/requests' }).then((r) => r.body.text()).then(() => undefined),
+    clearLog: () =>
+      keystonePool
+        .request({ method: 'DELETE', path: '/_sim/requests' })
+        .then((r) => r.body.text())
+        .then(() => undefined),
     log: async () =>
-      ((await body(await keystonePool.request({ method: 'GET', path: '/_sim/requests' }))) as Array<{ service: string; method: string; path: string; query: string; microversion: string | null }>).map((e) => ({
+      (
+        (await body(await keystonePool.request({ method: 'GET', path: '/_sim/requests' }))) as Array<{
+          service: string;
+          method: string;
+          path: string;
+          query: string;
+          microversion: string | null;
+        }>
+      ).map((e) => ({
         method: e.method,
         url: `${origins[e.service]}${e.path}${e.query ? `?${e.query}` : ''}`,
         headers: { ...osAuth, ...(e.microversion ? { 'openstack-api-version': e.microversion } : {}) },
       })),
   };
 
-  const gql = async (url: string, headers: Record<string, string>, query: string, variables: Record<string, unknown> = {}): Promise<any> => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+  const gql = async (
+    url: string,
+    headers: Record<string, string>,
+    query: string,
+    variables: Record<string, unknown> = {},
+  ): Promise<any> => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
     const b = (await res.json()) as { errors?: unknown[]; data: unknown };
     if (b.errors) throw new Error(JSON.stringify(b.errors));
     return b.data;
   };
-  const firstId = async (url: string, headers: Record<string, string>): Promise<string> => (await gql(url, headers, '{ volumes(first: 1) { nodes { id } } }')).volumes.nodes[0].id;
+  const firstId = async (url: string, headers: Record<string, string>): Promise<string> =>
+    (await gql(url, headers, '{ volumes(first: 1) { nodes { id } } }')).volumes.nodes[0].id;
 
   const scenarios = [
-    { name: 'Nomad volume(id)', url: gwUrl, pid: gw.child.pid!, headers: nomadAuth, backend: nomad, query: ONE_VOLUME, variables: { id: await firstId(gwUrl, nomadAuth) }, share: 1 },
-    { name: 'Nomad volumes(first: 100)', url: gwUrl, pid: gw.child.pid!, headers: nomadAuth, backend: nomad, query: PLAIN_LIST, variables: {}, share: LIST_SHARE },
-    { name: 'OpenStack volume(id)', url: osGwUrl, pid: osGw.child.pid!, headers: osAuth, backend: openstack, query: ONE_VOLUME, variables: { id: await firstId(osGwUrl, osAuth) }, share: 1 },
-    { name: 'OpenStack volumes(first: 100)', url: osGwUrl, pid: osGw.child.pid!, headers: osAuth, backend: openstack, query: PLAIN_LIST, variables: {}, share: LIST_SHARE },
+    {
+      name: 'Nomad volume(id)',
+      url: gwUrl,
+      pid: gw.child.pid!,
+      headers: nomadAuth,
+      backend: nomad,
+      query: ONE_VOLUME,
+      variables: { id: await firstId(gwUrl, nomadAuth) },
+      share: 1,
+    },
+    {
+      name: 'Nomad volumes(first: 100)',
+      url: gwUrl,
+      pid: gw.child.pid!,
+      headers: nomadAuth,
+      backend: nomad,
+      query: PLAIN_LIST,
+      variables: {},
+      share: LIST_SHARE,
+    },
+    {
+      name: 'OpenStack volume(id)',
+      url: osGwUrl,
+      pid: osGw.child.pid!,
+      headers: osAuth,
+      backend: openstack,
+      query: ONE_VOLUME,
+      variables: { id: await firstId(osGwUrl, osAuth) },
+      share: 1,
+    },
+    {
+      name: 'OpenStack volumes(first: 100)',
+      url: osGwUrl,
+      pid: osGw.child.pid!,
+      headers: osAuth,
+      backend: openstack,
+      query: PLAIN_LIST,
+      variables: {},
+      share: LIST_SHARE,
+    },
   ];
 
   const rows: string[] = [];
@@ -154,12 +235,25 @@ async function main(): Promise<void> {
     await s.backend.clearLog();
     await gql(s.url, s.headers, s.query, s.variables);
     const made = await s.backend.log();
-    if (made.length !== 1) throw new Error(`${s.name}: the gateway made ${made.length} backend calls for one query; this benchmark compares one REST call`);
+    if (made.length !== 1)
+      throw new Error(
+        `${s.name}: the gateway made ${made.length} backend calls for one query; this benchmark compares one REST call`,
+      );
     const [call] = made;
     calls.push(`| ${s.name} | \`${call!.method} ${new URL(call!.url).pathname}${new URL(call!.url).search}\` |`);
     for (const connections of [1, 50]) {
-      const base = { connections, requests: Math.round(REQUESTS[connections]! * s.share), warmup: WARMUP[connections]! };
-      const gatewayJob: LoadJob = { ...base, url: s.url, headers: { 'content-type': 'application/json', ...s.headers }, body: JSON.stringify({ query: s.query, variables: s.variables }), graphql: true };
+      const base = {
+        connections,
+        requests: Math.round(REQUESTS[connections]! * s.share),
+        warmup: WARMUP[connections]!,
+      };
+      const gatewayJob: LoadJob = {
+        ...base,
+        url: s.url,
+        headers: { 'content-type': 'application/json', ...s.headers },
+        body: JSON.stringify({ query: s.query, variables: s.variables }),
+        graphql: true,
+      };
       const directJob: LoadJob = { ...base, url: call!.url, method: call!.method, headers: call!.headers };
       const gateway: Run[] = [];
       const direct: Run[] = [];
@@ -187,14 +281,23 @@ async function main(): Promise<void> {
     }
   }
 
-  const strategy = short ? '' : await batchStrategy(origins.cinder! + new URL(cinderUrl!).pathname, origins.nova! + new URL(novaUrl!).pathname, osAuth);
+  const strategy = short
+    ? ''
+    : await batchStrategy(
+        origins.cinder! + new URL(cinderUrl!).pathname,
+        origins.nova! + new URL(novaUrl!).pathname,
+        osAuth,
+      );
 
   const targets = summary.map((x) =>
     x.connections === 1
       ? `- ${x.name}, 1 connection: p50 overhead **${x.overhead.toFixed(2)} ms** (target ≤ 1 ms: ${x.overhead <= 1 ? 'met' : 'not met'})`
       : `- ${x.name}, 50 connections: gateway req/s **${(x.ratio * 100).toFixed(0)} %** of direct (target ≥ 50 %: ${x.ratio >= 0.5 ? 'met' : 'not met'})`,
   );
-  for (const x of summary) console.log(`ratio: ${x.name} c=${x.connections} ${x.connections === 1 ? `p50 overhead ms = ${x.overhead.toFixed(2)}` : `gateway/direct req/s = ${x.ratio.toFixed(2)}`}`);
+  for (const x of summary)
+    console.log(
+      `ratio: ${x.name} c=${x.connections} ${x.connections === 1 ? `p50 overhead ms = ${x.overhead.toFixed(2)}` : `gateway/direct req/s = ${x.ratio.toFixed(2)}`}`,
+    );
 
   const md = `## Gateway vs direct REST, pinned
 
@@ -255,8 +358,22 @@ async function batchStrategy(cinderBase: string, novaBase: string, auth: Record<
   const nova = new URL(novaBase);
   const cinderPool = new Pool(cinder.origin, { connections: 64 });
   const novaPool = new Pool(nova.origin, { connections: 64 });
-  const cinderGet = async (path: string): Promise<any> => body(await cinderPool.request({ method: 'GET', path: cinder.pathname + path, headers: { ...auth, 'openstack-api-version': 'volume 3.70' } }));
-  const novaGet = async (path: string): Promise<any> => body(await novaPool.request({ method: 'GET', path: nova.pathname + path, headers: { ...auth, 'openstack-api-version': 'compute 2.93' } }));
+  const cinderGet = async (path: string): Promise<any> =>
+    body(
+      await cinderPool.request({
+        method: 'GET',
+        path: cinder.pathname + path,
+        headers: { ...auth, 'openstack-api-version': 'volume 3.70' },
+      }),
+    );
+  const novaGet = async (path: string): Promise<any> =>
+    body(
+      await novaPool.request({
+        method: 'GET',
+        path: nova.pathname + path,
+        headers: { ...auth, 'openstack-api-version': 'compute 2.93' },
+      }),
+    );
   const { volumes } = (await cinderGet('/volumes/detail?limit=1000')) as { volumes: Array<{ id: string }> };
   const { servers } = (await novaGet('/servers/detail?limit=1000')) as { servers: Array<{ id: string }> };
   const rows: string[] = [];
@@ -264,12 +381,20 @@ async function batchStrategy(cinderBase: string, novaBase: string, auth: Record<
     const vIds = volumes.slice(0, k).map((v) => v.id);
     const sIds = servers.slice(0, k).map((v) => v.id);
     const o = { connections: 1, requests: 200, warmup: 5 };
-    const shows = await runLoad(() => Promise.all(vIds.map((id) => cinderGet(`/volumes/${id}`))).then(() => undefined), o);
+    const shows = await runLoad(
+      () => Promise.all(vIds.map((id) => cinderGet(`/volumes/${id}`))).then(() => undefined),
+      o,
+    );
     const list = await runLoad(() => cinderGet('/volumes/detail?limit=1000').then(() => undefined), o);
-    const sShows = await runLoad(() => Promise.all(sIds.map((id) => novaGet(`/servers/${id}`))).then(() => undefined), o);
+    const sShows = await runLoad(
+      () => Promise.all(sIds.map((id) => novaGet(`/servers/${id}`))).then(() => undefined),
+      o,
+    );
     const sList = await runLoad(() => novaGet('/servers/detail?limit=1000').then(() => undefined), o);
     const f = (x: number): string => x.toFixed(2);
-    rows.push(`| ${k} | ${f(shows.p50)} | ${f(list.p50)} | ${shows.p50 <= list.p50 ? 'shows' : 'list'} | ${f(sShows.p50)} | ${f(sList.p50)} | ${sShows.p50 <= sList.p50 ? 'shows' : 'list'} |`);
+    rows.push(
+      `| ${k} | ${f(shows.p50)} | ${f(list.p50)} | ${shows.p50 <= list.p50 ? 'shows' : 'list'} | ${f(sShows.p50)} | ${f(sList.p50)} | ${sShows.p50 <= sList.p50 ? 'shows' : 'list'} |`,
+    );
     console.log(rows.at(-1));
   }
   await Promise.all([cinderPool.close(), novaPool.close()]);

@@ -10,15 +10,33 @@ import { BENCH_TOKEN } from './constants';
 export function seedNomadBench(sim: NomadSimulator): void {
   sim.addToken({ secret: BENCH_TOKEN, management: true });
   sim.addNode({ id: 'node-bench-1', name: 'bench-1' });
-  sim.addPlugin({ id: 'aws-ebs0', provider: 'ebs.csi.aws.com', version: 'v1.38.1', controllerRequired: true, controllersHealthy: 1, controllersExpected: 1, nodesHealthy: 1, nodesExpected: 1 });
+  sim.addPlugin({
+    id: 'aws-ebs0',
+    provider: 'ebs.csi.aws.com',
+    version: 'v1.38.1',
+    controllerRequired: true,
+    controllersHealthy: 1,
+    controllersExpected: 1,
+    nodesHealthy: 1,
+    nodesExpected: 1,
+  });
   for (let i = 0; i < 100; i++) {
     const id = `bench-${String(i).padStart(3, '0')}`;
     sim.seedVolume({
-      ID: id, Name: id, Namespace: 'default', PluginID: 'aws-ebs0', ExternalID: `vol-${id}`, Capacity: 10737418240,
+      ID: id,
+      Name: id,
+      Namespace: 'default',
+      PluginID: 'aws-ebs0',
+      ExternalID: `vol-${id}`,
+      Capacity: 10737418240,
       RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
     });
     if (i % 5 === 0) {
-      sim.placeAllocation({ jobId: `job-${i}`, nodeId: 'node-bench-1', volumes: [{ volumeId: id, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
+      sim.placeAllocation({
+        jobId: `job-${i}`,
+        nodeId: 'node-bench-1',
+        volumes: [{ volumeId: id, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }],
+      });
     }
   }
 }
@@ -28,10 +46,12 @@ export function seedOpenStackBench(sim: OpenStackSimulator): string {
   const project = sim.addProject({ name: 'bench' });
   sim.addUser({ name: 'bench', password: 'bench-secret', projects: { bench: ['member', 'reader'] } });
   const servers: string[] = [];
-  for (let s = 0; s < 40; s++) servers.push(sim.seedServer({ project, name: `bench-server-${String(s).padStart(2, '0')}` }));
+  for (let s = 0; s < 40; s++)
+    servers.push(sim.seedServer({ project, name: `bench-server-${String(s).padStart(2, '0')}` }));
   for (let i = 0; i < 100; i++) {
     const id = sim.seedVolume({ project, name: `bench-${String(i).padStart(3, '0')}`, size: 10 });
-    if (i < 60) sim.attachNow(servers[i % 20]!, id, { device: `/dev/vd${String.fromCharCode(98 + Math.floor(i / 20))}` });
+    if (i < 60)
+      sim.attachNow(servers[i % 20]!, id, { device: `/dev/vd${String.fromCharCode(98 + Math.floor(i / 20))}` });
   }
   return project;
 }

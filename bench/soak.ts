@@ -51,10 +51,22 @@ function session(url: string, abrupt: boolean): Promise<void> {
       if (err) reject(err);
       else resolve();
     };
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { 'X-Nomad-Token': BENCH_TOKEN } })));
+    ws.on('open', () =>
+      ws.send(JSON.stringify({ type: 'connection_init', payload: { 'X-Nomad-Token': BENCH_TOKEN } })),
+    );
     ws.on('message', (data: Buffer) => {
-      const m = JSON.parse(data.toString()) as { type: string; payload?: { data?: { volumeChanged?: { type: string } } } };
-      if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { volumeChanged { type cursor volume { id status } } }' } }));
+      const m = JSON.parse(data.toString()) as {
+        type: string;
+        payload?: { data?: { volumeChanged?: { type: string } } };
+      };
+      if (m.type === 'connection_ack')
+        ws.send(
+          JSON.stringify({
+            id: '1',
+            type: 'subscribe',
+            payload: { query: 'subscription { volumeChanged { type cursor volume { id status } } }' },
+          }),
+        );
       else if (m.type === 'next' && m.payload?.data?.volumeChanged?.type === 'SUBSCRIBED') {
         if (abrupt) {
           ws.terminate();
@@ -108,15 +120,18 @@ async function main(): Promise<void> {
   const kinds: Array<() => Promise<void>> = [
     async () => {
       const r = await post({ query: ONE_VOLUME, variables: { id: volumeId } });
-      if (r.status !== 200 || r.json.errors || !r.json.data.volume) throw new Error(`read: ${JSON.stringify(r.json).slice(0, 200)}`);
+      if (r.status !== 200 || r.json.errors || !r.json.data.volume)
+        throw new Error(`read: ${JSON.stringify(r.json).slice(0, 200)}`);
     },
     async () => {
       const r = await post({ query: ONE_VOLUME, variables: { id: missing } });
-      if (r.status !== 200 || r.json.errors || r.json.data.volume !== null) throw new Error(`miss: ${JSON.stringify(r.json).slice(0, 200)}`);
+      if (r.status !== 200 || r.json.errors || r.json.data.volume !== null)
+        throw new Error(`miss: ${JSON.stringify(r.json).slice(0, 200)}`);
     },
     async () => {
       const r = await post({ query: '{ volumes(first: 1) { nodes { nope } } }' });
-      if (r.json.errors?.[0]?.extensions?.code !== 'GRAPHQL_VALIDATION_FAILED' || r.json.data !== undefined) throw new Error(`refusal: ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
+      if (r.json.errors?.[0]?.extensions?.code !== 'GRAPHQL_VALIDATION_FAILED' || r.json.data !== undefined)
+        throw new Error(`refusal: ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
     },
   ];
 
@@ -128,21 +143,32 @@ async function main(): Promise<void> {
   for (let r = 1; r <= rounds; r++) {
     let k = 0;
     const failures: string[] = [];
-    const load = await runLoad(() => kinds[k++ % kinds.length]!().catch((err: Error) => {
-      failures.push(err.message);
-      throw err;
-    }), { connections: 16, requests, warmup: 0 });
-    if (load.errors > 0) throw new Error(`round ${r}: ${load.errors} of ${requests} requests did not answer as expected, e.g. ${[...new Set(failures.map((f) => f.slice(0, 300)))].slice(0, 3).join(' / ')}`);
+    const load = await runLoad(
+      () =>
+        kinds[k++ % kinds.length]!().catch((err: Error) => {
+          failures.push(err.message);
+          throw err;
+        }),
+      { connections: 16, requests, warmup: 0 },
+    );
+    if (load.errors > 0)
+      throw new Error(
+        `round ${r}: ${load.errors} of ${requests} requests did not answer as expected, e.g. ${[...new Set(failures.map((f) => f.slice(0, 300)))].slice(0, 3).join(' / ')}`,
+      );
     sent += load.requests;
     for (let i = 0; i < sessions; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, sessions - i) }, (_, j) => session(wsUrl, (i + j) % 4 === 3)));
+      await Promise.all(
+        Array.from({ length: Math.min(50, sessions - i) }, (_, j) => session(wsUrl, (i + j) % 4 === 3)),
+      );
     }
     opened += sessions;
     if (died) throw new Error(died);
     await sleep(IDLE_MS);
     rows.push({ round: r, requests: sent, sessions: opened, heapMiB: await heapMiB(), rssMiB: rssMiB(pid) });
     const last = rows.at(-1)!;
-    console.log(`round ${r}: ${sent} requests, ${opened} sessions, heap ${mib(last.heapMiB)} MiB, RSS ${mib(last.rssMiB)} MiB`);
+    console.log(
+      `round ${r}: ${sent} requests, ${opened} sessions, heap ${mib(last.heapMiB)} MiB, RSS ${mib(last.rssMiB)} MiB`,
+    );
   }
 
   // Growth per unit of work: least-squares slope from round 1 on (round 0 is the idle start, before

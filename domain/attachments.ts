@@ -40,10 +40,20 @@ export async function attachVolume(ctx: GatewayContext, input: AttachVolume): Pr
   const attached = await oncePerKey<RememberedAttach>(ctx, b.id, input.idempotency, async () => {
     const accepted = await b.attachVolume(ref, input.target, ctx.call(ref.backend));
     const operation = await track(ctx, 'ATTACH_VOLUME', target(ref), accepted);
-    ctx.live?.accepted({ kind: 'ATTACH', volume: ref, target: input.target, attachment: accepted.result, pending: accepted.pending !== null });
+    ctx.live?.accepted({
+      kind: 'ATTACH',
+      volume: ref,
+      target: input.target,
+      attachment: accepted.result,
+      pending: accepted.pending !== null,
+    });
     return { operation: operationId(operation), attachment: accepted.result };
   });
-  return { operation: (await loadOperation(ctx, attached.operation))!, attachment: attached.attachment, volume: await readBack(ctx, ref) };
+  return {
+    operation: (await loadOperation(ctx, attached.operation))!,
+    attachment: attached.attachment,
+    volume: await readBack(ctx, ref),
+  };
 }
 
 export interface DetachVolume {
@@ -79,13 +89,21 @@ export interface UpdateServerAttachment {
 }
 
 /** Swaps the attached volume or changes deleteOnTermination (the `serverAttachments` facet). */
-export async function updateServerAttachment(ctx: GatewayContext, input: UpdateServerAttachment): Promise<VolumeChange> {
+export async function updateServerAttachment(
+  ctx: GatewayContext,
+  input: UpdateServerAttachment,
+): Promise<VolumeChange> {
   const ref = input.volume;
   const b = ctx.registry.forId(ref.backend);
   const servers = ctx.registry.capable(b, 'serverAttachments');
   const serverId = input.serverId(b);
   const { operation } = await trackedOncePerKey(ctx, b.id, input.idempotency, volumeId(ref), async () => {
-    const accepted = await servers.updateServerAttachment(serverId, ref.nativeId, { newVolumeId: input.newVolume?.nativeId, deleteOnTermination: input.deleteOnTermination }, ctx.call(ref.backend));
+    const accepted = await servers.updateServerAttachment(
+      serverId,
+      ref.nativeId,
+      { newVolumeId: input.newVolume?.nativeId, deleteOnTermination: input.deleteOnTermination },
+      ctx.call(ref.backend),
+    );
     return { operation: await track(ctx, 'UPDATE_ATTACHMENT', target(ref), accepted) };
   });
   return { operation, volume: await readBack(ctx, ref) };

@@ -85,10 +85,17 @@ export class CallerLimiter {
       ['address', this.#o.address, this.#bucket(`a|${id.addressKey}`, this.#o.address, now)],
     ];
     for (const [scope, tier, b] of tiers) {
-      if (tier.maxInFlight > 0 && b.inFlight >= tier.maxInFlight) return { ok: false, limit: 'concurrentRequests', scope, retryAfterSeconds: 1 };
+      if (tier.maxInFlight > 0 && b.inFlight >= tier.maxInFlight)
+        return { ok: false, limit: 'concurrentRequests', scope, retryAfterSeconds: 1 };
     }
     for (const [scope, tier, b] of tiers) {
-      if (tier.requestsPerSecond > 0 && b.tokens < 1) return { ok: false, limit: 'requestRate', scope, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / tier.requestsPerSecond)) };
+      if (tier.requestsPerSecond > 0 && b.tokens < 1)
+        return {
+          ok: false,
+          limit: 'requestRate',
+          scope,
+          retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / tier.requestsPerSecond)),
+        };
     }
     for (const [, tier, b] of tiers) {
       if (tier.requestsPerSecond > 0) b.tokens -= 1;
@@ -124,7 +131,8 @@ export class CallerLimiter {
     this.#lastSweep = now;
     for (const [key, b] of this.#buckets) {
       const tier = key.startsWith('c|') ? this.#o.caller : this.#o.address;
-      const full = tier.requestsPerSecond <= 0 || b.tokens + ((now - b.at) / 1000) * tier.requestsPerSecond >= tier.burst;
+      const full =
+        tier.requestsPerSecond <= 0 || b.tokens + ((now - b.at) / 1000) * tier.requestsPerSecond >= tier.burst;
       if (b.inFlight === 0 && full) this.#buckets.delete(key);
     }
   }

@@ -84,13 +84,26 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     if (refuse) throw refuse();
     const credential = r.credentials.get(backend) ?? {};
     // Only the caller's own credential can prove anything: anonymous calls tell nothing.
-    return { credential, requestId, signal: limits.signal, budget: limits.budget, ...(credential.token ? { onAnswer: credentialProof.answered } : {}) };
+    return {
+      credential,
+      requestId,
+      signal: limits.signal,
+      budget: limits.budget,
+      ...(credential.token ? { onAnswer: credentialProof.answered } : {}),
+    };
   };
   return {
     requestId,
     registry: services.registry,
     call,
-    loaders: new LazyLoaders(() => createLoaders(services.registry, call, services.maxConcurrentReads ?? DEFAULT_MAX_CONCURRENT_READS, services.watchers)),
+    loaders: new LazyLoaders(() =>
+      createLoaders(
+        services.registry,
+        call,
+        services.maxConcurrentReads ?? DEFAULT_MAX_CONCURRENT_READS,
+        services.watchers,
+      ),
+    ),
     operations: services.operations,
     idempotency: services.idempotency,
     live: services.live,

@@ -19,7 +19,10 @@ export interface ExecutionLimitsConfig {
 /** The answer grew past `maxResponseBytes` while executing; the rest was not resolved. */
 export class ResponseTooLargeError extends GatewayError {
   constructor(readonly max: number) {
-    super(ErrorCode.ResponseTooLarge, `the response would exceed ${max} bytes; the rest of it was not resolved: ask for fewer items or fields`);
+    super(
+      ErrorCode.ResponseTooLarge,
+      `the response would exceed ${max} bytes; the rest of it was not resolved: ask for fewer items or fields`,
+    );
   }
 
   override toExtensions(): Record<string, unknown> {

@@ -12,11 +12,16 @@ export interface ReserveHostAttachment {
 }
 
 /** Reserves the volume for a host without a connector yet. */
-export async function reserveHostAttachment(ctx: GatewayContext, input: ReserveHostAttachment): Promise<{ attachment: Attachment }> {
+export async function reserveHostAttachment(
+  ctx: GatewayContext,
+  input: ReserveHostAttachment,
+): Promise<{ attachment: Attachment }> {
   const ref = input.volume;
   const b = ctx.registry.forId(ref.backend);
   const hosts = ctx.registry.capable(b, 'hostAttachments');
-  const attachment = await oncePerKey(ctx, b.id, input.idempotency, () => hosts.reserveHostAttachment(ref, ctx.call(ref.backend)));
+  const attachment = await oncePerKey(ctx, b.id, input.idempotency, () =>
+    hosts.reserveHostAttachment(ref, ctx.call(ref.backend)),
+  );
   return { attachment };
 }
 
@@ -34,12 +39,19 @@ export interface UpdateHostAttachment {
 }
 
 /** Gives a reserved attachment its host's connector. */
-export async function updateHostAttachment(ctx: GatewayContext, input: UpdateHostAttachment): Promise<{ attachment: Attachment }> {
+export async function updateHostAttachment(
+  ctx: GatewayContext,
+  input: UpdateHostAttachment,
+): Promise<{ attachment: Attachment }> {
   const { volume, consumerId } = input.attachment;
   const b = ctx.registry.forId(volume.backend);
   const hosts = ctx.registry.capable(b, 'hostAttachments');
   const connector = input.connector(b);
-  return { attachment: await oncePerKey(ctx, b.id, input.idempotency, () => hosts.updateHostAttachment(volume, consumerId, connector, ctx.call(volume.backend))) };
+  return {
+    attachment: await oncePerKey(ctx, b.id, input.idempotency, () =>
+      hosts.updateHostAttachment(volume, consumerId, connector, ctx.call(volume.backend)),
+    ),
+  };
 }
 
 export interface CompleteHostAttachment {
@@ -49,7 +61,10 @@ export interface CompleteHostAttachment {
 }
 
 /** Marks the attachment complete and reads it back (null when it is gone). */
-export async function completeHostAttachment(ctx: GatewayContext, input: CompleteHostAttachment): Promise<{ attachment: Attachment | null }> {
+export async function completeHostAttachment(
+  ctx: GatewayContext,
+  input: CompleteHostAttachment,
+): Promise<{ attachment: Attachment | null }> {
   const { volume, consumerId } = input.attachment;
   const hosts = ctx.registry.capable(ctx.registry.forId(volume.backend), 'hostAttachments');
   await oncePerKey(ctx, volume.backend, input.idempotency, async () => {

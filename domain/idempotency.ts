@@ -69,7 +69,11 @@ const hash = (parts: unknown[]): string => createHash('sha256').update(JSON.stri
 function withoutSecrets(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutSecrets);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'secrets').map(([k, x]) => [k, withoutSecrets(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== 'secrets')
+      .map(([k, x]) => [k, withoutSecrets(x)]),
+  );
 }
 
 /**
@@ -82,7 +86,14 @@ function withoutSecrets(v: unknown): unknown {
  * the request before `create` runs, rather than risk creating twice. `argument` is the key's
  * argument path, for errors about it.
  */
-export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyScope, key: string | null | undefined, input: unknown, create: () => Promise<T>, argument: string): Promise<T> {
+export async function idempotent<T>(
+  store: IdempotencyStore,
+  scope: IdempotencyScope,
+  key: string | null | undefined,
+  input: unknown,
+  create: () => Promise<T>,
+  argument: string,
+): Promise<T> {
   if (key === null || key === undefined) return create();
   const checked = safeText(key, argument, 255);
   const scopedKey = hash([scope.backend, scope.credential.token ?? '', scope.mutation, checked]);
@@ -90,7 +101,10 @@ export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyS
   const found = await store.claim(scopedKey, fingerprint, IDEMPOTENCY_CLAIM_TTL_MS);
   if (found) {
     if (found.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(argument);
-    if (found.state === 'pending') throw new ConflictError('a request with this idempotency key is still running; retry when it has finished', { retryable: true });
+    if (found.state === 'pending')
+      throw new ConflictError('a request with this idempotency key is still running; retry when it has finished', {
+        retryable: true,
+      });
     return found.result as T;
   }
   try {
@@ -104,7 +118,19 @@ export async function idempotent<T>(store: IdempotencyStore, scope: IdempotencyS
 }
 
 /** Runs `create` once per key of `input`, scoped to the backend and the execution's caller for it; without `input` (or its key) it just runs. */
-export function oncePerKey<T>(ctx: GatewayContext, backend: string, input: IdempotencyInput | undefined, create: () => Promise<T>): Promise<T> {
+export function oncePerKey<T>(
+  ctx: GatewayContext,
+  backend: string,
+  input: IdempotencyInput | undefined,
+  create: () => Promise<T>,
+): Promise<T> {
   if (!input) return create();
-  return idempotent(ctx.idempotency, { backend, credential: ctx.call(backend).credential, mutation: input.mutation }, input.key, input.request, create, input.argument);
+  return idempotent(
+    ctx.idempotency,
+    { backend, credential: ctx.call(backend).credential, mutation: input.mutation },
+    input.key,
+    input.request,
+    create,
+    input.argument,
+  );
 }

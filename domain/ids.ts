@@ -24,18 +24,36 @@ export function memoized<T extends object, R>(make: (o: T) => R): (o: T) => R {
   };
 }
 
-export const volumeId = memoized((ref: VolumeRef): string => encodeGlobalId({ kind: 'Volume', backend: ref.backend, scope: ref.namespace, nativeId: ref.nativeId }));
+export const volumeId = memoized((ref: VolumeRef): string =>
+  encodeGlobalId({ kind: 'Volume', backend: ref.backend, scope: ref.namespace, nativeId: ref.nativeId }),
+);
 
-export const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string => encodeGlobalId({ kind: 'Snapshot', backend: s.backend, scope: s.scope, nativeId: s.nativeId });
+export const snapshotId = (s: { backend: string; scope: string; nativeId: string }): string =>
+  encodeGlobalId({ kind: 'Snapshot', backend: s.backend, scope: s.scope, nativeId: s.nativeId });
 
 export const attachmentId = memoized((a: Attachment): string =>
-  encodeGlobalId({ kind: 'Attachment', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId }));
+  encodeGlobalId({
+    kind: 'Attachment',
+    backend: a.volume.backend,
+    scope: a.volume.namespace,
+    nativeId: a.volume.nativeId,
+    subId: a.consumerId,
+  }),
+);
 
 /**
  * A consumer's id: its hold on one volume (backend, volume and the consumer's native id), so a client
  * cache keys each consumer object apart from its attachment's and never merges two volumes' consumers.
  */
 export const consumerId = memoized((a: Attachment): string =>
-  encodeGlobalId({ kind: 'Consumer', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId }));
+  encodeGlobalId({
+    kind: 'Consumer',
+    backend: a.volume.backend,
+    scope: a.volume.namespace,
+    nativeId: a.volume.nativeId,
+    subId: a.consumerId,
+  }),
+);
 
-export const operationId = (r: { backend: string; scope: string; id: string }): string => encodeGlobalId({ kind: 'Operation', backend: r.backend, scope: r.scope, nativeId: r.id });
+export const operationId = (r: { backend: string; scope: string; id: string }): string =>
+  encodeGlobalId({ kind: 'Operation', backend: r.backend, scope: r.scope, nativeId: r.id });

@@ -29,15 +29,76 @@
  * configured backends and the idempotency store's interface are the domain's: registry.ts,
  * idempotency.ts); no backend kind, credential header or backend `__typename` is named.
  */
-export { attachVolume, detachVolume, updateServerAttachment, type AttachVolume, type DetachVolume, type UpdateServerAttachment, type VolumeAttach } from './attachments';
-export { completeHostAttachment, reserveHostAttachment, updateHostAttachment, type CompleteHostAttachment, type HostAttachmentRef, type ReserveHostAttachment, type UpdateHostAttachment } from './host-attachments';
+export {
+  attachVolume,
+  detachVolume,
+  updateServerAttachment,
+  type AttachVolume,
+  type DetachVolume,
+  type UpdateServerAttachment,
+  type VolumeAttach,
+} from './attachments';
+export {
+  completeHostAttachment,
+  reserveHostAttachment,
+  updateHostAttachment,
+  type CompleteHostAttachment,
+  type HostAttachmentRef,
+  type ReserveHostAttachment,
+  type UpdateHostAttachment,
+} from './host-attachments';
 export { attachmentId, consumerId, memoized, operationId, snapshotId, volumeId } from './ids';
-export { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, idempotent, oncePerKey, type IdempotencyEntry, type IdempotencyInput, type IdempotencyScope, type IdempotencyStore } from './idempotency';
+export {
+  IDEMPOTENCY_CLAIM_TTL_MS,
+  IDEMPOTENCY_TTL_MS,
+  idempotent,
+  oncePerKey,
+  type IdempotencyEntry,
+  type IdempotencyInput,
+  type IdempotencyScope,
+  type IdempotencyStore,
+} from './idempotency';
 export type { CheckedFor } from './input';
 export { callerNamespace } from './namespaces';
-export { done, loadOperation, operationsOf, operationTarget, readBack, target, track, trackedOncePerKey, type OperationTarget } from './operations';
-export { attachmentOf, completeVolume, getVolume, listVolumesAcrossBackends, requireVolume, type VolumesAcrossBackends } from './reads';
+export {
+  done,
+  loadOperation,
+  operationsOf,
+  operationTarget,
+  readBack,
+  target,
+  track,
+  trackedOncePerKey,
+  type OperationTarget,
+} from './operations';
+export {
+  attachmentOf,
+  completeVolume,
+  getVolume,
+  listVolumesAcrossBackends,
+  requireVolume,
+  type VolumesAcrossBackends,
+} from './reads';
 export { deregisterVolume, registerVolume, type DeregisterVolume, type RegisterVolume } from './registration';
-export { createSnapshot, deleteSnapshot, listSnapshots, type CreateSnapshot, type DeleteSnapshot, type ListSnapshots, type SnapshotChange } from './snapshots';
+export {
+  createSnapshot,
+  deleteSnapshot,
+  listSnapshots,
+  type CreateSnapshot,
+  type DeleteSnapshot,
+  type ListSnapshots,
+  type SnapshotChange,
+} from './snapshots';
 export { runVolumeAction, volumeImageMetadata, type RunVolumeAction, type VolumeActionOutcome } from './volume-actions';
-export { createVolume, deleteVolume, extendVolume, updateVolume, type CreateVolume, type DeleteVolume, type ExtendVolume, type UpdateVolume, type VolumeChange, type VolumeRemoval } from './volumes';
+export {
+  createVolume,
+  deleteVolume,
+  extendVolume,
+  updateVolume,
+  type CreateVolume,
+  type DeleteVolume,
+  type ExtendVolume,
+  type UpdateVolume,
+  type VolumeChange,
+  type VolumeRemoval,
+} from './volumes';

@@ -10,7 +10,15 @@ import type { CallOptions } from '../adapters/contract/call-options';
 import type { SnapshotRef } from '../adapters/contract/call-inputs';
 import { asError, mapSettled } from '../adapters/http/concurrency';
 import { mergeParts, readEachBackend, type Merged } from '../adapters/listing';
-import type { Attachment, BackendHealth, ComputeServer, Plugin, Snapshot, Volume, VolumeRef } from '../adapters/contract/model';
+import type {
+  Attachment,
+  BackendHealth,
+  ComputeServer,
+  Plugin,
+  Snapshot,
+  Volume,
+  VolumeRef,
+} from '../adapters/contract/model';
 import type { BackendRegistry } from './registry';
 import type { ReadViews } from './watchers';
 
@@ -84,11 +92,19 @@ async function acrossBackends<E extends { backend: VolumeBackend }>(
  * @param watchers the watcher directory, whose current views may serve full reads after a proof
  *   (watchers.ts `readView`). @default none: every volume is read from its backend
  */
-export function createLoaders(registry: BackendRegistry, call: (backend: string) => CallOptions, maxConcurrentReads: number, watchers?: ReadViews): Loaders {
-  const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> => mapSettled(keys, maxConcurrentReads, fn);
+export function createLoaders(
+  registry: BackendRegistry,
+  call: (backend: string) => CallOptions,
+  maxConcurrentReads: number,
+  watchers?: ReadViews,
+): Loaders {
+  const read = <K, V>(keys: readonly K[], fn: (k: K) => Promise<V>): Promise<Array<V | Error>> =>
+    mapSettled(keys, maxConcurrentReads, fn);
   const readVolumes = async (keys: readonly VolumeRef[]): Promise<Array<Volume | null | Error>> => {
     const backend = registry.forId(keys[0]!.backend);
-    return backend.getVolumes(keys, call(backend.id), maxConcurrentReads).catch((err: unknown) => keys.map(() => asError(err)));
+    return backend
+      .getVolumes(keys, call(backend.id), maxConcurrentReads)
+      .catch((err: unknown) => keys.map(() => asError(err)));
   };
   /** Per (backend, namespace): the caller's own reads that proved (or refused) access, once per execution. */
   const proofs = new Map<string, Promise<Error | null>>();
@@ -106,8 +122,14 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
     if (!proofs.has(scope)) {
       const proving = proof.prove(keys, readVolumes);
       // A proof that fails refuses the scope; its reads are then never asked for.
-      first = proving.then((p) => p.read, () => []);
-      proofs.set(scope, proving.then((p) => p.refused, asError));
+      first = proving.then(
+        (p) => p.read,
+        () => [],
+      );
+      proofs.set(
+        scope,
+        proving.then((p) => p.refused, asError),
+      );
     }
     const denied = await proofs.get(scope)!;
     if (denied) return keys.map(() => denied);
@@ -120,18 +142,18 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
     return out.map((v) => (v === undefined ? read[m++]! : v));
   };
   const volume = new DataLoader<VolumeRef, Volume | null, string>(
-      async (refs) => {
-        const out = new Array<Volume | null | Error>(refs.length);
-        await Promise.all(
-          [...groupBy(refs, (r) => `${r.backend}\u0000${r.namespace}`).values()].map(async (group) => {
-            const values = await readNamespace(group.map((g) => g.key));
-            group.forEach((g, i) => (out[g.index] = values[i]!));
-          }),
-        );
-        return out;
-      },
-      { cacheKeyFn: volumeKey },
-    );
+    async (refs) => {
+      const out = new Array<Volume | null | Error>(refs.length);
+      await Promise.all(
+        [...groupBy(refs, (r) => `${r.backend}\u0000${r.namespace}`).values()].map(async (group) => {
+          const values = await readNamespace(group.map((g) => g.key));
+          group.forEach((g, i) => (out[g.index] = values[i]!));
+        }),
+      );
+      return out;
+    },
+    { cacheKeyFn: volumeKey },
+  );
   return {
     volume,
     server: new DataLoader(
@@ -141,7 +163,9 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
           [...groupBy(keys, (k) => k.backend).values()].map(async (group) => {
             const backend = registry.forId(group[0]!.key.backend);
             try {
-              const found = await registry.capable(backend, 'serverAttachments').getServers([...new Set(group.map((g) => g.key.id))], call(backend.id));
+              const found = await registry
+                .capable(backend, 'serverAttachments')
+                .getServers([...new Set(group.map((g) => g.key.id))], call(backend.id));
               for (const g of group) out[g.index] = found.get(g.key.id) ?? null;
             } catch (err) {
               for (const g of group) out[g.index] = asError(err);
@@ -153,11 +177,21 @@ export function createLoaders(registry: BackendRegistry, call: (backend: string)
       { cacheKeyFn: serverKey },
     ),
     // The volumes checked against Nova's lists come through `volume`, so they are read once per execution.
-    serverAttachments: new DataLoader((ids) => acrossBackends(registry.having('serverAttachments'), ids, call, (b, o) => b.facet.listServerAttachments(ids, o, (refs) => volume.loadMany(refs)))),
-    nodeClaims: new DataLoader((ids) => acrossBackends(registry.having('nodeAttachments'), ids, call, (b, o) => b.facet.listNodeAttachments(ids, o, (refs) => volume.loadMany(refs)))),
+    serverAttachments: new DataLoader((ids) =>
+      acrossBackends(registry.having('serverAttachments'), ids, call, (b, o) =>
+        b.facet.listServerAttachments(ids, o, (refs) => volume.loadMany(refs)),
+      ),
+    ),
+    nodeClaims: new DataLoader((ids) =>
+      acrossBackends(registry.having('nodeAttachments'), ids, call, (b, o) =>
+        b.facet.listNodeAttachments(ids, o, (refs) => volume.loadMany(refs)),
+      ),
+    ),
     snapshot: new DataLoader(
       (refs) =>
-        read(refs, async (r) => registry.capable(registry.forId(r.backend), 'snapshotReads').getSnapshot(r, call(r.backend))),
+        read(refs, async (r) =>
+          registry.capable(registry.forId(r.backend), 'snapshotReads').getSnapshot(r, call(r.backend)),
+        ),
       { cacheKeyFn: (r) => `${r.backend}\u0000${r.scope}\u0000${r.nativeId}` },
     ),
     plugin: new DataLoader(

@@ -20,13 +20,22 @@ export interface OperationTarget {
 }
 
 /** A volume as an operation's target. */
-export const target = (ref: VolumeRef): OperationTarget => ({ backend: ref.backend, scope: ref.namespace, id: volumeId(ref) });
+export const target = (ref: VolumeRef): OperationTarget => ({
+  backend: ref.backend,
+  scope: ref.namespace,
+  id: volumeId(ref),
+});
 
 /**
  * Hands a use case's pending work (or its synchronous success) to the tracker. A volume's change is
  * also told to the live path, so the events it causes are linked to this mutation's trace.
  */
-export function track(ctx: GatewayContext, kind: OperationKind, target: OperationTarget, accepted: Accepted<unknown>): Promise<OperationRecord> {
+export function track(
+  ctx: GatewayContext,
+  kind: OperationKind,
+  target: OperationTarget,
+  accepted: Accepted<unknown>,
+): Promise<OperationRecord> {
   if (ctx.live) {
     const t = decodeGlobalId(target.id, null);
     if (t.kind === 'Volume') ctx.live.changing({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId });
@@ -56,7 +65,9 @@ async function visible(ctx: GatewayContext, r: OperationRecord): Promise<boolean
   if (r.owner === ownerKey(r.backend, ctx.call(r.backend).credential)) return true;
   const t = decodeGlobalId(r.targetId, null);
   if (t.kind !== 'Volume') return false;
-  const v = await ctx.loaders.volume.load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId }).catch(() => null);
+  const v = await ctx.loaders.volume
+    .load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId })
+    .catch(() => null);
   return v !== null;
 }
 
@@ -81,8 +92,10 @@ export async function operationsOf(ctx: GatewayContext, targetId: string): Promi
  */
 export async function operationTarget(ctx: GatewayContext, r: OperationRecord): Promise<Volume | Snapshot | null> {
   const t = decodeGlobalId(r.targetId, null);
-  if (t.kind === 'Volume') return ctx.loaders.volume.load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId }).catch(() => null);
-  if (t.kind === 'Snapshot' && ctx.registry.forId(t.backend).snapshotReads) return ctx.loaders.snapshot.load({ backend: t.backend, scope: t.scope, nativeId: t.nativeId }).catch(() => null);
+  if (t.kind === 'Volume')
+    return ctx.loaders.volume.load({ backend: t.backend, namespace: t.scope, nativeId: t.nativeId }).catch(() => null);
+  if (t.kind === 'Snapshot' && ctx.registry.forId(t.backend).snapshotReads)
+    return ctx.loaders.snapshot.load({ backend: t.backend, scope: t.scope, nativeId: t.nativeId }).catch(() => null);
   return null;
 }
 
@@ -108,6 +121,10 @@ export async function trackedOncePerKey<R extends object>(
   });
   const operation = fresh ?? (await loadOperation(ctx, remembered.operation));
   const answer = remembered as unknown as R;
-  if (!operation) throw new OperationRecordGoneError(idempotency?.argument ?? 'input', typeof targetId === 'string' ? targetId : targetId(answer));
+  if (!operation)
+    throw new OperationRecordGoneError(
+      idempotency?.argument ?? 'input',
+      typeof targetId === 'string' ? targetId : targetId(answer),
+    );
   return { ...answer, operation };
 }

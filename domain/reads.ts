@@ -13,12 +13,17 @@ export const getVolume = (ctx: GatewayContext, ref: VolumeRef): Promise<Volume |
 /** A volume that must exist. */
 export async function requireVolume(ctx: GatewayContext, ref: VolumeRef): Promise<Volume> {
   const v = await ctx.loaders.volume.load(ref);
-  if (!v) throw new NotFoundError(`volume "${ref.nativeId}" in namespace "${ref.namespace}" does not exist on backend "${ref.backend}"`, { backend: ref.backend });
+  if (!v)
+    throw new NotFoundError(
+      `volume "${ref.nativeId}" in namespace "${ref.namespace}" does not exist on backend "${ref.backend}"`,
+      { backend: ref.backend },
+    );
   return v;
 }
 
 /** The volume with everything a full read has (itself when it came from one). */
-export const completeVolume = (ctx: GatewayContext, v: Volume): Promise<Volume> => (v.complete ? Promise.resolve(v) : requireVolume(ctx, v.ref));
+export const completeVolume = (ctx: GatewayContext, v: Volume): Promise<Volume> =>
+  v.complete ? Promise.resolve(v) : requireVolume(ctx, v.ref);
 
 /** What {@link listVolumesAcrossBackends} is asked. */
 export interface VolumesAcrossBackends {
@@ -38,7 +43,10 @@ export interface VolumesAcrossBackends {
  * The volume list use case: one page merged across the asked backends (a backend that fails or lacks
  * a credential is an omission), filtered by status, its full volumes primed into the loader.
  */
-export async function listVolumesAcrossBackends(ctx: GatewayContext, input: VolumesAcrossBackends): Promise<Connection<Volume>> {
+export async function listVolumesAcrossBackends(
+  ctx: GatewayContext,
+  input: VolumesAcrossBackends,
+): Promise<Connection<Volume>> {
   const statuses = input.statuses;
   const result = await mergeVolumePages({
     backends: input.backends,
@@ -55,7 +63,11 @@ export async function listVolumesAcrossBackends(ctx: GatewayContext, input: Volu
 }
 
 /** An attachment within its volume; null when the volume, claim or attachment is gone. */
-export async function attachmentOf(ctx: GatewayContext, volume: VolumeRef, consumerId: string): Promise<Attachment | null> {
+export async function attachmentOf(
+  ctx: GatewayContext,
+  volume: VolumeRef,
+  consumerId: string,
+): Promise<Attachment | null> {
   const v = await ctx.loaders.volume.load(volume);
   return v?.attachments.find((a) => a.consumerId === consumerId) ?? null;
 }

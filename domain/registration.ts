@@ -20,10 +20,16 @@ export async function registerVolume(ctx: GatewayContext, input: RegisterVolume)
   const b = ctx.registry.forId(input.backend);
   const registration = ctx.registry.capable(b, 'registration');
   const spec = input.spec(b);
-  const { ref, operation } = await trackedOncePerKey<{ ref: VolumeRef }>(ctx, b.id, input.idempotency, (r) => volumeId(r.ref), async () => {
-    const ref = await registration.registerVolume(spec, ctx.call(b.id));
-    return { ref, operation: await track(ctx, 'REGISTER_VOLUME', target(ref), done(ref)) };
-  });
+  const { ref, operation } = await trackedOncePerKey<{ ref: VolumeRef }>(
+    ctx,
+    b.id,
+    input.idempotency,
+    (r) => volumeId(r.ref),
+    async () => {
+      const ref = await registration.registerVolume(spec, ctx.call(b.id));
+      return { ref, operation: await track(ctx, 'REGISTER_VOLUME', target(ref), done(ref)) };
+    },
+  );
   return { volume: await readBack(ctx, ref), operation };
 }
 

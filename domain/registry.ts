@@ -38,7 +38,10 @@ export class BackendRegistry {
 
   readonly #kinds: KindNames | undefined;
 
-  constructor(readonly all: readonly VolumeBackend[], options: RegistryOptions = {}) {
+  constructor(
+    readonly all: readonly VolumeBackend[],
+    options: RegistryOptions = {},
+  ) {
     this.#byId = new Map(all.map((b) => [b.id, b]));
     this.breakers = options.breakers ?? new BreakerBoard();
     this.listBackendDeadlineMs = options.listBackendDeadlineMs ?? DEFAULT_LIST_BACKEND_DEADLINE_MS;
@@ -66,7 +69,11 @@ export class BackendRegistry {
   /** A backend named by the caller in an argument: unknown → BAD_USER_INPUT. */
   forArgument(id: string, argument: string): VolumeBackend {
     const b = this.#byId.get(id);
-    if (!b) throw new BadUserInputError(`${argument}: no backend "${id}" is configured (configured: ${this.ids.join(', ')})`, argument);
+    if (!b)
+      throw new BadUserInputError(
+        `${argument}: no backend "${id}" is configured (configured: ${this.ids.join(', ')})`,
+        argument,
+      );
     return b;
   }
 

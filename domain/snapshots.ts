@@ -31,7 +31,12 @@ export async function createSnapshot(ctx: GatewayContext, input: CreateSnapshot)
   const created = await oncePerKey<RememberedSnapshot>(ctx, b.id, input.idempotency, async () => {
     const accepted = await b.createSnapshot(input.spec, ctx.call(b.id));
     const s = accepted.result;
-    const operation = await track(ctx, 'CREATE_SNAPSHOT', { backend: b.id, scope: s.scope, id: snapshotId(s) }, accepted);
+    const operation = await track(
+      ctx,
+      'CREATE_SNAPSHOT',
+      { backend: b.id, scope: s.scope, id: snapshotId(s) },
+      accepted,
+    );
     return { snapshot: s, operation: operationId(operation) };
   });
   const operation = await loadOperation(ctx, created.operation);
@@ -49,12 +54,18 @@ export interface DeleteSnapshot {
   idempotency?: IdempotencyInput;
 }
 
-export async function deleteSnapshot(ctx: GatewayContext, input: DeleteSnapshot): Promise<{ deletedId: string; operation: OperationRecord }> {
+export async function deleteSnapshot(
+  ctx: GatewayContext,
+  input: DeleteSnapshot,
+): Promise<{ deletedId: string; operation: OperationRecord }> {
   const ref = input.snapshot;
   const b = ctx.registry.forId(ref.backend);
   return trackedOncePerKey(ctx, b.id, input.idempotency, input.id, async () => {
     const accepted = await b.deleteSnapshot(ref, input.options, ctx.call(b.id));
-    return { deletedId: input.id, operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: ref.scope, id: input.id }, accepted) };
+    return {
+      deletedId: input.id,
+      operation: await track(ctx, 'DELETE_SNAPSHOT', { backend: b.id, scope: ref.scope, id: input.id }, accepted),
+    };
   });
 }
 
@@ -70,7 +81,14 @@ export interface ListSnapshots {
 }
 
 /** One page of a backend's snapshots. */
-export function listSnapshots(ctx: GatewayContext, input: ListSnapshots): Promise<{ edges: Edge<Snapshot>[]; pageInfo: PageInfo }> {
+export function listSnapshots(
+  ctx: GatewayContext,
+  input: ListSnapshots,
+): Promise<{ edges: Edge<Snapshot>[]; pageInfo: PageInfo }> {
   const b = ctx.registry.forId(input.backend);
-  return pageOpaque((limit, token) => b.listSnapshots({ ...input.query, limit, token }, ctx.call(b.id)), input.first, input.after);
+  return pageOpaque(
+    (limit, token) => b.listSnapshots({ ...input.query, limit, token }, ctx.call(b.id)),
+    input.first,
+    input.after,
+  );
 }

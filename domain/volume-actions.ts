@@ -36,10 +36,19 @@ export interface VolumeActionOutcome {
 export async function runVolumeAction(ctx: GatewayContext, input: RunVolumeAction): Promise<VolumeActionOutcome> {
   const ref = input.volume;
   const actions = ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeActions');
-  const { operation, result } = await trackedOncePerKey(ctx, ref.backend, input.idempotency, volumeId(ref), async () => {
-    const accepted = await actions.runVolumeAction(ref, input.action, ctx.call(ref.backend));
-    return { result: accepted.result, operation: await track(ctx, input.operationKind ?? 'VOLUME_ACTION', target(ref), accepted) };
-  });
+  const { operation, result } = await trackedOncePerKey(
+    ctx,
+    ref.backend,
+    input.idempotency,
+    volumeId(ref),
+    async () => {
+      const accepted = await actions.runVolumeAction(ref, input.action, ctx.call(ref.backend));
+      return {
+        result: accepted.result,
+        operation: await track(ctx, input.operationKind ?? 'VOLUME_ACTION', target(ref), accepted),
+      };
+    },
+  );
   const outcome: VolumeActionOutcome = { volume: await readBack(ctx, ref), operation, result };
   if (input.readImageMetadata) outcome.imageMetadata = await volumeImageMetadata(ctx, ref);
   return outcome;
@@ -47,5 +56,7 @@ export async function runVolumeAction(ctx: GatewayContext, input: RunVolumeActio
 
 /** The image metadata the backend holds for a volume. */
 export function volumeImageMetadata(ctx: GatewayContext, ref: VolumeRef): Promise<KeyValue[]> {
-  return ctx.registry.capable(ctx.registry.forId(ref.backend), 'volumeActions').showImageMetadata(ref, ctx.call(ref.backend));
+  return ctx.registry
+    .capable(ctx.registry.forId(ref.backend), 'volumeActions')
+    .showImageMetadata(ref, ctx.call(ref.backend));
 }

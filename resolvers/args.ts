@@ -5,21 +5,38 @@
 import type { VolumeBackend } from '../adapters/contract/backend';
 import type { HostConnector, VolumeSpec } from '../adapters/contract/call-inputs';
 import { BadUserInputError } from '../adapters/contract/errors';
-import { backendIdentifier, checkGlobalIdParts, decodeGlobalId, type GlobalIdKind, type GlobalIdParts } from '../adapters/contract/ids';
+import {
+  backendIdentifier,
+  checkGlobalIdParts,
+  decodeGlobalId,
+  type GlobalIdKind,
+  type GlobalIdParts,
+} from '../adapters/contract/ids';
 import { byteCount, safeIdentifier, safeText, type IdPosition } from '../adapters/contract/input';
 import { bounded, keyValueList } from '../adapters/contract/input-parts';
 import type { BackendKind, KeyValue } from '../adapters/contract/model';
-import type { CreateVolumeInput, InputMaybe, StorageKeyValueInput as KeyValueInput, VolumeHostConnectorInput } from '../schema/generated/resolvers-types';
+import type {
+  CreateVolumeInput,
+  InputMaybe,
+  StorageKeyValueInput as KeyValueInput,
+  VolumeHostConnectorInput,
+} from '../schema/generated/resolvers-types';
 import type { GatewayContext } from '../domain/context';
 
 /** An identifier argument for one backend: the shared rules, then that backend kind's rule for `position`. */
-export const idArg = (b: Pick<VolumeBackend, 'kind'>, position: IdPosition, v: string, argument: string): string => backendIdentifier(b.kind, position, v, argument);
+export const idArg = (b: Pick<VolumeBackend, 'kind'>, position: IdPosition, v: string, argument: string): string =>
+  backendIdentifier(b.kind, position, v, argument);
 
 /**
  * An identifier filter over several backends: refused when no selected backend could have such
  * an identifier (the first backend's reason is given); the shared rules always apply.
  */
-export function filterIdArg(backends: readonly Pick<VolumeBackend, 'kind'>[], position: IdPosition, v: InputMaybe<string> | undefined, argument: string): string | undefined {
+export function filterIdArg(
+  backends: readonly Pick<VolumeBackend, 'kind'>[],
+  position: IdPosition,
+  v: InputMaybe<string> | undefined,
+  argument: string,
+): string | undefined {
   if (v === null || v === undefined) return undefined;
   safeIdentifier(v, argument);
   const kinds = [...new Set(backends.map((b) => b.kind))];
@@ -42,7 +59,12 @@ function accepts(kind: BackendKind, position: IdPosition, v: string, argument: s
  * A global id argument: decoded, its backend configured, and every part checked with that
  * backend kind's rules, as strictly as the same values given as arguments.
  */
-export function globalIdArg(ctx: GatewayContext, id: string, expected: GlobalIdKind | null, argument = 'id'): GlobalIdParts {
+export function globalIdArg(
+  ctx: GatewayContext,
+  id: string,
+  expected: GlobalIdKind | null,
+  argument = 'id',
+): GlobalIdParts {
   const p = decodeGlobalId(id, expected, argument);
   return checkGlobalIdParts(p, ctx.registry.forId(p.backend).kind, argument);
 }
@@ -51,7 +73,13 @@ export function globalIdArg(ctx: GatewayContext, id: string, expected: GlobalIdK
  * A namespace argument; `*` (all namespaces) only where `allowAll`. With `backend`, that kind's
  * namespace rule applies too (a Nomad namespace, an OpenStack project id).
  */
-export function namespaceArg(v: InputMaybe<string> | undefined, argument: string, fallback: string, allowAll = false, backend?: Pick<VolumeBackend, 'kind'>): string {
+export function namespaceArg(
+  v: InputMaybe<string> | undefined,
+  argument: string,
+  fallback: string,
+  allowAll = false,
+  backend?: Pick<VolumeBackend, 'kind'>,
+): string {
   if (v === null || v === undefined) return fallback;
   if (v === '*') {
     if (allowAll) return v;
@@ -60,7 +88,8 @@ export function namespaceArg(v: InputMaybe<string> | undefined, argument: string
   return backend ? idArg(backend, 'namespace', v, argument) : safeIdentifier(v, argument);
 }
 
-export const keyValues = (list: InputMaybe<readonly KeyValueInput[]> | undefined, argument: string): KeyValue[] => keyValueList(list, argument);
+export const keyValues = (list: InputMaybe<readonly KeyValueInput[]> | undefined, argument: string): KeyValue[] =>
+  keyValueList(list, argument);
 
 /** Everything of `input` but its `neutral` fields: the fields only some kinds take, untouched, for the backend to parse. */
 export function ownFields<T extends object, K extends keyof T>(input: T, ...neutral: K[]): Omit<T, K> {
@@ -76,7 +105,12 @@ export const bytes = (v: InputMaybe<number> | undefined, argument: string): numb
   v === null || v === undefined ? undefined : byteCount(v, argument);
 
 /** A size given in bytes or, for backends that count in GiB, in GiB (not both). */
-export function sizeArg(b: InputMaybe<number> | undefined, gib: InputMaybe<number> | undefined, bytesArg: string, gibArg: string): number | undefined {
+export function sizeArg(
+  b: InputMaybe<number> | undefined,
+  gib: InputMaybe<number> | undefined,
+  bytesArg: string,
+  gibArg: string,
+): number | undefined {
   const hasBytes = b !== null && b !== undefined;
   const hasGib = gib !== null && gib !== undefined;
   if (hasBytes && hasGib) throw new BadUserInputError(`give ${bytesArg} or ${gibArg}, not both`, gibArg);
@@ -86,25 +120,44 @@ export function sizeArg(b: InputMaybe<number> | undefined, gib: InputMaybe<numbe
 
 /** Refuses a minimum size above the maximum (0 or none: no maximum). */
 export function capacity(min: number | undefined, max: number | undefined, minArg: string): void {
-  if (min !== undefined && max !== undefined && max > 0 && min > max) throw new BadUserInputError(`${minArg} must not exceed the maximum size`, minArg);
+  if (min !== undefined && max !== undefined && max > 0 && min > max)
+    throw new BadUserInputError(`${minArg} must not exceed the maximum size`, minArg);
 }
 
 /** The fields of a create every backend takes; any other is one kind's own part (`OwnCreateInput` in adapters/contract/call-inputs.ts). */
-const CORE_CREATE_FIELDS: ReadonlySet<string> = new Set<keyof CreateVolumeInput>(['backend', 'namespace', 'name', 'sizeBytes', 'sizeGiB', 'maxSizeBytes', 'description', 'metadata', 'idempotencyKey']);
+const CORE_CREATE_FIELDS: ReadonlySet<string> = new Set<keyof CreateVolumeInput>([
+  'backend',
+  'namespace',
+  'name',
+  'sizeBytes',
+  'sizeGiB',
+  'maxSizeBytes',
+  'description',
+  'metadata',
+  'idempotencyKey',
+]);
 
 /**
  * Refuses a kind's own part given for a backend of another kind (named by the configured backend
  * that owns it), and a missing part the backend's kind requires.
  */
-function checkOwnParts(input: CreateVolumeInput, b: Pick<VolumeBackend, 'id' | 'createInput'>, configured: readonly Pick<VolumeBackend, 'createInput'>[]): void {
+function checkOwnParts(
+  input: CreateVolumeInput,
+  b: Pick<VolumeBackend, 'id' | 'createInput'>,
+  configured: readonly Pick<VolumeBackend, 'createInput'>[],
+): void {
   const own = b.createInput;
   const given = input as unknown as Record<string, unknown>;
   for (const [field, v] of Object.entries(given)) {
     if (CORE_CREATE_FIELDS.has(field) || v === null || v === undefined || field === own?.field) continue;
     const owner = configured.find((c) => c.createInput?.field === field)?.createInput?.owner;
-    throw new BadUserInputError(owner ? `input.${field} is for ${owner} backends` : `input.${field} is not for backend "${b.id}"`, `input.${field}`);
+    throw new BadUserInputError(
+      owner ? `input.${field} is for ${owner} backends` : `input.${field} is not for backend "${b.id}"`,
+      `input.${field}`,
+    );
   }
-  if (own?.required && !given[own.field]) throw new BadUserInputError(own.required(`input.${own.field}`), `input.${own.field}`);
+  if (own?.required && !given[own.field])
+    throw new BadUserInputError(own.required(`input.${own.field}`), `input.${own.field}`);
 }
 
 /**
@@ -112,7 +165,11 @@ function checkOwnParts(input: CreateVolumeInput, b: Pick<VolumeBackend, 'id' | '
  * backend parses it); `configured` (the registry's backends) names the owner of a part given to
  * the wrong kind.
  */
-export function createVolumeSpec(input: CreateVolumeInput, b: Pick<VolumeBackend, 'id' | 'kind' | 'createInput'>, configured: readonly Pick<VolumeBackend, 'createInput'>[] = [b]): VolumeSpec {
+export function createVolumeSpec(
+  input: CreateVolumeInput,
+  b: Pick<VolumeBackend, 'id' | 'kind' | 'createInput'>,
+  configured: readonly Pick<VolumeBackend, 'createInput'>[] = [b],
+): VolumeSpec {
   const min = sizeArg(input.sizeBytes, input.sizeGiB, 'input.sizeBytes', 'input.sizeGiB');
   const max = bytes(input.maxSizeBytes, 'input.maxSizeBytes');
   capacity(min, max, 'input.sizeBytes');
@@ -134,11 +191,13 @@ export const optionalText = (v: InputMaybe<string> | undefined, argument: string
 
 /** A whole number ≥ 1 (sizes in GiB). */
 export function positiveInt(v: number, argument: string): number {
-  if (!Number.isSafeInteger(v) || v < 1) throw new BadUserInputError(`${argument} must be a whole number of 1 or more (got ${v})`, argument);
+  if (!Number.isSafeInteger(v) || v < 1)
+    throw new BadUserInputError(`${argument} must be a whole number of 1 or more (got ${v})`, argument);
   return v;
 }
 
-const connectorText = (v: InputMaybe<string> | undefined, argument: string): string | undefined => (v === null || v === undefined ? undefined : safeText(v, argument, 255));
+const connectorText = (v: InputMaybe<string> | undefined, argument: string): string | undefined =>
+  v === null || v === undefined ? undefined : safeText(v, argument, 255);
 
 /** A typed host connector, each value bounded and checked. */
 export function hostConnector(c: VolumeHostConnectorInput, argument: string): HostConnector {

@@ -65,7 +65,12 @@ function omittedBackends(ctx: GatewayContext, omissions: readonly Omission[]): O
 }
 
 /** The merged page: a null item (its error) where each failed backend's items would be, and every omission named. */
-export function mergedConnection<T>(ctx: GatewayContext, edges: Edge<T>[], pageInfo: PageInfo, omissions: Omission[]): MergedConnectionResult<T> {
+export function mergedConnection<T>(
+  ctx: GatewayContext,
+  edges: Edge<T>[],
+  pageInfo: PageInfo,
+  omissions: Omission[],
+): MergedConnectionResult<T> {
   const withErrors = withFailures(edges, omissions);
   return {
     edges: withErrors.map(asItem),
@@ -88,5 +93,7 @@ export function mergedList<T>(ctx: GatewayContext, m: Merged<T>): MergedListResu
 export function wholeList<T>(ctx: GatewayContext, m: Merged<T>): T[] {
   const first = m.omissions[0];
   if (!first) return m.items;
-  throw first.reason === 'FAILED' && first.error ? first.error : new UnauthenticatedError(noCredential(ctx, first.backend), { backend: first.backend });
+  throw first.reason === 'FAILED' && first.error
+    ? first.error
+    : new UnauthenticatedError(noCredential(ctx, first.backend), { backend: first.backend });
 }

@@ -28,7 +28,11 @@ const DateTime = new GraphQLScalarType({
 });
 
 /** Connection info is untyped JSON; it is output only. */
-const VolumeConnectionInfo = new GraphQLScalarType({ ...JSONResolver.toConfig(), name: 'VolumeConnectionInfo', description: 'Untyped, secret-bearing connection info.' });
+const VolumeConnectionInfo = new GraphQLScalarType({
+  ...JSONResolver.toConfig(),
+  name: 'VolumeConnectionInfo',
+  description: 'Untyped, secret-bearing connection info.',
+});
 
 const core: Resolvers = {
   SafeInt: SafeIntResolver,
@@ -61,7 +65,7 @@ function merge(base: Resolvers, parts: readonly Resolvers[]): Resolvers {
   for (const part of parts) {
     for (const [type, fields] of Object.entries(part)) {
       const had = out[type] as Record<string, unknown> | undefined;
-      if (had && (type !== 'Query' && type !== 'Mutation')) throw new Error(`resolvers for ${type} are defined twice`);
+      if (had && type !== 'Query' && type !== 'Mutation') throw new Error(`resolvers for ${type} are defined twice`);
       const clash = had && Object.keys(fields as object).find((f) => f in had);
       if (clash) throw new Error(`resolver ${type}.${clash} is defined twice`);
       out[type] = had ? { ...had, ...(fields as object) } : fields;

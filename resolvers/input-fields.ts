@@ -18,7 +18,10 @@ export const underArgument =
  * arguments themselves): errors whose messages name relative fields get argument paths; every
  * other error passes unchanged.
  */
-export function placingFields<A extends unknown[], R>(argument: string | null, resolve: (...args: A) => R | Promise<R>): (...args: A) => Promise<R> {
+export function placingFields<A extends unknown[], R>(
+  argument: string | null,
+  resolve: (...args: A) => R | Promise<R>,
+): (...args: A) => Promise<R> {
   const name = underArgument(argument);
   return async (...args) => {
     try {
@@ -35,6 +38,12 @@ export function placingFields<A extends unknown[], R>(argument: string | null, r
  */
 export function placeInputFields(resolvers: Resolvers): Resolvers {
   const wrap = (fields: object | undefined, argument: string | null): Record<string, unknown> | undefined =>
-    fields && Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, typeof f === 'function' ? placingFields(argument, f as (...a: unknown[]) => unknown) : f]));
+    fields &&
+    Object.fromEntries(
+      Object.entries(fields).map(([k, f]) => [
+        k,
+        typeof f === 'function' ? placingFields(argument, f as (...a: unknown[]) => unknown) : f,
+      ]),
+    );
   return { ...resolvers, Query: wrap(resolvers.Query, null), Mutation: wrap(resolvers.Mutation, 'input') } as Resolvers;
 }

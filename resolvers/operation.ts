@@ -1,6 +1,10 @@
 /** The VolumeOperation entity and `volumeOperation(id)`; what a caller may see is the domain's rule (domain/operations.ts). */
 import { loadOperation, operationId, operationTarget } from '../domain';
-import type { QueryResolvers, VolumeOperationResolvers, VolumeOperationTargetResolvers } from '../schema/generated/resolvers-types';
+import type {
+  QueryResolvers,
+  VolumeOperationResolvers,
+  VolumeOperationTargetResolvers,
+} from '../schema/generated/resolvers-types';
 
 export const operationQueries: Pick<QueryResolvers, 'volumeOperation'> = {
   volumeOperation: (_p, { id }, ctx) => loadOperation(ctx, id),

@@ -20,9 +20,15 @@ export const snapshotQueries: Pick<QueryResolvers, 'volumeSnapshots' | 'volumeSn
   volumeSnapshots: async (_p, { backend, filter, first, after, secrets }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
     // Some backends list snapshots per plugin, the others per scope (the caller's).
-    if (b.snapshotsPerPlugin && !filter?.plugin) throw new BadUserInputError(`${b.snapshotsPerPlugin}: give filter.plugin`, 'filter.plugin');
+    if (b.snapshotsPerPlugin && !filter?.plugin)
+      throw new BadUserInputError(`${b.snapshotsPerPlugin}: give filter.plugin`, 'filter.plugin');
     const volume = filter?.volumeId ? volumeRefFromId(ctx, filter.volumeId, 'filter.volumeId') : undefined;
-    const page = await listSnapshots(ctx, { backend: b.id, query: { volume, own: { filter: filter && ownFields(filter, 'volumeId'), secrets } }, first: pageSize(first, 50), after });
+    const page = await listSnapshots(ctx, {
+      backend: b.id,
+      query: { volume, own: { filter: filter && ownFields(filter, 'volumeId'), secrets } },
+      first: pageSize(first, 50),
+      after,
+    });
     return connection(page.edges, page.pageInfo);
   },
   volumeSnapshot: (_p, { id }, ctx) => loadSnapshot(ctx, id),

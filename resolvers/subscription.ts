@@ -10,13 +10,23 @@ import type { SubscriptionResolvers, VolumeChangeEventResolvers } from '../schem
 import type { EventView } from '../subscriptions/live/view';
 
 const notHere = (): never => {
-  throw new UnsupportedByBackendError('gateway', 'subscriptions outside graphql-ws', 'subscribe over graphql-ws at the GraphQL URL');
+  throw new UnsupportedByBackendError(
+    'gateway',
+    'subscriptions outside graphql-ws',
+    'subscribe over graphql-ws at the GraphQL URL',
+  );
 };
 
 export const subscriptionFields: SubscriptionResolvers = {
   volumeChanged: { subscribe: notHere, resolve: (root: { volumeChanged: EventView }) => root.volumeChanged },
-  attachmentChanged: { subscribe: notHere, resolve: (root: { attachmentChanged: EventView }) => root.attachmentChanged },
-  operationUpdated: { subscribe: notHere, resolve: (root: { operationUpdated: OperationRecord }) => root.operationUpdated },
+  attachmentChanged: {
+    subscribe: notHere,
+    resolve: (root: { attachmentChanged: EventView }) => root.attachmentChanged,
+  },
+  operationUpdated: {
+    subscribe: notHere,
+    resolve: (root: { operationUpdated: OperationRecord }) => root.operationUpdated,
+  },
 };
 
 /** The event view already holds every field (views of the model's volume and attachment). */

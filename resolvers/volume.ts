@@ -18,13 +18,22 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
   volumes: async (_p, { first, after, filter }, ctx) => {
     const size = pageSize(first, 50);
     const backends = ctx.registry.select('LIST_VOLUMES', filter?.backends, 'filter.backends');
-    const cursor = after ? decodeCursor(after, backends.map((b) => b.id)) : null;
+    const cursor = after
+      ? decodeCursor(
+          after,
+          backends.map((b) => b.id),
+        )
+      : null;
     const statuses = filter?.status && filter.status.length > 0 ? new Set(filter.status) : null;
     const result = await listVolumesAcrossBackends(ctx, {
       backends,
       query: {
-        namespace: filter?.namespace === '*' ? '*' : (filterIdArg(backends, 'namespace', filter?.namespace, 'filter.namespace') ?? '*'),
-        name: filter?.name === null || filter?.name === undefined ? undefined : safeText(filter.name, 'filter.name', 256),
+        namespace:
+          filter?.namespace === '*'
+            ? '*'
+            : (filterIdArg(backends, 'namespace', filter?.namespace, 'filter.namespace') ?? '*'),
+        name:
+          filter?.name === null || filter?.name === undefined ? undefined : safeText(filter.name, 'filter.name', 256),
         node: filterIdArg(backends, 'node', filter?.node, 'filter.node'),
         own: filter ? { filter: ownFields(filter, 'backends', 'namespace', 'name', 'node', 'status') } : undefined,
       },
@@ -37,7 +46,11 @@ export const volumeQueries: Pick<QueryResolvers, 'volumes' | 'volume' | 'volumeB
   volume: (_p, { id }, ctx) => getVolume(ctx, volumeRefFromId(ctx, id)),
   volumeByNativeId: (_p, { backend, namespace, nativeId }, ctx) => {
     const b = ctx.registry.forArgument(backend, 'backend');
-    return getVolume(ctx, { backend: b.id, namespace: namespaceArg(namespace, 'namespace', 'default', false, b), nativeId: idArg(b, 'volume', nativeId, 'nativeId') });
+    return getVolume(ctx, {
+      backend: b.id,
+      namespace: namespaceArg(namespace, 'namespace', 'default', false, b),
+      nativeId: idArg(b, 'volume', nativeId, 'nativeId'),
+    });
   },
 };
 

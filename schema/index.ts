@@ -8,7 +8,11 @@ function schemaDir(): string {
 }
 
 const graphqlFiles = (dir: string): string[] =>
-  existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isFile() && e.name.endsWith('.graphql') ? [join(dir, e.name)] : [])) : [];
+  existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isFile() && e.name.endsWith('.graphql') ? [join(dir, e.name)] : [],
+      )
+    : [];
 
 /**
  * SDL documents, one per concept, in a stable order (by path): the core's (this folder's own files),

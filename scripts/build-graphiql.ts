@@ -28,7 +28,17 @@ export interface BuildGraphiQLOptions {
 }
 
 /** Packages whose versions end up in the bundle, recorded in the manifest. */
-const BUNDLED = ['graphiql', '@graphiql/react', '@graphiql/toolkit', 'react', 'react-dom', 'monaco-editor', 'monaco-graphql', 'graphql', 'graphql-ws'];
+const BUNDLED = [
+  'graphiql',
+  '@graphiql/react',
+  '@graphiql/toolkit',
+  'react',
+  'react-dom',
+  'monaco-editor',
+  'monaco-graphql',
+  'graphql',
+  'graphql-ws',
+];
 
 /** Worker entry points, by manifest key; Monaco asks for them by label (client/workers.js). */
 const WORKERS = {
@@ -44,13 +54,16 @@ const WORKERS = {
 const skipMonacoCss: Plugin = {
   name: 'skip-monaco-css',
   setup(b) {
-    b.onResolve({ filter: /\.css$/ }, (args) => (/[\\/]monaco-editor[\\/]/.test(args.importer) ? { path: args.path, namespace: 'empty-css' } : undefined));
+    b.onResolve({ filter: /\.css$/ }, (args) =>
+      /[\\/]monaco-editor[\\/]/.test(args.importer) ? { path: args.path, namespace: 'empty-css' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'empty-css' }, () => ({ contents: '', loader: 'css' }));
   },
 };
 
 function versionOf(pkg: string): string {
-  return (JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 /** The file esbuild wrote for an entry point, or the CSS bundle of that entry's imports. */
@@ -69,7 +82,10 @@ export async function buildGraphiQL(o: BuildGraphiQLOptions = {}): Promise<Graph
   const main = 'server/graphiql/client/main.js';
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [{ in: main, out: 'graphiql' }, ...Object.entries(WORKERS).map(([out, path]) => ({ in: path, out: out.replace('Worker', '.worker') }))],
+    entryPoints: [
+      { in: main, out: 'graphiql' },
+      ...Object.entries(WORKERS).map(([out, path]) => ({ in: path, out: out.replace('Worker', '.worker') })),
+    ],
     outdir: outDir,
     bundle: true,
     // Classic scripts: workers are created with `new Worker(url)` (no module workers needed)
@@ -101,7 +117,8 @@ export async function buildGraphiQL(o: BuildGraphiQLOptions = {}): Promise<Graph
     versions: Object.fromEntries(BUNDLED.map((p) => [p, versionOf(p)])),
   };
   for (const name of readdirSync(outDir)) {
-    if (/\.(js|css|txt|svg|ttf)$/.test(name)) writeFileSync(join(outDir, `${name}.gz`), gzipSync(readFileSync(join(outDir, name)), { level: 9 }));
+    if (/\.(js|css|txt|svg|ttf)$/.test(name))
+      writeFileSync(join(outDir, `${name}.gz`), gzipSync(readFileSync(join(outDir, name)), { level: 9 }));
   }
   writeFileSync(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
@@ -110,7 +127,10 @@ export async function buildGraphiQL(o: BuildGraphiQLOptions = {}): Promise<Graph
 if (require.main === module) {
   const started = Date.now();
   buildGraphiQL({ outDir: process.argv[2] }).then(
-    (m) => console.log(`GraphiQL ${m.versions.graphiql} bundled into ${relative(process.cwd(), resolve(process.argv[2] ?? DEFAULT_OUT_DIR))} in ${Date.now() - started} ms`),
+    (m) =>
+      console.log(
+        `GraphiQL ${m.versions.graphiql} bundled into ${relative(process.cwd(), resolve(process.argv[2] ?? DEFAULT_OUT_DIR))} in ${Date.now() - started} ms`,
+      ),
     (err: unknown) => {
       console.error('build-graphiql failed:', err);
       process.exit(1);

@@ -49,10 +49,17 @@ export async function buildLivePage(o: BuildLiveOptions = {}): Promise<LiveManif
   const name = (f: string): string => relative(outDir, resolve(root, f));
   const manifest: LiveManifest = {
     files: { script: name(script), style: name(out.cssBundle) },
-    versions: Object.fromEntries(BUNDLED.map((p) => [p, (JSON.parse(readFileSync(join(root, 'node_modules', p, 'package.json'), 'utf8')) as { version: string }).version])),
+    versions: Object.fromEntries(
+      BUNDLED.map((p) => [
+        p,
+        (JSON.parse(readFileSync(join(root, 'node_modules', p, 'package.json'), 'utf8')) as { version: string })
+          .version,
+      ]),
+    ),
   };
   for (const f of readdirSync(outDir)) {
-    if (/\.(js|css|txt)$/.test(f)) writeFileSync(join(outDir, `${f}.gz`), gzipSync(readFileSync(join(outDir, f)), { level: 9 }));
+    if (/\.(js|css|txt)$/.test(f))
+      writeFileSync(join(outDir, `${f}.gz`), gzipSync(readFileSync(join(outDir, f)), { level: 9 }));
   }
   // Last: the server treats a folder without a manifest as not built.
   writeFileSync(join(outDir, LIVE_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -62,7 +69,10 @@ export async function buildLivePage(o: BuildLiveOptions = {}): Promise<LiveManif
 if (require.main === module) {
   const started = Date.now();
   buildLivePage({ outDir: process.argv[2] }).then(
-    (m) => console.log(`live page bundled (${m.files.script}) into ${relative(process.cwd(), resolve(process.argv[2] ?? defaultLiveAssetsDir()))} in ${Date.now() - started} ms`),
+    (m) =>
+      console.log(
+        `live page bundled (${m.files.script}) into ${relative(process.cwd(), resolve(process.argv[2] ?? defaultLiveAssetsDir()))} in ${Date.now() - started} ms`,
+      ),
     (err: unknown) => {
       console.error('build-live failed:', err);
       process.exit(1);

@@ -34,7 +34,11 @@ const EXTRA_INPUTS = [
 ];
 
 /** What the build must have written for a start to work. */
-export const BUILD_OUTPUTS = ['dist/server/main.js', 'dist/server/graphiql/assets/manifest.json', 'dist/server/live/assets/manifest.json'];
+export const BUILD_OUTPUTS = [
+  'dist/server/main.js',
+  'dist/server/graphiql/assets/manifest.json',
+  'dist/server/live/assets/manifest.json',
+];
 
 function walk(dir: string, out: string[]): void {
   for (const e of readdirSync(dir, { withFileTypes: true })) {

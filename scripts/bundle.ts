@@ -31,11 +31,19 @@ function main(args: string[]): void {
     mkdirSync(app);
     const tgz = join(app, tgzName);
     copyFileSync(join(work, tgzName), tgz);
-    const shrinkwrap = JSON.parse(execFileSync('tar', ['xzfO', tgz, 'package/npm-shrinkwrap.json'], { encoding: 'utf8', maxBuffer: 64 * 1_048_576 }));
+    const shrinkwrap = JSON.parse(
+      execFileSync('tar', ['xzfO', tgz, 'package/npm-shrinkwrap.json'], {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1_048_576,
+      }),
+    );
     const { packageJson, packageLock } = consumerLock(tgz, shrinkwrap);
     writeFileSync(join(app, 'package.json'), JSON.stringify(packageJson, null, 2));
     writeFileSync(join(app, 'package-lock.json'), JSON.stringify(packageLock, null, 2));
-    execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', ...(offline ? ['--offline'] : [])], { cwd: app, stdio: 'inherit' });
+    execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', ...(offline ? ['--offline'] : [])], {
+      cwd: app,
+      stdio: 'inherit',
+    });
     rmSync(tgz);
     const out = join(outDir, tgzName.replace(/\.tgz$/, '-bundle.tar.gz'));
     mkdirSync(outDir, { recursive: true });

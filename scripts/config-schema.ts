@@ -19,7 +19,9 @@ if (process.argv.includes('--check')) {
     // Missing counts as stale.
   }
   if (have !== want) {
-    console.error(`${CONFIG_SCHEMA_PATH} is stale: the config definition changed. Run npm run config:schema and commit it.`);
+    console.error(
+      `${CONFIG_SCHEMA_PATH} is stale: the config definition changed. Run npm run config:schema and commit it.`,
+    );
     process.exit(1);
   }
   console.log(`${CONFIG_SCHEMA_PATH} is up to date.`);

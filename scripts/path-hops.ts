@@ -43,7 +43,8 @@ process.on('SIGUSR2', () => s.post('Profiler.takePreciseCoverage', (err, r) => {
 `;
 
 const OPENSTACK = { 'content-type': 'application/json', 'x-auth-token': 'demo-openstack-token' };
-const SCRATCH = 'WyJWb2x1bWUiLCJvcGVuc3RhY2siLCJjMGJjZjNiYWYwMTU0YjViYjRkZDJmOGVkOTU5Y2RkNiIsImQwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwNSJd';
+const SCRATCH =
+  'WyJWb2x1bWUiLCJvcGVuc3RhY2siLCJjMGJjZjNiYWYwMTU0YjViYjRkZDJmOGVkOTU5Y2RkNiIsImQwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwNSJd';
 const BATCH_1 = 'a0000000-0000-4000-8000-000000000004';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -88,7 +89,13 @@ class Gateway {
     });
     const g = new Gateway(child, `http://127.0.0.1:${port}`, out);
     for (let i = 0; i < 240; i++) {
-      if (await fetch(`${g.base}/healthz`).then((r) => r.ok, () => false)) return g;
+      if (
+        await fetch(`${g.base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return g;
       await sleep(250);
     }
     child.kill('SIGKILL');
@@ -114,8 +121,16 @@ class Gateway {
     return files;
   }
 
-  async gql(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<any> {
-    const r = await fetch(`${this.base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+  async gql(
+    query: string,
+    variables: Record<string, unknown> = {},
+    headers: Record<string, string> = { 'content-type': 'application/json' },
+  ): Promise<any> {
+    const r = await fetch(`${this.base}/graphql`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query, variables }),
+    });
     const body = (await r.json()) as { data?: any; errors?: unknown[] };
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data;
@@ -146,7 +161,8 @@ async function windows(g: Gateway, step: () => Promise<void>, between?: () => Pr
 }
 
 async function operationState(g: Gateway, id: string): Promise<string> {
-  return (await g.gql('query ($id: ID!) { volumeOperation(id: $id) { state } }', { id }, OPENSTACK)).volumeOperation.state;
+  return (await g.gql('query ($id: ID!) { volumeOperation(id: $id) { state } }', { id }, OPENSTACK)).volumeOperation
+    .state;
 }
 
 async function waitState(g: Gateway, id: string): Promise<void> {
@@ -163,20 +179,35 @@ async function measureRequests(): Promise<{ edge: Set<string>; list: Set<string>
   const g = await Gateway.start('requests', null);
   try {
     const edge = await windows(g, async () => void (await g.gql('{ __typename }')));
-    const list = await windows(g, async () => void (await g.gql('{ volumes(first: 100, filter: { backends: ["nomad-east"] }) { nodes { id attachments { id state } } } }')));
+    const list = await windows(
+      g,
+      async () =>
+        void (await g.gql(
+          '{ volumes(first: 100, filter: { backends: ["nomad-east"] }) { nodes { id attachments { id state } } } }',
+        )),
+    );
     // The attach inside the window waits for completion by watching its record in the tracker's
     // own time: a fixed wait, then the state is checked outside the window.
     let last = '';
     const attach = await windows(
       g,
       async () => {
-        const d = await g.gql(`mutation { attachVolume(input: { volumeId: "${SCRATCH}", target: { server: { serverId: "${BATCH_1}" } } }) { operation { id } } }`, {}, OPENSTACK);
+        const d = await g.gql(
+          `mutation { attachVolume(input: { volumeId: "${SCRATCH}", target: { server: { serverId: "${BATCH_1}" } } }) { operation { id } } }`,
+          {},
+          OPENSTACK,
+        );
         last = d.attachVolume.operation.id;
         await sleep(6_000);
       },
       async () => {
-        if ((await operationState(g, last)) !== 'SUCCEEDED') throw new Error('the attach had not finished inside its window; lengthen the wait');
-        const d = await g.gql(`mutation { detachVolume(input: { volumeId: "${SCRATCH}", target: { server: { serverId: "${BATCH_1}" } } }) { operation { id } } }`, {}, OPENSTACK);
+        if ((await operationState(g, last)) !== 'SUCCEEDED')
+          throw new Error('the attach had not finished inside its window; lengthen the wait');
+        const d = await g.gql(
+          `mutation { detachVolume(input: { volumeId: "${SCRATCH}", target: { server: { serverId: "${BATCH_1}" } } }) { operation { id } } }`,
+          {},
+          OPENSTACK,
+        );
         await waitState(g, d.detachVolume.operation.id);
         await sleep(1_000);
       },
@@ -194,7 +225,17 @@ async function measureLive(): Promise<Set<string>> {
   let wake: (() => void) | undefined;
   ws.on('message', (raw) => {
     const m = JSON.parse(messageText(raw));
-    if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["nomad-east"], types: [CLAIMED, RELEASED] }) { type volume { id status } } }' } }));
+    if (m.type === 'connection_ack')
+      ws.send(
+        JSON.stringify({
+          id: '1',
+          type: 'subscribe',
+          payload: {
+            query:
+              'subscription { volumeChanged(filter: { backends: ["nomad-east"], types: [CLAIMED, RELEASED] }) { type volume { id status } } }',
+          },
+        }),
+      );
     if (m.type === 'next' && m.payload?.data?.volumeChanged?.type !== 'SUBSCRIBED') {
       events.push(Date.now());
       wake?.();
@@ -226,10 +267,14 @@ function byFolder(files: Set<string>): string {
   const counts = new Map<string, number>();
   for (const f of files) {
     const parts = f.split('/');
-    const folder = parts[0] === 'adapters' && parts.length > 2 ? `adapters/${parts[1]}` : parts.length > 1 ? parts[0]! : '.';
+    const folder =
+      parts[0] === 'adapters' && parts.length > 2 ? `adapters/${parts[1]}` : parts.length > 1 ? parts[0]! : '.';
     counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 }
 
 async function main(): Promise<void> {

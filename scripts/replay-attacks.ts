@@ -40,12 +40,18 @@ interface Outcome {
 async function backendCalls(): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
   let n = 0;
-  for (const line of text.split('\n')) if (line.startsWith('gateway_backend_calls_total{')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith('gateway_backend_calls_total{')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
   return n;
 }
 
 async function post(body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(120_000) });
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    signal: AbortSignal.timeout(120_000),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -64,11 +70,18 @@ async function measure(run: () => Promise<{ status: number; text: string }>): Pr
   const started = performance.now();
   const r = await run().catch((err: Error) => ({ status: 0, text: `"${err.message}"` }));
   const ms = performance.now() - started;
-  return { status: r.status, code: r.status === 0 ? `failed: ${r.text}` : codeOf(r.text), ms, calls: (await backendCalls()) - before, bytes: r.text.length };
+  return {
+    status: r.status,
+    code: r.status === 0 ? `failed: ${r.text}` : codeOf(r.text),
+    ms,
+    calls: (await backendCalls()) - before,
+    bytes: r.text.length,
+  };
 }
 
 const q = (query: string, variables?: unknown): string => JSON.stringify({ query, variables });
-const nest = (depth: number, open: string, leaf: string): string => `${open.repeat(depth)}${leaf}${'}'.repeat(depth * (open.split('{').length - 1))}`;
+const nest = (depth: number, open: string, leaf: string): string =>
+  `${open.repeat(depth)}${leaf}${'}'.repeat(depth * (open.split('{').length - 1))}`;
 const gid = (parts: string[]): string => Buffer.from(JSON.stringify(parts)).toString('base64url');
 
 /** Sends raw bytes and returns the status line's code (0 when the connection was reset). */
@@ -79,7 +92,12 @@ function raw(bytes: string): Promise<{ status: number; text: string }> {
     let got = '';
     s.on('data', (d) => (got += d.toString('latin1')));
     s.on('error', () => resolve({ status: 0, text: '"reset"' }));
-    s.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(got)?.[1] ?? 0), text: got.slice(got.indexOf('\r\n\r\n') + 4) }));
+    s.on('close', () =>
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(got)?.[1] ?? 0),
+        text: got.slice(got.indexOf('\r\n\r\n') + 4),
+      }),
+    );
     s.setTimeout(10_000, () => s.destroy());
     s.end(bytes);
   });
@@ -91,43 +109,170 @@ function raw(bytes: string): Promise<{ status: number; text: string }> {
  * document before anything is read either way).
  */
 async function demoServerId(): Promise<string> {
-  const r = await post(q('{ volumes(first: 50, filter: { backends: ["openstack"] }) { nodes { attachments { consumer { ... on VolumeServerConsumer { serverId } } } } } }'), OS_TOKEN).catch(() => undefined);
-  const body = r ? (JSON.parse(r.text) as { data?: { volumes?: { nodes?: Array<{ attachments?: Array<{ consumer?: { serverId?: string } }> | null } | null> } } }) : undefined;
-  const found = body?.data?.volumes?.nodes?.flatMap((v) => v?.attachments ?? []).find((a) => a.consumer?.serverId)?.consumer?.serverId;
+  const r = await post(
+    q(
+      '{ volumes(first: 50, filter: { backends: ["openstack"] }) { nodes { attachments { consumer { ... on VolumeServerConsumer { serverId } } } } } }',
+    ),
+    OS_TOKEN,
+  ).catch(() => undefined);
+  const body = r
+    ? (JSON.parse(r.text) as {
+        data?: {
+          volumes?: { nodes?: Array<{ attachments?: Array<{ consumer?: { serverId?: string } }> | null } | null> };
+        };
+      })
+    : undefined;
+  const found = body?.data?.volumes?.nodes?.flatMap((v) => v?.attachments ?? []).find((a) => a.consumer?.serverId)
+    ?.consumer?.serverId;
   return found ?? '00000000-0000-4000-8000-000000000000';
 }
 
 const attacks = (serverId: string): Array<[string, () => Promise<{ status: number; text: string }>]> => [
-  ['1. volumes → attachments → volume nesting, 20 levels', () => post(q(`{ volumes(first: 50, filter: { backends: ["nomad-east"] }) { nodes { ${nest(20, 'id attachments { volume { ', 'id')} } } }`))],
+  [
+    '1. volumes → attachments → volume nesting, 20 levels',
+    () =>
+      post(
+        q(
+          `{ volumes(first: 50, filter: { backends: ["nomad-east"] }) { nodes { ${nest(20, 'id attachments { volume { ', 'id')} } } }`,
+        ),
+      ),
+  ],
   [
     '1. server attachments → consumer server → volumeAttachments nesting, 20 levels',
-    () => post(q(`{ serverVolumeAttachments(serverId: "${serverId}") { ${nest(20, 'id consumer { ... on VolumeServerConsumer { server { volumeAttachments { ', 'id')} } }`), OS_TOKEN),
+    () =>
+      post(
+        q(
+          `{ serverVolumeAttachments(serverId: "${serverId}") { ${nest(20, 'id consumer { ... on VolumeServerConsumer { server { volumeAttachments { ', 'id')} } }`,
+        ),
+        OS_TOKEN,
+      ),
   ],
   ...[1, 2, 3, 4, 5, 6, 7].map((i): [string, () => Promise<{ status: number; text: string }>] => [
     `2. snapshots with secret value "💥" (try ${i} of 7)`,
-    () => post(q('{ volumeSnapshots(backend: "nomad-east", filter: { plugin: "aws-ebs0" }, secrets: [{ key: "k", value: "💥" }]) { nodes { id } } }')),
+    () =>
+      post(
+        q(
+          '{ volumeSnapshots(backend: "nomad-east", filter: { plugin: "aws-ebs0" }, secrets: [{ key: "k", value: "💥" }]) { nodes { id } } }',
+        ),
+      ),
   ]),
-  ['2. snapshots with a secret value holding a newline', () => post(q('query($s: [StorageKeyValueInput!]) { volumeSnapshots(backend: "nomad-east", filter: { plugin: "aws-ebs0" }, secrets: $s) { nodes { id } } }', { s: [{ key: 'k', value: 'a\nb' }] }))],
-  ['2. nomad-east still answers afterwards', () => post(q('{ volumes(first: 1, filter: { backends: ["nomad-east"] }) { nodes { id } } }'))],
-  ['3. 1,000 aliases of volumes(first: 500) { nodes { id attachments { id } } }', () => post(q(`{ ${Array.from({ length: 1000 }, (_, i) => `a${i}: volumes(first: 500) { nodes { id attachments { id } } }`).join(' ')} }`))],
-  ['3. 5,000 aliases of the same', () => post(q(`{ ${Array.from({ length: 5000 }, (_, i) => `a${i}: volumes(first: 500) { nodes { id attachments { id } } }`).join(' ')} }`))],
-  ['3. 1,000 aliases of __schema', () => post(q(`{ ${Array.from({ length: 1000 }, (_, i) => `s${i}: __schema { types { name } }`).join(' ')} }`))],
-  ['3. 15 aliases of volumes(first: 500) with attachments (under the alias limit)', () => post(q(`{ ${Array.from({ length: 15 }, (_, i) => `a${i}: volumes(first: 500) { nodes { id attachments { id } } }`).join(' ')} }`))],
-  ['4. lone surrogate in nativeId', () => post(q('query($n: String!) { volumeByNativeId(backend: "nomad-east", nativeId: $n) { id } }', { n: 'ab\ud800' }))],
-  ['4. lone surrogate inside a global id', () => post(q('query($id: ID!) { volume(id: $id) { id } }', { id: gid(['Volume', 'nomad-east', 'default', 'x\ud800']) }))],
+  [
+    '2. snapshots with a secret value holding a newline',
+    () =>
+      post(
+        q(
+          'query($s: [StorageKeyValueInput!]) { volumeSnapshots(backend: "nomad-east", filter: { plugin: "aws-ebs0" }, secrets: $s) { nodes { id } } }',
+          { s: [{ key: 'k', value: 'a\nb' }] },
+        ),
+      ),
+  ],
+  [
+    '2. nomad-east still answers afterwards',
+    () => post(q('{ volumes(first: 1, filter: { backends: ["nomad-east"] }) { nodes { id } } }')),
+  ],
+  [
+    '3. 1,000 aliases of volumes(first: 500) { nodes { id attachments { id } } }',
+    () =>
+      post(
+        q(
+          `{ ${Array.from({ length: 1000 }, (_, i) => `a${i}: volumes(first: 500) { nodes { id attachments { id } } }`).join(' ')} }`,
+        ),
+      ),
+  ],
+  [
+    '3. 5,000 aliases of the same',
+    () =>
+      post(
+        q(
+          `{ ${Array.from({ length: 5000 }, (_, i) => `a${i}: volumes(first: 500) { nodes { id attachments { id } } }`).join(' ')} }`,
+        ),
+      ),
+  ],
+  [
+    '3. 1,000 aliases of __schema',
+    () => post(q(`{ ${Array.from({ length: 1000 }, (_, i) => `s${i}: __schema { types { name } }`).join(' ')} }`)),
+  ],
+  [
+    '3. 15 aliases of volumes(first: 500) with attachments (under the alias limit)',
+    () =>
+      post(
+        q(
+          `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: volumes(first: 500) { nodes { id attachments { id } } }`).join(' ')} }`,
+        ),
+      ),
+  ],
+  [
+    '4. lone surrogate in nativeId',
+    () =>
+      post(q('query($n: String!) { volumeByNativeId(backend: "nomad-east", nativeId: $n) { id } }', { n: 'ab\ud800' })),
+  ],
+  [
+    '4. lone surrogate inside a global id',
+    () =>
+      post(
+        q('query($id: ID!) { volume(id: $id) { id } }', { id: gid(['Volume', 'nomad-east', 'default', 'x\ud800']) }),
+      ),
+  ],
   ['4. "." as a Nomad volume id', () => post(q('{ volumeByNativeId(backend: "nomad-east", nativeId: ".") { id } }'))],
-  ['4. global id with scope "*"', () => post(q('query($id: ID!) { volume(id: $id) { id } }', { id: gid(['Volume', 'nomad-east', '*', 'postgres-data']) }))],
-  ['6. body of 2 MiB', () => raw(`POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1048576}\r\nConnection: close\r\n\r\n${' '.repeat(2 * 1048576)}`)],
-  ['6. 64 KiB of headers', () => raw(`POST /graphql HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(65536)}\r\nConnection: close\r\n\r\n`)],
-  ['7. APQ hash that does not match the query', () => post(JSON.stringify({ query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } }))],
+  [
+    '4. global id with scope "*"',
+    () =>
+      post(
+        q('query($id: ID!) { volume(id: $id) { id } }', { id: gid(['Volume', 'nomad-east', '*', 'postgres-data']) }),
+      ),
+  ],
+  [
+    '6. body of 2 MiB',
+    () =>
+      raw(
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1048576}\r\nConnection: close\r\n\r\n${' '.repeat(2 * 1048576)}`,
+      ),
+  ],
+  [
+    '6. 64 KiB of headers',
+    () => raw(`POST /graphql HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(65536)}\r\nConnection: close\r\n\r\n`),
+  ],
+  [
+    '7. APQ hash that does not match the query',
+    () =>
+      post(
+        JSON.stringify({
+          query: '{ __typename }',
+          extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } },
+        }),
+      ),
+  ],
   ['7. a subscription over HTTP', () => post(q('subscription { volumeChanged { id } }'))],
-  ['7. Nomad token header holding a tab', () => post(q('{ volumes(first: 1, filter: { backends: ["nomad-east"] }) { nodes { id } } }'), { 'x-nomad-token': 'demo\tinjected' })],
-  ['7. Nomad token header with a control byte', () => raw(`POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Nomad-Token: caf\u00e9\u0001\r\nContent-Length: 26\r\nConnection: close\r\n\r\n{"query":"{ __typename }"}`)],
+  [
+    '7. Nomad token header holding a tab',
+    () =>
+      post(q('{ volumes(first: 1, filter: { backends: ["nomad-east"] }) { nodes { id } } }'), {
+        'x-nomad-token': 'demo\tinjected',
+      }),
+  ],
+  [
+    '7. Nomad token header with a control byte',
+    () =>
+      raw(
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Nomad-Token: caf\u00e9\u0001\r\nContent-Length: 26\r\nConnection: close\r\n\r\n{"query":"{ __typename }"}`,
+      ),
+  ],
   [
     '8. _entities with 5,000 volume representations',
-    () => post(q('query($r: [_Any!]!) { _entities(representations: $r) { ... on Volume { id name } } }', { r: Array.from({ length: 5000 }, (_, i) => ({ __typename: 'Volume', id: gid(['Volume', 'nomad-east', 'default', `vol-${i}`]) })) })),
+    () =>
+      post(
+        q('query($r: [_Any!]!) { _entities(representations: $r) { ... on Volume { id name } } }', {
+          r: Array.from({ length: 5000 }, (_, i) => ({
+            __typename: 'Volume',
+            id: gid(['Volume', 'nomad-east', 'default', `vol-${i}`]),
+          })),
+        }),
+      ),
   ],
-  ['8. _entities with a representation that is not an object', () => post(q('{ _entities(representations: [""]) { __typename } }'))],
+  [
+    '8. _entities with a representation that is not an object',
+    () => post(q('{ _entities(representations: [""]) { __typename } }')),
+  ],
 ];
 
 async function main(): Promise<void> {
@@ -141,28 +286,51 @@ async function main(): Promise<void> {
   // One caller with more requests in flight than its cap: the rest are refused at once. Each on
   // its own connection (fetch's pool would queue them on the client side).
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const listBody = q('{ volumes(first: 50, filter: { backends: ["nomad-east"] }) { nodes { id attachments { id } } } }');
+  const listBody = q(
+    '{ volumes(first: 50, filter: { backends: ["nomad-east"] }) { nodes { id attachments { id } } } }',
+  );
   const one = (): Promise<number> =>
     new Promise((resolve) => {
       const u = new URL(`${base}/graphql`);
-      const r = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(listBody), 'x-nomad-token-nomad-east': 'demo-east-management' } }, (m) => {
-        m.resume();
-        m.on('end', () => resolve(m.statusCode ?? 0));
-      });
+      const r = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(listBody),
+            'x-nomad-token-nomad-east': 'demo-east-management',
+          },
+        },
+        (m) => {
+          m.resume();
+          m.on('end', () => resolve(m.statusCode ?? 0));
+        },
+      );
       r.on('error', () => resolve(0));
       r.end(listBody);
     });
   const burst = await Promise.all(Array.from({ length: 150 }, one));
   const statuses = burst.reduce<Record<number, number>>((acc, s) => ((acc[s] = (acc[s] ?? 0) + 1), acc), {});
-  console.log(`\n150 concurrent list-with-attachments queries from one caller (the demo management token): statuses ${JSON.stringify(statuses)}`);
+  console.log(
+    `\n150 concurrent list-with-attachments queries from one caller (the demo management token): statuses ${JSON.stringify(statuses)}`,
+  );
   // A concurrent small read while an alias flood is refused: the flood must not stall it.
-  const flood = Array.from({ length: 20 }, () => post(q(`{ ${Array.from({ length: 1000 }, (_, i) => `s${i}: __schema { types { name } }`).join(' ')} }`)));
+  const flood = Array.from({ length: 20 }, () =>
+    post(q(`{ ${Array.from({ length: 1000 }, (_, i) => `s${i}: __schema { types { name } }`).join(' ')} }`)),
+  );
   const t = performance.now();
   await post(q('{ __typename }'));
   const small = performance.now() - t;
   await Promise.all(flood);
   console.log(`\n{ __typename } during 20 concurrent floods of 1,000 __schema aliases: ${small.toFixed(0)} ms`);
-  const health = await fetch(`${base}/healthz`).then((r) => r.status, () => 0);
+  const health = await fetch(`${base}/healthz`).then(
+    (r) => r.status,
+    () => 0,
+  );
   console.log(`/healthz afterwards: ${health}`);
 
   console.log('\n## Resilience (R1–R3 over graphql-ws)\n');
@@ -175,7 +343,7 @@ async function main(): Promise<void> {
   for (const line of await replayPausedStreams(base)) console.log(line);
   console.log('\n## R15: unique valid documents (compiled execution)\n');
   for (const line of await replayUniqueDocuments(base)) console.log(line);
-  console.log('\n## R17: a tenant holds a volume reserved (the OpenStack watcher\'s fast polling)\n');
+  console.log("\n## R17: a tenant holds a volume reserved (the OpenStack watcher's fast polling)\n");
   for (const line of await replayReservePoll(base)) console.log(line);
   console.log('\n## R4: a hung backend (own Nomad simulator and gateway, SIGSTOP)\n');
   for (const line of await replayHungBackend()) console.log(line);

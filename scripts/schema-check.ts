@@ -63,13 +63,24 @@ export function parseAcceptedBreaks(markdown: string): { accepted: AcceptedBreak
 }
 
 /** Removing an entity's `@key` breaks the other subgraphs that reference it; graphql-inspector only calls it DANGEROUS. */
-const removesKey = (c: Change): boolean => c.type.startsWith('DIRECTIVE_USAGE_') && c.type.endsWith('_REMOVED') && /\.@key$/.test(c.path ?? '');
+const removesKey = (c: Change): boolean =>
+  c.type.startsWith('DIRECTIVE_USAGE_') && c.type.endsWith('_REMOVED') && /\.@key$/.test(c.path ?? '');
 
 /** graphql-inspector's changes from `before` to `after` (both subgraph SDL), with a removed `@key` made BREAKING. */
 export async function schemaChanges(before: string, after: string): Promise<Change[]> {
   const build = (sdl: string) => buildSubgraphSchema({ typeDefs: parse(sdl) });
   const changes = await diff(build(before), build(after), [DiffRule.suppressRemovalOfDeprecatedField]);
-  return changes.map((c) => (removesKey(c) ? { ...c, criticality: { level: CriticalityLevel.Breaking, reason: 'other subgraphs may reference this entity by its key' } } : c));
+  return changes.map((c) =>
+    removesKey(c)
+      ? {
+          ...c,
+          criticality: {
+            level: CriticalityLevel.Breaking,
+            reason: 'other subgraphs may reference this entity by its key',
+          },
+        }
+      : c,
+  );
 }
 
 /** What the check found. */
@@ -87,7 +98,11 @@ export interface SchemaCheckReport {
 }
 
 /** Compares the published file's text with the current SDL. */
-export async function checkSchema(a: { publishedFile: string; current: string; acceptedMarkdown: string }): Promise<SchemaCheckReport> {
+export async function checkSchema(a: {
+  publishedFile: string;
+  current: string;
+  acceptedMarkdown: string;
+}): Promise<SchemaCheckReport> {
   const { accepted: entries, malformed } = parseAcceptedBreaks(a.acceptedMarkdown);
   const changes = await schemaChanges(a.publishedFile, a.current);
   const breaking = changes.filter((c) => c.criticality.level === CriticalityLevel.Breaking);
@@ -106,11 +121,17 @@ const describe = (c: Change): string => `${c.criticality.level} ${c.type} ${c.pa
 /** Human-readable problems of a report; empty when the check passes. */
 export function problems(r: SchemaCheckReport, what = PUBLISHED_PATH): string[] {
   const out: string[] = [];
-  for (const line of r.malformed) out.push(`${ACCEPTED_BREAKS_PATH}: cannot read "${line}" (write: - \`<path>\` <CHANGE_TYPE>: <reason>)`);
+  for (const line of r.malformed)
+    out.push(`${ACCEPTED_BREAKS_PATH}: cannot read "${line}" (write: - \`<path>\` <CHANGE_TYPE>: <reason>)`);
   for (const c of r.unaccepted) {
-    out.push(`${describe(c)}\n  Deprecate first (@deprecated(reason: "…")), or accept it in ${ACCEPTED_BREAKS_PATH}:\n  - \`${c.path ?? ''}\` ${c.type}: <why clients can take this break>`);
+    out.push(
+      `${describe(c)}\n  Deprecate first (@deprecated(reason: "…")), or accept it in ${ACCEPTED_BREAKS_PATH}:\n  - \`${c.path ?? ''}\` ${c.type}: <why clients can take this break>`,
+    );
   }
-  if (r.stale) out.push(`${what} is stale (${r.changes.length} schema change(s) since it was published): run \`npm run schema:publish\` and commit it.`);
+  if (r.stale)
+    out.push(
+      `${what} is stale (${r.changes.length} schema change(s) since it was published): run \`npm run schema:publish\` and commit it.`,
+    );
   return out;
 }
 
@@ -122,7 +143,11 @@ function read(root: string, path: string): string | null {
 /** The published file as committed at `ref` (git), or null when it is not there. */
 function publishedAt(root: string, ref: string): string | null {
   try {
-    return execFileSync('git', ['show', `${ref}:${PUBLISHED_PATH}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return execFileSync('git', ['show', `${ref}:${PUBLISHED_PATH}`], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   } catch {
     return null;
   }
@@ -139,13 +164,21 @@ export async function main(argv: readonly string[], root = join(__dirname, '..')
   const published = read(root, PUBLISHED_PATH);
   const report = published === null ? null : await checkSchema({ publishedFile: published, current, acceptedMarkdown });
   // Publishing is what makes a stale file current; a re-baseline also takes the unaccepted breaks.
-  const found = report ? problems({ ...report, stale: report.stale && !publish, unaccepted: allowBreaking ? [] : report.unaccepted }) : [];
+  const found = report
+    ? problems({ ...report, stale: report.stale && !publish, unaccepted: allowBreaking ? [] : report.unaccepted })
+    : [];
   for (const c of allowBreaking ? (report?.unaccepted ?? []) : []) console.warn(`published despite: ${describe(c)}`);
-  if (published === null && !publish) found.push(`${PUBLISHED_PATH} is missing: run \`npm run schema:publish\` and commit it.`);
+  if (published === null && !publish)
+    found.push(`${PUBLISHED_PATH} is missing: run \`npm run schema:publish\` and commit it.`);
   if (against !== undefined) {
     const base = publishedAt(root, against);
     if (base === null) found.push(`--against ${against}: ${PUBLISHED_PATH} is not in that commit`);
-    else found.push(...problems({ ...(await checkSchema({ publishedFile: base, current, acceptedMarkdown })), stale: false }).map((p) => `against ${against}: ${p}`));
+    else
+      found.push(
+        ...problems({ ...(await checkSchema({ publishedFile: base, current, acceptedMarkdown })), stale: false }).map(
+          (p) => `against ${against}: ${p}`,
+        ),
+      );
   }
   for (const c of report?.accepted ?? []) console.log(`accepted: ${describe(c)}`);
   if (found.length > 0) {

@@ -31,7 +31,8 @@ interface Lockfile {
 
 /** npm's public-registry tarball URL of the package at lock path `path` (`node_modules/@scope/name`). */
 function registryTarball(path: string, entry: LockEntry): string {
-  const name = (entry.name as string | undefined) ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  const name =
+    (entry.name as string | undefined) ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
   return `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${String(entry.version)}.tgz`;
 }
 
@@ -42,7 +43,14 @@ function registryTarball(path: string, entry: LockEntry): string {
  * when `npm ci` filled it.
  */
 export function consumerLock(tarball: string, shrinkwrap: Lockfile): { packageJson: object; packageLock: object } {
-  const root = shrinkwrap.packages[''] as { name: string; version: string; dependencies?: object; bin?: object; engines?: object; license?: string };
+  const root = shrinkwrap.packages[''] as {
+    name: string;
+    version: string;
+    dependencies?: object;
+    bin?: object;
+    engines?: object;
+    license?: string;
+  };
   const spec = `file:${basename(tarball)}`;
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
   // The lock omits registry URLs (npm setting omit-lockfile-registry-resolved), and without one npm
@@ -51,7 +59,10 @@ export function consumerLock(tarball: string, shrinkwrap: Lockfile): { packageJs
     Object.entries(shrinkwrap.packages)
       // A dependency's devDependencies are never installed.
       .filter(([path, entry]) => path !== '' && entry.dev !== true)
-      .map(([path, entry]) => [path, entry.resolved || entry.link ? entry : { ...entry, resolved: registryTarball(path, entry) }]),
+      .map(([path, entry]) => [
+        path,
+        entry.resolved || entry.link ? entry : { ...entry, resolved: registryTarball(path, entry) },
+      ]),
   );
   const name = `${root.name}-install`;
   return {
@@ -62,7 +73,15 @@ export function consumerLock(tarball: string, shrinkwrap: Lockfile): { packageJs
       requires: true,
       packages: {
         '': { name, dependencies: { [root.name]: spec } },
-        [`node_modules/${root.name}`]: { version: root.version, resolved: spec, integrity, license: root.license, dependencies: root.dependencies, bin: root.bin, engines: root.engines },
+        [`node_modules/${root.name}`]: {
+          version: root.version,
+          resolved: spec,
+          integrity,
+          license: root.license,
+          dependencies: root.dependencies,
+          bin: root.bin,
+          engines: root.engines,
+        },
         ...deps,
       },
     },

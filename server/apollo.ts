@@ -4,7 +4,10 @@
  * unexpected-error log, the HTTP status rule, compiled execution, the limits' own plugin last).
  */
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import type { GatewayContext } from '../domain/context';
 import { createFormatError, unexpectedErrorListener, unexpectedErrorLog } from './errors';
@@ -40,7 +43,8 @@ export interface GatewayApolloOptions {
 export function createApolloServer(o: GatewayApolloOptions): ApolloServer<GatewayContext> {
   const parseErrorReason = o.limits.executionGuards.parseErrorReason;
   const formatError = createFormatError(parseErrorReason);
-  const counted = (engine: string, reason?: string): void => o.metrics.executions.inc({ engine, reason: reason ?? 'none' });
+  const counted = (engine: string, reason?: string): void =>
+    o.metrics.executions.inc({ engine, reason: reason ?? 'none' });
   // Trusted documents are compiled at once and always kept: the list bounds them.
   const trusted = o.trustedDocuments;
   const compiled = {
@@ -53,7 +57,10 @@ export function createApolloServer(o: GatewayApolloOptions): ApolloServer<Gatewa
     didEncounterErrors: unexpectedErrorListener(o.logger, parseErrorReason).didEncounterErrors,
   };
   // Compiled execution answers from a plugin (responseForOperation) over the schema Apollo is given.
-  const execution = (o.engine ?? 'compiled') === 'compiled' ? [compiledExecution<GatewayContext>(o.limited.schema, counted, compiled)] : [];
+  const execution =
+    (o.engine ?? 'compiled') === 'compiled'
+      ? [compiledExecution<GatewayContext>(o.limited.schema, counted, compiled)]
+      : [];
   return new ApolloServer<GatewayContext>({
     ...o.limited,
     formatError,

@@ -52,18 +52,30 @@ export interface GatewayOptions {
    * kept there too, `/readyz` reports it, and `stop()` closes the connection after in-flight work.
    * Without it records and keys stay in the process.
    */
-  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> & Partial<Pick<GatewayConfig, 'shutdownGraceMs' | 'redis' | 'tls' | 'managementPort' | 'executionEngine' | 'compiledDocumentsMaxBytes' | 'compiledDocumentsSightings'>> & {
-    /** HTTP edge settings (server/http/config.ts); any group or field left out takes its default. */
-    http?: HttpEdgeOptions;
-    /** Operation limits (docs/configuration.md); unset ones take their defaults. */
-    limits?: Partial<GatewayConfig['limits']>;
-    /** graphql-ws socket settings (server/ws/config.ts); unset ones take their defaults. */
-    ws?: WsOptions;
-    /** Live-path settings (server/live-config.ts); unset ones take their defaults. */
-    live?: Partial<LiveConfig>;
-    /** What `/readyz` requires and how often the background probe runs (server/readiness.ts); unset ones take their defaults. */
-    readiness?: Partial<ReadinessConfig>;
-  };
+  config: Pick<GatewayConfig, 'port' | 'host' | 'maxConcurrentReads' | 'maxBodyBytes'> &
+    Partial<
+      Pick<
+        GatewayConfig,
+        | 'shutdownGraceMs'
+        | 'redis'
+        | 'tls'
+        | 'managementPort'
+        | 'executionEngine'
+        | 'compiledDocumentsMaxBytes'
+        | 'compiledDocumentsSightings'
+      >
+    > & {
+      /** HTTP edge settings (server/http/config.ts); any group or field left out takes its default. */
+      http?: HttpEdgeOptions;
+      /** Operation limits (docs/configuration.md); unset ones take their defaults. */
+      limits?: Partial<GatewayConfig['limits']>;
+      /** graphql-ws socket settings (server/ws/config.ts); unset ones take their defaults. */
+      ws?: WsOptions;
+      /** Live-path settings (server/live-config.ts); unset ones take their defaults. */
+      live?: Partial<LiveConfig>;
+      /** What `/readyz` requires and how often the background probe runs (server/readiness.ts); unset ones take their defaults. */
+      readiness?: Partial<ReadinessConfig>;
+    };
   registry: BackendRegistry;
   logger: Logger;
   /** Served at `/metrics`; pass the instance the registry's transport reports to. @default a new one */
@@ -113,14 +125,32 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // Filled by the default hub as it starts its watchers; the tracker (watched operations) and the
   // loaders (watch-fed reads) ask it. Empty without the default hub.
   const watchers = new WatcherDirectory((id) => registry.find(id));
-  const operations = o.operations ?? createOperationTracker({ registry, watchers, redis, metrics, logger, poll: o.operationOptions });
+  const operations =
+    o.operations ?? createOperationTracker({ registry, watchers, redis, metrics, logger, poll: o.operationOptions });
   // Operation limits: parse options, validation rules and the wrapped schema (server/limits).
   const limits = operationLimits(o.config.limits);
   // One schema for direct clients and for a supergraph's router: a Federation 2 subgraph.
   const limited = apolloLimitOptions<GatewayContext>(limits, buildGatewaySchema());
   const idempotency = createIdempotencyStore(logger, redis);
-  const services: GatewayServices = { registry, operations, idempotency, maxConcurrentReads: o.config.maxConcurrentReads, watchers };
-  const hub = o.live === undefined ? createGatewayLiveHub({ services, watchers, schema: limited.schema, metrics, logger, live: o.config.live, ws: o.config.ws }) : undefined;
+  const services: GatewayServices = {
+    registry,
+    operations,
+    idempotency,
+    maxConcurrentReads: o.config.maxConcurrentReads,
+    watchers,
+  };
+  const hub =
+    o.live === undefined
+      ? createGatewayLiveHub({
+          services,
+          watchers,
+          schema: limited.schema,
+          metrics,
+          logger,
+          live: o.config.live,
+          ws: o.config.ws,
+        })
+      : undefined;
   const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? hub);
   if (hub) services.live = hub.mutations;
   const apollo = createApolloServer({
@@ -136,14 +166,26 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   await apollo.start();
 
   const http = resolveHttpEdgeOptions(o.config.http);
-  const countRefusal = (err: EdgeError): void => metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
+  const countRefusal = (err: EdgeError): void =>
+    metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
   // One rule for every transport: graphql-ws upgrades, SSE and multipart streams, CORS.
   const wsConfig = resolveWsOptions(o.config.ws);
   const origins = OriginRule.of(http.cors.origins, wsConfig.allowedOrigins);
   // The bytes one address may have queued, across its sockets and HTTP streams.
   const queues = new QueueBudget(wsConfig.maxBufferedBytesPerAddress);
   // Subscriptions over SSE and multipart HTTP (server/streams/), fed by the same hub as graphql-ws.
-  const streams = createStreamTransport({ schema: limited.schema, limits, services, hub: live, trustProxyHops: http.trustProxyHops, origins, maxBufferedBytes: wsConfig.maxBufferedBytes, queues, logger, metrics });
+  const streams = createStreamTransport({
+    schema: limited.schema,
+    limits,
+    services,
+    hub: live,
+    trustProxyHops: http.trustProxyHops,
+    origins,
+    maxBufferedBytes: wsConfig.maxBufferedBytes,
+    queues,
+    logger,
+    metrics,
+  });
   const handleGraphQL = createGraphQLHttpHandler({
     maxBodyBytes: o.config.maxBodyBytes,
     limiter: new CallerLimiter(http.rateLimit),
@@ -154,13 +196,23 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     execute: (httpGraphQLRequest, { req, signal }) =>
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest,
-        context: async () => createHttpContext(services, { headers: req.headers, requestId: httpGraphQLRequest.headers.get('x-request-id'), createLimits: () => limits.executionGuards.createExecutionLimits(signal) }),
+        context: async () =>
+          createHttpContext(services, {
+            headers: req.headers,
+            requestId: httpGraphQLRequest.headers.get('x-request-id'),
+            createLimits: () => limits.executionGuards.createExecutionLimits(signal),
+          }),
       }),
   });
 
   // Fed by background probes; /readyz reads it and never calls a backend itself. Watchers are
   // reported, not required: a backend without one still serves queries.
-  const readinessState = new ReadinessState({ registry, config: o.config.readiness, redis: redis ? () => redis.health() : undefined, watchers: () => hub?.statuses() ?? [] });
+  const readinessState = new ReadinessState({
+    registry,
+    config: o.config.readiness,
+    redis: redis ? () => redis.health() : undefined,
+    watchers: () => hub?.statuses() ?? [],
+  });
   const readiness = async (): Promise<{ ready: boolean } & Record<string, unknown>> => ({ ...readinessState.report() });
   metrics.observeBreakers(registry.breakers);
 
@@ -205,11 +257,16 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     throw err;
   });
   const port = (server.address() as AddressInfo).port;
-  const management = o.config.managementPort === undefined ? undefined : await listenManagement(listener, http, countRefusal, o.config.host, o.config.managementPort).catch(async (err: unknown) => {
-    server.close();
-    await redis?.close();
-    throw err;
-  });
+  const management =
+    o.config.managementPort === undefined
+      ? undefined
+      : await listenManagement(listener, http, countRefusal, o.config.host, o.config.managementPort).catch(
+          async (err: unknown) => {
+            server.close();
+            await redis?.close();
+            throw err;
+          },
+        );
   // Watchers and probes start once the gateway serves: their first reads need no caller.
   hub?.start();
   // Without the readiness probe, breakers still need their probe to close.
@@ -227,7 +284,10 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     drain: () => readinessState.drain(),
     async stop() {
       // Sockets (1012) and streams (SSE `retry:`) first: clients reconnect (elsewhere) and resume from their cursors.
-      await Promise.all([ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS)), streams.close(Math.min(graceMs, WS_CLOSE_WAIT_MS))]);
+      await Promise.all([
+        ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS)),
+        streams.close(Math.min(graceMs, WS_CLOSE_WAIT_MS)),
+      ]);
       await drainHttpServer(server, graceMs);
       // After the main port: probes and scrapes see the drain until it ends.
       await management?.close();

@@ -17,12 +17,20 @@ export interface ResilienceOptions {
  * @param configs as server/config.ts parsed them (each by its module)
  * @throws Error for a kind no module has (config refuses it first)
  */
-export function createRegistry(configs: readonly BackendEntry[], onCall?: (r: CallRecord) => void, resilience: ResilienceOptions = {}): BackendRegistry {
+export function createRegistry(
+  configs: readonly BackendEntry[],
+  onCall?: (r: CallRecord) => void,
+  resilience: ResilienceOptions = {},
+): BackendRegistry {
   const breakers = new BreakerBoard(resilience.breaker ?? BREAKER_DEFAULTS);
   const backends = configs.map((c) => {
     const module = moduleForKind(c.kind);
     if (!module) throw new Error(`backend ${c.id}: no module for kind ${JSON.stringify(c.kind)}`);
     return module.create(c, { onCall, breakers });
   });
-  return new BackendRegistry(backends, { breakers, listBackendDeadlineMs: resilience.listBackendDeadlineMs, kinds: KIND_NAMES });
+  return new BackendRegistry(backends, {
+    breakers,
+    listBackendDeadlineMs: resilience.listBackendDeadlineMs,
+    kinds: KIND_NAMES,
+  });
 }

@@ -24,10 +24,16 @@ export function checkConflicts(c: ConflictInputs, env: NodeJS.ProcessEnv, file: 
   const src: SettingSource = { env, file, path: '' };
   const name = (dotted: string): string => settingName(GATEWAY_SETTINGS, dotted, src);
   if (c.managementPort !== undefined && c.managementPort !== 0 && c.managementPort === c.port) {
-    throw new ConfigError(name('managementPort'), `is ${c.port}, the same port as ${name('port')}: the management port must be another one (or unset)`);
+    throw new ConfigError(
+      name('managementPort'),
+      `is ${c.port}, the same port as ${name('port')}: the management port must be another one (or unset)`,
+    );
   }
   // Browser origins are one list for every transport (server/http/origin.ts): with credentials a wildcard there would grant them to every site.
   if (c.corsCredentials && c.wsAllowedOrigins.includes('*')) {
-    throw new ConfigError(name('http.cors.credentials'), `cannot be true with the origin "*" in ${name('ws.allowedOrigins')}: browser origins are one list for every transport (CORS too), so list them (browsers refuse credentials with a wildcard)`);
+    throw new ConfigError(
+      name('http.cors.credentials'),
+      `cannot be true with the origin "*" in ${name('ws.allowedOrigins')}: browser origins are one list for every transport (CORS too), so list them (browsers refuse credentials with a wildcard)`,
+    );
   }
 }

@@ -28,8 +28,16 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The gateway's top-level settings. */
 export const SERVER_SETTINGS = {
-  $schema: setting({ rule: text(), doc: "The config file's JSON Schema (config.schema.json), for editors; not read by the gateway." }),
-  port: setting({ env: 'PORT', rule: integer(0, 65535), default: 4000, doc: 'TCP port; GraphQL at /graphql, plus /healthz, /readyz.' }),
+  $schema: setting({
+    rule: text(),
+    doc: "The config file's JSON Schema (config.schema.json), for editors; not read by the gateway.",
+  }),
+  port: setting({
+    env: 'PORT',
+    rule: integer(0, 65535),
+    default: 4000,
+    doc: 'TCP port; GraphQL at /graphql, plus /healthz, /readyz.',
+  }),
   managementPort: setting({
     env: 'MANAGEMENT_PORT',
     rule: integer(0, 65535),
@@ -41,7 +49,12 @@ export const SERVER_SETTINGS = {
     defaultNote: '0.0.0.0; in demo mode (no backends) 127.0.0.1',
     doc: 'Listen address. The demo hands out its management tokens on the GraphiQL page, so it stays on loopback unless HOST is set.',
   }),
-  logLevel: setting<LogLevel>({ env: 'LOG_LEVEL', rule: oneOf(LOG_LEVELS), default: 'info', doc: 'pino log level; debug logs one line per backend call.' }),
+  logLevel: setting<LogLevel>({
+    env: 'LOG_LEVEL',
+    rule: oneOf(LOG_LEVELS),
+    default: 'info',
+    doc: 'pino log level; debug logs one line per backend call.',
+  }),
   logMaxBufferBytes: setting({
     env: 'LOG_MAX_BUFFER_BYTES',
     rule: integer(65_536, 1_073_741_824),
@@ -68,17 +81,42 @@ export const SERVER_SETTINGS = {
     default: COMPILED_DOCUMENTS_DEFAULTS.sightings,
     doc: 'With compiled execution: a document is compiled at its n-th sighting, the earlier ones run on graphql-js, so documents sent once are never compiled; 1 compiles every document at once. Trusted documents are compiled at their first.',
   }),
-  maxConcurrentReads: setting({ env: 'MAX_CONCURRENT_READS', rule: integer(1, 256), default: DEFAULT_MAX_CONCURRENT_READS, doc: "Most backend reads one request's loaders run at once." }),
-  maxBodyBytes: setting({ env: 'MAX_BODY_BYTES', rule: integer(1024, 64 * 1_048_576), default: 1_048_576, doc: 'Largest accepted request body in bytes (413 above).' }),
-  shutdownGraceMs: setting({ env: 'SHUTDOWN_GRACE_MS', rule: integer(0, 600_000), default: 10_000, doc: 'On SIGTERM, how long in-flight requests may take before connections are cut, ms.' }),
+  maxConcurrentReads: setting({
+    env: 'MAX_CONCURRENT_READS',
+    rule: integer(1, 256),
+    default: DEFAULT_MAX_CONCURRENT_READS,
+    doc: "Most backend reads one request's loaders run at once.",
+  }),
+  maxBodyBytes: setting({
+    env: 'MAX_BODY_BYTES',
+    rule: integer(1024, 64 * 1_048_576),
+    default: 1_048_576,
+    doc: 'Largest accepted request body in bytes (413 above).',
+  }),
+  shutdownGraceMs: setting({
+    env: 'SHUTDOWN_GRACE_MS',
+    rule: integer(0, 600_000),
+    default: 10_000,
+    doc: 'On SIGTERM, how long in-flight requests may take before connections are cut, ms.',
+  }),
   shutdownDrainMs: setting({
     env: 'SHUTDOWN_DRAIN_MS',
     rule: integer(0, 600_000),
     defaultNote: `${DEFAULT_SHUTDOWN_DRAIN_MS}; in demo mode (no backends) 0`,
     doc: 'On SIGTERM, how long /readyz answers 503 (draining) while the gateway keeps serving, before it stops accepting, ms: time for a load balancer to take the replica out.',
   }),
-  configFile: setting({ env: 'GATEWAY_CONFIG', file: false, rule: text(), doc: 'Path of the JSON config file (or `--config FILE`).' }),
-  nodeEnv: setting({ env: 'NODE_ENV', file: false, rule: text(), doc: '`production`: no demo mode (no backend is an error) and no introspection by default.' }),
+  configFile: setting({
+    env: 'GATEWAY_CONFIG',
+    file: false,
+    rule: text(),
+    doc: 'Path of the JSON config file (or `--config FILE`).',
+  }),
+  nodeEnv: setting({
+    env: 'NODE_ENV',
+    file: false,
+    rule: text(),
+    doc: '`production`: no demo mode (no backend is an error) and no introspection by default.',
+  }),
 } as const;
 
 /** Every gateway setting but the backends, by config-file section. */
@@ -106,4 +144,7 @@ export const BACKENDS_SETTING = setting({
 export const BACKEND_ENV_PREFIX = 'GATEWAY_BACKEND_<ID>_';
 
 /** Every setting a backend of this module's kind has: the common ones and the module's own. */
-export const backendSettings = (m: BackendModule<CommonBackendSettings>): SettingsGroup => ({ ...COMMON_BACKEND_SETTINGS, ...m.settings });
+export const backendSettings = (m: BackendModule<CommonBackendSettings>): SettingsGroup => ({
+  ...COMMON_BACKEND_SETTINGS,
+  ...m.settings,
+});

@@ -19,14 +19,22 @@ import { editDistance, isServiceLink, nearMissOf, PLATFORM_ENV_PREFIXES, setting
  * (server/config-definition.ts) and the backend modules' settings.
  */
 export const SETTINGS: ReadonlyArray<readonly [env: string | null, file: string | null]> = [
-  ...settingLeaves(GATEWAY_SETTINGS).map(({ path, setting }) => [setting.env ?? null, setting.file ? path : null] as const),
+  ...settingLeaves(GATEWAY_SETTINGS).map(
+    ({ path, setting }) => [setting.env ?? null, setting.file ? path : null] as const,
+  ),
   [BACKENDS_SETTING.env!, 'backends'],
   // A backend key is known for every backend whatever its kind: the check is about spelling, the
   // kind's parser about meaning.
   ...uniqueBy(
     BACKEND_MODULES.flatMap((m) => settingLeaves(backendSettings(m))),
     ({ path }) => path,
-  ).map(({ path, setting }) => [setting.env === undefined ? null : `${BACKEND_ENV_PREFIX}${setting.env}`, setting.file ? `backends[].${path}` : null] as const),
+  ).map(
+    ({ path, setting }) =>
+      [
+        setting.env === undefined ? null : `${BACKEND_ENV_PREFIX}${setting.env}`,
+        setting.file ? `backends[].${path}` : null,
+      ] as const,
+  ),
 ];
 
 /** The first item of each key, in order. */
@@ -66,7 +74,10 @@ export const OWNED_ENV_PREFIXES: readonly string[] = [
 ];
 
 /** Set in bulk by platforms and the backends' own tools (a module's `nativeEnv`: openrc files, Nomad's task environment): never checked. */
-const NEVER_CHECKED_PREFIXES: readonly string[] = [...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.prefix] : [])), ...PLATFORM_ENV_PREFIXES];
+const NEVER_CHECKED_PREFIXES: readonly string[] = [
+  ...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.prefix] : [])),
+  ...PLATFORM_ENV_PREFIXES,
+];
 
 const BACKEND_ID = '<ID>';
 
@@ -110,15 +121,22 @@ export function unknownEnvNames(env: NodeJS.ProcessEnv): Array<{ name: string; c
   const known = new Set([...exact, ...ids.flatMap((id) => perBackend.map((n) => n.replace(BACKEND_ID, id)))]);
   const unknown: Array<{ name: string; closest?: string; note?: string }> = [];
   for (const name of Object.keys(env).sort()) {
-    if (known.has(name) || NEVER_CHECKED_PREFIXES.some((p) => name.startsWith(p)) || isServiceLink(name, env[name])) continue;
+    if (known.has(name) || NEVER_CHECKED_PREFIXES.some((p) => name.startsWith(p)) || isServiceLink(name, env[name]))
+      continue;
     if (!OWNED_ENV_PREFIXES.some((p) => name.startsWith(p))) {
       const slipOf = settingShaped(name) ? nearMissOf(name, exact) : undefined;
       if (slipOf) unknown.push({ name, closest: slipOf, note: 'it reads as a misspelling of that setting' });
       continue;
     }
     const closest = closestName(name, ids.length > 0 ? known : [...exact, ...perBackend]);
-    const backendLike = /^GATEWAY_BACKEND_/.test(name) && perBackend.some((n) => name.endsWith(n.slice(n.indexOf(BACKEND_ID) + BACKEND_ID.length)));
-    const note = backendLike ? (ids.length > 0 ? `its backend is not in GATEWAY_BACKENDS (${ids.join(', ')})` : 'per-backend variables apply to the backends of GATEWAY_BACKENDS, and it is not set') : undefined;
+    const backendLike =
+      /^GATEWAY_BACKEND_/.test(name) &&
+      perBackend.some((n) => name.endsWith(n.slice(n.indexOf(BACKEND_ID) + BACKEND_ID.length)));
+    const note = backendLike
+      ? ids.length > 0
+        ? `its backend is not in GATEWAY_BACKENDS (${ids.join(', ')})`
+        : 'per-backend variables apply to the backends of GATEWAY_BACKENDS, and it is not set'
+      : undefined;
     unknown.push({ name, ...(closest ? { closest } : {}), ...(note ? { note } : {}) });
   }
   return unknown;
@@ -148,8 +166,14 @@ export function unknownFileKeys(file: Record<string, unknown>): Array<{ name: st
         // A group's object is walked; a leaf's value (or a group of the wrong type) is validated where it is read.
         if (!leaves.has(path) && isObject(value)) walk(value, path, shown);
       } else if (!here.includes(`${key}[]`)) {
-        const closest = closestName(key, here.map((k) => k.replace(/\[\]$/, '')));
-        unknown.push({ name: shown, ...(closest ? { closest: shownPath === '' ? closest : `${shownPath}.${closest}` } : {}) });
+        const closest = closestName(
+          key,
+          here.map((k) => k.replace(/\[\]$/, '')),
+        );
+        unknown.push({
+          name: shown,
+          ...(closest ? { closest: shownPath === '' ? closest : `${shownPath}.${closest}` } : {}),
+        });
       }
     }
   };
@@ -167,7 +191,8 @@ export function checkSettingNames(env: NodeJS.ProcessEnv, file: Record<string, u
     ...unknownFileKeys(file).map((u) => ({ ...u, what: `key in ${filePath ?? 'the config file'}`, note: undefined })),
   ];
   if (found.length === 0) return;
-  const describe = (u: (typeof found)[number]): string => `is not a known ${u.what}${u.closest ? ` (closest known: ${u.closest})` : ''}${u.note ? `; ${u.note}` : ''}`;
+  const describe = (u: (typeof found)[number]): string =>
+    `is not a known ${u.what}${u.closest ? ` (closest known: ${u.closest})` : ''}${u.note ? `; ${u.note}` : ''}`;
   const [first, ...rest] = found as [(typeof found)[number], ...typeof found];
   const also = rest.map((u) => `; also ${u.name} ${describe(u)}`).join('');
   throw new ConfigError(first.name, `${describe(first)}${also}. docs/configuration.md lists every setting`);

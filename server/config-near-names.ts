@@ -29,7 +29,8 @@ function words(name: string): string[] {
     .map((w) => (w.length > 2 && w.endsWith('S') ? w.slice(0, -1) : w));
 }
 
-const sameWords = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((w, i) => w === b[i]);
+const sameWords = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((w, i) => w === b[i]);
 
 /** Whether `longer` is `shorter` with one word more, anywhere but first, the others in order. */
 function oneWordMore(longer: readonly string[], shorter: readonly string[]): boolean {
@@ -77,7 +78,18 @@ export function nearMissOf(name: string, known: Iterable<string>): string | unde
  * Actions, GitLab), locales (`LC_ALL`), OpenTelemetry's. The backend modules add their clients'
  * (`NOMAD_`, Nomad's task environment; `OS_`, openrc files).
  */
-export const PLATFORM_ENV_PREFIXES: readonly string[] = ['KUBERNETES_', 'NODE_', 'npm_', 'GITHUB_', 'RUNNER_', 'ACTIONS_', 'CI_', 'GITLAB_', 'LC_', 'OTEL_'];
+export const PLATFORM_ENV_PREFIXES: readonly string[] = [
+  'KUBERNETES_',
+  'NODE_',
+  'npm_',
+  'GITHUB_',
+  'RUNNER_',
+  'ACTIONS_',
+  'CI_',
+  'GITLAB_',
+  'LC_',
+  'OTEL_',
+];
 
 /**
  * Kubernetes service links (`enableServiceLinks`, on by default): a Service named `redis` or
@@ -86,7 +98,8 @@ export const PLATFORM_ENV_PREFIXES: readonly string[] = ['KUBERNETES_', 'NODE_',
  * link's value (`tcp://10.0.0.7:4000`): `MANAGMENT_PORT=9464` is a slip, not a link.
  */
 export function isServiceLink(name: string, value: string | undefined): boolean {
-  if (/^[A-Z0-9_]+_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)$/.test(name)) return true;
+  if (/^[A-Z0-9_]+_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)$/.test(name))
+    return true;
   return /^[A-Z0-9_]+_PORT$/.test(name) && /^(tcp|udp|sctp):\/\//.test(value?.trim() ?? '');
 }
 

@@ -15,15 +15,26 @@ export const CONFIG_SCHEMA_PATH = 'config.schema.json';
 
 /** A setting's schema: its rule's, with its description (env name and computed default included) and default. */
 function settingSchema(s: Setting<unknown>, envPrefix: string): JsonSchema {
-  const notes = [s.env !== undefined ? `Env \`${envPrefix}${s.env}\`.` : '', s.defaultNote !== undefined ? `Default: ${s.defaultNote}.` : ''].filter(Boolean);
-  return { ...s.rule.schema, description: [s.doc, ...notes].join(' '), ...(s.default !== undefined && s.defaultNote === undefined ? { default: s.default } : {}) };
+  const notes = [
+    s.env !== undefined ? `Env \`${envPrefix}${s.env}\`.` : '',
+    s.defaultNote !== undefined ? `Default: ${s.defaultNote}.` : '',
+  ].filter(Boolean);
+  return {
+    ...s.rule.schema,
+    description: [s.doc, ...notes].join(' '),
+    ...(s.default !== undefined && s.defaultNote === undefined ? { default: s.default } : {}),
+  };
 }
 
 /** A group's object schema, its file settings only; undefined when it has none (an environment-only group). */
 function groupSchema(group: SettingsGroup, envPrefix = ''): JsonSchema | undefined {
   const properties: Record<string, JsonSchema> = {};
   for (const [key, node] of Object.entries(group)) {
-    const schema = isSetting(node) ? (node.file ? settingSchema(node, envPrefix) : undefined) : groupSchema(node, envPrefix);
+    const schema = isSetting(node)
+      ? node.file
+        ? settingSchema(node, envPrefix)
+        : undefined
+      : groupSchema(node, envPrefix);
     if (schema) properties[key] = schema;
   }
   return Object.keys(properties).length === 0 ? undefined : { type: 'object', additionalProperties: false, properties };
@@ -34,7 +45,10 @@ function backendEntrySchema(): JsonSchema {
   return {
     oneOf: BACKEND_MODULES.map((m) => {
       const schema = groupSchema(backendSettings(m), BACKEND_ENV_PREFIX)!;
-      schema.properties!.kind = { const: m.kind, description: `${m.displayName} (${COMMON_BACKEND_SETTINGS.kind.doc})` };
+      schema.properties!.kind = {
+        const: m.kind,
+        description: `${m.displayName} (${COMMON_BACKEND_SETTINGS.kind.doc})`,
+      };
       return { ...schema, required: ['id', 'kind', ...(m.needsUrl ? ['url'] : [])] };
     }),
   };
@@ -45,11 +59,16 @@ export function configSchema(): JsonSchema & { $schema: string; title: string } 
   const top = groupSchema(GATEWAY_SETTINGS)!;
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
-    title: 'volume-gateway config file (GATEWAY_CONFIG or --config); generated from server/config-definition.ts by npm run config:schema',
+    title:
+      'volume-gateway config file (GATEWAY_CONFIG or --config); generated from server/config-definition.ts by npm run config:schema',
     ...top,
     properties: {
       ...top.properties,
-      backends: { type: 'array', description: `${BACKENDS_SETTING.doc} Env \`${BACKENDS_SETTING.env}\`.`, items: backendEntrySchema() },
+      backends: {
+        type: 'array',
+        description: `${BACKENDS_SETTING.doc} Env \`${BACKENDS_SETTING.env}\`.`,
+        items: backendEntrySchema(),
+      },
     },
   };
 }

@@ -22,7 +22,10 @@ export function originList(value: unknown, setting: string): string[] {
       u = undefined;
     }
     if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== t) {
-      throw new ConfigError(setting, `${JSON.stringify(o)} is not an origin: scheme://host[:port] without path or trailing slash, e.g. https://app.example.com, or *`);
+      throw new ConfigError(
+        setting,
+        `${JSON.stringify(o)} is not an origin: scheme://host[:port] without path or trailing slash, e.g. https://app.example.com, or *`,
+      );
     }
     return t;
   });
@@ -31,5 +34,7 @@ export function originList(value: unknown, setting: string): string[] {
 /** Browser origins: in the file a list (or a comma-separated string), in the environment comma-separated. */
 export const origins: Rule<string[]> = {
   parse: originList,
-  schema: { anyOf: [{ type: 'array', items: { type: 'string', pattern: '^(\\*|https?://[^/]+)$' } }, { type: 'string' }] },
+  schema: {
+    anyOf: [{ type: 'array', items: { type: 'string', pattern: '^(\\*|https?://[^/]+)$' } }, { type: 'string' }],
+  },
 };

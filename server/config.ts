@@ -74,13 +74,20 @@ export interface GatewayConfig {
 function backend(raw: Record<string, unknown>, where: string): BackendConfig {
   const src = { file: raw, path: where };
   const id = readSetting(COMMON_BACKEND_SETTINGS.id, 'id', src);
-  if (id === undefined) throw new ConfigError(`${where}.id`, 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit');
+  if (id === undefined)
+    throw new ConfigError(`${where}.id`, 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit');
   const module = typeof raw.kind === 'string' ? moduleForKind(raw.kind) : undefined;
   if (!module) {
-    throw new ConfigError(`${where}.kind`, `unknown backend kind ${JSON.stringify(raw.kind)} (known: ${BACKEND_MODULES.map((m) => m.kind).join(', ')})`);
+    throw new ConfigError(
+      `${where}.kind`,
+      `unknown backend kind ${JSON.stringify(raw.kind)} (known: ${BACKEND_MODULES.map((m) => m.kind).join(', ')})`,
+    );
   }
   if (module.needsUrl && raw.url === undefined) {
-    throw new ConfigError(`${where}.url`, `is missing: kind ${module.kind} needs a URL (GATEWAY_BACKENDS entry id=${module.kind}@URL, or "url" in the file)`);
+    throw new ConfigError(
+      `${where}.url`,
+      `is missing: kind ${module.kind} needs a URL (GATEWAY_BACKENDS entry id=${module.kind}@URL, or "url" in the file)`,
+    );
   }
   // A kind that talks no HTTP may go without a URL; one given is checked all the same.
   const { url, ...common } = readGroup(COMMON_BACKEND_SETTINGS, src);
@@ -88,7 +95,10 @@ function backend(raw: Record<string, unknown>, where: string): BackendConfig {
 }
 
 /** A module's own part of a `GATEWAY_BACKENDS` entry: each of its settings whose variable is set, completed by its `envEntry`. */
-function kindEnvEntry(module: NonNullable<ReturnType<typeof moduleForKind>>, get: (name: string) => string | undefined): Record<string, unknown> {
+function kindEnvEntry(
+  module: NonNullable<ReturnType<typeof moduleForKind>>,
+  get: (name: string) => string | undefined,
+): Record<string, unknown> {
   const entry = entryFromEnv(module.settings, get);
   return module.envEntry ? module.envEntry(entry) : entry;
 }
@@ -109,16 +119,28 @@ const envKey = (id: string, setting: string): string => BACKEND_ENV_PREFIX.repla
 function backendsFromEnv(env: NodeJS.ProcessEnv): Array<Record<string, unknown>> | undefined {
   const list = env[BACKENDS_SETTING.env!]?.trim();
   // Set but empty is a mistake (a template's missing value), not a request for the demo.
-  if (list === '') throw new ConfigError('GATEWAY_BACKENDS', 'is set but empty: list the backends as id=kind@url,… or unset it');
+  if (list === '')
+    throw new ConfigError('GATEWAY_BACKENDS', 'is set but empty: list the backends as id=kind@url,… or unset it');
   if (list) {
     return list.split(',').map((entry, i) => {
       const m = /^\s*([^=\s]+)\s*=\s*([a-z]+)(?:@(\S+))?\s*$/.exec(entry);
-      if (!m) throw new ConfigError('GATEWAY_BACKENDS', `entry ${i + 1} (${JSON.stringify(entry)}) must look like id=kind@url, e.g. ${ENTRY_EXAMPLE}`);
+      if (!m)
+        throw new ConfigError(
+          'GATEWAY_BACKENDS',
+          `entry ${i + 1} (${JSON.stringify(entry)}) must look like id=kind@url, e.g. ${ENTRY_EXAMPLE}`,
+        );
       const [, id, kind, u] = m as unknown as [string, string, string, string | undefined];
       // A blank variable counts as unset, as everywhere.
-      const get = (setting: string): string | undefined => (env[envKey(id, setting)]?.trim() ? env[envKey(id, setting)] : undefined);
+      const get = (setting: string): string | undefined =>
+        env[envKey(id, setting)]?.trim() ? env[envKey(id, setting)] : undefined;
       const module = moduleForKind(kind);
-      return { id, kind, url: u, ...entryFromEnv(COMMON_BACKEND_SETTINGS, get), ...(module ? kindEnvEntry(module, get) : {}) };
+      return {
+        id,
+        kind,
+        url: u,
+        ...entryFromEnv(COMMON_BACKEND_SETTINGS, get),
+        ...(module ? kindEnvEntry(module, get) : {}),
+      };
     });
   }
   const fromEnv = BACKEND_MODULES.flatMap((m) => {
@@ -134,13 +156,17 @@ function readFile(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError('--config', `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ConfigError(
+      '--config',
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   // A byte-order mark (Windows editors save one) is not JSON, and says nothing: dropped.
   if (text.startsWith('\uFEFF')) text = text.slice(1);
   try {
     const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('top level must be an object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('top level must be an object');
     return parsed as Record<string, unknown>;
   } catch (err) {
     throw new ConfigError('--config', `${path} is not valid JSON: ${(err as Error).message}`);
@@ -170,14 +196,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   // Demo mode starts simulators and prints their management tokens: never in production, where
   // no backend can only be a mistake.
   if (backends.length === 0 && env.NODE_ENV === 'production') {
-    throw new ConfigError('backends', `none is configured, and with NODE_ENV=production the gateway never starts its demo backends: set ${['GATEWAY_BACKENDS (id=kind@url,…)', ...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.trigger] : []))].join(', ')} or the config file's "backends"`);
+    throw new ConfigError(
+      'backends',
+      `none is configured, and with NODE_ENV=production the gateway never starts its demo backends: set ${['GATEWAY_BACKENDS (id=kind@url,…)', ...BACKEND_MODULES.flatMap((m) => (m.nativeEnv ? [m.nativeEnv.trigger] : []))].join(', ')} or the config file's "backends"`,
+    );
   }
   const top = readGroup(SERVER_SETTINGS, { env, file, path: '' });
   const redisConfig = loadRedisConfig(env, file);
   const tls = loadTlsConfig(env, file);
   const http = loadHttpEdgeConfig(env, file);
   const ws = loadWsConfig(env, file);
-  checkConflicts({ port: top.port, managementPort: top.managementPort, corsCredentials: http.cors.credentials, wsAllowedOrigins: ws.allowedOrigins }, env, file);
+  checkConflicts(
+    {
+      port: top.port,
+      managementPort: top.managementPort,
+      corsCredentials: http.cors.credentials,
+      wsAllowedOrigins: ws.allowedOrigins,
+    },
+    env,
+    file,
+  );
   return {
     port: top.port,
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.

@@ -13,7 +13,9 @@ import { BACKEND_MODULES, moduleForBackend } from './kinds';
 import type { BackendRegistry } from '../domain/registry';
 
 /** Every kind's credential header, lower case, in registry order (`x-<kind>-token`, …). */
-export const CREDENTIAL_HEADERS: readonly string[] = [...new Set(BACKEND_MODULES.map((m) => m.credential.header.toLowerCase()))];
+export const CREDENTIAL_HEADERS: readonly string[] = [
+  ...new Set(BACKEND_MODULES.map((m) => m.credential.header.toLowerCase())),
+];
 
 /** Whether a header (or `connection_init` key) carries a credential: a kind's header, alone or with `-<backend id>`. */
 export function isCredentialHeader(name: string): boolean {
@@ -28,7 +30,12 @@ export function isCredentialHeader(name: string): boolean {
  * custom header, so it still proves a CORS preflight).
  */
 export function credentialHeaderNames(registry: Pick<BackendRegistry, 'all'>): string[] {
-  return [...CREDENTIAL_HEADERS, ...registry.all.flatMap((b) => CREDENTIAL_HEADERS.map((header) => perBackendHeader({ header }, b.id.toLowerCase())))];
+  return [
+    ...CREDENTIAL_HEADERS,
+    ...registry.all.flatMap((b) =>
+      CREDENTIAL_HEADERS.map((header) => perBackendHeader({ header }, b.id.toLowerCase())),
+    ),
+  ];
 }
 
 export type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null | undefined };
@@ -38,7 +45,9 @@ export type Headers = Record<string, string | string[] | undefined> | { get(name
  * trimmed first value; those sent empty are left out. What a WebSocket keeps of its upgrade
  * request: a few short strings, not the request (~2 KiB a socket).
  */
-export function pickCredentialHeaders(h: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
+export function pickCredentialHeaders(
+  h: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) {
     if (!isCredentialHeader(k)) continue;
@@ -53,7 +62,10 @@ export function pickCredentialHeaders(h: Readonly<Record<string, string | string
  * one that is not printable Latin-1 is BAD_USER_INPUT naming the header (never its value).
  */
 function read(h: Headers, name: string): string | undefined {
-  const v = typeof (h as { get?: unknown }).get === 'function' ? (h as { get(n: string): string | null | undefined }).get(name) : (h as Record<string, string | string[] | undefined>)[name];
+  const v =
+    typeof (h as { get?: unknown }).get === 'function'
+      ? (h as { get(n: string): string | null | undefined }).get(name)
+      : (h as Record<string, string | string[] | undefined>)[name];
   const s = Array.isArray(v) ? v[0] : v;
   const t = s?.trim();
   if (!t) return undefined;

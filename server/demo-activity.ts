@@ -36,7 +36,9 @@ export function demoActivityFromEnv(env: NodeJS.ProcessEnv): DemoActivityOptions
   const src = { env, file: {}, path: '' };
   const { activity, activityIntervalMs } = readGroup(DEMO_SETTINGS, src);
   if (activity === '0') return false;
-  return pickValue(DEMO_SETTINGS.activityIntervalMs, 'activityIntervalMs', src).value === undefined ? {} : { intervalMs: activityIntervalMs };
+  return pickValue(DEMO_SETTINGS.activityIntervalMs, 'activityIntervalMs', src).value === undefined
+    ? {}
+    : { intervalMs: activityIntervalMs };
 }
 
 function throttledWarning(): (name: string, err: unknown) => void {

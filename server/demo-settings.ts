@@ -9,5 +9,11 @@ export const DEMO_SETTINGS = {
     default: '1',
     doc: 'Demo mode only: the simulated backends change by themselves so live views show events at once; 0 turns it off.',
   }),
-  activityIntervalMs: setting({ env: 'DEMO_ACTIVITY_INTERVAL_MS', file: false, rule: integer(100, 3_600_000), default: 5_000, doc: 'Time between two demo activity steps, ms.' }),
+  activityIntervalMs: setting({
+    env: 'DEMO_ACTIVITY_INTERVAL_MS',
+    file: false,
+    rule: integer(100, 3_600_000),
+    default: 5_000,
+    doc: 'Time between two demo activity steps, ms.',
+  }),
 } as const;

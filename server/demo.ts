@@ -38,7 +38,10 @@ export interface DemoBackendsOptions {
 
 /** Whether `host` is a loopback address (only this machine can connect). */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
 }
 
@@ -54,7 +57,8 @@ export function demoExposureWarning(host: string): string | undefined {
 }
 
 /** `a`, `a and b`, `a, b and c`. */
-const enumerate = (items: readonly string[]): string => (items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
+const enumerate = (items: readonly string[]): string =>
+  items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 
 /**
  * The header a demo credential goes in, from its backend's module: the kind's shared header or
@@ -73,10 +77,15 @@ export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<De
   const started: Array<[string, StartedDemoPart<unknown>]> = [];
   const close = (): Promise<unknown> => Promise.all(started.map(([, s]) => s.close()));
   try {
-    for (const { kind, part } of demoParts()) started.push([kind, await part.start({ activity: activityOptions !== false })]);
-    const backends: BackendEntry[] = started.flatMap(([, s]) => s.backends.map((b) => ({ ...COMMON_BACKEND_DEFAULTS, ...b })));
+    for (const { kind, part } of demoParts())
+      started.push([kind, await part.start({ activity: activityOptions !== false })]);
+    const backends: BackendEntry[] = started.flatMap(([, s]) =>
+      s.backends.map((b) => ({ ...COMMON_BACKEND_DEFAULTS, ...b })),
+    );
     // Each part's credentials with their headers, in the banner's order.
-    const credentials = started.map(([, s]) => s.credentials.map((c) => ({ ...c, header: credentialHeader(c, backends) })));
+    const credentials = started.map(([, s]) =>
+      s.credentials.map((c) => ({ ...c, header: credentialHeader(c, backends) })),
+    );
     // Shared headers first, then the per-backend ones that win over them.
     const headers: Record<string, string> = {};
     for (const scope of ['kind', 'backend'] as const) {
@@ -87,9 +96,14 @@ export async function startDemoBackends(o: DemoBackendsOptions = {}): Promise<De
     }
     const banner = [
       `Demo mode: serving ${enumerate(demoParts().map(({ part }) => part.serves))} with demo data.`,
-      ...started.flatMap(([, s], i) => [...credentials[i]!.map((c) => `  ${c.backend}: ${c.header}: ${c.token}   (${c.note})`), ...(s.notes ?? []).map((n) => `  ${n.backend}: ${n.text}`)]),
+      ...started.flatMap(([, s], i) => [
+        ...credentials[i]!.map((c) => `  ${c.backend}: ${c.header}: ${c.token}   (${c.note})`),
+        ...(s.notes ?? []).map((n) => `  ${n.backend}: ${n.text}`),
+      ]),
     ];
-    const graphiqlHeaders = `{\n  // Demo credentials (demo data only): your own tokens go here against real backends.\n${Object.entries(headers)
+    const graphiqlHeaders = `{\n  // Demo credentials (demo data only): your own tokens go here against real backends.\n${Object.entries(
+      headers,
+    )
       .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`)
       .join(',\n')}\n}`;
     const steps: DemoActivityStep[] = started.flatMap(([, s]) => s.steps);

@@ -19,7 +19,9 @@ function entityKeys(schema: GraphQLSchema): Map<string, string[]> {
       .flatMap((n) => n?.directives ?? [])
       .filter((d) => d.name.value === 'key')
       .flatMap((d) => d.arguments ?? [])
-      .flatMap((a) => (a.name.value === 'fields' && a.value.kind === Kind.STRING ? a.value.value.split(/\s+/).filter(Boolean) : []));
+      .flatMap((a) =>
+        a.name.value === 'fields' && a.value.kind === Kind.STRING ? a.value.value.split(/\s+/).filter(Boolean) : [],
+      );
     keys.set(t.name, [...new Set(fields)]);
   }
   return keys;

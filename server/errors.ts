@@ -15,7 +15,8 @@ type ParseErrorReason = (err: unknown) => GatewayError | undefined;
 
 /** Apollo's `formatError`: the shared rule; unexpected errors are logged by {@link unexpectedErrorLog}. */
 export function createFormatError(parseErrorReason?: ParseErrorReason) {
-  return (_formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => formatGraphQLError(error, { parseErrorReason });
+  return (_formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError =>
+    formatGraphQLError(error, { parseErrorReason });
 }
 
 /**
@@ -24,12 +25,19 @@ export function createFormatError(parseErrorReason?: ParseErrorReason) {
  * executes; compiled execution calls it for the requests it answers (server/execution/compiled.ts).
  * One listener for every request: it reads everything from the request context.
  */
-export function unexpectedErrorListener(logger: Logger, parseErrorReason?: ParseErrorReason): Required<Pick<GraphQLRequestListener<GatewayContext>, 'didEncounterErrors'>> {
+export function unexpectedErrorListener(
+  logger: Logger,
+  parseErrorReason?: ParseErrorReason,
+): Required<Pick<GraphQLRequestListener<GatewayContext>, 'didEncounterErrors'>> {
   return {
     async didEncounterErrors(rc) {
       for (const e of rc.errors) {
         const u = unexpectedCause(e, parseErrorReason);
-        if (u) logger.error({ err: u.cause, requestId: rc.contextValue.requestId, path: e.path }, 'unexpected error while resolving');
+        if (u)
+          logger.error(
+            { err: u.cause, requestId: rc.contextValue.requestId, path: e.path },
+            'unexpected error while resolving',
+          );
       }
     },
   };
@@ -39,7 +47,10 @@ export function unexpectedErrorListener(logger: Logger, parseErrorReason?: Parse
  * Logs unexpected errors: those of a request ({@link unexpectedErrorListener}), and those outside a
  * request's pipeline (its context failed, or Apollo itself), which have hooks of their own.
  */
-export function unexpectedErrorLog(logger: Logger, parseErrorReason?: ParseErrorReason): ApolloServerPlugin<GatewayContext> {
+export function unexpectedErrorLog(
+  logger: Logger,
+  parseErrorReason?: ParseErrorReason,
+): ApolloServerPlugin<GatewayContext> {
   const listener = unexpectedErrorListener(logger, parseErrorReason);
   return {
     requestDidStart: async () => listener,
@@ -48,7 +59,10 @@ export function unexpectedErrorLog(logger: Logger, parseErrorReason?: ParseError
       if (u) logger.error({ err: u.cause }, 'unexpected error while creating the request context');
     },
     async unexpectedErrorProcessingRequest({ requestContext, error }) {
-      logger.error({ err: error, requestId: requestContext.contextValue?.requestId }, 'unexpected error while processing a request');
+      logger.error(
+        { err: error, requestId: requestContext.contextValue?.requestId },
+        'unexpected error while processing a request',
+      );
     },
   };
 }

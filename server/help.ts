@@ -5,7 +5,13 @@
  */
 import { isSetting, settingLeaves, type SettingsGroup } from '../adapters/contract/settings';
 import { BACKEND_MODULES } from './kinds';
-import { BACKEND_ENV_PREFIX, backendSettings, BACKENDS_SETTING, GATEWAY_SETTINGS, SERVER_SETTINGS } from './config-definition';
+import {
+  BACKEND_ENV_PREFIX,
+  backendSettings,
+  BACKENDS_SETTING,
+  GATEWAY_SETTINGS,
+  SERVER_SETTINGS,
+} from './config-definition';
 import { OTEL_VARIABLES } from './tracing/settings';
 
 const WIDTH = 100;
@@ -35,8 +41,16 @@ const names = (group: SettingsGroup, path: string): string[] =>
 /** The help text. */
 export function helpText(): string {
   const top = Object.fromEntries(Object.entries(SERVER_SETTINGS).filter(([key]) => key !== '$schema'));
-  const sections = Object.entries(GATEWAY_SETTINGS).filter(([, node]) => !isSetting(node)) as Array<[string, SettingsGroup]>;
-  const perBackend = [...new Set(BACKEND_MODULES.flatMap((m) => settingLeaves(backendSettings(m)).flatMap(({ setting }) => (setting.env ? [setting.env] : []))))];
+  const sections = Object.entries(GATEWAY_SETTINGS).filter(([, node]) => !isSetting(node)) as Array<
+    [string, SettingsGroup]
+  >;
+  const perBackend = [
+    ...new Set(
+      BACKEND_MODULES.flatMap((m) =>
+        settingLeaves(backendSettings(m)).flatMap(({ setting }) => (setting.env ? [setting.env] : [])),
+      ),
+    ),
+  ];
   return [
     'Usage: volume-gateway [--config FILE] [--help] [--version]',
     '',
@@ -48,11 +62,14 @@ export function helpText(): string {
     '  --version       print the version',
     '',
     `Backends: ${BACKENDS_SETTING.env}=id=kind[@URL],… or the file's "backends" list; any number, of any kinds.`,
-    ...BACKEND_MODULES.map((m) => `  ${m.kind.padEnd(LABEL - 1)} ${m.displayName}${m.needsUrl ? ' (needs @URL)' : ''}; callers send ${m.credential.header}[-<backend id>]: ${m.credential.describe}`),
+    ...BACKEND_MODULES.map(
+      (m) =>
+        `  ${m.kind.padEnd(LABEL - 1)} ${m.displayName}${m.needsUrl ? ' (needs @URL)' : ''}; callers send ${m.credential.header}[-<backend id>]: ${m.credential.describe}`,
+    ),
     row('per backend', [`${BACKEND_ENV_PREFIX} + ${perBackend[0]}`, ...perBackend.slice(1)]),
     ...BACKEND_MODULES.flatMap((m) => (m.nativeEnv?.help ? [m.nativeEnv.help] : [])),
     '',
-    'Settings by family (the config file\'s sections); the environment wins over the file:',
+    "Settings by family (the config file's sections); the environment wins over the file:",
     row('gateway', names(top, '')),
     ...sections.map(([key, group]) => row(key, names(group, key))),
     '',
@@ -62,7 +79,7 @@ export function helpText(): string {
     '',
     'With no backend configured (and NODE_ENV not production), simulated backends with demo data',
     'are started. An unknown GATEWAY_*, WS_*, MAX_* … variable or config-file key stops start-up.',
-    'See docs/configuration.md (every setting, its default and meaning); the config file\'s JSON',
+    "See docs/configuration.md (every setting, its default and meaning); the config file's JSON",
     'Schema is config.schema.json.',
   ].join('\n');
 }

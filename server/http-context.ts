@@ -26,8 +26,16 @@ export function createHttpContext(services: GatewayServices, r: HttpExecutionReq
   } catch (err) {
     // Apollo passes on only a GraphQLError from context creation (anything else becomes a 500
     // "Context creation failed"): a bad header is a request error, HTTP 400.
-    if (err instanceof BadUserInputError) throw new GraphQLError(err.message, { originalError: err, extensions: { code: err.code, http: { status: 400 } } });
+    if (err instanceof BadUserInputError)
+      throw new GraphQLError(err.message, {
+        originalError: err,
+        extensions: { code: err.code, http: { status: 400 } },
+      });
     throw err;
   }
-  return createExecutionContext(services, { credentials, requestId: r.requestId, limits: r.createLimits?.() ?? new ExecutionLimits(DEFAULT_LIMITS, r.signal) });
+  return createExecutionContext(services, {
+    credentials,
+    requestId: r.requestId,
+    limits: r.createLimits?.() ?? new ExecutionLimits(DEFAULT_LIMITS, r.signal),
+  });
 }

@@ -10,15 +10,60 @@ import { defaultsOf, integer, readGroup, setting, type SettingValues } from '../
 
 /** The `live` group. */
 export const LIVE_SETTINGS = {
-  eventLogMaxEvents: setting({ env: 'LIVE_EVENT_LOG_MAX_EVENTS', rule: integer(1, 10_000_000), default: EVENT_LOG_DEFAULTS.maxEvents, doc: 'Events the log keeps; a cursor older than the oldest kept gets CURSOR_EXPIRED.' }),
-  eventLogRetentionMs: setting({ env: 'LIVE_EVENT_LOG_RETENTION_MS', rule: integer(1000, 7 * 24 * 3_600_000), default: EVENT_LOG_DEFAULTS.retentionMs, doc: 'Longest an event is kept, in ms (15 min).' }),
-  accessTtlMs: setting({ env: 'LIVE_ACCESS_TTL_MS', rule: integer(0, 3_600_000), default: LIVE_HUB_DEFAULTS.accessTtlMs, doc: "Longest a subscriber's proved access to a namespace or project is reused, in ms: a revoked token stops receiving within it." }),
-  maxQueued: setting({ env: 'LIVE_MAX_QUEUED', rule: integer(1, 1_000_000), default: LIVE_HUB_DEFAULTS.maxQueued, doc: 'Results queued per subscription before it is dropped as a slow consumer (4413).' }),
-  watcherWaitMs: setting({ env: 'LIVE_WATCHER_WAIT_MS', rule: integer(0, 600_000), default: LIVE_HUB_DEFAULTS.watcherWaitMs, doc: 'Longest a new subscription waits for its watchers to finish reading a view before SUBSCRIBED goes out, in ms.' }),
-  maxSubscriptionsPerAddress: setting({ env: 'LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS', rule: integer(1, 10_000_000), default: BUDGET_DEFAULTS.maxPerAddress, doc: 'Subscriptions open at once from one client address (IPv6 by /64), across sockets and transports; the next gets SUBSCRIPTION_LIMIT.' }),
-  maxSubscriptionBytesPerAddress: setting({ env: 'LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS', rule: integer(1024, 1024 * 1_048_576), default: BUDGET_DEFAULTS.maxBytesPerAddress, doc: "Bytes of id, query, variables and operation name one address's open subscriptions may keep." }),
-  maxSubscriptionBytes: setting({ env: 'LIVE_MAX_SUBSCRIPTION_BYTES', rule: integer(256, 64 * 1_048_576), default: BUDGET_DEFAULTS.maxBytesPerSubscription, doc: 'Bytes of id, query, variables and operation name one subscription may keep.' }),
-  maxStartChecksPerAddress: setting({ env: 'LIVE_MAX_START_CHECKS_PER_ADDRESS', rule: integer(1, 1_000_000), default: BUDGET_DEFAULTS.maxStartChecksPerAddress, doc: 'Credential checks the subscription starts of one address may send per 10 s (cache hits are free).' }),
+  eventLogMaxEvents: setting({
+    env: 'LIVE_EVENT_LOG_MAX_EVENTS',
+    rule: integer(1, 10_000_000),
+    default: EVENT_LOG_DEFAULTS.maxEvents,
+    doc: 'Events the log keeps; a cursor older than the oldest kept gets CURSOR_EXPIRED.',
+  }),
+  eventLogRetentionMs: setting({
+    env: 'LIVE_EVENT_LOG_RETENTION_MS',
+    rule: integer(1000, 7 * 24 * 3_600_000),
+    default: EVENT_LOG_DEFAULTS.retentionMs,
+    doc: 'Longest an event is kept, in ms (15 min).',
+  }),
+  accessTtlMs: setting({
+    env: 'LIVE_ACCESS_TTL_MS',
+    rule: integer(0, 3_600_000),
+    default: LIVE_HUB_DEFAULTS.accessTtlMs,
+    doc: "Longest a subscriber's proved access to a namespace or project is reused, in ms: a revoked token stops receiving within it.",
+  }),
+  maxQueued: setting({
+    env: 'LIVE_MAX_QUEUED',
+    rule: integer(1, 1_000_000),
+    default: LIVE_HUB_DEFAULTS.maxQueued,
+    doc: 'Results queued per subscription before it is dropped as a slow consumer (4413).',
+  }),
+  watcherWaitMs: setting({
+    env: 'LIVE_WATCHER_WAIT_MS',
+    rule: integer(0, 600_000),
+    default: LIVE_HUB_DEFAULTS.watcherWaitMs,
+    doc: 'Longest a new subscription waits for its watchers to finish reading a view before SUBSCRIBED goes out, in ms.',
+  }),
+  maxSubscriptionsPerAddress: setting({
+    env: 'LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS',
+    rule: integer(1, 10_000_000),
+    default: BUDGET_DEFAULTS.maxPerAddress,
+    doc: 'Subscriptions open at once from one client address (IPv6 by /64), across sockets and transports; the next gets SUBSCRIPTION_LIMIT.',
+  }),
+  maxSubscriptionBytesPerAddress: setting({
+    env: 'LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS',
+    rule: integer(1024, 1024 * 1_048_576),
+    default: BUDGET_DEFAULTS.maxBytesPerAddress,
+    doc: "Bytes of id, query, variables and operation name one address's open subscriptions may keep.",
+  }),
+  maxSubscriptionBytes: setting({
+    env: 'LIVE_MAX_SUBSCRIPTION_BYTES',
+    rule: integer(256, 64 * 1_048_576),
+    default: BUDGET_DEFAULTS.maxBytesPerSubscription,
+    doc: 'Bytes of id, query, variables and operation name one subscription may keep.',
+  }),
+  maxStartChecksPerAddress: setting({
+    env: 'LIVE_MAX_START_CHECKS_PER_ADDRESS',
+    rule: integer(1, 1_000_000),
+    default: BUDGET_DEFAULTS.maxStartChecksPerAddress,
+    doc: 'Credential checks the subscription starts of one address may send per 10 s (cache hits are free).',
+  }),
 } as const;
 
 /** The live path's settings as read; each key's meaning and default are in {@link LIVE_SETTINGS}. */

@@ -31,7 +31,8 @@ export interface GatewayLiveHubOptions {
 }
 
 /** A watcher's failure in a log line: an Error's message, a string as it is, anything else as util.inspect shows it. */
-const failureText = (err: unknown): string | undefined => (err === undefined ? undefined : err instanceof Error ? err.message : typeof err === 'string' ? err : inspect(err));
+const failureText = (err: unknown): string | undefined =>
+  err === undefined ? undefined : err instanceof Error ? err.message : typeof err === 'string' ? err : inspect(err);
 
 export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
   const c = { ...LIVE_DEFAULTS, ...o.live };
@@ -57,7 +58,10 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
     metrics: o.metrics.live.hooks(),
     // The watcher's own text goes in `detail`: a log line has one message field, pino's `msg`.
     onWatcherStatus: (s, err) =>
-      (err ? logger.warn.bind(logger) : logger.info.bind(logger))({ backend: s.backend, state: s.state, source: s.source, detail: s.message ?? undefined, err: failureText(err) }, 'watcher state'),
+      (err ? logger.warn.bind(logger) : logger.info.bind(logger))(
+        { backend: s.backend, state: s.state, source: s.source, detail: s.message ?? undefined, err: failureText(err) },
+        'watcher state',
+      ),
     onError: (err, where) => logger.error({ err, ...where }, 'live hub error'),
   });
   o.metrics.live.watch(hub);

@@ -7,7 +7,15 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WatcherState } from '../adapters/contract/watch';
 import type { LiveHubOptions, RunningLiveHub } from '../subscriptions/live';
 
-const STATES: readonly WatcherState[] = ['STARTING', 'STREAMING', 'POLLING', 'RESYNCING', 'IDLE', 'DEGRADED', 'STOPPED'];
+const STATES: readonly WatcherState[] = [
+  'STARTING',
+  'STREAMING',
+  'POLLING',
+  'RESYNCING',
+  'IDLE',
+  'DEGRADED',
+  'STOPPED',
+];
 
 export class LiveHubMetrics {
   readonly #hub: { current: RunningLiveHub | undefined } = { current: undefined };
@@ -19,40 +27,69 @@ export class LiveHubMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.eventsIn = new Counter({ name: 'gateway_live_events_total', help: 'Changes the live hub received from the event log, by backend.', labelNames: ['backend'] as const, registers });
-    this.deliveries = new Counter({ name: 'gateway_live_deliveries_total', help: 'Results handed to subscribers, by root field.', labelNames: ['field'] as const, registers });
-    this.executions = new Counter({ name: 'gateway_live_executions_total', help: 'Event executions (one per group of subscribers sharing document, variables and access scope), by root field.', labelNames: ['field'] as const, registers });
-    this.drops = new Counter({ name: 'gateway_live_slow_consumer_drops_total', help: 'Subscriptions dropped for falling more than the queue bound behind, by root field.', labelNames: ['field'] as const, registers });
-    this.accessChecks = new Counter({ name: 'gateway_live_access_checks_total', help: 'Subscribers\' access checks sent to backends (the cache answers the rest), by outcome.', labelNames: ['backend', 'outcome'] as const, registers });
+    this.eventsIn = new Counter({
+      name: 'gateway_live_events_total',
+      help: 'Changes the live hub received from the event log, by backend.',
+      labelNames: ['backend'] as const,
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: 'gateway_live_deliveries_total',
+      help: 'Results handed to subscribers, by root field.',
+      labelNames: ['field'] as const,
+      registers,
+    });
+    this.executions = new Counter({
+      name: 'gateway_live_executions_total',
+      help: 'Event executions (one per group of subscribers sharing document, variables and access scope), by root field.',
+      labelNames: ['field'] as const,
+      registers,
+    });
+    this.drops = new Counter({
+      name: 'gateway_live_slow_consumer_drops_total',
+      help: 'Subscriptions dropped for falling more than the queue bound behind, by root field.',
+      labelNames: ['field'] as const,
+      registers,
+    });
+    this.accessChecks = new Counter({
+      name: 'gateway_live_access_checks_total',
+      help: "Subscribers' access checks sent to backends (the cache answers the rest), by outcome.",
+      labelNames: ['backend', 'outcome'] as const,
+      registers,
+    });
     const hub = this.#hub;
     const watcherState = new Gauge({
       name: 'gateway_live_watcher_state',
-      help: 'Each backend watcher\'s state: 1 for the state it is in, 0 for the others.',
+      help: "Each backend watcher's state: 1 for the state it is in, 0 for the others.",
       labelNames: ['backend', 'state'] as const,
       registers,
       collect: () => {
         watcherState.reset();
-        for (const s of hub.current?.statuses() ?? []) for (const state of STATES) watcherState.set({ backend: s.backend, state }, s.watcher?.state === state ? 1 : 0);
+        for (const s of hub.current?.statuses() ?? [])
+          for (const state of STATES)
+            watcherState.set({ backend: s.backend, state }, s.watcher?.state === state ? 1 : 0);
       },
     });
     const lag = new Gauge({
       name: 'gateway_live_watcher_lag_seconds',
-      help: 'How long ago each watcher\'s view was last known current (absent before its first full read).',
+      help: "How long ago each watcher's view was last known current (absent before its first full read).",
       labelNames: ['backend'] as const,
       registers,
       collect: () => {
         lag.reset();
-        for (const s of hub.current?.statuses() ?? []) if (s.watcher?.lagMs != null) lag.set({ backend: s.backend }, s.watcher.lagMs / 1000);
+        for (const s of hub.current?.statuses() ?? [])
+          if (s.watcher?.lagMs != null) lag.set({ backend: s.backend }, s.watcher.lagMs / 1000);
       },
     });
     const volumes = new Gauge({
       name: 'gateway_live_watcher_volumes',
-      help: 'Volumes in each watcher\'s view.',
+      help: "Volumes in each watcher's view.",
       labelNames: ['backend'] as const,
       registers,
       collect: () => {
         volumes.reset();
-        for (const s of hub.current?.statuses() ?? []) if (s.watcher) volumes.set({ backend: s.backend }, s.watcher.volumes);
+        for (const s of hub.current?.statuses() ?? [])
+          if (s.watcher) volumes.set({ backend: s.backend }, s.watcher.volumes);
       },
     });
     const groups = new Gauge({

@@ -28,7 +28,8 @@ export interface DroppedLines {
   atExit: number;
 }
 
-const wouldBlock = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EWOULDBLOCK';
+const wouldBlock = (err: unknown): boolean =>
+  (err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EWOULDBLOCK';
 
 export class StdoutLog {
   /** Lines waiting, oldest first, from `#head`; the first may be partly written already (`#offset` bytes). */
@@ -129,7 +130,8 @@ export class StdoutLog {
       // A chunk of whole lines from the first waiting one, without what of it was written.
       let end = this.#head;
       let text = '';
-      while (end < this.#lines.length && (end === this.#head || text.length + this.#lines[end]!.length <= CHUNK_BYTES)) text += this.#lines[end++]!;
+      while (end < this.#lines.length && (end === this.#head || text.length + this.#lines[end]!.length <= CHUNK_BYTES))
+        text += this.#lines[end++]!;
       const buf = Buffer.from(text).subarray(this.#offset);
       let n: number;
       try {
@@ -156,7 +158,8 @@ export class StdoutLog {
     this.#offset = left;
     // Compact now and then, not at every line.
     if (this.#head === this.#lines.length) [this.#lines, this.#head] = [[], 0];
-    else if (this.#head > 1024 && this.#head * 2 > this.#lines.length) [this.#lines, this.#head] = [this.#lines.slice(this.#head), 0];
+    else if (this.#head > 1024 && this.#head * 2 > this.#lines.length)
+      [this.#lines, this.#head] = [this.#lines.slice(this.#head), 0];
   }
 
   /** Stdout is gone for good: what waits can never be written. */

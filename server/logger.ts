@@ -27,7 +27,15 @@ function oneMessageField(o: Record<string, unknown>): Record<string, unknown> {
 
 /** A logger at `level` writing to `destination` (the gateway's: server/log-stdout.ts; default: pino's stdout destination). */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, base: { service: 'volume-gateway' }, formatters: { log: oneMessageField }, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' } }, destination);
+  return pino(
+    {
+      level,
+      base: { service: 'volume-gateway' },
+      formatters: { log: oneMessageField },
+      redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+    },
+    destination,
+  );
 }
 
 export type { Logger };

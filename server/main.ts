@@ -20,7 +20,9 @@ import { startTracing } from './tracing';
 
 function version(): string {
   // server/main.ts from source, dist/server/main.js when built.
-  const path = [join(__dirname, '..', 'package.json'), join(__dirname, '..', '..', 'package.json')].find((p) => existsSync(p))!;
+  const path = [join(__dirname, '..', 'package.json'), join(__dirname, '..', '..', 'package.json')].find((p) =>
+    existsSync(p),
+  )!;
   return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
 }
 
@@ -65,7 +67,13 @@ async function main(argv: string[]): Promise<void> {
     },
     { breaker: config.resilience.breaker, listBackendDeadlineMs: config.resilience.listBackendDeadlineMs },
   );
-  const gateway: RunningGateway = await startGateway({ config: { ...config, readiness: config.resilience.readiness }, registry, logger, metrics, ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, livePage: { defaultHeaders: demo.headers } } : {}) });
+  const gateway: RunningGateway = await startGateway({
+    config: { ...config, readiness: config.resilience.readiness },
+    registry,
+    logger,
+    metrics,
+    ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, livePage: { defaultHeaders: demo.headers } } : {}),
+  });
   // A stray rejection is a bug to log, not a reason to drop every in-flight request.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   let stopping = false;
@@ -109,7 +117,10 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   // With TLS, SIGHUP re-reads the certificate files (it logs the outcome; a failure keeps the old ones).
   if (gateway.reloadCertificates) process.on('SIGHUP', () => void gateway.reloadCertificates!());
-  logger.info({ url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) }, 'gateway started');
+  logger.info(
+    { url: gateway.url, backends: config.backends.map((b) => ({ id: b.id, kind: b.kind, url: b.url })) },
+    'gateway started',
+  );
   // The banner through the log's own queue: in order with the log lines before it, and never
   // waiting on a stalled stdout either.
   const say = (line: string): void => void log.write(`${line}\n`);

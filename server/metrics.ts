@@ -164,7 +164,7 @@ export class GatewayMetrics {
   /** Open subscriptions per root field, as the live hub counts them (read at scrape time). */
   readonly wsSubscriptions: Gauge<'field'> = new Gauge({
     name: 'gateway_ws_subscriptions',
-    help: 'Open subscriptions, by root field (the live hub\'s count).',
+    help: "Open subscriptions, by root field (the live hub's count).",
     labelNames: ['field'] as const,
     registers: [this.registry],
     collect: () => {
@@ -197,7 +197,7 @@ export class GatewayMetrics {
   /** Subscribers cut as slow consumers, by transport and {@link SlowConsumerCutReason}. */
   readonly slowConsumerCuts = new Counter({
     name: 'gateway_slow_consumer_cuts_total',
-    help: 'Subscribers cut as slow consumers (a graphql-ws socket closed 4413, an SSE or multipart stream cut), by transport and reason: queue (its queue past WS_MAX_BUFFERED_BYTES), address (its address\'s queues past WS_MAX_BUFFERED_BYTES_PER_ADDRESS), hub (past LIVE_MAX_QUEUED results).',
+    help: "Subscribers cut as slow consumers (a graphql-ws socket closed 4413, an SSE or multipart stream cut), by transport and reason: queue (its queue past WS_MAX_BUFFERED_BYTES), address (its address's queues past WS_MAX_BUFFERED_BYTES_PER_ADDRESS), hub (past LIVE_MAX_QUEUED results).",
     labelNames: ['transport', 'reason'] as const,
     registers: [this.registry],
   });
@@ -229,7 +229,8 @@ export class GatewayMetrics {
     registers: [this.registry],
     collect: () => {
       const open = this.#streams?.subscriptions() ?? { sse: 0, multipart: 0 };
-      for (const transport of ['sse', 'multipart'] as const) this.streamSubscriptions.set({ transport }, open[transport]);
+      for (const transport of ['sse', 'multipart'] as const)
+        this.streamSubscriptions.set({ transport }, open[transport]);
     },
   });
 
@@ -255,7 +256,8 @@ export class GatewayMetrics {
     registers: [this.registry],
     collect: () => {
       this.breakerState.reset();
-      for (const b of this.#breakers?.statuses() ?? []) this.breakerState.set({ backend: b.backend, service: b.service }, BREAKER_GAUGE[b.state]);
+      for (const b of this.#breakers?.statuses() ?? [])
+        this.breakerState.set({ backend: b.backend, service: b.service }, BREAKER_GAUGE[b.state]);
     },
   });
 
@@ -267,12 +269,15 @@ export class GatewayMetrics {
   /** The live hub's counters and watcher gauges. */
   readonly live = new LiveHubMetrics(this.registry);
 
-  constructor(options: { /** Process metrics (CPU, memory, event loop). @default true */ processMetrics?: boolean } = {}) {
+  constructor(
+    options: { /** Process metrics (CPU, memory, event loop). @default true */ processMetrics?: boolean } = {},
+  ) {
     // Unprefixed (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`, …): the names stock
     // Node.js dashboards and alerts query. The gateway's own metrics keep `gateway_`.
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     // Every series from the start, so that a rate or an alert sees the first cut.
-    for (const transport of QUEUE_TRANSPORTS) for (const reason of CUT_REASONS) this.slowConsumerCuts.inc({ transport, reason }, 0);
+    for (const transport of QUEUE_TRANSPORTS)
+      for (const reason of CUT_REASONS) this.slowConsumerCuts.inc({ transport, reason }, 0);
   }
 
   /** The socket layer reports its gauges through `source` from now on. */

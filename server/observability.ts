@@ -16,7 +16,11 @@ export interface ObservabilityOptions {
   trustedDocuments?: TrustedDocuments;
 }
 
-export function observabilityPlugin(logger: Logger, metrics: GatewayMetrics, o: ObservabilityOptions = {}): ApolloServerPlugin<GatewayContext> {
+export function observabilityPlugin(
+  logger: Logger,
+  metrics: GatewayMetrics,
+  o: ObservabilityOptions = {},
+): ApolloServerPlugin<GatewayContext> {
   const labels = new OperationLabels();
   return {
     async requestDidStart() {
@@ -29,12 +33,23 @@ export function observabilityPlugin(logger: Logger, metrics: GatewayMetrics, o: 
           // Partial: some data came back beside the errors (e.g. one backend of a list failed).
           const hasData = Object.values(body?.data ?? {}).some((v) => v !== null);
           // A client that hung up: what its operation got says nothing about the backends.
-          const outcome: OperationOutcome = rc.contextValue.limits?.clientGone ? 'aborted' : errors.length === 0 ? 'success' : hasData ? 'partial' : 'error';
+          const outcome: OperationOutcome = rc.contextValue.limits?.clientGone
+            ? 'aborted'
+            : errors.length === 0
+              ? 'success'
+              : hasData
+                ? 'partial'
+                : 'error';
           // Apollo's queryHash is the SHA-256 of the text it ran (a trusted document's own text when on).
           const trusted = rc.queryHash !== undefined && o.trustedDocuments?.hasHash(rc.queryHash) === true;
           const name = rc.operationName ?? rc.operation?.name?.value;
           const type = rc.operation?.operation ?? 'unknown';
-          metrics.recordOperation(labels.label(name, trusted || rc.contextValue.credentialProof?.proven === true), type, outcome, seconds);
+          metrics.recordOperation(
+            labels.label(name, trusted || rc.contextValue.credentialProof?.proven === true),
+            type,
+            outcome,
+            seconds,
+          );
           logger.info(
             {
               requestId: rc.contextValue.requestId,

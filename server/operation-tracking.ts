@@ -4,7 +4,12 @@
  * the watcher directory, and every state change counted in the metrics and a finished one logged.
  */
 import type { WatchedScopes } from '../subscriptions/operations';
-import { OperationTracker, RedisOperationStore, TERMINAL, type OperationTrackerOptions } from '../subscriptions/operations';
+import {
+  OperationTracker,
+  RedisOperationStore,
+  TERMINAL,
+  type OperationTrackerOptions,
+} from '../subscriptions/operations';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
 import type { GatewayRedis } from './redis';
@@ -36,16 +41,29 @@ export function createOperationTracker(o: OperationTrackingOptions): OperationTr
       ? new RedisOperationStore({
           client: o.redis.client,
           keyPrefix: o.redis.keyPrefix,
-          onError: (op, err) => logger.warn({ op, err: message(err) }, 'redis operation store failed; using this replica\'s copy'),
+          onError: (op, err) =>
+            logger.warn({ op, err: message(err) }, "redis operation store failed; using this replica's copy"),
         })
       : undefined,
     onChange: (r, previous) => {
       if (previous === r.state) return;
       metrics.trackedOperations.inc({ kind: r.kind, state: r.state });
       if (previous === null && !TERMINAL.has(r.state)) metrics.trackedOperationsActive.inc({ kind: r.kind });
-      if (previous !== null && !TERMINAL.has(previous) && TERMINAL.has(r.state)) metrics.trackedOperationsActive.dec({ kind: r.kind });
-      if (TERMINAL.has(r.state)) logger.info({ operation: r.id, kind: r.kind, backend: r.backend, state: r.state, failureReason: r.failureReason ?? undefined }, 'operation finished');
+      if (previous !== null && !TERMINAL.has(previous) && TERMINAL.has(r.state))
+        metrics.trackedOperationsActive.dec({ kind: r.kind });
+      if (TERMINAL.has(r.state))
+        logger.info(
+          {
+            operation: r.id,
+            kind: r.kind,
+            backend: r.backend,
+            state: r.state,
+            failureReason: r.failureReason ?? undefined,
+          },
+          'operation finished',
+        );
     },
-    onCheckError: (r, err) => logger.warn({ operation: r.id, kind: r.kind, backend: r.backend, err: message(err) }, 'operation check failed'),
+    onCheckError: (r, err) =>
+      logger.warn({ operation: r.id, kind: r.kind, backend: r.backend, err: message(err) }, 'operation check failed'),
   });
 }

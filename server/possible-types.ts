@@ -20,13 +20,18 @@ export function possibleTypesOf(schema: GraphQLSchema): { possibleTypes: Record<
   for (const name of Object.keys(schema.getTypeMap()).sort()) {
     const type = schema.getType(name)!;
     if (name.startsWith('__') || FEDERATION_TYPES.has(name) || !isAbstractType(type)) continue;
-    possibleTypes[name] = schema.getPossibleTypes(type).map((t) => t.name).sort();
+    possibleTypes[name] = schema
+      .getPossibleTypes(type)
+      .map((t) => t.name)
+      .sort();
   }
   return { possibleTypes };
 }
 
 /** Serves {@link POSSIBLE_TYPES_PATH} if the request is for it; returns whether it did. */
-export function createPossibleTypesHandler(schema: GraphQLSchema): (req: IncomingMessage, res: ServerResponse, url: URL) => boolean {
+export function createPossibleTypesHandler(
+  schema: GraphQLSchema,
+): (req: IncomingMessage, res: ServerResponse, url: URL) => boolean {
   const body = Buffer.from(JSON.stringify(possibleTypesOf(schema), null, 2));
   return (req, res, url) => {
     if (url.pathname !== POSSIBLE_TYPES_PATH) return false;
@@ -35,7 +40,11 @@ export function createPossibleTypesHandler(schema: GraphQLSchema): (req: Incomin
       res.end(JSON.stringify({ error: 'method not allowed' }));
       return true;
     }
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, 'cache-control': 'no-cache' });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': body.length,
+      'cache-control': 'no-cache',
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;
   };

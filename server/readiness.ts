@@ -44,7 +44,11 @@ export type ProbeScope = 'all' | 'breakers';
 /** On SIGTERM, how long `/readyz` answers 503 while the gateway still serves, ms (`SHUTDOWN_DRAIN_MS`, outside demo mode). */
 export const DEFAULT_SHUTDOWN_DRAIN_MS = 5_000;
 
-export const READINESS_DEFAULTS: Readonly<ReadinessConfig> = Object.freeze({ require: 'none', probeIntervalMs: 5_000, probeTimeoutMs: 2_000 });
+export const READINESS_DEFAULTS: Readonly<ReadinessConfig> = Object.freeze({
+  require: 'none',
+  probeIntervalMs: 5_000,
+  probeTimeoutMs: 2_000,
+});
 
 /** One backend as `/readyz` shows it. */
 export interface BackendReadiness {
@@ -82,7 +86,11 @@ export interface ReadinessOptions {
   watchers?: () => Array<{ backend: string; watcher: WatcherStatus | null }>;
 }
 
-const NOT_CONFIGURED: RedisHealth = { status: 'NOT_CONFIGURED', latencyMs: null, message: 'Redis is not configured (REDIS_URL): operation records are kept in this process only' };
+const NOT_CONFIGURED: RedisHealth = {
+  status: 'NOT_CONFIGURED',
+  latencyMs: null,
+  message: 'Redis is not configured (REDIS_URL): operation records are kept in this process only',
+};
 const NOT_PROBED: RedisHealth = { status: 'DOWN', latencyMs: null, message: 'not probed yet' };
 
 /** The state `/readyz` reads, kept current by background probes. */
@@ -118,7 +126,9 @@ export class ReadinessState {
         if (scope === 'breakers' && breakers.statuses(b.id).every((s) => s.state === 'CLOSED')) return;
         this.#health.set(b.id, await b.health(this.#stop.signal, probe));
       };
-      this.#loops.push(this.#every(run, { due: () => breakers.probeDueAt(b.id), wakers: (wake) => wakers.set(b.id, wake) }));
+      this.#loops.push(
+        this.#every(run, { due: () => breakers.probeDueAt(b.id), wakers: (wake) => wakers.set(b.id, wake) }),
+      );
     }
     const redis = this.#o.redis;
     if (redis && scope === 'all') {
@@ -165,7 +175,11 @@ export class ReadinessState {
       };
     });
     const require = this.#config.require;
-    const ready = !this.#draining && (require === 'none' || backends.length === 0 || (require === 'all' ? backends.every((b) => b.available) : backends.some((b) => b.available)));
+    const ready =
+      !this.#draining &&
+      (require === 'none' ||
+        backends.length === 0 ||
+        (require === 'all' ? backends.every((b) => b.available) : backends.some((b) => b.available)));
     return { ready, draining: this.#draining, require, backends, redis: this.#redis, watchers: hub };
   }
 
@@ -174,12 +188,15 @@ export class ReadinessState {
    * probe took longer) until stopped; one probe at a time per loop. With `due`, it also runs when a
    * breaker's open time ends (`due()` in the future), re-planned whenever `wakers`' wake is called.
    */
-  async #every(probe: () => Promise<void>, o: { due?: () => number | undefined; wakers?: (wake: () => void) => void } = {}): Promise<void> {
+  async #every(
+    probe: () => Promise<void>,
+    o: { due?: () => number | undefined; wakers?: (wake: () => void) => void } = {},
+  ): Promise<void> {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
       const next = Date.now() + this.#config.probeIntervalMs;
       await probe().catch(() => undefined);
-      for (let woken = true; woken && !signal.aborted; ) {
+      for (let woken = true; woken && !signal.aborted;) {
         const due = o.due?.();
         // A few ms past the open time's end, so the breaker admits the probe.
         const at = due !== undefined && due > Date.now() ? Math.min(next, due + 5) : next;

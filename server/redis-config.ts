@@ -8,16 +8,22 @@ import { ConfigError, readGroup, setting, text, type Rule } from '../adapters/co
 /** A Redis URL, checked without ever echoing it (it may carry a password). */
 const redisUrl: Rule<string> = {
   parse(value, setting) {
-    if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(setting, 'must be a URL string, e.g. redis://redis.example.com:6379');
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new ConfigError(setting, 'must be a URL string, e.g. redis://redis.example.com:6379');
     let u: URL;
     try {
       u = new URL(value.trim());
     } catch {
-      throw new ConfigError(setting, 'is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)');
+      throw new ConfigError(
+        setting,
+        'is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)',
+      );
     }
-    if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new ConfigError(setting, `must be redis:// or rediss:// (got ${u.protocol})`);
+    if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+      throw new ConfigError(setting, `must be redis:// or rediss:// (got ${u.protocol})`);
     if (!u.hostname) throw new ConfigError(setting, 'needs a host');
-    if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname)) throw new ConfigError(setting, 'path must be empty or a database number, e.g. /0');
+    if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname))
+      throw new ConfigError(setting, 'path must be empty or a database number, e.g. /0');
     if (u.search || u.hash) throw new ConfigError(setting, 'must not have a query or fragment');
     return value.trim();
   },

@@ -84,7 +84,11 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
       // While reconnecting (or closed) a PING would only wait in the offline queue: DOWN at once.
       // While first connecting it waits (at most the command deadline) for the answer.
       if (client.status !== 'ready' && client.status !== 'connecting' && client.status !== 'connect') {
-        return { status: 'DOWN', latencyMs: null, message: `not connected (${client.status})${lastError ? `: ${lastError}` : ''}` };
+        return {
+          status: 'DOWN',
+          latencyMs: null,
+          message: `not connected (${client.status})${lastError ? `: ${lastError}` : ''}`,
+        };
       }
       const started = process.hrtime.bigint();
       try {

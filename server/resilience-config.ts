@@ -19,17 +19,42 @@ export interface ResilienceConfig {
 
 /** The `breaker` group. */
 export const BREAKER_SETTINGS = {
-  failures: setting({ env: 'BREAKER_FAILURES', rule: integer(1, 1000), default: BREAKER_DEFAULTS.failures, doc: 'Failures in a row that open a breaker.' }),
-  failureRatePercent: setting({ env: 'BREAKER_FAILURE_RATE_PERCENT', rule: integer(1, 100), default: BREAKER_DEFAULTS.failureRatePercent, doc: 'Share of failed calls in the window that opens it, in percent.' }),
-  minCalls: setting({ env: 'BREAKER_MIN_CALLS', rule: integer(1, 100_000), default: BREAKER_DEFAULTS.minCalls, doc: 'Fewest calls in the window before the rate counts.' }),
-  windowMs: setting({ env: 'BREAKER_WINDOW_MS', rule: integer(1000, 3_600_000), default: BREAKER_DEFAULTS.windowMs, doc: 'Sliding window of the rate, ms.' }),
+  failures: setting({
+    env: 'BREAKER_FAILURES',
+    rule: integer(1, 1000),
+    default: BREAKER_DEFAULTS.failures,
+    doc: 'Failures in a row that open a breaker.',
+  }),
+  failureRatePercent: setting({
+    env: 'BREAKER_FAILURE_RATE_PERCENT',
+    rule: integer(1, 100),
+    default: BREAKER_DEFAULTS.failureRatePercent,
+    doc: 'Share of failed calls in the window that opens it, in percent.',
+  }),
+  minCalls: setting({
+    env: 'BREAKER_MIN_CALLS',
+    rule: integer(1, 100_000),
+    default: BREAKER_DEFAULTS.minCalls,
+    doc: 'Fewest calls in the window before the rate counts.',
+  }),
+  windowMs: setting({
+    env: 'BREAKER_WINDOW_MS',
+    rule: integer(1000, 3_600_000),
+    default: BREAKER_DEFAULTS.windowMs,
+    doc: 'Sliding window of the rate, ms.',
+  }),
   openMs: setting({
     env: 'BREAKER_OPEN_MS',
     rule: integer(100, 3_600_000),
     default: BREAKER_DEFAULTS.openMs,
     doc: 'Shortest time a breaker stays open before the background probe may close it, ms; doubles when it opens again within the window after closing.',
   }),
-  maxOpenMs: setting({ env: 'BREAKER_MAX_OPEN_MS', rule: integer(100, 3_600_000), default: BREAKER_DEFAULTS.maxOpenMs, doc: 'Longest such time, ms (at least openMs).' }),
+  maxOpenMs: setting({
+    env: 'BREAKER_MAX_OPEN_MS',
+    rule: integer(100, 3_600_000),
+    default: BREAKER_DEFAULTS.maxOpenMs,
+    doc: 'Longest such time, ms (at least openMs).',
+  }),
   listBackendDeadlineMs: setting({
     env: 'BREAKER_LIST_BACKEND_DEADLINE_MS',
     rule: integer(100, 600_000),
@@ -64,7 +89,11 @@ export const READINESS_SETTINGS = {
 export function loadResilienceConfig(env: NodeJS.ProcessEnv, file: Record<string, unknown>): ResilienceConfig {
   const src = { env, file: file.breaker, path: 'breaker', strict: true };
   const { listBackendDeadlineMs, ...breaker } = readGroup(BREAKER_SETTINGS, src);
-  if (breaker.maxOpenMs < breaker.openMs) throw new ConfigError(pickValue(BREAKER_SETTINGS.maxOpenMs, 'maxOpenMs', src).setting, `must be at least the open time (${breaker.openMs})`);
+  if (breaker.maxOpenMs < breaker.openMs)
+    throw new ConfigError(
+      pickValue(BREAKER_SETTINGS.maxOpenMs, 'maxOpenMs', src).setting,
+      `must be at least the open time (${breaker.openMs})`,
+    );
   const readiness = readGroup(READINESS_SETTINGS, { env, file: file.readiness, path: 'readiness', strict: true });
   return { breaker, listBackendDeadlineMs, readiness };
 }

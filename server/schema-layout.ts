@@ -43,11 +43,11 @@ function partsKey(d: TypeNode): 'fields' | 'values' | 'types' | undefined {
 
 const partsOf = (d: TypeNode): readonly Part[] => {
   const key = partsKey(d);
-  return key ? (((d as unknown as Record<string, readonly Part[] | undefined>)[key]) ?? []) : [];
+  return key ? ((d as unknown as Record<string, readonly Part[] | undefined>)[key] ?? []) : [];
 };
 const withParts = (d: TypeNode, parts: readonly Part[]): TypeNode => {
   const key = partsKey(d);
-  return key ? ({ ...d, [key]: parts }) : d;
+  return key ? { ...d, [key]: parts } : d;
 };
 
 /** The type nodes of a document, grouped by type name in order of first appearance. */
@@ -60,7 +60,9 @@ function byType(doc: DocumentNode): Map<string, TypeNode[]> {
 /** One type's nodes laid out as the published ones: same blocks, same part order, unpublished parts after. */
 function layOutType(nodes: TypeNode[], published: TypeNode[]): TypeNode[] {
   const pool = new Map<string, Part>(nodes.flatMap((n) => partsOf(n).map((p): [string, Part] => [p.name.value, p])));
-  const origin = new Map<string, TypeNode>(nodes.flatMap((n) => partsOf(n).map((p): [string, TypeNode] => [p.name.value, n])));
+  const origin = new Map<string, TypeNode>(
+    nodes.flatMap((n) => partsOf(n).map((p): [string, TypeNode] => [p.name.value, n])),
+  );
   const definition = nodes.find(isDefinition);
   // An extension's directives go out once, on the first block that takes one of its parts.
   const directivesPlaced = new Set<TypeNode>();
@@ -77,13 +79,21 @@ function layOutType(nodes: TypeNode[], published: TypeNode[]): TypeNode[] {
     }
     const from = parts.length > 0 ? origin.get(parts[0]!.name.value) : undefined;
     if (!from) continue;
-    const directives = !isDefinition(from) && !directivesPlaced.has(from) ? (directivesPlaced.add(from), from.directives ?? []) : [];
+    const directives =
+      !isDefinition(from) && !directivesPlaced.has(from) ? (directivesPlaced.add(from), from.directives ?? []) : [];
     out.push(withParts({ kind: EXTENSION_OF[from.kind] ?? from.kind, name: from.name, directives } as TypeNode, parts));
   }
   // A definition the published SDL did not have (a type that was only extended there) comes first.
   if (definition && !out.some(isDefinition)) out.unshift(withParts(definition, []));
   // Directives of an extension none of whose parts was published: on an extension of their own.
-  for (const n of nodes) if (!isDefinition(n) && !directivesPlaced.has(n) && (n.directives?.length ?? 0) > 0 && partsOf(n).every((p) => !pool.has(p.name.value))) out.push(withParts(n, []));
+  for (const n of nodes)
+    if (
+      !isDefinition(n) &&
+      !directivesPlaced.has(n) &&
+      (n.directives?.length ?? 0) > 0 &&
+      partsOf(n).every((p) => !pool.has(p.name.value))
+    )
+      out.push(withParts(n, []));
   // Parts the published SDL lacks: where the document has them.
   for (const n of nodes) {
     const fresh = partsOf(n).filter((p) => pool.has(p.name.value));
@@ -102,7 +112,12 @@ function layOutType(nodes: TypeNode[], published: TypeNode[]): TypeNode[] {
 export function layOutAsPublished(doc: DocumentNode, published: DocumentNode): DocumentNode {
   const current = byType(doc);
   const before = byType(published);
-  const order = [...[...before.keys()].filter((n) => current.has(n)), ...[...current.keys()].filter((n) => !before.has(n))];
-  const types = order.flatMap((name) => (before.has(name) ? layOutType(current.get(name)!, before.get(name)!) : current.get(name)!));
+  const order = [
+    ...[...before.keys()].filter((n) => current.has(n)),
+    ...[...current.keys()].filter((n) => !before.has(n)),
+  ];
+  const types = order.flatMap((name) =>
+    before.has(name) ? layOutType(current.get(name)!, before.get(name)!) : current.get(name)!,
+  );
   return { ...doc, definitions: [...doc.definitions.filter((d) => !isType(d)), ...types] };
 }

@@ -1,7 +1,14 @@
 /** The executable schema: the SDL under schema/ with the resolvers, built as a Federation 2 subgraph (the same for direct clients and routers). */
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
-import { Kind, parse, type DefinitionNode, type DocumentNode, type EnumValueDefinitionNode, type GraphQLSchema } from 'graphql';
+import {
+  Kind,
+  parse,
+  type DefinitionNode,
+  type DocumentNode,
+  type EnumValueDefinitionNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { gatewayResolvers } from '../resolvers';
 import { loadPublishedSdl, loadTypeDefs } from '../schema';
 import { layOutAsPublished } from './schema-layout';
@@ -19,7 +26,8 @@ export function foldEnumExtensions(doc: DocumentNode): DocumentNode {
   const defined = new Set(doc.definitions.flatMap((d) => (d.kind === Kind.ENUM_TYPE_DEFINITION ? [d.name.value] : [])));
   const added = new Map<string, EnumValueDefinitionNode[]>();
   const rest = doc.definitions.filter((d) => {
-    if (d.kind !== Kind.ENUM_TYPE_EXTENSION || !defined.has(d.name.value) || (d.directives?.length ?? 0) > 0) return true;
+    if (d.kind !== Kind.ENUM_TYPE_EXTENSION || !defined.has(d.name.value) || (d.directives?.length ?? 0) > 0)
+      return true;
     added.set(d.name.value, [...(added.get(d.name.value) ?? []), ...(d.values ?? [])]);
     return false;
   });
@@ -42,5 +50,10 @@ export function gatewayDocument(published = loadPublishedSdl()): DocumentNode {
 
 export function buildGatewaySchema(): GraphQLSchema {
   // The generated resolver types are stricter than @apollo/subgraph's resolver map.
-  return checkEntityRepresentations(buildSubgraphSchema({ typeDefs: gatewayDocument(), resolvers: gatewayResolvers(BACKEND_RESOLVERS) as unknown as GraphQLResolverMap<unknown> }));
+  return checkEntityRepresentations(
+    buildSubgraphSchema({
+      typeDefs: gatewayDocument(),
+      resolvers: gatewayResolvers(BACKEND_RESOLVERS) as unknown as GraphQLResolverMap<unknown>,
+    }),
+  );
 }

@@ -36,7 +36,17 @@ describe('benchmark queries on the bench data', () => {
     expect(first.body.data.volumes.nodes[0].nativeId).toBe('bench-000');
     sim.clearRequests();
     const one = await gw.gql(ONE_VOLUME, { id: first.body.data.volumes.nodes[0].id }, auth);
-    expect(one.body).toEqual({ data: { volume: { id: first.body.data.volumes.nodes[0].id, name: 'bench-000', status: 'IN_USE', sizeBytes: 10737418240, attachments: [{ state: 'ATTACHED' }] } } });
+    expect(one.body).toEqual({
+      data: {
+        volume: {
+          id: first.body.data.volumes.nodes[0].id,
+          name: 'bench-000',
+          status: 'IN_USE',
+          sizeBytes: 10737418240,
+          attachments: [{ state: 'ATTACHED' }],
+        },
+      },
+    });
     expect(sim.requests().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/volume/csi/bench-000']);
 
     sim.clearRequests();
@@ -45,8 +55,16 @@ describe('benchmark queries on the bench data', () => {
     const nodes = list.body.data.volumes.nodes as any[];
     expect(nodes).toHaveLength(100);
     const claimed = nodes.filter((v) => v.attachments.length > 0);
-    expect(claimed.map((v) => v.name)).toEqual(Array.from({ length: 20 }, (_, k) => `bench-${String(k * 5).padStart(3, '0')}`));
-    expect(claimed[1].attachments).toEqual([{ state: 'ATTACHED', access: 'READ_WRITE', consumer: { allocationId: expect.any(String), jobId: 'job-5', node: { id: 'node-bench-1' } } }]);
+    expect(claimed.map((v) => v.name)).toEqual(
+      Array.from({ length: 20 }, (_, k) => `bench-${String(k * 5).padStart(3, '0')}`),
+    );
+    expect(claimed[1].attachments).toEqual([
+      {
+        state: 'ATTACHED',
+        access: 'READ_WRITE',
+        consumer: { allocationId: expect.any(String), jobId: 'job-5', node: { id: 'node-bench-1' } },
+      },
+    ]);
     // One list call (stubs carry no allocations), then one read per volume.
     expect(sim.requests()).toHaveLength(101);
 
@@ -63,7 +81,19 @@ describe('benchmark queries on the bench data', () => {
     const { keystoneUrl } = await sim.listen();
     closers.push(() => sim.close());
     const token = sim.issueToken({ user: 'bench', project: 'bench' });
-    const gw = await startGatewayFor([{ id: 'os', kind: 'openstack', url: keystoneUrl, region: 'RegionOne', interface: 'public', operationTimeoutMs: 10_000, timeoutMs: 5_000, maxConnections: 16, readRetries: 2 }]);
+    const gw = await startGatewayFor([
+      {
+        id: 'os',
+        kind: 'openstack',
+        url: keystoneUrl,
+        region: 'RegionOne',
+        interface: 'public',
+        operationTimeoutMs: 10_000,
+        timeoutMs: 5_000,
+        maxConnections: 16,
+        readRetries: 2,
+      },
+    ]);
     const auth = { 'x-auth-token': token };
 
     await gw.gql(OPENSTACK_LIST, {}, auth);
@@ -76,21 +106,33 @@ describe('benchmark queries on the bench data', () => {
     const attached = nodes.filter((v) => v.attachments.length > 0);
     expect(attached).toHaveLength(60);
     const servers = new Set(attached.map((v) => v.attachments[0].consumer.name));
-    expect([...servers].sort()).toEqual(Array.from({ length: 20 }, (_, s) => `bench-server-${String(s).padStart(2, '0')}`));
-    expect(attached[0].attachments[0]).toEqual({ state: 'ATTACHED', device: expect.stringMatching(/^\/dev\/vd[bcd]$/), consumer: { serverId: expect.any(String), name: expect.any(String), status: 'ACTIVE' } });
+    expect([...servers].sort()).toEqual(
+      Array.from({ length: 20 }, (_, s) => `bench-server-${String(s).padStart(2, '0')}`),
+    );
+    expect(attached[0].attachments[0]).toEqual({
+      state: 'ATTACHED',
+      device: expect.stringMatching(/^\/dev\/vd[bcd]$/),
+      consumer: { serverId: expect.any(String), name: expect.any(String), status: 'ACTIVE' },
+    });
     // The volume list, then one server list for the 20 distinct servers (over LIST_STRATEGY_THRESHOLD).
-    expect(sim.requests().map((r) => `${r.service} ${r.method} ${r.path.replace(/\/v3\/[0-9a-f]+\//, '/v3/:project/')}`)).toEqual(['cinder GET /v3/:project/volumes/detail', 'nova GET /v2.1/servers/detail']);
+    expect(
+      sim.requests().map((r) => `${r.service} ${r.method} ${r.path.replace(/\/v3\/[0-9a-f]+\//, '/v3/:project/')}`),
+    ).toEqual(['cinder GET /v3/:project/volumes/detail', 'nova GET /v2.1/servers/detail']);
 
     // The end-to-end scenarios make one Cinder call each (bench/run.ts replays it as direct REST).
     const project = (path: string): string => path.replace(/\/v3\/[0-9a-f]+\//, '/v3/:project/');
     sim.clearRequests();
     const plain = await gw.gql(PLAIN_LIST, {}, auth);
     expect(plain.body.data.volumes.nodes).toHaveLength(100);
-    expect(sim.requests().map((r) => `${r.service} ${r.method} ${project(r.path)}`)).toEqual(['cinder GET /v3/:project/volumes/detail']);
+    expect(sim.requests().map((r) => `${r.service} ${r.method} ${project(r.path)}`)).toEqual([
+      'cinder GET /v3/:project/volumes/detail',
+    ]);
     sim.clearRequests();
     const one = await gw.gql(ONE_VOLUME, { id: nodes[0].id }, auth);
     expect(one.body.errors).toBeUndefined();
-    expect(sim.requests().map((r) => `${r.service} ${r.method} ${project(r.path)}`)).toEqual([expect.stringMatching(/^cinder GET \/v3\/:project\/volumes\/[0-9a-f-]+$/)]);
+    expect(sim.requests().map((r) => `${r.service} ${r.method} ${project(r.path)}`)).toEqual([
+      expect.stringMatching(/^cinder GET \/v3\/:project\/volumes\/[0-9a-f-]+$/),
+    ]);
   });
 });
 
@@ -114,7 +156,11 @@ describe('bench/quick.ts: what runs side by side', () => {
       const source = readFileSync(join(__dirname, '..', b.script), 'utf8');
       // A misspelt setting would leave the check mode at its quick mode's sizes, unnoticed.
       for (const name of Object.keys(b.check)) {
-        expect({ bench: b.name, name, read: new RegExp(`process\\.env\\.${name}\\b`).test(source) }).toEqual({ bench: b.name, name, read: true });
+        expect({ bench: b.name, name, read: new RegExp(`process\\.env\\.${name}\\b`).test(source) }).toEqual({
+          bench: b.name,
+          name,
+          read: true,
+        });
       }
     }
   });
@@ -127,10 +173,20 @@ describe('the benchmarks end to end (their check modes)', () => {
   const md = (name: string): string => readFileSync(join(dir, `${name}.md`), 'utf8');
   const ran = (name: string): boolean => outcomes.some((o) => o.name === name && o.status !== 'skipped');
   /** The environment benchmark `name` ran with (its sizes). */
-  const env = (name: string): Record<string, string> => envOf(BENCHES.find((b) => b.name === name)!, 'check', '');
+  const env = (name: string): Record<string, string> =>
+    envOf(
+      BENCHES.find((b) => b.name === name)!,
+      'check',
+      '',
+    );
 
   beforeAll(() => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/quick.ts', '--check'], { cwd: join(__dirname, '..'), env: { ...process.env, QUICK_DIR: dir }, encoding: 'utf8', timeout: 400_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/quick.ts', '--check'], {
+      cwd: join(__dirname, '..'),
+      env: { ...process.env, QUICK_DIR: dir },
+      encoding: 'utf8',
+      timeout: 400_000,
+    });
     status = run.status;
     // Each test below reads what its benchmark left; a failed one fails the first test, not every one.
     outcomes = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Outcome[];
@@ -140,7 +196,11 @@ describe('the benchmarks end to end (their check modes)', () => {
     expect(outcomes.map((o) => o.name)).toEqual(BENCHES.map((b) => b.name));
     for (const o of outcomes) {
       if (o.status === 'skipped') continue;
-      expect({ name: o.name, status: o.status, error: o.error }).toEqual({ name: o.name, status: 'ok', error: undefined });
+      expect({ name: o.name, status: o.status, error: o.error }).toEqual({
+        name: o.name,
+        status: 'ok',
+        error: undefined,
+      });
       expect(o.figures.length).toBeGreaterThan(0);
       for (const [, value] of o.figures) expect(value).toMatch(/^-?\d/);
     }
@@ -152,7 +212,11 @@ describe('the benchmarks end to end (their check modes)', () => {
   it('gc: a row per query, the lists causing scavenges whose surviving bytes are measured', () => {
     expect(ran('gc')).toBe(true);
     const rows = rowsOf(md('gc'), /^(Nomad list|OpenStack list|\{ __typename)/);
-    expect(rows.map((r) => r[0])).toEqual(['Nomad list of 100', '{ __typename } (Nomad configured)', 'OpenStack list of 100']);
+    expect(rows.map((r) => r[0])).toEqual([
+      'Nomad list of 100',
+      '{ __typename } (Nomad configured)',
+      'OpenStack list of 100',
+    ]);
     for (const r of [rows[0]!, rows[2]!]) {
       expect(Number(r[2])).toBeGreaterThan(0);
       expect(r[3]).toMatch(/^\d+\.\d+$/);
@@ -161,7 +225,16 @@ describe('the benchmarks end to end (their check modes)', () => {
 
   it('end to end: one row per scenario and connection count, the same one backend call per request on both sides, no errors', () => {
     const rows = rowsOf(md('run'), /^(Nomad|OpenStack) /).filter((r) => /^\d+$/.test(r[1]!));
-    expect(rows.map((r) => `${r[0]} ${r[1]}`)).toEqual(['Nomad volume(id) 1', 'Nomad volume(id) 50', 'Nomad volumes(first: 100) 1', 'Nomad volumes(first: 100) 50', 'OpenStack volume(id) 1', 'OpenStack volume(id) 50', 'OpenStack volumes(first: 100) 1', 'OpenStack volumes(first: 100) 50']);
+    expect(rows.map((r) => `${r[0]} ${r[1]}`)).toEqual([
+      'Nomad volume(id) 1',
+      'Nomad volume(id) 50',
+      'Nomad volumes(first: 100) 1',
+      'Nomad volumes(first: 100) 50',
+      'OpenStack volume(id) 1',
+      'OpenStack volume(id) 50',
+      'OpenStack volumes(first: 100) 1',
+      'OpenStack volumes(first: 100) 50',
+    ]);
     for (const r of rows) {
       expect(r.at(-2)).toBe('1.00 / 1.00'); // backend calls per request, gateway / direct
       expect(r.at(-1)).toBe('0'); // errors
@@ -220,7 +293,9 @@ describe('the benchmarks end to end (their check modes)', () => {
     const rows = rowsOf(md('soak'), /^\d+$/);
     const { SOAK_ROUNDS: rounds, SOAK_REQUESTS: requests, SOAK_SESSIONS: sessions } = env('soak');
     // Each round's requests and sessions, all of them counted, after an idle start.
-    expect(rows.map((r) => r.slice(0, 3))).toEqual(Array.from({ length: Number(rounds) + 1 }, (_, k) => [k, k * Number(requests), k * Number(sessions)].map(String)));
+    expect(rows.map((r) => r.slice(0, 3))).toEqual(
+      Array.from({ length: Number(rounds) + 1 }, (_, k) => [k, k * Number(requests), k * Number(sessions)].map(String)),
+    );
     for (const [, , , heap, rss] of rows) {
       expect(Number(heap)).toBeGreaterThan(0);
       expect(Number(rss)).toBeGreaterThan(0);

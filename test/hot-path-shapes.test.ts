@@ -34,7 +34,9 @@ const PER_ITEM = [
 const where = (f: ShapeFinding): string => `${f.file}:${f.line} ${f.names.join(', ')}`;
 
 describe('object literals without accessors', () => {
-  const found = GATEWAY_DIRS.flatMap((d) => files(d)).flatMap((f) => literalAccessors(f, readFileSync(join(root, f), 'utf8')));
+  const found = GATEWAY_DIRS.flatMap((d) => files(d)).flatMap((f) =>
+    literalAccessors(f, readFileSync(join(root, f), 'utf8')),
+  );
 
   it('should put no accessor in an object literal outside the once-per-process list', () => {
     expect(found.filter((f) => !(f.file in ONCE_PER_PROCESS)).map(where)).toEqual([]);
@@ -45,7 +47,11 @@ describe('object literals without accessors', () => {
   });
 
   it('should find an accessor in a literal (the rule can fail)', () => {
-    expect(literalAccessors('x.ts', 'const o = { a: 1, get b() { return 2; }, set c(v: number) {} };').map((f) => f.names[0])).toEqual(['b', 'c']);
+    expect(
+      literalAccessors('x.ts', 'const o = { a: 1, get b() { return 2; }, set c(v: number) {} };').map(
+        (f) => f.names[0],
+      ),
+    ).toEqual(['b', 'c']);
     expect(literalAccessors('x.ts', 'class C { get b() { return 2; } }')).toEqual([]);
   });
 });
@@ -57,7 +63,8 @@ describe('no field added after a spread in per-item code', () => {
   }, 120_000);
 
   it('should check the mapping modules of every backend', () => {
-    for (const kind of ['nomad', 'openstack', 'memory']) expect(PER_ITEM.filter((f) => f.startsWith(`adapters/${kind}/`)).length).toBeGreaterThan(0);
+    for (const kind of ['nomad', 'openstack', 'memory'])
+      expect(PER_ITEM.filter((f) => f.startsWith(`adapters/${kind}/`)).length).toBeGreaterThan(0);
   });
 
   it('should add no field after a spread', () => {

@@ -6,7 +6,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { Kind, TypeInfo, isObjectType, parse, visit, visitWithTypeInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  Kind,
+  TypeInfo,
+  isObjectType,
+  parse,
+  visit,
+  visitWithTypeInfo,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 import { startGateway, type RunningGateway } from '../server/app';
 import { createRegistry } from '../server/backends';
 import { startDemoBackends, type DemoBackends } from '../server/demo';
@@ -18,7 +27,9 @@ const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 const graphqlBlocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const isSubscription = (q: string): boolean => /^\s*subscription\b/.test(q);
 /** Each subscription example with the answer the README shows after it: the first change after SUBSCRIBED. */
-const subscriptionBlocks = [...readme.matchAll(/```graphql\n(subscription[\s\S]*?)```\s*```json\n([\s\S]*?)```/g)].map((m) => ({ query: m[1]!, answer: JSON.parse(m[2]!) as { data: Record<string, any> } }));
+const subscriptionBlocks = [...readme.matchAll(/```graphql\n(subscription[\s\S]*?)```\s*```json\n([\s\S]*?)```/g)].map(
+  (m) => ({ query: m[1]!, answer: JSON.parse(m[2]!) as { data: Record<string, any> } }),
+);
 /** Each curl example, with the answer the README shows right after it (a ```json block), if any. */
 const curlBlocks = [...readme.matchAll(/```sh\n(curl [\s\S]*?)```(?:\s*```json\n([\s\S]*?)```)?/g)].map((m) => ({
   cmd: m[1]!.replace(/\\\n\s*/g, ' '),
@@ -27,7 +38,9 @@ const curlBlocks = [...readme.matchAll(/```sh\n(curl [\s\S]*?)```(?:\s*```json\n
 /** The JavaScript client example: the first ```js block. */
 const jsClient = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
 /** The graphql-ws client example: the ```js block that imports graphql-ws. */
-const wsClient = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes("from 'graphql-ws'"));
+const wsClient = [...readme.matchAll(/```js\n([\s\S]*?)```/g)]
+  .map((m) => m[1]!)
+  .find((b) => b.includes("from 'graphql-ws'"));
 
 /**
  * A JSON value's shape: objects by their keys (recursively), arrays by their items' shapes, and
@@ -36,7 +49,8 @@ const wsClient = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!)
  */
 function shapeOf(v: unknown): unknown {
   if (Array.isArray(v)) return [...new Set(v.map((x) => JSON.stringify(shapeOf(x))))].map((x) => JSON.parse(x));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shapeOf(x)]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shapeOf(x)]));
   return 'value';
 }
 
@@ -53,7 +67,8 @@ function missingIds(schema: GraphQLSchema, query: string): string[] {
   const selected = (set: SelectionSetNode, type: string): string[] =>
     set.selections.flatMap((s) => {
       if (s.kind === Kind.FIELD) return [s.name.value];
-      if (s.kind === Kind.INLINE_FRAGMENT && (!s.typeCondition || s.typeCondition.name.value === type)) return selected(s.selectionSet, type);
+      if (s.kind === Kind.INLINE_FRAGMENT && (!s.typeCondition || s.typeCondition.name.value === type))
+        return selected(s.selectionSet, type);
       return [];
     });
   visit(
@@ -61,7 +76,12 @@ function missingIds(schema: GraphQLSchema, query: string): string[] {
     visitWithTypeInfo(typeInfo, {
       SelectionSet(node) {
         const type = typeInfo.getParentType();
-        if (isObjectType(type) && type.getFields().id && !type.name.startsWith('_') && !selected(node, type.name).includes('id')) {
+        if (
+          isObjectType(type) &&
+          type.getFields().id &&
+          !type.name.startsWith('_') &&
+          !selected(node, type.name).includes('id')
+        ) {
           missing.push(`${type.name} at line ${node.loc?.startToken.line}`);
         }
       },
@@ -74,7 +94,11 @@ describe('README examples', () => {
   let demo: DemoBackends;
   let gateway: RunningGateway;
   const post = async (body: unknown, headers: Record<string, string> = {}): Promise<any> => {
-    const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     return res.json();
   };
@@ -88,7 +112,11 @@ describe('README examples', () => {
   beforeAll(async () => {
     // The demo as `npm start` runs it, activity included (a change every 5 s), whatever the environment says.
     demo = await startDemoBackends({ activity: { intervalMs: 5_000 } });
-    gateway = await startGateway({ config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 }, registry: createRegistry(demo.backends), logger: createLogger('silent') });
+    gateway = await startGateway({
+      config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
+      registry: createRegistry(demo.backends),
+      logger: createLogger('silent'),
+    });
   });
   afterAll(async () => {
     await gateway.stop();
@@ -99,7 +127,10 @@ describe('README examples', () => {
     expect(graphqlBlocks.length).toBeGreaterThanOrEqual(6);
     expect(curlBlocks.length).toBeGreaterThanOrEqual(2);
     expect(curlBlocks.filter((c) => c.answer !== undefined).length).toBeGreaterThanOrEqual(2);
-    expect(subscriptionBlocks.map((b) => Object.keys(b.answer.data)[0]).sort()).toEqual(['attachmentChanged', 'volumeChanged']);
+    expect(subscriptionBlocks.map((b) => Object.keys(b.answer.data)[0]).sort()).toEqual([
+      'attachmentChanged',
+      'volumeChanged',
+    ]);
     expect(graphqlBlocks.filter(isSubscription)).toHaveLength(subscriptionBlocks.length);
     expect(wsClient).toContain('since: cursor');
   });
@@ -107,9 +138,14 @@ describe('README examples', () => {
   it('should select id on every object that has one, in every example', () => {
     const schema = buildGatewaySchema();
     const queries = [...graphqlBlocks, ...curlBlocks.map((c) => curlQuery(c.cmd))];
-    expect(queries.map((q) => ({ q, missing: missingIds(schema, q) }))).toEqual(queries.map((q) => ({ q, missing: [] })));
+    expect(queries.map((q) => ({ q, missing: missingIds(schema, q) }))).toEqual(
+      queries.map((q) => ({ q, missing: [] })),
+    );
     // The check itself finds what it is for.
-    expect(missingIds(schema, '{ volumes { nodes { name attachments { state } } } }')).toEqual(['Volume at line 1', 'VolumeAttachment at line 1']);
+    expect(missingIds(schema, '{ volumes { nodes { name attachments { state } } } }')).toEqual([
+      'Volume at line 1',
+      'VolumeAttachment at line 1',
+    ]);
     // The graphql-ws client's subscription too.
     const wsQuery = /const query = '([^']*)'/.exec(wsClient ?? '')?.[1];
     expect(wsQuery && missingIds(schema, wsQuery)).toEqual([]);
@@ -118,7 +154,9 @@ describe('README examples', () => {
   it('should answer every curl example as written (headers and body), as the answer shown after it', async () => {
     // The SSE example (`curl -N`) streams until stopped: test/streams/readme.test.ts runs it.
     for (const { cmd, answer } of curlBlocks.filter((c) => !/\s-N\s/.test(c.cmd))) {
-      const headers = Object.fromEntries([...cmd.matchAll(/-H '([^:]+): ([^']*)'/g)].map((m) => [m[1]!.toLowerCase(), m[2]!]));
+      const headers = Object.fromEntries(
+        [...cmd.matchAll(/-H '([^:]+): ([^']*)'/g)].map((m) => [m[1]!.toLowerCase(), m[2]!]),
+      );
       const data = /-d '([^']*)'/.exec(cmd)![1]!;
       const body = await post(JSON.parse(data), headers);
       if (answer === undefined) expect({ cmd, errors: body.errors }).toEqual({ cmd, errors: undefined });
@@ -128,9 +166,13 @@ describe('README examples', () => {
   });
 
   it('should answer every GraphQL block without errors, in order (after the curl examples, whose attach the operation block reads)', async () => {
-    const id = (await post({ query: '{ volumeByNativeId(backend: "nomad-east", nativeId: "postgres-data") { id } }' })).data.volumeByNativeId.id;
+    const id = (await post({ query: '{ volumeByNativeId(backend: "nomad-east", nativeId: "postgres-data") { id } }' }))
+      .data.volumeByNativeId.id;
     for (const query of graphqlBlocks.filter((q) => !isSubscription(q))) {
-      const variables = { ...(query.includes('$id') ? { id } : {}), ...(query.includes('$operationId') ? { operationId } : {}) };
+      const variables = {
+        ...(query.includes('$id') ? { id } : {}),
+        ...(query.includes('$operationId') ? { operationId } : {}),
+      };
       const body = await post({ query, variables }, demo.headers);
       expect({ query, errors: body.errors }).toEqual({ query, errors: undefined });
       expect(body.data).toBeDefined();
@@ -140,13 +182,31 @@ describe('README examples', () => {
   it("should run the README's JavaScript client: it attaches and waits for the end", async () => {
     expect(jsClient).toContain('attachVolume');
     // Demo region: golden-image and batch-1 (simulators/openstack/demo.ts); the other examples leave both alone.
-    const volumeId = (await post({ query: '{ volumes(filter: { backends: ["openstack"], name: "golden-image" }) { nodes { id } } }' }, demo.headers)).data.volumes.nodes[0].id;
-    const env = { OS_TOKEN: demo.kinds.openstack.token, NOMAD_TOKEN: demo.kinds.nomad.tokens['nomad-east']!.management };
-    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<unknown>;
-    const run = new AsyncFunction('volumeId', 'serverId', 'process', `${jsClient!.replace('http://localhost:4000/graphql', gateway.url)}\nreturn op;`);
+    const volumeId = (
+      await post(
+        { query: '{ volumes(filter: { backends: ["openstack"], name: "golden-image" }) { nodes { id } } }' },
+        demo.headers,
+      )
+    ).data.volumes.nodes[0].id;
+    const env = {
+      OS_TOKEN: demo.kinds.openstack.token,
+      NOMAD_TOKEN: demo.kinds.nomad.tokens['nomad-east']!.management,
+    };
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+      ...args: string[]
+    ) => (...a: unknown[]) => Promise<unknown>;
+    const run = new AsyncFunction(
+      'volumeId',
+      'serverId',
+      'process',
+      `${jsClient!.replace('http://localhost:4000/graphql', gateway.url)}\nreturn op;`,
+    );
     const op = await run(volumeId, 'a0000000-0000-4000-8000-000000000004', { env });
     expect(op).toEqual({ id: expect.any(String), state: 'SUCCEEDED', failureReason: null });
-    const after = await post({ query: 'query ($id: ID!) { volume(id: $id) { id status } }', variables: { id: volumeId } }, demo.headers);
+    const after = await post(
+      { query: 'query ($id: ID!) { volume(id: $id) { id status } }', variables: { id: volumeId } },
+      demo.headers,
+    );
     expect(after.data.volume).toEqual({ id: volumeId, status: 'IN_USE' });
   }, 20_000);
 
@@ -163,7 +223,13 @@ describe('README examples', () => {
       id: operationId,
       kind: 'ATTACH_VOLUME',
       state: 'SUCCEEDED',
-      target: { name: 'scratch', status: 'IN_USE', attachments: [{ state: 'ATTACHED', consumer: { name: 'batch-1', server: { id: 'a0000000-0000-4000-8000-000000000004' } } }] },
+      target: {
+        name: 'scratch',
+        status: 'IN_USE',
+        attachments: [
+          { state: 'ATTACHED', consumer: { name: 'batch-1', server: { id: 'a0000000-0000-4000-8000-000000000004' } } },
+        ],
+      },
     });
   });
   /** A graphql-ws client with the demo's credentials; every result it receives, per subscription. */
@@ -172,26 +238,66 @@ describe('README examples', () => {
     await Promise.all(clients.map(async (c) => c.dispose()));
   });
   const subscribeAll = (query: string): { results: any[] } => {
-    const client = createClient({ url: gateway.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: demo.headers });
+    const client = createClient({
+      url: gateway.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: demo.headers,
+    });
     clients.push(client);
     const out = { results: [] as any[] };
-    client.subscribe({ query }, { next: (r) => void out.results.push(r), error: (e) => void out.results.push({ error: String(e) }), complete: () => undefined });
+    client.subscribe(
+      { query },
+      {
+        next: (r) => void out.results.push(r),
+        error: (e) => void out.results.push({ error: String(e) }),
+        complete: () => undefined,
+      },
+    );
     return out;
   };
 
   it('should run every subscription example over graphql-ws: SUBSCRIBED, then a change shaped as the answer shown', async () => {
-    const runs = subscriptionBlocks.map((b) => ({ ...b, field: Object.keys(b.answer.data)[0]!, ...subscribeAll(b.query) }));
+    const runs = subscriptionBlocks.map((b) => ({
+      ...b,
+      field: Object.keys(b.answer.data)[0]!,
+      ...subscribeAll(b.query),
+    }));
     for (const r of runs) {
       await until(() => r.results.length > 0, `SUBSCRIBED for ${r.field}`, 30_000);
-      expect(r.results[0]).toEqual({ data: { [r.field]: expect.objectContaining({ type: 'SUBSCRIBED', cursor: expect.any(String), volume: null, attachment: null }) } });
+      expect(r.results[0]).toEqual({
+        data: {
+          [r.field]: expect.objectContaining({
+            type: 'SUBSCRIBED',
+            cursor: expect.any(String),
+            volume: null,
+            attachment: null,
+          }),
+        },
+      });
     }
     // The Nomad claims come from the demo activity. For ci-worker-1, attach an idle volume through
     // the gateway rather than wait for the activity's Nova attach and the watcher's slow poll.
-    const batchInput = (await post({ query: '{ volumes(filter: { backends: ["openstack"], name: "batch-input" }) { nodes { id } } }' }, demo.headers)).data.volumes.nodes[0].id;
-    const attach = await post({ query: 'mutation ($v: ID!) { attachVolume(input: { volumeId: $v, target: { server: { serverId: "a0000000-0000-4000-8000-000000000005" } } }) { operation { id } } }', variables: { v: batchInput } }, demo.headers);
+    const batchInput = (
+      await post(
+        { query: '{ volumes(filter: { backends: ["openstack"], name: "batch-input" }) { nodes { id } } }' },
+        demo.headers,
+      )
+    ).data.volumes.nodes[0].id;
+    const attach = await post(
+      {
+        query:
+          'mutation ($v: ID!) { attachVolume(input: { volumeId: $v, target: { server: { serverId: "a0000000-0000-4000-8000-000000000005" } } }) { operation { id } } }',
+        variables: { v: batchInput },
+      },
+      demo.headers,
+    );
     expect(attach.errors).toBeUndefined();
     for (const r of runs) {
-      await until(() => r.results.length > 1, `a ${r.field} change (the demo activity claims or releases build-cache every 10 s)`, 30_000);
+      await until(
+        () => r.results.length > 1,
+        `a ${r.field} change (the demo activity claims or releases build-cache every 10 s)`,
+        30_000,
+      );
       const event = r.results[1];
       expect({ field: r.field, shape: shapeOf(event) }).toEqual({ field: r.field, shape: shapeOf(r.answer) });
       expect(event.errors).toBeUndefined();
@@ -215,7 +321,10 @@ describe('README examples', () => {
     expect(wsClient).toBeDefined();
     const logs: string[] = [];
     const timers = new Set<NodeJS.Timeout>();
-    const env = { OS_TOKEN: demo.kinds.openstack.token, NOMAD_TOKEN: demo.kinds.nomad.tokens['nomad-east']!.management };
+    const env = {
+      OS_TOKEN: demo.kinds.openstack.token,
+      NOMAD_TOKEN: demo.kinds.nomad.tokens['nomad-east']!.management,
+    };
     const fakeConsole = { log: (...a: unknown[]) => void logs.push(a.map(String).join(' ').trim()) };
     const trackedTimeout = (f: () => void, ms: number): NodeJS.Timeout => {
       const t = setTimeout(() => (timers.delete(t), f()), ms);
@@ -223,22 +332,43 @@ describe('README examples', () => {
       return t;
     };
     // `import` lines are the only part not run as written: their bindings are passed in.
-    const body = wsClient!.replace(/^import .*$/gm, '').replace('ws://localhost:4000/graphql', gateway.url.replace(/^http/, 'ws'));
-    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<() => Client>;
-    const current = await new AsyncFunction('createClient', 'WebSocket', 'process', 'console', 'setTimeout', `${body}\nreturn () => client;`)(createClient, WebSocket, { env }, fakeConsole, trackedTimeout);
+    const body = wsClient!
+      .replace(/^import .*$/gm, '')
+      .replace('ws://localhost:4000/graphql', gateway.url.replace(/^http/, 'ws'));
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+      ...args: string[]
+    ) => (...a: unknown[]) => Promise<() => Client>;
+    const current = await new AsyncFunction(
+      'createClient',
+      'WebSocket',
+      'process',
+      'console',
+      'setTimeout',
+      `${body}\nreturn () => client;`,
+    )(createClient, WebSocket, { env }, fakeConsole, trackedTimeout);
     try {
       await until(() => logs.includes('SUBSCRIBED'), 'SUBSCRIBED', 30_000);
       // A gateway restart: its sockets close with 1012, and its in-process log starts a new epoch.
       const port = gateway.port;
       await gateway.stop();
       await until(() => logs.includes('closed 1012'), 'close 1012', 30_000);
-      gateway = await startGateway({ config: { port, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 }, registry: createRegistry(demo.backends), logger: createLogger('silent') });
+      gateway = await startGateway({
+        config: { port, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
+        registry: createRegistry(demo.backends),
+        logger: createLogger('silent'),
+      });
       await until(() => logs.includes('CURSOR_EXPIRED'), 'CURSOR_EXPIRED', 30_000);
       await until(() => logs.lastIndexOf('SUBSCRIBED') > logs.indexOf('CURSOR_EXPIRED'), 'a fresh SUBSCRIBED', 30_000);
       const marks = logs.filter((l) => ['SUBSCRIBED', 'closed 1012', 'CURSOR_EXPIRED'].includes(l));
       expect(marks).toEqual(['SUBSCRIBED', 'closed 1012', 'CURSOR_EXPIRED', 'SUBSCRIBED']);
       // Anything else logged is a change of a demo volume or a refused reconnect while the gateway was down.
-      expect(logs.filter((l) => !marks.includes(l)).every((l) => /^(CLAIMED|RELEASED|ATTACHING|ATTACHED|DETACHING|DETACHED|STATUS_CHANGED|UPDATED) \S+$|^closed\s*$/.test(l))).toBe(true);
+      expect(
+        logs
+          .filter((l) => !marks.includes(l))
+          .every((l) =>
+            /^(CLAIMED|RELEASED|ATTACHING|ATTACHED|DETACHING|DETACHED|STATUS_CHANGED|UPDATED) \S+$|^closed\s*$/.test(l),
+          ),
+      ).toBe(true);
     } finally {
       timers.forEach((t) => clearTimeout(t));
       await current().dispose();

@@ -6,7 +6,19 @@
  * members named by what they do (`capabilities.ts`): a backend sets those it has and nothing else.
  */
 import type { Accepted, BackendPage, OpaquePage } from './call-answers';
-import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, OwnAttachInput, OwnCreateInput, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from './call-inputs';
+import type {
+  AttachTarget,
+  DeleteSnapshotOptions,
+  DeleteVolumeOptions,
+  DetachTarget,
+  OwnAttachInput,
+  OwnCreateInput,
+  SnapshotListQuery,
+  SnapshotRef,
+  SnapshotSpec,
+  VolumeListQuery,
+  VolumeSpec,
+} from './call-inputs';
 import type { CallOptions, CallerCredential, ProbeCall } from './call-options';
 import type { BackendFacets } from './capabilities';
 import type { Attachment, BackendHealth, BackendKind, Capability, Snapshot, Volume, VolumeRef } from './model';
@@ -15,7 +27,10 @@ import type { Attachment, BackendHealth, BackendKind, Capability, Snapshot, Volu
  * True when `backend` needs a caller credential (`requiresCredential`) and `credential` carries
  * none: the backend is left out as `NO_CREDENTIAL` (not an error), by merged lists and subscriptions alike.
  */
-export function lacksCredential(backend: Pick<VolumeBackend, 'requiresCredential'>, credential: CallerCredential): boolean {
+export function lacksCredential(
+  backend: Pick<VolumeBackend, 'requiresCredential'>,
+  credential: CallerCredential,
+): boolean {
   return backend.requiresCredential && !credential.token;
 }
 

@@ -42,7 +42,14 @@ export interface BreakerOptions {
   maxOpenMs: number;
 }
 
-export const BREAKER_DEFAULTS: Readonly<BreakerOptions> = Object.freeze({ failures: 5, failureRatePercent: 50, minCalls: 10, windowMs: 30_000, openMs: 5_000, maxOpenMs: 60_000 });
+export const BREAKER_DEFAULTS: Readonly<BreakerOptions> = Object.freeze({
+  failures: 5,
+  failureRatePercent: 50,
+  minCalls: 10,
+  windowMs: 30_000,
+  openMs: 5_000,
+  maxOpenMs: 60_000,
+});
 
 /** What `/readyz` and `/metrics` show of one breaker. */
 export interface BreakerStatus {
@@ -73,14 +80,23 @@ export class BreakerOpenError extends BackendUnavailableError {
     backend: string,
     reason: string | null,
   ) {
-    super(`backend "${backend}" (${service}) is unavailable: its circuit breaker is open${reason ? ` (${reason})` : ''}; it will be tried again in ${retryAfterSeconds} s, at ${retryAt}`, {
-      backend,
-      retryable: true,
-    });
+    super(
+      `backend "${backend}" (${service}) is unavailable: its circuit breaker is open${reason ? ` (${reason})` : ''}; it will be tried again in ${retryAfterSeconds} s, at ${retryAt}`,
+      {
+        backend,
+        retryable: true,
+      },
+    );
   }
 
   override toExtensions(): Record<string, unknown> {
-    return { ...super.toExtensions(), service: this.service, breaker: 'OPEN', retryAfterSeconds: this.retryAfterSeconds, retryAt: this.retryAt };
+    return {
+      ...super.toExtensions(),
+      service: this.service,
+      breaker: 'OPEN',
+      retryAfterSeconds: this.retryAfterSeconds,
+      retryAt: this.retryAt,
+    };
   }
 }
 
@@ -310,6 +326,8 @@ export class BreakerBoard {
 
   /** Every breaker's status, in creation order; only those of `backend` when given. */
   statuses(backend?: string): BreakerStatus[] {
-    return [...this.#breakers.values()].filter((b) => backend === undefined || b.backend === backend).map((b) => b.status());
+    return [...this.#breakers.values()]
+      .filter((b) => backend === undefined || b.backend === backend)
+      .map((b) => b.status());
   }
 }

@@ -10,7 +10,16 @@ import type { Accepted, OpaquePage } from './call-answers';
 import type { AttachTarget, HostConnector, SnapshotRef, VolumeSpec } from './call-inputs';
 import type { CallOptions } from './call-options';
 import type { TrackedChanges } from './completion';
-import { CAPABILITIES, type Attachment, type Capability, type ComputeServer, type KeyValue, type Snapshot, type Volume, type VolumeRef } from './model';
+import {
+  CAPABILITIES,
+  type Attachment,
+  type Capability,
+  type ComputeServer,
+  type KeyValue,
+  type Snapshot,
+  type Volume,
+  type VolumeRef,
+} from './model';
 import type { ExternalVolume, Plugin } from './model-plugin';
 import type { SubscriberAccess, Watching } from './watch';
 
@@ -49,7 +58,10 @@ export interface StoragePlugins {
   listPlugins(o: CallOptions): Promise<Plugin[]>;
   /** Full read; null when unknown. */
   getPlugin(pluginId: string, o: CallOptions): Promise<Plugin | null>;
-  listExternalVolumes(q: { pluginId: string; namespace: string; limit: number; token: string | null }, o: CallOptions): Promise<OpaquePage<ExternalVolume>>;
+  listExternalVolumes(
+    q: { pluginId: string; namespace: string; limit: number; token: string | null },
+    o: CallOptions,
+  ): Promise<OpaquePage<ExternalVolume>>;
 }
 
 /** The attachments (claims) held by consumers on client nodes, for a node entity owned by a scheduler subgraph. */
@@ -59,7 +71,11 @@ export interface NodeAttachments {
    * is unknown), reading the volumes found through `readVolumes`.
    * @default readVolumes: the backend's own getVolumes
    */
-  listNodeAttachments(nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
+  listNodeAttachments(
+    nodeIds: readonly string[],
+    o: CallOptions,
+    readVolumes?: VolumeReader,
+  ): Promise<Map<string, Attachment[]>>;
 }
 
 /** One volume action: its unified name and its arguments; the backend's own union says which exist. */
@@ -90,10 +106,19 @@ export interface VolumeActions {
 /** Host attachments, step by step (attachVolume with a host does all steps at once). */
 export interface HostAttachments {
   /** Attachment records of the caller's scope, optionally of one volume. */
-  listHostAttachments(scope: string, q: { volumeId?: string; limit: number; token: string | null }, o: CallOptions): Promise<OpaquePage<Attachment>>;
+  listHostAttachments(
+    scope: string,
+    q: { volumeId?: string; limit: number; token: string | null },
+    o: CallOptions,
+  ): Promise<OpaquePage<Attachment>>;
   /** Reserves the volume for a host without a connector yet. */
   reserveHostAttachment(ref: VolumeRef, o: CallOptions): Promise<Attachment>;
-  updateHostAttachment(ref: VolumeRef, attachmentId: string, connector: HostConnector, o: CallOptions): Promise<Attachment>;
+  updateHostAttachment(
+    ref: VolumeRef,
+    attachmentId: string,
+    connector: HostConnector,
+    o: CallOptions,
+  ): Promise<Attachment>;
   completeHostAttachment(ref: VolumeRef, attachmentId: string, o: CallOptions): Promise<void>;
 }
 
@@ -107,7 +132,11 @@ export interface ServerAttachments {
    * Servers unknown here map to []. `readVolumes` reads the volumes for that check.
    * @default readVolumes: the backend's own getVolumes
    */
-  listServerAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>>;
+  listServerAttachments(
+    serverIds: readonly string[],
+    o: CallOptions,
+    readVolumes?: VolumeReader,
+  ): Promise<Map<string, Attachment[]>>;
   /**
    * The attachment an accepted attach to a server is making, in state ATTACHING, for when the
    * backend answered with none (Nova ≥ 2.101 answers without a body): the live path announces it
@@ -115,7 +144,12 @@ export interface ServerAttachments {
    */
   startedAttachment(ref: VolumeRef, target: Extract<AttachTarget, { kind: 'server' }>): Attachment;
   /** Swap the attached volume or change deleteOnTermination. */
-  updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>>;
+  updateServerAttachment(
+    serverId: string,
+    volumeId: string,
+    change: { newVolumeId?: string; deleteOnTermination?: boolean },
+    o: CallOptions,
+  ): Promise<Accepted<void>>;
 }
 
 /** A namespace (Nomad namespace, OpenStack project) with its name for people. */
@@ -225,6 +259,7 @@ const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Exclude<Capability
  */
 export function advertise(facets: BackendFacets, core: readonly CoreCapability[]): ReadonlySet<Capability> {
   const have = new Set<Capability>(core);
-  for (const f of Object.keys(FACET_CAPABILITIES) as Facet[]) if (facets[f]) for (const c of FACET_CAPABILITIES[f]) have.add(c);
+  for (const f of Object.keys(FACET_CAPABILITIES) as Facet[])
+    if (facets[f]) for (const c of FACET_CAPABILITIES[f]) have.add(c);
   return new Set<Capability>(CAPABILITIES.filter((c) => have.has(c)));
 }

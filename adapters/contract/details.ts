@@ -13,7 +13,8 @@ const CARRIED = new Map<string, readonly string[]>();
  */
 export function defineCarriedDetails(typename: string, fields: readonly string[]): void {
   const known = CARRIED.get(typename);
-  if (known && known.join() !== fields.join()) throw new Error(`details type ${typename} has two lists of carried fields`);
+  if (known && known.join() !== fields.join())
+    throw new Error(`details type ${typename} has two lists of carried fields`);
   CARRIED.set(typename, fields);
 }
 

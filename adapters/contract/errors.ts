@@ -88,7 +88,8 @@ export const inputField = (path: string): InputField => new InputField(path);
 export type InputPlace = string | InputField;
 
 /** `place` and then `suffix` (`.fsType`, `[0]`), of the same sort as `place`. */
-export const within = (place: InputPlace, suffix: string): InputPlace => (typeof place === 'string' ? `${place}${suffix}` : place.inner(suffix));
+export const within = (place: InputPlace, suffix: string): InputPlace =>
+  typeof place === 'string' ? `${place}${suffix}` : place.inner(suffix);
 
 /** Names fields in a message: relative ones as the adapter knows them, or placed under an argument. */
 export type FieldNamer = (field: string) => string;
@@ -133,9 +134,15 @@ export class GatewayError extends Error {
   placed(name: FieldNamer): this {
     if (!this.say) return this;
     const out = Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this, { say: undefined });
-    Object.defineProperty(out, 'message', { value: this.say(name), writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(out, 'message', {
+      value: this.say(name),
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
     Object.defineProperty(out, 'stack', { value: this.stack, writable: true, configurable: true, enumerable: false });
-    if (this.cause !== undefined) Object.defineProperty(out, 'cause', { value: this.cause, writable: true, configurable: true, enumerable: false });
+    if (this.cause !== undefined)
+      Object.defineProperty(out, 'cause', { value: this.cause, writable: true, configurable: true, enumerable: false });
     return out;
   }
 
@@ -221,9 +228,13 @@ export class UnauthenticatedError extends GatewayError {
 /** The backend kind cannot do this at all (not a transient condition). */
 export class UnsupportedByBackendError extends GatewayError {
   constructor(backend: string, operation: string, why?: string) {
-    super(ErrorCode.UnsupportedByBackend, `backend "${backend}" does not support ${operation}${why ? `: ${why}` : ''}`, {
-      backend,
-    });
+    super(
+      ErrorCode.UnsupportedByBackend,
+      `backend "${backend}" does not support ${operation}${why ? `: ${why}` : ''}`,
+      {
+        backend,
+      },
+    );
   }
 }
 
@@ -276,7 +287,11 @@ export class RequestLimitExceededError extends GatewayError {
     backend: string,
     readonly limit: number,
   ) {
-    super(ErrorCode.RequestLimitExceeded, `this operation needs more than ${limit} calls to backend "${backend}"; ask for fewer items or split the operation`, { backend });
+    super(
+      ErrorCode.RequestLimitExceeded,
+      `this operation needs more than ${limit} calls to backend "${backend}"; ask for fewer items or split the operation`,
+      { backend },
+    );
   }
 
   /** Same shape as the other limit errors: `limit` names the setting, `max` is its value. */
@@ -299,7 +314,10 @@ export class OperationTimeoutError extends GatewayError {
 /** The same idempotency key came with a different input: the first request's result cannot answer it. */
 export class IdempotencyKeyReusedError extends GatewayError {
   constructor(argument: string) {
-    super(ErrorCode.IdempotencyKeyReused, `${argument} was already used with a different input; use a new key for a new request`);
+    super(
+      ErrorCode.IdempotencyKeyReused,
+      `${argument} was already used with a different input; use a new key for a new request`,
+    );
   }
 }
 
@@ -313,7 +331,9 @@ export class OperationRecordGoneError extends NotFoundError {
     argument: string,
     readonly createdId: string,
   ) {
-    super(`${argument} was already used and its request went through (${createdId}), but the operation record has expired or was lost; read that object instead`);
+    super(
+      `${argument} was already used and its request went through (${createdId}), but the operation record has expired or was lost; read that object instead`,
+    );
   }
 
   override toExtensions(): Record<string, unknown> {
@@ -324,7 +344,10 @@ export class OperationRecordGoneError extends NotFoundError {
 /** A subscription's queue passed its bound: the subscriber reads slower than events arrive. */
 export class SlowConsumerError extends GatewayError {
   constructor(readonly bound: number) {
-    super(ErrorCode.SlowConsumer, `the subscriber fell more than ${bound} results behind; reconnect and resume from the last cursor received`);
+    super(
+      ErrorCode.SlowConsumer,
+      `the subscriber fell more than ${bound} results behind; reconnect and resume from the last cursor received`,
+    );
   }
 }
 
@@ -334,7 +357,10 @@ export class SlowConsumerError extends GatewayError {
  */
 export class NotServedInEventsError extends GatewayError {
   constructor() {
-    super(ErrorCode.NotServedInEvents, 'this field needs a backend read, which subscription events do not make (they are served from the gateway\'s watcher); query it over HTTP');
+    super(
+      ErrorCode.NotServedInEvents,
+      "this field needs a backend read, which subscription events do not make (they are served from the gateway's watcher); query it over HTTP",
+    );
   }
 }
 

@@ -121,7 +121,10 @@ export function errorCodeOf(error: { readonly extensions?: { readonly [key: stri
  * undefined: for a transport that logs where the request's id is known (Apollo's
  * `didEncounterErrors`) and formats elsewhere.
  */
-export function unexpectedCause(error: unknown, parseErrorReason?: FormatErrorOptions['parseErrorReason']): { cause: unknown } | undefined {
+export function unexpectedCause(
+  error: unknown,
+  parseErrorReason?: FormatErrorOptions['parseErrorReason'],
+): { cause: unknown } | undefined {
   const v = judge(error, parseErrorReason);
   return 'unexpected' in v ? { cause: v.unexpected } : undefined;
 }
@@ -132,7 +135,8 @@ export function unexpectedCause(error: unknown, parseErrorReason?: FormatErrorOp
  */
 export function toGraphQLError(err: unknown): GraphQLError {
   if (err instanceof GraphQLError) return err;
-  if (err instanceof GatewayError) return new GraphQLError(err.message, { originalError: err, extensions: err.toExtensions() });
+  if (err instanceof GatewayError)
+    return new GraphQLError(err.message, { originalError: err, extensions: err.toExtensions() });
   const e = err instanceof Error ? err : new Error(String(err));
   return new GraphQLError(e.message, { originalError: e });
 }

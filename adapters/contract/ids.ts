@@ -13,7 +13,14 @@ import type { BackendKind } from './model';
 /** Kinds of objects that carry a global id. */
 export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Consumer' | 'Plugin' | 'Operation';
 
-const KINDS: ReadonlySet<string> = new Set<GlobalIdKind>(['Volume', 'Snapshot', 'Attachment', 'Consumer', 'Plugin', 'Operation']);
+const KINDS: ReadonlySet<string> = new Set<GlobalIdKind>([
+  'Volume',
+  'Snapshot',
+  'Attachment',
+  'Consumer',
+  'Plugin',
+  'Operation',
+]);
 const MAX_ENCODED_LENGTH = 1200;
 
 /** The parts of a global id. */
@@ -97,17 +104,26 @@ export function defineIdentifierScheme(kind: BackendKind, scheme: IdentifierSche
  */
 function schemeOf(kind: BackendKind): IdentifierScheme {
   const scheme = SCHEMES.get(kind);
-  if (!scheme) throw new Error(`backend kind ${kind} has no identifier scheme: its adapters/<kind>/ids.ts was not loaded`);
+  if (!scheme)
+    throw new Error(`backend kind ${kind} has no identifier scheme: its adapters/<kind>/ids.ts was not loaded`);
   return scheme;
 }
 
 /** Checks `value` for `position` on a backend of `kind`: the shared rules, then the kind's. */
-export function backendIdentifier(kind: BackendKind, position: IdPosition, value: string, argument: InputPlace): string {
+export function backendIdentifier(
+  kind: BackendKind,
+  position: IdPosition,
+  value: string,
+  argument: InputPlace,
+): string {
   return checkIdentifier(schemeOf(kind).rules, position, value, argument);
 }
 
 /** Positions of a global id's parts, by id kind and backend kind (null: shared rules only). */
-function positions(kind: GlobalIdKind, backend: BackendKind): [scope: IdPosition | null, nativeId: IdPosition | null, subId: IdPosition | null] {
+function positions(
+  kind: GlobalIdKind,
+  backend: BackendKind,
+): [scope: IdPosition | null, nativeId: IdPosition | null, subId: IdPosition | null] {
   switch (kind) {
     case 'Volume':
       return ['namespace', 'volume', null];

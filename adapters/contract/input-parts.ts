@@ -37,7 +37,10 @@ export function keyValueList(list: readonly KeyValueInput[] | null | undefined, 
 }
 
 /** Key-value pairs that travel in an HTTP header (printable Latin-1, keys up to 256); messages never echo a value. */
-export function headerKeyValueList(list: readonly KeyValueInput[] | null | undefined, argument: InputPlace): KeyValue[] {
+export function headerKeyValueList(
+  list: readonly KeyValueInput[] | null | undefined,
+  argument: InputPlace,
+): KeyValue[] {
   return bounded(list ?? [], argument).map((kv, i) => ({
     key: headerText(kv.key, within(argument, `[${i}].key`), 256),
     value: headerText(kv.value, within(argument, `[${i}].value`)),
@@ -45,9 +48,14 @@ export function headerKeyValueList(list: readonly KeyValueInput[] | null | undef
 }
 
 /** Topologies, each a list of segments; absent stays undefined. */
-export function topologyList(list: readonly TopologyInput[] | null | undefined, argument: InputPlace): Topology[] | undefined {
+export function topologyList(
+  list: readonly TopologyInput[] | null | undefined,
+  argument: InputPlace,
+): Topology[] | undefined {
   if (!list) return undefined;
-  return bounded(list, argument).map((t, i) => ({ segments: keyValueList(t.segments, within(argument, `[${i}].segments`)) }));
+  return bounded(list, argument).map((t, i) => ({
+    segments: keyValueList(t.segments, within(argument, `[${i}].segments`)),
+  }));
 }
 
 /**
@@ -57,6 +65,7 @@ export function topologyList(list: readonly TopologyInput[] | null | undefined, 
  */
 export function ownPart<T extends object>(own: unknown, place: InputPlace): T | undefined {
   if (own === null || own === undefined) return undefined;
-  if (typeof own !== 'object' || Array.isArray(own)) throw BadUserInputError.at(place, (a) => `${a || 'the input'} must be an input object`);
+  if (typeof own !== 'object' || Array.isArray(own))
+    throw BadUserInputError.at(place, (a) => `${a || 'the input'} must be an input object`);
   return own as T;
 }

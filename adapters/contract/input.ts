@@ -39,12 +39,20 @@ export function safeIdentifier(value: string, argument: InputPlace): string {
   if (value.length > MAX_IDENTIFIER_LENGTH) {
     throw BadUserInputError.at(argument, (a) => `${a} is longer than ${MAX_IDENTIFIER_LENGTH} characters`);
   }
-  if (!isWellFormed(value)) throw BadUserInputError.at(argument, (a) => `${a} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`);
+  if (!isWellFormed(value))
+    throw BadUserInputError.at(argument, (a) => `${a} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`);
   if (value === '.' || value.includes('..')) {
-    throw BadUserInputError.at(argument, (a) => `${a} must not be "." or contain ".." (a dot segment would change the backend path)`);
+    throw BadUserInputError.at(
+      argument,
+      (a) => `${a} must not be "." or contain ".." (a dot segment would change the backend path)`,
+    );
   }
   if (UNSAFE_IDENTIFIER.test(value) || value !== value.trim()) {
-    throw BadUserInputError.at(argument, (a) => `${a} contains a character that is not allowed in an identifier (/, \\, ?, #, %, control characters or surrounding spaces)`);
+    throw BadUserInputError.at(
+      argument,
+      (a) =>
+        `${a} contains a character that is not allowed in an identifier (/, \\, ?, #, %, control characters or surrounding spaces)`,
+    );
   }
   return value;
 }
@@ -75,7 +83,12 @@ export interface IdentifierRule {
 export type IdentifierRules = Readonly<Partial<Record<IdPosition, IdentifierRule>>>;
 
 /** Shared rules, then the backend's rule for `position`. Returns the value unchanged. */
-export function checkIdentifier(rules: IdentifierRules, position: IdPosition, value: string, argument: InputPlace): string {
+export function checkIdentifier(
+  rules: IdentifierRules,
+  position: IdPosition,
+  value: string,
+  argument: InputPlace,
+): string {
   safeIdentifier(value, argument);
   const rule = rules[position];
   if (rule && !rule.test(value)) throw BadUserInputError.at(argument, (a) => `${a} must be ${rule.expects}`);
@@ -84,12 +97,14 @@ export function checkIdentifier(rules: IdentifierRules, position: IdPosition, va
 
 /** Checks free text (names, labels, parameter values): bounded length, well-formed, no control characters. */
 export function safeText(value: string, argument: InputPlace, maxLength = MAX_TEXT_LENGTH): string {
-  if (value.length > maxLength) throw BadUserInputError.at(argument, (a) => `${a} is longer than ${maxLength} characters`);
+  if (value.length > maxLength)
+    throw BadUserInputError.at(argument, (a) => `${a} is longer than ${maxLength} characters`);
   // eslint-disable-next-line no-control-regex -- control characters are what it refuses
   if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(value)) {
     throw BadUserInputError.at(argument, (a) => `${a} contains control characters`);
   }
-  if (!isWellFormed(value)) throw BadUserInputError.at(argument, (a) => `${a} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`);
+  if (!isWellFormed(value))
+    throw BadUserInputError.at(argument, (a) => `${a} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`);
   return value;
 }
 
@@ -100,7 +115,8 @@ export function safeText(value: string, argument: InputPlace, maxLength = MAX_TE
  * values are tokens and secrets.
  */
 export function headerText(value: string, argument: InputPlace, maxLength = MAX_TEXT_LENGTH): string {
-  if (value.length > maxLength) throw BadUserInputError.at(argument, (a) => `${a} is longer than ${maxLength} characters`);
+  if (value.length > maxLength)
+    throw BadUserInputError.at(argument, (a) => `${a} is longer than ${maxLength} characters`);
   const problem = headerValueProblem(String(argument), value);
   if (problem !== null) throw BadUserInputError.at(argument, (a) => headerValueProblem(a, value)!);
   return value;

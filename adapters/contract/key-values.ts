@@ -8,4 +8,5 @@ export const sortedPairs = (m: Record<string, string> | null | undefined): KeyVa
     .map(([key, value]) => ({ key, value: String(value) }));
 
 /** Pairs → the string map a backend stores (a later pair wins over an earlier one with its key). */
-export const stringMap = (kv: readonly KeyValue[]): Record<string, string> => Object.fromEntries(kv.map((p) => [p.key, p.value]));
+export const stringMap = (kv: readonly KeyValue[]): Record<string, string> =>
+  Object.fromEntries(kv.map((p) => [p.key, p.value]));

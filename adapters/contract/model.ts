@@ -121,7 +121,6 @@ export interface VolumeDetails {
   __typename: string;
 }
 
-
 /**
  * What every consumer says of itself in neutral terms, so that the live path (events/diff.ts)
  * treats every backend's consumers alike and never asks which type one is.

@@ -16,14 +16,35 @@ import { httpUrl, integer, setting, text, type SettingsGroup, type SettingValues
  */
 export const COMMON_BACKEND_SETTINGS = {
   id: setting({
-    rule: text({ pattern: /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/, message: 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit' }),
+    rule: text({
+      pattern: /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/,
+      message: 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit',
+    }),
     doc: 'Unique id, used in global ids, errors (`extensions.backend`) and `filter.backends`: 1-63 letters, digits, `-`, `_`. Changing it changes every id.',
   }),
   kind: setting({ rule: text(), doc: "The backend module's config kind." }),
-  url: setting({ rule: httpUrl, doc: 'Base URL, `http(s)://host:port[/prefix]`, without credentials, query or fragment; required by the kinds that talk HTTP.' }),
-  timeoutMs: setting({ env: 'TIMEOUT_MS', rule: integer(1, 600_000), default: 10_000, doc: 'Deadline of one backend call in milliseconds, queueing and retries included.' }),
-  maxConnections: setting({ env: 'MAX_CONNECTIONS', rule: integer(1, 1024), default: 16, doc: 'Most keep-alive connections (and so concurrent calls) to this backend, per origin.' }),
-  readRetries: setting({ env: 'READ_RETRIES', rule: integer(0, 10), default: 2, doc: 'Retries of an idempotent read after a connection failure or 502/503/504; writes are never retried.' }),
+  url: setting({
+    rule: httpUrl,
+    doc: 'Base URL, `http(s)://host:port[/prefix]`, without credentials, query or fragment; required by the kinds that talk HTTP.',
+  }),
+  timeoutMs: setting({
+    env: 'TIMEOUT_MS',
+    rule: integer(1, 600_000),
+    default: 10_000,
+    doc: 'Deadline of one backend call in milliseconds, queueing and retries included.',
+  }),
+  maxConnections: setting({
+    env: 'MAX_CONNECTIONS',
+    rule: integer(1, 1024),
+    default: 16,
+    doc: 'Most keep-alive connections (and so concurrent calls) to this backend, per origin.',
+  }),
+  readRetries: setting({
+    env: 'READ_RETRIES',
+    rule: integer(0, 10),
+    default: 2,
+    doc: 'Retries of an idempotent read after a connection failure or 502/503/504; writes are never retried.',
+  }),
 } as const satisfies SettingsGroup;
 
 /** Settings every backend has, whatever its kind ({@link COMMON_BACKEND_SETTINGS}: file `backends[]`, env `GATEWAY_BACKEND_<ID>_*`). */
@@ -70,7 +91,8 @@ export interface CredentialSpec {
 }
 
 /** The header that carries a caller's credential for one backend only, e.g. `X-Nomad-Token-east`. */
-export const perBackendHeader = (spec: Pick<CredentialSpec, 'header'>, backendId: string): string => `${spec.header}-${backendId}`;
+export const perBackendHeader = (spec: Pick<CredentialSpec, 'header'>, backendId: string): string =>
+  `${spec.header}-${backendId}`;
 
 /**
  * The kind's own client variables (Nomad's `NOMAD_ADDR`, an openrc file's `OS_*`), which configure

@@ -21,7 +21,10 @@ export class ConfigError extends Error {
 export function numberSetting(value: unknown, setting: string, min: number, max: number, integer = true): number {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
-    throw new ConfigError(setting, `must be a ${integer ? 'whole ' : ''}number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+    throw new ConfigError(
+      setting,
+      `must be a ${integer ? 'whole ' : ''}number from ${min} to ${max} (got ${JSON.stringify(value)})`,
+    );
   }
   return n;
 }
@@ -97,7 +100,8 @@ export function setting<T>(o: SettingInit<T> & { default?: T }): Setting<T | und
   return Object.freeze({ ...o, file: o.file ?? true, default: o.default }) as Setting<T | undefined>;
 }
 
-export const isSetting = (x: Setting<unknown> | SettingsGroup): x is Setting<unknown> => typeof (x as Setting<unknown>).rule?.parse === 'function';
+export const isSetting = (x: Setting<unknown> | SettingsGroup): x is Setting<unknown> =>
+  typeof (x as Setting<unknown>).rule?.parse === 'function';
 
 /** Each setting of a group with its dotted key below it, depth first in declaration order. */
 export function settingLeaves(group: SettingsGroup, prefix = ''): Array<{ path: string; setting: Setting<unknown> }> {
@@ -140,7 +144,11 @@ export interface BooleanWords {
 }
 
 /** `true`/`1`/`on`/`yes` and `false`/`0`/`off`/`no`, trimmed, any case. */
-export const LOOSE_BOOLEAN: BooleanWords = { yes: ['true', '1', 'on', 'yes'], no: ['false', '0', 'off', 'no'], loose: true };
+export const LOOSE_BOOLEAN: BooleanWords = {
+  yes: ['true', '1', 'on', 'yes'],
+  no: ['false', '0', 'off', 'no'],
+  loose: true,
+};
 /** Exactly `true`/`1` and `false`/`0` (the HTTP edge's settings). */
 export const STRICT_BOOLEAN: BooleanWords = { yes: ['true', '1'], no: ['false', '0'], loose: false };
 
@@ -161,7 +169,10 @@ export const boolean = (words: BooleanWords = LOOSE_BOOLEAN): Rule<boolean> => (
 });
 
 /** One of `values` (strings from the environment are trimmed). */
-export function oneOf<V extends string>(values: readonly V[], message = `must be one of ${values.join(', ')}`): Rule<V> {
+export function oneOf<V extends string>(
+  values: readonly V[],
+  message = `must be one of ${values.join(', ')}`,
+): Rule<V> {
   return {
     parse: (v, s) => {
       const t = typeof v === 'string' ? v.trim() : v;
@@ -178,7 +189,8 @@ export function text(o: { pattern?: RegExp; message?: string; trim?: boolean } =
   return {
     parse: (v, s) => {
       const t = typeof v === 'string' && o.trim ? v.trim() : v;
-      if (typeof t !== 'string' || t.length === 0 || (o.pattern && !o.pattern.test(t))) throw new ConfigError(s, message);
+      if (typeof t !== 'string' || t.length === 0 || (o.pattern && !o.pattern.test(t)))
+        throw new ConfigError(s, message);
       return t;
     },
     schema: { type: 'string', minLength: 1, ...(o.pattern ? { pattern: o.pattern.source } : {}) },
@@ -195,7 +207,8 @@ export const httpUrl: Rule<string> = {
     } catch {
       throw new ConfigError(setting, `is not a valid URL (got ${JSON.stringify(value)})`);
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(setting, `must be http or https (got ${u.protocol})`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new ConfigError(setting, `must be http or https (got ${u.protocol})`);
     if (u.username || u.password) throw new ConfigError(setting, 'must not carry credentials; use the token setting');
     if (u.search || u.hash) throw new ConfigError(setting, 'must not have a query or fragment');
     return value.replace(/\/+$/, '');
@@ -247,18 +260,23 @@ export function readGroup<G extends SettingsGroup>(group: G, src: SettingSource)
   const at = (key: string): string => (src.path === '' ? key : `${src.path}.${key}`);
   if (src.strict) {
     const known = Object.entries(group).flatMap(([k, n]) => (!isSetting(n) || n.file ? [k] : []));
-    for (const key of Object.keys(file)) if (!known.includes(key)) throw new ConfigError(at(key), `is not a known key (known: ${known.join(', ')})`);
+    for (const key of Object.keys(file))
+      if (!known.includes(key)) throw new ConfigError(at(key), `is not a known key (known: ${known.join(', ')})`);
   }
   const out: Record<string, unknown> = {};
   for (const [key, node] of Object.entries(group)) {
-    out[key] = isSetting(node) ? readSetting(node, key, { ...src, file }) : readGroup(node, { ...src, file: file[key], path: at(key) });
+    out[key] = isSetting(node)
+      ? readSetting(node, key, { ...src, file })
+      : readGroup(node, { ...src, file: file[key], path: at(key) });
   }
   return out as SettingValues<G>;
 }
 
 /** A group's environment variables (`env` as declared) with the dotted file path each sets. */
 export function envPaths(group: SettingsGroup): Record<string, string> {
-  return Object.fromEntries(settingLeaves(group).flatMap(({ path, setting: s }) => (s.env === undefined ? [] : [[s.env, path]])));
+  return Object.fromEntries(
+    settingLeaves(group).flatMap(({ path, setting: s }) => (s.env === undefined ? [] : [[s.env, path]])),
+  );
 }
 
 /**

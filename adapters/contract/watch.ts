@@ -133,7 +133,10 @@ export interface ViewReadProof {
    * `read`. Answers the reads it made, for the first of `refs` in order (the gateway answers them
    * as read), and the error that refuses the scope, or null when access is proved.
    */
-  prove(refs: readonly VolumeRef[], read: CallerVolumeReads): Promise<{ read: Array<Volume | null | Error>; refused: Error | null }>;
+  prove(
+    refs: readonly VolumeRef[],
+    read: CallerVolumeReads,
+  ): Promise<{ read: Array<Volume | null | Error>; refused: Error | null }>;
 }
 
 /** What a subscriber's credential may see of a backend. */

@@ -13,7 +13,15 @@ import { checkHeaderValue } from '../contract/header-value';
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Fields the transport (undici) owns: framing and connection management. */
-const RESERVED = new Set(['host', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'connection', 'expect']);
+const RESERVED = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'connection',
+  'expect',
+]);
 
 /** undici's own request-target rule (`invalidPathRegex`): visible ASCII and Latin-1, no space. */
 const PATH = /^[\x21-\xff]*$/;
@@ -23,15 +31,24 @@ const PATH = /^[\x21-\xff]*$/;
  * undici. Bad values are the caller's input (BAD_USER_INPUT); a bad name or path is a gateway
  * bug, reported as INTERNAL_SERVER_ERROR without details.
  */
-export function checkOutgoing(backend: string, path: string, headers: Readonly<Record<string, string>> | undefined): void {
+export function checkOutgoing(
+  backend: string,
+  path: string,
+  headers: Readonly<Record<string, string>> | undefined,
+): void {
   if (!PATH.test(path)) throw refused(backend, 'request path');
   for (const [name, value] of Object.entries(headers ?? {})) {
-    if (!TOKEN.test(name) || RESERVED.has(name.toLowerCase())) throw refused(backend, `header name ${JSON.stringify(name)}`);
+    if (!TOKEN.test(name) || RESERVED.has(name.toLowerCase()))
+      throw refused(backend, `header name ${JSON.stringify(name)}`);
     if (typeof value !== 'string') throw refused(backend, `value of header ${name}`);
     checkHeaderValue(`header ${name}`, value);
   }
 }
 
 function refused(backend: string, what: string): GatewayError {
-  return new GatewayError(ErrorCode.Internal, `refused to send a request to backend "${backend}" with an invalid ${what}`, { backend });
+  return new GatewayError(
+    ErrorCode.Internal,
+    `refused to send a request to backend "${backend}" with an invalid ${what}`,
+    { backend },
+  );
 }

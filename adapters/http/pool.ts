@@ -59,7 +59,12 @@ export class PoolKeeper {
    * given back when the exchange ends, or when `signal` aborts even if undici never settles.
    * @param beforeSend runs once the slot is taken, just before sending; it may throw to cancel.
    */
-  async exchange(options: Dispatcher.RequestOptions<unknown> & { signal: AbortSignal }, state: CallState, stop: AbortSignal, beforeSend?: () => void): Promise<Exchange> {
+  async exchange(
+    options: Dispatcher.RequestOptions<unknown> & { signal: AbortSignal },
+    state: CallState,
+    stop: AbortSignal,
+    beforeSend?: () => void,
+  ): Promise<Exchange> {
     await this.#slots.acquire(stop);
     try {
       beforeSend?.();

@@ -4,7 +4,17 @@
  * registered (tracing off, the default) every call here is the API's no-op, and nothing is
  * injected into the backend's headers. The SDK is loaded by the server (server/tracing/).
  */
-import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+} from '@opentelemetry/api';
 import { ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 
 /** The instrumentation scope of every gateway span. */

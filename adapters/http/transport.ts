@@ -109,7 +109,11 @@ export class Transport {
     this.#abortInFlight = o.inFlightOnAbort === 'abort';
     this.#onCall = o.onCall;
     this.#breaker = o.breaker;
-    this.#pools = new PoolKeeper(url.origin, o.maxConnections ?? COMMON_BACKEND_DEFAULTS.maxConnections, this.#timeoutMs);
+    this.#pools = new PoolKeeper(
+      url.origin,
+      o.maxConnections ?? COMMON_BACKEND_DEFAULTS.maxConnections,
+      this.#timeoutMs,
+    );
   }
 
   /**
@@ -127,7 +131,10 @@ export class Transport {
     // Never sent, so not recorded: undici would still open a connection for it.
     if (caller?.aborted) return Promise.reject(this.#cancelled(caller));
     // A CLIENT span per call (a no-op without an SDK); the backend gets its `traceparent`.
-    const span = startClientSpan({ backend: this.backend, method: req.method, endpoint: req.endpoint, url: this.#url }, req.headers);
+    const span = startClientSpan(
+      { backend: this.backend, method: req.method, endpoint: req.endpoint, url: this.#url },
+      req.headers,
+    );
     const sent = span.headers === req.headers ? req : { ...req, headers: span.headers };
     // An open breaker answers at once, without a connection or a unit of the budget.
     const breaker = req.breaker ?? this.#breaker;
@@ -214,7 +221,13 @@ export class Transport {
     return this.#pools.close();
   }
 
-  async #attempts(req: HttpRequest, path: string, wire: AbortSignal, stop: AbortSignal, state: CallState): Promise<HttpResponse> {
+  async #attempts(
+    req: HttpRequest,
+    path: string,
+    wire: AbortSignal,
+    stop: AbortSignal,
+    state: CallState,
+  ): Promise<HttpResponse> {
     const idempotent = req.method === 'GET';
     for (let attempt = 0; ; attempt++) {
       // Calls not yet sent are dropped once the caller is gone or the deadline passed.
@@ -233,16 +246,33 @@ export class Transport {
     }
   }
 
-  async #once(req: HttpRequest, path: string, wire: AbortSignal, stop: AbortSignal, state: CallState): Promise<HttpResponse> {
+  async #once(
+    req: HttpRequest,
+    path: string,
+    wire: AbortSignal,
+    stop: AbortSignal,
+    state: CallState,
+  ): Promise<HttpResponse> {
     // The budget counts requests sent: taken once a connection slot is ours.
-    return this.#pools.exchange({ method: req.method, path, headers: req.headers, body: req.body, signal: wire }, state, stop, () => req.budget?.take(this.backend));
+    return this.#pools.exchange(
+      { method: req.method, path, headers: req.headers, body: req.body, signal: wire },
+      state,
+      stop,
+      () => req.budget?.take(this.backend),
+    );
   }
 
   /**
    * What a failed exchange tells the breaker: a timeout or a connection failure is the backend's;
    * a call the caller abandoned, one never sent (a spent budget) or one undici refused is not.
    */
-  #outcomeOf(err: unknown, mapped: GatewayError, deadline: AbortSignal, caller: AbortSignal | undefined, state: CallState): CallOutcome {
+  #outcomeOf(
+    err: unknown,
+    mapped: GatewayError,
+    deadline: AbortSignal,
+    caller: AbortSignal | undefined,
+    state: CallState,
+  ): CallOutcome {
     if (deadline.aborted) return 'failure';
     if (caller?.aborted || !state.pool) return 'neutral';
     return this.#isConnectionFailure(err) && mapped.code === ErrorCode.BackendUnavailable ? 'failure' : 'neutral';
@@ -256,7 +286,10 @@ export class Transport {
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const onAbort = (): void => (clearTimeout(t), reject(signal.reason));
-      const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), this.#backoffMs * 2 ** (attempt - 1));
+      const t = setTimeout(
+        () => (signal.removeEventListener('abort', onAbort), resolve()),
+        this.#backoffMs * 2 ** (attempt - 1),
+      );
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
@@ -271,7 +304,11 @@ export class Transport {
   #cancelled(caller: AbortSignal | undefined): GatewayError {
     if (caller?.reason instanceof GatewayError) return caller.reason;
     // The caller went away; not the backend's fault, but the call did not complete.
-    return new BackendUnavailableError(`call to backend "${this.backend}" was cancelled`, { backend: this.backend, retryable: false, cause: caller?.reason });
+    return new BackendUnavailableError(`call to backend "${this.backend}" was cancelled`, {
+      backend: this.backend,
+      retryable: false,
+      cause: caller?.reason,
+    });
   }
 
   #mapFailure(err: unknown, deadline: AbortSignal, caller: AbortSignal | undefined, req: HttpRequest): GatewayError {
@@ -281,11 +318,17 @@ export class Transport {
     if (isRefusedByUndici(err)) {
       // Cannot happen after checkOutgoing; if it does, undici kept the slot: retire the pool.
       this.#pools.retire();
-      return new GatewayError(ErrorCode.Internal, `refused to send a request to backend "${this.backend}"`, { backend: this.backend, cause: err });
+      return new GatewayError(ErrorCode.Internal, `refused to send a request to backend "${this.backend}"`, {
+        backend: this.backend,
+        cause: err,
+      });
     }
     if (isAbort(err)) return this.#cancelled(caller);
     const code = (err as { code?: string } | undefined)?.code ?? 'unknown error';
-    return new BackendUnavailableError(`backend "${this.backend}" is unreachable (${code})`, { backend: this.backend, cause: err });
+    return new BackendUnavailableError(`backend "${this.backend}" is unreachable (${code})`, {
+      backend: this.backend,
+      cause: err,
+    });
   }
 
   #record(req: HttpRequest, status: number, started: number, failure?: string): void {

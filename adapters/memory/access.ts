@@ -70,7 +70,10 @@ export class MemoryAccess {
 
   /** True when `p` may read (or, with `write`, change) `namespace`. */
   allows(p: Principal, namespace: string, write: boolean): boolean {
-    return p.admin || p.grants.some((g) => (g.namespace === '*' || g.namespace === namespace) && (!write || g.write === true));
+    return (
+      p.admin ||
+      p.grants.some((g) => (g.namespace === '*' || g.namespace === namespace) && (!write || g.write === true))
+    );
   }
 
   /**
@@ -81,7 +84,10 @@ export class MemoryAccess {
     const p = this.principal(o.credential, o);
     if (!this.allows(p, namespace, write)) {
       o.onAnswer?.(403);
-      throw forbidden(this.backend, `backend "${this.backend}": the caller's token may not ${write ? 'change' : 'read'} namespace "${namespace}"`);
+      throw forbidden(
+        this.backend,
+        `backend "${this.backend}": the caller's token may not ${write ? 'change' : 'read'} namespace "${namespace}"`,
+      );
     }
     if (o.credential.token) o.onAnswer?.(200);
     return p;

@@ -8,9 +8,25 @@
  */
 import type { VolumeBackend } from '../contract/backend';
 import type { Accepted, BackendPage, OpaquePage } from '../contract/call-answers';
-import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from '../contract/call-inputs';
+import type {
+  AttachTarget,
+  DeleteSnapshotOptions,
+  DeleteVolumeOptions,
+  DetachTarget,
+  SnapshotListQuery,
+  SnapshotRef,
+  SnapshotSpec,
+  VolumeListQuery,
+  VolumeSpec,
+} from '../contract/call-inputs';
 import type { CallOptions, CallerCredential, ProbeCall } from '../contract/call-options';
-import { advertise, CORE_CAPABILITIES, type SnapshotReads, type VolumePatch, type VolumeUpdates } from '../contract/capabilities';
+import {
+  advertise,
+  CORE_CAPABILITIES,
+  type SnapshotReads,
+  type VolumePatch,
+  type VolumeUpdates,
+} from '../contract/capabilities';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
 import type { BackendHealth, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
@@ -43,7 +59,9 @@ export interface MemoryBackendOptions {
   onWriteError?: (err: unknown) => void;
 }
 
-export class MemoryBackend implements VolumeBackend, VolumeUpdates, SnapshotReads, TrackedChanges, Watching, SubscriberAccess {
+export class MemoryBackend
+  implements VolumeBackend, VolumeUpdates, SnapshotReads, TrackedChanges, Watching, SubscriberAccess
+{
   readonly id: string;
   readonly kind = 'MEMORY';
   // Facets (capabilities.ts): this class implements each one itself, by delegation.

@@ -25,7 +25,8 @@ export const newId = (prefix: string): string => `${prefix}-${randomUUID().slice
 /** The volume's data. @throws NotFoundError when it does not exist */
 export function existing(ctx: MemoryContext, ref: VolumeRef): VolumeData {
   const d = ctx.store.volumeData(ref.namespace, ref.nativeId);
-  if (!d) throw notFound(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} does not exist on backend "${ctx.backend}"`);
+  if (!d)
+    throw notFound(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} does not exist on backend "${ctx.backend}"`);
   return d;
 }
 

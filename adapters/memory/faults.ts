@@ -61,7 +61,10 @@ export class Faults {
       const delay = latencyMs + (latencyJitterMs > 0 ? Math.floor(this.random() * latencyJitterMs) : 0);
       if (delay > 0) await sleep(delay, o.signal);
       if (failureRate > 0 && this.random() < failureRate) {
-        throw unavailable(this.backend, `backend "${this.backend}" failed (an injected failure: failureRate ${failureRate})`);
+        throw unavailable(
+          this.backend,
+          `backend "${this.backend}" failed (an injected failure: failureRate ${failureRate})`,
+        );
       }
       const result = run();
       breaker.record('success', probe);

@@ -21,7 +21,12 @@ export interface MemoryHostConsumer extends HostConsumer {
 }
 
 /** The host consumer of an attachment to `host`. */
-export const hostConsumer = (host: string): MemoryHostConsumer => ({ __typename: 'VolumeHostConsumer', hostName: host, nodeId: host });
+export const hostConsumer = (host: string): MemoryHostConsumer => ({
+  __typename: 'VolumeHostConsumer',
+  hostName: host,
+  nodeId: host,
+});
 
 /** The details of a memory volume, whatever the model's type says (a memory volume has no others). */
-export const memoryDetails = (d: VolumeDetails): MemoryVolumeDetails | undefined => (d.__typename === 'MemoryVolumeDetails' ? (d as MemoryVolumeDetails) : undefined);
+export const memoryDetails = (d: VolumeDetails): MemoryVolumeDetails | undefined =>
+  d.__typename === 'MemoryVolumeDetails' ? (d as MemoryVolumeDetails) : undefined;

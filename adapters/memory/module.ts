@@ -11,7 +11,8 @@ import { MEMORY_SETTINGS, parseMemorySettings, type MemorySettings } from './set
 /** Where a backend's data come from, by its settings. */
 export function memorySource(s: MemorySettings): MemorySource {
   if (s.dataFile) return { file: s.dataFile, writeBack: s.writeBack };
-  if (s.seedVolumes !== undefined) return { generate: { volumes: s.seedVolumes, attachmentsPerVolume: s.seedAttachments } };
+  if (s.seedVolumes !== undefined)
+    return { generate: { volumes: s.seedVolumes, attachmentsPerVolume: s.seedAttachments } };
   return { default: true };
 }
 

@@ -18,7 +18,12 @@ import { readVolume } from './volumes/requests';
  * /v1/acl/token/self`, which tells them apart: an unknown token throws UnauthenticatedError.
  * No token at all, where the anonymous policy does not cover the namespace, is not allowed.
  */
-export async function checkAccess(ctx: NomadContext, scope: string, volume: VolumeRef, o: CallOptions): Promise<AccessGrant> {
+export async function checkAccess(
+  ctx: NomadContext,
+  scope: string,
+  volume: VolumeRef,
+  o: CallOptions,
+): Promise<AccessGrant> {
   const deny: AccessGrant = { allowed: false, admin: false };
   try {
     await readVolume(ctx.client, volume.nativeId, scope, o);
@@ -27,7 +32,10 @@ export async function checkAccess(ctx: NomadContext, scope: string, volume: Volu
     if (!o.credential.token && (err instanceof UnauthenticatedError || err instanceof ForbiddenError)) return deny;
     if (err instanceof ForbiddenError) {
       if (await tokenKnown(ctx.client, o)) return deny;
-      throw new UnauthenticatedError(`the Nomad token is not known to backend "${ctx.backend}" (revoked or expired)`, { backend: ctx.backend, httpStatus: 403 });
+      throw new UnauthenticatedError(`the Nomad token is not known to backend "${ctx.backend}" (revoked or expired)`, {
+        backend: ctx.backend,
+        httpStatus: 403,
+      });
     }
     throw err;
   }
@@ -40,7 +48,11 @@ export async function checkAccess(ctx: NomadContext, scope: string, volume: Volu
  */
 export async function checkCredential(ctx: NomadContext, o: CallOptions): Promise<void> {
   if (!o.credential.token) return;
-  if (!(await tokenKnown(ctx.client, o))) throw new UnauthenticatedError(`the Nomad token is not known to backend "${ctx.backend}" (invalid, revoked or expired)`, { backend: ctx.backend, httpStatus: 403 });
+  if (!(await tokenKnown(ctx.client, o)))
+    throw new UnauthenticatedError(
+      `the Nomad token is not known to backend "${ctx.backend}" (invalid, revoked or expired)`,
+      { backend: ctx.backend, httpStatus: 403 },
+    );
 }
 
 /** Nomad has no admin-only volume fields: what the namespace's reader may read is the whole volume. */

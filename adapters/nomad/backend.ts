@@ -12,11 +12,36 @@
  */
 import type { VolumeBackend } from '../contract/backend';
 import type { Accepted, BackendPage, OpaquePage } from '../contract/call-answers';
-import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, OwnCreateInput, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from '../contract/call-inputs';
+import type {
+  AttachTarget,
+  DeleteSnapshotOptions,
+  DeleteVolumeOptions,
+  DetachTarget,
+  OwnCreateInput,
+  SnapshotListQuery,
+  SnapshotRef,
+  SnapshotSpec,
+  VolumeListQuery,
+  VolumeSpec,
+} from '../contract/call-inputs';
 import type { CallOptions, ProbeCall } from '../contract/call-options';
-import { advertise, type CoreCapability, type NodeAttachments, type StoragePlugins, type VolumeReader, type VolumeRegistration } from '../contract/capabilities';
+import {
+  advertise,
+  type CoreCapability,
+  type NodeAttachments,
+  type StoragePlugins,
+  type VolumeReader,
+  type VolumeRegistration,
+} from '../contract/capabilities';
 import type { Attachment, BackendHealth, ExternalVolume, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
-import type { AccessGrant, SubscriberAccess, ViewReadProof, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
+import type {
+  AccessGrant,
+  SubscriberAccess,
+  ViewReadProof,
+  VolumeWatcher,
+  Watching,
+  WatcherOptions,
+} from '../contract/watch';
 import { BreakerBoard, type Breaker } from '../contract/breaker';
 import type { TransportOptions } from '../http/transport';
 import * as access from './access';
@@ -47,9 +72,20 @@ export interface NomadBackendOptions extends TransportOptions {
 }
 
 /** The core methods Nomad does (it neither attaches nor extends); the facets add the rest. */
-const CORE: readonly CoreCapability[] = ['LIST_VOLUMES', 'READ_VOLUME', 'CREATE_VOLUME', 'DELETE_VOLUME', 'DETACH_VOLUME', 'CREATE_SNAPSHOT', 'DELETE_SNAPSHOT', 'LIST_SNAPSHOTS'];
+const CORE: readonly CoreCapability[] = [
+  'LIST_VOLUMES',
+  'READ_VOLUME',
+  'CREATE_VOLUME',
+  'DELETE_VOLUME',
+  'DETACH_VOLUME',
+  'CREATE_SNAPSHOT',
+  'DELETE_SNAPSHOT',
+  'LIST_SNAPSHOTS',
+];
 
-export class NomadBackend implements VolumeBackend, VolumeRegistration, StoragePlugins, NodeAttachments, Watching, SubscriberAccess {
+export class NomadBackend
+  implements VolumeBackend, VolumeRegistration, StoragePlugins, NodeAttachments, Watching, SubscriberAccess
+{
   readonly id: string;
   readonly kind = 'NOMAD';
   // Facets (capabilities.ts): this class implements each one itself, by delegation.
@@ -152,11 +188,18 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
     return plugins.getPlugin(this.#ctx, pluginId, o);
   }
 
-  listExternalVolumes(q: { pluginId: string; namespace: string; limit: number; token: string | null }, o: CallOptions): Promise<OpaquePage<ExternalVolume>> {
+  listExternalVolumes(
+    q: { pluginId: string; namespace: string; limit: number; token: string | null },
+    o: CallOptions,
+  ): Promise<OpaquePage<ExternalVolume>> {
     return plugins.listExternalVolumes(this.#ctx, q, o);
   }
 
-  listNodeAttachments(nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
+  listNodeAttachments(
+    nodeIds: readonly string[],
+    o: CallOptions,
+    readVolumes?: VolumeReader,
+  ): Promise<Map<string, Attachment[]>> {
     return claims.listNodeAttachments(this.#ctx, nodeIds, o, readVolumes);
   }
 
@@ -165,7 +208,10 @@ export class NomadBackend implements VolumeBackend, VolumeRegistration, StorageP
   /** A watcher reading with the service token on connections of its own; none without a token. */
   createWatcher(o: WatcherOptions): VolumeWatcher | { unavailable: string } {
     const { baseUrl, onCall, token, watch: tuning } = this.#options;
-    return watch.createWatcher({ backend: this.id, client: this.#client, breaker: this.breaker, baseUrl, onCall, token, tuning }, o);
+    return watch.createWatcher(
+      { backend: this.id, client: this.#client, breaker: this.breaker, baseUrl, onCall, token, tuning },
+      o,
+    );
   }
 
   checkAccess(scope: string, volume: VolumeRef, o: CallOptions): Promise<AccessGrant> {

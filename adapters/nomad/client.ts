@@ -58,7 +58,10 @@ function header(h: Record<string, string | string[] | undefined>, name: string):
 }
 
 /** The request headers of a Nomad call: JSON, the credential's token, the request id, the call's own. */
-export function nomadHeaders(c: Pick<NomadCall, 'headers'>, o: Pick<CallOptions, 'credential' | 'requestId'>): Record<string, string> {
+export function nomadHeaders(
+  c: Pick<NomadCall, 'headers'>,
+  o: Pick<CallOptions, 'credential' | 'requestId'>,
+): Record<string, string> {
   const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
   if (o.credential.token) headers['x-nomad-token'] = o.credential.token;
   if (o.requestId) headers['x-request-id'] = o.requestId;
@@ -105,7 +108,11 @@ export class NomadClient {
     });
     if (o.credential.token) o.onAnswer?.(res.status);
     if (res.status !== 200) {
-      throw errorFromResponse(res.status, res.text, { backend: this.backend, action: c.action, hadToken: Boolean(o.credential.token) });
+      throw errorFromResponse(res.status, res.text, {
+        backend: this.backend,
+        action: c.action,
+        hadToken: Boolean(o.credential.token),
+      });
     }
     const meta = queryMeta(res.headers);
     if (res.text.length === 0) return { data: undefined, meta };

@@ -21,14 +21,20 @@ import { sanitizeUpstreamMessage } from '../http/upstream-message';
 /** Ordered rules for 500 texts: first match wins. */
 const TEXT_RULES: Array<[RegExp, ErrorCode]> = [
   // Claim and in-use conflicts (nomad/structs/errors.go, CSIVolume.Merge, state store deregister).
-  [/volume in use|volume is in use|existing capability in use|claimed volume|max claims reached|currently unschedulable/i, ErrorCode.Conflict],
+  [
+    /volume in use|volume is in use|existing capability in use|claimed volume|max claims reached|currently unschedulable/i,
+    ErrorCode.Conflict,
+  ],
   // A CSI plugin out of capacity or quota answers gRPC ResourceExhausted, which Nomad passes on in its text.
   [/code = ResourceExhausted|quota exceeded|VolumeLimitExceeded/i, ErrorCode.QuotaExceeded],
   // Nomad's own text reads "no CSI plugin named: <id> could be found" (sic).
   [/not found|no such (volume|plugin)|could not be found|no CSI plugin named/i, ErrorCode.NotFound],
   [/permission denied/i, ErrorCode.Forbidden],
   [/does not support|unimplemented for this plugin|plugin has no controller/i, ErrorCode.UnsupportedByBackend],
-  [/^validation:|cannot be updated|not compatible|missing volume|nonexistent namespace|only one of|request body/i, ErrorCode.BadUserInput],
+  [
+    /^validation:|cannot be updated|not compatible|missing volume|nonexistent namespace|only one of|request body/i,
+    ErrorCode.BadUserInput,
+  ],
   [/no healthy controllers|no cluster leader|rpc error|timeout/i, ErrorCode.BackendUnavailable],
 ];
 
@@ -44,11 +50,13 @@ export interface ErrorContext {
 export function errorFromResponse(status: number, text: string, ctx: ErrorContext): GatewayError {
   const backendMessage = sanitizeUpstreamMessage(text) || undefined;
   const d = { backend: ctx.backend, httpStatus: status, backendMessage };
-  const msg = (what: string): string => `${what} while ${ctx.action} on backend "${ctx.backend}"${backendMessage ? `: ${backendMessage}` : ''}`;
+  const msg = (what: string): string =>
+    `${what} while ${ctx.action} on backend "${ctx.backend}"${backendMessage ? `: ${backendMessage}` : ''}`;
 
   if (status === 403) {
     if (/ACL token not found/i.test(text)) return new UnauthenticatedError(msg('the Nomad token is not known'), d);
-    if (!ctx.hadToken) return new UnauthenticatedError(msg('no Nomad token was sent (X-Nomad-Token) and anonymous access is denied'), d);
+    if (!ctx.hadToken)
+      return new UnauthenticatedError(msg('no Nomad token was sent (X-Nomad-Token) and anonymous access is denied'), d);
     // CSI endpoints answer an unknown token with the same `Permission denied` as a lacking policy.
     return new ForbiddenError(msg('the Nomad token is unknown or not allowed'), d);
   }

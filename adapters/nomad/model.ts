@@ -4,7 +4,20 @@
  * schema/nomad/, which is how codegen maps the one to the other (codegen.ts).
  */
 import { defineCarriedDetails } from '../contract/details';
-import type { AccessMode, AttachmentMode, ConsumerBase, ExternalVolume, HealthCount, KeyValue, Plugin, RequestedCapability, Topology, Volume, VolumeDetails, VolumeRef } from '../contract/model';
+import type {
+  AccessMode,
+  AttachmentMode,
+  ConsumerBase,
+  ExternalVolume,
+  HealthCount,
+  KeyValue,
+  Plugin,
+  RequestedCapability,
+  Topology,
+  Volume,
+  VolumeDetails,
+  VolumeRef,
+} from '../contract/model';
 
 /** What Nomad says of a CSI volume. The list-stub part is always here; `full` needs a read. */
 export interface NomadVolumeDetails extends VolumeDetails {

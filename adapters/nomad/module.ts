@@ -14,9 +14,21 @@ export const nomadModule: BackendModule<NomadSettings> = {
     prefix: 'NOMAD_',
     trigger: 'NOMAD_ADDR',
     help: '  NOMAD_ADDR / NOMAD_TOKEN            a single Nomad backend with id "nomad"',
-    read: (env) => (env.NOMAD_ADDR?.trim() ? { id: 'nomad', kind: 'nomad', url: env.NOMAD_ADDR.trim(), token: env.NOMAD_TOKEN || undefined } : undefined),
+    read: (env) =>
+      env.NOMAD_ADDR?.trim()
+        ? { id: 'nomad', kind: 'nomad', url: env.NOMAD_ADDR.trim(), token: env.NOMAD_TOKEN || undefined }
+        : undefined,
   },
   parseSettings: parseNomadSettings,
   create: (s, deps) =>
-    new NomadBackend({ backend: s.id, baseUrl: s.url, token: s.token, timeoutMs: s.timeoutMs, maxConnections: s.maxConnections, readRetries: s.readRetries, onCall: deps.onCall, breakers: deps.breakers }),
+    new NomadBackend({
+      backend: s.id,
+      baseUrl: s.url,
+      token: s.token,
+      timeoutMs: s.timeoutMs,
+      maxConnections: s.maxConnections,
+      readRetries: s.readRetries,
+      onCall: deps.onCall,
+      breakers: deps.breakers,
+    }),
 };

@@ -20,6 +20,10 @@ export interface NomadSettings extends CommonBackendSettings {
 }
 
 /** @throws ConfigError naming the setting (`where.key`) */
-export function parseNomadSettings(raw: Record<string, unknown>, common: CommonBackendSettings, where: string): NomadSettings {
+export function parseNomadSettings(
+  raw: Record<string, unknown>,
+  common: CommonBackendSettings,
+  where: string,
+): NomadSettings {
   return { ...common, kind: 'nomad', url: common.url!, ...readGroup(NOMAD_SETTINGS, { file: raw, path: where }) };
 }

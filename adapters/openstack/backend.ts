@@ -9,7 +9,20 @@
  */
 import type { VolumeBackend } from '../contract/backend';
 import type { Accepted, BackendPage, OpaquePage } from '../contract/call-answers';
-import type { AttachTarget, DeleteSnapshotOptions, DeleteVolumeOptions, DetachTarget, HostConnector, OwnAttachInput, OwnCreateInput, SnapshotListQuery, SnapshotRef, SnapshotSpec, VolumeListQuery, VolumeSpec } from '../contract/call-inputs';
+import type {
+  AttachTarget,
+  DeleteSnapshotOptions,
+  DeleteVolumeOptions,
+  DetachTarget,
+  HostConnector,
+  OwnAttachInput,
+  OwnCreateInput,
+  SnapshotListQuery,
+  SnapshotRef,
+  SnapshotSpec,
+  VolumeListQuery,
+  VolumeSpec,
+} from '../contract/call-inputs';
 import type { CallOptions, CallerCredential, ProbeCall } from '../contract/call-options';
 import {
   advertise,
@@ -26,7 +39,15 @@ import {
 } from '../contract/capabilities';
 import type { CinderAction, CinderActionResult } from './actions/types';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
-import type { Attachment, BackendHealth, KeyValue, ComputeServer, Snapshot, Volume, VolumeRef } from '../contract/model';
+import type {
+  Attachment,
+  BackendHealth,
+  KeyValue,
+  ComputeServer,
+  Snapshot,
+  Volume,
+  VolumeRef,
+} from '../contract/model';
 import { BreakerBoard } from '../contract/breaker';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import * as access from './access';
@@ -61,7 +82,17 @@ export interface OpenStackBackendOptions extends OpenStackClientOptions {
 }
 
 export class OpenStackBackend
-  implements VolumeBackend, VolumeUpdates, SnapshotReads, VolumeActions, HostAttachments, ServerAttachments, TrackedChanges, Watching, SubscriberAccess, CallerScope
+  implements
+    VolumeBackend,
+    VolumeUpdates,
+    SnapshotReads,
+    VolumeActions,
+    HostAttachments,
+    ServerAttachments,
+    TrackedChanges,
+    Watching,
+    SubscriberAccess,
+    CallerScope
 {
   readonly id: string;
   readonly kind = 'OPENSTACK';
@@ -90,7 +121,11 @@ export class OpenStackBackend
     // One board for the callers' client and the watcher's: both go through the same breakers.
     this.#o = { ...o, breakers: o.breakers ?? new BreakerBoard() };
     this.#c = new OpenStackClient(this.#o);
-    this.#ctx = { backend: o.backend, client: this.#c, operationTimeoutMs: o.operationTimeoutMs ?? OPENSTACK_SETTINGS.operationTimeoutMs.default };
+    this.#ctx = {
+      backend: o.backend,
+      client: this.#c,
+      operationTimeoutMs: o.operationTimeoutMs ?? OPENSTACK_SETTINGS.operationTimeoutMs.default,
+    };
   }
 
   health(signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth> {
@@ -165,7 +200,11 @@ export class OpenStackBackend
     return actions.showImageMetadata(this.#ctx, ref, o);
   }
 
-  listHostAttachments(scope: string, q: { volumeId?: string; limit: number; token: string | null }, o: CallOptions): Promise<OpaquePage<Attachment>> {
+  listHostAttachments(
+    scope: string,
+    q: { volumeId?: string; limit: number; token: string | null },
+    o: CallOptions,
+  ): Promise<OpaquePage<Attachment>> {
     return hosts.listHostAttachments(this.#ctx, scope, q, o);
   }
 
@@ -173,7 +212,12 @@ export class OpenStackBackend
     return hosts.reserveHostAttachment(this.#ctx, ref, o);
   }
 
-  updateHostAttachment(ref: VolumeRef, attachmentId: string, connector: HostConnector, o: CallOptions): Promise<Attachment> {
+  updateHostAttachment(
+    ref: VolumeRef,
+    attachmentId: string,
+    connector: HostConnector,
+    o: CallOptions,
+  ): Promise<Attachment> {
     return hosts.updateHostAttachment(this.#ctx, ref, attachmentId, connector, o);
   }
 
@@ -185,7 +229,11 @@ export class OpenStackBackend
     return batch.getServers(this.#ctx, ids, o);
   }
 
-  listServerAttachments(serverIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
+  listServerAttachments(
+    serverIds: readonly string[],
+    o: CallOptions,
+    readVolumes?: VolumeReader,
+  ): Promise<Map<string, Attachment[]>> {
     return servers.serverAttachments(this.#ctx, serverIds, o, readVolumes);
   }
 
@@ -193,7 +241,12 @@ export class OpenStackBackend
     return toRequestedAttachment(ref, target);
   }
 
-  updateServerAttachment(serverId: string, volumeId: string, change: { newVolumeId?: string; deleteOnTermination?: boolean }, o: CallOptions): Promise<Accepted<void>> {
+  updateServerAttachment(
+    serverId: string,
+    volumeId: string,
+    change: { newVolumeId?: string; deleteOnTermination?: boolean },
+    o: CallOptions,
+  ): Promise<Accepted<void>> {
     return servers.updateServerAttachment(this.#ctx, serverId, volumeId, change, o);
   }
 

@@ -112,7 +112,15 @@ export class OpenStackClient {
       region: o.region ?? CATALOG_DEFAULTS.region,
       interface: o.interface ?? CATALOG_DEFAULTS.interface,
       serviceAuth: o.serviceAuth,
-      send: (r) => this.#send(r.url, { method: r.method, path: '', headers: r.headers, body: r.body, endpoint: r.endpoint, breaker: this.breaker('identity') }),
+      send: (r) =>
+        this.#send(r.url, {
+          method: r.method,
+          path: '',
+          headers: r.headers,
+          body: r.body,
+          endpoint: r.endpoint,
+          breaker: this.breaker('identity'),
+        }),
     });
   }
 
@@ -139,7 +147,8 @@ export class OpenStackClient {
   async call<T>(c: OpenStackCall, o: CallOptions): Promise<OpenStackResult<T>> {
     const session = await this.session(o);
     const version = await this.version(session, c.service);
-    if (c.needs && !version.atLeast(c.needs)) throw tooOld(this.backend, c.feature ?? c.action, c.service, c.needs, version.toString());
+    if (c.needs && !version.atLeast(c.needs))
+      throw tooOld(this.backend, c.feature ?? c.action, c.service, c.needs, version.toString());
     const headers: Record<string, string> = {
       accept: 'application/json',
       'x-auth-token': session.token,
@@ -152,7 +161,18 @@ export class OpenStackClient {
       headers['content-type'] = 'application/json';
     }
     const base = c.service === 'volume' ? session.volumeUrl : session.computeUrl;
-    const res = await this.#send(base, { method: c.method, path: c.path, query: c.query, headers, body, endpoint: c.endpoint, signal: o.signal, requestId: o.requestId, budget: o.budget, breaker: this.breaker(c.service) });
+    const res = await this.#send(base, {
+      method: c.method,
+      path: c.path,
+      query: c.query,
+      headers,
+      body,
+      endpoint: c.endpoint,
+      signal: o.signal,
+      requestId: o.requestId,
+      budget: o.budget,
+      breaker: this.breaker(c.service),
+    });
     o.onAnswer?.(res.status);
     if (res.status < 200 || res.status > 299) {
       if (res.status === 401) this.keystone.forget(session.token);
@@ -163,7 +183,11 @@ export class OpenStackClient {
     try {
       return { status: res.status, data: JSON.parse(res.text) as T, version, requestId };
     } catch (err) {
-      throw new BackendError(`backend "${this.backend}" sent a body that is not JSON while ${c.action}`, { backend: this.backend, httpStatus: res.status, cause: err });
+      throw new BackendError(`backend "${this.backend}" sent a body that is not JSON while ${c.action}`, {
+        backend: this.backend,
+        httpStatus: res.status,
+        cause: err,
+      });
     }
   }
 
@@ -174,7 +198,15 @@ export class OpenStackClient {
 
   /** Unauthenticated reachability of Keystone (`GET /v3`), for health probes. */
   async probeKeystone(signal?: AbortSignal, probe?: ProbeCall): Promise<number> {
-    const res = await this.#send(this.#o.authUrl.replace(/\/+$/, ''), { method: 'GET', path: '', headers: { accept: 'application/json' }, endpoint: 'GET /v3', signal, breaker: this.breaker('identity'), probe });
+    const res = await this.#send(this.#o.authUrl.replace(/\/+$/, ''), {
+      method: 'GET',
+      path: '',
+      headers: { accept: 'application/json' },
+      endpoint: 'GET /v3',
+      signal,
+      breaker: this.breaker('identity'),
+      probe,
+    });
     return res.status;
   }
 
@@ -185,8 +217,22 @@ export class OpenStackClient {
    * probe, and no call through it failed either.
    */
   async probeOpenServices(signal: AbortSignal | undefined, probe: ProbeCall): Promise<void> {
-    const open = (['volume', 'compute'] as const).filter((service) => this.breaker(service).state !== 'CLOSED' && this.#roots.has(service));
-    await Promise.all(open.map((service) => this.#send(this.#roots.get(service)!, { method: 'GET', path: '', headers: { accept: 'application/json' }, endpoint: `GET ${service} version`, signal, breaker: this.breaker(service), probe })));
+    const open = (['volume', 'compute'] as const).filter(
+      (service) => this.breaker(service).state !== 'CLOSED' && this.#roots.has(service),
+    );
+    await Promise.all(
+      open.map((service) =>
+        this.#send(this.#roots.get(service)!, {
+          method: 'GET',
+          path: '',
+          headers: { accept: 'application/json' },
+          endpoint: `GET ${service} version`,
+          signal,
+          breaker: this.breaker(service),
+          probe,
+        }),
+      ),
+    );
   }
 
   async close(): Promise<void> {
@@ -194,7 +240,11 @@ export class OpenStackClient {
     this.#transports.clear();
   }
 
-  #range(session: Session, service: ApiService, o: { fresh?: boolean; signal?: AbortSignal; probe?: ProbeCall } = {}): Promise<{ min: Microversion; max: Microversion }> {
+  #range(
+    session: Session,
+    service: ApiService,
+    o: { fresh?: boolean; signal?: AbortSignal; probe?: ProbeCall } = {},
+  ): Promise<{ min: Microversion; max: Microversion }> {
     const base = service === 'volume' ? session.volumeUrl : session.computeUrl;
     // The versioned root: …/v3/ for Cinder, …/v2.1/ for Nova (the project part is dropped).
     const m = (service === 'volume' ? /^(.*?\/v3)(\/.*)?$/ : /^(.*?\/v2(?:\.1)?)(\/.*)?$/).exec(base);
@@ -203,16 +253,37 @@ export class OpenStackClient {
     const hit = this.#versions.get(root);
     if (!o.fresh && hit && Date.now() - hit.at < VERSION_TTL_MS) return hit.range;
     const range = (async () => {
-      const res = await this.#send(root, { method: 'GET', path: '', headers: { accept: 'application/json', 'x-auth-token': session.token }, endpoint: `GET ${service} version`, signal: o.signal, breaker: this.breaker(service), probe: o.probe });
+      const res = await this.#send(root, {
+        method: 'GET',
+        path: '',
+        headers: { accept: 'application/json', 'x-auth-token': session.token },
+        endpoint: `GET ${service} version`,
+        signal: o.signal,
+        breaker: this.breaker(service),
+        probe: o.probe,
+      });
       if (res.status === 401) this.keystone.forget(session.token);
-      if (res.status !== 200) throw errorFromResponse(res.status, res.text, { backend: this.backend, service, action: 'reading the version document' });
+      if (res.status !== 200)
+        throw errorFromResponse(res.status, res.text, {
+          backend: this.backend,
+          service,
+          action: 'reading the version document',
+        });
       const r = rangeFromVersionDocument(JSON.parse(res.text), service === 'volume' ? /^v3/ : /^v2\.1/);
       // No microversion information: the base version only.
-      return r ?? { min: new Microversion(service === 'volume' ? 3 : 2, service === 'volume' ? 0 : 1), max: new Microversion(service === 'volume' ? 3 : 2, service === 'volume' ? 0 : 1) };
+      return (
+        r ?? {
+          min: new Microversion(service === 'volume' ? 3 : 2, service === 'volume' ? 0 : 1),
+          max: new Microversion(service === 'volume' ? 3 : 2, service === 'volume' ? 0 : 1),
+        }
+      );
     })();
     if (o.fresh) {
       // A probe (which its own signal may cancel) refreshes the cache only with a success.
-      range.then((r) => this.#versions.set(root, { at: Date.now(), range: Promise.resolve(r) }), () => undefined);
+      range.then(
+        (r) => this.#versions.set(root, { at: Date.now(), range: Promise.resolve(r) }),
+        () => undefined,
+      );
       return range;
     }
     this.#versions.set(root, { at: Date.now(), range });
@@ -237,6 +308,9 @@ export class OpenStackClient {
       });
       this.#transports.set(url.origin, t);
     }
-    return t.send({ ...req, path: url.pathname.replace(/\/+$/, '') + req.path + (req.path === '' && baseUrl.endsWith('/') ? '/' : '') });
+    return t.send({
+      ...req,
+      path: url.pathname.replace(/\/+$/, '') + req.path + (req.path === '' && baseUrl.endsWith('/') ? '/' : ''),
+    });
   }
 }

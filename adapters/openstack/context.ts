@@ -15,7 +15,10 @@ export interface OpenStackContext {
 }
 
 /** The pending change a rule describes, with this backend's deadline. */
-export const pending = (ctx: OpenStackContext, rule: CompletionRule): PendingChange => ({ rule, timeoutMs: ctx.operationTimeoutMs });
+export const pending = (ctx: OpenStackContext, rule: CompletionRule): PendingChange => ({
+  rule,
+  timeoutMs: ctx.operationTimeoutMs,
+});
 
 /** The value of `call`, or null when the service answers 404 (unknown, or another project's). */
 export async function orNull<T>(call: Promise<T>): Promise<T | null> {

@@ -28,7 +28,8 @@ import { sanitizeUpstreamMessage } from '../http/upstream-message';
  * an attached volume, reserving, deleting, extending or snapshotting in the wrong status, detaching
  * one that is not attached (cinder-21/08-errors.md, Nova's attach and swap checks).
  */
-const STATE_CONFLICT = /already attached|\bstatus must be\b|must not be migrating, attached|must be detached|attached to a different instance|in maintenance mode/i;
+const STATE_CONFLICT =
+  /already attached|\bstatus must be\b|must not be migrating, attached|must be detached|attached to a different instance|in maintenance mode/i;
 
 /** Which OpenStack service answered. */
 export type OpenStackService = 'identity' | 'volume' | 'compute';
@@ -70,10 +71,12 @@ export function errorFromResponse(status: number, text: string, ctx: ErrorContex
   const backendMessage = sanitizeUpstreamMessage(faultMessage(text)) || undefined;
   const d = { backend: ctx.backend, httpStatus: status, backendMessage };
   const service = SERVICE_NAME[ctx.service];
-  const msg = (what: string): string => `${what} while ${ctx.action} on backend "${ctx.backend}" (${service})${backendMessage ? `: ${backendMessage}` : ''}`;
+  const msg = (what: string): string =>
+    `${what} while ${ctx.action} on backend "${ctx.backend}" (${service})${backendMessage ? `: ${backendMessage}` : ''}`;
   switch (status) {
     case 400:
-      if (STATE_CONFLICT.test(backendMessage ?? '')) return new ConflictError(msg(`${service} refused it in the volume's current state`), d);
+      if (STATE_CONFLICT.test(backendMessage ?? ''))
+        return new ConflictError(msg(`${service} refused it in the volume's current state`), d);
       return new GatewayError(ErrorCode.BadUserInput, msg(`${service} rejected the request`), d);
     case 401:
       return new UnauthenticatedError(msg('the OpenStack token is missing, invalid or expired (send X-Auth-Token)'), d);
@@ -116,7 +119,11 @@ export class NovaAttachmentError extends BadUserInputError {
     readonly useMutation: string,
   ) {
     super('', field.path);
-    this.relativeTo(field.path, (name) => `${name(field.path)} names the attachment of a Nova server (${serverId}), not a host attachment: Nova made it and manages it; use ${useMutation} with server ${serverId} instead`);
+    this.relativeTo(
+      field.path,
+      (name) =>
+        `${name(field.path)} names the attachment of a Nova server (${serverId}), not a host attachment: Nova made it and manages it; use ${useMutation} with server ${serverId} instead`,
+    );
   }
 
   override toExtensions(): Record<string, unknown> {
@@ -125,7 +132,17 @@ export class NovaAttachmentError extends BadUserInputError {
 }
 
 /** The cloud is too old for something; said before any call. */
-export function tooOld(backend: string, what: string, service: 'volume' | 'compute', need: string, have: string): GatewayError {
+export function tooOld(
+  backend: string,
+  what: string,
+  service: 'volume' | 'compute',
+  need: string,
+  have: string,
+): GatewayError {
   const name = service === 'volume' ? 'Cinder' : 'Nova';
-  return new GatewayError(ErrorCode.UnsupportedByBackend, `backend "${backend}" cannot do ${what}: it needs ${name} microversion ${need}, the cloud offers up to ${have}`, { backend });
+  return new GatewayError(
+    ErrorCode.UnsupportedByBackend,
+    `backend "${backend}" cannot do ${what}: it needs ${name} microversion ${need}, the cloud offers up to ${have}`,
+    { backend },
+  );
 }

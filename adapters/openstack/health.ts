@@ -12,7 +12,10 @@ import type { OpenStackClient } from './client';
 
 export function health(client: OpenStackClient, signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth> {
   return timedProbe(async () => {
-    const keystone = probe !== undefined && client.breaker('identity').state !== 'CLOSED' ? await client.probeKeystone(signal, probe) : undefined;
+    const keystone =
+      probe !== undefined && client.breaker('identity').state !== 'CLOSED'
+        ? await client.probeKeystone(signal, probe)
+        : undefined;
     if (client.keystone.hasServiceAuth) {
       const s = await client.keystone.serviceSession();
       await Promise.all([client.probe(s, 'volume', signal, probe), client.probe(s, 'compute', signal, probe)]);

@@ -14,12 +14,18 @@ import type { IdentifierRule } from '../contract/input';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PROJECT = /^[A-Za-z0-9_-]{1,64}$/;
 
-const uuid = (what: string): IdentifierRule => ({ test: (v) => UUID.test(v), expects: `an OpenStack ${what} id (a UUID such as 3f2a…-…)` });
+const uuid = (what: string): IdentifierRule => ({
+  test: (v) => UUID.test(v),
+  expects: `an OpenStack ${what} id (a UUID such as 3f2a…-…)`,
+});
 
 /** OpenStack's identifier scheme: UUIDs and project ids; snapshots are scoped by project, like volumes. */
 export const OPENSTACK_IDENTIFIERS: IdentifierScheme = {
   rules: {
-    namespace: { test: (v) => PROJECT.test(v), expects: 'an OpenStack project id (1 to 64 letters, digits, "_" and "-")' },
+    namespace: {
+      test: (v) => PROJECT.test(v),
+      expects: 'an OpenStack project id (1 to 64 letters, digits, "_" and "-")',
+    },
     volume: uuid('volume'),
     snapshot: uuid('snapshot'),
     server: uuid('server'),
@@ -36,6 +42,10 @@ defineIdentifierScheme('OPENSTACK', OPENSTACK_IDENTIFIERS);
  * anything but a UUID is BAD_USER_INPUT naming `argument`, before any call.
  */
 export function checkedUuid(value: string, argument: InputPlace): string {
-  if (!UUID.test(value)) throw BadUserInputError.at(argument, (a) => `${a} must be an OpenStack UUID (got ${JSON.stringify(value.slice(0, 80))})`);
+  if (!UUID.test(value))
+    throw BadUserInputError.at(
+      argument,
+      (a) => `${a} must be an OpenStack UUID (got ${JSON.stringify(value.slice(0, 80))})`,
+    );
   return value.toLowerCase();
 }

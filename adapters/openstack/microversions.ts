@@ -65,7 +65,10 @@ export const FEATURES = {
 } as const;
 
 /** Service version range from a version document (`{"versions":[…]}` or `{"version":{…}}`). */
-export function rangeFromVersionDocument(body: unknown, wantId: RegExp): { min: Microversion; max: Microversion } | null {
+export function rangeFromVersionDocument(
+  body: unknown,
+  wantId: RegExp,
+): { min: Microversion; max: Microversion } | null {
   const b = body as { version?: Record<string, unknown>; versions?: Array<Record<string, unknown>> };
   const candidates = b.version ? [b.version] : (b.versions ?? []);
   const v = candidates.find((c) => typeof c.id === 'string' && wantId.test(c.id)) ?? candidates[0];

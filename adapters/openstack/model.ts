@@ -1,6 +1,13 @@
 /** The unified model's OpenStack-only parts: Cinder's volume details (GraphQL `CinderVolumeDetails`) and statuses, the server and host consumers. */
 import { defineCarriedDetails } from '../contract/details';
-import type { AttachmentConsumer, ConsumerBase, HostConsumer, KeyValue, Volume, VolumeDetails } from '../contract/model';
+import type {
+  AttachmentConsumer,
+  ConsumerBase,
+  HostConsumer,
+  KeyValue,
+  Volume,
+  VolumeDetails,
+} from '../contract/model';
 
 /** Cinder's statuses, one-to-one with the wire words (the adapter maps them). */
 export type CinderVolumeStatus =
@@ -62,7 +69,8 @@ defineCarriedDetails('CinderVolumeDetails', ['cinderStatus']);
 export const isCinderDetails = (d: VolumeDetails): d is CinderVolumeDetails => d.__typename === 'CinderVolumeDetails';
 
 /** The Cinder part of a volume this backend mapped; null for another backend's. */
-export const cinderDetails = (v: Volume | null | undefined): CinderVolumeDetails | null => (v && isCinderDetails(v.details) ? v.details : null);
+export const cinderDetails = (v: Volume | null | undefined): CinderVolumeDetails | null =>
+  v && isCinderDetails(v.details) ? v.details : null;
 
 /** An OpenStack (Nova) server; its name and state are read from Nova when asked. */
 export interface VolumeServerConsumer extends ConsumerBase {
@@ -73,7 +81,11 @@ export interface VolumeServerConsumer extends ConsumerBase {
 }
 
 /** A Nova server as an attachment's consumer. */
-export const serverConsumer = (serverId: string, backend: string): VolumeServerConsumer => ({ __typename: 'VolumeServerConsumer', serverId, backend });
+export const serverConsumer = (serverId: string, backend: string): VolumeServerConsumer => ({
+  __typename: 'VolumeServerConsumer',
+  serverId,
+  backend,
+});
 
 /**
  * A host attached through Cinder's attachments API (or legacy os-attach with a host name) as an
@@ -82,5 +94,6 @@ export const serverConsumer = (serverId: string, backend: string): VolumeServerC
  */
 export const hostConsumer = (hostName: string | null): HostConsumer => ({ __typename: 'VolumeHostConsumer', hostName });
 
-export const isServerConsumer = (c: AttachmentConsumer): c is VolumeServerConsumer => c.__typename === 'VolumeServerConsumer';
+export const isServerConsumer = (c: AttachmentConsumer): c is VolumeServerConsumer =>
+  c.__typename === 'VolumeServerConsumer';
 export const isHostConsumer = (c: AttachmentConsumer): c is HostConsumer => c.__typename === 'VolumeHostConsumer';

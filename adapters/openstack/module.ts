@@ -9,7 +9,14 @@ function withMethod(auth: unknown): Record<string, unknown> | undefined {
   const a = (auth ?? {}) as Record<string, unknown>;
   if (a.id || a.secret) return { method: 'applicationCredential', id: a.id, secret: a.secret };
   if (a.username || a.password || a.projectName) {
-    return { method: 'password', username: a.username, password: a.password, projectName: a.projectName, userDomainName: a.userDomainName, projectDomainName: a.projectDomainName };
+    return {
+      method: 'password',
+      username: a.username,
+      password: a.password,
+      projectName: a.projectName,
+      userDomainName: a.userDomainName,
+      projectDomainName: a.projectDomainName,
+    };
   }
   return undefined;
 }

@@ -14,19 +14,54 @@ const INTERFACES = ['public', 'internal', 'admin'] as const;
 
 /** The gateway's own OpenStack credential (file `auth`): complete for its `method` or absent. */
 const AUTH_SETTINGS = {
-  method: setting({ rule: oneOf(AUTH_METHODS, 'must be "password" or "applicationCredential"'), doc: 'OpenStack: how the gateway authenticates itself (the variables imply it).' }),
+  method: setting({
+    rule: oneOf(AUTH_METHODS, 'must be "password" or "applicationCredential"'),
+    doc: 'OpenStack: how the gateway authenticates itself (the variables imply it).',
+  }),
   username: setting({ env: 'USERNAME', rule: text(), doc: 'OpenStack, method password: user name.' }),
   password: setting({ env: 'PASSWORD', rule: text(), doc: 'OpenStack, method password: password.' }),
-  projectName: setting({ env: 'PROJECT_NAME', rule: text(), doc: 'OpenStack, method password: project to scope the token to.' }),
-  userDomainName: setting({ env: 'USER_DOMAIN_NAME', rule: text(), defaultNote: 'Default', doc: "OpenStack, method password: the user's domain." }),
-  projectDomainName: setting({ env: 'PROJECT_DOMAIN_NAME', rule: text(), defaultNote: 'Default', doc: "OpenStack, method password: the project's domain." }),
-  id: setting({ env: 'APPLICATION_CREDENTIAL_ID', rule: text(), doc: 'OpenStack, method applicationCredential: its id.' }),
-  secret: setting({ env: 'APPLICATION_CREDENTIAL_SECRET', rule: text(), doc: 'OpenStack, method applicationCredential: its secret.' }),
+  projectName: setting({
+    env: 'PROJECT_NAME',
+    rule: text(),
+    doc: 'OpenStack, method password: project to scope the token to.',
+  }),
+  userDomainName: setting({
+    env: 'USER_DOMAIN_NAME',
+    rule: text(),
+    defaultNote: 'Default',
+    doc: "OpenStack, method password: the user's domain.",
+  }),
+  projectDomainName: setting({
+    env: 'PROJECT_DOMAIN_NAME',
+    rule: text(),
+    defaultNote: 'Default',
+    doc: "OpenStack, method password: the project's domain.",
+  }),
+  id: setting({
+    env: 'APPLICATION_CREDENTIAL_ID',
+    rule: text(),
+    doc: 'OpenStack, method applicationCredential: its id.',
+  }),
+  secret: setting({
+    env: 'APPLICATION_CREDENTIAL_SECRET',
+    rule: text(),
+    doc: 'OpenStack, method applicationCredential: its secret.',
+  }),
 } as const;
 
 export const OPENSTACK_SETTINGS = {
-  region: setting({ env: 'REGION', rule: text(), default: CATALOG_DEFAULTS.region, doc: 'OpenStack: the catalog region whose Cinder and Nova endpoints are used.' }),
-  interface: setting<(typeof INTERFACES)[number]>({ env: 'INTERFACE', rule: oneOf(INTERFACES, 'must be public, internal or admin'), default: CATALOG_DEFAULTS.interface, doc: 'OpenStack: catalog interface.' }),
+  region: setting({
+    env: 'REGION',
+    rule: text(),
+    default: CATALOG_DEFAULTS.region,
+    doc: 'OpenStack: the catalog region whose Cinder and Nova endpoints are used.',
+  }),
+  interface: setting<(typeof INTERFACES)[number]>({
+    env: 'INTERFACE',
+    rule: oneOf(INTERFACES, 'must be public, internal or admin'),
+    default: CATALOG_DEFAULTS.interface,
+    doc: 'OpenStack: catalog interface.',
+  }),
   operationTimeoutMs: setting({
     env: 'OPERATION_TIMEOUT_MS',
     rule: integer(1000, 3_600_000),
@@ -73,7 +108,10 @@ export interface OpenStackSettings extends CommonBackendSettings {
 function serviceAuth(raw: unknown, where: string): ServiceAuth | undefined {
   if (raw === undefined || raw === null) return undefined;
   // An empty string is an absent key, as the variables' blank values are.
-  const given = typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== '')) : raw;
+  const given =
+    typeof raw === 'object' && !Array.isArray(raw)
+      ? Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== ''))
+      : raw;
   const a = readGroup(AUTH_SETTINGS, { file: given, path: where });
   const need = (key: 'username' | 'password' | 'projectName' | 'id' | 'secret'): string => {
     const v = a[key];
@@ -81,18 +119,39 @@ function serviceAuth(raw: unknown, where: string): ServiceAuth | undefined {
     return v;
   };
   if (a.method === 'password') {
-    return { method: 'password', username: need('username'), password: need('password'), projectName: need('projectName'), userDomainName: a.userDomainName, projectDomainName: a.projectDomainName };
+    return {
+      method: 'password',
+      username: need('username'),
+      password: need('password'),
+      projectName: need('projectName'),
+      userDomainName: a.userDomainName,
+      projectDomainName: a.projectDomainName,
+    };
   }
-  if (a.method === 'applicationCredential') return { method: 'applicationCredential', id: need('id'), secret: need('secret') };
+  if (a.method === 'applicationCredential')
+    return { method: 'applicationCredential', id: need('id'), secret: need('secret') };
   throw new ConfigError(`${where}.method`, 'must be "password" or "applicationCredential"');
 }
 
 /** @throws ConfigError naming the setting (`where.key`) */
-export function parseOpenStackSettings(raw: Record<string, unknown>, common: CommonBackendSettings, where: string): OpenStackSettings {
+export function parseOpenStackSettings(
+  raw: Record<string, unknown>,
+  common: CommonBackendSettings,
+  where: string,
+): OpenStackSettings {
   const { auth: _auth, watchSlowMs: _slow, ...own } = OPENSTACK_SETTINGS;
   const v = readGroup(own, { file: raw, path: where });
   const src = { file: raw, path: where };
-  const watchSlowMs = readSetting(OPENSTACK_SETTINGS.watchSlowMs, 'watchSlowMs', src) ?? Math.max(WATCH_DEFAULTS.slowMs, v.watchFastMs);
-  if (watchSlowMs < v.watchFastMs) throw new ConfigError(`${where}.watchSlowMs`, `must be at least watchFastMs (${v.watchFastMs})`);
-  return { ...common, kind: 'openstack', url: common.url!, ...v, auth: serviceAuth(raw.auth, `${where}.auth`), watchSlowMs };
+  const watchSlowMs =
+    readSetting(OPENSTACK_SETTINGS.watchSlowMs, 'watchSlowMs', src) ?? Math.max(WATCH_DEFAULTS.slowMs, v.watchFastMs);
+  if (watchSlowMs < v.watchFastMs)
+    throw new ConfigError(`${where}.watchSlowMs`, `must be at least watchFastMs (${v.watchFastMs})`);
+  return {
+    ...common,
+    kind: 'openstack',
+    url: common.url!,
+    ...v,
+    auth: serviceAuth(raw.auth, `${where}.auth`),
+    watchSlowMs,
+  };
 }

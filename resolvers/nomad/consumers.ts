@@ -1,5 +1,9 @@
 /** Nomad's consumer type (an allocation holding a claim), the node entity a scheduler subgraph owns, and a node's claims as root fields. */
-import type { NomadNodeResolvers, QueryResolvers, VolumeAllocationConsumerResolvers } from '../../schema/generated/resolvers-types';
+import type {
+  NomadNodeResolvers,
+  QueryResolvers,
+  VolumeAllocationConsumerResolvers,
+} from '../../schema/generated/resolvers-types';
 import { nodeClaims } from '../attachment';
 import { mergedList, wholeList } from '../connection';
 

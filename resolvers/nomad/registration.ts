@@ -25,8 +25,16 @@ function registerVolumeSpec(input: RegisterNomadVolumeInput, b: Pick<VolumeBacke
 export const registrationMutations: Pick<MutationResolvers, 'registerNomadVolume' | 'deregisterNomadVolume'> = {
   registerNomadVolume: async (_p, { input }, ctx) => {
     const b = ctx.registry.forArgument(input.backend, 'input.backend');
-    return registerVolume(ctx, { backend: b.id, spec: (backend) => registerVolumeSpec(input, backend), idempotency: idempotencyArg('registerNomadVolume', input) });
+    return registerVolume(ctx, {
+      backend: b.id,
+      spec: (backend) => registerVolumeSpec(input, backend),
+      idempotency: idempotencyArg('registerNomadVolume', input),
+    });
   },
   deregisterNomadVolume: async (_p, { input }, ctx) =>
-    deregisterVolume(ctx, { volume: volumeRefFromId(ctx, input.volumeId, 'input.volumeId'), force: input.force ?? false, idempotency: idempotencyArg('deregisterNomadVolume', input) }),
+    deregisterVolume(ctx, {
+      volume: volumeRefFromId(ctx, input.volumeId, 'input.volumeId'),
+      force: input.force ?? false,
+      idempotency: idempotencyArg('deregisterNomadVolume', input),
+    }),
 };

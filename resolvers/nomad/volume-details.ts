@@ -14,7 +14,8 @@ async function full(d: NomadVolumeDetails, ctx: GatewayContext): Promise<NomadVo
 }
 
 export const nomadVolumeDetailsType: NomadVolumeDetailsResolvers = {
-  plugin: (d, _a, ctx) => (d.pluginId ? ctx.loaders.plugin.load({ backend: d.ref.backend, nativeId: d.pluginId }) : null),
+  plugin: (d, _a, ctx) =>
+    d.pluginId ? ctx.loaders.plugin.load({ backend: d.ref.backend, nativeId: d.pluginId }) : null,
   providerVersion: async (d, _a, ctx) => (await full(d, ctx)).providerVersion,
   requestedMinBytes: async (d, _a, ctx) => (await full(d, ctx)).requestedCapacityMinBytes,
   requestedMaxBytes: async (d, _a, ctx) => (await full(d, ctx)).requestedCapacityMaxBytes,

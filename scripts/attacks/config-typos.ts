@@ -63,7 +63,10 @@ function start(env: Record<string, string>, args: string[] = []): Promise<Start>
     });
     child.once('close', (code) => {
       clearTimeout(timer);
-      const line = err.split('\n').find((l) => l.startsWith('volume-gateway:')) ?? err.split('\n').find((l) => l.trim() !== '') ?? '';
+      const line =
+        err.split('\n').find((l) => l.startsWith('volume-gateway:')) ??
+        err.split('\n').find((l) => l.trim() !== '') ??
+        '';
       resolve({ code, said: line.trim() });
     });
   });
@@ -80,7 +83,10 @@ function bomFile(content: unknown): string {
 export async function replayConfigTypos(): Promise<string[]> {
   const port = await freePort();
   const cases: Array<[string, Record<string, string>, string[]?]> = [
-    ['TRUSTED_DOCUMENT=/etc/gateway/manifest.json (for TRUSTED_DOCUMENTS)', { TRUSTED_DOCUMENT: '/etc/gateway/manifest.json' }],
+    [
+      'TRUSTED_DOCUMENT=/etc/gateway/manifest.json (for TRUSTED_DOCUMENTS)',
+      { TRUSTED_DOCUMENT: '/etc/gateway/manifest.json' },
+    ],
     ['INTROSPECTON=false (for INTROSPECTION)', { INTROSPECTON: 'false' }],
     ['EXECUTION_ENGIN=graphql-js (for EXECUTION_ENGINE)', { EXECUTION_ENGIN: 'graphql-js' }],
     ['HEADER_TIMEOUT_MS=5000 (for HEADERS_TIMEOUT_MS)', { HEADER_TIMEOUT_MS: '5000' }],
@@ -91,7 +97,14 @@ export async function replayConfigTypos(): Promise<string[]> {
     ['CORS_CREDENTIALS=true with WS_ALLOWED_ORIGINS=*', { CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: '*' }],
     ['TRUSTED_DOCUMENTS_REQUIRE_ID=true without TRUSTED_DOCUMENTS', { TRUSTED_DOCUMENTS_REQUIRE_ID: 'true' }],
     ['a config file starting with a UTF-8 byte-order mark', {}, ['--config', bomFile({ logLevel: 'warn' })]],
-    ['a Kubernetes service link GATEWAY_PORT=tcp://10.0.0.7:4000 (must start)', { GATEWAY_PORT: 'tcp://10.0.0.7:4000', GATEWAY_SERVICE_HOST: '10.0.0.7', VOLUME_GATEWAY_PORT: 'tcp://10.0.0.8:80' }],
+    [
+      'a Kubernetes service link GATEWAY_PORT=tcp://10.0.0.7:4000 (must start)',
+      {
+        GATEWAY_PORT: 'tcp://10.0.0.7:4000',
+        GATEWAY_SERVICE_HOST: '10.0.0.7',
+        VOLUME_GATEWAY_PORT: 'tcp://10.0.0.8:80',
+      },
+    ],
   ];
   const rows = ['| start with | exit code | what it said |', '|---|---|---|'];
   for (const [name, env, args] of cases) {

@@ -15,11 +15,17 @@ import { join } from 'node:path';
 import { nomadBanner, startSimulatorProcess } from '../../simulators/common/child';
 
 const ROOT = join(__dirname, '..', '..');
-const READ = JSON.stringify({ query: '{ volumeByNativeId(backend: "east", namespace: "default", nativeId: "r4-probe") { id } }' });
+const READ = JSON.stringify({
+  query: '{ volumeByNativeId(backend: "east", namespace: "default", nativeId: "r4-probe") { id } }',
+});
 
 /** Starts `server/main.ts` with `env` and resolves with its GraphQL URL once it serves. */
 function startGateway(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`gateway did not start: ${out}`))), 60_000);
@@ -64,7 +70,10 @@ async function startWorld(): Promise<World> {
   const sim = await startSimulatorProcess('nomad');
   try {
     const { url: nomadUrl, managementToken } = nomadBanner(sim.banner);
-    const gw = await startGateway({ GATEWAY_BACKENDS: `east=nomad@${nomadUrl}`, GATEWAY_BACKEND_EAST_TOKEN: managementToken });
+    const gw = await startGateway({
+      GATEWAY_BACKENDS: `east=nomad@${nomadUrl}`,
+      GATEWAY_BACKEND_EAST_TOKEN: managementToken,
+    });
     const root = gw.url.replace(/\/graphql$/, '');
     const headers = { 'content-type': 'application/json', 'x-nomad-token': managementToken };
     const readyz = async (): Promise<{ ms: number; status: number; body: any }> => {
@@ -80,7 +89,9 @@ async function startWorld(): Promise<World> {
       async call() {
         const started = performance.now();
         const res = await fetch(gw.url, { method: 'POST', headers, body: READ, signal: AbortSignal.timeout(120_000) });
-        const body = (await res.json()) as { errors?: Array<{ extensions?: { code?: string; retryAfterSeconds?: number } }> };
+        const body = (await res.json()) as {
+          errors?: Array<{ extensions?: { code?: string; retryAfterSeconds?: number } }>;
+        };
         const ext = body.errors?.[0]?.extensions;
         return { ms: performance.now() - started, code: ext?.code ?? 'data', retryAfter: ext?.retryAfterSeconds };
       },
@@ -148,12 +159,20 @@ export async function replayLongStop(): Promise<string[]> {
     await opening;
     await sleep(Math.max(0, LONG_STOP_MS - (performance.now() - stoppedAt)));
     world.sim.resume();
-    const closedMs = await world.waitFor('the breaker closed', (b) => east(b).breakers.every((s: any) => s.state === 'CLOSED'), 180_000);
+    const closedMs = await world.waitFor(
+      'the breaker closed',
+      (b) => east(b).breakers.every((s: any) => s.state === 'CLOSED'),
+      180_000,
+    );
     asking = false;
     await caller;
     let streamingMs: number | null = null;
     try {
-      streamingMs = await world.waitFor('the watcher on the event stream', (b) => east(b).watcher?.state === 'STREAMING' && east(b).watcher?.source === 'EVENT_STREAM', STREAM_WAIT_MS);
+      streamingMs = await world.waitFor(
+        'the watcher on the event stream',
+        (b) => east(b).watcher?.state === 'STREAMING' && east(b).watcher?.source === 'EVENT_STREAM',
+        STREAM_WAIT_MS,
+      );
     } catch {
       streamingMs = null;
     }
@@ -191,7 +210,9 @@ export async function replayHungBackend(): Promise<string[]> {
     const stoppedAt = performance.now();
     // Watched from the stop on, while five callers are in flight: each waits the call deadline,
     // and together they open the breaker.
-    const degraded = waitFor('DEGRADED', (b) => east(b).watcher?.state === 'DEGRADED', 120_000).then(() => performance.now() - stoppedAt);
+    const degraded = waitFor('DEGRADED', (b) => east(b).watcher?.state === 'DEGRADED', 120_000).then(
+      () => performance.now() - stoppedAt,
+    );
     const first = await Promise.all([1, 2, 3, 4, 5].map(() => call()));
     const sinceStop = await degraded;
     await waitFor('the breaker open', (b) => east(b).breakers.some((s: any) => s.state === 'OPEN'), 60_000);
@@ -200,7 +221,11 @@ export async function replayHungBackend(): Promise<string[]> {
 
     sim.resume();
     const resumedAt = performance.now();
-    await waitFor('the breaker closed and the watcher streaming', (b) => east(b).breakers.every((s: any) => s.state === 'CLOSED') && east(b).watcher?.state === 'STREAMING', 180_000);
+    await waitFor(
+      'the breaker closed and the watcher streaming',
+      (b) => east(b).breakers.every((s: any) => s.state === 'CLOSED') && east(b).watcher?.state === 'STREAMING',
+      180_000,
+    );
     const recoveredMs = performance.now() - resumedAt;
 
     const slowest = Math.max(...first.map((c) => c.ms));

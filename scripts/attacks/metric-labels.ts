@@ -36,23 +36,35 @@ export async function replayMetricLabels(base: string, o: MetricLabelsOptions = 
   const root = base.replace(/\/+$/, '').replace(/\/graphql$/, '');
   const credential = o.credential ?? { 'x-nomad-token-nomad-east': 'demo-east-management' };
   const rejected = o.rejected ?? { 'x-nomad-token': 'r12-junk-token', 'x-auth-token': 'r12-junk-token' };
-  const list = (name: string): string => JSON.stringify({ query: `query ${name} { volumes(first: 1) { nodes { id } } }` });
+  const list = (name: string): string =>
+    JSON.stringify({ query: `query ${name} { volumes(first: 1) { nodes { id } } }` });
   const post = async (body: string, headers: Record<string, string>): Promise<number> => {
-    const res = await fetch(`${root}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(`${root}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+      signal: AbortSignal.timeout(60_000),
+    });
     await res.arrayBuffer();
     return res.status;
   };
   const series = async (): Promise<Series> => {
     const text = await (await fetch(`${root}/metrics`)).text();
     const lines = text.split('\n').filter((l) => l.startsWith('gateway_graphql_operation'));
-    return { lines: lines.length, names: new Set(lines.map((l) => /operation="([^"]*)"/.exec(l)?.[1]).filter((n): n is string => n !== undefined)) };
+    return {
+      lines: lines.length,
+      names: new Set(lines.map((l) => /operation="([^"]*)"/.exec(l)?.[1]).filter((n): n is string => n !== undefined)),
+    };
   };
   const fresh = (): string => `R12_${randomBytes(6).toString('hex')}`;
-  const flood = async (headers: Record<string, string>): Promise<{ names: string[]; statuses: Record<number, number> }> => {
+  const flood = async (
+    headers: Record<string, string>,
+  ): Promise<{ names: string[]; statuses: Record<number, number> }> => {
     const names = Array.from({ length: FLOOD }, fresh);
     const statuses: Record<number, number> = {};
     for (let i = 0; i < names.length; i += PARALLEL) {
-      for (const s of await Promise.all(names.slice(i, i + PARALLEL).map((n) => post(list(n), headers).catch(() => 0)))) statuses[s] = (statuses[s] ?? 0) + 1;
+      for (const s of await Promise.all(names.slice(i, i + PARALLEL).map((n) => post(list(n), headers).catch(() => 0))))
+        statuses[s] = (statuses[s] ?? 0) + 1;
     }
     return { names, statuses };
   };
@@ -62,7 +74,10 @@ export async function replayMetricLabels(base: string, o: MetricLabelsOptions = 
   // One unlabelled request of each kind first: the `other` series it creates are not the attack's.
   await post(list('R12WarmUp'), {});
   await post(list('R12WarmUp'), rejected);
-  const rows = ['| R12 attack | operation series before | after | new label names | labelled |', '|---|---|---|---|---|'];
+  const rows = [
+    '| R12 attack | operation series before | after | new label names | labelled |',
+    '|---|---|---|---|---|',
+  ];
   for (const [attack, headers] of [
     [`${FLOOD} random operation names, anonymous`, {}],
     [`${FLOOD} random operation names, rejected tokens`, rejected],
@@ -77,6 +92,8 @@ export async function replayMetricLabels(base: string, o: MetricLabelsOptions = 
   const before = await series();
   const status = await post(list(name), credential);
   const after = await series();
-  rows.push(row(`then one real caller, a new name (HTTP ${status})`, before, after, after.names.has(name) ? 'yes' : 'no'));
+  rows.push(
+    row(`then one real caller, a new name (HTTP ${status})`, before, after, after.names.has(name) ? 'yes' : 'no'),
+  );
   return rows;
 }

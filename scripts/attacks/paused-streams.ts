@@ -80,9 +80,12 @@ function openHttpStream(base: string, accept: string): Promise<Socket | string> 
     s.on('data', (d: Buffer) => {
       got += d.toString('latin1');
       if (got.includes('"SUBSCRIBED"')) return done((s.pause(), s));
-      if (/"errors"/.test(got) || !got.startsWith('HTTP/1.1 200')) done((s.destroy(), /"code":"(\w+)"/.exec(got)?.[1] ?? got.slice(0, 12)));
+      if (/"errors"/.test(got) || !got.startsWith('HTTP/1.1 200'))
+        done((s.destroy(), /"code":"(\w+)"/.exec(got)?.[1] ?? got.slice(0, 12)));
     });
-    s.write(`POST /graphql HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nAccept: ${accept}\r\nX-Nomad-Token-nomad-east: ${EAST['x-nomad-token-nomad-east']}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    s.write(
+      `POST /graphql HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nAccept: ${accept}\r\nX-Nomad-Token-nomad-east: ${EAST['x-nomad-token-nomad-east']}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   });
 }
 
@@ -97,7 +100,9 @@ async function openSocket(base: string, n: number): Promise<WebSocket | string> 
     ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: EAST })));
     ws.on('message', (d) => {
       const m = JSON.parse(messageText(d));
-      if (m.type === 'connection_ack') for (let i = 0; i < n; i++) ws.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query: SUB } }));
+      if (m.type === 'connection_ack')
+        for (let i = 0; i < n; i++)
+          ws.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query: SUB } }));
       else if (m.type === 'next' && m.payload?.data?.volumeChanged?.type === 'SUBSCRIBED' && ++subscribed === n) {
         clearTimeout(t);
         ws.removeAllListeners('message');
@@ -113,7 +118,12 @@ async function openSocket(base: string, n: number): Promise<WebSocket | string> 
 }
 
 async function post(base: string, query: string, variables: unknown): Promise<any> {
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...EAST }, body: JSON.stringify({ query, variables }), signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...EAST },
+    body: JSON.stringify({ query, variables }),
+    signal: AbortSignal.timeout(30_000),
+  });
   return res.json();
 }
 
@@ -125,7 +135,18 @@ async function makeEvents(base: string, round: number, batch: number): Promise<v
   const ids = await Promise.all(
     Array.from({ length: 10 }, async (_, i) => {
       const nativeId = `attack-r14-${round}-${batch}-${i}`;
-      const r = await post(base, CREATE, { i: { backend: 'nomad-east', name: nativeId, sizeBytes: 1_073_741_824, nomad: { nativeId, plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }] } } });
+      const r = await post(base, CREATE, {
+        i: {
+          backend: 'nomad-east',
+          name: nativeId,
+          sizeBytes: 1_073_741_824,
+          nomad: {
+            nativeId,
+            plugin: 'aws-ebs0',
+            capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }],
+          },
+        },
+      });
       return r.data?.createVolume?.volume?.id as string | undefined;
     }),
   );
@@ -139,10 +160,21 @@ async function makeEvents(base: string, round: number, batch: number): Promise<v
 async function control(base: string): Promise<{ events(): number; close(): void }> {
   const ctrl = new AbortController();
   let n = 0;
-  void fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...EAST, 'x-nomad-token-nomad-west': 'demo-west-management' }, body: JSON.stringify({ query: 'subscription { volumeChanged { type } }' }), signal: ctrl.signal })
+  void fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...EAST,
+      'x-nomad-token-nomad-west': 'demo-west-management',
+    },
+    body: JSON.stringify({ query: 'subscription { volumeChanged { type } }' }),
+    signal: ctrl.signal,
+  })
     .then(async (res) => {
       const dec = new TextDecoder();
-      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) n += (dec.decode(c).match(/event: next/g) ?? []).length;
+      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>)
+        n += (dec.decode(c).match(/event: next/g) ?? []).length;
     })
     .catch(() => undefined);
   for (let i = 0; i < 100 && n === 0; i++) await new Promise((t) => setTimeout(t, 100));
@@ -153,7 +185,10 @@ async function replayRound(base: string, r: Round, index: number): Promise<strin
   const open: Array<Socket | WebSocket> = [];
   const refused = new Map<string, number>();
   // Open now, from the gateway's gauges: sockets, or this transport's streams but the control's.
-  const openNow = (m: string): number => (r.transport === 'ws' ? sum(m, 'gateway_ws_connections') : sum(m, 'gateway_stream_subscriptions', [`transport="${r.transport}"`]) - (r.transport === 'sse' ? 1 : 0));
+  const openNow = (m: string): number =>
+    r.transport === 'ws'
+      ? sum(m, 'gateway_ws_connections')
+      : sum(m, 'gateway_stream_subscriptions', [`transport="${r.transport}"`]) - (r.transport === 'sse' ? 1 : 0);
   const ctrl = await control(base);
   try {
     const start = await metrics(base);
@@ -161,9 +196,19 @@ async function replayRound(base: string, r: Round, index: number): Promise<strin
     const heap0 = sample(start, 'nodejs_heap_size_used_bytes');
     const cuts0 = sum(start, 'gateway_slow_consumer_cuts_total', [`transport="${r.transport}"`]);
     for (let i = 0; i < r.connections; i += 20) {
-      const batch = await Promise.all(Array.from({ length: Math.min(20, r.connections - i) }, () => (r.transport === 'ws' ? openSocket(base, r.perSocket ?? 1) : openHttpStream(base, r.transport === 'sse' ? 'text/event-stream' : 'multipart/mixed;subscriptionSpec=1.0'))));
-      for (const c of batch) if (typeof c === 'string') refused.set(c, (refused.get(c) ?? 0) + 1);
-      else open.push(c);
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(20, r.connections - i) }, () =>
+          r.transport === 'ws'
+            ? openSocket(base, r.perSocket ?? 1)
+            : openHttpStream(
+                base,
+                r.transport === 'sse' ? 'text/event-stream' : 'multipart/mixed;subscriptionSpec=1.0',
+              ),
+        ),
+      );
+      for (const c of batch)
+        if (typeof c === 'string') refused.set(c, (refused.get(c) ?? 0) + 1);
+        else open.push(c);
     }
     const subscribed = r.transport === 'ws' ? open.length * (r.perSocket ?? 1) : open.length;
     const opened = await metrics(base);
@@ -181,16 +226,27 @@ async function replayRound(base: string, r: Round, index: number): Promise<strin
       }
     })();
     const started = performance.now();
-    for (let batch = 0; ctrl.events() < MAX_EVENTS && openNow(await metrics(base)) > 0; batch++) await makeEvents(base, index, batch);
+    for (let batch = 0; ctrl.events() < MAX_EVENTS && openNow(await metrics(base)) > 0; batch++)
+      await makeEvents(base, index, batch);
     await new Promise((t) => setTimeout(t, 1_000));
     sampling = false;
     await sampler;
     const end = await metrics(base);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const reasons = ['queue', 'address', 'hub'].map((reason) => `${reason} ${sum(end, 'gateway_slow_consumer_cuts_total', [`transport="${r.transport}"`, `reason="${reason}"`])}`).join(', ');
-    const cutCounter = end.includes('gateway_slow_consumer_cuts_total') ? `cut counter +${sum(end, 'gateway_slow_consumer_cuts_total', [`transport="${r.transport}"`]) - cuts0} (${reasons})` : 'no cut counter';
+    const reasons = ['queue', 'address', 'hub']
+      .map(
+        (reason) =>
+          `${reason} ${sum(end, 'gateway_slow_consumer_cuts_total', [`transport="${r.transport}"`, `reason="${reason}"`])}`,
+      )
+      .join(', ');
+    const cutCounter = end.includes('gateway_slow_consumer_cuts_total')
+      ? `cut counter +${sum(end, 'gateway_slow_consumer_cuts_total', [`transport="${r.transport}"`]) - cuts0} (${reasons})`
+      : 'no cut counter';
     const still = `${openNow(end)} of ${open.length} ${r.transport === 'ws' ? 'sockets' : 'streams'} still open`;
-    const what = r.transport === 'ws' ? `${r.connections} paused graphql-ws sockets × ${r.perSocket} subscriptions` : `${r.connections} paused ${r.transport === 'sse' ? 'SSE' : 'multipart'} streams`;
+    const what =
+      r.transport === 'ws'
+        ? `${r.connections} paused graphql-ws sockets × ${r.perSocket} subscriptions`
+        : `${r.connections} paused ${r.transport === 'sse' ? 'SSE' : 'multipart'} streams`;
     const refusals = refused.size ? `; refused ${[...refused].map(([c, n]) => `${n}× ${c}`).join(', ')}` : '';
     return `| R14 ${what}, one address and token, 300 \`__typename\` aliases | ${subscribed} subscribed${refusals}; ${ctrl.events()} events in ${seconds} s; RSS ${MiB(rss0)} → peak ${MiB(peakRss)} MiB (+${MiB(peakRss - (rss0 ?? 0))}), heap ${MiB(heap0)} → peak ${MiB(peakHeap)} MiB; queued bytes peak ${MiB(peakQueued)} MiB (gateway_ws_queue_bytes, sum); ${still}; ${cutCounter} |`;
   } finally {
@@ -205,7 +261,10 @@ async function replayRound(base: string, r: Round, index: number): Promise<strin
 }
 
 /** Replays R14 against `base` (e.g. http://127.0.0.1:4000): one line per transport. */
-export async function replayPausedStreams(base = 'http://127.0.0.1:4000', rounds: readonly Round[] = ROUNDS): Promise<string[]> {
+export async function replayPausedStreams(
+  base = 'http://127.0.0.1:4000',
+  rounds: readonly Round[] = ROUNDS,
+): Promise<string[]> {
   base = base.replace(/\/+$/, '').replace(/\/graphql$/, '');
   const lines = ['| attack | what it got |', '|---|---|'];
   for (const [i, r] of rounds.entries()) lines.push(await replayRound(base, r, i));

@@ -30,7 +30,12 @@ async function listReads(root: string, backend: string): Promise<number> {
   const text = await (await fetch(`${root}/metrics`)).text();
   let n = 0;
   for (const line of text.split('\n')) {
-    if (line.startsWith('gateway_backend_calls_total{') && line.includes(`backend="${backend}"`) && line.includes(`endpoint="${LIST}"`)) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (
+      line.startsWith('gateway_backend_calls_total{') &&
+      line.includes(`backend="${backend}"`) &&
+      line.includes(`endpoint="${LIST}"`)
+    )
+      n += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return n;
 }
@@ -41,13 +46,21 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * A graphql-ws subscriber of one volume's changes, once SUBSCRIBED. `changed()` resolves with the
  * time (`performance.now()`) of the first change after `changed()` was called; `close()` ends it.
  */
-async function subscriber(root: string, volumeId: string, credential: Record<string, string>): Promise<{ changed(): Promise<number>; close(): void }> {
+async function subscriber(
+  root: string,
+  volumeId: string,
+  credential: Record<string, string>,
+): Promise<{ changed(): Promise<number>; close(): void }> {
   const ws = new WebSocket(`${root.replace(/^http/, 'ws')}/graphql`, ['graphql-transport-ws']);
   let onChange: ((at: number) => void) | null = null;
   const subscribed = new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('no SUBSCRIBED within 20 s')), 20_000);
     ws.on('message', (d) => {
-      const m = JSON.parse(messageText(d)) as { type: string; id?: string; payload?: { data?: { volumeChanged?: { type: string } } } };
+      const m = JSON.parse(messageText(d)) as {
+        type: string;
+        id?: string;
+        payload?: { data?: { volumeChanged?: { type: string } } };
+      };
       if (m.type === 'connection_ack') {
         const query = 'subscription($v: [ID!]) { volumeChanged(filter: { volumeIds: $v }) { type } }';
         ws.send(JSON.stringify({ id: 's', type: 'subscribe', payload: { query, variables: { v: [volumeId] } } }));
@@ -88,13 +101,23 @@ export async function replayReservePoll(base: string, o: ReservePollOptions = {}
   const windowMs = o.windowMs ?? 30_000;
   const spanMs = o.spanMs ?? 30_000;
   const gql = async (query: string, variables?: unknown): Promise<any> => {
-    const res = await fetch(`${root}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...credential }, body: JSON.stringify({ query, variables }), signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(`${root}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...credential },
+      body: JSON.stringify({ query, variables }),
+      signal: AbortSignal.timeout(60_000),
+    });
     return res.json();
   };
-  const list = await gql(`{ volumes(first: 100, filter: { backends: ["${backend}"], status: [AVAILABLE] }) { nodes { id name } } }`);
+  const list = await gql(
+    `{ volumes(first: 100, filter: { backends: ["${backend}"], status: [AVAILABLE] }) { nodes { id name } } }`,
+  );
   // The demo activity attaches and detaches `ci-scratch` by itself: any other of the tenant's volumes.
-  const volume = (list?.data?.volumes?.nodes ?? []).find((v: { name: string } | null) => v && v.name !== 'ci-scratch') as { id: string; name: string } | undefined;
-  if (!volume) return [`R17: no available volume of the tenant on backend "${backend}" (${JSON.stringify(list?.errors ?? null)})`];
+  const volume = (list?.data?.volumes?.nodes ?? []).find(
+    (v: { name: string } | null) => v && v.name !== 'ci-scratch',
+  ) as { id: string; name: string } | undefined;
+  if (!volume)
+    return [`R17: no available volume of the tenant on backend "${backend}" (${JSON.stringify(list?.errors ?? null)})`];
 
   const perMinute = (n: number, ms: number): string => ((n * 60_000) / ms).toFixed(0);
   const sub = await subscriber(root, volume.id, credential);
@@ -111,8 +134,12 @@ export async function replayReservePoll(base: string, o: ReservePollOptions = {}
 
     const reservedAt = performance.now();
     const seen = sub.changed();
-    const reserved = await gql('mutation($id: ID!) { reserveCinderVolume(input: { volumeId: $id }) { volume { backendStatus } operation { state } } }', { id: volume.id });
-    const status = reserved?.data?.reserveCinderVolume?.volume?.backendStatus ?? JSON.stringify(reserved?.errors ?? null);
+    const reserved = await gql(
+      'mutation($id: ID!) { reserveCinderVolume(input: { volumeId: $id }) { volume { backendStatus } operation { state } } }',
+      { id: volume.id },
+    );
+    const status =
+      reserved?.data?.reserveCinderVolume?.volume?.backendStatus ?? JSON.stringify(reserved?.errors ?? null);
     // The window starts when the watcher first sees the status (its next poll: Cinder's synchronous actions nudge nothing).
     const seenAt = await seen;
     const inWindow = await count(Math.max(0, seenAt + windowMs - performance.now()));
@@ -130,6 +157,8 @@ export async function replayReservePoll(base: string, o: ReservePollOptions = {}
     ];
   } finally {
     sub.close();
-    await gql('mutation($id: ID!) { unreserveCinderVolume(input: { volumeId: $id }) { operation { state } } }', { id: volume.id }).catch(() => undefined);
+    await gql('mutation($id: ID!) { unreserveCinderVolume(input: { volumeId: $id }) { operation { state } } }', {
+      id: volume.id,
+    }).catch(() => undefined);
   }
 }

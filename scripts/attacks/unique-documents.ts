@@ -55,7 +55,12 @@ export async function replayUniqueDocuments(base: string, o: UniqueDocumentsOpti
   // At the pace the per-caller limit allows (429: wait its Retry-After, then send the same again).
   const post = async (query: string): Promise<number> => {
     for (let attempt = 0; ; attempt++) {
-      const res = await fetch(`${root}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }), signal: AbortSignal.timeout(60_000) });
+      const res = await fetch(`${root}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+        signal: AbortSignal.timeout(60_000),
+      });
       await res.arrayBuffer();
       if (res.status !== 429 || attempt === MAX_RETRIES) return res.status;
       await new Promise((r) => setTimeout(r, 1000 * Math.min(5, Number(res.headers.get('retry-after')) || 1)));
@@ -65,18 +70,28 @@ export async function replayUniqueDocuments(base: string, o: UniqueDocumentsOpti
     const text = await (await fetch(`${root}/metrics`)).text();
     const one = (name: string): number | undefined => {
       let sum: number | undefined;
-      for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) sum = (sum ?? 0) + Number(m[1]);
+      for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm')))
+        sum = (sum ?? 0) + Number(m[1]);
       return sum;
     };
     const executions: Record<string, number> = {};
-    for (const m of text.matchAll(/^gateway_executions_total\{engine="([^"]+)",reason="([^"]+)"\} (\S+)$/gm)) executions[`${m[1]}/${m[2]}`] = Number(m[3]);
-    return { heap: one('nodejs_heap_size_used_bytes') ?? 0, rss: one('process_resident_memory_bytes') ?? 0, held: one('gateway_compiled_documents'), heldBytes: one('gateway_compiled_documents_bytes'), evicted: one('gateway_compiled_documents_evicted_total'), executions };
+    for (const m of text.matchAll(/^gateway_executions_total\{engine="([^"]+)",reason="([^"]+)"\} (\S+)$/gm))
+      executions[`${m[1]}/${m[2]}`] = Number(m[3]);
+    return {
+      heap: one('nodejs_heap_size_used_bytes') ?? 0,
+      rss: one('process_resident_memory_bytes') ?? 0,
+      held: one('gateway_compiled_documents'),
+      heldBytes: one('gateway_compiled_documents_bytes'),
+      evicted: one('gateway_compiled_documents_evicted_total'),
+      executions,
+    };
   };
   const send = async (queries: string[]): Promise<{ statuses: Record<number, number>; seconds: number }> => {
     const statuses: Record<number, number> = {};
     const started = performance.now();
     for (let i = 0; i < queries.length; i += PARALLEL) {
-      for (const s of await Promise.all(queries.slice(i, i + PARALLEL).map((q) => post(q).catch(() => 0)))) statuses[s] = (statuses[s] ?? 0) + 1;
+      for (const s of await Promise.all(queries.slice(i, i + PARALLEL).map((q) => post(q).catch(() => 0))))
+        statuses[s] = (statuses[s] ?? 0) + 1;
     }
     return { statuses, seconds: (performance.now() - started) / 1000 };
   };
@@ -87,12 +102,20 @@ export async function replayUniqueDocuments(base: string, o: UniqueDocumentsOpti
       .filter(([, n]) => n > 0)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ') || 'none';
-  const row = (attack: string, sent: { statuses: Record<number, number>; seconds: number }, a: Reading, b: Reading): string =>
+  const row = (
+    attack: string,
+    sent: { statuses: Record<number, number>; seconds: number },
+    a: Reading,
+    b: Reading,
+  ): string =>
     `| ${attack} (HTTP ${JSON.stringify(sent.statuses)}, ${sent.seconds.toFixed(1)} s) | ${mib(a.heap)} → ${mib(b.heap)} | ${mib(a.rss)} → ${mib(b.rss)} | ${b.held === undefined ? 'not reported' : `${b.held}, ${mib(b.heldBytes ?? 0)} MiB`} | ${b.evicted === undefined ? 'not reported' : b.evicted - (a.evicted ?? 0)} | ${delta(a, b)} |`;
 
   const once = o.once ?? 4_000;
   const twice = o.twice ?? 1_000;
-  const rows = ['| R15 attack | heap used MiB | RSS MiB | compiled documents held, estimated bytes | evicted | executions (engine/reason) |', '|---|---|---|---|---|---|'];
+  const rows = [
+    '| R15 attack | heap used MiB | RSS MiB | compiled documents held, estimated bytes | evicted | executions (engine/reason) |',
+    '|---|---|---|---|---|---|',
+  ];
   const r0 = await read();
   const a = await send(Array.from({ length: once }, (_, i) => documentFor(`r15-${run}-once-${i}`)));
   const r1 = await read();

@@ -88,7 +88,8 @@ function firstOf(m: any): string {
   if (m.closed) return `socket closed ${m.closed}`;
   if (m.timeout) return 'nothing within the wait';
   const errors = m.type === 'error' ? m.payload : m.payload?.errors;
-  if (errors?.length) return `${m.type === 'error' ? 'error' : 'result'} ${errors.map((e: any) => [e.extensions?.code, e.extensions?.limit].filter(Boolean).join(' ')).join(', ')}`;
+  if (errors?.length)
+    return `${m.type === 'error' ? 'error' : 'result'} ${errors.map((e: any) => [e.extensions?.code, e.extensions?.limit].filter(Boolean).join(' ')).join(', ')}`;
   const v = m.payload?.data?.volumeChanged;
   if (!v) return m.type;
   const omitted = (v.omittedBackends ?? []).map((o: any) => `${o.backend.id} ${o.reason}${o.code ? `/${o.code}` : ''}`);
@@ -96,10 +97,20 @@ function firstOf(m: any): string {
 }
 
 /** Sends `perSocket` subscriptions on each of `sockets` sockets; counts what they got. */
-async function flood(wsUrl: string, sockets: number, perSocket: number, id: (s: number, i: number) => string, query: string, held: Socket[]): Promise<string> {
+async function flood(
+  wsUrl: string,
+  sockets: number,
+  perSocket: number,
+  id: (s: number, i: number) => string,
+  query: string,
+  held: Socket[],
+): Promise<string> {
   const got = new Map<string, number>();
   for (let s = 0; s < sockets; s++) {
-    const c = await open(wsUrl, { 'X-Nomad-Token-nomad-east': EAST, 'X-Nomad-Token': `junk-${s}-${Math.random().toString(36).slice(2)}` });
+    const c = await open(wsUrl, {
+      'X-Nomad-Token-nomad-east': EAST,
+      'X-Nomad-Token': `junk-${s}-${Math.random().toString(36).slice(2)}`,
+    });
     if (typeof c === 'string') {
       got.set(`socket refused: ${c}`, (got.get(`socket refused: ${c}`) ?? 0) + 1);
       continue;
@@ -127,38 +138,79 @@ export async function replayWsAttacks(base = 'http://127.0.0.1:4000'): Promise<A
     const before = await rssMiB(base);
     const longIds = await flood(wsUrl, 20, 100, (s, i) => `${s}-${i}-${'x'.repeat(60_000)}`, SUB, held);
     const afterLong = await rssMiB(base);
-    rows.push({ attack: 'R1 20 sockets × 100 subscriptions with 60 KB ids, valid nomad-east token + junk X-Nomad-Token', got: `${longIds}${before !== undefined ? `; RSS ${before} → ${afterLong} MiB` : ''}` });
+    rows.push({
+      attack: 'R1 20 sockets × 100 subscriptions with 60 KB ids, valid nomad-east token + junk X-Nomad-Token',
+      got: `${longIds}${before !== undefined ? `; RSS ${before} → ${afterLong} MiB` : ''}`,
+    });
     release();
     const padded = `${SUB}\n#${'p'.repeat(16_000)}`;
     const legal = await flood(wsUrl, 20, 100, (s, i) => `${s}-${i}-`.padEnd(128, 'y'), padded, held);
-    rows.push({ attack: 'R1 the same with 128-character ids and 16 KB queries (the largest allowed)', got: `${legal}${before !== undefined ? `; RSS ${await rssMiB(base)} MiB` : ''}` });
+    rows.push({
+      attack: 'R1 the same with 128-character ids and 16 KB queries (the largest allowed)',
+      got: `${legal}${before !== undefined ? `; RSS ${await rssMiB(base)} MiB` : ''}`,
+    });
     release();
     await new Promise((r) => setTimeout(r, 1_000));
     const small = await flood(wsUrl, 20, 100, (s, i) => `${s}-${i}`, SUB, held);
-    rows.push({ attack: 'R1 the same with small subscriptions (one valid token, a new junk token per socket)', got: `${small}${before !== undefined ? `; RSS ${await rssMiB(base)} MiB` : ''}` });
+    rows.push({
+      attack: 'R1 the same with small subscriptions (one valid token, a new junk token per socket)',
+      got: `${small}${before !== undefined ? `; RSS ${await rssMiB(base)} MiB` : ''}`,
+    });
     release();
 
     const started = performance.now();
     const alone = await open(wsUrl, { 'X-Auth-Token': 'gAAAAAgarbage-keystone-token' });
-    if (typeof alone === 'string') rows.push({ attack: 'R2 garbage Keystone token, volumeChanged(filter: { backends: ["openstack"] })', got: alone });
+    if (typeof alone === 'string')
+      rows.push({
+        attack: 'R2 garbage Keystone token, volumeChanged(filter: { backends: ["openstack"] })',
+        got: alone,
+      });
     else {
       held.push(alone);
-      alone.ws.send(JSON.stringify({ id: 'r2', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["openstack"] }) { type } }' } }));
+      alone.ws.send(
+        JSON.stringify({
+          id: 'r2',
+          type: 'subscribe',
+          payload: { query: 'subscription { volumeChanged(filter: { backends: ["openstack"] }) { type } }' },
+        }),
+      );
       const got = firstOf(await alone.next('r2', 30_000));
-      rows.push({ attack: 'R2 garbage Keystone token, volumeChanged(filter: { backends: ["openstack"] })', got: `${got} after ${Math.round(performance.now() - started)} ms` });
+      rows.push({
+        attack: 'R2 garbage Keystone token, volumeChanged(filter: { backends: ["openstack"] })',
+        got: `${got} after ${Math.round(performance.now() - started)} ms`,
+      });
     }
-    const both = await open(wsUrl, { 'X-Auth-Token': 'gAAAAAgarbage-keystone-token', 'X-Nomad-Token-nomad-east': EAST, 'X-Nomad-Token-nomad-west': WEST });
+    const both = await open(wsUrl, {
+      'X-Auth-Token': 'gAAAAAgarbage-keystone-token',
+      'X-Nomad-Token-nomad-east': EAST,
+      'X-Nomad-Token-nomad-west': WEST,
+    });
     if (typeof both !== 'string') {
       held.push(both);
       both.ws.send(JSON.stringify({ id: 'r2b', type: 'subscribe', payload: { query: OMITTED } }));
-      rows.push({ attack: 'R2 garbage Keystone token with valid Nomad tokens, all backends', got: firstOf(await both.next('r2b', 30_000)) });
+      rows.push({
+        attack: 'R2 garbage Keystone token with valid Nomad tokens, all backends',
+        got: firstOf(await both.next('r2b', 30_000)),
+      });
     }
 
     const r3 = await open(wsUrl, { 'X-Nomad-Token': WEST });
     if (typeof r3 !== 'string') {
       held.push(r3);
-      r3.ws.send(JSON.stringify({ id: 'r3', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["nomad-east", "nomad-west"] }) { type omittedBackends { backend { id } reason code } } }' } }));
-      rows.push({ attack: 'R3 generic X-Nomad-Token valid on nomad-west only, both clusters', got: firstOf(await r3.next('r3', 30_000)) });
+      r3.ws.send(
+        JSON.stringify({
+          id: 'r3',
+          type: 'subscribe',
+          payload: {
+            query:
+              'subscription { volumeChanged(filter: { backends: ["nomad-east", "nomad-west"] }) { type omittedBackends { backend { id } reason code } } }',
+          },
+        }),
+      );
+      rows.push({
+        attack: 'R3 generic X-Nomad-Token valid on nomad-west only, both clusters',
+        got: firstOf(await r3.next('r3', 30_000)),
+      });
     }
   } finally {
     release();

@@ -18,7 +18,14 @@
  * (status, headers, body, what `didEncounterErrors` is told), `test/gateway/execution-engines.test.ts`
  * the gateway's.
  */
-import { HeaderMap, type BaseContext, type GraphQLRequestContext, type GraphQLRequestContextDidEncounterErrors, type GraphQLResponse, type HTTPGraphQLHead } from '@apollo/server';
+import {
+  HeaderMap,
+  type BaseContext,
+  type GraphQLRequestContext,
+  type GraphQLRequestContextDidEncounterErrors,
+  type GraphQLResponse,
+  type HTTPGraphQLHead,
+} from '@apollo/server';
 import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ErrorCode } from '../../adapters/contract/errors';
 import { internalError } from '../../adapters/contract/graphql-errors';
@@ -39,7 +46,11 @@ function isHead(x: unknown): x is Partial<HTTPGraphQLHead> {
 }
 
 /** `result` as the response Apollo would send for its own execution of the request `rc`. */
-export async function apolloResponse<C extends BaseContext>(rc: GraphQLRequestContext<C>, result: ExecutionResult, o: ApolloResponseOptions<C>): Promise<GraphQLResponse> {
+export async function apolloResponse<C extends BaseContext>(
+  rc: GraphQLRequestContext<C>,
+  result: ExecutionResult,
+  o: ApolloResponseOptions<C>,
+): Promise<GraphQLResponse> {
   const http: HTTPGraphQLHead = { status: undefined, headers: new HeaderMap() };
   const errors = result.errors;
   // As it is: a copy with `errors` added after the spread would be a shape V8 keeps through scavenges.

@@ -81,7 +81,10 @@ export class CompiledDocuments<T extends object, A> {
       if (reason === 'evict') onEvict?.();
     };
     this.#kept = new LRUCache<string, T>({ maxSize: maxBytes, dispose });
-    this.#seen = new LRUCache<string, number>({ maxSize: SIGHTINGS_MAX_BYTES, sizeCalculation: (_n, key) => SIGHTING_ENTRY_BYTES + 2 * key.length });
+    this.#seen = new LRUCache<string, number>({
+      maxSize: SIGHTINGS_MAX_BYTES,
+      sizeCalculation: (_n, key) => SIGHTING_ENTRY_BYTES + 2 * key.length,
+    });
   }
 
   /**
@@ -121,6 +124,11 @@ export class CompiledDocuments<T extends object, A> {
   }
 
   stats(): CompiledDocumentsStats {
-    return { documents: this.#kept.size, bytes: this.#kept.calculatedSize, trustedDocuments: this.#trustedKept.size, trustedBytes: this.#trustedBytes };
+    return {
+      documents: this.#kept.size,
+      bytes: this.#kept.calculatedSize,
+      trustedDocuments: this.#trustedKept.size,
+      trustedBytes: this.#trustedBytes,
+    };
   }
 }

@@ -29,11 +29,30 @@
  * `didEncounterErrors` is called with the errors of a compiled request through the option of the
  * same name (Apollo calls no plugin's for a response a plugin gives).
  */
-import type { ApolloServerPlugin, BaseContext, GraphQLRequestContextResponseForOperation, GraphQLRequestListener } from '@apollo/server';
-import { BREAK, getVariableValues, GraphQLError, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type {
+  ApolloServerPlugin,
+  BaseContext,
+  GraphQLRequestContextResponseForOperation,
+  GraphQLRequestListener,
+} from '@apollo/server';
+import {
+  BREAK,
+  getVariableValues,
+  GraphQLError,
+  visit,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
 import { setFlagsFromString } from 'node:v8';
-import { CompiledDocuments, NOT_YET, type CompiledDocumentsOptions, type CompiledDocumentsStats, type CompiledEntry } from './compiled-documents';
+import {
+  CompiledDocuments,
+  NOT_YET,
+  type CompiledDocumentsOptions,
+  type CompiledDocumentsStats,
+  type CompiledEntry,
+} from './compiled-documents';
 import { apolloResponse, type ApolloResponseOptions } from './apollo-response';
 
 /** How queries and mutations are executed: `compiled` (graphql-jit) or `graphql-js`. */
@@ -79,18 +98,29 @@ export function estimatedBytes(generatedChars: number | undefined, document: Doc
 }
 
 /** The operation compiled, with its estimated size; a marker when it cannot run compiled. */
-function compileFor(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, text: string): CompiledEntry<Compiled> {
+function compileFor(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  text: string,
+): CompiledEntry<Compiled> {
   if (hasNestedVariable(document)) return { value: { reason: 'nested-variable' }, bytes: MARKER_BYTES };
   let q: (CompiledQuery | ExecutionResult) & { [GENERATED_SOURCE]?: string };
   try {
-    q = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true, debug: true } as Partial<CompilerOptions>);
+    q = compileQuery(schema, document, operationName, {
+      disablingCapturingStackErrors: true,
+      debug: true,
+    } as Partial<CompilerOptions>);
   } catch {
     return { value: { reason: 'not-compiled' }, bytes: MARKER_BYTES };
   }
   if (!isCompiledQuery(q)) return { value: { reason: 'not-compiled' }, bytes: MARKER_BYTES };
   const generated = q[GENERATED_SOURCE];
   delete q[GENERATED_SOURCE];
-  return { value: q, bytes: estimatedBytes(typeof generated === 'string' ? generated.length : undefined, document, text) };
+  return {
+    value: q,
+    bytes: estimatedBytes(typeof generated === 'string' ? generated.length : undefined, document, text),
+  };
 }
 
 /**
@@ -114,7 +144,10 @@ export function turnOffV8CompilationCache(): void {
  * formats and reports errors (the server's `formatError` and the `didEncounterErrors` of the
  * plugins that must see a compiled request's errors: ./apollo-response.ts).
  */
-export type CompiledExecutionOptions<C extends BaseContext = BaseContext> = Omit<CompiledDocumentsOptions<Compiled, unknown>, 'oversized' | 'compile'> &
+export type CompiledExecutionOptions<C extends BaseContext = BaseContext> = Omit<
+  CompiledDocumentsOptions<Compiled, unknown>,
+  'oversized' | 'compile'
+> &
   ApolloResponseOptions<C> & {
     /** Told, once, how to read what is held (for the metrics' gauges at scrape time). */
     observeHeld?: (stats: () => CompiledDocumentsStats) => void;
@@ -165,7 +198,11 @@ function asGraphQLJsErrors(r: ExecutionResult): ExecutionResult {
  * The Apollo plugin that serves `schema` (the one Apollo Server is given) with compiled execution.
  * Its one request listener is shared by every request: it keeps nothing per request.
  */
-export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, observe: ExecutionObserver = () => undefined, options: CompiledExecutionOptions<C> = {}): ApolloServerPlugin<C> {
+export function compiledExecution<C extends BaseContext>(
+  schema: GraphQLSchema,
+  observe: ExecutionObserver = () => undefined,
+  options: CompiledExecutionOptions<C> = {},
+): ApolloServerPlugin<C> {
   const documents = new CompiledDocuments<Compiled, { document: DocumentNode; source: string }>({
     ...options,
     compile: (rc, name) => compileFor(schema, rc.document, name, rc.source),
@@ -188,7 +225,11 @@ export function compiledExecution<C extends BaseContext>(schema: GraphQLSchema, 
     if (isNotCompiled(c)) return interpreted(c.reason);
     const vars = rc.request.variables;
     // Variables that do not coerce: Apollo's execution refuses them (BAD_USER_INPUT, 400), uncounted as before.
-    if (rc.operation.variableDefinitions?.length && getVariableValues(schema, rc.operation.variableDefinitions, vars ?? {}, { maxErrors: 50 }).errors) return null;
+    if (
+      rc.operation.variableDefinitions?.length &&
+      getVariableValues(schema, rc.operation.variableDefinitions, vars ?? {}, { maxErrors: 50 }).errors
+    )
+      return null;
     observe('compiled');
     return c.query(undefined, rc.contextValue, vars);
   };

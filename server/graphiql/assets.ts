@@ -76,7 +76,12 @@ function acceptsGzip(req: IncomingMessage): boolean {
 }
 
 /** Answers a request for `name` (already stripped of the assets path). */
-export function serveAsset(assets: LoadedAssets | undefined, name: string, req: IncomingMessage, res: ServerResponse): void {
+export function serveAsset(
+  assets: LoadedAssets | undefined,
+  name: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const asset = assets?.files.get(name);
   if (!asset) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });

@@ -40,7 +40,9 @@ export const DEFAULT_HEADERS = ((): string => {
   });
   const last = lines.length - 1;
   if (last >= 0) lines[last] = lines[last]!.replace(/,$/, '');
-  return ['{', '  // Your credentials pass through to the backends: uncomment what you need.', ...lines, '}'].join('\n');
+  return ['{', '  // Your credentials pass through to the backends: uncomment what you need.', ...lines, '}'].join(
+    '\n',
+  );
 })();
 
 export const DEFAULT_QUERY = `# The gateway's backends. Ctrl-Enter runs, Ctrl-Space completes.
@@ -83,7 +85,12 @@ export function createGraphiQLHandler(options: GraphiQLHandlerOptions = {}): Gra
   const assets = loadAssets(options.assetsDir ?? defaultAssetsDir());
   const tabs = options.tabs ?? readmeTabs(options.readmePath ?? defaultReadmePath(), defaultHeaders);
   const html = assets
-    ? renderPage({ title, assetsPath, manifest: assets.manifest, config: { endpointPath, defaultQuery: options.defaultQuery ?? DEFAULT_QUERY, defaultHeaders, tabs } })
+    ? renderPage({
+        title,
+        assetsPath,
+        manifest: assets.manifest,
+        config: { endpointPath, defaultQuery: options.defaultQuery ?? DEFAULT_QUERY, defaultHeaders, tabs },
+      })
     : notBuiltPage(title);
   const page = Buffer.from(html, 'utf8');
 

@@ -34,10 +34,18 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function renderPage(o: { title: string; assetsPath: string; manifest: GraphiQLManifest; config: Omit<PageConfig, 'workers'> }): string {
+export function renderPage(o: {
+  title: string;
+  assetsPath: string;
+  manifest: GraphiQLManifest;
+  config: Omit<PageConfig, 'workers'>;
+}): string {
   const url = (file: string): string => `${o.assetsPath}/${file}`;
   const { files } = o.manifest;
-  const config: PageConfig = { ...o.config, workers: { editor: url(files.editorWorker), json: url(files.jsonWorker), graphql: url(files.graphqlWorker) } };
+  const config: PageConfig = {
+    ...o.config,
+    workers: { editor: url(files.editorWorker), json: url(files.jsonWorker), graphql: url(files.graphqlWorker) },
+  };
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 
 export function packageRoot(): string {
   const candidates = [join(__dirname, '..', '..'), join(__dirname, '..', '..', '..')];
-  const found = candidates.find((dir) => existsSync(join(dir, 'package.json')) && (existsSync(join(dir, 'server')) || existsSync(join(dir, 'dist'))));
+  const found = candidates.find(
+    (dir) =>
+      existsSync(join(dir, 'package.json')) && (existsSync(join(dir, 'server')) || existsSync(join(dir, 'dist'))),
+  );
   return found ?? candidates[0]!;
 }
 

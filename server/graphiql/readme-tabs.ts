@@ -27,14 +27,21 @@ function nameOperation(query: string, op: OperationDefinitionNode, taken: Set<st
   const fields = op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s] : []));
   const names = fields.map((f) => pascal(f.name.value));
   // One root field: its distinguishing arguments tell two `volumes` tabs apart (`VolumesByFilter`).
-  const args = fields.length === 1 ? (fields[0]!.arguments ?? []).map((a) => a.name.value).filter((a) => !INCIDENTAL_ARGS.has(a)) : [];
-  const base = names.length <= 1 ? `${names[0] ?? pascal(op.operation)}${args.length > 0 ? `By${args.map(pascal).join('And')}` : ''}` : `${names.slice(0, -1).join('')}And${names.at(-1)}`;
+  const args =
+    fields.length === 1
+      ? (fields[0]!.arguments ?? []).map((a) => a.name.value).filter((a) => !INCIDENTAL_ARGS.has(a))
+      : [];
+  const base =
+    names.length <= 1
+      ? `${names[0] ?? pascal(op.operation)}${args.length > 0 ? `By${args.map(pascal).join('And')}` : ''}`
+      : `${names.slice(0, -1).join('')}And${names.at(-1)}`;
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
   taken.add(name);
   const start = op.loc.start;
   // `{ ... }` shorthand has no keyword; otherwise the name goes right after the keyword.
-  if (op.loc.startToken.kind === TokenKind.BRACE_L) return `${query.slice(0, start)}query ${name} ${query.slice(start)}`;
+  if (op.loc.startToken.kind === TokenKind.BRACE_L)
+    return `${query.slice(0, start)}query ${name} ${query.slice(start)}`;
   const afterKeyword = start + op.operation.length;
   // `mutation ($id: ID!)` becomes `mutation CreateVolumeSnapshot($id: ID!)`.
   return `${query.slice(0, afterKeyword)} ${name}${query.slice(afterKeyword).replace(/^ +\(/, '(')}`;
@@ -59,7 +66,9 @@ export function tabsFromMarkdown(markdown: string, headers?: string): GraphiQLTa
     let query = text;
     let variables: string | undefined;
     try {
-      const ops = parse(text).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+      const ops = parse(text).definitions.filter(
+        (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+      );
       if (ops.length === 1) {
         variables = variablesFor(ops[0]!, text);
         query = nameOperation(text, ops[0]!, taken);

@@ -18,7 +18,13 @@ export class BodyTooLargeError extends EdgeError {
     limit: number,
     readonly close: boolean,
   ) {
-    super(EdgeErrorCode.PayloadTooLarge, 413, `request body exceeds ${limit} bytes`, { maxBodyBytes: limit }, close ? { connection: 'close' } : {});
+    super(
+      EdgeErrorCode.PayloadTooLarge,
+      413,
+      `request body exceeds ${limit} bytes`,
+      { maxBodyBytes: limit },
+      close ? { connection: 'close' } : {},
+    );
   }
 }
 
@@ -74,7 +80,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       if (!over) chunks.push(c);
     };
     req.on('data', onData);
-    req.on('end', () => (over ? reject(new BodyTooLargeError(limit, false)) : resolve(Buffer.concat(chunks).toString('utf8'))));
+    req.on('end', () =>
+      over ? reject(new BodyTooLargeError(limit, false)) : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
     // A client that hangs up or breaks the framing mid-body is not a gateway failure to log.
     req.on('error', () => reject(new EdgeError(EdgeErrorCode.BadRequest, 400, 'the request body could not be read')));
   });

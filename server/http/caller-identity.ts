@@ -29,7 +29,6 @@ export interface CallerIdentity {
   hasCredentials: boolean;
 }
 
-
 const fingerprintKey = randomBytes(32);
 
 /** As server/credentials.ts reads a header: the first value, trimmed; empty means not sent. */
@@ -59,7 +58,10 @@ export function addressBucket(address: string): string {
   const h = head === '' ? [] : head.split(':');
   const t = tail === undefined || tail === '' ? [] : tail.split(':');
   const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /**
@@ -71,7 +73,10 @@ export function clientAddress(headers: PlainHeaders, peer: string | undefined, t
   const direct = peer ?? 'unknown';
   if (trustProxyHops <= 0) return direct;
   const raw = headers['x-forwarded-for'];
-  const list = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = (Array.isArray(raw) ? raw.join(',') : (raw ?? ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const chain = [...list, direct];
   return chain[Math.max(0, chain.length - 1 - trustProxyHops)]!;
 }
@@ -80,5 +85,10 @@ export function callerIdentity(headers: PlainHeaders, peer: string | undefined, 
   const address = clientAddress(headers, peer, trustProxyHops);
   const addressKey = `addr:${addressBucket(address)}`;
   const fp = credentialFingerprint(headers);
-  return { callerKey: fp === undefined ? addressKey : `cred:${fp}`, addressKey, address, hasCredentials: fp !== undefined };
+  return {
+    callerKey: fp === undefined ? addressKey : `cred:${fp}`,
+    addressKey,
+    address,
+    hasCredentials: fp !== undefined,
+  };
 }

@@ -8,23 +8,40 @@
 import type { Socket } from 'node:net';
 import { EdgeError, EdgeErrorCode } from './errors';
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /** The edge error for a client error's code. */
 export function clientErrorFor(code: string | undefined, maxHeaderBytes: number): EdgeError {
-  if (code === 'HPE_HEADER_OVERFLOW') return new EdgeError(EdgeErrorCode.HeadersTooLarge, 431, `request headers exceed ${maxHeaderBytes} bytes`, { maxHeaderBytes });
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') return new EdgeError(EdgeErrorCode.RequestTimeout, 408, 'the request did not arrive in time');
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return new EdgeError(EdgeErrorCode.HeadersTooLarge, 431, `request headers exceed ${maxHeaderBytes} bytes`, {
+      maxHeaderBytes,
+    });
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT')
+    return new EdgeError(EdgeErrorCode.RequestTimeout, 408, 'the request did not arrive in time');
   return new EdgeError(EdgeErrorCode.BadRequest, 400, 'malformed HTTP request');
 }
 
 /** A TLS handshake's failure (Node's `ERR_TLS_*`, OpenSSL's `ERR_SSL_*`). */
-const isTlsHandshakeError = (err: NodeJS.ErrnoException): boolean => typeof err.code === 'string' && (err.code.startsWith('ERR_TLS_') || err.code.startsWith('ERR_SSL_'));
+const isTlsHandshakeError = (err: NodeJS.ErrnoException): boolean =>
+  typeof err.code === 'string' && (err.code.startsWith('ERR_TLS_') || err.code.startsWith('ERR_SSL_'));
 
 /** The `clientError` listener. */
-export function answerClientError(maxHeaderBytes: number, onRefused?: (err: EdgeError) => void): (err: NodeJS.ErrnoException, socket: Socket) => void {
+export function answerClientError(
+  maxHeaderBytes: number,
+  onRefused?: (err: EdgeError) => void,
+): (err: NodeJS.ErrnoException, socket: Socket) => void {
   return (err, socket) => {
     // Reset, already answered, or no TLS session to speak HTTP in: nothing to say, nobody to say it to.
-    if (err.code === 'ECONNRESET' || isTlsHandshakeError(err) || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    if (
+      err.code === 'ECONNRESET' ||
+      isTlsHandshakeError(err) ||
+      !socket.writable ||
+      (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
+    ) {
       socket.destroy();
       return;
     }

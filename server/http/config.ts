@@ -4,7 +4,20 @@
  * setting. docs/configuration.md, section "HTTP edge", lists them.
  */
 import { origins } from '../config-values';
-import { boolean, ConfigError, decimal, defaultsOf, integer, pickValue, readGroup, setting, settingName, STRICT_BOOLEAN, text, type SettingValues } from '../../adapters/contract/settings';
+import {
+  boolean,
+  ConfigError,
+  decimal,
+  defaultsOf,
+  integer,
+  pickValue,
+  readGroup,
+  setting,
+  settingName,
+  STRICT_BOOLEAN,
+  text,
+  type SettingValues,
+} from '../../adapters/contract/settings';
 import type { LimitTier } from '../../domain/caller-limiter';
 import { TrustedDocuments, TrustedDocumentsError } from './trusted-documents';
 
@@ -41,21 +54,41 @@ export interface HttpEdgeOptions {
 
 /** One tier of per-caller limits, with its variables' prefix and its defaults. */
 const tier = (env: string, who: string, d: LimitTier) => ({
-  requestsPerSecond: setting({ env: `${env}_RPS`, rule: decimal(0, 1_000_000), default: d.requestsPerSecond, doc: `Sustained requests per second of ${who} (token bucket refill; decimals allowed; 0 = no rate limit).` }),
-  burst: setting({ env: `${env}_BURST`, rule: integer(1, 10_000_000), default: d.burst, doc: `Requests ${who} may send at once above that rate (bucket size).` }),
-  maxInFlight: setting({ env: `${env}_IN_FLIGHT`, rule: integer(0, 1_000_000), default: d.maxInFlight, doc: `Requests of ${who} being served at once (0 = no cap).` }),
+  requestsPerSecond: setting({
+    env: `${env}_RPS`,
+    rule: decimal(0, 1_000_000),
+    default: d.requestsPerSecond,
+    doc: `Sustained requests per second of ${who} (token bucket refill; decimals allowed; 0 = no rate limit).`,
+  }),
+  burst: setting({
+    env: `${env}_BURST`,
+    rule: integer(1, 10_000_000),
+    default: d.burst,
+    doc: `Requests ${who} may send at once above that rate (bucket size).`,
+  }),
+  maxInFlight: setting({
+    env: `${env}_IN_FLIGHT`,
+    rule: integer(0, 1_000_000),
+    default: d.maxInFlight,
+    doc: `Requests of ${who} being served at once (0 = no cap).`,
+  }),
 });
 
 const strict = boolean(STRICT_BOOLEAN);
 
 /** The `http` group. */
 export const HTTP_SETTINGS = {
-  maxHeaderBytes: setting({ env: 'MAX_HEADER_BYTES', rule: integer(1024, 1_048_576), default: 16_384, doc: 'Largest request head (request line and headers) in bytes; 431 above.' }),
+  maxHeaderBytes: setting({
+    env: 'MAX_HEADER_BYTES',
+    rule: integer(1024, 1_048_576),
+    default: 16_384,
+    doc: 'Largest request head (request line and headers) in bytes; 431 above.',
+  }),
   headersTimeoutMs: setting({
     env: 'HEADERS_TIMEOUT_MS',
     rule: integer(100, 600_000),
     default: 10_000,
-    doc: 'Longest time a client may take to send a request head (request line and headers), from its first byte (or the connection\'s start), ms; then 408 and the connection is closed.',
+    doc: "Longest time a client may take to send a request head (request line and headers), from its first byte (or the connection's start), ms; then 408 and the connection is closed.",
   }),
   requestTimeoutMs: setting({
     env: 'REQUEST_TIMEOUT_MS',
@@ -78,17 +111,50 @@ export const HTTP_SETTINGS = {
   }),
   rateLimit: {
     caller: tier('RATE_LIMIT_CALLER', 'one caller', { requestsPerSecond: 200, burst: 1000, maxInFlight: 64 }),
-    address: tier('RATE_LIMIT_ADDRESS', 'all callers from one client address together', { requestsPerSecond: 1000, burst: 5000, maxInFlight: 256 }),
-    maxTracked: setting({ env: 'RATE_LIMIT_MAX_TRACKED', rule: integer(100, 10_000_000), default: 50_000, doc: 'Most callers and addresses tracked at once.' }),
+    address: tier('RATE_LIMIT_ADDRESS', 'all callers from one client address together', {
+      requestsPerSecond: 1000,
+      burst: 5000,
+      maxInFlight: 256,
+    }),
+    maxTracked: setting({
+      env: 'RATE_LIMIT_MAX_TRACKED',
+      rule: integer(100, 10_000_000),
+      default: 50_000,
+      doc: 'Most callers and addresses tracked at once.',
+    }),
   },
   cors: {
-    origins: setting({ env: 'CORS_ORIGINS', rule: origins, default: [] as string[], doc: 'Origins allowed to call from a browser (`https://app.example.com`), or `*` for any; one list with WS_ALLOWED_ORIGINS, for every transport (CORS headers, graphql-ws, SSE and multipart streams). None in either: CORS off. Env: comma-separated.' }),
-    credentials: setting({ env: 'CORS_CREDENTIALS', rule: strict, default: false, doc: 'Let browsers send cookies/HTTP auth cross-origin (Access-Control-Allow-Credentials); not with `*`.' }),
-    maxAgeSeconds: setting({ env: 'CORS_MAX_AGE_SECONDS', rule: integer(0, 86_400), default: 600, doc: 'How long browsers may cache a preflight answer, in seconds.' }),
+    origins: setting({
+      env: 'CORS_ORIGINS',
+      rule: origins,
+      default: [] as string[],
+      doc: 'Origins allowed to call from a browser (`https://app.example.com`), or `*` for any; one list with WS_ALLOWED_ORIGINS, for every transport (CORS headers, graphql-ws, SSE and multipart streams). None in either: CORS off. Env: comma-separated.',
+    }),
+    credentials: setting({
+      env: 'CORS_CREDENTIALS',
+      rule: strict,
+      default: false,
+      doc: 'Let browsers send cookies/HTTP auth cross-origin (Access-Control-Allow-Credentials); not with `*`.',
+    }),
+    maxAgeSeconds: setting({
+      env: 'CORS_MAX_AGE_SECONDS',
+      rule: integer(0, 86_400),
+      default: 600,
+      doc: 'How long browsers may cache a preflight answer, in seconds.',
+    }),
   },
   trustedDocuments: {
-    path: setting({ env: 'TRUSTED_DOCUMENTS', rule: text({ trim: true, message: 'must be the path of a persisted query manifest' }), doc: 'Path of a persisted-operation manifest; with it only listed documents run. None: any document is served.' }),
-    requireId: setting({ env: 'TRUSTED_DOCUMENTS_REQUIRE_ID', rule: strict, default: false, doc: 'Refuse free-form `query` text even when it is in the list: clients must name it by id.' }),
+    path: setting({
+      env: 'TRUSTED_DOCUMENTS',
+      rule: text({ trim: true, message: 'must be the path of a persisted query manifest' }),
+      doc: 'Path of a persisted-operation manifest; with it only listed documents run. None: any document is served.',
+    }),
+    requireId: setting({
+      env: 'TRUSTED_DOCUMENTS_REQUIRE_ID',
+      rule: strict,
+      default: false,
+      doc: 'Refuse free-form `query` text even when it is in the list: clients must name it by id.',
+    }),
   },
 } as const;
 
@@ -127,24 +193,39 @@ export function resolveHttpEdgeOptions(o: HttpEdgeOptions = {}): HttpEdgeConfig 
 export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, unknown>): HttpEdgeConfig {
   const src = { env, file: file.http, path: 'http', strict: true };
   const v = readGroup(HTTP_SETTINGS, src);
-  if (v.cors.credentials && v.cors.origins.includes('*')) throw new ConfigError(settingName(HTTP_SETTINGS, 'cors.credentials', src), 'cannot be true with the origin "*": list the origins (browsers refuse credentials with a wildcard)');
+  if (v.cors.credentials && v.cors.origins.includes('*'))
+    throw new ConfigError(
+      settingName(HTTP_SETTINGS, 'cors.credentials', src),
+      'cannot be true with the origin "*": list the origins (browsers refuse credentials with a wildcard)',
+    );
   if (v.trustedDocuments.requireId && v.trustedDocuments.path === undefined) {
     // Asking for ids only without the list would serve every document: an allowlist believed on.
-    throw new ConfigError(settingName(HTTP_SETTINGS, 'trustedDocuments.requireId', src), `is true, but ${HTTP_SETTINGS.trustedDocuments.path.env} (file: http.trustedDocuments.path) is not set: without the list every document is served`);
+    throw new ConfigError(
+      settingName(HTTP_SETTINGS, 'trustedDocuments.requireId', src),
+      `is true, but ${HTTP_SETTINGS.trustedDocuments.path.env} (file: http.trustedDocuments.path) is not set: without the list every document is served`,
+    );
   }
   let trustedDocuments: TrustedDocumentsConfig | undefined;
   if (v.trustedDocuments.path !== undefined) {
     try {
-      trustedDocuments = { documents: TrustedDocuments.fromFile(v.trustedDocuments.path), requireId: v.trustedDocuments.requireId };
+      trustedDocuments = {
+        documents: TrustedDocuments.fromFile(v.trustedDocuments.path),
+        requireId: v.trustedDocuments.requireId,
+      };
     } catch (err) {
-      if (err instanceof TrustedDocumentsError) throw new ConfigError(settingName(HTTP_SETTINGS, 'trustedDocuments.path', src), err.message);
+      if (err instanceof TrustedDocumentsError)
+        throw new ConfigError(settingName(HTTP_SETTINGS, 'trustedDocuments.path', src), err.message);
       throw err;
     }
   }
   const requestTimeout = pickValue(HTTP_SETTINGS.requestTimeoutMs, 'requestTimeoutMs', src);
   // Not given: the default, raised to the headers timeout. Node refuses a head deadline past the whole request's.
-  const requestTimeoutMs = requestTimeout.value === undefined || requestTimeout.value === null ? Math.max(D.requestTimeoutMs, v.headersTimeoutMs) : v.requestTimeoutMs;
-  if (requestTimeoutMs < v.headersTimeoutMs) throw new ConfigError(requestTimeout.setting, `must be at least the headers timeout (${v.headersTimeoutMs} ms)`);
+  const requestTimeoutMs =
+    requestTimeout.value === undefined || requestTimeout.value === null
+      ? Math.max(D.requestTimeoutMs, v.headersTimeoutMs)
+      : v.requestTimeoutMs;
+  if (requestTimeoutMs < v.headersTimeoutMs)
+    throw new ConfigError(requestTimeout.setting, `must be at least the headers timeout (${v.headersTimeoutMs} ms)`);
   return {
     maxHeaderBytes: v.maxHeaderBytes,
     headersTimeoutMs: v.headersTimeoutMs,

@@ -54,12 +54,20 @@ export function capConnectionsPerAddress(server: Server, o: ConnectionCapOptions
 }
 
 function refuse(socket: Socket, n: number, onRefused?: (err: EdgeError) => void): void {
-  const e = new EdgeError(EdgeErrorCode.TooManyConnections, 429, `this client address has ${n} connections open, the most allowed (MAX_CONNECTIONS_PER_ADDRESS)`, {}, { 'retry-after': '5' });
+  const e = new EdgeError(
+    EdgeErrorCode.TooManyConnections,
+    429,
+    `this client address has ${n} connections open, the most allowed (MAX_CONNECTIONS_PER_ADDRESS)`,
+    {},
+    { 'retry-after': '5' },
+  );
   onRefused?.(e);
   const body = JSON.stringify(e.toBody());
   // Whatever the client sends is discarded; the answer goes out, then the socket is closed.
   socket.on('error', () => socket.destroy());
   socket.resume();
-  socket.end(`HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 5\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 5\r\nconnection: close\r\n\r\n${body}`,
+  );
   setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }

@@ -28,7 +28,10 @@ export interface CorsPolicy {
 }
 
 /** @param c credentials and preflight cache time (its `origins` are in `origins`) @param origins the origin rule, whose listed origins get CORS headers */
-export function createCorsPolicy(c: Pick<CorsConfig, 'credentials' | 'maxAgeSeconds'>, origins: OriginRule): CorsPolicy {
+export function createCorsPolicy(
+  c: Pick<CorsConfig, 'credentials' | 'maxAgeSeconds'>,
+  origins: OriginRule,
+): CorsPolicy {
   const any = origins.wildcard;
   return {
     handle(req, res) {
@@ -51,7 +54,9 @@ export function createCorsPolicy(c: Pick<CorsConfig, 'credentials' | 'maxAgeSeco
         .filter((h) => ALLOWED_HEADER.test(h));
       res.writeHead(204, {
         'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': [...new Set(['content-type', 'x-request-id', 'apollo-require-preflight', ...CREDENTIAL_HEADERS, ...asked])].join(', '),
+        'access-control-allow-headers': [
+          ...new Set(['content-type', 'x-request-id', 'apollo-require-preflight', ...CREDENTIAL_HEADERS, ...asked]),
+        ].join(', '),
         'access-control-max-age': String(c.maxAgeSeconds),
         'content-length': '0',
       });

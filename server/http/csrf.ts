@@ -15,5 +15,7 @@ export const APOLLO_PREFLIGHT_HEADERS: readonly string[] = ['x-apollo-operation-
  * (`credentialHeaderNames`, server/credentials.ts).
  */
 export function csrfPrevention(credentialHeaders: readonly string[]): CSRFPreventionOptions {
-  return { requestHeaders: [...new Set([...APOLLO_PREFLIGHT_HEADERS, ...credentialHeaders.map((h) => h.toLowerCase())])] };
+  return {
+    requestHeaders: [...new Set([...APOLLO_PREFLIGHT_HEADERS, ...credentialHeaders.map((h) => h.toLowerCase())])],
+  };
 }

@@ -62,6 +62,12 @@ export class RateLimitedError extends EdgeError {
   ) {
     const what = limit === 'requestRate' ? 'request rate' : 'number of concurrent requests';
     const whose = scope === 'caller' ? 'this caller' : "this caller's network address";
-    super(EdgeErrorCode.RateLimited, 429, `too many requests: the ${what} of ${whose} is over its limit; retry after ${retryAfterSeconds} s`, { limit, scope, retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
+    super(
+      EdgeErrorCode.RateLimited,
+      429,
+      `too many requests: the ${what} of ${whose} is over its limit; retry after ${retryAfterSeconds} s`,
+      { limit, scope, retryAfterSeconds },
+      { 'retry-after': String(retryAfterSeconds) },
+    );
   }
 }

@@ -14,7 +14,12 @@ import { EdgeError, EdgeErrorCode, RateLimitedError } from './errors';
 import { readParams, writeParams } from './graphql-params';
 import { headerMapOf, sendHTTPGraphQLResponse } from './respond';
 import type { TrustedDocumentsConfig } from './config';
-import { screenOperation, selectsSubscription, SubscriptionOverHttpError, type OperationParams } from './operation-screen';
+import {
+  screenOperation,
+  selectsSubscription,
+  SubscriptionOverHttpError,
+  type OperationParams,
+} from './operation-screen';
 import { extractTraceContext, inOperationSpan } from '../tracing/operation';
 
 export interface GraphQLHttpHandlerOptions {
@@ -33,7 +38,10 @@ export interface GraphQLHttpHandlerOptions {
    */
   streams?: SubscriptionStreams;
   /** Runs the checked request; `signal` aborts when the client goes away. */
-  execute(request: HTTPGraphQLRequest, http: { req: IncomingMessage; signal: AbortSignal }): Promise<HTTPGraphQLResponse>;
+  execute(
+    request: HTTPGraphQLRequest,
+    http: { req: IncomingMessage; signal: AbortSignal },
+  ): Promise<HTTPGraphQLResponse>;
 }
 
 /** What the handler needs of the stream transport (server/streams/). */
@@ -59,7 +67,10 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
       const admission = o.limiter.admit(id);
       if (!admission.ok) {
         // Debug only: a flood of refusals must not become a flood of log lines.
-        o.logger.debug({ limit: admission.limit, scope: admission.scope, address: id.address, credentials: id.hasCredentials }, 'request refused: caller over its limit');
+        o.logger.debug(
+          { limit: admission.limit, scope: admission.scope, address: id.address, credentials: id.hasCredentials },
+          'request refused: caller over its limit',
+        );
         throw new RateLimitedError(admission.limit, admission.scope, admission.retryAfterSeconds);
       }
       res.once('close', admission.release);
@@ -108,8 +119,11 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
     const asEvents = o.streams?.answersAsEvents(req) === true;
     if (asEvents) headers.set('accept', 'application/json');
     // The operation's span, child of the caller's `traceparent` (server/tracing).
-    const result = await inOperationSpan(extractTraceContext(req.headers), 'http', () => o.execute({ method, headers, search, body }, { req, signal: abort.signal }));
-    if (asEvents && (result.status ?? 200) === 200 && result.body.kind === 'complete') return o.streams!.sendResult(res, result.body.string);
+    const result = await inOperationSpan(extractTraceContext(req.headers), 'http', () =>
+      o.execute({ method, headers, search, body }, { req, signal: abort.signal }),
+    );
+    if (asEvents && (result.status ?? 200) === 200 && result.body.kind === 'complete')
+      return o.streams!.sendResult(res, result.body.string);
     // Answers carry the caller's own data: no shared cache may keep them.
     await sendHTTPGraphQLResponse(res, result, { 'cache-control': 'no-store' });
   };

@@ -27,7 +27,12 @@ export function readParams(method: string, body: unknown, search: URLSearchParam
 }
 
 /** The POST body or GET query string carrying `next` instead of the original parameters. */
-export function writeParams(method: string, body: unknown, search: URLSearchParams, next: OperationParams): { body: unknown; search: string } {
+export function writeParams(
+  method: string,
+  body: unknown,
+  search: URLSearchParams,
+  next: OperationParams,
+): { body: unknown; search: string } {
   if (method === 'POST') {
     const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
     for (const name of NAMES) {

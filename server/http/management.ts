@@ -35,11 +35,21 @@ export interface ManagementServer {
 }
 
 /** Starts the management server on `host`:`port` (plain HTTP). @param listener the gateway's request listener */
-export async function listenManagement(listener: RequestListener, http: HttpEdgeConfig, onRefused: (err: EdgeError) => void, host: string, port: number): Promise<ManagementServer> {
+export async function listenManagement(
+  listener: RequestListener,
+  http: HttpEdgeConfig,
+  onRefused: (err: EdgeError) => void,
+  host: string,
+  port: number,
+): Promise<ManagementServer> {
   const server = createHttpServer(managementListener(listener), http, onRefused);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-  return { port: (server.address() as AddressInfo).port, server, close: () => drainHttpServer(server, MANAGEMENT_DRAIN_MS) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    server,
+    close: () => drainHttpServer(server, MANAGEMENT_DRAIN_MS),
+  };
 }

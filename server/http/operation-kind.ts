@@ -34,7 +34,9 @@ export function operationKind(document: string, operationName?: string | null): 
         if (t.kind === TokenKind.NAME) {
           inHead = true;
           const next = lexer.lookahead();
-          pending = OPERATION.has(t.value) ? { kind: t.value as OperationKind, name: next.kind === TokenKind.NAME ? next.value : undefined } : undefined;
+          pending = OPERATION.has(t.value)
+            ? { kind: t.value as OperationKind, name: next.kind === TokenKind.NAME ? next.value : undefined }
+            : undefined;
           continue;
         }
         if (t.kind === TokenKind.BRACE_L) ops.push({ kind: 'query' });

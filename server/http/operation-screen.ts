@@ -23,9 +23,11 @@ export interface OperationParams {
   documentId?: unknown;
 }
 
-
 function persistedHash(extensions: unknown): string | undefined {
-  const pq = typeof extensions === 'object' && extensions !== null ? (extensions as Record<string, unknown>).persistedQuery : undefined;
+  const pq =
+    typeof extensions === 'object' && extensions !== null
+      ? (extensions as Record<string, unknown>).persistedQuery
+      : undefined;
   const hash = typeof pq === 'object' && pq !== null ? (pq as Record<string, unknown>).sha256Hash : undefined;
   return typeof hash === 'string' ? hash : undefined;
 }
@@ -48,26 +50,51 @@ export function screenOperation(params: OperationParams, trusted?: TrustedDocume
   let queryHash: string | undefined;
   const hashOfQuery = (q: string): string => (queryHash ??= sha256Hex(q));
   if (query !== undefined && hash !== undefined && hashOfQuery(query) !== hash) {
-    throw new EdgeError(EdgeErrorCode.PersistedQueryHashMismatch, 400, 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text');
+    throw new EdgeError(
+      EdgeErrorCode.PersistedQueryHashMismatch,
+      400,
+      'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text',
+    );
   }
   if (!trusted) return params;
   const documentId = typeof params.documentId === 'string' && params.documentId !== '' ? params.documentId : undefined;
   if (documentId !== undefined) {
-    if (query !== undefined) throw new EdgeError(EdgeErrorCode.BadRequest, 400, 'send either documentId or query, not both');
+    if (query !== undefined)
+      throw new EdgeError(EdgeErrorCode.BadRequest, 400, 'send either documentId or query, not both');
     const body = trusted.documents.byId(documentId);
-    if (body === undefined) throw new EdgeError(EdgeErrorCode.PersistedQueryNotFound, 400, `no trusted document has the id ${JSON.stringify(documentId.slice(0, 100))}`);
+    if (body === undefined)
+      throw new EdgeError(
+        EdgeErrorCode.PersistedQueryNotFound,
+        400,
+        `no trusted document has the id ${JSON.stringify(documentId.slice(0, 100))}`,
+      );
     const { documentId: _, ...rest } = params;
     return { ...rest, query: body, extensions: withoutPersistedQuery(params.extensions) };
   }
   if (query !== undefined) {
-    if (trusted.requireId) throw new EdgeError(EdgeErrorCode.PersistedQueryIdRequired, 400, 'this gateway serves trusted documents only, by id: send documentId (or extensions.persistedQuery.sha256Hash) instead of query');
-    if (!trusted.documents.hasHash(hashOfQuery(query))) throw new EdgeError(EdgeErrorCode.PersistedQueryNotInList, 400, 'this gateway serves trusted documents only, and this document is not one of them');
+    if (trusted.requireId)
+      throw new EdgeError(
+        EdgeErrorCode.PersistedQueryIdRequired,
+        400,
+        'this gateway serves trusted documents only, by id: send documentId (or extensions.persistedQuery.sha256Hash) instead of query',
+      );
+    if (!trusted.documents.hasHash(hashOfQuery(query)))
+      throw new EdgeError(
+        EdgeErrorCode.PersistedQueryNotInList,
+        400,
+        'this gateway serves trusted documents only, and this document is not one of them',
+      );
     return { ...params, extensions: withoutPersistedQuery(params.extensions) };
   }
   if (hash !== undefined) {
     const body = trusted.documents.byId(hash);
     // 200, as Apollo answers an APQ miss: APQ clients then resend the text, which is checked above.
-    if (body === undefined) throw new EdgeError(EdgeErrorCode.PersistedQueryNotFound, 200, 'PersistedQueryNotFound: no trusted document has this hash');
+    if (body === undefined)
+      throw new EdgeError(
+        EdgeErrorCode.PersistedQueryNotFound,
+        200,
+        'PersistedQueryNotFound: no trusted document has this hash',
+      );
     return { ...params, query: body, extensions: withoutPersistedQuery(params.extensions) };
   }
   // Nothing to run: GraphQL execution answers that the query is missing.
@@ -84,6 +111,10 @@ export function selectsSubscription(params: OperationParams): boolean {
 /** 400 SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP: a subscription asked for as a plain JSON answer. */
 export class SubscriptionOverHttpError extends EdgeError {
   constructor() {
-    super(EdgeErrorCode.SubscriptionOverHttp, 400, 'subscriptions are not served as a JSON answer: ask for a stream (Accept: text/event-stream, or multipart/mixed;subscriptionSpec=1.0) or use graphql-ws');
+    super(
+      EdgeErrorCode.SubscriptionOverHttp,
+      400,
+      'subscriptions are not served as a JSON answer: ask for a stream (Accept: text/event-stream, or multipart/mixed;subscriptionSpec=1.0) or use graphql-ws',
+    );
   }
 }

@@ -17,10 +17,13 @@
 export const ORIGIN_NOT_ALLOWED = 'ORIGIN_NOT_ALLOWED';
 
 /** The message of a refusal, the same on every transport. */
-export const ORIGIN_REFUSAL_MESSAGE = "this browser origin may not use the gateway: it is neither the gateway's own (the request's Host) nor listed in CORS_ORIGINS or WS_ALLOWED_ORIGINS";
+export const ORIGIN_REFUSAL_MESSAGE =
+  "this browser origin may not use the gateway: it is neither the gateway's own (the request's Host) nor listed in CORS_ORIGINS or WS_ALLOWED_ORIGINS";
 
 /** The refusal's body, as the HTTP edge answers its errors (one GraphQL error, no `data`). */
-export const originRefusalBody = (): { errors: Array<{ message: string; extensions: { code: string } }> } => ({ errors: [{ message: ORIGIN_REFUSAL_MESSAGE, extensions: { code: ORIGIN_NOT_ALLOWED } }] });
+export const originRefusalBody = (): { errors: Array<{ message: string; extensions: { code: string } }> } => ({
+  errors: [{ message: ORIGIN_REFUSAL_MESSAGE, extensions: { code: ORIGIN_NOT_ALLOWED } }],
+});
 
 export class OriginRule {
   readonly #listed: ReadonlySet<string>;
@@ -65,7 +68,8 @@ export class OriginRule {
       return false;
     }
     if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !host) return false;
-    const withPort = (h: string, scheme: string): string => (/:\d+$/.test(h) ? h : `${h}:${scheme === 'https:' ? 443 : 80}`);
+    const withPort = (h: string, scheme: string): string =>
+      /:\d+$/.test(h) ? h : `${h}:${scheme === 'https:' ? 443 : 80}`;
     return withPort(u.host.toLowerCase(), u.protocol) === withPort(host.trim().toLowerCase(), u.protocol);
   }
 }

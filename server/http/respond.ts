@@ -5,7 +5,11 @@ import type { EdgeError } from './errors';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...extra });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...extra,
+  });
   res.end(text);
 }
 
@@ -21,7 +25,11 @@ export function headerMapOf(headers: IncomingHttpHeaders): HeaderMap {
  * a Content-Length instead of chunked framing (one write, and the client needs no chunk parser);
  * an incremental one chunk by chunk.
  */
-export async function sendHTTPGraphQLResponse(res: ServerResponse, result: HTTPGraphQLResponse, head: Record<string, string | number> = {}): Promise<void> {
+export async function sendHTTPGraphQLResponse(
+  res: ServerResponse,
+  result: HTTPGraphQLResponse,
+  head: Record<string, string | number> = {},
+): Promise<void> {
   const out = { ...head };
   for (const [k, v] of result.headers) out[k] = v;
   if (result.body.kind === 'complete') {

@@ -24,10 +24,24 @@ export interface Routes {
   metrics(): Promise<{ contentType: string; text: string }>;
 }
 
-const ROUTES = ['/graphql', '/graphql/possible-types.json', '/graphiql/assets/', '/live', '/live/assets/', '/healthz', '/readyz', '/metrics'];
+const ROUTES = [
+  '/graphql',
+  '/graphql/possible-types.json',
+  '/graphiql/assets/',
+  '/live',
+  '/live/assets/',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+];
 
 /** @param onRefused told of every request refused with an edge error (metrics); must not throw. */
-export function createRequestListener(routes: Routes, cors: CorsPolicy, logger: Logger, onRefused?: (err: EdgeError) => void): RequestListener {
+export function createRequestListener(
+  routes: Routes,
+  cors: CorsPolicy,
+  logger: Logger,
+  onRefused?: (err: EdgeError) => void,
+): RequestListener {
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     if (url.pathname === '/graphql' && cors.handle(req, res)) return;

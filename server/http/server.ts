@@ -17,7 +17,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
  * The server, not yet listening: HTTPS when `tls` is given (server/http/tls.ts), under the same rules.
  * @param onRefused told of each request or connection the edge refuses (metrics)
  */
-export function createHttpServer(listener: RequestListener, http: HttpEdgeConfig, onRefused: (err: EdgeError) => void, tls?: HttpsServerOptions): Server {
+export function createHttpServer(
+  listener: RequestListener,
+  http: HttpEdgeConfig,
+  onRefused: (err: EdgeError) => void,
+  tls?: HttpsServerOptions,
+): Server {
   const options = {
     maxHeaderSize: http.maxHeaderBytes,
     // Bound receiving a request only: Node resets these once a request has arrived, and an
@@ -28,8 +33,14 @@ export function createHttpServer(listener: RequestListener, http: HttpEdgeConfig
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMs / 4))),
   };
   // The head's timer starts after the handshake: a handshake gets the same bound (Node's default is 120 s).
-  const server = tls ? createHttpsServer({ ...options, ...tls, handshakeTimeout: http.headersTimeoutMs }, listener) : createServer(options, listener);
-  capConnectionsPerAddress(server, { maxPerAddress: http.maxConnectionsPerAddress, peersAreTrustedProxies: http.trustProxyHops > 0, onRefused });
+  const server = tls
+    ? createHttpsServer({ ...options, ...tls, handshakeTimeout: http.headersTimeoutMs }, listener)
+    : createServer(options, listener);
+  capConnectionsPerAddress(server, {
+    maxPerAddress: http.maxConnectionsPerAddress,
+    peersAreTrustedProxies: http.trustProxyHops > 0,
+    onRefused,
+  });
   // Answer `Expect: 100-continue` ourselves: an oversized body is refused before it is sent.
   server.on('checkContinue', listener);
   server.on('clientError', answerClientError(http.maxHeaderBytes, onRefused));

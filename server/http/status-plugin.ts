@@ -7,7 +7,12 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { PRE_EXECUTION_CODES } from '../limits';
 
 /** Errors in the GraphQL document or its variables (not in the HTTP request's parameters). */
-const DOCUMENT_ERROR_CODES: ReadonlySet<string> = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...PRE_EXECUTION_CODES]);
+const DOCUMENT_ERROR_CODES: ReadonlySet<string> = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  ...PRE_EXECUTION_CODES,
+]);
 
 /** The Apollo plugin that turns a document error's 400 into 200 for `application/json` clients. */
 export function documentErrorStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
@@ -17,7 +22,11 @@ export function documentErrorStatusPlugin<C extends object>(): ApolloServerPlugi
         async willSendResponse(rc) {
           const accept = rc.request.http?.headers.get('accept') ?? '';
           const errors = rc.response.body.kind === 'single' ? rc.response.body.singleResult.errors : undefined;
-          if (rc.response.http.status === 400 && !accept.includes('application/graphql-response+json') && errors?.every((e) => DOCUMENT_ERROR_CODES.has(String(e.extensions?.code)))) {
+          if (
+            rc.response.http.status === 400 &&
+            !accept.includes('application/graphql-response+json') &&
+            errors?.every((e) => DOCUMENT_ERROR_CODES.has(String(e.extensions?.code)))
+          ) {
             rc.response.http.status = 200;
           }
         },

@@ -14,7 +14,11 @@ export const TLS_SETTINGS = {
     rule: path,
     doc: 'PEM file of the server certificate (and its intermediates); with TLS_KEY_FILE the gateway serves HTTPS and WSS. Re-read on SIGHUP.',
   }),
-  keyFile: setting({ env: 'TLS_KEY_FILE', rule: path, doc: "PEM file of the server certificate's private key (unencrypted). Re-read on SIGHUP." }),
+  keyFile: setting({
+    env: 'TLS_KEY_FILE',
+    rule: path,
+    doc: "PEM file of the server certificate's private key (unencrypted). Re-read on SIGHUP.",
+  }),
   clientCaFile: setting({
     env: 'TLS_CLIENT_CA_FILE',
     rule: path,
@@ -41,10 +45,16 @@ export function loadTlsConfig(env: NodeJS.ProcessEnv, file: Record<string, unkno
   // A missing one is named both ways: which one the operator uses is not known.
   const missing = (key: keyof typeof TLS_SETTINGS): string => `${TLS_SETTINGS[key].env} (file: tls.${key})`;
   if (certFile === undefined && keyFile === undefined) {
-    if (clientCaFile !== undefined) throw new ConfigError(name('clientCaFile'), `needs ${missing('certFile')} and ${missing('keyFile')}: client certificates are asked for only over TLS`);
+    if (clientCaFile !== undefined)
+      throw new ConfigError(
+        name('clientCaFile'),
+        `needs ${missing('certFile')} and ${missing('keyFile')}: client certificates are asked for only over TLS`,
+      );
     return undefined;
   }
-  if (certFile === undefined) throw new ConfigError(missing('certFile'), `is missing: ${name('keyFile')} is set, and TLS needs both`);
-  if (keyFile === undefined) throw new ConfigError(missing('keyFile'), `is missing: ${name('certFile')} is set, and TLS needs both`);
+  if (certFile === undefined)
+    throw new ConfigError(missing('certFile'), `is missing: ${name('keyFile')} is set, and TLS needs both`);
+  if (keyFile === undefined)
+    throw new ConfigError(missing('keyFile'), `is missing: ${name('certFile')} is set, and TLS needs both`);
   return { certFile, keyFile, ...(clientCaFile !== undefined ? { clientCaFile } : {}) };
 }

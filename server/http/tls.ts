@@ -62,7 +62,11 @@ function read(file: string, settingKey: keyof typeof TLS_SETTINGS): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
-    throw new TlsFilesError(TlsFilesErrorCode.Unreadable, TLS_SETTINGS[settingKey].env!, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new TlsFilesError(
+      TlsFilesErrorCode.Unreadable,
+      TLS_SETTINGS[settingKey].env!,
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }
 
@@ -70,11 +74,20 @@ function parseCertificate(pem: Buffer, settingKey: keyof typeof TLS_SETTINGS, fi
   try {
     return new X509Certificate(pem);
   } catch {
-    throw new TlsFilesError(TlsFilesErrorCode.Invalid, TLS_SETTINGS[settingKey].env!, `${file} holds no PEM certificate`);
+    throw new TlsFilesError(
+      TlsFilesErrorCode.Invalid,
+      TLS_SETTINGS[settingKey].env!,
+      `${file} holds no PEM certificate`,
+    );
   }
 }
 
-const summary = (c: X509Certificate): CertificateSummary => ({ subject: c.subject.replace(/\n/g, ', '), serialNumber: c.serialNumber, fingerprint256: c.fingerprint256, validTo: c.validTo });
+const summary = (c: X509Certificate): CertificateSummary => ({
+  subject: c.subject.replace(/\n/g, ', '),
+  serialNumber: c.serialNumber,
+  fingerprint256: c.fingerprint256,
+  validTo: c.validTo,
+});
 
 /** The files' contents, checked by building a secure context from them. @throws TlsFilesError naming the file at fault */
 export function readTlsFiles(c: TlsConfig): { context: SecureContextOptions; certificate: CertificateSummary } {
@@ -88,7 +101,11 @@ export function readTlsFiles(c: TlsConfig): { context: SecureContextOptions; cer
     createSecureContext(context);
   } catch (err) {
     // The certificate and CA parsed, so what is left is the key: not a key, or not this certificate's.
-    throw new TlsFilesError(TlsFilesErrorCode.KeyMismatch, TLS_SETTINGS.keyFile.env!, `${c.keyFile} is not the private key of ${c.certFile} (${(err as Error).message})`);
+    throw new TlsFilesError(
+      TlsFilesErrorCode.KeyMismatch,
+      TLS_SETTINGS.keyFile.env!,
+      `${c.keyFile} is not the private key of ${c.certFile} (${(err as Error).message})`,
+    );
   }
   return { context, certificate };
 }
@@ -107,7 +124,10 @@ export function loadServerTls(c: TlsConfig, logger: Logger): ServerTls {
   }
   logger.info({ certificate: current.certificate, clientCertificates: c.clientCaFile !== undefined }, 'TLS on');
   return {
-    serverOptions: { ...current.context, ...(c.clientCaFile !== undefined ? { requestCert: true, rejectUnauthorized: true } : {}) },
+    serverOptions: {
+      ...current.context,
+      ...(c.clientCaFile !== undefined ? { requestCert: true, rejectUnauthorized: true } : {}),
+    },
     certificate: () => current.certificate,
     reload(server) {
       try {
@@ -119,7 +139,10 @@ export function loadServerTls(c: TlsConfig, logger: Logger): ServerTls {
         logger.info({ certificate: next.certificate }, 'TLS certificates reloaded');
         return true;
       } catch (err) {
-        logger.error({ err, code: err instanceof TlsFilesError ? err.code : undefined, certificate: current.certificate }, 'TLS certificate reload failed; the previous certificate stays in use');
+        logger.error(
+          { err, code: err instanceof TlsFilesError ? err.code : undefined, certificate: current.certificate },
+          'TLS certificate reload failed; the previous certificate stays in use',
+        );
         return false;
       }
     },

@@ -58,26 +58,37 @@ export class TrustedDocuments {
 
   /** From the parsed JSON of a manifest or a plain map. @throws TrustedDocumentsError */
   static fromJson(json: unknown): TrustedDocuments {
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new TrustedDocumentsError('must be a JSON object: an Apollo persisted query manifest or a { "<id>": "<document>" } map');
+    if (typeof json !== 'object' || json === null || Array.isArray(json))
+      throw new TrustedDocumentsError(
+        'must be a JSON object: an Apollo persisted query manifest or a { "<id>": "<document>" } map',
+      );
     const o = json as Record<string, unknown>;
     const entries: Array<[string, string]> = [];
     if (o.format !== undefined) {
-      if (o.format !== 'apollo-persisted-query-manifest') throw new TrustedDocumentsError(`unknown format ${JSON.stringify(o.format)} (expected "apollo-persisted-query-manifest")`);
-      if (o.version !== 1) throw new TrustedDocumentsError(`unsupported manifest version ${JSON.stringify(o.version)} (expected 1)`);
+      if (o.format !== 'apollo-persisted-query-manifest')
+        throw new TrustedDocumentsError(
+          `unknown format ${JSON.stringify(o.format)} (expected "apollo-persisted-query-manifest")`,
+        );
+      if (o.version !== 1)
+        throw new TrustedDocumentsError(`unsupported manifest version ${JSON.stringify(o.version)} (expected 1)`);
       if (!Array.isArray(o.operations)) throw new TrustedDocumentsError('"operations" must be a list');
       o.operations.forEach((op: unknown, i) => {
         const e = (op ?? {}) as Record<string, unknown>;
-        if (typeof e.id !== 'string' || e.id === '') throw new TrustedDocumentsError(`operations[${i}].id must be a non-empty string`);
-        if (typeof e.body !== 'string' || e.body.trim() === '') throw new TrustedDocumentsError(`operations[${i}].body must be a non-empty string`);
+        if (typeof e.id !== 'string' || e.id === '')
+          throw new TrustedDocumentsError(`operations[${i}].id must be a non-empty string`);
+        if (typeof e.body !== 'string' || e.body.trim() === '')
+          throw new TrustedDocumentsError(`operations[${i}].body must be a non-empty string`);
         entries.push([e.id, e.body]);
       });
     } else {
       for (const [id, body] of Object.entries(o)) {
-        if (typeof body !== 'string' || body.trim() === '') throw new TrustedDocumentsError(`the document of ${JSON.stringify(id)} must be a non-empty string`);
+        if (typeof body !== 'string' || body.trim() === '')
+          throw new TrustedDocumentsError(`the document of ${JSON.stringify(id)} must be a non-empty string`);
         entries.push([id, body]);
       }
     }
-    if (entries.length === 0) throw new TrustedDocumentsError('holds no documents: with it every operation would be refused');
+    if (entries.length === 0)
+      throw new TrustedDocumentsError('holds no documents: with it every operation would be refused');
     return new TrustedDocuments(entries);
   }
 
@@ -87,7 +98,9 @@ export class TrustedDocuments {
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new TrustedDocumentsError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new TrustedDocumentsError(
+        `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
     let json: unknown;
     try {
@@ -101,5 +114,9 @@ export class TrustedDocuments {
 
 /** `sha256:ABC…` → `abc…`; other ids unchanged. */
 function normalizeId(id: string): string {
-  return /^sha256:[0-9a-f]{64}$/i.test(id) ? id.slice(7).toLowerCase() : /^[0-9a-f]{64}$/i.test(id) ? id.toLowerCase() : id;
+  return /^sha256:[0-9a-f]{64}$/i.test(id)
+    ? id.slice(7).toLowerCase()
+    : /^[0-9a-f]{64}$/i.test(id)
+      ? id.toLowerCase()
+      : id;
 }

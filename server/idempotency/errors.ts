@@ -10,7 +10,9 @@ import { BackendUnavailableError } from '../../adapters/contract/errors';
 export class IdempotencyRecoveringError extends BackendUnavailableError {
   /** @param retryAfterSeconds whole seconds until the refusal window ends (at least 1). */
   constructor(readonly retryAfterSeconds: number) {
-    super(`idempotency keys are recovering: the shared store (Redis) lost its data and replicas are writing back the keys they hold; a create with a new key is refused for ${retryAfterSeconds} s more so that no create runs twice; retry with the same key then, or send no key`);
+    super(
+      `idempotency keys are recovering: the shared store (Redis) lost its data and replicas are writing back the keys they hold; a create with a new key is refused for ${retryAfterSeconds} s more so that no create runs twice; retry with the same key then, or send no key`,
+    );
   }
 
   override toExtensions(): Record<string, unknown> {

@@ -11,7 +11,12 @@ export function createIdempotencyStore(logger: Logger, redis?: GatewayRedis): Id
   return new RedisIdempotencyStore({
     client: redis.client,
     keyPrefix: redis.keyPrefix,
-    onError: (op, err) => logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis idempotency store failed'),
-    onRecovery: (r) => logger.warn({ restored: r.restored, refusingUntil: r.refusingUntil.toISOString() }, 'redis lost its data: idempotency keys this replica holds were written back; creates with other keys are refused until then'),
+    onError: (op, err) =>
+      logger.warn({ op, err: err instanceof Error ? err.message : String(err) }, 'redis idempotency store failed'),
+    onRecovery: (r) =>
+      logger.warn(
+        { restored: r.restored, refusingUntil: r.refusingUntil.toISOString() },
+        'redis lost its data: idempotency keys this replica holds were written back; creates with other keys are refused until then',
+      ),
   });
 }

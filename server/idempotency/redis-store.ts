@@ -142,7 +142,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       }
     } catch (err) {
       if (!down(this.#client)) this.#onError('claim', err);
-      throw new BackendUnavailableError('idempotency keys are unavailable: the shared store (Redis) does not answer; retry with the same key', { cause: err });
+      throw new BackendUnavailableError(
+        'idempotency keys are unavailable: the shared store (Redis) does not answer; retry with the same key',
+        { cause: err },
+      );
     }
     throw new IdempotencyRecoveringError(Math.max(1, Math.ceil(refusing / 1000)));
   }
@@ -197,7 +200,9 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         this.#nextReady = { promise, resolve };
       }
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('Redis is not connected')), CONNECT_WAIT_MS)));
+      const timeout = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error('Redis is not connected')), CONNECT_WAIT_MS)),
+      );
       await Promise.race([this.#nextReady.promise, timeout]).finally(() => clearTimeout(timer));
     }
     if (!this.#check) throw new Error('Redis is not connected');
@@ -244,6 +249,7 @@ function down(client: Redis): boolean {
 /** A stored entry; anything else under the key is a fault, not a result to hand out. */
 function parseEntry(text: string): IdempotencyEntry {
   const e = JSON.parse(text) as Partial<IdempotencyEntry>;
-  if (typeof e?.fingerprint !== 'string' || (e.state !== 'pending' && e.state !== 'done')) throw new Error('the stored idempotency entry is malformed');
+  if (typeof e?.fingerprint !== 'string' || (e.state !== 'pending' && e.state !== 'done'))
+    throw new Error('the stored idempotency entry is malformed');
   return { fingerprint: e.fingerprint, state: e.state, result: e.result };
 }

@@ -36,7 +36,8 @@ export class InProcessIdempotencyStore implements IdempotencyStore {
 
   /** Sets an entry; a new key makes room first by dropping the oldest. */
   #put(scopedKey: string, entry: IdempotencyEntry, ttlMs: number): void {
-    if (!this.#entries.has(scopedKey)) while (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    if (!this.#entries.has(scopedKey))
+      while (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(scopedKey, { entry, expires: Date.now() + ttlMs });
   }
 

@@ -24,7 +24,10 @@ const listOrder = (m: AnyModule): string => `${m.needsUrl ? 0 : 1}${m.kind}`;
 export const KINDS: readonly KindParts[] = Object.entries(REGISTERED)
   .map(([name, r]) => {
     const parts = partsOf(r);
-    if (parts.module.kind !== name) throw new Error(`server/kinds/registered.ts exports kind ${JSON.stringify(parts.module.kind)} as ${JSON.stringify(name)}: export it under its kind`);
+    if (parts.module.kind !== name)
+      throw new Error(
+        `server/kinds/registered.ts exports kind ${JSON.stringify(parts.module.kind)} as ${JSON.stringify(name)}: export it under its kind`,
+      );
     return parts;
   })
   .sort((a, b) => (listOrder(a.module) < listOrder(b.module) ? -1 : 1));
@@ -52,7 +55,9 @@ export const SDL_FOLDERS: readonly string[] = BACKEND_MODULES.map((m) => m.kind)
 export const BACKEND_RESOLVERS: readonly Resolvers[] = KINDS.flatMap((k) => (k.resolvers ? [k.resolvers] : []));
 
 type Registered = typeof REGISTERED;
-type DemoKind = { [K in keyof Registered]: Registered[K] extends { demo: () => DemoPart } ? K : never }[keyof Registered];
+type DemoKind = {
+  [K in keyof Registered]: Registered[K] extends { demo: () => DemoPart } ? K : never;
+}[keyof Registered];
 type InfoOf<R> = R extends { demo: () => DemoPart<infer I> } ? I : never;
 
 /** What each kind's demo part started, by config kind (its URLs, tokens, ids: simulators/<kind>/demo-backend.ts). */
@@ -67,4 +72,3 @@ export const KIND_NAMES: KindNames = {
   credentialHeaders: new Map(BACKEND_MODULES.map((m) => [m.modelKind, m.credential.header])),
   facetNames: Object.assign({}, ...[...BACKEND_MODULES].reverse().map((m) => m.facetNames ?? {})) as FacetNames,
 };
-

@@ -12,7 +12,13 @@ import type { OperationLimits } from './index';
 export function apolloLimitOptions<C extends BaseContext & LimitedContext>(
   limits: OperationLimits,
   schema: GraphQLSchema,
-): { schema: GraphQLSchema; parseOptions: ParseOptions; validationRules: ValidationRule[]; introspection: boolean; plugins: Array<ApolloServerPlugin<C>> } {
+): {
+  schema: GraphQLSchema;
+  parseOptions: ParseOptions;
+  validationRules: ValidationRule[];
+  introspection: boolean;
+  plugins: Array<ApolloServerPlugin<C>>;
+} {
   return {
     schema: limits.wrapSchema(schema),
     parseOptions: limits.parseOptions,
@@ -29,15 +35,25 @@ function limitsPlugin<C extends BaseContext & LimitedContext>(limits: OperationL
       return {
         async didResolveOperation(rc) {
           if (!rc.operation) return;
-          const refused = limits.executionGuards.beforeExecute({ schema: rc.schema, document: rc.document, operationName: rc.operation.name?.value, variableValues: rc.request.variables });
+          const refused = limits.executionGuards.beforeExecute({
+            schema: rc.schema,
+            document: rc.document,
+            operationName: rc.operation.name?.value,
+            variableValues: rc.request.variables,
+          });
           // A refusal before execution is a request error: 400 (server/http/status-plugin.ts keeps 200 for application/json clients).
-          if (refused) throw new GraphQLError(refused.message, { originalError: refused.originalError, extensions: { ...refused.extensions, http: { status: 400 } } });
+          if (refused)
+            throw new GraphQLError(refused.message, {
+              originalError: refused.originalError,
+              extensions: { ...refused.extensions, http: { status: 400 } },
+            });
         },
         async willSendResponse(rc) {
           rc.contextValue.limits?.end();
           if (rc.response.body.kind !== 'single') return;
           const result = rc.response.body.singleResult;
-          if (result.errors && result.errors.length > 1) result.errors = limits.executionGuards.finishErrors(result.errors);
+          if (result.errors && result.errors.length > 1)
+            result.errors = limits.executionGuards.finishErrors(result.errors);
         },
       };
     },

@@ -67,7 +67,10 @@ interface FieldCost {
 const ENTITIES = '_entities';
 const REPRESENTATIONS = 'representations';
 
-function directive(nodes: ReadonlyArray<{ directives?: readonly ConstDirectiveNode[] } | null | undefined>, name: string): ConstDirectiveNode | undefined {
+function directive(
+  nodes: ReadonlyArray<{ directives?: readonly ConstDirectiveNode[] } | null | undefined>,
+  name: string,
+): ConstDirectiveNode | undefined {
   for (const n of nodes) {
     const d = n?.directives?.find((x) => x.name.value === name);
     if (d) return d;
@@ -86,7 +89,8 @@ function weightOf(d: ConstDirectiveNode | undefined): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-const strings = (v: ValueNode | undefined): string[] => (v?.kind === Kind.LIST ? v.values.flatMap((x) => (x.kind === Kind.STRING ? [x.value] : [])) : []);
+const strings = (v: ValueNode | undefined): string[] =>
+  v?.kind === Kind.LIST ? v.values.flatMap((x) => (x.kind === Kind.STRING ? [x.value] : [])) : [];
 
 function typeWeight(t: GraphQLNamedType): number {
   const declared = weightOf(directive([t.astNode, ...(t.extensionASTNodes ?? [])], 'cost'));
@@ -135,14 +139,19 @@ class SchemaCosts {
     const listSize = directive([field.astNode], 'listSize');
     const assumed = arg(listSize, 'assumedSize');
     c = {
-      weight: weightOf(directive([field.astNode], 'cost')) ?? (parent === this.schema.getMutationType() ? MUTATION_WEIGHT : 0),
+      weight:
+        weightOf(directive([field.astNode], 'cost')) ??
+        (parent === this.schema.getMutationType() ? MUTATION_WEIGHT : 0),
       item: typeWeight(getNamedType(field.type)),
       list: isListType(getNullableType(field.type)),
       slicing: strings(arg(listSize, 'slicingArguments')),
       ...(assumed?.kind === Kind.INT ? { assumedSize: Number(assumed.value) } : {}),
       sizes: strings(arg(listSize, 'sizedFields')).length > 0,
       sized: this.#sized.has(`${parent.name}.${field.name}`),
-      entities: field.name === ENTITIES && parent === this.schema.getQueryType() && field.args.some((a) => a.name === REPRESENTATIONS),
+      entities:
+        field.name === ENTITIES &&
+        parent === this.schema.getQueryType() &&
+        field.args.some((a) => a.name === REPRESENTATIONS),
     };
     this.#fields.set(field, c);
     return c;
@@ -171,7 +180,12 @@ function costsOf(schema: GraphQLSchema): SchemaCosts {
 }
 
 /** The estimated cost of `operationName` in `document` with `variables`. @throws GraphQLError when the variables do not fit (the executor reports those). */
-export function estimateCost(a: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variables?: Record<string, unknown> | null }): number {
+export function estimateCost(a: {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+}): number {
   const priced = costsOf(a.schema);
   let evaluated = 0;
   const estimator: ComplexityEstimator = ({ field, args, childComplexity, type }) => {
@@ -222,7 +236,10 @@ export function checkCost(maxCost: number, a: Parameters<typeof estimateCost>[0]
 /** Estimates remembered per document, and the longest key remembered. */
 const MAX_MEMO_ESTIMATES = 64;
 const MAX_MEMO_KEY = 1024;
-const memos = new WeakMap<DocumentNode, { variables: readonly PricedVariable[]; estimates: Map<string, number | null> }>();
+const memos = new WeakMap<
+  DocumentNode,
+  { variables: readonly PricedVariable[]; estimates: Map<string, number | null> }
+>();
 
 /** A variable the estimate depends on: by its value, or (representations) only by its typenames. */
 interface PricedVariable {
@@ -249,7 +266,11 @@ function typenameCounts(v: unknown): Record<string, number> | null {
  */
 function memoizedCost(a: Parameters<typeof estimateCost>[0]): number | null {
   let memo = memos.get(a.document);
-  if (!memo) memos.set(a.document, (memo = { variables: pricedVariables(a.document, costsOf(a.schema).slicingNames), estimates: new Map() }));
+  if (!memo)
+    memos.set(
+      a.document,
+      (memo = { variables: pricedVariables(a.document, costsOf(a.schema).slicingNames), estimates: new Map() }),
+    );
   const key = `${a.operationName ?? ''}\u0000${JSON.stringify(memo.variables.map((v) => (v.typenames ? typenameCounts(a.variables?.[v.name]) : (a.variables?.[v.name] ?? null))))}`;
   const known = memo.estimates.get(key);
   if (known !== undefined) return known;
@@ -279,7 +300,8 @@ function pricedVariables(document: DocumentNode, slicingNames: ReadonlySet<strin
         if (f.name.value === ENTITIES && x.name.value === REPRESENTATIONS) collect(x.value, true);
         else if (slicingNames.has(x.name.value)) collect(x.value, false);
       }),
-    Directive: (d) => (d.name.value === 'skip' || d.name.value === 'include') && d.arguments?.forEach((x) => collect(x.value, false)),
+    Directive: (d) =>
+      (d.name.value === 'skip' || d.name.value === 'include') && d.arguments?.forEach((x) => collect(x.value, false)),
   });
   return [...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, typenames]) => ({ name, typenames }));
 }

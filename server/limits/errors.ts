@@ -22,7 +22,12 @@ export class OperationLimitError extends GatewayError {
   }
 
   override toExtensions(): Record<string, unknown> {
-    return { ...super.toExtensions(), limit: this.limit, max: this.max, ...(this.found === undefined ? {} : { found: this.found }) };
+    return {
+      ...super.toExtensions(),
+      limit: this.limit,
+      max: this.max,
+      ...(this.found === undefined ? {} : { found: this.found }),
+    };
   }
 }
 

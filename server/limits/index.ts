@@ -6,7 +6,14 @@
  * executes the wrapped schema with a context holding `createExecutionLimits(...)`, and passes
  * the errors through `finishErrors`. docs/limits.md describes each limit.
  */
-import type { DocumentNode, GraphQLError, GraphQLFormattedError, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
+import type {
+  DocumentNode,
+  GraphQLError,
+  GraphQLFormattedError,
+  GraphQLSchema,
+  ParseOptions,
+  ValidationRule,
+} from 'graphql';
 import { ErrorCode, type GatewayError } from '../../adapters/contract/errors';
 import { DEFAULT_LIMITS, type LimitsConfig } from './config';
 import { checkCost } from './cost';
@@ -29,7 +36,12 @@ export interface OperationLimits {
   wrapSchema(schema: GraphQLSchema): GraphQLSchema;
   readonly executionGuards: {
     /** After validation, with the variables: the cost limit. An error means: do not execute. */
-    beforeExecute(a: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Record<string, unknown> | null }): GraphQLError | undefined;
+    beforeExecute(a: {
+      schema: GraphQLSchema;
+      document: DocumentNode;
+      operationName?: string | null;
+      variableValues?: Record<string, unknown> | null;
+    }): GraphQLError | undefined;
     /** The per-execution budget, deadline and meter, for the execution context. Call `end()` after. */
     createExecutionLimits(clientSignal?: AbortSignal): ExecutionLimits;
     /** The typed error behind a parse error, when it is the token limit (a function: transports take it off this object). */
@@ -39,7 +51,11 @@ export interface OperationLimits {
   };
 }
 
-const OPERATION_WIDE = new Set<unknown>([ErrorCode.ResponseTooLarge, ErrorCode.OperationTimeout, ErrorCode.OperationCancelled]);
+const OPERATION_WIDE = new Set<unknown>([
+  ErrorCode.ResponseTooLarge,
+  ErrorCode.OperationTimeout,
+  ErrorCode.OperationCancelled,
+]);
 
 export function operationLimits(config: Partial<LimitsConfig> = {}): OperationLimits {
   const c: LimitsConfig = { ...DEFAULT_LIMITS, ...config };
@@ -48,7 +64,13 @@ export function operationLimits(config: Partial<LimitsConfig> = {}): OperationLi
     validationRules: limitRules(c),
     wrapSchema,
     executionGuards: {
-      beforeExecute: (a) => checkCost(c.maxCost, { schema: a.schema, document: a.document, operationName: a.operationName, variables: a.variableValues }),
+      beforeExecute: (a) =>
+        checkCost(c.maxCost, {
+          schema: a.schema,
+          document: a.document,
+          operationName: a.operationName,
+          variables: a.variableValues,
+        }),
       createExecutionLimits: (signal) => new ExecutionLimits(c, signal),
       parseErrorReason: (err) => tokenLimitError(err, c.maxTokens),
       finishErrors: (errors) => {

@@ -6,7 +6,14 @@
  * graphql-js's MaxIntrospectionDepthRule uses. 1,000 aliases of `__schema` are refused here,
  * before anything runs. With introspection off, any introspection field is refused.
  */
-import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { ErrorCode } from '../../adapters/contract/errors';
 import { limitGraphQLError, OperationLimitError } from './errors';
 
@@ -46,7 +53,12 @@ function measure(ctx: ValidationContext, set: SelectionSetNode, memo: Map<string
   return { depth, lists };
 }
 
-function fragmentShape(ctx: ValidationContext, f: FragmentDefinitionNode | null | undefined, memo: Map<string, Shape>, active: Set<string>): Shape {
+function fragmentShape(
+  ctx: ValidationContext,
+  f: FragmentDefinitionNode | null | undefined,
+  memo: Map<string, Shape>,
+  active: Set<string>,
+): Shape {
   // Unknown fragments and cycles are other rules' errors.
   if (!f || active.has(f.name.value)) return { depth: 0, lists: 0 };
   const known = memo.get(f.name.value);
@@ -82,11 +94,25 @@ export function introspectionRule(o: IntrospectionLimits): ValidationRule {
       if (fields.length === 0) return;
       const refuse = (err: OperationLimitError, node: FieldNode): void => ctx.reportError(limitGraphQLError(err, node));
       if (!o.enabled) {
-        return refuse(new OperationLimitError(ErrorCode.IntrospectionDisabled, 'introspection is disabled on this gateway (INTROSPECTION)', 'introspection', 0), fields[0]!);
+        return refuse(
+          new OperationLimitError(
+            ErrorCode.IntrospectionDisabled,
+            'introspection is disabled on this gateway (INTROSPECTION)',
+            'introspection',
+            0,
+          ),
+          fields[0]!,
+        );
       }
       if (fields.length > o.maxFields) {
         return refuse(
-          new OperationLimitError(ErrorCode.MaxIntrospectionLimit, `the operation has ${fields.length} introspection fields; at most ${o.maxFields} are allowed (MAX_INTROSPECTION_FIELDS)`, 'maxIntrospectionFields', o.maxFields, fields.length),
+          new OperationLimitError(
+            ErrorCode.MaxIntrospectionLimit,
+            `the operation has ${fields.length} introspection fields; at most ${o.maxFields} are allowed (MAX_INTROSPECTION_FIELDS)`,
+            'maxIntrospectionFields',
+            o.maxFields,
+            fields.length,
+          ),
           fields[o.maxFields]!,
         );
       }
@@ -94,10 +120,28 @@ export function introspectionRule(o: IntrospectionLimits): ValidationRule {
       for (const f of fields) {
         const below = f.selectionSet ? measure(ctx, f.selectionSet, memo, new Set()) : { depth: 0, lists: 0 };
         if (below.depth + 1 > o.maxDepth) {
-          return refuse(new OperationLimitError(ErrorCode.MaxIntrospectionLimit, `introspection nested ${below.depth + 1} levels deep; at most ${o.maxDepth} are allowed (MAX_INTROSPECTION_DEPTH)`, 'maxIntrospectionDepth', o.maxDepth, below.depth + 1), f);
+          return refuse(
+            new OperationLimitError(
+              ErrorCode.MaxIntrospectionLimit,
+              `introspection nested ${below.depth + 1} levels deep; at most ${o.maxDepth} are allowed (MAX_INTROSPECTION_DEPTH)`,
+              'maxIntrospectionDepth',
+              o.maxDepth,
+              below.depth + 1,
+            ),
+            f,
+          );
         }
         if (below.lists >= MAX_TYPE_LISTS) {
-          return refuse(new OperationLimitError(ErrorCode.MaxIntrospectionLimit, `introspection nests ${below.lists} type lists (fields, interfaces, possibleTypes, inputFields); at most ${MAX_TYPE_LISTS - 1} are allowed`, 'introspectionTypeLists', MAX_TYPE_LISTS - 1, below.lists), f);
+          return refuse(
+            new OperationLimitError(
+              ErrorCode.MaxIntrospectionLimit,
+              `introspection nests ${below.lists} type lists (fields, interfaces, possibleTypes, inputFields); at most ${MAX_TYPE_LISTS - 1} are allowed`,
+              'introspectionTypeLists',
+              MAX_TYPE_LISTS - 1,
+              below.lists,
+            ),
+            f,
+          );
         }
       }
     },

@@ -17,21 +17,53 @@ import { introspectionRule } from './introspection';
 type Reject = (ctx: ValidationContext | null) => void;
 
 /** Armor's callback options: report one typed error, do not throw. */
-function refuse(code: ErrorCode, limit: 'maxDepth' | 'maxAliases' | 'maxDirectives', max: number, what: string, env: string): { propagateOnRejection: false; onReject: Reject[] } {
+function refuse(
+  code: ErrorCode,
+  limit: 'maxDepth' | 'maxAliases' | 'maxDirectives',
+  max: number,
+  what: string,
+  env: string,
+): { propagateOnRejection: false; onReject: Reject[] } {
   return {
     propagateOnRejection: false,
-    onReject: [(ctx) => ctx?.reportError(limitGraphQLError(new OperationLimitError(code, `${what} is over the limit of ${max} (${env})`, limit, max)))],
+    onReject: [
+      (ctx) =>
+        ctx?.reportError(
+          limitGraphQLError(new OperationLimitError(code, `${what} is over the limit of ${max} (${env})`, limit, max)),
+        ),
+    ],
   };
 }
 
 /** The validation rules for `limits`, to run beside graphql-js's specifiedRules. */
 export function limitRules(c: LimitsConfig): ValidationRule[] {
   return [
-    introspectionRule({ enabled: c.introspection, maxFields: c.maxIntrospectionFields, maxDepth: c.maxIntrospectionDepth }),
+    introspectionRule({
+      enabled: c.introspection,
+      maxFields: c.maxIntrospectionFields,
+      maxDepth: c.maxIntrospectionDepth,
+    }),
     // Depth counts fields: fragments add no level of resolution, so they add none here
     // (Armor's default would count `... on X` as a level). `__schema` is exempt (its own limit).
-    maxDepthRule({ n: c.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...refuse(ErrorCode.MaxDepthLimit, 'maxDepth', c.maxDepth, 'the operation\'s depth', 'MAX_DEPTH') }),
-    maxAliasesRule({ n: c.maxAliases, ...refuse(ErrorCode.MaxAliasesLimit, 'maxAliases', c.maxAliases, 'the number of aliases', 'MAX_ALIASES') }),
-    maxDirectivesRule({ n: c.maxDirectives, ...refuse(ErrorCode.MaxDirectivesLimit, 'maxDirectives', c.maxDirectives, 'the number of directives', 'MAX_DIRECTIVES') }),
+    maxDepthRule({
+      n: c.maxDepth,
+      ignoreIntrospection: true,
+      flattenFragments: true,
+      ...refuse(ErrorCode.MaxDepthLimit, 'maxDepth', c.maxDepth, "the operation's depth", 'MAX_DEPTH'),
+    }),
+    maxAliasesRule({
+      n: c.maxAliases,
+      ...refuse(ErrorCode.MaxAliasesLimit, 'maxAliases', c.maxAliases, 'the number of aliases', 'MAX_ALIASES'),
+    }),
+    maxDirectivesRule({
+      n: c.maxDirectives,
+      ...refuse(
+        ErrorCode.MaxDirectivesLimit,
+        'maxDirectives',
+        c.maxDirectives,
+        'the number of directives',
+        'MAX_DIRECTIVES',
+      ),
+    }),
   ];
 }

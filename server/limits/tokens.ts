@@ -28,7 +28,12 @@ export function tokenLimitError(err: unknown, maxTokens: number): OperationLimit
       const t = lexer.advance();
       if (t.kind === TokenKind.EOF || t.start > (at ?? -1)) return undefined;
       if (n === maxTokens + 1 && t.start === at) {
-        return new OperationLimitError(ErrorCode.MaxTokensLimit, `the document has more than ${maxTokens} tokens (MAX_TOKENS)`, 'maxTokens', maxTokens);
+        return new OperationLimitError(
+          ErrorCode.MaxTokensLimit,
+          `the document has more than ${maxTokens} tokens (MAX_TOKENS)`,
+          'maxTokens',
+          maxTokens,
+        );
       }
     }
   } catch {

@@ -70,7 +70,8 @@ function shapeOf(field: GraphQLField<unknown, unknown>): Shape {
   return list ? (leaf ? Shape.LeafList : Shape.ObjectList) : leaf ? Shape.Leaf : Shape.Object;
 }
 
-const isThenable = (v: unknown): v is PromiseLike<unknown> => v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
 
 /** How often (in fields) the wrapper asks the clock: a power of two minus one, as a mask. */
 const CLOCK_MASK = 255;

@@ -48,7 +48,16 @@ export function createLivePageHandler(options: LivePageOptions = {}): LivePageHa
   const assets: LoadedAssets | undefined = loadAssets(options.assetsDir ?? defaultLiveAssetsDir());
   const manifest = assets?.manifest as unknown as LiveManifest | undefined;
   const html = manifest
-    ? renderLivePage({ title, assetsPath, manifest, config: { endpointPath: options.endpointPath ?? '/graphql', defaultHeaders: options.defaultHeaders ?? null, demo: options.defaultHeaders !== undefined } })
+    ? renderLivePage({
+        title,
+        assetsPath,
+        manifest,
+        config: {
+          endpointPath: options.endpointPath ?? '/graphql',
+          defaultHeaders: options.defaultHeaders ?? null,
+          demo: options.defaultHeaders !== undefined,
+        },
+      })
     : liveNotBuiltPage(title);
   const page = Buffer.from(html, 'utf8');
 

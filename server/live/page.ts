@@ -8,7 +8,9 @@ import { BACKEND_MODULES } from '../kinds';
 import { escapeHtml, scriptJson } from '../html';
 
 /** The credential headers the page accepts, from the backends' modules: `<code>X-&lt;Kind&gt;-Token[-&lt;backend&gt;]</code>, …`. */
-const CREDENTIAL_HELP = BACKEND_MODULES.map((m) => `<code>${escapeHtml(m.credential.header)}[-&lt;backend&gt;]</code>`).join(', ');
+const CREDENTIAL_HELP = BACKEND_MODULES.map(
+  (m) => `<code>${escapeHtml(m.credential.header)}[-&lt;backend&gt;]</code>`,
+).join(', ');
 
 /** What server/live/page/main.js reads from the page. */
 export interface LivePageConfig {
@@ -32,7 +34,12 @@ export const LIVE_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function renderLivePage(o: { title: string; assetsPath: string; manifest: LiveManifest; config: LivePageConfig }): string {
+export function renderLivePage(o: {
+  title: string;
+  assetsPath: string;
+  manifest: LiveManifest;
+  config: LivePageConfig;
+}): string {
   const url = (file: string): string => escapeHtml(`${o.assetsPath}/${file}`);
   return `<!doctype html>
 <html lang="en">

@@ -20,7 +20,14 @@ function ranges(accept: Accept): Array<{ type: string; params: Map<string, strin
     const p = new Map<string, string>();
     for (const kv of params) {
       const i = kv.indexOf('=');
-      if (i > 0) p.set(kv.slice(0, i).trim().toLowerCase(), kv.slice(i + 1).trim().replace(/^"(.*)"$/, '$1'));
+      if (i > 0)
+        p.set(
+          kv.slice(0, i).trim().toLowerCase(),
+          kv
+            .slice(i + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1'),
+        );
     }
     if (!(p.has('q') && Number(p.get('q')) === 0)) out.push({ type: type.toLowerCase(), params: p });
   }

@@ -20,7 +20,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
-import { errorCodeOf, formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
+import {
+  errorCodeOf,
+  formatGraphQLError,
+  InternalError,
+  toGraphQLError,
+  unexpectedCause,
+} from '../../adapters/contract/graphql-errors';
 import { createExecutionContext, type GatewayServices } from '../../domain/context';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { credentialsFromHeaders } from '../credentials';
@@ -97,7 +103,10 @@ const SHARED_MIN_LENGTH = 1024;
 
 /** How long an SSE client is told to wait before reconnecting after a shutdown: spread over 1–3 s so replicas are not hit at once. */
 const retryMs = (): number => 1_000 + Math.floor(Math.random() * 2_000);
-const RESTART = { code: 'SHUTTING_DOWN', message: 'the gateway is shutting down: subscribe again (to another replica) and resume from your last cursor' };
+const RESTART = {
+  code: 'SHUTTING_DOWN',
+  message: 'the gateway is shutting down: subscribe again (to another replica) and resume from your last cursor',
+};
 
 /** One subscription streaming: its response, the hub's stream, and its queue as its address's budget sees it. */
 class Live implements OutgoingQueue {
@@ -105,7 +114,11 @@ class Live implements OutgoingQueue {
     readonly transport: StreamTransportName,
     readonly out: OpenStream,
     readonly stream: AsyncGenerator<LiveResult, void, void>,
-    private readonly onCut: (transport: StreamTransportName, reason: SlowConsumerCutReason, queuedBytes: number) => void,
+    private readonly onCut: (
+      transport: StreamTransportName,
+      reason: SlowConsumerCutReason,
+      queuedBytes: number,
+    ) => void,
   ) {}
 
   queuedBytes(): number {
@@ -127,8 +140,18 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
   let closing = false;
 
   const formatErrors = (errors: readonly GraphQLError[], requestId?: string): GraphQLFormattedError[] =>
-    o.limits.executionGuards.finishErrors(errors.map((e) => formatGraphQLError(e, { parseErrorReason, onUnexpected: (err, path) => o.logger.error({ err, requestId, path }, 'unexpected error in a subscription') })));
-  const jsonOf = (r: LiveResult, requestId?: string): string => (r instanceof SerializedResult ? r.json : JSON.stringify(r.errors ? { ...r, errors: formatErrors(r.errors, requestId) } : r));
+    o.limits.executionGuards.finishErrors(
+      errors.map((e) =>
+        formatGraphQLError(e, {
+          parseErrorReason,
+          onUnexpected: (err, path) => o.logger.error({ err, requestId, path }, 'unexpected error in a subscription'),
+        }),
+      ),
+    );
+  const jsonOf = (r: LiveResult, requestId?: string): string =>
+    r instanceof SerializedResult
+      ? r.json
+      : JSON.stringify(r.errors ? { ...r, errors: formatErrors(r.errors, requestId) } : r);
 
   /** Counted with graphql-ws's refusals: one per error, by its code. */
   const countRefusal = (code: string): void => void o.metrics.wsRefusals.inc({ code });
@@ -151,7 +174,10 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
 
   /** Logs and counts a stream cut as a slow consumer. */
   const countCut = (transport: StreamTransportName, reason: SlowConsumerCutReason, queuedBytes: number): void => {
-    o.logger.info({ stream: transport, queuedBytes, reason, max: o.maxBufferedBytes }, 'subscription stream cut: slow consumer');
+    o.logger.info(
+      { stream: transport, queuedBytes, reason, max: o.maxBufferedBytes },
+      'subscription stream cut: slow consumer',
+    );
     o.metrics.slowConsumerCuts.inc({ transport, reason });
   };
 
@@ -234,12 +260,28 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
       // Cancels the start when the client goes away while the hub is starting it.
       const abort = new AbortController();
       res.once('close', () => abort.abort());
-      const contextValue = createExecutionContext(o.services, { credentials, requestId, limits: o.limits.executionGuards.createExecutionLimits(abort.signal) });
-      const bytes = Buffer.byteLength(op.query) + Buffer.byteLength(op.operationName ?? '') + (op.variableValues ? Buffer.byteLength(JSON.stringify(op.variableValues)) : 0);
+      const contextValue = createExecutionContext(o.services, {
+        credentials,
+        requestId,
+        limits: o.limits.executionGuards.createExecutionLimits(abort.signal),
+      });
+      const bytes =
+        Buffer.byteLength(op.query) +
+        Buffer.byteLength(op.operationName ?? '') +
+        (op.variableValues ? Buffer.byteLength(JSON.stringify(op.variableValues)) : 0);
       const address = addressBucket(clientAddress(req.headers, req.socket.remoteAddress, o.trustProxyHops));
       let result: Awaited<ReturnType<LiveHub['subscribe']>>;
       try {
-        result = await o.hub.subscribe({ schema: o.schema, document: op.document, operationName: op.operationName, variableValues: op.variableValues, contextValue }, { address, bytes });
+        result = await o.hub.subscribe(
+          {
+            schema: o.schema,
+            document: op.document,
+            operationName: op.operationName,
+            variableValues: op.variableValues,
+            contextValue,
+          },
+          { address, bytes },
+        );
       } catch (err) {
         const u = unexpectedCause(err);
         if (u) o.logger.error({ err: u.cause, requestId }, 'live hub failed to start a subscription');
@@ -260,7 +302,9 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
       res.once('close', () => {
         open.delete(live);
         if (!out.ended) out.cut();
-        live.stream.return(undefined).catch((err: unknown) => o.logger.warn({ err, requestId }, 'live stream failed to end cleanly'));
+        live.stream
+          .return(undefined)
+          .catch((err: unknown) => o.logger.warn({ err, requestId }, 'live stream failed to end cleanly'));
       });
       o.logger.debug({ stream: transport, requestId, operation: op.operationName }, 'subscription stream started');
       out.open();
@@ -270,7 +314,9 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
     async close(waitMs) {
       closing = true;
       const all = [...open];
-      const gone = Promise.all(all.filter((l) => !l.out.res.closed).map((l) => new Promise<void>((r) => l.out.res.once('close', () => r()))));
+      const gone = Promise.all(
+        all.filter((l) => !l.out.res.closed).map((l) => new Promise<void>((r) => l.out.res.once('close', () => r()))),
+      );
       for (const l of all) {
         l.out.end(l.out.protocol.restart(RESTART.code, RESTART.message, retryMs()));
         // Ended by us: the socket may stay for keep-alive, the subscription goes now.
@@ -287,14 +333,27 @@ export function createStreamTransport(o: StreamTransportOptions): StreamTranspor
 
 /** The request's parameters as graphql-ws's subscribe payload. */
 function payloadOf(p: OperationParams): SubscribePayload | BadUserInputError {
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (typeof p.query !== 'string') return new BadUserInputError('query must be a string', 'query');
-  if (p.operationName != null && typeof p.operationName !== 'string') return new BadUserInputError('operationName must be a string', 'operationName');
-  if (p.variables != null && !isObject(p.variables)) return new BadUserInputError('variables must be an object', 'variables');
-  if (p.extensions != null && !isObject(p.extensions)) return new BadUserInputError('extensions must be an object', 'extensions');
-  return { query: p.query, operationName: p.operationName ?? null, variables: p.variables ?? null, extensions: p.extensions ?? null };
+  if (p.operationName != null && typeof p.operationName !== 'string')
+    return new BadUserInputError('operationName must be a string', 'operationName');
+  if (p.variables != null && !isObject(p.variables))
+    return new BadUserInputError('variables must be an object', 'variables');
+  if (p.extensions != null && !isObject(p.extensions))
+    return new BadUserInputError('extensions must be an object', 'extensions');
+  return {
+    query: p.query,
+    operationName: p.operationName ?? null,
+    variables: p.variables ?? null,
+    extensions: p.extensions ?? null,
+  };
 }
 
 function isStream(r: unknown): r is AsyncGenerator<LiveResult, void, void> {
-  return typeof r === 'object' && r !== null && typeof (r as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof (r as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+  );
 }

@@ -26,5 +26,6 @@ export const MULTIPART: StreamProtocol = {
   complete: '--\r\n',
   heartbeat: part('{}'),
   heartbeatMs: 5_000,
-  restart: (code, message) => `${part(JSON.stringify({ payload: null, errors: [{ message, extensions: { code } }] }))}--\r\n`,
+  restart: (code, message) =>
+    `${part(JSON.stringify({ payload: null, errors: [{ message, extensions: { code } }] }))}--\r\n`,
 };

@@ -27,9 +27,27 @@ export function startTracing(env: NodeJS.ProcessEnv, logger: Logger, serviceVers
   // Loaded only when on: a gateway without the variables never loads the SDK.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- that lazy load
   const { registerSdk } = require('./sdk') as typeof import('./sdk');
-  const sdk = registerSdk({ exporters: settings.exporters, protocol: settings.protocol, propagators: settings.propagators, serviceName: settings.serviceName, serviceVersion });
-  if (settings.ignoredPropagators.length > 0) logger.warn({ propagators: settings.ignoredPropagators }, 'OTEL_PROPAGATORS names propagators the gateway does not have: ignored (it has tracecontext, baggage and none)');
-  logger.info({ exporters: settings.exporters, protocol: settings.protocol, propagators: settings.propagators, serviceName: settings.serviceName }, 'tracing on');
+  const sdk = registerSdk({
+    exporters: settings.exporters,
+    protocol: settings.protocol,
+    propagators: settings.propagators,
+    serviceName: settings.serviceName,
+    serviceVersion,
+  });
+  if (settings.ignoredPropagators.length > 0)
+    logger.warn(
+      { propagators: settings.ignoredPropagators },
+      'OTEL_PROPAGATORS names propagators the gateway does not have: ignored (it has tracecontext, baggage and none)',
+    );
+  logger.info(
+    {
+      exporters: settings.exporters,
+      protocol: settings.protocol,
+      propagators: settings.propagators,
+      serviceName: settings.serviceName,
+    },
+    'tracing on',
+  );
   return {
     shutdown: () => sdk.shutdown().catch((err: unknown) => logger.warn({ err }, 'flushing spans at shutdown failed')),
   };

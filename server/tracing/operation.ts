@@ -6,7 +6,16 @@
  * Without an SDK every call here is the API's no-op.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getOperationAST, type ExecutionArgs } from 'graphql';
 import { errorCodeOf } from '../../adapters/contract/graphql-errors';
@@ -34,8 +43,17 @@ function nameOperation(span: Span, type: string | undefined, name: string | null
  * Runs `run` as one operation: a SERVER span, child of `parent`, active for the run.
  * @param parent the caller's context ({@link extractTraceContext})
  */
-export async function inOperationSpan<T>(parent: Context, transport: OperationTransport, run: () => Promise<T>, operation?: { type?: string; name?: string | null }): Promise<T> {
-  const span = tracer.startSpan('GraphQL Operation', { kind: SpanKind.SERVER, attributes: { 'gateway.transport': transport } }, parent);
+export async function inOperationSpan<T>(
+  parent: Context,
+  transport: OperationTransport,
+  run: () => Promise<T>,
+  operation?: { type?: string; name?: string | null },
+): Promise<T> {
+  const span = tracer.startSpan(
+    'GraphQL Operation',
+    { kind: SpanKind.SERVER, attributes: { 'gateway.transport': transport } },
+    parent,
+  );
   if (operation) nameOperation(span, operation.type, operation.name);
   try {
     return await context.with(trace.setSpan(parent, span), run);
@@ -48,9 +66,16 @@ export async function inOperationSpan<T>(parent: Context, transport: OperationTr
 }
 
 /** A graphql-ws operation's span: its type and name come from the document. */
-export function wsOperationSpan<T>(parent: Context | undefined, args: Pick<ExecutionArgs, 'document' | 'operationName'>, run: () => Promise<T>): Promise<T> {
+export function wsOperationSpan<T>(
+  parent: Context | undefined,
+  args: Pick<ExecutionArgs, 'document' | 'operationName'>,
+  run: () => Promise<T>,
+): Promise<T> {
   const op = getOperationAST(args.document, args.operationName);
-  return inOperationSpan(parent ?? ROOT_CONTEXT, 'graphql-ws', run, { type: op?.operation, name: op?.name?.value ?? args.operationName });
+  return inOperationSpan(parent ?? ROOT_CONTEXT, 'graphql-ws', run, {
+    type: op?.operation,
+    name: op?.name?.value ?? args.operationName,
+  });
 }
 
 /**

@@ -13,7 +13,13 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } 
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { OtlpProtocol, PropagatorName, TraceExporterName } from './settings';
 
@@ -29,17 +35,30 @@ const PROPAGATOR: Record<PropagatorName, () => TextMapPropagator> = {
 };
 
 /** The OTLP/HTTP exporter for the protocol: protobuf (`application/x-protobuf`) or JSON. */
-const otlpExporter = (protocol: OtlpProtocol) => (protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtoExporter());
+const otlpExporter = (protocol: OtlpProtocol) =>
+  protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtoExporter();
 
 /** Registers a tracer provider, the propagators (`OTEL_PROPAGATORS`) and the async context manager globally. */
-export function registerSdk(o: { exporters: readonly TraceExporterName[]; protocol: OtlpProtocol; propagators: readonly PropagatorName[]; serviceName: string; serviceVersion: string }): TracingSdk {
-  const processors: SpanProcessor[] = o.exporters.map((e) => (e === 'console' ? new SimpleSpanProcessor(new ConsoleSpanExporter()) : new BatchSpanProcessor(otlpExporter(o.protocol))));
+export function registerSdk(o: {
+  exporters: readonly TraceExporterName[];
+  protocol: OtlpProtocol;
+  propagators: readonly PropagatorName[];
+  serviceName: string;
+  serviceVersion: string;
+}): TracingSdk {
+  const processors: SpanProcessor[] = o.exporters.map((e) =>
+    e === 'console'
+      ? new SimpleSpanProcessor(new ConsoleSpanExporter())
+      : new BatchSpanProcessor(otlpExporter(o.protocol)),
+  );
   const resource = defaultResource()
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName, [ATTR_SERVICE_VERSION]: o.serviceVersion }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
   // With `none`, an empty composite: nothing is read from callers or sent to backends.
-  provider.register({ propagator: new CompositePropagator({ propagators: o.propagators.map((p) => PROPAGATOR[p]()) }) });
+  provider.register({
+    propagator: new CompositePropagator({ propagators: o.propagators.map((p) => PROPAGATOR[p]()) }),
+  });
   return { shutdown: () => provider.shutdown() };
 }

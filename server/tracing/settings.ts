@@ -66,17 +66,35 @@ export function readTracingSettings(env: NodeJS.ProcessEnv): TracingSettings | n
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return null;
   const endpoint = set(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) || set(env.OTEL_EXPORTER_OTLP_ENDPOINT);
   if (!set(env.OTEL_TRACES_EXPORTER) && !endpoint) return null;
-  const names = set(env.OTEL_TRACES_EXPORTER) ? [...new Set(env.OTEL_TRACES_EXPORTER.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== ''))] : ['otlp'];
+  const names = set(env.OTEL_TRACES_EXPORTER)
+    ? [
+        ...new Set(
+          env.OTEL_TRACES_EXPORTER.split(',')
+            .map((s) => s.trim().toLowerCase())
+            .filter((s) => s !== ''),
+        ),
+      ]
+    : ['otlp'];
   const unknown = names.filter((n) => !EXPORTERS.has(n));
-  if (unknown.length > 0) throw new ConfigError('OTEL_TRACES_EXPORTER', `unknown exporter ${unknown.map((n) => JSON.stringify(n)).join(', ')}: use otlp, console or none`);
+  if (unknown.length > 0)
+    throw new ConfigError(
+      'OTEL_TRACES_EXPORTER',
+      `unknown exporter ${unknown.map((n) => JSON.stringify(n)).join(', ')}: use otlp, console or none`,
+    );
   if (names.includes('none')) return null;
   const exporters = names as TraceExporterName[];
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim().toLowerCase();
   if (exporters.includes('otlp') && protocol === 'grpc') {
-    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc is not supported: use http/protobuf or http/json (the Collector takes OTLP/HTTP on port 4318)');
+    throw new ConfigError(
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+      'grpc is not supported: use http/protobuf or http/json (the Collector takes OTLP/HTTP on port 4318)',
+    );
   }
   if (exporters.includes('otlp') && set(protocol) && protocol !== 'http/json' && protocol !== 'http/protobuf') {
-    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `unknown protocol ${JSON.stringify(protocol)}: use http/protobuf or http/json`);
+    throw new ConfigError(
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+      `unknown protocol ${JSON.stringify(protocol)}: use http/protobuf or http/json`,
+    );
   }
   return {
     exporters,
@@ -88,7 +106,19 @@ export function readTracingSettings(env: NodeJS.ProcessEnv): TracingSettings | n
 
 /** `OTEL_PROPAGATORS` (comma-separated; `none` alone means none): unknown names are set aside, not refused, as the SDK does. */
 function readPropagators(v: string | undefined): Pick<TracingSettings, 'propagators' | 'ignoredPropagators'> {
-  const names = set(v) ? [...new Set(v.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== ''))] : ['tracecontext', 'baggage'];
+  const names = set(v)
+    ? [
+        ...new Set(
+          v
+            .split(',')
+            .map((s) => s.trim().toLowerCase())
+            .filter((s) => s !== ''),
+        ),
+      ]
+    : ['tracecontext', 'baggage'];
   if (names.includes('none')) return { propagators: [], ignoredPropagators: names.filter((n) => n !== 'none') };
-  return { propagators: names.filter((n): n is PropagatorName => PROPAGATORS.has(n)), ignoredPropagators: names.filter((n) => !PROPAGATORS.has(n)) };
+  return {
+    propagators: names.filter((n): n is PropagatorName => PROPAGATORS.has(n)),
+    ignoredPropagators: names.filter((n) => !PROPAGATORS.has(n)),
+  };
 }

@@ -41,17 +41,27 @@ export function readConnectionInit(
   const seen = new Set<string>();
   if (payload !== undefined) {
     // Bounded like the request head of an HTTP request (the frame itself is bounded by maxPayload).
-    if (Buffer.byteLength(JSON.stringify(payload)) > o.maxBytes) throw new BadUserInputError(`${INIT} payload is over ${o.maxBytes} bytes (WS_MAX_INIT_PAYLOAD_BYTES)`);
+    if (Buffer.byteLength(JSON.stringify(payload)) > o.maxBytes)
+      throw new BadUserInputError(`${INIT} payload is over ${o.maxBytes} bytes (WS_MAX_INIT_PAYLOAD_BYTES)`);
     for (const [k, v] of Object.entries(payload)) {
       const name = k.toLowerCase();
       if (!isCredentialHeader(name)) continue;
-      if (typeof v !== 'string') throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} must be a string`, k.slice(0, 60));
-      if (seen.has(name)) throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} is given twice (names are case-insensitive)`, k.slice(0, 60));
+      if (typeof v !== 'string')
+        throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} must be a string`, k.slice(0, 60));
+      if (seen.has(name))
+        throw new BadUserInputError(
+          `${INIT}: ${k.slice(0, 60)} is given twice (names are case-insensitive)`,
+          k.slice(0, 60),
+        );
       seen.add(name);
       const fromUpgrade = upgrade[name];
       if (fromUpgrade === undefined) headers[name] = v;
       // Compared as read (trimmed; empty is not sent). Neither value is ever named.
-      else if (v.trim() !== '' && v.trim() !== fromUpgrade) throw new BadUserInputError(`${INIT}: ${k.slice(0, 60)} differs from the upgrade request's header`, k.slice(0, 60));
+      else if (v.trim() !== '' && v.trim() !== fromUpgrade)
+        throw new BadUserInputError(
+          `${INIT}: ${k.slice(0, 60)} differs from the upgrade request's header`,
+          k.slice(0, 60),
+        );
     }
   }
   // The per-credential quota's key is made by the hub once backends have said which are valid.

@@ -23,7 +23,12 @@ export const WsCloseCode = {
 /** Close reasons must fit a control frame (123 bytes); longer ones are cut. */
 export function closeReason(text: string): string {
   const b = Buffer.from(text, 'utf8');
-  return b.length <= 123 ? text : b.subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '') + '...';
+  return b.length <= 123
+    ? text
+    : b
+        .subarray(0, 120)
+        .toString('utf8')
+        .replace(/\uFFFD+$/, '') + '...';
 }
 
 /** Longest subscription id, in characters: graphql-ws clients send UUIDs (36) or counters. */
@@ -32,14 +37,20 @@ export const MAX_SUBSCRIPTION_ID_LENGTH = 128;
 /** A query or mutation over graphql-ws. */
 export class NotSupportedOverWebSocketError extends GatewayError {
   constructor(kind: string) {
-    super(ErrorCode.OperationNotSupportedOverWebSocket, `a ${kind} is not served over graphql-ws: send it with HTTP POST to the same URL; the socket serves subscriptions only`);
+    super(
+      ErrorCode.OperationNotSupportedOverWebSocket,
+      `a ${kind} is not served over graphql-ws: send it with HTTP POST to the same URL; the socket serves subscriptions only`,
+    );
   }
 }
 
 /** No live hub is configured: nothing can feed a subscription. */
 export class SubscriptionsUnavailableError extends GatewayError {
   constructor() {
-    super(ErrorCode.SubscriptionsUnavailable, 'this gateway serves no subscriptions yet (no live hub is running); poll with queries over HTTP instead');
+    super(
+      ErrorCode.SubscriptionsUnavailable,
+      'this gateway serves no subscriptions yet (no live hub is running); poll with queries over HTTP instead',
+    );
   }
 }
 
@@ -57,4 +68,5 @@ export class UpgradeRefusal extends Error {
 
 /** The hub's `SlowConsumerError` (subscriptions/live), recognised by its code. */
 export const SLOW_CONSUMER_CODE = 'SLOW_CONSUMER';
-export const isSlowConsumer = (err: unknown): boolean => err instanceof Error && (err as { code?: unknown }).code === SLOW_CONSUMER_CODE;
+export const isSlowConsumer = (err: unknown): boolean =>
+  err instanceof Error && (err as { code?: unknown }).code === SLOW_CONSUMER_CODE;

@@ -9,11 +9,24 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { execute, GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
 import { makeServer, type Context } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BadUserInputError } from '../../adapters/contract/errors';
-import { errorCodeOf, formatGraphQLError, InternalError, toGraphQLError, unexpectedCause } from '../../adapters/contract/graphql-errors';
+import {
+  errorCodeOf,
+  formatGraphQLError,
+  InternalError,
+  toGraphQLError,
+  unexpectedCause,
+} from '../../adapters/contract/graphql-errors';
 import { SerializedResult, type LiveHub, type LiveResult } from '../../subscriptions/live/types';
 import { createExecutionContext, type GatewayContext, type GatewayServices } from '../../domain/context';
 import type { TrustedDocumentsConfig } from '../http/config';
@@ -30,7 +43,16 @@ import { checkOperation, ValidDocuments } from './operation';
 import { SocketQuota } from './quotas';
 import { NextFrames } from './shared-bytes';
 import type { QueueBudget } from './queue-budget';
-import { closeSocket, cutSlowConsumer, graphqlWsSocket, newSocketState, SocketQueue, writeFrame, type SocketHooks, type SocketState } from './socket';
+import {
+  closeSocket,
+  cutSlowConsumer,
+  graphqlWsSocket,
+  newSocketState,
+  SocketQueue,
+  writeFrame,
+  type SocketHooks,
+  type SocketState,
+} from './socket';
 import { GuardedStream, type StreamHooks } from './stream';
 import { refuseUpgrade, UpgradeGate } from './upgrade';
 import { extractTraceContext, wsOperationSpan } from '../tracing/operation';
@@ -82,8 +104,20 @@ interface Started {
 
 export function createWsTransport(o: WsTransportOptions): WsTransport {
   const c = o.config;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: c.maxPayloadBytes, clientTracking: false, perMessageDeflate: false, handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
-  const gate = new UpgradeGate({ path: o.path, origins: o.origins, maxConnectionsPerAddress: c.maxConnectionsPerAddress, maxConnections: c.maxConnections, trustProxyHops: o.trustProxyHops });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: c.maxPayloadBytes,
+    clientTracking: false,
+    perMessageDeflate: false,
+    handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false),
+  });
+  const gate = new UpgradeGate({
+    path: o.path,
+    origins: o.origins,
+    maxConnectionsPerAddress: c.maxConnectionsPerAddress,
+    maxConnections: c.maxConnections,
+    trustProxyHops: o.trustProxyHops,
+  });
   const sockets = new Set<SocketState>();
   const started = new WeakMap<object, Started>();
   const documents = new ValidDocuments();
@@ -96,9 +130,20 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
 
   const parseErrorReason = o.limits.executionGuards.parseErrorReason;
   /** The errors of one subscription in the wire format HTTP uses; unexpected ones logged with the request id, when one was made. */
-  const formatErrors = (errors: readonly GraphQLError[], socket: number, id: string, requestId?: string): GraphQLFormattedError[] =>
+  const formatErrors = (
+    errors: readonly GraphQLError[],
+    socket: number,
+    id: string,
+    requestId?: string,
+  ): GraphQLFormattedError[] =>
     o.limits.executionGuards.finishErrors(
-      errors.map((e) => formatGraphQLError(e, { parseErrorReason, onUnexpected: (err, path) => o.logger.error({ err, socket, subscription: id, requestId, path }, 'unexpected error in a subscription') })),
+      errors.map((e) =>
+        formatGraphQLError(e, {
+          parseErrorReason,
+          onUnexpected: (err, path) =>
+            o.logger.error({ err, socket, subscription: id, requestId, path }, 'unexpected error in a subscription'),
+        }),
+      ),
     );
 
   /** The subscription's place, signal and quota go, once. */
@@ -142,7 +187,11 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     onConnect(ctx: Context<Record<string, unknown>, SocketState>) {
       const s = ctx.extra;
       try {
-        s.caller = readConnectionInit(ctx.connectionParams, { registry: o.services.registry, maxBytes: c.maxInitPayloadBytes, upgrade: s.upgradeCredentials });
+        s.caller = readConnectionInit(ctx.connectionParams, {
+          registry: o.services.registry,
+          maxBytes: c.maxInitPayloadBytes,
+          upgrade: s.upgradeCredentials,
+        });
         s.upgradeCredentials = undefined;
       } catch (err) {
         if (!(err instanceof BadUserInputError)) throw err;
@@ -158,13 +207,18 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       const s = ctx.extra;
       const refuse = (errors: readonly GraphQLError[]): readonly GraphQLError[] => {
         // Counted only: graphql-ws sends them through onError, which formats (and logs) them.
-        for (const e of errors) o.metrics.wsRefusals.inc({ code: errorCodeOf(formatGraphQLError(e, { parseErrorReason })) });
+        for (const e of errors)
+          o.metrics.wsRefusals.inc({ code: errorCodeOf(formatGraphQLError(e, { parseErrorReason })) });
         return errors;
       };
       // An id is kept for the subscription's life and echoed in every frame: bounded like a message field.
       if (id.length > MAX_SUBSCRIPTION_ID_LENGTH) {
         o.metrics.wsRefusals.inc({ code: 'SUBSCRIPTION_ID_TOO_LONG' });
-        closeSocket(s, WsCloseCode.BadRequest, `Invalid message received: subscription id is over ${MAX_SUBSCRIPTION_ID_LENGTH} characters`);
+        closeSocket(
+          s,
+          WsCloseCode.BadRequest,
+          `Invalid message received: subscription id is over ${MAX_SUBSCRIPTION_ID_LENGTH} characters`,
+        );
         return [new GraphQLError('subscription id too long')];
       }
       const checked = checkOperation(payload, { schema: o.schema, limits: o.limits, trusted: o.trusted, documents });
@@ -184,10 +238,23 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
         // hub's per-event executions need limits of their own.
         limits: o.limits.executionGuards.createExecutionLimits(abort.signal),
       });
-      const bytes = Buffer.byteLength(id) + Buffer.byteLength(payload.query) + Buffer.byteLength(op.operationName ?? '') + (op.variableValues ? Buffer.byteLength(JSON.stringify(op.variableValues)) : 0);
+      const bytes =
+        Buffer.byteLength(id) +
+        Buffer.byteLength(payload.query) +
+        Buffer.byteLength(op.operationName ?? '') +
+        (op.variableValues ? Buffer.byteLength(JSON.stringify(op.variableValues)) : 0);
       started.set(contextValue, { state: s, id, abort, bytes });
-      o.logger.debug({ socket: s.id, requestId: contextValue.requestId, operation: op.operationName }, 'subscription started');
-      return { schema: o.schema, document: op.document, operationName: op.operationName, variableValues: op.variableValues, contextValue };
+      o.logger.debug(
+        { socket: s.id, requestId: contextValue.requestId, operation: op.operationName },
+        'subscription started',
+      );
+      return {
+        schema: o.schema,
+        document: op.document,
+        operationName: op.operationName,
+        variableValues: op.variableValues,
+        contextValue,
+      };
     },
     async subscribe(args: ExecutionArgs) {
       const ctx = args.contextValue as GatewayContext;
@@ -195,11 +262,17 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       let result: Awaited<ReturnType<LiveHub['subscribe']>>;
       try {
         // The start's span (server/tracing), child of the upgrade's `traceparent`.
-        result = await wsOperationSpan(s.trace, args, () => o.hub!.subscribe(args, { address: addressBucket(s.address), bytes }));
+        result = await wsOperationSpan(s.trace, args, () =>
+          o.hub!.subscribe(args, { address: addressBucket(s.address), bytes }),
+        );
       } catch (err) {
         // Logged here, not by the formatter: graphql-ws sends (and formats) nothing once the client has completed.
         const u = unexpectedCause(err);
-        if (u) o.logger.error({ err: u.cause, socket: s.id, subscription: id, requestId: ctx.requestId }, 'live hub failed to start a subscription');
+        if (u)
+          o.logger.error(
+            { err: u.cause, socket: s.id, subscription: id, requestId: ctx.requestId },
+            'live hub failed to start a subscription',
+          );
         result = { errors: [toGraphQLError(u ? new InternalError(u.cause) : err)] };
       } finally {
         ctx.limits.end();
@@ -218,16 +291,32 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       return new GuardedStream(result, new LiveSubscription(s, id)) as unknown as AsyncGenerator<ExecutionResult>;
     },
     // Queries and mutations over the socket: graphql-js's own execute, in the operation's span.
-    execute: (args: ExecutionArgs) => wsOperationSpan(started.get(args.contextValue as object)?.state.trace, args, async () => execute(args)),
+    execute: (args: ExecutionArgs) =>
+      wsOperationSpan(started.get(args.contextValue as object)?.state.trace, args, async () => execute(args)),
     // Shared results never get here (the stream guard writes them); a subscriber's own results do.
     onNext(ctx, id, _payload, args, result) {
-      return result.errors ? ({ ...result, errors: formatErrors(result.errors, ctx.extra.id, id, (args.contextValue as GatewayContext | undefined)?.requestId) }) : undefined;
+      return result.errors
+        ? {
+            ...result,
+            errors: formatErrors(
+              result.errors,
+              ctx.extra.id,
+              id,
+              (args.contextValue as GatewayContext | undefined)?.requestId,
+            ),
+          }
+        : undefined;
     },
     onError: (ctx, id, _payload, errors) => formatErrors(errors, ctx.extra.id, id),
     onComplete: (ctx, id) => release(ctx.extra, id),
   });
 
-  const onConnection = (ws: WebSocket, address: string, credentials: Record<string, string>, trace: TraceContext): void => {
+  const onConnection = (
+    ws: WebSocket,
+    address: string,
+    credentials: Record<string, string>,
+    trace: TraceContext,
+  ): void => {
     const s = newSocketState(ws, address, trace);
     if (Object.keys(credentials).length > 0) s.upgradeCredentials = credentials;
     sockets.add(s);
@@ -242,7 +331,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       o.metrics.wsCloses.inc({ code: String(s.closeCode ?? code) });
       // graphql-ws returns every open stream; the quota goes with the socket whatever happens.
       closed(code, reason.toString())
-        .catch((err: unknown) => o.logger.warn({ err, socket: s.id }, 'closing a socket\'s subscriptions failed'))
+        .catch((err: unknown) => o.logger.warn({ err, socket: s.id }, "closing a socket's subscriptions failed"))
         .finally(() => {
           for (const id of [...s.active.keys()]) release(s, id);
           s.quota?.releaseAll();
@@ -305,8 +394,13 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
       gate.close();
       if (keepAlive) clearInterval(keepAlive);
       const all = [...sockets];
-      const gone = Promise.all(all.filter((s) => s.ws.readyState !== WebSocket.CLOSED).map((s) => new Promise<void>((r) => s.ws.once('close', () => r()))));
-      for (const s of all) closeSocket(s, WsCloseCode.ServiceRestart, 'Service restart: reconnect and resume from your last cursor');
+      const gone = Promise.all(
+        all
+          .filter((s) => s.ws.readyState !== WebSocket.CLOSED)
+          .map((s) => new Promise<void>((r) => s.ws.once('close', () => r()))),
+      );
+      for (const s of all)
+        closeSocket(s, WsCloseCode.ServiceRestart, 'Service restart: reconnect and resume from your last cursor');
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
       clearTimeout(timer);
@@ -317,5 +411,9 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
 }
 
 function isStream(r: unknown): r is AsyncGenerator<LiveResult, void, void> {
-  return typeof r === 'object' && r !== null && typeof (r as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof (r as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+  );
 }

@@ -81,15 +81,33 @@ export interface CheckedOperation {
 }
 
 const coded = (e: GraphQLError, code: string): GraphQLError =>
-  new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, originalError: e.originalError ?? e, extensions: { ...e.extensions, code } });
+  new GraphQLError(e.message, {
+    nodes: e.nodes,
+    source: e.source,
+    positions: e.positions,
+    originalError: e.originalError ?? e,
+    extensions: { ...e.extensions, code },
+  });
 
 /** Checks the operation; the errors are for an `error` message (the socket stays open). */
-export function checkOperation(payload: SubscribePayload, o: OperationCheckOptions, rules: readonly ValidationRule[] = [...specifiedRules, ...o.limits.validationRules]): CheckedOperation | GraphQLError[] {
+export function checkOperation(
+  payload: SubscribePayload,
+  o: OperationCheckOptions,
+  rules: readonly ValidationRule[] = [...specifiedRules, ...o.limits.validationRules],
+): CheckedOperation | GraphQLError[] {
   let query = payload.query;
   if (o.trusted) {
     try {
       // graphql-ws requires a `query` string: an empty one with `extensions.persistedQuery` names a listed document.
-      const screened = screenOperation({ query: payload.query === '' ? undefined : payload.query, operationName: payload.operationName, variables: payload.variables, extensions: payload.extensions }, o.trusted);
+      const screened = screenOperation(
+        {
+          query: payload.query === '' ? undefined : payload.query,
+          operationName: payload.operationName,
+          variables: payload.variables,
+          extensions: payload.extensions,
+        },
+        o.trusted,
+      );
       query = typeof screened.query === 'string' ? screened.query : query;
     } catch (err) {
       if (!(err instanceof EdgeError)) throw err;
@@ -103,7 +121,14 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
   } catch (err) {
     if (!(err instanceof GraphQLError)) throw err;
     // formatError finds the token limit behind a parse error through `originalError`.
-    return [new GraphQLError(err.message, { source: err.source, positions: err.positions, originalError: err, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
+    return [
+      new GraphQLError(err.message, {
+        source: err.source,
+        positions: err.positions,
+        originalError: err,
+        extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+      }),
+    ];
   }
   const operationName = payload.operationName ?? undefined;
   // The kind first: a query or mutation is told where to go, whatever else is wrong with it.
@@ -118,11 +143,24 @@ export function checkOperation(payload: SubscribePayload, o: OperationCheckOptio
     o.documents?.set(query, document);
   }
   const op = selected;
-  if (!op) return [new GraphQLError(operationName ? `the document has no operation named ${JSON.stringify(operationName.slice(0, 100))}` : 'the document has several operations: name one with operationName', { extensions: { code: 'BAD_USER_INPUT' } })];
+  if (!op)
+    return [
+      new GraphQLError(
+        operationName
+          ? `the document has no operation named ${JSON.stringify(operationName.slice(0, 100))}`
+          : 'the document has several operations: name one with operationName',
+        { extensions: { code: 'BAD_USER_INPUT' } },
+      ),
+    ];
   const variableValues = payload.variables ?? undefined;
   const coerced = getVariableValues(o.schema, op.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 50 });
   if (coerced.errors) return coerced.errors.map((e) => coded(e, 'BAD_USER_INPUT'));
-  const tooExpensive = o.limits.executionGuards.beforeExecute({ schema: o.schema, document, operationName, variableValues });
+  const tooExpensive = o.limits.executionGuards.beforeExecute({
+    schema: o.schema,
+    document,
+    operationName,
+    variableValues,
+  });
   if (tooExpensive) return [tooExpensive];
   return { document, query: known?.query ?? query, operationName, variableValues };
 }

@@ -17,7 +17,8 @@ export class SocketQuota {
 
   /** Takes a place for subscription `id`, or says that the socket is full. */
   acquire(id: string): SubscriptionLimitError | undefined {
-    if (this.#open.size >= this.maxSubscriptionsPerSocket) return new SubscriptionLimitError('maxSubscriptionsPerSocket', this.maxSubscriptionsPerSocket);
+    if (this.#open.size >= this.maxSubscriptionsPerSocket)
+      return new SubscriptionLimitError('maxSubscriptionsPerSocket', this.maxSubscriptionsPerSocket);
     this.#open.add(id);
     return undefined;
   }

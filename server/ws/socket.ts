@@ -98,7 +98,10 @@ const SLOW_CONSUMER_REASONS: Record<SlowConsumerCutReason, (h: SocketHooks) => s
 /** Closes `s` with 4413 for `reason`, logged and counted once. */
 export function cutSlowConsumer(s: SocketState, h: SocketHooks, reason: SlowConsumerCutReason): void {
   if (s.closeCode !== undefined || s.ws.readyState === WebSocket.CLOSED) return;
-  h.logger.info({ socket: s.id, bufferedBytes: s.ws.bufferedAmount, reason, max: h.maxBufferedBytes }, 'websocket closed: slow consumer');
+  h.logger.info(
+    { socket: s.id, bufferedBytes: s.ws.bufferedAmount, reason, max: h.maxBufferedBytes },
+    'websocket closed: slow consumer',
+  );
   h.onCut(reason);
   closeSocket(s, WsCloseCode.SlowConsumer, SLOW_CONSUMER_REASONS[reason](h));
 }
@@ -136,7 +139,12 @@ export function graphqlWsSocket(s: SocketState, h: SocketHooks): Socket {
         const data = messageText(raw);
         cb(data).catch((err: unknown) => {
           // graphql-ws throws on a well-formed message of a type only servers send.
-          if (SERVER_TYPES.has(typeOf(data))) return closeSocket(s, WsCloseCode.BadRequest, `Invalid message received: ${typeOf(data)} is sent by servers only`);
+          if (SERVER_TYPES.has(typeOf(data)))
+            return closeSocket(
+              s,
+              WsCloseCode.BadRequest,
+              `Invalid message received: ${typeOf(data)} is sent by servers only`,
+            );
           h.logger.error({ err, socket: s.id }, 'graphql-ws message handling failed');
           closeSocket(s, WsCloseCode.InternalServerError, 'Internal server error');
         });

@@ -46,7 +46,8 @@ export class GuardedStream implements AsyncIterableIterator<LiveResult, void, vo
     private readonly inner: AsyncGenerator<LiveResult, void, void>,
     private readonly hooks: StreamHooks,
   ) {
-    if (typeof (inner as Partial<SharedResultStream>).shareTo === 'function') (inner as unknown as SharedResultStream).shareTo(hooks);
+    if (typeof (inner as Partial<SharedResultStream>).shareTo === 'function')
+      (inner as unknown as SharedResultStream).shareTo(hooks);
   }
 
   async next(): Promise<IteratorResult<LiveResult, void>> {

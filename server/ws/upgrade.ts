@@ -46,15 +46,32 @@ export class UpgradeGate {
 
   /** @throws UpgradeRefusal saying why the request may not become a socket */
   admit(req: IncomingMessage, url: URL): Admission {
-    if (url.pathname !== this.o.path) throw new UpgradeRefusal(404, 'NOT_FOUND', `no WebSocket endpoint here; graphql-ws is served at ${this.o.path}`);
-    if (this.#closed) throw new UpgradeRefusal(503, 'SHUTTING_DOWN', 'the gateway is shutting down: connect again (to another replica)');
+    if (url.pathname !== this.o.path)
+      throw new UpgradeRefusal(404, 'NOT_FOUND', `no WebSocket endpoint here; graphql-ws is served at ${this.o.path}`);
+    if (this.#closed)
+      throw new UpgradeRefusal(
+        503,
+        'SHUTTING_DOWN',
+        'the gateway is shutting down: connect again (to another replica)',
+      );
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
-    if (!this.o.origins.allows(origin, req.headers.host)) throw new UpgradeRefusal(403, ORIGIN_NOT_ALLOWED, ORIGIN_REFUSAL_MESSAGE);
+    if (!this.o.origins.allows(origin, req.headers.host))
+      throw new UpgradeRefusal(403, ORIGIN_NOT_ALLOWED, ORIGIN_REFUSAL_MESSAGE);
     const address = clientAddress(req.headers, req.socket.remoteAddress, this.o.trustProxyHops);
     const key = addressBucket(address);
     const mine = this.#perAddress.get(key) ?? 0;
-    if (mine >= this.o.maxConnectionsPerAddress) throw new UpgradeRefusal(429, 'TOO_MANY_CONNECTIONS', `this client address has ${mine} sockets open, the most allowed (WS_MAX_CONNECTIONS_PER_ADDRESS)`);
-    if (this.#total >= this.o.maxConnections) throw new UpgradeRefusal(503, 'TOO_MANY_CONNECTIONS', 'the gateway has as many sockets open as it serves (WS_MAX_CONNECTIONS): try again later');
+    if (mine >= this.o.maxConnectionsPerAddress)
+      throw new UpgradeRefusal(
+        429,
+        'TOO_MANY_CONNECTIONS',
+        `this client address has ${mine} sockets open, the most allowed (WS_MAX_CONNECTIONS_PER_ADDRESS)`,
+      );
+    if (this.#total >= this.o.maxConnections)
+      throw new UpgradeRefusal(
+        503,
+        'TOO_MANY_CONNECTIONS',
+        'the gateway has as many sockets open as it serves (WS_MAX_CONNECTIONS): try again later',
+      );
     this.#perAddress.set(key, mine + 1);
     this.#total++;
     let released = false;
@@ -72,7 +89,12 @@ export class UpgradeGate {
   }
 }
 
-const STATUS_TEXT: Record<UpgradeRefusal['status'], string> = { 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<UpgradeRefusal['status'], string> = {
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
 
 /** Answers a refused upgrade on the raw socket and closes it. */
 export function refuseUpgrade(socket: Duplex, r: UpgradeRefusal): void {

@@ -27,15 +27,25 @@ export interface SimulatorProcess {
 }
 
 /** Starts `simulators/<kind>/main.ts` with `node --import tsx` on ephemeral ports. */
-export function startSimulatorProcess(kind: 'nomad' | 'openstack', env: Record<string, string> = {}): Promise<SimulatorProcess> {
+export function startSimulatorProcess(
+  kind: 'nomad' | 'openstack',
+  env: Record<string, string> = {},
+): Promise<SimulatorProcess> {
   const ports = kind === 'nomad' ? { PORT: '0' } : { KEYSTONE_PORT: '0', CINDER_PORT: '0', NOVA_PORT: '0' };
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN[kind]], { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', ...ports, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN[kind]], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', ...ports, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let exited = false;
   child.once('exit', () => (exited = true));
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
-    const timer = setTimeout(() => fail(new Error(`${kind} simulator did not start within 60 s: ${out}${err}`)), 60_000);
+    const timer = setTimeout(
+      () => fail(new Error(`${kind} simulator did not start within 60 s: ${out}${err}`)),
+      60_000,
+    );
     const fail = (e: Error): void => {
       clearTimeout(timer);
       child.kill('SIGKILL');

@@ -31,7 +31,8 @@ const WRITE_CAPS: NsCapability[] = [...READ_CAPS, 'csi-write-volume', 'csi-mount
  */
 export type NamespaceRule = 'read' | 'write' | NsCapability[];
 
-const capsOf = (r: NamespaceRule): readonly NsCapability[] => (r === 'write' ? WRITE_CAPS : r === 'read' ? READ_CAPS : r);
+const capsOf = (r: NamespaceRule): readonly NsCapability[] =>
+  r === 'write' ? WRITE_CAPS : r === 'read' ? READ_CAPS : r;
 
 /** A simulated ACL token. */
 export interface TokenSpec {
@@ -44,7 +45,14 @@ export interface TokenSpec {
 }
 
 function globMatch(pattern: string, name: string): boolean {
-  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+  const re = new RegExp(
+    '^' +
+      pattern
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*') +
+      '$',
+  );
   return re.test(name);
 }
 

@@ -444,7 +444,10 @@ class PegParser {
         }
         if (this.lit('"') === FAIL) return FAIL;
         // pointerstructure.Parse("/" + segments) unescapes ~1 and ~0.
-        const parts = ('/' + segs.join('/')).slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+        const parts = ('/' + segs.join('/'))
+          .slice(1)
+          .split('/')
+          .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
         return { type: 'jsonpointer', path: parts };
       });
     });
@@ -657,7 +660,17 @@ export function goUnquote(text: string): string | null {
       continue;
     }
     const e = body[++k];
-    const simple: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"' };
+    const simple: Record<string, string> = {
+      a: '\x07',
+      b: '\b',
+      f: '\f',
+      n: '\n',
+      r: '\r',
+      t: '\t',
+      v: '\v',
+      '\\': '\\',
+      '"': '"',
+    };
     if (e === undefined) return null;
     if (simple[e] !== undefined) {
       out += simple[e];
@@ -846,7 +859,22 @@ function primitiveEqual(match: string | bigint | boolean | number, v: GoVal | nu
 }
 
 function isPrimitiveKind(kind: string): boolean {
-  return ['bool', 'string', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64'].includes(kind);
+  return [
+    'bool',
+    'string',
+    'int',
+    'int8',
+    'int16',
+    'int32',
+    'int64',
+    'uint',
+    'uint8',
+    'uint16',
+    'uint32',
+    'uint64',
+    'float32',
+    'float64',
+  ].includes(kind);
 }
 
 function indirect(v: GoVal): GoVal | null {
@@ -876,7 +904,10 @@ function compileGoRegexp(raw: string): RegExp {
     flags = lead[1]!.replace(/U/g, '');
     src = src.slice(lead[0].length);
   }
-  src = src.replace(/\(\?P</g, '(?<').replace(/\\z/g, '$(?![\\s\\S])').replace(/\\A/g, '^');
+  src = src
+    .replace(/\(\?P</g, '(?<')
+    .replace(/\\z/g, '$(?![\\s\\S])')
+    .replace(/\\A/g, '^');
   try {
     return new RegExp(src, flags);
   } catch (e) {
@@ -911,7 +942,8 @@ function evalMatch(expr: Extract<Expr, { type: 'match' }>, datum: GoVal): boolea
   switch (expr.op) {
     case 'Equal':
     case 'NotEqual': {
-      if (!isPrimitiveKind(kind)) throw new BexprEvalError('unable to find suitable primitive comparison function for matching');
+      if (!isPrimitiveKind(kind))
+        throw new BexprEvalError('unable to find suitable primitive comparison function for matching');
       const eq = primitiveEqual(coerce(raw, kind), rv);
       return expr.op === 'Equal' ? eq : !eq;
     }
@@ -938,7 +970,9 @@ function evalMatch(expr: Extract<Expr, { type: 'match' }>, datum: GoVal): boolea
 function doMatchIn(expr: Extract<Expr, { type: 'match' }>, raw: string, rv: GoVal | null, kind: string): boolean {
   const matchValue = coerce(raw, kind);
   if (rv === null) {
-    throw new BexprEvalError(`Cannot perform in/contains operations on type invalid for selector: ${goQuote(selectorString(expr.selector))}`);
+    throw new BexprEvalError(
+      `Cannot perform in/contains operations on type invalid for selector: ${goQuote(selectorString(expr.selector))}`,
+    );
   }
   switch (rv.kind) {
     case 'map':
@@ -946,13 +980,16 @@ function doMatchIn(expr: Extract<Expr, { type: 'match' }>, raw: string, rv: GoVa
     case 'slice': {
       const elemKind = rv.elemKind;
       const mv = coerce(raw, elemKind);
-      if (!isPrimitiveKind(elemKind)) throw new BexprEvalError('unable to find suitable primitive comparison function for "in" comparison');
+      if (!isPrimitiveKind(elemKind))
+        throw new BexprEvalError('unable to find suitable primitive comparison function for "in" comparison');
       return (rv.items ?? []).some((item) => primitiveEqual(mv, indirect(item)));
     }
     case 'string':
       return rv.v.includes(String(matchValue));
     default:
-      throw new BexprEvalError(`Cannot perform in/contains operations on type ${kind} for selector: ${goQuote(selectorString(expr.selector))}`);
+      throw new BexprEvalError(
+        `Cannot perform in/contains operations on type ${kind} for selector: ${goQuote(selectorString(expr.selector))}`,
+      );
   }
 }
 

@@ -15,18 +15,25 @@ const WRITER_MODES = new Set(['single-node-writer', 'multi-node-single-writer', 
 
 const cloneMap = <V>(m: Map<string, V> | null, f: (v: V) => V = (v) => v): Map<string, V> | null =>
   m === null ? null : new Map([...m].map(([k, v]) => [k, f(v)]));
-const cloneTopology = (t: CSITopology | null): CSITopology | null => (t === null ? null : { Segments: cloneMap(t.Segments) });
-const cloneTopologies = (l: Array<CSITopology | null> | null): Array<CSITopology | null> | null => (l === null ? null : l.map(cloneTopology));
+const cloneTopology = (t: CSITopology | null): CSITopology | null =>
+  t === null ? null : { Segments: cloneMap(t.Segments) };
+const cloneTopologies = (l: Array<CSITopology | null> | null): Array<CSITopology | null> | null =>
+  l === null ? null : l.map(cloneTopology);
 
 /** A plain deep copy of a stored volume (nil stays nil). */
 export function cloneVolume(v: CSIVolume): CSIVolume {
   return {
     ...v,
     RequestedTopologies: v.RequestedTopologies
-      ? { Required: cloneTopologies(v.RequestedTopologies.Required), Preferred: cloneTopologies(v.RequestedTopologies.Preferred) }
+      ? {
+          Required: cloneTopologies(v.RequestedTopologies.Required),
+          Preferred: cloneTopologies(v.RequestedTopologies.Preferred),
+        }
       : null,
     Topologies: cloneTopologies(v.Topologies),
-    MountOptions: v.MountOptions ? { FSType: v.MountOptions.FSType, MountFlags: v.MountOptions.MountFlags ? [...v.MountOptions.MountFlags] : null } : null,
+    MountOptions: v.MountOptions
+      ? { FSType: v.MountOptions.FSType, MountFlags: v.MountOptions.MountFlags ? [...v.MountOptions.MountFlags] : null }
+      : null,
     Secrets: cloneMap(v.Secrets),
     Parameters: cloneMap(v.Parameters),
     Context: cloneMap(v.Context),

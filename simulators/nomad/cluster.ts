@@ -6,7 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { applyClaim, ClaimError, copyVolume } from './claims';
-import type { AllocRecord, AllocVolumeRequest, ControllerCapabilities, CSITopology, CSIVolume, CSIVolumeClaim, PluginRecord } from './model';
+import type {
+  AllocRecord,
+  AllocVolumeRequest,
+  ControllerCapabilities,
+  CSITopology,
+  CSIVolume,
+  CSIVolumeClaim,
+  PluginRecord,
+} from './model';
 import { allocTerminal, ClaimMode, ClaimState } from './model';
 import { validateVolume } from './routes/volumes';
 import { NotFoundError, RpcError, seededUuid, volKey, type SimState } from './state';
@@ -90,7 +98,11 @@ export function addNode(st: SimState, n: { id: string; name: string }): void {
     st.nodes.set(n.id, { ID: n.id, Name: n.name, Status: 'ready', CreateIndex: index });
     // Node registration fingerprints the node plugins of system-job plugins.
     const touched = st.touchSystemPlugins(index);
-    return { tables: touched.keys.length > 0 ? ['nodes', 'csi_plugins'] : ['nodes'], keys: touched.keys, events: touched.events };
+    return {
+      tables: touched.keys.length > 0 ? ['nodes', 'csi_plugins'] : ['nodes'],
+      keys: touched.keys,
+      events: touched.events,
+    };
   });
 }
 
@@ -122,7 +134,11 @@ export function addPlugin(st: SimState, spec: PluginSpec): void {
   st.provider(spec.id);
 }
 
-export function setPluginHealth(st: SimState, id: string, h: { controllersHealthy?: number; nodesHealthy?: number }): void {
+export function setPluginHealth(
+  st: SimState,
+  id: string,
+  h: { controllersHealthy?: number; nodesHealthy?: number },
+): void {
   const p = st.plugins.get(id);
   if (!p) throw new NotFoundError(`plugin not found: ${id}`);
   st.apply((index) => {
@@ -243,7 +259,13 @@ export function seedVolume(st: SimState, input: Record<string, unknown>): void {
 export function addExternalVolume(
   st: SimState,
   pluginId: string,
-  v: { ExternalID: string; CapacityBytes: number | bigint; PublishedExternalNodeIDs?: string[]; Status?: string; IsAbnormal?: boolean },
+  v: {
+    ExternalID: string;
+    CapacityBytes: number | bigint;
+    PublishedExternalNodeIDs?: string[];
+    Status?: string;
+    IsAbnormal?: boolean;
+  },
 ): void {
   if (!st.plugins.has(pluginId)) throw new NotFoundError(`plugin not found: ${pluginId}`);
   st.provider(pluginId).putVolume({
@@ -311,7 +333,12 @@ export function placeAllocation(st: SimState, spec: AllocationSpec): string {
     applyClaim(trial, { ...claim }, true);
     staged.set(key, trial);
     claims.push({ volumeId: r.volumeId, claim });
-    requests.push({ Source: r.volumeId, ReadOnly: r.mode === 'read', AccessMode: claim.AccessMode, AttachmentMode: claim.AttachmentMode });
+    requests.push({
+      Source: r.volumeId,
+      ReadOnly: r.mode === 'read',
+      AccessMode: claim.AccessMode,
+      AttachmentMode: claim.AttachmentMode,
+    });
   }
 
   const clientStatus = spec.clientStatus ?? 'running';
@@ -338,7 +365,11 @@ export function placeAllocation(st: SimState, spec: AllocationSpec): string {
       volumes: requests,
     };
     st.allocs.set(id, alloc);
-    return { tables: ['allocs'], keys: [`alloc:${id}`, `node_allocs:${node.ID}`], events: [st.allocEvent('PlanResult', alloc, index)] };
+    return {
+      tables: ['allocs'],
+      keys: [`alloc:${id}`, `node_allocs:${node.ID}`],
+      events: [st.allocEvent('PlanResult', alloc, index)],
+    };
   });
 
   for (const { volumeId, claim } of claims) {
@@ -356,7 +387,11 @@ export function placeAllocation(st: SimState, spec: AllocationSpec): string {
  * Changes an allocation's statuses. Becoming terminal (client complete/failed/lost or desired
  * stop/evict) hands its claims to the simulated volume watcher.
  */
-export function setAllocationStatus(st: SimState, id: string, s: { clientStatus?: string; desiredStatus?: string }): void {
+export function setAllocationStatus(
+  st: SimState,
+  id: string,
+  s: { clientStatus?: string; desiredStatus?: string },
+): void {
   const a = st.allocs.get(id);
   if (!a) throw new NotFoundError(`allocation not found: ${id}`);
   const wasTerminal = allocTerminal(a);
@@ -374,7 +409,11 @@ export function setAllocationStatus(st: SimState, id: string, s: { clientStatus?
     // A client status comes from the node (AllocClientUpdate); a desired status alone from the
     // scheduler's plan (stop, evict).
     const type = s.clientStatus !== undefined ? 'AllocationUpdated' : 'PlanResult';
-    return { tables: ['allocs'], keys: [`alloc:${id}`, `node_allocs:${a.NodeID}`], events: [st.allocEvent(type, a, index)] };
+    return {
+      tables: ['allocs'],
+      keys: [`alloc:${id}`, `node_allocs:${a.NodeID}`],
+      events: [st.allocEvent(type, a, index)],
+    };
   });
   if (!wasTerminal && allocTerminal(a)) st.releaseAllocClaims(id);
 }

@@ -23,8 +23,20 @@ export interface ControlTarget {
   addPlugin(p: PluginSpec): void;
   setPluginHealth(id: string, h: { controllersHealthy?: number; nodesHealthy?: number }): void;
   seedVolume(v: Record<string, unknown>): void;
-  addExternalVolume(pluginId: string, v: { ExternalID: string; CapacityBytes: number; PublishedExternalNodeIDs?: string[]; Status?: string; IsAbnormal?: boolean }): void;
-  addSnapshot(pluginId: string, s: { ID: string; ExternalSourceVolumeID: string; SizeBytes: number; CreateTime?: number; IsReady?: boolean }): void;
+  addExternalVolume(
+    pluginId: string,
+    v: {
+      ExternalID: string;
+      CapacityBytes: number;
+      PublishedExternalNodeIDs?: string[];
+      Status?: string;
+      IsAbnormal?: boolean;
+    },
+  ): void;
+  addSnapshot(
+    pluginId: string,
+    s: { ID: string; ExternalSourceVolumeID: string; SizeBytes: number; CreateTime?: number; IsReady?: boolean },
+  ): void;
   placeAllocation(a: AllocationSpec): string;
   setAllocationStatus(id: string, s: { clientStatus?: string; desiredStatus?: string }): void;
   gcAllocation(id: string): void;

@@ -35,7 +35,8 @@ export const goInt: GoType = { k: 'int', name: 'int', bits: 64, unsigned: false 
 export const goUint64: GoType = { k: 'int', name: 'uint64', bits: 64, unsigned: true };
 export const goBool: GoType = { k: 'bool' };
 const named = (name: string): GoType => ({ k: 'string', name });
-const mapOf = (elem: GoType, name?: string): GoType => (name === undefined ? { k: 'map', elem } : { k: 'map', elem, name });
+const mapOf = (elem: GoType, name?: string): GoType =>
+  name === undefined ? { k: 'map', elem } : { k: 'map', elem, name };
 const sliceOf = (elem: GoType): GoType => ({ k: 'slice', elem });
 const ptrTo = (elem: GoType): GoType => ({ k: 'ptr', elem });
 
@@ -224,7 +225,16 @@ class Unexpected extends Error {}
 function quoteByte(c: number): string {
   if (c === 0x27) return `'\\''`;
   if (c === 0x22) return `'"'`;
-  const specials: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v', 92: '\\\\' };
+  const specials: Record<number, string> = {
+    7: '\\a',
+    8: '\\b',
+    12: '\\f',
+    10: '\\n',
+    13: '\\r',
+    9: '\\t',
+    11: '\\v',
+    92: '\\\\',
+  };
   const sp = specials[c];
   if (sp) return `'${sp}'`;
   if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, '0')}'`;
@@ -362,7 +372,16 @@ class Scanner {
       parts.push(this.b.subarray(start, this.i));
       this.i++;
       const e = this.peek();
-      const simple: Record<number, string> = { 0x22: '"', 0x5c: '\\', 0x2f: '/', 0x62: '\b', 0x66: '\f', 0x6e: '\n', 0x72: '\r', 0x74: '\t' };
+      const simple: Record<number, string> = {
+        0x22: '"',
+        0x5c: '\\',
+        0x2f: '/',
+        0x62: '\b',
+        0x66: '\f',
+        0x6e: '\n',
+        0x72: '\r',
+        0x74: '\t',
+      };
       if (simple[e] !== undefined) {
         parts.push(Buffer.from(simple[e], 'utf8'));
         this.i++;
@@ -464,7 +483,9 @@ class TypedDecoder {
     if (t.k === 'time') {
       if (n.t !== 'str') throw new GoDecodeError('Time.UnmarshalJSON: input is not a JSON string');
       if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(n.v)) {
-        throw new GoDecodeError(`parsing time ${JSON.stringify(n.v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(n.v)} as "2006"`);
+        throw new GoDecodeError(
+          `parsing time ${JSON.stringify(n.v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(n.v)} as "2006"`,
+        );
       }
       return n.v;
     }
@@ -511,7 +532,8 @@ class TypedDecoder {
           const o = (cur && typeof cur === 'object' ? cur : zeroValue(t)) as Record<string, unknown>;
           for (const [k, v] of n.entries) {
             const field =
-              t.fields.find(([name]) => name === k) ?? t.fields.find(([name]) => name.toLowerCase() === k.toLowerCase());
+              t.fields.find(([name]) => name === k) ??
+              t.fields.find(([name]) => name.toLowerCase() === k.toLowerCase());
             if (!field) continue; // unknown fields are ignored
             const [name, ft] = field;
             o[name] = this.decode(v, ft, o[name], { struct: t.name, fields: [...ctx.fields, name] });

@@ -27,7 +27,10 @@ export interface NomadActivity {
  * @param nodeIds client nodes the allocations rotate over (at least one)
  * @param idPrefix the first 28 characters of allocation ids (a counter fills the last 8 hex digits)
  */
-export function seedNomadActivity(sim: ActivityTarget, o: { nodeIds: string[]; plugin: string; externalId?: string; idPrefix: string }): NomadActivity {
+export function seedNomadActivity(
+  sim: ActivityTarget,
+  o: { nodeIds: string[]; plugin: string; externalId?: string; idPrefix: string },
+): NomadActivity {
   if (o.nodeIds.length === 0) throw new Error('demo activity needs at least one node');
   sim.seedVolume({
     ID: ACTIVITY_VOLUME.id,

@@ -4,7 +4,13 @@
  * `build-cache` volume is claimed and released (./demo-activity.ts); west has none, as the README
  * shows west's volumes with their exact status.
  */
-import type { DemoActivityStep, DemoBackendEntry, DemoCredential, DemoPart, StartedDemoPart } from '../common/demo-backend';
+import type {
+  DemoActivityStep,
+  DemoBackendEntry,
+  DemoCredential,
+  DemoPart,
+  StartedDemoPart,
+} from '../common/demo-backend';
 import { NomadSimulator } from './index';
 import { demoNodeIds, demoTokens, seedDemoCluster } from './demo';
 import { seedNomadActivity } from './demo-activity';
@@ -41,7 +47,12 @@ export const nomadDemo: DemoPart<NomadDemoInfo> = {
         const t = seedDemoCluster(sim, variant);
         const id = backendId(variant);
         if (activity && variant === 'east') {
-          const nomad = seedNomadActivity(sim, { nodeIds: demoNodeIds(variant), plugin: 'aws-ebs0', externalId: 'vol-0e45000000000a0ff', idPrefix: 'e0a1ac00-0000-4000-8000-0000' });
+          const nomad = seedNomadActivity(sim, {
+            nodeIds: demoNodeIds(variant),
+            plugin: 'aws-ebs0',
+            externalId: 'vol-0e45000000000a0ff',
+            idPrefix: 'e0a1ac00-0000-4000-8000-0000',
+          });
           steps.push({ name: `${id} claim/release`, run: () => nomad.step() });
         }
         const url = await sim.listen(0, '127.0.0.1');

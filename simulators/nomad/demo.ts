@@ -47,20 +47,96 @@ const VARIANTS: Record<'east' | 'west', Variant> = {
     nodePrefix: 'e0000000-0000-4000-8000-00000000000',
     nodeNames: ['east-client-1', 'east-client-2', 'east-client-3'],
     volumes: [
-      { id: 'postgres-data', name: 'postgres data', namespace: 'default', plugin: 'aws-ebs0', externalId: 'vol-0e45000000000a001', gib: 20, parameters: { type: 'gp3' } },
-      { id: 'redis-cache', name: 'redis cache', namespace: 'default', plugin: 'aws-ebs0', externalId: 'vol-0e45000000000a002', gib: 5, parameters: { type: 'gp3' } },
-      { id: 'uploads', name: 'user uploads', namespace: 'default', plugin: 'aws-ebs0', externalId: 'vol-0e45000000000a003', gib: 50, parameters: { type: 'st1' } },
+      {
+        id: 'postgres-data',
+        name: 'postgres data',
+        namespace: 'default',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0e45000000000a001',
+        gib: 20,
+        parameters: { type: 'gp3' },
+      },
+      {
+        id: 'redis-cache',
+        name: 'redis cache',
+        namespace: 'default',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0e45000000000a002',
+        gib: 5,
+        parameters: { type: 'gp3' },
+      },
+      {
+        id: 'uploads',
+        name: 'user uploads',
+        namespace: 'default',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0e45000000000a003',
+        gib: 50,
+        parameters: { type: 'st1' },
+      },
       { id: 'grafana', name: 'grafana state', namespace: 'default', plugin: 'hostpath', gib: 1 },
-      { id: 'warehouse-scratch', name: 'warehouse scratch', namespace: 'analytics', plugin: 'aws-ebs0', externalId: 'vol-0e45000000000b001', gib: 100, parameters: { type: 'io2' } },
-      { id: 'notebooks', name: 'shared notebooks', namespace: 'analytics', plugin: 'aws-ebs0', externalId: 'vol-0e45000000000b002', gib: 10, access: 'multi-node-reader-only', parameters: { type: 'io2' } },
+      {
+        id: 'warehouse-scratch',
+        name: 'warehouse scratch',
+        namespace: 'analytics',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0e45000000000b001',
+        gib: 100,
+        parameters: { type: 'io2' },
+      },
+      {
+        id: 'notebooks',
+        name: 'shared notebooks',
+        namespace: 'analytics',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0e45000000000b002',
+        gib: 10,
+        access: 'multi-node-reader-only',
+        parameters: { type: 'io2' },
+      },
       { id: 'spark-shuffle', name: 'spark shuffle', namespace: 'analytics', plugin: 'hostpath', gib: 8 },
     ],
     allocs: [
-      { id: 'e0a10c00-0000-4000-8000-000000000001', namespace: 'default', jobId: 'postgres', taskGroup: 'db', node: 0, volumes: [{ volumeId: 'postgres-data', mode: 'write' }] },
-      { id: 'e0a10c00-0000-4000-8000-000000000002', namespace: 'default', jobId: 'redis', taskGroup: 'cache', node: 1, volumes: [{ volumeId: 'redis-cache', mode: 'write' }] },
-      { id: 'e0a10c00-0000-4000-8000-000000000003', namespace: 'default', jobId: 'grafana', taskGroup: 'web', node: 0, volumes: [{ volumeId: 'grafana', mode: 'write' }] },
-      { id: 'e0a10c00-0000-4000-8000-000000000004', namespace: 'analytics', jobId: 'jupyter', taskGroup: 'notebook', node: 1, volumes: [{ volumeId: 'notebooks', mode: 'read' }] },
-      { id: 'e0a10c00-0000-4000-8000-000000000005', namespace: 'analytics', jobId: 'jupyter', taskGroup: 'notebook', node: 2, volumes: [{ volumeId: 'notebooks', mode: 'read' }] },
+      {
+        id: 'e0a10c00-0000-4000-8000-000000000001',
+        namespace: 'default',
+        jobId: 'postgres',
+        taskGroup: 'db',
+        node: 0,
+        volumes: [{ volumeId: 'postgres-data', mode: 'write' }],
+      },
+      {
+        id: 'e0a10c00-0000-4000-8000-000000000002',
+        namespace: 'default',
+        jobId: 'redis',
+        taskGroup: 'cache',
+        node: 1,
+        volumes: [{ volumeId: 'redis-cache', mode: 'write' }],
+      },
+      {
+        id: 'e0a10c00-0000-4000-8000-000000000003',
+        namespace: 'default',
+        jobId: 'grafana',
+        taskGroup: 'web',
+        node: 0,
+        volumes: [{ volumeId: 'grafana', mode: 'write' }],
+      },
+      {
+        id: 'e0a10c00-0000-4000-8000-000000000004',
+        namespace: 'analytics',
+        jobId: 'jupyter',
+        taskGroup: 'notebook',
+        node: 1,
+        volumes: [{ volumeId: 'notebooks', mode: 'read' }],
+      },
+      {
+        id: 'e0a10c00-0000-4000-8000-000000000005',
+        namespace: 'analytics',
+        jobId: 'jupyter',
+        taskGroup: 'notebook',
+        node: 2,
+        volumes: [{ volumeId: 'notebooks', mode: 'read' }],
+      },
     ],
     snapshots: [
       { id: 'snap-0e45000000000c001', volumeId: 'postgres-data' },
@@ -76,18 +152,79 @@ const VARIANTS: Record<'east' | 'west', Variant> = {
     nodePrefix: 'f0000000-0000-4000-8000-00000000000',
     nodeNames: ['west-client-1', 'west-client-2'],
     volumes: [
-      { id: 'mysql-data', name: 'mysql data', namespace: 'default', plugin: 'aws-ebs0', externalId: 'vol-0a57000000000a001', gib: 40, parameters: { type: 'gp3' } },
-      { id: 'elastic-hot', name: 'elasticsearch hot tier', namespace: 'default', plugin: 'aws-ebs0', externalId: 'vol-0a57000000000a002', gib: 200, parameters: { type: 'io2' } },
+      {
+        id: 'mysql-data',
+        name: 'mysql data',
+        namespace: 'default',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0a57000000000a001',
+        gib: 40,
+        parameters: { type: 'gp3' },
+      },
+      {
+        id: 'elastic-hot',
+        name: 'elasticsearch hot tier',
+        namespace: 'default',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0a57000000000a002',
+        gib: 200,
+        parameters: { type: 'io2' },
+      },
       { id: 'prometheus', name: 'prometheus tsdb', namespace: 'default', plugin: 'hostpath', gib: 16 },
-      { id: 'feature-store', name: 'feature store', namespace: 'analytics', plugin: 'aws-ebs0', externalId: 'vol-0a57000000000b001', gib: 60, parameters: { type: 'gp3' } },
-      { id: 'model-artifacts', name: 'model artifacts', namespace: 'analytics', plugin: 'aws-ebs0', externalId: 'vol-0a57000000000b002', gib: 25, access: 'multi-node-reader-only', parameters: { type: 'io2' } },
+      {
+        id: 'feature-store',
+        name: 'feature store',
+        namespace: 'analytics',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0a57000000000b001',
+        gib: 60,
+        parameters: { type: 'gp3' },
+      },
+      {
+        id: 'model-artifacts',
+        name: 'model artifacts',
+        namespace: 'analytics',
+        plugin: 'aws-ebs0',
+        externalId: 'vol-0a57000000000b002',
+        gib: 25,
+        access: 'multi-node-reader-only',
+        parameters: { type: 'io2' },
+      },
       { id: 'etl-staging', name: 'etl staging', namespace: 'analytics', plugin: 'hostpath', gib: 12 },
     ],
     allocs: [
-      { id: 'f0a10c00-0000-4000-8000-000000000001', namespace: 'default', jobId: 'mysql', taskGroup: 'db', node: 0, volumes: [{ volumeId: 'mysql-data', mode: 'write' }] },
-      { id: 'f0a10c00-0000-4000-8000-000000000002', namespace: 'default', jobId: 'prometheus', taskGroup: 'monitoring', node: 1, volumes: [{ volumeId: 'prometheus', mode: 'write' }] },
-      { id: 'f0a10c00-0000-4000-8000-000000000003', namespace: 'analytics', jobId: 'serving', taskGroup: 'model', node: 0, volumes: [{ volumeId: 'model-artifacts', mode: 'read' }] },
-      { id: 'f0a10c00-0000-4000-8000-000000000004', namespace: 'analytics', jobId: 'serving', taskGroup: 'model', node: 1, volumes: [{ volumeId: 'model-artifacts', mode: 'read' }] },
+      {
+        id: 'f0a10c00-0000-4000-8000-000000000001',
+        namespace: 'default',
+        jobId: 'mysql',
+        taskGroup: 'db',
+        node: 0,
+        volumes: [{ volumeId: 'mysql-data', mode: 'write' }],
+      },
+      {
+        id: 'f0a10c00-0000-4000-8000-000000000002',
+        namespace: 'default',
+        jobId: 'prometheus',
+        taskGroup: 'monitoring',
+        node: 1,
+        volumes: [{ volumeId: 'prometheus', mode: 'write' }],
+      },
+      {
+        id: 'f0a10c00-0000-4000-8000-000000000003',
+        namespace: 'analytics',
+        jobId: 'serving',
+        taskGroup: 'model',
+        node: 0,
+        volumes: [{ volumeId: 'model-artifacts', mode: 'read' }],
+      },
+      {
+        id: 'f0a10c00-0000-4000-8000-000000000004',
+        namespace: 'analytics',
+        jobId: 'serving',
+        taskGroup: 'model',
+        node: 1,
+        volumes: [{ volumeId: 'model-artifacts', mode: 'read' }],
+      },
     ],
     snapshots: [
       { id: 'snap-0a57000000000c001', volumeId: 'mysql-data' },
@@ -112,12 +249,19 @@ export function demoNodeIds(variant: 'east' | 'west'): string[] {
  * Seeds the demo cluster into a simulator. Node ids are `e0000000-0000-4000-8000-00000000000N`
  * (east) / `f0000000-…N` (west); allocation ids `e0a10c00-…N` / `f0a10c00-…N`.
  */
-export function seedDemoCluster(sim: NomadSimulator, variant: 'east' | 'west'): { managementToken: string; readOnlyToken: string } {
+export function seedDemoCluster(
+  sim: NomadSimulator,
+  variant: 'east' | 'west',
+): { managementToken: string; readOnlyToken: string } {
   const v = VARIANTS[variant];
   const tokens = demoTokens(variant);
   sim.addNamespace('analytics');
   sim.addToken({ secret: tokens.managementToken, name: `${variant} management`, management: true });
-  sim.addToken({ secret: tokens.readOnlyToken, name: `${variant} analytics read-only`, namespaces: { analytics: 'read' } });
+  sim.addToken({
+    secret: tokens.readOnlyToken,
+    name: `${variant} analytics read-only`,
+    namespaces: { analytics: 'read' },
+  });
 
   const nodeIds = demoNodeIds(variant);
   nodeIds.forEach((id, i) => sim.addNode({ id, name: v.nodeNames[i]! }));
@@ -151,7 +295,9 @@ export function seedDemoCluster(sim: NomadSimulator, variant: 'east' | 'west'): 
       RequestedCapabilities: [{ AccessMode: vol.access ?? 'single-node-writer', AttachmentMode: 'file-system' }],
       MountOptions: { FSType: 'ext4', MountFlags: vol.plugin === 'aws-ebs0' ? ['noatime'] : null },
       ...(vol.parameters ? { Parameters: vol.parameters } : {}),
-      ...(vol.plugin === 'aws-ebs0' ? { RequestedTopologies: { Required: [{ Segments: { [zoneKey]: v.zone } }] } } : {}),
+      ...(vol.plugin === 'aws-ebs0'
+        ? { RequestedTopologies: { Required: [{ Segments: { [zoneKey]: v.zone } }] } }
+        : {}),
     });
   }
 
@@ -177,6 +323,7 @@ export function seedDemoCluster(sim: NomadSimulator, variant: 'east' | 'west'): 
       IsReady: true,
     });
   });
-  for (const o of v.orphans) sim.addExternalVolume('aws-ebs0', { ExternalID: o.externalId, CapacityBytes: o.gib * GiB });
+  for (const o of v.orphans)
+    sim.addExternalVolume('aws-ebs0', { ExternalID: o.externalId, CapacityBytes: o.gib * GiB });
   return tokens;
 }

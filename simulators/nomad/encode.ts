@@ -76,8 +76,7 @@ function write(v: GoJSON, indent: string | null, out: string[]): void {
     out.push(']');
     return;
   }
-  const entries: Array<[string, GoJSON]> =
-    isMap(v) ? [...v.entries()] : Object.entries(v);
+  const entries: Array<[string, GoJSON]> = isMap(v) ? [...v.entries()] : Object.entries(v);
   if (entries.length === 0) {
     out.push('{}');
     return;

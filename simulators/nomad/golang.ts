@@ -132,7 +132,12 @@ export function parseGoFloat(s: string, bits: 32 | 64): number {
   if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s) && !/^[+-]?(inf|infinity|nan)$/i.test(s)) {
     throw new GoParseError(`strconv.ParseFloat: parsing ${goQuote(s)}: invalid syntax`);
   }
-  const n = Number(s.toLowerCase().replace('infinity', 'Infinity').replace(/^([+-]?)inf$/, '$1Infinity'));
+  const n = Number(
+    s
+      .toLowerCase()
+      .replace('infinity', 'Infinity')
+      .replace(/^([+-]?)inf$/, '$1Infinity'),
+  );
   if (bits === 32) return Math.fround(n);
   return n;
 }
@@ -140,8 +145,8 @@ export function parseGoFloat(s: string, bits: 32 | 64): number {
 const DURATION_UNITS: Record<string, bigint> = {
   ns: 1n,
   us: 1000n,
-  'µs': 1000n,
-  'μs': 1000n,
+  µs: 1000n,
+  μs: 1000n,
   ms: 1000000n,
   s: 1000000000n,
   m: 60000000000n,

@@ -178,13 +178,22 @@ export class NomadSimulator implements ControlTarget {
   /** A provider-side (plugin) volume that Nomad doesn't know (shows in /v1/volumes/external). */
   addExternalVolume(
     pluginId: string,
-    v: { ExternalID: string; CapacityBytes: number; PublishedExternalNodeIDs?: string[]; Status?: string; IsAbnormal?: boolean },
+    v: {
+      ExternalID: string;
+      CapacityBytes: number;
+      PublishedExternalNodeIDs?: string[];
+      Status?: string;
+      IsAbnormal?: boolean;
+    },
   ): void {
     addExternalVolume(this.state, pluginId, v);
   }
 
   /** A provider-side snapshot (CreateTime in Unix seconds). */
-  addSnapshot(pluginId: string, s: { ID: string; ExternalSourceVolumeID: string; SizeBytes: number; CreateTime?: number; IsReady?: boolean }): void {
+  addSnapshot(
+    pluginId: string,
+    s: { ID: string; ExternalSourceVolumeID: string; SizeBytes: number; CreateTime?: number; IsReady?: boolean },
+  ): void {
     addSnapshot(this.state, pluginId, s);
   }
 

@@ -21,7 +21,9 @@ async function main(): Promise<{ close(): Promise<void> }> {
   const tokens = seedDemoCluster(sim, variant);
   const url = await sim.listen(port, host);
   process.stdout.write(`nomad simulator (${variant}) listening on ${url}\n`);
-  process.stdout.write(`  management token: ${tokens.managementToken}\n  analytics read-only token: ${tokens.readOnlyToken}\n`);
+  process.stdout.write(
+    `  management token: ${tokens.managementToken}\n  analytics read-only token: ${tokens.readOnlyToken}\n`,
+  );
   return sim;
 }
 

@@ -32,7 +32,13 @@ export interface CSIVolumeCapability {
 export const ClaimMode = { Read: 0, Write: 1, GC: 2 } as const;
 
 /** Claim states (`structs.CSIVolumeClaimState`, hashicorp/nomad nomad/structs/csi.go). */
-export const ClaimState = { Taken: 0, NodeDetached: 1, ControllerDetached: 2, ReadyToFree: 3, Unpublishing: 4 } as const;
+export const ClaimState = {
+  Taken: 0,
+  NodeDetached: 1,
+  ControllerDetached: 2,
+  ReadyToFree: 3,
+  Unpublishing: 4,
+} as const;
 
 /** `structs.CSIVolumeClaim` (never on the HTTP wire, visible to `filter` only). */
 export interface CSIVolumeClaim {

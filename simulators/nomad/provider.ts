@@ -96,16 +96,28 @@ export class StorageProvider {
     this.snapshots.delete(id);
   }
 
-  listSnapshots(maxEntries: number, startingToken: string, _secrets?: Map<string, string> | null): { entries: ProviderSnapshot[]; nextToken: string } {
+  listSnapshots(
+    maxEntries: number,
+    startingToken: string,
+    _secrets?: Map<string, string> | null,
+  ): { entries: ProviderSnapshot[]; nextToken: string } {
     return page([...this.snapshots.values()], (s) => s.ID, maxEntries, startingToken);
   }
 }
 
-function page<T>(all: T[], id: (t: T) => string, maxEntries: number, startingToken: string): { entries: T[]; nextToken: string } {
+function page<T>(
+  all: T[],
+  id: (t: T) => string,
+  maxEntries: number,
+  startingToken: string,
+): { entries: T[]; nextToken: string } {
   let start = 0;
   if (startingToken !== '') {
     start = all.findIndex((t) => id(t) === startingToken);
-    if (start < 0) throw new ProviderError(`rpc error: code = Aborted desc = invalid starting token ${JSON.stringify(startingToken)}`);
+    if (start < 0)
+      throw new ProviderError(
+        `rpc error: code = Aborted desc = invalid starting token ${JSON.stringify(startingToken)}`,
+      );
   }
   const end = maxEntries > 0 ? start + maxEntries : all.length;
   const entries = all.slice(start, end);

@@ -5,7 +5,14 @@
  * returned).
  */
 import type { GoVal } from './bexpr';
-import type { CSIMountOptions, CSITopology, CSITopologyRequest, CSIVolume, CSIVolumeCapability, CSIVolumeClaim } from './model';
+import type {
+  CSIMountOptions,
+  CSITopology,
+  CSITopologyRequest,
+  CSIVolume,
+  CSIVolumeCapability,
+  CSIVolumeClaim,
+} from './model';
 
 const str = (v: string, type = 'string'): GoVal => ({ kind: 'string', type, v });
 const int = (v: bigint | number, type: 'int' | 'int64'): GoVal => ({ kind: 'int', type, rk: type, v: BigInt(v) });
@@ -21,11 +28,20 @@ function ptr(type: string, elem: GoVal | null): GoVal {
 }
 
 function topology(t: CSITopology | null): GoVal {
-  return ptr('*structs.CSITopology', t === null ? null : { kind: 'struct', type: 'structs.CSITopology', fields: [['Segments', stringMap(t.Segments)]] });
+  return ptr(
+    '*structs.CSITopology',
+    t === null ? null : { kind: 'struct', type: 'structs.CSITopology', fields: [['Segments', stringMap(t.Segments)]] },
+  );
 }
 
 function topologyList(list: Array<CSITopology | null> | null): GoVal {
-  return { kind: 'slice', type: '[]*structs.CSITopology', elemType: 'structs.CSITopology', elemKind: 'struct', items: list === null ? null : list.map(topology) };
+  return {
+    kind: 'slice',
+    type: '[]*structs.CSITopology',
+    elemType: 'structs.CSITopology',
+    elemKind: 'struct',
+    items: list === null ? null : list.map(topology),
+  };
 }
 
 function topologyRequest(r: CSITopologyRequest | null): GoVal {
@@ -54,7 +70,16 @@ function mountOptions(m: CSIMountOptions | null): GoVal {
           type: 'structs.CSIMountOptions',
           fields: [
             ['FSType', str(m.FSType)],
-            ['MountFlags', { kind: 'slice', type: '[]string', elemType: 'string', elemKind: 'string', items: m.MountFlags === null ? null : m.MountFlags.map((f) => str(f)) }],
+            [
+              'MountFlags',
+              {
+                kind: 'slice',
+                type: '[]string',
+                elemType: 'string',
+                elemKind: 'string',
+                items: m.MountFlags === null ? null : m.MountFlags.map((f) => str(f)),
+              },
+            ],
           ],
         },
   );
@@ -113,7 +138,11 @@ function claim(c: CSIVolumeClaim): GoVal {
 }
 
 function claimMap(m: Map<string, CSIVolumeClaim> | null): GoVal {
-  return { kind: 'map', type: 'map[string]*structs.CSIVolumeClaim', entries: m === null ? null : [...m.entries()].map(([k, c]) => [k, claim(c)]) };
+  return {
+    kind: 'map',
+    type: 'map[string]*structs.CSIVolumeClaim',
+    entries: m === null ? null : [...m.entries()].map(([k, c]) => [k, claim(c)]),
+  };
 }
 
 /** The stored volume as go-bexpr's reflection sees it. */

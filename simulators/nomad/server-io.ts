@@ -69,7 +69,12 @@ export function sendComplete(
 }
 
 /** Starts a streamed 200 response (event stream) and returns its body writer. */
-export function openStream(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, compression: boolean): BodyWriter {
+export function openStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  headers: Record<string, string>,
+  compression: boolean,
+): BodyWriter {
   if (compression) res.setHeader('Vary', 'Accept-Encoding');
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   const enc = negotiateEncoding(req, compression);

@@ -189,7 +189,12 @@ export class SimServer {
     const body = await readBody(req);
 
     if (rawPath === '/_sim' || rawPath.startsWith('/_sim/')) {
-      const r = handleControl(this.opts.control, req.method ?? 'GET', rawPath.slice('/_sim'.length), body.toString('utf8'));
+      const r = handleControl(
+        this.opts.control,
+        req.method ?? 'GET',
+        rawPath.slice('/_sim'.length),
+        body.toString('utf8'),
+      );
       res.statusCode = r.status;
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify(r.body, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
@@ -225,7 +230,10 @@ export class SimServer {
 
     const method = entry.method;
     const fault = this.faults.find(
-      (f) => f.count > 0 && (!f.method || f.method.toUpperCase() === method) && (!f.pathPrefix || rawPath.startsWith(f.pathPrefix)),
+      (f) =>
+        f.count > 0 &&
+        (!f.method || f.method.toUpperCase() === method) &&
+        (!f.pathPrefix || rawPath.startsWith(f.pathPrefix)),
     );
     if (fault) {
       fault.count--;
@@ -291,7 +299,12 @@ export class SimServer {
       case '/v1/event/stream': {
         if (m !== 'GET') return { kind: 'error', status: 405, text: INVALID_METHOD };
         const r = eventStream(ctx, req, () =>
-          openStream(req.raw, req.res, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' }, this.opts.compression),
+          openStream(
+            req.raw,
+            req.res,
+            { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' },
+            this.opts.compression,
+          ),
         );
         return r.kind === 'streamed' ? null : r;
       }
@@ -347,7 +360,14 @@ export class SimServer {
       case 'json': {
         if (r.meta) setMetaHeaders(res, r.meta);
         const pretty = isPretty(req);
-        sendComplete(req.raw, res, 200, 'application/json', encodeGo(r.value, pretty) + (pretty ? '\n' : ''), compression);
+        sendComplete(
+          req.raw,
+          res,
+          200,
+          'application/json',
+          encodeGo(r.value, pretty) + (pretty ? '\n' : ''),
+          compression,
+        );
         return;
       }
       case 'empty':
@@ -368,8 +388,20 @@ export class SimServer {
     res.setHeader('Location', location);
     const text = code === 301 ? 'Moved Permanently' : 'Temporary Redirect';
     if (req.method === 'GET' || req.method === 'HEAD') {
-      const href = location.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
-      sendComplete(req, res, code, 'text/html; charset=utf-8', `<a href="${href}">${text}</a>.\n\n`, this.opts.compression);
+      const href = location
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&#34;')
+        .replace(/'/g, '&#39;');
+      sendComplete(
+        req,
+        res,
+        code,
+        'text/html; charset=utf-8',
+        `<a href="${href}">${text}</a>.\n\n`,
+        this.opts.compression,
+      );
     } else {
       sendComplete(req, res, code, null, null, this.opts.compression);
     }

@@ -130,11 +130,14 @@ export class SimState {
   waitFor(keys: Set<string>, timeoutMs: number): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        this.watchers.delete(w);
-        resolve(false);
-      }, Math.max(0, timeoutMs));
+      const timer = setTimeout(
+        () => {
+          this.timers.delete(timer);
+          this.watchers.delete(w);
+          resolve(false);
+        },
+        Math.max(0, timeoutMs),
+      );
       this.timers.add(timer);
       const w: Watcher = {
         keys,
@@ -151,10 +154,13 @@ export class SimState {
   /** Schedules simulator-internal work (volume watcher); cancelled by close(). */
   later(ms: number, fn: () => void): void {
     if (this.closed || !Number.isFinite(ms)) return;
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      if (!this.closed) fn();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        if (!this.closed) fn();
+      },
+      Math.max(0, ms),
+    );
     this.timers.add(t);
   }
 
@@ -213,7 +219,11 @@ export class SimState {
     };
     const nodesExpected = p.NodesExpected ?? nodeIds.length;
     const nodesHealthy = p.NodesHealthy ?? nodesExpected;
-    const controllers = instances('controller', Math.max(p.ControllersHealthy, p.ControllersExpected), p.ControllersHealthy);
+    const controllers = instances(
+      'controller',
+      Math.max(p.ControllersHealthy, p.ControllersExpected),
+      p.ControllersHealthy,
+    );
     const nodes = instances('node', Math.max(nodesHealthy, nodesExpected), nodesHealthy);
     return {
       record: p,
@@ -463,7 +473,15 @@ export class SimState {
     const view = this.pluginView(id);
     if (!view) return [];
     return [
-      { Topic: 'CSIPlugin', Type: 'NodeRegistration', Key: id, Namespace: '', FilterKeys: [id], Index: index, Payload: { Plugin: pluginWire(view, null) } },
+      {
+        Topic: 'CSIPlugin',
+        Type: 'NodeRegistration',
+        Key: id,
+        Namespace: '',
+        FilterKeys: [id],
+        Index: index,
+        Payload: { Plugin: pluginWire(view, null) },
+      },
     ];
   }
 

@@ -47,7 +47,10 @@ export function volumeWire(v: CSIVolume, allocations: GoJSON[]): Obj {
     ExternalID: v.ExternalID,
     Namespace: v.Namespace,
     RequestedTopologies: v.RequestedTopologies
-      ? { Required: topologyList(v.RequestedTopologies.Required), Preferred: topologyList(v.RequestedTopologies.Preferred) }
+      ? {
+          Required: topologyList(v.RequestedTopologies.Required),
+          Preferred: topologyList(v.RequestedTopologies.Preferred),
+        }
       : null,
     Topologies: topologyList(v.Topologies) ?? [],
     AccessMode: v.AccessMode,
@@ -65,7 +68,9 @@ export function volumeWire(v: CSIVolume, allocations: GoJSON[]): Obj {
     RequestedCapabilities:
       v.RequestedCapabilities === null
         ? null
-        : v.RequestedCapabilities.map((c) => (c === null ? null : { AttachmentMode: c.AttachmentMode, AccessMode: c.AccessMode })),
+        : v.RequestedCapabilities.map((c) =>
+            c === null ? null : { AttachmentMode: c.AttachmentMode, AccessMode: c.AccessMode },
+          ),
     CloneID: v.CloneID,
     SnapshotID: v.SnapshotID,
     ReadAllocs: allocKeys(v.ReadAllocs),
@@ -133,7 +138,13 @@ export function allocStubWire(a: AllocRecord, node: NodeRecord | undefined): Obj
     DesiredDescription: a.DesiredDescription,
     ClientStatus: a.ClientStatus,
     ClientDescription: a.ClientDescription,
-    DesiredTransition: { Migrate: null, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null, MigrateDisablePlacement: null },
+    DesiredTransition: {
+      Migrate: null,
+      Reschedule: null,
+      ForceReschedule: null,
+      NoShutdownDelay: null,
+      MigrateDisablePlacement: null,
+    },
     TaskStates: null,
     DeploymentStatus: null,
     FollowupEvalID: '',
@@ -298,7 +309,13 @@ export function allocEventWire(a: AllocRecord, node: NodeRecord | undefined): Ob
     TaskGroup: a.TaskGroup,
     DesiredStatus: a.DesiredStatus,
     DesiredDescription: a.DesiredDescription,
-    DesiredTransition: { Migrate: null, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null, MigrateDisablePlacement: null },
+    DesiredTransition: {
+      Migrate: null,
+      Reschedule: null,
+      ForceReschedule: null,
+      NoShutdownDelay: null,
+      MigrateDisablePlacement: null,
+    },
     ClientStatus: a.ClientStatus,
     ClientDescription: a.ClientDescription,
     TaskStates: null,

@@ -10,7 +10,14 @@ import type { RequestLogEntry } from './http/request-log';
 import type { Service } from './http/types';
 import type { AppCredSpec, ProjectSpec, UserSpec } from './keystone/identity';
 import type { Delays } from './options';
-import type { AttachNowOptions, SeedMessageSpec, SeedServerSpec, SeedSnapshotSpec, SeedVolumeSpec, VolumeTypeSpec } from './seeding';
+import type {
+  AttachNowOptions,
+  SeedMessageSpec,
+  SeedServerSpec,
+  SeedSnapshotSpec,
+  SeedVolumeSpec,
+  VolumeTypeSpec,
+} from './seeding';
 import { NotFoundError } from './state';
 import { controlFailure, controlRoute, parseControlBody, unknownControlRoute } from '../common/control-request';
 
@@ -61,7 +68,8 @@ function optStr(o: Json, key: string): string | undefined {
 }
 
 function service(v: unknown): Service {
-  if (v !== 'keystone' && v !== 'cinder' && v !== 'nova') throw new BadInput('service must be keystone, cinder or nova');
+  if (v !== 'keystone' && v !== 'cinder' && v !== 'nova')
+    throw new BadInput('service must be keystone, cinder or nova');
   return v;
 }
 
@@ -70,7 +78,11 @@ export function handleControl(target: ControlTarget, method: string, path: strin
   if ('error' in parsed) return parsed.error;
   const body = parsed.body;
   // Only these collections take an id in the second segment; `faults/attach`, `tokens/expire` are literal.
-  const { route, id, segments: seg } = controlRoute(method, path, (c) => ['volumes', 'servers', 'unavailable'].includes(c));
+  const {
+    route,
+    id,
+    segments: seg,
+  } = controlRoute(method, path, (c) => ['volumes', 'servers', 'unavailable'].includes(c));
   const created = (x: string): ControlResult => ({ status: 201, body: { id: x } });
   try {
     switch (route) {
@@ -90,7 +102,16 @@ export function handleControl(target: ControlTarget, method: string, path: strin
       case 'POST tokens': {
         const ttl = body.ttlMs;
         const project = optStr(body, 'project');
-        return { status: 201, body: { token: target.issueToken({ user: str(body, 'user'), ...(project !== undefined ? { project } : {}), ...(typeof ttl === 'number' ? { ttlMs: ttl } : {}) }) } };
+        return {
+          status: 201,
+          body: {
+            token: target.issueToken({
+              user: str(body, 'user'),
+              ...(project !== undefined ? { project } : {}),
+              ...(typeof ttl === 'number' ? { ttlMs: ttl } : {}),
+            }),
+          },
+        };
       }
       case 'POST tokens/expire':
         target.expireToken(str(body, 'token'));

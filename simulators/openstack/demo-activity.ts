@@ -11,7 +11,12 @@ const vol = (n: number): string => `d0000000-0000-4000-8000-${String(n).padStart
 const srv = (n: number): string => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** Ids of the activity's server and volume (fixed, beside the demo's). */
-export const ACTIVITY_IDS = { serverId: srv(5), serverName: 'ci-worker-1', volumeId: vol(11), volumeName: 'ci-scratch' } as const;
+export const ACTIVITY_IDS = {
+  serverId: srv(5),
+  serverName: 'ci-worker-1',
+  volumeId: vol(11),
+  volumeName: 'ci-scratch',
+} as const;
 
 export interface NovaActivity {
   /** Attaches the volume when the server has no attachment of it, else detaches it. Returns what it asked Nova for. */
@@ -33,19 +38,33 @@ export class NovaActivityError extends Error {
  * Seeds the activity's server and volume into the demo project (`seedDemo` first) and returns
  * its step, which speaks HTTP to Nova at `novaUrl` (what `listen()` resolved) with `token`.
  */
-export function seedNovaActivity(sim: Pick<DemoTarget, 'seedServer' | 'seedVolume'>, o: { project: string; novaUrl: string; token: string }): NovaActivity {
+export function seedNovaActivity(
+  sim: Pick<DemoTarget, 'seedServer' | 'seedVolume'>,
+  o: { project: string; novaUrl: string; token: string },
+): NovaActivity {
   sim.seedServer({ project: o.project, name: ACTIVITY_IDS.serverName, id: ACTIVITY_IDS.serverId });
-  sim.seedVolume({ project: o.project, name: ACTIVITY_IDS.volumeName, size: 1, description: 'attached and detached every few seconds by the demo activity', id: ACTIVITY_IDS.volumeId });
+  sim.seedVolume({
+    project: o.project,
+    name: ACTIVITY_IDS.volumeName,
+    size: 1,
+    description: 'attached and detached every few seconds by the demo activity',
+    id: ACTIVITY_IDS.volumeId,
+  });
   const base = `${o.novaUrl}/v2.1/servers/${ACTIVITY_IDS.serverId}/os-volume_attachments`;
   const call = async (method: string, url: string, signal?: AbortSignal, body?: unknown): Promise<unknown> => {
     const res = await fetch(url, {
       method,
-      headers: { 'x-auth-token': o.token, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        'x-auth-token': o.token,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     });
     const text = await res.text();
-    if (!res.ok) throw new NovaActivityError(res.status, `Nova ${method} answered ${res.status}: ${text.slice(0, 200)}`);
+    if (!res.ok)
+      throw new NovaActivityError(res.status, `Nova ${method} answered ${res.status}: ${text.slice(0, 200)}`);
     return text === '' ? undefined : (JSON.parse(text) as unknown);
   };
   return {

@@ -36,7 +36,12 @@ export const openStackDemo: DemoPart<OpenStackDemoInfo> = {
   async start({ activity }): Promise<StartedDemoPart<OpenStackDemoInfo>> {
     const os = new OpenStackSimulator({});
     const creds = os.seedDemo();
-    const token = os.issueToken({ user: creds.demo.username, project: creds.demo.project, ttlMs: 365 * 24 * 3_600_000, id: DEMO_OPENSTACK_TOKEN });
+    const token = os.issueToken({
+      user: creds.demo.username,
+      project: creds.demo.project,
+      ttlMs: 365 * 24 * 3_600_000,
+      id: DEMO_OPENSTACK_TOKEN,
+    });
     const { keystoneUrl, novaUrl } = await os.listen();
     const steps: DemoActivityStep[] = [];
     if (activity) {
@@ -48,7 +53,15 @@ export const openStackDemo: DemoPart<OpenStackDemoInfo> = {
         throw err;
       }
     }
-    const info: OpenStackDemoInfo = { backend: DEMO_OPENSTACK_BACKEND, keystoneUrl, token, username: creds.demo.username, password: creds.demo.password, project: creds.demo.project, projectId: creds.projects.demo };
+    const info: OpenStackDemoInfo = {
+      backend: DEMO_OPENSTACK_BACKEND,
+      keystoneUrl,
+      token,
+      username: creds.demo.username,
+      password: creds.demo.password,
+      project: creds.demo.project,
+      projectId: creds.projects.demo,
+    };
     return {
       backends: [
         {
@@ -58,12 +71,31 @@ export const openStackDemo: DemoPart<OpenStackDemoInfo> = {
           region: creds.region,
           interface: 'public',
           // The gateway's own credential (readiness probes only); callers send their own tokens.
-          auth: { method: 'password', username: creds.admin.username, password: creds.admin.password, userDomainName: 'Default', projectName: creds.admin.project, projectDomainName: 'Default' },
+          auth: {
+            method: 'password',
+            username: creds.admin.username,
+            password: creds.admin.password,
+            userDomainName: 'Default',
+            projectName: creds.admin.project,
+            projectDomainName: 'Default',
+          },
         },
       ],
       // In the kind's shared header, as the README's examples send it.
-      credentials: [{ backend: DEMO_OPENSTACK_BACKEND, scope: 'kind', token, note: `Keystone token of user ${info.username}, project ${info.project}; demo only` }],
-      notes: [{ backend: DEMO_OPENSTACK_BACKEND, text: `Keystone at ${keystoneUrl} (user ${info.username}, password ${info.password})` }],
+      credentials: [
+        {
+          backend: DEMO_OPENSTACK_BACKEND,
+          scope: 'kind',
+          token,
+          note: `Keystone token of user ${info.username}, project ${info.project}; demo only`,
+        },
+      ],
+      notes: [
+        {
+          backend: DEMO_OPENSTACK_BACKEND,
+          text: `Keystone at ${keystoneUrl} (user ${info.username}, password ${info.password})`,
+        },
+      ],
       steps,
       info,
       close: () => os.close(),

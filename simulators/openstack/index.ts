@@ -22,7 +22,15 @@ import type { OutageSpec } from './http/outage';
 import type { RequestLogEntry } from './http/request-log';
 import { TokenValidator } from './http/token-auth';
 import type { Service } from './http/types';
-import { addApplicationCredential, addProject, addUser, issueToken, type AppCredSpec, type ProjectSpec, type UserSpec } from './keystone/identity';
+import {
+  addApplicationCredential,
+  addProject,
+  addUser,
+  issueToken,
+  type AppCredSpec,
+  type ProjectSpec,
+  type UserSpec,
+} from './keystone/identity';
 import { KeystoneService } from './keystone/router';
 import type { Server, Volume } from './model';
 import { NovaService } from './nova/router';
@@ -49,7 +57,14 @@ export type { RequestLogEntry } from './http/request-log';
 export type { OutageSpec, OutageStyle } from './http/outage';
 export type { Service } from './http/types';
 export type { AppCredSpec, ProjectSpec, UserSpec } from './keystone/identity';
-export type { AttachNowOptions, SeedMessageSpec, SeedServerSpec, SeedSnapshotSpec, SeedVolumeSpec, VolumeTypeSpec } from './seeding';
+export type {
+  AttachNowOptions,
+  SeedMessageSpec,
+  SeedServerSpec,
+  SeedSnapshotSpec,
+  SeedVolumeSpec,
+  VolumeTypeSpec,
+} from './seeding';
 export type { DemoCredentials } from './demo';
 export type { Attachment, Bdm, Role, Server, Snapshot, Volume } from './model';
 export { NotFoundError } from './state';
@@ -223,7 +238,8 @@ export class OpenStackSimulator implements ControlTarget {
 
   /** Changes transition delays from now on; returns the full set. */
   setDelays(d: Partial<Delays>): Delays {
-    for (const [k, v] of Object.entries(d)) if (k in this.state.delays && typeof v === 'number') this.state.delays[k as keyof Delays] = v;
+    for (const [k, v] of Object.entries(d))
+      if (k in this.state.delays && typeof v === 'number') this.state.delays[k as keyof Delays] = v;
     return { ...this.state.delays };
   }
 

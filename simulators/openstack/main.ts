@@ -13,7 +13,11 @@ async function main(): Promise<{ close(): Promise<void> }> {
   const port = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
   const sim = new OpenStackSimulator({ region: process.env.OS_REGION ?? 'RegionOne' });
   const creds = sim.seedDemo();
-  const urls = await sim.listen(process.env.HOST ?? '127.0.0.1', { keystone: port('KEYSTONE_PORT', 5000), cinder: port('CINDER_PORT', 8776), nova: port('NOVA_PORT', 8774) });
+  const urls = await sim.listen(process.env.HOST ?? '127.0.0.1', {
+    keystone: port('KEYSTONE_PORT', 5000),
+    cinder: port('CINDER_PORT', 8776),
+    nova: port('NOVA_PORT', 8774),
+  });
   const out = [
     `openstack simulator listening`,
     `  keystone (OS_AUTH_URL): ${urls.keystoneUrl}`,

@@ -58,7 +58,8 @@ export interface VolumeType {
 }
 
 /** Cinder attach_status values of an attachment row. */
-export type AttachStatus = 'attached' | 'attaching' | 'detached' | 'reserved' | 'error_attaching' | 'error_detaching' | 'deleted';
+export type AttachStatus =
+  'attached' | 'attaching' | 'detached' | 'reserved' | 'error_attaching' | 'error_detaching' | 'deleted';
 
 export interface Attachment {
   id: string;

@@ -96,7 +96,13 @@ export interface OpenStackSimulatorOptions {
    * multiattach type; pass `[]` for a fresh Cinder exactly as recorded (cinder-21/00 `GET /types`).
    * @default [{ name: 'multiattach', extraSpecs: { multiattach: '<is> True' } }]
    */
-  volumeTypes?: Array<{ name: string; extraSpecs?: Record<string, string>; description?: string | null; isPublic?: boolean; id?: string }>;
+  volumeTypes?: Array<{
+    name: string;
+    extraSpecs?: Record<string, string>;
+    description?: string | null;
+    isPublic?: boolean;
+    id?: string;
+  }>;
   /** Hypervisor host name Nova reports as the attachment host (admin-visible `host_name`). @default 'sim-compute' */
   computeHost?: string;
 }

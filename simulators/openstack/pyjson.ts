@@ -30,7 +30,9 @@ export function pyRepr(value: unknown): string {
     return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
   }
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
+    .join(', ')}}`;
 }
 
 /** Python `str()` of a JSON value: strings bare, everything else as repr. */
@@ -52,8 +54,32 @@ export function urlencode(pairs: Array<[string, string]>): string {
 
 /** `oslo_utils.strutils.bool_from_string(strict=True)` accepted spellings (Cinder's enum list). */
 export const PY_BOOL_VALUES: readonly (string | boolean)[] = [
-  true, 'True', 'TRUE', 'true', '1', 'ON', 'On', 'on', 'YES', 'Yes', 'yes', 'y', 't',
-  false, 'False', 'FALSE', 'false', '0', 'OFF', 'Off', 'off', 'NO', 'No', 'no', 'n', 'f',
+  true,
+  'True',
+  'TRUE',
+  'true',
+  '1',
+  'ON',
+  'On',
+  'on',
+  'YES',
+  'Yes',
+  'yes',
+  'y',
+  't',
+  false,
+  'False',
+  'FALSE',
+  'false',
+  '0',
+  'OFF',
+  'Off',
+  'off',
+  'NO',
+  'No',
+  'no',
+  'n',
+  'f',
 ];
 
 /** Parses a bool-ish value like `bool_from_string(strict=True)`; undefined when unrecognised. */

@@ -53,9 +53,13 @@ export function seedVolume(state: SimState, s: SeedVolumeSpec): string {
     if (!t) throw new NotFoundError(`volume type ${s.volume_type} not found`);
     typeId = t.id;
   } else if (s.multiattach) {
-    typeId = (state.findType('multiattach') ?? insertType(state, { name: 'multiattach', extraSpecs: { multiattach: '<is> True' } })).id;
+    typeId = (
+      state.findType('multiattach') ??
+      insertType(state, { name: 'multiattach', extraSpecs: { multiattach: '<is> True' } })
+    ).id;
   }
-  if (s.multiattach && typeId !== undefined && !state.isMultiattachType(state.volumeTypes.get(typeId))) throw new Error(`volume type ${s.volume_type} is not multiattach`);
+  if (s.multiattach && typeId !== undefined && !state.isMultiattachType(state.volumeTypes.get(typeId)))
+    throw new Error(`volume type ${s.volume_type} is not multiattach`);
   const v = insertVolume(state, {
     projectId: project.id,
     userId: ownerOf(state, project.id, s.user),
@@ -117,7 +121,8 @@ export function seedServer(state: SimState, s: SeedServerSpec): string {
   if (state.servers.has(server.id)) throw new Error(`server ${server.id} already exists`);
   state.servers.set(server.id, server);
   recordCreate(state, server);
-  if (s.rootVolumeId !== undefined) attachNow(state, server.id, s.rootVolumeId, { device: `${server.devicePrefix}a`, bootIndex: 0 });
+  if (s.rootVolumeId !== undefined)
+    attachNow(state, server.id, s.rootVolumeId, { device: `${server.devicePrefix}a`, bootIndex: 0 });
   return server.id;
 }
 
@@ -128,7 +133,11 @@ function recordCreate(state: SimState, server: Server): void {
     state.instanceActions.recordCompleted(server, 'create', event, state.opts.computeHost);
     return;
   }
-  const action = state.instanceActions.start(server, 'create', { requestId: `req-${uuid()}`, userId: server.userId, projectId: server.projectId });
+  const action = state.instanceActions.start(server, 'create', {
+    requestId: `req-${uuid()}`,
+    userId: server.userId,
+    projectId: server.projectId,
+  });
   state.instanceActions.startEvent(action, event, state.opts.computeHost);
 }
 
@@ -145,17 +154,44 @@ export interface AttachNowOptions {
 export function attachNow(state: SimState, serverId: string, volumeId: string, o: AttachNowOptions = {}): string {
   const server = state.requireServer(serverId);
   const v = state.requireVolume(volumeId);
-  if (v.projectId !== server.projectId) throw new Error(`volume ${volumeId} and server ${serverId} are in different projects`);
+  if (v.projectId !== server.projectId)
+    throw new Error(`volume ${volumeId} and server ${serverId} are in different projects`);
   const used = new Set(server.bdms.map((b) => b.deviceName));
   let device = o.device;
-  for (let c = 98; device === undefined && c <= 122; c++) if (!used.has(`${server.devicePrefix}${String.fromCharCode(c)}`)) device = `${server.devicePrefix}${String.fromCharCode(c)}`;
+  for (let c = 98; device === undefined && c <= 122; c++)
+    if (!used.has(`${server.devicePrefix}${String.fromCharCode(c)}`))
+      device = `${server.devicePrefix}${String.fromCharCode(c)}`;
   const requestId = `req-${uuid()}`;
   const a = reserveAttachment(state, v, server.id);
-  connectAttachment(state, v, a, { platform: 'x86_64', os_type: 'linux', ip: '127.0.0.1', host: state.opts.computeHost, multipath: false, mountpoint: device ?? null }, { isService: true, requestId }, false);
+  connectAttachment(
+    state,
+    v,
+    a,
+    {
+      platform: 'x86_64',
+      os_type: 'linux',
+      ip: '127.0.0.1',
+      host: state.opts.computeHost,
+      multipath: false,
+      mountpoint: device ?? null,
+    },
+    { isService: true, requestId },
+    false,
+  );
   completeAttachment(state, v, a);
-  server.bdms.push({ uuid: uuid(), volumeId: v.id, attachmentId: a.id, deviceName: device ?? null, tag: o.tag ?? null, deleteOnTermination: o.deleteOnTermination ?? false, bootIndex: o.bootIndex ?? null, createdAt: nowMicros() });
+  server.bdms.push({
+    uuid: uuid(),
+    volumeId: v.id,
+    attachmentId: a.id,
+    deviceName: device ?? null,
+    tag: o.tag ?? null,
+    deleteOnTermination: o.deleteOnTermination ?? false,
+    bootIndex: o.bootIndex ?? null,
+    createdAt: nowMicros(),
+  });
   // The root disk is part of the boot (`create`); any other volume was a completed attach_volume.
-  if (o.bootIndex !== 0) state.instanceActions.recordCompleted(server, 'attach_volume', 'compute_attach_volume', state.opts.computeHost);
+  if (o.bootIndex !== 0)
+    state.instanceActions.recordCompleted(server, 'attach_volume', 'compute_attach_volume', state.opts.computeHost);
   return a.id;
 }
 

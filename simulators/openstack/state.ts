@@ -6,7 +6,19 @@
 import { nowMicros } from './clock';
 import { FaultPlan } from './faults';
 import { hexId, uuid } from './ids';
-import type { ApplicationCredential, Attachment, Project, Role, Server, Snapshot, Token, User, UserMessage, Volume, VolumeType } from './model';
+import type {
+  ApplicationCredential,
+  Attachment,
+  Project,
+  Role,
+  Server,
+  Snapshot,
+  Token,
+  User,
+  UserMessage,
+  Volume,
+  VolumeType,
+} from './model';
 import { DEFAULT_DELAYS, type Delays, type ResolvedOptions } from './options';
 import { Timers } from './timers';
 import type { QuotaLimits } from './cinder/quota';
@@ -48,10 +60,19 @@ export class SimState {
   readonly quotas = new Map<string, QuotaLimits>();
   urls: ServiceUrls = { keystone: '', cinder: '', nova: '' };
 
-  constructor(readonly opts: ResolvedOptions, delays: Partial<Delays> = {}) {
+  constructor(
+    readonly opts: ResolvedOptions,
+    delays: Partial<Delays> = {},
+  ) {
     this.delays = { ...DEFAULT_DELAYS, ...delays };
     for (const pool of opts.pools) this.serviceUuids.set(backendOf(pool), uuid());
-    const def: VolumeType = { id: uuid(), name: '__DEFAULT__', description: 'Default Volume Type', isPublic: true, extraSpecs: {} };
+    const def: VolumeType = {
+      id: uuid(),
+      name: '__DEFAULT__',
+      description: 'Default Volume Type',
+      isPublic: true,
+      extraSpecs: {},
+    };
     this.volumeTypes.set(def.id, def);
     this.defaultTypeId = def.id;
   }
@@ -78,7 +99,10 @@ export class SimState {
 
   /** A user by id, or by name (within a domain when given). */
   findUser(ref: string, domainId?: string): User | undefined {
-    return this.users.get(ref) ?? [...this.users.values()].find((u) => u.name === ref && (domainId === undefined || u.domainId === domainId));
+    return (
+      this.users.get(ref) ??
+      [...this.users.values()].find((u) => u.name === ref && (domainId === undefined || u.domainId === domainId))
+    );
   }
 
   requireUser(ref: string): User {

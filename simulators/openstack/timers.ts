@@ -9,15 +9,18 @@ export class Timers {
   /** Runs `fn` after `ms` (never when `ms` is Infinity). Errors are swallowed: the state may have moved on. */
   after(ms: number, fn: () => void): void {
     if (this.closed || !Number.isFinite(ms)) return;
-    const t = setTimeout(() => {
-      this.pending.delete(t);
-      if (this.closed) return;
-      try {
-        fn();
-      } catch {
-        // A transition whose resource vanished meanwhile (deleted, reset) simply does nothing.
-      }
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        this.pending.delete(t);
+        if (this.closed) return;
+        try {
+          fn();
+        } catch {
+          // A transition whose resource vanished meanwhile (deleted, reset) simply does nothing.
+        }
+      },
+      Math.max(0, ms),
+    );
     this.pending.add(t);
   }
 

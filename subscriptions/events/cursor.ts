@@ -27,7 +27,15 @@ export function decodeCursor(cursor: string, argument = 'since'): CursorParts {
   } catch {
     return bad();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(parsed[0]) || !Number.isSafeInteger(parsed[1]) || parsed[1] < 0) bad();
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    typeof parsed[0] !== 'string' ||
+    !/^[A-Za-z0-9_-]{1,64}$/.test(parsed[0]) ||
+    !Number.isSafeInteger(parsed[1]) ||
+    parsed[1] < 0
+  )
+    bad();
   const [epoch, seq] = parsed as [string, number];
   return { epoch, seq };
 }

@@ -31,7 +31,18 @@ import type { ChangeInput, ChangeKeys, ChangeType } from './types';
 
 /** Volume fields compared for UPDATED (attachments are reported per attachment). */
 const VOLUME_FIELDS = ['name', 'status', 'backendStatus', 'sizeBytes', 'createdAt', 'updatedAt', 'details'] as const;
-const ATTACHMENT_FIELDS = ['state', 'backendState', 'stateReason', 'access', 'consumer', 'device', 'attachedAt', 'nativeId', 'tag', 'deleteOnTermination'] as const;
+const ATTACHMENT_FIELDS = [
+  'state',
+  'backendState',
+  'stateReason',
+  'access',
+  'consumer',
+  'device',
+  'attachedAt',
+  'nativeId',
+  'tag',
+  'deleteOnTermination',
+] as const;
 
 /** Volume fields that stamp a write or mirror another field: listed when they changed, never a change alone. */
 const CARRIED_FIELDS: ReadonlySet<string> = new Set(['updatedAt', 'backendStatus']);
@@ -40,7 +51,11 @@ const CARRIED_FIELDS: ReadonlySet<string> = new Set(['updatedAt', 'backendStatus
  * Volume statuses that only say an attach or detach is under way, with the attachment state that
  * reports the same thing: the status move is folded into that attachment's change.
  */
-const TRANSIT_STATUS: Partial<Record<VolumeStatus, AttachmentState>> = { RESERVED: 'ATTACHING', ATTACHING: 'ATTACHING', DETACHING: 'DETACHING' };
+const TRANSIT_STATUS: Partial<Record<VolumeStatus, AttachmentState>> = {
+  RESERVED: 'ATTACHING',
+  ATTACHING: 'ATTACHING',
+  DETACHING: 'DETACHING',
+};
 
 const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
 
@@ -71,14 +86,25 @@ export function transitOf(d: VolumeDelta): AttachmentState | undefined {
   return TRANSIT_STATUS[d.after.status];
 }
 
-export const volumeGlobalId = (v: Volume): string => encodeGlobalId({ kind: 'Volume', backend: v.ref.backend, scope: v.ref.namespace, nativeId: v.ref.nativeId });
+export const volumeGlobalId = (v: Volume): string =>
+  encodeGlobalId({ kind: 'Volume', backend: v.ref.backend, scope: v.ref.namespace, nativeId: v.ref.nativeId });
 export const attachmentGlobalId = (a: Attachment): string =>
-  encodeGlobalId({ kind: 'Attachment', backend: a.volume.backend, scope: a.volume.namespace, nativeId: a.volume.nativeId, subId: a.consumerId });
+  encodeGlobalId({
+    kind: 'Attachment',
+    backend: a.volume.backend,
+    scope: a.volume.namespace,
+    nativeId: a.volume.nativeId,
+    subId: a.consumerId,
+  });
 
 /** What `attachmentChanged` targets match an attachment by: the consumer's neutral keys (`ConsumerBase`). */
 export function attachmentKeys(a: Attachment): ChangeKeys {
   const c = a.consumer;
-  return { consumer: a.consumerId, ...(c.nodeId ? { node: c.nodeId } : {}), ...(c.serverId ? { server: c.serverId } : {}) };
+  return {
+    consumer: a.consumerId,
+    ...(c.nodeId ? { node: c.nodeId } : {}),
+    ...(c.serverId ? { server: c.serverId } : {}),
+  };
 }
 
 /** Whether the consumer holds the volume by a claim (CLAIMED/RELEASED) rather than an attachment. */
@@ -89,7 +115,13 @@ function arrivalType(a: Attachment): ChangeType {
   if (a.state === 'ERROR') return 'ATTACHMENT_ERROR';
   // A claim being released (Nomad unpublishes it first) is DETACHING; RELEASED once it is gone.
   if (isClaim(a)) return a.state === 'DETACHING' ? 'DETACHING' : a.state === 'DETACHED' ? 'RELEASED' : 'CLAIMED';
-  const byState: Record<AttachmentState, ChangeType> = { ATTACHING: 'ATTACHING', ATTACHED: 'ATTACHED', DETACHING: 'DETACHING', DETACHED: 'DETACHED', ERROR: 'ATTACHMENT_ERROR' };
+  const byState: Record<AttachmentState, ChangeType> = {
+    ATTACHING: 'ATTACHING',
+    ATTACHED: 'ATTACHED',
+    DETACHING: 'DETACHING',
+    DETACHED: 'DETACHED',
+    ERROR: 'ATTACHMENT_ERROR',
+  };
   return byState[a.state];
 }
 
@@ -107,12 +139,38 @@ export function changesOf(d: VolumeDelta): ChangeInput[] {
   };
   const out: ChangeInput[] = [];
   const volumeChange = (type: ChangeType, changedFields: string[]): void =>
-    void out.push({ ...base, type, attachment: null, attachmentId: null, previousAttachmentState: null, changedFields, keys: {} });
-  const attachmentChange = (type: ChangeType, a: Attachment, previous: Attachment | null, changedFields: string[]): void =>
-    void out.push({ ...base, type, attachment: a, attachmentId: attachmentGlobalId(a), previousAttachmentState: previous?.state ?? null, changedFields, keys: attachmentKeys(a) });
+    void out.push({
+      ...base,
+      type,
+      attachment: null,
+      attachmentId: null,
+      previousAttachmentState: null,
+      changedFields,
+      keys: {},
+    });
+  const attachmentChange = (
+    type: ChangeType,
+    a: Attachment,
+    previous: Attachment | null,
+    changedFields: string[],
+  ): void =>
+    void out.push({
+      ...base,
+      type,
+      attachment: a,
+      attachmentId: attachmentGlobalId(a),
+      previousAttachmentState: previous?.state ?? null,
+      changedFields,
+      keys: attachmentKeys(a),
+    });
 
   // A claim released without a DETACHING seen: its DETACHING first, as the event stream shows it.
-  const released = d.after ? (d.before?.attachments ?? []).filter((a) => isClaim(a) && a.state !== 'DETACHING' && !d.after!.attachments.some((b) => b.consumerId === a.consumerId)) : [];
+  const released = d.after
+    ? (d.before?.attachments ?? []).filter(
+        (a) =>
+          isClaim(a) && a.state !== 'DETACHING' && !d.after!.attachments.some((b) => b.consumerId === a.consumerId),
+      )
+    : [];
   for (const prev of released) attachmentChange('DETACHING', { ...prev, state: 'DETACHING' }, prev, ['state']);
 
   if (!d.before) volumeChange('CREATED', [...VOLUME_FIELDS, 'attachments']);
@@ -135,7 +193,12 @@ export function changesOf(d: VolumeDelta): ChangeInput[] {
     }
     // Only a new state is a transition; what else changed rides along in `changedFields`.
     if (prev.state === a.state) continue;
-    attachmentChange(arrivalType(a), a, prev, ATTACHMENT_FIELDS.filter((f) => !same(prev[f], a[f])));
+    attachmentChange(
+      arrivalType(a),
+      a,
+      prev,
+      ATTACHMENT_FIELDS.filter((f) => !same(prev[f], a[f])),
+    );
   }
   for (const [id, prev] of before) {
     if (after.has(id)) continue;

@@ -61,9 +61,15 @@ export class InProcessEventLog implements EventLog {
     this.#trim();
     if (r.since === null) return { events: [], more: false };
     const c = decodeCursor(r.since);
-    if (c.epoch !== this.epoch) throw new CursorExpiredError('since', 'the cursor is from before the event log restarted');
-    if (c.seq > this.#seq) throw new CursorExpiredError('since', 'the cursor is ahead of this event log (another replica\'s, or from before a restart)');
-    if (c.seq < this.#dropped) throw new CursorExpiredError('since', 'the events after the cursor are past the event log\'s retention');
+    if (c.epoch !== this.epoch)
+      throw new CursorExpiredError('since', 'the cursor is from before the event log restarted');
+    if (c.seq > this.#seq)
+      throw new CursorExpiredError(
+        'since',
+        "the cursor is ahead of this event log (another replica's, or from before a restart)",
+      );
+    if (c.seq < this.#dropped)
+      throw new CursorExpiredError('since', "the events after the cursor are past the event log's retention");
     const limit = Math.max(1, r.limit ?? 1000);
     // Sequences are dense: the event after `c.seq` sits at index c.seq - first seq kept.
     const first = this.#events[0]?.seq ?? this.#seq + 1;
@@ -84,6 +90,7 @@ export class InProcessEventLog implements EventLog {
   /** Drops events over the count bound and past retention, remembering the newest dropped. */
   #trim(): void {
     const oldest = this.#now() - this.#retentionMs;
-    while (this.#events.length > 0 && (this.#events.length > this.#max || this.#events[0]!.at < oldest)) this.#dropped = this.#events.shift()!.seq;
+    while (this.#events.length > 0 && (this.#events.length > this.#max || this.#events[0]!.at < oldest))
+      this.#dropped = this.#events.shift()!.seq;
   }
 }

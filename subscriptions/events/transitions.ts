@@ -30,7 +30,8 @@ interface Remembered<T> {
 }
 
 /** The key of an attachment: volume and consumer (Nova echoes a server id in its own case). */
-const attachmentKey = (c: ChangeInput): string | null => (c.attachment ? `${c.volumeId}\u0000${c.attachment.consumerId.toLowerCase()}` : null);
+const attachmentKey = (c: ChangeInput): string | null =>
+  c.attachment ? `${c.volumeId}\u0000${c.attachment.consumerId.toLowerCase()}` : null;
 
 export class Transitions {
   readonly #ttlMs: number;

@@ -19,7 +19,15 @@ export type ChangeType =
   | 'ATTACHMENT_ERROR';
 
 /** Attachment-level change types: the ones `attachmentChanged` receives. */
-export const ATTACHMENT_CHANGE_TYPES: ReadonlySet<ChangeType> = new Set(['CLAIMED', 'RELEASED', 'ATTACHING', 'ATTACHED', 'DETACHING', 'DETACHED', 'ATTACHMENT_ERROR']);
+export const ATTACHMENT_CHANGE_TYPES: ReadonlySet<ChangeType> = new Set([
+  'CLAIMED',
+  'RELEASED',
+  'ATTACHING',
+  'ATTACHED',
+  'DETACHING',
+  'DETACHED',
+  'ATTACHMENT_ERROR',
+]);
 
 /**
  * One change as a watcher (or the gateway itself) saw it, before the log gives it a cursor. Plain

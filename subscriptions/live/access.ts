@@ -86,7 +86,12 @@ export class AccessCache {
    * common case), else a promise of the check's answer. Failures other than an invalid credential
    * deny this event and are not cached (the next event asks again).
    */
-  get(b: VolumeBackend, scope: string, volume: VolumeRef, credential: CallerCredential): AccessAnswer | Promise<AccessAnswer> {
+  get(
+    b: VolumeBackend,
+    scope: string,
+    volume: VolumeRef,
+    credential: CallerCredential,
+  ): AccessAnswer | Promise<AccessAnswer> {
     const key = `${tokenHash(credential)}\0${b.id}\0${scope}`;
     const e = this.#entries.get(key);
     if (e && 'pending' in e) return e.pending;
@@ -96,7 +101,11 @@ export class AccessCache {
       else if ('failed' in answer) {
         this.#entries.delete(key);
         return DENIED;
-      } else this.#entries.set(key, { grant: answer, until: Math.min(this.#now() + this.#ttlMs, answer.validUntil ?? Infinity) });
+      } else
+        this.#entries.set(key, {
+          grant: answer,
+          until: Math.min(this.#now() + this.#ttlMs, answer.validUntil ?? Infinity),
+        });
       return answer;
     });
     this.#entries.set(key, { pending });
@@ -108,7 +117,11 @@ export class AccessCache {
    * first asks `admit` (the caller's check budget), whose refusal is returned as is and sends
    * nothing; concurrent misses share one check. Refusals and failures are not cached.
    */
-  credential<R>(b: VolumeBackend, credential: CallerCredential, admit: () => R | undefined): CredentialAnswer | R | Promise<CredentialAnswer> {
+  credential<R>(
+    b: VolumeBackend,
+    credential: CallerCredential,
+    admit: () => R | undefined,
+  ): CredentialAnswer | R | Promise<CredentialAnswer> {
     const access = b.subscriberAccess;
     if (!access) return 'unknown';
     const key = `${tokenHash(credential)}\0${b.id}`;
@@ -138,7 +151,11 @@ export class AccessCache {
     for (const [k, e] of this.#credentials) if ('until' in e && e.until <= now) this.#credentials.delete(k);
   }
 
-  async #checkCredential(backend: string, access: SubscriberAccess, credential: CallerCredential): Promise<CredentialAnswer> {
+  async #checkCredential(
+    backend: string,
+    access: SubscriberAccess,
+    credential: CallerCredential,
+  ): Promise<CredentialAnswer> {
     try {
       await access.checkCredential({ credential, signal: AbortSignal.timeout(this.#timeoutMs) });
       this.#onCheck?.(backend, 'allowed');
@@ -153,10 +170,17 @@ export class AccessCache {
     }
   }
 
-  async #check(b: VolumeBackend, scope: string, volume: VolumeRef, credential: CallerCredential): Promise<AccessGrant | UnauthenticatedError | { failed: true }> {
+  async #check(
+    b: VolumeBackend,
+    scope: string,
+    volume: VolumeRef,
+    credential: CallerCredential,
+  ): Promise<AccessGrant | UnauthenticatedError | { failed: true }> {
     const signal = AbortSignal.timeout(this.#timeoutMs);
     try {
-      const grant = b.subscriberAccess ? await b.subscriberAccess.checkAccess(scope, volume, { credential, signal }) : DENIED;
+      const grant = b.subscriberAccess
+        ? await b.subscriberAccess.checkAccess(scope, volume, { credential, signal })
+        : DENIED;
       this.#onCheck?.(b.id, grant.allowed ? 'allowed' : 'denied');
       return grant;
     } catch (err) {

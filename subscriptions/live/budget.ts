@@ -11,15 +11,36 @@ import { ErrorCode, GatewayError } from '../../adapters/contract/errors';
 import { CallerLimiter } from '../../domain/caller-limiter';
 
 /** Which limit refused a subscription (`extensions.limit`). */
-export type SubscriptionLimit = 'maxSubscriptionsPerSocket' | 'maxSubscriptionsPerCredential' | 'maxSubscriptionsPerAddress' | 'maxSubscriptionBytesPerAddress' | 'maxSubscriptionBytes' | 'maxStartChecksPerAddress';
+export type SubscriptionLimit =
+  | 'maxSubscriptionsPerSocket'
+  | 'maxSubscriptionsPerCredential'
+  | 'maxSubscriptionsPerAddress'
+  | 'maxSubscriptionBytesPerAddress'
+  | 'maxSubscriptionBytes'
+  | 'maxStartChecksPerAddress';
 
 const WHOSE: Record<SubscriptionLimit, [whose: string, setting: string]> = {
   maxSubscriptionsPerSocket: ['this socket already has {max} subscriptions open', 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET'],
-  maxSubscriptionsPerCredential: ['these credentials (across sockets) already have {max} subscriptions open', 'WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL'],
-  maxSubscriptionsPerAddress: ['this client address (across sockets) already has {max} subscriptions open', 'LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS'],
-  maxSubscriptionBytesPerAddress: ['the subscriptions of this client address would keep more than {max} bytes of id, query and variables', 'LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS'],
-  maxSubscriptionBytes: ['this subscription\'s id, query, variables and operation name are over {max} bytes', 'LIVE_MAX_SUBSCRIPTION_BYTES'],
-  maxStartChecksPerAddress: ['this client address has sent {max} credential checks in the last 10 s', 'LIVE_MAX_START_CHECKS_PER_ADDRESS'],
+  maxSubscriptionsPerCredential: [
+    'these credentials (across sockets) already have {max} subscriptions open',
+    'WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL',
+  ],
+  maxSubscriptionsPerAddress: [
+    'this client address (across sockets) already has {max} subscriptions open',
+    'LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS',
+  ],
+  maxSubscriptionBytesPerAddress: [
+    'the subscriptions of this client address would keep more than {max} bytes of id, query and variables',
+    'LIVE_MAX_SUBSCRIPTION_BYTES_PER_ADDRESS',
+  ],
+  maxSubscriptionBytes: [
+    "this subscription's id, query, variables and operation name are over {max} bytes",
+    'LIVE_MAX_SUBSCRIPTION_BYTES',
+  ],
+  maxStartChecksPerAddress: [
+    'this client address has sent {max} credential checks in the last 10 s',
+    'LIVE_MAX_START_CHECKS_PER_ADDRESS',
+  ],
 };
 
 /** A subscription over one of the budget's limits (the socket, if any, stays open). */
@@ -31,11 +52,19 @@ export class SubscriptionLimitError extends GatewayError {
     readonly retryAfterSeconds?: number,
   ) {
     const [whose, setting] = WHOSE[limit];
-    super(ErrorCode.SubscriptionLimit, `${whose.replace('{max}', String(max))} (${setting}): ${retryAfterSeconds === undefined ? 'complete one first' : `retry after ${retryAfterSeconds} s`}`);
+    super(
+      ErrorCode.SubscriptionLimit,
+      `${whose.replace('{max}', String(max))} (${setting}): ${retryAfterSeconds === undefined ? 'complete one first' : `retry after ${retryAfterSeconds} s`}`,
+    );
   }
 
   override toExtensions(): Record<string, unknown> {
-    return { ...super.toExtensions(), limit: this.limit, max: this.max, ...(this.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: this.retryAfterSeconds }) };
+    return {
+      ...super.toExtensions(),
+      limit: this.limit,
+      max: this.max,
+      ...(this.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: this.retryAfterSeconds }),
+    };
   }
 }
 
@@ -53,7 +82,13 @@ export interface SubscriptionBudgetLimits {
   maxStartChecksPerAddress: number;
 }
 
-export const BUDGET_DEFAULTS: Readonly<SubscriptionBudgetLimits> = Object.freeze({ maxPerAddress: 1000, maxBytesPerAddress: 4_194_304, maxBytesPerSubscription: 16_384, maxPerCredential: 500, maxStartChecksPerAddress: 100 });
+export const BUDGET_DEFAULTS: Readonly<SubscriptionBudgetLimits> = Object.freeze({
+  maxPerAddress: 1000,
+  maxBytesPerAddress: 4_194_304,
+  maxBytesPerSubscription: 16_384,
+  maxPerCredential: 500,
+  maxStartChecksPerAddress: 100,
+});
 
 const OFF = { requestsPerSecond: 0, burst: 0, maxInFlight: 0 };
 
@@ -74,13 +109,22 @@ export class SubscriptionBudget {
 
   constructor(readonly limits: SubscriptionBudgetLimits = BUDGET_DEFAULTS) {
     const n = limits.maxStartChecksPerAddress;
-    this.#checks = new CallerLimiter({ caller: OFF, address: { requestsPerSecond: n / 10, burst: n, maxInFlight: 0 }, maxTracked: 10_000 });
+    this.#checks = new CallerLimiter({
+      caller: OFF,
+      address: { requestsPerSecond: n / 10, burst: n, maxInFlight: 0 },
+      maxTracked: 10_000,
+    });
   }
 
   /** Charges one credential check to `address`, or says when it may send the next. */
   admitCheck(address: string): SubscriptionLimitError | undefined {
     const a = this.#checks.admit({ callerKey: '', addressKey: address });
-    if (!a.ok) return new SubscriptionLimitError('maxStartChecksPerAddress', this.limits.maxStartChecksPerAddress, a.retryAfterSeconds);
+    if (!a.ok)
+      return new SubscriptionLimitError(
+        'maxStartChecksPerAddress',
+        this.limits.maxStartChecksPerAddress,
+        a.retryAfterSeconds,
+      );
     a.release();
     return undefined;
   }
@@ -88,10 +132,12 @@ export class SubscriptionBudget {
   /** A place for one subscription of `address` keeping `bytes` of client text, or the limit it is over. */
   admitAddress(address: string, bytes: number): Place | SubscriptionLimitError {
     const l = this.limits;
-    if (bytes > l.maxBytesPerSubscription) return new SubscriptionLimitError('maxSubscriptionBytes', l.maxBytesPerSubscription);
+    if (bytes > l.maxBytesPerSubscription)
+      return new SubscriptionLimitError('maxSubscriptionBytes', l.maxBytesPerSubscription);
     const u = this.#byAddress.get(address) ?? { count: 0, bytes: 0 };
     if (u.count >= l.maxPerAddress) return new SubscriptionLimitError('maxSubscriptionsPerAddress', l.maxPerAddress);
-    if (u.bytes + bytes > l.maxBytesPerAddress) return new SubscriptionLimitError('maxSubscriptionBytesPerAddress', l.maxBytesPerAddress);
+    if (u.bytes + bytes > l.maxBytesPerAddress)
+      return new SubscriptionLimitError('maxSubscriptionBytesPerAddress', l.maxBytesPerAddress);
     u.count++;
     u.bytes += bytes;
     this.#byAddress.set(address, u);
@@ -101,7 +147,8 @@ export class SubscriptionBudget {
   /** A place under credential key `key`, or the limit it is over. */
   admitCredential(key: string): Place | SubscriptionLimitError {
     const n = this.#byCredential.get(key) ?? 0;
-    if (n >= this.limits.maxPerCredential) return new SubscriptionLimitError('maxSubscriptionsPerCredential', this.limits.maxPerCredential);
+    if (n >= this.limits.maxPerCredential)
+      return new SubscriptionLimitError('maxSubscriptionsPerCredential', this.limits.maxPerCredential);
     this.#byCredential.set(key, n + 1);
     return new CredentialPlace(this.#byCredential, key);
   }

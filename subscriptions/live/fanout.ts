@@ -112,13 +112,25 @@ export class Fanout {
    * Executes a subscription document once on `view` (SUBSCRIBED, operation states) and serializes it.
    * @param requestId the subscriber's, for the log, when the execution is for one subscriber
    */
-  async executeOnce(s: Pick<EventSubscriber, 'spec' | 'args'>, view: unknown, volume: EventView['volume'] = null, requestId?: string): Promise<SerializedResult> {
+  async executeOnce(
+    s: Pick<EventSubscriber, 'spec' | 'args'>,
+    view: unknown,
+    volume: EventView['volume'] = null,
+    requestId?: string,
+  ): Promise<SerializedResult> {
     const ctx = eventContext(this.#o.createContext, volume, this.#o.eventLimits);
     const field = s.spec.field;
     const onUnexpected = this.#o.onUnexpected;
     try {
       this.#o.onExecute?.(field);
-      const r = await execute({ schema: this.#o.schema, document: s.args.document, operationName: s.args.operationName, variableValues: s.args.variableValues, rootValue: { [field]: view }, contextValue: ctx });
+      const r = await execute({
+        schema: this.#o.schema,
+        document: s.args.document,
+        operationName: s.args.operationName,
+        variableValues: s.args.variableValues,
+        rootValue: { [field]: view },
+        contextValue: ctx,
+      });
       return serialize(r, onUnexpected && ((err, path) => onUnexpected(err, { field, requestId, path })));
     } catch (err) {
       onUnexpected?.(err, { field, requestId });
@@ -153,7 +165,8 @@ export class Fanout {
       if (lacksCredential(backend, credential) || s.covers?.(e.backend) === false) continue;
       const token = tokenHash(credential);
       let answer = answers.get(token);
-      if (answer === undefined) answers.set(token, (answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential)));
+      if (answer === undefined)
+        answers.set(token, (answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential)));
       const slot = s.stream.reserve();
       if (!slot) continue;
       if (answer instanceof Promise) join(checks, answer, s, slot);
@@ -187,13 +200,27 @@ export class Fanout {
   }
 
   /** Fills `s`'s slot for `e` now, or joins it to the execution it waits on. */
-  #fill(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, slot: Slot, a: AccessAnswer, groups: Groups, executions: Map<Promise<SlotValue>, Members>): void {
+  #fill(
+    b: VolumeBackend,
+    e: ChangeEvent,
+    s: EventSubscriber,
+    slot: Slot,
+    a: AccessAnswer,
+    groups: Groups,
+    executions: Map<Promise<SlotValue>, Members>,
+  ): void {
     const value = this.#slot(b, e, s, a, groups);
     if (value instanceof Promise) join(executions, value, s, slot);
     else s.stream.settle(slot, value);
   }
 
-  #slot(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, a: AccessAnswer, groups: Groups): SlotValue | Promise<SlotValue> {
+  #slot(
+    b: VolumeBackend,
+    e: ChangeEvent,
+    s: EventSubscriber,
+    a: AccessAnswer,
+    groups: Groups,
+  ): SlotValue | Promise<SlotValue> {
     if (a instanceof UnauthenticatedError) return s.refused ? s.refused(b, e, a) : { end: true, last: errorResult(a) };
     if (!a.allowed) return null;
     // Keyed by the request's own key (a string made once per request): no key built per subscriber.
@@ -213,7 +240,9 @@ export class Fanout {
   #executeEvent(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, grant: AccessGrant): Promise<SerializedResult> {
     const volume = redactFor(b, e.volume, grant);
     // The attachment is redacted as part of its volume (a host's name is admin-only on Cinder).
-    const attachment = e.attachment ? (redactFor(b, { ...e.volume, attachments: [e.attachment] }, grant).attachments[0] ?? null) : null;
+    const attachment = e.attachment
+      ? (redactFor(b, { ...e.volume, attachments: [e.attachment] }, grant).attachments[0] ?? null)
+      : null;
     return this.executeOnce(s, eventView(e, volume, attachment), volume);
   }
 }

@@ -83,7 +83,8 @@ const now = (): string => new Date().toISOString();
 /** The volume's attachment the detach target names. */
 function detachedOne(v: Volume, t: DetachTarget): Attachment | undefined {
   if (t.kind === 'server') return v.attachments.find((a) => a.consumer.serverId === t.serverId);
-  if (t.kind === 'hostAttachment') return v.attachments.find((a) => a.consumerId === t.attachmentId || a.nativeId === t.attachmentId);
+  if (t.kind === 'hostAttachment')
+    return v.attachments.find((a) => a.consumerId === t.attachmentId || a.nativeId === t.attachmentId);
   return undefined;
 }
 
@@ -91,7 +92,12 @@ function detachedOne(v: Volume, t: DetachTarget): Attachment | undefined {
  * The attachment an accepted attach is making, as ATTACHING: the backend's answer, or for a server
  * target answered with none, the one its server-attachments facet says it is starting.
  */
-function attaching(b: VolumeBackend | undefined, ref: VolumeRef, t: AttachTarget, answered: Attachment | null | undefined): Attachment | null {
+function attaching(
+  b: VolumeBackend | undefined,
+  ref: VolumeRef,
+  t: AttachTarget,
+  answered: Attachment | null | undefined,
+): Attachment | null {
   if (answered) return answered.state === 'ATTACHED' ? null : { ...answered, state: 'ATTACHING' };
   if (t.kind !== 'server') return null;
   return b?.serverAttachments?.startedAttachment(ref, t) ?? null;
@@ -104,7 +110,10 @@ async function within(p: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-const withAttachment = (v: Volume, a: Attachment, state: AttachmentState): Volume => ({ ...v, attachments: [...v.attachments.filter((x) => x.consumerId !== a.consumerId), { ...a, state }] });
+const withAttachment = (v: Volume, a: Attachment, state: AttachmentState): Volume => ({
+  ...v,
+  attachments: [...v.attachments.filter((x) => x.consumerId !== a.consumerId), { ...a, state }],
+});
 
 export class Feed implements LiveMutations {
   readonly #o: FeedOptions;
@@ -140,7 +149,10 @@ export class Feed implements LiveMutations {
         this.#unavailable.set(b.id, `backend "${b.id}" has no watcher`);
         continue;
       }
-      const w = b.watching.createWatcher({ onDeltas: (d) => this.#onDeltas(b.id, d), onStatus: (st, err) => this.#onStatus(st, err) });
+      const w = b.watching.createWatcher({
+        onDeltas: (d) => this.#onDeltas(b.id, d),
+        onStatus: (st, err) => this.#onStatus(st, err),
+      });
       if ('unavailable' in w) {
         this.#unavailable.set(b.id, w.unavailable);
         continue;
@@ -164,7 +176,12 @@ export class Feed implements LiveMutations {
   statuses(): FeedStatus[] {
     return this.#o.registry.all.map((b) => {
       const w = this.#watchers.watcher(b.id);
-      return { backend: b.id, available: w !== undefined, reason: this.#unavailable.get(b.id) ?? null, watcher: w ? w.status() : null };
+      return {
+        backend: b.id,
+        available: w !== undefined,
+        reason: this.#unavailable.get(b.id) ?? null,
+        watcher: w ? w.status() : null,
+      };
     });
   }
 
@@ -203,10 +220,12 @@ export class Feed implements LiveMutations {
         this.#settleWaiters.add(check);
       });
     }
-    return ws.filter((w) => {
-      const { currentAt, state } = w.status();
-      return currentAt === null && state !== 'IDLE';
-    }).map((w) => w.backend);
+    return ws
+      .filter((w) => {
+        const { currentAt, state } = w.status();
+        return currentAt === null && state !== 'IDLE';
+      })
+      .map((w) => w.backend);
   }
 
   #applyDemand(): void {
@@ -216,10 +235,14 @@ export class Feed implements LiveMutations {
     for (const r of this.#pending.values()) {
       const t = decodeGlobalId(r.targetId, null);
       if (t.kind !== 'Volume') continue;
-      pending.set(r.backend, [...(pending.get(r.backend) ?? []), { backend: t.backend, namespace: t.scope, nativeId: t.nativeId }]);
+      pending.set(r.backend, [
+        ...(pending.get(r.backend) ?? []),
+        { backend: t.backend, namespace: t.scope, nativeId: t.nativeId },
+      ]);
     }
     // Records name volumes, not servers: a watcher finds the servers from the volume's attachments.
-    for (const [id, w] of this.#watchers.entries()) w.setDemand({ subscribers: this.#o.subscribers(id), pendingVolumes: pending.get(id) ?? [], pendingServers: [] });
+    for (const [id, w] of this.#watchers.entries())
+      w.setDemand({ subscribers: this.#o.subscribers(id), pendingVolumes: pending.get(id) ?? [], pendingServers: [] });
   }
 
   /** Watcher state changes: logged by the server, and they may end `settled` waits. */
@@ -241,7 +264,9 @@ export class Feed implements LiveMutations {
       if (a && a.state !== 'DETACHING') after = withAttachment(view, a, 'DETACHING');
     }
     if (view && after) {
-      const changes = changesOf({ before: view, after, observedAt: now() }).filter((x) => x.type === 'ATTACHING' || x.type === 'DETACHING');
+      const changes = changesOf({ before: view, after, observedAt: now() }).filter(
+        (x) => x.type === 'ATTACHING' || x.type === 'DETACHING',
+      );
       this.#append(c.volume.backend, this.#transitions.announce(changes));
     }
     const server = c.target.kind === 'server' ? [c.target.serverId] : [];
@@ -291,10 +316,12 @@ export class Feed implements LiveMutations {
   #append(backend: string, changes: ChangeInput[], after?: void | Promise<void>): void {
     if (changes.length === 0) return;
     if (this.#causes.size > 0) this.#stampCauses(changes);
-    this.#chain = this.#chain.then(async () => {
-      if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
-      for (const c of changes) await this.#o.log.append(c);
-      this.#o.onAppended?.(backend, changes.length);
-    }).catch((err: unknown) => this.#o.onError?.(err));
+    this.#chain = this.#chain
+      .then(async () => {
+        if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
+        for (const c of changes) await this.#o.log.append(c);
+        this.#o.onAppended?.(backend, changes.length);
+      })
+      .catch((err: unknown) => this.#o.onError?.(err));
   }
 }

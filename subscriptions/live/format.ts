@@ -6,7 +6,12 @@
  */
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { GatewayError } from '../../adapters/contract/errors';
-import { formatGraphQLError, internalError, toGraphQLError, type FormatErrorOptions } from '../../adapters/contract/graphql-errors';
+import {
+  formatGraphQLError,
+  internalError,
+  toGraphQLError,
+  type FormatErrorOptions,
+} from '../../adapters/contract/graphql-errors';
 import { SerializedResult } from './types';
 
 /** Serializes an execution result once, errors formatted. */
@@ -18,7 +23,8 @@ export function serialize(r: ExecutionResult, onUnexpected?: FormatErrorOptions[
 }
 
 /** The result of an execution that threw: one INTERNAL_SERVER_ERROR, nothing else. */
-export const internalResult = (): SerializedResult => new SerializedResult(JSON.stringify({ errors: [internalError()] }));
+export const internalResult = (): SerializedResult =>
+  new SerializedResult(JSON.stringify({ errors: [internalError()] }));
 
 /** An error result of one subscriber (a GraphQL error carrying the gateway error's code). */
 export function errorResult(err: GatewayError): ExecutionResult {

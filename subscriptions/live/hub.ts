@@ -134,8 +134,14 @@ export class Hub implements LiveHub {
     return Object.fromEntries(LIVE_FIELDS.map((f) => [f, this.#counts[f]]));
   }
 
-  async subscribe(args: ExecutionArgs, origin?: SubscriberOrigin): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult> {
-    if (this.#closed) return errorResult(new GatewayError(ErrorCode.BackendUnavailable, 'the gateway is shutting down; resume on another instance'));
+  async subscribe(
+    args: ExecutionArgs,
+    origin?: SubscriberOrigin,
+  ): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult> {
+    if (this.#closed)
+      return errorResult(
+        new GatewayError(ErrorCode.BackendUnavailable, 'the gateway is shutting down; resume on another instance'),
+      );
     const ctx = args.contextValue as GatewayContext;
     const places = new Places();
     let r: LiveStream | ExecutionResult;
@@ -158,7 +164,12 @@ export class Hub implements LiveHub {
   }
 
   /** The start after the address's place: checks, the credential's place, the stream (whose end releases `places`). */
-  async #start(args: ExecutionArgs, ctx: GatewayContext, address: string, places: Places): Promise<LiveStream | ExecutionResult> {
+  async #start(
+    args: ExecutionArgs,
+    ctx: GatewayContext,
+    address: string,
+    places: Places,
+  ): Promise<LiveStream | ExecutionResult> {
     const spec = readSpec(args);
     const credential = credentialsOf(this.#p.registry, ctx);
     if (spec.field === 'operationUpdated') {
@@ -176,7 +187,13 @@ export class Hub implements LiveHub {
         opened.close();
         places.release();
       };
-      const r = await operationStream(spec, args, ctx, { fanout: this.#p.fanout, visibleOperation: this.#p.visibleOperation, maxQueued: this.#p.maxQueued, onClose, onOverflow: opened.overflow }).catch((err: unknown) => {
+      const r = await operationStream(spec, args, ctx, {
+        fanout: this.#p.fanout,
+        visibleOperation: this.#p.visibleOperation,
+        maxQueued: this.#p.maxQueued,
+        onClose,
+        onOverflow: opened.overflow,
+      }).catch((err: unknown) => {
         opened.close();
         throw err;
       });
@@ -190,11 +207,18 @@ export class Hub implements LiveHub {
     if (since !== null) decodeCursor(since);
     const concerned = this.#concerned(shape.interest);
     const checked = await this.#check(concerned, credential, address);
-    const live = new Set(concerned.filter((b) => !lacksCredential(b, credential(b.id)) && !checked.refused.has(b.id)).map((b) => b.id));
+    const live = new Set(
+      concerned.filter((b) => !lacksCredential(b, credential(b.id)) && !checked.refused.has(b.id)).map((b) => b.id),
+    );
     // Every backend that could report refused the credential: nothing would ever arrive.
     if (live.size === 0 && checked.refused.size > 0) return errorResult(checked.refused.values().next().value!);
     places.take(this.#p.budget.admitCredential(quotaKey(checked, credential, address)));
-    return this.#subscribeEvents(shape, since, credential, { dropped: checked.refused, live, places, requestId: ctx.requestId });
+    return this.#subscribeEvents(shape, since, credential, {
+      dropped: checked.refused,
+      live,
+      places,
+      requestId: ctx.requestId,
+    });
   }
 
   async close(): Promise<void> {
@@ -227,10 +251,20 @@ export class Hub implements LiveHub {
   #shapeOf(spec: LiveSpec, args: ExecutionArgs): Shape {
     const interest = readInterest(spec, (id, argument) => void this.#p.registry.forArgument(id, argument));
     // Only what events need, not the start's context: its loaders and limits end with the start.
-    return { spec, interest, args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues }, refs: 0 };
+    return {
+      spec,
+      interest,
+      args: { document: args.document, operationName: args.operationName, variableValues: args.variableValues },
+      refs: 0,
+    };
   }
 
-  async #subscribeEvents(shape: Shape, since: string | null, credential: Sub['credential'], begun: Pick<Sub, 'dropped' | 'live'> & { places: Places; requestId: string }): Promise<LiveStream | ExecutionResult> {
+  async #subscribeEvents(
+    shape: Shape,
+    since: string | null,
+    credential: Sub['credential'],
+    begun: Pick<Sub, 'dropped' | 'live'> & { places: Places; requestId: string },
+  ): Promise<LiveStream | ExecutionResult> {
     const { spec, interest, args } = shape;
     const opened = this.#open(spec.field);
     // No closure below names `requestId`: SUBSCRIBED's log line uses it, the subscription does not keep it.
@@ -270,7 +304,10 @@ export class Hub implements LiveHub {
     try {
       // SUBSCRIBED promises that every later change reaches the subscriber: a watcher still reading
       // its first view could not keep that, so wait for it (bounded). Events meanwhile are buffered.
-      viewless = await this.#p.feed.settled(concerned.map((b) => b.id), this.#p.watcherWaitMs);
+      viewless = await this.#p.feed.settled(
+        concerned.map((b) => b.id),
+        this.#p.watcherWaitMs,
+      );
       narrow = await this.#narrowWatchers(sub, concerned);
       if (since !== null) first = await this.#p.log.replay({ since, limit: this.#p.replayPage });
       start = since ?? (await this.#p.log.head());
@@ -278,7 +315,14 @@ export class Hub implements LiveHub {
       await sub.stream.return();
       throw err;
     }
-    sub.stream.push(this.#p.fanout.executeOnce(sub, subscribedView(start, this.#omissions(sub, concerned, viewless, narrow)), null, requestId));
+    sub.stream.push(
+      this.#p.fanout.executeOnce(
+        sub,
+        subscribedView(start, this.#omissions(sub, concerned, viewless, narrow)),
+        null,
+        requestId,
+      ),
+    );
     void this.#replay(sub, first, start);
     return sub.stream;
   }
@@ -288,7 +332,12 @@ export class Hub implements LiveHub {
    * subscription with one BACKEND_DROPPED naming it, the others go on; none left ends it with
    * UNAUTHENTICATED. Later refusals of the same backend (slots already reserved) are nothing.
    */
-  #drop(sub: Sub, b: VolumeBackend, e: ChangeEvent, err: UnauthenticatedError): ReturnType<NonNullable<EventSubscriber['refused']>> {
+  #drop(
+    sub: Sub,
+    b: VolumeBackend,
+    e: ChangeEvent,
+    err: UnauthenticatedError,
+  ): ReturnType<NonNullable<EventSubscriber['refused']>> {
     if (sub.dropped.has(b.id)) return null;
     sub.dropped.set(b.id, err);
     sub.live.delete(b.id);
@@ -331,7 +380,9 @@ export class Hub implements LiveHub {
   /** The backends whose changes a subscription may want. */
   #concerned(i: Interest): VolumeBackend[] {
     return this.#p.registry.all.filter((b) =>
-      i.field === 'volumeChanged' ? !i.filter.backends || i.filter.backends.has(b.id) : i.field === 'attachmentChanged' && (i.target.kind !== 'volume' || i.target.backend === b.id),
+      i.field === 'volumeChanged'
+        ? !i.filter.backends || i.filter.backends.has(b.id)
+        : i.field === 'attachmentChanged' && (i.target.kind !== 'volume' || i.target.backend === b.id),
     );
   }
 
@@ -367,17 +418,42 @@ export class Hub implements LiveHub {
       const refused = sub.dropped.get(b.id);
       const watcher = this.#p.feed.watcher(b.id)?.status();
       if (lacksCredential(b, sub.credential(b.id))) {
-        out.push({ backend: b, reason: 'NO_CREDENTIAL', code: null, message: `backend "${b.id}" needs a credential (${this.#p.registry.credentialHeader(b)} in connection_init) and the subscription carried none for it` });
+        out.push({
+          backend: b,
+          reason: 'NO_CREDENTIAL',
+          code: null,
+          message: `backend "${b.id}" needs a credential (${this.#p.registry.credentialHeader(b)} in connection_init) and the subscription carried none for it`,
+        });
       } else if (refused) {
         out.push(refusedOmission(b, refused));
       } else if (why !== undefined) {
-        out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `no live changes from backend "${b.id}": ${why}` });
+        out.push({
+          backend: b,
+          reason: 'FAILED',
+          code: 'UNSUPPORTED_BY_BACKEND',
+          message: `no live changes from backend "${b.id}": ${why}`,
+        });
       } else if (narrow.has(b.id)) {
-        out.push({ backend: b, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: `backend "${b.id}"'s watcher sees project ${narrow.get(b.id)} only (the gateway's service user is not an admin there): changes in the projects this subscription's credential reads are not reported` });
+        out.push({
+          backend: b,
+          reason: 'FAILED',
+          code: 'UNSUPPORTED_BY_BACKEND',
+          message: `backend "${b.id}"'s watcher sees project ${narrow.get(b.id)} only (the gateway's service user is not an admin there): changes in the projects this subscription's credential reads are not reported`,
+        });
       } else if (watcher?.state === 'DEGRADED') {
-        out.push({ backend: b, reason: 'DEGRADED', code: ErrorCode.BackendUnavailable, message: `backend "${b.id}"'s watcher is failing${watcher.message ? ` (${watcher.message})` : ''}: its changes come late or not at all until it recovers` });
+        out.push({
+          backend: b,
+          reason: 'DEGRADED',
+          code: ErrorCode.BackendUnavailable,
+          message: `backend "${b.id}"'s watcher is failing${watcher.message ? ` (${watcher.message})` : ''}: its changes come late or not at all until it recovers`,
+        });
       } else if (viewless.includes(b.id)) {
-        out.push({ backend: b, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE', message: `backend "${b.id}"'s watcher has not read its first view yet: changes before it has are not reported` });
+        out.push({
+          backend: b,
+          reason: 'FAILED',
+          code: 'BACKEND_UNAVAILABLE',
+          message: `backend "${b.id}"'s watcher has not read its first view yet: changes before it has are not reported`,
+        });
       }
     }
     return out;

@@ -18,7 +18,14 @@ import type { ContextFactory, LiveHub, OperationVisibility } from './types';
 import type { LiveMutations } from '../../domain/live-mutations';
 import type { EventLimits } from './view';
 
-export { SerializedResult, type ContextFactory, type LiveHub, type LiveResult, type OperationVisibility, type SubscriberOrigin } from './types';
+export {
+  SerializedResult,
+  type ContextFactory,
+  type LiveHub,
+  type LiveResult,
+  type OperationVisibility,
+  type SubscriberOrigin,
+} from './types';
 export { BUDGET_DEFAULTS, SubscriptionLimitError, type SubscriptionBudgetLimits } from './budget';
 export type { FeedStatus } from './feed';
 export type { LiveMetrics } from './hub';
@@ -28,7 +35,13 @@ export type { LiveField } from './spec';
  * Defaults of {@link createLiveHub}'s options. The gateway's `live` settings (server/live-config.ts)
  * take theirs from here and from {@link BUDGET_DEFAULTS} and the event log's `EVENT_LOG_DEFAULTS`.
  */
-export const LIVE_HUB_DEFAULTS = Object.freeze({ accessTtlMs: ACCESS_DEFAULTS.ttlMs, accessTimeoutMs: ACCESS_DEFAULTS.timeoutMs, maxQueued: DEFAULT_MAX_QUEUED, replayPage: 500, watcherWaitMs: 10_000 });
+export const LIVE_HUB_DEFAULTS = Object.freeze({
+  accessTtlMs: ACCESS_DEFAULTS.ttlMs,
+  accessTimeoutMs: ACCESS_DEFAULTS.timeoutMs,
+  maxQueued: DEFAULT_MAX_QUEUED,
+  replayPage: 500,
+  watcherWaitMs: 10_000,
+});
 
 /** Options of {@link createLiveHub}. */
 export interface LiveHubOptions {
@@ -103,7 +116,11 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   const registry = o.services.registry;
   const d = LIVE_HUB_DEFAULTS;
   const accessTtlMs = o.accessTtlMs ?? d.accessTtlMs;
-  const access = new AccessCache({ ttlMs: accessTtlMs, timeoutMs: o.accessTimeoutMs ?? d.accessTimeoutMs, onCheck: (backend, outcome) => metrics.accessCheck?.(backend, outcome) });
+  const access = new AccessCache({
+    ttlMs: accessTtlMs,
+    timeoutMs: o.accessTimeoutMs ?? d.accessTimeoutMs,
+    onCheck: (backend, outcome) => metrics.accessCheck?.(backend, outcome),
+  });
   const fanout = new Fanout({
     schema: o.schema,
     createContext: o.createContext,
@@ -116,8 +133,28 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
   });
   // Undefined until built (the feed it is built with may count subscribers before): none yet.
   let hub: Hub | undefined = undefined;
-  const feed = new Feed({ registry, watchers: o.watchers, log: o.log, operations: o.operations ?? o.services.operations, subscribers: (b) => hub?.subscribersFor(b) ?? 0, onStatus: o.onWatcherStatus, onError: o.onError });
-  hub = new Hub({ log: o.log, registry, feed, access, fanout, visibleOperation: o.visibleOperation, budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }), maxQueued: o.maxQueued ?? d.maxQueued, replayPage: o.replayPage ?? d.replayPage, watcherWaitMs: o.watcherWaitMs ?? d.watcherWaitMs, metrics });
+  const feed = new Feed({
+    registry,
+    watchers: o.watchers,
+    log: o.log,
+    operations: o.operations ?? o.services.operations,
+    subscribers: (b) => hub?.subscribersFor(b) ?? 0,
+    onStatus: o.onWatcherStatus,
+    onError: o.onError,
+  });
+  hub = new Hub({
+    log: o.log,
+    registry,
+    feed,
+    access,
+    fanout,
+    visibleOperation: o.visibleOperation,
+    budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }),
+    maxQueued: o.maxQueued ?? d.maxQueued,
+    replayPage: o.replayPage ?? d.replayPage,
+    watcherWaitMs: o.watcherWaitMs ?? d.watcherWaitMs,
+    metrics,
+  });
   const h = hub;
   let started = false;
   const sweep = setInterval(() => access.sweep(), Math.max(1000, accessTtlMs));

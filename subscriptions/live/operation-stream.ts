@@ -27,9 +27,15 @@ export interface OperationStreamOptions {
   onOverflow?: () => void;
 }
 
-const later = (a: OperationRecord, b: OperationRecord): boolean => a.updatedAt > b.updatedAt || (a.updatedAt === b.updatedAt && a.state !== b.state);
+const later = (a: OperationRecord, b: OperationRecord): boolean =>
+  a.updatedAt > b.updatedAt || (a.updatedAt === b.updatedAt && a.state !== b.state);
 
-export async function operationStream(spec: LiveSpec, args: ExecutionArgs, ctx: GatewayContext, o: OperationStreamOptions): Promise<LiveStream | ExecutionResult> {
+export async function operationStream(
+  spec: LiveSpec,
+  args: ExecutionArgs,
+  ctx: GatewayContext,
+  o: OperationStreamOptions,
+): Promise<LiveStream | ExecutionResult> {
   const id = String(spec.args.id);
   let nativeId: string;
   try {
@@ -41,7 +47,11 @@ export async function operationStream(spec: LiveSpec, args: ExecutionArgs, ctx: 
   let buffered: OperationRecord[] | null = [];
   let current: OperationRecord | null = null;
   let unsubscribe: (() => void) | null = null;
-  const stream = new LiveStream({ maxQueued: o.maxQueued, onOverflow: o.onOverflow, onClose: () => (unsubscribe?.(), o.onClose()) });
+  const stream = new LiveStream({
+    maxQueued: o.maxQueued,
+    onOverflow: o.onOverflow,
+    onClose: () => (unsubscribe?.(), o.onClose()),
+  });
   const sub: Pick<EventSubscriber, 'spec' | 'args'> = { spec, args };
   // The string, not `ctx`: the closures below live as long as the subscription.
   const requestId = ctx.requestId;

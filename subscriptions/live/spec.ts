@@ -4,7 +4,18 @@
  * document with the same variables (fan-out executes once per group).
  */
 import { createHash } from 'node:crypto';
-import { getArgumentValues, getOperationAST, getVariableValues, Kind, OperationTypeNode, print, type DocumentNode, type ExecutionArgs, type FieldNode, type GraphQLError } from 'graphql';
+import {
+  getArgumentValues,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  OperationTypeNode,
+  print,
+  type DocumentNode,
+  type ExecutionArgs,
+  type FieldNode,
+  type GraphQLError,
+} from 'graphql';
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { ChangeType } from '../events';
@@ -26,9 +37,14 @@ export interface VolumeFilter {
 }
 
 /** A checked `attachmentChanged` target: exactly one key. */
-export type AttachmentTarget = { kind: 'volume'; id: string; backend: string } | { kind: 'consumer'; id: string } | { kind: 'node'; id: string } | { kind: 'server'; id: string };
+export type AttachmentTarget =
+  | { kind: 'volume'; id: string; backend: string }
+  | { kind: 'consumer'; id: string }
+  | { kind: 'node'; id: string }
+  | { kind: 'server'; id: string };
 
-export type Interest = { field: 'volumeChanged'; filter: VolumeFilter } | { field: 'attachmentChanged'; target: AttachmentTarget };
+export type Interest =
+  { field: 'volumeChanged'; filter: VolumeFilter } | { field: 'attachmentChanged'; target: AttachmentTarget };
 
 /** One subscription's request. */
 export interface LiveSpec {
@@ -52,7 +68,11 @@ export class SpecErrors extends Error {
 /** Stable JSON (sorted keys), so equal variables give equal group keys whatever their order. */
 function stable(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -72,18 +92,27 @@ function printed(d: DocumentNode): string {
  */
 export function readSpec(a: ExecutionArgs): LiveSpec {
   const op = getOperationAST(a.document, a.operationName ?? undefined);
-  if (!op || op.operation !== OperationTypeNode.SUBSCRIPTION) throw new BadUserInputError('the document holds no subscription operation of that name', 'query');
+  if (!op || op.operation !== OperationTypeNode.SUBSCRIPTION)
+    throw new BadUserInputError('the document holds no subscription operation of that name', 'query');
   const fields = op.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD);
   const node = fields[0];
   const root = a.schema.getSubscriptionType();
-  if (!node || fields.length !== op.selectionSet.selections.length || fields.length !== 1 || !root) throw new BadUserInputError('a subscription selects exactly one root field', 'query');
+  if (!node || fields.length !== op.selectionSet.selections.length || fields.length !== 1 || !root)
+    throw new BadUserInputError('a subscription selects exactly one root field', 'query');
   const field = node.name.value as LiveField;
   const def = root.getFields()[field];
-  if (!def || !LIVE_FIELDS.includes(field)) throw new BadUserInputError(`unknown subscription field "${node.name.value}"`, 'query');
-  const coerced = getVariableValues(a.schema, op.variableDefinitions ?? [], (a.variableValues ?? {}));
+  if (!def || !LIVE_FIELDS.includes(field))
+    throw new BadUserInputError(`unknown subscription field "${node.name.value}"`, 'query');
+  const coerced = getVariableValues(a.schema, op.variableDefinitions ?? [], a.variableValues ?? {});
   if (coerced.errors) throw new SpecErrors(coerced.errors);
   const args = getArgumentValues(def, node, coerced.coerced);
-  const groupKey = createHash('sha256').update(printed(a.document)).update('\0').update(a.operationName ?? '').update('\0').update(stable(coerced.coerced)).digest('base64url');
+  const groupKey = createHash('sha256')
+    .update(printed(a.document))
+    .update('\0')
+    .update(a.operationName ?? '')
+    .update('\0')
+    .update(stable(coerced.coerced))
+    .digest('base64url');
   return { field, responseKey: node.alias?.value ?? field, args, variables: coerced.coerced, groupKey };
 }
 
@@ -105,8 +134,11 @@ export function readInterest(spec: LiveSpec, knownBackend: (id: string, argument
     if (typeof f.namespace === 'string') filter.namespace = f.namespace;
     const ids = strings(f.volumeIds);
     if (ids) {
-      if (ids.length > MAX_VOLUME_IDS) throw new BadUserInputError(`filter.volumeIds takes at most ${MAX_VOLUME_IDS} ids`, 'filter.volumeIds');
-      ids.forEach((id, i) => knownBackend(decodeGlobalId(id, 'Volume', `filter.volumeIds[${i}]`).backend, `filter.volumeIds[${i}]`));
+      if (ids.length > MAX_VOLUME_IDS)
+        throw new BadUserInputError(`filter.volumeIds takes at most ${MAX_VOLUME_IDS} ids`, 'filter.volumeIds');
+      ids.forEach((id, i) =>
+        knownBackend(decodeGlobalId(id, 'Volume', `filter.volumeIds[${i}]`).backend, `filter.volumeIds[${i}]`),
+      );
       filter.volumeIds = new Set(ids);
     }
     const types = strings(f.types);
@@ -115,10 +147,15 @@ export function readInterest(spec: LiveSpec, knownBackend: (id: string, argument
   }
   const t = (spec.args.target ?? {}) as Record<string, unknown>;
   const given = (['volume', 'consumer', 'node', 'server'] as const).filter((k) => t[k] !== null && t[k] !== undefined);
-  if (given.length !== 1) throw new BadUserInputError('give exactly one of target.volume, target.consumer, target.node, target.server', 'target');
+  if (given.length !== 1)
+    throw new BadUserInputError(
+      'give exactly one of target.volume, target.consumer, target.node, target.server',
+      'target',
+    );
   const kind = given[0]!;
   const id = String(t[kind]);
-  if (id.length === 0 || id.length > 255) throw new BadUserInputError(`target.${kind} must be 1-255 characters`, `target.${kind}`);
+  if (id.length === 0 || id.length > 255)
+    throw new BadUserInputError(`target.${kind} must be 1-255 characters`, `target.${kind}`);
   if (kind === 'volume') {
     const backend = decodeGlobalId(id, 'Volume', 'target.volume').backend;
     knownBackend(backend, 'target.volume');

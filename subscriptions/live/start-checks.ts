@@ -24,7 +24,12 @@ export interface Checked {
  * @param admitCheck charges one check sent (a cache miss); its refusal is thrown
  * @throws SubscriptionLimitError when the address is out of checks for now
  */
-export async function checkCredentials(backends: VolumeBackend[], credential: (backend: string) => CallerCredential, access: AccessCache, admitCheck: () => SubscriptionLimitError | undefined): Promise<Checked> {
+export async function checkCredentials(
+  backends: VolumeBackend[],
+  credential: (backend: string) => CallerCredential,
+  access: AccessCache,
+  admitCheck: () => SubscriptionLimitError | undefined,
+): Promise<Checked> {
   const out: Checked = { valid: [], refused: new Map() };
   const answers = backends.map((b) => {
     const c = credential(b.id);
@@ -52,5 +57,10 @@ export function quotaKey(checked: Checked, credential: (backend: string) => Call
 
 /** A backend that refused the subscriber's credential, named as an HTTP list names it (FAILED, its error's code). */
 export function refusedOmission(b: VolumeBackend, err: UnauthenticatedError): OmissionView {
-  return { backend: b, reason: 'FAILED', code: err.code, message: `backend "${b.id}" refused the subscription's credential, so its changes are not reported: ${err.message}` };
+  return {
+    backend: b,
+    reason: 'FAILED',
+    code: err.code,
+    message: `backend "${b.id}" refused the subscription's credential, so its changes are not reported: ${err.message}`,
+  };
 }

@@ -170,7 +170,8 @@ export class LiveStream implements AsyncGenerator<LiveResult, void, void> {
         break;
       }
       // The consumer is parked in next() and everything before this went out: write it now.
-      if (this.#sink && this.#waiter && this.#ready.length === 0 && value instanceof SerializedResult) this.#sink.sendShared(value);
+      if (this.#sink && this.#waiter && this.#ready.length === 0 && value instanceof SerializedResult)
+        this.#sink.sendShared(value);
       else this.#ready.push(value);
     }
     if (this.#waiter && (this.#ready.length > 0 || this.#ending)) {

@@ -55,7 +55,14 @@ function backendsOf(i: Interest): Iterable<string> | null {
 }
 
 export class SubscriberIndex<S extends Indexed> {
-  readonly #buckets: Record<Bucket, Map<string, Set<S>>> = { backend: new Map(), any: new Map(), volume: new Map(), consumer: new Map(), node: new Map(), server: new Map() };
+  readonly #buckets: Record<Bucket, Map<string, Set<S>>> = {
+    backend: new Map(),
+    any: new Map(),
+    volume: new Map(),
+    consumer: new Map(),
+    node: new Map(),
+    server: new Map(),
+  };
   #size = 0;
   /** Demand kept as subscribers come and go: `countFor` runs after every burst of them, so it must not scan. */
   #allBackends = 0;

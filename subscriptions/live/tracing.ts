@@ -20,7 +20,12 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 function linkTo(traceparent: string | undefined): Link[] {
   const m = traceparent ? TRACEPARENT.exec(traceparent) : null;
   if (!m) return [];
-  return [{ context: { traceId: m[1]!, spanId: m[2]!, traceFlags: parseInt(m[3]!, 16), isRemote: true }, attributes: { 'gateway.link': 'cause' } }];
+  return [
+    {
+      context: { traceId: m[1]!, spanId: m[2]!, traceFlags: parseInt(m[3]!, 16), isRemote: true },
+      attributes: { 'gateway.link': 'cause' },
+    },
+  ];
 }
 
 /**
@@ -31,7 +36,16 @@ function linkTo(traceparent: string | undefined): Link[] {
 export function inDeliverySpan(e: ChangeEvent, subscribers: number, deliver: () => ReadonlyArray<unknown>): void {
   const span = tracer.startSpan(
     `deliver ${e.type}`,
-    { kind: SpanKind.PRODUCER, root: true, links: linkTo(e.cause), attributes: { [GatewayAttr.backend]: e.backend, 'gateway.event.type': e.type, 'gateway.subscribers': subscribers } },
+    {
+      kind: SpanKind.PRODUCER,
+      root: true,
+      links: linkTo(e.cause),
+      attributes: {
+        [GatewayAttr.backend]: e.backend,
+        'gateway.event.type': e.type,
+        'gateway.subscribers': subscribers,
+      },
+    },
     ROOT_CONTEXT,
   );
   if (!span.isRecording()) {

@@ -54,7 +54,10 @@ export interface LiveHub {
    * subscription and frees everything. Every transport passes `origin`: all draw from one budget
    * per address. @param origin left out by in-process callers (tests): no per-address budget
    */
-  subscribe(args: ExecutionArgs, origin?: SubscriberOrigin): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult>;
+  subscribe(
+    args: ExecutionArgs,
+    origin?: SubscriberOrigin,
+  ): Promise<AsyncGenerator<LiveResult, void, void> | ExecutionResult>;
   /** Subscriptions now open, per root field. */
   counts(): Record<string, number>;
   /** Stops watchers and ends every stream (shutdown). */

@@ -62,7 +62,18 @@ export function eventView(e: ChangeEvent, volume: Volume, attachment: Attachment
 
 /** The SUBSCRIBED view: where the subscription starts and what it cannot cover. */
 export function subscribedView(cursor: string, omittedBackends: OmissionView[]): EventView {
-  return { type: 'SUBSCRIBED', cursor, observedAt: new Date().toISOString(), volumeId: null, volume: null, previousStatus: null, attachment: null, previousAttachmentState: null, changedFields: [], omittedBackends };
+  return {
+    type: 'SUBSCRIBED',
+    cursor,
+    observedAt: new Date().toISOString(),
+    volumeId: null,
+    volume: null,
+    previousStatus: null,
+    attachment: null,
+    previousAttachmentState: null,
+    changedFields: [],
+    omittedBackends,
+  };
 }
 
 /**
@@ -76,8 +87,16 @@ export function droppedView(cursor: string, omission: OmissionView): EventView {
 const notServedInEvents = (): NotServedInEventsError => new NotServedInEventsError();
 
 /** The context of one event execution (call `limits.end()` after it). */
-export function eventContext(createContext: ContextFactory, volume: Volume | null, l: EventLimits = {}): GatewayContext {
-  const limits = new ExecutionLimits({ maxBackendCallsPerOperation: 0, operationTimeoutMs: l.timeoutMs ?? 5_000, maxResponseBytes: l.maxBytes ?? 1_048_576 });
+export function eventContext(
+  createContext: ContextFactory,
+  volume: Volume | null,
+  l: EventLimits = {},
+): GatewayContext {
+  const limits = new ExecutionLimits({
+    maxBackendCallsPerOperation: 0,
+    operationTimeoutMs: l.timeoutMs ?? 5_000,
+    maxResponseBytes: l.maxBytes ?? 1_048_576,
+  });
   const ctx = createContext({ credentials: new Map(), limits, requestId: null, refuseCalls: notServedInEvents });
   if (volume) ctx.loaders.volume.prime(volume.ref, volume);
   return ctx;

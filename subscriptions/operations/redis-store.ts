@@ -48,7 +48,10 @@ export class RedisOperationStore implements OperationStore {
     this.#client = o.client;
     this.#prefix = o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     this.#retentionMs = o.retentionMs ?? 3_600_000;
-    this.#local = new InProcessOperationStore({ retentionMs: this.#retentionMs, maxRecords: o.maxLocalRecords ?? 10_000 });
+    this.#local = new InProcessOperationStore({
+      retentionMs: this.#retentionMs,
+      maxRecords: o.maxLocalRecords ?? 10_000,
+    });
     this.#onError = o.onError ?? (() => {});
   }
 
@@ -74,7 +77,13 @@ export class RedisOperationStore implements OperationStore {
     try {
       const ttl = this.ttlMs(r);
       // The target's set lives at least as long as its newest record.
-      await this.#client.multi().set(this.key(r.id), JSON.stringify(r), 'PX', ttl).sadd(this.targetKey(r.targetId), r.id).pexpire(this.targetKey(r.targetId), ttl, 'GT').pexpire(this.targetKey(r.targetId), ttl, 'NX').exec();
+      await this.#client
+        .multi()
+        .set(this.key(r.id), JSON.stringify(r), 'PX', ttl)
+        .sadd(this.targetKey(r.targetId), r.id)
+        .pexpire(this.targetKey(r.targetId), ttl, 'GT')
+        .pexpire(this.targetKey(r.targetId), ttl, 'NX')
+        .exec();
     } catch (err) {
       this.#onError('put', err);
     }
@@ -90,14 +99,18 @@ export class RedisOperationStore implements OperationStore {
     } catch (err) {
       if (!this.#down()) this.#onError('get', err);
       if (local) return local;
-      throw new BackendUnavailableError('operation records are unavailable: the shared store (Redis) does not answer', { cause: err });
+      throw new BackendUnavailableError('operation records are unavailable: the shared store (Redis) does not answer', {
+        cause: err,
+      });
     }
     if (remote && local) return remote.updatedAt >= local.updatedAt ? remote : local;
     return remote ?? local;
   }
 
   async forTarget(targetId: string): Promise<OperationRecord[]> {
-    const local = (await this.#local.forTarget(targetId)).map((r) => this.#fresh(r)).filter((r): r is OperationRecord => r !== null);
+    const local = (await this.#local.forTarget(targetId))
+      .map((r) => this.#fresh(r))
+      .filter((r): r is OperationRecord => r !== null);
     try {
       if (this.#down()) throw new Error('Redis is not connected');
       const ids = await this.#client.smembers(this.targetKey(targetId));

@@ -64,7 +64,8 @@ export class InProcessOperationStore implements OperationStore {
   /** Drops finished records past retention, then the oldest (finished first) above the cap. */
   #evict(): void {
     const now = Date.now();
-    for (const [id, r] of this.#records) if (TERMINAL.has(r.state) && now - r.updatedAt > this.#retentionMs) this.#drop(id);
+    for (const [id, r] of this.#records)
+      if (TERMINAL.has(r.state) && now - r.updatedAt > this.#retentionMs) this.#drop(id);
     for (const [id, r] of this.#records) {
       if (this.#records.size <= this.#max) return;
       if (TERMINAL.has(r.state)) this.#drop(id);

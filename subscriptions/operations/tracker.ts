@@ -17,7 +17,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { CallerCredential } from '../../adapters/contract/call-options';
 import type { PendingChange } from '../../adapters/contract/completion';
-import { DEFAULT_CHANGE_TIMEOUT_MS, type ChangeProgress, type CompletionRule, type TrackedChanges } from '../../adapters/contract/completion';
+import {
+  DEFAULT_CHANGE_TIMEOUT_MS,
+  type ChangeProgress,
+  type CompletionRule,
+  type TrackedChanges,
+} from '../../adapters/contract/completion';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { volumeGlobalId } from '../events/diff';
@@ -95,19 +100,27 @@ interface Drive {
 
 /** Who may read an operation without proving access to its target. */
 export function ownerKey(backend: string, credential: CallerCredential): string {
-  return createHash('sha256').update(`${backend}\0${credential.token ?? ''}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${backend}\0${credential.token ?? ''}`)
+    .digest('base64url');
 }
 
 /** The record after one check's progress (and the facts its rule keeps). */
 function advance(r: OperationRecord, p: ChangeProgress, rule: CompletionRule): Partial<OperationRecord> {
   const backendStatus = p.backendStatus ?? r.backendStatus;
-  return p.state === 'FAILED' ? { state: 'FAILED', failureReason: p.reason, backendStatus, rule } : { state: p.state, backendStatus, rule };
+  return p.state === 'FAILED'
+    ? { state: 'FAILED', failureReason: p.reason, backendStatus, rule }
+    : { state: p.state, backendStatus, rule };
 }
 
 const changed = (r: OperationRecord, next: Partial<OperationRecord>): boolean =>
-  next.state !== r.state || next.backendStatus !== r.backendStatus || Boolean(next.failureReason) || JSON.stringify(next.rule?.seen ?? null) !== JSON.stringify(r.rule?.seen ?? null);
+  next.state !== r.state ||
+  next.backendStatus !== r.backendStatus ||
+  Boolean(next.failureReason) ||
+  JSON.stringify(next.rule?.seen ?? null) !== JSON.stringify(r.rule?.seen ?? null);
 
-type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watchers'>> & Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watchers'>;
+type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watchers'>> &
+  Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watchers'>;
 
 export class OperationTracker {
   readonly store: OperationStore;
@@ -214,7 +227,18 @@ export class OperationTracker {
     let delay = this.#o.pollMs;
     const drive: Drive = service
       ? // Nothing of the caller's is kept: not its credential, not its request id.
-        { record, credential: service, nextDelay: () => this.#o.watchedCheckMs, requestId: undefined, watched: true, timer: null, abort: new AbortController(), busy: false, again: false, waiters: [] }
+        {
+          record,
+          credential: service,
+          nextDelay: () => this.#o.watchedCheckMs,
+          requestId: undefined,
+          watched: true,
+          timer: null,
+          abort: new AbortController(),
+          busy: false,
+          again: false,
+          waiters: [],
+        }
       : {
           record,
           credential: async () => caller,
@@ -233,7 +257,10 @@ export class OperationTracker {
 
   #schedule(drive: Drive, delay: number): void {
     if (drive.timer) clearTimeout(drive.timer);
-    drive.timer = setTimeout(() => void this.#checkNow(drive), Math.max(0, Math.min(delay, drive.record.deadline - Date.now())));
+    drive.timer = setTimeout(
+      () => void this.#checkNow(drive),
+      Math.max(0, Math.min(delay, drive.record.deadline - Date.now())),
+    );
   }
 
   /**
@@ -249,13 +276,15 @@ export class OperationTracker {
     if (drive.timer) clearTimeout(drive.timer);
     drive.timer = null;
     drive.busy = true;
-    return this.#step(drive).catch((err: unknown) => this.#o.onCheckError?.(drive.record, err)).finally(() => {
-      drive.busy = false;
-      const waiters = drive.waiters.splice(0);
-      const again = drive.again && this.#running.has(drive.record.id);
-      drive.again = false;
-      void (again ? this.#checkNow(drive) : Promise.resolve()).finally(() => waiters.forEach((w) => w()));
-    });
+    return this.#step(drive)
+      .catch((err: unknown) => this.#o.onCheckError?.(drive.record, err))
+      .finally(() => {
+        drive.busy = false;
+        const waiters = drive.waiters.splice(0);
+        const again = drive.again && this.#running.has(drive.record.id);
+        drive.again = false;
+        void (again ? this.#checkNow(drive) : Promise.resolve()).finally(() => waiters.forEach((w) => w()));
+      });
   }
 
   async #step(drive: Drive): Promise<void> {
@@ -274,7 +303,12 @@ export class OperationTracker {
     if (Date.now() >= record.deadline) {
       const previous = record.state;
       const seconds = Math.round((record.deadline - record.createdAt) / 1000);
-      drive.record = { ...record, state: 'TIMED_OUT', failureReason: `not finished after ${seconds} s; last backend status: ${record.backendStatus ?? 'unknown'}`, updatedAt: Date.now() };
+      drive.record = {
+        ...record,
+        state: 'TIMED_OUT',
+        failureReason: `not finished after ${seconds} s; last backend status: ${record.backendStatus ?? 'unknown'}`,
+        updatedAt: Date.now(),
+      };
       await this.#save(drive.record, previous);
       return void this.#running.delete(record.id);
     }
@@ -282,10 +316,19 @@ export class OperationTracker {
   }
 
   /** One check of the record's rule: the record's next fields, or null to leave it as it is (retry). */
-  async #check(record: OperationRecord, credential: CallerCredential, requestId: string | undefined, signal: AbortSignal): Promise<Partial<OperationRecord> | null> {
+  async #check(
+    record: OperationRecord,
+    credential: CallerCredential,
+    requestId: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Partial<OperationRecord> | null> {
     const rule = record.rule!;
     const backend = this.#o.changes(record.backend);
-    if (!backend) return { state: 'FAILED', failureReason: `backend "${record.backend}" is not configured to check this change any more` };
+    if (!backend)
+      return {
+        state: 'FAILED',
+        failureReason: `backend "${record.backend}" is not configured to check this change any more`,
+      };
     try {
       const c = await backend.checkChange(rule, { credential, requestId, signal });
       return advance(record, c.progress, { ...rule, seen: c.seen });
@@ -294,7 +337,10 @@ export class OperationTracker {
       this.#o.onCheckError?.(record, err);
       // Transient trouble (backend down, timeout) is retried until the deadline; anything else ends it.
       if (err instanceof GatewayError && err.retryable) return null;
-      return { state: 'FAILED', failureReason: err instanceof GatewayError ? err.message : 'the backend could not be checked' };
+      return {
+        state: 'FAILED',
+        failureReason: err instanceof GatewayError ? err.message : 'the backend could not be checked',
+      };
     }
   }
 

@@ -36,7 +36,13 @@ describe('memory backend: changes finish after the delay and the watcher reports
   it('should be current at once and report nothing until something changes; reads do not wait', async () => {
     const r = watched(b);
     expect(r.w.current).toBe(true);
-    expect(r.w.status()).toMatchObject({ backend: 'lab', state: 'STREAMING', source: 'EVENT_STREAM', volumes: 4, lagMs: 0 });
+    expect(r.w.status()).toMatchObject({
+      backend: 'lab',
+      state: 'STREAMING',
+      source: 'EVENT_STREAM',
+      volumes: 4,
+      lagMs: 0,
+    });
     expect(r.w.volume(ref('default', 'pg-data'))?.name).toBe('postgres data');
     const started = performance.now();
     await b.getVolume(ref('default', 'pg-data'), ADMIN);
@@ -52,7 +58,10 @@ describe('memory backend: changes finish after the delay and the watcher reports
     expect(accepted.pending?.rule).toMatchObject({ name: 'memoryChange' });
     expect((await b.getVolume(ref('dev', 'slow'), ADMIN))!.status).toBe('CREATING');
     expect((await b.checkChange(accepted.pending!.rule)).progress.state).toBe('RUNNING');
-    await until(async () => (await b.checkChange(accepted.pending!.rule)).progress.state === 'SUCCEEDED', 'the create to finish');
+    await until(
+      async () => (await b.checkChange(accepted.pending!.rule)).progress.state === 'SUCCEEDED',
+      'the create to finish',
+    );
     expect((await b.getVolume(ref('dev', 'slow'), ADMIN))!.status).toBe('AVAILABLE');
     await until(() => r.of('slow').length === 2, 'two deltas');
     const [first, second] = r.of('slow');
@@ -66,10 +75,19 @@ describe('memory backend: changes finish after the delay and the watcher reports
     const r = watched(b);
     const v = ref('default', 'scratch');
     const att = await b.attachVolume(v, { kind: 'host', connector: { host: 'web-9' } }, ADMIN);
-    expect(att.result).toMatchObject({ state: 'ATTACHING', consumer: { __typename: 'VolumeHostConsumer', hostName: 'web-9' } });
-    await until(async () => (await b.checkChange(att.pending!.rule)).progress.state === 'SUCCEEDED', 'the attach to finish');
+    expect(att.result).toMatchObject({
+      state: 'ATTACHING',
+      consumer: { __typename: 'VolumeHostConsumer', hostName: 'web-9' },
+    });
+    await until(
+      async () => (await b.checkChange(att.pending!.rule)).progress.state === 'SUCCEEDED',
+      'the attach to finish',
+    );
     const det = await b.detachVolume(v, { kind: 'hostAttachment', attachmentId: att.result!.consumerId }, ADMIN);
-    await until(async () => (await b.checkChange(det.pending!.rule)).progress.state === 'SUCCEEDED', 'the detach to finish');
+    await until(
+      async () => (await b.checkChange(det.pending!.rule)).progress.state === 'SUCCEEDED',
+      'the detach to finish',
+    );
     await until(() => r.of('scratch').length === 4, 'four deltas');
     const steps = r.of('scratch').map((d) => [d.after!.status, d.after!.attachments.map((a) => a.state)]);
     expect(steps).toEqual([
@@ -86,16 +104,24 @@ describe('memory backend: changes finish after the delay and the watcher reports
     const r = watched(b);
     const v = ref('dev', 'dev-cache');
     const ext = await b.extendVolume(v, 8 * 1024 ** 3, ADMIN);
-    await expect(b.attachVolume(v, { kind: 'host', connector: { host: 'h' } }, ADMIN)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(b.attachVolume(v, { kind: 'host', connector: { host: 'h' } }, ADMIN)).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     await until(async () => (await b.checkChange(ext.pending!.rule)).progress.state === 'SUCCEEDED', 'the extend');
     const snap = await b.createSnapshot({ volume: v, name: 'before delete' }, ADMIN);
     expect(snap.result.ready).toBe(false);
     await until(async () => (await b.checkChange(snap.pending!.rule)).progress.state === 'SUCCEEDED', 'the snapshot');
-    expect((await b.getSnapshot({ backend: 'lab', scope: 'dev', nativeId: snap.result.nativeId }, ADMIN))!.ready).toBe(true);
+    expect((await b.getSnapshot({ backend: 'lab', scope: 'dev', nativeId: snap.result.nativeId }, ADMIN))!.ready).toBe(
+      true,
+    );
     const del = await b.deleteVolume(v, { own: { cascade: true } }, ADMIN);
     await until(async () => (await b.checkChange(del.pending!.rule)).progress.state === 'SUCCEEDED', 'the delete');
     await until(() => r.of('dev-cache').some((d) => d.after === null), 'the deletion');
-    expect(r.of('dev-cache').map((d) => d.after && [d.after.status, d.after.sizeBytes, memoryDetails(d.after.details)?.snapshotCount])).toEqual([
+    expect(
+      r
+        .of('dev-cache')
+        .map((d) => d.after && [d.after.status, d.after.sizeBytes, memoryDetails(d.after.details)?.snapshotCount]),
+    ).toEqual([
       ['EXTENDING', 5 * 1024 ** 3, 0],
       ['AVAILABLE', 8 * 1024 ** 3, 0],
       ['AVAILABLE', 8 * 1024 ** 3, 1],
@@ -111,7 +137,9 @@ describe('memory backend: changes finish after the delay and the watcher reports
     await b.updateVolume(ref('default', 'scratch'), { name: 'renamed' }, ADMIN);
     await until(() => r.deltas.length === 2, 'two deltas');
     b.reset();
-    expect(await b.checkChange(accepted.pending!.rule)).toMatchObject({ progress: { state: 'FAILED', reason: 'the data were reset' } });
+    expect(await b.checkChange(accepted.pending!.rule)).toMatchObject({
+      progress: { state: 'FAILED', reason: 'the data were reset' },
+    });
     await until(() => r.deltas.length === 4, 'the reset deltas');
     expect(r.deltas.slice(2).map((d) => [d.before?.name ?? null, d.after?.name ?? null])).toEqual(
       expect.arrayContaining([

@@ -27,7 +27,10 @@ export interface NomadUnderTest {
 }
 
 /** The harness's standard simulator ({@link nomadSimulator}: ACLs on, its tokens, nodes and plugins) and a backend on it. */
-export async function startNomadBackend(simOptions: NomadSimulatorOptions = {}, backendOptions: Partial<NomadBackendOptions> = {}): Promise<NomadUnderTest> {
+export async function startNomadBackend(
+  simOptions: NomadSimulatorOptions = {},
+  backendOptions: Partial<NomadBackendOptions> = {},
+): Promise<NomadUnderTest> {
   const sim = nomadSimulator(simOptions);
   const baseUrl = await sim.listen(0, '127.0.0.1');
   const backend = new NomadBackend({ backend: BACKEND, baseUrl, timeoutMs: 5_000, readRetries: 0, ...backendOptions });
@@ -46,7 +49,12 @@ export async function startNomadBackend(simOptions: NomadSimulatorOptions = {}, 
 }
 
 /** Seeds volume `id` on aws-ebs0: 10 GiB, single-node-writer, ext4 with a mount flag, a stored secret. */
-export function seedVolume(sim: NomadSimulator, id: string, namespace = 'default', extra: Record<string, unknown> = {}): void {
+export function seedVolume(
+  sim: NomadSimulator,
+  id: string,
+  namespace = 'default',
+  extra: Record<string, unknown> = {},
+): void {
   sim.seedVolume({
     ID: id,
     Name: `${id} name`,

@@ -13,14 +13,20 @@ afterEach(() => t.stop());
 
 const nomad = (v: Volume): NomadVolumeDetails => v.details as NomadVolumeDetails;
 const GiB = 2 ** 30;
-const list = (q: Partial<Parameters<NomadUnderTest['backend']['listVolumes']>[0]> = {}) => t.backend.listVolumes({ namespace: '*', limit: 50, token: null, ...q }, t.o);
+const list = (q: Partial<Parameters<NomadUnderTest['backend']['listVolumes']>[0]> = {}) =>
+  t.backend.listVolumes({ namespace: '*', limit: 50, token: null, ...q }, t.o);
 
 describe('list stubs and full reads', () => {
   beforeEach(async () => {
     t = await startNomadBackend();
     seedVolume(t.sim, 'pg');
     seedVolume(t.sim, 'web');
-    seedVolume(t.sim, 'lake', 'analytics', { PluginID: 'hostpath', ExternalID: '', Capacity: 0, RequestedCapacityMin: 0 });
+    seedVolume(t.sim, 'lake', 'analytics', {
+      PluginID: 'hostpath',
+      ExternalID: '',
+      Capacity: 0,
+      RequestedCapacityMin: 0,
+    });
     t.sim.placeAllocation({ jobId: 'db', nodeId: NODE1, volumes: [{ volumeId: 'pg', mode: 'write' }] });
   });
 
@@ -38,7 +44,14 @@ describe('list stubs and full reads', () => {
       complete: false,
       attachments: [],
     });
-    expect(nomad(pg)).toMatchObject({ __typename: 'NomadVolumeDetails', externalId: 'vol-pg', pluginId: 'aws-ebs0', currentWriters: 1, accessMode: 'SINGLE_NODE_WRITER', full: null });
+    expect(nomad(pg)).toMatchObject({
+      __typename: 'NomadVolumeDetails',
+      externalId: 'vol-pg',
+      pluginId: 'aws-ebs0',
+      currentWriters: 1,
+      accessMode: 'SINGLE_NODE_WRITER',
+      full: null,
+    });
     expect(page.items[2]!.item.status).toBe('AVAILABLE');
     expect(t.calls()).toEqual(['GET /v1/volumes']);
   });
@@ -54,7 +67,13 @@ describe('list stubs and full reads', () => {
       backendState: 'running',
       stateReason: null,
       access: 'READ_WRITE',
-      consumer: { __typename: 'VolumeAllocationConsumer', jobId: 'db', nodeId: NODE1, nodeName: 'client-1', clientStatus: 'running' },
+      consumer: {
+        __typename: 'VolumeAllocationConsumer',
+        jobId: 'db',
+        nodeId: NODE1,
+        nodeName: 'client-1',
+        clientStatus: 'running',
+      },
     });
     expect(pg.attachments[0]!.consumerId).toBe((pg.attachments[0]!.consumer as VolumeAllocationConsumer).allocationId);
     const full = nomad(pg).full!;
@@ -68,7 +87,12 @@ describe('list stubs and full reads', () => {
     expect(JSON.stringify(pg)).not.toContain('hunter2');
     // Same status, counts and times as the stub: a volume looks the same in a list and a read.
     const stub = (await list()).items[1]!.item;
-    expect({ status: stub.status, backendStatus: stub.backendStatus, createdAt: stub.createdAt, updatedAt: stub.updatedAt }).toEqual({
+    expect({
+      status: stub.status,
+      backendStatus: stub.backendStatus,
+      createdAt: stub.createdAt,
+      updatedAt: stub.updatedAt,
+    }).toEqual({
       status: pg.status,
       backendStatus: pg.backendStatus,
       createdAt: pg.createdAt,
@@ -90,7 +114,9 @@ describe('list stubs and full reads', () => {
     expect((await list({ limit: 2, token: first.next })).items.map((i) => i.item.ref.nativeId)).toEqual(['web']);
     expect((await list({ name: 'web name' })).items.map((i) => i.item.ref.nativeId)).toEqual(['web']);
     t.sim.clearRequests();
-    expect((await list({ own: { filter: { plugin: 'hostpath' } } })).items.map((i) => i.item.ref.nativeId)).toEqual(['lake']);
+    expect((await list({ own: { filter: { plugin: 'hostpath' } } })).items.map((i) => i.item.ref.nativeId)).toEqual([
+      'lake',
+    ]);
     expect((await list({ namespace: 'analytics', own: { filter: { plugin: 'hostpath' } } })).items).toHaveLength(1);
     const [across, inOne] = t.sim.requests();
     // plugin_id with namespace=* answers [] on a real Nomad: a filter term instead.
@@ -123,7 +149,11 @@ describe('getVolumes', () => {
     t.sim.setLatency(80);
     let most = 0;
     const watch = setInterval(() => (most = Math.max(most, t.sim.requests().filter((r) => r.status === 0).length)), 5);
-    const out = await t.backend.getVolumes(['a', 'b', 'c', 'd', 'e'].map((id) => t.ref(id)), t.o, 2);
+    const out = await t.backend.getVolumes(
+      ['a', 'b', 'c', 'd', 'e'].map((id) => t.ref(id)),
+      t.o,
+      2,
+    );
     clearInterval(watch);
     expect(out.every((v) => (v as Volume).complete)).toBe(true);
     expect(most).toBe(2);
@@ -140,15 +170,36 @@ describe('create, register, deregister, delete', () => {
   const spec = (nativeId: string, nomad: Record<string, unknown> = {}) => ({
     namespace: 'default',
     name: `${nativeId} name`,
-    own: { nativeId, plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER' as const, attachmentMode: 'FILE_SYSTEM' as const }], ...nomad },
+    own: {
+      nativeId,
+      plugin: 'aws-ebs0',
+      capabilities: [{ accessMode: 'SINGLE_NODE_WRITER' as const, attachmentMode: 'FILE_SYSTEM' as const }],
+      ...nomad,
+    },
   });
 
   it('creates a volume in the provider with the capacity range in bytes', async () => {
-    const made = await t.backend.createVolume({ ...spec('new', { secrets: [{ key: 'k', value: 'v' }], parameters: [{ key: 'type', value: 'gp3' }] }), capacityMinBytes: 2 * GiB, capacityMaxBytes: 4 * GiB }, t.o);
+    const made = await t.backend.createVolume(
+      {
+        ...spec('new', { secrets: [{ key: 'k', value: 'v' }], parameters: [{ key: 'type', value: 'gp3' }] }),
+        capacityMinBytes: 2 * GiB,
+        capacityMaxBytes: 4 * GiB,
+      },
+      t.o,
+    );
     expect(made).toEqual({ result: t.ref('new'), pending: null });
     const body = JSON.parse(t.sim.requests()[0]!.body);
-    expect(body.Volumes[0]).toMatchObject({ ID: 'new', PluginID: 'aws-ebs0', RequestedCapacityMin: 2 * GiB, RequestedCapacityMax: 4 * GiB, Secrets: { k: 'v' }, Parameters: { type: 'gp3' } });
-    expect(body.Volumes[0].RequestedCapabilities).toEqual([{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }]);
+    expect(body.Volumes[0]).toMatchObject({
+      ID: 'new',
+      PluginID: 'aws-ebs0',
+      RequestedCapacityMin: 2 * GiB,
+      RequestedCapacityMax: 4 * GiB,
+      Secrets: { k: 'v' },
+      Parameters: { type: 'gp3' },
+    });
+    expect(body.Volumes[0].RequestedCapabilities).toEqual([
+      { AccessMode: 'single-node-writer', AttachmentMode: 'file-system' },
+    ]);
     const v = (await t.backend.getVolume(t.ref('new'), t.o))!;
     expect(v.sizeBytes).toBe(2 * GiB);
     expect(nomad(v).externalId).toMatch(/^vol-[0-9a-f]{17}$/);
@@ -176,36 +227,57 @@ describe('create, register, deregister, delete', () => {
       expect(err.placed(underArgument('input')).argument).toBe(`input.${field}`);
     }
     const register = await rejection(t.backend.registerVolume(spec('x'), t.o));
-    expect(register).toMatchObject({ field: 'externalId', message: 'registering needs the provider volume id (externalId)' });
-    expect(register.placed(underArgument('input')).message).toBe('registering needs the provider volume id (input.externalId)');
+    expect(register).toMatchObject({
+      field: 'externalId',
+      message: 'registering needs the provider volume id (externalId)',
+    });
+    expect(register.placed(underArgument('input')).message).toBe(
+      'registering needs the provider volume id (input.externalId)',
+    );
     expect(t.calls()).toEqual([]);
   });
 
   it('registers a provider volume, deregisters it (the provider keeps it) and refuses in-use ones', async () => {
     t.sim.addExternalVolume('aws-ebs0', { ExternalID: 'vol-orphan', CapacityBytes: 5 * GiB });
-    expect(await t.backend.registerVolume(spec('adopted', { externalId: 'vol-orphan' }), t.o)).toEqual(t.ref('adopted'));
+    expect(await t.backend.registerVolume(spec('adopted', { externalId: 'vol-orphan' }), t.o)).toEqual(
+      t.ref('adopted'),
+    );
     const v = (await t.backend.getVolume(t.ref('adopted'), t.o))!;
     expect(nomad(v)).toMatchObject({ externalId: 'vol-orphan', pluginId: 'aws-ebs0' });
-    const alloc = t.sim.placeAllocation({ jobId: 'j', nodeId: NODE1, volumes: [{ volumeId: 'adopted', mode: 'write' }] });
+    const alloc = t.sim.placeAllocation({
+      jobId: 'j',
+      nodeId: NODE1,
+      volumes: [{ volumeId: 'adopted', mode: 'write' }],
+    });
     expect(await rejection(t.backend.deregisterVolume(t.ref('adopted'), false, t.o))).toBeInstanceOf(ConflictError);
     t.sim.setAllocationStatus(alloc, { clientStatus: 'complete', desiredStatus: 'stop' });
     await t.backend.deregisterVolume(t.ref('adopted'), true, t.o);
     expect(t.sim.requests().at(-1)!.query.force).toEqual(['true']);
     expect(await t.backend.getVolume(t.ref('adopted'), t.o)).toBeNull();
-    const external = await t.backend.listExternalVolumes({ pluginId: 'aws-ebs0', namespace: 'default', limit: 10, token: null }, t.o);
+    const external = await t.backend.listExternalVolumes(
+      { pluginId: 'aws-ebs0', namespace: 'default', limit: 10, token: null },
+      t.o,
+    );
     expect(external.items.map((e) => e.externalId)).toContain('vol-orphan');
   });
 
   it('deletes from the provider with the caller’s secrets in the header, never in the query', async () => {
     seedVolume(t.sim, 'doomed');
-    expect(await t.backend.deleteVolume(t.ref('doomed'), { own: { secrets: [{ key: 'token', value: 's3cret' }] } }, t.o)).toEqual({ result: undefined, pending: null });
+    expect(
+      await t.backend.deleteVolume(t.ref('doomed'), { own: { secrets: [{ key: 'token', value: 's3cret' }] } }, t.o),
+    ).toEqual({ result: undefined, pending: null });
     const del = t.sim.requests().at(-1)!;
     expect(`${del.method} ${del.path}`).toBe('DELETE /v1/volume/csi/doomed/delete');
     expect(del.headers['x-nomad-csi-secrets']).toBe('token=s3cret');
     expect(del.rawPath).not.toContain('s3cret');
     expect(await t.backend.getVolume(t.ref('doomed'), t.o)).toBeNull();
-    const external = await t.backend.listExternalVolumes({ pluginId: 'aws-ebs0', namespace: 'default', limit: 10, token: null }, t.o);
+    const external = await t.backend.listExternalVolumes(
+      { pluginId: 'aws-ebs0', namespace: 'default', limit: 10, token: null },
+      t.o,
+    );
     expect(external.items.map((e) => e.externalId)).not.toContain('vol-doomed');
-    expect(await rejection(t.backend.deleteVolume(t.ref('x'), { own: { secrets: [], cascade: true } }, t.o))).toMatchObject({ field: 'cascade' });
+    expect(
+      await rejection(t.backend.deleteVolume(t.ref('x'), { own: { secrets: [], cascade: true } }, t.o)),
+    ).toMatchObject({ field: 'cascade' });
   });
 });

@@ -24,14 +24,21 @@ describe('the Nomad watcher and its breaker', () => {
   it('should report DEGRADED when the breaker opens and stay so while it is not closed, then STREAMING when the probe closes it', async () => {
     const breakers = new BreakerBoard({ ...BREAKER_DEFAULTS, openMs: 200 });
     // Heartbeats every 100 ms; a heartbeat allowance far beyond the test, so only the breaker can degrade it.
-    t = await startWatch({ sim: { eventHeartbeatMs: 100 }, tuning: { heartbeatTimeoutMs: 600_000 }, backend: { breakers } });
+    t = await startWatch({
+      sim: { eventHeartbeatMs: 100 },
+      tuning: { heartbeatTimeoutMs: 600_000 },
+      backend: { breakers },
+    });
     await t.until(() => t!.watcher.status().state === 'STREAMING', 'STREAMING');
     const breaker = breakers.get('east', 'nomad');
     for (let i = 0; i < 5; i++) {
       breaker.admit();
       breaker.record('failure');
     }
-    expect(t.watcher.status()).toMatchObject({ state: 'DEGRADED', message: expect.stringMatching(/the nomad breaker of backend "east" is open \(5 failures in a row\)/) });
+    expect(t.watcher.status()).toMatchObject({
+      state: 'DEGRADED',
+      message: expect.stringMatching(/the nomad breaker of backend "east" is open \(5 failures in a row\)/),
+    });
     expect(t.watcher.current).toBe(false);
     // Lines keep coming, past the open time too: until a probe closes the breaker the watcher stays DEGRADED.
     await new Promise((r) => setTimeout(r, 400));
@@ -44,7 +51,11 @@ describe('the Nomad watcher and its breaker', () => {
   it('should reconnect at once when the breaker closes while the stream has been silent since it opened', async () => {
     const breakers = new BreakerBoard({ ...BREAKER_DEFAULTS, openMs: 200 });
     // No heartbeat within the test: only the breaker's closing can end the DEGRADED.
-    t = await startWatch({ sim: { eventHeartbeatMs: 600_000 }, tuning: { heartbeatTimeoutMs: 600_000 }, backend: { breakers } });
+    t = await startWatch({
+      sim: { eventHeartbeatMs: 600_000 },
+      tuning: { heartbeatTimeoutMs: 600_000 },
+      backend: { breakers },
+    });
     await t.until(() => t!.watcher.status().state === 'STREAMING', 'STREAMING');
     const breaker = breakers.get('east', 'nomad');
     for (let i = 0; i < 5; i++) breaker.record('failure', breaker.admit());
@@ -52,20 +63,30 @@ describe('the Nomad watcher and its breaker', () => {
     const lists = t.sim.requests().filter((r) => r.path === '/v1/volumes').length;
     await new Promise((r) => setTimeout(r, 250));
     breaker.record('success', breaker.admit(true)); // the probe succeeds
-    await t.until(() => t!.statuses.some((s) => /breaker closed but the stream has sent nothing/.test(s.message ?? '')), 'the reconnect');
+    await t.until(
+      () => t!.statuses.some((s) => /breaker closed but the stream has sent nothing/.test(s.message ?? '')),
+      'the reconnect',
+    );
     await t.until(() => t!.watcher.status().state === 'STREAMING', 'STREAMING after the reconnect');
     expect(t.sim.requests().filter((r) => r.path === '/v1/volumes').length).toBeGreaterThan(lists);
   });
 
   it('should not fall back to blocking queries while the breaker refuses it, and stream again as soon as the probe closes it', async () => {
     const breakers = new BreakerBoard({ ...BREAKER_DEFAULTS, openMs: 100 });
-    t = await startWatch({ sim: { eventHeartbeatMs: 100 }, tuning: { streamFailuresBeforeFallback: 2, maxBackoffMs: 60_000 }, backend: { breakers } });
+    t = await startWatch({
+      sim: { eventHeartbeatMs: 100 },
+      tuning: { streamFailuresBeforeFallback: 2, maxBackoffMs: 60_000 },
+      backend: { breakers },
+    });
     await t.until(() => t!.watcher.status().state === 'STREAMING', 'STREAMING');
     const breaker = breakers.get('east', 'nomad');
     for (let i = 0; i < 5; i++) breaker.record('failure', breaker.admit());
     // The stream ends: every reconnect's list is refused by the open breaker, more times than the fallback allows.
     t.sim.closeStreams();
-    await t.until(() => t!.statuses.filter((s) => /circuit breaker is open/.test(s.message ?? '')).length >= 1, 'a refused reconnect');
+    await t.until(
+      () => t!.statuses.filter((s) => /circuit breaker is open/.test(s.message ?? '')).length >= 1,
+      'a refused reconnect',
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(t.watcher.status()).toMatchObject({ state: 'DEGRADED', source: 'EVENT_STREAM' });
     const closed = Date.now();
@@ -78,7 +99,12 @@ describe('the Nomad watcher and its breaker', () => {
 
   it('should leave blocking queries for the event stream when a breaker closes, not after its retry time', async () => {
     const breakers = new BreakerBoard({ ...BREAKER_DEFAULTS, openMs: 100 });
-    t = await startWatch({ sim: { eventHeartbeatMs: 100 }, tuning: { blockingWaitMs: 60_000, streamRetryMs: 600_000 }, backend: { breakers }, start: false });
+    t = await startWatch({
+      sim: { eventHeartbeatMs: 100 },
+      tuning: { blockingWaitMs: 60_000, streamRetryMs: 600_000 },
+      backend: { breakers },
+      start: false,
+    });
     // Denied with both topics, then with CSIVolume alone: the watcher follows blocking queries.
     t.sim.failNext({ count: 2, status: 403, body: 'Permission denied', pathPrefix: '/v1/event/stream' });
     t.watcher.start();
@@ -88,6 +114,10 @@ describe('the Nomad watcher and its breaker', () => {
     await new Promise((r) => setTimeout(r, 150));
     breaker.record('success', breaker.admit(true));
     // The blocking query under way (60 s) is cut and the stream (no longer denied) opened.
-    await t.until(() => t!.watcher.status().state === 'STREAMING' && t!.watcher.status().source === 'EVENT_STREAM', 'STREAMING', 5_000);
+    await t.until(
+      () => t!.watcher.status().state === 'STREAMING' && t!.watcher.status().source === 'EVENT_STREAM',
+      'STREAMING',
+      5_000,
+    );
   });
 });

@@ -19,15 +19,28 @@ export interface WatchUnderTest extends NomadUnderTest {
   of(id: string): VolumeDelta[];
 }
 
-export async function startWatch(opts: { sim?: NomadSimulatorOptions; tuning?: NomadWatchTuning; backend?: Partial<NomadBackendOptions>; seed?: (u: NomadUnderTest) => void; start?: boolean } = {}): Promise<WatchUnderTest> {
-  const u = await startNomadBackend(opts.sim ?? {}, { token: MGMT, watch: { backoffMs: 50, maxBackoffMs: 200, ...opts.tuning }, ...opts.backend });
+export async function startWatch(
+  opts: {
+    sim?: NomadSimulatorOptions;
+    tuning?: NomadWatchTuning;
+    backend?: Partial<NomadBackendOptions>;
+    seed?: (u: NomadUnderTest) => void;
+    start?: boolean;
+  } = {},
+): Promise<WatchUnderTest> {
+  const u = await startNomadBackend(opts.sim ?? {}, {
+    token: MGMT,
+    watch: { backoffMs: 50, maxBackoffMs: 200, ...opts.tuning },
+    ...opts.backend,
+  });
   opts.seed?.(u);
   const deltas: VolumeDelta[] = [];
   const statuses: WatcherStatus[] = [];
   const w = u.backend.createWatcher({ onDeltas: (d) => deltas.push(...d), onStatus: (s) => statuses.push(s) });
   if ('unavailable' in w) throw new Error(w.unavailable);
   if (opts.start !== false) w.start();
-  const waitFor = (pred: () => boolean, what: string, ms = 10_000): Promise<void> => until(pred, () => `${what}; status ${JSON.stringify(w.status())}`, ms, 10);
+  const waitFor = (pred: () => boolean, what: string, ms = 10_000): Promise<void> =>
+    until(pred, () => `${what}; status ${JSON.stringify(w.status())}`, ms, 10);
   return {
     ...u,
     watcher: w,

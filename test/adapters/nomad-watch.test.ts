@@ -11,7 +11,8 @@ afterEach(async () => {
   await t?.stop();
 });
 
-const ready = (): Promise<void> => t.until(() => t.watcher.current && t.watcher.status().state === 'STREAMING', 'the watcher to stream');
+const ready = (): Promise<void> =>
+  t.until(() => t.watcher.current && t.watcher.status().state === 'STREAMING', 'the watcher to stream');
 const streams = (): number => t.calls().filter((c) => c === 'GET /v1/event/stream').length;
 
 describe('Nomad watcher: event stream', () => {
@@ -20,13 +21,34 @@ describe('Nomad watcher: event stream', () => {
     await ready();
     expect(t.deltas).toEqual([]);
     expect(t.watcher.volume(t.ref('web-data'))).toMatchObject({ complete: true, status: 'AVAILABLE', attachments: [] });
-    expect(t.watcher.status()).toMatchObject({ backend: 'east', state: 'STREAMING', source: 'EVENT_STREAM', volumes: 1 });
+    expect(t.watcher.status()).toMatchObject({
+      backend: 'east',
+      state: 'STREAMING',
+      source: 'EVENT_STREAM',
+      volumes: 1,
+    });
 
-    const alloc = t.sim.placeAllocation({ jobId: 'web', nodeId: NODE1, clientStatus: 'pending', volumes: [{ volumeId: 'web-data', mode: 'write' }] });
+    const alloc = t.sim.placeAllocation({
+      jobId: 'web',
+      nodeId: NODE1,
+      clientStatus: 'pending',
+      volumes: [{ volumeId: 'web-data', mode: 'write' }],
+    });
     await t.until(() => t.of('web-data').some((d) => d.after?.attachments[0]?.state === 'ATTACHING'), 'the claim');
     const claim = t.of('web-data').at(-1)!;
     expect(claim.before).toMatchObject({ status: 'AVAILABLE', attachments: [] });
-    expect(claim.after).toMatchObject({ status: 'IN_USE', complete: true, attachments: [{ consumerId: alloc, state: 'ATTACHING', access: 'READ_WRITE', consumer: { nodeId: NODE1, clientStatus: 'pending' } }] });
+    expect(claim.after).toMatchObject({
+      status: 'IN_USE',
+      complete: true,
+      attachments: [
+        {
+          consumerId: alloc,
+          state: 'ATTACHING',
+          access: 'READ_WRITE',
+          consumer: { nodeId: NODE1, clientStatus: 'pending' },
+        },
+      ],
+    });
     expect(Date.parse(claim.observedAt)).not.toBeNaN();
 
     // An allocation status change is not a volume write: the Allocation topic brings it.
@@ -49,8 +71,14 @@ describe('Nomad watcher: event stream', () => {
     await ready();
     seedVolume(t.sim, 'new-one', 'analytics');
     await t.until(() => t.of('new-one').length === 1, 'the create');
-    expect(t.of('new-one')[0]).toMatchObject({ before: null, after: { ref: { backend: 'east', namespace: 'analytics', nativeId: 'new-one' }, complete: true } });
-    const r = await fetch(`${t.sim.url}/v1/volume/csi/new-one?namespace=analytics`, { method: 'DELETE', headers: { 'x-nomad-token': MGMT } });
+    expect(t.of('new-one')[0]).toMatchObject({
+      before: null,
+      after: { ref: { backend: 'east', namespace: 'analytics', nativeId: 'new-one' }, complete: true },
+    });
+    const r = await fetch(`${t.sim.url}/v1/volume/csi/new-one?namespace=analytics`, {
+      method: 'DELETE',
+      headers: { 'x-nomad-token': MGMT },
+    });
     expect(r.status).toBe(200);
     await t.until(() => t.of('new-one').length === 2, 'the delete');
     expect(t.of('new-one')[1]).toMatchObject({ before: { ref: { nativeId: 'new-one' } }, after: null });
@@ -79,20 +107,34 @@ describe('Nomad watcher: event stream', () => {
     seedVolume(t.sim, 'v2');
     const alloc = t.sim.placeAllocation({ jobId: 'j', nodeId: NODE1, volumes: [{ volumeId: 'v1', mode: 'write' }] });
     await t.until(() => streams() >= 2 && t.watcher.status().state === 'STREAMING', 'the reconnect');
-    await t.until(() => t.of('v2').length === 1 && t.watcher.volume(t.ref('v1'))?.attachments[0]?.consumerId === alloc, 'the missed changes');
-    const reconnect = t.sim.requests().filter((q) => q.path === '/v1/event/stream').at(-1)!;
+    await t.until(
+      () => t.of('v2').length === 1 && t.watcher.volume(t.ref('v1'))?.attachments[0]?.consumerId === alloc,
+      'the missed changes',
+    );
+    const reconnect = t.sim
+      .requests()
+      .filter((q) => q.path === '/v1/event/stream')
+      .at(-1)!;
     expect(Number(reconnect.query.index![0])).toBeGreaterThan(1);
     expect(reconnect.query.topic).toEqual(['CSIVolume', 'Allocation']);
     expect(reconnect.query.namespace).toEqual(['*']);
   });
 
   it('detects a gap past the event buffer and resyncs: the missed changes are emitted, deletions too', async () => {
-    t = await startWatch({ sim: { eventBufferSize: 2 }, seed: (u) => ['a', 'b', 'c'].forEach((id) => seedVolume(u.sim, id)) });
+    t = await startWatch({
+      sim: { eventBufferSize: 2 },
+      seed: (u) => ['a', 'b', 'c'].forEach((id) => seedVolume(u.sim, id)),
+    });
     await ready();
     // The stream is down and refused for a while: more than the buffer's worth of changes.
     t.sim.failNext({ count: 2, status: 503, body: 'no leader', pathPrefix: '/v1/event/stream' });
     t.sim.closeStreams();
-    const alloc = t.sim.placeAllocation({ jobId: 'j', nodeId: NODE1, clientStatus: 'pending', volumes: [{ volumeId: 'a', mode: 'write' }] });
+    const alloc = t.sim.placeAllocation({
+      jobId: 'j',
+      nodeId: NODE1,
+      clientStatus: 'pending',
+      volumes: [{ volumeId: 'a', mode: 'write' }],
+    });
     t.sim.setAllocationStatus(alloc, { clientStatus: 'running' });
     for (let i = 0; i < 5; i++) seedVolume(t.sim, `late-${i}`);
     await fetch(`${t.sim.url}/v1/volume/csi/c`, { method: 'DELETE', headers: { 'x-nomad-token': MGMT } });
@@ -127,7 +169,10 @@ describe('Nomad watcher: event stream', () => {
     const alloc = t.sim.placeAllocation({ jobId: 'j', nodeId: NODE1, volumes: [{ volumeId: 'v', mode: 'read' }] });
     await t.until(() => t.watcher.volume(t.ref('v'))?.attachments.length === 1, 'the claim');
     t.sim.setAllocationStatus(alloc, { clientStatus: 'complete' });
-    await t.until(() => t.of('v').some((d) => d.after?.attachments.length === 0 && d.before!.attachments.length === 1), 'the release');
+    await t.until(
+      () => t.of('v').some((d) => d.after?.attachments.length === 0 && d.before!.attachments.length === 1),
+      'the release',
+    );
     const allowed = [/^GET \/v1\/volumes$/, /^GET \/v1\/volume\/csi\/[^/]+$/, /^GET \/v1\/event\/stream$/];
     const log = t.sim.requests();
     expect(log.length).toBeGreaterThan(0);

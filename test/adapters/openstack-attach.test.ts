@@ -19,22 +19,37 @@ beforeEach(async () => {
 afterEach(() => c.close());
 
 describe('OpenStack adapter: server attachments through Nova', () => {
-  it('should attach, keep Nova\'s request id in the rule and succeed once Cinder shows in-use with the server', async () => {
+  it("should attach, keep Nova's request id in the rule and succeed once Cinder shows in-use with the server", async () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'data' });
     c.sim.setDelays({ attachMs: 1000 }); // long enough for the first check to see it under way, also on a loaded machine
-    const a = await c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server.toUpperCase(), tag: 'data1' }, c.as.demo);
-    expect(a.result).toMatchObject({ state: 'ATTACHING', consumerId: server, device: expect.stringMatching(/^\/dev\//), tag: 'data1' });
+    const a = await c.backend.attachVolume(
+      ref(vol),
+      { kind: 'server', serverId: server.toUpperCase(), tag: 'data1' },
+      c.as.demo,
+    );
+    expect(a.result).toMatchObject({
+      state: 'ATTACHING',
+      consumerId: server,
+      device: expect.stringMatching(/^\/dev\//),
+      tag: 'data1',
+    });
     const rule = a.pending!.rule;
-    expect(rule).toMatchObject({ name: 'serverAttach', params: { volumeId: vol, serverId: server, novaRequestId: expect.stringMatching(/^req-/) }, seen: {} });
+    expect(rule).toMatchObject({
+      name: 'serverAttach',
+      params: { volumeId: vol, serverId: server, novaRequestId: expect.stringMatching(/^req-/) },
+      seen: {},
+    });
     c.sim.clearRequests();
     const d = await drive(c.backend, a.pending, c.as.demo);
     expect(d.last).toEqual({ state: 'SUCCEEDED', backendStatus: 'in-use' });
     // The attach was seen under way (reserved/attaching), a fact kept in the stored rule.
     expect(d.rule.seen).toEqual({ started: true });
-    expect(calls(c.sim.requests(), 'nova')).toContain(`GET /v2.1/servers/${server}/os-instance-actions/${rule.params.novaRequestId}`);
+    expect(calls(c.sim.requests(), 'nova')).toContain(
+      `GET /v2.1/servers/${server}/os-instance-actions/${rule.params.novaRequestId}`,
+    );
   });
 
-  it('should fail an attach that Nova rolled back, naming the failed step, the request and Cinder\'s message', async () => {
+  it("should fail an attach that Nova rolled back, naming the failed step, the request and Cinder's message", async () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'flaky' });
     c.sim.failNextAttach(vol);
     const a = await c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server }, c.as.demo);
@@ -51,7 +66,10 @@ describe('OpenStack adapter: server attachments through Nova', () => {
     c.sim.attachNow(server, vol);
     c.sim.setDelays({ detachMs: 1000 }); // long enough for the first check to see it under way, also on a loaded machine
     const a = await c.backend.detachVolume(ref(vol), { kind: 'server', serverId: server }, c.as.demo);
-    expect(a.pending!.rule).toMatchObject({ name: 'serverDetach', params: { volumeId: vol, serverId: server, novaRequestId: expect.stringMatching(/^req-/) } });
+    expect(a.pending!.rule).toMatchObject({
+      name: 'serverDetach',
+      params: { volumeId: vol, serverId: server, novaRequestId: expect.stringMatching(/^req-/) },
+    });
     const d = await drive(c.backend, a.pending, c.as.demo);
     // Done only once Nova stops listing it, whatever Cinder said before.
     expect(d.checks[0]!.progress.state).toBe('RUNNING');
@@ -95,7 +113,11 @@ describe('OpenStack adapter: server attachments through Nova', () => {
     const a = await c.backend.detachVolume(ref(vol), { kind: 'server', serverId: server }, c.as.admin);
     const d = await drive(c.backend, a.pending, c.as.admin);
     expect(d.last.state).toBe('FAILED');
-    expect((d.last as { reason: string }).reason).toMatch(new RegExp(`^Nova failed the detach at compute_detach_volume \\(request ${a.pending!.rule.params.novaRequestId}\\): AttributeError; Cinder shows`));
+    expect((d.last as { reason: string }).reason).toMatch(
+      new RegExp(
+        `^Nova failed the detach at compute_detach_volume \\(request ${a.pending!.rule.params.novaRequestId}\\): AttributeError; Cinder shows`,
+      ),
+    );
     expect((d.last as { reason: string }).reason).not.toMatch(/Traceback|File "|\.py/);
   });
 
@@ -109,38 +131,74 @@ describe('OpenStack adapter: server attachments through Nova', () => {
     const a = await c.backend.detachVolume(ref(vol), { kind: 'server', serverId: server }, c.as.demo);
     const d = await drive(c.backend, a.pending, c.as.demo);
     expect((d.last as { reason: string }).reason).toMatch(
-      new RegExp(`^Nova reports the detach failed \\(request ${a.pending!.rule.params.novaRequestId}; the failed step shows from compute microversion 2\\.51\\); Cinder shows the volume available`),
+      new RegExp(
+        `^Nova reports the detach failed \\(request ${a.pending!.rule.params.novaRequestId}; the failed step shows from compute microversion 2\\.51\\); Cinder shows the volume available`,
+      ),
     );
   });
 
   it('should refuse a Nomad detach target and a Nova option the cloud is too old for, before sending', async () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'v' });
-    await expect(c.backend.detachVolume(ref(vol), { kind: 'node', nodeId: 'n1' }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(c.backend.detachVolume(ref(vol), { kind: 'node', nodeId: 'n1' }, c.as.demo)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
     await c.close();
     c = await startAdapterCloud({ novaMaxVersion: '2.48' });
     server = c.sim.seedServer({ project: 'demo', name: 'old' });
     c.sim.clearRequests();
-    await expect(c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server, tag: 't' }, c.as.demo)).rejects.toMatchObject({ code: 'UNSUPPORTED_BY_BACKEND' });
+    await expect(
+      c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server, tag: 't' }, c.as.demo),
+    ).rejects.toMatchObject({ code: 'UNSUPPORTED_BY_BACKEND' });
     expect(calls(c.sim.requests(), 'nova').filter((x) => x.startsWith('POST'))).toEqual([]);
   });
 });
 
 describe('OpenStack adapter: host attachments through Cinder', () => {
-  const connector = { host: 'node-7', ip: '10.0.0.7', initiator: 'iqn.1994-05.com.redhat:node7', platform: 'x86_64', osType: 'linux2', multipath: false, doLocalAttach: false, systemUuid: '4c4c4544-0047', nqn: 'nqn.2014-08.org.nvmexpress:uuid:1' };
+  const connector = {
+    host: 'node-7',
+    ip: '10.0.0.7',
+    initiator: 'iqn.1994-05.com.redhat:node7',
+    platform: 'x86_64',
+    osType: 'linux2',
+    multipath: false,
+    doLocalAttach: false,
+    systemUuid: '4c4c4544-0047',
+    nqn: 'nqn.2014-08.org.nvmexpress:uuid:1',
+  };
 
-  it('should attach a host with the connector\'s os-brick keys, complete it at once, and detach it', async () => {
+  it("should attach a host with the connector's os-brick keys, complete it at once, and detach it", async () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'raw' });
     await c.backend.getVolume(ref(vol), c.as.demo); // session and version document out of the way
     c.sim.clearRequests();
     const a = await c.backend.attachVolume(ref(vol), { kind: 'host', connector }, c.as.demo);
-    expect(a.result).toMatchObject({ state: 'ATTACHED', backendState: 'attached', consumer: { __typename: 'VolumeHostConsumer' }, access: 'READ_WRITE' });
+    expect(a.result).toMatchObject({
+      state: 'ATTACHED',
+      backendState: 'attached',
+      consumer: { __typename: 'VolumeHostConsumer' },
+      access: 'READ_WRITE',
+    });
     const attachmentId = a.result!.nativeId!;
-    expect(calls(c.sim.requests(), 'cinder')).toEqual(['POST /v3/{p}/attachments', `POST /v3/{p}/attachments/${attachmentId}/action os-complete`, `GET /v3/{p}/attachments/${attachmentId}`]);
-    expect(c.sim.requests().find((e) => e.method === 'POST' && e.path.endsWith('/attachments'))!.microversion).toMatch(/^volume 3\.\d+$/);
+    expect(calls(c.sim.requests(), 'cinder')).toEqual([
+      'POST /v3/{p}/attachments',
+      `POST /v3/{p}/attachments/${attachmentId}/action os-complete`,
+      `GET /v3/{p}/attachments/${attachmentId}`,
+    ]);
+    expect(c.sim.requests().find((e) => e.method === 'POST' && e.path.endsWith('/attachments'))!.microversion).toMatch(
+      /^volume 3\.\d+$/,
+    );
     const stored = c.sim.volume(vol)!.attachments.find((x) => x.id === attachmentId)!;
-    expect(Object.keys(stored.connector!).sort()).toEqual(['do_local_attach', 'host', 'initiator', 'ip', 'multipath', 'nqn', 'os_type', 'platform', 'system uuid'].sort());
-    expect(stored.connector).toMatchObject({ os_type: 'linux2', do_local_attach: false, 'system uuid': '4c4c4544-0047' });
-    expect((await drive(c.backend, a.pending, c.as.demo)).last).toEqual({ state: 'SUCCEEDED', backendStatus: 'in-use' });
+    expect(Object.keys(stored.connector!).sort()).toEqual(
+      ['do_local_attach', 'host', 'initiator', 'ip', 'multipath', 'nqn', 'os_type', 'platform', 'system uuid'].sort(),
+    );
+    expect(stored.connector).toMatchObject({
+      os_type: 'linux2',
+      do_local_attach: false,
+      'system uuid': '4c4c4544-0047',
+    });
+    expect((await drive(c.backend, a.pending, c.as.demo)).last).toEqual({
+      state: 'SUCCEEDED',
+      backendStatus: 'in-use',
+    });
 
     const det = await c.backend.detachVolume(ref(vol), { kind: 'hostAttachment', attachmentId }, c.as.demo);
     expect(det.pending!.rule).toEqual({ name: 'hostDetach', params: { volumeId: vol, attachmentId }, seen: {} });
@@ -153,11 +211,19 @@ describe('OpenStack adapter: host attachments through Cinder', () => {
     const reserved = await c.backend.reserveHostAttachment(ref(vol), c.as.demo);
     expect(reserved).toMatchObject({ state: 'ATTACHING', backendState: 'reserved' });
     expect(c.sim.volume(vol)!.status).toBe('reserved');
-    const updated = await c.backend.updateHostAttachment(ref(vol), reserved.nativeId!, { host: 'node-8', osType: 'linux2' }, c.as.demo);
+    const updated = await c.backend.updateHostAttachment(
+      ref(vol),
+      reserved.nativeId!,
+      { host: 'node-8', osType: 'linux2' },
+      c.as.demo,
+    );
     expect(updated).toMatchObject({ nativeId: reserved.nativeId, backendState: 'attaching' });
     await c.backend.completeHostAttachment(ref(vol), reserved.nativeId!, c.as.demo);
     await until(() => c.sim.volume(vol)!.status === 'in-use', "c.sim.volume(vol)!.status === 'in-use'");
     const page = await c.backend.listHostAttachments(c.p.demo, { volumeId: vol, limit: 10, token: null }, c.as.demo);
-    expect(page).toEqual({ items: [expect.objectContaining({ nativeId: reserved.nativeId, state: 'ATTACHED' })], next: null });
+    expect(page).toEqual({
+      items: [expect.objectContaining({ nativeId: reserved.nativeId, state: 'ATTACHED' })],
+      next: null,
+    });
   });
 });

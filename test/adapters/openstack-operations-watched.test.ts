@@ -47,13 +47,28 @@ describe('watched operations', () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'v' });
     const caller = c.sim.issueToken({ user: 'demo', project: 'demo' });
     const before = await c.backend.getVolume(ref(vol), { credential: { token: service } });
-    const accepted = await c.backend.attachVolume(ref(vol), { kind: 'server', serverId: server }, { credential: { token: caller } });
+    const accepted = await c.backend.attachVolume(
+      ref(vol),
+      { kind: 'server', serverId: server },
+      { credential: { token: caller } },
+    );
     c.sim.expireToken(caller);
-    const op = await tracker.start({ kind: 'ATTACH_VOLUME', backend: 'os', scope: c.p.demo, targetId: gid(vol), credential: { token: caller }, pending: accepted.pending });
+    const op = await tracker.start({
+      kind: 'ATTACH_VOLUME',
+      backend: 'os',
+      scope: c.p.demo,
+      targetId: gid(vol),
+      credential: { token: caller },
+      pending: accepted.pending,
+    });
     expect(tracker.pendingTargets('os')).toEqual([gid(vol)]);
 
     // Let the attach finish on the backend; nothing checks it until the watcher says so.
-    await until(async () => (await c.backend.getVolume(ref(vol), { credential: { token: service } }))?.status === 'IN_USE', "(await c.backend.getVolume(ref(vol), { credential: { token: service } }))?.status === 'IN_USE'", 5000);
+    await until(
+      async () => (await c.backend.getVolume(ref(vol), { credential: { token: service } }))?.status === 'IN_USE',
+      "(await c.backend.getVolume(ref(vol), { credential: { token: service } }))?.status === 'IN_USE'",
+      5000,
+    );
     c.sim.clearRequests();
     await sleep(300);
     expect(c.sim.requests()).toEqual([]);
@@ -61,12 +76,22 @@ describe('watched operations', () => {
 
     // A change of another volume does not check it either.
     const other = c.sim.seedVolume({ project: 'demo', name: 'w' });
-    await tracker.observe('os', [{ before: null, after: await c.backend.getVolume(ref(other), { credential: { token: service } }), observedAt: new Date().toISOString() }]);
+    await tracker.observe('os', [
+      {
+        before: null,
+        after: await c.backend.getVolume(ref(other), { credential: { token: service } }),
+        observedAt: new Date().toISOString(),
+      },
+    ]);
     await sleep(200);
     expect((await state(op.id)).state).toBe('PENDING');
 
     await observeNow(vol, before);
-    await until(async () => (await state(op.id)).state === 'SUCCEEDED', "(await state(op.id)).state === 'SUCCEEDED'", 5000);
+    await until(
+      async () => (await state(op.id)).state === 'SUCCEEDED',
+      "(await state(op.id)).state === 'SUCCEEDED'",
+      5000,
+    );
     expect(await state(op.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
     expect(tracker.pendingTargets('os')).toEqual([]);
     expect(JSON.stringify(await state(op.id))).not.toContain(caller);
@@ -81,7 +106,18 @@ describe('watched operations', () => {
     });
     const vol = c.sim.seedVolume({ project: 'demo', name: 'v' });
     const accepted = await c.backend.extendVolume(ref(vol), 2 * 1024 ** 3, c.as.demo);
-    const op = await tracker.start({ kind: 'EXTEND_VOLUME', backend: 'os', scope: c.p.demo, targetId: gid(vol), credential: c.as.demo.credential, pending: accepted.pending });
-    await until(async () => (await state(op.id)).state === 'SUCCEEDED', "(await state(op.id)).state === 'SUCCEEDED'", 5000);
+    const op = await tracker.start({
+      kind: 'EXTEND_VOLUME',
+      backend: 'os',
+      scope: c.p.demo,
+      targetId: gid(vol),
+      credential: c.as.demo.credential,
+      pending: accepted.pending,
+    });
+    await until(
+      async () => (await state(op.id)).state === 'SUCCEEDED',
+      "(await state(op.id)).state === 'SUCCEEDED'",
+      5000,
+    );
   });
 });

@@ -21,7 +21,13 @@ afterEach(() => c.close());
 describe('OpenStack adapter: reading volumes', () => {
   it('should map a Cinder volume to model v2 with its typed details, sizes in bytes and times with a zone', async () => {
     const server = c.sim.seedServer({ project: 'demo', name: 'web-1' });
-    const id = c.sim.seedVolume({ project: 'demo', name: 'data', size: 2, metadata: { team: 'a' }, volume_type: '__DEFAULT__' });
+    const id = c.sim.seedVolume({
+      project: 'demo',
+      name: 'data',
+      size: 2,
+      metadata: { team: 'a' },
+      volume_type: '__DEFAULT__',
+    });
     c.sim.attachNow(server, id, { device: '/dev/vdb' });
     const v = (await c.backend.getVolume(ref(id), c.as.demo))!;
     expect(v).toMatchObject({
@@ -32,11 +38,26 @@ describe('OpenStack adapter: reading volumes', () => {
       backendStatus: 'in-use',
       sizeBytes: 2 * GIB,
       complete: true,
-      details: { __typename: 'CinderVolumeDetails', cinderStatus: 'IN_USE', sizeGiB: 2, volumeType: '__DEFAULT__', bootable: false, multiattach: false, metadata: [{ key: 'team', value: 'a' }] },
+      details: {
+        __typename: 'CinderVolumeDetails',
+        cinderStatus: 'IN_USE',
+        sizeGiB: 2,
+        volumeType: '__DEFAULT__',
+        bootable: false,
+        multiattach: false,
+        metadata: [{ key: 'team', value: 'a' }],
+      },
     });
     expect(v.createdAt).toMatch(/Z$/);
     expect(v.attachments).toEqual([
-      expect.objectContaining({ __typename: 'VolumeAttachment', consumerId: server, state: 'ATTACHED', stateReason: null, consumer: { __typename: 'VolumeServerConsumer', serverId: server, backend: 'os' }, device: '/dev/vdb' }),
+      expect.objectContaining({
+        __typename: 'VolumeAttachment',
+        consumerId: server,
+        state: 'ATTACHED',
+        stateReason: null,
+        consumer: { __typename: 'VolumeServerConsumer', serverId: server, backend: 'os' },
+        device: '/dev/vdb',
+      }),
     ]);
     expect(v.attachments[0]!.nativeId).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -44,12 +65,19 @@ describe('OpenStack adapter: reading volumes', () => {
   it('should keep an unknown Cinder status as OTHER in the details and UNKNOWN in the core', async () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'odd', status: 'error_managing_deleting' });
     const v = (await c.backend.getVolume(ref(id), c.as.demo))!;
-    expect(v).toMatchObject({ status: 'DELETING', backendStatus: 'error_managing_deleting', details: { cinderStatus: 'OTHER' } });
+    expect(v).toMatchObject({
+      status: 'DELETING',
+      backendStatus: 'error_managing_deleting',
+      details: { cinderStatus: 'OTHER' },
+    });
     const w = c.sim.seedVolume({ project: 'demo', name: 'weird', status: 'not-a-status' });
-    expect(await c.backend.getVolume(ref(w), c.as.demo)).toMatchObject({ status: 'UNKNOWN', details: { cinderStatus: 'OTHER' } });
+    expect(await c.backend.getVolume(ref(w), c.as.demo)).toMatchObject({
+      status: 'UNKNOWN',
+      details: { cinderStatus: 'OTHER' },
+    });
   });
 
-  it('should answer null for unknown, malformed and other projects\' volumes', async () => {
+  it("should answer null for unknown, malformed and other projects' volumes", async () => {
     const theirs = c.sim.seedVolume({ project: 'other', name: 'theirs' });
     c.sim.clearRequests();
     expect(await c.backend.getVolume(ref('d0000000-0000-4000-8000-0000000000ff'), c.as.demo)).toBeNull();
@@ -70,18 +98,34 @@ describe('OpenStack adapter: reading volumes', () => {
     expect(second.next).toBeNull();
     const named = await c.backend.listVolumes({ namespace: '*', limit: 10, token: null, name: 'b' }, c.as.demo);
     expect(named.items.map((p) => p.item.name)).toEqual(['b']);
-    expect(await c.backend.listVolumes({ namespace: c.p.other, limit: 10, token: null }, c.as.demo)).toEqual({ items: [], next: null });
-    await expect(c.backend.listVolumes({ namespace: '*', limit: 10, token: 'bogus' }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect(await c.backend.listVolumes({ namespace: c.p.other, limit: 10, token: null }, c.as.demo)).toEqual({
+      items: [],
+      next: null,
+    });
+    await expect(c.backend.listVolumes({ namespace: '*', limit: 10, token: 'bogus' }, c.as.demo)).rejects.toMatchObject(
+      { code: 'BAD_USER_INPUT' },
+    );
   });
 
   it('should read a small batch with one show each and a large one with one list plus shows for what it lacks', async () => {
-    const ids = Array.from({ length: LIST_STRATEGY_THRESHOLD.volumes + 1 }, (_, i) => c.sim.seedVolume({ project: 'demo', name: `v${i}` }));
+    const ids = Array.from({ length: LIST_STRATEGY_THRESHOLD.volumes + 1 }, (_, i) =>
+      c.sim.seedVolume({ project: 'demo', name: `v${i}` }),
+    );
     const theirs = c.sim.seedVolume({ project: 'other', name: 'theirs' });
     await c.backend.getVolume(ref(ids[0]!), c.as.demo); // session and version document out of the way
     c.sim.clearRequests();
-    const small = await c.backend.getVolumes(ids.slice(0, 3).map((id) => ref(id)), c.as.demo, 4);
+    const small = await c.backend.getVolumes(
+      ids.slice(0, 3).map((id) => ref(id)),
+      c.as.demo,
+      4,
+    );
     expect(small.map((v) => (v as { ref: VolumeRef }).ref.nativeId)).toEqual(ids.slice(0, 3));
-    expect(calls(c.sim.requests(), 'cinder').sort()).toEqual(ids.slice(0, 3).map((id) => `GET /v3/{p}/volumes/${id}`).sort());
+    expect(calls(c.sim.requests(), 'cinder').sort()).toEqual(
+      ids
+        .slice(0, 3)
+        .map((id) => `GET /v3/{p}/volumes/${id}`)
+        .sort(),
+    );
 
     c.sim.clearRequests();
     const unknown = 'd0000000-0000-4000-8000-0000000000ee';
@@ -97,9 +141,20 @@ describe('OpenStack adapter: reading volumes', () => {
 describe('OpenStack adapter: volume changes driven to their end', () => {
   it('should create a volume in whole GiB and succeed once Cinder says available', async () => {
     c.sim.setDelays({ createMs: 200 }); // long enough for the first check to see it under way
-    const a = await c.backend.createVolume({ namespace: 'default', name: 'new', capacityMinBytes: GIB + 1, own: { availabilityZone: 'nova' } }, c.as.demo);
-    expect(a.result).toEqual({ backend: 'os', namespace: c.p.demo, nativeId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(a.pending!.rule).toMatchObject({ name: 'volumeCreate', params: { volumeId: a.result.nativeId, cinderRequestId: expect.stringMatching(/^req-/) }, seen: {} });
+    const a = await c.backend.createVolume(
+      { namespace: 'default', name: 'new', capacityMinBytes: GIB + 1, own: { availabilityZone: 'nova' } },
+      c.as.demo,
+    );
+    expect(a.result).toEqual({
+      backend: 'os',
+      namespace: c.p.demo,
+      nativeId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(a.pending!.rule).toMatchObject({
+      name: 'volumeCreate',
+      params: { volumeId: a.result.nativeId, cinderRequestId: expect.stringMatching(/^req-/) },
+      seen: {},
+    });
     expect(c.sim.volume(a.result.nativeId)).toMatchObject({ size: 2, status: 'creating' });
     const d = await drive(c.backend, a.pending, c.as.demo);
     expect(d.checks[0]!.progress).toEqual({ state: 'RUNNING', backendStatus: 'creating' });
@@ -110,19 +165,47 @@ describe('OpenStack adapter: volume changes driven to their end', () => {
     c.sim.failNextCreate('doomed');
     const a = await c.backend.createVolume({ namespace: c.p.demo, name: 'doomed', capacityMinBytes: GIB }, c.as.demo);
     const d = await drive(c.backend, a.pending, c.as.demo);
-    expect(d.last).toEqual({ state: 'FAILED', backendStatus: 'error', reason: 'Cinder set the volume to error: schedule allocate volume:Could not find any available weighted backend.' });
+    expect(d.last).toEqual({
+      state: 'FAILED',
+      backendStatus: 'error',
+      reason: 'Cinder set the volume to error: schedule allocate volume:Could not find any available weighted backend.',
+    });
   });
 
   it('should refuse impossible creates before any call', async () => {
     c.sim.clearRequests();
-    await expect(c.backend.createVolume({ namespace: c.p.other, name: 'x', capacityMinBytes: GIB }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'namespace' });
-    await expect(c.backend.createVolume({ namespace: 'default', name: 'x' }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
-    await expect(c.backend.createVolume({ namespace: 'default', name: 'x', capacityMinBytes: GIB + 1, capacityMaxBytes: GIB + 2 }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
-    await expect(c.backend.createVolume({ namespace: 'default', name: 'x', own: { snapshotId: 'nope' } }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'cinder.snapshotId' });
+    await expect(
+      c.backend.createVolume({ namespace: c.p.other, name: 'x', capacityMinBytes: GIB }, c.as.demo),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'namespace' });
+    await expect(c.backend.createVolume({ namespace: 'default', name: 'x' }, c.as.demo)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
+    await expect(
+      c.backend.createVolume(
+        { namespace: 'default', name: 'x', capacityMinBytes: GIB + 1, capacityMaxBytes: GIB + 2 },
+        c.as.demo,
+      ),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(
+      c.backend.createVolume({ namespace: 'default', name: 'x', own: { snapshotId: 'nope' } }, c.as.demo),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'cinder.snapshotId' });
     // A source must be this backend's own: another backend's snapshot id is refused, naming the field.
-    const elsewhere = encodeGlobalId({ kind: 'Snapshot', backend: 'east', scope: c.p.demo, nativeId: '8c0f4d36-6a51-4d35-9c0e-0b8a4f3c2a11' });
-    await expect(c.backend.createVolume({ namespace: 'default', name: 'x', own: { snapshotId: elsewhere } }, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'cinder.snapshotId' });
-    await expect(c.backend.deleteVolume(ref(c.sim.seedVolume({ project: 'demo', name: 'kept' })), { own: { secrets: [{ key: 'k', value: 'v' }] } }, c.as.demo)).rejects.toMatchObject({ field: 'secrets' });
+    const elsewhere = encodeGlobalId({
+      kind: 'Snapshot',
+      backend: 'east',
+      scope: c.p.demo,
+      nativeId: '8c0f4d36-6a51-4d35-9c0e-0b8a4f3c2a11',
+    });
+    await expect(
+      c.backend.createVolume({ namespace: 'default', name: 'x', own: { snapshotId: elsewhere } }, c.as.demo),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'cinder.snapshotId' });
+    await expect(
+      c.backend.deleteVolume(
+        ref(c.sim.seedVolume({ project: 'demo', name: 'kept' })),
+        { own: { secrets: [{ key: 'k', value: 'v' }] } },
+        c.as.demo,
+      ),
+    ).rejects.toMatchObject({ field: 'secrets' });
     expect(calls(c.sim.requests(), 'cinder')).toEqual([]);
   });
 
@@ -145,12 +228,18 @@ describe('OpenStack adapter: volume changes driven to their end', () => {
     // A newer message about the same volume, from another request, is not this change's reason.
     c.sim.seedUserMessage({ project: 'demo', volumeId: id, action: 'ATTACH_VOLUME', detail: 'UNKNOWN_ERROR' });
     const d = await drive(c.backend, a.pending, c.as.demo);
-    expect(d.last).toEqual({ state: 'FAILED', backendStatus: 'error_extending', reason: 'Cinder set the volume to error_extending: extend volume:Volume Driver failed to extend volume.' });
+    expect(d.last).toEqual({
+      state: 'FAILED',
+      backendStatus: 'error_extending',
+      reason: 'Cinder set the volume to error_extending: extend volume:Volume Driver failed to extend volume.',
+    });
   });
 
   it('should refuse extends that do not grow by whole GiB before sending them', async () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'fixed', size: 2 });
-    await expect(c.backend.extendVolume(ref(id), 2.5 * GIB, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(c.backend.extendVolume(ref(id), 2.5 * GIB, c.as.demo)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
     await expect(c.backend.extendVolume(ref(id), 2 * GIB, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
     expect(calls(c.sim.requests(), 'cinder').filter((x) => x.includes('os-extend'))).toEqual([]);
   });
@@ -166,7 +255,11 @@ describe('OpenStack adapter: volume changes driven to their end', () => {
 
   it('should update name, description and metadata and answer the full view', async () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'old' });
-    const v = await c.backend.updateVolume(ref(id), { name: 'new', description: 'd', metadata: [{ key: 'k', value: 'v' }] }, c.as.demo);
+    const v = await c.backend.updateVolume(
+      ref(id),
+      { name: 'new', description: 'd', metadata: [{ key: 'k', value: 'v' }] },
+      c.as.demo,
+    );
     expect(v).toMatchObject({ name: 'new', details: { description: 'd', metadata: [{ key: 'k', value: 'v' }] } });
     await expect(c.backend.updateVolume(ref(id), {}, c.as.demo)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
   });

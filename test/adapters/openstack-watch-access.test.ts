@@ -10,7 +10,11 @@ import { startWatchCloud, watch, type WatchCloud } from './openstack-watch-helpe
 import { until } from '../support/until';
 
 const WITHIN = 15_000;
-const anyRef = (c: WatchCloud): VolumeRef => ({ backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' });
+const anyRef = (c: WatchCloud): VolumeRef => ({
+  backend: 'os',
+  namespace: c.p.demo,
+  nativeId: '00000000-0000-4000-8000-000000000001',
+});
 
 describe('OpenStack subscriber access', () => {
   let c: WatchCloud;
@@ -19,16 +23,26 @@ describe('OpenStack subscriber access', () => {
   });
   afterEach(() => c.close());
 
-  it("should allow a member its own project only, and an admin every project with admin fields", async () => {
+  it('should allow a member its own project only, and an admin every project with admin fields', async () => {
     const as = (token: string) => ({ credential: { token } });
     const own = await c.backend.checkAccess(c.p.demo, anyRef(c), as(c.t.demo));
     expect(own).toEqual({ allowed: true, admin: false, validUntil: expect.any(Number) });
     expect(own.validUntil!).toBeGreaterThan(Date.now());
-    expect(await c.backend.checkAccess(c.p.other, anyRef(c), as(c.t.demo))).toMatchObject({ allowed: false, admin: false });
-    expect(await c.backend.checkAccess(c.p.demo, anyRef(c), as(c.t.reader))).toMatchObject({ allowed: true, admin: false });
-    expect(await c.backend.checkAccess(c.p.other, anyRef(c), as(c.t.admin))).toMatchObject({ allowed: true, admin: true });
+    expect(await c.backend.checkAccess(c.p.other, anyRef(c), as(c.t.demo))).toMatchObject({
+      allowed: false,
+      admin: false,
+    });
+    expect(await c.backend.checkAccess(c.p.demo, anyRef(c), as(c.t.reader))).toMatchObject({
+      allowed: true,
+      admin: false,
+    });
+    expect(await c.backend.checkAccess(c.p.other, anyRef(c), as(c.t.admin))).toMatchObject({
+      allowed: true,
+      admin: true,
+    });
     // Each check validates its token afresh (the hub caches the grant, 30 s): a revoked token is refused at the next check.
-    const validations = (): number => c.sim.requests().filter((e) => e.service === 'keystone' && e.method === 'GET').length;
+    const validations = (): number =>
+      c.sim.requests().filter((e) => e.service === 'keystone' && e.method === 'GET').length;
     expect(validations()).toBe(4);
     c.sim.expireToken(c.t.demo);
     await expect(c.backend.checkAccess(c.p.demo, anyRef(c), as(c.t.demo))).rejects.toBeInstanceOf(UnauthenticatedError);
@@ -38,9 +52,16 @@ describe('OpenStack subscriber access', () => {
   it('should throw UnauthenticatedError for an expired, invalid or missing token', async () => {
     const expiring = c.sim.issueToken({ user: 'demo', project: 'demo' });
     c.sim.expireToken(expiring);
-    await expect(c.backend.checkAccess(c.p.demo, anyRef(c), { credential: { token: expiring } })).rejects.toBeInstanceOf(UnauthenticatedError);
-    await expect(c.backend.checkAccess(c.p.demo, anyRef(c), { credential: { token: 'gAAAAAnot-a-token' } })).rejects.toBeInstanceOf(UnauthenticatedError);
-    await expect(c.backend.checkAccess(c.p.demo, anyRef(c), { credential: {} })).rejects.toMatchObject({ code: 'UNAUTHENTICATED', backend: 'os' });
+    await expect(
+      c.backend.checkAccess(c.p.demo, anyRef(c), { credential: { token: expiring } }),
+    ).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(
+      c.backend.checkAccess(c.p.demo, anyRef(c), { credential: { token: 'gAAAAAnot-a-token' } }),
+    ).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(c.backend.checkAccess(c.p.demo, anyRef(c), { credential: {} })).rejects.toMatchObject({
+      code: 'UNAUTHENTICATED',
+      backend: 'os',
+    });
   });
 
   it('should give the gateway its service token, and none without a service credential', async () => {
@@ -58,25 +79,45 @@ describe('OpenStack subscriber access', () => {
   it("should remove admin-only fields for non-admins: the result is what the member's own read shows", async () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'moving' });
     const adminInDemo = c.sim.issueToken({ user: 'admin', project: 'demo' });
-    const reset = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', { token: adminInDemo, body: { 'os-reset_status': { migration_status: 'migrating' } } });
+    const reset = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', {
+      token: adminInDemo,
+      body: { 'os-reset_status': { migration_status: 'migrating' } },
+    });
     expect(reset.status).toBe(202);
     // A host attachment (attachments API), whose host name only admins see.
     const hostVol = c.sim.seedVolume({ project: 'demo', name: 'on-host' });
     const mv = 'volume 3.44';
-    const att = await call(`${c.cinder.demo}/attachments`, 'POST', { token: c.t.demo, mv, body: { attachment: { volume_uuid: hostVol, connector: { host: 'node-7', initiator: 'iqn.1993-08.org.debian:01:abc' } } } });
+    const att = await call(`${c.cinder.demo}/attachments`, 'POST', {
+      token: c.t.demo,
+      mv,
+      body: {
+        attachment: { volume_uuid: hostVol, connector: { host: 'node-7', initiator: 'iqn.1993-08.org.debian:01:abc' } },
+      },
+    });
     expect(att.status).toBe(200);
-    expect((await call(`${c.cinder.demo}/attachments/${att.json.attachment.id}/action`, 'POST', { token: c.t.demo, mv, body: { 'os-complete': {} } })).status).toBe(204);
+    expect(
+      (
+        await call(`${c.cinder.demo}/attachments/${att.json.attachment.id}/action`, 'POST', {
+          token: c.t.demo,
+          mv,
+          body: { 'os-complete': {} },
+        })
+      ).status,
+    ).toBe(204);
 
     const r = watch(c);
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     r.w.start();
-    await until(() => r.w.current, "r.w.current", WITHIN);
+    await until(() => r.w.current, 'r.w.current', WITHIN);
     const ref = { backend: 'os', namespace: c.p.demo, nativeId: id };
     const hostRef = { backend: 'os', namespace: c.p.demo, nativeId: hostVol };
     const seen = r.w.volume(ref)!;
     const seenHost = r.w.volume(hostRef)!;
     expect(seen.details).toMatchObject({ __typename: 'CinderVolumeDetails', migrationStatus: 'migrating' });
-    expect(seenHost.attachments[0]!.consumer).toEqual({ __typename: 'VolumeHostConsumer', hostName: expect.any(String) });
+    expect(seenHost.attachments[0]!.consumer).toEqual({
+      __typename: 'VolumeHostConsumer',
+      hostName: expect.any(String),
+    });
     const copy = JSON.stringify([seen, seenHost]);
 
     const member = { allowed: true, admin: false };

@@ -11,16 +11,25 @@ describe('OpenStack watcher intervals (configuration)', () => {
   });
 
   it('should read GATEWAY_BACKEND_<ID>_WATCH_TRANSITION_WINDOW_MS', () => {
-    expect(first({ ...OS, GATEWAY_BACKEND_OS_WATCH_TRANSITION_WINDOW_MS: '0' })).toMatchObject({ watchTransitionWindowMs: 0 });
-    expect(first({ ...OS, GATEWAY_BACKEND_OS_WATCH_TRANSITION_WINDOW_MS: '120000' })).toMatchObject({ watchTransitionWindowMs: 120_000 });
+    expect(first({ ...OS, GATEWAY_BACKEND_OS_WATCH_TRANSITION_WINDOW_MS: '0' })).toMatchObject({
+      watchTransitionWindowMs: 0,
+    });
+    expect(first({ ...OS, GATEWAY_BACKEND_OS_WATCH_TRANSITION_WINDOW_MS: '120000' })).toMatchObject({
+      watchTransitionWindowMs: 120_000,
+    });
   });
 
   it('should read GATEWAY_BACKEND_<ID>_WATCH_FAST_MS and _WATCH_SLOW_MS', () => {
-    expect(first({ ...OS, GATEWAY_BACKEND_OS_WATCH_FAST_MS: '250', GATEWAY_BACKEND_OS_WATCH_SLOW_MS: '5000' })).toMatchObject({ watchFastMs: 250, watchSlowMs: 5000 });
+    expect(
+      first({ ...OS, GATEWAY_BACKEND_OS_WATCH_FAST_MS: '250', GATEWAY_BACKEND_OS_WATCH_SLOW_MS: '5000' }),
+    ).toMatchObject({ watchFastMs: 250, watchSlowMs: 5000 });
   });
 
   it('should keep the slow interval at least the fast one when only the fast one is raised', () => {
-    expect(first({ ...OS, GATEWAY_BACKEND_OS_WATCH_FAST_MS: '20000' })).toMatchObject({ watchFastMs: 20_000, watchSlowMs: 20_000 });
+    expect(first({ ...OS, GATEWAY_BACKEND_OS_WATCH_FAST_MS: '20000' })).toMatchObject({
+      watchFastMs: 20_000,
+      watchSlowMs: 20_000,
+    });
   });
 
   it.each([

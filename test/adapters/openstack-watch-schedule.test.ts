@@ -30,7 +30,7 @@ describe('OpenStack watcher: adaptive polling', () => {
 
     // The slow interval is a minute: only "at once" can explain a read now.
     r.w.setDemand({ subscribers: 3, pendingVolumes: [], pendingServers: [] });
-    await until(() => r.w.current, "r.w.current", WITHIN);
+    await until(() => r.w.current, 'r.w.current', WITHIN);
     expect(listCalls(c)).toHaveLength(1);
 
     r.w.setDemand({ subscribers: 0, pendingVolumes: [], pendingServers: [] });
@@ -45,9 +45,16 @@ describe('OpenStack watcher: adaptive polling', () => {
     const id = c.sim.seedVolume({ project: 'other', name: 'made-while-idle' });
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     expect(r.w.current).toBe(false);
-    await until(() => r.w.current, "r.w.current", WITHIN);
+    await until(() => r.w.current, 'r.w.current', WITHIN);
     expect(r.deltas.map((d) => [d.before, d.after?.ref.nativeId])).toEqual([[null, id]]);
-    expect(r.statuses.map((s) => s.status.state)).toEqual(['IDLE', 'STARTING', 'POLLING', 'IDLE', 'RESYNCING', 'POLLING']);
+    expect(r.statuses.map((s) => s.status.state)).toEqual([
+      'IDLE',
+      'STARTING',
+      'POLLING',
+      'IDLE',
+      'RESYNCING',
+      'POLLING',
+    ]);
   });
 
   it('should poll fast while an operation is pending or a volume is in motion, and slow otherwise', async () => {
@@ -56,14 +63,14 @@ describe('OpenStack watcher: adaptive polling', () => {
     const r = watch(c, { fastMs: 20, slowMs: 60_000 });
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     r.w.start();
-    await until(() => r.w.current, "r.w.current", WITHIN);
+    await until(() => r.w.current, 'r.w.current', WITHIN);
     // Nothing moves: the next read is a minute away.
     await sleep(QUIET_MS);
     expect(listCalls(c)).toHaveLength(1);
 
     // A pending operation: fast until it is no longer pending.
     r.w.setDemand({ subscribers: 1, pendingVolumes: [ref], pendingServers: [] });
-    await until(() => listCalls(c).length >= 5, "listCalls(c).length >= 5", WITHIN);
+    await until(() => listCalls(c).length >= 5, 'listCalls(c).length >= 5', WITHIN);
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     await sleep(QUIET_MS); // a read already under way finishes
     const settled = listCalls(c).length;
@@ -71,10 +78,17 @@ describe('OpenStack watcher: adaptive polling', () => {
     expect(listCalls(c)).toHaveLength(settled);
 
     // A change started elsewhere: one nudge, then the transitional status itself keeps it fast.
-    const res = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', { token: c.t.demo, body: { 'os-extend': { new_size: 2 } } });
+    const res = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', {
+      token: c.t.demo,
+      body: { 'os-extend': { new_size: 2 } },
+    });
     expect(res.status).toBe(202);
     r.w.nudge([ref]);
-    await until(() => deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE' && d.after.sizeBytes === 2 * 1024 ** 3), "deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE' && d.after.sizeBytes === 2 * 1024 ** 3)", WITHIN);
+    await until(
+      () => deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE' && d.after.sizeBytes === 2 * 1024 ** 3),
+      "deltasOf(r, id).some((d) => d.after?.status === 'AVAILABLE' && d.after.sizeBytes === 2 * 1024 ** 3)",
+      WITHIN,
+    );
     const seen = deltasOf(r, id).map((d) => d.after!.backendStatus);
     expect(seen).toEqual(['extending', 'available']);
     // Reads between the two: fast ones while `extending` (the sim takes 800 ms; a minute-slow watcher would have read once).
@@ -90,7 +104,10 @@ describe('OpenStack watcher: adaptive polling', () => {
     const id = c.sim.seedVolume({ project: 'demo', name: 'held', size: 1 });
     const ref: VolumeRef = { backend: 'os', namespace: c.p.demo, nativeId: id };
     const action = async (name: string): Promise<void> => {
-      const res = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', { token: c.t.demo, body: { [name]: {} } });
+      const res = await call(`${c.cinder.demo}/volumes/${id}/action`, 'POST', {
+        token: c.t.demo,
+        body: { [name]: {} },
+      });
       expect(res.status).toBe(202);
     };
     const r = watch(c, { fastMs: 20, slowMs: 60_000, transitionWindowMs: WINDOW });
@@ -102,7 +119,14 @@ describe('OpenStack watcher: adaptive polling', () => {
       const seen = deltasOf(r, id).length;
       await action(name);
       r.w.nudge([ref]);
-      await until(() => deltasOf(r, id).slice(seen).some((d) => d.after?.backendStatus === status), `${status} seen`, WITHIN);
+      await until(
+        () =>
+          deltasOf(r, id)
+            .slice(seen)
+            .some((d) => d.after?.backendStatus === status),
+        `${status} seen`,
+        WITHIN,
+      );
     };
     /** Nothing more is read once the window has passed (the slow interval is a minute). */
     const quietAfterWindow = async (): Promise<void> => {
@@ -141,12 +165,12 @@ describe('OpenStack watcher: adaptive polling', () => {
     const r = watch(c, { fastMs: 300, slowMs: 60_000 });
     r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
     r.w.start();
-    await until(() => r.w.current, "r.w.current", WITHIN);
+    await until(() => r.w.current, 'r.w.current', WITHIN);
     await sleep(350);
     const n = listCalls(c).length;
     const ref: VolumeRef = { backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' };
     for (let i = 0; i < 50; i++) r.w.nudge([ref], [`a0000000-0000-4000-8000-00000000000${i % 10}`]);
-    await until(() => listCalls(c).length > n, "listCalls(c).length > n", WITHIN);
+    await until(() => listCalls(c).length > n, 'listCalls(c).length > n', WITHIN);
     await sleep(3 * 300);
     expect(listCalls(c).length - n).toBeGreaterThanOrEqual(1);
     expect(listCalls(c).length - n).toBeLessThanOrEqual(2);
@@ -161,7 +185,7 @@ describe('OpenStack watcher: failures', () => {
       const r = watch(c, { fastMs: 20, slowMs: 40, maxBackoffMs: 100 });
       r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
       r.w.start();
-      await until(() => r.w.current, "r.w.current", WITHIN);
+      await until(() => r.w.current, 'r.w.current', WITHIN);
 
       c.sim.unavailable({ service: 'cinder' });
       await until(() => r.w.status().state === 'DEGRADED', "r.w.status().state === 'DEGRADED'", WITHIN);
@@ -172,7 +196,7 @@ describe('OpenStack watcher: failures', () => {
       expect(r.deltas).toEqual([]); // an outage is not a mass deletion
 
       c.sim.available('cinder');
-      await until(() => r.w.current, "r.w.current", WITHIN);
+      await until(() => r.w.current, 'r.w.current', WITHIN);
       expect(r.w.status()).toMatchObject({ state: 'POLLING', volumes: 1 });
       expect(r.deltas).toEqual([]);
     } finally {
@@ -187,15 +211,24 @@ describe('OpenStack watcher: failures', () => {
       const r = watch(c, { fastMs: 20, slowMs: 60_000 });
       r.w.setDemand({ subscribers: 1, pendingVolumes: [], pendingServers: [] });
       r.w.start();
-      await until(() => r.w.current, "r.w.current", WITHIN);
-      const issued = (): number => c.sim.requests().filter((e) => e.service === 'keystone' && e.method === 'POST').length;
+      await until(() => r.w.current, 'r.w.current', WITHIN);
+      const issued = (): number =>
+        c.sim.requests().filter((e) => e.service === 'keystone' && e.method === 'POST').length;
       expect(issued()).toBe(1);
 
       expect(c.sim.revokeUserTokens('admin')).toBeGreaterThan(0);
       const n = listCalls(c).length;
       r.w.nudge([{ backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' }]);
-      await until(() => listCalls(c).filter((e) => e.status === 200).length >= n + 1, "listCalls(c).filter((e) => e.status === 200).length >= n + 1", WITHIN);
-      expect(listCalls(c).slice(n).map((e) => e.status)).toEqual([401, 200]);
+      await until(
+        () => listCalls(c).filter((e) => e.status === 200).length >= n + 1,
+        'listCalls(c).filter((e) => e.status === 200).length >= n + 1',
+        WITHIN,
+      );
+      expect(
+        listCalls(c)
+          .slice(n)
+          .map((e) => e.status),
+      ).toEqual([401, 200]);
       expect(issued()).toBe(2);
       expect(r.statuses.map((s) => s.status.state)).not.toContain('DEGRADED');
       expect(r.w.current).toBe(true);
@@ -209,12 +242,20 @@ describe('OpenStack watcher: stop', () => {
   it('should leave no timers or sockets and read nothing more', async () => {
     const c = await startWatchCloud('admin');
     try {
-      const resources = (): string[] => process.getActiveResourcesInfo().filter((x) => x === 'Timeout' || x === 'TCPSocketWrap').sort();
+      const resources = (): string[] =>
+        process
+          .getActiveResourcesInfo()
+          .filter((x) => x === 'Timeout' || x === 'TCPSocketWrap')
+          .sort();
       const baseline = resources();
       const r = watch(c, { fastMs: 20, slowMs: 20 });
-      r.w.setDemand({ subscribers: 1, pendingVolumes: [{ backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' }], pendingServers: [] });
+      r.w.setDemand({
+        subscribers: 1,
+        pendingVolumes: [{ backend: 'os', namespace: c.p.demo, nativeId: '00000000-0000-4000-8000-000000000001' }],
+        pendingServers: [],
+      });
       r.w.start();
-      await until(() => listCalls(c).length >= 3, "listCalls(c).length >= 3", WITHIN);
+      await until(() => listCalls(c).length >= 3, 'listCalls(c).length >= 3', WITHIN);
       expect(resources().length).toBeGreaterThan(baseline.length);
       await r.w.stop();
       expect(r.w.status().state).toBe('STOPPED');
@@ -225,7 +266,7 @@ describe('OpenStack watcher: stop', () => {
       await sleep(QUIET_MS);
       expect(apiRequests(c)).toHaveLength(n);
       // Closed by stop(), not left to the servers' idle timeout (seconds): both ends go at once.
-      await until(() => resources().length <= baseline.length, "resources().length <= baseline.length", 1500);
+      await until(() => resources().length <= baseline.length, 'resources().length <= baseline.length', 1500);
     } finally {
       await c.close();
     }

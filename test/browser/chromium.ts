@@ -36,8 +36,14 @@ export interface Browser {
 
 export async function launch(profileDir: string): Promise<Browser> {
   // `npm test` installs Debian's chromium first (scripts/system-deps.sh); without it this fails.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test does this as root)`);
-  const context = await chromium.launchPersistentContext(join(profileDir, 'profile'), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test does this as root)`);
+  const context = await chromium.launchPersistentContext(join(profileDir, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
   const requested: string[] = [];
   const problems: string[] = [];
   context.on('request', (r) => requested.push(r.url()));
@@ -48,5 +54,11 @@ export async function launch(profileDir: string): Promise<Browser> {
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
-  return { context, page, requested, problems, offLoopback: () => requested.filter((u) => !u.startsWith('data:') && !LOOPBACK.has(new URL(u).hostname)) };
+  return {
+    context,
+    page,
+    requested,
+    problems,
+    offLoopback: () => requested.filter((u) => !u.startsWith('data:') && !LOOPBACK.has(new URL(u).hostname)),
+  };
 }

@@ -16,13 +16,20 @@ export interface Front {
 /** Called for WebSocket upgrades; without it they are refused, as the gateway refuses them today. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
-export async function startFront(handler: GraphiQLHandler, upstreamPort: number, onUpgrade?: UpgradeHandler): Promise<Front> {
+export async function startFront(
+  handler: GraphiQLHandler,
+  upstreamPort: number,
+  onUpgrade?: UpgradeHandler,
+): Promise<Front> {
   const server: Server = createServer((req, res) => {
     if (handler(req, res, new URL(req.url ?? '/', 'http://front.invalid'))) return;
-    const up = request({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = request(
+      { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });

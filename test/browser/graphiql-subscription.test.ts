@@ -46,14 +46,18 @@ describe('GraphiQL subscriptions against the gateway', () => {
     await page.goto(gateway.url);
     await page.locator('.graphiql-container .graphiql-query-editor .monaco-editor').waitFor({ timeout: 15_000 });
     await page.locator('.graphiql-tab-add').click();
-    const text = 'subscription Watch { volumeChanged(filter: { backends: ["nomad-east"], types: [CLAIMED] }) { type cursor volume { id nativeId status } omittedBackends { backend { id } reason } } }';
+    const text =
+      'subscription Watch { volumeChanged(filter: { backends: ["nomad-east"], types: [CLAIMED] }) { type cursor volume { id nativeId status } omittedBackends { backend { id } reason } } }';
     await page.locator('.graphiql-query-editor .monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
     await page.keyboard.insertText(text);
     await page.keyboard.press('Shift+Control+End');
     await page.keyboard.press('Delete');
     // GraphiQL re-parses 100 ms after a change; until then it would route the old document over HTTP.
-    await page.waitForFunction((t) => ((globalThis as any).localStorage.getItem('graphiql:query') ?? '').includes(t), 'subscription Watch');
+    await page.waitForFunction(
+      (t) => ((globalThis as any).localStorage.getItem('graphiql:query') ?? '').includes(t),
+      'subscription Watch',
+    );
     const socket = page.waitForEvent('websocket');
     await page.locator('.graphiql-execute-button').click();
     const ws = await socket;

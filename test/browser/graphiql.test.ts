@@ -29,7 +29,8 @@ import { startFront, type Front } from './front';
 
 const CHROMIUM = '/usr/bin/chromium';
 // `npm test` installs Debian's chromium first (scripts/system-deps.sh); without it this fails.
-if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test does this as root)`);
+if (!existsSync(CHROMIUM))
+  throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test does this as root)`);
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -67,7 +68,14 @@ function subscriptionStub(seen: unknown[]): { wss: WebSocketServer; close(): Pro
     }),
   });
   const wss = new WebSocketServer({ noServer: true });
-  const server = useServer({ schema, context: (ctx) => ({ params: ctx.connectionParams }), onConnect: (ctx) => void seen.push(ctx.connectionParams) }, wss);
+  const server = useServer(
+    {
+      schema,
+      context: (ctx) => ({ params: ctx.connectionParams }),
+      onConnect: (ctx) => void seen.push(ctx.connectionParams),
+    },
+    wss,
+  );
   return { wss, close: async () => server.dispose() };
 }
 
@@ -89,13 +97,30 @@ describe('GraphiQL in headless Chromium', () => {
     // The real bundle, built the way `npm run build` builds it, into a folder of this test's own.
     manifest = await buildGraphiQL({ outDir: join(work, 'assets') });
     demo = await startDemoBackends();
-    gateway = await startGateway({ config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 }, registry: createRegistry(demo.backends), logger: createLogger('silent') });
-    stub = subscriptionStub(connectionParams);
-    front = await startFront(createGraphiQLHandler({ endpointPath: '/graphql', assetsDir: join(work, 'assets'), defaultHeaders: demo.graphiqlHeaders }), gateway.port, (req, socket, head) => {
-      if (new URL(req.url ?? '/', 'http://front.invalid').pathname !== '/graphql') return void socket.destroy();
-      stub.wss.handleUpgrade(req, socket, head, (ws) => stub.wss.emit('connection', ws, req));
+    gateway = await startGateway({
+      config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
+      registry: createRegistry(demo.backends),
+      logger: createLogger('silent'),
     });
-    context = await chromium.launchPersistentContext(join(work, 'profile'), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 } });
+    stub = subscriptionStub(connectionParams);
+    front = await startFront(
+      createGraphiQLHandler({
+        endpointPath: '/graphql',
+        assetsDir: join(work, 'assets'),
+        defaultHeaders: demo.graphiqlHeaders,
+      }),
+      gateway.port,
+      (req, socket, head) => {
+        if (new URL(req.url ?? '/', 'http://front.invalid').pathname !== '/graphql') return void socket.destroy();
+        stub.wss.handleUpgrade(req, socket, head, (ws) => stub.wss.emit('connection', ws, req));
+      },
+    );
+    context = await chromium.launchPersistentContext(join(work, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 800 },
+    });
     // Context-wide, so the Monaco workers' script loads are seen too.
     context.on('request', (r) => requested.push(r.url()));
     page = context.pages()[0] ?? (await context.newPage());
@@ -135,13 +160,22 @@ describe('GraphiQL in headless Chromium', () => {
    * (The project compiles without the DOM lib, hence the structural type.)
    */
   const editorText = (editor: string): Promise<string> =>
-    page.locator(`${editor} .view-lines`).first().evaluate((el) =>
-      [...(el as unknown as { querySelectorAll(s: string): Iterable<{ textContent: string | null; style: { top: string } }> }).querySelectorAll('.view-line')]
-        .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
-        .map((l) => l.textContent ?? '')
-        .join('\n')
-        .replace(/\u00a0/g, ' '),
-    );
+    page
+      .locator(`${editor} .view-lines`)
+      .first()
+      .evaluate((el) =>
+        [
+          ...(
+            el as unknown as {
+              querySelectorAll(s: string): Iterable<{ textContent: string | null; style: { top: string } }>;
+            }
+          ).querySelectorAll('.view-line'),
+        ]
+          .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+          .map((l) => l.textContent ?? '')
+          .join('\n')
+          .replace(/\u00a0/g, ' '),
+      );
   /** The same without any white space: the response pane wraps long values such as ids. */
   const squeezed = async (editor: string): Promise<string> => (await editorText(editor)).replace(/\s+/g, '');
   /**
@@ -150,9 +184,15 @@ describe('GraphiQL in headless Chromium', () => {
    * tab's operation name. (`globalThis as any`: the project compiles without the DOM lib; a
    * string expression would be refused by the page's CSP, which allows no eval.)
    */
-  const parsed = (text: string): Promise<unknown> => page.waitForFunction((t) => ((globalThis as any).localStorage.getItem('graphiql:query') ?? '').includes(t), text);
+  const parsed = (text: string): Promise<unknown> =>
+    page.waitForFunction((t) => ((globalThis as any).localStorage.getItem('graphiql:query') ?? '').includes(t), text);
   const run = async (operation: string): Promise<any> => {
-    const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/graphql' && (r.request().postData() ?? '').includes(operation));
+    const answered = page.waitForResponse(
+      (r) =>
+        r.request().method() === 'POST' &&
+        new URL(r.url()).pathname === '/graphql' &&
+        (r.request().postData() ?? '').includes(operation),
+    );
     await page.locator('.graphiql-execute-button').click();
     return (await answered).json();
   };
@@ -165,7 +205,11 @@ describe('GraphiQL in headless Chromium', () => {
     await expect(page.title()).resolves.toBe('GraphiQL · volume gateway');
     const tabs = await page.locator('.graphiql-tab-button').allInnerTexts();
     // One per README block, titled by operation name; the README may grow, CreateVolume is used below.
-    expect(tabs).toEqual(readmeTabs(join(__dirname, '..', '..', 'README.md')).map((t) => /^(?:query|mutation|subscription) (\w+)/.exec(t.query)?.[1]));
+    expect(tabs).toEqual(
+      readmeTabs(join(__dirname, '..', '..', 'README.md')).map(
+        (t) => /^(?:query|mutation|subscription) (\w+)/.exec(t.query)?.[1],
+      ),
+    );
     expect(tabs).toContain('CreateVolume');
     expect(await editorText('.graphiql-query-editor')).toContain('volumes(first: 20)');
   });
@@ -175,21 +219,30 @@ describe('GraphiQL in headless Chromium', () => {
     await fill('.graphiql-query-editor', '{ storageBackends { id } }');
     await parsed('{ storageBackends { id } }');
     const body = await run('storageBackends');
-    expect(body).toEqual({ data: { storageBackends: [{ id: 'nomad-east' }, { id: 'nomad-west' }, { id: 'openstack' }] } });
+    expect(body).toEqual({
+      data: { storageBackends: [{ id: 'nomad-east' }, { id: 'nomad-west' }, { id: 'openstack' }] },
+    });
     await page.locator('.graphiql-response', { hasText: 'openstack' }).waitFor();
-    expect(await squeezed('.graphiql-response')).toBe('{"data":{"storageBackends":[{"id":"nomad-east"},{"id":"nomad-west"},{"id":"openstack"}]}}');
+    expect(await squeezed('.graphiql-response')).toBe(
+      '{"data":{"storageBackends":[{"id":"nomad-east"},{"id":"nomad-west"},{"id":"openstack"}]}}',
+    );
   });
 
   it("should run the README's createVolume with the demo management token header", async () => {
     // What the README's example creates, read from it so the test follows the README.
-    const readme = readmeTabs(join(__dirname, '..', '..', 'README.md')).find((t) => t.query.startsWith('mutation CreateVolume'))!.query;
+    const readme = readmeTabs(join(__dirname, '..', '..', 'README.md')).find((t) =>
+      t.query.startsWith('mutation CreateVolume'),
+    )!.query;
     const backend = /backend: "([^"]+)"/.exec(readme)![1]!;
     const nativeId = /nativeId: "([^"]+)"/.exec(readme)![1]!;
     await page.locator('.graphiql-tab-button', { hasText: /^CreateVolume$/ }).click();
     await parsed('mutation CreateVolume');
     expect(await editorText('.graphiql-query-editor')).toContain('createVolume(input: {');
     await page.getByRole('button', { name: 'Headers', exact: true }).click();
-    await fill('.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ [`X-Nomad-Token-${backend}`]: demo.kinds.nomad.tokens[backend]!.management }));
+    await fill(
+      '.graphiql-editor-tool .graphiql-editor:not(.hidden)',
+      JSON.stringify({ [`X-Nomad-Token-${backend}`]: demo.kinds.nomad.tokens[backend]!.management }),
+    );
     const body = await run('createVolume');
     expect(body.errors).toBeUndefined();
     const id: string = body.data.createVolume.volume.id;
@@ -197,23 +250,40 @@ describe('GraphiQL in headless Chromium', () => {
     await page.locator('.graphiql-response', { hasText: nativeId }).waitFor();
     expect(await squeezed('.graphiql-response')).toContain(`"id":"${id}"`);
     // The volume exists on the cluster, under the id the page showed.
-    const check = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ volumeByNativeId(backend: "${backend}", nativeId: "${nativeId}") { id } }` }) });
+    const check = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ volumeByNativeId(backend: "${backend}", nativeId: "${nativeId}") { id } }` }),
+    });
     expect((await check.json()).data.volumeByNativeId.id).toBe(id);
     await page.screenshot({ path: join(tmpdir(), 'graphiql-browser-test.png') });
   });
 
   it("should start an attach and see its tracked operation's state when it asks, with the demo's pre-filled headers", async () => {
     // Demo region: volume backup-target and server batch-1 (simulators/openstack/demo.ts), both idle.
-    const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: demo.kinds.openstack.projectId, nativeId: 'd0000000-0000-4000-8000-000000000006' });
+    const volumeId = encodeGlobalId({
+      kind: 'Volume',
+      backend: 'openstack',
+      scope: demo.kinds.openstack.projectId,
+      nativeId: 'd0000000-0000-4000-8000-000000000006',
+    });
     const serverId = 'a0000000-0000-4000-8000-000000000004';
     const send = async (operation: string): Promise<{ body: any; token: string | undefined }> => {
-      const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/graphql' && (r.request().postData() ?? '').includes(operation));
+      const answered = page.waitForResponse(
+        (r) =>
+          r.request().method() === 'POST' &&
+          new URL(r.url()).pathname === '/graphql' &&
+          (r.request().postData() ?? '').includes(operation),
+      );
       await page.locator('.graphiql-execute-button').click();
       const res = await answered;
       return { body: await res.json(), token: res.request().headers()['x-auth-token'] };
     };
     await page.locator('.graphiql-tab-add').click();
-    await fill('.graphiql-query-editor', `mutation Attach { attachVolume(input: { volumeId: "${volumeId}", target: { server: { serverId: "${serverId}" } } }) { operation { id kind state } } }`);
+    await fill(
+      '.graphiql-query-editor',
+      `mutation Attach { attachVolume(input: { volumeId: "${volumeId}", target: { server: { serverId: "${serverId}" } } }) { operation { id kind state } } }`,
+    );
     await parsed('mutation Attach');
     const started = await send('attachVolume');
     // A new tab carries the demo headers the page was configured with: the Keystone token went along.
@@ -225,7 +295,10 @@ describe('GraphiQL in headless Chromium', () => {
 
     // Asked again and again, as a user re-runs a query, until the gateway has driven it to the end.
     await page.locator('.graphiql-tab-add').click();
-    await fill('.graphiql-query-editor', `query Follow { volumeOperation(id: "${op.id}") { id kind state target { ... on Volume { id name status } } } }`);
+    await fill(
+      '.graphiql-query-editor',
+      `query Follow { volumeOperation(id: "${op.id}") { id kind state target { ... on Volume { id name status } } } }`,
+    );
     await parsed('query Follow');
     const seen: string[] = [];
     for (let i = 0; i < 100 && !['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(seen.at(-1) ?? ''); i++) {
@@ -235,7 +308,9 @@ describe('GraphiQL in headless Chromium', () => {
     }
     expect(seen.at(-1)).toBe('SUCCEEDED');
     await page.locator('.graphiql-response', { hasText: 'SUCCEEDED' }).waitFor();
-    expect(await squeezed('.graphiql-response')).toContain(`"target":{"id":"${volumeId}","name":"backup-target","status":"IN_USE"}`);
+    expect(await squeezed('.graphiql-response')).toContain(
+      `"target":{"id":"${volumeId}","name":"backup-target","status":"IN_USE"}`,
+    );
   });
 
   it('should run subscriptions over graphql-ws on the same origin and path, headers as connection params', async () => {
@@ -256,7 +331,9 @@ describe('GraphiQL in headless Chromium', () => {
   it('should have loaded everything from the gateway origin and nothing from elsewhere', () => {
     const offLoopback = requested.filter((u) => !u.startsWith('data:') && !LOOPBACK.has(new URL(u).hostname));
     expect(offLoopback).toEqual([]);
-    const assets = new Set(requested.filter((u) => u.includes('/graphiql/assets/')).map((u) => u.slice(u.lastIndexOf('/') + 1)));
+    const assets = new Set(
+      requested.filter((u) => u.includes('/graphiql/assets/')).map((u) => u.slice(u.lastIndexOf('/') + 1)),
+    );
     expect([...assets].sort()).toEqual(Object.values(manifest.files).sort());
     expect(problems).toEqual([]);
   });

@@ -70,14 +70,20 @@ describe('live status page in headless Chromium', () => {
     await b.page.locator(row('postgres-data')).waitFor();
     // Nomad: status and the allocation holding the claim.
     await expect(b.page.locator(`${row('postgres-data')} .badge.status`).innerText()).resolves.toBe('IN_USE');
-    await expect(b.page.locator(`${row('postgres-data')} .attachment-item`).innerText()).resolves.toMatch(/ATTACHED\s*postgres\/db on east-client-1/);
+    await expect(b.page.locator(`${row('postgres-data')} .attachment-item`).innerText()).resolves.toMatch(
+      /ATTACHED\s*postgres\/db on east-client-1/,
+    );
     // OpenStack (the demo's Keystone token was pre-filled): in-use with its server, idle ones AVAILABLE.
-    await expect(b.page.locator(`${row('d0000000-0000-4000-8000-000000000002')} .attachment-item`).innerText()).resolves.toMatch(/ATTACHED\s*server db-1/);
+    await expect(
+      b.page.locator(`${row('d0000000-0000-4000-8000-000000000002')} .attachment-item`).innerText(),
+    ).resolves.toMatch(/ATTACHED\s*server db-1/);
     // The project's name (from the caller's Keystone token), its id on hover only.
     const project = b.page.locator(`${row('d0000000-0000-4000-8000-000000000002')} td.namespace`);
     await expect(project.innerText()).resolves.toBe(demo.kinds.openstack.project);
     await expect(project.getAttribute('title')).resolves.toBe(demo.kinds.openstack.projectId);
-    await expect(b.page.locator(`${row('d0000000-0000-4000-8000-000000000007')} .badge.status`).innerText()).resolves.toBe('AVAILABLE');
+    await expect(
+      b.page.locator(`${row('d0000000-0000-4000-8000-000000000007')} .badge.status`).innerText(),
+    ).resolves.toBe('AVAILABLE');
     await expect(b.page.locator('#coverage').innerText()).resolves.toBe('Coverage: all backends');
     await expect(b.page.locator('#count').innerText()).resolves.toBe('21 volumes');
     await expect(b.page.locator('#demo-note').isVisible()).resolves.toBe(true);
@@ -86,7 +92,9 @@ describe('live status page in headless Chromium', () => {
   it('should ask for tokens when none are configured, keep them in sessionStorage, and list again with them', async () => {
     await b.page.goto(`${front.origin}/live`);
     await b.page.locator(row('mysql-data')).waitFor();
-    await expect(b.page.locator('#coverage').innerText()).resolves.toMatch(/^Coverage: not covered: openstack \(NO_CREDENTIAL\)$/);
+    await expect(b.page.locator('#coverage').innerText()).resolves.toMatch(
+      /^Coverage: not covered: openstack \(NO_CREDENTIAL\)$/,
+    );
     expect(await b.page.locator(row('d0000000-0000-4000-8000-000000000002')).count()).toBe(0);
     await expect(b.page.locator('#demo-note').isVisible()).resolves.toBe(false);
     await b.page.locator('#headers').fill('not json');
@@ -96,7 +104,9 @@ describe('live status page in headless Chromium', () => {
     await b.page.getByRole('button', { name: 'Apply' }).click();
     await b.page.locator(row('d0000000-0000-4000-8000-000000000002')).waitFor();
     await expect(b.page.locator('#coverage').innerText()).resolves.toBe('Coverage: all backends');
-    const stored = await b.page.evaluate(() => (globalThis as any).sessionStorage.getItem('volume-gateway:live:headers'));
+    const stored = await b.page.evaluate(() =>
+      (globalThis as any).sessionStorage.getItem('volume-gateway:live:headers'),
+    );
     expect(JSON.parse(stored)).toEqual({ 'X-Auth-Token': demo.kinds.openstack.token });
     expect(await b.page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0);
     // A reload in the same tab keeps them.
@@ -128,11 +138,18 @@ describe('live status page in headless Chromium', () => {
       const before = decodePng(await b.page.locator(target).screenshot());
       expect(shareOfColour(before, GREEN)).toBe(0);
 
-      const volumeId = encodeGlobalId({ kind: 'Volume', backend: 'openstack', scope: demo.kinds.openstack.projectId, nativeId: 'd0000000-0000-4000-8000-000000000007' });
+      const volumeId = encodeGlobalId({
+        kind: 'Volume',
+        backend: 'openstack',
+        scope: demo.kinds.openstack.projectId,
+        nativeId: 'd0000000-0000-4000-8000-000000000007',
+      });
       const res = await fetch(gateway.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...demo.headers },
-        body: JSON.stringify({ query: `mutation { attachVolume(input: { volumeId: "${volumeId}", target: { server: { serverId: "a0000000-0000-4000-8000-000000000004" } } }) { operation { id state } } }` }),
+        body: JSON.stringify({
+          query: `mutation { attachVolume(input: { volumeId: "${volumeId}", target: { server: { serverId: "a0000000-0000-4000-8000-000000000004" } } }) { operation { id state } } }`,
+        }),
       });
       expect((await res.json()).errors).toBeUndefined();
 
@@ -153,16 +170,22 @@ describe('live status page in headless Chromium', () => {
       expect(shareOfColour(badge, GREEN)).toBeGreaterThan(0.5);
       expect(shareOfColour(badge, AMBER)).toBeLessThan(0.05);
       await b.page.screenshot({ path: join(tmpdir(), 'live-page-browser-test.png') });
-      await expect(b.page.locator('#events li').first().innerText()).resolves.toMatch(/ATTACHED golden-image \(openstack\)/);
+      await expect(b.page.locator('#events li').first().innerText()).resolves.toMatch(
+        /ATTACHED golden-image \(openstack\)/,
+      );
       // One line per transition (R7; it was 5 and more): the gateway's ATTACHING, the status change, ATTACHED.
-      const lines = await b.page.locator('#events li', { hasText: 'golden-image' }).evaluateAll((ls) => ls.map((l) => (l as any).dataset.type));
+      const lines = await b.page
+        .locator('#events li', { hasText: 'golden-image' })
+        .evaluateAll((ls) => ls.map((l) => (l as any).dataset.type));
       expect(lines).toEqual(['ATTACHED', 'STATUS_CHANGED', 'ATTACHING']);
     }, 30_000);
   });
 
   it('should have loaded everything from the gateway and nothing from elsewhere', () => {
     expect(b.offLoopback()).toEqual([]);
-    const assets = new Set(b.requested.filter((u) => u.includes('/live/assets/')).map((u) => u.slice(u.lastIndexOf('/') + 1)));
+    const assets = new Set(
+      b.requested.filter((u) => u.includes('/live/assets/')).map((u) => u.slice(u.lastIndexOf('/') + 1)),
+    );
     expect([...assets].sort()).toEqual(Object.values(manifest.files).sort());
     expect(b.problems).toEqual([]);
   });
@@ -173,7 +196,10 @@ describe('live status page in headless Chromium', () => {
       await b.page.goto(`${origin()}/live`);
       await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });
       const lists: string[] = [];
-      b.page.on('request', (r) => void (r.method() === 'POST' && (r.postData() ?? '').includes('LiveVolumes') && lists.push(r.url())));
+      b.page.on(
+        'request',
+        (r) => void (r.method() === 'POST' && (r.postData() ?? '').includes('LiveVolumes') && lists.push(r.url())),
+      );
       const port = gateway.port;
       await gateway.stop();
       await b.page.locator('#connection[data-state="reconnecting"]').waitFor({ timeout: 15_000 });
@@ -185,7 +211,9 @@ describe('live status page in headless Chromium', () => {
       });
       // The old cursor names the old epoch: the page is told CURSOR_EXPIRED once, lists again, follows from now.
       // Generous: the page's reconnect backoff reaches 12-15 s when the restart was slow (a loaded machine).
-      await b.page.locator('#notice', { hasText: 'Missed too much while away: listed again.' }).waitFor({ timeout: 45_000 });
+      await b.page
+        .locator('#notice', { hasText: 'Missed too much while away: listed again.' })
+        .waitFor({ timeout: 45_000 });
       await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });
       expect(lists.length).toBeGreaterThanOrEqual(1);
       await expect(b.page.locator('#count').innerText()).resolves.toBe('21 volumes');

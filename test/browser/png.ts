@@ -26,7 +26,8 @@ export function decodePng(png: Buffer): Pixels {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
       const [depth, colour, , , interlace] = [data[8], data[9], data[10], data[11], data[12]];
-      if (depth !== 8 || interlace !== 0 || (colour !== 2 && colour !== 6)) throw new Error(`unsupported PNG (depth ${depth}, colour type ${colour}, interlace ${interlace})`);
+      if (depth !== 8 || interlace !== 0 || (colour !== 2 && colour !== 6))
+        throw new Error(`unsupported PNG (depth ${depth}, colour type ${colour}, interlace ${interlace})`);
       channels = colour === 6 ? 4 : 3;
     } else if (type === 'IDAT') idat.push(data);
     else if (type === 'IEND') break;
@@ -70,7 +71,12 @@ export function shareOfColour(p: Pixels, hex: string, tolerance = 24): number {
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
   let hits = 0;
   for (let i = 0; i < p.rgba.length; i += 4) {
-    if (Math.abs(p.rgba[i]! - r) <= tolerance && Math.abs(p.rgba[i + 1]! - g) <= tolerance && Math.abs(p.rgba[i + 2]! - b) <= tolerance) hits++;
+    if (
+      Math.abs(p.rgba[i]! - r) <= tolerance &&
+      Math.abs(p.rgba[i + 1]! - g) <= tolerance &&
+      Math.abs(p.rgba[i + 2]! - b) <= tolerance
+    )
+      hits++;
   }
   return hits / (p.width * p.height);
 }

@@ -24,7 +24,9 @@ describe('GraphQL over HTTP audits', () => {
     it(audit.name, async () => {
       const result = await audit.fn();
       if (audit.name.startsWith('MUST')) {
-        expect({ id: audit.id, status: result.status, reason: 'reason' in result ? result.reason : undefined }).toEqual({ id: audit.id, status: 'ok', reason: undefined });
+        expect({ id: audit.id, status: result.status, reason: 'reason' in result ? result.reason : undefined }).toEqual(
+          { id: audit.id, status: 'ok', reason: undefined },
+        );
       } else {
         // Recorded, not required: see docs/conformance.md.
         expect(['ok', 'warn', 'notice', 'error']).toContain(result.status);
@@ -38,5 +40,8 @@ const results: Array<{ id: string; name: string; status: string }> = [];
 afterAll(() => {
   const notOk = results.filter((r) => r.status !== 'ok');
   // Printed so a reader of the test log sees the deviations the docs describe.
-  if (notOk.length > 0) console.log(`graphql-http SHOULD/MAY audits not ok (${notOk.length}/${results.length}):\n${notOk.map((r) => `  ${r.id} ${r.status}: ${r.name}`).join('\n')}`);
+  if (notOk.length > 0)
+    console.log(
+      `graphql-http SHOULD/MAY audits not ok (${notOk.length}/${results.length}):\n${notOk.map((r) => `  ${r.id} ${r.status}: ${r.name}`).join('\n')}`,
+    );
 });

@@ -19,7 +19,10 @@ const root = join(__dirname, '..', '..');
  */
 export function fixtureOf(kind: string): ContractFixture {
   const file = join(root, 'adapters', kind, 'testing', 'contract-fixture.ts');
-  if (!existsSync(file)) throw new Error(`backend kind ${kind} has no contract fixture: write adapters/${kind}/testing/contract-fixture.ts (test/contract/fixture.ts)`);
+  if (!existsSync(file))
+    throw new Error(
+      `backend kind ${kind} has no contract fixture: write adapters/${kind}/testing/contract-fixture.ts (test/contract/fixture.ts)`,
+    );
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- each kind's fixture is found by its path, at load
   return (require(file) as { contractFixture: ContractFixture }).contractFixture;
 }

@@ -36,16 +36,31 @@ const has = (b: BackendFacets, f: Facet): boolean => b[f] !== undefined;
 export const CORE_CAPABILITIES: readonly Capability[] = ['LIST_VOLUMES', 'READ_VOLUME'];
 
 /** For each facet's capability: the facet present, and the capability advertised (the suite expects them equal). */
-export function facetReport(b: VolumeBackend): Array<{ facet: Facet; capability: Capability; present: boolean; advertised: boolean }> {
-  return FACETS.flatMap((facet) => FACET_CAPABILITIES[facet].map((capability) => ({ facet, capability, present: has(b, facet), advertised: b.capabilities.has(capability) })));
+export function facetReport(
+  b: VolumeBackend,
+): Array<{ facet: Facet; capability: Capability; present: boolean; advertised: boolean }> {
+  return FACETS.flatMap((facet) =>
+    FACET_CAPABILITIES[facet].map((capability) => ({
+      facet,
+      capability,
+      present: has(b, facet),
+      advertised: b.capabilities.has(capability),
+    })),
+  );
 }
 
 /**
  * Core methods some backends cannot do: a backend that does not advertise the capability must
  * refuse the call with UNSUPPORTED_BY_BACKEND (and never reach its backend for it).
  */
-export const CORE_CALLS: ReadonlyArray<{ capability: Capability; call(b: VolumeBackend, ref: VolumeRef, o: CallOptions): Promise<unknown> }> = [
-  { capability: 'ATTACH_VOLUME', call: (b, ref, o) => b.attachVolume(ref, { kind: 'host', connector: { host: 'contract-host' } }, o) },
+export const CORE_CALLS: ReadonlyArray<{
+  capability: Capability;
+  call(b: VolumeBackend, ref: VolumeRef, o: CallOptions): Promise<unknown>;
+}> = [
+  {
+    capability: 'ATTACH_VOLUME',
+    call: (b, ref, o) => b.attachVolume(ref, { kind: 'host', connector: { host: 'contract-host' } }, o),
+  },
   { capability: 'EXTEND_VOLUME', call: (b, ref, o) => b.extendVolume(ref, 2 * 2 ** 30, o) },
 ];
 

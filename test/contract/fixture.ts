@@ -58,7 +58,11 @@ export const GiB = 2 ** 30;
 
 /** POSTs a control request to a simulator's `/_sim/` API; the parsed answer. */
 export async function control(baseUrl: string, route: string, body: unknown): Promise<any> {
-  const res = await fetch(`${new URL(baseUrl).origin}/_sim/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${new URL(baseUrl).origin}/_sim/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`control ${route} answered ${res.status}: ${text}`);
   return text === '' ? null : JSON.parse(text);

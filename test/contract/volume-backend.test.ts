@@ -7,21 +7,40 @@ import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { Accepted, BackendPage } from '../../adapters/contract/call-answers';
 import type { CallOptions } from '../../adapters/contract/call-options';
 import type { ChangeCheck, CompletionRule } from '../../adapters/contract/completion';
-import { ForbiddenError, GatewayError, UnauthenticatedError, UnsupportedByBackendError } from '../../adapters/contract/errors';
+import {
+  ForbiddenError,
+  GatewayError,
+  UnauthenticatedError,
+  UnsupportedByBackendError,
+} from '../../adapters/contract/errors';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { disposeAll, rejection } from '../support/harness';
 import { until } from '../support/until';
 import { FIXTURES, type ContractBackend } from './backends';
-import { CORE_CALLS, CORE_CAPABILITIES, changeTracking, createsPending, facetReport, watching } from './capability-facets';
+import {
+  CORE_CALLS,
+  CORE_CAPABILITIES,
+  changeTracking,
+  createsPending,
+  facetReport,
+  watching,
+} from './capability-facets';
 
 /** A batch answer as the test compares it: the volume's id, null, or 'error'. */
-const answer = (v: Volume | null | Error): string | null => (v instanceof Error ? 'error' : v === null ? null : v.ref.nativeId);
+const answer = (v: Volume | null | Error): string | null =>
+  v instanceof Error ? 'error' : v === null ? null : v.ref.nativeId;
 
 const ids = (refs: readonly VolumeRef[]): string[] => refs.map((r) => r.nativeId);
 
 /** Every page of `scope`'s listing, `limit` at a time, from `token`. */
-async function allPages(b: VolumeBackend, scope: string, limit: number, o: CallOptions, token: string | null = null): Promise<Array<BackendPage<Volume>>> {
+async function allPages(
+  b: VolumeBackend,
+  scope: string,
+  limit: number,
+  o: CallOptions,
+  token: string | null = null,
+): Promise<Array<BackendPage<Volume>>> {
   const pages: Array<BackendPage<Volume>> = [];
   do {
     const page = await b.listVolumes({ namespace: scope, limit, token }, o);
@@ -32,7 +51,8 @@ async function allPages(b: VolumeBackend, scope: string, limit: number, o: CallO
   return pages;
 }
 
-const listed = (pages: Array<BackendPage<Volume>>): string[] => pages.flatMap((p) => p.items.map((i) => i.item.ref.nativeId));
+const listed = (pages: Array<BackendPage<Volume>>): string[] =>
+  pages.flatMap((p) => p.items.map((i) => i.item.ref.nativeId));
 
 /**
  * Follows an accepted change to its end through the `trackedChanges` facet as the operation tracker does (the
@@ -45,12 +65,15 @@ async function finish(t: ContractBackend, accepted: Accepted<unknown>): Promise<
   if (!tracking) throw new Error('a pending change from a backend that cannot check changes');
   let rule = JSON.parse(JSON.stringify(accepted.pending.rule)) as CompletionRule;
   let last: ChangeCheck | undefined;
-  await until(async () => {
-    const check = await tracking.checkChange(rule, t.caller);
-    last = check;
-    rule = JSON.parse(JSON.stringify({ ...rule, seen: check.seen })) as CompletionRule;
-    return check.progress.state !== 'RUNNING';
-  }, () => `the pending change ${accepted.pending!.rule.name} to end; last check ${JSON.stringify(last)}`);
+  await until(
+    async () => {
+      const check = await tracking.checkChange(rule, t.caller);
+      last = check;
+      rule = JSON.parse(JSON.stringify({ ...rule, seen: check.seen })) as CompletionRule;
+      return check.progress.state !== 'RUNNING';
+    },
+    () => `the pending change ${accepted.pending!.rule.name} to end; last check ${JSON.stringify(last)}`,
+  );
   return last!.progress.state;
 }
 
@@ -92,7 +115,11 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('VolumeBackend contract
     it('reads a volume in full, and a missing one as null', async () => {
       const [ref] = await t.seed(1, 'one');
       const v = await t.backend.getVolume(ref!, t.caller);
-      expect(v).toMatchObject({ __typename: 'Volume', ref: { backend: t.backend.id, namespace: t.scope, nativeId: ref!.nativeId }, complete: true });
+      expect(v).toMatchObject({
+        __typename: 'Volume',
+        ref: { backend: t.backend.id, namespace: t.scope, nativeId: ref!.nativeId },
+        complete: true,
+      });
       await expect(t.backend.getVolume(t.missing(), t.caller)).resolves.toBeNull();
     });
 
@@ -103,20 +130,33 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('VolumeBackend contract
       // enough keys for a backend's list strategy (OpenStack from 8)
       const many = await t.seed(9, 'many');
       const refs = [...many.slice(0, 4), t.missing(), ...many.slice(4)];
-      expect((await t.backend.getVolumes(refs, t.caller, 4)).map(answer)).toEqual(refs.map((r) => (r === refs[4] ? null : r.nativeId)));
+      expect((await t.backend.getVolumes(refs, t.caller, 4)).map(answer)).toEqual(
+        refs.map((r) => (r === refs[4] ? null : r.nativeId)),
+      );
     });
 
-    it.each([2, 10])('answers a batch of %i keys with one Error per key when the credential fails, not a rejection', async (n) => {
-      const refs = [...(await t.seed(n - 1, 'err')), t.missing()];
-      const got = await t.backend.getVolumes(refs, t.unknown, 4);
-      expect(got).toHaveLength(n);
-      for (const r of got) expect({ code: (r as GatewayError).code, isError: r instanceof GatewayError }).toEqual({ code: t.refuses.unknown, isError: true });
-    });
+    it.each([2, 10])(
+      'answers a batch of %i keys with one Error per key when the credential fails, not a rejection',
+      async (n) => {
+        const refs = [...(await t.seed(n - 1, 'err')), t.missing()];
+        const got = await t.backend.getVolumes(refs, t.unknown, 4);
+        expect(got).toHaveLength(n);
+        for (const r of got)
+          expect({ code: (r as GatewayError).code, isError: r instanceof GatewayError }).toEqual({
+            code: t.refuses.unknown,
+            isError: true,
+          });
+      },
+    );
   });
 
   describe('capabilities', () => {
     it('advertises exactly the facets it has, and the core', () => {
-      for (const c of CORE_CAPABILITIES) expect({ capability: c, advertised: t.backend.capabilities.has(c) }).toEqual({ capability: c, advertised: true });
+      for (const c of CORE_CAPABILITIES)
+        expect({ capability: c, advertised: t.backend.capabilities.has(c) }).toEqual({
+          capability: c,
+          advertised: true,
+        });
       for (const row of facetReport(t.backend)) expect(row).toEqual({ ...row, advertised: row.present });
     });
 
@@ -125,7 +165,10 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('VolumeBackend contract
       const refused = CORE_CALLS.filter((c) => !t.backend.capabilities.has(c.capability));
       for (const c of refused) {
         const err = await rejection(c.call(t.backend, ref!, t.caller));
-        expect({ capability: c.capability, error: err }).toEqual({ capability: c.capability, error: expect.any(UnsupportedByBackendError) });
+        expect({ capability: c.capability, error: err }).toEqual({
+          capability: c.capability,
+          error: expect.any(UnsupportedByBackendError),
+        });
       }
     });
   });

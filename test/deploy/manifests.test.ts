@@ -26,7 +26,10 @@ import { SHUTDOWN_BACKSTOP_MS, WS_CLOSE_WAIT_MS } from '../../server/shutdown-ti
 const ROOT = join(__dirname, '..', '..');
 const DEPLOY = join(ROOT, 'deploy');
 const read = (...p: string[]): string => readFileSync(join(DEPLOY, ...p), 'utf8');
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+};
 
 /** What the Containerfile says: the port it exposes, its user, the path its HEALTHCHECK fetches, its default base. */
 function containerfile(): { port: number; uid: number; healthPath: string; from: string } {
@@ -51,13 +54,19 @@ function gatewayReads(env: Record<string, string>): ReturnType<typeof loadConfig
 
 /** An environment's `${NOMAD_…}` references, filled in as Nomad would. */
 const interpolated = (env: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace('${NOMAD_PORT_http}', '24000').replace('${NOMAD_IP_http}', '10.0.0.5')]));
+  Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [
+      k,
+      v.replace('${NOMAD_PORT_http}', '24000').replace('${NOMAD_IP_http}', '10.0.0.5'),
+    ]),
+  );
 
 /** What an orchestrator's kill timeout must leave beyond the gateway's own bound (a loaded node, the runtime's signal delivery). */
 const KILL_MARGIN_MS = 5_000;
 
 /** A millisecond setting as `env` sets it, else the config definition's default. */
-const ms = (env: Record<string, string>, name: string, fallback: number): number => (env[name] === undefined ? fallback : Number(env[name]));
+const ms = (env: Record<string, string>, name: string, fallback: number): number =>
+  env[name] === undefined ? fallback : Number(env[name]);
 
 /**
  * The latest a gateway started with `env` exits after SIGTERM, from the definition's defaults and
@@ -80,7 +89,9 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
 };
 
 describe('deploy/kubernetes', () => {
-  const kustomization = parseAllDocuments(read('kubernetes', 'kustomization.yaml'))[0]!.toJS() as { resources: string[] };
+  const kustomization = parseAllDocuments(read('kubernetes', 'kustomization.yaml'))[0]!.toJS() as {
+    resources: string[];
+  };
   const docs = kustomization.resources.flatMap((f) => parseAllDocuments(read('kubernetes', f)).map((d) => d.toJS()));
   const byKind = (kind: string): any => docs.find((d) => d.kind === kind);
 
@@ -104,7 +115,12 @@ describe('deploy/kubernetes', () => {
     const pod = byKind('Deployment').spec.template.spec;
     const c = pod.containers[0];
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: image.uid });
-    expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(c.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(c.image).toMatch(new RegExp(`/volume-gateway:${pkg.version.replace(/\./g, '\\.')}$`));
     expect(c.resources.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
     expect(c.resources.limits.memory).toEqual(expect.any(String));
@@ -113,7 +129,11 @@ describe('deploy/kubernetes', () => {
     expect(c.livenessProbe.httpGet).toEqual({ path: image.healthPath, port: 'http' });
     expect(image.healthPath).toBe('/healthz');
     // The only writable place is a volume.
-    expect(c.volumeMounts.map((m: { name: string }) => pod.volumes.find((v: { name: string }) => v.name === m.name)?.emptyDir)).not.toContain(undefined);
+    expect(
+      c.volumeMounts.map(
+        (m: { name: string }) => pod.volumes.find((v: { name: string }) => v.name === m.name)?.emptyDir,
+      ),
+    ).not.toContain(undefined);
     const env = Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
     const config = gatewayReads(env);
     expect(config.port).toBe(image.port);
@@ -127,12 +147,15 @@ describe('deploy/kubernetes', () => {
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(shutdownBound(env) + KILL_MARGIN_MS);
     expect(c.lifecycle?.preStop).toBeUndefined();
     // The check can fail: a longer grace period in the env needs a longer termination grace period.
-    expect(pod.terminationGracePeriodSeconds * 1000).toBeLessThan(shutdownBound({ ...env, SHUTDOWN_GRACE_MS: '20000' }) + KILL_MARGIN_MS);
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeLessThan(
+      shutdownBound({ ...env, SHUTDOWN_GRACE_MS: '20000' }) + KILL_MARGIN_MS,
+    );
   });
 
-  it('should select the Deployment\'s pods from the Service, the PodDisruptionBudget and the NetworkPolicy', () => {
+  it("should select the Deployment's pods from the Service, the PodDisruptionBudget and the NetworkPolicy", () => {
     const labels = byKind('Deployment').spec.template.metadata.labels;
-    const matches = (selector: Record<string, string>): boolean => Object.entries(selector).every(([k, v]) => labels[k] === v);
+    const matches = (selector: Record<string, string>): boolean =>
+      Object.entries(selector).every(([k, v]) => labels[k] === v);
     expect(matches(byKind('Deployment').spec.selector.matchLabels)).toBe(true);
     expect(matches(byKind('Service').spec.selector)).toBe(true);
     expect(byKind('Service').spec.ports[0].targetPort).toBe('http');
@@ -150,40 +173,67 @@ describe('deploy/kubernetes', () => {
   });
 });
 
-describe('deploy/kubernetes-tls (mTLS on the gateway\'s port, probes and scrapes on MANAGEMENT_PORT)', () => {
+describe("deploy/kubernetes-tls (mTLS on the gateway's port, probes and scrapes on MANAGEMENT_PORT)", () => {
   // kubectl's built-in kustomize renders the overlay offline (no API server needed).
-  const rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(DEPLOY, 'kubernetes-tls')], { encoding: 'utf8' })).map((d) => d.toJS());
+  const rendered = parseAllDocuments(
+    execFileSync('kubectl', ['kustomize', join(DEPLOY, 'kubernetes-tls')], { encoding: 'utf8' }),
+  ).map((d) => d.toJS());
   const byKind = (kind: string): any => rendered.find((d) => d.kind === kind);
 
   it('should render the base with the patches, every manifest valid against the Kubernetes schemas', () => {
-    expect(rendered.map((d) => d.kind).sort()).toEqual(['Deployment', 'NetworkPolicy', 'PodDisruptionBudget', 'Service']);
+    expect(rendered.map((d) => d.kind).sort()).toEqual([
+      'Deployment',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'Service',
+    ]);
     for (const d of rendered) expect(() => new MODELS[`${d.apiVersion}/${d.kind}`]!(d).validate()).not.toThrow();
   });
 
   it('should serve mTLS on the main port and point every probe and the Prometheus scrape at the management port', () => {
     const pod = byKind('Deployment').spec.template;
     const c = pod.spec.containers[0];
-    const config = gatewayReads(Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value])));
-    expect(config.tls).toEqual({ certFile: expect.any(String), keyFile: expect.any(String), clientCaFile: expect.any(String) });
+    const config = gatewayReads(
+      Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value])),
+    );
+    expect(config.tls).toEqual({
+      certFile: expect.any(String),
+      keyFile: expect.any(String),
+      clientCaFile: expect.any(String),
+    });
     // The files are in the mounted Secret.
-    const mount = c.volumeMounts.find((m: { name: string }) => pod.spec.volumes.find((v: any) => v.name === m.name)?.secret);
-    for (const f of [config.tls!.certFile, config.tls!.keyFile, config.tls!.clientCaFile!]) expect(f.startsWith(`${mount.mountPath}/`)).toBe(true);
+    const mount = c.volumeMounts.find(
+      (m: { name: string }) => pod.spec.volumes.find((v: any) => v.name === m.name)?.secret,
+    );
+    for (const f of [config.tls!.certFile, config.tls!.keyFile, config.tls!.clientCaFile!])
+      expect(f.startsWith(`${mount.mountPath}/`)).toBe(true);
     expect(mount.readOnly).toBe(true);
     // The management port the gateway opens is the container port every probe names.
     const management = c.ports.find((p: { containerPort: number }) => p.containerPort === config.managementPort);
     expect(management).toMatchObject({ name: expect.any(String), protocol: 'TCP' });
     expect(management.name).not.toBe('http');
-    for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) expect(probe.httpGet).toMatchObject({ port: management.name, scheme: 'HTTP' });
+    for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe])
+      expect(probe.httpGet).toMatchObject({ port: management.name, scheme: 'HTTP' });
     expect(c.readinessProbe.httpGet.path).toBe('/readyz');
     expect(c.livenessProbe.httpGet.path).toBe('/healthz');
-    expect(pod.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(config.managementPort), 'prometheus.io/path': '/metrics' });
+    expect(pod.metadata.annotations).toMatchObject({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(config.managementPort),
+      'prometheus.io/path': '/metrics',
+    });
     // Prometheus may reach the management port only; the router the TLS port.
     const rules = byKind('NetworkPolicy').spec.ingress;
-    const portsOf = (name: string): number[] => rules.filter((r: any) => r.from.some((f: any) => f.podSelector?.matchLabels?.['app.kubernetes.io/name'] === name)).flatMap((r: any) => r.ports.map((p: { port: number }) => p.port));
+    const portsOf = (name: string): number[] =>
+      rules
+        .filter((r: any) => r.from.some((f: any) => f.podSelector?.matchLabels?.['app.kubernetes.io/name'] === name))
+        .flatMap((r: any) => r.ports.map((p: { port: number }) => p.port));
     expect(portsOf('prometheus')).toEqual([config.managementPort]);
     expect(portsOf('graphql-router')).toEqual([config.port]);
     // Shutdown timing is the base's: the patch changes no setting of it.
-    expect(byKind('Deployment').spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(shutdownBound(Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]))) + KILL_MARGIN_MS);
+    expect(byKind('Deployment').spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(
+      shutdownBound(Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]))) +
+        KILL_MARGIN_MS,
+    );
   });
 });
 
@@ -200,7 +250,9 @@ describe('deploy/Containerfile HEALTHCHECK', () => {
   /** The command's exit code with `env` (no shell, as the runtime runs the exec form). */
   const exitCode = async (env: Record<string, string>): Promise<number> => {
     const [cmd, ...args] = healthcheckCommand();
-    return promisify(execFile)(cmd === 'node' ? process.execPath : cmd!, args, { env: { PATH: process.env.PATH!, ...env } }).then(
+    return promisify(execFile)(cmd === 'node' ? process.execPath : cmd!, args, {
+      env: { PATH: process.env.PATH!, ...env },
+    }).then(
       () => 0,
       (err: { code: number }) => err.code,
     );
@@ -236,7 +288,11 @@ describe('deploy/nomad', () => {
         { type: 'http', path: '/healthz' },
       ]);
       expect(j.Update.HealthCheck).toBe('checks');
-      expect(task.Resources).toEqual({ CPU: expect.any(Number), MemoryMB: expect.any(Number), MemoryMaxMB: expect.any(Number) });
+      expect(task.Resources).toEqual({
+        CPU: expect.any(Number),
+        MemoryMB: expect.any(Number),
+        MemoryMaxMB: expect.any(Number),
+      });
       const config = gatewayReads(interpolated(task.Env));
       expect(config.backends.length).toBeGreaterThan(0);
     });
@@ -264,13 +320,15 @@ describe('deploy/nomad', () => {
     expect(task.Config.mount).toEqual([expect.objectContaining({ type: 'tmpfs', target: '/tmp' })]);
   });
 
-  it('volume-gateway.exec.json: node runs the bundle\'s package bin on the port and address Nomad gives', () => {
+  it("volume-gateway.exec.json: node runs the bundle's package bin on the port and address Nomad gives", () => {
     const task = job('volume-gateway.exec.json').TaskGroups[0].Tasks[0];
     expect(task.Driver).toBe('exec');
     expect(task.Config.command).toMatch(/\/node$/);
     // scripts/bundle.ts: volume-gateway/node_modules/volume-gateway/ holds the package.
     expect(task.Config.args).toEqual([`local/volume-gateway/node_modules/volume-gateway/${pkg.bin['volume-gateway']}`]);
-    expect(task.Artifacts[0].GetterSource).toMatch(new RegExp(`volume-gateway-${pkg.version.replace(/\./g, '\\.')}-bundle\\.tar\\.gz$`));
+    expect(task.Artifacts[0].GetterSource).toMatch(
+      new RegExp(`volume-gateway-${pkg.version.replace(/\./g, '\\.')}-bundle\\.tar\\.gz$`),
+    );
     expect(task.Env).toMatchObject({ PORT: '${NOMAD_PORT_http}', HOST: '${NOMAD_IP_http}' });
     const config = gatewayReads(interpolated(task.Env));
     expect({ port: config.port, host: config.host }).toEqual({ port: 24000, host: '10.0.0.5' });

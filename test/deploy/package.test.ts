@@ -9,18 +9,35 @@ import { join } from 'node:path';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT, disposeAll, seedVolumes, startNomad } from '../support/harness';
 import { until } from '../support/until';
-import { installTarball, packRepo, startInstalled, tarballFiles, type GatewayProcess, type Installed } from '../support/packed';
+import {
+  installTarball,
+  packRepo,
+  startInstalled,
+  tarballFiles,
+  type GatewayProcess,
+  type Installed,
+} from '../support/packed';
 
 const ROOT = join(__dirname, '..', '..');
 const VOLUMES = '{ volumes(first: 100) { nodes { id nativeId backend { id } } } }';
 
 /** The `.graphql` files under the repo's schema/ (backend folders and generated/ too), relative to the root. */
 function sdlFiles(root: string, dir = 'schema'): string[] {
-  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sdlFiles(root, `${dir}/${e.name}`) : e.name.endsWith('.graphql') ? [`${dir}/${e.name}`] : []));
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sdlFiles(root, `${dir}/${e.name}`) : e.name.endsWith('.graphql') ? [`${dir}/${e.name}`] : [],
+  );
 }
 
-async function gql(url: string, query: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+async function gql(
+  url: string,
+  query: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -67,28 +84,50 @@ describe('the packed package, installed with --omit=dev', () => {
     // Every SDL file the gateway reads at run time, the backends' folders included.
     expect(sdlFiles(ROOT).filter((f) => !files.includes(f))).toEqual([]);
     // A backend's contract fixture (adapters/<kind>/testing/) is test code: it imports the test harness.
-    const unwanted = files.filter((f) => /^(test|bench|scripts|adapters|server|domain|resolvers|subscriptions|simulators)\//.test(f) || f.includes('/testing/') || f.endsWith('.ts') || f.endsWith('.map') || f.includes('.build-stamp'));
+    const unwanted = files.filter(
+      (f) =>
+        /^(test|bench|scripts|adapters|server|domain|resolvers|subscriptions|simulators)\//.test(f) ||
+        f.includes('/testing/') ||
+        f.endsWith('.ts') ||
+        f.endsWith('.map') ||
+        f.includes('.build-stamp'),
+    );
     expect(unwanted).toEqual([]);
   });
 
   it('should install only production dependencies, with a linked volume-gateway command', () => {
     expect(existsSync(join(installed.dir, 'node_modules', '.bin', 'volume-gateway'))).toBe(true);
     const devOnly = ['typescript', 'tsx', 'esbuild', 'jest', 'graphiql', 'react', 'monaco-editor', 'kubernetes-models'];
-    expect(devOnly.filter((p) => existsSync(join(installed.dir, 'node_modules', p)) || existsSync(join(installed.packageDir, 'node_modules', p)))).toEqual([]);
+    expect(
+      devOnly.filter(
+        (p) =>
+          existsSync(join(installed.dir, 'node_modules', p)) ||
+          existsSync(join(installed.packageDir, 'node_modules', p)),
+      ),
+    ).toEqual([]);
     expect(installed.npmOutput).not.toMatch(/npm error/);
   });
 
   it('should serve a configured backend (memory, and a Nomad simulator over HTTP) under NODE_ENV=production', async () => {
     const sim: NomadSimulator = await startNomad();
     const ids = seedVolumes(sim, 3);
-    const gw = await startInstalled(installed, { NODE_ENV: 'production', LOG_LEVEL: 'warn', GATEWAY_BACKENDS: `lab=memory,east=nomad@${sim.url}` });
+    const gw = await startInstalled(installed, {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      GATEWAY_BACKENDS: `lab=memory,east=nomad@${sim.url}`,
+    });
     running.push(gw);
     const origin = new URL(gw.url).origin;
     expect((await fetch(`${origin}/healthz`)).status).toBe(200);
     const { status, body } = await gql(gw.url, VOLUMES, { 'x-nomad-token': MGMT, 'x-memory-token': 'lab-admin' });
     expect({ status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
     const nodes = body.data.volumes.nodes as Array<{ nativeId: string; backend: { id: string } }>;
-    expect(nodes.filter((n) => n.backend.id === 'east').map((n) => n.nativeId).sort()).toEqual(ids);
+    expect(
+      nodes
+        .filter((n) => n.backend.id === 'east')
+        .map((n) => n.nativeId)
+        .sort(),
+    ).toEqual(ids);
     expect(nodes.filter((n) => n.backend.id === 'lab').length).toBeGreaterThan(0);
     // The gateway read the simulator over HTTP.
     expect(sim.requests().some((r) => r.path === '/v1/volumes')).toBe(true);
@@ -100,8 +139,12 @@ describe('the packed package, installed with --omit=dev', () => {
     running.push(gw);
     const origin = new URL(gw.url).origin;
     // The banner's credential lines (`  nomad-east: X-Nomad-Token-nomad-east: demo-east-management …`), one per demo backend.
-    const credentials = (): Array<[string, string]> => [...gw.output().matchAll(/^\s+\S+: (X-[\w-]+): (\S+)/gm)].map((m) => [m[1]!.toLowerCase(), m[2]!]);
-    await until(() => credentials().length >= 3, () => `the demo banner's credentials:\n${gw.output()}`);
+    const credentials = (): Array<[string, string]> =>
+      [...gw.output().matchAll(/^\s+\S+: (X-[\w-]+): (\S+)/gm)].map((m) => [m[1]!.toLowerCase(), m[2]!]);
+    await until(
+      () => credentials().length >= 3,
+      () => `the demo banner's credentials:\n${gw.output()}`,
+    );
     expect(gw.output()).toMatch(/Demo mode/);
     const headers = Object.fromEntries(credentials());
     const { status, body } = await gql(gw.url, VOLUMES, headers);

@@ -31,7 +31,10 @@ function firstColumn(text: string, heading: string): string {
   const start = lines.findIndex((l) => l.startsWith('|'));
   const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
   // The header row and the separator row first.
-  return lines.slice(start + 2, end < 0 ? undefined : end).map((r) => r.split(' | ')[0]!).join('\n');
+  return lines
+    .slice(start + 2, end < 0 ? undefined : end)
+    .map((r) => r.split(' | ')[0]!)
+    .join('\n');
 }
 
 describe('error codes', () => {
@@ -44,17 +47,22 @@ describe('error codes', () => {
   });
 
   it('should give every ErrorCode and EdgeErrorCode a row of docs/troubleshooting.md, "Error codes", and nothing else', () => {
-    expect(codesIn(firstColumn(doc('docs/troubleshooting.md'), '## Error codes'))).toEqual(sorted([...errorCodes, ...edgeCodes]));
+    expect(codesIn(firstColumn(doc('docs/troubleshooting.md'), '## Error codes'))).toEqual(
+      sorted([...errorCodes, ...edgeCodes]),
+    );
   });
 
   it('should find a code the README leaves out (the check can fail)', () => {
     const readme = doc('README.md').replace('`BACKEND_ERROR`,', '');
-    expect(errorCodes.filter((c) => !codesIn(block(readme, 'with `code` one\nof these:')).includes(c))).toEqual(['BACKEND_ERROR']);
+    expect(errorCodes.filter((c) => !codesIn(block(readme, 'with `code` one\nof these:')).includes(c))).toEqual([
+      'BACKEND_ERROR',
+    ]);
   });
 });
 
 /** The facets named in backticks in `text`. */
-const facetsIn = (text: string): string[] => sorted([...text.matchAll(/`(\w+)`/g)].map((m) => m[1]!).filter((w) => w in FACET_NAMES));
+const facetsIn = (text: string): string[] =>
+  sorted([...text.matchAll(/`(\w+)`/g)].map((m) => m[1]!).filter((w) => w in FACET_NAMES));
 /** The backticked words after "the facets " up to the end of that list. */
 const listedFacets = (text: string): string[] => {
   const m = /the facets ((?:`\w+`(?:, | and |,\n| and\n|\n)?)+)/.exec(text);
@@ -67,23 +75,28 @@ describe('facets', () => {
 
   it('should list every facet of adapters/contract/capabilities.ts in docs/architecture.md, and nothing else', () => {
     expect(all).toContain('callerScope');
-    const m = /`capabilities\.ts` \(the facets, named by what they do and checked by the compiler: ([^;]+);/.exec(doc('docs/architecture.md'));
+    const m = /`capabilities\.ts` \(the facets, named by what they do and checked by the compiler: ([^;]+);/.exec(
+      doc('docs/architecture.md'),
+    );
     expect(m && facetsIn(m[1]!)).toEqual(all);
   });
 
-  it.each(BACKEND_MODULES.map((m) => [m.kind]))('should list in docs/%s.md exactly the facets its backend has', async (kind) => {
-    const module = BACKEND_MODULES.find((m) => m.kind === kind)!;
-    const config = loadConfig({ GATEWAY_BACKENDS: `doc=${kind}${module.needsUrl ? '@http://127.0.0.1:9' : ''}` });
-    const registry = createRegistry(config.backends);
-    try {
-      const backend = registry.forId('doc');
-      const has = all.filter((f) => backend[f as Facet] !== undefined);
-      expect(has.length).toBeGreaterThan(0);
-      expect(listedFacets(doc(`docs/${kind}.md`))).toEqual(has);
-    } finally {
-      await registry.close();
-    }
-  });
+  it.each(BACKEND_MODULES.map((m) => [m.kind]))(
+    'should list in docs/%s.md exactly the facets its backend has',
+    async (kind) => {
+      const module = BACKEND_MODULES.find((m) => m.kind === kind)!;
+      const config = loadConfig({ GATEWAY_BACKENDS: `doc=${kind}${module.needsUrl ? '@http://127.0.0.1:9' : ''}` });
+      const registry = createRegistry(config.backends);
+      try {
+        const backend = registry.forId('doc');
+        const has = all.filter((f) => backend[f as Facet] !== undefined);
+        expect(has.length).toBeGreaterThan(0);
+        expect(listedFacets(doc(`docs/${kind}.md`))).toEqual(has);
+      } finally {
+        await registry.close();
+      }
+    },
+  );
 });
 
 describe('backend kinds', () => {

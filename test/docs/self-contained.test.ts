@@ -20,7 +20,9 @@ describe('the repository refers to nothing outside it', () => {
 
   it('should find no reference to the old shared notes or fixtures, or to a script that is not here', () => {
     expect(tracked.length).toBeGreaterThan(500);
-    const found = tracked.filter((f) => !(f in ALLOWED)).flatMap((f) => outsideReferences(f).map((r) => `${f}:${r.line}: ${r.text}`));
+    const found = tracked
+      .filter((f) => !(f in ALLOWED))
+      .flatMap((f) => outsideReferences(f).map((r) => `${f}:${r.line}: ${r.text}`));
     expect(found).toEqual([]);
   });
 
@@ -38,7 +40,14 @@ describe('the repository refers to nothing outside it', () => {
 
   it('should resolve every relative Markdown link to a tracked file inside the repository', () => {
     const have = new Set(tracked);
-    const dirs = new Set(tracked.flatMap((f) => f.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+    const dirs = new Set(
+      tracked.flatMap((f) =>
+        f
+          .split('/')
+          .slice(0, -1)
+          .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+      ),
+    );
     const broken = tracked
       .filter((f) => f.endsWith('.md'))
       .flatMap((f) =>
@@ -79,7 +88,12 @@ describe('fixtures name their upstream source', () => {
   it('should open every recorded transcript with the real server and version it was recorded against', () => {
     const transcripts = tracked.filter((f) => /^test\/fixtures\/recorded\/[^/]+\/\d\d-[^/]+\.md$/.test(f));
     expect(transcripts.length).toBeGreaterThan(20);
-    const unnamed = transcripts.filter((f) => !/^Recorded against a real (Cinder|Keystone|Nova) \d+\.\d+\.\d+ /.test(readFileSync(join(root, f), 'utf8').split('\n')[2] ?? ''));
+    const unnamed = transcripts.filter(
+      (f) =>
+        !/^Recorded against a real (Cinder|Keystone|Nova) \d+\.\d+\.\d+ /.test(
+          readFileSync(join(root, f), 'utf8').split('\n')[2] ?? '',
+        ),
+    );
     expect(unnamed).toEqual([]);
   });
 });

@@ -9,7 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { MemoryData } from '../../adapters/memory/data/shape';
-import { attachVolume, createVolume, loadOperation, operationId, registerVolume, updateVolume, volumeId, type IdempotencyInput } from '../../domain';
+import {
+  attachVolume,
+  createVolume,
+  loadOperation,
+  operationId,
+  registerVolume,
+  updateVolume,
+  volumeId,
+  type IdempotencyInput,
+} from '../../domain';
 import { createRegistry } from '../../server/backends';
 import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';
 import { loadConfig } from '../../server/config';
@@ -32,8 +41,18 @@ beforeAll(() => {
     ],
   };
   writeFileSync(file, JSON.stringify(data));
-  const registry = createRegistry(loadConfig({ GATEWAY_BACKENDS: 'lab=memory', GATEWAY_BACKEND_LAB_DATA_FILE: file, GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '50' }).backends);
-  const operations = new OperationTracker({ changes: (id) => registry.find(id)?.trackedChanges, pollMs: 20, maxPollMs: 50 });
+  const registry = createRegistry(
+    loadConfig({
+      GATEWAY_BACKENDS: 'lab=memory',
+      GATEWAY_BACKEND_LAB_DATA_FILE: file,
+      GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '50',
+    }).backends,
+  );
+  const operations = new OperationTracker({
+    changes: (id) => registry.find(id)?.trackedChanges,
+    pollMs: 20,
+    maxPollMs: 50,
+  });
   services = { registry, operations, idempotency: new InProcessIdempotencyStore() };
 });
 
@@ -43,26 +62,61 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const as = (token: string): GatewayContext => createExecutionContext(services, { credentials: new Map([['lab', { token }]]), limits: new ExecutionLimits(DEFAULT_LIMITS) });
-const key = (k: string, request: unknown): IdempotencyInput => ({ mutation: 'createVolume', key: k, request, argument: 'input.idempotencyKey' });
-const codeOf = (p: Promise<unknown>): Promise<string> => p.then(() => 'resolved', (err: unknown) => (err instanceof GatewayError ? err.code : String(err)));
+const as = (token: string): GatewayContext =>
+  createExecutionContext(services, {
+    credentials: new Map([['lab', { token }]]),
+    limits: new ExecutionLimits(DEFAULT_LIMITS),
+  });
+const key = (k: string, request: unknown): IdempotencyInput => ({
+  mutation: 'createVolume',
+  key: k,
+  request,
+  argument: 'input.idempotencyKey',
+});
+const codeOf = (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'resolved',
+    (err: unknown) => (err instanceof GatewayError ? err.code : String(err)),
+  );
 
 describe('use cases without GraphQL', () => {
   it('should create once per idempotency key, answer the retry with the same volume and operation, and refuse the key for another input', async () => {
     const spec = { namespace: 'team', name: 'made-once', capacityMinBytes: GiB };
-    const first = await createVolume(as('writer'), { backend: 'lab', spec, idempotency: key('k1', { name: 'made-once' }) });
-    const retry = await createVolume(as('writer'), { backend: 'lab', spec, idempotency: key('k1', { name: 'made-once' }) });
+    const first = await createVolume(as('writer'), {
+      backend: 'lab',
+      spec,
+      idempotency: key('k1', { name: 'made-once' }),
+    });
+    const retry = await createVolume(as('writer'), {
+      backend: 'lab',
+      spec,
+      idempotency: key('k1', { name: 'made-once' }),
+    });
     expect(first.operation.kind).toBe('CREATE_VOLUME');
     expect(retry.operation.id).toBe(first.operation.id);
     expect(retry.volume?.ref).toEqual(first.volume?.ref);
-    const listed = await services.registry.forId('lab').listVolumes({ namespace: 'team', limit: 100, token: null }, as('writer').call('lab'));
+    const listed = await services.registry
+      .forId('lab')
+      .listVolumes({ namespace: 'team', limit: 100, token: null }, as('writer').call('lab'));
     expect(listed.items.filter((p) => p.item.name === 'made-once')).toHaveLength(1);
-    expect(await codeOf(createVolume(as('writer'), { backend: 'lab', spec: { ...spec, name: 'other' }, idempotency: key('k1', { name: 'other' }) }))).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(
+      await codeOf(
+        createVolume(as('writer'), {
+          backend: 'lab',
+          spec: { ...spec, name: 'other' },
+          idempotency: key('k1', { name: 'other' }),
+        }),
+      ),
+    ).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
   it('should track an attach, read the volume back, and show the operation only to whom may see it', async () => {
     const ref = { backend: 'lab', namespace: 'team', nativeId: 'vol-a' };
-    const done = await attachVolume(as('writer'), { volume: ref, target: { kind: 'host', connector: { host: 'h1' }, readOnly: false }, idempotency: { mutation: 'attachVolume', key: null, request: null, argument: 'input.idempotencyKey' } });
+    const done = await attachVolume(as('writer'), {
+      volume: ref,
+      target: { kind: 'host', connector: { host: 'h1' }, readOnly: false },
+      idempotency: { mutation: 'attachVolume', key: null, request: null, argument: 'input.idempotencyKey' },
+    });
     expect(done.operation).toMatchObject({ kind: 'ATTACH_VOLUME', targetId: volumeId(ref) });
     expect(done.volume?.ref).toEqual(ref);
     const id = operationId(done.operation);
@@ -79,7 +133,13 @@ describe('use cases without GraphQL', () => {
     };
     expect(await codeOf(registerVolume(as('writer'), { backend: 'lab', spec }))).toBe('UNSUPPORTED_BY_BACKEND');
     expect(checked).toBe(0);
-    const renamed = await updateVolume(as('writer'), { volume: { backend: 'lab', namespace: 'team', nativeId: 'vol-a' }, patch: () => ({ name: 'renamed' }) });
-    expect(renamed).toMatchObject({ volume: { name: 'renamed' }, operation: { kind: 'UPDATE_VOLUME', state: 'SUCCEEDED' } });
+    const renamed = await updateVolume(as('writer'), {
+      volume: { backend: 'lab', namespace: 'team', nativeId: 'vol-a' },
+      patch: () => ({ name: 'renamed' }),
+    });
+    expect(renamed).toMatchObject({
+      volume: { name: 'renamed' },
+      operation: { kind: 'UPDATE_VOLUME', state: 'SUCCEEDED' },
+    });
   });
 });

@@ -6,7 +6,15 @@
  * (a view that may serve reads) follows each watcher's facets, currency and scope.
  */
 import { WatcherDirectory } from '../../domain/watchers';
-import { disposeAll, MGMT, OS, seedVolumes, startNomad, startOpenStack, type OpenStackUnderTest } from '../support/harness';
+import {
+  disposeAll,
+  MGMT,
+  OS,
+  seedVolumes,
+  startNomad,
+  startOpenStack,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { startLive, type LiveUnderTest } from '../subscriptions/live-helpers';
 
@@ -21,8 +29,19 @@ beforeEach(async () => {
   nomadIds = seedVolumes(nomad, 2, 'default');
   os = await startOpenStack();
   dir = new WatcherDirectory((id) => live?.services.registry.find(id));
-  const demoService = { method: 'password' as const, username: OS.demoUser, password: OS.demoPassword, projectName: 'demo' };
-  live = await startLive([{ id: 'east', url: nomad.url, token: MGMT }, os.backend('os', { auth: demoService, watchFastMs: 50, watchSlowMs: 100 })], { hub: { watchers: dir } });
+  const demoService = {
+    method: 'password' as const,
+    username: OS.demoUser,
+    password: OS.demoPassword,
+    projectName: 'demo',
+  };
+  live = await startLive(
+    [
+      { id: 'east', url: nomad.url, token: MGMT },
+      os.backend('os', { auth: demoService, watchFastMs: 50, watchSlowMs: 100 }),
+    ],
+    { hub: { watchers: dir } },
+  );
 });
 
 afterEach(async () => {
@@ -39,7 +58,7 @@ describe('watcher directory', () => {
     expect(dir.watcher('nowhere')).toBeUndefined();
   });
 
-  it('should check a current Nomad watcher\'s scopes with the service credential and serve reads from its view', async () => {
+  it("should check a current Nomad watcher's scopes with the service credential and serve reads from its view", async () => {
     expect(dir.current('east', 'default')).toBe(live!.hub.watcher('east'));
     expect(await dir.serviceCredential('east', 'default')!()).toEqual({ token: MGMT });
     const view = dir.readView('east', 'default');
@@ -48,7 +67,7 @@ describe('watcher directory', () => {
     expect(view!(ref)).toEqual(await live!.backend('east').getVolume(ref, { credential: { token: MGMT } }));
   });
 
-  it('should not count an idle OpenStack watcher as current, and once current cover only its service user\'s project, serving no reads', async () => {
+  it("should not count an idle OpenStack watcher as current, and once current cover only its service user's project, serving no reads", async () => {
     // Nobody listens and nothing is pending: the watcher has not read.
     expect(dir.watcher('os')!.current).toBe(false);
     expect(dir.serviceCredential('os', os.demo)).toBeUndefined();

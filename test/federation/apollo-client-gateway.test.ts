@@ -9,20 +9,43 @@
  * graphql-codegen's fragment-matcher output, is not on this branch yet): the same map, from the
  * served schema instead of the SDL files.
  */
-import { ApolloClient, CombinedGraphQLErrors, HttpLink, InMemoryCache, gql, type PossibleTypesMap } from '@apollo/client';
+import {
+  ApolloClient,
+  CombinedGraphQLErrors,
+  HttpLink,
+  InMemoryCache,
+  gql,
+  type PossibleTypesMap,
+} from '@apollo/client';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { MGMT, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  MGMT,
+  closedPortUrl,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 
 /** Unions and interfaces of the served schema → their member types (`_Entity` left out, as codegen's `federation: true` does). */
 async function possibleTypesOf(gw: GatewayUnderTest): Promise<PossibleTypesMap> {
   const res = await gw.gql('{ __schema { types { kind name possibleTypes { name } } } }');
   const out: PossibleTypesMap = {};
-  for (const t of res.body.data.__schema.types) if (t.possibleTypes && t.name !== '_Entity') out[t.name] = t.possibleTypes.map((p: { name: string }) => p.name).sort();
+  for (const t of res.body.data.__schema.types)
+    if (t.possibleTypes && t.name !== '_Entity')
+      out[t.name] = t.possibleTypes.map((p: { name: string }) => p.name).sort();
   return out;
 }
 
 /** An app's client: default cache settings (plus `possibleTypes` when given); counts the HTTP requests it sends and keeps their answers. */
-function appClient(url: string, headers: Record<string, string>, cacheOptions: ConstructorParameters<typeof InMemoryCache>[0] = {}) {
+function appClient(
+  url: string,
+  headers: Record<string, string>,
+  cacheOptions: ConstructorParameters<typeof InMemoryCache>[0] = {},
+) {
   const answers: unknown[] = [];
   const counted: typeof fetch = async (input, init) => {
     const res = await fetch(input, init);
@@ -58,11 +81,18 @@ describe('@apollo/client against the v2 gateway', () => {
   beforeAll(async () => {
     os = await startOpenStack({ delays: { attachMs: 80, attachCompleteMs: 40 } });
     serverId = os.sim.seedServer({ project: os.demo, name: 'app-1' });
-    for (const [name, size] of [['alpha', 1], ['beta', 2], ['gamma', 3]] as const) nativeIds[name] = os.sim.seedVolume({ project: os.demo, name, size });
+    for (const [name, size] of [
+      ['alpha', 1],
+      ['beta', 2],
+      ['gamma', 3],
+    ] as const)
+      nativeIds[name] = os.sim.seedVolume({ project: os.demo, name, size });
     os.sim.attachNow(serverId, nativeIds.gamma!);
     nomad = await startNomad();
     seedVolumes(nomad, 2);
-    gw = await startGatewayFor([{ id: 'east', url: nomad.url }, os.backend('os', { operationTimeoutMs: 10_000 })], { operationOptions: { pollMs: 20, maxPollMs: 50 } });
+    gw = await startGatewayFor([{ id: 'east', url: nomad.url }, os.backend('os', { operationTimeoutMs: 10_000 })], {
+      operationOptions: { pollMs: 20, maxPollMs: 50 },
+    });
     possibleTypes = await possibleTypesOf(gw);
     both = { 'X-Auth-Token': os.demoToken, 'X-Nomad-Token-east': MGMT };
   });
@@ -72,7 +102,10 @@ describe('@apollo/client against the v2 gateway', () => {
   });
 
   /** The global id of a volume by name (a list read outside any client cache). */
-  const idOf = async (name: string): Promise<string> => (await gw.gql('{ volumes(first: 50) { nodes { id name } } }', {}, both)).body.data.volumes.nodes.find((v: any) => v.name === name).id;
+  const idOf = async (name: string): Promise<string> =>
+    (await gw.gql('{ volumes(first: 50) { nodes { id name } } }', {}, both)).body.data.volumes.nodes.find(
+      (v: any) => v.name === name,
+    ).id;
 
   it('normalizes volumes by id: every listed volume is one cache entry, and a repeated read is served from the cache', async () => {
     const { client, cache, answers } = track(appClient(gw.gateway.url, both, { possibleTypes }));
@@ -80,9 +113,19 @@ describe('@apollo/client against the v2 gateway', () => {
     const nodes = data.volumes.nodes;
     expect(nodes.map((v: any) => v.name)).toEqual(['vol 0', 'vol 1', 'alpha', 'beta', 'gamma']);
     const store = cache.extract() as Record<string, any>;
-    for (const v of nodes) expect(store[`Volume:${v.id}`]).toEqual({ __typename: 'Volume', id: v.id, name: v.name, status: v.status, backendStatus: v.backendStatus, sizeBytes: v.sizeBytes });
+    for (const v of nodes)
+      expect(store[`Volume:${v.id}`]).toEqual({
+        __typename: 'Volume',
+        id: v.id,
+        name: v.name,
+        status: v.status,
+        backendStatus: v.backendStatus,
+        sizeBytes: v.sizeBytes,
+      });
     // The list holds references, not copies.
-    expect(store['ROOT_QUERY']['volumes({"first":50})'].nodes).toEqual(nodes.map((v: any) => ({ __ref: `Volume:${v.id}` })));
+    expect(store['ROOT_QUERY']['volumes({"first":50})'].nodes).toEqual(
+      nodes.map((v: any) => ({ __ref: `Volume:${v.id}` })),
+    );
     const gamma = nodes.find((v: any) => v.name === 'gamma');
 
     // `volume(id:)` is another root field: the default cache asks once, and merges the answer into the same entry.
@@ -90,14 +133,23 @@ describe('@apollo/client against the v2 gateway', () => {
     const one = await client.query<any>({ query: ONE, variables: { id: gamma.id } });
     expect(one.data.volume).toMatchObject({ id: gamma.id, name: 'gamma', status: 'IN_USE' });
     expect(answers).toHaveLength(2);
-    expect((cache.extract() as any)[`Volume:${gamma.id}`]).toMatchObject({ name: 'gamma', sizeBytes: 3 * 2 ** 30, createdAt: one.data.volume.createdAt });
+    expect((cache.extract() as any)[`Volume:${gamma.id}`]).toMatchObject({
+      name: 'gamma',
+      sizeBytes: 3 * 2 ** 30,
+      createdAt: one.data.volume.createdAt,
+    });
     // The second query for that volume is served from the cache: no request leaves the client.
     const again = await client.query<any>({ query: ONE, variables: { id: gamma.id } });
     expect(again.data.volume).toEqual(one.data.volume);
     expect(answers).toHaveLength(2);
     // So is a fragment read of any listed volume.
     const alpha = nodes.find((v: any) => v.name === 'alpha');
-    expect(cache.readFragment({ id: cache.identify({ __typename: 'Volume', id: alpha.id }), fragment: gql`fragment A on Volume { name sizeBytes }` })).toEqual({ __typename: 'Volume', name: 'alpha', sizeBytes: 2 ** 30 });
+    expect(
+      cache.readFragment({
+        id: cache.identify({ __typename: 'Volume', id: alpha.id }),
+        fragment: gql`fragment A on Volume { name sizeBytes }`,
+      }),
+    ).toEqual({ __typename: 'Volume', name: 'alpha', sizeBytes: 2 ** 30 });
     expect(answers).toHaveLength(2);
   });
 
@@ -107,22 +159,39 @@ describe('@apollo/client against the v2 gateway', () => {
     const id = await idOf('alpha');
     const UPDATE = gql`mutation Rename($i: UpdateVolumeInput!) { updateVolume(input: $i) { volume { id name } operation { id kind state } } }`;
     const m = await client.mutate<any>({ mutation: UPDATE, variables: { i: { volumeId: id, name: 'alpha-renamed' } } });
-    expect(m.data.updateVolume).toMatchObject({ volume: { id, name: 'alpha-renamed' }, operation: { kind: 'UPDATE_VOLUME', state: 'SUCCEEDED' } });
+    expect(m.data.updateVolume).toMatchObject({
+      volume: { id, name: 'alpha-renamed' },
+      operation: { kind: 'UPDATE_VOLUME', state: 'SUCCEEDED' },
+    });
     expect(os.sim.volume(nativeIds.alpha!)?.name).toBe('alpha-renamed');
     expect((cache.extract() as any)[`Volume:${id}`].name).toBe('alpha-renamed');
     const cached = await client.query<any>({ query: LIST, fetchPolicy: 'cache-only' });
-    expect(cached.data.volumes.nodes.map((v: any) => v.name)).toEqual(['vol 0', 'vol 1', 'alpha-renamed', 'beta', 'gamma']);
+    expect(cached.data.volumes.nodes.map((v: any) => v.name)).toEqual([
+      'vol 0',
+      'vol 1',
+      'alpha-renamed',
+      'beta',
+      'gamma',
+    ]);
     // The list and the mutation: nothing refetched.
     expect(answers).toHaveLength(2);
     // Back to its name for the other tests.
-    expect((await client.mutate<any>({ mutation: UPDATE, variables: { i: { volumeId: id, name: 'alpha' } } })).data.updateVolume.volume.name).toBe('alpha');
+    expect(
+      (await client.mutate<any>({ mutation: UPDATE, variables: { i: { volumeId: id, name: 'alpha' } } })).data
+        .updateVolume.volume.name,
+    ).toBe('alpha');
   });
 
   it("follows an attach's operation to SUCCEEDED by polling volumeOperation, the cached volume's status agreeing with its backendStatus at every step", async () => {
     const { client, cache } = track(appClient(gw.gateway.url, both, { possibleTypes }));
     const id = await idOf('beta');
     // Cinder's word → the gateway's status, for the states an attach passes through (docs/openstack.md).
-    const agreed: Record<string, string> = { available: 'AVAILABLE', reserved: 'RESERVED', attaching: 'ATTACHING', 'in-use': 'IN_USE' };
+    const agreed: Record<string, string> = {
+      available: 'AVAILABLE',
+      reserved: 'RESERVED',
+      attaching: 'ATTACHING',
+      'in-use': 'IN_USE',
+    };
     const cachedVolume = (): { status: string; backendStatus: string } => (cache.extract() as any)[`Volume:${id}`];
     const seen: string[] = [];
     const check = (): void => {
@@ -139,7 +208,10 @@ describe('@apollo/client against the v2 gateway', () => {
       query Poll($id: ID!) { volumeOperation(id: $id) { id state backendStatus target { ...Target } } }
       ${TARGET}
     `;
-    const m = await client.mutate<any>({ mutation: ATTACH, variables: { i: { volumeId: id, target: { server: { serverId } } } } });
+    const m = await client.mutate<any>({
+      mutation: ATTACH,
+      variables: { i: { volumeId: id, target: { server: { serverId } } } },
+    });
     const op = m.data.attachVolume.operation;
     expect(op).toMatchObject({ kind: 'ATTACH_VOLUME', targetId: id });
     expect(['PENDING', 'RUNNING']).toContain(op.state);
@@ -155,7 +227,10 @@ describe('@apollo/client against the v2 gateway', () => {
     }
     expect(state).toBe('SUCCEEDED');
     expect(cachedVolume()).toMatchObject({ status: 'IN_USE', backendStatus: 'in-use' });
-    expect((cache.extract() as any)[`VolumeOperation:${op.id}`]).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
+    expect((cache.extract() as any)[`VolumeOperation:${op.id}`]).toMatchObject({
+      state: 'SUCCEEDED',
+      backendStatus: 'in-use',
+    });
     expect(os.sim.volume(nativeIds.beta!)?.status).toBe('in-use');
     // The mutation's answer and at least one poll were checked (how many depends on timing).
     expect(seen.length).toBeGreaterThan(1);
@@ -194,7 +269,10 @@ describe('@apollo/client against the v2 gateway', () => {
     expect(bad).not.toHaveProperty('name');
     // An inline fragment on the member type itself needs no possibleTypes (the typename matches exactly).
     const INLINE = gql`query Inline($id: ID!) { volume(id: $id) { id details { ... on CinderVolumeDetails { cinderStatus } } } }`;
-    expect((await withoutTypes.client.query<any>({ query: INLINE, variables: { id } })).data.volume.details).toEqual({ __typename: 'CinderVolumeDetails', cinderStatus: 'IN_USE' });
+    expect((await withoutTypes.client.query<any>({ query: INLINE, variables: { id } })).data.volume.details).toEqual({
+      __typename: 'CinderVolumeDetails',
+      cinderStatus: 'IN_USE',
+    });
   });
 
   it('with no X-Auth-Token, the default error policy succeeds: Nomad volumes, and OpenStack named in omittedBackends as NO_CREDENTIAL', async () => {
@@ -202,7 +280,14 @@ describe('@apollo/client against the v2 gateway', () => {
     const res = await client.query<any>({ query: LIST });
     expect(res.error).toBeUndefined();
     expect(res.data.volumes.nodes.map((v: any) => v.name)).toEqual(['vol 0', 'vol 1']);
-    expect(res.data.volumes.omittedBackends).toEqual([{ __typename: 'VolumeListOmission', backend: { __typename: 'StorageBackend', id: 'os' }, reason: 'NO_CREDENTIAL', code: null }]);
+    expect(res.data.volumes.omittedBackends).toEqual([
+      {
+        __typename: 'VolumeListOmission',
+        backend: { __typename: 'StorageBackend', id: 'os' },
+        reason: 'NO_CREDENTIAL',
+        code: null,
+      },
+    ]);
   });
 
   describe('with the Nomad backend down and OpenStack up', () => {
@@ -214,9 +299,14 @@ describe('@apollo/client against the v2 gateway', () => {
 
     it('rejects under errorPolicy "none" (the default): the failed backend is an error', async () => {
       const { client } = track(appClient(down.gateway.url, headers(), { possibleTypes }));
-      const err = await client.query({ query: LIST }).then(() => null, (e: unknown) => e);
+      const err = await client.query({ query: LIST }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(CombinedGraphQLErrors.is(err)).toBe(true);
-      expect((err as CombinedGraphQLErrors).errors.map((e) => [e.path, e.extensions?.['backend']])).toEqual([[['volumes', 'nodes', 0], 'down']]);
+      expect((err as CombinedGraphQLErrors).errors.map((e) => [e.path, e.extensions?.['backend']])).toEqual([
+        [['volumes', 'nodes', 0], 'down'],
+      ]);
     });
 
     it('returns the OpenStack volumes and the error under errorPolicy "all"', async () => {
@@ -224,9 +314,18 @@ describe('@apollo/client against the v2 gateway', () => {
       const res = await client.query<any>({ query: LIST, errorPolicy: 'all' });
       // A null item stands where Nomad's volumes would be; OpenStack's follow.
       expect(res.data.volumes.nodes.map((v: any) => v?.name ?? null)).toEqual([null, 'alpha', 'beta', 'gamma']);
-      expect(res.data.volumes.omittedBackends).toEqual([{ __typename: 'VolumeListOmission', backend: { __typename: 'StorageBackend', id: 'down' }, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE' }]);
+      expect(res.data.volumes.omittedBackends).toEqual([
+        {
+          __typename: 'VolumeListOmission',
+          backend: { __typename: 'StorageBackend', id: 'down' },
+          reason: 'FAILED',
+          code: 'BACKEND_UNAVAILABLE',
+        },
+      ]);
       expect(CombinedGraphQLErrors.is(res.error)).toBe(true);
-      expect((res.error as CombinedGraphQLErrors).errors.map((e) => [e.path, e.extensions?.['code']])).toEqual([[['volumes', 'nodes', 0], 'BACKEND_UNAVAILABLE']]);
+      expect((res.error as CombinedGraphQLErrors).errors.map((e) => [e.path, e.extensions?.['code']])).toEqual([
+        [['volumes', 'nodes', 0], 'BACKEND_UNAVAILABLE'],
+      ]);
     });
   });
 });

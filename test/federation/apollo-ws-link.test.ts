@@ -15,7 +15,14 @@ import { getMainDefinition } from '@apollo/client/utilities';
 import { Kind, OperationTypeNode } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { OS, disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  OS,
+  disposeAll,
+  startGatewayFor,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import { until } from '../support/until';
 
 const VOLUME = gql`
@@ -54,7 +61,11 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
     serverId = os.sim.seedServer({ project: os.demo, name: 'app-1' });
     nativeId = os.sim.seedVolume({ project: os.demo, name: 'ledger', size: 1 });
     // The watcher reads with the gateway's own credential; callers never see it.
-    gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' } })]);
+    gw = await startGatewayFor([
+      os.backend('os', {
+        auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
+      }),
+    ]);
     const headers = { 'X-Auth-Token': os.demoToken };
     const listed = await gw.gql('{ volumes(first: 10) { nodes { id nativeId } } }', {}, headers);
     volumeId = listed.body.data.volumes.nodes.find((v: { nativeId: string }) => v.nativeId === nativeId).id;
@@ -103,7 +114,10 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
       expect(sockets).toEqual([gw.gateway.url.replace(/^http/, 'ws')]);
 
       // The mutation goes over HTTP through the same client (the split link's other side).
-      const m = await client.mutate<any>({ mutation: ATTACH, variables: { i: { volumeId, target: { server: { serverId } } } } });
+      const m = await client.mutate<any>({
+        mutation: ATTACH,
+        variables: { i: { volumeId, target: { server: { serverId } } } },
+      });
       expect(m.data.attachVolume.operation).toMatchObject({ kind: 'ATTACH_VOLUME' });
 
       await until(() => events.some((e) => e.type === 'ATTACHED') || errors.length > 0, 'ATTACHED');
@@ -122,9 +136,17 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
       // Normalization: the event's `volume` went into Volume:<id>, the query's entry; the watched
       // query re-rendered from the cache with IN_USE, and a cache-only read agrees.
       await until(() => watched.at(-1)?.status === 'IN_USE', 'the watched query to show IN_USE');
-      expect(watched.at(-1)).toMatchObject({ id: volumeId, name: 'ledger', status: 'IN_USE', attachments: [{ state: 'ATTACHED' }] });
+      expect(watched.at(-1)).toMatchObject({
+        id: volumeId,
+        name: 'ledger',
+        status: 'IN_USE',
+        attachments: [{ state: 'ATTACHED' }],
+      });
       const cached = await client.query<any>({ query: VOLUME, variables: { id: volumeId }, fetchPolicy: 'cache-only' });
-      expect(cached.data.volume).toMatchObject({ status: 'IN_USE', attachments: [{ id: attached.attachment.id, state: 'ATTACHED' }] });
+      expect(cached.data.volume).toMatchObject({
+        status: 'IN_USE',
+        attachments: [{ id: attached.attachment.id, state: 'ATTACHED' }],
+      });
       expect(client.cache.identify({ __typename: 'Volume', id: volumeId })).toBe(`Volume:${volumeId}`);
       // The backend agrees: this was a real attach.
       expect(os.sim.volume(nativeId)?.status).toBe('in-use');
@@ -144,8 +166,15 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
       query One($a: ID!) { volumeAttachment(id: $a) { id consumer { ... on VolumeServerConsumer { ${withId ? 'id ' : ''}serverId } } } }
     `;
     const readBack = async (withId: boolean): Promise<unknown> => {
-      const fresh = new ApolloClient({ link: new HttpLink({ uri: gw.gateway.url, headers: { 'X-Auth-Token': os.demoToken } }), cache: new InMemoryCache() });
-      const listed = await fresh.query<any>({ query: list(withId), variables: { id: volumeId }, fetchPolicy: 'network-only' });
+      const fresh = new ApolloClient({
+        link: new HttpLink({ uri: gw.gateway.url, headers: { 'X-Auth-Token': os.demoToken } }),
+        cache: new InMemoryCache(),
+      });
+      const listed = await fresh.query<any>({
+        query: list(withId),
+        variables: { id: volumeId },
+        fetchPolicy: 'network-only',
+      });
       const attachment = listed.data.volume.attachments[0];
       expect(attachment.consumer).toMatchObject({ server: { id: serverId }, name: 'app-1' });
       await fresh.query<any>({ query: narrow(withId), variables: { a: attachment.id }, fetchPolicy: 'network-only' });
@@ -156,6 +185,11 @@ describe('@apollo/client GraphQLWsLink against the gateway', () => {
     // Without the id the consumer is stored inside its attachment and replaced: the list reads back as null.
     expect(await readBack(false)).toBeNull();
     // With it, both results merge into one VolumeServerConsumer:<id> entry.
-    expect(await readBack(true)).toMatchObject({ __typename: 'VolumeServerConsumer', id: expect.any(String), server: { id: serverId }, name: 'app-1' });
+    expect(await readBack(true)).toMatchObject({
+      __typename: 'VolumeServerConsumer',
+      id: expect.any(String),
+      server: { id: serverId },
+      name: 'app-1',
+    });
   }, 30_000);
 });

@@ -5,7 +5,13 @@
  */
 import { COMPUTE_TYPE_DEFS, startComputeSubgraph, type ComputeSubgraph, type ServerSeed } from './compute-subgraph';
 import { startSubgraphServer, type RunningSubgraph } from './subgraph-server';
-import { composeSupergraph, CompositionFailedError, startSupergraph, stopAll, type RunningFederatedGateway } from './supergraph';
+import {
+  composeSupergraph,
+  CompositionFailedError,
+  startSupergraph,
+  stopAll,
+  type RunningFederatedGateway,
+} from './supergraph';
 
 const HOST_A = { id: 'host-a', name: 'compute-a.example' };
 const HOST_B = { id: 'host-b', name: 'compute-b.example' };
@@ -33,7 +39,12 @@ const startTags = (): Promise<RunningSubgraph> =>
     name: 'tags',
     typeDefs: TAGS_TYPE_DEFS,
     resolvers: {
-      Query: { taggedServers: (_: unknown, a: { tag: string }) => Object.keys(TAGS).filter((id) => TAGS[id]!.includes(a.tag)).map((id) => ({ id })) },
+      Query: {
+        taggedServers: (_: unknown, a: { tag: string }) =>
+          Object.keys(TAGS)
+            .filter((id) => TAGS[id]!.includes(a.tag))
+            .map((id) => ({ id })),
+      },
       Server: {
         __resolveReference: (ref: { id: string }) => ({ id: ref.id }),
         tags: (s: { id: string }) => TAGS[s.id] ?? [],
@@ -41,7 +52,11 @@ const startTags = (): Promise<RunningSubgraph> =>
     },
   });
 
-const CREDENTIALS = { 'X-Auth-Token': 'keystone-token-1', 'X-Nomad-Token-nomad1': 'nomad-secret-1', 'X-Unrelated': 'not-forwarded' };
+const CREDENTIALS = {
+  'X-Auth-Token': 'keystone-token-1',
+  'X-Nomad-Token-nomad1': 'nomad-secret-1',
+  'X-Unrelated': 'not-forwarded',
+};
 
 describe('federation harness: compute + tags subgraphs behind @apollo/gateway', () => {
   let compute: ComputeSubgraph;
@@ -63,15 +78,27 @@ describe('federation harness: compute + tags subgraphs behind @apollo/gateway', 
     const c = composeSupergraph([compute, tags]);
     expect(c.errors.map((e) => e.message)).toEqual([]);
     expect(c.hints.map((h) => `${h.definition.code}: ${h.message}`)).toEqual([]);
-    expect(c.supergraphSdl).toMatch(/type Server\s+@join__type\(graph: COMPUTE, key: "id"\)\s+@join__type\(graph: TAGS, key: "id"\)/);
+    expect(c.supergraphSdl).toMatch(
+      /type Server\s+@join__type\(graph: COMPUTE, key: "id"\)\s+@join__type\(graph: TAGS, key: "id"\)/,
+    );
   });
 
   it('joins servers to their tags: one root fetch from compute, one batched _entities fetch from tags', async () => {
-    const res = await gateway.post('{ inventoryServers { id name status host { id name } tags } }', undefined, CREDENTIALS);
+    const res = await gateway.post(
+      '{ inventoryServers { id name status host { id name } tags } }',
+      undefined,
+      CREDENTIALS,
+    );
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.inventoryServers).toEqual(
-      SERVERS.map((s) => ({ id: s.id, name: s.name, status: s.status ?? 'ACTIVE', host: s.host ?? null, tags: TAGS[s.id] ?? [] })),
+      SERVERS.map((s) => ({
+        id: s.id,
+        name: s.name,
+        status: s.status ?? 'ACTIVE',
+        host: s.host ?? null,
+        tags: TAGS[s.id] ?? [],
+      })),
     );
     // Expected: 1 request to compute (the root field, with host resolved locally) and 1 to tags
     // carrying all 3 servers as representations: the query planner batches entity fetches.
@@ -81,7 +108,11 @@ describe('federation harness: compute + tags subgraphs behind @apollo/gateway', 
   });
 
   it('resolves the other way: tags lists ids, compute resolves them by reference in one fetch', async () => {
-    const res = await gateway.post('query($t: String!) { taggedServers(tag: $t) { id name host { name } } }', { t: 'prod' }, CREDENTIALS);
+    const res = await gateway.post(
+      'query($t: String!) { taggedServers(tag: $t) { id name host { name } } }',
+      { t: 'prod' },
+      CREDENTIALS,
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.taggedServers).toEqual([{ id: SERVERS[0]!.id, name: 'web-1', host: { name: HOST_A.name } }]);
     expect(tags.requests().map((r) => r.representations)).toEqual([0]);
@@ -100,7 +131,9 @@ describe('federation harness: compute + tags subgraphs behind @apollo/gateway', 
 
   it('sees servers added after start (the seed is live data, not a snapshot)', async () => {
     compute.addServer({ id: '6f1b6c52-4e0d-4b0e-9a52-1d0a1a000004', name: 'late-1', host: HOST_A });
-    const res = await gateway.post('{ inventoryServer(id: "6f1b6c52-4e0d-4b0e-9a52-1d0a1a000004") { name host { name } tags } }');
+    const res = await gateway.post(
+      '{ inventoryServer(id: "6f1b6c52-4e0d-4b0e-9a52-1d0a1a000004") { name host { name } tags } }',
+    );
     expect(res.body.data.inventoryServer).toEqual({ name: 'late-1', host: { name: HOST_A.name }, tags: [] });
     expect(compute.requests().map((r) => r.representations)).toEqual([0]);
   });
@@ -109,7 +142,11 @@ describe('federation harness: compute + tags subgraphs behind @apollo/gateway', 
 describe('federation harness: composition failures', () => {
   it('reports a conflicting field as an error and refuses to start a gateway', async () => {
     // `Server.name` in two subgraphs, not @shareable and of different types: a real conflict.
-    const clash = { name: 'clash', url: 'http://127.0.0.1:9/', typeDefs: TAGS_TYPE_DEFS.replace('tags: [String!]!', 'name: Int') };
+    const clash = {
+      name: 'clash',
+      url: 'http://127.0.0.1:9/',
+      typeDefs: TAGS_TYPE_DEFS.replace('tags: [String!]!', 'name: Int'),
+    };
     const compute = { name: 'compute', url: 'http://127.0.0.1:9/', typeDefs: COMPUTE_TYPE_DEFS };
     const c = composeSupergraph([compute, clash]);
     expect(c.supergraphSdl).toBeUndefined();
@@ -134,7 +171,14 @@ type Server @key(fields: "id", resolvable: false) { id: ID! }
     volumes = await startSubgraphServer({
       name: 'volumes',
       typeDefs: VOLUMES_TYPE_DEFS,
-      resolvers: { Query: { attachments: () => [{ id: 'a1', server: { id: SERVERS[0]!.id } }, { id: 'a2', server: { id: 'deleted-server' } }] } },
+      resolvers: {
+        Query: {
+          attachments: () => [
+            { id: 'a1', server: { id: SERVERS[0]!.id } },
+            { id: 'a2', server: { id: 'deleted-server' } },
+          ],
+        },
+      },
     });
     gateway = await startSupergraph([compute, volumes]);
   });

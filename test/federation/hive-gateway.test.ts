@@ -19,7 +19,18 @@ import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { ANALYTICS_READ, MGMT, OS, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  ANALYTICS_READ,
+  MGMT,
+  OS,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import { claimOverHttp } from '../support/nomad-control';
 import { until } from '../support/until';
 import { startComputeSubgraph, type ComputeSubgraph } from './compute-subgraph';
@@ -61,7 +72,9 @@ function withHive(config: string): HiveUnderTest {
   let nomad: NomadSimulator;
   let compute: ComputeSubgraph;
   let hive: HiveProcess | undefined;
-  const h = { log: () => hive?.log() ?? '', clients: [] as Client[] } as { -readonly [K in keyof HiveUnderTest]: HiveUnderTest[K] };
+  const h = { log: () => hive?.log() ?? '', clients: [] as Client[] } as {
+    -readonly [K in keyof HiveUnderTest]: HiveUnderTest[K];
+  };
   h.claim = (namespace, volumeId, jobId) => claimOverHttp(nomad.url, namespace, volumeId, jobId);
 
   beforeAll(async () => {
@@ -72,7 +85,11 @@ function withHive(config: string): HiveUnderTest {
     h.os = await startOpenStack();
     h.gw = await startGatewayFor([
       { id: 'east', url: nomad.url, token: MGMT },
-      h.os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' }, watchFastMs: 50, watchSlowMs: 100 }),
+      h.os.backend('os', {
+        auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
+        watchFastMs: 50,
+        watchSlowMs: 100,
+      }),
     ]);
     compute = await startComputeSubgraph([{ id: 'a0000000-0000-4000-8000-000000000001', name: 'app-1' }]);
     hive = await startHiveGateway(h.gw, compute, config, 'east,os');
@@ -93,7 +110,11 @@ function withHive(config: string): HiveUnderTest {
  * then `lake-00<n>` (in `analytics`), and expects the second alone to arrive.
  */
 async function expectOwnClaim(h: HiveUnderTest, events: any[], errors: unknown[], n: number): Promise<void> {
-  await until(() => events.length > 0 || errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${h.log()})`, 20_000);
+  await until(
+    () => events.length > 0 || errors.length > 0,
+    `SUBSCRIBED through Hive Gateway (log: ${h.log()})`,
+    20_000,
+  );
   expect(errors).toEqual([]);
   expect(events[0]).toMatchObject({ type: 'SUBSCRIBED', volume: null, omittedBackends: [] });
   await h.claim('default', `db-00${n}`, 'billing');
@@ -121,11 +142,21 @@ interface SseSubscription {
 }
 
 /** Subscribes at Hive Gateway over GraphQL over SSE with `headers` (the caller's credentials as HTTP headers). */
-async function sseSubscribe(h: HiveUnderTest, query: string, headers: Record<string, string>, field = 'volumeChanged'): Promise<SseSubscription> {
+async function sseSubscribe(
+  h: HiveUnderTest,
+  query: string,
+  headers: Record<string, string>,
+  field = 'volumeChanged',
+): Promise<SseSubscription> {
   const events: any[] = [];
   const errors: unknown[] = [];
   const abort = new AbortController();
-  const res = await fetch(h.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, body: JSON.stringify({ query }), signal: abort.signal });
+  const res = await fetch(h.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify({ query }),
+    signal: abort.signal,
+  });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   // GraphQL over SSE: `event: next` / `data: <result>` blocks.
@@ -138,7 +169,11 @@ async function sseSubscribe(h: HiveUnderTest, query: string, headers: Record<str
       while ((end = buf.indexOf('\n\n')) >= 0) {
         const block = buf.slice(0, end);
         buf = buf.slice(end + 2);
-        const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+        const data = block
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('\n');
         if (!/^event: next$/m.test(block) || !data) continue;
         const r = JSON.parse(data);
         if (r.errors) errors.push(r.errors);
@@ -166,7 +201,12 @@ async function sseClientReceivesOwnClaim(h: HiveUnderTest, n: number): Promise<v
   }
 }
 
-const wsConnections = async (h: HiveUnderTest): Promise<number> => Number(/^gateway_ws_connections (\d+)$/m.exec(await (await fetch(h.gw.gateway.url.replace('/graphql', '/metrics'))).text())?.[1]);
+const wsConnections = async (h: HiveUnderTest): Promise<number> =>
+  Number(
+    /^gateway_ws_connections (\d+)$/m.exec(
+      await (await fetch(h.gw.gateway.url.replace('/graphql', '/metrics'))).text(),
+    )?.[1],
+  );
 
 describe('@graphql-hive/gateway routes a credentialed volumes subscription to the subgraph over graphql-ws, credentials on the upgrade', () => {
   const h = withHive(CONFIG);
@@ -174,7 +214,11 @@ describe('@graphql-hive/gateway routes a credentialed volumes subscription to th
   it('runs the configuration docs/federation.md shows: every code line of its Hive Gateway block is in the file run here', () => {
     const docs = readFileSync(join(ROOT, 'docs', 'federation.md'), 'utf8');
     const block = /### Hive Gateway[\s\S]*?```ts\n([\s\S]*?)```/.exec(docs)?.[1];
-    const code = (text: string): string[] => text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('//') && !l.startsWith('/**') && !l.startsWith('*'));
+    const code = (text: string): string[] =>
+      text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('//') && !l.startsWith('/**') && !l.startsWith('*'));
     const file = new Set(code(readFileSync(CONFIG, 'utf8')));
     expect(block).toBeDefined();
     expect(code(block!).filter((l) => !file.has(l))).toEqual([]);
@@ -189,19 +233,30 @@ describe('@graphql-hive/gateway routes a credentialed volumes subscription to th
     const body = await res.json();
     expect({ status: res.status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
     // The caller's token lists one namespace: the analytics volumes only.
-    expect(body.data.volumes.nodes.map((v: any) => `${v.namespace}/${v.nativeId}`)).toEqual(['analytics/lake-000', 'analytics/lake-001']);
+    expect(body.data.volumes.nodes.map((v: any) => `${v.namespace}/${v.nativeId}`)).toEqual([
+      'analytics/lake-000',
+      'analytics/lake-001',
+    ]);
   });
 
-  it('delivers a Nomad claim to a client subscribing at Hive Gateway with its credential as an HTTP header (SSE at Hive, the header on the subgraph socket\'s upgrade)', async () => {
+  it("delivers a Nomad claim to a client subscribing at Hive Gateway with its credential as an HTTP header (SSE at Hive, the header on the subgraph socket's upgrade)", async () => {
     await sseClientReceivesOwnClaim(h, 0);
     // It reached the subgraph over graphql-ws (Hive closes an idle socket after 3 s).
     expect(await wsConnections(h)).toBeGreaterThanOrEqual(1);
   }, 60_000);
 
   it('delivers an OpenStack volume of its own project to a client subscribing at Hive Gateway with X-Auth-Token as an HTTP header', async () => {
-    const sub = await sseSubscribe(h, 'subscription { volumeChanged(filter: { backends: ["os"], types: [CREATED] }) { type volume { name } omittedBackends { backend { id } reason code } } }', { 'X-Auth-Token': h.os.demoToken });
+    const sub = await sseSubscribe(
+      h,
+      'subscription { volumeChanged(filter: { backends: ["os"], types: [CREATED] }) { type volume { name } omittedBackends { backend { id } reason code } } }',
+      { 'X-Auth-Token': h.os.demoToken },
+    );
     try {
-      await until(() => sub.events.length > 0 || sub.errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${h.log()})`, 20_000);
+      await until(
+        () => sub.events.length > 0 || sub.errors.length > 0,
+        `SUBSCRIBED through Hive Gateway (log: ${h.log()})`,
+        20_000,
+      );
       expect(sub.errors).toEqual([]);
       // Without the token the region would be omitted as NO_CREDENTIAL.
       expect(sub.events[0]).toEqual({ type: 'SUBSCRIBED', volume: null, omittedBackends: [] });
@@ -220,9 +275,21 @@ describe('@graphql-hive/gateway routes a credentialed volumes subscription to th
   it('delivers a Nomad claim to a graphql-ws client at Hive Gateway that sends its credential in connection_init under the lower-case name', async () => {
     const events: any[] = [];
     const errors: unknown[] = [];
-    const client = createClient({ url: h.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { 'x-nomad-token-east': ANALYTICS_READ } });
+    const client = createClient({
+      url: h.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { 'x-nomad-token-east': ANALYTICS_READ },
+    });
     h.clients.push(client);
-    const stop = client.subscribe<any>({ query: SUBSCRIPTION }, { next: (r) => (r.errors ? errors.push(r.errors) : events.push(r.data!.volumeChanged)), error: (e) => errors.push(e), complete: () => undefined });
+    const stop = client.subscribe<any>(
+      { query: SUBSCRIPTION },
+      {
+        next: (r) => (r.errors ? errors.push(r.errors) : events.push(r.data!.volumeChanged)),
+        error: (e) => errors.push(e),
+        complete: () => undefined,
+      },
+    );
     try {
       await expectOwnClaim(h, events, errors, 1);
     } finally {

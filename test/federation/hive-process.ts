@@ -25,7 +25,12 @@ export interface HiveProcess {
  * Composes the supergraph from `gw`'s own SDL (`_service { sdl }`) and `compute`, starts
  * hive-gateway on it with `config` and `VOLUME_BACKEND_IDS=backendIds`, and waits for its healthcheck.
  */
-export async function startHiveGateway(gw: GatewayUnderTest, compute: ComputeSubgraph, config: string, backendIds: string): Promise<HiveProcess> {
+export async function startHiveGateway(
+  gw: GatewayUnderTest,
+  compute: ComputeSubgraph,
+  config: string,
+  backendIds: string,
+): Promise<HiveProcess> {
   const sdl = (await gw.gql('{ _service { sdl } }')).body.data._service.sdl as string;
   const composed = composeSupergraph([
     { name: 'volumes', url: gw.gateway.url, typeDefs: sdl },
@@ -36,11 +41,15 @@ export async function startHiveGateway(gw: GatewayUnderTest, compute: ComputeSub
   writeFileSync(join(work, 'supergraph.graphql'), composed.supergraphSdl!);
 
   const port = new URL(await closedPortUrl()).port;
-  const hive = spawn(process.execPath, [HIVE_BIN, 'supergraph', join(work, 'supergraph.graphql'), '-c', config, '--host', '127.0.0.1', '--port', port], {
-    cwd: ROOT,
-    env: { ...process.env, VOLUME_BACKEND_IDS: backendIds, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const hive = spawn(
+    process.execPath,
+    [HIVE_BIN, 'supergraph', join(work, 'supergraph.graphql'), '-c', config, '--host', '127.0.0.1', '--port', port],
+    {
+      cwd: ROOT,
+      env: { ...process.env, VOLUME_BACKEND_IDS: backendIds, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let log = '';
   hive.stdout.on('data', (d: Buffer) => (log += d.toString()));
   hive.stderr.on('data', (d: Buffer) => (log += d.toString()));
@@ -56,10 +65,17 @@ export async function startHiveGateway(gw: GatewayUnderTest, compute: ComputeSub
     rmSync(work, { recursive: true, force: true });
   };
   try {
-    await until(async () => {
-      if (hive.exitCode !== null) throw new Error(`hive-gateway exited ${hive.exitCode}:\n${log}`);
-      return fetch(`http://127.0.0.1:${port}/healthcheck`).then((r) => r.ok, () => false);
-    }, 'hive-gateway to listen', 60_000);
+    await until(
+      async () => {
+        if (hive.exitCode !== null) throw new Error(`hive-gateway exited ${hive.exitCode}:\n${log}`);
+        return fetch(`http://127.0.0.1:${port}/healthcheck`).then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      'hive-gateway to listen',
+      60_000,
+    );
   } catch (e) {
     await stop();
     throw e;

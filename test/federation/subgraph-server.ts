@@ -11,7 +11,9 @@ import { parse } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 
 /** `@apollo/subgraph`'s resolver map (its type is not exported from the package root). */
-export type SubgraphResolvers = NonNullable<Extract<Parameters<typeof buildSubgraphSchema>[0], { typeDefs: unknown }>['resolvers']>;
+export type SubgraphResolvers = NonNullable<
+  Extract<Parameters<typeof buildSubgraphSchema>[0], { typeDefs: unknown }>['resolvers']
+>;
 
 /** One GraphQL request a subgraph received. */
 export interface SubgraphRequest {

@@ -8,10 +8,25 @@
  */
 import { LIST_STRATEGY_THRESHOLD } from '../../adapters/openstack/volumes/batch';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  MGMT,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import { startComputeSubgraph, type ComputeSubgraph } from './compute-subgraph';
 import { startSubgraphServer, type RunningSubgraph } from './subgraph-server';
-import { composeSupergraph, startSupergraph, stopAll, type RunningFederatedGateway, type SubgraphDefinition } from './supergraph';
+import {
+  composeSupergraph,
+  startSupergraph,
+  stopAll,
+  type RunningFederatedGateway,
+  type SubgraphDefinition,
+} from './supergraph';
 
 /** A scheduler team's subgraph: owns Nomad client nodes, keyed by the Nomad node id. */
 const SCHEDULER_TYPE_DEFS = /* GraphQL */ `
@@ -44,12 +59,16 @@ const startScheduler = (): Promise<RunningSubgraph> =>
 
 const UUID = /[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/g;
 /** OpenStack requests as `service METHOD path` (ids as `:id`), counted. */
-const osCalls = (os: OpenStackUnderTest): Record<string, number> => tally(os.sim.requests().map((r) => `${r.service} ${r.method} ${r.path.replace(UUID, ':id')}`));
+const osCalls = (os: OpenStackUnderTest): Record<string, number> =>
+  tally(os.sim.requests().map((r) => `${r.service} ${r.method} ${r.path.replace(UUID, ':id')}`));
 /** Nomad requests as `METHOD path`, counted. */
-const nomadCalls = (sim: NomadSimulator): Record<string, number> => tally(sim.requests().map((r) => `${r.method} ${r.path}`));
-const tally = (lines: string[]): Record<string, number> => lines.reduce<Record<string, number>>((m, c) => ((m[c] = (m[c] ?? 0) + 1), m), {});
+const nomadCalls = (sim: NomadSimulator): Record<string, number> =>
+  tally(sim.requests().map((r) => `${r.method} ${r.path}`));
+const tally = (lines: string[]): Record<string, number> =>
+  lines.reduce<Record<string, number>>((m, c) => ((m[c] = (m[c] ?? 0) + 1), m), {});
 
-const SERVERS_JOIN = '{ inventoryServers { id name volumeAttachments { id state volume { id name status sizeBytes } } } }';
+const SERVERS_JOIN =
+  '{ inventoryServers { id name volumeAttachments { id state volume { id name status sizeBytes } } } }';
 const ENTITIES = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Volume { id name status } } }';
 
 describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () => {
@@ -85,11 +104,27 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
 
     nomad = await startNomad();
     seedVolumes(nomad, 4);
-    nomad.seedVolume({ ID: 'shared', Name: 'shared', Namespace: 'default', PluginID: 'hostpath', ExternalID: 'hp-1', RequestedCapabilities: [{ AccessMode: 'multi-node-multi-writer', AttachmentMode: 'file-system' }] });
+    nomad.seedVolume({
+      ID: 'shared',
+      Name: 'shared',
+      Namespace: 'default',
+      PluginID: 'hostpath',
+      ExternalID: 'hp-1',
+      RequestedCapabilities: [{ AccessMode: 'multi-node-multi-writer', AttachmentMode: 'file-system' }],
+    });
     const rw = { mode: 'write' as const, accessMode: 'single-node-writer', attachmentMode: 'file-system' };
-    const shared = { volumeId: 'shared', mode: 'write' as const, accessMode: 'multi-node-multi-writer', attachmentMode: 'file-system' };
+    const shared = {
+      volumeId: 'shared',
+      mode: 'write' as const,
+      accessMode: 'multi-node-multi-writer',
+      attachmentMode: 'file-system',
+    };
     // Five claims on four distinct volumes: `shared` is claimed from both nodes; vol-003 by none.
-    nomad.placeAllocation({ jobId: 'web', nodeId: 'node-1111', volumes: [{ volumeId: 'vol-000', ...rw }, { volumeId: 'vol-001', ...rw }, shared] });
+    nomad.placeAllocation({
+      jobId: 'web',
+      nodeId: 'node-1111',
+      volumes: [{ volumeId: 'vol-000', ...rw }, { volumeId: 'vol-001', ...rw }, shared],
+    });
     nomad.placeAllocation({ jobId: 'db', nodeId: 'node-2222', volumes: [{ volumeId: 'vol-002', ...rw }, shared] });
 
     gw = await startGatewayFor([{ id: 'east', url: nomad.url }, os.backend('os')]);
@@ -103,7 +138,11 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
 
     // Warm-up with another token: the Cinder and Nova version documents are cached per backend
     // (10 min), so each counted query below pays only its own calls.
-    const list = await gw.gql('{ volumes(first: 50, filter: { backends: ["os"] }) { nodes { id name } } }', {}, headers(os.adminToken));
+    const list = await gw.gql(
+      '{ volumes(first: 50, filter: { backends: ["os"] }) { nodes { id name } } }',
+      {},
+      headers(os.adminToken),
+    );
     expect(list.body.errors).toBeUndefined();
     for (const v of list.body.data.volumes.nodes) cinderIds.set(v.name, v.id);
     expect(cinderIds.size).toBe(13);
@@ -128,15 +167,21 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
     // owners, so the two never disagree; everything it owns is described.
     expect(c.hints.map((h) => `${h.definition.code}: ${h.message}`)).toEqual([]);
     // Server is one entity owned by both by key; our field is resolved by the volumes subgraph, with its cost kept for demand control.
-    expect(c.supergraphSdl).toMatch(/type Server\s+@join__type\(graph: COMPUTE, key: "id"\)\s+@join__type\(graph: VOLUMES, key: "id"\)/);
-    expect(c.supergraphSdl).toMatch(/volumeAttachments: \[VolumeAttachment!\] @join__field\(graph: VOLUMES\) @cost\(weight: 1\) @listSize\(assumedSize: 5\)/);
+    expect(c.supergraphSdl).toMatch(
+      /type Server\s+@join__type\(graph: COMPUTE, key: "id"\)\s+@join__type\(graph: VOLUMES, key: "id"\)/,
+    );
+    expect(c.supergraphSdl).toMatch(
+      /volumeAttachments: \[VolumeAttachment!\] @join__field\(graph: VOLUMES\) @cost\(weight: 1\) @listSize\(assumedSize: 5\)/,
+    );
   });
 
   it('composes all three with no errors and no hints', () => {
     const c = composeSupergraph([compute, scheduler, volumes]);
     expect(c.errors.map((e) => e.message)).toEqual([]);
     expect(c.hints.map((h) => `${h.definition.code}: ${h.message}`)).toEqual([]);
-    expect(c.supergraphSdl).toMatch(/type NomadNode\s+@join__type\(graph: SCHEDULER, key: "id"\)\s+@join__type\(graph: VOLUMES, key: "id"\)/);
+    expect(c.supergraphSdl).toMatch(
+      /type NomadNode\s+@join__type\(graph: SCHEDULER, key: "id"\)\s+@join__type\(graph: VOLUMES, key: "id"\)/,
+    );
   });
 
   it('joins compute servers to their volume attachments and volumes in one _entities fetch and one de-duplicated pass per loader', async () => {
@@ -150,7 +195,12 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
       expect(s.volumeAttachments.map((a: any) => a.volume.name).sort()).toEqual([...names].sort());
       for (const a of s.volumeAttachments) {
         expect(a.state).toBe('ATTACHED');
-        expect(a.volume).toEqual({ id: cinderIds.get(a.volume.name), name: a.volume.name, status: 'IN_USE', sizeBytes: (1 + Number(a.volume.name.at(-1))) * 2 ** 30 });
+        expect(a.volume).toEqual({
+          id: cinderIds.get(a.volume.name),
+          name: a.volume.name,
+          status: 'IN_USE',
+          sizeBytes: (1 + Number(a.volume.name.at(-1))) * 2 ** 30,
+        });
       }
     }
     // The plan: one root fetch from compute, then ONE _entities fetch carrying all 5 servers.
@@ -176,7 +226,11 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
   });
 
   it('costs the same when the join does not ask for the volumes: the attachment check already loaded them', async () => {
-    const res = await router.post('{ inventoryServers { id volumeAttachments { id state device } } }', undefined, headers(freshToken()));
+    const res = await router.post(
+      '{ inventoryServers { id volumeAttachments { id state device } } }',
+      undefined,
+      headers(freshToken()),
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.inventoryServers.flatMap((s: any) => s.volumeAttachments)).toHaveLength(12);
     // Same as above without VolumeAttachment.volume: the attachment check's one list only.
@@ -188,9 +242,16 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
   });
 
   it('joins scheduler nodes to their Nomad volume claims: one list per node, one read per distinct volume', async () => {
-    const res = await router.post('{ schedulerNodes { id name volumeClaims { id state consumer { ... on VolumeAllocationConsumer { jobId node { id name } } } } } }', undefined, headers(freshToken()));
+    const res = await router.post(
+      '{ schedulerNodes { id name volumeClaims { id state consumer { ... on VolumeAllocationConsumer { jobId node { id name } } } } } }',
+      undefined,
+      headers(freshToken()),
+    );
     expect(res.body.errors).toBeUndefined();
-    const claims = (i: number): string[] => res.body.data.schedulerNodes[i].volumeClaims.map((c: any) => `${c.consumer.jobId}@${c.consumer.node.name}:${c.state}`);
+    const claims = (i: number): string[] =>
+      res.body.data.schedulerNodes[i].volumeClaims.map(
+        (c: any) => `${c.consumer.jobId}@${c.consumer.node.name}:${c.state}`,
+      );
     expect(claims(0)).toEqual(['web@client-1:ATTACHED', 'web@client-1:ATTACHED', 'web@client-1:ATTACHED']);
     expect(claims(1)).toEqual(['db@client-2:ATTACHED', 'db@client-2:ATTACHED']);
     // scheduler root → volumes _entities (2 nodes) → scheduler _entities for the consumers' node names.
@@ -202,22 +263,42 @@ describe('the v2 gateway in a supergraph (compute + scheduler + volumes)', () =>
     // Nomad has no multi-get: NomadNode.volumeClaims fills one nodeClaims batch, which lists the
     // volumes of each node (2 lists, node_id filter, every namespace) and reads each distinct
     // volume once for its allocations (4 reads: `shared` is claimed from both nodes, read once).
-    expect(nomadCalls(nomad)).toEqual({ 'GET /v1/volumes': 2, 'GET /v1/volume/csi/vol-000': 1, 'GET /v1/volume/csi/vol-001': 1, 'GET /v1/volume/csi/vol-002': 1, 'GET /v1/volume/csi/shared': 1 });
+    expect(nomadCalls(nomad)).toEqual({
+      'GET /v1/volumes': 2,
+      'GET /v1/volume/csi/vol-000': 1,
+      'GET /v1/volume/csi/vol-001': 1,
+      'GET /v1/volume/csi/vol-002': 1,
+      'GET /v1/volume/csi/shared': 1,
+    });
     // The router forwarded the per-backend token; the gateway sent it to Nomad.
     expect(nomad.requests().every((r) => r.headers['x-nomad-token'] === MGMT)).toBe(true);
     expect(osCalls(os)).toEqual({});
   });
 
   it('reads each claimed Nomad volume once even when the claims ask for their volume (the claims read goes through the loader)', async () => {
-    const res = await router.post('{ schedulerNodes { id volumeClaims { id volume { id name status } } } }', undefined, headers(freshToken()));
+    const res = await router.post(
+      '{ schedulerNodes { id volumeClaims { id volume { id name status } } } }',
+      undefined,
+      headers(freshToken()),
+    );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.schedulerNodes.map((n: any) => n.volumeClaims.map((c: any) => `${c.volume.name}:${c.volume.status}`).sort())).toEqual([
+    expect(
+      res.body.data.schedulerNodes.map((n: any) =>
+        n.volumeClaims.map((c: any) => `${c.volume.name}:${c.volume.status}`).sort(),
+      ),
+    ).toEqual([
       ['shared:IN_USE', 'vol 0:IN_USE', 'vol 1:IN_USE'],
       ['shared:IN_USE', 'vol 2:IN_USE'],
     ]);
     // 2 lists + 4 reads as above; nodeClaims read the volumes through the execution's volume loader,
     // so the 5 VolumeAttachment.volume resolvers find them there: no more reads.
-    expect(nomadCalls(nomad)).toEqual({ 'GET /v1/volumes': 2, 'GET /v1/volume/csi/vol-000': 1, 'GET /v1/volume/csi/vol-001': 1, 'GET /v1/volume/csi/vol-002': 1, 'GET /v1/volume/csi/shared': 1 });
+    expect(nomadCalls(nomad)).toEqual({
+      'GET /v1/volumes': 2,
+      'GET /v1/volume/csi/vol-000': 1,
+      'GET /v1/volume/csi/vol-001': 1,
+      'GET /v1/volume/csi/vol-002': 1,
+      'GET /v1/volume/csi/shared': 1,
+    });
   });
 
   it('resolves many Volume entities of one Cinder project with one list call, not one show per id', async () => {

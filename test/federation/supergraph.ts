@@ -48,7 +48,11 @@ export class CompositionFailedError extends Error {
  * Headers a router forwards to subgraphs by default here: the OpenStack token, the per-backend
  * Nomad tokens (`X-Nomad-Token-<backend id>`) and the request id. Matched lower-cased.
  */
-export const DEFAULT_FORWARDED_HEADERS: ReadonlyArray<string | RegExp> = ['x-auth-token', /^x-nomad-token-/, 'x-request-id'];
+export const DEFAULT_FORWARDED_HEADERS: ReadonlyArray<string | RegExp> = [
+  'x-auth-token',
+  /^x-nomad-token-/,
+  'x-request-id',
+];
 
 /** Options of {@link startFederatedGateway}. */
 export interface FederatedGatewayOptions {
@@ -71,7 +75,11 @@ export interface RunningFederatedGateway {
   /** `http://127.0.0.1:<port>/` */
   url: string;
   /** POSTs a GraphQL operation; the status and parsed body. */
-  post(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  post(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
   /** Fetches sent to subgraphs, oldest first (a copy): counts subgraphs that record nothing themselves. */
   fetches(): SubgraphFetch[];
   /** Forgets the fetches recorded so far. */
@@ -105,7 +113,8 @@ export async function startFederatedGateway(options: FederatedGatewayOptions): P
           const reps = request.variables?.['representations'];
           fetches.push({ subgraph: name, representations: Array.isArray(reps) ? reps.length : 0 });
           // Health checks and schema loads have no caller, hence no forwarded headers.
-          for (const [name, value] of Object.entries((context as Partial<GatewayContext>).forwarded ?? {})) request.http?.headers.set(name, value);
+          for (const [name, value] of Object.entries((context as Partial<GatewayContext>).forwarded ?? {}))
+            request.http?.headers.set(name, value);
         },
       }),
   });
@@ -117,7 +126,11 @@ export async function startFederatedGateway(options: FederatedGatewayOptions): P
   return {
     url,
     async post(query, variables, headers = {}) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query, variables }),
+      });
       return { status: res.status, body: await res.json() };
     },
     fetches: () => fetches.map((f) => ({ ...f })),
@@ -128,7 +141,10 @@ export async function startFederatedGateway(options: FederatedGatewayOptions): P
 }
 
 /** Composes `subgraphs` and starts a gateway over them. @throws CompositionFailedError */
-export async function startSupergraph(subgraphs: readonly SubgraphDefinition[], options: Omit<FederatedGatewayOptions, 'supergraphSdl'> = {}): Promise<RunningFederatedGateway & { composition: Composition }> {
+export async function startSupergraph(
+  subgraphs: readonly SubgraphDefinition[],
+  options: Omit<FederatedGatewayOptions, 'supergraphSdl'> = {},
+): Promise<RunningFederatedGateway & { composition: Composition }> {
   const composition = composeSupergraph(subgraphs);
   if (composition.supergraphSdl === undefined) throw new CompositionFailedError(composition.errors);
   const gateway = await startFederatedGateway({ ...options, supergraphSdl: composition.supergraphSdl });

@@ -23,7 +23,10 @@ export function globalId(v: Vocabulary): fc.Arbitrary<string> {
   const hostileParts: Array<fc.Arbitrary<string>> = [
     fc.constantFrom(...KINDS),
     hostileIdentifier(v.backends, 300),
-    fc.oneof({ weight: 3, arbitrary: hostileIdentifier([...v.namespaces, ...v.projects, ...v.plugins], 300) }, { weight: 1, arbitrary: fc.constant('*') }),
+    fc.oneof(
+      { weight: 3, arbitrary: hostileIdentifier([...v.namespaces, ...v.projects, ...v.plugins], 300) },
+      { weight: 1, arbitrary: fc.constant('*') },
+    ),
     hostileIdentifier(v.nativeIds, 300),
     hostileIdentifier([...v.nodes, ...v.nativeIds], 300),
   ];
@@ -32,12 +35,16 @@ export function globalId(v: Vocabulary): fc.Arbitrary<string> {
   // Real parts with exactly one hostile part (or a hostile fifth part): each check is reached on its own.
   const oneHostile = fc
     .tuple(fc.tuple(...realParts()), fc.nat(4))
-    .chain(([parts, i]) => hostileParts[i]!.map((bad) => encode(i === 4 ? [...parts, bad] : parts.map((p, j) => (j === i ? bad : p)))));
+    .chain(([parts, i]) =>
+      hostileParts[i]!.map((bad) => encode(i === 4 ? [...parts, bad] : parts.map((p, j) => (j === i ? bad : p)))),
+    );
   const allHostile = fc.tuple(hostileParts[0]!, hostileParts[1]!, hostileParts[2]!, hostileParts[3]!).map(encode);
   const oddShape = fc
     .oneof(
       fc.constant([]),
-      fc.array(fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant(null), fc.constant({})), { maxLength: 7 }),
+      fc.array(fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant(null), fc.constant({})), {
+        maxLength: 7,
+      }),
       fc.constant({ kind: 'Volume' }),
       fc.constant('Volume'),
       fc.constant(1e308),
@@ -49,7 +56,12 @@ export function globalId(v: Vocabulary): fc.Arbitrary<string> {
     { weight: 6, arbitrary: oneHostile },
     { weight: 1, arbitrary: allHostile },
     { weight: 1, arbitrary: oddShape },
-    { weight: 1, arbitrary: fc.tuple(plausible, fc.constantFrom('=', '==', '+', '/', '.', ' ', '\n', '%3D')).map(([id, junk]) => id + junk) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(plausible, fc.constantFrom('=', '==', '+', '/', '.', ' ', '\n', '%3D'))
+        .map(([id, junk]) => id + junk),
+    },
     { weight: 1, arbitrary: mixedString(20) },
     { weight: 1, arbitrary: longString(3_000) },
   );

@@ -8,14 +8,78 @@ import fc from 'fast-check';
 
 /** Whole values that mean something to a URL, a path or a backend. */
 export const PATH_TRICKS = [
-  '.', '..', '...', './x', '../x', 'x/..', '*', '%2F', '%2f', '%5C', '/', '\\', 'a/b', 'a%2Fb', '%2e', '%2e%2e', '.%2e',
-  '?x=1', '#frag', '&namespace=*', 'a b', ' a', 'a ', '', '%', '%zz', '%00', '~', 'null', 'undefined', '__proto__', 'constructor',
+  '.',
+  '..',
+  '...',
+  './x',
+  '../x',
+  'x/..',
+  '*',
+  '%2F',
+  '%2f',
+  '%5C',
+  '/',
+  '\\',
+  'a/b',
+  'a%2Fb',
+  '%2e',
+  '%2e%2e',
+  '.%2e',
+  '?x=1',
+  '#frag',
+  '&namespace=*',
+  'a b',
+  ' a',
+  'a ',
+  '',
+  '%',
+  '%zz',
+  '%00',
+  '~',
+  'null',
+  'undefined',
+  '__proto__',
+  'constructor',
 ] as const;
 
 /** Single characters that break parsers, headers or encoders. */
 export const NASTY_CHARS = [
-  '\uD800', '\uDFFF', '\uD83D', '\n', '\r', '\r\n', '\t', '\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\u00a0', '\u00ff',
-  '\u0100', '\u2028', '\u2029', '\u200b', '\ufeff', '\uffff', '💥', 'é', 'ß', 'İ', '中', '"', "'", '`', '$', '{', '}', '\\', ',', '=', ';', ':',
+  '\uD800',
+  '\uDFFF',
+  '\uD83D',
+  '\n',
+  '\r',
+  '\r\n',
+  '\t',
+  '\u0000',
+  '\u0007',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\u00ff',
+  '\u0100',
+  '\u2028',
+  '\u2029',
+  '\u200b',
+  '\ufeff',
+  '\uffff',
+  '💥',
+  'é',
+  'ß',
+  'İ',
+  '中',
+  '"',
+  "'",
+  '`',
+  '$',
+  '{',
+  '}',
+  '\\',
+  ',',
+  '=',
+  ';',
+  ':',
 ] as const;
 
 /** The values most likely to change a backend URL: tried far more often than the rest. */
@@ -26,11 +90,18 @@ const plainChar = fc.constantFrom(...'abcXYZ019-_.'.split(''));
 
 /** A short string mixing plain and nasty characters. */
 export const mixedString = (maxLength = 12): fc.Arbitrary<string> =>
-  fc.array(fc.oneof({ weight: 3, arbitrary: plainChar }, { weight: 2, arbitrary: nastyChar }), { maxLength }).map((cs) => cs.join(''));
+  fc
+    .array(fc.oneof({ weight: 3, arbitrary: plainChar }, { weight: 2, arbitrary: nastyChar }), { maxLength })
+    .map((cs) => cs.join(''));
 
 /** A long string: `size` repetitions of a short unit (long ids, tokens, bodies near the limits). */
 export const longString = (maxSize: number): fc.Arbitrary<string> =>
-  fc.tuple(fc.oneof(fc.constant('a'), fc.constant('é'), fc.constant('💥'), fc.constant('../'), mixedString(4)), fc.integer({ min: 1, max: maxSize })).map(([unit, n]) => unit.repeat(n));
+  fc
+    .tuple(
+      fc.oneof(fc.constant('a'), fc.constant('é'), fc.constant('💥'), fc.constant('../'), mixedString(4)),
+      fc.integer({ min: 1, max: maxSize }),
+    )
+    .map(([unit, n]) => unit.repeat(n));
 
 /**
  * A hostile value for an identifier position (native id, namespace, plugin, node, scope…),
@@ -42,8 +113,14 @@ export function hostileIdentifier(names: readonly string[], maxLong = 2_000): fc
     { weight: 3, arbitrary: real },
     { weight: 5, arbitrary: fc.constantFrom(...SHORTLIST) },
     { weight: 2, arbitrary: fc.constantFrom(...PATH_TRICKS) },
-    { weight: 2, arbitrary: fc.tuple(real, fc.constantFrom(...SHORTLIST, ...PATH_TRICKS, ...NASTY_CHARS)).map(([n, t]) => n + t) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...SHORTLIST, ...PATH_TRICKS, ...NASTY_CHARS), real).map(([t, n]) => t + n) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(real, fc.constantFrom(...SHORTLIST, ...PATH_TRICKS, ...NASTY_CHARS)).map(([n, t]) => n + t),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom(...SHORTLIST, ...PATH_TRICKS, ...NASTY_CHARS), real).map(([t, n]) => t + n),
+    },
     { weight: 2, arbitrary: mixedString() },
     { weight: 1, arbitrary: longString(maxLong) },
   );
@@ -55,7 +132,18 @@ export function hostileText(names: readonly string[], maxLong = 20_000): fc.Arbi
     { weight: 2, arbitrary: hostileIdentifier(names, 200) },
     { weight: 2, arbitrary: fc.string({ maxLength: 20 }) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
-    { weight: 1, arbitrary: fc.constantFrom('" || true', 'PluginID != ""', ') or (1 == 1', '${jndi:x}', '<script>', 'a,b=c', 'k=v,x') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '" || true',
+        'PluginID != ""',
+        ') or (1 == 1',
+        '${jndi:x}',
+        '<script>',
+        'a,b=c',
+        'k=v,x',
+      ),
+    },
     { weight: 1, arbitrary: longString(maxLong) },
   );
 }

@@ -25,9 +25,7 @@ export interface RawResponse {
 
 /** How an exchange ended when it got no complete answer. */
 export type TransportFailure =
-  | { kind: 'timeout'; afterMs: number }
-  | { kind: 'oversized'; bytes: number }
-  | { kind: 'no-answer'; message: string };
+  { kind: 'timeout'; afterMs: number } | { kind: 'oversized'; bytes: number } | { kind: 'no-answer'; message: string };
 
 export interface ExchangeResult {
   response?: RawResponse;
@@ -45,7 +43,11 @@ export interface ClientLimits {
 export const DEFAULT_CLIENT_LIMITS: ClientLimits = { timeoutMs: 20_000, maxResponseBytes: 20 * 1024 * 1024 };
 
 /** Sends `req` to `origin` on a fresh connection (`Connection: close`) and reads the whole answer. */
-export function exchange(origin: string, req: RawRequest, limits: ClientLimits = DEFAULT_CLIENT_LIMITS): Promise<ExchangeResult> {
+export function exchange(
+  origin: string,
+  req: RawRequest,
+  limits: ClientLimits = DEFAULT_CLIENT_LIMITS,
+): Promise<ExchangeResult> {
   const { hostname, port } = new URL(origin);
   const started = Date.now();
   return new Promise((resolve) => {
@@ -60,7 +62,10 @@ export function exchange(origin: string, req: RawRequest, limits: ClientLimits =
       socket.destroy();
       resolve({ ...r, durationMs: Date.now() - started });
     };
-    const timer = setTimeout(() => finish({ failure: { kind: 'timeout', afterMs: limits.timeoutMs } }), limits.timeoutMs);
+    const timer = setTimeout(
+      () => finish({ failure: { kind: 'timeout', afterMs: limits.timeoutMs } }),
+      limits.timeoutMs,
+    );
     // No half-close after the request: Node's server drops a half-closed client whose answer is
     // still being computed. `Connection: close` makes the server end the exchange instead.
     socket.on('connect', () => socket.write(serialize(req, hostname, port)));
@@ -75,12 +80,18 @@ export function exchange(origin: string, req: RawRequest, limits: ClientLimits =
       finish({ failure: { kind: 'no-answer', message: err.message } });
     });
     const finishWith = (): void => {
-      if (bytes === 0) return finish({ failure: { kind: 'no-answer', message: 'connection closed without an answer' } });
+      if (bytes === 0)
+        return finish({ failure: { kind: 'no-answer', message: 'connection closed without an answer' } });
       try {
         finish({ response: parse(Buffer.concat(chunks)) });
       } catch (err) {
         const head = Buffer.concat(chunks).subarray(0, 200).toString('latin1');
-        finish({ failure: { kind: 'no-answer', message: `unreadable answer (${bytes} bytes): ${(err as Error).message}: ${JSON.stringify(head)}` } });
+        finish({
+          failure: {
+            kind: 'no-answer',
+            message: `unreadable answer (${bytes} bytes): ${(err as Error).message}: ${JSON.stringify(head)}`,
+          },
+        });
       }
     };
     socket.on('end', finishWith);

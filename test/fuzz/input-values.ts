@@ -41,12 +41,34 @@ export function printLiteral(v: Value): string {
   if (v instanceof RawNumber) return v.raw;
   if (v instanceof EnumValue) return /^[_A-Za-z][_0-9A-Za-z]*$/.test(v.name) ? v.name : JSON.stringify(v.name);
   if (Array.isArray(v)) return `[${v.map(printLiteral).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${k}: ${printLiteral(x)}`).join(', ')}}`;
+  if (typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${printLiteral(x)}`)
+      .join(', ')}}`;
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '0';
   return JSON.stringify(v);
 }
 
-const INTS: Value[] = [0, 1, 2, 5, 10, 50, 100, 500, 501, 1000, -1, 2147483647, -2147483648, new RawNumber('2147483648'), new RawNumber('1e308'), new RawNumber('99999999999999999999'), 1.5, new RawNumber('-0')];
+const INTS: Value[] = [
+  0,
+  1,
+  2,
+  5,
+  10,
+  50,
+  100,
+  500,
+  501,
+  1000,
+  -1,
+  2147483647,
+  -2147483648,
+  new RawNumber('2147483648'),
+  new RawNumber('1e308'),
+  new RawNumber('99999999999999999999'),
+  1.5,
+  new RawNumber('-0'),
+];
 
 /** Values of the wrong type for anything. */
 const wrongValue: fc.Arbitrary<Value> = fc.oneof<fc.Arbitrary<Value>[]>(
@@ -85,25 +107,48 @@ export class InputValues {
   /** `required`: the type sits under a non-null; null (and other wrong values) come from the non-null's own branch. */
   #build(type: GraphQLInputType, hint: string, depth: number, required: boolean): fc.Arbitrary<Value> {
     if (type instanceof GraphQLNonNull) {
-      return fc.oneof({ weight: 30, arbitrary: this.of(type.ofType, hint, depth, true) }, { weight: 1, arbitrary: wrongValue });
+      return fc.oneof(
+        { weight: 30, arbitrary: this.of(type.ofType, hint, depth, true) },
+        { weight: 1, arbitrary: wrongValue },
+      );
     }
     // Mistakes compound over the fields of an input object: keep each one rare.
     const nullable = (a: fc.Arbitrary<Value>): fc.Arbitrary<Value> =>
-      required ? a : fc.oneof({ weight: 30, arbitrary: a }, { weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: wrongValue });
+      required
+        ? a
+        : fc.oneof(
+            { weight: 30, arbitrary: a },
+            { weight: 2, arbitrary: fc.constant(null) },
+            { weight: 1, arbitrary: wrongValue },
+          );
     if (type instanceof GraphQLList) {
       const item = this.of(type.ofType, hint, depth + 1);
-      return nullable(fc.oneof({ weight: 4, arbitrary: fc.array(item, { maxLength: depth > 1 ? 1 : 4 }) }, { weight: 1, arbitrary: item }));
+      return nullable(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.array(item, { maxLength: depth > 1 ? 1 : 4 }) },
+          { weight: 1, arbitrary: item },
+        ),
+      );
     }
     if (type instanceof GraphQLEnumType) {
       const names = type.getValues().map((x) => x.name);
-      return nullable(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.constantFrom('NOPE', '__typename', 'a b') }).map((n) => new EnumValue(n)));
+      return nullable(
+        fc
+          .oneof(
+            { weight: 6, arbitrary: fc.constantFrom(...names) },
+            { weight: 1, arbitrary: fc.constantFrom('NOPE', '__typename', 'a b') },
+          )
+          .map((n) => new EnumValue(n)),
+      );
     }
     if (type instanceof GraphQLInputObjectType) {
       if (depth > 3) return fc.constant(required ? {} : null);
       const fields = Object.values(type.getFields());
       const model: Record<string, fc.Arbitrary<Value>> = {};
       for (const f of fields) model[f.name] = this.of(f.type, f.name, depth + 1);
-      const requiredKeys = fields.filter((f) => f.type instanceof GraphQLNonNull && f.defaultValue === undefined).map((f) => f.name);
+      const requiredKeys = fields
+        .filter((f) => f.type instanceof GraphQLNonNull && f.defaultValue === undefined)
+        .map((f) => f.name);
       const obj = fc.record(model, { requiredKeys }) as fc.Arbitrary<{ [k: string]: Value }>;
       const withExtra = obj.map((o) => ({ ...o, notAField: 'x' }));
       return nullable(fc.oneof({ weight: 8, arbitrary: obj }, { weight: 1, arbitrary: withExtra }));
@@ -114,7 +159,16 @@ export class InputValues {
   #scalar(type: GraphQLScalarType, hint: string): fc.Arbitrary<Value> {
     const v = this.v;
     const kind = hintKind(hint);
-    const real = kind === 'backend' ? v.backends : kind === 'namespace' ? [...v.namespaces, ...v.projects] : kind === 'plugin' ? v.plugins : kind === 'node' ? v.nodes : v.nativeIds;
+    const real =
+      kind === 'backend'
+        ? v.backends
+        : kind === 'namespace'
+          ? [...v.namespaces, ...v.projects]
+          : kind === 'plugin'
+            ? v.plugins
+            : kind === 'node'
+              ? v.nodes
+              : v.nativeIds;
     switch (type.name) {
       case 'Int':
         return fc.constantFrom(...INTS);
@@ -126,13 +180,25 @@ export class InputValues {
         return this.#representation;
       case 'ID':
       case 'String':
-        if (kind === 'other') return type.name === 'ID' ? this.#id : hostileText([...v.nativeIds, ...v.plugins, ...v.namespaces]);
+        if (kind === 'other')
+          return type.name === 'ID' ? this.#id : hostileText([...v.nativeIds, ...v.plugins, ...v.namespaces]);
         // A backend id is only looked up: mostly real, so that the other arguments get checked.
-        if (kind === 'backend') return fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: hostileIdentifier(real) });
-        return type.name === 'ID' ? fc.oneof({ weight: 3, arbitrary: hostileIdentifier(real) }, { weight: 1, arbitrary: this.#id }) : hostileIdentifier(real);
+        if (kind === 'backend')
+          return fc.oneof(
+            { weight: 8, arbitrary: fc.constantFrom(...real) },
+            { weight: 1, arbitrary: hostileIdentifier(real) },
+          );
+        return type.name === 'ID'
+          ? fc.oneof({ weight: 3, arbitrary: hostileIdentifier(real) }, { weight: 1, arbitrary: this.#id })
+          : hostileIdentifier(real);
       default:
         // Custom scalars (sizes, dates, JSON…): any JSON-ish value; the scalar must refuse the wrong ones.
-        return fc.oneof<fc.Arbitrary<Value>[]>(fc.constantFrom(...INTS), hostileText(real, 2_000), fc.boolean(), fc.constant({ a: [1] }));
+        return fc.oneof<fc.Arbitrary<Value>[]>(
+          fc.constantFrom(...INTS),
+          hostileText(real, 2_000),
+          fc.boolean(),
+          fc.constant({ a: [1] }),
+        );
     }
   }
 }
@@ -147,11 +213,28 @@ const ENTITY_REPRESENTATION = '_Any';
  */
 function representation(v: Vocabulary, id: fc.Arbitrary<string>): fc.Arbitrary<Value> {
   const types = v.entityTypes.length > 0 ? v.entityTypes : ['Volume'];
-  const typename = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...types) }, { weight: 1, arbitrary: hostileIdentifier(types) });
-  const key = fc.oneof({ weight: 4, arbitrary: id }, { weight: 1, arbitrary: fc.constantFrom(...v.nativeIds, ...v.nodes) });
+  const typename = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...types) },
+    { weight: 1, arbitrary: hostileIdentifier(types) },
+  );
+  const key = fc.oneof(
+    { weight: 4, arbitrary: id },
+    { weight: 1, arbitrary: fc.constantFrom(...v.nativeIds, ...v.nodes) },
+  );
   const real = fc.record({ __typename: typename, id: key });
   const odd = fc.oneof<fc.Arbitrary<Value>[]>(
-    fc.constantFrom<Value>('', 'vol-000', 1, [], {}, { a: [1] }, { __typename: types[0]! }, { __typename: types[0]!, id: 7 }, { __typename: '__proto__', id: 'x' }, { __typename: 'Query', id: 'x' }),
+    fc.constantFrom<Value>(
+      '',
+      'vol-000',
+      1,
+      [],
+      {},
+      { a: [1] },
+      { __typename: types[0]! },
+      { __typename: types[0]!, id: 7 },
+      { __typename: '__proto__', id: 'x' },
+      { __typename: 'Query', id: 'x' },
+    ),
     real.map((r): Value => ({ ...r, extra: { nested: [r] } })),
     fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Value>,
   );
@@ -183,7 +266,8 @@ export function plausibleValue(type: GraphQLInputType, hint: string, v: Vocabula
     if (depth > 3) return null;
     const out: Record<string, Value> = {};
     for (const f of Object.values(type.getFields())) {
-      if (f.type instanceof GraphQLNonNull && f.defaultValue === undefined) out[f.name] = plausibleValue(f.type, f.name, v, pick, depth + 1);
+      if (f.type instanceof GraphQLNonNull && f.defaultValue === undefined)
+        out[f.name] = plausibleValue(f.type, f.name, v, pick, depth + 1);
     }
     return out;
   }
@@ -200,6 +284,14 @@ export function plausibleValue(type: GraphQLInputType, hint: string, v: Vocabula
       return false;
     default:
       if (kind === 'other' && type.name === 'ID') return of(v.volumeIds);
-      return kind === 'backend' ? of(v.backends) : kind === 'namespace' ? of(v.namespaces) : kind === 'plugin' ? of(v.plugins) : kind === 'node' ? of(v.nodes) : of(v.nativeIds);
+      return kind === 'backend'
+        ? of(v.backends)
+        : kind === 'namespace'
+          ? of(v.namespaces)
+          : kind === 'plugin'
+            ? of(v.plugins)
+            : kind === 'node'
+              ? of(v.nodes)
+              : of(v.nativeIds);
   }
 }

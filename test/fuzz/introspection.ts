@@ -16,7 +16,9 @@ export async function introspect(origin: string, headers: Record<string, string>
   if (!r.response) throw new Error(`introspection got no answer: ${JSON.stringify(r.failure)}`);
   const body = JSON.parse(r.response.text) as { data?: IntrospectionQuery; errors?: unknown };
   if (!body.data) {
-    throw new Error(`introspection failed (is it off? enable it in FUZZ_GATEWAY_OPTIONS (limits.introspection), test/fuzz/world.ts): ${r.response.status} ${r.response.text.slice(0, 500)}`);
+    throw new Error(
+      `introspection failed (is it off? enable it in FUZZ_GATEWAY_OPTIONS (limits.introspection), test/fuzz/world.ts): ${r.response.status} ${r.response.text.slice(0, 500)}`,
+    );
   }
   return buildClientSchema(body.data);
 }

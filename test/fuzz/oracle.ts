@@ -54,12 +54,15 @@ const RSS_GROWTH_BLAMED = 64 * 1_048_576;
 export function findings(o: Observation): Finding[] {
   const out: Finding[] = o.processErrors.map((e) => ({ kind: e.kind, detail: e.message }));
   const { response, failure } = o.result;
-  if (failure?.kind === 'timeout') out.push({ kind: 'timeout', detail: `no complete answer within ${failure.afterMs} ms` });
-  if (failure?.kind === 'oversized') out.push({ kind: 'oversized-response', detail: `answer exceeded ${failure.bytes} bytes` });
+  if (failure?.kind === 'timeout')
+    out.push({ kind: 'timeout', detail: `no complete answer within ${failure.afterMs} ms` });
+  if (failure?.kind === 'oversized')
+    out.push({ kind: 'oversized-response', detail: `answer exceeded ${failure.bytes} bytes` });
   if (failure?.kind === 'no-answer') out.push({ kind: 'no-answer', detail: failure.message });
   const backendFailed = o.calls.some((c) => c.status === 0 || c.status >= 500);
   if (response) {
-    if (response.status >= 500 && !backendFailed && !unbuiltIde(response)) out.push({ kind: 'gateway-5xx', detail: `status ${response.status}: ${response.text.slice(0, 300)}` });
+    if (response.status >= 500 && !backendFailed && !unbuiltIde(response))
+      out.push({ kind: 'gateway-5xx', detail: `status ${response.status}: ${response.text.slice(0, 300)}` });
     const codes = errorCodes(response.text);
     // Field errors (with a path: a resolver threw) and request errors (none) are told apart, so a
     // long run that ignores one kind still finds the other.
@@ -68,11 +71,15 @@ export function findings(o: Observation): Finding[] {
       ['internal-error', internal.filter((e) => e.path !== undefined)],
       ['internal-error-request', internal.filter((e) => e.path === undefined)],
     ] as const) {
-      if (errs.length > 0) out.push({ kind, detail: `${JSON.stringify(errs.slice(0, 3)).slice(0, 600)} (${codes.length} errors in all)` });
+      if (errs.length > 0)
+        out.push({ kind, detail: `${JSON.stringify(errs.slice(0, 3)).slice(0, 600)} (${codes.length} errors in all)` });
     }
     const blamed = codes.filter((c) => BACKEND_BLAME.has(c));
     if (blamed.length > 0 && !backendFailed) {
-      out.push({ kind: 'misattributed-backend-error', detail: `${blamed.join(', ')} while every backend call answered below 500 (${o.calls.length} calls): ${response.text.slice(0, 400)}` });
+      out.push({
+        kind: 'misattributed-backend-error',
+        detail: `${blamed.join(', ')} while every backend call answered below 500 (${o.calls.length} calls): ${response.text.slice(0, 400)}`,
+      });
     }
   }
   for (const c of o.calls) {
@@ -80,14 +87,19 @@ export function findings(o: Observation): Finding[] {
     if (why.length > 0) out.push({ kind: 'off-route', detail: `${describeCall(c)}: ${why.join('; ')}` });
   }
   if (o.rssBytes > o.rssLimitBytes && o.rssBytes - o.rssBeforeBytes > RSS_GROWTH_BLAMED) {
-    out.push({ kind: 'rss', detail: `RSS went from ${mb(o.rssBeforeBytes)} to ${mb(o.rssBytes)} MB during this request, over the bound of ${mb(o.rssLimitBytes)} MB` });
+    out.push({
+      kind: 'rss',
+      detail: `RSS went from ${mb(o.rssBeforeBytes)} to ${mb(o.rssBytes)} MB during this request, over the bound of ${mb(o.rssLimitBytes)} MB`,
+    });
   }
   return out;
 }
 
 /** The IDE page's deliberate 503 in a checkout where `npm run build` has not run (server/graphiql). */
 const unbuiltIde = (r: { status: number; headers: Record<string, string> }): boolean =>
-  r.status === 503 && (r.headers['content-type'] ?? '').startsWith('text/html') && r.headers['content-security-policy'] !== undefined;
+  r.status === 503 &&
+  (r.headers['content-type'] ?? '').startsWith('text/html') &&
+  r.headers['content-security-policy'] !== undefined;
 
 export const mb = (b: number): number => Math.round(b / 1_048_576);
 
@@ -105,9 +117,12 @@ function errorsOf(text: string): GraphQLError[] {
   return Array.isArray(errors) ? (errors as GraphQLError[]) : [];
 }
 
-const errorsWithCode = (text: string, code: string): GraphQLError[] => errorsOf(text).filter((e) => e?.extensions?.code === code);
+const errorsWithCode = (text: string, code: string): GraphQLError[] =>
+  errorsOf(text).filter((e) => e?.extensions?.code === code);
 
 /** `extensions.code` of every error in a GraphQL response body. */
 export function errorCodes(text: string): string[] {
-  return errorsOf(text).map((e) => e?.extensions?.code).filter((c): c is string => typeof c === 'string');
+  return errorsOf(text)
+    .map((e) => e?.extensions?.code)
+    .filter((c): c is string => typeof c === 'string');
 }

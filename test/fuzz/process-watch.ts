@@ -54,5 +54,7 @@ export class ProcessWatch {
 }
 
 function describe(x: unknown): string {
-  return x instanceof Error ? `${x.name}: ${x.message}\n${(x.stack ?? '').split('\n').slice(1, 6).join('\n')}` : String(x);
+  return x instanceof Error
+    ? `${x.name}: ${x.message}\n${(x.stack ?? '').split('\n').slice(1, 6).join('\n')}`
+    : String(x);
 }

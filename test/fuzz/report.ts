@@ -28,7 +28,16 @@ export interface Stats {
   maxRssMb: number;
 }
 
-export const newStats = (): Stats => ({ requests: 0, statuses: {}, codes: {}, backendCalls: 0, slowestMs: 0, slowest: '', msByLabel: {}, maxRssMb: 0 });
+export const newStats = (): Stats => ({
+  requests: 0,
+  statuses: {},
+  codes: {},
+  backendCalls: 0,
+  slowestMs: 0,
+  slowest: '',
+  msByLabel: {},
+  maxRssMb: 0,
+});
 
 export interface PropertyReport {
   property: string;
@@ -56,14 +65,27 @@ export function showRequest(r: RawRequest): string {
   return lines.join('\n');
 }
 
-export function summarize(property: string, details: fc.RunDetails<[FuzzCase]>, stats: Stats, replay: string): PropertyReport {
+export function summarize(
+  property: string,
+  details: fc.RunDetails<[FuzzCase]>,
+  stats: Stats,
+  replay: string,
+): PropertyReport {
   const base = { property, seed: details.seed, runs: details.numRuns, interrupted: details.interrupted, stats };
   const statLine = `${stats.requests} requests, ${stats.backendCalls} backend calls, statuses ${JSON.stringify(stats.statuses)}, codes ${JSON.stringify(stats.codes)}, ms by kind ${JSON.stringify(stats.msByLabel)}, max RSS ${stats.maxRssMb} MB, slowest ${stats.slowestMs} ms: ${stats.slowest}`;
   if (!details.failed) {
-    return { ...base, ok: true, kinds: [], text: `fuzz "${property}": ${details.numRuns} runs passed${details.interrupted ? ' (interrupted by the time limit)' : ''} (seed ${details.seed}); ${statLine}` };
+    return {
+      ...base,
+      ok: true,
+      kinds: [],
+      text: `fuzz "${property}": ${details.numRuns} runs passed${details.interrupted ? ' (interrupted by the time limit)' : ''} (seed ${details.seed}); ${statLine}`,
+    };
   }
   const err = details.errorInstance;
-  const findings = err instanceof FindingsError ? err.findings : [{ kind: 'crash' as const, detail: `the property itself threw: ${String(err)}` }];
+  const findings =
+    err instanceof FindingsError
+      ? err.findings
+      : [{ kind: 'crash' as const, detail: `the property itself threw: ${String(err)}` }];
   const c = details.counterexample?.[0];
   const text = [
     `fuzz "${property}" failed after ${details.numRuns} runs, shrunk ${details.numShrinks} times (seed ${details.seed}, path ${details.counterexamplePath})${details.interrupted ? ' — interrupted by the time limit while shrinking' : ''}`,

@@ -21,14 +21,25 @@ export interface Route {
 }
 
 const NOMAD: Route[] = [
-  { service: 'nomad', method: 'GET', pattern: '/v1/volumes', query: ['type', 'namespace', 'node_id', 'plugin_id', 'filter', 'per_page', 'next_token'], starNamespace: true },
+  {
+    service: 'nomad',
+    method: 'GET',
+    pattern: '/v1/volumes',
+    query: ['type', 'namespace', 'node_id', 'plugin_id', 'filter', 'per_page', 'next_token'],
+    starNamespace: true,
+  },
   { service: 'nomad', method: 'GET', pattern: '/v1/volume/csi/:id', query: ['namespace'] },
   { service: 'nomad', method: 'PUT', pattern: '/v1/volume/csi/:id', query: ['namespace'] },
   { service: 'nomad', method: 'PUT', pattern: '/v1/volume/csi/:id/create', query: ['namespace'] },
   { service: 'nomad', method: 'DELETE', pattern: '/v1/volume/csi/:id', query: ['namespace', 'force'] },
   { service: 'nomad', method: 'DELETE', pattern: '/v1/volume/csi/:id/delete', query: ['namespace'] },
   { service: 'nomad', method: 'DELETE', pattern: '/v1/volume/csi/:id/detach', query: ['namespace', 'node'] },
-  { service: 'nomad', method: 'GET', pattern: '/v1/volumes/external', query: ['plugin_id', 'namespace', 'per_page', 'next_token'] },
+  {
+    service: 'nomad',
+    method: 'GET',
+    pattern: '/v1/volumes/external',
+    query: ['plugin_id', 'namespace', 'per_page', 'next_token'],
+  },
   { service: 'nomad', method: 'GET', pattern: '/v1/volumes/snapshot', query: ['plugin_id', 'per_page', 'next_token'] },
   { service: 'nomad', method: 'POST', pattern: '/v1/volumes/snapshot', query: ['namespace'] },
   { service: 'nomad', method: 'DELETE', pattern: '/v1/volumes/snapshot', query: ['plugin_id', 'snapshot_id'] },
@@ -64,7 +75,12 @@ const CINDER: Route[] = [
   { service: 'cinder', method: 'DELETE', pattern: '/v3/:project/attachments/:id', query: [] },
   { service: 'cinder', method: 'POST', pattern: '/v3/:project/attachments/:id/action', query: [] },
   // User messages: failure signals of a tracked change, by the resource or by the request that made it.
-  { service: 'cinder', method: 'GET', pattern: '/v3/:project/messages', query: ['resource_uuid', 'request_id', 'sort', 'limit'] },
+  {
+    service: 'cinder',
+    method: 'GET',
+    pattern: '/v3/:project/messages',
+    query: ['resource_uuid', 'request_id', 'sort', 'limit'],
+  },
 ];
 const NOVA: Route[] = [
   { service: 'nova', method: 'GET', pattern: '/v2.1', query: [] },
@@ -97,7 +113,14 @@ export interface BackendCall {
 const compiled = ROUTES.map((r) => ({
   route: r,
   // A parameter segment is any non-empty run without '/' (what the checks below inspect further).
-  re: new RegExp('^' + r.pattern.split('/').map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '$'),
+  re: new RegExp(
+    '^' +
+      r.pattern
+        .split('/')
+        .map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/') +
+      '$',
+  ),
 }));
 
 /** Why `call` is outside the route table; empty when it is a call the gateway is meant to make. */
@@ -112,7 +135,9 @@ export function routeViolations(call: BackendCall): string[] {
   if (call.path.includes('\\')) out.push('backslash in the path');
   if (/%(0[0-9a-f]|1[0-9a-f]|7f)/i.test(call.path)) out.push('encoded control character in the path');
   if (/\/\//.test(call.path)) out.push('empty path segment');
-  const match = compiled.find((c) => c.route.service === call.service && c.route.method === call.method && c.re.test(call.path));
+  const match = compiled.find(
+    (c) => c.route.service === call.service && c.route.method === call.method && c.re.test(call.path),
+  );
   if (!match) {
     out.push('no route for this method and path');
     return out;
@@ -120,7 +145,8 @@ export function routeViolations(call: BackendCall): string[] {
   for (const [name, values] of Object.entries(call.query)) {
     if (!match.route.query.includes(name)) out.push(`unexpected query parameter ${JSON.stringify(name)}`);
     if (values.length > 1) out.push(`query parameter ${JSON.stringify(name)} repeated`);
-    if (name === 'namespace' && values.includes('*') && !match.route.starNamespace) out.push('namespace=* outside a list call');
+    if (name === 'namespace' && values.includes('*') && !match.route.starNamespace)
+      out.push('namespace=* outside a list call');
   }
   return out;
 }

@@ -49,7 +49,13 @@ export interface DocumentLimits {
   maxFields: number;
 }
 
-export const join = (pieces: Piece[], sep = ' '): Piece => ({ text: pieces.map((p) => p.text).filter(Boolean).join(sep), vars: pieces.flatMap((p) => p.vars) });
+export const join = (pieces: Piece[], sep = ' '): Piece => ({
+  text: pieces
+    .map((p) => p.text)
+    .filter(Boolean)
+    .join(sep),
+  vars: pieces.flatMap((p) => p.vars),
+});
 
 /** Builds operations for one schema. */
 export class SchemaArbitraries {
@@ -65,9 +71,13 @@ export class SchemaArbitraries {
   argument(arg: GraphQLArgument): fc.Arbitrary<Piece> {
     const value = this.values.of(arg.type, arg.name);
     // Half as variables: JSON carries what a literal cannot (lone surrogates, numbers beyond Int).
-    return fc.tuple(value, fc.boolean()).map(([v, asVariable]) =>
-      asVariable ? { text: `${arg.name}: ${VAR}`, vars: [{ type: String(arg.type), value: v }] } : { text: `${arg.name}: ${printLiteral(v)}`, vars: [] },
-    );
+    return fc
+      .tuple(value, fc.boolean())
+      .map(([v, asVariable]) =>
+        asVariable
+          ? { text: `${arg.name}: ${VAR}`, vars: [{ type: String(arg.type), value: v }] }
+          : { text: `${arg.name}: ${printLiteral(v)}`, vars: [] },
+      );
   }
 
   /** Arguments of a field: every required one, some optional ones. */
@@ -80,15 +90,21 @@ export class SchemaArbitraries {
     });
     return fc.tuple(...parts).map((ps) => {
       const given = ps.filter((p): p is Piece => p !== null);
-      return given.length === 0 ? { text: '', vars: [] } : (({ text, vars }) => ({ text: `(${text})`, vars }))(join(given, ', '));
+      return given.length === 0
+        ? { text: '', vars: [] }
+        : (({ text, vars }) => ({ text: `(${text})`, vars }))(join(given, ', '));
     });
   }
 
   /** A field with its arguments and, for composite types, a sub-selection one level deeper. */
   field(field: GraphQLField<unknown, unknown>, depth: number): fc.Arbitrary<Piece & { name: string }> {
     const named = getNamedType(field.type);
-    const sub = isCompositeType(named) ? this.selectionSet(named, depth + 1) : fc.constant<Piece>({ text: '', vars: [] });
-    return fc.tuple(this.arguments(field), sub).map(([args, s]) => ({ name: field.name, ...join([{ text: field.name + args.text, vars: args.vars }, s], ' ') }));
+    const sub = isCompositeType(named)
+      ? this.selectionSet(named, depth + 1)
+      : fc.constant<Piece>({ text: '', vars: [] });
+    return fc
+      .tuple(this.arguments(field), sub)
+      .map(([args, s]) => ({ name: field.name, ...join([{ text: field.name + args.text, vars: args.vars }, s], ' ') }));
   }
 
   /** `{ … }` for a composite type: random fields (leaves only at the depth limit), inline fragments on abstract types. */
@@ -108,7 +124,13 @@ export class SchemaArbitraries {
     if (isAbstractType(type)) {
       if (depth < this.limits.maxDepth) {
         for (const t of this.schema.getPossibleTypes(type)) {
-          choices.push(this.selectionSet(t, depth).map((s) => ({ name: `... on ${t.name}`, text: `... on ${t.name} ${s.text}`, vars: s.vars })));
+          choices.push(
+            this.selectionSet(t, depth).map((s) => ({
+              name: `... on ${t.name}`,
+              text: `... on ${t.name} ${s.text}`,
+              vars: s.vars,
+            })),
+          );
         }
       }
     } else {
@@ -133,7 +155,11 @@ export class SchemaArbitraries {
   }
 
   /** A root selection: one to `maxFields` fields of the query or mutation type (those `which` keeps). */
-  rootSelection(kind: 'query' | 'mutation', maxFields = 3, which: (f: GraphQLField<unknown, unknown>) => boolean = () => true): fc.Arbitrary<Piece> {
+  rootSelection(
+    kind: 'query' | 'mutation',
+    maxFields = 3,
+    which: (f: GraphQLField<unknown, unknown>) => boolean = () => true,
+  ): fc.Arbitrary<Piece> {
     const root = kind === 'mutation' ? this.schema.getMutationType() : this.schema.getQueryType();
     const kept = root ? Object.values(root.getFields()).filter(which) : [];
     if (kept.length === 0) return fc.constant({ text: '{ __typename }', vars: [] });
@@ -149,7 +175,13 @@ export class SchemaArbitraries {
    * HTTP (the schema has no subscription type yet: it must be refused cleanly).
    */
   operation(which?: (f: GraphQLField<unknown, unknown>) => boolean, maxFields = 3): fc.Arbitrary<GraphQLCall> {
-    const name = fc.option(fc.oneof({ weight: 6, arbitrary: fc.constantFrom('Op', 'op_1') }, { weight: 1, arbitrary: fc.constantFrom('Ö', '__x', 'query') }), { nil: undefined });
+    const name = fc.option(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom('Op', 'op_1') },
+        { weight: 1, arbitrary: fc.constantFrom('Ö', '__x', 'query') },
+      ),
+      { nil: undefined },
+    );
     const query = this.rootSelection('query', maxFields, which);
     const mutation = this.rootSelection('mutation', maxFields, which);
     return fc.oneof(
@@ -169,9 +201,16 @@ export function oneHostileSlot(s: SchemaArbitraries, v: Vocabulary): fc.Arbitrar
   // Shallow selections without arguments of their own: the point is the one hostile slot.
   const selectionOf = (f: GraphQLField<unknown, unknown>): fc.Arbitrary<string> => {
     const named = getNamedType(f.type);
-    return isCompositeType(named) ? s.selectionSet(named, s.limits.maxDepth - 1).map((x) => (x.vars.length ? '{ __typename }' : x.text)) : fc.constant('');
+    return isCompositeType(named)
+      ? s.selectionSet(named, s.limits.maxDepth - 1).map((x) => (x.vars.length ? '{ __typename }' : x.text))
+      : fc.constant('');
   };
-  const slotCase = (kind: string, f: GraphQLField<unknown, unknown>, a: GraphQLArgument, slot: string | null): fc.Arbitrary<LabelledCall> => {
+  const slotCase = (
+    kind: string,
+    f: GraphQLField<unknown, unknown>,
+    a: GraphQLArgument,
+    slot: string | null,
+  ): fc.Arbitrary<LabelledCall> => {
     const named = getNamedType(a.type);
     const slotType = slot === null ? a.type : (named as GraphQLInputObjectType).getFields()[slot]!.type;
     // `pick` chooses which real backend, namespace, id… the plausible arguments name.
@@ -182,11 +221,16 @@ export function oneHostileSlot(s: SchemaArbitraries, v: Vocabulary): fc.Arbitrar
           if (x !== a) return `${x.name}: ${printLiteral(plausibleValue(x.type, x.name, v, pick))}`;
           if (slot === null) return `${x.name}: $bad`;
           const base = plausibleValue(x.type, x.name, v, pick) as Record<string, Value>;
-          const fields = Object.entries({ ...base, [slot]: null }).map(([k, y]) => `${k}: ${k === slot ? '$bad' : printLiteral(y)}`);
+          const fields = Object.entries({ ...base, [slot]: null }).map(
+            ([k, y]) => `${k}: ${k === slot ? '$bad' : printLiteral(y)}`,
+          );
           return `${x.name}: {${fields.join(', ')}}`;
         });
       const query = `${kind}($bad: ${String(slotType)}) { ${f.name}(${args.join(', ')}) ${sel} }`;
-      return { label: 'one hostile argument', call: { query, variables: JSON.parse(JSON.stringify({ bad })) as Record<string, unknown> } };
+      return {
+        label: 'one hostile argument',
+        call: { query, variables: JSON.parse(JSON.stringify({ bad })) as Record<string, unknown> },
+      };
     });
   };
   const perField = (kind: 'query' | 'mutation'): Array<fc.Arbitrary<LabelledCall>> => {
@@ -204,14 +248,18 @@ export function oneHostileSlot(s: SchemaArbitraries, v: Vocabulary): fc.Arbitrar
       );
   };
   // Reads first: they are where ids enter most often; each field is as likely as any other.
-  return fc.oneof({ weight: 2, arbitrary: fc.oneof(...perField('query')) }, { weight: 1, arbitrary: fc.oneof(...perField('mutation')) });
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.oneof(...perField('query')) },
+    { weight: 1, arbitrary: fc.oneof(...perField('mutation')) },
+  );
 }
 
 /** Root fields with arguments: where ids, names and numbers from the caller enter. */
 export const hasArguments = (f: GraphQLField<unknown, unknown>): boolean => f.args.length > 0;
 
 /** Root fields callable without arguments (lists, backends): they reach every backend. */
-export const needsNoArguments = (f: GraphQLField<unknown, unknown>): boolean => f.args.every((a) => !(a.type instanceof GraphQLNonNull) || a.defaultValue !== undefined);
+export const needsNoArguments = (f: GraphQLField<unknown, unknown>): boolean =>
+  f.args.every((a) => !(a.type instanceof GraphQLNonNull) || a.defaultValue !== undefined);
 
 /** Names the variables of `sel` `$v0, $v1…`, declares them and puts their values in `variables`. */
 export function assemble(keyword: string, name: string | undefined, sel: Piece, fragments = ''): GraphQLCall {
@@ -221,5 +269,9 @@ export function assemble(keyword: string, name: string | undefined, sel: Piece, 
   const variables: Record<string, unknown> = {};
   sel.vars.forEach((v, j) => (variables[`v${j}`] = v.value));
   const head = `${keyword}${name ? ` ${name}` : ''}${defs ? `(${defs})` : ''}`;
-  return { query: `${head} ${text}${fragments ? `\n${fragments}` : ''}`, ...(sel.vars.length ? { variables: JSON.parse(JSON.stringify(variables)) as Record<string, unknown> } : {}), ...(name ? { operationName: name } : {}) };
+  return {
+    query: `${head} ${text}${fragments ? `\n${fragments}` : ''}`,
+    ...(sel.vars.length ? { variables: JSON.parse(JSON.stringify(variables)) as Record<string, unknown> } : {}),
+    ...(name ? { operationName: name } : {}),
+  };
 }

@@ -34,7 +34,13 @@ export interface FuzzSettings {
   rssHeadroomBytes: number;
 }
 
-const SHORT_RUNS: Record<PropertyName, number> = { documents: 800, 'hostile-documents': 700, arguments: 600, headers: 300, raw: 300 };
+const SHORT_RUNS: Record<PropertyName, number> = {
+  documents: 800,
+  'hostile-documents': 700,
+  arguments: 600,
+  headers: 300,
+  raw: 300,
+};
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -49,22 +55,48 @@ export function fuzzSettings(mode: 'short' | 'long', env: NodeJS.ProcessEnv = pr
   // FUZZ_RUNS is the total over all properties, spread in the short mode's proportions.
   const total = int(env, 'FUZZ_RUNS', long ? 50_000 : 2_700);
   const shortTotal = Object.values(SHORT_RUNS).reduce((a, b) => a + b, 0);
-  const runs = Object.fromEntries(Object.entries(SHORT_RUNS).map(([k, n]) => [k, Math.max(1, Math.round((n * total) / shortTotal))])) as Record<PropertyName, number>;
-  const only = (env.FUZZ_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const o of only) if (!(PROPERTIES as readonly string[]).includes(o)) throw new Error(`FUZZ_ONLY: unknown property ${JSON.stringify(o)} (known: ${PROPERTIES.join(', ')})`);
+  const runs = Object.fromEntries(
+    Object.entries(SHORT_RUNS).map(([k, n]) => [k, Math.max(1, Math.round((n * total) / shortTotal))]),
+  ) as Record<PropertyName, number>;
+  const only = (env.FUZZ_ONLY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const o of only)
+    if (!(PROPERTIES as readonly string[]).includes(o))
+      throw new Error(`FUZZ_ONLY: unknown property ${JSON.stringify(o)} (known: ${PROPERTIES.join(', ')})`);
   return {
     mode,
     seed: int(env, 'FUZZ_SEED', Math.floor(Math.random() * 2 ** 31)),
     path: env.FUZZ_PATH || undefined,
     runs,
     only: only.length ? (only as PropertyName[]) : [...PROPERTIES],
-    ignore: new Set((env.FUZZ_IGNORE ?? '').split(',').map((s) => s.trim()).filter(Boolean) as FindingKind[]),
+    ignore: new Set(
+      (env.FUZZ_IGNORE ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) as FindingKind[],
+    ),
     timeLimitMs: int(env, 'FUZZ_TIME_LIMIT_MS', long ? 30 * 60_000 : 25_000),
     client: { timeoutMs: int(env, 'FUZZ_REQUEST_TIMEOUT_MS', 20_000), maxResponseBytes: 20 * 1024 * 1024 },
     documents: long ? { maxDepth: 6, maxFields: 6 } : { maxDepth: 4, maxFields: 4 },
     hostile: long
-      ? { maxChain: 26, maxAliases: 1_200, maxDirectives: 200, maxTokens: 20_000, maxFragments: 20, maxRepresentations: 20_000 }
-      : { maxChain: 16, maxAliases: 40, maxDirectives: 60, maxTokens: 2_000, maxFragments: 12, maxRepresentations: 2_000 },
+      ? {
+          maxChain: 26,
+          maxAliases: 1_200,
+          maxDirectives: 200,
+          maxTokens: 20_000,
+          maxFragments: 20,
+          maxRepresentations: 20_000,
+        }
+      : {
+          maxChain: 16,
+          maxAliases: 40,
+          maxDirectives: 60,
+          maxTokens: 2_000,
+          maxFragments: 12,
+          maxRepresentations: 2_000,
+        },
     rssCeilingBytes: 1.5 * 1024 ** 3,
     rssHeadroomBytes: 600 * 1024 ** 2,
   };

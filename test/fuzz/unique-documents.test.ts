@@ -32,34 +32,56 @@ const OTHER_HEAP = 160 * MiB;
 
 const work = mkdtempSync(join(tmpdir(), 'unique-documents-'));
 const hook = join(work, 'gc-on-sigusr2.cjs');
-writeFileSync(hook, "process.on('SIGUSR2', () => { global.gc(); global.gc(); process.stderr.write('heap-after-gc ' + process.memoryUsage().heapUsed + '\\n'); });\n");
+writeFileSync(
+  hook,
+  "process.on('SIGUSR2', () => { global.gc(); global.gc(); process.stderr.write('heap-after-gc ' + process.memoryUsage().heapUsed + '\\n'); });\n",
+);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const VOLUME = 'id backend { id } namespace nativeId name status backendStatus sizeBytes createdAt updatedAt attachments { id state stateReason backendState device attachedAt }';
+const VOLUME =
+  'id backend { id } namespace nativeId name status backendStatus sizeBytes createdAt updatedAt attachments { id state stateReason backendState device attachedAt }';
 /** A valid document of five aliased lists (within the alias, depth and cost limits), new text for every `tag`. */
 const documentFor = (tag: string): string =>
   `{ ${Array.from({ length: 5 }, (_, a) => `a${a}: volumes(first: 10, filter: { name: "${tag}-${a}" }) { nodes { ${VOLUME} } pageInfo { hasNextPage endCursor } }`).join(' ')} }`;
 
-const rssOf = (pid: number, field: 'VmRSS' | 'VmHWM'): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+const rssOf = (pid: number, field: 'VmRSS' | 'VmHWM'): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 test('a flood of unique valid documents stays within the fuzz rule, and repeated ones still run compiled', async () => {
   const gateway = startGatewayProcess(
-    { GATEWAY_BACKENDS: 'lab=memory', LOG_LEVEL: 'warn', RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_CALLER_IN_FLIGHT: '0', RATE_LIMIT_ADDRESS_RPS: '0', RATE_LIMIT_ADDRESS_IN_FLIGHT: '0' },
+    {
+      GATEWAY_BACKENDS: 'lab=memory',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_CALLER_RPS: '0',
+      RATE_LIMIT_CALLER_IN_FLIGHT: '0',
+      RATE_LIMIT_ADDRESS_RPS: '0',
+      RATE_LIMIT_ADDRESS_IN_FLIGHT: '0',
+    },
     { nodeArgs: ['--expose-gc', '--require', hook] },
   );
   try {
     const url = (await gateway.serving()).replace('localhost', '127.0.0.1');
     const pid = gateway.child.pid!;
     const post = async (query: string): Promise<{ status: number; body: any }> => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
       return { status: res.status, body: await res.json() };
     };
     const metrics = async (): Promise<string> => (await fetch(url.replace('/graphql', '/metrics'))).text();
-    const sample = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    const sample = (text: string, series: string): number =>
+      Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
     const heapAfterGc = async (): Promise<number> => {
       const before = gateway.errors().split('heap-after-gc').length;
       gateway.child.kill('SIGUSR2');
-      await until(() => gateway.errors().split('heap-after-gc').length > before, 'the heap after a full GC', 30_000, 20);
+      await until(
+        () => gateway.errors().split('heap-after-gc').length > before,
+        'the heap after a full GC',
+        30_000,
+        20,
+      );
       return Number([...gateway.errors().matchAll(/heap-after-gc (\d+)/g)].at(-1)![1]);
     };
 
@@ -99,7 +121,10 @@ test('a flood of unique valid documents stays within the fuzz rule, and repeated
     );
 
     // The fuzz rule, and the heap a full GC leaves: the budget plus Apollo's own store.
-    expect({ peakRssMiB: Math.round(peak / MiB), withinRule: peak <= rssLimit }).toEqual({ peakRssMiB: Math.round(peak / MiB), withinRule: true });
+    expect({ peakRssMiB: Math.round(peak / MiB), withinRule: peak <= rssLimit }).toEqual({
+      peakRssMiB: Math.round(peak / MiB),
+      withinRule: true,
+    });
     expect(heap1 - heap0).toBeLessThan(BUDGET + OTHER_HEAP);
     expect({ statuses, notData }).toEqual({ statuses: { 200: ONCE + 2 * TWICE }, notData: 0 });
 
@@ -114,7 +139,10 @@ test('a flood of unique valid documents stays within the fuzz rule, and repeated
     // The fast path: the latest repeated document is still kept and runs compiled again.
     expect((await post(documentFor(`twice-${TWICE - 1}`))).status).toBe(200);
     const m2 = await metrics();
-    expect(sample(m2, 'gateway_executions_total{engine="compiled",reason="none"}') - sample(m1, 'gateway_executions_total{engine="compiled",reason="none"}')).toBe(1);
+    expect(
+      sample(m2, 'gateway_executions_total{engine="compiled",reason="none"}') -
+        sample(m1, 'gateway_executions_total{engine="compiled",reason="none"}'),
+    ).toBe(1);
   } finally {
     await gateway.stop();
   }

@@ -6,7 +6,16 @@
  */
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { disposeAll, MGMT, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  disposeAll,
+  MGMT,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 
 /** Backend ids as configured in the gateway under fuzz. */
 export const NOMAD_ID = 'nomad-east';
@@ -17,7 +26,14 @@ export const OPENSTACK_ID = 'os';
  * caller rate far above what one sequential fuzzer sends, so that answers are about the
  * document, not the pace (a 429 would not be a finding anyway).
  */
-export const FUZZ_GATEWAY_OPTIONS = { http: { rateLimit: { caller: { requestsPerSecond: 100_000, burst: 100_000 }, address: { requestsPerSecond: 100_000, burst: 100_000 } } } };
+export const FUZZ_GATEWAY_OPTIONS = {
+  http: {
+    rateLimit: {
+      caller: { requestsPerSecond: 100_000, burst: 100_000 },
+      address: { requestsPerSecond: 100_000, burst: 100_000 },
+    },
+  },
+};
 
 /** Real names the generators draw from; everything here exists in the simulators. */
 export interface Vocabulary {
@@ -63,17 +79,31 @@ function seedNomad(sim: NomadSimulator): string[] {
       RequestedCapabilities: [{ AccessMode: 'multi-node-multi-writer', AttachmentMode: 'file-system' }],
     });
     for (const node of ['node-1111', 'node-2222']) {
-      allocs.push(sim.placeAllocation({ jobId: `job-${shared}`, nodeId: node, volumes: [{ volumeId: shared, mode: 'write', accessMode: 'multi-node-multi-writer', attachmentMode: 'file-system' }] }));
+      allocs.push(
+        sim.placeAllocation({
+          jobId: `job-${shared}`,
+          nodeId: node,
+          volumes: [
+            { volumeId: shared, mode: 'write', accessMode: 'multi-node-multi-writer', attachmentMode: 'file-system' },
+          ],
+        }),
+      );
     }
     ids.push(shared);
   }
-  sim.addSnapshot('aws-ebs0', { ID: 'snap-0001', ExternalSourceVolumeID: 'ext-default-vol-000', SizeBytes: 10737418240 });
+  sim.addSnapshot('aws-ebs0', {
+    ID: 'snap-0001',
+    ExternalSourceVolumeID: 'ext-default-vol-000',
+    SizeBytes: 10737418240,
+  });
   return [...ids, ...allocs, 'snap-0001'];
 }
 
 /** OpenStack: 6 volumes (one multiattach on three servers), 3 servers, one snapshot. */
 function seedOpenStack(os: OpenStackUnderTest): string[] {
-  const vols = Array.from({ length: 5 }, (_, i) => os.sim.seedVolume({ project: os.demo, name: `data-${i}`, size: 1 + i }));
+  const vols = Array.from({ length: 5 }, (_, i) =>
+    os.sim.seedVolume({ project: os.demo, name: `data-${i}`, size: 1 + i }),
+  );
   const multi = os.sim.seedVolume({ project: os.demo, name: 'multi', size: 2, multiattach: true });
   const servers = Array.from({ length: 3 }, (_, i) => os.sim.seedServer({ project: os.demo, name: `web-${i}` }));
   for (const s of servers) os.sim.attachNow(s, multi);
@@ -87,7 +117,10 @@ export async function startWorld(): Promise<World> {
   const nomadIds = seedNomad(nomad);
   const openstack = await startOpenStack();
   const osIds = seedOpenStack(openstack);
-  const gateway = await startGatewayFor([{ id: NOMAD_ID, url: nomad.url }, openstack.backend(OPENSTACK_ID)], FUZZ_GATEWAY_OPTIONS);
+  const gateway = await startGatewayFor(
+    [{ id: NOMAD_ID, url: nomad.url }, openstack.backend(OPENSTACK_ID)],
+    FUZZ_GATEWAY_OPTIONS,
+  );
   const nomadAuth = { 'x-nomad-token': MGMT };
   const osAuth = { 'x-auth-token': openstack.demoToken };
   return {
@@ -108,7 +141,17 @@ export async function startWorld(): Promise<World> {
         encodeGlobalId({ kind: 'Volume', backend: OPENSTACK_ID, scope: openstack.demo, nativeId: osIds[0]! }),
         encodeGlobalId({ kind: 'Volume', backend: OPENSTACK_ID, scope: openstack.demo, nativeId: osIds[5]! }),
       ],
-      credentials: [{ ...nomadAuth, ...osAuth }, nomadAuth, osAuth, { ...nomadAuth, ...osAuth, [`x-nomad-token-${NOMAD_ID}`]: MGMT, [`x-auth-token-${OPENSTACK_ID}`]: openstack.demoToken }],
+      credentials: [
+        { ...nomadAuth, ...osAuth },
+        nomadAuth,
+        osAuth,
+        {
+          ...nomadAuth,
+          ...osAuth,
+          [`x-nomad-token-${NOMAD_ID}`]: MGMT,
+          [`x-auth-token-${OPENSTACK_ID}`]: openstack.demoToken,
+        },
+      ],
       entityTypes: [],
     },
     dispose: () => withTimeout(disposeAll(), 15_000, 'the gateway and simulators did not stop within 15 s'),

@@ -1,5 +1,13 @@
 import type { NomadSimulator } from '../../simulators/nomad';
-import { MGMT, calls, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import {
+  MGMT,
+  calls,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  type GatewayUnderTest,
+} from '../support/harness';
 
 const admin = { 'x-nomad-token': MGMT };
 
@@ -11,7 +19,18 @@ describe('batching and de-duplication of backend reads', () => {
     sim = await startNomad();
     seedVolumes(sim, 100);
     for (let i = 0; i < 100; i += 10) {
-      sim.placeAllocation({ jobId: `job-${i}`, nodeId: 'node-1111', volumes: [{ volumeId: `vol-${String(i).padStart(3, '0')}`, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
+      sim.placeAllocation({
+        jobId: `job-${i}`,
+        nodeId: 'node-1111',
+        volumes: [
+          {
+            volumeId: `vol-${String(i).padStart(3, '0')}`,
+            mode: 'write',
+            accessMode: 'single-node-writer',
+            attachmentMode: 'file-system',
+          },
+        ],
+      });
     }
     gw = await startGatewayFor([{ id: 'east', url: sim.url }]);
   });
@@ -19,7 +38,11 @@ describe('batching and de-duplication of backend reads', () => {
   beforeEach(() => sim.clearRequests());
 
   it('should cost one list call for volumes(first: 100) without detail fields', async () => {
-    const res = await gw.gql(`{ volumes(first: 100) { nodes { id name status details { ... on NomadVolumeDetails { currentWriters } } } } }`, {}, admin);
+    const res = await gw.gql(
+      `{ volumes(first: 100) { nodes { id name status details { ... on NomadVolumeDetails { currentWriters } } } } }`,
+      {},
+      admin,
+    );
     expect(res.body.data.volumes.nodes).toHaveLength(100);
     expect(calls(sim)).toEqual(['GET /v1/volumes']);
   });
@@ -55,7 +78,11 @@ describe('batching and de-duplication of backend reads', () => {
   });
 
   it('should read each plugin once for a list of volumes that all name it', async () => {
-    const res = await gw.gql(`{ volumes(first: 100) { nodes { details { ... on NomadVolumeDetails { plugin { version } } } } } }`, {}, admin);
+    const res = await gw.gql(
+      `{ volumes(first: 100) { nodes { details { ... on NomadVolumeDetails { plugin { version } } } } } }`,
+      {},
+      admin,
+    );
     expect(res.body.errors).toBeUndefined();
     expect(calls(sim)).toEqual(['GET /v1/volumes', 'GET /v1/plugin/csi/aws-ebs0']);
   });

@@ -11,14 +11,25 @@ import generated from '../../schema/generated/possible-types';
 
 let gateway: RunningGateway;
 const gql = async (query: string, variables: Record<string, unknown> = {}): Promise<any> => {
-  const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
   return res.json();
 };
 
 beforeAll(async () => {
   gateway = await startGateway({
     config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
-    registry: createRegistry(loadConfig({ GATEWAY_BACKENDS: 'lab=memory', GATEWAY_BACKEND_LAB_SEED_VOLUMES: '6', GATEWAY_BACKEND_LAB_SEED_ATTACHMENTS: '2', GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '0' }).backends),
+    registry: createRegistry(
+      loadConfig({
+        GATEWAY_BACKENDS: 'lab=memory',
+        GATEWAY_BACKEND_LAB_SEED_VOLUMES: '6',
+        GATEWAY_BACKEND_LAB_SEED_ATTACHMENTS: '2',
+        GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '0',
+      }).backends,
+    ),
     logger: createLogger('silent'),
     operationOptions: { pollMs: 50, maxPollMs: 100 },
     readinessProbe: false,
@@ -36,7 +47,11 @@ describe('possibleTypes as JSON', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const body = await res.json();
     expect(body).toEqual(generated);
-    expect(body.possibleTypes.VolumeConsumer).toEqual(['VolumeAllocationConsumer', 'VolumeHostConsumer', 'VolumeServerConsumer']);
+    expect(body.possibleTypes.VolumeConsumer).toEqual([
+      'VolumeAllocationConsumer',
+      'VolumeHostConsumer',
+      'VolumeServerConsumer',
+    ]);
     expect((await fetch(new URL('/graphql/possible-types.json', gateway.url), { method: 'POST' })).status).toBe(405);
   });
 });
@@ -45,11 +60,19 @@ describe('consumer ids', () => {
   it('should give every consumer an id: the same on every read, unique, and not its attachment id', async () => {
     const first = (await gql(VOLUMES)).data.volumes.nodes;
     const again = (await gql(VOLUMES)).data.volumes.nodes;
-    const consumers = first.flatMap((v: any) => v.attachments.map((a: any) => ({ attachment: a.id, consumer: a.consumer.id })));
+    const consumers = first.flatMap((v: any) =>
+      v.attachments.map((a: any) => ({ attachment: a.id, consumer: a.consumer.id })),
+    );
     expect(consumers.length).toBeGreaterThanOrEqual(2);
-    expect(consumers.every((c: any) => typeof c.consumer === 'string' && c.consumer.length > 0 && c.consumer !== c.attachment)).toBe(true);
+    expect(
+      consumers.every(
+        (c: any) => typeof c.consumer === 'string' && c.consumer.length > 0 && c.consumer !== c.attachment,
+      ),
+    ).toBe(true);
     expect(new Set(consumers.map((c: any) => c.consumer)).size).toBe(consumers.length);
-    expect(again.flatMap((v: any) => v.attachments.map((a: any) => a.consumer.id))).toEqual(consumers.map((c: any) => c.consumer));
+    expect(again.flatMap((v: any) => v.attachments.map((a: any) => a.consumer.id))).toEqual(
+      consumers.map((c: any) => c.consumer),
+    );
   });
 });
 
@@ -57,13 +80,19 @@ describe('idempotency keys on every mutation that changes state', () => {
   it('should detach once for a key sent twice, answering the first operation; without a key the retry fails', async () => {
     const volumes = (await gql(VOLUMES)).data.volumes.nodes.filter((v: any) => v.attachments.length > 0);
     const [one, two] = [volumes[0], volumes[1]];
-    const keyed = { volumeId: one.id, target: { host: { hostAttachmentId: one.attachments[0].id } }, idempotencyKey: 'detach-1' };
+    const keyed = {
+      volumeId: one.id,
+      target: { host: { hostAttachmentId: one.attachments[0].id } },
+      idempotencyKey: 'detach-1',
+    };
     const first = await gql(DETACH, { i: keyed });
     expect(first.errors).toBeUndefined();
     const again = await gql(DETACH, { i: keyed });
     expect(again).toEqual(first);
     // The same key with another input is a reuse, not a retry.
-    const reused = await gql(DETACH, { i: { ...keyed, target: { host: { hostAttachmentId: two.attachments[0].id } } } });
+    const reused = await gql(DETACH, {
+      i: { ...keyed, target: { host: { hostAttachmentId: two.attachments[0].id } } },
+    });
     expect(reused.errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
     // Without a key a retry acts again, and the attachment is gone by then.
     const plain = { volumeId: two.id, target: { host: { hostAttachmentId: two.attachments[0].id } } };
@@ -72,7 +101,9 @@ describe('idempotency keys on every mutation that changes state', () => {
   });
 
   it('should delete and extend once for a key sent twice', async () => {
-    const created = await gql(`mutation { createVolume(input: { backend: "lab", name: "keyed", sizeGiB: 1 }) { volume { id } } }`);
+    const created = await gql(
+      `mutation { createVolume(input: { backend: "lab", name: "keyed", sizeGiB: 1 }) { volume { id } } }`,
+    );
     const id = created.data.createVolume.volume.id;
     const extend = `mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { operation { id kind } } }`;
     const grow = { volumeId: id, newSizeGiB: 2, idempotencyKey: 'grow-1' };

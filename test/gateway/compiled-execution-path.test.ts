@@ -24,7 +24,12 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { GatewayContext } from '../../domain/context';
 import { createApolloServer } from '../../server/apollo';
-import { compiledExecution, EXECUTION_ENGINES, type ExecutionEngine, type InterpretedReason } from '../../server/execution/compiled';
+import {
+  compiledExecution,
+  EXECUTION_ENGINES,
+  type ExecutionEngine,
+  type InterpretedReason,
+} from '../../server/execution/compiled';
 import { operationLimits } from '../../server/limits';
 import { apolloLimitOptions } from '../../server/limits/apollo';
 import { createLogger } from '../../server/logger';
@@ -34,35 +39,70 @@ import { files, root } from '../support/source-imports';
 import { until } from '../support/until';
 
 describe('Apollo Server through its public API only', () => {
-  const CODE_DIRS = ['adapters', 'bench', 'domain', 'resolvers', 'schema', 'scripts', 'server', 'simulators', 'subscriptions'];
-  const exported = Object.keys((JSON.parse(readFileSync(join(root, 'node_modules/@apollo/server/package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports);
+  const CODE_DIRS = [
+    'adapters',
+    'bench',
+    'domain',
+    'resolvers',
+    'schema',
+    'scripts',
+    'server',
+    'simulators',
+    'subscriptions',
+  ];
+  const exported = Object.keys(
+    (
+      JSON.parse(readFileSync(join(root, 'node_modules/@apollo/server/package.json'), 'utf8')) as {
+        exports: Record<string, unknown>;
+      }
+    ).exports,
+  );
   const PUBLIC = new Set(exported.map((e) => `@apollo/server${e.slice(1)}`));
   const sources = CODE_DIRS.flatMap((d) => files(d)).map((f) => ({ f, text: readFileSync(join(root, f), 'utf8') }));
 
   it('should name only the entry points @apollo/server exports, and never resolve its files', () => {
     // Imports, dynamic imports and requires (a profile's group names are not modules).
-    const named = sources.flatMap(({ f, text }) => [...text.matchAll(/(?:\bfrom|\bimport\(|\brequire\()\s*'(@apollo\/server(?:\/[^']*)?)'/g)].map((m) => ({ f, spec: m[1]! })));
+    const named = sources.flatMap(({ f, text }) =>
+      [...text.matchAll(/(?:\bfrom|\bimport\(|\brequire\()\s*'(@apollo\/server(?:\/[^']*)?)'/g)].map((m) => ({
+        f,
+        spec: m[1]!,
+      })),
+    );
     expect(named.length).toBeGreaterThan(0);
     expect(named.filter(({ spec }) => !PUBLIC.has(spec)).map(({ f, spec }) => `${f}: ${spec}`)).toEqual([]);
     // Nor by path (its package.json, read for the version a benchmark names, is no module).
-    expect(sources.filter(({ text }) => /require\.resolve\(\s*'@apollo|node_modules\/@apollo\/server\/(?!package\.json)/.test(text)).map(({ f }) => f)).toEqual([]);
+    expect(
+      sources
+        .filter(({ text }) =>
+          /require\.resolve\(\s*'@apollo|node_modules\/@apollo\/server\/(?!package\.json)/.test(text),
+        )
+        .map(({ f }) => f),
+    ).toEqual([]);
   });
 
   it('should not use the gateway interface, whose per-request context kept requests through scavenges', () => {
-    const gatewayWords = /makeGatewayGraphQLRequestContext|ApolloServerOptionsWithGateway|GatewayInterface|server-gateway-interface|gatewayExecutor/;
+    const gatewayWords =
+      /makeGatewayGraphQLRequestContext|ApolloServerOptionsWithGateway|GatewayInterface|server-gateway-interface|gatewayExecutor/;
     expect(sources.filter(({ text }) => gatewayWords.test(text)).map(({ f }) => f)).toEqual([]);
     // An untyped one: a `gateway` option beside Apollo Server.
-    expect(sources.filter(({ text }) => /from '@apollo\/server'/.test(text) && /\bgateway\s*:/.test(text)).map(({ f }) => f)).toEqual([]);
+    expect(
+      sources.filter(({ text }) => /from '@apollo\/server'/.test(text) && /\bgateway\s*:/.test(text)).map(({ f }) => f),
+    ).toEqual([]);
   });
 });
 
 describe('answers from responseForOperation, as Apollo answers its own execution', () => {
-  const schema = buildSchema('type Query { hello(n: Int!): String teapot: String boom: String strict: String! fails: String }');
+  const schema = buildSchema(
+    'type Query { hello(n: Int!): String teapot: String boom: String strict: String! fails: String }',
+  );
   const q = schema.getQueryType()!.getFields();
   q.hello!.resolve = (_root, { n }: { n: number }) => `hello ${n}`;
   q.teapot!.resolve = () => {
     // Apollo's head (a HeaderMap), not graphql-yoga's, whose typing of `http` is global.
-    const extensions = { code: 'TEAPOT', http: { status: 418, headers: new HeaderMap([['x-teapot', 'yes']]) } } as unknown as GraphQLErrorExtensions;
+    const extensions = {
+      code: 'TEAPOT',
+      http: { status: 418, headers: new HeaderMap([['x-teapot', 'yes']]) },
+    } as unknown as GraphQLErrorExtensions;
     throw new GraphQLError('short and stout', { extensions });
   };
   q.boom!.resolve = () => {
@@ -75,7 +115,10 @@ describe('answers from responseForOperation, as Apollo answers its own execution
   /** Shows what Apollo hands it (its own formatting of the error) and fails on one error. */
   const formatError = (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     if (formatted.message.startsWith('the formatter fails')) throw new Error('formatter bug');
-    return { ...formatted, extensions: { ...formatted.extensions, error: error instanceof GraphQLError ? 'GraphQLError' : typeof error } };
+    return {
+      ...formatted,
+      extensions: { ...formatted.extensions, error: error instanceof GraphQLError ? 'GraphQLError' : typeof error },
+    };
   };
 
   /** What one server's plugins saw: Apollo's own executions, and the errors they were told of. */
@@ -104,24 +147,41 @@ describe('answers from responseForOperation, as Apollo answers its own execution
   beforeAll(async () => {
     const ownProbe = probe(own);
     const compiledProbe = probe(compiled);
-    const observe = (engine: ExecutionEngine, reason?: InterpretedReason): void => void observed.push(reason ? `${engine}/${reason}` : engine);
+    const observe = (engine: ExecutionEngine, reason?: InterpretedReason): void =>
+      void observed.push(reason ? `${engine}/${reason}` : engine);
     servers.push(
       new ApolloServer({ schema, formatError, plugins: [ApolloServerPluginCacheControlDisabled(), ownProbe.plugin] }),
       new ApolloServer({
         schema,
         formatError,
-        plugins: [ApolloServerPluginCacheControlDisabled(), compiledExecution(schema, observe, { sightings: 1, formatError, didEncounterErrors: (rc) => compiledProbe.listener.didEncounterErrors!(rc) }), compiledProbe.plugin],
+        plugins: [
+          ApolloServerPluginCacheControlDisabled(),
+          compiledExecution(schema, observe, {
+            sightings: 1,
+            formatError,
+            didEncounterErrors: (rc) => compiledProbe.listener.didEncounterErrors!(rc),
+          }),
+          compiledProbe.plugin,
+        ],
       }),
     );
-    for (const s of servers) urls.push((await startStandaloneServer(s, { listen: { port: 0, host: '127.0.0.1' } })).url);
+    for (const s of servers)
+      urls.push((await startStandaloneServer(s, { listen: { port: 0, host: '127.0.0.1' } })).url);
   });
   afterAll(() => Promise.all(servers.map((s) => s.stop())));
 
   /** Both servers' answers (errors in GraphQL's order-free sense), which must be equal; the compiled server's. */
-  async function same(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; teapot: string | null; body: any }> {
+  async function same(
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; teapot: string | null; body: any }> {
     const answers = await Promise.all(
       urls.map(async (url) => {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
         const json = (await res.json()) as { errors?: unknown[] };
         if (json.errors) json.errors.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
         return { status: res.status, teapot: res.headers.get('x-teapot'), body: json };
@@ -132,10 +192,16 @@ describe('answers from responseForOperation, as Apollo answers its own execution
   }
 
   /** Runs `send` and tells how many executions of Apollo's own each server ran meanwhile, and what compiled execution counted. */
-  async function executionsDuring(send: () => Promise<unknown>): Promise<{ own: number; compiled: number; observed: string[] }> {
+  async function executionsDuring(
+    send: () => Promise<unknown>,
+  ): Promise<{ own: number; compiled: number; observed: string[] }> {
     const before = { own: own.executions, compiled: compiled.executions, observed: observed.length };
     await send();
-    return { own: own.executions - before.own, compiled: compiled.executions - before.compiled, observed: observed.slice(before.observed) };
+    return {
+      own: own.executions - before.own,
+      compiled: compiled.executions - before.compiled,
+      observed: observed.slice(before.observed),
+    };
   }
 
   it('should answer data, partial results, errors’ HTTP status and headers, and a formatter that throws, without Apollo’s own execution', async () => {
@@ -182,18 +248,49 @@ describe('the gateway’s Apollo server', () => {
     const logged: Record<string, unknown> = {};
     for (const engine of EXECUTION_ENGINES) {
       const lines: Array<Record<string, unknown>> = [];
-      const logger = createLogger('error', new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(...chunk.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)), done()) }));
+      const logger = createLogger(
+        'error',
+        new Writable({
+          write: (chunk: Buffer, _enc, done) => (
+            lines.push(
+              ...chunk
+                .toString()
+                .split('\n')
+                .filter(Boolean)
+                .map((l) => JSON.parse(l) as Record<string, unknown>),
+            ),
+            done()
+          ),
+        }),
+      );
       const metrics = new GatewayMetrics({ processMetrics: false });
       // As server/app.ts builds it, over this schema, compiling at the first sighting.
       const limits = operationLimits();
-      const apollo = createApolloServer({ limits, limited: apolloLimitOptions<GatewayContext>(limits, schema), engine, compiledDocuments: { sightings: 1 }, logger, metrics });
+      const apollo = createApolloServer({
+        limits,
+        limited: apolloLimitOptions<GatewayContext>(limits, schema),
+        engine,
+        compiledDocuments: { sightings: 1 },
+        logger,
+        metrics,
+      });
       await apollo.start();
       try {
-        const r = await apollo.executeOperation({ query: '{ boom fine }' }, { contextValue: { requestId: `req-${engine}` } as unknown as GatewayContext });
+        const r = await apollo.executeOperation(
+          { query: '{ boom fine }' },
+          { contextValue: { requestId: `req-${engine}` } as unknown as GatewayContext },
+        );
         answers[engine] = r.body.kind === 'single' ? r.body.singleResult : r.body;
         await until(() => lines.length > 0, 'the error logged');
-        logged[engine] = lines.map((l) => [l.msg, l.requestId, l.path, (l.err as { message?: string } | undefined)?.message]);
-        expect((await metrics.executions.get()).values.map((v) => v.labels.engine)).toEqual(engine === 'compiled' ? ['compiled'] : []);
+        logged[engine] = lines.map((l) => [
+          l.msg,
+          l.requestId,
+          l.path,
+          (l.err as { message?: string } | undefined)?.message,
+        ]);
+        expect((await metrics.executions.get()).values.map((v) => v.labels.engine)).toEqual(
+          engine === 'compiled' ? ['compiled'] : [],
+        );
       } finally {
         await apollo.stop();
       }
@@ -216,25 +313,47 @@ describe('the gateway’s Apollo server', () => {
  */
 it('should let a compiled request’s objects die young in the gateway process', async () => {
   const gateway = startGatewayProcess(
-    { GATEWAY_BACKENDS: 'lab=memory', GATEWAY_BACKEND_LAB_SEED_VOLUMES: '100', EXECUTION_ENGINE: 'compiled', LOG_LEVEL: 'warn', SHUTDOWN_DRAIN_MS: '0', RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_CALLER_IN_FLIGHT: '0', RATE_LIMIT_ADDRESS_RPS: '0', RATE_LIMIT_ADDRESS_IN_FLIGHT: '0' },
+    {
+      GATEWAY_BACKENDS: 'lab=memory',
+      GATEWAY_BACKEND_LAB_SEED_VOLUMES: '100',
+      EXECUTION_ENGINE: 'compiled',
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_DRAIN_MS: '0',
+      RATE_LIMIT_CALLER_RPS: '0',
+      RATE_LIMIT_CALLER_IN_FLIGHT: '0',
+      RATE_LIMIT_ADDRESS_RPS: '0',
+      RATE_LIMIT_ADDRESS_IN_FLIGHT: '0',
+    },
     { nodeArgs: ['--trace-gc-nvp'] },
   );
   try {
     const url = (await gateway.serving()).replace('localhost', '127.0.0.1');
-    const query = '{ volumes(first: 100) { nodes { id namespace nativeId name status backendStatus sizeBytes createdAt updatedAt attachments { id state access device attachedAt } } } }';
+    const query =
+      '{ volumes(first: 100) { nodes { id namespace nativeId name status backendStatus sizeBytes createdAt updatedAt attachments { id state access device attachedAt } } } }';
     const list = async (): Promise<void> => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
       expect(((await res.json()) as { data: { volumes: { nodes: unknown[] } } }).data.volumes.nodes).toHaveLength(100);
     };
     for (let i = 0; i < 50; i++) await list();
     const from = gateway.output().length;
     for (let i = 0; i < 200; i++) await list();
-    const survived = [...gateway.output().slice(from).matchAll(/ gc=s .* new_space_survived=(\d+)/g)].map((m) => Number(m[1]));
+    const survived = [
+      ...gateway
+        .output()
+        .slice(from)
+        .matchAll(/ gc=s .* new_space_survived=(\d+)/g),
+    ].map((m) => Number(m[1]));
     expect(survived.length).toBeGreaterThan(5);
     // Measured: 35 KB from the plugin; 490–520 KB behind Apollo's gateway interface without the hand copy.
     expect(survived.reduce((a, b) => a + b, 0) / survived.length).toBeLessThan(150 * 1024);
     const metrics = await (await fetch(url.replace('/graphql', '/metrics'))).text();
-    expect(Number(/^gateway_executions_total\{engine="compiled",reason="none"\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(200);
+    expect(
+      Number(/^gateway_executions_total\{engine="compiled",reason="none"\} (\d+)/m.exec(metrics)?.[1]),
+    ).toBeGreaterThanOrEqual(200);
   } finally {
     await gateway.stop();
   }

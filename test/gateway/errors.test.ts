@@ -1,6 +1,15 @@
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { ANALYTICS_READ, MGMT, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import {
+  ANALYTICS_READ,
+  MGMT,
+  closedPortUrl,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  type GatewayUnderTest,
+} from '../support/harness';
 
 const admin = { 'x-nomad-token': MGMT };
 const READ = `query($id: ID!) { volume(id: $id) { nativeId } }`;
@@ -24,21 +33,53 @@ describe('typed errors from Nomad answers', () => {
   const code = (body: any): string => body.errors?.[0]?.extensions?.code;
 
   it('should answer CONFLICT with the backend message for "volume in use" (a plain-text 500)', async () => {
-    sim.placeAllocation({ jobId: 'db', nodeId: 'node-1111', volumes: [{ volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
-    const res = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: volId }, admin);
-    expect(res.body.errors[0].extensions).toEqual({ code: 'CONFLICT', backend: 'east', httpStatus: 500, retryable: false, backendMessage: 'volume in use: vol-000' });
+    sim.placeAllocation({
+      jobId: 'db',
+      nodeId: 'node-1111',
+      volumes: [
+        { volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
+      ],
+    });
+    const res = await gw.gql(
+      `mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`,
+      { id: volId },
+      admin,
+    );
+    expect(res.body.errors[0].extensions).toEqual({
+      code: 'CONFLICT',
+      backend: 'east',
+      httpStatus: 500,
+      retryable: false,
+      backendMessage: 'volume in use: vol-000',
+    });
   });
 
   it('should answer NOT_FOUND for write paths on unknown volumes (a plain-text 500 on Nomad)', async () => {
-    const gone = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: volId }, admin);
+    const gone = await gw.gql(
+      `mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`,
+      { id: volId },
+      admin,
+    );
     expect(gone.body.errors).toBeUndefined();
-    const again = await gw.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: volId }, admin);
-    expect(again.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', httpStatus: 500, backendMessage: 'volume not found: vol-000' });
+    const again = await gw.gql(
+      `mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`,
+      { id: volId },
+      admin,
+    );
+    expect(again.body.errors[0].extensions).toMatchObject({
+      code: 'NOT_FOUND',
+      httpStatus: 500,
+      backendMessage: 'volume not found: vol-000',
+    });
   });
 
   it('should answer FORBIDDEN when the token may not do it or is unknown (Nomad answers both alike), and UNAUTHENTICATED without a token', async () => {
     const res = await gw.gql(READ, { id: volId }, { 'x-nomad-token': ANALYTICS_READ });
-    expect(res.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', httpStatus: 403, backendMessage: 'Permission denied' });
+    expect(res.body.errors[0].extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      httpStatus: 403,
+      backendMessage: 'Permission denied',
+    });
     expect(res.body.data).toEqual({ volume: null });
     const unknown = await gw.gql(READ, { id: volId }, { 'x-nomad-token': 'not-a-token' });
     expect(code(unknown.body)).toBe('FORBIDDEN');
@@ -55,7 +96,11 @@ describe('typed errors from Nomad answers', () => {
   it('should answer BACKEND_UNAVAILABLE when the backend refuses connections', async () => {
     const gw2 = await startGatewayFor([{ id: 'gone', url: await closedPortUrl(), readRetries: 1 }]);
     const res = await gw2.gql(`{ volumeByNativeId(backend: "gone", nativeId: "x") { id } }`, {}, admin);
-    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BACKEND_UNAVAILABLE', backend: 'gone', retryable: true });
+    expect(res.body.errors[0].extensions).toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      backend: 'gone',
+      retryable: true,
+    });
     expect(res.body.data).toEqual({ volumeByNativeId: null });
   });
 
@@ -75,7 +120,11 @@ describe('typed errors from Nomad answers', () => {
     expect(sim.requests().map((r) => `${r.method} ${r.status}`)).toEqual(['GET 503', 'GET 200']);
     sim.clearRequests();
     sim.failNext({ count: 1, status: 503, body: 'No cluster leader', method: 'DELETE' });
-    const res = await gw2.gql(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: volId }, admin);
+    const res = await gw2.gql(
+      `mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`,
+      { id: volId },
+      admin,
+    );
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'BACKEND_UNAVAILABLE', httpStatus: 503 });
     expect(sim.requests().map((r) => r.method)).toEqual(['DELETE']);
   });

@@ -11,7 +11,15 @@
  */
 import { TrustedDocuments } from '../../server/http/trusted-documents';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { MGMT, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import {
+  MGMT,
+  closedPortUrl,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  type GatewayUnderTest,
+} from '../support/harness';
 
 let sim: NomadSimulator;
 let compiled: GatewayUnderTest;
@@ -32,7 +40,10 @@ beforeAll(async () => {
   compiled = await startGatewayFor(backends, { executionEngine: 'compiled', limits });
   interpreted = await startGatewayFor(backends, { executionEngine: 'graphql-js', limits });
   const small = { maxResponseBytes: 1024 };
-  capped = [await startGatewayFor(backends, { executionEngine: 'compiled', limits: small }), await startGatewayFor(backends, { executionEngine: 'graphql-js', limits: small })];
+  capped = [
+    await startGatewayFor(backends, { executionEngine: 'compiled', limits: small }),
+    await startGatewayFor(backends, { executionEngine: 'graphql-js', limits: small }),
+  ];
 });
 afterAll(disposeAll);
 
@@ -40,7 +51,8 @@ afterAll(disposeAll);
 async function executions(g: GatewayUnderTest = compiled): Promise<Record<string, number>> {
   const text = await (await fetch(new URL('/metrics', g.gateway.url))).text();
   const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^gateway_executions_total\{engine="([^"]+)",reason="([^"]+)"\} (\d+)/gm)) out[`${m[1]}/${m[2]}`] = Number(m[3]);
+  for (const m of text.matchAll(/^gateway_executions_total\{engine="([^"]+)",reason="([^"]+)"\} (\d+)/gm))
+    out[`${m[1]}/${m[2]}`] = Number(m[3]);
   for (const m of text.matchAll(/^(gateway_compiled_documents\S*) (\S+)$/gm)) out[m[1]!] = Number(m[2]);
   return out;
 }
@@ -49,18 +61,26 @@ async function executions(g: GatewayUnderTest = compiled): Promise<Record<string
 const ran = (before: Record<string, number>, after: Record<string, number>): Record<string, number> =>
   Object.fromEntries(
     Object.entries(after)
-      .filter(([k]) => !k.startsWith('gateway_compiled_documents{') && !k.startsWith('gateway_compiled_documents_bytes'))
+      .filter(
+        ([k]) => !k.startsWith('gateway_compiled_documents{') && !k.startsWith('gateway_compiled_documents_bytes'),
+      )
       .map(([k, v]): [string, number] => [k, v - (before[k] ?? 0)])
       .filter(([, d]) => d !== 0),
   );
 
 const inOrder = (r: { status: number; body: any }): unknown => {
-  const errors = r.body.errors && [...r.body.errors].sort((x: any, y: any) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
+  const errors =
+    r.body.errors && [...r.body.errors].sort((x: any, y: any) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
   return { ...r, body: { ...r.body, ...(errors ? { errors } : {}) } };
 };
 
 /** Both gateways' answers to the same request, which must be equal. */
-async function same(query: string, variables?: Record<string, unknown>, headers: Record<string, string> = auth, pair: [GatewayUnderTest, GatewayUnderTest] = [compiled, interpreted]): Promise<{ status: number; body: any }> {
+async function same(
+  query: string,
+  variables?: Record<string, unknown>,
+  headers: Record<string, string> = auth,
+  pair: [GatewayUnderTest, GatewayUnderTest] = [compiled, interpreted],
+): Promise<{ status: number; body: any }> {
   const [a, b] = await Promise.all(pair.map((g) => g.gql(query, variables, headers)));
   // The order of errors is not the same (graphql-jit collects them its own way; GraphQL does not order them).
   expect(inOrder(a!)).toEqual(inOrder(b!));
@@ -95,7 +115,9 @@ describe('compiled execution answers as graphql-js', () => {
     expect(one.body.data.volume.id).toBe(id);
     const missing = Buffer.from(JSON.stringify(['Volume', 'east', 'default', 'nope'])).toString('base64url');
     expect((await same('query($id: ID!) { volume(id: $id) { id } }', { id: missing })).body.data.volume).toBeNull();
-    expect((await same('query($id: ID!) { volume(id: $id) { id } }', { id: 'not-an-id' })).body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(
+      (await same('query($id: ID!) { volume(id: $id) { id } }', { id: 'not-an-id' })).body.errors[0].extensions.code,
+    ).toBe('BAD_USER_INPUT');
   });
 
   it('should refuse bad variables with graphql-js words, and a document over the cost limit, alike', async () => {
@@ -104,7 +126,15 @@ describe('compiled execution answers as graphql-js', () => {
     expect(bad.body.errors[0].message).toContain('Variable "$first"');
     const unknown = await same('{ __typename }', undefined, auth);
     expect(unknown.status).toBe(200);
-    const named = await Promise.all([compiled, interpreted].map((g) => fetch(g.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ query: '{ __typename }', operationName: 'Nope' }) }).then(async (r) => ({ status: r.status, body: await r.json() }))));
+    const named = await Promise.all(
+      [compiled, interpreted].map((g) =>
+        fetch(g.gateway.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth },
+          body: JSON.stringify({ query: '{ __typename }', operationName: 'Nope' }),
+        }).then(async (r) => ({ status: r.status, body: await r.json() })),
+      ),
+    );
     expect(named[0]).toEqual(named[1]);
     expect(named[0]!.body.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
     const missing = await same(LIST, {});
@@ -114,17 +144,28 @@ describe('compiled execution answers as graphql-js', () => {
   });
 
   it('should stop at the response-size cap with one RESPONSE_TOO_LARGE and partial data, alike', async () => {
-    const r = await same('{ volumes(first: 12) { nodes { id name backendStatus details { __typename ... on NomadVolumeDetails { externalId pluginId provider } } } } }', undefined, auth, capped);
+    const r = await same(
+      '{ volumes(first: 12) { nodes { id name backendStatus details { __typename ... on NomadVolumeDetails { externalId pluginId provider } } } } }',
+      undefined,
+      auth,
+      capped,
+    );
     expect(r.body.data.volumes.nodes.length).toBeGreaterThan(0);
     expect(r.body.errors.filter((e: any) => e.extensions.code === 'RESPONSE_TOO_LARGE')).toHaveLength(1);
   });
 
   it('should run a federated trace request and a variable inside a literal on graphql-js, with the same answers', async () => {
     const before = await executions();
-    const trace = await compiled.gql('{ volumes(first: 1) { nodes { id } } }', undefined, { ...auth, 'apollo-federation-include-trace': 'ftv1' });
+    const trace = await compiled.gql('{ volumes(first: 1) { nodes { id } } }', undefined, {
+      ...auth,
+      'apollo-federation-include-trace': 'ftv1',
+    });
     expect(typeof trace.body.extensions?.ftv1).toBe('string');
     const id = Buffer.from(JSON.stringify(['Volume', 'east', 'default', '..'])).toString('base64url');
-    const entity = await same('query($id: ID!) { _entities(representations: [{ __typename: "Volume", id: $id }]) { ... on Volume { id } } }', { id });
+    const entity = await same(
+      'query($id: ID!) { _entities(representations: [{ __typename: "Volume", id: $id }]) { ... on Volume { id } } }',
+      { id },
+    );
     expect(entity.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'id (native id)' });
     const after = await executions();
     expect((after['graphql-js/ftv1-trace'] ?? 0) - (before['graphql-js/ftv1-trace'] ?? 0)).toBe(1);
@@ -136,7 +177,8 @@ describe('compiled documents: compiled at the second sighting, kept within a byt
   const ONE = `query One($id: ID!) { volume(id: $id) { id name status } }`;
   const ID = Buffer.from(JSON.stringify(['Volume', 'east', 'default', 'vol-001'])).toString('base64url');
   /** A list of east's volumes, new text for every `tag`: about 40 KiB compiled. */
-  const list = (tag: string): string => `{ volumes(first: 3, filter: { backends: ["east"], name: "${tag}" }) { nodes { id name status sizeBytes } } }`;
+  const list = (tag: string): string =>
+    `{ volumes(first: 3, filter: { backends: ["east"], name: "${tag}" }) { nodes { id name status sizeBytes } } }`;
   /** 15 aliased lists: about 600 KiB compiled, over an eighth of 1 MiB. */
   const wide = `{ ${Array.from({ length: 15 }, (_, a) => `a${a}: volumes(first: 1, filter: { backends: ["east"], name: "w${a}" }) { nodes { id name status sizeBytes namespace nativeId backendStatus createdAt updatedAt } }`).join(' ')} }`;
   let seen: GatewayUnderTest;
@@ -147,7 +189,11 @@ describe('compiled documents: compiled at the second sighting, kept within a byt
     const east = [{ id: 'east', url: sim.url }];
     seen = await startGatewayFor(east, { executionEngine: 'compiled', compiledDocumentsSightings: 2 });
     small = await startGatewayFor(east, { executionEngine: 'compiled', compiledDocumentsMaxBytes: 1_048_576 });
-    trusted = await startGatewayFor(east, { executionEngine: 'compiled', compiledDocumentsSightings: 2, http: { trustedDocuments: { documents: TrustedDocuments.fromJson({ one: ONE }) } } });
+    trusted = await startGatewayFor(east, {
+      executionEngine: 'compiled',
+      compiledDocumentsSightings: 2,
+      http: { trustedDocuments: { documents: TrustedDocuments.fromJson({ one: ONE }) } },
+    });
   });
 
   it('should run a document on graphql-js at its first sighting and compiled from the second, with the same answers', async () => {
@@ -160,7 +206,13 @@ describe('compiled documents: compiled at the second sighting, kept within a byt
     // Each operation of a text is sighted on its own.
     const both = `${ONE} query Two { volumes(first: 1) { nodes { id } } }`;
     const named = async (operationName: string): Promise<any> =>
-      (await fetch(seen.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ query: both, variables: { id: ID }, operationName }) })).json();
+      (
+        await fetch(seen.gateway.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth },
+          body: JSON.stringify({ query: both, variables: { id: ID }, operationName }),
+        })
+      ).json();
     expect((await named('One')).data.volume.id).toBe(ID);
     expect((await named('Two')).data.volumes.nodes).toHaveLength(1);
     expect((await named('One')).data.volume.id).toBe(ID);
@@ -181,7 +233,9 @@ describe('compiled documents: compiled at the second sighting, kept within a byt
     const kept = await executions(small);
     expect(kept['gateway_compiled_documents_evicted_total']).toBe(full['gateway_compiled_documents_evicted_total']);
     await small.gql(list('l0'), undefined, auth);
-    expect((await executions(small))['gateway_compiled_documents_evicted_total']).toBeGreaterThan(kept['gateway_compiled_documents_evicted_total']!);
+    expect((await executions(small))['gateway_compiled_documents_evicted_total']).toBeGreaterThan(
+      kept['gateway_compiled_documents_evicted_total']!,
+    );
     // Too large to keep: answered by graphql-js, twice, and never counted in the budget.
     const answers = [await small.gql(wide, undefined, auth), await small.gql(wide, undefined, auth)];
     expect(answers[0]!.body.data.a14.nodes).toEqual([]);

@@ -11,7 +11,12 @@
  */
 import { disposeAll, MGMT, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
 import { until } from '../support/until';
-import { nomadBanner, openStackBanner, startSimulatorProcess, type SimulatorProcess } from '../../simulators/common/child';
+import {
+  nomadBanner,
+  openStackBanner,
+  startSimulatorProcess,
+  type SimulatorProcess,
+} from '../../simulators/common/child';
 
 jest.setTimeout(240_000);
 
@@ -26,7 +31,8 @@ async function readyz(gw: GatewayUnderTest): Promise<{ status: number; body: any
 }
 
 const backendOf = (body: any, id: string): any => body.backends.find((b: any) => b.id === id);
-const breakerOf = (body: any, id: string, service: string): any => backendOf(body, id).breakers.find((b: any) => b.service === service);
+const breakerOf = (body: any, id: string, service: string): any =>
+  backendOf(body, id).breakers.find((b: any) => b.service === service);
 
 async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
@@ -51,11 +57,19 @@ describe('a Nomad stopped with SIGSTOP', () => {
       { id: 'east', url, token: managementToken, timeoutMs: CALL_DEADLINE_MS, readRetries: 0 },
       { id: 'west', url: west.url, token: MGMT, timeoutMs: CALL_DEADLINE_MS },
     ];
-    gw = await startGatewayFor(backends, { resilience: { listBackendDeadlineMs: 1_000 }, readiness: { probeIntervalMs: 500 } });
+    gw = await startGatewayFor(backends, {
+      resilience: { listBackendDeadlineMs: 1_000 },
+      readiness: { probeIntervalMs: 500 },
+    });
     gwAll = await startGatewayFor(backends, { readiness: { require: 'all', probeIntervalMs: 500 } });
     headers = { 'x-nomad-token-east': managementToken, 'x-nomad-token-west': MGMT };
     // (`watchers` is the live hub's list, as before the breakers came.)
-    await until(async () => (await readyz(gw)).body.watchers.find((w: any) => w.backend === 'east')?.watcher?.state === 'STREAMING', 'the east watcher streaming', 60_000);
+    await until(
+      async () =>
+        (await readyz(gw)).body.watchers.find((w: any) => w.backend === 'east')?.watcher?.state === 'STREAMING',
+      'the east watcher streaming',
+      60_000,
+    );
     await until(async () => (await readyz(gwAll)).status === 200, 'the READINESS_REQUIRE=all gateway ready', 60_000);
   });
 
@@ -71,36 +85,79 @@ describe('a Nomad stopped with SIGSTOP', () => {
     const merged = await timed(() => gw.gql(LIST, {}, headers));
     expect(merged.value.body.errors?.map((e: any) => e.extensions.code)).toEqual(['BACKEND_TIMEOUT']);
     // The failed backend's place is a null item with its error.
-    expect(merged.value.body.data.volumes.nodes.map((v: any) => v?.backend.id ?? null)).toEqual([null, 'west', 'west', 'west']);
-    expect(merged.value.body.data.volumes.omittedBackends).toEqual([{ backend: { id: 'east' }, reason: 'FAILED', code: 'BACKEND_TIMEOUT', message: expect.stringMatching(/per-backend deadline/) }]);
+    expect(merged.value.body.data.volumes.nodes.map((v: any) => v?.backend.id ?? null)).toEqual([
+      null,
+      'west',
+      'west',
+      'west',
+    ]);
+    expect(merged.value.body.data.volumes.omittedBackends).toEqual([
+      {
+        backend: { id: 'east' },
+        reason: 'FAILED',
+        code: 'BACKEND_TIMEOUT',
+        message: expect.stringMatching(/per-backend deadline/),
+      },
+    ]);
     expect(merged.ms).toBeLessThan(CALL_DEADLINE_MS / 2);
 
     // Five calls that wait the full deadline open the breaker (5 failures in a row).
     const slow = await Promise.all([1, 2, 3, 4, 5].map(() => gw.gql(READ_EAST, {}, headers)));
     for (const r of slow) expect(r.body.errors[0].extensions.code).toMatch(/BACKEND_TIMEOUT|BACKEND_UNAVAILABLE/);
-    await until(async () => breakerOf((await readyz(gw)).body, 'east', 'nomad').state === 'OPEN', 'the east breaker open', 60_000);
+    await until(
+      async () => breakerOf((await readyz(gw)).body, 'east', 'nomad').state === 'OPEN',
+      'the east breaker open',
+      60_000,
+    );
 
     // While open, a call fails at once, naming the backend, the service and when it is tried again.
     const fast = await timed(() => gw.gql(READ_EAST, {}, headers));
     const ext = fast.value.body.errors[0].extensions;
-    expect(ext).toMatchObject({ code: 'BACKEND_UNAVAILABLE', retryable: true, backend: 'east', service: 'nomad', breaker: 'OPEN' });
+    expect(ext).toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      retryable: true,
+      backend: 'east',
+      service: 'nomad',
+      breaker: 'OPEN',
+    });
     expect(ext.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(fast.value.body.errors[0].message).toMatch(/backend "east" \(nomad\) .*circuit breaker is open.*tried again in \d+ s/);
+    expect(fast.value.body.errors[0].message).toMatch(
+      /backend "east" \(nomad\) .*circuit breaker is open.*tried again in \d+ s/,
+    );
     expect(fast.ms).toBeLessThan(CALL_DEADLINE_MS / 2);
     const mergedOpen = await gw.gql(LIST, {}, headers);
-    expect(mergedOpen.body.data.volumes.omittedBackends).toEqual([{ backend: { id: 'east' }, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE', message: expect.stringMatching(/circuit breaker is open/) }]);
+    expect(mergedOpen.body.data.volumes.omittedBackends).toEqual([
+      {
+        backend: { id: 'east' },
+        reason: 'FAILED',
+        code: 'BACKEND_UNAVAILABLE',
+        message: expect.stringMatching(/circuit breaker is open/),
+      },
+    ]);
     expect(mergedOpen.body.data.volumes.nodes.filter(Boolean)).toHaveLength(3);
 
     // The watcher says so (the breaker opened before the heartbeat allowance ran out).
-    await until(async () => backendOf((await readyz(gw)).body, 'east').watcher?.state === 'DEGRADED', 'the east watcher DEGRADED', 60_000);
+    await until(
+      async () => backendOf((await readyz(gw)).body, 'east').watcher?.state === 'DEGRADED',
+      'the east watcher DEGRADED',
+      60_000,
+    );
 
     // /readyz answers from held state: at once, 200 by default, the backend's state in the body.
     const ready = await readyz(gw);
     expect(ready.status).toBe(200);
     expect(ready.ms).toBeLessThan(CALL_DEADLINE_MS / 2);
     expect(ready.body).toMatchObject({ ready: true, require: 'none' });
-    expect(backendOf(ready.body, 'east')).toMatchObject({ available: false, breakers: [{ service: 'nomad', state: 'OPEN' }], watcher: { state: 'DEGRADED' } });
-    expect(backendOf(ready.body, 'west')).toMatchObject({ status: 'UP', available: true, breakers: [{ service: 'nomad', state: 'CLOSED' }] });
+    expect(backendOf(ready.body, 'east')).toMatchObject({
+      available: false,
+      breakers: [{ service: 'nomad', state: 'OPEN' }],
+      watcher: { state: 'DEGRADED' },
+    });
+    expect(backendOf(ready.body, 'west')).toMatchObject({
+      status: 'UP',
+      available: true,
+      breakers: [{ service: 'nomad', state: 'CLOSED' }],
+    });
     // …and 503 where the operator requires every backend.
     await until(async () => (await readyz(gwAll)).status === 503, '503 under READINESS_REQUIRE=all', 60_000);
     const all = await readyz(gwAll);
@@ -142,14 +199,30 @@ describe('a Nomad stopped longer than the breaker stays open (R20)', () => {
     // Heartbeats every 200 ms, so a 1 s allowance finds the stopped stream dead (as 45 s does in production).
     sim = await startSimulatorProcess('nomad', { NOMAD_SIM_EVENT_HEARTBEAT_MS: '200' });
     const { url, managementToken } = nomadBanner(sim.banner);
-    gw = await startGatewayFor([{ id: 'east', url, token: managementToken, timeoutMs: CALL_DEADLINE_MS, readRetries: 0 }], {
-      resilience: { breaker: { failures: 5, failureRatePercent: 50, minCalls: 10, windowMs: 30_000, openMs: OPEN_MS, maxOpenMs: 60_000 } },
-      readiness: { probeIntervalMs: PROBE_INTERVAL_MS, probeTimeoutMs: 1_000 },
-      // The stream's retry from blocking queries stays at its default (5 minutes).
-      nomadWatch: { heartbeatTimeoutMs: 1_000, backoffMs: 100, maxBackoffMs: 400 },
-    });
+    gw = await startGatewayFor(
+      [{ id: 'east', url, token: managementToken, timeoutMs: CALL_DEADLINE_MS, readRetries: 0 }],
+      {
+        resilience: {
+          breaker: {
+            failures: 5,
+            failureRatePercent: 50,
+            minCalls: 10,
+            windowMs: 30_000,
+            openMs: OPEN_MS,
+            maxOpenMs: 60_000,
+          },
+        },
+        readiness: { probeIntervalMs: PROBE_INTERVAL_MS, probeTimeoutMs: 1_000 },
+        // The stream's retry from blocking queries stays at its default (5 minutes).
+        nomadWatch: { heartbeatTimeoutMs: 1_000, backoffMs: 100, maxBackoffMs: 400 },
+      },
+    );
     headers = { 'x-nomad-token': managementToken };
-    await until(async () => backendOf((await readyz(gw)).body, 'east').watcher?.state === 'STREAMING', 'the watcher streaming', 60_000);
+    await until(
+      async () => backendOf((await readyz(gw)).body, 'east').watcher?.state === 'STREAMING',
+      'the watcher streaming',
+      60_000,
+    );
   });
 
   afterAll(async () => {
@@ -162,7 +235,12 @@ describe('a Nomad stopped longer than the breaker stays open (R20)', () => {
     const stoppedAt = Date.now();
     // Five calls in flight wait the deadline and open the breaker.
     await Promise.all([1, 2, 3, 4, 5].map(() => gw.gql(READ_EAST, {}, headers)));
-    await until(async () => backendOf((await readyz(gw)).body, 'east').breakers[0].state !== 'CLOSED', 'the breaker open', 60_000, 50);
+    await until(
+      async () => backendOf((await readyz(gw)).body, 'east').breakers[0].state !== 'CLOSED',
+      'the breaker open',
+      60_000,
+      50,
+    );
 
     // One caller all along, from now until the breaker closes; /readyz is watched as often.
     let state = 'OPEN';
@@ -180,7 +258,8 @@ describe('a Nomad stopped longer than the breaker stays open (R20)', () => {
       while (closedAt === 0) {
         const open = state !== 'CLOSED';
         const { value, ms } = await timed(() => gw.gql(READ_EAST, {}, headers));
-        if (open && closedAt === 0) whileNotClosed.push({ ms, code: value.body.errors?.[0]?.extensions.code ?? 'data' });
+        if (open && closedAt === 0)
+          whileNotClosed.push({ ms, code: value.body.errors?.[0]?.extensions.code ?? 'data' });
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
@@ -225,10 +304,27 @@ describe('an OpenStack whose Nova hangs', () => {
     os = await startSimulatorProcess('openstack');
     const { keystoneUrl } = openStackBanner(os.banner);
     control = keystoneUrl.replace(/\/v3$/, '/_sim');
-    const issued = await fetch(`${control}/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'demo', project: 'demo' }) });
+    const issued = await fetch(`${control}/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: 'demo', project: 'demo' }),
+    });
     token = ((await issued.json()) as { token: string }).token;
     gw = await startGatewayFor(
-      [{ id: 'os', kind: 'openstack', url: keystoneUrl, region: 'RegionOne', interface: 'public', operationTimeoutMs: 10_000, timeoutMs: CALL_DEADLINE_MS, maxConnections: 16, readRetries: 0, auth: { method: 'password', username: 'demo', password: 'demo-secret', projectName: 'demo' } }],
+      [
+        {
+          id: 'os',
+          kind: 'openstack',
+          url: keystoneUrl,
+          region: 'RegionOne',
+          interface: 'public',
+          operationTimeoutMs: 10_000,
+          timeoutMs: CALL_DEADLINE_MS,
+          maxConnections: 16,
+          readRetries: 0,
+          auth: { method: 'password', username: 'demo', password: 'demo-secret', projectName: 'demo' },
+        },
+      ],
       { readiness: { probeIntervalMs: 500 } },
     );
   });
@@ -246,7 +342,11 @@ describe('an OpenStack whose Nova hangs', () => {
     expect(count).toBeGreaterThan(0);
 
     // Nova alone answers nothing for ~11 days (the simulator's own control, never delayed itself).
-    await fetch(`${control}/latency`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 1e9, service: 'nova' }) });
+    await fetch(`${control}/latency`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ms: 1e9, service: 'nova' }),
+    });
     const SERVER = `{ serverVolumeAttachments(serverId: "a0000000-0000-4000-8000-000000000002") { id } }`;
     // Nova reads in flight, holding connections, while Cinder lists are asked for.
     const hung = Promise.all([1, 2, 3, 4, 5].map(() => gw.gql(SERVER, {}, auth)));
@@ -257,19 +357,32 @@ describe('an OpenStack whose Nova hangs', () => {
     expect(list.ms).toBeLessThan(CALL_DEADLINE_MS / 2);
     for (const r of await hung) expect(r.body.errors[0].extensions.code).toMatch(/BACKEND_TIMEOUT|BACKEND_UNAVAILABLE/);
 
-    await until(async () => breakerOf((await readyz(gw)).body, 'os', 'nova').state === 'OPEN', 'the Nova breaker open', 60_000);
+    await until(
+      async () => breakerOf((await readyz(gw)).body, 'os', 'nova').state === 'OPEN',
+      'the Nova breaker open',
+      60_000,
+    );
     const ready = await readyz(gw);
     expect(ready.status).toBe(200);
     expect(breakerOf(ready.body, 'os', 'cinder').state).toBe('CLOSED');
     expect(breakerOf(ready.body, 'os', 'keystone').state).toBe('CLOSED');
     // Nova fails fast now, naming the service; Cinder lists still answer.
     const fast = await timed(() => gw.gql(SERVER, {}, auth));
-    expect(fast.value.body.errors[0].extensions).toMatchObject({ code: 'BACKEND_UNAVAILABLE', backend: 'os', service: 'nova', breaker: 'OPEN' });
+    expect(fast.value.body.errors[0].extensions).toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      backend: 'os',
+      service: 'nova',
+      breaker: 'OPEN',
+    });
     expect(fast.ms).toBeLessThan(CALL_DEADLINE_MS / 2);
     const again = await gw.gql(LIST, {}, auth);
     expect(again.body.errors).toBeUndefined();
     expect(again.body.data.volumes.nodes).toHaveLength(count);
 
-    await fetch(`${control}/latency`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 0, service: 'nova' }) });
+    await fetch(`${control}/latency`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ms: 0, service: 'nova' }),
+    });
   });
 });

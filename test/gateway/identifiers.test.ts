@@ -4,7 +4,16 @@
  * no simulator sees a request.
  */
 import type { NomadSimulator } from '../../simulators/nomad';
-import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  MGMT,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 
 const gid = (parts: string[]): string => Buffer.from(JSON.stringify(parts)).toString('base64url');
 const LONE = '\ud800';
@@ -36,12 +45,19 @@ describe('identifiers are checked before any backend call', () => {
   });
 
   /** Sends `query` and expects one BAD_USER_INPUT naming `argument`. */
-  async function refused(query: string, variables: Record<string, unknown>, argument: string | RegExp): Promise<string> {
+  async function refused(
+    query: string,
+    variables: Record<string, unknown>,
+    argument: string | RegExp,
+  ): Promise<string> {
     const res = await gw.gql(query, variables, headers);
     expect(res.status).toBe(200);
     expect(res.body.errors).toHaveLength(1);
     const err = res.body.errors[0];
-    expect(err.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: typeof argument === 'string' ? argument : expect.stringMatching(argument) });
+    expect(err.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: typeof argument === 'string' ? argument : expect.stringMatching(argument),
+    });
     return err.message as string;
   }
 
@@ -60,8 +76,16 @@ describe('identifiers are checked before any backend call', () => {
     await refused(BY_NATIVE, { b: 'east', n: bad }, 'nativeId');
     await refused(BY_ID, { id: gid(['Volume', 'east', 'default', bad]) }, 'id (native id)');
     await refused(ENTITY, { id: gid(['Volume', 'east', 'default', bad]) }, 'id (native id)');
-    await refused(`mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.volumeId (native id)');
-    await refused(`mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', bad]) }, 'input.volumeId (native id)');
+    await refused(
+      `mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId } }`,
+      { id: gid(['Volume', 'east', 'default', bad]) },
+      'input.volumeId (native id)',
+    );
+    await refused(
+      `mutation($id: ID!) { deregisterNomadVolume(input: { volumeId: $id }) { deletedId } }`,
+      { id: gid(['Volume', 'east', 'default', bad]) },
+      'input.volumeId (native id)',
+    );
     await refused(
       `mutation($n: String!) { createVolume(input: { backend: "east", name: "x", nomad: { nativeId: $n, plugin: "aws-ebs0", capabilities: [{ accessMode: SINGLE_NODE_WRITER, attachmentMode: FILE_SYSTEM }] } }) { volume { id } } }`,
       { n: bad },
@@ -73,7 +97,11 @@ describe('identifiers are checked before any backend call', () => {
     const msg = await refused(BY_ID, { id: gid(['Volume', 'east', '*', V]) }, 'id');
     expect(msg).toMatch(/scope/);
     await refused(BY_NATIVE, { b: 'east', ns: '*', n: V }, 'namespace');
-    await refused(`mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId } }`, { id: gid(['Volume', 'east', '*', V]) }, 'input.volumeId');
+    await refused(
+      `mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId } }`,
+      { id: gid(['Volume', 'east', '*', V]) },
+      'input.volumeId',
+    );
     await refused(BY_ID, { id: gid(['Volume', 'os', '*', osVolume]) }, 'id');
   });
 
@@ -83,20 +111,51 @@ describe('identifiers are checked before any backend call', () => {
     ['a space inside', 'team a'],
     ['a non-ASCII letter', 'équipe'],
     ['129 characters', 'n'.repeat(129)],
-  ])('should refuse a Nomad namespace with %s (Nomad: ^[a-zA-Z0-9-]{1,128}$), argument or scope alike', async (_why, ns) => {
-    await refused(BY_NATIVE, { b: 'east', ns, n: V }, 'namespace');
-    await refused(BY_ID, { id: gid(['Volume', 'east', ns, V]) }, 'id (scope)');
-    await refused(`{ volumes(filter: { backends: ["east"], namespace: ${JSON.stringify(ns)} }) { nodes { id } } }`, {}, 'filter.namespace');
-    await refused(`query($ns: String) { nomadExternalVolumes(backend: "east", plugin: "aws-ebs0", namespace: $ns) { nodes { externalId } } }`, { ns }, 'namespace');
-  });
+  ])(
+    'should refuse a Nomad namespace with %s (Nomad: ^[a-zA-Z0-9-]{1,128}$), argument or scope alike',
+    async (_why, ns) => {
+      await refused(BY_NATIVE, { b: 'east', ns, n: V }, 'namespace');
+      await refused(BY_ID, { id: gid(['Volume', 'east', ns, V]) }, 'id (scope)');
+      await refused(
+        `{ volumes(filter: { backends: ["east"], namespace: ${JSON.stringify(ns)} }) { nodes { id } } }`,
+        {},
+        'filter.namespace',
+      );
+      await refused(
+        `query($ns: String) { nomadExternalVolumes(backend: "east", plugin: "aws-ebs0", namespace: $ns) { nodes { externalId } } }`,
+        { ns },
+        'namespace',
+      );
+    },
+  );
 
   it('should refuse "." and lone surrogates as plugin and node ids', async () => {
     await refused(`{ storagePlugin(id: "${gid(['Plugin', 'east', '_', '.'])}") { id } }`, {}, 'id (native id)');
-    await refused(`query($p: String!) { volumeSnapshots(backend: "east", filter: { plugin: $p }) { nodes { id } } }`, { p: '..' }, 'filter.plugin');
-    await refused(`query($p: String!) { nomadExternalVolumes(backend: "east", plugin: $p) { nodes { externalId } } }`, { p: `x${LONE}` }, 'plugin');
-    await refused(`query($n: String) { volumes(filter: { node: $n }) { nodes { id } } }`, { n: `x${LONE}` }, 'filter.node');
-    await refused(`mutation($id: ID!, $n: ID!) { detachVolume(input: { volumeId: $id, target: { node: { nodeId: $n } } }) { volume { id } } }`, { id: gid(['Volume', 'east', 'default', V]), n: '.' }, 'input.target.node.nodeId');
-    await refused(`mutation($id: ID!) { deleteVolumeSnapshot(input: { snapshotId: $id }) { deletedId } }`, { id: gid(['Snapshot', 'east', '..', 'snap-1']) }, 'input.snapshotId (scope)');
+    await refused(
+      `query($p: String!) { volumeSnapshots(backend: "east", filter: { plugin: $p }) { nodes { id } } }`,
+      { p: '..' },
+      'filter.plugin',
+    );
+    await refused(
+      `query($p: String!) { nomadExternalVolumes(backend: "east", plugin: $p) { nodes { externalId } } }`,
+      { p: `x${LONE}` },
+      'plugin',
+    );
+    await refused(
+      `query($n: String) { volumes(filter: { node: $n }) { nodes { id } } }`,
+      { n: `x${LONE}` },
+      'filter.node',
+    );
+    await refused(
+      `mutation($id: ID!, $n: ID!) { detachVolume(input: { volumeId: $id, target: { node: { nodeId: $n } } }) { volume { id } } }`,
+      { id: gid(['Volume', 'east', 'default', V]), n: '.' },
+      'input.target.node.nodeId',
+    );
+    await refused(
+      `mutation($id: ID!) { deleteVolumeSnapshot(input: { snapshotId: $id }) { deletedId } }`,
+      { id: gid(['Snapshot', 'east', '..', 'snap-1']) },
+      'input.snapshotId (scope)',
+    );
   });
 
   it.each([
@@ -108,10 +167,26 @@ describe('identifiers are checked before any backend call', () => {
     const vol = gid(['Volume', 'os', os.demo, osVolume]);
     await refused(BY_NATIVE, { b: 'os', n: bad }, 'nativeId');
     await refused(BY_ID, { id: gid(['Volume', 'os', os.demo, bad]) }, 'id (native id)');
-    await refused(`query($id: ID!) { volumeAttachment(id: $id) { id } }`, { id: gid(['Attachment', 'os', os.demo, bad, osVolume]) }, 'id (native id)');
-    await refused(`mutation($id: ID!, $s: ID!) { attachVolume(input: { volumeId: $id, target: { server: { serverId: $s } } }) { operation { id } } }`, { id: vol, s: bad }, 'input.target.server.serverId');
-    await refused(`mutation($id: ID!, $s: ID!) { detachVolume(input: { volumeId: $id, target: { server: { serverId: $s } } }) { volume { id } } }`, { id: vol, s: bad }, 'input.target.server.serverId');
-    await refused(`mutation($id: ID!, $a: ID!) { detachVolume(input: { volumeId: $id, target: { host: { hostAttachmentId: $a } } }) { volume { id } } }`, { id: vol, a: gid(['Attachment', 'os', os.demo, osVolume, bad]) }, 'input.target.host.hostAttachmentId (sub id)');
+    await refused(
+      `query($id: ID!) { volumeAttachment(id: $id) { id } }`,
+      { id: gid(['Attachment', 'os', os.demo, bad, osVolume]) },
+      'id (native id)',
+    );
+    await refused(
+      `mutation($id: ID!, $s: ID!) { attachVolume(input: { volumeId: $id, target: { server: { serverId: $s } } }) { operation { id } } }`,
+      { id: vol, s: bad },
+      'input.target.server.serverId',
+    );
+    await refused(
+      `mutation($id: ID!, $s: ID!) { detachVolume(input: { volumeId: $id, target: { server: { serverId: $s } } }) { volume { id } } }`,
+      { id: vol, s: bad },
+      'input.target.server.serverId',
+    );
+    await refused(
+      `mutation($id: ID!, $a: ID!) { detachVolume(input: { volumeId: $id, target: { host: { hostAttachmentId: $a } } }) { volume { id } } }`,
+      { id: vol, a: gid(['Attachment', 'os', os.demo, osVolume, bad]) },
+      'input.target.host.hostAttachmentId (sub id)',
+    );
   });
 
   it('should refuse an OpenStack project id that Keystone cannot have, as argument or scope', async () => {
@@ -153,7 +228,14 @@ describe('CSI secrets travel in a header: refused when Nomad would lose or misre
     ['"," in the key', [{ key: 'a,b', value: 'v' }], 'secrets[0].key'],
     ['"," in the value (would smuggle in a second secret)', [{ key: 'k', value: 'v,admin=1' }], 'secrets[0].value'],
     ['an empty key', [{ key: '', value: 'v' }], 'secrets[0].key'],
-    ['a repeated key', [{ key: 'k', value: 'a' }, { key: 'k', value: 'b' }], 'secrets[1].key'],
+    [
+      'a repeated key',
+      [
+        { key: 'k', value: 'a' },
+        { key: 'k', value: 'b' },
+      ],
+      'secrets[1].key',
+    ],
   ])('should refuse %s without echoing it, and the backend keeps answering', async (_why, secrets, argument) => {
     nomad.clearRequests();
     const res = await gw.gql(SNAPSHOTS, { s: secrets }, admin);
@@ -167,10 +249,21 @@ describe('CSI secrets travel in a header: refused when Nomad would lose or misre
 
   it('should apply the same rules to the secrets of deleteVolume and deleteVolumeSnapshot', async () => {
     nomad.clearRequests();
-    const del = await gw.gql(`mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolume(input: { volumeId: $id, secrets: $s }) { deletedId } }`, { id: gid(['Volume', 'east', 'default', V]), s: [{ key: 'k', value: 'x,y' }] }, admin);
+    const del = await gw.gql(
+      `mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolume(input: { volumeId: $id, secrets: $s }) { deletedId } }`,
+      { id: gid(['Volume', 'east', 'default', V]), s: [{ key: 'k', value: 'x,y' }] },
+      admin,
+    );
     expect(del.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.secrets[0].value' });
-    const snap = await gw.gql(`mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolumeSnapshot(input: { snapshotId: $id, secrets: $s }) { deletedId } }`, { id: gid(['Snapshot', 'east', 'aws-ebs0', 'snap-1']), s: [{ key: 'k', value: '\u0100' }] }, admin);
-    expect(snap.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.secrets[0].value' });
+    const snap = await gw.gql(
+      `mutation($id: ID!, $s: [StorageKeyValueInput!]) { deleteVolumeSnapshot(input: { snapshotId: $id, secrets: $s }) { deletedId } }`,
+      { id: gid(['Snapshot', 'east', 'aws-ebs0', 'snap-1']), s: [{ key: 'k', value: '\u0100' }] },
+      admin,
+    );
+    expect(snap.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'input.secrets[0].value',
+    });
     expect(nomad.requests()).toEqual([]);
   });
 });

@@ -9,9 +9,16 @@ import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type Gatewa
 const admin = { 'x-nomad-token': MGMT };
 const codes = (body: any): string[] => (body.errors ?? []).map((e: any) => e.extensions?.code);
 
-async function post(gw: GatewayUnderTest, query: string): Promise<{ status: number; body: any; text: string; ms: number }> {
+async function post(
+  gw: GatewayUnderTest,
+  query: string,
+): Promise<{ status: number; body: any; text: string; ms: number }> {
   const started = Date.now();
-  const res = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...admin }, body: JSON.stringify({ query }) });
+  const res = await fetch(gw.gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...admin },
+    body: JSON.stringify({ query }),
+  });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), text, ms: Date.now() - started };
 }
@@ -29,7 +36,10 @@ describe('response-size cap', () => {
   afterAll(disposeAll);
 
   it('should stop resolving once the answer passes the cap, with one RESPONSE_TOO_LARGE error', async () => {
-    const res = await post(gw, '{ volumes(first: 200) { nodes { id name namespace nativeId backendStatus details { ... on NomadVolumeDetails { externalId pluginId provider } } } } }');
+    const res = await post(
+      gw,
+      '{ volumes(first: 200) { nodes { id name namespace nativeId backendStatus details { ... on NomadVolumeDetails { externalId pluginId provider } } } } }',
+    );
     expect(codes(res.body)).toEqual(['RESPONSE_TOO_LARGE']);
     expect(res.body.errors[0].extensions).toMatchObject({ limit: 'maxResponseBytes', max: MAX });
     // The answer stays near the cap, not the ~60 KB the full list would be.
@@ -38,7 +48,10 @@ describe('response-size cap', () => {
 
   it('should keep the data resolved before the cap where nullability allows', async () => {
     // details and its externalId are nullable: the first volumes keep theirs, later ones are nulled.
-    const res = await post(gw, '{ a: volumes(first: 3) { nodes { id } } b: volumes(first: 200) { nodes { backendStatus details { ... on NomadVolumeDetails { externalId provider } } } } }');
+    const res = await post(
+      gw,
+      '{ a: volumes(first: 3) { nodes { id } } b: volumes(first: 200) { nodes { backendStatus details { ... on NomadVolumeDetails { externalId provider } } } } }',
+    );
     expect(codes(res.body)).toEqual(['RESPONSE_TOO_LARGE']);
     expect(res.body.data.a.nodes).toHaveLength(3);
     const ext = res.body.data.b.nodes.map((n: any) => n.details?.externalId ?? null);
@@ -74,7 +87,11 @@ describe('backend-call budget per operation', () => {
     expect(nodes.filter((n: any) => n.sizeBytes === 10737418240)).toHaveLength(7);
     expect(nodes.filter((n: any) => n.sizeBytes === null)).toHaveLength(23);
     expect(new Set(codes(res.body))).toEqual(new Set(['REQUEST_LIMIT_EXCEEDED']));
-    expect(res.body.errors[0].extensions).toMatchObject({ backend: 'east', limit: 'maxBackendCallsPerOperation', max: 8 });
+    expect(res.body.errors[0].extensions).toMatchObject({
+      backend: 'east',
+      limit: 'maxBackendCallsPerOperation',
+      max: 8,
+    });
     expect(res.body.errors[0].message).toContain('"east"');
   });
 
@@ -94,7 +111,9 @@ describe('operation deadline', () => {
   beforeAll(async () => {
     sim = await startNomad();
     seedVolumes(sim, 5);
-    gw = await startGatewayFor([{ id: 'east', url: sim.url, timeoutMs: 20_000 }], { limits: { operationTimeoutMs: 300 } });
+    gw = await startGatewayFor([{ id: 'east', url: sim.url, timeoutMs: 20_000 }], {
+      limits: { operationTimeoutMs: 300 },
+    });
   });
   afterAll(disposeAll);
   afterEach(() => sim.setLatency(0));

@@ -19,7 +19,10 @@ afterAll(async () => {
 
 /** A gateway serving backend `lab` of kind memory with its own settings `GATEWAY_BACKEND_LAB_<name>`. */
 async function gatewayWith(settings: Record<string, string>): Promise<GatewayUnderTest> {
-  const env = { GATEWAY_BACKENDS: 'lab=memory', ...Object.fromEntries(Object.entries(settings).map(([k, v]) => [`GATEWAY_BACKEND_LAB_${k}`, v])) };
+  const env = {
+    GATEWAY_BACKENDS: 'lab=memory',
+    ...Object.fromEntries(Object.entries(settings).map(([k, v]) => [`GATEWAY_BACKEND_LAB_${k}`, v])),
+  };
   const gateway = await startGateway({
     config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
     registry: createRegistry(loadConfig(env).backends),
@@ -31,7 +34,11 @@ async function gatewayWith(settings: Record<string, string>): Promise<GatewayUnd
   return {
     gateway,
     async gql(query, variables, headers = {}) {
-      const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+      const res = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query, variables }),
+      });
       return { status: res.status, body: await res.json() };
     },
   };
@@ -53,7 +60,13 @@ describe('memory backend through the gateway (open data, 300 ms changes)', () =>
   it('should show the backend as MEMORY with its capabilities, and its volumes through the same schema', async () => {
     const b = await gw.gql(`{ storageBackends { id kind requiresCredential capabilities health { status } } }`);
     expect(b.body.data.storageBackends).toEqual([
-      { id: 'lab', kind: 'MEMORY', requiresCredential: false, capabilities: expect.arrayContaining(['LIST_VOLUMES', 'ATTACH_VOLUME', 'TRACKED_OPERATIONS']), health: { status: 'UP' } },
+      {
+        id: 'lab',
+        kind: 'MEMORY',
+        requiresCredential: false,
+        capabilities: expect.arrayContaining(['LIST_VOLUMES', 'ATTACH_VOLUME', 'TRACKED_OPERATIONS']),
+        health: { status: 'UP' },
+      },
     ]);
     const v = await gw.gql(VOLUMES);
     expect(v.body.errors).toBeUndefined();
@@ -63,7 +76,11 @@ describe('memory backend through the gateway (open data, 300 ms changes)', () =>
       status: 'IN_USE',
       details: { __typename: 'MemoryVolumeDetails', snapshotCount: 0, metadata: [{ key: 'tier', value: 'silver' }] },
       attachments: [
-        { state: 'ATTACHED', access: 'READ_WRITE', consumer: { __typename: 'VolumeHostConsumer', hostName: 'host-01' } },
+        {
+          state: 'ATTACHED',
+          access: 'READ_WRITE',
+          consumer: { __typename: 'VolumeHostConsumer', hostName: 'host-01' },
+        },
         { state: 'ATTACHED', access: 'READ_ONLY', consumer: { __typename: 'VolumeHostConsumer', hostName: 'host-02' } },
       ],
     });
@@ -79,19 +96,38 @@ describe('memory backend through the gateway (open data, 300 ms changes)', () =>
     expect(['PENDING', 'RUNNING']).toContain(res.body.data.attachVolume.operation.state);
     expect(await eventOf(c, 's1', 'ATTACHING')).toMatchObject({ volumeId: id, attachment: { state: 'ATTACHING' } });
     expect(await eventOf(c, 's1', 'ATTACHED')).toMatchObject({ volumeId: id, attachment: { state: 'ATTACHED' } });
-    expect(await waitOperation(gw, res.body.data.attachVolume.operation.id, {})).toMatchObject({ state: 'SUCCEEDED', kind: 'ATTACH_VOLUME' });
+    expect(await waitOperation(gw, res.body.data.attachVolume.operation.id, {})).toMatchObject({
+      state: 'SUCCEEDED',
+      kind: 'ATTACH_VOLUME',
+    });
     c.ws.close();
   });
   it('should create and delete a volume, each operation SUCCEEDED after the delay', async () => {
-    const created = await gw.gql(`mutation { createVolume(input: { backend: "lab", namespace: "default", name: "made here", sizeGiB: 2, metadata: [{ key: "k", value: "v" }] }) { volume { id status sizeBytes details { ... on MemoryVolumeDetails { metadata { key value } } } } operation { id state } } }`);
+    const created = await gw.gql(
+      `mutation { createVolume(input: { backend: "lab", namespace: "default", name: "made here", sizeGiB: 2, metadata: [{ key: "k", value: "v" }] }) { volume { id status sizeBytes details { ... on MemoryVolumeDetails { metadata { key value } } } } operation { id state } } }`,
+    );
     expect(created.body.errors).toBeUndefined();
     const { volume, operation } = created.body.data.createVolume;
-    expect(volume).toMatchObject({ status: 'CREATING', sizeBytes: 2 * 1024 ** 3, details: { metadata: [{ key: 'k', value: 'v' }] } });
+    expect(volume).toMatchObject({
+      status: 'CREATING',
+      sizeBytes: 2 * 1024 ** 3,
+      details: { metadata: [{ key: 'k', value: 'v' }] },
+    });
     expect(await waitOperation(gw, operation.id, {})).toMatchObject({ state: 'SUCCEEDED', kind: 'CREATE_VOLUME' });
-    expect((await gw.gql(`query($id: ID!) { volume(id: $id) { status } }`, { id: volume.id })).body.data.volume).toEqual({ status: 'AVAILABLE' });
-    const deleted = await gw.gql(`mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId operation { id } } }`, { id: volume.id });
-    expect(await waitOperation(gw, deleted.body.data.deleteVolume.operation.id, {})).toMatchObject({ state: 'SUCCEEDED', kind: 'DELETE_VOLUME' });
-    expect((await gw.gql(`query($id: ID!) { volume(id: $id) { status } }`, { id: volume.id })).body.data.volume).toBeNull();
+    expect(
+      (await gw.gql(`query($id: ID!) { volume(id: $id) { status } }`, { id: volume.id })).body.data.volume,
+    ).toEqual({ status: 'AVAILABLE' });
+    const deleted = await gw.gql(
+      `mutation($id: ID!) { deleteVolume(input: { volumeId: $id }) { deletedId operation { id } } }`,
+      { id: volume.id },
+    );
+    expect(await waitOperation(gw, deleted.body.data.deleteVolume.operation.id, {})).toMatchObject({
+      state: 'SUCCEEDED',
+      kind: 'DELETE_VOLUME',
+    });
+    expect(
+      (await gw.gql(`query($id: ID!) { volume(id: $id) { status } }`, { id: volume.id })).body.data.volume,
+    ).toBeNull();
   });
 });
 
@@ -105,12 +141,22 @@ describe('memory backend through the gateway: tokens from its data', () => {
 
   it('should leave the backend out without a token, list only granted namespaces, and refuse the rest', async () => {
     const none = await gw.gql(VOLUMES);
-    expect(none.body.data.volumes.omittedBackends).toEqual([{ backend: { id: 'lab' }, reason: 'NO_CREDENTIAL', code: null }]);
+    expect(none.body.data.volumes.omittedBackends).toEqual([
+      { backend: { id: 'lab' }, reason: 'NO_CREDENTIAL', code: null },
+    ]);
     const viewer = await gw.gql(VOLUMES, {}, token('lab-viewer'));
-    expect(new Set(viewer.body.data.volumes.nodes.map((n: { name: string }) => n.name))).toEqual(new Set(['postgres data', 'shared assets', 'scratch']));
-    const dev = await gw.gql(`{ volume(id: "${Buffer.from(JSON.stringify(['Volume', 'lab', 'dev', 'dev-cache'])).toString('base64url')}") { name } }`, {}, token('lab-viewer'));
+    expect(new Set(viewer.body.data.volumes.nodes.map((n: { name: string }) => n.name))).toEqual(
+      new Set(['postgres data', 'shared assets', 'scratch']),
+    );
+    const dev = await gw.gql(
+      `{ volume(id: "${Buffer.from(JSON.stringify(['Volume', 'lab', 'dev', 'dev-cache'])).toString('base64url')}") { name } }`,
+      {},
+      token('lab-viewer'),
+    );
     expect(dev.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', backend: 'lab' });
     const bad = await gw.gql(VOLUMES, { f: { backends: ['lab'] } }, token('not-a-token'));
-    expect(bad.body.data?.volumes?.omittedBackends ?? []).toEqual(expect.arrayContaining([expect.objectContaining({ backend: { id: 'lab' }, code: 'UNAUTHENTICATED' })]));
+    expect(bad.body.data?.volumes?.omittedBackends ?? []).toEqual(
+      expect.arrayContaining([expect.objectContaining({ backend: { id: 'lab' }, code: 'UNAUTHENTICATED' })]),
+    );
   });
 });

@@ -7,7 +7,13 @@
  * the attachment Nova still lists is ERROR, naming the split. The gateway runs with its default
  * polling; the request id is read back from Nova itself, not from the gateway.
  */
-import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  disposeAll,
+  startGatewayFor,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import { isTerminal, settle } from '../support/until';
 
 /** The production deadline: the failure must come long before it. */
@@ -22,10 +28,19 @@ const SERVER_ATTACHMENTS = `query($s: ID!) { serverVolumeAttachments(serverId: $
 const TRACEBACK = /Traceback|File "|\.py\b|line \d+|dist-packages|excutils/;
 
 /** Polls `volumeOperation(id)` until it is terminal or `timeoutMs` passed; returns it and how long that took. */
-async function follow(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = SOON_MS): Promise<{ op: any; ms: number }> {
+async function follow(
+  gw: GatewayUnderTest,
+  id: string,
+  headers: Record<string, string>,
+  timeoutMs = SOON_MS,
+): Promise<{ op: any; ms: number }> {
   const start = Date.now();
   const read = async (): Promise<any> => {
-    const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { ${OP} target { ... on Volume { status backendStatus } } } }`, { id }, headers);
+    const res = await gw.gql(
+      `query($id: ID!) { volumeOperation(id: $id) { ${OP} target { ... on Volume { status backendStatus } } } }`,
+      { id },
+      headers,
+    );
     const op = res.body.data?.volumeOperation;
     if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
     return op;
@@ -35,13 +50,22 @@ async function follow(gw: GatewayUnderTest, id: string, headers: Record<string, 
 }
 
 /** Nova's own record of the server's newest action named `action`, read directly as an admin at `microversion`: its request id and events. */
-async function novaAction(os: OpenStackUnderTest, server: string, action: string, microversion = '2.93'): Promise<{ requestId: string; message: string | null; events: Array<{ event: string; result: string | null }> }> {
+async function novaAction(
+  os: OpenStackUnderTest,
+  server: string,
+  action: string,
+  microversion = '2.93',
+): Promise<{ requestId: string; message: string | null; events: Array<{ event: string; result: string | null }> }> {
   const headers = { 'x-auth-token': os.adminToken, 'openstack-api-version': `compute ${microversion}` };
   const base = `${os.sim.urls.novaUrl}/v2.1/servers/${server}/os-instance-actions`;
-  const list = (await (await fetch(base, { headers })).json()) as { instanceActions: Array<{ action: string; request_id: string }> };
+  const list = (await (await fetch(base, { headers })).json()) as {
+    instanceActions: Array<{ action: string; request_id: string }>;
+  };
   const found = list.instanceActions.find((a) => a.action === action);
   if (!found) throw new Error(`no ${action} action on server ${server}`);
-  const detail = (await (await fetch(`${base}/${found.request_id}`, { headers })).json()) as { instanceAction: { message: string | null; events: Array<{ event: string; result: string | null }> } };
+  const detail = (await (await fetch(`${base}/${found.request_id}`, { headers })).json()) as {
+    instanceAction: { message: string | null; events: Array<{ event: string; result: string | null }> };
+  };
   return { requestId: found.request_id, message: detail.instanceAction.message, events: detail.instanceAction.events };
 }
 
@@ -51,7 +75,14 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
   let server: string;
   let member: Record<string, string>;
   let admin: Record<string, string>;
-  const gid = async (nativeId: string): Promise<string> => (await gw.gql(`query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`, { n: nativeId, p: os.demo }, member)).body.data.volumeByNativeId.id;
+  const gid = async (nativeId: string): Promise<string> =>
+    (
+      await gw.gql(
+        `query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`,
+        { n: nativeId, p: os.demo },
+        member,
+      )
+    ).body.data.volumeByNativeId.id;
 
   /** Seeds a volume, attaches it to the server through the gateway and waits for SUCCEEDED. */
   async function attached(name: string, headers: Record<string, string>): Promise<{ vid: string; id: string }> {
@@ -59,12 +90,18 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
     const id = await gid(vid);
     const res = await gw.gql(ATTACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, headers);
     expect(res.body.errors).toBeUndefined();
-    expect((await follow(gw, res.body.data.attachVolume.operation.id, headers)).op).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use' });
+    expect((await follow(gw, res.body.data.attachVolume.operation.id, headers)).op).toMatchObject({
+      state: 'SUCCEEDED',
+      backendStatus: 'in-use',
+    });
     return { vid, id };
   }
 
   /** Starts a detach through the gateway; checks it was accepted with the 120 s deadline. */
-  async function detach(id: string, headers: Record<string, string>): Promise<{ operationId: string; startedAt: number }> {
+  async function detach(
+    id: string,
+    headers: Record<string, string>,
+  ): Promise<{ operationId: string; startedAt: number }> {
     const startedAt = Date.now();
     const res = await gw.gql(DETACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, headers);
     expect(res.body.errors).toBeUndefined();
@@ -119,19 +156,32 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
   it('should then show the volume as Cinder does, and the attachment Nova still lists as ERROR naming the split', async () => {
     const { vid, id } = await attached('data', member);
     const before = await gw.gql(SERVER_ATTACHMENTS, { s: server }, member);
-    expect(before.body.data.serverVolumeAttachments).toEqual([expect.objectContaining({ state: 'ATTACHED', stateReason: null, volume: { nativeId: vid } })]);
+    expect(before.body.data.serverVolumeAttachments).toEqual([
+      expect.objectContaining({ state: 'ATTACHED', stateReason: null, volume: { nativeId: vid } }),
+    ]);
     os.sim.failNextDetach(vid);
     const { operationId } = await detach(id, member);
     const { op } = await follow(gw, operationId, member);
     expect(op.state).toBe('FAILED');
     // The operation's target and a volume read agree, and both follow Cinder.
     expect(op.target).toEqual({ status: 'AVAILABLE', backendStatus: 'available' });
-    const volume = await gw.gql(`query($id: ID!) { volume(id: $id) { status backendStatus attachments { id } } }`, { id }, member);
-    expect(volume.body).toEqual({ data: { volume: { status: 'AVAILABLE', backendStatus: 'available', attachments: [] } } });
+    const volume = await gw.gql(
+      `query($id: ID!) { volume(id: $id) { status backendStatus attachments { id } } }`,
+      { id },
+      member,
+    );
+    expect(volume.body).toEqual({
+      data: { volume: { status: 'AVAILABLE', backendStatus: 'available', attachments: [] } },
+    });
     const after = await gw.gql(SERVER_ATTACHMENTS, { s: server }, member);
     expect(after.body.errors).toBeUndefined();
     expect(after.body.data.serverVolumeAttachments).toEqual([
-      expect.objectContaining({ id: before.body.data.serverVolumeAttachments[0].id, state: 'ERROR', volume: { nativeId: vid }, consumer: { serverId: server } }),
+      expect.objectContaining({
+        id: before.body.data.serverVolumeAttachments[0].id,
+        state: 'ERROR',
+        volume: { nativeId: vid },
+        consumer: { serverId: server },
+      }),
     ]);
     const reason = after.body.data.serverVolumeAttachments[0].stateReason;
     // It names the split: Nova lists the attachment, Cinder does not.
@@ -141,7 +191,7 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
     expect(reason).toContain(server);
   });
 
-  it('should end an attach that Nova rolled back FAILED at once, naming compute_attach_volume, the request id and Cinder\'s message', async () => {
+  it("should end an attach that Nova rolled back FAILED at once, naming compute_attach_volume, the request id and Cinder's message", async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'flaky', size: 1 });
     const id = await gid(vid);
     os.sim.failNextAttach(vid);
@@ -159,7 +209,10 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
     expect(op.failureReason).toContain('An unknown error occurred');
     expect(op.failureReason).not.toMatch(TRACEBACK);
     // The rollback left nothing behind: the volume is available and Nova lists nothing.
-    expect((await gw.gql(`query($id: ID!) { volume(id: $id) { status attachments { id } } }`, { id }, member)).body.data.volume).toEqual({ status: 'AVAILABLE', attachments: [] });
+    expect(
+      (await gw.gql(`query($id: ID!) { volume(id: $id) { status attachments { id } } }`, { id }, member)).body.data
+        .volume,
+    ).toEqual({ status: 'AVAILABLE', attachments: [] });
     expect((await gw.gql(SERVER_ATTACHMENTS, { s: server }, member)).body.data.serverVolumeAttachments).toEqual([]);
   });
 });
@@ -167,14 +220,20 @@ describe('OpenStack failures reported as soon as Nova knows', () => {
 describe('OpenStack failures below compute 2.51, where a member sees no events', () => {
   afterEach(disposeAll);
 
-  it('should still end the failed detach FAILED at once from the action\'s message, naming the request id', async () => {
+  it("should still end the failed detach FAILED at once from the action's message, naming the request id", async () => {
     const os = await startOpenStack({ novaMaxVersion: '2.50' });
     const server = os.sim.seedServer({ project: os.demo, name: 'old' });
     const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
     os.sim.attachNow(server, vid);
     const gw = await startGatewayFor([os.backend('os', { operationTimeoutMs: DEADLINE_MS })]);
     const member = { 'x-auth-token': os.demoToken };
-    const id = (await gw.gql(`query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`, { n: vid, p: os.demo }, member)).body.data.volumeByNativeId.id;
+    const id = (
+      await gw.gql(
+        `query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`,
+        { n: vid, p: os.demo },
+        member,
+      )
+    ).body.data.volumeByNativeId.id;
     os.sim.failNextDetach(vid);
     const startedAt = Date.now();
     const res = await gw.gql(DETACH, { i: { volumeId: id, target: { server: { serverId: server } } } }, member);

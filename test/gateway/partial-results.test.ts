@@ -5,7 +5,18 @@
  * volume loader; and `Volume.operations` lists what was started on the volume.
  */
 import type { NomadSimulator } from '../../simulators/nomad';
-import { MGMT, NODE1, closedPortUrl, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  MGMT,
+  NODE1,
+  closedPortUrl,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 
 const admin = { 'x-nomad-token': MGMT };
 
@@ -13,7 +24,10 @@ const admin = { 'x-nomad-token': MGMT };
 const osCalls = (os: OpenStackUnderTest): string[] =>
   (os.sim.requests() as Array<{ service: string; method: string; path: string }>)
     .filter((r) => r.service !== 'keystone' && !/^\/(v3|v2\.1)\/?$/.test(r.path))
-    .map((r) => `${r.service} ${r.method} ${r.path.replace(/[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/g, ':id')}`);
+    .map(
+      (r) =>
+        `${r.service} ${r.method} ${r.path.replace(/[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/g, ':id')}`,
+    );
 
 describe('a failed Nomad backend in a merged list', () => {
   let east: NomadSimulator;
@@ -29,7 +43,7 @@ describe('a failed Nomad backend in a merged list', () => {
   });
   afterAll(disposeAll);
 
-  it('should put a null item first in edges and nodes, with the error at each item path, and keep the other backend\'s volumes', async () => {
+  it("should put a null item first in edges and nodes, with the error at each item path, and keep the other backend's volumes", async () => {
     const res = await gw.gql(
       `{ volumes(first: 2) { edges { cursor node { nativeId } } nodes { nativeId } pageInfo { hasNextPage endCursor } omittedBackends { backend { id kind } reason code message } } }`,
       {},
@@ -39,23 +53,49 @@ describe('a failed Nomad backend in a merged list', () => {
     expect(c.nodes).toEqual([null, { nativeId: 'e-000' }, { nativeId: 'e-001' }]);
     expect(c.edges.map((e: any) => e && e.node.nativeId)).toEqual([null, 'e-000', 'e-001']);
     const paths = res.body.errors.map((e: any) => e.path);
-    expect(paths).toEqual(expect.arrayContaining([['volumes', 'edges', 0], ['volumes', 'nodes', 0]]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        ['volumes', 'edges', 0],
+        ['volumes', 'nodes', 0],
+      ]),
+    );
     expect(res.body.errors).toHaveLength(2);
-    for (const e of res.body.errors) expect(e.extensions).toMatchObject({ code: 'BACKEND_UNAVAILABLE', backend: 'gone', retryable: true });
-    expect(c.omittedBackends).toEqual([{ backend: { id: 'gone', kind: 'NOMAD' }, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE', message: res.body.errors[0].message }]);
+    for (const e of res.body.errors)
+      expect(e.extensions).toMatchObject({ code: 'BACKEND_UNAVAILABLE', backend: 'gone', retryable: true });
+    expect(c.omittedBackends).toEqual([
+      {
+        backend: { id: 'gone', kind: 'NOMAD' },
+        reason: 'FAILED',
+        code: 'BACKEND_UNAVAILABLE',
+        message: res.body.errors[0].message,
+      },
+    ]);
     // The next page starts inside east: it does not cover "gone", so names nothing and fails nothing.
     expect(c.pageInfo.hasNextPage).toBe(true);
-    const next = await gw.gql(`query($a: String) { volumes(first: 2, after: $a) { nodes { nativeId } omittedBackends { reason } } }`, { a: c.pageInfo.endCursor }, admin);
+    const next = await gw.gql(
+      `query($a: String) { volumes(first: 2, after: $a) { nodes { nativeId } omittedBackends { reason } } }`,
+      { a: c.pageInfo.endCursor },
+      admin,
+    );
     expect(next.body).toEqual({ data: { volumes: { nodes: [{ nativeId: 'e-002' }], omittedBackends: [] } } });
   });
 
   it('should do the same for storagePlugins', async () => {
-    const res = await gw.gql(`{ storagePlugins { nodes { nativeId } omittedBackends { backend { id } reason code } } }`, {}, admin);
+    const res = await gw.gql(
+      `{ storagePlugins { nodes { nativeId } omittedBackends { backend { id } reason code } } }`,
+      {},
+      admin,
+    );
     expect(res.body.data.storagePlugins).toEqual({
       nodes: [null, { nativeId: 'aws-ebs0' }, { nativeId: 'hostpath' }],
       omittedBackends: [{ backend: { id: 'gone' }, reason: 'FAILED', code: 'BACKEND_UNAVAILABLE' }],
     });
-    expect(res.body.errors).toEqual([expect.objectContaining({ path: ['storagePlugins', 'nodes', 0], extensions: expect.objectContaining({ code: 'BACKEND_UNAVAILABLE', backend: 'gone' }) })]);
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({
+        path: ['storagePlugins', 'nodes', 0],
+        extensions: expect.objectContaining({ code: 'BACKEND_UNAVAILABLE', backend: 'gone' }),
+      }),
+    ]);
   });
 });
 
@@ -72,19 +112,38 @@ describe('merged fields, a caller whose token one backend refuses', () => {
   let gw: GatewayUnderTest;
   let server: string;
   const nomadCaller = { 'x-nomad-token': EAST_ONLY };
-  const osCaller = (): Record<string, string> => ({ 'x-auth-token-os-a': os.demoToken, 'x-auth-token-os-b': 'expired-token' });
-  const LIST = 'nodes { id consumer { ... on VolumeAllocationConsumer { jobId } ... on VolumeServerConsumer { serverId } } } omittedBackends { backend { id } reason code message }';
+  const osCaller = (): Record<string, string> => ({
+    'x-auth-token-os-a': os.demoToken,
+    'x-auth-token-os-b': 'expired-token',
+  });
+  const LIST =
+    'nodes { id consumer { ... on VolumeAllocationConsumer { jobId } ... on VolumeServerConsumer { serverId } } } omittedBackends { backend { id } reason code message }';
   /** An attachment as `backend:consumer` (the backend from its global id). */
-  const attachment = (a: any): string => `${JSON.parse(Buffer.from(a.id, 'base64url').toString())[1]}:${a.consumer.jobId ?? a.consumer.serverId}`;
+  const attachment = (a: any): string =>
+    `${JSON.parse(Buffer.from(a.id, 'base64url').toString())[1]}:${a.consumer.jobId ?? a.consumer.serverId}`;
   /**
    * What a merged list must be: the answering backends' items (each shown by `show`), then one null
    * for the refusing backend with its error at that item's path, and that backend FAILED in `omittedBackends`.
    */
-  const expectPartial = (body: any, path: Array<string | number>, show: (item: any) => string, items: string[], refusing: string, code: string): void => {
+  const expectPartial = (
+    body: any,
+    path: Array<string | number>,
+    show: (item: any) => string,
+    items: string[],
+    refusing: string,
+    code: string,
+  ): void => {
     const list = path.reduce((o: any, k) => o?.[k], body.data);
     expect(list?.nodes.map((n: any) => n && show(n))).toEqual([...items, null]);
-    expect(list.omittedBackends).toEqual([{ backend: { id: refusing }, reason: 'FAILED', code, message: expect.any(String) }]);
-    expect(body.errors).toEqual([expect.objectContaining({ path: [...path, 'nodes', items.length], extensions: expect.objectContaining({ code, backend: refusing }) })]);
+    expect(list.omittedBackends).toEqual([
+      { backend: { id: refusing }, reason: 'FAILED', code, message: expect.any(String) },
+    ]);
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        path: [...path, 'nodes', items.length],
+        extensions: expect.objectContaining({ code, backend: refusing }),
+      }),
+    ]);
     expect(body.errors[0].message).toBe(list.omittedBackends[0].message);
   };
 
@@ -94,28 +153,48 @@ describe('merged fields, a caller whose token one backend refuses', () => {
     seedVolumes(east, 2, 'default', 'e');
     seedVolumes(west, 2, 'default', 'w');
     east.addToken({ secret: EAST_ONLY, namespaces: { default: 'read' } });
-    for (const [sim, v] of [[east, 'e-000'], [west, 'w-000']] as const) {
-      sim.placeAllocation({ jobId: `job-${v}`, nodeId: NODE1, volumes: [{ volumeId: v, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }] });
+    for (const [sim, v] of [
+      [east, 'e-000'],
+      [west, 'w-000'],
+    ] as const) {
+      sim.placeAllocation({
+        jobId: `job-${v}`,
+        nodeId: NODE1,
+        volumes: [{ volumeId: v, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }],
+      });
     }
     os = await startOpenStack();
     server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
     os.sim.attachNow(server, os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 }), {});
-    gw = await startGatewayFor([{ id: 'east', url: east.url }, { id: 'west', url: west.url }, os.backend('os-a'), os.backend('os-b')]);
+    gw = await startGatewayFor([
+      { id: 'east', url: east.url },
+      { id: 'west', url: west.url },
+      os.backend('os-a'),
+      os.backend('os-b'),
+    ]);
   });
   afterAll(disposeAll);
 
   // Nomad answers an unknown token 403 (FORBIDDEN); Keystone an expired one 401 (UNAUTHENTICATED).
-  it('volumes: east\'s volumes, a null item for west', async () => {
-    const res = await gw.gql('{ volumes(filter: { backends: ["east", "west"] }) { nodes { nativeId } omittedBackends { backend { id } reason code message } } }', {}, nomadCaller);
+  it("volumes: east's volumes, a null item for west", async () => {
+    const res = await gw.gql(
+      '{ volumes(filter: { backends: ["east", "west"] }) { nodes { nativeId } omittedBackends { backend { id } reason code message } } }',
+      {},
+      nomadCaller,
+    );
     expectPartial(res.body, ['volumes'], (v) => v.nativeId, ['e-000', 'e-001'], 'west', 'FORBIDDEN');
   });
 
-  it('storagePlugins: east\'s plugins, a null item for west', async () => {
-    const res = await gw.gql('{ storagePlugins(backends: ["east", "west"]) { nodes { nativeId } omittedBackends { backend { id } reason code message } } }', {}, nomadCaller);
+  it("storagePlugins: east's plugins, a null item for west", async () => {
+    const res = await gw.gql(
+      '{ storagePlugins(backends: ["east", "west"]) { nodes { nativeId } omittedBackends { backend { id } reason code message } } }',
+      {},
+      nomadCaller,
+    );
     expectPartial(res.body, ['storagePlugins'], (p) => p.nativeId, ['aws-ebs0', 'hostpath'], 'west', 'FORBIDDEN');
   });
 
-  it('nodeVolumeClaimList: east\'s claim, a null item for west (the deprecated nodeVolumeClaims still fails whole)', async () => {
+  it("nodeVolumeClaimList: east's claim, a null item for west (the deprecated nodeVolumeClaims still fails whole)", async () => {
     const q = `query($n: ID!) { nodeVolumeClaimList(nodeId: $n) { ${LIST} } }`;
     const res = await gw.gql(q, { n: NODE1 }, nomadCaller);
     expectPartial(res.body, ['nodeVolumeClaimList'], attachment, ['east:job-e-000'], 'west', 'FORBIDDEN');
@@ -129,27 +208,54 @@ describe('merged fields, a caller whose token one backend refuses', () => {
     expectPartial(eastHeader.body, ['nodeVolumeClaimList'], attachment, ['east:job-e-000'], 'west', 'UNAUTHENTICATED');
     const whole = await gw.gql('query($n: ID!) { nodeVolumeClaims(nodeId: $n) { id } }', { n: NODE1 }, nomadCaller);
     expect(whole.body.data.nodeVolumeClaims).toBeNull();
-    expect(whole.body.errors).toEqual([expect.objectContaining({ path: ['nodeVolumeClaims'], extensions: expect.objectContaining({ code: 'FORBIDDEN', backend: 'west' }) })]);
+    expect(whole.body.errors).toEqual([
+      expect.objectContaining({
+        path: ['nodeVolumeClaims'],
+        extensions: expect.objectContaining({ code: 'FORBIDDEN', backend: 'west' }),
+      }),
+    ]);
   });
 
-  it('NomadNode.volumeClaimList (federation\'s _entities): the same', async () => {
-    const res = await gw.gql(`query($r: [_Any!]!) { _entities(representations: $r) { ... on NomadNode { volumeClaimList { ${LIST} } } } }`, { r: [{ __typename: 'NomadNode', id: NODE1 }] }, nomadCaller);
+  it("NomadNode.volumeClaimList (federation's _entities): the same", async () => {
+    const res = await gw.gql(
+      `query($r: [_Any!]!) { _entities(representations: $r) { ... on NomadNode { volumeClaimList { ${LIST} } } } }`,
+      { r: [{ __typename: 'NomadNode', id: NODE1 }] },
+      nomadCaller,
+    );
     expectPartial(res.body, ['_entities', 0, 'volumeClaimList'], attachment, ['east:job-e-000'], 'west', 'FORBIDDEN');
   });
 
-  it('serverVolumeAttachmentList: os-a\'s attachment, a null item for os-b; os-b only named when no token was sent for it', async () => {
+  it("serverVolumeAttachmentList: os-a's attachment, a null item for os-b; os-b only named when no token was sent for it", async () => {
     const q = `query($s: ID!) { serverVolumeAttachmentList(serverId: $s) { ${LIST} } }`;
     const res = await gw.gql(q, { s: server }, osCaller());
     expectPartial(res.body, ['serverVolumeAttachmentList'], attachment, [`os-a:${server}`], 'os-b', 'UNAUTHENTICATED');
     const noToken = await gw.gql(q, { s: server }, { 'x-auth-token-os-a': os.demoToken });
     expect(noToken.body.errors).toBeUndefined();
     expect(noToken.body.data.serverVolumeAttachmentList.nodes.map(attachment)).toEqual([`os-a:${server}`]);
-    expect(noToken.body.data.serverVolumeAttachmentList.omittedBackends).toEqual([{ backend: { id: 'os-b' }, reason: 'NO_CREDENTIAL', code: null, message: expect.stringContaining('X-Auth-Token') }]);
+    expect(noToken.body.data.serverVolumeAttachmentList.omittedBackends).toEqual([
+      {
+        backend: { id: 'os-b' },
+        reason: 'NO_CREDENTIAL',
+        code: null,
+        message: expect.stringContaining('X-Auth-Token'),
+      },
+    ]);
   });
 
-  it('Server.volumeAttachmentList (federation\'s _entities): the same', async () => {
-    const res = await gw.gql(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Server { volumeAttachmentList { ${LIST} } } } }`, { r: [{ __typename: 'Server', id: server }] }, osCaller());
-    expectPartial(res.body, ['_entities', 0, 'volumeAttachmentList'], attachment, [`os-a:${server}`], 'os-b', 'UNAUTHENTICATED');
+  it("Server.volumeAttachmentList (federation's _entities): the same", async () => {
+    const res = await gw.gql(
+      `query($r: [_Any!]!) { _entities(representations: $r) { ... on Server { volumeAttachmentList { ${LIST} } } } }`,
+      { r: [{ __typename: 'Server', id: server }] },
+      osCaller(),
+    );
+    expectPartial(
+      res.body,
+      ['_entities', 0, 'volumeAttachmentList'],
+      attachment,
+      [`os-a:${server}`],
+      'os-b',
+      'UNAUTHENTICATED',
+    );
   });
 });
 
@@ -172,9 +278,17 @@ describe('an OpenStack backend the caller sent no X-Auth-Token for', () => {
   it('should name it in omittedBackends as NO_CREDENTIAL, with nothing in errors and no call to OpenStack', async () => {
     const res = await gw.gql(LIST, {}, admin);
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.volumes.nodes).toEqual([{ backend: { id: 'east' }, name: 'vol 0' }, { backend: { id: 'east' }, name: 'vol 1' }]);
+    expect(res.body.data.volumes.nodes).toEqual([
+      { backend: { id: 'east' }, name: 'vol 0' },
+      { backend: { id: 'east' }, name: 'vol 1' },
+    ]);
     expect(res.body.data.volumes.omittedBackends).toEqual([
-      { backend: { id: 'os', kind: 'OPENSTACK', requiresCredential: true }, reason: 'NO_CREDENTIAL', code: null, message: expect.stringContaining('X-Auth-Token') },
+      {
+        backend: { id: 'os', kind: 'OPENSTACK', requiresCredential: true },
+        reason: 'NO_CREDENTIAL',
+        code: null,
+        message: expect.stringContaining('X-Auth-Token'),
+      },
     ]);
     expect(os.sim.requests()).toEqual([]);
   });
@@ -182,7 +296,11 @@ describe('an OpenStack backend the caller sent no X-Auth-Token for', () => {
   it('should list it, and omit nothing, once the token comes', async () => {
     const res = await gw.gql(LIST, {}, { ...admin, 'x-auth-token': os.demoToken });
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.volumes.nodes.map((v: any) => `${v.backend.id}:${v.name}`)).toEqual(['os:cinder-1', 'east:vol 0', 'east:vol 1']);
+    expect(res.body.data.volumes.nodes.map((v: any) => `${v.backend.id}:${v.name}`)).toEqual([
+      'os:cinder-1',
+      'east:vol 0',
+      'east:vol 1',
+    ]);
     expect(res.body.data.volumes.omittedBackends).toEqual([]);
   });
 });
@@ -204,7 +322,7 @@ describe('an OpenStack list primes the volume loader', () => {
   });
   afterAll(disposeAll);
 
-  it('should read no volume again for attachments, details and each attachment\'s volume: one Cinder list-detail in all', async () => {
+  it("should read no volume again for attachments, details and each attachment's volume: one Cinder list-detail in all", async () => {
     os.sim.clearRequests();
     const res = await gw.gql(
       `{ volumes(first: 50) { nodes { id name sizeBytes attachments { id state volume { id name status } } details { __typename ... on CinderVolumeDetails { cinderStatus sizeGiB bootable } } } } }`,
@@ -215,8 +333,13 @@ describe('an OpenStack list primes the volume loader', () => {
     const nodes = res.body.data.volumes.nodes;
     expect(nodes).toHaveLength(10);
     for (const v of nodes) {
-      expect(v).toMatchObject({ sizeBytes: 2 ** 30, details: { __typename: 'CinderVolumeDetails', cinderStatus: 'IN_USE', sizeGiB: 1, bootable: false } });
-      expect(v.attachments).toEqual([{ id: expect.any(String), state: 'ATTACHED', volume: { id: v.id, name: v.name, status: 'IN_USE' } }]);
+      expect(v).toMatchObject({
+        sizeBytes: 2 ** 30,
+        details: { __typename: 'CinderVolumeDetails', cinderStatus: 'IN_USE', sizeGiB: 1, bootable: false },
+      });
+      expect(v.attachments).toEqual([
+        { id: expect.any(String), state: 'ATTACHED', volume: { id: v.id, name: v.name, status: 'IN_USE' } },
+      ]);
     }
     const cinder = osCalls(os).filter((c) => c.startsWith('cinder '));
     expect(cinder).toEqual(['cinder GET /v3/:id/volumes/detail']);
@@ -228,7 +351,13 @@ describe('Volume.operations', () => {
   let gw: GatewayUnderTest;
   let auth: Record<string, string>;
   const idOf = async (nativeId: string): Promise<string> =>
-    (await gw.gql(`query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`, { n: nativeId, p: os.demo }, auth)).body.data.volumeByNativeId.id;
+    (
+      await gw.gql(
+        `query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`,
+        { n: nativeId, p: os.demo },
+        auth,
+      )
+    ).body.data.volumeByNativeId.id;
 
   beforeAll(async () => {
     os = await startOpenStack({ delays: { extendMs: 20 } });
@@ -240,11 +369,19 @@ describe('Volume.operations', () => {
   it('should list the operations started on the volume, newest first, and none on another volume', async () => {
     const id = await idOf(os.sim.seedVolume({ project: os.demo, name: 'grow-me', size: 1 }));
     const untouched = await idOf(os.sim.seedVolume({ project: os.demo, name: 'leave-me', size: 1 }));
-    const renamed = await gw.gql(`mutation($id: ID!) { updateVolume(input: { volumeId: $id, name: "grown" }) { operation { id kind state } } }`, { id }, auth);
+    const renamed = await gw.gql(
+      `mutation($id: ID!) { updateVolume(input: { volumeId: $id, name: "grown" }) { operation { id kind state } } }`,
+      { id },
+      auth,
+    );
     expect(renamed.body.errors).toBeUndefined();
     const update = renamed.body.data.updateVolume.operation;
     expect(update).toMatchObject({ kind: 'UPDATE_VOLUME', state: 'SUCCEEDED' });
-    const extended = await gw.gql(`mutation($id: ID!) { extendVolume(input: { volumeId: $id, newSizeGiB: 2 }) { operation { id kind } } }`, { id }, auth);
+    const extended = await gw.gql(
+      `mutation($id: ID!) { extendVolume(input: { volumeId: $id, newSizeGiB: 2 }) { operation { id kind } } }`,
+      { id },
+      auth,
+    );
     expect(extended.body.errors).toBeUndefined();
     const extend = extended.body.data.extendVolume.operation;
     expect(extend.kind).toBe('EXTEND_VOLUME');

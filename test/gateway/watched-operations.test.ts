@@ -5,7 +5,15 @@
  * after the caller's Keystone token expired; started before the watcher is current, the same attach
  * is polled with the caller's token and fails with it. Real gateway over HTTP, real OpenStack simulator.
  */
-import { disposeAll, OS, startGatewayFor, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  disposeAll,
+  OS,
+  startGatewayFor,
+  startOpenStack,
+  waitOperation,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import { until } from '../support/until';
 
 const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id state } } }`;
@@ -14,12 +22,15 @@ const EXTEND = `mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { ope
 let os: OpenStackUnderTest;
 let gw: GatewayUnderTest;
 
-const gid = (nativeId: string): string => Buffer.from(JSON.stringify(['Volume', 'os', os.demo, nativeId])).toString('base64url');
+const gid = (nativeId: string): string =>
+  Buffer.from(JSON.stringify(['Volume', 'os', os.demo, nativeId])).toString('base64url');
 
 /** The OpenStack watcher's status, as `/readyz` reports it. */
 async function watcher(): Promise<{ state: string; currentAt: number | null } | undefined> {
   const res = await fetch(gw.gateway.url.replace('/graphql', '/readyz'));
-  const body = (await res.json()) as { watchers: Array<{ backend: string; watcher: { state: string; currentAt: number | null } | null }> };
+  const body = (await res.json()) as {
+    watchers: Array<{ backend: string; watcher: { state: string; currentAt: number | null } | null }>;
+  };
   return body.watchers.find((w) => w.backend === 'os')?.watcher ?? undefined;
 }
 
@@ -28,7 +39,11 @@ async function attachThenExpire(): Promise<string> {
   const server = os.sim.seedServer({ project: os.demo, name: `app-${Date.now()}` });
   const volume = os.sim.seedVolume({ project: os.demo, name: `data-${Date.now()}`, size: 1 });
   const caller = os.sim.issueToken({ user: OS.demoUser, project: 'demo' });
-  const res = await gw.gql(ATTACH, { i: { volumeId: gid(volume), target: { server: { serverId: server } } } }, { 'x-auth-token': caller });
+  const res = await gw.gql(
+    ATTACH,
+    { i: { volumeId: gid(volume), target: { server: { serverId: server } } } },
+    { 'x-auth-token': caller },
+  );
   expect(res.body.errors).toBeUndefined();
   expect(res.body.data.attachVolume.operation.state).toBe('PENDING');
   os.sim.expireToken(caller);
@@ -38,8 +53,15 @@ async function attachThenExpire(): Promise<string> {
 beforeEach(async () => {
   // A slow extend keeps an operation pending (the watcher's demand) while an attach runs.
   os = await startOpenStack({ delays: { attachMs: 300, extendMs: 8_000 } });
-  const service = { method: 'password' as const, username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' };
-  gw = await startGatewayFor([os.backend('os', { auth: service, watchFastMs: 50, watchSlowMs: 100 })], { operationOptions: { pollMs: 50, maxPollMs: 100 } });
+  const service = {
+    method: 'password' as const,
+    username: OS.adminUser,
+    password: OS.adminPassword,
+    projectName: 'demo',
+  };
+  gw = await startGatewayFor([os.backend('os', { auth: service, watchFastMs: 50, watchSlowMs: 100 })], {
+    operationOptions: { pollMs: 50, maxPollMs: 100 },
+  });
 });
 afterEach(disposeAll);
 
@@ -47,9 +69,17 @@ describe('watched operations through the gateway', () => {
   it('should complete an attach whose caller token expired when the watcher kept the project current as it started', async () => {
     // The pending extend wakes the idle watcher; once it is current, the attach is watched.
     const pending = os.sim.seedVolume({ project: os.demo, name: 'growing', size: 1 });
-    const extend = await gw.gql(EXTEND, { i: { volumeId: gid(pending), newSizeGiB: 2 } }, { 'x-auth-token': os.demoToken });
+    const extend = await gw.gql(
+      EXTEND,
+      { i: { volumeId: gid(pending), newSizeGiB: 2 } },
+      { 'x-auth-token': os.demoToken },
+    );
     expect(extend.body.errors).toBeUndefined();
-    await until(async () => (await watcher())?.state === 'POLLING' && (await watcher())?.currentAt !== null, 'the OpenStack watcher to be current', 20_000);
+    await until(
+      async () => (await watcher())?.state === 'POLLING' && (await watcher())?.currentAt !== null,
+      'the OpenStack watcher to be current',
+      20_000,
+    );
 
     const id = await attachThenExpire();
     const done = await waitOperation(gw, id, { 'x-auth-token': os.adminToken }, 20_000);

@@ -27,7 +27,13 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 /** Runs the gateway to its exit (a gateway that starts is killed after 30 s: the assertion then shows it). */
 const run = (env: NodeJS.ProcessEnv, args: string[] = []) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { cwd: root, env: { ...baseEnv(), ...env }, encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+  spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
+    cwd: root,
+    env: { ...baseEnv(), ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+    killSignal: 'SIGKILL',
+  });
 
 function file(content: unknown): string {
   const path = join(mkdtempSync(join(tmpdir(), 'gw-config-')), 'gateway.json');
@@ -40,7 +46,11 @@ function file(content: unknown): string {
  * stopped, and `code` is null. Asynchronous, so that several run at once.
  */
 function start(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   return new Promise((resolve) => {
@@ -80,7 +90,9 @@ describe('a config mistake stops start-up (child process)', () => {
   it('should exit 2 on GATEWAY_BACKEND (a missing S) under NODE_ENV=production, naming GATEWAY_BACKENDS, with no simulator started', () => {
     const r = run({ NODE_ENV: 'production', GATEWAY_BACKEND: 'east=nomad@http://127.0.0.1:4646' });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('configuration error: GATEWAY_BACKEND: is not a known environment variable (closest known: GATEWAY_BACKENDS)');
+    expect(r.stderr).toContain(
+      'configuration error: GATEWAY_BACKEND: is not a known environment variable (closest known: GATEWAY_BACKENDS)',
+    );
     expectNoDemo(r.stdout + r.stderr);
   }, 60_000);
 
@@ -94,7 +106,9 @@ describe('a config mistake stops start-up (child process)', () => {
   it('should exit 2 under NODE_ENV=production with no backend at all, saying the demo is never started there', () => {
     const r = run({ NODE_ENV: 'production' });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('configuration error: backends: none is configured, and with NODE_ENV=production the gateway never starts its demo backends');
+    expect(r.stderr).toContain(
+      'configuration error: backends: none is configured, and with NODE_ENV=production the gateway never starts its demo backends',
+    );
     expectNoDemo(r.stdout + r.stderr);
   }, 60_000);
 
@@ -127,9 +141,17 @@ describe('unknown environment variables', () => {
     [{ DEMO_ACTIVITY_INTERVAL: '100' }, 'DEMO_ACTIVITY_INTERVAL', 'DEMO_ACTIVITY_INTERVAL_MS'],
     [{ SHUTDOWN_GRACE: '100' }, 'SHUTDOWN_GRACE', 'SHUTDOWN_GRACE_MS'],
     [{ GATEWAY_CONFIG_FILE: '/x.json' }, 'GATEWAY_CONFIG_FILE', 'GATEWAY_CONFIG'],
-    [{ GATEWAY_BACKENDS: 'east=nomad@http://x:4646', GATEWAY_BACKEND_EAST_TOKNE: 't' }, 'GATEWAY_BACKEND_EAST_TOKNE', 'GATEWAY_BACKEND_EAST_TOKEN'],
+    [
+      { GATEWAY_BACKENDS: 'east=nomad@http://x:4646', GATEWAY_BACKEND_EAST_TOKNE: 't' },
+      'GATEWAY_BACKEND_EAST_TOKNE',
+      'GATEWAY_BACKEND_EAST_TOKEN',
+    ],
     // A per-backend variable of a backend that is not configured.
-    [{ GATEWAY_BACKENDS: 'east=nomad@http://x:4646', GATEWAY_BACKEND_WEST_TOKEN: 't' }, 'GATEWAY_BACKEND_WEST_TOKEN', 'GATEWAY_BACKEND_EAST_TOKEN'],
+    [
+      { GATEWAY_BACKENDS: 'east=nomad@http://x:4646', GATEWAY_BACKEND_WEST_TOKEN: 't' },
+      'GATEWAY_BACKEND_WEST_TOKEN',
+      'GATEWAY_BACKEND_EAST_TOKEN',
+    ],
     [{ GATEWAY_BACKEND_EAST_TOKEN: 't' }, 'GATEWAY_BACKEND_EAST_TOKEN', 'GATEWAY_BACKEND_<ID>_TOKEN'],
   ])('should refuse %j naming %s and the closest known name %s', (env, name, closest) => {
     const err = refusal(() => loadConfig(env));
@@ -139,11 +161,15 @@ describe('unknown environment variables', () => {
 
   it('should list every unknown name at once', () => {
     const err = refusal(() => loadConfig({ MAX_DEPHT: '3', WS_KEEPALIVE: '1' }));
-    expect(err.message).toMatch(/MAX_DEPHT.*closest known: MAX_DEPTH.*also WS_KEEPALIVE.*closest known: WS_KEEPALIVE_MS/);
+    expect(err.message).toMatch(
+      /MAX_DEPHT.*closest known: MAX_DEPTH.*also WS_KEEPALIVE.*closest known: WS_KEEPALIVE_MS/,
+    );
   });
 
   it('should accept the per-backend variables of configured backends (id upper-cased, - as _)', () => {
-    expect(loadConfig({ GATEWAY_BACKENDS: 'west-2=nomad@http://x:4646', GATEWAY_BACKEND_WEST_2_TOKEN: 't' }).backends[0]).toMatchObject({ id: 'west-2', token: 't' });
+    expect(
+      loadConfig({ GATEWAY_BACKENDS: 'west-2=nomad@http://x:4646', GATEWAY_BACKEND_WEST_2_TOKEN: 't' }).backends[0],
+    ).toMatchObject({ id: 'west-2', token: 't' });
   });
 
   it('should never check HOSTNAME, exact names that are not prefixes, OS_*, NOMAD_*, OTEL_* or Kubernetes service links', () => {
@@ -182,7 +208,11 @@ describe('unknown config-file keys', () => {
     [{ ws: { keepAlive: 1 } }, 'ws.keepAlive', 'ws.keepAliveMs'],
     [{ live: { maxQueue: 1 } }, 'live.maxQueue', 'live.maxQueued'],
     [{ limits: { maxDepht: 1 } }, 'limits.maxDepht', 'limits.maxDepth'],
-    [{ backends: [{ id: 'a', kind: 'openstack', url: 'http://k/v3', auth: { method: 'password', user: 'u' } }] }, 'backends[0].auth.user', 'backends[0].auth.username'],
+    [
+      { backends: [{ id: 'a', kind: 'openstack', url: 'http://k/v3', auth: { method: 'password', user: 'u' } }] },
+      'backends[0].auth.user',
+      'backends[0].auth.username',
+    ],
     [{ backend: [{ id: 'a', kind: 'nomad', url: 'http://n:4646' }] }, 'backend', 'backends'],
   ])('should refuse %j naming %s and the closest known key %s', (content, name, closest) => {
     const err = refusal(() => loadConfig({}, file(content)));
@@ -219,7 +249,13 @@ describe('the list of settings', () => {
 
 describe('variables outside the owned prefixes (issue 27, item 3; docs/reliability.md R16)', () => {
   /** The gateway's own settings of deploy/ (a backend that never answers: start-up does not wait on it), on a free loopback port. */
-  const gateway = { NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GATEWAY_BACKENDS: 'east=nomad@http://127.0.0.1:9' };
+  const gateway = {
+    NODE_ENV: 'production',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    GATEWAY_BACKENDS: 'east=nomad@http://127.0.0.1:9',
+  };
 
   // Each case is its own gateway process; they run at once (start-up is mostly module loading).
   const SLIPS = [
@@ -237,12 +273,15 @@ describe('variables outside the owned prefixes (issue 27, item 3; docs/reliabili
     runs.forEach((r, i) => {
       const [name, , setting] = SLIPS[i]!;
       expect([name, r.code]).toEqual([name, 2]);
-      expect(r.stderr).toContain(`configuration error: ${name}: is not a known environment variable (closest known: ${setting}); it reads as a misspelling of that setting`);
+      expect(r.stderr).toContain(
+        `configuration error: ${name}: is not a known environment variable (closest known: ${setting}); it reads as a misspelling of that setting`,
+      );
     });
   }, 120_000);
 
   it("should pass the name check in a Kubernetes pod with service links, a Nomad task's environment and npm test on a CI runner", () => {
-    for (const platform of [KUBERNETES_POD, NOMAD_TASK, CI_NPM]) expect(loadConfig({ ...platform, ...gateway }).backends.map((b) => b.id)).toEqual(['east']);
+    for (const platform of [KUBERNETES_POD, NOMAD_TASK, CI_NPM])
+      expect(loadConfig({ ...platform, ...gateway }).backends.map((b) => b.id)).toEqual(['east']);
   });
 
   it('should start (child process) in all three of those environments at once', async () => {
@@ -278,10 +317,13 @@ describe('variables outside the owned prefixes (issue 27, item 3; docs/reliabili
     ]) {
       expect([name, isNearMiss(name!, known!)]).toEqual([name, false]);
     }
-    expect(loadConfig({ SSL_CERT_FILE: '/etc/ssl/cert.pem', HOST_IP: '10.0.0.1', APP_PORT: '8080', Port: '1', prot: '1' }).port).toBe(4000);
+    expect(
+      loadConfig({ SSL_CERT_FILE: '/etc/ssl/cert.pem', HOST_IP: '10.0.0.1', APP_PORT: '8080', Port: '1', prot: '1' })
+        .port,
+    ).toBe(4000);
   });
 
-  it('should take a bare <SERVICE>_PORT for a Kubernetes link only with a link\'s value', () => {
+  it("should take a bare <SERVICE>_PORT for a Kubernetes link only with a link's value", () => {
     expect(loadConfig({ MANAGMENT_PORT: 'tcp://10.96.0.9:9464' }).port).toBe(4000);
     expect(refusal(() => loadConfig({ MANAGMENT_PORT: '9464' })).setting).toBe('MANAGMENT_PORT');
   });
@@ -296,17 +338,25 @@ describe('settings that conflict (issue 27, item 3; docs/reliability.md R16)', (
   }, 60_000);
 
   it('should name the file keys when the file sets them, and allow port 0 twice (each an ephemeral port)', () => {
-    expect(refusal(() => loadConfig({}, file({ port: 4700, managementPort: 4700 }))).message).toMatch(/^managementPort: is 4700, the same port as port/);
+    expect(refusal(() => loadConfig({}, file({ port: 4700, managementPort: 4700 }))).message).toMatch(
+      /^managementPort: is 4700, the same port as port/,
+    );
     expect(loadConfig({ PORT: '0', MANAGEMENT_PORT: '0' }).managementPort).toBe(0);
   });
 
   it('should refuse CORS_CREDENTIALS=true with * in WS_ALLOWED_ORIGINS: browser origins are one list, CORS included', () => {
-    expect(refusal(() => loadConfig({ CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: '*' })).message).toMatch(/^CORS_CREDENTIALS: cannot be true with the origin "\*" in WS_ALLOWED_ORIGINS/);
-    expect(loadConfig({ CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: 'https://console.example.com' }).http.cors.credentials).toBe(true);
+    expect(refusal(() => loadConfig({ CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: '*' })).message).toMatch(
+      /^CORS_CREDENTIALS: cannot be true with the origin "\*" in WS_ALLOWED_ORIGINS/,
+    );
+    expect(
+      loadConfig({ CORS_CREDENTIALS: 'true', WS_ALLOWED_ORIGINS: 'https://console.example.com' }).http.cors.credentials,
+    ).toBe(true);
   });
 
   it('should refuse TRUSTED_DOCUMENTS_REQUIRE_ID without TRUSTED_DOCUMENTS: an allowlist believed on would be off', () => {
-    expect(refusal(() => loadConfig({ TRUSTED_DOCUMENTS_REQUIRE_ID: 'true' })).message).toMatch(/^TRUSTED_DOCUMENTS_REQUIRE_ID: is true, but TRUSTED_DOCUMENTS \(file: http.trustedDocuments.path\) is not set/);
+    expect(refusal(() => loadConfig({ TRUSTED_DOCUMENTS_REQUIRE_ID: 'true' })).message).toMatch(
+      /^TRUSTED_DOCUMENTS_REQUIRE_ID: is true, but TRUSTED_DOCUMENTS \(file: http.trustedDocuments.path\) is not set/,
+    );
   });
 });
 

@@ -38,7 +38,8 @@ function validate(schema: JsonSchema, value: unknown, at = '$'): string[] {
   }
   if (typeof value === 'string') {
     if (schema.minLength !== undefined && value.length < schema.minLength) errs.push(`${at}: too short`);
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) errs.push(`${at}: does not match ${schema.pattern}`);
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
+      errs.push(`${at}: does not match ${schema.pattern}`);
   }
   if (isObj) {
     const obj = value as Record<string, unknown>;
@@ -49,9 +50,12 @@ function validate(schema: JsonSchema, value: unknown, at = '$'): string[] {
       else if (schema.additionalProperties === false) errs.push(`${at}.${key}: not allowed`);
     }
   }
-  if (Array.isArray(value) && schema.items) value.forEach((v, i) => errs.push(...validate(schema.items!, v, `${at}[${i}]`)));
-  if (schema.oneOf && schema.oneOf.filter((s) => validate(s, value, at).length === 0).length !== 1) errs.push(`${at}: not exactly one of ${schema.oneOf.length} shapes`);
-  if (schema.anyOf && !schema.anyOf.some((s) => validate(s, value, at).length === 0)) errs.push(`${at}: none of ${schema.anyOf.length} shapes`);
+  if (Array.isArray(value) && schema.items)
+    value.forEach((v, i) => errs.push(...validate(schema.items!, v, `${at}[${i}]`)));
+  if (schema.oneOf && schema.oneOf.filter((s) => validate(s, value, at).length === 0).length !== 1)
+    errs.push(`${at}: not exactly one of ${schema.oneOf.length} shapes`);
+  if (schema.anyOf && !schema.anyOf.some((s) => validate(s, value, at).length === 0))
+    errs.push(`${at}: none of ${schema.anyOf.length} shapes`);
   return errs;
 }
 
@@ -84,10 +88,12 @@ function badValue(s: Setting<unknown>): string | undefined {
 }
 
 /** A file value its rule refuses (numbers as numbers). */
-const badFileValue = (s: Setting<unknown>): unknown => (s.rule.schema.type === 'integer' || s.rule.schema.type === 'number' ? s.rule.schema.maximum! + 1 : badValue(s));
+const badFileValue = (s: Setting<unknown>): unknown =>
+  s.rule.schema.type === 'integer' || s.rule.schema.type === 'number' ? s.rule.schema.maximum! + 1 : badValue(s);
 
 /** `{ a: { b: value } }` for the path `a.b`. */
-const nest = (path: string, value: unknown): Record<string, unknown> => path.split('.').reduceRight<unknown>((v, k) => ({ [k]: v }), value) as Record<string, unknown>;
+const nest = (path: string, value: unknown): Record<string, unknown> =>
+  path.split('.').reduceRight<unknown>((v, k) => ({ [k]: v }), value) as Record<string, unknown>;
 
 const gatewayLeaves = settingLeaves(GATEWAY_SETTINGS);
 const checkable = gatewayLeaves.filter(({ setting }) => badValue(setting) !== undefined);
@@ -104,42 +110,63 @@ describe('the config definition drives the readers', () => {
     expect(new Set(backendLeaves.map((l) => l.kind))).toEqual(new Set(BACKEND_MODULES.map((m) => m.kind)));
   });
 
-  it.each(checkable.filter(({ setting }) => setting.env !== undefined).map(({ path, setting }) => [setting.env!, path, setting] as const))(
-    'should refuse %s out of its rule, naming the variable (%s)',
-    (env, _path, setting) => {
-      const vars = { GATEWAY_BACKENDS: 'lab=memory', [env]: badValue(setting)! };
-      // Demo mode's variables are read when the demo starts.
-      expect(refused(() => (loadConfig(vars), demoActivityFromEnv(vars)))).toBe(env);
+  it.each(
+    checkable
+      .filter(({ setting }) => setting.env !== undefined)
+      .map(({ path, setting }) => [setting.env!, path, setting] as const),
+  )('should refuse %s out of its rule, naming the variable (%s)', (env, _path, setting) => {
+    const vars = { GATEWAY_BACKENDS: 'lab=memory', [env]: badValue(setting)! };
+    // Demo mode's variables are read when the demo starts.
+    expect(refused(() => (loadConfig(vars), demoActivityFromEnv(vars)))).toBe(env);
+  });
+
+  it.each(checkable.filter(({ setting }) => setting.file).map(({ path, setting }) => [path, setting] as const))(
+    'should refuse the file key %s out of its rule, naming it',
+    (path, setting) => {
+      expect(
+        refused(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory' }, file(nest(path, badFileValue(setting))))),
+      ).toBe(path);
     },
   );
 
-  it.each(checkable.filter(({ setting }) => setting.file).map(({ path, setting }) => [path, setting] as const))('should refuse the file key %s out of its rule, naming it', (path, setting) => {
-    expect(refused(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory' }, file(nest(path, badFileValue(setting)))))).toBe(path);
+  it.each(
+    backendLeaves
+      .filter(({ setting }) => setting.env !== undefined)
+      .map((l) => [l.kind, `${BACKEND_ENV_PREFIX}${l.setting.env}`, l] as const),
+  )("should refuse a %s backend's %s out of its rule, naming its key", (kind, _env, { url, path, setting }) => {
+    const env = {
+      GATEWAY_BACKENDS: `lab=${kind}${url ? `@${url}` : ''}`,
+      [`GATEWAY_BACKEND_LAB_${setting.env}`]: badValue(setting)!,
+    };
+    expect(refused(() => loadConfig(env))).toBe(`backends[0].${path}`);
   });
 
-  it.each(backendLeaves.filter(({ setting }) => setting.env !== undefined).map((l) => [l.kind, `${BACKEND_ENV_PREFIX}${l.setting.env}`, l] as const))(
-    'should refuse a %s backend\'s %s out of its rule, naming its key',
-    (kind, _env, { url, path, setting }) => {
-      const env = { GATEWAY_BACKENDS: `lab=${kind}${url ? `@${url}` : ''}`, [`GATEWAY_BACKEND_LAB_${setting.env}`]: badValue(setting)! };
-      expect(refused(() => loadConfig(env))).toBe(`backends[0].${path}`);
+  it.each(backendLeaves.map((l) => [l.kind, l.path, l] as const))(
+    "should refuse a %s backend's file key %s out of its rule, naming it",
+    (kind, path, { url, setting }) => {
+      const entry = { id: 'lab', kind, ...(url ? { url } : {}), ...nest(path, badFileValue(setting)) };
+      expect(refused(() => loadConfig({}, file({ backends: [entry] })))).toBe(`backends[0].${path}`);
     },
   );
-
-  it.each(backendLeaves.map((l) => [l.kind, l.path, l] as const))('should refuse a %s backend\'s file key %s out of its rule, naming it', (kind, path, { url, setting }) => {
-    const entry = { id: 'lab', kind, ...(url ? { url } : {}), ...nest(path, badFileValue(setting)) };
-    expect(refused(() => loadConfig({}, file({ backends: [entry] })))).toBe(`backends[0].${path}`);
-  });
 
   it('should read every default the definition declares', () => {
     const c = loadConfig({ GATEWAY_BACKENDS: 'lab=memory' });
-    expect(c).toMatchObject({ port: GATEWAY_SETTINGS.port.default, logLevel: GATEWAY_SETTINGS.logLevel.default, maxConcurrentReads: GATEWAY_SETTINGS.maxConcurrentReads.default });
-    for (const [group, read] of [['ws', c.ws], ['live', c.live]] as const) {
-      for (const { path, setting } of settingLeaves(GATEWAY_SETTINGS[group])) expect({ path, value: (read as Record<string, unknown>)[path] }).toEqual({ path, value: setting.default });
+    expect(c).toMatchObject({
+      port: GATEWAY_SETTINGS.port.default,
+      logLevel: GATEWAY_SETTINGS.logLevel.default,
+      maxConcurrentReads: GATEWAY_SETTINGS.maxConcurrentReads.default,
+    });
+    for (const [group, read] of [
+      ['ws', c.ws],
+      ['live', c.live],
+    ] as const) {
+      for (const { path, setting } of settingLeaves(GATEWAY_SETTINGS[group]))
+        expect({ path, value: (read as Record<string, unknown>)[path] }).toEqual({ path, value: setting.default });
     }
   });
 });
 
-describe('the config file\'s JSON Schema', () => {
+describe("the config file's JSON Schema", () => {
   const committed = JSON.parse(readFileSync(join(root, CONFIG_SCHEMA_PATH), 'utf8')) as JsonSchema;
 
   it('should be committed as generated (npm run config:schema)', () => {
@@ -156,11 +183,14 @@ describe('the config file\'s JSON Schema', () => {
 
   const examples = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
-  it.each(examples.map((e) => [e.replace(/\s+/g, ' ').slice(0, 60), e]))('should accept the documented example %s, as the gateway does', (_, text) => {
-    const content = JSON.parse(text) as Record<string, unknown>;
-    expect(validate(committed, content)).toEqual([]);
-    expect(refused(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory' }, file(content)))).toBeUndefined();
-  });
+  it.each(examples.map((e) => [e.replace(/\s+/g, ' ').slice(0, 60), e]))(
+    'should accept the documented example %s, as the gateway does',
+    (_, text) => {
+      const content = JSON.parse(text) as Record<string, unknown>;
+      expect(validate(committed, content)).toEqual([]);
+      expect(refused(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory' }, file(content)))).toBeUndefined();
+    },
+  );
 
   it('should find the documented examples', () => {
     expect(examples.length).toBeGreaterThanOrEqual(3);
@@ -176,24 +206,35 @@ describe('the config file\'s JSON Schema', () => {
     expect(refused(() => loadConfig({}, file(content)))).toBeDefined();
   });
 
-  it.each(BACKEND_MODULES.map((m) => [m.kind, m] as const))('should take a minimal %s entry, its URL required when its kind needs one', (kind, m) => {
-    const entry = { id: 'lab', kind, url: 'http://127.0.0.1:1' };
-    expect(validate(configSchema(), { backends: [entry] })).toEqual([]);
-    const { url: _, ...noUrl } = entry;
-    expect(validate(configSchema(), { backends: [noUrl] }).length > 0).toBe(m.needsUrl);
-  });
+  it.each(BACKEND_MODULES.map((m) => [m.kind, m] as const))(
+    'should take a minimal %s entry, its URL required when its kind needs one',
+    (kind, m) => {
+      const entry = { id: 'lab', kind, url: 'http://127.0.0.1:1' };
+      expect(validate(configSchema(), { backends: [entry] })).toEqual([]);
+      const { url: _, ...noUrl } = entry;
+      expect(validate(configSchema(), { backends: [noUrl] }).length > 0).toBe(m.needsUrl);
+    },
+  );
 });
 
 describe('docs/configuration.md', () => {
   it('should name every file key of the definition', () => {
-    const missing = gatewayLeaves.filter(({ setting }) => setting.file).filter(({ path }) => !doc.includes(`\`${path}\``));
+    const missing = gatewayLeaves
+      .filter(({ setting }) => setting.file)
+      .filter(({ path }) => !doc.includes(`\`${path}\``));
     expect(missing.map((l) => l.path)).toEqual([]);
   });
 
   it('should list every backend key and variable of every module in its Backends section', () => {
     const backends = doc.slice(doc.indexOf('## Backends'));
     const leaves = BACKEND_MODULES.flatMap((m) => settingLeaves(backendSettings(m)));
-    expect(leaves.filter(({ path }) => !backends.includes(`| \`${path.split('.')[0]}\` |`)).map((l) => l.path)).toEqual([]);
-    expect(leaves.flatMap(({ setting }) => (setting.env === undefined || backends.includes(`_${setting.env}\``) ? [] : [setting.env]))).toEqual([]);
+    expect(leaves.filter(({ path }) => !backends.includes(`| \`${path.split('.')[0]}\` |`)).map((l) => l.path)).toEqual(
+      [],
+    );
+    expect(
+      leaves.flatMap(({ setting }) =>
+        setting.env === undefined || backends.includes(`_${setting.env}\``) ? [] : [setting.env],
+      ),
+    ).toEqual([]);
   });
 });

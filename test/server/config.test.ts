@@ -20,8 +20,24 @@ describe('configuration', () => {
     });
     expect(c.port).toBe(8080);
     expect(c.backends).toEqual([
-      { id: 'east', kind: 'nomad', url: 'http://10.0.0.1:4646', token: undefined, timeoutMs: 2500, maxConnections: 16, readRetries: 2 },
-      { id: 'west-2', kind: 'nomad', url: 'https://nomad.example.com/prefix', token: 'svc-token', timeoutMs: 10000, maxConnections: 16, readRetries: 2 },
+      {
+        id: 'east',
+        kind: 'nomad',
+        url: 'http://10.0.0.1:4646',
+        token: undefined,
+        timeoutMs: 2500,
+        maxConnections: 16,
+        readRetries: 2,
+      },
+      {
+        id: 'west-2',
+        kind: 'nomad',
+        url: 'https://nomad.example.com/prefix',
+        token: 'svc-token',
+        timeoutMs: 10000,
+        maxConnections: 16,
+        readRetries: 2,
+      },
     ]);
   });
 
@@ -29,7 +45,9 @@ describe('configuration', () => {
     expect(loadConfig({ GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646' }).shutdownDrainMs).toBe(5000);
     expect(loadConfig({}).shutdownDrainMs).toBe(0);
     expect(loadConfig({ SHUTDOWN_DRAIN_MS: '1500' }).shutdownDrainMs).toBe(1500);
-    expect(loadConfig({ GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646', SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(0);
+    expect(
+      loadConfig({ GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646', SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs,
+    ).toBe(0);
   });
 
   it('should read NOMAD_ADDR and NOMAD_TOKEN as one backend called nomad', () => {
@@ -41,7 +59,14 @@ describe('configuration', () => {
   it('should read a config file, with the environment winning', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-'));
     const file = join(dir, 'c.json');
-    writeFileSync(file, JSON.stringify({ port: 5000, logLevel: 'debug', backends: [{ id: 'a', kind: 'nomad', url: 'http://a:4646', maxConnections: 4 }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        port: 5000,
+        logLevel: 'debug',
+        backends: [{ id: 'a', kind: 'nomad', url: 'http://a:4646', maxConnections: 4 }],
+      }),
+    );
     const c = loadConfig({ PORT: '6000' }, file);
     expect(c).toMatchObject({ port: 6000, logLevel: 'debug', backends: [{ id: 'a', maxConnections: 4 }] });
   });
@@ -61,7 +86,14 @@ describe('configuration', () => {
         url: 'https://keystone.example.com:5000/v3',
         region: 'RegionTwo',
         interface: 'public',
-        auth: { method: 'password', username: 'gateway', password: 'pw', projectName: 'service', userDomainName: undefined, projectDomainName: undefined },
+        auth: {
+          method: 'password',
+          username: 'gateway',
+          password: 'pw',
+          projectName: 'service',
+          userDomainName: undefined,
+          projectDomainName: undefined,
+        },
         operationTimeoutMs: 120000,
         watchFastMs: 500,
         watchSlowMs: 10000,
@@ -74,9 +106,20 @@ describe('configuration', () => {
   });
 
   it('should read an openrc (OS_* variables) as one backend called openstack, beside NOMAD_ADDR', () => {
-    const c = loadConfig({ NOMAD_ADDR: 'http://n:4646', OS_AUTH_URL: 'http://k:5000/v3', OS_APPLICATION_CREDENTIAL_ID: 'ac', OS_APPLICATION_CREDENTIAL_SECRET: 's', OS_INTERFACE: 'internal' });
+    const c = loadConfig({
+      NOMAD_ADDR: 'http://n:4646',
+      OS_AUTH_URL: 'http://k:5000/v3',
+      OS_APPLICATION_CREDENTIAL_ID: 'ac',
+      OS_APPLICATION_CREDENTIAL_SECRET: 's',
+      OS_INTERFACE: 'internal',
+    });
     expect(c.backends.map((b) => b.id)).toEqual(['nomad', 'openstack']);
-    expect(c.backends[1]).toMatchObject({ kind: 'openstack', interface: 'internal', region: 'RegionOne', auth: { method: 'applicationCredential', id: 'ac', secret: 's' } });
+    expect(c.backends[1]).toMatchObject({
+      kind: 'openstack',
+      interface: 'internal',
+      region: 'RegionOne',
+      auth: { method: 'applicationCredential', id: 'ac', secret: 's' },
+    });
   });
 
   it('should start in demo mode when no backend is configured', () => {
@@ -94,7 +137,14 @@ describe('configuration', () => {
     [{ PORT: 'eighty' }, 'PORT'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ GATEWAY_BACKENDS: 'a=nomad@http://x', GATEWAY_BACKEND_A_TIMEOUT_MS: '0' }, 'backends[0].timeoutMs'],
-    [{ GATEWAY_BACKENDS: 'o=openstack@http://k/v3', GATEWAY_BACKEND_O_USERNAME: 'u', GATEWAY_BACKEND_O_PROJECT_NAME: 'p' }, 'backends[0].auth.password'],
+    [
+      {
+        GATEWAY_BACKENDS: 'o=openstack@http://k/v3',
+        GATEWAY_BACKEND_O_USERNAME: 'u',
+        GATEWAY_BACKEND_O_PROJECT_NAME: 'p',
+      },
+      'backends[0].auth.password',
+    ],
     [{ OS_AUTH_URL: 'http://k/v3', OS_APPLICATION_CREDENTIAL_ID: 'x' }, 'backends[0].auth.secret'],
     [{ GATEWAY_BACKENDS: 'o=openstack@http://k/v3', GATEWAY_BACKEND_O_INTERFACE: 'private' }, 'backends[0].interface'],
   ])('should refuse %j naming the setting %s', (env, setting) => {
@@ -109,20 +159,32 @@ describe('configuration', () => {
 
 describe('command line', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
+    spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
 
   it('should print help and the version', () => {
     const help = run(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: volume-gateway');
     // Every kind, its credential header, every setting family (the definition's sections) and every variable.
-    for (const m of BACKEND_MODULES) expect(help.stdout).toMatch(new RegExp(`^  ${m.kind} .*${m.credential.header}`, 'm'));
-    for (const [key, node] of Object.entries(GATEWAY_SETTINGS)) if (!isSetting(node)) expect(help.stdout).toMatch(new RegExp(`^  ${key} `, 'm'));
-    for (const { setting } of settingLeaves(GATEWAY_SETTINGS)) if (setting.env) expect(help.stdout).toMatch(new RegExp(`\\b${setting.env}\\b`));
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('off unless OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT is set');
+    for (const m of BACKEND_MODULES)
+      expect(help.stdout).toMatch(new RegExp(`^  ${m.kind} .*${m.credential.header}`, 'm'));
+    for (const [key, node] of Object.entries(GATEWAY_SETTINGS))
+      if (!isSetting(node)) expect(help.stdout).toMatch(new RegExp(`^  ${key} `, 'm'));
+    for (const { setting } of settingLeaves(GATEWAY_SETTINGS))
+      if (setting.env) expect(help.stdout).toMatch(new RegExp(`\\b${setting.env}\\b`));
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'off unless OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT is set',
+    );
     for (const v of OTEL_VARIABLES) expect(help.stdout).toContain(v);
     const version = run(['--version']);
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version,
+    );
   });
 
   it('should exit 2 with a message naming a bad setting', () => {

@@ -10,7 +10,8 @@ import { disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnder
 let gw: GatewayUnderTest;
 const QUERY = '{ storageBackends { id } }';
 /** What urql sends by default for a query (`preferGetMethod: 'within-url-limit'`). */
-const URQL_ACCEPT = 'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed';
+const URQL_ACCEPT =
+  'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed';
 
 beforeAll(async () => {
   const sim = await startNomad();
@@ -19,15 +20,19 @@ beforeAll(async () => {
 });
 afterAll(disposeAll);
 
-const get = (headers: Record<string, string>) => fetch(`${gw.gateway.url}?query=${encodeURIComponent(QUERY)}`, { headers: { accept: URQL_ACCEPT, ...headers } });
+const get = (headers: Record<string, string>) =>
+  fetch(`${gw.gateway.url}?query=${encodeURIComponent(QUERY)}`, { headers: { accept: URQL_ACCEPT, ...headers } });
 
-it.each(BACKEND_MODULES.map((m) => [m.credential.header, m] as const))('should serve urql\'s GET carrying %s, shared or per backend', async (_h, m) => {
-  for (const header of [m.credential.header, perBackendHeader(m.credential, 'east')]) {
-    const res = await get({ [header]: 'some-token' });
-    expect({ header, status: res.status }).toEqual({ header, status: 200 });
-    expect(await res.json()).toEqual({ data: { storageBackends: [{ id: 'east' }] } });
-  }
-});
+it.each(BACKEND_MODULES.map((m) => [m.credential.header, m] as const))(
+  "should serve urql's GET carrying %s, shared or per backend",
+  async (_h, m) => {
+    for (const header of [m.credential.header, perBackendHeader(m.credential, 'east')]) {
+      const res = await get({ [header]: 'some-token' });
+      expect({ header, status: res.status }).toEqual({ header, status: 200 });
+      expect(await res.json()).toEqual({ data: { storageBackends: [{ id: 'east' }] } });
+    }
+  },
+);
 
 it('should still refuse a GET without a preflight-forcing header, or with an empty credential header', async () => {
   for (const headers of [{}, { [BACKEND_MODULES[0]!.credential.header]: '' }]) {
@@ -38,7 +43,12 @@ it('should still refuse a GET without a preflight-forcing header, or with an emp
 });
 
 it('should refuse a form POST without a credential header and serve it with one', async () => {
-  const post = (headers: Record<string, string>) => fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'text/plain', ...headers }, body: JSON.stringify({ query: QUERY }) });
+  const post = (headers: Record<string, string>) =>
+    fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', ...headers },
+      body: JSON.stringify({ query: QUERY }),
+    });
   const bare = await post({});
   expect(bare.status).toBe(400);
   expect(await bare.text()).toMatch(/CSRF/);

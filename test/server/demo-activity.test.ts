@@ -23,7 +23,13 @@ describe('demo activity', () => {
   const errors: string[] = [];
 
   beforeAll(async () => {
-    demo = await startDemoBackends({ activity: { intervalMs: 400, onStep: (name, outcome) => steps.push(`${name}: ${outcome}`), onError: (name, err) => errors.push(`${name}: ${String(err)}`) } });
+    demo = await startDemoBackends({
+      activity: {
+        intervalMs: 400,
+        onStep: (name, outcome) => steps.push(`${name}: ${outcome}`),
+        onError: (name, err) => errors.push(`${name}: ${String(err)}`),
+      },
+    });
   });
   afterAll(async () => {
     await demo?.stop();
@@ -32,9 +38,14 @@ describe('demo activity', () => {
   it('should claim and release a Nomad volume, seen in Nomad volume reads', async () => {
     const east = demo.backends.find((b) => b.id === 'nomad-east')!;
     const read = async (): Promise<{ writers: string[]; allocations: Array<{ ID: string; ClientStatus: string }> }> => {
-      const res = await fetch(`${east.url}/v1/volume/csi/build-cache?namespace=default`, { headers: { 'X-Nomad-Token': demo.kinds.nomad.tokens['nomad-east']!.management } });
+      const res = await fetch(`${east.url}/v1/volume/csi/build-cache?namespace=default`, {
+        headers: { 'X-Nomad-Token': demo.kinds.nomad.tokens['nomad-east']!.management },
+      });
       expect(res.status).toBe(200);
-      const v = (await res.json()) as { WriteAllocs: Record<string, unknown>; Allocations: Array<{ ID: string; ClientStatus: string }> | null };
+      const v = (await res.json()) as {
+        WriteAllocs: Record<string, unknown>;
+        Allocations: Array<{ ID: string; ClientStatus: string }> | null;
+      };
       return { writers: Object.keys(v.WriteAllocs ?? {}), allocations: v.Allocations ?? [] };
     };
     const claimed = await until('a claim', async () => {
@@ -49,12 +60,18 @@ describe('demo activity', () => {
 
   it('should attach and detach an OpenStack volume through Nova, seen in Cinder volume reads', async () => {
     const headers = { 'X-Auth-Token': demo.kinds.openstack.token, accept: 'application/json' };
-    const catalog = (await (await fetch(`${demo.kinds.openstack.keystoneUrl}/auth/catalog`, { headers })).json()) as { catalog: Array<{ type: string; endpoints: Array<{ interface: string; url: string }> }> };
-    const cinder = catalog.catalog.find((s) => s.type === 'volumev3')!.endpoints.find((e) => e.interface === 'public')!.url;
+    const catalog = (await (await fetch(`${demo.kinds.openstack.keystoneUrl}/auth/catalog`, { headers })).json()) as {
+      catalog: Array<{ type: string; endpoints: Array<{ interface: string; url: string }> }>;
+    };
+    const cinder = catalog.catalog
+      .find((s) => s.type === 'volumev3')!
+      .endpoints.find((e) => e.interface === 'public')!.url;
     const read = async (): Promise<{ status: string; servers: string[] }> => {
       const res = await fetch(`${cinder}/volumes/d0000000-0000-4000-8000-000000000011`, { headers });
       expect(res.status).toBe(200);
-      const { volume } = (await res.json()) as { volume: { status: string; attachments: Array<{ server_id: string }> } };
+      const { volume } = (await res.json()) as {
+        volume: { status: string; attachments: Array<{ server_id: string }> };
+      };
       return { status: volume.status, servers: volume.attachments.map((a) => a.server_id) };
     };
     const seen: string[] = [];

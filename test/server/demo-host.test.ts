@@ -18,7 +18,11 @@ function startDemo(host: string | undefined) {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn' };
   delete env.HOST;
   if (host !== undefined) env.HOST = host;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -70,12 +74,15 @@ describe('demo listen address', () => {
       const url = await demo.ready();
       if (outsideAddress) expect(await accepts(outsideAddress, Number(url.port))).toBe(true);
       // stderr is its own pipe: the banner may arrive a moment after "ready" on stdout.
-      await until(() => demo.stderr().includes('demo-east-management'), 'the demo banner on stderr', 10_000).catch(() => undefined);
+      await until(() => demo.stderr().includes('demo-east-management'), 'the demo banner on stderr', 10_000).catch(
+        () => undefined,
+      );
       expect(demo.stderr()).toContain('WARNING: demo mode is listening on 0.0.0.0 (HOST), not only on loopback');
       expect(demo.stderr()).toContain('demo-east-management');
       // Also in the structured log, for whoever reads logs rather than the terminal (pino writes
       // asynchronously, so the line may follow the banner by a moment).
-      for (let i = 0; i < 100 && !/"level":40.*"host":"0\.0\.0\.0"/.test(demo.stdout()); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && !/"level":40.*"host":"0\.0\.0\.0"/.test(demo.stdout()); i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(demo.stdout()).toMatch(/"level":40.*"host":"0\.0\.0\.0"/);
     } finally {
       await demo.stop();
@@ -90,7 +97,9 @@ describe('demo listen address', () => {
   });
 
   it('should warn for every host but loopback', () => {
-    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(demoExposureWarning(h)).toBeUndefined();
-    for (const h of ['0.0.0.0', '::', '10.0.0.5', 'gateway.example.com']) expect(demoExposureWarning(h)).toContain(`listening on ${h}`);
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
+      expect(demoExposureWarning(h)).toBeUndefined();
+    for (const h of ['0.0.0.0', '::', '10.0.0.5', 'gateway.example.com'])
+      expect(demoExposureWarning(h)).toContain(`listening on ${h}`);
   });
 });

@@ -12,7 +12,10 @@ import { until } from '../support/until';
 const root = join(__dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'demo-lazy-'));
 const hook = join(work, 'report-simulators.cjs');
-writeFileSync(hook, `process.on('exit', () => process.stderr.write('simulator modules: ' + JSON.stringify(Object.keys(require.cache).filter((k) => k.includes('${join(root, 'simulators')}'))) + '\\n'));\n`);
+writeFileSync(
+  hook,
+  `process.on('exit', () => process.stderr.write('simulator modules: ' + JSON.stringify(Object.keys(require.cache).filter((k) => k.includes('${join(root, 'simulators')}'))) + '\\n'));\n`,
+);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -22,7 +25,10 @@ async function simulatorModulesLoaded(env: Record<string, string>): Promise<stri
   const { child } = gateway;
   try {
     await until(() => /ready at /.test(gateway.output()) || child.exitCode !== null, 'the gateway to serve', 60_000);
-    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : gateway.errors() }).toEqual({ exitCode: null, err: '' });
+    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : gateway.errors() }).toEqual({
+      exitCode: null,
+      err: '',
+    });
   } finally {
     // Waits for 'close': the report is written at exit.
     await gateway.stop();

@@ -34,24 +34,41 @@ interface Answer {
 }
 
 /** One request with node:http; `body` is written in `chunks` pieces (chunked when no content-length is given). */
-function send(o: { method?: string; path?: string; headers?: Record<string, string | number>; body?: Buffer; chunks?: number; target?: URL; waitForContinue?: boolean }): Promise<Answer> {
+function send(o: {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string | number>;
+  body?: Buffer;
+  chunks?: number;
+  target?: URL;
+  waitForContinue?: boolean;
+}): Promise<Answer> {
   const t = o.target ?? url;
   return new Promise((resolve, reject) => {
     let continued = false;
-    const req = request({ host: t.hostname, port: t.port, method: o.method ?? 'POST', path: o.path ?? t.pathname, headers: o.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => {
-        let body: unknown = text;
-        try {
-          body = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          /* not JSON: the assertion shows it */
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, body, text, continued });
-      });
-    });
+    const req = request(
+      {
+        host: t.hostname,
+        port: t.port,
+        method: o.method ?? 'POST',
+        path: o.path ?? t.pathname,
+        headers: o.headers ?? {},
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            /* not JSON: the assertion shows it */
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body, text, continued });
+        });
+      },
+    );
     req.on('error', reject);
     // An early answer may arrive while the body is still going out; the write then fails, which is fine.
     req.on('continue', () => {
@@ -87,7 +104,10 @@ describe('answers', () => {
   it('should send a GraphQL answer with its length (not chunked) and cache-control: no-store, also for an error', async () => {
     for (const query of ['{ volumes(first: 1) { nodes { name } } }', '{ nope }']) {
       const body = Buffer.from(JSON.stringify({ query }));
-      const a = await send({ headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-nomad-token': 'any' }, body });
+      const a = await send({
+        headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-nomad-token': 'any' },
+        body,
+      });
       expect(a.headers['cache-control']).toBe('no-store');
       expect(a.headers['transfer-encoding']).toBeUndefined();
       expect(Number(a.headers['content-length'])).toBe(Buffer.byteLength(a.text));
@@ -101,7 +121,14 @@ describe('request bodies', () => {
   it('should answer 413 JSON (no reset) to a Content-Length over the limit, and keep serving', async () => {
     const r = await send({ headers: { 'content-type': 'application/json', 'content-length': big.length }, body: big });
     expect(r.status).toBe(413);
-    expect(r.body).toEqual({ errors: [{ message: 'request body exceeds 1048576 bytes', extensions: { code: 'PAYLOAD_TOO_LARGE', maxBodyBytes: 1_048_576 } }] });
+    expect(r.body).toEqual({
+      errors: [
+        {
+          message: 'request body exceeds 1048576 bytes',
+          extensions: { code: 'PAYLOAD_TOO_LARGE', maxBodyBytes: 1_048_576 },
+        },
+      ],
+    });
     expect((await gw.gql('{ __typename }')).body.data).toEqual({ __typename: 'Query' });
   });
 
@@ -112,14 +139,26 @@ describe('request bodies', () => {
   });
 
   it('should refuse an oversized body announced with Expect: 100-continue before the client sends it', async () => {
-    const r = await send({ headers: { 'content-type': 'application/json', 'content-length': big.length, expect: '100-continue' }, body: big, waitForContinue: true });
+    const r = await send({
+      headers: { 'content-type': 'application/json', 'content-length': big.length, expect: '100-continue' },
+      body: big,
+      waitForContinue: true,
+    });
     expect(r.status).toBe(413);
     expect(r.continued).toBe(false);
     expect(r.body.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('should still serve a small body sent after Expect: 100-continue', async () => {
-    const r = await send({ headers: { 'content-type': 'application/json', expect: '100-continue', 'content-length': gqlBody('{ __typename }').length }, body: gqlBody('{ __typename }'), waitForContinue: true });
+    const r = await send({
+      headers: {
+        'content-type': 'application/json',
+        expect: '100-continue',
+        'content-length': gqlBody('{ __typename }').length,
+      },
+      body: gqlBody('{ __typename }'),
+      waitForContinue: true,
+    });
     expect(r.continued).toBe(true);
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ __typename: 'Query' });
@@ -149,7 +188,9 @@ describe('malformed requests (node:net)', () => {
   ])('should answer 400 JSON to %s', async (_, bytes) => {
     const out = await raw(bytes);
     expect(out).toMatch(/^HTTP\/1\.1 400 /);
-    expect(jsonBodyOf(out)).toEqual({ errors: [{ message: 'malformed HTTP request', extensions: { code: 'BAD_REQUEST' } }] });
+    expect(jsonBodyOf(out)).toEqual({
+      errors: [{ message: 'malformed HTTP request', extensions: { code: 'BAD_REQUEST' } }],
+    });
   });
 });
 
@@ -158,12 +199,30 @@ describe('operations the gateway does not run', () => {
     sim.clearRequests();
     const post = await gw.gql('subscription Watch { volumes { nodes { id } } }');
     expect(post.status).toBe(400);
-    expect(post.body).toEqual({ errors: [{ message: 'subscriptions are not served as a JSON answer: ask for a stream (Accept: text/event-stream, or multipart/mixed;subscriptionSpec=1.0) or use graphql-ws', extensions: { code: 'SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP' } }] });
-    const get = await fetch(`${gw.gateway.url}?query=${encodeURIComponent('query A { __typename } subscription B { __typename }')}&operationName=B`, { headers: { 'apollo-require-preflight': 'true' } });
+    expect(post.body).toEqual({
+      errors: [
+        {
+          message:
+            'subscriptions are not served as a JSON answer: ask for a stream (Accept: text/event-stream, or multipart/mixed;subscriptionSpec=1.0) or use graphql-ws',
+          extensions: { code: 'SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP' },
+        },
+      ],
+    });
+    const get = await fetch(
+      `${gw.gateway.url}?query=${encodeURIComponent('query A { __typename } subscription B { __typename }')}&operationName=B`,
+      { headers: { 'apollo-require-preflight': 'true' } },
+    );
     expect(get.status).toBe(400);
     expect((await get.json()).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
     // The query of the same document is served.
-    expect((await fetch(`${gw.gateway.url}?query=${encodeURIComponent('query A { __typename } subscription B { __typename }')}&operationName=A`, { headers: { 'apollo-require-preflight': 'true' } })).status).toBe(200);
+    expect(
+      (
+        await fetch(
+          `${gw.gateway.url}?query=${encodeURIComponent('query A { __typename } subscription B { __typename }')}&operationName=A`,
+          { headers: { 'apollo-require-preflight': 'true' } },
+        )
+      ).status,
+    ).toBe(200);
     expect(sim.requests()).toEqual([]);
   });
 });
@@ -171,7 +230,12 @@ describe('operations the gateway does not run', () => {
 describe('automatic persisted queries', () => {
   const query = '{ storageBackends { id } }';
   const hash = createHash('sha256').update(query).digest('hex');
-  const apq = (body: Record<string, unknown>) => fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const apq = (body: Record<string, unknown>) =>
+    fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
   it.each([
     ['another hash', '0'.repeat(64)],
@@ -179,7 +243,14 @@ describe('automatic persisted queries', () => {
   ])('should answer %s with 400 PERSISTED_QUERY_HASH_MISMATCH', async (_, sha256Hash) => {
     const r = await apq({ query, extensions: { persistedQuery: { version: 1, sha256Hash } } });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ errors: [{ message: 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text', extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' } }] });
+    expect(r.body).toEqual({
+      errors: [
+        {
+          message: 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text',
+          extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' },
+        },
+      ],
+    });
   });
 
   it('should still answer PERSISTED_QUERY_NOT_FOUND for an unknown hash, then serve it once registered', async () => {
@@ -195,39 +266,68 @@ describe('automatic persisted queries', () => {
 
 describe('CORS', () => {
   const preflight = (target: URL, origin: string, headers = 'content-type, x-nomad-token-east') =>
-    send({ method: 'OPTIONS', target, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers } });
+    send({
+      method: 'OPTIONS',
+      target,
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+    });
 
   it('should be off by default: no CORS headers on a preflight or a request', async () => {
     const p = await preflight(url, 'https://app.example.com');
     expect(p.headers['access-control-allow-origin']).toBeUndefined();
-    const r = await send({ headers: { origin: 'https://app.example.com', 'content-type': 'application/json' }, body: gqlBody('{ __typename }') });
+    const r = await send({
+      headers: { origin: 'https://app.example.com', 'content-type': 'application/json' },
+      body: gqlBody('{ __typename }'),
+    });
     expect(r.status).toBe(200);
     expect(r.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('should answer preflights from allowed origins with the headers the gateway reads, and nothing to other origins', async () => {
-    const on = await startGatewayFor([{ id: 'east', url: sim.url }], { http: { cors: { origins: ['https://app.example.com'], credentials: true, maxAgeSeconds: 120 } } });
+    const on = await startGatewayFor([{ id: 'east', url: sim.url }], {
+      http: { cors: { origins: ['https://app.example.com'], credentials: true, maxAgeSeconds: 120 } },
+    });
     const target = new URL(on.gateway.url);
-    const p = await preflight(target, 'https://app.example.com', 'Content-Type, X-Nomad-Token-East, X-Request-Id, X-Evil');
+    const p = await preflight(
+      target,
+      'https://app.example.com',
+      'Content-Type, X-Nomad-Token-East, X-Request-Id, X-Evil',
+    );
     expect(p.status).toBe(204);
     expect(p.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(p.headers['access-control-allow-credentials']).toBe('true');
     expect(p.headers['access-control-max-age']).toBe('120');
     expect(p.headers['access-control-allow-methods']).toBe('GET, POST, OPTIONS');
     const allowed = String(p.headers['access-control-allow-headers']).split(', ');
-    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'x-nomad-token-east', 'x-request-id', 'apollo-require-preflight', 'x-auth-token']));
+    expect(allowed).toEqual(
+      expect.arrayContaining([
+        'content-type',
+        'x-nomad-token-east',
+        'x-request-id',
+        'apollo-require-preflight',
+        'x-auth-token',
+      ]),
+    );
     expect(allowed).not.toContain('x-evil');
     expect(p.headers.vary).toBe('Origin');
 
     const other = await preflight(target, 'https://evil.example.com');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
 
-    const r = await send({ target, headers: { origin: 'https://app.example.com', 'content-type': 'application/json' }, body: gqlBody('{ __typename }') });
+    const r = await send({
+      target,
+      headers: { origin: 'https://app.example.com', 'content-type': 'application/json' },
+      body: gqlBody('{ __typename }'),
+    });
     expect(r.status).toBe(200);
     expect(r.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(r.headers['access-control-expose-headers']).toContain('retry-after');
     // CORS is not access control: the answer is sent, the browser keeps it from the page.
-    const fromOther = await send({ target, headers: { origin: 'https://evil.example.com', 'content-type': 'application/json' }, body: gqlBody('{ __typename }') });
+    const fromOther = await send({
+      target,
+      headers: { origin: 'https://evil.example.com', 'content-type': 'application/json' },
+      body: gqlBody('{ __typename }'),
+    });
     expect(fromOther.status).toBe(200);
     expect(fromOther.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -235,8 +335,16 @@ describe('CORS', () => {
   it('should refuse bad CORS settings naming them', () => {
     expect(() => loadHttpEdgeConfig({ CORS_ORIGINS: 'https://app.example.com/' }, {})).toThrow(ConfigError);
     expect(() => loadHttpEdgeConfig({ CORS_ORIGINS: 'app.example.com' }, {})).toThrow(/^CORS_ORIGINS: /);
-    expect(() => loadHttpEdgeConfig({ CORS_ORIGINS: '*', CORS_CREDENTIALS: 'true' }, {})).toThrow(/^CORS_CREDENTIALS: /);
-    expect(() => loadHttpEdgeConfig({}, { http: { cors: { origins: 'https://a.example.com', maxAgeSeconds: -1 } } })).toThrow(/^http\.cors\.maxAgeSeconds: /);
-    expect(loadHttpEdgeConfig({ CORS_ORIGINS: 'https://a.example.com, http://localhost:3000' }, {}).cors).toEqual({ origins: ['https://a.example.com', 'http://localhost:3000'], credentials: false, maxAgeSeconds: 600 });
+    expect(() => loadHttpEdgeConfig({ CORS_ORIGINS: '*', CORS_CREDENTIALS: 'true' }, {})).toThrow(
+      /^CORS_CREDENTIALS: /,
+    );
+    expect(() =>
+      loadHttpEdgeConfig({}, { http: { cors: { origins: 'https://a.example.com', maxAgeSeconds: -1 } } }),
+    ).toThrow(/^http\.cors\.maxAgeSeconds: /);
+    expect(loadHttpEdgeConfig({ CORS_ORIGINS: 'https://a.example.com, http://localhost:3000' }, {}).cors).toEqual({
+      origins: ['https://a.example.com', 'http://localhost:3000'],
+      credentials: false,
+      maxAgeSeconds: 600,
+    });
   });
 });

@@ -9,7 +9,13 @@
 import { Redis } from 'ioredis';
 import { IdempotencyRecoveringError, RedisIdempotencyStore, type IdempotencyRecovery } from '../../server/idempotency';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from '../../domain/idempotency';
-import { disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  disposeAll,
+  startGatewayFor,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
 
@@ -21,13 +27,23 @@ describe('idempotency keys over a Redis restart that lost its data (two gateways
   let a: GatewayUnderTest;
   let b: GatewayUnderTest;
   let auth: Record<string, string>;
-  const creates = (): number => os.sim.requests().filter((r) => r.service === 'cinder' && r.method === 'POST' && r.path.endsWith('/volumes')).length;
-  const input = (name: string, key?: string) => ({ backend: 'os', name, sizeGiB: 1, ...(key ? { idempotencyKey: key } : {}) });
+  const creates = (): number =>
+    os.sim.requests().filter((r) => r.service === 'cinder' && r.method === 'POST' && r.path.endsWith('/volumes'))
+      .length;
+  const input = (name: string, key?: string) => ({
+    backend: 'os',
+    name,
+    sizeGiB: 1,
+    ...(key ? { idempotencyKey: key } : {}),
+  });
 
   beforeAll(async () => {
     redis = await startRedisServer();
     os = await startOpenStack({ delays: { createMs: 30 } });
-    const options = { operationOptions: { pollMs: 20, maxPollMs: 50 }, redis: { url: redis.url, keyPrefix: 'restart:' } };
+    const options = {
+      operationOptions: { pollMs: 20, maxPollMs: 50 },
+      redis: { url: redis.url, keyPrefix: 'restart:' },
+    };
     a = await startGatewayFor([os.backend('os')], options);
     b = await startGatewayFor([os.backend('os')], options);
     auth = { 'x-auth-token': os.demoToken };
@@ -56,17 +72,30 @@ describe('idempotency keys over a Redis restart that lost its data (two gateways
     try {
       // The retry (refused with BACKEND_UNAVAILABLE only while nothing can tell) gets the first result: one create in Cinder.
       let retry: { body: any } | undefined;
-      await until(async () => {
-        retry = await a.gql(CREATE, { i: input('during', 'k-during') }, auth);
-        return !retry.body.errors;
-      }, 'the retry to be answered', 30_000, 100);
+      await until(
+        async () => {
+          retry = await a.gql(CREATE, { i: input('during', 'k-during') }, auth);
+          return !retry.body.errors;
+        },
+        'the retry to be answered',
+        30_000,
+        100,
+      );
       expect(retry!.body).toEqual((await during).body);
       expect((await a.gql(CREATE, { i: input('before', 'k-before') }, auth)).body).toEqual(done.body);
       expect(creates()).toBe(2);
       // A found the loss on reconnecting and wrote back both keys, done, with what they had left.
-      await until(async () => (await probe.keys('restart:idempotency:*')).length === 2, 'A to write its keys back', 30_000, 100);
+      await until(
+        async () => (await probe.keys('restart:idempotency:*')).length === 2,
+        'A to write its keys back',
+        30_000,
+        100,
+      );
       for (const key of await probe.keys('restart:idempotency:*')) {
-        expect(JSON.parse((await probe.get(key))!)).toMatchObject({ state: 'done', result: { operation: expect.any(String) } });
+        expect(JSON.parse((await probe.get(key))!)).toMatchObject({
+          state: 'done',
+          result: { operation: expect.any(String) },
+        });
         expect(await probe.pttl(key)).toBeGreaterThan(IDEMPOTENCY_TTL_MS - 120_000);
       }
       expect(await probe.exists('restart:idempotency-marker')).toBe(1);
@@ -74,10 +103,20 @@ describe('idempotency keys over a Redis restart that lost its data (two gateways
       // not written back). Nothing is created again, and the answer is a typed NOT_FOUND naming the
       // created volume (it was INTERNAL_SERVER_ERROR: the resolver assumed the record).
       const elsewhere = await b.gql(CREATE, { i: input('before', 'k-before') }, auth);
-      expect(elsewhere.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', createdId: done.body.data.createVolume.volume.id });
+      expect(elsewhere.body.errors[0].extensions).toMatchObject({
+        code: 'NOT_FOUND',
+        createdId: done.body.data.createVolume.volume.id,
+      });
       expect(creates()).toBe(2);
       // B finds the loss too (the marker changed), and answers a new key only after the window.
-      await until(async () => (await b.gql(CREATE, { i: input('after', 'k-new') }, auth)).body.errors?.[0]?.extensions?.retryAfterSeconds !== undefined, 'B to find the loss', 30_000, 100);
+      await until(
+        async () =>
+          (await b.gql(CREATE, { i: input('after', 'k-new') }, auth)).body.errors?.[0]?.extensions
+            ?.retryAfterSeconds !== undefined,
+        'B to find the loss',
+        30_000,
+        100,
+      );
 
       // Any other key, on either replica, is refused until the claim TTL has passed since the loss.
       for (const gw of [a, b]) {
@@ -117,7 +156,12 @@ describe('RedisIdempotencyStore over a Redis restart', () => {
     };
     const recoveries: Array<{ who: string } & IdempotencyRecovery> = [];
     const store = (who: string): RedisIdempotencyStore =>
-      new RedisIdempotencyStore({ client: client(), keyPrefix: 'w:', recoveryWindowMs: 3000, onRecovery: (r) => recoveries.push({ who, ...r }) });
+      new RedisIdempotencyStore({
+        client: client(),
+        keyPrefix: 'w:',
+        recoveryWindowMs: 3000,
+        onRecovery: (r) => recoveries.push({ who, ...r }),
+      });
     const [a, b] = [store('a'), store('b')];
     expect(await a.claim('ka', 'fp-a', 60_000)).toBeNull();
     await a.complete('ka', { fingerprint: 'fp-a', state: 'done', result: { id: 'v-a' } }, 120_000);
@@ -125,16 +169,28 @@ describe('RedisIdempotencyStore over a Redis restart', () => {
 
     await redis.restart();
     await until(() => recoveries.length === 2, 'both replicas to find the loss');
-    expect(recoveries.map((r) => [r.who, r.restored]).sort()).toEqual([['a', 1], ['b', 1]]);
+    expect(recoveries.map((r) => [r.who, r.restored]).sort()).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
     // Each one's key is back for both: A's result, B's running claim.
     expect(await b.claim('ka', 'fp-a', 60_000)).toEqual({ fingerprint: 'fp-a', state: 'done', result: { id: 'v-a' } });
     expect(await a.claim('kb', 'fp-b', 60_000)).toEqual({ fingerprint: 'fp-b', state: 'pending', result: undefined });
     const refused = await a.claim('new', 'fp', 60_000).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(IdempotencyRecoveringError);
-    expect((refused as IdempotencyRecoveringError).toExtensions()).toEqual({ code: 'BACKEND_UNAVAILABLE', retryable: true, retryAfterSeconds: expect.any(Number) });
+    expect((refused as IdempotencyRecoveringError).toExtensions()).toEqual({
+      code: 'BACKEND_UNAVAILABLE',
+      retryable: true,
+      retryAfterSeconds: expect.any(Number),
+    });
     expect((refused as IdempotencyRecoveringError).retryAfterSeconds).toBeLessThanOrEqual(3);
     // After the window, keys are claimed as before.
-    await until(async () => (await a.claim('new', 'fp', 60_000).catch(() => 'refused')) === null, 'the window to end', 15_000, 200);
+    await until(
+      async () => (await a.claim('new', 'fp', 60_000).catch(() => 'refused')) === null,
+      'the window to end',
+      15_000,
+      200,
+    );
     expect(await b.claim('new', 'fp', 60_000)).toEqual({ fingerprint: 'fp', state: 'pending', result: undefined });
   });
 });

@@ -10,14 +10,29 @@ import { Redis } from 'ioredis';
 import { RedisIdempotencyStore } from '../../server/idempotency';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from '../../domain/idempotency';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { ANALYTICS_WRITE, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  ANALYTICS_WRITE,
+  MGMT,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  startOpenStack,
+  waitOperation,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
 
-const CREATE = 'mutation($i: CreateVolumeInput!) { createVolume(input: $i) { volume { id namespace name } operation { id kind } } }';
-const SNAPSHOT = 'mutation($i: CreateVolumeSnapshotInput!) { createVolumeSnapshot(input: $i) { snapshot { id name } operation { id kind } } }';
-const ATTACH = 'mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { attachment { id state } operation { id kind } } }';
-const BY_NATIVE_ID = 'query($b: ID!, $ns: String, $n: String!) { volumeByNativeId(backend: $b, namespace: $ns, nativeId: $n) { id } }';
+const CREATE =
+  'mutation($i: CreateVolumeInput!) { createVolume(input: $i) { volume { id namespace name } operation { id kind } } }';
+const SNAPSHOT =
+  'mutation($i: CreateVolumeSnapshotInput!) { createVolumeSnapshot(input: $i) { snapshot { id name } operation { id kind } } }';
+const ATTACH =
+  'mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { attachment { id state } operation { id kind } } }';
+const BY_NATIVE_ID =
+  'query($b: ID!, $ns: String, $n: String!) { volumeByNativeId(backend: $b, namespace: $ns, nativeId: $n) { id } }';
 const CAPABILITIES = [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }];
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -27,7 +42,8 @@ const failure = (res: { body: any }): Record<string, unknown> => {
   return res.body.errors[0].extensions;
 };
 /** Requests `sim` saw that match `method` and end with `suffix`. */
-const count = (requests: Array<{ method: string; path: string }>, method: string, suffix: string): number => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length;
+const count = (requests: Array<{ method: string; path: string }>, method: string, suffix: string): number =>
+  requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length;
 
 /** Reads `volumeOperation(id)` until it is terminal (at most 15 s); its last state. */
 async function finalState(gw: GatewayUnderTest, id: string, headers: Record<string, string>): Promise<string> {
@@ -38,7 +54,14 @@ describe('idempotency keys on Nomad', () => {
   let sim: NomadSimulator;
   let gw: GatewayUnderTest;
   const admin = { 'x-nomad-token': MGMT };
-  const input = (nativeId: string, key: string, over: Record<string, unknown> = {}) => ({ backend: 'east', namespace: 'analytics', name: nativeId, nomad: { nativeId, plugin: 'aws-ebs0', capabilities: CAPABILITIES }, idempotencyKey: key, ...over });
+  const input = (nativeId: string, key: string, over: Record<string, unknown> = {}) => ({
+    backend: 'east',
+    namespace: 'analytics',
+    name: nativeId,
+    nomad: { nativeId, plugin: 'aws-ebs0', capabilities: CAPABILITIES },
+    idempotencyKey: key,
+    ...over,
+  });
   const creates = (nativeId: string): number => count(sim.requests(), 'PUT', `/v1/volume/csi/${nativeId}/create`);
 
   beforeAll(async () => {
@@ -73,7 +96,9 @@ describe('idempotency keys on Nomad', () => {
     expect(theirs.body.data.createVolume.volume.id).not.toBe(mine.body.data.createVolume.volume.id);
     expect([creates('scoped-a'), creates('scoped-b')]).toEqual([1, 1]);
     // The same input under the first caller's key is another request of the first caller: refused.
-    expect(failure(await gw.gql(CREATE, { i: input('scoped-b', 'shared-key') }, admin)).code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(failure(await gw.gql(CREATE, { i: input('scoped-b', 'shared-key') }, admin)).code).toBe(
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 
   it('should snapshot once for a key sent twice (createVolumeSnapshot)', async () => {
@@ -86,7 +111,9 @@ describe('idempotency keys on Nomad', () => {
     expect(count(sim.requests(), 'POST', '/v1/volumes/snapshot')).toBe(1);
     // Without a key, the same request snapshots again.
     const unkeyed = await gw.gql(SNAPSHOT, { i: { volumeId, name: 'nightly' } }, admin);
-    expect(unkeyed.body.data.createVolumeSnapshot.snapshot.id).not.toBe(first.body.data.createVolumeSnapshot.snapshot.id);
+    expect(unkeyed.body.data.createVolumeSnapshot.snapshot.id).not.toBe(
+      first.body.data.createVolumeSnapshot.snapshot.id,
+    );
     expect(count(sim.requests(), 'POST', '/v1/volumes/snapshot')).toBe(2);
   });
 });
@@ -96,13 +123,21 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
   let gw: GatewayUnderTest;
   let auth: Record<string, string>;
   let redis: RedisServerUnderTest | undefined;
-  const cinder = (method: string, suffix: string): number => count(os.sim.requests().filter((r) => r.service === 'cinder'), method, suffix);
+  const cinder = (method: string, suffix: string): number =>
+    count(
+      os.sim.requests().filter((r) => r.service === 'cinder'),
+      method,
+      suffix,
+    );
   const input = (name: string, key: string) => ({ backend: 'os', name, sizeGiB: 1, idempotencyKey: key });
 
   beforeAll(async () => {
     redis = where === 'redis' ? await startRedisServer() : undefined;
     os = await startOpenStack({ delays: { createMs: 30, snapshotMs: 30, attachMs: 10, attachCompleteMs: 10 } });
-    gw = await startGatewayFor([os.backend('os')], { operationOptions: { pollMs: 20, maxPollMs: 50 }, redis: redis && { url: redis.url, keyPrefix: 'idem:' } });
+    gw = await startGatewayFor([os.backend('os')], {
+      operationOptions: { pollMs: 20, maxPollMs: 50 },
+      redis: redis && { url: redis.url, keyPrefix: 'idem:' },
+    });
     auth = { 'x-auth-token': os.demoToken };
   });
   beforeEach(() => os.sim.clearRequests());
@@ -131,15 +166,20 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
     // Once the first create's poller is done, any request the simulator sees is the refused one's.
     expect(await finalState(gw, first.body.data.createVolume.operation.id, auth)).toBe('SUCCEEDED');
     os.sim.clearRequests();
-    expect(failure(await gw.gql(CREATE, { i: { ...input('reused', 'os-key-2'), sizeGiB: 2 } }, auth)).code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(failure(await gw.gql(CREATE, { i: { ...input('reused', 'os-key-2'), sizeGiB: 2 } }, auth)).code).toBe(
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect(os.sim.requests()).toEqual([]);
   });
 
-  it('should scope keys to the caller: another project\'s caller with the same key and input creates its own', async () => {
+  it("should scope keys to the caller: another project's caller with the same key and input creates its own", async () => {
     const mine = await gw.gql(CREATE, { i: input('per-caller', 'os-key-3') }, auth);
     const theirs = await gw.gql(CREATE, { i: input('per-caller', 'os-key-3') }, { 'x-auth-token': os.otherToken });
     expect(theirs.body.errors).toBeUndefined();
-    expect([mine.body.data.createVolume.volume.namespace, theirs.body.data.createVolume.volume.namespace]).toEqual([os.demo, os.other]);
+    expect([mine.body.data.createVolume.volume.namespace, theirs.body.data.createVolume.volume.namespace]).toEqual([
+      os.demo,
+      os.other,
+    ]);
     expect(theirs.body.data.createVolume.operation.id).not.toBe(mine.body.data.createVolume.operation.id);
     expect(cinder('POST', '/volumes')).toBe(2);
   });
@@ -151,7 +191,10 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
       first = gw.gql(CREATE, { i: input('slow', 'os-key-4') }, auth);
       for (let i = 0; i < 200 && cinder('POST', '/volumes') === 0; i++) await sleep(10);
       expect(os.sim.requests().find((r) => r.method === 'POST' && r.path.endsWith('/volumes'))?.status).toBe(0);
-      expect(failure(await gw.gql(CREATE, { i: input('slow', 'os-key-4') }, auth))).toMatchObject({ code: 'CONFLICT', retryable: true });
+      expect(failure(await gw.gql(CREATE, { i: input('slow', 'os-key-4') }, auth))).toMatchObject({
+        code: 'CONFLICT',
+        retryable: true,
+      });
       expect((await first).body.errors).toBeUndefined();
     } finally {
       os.sim.setLatency(0, 'cinder');
@@ -164,7 +207,9 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
   it('should free the key of a create the backend refused, so the retry creates', async () => {
     os.sim.setQuota(os.demo, { volumes: 0 });
     try {
-      expect(failure(await gw.gql(CREATE, { i: input('refused-first', 'os-key-5') }, auth)).code).toBe('QUOTA_EXCEEDED');
+      expect(failure(await gw.gql(CREATE, { i: input('refused-first', 'os-key-5') }, auth)).code).toBe(
+        'QUOTA_EXCEEDED',
+      );
     } finally {
       os.sim.setQuota(os.demo, null);
     }
@@ -196,7 +241,11 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
   it('should attach a host once for a key sent twice (attachVolume)', async () => {
     const vid = os.sim.seedVolume({ project: os.demo, name: 'host-data', size: 1 });
     const volumeId = (await gw.gql(BY_NATIVE_ID, { b: 'os', ns: os.demo, n: vid }, auth)).body.data.volumeByNativeId.id;
-    const i = { volumeId, target: { host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7' } } }, idempotencyKey: 'os-attach-1' };
+    const i = {
+      volumeId,
+      target: { host: { connector: { host: 'bm-7', initiator: 'iqn.1993-08.org.debian:01:bm7', ip: '10.0.0.7' } } },
+      idempotencyKey: 'os-attach-1',
+    };
     const first = await gw.gql(ATTACH, { i }, auth);
     expect(first.body.errors).toBeUndefined();
     expect(first.body.data.attachVolume.attachment).toEqual({ id: expect.any(String), state: 'ATTACHED' });
@@ -217,19 +266,41 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
       return first.body.data;
     };
     const actions = (): number => cinder('POST', `/volumes/${vid}/action`);
-    const settled = (size: number) => () => os.sim.volume(vid)?.status === 'available' && os.sim.volume(vid)?.size === size;
-    await twice('mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { operation { id kind } } }', { volumeId, newSizeGiB: 2, idempotencyKey: 'os-extend-1' });
+    const settled = (size: number) => () =>
+      os.sim.volume(vid)?.status === 'available' && os.sim.volume(vid)?.size === size;
+    await twice('mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { operation { id kind } } }', {
+      volumeId,
+      newSizeGiB: 2,
+      idempotencyKey: 'os-extend-1',
+    });
     expect(actions()).toBe(1);
     await until(settled(2), 'the extend to finish');
-    await twice('mutation($i: CinderVolumeInput!) { reserveCinderVolume(input: $i) { operation { id kind } } }', { volumeId, idempotencyKey: 'os-reserve-1' });
-    await twice('mutation($i: CinderVolumeInput!) { unreserveCinderVolume(input: $i) { operation { id kind } } }', { volumeId, idempotencyKey: 'os-unreserve-1' });
+    await twice('mutation($i: CinderVolumeInput!) { reserveCinderVolume(input: $i) { operation { id kind } } }', {
+      volumeId,
+      idempotencyKey: 'os-reserve-1',
+    });
+    await twice('mutation($i: CinderVolumeInput!) { unreserveCinderVolume(input: $i) { operation { id kind } } }', {
+      volumeId,
+      idempotencyKey: 'os-unreserve-1',
+    });
     expect(actions()).toBe(3);
     const attached = await gw.gql(ATTACH, { i: { volumeId, target: { host: { connector: { host: 'bm-8' } } } } }, auth);
     expect(attached.body.errors).toBeUndefined();
-    await twice('mutation($i: DetachVolumeInput!) { detachVolume(input: $i) { operation { id kind } } }', { volumeId, target: { host: { hostAttachmentId: attached.body.data.attachVolume.attachment.id } }, idempotencyKey: 'os-detach-1' });
-    expect(os.sim.requests().filter((r) => r.service === 'cinder' && r.method === 'DELETE' && r.path.includes('/attachments/')).length).toBe(1);
+    await twice('mutation($i: DetachVolumeInput!) { detachVolume(input: $i) { operation { id kind } } }', {
+      volumeId,
+      target: { host: { hostAttachmentId: attached.body.data.attachVolume.attachment.id } },
+      idempotencyKey: 'os-detach-1',
+    });
+    expect(
+      os.sim
+        .requests()
+        .filter((r) => r.service === 'cinder' && r.method === 'DELETE' && r.path.includes('/attachments/')).length,
+    ).toBe(1);
     await until(settled(2), 'the detach to finish');
-    await twice('mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId operation { id kind } } }', { volumeId, idempotencyKey: 'os-delete-1' });
+    await twice('mutation($i: DeleteVolumeInput!) { deleteVolume(input: $i) { deletedId operation { id kind } } }', {
+      volumeId,
+      idempotencyKey: 'os-delete-1',
+    });
     expect(cinder('DELETE', `/volumes/${vid}`)).toBe(1);
   });
 });
@@ -240,12 +311,20 @@ describe('idempotency keys in Redis shared by two gateways', () => {
   let a: GatewayUnderTest;
   let b: GatewayUnderTest;
   let auth: Record<string, string>;
-  const posts = (): number => count(os.sim.requests().filter((r) => r.service === 'cinder'), 'POST', '/volumes');
+  const posts = (): number =>
+    count(
+      os.sim.requests().filter((r) => r.service === 'cinder'),
+      'POST',
+      '/volumes',
+    );
 
   beforeEach(async () => {
     redis = await startRedisServer();
     os = await startOpenStack({ delays: { createMs: 30 } });
-    const options = { operationOptions: { pollMs: 20, maxPollMs: 50 }, redis: { url: redis.url, keyPrefix: 'shared:' } };
+    const options = {
+      operationOptions: { pollMs: 20, maxPollMs: 50 },
+      redis: { url: redis.url, keyPrefix: 'shared:' },
+    };
     a = await startGatewayFor([os.backend('os')], options);
     b = await startGatewayFor([os.backend('os')], options);
     auth = { 'x-auth-token': os.demoToken };
@@ -256,7 +335,13 @@ describe('idempotency keys in Redis shared by two gateways', () => {
   });
 
   it('should answer a retry on the other replica with the first result, and keep only ids under <prefix>idempotency:', async () => {
-    const i = { backend: 'os', name: 'replicated', sizeGiB: 1, description: 'secret-ish text', idempotencyKey: 'rep-1' };
+    const i = {
+      backend: 'os',
+      name: 'replicated',
+      sizeGiB: 1,
+      description: 'secret-ish text',
+      idempotencyKey: 'rep-1',
+    };
     const first = await a.gql(CREATE, { i }, auth);
     expect(first.body.errors).toBeUndefined();
     const onB = await b.gql(CREATE, { i }, auth);
@@ -273,8 +358,19 @@ describe('idempotency keys in Redis shared by two gateways', () => {
       const keys = await probe.keys('shared:idempotency:*');
       expect(keys).toEqual([expect.stringMatching(/^shared:idempotency:[A-Za-z0-9_-]{43}$/)]);
       const stored = (await probe.get(keys[0]!))!;
-      expect(JSON.parse(stored)).toEqual({ fingerprint: expect.any(String), state: 'done', result: { ref: { backend: 'os', namespace: os.demo, nativeId: expect.any(String) }, operation: first.body.data.createVolume.operation.id } });
-      for (const needle of ['replicated', 'secret-ish text', 'rep-1', os.demoToken]) expect({ needle, found: stored.includes(needle) || keys[0]!.includes(needle) }).toEqual({ needle, found: false });
+      expect(JSON.parse(stored)).toEqual({
+        fingerprint: expect.any(String),
+        state: 'done',
+        result: {
+          ref: { backend: 'os', namespace: os.demo, nativeId: expect.any(String) },
+          operation: first.body.data.createVolume.operation.id,
+        },
+      });
+      for (const needle of ['replicated', 'secret-ish text', 'rep-1', os.demoToken])
+        expect({ needle, found: stored.includes(needle) || keys[0]!.includes(needle) }).toEqual({
+          needle,
+          found: false,
+        });
       const ttl = await probe.pttl(keys[0]!);
       expect(ttl).toBeGreaterThan(IDEMPOTENCY_TTL_MS - 60_000);
       expect(ttl).toBeLessThanOrEqual(IDEMPOTENCY_TTL_MS);
@@ -299,13 +395,19 @@ describe('idempotency keys in Redis shared by two gateways', () => {
       os.sim.setLatency(0, 'cinder');
       await probe.quit();
     }
-    expect((await b.gql(CREATE, { i }, auth)).body.data.createVolume.operation.id).toBe((await first).body.data.createVolume.operation.id);
+    expect((await b.gql(CREATE, { i }, auth)).body.data.createVolume.operation.id).toBe(
+      (await first).body.data.createVolume.operation.id,
+    );
     expect(posts()).toBe(1);
   });
 
   it('should fail a keyed create with BACKEND_UNAVAILABLE (retryable) before any backend call while Redis is down, and still run unkeyed ones', async () => {
     await redis.kill();
-    const down = await a.gql(CREATE, { i: { backend: 'os', name: 'no-redis', sizeGiB: 1, idempotencyKey: 'rep-3' } }, auth);
+    const down = await a.gql(
+      CREATE,
+      { i: { backend: 'os', name: 'no-redis', sizeGiB: 1, idempotencyKey: 'rep-3' } },
+      auth,
+    );
     expect(failure(down)).toMatchObject({ code: 'BACKEND_UNAVAILABLE', retryable: true });
     expect(posts()).toBe(0);
     const unkeyed = await a.gql(CREATE, { i: { backend: 'os', name: 'no-redis', sizeGiB: 1 } }, auth);
@@ -314,7 +416,19 @@ describe('idempotency keys in Redis shared by two gateways', () => {
   });
   it('should refuse a keyed create with a bad kind part as BAD_USER_INPUT before claiming the key, even while Redis is down', async () => {
     await redis.kill();
-    const bad = await a.gql(CREATE, { i: { backend: 'os', name: 'bad-part', sizeGiB: 1, idempotencyKey: 'rep-4', cinder: { snapshotId: 'not-a-global-id' } } }, auth);
+    const bad = await a.gql(
+      CREATE,
+      {
+        i: {
+          backend: 'os',
+          name: 'bad-part',
+          sizeGiB: 1,
+          idempotencyKey: 'rep-4',
+          cinder: { snapshotId: 'not-a-global-id' },
+        },
+      },
+      auth,
+    );
     expect(failure(bad)).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.cinder.snapshotId' });
     expect(posts()).toBe(0);
   });
@@ -336,7 +450,9 @@ describe('RedisIdempotencyStore', () => {
     const stores = clients.map((client) => new RedisIdempotencyStore({ client, keyPrefix: 'race:' }));
     const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => stores[n % 2]!.claim('k', 'fp', 60_000)));
     expect(answers.filter((x) => x === null)).toHaveLength(1);
-    expect(answers.filter((x) => x !== null)).toEqual(Array(19).fill({ fingerprint: 'fp', state: 'pending', result: undefined }));
+    expect(answers.filter((x) => x !== null)).toEqual(
+      Array(19).fill({ fingerprint: 'fp', state: 'pending', result: undefined }),
+    );
   });
 
   it('should complete only a key still claimed, release it, and use the prefix vg: by default', async () => {
@@ -345,7 +461,11 @@ describe('RedisIdempotencyStore', () => {
     expect(store.key('abc')).toBe('vg:idempotency:abc');
     expect(await store.claim('abc', 'fp', 60_000)).toBeNull();
     await store.complete('abc', { fingerprint: 'fp', state: 'done', result: { id: 'v-1' } }, 120_000);
-    expect(await store.claim('abc', 'other', 60_000)).toEqual({ fingerprint: 'fp', state: 'done', result: { id: 'v-1' } });
+    expect(await store.claim('abc', 'other', 60_000)).toEqual({
+      fingerprint: 'fp',
+      state: 'done',
+      result: { id: 'v-1' },
+    });
     expect(await clients[1]!.pttl('vg:idempotency:abc')).toBeGreaterThan(60_000);
     await store.release('abc');
     expect(await clients[1]!.exists('vg:idempotency:abc')).toBe(0);

@@ -18,10 +18,23 @@ const dropped = async (base: string): Promise<number> => {
 const SETTINGS = { shutdownDrainMs: 0, shutdownGraceMs: 1_000 };
 
 describe('log buffer bound', () => {
-  const g = startGatewayProcess({ LOG_MAX_BUFFER_BYTES: '65536', DEMO_ACTIVITY: '0', RATE_LIMIT_CALLER_RPS: '0', RATE_LIMIT_ADDRESS_RPS: '0', SHUTDOWN_GRACE_MS: String(SETTINGS.shutdownGraceMs) });
+  const g = startGatewayProcess({
+    LOG_MAX_BUFFER_BYTES: '65536',
+    DEMO_ACTIVITY: '0',
+    RATE_LIMIT_CALLER_RPS: '0',
+    RATE_LIMIT_ADDRESS_RPS: '0',
+    SHUTDOWN_GRACE_MS: String(SETTINGS.shutdownGraceMs),
+  });
   let url: string;
   let base: string;
-  const ask = async (name: string): Promise<unknown> => (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `query ${name} { __typename }` }) })).json());
+  const ask = async (name: string): Promise<unknown> =>
+    await (
+      await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `query ${name} { __typename }` }),
+      })
+    ).json();
   /** Asks until the gateway has dropped more lines than `before` (each request logs a line of about 200 bytes; 20,000 is the give-up point). */
   const stallUntilDropped = async (name: string, before: number): Promise<void> => {
     for (let sent = 0; (await dropped(base)) <= before && sent < 20_000; sent += 100) {
@@ -53,7 +66,12 @@ describe('log buffer bound', () => {
     // while the held bytes are still over the bound is dropped too, so ask until one is written).
     g.child.stdout.resume();
     await until(() => g.output().includes('"operation":"DuringTheStall"'), 'the held lines to be written', 30_000);
-    await until(async () => (await ask('AfterTheStall'), g.output().includes('"operation":"AfterTheStall"')), 'a line logged after the stall to be written', 30_000, 200);
+    await until(
+      async () => (await ask('AfterTheStall'), g.output().includes('"operation":"AfterTheStall"')),
+      'a line logged after the stall to be written',
+      30_000,
+      200,
+    );
   }, 120_000);
 
   it('should exit within the shutdown bound on SIGTERM while stdout is still not read, saying on stderr how many lines were dropped', async () => {
@@ -63,15 +81,24 @@ describe('log buffer bound', () => {
     g.child.kill('SIGTERM');
     // Never read again before the exit: only the bound may end the wait (main held it until the reader read).
     const bound = shutdownBoundMs(SETTINGS);
-    const code = await Promise.race([g.exited.then(([c]) => c as number | null), new Promise<string>((r) => setTimeout(() => r(`still running ${bound} ms after SIGTERM`), bound).unref())]);
+    const code = await Promise.race([
+      g.exited.then(([c]) => c as number | null),
+      new Promise<string>((r) => setTimeout(() => r(`still running ${bound} ms after SIGTERM`), bound).unref()),
+    ]);
     const tookMs = Date.now() - signalled;
     expect(code).toBe(0);
     expect(tookMs).toBeLessThan(bound);
     g.child.stdout.resume();
     await g.closed;
-    const notices = g.errors().split('\n').filter((l) => l.includes('log lines were dropped'));
+    const notices = g
+      .errors()
+      .split('\n')
+      .filter((l) => l.includes('log lines were dropped'));
     expect(notices).toHaveLength(1);
-    const [, all, running, atExit] = /^volume-gateway: (\d+) log lines were dropped because stdout did not take them \((\d+) while running, counted in gateway_log_lines_dropped_total; (\d+) at exit\)$/.exec(notices[0]!) ?? [];
+    const [, all, running, atExit] =
+      /^volume-gateway: (\d+) log lines were dropped because stdout did not take them \((\d+) while running, counted in gateway_log_lines_dropped_total; (\d+) at exit\)$/.exec(
+        notices[0]!,
+      ) ?? [];
     expect(Number(all)).toBe(Number(running) + Number(atExit));
     expect(Number(running)).toBeGreaterThan(0);
     expect(Number(atExit)).toBeGreaterThan(0);
@@ -86,13 +113,20 @@ describe('a log reader that went away', () => {
       // The reader closes its end: every later write to stdout fails with EPIPE.
       g.child.stdout.destroy();
       for (let i = 0; i < 20; i++) {
-        const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `query AfterTheReader${i} { __typename }` }) });
+        const r = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `query AfterTheReader${i} { __typename }` }),
+        });
         expect(await r.json()).toEqual({ data: { __typename: 'Query' } });
       }
       const signalled = Date.now();
       g.child.kill('SIGTERM');
       const bound = shutdownBoundMs(SETTINGS);
-      const code = await Promise.race([g.exited.then(([c]) => c as number | null), new Promise<string>((r) => setTimeout(() => r(`still running ${bound} ms after SIGTERM`), bound).unref())]);
+      const code = await Promise.race([
+        g.exited.then(([c]) => c as number | null),
+        new Promise<string>((r) => setTimeout(() => r(`still running ${bound} ms after SIGTERM`), bound).unref()),
+      ]);
       expect(code).toBe(0);
       expect(Date.now() - signalled).toBeLessThan(bound);
       await g.closed;

@@ -10,7 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadHttpEdgeConfig } from '../../server/http/config';
 import { MAX_OPERATION_LABELS } from '../../server/operation-labels';
-import { MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  MGMT,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 
 /** More names than there are label slots. */
 const FLOOD = MAX_OPERATION_LABELS + 20;
@@ -25,7 +34,10 @@ let os: OpenStackUnderTest;
 async function series(g: GatewayUnderTest): Promise<{ lines: number; names: Set<string> }> {
   const text = await fetch(g.gateway.url.replace('/graphql', '/metrics')).then((r) => r.text());
   const lines = text.split('\n').filter((l) => l.startsWith('gateway_graphql_operation'));
-  return { lines: lines.length, names: new Set(lines.map((l) => /operation="([^"]*)"/.exec(l)?.[1]).filter((n): n is string => n !== undefined)) };
+  return {
+    lines: lines.length,
+    names: new Set(lines.map((l) => /operation="([^"]*)"/.exec(l)?.[1]).filter((n): n is string => n !== undefined)),
+  };
 }
 
 /** Sends `FLOOD` operations with fresh random names, 8 at a time; each must have run (200, no refusal). */
@@ -48,7 +60,11 @@ async function freshGateway(headers: Record<string, string>): Promise<GatewayUnd
 async function expectRealCallersLabelled(gw: GatewayUnderTest): Promise<void> {
   const nomad = await gw.gql(LIST('RealNomadCaller'), undefined, { 'x-nomad-token': MGMT });
   expect(nomad.body.errors).toBeUndefined();
-  const cinder = await gw.gql('query RealCinderCaller { volumes(first: 1, filter: { backends: ["os"] }) { nodes { id } } }', undefined, { 'x-auth-token': os.demoToken });
+  const cinder = await gw.gql(
+    'query RealCinderCaller { volumes(first: 1, filter: { backends: ["os"] }) { nodes { id } } }',
+    undefined,
+    { 'x-auth-token': os.demoToken },
+  );
   expect(cinder.body.errors).toBeUndefined();
   const { names } = await series(gw);
   expect(names).toContain('RealNomadCaller');
@@ -90,13 +106,26 @@ describe('operation names as metric labels', () => {
 });
 
 describe('trusted documents', () => {
-  it('should give a trusted document\'s operation its own label, even from an anonymous client', async () => {
+  it("should give a trusted document's operation its own label, even from an anonymous client", async () => {
     const body = 'query TrustedBackends { storageBackends { id } }';
     const sha = createHash('sha256').update(body).digest('hex');
     const path = join(mkdtempSync(join(tmpdir(), 'labels-')), 'manifest.json');
-    writeFileSync(path, JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: sha, name: 'TrustedBackends', type: 'query', body }] }));
-    const trusted = await startGatewayFor([{ id: 'east', url: nomadUrl }], { http: { trustedDocuments: loadHttpEdgeConfig({ TRUSTED_DOCUMENTS: path }, {}).trustedDocuments } });
-    const res = await fetch(trusted.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentId: sha }) });
+    writeFileSync(
+      path,
+      JSON.stringify({
+        format: 'apollo-persisted-query-manifest',
+        version: 1,
+        operations: [{ id: sha, name: 'TrustedBackends', type: 'query', body }],
+      }),
+    );
+    const trusted = await startGatewayFor([{ id: 'east', url: nomadUrl }], {
+      http: { trustedDocuments: loadHttpEdgeConfig({ TRUSTED_DOCUMENTS: path }, {}).trustedDocuments },
+    });
+    const res = await fetch(trusted.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ documentId: sha }),
+    });
     expect(res.status).toBe(200);
     expect((await res.json()).data.storageBackends).toEqual([{ id: 'east' }]);
     expect((await series(trusted)).names).toContain('TrustedBackends');

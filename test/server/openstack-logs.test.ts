@@ -16,7 +16,13 @@ describe('OpenStack logs', () => {
   let gateway: RunningGateway;
   const lines: string[] = [];
   const gql = async (query: string, variables: unknown, token: string): Promise<any> =>
-    (await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify({ query, variables }) })).json();
+    (
+      await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth-token': token },
+        body: JSON.stringify({ query, variables }),
+      })
+    ).json();
 
   /** Polls `volumeOperation(id)` until it is terminal (at most 15 s); its last state. */
   const finalState = async (id: string): Promise<string> => {
@@ -30,10 +36,24 @@ describe('OpenStack logs', () => {
 
   beforeAll(async () => {
     os = await startOpenStack({ delays: { attachMs: 5, attachCompleteMs: 5, createMs: 5 } });
-    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(...chunk.toString().split('\n').filter(Boolean)), done()) });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => (lines.push(...chunk.toString().split('\n').filter(Boolean)), done()),
+    });
     const logger = createLogger('debug', sink);
-    const registry = createRegistry([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' } })], (r) => logger.debug(r, 'backend call'));
-    gateway = await startGateway({ config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 4, maxBodyBytes: 1_048_576 }, registry, logger, operationOptions: { pollMs: 20, maxPollMs: 50 } });
+    const registry = createRegistry(
+      [
+        os.backend('os', {
+          auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
+        }),
+      ],
+      (r) => logger.debug(r, 'backend call'),
+    );
+    gateway = await startGateway({
+      config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 4, maxBodyBytes: 1_048_576 },
+      registry,
+      logger,
+      operationOptions: { pollMs: 20, maxPollMs: 50 },
+    });
   });
   afterAll(async () => {
     await gateway.stop();
@@ -46,13 +66,22 @@ describe('OpenStack logs', () => {
     const id = encodeGlobalId({ kind: 'Volume', backend: 'os', scope: os.demo, nativeId: volume });
     const init = await gql(
       'mutation Init($i: InitializeCinderVolumeConnectionInput!) { initializeCinderVolumeConnection(input: $i) { connectionInfo } }',
-      { i: { volumeId: id, connector: { host: 'bm-1', initiator: 'iqn.2004-10.com.example:logged-host', ip: '192.0.2.10' } } },
+      {
+        i: {
+          volumeId: id,
+          connector: { host: 'bm-1', initiator: 'iqn.2004-10.com.example:logged-host', ip: '192.0.2.10' },
+        },
+      },
       os.demoToken,
     );
     expect(init.errors).toBeUndefined();
     // The caller who asked gets it …
     expect(JSON.stringify(init.data.initializeCinderVolumeConnection.connectionInfo)).toContain('driver_volume_type');
-    const attach = await gql('mutation Attach($v: ID!, $s: ID!) { attachVolume(input: { volumeId: $v, target: { server: { serverId: $s } } }) { operation { id } } }', { v: id, s: server }, os.demoToken);
+    const attach = await gql(
+      'mutation Attach($v: ID!, $s: ID!) { attachVolume(input: { volumeId: $v, target: { server: { serverId: $s } } }) { operation { id } } }',
+      { v: id, s: server },
+      os.demoToken,
+    );
     expect(attach.errors).toBeUndefined();
     expect(await finalState(attach.data.attachVolume.operation.id)).toBe('SUCCEEDED');
     const ready = await fetch(new URL('/readyz', gateway.url));
@@ -64,7 +93,13 @@ describe('OpenStack logs', () => {
     expect(lines.filter((l) => l.includes('"backend call"')).length).toBeGreaterThan(5);
     expect(lines.some((l) => l.includes('"graphql request"') && l.includes('"Attach"'))).toBe(true);
     // … and nothing of it, nor any credential, reaches the log.
-    for (const needle of [os.demoToken, OS.adminPassword, 'not-a-valid-keystone-token-value', 'driver_volume_type', 'iqn.2004-10.com.example:logged-host']) {
+    for (const needle of [
+      os.demoToken,
+      OS.adminPassword,
+      'not-a-valid-keystone-token-value',
+      'driver_volume_type',
+      'iqn.2004-10.com.example:logged-host',
+    ]) {
       expect({ needle, found: all.includes(needle) }).toEqual({ needle, found: false });
     }
     expect(all).not.toMatch(/x-auth-token|x-subject-token/i);

@@ -12,7 +12,15 @@ import { ConfigError } from '../../adapters/contract/settings';
 import { redactRedisUrl } from '../../server/redis';
 import { RedisOperationStore } from '../../subscriptions/operations';
 import type { OperationRecord } from '../../adapters/contract/model';
-import { closedPortUrl, disposeAll, startGatewayFor, startOpenStack, type GatewayUnderTest, type OpenStackUnderTest, waitOperation } from '../support/harness';
+import {
+  closedPortUrl,
+  disposeAll,
+  startGatewayFor,
+  startOpenStack,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+  waitOperation,
+} from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 
 const root = join(__dirname, '..', '..');
@@ -46,7 +54,22 @@ async function until<T>(probe: () => Promise<T>, done: (v: T) => boolean, tries 
 
 function record(over: Partial<OperationRecord> = {}): OperationRecord {
   const now = Date.now();
-  return { __typename: 'VolumeOperation', id: `op-${Math.random().toString(36).slice(2)}`, kind: 'CREATE_VOLUME', backend: 'os', scope: 'p', targetId: 't', state: 'PENDING', backendStatus: null, failureReason: null, createdAt: now, updatedAt: now, deadline: now + 120_000, owner: 'o', ...over };
+  return {
+    __typename: 'VolumeOperation',
+    id: `op-${Math.random().toString(36).slice(2)}`,
+    kind: 'CREATE_VOLUME',
+    backend: 'os',
+    scope: 'p',
+    targetId: 't',
+    state: 'PENDING',
+    backendStatus: null,
+    failureReason: null,
+    createdAt: now,
+    updatedAt: now,
+    deadline: now + 120_000,
+    owner: 'o',
+    ...over,
+  };
 }
 
 describe('two gateways sharing one Redis', () => {
@@ -60,7 +83,11 @@ describe('two gateways sharing one Redis', () => {
     unhandled.length = 0;
     redis = await startRedisServer();
     os = await startOpenStack({ delays: { createMs: 60 } });
-    const options = { operationOptions: { pollMs: 20, maxPollMs: 50 }, redis: { url: redis.url, keyPrefix: 'test-vg:' }, readiness: { probeIntervalMs: 100 } };
+    const options = {
+      operationOptions: { pollMs: 20, maxPollMs: 50 },
+      redis: { url: redis.url, keyPrefix: 'test-vg:' },
+      readiness: { probeIntervalMs: 100 },
+    };
     a = await startGatewayFor([os.backend('os')], options);
     b = await startGatewayFor([os.backend('os')], options);
     auth = { 'x-auth-token': os.demoToken };
@@ -79,11 +106,17 @@ describe('two gateways sharing one Redis', () => {
     // B never saw the mutation: it reads A's record from Redis.
     const seen = await b.gql(READ_OP, { id: started.id }, auth);
     expect(seen.body.errors).toBeUndefined();
-    expect(seen.body.data.volumeOperation).toMatchObject({ id: started.id, kind: 'CREATE_VOLUME', targetId: started.targetId });
+    expect(seen.body.data.volumeOperation).toMatchObject({
+      id: started.id,
+      kind: 'CREATE_VOLUME',
+      targetId: started.targetId,
+    });
     const done = await waitOperation(b, started.id, auth);
     expect(done).toMatchObject({ id: started.id, state: 'SUCCEEDED', backendStatus: 'available' });
     // Another project's caller cannot read it through B either.
-    expect((await b.gql(READ_OP, { id: started.id }, { 'x-auth-token': os.otherToken })).body.data.volumeOperation).toBeNull();
+    expect(
+      (await b.gql(READ_OP, { id: started.id }, { 'x-auth-token': os.otherToken })).body.data.volumeOperation,
+    ).toBeNull();
     // One key per record, under the configured prefix, with a TTL.
     const probe = new Redis(redis.url);
     try {
@@ -97,17 +130,24 @@ describe('two gateways sharing one Redis', () => {
   });
 
   it('should report Redis UP in /readyz, then DOWN once redis-server is killed while staying ready (200), and keep serving', async () => {
-    const up = await until(() => readyz(a), (r) => r.body.redis.status === 'UP');
+    const up = await until(
+      () => readyz(a),
+      (r) => r.body.redis.status === 'UP',
+    );
     expect(up.status).toBe(200);
     expect(up.body.redis).toMatchObject({ status: 'UP', message: expect.stringContaining('PING') });
     expect(typeof up.body.redis.latencyMs).toBe('number');
 
-    const before = (await a.gql(CREATE, { i: { backend: 'os', name: 'before-crash', sizeGiB: 1 } }, auth)).body.data.createVolume.operation;
+    const before = (await a.gql(CREATE, { i: { backend: 'os', name: 'before-crash', sizeGiB: 1 } }, auth)).body.data
+      .createVolume.operation;
     expect((await waitOperation(b, before.id, auth)).state).toBe('SUCCEEDED');
 
     await redis.kill();
     // Redis down alone leaves the gateway ready: keyed creates are refused meanwhile, the rest serves.
-    const down = await until(() => readyz(a), (r) => r.body.redis.status === 'DOWN');
+    const down = await until(
+      () => readyz(a),
+      (r) => r.body.redis.status === 'DOWN',
+    );
     expect(down.status).toBe(200);
     expect(down.body.ready).toBe(true);
     expect(down.body.redis).toMatchObject({ status: 'DOWN', latencyMs: null });
@@ -129,12 +169,16 @@ describe('two gateways sharing one Redis', () => {
   it('should close its Redis connection on stop, after the in-flight request finished', async () => {
     const probe = new Redis(redis.url);
     try {
-      const gatewayClients = async (): Promise<number> => ((await probe.client('LIST')) as string).split('\n').filter((l) => / name=volume-gateway-/.test(l)).length;
+      const gatewayClients = async (): Promise<number> =>
+        ((await probe.client('LIST')) as string).split('\n').filter((l) => / name=volume-gateway-/.test(l)).length;
       expect(await until(gatewayClients, (n) => n === 2)).toBe(2);
       os.sim.setLatency(400, 'cinder');
       const inFlight = a.gql('{ volumes(first: 1) { nodes { id } } }', {}, auth);
       // The list's own Cinder call (the background readiness probe calls Keystone and Cinder too).
-      await until(async () => os.sim.requests().filter((r) => r.service === 'cinder' && r.path.includes('/volumes')).length, (n) => n > 0);
+      await until(
+        async () => os.sim.requests().filter((r) => r.service === 'cinder' && r.path.includes('/volumes')).length,
+        (n) => n > 0,
+      );
       await a.gateway.stop();
       const res = await inFlight;
       expect(res.body.errors).toBeUndefined();
@@ -184,7 +228,12 @@ describe('RedisOperationStore', () => {
     const writer = new RedisOperationStore({ client, keyPrefix: 'exp:', retentionMs: 60_000 });
     const r = record({ state: 'SUCCEEDED', updatedAt: Date.now() - 60_001 });
     await writer.put(r);
-    expect(await until(() => client.exists('exp:operation:' + r.id), (n) => n === 0)).toBe(0);
+    expect(
+      await until(
+        () => client.exists('exp:operation:' + r.id),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
     expect(await new RedisOperationStore({ client, keyPrefix: 'exp:' }).get(r.id)).toBeNull();
     // The writer's own fallback copy is past retention too.
     expect(await writer.get(r.id)).toBeNull();
@@ -199,15 +248,25 @@ describe('gateway without Redis', () => {
     const gw = await startGatewayFor([os.backend('os')]);
     const r = await readyz(gw);
     expect(r.status).toBe(200);
-    expect(r.body.redis).toMatchObject({ status: 'NOT_CONFIGURED', latencyMs: null, message: expect.stringContaining('REDIS_URL') });
+    expect(r.body.redis).toMatchObject({
+      status: 'NOT_CONFIGURED',
+      latencyMs: null,
+      message: expect.stringContaining('REDIS_URL'),
+    });
   });
 });
 
 describe('Redis configuration', () => {
   it('should read REDIS_URL and the file key redis, with the environment winning', () => {
     expect(loadConfig({}).redis).toBeUndefined();
-    expect(loadConfig({ REDIS_URL: 'redis://:pw@cache:6380/2' }).redis).toEqual({ url: 'redis://:pw@cache:6380/2', keyPrefix: 'vg:' });
-    expect(loadConfig({ REDIS_URL: 'rediss://cache', REDIS_KEY_PREFIX: 'gw1:' }).redis).toEqual({ url: 'rediss://cache', keyPrefix: 'gw1:' });
+    expect(loadConfig({ REDIS_URL: 'redis://:pw@cache:6380/2' }).redis).toEqual({
+      url: 'redis://:pw@cache:6380/2',
+      keyPrefix: 'vg:',
+    });
+    expect(loadConfig({ REDIS_URL: 'rediss://cache', REDIS_KEY_PREFIX: 'gw1:' }).redis).toEqual({
+      url: 'rediss://cache',
+      keyPrefix: 'gw1:',
+    });
   });
 
   it.each([
@@ -242,7 +301,11 @@ describe('volume-gateway with REDIS_URL', () => {
   afterAll(stopRedisServers);
 
   const run = (env: Record<string, string>) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = { text: '' };
     child.stdout.on('data', (d: Buffer) => (out.text += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out.text += d.toString()));
@@ -250,7 +313,10 @@ describe('volume-gateway with REDIS_URL', () => {
   };
 
   it('should exit 2 naming REDIS_URL for a bad URL, without echoing it', async () => {
-    const { out, exited } = run({ GATEWAY_BACKENDS: 'n=nomad@http://127.0.0.1:1', REDIS_URL: `http://:${PASSWORD}@cache:6379` });
+    const { out, exited } = run({
+      GATEWAY_BACKENDS: 'n=nomad@http://127.0.0.1:1',
+      REDIS_URL: `http://:${PASSWORD}@cache:6379`,
+    });
     const [code] = await exited;
     expect(code).toBe(2);
     expect(out.text).toContain('REDIS_URL');
@@ -261,7 +327,8 @@ describe('volume-gateway with REDIS_URL', () => {
     const redis = await startRedisServer({ password: PASSWORD });
     const { child, out, exited } = run({ GATEWAY_BACKENDS: `n=nomad@${await closedPortUrl()}`, REDIS_URL: redis.url });
     try {
-      for (let i = 0; i < 300 && !/"msg":"redis connected"/.test(out.text); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 300 && !/"msg":"redis connected"/.test(out.text); i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(out.text).toContain('"msg":"redis connected"');
       child.kill('SIGTERM');
       const [code] = await exited;
@@ -280,7 +347,8 @@ describe('volume-gateway with REDIS_URL', () => {
     const wrong = redis.url.replace(encodeURIComponent(PASSWORD), 'wrong-' + PASSWORD.split('').reverse().join(''));
     const { child, out, exited } = run({ GATEWAY_BACKENDS: `n=nomad@${await closedPortUrl()}`, REDIS_URL: wrong });
     try {
-      for (let i = 0; i < 300 && !/"msg":"redis error"/.test(out.text); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 300 && !/"msg":"redis error"/.test(out.text); i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(out.text).toMatch(/"msg":"redis error"/);
       expect(child.exitCode).toBeNull();
       expect(out.text).not.toContain(PASSWORD);

@@ -17,16 +17,30 @@ function file(content: unknown): string {
 describe('resilience settings', () => {
   it('should default to 5 failures, 50 % of 10 calls in 30 s, 5 s open (doubling to 60 s when flapping), a 5 s list deadline, READINESS_REQUIRE=none and a 2 s probe deadline', () => {
     expect(loadConfig(NOMAD).resilience).toEqual({
-      breaker: { failures: 5, failureRatePercent: 50, minCalls: 10, windowMs: 30_000, openMs: 5_000, maxOpenMs: 60_000 },
+      breaker: {
+        failures: 5,
+        failureRatePercent: 50,
+        minCalls: 10,
+        windowMs: 30_000,
+        openMs: 5_000,
+        maxOpenMs: 60_000,
+      },
       listBackendDeadlineMs: 5_000,
       readiness: { require: 'none', probeIntervalMs: 5_000, probeTimeoutMs: 2_000 },
     });
   });
 
   it('should read the environment over the file', () => {
-    const path = file({ breaker: { failures: 3, openMs: 1000, listBackendDeadlineMs: 2000 }, readiness: { require: 'any', probeIntervalMs: 1000 } });
+    const path = file({
+      breaker: { failures: 3, openMs: 1000, listBackendDeadlineMs: 2000 },
+      readiness: { require: 'any', probeIntervalMs: 1000 },
+    });
     const c = loadConfig({ ...NOMAD, BREAKER_FAILURES: '7', READINESS_REQUIRE: 'all' }, path).resilience;
-    expect(c).toMatchObject({ breaker: { failures: 7, openMs: 1000 }, listBackendDeadlineMs: 2000, readiness: { require: 'all', probeIntervalMs: 1000 } });
+    expect(c).toMatchObject({
+      breaker: { failures: 7, openMs: 1000 },
+      listBackendDeadlineMs: 2000,
+      readiness: { require: 'all', probeIntervalMs: 1000 },
+    });
   });
 
   it.each([
@@ -46,7 +60,11 @@ describe('resilience settings', () => {
   });
 
   it('should refuse unknown keys in the file groups', () => {
-    expect(() => loadConfig(NOMAD, file({ breaker: { failurs: 3 } }))).toThrow(/breaker\.failurs: is not a known key .*closest known: breaker\.failures/);
-    expect(() => loadConfig(NOMAD, file({ readiness: { requires: 'all' } }))).toThrow(/readiness\.requires: is not a known key .*closest known: readiness\.require/);
+    expect(() => loadConfig(NOMAD, file({ breaker: { failurs: 3 } }))).toThrow(
+      /breaker\.failurs: is not a known key .*closest known: breaker\.failures/,
+    );
+    expect(() => loadConfig(NOMAD, file({ readiness: { requires: 'all' } }))).toThrow(
+      /readiness\.requires: is not a known key .*closest known: readiness\.require/,
+    );
   });
 });

@@ -45,7 +45,11 @@ describe('shutdown with backend calls stuck', () => {
       const url = /ready at (\S+)/.exec(out)![1]!;
       sim.setLatency(1e9);
       sim.clearRequests();
-      const stuck = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-nomad-token': MGMT }, body: JSON.stringify({ query: '{ volumes(first: 2) { nodes { nativeId } } }' }) }).then(
+      const stuck = fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-nomad-token': MGMT },
+        body: JSON.stringify({ query: '{ volumes(first: 2) { nodes { nativeId } } }' }),
+      }).then(
         (r) => r.status,
         () => 'cut',
       );
@@ -55,7 +59,12 @@ describe('shutdown with backend calls stuck', () => {
         () => 'cut',
       );
       for (let i = 0; i < 100 && sim.requests().length < 2; i++) await sleep(50);
-      expect(sim.requests().map((r) => r.path).sort()).toEqual(['/v1/status/leader', '/v1/volumes']);
+      expect(
+        sim
+          .requests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/v1/status/leader', '/v1/volumes']);
       child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'still running'>((r) => (timer = setTimeout(() => r('still running'), 30_000)));

@@ -41,7 +41,9 @@ function open(port: number): Promise<Conn> {
 /** Rejects when the connection is still open after `ms`. */
 async function closedWithin(c: Conn, ms: number): Promise<number> {
   let t: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error(`connection still open after ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (t = setTimeout(() => reject(new Error(`connection still open after ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([c.closed, late]);
   } finally {
@@ -55,7 +57,9 @@ describe('stalled connections: headers and request timeouts', () => {
   let port: number;
   beforeAll(async () => {
     const sim = await startNomad();
-    const gw = await startGatewayFor([{ id: 'east', url: sim.url }], { http: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS } });
+    const gw = await startGatewayFor([{ id: 'east', url: sim.url }], {
+      http: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS },
+    });
     port = gw.gateway.port;
   });
   afterAll(disposeAll);
@@ -84,7 +88,9 @@ describe('stalled connections: headers and request timeouts', () => {
 
   it('should answer 408 and close a connection whose body stops half-way', async () => {
     const c = await open(port);
-    c.socket.write('POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"query":');
+    c.socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"query":',
+    );
     const ms = await closedWithin(c, CLOSED_WITHIN_MS);
     expect(statusLine(c.received())).toBe('HTTP/1.1 408 Request Timeout');
     expect(ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
@@ -112,7 +118,9 @@ describe('stalled connections: the timeouts never cut a graphql-ws socket', () =
   afterAll(stopAll);
 
   it('should keep a subscription streaming past the request timeout', async () => {
-    const gw = await startWsGateway({ http: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS } });
+    const gw = await startWsGateway({
+      http: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS },
+    });
     const c = await ackedClient(gw.wsUrl);
     await subscribed(c, 's1');
     await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT_MS * 3));
@@ -150,20 +158,39 @@ describe('connections per address', () => {
 
   it('should not cap peers when they are trusted proxies (TRUST_PROXY_HOPS > 0)', async () => {
     const sim = await startNomad();
-    const gw = await startGatewayFor([{ id: 'east', url: sim.url }], { http: { maxConnectionsPerAddress: CAP, trustProxyHops: 1 } });
+    const gw = await startGatewayFor([{ id: 'east', url: sim.url }], {
+      http: { maxConnectionsPerAddress: CAP, trustProxyHops: 1 },
+    });
     const conns = await Promise.all(Array.from({ length: CAP * 3 }, () => open(gw.gateway.port)));
     for (const c of conns) c.socket.write('GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n');
-    await until(() => conns.every((c) => c.received().startsWith('HTTP/1.1 200')), `all ${CAP * 3} connections to be served`);
+    await until(
+      () => conns.every((c) => c.received().startsWith('HTTP/1.1 200')),
+      `all ${CAP * 3} connections to be served`,
+    );
     for (const c of conns) c.socket.destroy();
   }, 60_000);
 });
 
 describe('stalled connections: settings', () => {
   it('should default to a 10 s head, a 30 s request and 1,000 connections per address, and read the environment', () => {
-    expect(loadHttpEdgeConfig({}, {})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnectionsPerAddress: 1000 });
-    expect(loadHttpEdgeConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', MAX_CONNECTIONS_PER_ADDRESS: '2000' }, {})).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 20_000, maxConnectionsPerAddress: 2000 });
-    expect(loadHttpEdgeConfig({}, { http: { headersTimeoutMs: 60_000 } })).toMatchObject({ headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
-    expect(() => loadHttpEdgeConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }, {})).toThrow(ConfigError);
+    expect(loadHttpEdgeConfig({}, {})).toMatchObject({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnectionsPerAddress: 1000,
+    });
+    expect(
+      loadHttpEdgeConfig(
+        { HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', MAX_CONNECTIONS_PER_ADDRESS: '2000' },
+        {},
+      ),
+    ).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 20_000, maxConnectionsPerAddress: 2000 });
+    expect(loadHttpEdgeConfig({}, { http: { headersTimeoutMs: 60_000 } })).toMatchObject({
+      headersTimeoutMs: 60_000,
+      requestTimeoutMs: 60_000,
+    });
+    expect(() => loadHttpEdgeConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }, {})).toThrow(
+      ConfigError,
+    );
     expect(() => loadHttpEdgeConfig({ MAX_CONNECTIONS_PER_ADDRESS: '0' }, {})).toThrow(/MAX_CONNECTIONS_PER_ADDRESS/);
   });
 });

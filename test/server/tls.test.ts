@@ -31,14 +31,43 @@ const openssl = (args: string[]): void => void execFileSync('openssl', args, { c
 const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
 function makeCa(name: string): void {
-  openssl(['req', '-x509', ...EC, '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
+  openssl([
+    'req',
+    '-x509',
+    ...EC,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+  ]);
 }
 
 /** A certificate signed by `ca` with this serial (hex) and these X.509v3 extensions. */
 function makeCert(name: string, ca: string, serial: string, extensions: string): void {
   openssl(['req', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
   writeFileSync(at(`${name}.ext`), extensions);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-set_serial', `0x${serial}`, '-days', '2', '-out', `${name}.crt`, '-extfile', `${name}.ext`]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-set_serial',
+    `0x${serial}`,
+    '-days',
+    '2',
+    '-out',
+    `${name}.crt`,
+    '-extfile',
+    `${name}.ext`,
+  ]);
 }
 
 const SERVER_EXT = 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n';
@@ -67,7 +96,10 @@ afterAll(async () => {
 });
 
 /** `server/main.ts` over a memory backend on free ports, returned once it serves and has printed `ready` (its last banner line). */
-async function startGatewayProcess(env: Record<string, string>, ready = /Live status page at/): Promise<GatewayProcess> {
+async function startGatewayProcess(
+  env: Record<string, string>,
+  ready = /Live status page at/,
+): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_BACKENDS: 'lab=memory', ...env },
@@ -88,7 +120,11 @@ async function startGatewayProcess(env: Record<string, string>, ready = /Live st
     },
   };
   children.push(p);
-  await until(() => ready.test(out) || child.exitCode !== null, () => `the gateway to start; output:\n${out}`, 30_000);
+  await until(
+    () => ready.test(out) || child.exitCode !== null,
+    () => `the gateway to start; output:\n${out}`,
+    30_000,
+  );
   p.url = /ready at (\S+)/.exec(out)?.[1] ?? '';
   return p;
 }
@@ -104,14 +140,20 @@ interface Answer {
 /** A GraphQL POST over HTTPS, on a connection of its own unless `o.agent` says otherwise. Rejects when the connection is refused (handshake or reset). */
 function post(url: string, query: string, o: RequestOptions = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false, ...o }, (res) => {
-      // Read now: a keep-alive socket goes back to its agent once the response ends.
-      const serial = (res.socket as TLSSocket).getPeerCertificate().serialNumber;
-      let text = '';
-      res.on('data', (d: Buffer) => (text += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), serial, reused: req.reusedSocket }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false, ...o },
+      (res) => {
+        // Read now: a keep-alive socket goes back to its agent once the response ends.
+        const serial = (res.socket as TLSSocket).getPeerCertificate().serialNumber;
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(text), serial, reused: req.reusedSocket }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify({ query }));
   });
@@ -121,10 +163,13 @@ function post(url: string, query: string, o: RequestOptions = {}): Promise<Answe
 function servedSerial(url: string): Promise<string> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: u.hostname, port: Number(u.port), servername: 'localhost', ca: pem('ca.crt') }, () => {
-      resolve(socket.getPeerCertificate().serialNumber);
-      socket.end();
-    });
+    const socket = connect(
+      { host: u.hostname, port: Number(u.port), servername: 'localhost', ca: pem('ca.crt') },
+      () => {
+        resolve(socket.getPeerCertificate().serialNumber);
+        socket.end();
+      },
+    );
     socket.on('error', reject);
   });
 }
@@ -157,9 +202,18 @@ describe('TLS: HTTPS, WSS and reload on SIGHUP', () => {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       ws.send(JSON.stringify({ type: 'connection_init', payload: {} }));
       await until(() => frames.some((f) => f.type === 'connection_ack'), 'connection_ack');
-      ws.send(JSON.stringify({ id: 's1', type: 'subscribe', payload: { query: 'subscription { volumeChanged { type } }' } }));
-      await until(() => frames.some((f) => f.type === 'next' || f.type === 'error'), () => `a subscription frame; got ${JSON.stringify(frames)}`);
-      expect(frames.find((f) => f.id === 's1')).toEqual({ id: 's1', type: 'next', payload: { data: { volumeChanged: { type: 'SUBSCRIBED' } } } });
+      ws.send(
+        JSON.stringify({ id: 's1', type: 'subscribe', payload: { query: 'subscription { volumeChanged { type } }' } }),
+      );
+      await until(
+        () => frames.some((f) => f.type === 'next' || f.type === 'error'),
+        () => `a subscription frame; got ${JSON.stringify(frames)}`,
+      );
+      expect(frames.find((f) => f.id === 's1')).toEqual({
+        id: 's1',
+        type: 'next',
+        payload: { data: { volumeChanged: { type: 'SUBSCRIBED' } } },
+      });
     } finally {
       ws.close();
     }
@@ -173,10 +227,18 @@ describe('TLS: HTTPS, WSS and reload on SIGHUP', () => {
       copyFileSync(at('server-2.crt'), at('cert.pem'));
       copyFileSync(at('server-2.key'), at('key.pem'));
       gw.child.kill('SIGHUP');
-      await until(() => gw.output().includes('TLS certificates reloaded'), () => `the reload; output:\n${gw.output()}`);
+      await until(
+        () => gw.output().includes('TLS certificates reloaded'),
+        () => `the reload; output:\n${gw.output()}`,
+      );
       expect(await servedSerial(gw.url)).toBe('2002');
       const after = await post(gw.url, BACKENDS, { agent });
-      expect(after).toMatchObject({ status: 200, reused: true, serial: '1001', body: { data: { storageBackends: [{ id: 'lab' }] } } });
+      expect(after).toMatchObject({
+        status: 200,
+        reused: true,
+        serial: '1001',
+        body: { data: { storageBackends: [{ id: 'lab' }] } },
+      });
     } finally {
       agent.destroy();
     }
@@ -186,10 +248,16 @@ describe('TLS: HTTPS, WSS and reload on SIGHUP', () => {
     expect(await servedSerial(gw.url)).toBe('2002');
     copyFileSync(at('server-1.key'), at('key.pem'));
     gw.child.kill('SIGHUP');
-    await until(() => gw.output().includes('TLS_KEY_MISMATCH'), () => `the failed reload; output:\n${gw.output()}`);
+    await until(
+      () => gw.output().includes('TLS_KEY_MISMATCH'),
+      () => `the failed reload; output:\n${gw.output()}`,
+    );
     unlinkSync(at('key.pem'));
     gw.child.kill('SIGHUP');
-    await until(() => gw.output().includes('TLS_FILE_UNREADABLE'), () => `the failed reload; output:\n${gw.output()}`);
+    await until(
+      () => gw.output().includes('TLS_FILE_UNREADABLE'),
+      () => `the failed reload; output:\n${gw.output()}`,
+    );
     expect(gw.child.exitCode).toBeNull();
     expect(await servedSerial(gw.url)).toBe('2002');
     expect((await post(gw.url, BACKENDS, { ca: pem('ca.crt') })).status).toBe(200);
@@ -200,12 +268,22 @@ describe('mTLS: client certificates against TLS_CLIENT_CA_FILE, and the manageme
   let gw: GatewayProcess;
   let management: string;
   beforeAll(async () => {
-    gw = await startGatewayProcess({ TLS_CERT_FILE: at('server-1.crt'), TLS_KEY_FILE: at('server-1.key'), TLS_CLIENT_CA_FILE: at('ca.crt'), MANAGEMENT_PORT: '0' }, /Health and metrics at \S+ \(/);
+    gw = await startGatewayProcess(
+      {
+        TLS_CERT_FILE: at('server-1.crt'),
+        TLS_KEY_FILE: at('server-1.key'),
+        TLS_CLIENT_CA_FILE: at('ca.crt'),
+        MANAGEMENT_PORT: '0',
+      },
+      /Health and metrics at \S+ \(/,
+    );
     management = /Health and metrics at (\S+)/.exec(gw.output())?.[1] ?? '';
   }, 40_000);
 
   it('should refuse a client without a certificate at the handshake', async () => {
-    await expect(post(gw.url, BACKENDS, { ca: pem('ca.crt') })).rejects.toMatchObject({ code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' });
+    await expect(post(gw.url, BACKENDS, { ca: pem('ca.crt') })).rejects.toMatchObject({
+      code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+    });
   });
 
   it('should serve a client with a certificate from the CA', async () => {
@@ -223,8 +301,14 @@ describe('mTLS: client certificates against TLS_CLIENT_CA_FILE, and the manageme
 
   it('should refuse a WebSocket without a certificate and serve one with it', async () => {
     const refused = new WebSocket(wss(gw.url), 'graphql-transport-ws', { ca: pem('ca.crt') });
-    await expect(new Promise((resolve, reject) => refused.once('open', resolve).once('error', reject))).rejects.toThrow();
-    const ws = new WebSocket(wss(gw.url), 'graphql-transport-ws', { ca: pem('ca.crt'), cert: pem('client.crt'), key: pem('client.key') });
+    await expect(
+      new Promise((resolve, reject) => refused.once('open', resolve).once('error', reject)),
+    ).rejects.toThrow();
+    const ws = new WebSocket(wss(gw.url), 'graphql-transport-ws', {
+      ca: pem('ca.crt'),
+      cert: pem('client.crt'),
+      key: pem('client.key'),
+    });
     try {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       const ack = new Promise((resolve) => ws.once('message', (d) => resolve(JSON.parse(messageText(d)))));
@@ -244,31 +328,58 @@ describe('mTLS: client certificates against TLS_CLIENT_CA_FILE, and the manageme
     const metrics = await fetch(`${management}/metrics`);
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toContain('gateway_');
-    const graphql = await fetch(`${management}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: BACKENDS }) });
+    const graphql = await fetch(`${management}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: BACKENDS }),
+    });
     expect(graphql.status).toBe(404);
   });
 });
 
 describe('TLS settings', () => {
   it('should refuse a certificate without a key, a key without a certificate, and a client CA without either', () => {
-    expect(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory', TLS_CERT_FILE: '/c.pem' })).toThrow(/TLS_KEY_FILE \(file: tls.keyFile\): is missing/);
-    expect(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory', TLS_KEY_FILE: '/k.pem' })).toThrow(/TLS_CERT_FILE \(file: tls.certFile\): is missing/);
+    expect(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory', TLS_CERT_FILE: '/c.pem' })).toThrow(
+      /TLS_KEY_FILE \(file: tls.keyFile\): is missing/,
+    );
+    expect(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory', TLS_KEY_FILE: '/k.pem' })).toThrow(
+      /TLS_CERT_FILE \(file: tls.certFile\): is missing/,
+    );
     expect(() => loadConfig({ GATEWAY_BACKENDS: 'lab=memory', TLS_CLIENT_CA_FILE: '/ca.pem' })).toThrow(ConfigError);
   });
 
   it('should read the file keys tls.certFile, tls.keyFile, tls.clientCaFile and managementPort', () => {
     const file = at('config.json');
-    writeFileSync(file, JSON.stringify({ backends: [{ id: 'lab', kind: 'memory' }], managementPort: 9464, tls: { certFile: '/c.pem', keyFile: '/k.pem', clientCaFile: '/ca.pem' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        backends: [{ id: 'lab', kind: 'memory' }],
+        managementPort: 9464,
+        tls: { certFile: '/c.pem', keyFile: '/k.pem', clientCaFile: '/ca.pem' },
+      }),
+    );
     const config = loadConfig({}, file);
     expect(config.tls).toEqual({ certFile: '/c.pem', keyFile: '/k.pem', clientCaFile: '/ca.pem' });
     expect(config.managementPort).toBe(9464);
   });
 
   it('should not start with a key that does not belong to the certificate', async () => {
-    const config = { port: 0, host: '127.0.0.1', maxConcurrentReads: 4, maxBodyBytes: 1_048_576, tls: { certFile: at('server-1.crt'), keyFile: at('server-2.key') } };
-    await expect(startGateway({ config, registry: createRegistry(loadConfig({ GATEWAY_BACKENDS: 'lab=memory' }).backends), logger: createLogger('silent'), readinessProbe: false, live: false })).rejects.toThrow(
-      /TLS_KEY_FILE: .* is not the private key of/,
-    );
+    const config = {
+      port: 0,
+      host: '127.0.0.1',
+      maxConcurrentReads: 4,
+      maxBodyBytes: 1_048_576,
+      tls: { certFile: at('server-1.crt'), keyFile: at('server-2.key') },
+    };
+    await expect(
+      startGateway({
+        config,
+        registry: createRegistry(loadConfig({ GATEWAY_BACKENDS: 'lab=memory' }).backends),
+        logger: createLogger('silent'),
+        readinessProbe: false,
+        live: false,
+      }),
+    ).rejects.toThrow(/TLS_KEY_FILE: .* is not the private key of/);
   });
 });
 
@@ -287,7 +398,11 @@ describe("the HTTP edge's rules over HTTPS", () => {
         maxConcurrentReads: 4,
         maxBodyBytes: 4_096,
         tls: { certFile: at('server-1.crt'), keyFile: at('server-1.key'), clientCaFile: at('ca.crt') },
-        http: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: HEADERS_TIMEOUT_MS, maxConnectionsPerAddress: 3 },
+        http: {
+          headersTimeoutMs: HEADERS_TIMEOUT_MS,
+          requestTimeoutMs: HEADERS_TIMEOUT_MS,
+          maxConnectionsPerAddress: 3,
+        },
       },
       registry: createRegistry(loadConfig({ GATEWAY_BACKENDS: 'lab=memory' }).backends),
       logger: createLogger('silent'),
@@ -298,14 +413,22 @@ describe("the HTTP edge's rules over HTTPS", () => {
   });
   afterAll(() => gateway.stop());
   /** A client the gateway admits. */
-  const client = (): { ca: Buffer; cert: Buffer; key: Buffer } => ({ ca: pem('ca.crt'), cert: pem('client.crt'), key: pem('client.key') });
-  const openConnections = (): Promise<number> => new Promise((resolve, reject) => gateway.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  const client = (): { ca: Buffer; cert: Buffer; key: Buffer } => ({
+    ca: pem('ca.crt'),
+    cert: pem('client.crt'),
+    key: pem('client.key'),
+  });
+  const openConnections = (): Promise<number> =>
+    new Promise((resolve, reject) => gateway.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
   /** Resolves with the ms until `socket` closes; rejects past CLOSED_WITHIN_MS. */
   const closeTime = (socket: { once(e: 'close', f: () => void): unknown; destroy(): void }): Promise<number> => {
     const start = Date.now();
     return new Promise((resolve, reject) => {
-      const late = setTimeout(() => (socket.destroy(), reject(new Error(`still open after ${CLOSED_WITHIN_MS} ms`))), CLOSED_WITHIN_MS);
+      const late = setTimeout(
+        () => (socket.destroy(), reject(new Error(`still open after ${CLOSED_WITHIN_MS} ms`))),
+        CLOSED_WITHIN_MS,
+      );
       socket.once('close', () => (clearTimeout(late), resolve(Date.now() - start)));
     });
   };
@@ -318,7 +441,9 @@ describe("the HTTP edge's rules over HTTPS", () => {
 
   it('should answer 408 over TLS to a request head that stops half-way', async () => {
     let got = '';
-    const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ...client() }, () => socket.write('POST /graphql HTTP/1.1\r\nHost: localhost\r\n'));
+    const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ...client() }, () =>
+      socket.write('POST /graphql HTTP/1.1\r\nHost: localhost\r\n'),
+    );
     socket.on('data', (d: Buffer) => (got += d.toString()));
     socket.on('error', () => undefined);
     await closeTime(socket);
@@ -327,7 +452,9 @@ describe("the HTTP edge's rules over HTTPS", () => {
 
   it('should close its side of a connection whose client certificate it refused', async () => {
     await until(async () => (await openConnections()) === 0, 'no connection open');
-    await expect(post(gateway.url, BACKENDS, { ca: pem('ca.crt') })).rejects.toMatchObject({ code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' });
+    await expect(post(gateway.url, BACKENDS, { ca: pem('ca.crt') })).rejects.toMatchObject({
+      code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+    });
     await until(async () => (await openConnections()) === 0, 'the refused connection to close', 10_000);
   });
 
@@ -339,7 +466,9 @@ describe("the HTTP edge's rules over HTTPS", () => {
   it('should refuse a connection over MAX_CONNECTIONS_PER_ADDRESS before its handshake', async () => {
     const open = (): Promise<TLSSocket> =>
       new Promise((resolve, reject) => {
-        const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ...client() }, () => resolve(socket));
+        const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ...client() }, () =>
+          resolve(socket),
+        );
         socket.on('error', reject);
         socket.once('close', () => reject(new Error('closed before the handshake')));
       });

@@ -38,14 +38,20 @@ let gw: GatewayUnderTest;
 const auth = { 'x-nomad-token': MGMT };
 
 async function post(g: GatewayUnderTest, body: Record<string, unknown>): Promise<{ status: number; body: any }> {
-  const res = await fetch(g.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
+  const res = await fetch(g.gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
 beforeAll(async () => {
   sim = await startNomad();
   seedVolumes(sim, 3);
-  gw = await startGatewayFor([{ id: 'east', url: sim.url }], { http: { trustedDocuments: loadHttpEdgeConfig({ TRUSTED_DOCUMENTS: manifest }, {}).trustedDocuments } });
+  gw = await startGatewayFor([{ id: 'east', url: sim.url }], {
+    http: { trustedDocuments: loadHttpEdgeConfig({ TRUSTED_DOCUMENTS: manifest }, {}).trustedDocuments },
+  });
 });
 beforeEach(() => sim.clearRequests());
 afterAll(disposeAll);
@@ -63,7 +69,9 @@ describe('trusted documents on (Apollo manifest)', () => {
   });
 
   it('should run a listed document by documentId over GET', async () => {
-    const res = await fetch(`${gw.gateway.url}?documentId=${sha(BACKENDS)}`, { headers: { 'apollo-require-preflight': 'true' } });
+    const res = await fetch(`${gw.gateway.url}?documentId=${sha(BACKENDS)}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { storageBackends: [{ id: 'east' }] } });
   });
@@ -71,14 +79,26 @@ describe('trusted documents on (Apollo manifest)', () => {
   it('should refuse a document that is not listed with 400 PERSISTED_QUERY_NOT_IN_LIST, before any backend call', async () => {
     const r = await post(gw, { query: OTHER });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ errors: [{ message: 'this gateway serves trusted documents only, and this document is not one of them', extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' } }] });
+    expect(r.body).toEqual({
+      errors: [
+        {
+          message: 'this gateway serves trusted documents only, and this document is not one of them',
+          extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' },
+        },
+      ],
+    });
     // A listed text changed by one character is another document.
-    expect((await post(gw, { query: `${LIST} `, variables: { n: 1 } })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
+    expect((await post(gw, { query: `${LIST} `, variables: { n: 1 } })).body.errors[0].extensions.code).toBe(
+      'PERSISTED_QUERY_NOT_IN_LIST',
+    );
     expect(sim.requests()).toEqual([]);
   });
 
   it('should not let an automatic persisted query register a document around the list', async () => {
-    const register = await post(gw, { query: OTHER, extensions: { persistedQuery: { version: 1, sha256Hash: sha(OTHER) } } });
+    const register = await post(gw, {
+      query: OTHER,
+      extensions: { persistedQuery: { version: 1, sha256Hash: sha(OTHER) } },
+    });
     expect(register.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
     const byHash = await post(gw, { extensions: { persistedQuery: { version: 1, sha256Hash: sha(OTHER) } } });
     expect(byHash.status).toBe(200);
@@ -101,14 +121,22 @@ describe('trusted documents with ids required (plain map)', () => {
   let strict: GatewayUnderTest;
   beforeAll(async () => {
     const map = file('map.json', { listBackends: BACKENDS, [sha(LIST)]: LIST });
-    const config = loadConfig({ GATEWAY_BACKENDS: `east=nomad@${sim.url}`, TRUSTED_DOCUMENTS: map, TRUSTED_DOCUMENTS_REQUIRE_ID: 'true' });
+    const config = loadConfig({
+      GATEWAY_BACKENDS: `east=nomad@${sim.url}`,
+      TRUSTED_DOCUMENTS: map,
+      TRUSTED_DOCUMENTS_REQUIRE_ID: 'true',
+    });
     expect(config.http.trustedDocuments?.requireId).toBe(true);
     strict = await startGatewayFor([{ id: 'east', url: sim.url }], { http: config.http });
   });
 
   it('should run documents by their map id or hash, and refuse their text with 400 PERSISTED_QUERY_ID_REQUIRED', async () => {
-    expect((await post(strict, { documentId: 'listBackends' })).body).toEqual({ data: { storageBackends: [{ id: 'east' }] } });
-    expect((await post(strict, { documentId: sha(BACKENDS) })).body).toEqual({ data: { storageBackends: [{ id: 'east' }] } });
+    expect((await post(strict, { documentId: 'listBackends' })).body).toEqual({
+      data: { storageBackends: [{ id: 'east' }] },
+    });
+    expect((await post(strict, { documentId: sha(BACKENDS) })).body).toEqual({
+      data: { storageBackends: [{ id: 'east' }] },
+    });
     const text = await post(strict, { query: BACKENDS });
     expect(text.status).toBe(400);
     expect(text.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
@@ -119,8 +147,20 @@ describe('trusted documents settings', () => {
   it.each([
     ['a missing file', join(dir, 'absent.json'), /cannot read .*ENOENT/],
     ['a file that is not JSON', file('bad.json', '{ nope'), /is not valid JSON/],
-    ['an unknown format', file('format.json', { format: 'relay', version: 1, operations: [] }), /unknown format "relay"/],
-    ['an operation without a body', file('nobody.json', { format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'x', name: 'X', type: 'query' }] }), /operations\[0\]\.body must be a non-empty string/],
+    [
+      'an unknown format',
+      file('format.json', { format: 'relay', version: 1, operations: [] }),
+      /unknown format "relay"/,
+    ],
+    [
+      'an operation without a body',
+      file('nobody.json', {
+        format: 'apollo-persisted-query-manifest',
+        version: 1,
+        operations: [{ id: 'x', name: 'X', type: 'query' }],
+      }),
+      /operations\[0\]\.body must be a non-empty string/,
+    ],
     ['an empty list', file('empty.json', {}), /holds no documents/],
   ])('should refuse %s naming TRUSTED_DOCUMENTS', (_, path, why) => {
     let err: unknown;
@@ -135,8 +175,12 @@ describe('trusted documents settings', () => {
   });
 
   it('should read the file key http.trustedDocuments and be off without it', () => {
-    expect(loadHttpEdgeConfig({}, { http: { trustedDocuments: { path: manifest } } }).trustedDocuments?.documents.size).toBe(2);
-    expect(() => loadHttpEdgeConfig({}, { http: { trustedDocuments: { path: manifest, requireId: 'yes' } } })).toThrow(/^http\.trustedDocuments\.requireId: /);
+    expect(
+      loadHttpEdgeConfig({}, { http: { trustedDocuments: { path: manifest } } }).trustedDocuments?.documents.size,
+    ).toBe(2);
+    expect(() => loadHttpEdgeConfig({}, { http: { trustedDocuments: { path: manifest, requireId: 'yes' } } })).toThrow(
+      /^http\.trustedDocuments\.requireId: /,
+    );
     expect(loadHttpEdgeConfig({}, {}).trustedDocuments).toBeUndefined();
   });
 });

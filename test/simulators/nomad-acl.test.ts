@@ -25,21 +25,41 @@ const ids = (r: { text: string }): string[] => (JSON.parse(r.text) as Array<{ ID
 
 describe('read-only token for namespace analytics', () => {
   it('lists and reads only analytics', async () => {
-    expect(ids(await call(url, 'GET', '/v1/volumes?type=csi&namespace=analytics', { token: ro }))).toEqual(['notebooks', 'spark-shuffle', 'warehouse-scratch']);
+    expect(ids(await call(url, 'GET', '/v1/volumes?type=csi&namespace=analytics', { token: ro }))).toEqual([
+      'notebooks',
+      'spark-shuffle',
+      'warehouse-scratch',
+    ]);
     expect((await call(url, 'GET', '/v1/volume/csi/notebooks?namespace=analytics', { token: ro })).status).toBe(200);
-    for (const p of ['/v1/volumes?type=csi', '/v1/volume/csi/postgres-data', '/v1/volumes/external?plugin_id=aws-ebs0']) {
+    for (const p of [
+      '/v1/volumes?type=csi',
+      '/v1/volume/csi/postgres-data',
+      '/v1/volumes/external?plugin_id=aws-ebs0',
+    ]) {
       const r = await call(url, 'GET', p, { token: ro });
       expect({ p, status: r.status, text: r.text }).toEqual({ p, status: 403, text: 'Permission denied' });
     }
   });
 
   it('namespace=* narrows to the namespaces the token may list', async () => {
-    expect(ids(await call(url, 'GET', '/v1/volumes?type=csi&namespace=*', { token: ro }))).toEqual(['notebooks', 'spark-shuffle', 'warehouse-scratch']);
+    expect(ids(await call(url, 'GET', '/v1/volumes?type=csi&namespace=*', { token: ro }))).toEqual([
+      'notebooks',
+      'spark-shuffle',
+      'warehouse-scratch',
+    ]);
     expect(ids(await call(url, 'GET', '/v1/volumes?type=csi&namespace=*', { token: mgmt }))).toHaveLength(7);
   });
 
   it('cannot write, even in its own namespace', async () => {
-    const body = { Volumes: [{ ID: 'x', PluginID: 'hostpath', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }] };
+    const body = {
+      Volumes: [
+        {
+          ID: 'x',
+          PluginID: 'hostpath',
+          RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
+        },
+      ],
+    };
     const writes: Array<[string, string, object?]> = [
       ['PUT', '/v1/volume/csi/x?namespace=analytics', body],
       ['PUT', '/v1/volume/csi/x/create?namespace=analytics', body],
@@ -71,12 +91,17 @@ describe('read-only token for namespace analytics', () => {
 
 describe('token resolution', () => {
   it('accepts Authorization: Bearer', async () => {
-    const r = await call(url, 'GET', '/v1/volume/csi/postgres-data', { headers: { authorization: `bearer ${mgmt} trailing` } });
+    const r = await call(url, 'GET', '/v1/volume/csi/postgres-data', {
+      headers: { authorization: `bearer ${mgmt} trailing` },
+    });
     expect(r.status).toBe(200);
   });
 
   it('prefers X-Nomad-Token over Authorization', async () => {
-    const r = await call(url, 'GET', '/v1/volume/csi/postgres-data', { token: ro, headers: { authorization: `Bearer ${mgmt}` } });
+    const r = await call(url, 'GET', '/v1/volume/csi/postgres-data', {
+      token: ro,
+      headers: { authorization: `Bearer ${mgmt}` },
+    });
     expect(r.status).toBe(403);
   });
 
@@ -119,7 +144,11 @@ describe('ACLs disabled', () => {
 describe('explicit capability lists (namespace "x" { capabilities = [...] })', () => {
   it('lets a token with only csi-list-volume list a namespace but not read its volumes', async () => {
     sim.addToken({ secret: 'list-only', namespaces: { analytics: ['csi-list-volume'] } });
-    expect(ids(await call(url, 'GET', '/v1/volumes?type=csi&namespace=analytics', { token: 'list-only' }))).toEqual(['notebooks', 'spark-shuffle', 'warehouse-scratch']);
+    expect(ids(await call(url, 'GET', '/v1/volumes?type=csi&namespace=analytics', { token: 'list-only' }))).toEqual([
+      'notebooks',
+      'spark-shuffle',
+      'warehouse-scratch',
+    ]);
     const read = await call(url, 'GET', '/v1/volume/csi/notebooks?namespace=analytics', { token: 'list-only' });
     expect({ status: read.status, text: read.text }).toEqual({ status: 403, text: 'Permission denied' });
   });

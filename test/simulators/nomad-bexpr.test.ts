@@ -3,7 +3,14 @@
  * (cases from go-bexpr grammar/grammar_test.go), and evaluation must follow evaluate.go over the
  * stored volume struct.
  */
-import { parseBexpr, evaluateBexpr, BexprParseError, BexprEvalError, BexprPanic, type Expr } from '../../simulators/nomad/bexpr';
+import {
+  parseBexpr,
+  evaluateBexpr,
+  BexprParseError,
+  BexprEvalError,
+  BexprPanic,
+  type Expr,
+} from '../../simulators/nomad/bexpr';
 import { volumeGoVal } from '../../simulators/nomad/reflect';
 import type { CSIVolume } from '../../simulators/nomad/model';
 
@@ -29,24 +36,45 @@ describe('bexpr parser', () => {
     ['32 == 32', '1:4 (3): no match found, expected: "in", "not" or [ \\t\\r\\n]'],
     ['32 is empty', '1:4 (3): no match found, expected: "in", "not" or [ \\t\\r\\n]'],
     ['x in foo abc', '1:10 (9): no match found, expected: "and", "or", [ \\t\\r\\n] or EOF'],
-    ['x in foo and ', '1:14 (13): no match found, expected: "(", "-", "0", "\\"", "`", "not", [ \\t\\r\\n], [1-9] or [a-zA-Z]'],
-    ['x in foo or ', '1:13 (12): no match found, expected: "(", "-", "0", "\\"", "`", "not", [ \\t\\r\\n], [1-9] or [a-zA-Z]'],
+    [
+      'x in foo and ',
+      '1:14 (13): no match found, expected: "(", "-", "0", "\\"", "`", "not", [ \\t\\r\\n], [1-9] or [a-zA-Z]',
+    ],
+    [
+      'x in foo or ',
+      '1:13 (12): no match found, expected: "(", "-", "0", "\\"", "`", "not", [ \\t\\r\\n], [1-9] or [a-zA-Z]',
+    ],
     [
       'x in foo or not ',
       '1:17 (16): no match found, expected: "!=", "(", "-", "0", "==", "\\"", "`", "contains", "in", "is", "matches", "not", [ \\t\\r\\n], [1-9] or [a-zA-Z]',
     ],
     ['(foo == 4', '1:10 (9): rule "grouping": Unmatched parentheses'],
-    ['"/hy-phen/under_score/pi|pe/do.t/ti~lde/" == 3', '1:43 (42): no match found, expected: "in", "not" or [ \\t\\r\\n]'],
+    [
+      '"/hy-phen/under_score/pi|pe/do.t/ti~lde/" == 3',
+      '1:43 (42): no match found, expected: "in", "not" or [ \\t\\r\\n]',
+    ],
   ])('rejects %s exactly like go-bexpr', (input, message) => {
     expect(parseError(input)).toBe(message);
   });
 
   it('parses the documented forms', () => {
     const m = (e: Expr): unknown => e;
-    expect(m(parseBexpr('PluginID == "aws-ebs0"'))).toEqual({ type: 'match', selector: { type: 'bexpr', path: ['PluginID'] }, op: 'Equal', value: 'aws-ebs0' });
-    expect(m(parseBexpr('Parameters["type"] == `gp3`'))).toMatchObject({ selector: { path: ['Parameters', 'type'] }, value: 'gp3' });
+    expect(m(parseBexpr('PluginID == "aws-ebs0"'))).toEqual({
+      type: 'match',
+      selector: { type: 'bexpr', path: ['PluginID'] },
+      op: 'Equal',
+      value: 'aws-ebs0',
+    });
+    expect(m(parseBexpr('Parameters["type"] == `gp3`'))).toMatchObject({
+      selector: { path: ['Parameters', 'type'] },
+      value: 'gp3',
+    });
     expect(m(parseBexpr('Parameters.type != gp2'))).toMatchObject({ op: 'NotEqual', value: 'gp2' });
-    expect(m(parseBexpr('"x" not in Secrets'))).toMatchObject({ op: 'NotIn', selector: { path: ['Secrets'] }, value: 'x' });
+    expect(m(parseBexpr('"x" not in Secrets'))).toMatchObject({
+      op: 'NotIn',
+      selector: { path: ['Secrets'] },
+      value: 'x',
+    });
     expect(m(parseBexpr('Name not contains "tmp"'))).toMatchObject({ op: 'NotIn', value: 'tmp' });
     expect(m(parseBexpr('Topologies is not empty'))).toMatchObject({ op: 'IsNotEmpty', value: null });
     expect(m(parseBexpr('not not ID == a'))).toMatchObject({ type: 'match', op: 'Equal' });
@@ -56,7 +84,9 @@ describe('bexpr parser', () => {
     });
     expect(m(parseBexpr('Capacity == -1.5'))).toMatchObject({ value: '-1.5' });
     expect(m(parseBexpr('Name == "a\\\\b"'))).toMatchObject({ value: 'a\\b' });
-    expect(m(parseBexpr('Topologies.0.Segments.zone == x'))).toMatchObject({ selector: { path: ['Topologies', '0', 'Segments', 'zone'] } });
+    expect(m(parseBexpr('Topologies.0.Segments.zone == x'))).toMatchObject({
+      selector: { path: ['Topologies', '0', 'Segments', 'zone'] },
+    });
   });
 
   it('treats \\" inside a double-quoted string as its end (go-bexpr has no quote escape)', () => {
@@ -154,14 +184,24 @@ describe('bexpr evaluation against the stored volume', () => {
       }
       throw new Error('expected an error');
     };
-    expect(err('Foo == "x"')).toBe('error finding value in datum: /Foo at part 0: couldn\'t find key: struct field with name "Foo"');
-    expect(err('Capacity == "big"')).toBe('error getting match value in expression: strconv.ParseInt: parsing "big": invalid syntax');
-    expect(err('Schedulable == yes')).toBe('error getting match value in expression: strconv.ParseBool: parsing "yes": invalid syntax');
+    expect(err('Foo == "x"')).toBe(
+      'error finding value in datum: /Foo at part 0: couldn\'t find key: struct field with name "Foo"',
+    );
+    expect(err('Capacity == "big"')).toBe(
+      'error getting match value in expression: strconv.ParseInt: parsing "big": invalid syntax',
+    );
+    expect(err('Schedulable == yes')).toBe(
+      'error getting match value in expression: strconv.ParseBool: parsing "yes": invalid syntax',
+    );
     expect(err('Topologies == "x"')).toBe('unable to find suitable primitive comparison function for matching');
-    expect(err('"x" in Capacity')).toBe('error getting match value in expression: strconv.ParseInt: parsing "x": invalid syntax');
+    expect(err('"x" in Capacity')).toBe(
+      'error getting match value in expression: strconv.ParseInt: parsing "x": invalid syntax',
+    );
     expect(err('"1" in Capacity')).toBe('Cannot perform in/contains operations on type int64 for selector: "Capacity"');
     expect(err('Capacity matches "1"')).toBe('Value of type int64 is not convertible to []byte');
-    expect(err('Topologies.3.Segments.zone == x')).toBe('error finding value in datum: /Topologies/3/Segments/zone at part 1: index 3 is out of range (length = 1)');
+    expect(err('Topologies.3.Segments.zone == x')).toBe(
+      'error finding value in datum: /Topologies/3/Segments/zone at part 1: index 3 is out of range (length = 1)',
+    );
     expect(err('Name.x == y')).toBe('error finding value in datum: /Name/x: at part 1, invalid value kind: string');
   });
 

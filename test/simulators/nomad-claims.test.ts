@@ -11,14 +11,35 @@ import { until } from '../support/until';
 let sim: NomadSimulator;
 let url: string;
 
-const caps = (access: string, attachment = 'file-system'): Array<{ AccessMode: string; AttachmentMode: string }> => [{ AccessMode: access, AttachmentMode: attachment }];
+const caps = (access: string, attachment = 'file-system'): Array<{ AccessMode: string; AttachmentMode: string }> => [
+  { AccessMode: access, AttachmentMode: attachment },
+];
 
 async function setup(opts: ConstructorParameters<typeof NomadSimulator>[0] = {}): Promise<void> {
   ({ sim, url } = await startSim(opts));
-  sim.seedVolume({ ID: 'snw', PluginID: 'aws-ebs0', ExternalID: 'vol-snw', RequestedCapabilities: caps('single-node-writer') });
-  sim.seedVolume({ ID: 'snr', PluginID: 'aws-ebs0', ExternalID: 'vol-snr', RequestedCapabilities: caps('single-node-reader-only') });
-  sim.seedVolume({ ID: 'mnr', PluginID: 'aws-ebs0', ExternalID: 'vol-mnr', RequestedCapabilities: caps('multi-node-reader-only') });
-  sim.seedVolume({ ID: 'mnmw', PluginID: 'hostpath', RequestedCapabilities: [...caps('multi-node-multi-writer'), ...caps('multi-node-multi-writer', 'block-device')] });
+  sim.seedVolume({
+    ID: 'snw',
+    PluginID: 'aws-ebs0',
+    ExternalID: 'vol-snw',
+    RequestedCapabilities: caps('single-node-writer'),
+  });
+  sim.seedVolume({
+    ID: 'snr',
+    PluginID: 'aws-ebs0',
+    ExternalID: 'vol-snr',
+    RequestedCapabilities: caps('single-node-reader-only'),
+  });
+  sim.seedVolume({
+    ID: 'mnr',
+    PluginID: 'aws-ebs0',
+    ExternalID: 'vol-mnr',
+    RequestedCapabilities: caps('multi-node-reader-only'),
+  });
+  sim.seedVolume({
+    ID: 'mnmw',
+    PluginID: 'hostpath',
+    RequestedCapabilities: [...caps('multi-node-multi-writer'), ...caps('multi-node-multi-writer', 'block-device')],
+  });
 }
 
 afterEach(async () => {
@@ -26,8 +47,17 @@ afterEach(async () => {
 });
 
 const vol = async (id: string): Promise<any> => json(await call(url, 'GET', `/v1/volume/csi/${id}`, { token: MGMT }));
-const place = (volumeId: string, mode: 'read' | 'write', extra: { nodeId?: string; attachmentMode?: string; id?: string } = {}): string =>
-  sim.placeAllocation({ jobId: 'job', nodeId: extra.nodeId ?? NODE1, ...(extra.id ? { id: extra.id } : {}), volumes: [{ volumeId, mode, ...(extra.attachmentMode ? { attachmentMode: extra.attachmentMode } : {}) }] });
+const place = (
+  volumeId: string,
+  mode: 'read' | 'write',
+  extra: { nodeId?: string; attachmentMode?: string; id?: string } = {},
+): string =>
+  sim.placeAllocation({
+    jobId: 'job',
+    nodeId: extra.nodeId ?? NODE1,
+    ...(extra.id ? { id: extra.id } : {}),
+    volumes: [{ volumeId, mode, ...(extra.attachmentMode ? { attachmentMode: extra.attachmentMode } : {}) }],
+  });
 const claimError = (fn: () => unknown): string => {
   try {
     fn();
@@ -62,7 +92,9 @@ describe('claim rules', () => {
     expect((await vol('mnr')).Allocations).toHaveLength(2);
     place('mnmw', 'write');
     place('mnmw', 'write', { nodeId: NODE2 });
-    expect(claimError(() => place('mnmw', 'write', { attachmentMode: 'block-device' }))).toBe('cannot change attachment mode of claimed volume');
+    expect(claimError(() => place('mnmw', 'write', { attachmentMode: 'block-device' }))).toBe(
+      'cannot change attachment mode of claimed volume',
+    );
   });
 
   it('unschedulable volumes reject claims; schedulability follows plugin health at read time', async () => {
@@ -76,9 +108,22 @@ describe('claim rules', () => {
 
   it('is all or nothing across an allocation’s volumes', async () => {
     place('snw', 'write');
-    expect(() => sim.placeAllocation({ jobId: 'x', nodeId: NODE2, volumes: [{ volumeId: 'mnr', mode: 'read' }, { volumeId: 'snw', mode: 'write' }] })).toThrow(ClaimError);
+    expect(() =>
+      sim.placeAllocation({
+        jobId: 'x',
+        nodeId: NODE2,
+        volumes: [
+          { volumeId: 'mnr', mode: 'read' },
+          { volumeId: 'snw', mode: 'write' },
+        ],
+      }),
+    ).toThrow(ClaimError);
     expect((await vol('mnr')).ReadAllocs).toEqual({});
-    expect(claimError(() => sim.placeAllocation({ jobId: 'x', nodeId: NODE1, volumes: [{ volumeId: 'ghost', mode: 'read' }] }))).toBe('volume not found: ghost');
+    expect(
+      claimError(() =>
+        sim.placeAllocation({ jobId: 'x', nodeId: NODE1, volumes: [{ volumeId: 'ghost', mode: 'read' }] }),
+      ),
+    ).toBe('volume not found: ghost');
   });
 
   it('controller plugins publish the volume to the node in the provider', async () => {
@@ -102,7 +147,10 @@ describe('release', () => {
     expect(during.AccessMode).toBe('single-node-writer');
     // The claim still blocks new claims while it is being released.
     expect(claimError(() => place('snw', 'write', { nodeId: NODE2 }))).toBe('volume max claims reached');
-    await until(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0, "Object.keys((await vol('snw')).WriteAllocs).length === 0");
+    await until(
+      async () => Object.keys((await vol('snw')).WriteAllocs).length === 0,
+      "Object.keys((await vol('snw')).WriteAllocs).length === 0",
+    );
     const after = await vol('snw');
     expect(after).toMatchObject({ AccessMode: '', AttachmentMode: '', Allocations: [] });
     const stub = json<any[]>(await call(url, 'GET', '/v1/volumes?type=csi&prefix=snw', { token: MGMT }))[0];
@@ -124,7 +172,10 @@ describe('release', () => {
     const r = await call(url, 'DELETE', `/v1/volume/csi/snw/detach?node=${NODE1}`, { token: MGMT });
     expect(r.status).toBe(200);
     expect(Number(r.headers['x-nomad-index'])).toBeGreaterThan(0);
-    await until(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0, "Object.keys((await vol('snw')).WriteAllocs).length === 0");
+    await until(
+      async () => Object.keys((await vol('snw')).WriteAllocs).length === 0,
+      "Object.keys((await vol('snw')).WriteAllocs).length === 0",
+    );
     // A live allocation's claim on the same node is not touched by detach.
     await call(url, 'DELETE', `/v1/volume/csi/mnr/detach?node=${NODE1}`, { token: MGMT });
     await new Promise((r2) => setTimeout(r2, 30));
@@ -133,11 +184,21 @@ describe('release', () => {
 
   it('detach frees only the named volume', async () => {
     await setup({ claimReleaseDelayMs: Infinity });
-    const id = sim.placeAllocation({ jobId: 'j', nodeId: NODE1, volumes: [{ volumeId: 'snw', mode: 'write' }, { volumeId: 'mnr', mode: 'read' }] });
+    const id = sim.placeAllocation({
+      jobId: 'j',
+      nodeId: NODE1,
+      volumes: [
+        { volumeId: 'snw', mode: 'write' },
+        { volumeId: 'mnr', mode: 'read' },
+      ],
+    });
     sim.setAllocationStatus(id, { clientStatus: 'complete' });
     await new Promise((r) => setTimeout(r, 30));
     await call(url, 'DELETE', `/v1/volume/csi/snw/detach?node=${NODE1}`, { token: MGMT });
-    await until(async () => Object.keys((await vol('snw')).WriteAllocs).length === 0, "Object.keys((await vol('snw')).WriteAllocs).length === 0");
+    await until(
+      async () => Object.keys((await vol('snw')).WriteAllocs).length === 0,
+      "Object.keys((await vol('snw')).WriteAllocs).length === 0",
+    );
     expect(Object.keys((await vol('mnr')).ReadAllocs)).toEqual([id]);
   });
 

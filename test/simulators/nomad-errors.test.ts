@@ -17,14 +17,26 @@ beforeAll(async () => {
   sim.seedVolume({ ID: 'idle', PluginID: 'aws-ebs0', ExternalID: 'vol-idle' });
   sim.seedVolume({ ID: 'local', PluginID: 'hostpath' });
   sim.placeAllocation({ jobId: 'web', nodeId: NODE1, volumes: [{ volumeId: 'busy', mode: 'write' }] });
-  sim.addPlugin({ id: 'no-create', provider: 'x.csi', version: '1', controllerRequired: true, capabilities: { SupportsCreateDelete: false } });
+  sim.addPlugin({
+    id: 'no-create',
+    provider: 'x.csi',
+    version: '1',
+    controllerRequired: true,
+    capabilities: { SupportsCreateDelete: false },
+  });
 });
 
 afterAll(async () => {
   await sim.close();
 });
 
-async function expectText(method: string, path: string, status: number, text: string, body?: string | object): Promise<void> {
+async function expectText(
+  method: string,
+  path: string,
+  status: number,
+  text: string,
+  body?: string | object,
+): Promise<void> {
   const r = await call(url, method, path, { token: MGMT, ...(body !== undefined ? { body } : {}) });
   expect({ status: r.status, text: r.text }).toEqual({ status, text });
   if (text !== '') expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
@@ -84,19 +96,62 @@ describe('routing', () => {
 describe('register / create', () => {
   it('rejects bodies like Go decodeBody', async () => {
     await expectText('PUT', '/v1/volume/csi/x', 400, 'Request body is empty', '');
-    await expectText('PUT', '/v1/volume/csi/x', 400, "invalid character 'n' looking for beginning of object key string", '{nope}');
+    await expectText(
+      'PUT',
+      '/v1/volume/csi/x',
+      400,
+      "invalid character 'n' looking for beginning of object key string",
+      '{nope}',
+    );
     await expectText('PUT', '/v1/volumes', 400, 'unexpected EOF', '{"Volumes":[');
   });
 
   it.each<[string, object, string]>([
-    ['missing fields', { Volumes: [{}] }, 'validation: missing volume id, missing plugin id, must include at least one capability block'],
+    [
+      'missing fields',
+      { Volumes: [{}] },
+      'validation: missing volume id, missing plugin id, must include at least one capability block',
+    ],
     ['no volumes', { Volumes: [] }, 'missing volume definition'],
-    ['unknown plugin', { Volumes: [{ ID: 'a', PluginID: 'nope', RequestedCapabilities: CAP }] }, 'no CSI plugin named: nope could be found'],
-    ['snapshot and clone', { Volumes: [{ ID: 'a', PluginID: 'hostpath', SnapshotID: 's', CloneID: 'c', RequestedCapabilities: CAP }] }, 'validation: only one of snapshot_id and clone_id is allowed'],
-    ['empty topology', { Volumes: [{ ID: 'a', PluginID: 'hostpath', RequestedCapabilities: CAP, RequestedTopologies: { Required: [{ foo: 'bar' }] } }] }, 'validation: required topology is missing segments field'],
-    ['immutable field', { Volumes: [{ ID: 'idle', PluginID: 'hostpath', RequestedCapabilities: CAP }] }, 'unable to update volume: 1 error occurred:\n\t* volume plugin ID cannot be updated\n\n'],
-    ['unknown namespace', { Volumes: [{ ID: 'a', PluginID: 'hostpath', Namespace: 'ghost', RequestedCapabilities: CAP }] }, 'volume a is in nonexistent namespace ghost'],
-    ['provider lacks volume', { Volumes: [{ ID: 'a', PluginID: 'aws-ebs0', ExternalID: 'vol-missing', RequestedCapabilities: CAP }] }, 'controller validate volume: volume "vol-missing" could not be found: rpc error: code = NotFound desc = Volume not found'],
+    [
+      'unknown plugin',
+      { Volumes: [{ ID: 'a', PluginID: 'nope', RequestedCapabilities: CAP }] },
+      'no CSI plugin named: nope could be found',
+    ],
+    [
+      'snapshot and clone',
+      { Volumes: [{ ID: 'a', PluginID: 'hostpath', SnapshotID: 's', CloneID: 'c', RequestedCapabilities: CAP }] },
+      'validation: only one of snapshot_id and clone_id is allowed',
+    ],
+    [
+      'empty topology',
+      {
+        Volumes: [
+          {
+            ID: 'a',
+            PluginID: 'hostpath',
+            RequestedCapabilities: CAP,
+            RequestedTopologies: { Required: [{ foo: 'bar' }] },
+          },
+        ],
+      },
+      'validation: required topology is missing segments field',
+    ],
+    [
+      'immutable field',
+      { Volumes: [{ ID: 'idle', PluginID: 'hostpath', RequestedCapabilities: CAP }] },
+      'unable to update volume: 1 error occurred:\n\t* volume plugin ID cannot be updated\n\n',
+    ],
+    [
+      'unknown namespace',
+      { Volumes: [{ ID: 'a', PluginID: 'hostpath', Namespace: 'ghost', RequestedCapabilities: CAP }] },
+      'volume a is in nonexistent namespace ghost',
+    ],
+    [
+      'provider lacks volume',
+      { Volumes: [{ ID: 'a', PluginID: 'aws-ebs0', ExternalID: 'vol-missing', RequestedCapabilities: CAP }] },
+      'controller validate volume: volume "vol-missing" could not be found: rpc error: code = NotFound desc = Volume not found',
+    ],
   ])('register: %s → 500', async (_name, body, text) => {
     await expectText('PUT', '/v1/volume/csi/x', 500, text, body);
   });
@@ -104,26 +159,49 @@ describe('register / create', () => {
   it('re-registering expands capacity and rejects incompatible updates', async () => {
     const GiB = 1073741824;
     const reg = (extra: object): Promise<{ status: number; text: string }> =>
-      call(url, 'PUT', '/v1/volume/csi/idle', { token: MGMT, body: { Volumes: [{ ID: 'idle', PluginID: 'aws-ebs0', RequestedCapabilities: CAP, ...extra }] } });
+      call(url, 'PUT', '/v1/volume/csi/idle', {
+        token: MGMT,
+        body: { Volumes: [{ ID: 'idle', PluginID: 'aws-ebs0', RequestedCapabilities: CAP, ...extra }] },
+      });
     const grown = await reg({ RequestedCapacityMin: 2 * GiB });
     expect(grown.status).toBe(200);
-    expect(JSON.parse(grown.text).Volumes[0]).toMatchObject({ Capacity: 2 * GiB, RequestedCapacityMin: 2 * GiB, ExternalID: 'vol-idle' });
+    expect(JSON.parse(grown.text).Volumes[0]).toMatchObject({
+      Capacity: 2 * GiB,
+      RequestedCapacityMin: 2 * GiB,
+      ExternalID: 'vol-idle',
+    });
     const shrink = await reg({ RequestedCapacityMin: GiB, RequestedCapacityMax: GiB });
-    expect([shrink.status, shrink.text]).toEqual([500, 'unable to update volume: max requested capacity (1.1 GB) less than or equal to current (2.1 GB)']);
+    expect([shrink.status, shrink.text]).toEqual([
+      500,
+      'unable to update volume: max requested capacity (1.1 GB) less than or equal to current (2.1 GB)',
+    ]);
     const params = await reg({ Parameters: { type: 'io2' } });
     expect(params.text).toBe('unable to update volume: 1 error occurred:\n\t* volume parameters cannot be updated\n\n');
-    const mount = await call(url, 'PUT', '/v1/volumes', { token: MGMT, body: { Volumes: [{ ID: 'busy', PluginID: 'aws-ebs0', RequestedCapabilities: CAP, MountOptions: { FSType: 'xfs' } }] } });
-    expect(mount.text).toBe('unable to update volume: 1 error occurred:\n\t* can not update mount options while volume is in use\n\n');
+    const mount = await call(url, 'PUT', '/v1/volumes', {
+      token: MGMT,
+      body: {
+        Volumes: [{ ID: 'busy', PluginID: 'aws-ebs0', RequestedCapabilities: CAP, MountOptions: { FSType: 'xfs' } }],
+      },
+    });
+    expect(mount.text).toBe(
+      'unable to update volume: 1 error occurred:\n\t* can not update mount options while volume is in use\n\n',
+    );
   });
 
   it('create needs a controller with CREATE_DELETE_VOLUME', async () => {
-    await expectText('PUT', '/v1/volume/csi/x/create', 500, 'plugin has no controller', { Volumes: [{ ID: 'n', PluginID: 'hostpath', RequestedCapabilities: CAP }] });
-    await expectText('PUT', '/v1/volume/csi/x/create', 500, 'plugin does not support creating volumes', { Volumes: [{ ID: 'n', PluginID: 'no-create', RequestedCapabilities: CAP }] });
+    await expectText('PUT', '/v1/volume/csi/x/create', 500, 'plugin has no controller', {
+      Volumes: [{ ID: 'n', PluginID: 'hostpath', RequestedCapabilities: CAP }],
+    });
+    await expectText('PUT', '/v1/volume/csi/x/create', 500, 'plugin does not support creating volumes', {
+      Volumes: [{ ID: 'n', PluginID: 'no-create', RequestedCapabilities: CAP }],
+    });
   });
 
   it('no healthy controllers', async () => {
     sim.setPluginHealth('no-create', { controllersHealthy: 0 });
-    await expectText('PUT', '/v1/volume/csi/x', 500, 'no healthy controllers for CSI plugin: no-create', { Volumes: [{ ID: 'n', PluginID: 'no-create', RequestedCapabilities: CAP }] });
+    await expectText('PUT', '/v1/volume/csi/x', 500, 'no healthy controllers for CSI plugin: no-create', {
+      Volumes: [{ ID: 'n', PluginID: 'no-create', RequestedCapabilities: CAP }],
+    });
   });
 });
 
@@ -160,9 +238,15 @@ describe('plugin-backed endpoints', () => {
   });
 
   it('snapshot create accumulates per-snapshot errors', async () => {
-    await expectText('POST', '/v1/volumes/snapshot', 500, '2 errors occurred:\n\t* no such volume "ghost"\n\t* plugin "hostpath" does not support snapshot\n\n', {
-      Snapshots: [{ SourceVolumeID: 'ghost' }, { SourceVolumeID: 'local' }],
-    });
+    await expectText(
+      'POST',
+      '/v1/volumes/snapshot',
+      500,
+      '2 errors occurred:\n\t* no such volume "ghost"\n\t* plugin "hostpath" does not support snapshot\n\n',
+      {
+        Snapshots: [{ SourceVolumeID: 'ghost' }, { SourceVolumeID: 'local' }],
+      },
+    );
   });
 });
 
@@ -174,9 +258,18 @@ describe('query parameters', () => {
     ['/v1/volumes?type=csi&stale=maybe', 'Expect `true` or `false` for `stale` query string parameter'],
     ['/v1/volume/csi/idle?index=x', 'Invalid index'],
     ['/v1/plugins?type=csi&wait=1', 'Invalid wait time'],
-    ['/v1/volumes?type=csi&filter=' + encodeURIComponent('PluginID =='), 'failed to create result paginator: failed to read filter expression: 1:12 (11): no match found, expected: "-", "0", "\\"", "`", [ \\t\\r\\n], [1-9] or [a-zA-Z]'],
-    ['/v1/volumes?type=csi&filter=' + encodeURIComponent('Bogus == 1'), 'failed to read result page: error finding value in datum: /Bogus at part 0: couldn\'t find key: struct field with name "Bogus"'],
-    ['/v1/event/stream?topic=CSIVolume:a:b', 'Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: CSIVolume:a:b'],
+    [
+      '/v1/volumes?type=csi&filter=' + encodeURIComponent('PluginID =='),
+      'failed to create result paginator: failed to read filter expression: 1:12 (11): no match found, expected: "-", "0", "\\"", "`", [ \\t\\r\\n], [1-9] or [a-zA-Z]',
+    ],
+    [
+      '/v1/volumes?type=csi&filter=' + encodeURIComponent('Bogus == 1'),
+      'failed to read result page: error finding value in datum: /Bogus at part 0: couldn\'t find key: struct field with name "Bogus"',
+    ],
+    [
+      '/v1/event/stream?topic=CSIVolume:a:b',
+      'Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: CSIVolume:a:b',
+    ],
     ['/v1/event/stream?index=abc', 'Unable to parse index: strconv.Atoi: parsing "abc": invalid syntax'],
   ])('%s → 400', async (path, text) => {
     await expectText('GET', path, 400, text);

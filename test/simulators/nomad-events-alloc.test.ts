@@ -43,11 +43,17 @@ describe('Allocation topic', () => {
     sim.addNamespace('analytics');
     sim.seedVolume({ ID: 'v1', Namespace: 'analytics', PluginID: 'hostpath' });
     const s = await collect('/v1/event/stream?topic=Allocation&namespace=*');
-    const id = sim.placeAllocation({ namespace: 'analytics', jobId: 'web', nodeId: NODE1, clientStatus: 'pending', volumes: [{ volumeId: 'v1', mode: 'write' }] });
+    const id = sim.placeAllocation({
+      namespace: 'analytics',
+      jobId: 'web',
+      nodeId: NODE1,
+      clientStatus: 'pending',
+      volumes: [{ volumeId: 'v1', mode: 'write' }],
+    });
     sim.setAllocationStatus(id, { clientStatus: 'running' });
     sim.setAllocationStatus(id, { desiredStatus: 'stop' });
     sim.gcAllocation(id);
-    await until(() => s.frames.length >= 3, "s.frames.length >= 3");
+    await until(() => s.frames.length >= 3, 's.frames.length >= 3');
     await new Promise((r) => setTimeout(r, 50));
     s.close();
     const events = s.frames.flatMap((f) => f.Events);
@@ -57,7 +63,16 @@ describe('Allocation topic', () => {
       ['Allocation', 'PlanResult', id, 'analytics'],
     ]);
     expect(events[0].FilterKeys).toEqual(['web', '']);
-    expect(events[1].Payload.Allocation).toMatchObject({ ID: id, Namespace: 'analytics', JobID: 'web', Job: null, NodeID: NODE1, NodeName: 'client-1', ClientStatus: 'running', DesiredStatus: 'run' });
+    expect(events[1].Payload.Allocation).toMatchObject({
+      ID: id,
+      Namespace: 'analytics',
+      JobID: 'web',
+      Job: null,
+      NodeID: NODE1,
+      NodeName: 'client-1',
+      ClientStatus: 'running',
+      DesiredStatus: 'run',
+    });
     expect(events[2].Payload.Allocation).toMatchObject({ ClientStatus: 'running', DesiredStatus: 'stop' });
     expect(s.frames.every((f) => f.Events.every((e: any) => e.Index === f.Index))).toBe(true);
   });
@@ -76,7 +91,11 @@ describe('GET /v1/acl/token/self', () => {
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.text)).toMatchObject({ Name: 'reader', Type: 'client', SecretID: 'reader' });
     const unknown = await call(url, 'GET', '/v1/acl/token/self', { token: 'nope' });
-    expect([unknown.status, unknown.text, unknown.headers['content-type']]).toEqual([404, 'ACL token not found', 'text/plain; charset=utf-8']);
+    expect([unknown.status, unknown.text, unknown.headers['content-type']]).toEqual([
+      404,
+      'ACL token not found',
+      'text/plain; charset=utf-8',
+    ]);
     expect((await call(url, 'GET', '/v1/acl/token/self')).status).toBe(404);
     expect((await call(url, 'PUT', '/v1/acl/token/self', { token: 'reader' })).status).toBe(405);
   });

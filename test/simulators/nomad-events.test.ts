@@ -82,8 +82,10 @@ async function open(path: string, token = MGMT): Promise<Stream> {
   return s;
 }
 
-const hasType = (type: string, key?: string) => (l: string): boolean =>
-  l.includes(`"Type":"${type}"`) && (key === undefined || l.includes(`"Key":"${key}"`));
+const hasType =
+  (type: string, key?: string) =>
+  (l: string): boolean =>
+    l.includes(`"Type":"${type}"`) && (key === undefined || l.includes(`"Key":"${key}"`));
 
 describe('event stream', () => {
   it('starts with a {} heartbeat, then sends CSIVolume frames shaped like Nomad’s', async () => {
@@ -94,21 +96,51 @@ describe('event stream', () => {
     await s.waitFor((l) => l === '{}');
     expect(s.lines[0]).toBe('{}');
 
-    sim.seedVolume({ ID: 'volume-id1', Name: 'volume id1', PluginID: 'aws-ebs0', ExternalID: 'vol-abcdef', MountOptions: { FSType: 'ext4', MountFlags: ['ro'] }, Secrets: { k: 'v' } });
+    sim.seedVolume({
+      ID: 'volume-id1',
+      Name: 'volume id1',
+      PluginID: 'aws-ebs0',
+      ExternalID: 'vol-abcdef',
+      MountOptions: { FSType: 'ext4', MountFlags: ['ro'] },
+      Secrets: { k: 'v' },
+    });
     const reg = JSON.parse(await s.waitFor(hasType('CSIVolumeRegistered')));
     const fx = fixture('event-stream-csivolume-frame.from-code.json');
     expect(keys(reg)).toEqual(keys(fx));
     expect(keys(reg.Events[0])).toEqual(keys(fx.Events[0]));
     expect(keys(reg.Events[0].Payload.Volume)).toEqual(keys(fx.Events[0].Payload.Volume));
-    expect(reg.Events[0]).toMatchObject({ Topic: 'CSIVolume', Key: 'volume-id1', Namespace: 'default', FilterKeys: ['volume-id1', 'volume id1', 'aws-ebs0'], Index: reg.Index });
+    expect(reg.Events[0]).toMatchObject({
+      Topic: 'CSIVolume',
+      Key: 'volume-id1',
+      Namespace: 'default',
+      FilterKeys: ['volume-id1', 'volume id1', 'aws-ebs0'],
+      Index: reg.Index,
+    });
     const payload = reg.Events[0].Payload.Volume;
-    expect(payload).toMatchObject({ Secrets: null, MountOptions: { FSType: 'ext4', MountFlags: ['[REDACTED]'] }, Allocations: [], Schedulable: false, NodesHealthy: 0, CreateIndex: reg.Index });
+    expect(payload).toMatchObject({
+      Secrets: null,
+      MountOptions: { FSType: 'ext4', MountFlags: ['[REDACTED]'] },
+      Allocations: [],
+      Schedulable: false,
+      NodesHealthy: 0,
+      CreateIndex: reg.Index,
+    });
 
-    const allocId = sim.placeAllocation({ jobId: 'j', nodeId: NODE1, volumes: [{ volumeId: 'volume-id1', mode: 'write' }] });
+    const allocId = sim.placeAllocation({
+      jobId: 'j',
+      nodeId: NODE1,
+      volumes: [{ volumeId: 'volume-id1', mode: 'write' }],
+    });
     const claimLine = await s.waitFor(hasType('CSIVolumeClaim'));
     const claim = JSON.parse(claimLine).Events[0].Payload.Volume;
     // Claim writes store the health denormalised at claim time; Allocations stay [].
-    expect(claim).toMatchObject({ Schedulable: true, NodesHealthy: 2, AccessMode: 'single-node-writer', WriteAllocs: { [allocId]: null }, Allocations: [] });
+    expect(claim).toMatchObject({
+      Schedulable: true,
+      NodesHealthy: 2,
+      AccessMode: 'single-node-writer',
+      WriteAllocs: { [allocId]: null },
+      Allocations: [],
+    });
     expect(claimLine).toMatch(/"ModifyTime":\d{19}/);
 
     sim.setAllocationStatus(allocId, { clientStatus: 'complete' });
@@ -133,8 +165,15 @@ describe('event stream', () => {
     sim.setPluginHealth('hostpath', { nodesHealthy: 1 });
     await byName.waitFor(hasType('CSIVolumeRegistered', 'second'));
     await byPlugin.waitFor(hasType('CSIVolumeRegistered', 'second'));
-    const p = JSON.parse(await plugins.waitFor((l) => l.includes('"Topic":"CSIPlugin"') && l.includes('"NodesHealthy":1')));
-    expect(p.Events[0]).toMatchObject({ Type: 'NodeRegistration', Key: 'hostpath', Namespace: '', FilterKeys: ['hostpath'] });
+    const p = JSON.parse(
+      await plugins.waitFor((l) => l.includes('"Topic":"CSIPlugin"') && l.includes('"NodesHealthy":1')),
+    );
+    expect(p.Events[0]).toMatchObject({
+      Type: 'NodeRegistration',
+      Key: 'hostpath',
+      Namespace: '',
+      FilterKeys: ['hostpath'],
+    });
     expect(byName.frames().flatMap((f) => f.Events.map((e) => e.Key))).toEqual(['second']);
     expect(plugins.frames().every((f) => f.Events.every((e) => e.Topic === 'CSIPlugin'))).toBe(true);
   });
@@ -164,7 +203,11 @@ describe('event stream', () => {
   it('requires management for all topics and namespace capabilities per topic', async () => {
     sim.addToken({ secret: 'reader', namespaces: { default: 'read' } });
     const denied = await call(url, 'GET', '/v1/event/stream', { token: 'reader' });
-    expect([denied.status, denied.text, denied.headers['content-type']]).toEqual([403, 'Permission denied', 'text/plain; charset=utf-8']);
+    expect([denied.status, denied.text, denied.headers['content-type']]).toEqual([
+      403,
+      'Permission denied',
+      'text/plain; charset=utf-8',
+    ]);
     const ok = await open('/v1/event/stream?topic=CSIVolume&topic=CSIPlugin', 'reader');
     expect(ok.status).toBe(200);
   });

@@ -4,16 +4,37 @@
  */
 import { encodeGo } from '../../simulators/nomad/encode';
 import { decodeGoJSON, GoDecodeError, registerRequestType } from '../../simulators/nomad/decode';
-import { humanizeBytes, multierror, parseBool, parseDuration, parseGoInt, parseGoQuery, rfc3339Nano } from '../../simulators/nomad/golang';
+import {
+  humanizeBytes,
+  multierror,
+  parseBool,
+  parseDuration,
+  parseGoInt,
+  parseGoQuery,
+  rfc3339Nano,
+} from '../../simulators/nomad/golang';
 
 describe('encodeGo', () => {
   it('writes fields in insertion order and int64 values exactly', () => {
-    const out = encodeGo({ Z: 1, A: { ModifyTime: 1736191825846395400n, CreateTime: 0 }, M: new Map([['b', null], ['a', null]]), L: [], N: null });
-    expect(out).toBe('{"Z":1,"A":{"ModifyTime":1736191825846395400,"CreateTime":0},"M":{"b":null,"a":null},"L":[],"N":null}');
+    const out = encodeGo({
+      Z: 1,
+      A: { ModifyTime: 1736191825846395400n, CreateTime: 0 },
+      M: new Map([
+        ['b', null],
+        ['a', null],
+      ]),
+      L: [],
+      N: null,
+    });
+    expect(out).toBe(
+      '{"Z":1,"A":{"ModifyTime":1736191825846395400,"CreateTime":0},"M":{"b":null,"a":null},"L":[],"N":null}',
+    );
   });
 
   it('pretty-prints with 4 spaces like go-msgpack', () => {
-    expect(encodeGo({ A: [1], B: {}, C: [] }, true)).toBe('{\n    "A": [\n        1\n    ],\n    "B": {},\n    "C": []\n}');
+    expect(encodeGo({ A: [1], B: {}, C: [] }, true)).toBe(
+      '{\n    "A": [\n        1\n    ],\n    "B": {},\n    "C": []\n}',
+    );
   });
 
   it('keeps HTML characters and escapes controls and line separators', () => {
@@ -35,26 +56,49 @@ describe('decodeGoJSON (encoding/json semantics)', () => {
   it.each([
     ['{"Volumes": [}', "invalid character '}' looking for beginning of value"],
     ['{"Volumes" []}', "invalid character '[' after object key"],
-    ['{"Volumes": [] "x": 1}', 'invalid character \'"\' after object key:value pair'],
+    ['{"Volumes": [] "x": 1}', "invalid character '\"' after object key:value pair"],
     ['{Volumes: []}', "invalid character 'V' looking for beginning of object key string"],
     ['[1 2]', "invalid character '2' after array element"],
     ['{"Volumes": [{"ID": "a', 'unexpected EOF'],
     ['   ', 'EOF'],
     ['{"Volumes": tru}', "invalid character '}' in literal true (expecting 'e')"],
     ['{"Volumes": -x}', "invalid character 'x' in numeric literal"],
-    ['{"Volumes": "x"}', 'json: cannot unmarshal string into Go struct field CSIVolumeRegisterRequest.Volumes of type []*structs.CSIVolume'],
-    ['{"Volumes": ["x"]}', 'json: cannot unmarshal string into Go struct field CSIVolumeRegisterRequest.Volumes of type structs.CSIVolume'],
-    ['{"Volumes": [{"Capacity": "10"}]}', 'json: cannot unmarshal string into Go struct field CSIVolume.Volumes.Capacity of type int64'],
-    ['{"Volumes": [{"Capacity": 1.5}]}', 'json: cannot unmarshal number 1.5 into Go struct field CSIVolume.Volumes.Capacity of type int64'],
-    ['{"Volumes": [{"Parameters": {"a": 1}}]}', 'json: cannot unmarshal number into Go struct field CSIVolume.Volumes.Parameters of type string'],
-    ['{"Volumes": [{"Topologies": [{"Segments": []}]}]}', 'json: cannot unmarshal array into Go struct field CSITopology.Volumes.Topologies.Segments of type map[string]string'],
+    [
+      '{"Volumes": "x"}',
+      'json: cannot unmarshal string into Go struct field CSIVolumeRegisterRequest.Volumes of type []*structs.CSIVolume',
+    ],
+    [
+      '{"Volumes": ["x"]}',
+      'json: cannot unmarshal string into Go struct field CSIVolumeRegisterRequest.Volumes of type structs.CSIVolume',
+    ],
+    [
+      '{"Volumes": [{"Capacity": "10"}]}',
+      'json: cannot unmarshal string into Go struct field CSIVolume.Volumes.Capacity of type int64',
+    ],
+    [
+      '{"Volumes": [{"Capacity": 1.5}]}',
+      'json: cannot unmarshal number 1.5 into Go struct field CSIVolume.Volumes.Capacity of type int64',
+    ],
+    [
+      '{"Volumes": [{"Parameters": {"a": 1}}]}',
+      'json: cannot unmarshal number into Go struct field CSIVolume.Volumes.Parameters of type string',
+    ],
+    [
+      '{"Volumes": [{"Topologies": [{"Segments": []}]}]}',
+      'json: cannot unmarshal array into Go struct field CSITopology.Volumes.Topologies.Segments of type map[string]string',
+    ],
     ['[1]', 'json: cannot unmarshal array into Go value of type structs.CSIVolumeRegisterRequest'],
   ])('%s → %s', (body, message) => {
     expect(err(body)).toBe(message);
   });
 
   it('matches fields case-insensitively, ignores unknown fields and trailing data', () => {
-    const d = decodeGoJSON(Buffer.from('{"volumes":[{"id":"v1","FsType":"x","mountoptions":{"fstype":"ext4"},"Capacity":9007199254740993}]} trailing'), registerRequestType);
+    const d = decodeGoJSON(
+      Buffer.from(
+        '{"volumes":[{"id":"v1","FsType":"x","mountoptions":{"fstype":"ext4"},"Capacity":9007199254740993}]} trailing',
+      ),
+      registerRequestType,
+    );
     const v = (d.Volumes as Array<Record<string, unknown>>)[0]!;
     expect(v.ID).toBe('v1');
     expect(v.MountOptions).toEqual({ FSType: 'ext4', MountFlags: null });

@@ -58,4 +58,3 @@ export async function startSim(opts: NomadSimulatorOptions = {}): Promise<{ sim:
 export function keys(o: unknown): string[] {
   return Object.keys(o as object);
 }
-

@@ -13,7 +13,13 @@ beforeEach(async () => {
   ({ sim, url } = await startSim());
   sim.addNamespace('analytics');
   for (const id of ['vol-a', 'vol-b', 'vol-c', 'vol-d', 'vol-e']) {
-    sim.seedVolume({ ID: id, Name: `name ${id}`, PluginID: id === 'vol-e' ? 'hostpath' : 'aws-ebs0', ExternalID: id === 'vol-e' ? '' : `ext-${id}`, Parameters: id === 'vol-b' ? { type: 'gp3' } : { type: 'gp2' } });
+    sim.seedVolume({
+      ID: id,
+      Name: `name ${id}`,
+      PluginID: id === 'vol-e' ? 'hostpath' : 'aws-ebs0',
+      ExternalID: id === 'vol-e' ? '' : `ext-${id}`,
+      Parameters: id === 'vol-b' ? { type: 'gp3' } : { type: 'gp2' },
+    });
   }
   sim.seedVolume({ ID: 'vol-x', Namespace: 'analytics', PluginID: 'aws-ebs0', ExternalID: 'ext-x' });
 });
@@ -92,10 +98,23 @@ describe('iterator paths', () => {
   });
 
   it('node_id lists volumes of running allocs on that node', async () => {
-    sim.placeAllocation({ id: '00000000-0000-4000-8000-000000000001', jobId: 'a', nodeId: NODE1, volumes: [{ volumeId: 'vol-a', mode: 'write' }] });
-    sim.placeAllocation({ id: '00000000-0000-4000-8000-000000000002', jobId: 'b', nodeId: NODE2, volumes: [{ volumeId: 'vol-b', mode: 'write' }] });
+    sim.placeAllocation({
+      id: '00000000-0000-4000-8000-000000000001',
+      jobId: 'a',
+      nodeId: NODE1,
+      volumes: [{ volumeId: 'vol-a', mode: 'write' }],
+    });
+    sim.placeAllocation({
+      id: '00000000-0000-4000-8000-000000000002',
+      jobId: 'b',
+      nodeId: NODE2,
+      volumes: [{ volumeId: 'vol-b', mode: 'write' }],
+    });
     expect(ids(await list(`node_id=${NODE1}`))).toEqual(['vol-a']);
-    sim.setAllocationStatus('00000000-0000-4000-8000-000000000001', { desiredStatus: 'stop', clientStatus: 'complete' });
+    sim.setAllocationStatus('00000000-0000-4000-8000-000000000001', {
+      desiredStatus: 'stop',
+      clientStatus: 'complete',
+    });
     expect(ids(await list(`node_id=${NODE1}`))).toEqual([]);
   });
 });
@@ -139,7 +158,10 @@ describe('blocking queries', () => {
     expect(idx2).toBeGreaterThan(idx);
     const t1 = Date.now();
     const woke = call(url, 'GET', `/v1/volume/csi/vol-a?index=${idx2}&wait=5s`, { token: MGMT });
-    setTimeout(() => sim.placeAllocation({ jobId: 'j', nodeId: NODE1, volumes: [{ volumeId: 'vol-a', mode: 'read' }] }), 50);
+    setTimeout(
+      () => sim.placeAllocation({ jobId: 'j', nodeId: NODE1, volumes: [{ volumeId: 'vol-a', mode: 'read' }] }),
+      50,
+    );
     const w = await woke;
     expect(Date.now() - t1).toBeLessThan(2000);
     expect(json(w).ReadAllocs).not.toEqual({});

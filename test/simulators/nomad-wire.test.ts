@@ -29,7 +29,13 @@ beforeEach(async () => {
     RequestedTopologies: { Required: [{ Segments: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } }] },
   });
   sim.seedVolume({ ID: 'volume-id2', Name: 'volume id2', PluginID: 'aws-ebs0', ExternalID: 'vol-123456' });
-  sim.placeAllocation({ id: 'a8198d79-cfdb-6593-a999-1e9adabcba2e', jobId: 'example', taskGroup: 'cache', nodeId: NODE1, volumes: [{ volumeId: 'volume-id1', mode: 'write' }] });
+  sim.placeAllocation({
+    id: 'a8198d79-cfdb-6593-a999-1e9adabcba2e',
+    jobId: 'example',
+    taskGroup: 'cache',
+    nodeId: NODE1,
+    volumes: [{ volumeId: 'volume-id1', mode: 'write' }],
+  });
 });
 
 afterEach(async () => {
@@ -47,7 +53,15 @@ describe('list: GET /v1/volumes?type=csi', () => {
     for (const stub of list) expect(keys(stub)).toEqual(keys(fx[0]));
     expect(keys(list[0].Topologies[0])).toEqual(['Segments']);
     expect(list[1].Topologies).toEqual([]);
-    expect(list[0]).toMatchObject({ AccessMode: 'single-node-writer', AttachmentMode: 'file-system', CurrentWriters: 1, CurrentReaders: 0, Schedulable: true, ResourceExhausted: null, CreateTime: 0 });
+    expect(list[0]).toMatchObject({
+      AccessMode: 'single-node-writer',
+      AttachmentMode: 'file-system',
+      CurrentWriters: 1,
+      CurrentReaders: 0,
+      Schedulable: true,
+      ResourceExhausted: null,
+      CreateTime: 0,
+    });
     expect(list[1]).toMatchObject({ AccessMode: '', AttachmentMode: '', CurrentWriters: 0, ModifyTime: 0 });
     expect(r.headers['x-nomad-index']).toMatch(/^\d+$/);
     expect(r.headers['x-nomad-knownleader']).toBe('true');
@@ -102,10 +116,27 @@ describe('read: GET /v1/volume/csi/:id', () => {
     expect(v.ReadAllocs).toEqual({});
     expect(v.Context).toEqual({ partition: '0' });
     expect(v.Parameters).toEqual({});
-    expect(v.RequestedTopologies).toEqual({ Required: [{ Segments: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } }], Preferred: null });
+    expect(v.RequestedTopologies).toEqual({
+      Required: [{ Segments: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } }],
+      Preferred: null,
+    });
     expect(v.Topologies).toEqual([{ Segments: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } }]);
-    expect(v).toMatchObject({ ResourceExhausted: null, CreateTime: 0, ProviderVersion: 'v1.38.1', ControllerRequired: true, ControllersHealthy: 1, NodesHealthy: 2, NodesExpected: 2 });
-    expect(v.Allocations[0]).toMatchObject({ ID: 'a8198d79-cfdb-6593-a999-1e9adabcba2e', Name: 'example.cache[0]', NodeName: 'client-1', ClientStatus: 'running', TaskStates: null });
+    expect(v).toMatchObject({
+      ResourceExhausted: null,
+      CreateTime: 0,
+      ProviderVersion: 'v1.38.1',
+      ControllerRequired: true,
+      ControllersHealthy: 1,
+      NodesHealthy: 2,
+      NodesExpected: 2,
+    });
+    expect(v.Allocations[0]).toMatchObject({
+      ID: 'a8198d79-cfdb-6593-a999-1e9adabcba2e',
+      Name: 'example.cache[0]',
+      NodeName: 'client-1',
+      ClientStatus: 'running',
+      TaskStates: null,
+    });
     expect(r.text).not.toContain('hunter2');
     expect(r.text).not.toContain('noatime');
   });
@@ -126,14 +157,37 @@ describe('register and create', () => {
   it('PUT /v1/volume/csi/:id replies with the request objects after validation', async () => {
     const r = await call(url, 'PUT', '/v1/volume/csi/ignored-path-id', {
       token: MGMT,
-      body: { Volumes: [{ ID: 'volume-id3', Name: 'volume one', ExternalID: 'vol-abcdef', PluginID: 'aws-ebs0', RequestedCapabilities: [{ AttachmentMode: 'file-system', AccessMode: 'single-node-writer' }] }] },
+      body: {
+        Volumes: [
+          {
+            ID: 'volume-id3',
+            Name: 'volume one',
+            ExternalID: 'vol-abcdef',
+            PluginID: 'aws-ebs0',
+            RequestedCapabilities: [{ AttachmentMode: 'file-system', AccessMode: 'single-node-writer' }],
+          },
+        ],
+      },
     });
     expect(r.status).toBe(200);
     const body = json(r);
     const fx = fixture('volume-register-response.from-code.json');
     expect(keys(body)).toEqual(keys(fx));
     expect(keys(body.Volumes[0])).toEqual(keys(fx.Volumes[0]));
-    expect(body.Volumes[0]).toMatchObject({ ID: 'volume-id3', CreateIndex: 0, ModifyIndex: 0, Schedulable: false, ControllerRequired: false, Provider: 'ebs.csi.aws.com', ProviderVersion: 'v1.38.1', Topologies: [], MountOptions: { FSType: '', MountFlags: null }, Parameters: {}, Context: {}, Allocations: [] });
+    expect(body.Volumes[0]).toMatchObject({
+      ID: 'volume-id3',
+      CreateIndex: 0,
+      ModifyIndex: 0,
+      Schedulable: false,
+      ControllerRequired: false,
+      Provider: 'ebs.csi.aws.com',
+      ProviderVersion: 'v1.38.1',
+      Topologies: [],
+      MountOptions: { FSType: '', MountFlags: null },
+      Parameters: {},
+      Context: {},
+      Allocations: [],
+    });
     expect(body).toMatchObject({ Warnings: '', LastContact: 0, KnownLeader: true, NextToken: '' });
     expect(String(body.Index)).toBe(r.headers['x-nomad-index']);
     // The path id is ignored: the volume exists under its body id.
@@ -144,7 +198,19 @@ describe('register and create', () => {
   it('PUT /v1/volume/csi/:id/create provisions a provider volume', async () => {
     const r = await call(url, 'PUT', '/v1/volume/csi/x/create', {
       token: MGMT,
-      body: { Volumes: [{ ID: 'created', Name: 'volume one', PluginID: 'aws-ebs0', RequestedCapacityMin: 10737418240, RequestedCapacityMax: 21474836480, RequestedCapabilities: [{ AttachmentMode: 'file-system', AccessMode: 'single-node-writer' }], MountOptions: { FSType: 'ext4', MountFlags: ['ro'] } }] },
+      body: {
+        Volumes: [
+          {
+            ID: 'created',
+            Name: 'volume one',
+            PluginID: 'aws-ebs0',
+            RequestedCapacityMin: 10737418240,
+            RequestedCapacityMax: 21474836480,
+            RequestedCapabilities: [{ AttachmentMode: 'file-system', AccessMode: 'single-node-writer' }],
+            MountOptions: { FSType: 'ext4', MountFlags: ['ro'] },
+          },
+        ],
+      },
     });
     expect(r.status).toBe(200);
     const body = json(r);
@@ -153,7 +219,13 @@ describe('register and create', () => {
     expect(keys(body.Volumes[0])).toEqual(keys(fx.Volumes[0]));
     const v = body.Volumes[0];
     expect(v.ExternalID).toMatch(/^vol-[0-9a-f]{17}$/);
-    expect(v).toMatchObject({ Capacity: 10737418240, Context: {}, Topologies: [{ Segments: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } }], MountOptions: { FSType: 'ext4', MountFlags: ['[REDACTED]'] }, CreateIndex: 0 });
+    expect(v).toMatchObject({
+      Capacity: 10737418240,
+      Context: {},
+      Topologies: [{ Segments: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } }],
+      MountOptions: { FSType: 'ext4', MountFlags: ['[REDACTED]'] },
+      CreateIndex: 0,
+    });
     const ext = json(await call(url, 'GET', '/v1/volumes/external?plugin_id=aws-ebs0', { token: MGMT }));
     expect(ext.Volumes.map((e: { ExternalID: string }) => e.ExternalID)).toContain(v.ExternalID);
   });
@@ -193,7 +265,11 @@ describe('plugins', () => {
     expect(keys(ctrl.ControllerInfo)).toEqual(keys(fxCtrl.ControllerInfo));
     expect(keys(node.NodeInfo)).toEqual(keys(fxNode.NodeInfo));
     expect(node.NodeInfo.ID).toMatch(/^i-[0-9a-f]{17}$/);
-    expect(p.ControllerJobs).toEqual({ default: { 'plugin-aws-ebs0-controller': { Namespace: 'default', ID: 'plugin-aws-ebs0-controller', Expected: 1 } } });
+    expect(p.ControllerJobs).toEqual({
+      default: {
+        'plugin-aws-ebs0-controller': { Namespace: 'default', ID: 'plugin-aws-ebs0-controller', Expected: 1 },
+      },
+    });
     expect(p).toMatchObject({ ControllersHealthy: 1, ControllersExpected: 1, NodesHealthy: 2, NodesExpected: 2 });
     expect(p.Allocations).toHaveLength(3);
     expect(ctrl.UpdateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
@@ -205,7 +281,17 @@ describe('plugins', () => {
     const r = await call(url, 'GET', '/v1/plugins?type=csi', { token: MGMT });
     const list = json<any[]>(r);
     expect(list.map((p) => p.ID)).toEqual(['aws-ebs0', 'hostpath']);
-    expect(keys(list[0])).toEqual(['ID', 'Provider', 'ControllerRequired', 'ControllersHealthy', 'ControllersExpected', 'NodesHealthy', 'NodesExpected', 'CreateIndex', 'ModifyIndex']);
+    expect(keys(list[0])).toEqual([
+      'ID',
+      'Provider',
+      'ControllerRequired',
+      'ControllersHealthy',
+      'ControllersExpected',
+      'NodesHealthy',
+      'NodesExpected',
+      'CreateIndex',
+      'ModifyIndex',
+    ]);
     const none = await call(url, 'GET', '/v1/plugins', { token: MGMT });
     expect(none.text).toBe('[]');
   });
@@ -213,13 +299,25 @@ describe('plugins', () => {
 
 describe('snapshots and external volumes', () => {
   it('creates and lists snapshots with provider-only fields', async () => {
-    const r = await call(url, 'POST', '/v1/volumes/snapshot', { token: MGMT, body: { Snapshots: [{ SourceVolumeID: 'volume-id1', Name: 'snap' }] } });
+    const r = await call(url, 'POST', '/v1/volumes/snapshot', {
+      token: MGMT,
+      body: { Snapshots: [{ SourceVolumeID: 'volume-id1', Name: 'snap' }] },
+    });
     expect(r.status).toBe(200);
     const body = json(r);
     const fx = fixture('snapshot-create-response.from-code.json');
     expect(keys(body)).toEqual(keys(fx));
     expect(keys(body.Snapshots[0])).toEqual(keys(fx.Snapshots[0]));
-    expect(body.Snapshots[0]).toMatchObject({ ExternalSourceVolumeID: 'vol-abcdef', SizeBytes: 10737418240, IsReady: false, SourceVolumeID: '', PluginID: '', Name: '', Secrets: null, Parameters: null });
+    expect(body.Snapshots[0]).toMatchObject({
+      ExternalSourceVolumeID: 'vol-abcdef',
+      SizeBytes: 10737418240,
+      IsReady: false,
+      SourceVolumeID: '',
+      PluginID: '',
+      Name: '',
+      Secrets: null,
+      Parameters: null,
+    });
     expect(body.Snapshots[0].ID).toMatch(/^snap-[0-9a-f]{17}$/);
     expect(r.headers['x-nomad-index']).toBe('0');
     expect(r.headers['x-nomad-knownleader']).toBe('false');
@@ -232,14 +330,25 @@ describe('snapshots and external volumes', () => {
     expect(lb.Snapshots[0]).toMatchObject({ PluginID: 'aws-ebs0', SourceVolumeID: '' });
     expect(list.headers['x-nomad-index']).toBe('0');
 
-    const del = await call(url, 'DELETE', `/v1/volumes/snapshot?plugin_id=aws-ebs0&snapshot_id=${body.Snapshots[0].ID}`, { token: MGMT });
+    const del = await call(
+      url,
+      'DELETE',
+      `/v1/volumes/snapshot?plugin_id=aws-ebs0&snapshot_id=${body.Snapshots[0].ID}`,
+      { token: MGMT },
+    );
     expect(del.status).toBe(200);
     expect(del.text).toBe('');
-    expect(json(await call(url, 'GET', '/v1/volumes/snapshot?plugin_id=aws-ebs0', { token: MGMT })).Snapshots).toEqual([]);
+    expect(json(await call(url, 'GET', '/v1/volumes/snapshot?plugin_id=aws-ebs0', { token: MGMT })).Snapshots).toEqual(
+      [],
+    );
   });
 
   it('lists provider volumes with the plugin token in the body, never in the header', async () => {
-    sim.addExternalVolume('aws-ebs0', { ExternalID: 'vol-37ac485e', CapacityBytes: 1000000, PublishedExternalNodeIDs: ['i-12345'] });
+    sim.addExternalVolume('aws-ebs0', {
+      ExternalID: 'vol-37ac485e',
+      CapacityBytes: 1000000,
+      PublishedExternalNodeIDs: ['i-12345'],
+    });
     const fx = fixture('volumes-external-list.from-code.json');
     const p1 = await call(url, 'GET', '/v1/volumes/external?plugin_id=aws-ebs0&per_page=2', { token: MGMT });
     const b1 = json(p1);
@@ -250,7 +359,11 @@ describe('snapshots and external volumes', () => {
     expect(b1.NextToken).toBe('vol-37ac485e');
     expect(p1.headers['x-nomad-nexttoken']).toBeUndefined();
     expect(p1.headers['x-nomad-knownleader']).toBe('false');
-    const b2 = json(await call(url, 'GET', `/v1/volumes/external?plugin_id=aws-ebs0&per_page=2&next_token=${b1.NextToken}`, { token: MGMT }));
+    const b2 = json(
+      await call(url, 'GET', `/v1/volumes/external?plugin_id=aws-ebs0&per_page=2&next_token=${b1.NextToken}`, {
+        token: MGMT,
+      }),
+    );
     expect(b2.Volumes).toEqual([fx.Volumes[0]]);
     expect(b2.NextToken).toBe('');
   });
@@ -265,12 +378,22 @@ describe('transport', () => {
   });
 
   it('compresses for clients that ask, like gorilla CompressHandler', async () => {
-    const r = await call(url, 'GET', '/v1/volume/csi/volume-id1', { token: MGMT, headers: { 'accept-encoding': 'gzip' } });
+    const r = await call(url, 'GET', '/v1/volume/csi/volume-id1', {
+      token: MGMT,
+      headers: { 'accept-encoding': 'gzip' },
+    });
     expect(r.headers['content-encoding']).toBe('gzip');
-    const again = await (await import('undici')).request(url + '/v1/volume/csi/volume-id1', { headers: { 'x-nomad-token': MGMT, 'accept-encoding': 'gzip' } });
+    const again = await (
+      await import('undici')
+    ).request(url + '/v1/volume/csi/volume-id1', { headers: { 'x-nomad-token': MGMT, 'accept-encoding': 'gzip' } });
     const raw = Buffer.from(await again.body.arrayBuffer());
     expect(JSON.parse(zlib.gunzipSync(raw).toString()).ID).toBe('volume-id1');
-    const del = await (await import('undici')).request(url + '/v1/volume/csi/volume-id2', { method: 'DELETE', headers: { 'x-nomad-token': MGMT, 'accept-encoding': 'gzip' } });
+    const del = await (
+      await import('undici')
+    ).request(url + '/v1/volume/csi/volume-id2', {
+      method: 'DELETE',
+      headers: { 'x-nomad-token': MGMT, 'accept-encoding': 'gzip' },
+    });
     const delBody = Buffer.from(await del.body.arrayBuffer());
     expect(del.headers['content-type']).toBe('application/x-gzip');
     expect(zlib.gunzipSync(delBody).length).toBe(0);

@@ -94,7 +94,8 @@ const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z?$/;
 /** Masks volatile values: ids, times, tokens, URLs' host:port and ids; keeps keys and order. */
 export function shape(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(shape);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'audit_ids' ? '<audit-ids>' : shape(x)]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'audit_ids' ? '<audit-ids>' : shape(x)]));
   if (typeof v !== 'string') return v;
   if (UUID.test(v)) return '<uuid>';
   if (HEX.test(v)) return '<hex>';
@@ -117,16 +118,27 @@ export function keys(o: unknown): string[] {
  * Asserts a simulator answer against a recording: status, the named headers, and the body —
  * JSON compared after `shape()` including key order, anything else byte for byte.
  */
-export function expectRecorded(res: RawResponse, rec: Recorded, headerNames: string[] = ['content-type', 'openstack-api-version', 'vary']): void {
+export function expectRecorded(
+  res: RawResponse,
+  rec: Recorded,
+  headerNames: string[] = ['content-type', 'openstack-api-version', 'vary'],
+): void {
   expect({ title: rec.title, status: res.status }).toEqual({ title: rec.title, status: rec.status });
-  for (const h of headerNames) expect({ title: rec.title, header: h, value: res.headers[h] }).toEqual({ title: rec.title, header: h, value: rec.headers[h] });
+  for (const h of headerNames)
+    expect({ title: rec.title, header: h, value: res.headers[h] }).toEqual({
+      title: rec.title,
+      header: h,
+      value: rec.headers[h],
+    });
   if (rec.json === undefined) {
     expect({ title: rec.title, body: res.text.trimEnd() }).toEqual({ title: rec.title, body: rec.body });
     return;
   }
-  expect({ title: rec.title, body: JSON.stringify(shape(res.json)) }).toEqual({ title: rec.title, body: JSON.stringify(shape(rec.json)) });
+  expect({ title: rec.title, body: JSON.stringify(shape(res.json)) }).toEqual({
+    title: rec.title,
+    body: JSON.stringify(shape(rec.json)),
+  });
 }
-
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -152,7 +164,12 @@ export interface Cloud {
  * no extra volume types, so admin views and `GET /types` match the transcripts.
  */
 export async function startCloud(opts: OpenStackSimulatorOptions = {}): Promise<Cloud> {
-  const { sim, projects: p } = openStackSimulator({ pools: ['real-cinder@fake#fake', 'real-cinder@fake2#fake2'], volumeTypes: [], delays: FAST, ...opts });
+  const { sim, projects: p } = openStackSimulator({
+    pools: ['real-cinder@fake#fake', 'real-cinder@fake2#fake2'],
+    volumeTypes: [],
+    delays: FAST,
+    ...opts,
+  });
   const urls = await sim.listen();
   const t = {
     demo: sim.issueToken({ user: OS.demoUser, project: 'demo' }),
@@ -161,5 +178,12 @@ export async function startCloud(opts: OpenStackSimulatorOptions = {}): Promise<
     reader: sim.issueToken({ user: OS.viewerUser, project: 'demo' }),
   };
   const c = (id: string): string => `${urls.cinderUrl}/v3/${id}`;
-  return { sim, urls, p, t, cinder: { demo: c(p.demo), other: c(p.other), admin: c(p.admin) }, nova: `${urls.novaUrl}/v2.1` };
+  return {
+    sim,
+    urls,
+    p,
+    t,
+    cinder: { demo: c(p.demo), other: c(p.other), admin: c(p.admin) },
+    nova: `${urls.novaUrl}/v2.1`,
+  };
 }

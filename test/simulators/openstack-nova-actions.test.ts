@@ -7,7 +7,15 @@
  * validation, the control API of the injection).
  */
 import { createHash } from 'node:crypto';
-import { call, expectRecorded, recorded, startCloud, type Cloud, type RawResponse, type Recorded } from './openstack-helpers';
+import {
+  call,
+  expectRecorded,
+  recorded,
+  startCloud,
+  type Cloud,
+  type RawResponse,
+  type Recorded,
+} from './openstack-helpers';
 import { until } from '../support/until';
 
 const N05 = 'nova-26/05-instance-actions.md';
@@ -17,10 +25,22 @@ let c: Cloud;
 let server: string;
 let bootVol: string;
 /** Request ids of the actions, by what started them. */
-const req: Record<'create' | 'attach' | 'detach' | 'taggedAttach' | 'failedDetach', string> = { create: '', attach: '', detach: '', taggedAttach: '', failedDetach: '' };
+const req: Record<'create' | 'attach' | 'detach' | 'taggedAttach' | 'failedDetach', string> = {
+  create: '',
+  attach: '',
+  detach: '',
+  taggedAttach: '',
+  failedDetach: '',
+};
 beforeAll(async () => {
   c = await startCloud({ computeHost: 'real-nova' });
-  bootVol = c.sim.seedVolume({ project: 'demo', name: 'actions-boot-vol', size: 1, bootable: true, image_metadata: { min_disk: '0', min_ram: '0', disk_format: 'raw', container_format: 'bare' } });
+  bootVol = c.sim.seedVolume({
+    project: 'demo',
+    name: 'actions-boot-vol',
+    size: 1,
+    bootable: true,
+    image_metadata: { min_disk: '0', min_ram: '0', disk_format: 'raw', container_format: 'bare' },
+  });
   server = c.sim.seedServer({ project: 'demo', name: 'rc-actions-server', rootVolumeId: bootVol });
 });
 afterAll(async () => {
@@ -36,21 +56,31 @@ function expectNova(res: RawResponse, rec: Recorded): void {
 
 const ia = (sid = server): string => `${c.nova}/servers/${sid}/os-instance-actions`;
 const vas = (sid = server): string => `${c.nova}/servers/${sid}/os-volume_attachments`;
-const get = (url: string, mv: string, token = c.t.demo): Promise<RawResponse> => call(url, 'GET', { token, mv: `compute ${mv}` });
+const get = (url: string, mv: string, token = c.t.demo): Promise<RawResponse> =>
+  call(url, 'GET', { token, mv: `compute ${mv}` });
 const requestIdOf = (res: RawResponse): string => {
   expect(res.headers['x-compute-request-id']).toBe(res.headers['x-openstack-request-id']);
   return res.headers['x-openstack-request-id']!;
 };
 const ids = (res: RawResponse): string[] => res.json.instanceActions.map((a: { request_id: string }) => a.request_id);
-const adminAction = async (id: string): Promise<any> => (await get(`${ia()}/${id}`, '2.84', c.t.admin)).json.instanceAction;
+const adminAction = async (id: string): Promise<any> =>
+  (await get(`${ia()}/${id}`, '2.84', c.t.admin)).json.instanceAction;
 
 /** The recorded list and detail exchanges for `who` at each microversion. */
 async function replayActions(file: string, list: string[], details: Array<[string, string]>): Promise<void> {
   for (const who of ['demo', 'admin'] as const) {
     const token = c.t[who];
-    for (const mv of list) expectNova(await get(ia(), mv, token), recorded(file, `GET /servers/{id}/os-instance-actions mv ${mv} as ${who}`));
+    for (const mv of list)
+      expectNova(
+        await get(ia(), mv, token),
+        recorded(file, `GET /servers/{id}/os-instance-actions mv ${mv} as ${who}`),
+      );
     for (const [label, id] of details) {
-      for (const mv of ['2.1', '2.51', '2.58', '2.62', '2.84']) expectNova(await get(`${ia()}/${id}`, mv, token), recorded(file, `GET /servers/{id}/os-instance-actions/{${label} request id} mv ${mv} as ${who}`));
+      for (const mv of ['2.1', '2.51', '2.58', '2.62', '2.84'])
+        expectNova(
+          await get(`${ia()}/${id}`, mv, token),
+          recorded(file, `GET /servers/{id}/os-instance-actions/{${label} request id} mv ${mv} as ${who}`),
+        );
     }
   }
 }
@@ -58,25 +88,48 @@ async function replayActions(file: string, list: string[], details: Array<[strin
 describe('instance actions of an attach and a detach (nova-26/05)', () => {
   it('should record attach_volume and detach_volume under the request ids of their answers', async () => {
     const vol = c.sim.seedVolume({ project: 'demo', name: 'actions-data-vol', size: 1 });
-    const post = await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: vol } } });
+    const post = await call(vas(), 'POST', {
+      token: c.t.demo,
+      mv: 'compute 2.1',
+      body: { volumeAttachment: { volumeId: vol } },
+    });
     expectNova(post, recorded(N05, 'POST /servers/{id}/os-volume_attachments mv 2.1'));
     req.attach = requestIdOf(post);
-    await until(async () => (await adminAction(req.attach)).events[0].result === 'Success', "(await adminAction(req.attach)).events[0].result === 'Success'");
+    await until(
+      async () => (await adminAction(req.attach)).events[0].result === 'Success',
+      "(await adminAction(req.attach)).events[0].result === 'Success'",
+    );
     expect(c.sim.volume(vol)!.status).toBe('in-use');
     const del = await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.1' });
     expectNova(del, recorded(N05, 'DELETE /servers/{id}/os-volume_attachments/{volume} mv 2.1'));
     req.detach = requestIdOf(del);
-    await until(async () => (await adminAction(req.detach)).events[0].result === 'Success', "(await adminAction(req.detach)).events[0].result === 'Success'");
+    await until(
+      async () => (await adminAction(req.detach)).events[0].result === 'Success',
+      "(await adminAction(req.detach)).events[0].result === 'Success'",
+    );
     expect(c.sim.volume(vol)!.status).toBe('available');
-    expectNova(await get(vas(), '2.1'), recorded(N05, 'GET /servers/{id}/os-volume_attachments mv 2.1 (data volume gone)'));
+    expectNova(
+      await get(vas(), '2.1'),
+      recorded(N05, 'GET /servers/{id}/os-volume_attachments mv 2.1 (data volume gone)'),
+    );
     const list = await get(ia(), '2.1');
     req.create = ids(list)[2]!;
     expect(ids(list)).toEqual([req.detach, req.attach, req.create]);
   });
 
   it('should list and show the actions per microversion and role as recorded', async () => {
-    await replayActions(N05, ['2.1', '2.58', '2.84'], [['attach', req.attach], ['detach', req.detach]]);
-    expectNova(await get(`${ia()}/${req.create}`, '2.84', c.t.admin), recorded(N05, 'GET /servers/{id}/os-instance-actions/{create request id} mv 2.84 as admin'));
+    await replayActions(
+      N05,
+      ['2.1', '2.58', '2.84'],
+      [
+        ['attach', req.attach],
+        ['detach', req.detach],
+      ],
+    );
+    expectNova(
+      await get(`${ia()}/${req.create}`, '2.84', c.t.admin),
+      recorded(N05, 'GET /servers/{id}/os-instance-actions/{create request id} mv 2.84 as admin'),
+    );
   });
 
   it('should time the event inside the action and hash hostId from the action project and host', async () => {
@@ -93,8 +146,13 @@ describe('instance actions of an attach and a detach (nova-26/05)', () => {
     expectNova(await get(`${ia()}?limit=1`, '2.58'), recorded(N05, 'GET os-instance-actions?limit=1 mv 2.58'));
     const next = await get(`${ia()}?limit=1&marker=${req.detach}`, '2.58');
     expectNova(next, recorded(N05, 'GET os-instance-actions?limit=1&marker={newest request id} mv 2.58'));
-    expect(next.json.links[0].href).toBe(`${c.nova}/servers/${server}/os-instance-actions?limit=1&marker=${req.attach}`);
-    expectNova(await get(`${ia()}?limit=5`, '2.58'), recorded(N05, 'GET os-instance-actions?limit=5 mv 2.58 (fewer than limit: no links)'));
+    expect(next.json.links[0].href).toBe(
+      `${c.nova}/servers/${server}/os-instance-actions?limit=1&marker=${req.attach}`,
+    );
+    expectNova(
+      await get(`${ia()}?limit=5`, '2.58'),
+      recorded(N05, 'GET os-instance-actions?limit=5 mv 2.58 (fewer than limit: no links)'),
+    );
     const attachUpdated = (await get(`${ia()}/${req.attach}`, '2.58')).json.instanceAction.updated_at as string;
     const since = await get(`${ia()}?changes-since=${attachUpdated}`, '2.58');
     expectNova(since, recorded(N05, 'GET os-instance-actions?changes-since={attach updated_at} mv 2.58'));
@@ -102,16 +160,31 @@ describe('instance actions of an attach and a detach (nova-26/05)', () => {
     const before = await get(`${ia()}?changes-before=${attachUpdated}`, '2.66');
     expectNova(before, recorded(N05, 'GET os-instance-actions?changes-before={attach updated_at} mv 2.66'));
     expect(ids(before)).toEqual([req.attach, req.create]);
-    expectNova(await get(`${ia()}?changes-before=${attachUpdated}`, '2.58'), recorded(N05, 'GET os-instance-actions?changes-before= at mv 2.58 -> 400 (added in 2.66)'));
-    expectNova(await get(`${ia()}?limit=1`, '2.1'), recorded(N05, 'GET os-instance-actions?limit=1 at mv 2.1 (query ignored before 2.58)'));
-    expectNova(await get(`${ia()}?marker=req-00000000-0000-0000-0000-000000000000`, '2.58'), recorded(N05, 'GET os-instance-actions?marker=<unknown> mv 2.58 -> 400'));
+    expectNova(
+      await get(`${ia()}?changes-before=${attachUpdated}`, '2.58'),
+      recorded(N05, 'GET os-instance-actions?changes-before= at mv 2.58 -> 400 (added in 2.66)'),
+    );
+    expectNova(
+      await get(`${ia()}?limit=1`, '2.1'),
+      recorded(N05, 'GET os-instance-actions?limit=1 at mv 2.1 (query ignored before 2.58)'),
+    );
+    expectNova(
+      await get(`${ia()}?marker=req-00000000-0000-0000-0000-000000000000`, '2.58'),
+      recorded(N05, 'GET os-instance-actions?marker=<unknown> mv 2.58 -> 400'),
+    );
     expectNova(await get(`${ia()}?limit=-1`, '2.58'), recorded(N05, 'GET os-instance-actions?limit=-1 mv 2.58 -> 400'));
   });
 
   it('should answer 404 for an unknown request id and for another project', async () => {
-    expectNova(await get(`${ia()}/req-00000000-0000-0000-0000-000000000000`, '2.84'), recorded(N05, 'GET os-instance-actions/{unknown request id} mv 2.84 -> 404'));
+    expectNova(
+      await get(`${ia()}/req-00000000-0000-0000-0000-000000000000`, '2.84'),
+      recorded(N05, 'GET os-instance-actions/{unknown request id} mv 2.84 -> 404'),
+    );
     expectNova(await get(ia(), '2.84', c.t.other), recorded(N05, "GET os-instance-actions with other's token -> 404"));
-    expectNova(await get(`${ia()}/${req.detach}`, '2.84', c.t.other), recorded(N05, "GET os-instance-actions/{detach request id} with other's token -> 404"));
+    expectNova(
+      await get(`${ia()}/${req.detach}`, '2.84', c.t.other),
+      recorded(N05, "GET os-instance-actions/{detach request id} with other's token -> 404"),
+    );
   });
 });
 
@@ -120,80 +193,167 @@ describe('a detach that fails in nova-compute (nova-26/06)', () => {
 
   it('should attach a tagged volume as recorded', async () => {
     vol = c.sim.seedVolume({ project: 'demo', name: 'actions-tagged-vol', size: 1 });
-    const post = await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.79', body: { volumeAttachment: { volumeId: vol, tag: 'data1', delete_on_termination: false } } });
+    const post = await call(vas(), 'POST', {
+      token: c.t.demo,
+      mv: 'compute 2.79',
+      body: { volumeAttachment: { volumeId: vol, tag: 'data1', delete_on_termination: false } },
+    });
     expectNova(post, recorded(N06, 'POST /servers/{id}/os-volume_attachments with tag mv 2.79'));
     req.taggedAttach = requestIdOf(post);
     await until(() => c.sim.volume(vol)?.status === 'in-use', "c.sim.volume(vol)?.status === 'in-use'");
     expectNova(await get(vas(), '2.79'), recorded(N06, 'GET /servers/{id}/os-volume_attachments mv 2.79 (tag shown)'));
-    expectNova(await get(`${vas()}/${vol}`, '2.89'), recorded(N06, 'GET /servers/{id}/os-volume_attachments/{volume} mv 2.89'));
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'cinder GET volume (in-use)'));
+    expectNova(
+      await get(`${vas()}/${vol}`, '2.89'),
+      recorded(N06, 'GET /servers/{id}/os-volume_attachments/{volume} mv 2.89'),
+    );
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }),
+      recorded(N06, 'cinder GET volume (in-use)'),
+    );
   });
 
   it('should run the event, then end it Error with Cinder available and the BDM kept (injected over /_sim/)', async () => {
     c.sim.setDelays({ detachMs: 400 });
-    expect((await call(`${c.urls.novaUrl}/_sim/faults/detach-error`, 'POST', { body: { volumeId: vol } })).json).toEqual({ ok: true });
+    expect(
+      (await call(`${c.urls.novaUrl}/_sim/faults/detach-error`, 'POST', { body: { volumeId: vol } })).json,
+    ).toEqual({ ok: true });
     const del = await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.79' });
     expectNova(del, recorded(N06, 'DELETE /servers/{id}/os-volume_attachments/{volume} mv 2.79 (tagged)'));
     req.failedDetach = requestIdOf(del);
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'poll +183 ms: cinder GET volume'));
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }),
+      recorded(N06, 'poll +183 ms: cinder GET volume'),
+    );
     expectNova(await get(vas(), '2.79'), recorded(N06, 'poll +256 ms: nova GET os-volume_attachments mv 2.79'));
     const running = await get(`${ia()}/${req.failedDetach}`, '2.84', c.t.admin);
     expectNova(running, recorded(N06, 'poll +316 ms: admin GET os-instance-actions/{detach request id} mv 2.84'));
     expect(running.json.instanceAction.updated_at).toBe(running.json.instanceAction.events[0].start_time);
-    await until(async () => (await adminAction(req.failedDetach)).events[0].result !== null, "(await adminAction(req.failedDetach)).events[0].result !== null", 3000);
+    await until(
+      async () => (await adminAction(req.failedDetach)).events[0].result !== null,
+      '(await adminAction(req.failedDetach)).events[0].result !== null',
+      3000,
+    );
     c.sim.setDelays({ detachMs: 40 });
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'poll +465 ms: cinder GET volume'));
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }),
+      recorded(N06, 'poll +465 ms: cinder GET volume'),
+    );
     expectNova(await get(vas(), '2.79'), recorded(N06, 'poll +510 ms: nova GET os-volume_attachments mv 2.79'));
-    expectNova(await get(`${ia()}/${req.failedDetach}`, '2.84', c.t.admin), recorded(N06, 'poll +556 ms: admin GET os-instance-actions/{detach request id} mv 2.84'));
-    expectNova(await get(`${c.nova}/servers/${server}`, '2.1'), recorded(N06, 'poll +617 ms: nova GET /servers/{id} mv 2.1'));
+    expectNova(
+      await get(`${ia()}/${req.failedDetach}`, '2.84', c.t.admin),
+      recorded(N06, 'poll +556 ms: admin GET os-instance-actions/{detach request id} mv 2.84'),
+    );
+    expectNova(
+      await get(`${c.nova}/servers/${server}`, '2.1'),
+      recorded(N06, 'poll +617 ms: nova GET /servers/{id} mv 2.1'),
+    );
   });
 
   it('should stay split once settled: Nova lists the attachment, Cinder has none', async () => {
-    expectNova(await get(vas(), '2.79'), recorded(N06, 'GET /servers/{id}/os-volume_attachments mv 2.79 (still listed)'));
+    expectNova(
+      await get(vas(), '2.79'),
+      recorded(N06, 'GET /servers/{id}/os-volume_attachments mv 2.79 (still listed)'),
+    );
     const show = await get(`${vas()}/${vol}`, '2.89');
     expect(show.json.volumeAttachment.attachment_id).toBe(c.sim.server(server)!.bdms[1]!.attachmentId);
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'cinder GET volume (available, no attachments)'));
-    expectRecorded(await call(`${c.cinder.demo}/attachments?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' }), recorded(N06, 'cinder GET /attachments?volume_id= mv 3.27'));
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }),
+      recorded(N06, 'cinder GET volume (available, no attachments)'),
+    );
+    expectRecorded(
+      await call(`${c.cinder.demo}/attachments?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' }),
+      recorded(N06, 'cinder GET /attachments?volume_id= mv 3.27'),
+    );
     expectNova(await get(`${c.nova}/servers/${server}`, '2.1'), recorded(N06, 'GET /servers/{id} mv 2.1 as demo'));
     expectNova(await get(`${c.nova}/servers/${server}`, '2.89'), recorded(N06, 'GET /servers/{id} mv 2.89 as demo'));
   });
 
   it('should show the failure per microversion and role: result from 2.51, traceback and details to admins only', async () => {
     await replayActions(N06, ['2.1', '2.58', '2.84'], [['failed detach', req.failedDetach]]);
-    expectNova(await get(`${ia()}/${req.taggedAttach}`, '2.84', c.t.admin), recorded(N06, 'GET /servers/{id}/os-instance-actions/{tagged attach request id} mv 2.84 as admin'));
-    expect(ids(await get(ia(), '2.1'))).toEqual([req.failedDetach, req.taggedAttach, req.detach, req.attach, req.create]);
+    expectNova(
+      await get(`${ia()}/${req.taggedAttach}`, '2.84', c.t.admin),
+      recorded(N06, 'GET /servers/{id}/os-instance-actions/{tagged attach request id} mv 2.84 as admin'),
+    );
+    expect(ids(await get(ia(), '2.1'))).toEqual([
+      req.failedDetach,
+      req.taggedAttach,
+      req.detach,
+      req.attach,
+      req.create,
+    ]);
   });
 
   it('should refuse a second detach and a re-attach without recording actions', async () => {
     const again = await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.79' });
     expectNova(again, recorded(N06, 'DELETE /servers/{id}/os-volume_attachments/{volume} again mv 2.79'));
-    expectNova(await get(ia(), '2.84'), recorded(N06, 'GET /servers/{id}/os-instance-actions mv 2.84 after the second DELETE'));
-    expectNova(await get(`${ia()}/${requestIdOf(again)}`, '2.84', c.t.admin), recorded(N06, 'GET /servers/{id}/os-instance-actions/{second DELETE request id} mv 2.84 as admin'));
-    expectNova(await get(vas(), '2.79'), recorded(N06, 'GET /servers/{id}/os-volume_attachments mv 2.79 after the second DELETE'));
-    const reattach = await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.79', body: { volumeAttachment: { volumeId: vol } } });
-    expectNova(reattach, recorded(N06, 'POST the same volume again (cinder: available, nova: still has the BDM) mv 2.79'));
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'cinder GET volume after the second DELETE and the re-attach attempt'));
+    expectNova(
+      await get(ia(), '2.84'),
+      recorded(N06, 'GET /servers/{id}/os-instance-actions mv 2.84 after the second DELETE'),
+    );
+    expectNova(
+      await get(`${ia()}/${requestIdOf(again)}`, '2.84', c.t.admin),
+      recorded(N06, 'GET /servers/{id}/os-instance-actions/{second DELETE request id} mv 2.84 as admin'),
+    );
+    expectNova(
+      await get(vas(), '2.79'),
+      recorded(N06, 'GET /servers/{id}/os-volume_attachments mv 2.79 after the second DELETE'),
+    );
+    const reattach = await call(vas(), 'POST', {
+      token: c.t.demo,
+      mv: 'compute 2.79',
+      body: { volumeAttachment: { volumeId: vol } },
+    });
+    expectNova(
+      reattach,
+      recorded(N06, 'POST the same volume again (cinder: available, nova: still has the BDM) mv 2.79'),
+    );
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }),
+      recorded(N06, 'cinder GET volume after the second DELETE and the re-attach attempt'),
+    );
     expect(ids(await get(ia(), '2.1'))).toHaveLength(5);
   });
 
   it('should delete the server with a delete action, readable after deletion from 2.21 only', async () => {
-    expectNova(await call(`${c.nova}/servers/${server}`, 'DELETE', { token: c.t.demo }), recorded(N06, 'DELETE /servers/{id}'));
-    await until(async () => (await get(`${c.nova}/servers/${server}`, '2.1')).status === 404, "(await get(`${c.nova}/servers/${server}`, '2.1')).status === 404");
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(N06, 'cinder GET tagged volume after server delete'));
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }), recorded(N06, 'cinder GET boot volume after server delete'));
-    expectNova(await get(ia(), '2.84'), recorded(N06, 'GET /servers/{id}/os-instance-actions mv 2.84 after delete (deleted server, 2.21+)'));
-    expectNova(await get(ia(), '2.1'), recorded(N06, 'GET /servers/{id}/os-instance-actions mv 2.1 after delete -> 404'));
+    expectNova(
+      await call(`${c.nova}/servers/${server}`, 'DELETE', { token: c.t.demo }),
+      recorded(N06, 'DELETE /servers/{id}'),
+    );
+    await until(
+      async () => (await get(`${c.nova}/servers/${server}`, '2.1')).status === 404,
+      "(await get(`${c.nova}/servers/${server}`, '2.1')).status === 404",
+    );
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }),
+      recorded(N06, 'cinder GET tagged volume after server delete'),
+    );
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }),
+      recorded(N06, 'cinder GET boot volume after server delete'),
+    );
+    expectNova(
+      await get(ia(), '2.84'),
+      recorded(N06, 'GET /servers/{id}/os-instance-actions mv 2.84 after delete (deleted server, 2.21+)'),
+    );
+    expectNova(
+      await get(ia(), '2.1'),
+      recorded(N06, 'GET /servers/{id}/os-instance-actions mv 2.1 after delete -> 404'),
+    );
     expect((await get(ia(), '2.20')).status).toBe(404);
     expect((await get(ia(), '2.21')).status).toBe(200);
     expect((await get(ia(), '2.21', c.t.other)).status).toBe(404);
     const del = (await get(ia(), '2.58')).json.instanceActions[0];
-    expect((await adminAction(del.request_id)).events).toEqual([expect.objectContaining({ event: 'compute_terminate_instance', result: 'Success', finish_time: del.updated_at })]);
+    expect((await adminAction(del.request_id)).events).toEqual([
+      expect.objectContaining({ event: 'compute_terminate_instance', result: 'Success', finish_time: del.updated_at }),
+    ]);
   });
 });
 
 describe("beyond the recordings (Nova 26's source)", () => {
-  const actionsOf = async (sid: string, mv = '2.84', token = c.t.admin): Promise<any[]> => (await get(ia(sid), mv, token)).json.instanceActions;
-  const detail = async (sid: string, id: string, mv = '2.84', token = c.t.admin): Promise<any> => (await get(`${ia(sid)}/${id}`, mv, token)).json.instanceAction;
+  const actionsOf = async (sid: string, mv = '2.84', token = c.t.admin): Promise<any[]> =>
+    (await get(ia(sid), mv, token)).json.instanceActions;
+  const detail = async (sid: string, id: string, mv = '2.84', token = c.t.admin): Promise<any> =>
+    (await get(`${ia(sid)}/${id}`, mv, token)).json.instanceAction;
 
   it('should leave create and attach_volume actions for seeded servers and attachments, a running create while building', async () => {
     const s = c.sim.seedServer({ project: 'demo', name: 'seeded' });
@@ -203,27 +363,54 @@ describe("beyond the recordings (Nova 26's source)", () => {
       ['attach_volume', null, c.sim.server(s)!.userId, c.p.demo],
       ['create', null, c.sim.server(s)!.userId, c.p.demo],
     ]);
-    expect((await detail(s, list[1].request_id)).events).toEqual([expect.objectContaining({ event: 'compute__do_build_and_run_instance', result: 'Success' })]);
+    expect((await detail(s, list[1].request_id)).events).toEqual([
+      expect.objectContaining({ event: 'compute__do_build_and_run_instance', result: 'Success' }),
+    ]);
     const building = c.sim.seedServer({ project: 'demo', name: 'building', vm_state: 'building' });
     const [create] = await actionsOf(building);
-    expect((await detail(building, create.request_id)).events).toEqual([expect.objectContaining({ finish_time: null, result: null })]);
+    expect((await detail(building, create.request_id)).events).toEqual([
+      expect.objectContaining({ finish_time: null, result: null }),
+    ]);
   });
 
   it('should end a failed attach Error (ClientException) after the rollback, and leave it running without rollback', async () => {
     const s = c.sim.seedServer({ project: 'demo', name: 'attach-fails' });
     const vol = c.sim.seedVolume({ project: 'demo' });
     c.sim.failNextAttach(vol);
-    const id = requestIdOf(await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } }));
-    await until(async () => (await detail(s, id)).events[0].result !== null, "(await detail(s, id)).events[0].result !== null");
+    const id = requestIdOf(
+      await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } }),
+    );
+    await until(
+      async () => (await detail(s, id)).events[0].result !== null,
+      '(await detail(s, id)).events[0].result !== null',
+    );
     expect(c.sim.volume(vol)!.status).toBe('available');
     const failed = await detail(s, id);
-    expect(failed).toMatchObject({ action: 'attach_volume', message: 'Error', events: [{ event: 'compute_attach_volume', result: 'Error', details: 'ClientException' }] });
-    expect(failed.events[0].traceback).toMatch(/^ {2}File ".*\/nova\/compute\/utils\.py", line 1439, in decorated_function\n/);
-    expect((await detail(s, id, '2.51', c.t.demo)).events).toEqual([{ event: 'compute_attach_volume', start_time: failed.events[0].start_time, finish_time: failed.events[0].finish_time, result: 'Error' }]);
+    expect(failed).toMatchObject({
+      action: 'attach_volume',
+      message: 'Error',
+      events: [{ event: 'compute_attach_volume', result: 'Error', details: 'ClientException' }],
+    });
+    expect(failed.events[0].traceback).toMatch(
+      /^ {2}File ".*\/nova\/compute\/utils\.py", line 1439, in decorated_function\n/,
+    );
+    expect((await detail(s, id, '2.51', c.t.demo)).events).toEqual([
+      {
+        event: 'compute_attach_volume',
+        start_time: failed.events[0].start_time,
+        finish_time: failed.events[0].finish_time,
+        result: 'Error',
+      },
+    ]);
     const vol2 = c.sim.seedVolume({ project: 'demo' });
     c.sim.failNextAttach(vol2, { rollback: false });
-    const id2 = requestIdOf(await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol2 } } }));
-    await until(() => c.sim.volume(vol2)!.attachments[0]?.attachStatus === 'error_attaching', "c.sim.volume(vol2)!.attachments[0]?.attachStatus === 'error_attaching'");
+    const id2 = requestIdOf(
+      await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol2 } } }),
+    );
+    await until(
+      () => c.sim.volume(vol2)!.attachments[0]?.attachStatus === 'error_attaching',
+      "c.sim.volume(vol2)!.attachments[0]?.attachStatus === 'error_attaching'",
+    );
     expect((await detail(s, id2)).events[0]).toMatchObject({ finish_time: null, result: null });
   });
 
@@ -233,28 +420,56 @@ describe("beyond the recordings (Nova 26's source)", () => {
     c.sim.attachNow(s, stuck);
     c.sim.stickNextDetach(stuck);
     const id = requestIdOf(await call(`${vas(s)}/${stuck}`, 'DELETE', { token: c.t.demo }));
-    expect(await detail(s, id)).toMatchObject({ action: 'detach_volume', message: null, events: [{ event: 'compute_detach_volume', finish_time: null, result: null }] });
+    expect(await detail(s, id)).toMatchObject({
+      action: 'detach_volume',
+      message: null,
+      events: [{ event: 'compute_detach_volume', finish_time: null, result: null }],
+    });
     const oldV = c.sim.seedVolume({ project: 'demo' });
     const newV = c.sim.seedVolume({ project: 'demo' });
     c.sim.attachNow(s, oldV);
     const admin = c.sim.issueToken({ user: 'admin', project: 'demo' });
-    const swapId = requestIdOf(await call(`${vas(s)}/${oldV}`, 'PUT', { token: admin, body: { volumeAttachment: { volumeId: newV } } }));
-    await until(async () => (await detail(s, swapId)).events[0].result === 'Success', "(await detail(s, swapId)).events[0].result === 'Success'");
+    const swapId = requestIdOf(
+      await call(`${vas(s)}/${oldV}`, 'PUT', { token: admin, body: { volumeAttachment: { volumeId: newV } } }),
+    );
+    await until(
+      async () => (await detail(s, swapId)).events[0].result === 'Success',
+      "(await detail(s, swapId)).events[0].result === 'Success'",
+    );
     const swap = await detail(s, swapId);
-    expect(swap).toMatchObject({ action: 'swap_volume', user_id: 'admin', project_id: c.p.demo, events: [{ event: 'compute_swap_volume', host: 'real-nova' }] });
+    expect(swap).toMatchObject({
+      action: 'swap_volume',
+      user_id: 'admin',
+      project_id: c.p.demo,
+      events: [{ event: 'compute_swap_volume', host: 'real-nova' }],
+    });
   });
 
   it('should record api_ events for a shelved-offloaded server and no event for its local delete', async () => {
     const s = c.sim.seedServer({ project: 'demo', name: 'offloaded', vm_state: 'shelved_offloaded' });
     const vol = c.sim.seedVolume({ project: 'demo' });
-    const attach = requestIdOf(await call(vas(s), 'POST', { token: c.t.demo, mv: 'compute 2.20', body: { volumeAttachment: { volumeId: vol } } }));
+    const attach = requestIdOf(
+      await call(vas(s), 'POST', {
+        token: c.t.demo,
+        mv: 'compute 2.20',
+        body: { volumeAttachment: { volumeId: vol } },
+      }),
+    );
     const detach = requestIdOf(await call(`${vas(s)}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.20' }));
-    expect((await detail(s, attach)).events).toEqual([expect.objectContaining({ event: 'api_attach_volume', result: 'Success' })]);
-    expect((await detail(s, detach)).events).toEqual([expect.objectContaining({ event: 'api_detach_volume', result: 'Success' })]);
+    expect((await detail(s, attach)).events).toEqual([
+      expect.objectContaining({ event: 'api_attach_volume', result: 'Success' }),
+    ]);
+    expect((await detail(s, detach)).events).toEqual([
+      expect.objectContaining({ event: 'api_detach_volume', result: 'Success' }),
+    ]);
     const del = requestIdOf(await call(`${c.nova}/servers/${s}`, 'DELETE', { token: c.t.demo }));
     expect(await detail(s, del, '2.58')).toMatchObject({ action: 'delete', updated_at: null, events: [] });
     // changes-since compares updated_at, which an action without events does not have
-    expect((await get(`${ia(s)}?changes-since=2000-01-01T00:00:00Z`, '2.58')).json.instanceActions.map((a: { action: string }) => a.action)).toEqual(['detach_volume', 'attach_volume', 'create']);
+    expect(
+      (await get(`${ia(s)}?changes-since=2000-01-01T00:00:00Z`, '2.58')).json.instanceActions.map(
+        (a: { action: string }) => a.action,
+      ),
+    ).toEqual(['detach_volume', 'attach_volume', 'create']);
   });
 
   it("should record the caller's project and hash hostId with it, and let readers list", async () => {
@@ -271,27 +486,46 @@ describe("beyond the recordings (Nova 26's source)", () => {
   it('should validate the 2.58/2.66 query as Nova does and link pages under a project-prefixed URL', async () => {
     const s = c.sim.seedServer({ project: 'demo', name: 'queries' });
     c.sim.attachNow(s, c.sim.seedVolume({ project: 'demo' }));
-    const bad = async (query: string, mv = '2.66'): Promise<string> => (await get(`${ia(s)}?${query}`, mv)).json.badRequest.message;
-    expect(await bad('changes-since=2026-01-02T00:00:00&changes-before=2026-01-01T00:00:00')).toBe('The value of changes-since must be less than or equal to changes-before.');
-    expect(await bad('changes-since=yesterday')).toBe("Invalid input for query parameters changes-since. Value: yesterday. 'yesterday' is not a 'date-time'");
-    expect(await bad('limit=1&limit=2')).toBe("Invalid input for query parameters limit. Value: ['1', '2']. ['1', '2'] is too long");
+    const bad = async (query: string, mv = '2.66'): Promise<string> =>
+      (await get(`${ia(s)}?${query}`, mv)).json.badRequest.message;
+    expect(await bad('changes-since=2026-01-02T00:00:00&changes-before=2026-01-01T00:00:00')).toBe(
+      'The value of changes-since must be less than or equal to changes-before.',
+    );
+    expect(await bad('changes-since=yesterday')).toBe(
+      "Invalid input for query parameters changes-since. Value: yesterday. 'yesterday' is not a 'date-time'",
+    );
+    expect(await bad('limit=1&limit=2')).toBe(
+      "Invalid input for query parameters limit. Value: ['1', '2']. ['1', '2'] is too long",
+    );
     expect(await bad('limit=')).toBe("Invalid input for query parameters limit. Value: . '' is too short");
     expect(await bad('foo=1&limit=x')).toBe("Additional properties are not allowed ('foo' was unexpected)");
     const none = await get(`${ia(s)}?limit=0`, '2.58');
     expect(none.json).toEqual({ instanceActions: [] });
     expect((await get(`${ia(s)}?changes-since=2026-11-24T04:09:47.412119%2B00:00`, '2.58')).status).toBe(200);
-    const prefixed = await get(`${c.nova}/${c.p.demo}/servers/${s}/os-instance-actions?marker=${(await actionsOf(s))[0].request_id}&limit=1`, '2.58');
-    expect(prefixed.json.links[0].href).toBe(`${c.nova}/${c.p.demo}/servers/${s}/os-instance-actions?limit=1&marker=${prefixed.json.instanceActions[0].request_id}`);
+    const prefixed = await get(
+      `${c.nova}/${c.p.demo}/servers/${s}/os-instance-actions?marker=${(await actionsOf(s))[0].request_id}&limit=1`,
+      '2.58',
+    );
+    expect(prefixed.json.links[0].href).toBe(
+      `${c.nova}/${c.p.demo}/servers/${s}/os-instance-actions?limit=1&marker=${prefixed.json.instanceActions[0].request_id}`,
+    );
   });
 
   it('should take the detach failure over /_sim/ for any volume, and refuse a bad body', async () => {
-    expect((await call(`${c.urls.cinderUrl}/_sim/faults/detach-error`, 'POST', { body: { volumeId: 5 } })).json).toEqual({ error: 'volumeId must be a string' });
+    expect(
+      (await call(`${c.urls.cinderUrl}/_sim/faults/detach-error`, 'POST', { body: { volumeId: 5 } })).json,
+    ).toEqual({ error: 'volumeId must be a string' });
     const s = c.sim.seedServer({ project: 'demo', name: 'any-volume' });
     const vol = c.sim.seedVolume({ project: 'demo' });
     c.sim.attachNow(s, vol);
-    expect((await call(`${c.urls.keystoneUrl.replace(/\/v3$/, '')}/_sim/faults/detach-error`, 'POST', {})).json).toEqual({ ok: true });
+    expect(
+      (await call(`${c.urls.keystoneUrl.replace(/\/v3$/, '')}/_sim/faults/detach-error`, 'POST', {})).json,
+    ).toEqual({ ok: true });
     const id = requestIdOf(await call(`${vas(s)}/${vol}`, 'DELETE', { token: c.t.demo }));
-    await until(async () => (await detail(s, id)).events[0].result === 'Error', "(await detail(s, id)).events[0].result === 'Error'");
+    await until(
+      async () => (await detail(s, id)).events[0].result === 'Error',
+      "(await detail(s, id)).events[0].result === 'Error'",
+    );
     expect(c.sim.volume(vol)!.status).toBe('available');
     expect((await get(vas(s), '2.1')).json.volumeAttachments).toHaveLength(1);
   });

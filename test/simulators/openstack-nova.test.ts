@@ -3,7 +3,17 @@
  * side they drive (reserved → attaching → in-use; detaching → available), microversion
  * negotiation, errors, injected attach/detach failures and the 2.85 update.
  */
-import { call, expectRecorded, FAST, recorded, sleep, startCloud, type Cloud, type RawResponse, type Recorded } from './openstack-helpers';
+import {
+  call,
+  expectRecorded,
+  FAST,
+  recorded,
+  sleep,
+  startCloud,
+  type Cloud,
+  type RawResponse,
+  type Recorded,
+} from './openstack-helpers';
 import { until } from '../support/until';
 
 const N00 = 'nova-26/00-boot-server.md';
@@ -17,7 +27,13 @@ let server: string;
 let bootVol: string;
 beforeAll(async () => {
   c = await startCloud();
-  bootVol = c.sim.seedVolume({ project: 'demo', name: 'nova-boot-vol', size: 1, bootable: true, image_metadata: { min_disk: '0', min_ram: '0', disk_format: 'raw', container_format: 'bare' } });
+  bootVol = c.sim.seedVolume({
+    project: 'demo',
+    name: 'nova-boot-vol',
+    size: 1,
+    bootable: true,
+    image_metadata: { min_disk: '0', min_ram: '0', disk_format: 'raw', container_format: 'bare' },
+  });
   server = c.sim.seedServer({ project: 'demo', name: 'rc-server', rootVolumeId: bootVol });
 });
 afterAll(async () => {
@@ -29,7 +45,9 @@ function expectNova(res: RawResponse, rec: Recorded): void {
   expectRecorded(res, rec, ['content-type', 'openstack-api-version']);
   expect(res.headers.vary).toBe('OpenStack-API-Version, X-OpenStack-Nova-API-Version');
   expect(res.headers.vary).toContain(rec.headers.vary!);
-  expect(res.headers['x-openstack-nova-api-version']).toBe(rec.headers['openstack-api-version']!.replace('compute ', ''));
+  expect(res.headers['x-openstack-nova-api-version']).toBe(
+    rec.headers['openstack-api-version']!.replace('compute ', ''),
+  );
 }
 
 const vas = (sid = server): string => `${c.nova}/servers/${sid}/os-volume_attachments`;
@@ -37,27 +55,62 @@ const volumeStatus = (id: string): string | undefined => c.sim.volume(id)?.statu
 
 describe('servers (nova-26/00)', () => {
   it('should answer the version document and the server views per microversion', async () => {
-    expectNova(await call(`${c.nova}/`, 'GET', { token: c.t.demo }), recorded(N00, 'GET /v2.1/ (version, mv 2.1..max)'));
-    expectNova(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo }), recorded(N00, 'GET /servers/{id} mv 2.1'));
-    expectNova(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute 2.89' }), recorded(N00, 'GET /servers/{id} mv 2.89'));
-    expectNova(await call(`${c.nova}/servers/detail`, 'GET', { token: c.t.demo }), recorded(N00, 'GET /servers/detail mv 2.1'));
+    expectNova(
+      await call(`${c.nova}/`, 'GET', { token: c.t.demo }),
+      recorded(N00, 'GET /v2.1/ (version, mv 2.1..max)'),
+    );
+    expectNova(
+      await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo }),
+      recorded(N00, 'GET /servers/{id} mv 2.1'),
+    );
+    expectNova(
+      await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute 2.89' }),
+      recorded(N00, 'GET /servers/{id} mv 2.89'),
+    );
+    expectNova(
+      await call(`${c.nova}/servers/detail`, 'GET', { token: c.t.demo }),
+      recorded(N00, 'GET /servers/detail mv 2.1'),
+    );
     expectNova(await call(`${c.nova}/servers`, 'GET', { token: c.t.demo }), recorded(N00, 'GET /servers'));
-    expectNova(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.other }), recorded(N00, "GET /servers/{id} with other's token -> 404"));
-    expectNova(await call(vas(), 'GET', { token: c.t.demo, mv: 'compute 2.89' }), recorded(N00, 'GET /servers/{id}/os-volume_attachments (boot volume only) mv 2.89'));
+    expectNova(
+      await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.other }),
+      recorded(N00, "GET /servers/{id} with other's token -> 404"),
+    );
+    expectNova(
+      await call(vas(), 'GET', { token: c.t.demo, mv: 'compute 2.89' }),
+      recorded(N00, 'GET /servers/{id}/os-volume_attachments (boot volume only) mv 2.89'),
+    );
   });
 
   it('should show the boot volume in Cinder as recorded', async () => {
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }), recorded(N00, 'cinder GET boot volume (in-use, attached to the server)'));
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }),
+      recorded(N00, 'cinder GET boot volume (in-use, attached to the server)'),
+    );
   });
 
   it('should negotiate microversions from either header, 406 above 2.93 and 400 when malformed', async () => {
-    const legacy = await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, headers: { 'x-openstack-nova-api-version': '2.79' } });
+    const legacy = await call(`${c.nova}/servers/${server}`, 'GET', {
+      token: c.t.demo,
+      headers: { 'x-openstack-nova-api-version': '2.79' },
+    });
     expect(legacy.headers['openstack-api-version']).toBe('compute 2.79');
-    expect((await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute latest' })).headers['openstack-api-version']).toBe('compute 2.93');
+    expect(
+      (await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute latest' })).headers[
+        'openstack-api-version'
+      ],
+    ).toBe('compute 2.93');
     const high = await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute 2.101' });
     expect(high.status).toBe(406);
-    expect(high.json).toEqual({ computeFault: { code: 406, message: 'Version 2.101 is not supported by the API. Minimum is 2.1 and maximum is 2.93.' } });
-    expect((await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute 2' })).json.badRequest.message).toBe('API Version String 2 is of invalid format. Must be of format MajorNum.MinorNum.');
+    expect(high.json).toEqual({
+      computeFault: {
+        code: 406,
+        message: 'Version 2.101 is not supported by the API. Minimum is 2.1 and maximum is 2.93.',
+      },
+    });
+    expect(
+      (await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo, mv: 'compute 2' })).json.badRequest.message,
+    ).toBe('API Version String 2 is of invalid format. Must be of format MajorNum.MinorNum.');
   });
 
   it('should answer 401 like keystonemiddleware without or with a bad token', async () => {
@@ -70,23 +123,51 @@ describe('servers (nova-26/00)', () => {
 /** One recorded attach/detach round trip (nova-26/01–03) at a microversion. */
 async function roundTrip(file: string, mv: string, attachBody: object): Promise<void> {
   const vol = c.sim.seedVolume({ project: 'demo', name: `nova-data-${mv}`, size: 1 });
-  const post = await call(vas(), 'POST', { token: c.t.demo, mv: `compute ${mv}`, body: { volumeAttachment: { volumeId: vol, ...attachBody } } });
+  const post = await call(vas(), 'POST', {
+    token: c.t.demo,
+    mv: `compute ${mv}`,
+    body: { volumeAttachment: { volumeId: vol, ...attachBody } },
+  });
   expectNova(post, recorded(file, `POST /servers/{id}/os-volume_attachments mv ${mv}`));
   // nova-26 timings: reserved → attaching → in-use, observed on Cinder
   const seen = new Set<string>([volumeStatus(vol)!]);
   // every status it passes through, so poll faster than the shortest transition
   await until(() => (seen.add(volumeStatus(vol)!), volumeStatus(vol) === 'in-use'), 'the volume in-use', 15_000, 5);
   expect([...seen]).toEqual(['reserved', 'attaching', 'in-use']);
-  expectNova(await call(vas(), 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments mv ${mv}`));
-  expectNova(await call(`${vas()}/${vol}`, 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments/{volume} mv ${mv}`));
-  expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(file, 'cinder GET volume (attachments[] filled by nova)'));
-  expectRecorded(await call(`${c.cinder.demo}/attachments/detail?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' }), recorded(file, 'cinder GET /attachments?volume_id= mv 3.27 (new-style attachment made by nova)'));
-  expectNova(await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `DELETE /servers/{id}/os-volume_attachments/{volume} mv ${mv}`));
+  expectNova(
+    await call(vas(), 'GET', { token: c.t.demo, mv: `compute ${mv}` }),
+    recorded(file, `GET /servers/{id}/os-volume_attachments mv ${mv}`),
+  );
+  expectNova(
+    await call(`${vas()}/${vol}`, 'GET', { token: c.t.demo, mv: `compute ${mv}` }),
+    recorded(file, `GET /servers/{id}/os-volume_attachments/{volume} mv ${mv}`),
+  );
+  expectRecorded(
+    await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }),
+    recorded(file, 'cinder GET volume (attachments[] filled by nova)'),
+  );
+  expectRecorded(
+    await call(`${c.cinder.demo}/attachments/detail?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' }),
+    recorded(file, 'cinder GET /attachments?volume_id= mv 3.27 (new-style attachment made by nova)'),
+  );
+  expectNova(
+    await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: `compute ${mv}` }),
+    recorded(file, `DELETE /servers/{id}/os-volume_attachments/{volume} mv ${mv}`),
+  );
   expect(volumeStatus(vol)).toBe('detaching');
   await until(() => volumeStatus(vol) === 'available', "volumeStatus(vol) === 'available'");
-  expectNova(await call(`${vas()}/${vol}`, 'GET', { token: c.t.demo, mv: `compute ${mv}` }), recorded(file, `GET /servers/{id}/os-volume_attachments/{volume} after detach -> 404`));
-  expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }), recorded(file, 'cinder GET volume after detach'));
-  expectRecorded(await call(`${c.cinder.demo}/volumes/${vol}`, 'DELETE', { token: c.t.demo }), recorded(file, 'cinder DELETE data volume'));
+  expectNova(
+    await call(`${vas()}/${vol}`, 'GET', { token: c.t.demo, mv: `compute ${mv}` }),
+    recorded(file, `GET /servers/{id}/os-volume_attachments/{volume} after detach -> 404`),
+  );
+  expectRecorded(
+    await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo }),
+    recorded(file, 'cinder GET volume after detach'),
+  );
+  expectRecorded(
+    await call(`${c.cinder.demo}/volumes/${vol}`, 'DELETE', { token: c.t.demo }),
+    recorded(file, 'cinder DELETE data volume'),
+  );
 }
 
 describe('os-volume_attachments round trips (nova-26/01–03)', () => {
@@ -94,15 +175,34 @@ describe('os-volume_attachments round trips (nova-26/01–03)', () => {
     await roundTrip(N01, '2.1', {});
     const vol = c.sim.seedVolume({ project: 'demo', name: 'again' });
     await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: vol } } });
-    const again = await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: vol } } });
+    const again = await call(vas(), 'POST', {
+      token: c.t.demo,
+      mv: 'compute 2.1',
+      body: { volumeAttachment: { volumeId: vol } },
+    });
     expectNova(again, recorded(N01, 'POST again with the same (in-use) volume -> 400/409'));
-    expect(again.json.badRequest.message).toBe(`Invalid volume: volume ${vol} is already attached to instances: ${server}`);
-    expectNova(await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: '00000000-0000-0000-0000-000000000000' } } }), recorded(N01, 'POST with a missing volume -> 404'));
-    expectNova(await call(vas(), 'GET', { token: c.t.other, mv: 'compute 2.1' }), recorded(N01, "GET os-volume_attachments with other's token -> 404"));
+    expect(again.json.badRequest.message).toBe(
+      `Invalid volume: volume ${vol} is already attached to instances: ${server}`,
+    );
+    expectNova(
+      await call(vas(), 'POST', {
+        token: c.t.demo,
+        mv: 'compute 2.1',
+        body: { volumeAttachment: { volumeId: '00000000-0000-0000-0000-000000000000' } },
+      }),
+      recorded(N01, 'POST with a missing volume -> 404'),
+    );
+    expectNova(
+      await call(vas(), 'GET', { token: c.t.other, mv: 'compute 2.1' }),
+      recorded(N01, "GET os-volume_attachments with other's token -> 404"),
+    );
     await until(() => volumeStatus(vol) === 'in-use', "volumeStatus(vol) === 'in-use'");
     await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
     await until(() => volumeStatus(vol) === 'available', "volumeStatus(vol) === 'available'");
-    expectNova(await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.1' }), recorded(N01, 'DELETE again (not attached) -> 404'));
+    expectNova(
+      await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo, mv: 'compute 2.1' }),
+      recorded(N01, 'DELETE again (not attached) -> 404'),
+    );
   });
 
   it('should attach and detach at 2.79 (tag, delete_on_termination)', async () => {
@@ -118,10 +218,14 @@ describe('os-volume_attachments round trips (nova-26/01–03)', () => {
     await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.1', body: { volumeAttachment: { volumeId: vol } } });
     const list = await call(vas(), 'GET', { token: c.t.demo });
     expect(list.json.volumeAttachments.map((a: { volumeId: string }) => a.volumeId)).toContain(vol);
-    expect((await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo })).json.volume.attachments).toEqual([]);
+    expect((await call(`${c.cinder.demo}/volumes/${vol}`, 'GET', { token: c.t.demo })).json.volume.attachments).toEqual(
+      [],
+    );
     const early = await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
     expect(early.status).toBe(400);
-    expect(early.json.badRequest.message).toMatch(/^Invalid volume: Invalid input received: Invalid volume: Unable to detach volume\. Volume status must be 'in-use' and attach_status must be 'attached' to detach\. \(HTTP 400\) \(Request-ID: req-[0-9a-f-]+\)$/);
+    expect(early.json.badRequest.message).toMatch(
+      /^Invalid volume: Invalid input received: Invalid volume: Unable to detach volume\. Volume status must be 'in-use' and attach_status must be 'attached' to detach\. \(HTTP 400\) \(Request-ID: req-[0-9a-f-]+\)$/,
+    );
     await until(() => volumeStatus(vol) === 'in-use', "volumeStatus(vol) === 'in-use'");
     await call(`${vas()}/${vol}`, 'DELETE', { token: c.t.demo });
     await until(() => volumeStatus(vol) === 'available', "volumeStatus(vol) === 'available'");
@@ -132,41 +236,126 @@ describe('attach variants and errors', () => {
   it('should accept a device, tag (>= 2.49) and list with limit/offset (strict params from 2.75)', async () => {
     const s = c.sim.seedServer({ project: 'demo', name: 'tagged' });
     const vol = c.sim.seedVolume({ project: 'demo' });
-    const old = await call(vas(s), 'POST', { token: c.t.demo, mv: 'compute 2.48', body: { volumeAttachment: { volumeId: vol, tag: 'x' } } });
-    expect(old.json.badRequest.message).toBe(`Invalid input for field/attribute volumeAttachment. Value: {'volumeId': '${vol}', 'tag': 'x'}. Additional properties are not allowed ('tag' was unexpected)`);
-    const r = await call(vas(s), 'POST', { token: c.t.demo, mv: 'compute 2.70', body: { volumeAttachment: { volumeId: vol, device: '/dev/vdz', tag: 'data' } } });
-    expect(r.json).toEqual({ volumeAttachment: { id: vol, serverId: s, volumeId: vol, device: '/dev/vdz', tag: 'data' } });
+    const old = await call(vas(s), 'POST', {
+      token: c.t.demo,
+      mv: 'compute 2.48',
+      body: { volumeAttachment: { volumeId: vol, tag: 'x' } },
+    });
+    expect(old.json.badRequest.message).toBe(
+      `Invalid input for field/attribute volumeAttachment. Value: {'volumeId': '${vol}', 'tag': 'x'}. Additional properties are not allowed ('tag' was unexpected)`,
+    );
+    const r = await call(vas(s), 'POST', {
+      token: c.t.demo,
+      mv: 'compute 2.70',
+      body: { volumeAttachment: { volumeId: vol, device: '/dev/vdz', tag: 'data' } },
+    });
+    expect(r.json).toEqual({
+      volumeAttachment: { id: vol, serverId: s, volumeId: vol, device: '/dev/vdz', tag: 'data' },
+    });
     const second = c.sim.seedVolume({ project: 'demo' });
-    expect((await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: second, device: '/dev/vdz' } } })).json).toEqual({ conflictingRequest: { code: 409, message: 'The supplied device path (/dev/vdz) is in use.' } });
-    expect((await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: second } } })).json.volumeAttachment.device).toBe('/dev/sdb');
-    expect((await call(`${vas(s)}?limit=1&offset=1`, 'GET', { token: c.t.demo })).json.volumeAttachments).toHaveLength(1);
+    expect(
+      (
+        await call(vas(s), 'POST', {
+          token: c.t.demo,
+          body: { volumeAttachment: { volumeId: second, device: '/dev/vdz' } },
+        })
+      ).json,
+    ).toEqual({ conflictingRequest: { code: 409, message: 'The supplied device path (/dev/vdz) is in use.' } });
+    expect(
+      (await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: second } } })).json
+        .volumeAttachment.device,
+    ).toBe('/dev/sdb');
+    expect((await call(`${vas(s)}?limit=1&offset=1`, 'GET', { token: c.t.demo })).json.volumeAttachments).toHaveLength(
+      1,
+    );
     expect((await call(`${vas(s)}?foo=1`, 'GET', { token: c.t.demo, mv: 'compute 2.74' })).status).toBe(200);
-    expect((await call(`${vas(s)}?foo=1`, 'GET', { token: c.t.demo, mv: 'compute 2.75' })).json).toEqual({ badRequest: { code: 400, message: "Additional properties are not allowed ('foo' was unexpected)" } });
+    expect((await call(`${vas(s)}?foo=1`, 'GET', { token: c.t.demo, mv: 'compute 2.75' })).json).toEqual({
+      badRequest: { code: 400, message: "Additional properties are not allowed ('foo' was unexpected)" },
+    });
   });
 
   it('should refuse root volumes, bad vm_states and multiattach below 2.60', async () => {
-    expect((await call(`${vas()}/${bootVol}`, 'DELETE', { token: c.t.demo })).json).toEqual({ badRequest: { code: 400, message: 'Cannot detach a root device volume' } });
+    expect((await call(`${vas()}/${bootVol}`, 'DELETE', { token: c.t.demo })).json).toEqual({
+      badRequest: { code: 400, message: 'Cannot detach a root device volume' },
+    });
     const broken = c.sim.seedServer({ project: 'demo', name: 'broken', vm_state: 'error' });
     const vol = c.sim.seedVolume({ project: 'demo' });
-    expect((await call(vas(broken), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } })).json).toEqual({ conflictingRequest: { code: 409, message: `Cannot 'attach_volume' instance ${broken} while it is in vm_state error` } });
+    expect(
+      (await call(vas(broken), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } })).json,
+    ).toEqual({
+      conflictingRequest: {
+        code: 409,
+        message: `Cannot 'attach_volume' instance ${broken} while it is in vm_state error`,
+      },
+    });
     const shelved = c.sim.seedServer({ project: 'demo', name: 'shelved', vm_state: 'shelved_offloaded' });
-    expect((await call(vas(shelved), 'POST', { token: c.t.demo, mv: 'compute 2.19', body: { volumeAttachment: { volumeId: vol } } })).status).toBe(409);
-    expect((await call(vas(shelved), 'POST', { token: c.t.demo, mv: 'compute 2.20', body: { volumeAttachment: { volumeId: vol } } })).status).toBe(200);
+    expect(
+      (
+        await call(vas(shelved), 'POST', {
+          token: c.t.demo,
+          mv: 'compute 2.19',
+          body: { volumeAttachment: { volumeId: vol } },
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await call(vas(shelved), 'POST', {
+          token: c.t.demo,
+          mv: 'compute 2.20',
+          body: { volumeAttachment: { volumeId: vol } },
+        })
+      ).status,
+    ).toBe(200);
     expect(volumeStatus(vol)).toBe('in-use');
     const multi = c.sim.seedVolume({ project: 'demo', multiattach: true });
-    expect((await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.59', body: { volumeAttachment: { volumeId: multi } } })).json.badRequest.message).toBe('Multiattach volumes are only supported starting with compute API version 2.60.');
-    expect((await call(vas(), 'POST', { token: c.t.demo, mv: 'compute 2.60', body: { volumeAttachment: { volumeId: multi } } })).status).toBe(200);
+    expect(
+      (
+        await call(vas(), 'POST', {
+          token: c.t.demo,
+          mv: 'compute 2.59',
+          body: { volumeAttachment: { volumeId: multi } },
+        })
+      ).json.badRequest.message,
+    ).toBe('Multiattach volumes are only supported starting with compute API version 2.60.');
+    expect(
+      (
+        await call(vas(), 'POST', {
+          token: c.t.demo,
+          mv: 'compute 2.60',
+          body: { volumeAttachment: { volumeId: multi } },
+        })
+      ).status,
+    ).toBe(200);
     await until(() => volumeStatus(multi) === 'in-use', "volumeStatus(multi) === 'in-use'");
-    expect((await call(vas(c.sim.seedServer({ project: 'demo', name: 'second' })), 'POST', { token: c.t.demo, mv: 'compute 2.60', body: { volumeAttachment: { volumeId: multi } } })).status).toBe(200);
-    await until(() => c.sim.volume(multi)!.attachments.filter((a) => a.attachStatus === 'attached').length === 2, "c.sim.volume(multi)!.attachments.filter((a) => a.attachStatus === 'attached').length === 2");
+    expect(
+      (
+        await call(vas(c.sim.seedServer({ project: 'demo', name: 'second' })), 'POST', {
+          token: c.t.demo,
+          mv: 'compute 2.60',
+          body: { volumeAttachment: { volumeId: multi } },
+        })
+      ).status,
+    ).toBe(200);
+    await until(
+      () => c.sim.volume(multi)!.attachments.filter((a) => a.attachStatus === 'attached').length === 2,
+      "c.sim.volume(multi)!.attachments.filter((a) => a.attachStatus === 'attached').length === 2",
+    );
   });
 
   it('should answer 202 without a body from 2.101 when Nova supports it', async () => {
-    const { sim, t, nova } = await startCloud({ novaMaxVersion: '2.101', delays: { attachMs: 5, attachCompleteMs: 5 } });
+    const { sim, t, nova } = await startCloud({
+      novaMaxVersion: '2.101',
+      delays: { attachMs: 5, attachCompleteMs: 5 },
+    });
     try {
       const s = sim.seedServer({ project: 'demo', name: 's' });
       const v = sim.seedVolume({ project: 'demo' });
-      const r = await call(`${nova}/servers/${s}/os-volume_attachments`, 'POST', { token: t.demo, mv: 'compute 2.101', body: { volumeAttachment: { volumeId: v } } });
+      const r = await call(`${nova}/servers/${s}/os-volume_attachments`, 'POST', {
+        token: t.demo,
+        mv: 'compute 2.101',
+        body: { volumeAttachment: { volumeId: v } },
+      });
       expect(r.status).toBe(202);
       expect(r.text).toBe('');
       await until(() => sim.volume(v)?.status === 'in-use', "sim.volume(v)?.status === 'in-use'");
@@ -182,10 +371,36 @@ describe('update (PUT)', () => {
     const vol = c.sim.seedVolume({ project: 'demo' });
     c.sim.attachNow(s, vol, { device: '/dev/sdb' });
     const url = `${vas(s)}/${vol}`;
-    expect((await call(url, 'PUT', { token: c.t.demo, mv: 'compute 2.84', body: { volumeAttachment: { volumeId: vol } } })).json).toEqual({ forbidden: { code: 403, message: "Policy doesn't allow os_compute_api:os-volumes-attachments:swap to be performed." } });
-    expect((await call(url, 'PUT', { token: c.t.demo, mv: 'compute 2.85', body: { volumeAttachment: { volumeId: vol, delete_on_termination: true } } })).status).toBe(202);
-    expect((await call(url, 'GET', { token: c.t.demo, mv: 'compute 2.85' })).json.volumeAttachment.delete_on_termination).toBe(true);
-    expect((await call(url, 'PUT', { token: c.t.demo, mv: 'compute 2.85', body: { volumeAttachment: { volumeId: vol, device: '/dev/sdc' } } })).json).toEqual({ badRequest: { code: 400, message: 'The device property is not mutable' } });
+    expect(
+      (await call(url, 'PUT', { token: c.t.demo, mv: 'compute 2.84', body: { volumeAttachment: { volumeId: vol } } }))
+        .json,
+    ).toEqual({
+      forbidden: {
+        code: 403,
+        message: "Policy doesn't allow os_compute_api:os-volumes-attachments:swap to be performed.",
+      },
+    });
+    expect(
+      (
+        await call(url, 'PUT', {
+          token: c.t.demo,
+          mv: 'compute 2.85',
+          body: { volumeAttachment: { volumeId: vol, delete_on_termination: true } },
+        })
+      ).status,
+    ).toBe(202);
+    expect(
+      (await call(url, 'GET', { token: c.t.demo, mv: 'compute 2.85' })).json.volumeAttachment.delete_on_termination,
+    ).toBe(true);
+    expect(
+      (
+        await call(url, 'PUT', {
+          token: c.t.demo,
+          mv: 'compute 2.85',
+          body: { volumeAttachment: { volumeId: vol, device: '/dev/sdc' } },
+        })
+      ).json,
+    ).toEqual({ badRequest: { code: 400, message: 'The device property is not mutable' } });
   });
 
   it('should swap volumes for an admin', async () => {
@@ -194,10 +409,17 @@ describe('update (PUT)', () => {
     const newV = c.sim.seedVolume({ project: 'demo', size: 2 });
     c.sim.attachNow(s, oldV, { device: '/dev/sdb' });
     const admin = c.sim.issueToken({ user: 'admin', project: 'demo' });
-    expect((await call(`${vas(s)}/${oldV}`, 'PUT', { token: admin, body: { volumeAttachment: { volumeId: newV } } })).status).toBe(202);
+    expect(
+      (await call(`${vas(s)}/${oldV}`, 'PUT', { token: admin, body: { volumeAttachment: { volumeId: newV } } })).status,
+    ).toBe(202);
     expect(volumeStatus(oldV)).toBe('detaching');
-    await until(() => volumeStatus(newV) === 'in-use' && volumeStatus(oldV) === 'available', "volumeStatus(newV) === 'in-use' && volumeStatus(oldV) === 'available'");
-    expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toEqual([{ id: newV, volumeId: newV, serverId: s, device: '/dev/sdb' }]);
+    await until(
+      () => volumeStatus(newV) === 'in-use' && volumeStatus(oldV) === 'available',
+      "volumeStatus(newV) === 'in-use' && volumeStatus(oldV) === 'available'",
+    );
+    expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toEqual([
+      { id: newV, volumeId: newV, serverId: s, device: '/dev/sdb' },
+    ]);
   });
 });
 
@@ -207,13 +429,26 @@ describe('injected failures', () => {
     const vol = c.sim.seedVolume({ project: 'demo' });
     c.sim.setDelays({ attachRollbackMs: 60 });
     c.sim.failNextAttach(vol);
-    expect((await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } })).status).toBe(200);
-    await until(() => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching', "c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching'");
+    expect(
+      (await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } })).status,
+    ).toBe(200);
+    await until(
+      () => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching',
+      "c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching'",
+    );
     expect(volumeStatus(vol)).toBe('reserved');
-    const atts = await call(`${c.cinder.demo}/attachments?volume_id=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.27' });
+    const atts = await call(`${c.cinder.demo}/attachments?volume_id=${vol}`, 'GET', {
+      token: c.t.demo,
+      mv: 'volume 3.27',
+    });
     expect(atts.json.attachments[0].status).toBe('error_attaching');
-    const msgs = await call(`${c.cinder.demo}/messages?resource_uuid=${vol}`, 'GET', { token: c.t.demo, mv: 'volume 3.5' });
-    expect(msgs.json.messages.map((m: { event_id: string; user_message: string }) => [m.event_id, m.user_message])).toEqual([['VOLUME_VOLUME_004_001', 'update attachment:An unknown error occurred.']]);
+    const msgs = await call(`${c.cinder.demo}/messages?resource_uuid=${vol}`, 'GET', {
+      token: c.t.demo,
+      mv: 'volume 3.5',
+    });
+    expect(
+      msgs.json.messages.map((m: { event_id: string; user_message: string }) => [m.event_id, m.user_message]),
+    ).toEqual([['VOLUME_VOLUME_004_001', 'update attachment:An unknown error occurred.']]);
     await until(() => volumeStatus(vol) === 'available', "volumeStatus(vol) === 'available'");
     expect(c.sim.volume(vol)!.attachments).toEqual([]);
     expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toEqual([]);
@@ -225,7 +460,10 @@ describe('injected failures', () => {
     const vol = c.sim.seedVolume({ project: 'demo' });
     c.sim.failNextAttach(undefined, { rollback: false });
     await call(vas(s), 'POST', { token: c.t.demo, body: { volumeAttachment: { volumeId: vol } } });
-    await until(() => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching', "c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching'");
+    await until(
+      () => c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching',
+      "c.sim.volume(vol)!.attachments[0]?.attachStatus === 'error_attaching'",
+    );
     await sleep(50);
     expect(volumeStatus(vol)).toBe('reserved');
     expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toHaveLength(1);
@@ -240,7 +478,14 @@ describe('injected failures', () => {
     await sleep(80);
     expect(volumeStatus(vol)).toBe('detaching');
     expect((await call(vas(s), 'GET', { token: c.t.demo })).json.volumeAttachments).toHaveLength(1);
-    expect((await call(`${c.cinder.demo}/volumes/${vol}/action`, 'POST', { token: c.t.demo, body: { 'os-roll_detaching': null } })).status).toBe(202);
+    expect(
+      (
+        await call(`${c.cinder.demo}/volumes/${vol}/action`, 'POST', {
+          token: c.t.demo,
+          body: { 'os-roll_detaching': null },
+        })
+      ).status,
+    ).toBe(202);
     expect(volumeStatus(vol)).toBe('in-use');
   });
 });
@@ -249,7 +494,13 @@ describe('server delete (nova-26/04)', () => {
   it('should answer 204, then detach the boot volume and forget the server', async () => {
     const del = await call(`${c.nova}/servers/${server}`, 'DELETE', { token: c.t.demo });
     expectNova(del, recorded(N04, 'DELETE /servers/{id}'));
-    await until(async () => (await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo })).status === 404, "(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo })).status === 404");
-    expectRecorded(await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }), recorded(N04, 'cinder GET boot volume after server delete'));
+    await until(
+      async () => (await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo })).status === 404,
+      "(await call(`${c.nova}/servers/${server}`, 'GET', { token: c.t.demo })).status === 404",
+    );
+    expectRecorded(
+      await call(`${c.cinder.demo}/volumes/${bootVol}`, 'GET', { token: c.t.demo }),
+      recorded(N04, 'cinder GET boot volume after server delete'),
+    );
   });
 });

@@ -30,18 +30,36 @@ export interface RawStream {
 }
 
 /** Opens a stream; resolves once the response head arrived. */
-export async function openStream(url: string, query: string, o: { accept?: string; headers?: Record<string, string>; variables?: Record<string, unknown>; method?: 'GET' | 'POST' } = {}): Promise<RawStream> {
+export async function openStream(
+  url: string,
+  query: string,
+  o: {
+    accept?: string;
+    headers?: Record<string, string>;
+    variables?: Record<string, unknown>;
+    method?: 'GET' | 'POST';
+  } = {},
+): Promise<RawStream> {
   const ctrl = new AbortController();
   const headers = { accept: o.accept ?? SSE_ACCEPT, 'X-Nomad-Token': MGMT, ...o.headers };
   const res =
     o.method === 'GET'
-      ? await fetch(`${url}?${new URLSearchParams({ query, ...(o.variables ? { variables: JSON.stringify(o.variables) } : {}) })}`, { headers, signal: ctrl.signal })
-      : await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables: o.variables }), signal: ctrl.signal });
+      ? await fetch(
+          `${url}?${new URLSearchParams({ query, ...(o.variables ? { variables: JSON.stringify(o.variables) } : {}) })}`,
+          { headers, signal: ctrl.signal },
+        )
+      : await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ query, variables: o.variables }),
+          signal: ctrl.signal,
+        });
   let text = '';
   const decoder = new TextDecoder();
   const ended = (async () => {
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+        text += decoder.decode(chunk, { stream: true });
       return { clean: true };
     } catch {
       return { clean: false };
@@ -75,11 +93,14 @@ export function multipartParts(text: string): any[] {
 /** Waits for the `n`-th (from 1) SSE `next` event whose data `match` accepts; returns its raw data. */
 export async function nextData(s: RawStream, match: (data: any) => boolean = () => true, n = 1): Promise<string> {
   let found: string | undefined;
-  await until(() => {
-    const hits = sseEvents(s.text()).filter((e) => e.event === 'next' && match(JSON.parse(e.data!)));
-    found = hits[n - 1]?.data;
-    return found !== undefined;
-  }, () => `SSE next event; got so far: ${s.text().slice(-500)}`);
+  await until(
+    () => {
+      const hits = sseEvents(s.text()).filter((e) => e.event === 'next' && match(JSON.parse(e.data!)));
+      found = hits[n - 1]?.data;
+      return found !== undefined;
+    },
+    () => `SSE next event; got so far: ${s.text().slice(-500)}`,
+  );
   return found!;
 }
 
@@ -90,10 +111,21 @@ export const typeOf = (r: any): string | undefined => r?.data?.volumeChanged?.ty
  * A subscription stream over its own TCP connection whose client stops reading once the first
  * result (SUBSCRIBED) arrived: a stalled consumer. Rejects with what came instead.
  */
-export function pausedStream(url: string, query: string, o: { accept?: string; headers?: Record<string, string> } = {}): Promise<Socket> {
+export function pausedStream(
+  url: string,
+  query: string,
+  o: { accept?: string; headers?: Record<string, string> } = {},
+): Promise<Socket> {
   const u = new URL(url);
   const body = JSON.stringify({ query });
-  const headers = { Host: u.host, 'Content-Type': 'application/json', Accept: o.accept ?? SSE_ACCEPT, 'X-Nomad-Token': MGMT, ...o.headers, 'Content-Length': String(Buffer.byteLength(body)) };
+  const headers = {
+    Host: u.host,
+    'Content-Type': 'application/json',
+    Accept: o.accept ?? SSE_ACCEPT,
+    'X-Nomad-Token': MGMT,
+    ...o.headers,
+    'Content-Length': String(Buffer.byteLength(body)),
+  };
   return new Promise((resolve, reject) => {
     const s = connect(Number(u.port), u.hostname);
     let got = '';
@@ -108,8 +140,13 @@ export function pausedStream(url: string, query: string, o: { accept?: string; h
         s.removeAllListeners('data');
         s.pause();
         resolve(s);
-      } else if (got.includes('"errors"') || (got.length >= 12 && !got.startsWith('HTTP/1.1 200'))) fail(got.slice(0, 300));
+      } else if (got.includes('"errors"') || (got.length >= 12 && !got.startsWith('HTTP/1.1 200')))
+        fail(got.slice(0, 300));
     });
-    s.write(`POST ${u.pathname} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+    s.write(
+      `POST ${u.pathname} HTTP/1.1\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('')}\r\n${body}`,
+    );
   });
 }

@@ -7,7 +7,15 @@
 import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-sse';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { ANALYTICS_READ, MGMT, disposeAll, seedVolumes, startGatewayFor, startNomad, type GatewayUnderTest } from '../support/harness';
+import {
+  ANALYTICS_READ,
+  MGMT,
+  disposeAll,
+  seedVolumes,
+  startGatewayFor,
+  startNomad,
+  type GatewayUnderTest,
+} from '../support/harness';
 import { claimOverHttp } from '../support/nomad-control';
 import { until } from '../support/until';
 import { startComputeSubgraph, type ComputeSubgraph } from '../federation/compute-subgraph';
@@ -31,7 +39,8 @@ describe('@graphql-hive/gateway routes a volumes subscription over SSE with prop
   let client: Client | undefined;
 
   /** Places an allocation claiming `volumeId` through the simulator's HTTP control API. */
-  const claim = (namespace: string, volumeId: string, jobId: string): Promise<string> => claimOverHttp(nomad.url, namespace, volumeId, jobId);
+  const claim = (namespace: string, volumeId: string, jobId: string): Promise<string> =>
+    claimOverHttp(nomad.url, namespace, volumeId, jobId);
 
   beforeAll(async () => {
     nomad = await startNomad();
@@ -54,9 +63,20 @@ describe('@graphql-hive/gateway routes a volumes subscription over SSE with prop
     const events: any[] = [];
     const errors: unknown[] = [];
     client = createClient({ url: hive!.url, retryAttempts: 0, headers: { 'X-Nomad-Token-east': ANALYTICS_READ } });
-    const stop = client.subscribe<any>({ query: SUBSCRIPTION }, { next: (r) => (r.errors ? errors.push(r.errors) : events.push(r.data!.volumeChanged)), error: (e) => errors.push(e), complete: () => undefined });
+    const stop = client.subscribe<any>(
+      { query: SUBSCRIPTION },
+      {
+        next: (r) => (r.errors ? errors.push(r.errors) : events.push(r.data!.volumeChanged)),
+        error: (e) => errors.push(e),
+        complete: () => undefined,
+      },
+    );
     try {
-      await until(() => events.length > 0 || errors.length > 0, `SUBSCRIBED through Hive Gateway (log: ${hive!.log()})`, 20_000);
+      await until(
+        () => events.length > 0 || errors.length > 0,
+        `SUBSCRIBED through Hive Gateway (log: ${hive!.log()})`,
+        20_000,
+      );
       expect(errors).toEqual([]);
       expect(events[0]).toMatchObject({ type: 'SUBSCRIBED', volume: null, omittedBackends: [] });
       // Over SSE: the gateway's hub has the subscription, and no socket is open.

@@ -15,16 +15,27 @@ const CLAIMS = 'subscription { volumeChanged(filter: { types: [CLAIMED] }) { typ
 describe('subscriptions over multipart HTTP', () => {
   it("should deliver an event to Apollo Client's HttpLink, and give the place back when it unsubscribes", async () => {
     const gw = await startWsGateway();
-    const client = new ApolloClient({ link: new HttpLink({ uri: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT } }), cache: new InMemoryCache() });
+    const client = new ApolloClient({
+      link: new HttpLink({ uri: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT } }),
+      cache: new InMemoryCache(),
+    });
     const seen: any[] = [];
     let failed: unknown;
-    const sub = client.subscribe({ query: gql(CLAIMS) }).subscribe({ next: (r) => void seen.push(r), error: (e: unknown) => (failed = e) });
+    const sub = client
+      .subscribe({ query: gql(CLAIMS) })
+      .subscribe({ next: (r) => void seen.push(r), error: (e: unknown) => (failed = e) });
     try {
-      await until(() => seen.some((r) => typeOf(r) === 'SUBSCRIBED') || failed !== undefined, 'SUBSCRIBED through HttpLink');
+      await until(
+        () => seen.some((r) => typeOf(r) === 'SUBSCRIBED') || failed !== undefined,
+        'SUBSCRIBED through HttpLink',
+      );
       expect(failed).toBeUndefined();
       claim(gw.sim, ['vol-001']);
       await until(() => seen.some((r) => typeOf(r) === 'CLAIMED'), 'the claim through HttpLink');
-      expect(seen.find((r) => typeOf(r) === 'CLAIMED').data.volumeChanged).toMatchObject({ type: 'CLAIMED', volumeId: expect.any(String) });
+      expect(seen.find((r) => typeOf(r) === 'CLAIMED').data.volumeChanged).toMatchObject({
+        type: 'CLAIMED',
+        volumeId: expect.any(String),
+      });
     } finally {
       sub.unsubscribe();
       client.stop();
@@ -44,7 +55,9 @@ describe('subscriptions over multipart HTTP', () => {
     await until(() => heartbeats() >= 2, 'a heartbeat after 5 s', 10_000);
     claim(gw.sim, ['vol-002']);
     await until(() => multipartParts(s.text()).some((p) => typeOf(p.payload) === 'CLAIMED'), 'the claim');
-    expect(multipartParts(s.text()).find((p) => typeOf(p.payload) === 'CLAIMED')).toEqual({ payload: { data: { volumeChanged: { type: 'CLAIMED', volumeId: expect.any(String) } } } });
+    expect(multipartParts(s.text()).find((p) => typeOf(p.payload) === 'CLAIMED')).toEqual({
+      payload: { data: { volumeChanged: { type: 'CLAIMED', volumeId: expect.any(String) } } },
+    });
   });
 
   it('should end the stream with a SHUTTING_DOWN error and the closing boundary when the gateway stops', async () => {
@@ -54,16 +67,24 @@ describe('subscriptions over multipart HTTP', () => {
     await gw.gateway.stop();
     expect(await s.ended).toEqual({ clean: true });
     expect(s.text().endsWith('\r\n--graphql--\r\n')).toBe(true);
-    expect(multipartParts(s.text()).at(-1)).toEqual({ payload: null, errors: [{ message: expect.any(String), extensions: { code: 'SHUTTING_DOWN' } }] });
+    expect(multipartParts(s.text()).at(-1)).toEqual({
+      payload: null,
+      errors: [{ message: expect.any(String), extensions: { code: 'SHUTTING_DOWN' } }],
+    });
     expect(await gw.open()).toBe(0);
   });
 
   it("should tell Apollo Client's HttpLink SHUTTING_DOWN (a protocol error, not a quiet end) when the gateway stops", async () => {
     const gw = await startWsGateway();
-    const client = new ApolloClient({ link: new HttpLink({ uri: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT } }), cache: new InMemoryCache() });
+    const client = new ApolloClient({
+      link: new HttpLink({ uri: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT } }),
+      cache: new InMemoryCache(),
+    });
     const seen: any[] = [];
     let completed = false;
-    const sub = client.subscribe({ query: gql(CLAIMS) }).subscribe({ next: (r) => void seen.push(r), complete: () => (completed = true) });
+    const sub = client
+      .subscribe({ query: gql(CLAIMS) })
+      .subscribe({ next: (r) => void seen.push(r), complete: () => (completed = true) });
     try {
       await until(() => seen.length > 0, 'SUBSCRIBED through HttpLink');
       await gw.gateway.stop();
@@ -71,7 +92,9 @@ describe('subscriptions over multipart HTTP', () => {
       // Apollo Client 4 hands the transport's error on as the result's `error` (CombinedProtocolErrors), then completes.
       const last = seen.at(-1);
       expect(last.error?.name).toBe('CombinedProtocolErrors');
-      expect(last.error.errors).toEqual([{ message: expect.stringContaining('shutting down'), extensions: { code: 'SHUTTING_DOWN' } }]);
+      expect(last.error.errors).toEqual([
+        { message: expect.stringContaining('shutting down'), extensions: { code: 'SHUTTING_DOWN' } },
+      ]);
     } finally {
       sub.unsubscribe();
       client.stop();

@@ -25,9 +25,12 @@ afterAll(stopAll);
 
 /** Whether the stream's first result, SUBSCRIBED, arrived. */
 const subscribed = (s: RawStream, kind: 'sse' | 'multipart'): boolean =>
-  kind === 'sse' ? sseEvents(s.text()).some((e) => e.event === 'next' && typeOf(JSON.parse(e.data!)) === 'SUBSCRIBED') : multipartParts(s.text()).some((p) => typeOf(p.payload) === 'SUBSCRIBED');
+  kind === 'sse'
+    ? sseEvents(s.text()).some((e) => e.event === 'next' && typeOf(JSON.parse(e.data!)) === 'SUBSCRIBED')
+    : multipartParts(s.text()).some((p) => typeOf(p.payload) === 'SUBSCRIBED');
 
-const refusals = async (): Promise<number> => Number(/^gateway_ws_refusals_total\{code="ORIGIN_NOT_ALLOWED"\} (\d+)/m.exec(await gw.scrape())?.[1] ?? 0);
+const refusals = async (): Promise<number> =>
+  Number(/^gateway_ws_refusals_total\{code="ORIGIN_NOT_ALLOWED"\} (\d+)/m.exec(await gw.scrape())?.[1] ?? 0);
 
 describe.each([
   ['SSE', 'GET', SSE_ACCEPT, 'sse'],
@@ -35,7 +38,7 @@ describe.each([
   ['multipart', 'GET', MULTIPART_ACCEPT, 'multipart'],
   ['multipart', 'POST', MULTIPART_ACCEPT, 'multipart'],
 ] as const)('%s subscription stream over %s', (_, method, accept, kind) => {
-  it('should refuse a foreign Origin with 403 ORIGIN_NOT_ALLOWED before any stream, counted with the sockets\' refusals', async () => {
+  it("should refuse a foreign Origin with 403 ORIGIN_NOT_ALLOWED before any stream, counted with the sockets' refusals", async () => {
     const before = await refusals();
     const s = await openStream(gw.gateway.url, SUB, { method, accept, headers: { origin: FOREIGN } });
     try {
@@ -62,7 +65,10 @@ describe.each([
     try {
       expect(s.status).toBe(200);
       expect(s.headers.get('access-control-allow-origin') ?? undefined).toBe(corsHeader);
-      await until(() => subscribed(s, kind), () => `SUBSCRIBED; got ${s.text().slice(0, 300)}`);
+      await until(
+        () => subscribed(s, kind),
+        () => `SUBSCRIBED; got ${s.text().slice(0, 300)}`,
+      );
     } finally {
       s.abort();
     }
@@ -74,24 +80,36 @@ describe('graphql-ws upgrade', () => {
   it('should refuse a foreign Origin with 403 ORIGIN_NOT_ALLOWED, and upgrade for either list, its own origin and none', async () => {
     const refused = await upgradeStatus(gw.wsUrl, { origin: FOREIGN });
     expect(refused.status).toBe(403);
-    expect(JSON.parse(refused.body).errors[0]).toEqual({ message: expect.stringContaining('CORS_ORIGINS or WS_ALLOWED_ORIGINS'), extensions: { code: 'ORIGIN_NOT_ALLOWED' } });
-    for (const origin of [CORS_LISTED, WS_LISTED, own, undefined]) expect([origin, (await upgradeStatus(gw.wsUrl, { origin })).status]).toEqual([origin, 101]);
+    expect(JSON.parse(refused.body).errors[0]).toEqual({
+      message: expect.stringContaining('CORS_ORIGINS or WS_ALLOWED_ORIGINS'),
+      extensions: { code: 'ORIGIN_NOT_ALLOWED' },
+    });
+    for (const origin of [CORS_LISTED, WS_LISTED, own, undefined])
+      expect([origin, (await upgradeStatus(gw.wsUrl, { origin })).status]).toEqual([origin, 101]);
   });
 });
 
 describe('CORS and queries over HTTP', () => {
-  const query = (origin: string) => fetch(gw.gateway.url, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+  const query = (origin: string) =>
+    fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
 
   it('should grant CORS headers to an origin of either list, answering its preflight', async () => {
     for (const origin of [CORS_LISTED, WS_LISTED]) {
       const r = await query(origin);
       expect([origin, r.status, r.headers.get('access-control-allow-origin')]).toEqual([origin, 200, origin]);
-      const p = await fetch(gw.gateway.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      const p = await fetch(gw.gateway.url, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
       expect([origin, p.status, p.headers.get('access-control-allow-origin')]).toEqual([origin, 204, origin]);
     }
   });
 
-  it('should answer a foreign origin\'s query without CORS headers (the browser hides it), as documented', async () => {
+  it("should answer a foreign origin's query without CORS headers (the browser hides it), as documented", async () => {
     const r = await query(FOREIGN);
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBeNull();

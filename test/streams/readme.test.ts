@@ -14,7 +14,10 @@ import { until } from '../support/until';
 import { sseEvents } from './helpers';
 
 const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-const sseCurl = /```sh\n(curl -N [\s\S]*?)```/.exec(readme)?.[1]?.replace(/\\\n\s*/g, ' ').trim();
+const sseCurl = /```sh\n(curl -N [\s\S]*?)```/
+  .exec(readme)?.[1]
+  ?.replace(/\\\n\s*/g, ' ')
+  .trim();
 
 describe("README's SSE example", () => {
   let demo: DemoBackends;
@@ -22,26 +25,42 @@ describe("README's SSE example", () => {
 
   beforeAll(async () => {
     demo = await startDemoBackends({ activity: { intervalMs: 1_000 } });
-    gateway = await startGateway({ config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 }, registry: createRegistry(demo.backends), logger: createLogger('silent') });
+    gateway = await startGateway({
+      config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 16, maxBodyBytes: 1_048_576 },
+      registry: createRegistry(demo.backends),
+      logger: createLogger('silent'),
+    });
   });
   afterAll(async () => {
     await gateway.stop();
     await demo.stop();
   });
 
-  it('should stream SUBSCRIBED, then the demo\'s claims, to the curl command as written', async () => {
+  it("should stream SUBSCRIBED, then the demo's claims, to the curl command as written", async () => {
     expect(sseCurl).toContain("-H 'accept: text/event-stream'");
     const args = [...sseCurl!.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1);
     const url = gateway.url.replace('http://', '');
-    const child = spawn('curl', ['-s', ...args.map((a) => (a === 'localhost:4000/graphql' ? url : a))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('curl', ['-s', ...args.map((a) => (a === 'localhost:4000/graphql' ? url : a))], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
-      const nexts = (): any[] => sseEvents(out).filter((e) => e.event === 'next').map((e) => JSON.parse(e.data!));
-      await until(() => nexts().length >= 2, () => `SUBSCRIBED and a change; got ${out}`, 20_000);
+      const nexts = (): any[] =>
+        sseEvents(out)
+          .filter((e) => e.event === 'next')
+          .map((e) => JSON.parse(e.data!));
+      await until(
+        () => nexts().length >= 2,
+        () => `SUBSCRIBED and a change; got ${out}`,
+        20_000,
+      );
       const [first, second] = nexts();
       expect(first.data.volumeChanged).toMatchObject({ type: 'SUBSCRIBED', cursor: expect.any(String) });
-      expect(second.data.volumeChanged).toMatchObject({ type: expect.stringMatching(/^(CLAIMED|RELEASED)$/), volume: { nativeId: 'build-cache' } });
+      expect(second.data.volumeChanged).toMatchObject({
+        type: expect.stringMatching(/^(CLAIMED|RELEASED)$/),
+        volume: { nativeId: 'build-cache' },
+      });
       expect(second.errors).toBeUndefined();
       process.stdout.write(`${out}\n`);
     } finally {

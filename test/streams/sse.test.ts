@@ -25,7 +25,10 @@ describe('subscriptions over SSE', () => {
     expect(JSON.parse(await nextData(sse))).toMatchObject({ data: { volumeChanged: { type: 'SUBSCRIBED' } } });
     await gw.waitOpen(2, 'both subscriptions');
     claim(gw.sim, ['vol-001']);
-    const [overWs, overSse] = await Promise.all([ws.nextRaw(15_000, (f) => f.includes('"CLAIMED"')), nextData(sse, isClaim)]);
+    const [overWs, overSse] = await Promise.all([
+      ws.nextRaw(15_000, (f) => f.includes('"CLAIMED"')),
+      nextData(sse, isClaim),
+    ]);
     const prefix = '{"id":"w","type":"next","payload":';
     // The hub's one serialization, byte for byte, in both transports.
     expect(overWs.slice(prefix.length, -1)).toBe(overSse);
@@ -43,12 +46,19 @@ describe('subscriptions over SSE', () => {
     await nextData(sse);
     await gw.waitOpen(3, 'the three subscriptions');
     claim(gw.sim, ['größe-✓-000']);
-    const [overWs, overSse] = await Promise.all([ws.nextRaw(15_000, (f) => f.includes('"CLAIMED"')), nextData(sse, isClaim)]);
+    const [overWs, overSse] = await Promise.all([
+      ws.nextRaw(15_000, (f) => f.includes('"CLAIMED"')),
+      nextData(sse, isClaim),
+    ]);
     await until(() => multipartParts(multipart.text()).some((p) => isClaim(p.payload)), 'the claim over multipart');
     const prefix = '{"id":"w","type":"next","payload":';
     expect(overSse.length).toBeGreaterThan(2048);
     expect(overWs.slice(prefix.length, -1)).toBe(overSse);
-    expect(JSON.parse(overSse).data.volumeChanged).toMatchObject({ type: 'CLAIMED', volume: { name: 'größe-✓ 0' }, t79: 'VolumeChangeEvent' });
+    expect(JSON.parse(overSse).data.volumeChanged).toMatchObject({
+      type: 'CLAIMED',
+      volume: { name: 'größe-✓ 0' },
+      t79: 'VolumeChangeEvent',
+    });
     expect(multipartParts(multipart.text()).find((p) => isClaim(p.payload)).payload).toEqual(JSON.parse(overSse));
     // The stream goes on after a shared result: the next event is framed too.
     claim(gw.sim, ['vol-001']);
@@ -62,13 +72,21 @@ describe('subscriptions over SSE', () => {
     const client = createClient({ url: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT }, retryAttempts: 0 });
     const seen: any[] = [];
     let failed: unknown;
-    const unsubscribe = client.subscribe({ query: CLAIMS }, { next: (r) => void seen.push(r), error: (e) => (failed = e), complete: () => undefined });
+    const unsubscribe = client.subscribe(
+      { query: CLAIMS },
+      { next: (r) => void seen.push(r), error: (e) => (failed = e), complete: () => undefined },
+    );
     try {
-      await until(() => seen.some((r) => typeOf(r) === 'SUBSCRIBED') || failed !== undefined, 'SUBSCRIBED through graphql-sse');
+      await until(
+        () => seen.some((r) => typeOf(r) === 'SUBSCRIBED') || failed !== undefined,
+        'SUBSCRIBED through graphql-sse',
+      );
       expect(failed).toBeUndefined();
       claim(gw.sim, ['vol-002']);
       await until(() => seen.some(isClaim), 'the claim through graphql-sse');
-      expect(seen.find(isClaim)).toEqual({ data: { volumeChanged: { type: 'CLAIMED', volumeId: expect.any(String) } } });
+      expect(seen.find(isClaim)).toEqual({
+        data: { volumeChanged: { type: 'CLAIMED', volumeId: expect.any(String) } },
+      });
       expect(await gw.open()).toBe(1);
     } finally {
       unsubscribe();
@@ -86,7 +104,7 @@ describe('subscriptions over SSE', () => {
     await gw.waitOpen(0, 'the aborted stream to give its place back');
   });
 
-  it('should count SSE subscriptions against LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS with graphql-ws ones, refuse past it, and take a gone client\'s place back', async () => {
+  it("should count SSE subscriptions against LIVE_MAX_SUBSCRIPTIONS_PER_ADDRESS with graphql-ws ones, refuse past it, and take a gone client's place back", async () => {
     const gw = await startWsGateway({ live: { maxSubscriptionsPerAddress: 2 } });
     const ws = await ackedClient(gw.wsUrl);
     await subscribed(ws, 'w');
@@ -100,12 +118,12 @@ describe('subscriptions over SSE', () => {
     expect(JSON.parse(events[0]!.data!).errors[0].extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT' });
     // The client goes away: its place goes back, and the next one is served.
     first.abort();
-    await gw.waitOpen(1, 'the gone client\'s place to go back');
+    await gw.waitOpen(1, "the gone client's place to go back");
     const again = await openStream(gw.gateway.url, CLAIMS);
     expect(typeOf(JSON.parse(await nextData(again)))).toBe('SUBSCRIBED');
   });
 
-  it('should refuse a subscription that fails validation inside the stream, with graphql-ws\'s code', async () => {
+  it("should refuse a subscription that fails validation inside the stream, with graphql-ws's code", async () => {
     const gw = await startWsGateway();
     const s = await openStream(gw.gateway.url, 'subscription { volumeChanged { nope } }');
     await s.ended;
@@ -116,12 +134,18 @@ describe('subscriptions over SSE', () => {
   });
 
   it('should hold no HTTP in-flight slot: streams past the caller cap, and queries still answered', async () => {
-    const gw = await startWsGateway({ http: { rateLimit: { caller: { maxInFlight: 1 }, address: { maxInFlight: 1 } } } });
+    const gw = await startWsGateway({
+      http: { rateLimit: { caller: { maxInFlight: 1 }, address: { maxInFlight: 1 } } },
+    });
     const a = await openStream(gw.gateway.url, CLAIMS);
     const b = await openStream(gw.gateway.url, CLAIMS);
     expect([a.status, b.status]).toEqual([200, 200]);
     await Promise.all([nextData(a), nextData(b)]);
-    const q = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Nomad-Token': MGMT }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const q = await fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Nomad-Token': MGMT },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(q.status).toBe(200);
   });
 
@@ -153,8 +177,17 @@ describe('subscriptions over SSE', () => {
     const connecting: boolean[] = [];
     let failed: unknown;
     let seen = 0;
-    const client = createClient({ url: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT }, retryAttempts: 1, retry: async () => undefined, on: { connecting: (again) => void connecting.push(again) } });
-    client.subscribe({ query: CLAIMS }, { next: () => void seen++, error: (e) => (failed = e), complete: () => undefined });
+    const client = createClient({
+      url: gw.gateway.url,
+      headers: { 'X-Nomad-Token': MGMT },
+      retryAttempts: 1,
+      retry: async () => undefined,
+      on: { connecting: (again) => void connecting.push(again) },
+    });
+    client.subscribe(
+      { query: CLAIMS },
+      { next: () => void seen++, error: (e) => (failed = e), complete: () => undefined },
+    );
     try {
       await until(() => seen > 0, 'SUBSCRIBED through graphql-sse');
       await gw.gateway.stop();
@@ -171,19 +204,39 @@ describe('subscriptions over SSE', () => {
     const client = createClient({ url: gw.gateway.url, headers: { 'X-Nomad-Token': MGMT }, retryAttempts: 0 });
     try {
       const results: any[] = [];
-      for await (const r of client.iterate({ query: '{ volumes(first: 2) { nodes { id nativeId } } }' })) results.push(r);
-      expect(results).toEqual([{ data: { volumes: { nodes: [{ id: expect.any(String), nativeId: 'vol-000' }, { id: expect.any(String), nativeId: 'vol-001' }] } } }]);
+      for await (const r of client.iterate({ query: '{ volumes(first: 2) { nodes { id nativeId } } }' }))
+        results.push(r);
+      expect(results).toEqual([
+        {
+          data: {
+            volumes: {
+              nodes: [
+                { id: expect.any(String), nativeId: 'vol-000' },
+                { id: expect.any(String), nativeId: 'vol-001' },
+              ],
+            },
+          },
+        },
+      ]);
     } finally {
       client.dispose();
     }
     // A client that accepts JSON too gets JSON.
-    const r = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const r = await fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
   it('should still refuse a subscription asked for as plain JSON', async () => {
     const gw = await startWsGateway();
-    const r = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'X-Nomad-Token': MGMT }, body: JSON.stringify({ query: CLAIMS }) });
+    const r = await fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'X-Nomad-Token': MGMT },
+      body: JSON.stringify({ query: CLAIMS }),
+    });
     expect(r.status).toBe(400);
     expect((await r.json()).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
   });

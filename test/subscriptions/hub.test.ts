@@ -24,7 +24,10 @@ afterEach(async () => {
   await disposeAll();
 });
 
-const names = (s: { results: any[] }, type = 'CREATED'): string[] => events(s).filter((e) => e.type === type).map((e) => e.volume.name);
+const names = (s: { results: any[] }, type = 'CREATED'): string[] =>
+  events(s)
+    .filter((e) => e.type === type)
+    .map((e) => e.volume.name);
 
 describe('volumeChanged', () => {
   it('starts with SUBSCRIBED, then shows a namespace-A subscriber namespace A only; the management token sees both', async () => {
@@ -42,7 +45,11 @@ describe('volumeChanged', () => {
     await until(() => names(m).includes('late 0'), 'the late volume');
     seedVolumes(sim, 1, 'analytics', 'fence');
     await until(() => names(a).includes('fence 0'), 'a later analytics volume');
-    expect(events(a).every((e) => e.type === 'SUBSCRIBED' || e.volume.name.startsWith('anl') || e.volume.name.startsWith('fence'))).toBe(true);
+    expect(
+      events(a).every(
+        (e) => e.type === 'SUBSCRIBED' || e.volume.name.startsWith('anl') || e.volume.name.startsWith('fence'),
+      ),
+    ).toBe(true);
   });
 
   it('stops a subscriber whose access is revoked within the access TTL', async () => {
@@ -76,12 +83,19 @@ describe('volumeChanged', () => {
         await new Promise((r) => setTimeout(r, 15));
       }
     })();
-    const resumed = await live.subscribe(ALL, { }, { east: MGMT });
-    const withSince = await live.subscribe(`subscription($since: String) { volumeChanged(since: $since) { type cursor volume { name } } }`, { since: resumeAfter }, { east: MGMT });
+    const resumed = await live.subscribe(ALL, {}, { east: MGMT });
+    const withSince = await live.subscribe(
+      `subscription($since: String) { volumeChanged(since: $since) { type cursor volume { name } } }`,
+      { since: resumeAfter },
+      { east: MGMT },
+    );
     await burst;
     await until(() => names(full).length === 8, 'every burst volume');
     await until(() => events(withSince).length === 8, 'the resumed subscription to catch up');
-    const cursors = (s: any) => events(s).filter((e) => e.type !== 'SUBSCRIBED').map((e) => e.cursor);
+    const cursors = (s: any) =>
+      events(s)
+        .filter((e) => e.type !== 'SUBSCRIBED')
+        .map((e) => e.cursor);
     expect(events(withSince)[0]).toMatchObject({ type: 'SUBSCRIBED', cursor: resumeAfter });
     expect(cursors(withSince)).toEqual(cursors(full).slice(1));
     expect(new Set(cursors(withSince)).size).toBe(cursors(withSince).length);
@@ -107,14 +121,21 @@ describe('volumeChanged', () => {
     const since = events(full)[1]!.cursor;
     let open!: () => void;
     log.gate = new Promise((r) => (open = r));
-    const pending = live.subscribe(`subscription($since: String) { volumeChanged(since: $since) { type cursor } }`, { since }, { east: MGMT });
+    const pending = live.subscribe(
+      `subscription($since: String) { volumeChanged(since: $since) { type cursor } }`,
+      { since },
+      { east: MGMT },
+    );
     seedVolumes(sim, 3, 'default', 'during');
     await until(() => names(full).length === 5, 'the volumes created during the replay');
     open();
     const resumed = await pending;
     await until(() => events(resumed).length === 5, 'the resumed subscription to catch up');
     await new Promise((r) => setTimeout(r, 100));
-    const cursors = (s: any) => events(s).filter((e) => e.type !== 'SUBSCRIBED').map((e) => e.cursor);
+    const cursors = (s: any) =>
+      events(s)
+        .filter((e) => e.type !== 'SUBSCRIBED')
+        .map((e) => e.cursor);
     expect(cursors(resumed)).toEqual(cursors(full).slice(1));
   });
 
@@ -124,12 +145,24 @@ describe('volumeChanged', () => {
     seedVolumes(sim, 4, 'default');
     await until(() => names(full).length === 4, 'four volumes');
     const old = events(full)[1]!.cursor;
-    const expired = await live.subscribe(`subscription($s: String) { volumeChanged(since: $s) { type } }`, { s: old }, { east: MGMT });
+    const expired = await live.subscribe(
+      `subscription($s: String) { volumeChanged(since: $s) { type } }`,
+      { s: old },
+      { east: MGMT },
+    );
     expect(expired.refused.errors[0].extensions.code).toBe('CURSOR_EXPIRED');
     const other = Buffer.from(JSON.stringify(['otherepoch', 1])).toString('base64url');
-    const foreign = await live.subscribe(`subscription($s: String) { volumeChanged(since: $s) { type } }`, { s: other }, { east: MGMT });
+    const foreign = await live.subscribe(
+      `subscription($s: String) { volumeChanged(since: $s) { type } }`,
+      { s: other },
+      { east: MGMT },
+    );
     expect(foreign.refused.errors[0].extensions.code).toBe('CURSOR_EXPIRED');
-    const junk = await live.subscribe(`subscription { volumeChanged(since: "not a cursor!") { type } }`, {}, { east: MGMT });
+    const junk = await live.subscribe(
+      `subscription { volumeChanged(since: "not a cursor!") { type } }`,
+      {},
+      { east: MGMT },
+    );
     expect(junk.refused.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(live.hub.counts()).toEqual({ volumeChanged: 1, attachmentChanged: 0, operationUpdated: 0 });
   });
@@ -153,24 +186,30 @@ describe('volumeChanged', () => {
     expect(restricted.results).toHaveLength(1);
   });
 
-  it('writes shared results through the subscribers\' sinks while they wait, each subscription in its own order', async () => {
+  it("writes shared results through the subscribers' sinks while they wait, each subscription in its own order", async () => {
     live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
     const doc = `subscription { volumeChanged(filter: { types: [CREATED] }) { type volume { name } } }`;
     const sunk: SerializedResult[][] = Array.from({ length: 30 }, () => []);
-    const subs = await Promise.all(sunk.map((mine) => live!.subscribe(doc, {}, { east: MGMT }, { sendShared: (r) => void mine.push(r) })));
+    const subs = await Promise.all(
+      sunk.map((mine) => live!.subscribe(doc, {}, { east: MGMT }, { sendShared: (r) => void mine.push(r) })),
+    );
     await until(() => subs.every((s) => events(s).length === 1), 'SUBSCRIBED at every subscriber');
     seedVolumes(sim, 2, 'default', 'pass');
     await until(() => subs.every((s) => events(s).length === 3), 'both events at every subscriber');
-    for (const s of subs) expect(events(s).map((e) => e.volume?.name ?? e.type)).toEqual(['SUBSCRIBED', 'pass 0', 'pass 1']);
+    for (const s of subs)
+      expect(events(s).map((e) => e.volume?.name ?? e.type)).toEqual(['SUBSCRIBED', 'pass 0', 'pass 1']);
     // The events went through the sinks (SUBSCRIBED may have been ready before the reader waited), one serialized result per event for all.
-    const named = (mine: SerializedResult[]): string[] => mine.map((x) => JSON.parse(x.json).data.volumeChanged.volume?.name).filter(Boolean);
+    const named = (mine: SerializedResult[]): string[] =>
+      mine.map((x) => JSON.parse(x.json).data.volumeChanged.volume?.name).filter(Boolean);
     expect(sunk.every((mine) => named(mine).join() === 'pass 0,pass 1')).toBe(true);
     expect(sunk.every((mine) => mine.at(-1) === sunk[0]!.at(-1) && mine.at(-2) === sunk[0]!.at(-2))).toBe(true);
   });
 
   it('counts the results an event hands out once per event, not once per subscriber', async () => {
     const counted: Array<[string, number | undefined]> = [];
-    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }], { hub: { metrics: { eventOut: (field, n) => void counted.push([field, n]) } } });
+    live = await startLive([{ id: 'east', url: sim.url, token: MGMT }], {
+      hub: { metrics: { eventOut: (field, n) => void counted.push([field, n]) } },
+    });
     const doc = `subscription { volumeChanged(filter: { types: [CREATED] }) { type volume { name } } }`;
     const subs = await Promise.all(Array.from({ length: 12 }, () => live!.subscribe(doc, {}, { east: MGMT })));
     await until(() => subs.every((s) => events(s).length === 1), 'SUBSCRIBED at every subscriber');
@@ -203,21 +242,43 @@ describe('volumeChanged', () => {
 
   it('names in SUBSCRIBED the backends it cannot cover: NO_CREDENTIAL, and FAILED/UNSUPPORTED_BY_BACKEND without a watcher', async () => {
     const west = await startNomad();
-    live = await startLive(
-      [
-        { id: 'east', url: sim.url, token: MGMT },
-        { id: 'west', url: west.url },
-        { id: 'os', kind: 'openstack', url: await closedPortUrl(), region: 'RegionOne', interface: 'public', operationTimeoutMs: 5_000, timeoutMs: 2_000, maxConnections: 4, readRetries: 0 },
-      ],
-    );
+    live = await startLive([
+      { id: 'east', url: sim.url, token: MGMT },
+      { id: 'west', url: west.url },
+      {
+        id: 'os',
+        kind: 'openstack',
+        url: await closedPortUrl(),
+        region: 'RegionOne',
+        interface: 'public',
+        operationTimeoutMs: 5_000,
+        timeoutMs: 2_000,
+        maxConnections: 4,
+        readRetries: 0,
+      },
+    ]);
     const s = await live.subscribe(ALL, {}, { east: MGMT, west: MGMT });
     await until(() => s.results.length === 1, 'SUBSCRIBED');
     const omitted = events(s)[0].omittedBackends;
     expect(omitted).toEqual([
-      { backend: { id: 'west' }, reason: 'FAILED', code: 'UNSUPPORTED_BY_BACKEND', message: expect.stringContaining('no service token') },
-      { backend: { id: 'os' }, reason: 'NO_CREDENTIAL', code: null, message: expect.stringContaining('connection_init') },
+      {
+        backend: { id: 'west' },
+        reason: 'FAILED',
+        code: 'UNSUPPORTED_BY_BACKEND',
+        message: expect.stringContaining('no service token'),
+      },
+      {
+        backend: { id: 'os' },
+        reason: 'NO_CREDENTIAL',
+        code: null,
+        message: expect.stringContaining('connection_init'),
+      },
     ]);
-    const onlyEast = await live.subscribe(`subscription { volumeChanged(filter: { backends: ["east"] }) { omittedBackends { reason } } }`, {}, { east: MGMT });
+    const onlyEast = await live.subscribe(
+      `subscription { volumeChanged(filter: { backends: ["east"] }) { omittedBackends { reason } } }`,
+      {},
+      { east: MGMT },
+    );
     await until(() => onlyEast.results.length === 1, 'SUBSCRIBED');
     expect(onlyEast.results[0].data.volumeChanged.omittedBackends).toEqual([]);
   });
@@ -227,7 +288,11 @@ describe('volumeChanged', () => {
     const subs = await Promise.all([
       live.subscribe(ALL, {}, { east: MGMT }),
       live.subscribe(`subscription { attachmentChanged(target: { node: "node-1111" }) { type } }`, {}, { east: MGMT }),
-      live.subscribe(`subscription($v: [ID!]) { volumeChanged(filter: { volumeIds: $v }) { type } }`, { v: [] }, { east: MGMT }),
+      live.subscribe(
+        `subscription($v: [ID!]) { volumeChanged(filter: { volumeIds: $v }) { type } }`,
+        { v: [] },
+        { east: MGMT },
+      ),
     ]);
     expect(live.hub.counts()).toEqual({ volumeChanged: 2, attachmentChanged: 1, operationUpdated: 0 });
     await Promise.all(subs.map((s) => s.return()));
@@ -237,14 +302,28 @@ describe('volumeChanged', () => {
 
   it('refuses bad arguments with BAD_USER_INPUT before anything runs', async () => {
     live = await startLive([{ id: 'east', url: sim.url, token: MGMT }]);
-    const two = await live.subscribe(`subscription { attachmentChanged(target: { node: "n", consumer: "c" }) { type } }`, {}, {});
+    const two = await live.subscribe(
+      `subscription { attachmentChanged(target: { node: "n", consumer: "c" }) { type } }`,
+      {},
+      {},
+    );
     expect(two.refused.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const none = await live.subscribe(`subscription { attachmentChanged(target: {}) { type } }`, {}, {});
     expect(none.refused.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    const ids = Array.from({ length: 101 }, (_, i) => Buffer.from(JSON.stringify(['Volume', 'east', 'default', `v${i}`])).toString('base64url'));
-    const many = await live.subscribe(`subscription($v: [ID!]) { volumeChanged(filter: { volumeIds: $v }) { type } }`, { v: ids }, {});
+    const ids = Array.from({ length: 101 }, (_, i) =>
+      Buffer.from(JSON.stringify(['Volume', 'east', 'default', `v${i}`])).toString('base64url'),
+    );
+    const many = await live.subscribe(
+      `subscription($v: [ID!]) { volumeChanged(filter: { volumeIds: $v }) { type } }`,
+      { v: ids },
+      {},
+    );
     expect(many.refused.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
-    const unknown = await live.subscribe(`subscription { volumeChanged(filter: { backends: ["nope"] }) { type } }`, {}, {});
+    const unknown = await live.subscribe(
+      `subscription { volumeChanged(filter: { backends: ["nope"] }) { type } }`,
+      {},
+      {},
+    );
     expect(unknown.refused.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(live.hub.counts()).toEqual({ volumeChanged: 0, attachmentChanged: 0, operationUpdated: 0 });
   });

@@ -15,7 +15,13 @@ import { InProcessIdempotencyStore } from '../../server/idempotency';
 import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';
 import { buildGatewaySchema } from '../../server/schema';
 import { InProcessEventLog, type InProcessEventLogOptions } from '../../subscriptions/events';
-import { createLiveHub, SerializedResult, type LiveHubOptions, type LiveResult, type RunningLiveHub } from '../../subscriptions/live';
+import {
+  createLiveHub,
+  SerializedResult,
+  type LiveHubOptions,
+  type LiveResult,
+  type RunningLiveHub,
+} from '../../subscriptions/live';
 import type { SharedResultStream, SharedSink } from '../../subscriptions/live/types';
 import { OperationTracker } from '../../subscriptions/operations';
 import { loadOperation } from '../../domain';
@@ -37,7 +43,12 @@ export interface LiveUnderTest {
    * stream hands it shared results while the reader waits, as the socket layer's stream guard does
    * (server/ws/stream.ts); they are recorded in `results` too.
    */
-  subscribe(query: string, variables?: Record<string, unknown>, tokens?: Record<string, string>, sink?: SharedSink): Promise<Subscription>;
+  subscribe(
+    query: string,
+    variables?: Record<string, unknown>,
+    tokens?: Record<string, string>,
+    sink?: SharedSink,
+  ): Promise<Subscription>;
   executions: Record<string, number>;
   /** Runs a query or mutation through the real resolvers with these credentials (no HTTP: the resolver path under test). */
   run(query: string, variables?: Record<string, unknown>, tokens?: Record<string, string>): Promise<any>;
@@ -64,18 +75,40 @@ export interface Subscription {
  * is reported (the first read's volumes are not, as in production). OpenStack watchers stay idle
  * until someone subscribes; wait for them with {@link LiveUnderTest.watcherCurrent}.
  */
-export async function startLive(backends: BackendConfig[], o: { hub?: Partial<LiveHubOptions>; log?: InProcessEventLogOptions; logInstance?: InProcessEventLog } = {}): Promise<LiveUnderTest> {
-  const registry = createRegistry(backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b })));
-  const operations = new OperationTracker({ changes: (id) => registry.find(id)?.trackedChanges, pollMs: 50, maxPollMs: 100 });
+export async function startLive(
+  backends: BackendConfig[],
+  o: { hub?: Partial<LiveHubOptions>; log?: InProcessEventLogOptions; logInstance?: InProcessEventLog } = {},
+): Promise<LiveUnderTest> {
+  const registry = createRegistry(
+    backends.map((b) =>
+      b.kind === 'openstack'
+        ? b
+        : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b },
+    ),
+  );
+  const operations = new OperationTracker({
+    changes: (id) => registry.find(id)?.trackedChanges,
+    pollMs: 50,
+    maxPollMs: 100,
+  });
   const services: GatewayServices = { registry, operations, idempotency: new InProcessIdempotencyStore() };
   const schema = buildGatewaySchema();
   const log = o.logInstance ?? new InProcessEventLog(o.log);
   const executions: Record<string, number> = {};
-  const hub = createLiveHub({ log, services, schema, createContext: (r) => createExecutionContext(services, r), visibleOperation: (ctx, id) => loadOperation(ctx, id), ...o.hub, metrics: { execution: (f) => void (executions[f] = (executions[f] ?? 0) + 1), ...o.hub?.metrics } });
+  const hub = createLiveHub({
+    log,
+    services,
+    schema,
+    createContext: (r) => createExecutionContext(services, r),
+    visibleOperation: (ctx, id) => loadOperation(ctx, id),
+    ...o.hub,
+    metrics: { execution: (f) => void (executions[f] = (executions[f] ?? 0) + 1), ...o.hub?.metrics },
+  });
   services.live = hub.mutations;
   hub.start();
   const subs: Subscription[] = [];
-  const watcherCurrent = (id: string): Promise<void> => until(() => hub.watcher(id)?.current === true, `the watcher of ${id} to be current`);
+  const watcherCurrent = (id: string): Promise<void> =>
+    until(() => hub.watcher(id)?.current === true, `the watcher of ${id} to be current`);
   try {
     for (const b of backends) if (b.kind !== 'openstack' && b.token) await watcherCurrent(b.id);
   } catch (err) {
@@ -92,11 +125,19 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
     executions,
     backend: (id) => registry.forId(id),
     async run(query, variables = {}, tokens = {}) {
-      const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])), limits: new ExecutionLimits(DEFAULT_LIMITS) });
-      return JSON.parse(JSON.stringify(await execute({ schema, document: parse(query), variableValues: variables, contextValue })));
+      const contextValue = createExecutionContext(services, {
+        credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])),
+        limits: new ExecutionLimits(DEFAULT_LIMITS),
+      });
+      return JSON.parse(
+        JSON.stringify(await execute({ schema, document: parse(query), variableValues: variables, contextValue })),
+      );
     },
     async subscribe(query, variables = {}, tokens = {}, sink) {
-      const contextValue = createExecutionContext(services, { credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])), limits: new ExecutionLimits(DEFAULT_LIMITS) });
+      const contextValue = createExecutionContext(services, {
+        credentials: new Map(Object.entries(tokens).map(([b, token]) => [b, { token }])),
+        limits: new ExecutionLimits(DEFAULT_LIMITS),
+      });
       const r = await hub.subscribe({ schema, document: parse(query), variableValues: variables, contextValue });
       const s: Subscription = { results: [], raw: [], done: false, error: undefined, return: async () => {} };
       if (!(Symbol.asyncIterator in r)) {
@@ -120,7 +161,9 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
             const n = await r.next();
             if (n.done) break;
             s.raw.push(n.value);
-            s.results.push(n.value instanceof SerializedResult ? JSON.parse(n.value.json) : JSON.parse(JSON.stringify(n.value)));
+            s.results.push(
+              n.value instanceof SerializedResult ? JSON.parse(n.value.json) : JSON.parse(JSON.stringify(n.value)),
+            );
           }
         } catch (err) {
           s.error = err;
@@ -140,4 +183,5 @@ export async function startLive(backends: BackendConfig[], o: { hub?: Partial<Li
 }
 
 /** The events (data of the root field) a subscription received, SUBSCRIBED included. */
-export const events = (s: Pick<Subscription, 'results'>, field = 'volumeChanged'): any[] => s.results.filter((r) => r.data).map((r) => r.data[field]);
+export const events = (s: Pick<Subscription, 'results'>, field = 'volumeChanged'): any[] =>
+  s.results.filter((r) => r.data).map((r) => r.data[field]);

@@ -15,7 +15,8 @@ import { ackedClient, subscribed, type RawClient } from '../ws/helpers';
 import { messageText } from '../../server/ws/message-text';
 
 const TOKEN = 'demo-east-management';
-const SUB = 'subscription { volumeChanged { type volume { ref: id name } attachment { consumerId: id state } changedFields } }';
+const SUB =
+  'subscription { volumeChanged { type volume { ref: id name } attachment { consumerId: id state } changedFields } }';
 
 let sim: SimProcess;
 let gw: GatewayUnderTest;
@@ -29,8 +30,19 @@ afterEach(async () => {
 
 /** Registers a volume through the simulator's control API (one raft write). */
 async function seed(id: string, name: string, externalId = `vol-${id}`): Promise<void> {
-  const body = { ID: id, Name: name, PluginID: 'aws-ebs0', ExternalID: externalId, Capacity: 50 * 2 ** 30, RequestedCapacityMin: 50 * 2 ** 30 };
-  const res = await fetch(`${sim.url}/_sim/volumes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const body = {
+    ID: id,
+    Name: name,
+    PluginID: 'aws-ebs0',
+    ExternalID: externalId,
+    Capacity: 50 * 2 ** 30,
+    RequestedCapacityMin: 50 * 2 ** 30,
+  };
+  const res = await fetch(`${sim.url}/_sim/volumes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -72,7 +84,11 @@ it('sends no event for unchanged volumes and claims after Nomad is killed and re
   const placed = await fetch(`${sim.url}/_sim/allocations`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jobId: 'uploader', nodeId: 'e0000000-0000-4000-8000-000000000001', volumes: [{ volumeId: 'uploads', mode: 'write' }] }),
+    body: JSON.stringify({
+      jobId: 'uploader',
+      nodeId: 'e0000000-0000-4000-8000-000000000001',
+      volumes: [{ volumeId: 'uploads', mode: 'write' }],
+    }),
   });
   expect(placed.status).toBe(200);
   await until(() => received.some((e) => e.type === 'CLAIMED'), 'the new claim', 30_000);
@@ -103,28 +119,55 @@ it('sends one claim release as DETACHING, STATUS_CHANGED, RELEASED both from the
   await until(async () => (await watcherState()) === 'STREAMING', 'the first watcher to stream', 30_000);
   // The next two stream requests are refused (both topics, then CSIVolume alone), as an ACL that
   // denies the event stream does: the second gateway's watcher follows blocking queries.
-  const denied = await fetch(`${sim.url}/_sim/fail-next`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 2, status: 403, body: 'Permission denied', pathPrefix: '/v1/event/stream' }) });
+  const denied = await fetch(`${sim.url}/_sim/fail-next`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ count: 2, status: 403, body: 'Permission denied', pathPrefix: '/v1/event/stream' }),
+  });
   expect(denied.status).toBe(200);
   const polling = await startGatewayFor([{ id: 'east', url: sim.url, token: TOKEN }]);
-  await until(async () => (await watcherState(polling)) === 'POLLING', 'the second watcher on blocking queries', 30_000);
+  await until(
+    async () => (await watcherState(polling)) === 'POLLING',
+    'the second watcher on blocking queries',
+    30_000,
+  );
   const streamed = await subscriber();
   const polled = await subscriber(polling);
 
   const placed = await fetch(`${sim.url}/_sim/allocations`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jobId: 'uploader', nodeId: 'e0000000-0000-4000-8000-000000000001', volumes: [{ volumeId: 'uploads', mode: 'write' }] }),
+    body: JSON.stringify({
+      jobId: 'uploader',
+      nodeId: 'e0000000-0000-4000-8000-000000000001',
+      volumes: [{ volumeId: 'uploads', mode: 'write' }],
+    }),
   });
   expect(placed.status).toBe(200);
   const alloc = ((await placed.json()) as { id: string }).id;
-  await until(() => streamed.some((e) => e.type === 'CLAIMED') && polled.some((e) => e.type === 'CLAIMED'), 'the claim on both', 30_000);
+  await until(
+    () => streamed.some((e) => e.type === 'CLAIMED') && polled.some((e) => e.type === 'CLAIMED'),
+    'the claim on both',
+    30_000,
+  );
   streamed.length = 0;
   polled.length = 0;
   // The allocation stops: Nomad releases its claim (node-detached past claim, then freed).
-  const stopped = await fetch(`${sim.url}/_sim/allocations/${alloc}/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientStatus: 'complete', desiredStatus: 'stop' }) });
+  const stopped = await fetch(`${sim.url}/_sim/allocations/${alloc}/status`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ clientStatus: 'complete', desiredStatus: 'stop' }),
+  });
   expect(stopped.status).toBe(200);
-  await until(() => streamed.some((e) => e.type === 'RELEASED') && polled.some((e) => e.type === 'RELEASED'), 'the release on both', 30_000);
-  const sequence = (events: any[]): string[] => events.filter((e) => e.volume.name === 'user uploads').map((e) => `${e.type}${e.attachment ? ` ${e.attachment.state}` : ''}`);
+  await until(
+    () => streamed.some((e) => e.type === 'RELEASED') && polled.some((e) => e.type === 'RELEASED'),
+    'the release on both',
+    30_000,
+  );
+  const sequence = (events: any[]): string[] =>
+    events
+      .filter((e) => e.volume.name === 'user uploads')
+      .map((e) => `${e.type}${e.attachment ? ` ${e.attachment.state}` : ''}`);
   expect(sequence(streamed)).toEqual(['DETACHING DETACHING', 'STATUS_CHANGED', 'RELEASED DETACHED']);
   expect(sequence(polled)).toEqual(sequence(streamed));
 }, 120_000);

@@ -7,7 +7,15 @@
  * operation agrees with the events: RUNNING with Cinder's status while Nova works, and already
  * terminal when the event that says it is done arrives.
  */
-import { disposeAll, OS, startGatewayFor, startOpenStack, waitOperation, type GatewayUnderTest, type OpenStackUnderTest } from '../support/harness';
+import {
+  disposeAll,
+  OS,
+  startGatewayFor,
+  startOpenStack,
+  waitOperation,
+  type GatewayUnderTest,
+  type OpenStackUnderTest,
+} from '../support/harness';
 import { until } from '../support/until';
 import { ackedClient, subscribed, type RawClient } from '../ws/helpers';
 import { messageText } from '../../server/ws/message-text';
@@ -33,9 +41,21 @@ it('sends one event per transition for one attach and one detach, and the operat
   os = await startOpenStack({ delays: { attachMs: 700, attachCompleteMs: 700, detachMs: 700 } });
   const server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
   const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
-  gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' }, watchFastMs: 100, watchSlowMs: 200 })]);
+  gw = await startGatewayFor([
+    os.backend('os', {
+      auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
+      watchFastMs: 100,
+      watchSlowMs: 200,
+    }),
+  ]);
   const auth = { 'x-auth-token': os.demoToken };
-  const id = (await gw.gql(`query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`, { n: vid, p: os.demo }, auth)).body.data.volumeByNativeId.id;
+  const id = (
+    await gw.gql(
+      `query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`,
+      { n: vid, p: os.demo },
+      auth,
+    )
+  ).body.data.volumeByNativeId.id;
 
   client = await ackedClient(gw.gateway.url.replace(/^http/, 'ws'), { 'X-Auth-Token': os.demoToken });
   await subscribed(client, 's', SUB, { v: [id] });
@@ -48,7 +68,11 @@ it('sends one event per transition for one attach and one detach, and the operat
     if (m.id !== 's' || m.type !== 'next') return;
     const e = m.payload.data.volumeChanged;
     received.push(e);
-    atEvent.push(operationId ? gw.gql(OPERATION, { id: operationId }, auth).then((r) => r.body.data.volumeOperation) : Promise.resolve(null));
+    atEvent.push(
+      operationId
+        ? gw.gql(OPERATION, { id: operationId }, auth).then((r) => r.body.data.volumeOperation)
+        : Promise.resolve(null),
+    );
   });
 
   // ---- attach
@@ -57,10 +81,15 @@ it('sends one event per transition for one attach and one detach, and the operat
   operationId = attached.body.data.attachVolume.operation.id;
   const states: Array<{ state: string; backendStatus: string | null }> = [];
   // While Nova works: the operation is RUNNING with Cinder's status (polled until ATTACHED arrives).
-  await until(async () => {
-    states.push((await gw.gql(OPERATION, { id: operationId }, auth)).body.data.volumeOperation);
-    return received.some((e) => e.type === 'ATTACHED');
-  }, 'ATTACHED', 30_000, 50);
+  await until(
+    async () => {
+      states.push((await gw.gql(OPERATION, { id: operationId }, auth)).body.data.volumeOperation);
+      return received.some((e) => e.type === 'ATTACHED');
+    },
+    'ATTACHED',
+    30_000,
+    50,
+  );
   const attachEvents = received.map((e) => e.type);
   const atAttached = await atEvent[attachEvents.indexOf('ATTACHED')];
   expect(states).toContainEqual({ state: 'RUNNING', backendStatus: expect.stringMatching(/^(reserved|attaching)$/) });
@@ -97,16 +126,39 @@ it('keeps the watcher fast for a transition only within its window, and for a tr
   const held = os.sim.seedVolume({ project: os.demo, name: 'held', size: 1 });
   const data = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
   gw = await startGatewayFor([
-    os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' }, watchFastMs: 50, watchSlowMs: SLOW, watchTransitionWindowMs: WINDOW }),
+    os.backend('os', {
+      auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
+      watchFastMs: 50,
+      watchSlowMs: SLOW,
+      watchTransitionWindowMs: WINDOW,
+    }),
   ]);
   const auth = { 'x-auth-token': os.demoToken };
-  const idOf = async (n: string): Promise<string> => (await gw.gql(`query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`, { n, p: os.demo }, auth)).body.data.volumeByNativeId.id;
+  const idOf = async (n: string): Promise<string> =>
+    (
+      await gw.gql(
+        `query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`,
+        { n, p: os.demo },
+        auth,
+      )
+    ).body.data.volumeByNativeId.id;
   const heldId = await idOf(held);
   const dataId = await idOf(data);
   /** When the watcher read the all-projects volume list (ms since the epoch), from the simulator's own log. */
   const listReads = (): number[] =>
-    (os.sim.requests() as Array<{ service: string; method: string; path: string; params: Record<string, string[]>; time: string }>)
-      .filter((r) => r.service === 'cinder' && r.method === 'GET' && r.path.endsWith('/volumes/detail') && r.params.all_tenants)
+    (
+      os.sim.requests() as Array<{
+        service: string;
+        method: string;
+        path: string;
+        params: Record<string, string[]>;
+        time: string;
+      }>
+    )
+      .filter(
+        (r) =>
+          r.service === 'cinder' && r.method === 'GET' && r.path.endsWith('/volumes/detail') && r.params.all_tenants,
+      )
       .map((r) => Date.parse(r.time));
   const readsBetween = (from: number, to: number): number => listReads().filter((t) => t >= from && t < to).length;
 
@@ -119,9 +171,16 @@ it('keeps the watcher fast for a transition only within its window, and for a tr
   });
 
   // ---- the tenant reserves its own volume through the gateway and leaves it so
-  const reserved = await gw.gql('mutation($id: ID!) { reserveCinderVolume(input: { volumeId: $id }) { volume { backendStatus } operation { state } } }', { id: heldId }, auth);
+  const reserved = await gw.gql(
+    'mutation($id: ID!) { reserveCinderVolume(input: { volumeId: $id }) { volume { backendStatus } operation { state } } }',
+    { id: heldId },
+    auth,
+  );
   expect(reserved.body.errors).toBeUndefined();
-  expect(reserved.body.data.reserveCinderVolume).toEqual({ volume: { backendStatus: 'attaching' }, operation: { state: 'SUCCEEDED' } });
+  expect(reserved.body.data.reserveCinderVolume).toEqual({
+    volume: { backendStatus: 'attaching' },
+    operation: { state: 'SUCCEEDED' },
+  });
   // The watcher finds it at its next poll (a slow one: Cinder's synchronous actions nudge nothing).
   await until(() => received.some((e) => e.volume.backendStatus === 'attaching'), 'the reserve seen', 30_000);
   const seenAt = received.find((e) => e.volume.backendStatus === 'attaching')!.at;
@@ -149,5 +208,8 @@ it('keeps the watcher fast for a transition only within its window, and for a tr
   const after = Date.now();
   await until(() => Date.now() >= after + 1_500, 'a quiet span', 30_000);
   expect(readsBetween(after, after + 1_500)).toBeLessThanOrEqual(1);
-  expect((await gw.gql('query($id: ID!) { volume(id: $id) { backendStatus } }', { id: heldId }, auth)).body.data.volume.backendStatus).toBe('attaching');
+  expect(
+    (await gw.gql('query($id: ID!) { volume(id: $id) { backendStatus } }', { id: heldId }, auth)).body.data.volume
+      .backendStatus,
+  ).toBe('attaching');
 }, 90_000);

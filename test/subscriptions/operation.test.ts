@@ -15,14 +15,19 @@ afterEach(async () => {
   await disposeAll();
 });
 
-const gid = (project: string, id: string): string => Buffer.from(JSON.stringify(['Volume', 'os', project, id])).toString('base64url');
+const gid = (project: string, id: string): string =>
+  Buffer.from(JSON.stringify(['Volume', 'os', project, id])).toString('base64url');
 const OP = `subscription($id: ID!) { operationUpdated(id: $id) { id kind state } }`;
 
 it('yields the current state, then each change, and completes after the terminal one; strangers get NOT_FOUND', async () => {
   const server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
   const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
   live = await startLive([os.backend('os')]);
-  const res = await live.run(`mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id state } } }`, { i: { volumeId: gid(os.demo, vid), target: { server: { serverId: server } } } }, { os: os.demoToken });
+  const res = await live.run(
+    `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id state } } }`,
+    { i: { volumeId: gid(os.demo, vid), target: { server: { serverId: server } } } },
+    { os: os.demoToken },
+  );
   const id = res.data.attachVolume.operation.id;
   const stranger = await live.subscribe(OP, { id }, { os: os.otherToken });
   expect(stranger.refused.errors[0].extensions.code).toBe('NOT_FOUND');

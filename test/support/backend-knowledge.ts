@@ -24,7 +24,8 @@ export const backendFolderOf = (spec: string): string | null => {
 };
 
 /** Whether `f` is in one of a backend's own folders (`adapters/<kind>/`, `schema/<kind>/` …). */
-export const inBackendFolder = (f: string, tops: readonly string[] = BACKEND_TOPS): boolean => tops.some((top) => BACKEND_FOLDERS.some((b) => f.startsWith(`${top}/${b}/`)));
+export const inBackendFolder = (f: string, tops: readonly string[] = BACKEND_TOPS): boolean =>
+  tops.some((top) => BACKEND_FOLDERS.some((b) => f.startsWith(`${top}/${b}/`)));
 
 /** The registrations (server/kinds/): the one place outside the backend folders that imports their parts. */
 export const REGISTRATION = 'server/kinds/';
@@ -41,7 +42,11 @@ export const CLIENT_CODE: readonly string[] = ['server/live/page/'];
  */
 export function code(file: string): string {
   const text = readFileSync(join(root, file), 'utf8');
-  if (file.endsWith('.graphql')) return text.replace(/"""[\s\S]*?"""/g, '').replace(/"(?:[^"\\\n]|\\.)*"/g, '""').replace(/^\s*#.*$/gm, '');
+  if (file.endsWith('.graphql'))
+    return text
+      .replace(/"""[\s\S]*?"""/g, '')
+      .replace(/"(?:[^"\\\n]|\\.)*"/g, '""')
+      .replace(/^\s*#.*$/gm, '');
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
 }
 
@@ -50,12 +55,22 @@ export function code(file: string): string {
  * gateway has always used, so the rule has words even before every module declares its own.
  */
 export function credentialHeaders(): string[] {
-  const declared = BACKEND_FOLDERS.flatMap((b) => files(`adapters/${b}`).flatMap((f) => [...code(f).matchAll(/\bheader:\s*['"`](X-[A-Za-z0-9-]+)['"`]/g)].map((m) => m[1]!)));
+  const declared = BACKEND_FOLDERS.flatMap((b) =>
+    files(`adapters/${b}`).flatMap((f) =>
+      [...code(f).matchAll(/\bheader:\s*['"`](X-[A-Za-z0-9-]+)['"`]/g)].map((m) => m[1]!),
+    ),
+  );
   return [...new Set(['X-Nomad-Token', 'X-Auth-Token', ...declared].map((h) => h.toLowerCase()))];
 }
 
-const sdlFiles = (dir: string): string[] => (existsSync(join(root, dir)) ? readdirSync(join(root, dir)).filter((n) => n.endsWith('.graphql')).map((n) => join(dir, n)) : []);
-const declaredTypes = (f: string): string[] => [...code(f).matchAll(/^\s*(?:type|union|interface|enum|input|scalar)\s+([A-Za-z_]\w*)/gm)].map((m) => m[1]!);
+const sdlFiles = (dir: string): string[] =>
+  existsSync(join(root, dir))
+    ? readdirSync(join(root, dir))
+        .filter((n) => n.endsWith('.graphql'))
+        .map((n) => join(dir, n))
+    : [];
+const declaredTypes = (f: string): string[] =>
+  [...code(f).matchAll(/^\s*(?:type|union|interface|enum|input|scalar)\s+([A-Za-z_]\w*)/gm)].map((m) => m[1]!);
 
 /**
  * Backend type names: those declared in a backend's SDL (`schema/<backend>/`: its detail types,
@@ -63,7 +78,9 @@ const declaredTypes = (f: string): string[] => [...code(f).matchAll(/^\s*(?:type
  */
 export function backendTypeNames(): string[] {
   const backendSdl = BACKEND_FOLDERS.flatMap((b) => sdlFiles(join('schema', b)));
-  const kindNamed = sdlFiles('schema').flatMap(declaredTypes).filter((n) => BACKEND_FOLDERS.some((b) => n.toLowerCase().startsWith(b)));
+  const kindNamed = sdlFiles('schema')
+    .flatMap(declaredTypes)
+    .filter((n) => BACKEND_FOLDERS.some((b) => n.toLowerCase().startsWith(b)));
   return [...new Set([...backendSdl.flatMap(declaredTypes), ...kindNamed])];
 }
 
@@ -74,8 +91,13 @@ export function backendTypeNames(): string[] {
  * and `codegen.ts`; without `skip`, files the rules do not cover yet.
  */
 export function coreFiles(skip: readonly string[] = []): string[] {
-  const outside = (f: string): boolean => !inBackendFolder(f) && !f.startsWith(REGISTRATION) && !CLIENT_CODE.some((c) => f.startsWith(c));
-  return [...['adapters', 'server', 'domain', 'resolvers', 'subscriptions', 'schema'].flatMap((d) => files(d)), ...sdlFiles('schema'), 'codegen.ts'].filter((f) => outside(f) && !skip.includes(f));
+  const outside = (f: string): boolean =>
+    !inBackendFolder(f) && !f.startsWith(REGISTRATION) && !CLIENT_CODE.some((c) => f.startsWith(c));
+  return [
+    ...['adapters', 'server', 'domain', 'resolvers', 'subscriptions', 'schema'].flatMap((d) => files(d)),
+    ...sdlFiles('schema'),
+    'codegen.ts',
+  ].filter((f) => outside(f) && !skip.includes(f));
 }
 
 const escape = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -88,12 +110,22 @@ export function backendWordViolations(scope: readonly string[]): string[] {
   // in SDL as a word (an enum value, a field's type).
   const tsKind = new RegExp(`(['"\`])(${kinds.map(escape).join('|')})\\1`, 'gi');
   const tsType = new RegExp(`(['"\`])(${typenames.map(escape).join('|')})\\1`, 'g');
-  const sdlWord = new RegExp(`\\b(${[...kinds.map((k) => k.toUpperCase()), ...typenames].map(escape).join('|')})\\b`, 'g');
+  const sdlWord = new RegExp(
+    `\\b(${[...kinds.map((k) => k.toUpperCase()), ...typenames].map(escape).join('|')})\\b`,
+    'g',
+  );
   // Without its `x-`, so a pattern (`/^x-(nomad-token|auth-token)/`) counts as the name does.
-  const header = new RegExp(credentialHeaders().map((h) => escape(h.replace(/^x-/, ''))).join('|'), 'gi');
+  const header = new RegExp(
+    credentialHeaders()
+      .map((h) => escape(h.replace(/^x-/, '')))
+      .join('|'),
+    'gi',
+  );
   return scope.flatMap((f) => {
     const text = code(f);
-    const words = f.endsWith('.graphql') ? [...text.matchAll(sdlWord)].map((m) => m[1]!) : [...[...text.matchAll(tsKind)].map((m) => m[2]!), ...[...text.matchAll(tsType)].map((m) => m[2]!)];
+    const words = f.endsWith('.graphql')
+      ? [...text.matchAll(sdlWord)].map((m) => m[1]!)
+      : [...[...text.matchAll(tsKind)].map((m) => m[2]!), ...[...text.matchAll(tsType)].map((m) => m[2]!)];
     return [...words, ...[...text.matchAll(header)].map((m) => m[0])].map((w) => `${f}: ${w}`);
   });
 }
@@ -126,7 +158,13 @@ export function identifierViolations(scope: readonly string[]): string[] {
   return scope
     .filter((f) => f.endsWith('.ts'))
     .flatMap((f) => {
-      const ids = new Set([...code(f).replace(STRING, "''").matchAll(/[A-Za-z_$][\w$]*/g)].map((m) => m[0]));
+      const ids = new Set(
+        [
+          ...code(f)
+            .replace(STRING, "''")
+            .matchAll(/[A-Za-z_$][\w$]*/g),
+        ].map((m) => m[0]),
+      );
       return [...ids].filter((id) => words.some((w) => namesWord(id, w))).map((id) => `${f}: ${id}`);
     });
 }
@@ -136,7 +174,9 @@ export function identifierViolations(scope: readonly string[]): string[] {
  * relative or not), or null.
  */
 export function backendPath(spec: string): string | null {
-  const m = new RegExp(`(?:^|/)(${BACKEND_TOPS.join('|')})/(${BACKEND_FOLDERS.map(escape).join('|')})(?=$|[/#'"\`])`).exec(spec);
+  const m = new RegExp(
+    `(?:^|/)(${BACKEND_TOPS.join('|')})/(${BACKEND_FOLDERS.map(escape).join('|')})(?=$|[/#'"\`])`,
+  ).exec(spec);
   return m ? `${m[1]}/${m[2]}` : null;
 }
 
@@ -146,11 +186,18 @@ export function backendPath(spec: string): string | null {
  * path into a backend's folder (`'../../adapters/nomad/model#…'`), as `file: literal`.
  */
 export function stringViolations(scope: readonly string[]): string[] {
-  const words = backendWords().map((w) => (w === 'memory' ? /(?<![A-Za-z])Memory(?![A-Za-z])/ : new RegExp(`(?<![A-Za-z])${w}(?![A-Za-z])`, 'i')));
+  const words = backendWords().map((w) =>
+    w === 'memory' ? /(?<![A-Za-z])Memory(?![A-Za-z])/ : new RegExp(`(?<![A-Za-z])${w}(?![A-Za-z])`, 'i'),
+  );
   const names = (s: string): boolean => words.some((w) => w.test(s)) || backendPath(s) !== null;
   return scope
     .filter((f) => f.endsWith('.ts'))
-    .flatMap((f) => [...code(f).matchAll(STRING)].map((m) => m[0]).filter(names).map((s) => `${f}: ${s.length > 80 ? `${s.slice(0, 77)}…` : s}`));
+    .flatMap((f) =>
+      [...code(f).matchAll(STRING)]
+        .map((m) => m[0])
+        .filter(names)
+        .map((s) => `${f}: ${s.length > 80 ? `${s.slice(0, 77)}…` : s}`),
+    );
 }
 
 /** Imports of a backend's folder (static, dynamic or `require`) in `scope`, as `file → spec`. */

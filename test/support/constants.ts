@@ -22,8 +22,25 @@ export const NOMAD_NODES = [
 
 /** Nomad CSI plugins: an EBS-like one with a controller, a node-only hostpath one. */
 export const NOMAD_PLUGINS: readonly PluginSpec[] = [
-  { id: 'aws-ebs0', provider: 'ebs.csi.aws.com', version: 'v1.38.1', controllerRequired: true, controllersHealthy: 1, controllersExpected: 1, nodesHealthy: 2, nodesExpected: 2, topology: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } },
-  { id: 'hostpath', provider: 'hostpath.csi.k8s.io', version: 'v1.11.0', controllerRequired: false, nodesHealthy: 2, nodesExpected: 2 },
+  {
+    id: 'aws-ebs0',
+    provider: 'ebs.csi.aws.com',
+    version: 'v1.38.1',
+    controllerRequired: true,
+    controllersHealthy: 1,
+    controllersExpected: 1,
+    nodesHealthy: 2,
+    nodesExpected: 2,
+    topology: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' },
+  },
+  {
+    id: 'hostpath',
+    provider: 'hostpath.csi.k8s.io',
+    version: 'v1.11.0',
+    controllerRequired: false,
+    nodesHealthy: 2,
+    nodesExpected: 2,
+  },
 ];
 
 /**

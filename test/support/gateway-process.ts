@@ -18,13 +18,25 @@ export interface GatewayProcessOptions {
 
 /** server/main.ts on a free loopback port with `env` added (no backends: demo mode), its stdout and stderr collected. */
 export function startGatewayProcess(env: Record<string, string> = {}, options: GatewayProcessOptions = {}) {
-  const inherited = options.withoutInheritedOtel ? Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_'))) : process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'server/main.ts'], { cwd: options.tree ?? root, env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const inherited = options.withoutInheritedOtel
+    ? Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')))
+    : process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'server/main.ts'], {
+    cwd: options.tree ?? root,
+    env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const waitFor = (line: RegExp, timeoutMs = 30_000): Promise<void> => until(() => line.test(out), () => `${line} in the gateway's output:\n${out}`, timeoutMs, 100);
+  const waitFor = (line: RegExp, timeoutMs = 30_000): Promise<void> =>
+    until(
+      () => line.test(out),
+      () => `${line} in the gateway's output:\n${out}`,
+      timeoutMs,
+      100,
+    );
   // 'close', not 'exit', before reading the output after the end: the last stderr chunk may come after 'exit'.
   const closed = once(child, 'close');
   /** Waits for "ready at <url>" and answers the URL; throws with stderr if the gateway exits first. */

@@ -25,7 +25,8 @@ import { isTerminal, settle } from './until';
 function engineFromEnv(): ExecutionEngine | undefined {
   const e = process.env.EXECUTION_ENGINE;
   if (e === undefined || e === '') return undefined;
-  if (!(EXECUTION_ENGINES as readonly string[]).includes(e)) throw new Error(`EXECUTION_ENGINE must be one of ${EXECUTION_ENGINES.join(', ')}`);
+  if (!(EXECUTION_ENGINES as readonly string[]).includes(e))
+    throw new Error(`EXECUTION_ENGINE must be one of ${EXECUTION_ENGINES.join(', ')}`);
   return e as ExecutionEngine;
 }
 import { ANALYTICS_READ, ANALYTICS_WRITE, MGMT, NOMAD_NODES, NOMAD_PLUGINS, OS } from './constants';
@@ -87,7 +88,11 @@ export function seedVolumes(sim: NomadSimulator, n: number, namespace = 'default
 export interface GatewayUnderTest {
   gateway: RunningGateway;
   /** POST a GraphQL operation; returns the parsed body and status. */
-  gql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  gql(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
 }
 
 export async function startGatewayFor(
@@ -119,10 +124,26 @@ export async function startGatewayFor(
     compiledDocumentsMaxBytes?: number;
   } = {},
 ): Promise<GatewayUnderTest> {
-  const entries = backends.map((b) => (b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b }));
-  const registry = options.nomadWatch ? nomadRegistry(entries, options.nomadWatch, options.resilience) : createRegistry(entries, undefined, options.resilience);
+  const entries = backends.map((b) =>
+    b.kind === 'openstack' ? b : { kind: 'nomad' as const, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...b },
+  );
+  const registry = options.nomadWatch
+    ? nomadRegistry(entries, options.nomadWatch, options.resilience)
+    : createRegistry(entries, undefined, options.resilience);
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', executionEngine: options.executionEngine ?? engineFromEnv(), compiledDocumentsSightings: options.compiledDocumentsSightings ?? 1, compiledDocumentsMaxBytes: options.compiledDocumentsMaxBytes, maxConcurrentReads: options.maxConcurrentReads ?? 16, maxBodyBytes: 1_048_576, redis: options.redis, http: options.http, limits: options.limits, readiness: options.readiness },
+    config: {
+      port: 0,
+      host: '127.0.0.1',
+      executionEngine: options.executionEngine ?? engineFromEnv(),
+      compiledDocumentsSightings: options.compiledDocumentsSightings ?? 1,
+      compiledDocumentsMaxBytes: options.compiledDocumentsMaxBytes,
+      maxConcurrentReads: options.maxConcurrentReads ?? 16,
+      maxBodyBytes: 1_048_576,
+      redis: options.redis,
+      http: options.http,
+      limits: options.limits,
+      readiness: options.readiness,
+    },
     registry,
     logger: createLogger('silent'),
     operationOptions: options.operationOptions,
@@ -143,11 +164,24 @@ export async function startGatewayFor(
 }
 
 /** What `createRegistry` builds for Nomad backends, with the watchers' tuning (which no setting carries). */
-function nomadRegistry(entries: ReadonlyArray<({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig>, watch: NomadWatchTuning, resilience: ResilienceOptions = {}): BackendRegistry {
+function nomadRegistry(
+  entries: ReadonlyArray<({ id: string; url: string } & Partial<NomadBackendConfig>) | OpenStackBackendConfig>,
+  watch: NomadWatchTuning,
+  resilience: ResilienceOptions = {},
+): BackendRegistry {
   const breakers = new BreakerBoard(resilience.breaker ?? BREAKER_DEFAULTS);
   const backends = entries.map((e) => {
     if (e.kind === 'openstack') throw new Error('nomadWatch: Nomad backends only');
-    return new NomadBackend({ backend: e.id, baseUrl: e.url, token: e.token, timeoutMs: e.timeoutMs, maxConnections: e.maxConnections, readRetries: e.readRetries, breakers, watch });
+    return new NomadBackend({
+      backend: e.id,
+      baseUrl: e.url,
+      token: e.token,
+      timeoutMs: e.timeoutMs,
+      maxConnections: e.maxConnections,
+      readRetries: e.readRetries,
+      breakers,
+      watch,
+    });
   });
   return new BackendRegistry(backends, { breakers, listBackendDeadlineMs: resilience.listBackendDeadlineMs });
 }
@@ -184,12 +218,24 @@ export interface OpenStackUnderTest {
  * (member of demo, its default project), other (member of other), admin (id `admin`, admin of admin
  * and demo) and viewer (reader of demo). Keystone implies reader from member and member from admin.
  */
-export function openStackSimulator(options: OpenStackSimulatorOptions = {}): { sim: OpenStackSimulator; projects: { demo: string; other: string; admin: string } } {
+export function openStackSimulator(options: OpenStackSimulatorOptions = {}): {
+  sim: OpenStackSimulator;
+  projects: { demo: string; other: string; admin: string };
+} {
   const sim = new OpenStackSimulator(options);
-  const projects = { demo: sim.addProject({ name: 'demo' }), other: sim.addProject({ name: 'other' }), admin: sim.addProject({ name: 'admin' }) };
+  const projects = {
+    demo: sim.addProject({ name: 'demo' }),
+    other: sim.addProject({ name: 'other' }),
+    admin: sim.addProject({ name: 'admin' }),
+  };
   sim.addUser({ name: OS.demoUser, password: OS.demoPassword, projects: { demo: ['member'] }, defaultProject: 'demo' });
   sim.addUser({ name: OS.otherUser, password: OS.otherPassword, projects: { other: ['member'] } });
-  sim.addUser({ name: OS.adminUser, password: OS.adminPassword, projects: { admin: ['admin'], demo: ['admin'] }, id: 'admin' });
+  sim.addUser({
+    name: OS.adminUser,
+    password: OS.adminPassword,
+    projects: { admin: ['admin'], demo: ['admin'] },
+    id: 'admin',
+  });
   sim.addUser({ name: OS.viewerUser, password: OS.viewerPassword, projects: { demo: ['reader'] } });
   return { sim, projects };
 }
@@ -208,14 +254,34 @@ export async function startOpenStack(options: OpenStackSimulatorOptions = {}): P
     demoToken: sim.issueToken({ user: OS.demoUser, project: 'demo' }),
     otherToken: sim.issueToken({ user: OS.otherUser, project: 'other' }),
     adminToken: sim.issueToken({ user: OS.adminUser, project: 'demo' }),
-    backend: (id = 'os', extra = {}) => ({ id, kind: 'openstack', url: keystoneUrl, region: 'RegionOne', interface: 'public', operationTimeoutMs: 10_000, timeoutMs: 5_000, maxConnections: 16, readRetries: 2, ...extra }),
+    backend: (id = 'os', extra = {}) => ({
+      id,
+      kind: 'openstack',
+      url: keystoneUrl,
+      region: 'RegionOne',
+      interface: 'public',
+      operationTimeoutMs: 10_000,
+      timeoutMs: 5_000,
+      maxConnections: 16,
+      readRetries: 2,
+      ...extra,
+    }),
   };
 }
 
 /** Polls `volumeOperation(id)` until it is terminal (or `timeoutMs` passed); returns it as last read. */
-export async function waitOperation(gw: GatewayUnderTest, id: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<any> {
+export async function waitOperation(
+  gw: GatewayUnderTest,
+  id: string,
+  headers: Record<string, string>,
+  timeoutMs = 15_000,
+): Promise<any> {
   const read = async (): Promise<any> => {
-    const res = await gw.gql(`query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason targetId deadlineAt } }`, { id }, headers);
+    const res = await gw.gql(
+      `query($id: ID!) { volumeOperation(id: $id) { id kind state backendStatus failureReason targetId deadlineAt } }`,
+      { id },
+      headers,
+    );
     const op = res.body.data?.volumeOperation;
     if (!op) throw new Error(`operation ${id} not readable: ${JSON.stringify(res.body)}`);
     return op;

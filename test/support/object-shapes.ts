@@ -26,7 +26,13 @@ export function literalAccessors(file: string, text: string): ShapeFinding[] {
   const visit = (n: ts.Node): void => {
     if (ts.isObjectLiteralExpression(n)) {
       for (const p of n.properties) {
-        if (ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p)) out.push({ file, line: sf.getLineAndCharacterOfPosition(p.getStart()).line + 1, rule: 'accessor', names: [p.name.getText(sf)] });
+        if (ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p))
+          out.push({
+            file,
+            line: sf.getLineAndCharacterOfPosition(p.getStart()).line + 1,
+            rule: 'accessor',
+            names: [p.name.getText(sf)],
+          });
       }
     }
     ts.forEachChild(n, visit);
@@ -36,11 +42,18 @@ export function literalAccessors(file: string, text: string): ShapeFinding[] {
 }
 
 const nameOf = (p: ts.ObjectLiteralElementLike, sf: ts.SourceFile): string | undefined =>
-  (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p) || ts.isMethodDeclaration(p)) && !ts.isComputedPropertyName(p.name) ? p.name.getText(sf).replace(/^['"]|['"]$/g, '') : undefined;
+  (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p) || ts.isMethodDeclaration(p)) &&
+  !ts.isComputedPropertyName(p.name)
+    ? p.name.getText(sf).replace(/^['"]|['"]$/g, '')
+    : undefined;
 
 /** Fields added after a spread, in `files` (repo-relative), with the project's compiler options. */
 export function fieldsAfterSpread(files: readonly string[]): ShapeFinding[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
   const program = ts.createProgram(
     files.map((f) => join(root, f)),
     { ...config!.options, noEmit: true, skipLibCheck: true },
@@ -61,9 +74,19 @@ export function fieldsAfterSpread(files: readonly string[]): ShapeFinding[] {
           const name = nameOf(p, sf);
           if (spreads.length === 0) continue;
           // A computed or unknown name cannot be checked: counted as added.
-          if (name === undefined || !spreads.some((t) => checker.getPropertyOfType(checker.getApparentType(t), name) !== undefined)) added.push(name ?? '[computed]');
+          if (
+            name === undefined ||
+            !spreads.some((t) => checker.getPropertyOfType(checker.getApparentType(t), name) !== undefined)
+          )
+            added.push(name ?? '[computed]');
         }
-        if (added.length > 0) out.push({ file, line: sf.getLineAndCharacterOfPosition(n.getStart()).line + 1, rule: 'field-after-spread', names: added });
+        if (added.length > 0)
+          out.push({
+            file,
+            line: sf.getLineAndCharacterOfPosition(n.getStart()).line + 1,
+            rule: 'field-after-spread',
+            names: added,
+          });
       }
       ts.forEachChild(n, visit);
     };

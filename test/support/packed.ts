@@ -21,7 +21,9 @@ function run(command: string, args: string[], cwd: string): Promise<string> {
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${out}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${out}`)),
+    );
   });
 }
 
@@ -58,7 +60,9 @@ export interface Installed {
  */
 export async function installTarball(tgz: string, dir: string): Promise<Installed> {
   mkdirSync(dir, { recursive: true });
-  const shrinkwrap = JSON.parse(execFileSync('tar', ['xzfO', tgz, 'package/npm-shrinkwrap.json'], { encoding: 'utf8', maxBuffer: 64 * 1_048_576 }));
+  const shrinkwrap = JSON.parse(
+    execFileSync('tar', ['xzfO', tgz, 'package/npm-shrinkwrap.json'], { encoding: 'utf8', maxBuffer: 64 * 1_048_576 }),
+  );
   const local = join(dir, basename(tgz));
   copyFileSync(tgz, local);
   const { packageJson, packageLock } = consumerLock(local, shrinkwrap);
@@ -82,11 +86,21 @@ export interface GatewayProcess {
  * Runs the installed `volume-gateway` command on a free loopback port with only `env` (and PATH,
  * so its `#!/usr/bin/env node` finds the node running the tests), until it prints its URL.
  */
-export function startInstalled(installed: Installed, env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
+export function startInstalled(
+  installed: Installed,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<GatewayProcess> {
   const bin = join(installed.dir, 'node_modules', '.bin', 'volume-gateway');
   const child = spawn(bin, [], {
     cwd: installed.dir,
-    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: installed.dir, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: {
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      HOME: installed.dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -23,11 +23,20 @@ const IMAGE = {
 /** Kubernetes: one Service link set (`<SVC>_SERVICE_HOST`, `_SERVICE_PORT[_<name>]`, `_PORT`, `_PORT_<n>_TCP[_PROTO|_PORT|_ADDR]`) per Service of the namespace. */
 function serviceLinks(svc: string, ip: string, ports: Array<[name: string, port: number]>): Record<string, string> {
   const [first] = ports;
-  const env: Record<string, string> = { [`${svc}_SERVICE_HOST`]: ip, [`${svc}_SERVICE_PORT`]: String(first![1]), [`${svc}_PORT`]: `tcp://${ip}:${first![1]}` };
+  const env: Record<string, string> = {
+    [`${svc}_SERVICE_HOST`]: ip,
+    [`${svc}_SERVICE_PORT`]: String(first![1]),
+    [`${svc}_PORT`]: `tcp://${ip}:${first![1]}`,
+  };
   for (const [name, port] of ports) {
     if (name) env[`${svc}_SERVICE_PORT_${name}`] = String(port);
     const tcp = `${svc}_PORT_${port}_TCP`;
-    Object.assign(env, { [tcp]: `tcp://${ip}:${port}`, [`${tcp}_PROTO`]: 'tcp', [`${tcp}_PORT`]: String(port), [`${tcp}_ADDR`]: ip });
+    Object.assign(env, {
+      [tcp]: `tcp://${ip}:${port}`,
+      [`${tcp}_PROTO`]: 'tcp',
+      [`${tcp}_PORT`]: String(port),
+      [`${tcp}_ADDR`]: ip,
+    });
   }
   return env;
 }
@@ -36,7 +45,10 @@ function serviceLinks(svc: string, ip: string, ports: Array<[name: string, port:
 export const KUBERNETES_POD: Record<string, string> = {
   ...IMAGE,
   ...serviceLinks('KUBERNETES', '10.96.0.1', [['HTTPS', 443]]),
-  ...serviceLinks('VOLUME_GATEWAY', '10.96.12.34', [['HTTP', 4000], ['METRICS', 9464]]),
+  ...serviceLinks('VOLUME_GATEWAY', '10.96.12.34', [
+    ['HTTP', 4000],
+    ['METRICS', 9464],
+  ]),
   ...serviceLinks('GATEWAY', '10.96.40.2', [['', 4000]]),
   ...serviceLinks('REDIS', '10.96.7.7', [['', 6379]]),
   ...serviceLinks('NOMAD', '10.96.8.8', [['HTTP', 4646]]),

@@ -38,8 +38,24 @@ async function freePort(): Promise<number> {
 }
 
 /** Spawns redis-server on `port`; null when the port is taken. */
-async function spawnRedis(port: number, password: string | undefined): Promise<{ child: ChildProcess; exited: Promise<unknown> } | null> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'];
+async function spawnRedis(
+  port: number,
+  password: string | undefined,
+): Promise<{ child: ChildProcess; exited: Promise<unknown> } | null> {
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'notice',
+  ];
   if (password) args.push('--requirepass', password);
   const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -79,14 +95,22 @@ async function startOnce(port: number, password: string | undefined): Promise<Re
     server.process = current.child;
     running.add(server);
   };
-  const server: RedisServerUnderTest = { port, url: `redis://${password ? `:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}`, process: current.child, kill: () => gone('SIGKILL'), stop: () => gone('SIGTERM'), restart };
+  const server: RedisServerUnderTest = {
+    port,
+    url: `redis://${password ? `:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}`,
+    process: current.child,
+    kill: () => gone('SIGKILL'),
+    stop: () => gone('SIGTERM'),
+    restart,
+  };
   running.add(server);
   return server;
 }
 
 /** Starts redis-server on a free loopback port (no persistence, not daemonized), with `requirepass` when `password` is given. */
 export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServerUnderTest> {
-  if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: run scripts/system-deps.sh (Debian package redis-server)`);
+  if (!existsSync(REDIS_SERVER))
+    throw new Error(`${REDIS_SERVER} is missing: run scripts/system-deps.sh (Debian package redis-server)`);
   for (let attempt = 0; attempt < 5; attempt++) {
     const server = await startOnce(await freePort(), options.password);
     if (server) return server;

@@ -32,7 +32,12 @@ export function trackedFiles(): string[] {
  * fixtures/, the folder itself, the notes' file name), and the scripts that recorded the
  * transcripts, which were never part of it.
  */
-const OUTSIDE = [/\bbackends\.md\b/, /\.\.\/shared\b/, /(?<![\w.-])shared\/(?:docs|fixtures|hooks)\b/, /\btools\/real-cinder\b/];
+const OUTSIDE = [
+  /\bbackends\.md\b/,
+  /\.\.\/shared\b/,
+  /(?<![\w.-])shared\/(?:docs|fixtures|hooks)\b/,
+  /\btools\/real-cinder\b/,
+];
 
 /** A line of a file that refers to something outside the repository. */
 export interface OutsideReference {
@@ -48,5 +53,7 @@ export function outsideReferences(file: string, text?: string): OutsideReference
     if (bytes.includes(0)) return []; // binary
     source = bytes.toString('utf8');
   }
-  return source.split('\n').flatMap((l, i) => (OUTSIDE.some((re) => re.test(l)) ? [{ line: i + 1, text: l.trim().slice(0, 160) }] : []));
+  return source
+    .split('\n')
+    .flatMap((l, i) => (OUTSIDE.some((re) => re.test(l)) ? [{ line: i + 1, text: l.trim().slice(0, 160) }] : []));
 }

@@ -35,14 +35,23 @@ export interface ImportStatement {
 /** Import and re-export statements of a file (dynamic `import()` counts as a value import). */
 export function importStatements(file: string): ImportStatement[] {
   const text = readFileSync(join(root, file), 'utf8');
-  const resolveSpec = (spec: string): string => (spec.startsWith('.') ? relative(root, resolve(root, dirname(file), spec)) : spec);
-  const statements = [...text.matchAll(/^\s*(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s*'([^']+)'/gm)].map((m) => {
-    const names = /\{([^}]*)\}/.exec(m[2]!)?.[1];
-    // `import { type A, type B } from` is erased as `import type` is.
-    const allTypes = names !== undefined && !/^\s*\w/.test(m[2]!.replace(/\{[^}]*\}/, '')) && names.split(',').every((n) => n.trim() === '' || /^type\s/.test(n.trim()));
-    return { spec: resolveSpec(m[3]!), typeOnly: m[1] !== undefined || allTypes };
-  });
-  const bare = [...text.matchAll(/^\s*import\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/gm)].map((m) => ({ spec: resolveSpec((m[1] ?? m[2])!), typeOnly: false }));
+  const resolveSpec = (spec: string): string =>
+    spec.startsWith('.') ? relative(root, resolve(root, dirname(file), spec)) : spec;
+  const statements = [...text.matchAll(/^\s*(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s*'([^']+)'/gm)].map(
+    (m) => {
+      const names = /\{([^}]*)\}/.exec(m[2]!)?.[1];
+      // `import { type A, type B } from` is erased as `import type` is.
+      const allTypes =
+        names !== undefined &&
+        !/^\s*\w/.test(m[2]!.replace(/\{[^}]*\}/, '')) &&
+        names.split(',').every((n) => n.trim() === '' || /^type\s/.test(n.trim()));
+      return { spec: resolveSpec(m[3]!), typeOnly: m[1] !== undefined || allTypes };
+    },
+  );
+  const bare = [...text.matchAll(/^\s*import\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/gm)].map((m) => ({
+    spec: resolveSpec((m[1] ?? m[2])!),
+    typeOnly: false,
+  }));
   return [...statements, ...bare];
 }
 
@@ -54,7 +63,14 @@ export function fileImports(folder: string): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>();
   for (const f of files(folder)) {
     const from = f.replace(/\.ts$/, '');
-    edges.set(from, new Set(importStatements(f).map(({ spec }) => spec).filter((spec) => spec.startsWith(`${folder}/`) && spec !== from)));
+    edges.set(
+      from,
+      new Set(
+        importStatements(f)
+          .map(({ spec }) => spec)
+          .filter((spec) => spec.startsWith(`${folder}/`) && spec !== from),
+      ),
+    );
   }
   return edges;
 }
@@ -65,10 +81,23 @@ export function fileImports(folder: string): Map<string, Set<string>> {
  */
 export function reExports(file: string, text = readFileSync(join(root, file), 'utf8')): string[] {
   const imported = new Set(
-    [...text.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop()!)),
+    [...text.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}/gm)].flatMap((m) =>
+      m[1]!.split(',').map((n) =>
+        n
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+/)
+          .pop()!,
+      ),
+    ),
   );
   return [
     ...[...text.matchAll(/^export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\s*'([^']+)'/gm)].map((m) => m[1]!),
-    ...[...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\};/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter((n) => imported.has(n))),
+    ...[...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\};/gm)].flatMap((m) =>
+      m[1]!
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => imported.has(n)),
+    ),
   ];
 }

@@ -5,7 +5,12 @@
  * the suite runs in parallel on 2 cores). `check` may be async; `what` may be a function, called
  * only on time-out, to tell the state things were in.
  */
-export async function until(check: () => boolean | Promise<boolean>, what: string | (() => string), timeoutMs = 15_000, everyMs = 20): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string | (() => string),
+  timeoutMs = 15_000,
+  everyMs = 20,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
@@ -17,7 +22,12 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
  * Reads with `read` until `done` holds of what it read or `timeoutMs` passes, and returns the last
  * value read either way: the test's own assertion on it then says what state things were left in.
  */
-export async function settle<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, everyMs = 20): Promise<T> {
+export async function settle<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+  everyMs = 20,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -27,4 +37,5 @@ export async function settle<T>(read: () => Promise<T>, done: (value: T) => bool
 }
 
 /** Whether an operation (a record, or `volumeOperation` as the API answers it) has ended. */
-export const isTerminal = (op: { state: string }): boolean => op.state === 'SUCCEEDED' || op.state === 'FAILED' || op.state === 'TIMED_OUT';
+export const isTerminal = (op: { state: string }): boolean =>
+  op.state === 'SUCCEEDED' || op.state === 'FAILED' || op.state === 'TIMED_OUT';

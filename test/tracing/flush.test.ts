@@ -9,7 +9,10 @@ import { startOtlpReceiver } from '../support/otlp-receiver';
 
 it('should export the batched spans on SIGTERM before exiting', async () => {
   const receiver = await startOtlpReceiver();
-  const traceIds = (): string[] => receiver.requests.flatMap((r) => [...r.body.toString('utf8').matchAll(/"traceId":"([0-9a-f]{32})"/g)].map((m) => m[1]!));
+  const traceIds = (): string[] =>
+    receiver.requests.flatMap((r) =>
+      [...r.body.toString('utf8').matchAll(/"traceId":"([0-9a-f]{32})"/g)].map((m) => m[1]!),
+    );
   const gateway = startGatewayProcess(
     {
       LOG_LEVEL: 'warn',
@@ -25,7 +28,15 @@ it('should export the batched spans on SIGTERM before exiting', async () => {
   try {
     const url = await gateway.serving();
     const traceId = randomBytes(16).toString('hex');
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, 'x-memory-token': 'lab-admin' }, body: JSON.stringify({ query: '{ volumes { nodes { id } } }' }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+        'x-memory-token': 'lab-admin',
+      },
+      body: JSON.stringify({ query: '{ volumes { nodes { id } } }' }),
+    });
     expect(res.status).toBe(200);
     await new Promise((r) => setTimeout(r, 500));
     expect(traceIds()).not.toContain(traceId);

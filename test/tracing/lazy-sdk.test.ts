@@ -12,17 +12,26 @@ import { until } from '../support/until';
 
 const work = mkdtempSync(join(tmpdir(), 'otel-lazy-'));
 const hook = join(work, 'report-sdk.cjs');
-writeFileSync(hook, `process.on('SIGUSR2', () => process.stderr.write('sdk modules: ' + JSON.stringify(Object.keys(require.cache).filter((k) => /@opentelemetry[\\\\/](sdk-|exporter-|resources|otlp-)/.test(k))) + '\\n'));\n`);
+writeFileSync(
+  hook,
+  `process.on('SIGUSR2', () => process.stderr.write('sdk modules: ' + JSON.stringify(Object.keys(require.cache).filter((k) => /@opentelemetry[\\\\/](sdk-|exporter-|resources|otlp-)/.test(k))) + '\\n'));\n`,
+);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Starts server/main.ts with `env`, waits for it to serve, asks for the report, stops it, and returns the SDK modules it had loaded. */
 async function sdkModulesLoaded(env: Record<string, string>): Promise<string[]> {
-  const gateway = startGatewayProcess({ LOG_LEVEL: 'warn', GATEWAY_BACKENDS: 'lab=memory', ...env }, { withoutInheritedOtel: true, nodeArgs: ['--require', hook] });
+  const gateway = startGatewayProcess(
+    { LOG_LEVEL: 'warn', GATEWAY_BACKENDS: 'lab=memory', ...env },
+    { withoutInheritedOtel: true, nodeArgs: ['--require', hook] },
+  );
   const { child } = gateway;
   try {
     await until(() => /ready at /.test(gateway.output()) || child.exitCode !== null, 'the gateway to serve', 60_000);
-    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : gateway.errors() }).toEqual({ exitCode: null, err: '' });
+    expect({ exitCode: child.exitCode, err: child.exitCode === null ? '' : gateway.errors() }).toEqual({
+      exitCode: null,
+      err: '',
+    });
     child.kill('SIGUSR2');
     await until(() => /sdk modules: (.*)\n/.test(gateway.errors()), 'the report', 20_000);
   } finally {
@@ -38,7 +47,10 @@ describe('tracing off by default', () => {
   }, 90_000);
 
   it('should load the SDK when OTEL_TRACES_EXPORTER is set (the report sees it)', async () => {
-    const loaded = await sdkModulesLoaded({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
+    const loaded = await sdkModulesLoaded({
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+    });
     expect(loaded.some((k) => k.includes('sdk-trace-node'))).toBe(true);
   }, 90_000);
 });

@@ -15,7 +15,15 @@ let graphqlUrl: string;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  gateway = startGatewayProcess({ LOG_LEVEL: 'warn', GATEWAY_BACKENDS: 'lab=memory', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }, { withoutInheritedOtel: true });
+  gateway = startGatewayProcess(
+    {
+      LOG_LEVEL: 'warn',
+      GATEWAY_BACKENDS: 'lab=memory',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
+    { withoutInheritedOtel: true },
+  );
   graphqlUrl = await gateway.serving();
 }, 90_000);
 
@@ -32,7 +40,11 @@ describe('OTLP http/protobuf (the default protocol)', () => {
     const spanId = randomBytes(8);
     const res = await fetch(graphqlUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', traceparent: `00-${traceId.toString('hex')}-${spanId.toString('hex')}-01`, 'x-memory-token': 'lab-admin' },
+      headers: {
+        'content-type': 'application/json',
+        traceparent: `00-${traceId.toString('hex')}-${spanId.toString('hex')}-01`,
+        'x-memory-token': 'lab-admin',
+      },
       body: JSON.stringify({ query: 'query Lab { volumes { nodes { id } } }' }),
     });
     expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();

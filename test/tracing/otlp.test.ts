@@ -29,7 +29,12 @@ const SERVER = 2;
 const CLIENT = 3;
 
 /** OTLP/JSON ids are hex; some encoders send base64: both come out as lower-case hex. */
-const hex = (id: string | undefined): string | undefined => (id === undefined || id === '' ? undefined : /^[0-9a-fA-F]+$/.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex'));
+const hex = (id: string | undefined): string | undefined =>
+  id === undefined || id === ''
+    ? undefined
+    : /^[0-9a-fA-F]+$/.test(id)
+      ? id.toLowerCase()
+      : Buffer.from(id, 'base64').toString('hex');
 
 function attr(s: OtlpSpan, key: string): unknown {
   const v = s.attributes.find((a) => a.key === key)?.value;
@@ -38,8 +43,20 @@ function attr(s: OtlpSpan, key: string): unknown {
 
 /** The spans of one OTLP/JSON export, ids as lower-case hex. */
 function spansIn(r: OtlpRequest): OtlpSpan[] {
-  const body = JSON.parse(r.body.toString('utf8')) as { resourceSpans: Array<{ resource: unknown; scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-  return body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map((s) => ({ ...s, traceId: hex(s.traceId)!, spanId: hex(s.spanId)!, parentSpanId: hex(s.parentSpanId), links: s.links?.map((l) => ({ traceId: hex(l.traceId)!, spanId: hex(l.spanId)! })) }))));
+  const body = JSON.parse(r.body.toString('utf8')) as {
+    resourceSpans: Array<{ resource: unknown; scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+  };
+  return body.resourceSpans.flatMap((rs) =>
+    rs.scopeSpans.flatMap((ss) =>
+      ss.spans.map((s) => ({
+        ...s,
+        traceId: hex(s.traceId)!,
+        spanId: hex(s.spanId)!,
+        parentSpanId: hex(s.parentSpanId),
+        links: s.links?.map((l) => ({ traceId: hex(l.traceId)!, spanId: hex(l.spanId)! })),
+      })),
+    ),
+  );
 }
 
 let otlp: OtlpReceiver;
@@ -106,14 +123,24 @@ describe('OpenTelemetry traces', () => {
     const res = await fetch(graphqlUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', traceparent: caller.traceparent, 'x-nomad-token': MGMT },
-      body: JSON.stringify({ query: 'query ListVolumes($first: Int) { volumes(first: $first, filter: { backends: ["west"] }) { nodes { id name attachments { id } } } }', variables: { first: 2 } }),
+      body: JSON.stringify({
+        query:
+          'query ListVolumes($first: Int) { volumes(first: $first, filter: { backends: ["west"] }) { nodes { id name attachments { id } } } }',
+        variables: { first: 2 },
+      }),
     });
     const body = (await res.json()) as { data?: { volumes: { nodes: unknown[] } }; errors?: unknown };
     expect(body.errors).toBeUndefined();
     expect(body.data!.volumes.nodes).toHaveLength(2);
 
     // The operation span and the three backend calls (one list, two reads for the attachments).
-    await until(() => spansOf(caller.traceId).filter((s) => s.kind === CLIENT).length >= 3 && spansOf(caller.traceId).some((s) => s.kind === SERVER), 'the spans to be exported', 20_000);
+    await until(
+      () =>
+        spansOf(caller.traceId).filter((s) => s.kind === CLIENT).length >= 3 &&
+        spansOf(caller.traceId).some((s) => s.kind === SERVER),
+      'the spans to be exported',
+      20_000,
+    );
     const spans = spansOf(caller.traceId);
     const server = spans.filter((s) => s.kind === SERVER);
     expect(server).toHaveLength(1);
@@ -134,11 +161,15 @@ describe('OpenTelemetry traces', () => {
       expect(JSON.stringify(c)).not.toContain(MGMT);
     }
     // Route templates, not raw paths: the ids are masked.
-    expect(clients.map((c) => `${String(attr(c, 'http.request.method'))} ${String(attr(c, 'url.template'))}`).sort()).toEqual(['GET /v1/volume/csi/:id', 'GET /v1/volume/csi/:id', 'GET /v1/volumes']);
+    expect(
+      clients.map((c) => `${String(attr(c, 'http.request.method'))} ${String(attr(c, 'url.template'))}`).sort(),
+    ).toEqual(['GET /v1/volume/csi/:id', 'GET /v1/volume/csi/:id', 'GET /v1/volumes']);
     expect(clients.map((c) => c.name)).toContain('GET /v1/volume/csi/:id');
 
     // The backend received the trace: every request of this operation carries a traceparent of the caller's trace, naming its CLIENT span.
-    const calls = sim.requests().filter((r) => r.headers['x-nomad-token'] === MGMT && r.headers.traceparent?.includes(caller.traceId));
+    const calls = sim
+      .requests()
+      .filter((r) => r.headers['x-nomad-token'] === MGMT && r.headers.traceparent?.includes(caller.traceId));
     expect(calls).toHaveLength(3);
     const sentParents = calls.map((r) => r.headers.traceparent!.split('-')[2]).sort();
     expect(sentParents).toEqual(clients.map((c) => c.spanId).sort());
@@ -151,10 +182,18 @@ describe('OpenTelemetry traces', () => {
     try {
       c.send({ type: 'connection_init', payload: { 'X-Nomad-Token': MGMT } });
       expect((await c.next()).type).toBe('connection_ack');
-      c.send({ id: 's1', type: 'subscribe', payload: { query: 'subscription Changes { volumeChanged { type cursor } }' } });
+      c.send({
+        id: 's1',
+        type: 'subscribe',
+        payload: { query: 'subscription Changes { volumeChanged { type cursor } }' },
+      });
       const first = await c.nextFor('s1');
       expect(first.payload.data.volumeChanged.type).toBe('SUBSCRIBED');
-      await until(() => spansOf(caller.traceId).some((s) => s.kind === SERVER), 'the subscription span to be exported', 20_000);
+      await until(
+        () => spansOf(caller.traceId).some((s) => s.kind === SERVER),
+        'the subscription span to be exported',
+        20_000,
+      );
       const op = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
       expect(op.parentSpanId).toBe(caller.spanId);
       expect(op.name).toBe('subscription Changes');
@@ -172,24 +211,47 @@ describe('OpenTelemetry traces', () => {
     try {
       c.send({ type: 'connection_init', payload: { 'X-Memory-Token': 'lab-admin' } });
       expect((await c.next()).type).toBe('connection_ack');
-      c.send({ id: 'lab', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["lab"] }) { type volumeId } }' } });
+      c.send({
+        id: 'lab',
+        type: 'subscribe',
+        payload: { query: 'subscription { volumeChanged(filter: { backends: ["lab"] }) { type volumeId } }' },
+      });
       expect((await c.nextFor('lab')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
-      const list = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...lab }, body: JSON.stringify({ query: '{ volumes(filter: { backends: ["lab"] }) { nodes { id name } } }' }) });
-      const scratch = ((await list.json()) as { data: { volumes: { nodes: Array<{ id: string; name: string }> } } }).data.volumes.nodes.find((v) => v.name === 'scratch')!;
+      const list = await fetch(graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...lab },
+        body: JSON.stringify({ query: '{ volumes(filter: { backends: ["lab"] }) { nodes { id name } } }' }),
+      });
+      const scratch = (
+        (await list.json()) as { data: { volumes: { nodes: Array<{ id: string; name: string }> } } }
+      ).data.volumes.nodes.find((v) => v.name === 'scratch')!;
 
       const caller = callerTrace();
       const res = await fetch(graphqlUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', traceparent: caller.traceparent, ...lab },
-        body: JSON.stringify({ query: 'mutation Attach($v: ID!) { attachVolume(input: { volumeId: $v, target: { host: { connector: { host: "web-9" } } } }) { operation { id } } }', variables: { v: scratch.id } }),
+        body: JSON.stringify({
+          query:
+            'mutation Attach($v: ID!) { attachVolume(input: { volumeId: $v, target: { host: { connector: { host: "web-9" } } } }) { operation { id } } }',
+          variables: { v: scratch.id },
+        }),
       });
       expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
       // The memory backend's watcher sees ATTACHING while the attach runs, before the domain tells
       // the feed what it accepted; ATTACHED comes once the change finishes.
-      const attached = await c.next(15_000, (m) => m.id === 'lab' && m.payload?.data?.volumeChanged?.type === 'ATTACHED');
+      const attached = await c.next(
+        15_000,
+        (m) => m.id === 'lab' && m.payload?.data?.volumeChanged?.type === 'ATTACHED',
+      );
       expect(attached.payload.data.volumeChanged.volumeId).toBe(scratch.id);
 
-      await until(() => spansOf(caller.traceId).some((s) => s.kind === SERVER) && receiver.spans.some((s) => s.name === 'deliver ATTACHED'), 'the mutation and delivery spans', 20_000);
+      await until(
+        () =>
+          spansOf(caller.traceId).some((s) => s.kind === SERVER) &&
+          receiver.spans.some((s) => s.name === 'deliver ATTACHED'),
+        'the mutation and delivery spans',
+        20_000,
+      );
       const mutation = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
       expect(mutation.name).toBe('mutation Attach');
       const delivery = receiver.spans.find((s) => s.name === 'deliver ATTACHED')!;
@@ -210,24 +272,55 @@ describe('OpenTelemetry traces', () => {
     try {
       c.send({ type: 'connection_init', payload: { 'X-Memory-Token': 'lab-admin' } });
       expect((await c.next()).type).toBe('connection_ack');
-      c.send({ id: 'ext', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["lab"] }) { type volumeId volume { sizeBytes status } } }' } });
+      c.send({
+        id: 'ext',
+        type: 'subscribe',
+        payload: {
+          query:
+            'subscription { volumeChanged(filter: { backends: ["lab"] }) { type volumeId volume { sizeBytes status } } }',
+        },
+      });
       expect((await c.nextFor('ext')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
-      const list = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...lab }, body: JSON.stringify({ query: '{ volumes(filter: { backends: ["lab"] }) { nodes { id name sizeBytes } } }' }) });
-      const cache = ((await list.json()) as { data: { volumes: { nodes: Array<{ id: string; name: string; sizeBytes: number }> } } }).data.volumes.nodes.find((v) => v.name === 'dev cache')!;
+      const list = await fetch(graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...lab },
+        body: JSON.stringify({ query: '{ volumes(filter: { backends: ["lab"] }) { nodes { id name sizeBytes } } }' }),
+      });
+      const cache = (
+        (await list.json()) as { data: { volumes: { nodes: Array<{ id: string; name: string; sizeBytes: number }> } } }
+      ).data.volumes.nodes.find((v) => v.name === 'dev cache')!;
       const newSize = cache.sizeBytes + 1024 ** 3;
 
       const caller = callerTrace();
       const res = await fetch(graphqlUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', traceparent: caller.traceparent, ...lab },
-        body: JSON.stringify({ query: 'mutation Extend($v: ID!, $size: SafeInt) { extendVolume(input: { volumeId: $v, newSizeBytes: $size }) { operation { id } } }', variables: { v: cache.id, size: newSize } }),
+        body: JSON.stringify({
+          query:
+            'mutation Extend($v: ID!, $size: SafeInt) { extendVolume(input: { volumeId: $v, newSizeBytes: $size }) { operation { id } } }',
+          variables: { v: cache.id, size: newSize },
+        }),
       });
       expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
       // The extend finishes after the memory backend's delay: the watcher then reports the new size.
-      await c.next(15_000, (m) => m.id === 'ext' && m.payload?.data?.volumeChanged?.volumeId === cache.id && m.payload.data.volumeChanged.volume?.sizeBytes === newSize && m.payload.data.volumeChanged.volume?.status === 'AVAILABLE');
+      await c.next(
+        15_000,
+        (m) =>
+          m.id === 'ext' &&
+          m.payload?.data?.volumeChanged?.volumeId === cache.id &&
+          m.payload.data.volumeChanged.volume?.sizeBytes === newSize &&
+          m.payload.data.volumeChanged.volume?.status === 'AVAILABLE',
+      );
 
-      const linked = (): OtlpSpan[] => receiver.spans.filter((s) => s.name.startsWith('deliver ') && (s.links ?? []).some((l) => l.traceId === caller.traceId));
-      await until(() => spansOf(caller.traceId).some((s) => s.kind === SERVER) && linked().length > 0, 'the mutation span and a delivery span linked to it', 20_000);
+      const linked = (): OtlpSpan[] =>
+        receiver.spans.filter(
+          (s) => s.name.startsWith('deliver ') && (s.links ?? []).some((l) => l.traceId === caller.traceId),
+        );
+      await until(
+        () => spansOf(caller.traceId).some((s) => s.kind === SERVER) && linked().length > 0,
+        'the mutation span and a delivery span linked to it',
+        20_000,
+      );
       const mutation = spansOf(caller.traceId).find((s) => s.kind === SERVER)!;
       expect(mutation.name).toBe('mutation Extend');
       for (const d of linked()) {
@@ -246,16 +339,25 @@ describe('OpenTelemetry traces', () => {
     try {
       c.send({ type: 'connection_init', payload: { 'X-Nomad-Token': MGMT } });
       expect((await c.next()).type).toBe('connection_ack');
-      c.send({ id: 'east', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["east"] }) { type volumeId } }' } });
+      c.send({
+        id: 'east',
+        type: 'subscribe',
+        payload: { query: 'subscription { volumeChanged(filter: { backends: ["east"] }) { type volumeId } }' },
+      });
       expect((await c.nextFor('east')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
       claim(sim, ['vol-001'], 'traced-job');
       await c.next(15_000, (m) => m.id === 'east' && m.payload?.data?.volumeChanged?.type === 'CLAIMED');
       await until(() => receiver.spans.some((s) => s.name === 'deliver CLAIMED'), 'the delivery span', 20_000);
       // The re-read that found the claim: a root, and the read of the volume its child.
-      const reReads = receiver.spans.filter((s) => s.name === 'watcher re-read' && attr(s, 'gateway.backend.id') === 'east');
+      const reReads = receiver.spans.filter(
+        (s) => s.name === 'watcher re-read' && attr(s, 'gateway.backend.id') === 'east',
+      );
       expect(reReads.length).toBeGreaterThan(0);
       expect(reReads.every((s) => s.parentSpanId === undefined)).toBe(true);
-      const reads = receiver.spans.filter((s) => s.kind === CLIENT && s.name === 'GET /v1/volume/csi/:id' && reReads.some((r) => r.spanId === s.parentSpanId));
+      const reads = receiver.spans.filter(
+        (s) =>
+          s.kind === CLIENT && s.name === 'GET /v1/volume/csi/:id' && reReads.some((r) => r.spanId === s.parentSpanId),
+      );
       expect(reads.length).toBeGreaterThan(0);
       expect(reads.every((s) => s.traceId === reReads.find((r) => r.spanId === s.parentSpanId)!.traceId)).toBe(true);
       // Nothing caused it but the scheduler: a root delivery with no link.
@@ -273,11 +375,21 @@ describe('OpenTelemetry traces', () => {
     try {
       c.send({ type: 'connection_init', payload: { 'X-Auth-Token': os.demoToken } });
       expect((await c.next()).type).toBe('connection_ack');
-      c.send({ id: 'os', type: 'subscribe', payload: { query: 'subscription { volumeChanged(filter: { backends: ["os"] }) { type } }' } });
+      c.send({
+        id: 'os',
+        type: 'subscribe',
+        payload: { query: 'subscription { volumeChanged(filter: { backends: ["os"] }) { type } }' },
+      });
       expect((await c.nextFor('os')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
-      const polled = (): OtlpSpan[] => receiver.spans.filter((s) => s.name === 'watcher poll' && attr(s, 'gateway.backend.id') === 'os');
-      const childrenOf = (p: OtlpSpan): OtlpSpan[] => receiver.spans.filter((s) => s.kind === CLIENT && s.parentSpanId === p.spanId && s.traceId === p.traceId);
-      await until(() => polled().some((p) => childrenOf(p).some((s) => s.name === 'GET /volumes/detail')), 'a poll span with its Cinder list', 20_000);
+      const polled = (): OtlpSpan[] =>
+        receiver.spans.filter((s) => s.name === 'watcher poll' && attr(s, 'gateway.backend.id') === 'os');
+      const childrenOf = (p: OtlpSpan): OtlpSpan[] =>
+        receiver.spans.filter((s) => s.kind === CLIENT && s.parentSpanId === p.spanId && s.traceId === p.traceId);
+      await until(
+        () => polled().some((p) => childrenOf(p).some((s) => s.name === 'GET /volumes/detail')),
+        'a poll span with its Cinder list',
+        20_000,
+      );
       const poll = polled().find((p) => childrenOf(p).some((s) => s.name === 'GET /volumes/detail'))!;
       expect(poll.parentSpanId).toBeUndefined();
       for (const s of childrenOf(poll)) expect(attr(s, 'gateway.backend.id')).toBe('os');

@@ -28,23 +28,43 @@ afterAll(async () => {
 
 /** Starts the gateway with `env` on top of tracing to the receiver; answers its URL and its output so far. */
 async function gateway(env: Record<string, string>): Promise<{ url: string; output: () => string }> {
-  const child = startGatewayProcess({ LOG_LEVEL: 'warn', GATEWAY_BACKENDS: `east=nomad@${sim.url}`, GATEWAY_BACKEND_EAST_TOKEN: MGMT, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...env }, { withoutInheritedOtel: true });
+  const child = startGatewayProcess(
+    {
+      LOG_LEVEL: 'warn',
+      GATEWAY_BACKENDS: `east=nomad@${sim.url}`,
+      GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      ...env,
+    },
+    { withoutInheritedOtel: true },
+  );
   children.push(child);
   return { url: await child.serving(), output: () => child.output() + child.errors() };
 }
 
 /** Lists volumes with a fresh `traceparent` and a `baggage`; answers them and the headers every backend request got meanwhile. */
-async function listWithContext(url: string): Promise<{ traceId: string; baggage: string; sent: Array<{ path: string; traceparent?: string; baggage?: string }> }> {
+async function listWithContext(url: string): Promise<{
+  traceId: string;
+  baggage: string;
+  sent: Array<{ path: string; traceparent?: string; baggage?: string }>;
+}> {
   const traceId = randomBytes(16).toString('hex');
   const baggage = `tenant=t-${randomBytes(4).toString('hex')}`;
   sim.clearRequests();
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, baggage, 'x-nomad-token': MGMT },
+    headers: {
+      'content-type': 'application/json',
+      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      baggage,
+      'x-nomad-token': MGMT,
+    },
     body: JSON.stringify({ query: '{ volumes { nodes { id } } }' }),
   });
   expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
-  const sent = sim.requests().map((r) => ({ path: `${r.method} ${r.path}`, traceparent: r.headers.traceparent, baggage: r.headers.baggage }));
+  const sent = sim
+    .requests()
+    .map((r) => ({ path: `${r.method} ${r.path}`, traceparent: r.headers.traceparent, baggage: r.headers.baggage }));
   expect(sent.map((r) => r.path)).toContain('GET /v1/volumes');
   return { traceId, baggage, sent };
 }

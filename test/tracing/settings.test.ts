@@ -6,14 +6,27 @@ describe('readTracingSettings', () => {
   it('should be off without an exporter or an endpoint, with OTEL_TRACES_EXPORTER=none, and with OTEL_SDK_DISABLED=true', () => {
     expect(readTracingSettings({})).toBeNull();
     expect(readTracingSettings({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' })).toBeNull();
-    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBeNull();
+    expect(
+      readTracingSettings({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }),
+    ).toBeNull();
     expect(readTracingSettings({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' })).toBeNull();
   });
 
   it('should be on with an OTLP endpoint (otlp) or an exporter, named volume-gateway unless OTEL_SERVICE_NAME says otherwise', () => {
-    expect(readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toEqual({ exporters: ['otlp'], serviceName: 'volume-gateway', protocol: 'http/protobuf', propagators: ['tracecontext', 'baggage'], ignoredPropagators: [] });
-    expect(readTracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' })?.exporters).toEqual(['otlp']);
-    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'console, otlp', OTEL_SERVICE_NAME: 'gw-eu' })).toMatchObject({ exporters: ['console', 'otlp'], serviceName: 'gw-eu' });
+    expect(readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toEqual({
+      exporters: ['otlp'],
+      serviceName: 'volume-gateway',
+      protocol: 'http/protobuf',
+      propagators: ['tracecontext', 'baggage'],
+      ignoredPropagators: [],
+    });
+    expect(readTracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' })?.exporters).toEqual([
+      'otlp',
+    ]);
+    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'console, otlp', OTEL_SERVICE_NAME: 'gw-eu' })).toMatchObject({
+      exporters: ['console', 'otlp'],
+      serviceName: 'gw-eu',
+    });
   });
 
   it('should refuse an unknown exporter, grpc and an unknown protocol; take http/protobuf (the default) and http/json, the traces form winning', () => {
@@ -22,9 +35,17 @@ describe('readTracingSettings', () => {
     expect(() => readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/grpc is not supported/);
     expect(() => readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' })).toThrow(ConfigError);
     expect(readTracingSettings(on)?.protocol).toBe('http/protobuf');
-    expect(readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })?.protocol).toBe('http/protobuf');
+    expect(readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })?.protocol).toBe(
+      'http/protobuf',
+    );
     expect(readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' })?.protocol).toBe('http/json');
-    expect(readTracingSettings({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })?.protocol).toBe('http/protobuf');
+    expect(
+      readTracingSettings({
+        ...on,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      })?.protocol,
+    ).toBe('http/protobuf');
   });
 
   it('should read OTEL_PROPAGATORS: tracecontext,baggage by default, none for none, unknown names set aside to be warned about', () => {

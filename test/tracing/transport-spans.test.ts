@@ -45,14 +45,27 @@ describe('CLIENT spans of backend calls', () => {
   it('should make a child of the active span named by the route template, and send its traceparent', async () => {
     const t = new Transport({ backend: 'east', baseUrl });
     const parent = trace.getTracer('test').startSpan('operation', {}, ROOT_CONTEXT);
-    const res = await context.with(trace.setSpan(ROOT_CONTEXT, parent), () => t.send({ method: 'GET', path: '/v1/volume/csi/vol-123', endpoint: 'GET /v1/volume/csi/:id', headers: { 'x-nomad-token': 'secret-token' } }));
+    const res = await context.with(trace.setSpan(ROOT_CONTEXT, parent), () =>
+      t.send({
+        method: 'GET',
+        path: '/v1/volume/csi/vol-123',
+        endpoint: 'GET /v1/volume/csi/:id',
+        headers: { 'x-nomad-token': 'secret-token' },
+      }),
+    );
     parent.end();
     expect(res.status).toBe(200);
     const [span] = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT);
     expect(span!.name).toBe('GET /v1/volume/csi/:id');
     expect(span!.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
     expect(span!.spanContext().traceId).toBe(parent.spanContext().traceId);
-    expect(span!.attributes).toMatchObject({ 'http.request.method': 'GET', 'url.template': '/v1/volume/csi/:id', 'http.response.status_code': 200, 'gateway.backend.id': 'east', 'server.address': '127.0.0.1' });
+    expect(span!.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'url.template': '/v1/volume/csi/:id',
+      'http.response.status_code': 200,
+      'gateway.backend.id': 'east',
+      'server.address': '127.0.0.1',
+    });
     // The raw path (an id) and the token are nowhere in the span.
     expect(JSON.stringify(span!.attributes)).not.toMatch(/vol-123|secret-token/);
     expect(seen[0]!.traceparent).toBe(`00-${span!.spanContext().traceId}-${span!.spanContext().spanId}-01`);
@@ -63,13 +76,18 @@ describe('CLIENT spans of backend calls', () => {
     const breaker = new Breaker('east', 'nomad', { ...BREAKER_DEFAULTS, failures: 1 });
     const t = new Transport({ backend: 'east', baseUrl, breaker });
     expect((await t.send({ method: 'GET', path: '/fail', endpoint: 'GET /fail' })).status).toBe(500);
-    await expect(t.send({ method: 'GET', path: '/fail', endpoint: 'GET /fail' })).rejects.toMatchObject({ code: ErrorCode.BackendUnavailable });
+    await expect(t.send({ method: 'GET', path: '/fail', endpoint: 'GET /fail' })).rejects.toMatchObject({
+      code: ErrorCode.BackendUnavailable,
+    });
     expect(seen).toHaveLength(1);
     const [failed, refused] = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT);
     expect(failed!.status.code).toBe(SpanStatusCode.ERROR);
     expect(failed!.attributes['http.response.status_code']).toBe(500);
     expect(refused!.status.code).toBe(SpanStatusCode.ERROR);
-    expect(refused!.attributes).toMatchObject({ 'gateway.breaker.refused': true, 'error.type': ErrorCode.BackendUnavailable });
+    expect(refused!.attributes).toMatchObject({
+      'gateway.breaker.refused': true,
+      'error.type': ErrorCode.BackendUnavailable,
+    });
     expect(refused!.attributes['http.response.status_code']).toBeUndefined();
     await t.close();
   });

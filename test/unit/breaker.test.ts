@@ -25,7 +25,12 @@ describe('Breaker', () => {
     for (let i = 0; i < 4; i++) call(b, 'failure');
     expect(b.state).toBe('CLOSED');
     call(b, 'failure');
-    expect(b.status()).toMatchObject({ state: 'OPEN', reason: '5 failures in a row', backend: 'east', service: 'nomad' });
+    expect(b.status()).toMatchObject({
+      state: 'OPEN',
+      reason: '5 failures in a row',
+      backend: 'east',
+      service: 'nomad',
+    });
   });
 
   it('should open when half of at least 10 calls in the window failed, and forget calls older than the window', () => {
@@ -61,8 +66,17 @@ describe('Breaker', () => {
       refused = err;
     }
     expect(refused).toBeInstanceOf(BreakerOpenError);
-    expect((refused as BreakerOpenError).toExtensions()).toMatchObject({ code: 'BACKEND_UNAVAILABLE', retryable: true, backend: 'east', service: 'nomad', breaker: 'OPEN', retryAfterSeconds: 5 });
-    expect((refused as Error).message).toMatch(/backend "east" \(nomad\) is unavailable: its circuit breaker is open \(5 failures in a row\); it will be tried again in 5 s/);
+    expect((refused as BreakerOpenError).toExtensions()).toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      retryable: true,
+      backend: 'east',
+      service: 'nomad',
+      breaker: 'OPEN',
+      retryAfterSeconds: 5,
+    });
+    expect((refused as Error).message).toMatch(
+      /backend "east" \(nomad\) is unavailable: its circuit breaker is open \(5 failures in a row\); it will be tried again in 5 s/,
+    );
     // A probe before the open time is up is refused too.
     expect(() => b.admit(true)).toThrow(BreakerOpenError);
 
@@ -216,20 +230,30 @@ describe('the transport and its breaker', () => {
     hang = false;
 
     const b = new Breaker('b', 'nomad');
-    const closed = new Transport({ backend: 'b', baseUrl: 'http://127.0.0.1:1', timeoutMs: 2_000, readRetries: 0, breaker: b });
+    const closed = new Transport({
+      backend: 'b',
+      baseUrl: 'http://127.0.0.1:1',
+      timeoutMs: 2_000,
+      readRetries: 0,
+      breaker: b,
+    });
     transports.push(closed);
     for (let i = 0; i < 5; i++) await expect(closed.send(get)).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
     expect(b.state).toBe('OPEN');
   });
 
-  it("should give the probe its own deadline, let it alone through an open breaker, and close on its answer", async () => {
+  it('should give the probe its own deadline, let it alone through an open breaker, and close on its answer', async () => {
     const { t, b } = make(5_000, { openMs: 300 });
     hang = true;
     const started = performance.now();
     // The probe's deadline (300 ms), not the call deadline (5 s): a probe to a hung host fails fast.
-    await expect(t.send({ ...get, probe: { timeoutMs: 300 } })).rejects.toMatchObject({ code: 'BACKEND_TIMEOUT', message: expect.stringMatching(/within 300 ms/) });
+    await expect(t.send({ ...get, probe: { timeoutMs: 300 } })).rejects.toMatchObject({
+      code: 'BACKEND_TIMEOUT',
+      message: expect.stringMatching(/within 300 ms/),
+    });
     expect(performance.now() - started).toBeLessThan(2_500);
-    for (let i = 0; i < 4; i++) await expect(t.send({ ...get, probe: { timeoutMs: 300 } })).rejects.toMatchObject({ code: 'BACKEND_TIMEOUT' });
+    for (let i = 0; i < 4; i++)
+      await expect(t.send({ ...get, probe: { timeoutMs: 300 } })).rejects.toMatchObject({ code: 'BACKEND_TIMEOUT' });
     expect(b.state).toBe('OPEN');
     hang = false;
     const sent = requests;

@@ -7,9 +7,20 @@ describe('domain ids, kept per model object', () => {
   const attachment = { volume: ref, consumerId: 'vol-0001-att-0' } as Attachment;
 
   it('should give each object the id its parts encode, the same on every call', () => {
-    expect(decodeGlobalId(volumeId(ref), 'Volume')).toEqual({ kind: 'Volume', backend: 'lab', scope: 'default', nativeId: 'vol-0001' });
-    expect(decodeGlobalId(attachmentId(attachment), 'Attachment')).toMatchObject({ nativeId: 'vol-0001', subId: 'vol-0001-att-0' });
-    expect(decodeGlobalId(consumerId(attachment), 'Consumer')).toMatchObject({ nativeId: 'vol-0001', subId: 'vol-0001-att-0' });
+    expect(decodeGlobalId(volumeId(ref), 'Volume')).toEqual({
+      kind: 'Volume',
+      backend: 'lab',
+      scope: 'default',
+      nativeId: 'vol-0001',
+    });
+    expect(decodeGlobalId(attachmentId(attachment), 'Attachment')).toMatchObject({
+      nativeId: 'vol-0001',
+      subId: 'vol-0001-att-0',
+    });
+    expect(decodeGlobalId(consumerId(attachment), 'Consumer')).toMatchObject({
+      nativeId: 'vol-0001',
+      subId: 'vol-0001-att-0',
+    });
     expect(volumeId(ref)).toBe(volumeId(ref));
   });
 

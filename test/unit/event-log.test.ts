@@ -24,12 +24,21 @@ describe('InProcessEventLog', () => {
     const start = await log.head();
     const events = [];
     for (let i = 1; i <= 5; i++) events.push(await log.append(change(i)));
-    expect((await log.replay({ since: start })).events.map((e) => e.volumeId)).toEqual(['vol-1', 'vol-2', 'vol-3', 'vol-4', 'vol-5']);
+    expect((await log.replay({ since: start })).events.map((e) => e.volumeId)).toEqual([
+      'vol-1',
+      'vol-2',
+      'vol-3',
+      'vol-4',
+      'vol-5',
+    ]);
     expect((await log.replay({ since: events[2]!.cursor })).events.map((e) => e.volumeId)).toEqual(['vol-4', 'vol-5']);
     expect(await log.replay({ since: events[4]!.cursor })).toEqual({ events: [], more: false });
     const page = await log.replay({ since: start, limit: 2 });
     expect(page).toMatchObject({ more: true, events: [{ volumeId: 'vol-1' }, { volumeId: 'vol-2' }] });
-    expect((await log.replay({ since: page.events[1]!.cursor, limit: 2 })).events.map((e) => e.volumeId)).toEqual(['vol-3', 'vol-4']);
+    expect((await log.replay({ since: page.events[1]!.cursor, limit: 2 })).events.map((e) => e.volumeId)).toEqual([
+      'vol-3',
+      'vol-4',
+    ]);
     expect(await log.head()).toBe(events[4]!.cursor);
     expect(await log.replay({ since: null })).toEqual({ events: [], more: false });
   });
@@ -53,7 +62,11 @@ describe('InProcessEventLog', () => {
     await expect(log.replay({ since: start })).rejects.toBeInstanceOf(CursorExpiredError);
     await expect(log.replay({ since: events[0]!.cursor })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
     // The newest dropped event's own cursor still resumes without a gap.
-    expect((await log.replay({ since: events[1]!.cursor })).events.map((e) => e.volumeId)).toEqual(['vol-3', 'vol-4', 'vol-5']);
+    expect((await log.replay({ since: events[1]!.cursor })).events.map((e) => e.volumeId)).toEqual([
+      'vol-3',
+      'vol-4',
+      'vol-5',
+    ]);
   });
 
   it('should answer CURSOR_EXPIRED once the events after a cursor are older than retention', async () => {
@@ -77,12 +90,20 @@ describe('InProcessEventLog', () => {
     const after = new InProcessEventLog();
     await expect(after.replay({ since: old.cursor })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
     // A cursor ahead of the log (another epoch's numbering) is expired too.
-    await expect(after.replay({ since: encodeCursor({ epoch: after.epoch, seq: 7 }) })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
+    await expect(after.replay({ since: encodeCursor({ epoch: after.epoch, seq: 7 }) })).rejects.toMatchObject({
+      code: 'CURSOR_EXPIRED',
+    });
   });
 
   it('should refuse what is not one of its cursors as BAD_USER_INPUT', async () => {
     const log = new InProcessEventLog();
-    for (const bad of ['', 'not a cursor!', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["e",-1]').toString('base64url'), 'x'.repeat(300)]) {
+    for (const bad of [
+      '',
+      'not a cursor!',
+      Buffer.from('[1,2]').toString('base64url'),
+      Buffer.from('["e",-1]').toString('base64url'),
+      'x'.repeat(300),
+    ]) {
       await expect(log.replay({ since: bad })).rejects.toBeInstanceOf(BadUserInputError);
     }
     expect(decodeCursor(encodeCursor({ epoch: 'abc', seq: 4 }))).toEqual({ epoch: 'abc', seq: 4 });

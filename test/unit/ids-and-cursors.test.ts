@@ -38,7 +38,7 @@ describe('identifier rules', () => {
     }
   });
 
-  it('should apply each backend kind\'s rule per position, to id parts as to arguments', () => {
+  it("should apply each backend kind's rule per position, to id parts as to arguments", () => {
     expect(backendIdentifier('NOMAD', 'namespace', 'team-a', 'namespace')).toBe('team-a');
     expect(() => backendIdentifier('NOMAD', 'namespace', 'team_a', 'namespace')).toThrow(bad);
     expect(() => backendIdentifier('OPENSTACK', 'volume', 'vol-1', 'nativeId')).toThrow(bad);
@@ -48,7 +48,7 @@ describe('identifier rules', () => {
     expect(() => checkGlobalIdParts(snap, 'OPENSTACK')).toThrow(bad);
   });
 
-  it('should take each kind\'s scheme from its backend folder, and refuse a kind that has none', () => {
+  it("should take each kind's scheme from its backend folder, and refuse a kind that has none", () => {
     // A fresh module registry: the contract alone knows no kind until a backend is loaded.
     jest.isolateModules(() => {
       /* eslint-disable @typescript-eslint/no-require-imports -- the isolated registry loads what require() names, in this order */
@@ -59,7 +59,9 @@ describe('identifier rules', () => {
       /* eslint-enable @typescript-eslint/no-require-imports */
       expect(() => ids.backendIdentifier('NOMAD', 'namespace', 'team_a', 'namespace')).toThrow(bad);
       expect(() => ids.backendIdentifier('OPENSTACK', 'snapshot', 'snap-1', 'nativeId')).toThrow(bad);
-      expect(() => ids.defineIdentifierScheme('NOMAD', { rules: {}, snapshotScope: 'namespace' })).toThrow(/two identifier schemes/);
+      expect(() => ids.defineIdentifierScheme('NOMAD', { rules: {}, snapshotScope: 'namespace' })).toThrow(
+        /two identifier schemes/,
+      );
     });
   });
 
@@ -104,7 +106,13 @@ describe('Nomad mapping helpers', () => {
 
 describe('Nomad JSON parsing', () => {
   it('should keep every digit of integers beyond 2^53 and leave string content alone', () => {
-    const text = '{"ModifyTime":1736191825846395400,"Capacity":10737418240,"Name":"x,\\"T\\":12345678901234567,","N":{"D": -12345678901234567 }}';
-    expect(parseNomadJson(text)).toEqual({ ModifyTime: '1736191825846395400', Capacity: 10737418240, Name: 'x,"T":12345678901234567,', N: { D: '-12345678901234567' } });
+    const text =
+      '{"ModifyTime":1736191825846395400,"Capacity":10737418240,"Name":"x,\\"T\\":12345678901234567,","N":{"D": -12345678901234567 }}';
+    expect(parseNomadJson(text)).toEqual({
+      ModifyTime: '1736191825846395400',
+      Capacity: 10737418240,
+      Name: 'x,"T":12345678901234567,',
+      N: { D: '-12345678901234567' },
+    });
   });
 });

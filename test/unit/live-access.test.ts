@@ -30,7 +30,7 @@ it('checks once per (credential, backend, scope) however many ask at once, and n
   expect(reads()).toBe(3);
 });
 
-it('keeps a credential object\'s hash, but hashes again when its token changed (no answer for another token)', async () => {
+it("keeps a credential object's hash, but hashes again when its token changed (no answer for another token)", async () => {
   const cache = new AccessCache({ ttlMs: 60_000 });
   const ref = n.ref('v1');
   const cred: { token?: string } = { token: MGMT };

@@ -10,7 +10,14 @@ const ev = (c: ReturnType<typeof changesOf>[number], seq = 1): ChangeEvent => ({
 describe('SubscriberIndex', () => {
   const v = cinderVolume('a');
   const volumeEvent = ev(changesOf({ before: null, after: v, observedAt: '2026-11-24T10:00:00Z' })[0]!);
-  const attached = ev(changesOf({ before: v, after: { ...v, attachments: [serverAttachment(v, 'srv-1')] }, observedAt: '2026-11-24T10:01:00Z' })[0]!, 2);
+  const attached = ev(
+    changesOf({
+      before: v,
+      after: { ...v, attachments: [serverAttachment(v, 'srv-1')] },
+      observedAt: '2026-11-24T10:01:00Z',
+    })[0]!,
+    2,
+  );
   const sub = (interest: Interest) => ({ interest });
 
   it('finds subscribers by backend, volume id and any-backend, and drops them on delete', () => {
@@ -33,7 +40,15 @@ describe('SubscriberIndex', () => {
     expect(matches({ field: 'volumeChanged', filter: { namespace: volumeEvent.scope } }, volumeEvent)).toBe(true);
     expect(matches({ field: 'volumeChanged', filter: { namespace: 'other' } }, volumeEvent)).toBe(false);
     expect(matches({ field: 'volumeChanged', filter: { types: new Set(['DELETED']) } }, volumeEvent)).toBe(false);
-    expect(matches({ field: 'attachmentChanged', target: { kind: 'volume', id: volumeEvent.volumeId, backend: volumeEvent.backend } }, volumeEvent)).toBe(false);
+    expect(
+      matches(
+        {
+          field: 'attachmentChanged',
+          target: { kind: 'volume', id: volumeEvent.volumeId, backend: volumeEvent.backend },
+        },
+        volumeEvent,
+      ),
+    ).toBe(false);
     expect(attached.type).toBe('ATTACHED');
     expect(matches({ field: 'attachmentChanged', target: { kind: 'server', id: 'srv-1' } }, attached)).toBe(true);
     expect(matches({ field: 'attachmentChanged', target: { kind: 'server', id: 'srv-2' } }, attached)).toBe(false);

@@ -12,7 +12,12 @@ describe('OperationLabels', () => {
 
   it('should keep `anonymous` and `invalid` whoever sends them', () => {
     const labels = new OperationLabels();
-    expect([labels.label(undefined, false), labels.label(null, true), labels.label('9lives', true), labels.label(`a${'b'.repeat(64)}`, true)]).toEqual(['anonymous', 'anonymous', 'invalid', 'invalid']);
+    expect([
+      labels.label(undefined, false),
+      labels.label(null, true),
+      labels.label('9lives', true),
+      labels.label(`a${'b'.repeat(64)}`, true),
+    ]).toEqual(['anonymous', 'anonymous', 'invalid', 'invalid']);
   });
 
   it(`should still stop at ${MAX_OPERATION_LABELS} vouched names (first come), then \`other\``, () => {
@@ -30,11 +35,14 @@ describe('CredentialProof', () => {
     expect(proof.proven).toBe(true);
   });
 
-  it.each([400, 401, 403, 405, 413, 429, 500, 502, 503, 504])('should not take %i as the credential accepted', (status) => {
-    const proof = new CredentialProof();
-    proof.answered(status);
-    expect(proof.proven).toBe(false);
-  });
+  it.each([400, 401, 403, 405, 413, 429, 500, 502, 503, 504])(
+    'should not take %i as the credential accepted',
+    (status) => {
+      const proof = new CredentialProof();
+      proof.answered(status);
+      expect(proof.proven).toBe(false);
+    },
+  );
 
   it('should stay proven once one answer accepted the credential', () => {
     const proof = new CredentialProof();

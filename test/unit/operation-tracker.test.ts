@@ -12,8 +12,18 @@ import type { OperationRecord } from '../../adapters/contract/model';
 import { volumeGlobalId } from '../../subscriptions/events/diff';
 import { isTerminal, settle } from '../support/until';
 
-const base = { kind: 'ATTACH_VOLUME' as const, backend: 'os', scope: 'p', targetId: 'vol', credential: { token: 'caller-token' } };
-const rule = (): CompletionRule => ({ name: 'serverAttach', params: { volumeId: 'v', serverId: 's', novaRequestId: 'req-1' }, seen: {} });
+const base = {
+  kind: 'ATTACH_VOLUME' as const,
+  backend: 'os',
+  scope: 'p',
+  targetId: 'vol',
+  credential: { token: 'caller-token' },
+};
+const rule = (): CompletionRule => ({
+  name: 'serverAttach',
+  params: { volumeId: 'v', serverId: 's', novaRequestId: 'req-1' },
+  seen: {},
+});
 
 /** A backend whose checks answer the given steps in turn (the last one repeats), recording what it was given. */
 class Scripted implements TrackedChanges {
@@ -35,7 +45,8 @@ class Scripted implements TrackedChanges {
 const step = (progress: ChangeCheck['progress'], seen: ChangeCheck['seen'] = {}): ChangeCheck => ({ progress, seen });
 
 /** Reads operation `id` until it is terminal (at most `ms`); the record as last read. */
-const settleOp = (t: OperationTracker, id: string, ms = 3000): Promise<OperationRecord> => settle(async () => (await t.get(id))!, isTerminal, ms, 10);
+const settleOp = (t: OperationTracker, id: string, ms = 3000): Promise<OperationRecord> =>
+  settle(async () => (await t.get(id))!, isTerminal, ms, 10);
 
 describe('operation tracker', () => {
   let tracker: OperationTracker;
@@ -47,7 +58,12 @@ describe('operation tracker', () => {
   };
   beforeEach(() => {
     seen.length = 0;
-    tracker = new OperationTracker({ changes: (id) => (id === 'os' ? backend : undefined), pollMs: 5, maxPollMs: 10, onChange: (r, prev) => seen.push([r.state, prev]) });
+    tracker = new OperationTracker({
+      changes: (id) => (id === 'os' ? backend : undefined),
+      pollMs: 5,
+      maxPollMs: 10,
+      onChange: (r, prev) => seen.push([r.state, prev]),
+    });
   });
   afterEach(() => tracker.close());
 
@@ -59,7 +75,11 @@ describe('operation tracker', () => {
   });
 
   it('should go PENDING → RUNNING → SUCCEEDED and keep the backend status', async () => {
-    const r = await start([step({ state: 'RUNNING', backendStatus: 'reserved' }), step({ state: 'RUNNING', backendStatus: 'attaching' }), step({ state: 'SUCCEEDED', backendStatus: 'in-use' })]);
+    const r = await start([
+      step({ state: 'RUNNING', backendStatus: 'reserved' }),
+      step({ state: 'RUNNING', backendStatus: 'attaching' }),
+      step({ state: 'SUCCEEDED', backendStatus: 'in-use' }),
+    ]);
     expect(r).toMatchObject({ state: 'PENDING', rule: rule() });
     const done = await settleOp(tracker, r.id);
     expect(done).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'in-use', failureReason: null });
@@ -95,12 +115,21 @@ describe('operation tracker', () => {
   });
 
   it('should fail with the reason the check gives', async () => {
-    const r = await start([step({ state: 'FAILED', reason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' })]);
-    expect(await settleOp(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' });
+    const r = await start([
+      step({ state: 'FAILED', reason: 'Cinder set the volume to error_extending', backendStatus: 'error_extending' }),
+    ]);
+    expect(await settleOp(tracker, r.id)).toMatchObject({
+      state: 'FAILED',
+      failureReason: 'Cinder set the volume to error_extending',
+      backendStatus: 'error_extending',
+    });
   });
 
   it('should retry transient check errors and time out at the deadline with the last status', async () => {
-    const r = await start([step({ state: 'RUNNING', backendStatus: 'detaching' }), new BackendUnavailableError('503')], 150);
+    const r = await start(
+      [step({ state: 'RUNNING', backendStatus: 'detaching' }), new BackendUnavailableError('503')],
+      150,
+    );
     const done = await settleOp(tracker, r.id);
     expect(done.state).toBe('TIMED_OUT');
     expect(done.failureReason).toMatch(/not finished after 0 s; last backend status: detaching/);
@@ -115,7 +144,10 @@ describe('operation tracker', () => {
   it('should fail an operation whose backend is no longer configured', async () => {
     backend = new Scripted([step({ state: 'SUCCEEDED' })]);
     const r = await tracker.start({ ...base, backend: 'gone', pending: { rule: rule() } });
-    expect(await settleOp(tracker, r.id)).toMatchObject({ state: 'FAILED', failureReason: 'backend "gone" is not configured to check this change any more' });
+    expect(await settleOp(tracker, r.id)).toMatchObject({
+      state: 'FAILED',
+      failureReason: 'backend "gone" is not configured to check this change any more',
+    });
     expect(backend.calls).toBe(0);
   });
 
@@ -131,7 +163,10 @@ describe('operation tracker', () => {
 });
 
 describe('operation tracker, watched: observe resolves once the operations concerned are checked and saved', () => {
-  const volume = { __typename: 'Volume', ref: { backend: 'os', namespace: 'p', nativeId: 'v1' } } as unknown as import('../../adapters/contract/model').Volume;
+  const volume = {
+    __typename: 'Volume',
+    ref: { backend: 'os', namespace: 'p', nativeId: 'v1' },
+  } as unknown as import('../../adapters/contract/model').Volume;
   const target = volumeGlobalId(volume);
 
   it('should resolve after the check started by the news, also when a check was already running (that one may predate the news)', async () => {
@@ -140,10 +175,16 @@ describe('operation tracker, watched: observe resolves once the operations conce
       async checkChange() {
         calls++;
         await new Promise((r) => setTimeout(r, 50));
-        return calls < 2 ? step({ state: 'RUNNING', backendStatus: 'attaching' }) : step({ state: 'SUCCEEDED', backendStatus: 'in-use' });
+        return calls < 2
+          ? step({ state: 'RUNNING', backendStatus: 'attaching' })
+          : step({ state: 'SUCCEEDED', backendStatus: 'in-use' });
       },
     };
-    const t = new OperationTracker({ changes: () => slow, watchers: { serviceCredential: () => async () => ({ token: 'service' }) }, watchedCheckMs: 60_000 });
+    const t = new OperationTracker({
+      changes: () => slow,
+      watchers: { serviceCredential: () => async () => ({ token: 'service' }) },
+      watchedCheckMs: 60_000,
+    });
     try {
       const r = await t.start({ ...base, targetId: target, pending: { rule: rule() } });
       expect(t.observe('os', [])).toBeUndefined();

@@ -39,7 +39,8 @@ type Mutation {
 `;
 
 const NO_ACCEPTED = '# Accepted breaking changes\n\n## Accepted\n\n(none)\n';
-const check = (current: string, acceptedMarkdown = NO_ACCEPTED) => checkSchema({ publishedFile: publishedText(BASE), current, acceptedMarkdown });
+const check = (current: string, acceptedMarkdown = NO_ACCEPTED) =>
+  checkSchema({ publishedFile: publishedText(BASE), current, acceptedMarkdown });
 const summary = (cs: ReadonlyArray<{ type: string; path?: string }>) => cs.map((c) => `${c.type} ${c.path}`);
 
 describe('schema check', () => {
@@ -64,23 +65,45 @@ describe('schema check', () => {
   });
 
   test('a new required input field is breaking; an entity losing its @key is made breaking', async () => {
-    const r = await check(BASE.replace('  name: String!\n', '  name: String!\n  "Its colour."\n  colour: String!\n').replace(' @key(fields: "id")', ''));
-    expect(summary(r.unaccepted)).toEqual(expect.arrayContaining(['INPUT_FIELD_ADDED ThingInput.colour', 'DIRECTIVE_USAGE_OBJECT_REMOVED Thing.@key', 'FIELD_REMOVED Query._entities']));
+    const r = await check(
+      BASE.replace('  name: String!\n', '  name: String!\n  "Its colour."\n  colour: String!\n').replace(
+        ' @key(fields: "id")',
+        '',
+      ),
+    );
+    expect(summary(r.unaccepted)).toEqual(
+      expect.arrayContaining([
+        'INPUT_FIELD_ADDED ThingInput.colour',
+        'DIRECTIVE_USAGE_OBJECT_REMOVED Thing.@key',
+        'FIELD_REMOVED Query._entities',
+      ]),
+    );
   });
 
   test('an added optional field (output and input) is accepted, but the published file is then stale', async () => {
-    const current = BASE.replace('  "Its size in bytes."', '  "Its colour."\n  colour: String\n  "Its size in bytes."').replace('  name: String!\n', '  name: String!\n  "Its colour."\n  colour: String\n');
+    const current = BASE.replace(
+      '  "Its size in bytes."',
+      '  "Its colour."\n  colour: String\n  "Its size in bytes."',
+    ).replace('  name: String!\n', '  name: String!\n  "Its colour."\n  colour: String\n');
     const r = await check(current);
     expect(r.unaccepted).toEqual([]);
-    expect(summary(r.changes)).toEqual(expect.arrayContaining(['FIELD_ADDED Thing.colour', 'INPUT_FIELD_ADDED ThingInput.colour']));
+    expect(summary(r.changes)).toEqual(
+      expect.arrayContaining(['FIELD_ADDED Thing.colour', 'INPUT_FIELD_ADDED ThingInput.colour']),
+    );
     expect(r.stale).toBe(true);
-    expect(problems(r)).toEqual([expect.stringContaining('is stale (4 schema change(s) since it was published): run `npm run schema:publish`')]);
+    expect(problems(r)).toEqual([
+      expect.stringContaining('is stale (4 schema change(s) since it was published): run `npm run schema:publish`'),
+    ]);
   });
 
   test('removing a deprecated field is only dangerous (deprecate first)', async () => {
-    const r = await check(BASE.replace('  "Replaced by sizeBytes."\n  size: Int @deprecated(reason: "Use sizeBytes.")\n', ''));
+    const r = await check(
+      BASE.replace('  "Replaced by sizeBytes."\n  size: Int @deprecated(reason: "Use sizeBytes.")\n', ''),
+    );
     expect(r.unaccepted).toEqual([]);
-    expect(r.changes.map((c) => `${c.criticality.level} ${c.type} ${c.path}`)).toEqual(['DANGEROUS FIELD_REMOVED Thing.size']);
+    expect(r.changes.map((c) => `${c.criticality.level} ${c.type} ${c.path}`)).toEqual([
+      'DANGEROUS FIELD_REMOVED Thing.size',
+    ]);
   });
 
   test('a break listed with a reason under "Accepted" passes; elsewhere, or without a reason, it does not', async () => {

@@ -73,7 +73,11 @@ beforeAll(async () => {
   sdl = await currentSdl();
   doc = parse(sdl);
   schema = buildSubgraphSchema({ typeDefs: doc });
-  defined = new Set(doc.definitions.flatMap((d) => ('name' in d && d.name && d.kind !== Kind.DIRECTIVE_DEFINITION ? [d.name.value] : [])));
+  defined = new Set(
+    doc.definitions.flatMap((d) =>
+      'name' in d && d.name && d.kind !== Kind.DIRECTIVE_DEFINITION ? [d.name.value] : [],
+    ),
+  );
 });
 
 const types = (): GraphQLNamedType[] => [...defined].sort().map((n) => schema.getType(n)!);
@@ -81,7 +85,9 @@ const isFederationField = (type: string, field: string): boolean => ROOTS.has(ty
 const keysOf = (name: string): string[] =>
   doc.definitions.flatMap((d) =>
     (d.kind === Kind.OBJECT_TYPE_DEFINITION || d.kind === Kind.OBJECT_TYPE_EXTENSION) && d.name.value === name
-      ? (d.directives ?? []).filter((x: ConstDirectiveNode) => x.name.value === 'key').map((x) => print(x.arguments![0]!.value))
+      ? (d.directives ?? [])
+          .filter((x: ConstDirectiveNode) => x.name.value === 'key')
+          .map((x) => print(x.arguments![0]!.value))
       : [],
   );
 
@@ -98,7 +104,8 @@ function undescribed(): string[] {
         for (const a of f.args) if (!a.description) out.push(`${t.name}.${f.name}(${a.name})`);
       }
     }
-    if (isInputObjectType(t)) for (const f of Object.values(t.getFields())) if (!f.description) out.push(`${t.name}.${f.name}`);
+    if (isInputObjectType(t))
+      for (const f of Object.values(t.getFields())) if (!f.description) out.push(`${t.name}.${f.name}`);
     if (isEnumType(t)) for (const v of t.getValues()) if (!v.description) out.push(`${t.name}.${v.name}`);
   }
   return out;
@@ -108,20 +115,29 @@ function undescribed(): string[] {
 function misnamed(): string[] {
   const out: string[] = [];
   const mutations = Object.values(schema.getMutationType()!.getFields());
-  const named = new Set(mutations.flatMap((m) => [`${m.name[0]!.toUpperCase()}${m.name.slice(1)}Input`, `${m.name[0]!.toUpperCase()}${m.name.slice(1)}Payload`]));
-  const inputs = mutations.flatMap((m) => m.args.filter((a) => a.name === 'input').map((a) => ({ m: m.name, type: getNamedType(a.type).name })));
+  const named = new Set(
+    mutations.flatMap((m) => [
+      `${m.name[0]!.toUpperCase()}${m.name.slice(1)}Input`,
+      `${m.name[0]!.toUpperCase()}${m.name.slice(1)}Payload`,
+    ]),
+  );
+  const inputs = mutations.flatMap((m) =>
+    m.args.filter((a) => a.name === 'input').map((a) => ({ m: m.name, type: getNamedType(a.type).name })),
+  );
   for (const t of types()) {
     const n = t.name;
     if (ROOTS.has(n) || OWNED_BY_OTHERS[n] || SHARED_NAMES[n]) continue;
     if (!/Volume|Storage/.test(n)) out.push(`${n}: contains neither Volume nor Storage`);
     // Backend-specific names start with the backend's word; a mutation's own input or payload takes the mutation's name instead (checked below).
     const word = BACKEND_WORD.exec(n);
-    if (word && word.index !== 0 && !named.has(n) && !inputs.some((i) => i.type === n)) out.push(`${n}: a backend-specific name starts with ${word[0]}`);
+    if (word && word.index !== 0 && !named.has(n) && !inputs.some((i) => i.type === n))
+      out.push(`${n}: a backend-specific name starts with ${word[0]}`);
   }
   // A mutation's input is named after it, unless several mutations share it.
   for (const { m, type } of inputs) {
     const expected = `${m[0]!.toUpperCase()}${m.slice(1)}Input`;
-    if (type !== expected && inputs.filter((i) => i.type === type).length < 2) out.push(`${type}: the input of ${m} only, so named ${expected}`);
+    if (type !== expected && inputs.filter((i) => i.type === type).length < 2)
+      out.push(`${type}: the input of ${m} only, so named ${expected}`);
   }
   return out;
 }
@@ -132,7 +148,8 @@ function nonNullReferencesToOthers(): string[] {
   for (const t of types()) {
     if (!isObjectType(t) && !isInterfaceType(t)) continue;
     for (const f of Object.values(t.getFields())) {
-      if (OWNED_BY_OTHERS[getNamedType(f.type).name] && isNonNullType(f.type)) out.push(`${t.name}.${f.name}: ${String(f.type)}`);
+      if (OWNED_BY_OTHERS[getNamedType(f.type).name] && isNonNullType(f.type))
+        out.push(`${t.name}.${f.name}: ${String(f.type)}`);
     }
   }
   return out;
@@ -162,14 +179,21 @@ describe('schema v2 contract', () => {
       .filter((n) => !ROOTS.has(n) && !OWNED_BY_OTHERS[n] && !/Volume|Storage/.test(n));
     expect(exceptions.filter((n) => SHARED_NAMES[n]).sort()).toEqual(Object.keys(SHARED_NAMES).sort());
     expect(schema.getType('PageInfo')!.astNode!.directives!.map((d) => d.name.value)).toContain('shareable');
-    expect(Object.keys((schema.getType('PageInfo') as GraphQLObjectType).getFields())).toEqual(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']);
+    expect(Object.keys((schema.getType('PageInfo') as GraphQLObjectType).getFields())).toEqual([
+      'hasNextPage',
+      'hasPreviousPage',
+      'startCursor',
+      'endCursor',
+    ]);
   });
 
   test('entities and keys are the documented ones (docs/federation.md)', () => {
     const keyed = types()
       .filter((t) => keysOf(t.name).length > 0)
       .map((t) => `${t.name} @key(fields: ${keysOf(t.name).join(', ')})`);
-    expect(keyed.sort()).toEqual([...OUR_ENTITIES, ...Object.keys(OWNED_BY_OTHERS)].sort().map((n) => `${n} @key(fields: "id")`));
+    expect(keyed.sort()).toEqual(
+      [...OUR_ENTITIES, ...Object.keys(OWNED_BY_OTHERS)].sort().map((n) => `${n} @key(fields: "id")`),
+    );
     // Of other teams' entities we define only the key and the fields we contribute.
     const server = schema.getType('Server') as GraphQLObjectType;
     const node = schema.getType('NomadNode') as GraphQLObjectType;
@@ -200,6 +224,8 @@ describe('schema v2 contract', () => {
     const volume = /\ntype Volume\b[^{]*\{[^}]*\}/.exec(supergraph)![0];
     expect(volume).toMatch(/sizeBytes: SafeInt[^\n]*@cost\(weight: 5\)/);
     expect(volume).toMatch(/attachments: \[VolumeAttachment!\][^\n]*@cost\(weight: 5\) @listSize\(assumedSize: 5\)/);
-    expect(supergraph).toMatch(/\n {2}volumes\([^]*?\): VolumeConnection![^\n]*@cost\(weight: 5\) @listSize\(slicingArguments: \["first"\], sizedFields: \["edges", "nodes"\]\)/);
+    expect(supergraph).toMatch(
+      /\n {2}volumes\([^]*?\): VolumeConnection![^\n]*@cost\(weight: 5\) @listSize\(slicingArguments: \["first"\], sizedFields: \["edges", "nodes"\]\)/,
+    );
   });
 });

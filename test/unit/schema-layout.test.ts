@@ -51,13 +51,18 @@ describe('the published layout', () => {
     const grown = `${SPLIT}\n"C's." type CDetails { c: Int }\nextend union Details = CDetails\nextend input CreateInput { "C's part." c: Int }`;
     const laidOut = printDoc(layOutAsPublished(foldEnums(grown), parse(published)));
     expect(laidOut).toContain('union Details = ADetails | BDetails\n\nextend union Details = CDetails');
-    expect(laidOut).toMatch(/"""B's part\."""\n {2}b: Int\n\n {2}"""Retry key\."""\n {2}key: String\n}\n\nextend input CreateInput \{\n {2}"""C's part\."""\n {2}c: Int\n}/);
+    expect(laidOut).toMatch(
+      /"""B's part\."""\n {2}b: Int\n\n {2}"""Retry key\."""\n {2}key: String\n}\n\nextend input CreateInput \{\n {2}"""C's part\."""\n {2}c: Int\n}/,
+    );
     expect(laidOut.indexOf('type CDetails')).toBeGreaterThan(laidOut.indexOf('input CreateInput'));
   });
 
   it('should take content from the document only: a part the document dropped is gone, a changed description shows', () => {
     const published = print(PUBLISHED);
-    const changed = SPLIT.replace('extend input CreateInput { "B\'s part." b: Int }', 'extend type Query { "Two." two: Int }').replace('"Retry key."', '"Retry token."');
+    const changed = SPLIT.replace(
+      'extend input CreateInput { "B\'s part." b: Int }',
+      'extend type Query { "Two." two: Int }',
+    ).replace('"Retry key."', '"Retry token."');
     const laidOut = printDoc(layOutAsPublished(foldEnums(changed), parse(published)));
     const createInput = /input CreateInput \{[^}]*\}/.exec(laidOut)?.[0] ?? '';
     expect(createInput).toContain('a: Int');
@@ -66,7 +71,7 @@ describe('the published layout', () => {
     expect(laidOut).toContain('two: Int');
   });
 
-  it('should build the gateway schema that is published, byte for byte, with the backends\' parts in schema/<backend>/', async () => {
+  it("should build the gateway schema that is published, byte for byte, with the backends' parts in schema/<backend>/", async () => {
     expect(loadPublishedSdl()).toBe(publishedText(await currentSdl()));
     expect(printSubgraphSchema(buildSubgraphSchema({ typeDefs: gatewayDocument() }))).toBe(await currentSdl());
   });

@@ -75,21 +75,24 @@ describe('Transport', () => {
     ['a tab', 'k=a\tb'],
     ['a NUL', 'k=a\u0000b'],
     ['a C1 control', 'k=a\u0085b'],
-  ])('should refuse a header value with %s as BAD_USER_INPUT naming the header, more times than the pool has slots, and keep serving', async (_what, value) => {
-    const t = make();
-    for (let i = 0; i < 10; i++) {
-      const err = await t.send({ ...get, headers: { 'x-nomad-csi-secrets': value } }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(BadUserInputError);
-      expect((err as GatewayError).code).toBe(ErrorCode.BadUserInput);
-      expect((err as GatewayError).retryable).toBe(false);
-      expect((err as Error).message).toContain('x-nomad-csi-secrets');
-      expect((err as Error).message).not.toContain(value.slice(2));
-    }
-    expect(srv.connections()).toBe(0);
-    const res = await t.send(get);
-    expect(res.status).toBe(200);
-    expect(res.text).toBe('ok');
-  });
+  ])(
+    'should refuse a header value with %s as BAD_USER_INPUT naming the header, more times than the pool has slots, and keep serving',
+    async (_what, value) => {
+      const t = make();
+      for (let i = 0; i < 10; i++) {
+        const err = await t.send({ ...get, headers: { 'x-nomad-csi-secrets': value } }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(BadUserInputError);
+        expect((err as GatewayError).code).toBe(ErrorCode.BadUserInput);
+        expect((err as GatewayError).retryable).toBe(false);
+        expect((err as Error).message).toContain('x-nomad-csi-secrets');
+        expect((err as Error).message).not.toContain(value.slice(2));
+      }
+      expect(srv.connections()).toBe(0);
+      const res = await t.send(get);
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('ok');
+    },
+  );
 
   it('should accept printable Latin-1 beyond ASCII in a header value', async () => {
     const res = await make().send({ ...get, headers: { 'x-token': 'café ÿ ~' } });
@@ -114,7 +117,9 @@ describe('Transport', () => {
     const t = make({ timeoutMs: 1_000 });
     for (let i = 0; i < 6; i++) {
       // A body undici cannot send: it refuses the request and, inside a pool, keeps the slot.
-      const err = await t.send({ method: 'POST', path: '/x', endpoint: 'POST /x', body: 42 as unknown as string }).catch((e: unknown) => e);
+      const err = await t
+        .send({ method: 'POST', path: '/x', endpoint: 'POST /x', body: 42 as unknown as string })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(GatewayError);
       expect((err as GatewayError).code).toBe(ErrorCode.Internal);
     }
@@ -125,50 +130,60 @@ describe('Transport', () => {
     const t = make();
     const gone = new AbortController();
     gone.abort();
-    for (let i = 0; i < 5; i++) await expect(t.send({ ...get, signal: gone.signal })).rejects.toMatchObject({ code: ErrorCode.BackendUnavailable, retryable: false });
+    for (let i = 0; i < 5; i++)
+      await expect(t.send({ ...get, signal: gone.signal })).rejects.toMatchObject({
+        code: ErrorCode.BackendUnavailable,
+        retryable: false,
+      });
     await new Promise((r) => setTimeout(r, 100));
     expect(srv.connections()).toBe(0);
     expect(srv.requests()).toBe(0);
   });
 
-  it.each(['finish', 'abort'] as const)('should fail with the caller\'s abort reason when it is a gateway error (inFlightOnAbort %s)', async (mode) => {
-    const t = make({ inFlightOnAbort: mode });
-    srv.hang.on = true;
-    const op = new AbortController();
-    const call = t.send({ ...get, signal: op.signal });
-    await new Promise((r) => setTimeout(r, 100));
-    op.abort(new OperationTimeoutError(50));
-    const err = await call.catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OperationTimeoutError);
-    expect((err as GatewayError).code).toBe(ErrorCode.OperationTimeout);
-  });
+  it.each(['finish', 'abort'] as const)(
+    "should fail with the caller's abort reason when it is a gateway error (inFlightOnAbort %s)",
+    async (mode) => {
+      const t = make({ inFlightOnAbort: mode });
+      srv.hang.on = true;
+      const op = new AbortController();
+      const call = t.send({ ...get, signal: op.signal });
+      await new Promise((r) => setTimeout(r, 100));
+      op.abort(new OperationTimeoutError(50));
+      const err = await call.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OperationTimeoutError);
+      expect((err as GatewayError).code).toBe(ErrorCode.OperationTimeout);
+    },
+  );
 
   it.each([
     ['finish', 1, 200],
     ['abort', 2, 0],
-  ] as const)('with inFlightOnAbort %s, a call on the wire when its caller leaves should end so that %i connection(s) serve the next call', async (mode, connections, status) => {
-    const records: CallRecord[] = [];
-    const t = make({ inFlightOnAbort: mode, onCall: (r) => records.push(r) });
-    expect((await t.send(get)).status).toBe(200);
-    // undici hands a finished connection back a moment after the answer.
-    const settle = (): Promise<unknown> => new Promise((r) => setTimeout(r, 100));
-    await settle();
-    srv.hang.on = true;
-    const caller = new AbortController();
-    const call = t.send({ ...get, signal: caller.signal });
-    await new Promise((r) => setTimeout(r, 100));
-    caller.abort();
-    // The caller is answered at once either way.
-    await expect(call).rejects.toMatchObject({ code: ErrorCode.BackendUnavailable, retryable: false });
-    srv.hang.on = false;
-    srv.release();
-    for (let i = 0; i < 50 && records.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    // The record says what the exchange really got: the late answer, or none (connection cut).
-    expect(records[1]?.status).toBe(status);
-    await settle();
-    expect((await t.send(get)).status).toBe(200);
-    expect(srv.connections()).toBe(connections);
-  });
+  ] as const)(
+    'with inFlightOnAbort %s, a call on the wire when its caller leaves should end so that %i connection(s) serve the next call',
+    async (mode, connections, status) => {
+      const records: CallRecord[] = [];
+      const t = make({ inFlightOnAbort: mode, onCall: (r) => records.push(r) });
+      expect((await t.send(get)).status).toBe(200);
+      // undici hands a finished connection back a moment after the answer.
+      const settle = (): Promise<unknown> => new Promise((r) => setTimeout(r, 100));
+      await settle();
+      srv.hang.on = true;
+      const caller = new AbortController();
+      const call = t.send({ ...get, signal: caller.signal });
+      await new Promise((r) => setTimeout(r, 100));
+      caller.abort();
+      // The caller is answered at once either way.
+      await expect(call).rejects.toMatchObject({ code: ErrorCode.BackendUnavailable, retryable: false });
+      srv.hang.on = false;
+      srv.release();
+      for (let i = 0; i < 50 && records.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      // The record says what the exchange really got: the late answer, or none (connection cut).
+      expect(records[1]?.status).toBe(status);
+      await settle();
+      expect((await t.send(get)).status).toBe(200);
+      expect(srv.connections()).toBe(connections);
+    },
+  );
 
   it('should never send the calls still waiting for a connection when their caller leaves (finish)', async () => {
     const t = make({ maxConnections: 2 });
@@ -204,11 +219,16 @@ describe('PoolKeeper', () => {
     const keeper = new PoolKeeper(srv.url, 2, 1_000);
     try {
       // Leak both slots the way undici 7 does: requests it refuses while building them.
-      for (let i = 0; i < 2; i++) await expect(keeper.request({ method: 'GET', path: '/', headers: { x: '\n' } }, { settled: false })).rejects.toMatchObject({ code: 'UND_ERR_INVALID_ARG' });
+      for (let i = 0; i < 2; i++)
+        await expect(
+          keeper.request({ method: 'GET', path: '/', headers: { x: '\n' } }, { settled: false }),
+        ).rejects.toMatchObject({ code: 'UND_ERR_INVALID_ARG' });
       // The next request queues for ever, and aborting it does not settle it.
       const deadline = new AbortController();
       const state: CallState = { settled: false };
-      const queued = keeper.request({ method: 'GET', path: '/', signal: deadline.signal }, state).catch((e: unknown) => e);
+      const queued = keeper
+        .request({ method: 'GET', path: '/', signal: deadline.signal }, state)
+        .catch((e: unknown) => e);
       await new Promise((r) => setTimeout(r, 100));
       deadline.abort();
       await new Promise((r) => setTimeout(r, 100));

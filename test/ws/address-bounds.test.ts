@@ -46,8 +46,14 @@ afterEach(async () => {
 });
 
 /** `server/main.ts` in a child process over `env`'s backends; resolves with its URLs. */
-async function startChildGateway(env: Record<string, string>): Promise<{ pid: number; httpUrl: string; wsUrl: string; open(): Promise<number>; metrics(): Promise<string> }> {
-  const c = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startChildGateway(
+  env: Record<string, string>,
+): Promise<{ pid: number; httpUrl: string; wsUrl: string; open(): Promise<number>; metrics(): Promise<string> }> {
+  const c = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   child = c;
   let out = '';
   c.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -56,7 +62,11 @@ async function startChildGateway(env: Record<string, string>): Promise<{ pid: nu
   if (!url) throw new Error(`the gateway did not start: ${out}`);
   const httpUrl = url.replace('localhost', '127.0.0.1');
   const metrics = async (): Promise<string> => (await fetch(httpUrl.replace('/graphql', '/metrics'))).text();
-  const open = async (): Promise<number> => [...(await metrics()).matchAll(/^gateway_ws_subscriptions\{field="\w+"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  const open = async (): Promise<number> =>
+    [...(await metrics()).matchAll(/^gateway_ws_subscriptions\{field="\w+"\} (\d+)$/gm)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
   return { pid: c.pid!, httpUrl, wsUrl: httpUrl.replace(/^http/, 'ws'), open, metrics };
 }
 
@@ -66,7 +76,10 @@ const SUB = 'subscription { volumeChanged(filter: { types: [CLAIMED] }) { type c
  * Opens `sockets` sockets, each sending `perSocket` subscriptions at once; resolves once each has an
  * answer (its first message, or the socket closed). Returns how many were accepted (SUBSCRIBED).
  */
-async function flood(wsUrl: string, o: { sockets: number; perSocket: number; id: (s: number, i: number) => string; query: string }): Promise<{ accepted: number; closes: number[]; errors: string[] }> {
+async function flood(
+  wsUrl: string,
+  o: { sockets: number; perSocket: number; id: (s: number, i: number) => string; query: string },
+): Promise<{ accepted: number; closes: number[]; errors: string[] }> {
   let accepted = 0;
   const closes: number[] = [];
   const errors: string[] = [];
@@ -120,7 +133,11 @@ describe('what one client address can make the gateway hold (child process, RSS 
   it('should keep RSS bounded under 60 KB ids, junk tokens and one event to them all, and under the largest subscriptions the limits allow', async () => {
     const sim = await startNomad();
     seedVolumes(sim, 4);
-    const gw = await startChildGateway({ GATEWAY_BACKENDS: `east=nomad@${sim.url},west=nomad@${sim.url}`, GATEWAY_BACKEND_EAST_TOKEN: MGMT, GATEWAY_BACKEND_WEST_TOKEN: MGMT });
+    const gw = await startChildGateway({
+      GATEWAY_BACKENDS: `east=nomad@${sim.url},west=nomad@${sim.url}`,
+      GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+      GATEWAY_BACKEND_WEST_TOKEN: MGMT,
+    });
     // Warm up: one ordinary subscription, once both watchers have their view.
     const warm = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': MGMT });
     clients.push(warm);
@@ -129,10 +146,17 @@ describe('what one client address can make the gateway hold (child process, RSS 
     const base = rssKiB(gw.pid);
 
     // 20 sockets × 100 subscriptions with 60 KB ids.
-    const longIds = await flood(gw.wsUrl, { sockets: 20, perSocket: 100, id: (s, i) => `${s}-${i}-${'x'.repeat(60_000)}`, query: SUB });
+    const longIds = await flood(gw.wsUrl, {
+      sockets: 20,
+      perSocket: 100,
+      id: (s, i) => `${s}-${i}-${'x'.repeat(60_000)}`,
+      query: SUB,
+    });
     const held = rssKiB(gw.pid) - base;
     const peak = (await peakDuring(gw.pid, async () => void claim(sim, ['vol-000']), 3_000)) - base;
-    console.log(`R1 long ids: accepted ${longIds.accepted}, closes ${[...new Set(longIds.closes)].join(',')}, held +${Math.round(held / MiB)} MiB, peak after one event +${Math.round(peak / MiB)} MiB`);
+    console.log(
+      `R1 long ids: accepted ${longIds.accepted}, closes ${[...new Set(longIds.closes)].join(',')}, held +${Math.round(held / MiB)} MiB, peak after one event +${Math.round(peak / MiB)} MiB`,
+    );
     // Each socket is closed at its first long id (4400), before anything is kept.
     expect(longIds.accepted).toBe(0);
     expect(new Set(longIds.closes)).toEqual(new Set([4400]));
@@ -143,17 +167,26 @@ describe('what one client address can make the gateway hold (child process, RSS 
     // The most the rules let one address send: ids at the cap, text padded to the byte cap.
     for (const c of clients.splice(1)) c.ws.terminate();
     const padded = `${SUB}\n#${'p'.repeat(16_384 - SUB.length - 200)}`;
-    const legal = await flood(gw.wsUrl, { sockets: 20, perSocket: 100, id: (s, i) => `${s}-${i}-`.padEnd(128, 'y'), query: padded });
+    const legal = await flood(gw.wsUrl, {
+      sockets: 20,
+      perSocket: 100,
+      id: (s, i) => `${s}-${i}-`.padEnd(128, 'y'),
+      query: padded,
+    });
     const legalHeld = rssKiB(gw.pid) - base;
-    console.log(`R1 largest legal: accepted ${legal.accepted}, refused ${legal.errors.length} (${[...new Set(legal.errors)].join(',')}), held +${Math.round(legalHeld / MiB)} MiB`);
+    console.log(
+      `R1 largest legal: accepted ${legal.accepted}, refused ${legal.errors.length} (${[...new Set(legal.errors)].join(',')}), held +${Math.round(legalHeld / MiB)} MiB`,
+    );
     expect(legal.accepted).toBeLessThanOrEqual(1000);
     expect(legalHeld).toBeLessThan(160 * MiB); // before: +454 MiB
 
     // Small subscriptions: the junk token of each socket does not make a new credential key.
     for (const c of clients.splice(1)) c.ws.terminate();
-    await until(async () => (await gw.open()) === 1, 'the terminated sockets\' subscriptions to end', 30_000, 100);
+    await until(async () => (await gw.open()) === 1, "the terminated sockets' subscriptions to end", 30_000, 100);
     const small = await flood(gw.wsUrl, { sockets: 20, perSocket: 100, id: (s, i) => `${s}-${i}`, query: SUB });
-    console.log(`R1 small, one valid token plus junk: accepted ${small.accepted}, refused ${small.errors.length} (${[...new Set(small.errors)].join(',')}), held +${Math.round((rssKiB(gw.pid) - base) / MiB)} MiB`);
+    console.log(
+      `R1 small, one valid token plus junk: accepted ${small.accepted}, refused ${small.errors.length} (${[...new Set(small.errors)].join(',')}), held +${Math.round((rssKiB(gw.pid) - base) / MiB)} MiB`,
+    );
     // 500 per credential key (WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL): the key is {east} for every
     // socket (west refused its junk). The warm-up's key is {east, west}: a set of its own.
     expect(small.accepted).toBe(500);
@@ -164,7 +197,9 @@ describe('what one client address can make the gateway hold (child process, RSS 
 /** Sum of every series of `name` whose labels include all of `labels`. */
 function total(text: string, name: string, ...labels: string[]): number {
   let n = 0;
-  for (const line of text.split('\n')) if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && labels.every((l) => line.includes(l))) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && labels.every((l) => line.includes(l)))
+      n += Number(line.slice(line.lastIndexOf(' ') + 1));
   return n;
 }
 
@@ -180,21 +215,34 @@ describe('the bytes one client address may have queued across sockets and HTTP s
     const sim = await startNomad();
     const vols = seedVolumes(sim, 8);
     // Each queue may hold the whole budget: without the budget, every paused reader holds 8 MiB.
-    const gw = await startChildGateway({ GATEWAY_BACKENDS: `east=nomad@${sim.url}`, GATEWAY_BACKEND_EAST_TOKEN: MGMT, WS_MAX_BUFFERED_BYTES: String(BUDGET), LIVE_MAX_SUBSCRIPTION_BYTES: '65536' });
+    const gw = await startChildGateway({
+      GATEWAY_BACKENDS: `east=nomad@${sim.url}`,
+      GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+      WS_MAX_BUFFERED_BYTES: String(BUDGET),
+      LIVE_MAX_SUBSCRIPTION_BYTES: '65536',
+    });
     const reader = await openStream(gw.httpUrl, 'subscription { volumeChanged { type } }');
     streams.push(reader);
     await nextData(reader);
     // From one address: 30 SSE and 10 multipart streams, 2 sockets × 10 subscriptions; nothing read after SUBSCRIBED.
-    for (let i = 0; i < 40; i++) streams.push(await pausedStream(gw.httpUrl, BIG, i < 30 ? {} : { accept: MULTIPART_ACCEPT }));
+    for (let i = 0; i < 40; i++)
+      streams.push(await pausedStream(gw.httpUrl, BIG, i < 30 ? {} : { accept: MULTIPART_ACCEPT }));
     for (let s = 0; s < 2; s++) {
       const c = await ackedClient(gw.wsUrl, { 'X-Nomad-Token': MGMT });
       clients.push(c);
       for (let i = 0; i < 10; i++) c.send({ id: `${s}-${i}`, type: 'subscribe', payload: { query: BIG } });
-      for (let i = 0; i < 10; i++) expect((await c.next(30_000, (m) => m.id?.startsWith(`${s}-`))).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
+      for (let i = 0; i < 10; i++)
+        expect((await c.next(30_000, (m) => m.id?.startsWith(`${s}-`))).payload.data.volumeChanged.type).toBe(
+          'SUBSCRIBED',
+        );
       c.ws.pause();
     }
     const base = rssKiB(gw.pid);
-    const open = (m: string): number[] => [total(m, 'gateway_stream_subscriptions', 'transport="sse"') - 1, total(m, 'gateway_stream_subscriptions', 'transport="multipart"'), total(m, 'gateway_ws_connections')];
+    const open = (m: string): number[] => [
+      total(m, 'gateway_stream_subscriptions', 'transport="sse"') - 1,
+      total(m, 'gateway_stream_subscriptions', 'transport="multipart"'),
+      total(m, 'gateway_ws_connections'),
+    ];
     expect(open(await gw.metrics())).toEqual([30, 10, 2]);
 
     // Sampled while events go out: the gateway's RSS and the queued bytes it reports.
@@ -221,12 +269,20 @@ describe('the bytes one client address may have queued across sockets and HTTP s
       if (i % 5 === 4) last = open(await gw.metrics());
     }
     // A socket closed 4413 keeps its queue until the paused peer is cut, 2 s later.
-    await until(async () => open(await gw.metrics()).every((n) => n === 0), 'every paused reader to be cut', 8_000, 100).catch(() => undefined);
+    await until(
+      async () => open(await gw.metrics()).every((n) => n === 0),
+      'every paused reader to be cut',
+      8_000,
+      100,
+    ).catch(() => undefined);
     sampling = false;
     await sampler;
     const m = await gw.metrics();
-    const cuts = (transport: string, reason: string): number => total(m, 'gateway_slow_consumer_cuts_total', `transport="${transport}"`, `reason="${reason}"`);
-    console.log(`R14 paused readers of one address: ${events()} events, RSS +${Math.round((peakRss - base) / MiB)} MiB at the peak, queued bytes peak ${(peakQueued / 1_048_576).toFixed(1)} MiB, open ${open(m).join('/')} (sse/multipart/ws), cuts by queue ${['sse', 'multipart', 'ws'].map((t) => cuts(t, 'queue')).join('/')} and address ${['sse', 'multipart', 'ws'].map((t) => cuts(t, 'address')).join('/')}`);
+    const cuts = (transport: string, reason: string): number =>
+      total(m, 'gateway_slow_consumer_cuts_total', `transport="${transport}"`, `reason="${reason}"`);
+    console.log(
+      `R14 paused readers of one address: ${events()} events, RSS +${Math.round((peakRss - base) / MiB)} MiB at the peak, queued bytes peak ${(peakQueued / 1_048_576).toFixed(1)} MiB, open ${open(m).join('/')} (sse/multipart/ws), cuts by queue ${['sse', 'multipart', 'ws'].map((t) => cuts(t, 'queue')).join('/')} and address ${['sse', 'multipart', 'ws'].map((t) => cuts(t, 'address')).join('/')}`,
+    );
 
     // What the address held: within the budget, plus at most one batch of events written before
     // the budget is settled (generous for RSS: garbage of the fan-out, a loaded machine). Without
@@ -240,6 +296,8 @@ describe('the bytes one client address may have queued across sockets and HTTP s
     expect(cuts('multipart', 'address')).toBeGreaterThan(0);
     expect(cuts('ws', 'address')).toBe(2);
     await nextData(reader, (d) => d.data?.volumeChanged?.type === 'CLAIMED', 1);
-    expect(await Promise.race([reader.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('open'), 200))])).toBe('open');
+    expect(
+      await Promise.race([reader.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('open'), 200))]),
+    ).toBe('open');
   });
 });

@@ -23,10 +23,19 @@ describe('ws configuration', () => {
 
   it('should read the environment over the file', () => {
     const c = loadWsConfig(
-      { WS_MAX_PAYLOAD_BYTES: '4096', WS_ALLOWED_ORIGINS: 'https://a.example.com, https://b.example.com:8443', WS_KEEPALIVE_MS: '0' },
+      {
+        WS_MAX_PAYLOAD_BYTES: '4096',
+        WS_ALLOWED_ORIGINS: 'https://a.example.com, https://b.example.com:8443',
+        WS_KEEPALIVE_MS: '0',
+      },
       { ws: { maxPayloadBytes: 9999, maxSubscriptionsPerSocket: 7, allowedOrigins: ['https://file.example.com'] } },
     );
-    expect(c).toMatchObject({ maxPayloadBytes: 4096, maxSubscriptionsPerSocket: 7, keepAliveMs: 0, allowedOrigins: ['https://a.example.com', 'https://b.example.com:8443'] });
+    expect(c).toMatchObject({
+      maxPayloadBytes: 4096,
+      maxSubscriptionsPerSocket: 7,
+      keepAliveMs: 0,
+      allowedOrigins: ['https://a.example.com', 'https://b.example.com:8443'],
+    });
   });
 
   it.each([

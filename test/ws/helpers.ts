@@ -62,14 +62,34 @@ export function sample(text: string, nameAndLabels: string): number | undefined 
  * and returned once the watcher's first full read is done (later changes are reported).
  * `live: false` runs it without a hub.
  */
-export async function startWsGateway(o: { ws?: WsOptions; limits?: Partial<LimitsConfig>; http?: HttpEdgeOptions; live?: Partial<LiveConfig> | false; seed?: (sim: NomadSimulator) => void } = {}): Promise<WsGateway> {
+export async function startWsGateway(
+  o: {
+    ws?: WsOptions;
+    limits?: Partial<LimitsConfig>;
+    http?: HttpEdgeOptions;
+    live?: Partial<LiveConfig> | false;
+    seed?: (sim: NomadSimulator) => void;
+  } = {},
+): Promise<WsGateway> {
   const sim = await startNomad();
   seedVolumes(sim, 4);
   o.seed?.(sim);
-  const registry = createRegistry([{ id: 'east', kind: 'nomad', url: sim.url, token: MGMT, timeoutMs: 5_000, maxConnections: 8, readRetries: 0 }]);
+  const registry = createRegistry([
+    { id: 'east', kind: 'nomad', url: sim.url, token: MGMT, timeoutMs: 5_000, maxConnections: 8, readRetries: 0 },
+  ]);
   const metrics = new GatewayMetrics({ processMetrics: false });
   const gateway = await startGateway({
-    config: { port: 0, host: '127.0.0.1', maxConcurrentReads: 8, maxBodyBytes: 1_048_576, shutdownGraceMs: 2_000, http: o.http, limits: o.limits, ws: o.ws, live: o.live || undefined },
+    config: {
+      port: 0,
+      host: '127.0.0.1',
+      maxConcurrentReads: 8,
+      maxBodyBytes: 1_048_576,
+      shutdownGraceMs: 2_000,
+      http: o.http,
+      limits: o.limits,
+      ws: o.ws,
+      live: o.live || undefined,
+    },
     registry,
     logger: createLogger('silent'),
     metrics,
@@ -87,11 +107,16 @@ export async function startWsGateway(o: { ws?: WsOptions; limits?: Partial<Limit
   const scrape = (): Promise<string> => metrics.registry.metrics();
   const subscriptions = async (): Promise<Record<string, number>> => {
     const out: Record<string, number> = {};
-    for (const m of (await scrape()).matchAll(/^gateway_ws_subscriptions\{field="(\w+)"\} (\d+)$/gm)) out[m[1]!] = Number(m[2]);
+    for (const m of (await scrape()).matchAll(/^gateway_ws_subscriptions\{field="(\w+)"\} (\d+)$/gm))
+      out[m[1]!] = Number(m[2]);
     return out;
   };
   const open = async (): Promise<number> => Object.values(await subscriptions()).reduce((a, b) => a + b, 0);
-  if (o.live !== false) await waitFor(async () => sample(await scrape(), 'gateway_live_watcher_lag_seconds{backend="east"}') !== undefined, 'the watcher\'s first full read');
+  if (o.live !== false)
+    await waitFor(
+      async () => sample(await scrape(), 'gateway_live_watcher_lag_seconds{backend="east"}') !== undefined,
+      "the watcher's first full read",
+    );
   return {
     gateway: { ...gateway, stop },
     sim,
@@ -106,8 +131,14 @@ export async function startWsGateway(o: { ws?: WsOptions; limits?: Partial<Limit
 
 /** Claims `volumes` (in `default`) with a new running allocation on node-1111 (a writer, unless `reader`); returns its id. */
 export function claim(sim: NomadSimulator, volumes: string[], jobId = 'job', reader = false): string {
-  const mode = reader ? { mode: 'read' as const, accessMode: 'multi-node-reader-only' } : { mode: 'write' as const, accessMode: 'single-node-writer' };
-  return sim.placeAllocation({ jobId, nodeId: 'node-1111', volumes: volumes.map((volumeId) => ({ volumeId, ...mode, attachmentMode: 'file-system' })) });
+  const mode = reader
+    ? { mode: 'read' as const, accessMode: 'multi-node-reader-only' }
+    : { mode: 'write' as const, accessMode: 'single-node-writer' };
+  return sim.placeAllocation({
+    jobId,
+    nodeId: 'node-1111',
+    volumes: volumes.map((volumeId) => ({ volumeId, ...mode, attachmentMode: 'file-system' })),
+  });
 }
 
 /** The allocation completes: its claims are released. */
@@ -128,9 +159,16 @@ export interface RawClient {
 }
 
 /** Opens a socket with `graphql-transport-ws` (or `protocol`), resolving once open. */
-export async function rawClient(url: string, o: { protocol?: string | null; headers?: Record<string, string>; origin?: string; autoPong?: boolean } = {}): Promise<RawClient> {
+export async function rawClient(
+  url: string,
+  o: { protocol?: string | null; headers?: Record<string, string>; origin?: string; autoPong?: boolean } = {},
+): Promise<RawClient> {
   const protocol = o.protocol === undefined ? 'graphql-transport-ws' : o.protocol;
-  const ws = new WebSocket(url, protocol === null ? [] : [protocol], { headers: o.headers, origin: o.origin, autoPong: o.autoPong ?? true });
+  const ws = new WebSocket(url, protocol === null ? [] : [protocol], {
+    headers: o.headers,
+    origin: o.origin,
+    autoPong: o.autoPong ?? true,
+  });
   const frames: string[] = [];
   const waiters: Array<{ match: (f: string) => boolean; take: (f: string) => void }> = [];
   ws.on('message', (d) => {
@@ -139,11 +177,15 @@ export async function rawClient(url: string, o: { protocol?: string | null; head
     if (i >= 0) waiters.splice(i, 1)[0]!.take(f);
     else frames.push(f);
   });
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.once('close', (code, reason) => r({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.once('close', (code, reason) => r({ code, reason: reason.toString() })),
+  );
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', reject);
-    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
+    ws.once('unexpected-response', (_req, res) =>
+      reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })),
+    );
   });
   const nextRaw = (timeoutMs = 15_000, match: (f: string) => boolean = () => true): Promise<string> => {
     const i = frames.findIndex(match);
@@ -163,12 +205,23 @@ export async function rawClient(url: string, o: { protocol?: string | null; head
       waiters.push(w);
     });
   };
-  const next = async (t?: number, match: (m: any) => boolean = () => true): Promise<any> => JSON.parse(await nextRaw(t, (f) => match(JSON.parse(f))));
-  return { ws, nextRaw, next, nextFor: (id, t) => next(t, (m) => m.id === id), send: (m) => ws.send(typeof m === 'string' ? m : JSON.stringify(m)), closed };
+  const next = async (t?: number, match: (m: any) => boolean = () => true): Promise<any> =>
+    JSON.parse(await nextRaw(t, (f) => match(JSON.parse(f))));
+  return {
+    ws,
+    nextRaw,
+    next,
+    nextFor: (id, t) => next(t, (m) => m.id === id),
+    send: (m) => ws.send(typeof m === 'string' ? m : JSON.stringify(m)),
+    closed,
+  };
 }
 
 /** A socket past `connection_init`/`connection_ack`. */
-export async function ackedClient(url: string, payload: Record<string, unknown> = { 'X-Nomad-Token': MGMT }): Promise<RawClient> {
+export async function ackedClient(
+  url: string,
+  payload: Record<string, unknown> = { 'X-Nomad-Token': MGMT },
+): Promise<RawClient> {
   const c = await rawClient(url);
   c.send({ type: 'connection_init', payload });
   const ack = await c.next();
@@ -177,10 +230,17 @@ export async function ackedClient(url: string, payload: Record<string, unknown> 
 }
 
 /** Subscribes with `query` and waits for the hub's first event, SUBSCRIBED (the stream is open). */
-export async function subscribed(c: RawClient, id: string, query = SUB, variables?: Record<string, unknown>, field = 'volumeChanged'): Promise<any> {
+export async function subscribed(
+  c: RawClient,
+  id: string,
+  query = SUB,
+  variables?: Record<string, unknown>,
+  field = 'volumeChanged',
+): Promise<any> {
   c.send({ id, type: 'subscribe', payload: { query, variables } });
   const m = await c.nextFor(id);
-  if (m.type !== 'next' || m.payload.data?.[field]?.type !== 'SUBSCRIBED') throw new Error(`expected SUBSCRIBED for ${id}, got ${JSON.stringify(m)}`);
+  if (m.type !== 'next' || m.payload.data?.[field]?.type !== 'SUBSCRIBED')
+    throw new Error(`expected SUBSCRIBED for ${id}, got ${JSON.stringify(m)}`);
   return m.payload.data[field];
 }
 
@@ -191,7 +251,10 @@ export async function eventOf(c: RawClient, id: string, type: string, field = 'v
 }
 
 /** The status an upgrade is refused with (or 101 when it is accepted). */
-export async function upgradeStatus(url: string, o: { headers?: Record<string, string>; origin?: string } = {}): Promise<{ status: number; body: string }> {
+export async function upgradeStatus(
+  url: string,
+  o: { headers?: Record<string, string>; origin?: string } = {},
+): Promise<{ status: number; body: string }> {
   const ws = new WebSocket(url, ['graphql-transport-ws'], { headers: o.headers, origin: o.origin });
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
@@ -206,4 +269,3 @@ export async function upgradeStatus(url: string, o: { headers?: Record<string, s
     ws.once('error', (e) => (ws.readyState === WebSocket.CLOSED ? undefined : reject(e)));
   });
 }
-

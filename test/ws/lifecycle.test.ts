@@ -26,7 +26,11 @@ describe('socket lifecycle', () => {
 
   it('should close sockets with 1012 when the CLI gets SIGTERM, and exit 0', async () => {
     const root = join(__dirname, '..', '..');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = once(child, 'exit');
@@ -78,12 +82,22 @@ describe('socket lifecycle', () => {
     expect(m).toMatch(/^gateway_ws_connections 1$/m);
     expect(m).toMatch(/^gateway_ws_subscriptions\{field="volumeChanged"\} 1$/m);
     // One series per transport; the sockets' keep the name they had (`transport="ws"` added).
-    for (const transport of ['ws', 'sse', 'multipart']) for (const aggregate of ['max', 'sum']) expect(m).toMatch(new RegExp(`^gateway_ws_queue_bytes\\{aggregate="${aggregate}",transport="${transport}"\\} \\d+$`, 'm'));
+    for (const transport of ['ws', 'sse', 'multipart'])
+      for (const aggregate of ['max', 'sum'])
+        expect(m).toMatch(
+          new RegExp(`^gateway_ws_queue_bytes\\{aggregate="${aggregate}",transport="${transport}"\\} \\d+$`, 'm'),
+        );
     expect(m).toMatch(/^gateway_slow_consumer_cuts_total\{transport="ws",reason="address"\} 0$/m);
     c.send('not json');
     await c.closed;
-    await waitFor(async () => /^gateway_ws_closes_total\{code="4400"\} 1$/m.test(await gw.metrics()), 'the close to be counted');
+    await waitFor(
+      async () => /^gateway_ws_closes_total\{code="4400"\} 1$/m.test(await gw.metrics()),
+      'the close to be counted',
+    );
     // Read from the hub at scrape time: the closed socket's subscription is gone.
-    await waitFor(async () => /^gateway_ws_subscriptions\{field="volumeChanged"\} 0$/m.test(await gw.metrics()), 'the subscription to be gone');
+    await waitFor(
+      async () => /^gateway_ws_subscriptions\{field="volumeChanged"\} 0$/m.test(await gw.metrics()),
+      'the subscription to be gone',
+    );
   });
 });

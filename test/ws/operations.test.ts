@@ -11,7 +11,12 @@ import { ANALYTICS_READ } from '../support/harness';
 
 afterEach(stopAll);
 
-async function subscribeError(c: RawClient, id: string, query: string, variables?: Record<string, unknown>): Promise<any[]> {
+async function subscribeError(
+  c: RawClient,
+  id: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<any[]> {
   c.send({ id, type: 'subscribe', payload: { query, variables } });
   const m = await c.nextFor(id);
   expect(m).toMatchObject({ id, type: 'error' });
@@ -40,7 +45,11 @@ describe('subscribe over graphql-ws', () => {
     const [q] = await subscribeError(c, 'q', '{ __typename }');
     expect(q.extensions.code).toBe('OPERATION_NOT_SUPPORTED_OVER_WEBSOCKET');
     expect(q.message).toMatch(/HTTP POST/);
-    const [m] = await subscribeError(c, 'm', 'mutation { deleteVolume(input: { volumeId: "x" }) { operation { id } } }');
+    const [m] = await subscribeError(
+      c,
+      'm',
+      'mutation { deleteVolume(input: { volumeId: "x" }) { operation { id } } }',
+    );
     expect(m.extensions.code).toBe('OPERATION_NOT_SUPPORTED_OVER_WEBSOCKET');
     await expectOpen(c);
     // Refused by the socket layer: the hub never ran them.
@@ -53,8 +62,16 @@ describe('subscribe over graphql-ws', () => {
   it('should refuse a too-deep subscription with the code HTTP gives the same depth', async () => {
     const gw = await startWsGateway({ limits: { maxDepth: 2 } });
     const c = await ackedClient(gw.wsUrl);
-    const [e] = await subscribeError(c, '1', 'subscription { volumeChanged { volume { attachments { consumer { __typename } } } } }');
-    const http = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ volumes { nodes { attachments { state } } } }' }) });
+    const [e] = await subscribeError(
+      c,
+      '1',
+      'subscription { volumeChanged { volume { attachments { consumer { __typename } } } } }',
+    );
+    const http = await fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ volumes { nodes { attachments { state } } } }' }),
+    });
     const httpCode = (await http.json()).errors[0].extensions.code;
     expect(httpCode).toBe('MAX_DEPTH_LIMIT');
     expect(e.extensions).toMatchObject({ code: httpCode, limit: 'maxDepth', max: 2 });
@@ -66,8 +83,16 @@ describe('subscribe over graphql-ws', () => {
     const c = await ackedClient(gw.wsUrl);
     const long = `subscription { ${Array.from({ length: 30 }, (_, i) => `a${i}: __typename`).join(' ')} }`;
     expect((await subscribeError(c, '1', long))[0].extensions.code).toBe('MAX_TOKENS_LIMIT');
-    expect((await subscribeError(c, '2', 'subscription { operationUpdated(id: "x") { a: state b: state } }'))[0].extensions.code).toBe('MAX_ALIASES_LIMIT');
-    const [cost] = await subscribeError(c, '3', 'subscription($id: ID!) { operationUpdated(id: $id) { target { __typename } } }', { id: 'x' });
+    expect(
+      (await subscribeError(c, '2', 'subscription { operationUpdated(id: "x") { a: state b: state } }'))[0].extensions
+        .code,
+    ).toBe('MAX_ALIASES_LIMIT');
+    const [cost] = await subscribeError(
+      c,
+      '3',
+      'subscription($id: ID!) { operationUpdated(id: $id) { target { __typename } } }',
+      { id: 'x' },
+    );
     expect(cost.extensions.code).toBe('COST_ESTIMATED_TOO_EXPENSIVE');
     await expectOpen(c);
   });
@@ -75,7 +100,9 @@ describe('subscribe over graphql-ws', () => {
   it('should answer validation and variable errors with their codes', async () => {
     const gw = await startWsGateway();
     const c = await ackedClient(gw.wsUrl);
-    expect((await subscribeError(c, '1', 'subscription { nope }'))[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect((await subscribeError(c, '1', 'subscription { nope }'))[0].extensions.code).toBe(
+      'GRAPHQL_VALIDATION_FAILED',
+    );
     expect((await subscribeError(c, '2', 'subscription {'))[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
     expect((await subscribeError(c, '3', OP_SUB, {}))[0].extensions.code).toBe('BAD_USER_INPUT');
     await expectOpen(c);
@@ -116,7 +143,7 @@ describe('subscribe over graphql-ws', () => {
     expect(await gw.open()).toBe(4);
     // A socket that goes gives its places back.
     one.ws.close();
-    await gw.waitOpen(2, 'the closed socket\'s streams');
+    await gw.waitOpen(2, "the closed socket's streams");
     await subscribed(two, 'd');
     expect(await gw.open()).toBe(3);
   });
@@ -142,18 +169,30 @@ describe('subscribe over graphql-ws', () => {
     expect(e.extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionBytes', max: 512 });
     await subscribed(c, 'i'.repeat(128));
     c.send({ id: 'i'.repeat(129), type: 'subscribe', payload: { query: SUB } });
-    expect(await c.closed).toEqual({ code: 4400, reason: 'Invalid message received: subscription id is over 128 characters' });
-    await gw.waitOpen(0, 'the closed socket\'s streams');
+    expect(await c.closed).toEqual({
+      code: 4400,
+      reason: 'Invalid message received: subscription id is over 128 characters',
+    });
+    await gw.waitOpen(0, "the closed socket's streams");
   });
 
   it('should serve only trusted documents when they are on, by hash or by listed text', async () => {
     const hash = createHash('sha256').update(SUB).digest('hex');
-    const gw = await startWsGateway({ http: { trustedDocuments: { documents: TrustedDocuments.fromJson({ [hash]: SUB }) } } });
+    const gw = await startWsGateway({
+      http: { trustedDocuments: { documents: TrustedDocuments.fromJson({ [hash]: SUB }) } },
+    });
     const c = await ackedClient(gw.wsUrl);
     const [e] = await subscribeError(c, '1', 'subscription { volumeChanged { type } }');
     expect(e.extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
-    c.send({ id: '2', type: 'subscribe', payload: { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } } });
-    expect(await c.nextFor('2')).toMatchObject({ type: 'next', payload: { data: { volumeChanged: { type: 'SUBSCRIBED' } } } });
+    c.send({
+      id: '2',
+      type: 'subscribe',
+      payload: { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } },
+    });
+    expect(await c.nextFor('2')).toMatchObject({
+      type: 'next',
+      payload: { data: { volumeChanged: { type: 'SUBSCRIBED' } } },
+    });
     await subscribed(c, '3');
     expect(await gw.open()).toBe(2);
   });

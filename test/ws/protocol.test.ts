@@ -3,7 +3,18 @@
  * plus the gateway's reasons for a refused `connection_init`.
  */
 import { ANALYTICS_READ } from '../support/harness';
-import { ackedClient, eventOf, MGMT, rawClient, seedVolumes, startWsGateway, stopAll, SUB, subscribed, type WsGateway } from './helpers';
+import {
+  ackedClient,
+  eventOf,
+  MGMT,
+  rawClient,
+  seedVolumes,
+  startWsGateway,
+  stopAll,
+  SUB,
+  subscribed,
+  type WsGateway,
+} from './helpers';
 
 afterEach(stopAll);
 
@@ -72,7 +83,10 @@ describe('graphql-ws protocol close codes', () => {
 
   it('should acknowledge credentials under the header names in any case, and ignore other keys', async () => {
     const c = await rawClient(gw.wsUrl);
-    c.send({ type: 'connection_init', payload: { 'X-NOMAD-TOKEN-EAST': ANALYTICS_READ, 'content-type': 'application/json' } });
+    c.send({
+      type: 'connection_init',
+      payload: { 'X-NOMAD-TOKEN-EAST': ANALYTICS_READ, 'content-type': 'application/json' },
+    });
     expect(await c.next()).toEqual({ type: 'connection_ack' });
     await subscribed(c, 's', 'subscription { volumeChanged(filter: { types: [CREATED] }) { type volume { name } } }');
     // The subscriber's own token decides what it sees: not a default-namespace volume (the

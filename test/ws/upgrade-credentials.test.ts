@@ -15,7 +15,11 @@ afterEach(async () => {
 });
 
 /** A socket with `headers` on its upgrade, past `connection_init` with `payload` (none when undefined). */
-async function open(url: string, headers: Record<string, string>, payload?: Record<string, unknown>): Promise<RawClient> {
+async function open(
+  url: string,
+  headers: Record<string, string>,
+  payload?: Record<string, unknown>,
+): Promise<RawClient> {
   const c = await rawClient(url, { headers });
   clients.push(c);
   c.send(payload === undefined ? { type: 'connection_init' } : { type: 'connection_init', payload });
@@ -30,9 +34,16 @@ async function acked(c: RawClient): Promise<RawClient> {
 describe('credentials on the WebSocket upgrade', () => {
   it('should deliver OpenStack events to a socket with X-Auth-Token on its upgrade and an empty connection_init', async () => {
     const os = await startOpenStack();
-    const gw = await startGatewayFor([os.backend('os', { auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' }, watchFastMs: 50, watchSlowMs: 100 })]);
+    const gw = await startGatewayFor([
+      os.backend('os', {
+        auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
+        watchFastMs: 50,
+        watchSlowMs: 100,
+      }),
+    ]);
     const wsUrl = gw.gateway.url.replace(/^http/, 'ws');
-    const query = 'subscription { volumeChanged(filter: { backends: ["os"] }) { type volume { name } omittedBackends { backend { id } reason code } } }';
+    const query =
+      'subscription { volumeChanged(filter: { backends: ["os"] }) { type volume { name } omittedBackends { backend { id } reason code } } }';
 
     const c = await acked(await open(wsUrl, { 'X-Auth-Token': os.demoToken }, {}));
     const s = await subscribed(c, 's', query);
@@ -43,16 +54,18 @@ describe('credentials on the WebSocket upgrade', () => {
 
     // The same socket without the header has no credential for the region: the upgrade's is what counted.
     const bare = await acked(await open(wsUrl, {}, {}));
-    expect((await subscribed(bare, 's', query)).omittedBackends).toEqual([{ backend: { id: 'os' }, reason: 'NO_CREDENTIAL', code: null }]);
+    expect((await subscribed(bare, 's', query)).omittedBackends).toEqual([
+      { backend: { id: 'os' }, reason: 'NO_CREDENTIAL', code: null },
+    ]);
   });
 
-  it('should accept connection_init repeating the upgrade\'s credential with the same value, under any case', async () => {
+  it("should accept connection_init repeating the upgrade's credential with the same value, under any case", async () => {
     const gw = await startWsGateway();
     const c = await acked(await open(gw.wsUrl, { 'X-Nomad-Token': MGMT }, { 'x-NOMAD-token': ` ${MGMT} ` }));
     await subscribed(c, 's', SUB);
   });
 
-  it('should refuse with 4403 a connection_init whose credential differs from the upgrade\'s under the same name, naming the key and neither value', async () => {
+  it("should refuse with 4403 a connection_init whose credential differs from the upgrade's under the same name, naming the key and neither value", async () => {
     const gw = await startWsGateway();
     const c = await open(gw.wsUrl, { 'X-Nomad-Token': MGMT }, { 'X-NOMAD-TOKEN': 'another-callers-token' });
     const closed = await c.closed;
@@ -77,6 +90,9 @@ describe('credentials on the WebSocket upgrade', () => {
     await subscribed(a, 's', SUB);
     const b = await acked(await open(gw.wsUrl, {}, { 'X-Nomad-Token': MGMT }));
     b.send({ id: 's', type: 'subscribe', payload: { query: SUB } });
-    expect((await b.nextFor('s', 10_000)).payload.errors[0].extensions).toMatchObject({ code: 'SUBSCRIPTION_LIMIT', limit: 'maxSubscriptionsPerCredential' });
+    expect((await b.nextFor('s', 10_000)).payload.errors[0].extensions).toMatchObject({
+      code: 'SUBSCRIPTION_LIMIT',
+      limit: 'maxSubscriptionsPerCredential',
+    });
   });
 });

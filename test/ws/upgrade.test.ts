@@ -13,7 +13,7 @@ describe('WebSocket upgrade checks', () => {
     expect(await gw.metrics()).toMatch(/gateway_ws_refusals_total\{code="ORIGIN_NOT_ALLOWED"\} 2/);
   });
 
-  it('should accept no Origin, the gateway\'s own origin and a listed one', async () => {
+  it("should accept no Origin, the gateway's own origin and a listed one", async () => {
     const gw = await startWsGateway({ ws: { allowedOrigins: ['https://console.example.com'] } });
     const own = new URL(gw.gateway.url).origin;
     expect((await upgradeStatus(gw.wsUrl)).status).toBe(101);
@@ -48,7 +48,11 @@ describe('WebSocket upgrade checks', () => {
   it('should close a socket whose message is over maxPayload with 1009', async () => {
     const gw = await startWsGateway({ ws: { maxPayloadBytes: 2048 } });
     const c = await ackedClient(gw.wsUrl);
-    c.send({ id: '1', type: 'subscribe', payload: { query: `subscription { volumeChanged(filter: { namespace: "${'x'.repeat(4000)}" }) { type } }` } });
+    c.send({
+      id: '1',
+      type: 'subscribe',
+      payload: { query: `subscription { volumeChanged(filter: { namespace: "${'x'.repeat(4000)}" }) { type } }` },
+    });
     expect((await c.closed).code).toBe(1009);
     // Never parsed: the hub neither opened nor executed it (a SUBSCRIBED would count one).
     const m = await gw.scrape();
@@ -59,9 +63,17 @@ describe('WebSocket upgrade checks', () => {
   it('should keep serving HTTP on the same port, and keep refusing a subscription over HTTP', async () => {
     const gw = await startWsGateway();
     await rawClient(gw.wsUrl);
-    const q = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const q = await fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(await q.json()).toEqual({ data: { __typename: 'Query' } });
-    const s = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'subscription { operationUpdated(id: "x") { state } }' }) });
+    const s = await fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { operationUpdated(id: "x") { state } }' }),
+    });
     expect(s.status).toBe(400);
     expect((await s.json()).errors[0].extensions.code).toBe('SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP');
   });

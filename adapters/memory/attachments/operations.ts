@@ -11,40 +11,76 @@ import { existing, newId, now, transition, type MemoryContext } from '../context
 import { attachmentModel } from '../data/store';
 import { conflict, notFound } from '../errors';
 
-export function attachVolume(ctx: MemoryContext, ref: VolumeRef, target: AttachTarget, o: CallOptions): Promise<Accepted<Attachment | null>> {
+export function attachVolume(
+  ctx: MemoryContext,
+  ref: VolumeRef,
+  target: AttachTarget,
+  o: CallOptions,
+): Promise<Accepted<Attachment | null>> {
   return ctx.faults.call(o, () => {
-    if (target.kind !== 'host') throw new UnsupportedByBackendError(ctx.backend, 'attaching to servers', 'it attaches hosts (give a host connector)');
+    if (target.kind !== 'host')
+      throw new UnsupportedByBackendError(
+        ctx.backend,
+        'attaching to servers',
+        'it attaches hosts (give a host connector)',
+      );
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
     const host = target.connector.host;
-    if (d.status) throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; attach it when that ends`);
-    if ((d.attachments ?? []).some((a) => a.host === host)) throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is already attached to host "${host}"`);
+    if (d.status)
+      throw conflict(
+        ctx.backend,
+        `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; attach it when that ends`,
+      );
+    if ((d.attachments ?? []).some((a) => a.host === host))
+      throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is already attached to host "${host}"`);
     const a = { id: newId('att'), host, readOnly: target.readOnly ?? false, device: null, attachedAt: null };
     const pending = transition(
       ctx,
       ref,
       'ATTACHING',
       (cur) => ({ ...cur!, attachments: [...(cur!.attachments ?? []), { ...a, state: 'ATTACHING' as const }] }),
-      (cur) => ({ ...cur, attachments: (cur.attachments ?? []).map((x) => (x.id === a.id ? { ...a, attachedAt: now() } : x)) }),
+      (cur) => ({
+        ...cur,
+        attachments: (cur.attachments ?? []).map((x) => (x.id === a.id ? { ...a, attachedAt: now() } : x)),
+      }),
     );
     const after = ctx.store.volumeData(ref.namespace, ref.nativeId)?.attachments?.find((x) => x.id === a.id);
     return { result: after ? attachmentModel({ ...ref, backend: ctx.backend }, after) : null, pending };
   });
 }
 
-export function detachVolume(ctx: MemoryContext, ref: VolumeRef, target: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
+export function detachVolume(
+  ctx: MemoryContext,
+  ref: VolumeRef,
+  target: DetachTarget,
+  o: CallOptions,
+): Promise<Accepted<void>> {
   return ctx.faults.call(o, () => {
-    if (target.kind !== 'hostAttachment') throw new UnsupportedByBackendError(ctx.backend, `detaching from a ${target.kind}`, 'it attaches hosts (give the host attachment)');
+    if (target.kind !== 'hostAttachment')
+      throw new UnsupportedByBackendError(
+        ctx.backend,
+        `detaching from a ${target.kind}`,
+        'it attaches hosts (give the host attachment)',
+      );
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
     const id = target.attachmentId;
-    if (!(d.attachments ?? []).some((a) => a.id === id)) throw notFound(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} has no attachment "${id}"`);
-    if (d.status) throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; detach it when that ends`);
+    if (!(d.attachments ?? []).some((a) => a.id === id))
+      throw notFound(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} has no attachment "${id}"`);
+    if (d.status)
+      throw conflict(
+        ctx.backend,
+        `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; detach it when that ends`,
+      );
     const pending = transition(
       ctx,
       ref,
       'DETACHING',
-      (cur) => ({ ...cur!, attachments: (cur!.attachments ?? []).map((x) => (x.id === id ? { ...x, state: 'DETACHING' as const } : x)) }),
+      (cur) => ({
+        ...cur!,
+        attachments: (cur!.attachments ?? []).map((x) => (x.id === id ? { ...x, state: 'DETACHING' as const } : x)),
+      }),
       (cur) => ({ ...cur, attachments: (cur.attachments ?? []).filter((x) => x.id !== id) }),
     );
     return { result: undefined, pending };

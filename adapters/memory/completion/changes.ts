@@ -51,9 +51,15 @@ export class DelayedChanges {
 
   /** Where the rule's change is. Unknown (lost in a restart, or long done): FAILED, saying so. */
   check(rule: CompletionRule): ChangeCheck {
-    const c = rule.name === RULE && typeof rule.params.change === 'string' ? this.#changes.get(rule.params.change) : undefined;
-    if (!c) return { progress: { state: 'FAILED', reason: 'the memory backend no longer knows this change (restarted or reset)' }, seen: rule.seen };
-    if (c.state === 'FAILED') return { progress: { state: 'FAILED', reason: c.reason ?? 'failed', backendStatus: 'error' }, seen: rule.seen };
+    const c =
+      rule.name === RULE && typeof rule.params.change === 'string' ? this.#changes.get(rule.params.change) : undefined;
+    if (!c)
+      return {
+        progress: { state: 'FAILED', reason: 'the memory backend no longer knows this change (restarted or reset)' },
+        seen: rule.seen,
+      };
+    if (c.state === 'FAILED')
+      return { progress: { state: 'FAILED', reason: c.reason ?? 'failed', backendStatus: 'error' }, seen: rule.seen };
     return { progress: { state: c.state, backendStatus: c.state === 'RUNNING' ? 'running' : 'done' }, seen: rule.seen };
   }
 

@@ -14,7 +14,10 @@ export function readDataFile(path: string, setting: string): MemoryData {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError(setting, `cannot read the data file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new ConfigError(
+      setting,
+      `cannot read the data file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
   }
   let raw: unknown;
   try {

@@ -14,7 +14,14 @@ export type MemorySource =
   /** A JSON data file; `writeBack` writes every change to it. */
   | { file: string; writeBack?: boolean }
   /** Generated volumes (`generateSeed`). */
-  | { generate: { volumes: number; attachmentsPerVolume: number; namespaces?: readonly string[]; snapshotsPerVolume?: number } }
+  | {
+      generate: {
+        volumes: number;
+        attachmentsPerVolume: number;
+        namespaces?: readonly string[];
+        snapshotsPerVolume?: number;
+      };
+    }
   /** Given data (copied). */
   | { data: MemoryData }
   /** The default set (`defaultSeed`). */
@@ -40,7 +47,10 @@ export class DataKeeper {
     this.#initial = load(source);
     this.#changes = changes;
     this.store = new MemoryStore(backend, this.#initial);
-    this.#writer = 'file' in source && source.writeBack ? new DataFileWriter(source.file, () => this.store.toData(), onWriteError) : null;
+    this.#writer =
+      'file' in source && source.writeBack
+        ? new DataFileWriter(source.file, () => this.store.toData(), onWriteError)
+        : null;
     if (this.#writer) this.store.onWrite(() => this.#writer!.changed());
   }
 

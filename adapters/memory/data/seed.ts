@@ -50,7 +50,15 @@ export function generateSeed(o: SeedOptions): MemoryData {
       })),
     });
     for (let k = 0; k < (o.snapshotsPerVolume ?? 0); k++) {
-      snapshots.push({ namespace, id: `${id}-snap-${k}`, volumeId: id, name: `snapshot ${k} of volume ${i}`, sizeBytes, createdAt: at(i + 2 + k), ready: true });
+      snapshots.push({
+        namespace,
+        id: `${id}-snap-${k}`,
+        volumeId: id,
+        name: `snapshot ${k} of volume ${i}`,
+        sizeBytes,
+        createdAt: at(i + 2 + k),
+        ready: true,
+      });
     }
   }
   return { volumes, snapshots };
@@ -65,12 +73,54 @@ export function generateSeed(o: SeedOptions): MemoryData {
 export function defaultSeed(): MemoryData {
   return {
     volumes: [
-      { namespace: 'default', id: 'pg-data', name: 'postgres data', sizeBytes: 50 * GIB, description: 'primary database', metadata: { team: 'db' }, createdAt: at(0), updatedAt: at(0), attachments: [{ id: 'pg-data-att', host: 'db-1', device: '/dev/vdb', attachedAt: at(1) }] },
-      { namespace: 'default', id: 'shared-assets', name: 'shared assets', sizeBytes: 20 * GIB, description: null, metadata: {}, createdAt: at(2), updatedAt: at(2), attachments: [{ id: 'assets-web-1', host: 'web-1', readOnly: true, device: '/dev/vdc', attachedAt: at(3) }, { id: 'assets-web-2', host: 'web-2', readOnly: true, device: '/dev/vdc', attachedAt: at(3) }] },
+      {
+        namespace: 'default',
+        id: 'pg-data',
+        name: 'postgres data',
+        sizeBytes: 50 * GIB,
+        description: 'primary database',
+        metadata: { team: 'db' },
+        createdAt: at(0),
+        updatedAt: at(0),
+        attachments: [{ id: 'pg-data-att', host: 'db-1', device: '/dev/vdb', attachedAt: at(1) }],
+      },
+      {
+        namespace: 'default',
+        id: 'shared-assets',
+        name: 'shared assets',
+        sizeBytes: 20 * GIB,
+        description: null,
+        metadata: {},
+        createdAt: at(2),
+        updatedAt: at(2),
+        attachments: [
+          { id: 'assets-web-1', host: 'web-1', readOnly: true, device: '/dev/vdc', attachedAt: at(3) },
+          { id: 'assets-web-2', host: 'web-2', readOnly: true, device: '/dev/vdc', attachedAt: at(3) },
+        ],
+      },
       { namespace: 'default', id: 'scratch', name: 'scratch', sizeBytes: 10 * GIB, createdAt: at(4), updatedAt: at(4) },
-      { namespace: 'dev', id: 'dev-cache', name: 'dev cache', sizeBytes: 5 * GIB, metadata: { owner: 'dev' }, createdAt: at(5), updatedAt: at(5) },
+      {
+        namespace: 'dev',
+        id: 'dev-cache',
+        name: 'dev cache',
+        sizeBytes: 5 * GIB,
+        metadata: { owner: 'dev' },
+        createdAt: at(5),
+        updatedAt: at(5),
+      },
     ],
-    snapshots: [{ namespace: 'default', id: 'pg-data-nightly', volumeId: 'pg-data', name: 'nightly', sizeBytes: 50 * GIB, description: 'nightly backup', createdAt: at(6), ready: true }],
+    snapshots: [
+      {
+        namespace: 'default',
+        id: 'pg-data-nightly',
+        volumeId: 'pg-data',
+        name: 'nightly',
+        sizeBytes: 50 * GIB,
+        description: 'nightly backup',
+        createdAt: at(6),
+        ready: true,
+      },
+    ],
     tokens: [
       { token: 'lab-admin', name: 'admin', admin: true, grants: [{ namespace: '*', write: true }] },
       { token: 'lab-dev', name: 'developer', grants: [{ namespace: 'dev', write: true }, { namespace: 'default' }] },

@@ -92,14 +92,20 @@ function need(cond: boolean, where: string, message: string): asserts cond {
   if (!cond) throw new ConfigError(where, message);
 }
 
-const isId = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(v) && !v.includes('..');
-const isTime = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && !Number.isNaN(Date.parse(v)));
+const isId = (v: unknown): v is string =>
+  typeof v === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(v) && !v.includes('..');
+const isTime = (v: unknown): boolean =>
+  v === undefined || v === null || (typeof v === 'string' && !Number.isNaN(Date.parse(v)));
 const isBytes = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 function checkGrants(grants: unknown, where: string): void {
   need(Array.isArray(grants), where, 'must be a list of { "namespace": …, "write": … }');
   (grants as unknown[]).forEach((g, i) => {
-    need(isObject(g) && (g.namespace === '*' || isId(g.namespace)), `${where}[${i}].namespace`, 'must be a namespace id or "*"');
+    need(
+      isObject(g) && (g.namespace === '*' || isId(g.namespace)),
+      `${where}[${i}].namespace`,
+      'must be a namespace id or "*"',
+    );
     need(g.write === undefined || typeof g.write === 'boolean', `${where}[${i}].write`, 'must be true or false');
   });
 }
@@ -112,8 +118,17 @@ function checkVolume(o: unknown, where: string, seen: Set<string>): void {
   seen.add(`${o.namespace}/${o.id}`);
   need(typeof o.name === 'string', `${where}.name`, 'must be a string');
   need(isBytes(o.sizeBytes), `${where}.sizeBytes`, 'must be a whole number of bytes');
-  need(o.status === undefined || ['CREATING', 'DELETING', 'EXTENDING', 'ATTACHING', 'DETACHING', 'ERROR'].includes(o.status as string), `${where}.status`, 'must be CREATING, DELETING, EXTENDING, ATTACHING, DETACHING or ERROR (or absent)');
-  need(o.metadata === undefined || (isObject(o.metadata) && Object.values(o.metadata).every((x) => typeof x === 'string')), `${where}.metadata`, 'must map strings to strings');
+  need(
+    o.status === undefined ||
+      ['CREATING', 'DELETING', 'EXTENDING', 'ATTACHING', 'DETACHING', 'ERROR'].includes(o.status as string),
+    `${where}.status`,
+    'must be CREATING, DELETING, EXTENDING, ATTACHING, DETACHING or ERROR (or absent)',
+  );
+  need(
+    o.metadata === undefined || (isObject(o.metadata) && Object.values(o.metadata).every((x) => typeof x === 'string')),
+    `${where}.metadata`,
+    'must map strings to strings',
+  );
   need(isTime(o.createdAt) && isTime(o.updatedAt), `${where}.createdAt`, 'times must be RFC 3339');
   need(o.attachments === undefined || Array.isArray(o.attachments), `${where}.attachments`, 'must be a list');
   ((o.attachments as unknown[] | undefined) ?? []).forEach((a, i) => {
@@ -134,12 +149,20 @@ export function checkData(d: unknown, where: string): MemoryData {
   (d.volumes as unknown[]).forEach((v, i) => checkVolume(v, `${where}: volumes[${i}]`, seen));
   need(d.snapshots === undefined || Array.isArray(d.snapshots), `${where}: snapshots`, 'must be a list');
   ((d.snapshots as unknown[] | undefined) ?? []).forEach((s, i) => {
-    need(isObject(s) && isId(s.namespace) && isId(s.id) && isId(s.volumeId), `${where}: snapshots[${i}]`, 'needs namespace, id and volumeId');
+    need(
+      isObject(s) && isId(s.namespace) && isId(s.id) && isId(s.volumeId),
+      `${where}: snapshots[${i}]`,
+      'needs namespace, id and volumeId',
+    );
     need(isBytes(s.sizeBytes), `${where}: snapshots[${i}].sizeBytes`, 'must be a whole number of bytes');
   });
   need(d.tokens === undefined || Array.isArray(d.tokens), `${where}: tokens`, 'must be a list');
   ((d.tokens as unknown[] | undefined) ?? []).forEach((t, i) => {
-    need(isObject(t) && typeof t.token === 'string' && t.token.length > 0, `${where}: tokens[${i}].token`, 'must be a non-empty string');
+    need(
+      isObject(t) && typeof t.token === 'string' && t.token.length > 0,
+      `${where}: tokens[${i}].token`,
+      'must be a non-empty string',
+    );
     need(isTime(t.expiresAt), `${where}: tokens[${i}].expiresAt`, 'must be RFC 3339');
     checkGrants(t.grants, `${where}: tokens[${i}].grants`);
   });

@@ -34,7 +34,10 @@ export class MemoryStore {
   readonly #listeners = new Set<VolumeChange>();
   readonly #writers = new Set<() => void>();
 
-  constructor(readonly backend: string, data: MemoryData) {
+  constructor(
+    readonly backend: string,
+    data: MemoryData,
+  ) {
     this.replace(data);
   }
 
@@ -80,7 +83,9 @@ export class MemoryStore {
   }
 
   snapshots(): Snapshot[] {
-    return [...this.#snapshots.values()].sort((a, b) => compare(volumeKey(a.namespace, a.id), volumeKey(b.namespace, b.id))).map((s) => this.#snapshotModel(s));
+    return [...this.#snapshots.values()]
+      .sort((a, b) => compare(volumeKey(a.namespace, a.id), volumeKey(b.namespace, b.id)))
+      .map((s) => this.#snapshotModel(s));
   }
 
   snapshot(namespace: string, id: string): Snapshot | undefined {
@@ -92,7 +97,11 @@ export class MemoryStore {
    * Sets a volume's data (null: removes it; undefined: leaves it as it is, nobody is told) and
    * tells listeners. `update` gets a copy of the current data (undefined when absent).
    */
-  change(namespace: string, id: string, update: (current: VolumeData | undefined) => VolumeData | null | undefined): Volume | null {
+  change(
+    namespace: string,
+    id: string,
+    update: (current: VolumeData | undefined) => VolumeData | null | undefined,
+  ): Volume | null {
     const key = volumeKey(namespace, id);
     const before = this.#volumes.get(key);
     const next = update(before ? clone(before.data) : undefined);
@@ -141,14 +150,18 @@ export class MemoryStore {
     this.#order = null;
     for (const [key, e] of this.#volumes) {
       const before = old.get(key);
-      if (!before || JSON.stringify(before.model) !== JSON.stringify(e.model)) this.#emit(before?.model ?? null, e.model);
+      if (!before || JSON.stringify(before.model) !== JSON.stringify(e.model))
+        this.#emit(before?.model ?? null, e.model);
     }
     for (const [key, e] of old) if (!this.#volumes.has(key)) this.#emit(e.model, null);
   }
 
   /** The data as a file holds them. */
   toData(): MemoryData {
-    const out: MemoryData = { volumes: this.keys().map((k) => clone(this.#volumes.get(k)!.data)), snapshots: [...this.#snapshots.values()].map(clone) };
+    const out: MemoryData = {
+      volumes: this.keys().map((k) => clone(this.#volumes.get(k)!.data)),
+      snapshots: [...this.#snapshots.values()].map(clone),
+    };
     if (this.#data.tokens) out.tokens = clone(this.#data.tokens);
     if (this.#data.anonymous) out.anonymous = clone(this.#data.anonymous);
     return out;
@@ -195,7 +208,13 @@ export class MemoryStore {
       updatedAt: d.updatedAt ?? d.createdAt ?? null,
       complete: true,
       attachments,
-      details: { __typename: 'MemoryVolumeDetails', ref, description: d.description ?? null, metadata: sortedPairs(d.metadata), snapshotCount },
+      details: {
+        __typename: 'MemoryVolumeDetails',
+        ref,
+        description: d.description ?? null,
+        metadata: sortedPairs(d.metadata),
+        snapshotCount,
+      },
     };
   }
 

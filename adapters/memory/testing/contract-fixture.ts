@@ -26,7 +26,11 @@ export const contractFixture: ContractFixture = {
       ],
     };
     writeFileSync(file, JSON.stringify(data));
-    const env = { GATEWAY_BACKENDS: 'lab=memory', GATEWAY_BACKEND_LAB_DATA_FILE: file, GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '100' };
+    const env = {
+      GATEWAY_BACKENDS: 'lab=memory',
+      GATEWAY_BACKEND_LAB_DATA_FILE: file,
+      GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '100',
+    };
     const backend = build(loadConfig(env).backends[0]!);
     const ref = (nativeId: string): VolumeRef => ({ backend: backend.id, namespace: 'contract', nativeId });
     /** Adds volumes to the data file and has the backend read it again. */
@@ -44,7 +48,11 @@ export const contractFixture: ContractFixture = {
       denied: { credential: { token: 'contract-elsewhere' } },
       unknown: { credential: { token: 'no-such-token' } },
       refuses: { denied: 'FORBIDDEN', unknown: 'UNAUTHENTICATED' },
-      seed: async (n, prefix) => add(Array.from({ length: n }, (_, i) => `${prefix}-${i}`), (id) => id.replace('-', ' ')),
+      seed: async (n, prefix) =>
+        add(
+          Array.from({ length: n }, (_, i) => `${prefix}-${i}`),
+          (id) => id.replace('-', ' '),
+        ),
       createSpec: (name) => ({ namespace: 'contract', name, capacityMinBytes: GiB }),
       missing: () => ref('no-such-volume'),
       control: { addVolume: async (name) => add([name], () => name)[0]! },
@@ -55,4 +63,3 @@ export const contractFixture: ContractFixture = {
     };
   },
 };
-

@@ -23,7 +23,8 @@ export function volumePage(ctx: MemoryContext, q: VolumeListQuery, o: CallOption
     const items: BackendPage<Volume>['items'] = [];
     for (; i < keys.length; i++) {
       const v = ctx.store.volumeByKey(keys[i]!)!;
-      if (q.namespace !== '*' ? v.ref.namespace !== q.namespace : !ctx.access.allows(p, v.ref.namespace, false)) continue;
+      if (q.namespace !== '*' ? v.ref.namespace !== q.namespace : !ctx.access.allows(p, v.ref.namespace, false))
+        continue;
       if (q.name !== undefined && v.name !== q.name) continue;
       // The neutral "node" filter: volumes attached to this host.
       if (q.node !== undefined && !v.attachments.some((a) => a.consumer.nodeId === q.node)) continue;
@@ -53,7 +54,11 @@ export function getVolume(ctx: MemoryContext, ref: VolumeRef, o: CallOptions): P
 }
 
 /** One call for the whole batch; a denial is that ref's Error, not the batch's. */
-export function getVolumes(ctx: MemoryContext, refs: readonly VolumeRef[], o: CallOptions): Promise<Array<Volume | null | Error>> {
+export function getVolumes(
+  ctx: MemoryContext,
+  refs: readonly VolumeRef[],
+  o: CallOptions,
+): Promise<Array<Volume | null | Error>> {
   return ctx.faults.call(o, () =>
     refs.map((ref) => {
       try {
@@ -71,22 +76,38 @@ export function createVolume(ctx: MemoryContext, spec: VolumeSpec, o: CallOption
     ctx.access.authorize(spec.namespace, true, o);
     const id = spec.nativeId ?? newId('vol');
     const ref: VolumeRef = { backend: ctx.backend, namespace: spec.namespace, nativeId: id };
-    if (ctx.store.volume(spec.namespace, id)) throw conflict(ctx.backend, `volume ${spec.namespace}/${id} already exists on backend "${ctx.backend}"`);
+    if (ctx.store.volume(spec.namespace, id))
+      throw conflict(ctx.backend, `volume ${spec.namespace}/${id} already exists on backend "${ctx.backend}"`);
     const min = spec.capacityMinBytes ?? GIB;
-    if (spec.capacityMaxBytes !== undefined && spec.capacityMaxBytes < min) throw new BadUserInputError('the largest capacity is smaller than the smallest', 'capacityMaxBytes');
+    if (spec.capacityMaxBytes !== undefined && spec.capacityMaxBytes < min)
+      throw new BadUserInputError('the largest capacity is smaller than the smallest', 'capacityMaxBytes');
     const created = now();
     const pending = transition(
       ctx,
       ref,
       'CREATING',
-      () => ({ namespace: spec.namespace, id, name: spec.name, sizeBytes: min, description: spec.description ?? null, metadata: stringMap(spec.metadata ?? []), createdAt: created, attachments: [] }),
+      () => ({
+        namespace: spec.namespace,
+        id,
+        name: spec.name,
+        sizeBytes: min,
+        description: spec.description ?? null,
+        metadata: stringMap(spec.metadata ?? []),
+        createdAt: created,
+        attachments: [],
+      }),
       (cur) => cur,
     );
     return { result: ref, pending };
   });
 }
 
-export function deleteVolume(ctx: MemoryContext, ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
+export function deleteVolume(
+  ctx: MemoryContext,
+  ref: VolumeRef,
+  opts: DeleteVolumeOptions,
+  o: CallOptions,
+): Promise<Accepted<void>> {
   return ctx.faults.call(o, () => {
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
@@ -95,23 +116,48 @@ export function deleteVolume(ctx: MemoryContext, ref: VolumeRef, opts: DeleteVol
     };
     if (d.status && d.status !== 'ERROR') refuse(`it is ${d.status.toLowerCase()}`);
     if ((d.attachments ?? []).length > 0) refuse('it is attached (detach it first)');
-    const snapshots = ctx.store.snapshots().filter((s) => s.sourceVolume?.namespace === ref.namespace && s.sourceVolume.nativeId === ref.nativeId);
-    if (snapshots.length > 0 && !deleteCascades(opts)) refuse(`it has ${snapshots.length} snapshot(s) (delete them, or delete with cascade)`);
-    const pending = transition(ctx, ref, 'DELETING', (cur) => cur!, () => {
-      for (const s of snapshots) ctx.store.changeSnapshot(s.scope, s.nativeId, null);
-      return null;
-    });
+    const snapshots = ctx.store
+      .snapshots()
+      .filter((s) => s.sourceVolume?.namespace === ref.namespace && s.sourceVolume.nativeId === ref.nativeId);
+    if (snapshots.length > 0 && !deleteCascades(opts))
+      refuse(`it has ${snapshots.length} snapshot(s) (delete them, or delete with cascade)`);
+    const pending = transition(
+      ctx,
+      ref,
+      'DELETING',
+      (cur) => cur!,
+      () => {
+        for (const s of snapshots) ctx.store.changeSnapshot(s.scope, s.nativeId, null);
+        return null;
+      },
+    );
     return { result: undefined, pending };
   });
 }
 
-export function extendVolume(ctx: MemoryContext, ref: VolumeRef, newSizeBytes: number, o: CallOptions): Promise<Accepted<void>> {
+export function extendVolume(
+  ctx: MemoryContext,
+  ref: VolumeRef,
+  newSizeBytes: number,
+  o: CallOptions,
+): Promise<Accepted<void>> {
   return ctx.faults.call(o, () => {
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
-    if (d.status) throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; extend it when that ends`);
-    if (newSizeBytes <= d.sizeBytes) throw new BadUserInputError(`the new size must be larger than the current ${d.sizeBytes} bytes`, 'newSizeBytes');
-    const pending = transition(ctx, ref, 'EXTENDING', (cur) => cur!, (cur) => ({ ...cur, sizeBytes: newSizeBytes }));
+    if (d.status)
+      throw conflict(
+        ctx.backend,
+        `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; extend it when that ends`,
+      );
+    if (newSizeBytes <= d.sizeBytes)
+      throw new BadUserInputError(`the new size must be larger than the current ${d.sizeBytes} bytes`, 'newSizeBytes');
+    const pending = transition(
+      ctx,
+      ref,
+      'EXTENDING',
+      (cur) => cur!,
+      (cur) => ({ ...cur, sizeBytes: newSizeBytes }),
+    );
     return { result: undefined, pending };
   });
 }
@@ -130,4 +176,3 @@ export function updateVolume(ctx: MemoryContext, ref: VolumeRef, patch: VolumePa
     }))!;
   });
 }
-

@@ -9,7 +9,10 @@ import * as urls from './urls';
 
 /** Address of the Raft leader; needs no ACL, so it serves as the health probe. */
 export function leader(c: NomadClient, o: CallOptions): Promise<NomadResult<string>> {
-  return c.call({ method: 'GET', path: urls.leaderURL(), endpoint: 'GET /v1/status/leader', action: 'probing the leader' }, o);
+  return c.call(
+    { method: 'GET', path: urls.leaderURL(), endpoint: 'GET /v1/status/leader', action: 'probing the leader' },
+    o,
+  );
 }
 
 /**
@@ -19,7 +22,10 @@ export function leader(c: NomadClient, o: CallOptions): Promise<NomadResult<stri
  */
 export async function tokenKnown(c: NomadClient, o: CallOptions): Promise<boolean> {
   try {
-    await c.call({ method: 'GET', path: urls.aclTokenSelfURL(), endpoint: 'GET /v1/acl/token/self', action: 'checking the token' }, o);
+    await c.call(
+      { method: 'GET', path: urls.aclTokenSelfURL(), endpoint: 'GET /v1/acl/token/self', action: 'checking the token' },
+      o,
+    );
     return true;
   } catch (err) {
     if (err instanceof NotFoundError || err instanceof UnauthenticatedError) return false;

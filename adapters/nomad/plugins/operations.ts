@@ -21,6 +21,13 @@ export async function listExternalVolumes(
   q: { pluginId: string; namespace: string; limit: number; token: string | null },
   o: CallOptions,
 ): Promise<OpaquePage<ExternalVolume>> {
-  const { data } = await req.listExternal(ctx.client, { pluginId: q.pluginId, namespace: q.namespace, perPage: q.limit, nextToken: q.token ?? undefined }, o);
-  return { items: (data?.Volumes ?? []).map((w) => toExternalVolume(ctx.backend, q.pluginId, w)), next: data?.NextToken || null };
+  const { data } = await req.listExternal(
+    ctx.client,
+    { pluginId: q.pluginId, namespace: q.namespace, perPage: q.limit, nextToken: q.token ?? undefined },
+    o,
+  );
+  return {
+    items: (data?.Volumes ?? []).map((w) => toExternalVolume(ctx.backend, q.pluginId, w)),
+    next: data?.NextToken || null,
+  };
 }

@@ -16,14 +16,40 @@ export function listExternal(
   const q = new URLSearchParams({ plugin_id: opts.pluginId, namespace: opts.namespace });
   if (opts.perPage) q.set('per_page', String(opts.perPage));
   if (opts.nextToken) q.set('next_token', opts.nextToken);
-  return c.call({ method: 'GET', path: urls.listExternalVolumesURL(), endpoint: 'GET /v1/volumes/external', query: q, action: `listing external volumes of plugin "${opts.pluginId}"` }, o);
+  return c.call(
+    {
+      method: 'GET',
+      path: urls.listExternalVolumesURL(),
+      endpoint: 'GET /v1/volumes/external',
+      query: q,
+      action: `listing external volumes of plugin "${opts.pluginId}"`,
+    },
+    o,
+  );
 }
 
 /** CSI plugins, ordered by id; no pagination on the wire. */
 export function listPlugins(c: NomadClient, o: CallOptions): Promise<NomadResult<WirePluginStub[]>> {
-  return c.call({ method: 'GET', path: urls.listPluginsURL(), endpoint: 'GET /v1/plugins', query: new URLSearchParams({ type: 'csi' }), action: 'listing plugins' }, o);
+  return c.call(
+    {
+      method: 'GET',
+      path: urls.listPluginsURL(),
+      endpoint: 'GET /v1/plugins',
+      query: new URLSearchParams({ type: 'csi' }),
+      action: 'listing plugins',
+    },
+    o,
+  );
 }
 
 export function readPlugin(c: NomadClient, id: string, o: CallOptions): Promise<NomadResult<WirePlugin>> {
-  return c.call({ method: 'GET', path: urls.readPluginURL(id), endpoint: 'GET /v1/plugin/csi/:id', action: `reading plugin "${id}"` }, o);
+  return c.call(
+    {
+      method: 'GET',
+      path: urls.readPluginURL(id),
+      endpoint: 'GET /v1/plugin/csi/:id',
+      action: `reading plugin "${id}"`,
+    },
+    o,
+  );
 }

@@ -71,7 +71,8 @@ export function toPlugin(backend: string, w: WirePlugin): Plugin {
   // Controllers of one plugin report the same features; union them in case versions differ.
   const features = new Set<ControllerFeature>();
   for (const c of Object.values(w.Controllers ?? {})) {
-    for (const [k, v] of Object.entries(c.ControllerInfo ?? {})) if (v && CONTROLLER_FEATURES[k]) features.add(CONTROLLER_FEATURES[k]);
+    for (const [k, v] of Object.entries(c.ControllerInfo ?? {}))
+      if (v && CONTROLLER_FEATURES[k]) features.add(CONTROLLER_FEATURES[k]);
   }
   return {
     ...toPluginFromStub(backend, w),

@@ -12,7 +12,8 @@ import type { KeyValue } from '../../contract/model';
 import { NOMAD_IDENTIFIERS } from '../ids';
 import { checkCsiSecrets } from '../wire/csi-secrets';
 
-const plugin = (v: string | null | undefined, at: InputField): string | undefined => (v === null || v === undefined ? undefined : checkIdentifier(NOMAD_IDENTIFIERS.rules, 'plugin', v, at));
+const plugin = (v: string | null | undefined, at: InputField): string | undefined =>
+  v === null || v === undefined ? undefined : checkIdentifier(NOMAD_IDENTIFIERS.rules, 'plugin', v, at);
 
 /** CSI secrets at `field` of the input: header text, then Nomad's own header rules. */
 function secrets(list: readonly KeyValueInput[] | null | undefined, field: string): KeyValue[] {
@@ -29,7 +30,10 @@ interface ListInput {
 /** A listing's plugin (undefined: the volume's) and secrets. */
 export function listInput(q: SnapshotListQuery): { pluginId?: string; secrets: KeyValue[] } {
   const l = ownPart<ListInput>(q.own, new InputField('')) ?? {};
-  return { pluginId: plugin(l.filter?.plugin, new InputField('filter.plugin')), secrets: secrets(l.secrets, 'secrets') };
+  return {
+    pluginId: plugin(l.filter?.plugin, new InputField('filter.plugin')),
+    secrets: secrets(l.secrets, 'secrets'),
+  };
 }
 
 /** The field that names a listing's plugin, for the message when neither it nor a volume is given. */
@@ -56,10 +60,18 @@ export interface NomadSnapshot {
  */
 export function snapshotInput(spec: SnapshotSpec): NomadSnapshot {
   const c = ownPart<CreateInput>(spec.own, new InputField('')) ?? {};
-  const parsed = { pluginId: plugin(c.plugin, new InputField('plugin')), parameters: keyValueList(c.parameters, new InputField('parameters')) };
+  const parsed = {
+    pluginId: plugin(c.plugin, new InputField('plugin')),
+    parameters: keyValueList(c.parameters, new InputField('parameters')),
+  };
   const checkedSecrets = headerKeyValueList(c.secrets, new InputField('secrets'));
-  if (spec.description !== undefined) throw BadUserInputError.atField('description', () => 'Nomad snapshots have no description');
-  if (c.force) throw BadUserInputError.atField('force', () => 'force is an OpenStack option; Nomad snapshots in-use volumes as the plugin allows');
+  if (spec.description !== undefined)
+    throw BadUserInputError.atField('description', () => 'Nomad snapshots have no description');
+  if (c.force)
+    throw BadUserInputError.atField(
+      'force',
+      () => 'force is an OpenStack option; Nomad snapshots in-use volumes as the plugin allows',
+    );
   return { ...parsed, secrets: checkCsiSecrets(checkedSecrets, new InputField('secrets')) };
 }
 

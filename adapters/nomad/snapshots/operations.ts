@@ -18,7 +18,11 @@ import { toSnapshot } from './results';
  * that volume's snapshots only (one read first; Nomad's list has no such filter, so a page may
  * hold fewer than `limit`).
  */
-export async function listSnapshots(ctx: NomadContext, q: SnapshotListQuery, o: CallOptions): Promise<OpaquePage<Snapshot>> {
+export async function listSnapshots(
+  ctx: NomadContext,
+  q: SnapshotListQuery,
+  o: CallOptions,
+): Promise<OpaquePage<Snapshot>> {
   const own = listInput(q);
   const secrets = own.secrets;
   let pluginId = own.pluginId;
@@ -29,26 +33,57 @@ export async function listSnapshots(ctx: NomadContext, q: SnapshotListQuery, o: 
     // The provider names a volume by its ExternalID, or by the Nomad id when it has none (CSIVolume.RemoteID).
     source = { ref: q.volume, remoteId: d.externalId ?? q.volume.nativeId };
   }
-  if (!pluginId) throw BadUserInputError.atField(LIST_PLUGIN_FIELD, (name) => `Nomad lists snapshots per plugin: name the plugin (${name(LIST_PLUGIN_FIELD)})`);
-  const { data } = await req.listSnapshots(ctx.client, { pluginId, perPage: q.limit, nextToken: q.token ?? undefined, secrets }, o);
+  if (!pluginId)
+    throw BadUserInputError.atField(
+      LIST_PLUGIN_FIELD,
+      (name) => `Nomad lists snapshots per plugin: name the plugin (${name(LIST_PLUGIN_FIELD)})`,
+    );
+  const { data } = await req.listSnapshots(
+    ctx.client,
+    { pluginId, perPage: q.limit, nextToken: q.token ?? undefined, secrets },
+    o,
+  );
   const wire = (data?.Snapshots ?? []).filter((w) => !source || w.ExternalSourceVolumeID === source.remoteId);
-  return { items: wire.map((w) => toSnapshot(ctx.backend, w, { pluginId, sourceVolume: source?.ref })), next: data?.NextToken || null };
+  return {
+    items: wire.map((w) => toSnapshot(ctx.backend, w, { pluginId, sourceVolume: source?.ref })),
+    next: data?.NextToken || null,
+  };
 }
 
-export async function createSnapshot(ctx: NomadContext, spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
+export async function createSnapshot(
+  ctx: NomadContext,
+  spec: SnapshotSpec,
+  o: CallOptions,
+): Promise<Accepted<Snapshot>> {
   const own = snapshotInput(spec);
   const body = req.snapshotRequest(spec.volume, spec.name, own);
   // Create replies leave PluginID empty (hashicorp/nomad nomad/csi_endpoint.go `CreateSnapshot`);
   // read the volume's first, so a failed read never follows a snapshot that was made.
   const pluginId = own.pluginId ?? (await volumeDetails(ctx, spec.volume, o)).pluginId ?? '';
-  const { data } = await req.createSnapshot(ctx.client, { ...body, PluginID: pluginId || undefined }, spec.volume.namespace, o);
+  const { data } = await req.createSnapshot(
+    ctx.client,
+    { ...body, PluginID: pluginId || undefined },
+    spec.volume.namespace,
+    o,
+  );
   const made = data?.Snapshots?.[0];
-  if (!made) throw new NotFoundError(`backend "${ctx.backend}" reported no snapshot for volume "${spec.volume.nativeId}"`, { backend: ctx.backend });
-  return { result: toSnapshot(ctx.backend, made, { pluginId, name: spec.name, sourceVolume: spec.volume }), pending: null };
+  if (!made)
+    throw new NotFoundError(`backend "${ctx.backend}" reported no snapshot for volume "${spec.volume.nativeId}"`, {
+      backend: ctx.backend,
+    });
+  return {
+    result: toSnapshot(ctx.backend, made, { pluginId, name: spec.name, sourceVolume: spec.volume }),
+    pending: null,
+  };
 }
 
 /** `ref.scope` is the plugin that holds the snapshot. */
-export async function deleteSnapshot(ctx: NomadContext, ref: SnapshotRef, opts: DeleteSnapshotOptions, o: CallOptions): Promise<Accepted<void>> {
+export async function deleteSnapshot(
+  ctx: NomadContext,
+  ref: SnapshotRef,
+  opts: DeleteSnapshotOptions,
+  o: CallOptions,
+): Promise<Accepted<void>> {
   await req.deleteSnapshot(ctx.client, ref.scope, ref.nativeId, deleteInput(opts), o);
   return { result: undefined, pending: null };
 }

@@ -31,7 +31,12 @@ export function snapshotRequest(volume: VolumeRef, name: string, s: NomadSnapsho
 }
 
 /** Creates snapshots of volumes in `namespace`. Any failure is a 500, even if others were made. */
-export function createSnapshot(c: NomadClient, s: SnapshotRequest, namespace: string, o: CallOptions): Promise<NomadResult<WireSnapshotCreateReply>> {
+export function createSnapshot(
+  c: NomadClient,
+  s: SnapshotRequest,
+  namespace: string,
+  o: CallOptions,
+): Promise<NomadResult<WireSnapshotCreateReply>> {
   return c.call(
     {
       method: 'POST',
@@ -45,7 +50,13 @@ export function createSnapshot(c: NomadClient, s: SnapshotRequest, namespace: st
   );
 }
 
-export function deleteSnapshot(c: NomadClient, pluginId: string, snapshotId: string, secrets: KeyValue[], o: CallOptions): Promise<NomadResult<void>> {
+export function deleteSnapshot(
+  c: NomadClient,
+  pluginId: string,
+  snapshotId: string,
+  secrets: KeyValue[],
+  o: CallOptions,
+): Promise<NomadResult<void>> {
   return c.call(
     {
       method: 'DELETE',
@@ -68,7 +79,14 @@ export function listSnapshots(
   if (opts.perPage) q.set('per_page', String(opts.perPage));
   if (opts.nextToken) q.set('next_token', opts.nextToken);
   return c.call(
-    { method: 'GET', path: urls.snapshotsURL(), endpoint: 'GET /v1/volumes/snapshot', query: q, headers: secretsHeader(opts.secrets), action: `listing snapshots of plugin "${opts.pluginId}"` },
+    {
+      method: 'GET',
+      path: urls.snapshotsURL(),
+      endpoint: 'GET /v1/volumes/snapshot',
+      query: q,
+      headers: secretsHeader(opts.secrets),
+      action: `listing snapshots of plugin "${opts.pluginId}"`,
+    },
     o,
   );
 }

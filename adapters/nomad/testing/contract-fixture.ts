@@ -9,7 +9,15 @@ export const contractFixture: ContractFixture = {
   async start() {
     const sim = await startNomad();
     const url = sim.url;
-    const backend = build({ id: 'east', kind: 'nomad', url, token: MGMT, timeoutMs: 5_000, maxConnections: 16, readRetries: 0 });
+    const backend = build({
+      id: 'east',
+      kind: 'nomad',
+      url,
+      token: MGMT,
+      timeoutMs: 5_000,
+      maxConnections: 16,
+      readRetries: 0,
+    });
     const ref = (nativeId: string): VolumeRef => ({ backend: backend.id, namespace: 'default', nativeId });
     return {
       backend,
@@ -23,12 +31,24 @@ export const contractFixture: ContractFixture = {
         namespace: 'default',
         name,
         capacityMinBytes: GiB,
-        own: { nativeId: name, plugin: 'aws-ebs0', capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }] },
+        own: {
+          nativeId: name,
+          plugin: 'aws-ebs0',
+          capabilities: [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }],
+        },
       }),
       missing: () => ref('no-such-volume'),
       control: {
         async addVolume(name) {
-          await control(url, 'volumes', { ID: name, Name: name, Namespace: 'default', PluginID: 'aws-ebs0', ExternalID: `ext-${name}`, Capacity: GiB, RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] });
+          await control(url, 'volumes', {
+            ID: name,
+            Name: name,
+            Namespace: 'default',
+            PluginID: 'aws-ebs0',
+            ExternalID: `ext-${name}`,
+            Capacity: GiB,
+            RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
+          });
           return ref(name);
         },
       },
@@ -36,4 +56,3 @@ export const contractFixture: ContractFixture = {
     };
   },
 };
-

@@ -20,11 +20,20 @@ const CLAIM_READS = 8;
  * allocation on the node uses the same volume. A failed read fails the answer: a node's claims
  * are never silently short.
  */
-export async function listNodeAttachments(ctx: NomadContext, nodeIds: readonly string[], o: CallOptions, readVolumes?: VolumeReader): Promise<Map<string, Attachment[]>> {
+export async function listNodeAttachments(
+  ctx: NomadContext,
+  nodeIds: readonly string[],
+  o: CallOptions,
+  readVolumes?: VolumeReader,
+): Promise<Map<string, Attachment[]>> {
   const nodes = [...new Set(nodeIds)];
-  const lists = await mapWithConcurrency(nodes, CLAIM_READS, (nodeId) => listVolumeStubs(ctx.client, { namespace: '*', nodeId }, o));
+  const lists = await mapWithConcurrency(nodes, CLAIM_READS, (nodeId) =>
+    listVolumeStubs(ctx.client, { namespace: '*', nodeId }, o),
+  );
   const refs = new Map<string, VolumeRef>();
-  for (const { data } of lists) for (const w of data ?? []) refs.set(volumePosition(w), { backend: ctx.backend, namespace: w.Namespace, nativeId: w.ID });
+  for (const { data } of lists)
+    for (const w of data ?? [])
+      refs.set(volumePosition(w), { backend: ctx.backend, namespace: w.Namespace, nativeId: w.ID });
   const volumes = await (readVolumes ?? ((r) => getVolumes(ctx, r, o, CLAIM_READS)))([...refs.values()]);
   const claims = new Map(nodes.map((n) => [n, [] as Attachment[]]));
   for (const v of volumes) {

@@ -13,11 +13,18 @@ import { BadUserInputError } from '../../contract/errors';
 export function quote(value: string, argument = 'filter'): string {
   if (!value.includes('`')) return `\`${value}\``;
   if (!value.includes('"')) return `"${value.replace(/\\/g, '\\\\')}"`;
-  throw new BadUserInputError(`${argument} cannot contain both a backtick and a double quote (Nomad filter strings cannot express it)`, argument);
+  throw new BadUserInputError(
+    `${argument} cannot contain both a backtick and a double quote (Nomad filter strings cannot express it)`,
+    argument,
+  );
 }
 
 /** `Selector == <literal>` for each pair with a value, joined with `and`; undefined when none. */
-export function equalsAll(pairs: Array<[selector: 'Name' | 'PluginID', value: string | undefined, argument: string]>): string | undefined {
-  const terms = pairs.filter((p): p is [(typeof p)[0], string, string] => p[1] !== undefined).map(([sel, v, arg]) => `${sel} == ${quote(v, arg)}`);
+export function equalsAll(
+  pairs: Array<[selector: 'Name' | 'PluginID', value: string | undefined, argument: string]>,
+): string | undefined {
+  const terms = pairs
+    .filter((p): p is [(typeof p)[0], string, string] => p[1] !== undefined)
+    .map(([sel, v, arg]) => `${sel} == ${quote(v, arg)}`);
   return terms.length > 0 ? terms.join(' and ') : undefined;
 }

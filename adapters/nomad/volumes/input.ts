@@ -8,7 +8,15 @@
 import type { DeleteVolumeOptions, OwnCreateInput, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
 import { BadUserInputError, InputField } from '../../contract/errors';
 import { byteCount, checkIdentifier, safeIdentifier, safeText, type IdPosition } from '../../contract/input';
-import { bounded, headerKeyValueList, keyValueList, ownPart, topologyList, type KeyValueInput, type TopologyInput } from '../../contract/input-parts';
+import {
+  bounded,
+  headerKeyValueList,
+  keyValueList,
+  ownPart,
+  topologyList,
+  type KeyValueInput,
+  type TopologyInput,
+} from '../../contract/input-parts';
 import type { AccessMode, AttachmentMode, KeyValue, Topology } from '../../contract/model';
 import { NOMAD_IDENTIFIERS } from '../ids';
 import { checkCsiSecrets } from '../wire/csi-secrets';
@@ -68,15 +76,20 @@ export interface NomadVolume {
   cloneId?: string;
 }
 
-const id = (position: IdPosition, v: string, at: InputField): string => checkIdentifier(NOMAD_IDENTIFIERS.rules, position, v, at);
-const optionalId = (position: IdPosition, v: string | null | undefined, at: InputField): string | undefined => (v === null || v === undefined ? undefined : id(position, v, at));
-const optionalBytes = (v: number | undefined, at: InputField): number | undefined => (v === undefined ? undefined : byteCount(v, at));
+const id = (position: IdPosition, v: string, at: InputField): string =>
+  checkIdentifier(NOMAD_IDENTIFIERS.rules, position, v, at);
+const optionalId = (position: IdPosition, v: string | null | undefined, at: InputField): string | undefined =>
+  v === null || v === undefined ? undefined : id(position, v, at);
+const optionalBytes = (v: number | undefined, at: InputField): number | undefined =>
+  v === undefined ? undefined : byteCount(v, at);
 
 function mountOptions(m: NomadVolumeInput['mountOptions'], at: InputField): NomadVolume['mountOptions'] {
   if (!m) return undefined;
   return {
     fsType: m.fsType ? safeText(m.fsType, at.inner('.fsType'), 64) : undefined,
-    mountFlags: bounded(m.mountFlags ?? [], at.inner('.mountFlags')).map((f, i) => safeText(f, at.inner(`.mountFlags[${i}]`), 256)),
+    mountFlags: bounded(m.mountFlags ?? [], at.inner('.mountFlags')).map((f, i) =>
+      safeText(f, at.inner(`.mountFlags[${i}]`), 256),
+    ),
   };
 }
 
@@ -91,11 +104,20 @@ export function nomadVolume(spec: VolumeSpec, how: 'register' | 'create'): Nomad
   const field = (sub: string): string => at.inner(`.${sub}`).path;
   const n = ownPart<NomadVolumeInput>(spec.own, at);
   if (!n) throw BadUserInputError.atField(at.path, (name) => `Nomad volumes need their Nomad part (${name(at.path)})`);
-  if (!n.nativeId) throw BadUserInputError.atField(field('nativeId'), (name) => `Nomad volumes need an id chosen by the caller (${name(field('nativeId'))})`);
+  if (!n.nativeId)
+    throw BadUserInputError.atField(
+      field('nativeId'),
+      (name) => `Nomad volumes need an id chosen by the caller (${name(field('nativeId'))})`,
+    );
   const nativeId = id('volume', n.nativeId, at.inner('.nativeId'));
   const capabilities = [...bounded(n.capabilities ?? [], at.inner('.capabilities'))];
-  if (capabilities.length === 0) throw BadUserInputError.at(at.inner('.capabilities'), (a) => `${a} needs at least one capability`);
-  if (!n.plugin) throw BadUserInputError.atField(field('plugin'), (name) => `Nomad volumes need a plugin (${name(field('plugin'))})`);
+  if (capabilities.length === 0)
+    throw BadUserInputError.at(at.inner('.capabilities'), (a) => `${a} needs at least one capability`);
+  if (!n.plugin)
+    throw BadUserInputError.atField(
+      field('plugin'),
+      (name) => `Nomad volumes need a plugin (${name(field('plugin'))})`,
+    );
   const pluginId = id('plugin', n.plugin, at.inner('.plugin'));
   const parsed = {
     mountOptions: mountOptions(n.mountOptions, at.inner('.mountOptions')),
@@ -107,20 +129,46 @@ export function nomadVolume(spec: VolumeSpec, how: 'register' | 'create'): Nomad
     snapshotId: optionalId('snapshot', n.snapshotId, at.inner('.snapshotId')),
     cloneId: optionalId('volume', n.cloneId, at.inner('.cloneId')),
   };
-  const externalId = n.externalId === null || n.externalId === undefined ? undefined : safeIdentifier(n.externalId, at.inner('.externalId'));
+  const externalId =
+    n.externalId === null || n.externalId === undefined
+      ? undefined
+      : safeIdentifier(n.externalId, at.inner('.externalId'));
   const context = how === 'register' ? keyValueList(n.context, at.inner('.context')) : undefined;
   if (spec.description !== undefined || (spec.metadata?.length ?? 0) > 0) {
     const wrong = spec.description !== undefined ? 'description' : 'metadata';
-    throw BadUserInputError.atField(wrong, (name) => `Nomad volumes have no description or metadata; use ${name(field('parameters'))} or ${name(field('context'))}`);
+    throw BadUserInputError.atField(
+      wrong,
+      (name) =>
+        `Nomad volumes have no description or metadata; use ${name(field('parameters'))} or ${name(field('context'))}`,
+    );
   }
-  if (how === 'register' && !externalId) throw BadUserInputError.atField(field('externalId'), (name) => `registering needs the provider volume id (${name(field('externalId'))})`);
+  if (how === 'register' && !externalId)
+    throw BadUserInputError.atField(
+      field('externalId'),
+      (name) => `registering needs the provider volume id (${name(field('externalId'))})`,
+    );
   if (how === 'create' && externalId !== undefined) {
-    throw BadUserInputError.atField(field('externalId'), (name) => `the plugin chooses the provider volume id on create; ${name(field('externalId'))} is for registering`);
+    throw BadUserInputError.atField(
+      field('externalId'),
+      (name) => `the plugin chooses the provider volume id on create; ${name(field('externalId'))} is for registering`,
+    );
   }
   const min = optionalBytes(spec.capacityMinBytes, new InputField('sizeBytes'));
   const max = optionalBytes(spec.capacityMaxBytes, new InputField('maxSizeBytes'));
-  if (min !== undefined && max !== undefined && max > 0 && max < min) throw BadUserInputError.atField('maxSizeBytes', (name) => `${name('maxSizeBytes')} is below ${name('sizeBytes')}`);
-  return { nativeId, name: spec.name, namespace: spec.namespace, pluginId, externalId, capacityMin: min, capacityMax: max, capabilities, context, ...parsed };
+  if (min !== undefined && max !== undefined && max > 0 && max < min)
+    throw BadUserInputError.atField('maxSizeBytes', (name) => `${name('maxSizeBytes')} is below ${name('sizeBytes')}`);
+  return {
+    nativeId,
+    name: spec.name,
+    namespace: spec.namespace,
+    pluginId,
+    externalId,
+    capacityMin: min,
+    capacityMax: max,
+    capabilities,
+    context,
+    ...parsed,
+  };
 }
 
 /** A delete's own options as the caller gives them (`DeleteVolumeInput` but its id). */

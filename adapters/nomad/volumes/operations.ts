@@ -8,7 +8,13 @@
  * from anything but a client node, and extending (see {@link extendVolume}).
  */
 import type { Accepted, BackendPage } from '../../contract/call-answers';
-import type { AttachTarget, DeleteVolumeOptions, DetachTarget, VolumeListQuery, VolumeSpec } from '../../contract/call-inputs';
+import type {
+  AttachTarget,
+  DeleteVolumeOptions,
+  DetachTarget,
+  VolumeListQuery,
+  VolumeSpec,
+} from '../../contract/call-inputs';
 import type { CallOptions } from '../../contract/call-options';
 import { NotFoundError, UnsupportedByBackendError } from '../../contract/errors';
 import type { Attachment, Volume, VolumeRef } from '../../contract/model';
@@ -20,7 +26,8 @@ import { deleteSecrets, listPlugin, nomadVolume } from './input';
 import * as req from './requests';
 import { toVolume, toVolumeFromStub, volumePosition } from './results';
 
-const WHY_NO_ATTACH = 'Nomad volumes are claimed by allocations that the scheduler places; run a job that requests the volume';
+const WHY_NO_ATTACH =
+  'Nomad volumes are claimed by allocations that the scheduler places; run a job that requests the volume';
 const WHY_NODE_ONLY = 'Nomad unpublishes volumes from client nodes only; detach from the node that held the claim';
 /** Real Nomad's CSIVolume.Merge (hashicorp/nomad nomad/structs/csi.go) replaces both on a re-put. */
 const WHY_NO_EXTEND =
@@ -42,16 +49,37 @@ export async function volumePage(ctx: NomadContext, q: VolumeListQuery, o: CallO
   if (q.node !== undefined) return listByNode(ctx, q, plugin, filter, o);
   const { data, meta } = await req.listVolumeStubs(
     ctx.client,
-    { namespace: q.namespace, pluginId: usePluginParam ? plugin : undefined, filter, perPage: q.limit, nextToken: q.token ?? undefined },
+    {
+      namespace: q.namespace,
+      pluginId: usePluginParam ? plugin : undefined,
+      filter,
+      perPage: q.limit,
+      nextToken: q.token ?? undefined,
+    },
     o,
   );
-  return { items: (data ?? []).map((w) => ({ item: toVolumeFromStub(ctx.backend, w), position: volumePosition(w) })), next: meta.nextToken };
+  return {
+    items: (data ?? []).map((w) => ({ item: toVolumeFromStub(ctx.backend, w), position: volumePosition(w) })),
+    next: meta.nextToken,
+  };
 }
 
 /** The node_id path answers in map order (hashicorp/nomad nomad/csi_endpoint.go `List`), so it is read whole and paged here. */
-async function listByNode(ctx: NomadContext, q: VolumeListQuery, plugin: string | undefined, filter: string | undefined, o: CallOptions): Promise<BackendPage<Volume>> {
-  const { data } = await req.listVolumeStubs(ctx.client, { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? plugin : undefined, filter }, o);
-  const sorted = (data ?? []).map((w) => ({ w, position: volumePosition(w) })).sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+async function listByNode(
+  ctx: NomadContext,
+  q: VolumeListQuery,
+  plugin: string | undefined,
+  filter: string | undefined,
+  o: CallOptions,
+): Promise<BackendPage<Volume>> {
+  const { data } = await req.listVolumeStubs(
+    ctx.client,
+    { namespace: q.namespace, nodeId: q.node, pluginId: q.namespace !== '*' ? plugin : undefined, filter },
+    o,
+  );
+  const sorted = (data ?? [])
+    .map((w) => ({ w, position: volumePosition(w) }))
+    .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   const from = q.token === null ? sorted : sorted.filter((s) => s.position >= q.token!);
   const page = from.slice(0, q.limit);
   return {
@@ -66,7 +94,12 @@ export async function getVolume(ctx: NomadContext, ref: VolumeRef, o: CallOption
 }
 
 /** One read per volume (Nomad has no multi-get), at most `concurrency` at once; failures stay per ref. */
-export function getVolumes(ctx: NomadContext, refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
+export function getVolumes(
+  ctx: NomadContext,
+  refs: readonly VolumeRef[],
+  o: CallOptions,
+  concurrency: number,
+): Promise<Array<Volume | null | Error>> {
   return mapSettled(refs, concurrency, (ref) => getVolume(ctx, ref, o));
 }
 
@@ -74,7 +107,11 @@ export function getVolumes(ctx: NomadContext, refs: readonly VolumeRef[], o: Cal
 export async function volumeDetails(ctx: NomadContext, ref: VolumeRef, o: CallOptions): Promise<NomadVolumeDetails> {
   const v = await getVolume(ctx, ref, o);
   const d = v && nomadDetails(v);
-  if (!d) throw new NotFoundError(`volume "${ref.nativeId}" not found in namespace "${ref.namespace}" on backend "${ctx.backend}"`, { backend: ctx.backend });
+  if (!d)
+    throw new NotFoundError(
+      `volume "${ref.nativeId}" not found in namespace "${ref.namespace}" on backend "${ctx.backend}"`,
+      { backend: ctx.backend },
+    );
   return d;
 }
 
@@ -91,22 +128,47 @@ export async function registerVolume(ctx: NomadContext, spec: VolumeSpec, o: Cal
   return { backend: ctx.backend, namespace: body.Namespace, nativeId: body.ID };
 }
 
-export async function deregisterVolume(ctx: NomadContext, ref: VolumeRef, force: boolean, o: CallOptions): Promise<void> {
+export async function deregisterVolume(
+  ctx: NomadContext,
+  ref: VolumeRef,
+  force: boolean,
+  o: CallOptions,
+): Promise<void> {
   await req.deregister(ctx.client, ref.nativeId, ref.namespace, force, o);
 }
 
-export async function deleteVolume(ctx: NomadContext, ref: VolumeRef, opts: DeleteVolumeOptions, o: CallOptions): Promise<Accepted<void>> {
+export async function deleteVolume(
+  ctx: NomadContext,
+  ref: VolumeRef,
+  opts: DeleteVolumeOptions,
+  o: CallOptions,
+): Promise<Accepted<void>> {
   await req.deleteVolume(ctx.client, ref.nativeId, ref.namespace, deleteSecrets(opts), o);
   return { result: undefined, pending: null };
 }
 
-export async function attachVolume(ctx: NomadContext, _ref: VolumeRef, _target: AttachTarget, _o: CallOptions): Promise<Accepted<Attachment | null>> {
+export async function attachVolume(
+  ctx: NomadContext,
+  _ref: VolumeRef,
+  _target: AttachTarget,
+  _o: CallOptions,
+): Promise<Accepted<Attachment | null>> {
   throw new UnsupportedByBackendError(ctx.backend, 'attaching volumes', WHY_NO_ATTACH);
 }
 
 /** Unpublishes the claims of stopped allocations on the node; live allocations keep theirs (hashicorp/nomad nomad/csi_endpoint.go `Unpublish`). */
-export async function detachVolume(ctx: NomadContext, ref: VolumeRef, target: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
-  if (target.kind !== 'node') throw new UnsupportedByBackendError(ctx.backend, target.kind === 'server' ? 'detaching from a server' : 'detaching a host attachment', WHY_NODE_ONLY);
+export async function detachVolume(
+  ctx: NomadContext,
+  ref: VolumeRef,
+  target: DetachTarget,
+  o: CallOptions,
+): Promise<Accepted<void>> {
+  if (target.kind !== 'node')
+    throw new UnsupportedByBackendError(
+      ctx.backend,
+      target.kind === 'server' ? 'detaching from a server' : 'detaching a host attachment',
+      WHY_NODE_ONLY,
+    );
   await req.detach(ctx.client, ref.nativeId, ref.namespace, target.nodeId, o);
   return { result: undefined, pending: null };
 }
@@ -117,6 +179,11 @@ export async function detachVolume(ctx: NomadContext, ref: VolumeRef, target: De
  * mount options, which reads never return, so doing it here would erase them. A caller who
  * holds the specification can take that path with `createVolume`.
  */
-export async function extendVolume(ctx: NomadContext, _ref: VolumeRef, _newSizeBytes: number, _o: CallOptions): Promise<Accepted<void>> {
+export async function extendVolume(
+  ctx: NomadContext,
+  _ref: VolumeRef,
+  _newSizeBytes: number,
+  _o: CallOptions,
+): Promise<Accepted<void>> {
   throw new UnsupportedByBackendError(ctx.backend, 'extending volumes', WHY_NO_EXTEND);
 }

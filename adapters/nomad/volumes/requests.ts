@@ -30,18 +30,30 @@ export interface ListVolumeStubsOpts {
 }
 
 /** One `GET /v1/volumes?type=csi`: the list stubs (`CSIVolListStub`) of a page, and the query meta with its next token. */
-export function listVolumeStubs(c: NomadClient, opts: ListVolumeStubsOpts, o: CallOptions): Promise<NomadResult<WireVolumeStub[]>> {
+export function listVolumeStubs(
+  c: NomadClient,
+  opts: ListVolumeStubsOpts,
+  o: CallOptions,
+): Promise<NomadResult<WireVolumeStub[]>> {
   const q = new URLSearchParams({ type: 'csi', namespace: opts.namespace });
   if (opts.nodeId) q.set('node_id', opts.nodeId);
   if (opts.pluginId) q.set('plugin_id', opts.pluginId);
   if (opts.filter) q.set('filter', opts.filter);
   if (opts.perPage) q.set('per_page', String(opts.perPage));
   if (opts.nextToken) q.set('next_token', opts.nextToken);
-  return c.call({ method: 'GET', path: urls.listVolumesURL(), endpoint: 'GET /v1/volumes', query: q, action: 'listing volumes' }, o);
+  return c.call(
+    { method: 'GET', path: urls.listVolumesURL(), endpoint: 'GET /v1/volumes', query: q, action: 'listing volumes' },
+    o,
+  );
 }
 
 /** Full read. Answers 404 `volume not found` for unknown ids (the only 404 besides plugins). */
-export function readVolume(c: NomadClient, id: string, namespace: string, o: CallOptions): Promise<NomadResult<WireVolume>> {
+export function readVolume(
+  c: NomadClient,
+  id: string,
+  namespace: string,
+  o: CallOptions,
+): Promise<NomadResult<WireVolume>> {
   return c.call(
     {
       method: 'GET',
@@ -71,7 +83,10 @@ export interface VolumeRequest {
   Secrets?: Record<string, string>;
   Parameters?: Record<string, string>;
   Context?: Record<string, string>;
-  RequestedTopologies?: { Required: Array<{ Segments: Record<string, string> }> | null; Preferred: Array<{ Segments: Record<string, string> }> | null };
+  RequestedTopologies?: {
+    Required: Array<{ Segments: Record<string, string> }> | null;
+    Preferred: Array<{ Segments: Record<string, string> }> | null;
+  };
   SnapshotID?: string;
   CloneID?: string;
 }
@@ -89,19 +104,31 @@ export function volumeRequest(v: NomadVolume): VolumeRequest {
     ExternalID: v.externalId,
     RequestedCapacityMin: v.capacityMin,
     RequestedCapacityMax: v.capacityMax,
-    RequestedCapabilities: v.capabilities.map((c) => ({ AccessMode: NOMAD_ACCESS_MODE[c.accessMode], AttachmentMode: NOMAD_ATTACHMENT_MODE[c.attachmentMode] })),
-    MountOptions: v.mountOptions ? { FSType: v.mountOptions.fsType ?? '', MountFlags: v.mountOptions.mountFlags } : undefined,
+    RequestedCapabilities: v.capabilities.map((c) => ({
+      AccessMode: NOMAD_ACCESS_MODE[c.accessMode],
+      AttachmentMode: NOMAD_ATTACHMENT_MODE[c.attachmentMode],
+    })),
+    MountOptions: v.mountOptions
+      ? { FSType: v.mountOptions.fsType ?? '', MountFlags: v.mountOptions.mountFlags }
+      : undefined,
     Secrets: goStringMap(v.secrets),
     Parameters: goStringMap(v.parameters),
     Context: goStringMap(v.context),
     RequestedTopologies:
-      v.requiredTopologies || v.preferredTopologies ? { Required: segments(v.requiredTopologies), Preferred: segments(v.preferredTopologies) } : undefined,
+      v.requiredTopologies || v.preferredTopologies
+        ? { Required: segments(v.requiredTopologies), Preferred: segments(v.preferredTopologies) }
+        : undefined,
     SnapshotID: v.snapshotId,
     CloneID: v.cloneId,
   };
 }
 
-function writeVolume(c: NomadClient, v: VolumeRequest, how: 'register' | 'create', o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> {
+function writeVolume(
+  c: NomadClient,
+  v: VolumeRequest,
+  how: 'register' | 'create',
+  o: CallOptions,
+): Promise<NomadResult<WireVolumeWriteReply>> {
   const create = how === 'create';
   return c.call(
     {
@@ -117,20 +144,46 @@ function writeVolume(c: NomadClient, v: VolumeRequest, how: 'register' | 'create
 }
 
 /** Registers an existing provider volume. The path id is ignored by Nomad; the body carries it. */
-export const register = (c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> => writeVolume(c, v, 'register', o);
+export const register = (
+  c: NomadClient,
+  v: VolumeRequest,
+  o: CallOptions,
+): Promise<NomadResult<WireVolumeWriteReply>> => writeVolume(c, v, 'register', o);
 
 /** Creates the volume in the storage provider (synchronously) and registers it. Same body as register. */
-export const create = (c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> => writeVolume(c, v, 'create', o);
+export const create = (c: NomadClient, v: VolumeRequest, o: CallOptions): Promise<NomadResult<WireVolumeWriteReply>> =>
+  writeVolume(c, v, 'create', o);
 
 /** Removes the volume from Nomad only; the provider volume stays. Empty 200 body. */
-export function deregister(c: NomadClient, id: string, namespace: string, force: boolean, o: CallOptions): Promise<NomadResult<void>> {
+export function deregister(
+  c: NomadClient,
+  id: string,
+  namespace: string,
+  force: boolean,
+  o: CallOptions,
+): Promise<NomadResult<void>> {
   const q = new URLSearchParams({ namespace });
   if (force) q.set('force', 'true');
-  return c.call({ method: 'DELETE', path: urls.deregisterVolumeURL(id), endpoint: 'DELETE /v1/volume/csi/:id', query: q, action: `deregistering volume "${id}"` }, o);
+  return c.call(
+    {
+      method: 'DELETE',
+      path: urls.deregisterVolumeURL(id),
+      endpoint: 'DELETE /v1/volume/csi/:id',
+      query: q,
+      action: `deregistering volume "${id}"`,
+    },
+    o,
+  );
 }
 
 /** Deletes the provider volume, then deregisters it. Empty 200 body. */
-export function deleteVolume(c: NomadClient, id: string, namespace: string, secrets: KeyValue[], o: CallOptions): Promise<NomadResult<void>> {
+export function deleteVolume(
+  c: NomadClient,
+  id: string,
+  namespace: string,
+  secrets: KeyValue[],
+  o: CallOptions,
+): Promise<NomadResult<void>> {
   return c.call(
     {
       method: 'DELETE',
@@ -145,7 +198,13 @@ export function deleteVolume(c: NomadClient, id: string, namespace: string, secr
 }
 
 /** Unpublishes the volume from a node for claims of stopped allocations. Empty 200 body. */
-export function detach(c: NomadClient, id: string, namespace: string, nodeId: string, o: CallOptions): Promise<NomadResult<void>> {
+export function detach(
+  c: NomadClient,
+  id: string,
+  namespace: string,
+  nodeId: string,
+  o: CallOptions,
+): Promise<NomadResult<void>> {
   return c.call(
     {
       method: 'DELETE',

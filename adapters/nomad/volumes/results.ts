@@ -14,7 +14,13 @@ import type { WireAllocStub, WireVolume, WireVolumeStub } from '../wire/types';
 /** The token that resumes a volume listing at this stub: `<namespace>.<id>` (hashicorp/nomad nomad/state/paginator/tokenizer.go `NamespaceIDTokenizer`). */
 export const volumePosition = (w: { Namespace: string; ID: string }): string => `${w.Namespace}.${w.ID}`;
 
-function details(ref: VolumeRef, w: WireVolume | WireVolumeStub, readers: number, writers: number, full: NomadVolumeFull | null): NomadVolumeDetails {
+function details(
+  ref: VolumeRef,
+  w: WireVolume | WireVolumeStub,
+  readers: number,
+  writers: number,
+  full: NomadVolumeFull | null,
+): NomadVolumeDetails {
   return {
     __typename: 'NomadVolumeDetails',
     ref,
@@ -41,7 +47,15 @@ function details(ref: VolumeRef, w: WireVolume | WireVolumeStub, readers: number
  * (`{ ...base, sizeBytes }`) made V8 (Node 20) keep every such object through young-generation
  * GCs until a full one (measured: ten times the scavenge work on a list of 100).
  */
-function volumeOf(ref: VolumeRef, w: WireVolume | WireVolumeStub, readers: number, writers: number, sizeBytes: number | null, attachments: Attachment[], full: NomadVolumeFull | null): Volume<NomadVolumeDetails> {
+function volumeOf(
+  ref: VolumeRef,
+  w: WireVolume | WireVolumeStub,
+  readers: number,
+  writers: number,
+  sizeBytes: number | null,
+  attachments: Attachment[],
+  full: NomadVolumeFull | null,
+): Volume<NomadVolumeDetails> {
   return {
     __typename: 'Volume',
     ref,
@@ -58,7 +72,11 @@ function volumeOf(ref: VolumeRef, w: WireVolume | WireVolumeStub, readers: numbe
   };
 }
 
-const refOf = (backend: string, w: WireVolume | WireVolumeStub): VolumeRef => ({ backend, namespace: w.Namespace, nativeId: w.ID });
+const refOf = (backend: string, w: WireVolume | WireVolumeStub): VolumeRef => ({
+  backend,
+  namespace: w.Namespace,
+  nativeId: w.ID,
+});
 
 /** List stub → incomplete volume: size, attachments and `details.full` need a read. */
 export function toVolumeFromStub(backend: string, w: WireVolumeStub): Volume<NomadVolumeDetails> {
@@ -75,16 +93,26 @@ export function toVolume(backend: string, w: WireVolume): Volume<NomadVolumeDeta
   const full: NomadVolumeFull = {
     requestedCapacityMinBytes: bytesOrNull(w.RequestedCapacityMin),
     requestedCapacityMaxBytes: bytesOrNull(w.RequestedCapacityMax),
-    requestedCapabilities: (w.RequestedCapabilities ?? []).map((c) => ({ accessMode: accessMode(c.AccessMode), attachmentMode: attachmentMode(c.AttachmentMode) })),
-    requestedTopologies: w.RequestedTopologies ? { required: topologies(w.RequestedTopologies.Required), preferred: topologies(w.RequestedTopologies.Preferred) } : null,
+    requestedCapabilities: (w.RequestedCapabilities ?? []).map((c) => ({
+      accessMode: accessMode(c.AccessMode),
+      attachmentMode: attachmentMode(c.AttachmentMode),
+    })),
+    requestedTopologies: w.RequestedTopologies
+      ? { required: topologies(w.RequestedTopologies.Required), preferred: topologies(w.RequestedTopologies.Preferred) }
+      : null,
     providerVersion: nonEmpty(w.ProviderVersion),
-    mountOptions: w.MountOptions ? { fsType: nonEmpty(w.MountOptions.FSType), mountFlags: w.MountOptions.MountFlags ?? [] } : null,
+    mountOptions: w.MountOptions
+      ? { fsType: nonEmpty(w.MountOptions.FSType), mountFlags: w.MountOptions.MountFlags ?? [] }
+      : null,
     parameters: sortedPairs(w.Parameters),
     context: sortedPairs(w.Context),
     cloneId: nonEmpty(w.CloneID),
     snapshotId: nonEmpty(w.SnapshotID),
   };
-  const attachments = [...readIds.map((id) => claim(id, 'READ_ONLY')), ...writeIds.map((id) => claim(id, 'READ_WRITE'))];
+  const attachments = [
+    ...readIds.map((id) => claim(id, 'READ_ONLY')),
+    ...writeIds.map((id) => claim(id, 'READ_WRITE')),
+  ];
   return volumeOf(ref, w, readIds.length, writeIds.length, bytesOrNull(w.Capacity), attachments, full);
 }
 
@@ -92,7 +120,12 @@ export function toVolume(backend: string, w: WireVolume): Volume<NomadVolumeDeta
  * One claim. Nomad keeps no claim record of its own (no id, no time, no device): the consumer is
  * the allocation, whose stub is absent once it was garbage-collected.
  */
-function toAttachment(volume: VolumeRef, allocationId: string, access: AttachmentAccess, a: WireAllocStub | undefined): Attachment {
+function toAttachment(
+  volume: VolumeRef,
+  allocationId: string,
+  access: AttachmentAccess,
+  a: WireAllocStub | undefined,
+): Attachment {
   return {
     __typename: 'VolumeAttachment',
     volume,

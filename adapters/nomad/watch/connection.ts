@@ -15,7 +15,8 @@ import { errorFromResponse } from '../errors';
 import { eventStreamCall } from './requests';
 
 /** What opening the event stream came to: the stream (maybe with fewer topics, `note` says why), or why to fall back to blocking queries. */
-export type EventStreamOpening = { lines: AsyncIterable<string>; topics: readonly string[]; note: string | null } | { fallback: string };
+export type EventStreamOpening =
+  { lines: AsyncIterable<string>; topics: readonly string[]; note: string | null } | { fallback: string };
 
 /** Options of a {@link WatchConnection}. */
 export interface WatchConnectionOptions {
@@ -83,7 +84,11 @@ export class WatchConnection {
    * `CSIVolume` alone (the token may not read allocations); a 404/405/400 (an older Nomad) or a 403
    * even then means falling back to blocking queries. Other failures throw.
    */
-  async openEvents(topics: readonly string[], index: number, o: CallOptions & { signal: AbortSignal }): Promise<EventStreamOpening> {
+  async openEvents(
+    topics: readonly string[],
+    index: number,
+    o: CallOptions & { signal: AbortSignal },
+  ): Promise<EventStreamOpening> {
     let note: string | null = null;
     for (;;) {
       try {
@@ -93,10 +98,12 @@ export class WatchConnection {
         const forbidden = status === 403 && err instanceof GatewayError && err.code === ErrorCode.Forbidden;
         if (forbidden && topics.length > 1) {
           topics = ['CSIVolume'];
-          note = 'the service token may not read allocations (read-job): allocation status changes show with the next volume write';
+          note =
+            'the service token may not read allocations (read-job): allocation status changes show with the next volume write';
           continue;
         }
-        if (status === 404 || status === 405 || status === 400 || forbidden) return { fallback: `event stream unavailable (HTTP ${status}); following blocking queries` };
+        if (status === 404 || status === 405 || status === 400 || forbidden)
+          return { fallback: `event stream unavailable (HTTP ${status}); following blocking queries` };
         throw err;
       }
     }
@@ -114,25 +121,50 @@ export class WatchConnection {
     return this.#pool.destroy();
   }
 
-  async #send(c: NomadCall, o: CallOptions & { signal: AbortSignal }, headersTimeout: number): Promise<Dispatcher.ResponseData> {
+  async #send(
+    c: NomadCall,
+    o: CallOptions & { signal: AbortSignal },
+    headersTimeout: number,
+  ): Promise<Dispatcher.ResponseData> {
     const path = `${this.#prefix}${c.path}${c.query ? `?${c.query.toString()}` : ''}`;
     const headers = nomadHeaders(c, o);
     checkOutgoing(this.#backend, path, headers);
     const started = performance.now();
     let status = 0;
     try {
-      const res = await this.#pool.request({ method: c.method, path, headers, signal: o.signal, headersTimeout, bodyTimeout: 0 });
+      const res = await this.#pool.request({
+        method: c.method,
+        path,
+        headers,
+        signal: o.signal,
+        headersTimeout,
+        bodyTimeout: 0,
+      });
       status = res.statusCode;
       if (status !== 200) {
         const text = await res.body.text().catch(() => '');
-        throw errorFromResponse(status, text, { backend: this.#backend, action: c.action, hadToken: Boolean(o.credential.token) });
+        throw errorFromResponse(status, text, {
+          backend: this.#backend,
+          action: c.action,
+          hadToken: Boolean(o.credential.token),
+        });
       }
       return res;
     } catch (err) {
       if (err instanceof GatewayError) throw err;
-      throw new BackendUnavailableError(`backend "${this.#backend}" could not be reached while ${c.action}`, { backend: this.#backend, retryable: true, cause: err });
+      throw new BackendUnavailableError(`backend "${this.#backend}" could not be reached while ${c.action}`, {
+        backend: this.#backend,
+        retryable: true,
+        cause: err,
+      });
     } finally {
-      this.#onCall?.({ backend: this.#backend, method: c.method, endpoint: c.endpoint, status, durationMs: performance.now() - started });
+      this.#onCall?.({
+        backend: this.#backend,
+        method: c.method,
+        endpoint: c.endpoint,
+        status,
+        durationMs: performance.now() - started,
+      });
     }
   }
 }

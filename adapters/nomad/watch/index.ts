@@ -33,7 +33,14 @@ export interface NomadWatcherSource {
 /** A watcher reading with the service token on connections of its own; none without a token. */
 export function createWatcher(s: NomadWatcherSource, o: WatcherOptions): VolumeWatcher | { unavailable: string } {
   const token = s.token;
-  if (!token) return { unavailable: `backend "${s.backend}" has no service token configured (backends[].token); Nomad without ACLs accepts any value` };
+  if (!token)
+    return {
+      unavailable: `backend "${s.backend}" has no service token configured (backends[].token); Nomad without ACLs accepts any value`,
+    };
   const connection = new WatchConnection({ backend: s.backend, baseUrl: s.baseUrl, onCall: s.onCall });
-  return new NomadWatcher({ backend: s.backend, client: s.client, connection, token, breakers: [s.breaker] }, o, s.tuning);
+  return new NomadWatcher(
+    { backend: s.backend, client: s.client, connection, token, breakers: [s.breaker] },
+    o,
+    s.tuning,
+  );
 }

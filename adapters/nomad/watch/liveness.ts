@@ -73,6 +73,9 @@ export class StreamLiveness {
 
   #arm(): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#onDead?.(`no event or heartbeat for ${this.heartbeatTimeoutMs} ms; reconnecting`, false), this.heartbeatTimeoutMs);
+    this.#timer = setTimeout(
+      () => this.#onDead?.(`no event or heartbeat for ${this.heartbeatTimeoutMs} ms; reconnecting`, false),
+      this.heartbeatTimeoutMs,
+    );
   }
 }

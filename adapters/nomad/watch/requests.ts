@@ -14,7 +14,13 @@ import { eventStreamURL } from './urls';
 export function eventStreamCall(topics: readonly string[], index: number): NomadCall {
   const q = new URLSearchParams({ namespace: '*', index: String(index) });
   for (const t of topics) q.append('topic', t);
-  return { method: 'GET', path: eventStreamURL(), endpoint: 'GET /v1/event/stream', query: q, action: 'following the event stream' };
+  return {
+    method: 'GET',
+    path: eventStreamURL(),
+    endpoint: 'GET /v1/event/stream',
+    query: q,
+    action: 'following the event stream',
+  };
 }
 
 /**
@@ -23,6 +29,17 @@ export function eventStreamCall(topics: readonly string[], index: number): Nomad
  * `index`, or after `waitMs` (plus Nomad's jitter of up to 1/16) unchanged.
  */
 export function blockingListCall(index: number, waitMs: number): NomadCall {
-  const q = new URLSearchParams({ type: 'csi', namespace: '*', index: String(index), wait: `${Math.max(1, Math.round(waitMs))}ms` });
-  return { method: 'GET', path: listVolumesURL(), endpoint: 'GET /v1/volumes', query: q, action: 'watching the volume list' };
+  const q = new URLSearchParams({
+    type: 'csi',
+    namespace: '*',
+    index: String(index),
+    wait: `${Math.max(1, Math.round(waitMs))}ms`,
+  });
+  return {
+    method: 'GET',
+    path: listVolumesURL(),
+    endpoint: 'GET /v1/volumes',
+    query: q,
+    action: 'watching the volume list',
+  };
 }

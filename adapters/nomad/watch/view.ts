@@ -85,7 +85,8 @@ export class WatchView {
     } else {
       this.#volumes.delete(key);
     }
-    for (const a of before?.attachments ?? []) if (this.#byAlloc.get(a.consumerId)?.size === 0) this.#byAlloc.delete(a.consumerId);
+    for (const a of before?.attachments ?? [])
+      if (this.#byAlloc.get(a.consumerId)?.size === 0) this.#byAlloc.delete(a.consumerId);
     return { before, after, observedAt };
   }
 }

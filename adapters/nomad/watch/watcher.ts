@@ -27,7 +27,14 @@ import { mapSettled } from '../../http/concurrency';
 import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
 import { NotFoundError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../../contract/watch';
+import type {
+  VolumeDelta,
+  VolumeWatcher,
+  WatchDemand,
+  WatcherOptions,
+  WatcherState,
+  WatcherStatus,
+} from '../../contract/watch';
 import type { NomadClient } from '../client';
 import * as req from '../volumes/requests';
 import { blockingListCall } from './requests';
@@ -185,7 +192,8 @@ export class NomadWatcher implements VolumeWatcher {
         if (out === 'failed') c.failures++;
       }
       if (out === 'stopped') break;
-      if (out === 'failed') await this.#pauses.pause(Math.min(this.#t.maxBackoffMs, this.#t.backoffMs * 2 ** Math.max(0, c.failures - 1)));
+      if (out === 'failed')
+        await this.#pauses.pause(Math.min(this.#t.maxBackoffMs, this.#t.backoffMs * 2 ** Math.max(0, c.failures - 1)));
     }
   }
 
@@ -281,7 +289,11 @@ export class NomadWatcher implements VolumeWatcher {
       while (!this.#stopped && !this.#choice.streamNext) {
         const wait = Math.min(this.#t.blockingWaitMs, Math.max(1, this.#choice.streamAgainAt - Date.now()));
         const call = blockingListCall(index, wait);
-        const list = await this.#d.connection.get<WireVolumeStub[]>(call, this.#options(AbortSignal.any([this.#stop.signal, round.signal])), wait + wait / 16 + 10_000);
+        const list = await this.#d.connection.get<WireVolumeStub[]>(
+          call,
+          this.#options(AbortSignal.any([this.#stop.signal, round.signal])),
+          wait + wait / 16 + 10_000,
+        );
         index = list.meta.index;
         const refreshClaims = Date.now() - lastClaimRefresh >= this.#t.claimRefreshMs;
         if (refreshClaims) lastClaimRefresh = Date.now();
@@ -324,15 +336,20 @@ export class NomadWatcher implements VolumeWatcher {
   /** Reads volumes in full (bounded, in one span: docs/tracing.md), records them; a 404 is a deletion. Failed reads are queued again. */
   async #readAll(refs: readonly VolumeRef[]): Promise<VolumeDelta[]> {
     const o = this.#options();
-    const results = await inWatcherReadSpan('watcher re-read', { [GatewayAttr.backend]: this.backend, [GatewayAttr.watcherVolumes]: refs.length }, () => mapSettled(refs, this.#t.readConcurrency, async (ref) => {
-      try {
-        const { data } = await req.readVolume(this.#d.client, ref.nativeId, ref.namespace, o);
-        return data ? toVolume(this.backend, data) : null;
-      } catch (err) {
-        if (err instanceof NotFoundError) return null;
-        throw err;
-      }
-    }));
+    const results = await inWatcherReadSpan(
+      'watcher re-read',
+      { [GatewayAttr.backend]: this.backend, [GatewayAttr.watcherVolumes]: refs.length },
+      () =>
+        mapSettled(refs, this.#t.readConcurrency, async (ref) => {
+          try {
+            const { data } = await req.readVolume(this.#d.client, ref.nativeId, ref.namespace, o);
+            return data ? toVolume(this.backend, data) : null;
+          } catch (err) {
+            if (err instanceof NotFoundError) return null;
+            throw err;
+          }
+        }),
+    );
     const deltas: VolumeDelta[] = [];
     const observedAt = new Date().toISOString();
     let failed: unknown = null;

@@ -21,8 +21,13 @@ export function checkCsiSecrets(secrets: readonly KeyValue[] | undefined, argume
     const valueAt = within(argument, `[${i}].value`);
     const key = headerText(s.key, keyAt);
     const value = headerText(s.value, valueAt);
-    if (key === '' || /[=,]/.test(key)) throw BadUserInputError.at(keyAt, (a) => `${a} must be non-empty and hold no "=" or ",": Nomad splits X-Nomad-CSI-Secrets on them`);
-    if (value.includes(',')) throw BadUserInputError.at(valueAt, (a) => `${a} must hold no ",": Nomad splits X-Nomad-CSI-Secrets on it`);
+    if (key === '' || /[=,]/.test(key))
+      throw BadUserInputError.at(
+        keyAt,
+        (a) => `${a} must be non-empty and hold no "=" or ",": Nomad splits X-Nomad-CSI-Secrets on them`,
+      );
+    if (value.includes(','))
+      throw BadUserInputError.at(valueAt, (a) => `${a} must hold no ",": Nomad splits X-Nomad-CSI-Secrets on it`);
     if (seen.has(key)) throw BadUserInputError.at(keyAt, (a) => `${a} repeats an earlier key`);
     seen.add(key);
     return { key, value };

@@ -17,12 +17,20 @@ const ACCESS_MODES: Record<string, AccessMode> = {
   'multi-node-single-writer': 'MULTI_NODE_SINGLE_WRITER',
   'multi-node-multi-writer': 'MULTI_NODE_MULTI_WRITER',
 };
-const ATTACHMENT_MODES: Record<string, AttachmentMode> = { 'file-system': 'FILE_SYSTEM', 'block-device': 'BLOCK_DEVICE' };
+const ATTACHMENT_MODES: Record<string, AttachmentMode> = {
+  'file-system': 'FILE_SYSTEM',
+  'block-device': 'BLOCK_DEVICE',
+};
 
 /** Unified → Nomad access mode (for request bodies). */
-export const NOMAD_ACCESS_MODE: Record<AccessMode, string> = Object.fromEntries(Object.entries(ACCESS_MODES).map(([k, v]) => [v, k])) as Record<AccessMode, string>;
+export const NOMAD_ACCESS_MODE: Record<AccessMode, string> = Object.fromEntries(
+  Object.entries(ACCESS_MODES).map(([k, v]) => [v, k]),
+) as Record<AccessMode, string>;
 /** Unified → Nomad attachment mode (for request bodies). */
-export const NOMAD_ATTACHMENT_MODE: Record<AttachmentMode, string> = { FILE_SYSTEM: 'file-system', BLOCK_DEVICE: 'block-device' };
+export const NOMAD_ATTACHMENT_MODE: Record<AttachmentMode, string> = {
+  FILE_SYSTEM: 'file-system',
+  BLOCK_DEVICE: 'block-device',
+};
 
 /** Nomad access mode → unified; `""` (no claim) and unknown words → null. */
 export const accessMode = (s: string): AccessMode | null => ACCESS_MODES[s] ?? null;
@@ -51,10 +59,12 @@ export function nanosToIso(v: Int | null | undefined): string | null {
 }
 
 /** Unix seconds → RFC 3339; 0 → null. */
-export const secondsToIso = (v: Int | null | undefined): string | null => (v ? new Date(Number(v) * 1000).toISOString() : null);
+export const secondsToIso = (v: Int | null | undefined): string | null =>
+  v ? new Date(Number(v) * 1000).toISOString() : null;
 
 export const topology = (t: WireTopology | null | undefined): Topology => ({ segments: sortedPairs(t?.Segments) });
 export const topologies = (ts: WireTopology[] | null | undefined): Topology[] => (ts ?? []).map(topology);
 
 /** Pairs → a Go string map (request bodies); none → left out. */
-export const goStringMap = (kvs: readonly KeyValue[] | undefined): Record<string, string> | undefined => (kvs && kvs.length > 0 ? stringMap(kvs) : undefined);
+export const goStringMap = (kvs: readonly KeyValue[] | undefined): Record<string, string> | undefined =>
+  kvs && kvs.length > 0 ? stringMap(kvs) : undefined;

@@ -15,13 +15,21 @@ import { rules } from '../completion/rules';
 import { pending, type OpenStackContext } from '../context';
 import { checkedUuid } from '../ids';
 
-export async function runCinderAction(ctx: OpenStackContext, ref: VolumeRef, a: CinderAction, o: CallOptions): Promise<Accepted<CinderActionResult>> {
+export async function runCinderAction(
+  ctx: OpenStackContext,
+  ref: VolumeRef,
+  a: CinderAction,
+  o: CallOptions,
+): Promise<Accepted<CinderActionResult>> {
   const id = checkedUuid(ref.nativeId, inputField('volumeId'));
   const entry = actionEntry(a.action);
   // The entry and the action share a name; TypeScript cannot correlate the union on its own.
   const body = entry.body(a);
   const { data, requestId } = await req.volumeAction(ctx.client, id, entry.wire, body, o, entry.needs?.(a as never));
-  return { result: entry.result?.(data) ?? {}, pending: entry.rule ? pending(ctx, rules.action(entry.rule, id, requestId)) : null };
+  return {
+    result: entry.result?.(data) ?? {},
+    pending: entry.rule ? pending(ctx, rules.action(entry.rule, id, requestId)) : null,
+  };
 }
 
 export async function showImageMetadata(ctx: OpenStackContext, ref: VolumeRef, o: CallOptions): Promise<KeyValue[]> {

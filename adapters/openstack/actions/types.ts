@@ -16,7 +16,12 @@ export type CinderVolumeMigrationStatus = 'MIGRATING' | 'ERROR' | 'SUCCESS' | 'C
 
 /** One Cinder volume action. */
 export type CinderAction =
-  | { action: 'resetStatus'; status?: CinderVolumeStatus; attachStatus?: CinderVolumeAttachStatus; migrationStatus?: CinderVolumeMigrationStatus }
+  | {
+      action: 'resetStatus';
+      status?: CinderVolumeStatus;
+      attachStatus?: CinderVolumeAttachStatus;
+      migrationStatus?: CinderVolumeMigrationStatus;
+    }
   | { action: 'completeExtend'; error: boolean }
   | { action: 'revertToSnapshot'; snapshotId: string }
   | { action: 'setImageMetadata'; metadata: KeyValue[] }
@@ -30,7 +35,15 @@ export type CinderAction =
   | { action: 'completeMigration'; newVolumeId: string; error: boolean }
   | { action: 'forceDelete' }
   | { action: 'setBootable'; bootable: boolean }
-  | { action: 'uploadToImage'; imageName: string; force?: boolean; diskFormat?: string; containerFormat?: string; visibility?: string; protected?: boolean }
+  | {
+      action: 'uploadToImage';
+      imageName: string;
+      force?: boolean;
+      diskFormat?: string;
+      containerFormat?: string;
+      visibility?: string;
+      protected?: boolean;
+    }
   | { action: 'reserve' }
   | { action: 'unreserve' }
   | { action: 'beginDetaching' }

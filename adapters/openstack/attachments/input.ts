@@ -11,7 +11,8 @@ const TAG = 'target.server.tag';
 
 /** Nova's device tag rule: 1-60 characters without `/` or `,` (the compute API's `tag` schema). */
 function checkTag(tag: string): void {
-  if (tag.length === 0 || tag.length > 60 || /[/,]/.test(tag)) throw BadUserInputError.atField(TAG, (name) => `${name(TAG)} must be 1-60 characters without "/" or ","`);
+  if (tag.length === 0 || tag.length > 60 || /[/,]/.test(tag))
+    throw BadUserInputError.atField(TAG, (name) => `${name(TAG)} must be 1-60 characters without "/" or ","`);
   safeText(tag, inputField(TAG), 60);
 }
 

@@ -16,34 +16,63 @@ import { checkedUuid } from '../ids';
 import * as nova from '../nova/requests';
 import { toStartedAttachment } from '../nova/results';
 
-export async function attachVolume(ctx: OpenStackContext, ref: VolumeRef, t: AttachTarget, o: CallOptions): Promise<Accepted<Attachment | null>> {
+export async function attachVolume(
+  ctx: OpenStackContext,
+  ref: VolumeRef,
+  t: AttachTarget,
+  o: CallOptions,
+): Promise<Accepted<Attachment | null>> {
   const volumeId = checkedUuid(ref.nativeId, inputField('volumeId'));
   if (t.kind === 'server') {
     const target = { ...t, serverId: checkedUuid(t.serverId, inputField('target.server.serverId')) };
     const { data, requestId } = await nova.attachServerVolume(ctx.client, volumeId, target, o);
     // ≤ 2.100 Nova answers with the attachment it started; ≥ 2.101 with nothing.
-    const started = data?.volumeAttachment ? toStartedAttachment(ctx.backend, ref.namespace, data.volumeAttachment) : null;
+    const started = data?.volumeAttachment
+      ? toStartedAttachment(ctx.backend, ref.namespace, data.volumeAttachment)
+      : null;
     return { result: started, pending: pending(ctx, rules.serverAttach(volumeId, target.serverId, requestId)) };
   }
   // Host attach: create with the connector (volume `attaching`), then complete (`in-use`).
-  const { data } = await cinder.createAttachment(ctx.client, { volumeId, connector: t.connector, readOnly: t.readOnly }, o);
+  const { data } = await cinder.createAttachment(
+    ctx.client,
+    { volumeId, connector: t.connector, readOnly: t.readOnly },
+    o,
+  );
   const attachmentId = data!.attachment.id;
   await cinder.completeAttachment(ctx.client, attachmentId, o);
-  return { result: await readHostAttachment(ctx, ref.namespace, attachmentId, o), pending: pending(ctx, rules.hostAttach(volumeId, attachmentId)) };
+  return {
+    result: await readHostAttachment(ctx, ref.namespace, attachmentId, o),
+    pending: pending(ctx, rules.hostAttach(volumeId, attachmentId)),
+  };
 }
 
-export async function detachVolume(ctx: OpenStackContext, ref: VolumeRef, t: DetachTarget, o: CallOptions): Promise<Accepted<void>> {
+export async function detachVolume(
+  ctx: OpenStackContext,
+  ref: VolumeRef,
+  t: DetachTarget,
+  o: CallOptions,
+): Promise<Accepted<void>> {
   const volumeId = checkedUuid(ref.nativeId, inputField('volumeId'));
   switch (t.kind) {
     case 'node':
-      throw BadUserInputError.atField('target.node', () => 'a node is a Nomad consumer; detach from a server or a host attachment');
+      throw BadUserInputError.atField(
+        'target.node',
+        () => 'a node is a Nomad consumer; detach from a server or a host attachment',
+      );
     case 'server': {
       const serverId = checkedUuid(t.serverId, inputField('target.server.serverId'));
       const { requestId } = await nova.detachServerVolume(ctx.client, serverId, volumeId, o);
       return { result: undefined, pending: pending(ctx, rules.serverDetach(volumeId, serverId, requestId)) };
     }
     case 'hostAttachment': {
-      const attachmentId = await hostAttachmentId(ctx, volumeId, t.attachmentId, 'detach', inputField('target.host.hostAttachmentId'), o);
+      const attachmentId = await hostAttachmentId(
+        ctx,
+        volumeId,
+        t.attachmentId,
+        'detach',
+        inputField('target.host.hostAttachmentId'),
+        o,
+      );
       await cinder.deleteAttachment(ctx.client, attachmentId, o);
       return { result: undefined, pending: pending(ctx, rules.hostDetach(volumeId, attachmentId)) };
     }

@@ -17,7 +17,11 @@ import * as nova from '../nova/requests';
 import { attachedVolumeIds, toServerAttachment, type NovaVolumeAttachment } from '../nova/results';
 
 /** A server's volume attachments as Nova lists them; null when the server is gone (404), and its attachments with it. */
-export async function listServerAttachments(ctx: OpenStackContext, serverId: string, o: CallOptions): Promise<NovaVolumeAttachment[] | null> {
+export async function listServerAttachments(
+  ctx: OpenStackContext,
+  serverId: string,
+  o: CallOptions,
+): Promise<NovaVolumeAttachment[] | null> {
   const r = await orNull(nova.listServerVolumeAttachments(ctx.client, serverId, o));
   return r ? (r.data?.volumeAttachments ?? []) : null;
 }
@@ -30,16 +34,27 @@ export async function serverAttachments(
 ): Promise<Map<string, Attachment[]>> {
   const { projectId } = await ctx.client.session(o);
   const asked = [...new Set(serverIds)];
-  const lists = await mapWithConcurrency(asked, SHOW_CONCURRENCY, async (id) => (UUID.test(id) ? ((await listServerAttachments(ctx, id.toLowerCase(), o)) ?? []) : []));
+  const lists = await mapWithConcurrency(asked, SHOW_CONCURRENCY, async (id) =>
+    UUID.test(id) ? ((await listServerAttachments(ctx, id.toLowerCase(), o)) ?? []) : [],
+  );
   const volumeIds = [...new Set(attachedVolumeIds(lists.flat()))];
-  const read = await readVolumes(volumeIds.map((nativeId) => ({ backend: ctx.backend, namespace: projectId, nativeId })));
+  const read = await readVolumes(
+    volumeIds.map((nativeId) => ({ backend: ctx.backend, namespace: projectId, nativeId })),
+  );
   const volumes = new Map<string, Volume | null>();
   read.forEach((v, i) => {
     if (v instanceof Error) throw v;
     volumes.set(volumeIds[i]!, v);
   });
   const out = new Map<string, Attachment[]>();
-  asked.forEach((id, i) => out.set(id, lists[i]!.map((a) => toServerAttachment(ctx.backend, projectId, a, volumes.get(a.volumeId.toLowerCase()) ?? null))));
+  asked.forEach((id, i) =>
+    out.set(
+      id,
+      lists[i]!.map((a) =>
+        toServerAttachment(ctx.backend, projectId, a, volumes.get(a.volumeId.toLowerCase()) ?? null),
+      ),
+    ),
+  );
   for (const id of serverIds) if (!out.has(id)) out.set(id, []);
   return out;
 }
@@ -53,10 +68,21 @@ export async function updateServerAttachment(
 ): Promise<Accepted<void>> {
   const sid = checkedUuid(serverId, inputField('serverId'));
   const vid = checkedUuid(volumeId, inputField('volumeId'));
-  const newVolumeId = change.newVolumeId === undefined ? undefined : checkedUuid(change.newVolumeId, inputField('newVolumeId'));
+  const newVolumeId =
+    change.newVolumeId === undefined ? undefined : checkedUuid(change.newVolumeId, inputField('newVolumeId'));
   const swap = newVolumeId !== undefined && newVolumeId !== vid;
-  if (!swap && change.deleteOnTermination === undefined) throw BadUserInputError.atField('', () => 'nothing to change: give newVolumeId (swap) or deleteOnTermination');
-  const { requestId } = await nova.updateServerVolumeAttachment(ctx.client, sid, vid, { newVolumeId: swap ? newVolumeId : undefined, deleteOnTermination: change.deleteOnTermination }, o);
+  if (!swap && change.deleteOnTermination === undefined)
+    throw BadUserInputError.atField('', () => 'nothing to change: give newVolumeId (swap) or deleteOnTermination');
+  const { requestId } = await nova.updateServerVolumeAttachment(
+    ctx.client,
+    sid,
+    vid,
+    { newVolumeId: swap ? newVolumeId : undefined, deleteOnTermination: change.deleteOnTermination },
+    o,
+  );
   // Only a swap runs on: deleteOnTermination is set when Nova answers.
-  return { result: undefined, pending: swap ? pending(ctx, rules.serverAttachmentUpdate(sid, vid, newVolumeId, requestId)) : null };
+  return {
+    result: undefined,
+    pending: swap ? pending(ctx, rules.serverAttachmentUpdate(sid, vid, newVolumeId, requestId)) : null,
+  };
 }

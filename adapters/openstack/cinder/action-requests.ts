@@ -15,35 +15,48 @@ import { CINDER_STATUS_WORDS, MIGRATION_STATUS_WORDS } from './results';
 export type ActionOf<N extends CinderAction['action']> = Extract<CinderAction, { action: N }>;
 
 /** Attach statuses a reset may set, in Cinder's words. */
-export const ATTACH_STATUS_WORDS: Readonly<Record<CinderVolumeAttachStatus, string>> = { ATTACHED: 'attached', DETACHED: 'detached' };
+export const ATTACH_STATUS_WORDS: Readonly<Record<CinderVolumeAttachStatus, string>> = {
+  ATTACHED: 'attached',
+  DETACHED: 'detached',
+};
 
 export function resetStatusBody(a: ActionOf<'resetStatus'>): Record<string, string> {
   const body: Record<string, string> = {};
   if (a.status !== undefined) {
-    if (a.status === 'OTHER') throw BadUserInputError.atField('status', () => 'OTHER names no Cinder status: give the status to set');
+    if (a.status === 'OTHER')
+      throw BadUserInputError.atField('status', () => 'OTHER names no Cinder status: give the status to set');
     body.status = CINDER_STATUS_WORDS[a.status];
   }
   if (a.attachStatus !== undefined) body.attach_status = ATTACH_STATUS_WORDS[a.attachStatus];
-  if (a.migrationStatus !== undefined) body.migration_status = MIGRATION_STATUS_WORDS[a.migrationStatus satisfies CinderVolumeMigrationStatus];
-  if (Object.keys(body).length === 0) throw BadUserInputError.atField('', () => 'nothing to reset: give status, attachStatus or migrationStatus');
+  if (a.migrationStatus !== undefined)
+    body.migration_status = MIGRATION_STATUS_WORDS[a.migrationStatus satisfies CinderVolumeMigrationStatus];
+  if (Object.keys(body).length === 0)
+    throw BadUserInputError.atField('', () => 'nothing to reset: give status, attachStatus or migrationStatus');
   return body;
 }
 
 export const completeExtendBody = (a: ActionOf<'completeExtend'>): unknown => ({ error: a.error });
 
-export const revertBody = (a: ActionOf<'revertToSnapshot'>): unknown => ({ snapshot_id: checkedUuid(a.snapshotId, inputField('snapshotId')) });
+export const revertBody = (a: ActionOf<'revertToSnapshot'>): unknown => ({
+  snapshot_id: checkedUuid(a.snapshotId, inputField('snapshotId')),
+});
 
 export const setImageMetadataBody = (a: ActionOf<'setImageMetadata'>): unknown => ({ metadata: stringMap(a.metadata) });
 
 export const unsetImageMetadataBody = (a: ActionOf<'unsetImageMetadata'>): unknown => ({ key: a.key });
 
 export function legacyAttachBody(a: ActionOf<'legacyAttach'>): unknown {
-  if (Boolean(a.serverId) === Boolean(a.hostName)) throw BadUserInputError.atField('', () => 'a legacy attach needs exactly one of serverId and hostName');
-  const to = a.serverId ? { instance_uuid: checkedUuid(a.serverId, inputField('serverId')) } : { host_name: a.hostName };
+  if (Boolean(a.serverId) === Boolean(a.hostName))
+    throw BadUserInputError.atField('', () => 'a legacy attach needs exactly one of serverId and hostName');
+  const to = a.serverId
+    ? { instance_uuid: checkedUuid(a.serverId, inputField('serverId')) }
+    : { host_name: a.hostName };
   return { ...to, mountpoint: a.mountpoint, mode: a.readOnly ? 'ro' : 'rw' };
 }
 
-export const legacyDetachBody = (a: ActionOf<'legacyDetach'>): unknown => ({ attachment_id: a.attachmentId ? checkedUuid(a.attachmentId, inputField('attachmentId')) : null });
+export const legacyDetachBody = (a: ActionOf<'legacyDetach'>): unknown => ({
+  attachment_id: a.attachmentId ? checkedUuid(a.attachmentId, inputField('attachmentId')) : null,
+});
 
 /** For actions whose body is an empty object. */
 export const emptyBody = (): unknown => ({});
@@ -55,10 +68,14 @@ export function forceDetachBody(a: ActionOf<'forceDetach'>): unknown {
   return body;
 }
 
-export const retypeBody = (a: ActionOf<'retype'>): unknown => ({ new_type: a.newType, migration_policy: a.onDemandMigration ? 'on-demand' : 'never' });
+export const retypeBody = (a: ActionOf<'retype'>): unknown => ({
+  new_type: a.newType,
+  migration_policy: a.onDemandMigration ? 'on-demand' : 'never',
+});
 
 export function migrateBody(a: ActionOf<'migrate'>): unknown {
-  if (!a.host && !a.cluster) throw BadUserInputError.atField('host', (name) => `migrating needs ${name('host')} or ${name('cluster')}`);
+  if (!a.host && !a.cluster)
+    throw BadUserInputError.atField('host', (name) => `migrating needs ${name('host')} or ${name('cluster')}`);
   const body: Record<string, unknown> = {};
   if (a.host) body.host = a.host;
   if (a.cluster) body.cluster = a.cluster;
@@ -67,7 +84,10 @@ export function migrateBody(a: ActionOf<'migrate'>): unknown {
   return body;
 }
 
-export const completeMigrationBody = (a: ActionOf<'completeMigration'>): unknown => ({ new_volume: checkedUuid(a.newVolumeId, inputField('newVolumeId')), error: a.error });
+export const completeMigrationBody = (a: ActionOf<'completeMigration'>): unknown => ({
+  new_volume: checkedUuid(a.newVolumeId, inputField('newVolumeId')),
+  error: a.error,
+});
 
 export const setBootableBody = (a: ActionOf<'setBootable'>): unknown => ({ bootable: a.bootable });
 
@@ -81,10 +101,17 @@ export function uploadToImageBody(a: ActionOf<'uploadToImage'>): unknown {
   return body;
 }
 
-export const terminateConnectionBody = (a: ActionOf<'terminateConnection'>): unknown => ({ connector: a.connector ? connectorBody(a.connector) : null });
+export const terminateConnectionBody = (a: ActionOf<'terminateConnection'>): unknown => ({
+  connector: a.connector ? connectorBody(a.connector) : null,
+});
 
-export const initializeConnectionBody = (a: ActionOf<'initializeConnection'>): unknown => ({ connector: connectorBody(a.connector) });
+export const initializeConnectionBody = (a: ActionOf<'initializeConnection'>): unknown => ({
+  connector: connectorBody(a.connector),
+});
 
 export const setReadonlyBody = (a: ActionOf<'setReadonly'>): unknown => ({ readonly: a.readonly });
 
-export const reimageBody = (a: ActionOf<'reimage'>): unknown => ({ image_id: checkedUuid(a.imageId, inputField('imageId')), reimage_reserved: a.reimageReserved });
+export const reimageBody = (a: ActionOf<'reimage'>): unknown => ({
+  image_id: checkedUuid(a.imageId, inputField('imageId')),
+  reimage_reserved: a.reimageReserved,
+});

@@ -37,8 +37,17 @@ const always = (version: string, feature: string) => (): Needs => ({ version, fe
 export const CINDER_ACTIONS: { readonly [N in CinderActionName]: ActionEntry<N> } = {
   resetStatus: { wire: 'os-reset_status', body: b.resetStatusBody },
   // Cinder before 3.71 has no such action (400 "There is no such action"): refuse first.
-  completeExtend: { wire: 'os-extend_volume_completion', body: b.completeExtendBody, needs: always(FEATURES.volume.extendCompletion, 'completing a volume extend') },
-  revertToSnapshot: { wire: 'revert', body: b.revertBody, needs: always(FEATURES.volume.revert, 'reverting to a snapshot'), rule: { name: 'volumeSettles', leaves: 'REVERTING' } },
+  completeExtend: {
+    wire: 'os-extend_volume_completion',
+    body: b.completeExtendBody,
+    needs: always(FEATURES.volume.extendCompletion, 'completing a volume extend'),
+  },
+  revertToSnapshot: {
+    wire: 'revert',
+    body: b.revertBody,
+    needs: always(FEATURES.volume.revert, 'reverting to a snapshot'),
+    rule: { name: 'volumeSettles', leaves: 'REVERTING' },
+  },
   setImageMetadata: { wire: 'os-set_image_metadata', body: b.setImageMetadataBody, result: toImageMetadata },
   unsetImageMetadata: { wire: 'os-unset_image_metadata', body: b.unsetImageMetadataBody },
   legacyAttach: { wire: 'os-attach', body: b.legacyAttachBody },
@@ -49,21 +58,36 @@ export const CINDER_ACTIONS: { readonly [N in CinderActionName]: ActionEntry<N> 
   migrate: {
     wire: 'os-migrate_volume',
     body: b.migrateBody,
-    needs: (a) => (a.cluster ? { version: FEATURES.volume.migrateToCluster, feature: 'migrating to a cluster' } : undefined),
+    needs: (a) =>
+      a.cluster ? { version: FEATURES.volume.migrateToCluster, feature: 'migrating to a cluster' } : undefined,
     rule: { name: 'volumeMigrate' },
   },
   completeMigration: { wire: 'os-migrate_volume_completion', body: b.completeMigrationBody, result: toSavedVolume },
   forceDelete: { wire: 'os-force_delete', body: b.emptyBody, rule: { name: 'volumeGone' } },
   setBootable: { wire: 'os-set_bootable', body: b.setBootableBody },
-  uploadToImage: { wire: 'os-volume_upload_image', body: b.uploadToImageBody, rule: { name: 'volumeSettles', leaves: 'UPLOADING' }, result: toUploadedImage },
+  uploadToImage: {
+    wire: 'os-volume_upload_image',
+    body: b.uploadToImageBody,
+    rule: { name: 'volumeSettles', leaves: 'UPLOADING' },
+    result: toUploadedImage,
+  },
   reserve: { wire: 'os-reserve', body: b.emptyBody },
   unreserve: { wire: 'os-unreserve', body: b.emptyBody },
   beginDetaching: { wire: 'os-begin_detaching', body: b.emptyBody },
   rollDetaching: { wire: 'os-roll_detaching', body: b.emptyBody },
   terminateConnection: { wire: 'os-terminate_connection', body: b.terminateConnectionBody },
-  initializeConnection: { wire: 'os-initialize_connection', body: b.initializeConnectionBody, result: toConnectionInfo },
+  initializeConnection: {
+    wire: 'os-initialize_connection',
+    body: b.initializeConnectionBody,
+    result: toConnectionInfo,
+  },
   setReadonly: { wire: 'os-update_readonly_flag', body: b.setReadonlyBody },
-  reimage: { wire: 'os-reimage', body: b.reimageBody, needs: always(FEATURES.volume.reimage, 'reimaging'), rule: { name: 'volumeSettles', leaves: 'DOWNLOADING' } },
+  reimage: {
+    wire: 'os-reimage',
+    body: b.reimageBody,
+    needs: always(FEATURES.volume.reimage, 'reimaging'),
+    rule: { name: 'volumeSettles', leaves: 'DOWNLOADING' },
+  },
 };
 
 /** The entry of an action, typed by its name. */

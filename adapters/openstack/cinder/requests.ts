@@ -16,7 +16,8 @@ import type { CinderAttachment, CinderMessage, CinderSnapshot, CinderVolume, Lin
 import * as u from './urls';
 
 type Call = Omit<OpenStackCall, 'service'>;
-const cinder = <T>(c: OpenStackClient, call: Call, o: CallOptions): Promise<OpenStackResult<T>> => c.call<T>({ service: 'volume', ...call }, o);
+const cinder = <T>(c: OpenStackClient, call: Call, o: CallOptions): Promise<OpenStackResult<T>> =>
+  c.call<T>({ service: 'volume', ...call }, o);
 const short = (id: string): string => id.slice(0, 8);
 
 /** A page request: Cinder pages by `limit` and `marker` (the last id seen). */
@@ -40,14 +41,37 @@ function listQuery(q: ListQuery): URLSearchParams {
 // ---- volumes --------------------------------------------------------------------------------
 
 /** Filters of a volume listing, in the gateway's words. */
-export const volumeFilters = (f: { name?: string }): Record<string, string> | undefined => (f.name === undefined ? undefined : { name: f.name });
+export const volumeFilters = (f: { name?: string }): Record<string, string> | undefined =>
+  f.name === undefined ? undefined : { name: f.name };
 
-export function listVolumesDetail(c: OpenStackClient, q: ListQuery, o: CallOptions): Promise<OpenStackResult<{ volumes: CinderVolume[]; volumes_links?: Links[] }>> {
-  return cinder(c, { method: 'GET', path: u.volumesDetailURL(), endpoint: 'GET /volumes/detail', query: listQuery(q), action: 'listing volumes' }, o);
+export function listVolumesDetail(
+  c: OpenStackClient,
+  q: ListQuery,
+  o: CallOptions,
+): Promise<OpenStackResult<{ volumes: CinderVolume[]; volumes_links?: Links[] }>> {
+  return cinder(
+    c,
+    {
+      method: 'GET',
+      path: u.volumesDetailURL(),
+      endpoint: 'GET /volumes/detail',
+      query: listQuery(q),
+      action: 'listing volumes',
+    },
+    o,
+  );
 }
 
-export function showVolume(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<{ volume: CinderVolume }>> {
-  return cinder(c, { method: 'GET', path: u.volumeURL(id), endpoint: 'GET /volumes/:id', action: `reading volume ${id}` }, o);
+export function showVolume(
+  c: OpenStackClient,
+  id: string,
+  o: CallOptions,
+): Promise<OpenStackResult<{ volume: CinderVolume }>> {
+  return cinder(
+    c,
+    { method: 'GET', path: u.volumeURL(id), endpoint: 'GET /volumes/:id', action: `reading volume ${id}` },
+    o,
+  );
 }
 
 /** A volume to create, in the gateway's words (ids already checked). */
@@ -75,8 +99,22 @@ export function createVolumeBody(v: CreateVolumeInput): Record<string, unknown> 
   return { volume: body };
 }
 
-export function createVolume(c: OpenStackClient, v: CreateVolumeInput, o: CallOptions): Promise<OpenStackResult<{ volume: CinderVolume }>> {
-  return cinder(c, { method: 'POST', path: u.volumesURL(), endpoint: 'POST /volumes', body: createVolumeBody(v), action: `creating volume "${v.name}"` }, o);
+export function createVolume(
+  c: OpenStackClient,
+  v: CreateVolumeInput,
+  o: CallOptions,
+): Promise<OpenStackResult<{ volume: CinderVolume }>> {
+  return cinder(
+    c,
+    {
+      method: 'POST',
+      path: u.volumesURL(),
+      endpoint: 'POST /volumes',
+      body: createVolumeBody(v),
+      action: `creating volume "${v.name}"`,
+    },
+    o,
+  );
 }
 
 export function updateVolumeBody(patch: VolumePatch): Record<string, unknown> {
@@ -84,49 +122,134 @@ export function updateVolumeBody(patch: VolumePatch): Record<string, unknown> {
   if (patch.name !== undefined) body.name = patch.name;
   if (patch.description !== undefined) body.description = patch.description;
   if (patch.metadata !== undefined) body.metadata = stringMap(patch.metadata);
-  if (Object.keys(body).length === 0) throw BadUserInputError.atField('', () => 'nothing to change: give name, description or metadata');
+  if (Object.keys(body).length === 0)
+    throw BadUserInputError.atField('', () => 'nothing to change: give name, description or metadata');
   return { volume: body };
 }
 
-export function updateVolume(c: OpenStackClient, id: string, patch: VolumePatch, o: CallOptions): Promise<OpenStackResult<{ volume: CinderVolume }>> {
-  return cinder(c, { method: 'PUT', path: u.volumeURL(id), endpoint: 'PUT /volumes/:id', body: updateVolumeBody(patch), action: `updating volume ${id}` }, o);
+export function updateVolume(
+  c: OpenStackClient,
+  id: string,
+  patch: VolumePatch,
+  o: CallOptions,
+): Promise<OpenStackResult<{ volume: CinderVolume }>> {
+  return cinder(
+    c,
+    {
+      method: 'PUT',
+      path: u.volumeURL(id),
+      endpoint: 'PUT /volumes/:id',
+      body: updateVolumeBody(patch),
+      action: `updating volume ${id}`,
+    },
+    o,
+  );
 }
 
-export function deleteVolume(c: OpenStackClient, id: string, opts: { cascade?: boolean; force?: boolean }, o: CallOptions): Promise<OpenStackResult<void>> {
+export function deleteVolume(
+  c: OpenStackClient,
+  id: string,
+  opts: { cascade?: boolean; force?: boolean },
+  o: CallOptions,
+): Promise<OpenStackResult<void>> {
   const query = new URLSearchParams();
   if (opts.cascade) query.set('cascade', 'true');
   if (opts.force) query.set('force', 'true');
   const need = opts.force ? { needs: FEATURES.volume.deleteForce, feature: 'a forced delete' } : {};
-  return cinder(c, { method: 'DELETE', path: u.volumeURL(id), endpoint: 'DELETE /volumes/:id', query, action: `deleting volume ${id}`, ...need }, o);
+  return cinder(
+    c,
+    {
+      method: 'DELETE',
+      path: u.volumeURL(id),
+      endpoint: 'DELETE /volumes/:id',
+      query,
+      action: `deleting volume ${id}`,
+      ...need,
+    },
+    o,
+  );
 }
 
 /** `POST /volumes/{id}/action` with exactly one action key (`action-requests.ts` builds bodies). */
-export function volumeAction<T = unknown>(c: OpenStackClient, id: string, wire: string, body: unknown, o: CallOptions, need?: { version: string; feature: string }): Promise<OpenStackResult<T>> {
-  const call: Call = { method: 'POST', path: u.volumeActionURL(id), endpoint: `POST /volumes/:id/action ${wire}`, body: { [wire]: body }, action: `${wire} on volume ${short(id)}` };
+export function volumeAction<T = unknown>(
+  c: OpenStackClient,
+  id: string,
+  wire: string,
+  body: unknown,
+  o: CallOptions,
+  need?: { version: string; feature: string },
+): Promise<OpenStackResult<T>> {
+  const call: Call = {
+    method: 'POST',
+    path: u.volumeActionURL(id),
+    endpoint: `POST /volumes/:id/action ${wire}`,
+    body: { [wire]: body },
+    action: `${wire} on volume ${short(id)}`,
+  };
   return cinder<T>(c, need ? { ...call, needs: need.version, feature: need.feature } : call, o);
 }
 
 /** Grows a volume (`os-extend`); an in-use volume needs 3.42. */
-export function extendVolume(c: OpenStackClient, id: string, newSizeGiB: number, inUse: boolean, o: CallOptions): Promise<OpenStackResult<void>> {
-  return volumeAction<void>(c, id, 'os-extend', { new_size: newSizeGiB }, o, inUse ? { version: FEATURES.volume.extendInUse, feature: 'extending an attached (in-use) volume' } : undefined);
+export function extendVolume(
+  c: OpenStackClient,
+  id: string,
+  newSizeGiB: number,
+  inUse: boolean,
+  o: CallOptions,
+): Promise<OpenStackResult<void>> {
+  return volumeAction<void>(
+    c,
+    id,
+    'os-extend',
+    { new_size: newSizeGiB },
+    o,
+    inUse ? { version: FEATURES.volume.extendInUse, feature: 'extending an attached (in-use) volume' } : undefined,
+  );
 }
 
 /** The Glance metadata Cinder holds for a volume (`os-show_image_metadata`). */
-export function showImageMetadata(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<{ metadata: Record<string, string> }>> {
+export function showImageMetadata(
+  c: OpenStackClient,
+  id: string,
+  o: CallOptions,
+): Promise<OpenStackResult<{ metadata: Record<string, string> }>> {
   return volumeAction(c, id, 'os-show_image_metadata', {}, o);
 }
 
 // ---- snapshots ------------------------------------------------------------------------------
 
 /** Filters of a snapshot listing, in the gateway's words. */
-export const snapshotFilters = (f: { volumeId?: string }): Record<string, string> | undefined => (f.volumeId === undefined ? undefined : { volume_id: f.volumeId });
+export const snapshotFilters = (f: { volumeId?: string }): Record<string, string> | undefined =>
+  f.volumeId === undefined ? undefined : { volume_id: f.volumeId };
 
-export function listSnapshotsDetail(c: OpenStackClient, q: ListQuery, o: CallOptions): Promise<OpenStackResult<{ snapshots: CinderSnapshot[]; snapshots_links?: Links[] }>> {
-  return cinder(c, { method: 'GET', path: u.snapshotsDetailURL(), endpoint: 'GET /snapshots/detail', query: listQuery(q), action: 'listing snapshots' }, o);
+export function listSnapshotsDetail(
+  c: OpenStackClient,
+  q: ListQuery,
+  o: CallOptions,
+): Promise<OpenStackResult<{ snapshots: CinderSnapshot[]; snapshots_links?: Links[] }>> {
+  return cinder(
+    c,
+    {
+      method: 'GET',
+      path: u.snapshotsDetailURL(),
+      endpoint: 'GET /snapshots/detail',
+      query: listQuery(q),
+      action: 'listing snapshots',
+    },
+    o,
+  );
 }
 
-export function showSnapshot(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<{ snapshot: CinderSnapshot }>> {
-  return cinder(c, { method: 'GET', path: u.snapshotURL(id), endpoint: 'GET /snapshots/:id', action: `reading snapshot ${id}` }, o);
+export function showSnapshot(
+  c: OpenStackClient,
+  id: string,
+  o: CallOptions,
+): Promise<OpenStackResult<{ snapshot: CinderSnapshot }>> {
+  return cinder(
+    c,
+    { method: 'GET', path: u.snapshotURL(id), endpoint: 'GET /snapshots/:id', action: `reading snapshot ${id}` },
+    o,
+  );
 }
 
 /** A snapshot to take, in the gateway's words. */
@@ -145,12 +268,30 @@ export function createSnapshotBody(s: CreateSnapshotInput): Record<string, unkno
   return { snapshot: body };
 }
 
-export function createSnapshot(c: OpenStackClient, s: CreateSnapshotInput, o: CallOptions): Promise<OpenStackResult<{ snapshot: CinderSnapshot }>> {
-  return cinder(c, { method: 'POST', path: u.snapshotsURL(), endpoint: 'POST /snapshots', body: createSnapshotBody(s), action: `snapshotting volume ${s.volumeId}` }, o);
+export function createSnapshot(
+  c: OpenStackClient,
+  s: CreateSnapshotInput,
+  o: CallOptions,
+): Promise<OpenStackResult<{ snapshot: CinderSnapshot }>> {
+  return cinder(
+    c,
+    {
+      method: 'POST',
+      path: u.snapshotsURL(),
+      endpoint: 'POST /snapshots',
+      body: createSnapshotBody(s),
+      action: `snapshotting volume ${s.volumeId}`,
+    },
+    o,
+  );
 }
 
 export function deleteSnapshot(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<void>> {
-  return cinder(c, { method: 'DELETE', path: u.snapshotURL(id), endpoint: 'DELETE /snapshots/:id', action: `deleting snapshot ${id}` }, o);
+  return cinder(
+    c,
+    { method: 'DELETE', path: u.snapshotURL(id), endpoint: 'DELETE /snapshots/:id', action: `deleting snapshot ${id}` },
+    o,
+  );
 }
 
 // ---- attachments API (≥ 3.27) ---------------------------------------------------------------
@@ -194,43 +335,139 @@ export function createAttachmentBody(a: CreateAttachmentInput): Record<string, u
   return { attachment: body };
 }
 
-export function createAttachment(c: OpenStackClient, a: CreateAttachmentInput, o: CallOptions): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
+export function createAttachment(
+  c: OpenStackClient,
+  a: CreateAttachmentInput,
+  o: CallOptions,
+): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
   const need = a.readOnly ? { needs: FEATURES.volume.attachmentMode, feature: 'a read-only attachment' } : ATTACHMENTS;
-  return cinder(c, { method: 'POST', path: u.attachmentsURL(), endpoint: 'POST /attachments', body: createAttachmentBody(a), action: `attaching volume ${a.volumeId}`, ...need }, o);
+  return cinder(
+    c,
+    {
+      method: 'POST',
+      path: u.attachmentsURL(),
+      endpoint: 'POST /attachments',
+      body: createAttachmentBody(a),
+      action: `attaching volume ${a.volumeId}`,
+      ...need,
+    },
+    o,
+  );
 }
 
-export function updateAttachment(c: OpenStackClient, id: string, connector: HostConnector, o: CallOptions): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
+export function updateAttachment(
+  c: OpenStackClient,
+  id: string,
+  connector: HostConnector,
+  o: CallOptions,
+): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
   const body = { attachment: { connector: connectorBody(connector) } };
-  return cinder(c, { method: 'PUT', path: u.attachmentURL(id), endpoint: 'PUT /attachments/:id', body, action: `updating attachment ${id}`, ...ATTACHMENTS }, o);
+  return cinder(
+    c,
+    {
+      method: 'PUT',
+      path: u.attachmentURL(id),
+      endpoint: 'PUT /attachments/:id',
+      body,
+      action: `updating attachment ${id}`,
+      ...ATTACHMENTS,
+    },
+    o,
+  );
 }
 
 export function completeAttachment(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<void>> {
-  const call: Call = { method: 'POST', path: u.attachmentActionURL(id), endpoint: 'POST /attachments/:id/action os-complete', body: { 'os-complete': {} }, action: `completing attachment ${id}` };
+  const call: Call = {
+    method: 'POST',
+    path: u.attachmentActionURL(id),
+    endpoint: 'POST /attachments/:id/action os-complete',
+    body: { 'os-complete': {} },
+    action: `completing attachment ${id}`,
+  };
   return cinder(c, { ...call, needs: FEATURES.volume.attachmentComplete, feature: 'completing an attachment' }, o);
 }
 
-export function deleteAttachment(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
-  return cinder(c, { method: 'DELETE', path: u.attachmentURL(id), endpoint: 'DELETE /attachments/:id', action: `deleting attachment ${id}`, ...ATTACHMENTS }, o);
+export function deleteAttachment(
+  c: OpenStackClient,
+  id: string,
+  o: CallOptions,
+): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
+  return cinder(
+    c,
+    {
+      method: 'DELETE',
+      path: u.attachmentURL(id),
+      endpoint: 'DELETE /attachments/:id',
+      action: `deleting attachment ${id}`,
+      ...ATTACHMENTS,
+    },
+    o,
+  );
 }
 
-export function showAttachment(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
-  return cinder(c, { method: 'GET', path: u.attachmentURL(id), endpoint: 'GET /attachments/:id', action: `reading attachment ${id}`, ...ATTACHMENTS }, o);
+export function showAttachment(
+  c: OpenStackClient,
+  id: string,
+  o: CallOptions,
+): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
+  return cinder(
+    c,
+    {
+      method: 'GET',
+      path: u.attachmentURL(id),
+      endpoint: 'GET /attachments/:id',
+      action: `reading attachment ${id}`,
+      ...ATTACHMENTS,
+    },
+    o,
+  );
 }
 
 /** Filters of an attachment listing, in the gateway's words. */
-export const attachmentFilters = (f: { volumeId?: string }): Record<string, string> | undefined => (f.volumeId === undefined ? undefined : { volume_id: f.volumeId });
+export const attachmentFilters = (f: { volumeId?: string }): Record<string, string> | undefined =>
+  f.volumeId === undefined ? undefined : { volume_id: f.volumeId };
 
 /**
  * Attachments as summaries (`id`, `status`, `instance`, `volume_id`): enough to tell a host's from
  * Nova's, without the secret-bearing `connection_info` that the detail list carries.
  */
-export function listAttachments(c: OpenStackClient, q: ListQuery, o: CallOptions): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
-  return cinder(c, { method: 'GET', path: u.attachmentsURL(), endpoint: 'GET /attachments', query: listQuery(q), action: 'listing attachments', ...ATTACHMENTS }, o);
+export function listAttachments(
+  c: OpenStackClient,
+  q: ListQuery,
+  o: CallOptions,
+): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
+  return cinder(
+    c,
+    {
+      method: 'GET',
+      path: u.attachmentsURL(),
+      endpoint: 'GET /attachments',
+      query: listQuery(q),
+      action: 'listing attachments',
+      ...ATTACHMENTS,
+    },
+    o,
+  );
 }
 
 /** The attachments list has no links: the caller pages with limit/marker and stops on a short page. */
-export function listAttachmentsDetail(c: OpenStackClient, q: ListQuery, o: CallOptions): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
-  return cinder(c, { method: 'GET', path: u.attachmentsDetailURL(), endpoint: 'GET /attachments/detail', query: listQuery(q), action: 'listing attachments', ...ATTACHMENTS }, o);
+export function listAttachmentsDetail(
+  c: OpenStackClient,
+  q: ListQuery,
+  o: CallOptions,
+): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
+  return cinder(
+    c,
+    {
+      method: 'GET',
+      path: u.attachmentsDetailURL(),
+      endpoint: 'GET /attachments/detail',
+      query: listQuery(q),
+      action: 'listing attachments',
+      ...ATTACHMENTS,
+    },
+    o,
+  );
 }
 
 // ---- user messages (≥ 3.3) ------------------------------------------------------------------
@@ -239,10 +476,26 @@ export function listAttachmentsDetail(c: OpenStackClient, q: ListQuery, o: CallO
  * User messages, newest first: those Cinder wrote while serving one of its requests (`requestId`,
  * exact for changes Cinder runs itself), or about one resource.
  */
-export function listMessages(c: OpenStackClient, about: { requestId: string } | { resourceId: string }, o: CallOptions): Promise<OpenStackResult<{ messages: CinderMessage[] }>> {
+export function listMessages(
+  c: OpenStackClient,
+  about: { requestId: string } | { resourceId: string },
+  o: CallOptions,
+): Promise<OpenStackResult<{ messages: CinderMessage[] }>> {
   const query = new URLSearchParams({ sort: 'created_at:desc', limit: '5' });
   if ('requestId' in about) query.set('request_id', about.requestId);
   else query.set('resource_uuid', about.resourceId);
   const what = 'requestId' in about ? `request ${about.requestId}` : about.resourceId;
-  return cinder(c, { method: 'GET', path: u.messagesURL(), endpoint: 'GET /messages', query, action: `reading messages of ${what}`, needs: FEATURES.volume.messages, feature: 'user messages' }, o);
+  return cinder(
+    c,
+    {
+      method: 'GET',
+      path: u.messagesURL(),
+      endpoint: 'GET /messages',
+      query,
+      action: `reading messages of ${what}`,
+      needs: FEATURES.volume.messages,
+      feature: 'user messages',
+    },
+    o,
+  );
 }

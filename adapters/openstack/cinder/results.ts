@@ -128,7 +128,8 @@ export const MIGRATION_STATUS_WORDS: Readonly<Record<CinderVolumeMigrationStatus
   STARTING: 'starting',
 };
 
-const reverse = <K extends string>(t: Readonly<Record<K, string>>): ReadonlyMap<string, K> => new Map(Object.entries(t).map(([k, w]) => [w as string, k as K]));
+const reverse = <K extends string>(t: Readonly<Record<K, string>>): ReadonlyMap<string, K> =>
+  new Map(Object.entries(t).map(([k, w]) => [w as string, k as K]));
 const CINDER_STATUS = reverse(CINDER_STATUS_WORDS);
 const MIGRATION_STATUS = reverse(MIGRATION_STATUS_WORDS);
 
@@ -260,7 +261,10 @@ export function toSnapshot(backend: string, projectId: string, s: CinderSnapshot
 }
 
 /** Who holds an attachments-API record: its Cinder id, and the Nova server it was made for (null for a host). */
-export const attachmentHolder = (a: CinderAttachment): { id: string; serverId: string | null } => ({ id: a.id.toLowerCase(), serverId: a.instance ? a.instance.toLowerCase() : null });
+export const attachmentHolder = (a: CinderAttachment): { id: string; serverId: string | null } => ({
+  id: a.id.toLowerCase(),
+  serverId: a.instance ? a.instance.toLowerCase() : null,
+});
 
 /** An attachments-API record → unified attachment (connection_info is dropped here, always). */
 export function toHostAttachment(backend: string, projectId: string, a: CinderAttachment): Attachment {
@@ -314,9 +318,18 @@ export interface SnapshotFacts {
   backendStatus: string;
 }
 
-const SNAPSHOT_PHASE: Readonly<Record<string, SnapshotPhase>> = { creating: 'CREATING', available: 'AVAILABLE', deleting: 'DELETING', error: 'ERROR', error_deleting: 'ERROR_DELETING' };
+const SNAPSHOT_PHASE: Readonly<Record<string, SnapshotPhase>> = {
+  creating: 'CREATING',
+  available: 'AVAILABLE',
+  deleting: 'DELETING',
+  error: 'ERROR',
+  error_deleting: 'ERROR_DELETING',
+};
 
-export const toSnapshotFacts = (s: CinderSnapshot): SnapshotFacts => ({ phase: SNAPSHOT_PHASE[s.status] ?? 'OTHER', backendStatus: s.status });
+export const toSnapshotFacts = (s: CinderSnapshot): SnapshotFacts => ({
+  phase: SNAPSHOT_PHASE[s.status] ?? 'OTHER',
+  backendStatus: s.status,
+});
 
 /** A Cinder user message: what Cinder tells the project about a failed asynchronous step. */
 export interface MessageFacts {
@@ -325,12 +338,17 @@ export interface MessageFacts {
   createdAt: string | null;
 }
 
-export const toMessageFacts = (m: CinderMessage): MessageFacts => ({ text: m.user_message, createdAt: isoTime(m.created_at) });
+export const toMessageFacts = (m: CinderMessage): MessageFacts => ({
+  text: m.user_message,
+  createdAt: isoTime(m.created_at),
+});
 
 // ---- volume action answers ------------------------------------------------------------------
 
 /** `os-set_image_metadata` / `os-show_image_metadata` answer → all image metadata. */
-export const toImageMetadata = (data: unknown): CinderActionResult => ({ imageMetadata: sortedPairs((data as { metadata?: Record<string, string> } | undefined)?.metadata) });
+export const toImageMetadata = (data: unknown): CinderActionResult => ({
+  imageMetadata: sortedPairs((data as { metadata?: Record<string, string> } | undefined)?.metadata),
+});
 
 /** `os-migrate_volume_completion` answer → the id Cinder kept. */
 export const toSavedVolume = (data: unknown): CinderActionResult => {
@@ -340,9 +358,31 @@ export const toSavedVolume = (data: unknown): CinderActionResult => {
 
 /** `os-volume_upload_image` answer → the Glance image being created. */
 export function toUploadedImage(data: unknown): CinderActionResult {
-  const img = (data as { 'os-volume_upload_image'?: { image_id: string; image_name: string; disk_format?: string; container_format?: string } } | undefined)?.['os-volume_upload_image'];
-  return img ? { image: { id: img.image_id, name: img.image_name, diskFormat: img.disk_format ?? null, containerFormat: img.container_format ?? null } } : {};
+  const img = (
+    data as
+      | {
+          'os-volume_upload_image'?: {
+            image_id: string;
+            image_name: string;
+            disk_format?: string;
+            container_format?: string;
+          };
+        }
+      | undefined
+  )?.['os-volume_upload_image'];
+  return img
+    ? {
+        image: {
+          id: img.image_id,
+          name: img.image_name,
+          diskFormat: img.disk_format ?? null,
+          containerFormat: img.container_format ?? null,
+        },
+      }
+    : {};
 }
 
 /** `os-initialize_connection` answer → the driver's connection info (secret-bearing; never logged). */
-export const toConnectionInfo = (data: unknown): CinderActionResult => ({ connectionInfo: (data as { connection_info?: unknown } | undefined)?.connection_info ?? null });
+export const toConnectionInfo = (data: unknown): CinderActionResult => ({
+  connectionInfo: (data as { connection_info?: unknown } | undefined)?.connection_info ?? null,
+});

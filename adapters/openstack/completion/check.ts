@@ -29,7 +29,12 @@ export async function checkChange(ctx: OpenStackContext, rule: CompletionRule, o
   return messages.length > 0 ? evaluate(rule, { ...observed, messages }) : check;
 }
 
-async function observe(ctx: OpenStackContext, reads: readonly Source[], p: Record<string, RuleValue>, o: CallOptions): Promise<Observation> {
+async function observe(
+  ctx: OpenStackContext,
+  reads: readonly Source[],
+  p: Record<string, RuleValue>,
+  o: CallOptions,
+): Promise<Observation> {
   const out: Observation = {};
   await Promise.all(
     reads.map(async (source) => {
@@ -63,7 +68,12 @@ async function observe(ctx: OpenStackContext, reads: readonly Source[], p: Recor
  * hiding actions, an unknown request id) means no signal, not a failed change; transient
  * trouble is thrown for the tracker to retry.
  */
-async function readAction(ctx: OpenStackContext, serverId: string | null, requestId: string | null, o: CallOptions): Promise<Observation['action']> {
+async function readAction(
+  ctx: OpenStackContext,
+  serverId: string | null,
+  requestId: string | null,
+  o: CallOptions,
+): Promise<Observation['action']> {
   if (!serverId || !requestId) return null;
   try {
     const r = await nova.showInstanceAction(ctx.client, serverId, requestId, o);
@@ -79,7 +89,11 @@ async function readAction(ctx: OpenStackContext, serverId: string | null, reques
  * changes Cinder runs itself), else the newest about its volume or snapshot. Clouds before 3.3
  * have none, and a failed read must not hide the failure itself: both read as none.
  */
-async function readMessages(ctx: OpenStackContext, p: Record<string, RuleValue>, o: CallOptions): Promise<MessageFacts[]> {
+async function readMessages(
+  ctx: OpenStackContext,
+  p: Record<string, RuleValue>,
+  o: CallOptions,
+): Promise<MessageFacts[]> {
   const requestId = text(p.cinderRequestId);
   const resourceId = text(p.volumeId) ?? text(p.snapshotId);
   if (!requestId && !resourceId) return [];

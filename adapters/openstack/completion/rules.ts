@@ -50,24 +50,33 @@ interface RuleSpec {
 
 const done = (backendStatus: string | null): ChangeProgress => ({ state: 'SUCCEEDED', backendStatus });
 const running = (backendStatus: string | null): ChangeProgress => ({ state: 'RUNNING', backendStatus });
-const failed = (reason: string, backendStatus: string | null): ChangeProgress => ({ state: 'FAILED', reason, backendStatus });
+const failed = (reason: string, backendStatus: string | null): ChangeProgress => ({
+  state: 'FAILED',
+  reason,
+  backendStatus,
+});
 const only = (progress: ChangeProgress, seen: Seen = {}): ChangeCheck => ({ progress, seen });
 
 const isError = (s: CinderVolumeStatus): boolean => s.startsWith('ERROR');
-const errorStatus = (v: VolumeFacts): ChangeProgress => failed(`Cinder set the volume to ${v.backendStatus}`, v.backendStatus);
+const errorStatus = (v: VolumeFacts): ChangeProgress =>
+  failed(`Cinder set the volume to ${v.backendStatus}`, v.backendStatus);
 const gone = (what: string): ChangeProgress => failed(`the volume disappeared while ${what}`, null);
 const str = (v: RuleValue | undefined): string => (typeof v === 'string' ? v : '');
 
 /** The reason when Nova's instance action for the request failed; null while it has not. */
 function novaFailure(a: ActionFacts | null | undefined, what: string): string | null {
   if (!a?.failed) return null;
-  if (a.failedStep) return `Nova failed the ${what} at ${a.failedStep} (request ${a.requestId})${a.detail ? `: ${a.detail}` : ''}`;
+  if (a.failedStep)
+    return `Nova failed the ${what} at ${a.failedStep} (request ${a.requestId})${a.detail ? `: ${a.detail}` : ''}`;
   // Below compute 2.51 a member sees the action's message but not its events.
   return `Nova reports the ${what} failed (request ${a.requestId}; the failed step shows from compute microversion ${FEATURES.compute.actionEvents})`;
 }
 
 /** Volume-status rules: one judgement of the volume, no memory. */
-const byVolume = (messages: RuleSpec['messages'], judge: (p: Params, v: VolumeFacts | null) => ChangeProgress): RuleSpec => ({
+const byVolume = (
+  messages: RuleSpec['messages'],
+  judge: (p: Params, v: VolumeFacts | null) => ChangeProgress,
+): RuleSpec => ({
   reads: ['volume'],
   messages,
   judge: (p, _seen, o) => only(judge(p, o.volume ?? null)),
@@ -81,25 +90,49 @@ const bySnapshot = (judge: (s: SnapshotFacts | null) => ChangeProgress): RuleSpe
 
 /** The rule table, keyed by rule name. */
 const RULES = {
-  volumeCreate: byVolume('reason', (_p, v) => (v === null ? gone('being created') : v.status === 'AVAILABLE' ? done(v.backendStatus) : isError(v.status) ? errorStatus(v) : running(v.backendStatus))),
+  volumeCreate: byVolume('reason', (_p, v) =>
+    v === null
+      ? gone('being created')
+      : v.status === 'AVAILABLE'
+        ? done(v.backendStatus)
+        : isError(v.status)
+          ? errorStatus(v)
+          : running(v.backendStatus),
+  ),
 
   volumeGone: byVolume('reason', (_p, v) =>
-    v === null ? done('deleted') : v.status === 'ERROR_DELETING' ? failed('Cinder could not delete the volume (error_deleting)', v.backendStatus) : running(v.backendStatus),
+    v === null
+      ? done('deleted')
+      : v.status === 'ERROR_DELETING'
+        ? failed('Cinder could not delete the volume (error_deleting)', v.backendStatus)
+        : running(v.backendStatus),
   ),
 
   volumeExtend: byVolume('reason', (p, v) => {
     if (v === null) return gone('being extended');
     if (v.status === 'ERROR_EXTENDING') return errorStatus(v);
-    return v.status !== 'EXTENDING' && v.sizeGiB >= Number(p.sizeGiB) ? done(v.backendStatus) : running(v.backendStatus);
+    return v.status !== 'EXTENDING' && v.sizeGiB >= Number(p.sizeGiB)
+      ? done(v.backendStatus)
+      : running(v.backendStatus);
   }),
 
   /** Revert, retype, upload, reimage: Cinder sets `params.leaves` at once and leaves it when done. */
-  volumeSettles: byVolume('signal', (p, v) => (v === null ? gone('changing') : isError(v.status) ? errorStatus(v) : v.status !== p.leaves ? done(v.backendStatus) : running(v.backendStatus))),
+  volumeSettles: byVolume('signal', (p, v) =>
+    v === null
+      ? gone('changing')
+      : isError(v.status)
+        ? errorStatus(v)
+        : v.status !== p.leaves
+          ? done(v.backendStatus)
+          : running(v.backendStatus),
+  ),
 
   volumeMigrate: byVolume('signal', (_p, v) => {
     if (v === null) return gone('migrating');
-    if (v.migration === 'ERROR') return failed('Cinder reports the migration failed (migration_status error)', v.backendStatus);
-    if (v.migration === 'SUCCESS' || ((v.migration === null || v.migration === 'NONE') && v.status !== 'MAINTENANCE')) return done(v.backendStatus);
+    if (v.migration === 'ERROR')
+      return failed('Cinder reports the migration failed (migration_status error)', v.backendStatus);
+    if (v.migration === 'SUCCESS' || ((v.migration === null || v.migration === 'NONE') && v.status !== 'MAINTENANCE'))
+      return done(v.backendStatus);
     return running(v.backendStatus);
   }),
 
@@ -115,11 +148,21 @@ const RULES = {
   }),
 
   snapshotCreate: bySnapshot((s) =>
-    s === null ? failed('the snapshot disappeared while being created', null) : s.phase === 'AVAILABLE' ? done(s.backendStatus) : s.phase === 'ERROR' ? failed(`Cinder set the snapshot to ${s.backendStatus}`, s.backendStatus) : running(s.backendStatus),
+    s === null
+      ? failed('the snapshot disappeared while being created', null)
+      : s.phase === 'AVAILABLE'
+        ? done(s.backendStatus)
+        : s.phase === 'ERROR'
+          ? failed(`Cinder set the snapshot to ${s.backendStatus}`, s.backendStatus)
+          : running(s.backendStatus),
   ),
 
   snapshotDelete: bySnapshot((s) =>
-    s === null ? done('deleted') : s.phase === 'ERROR_DELETING' ? failed('Cinder could not delete the snapshot (error_deleting)', s.backendStatus) : running(s.backendStatus),
+    s === null
+      ? done('deleted')
+      : s.phase === 'ERROR_DELETING'
+        ? failed('Cinder could not delete the snapshot (error_deleting)', s.backendStatus)
+        : running(s.backendStatus),
   ),
 
   /** Attach through Nova completes on Cinder: `in-use` and listing the server (openstack/nova nova/compute/api.py `attach_volume`). */
@@ -137,7 +180,11 @@ const RULES = {
       // Nova may reserve after answering (2.101+): only a return to `available` after the
       // attach was seen under way is a rollback.
       const started = seen.started === true || v.status === 'RESERVED' || v.status === 'ATTACHING';
-      if (started && v.status === 'AVAILABLE' && !attached) return only(failed('the attach was rolled back: the volume is available again', v.backendStatus), { ...seen, started });
+      if (started && v.status === 'AVAILABLE' && !attached)
+        return only(failed('the attach was rolled back: the volume is available again', v.backendStatus), {
+          ...seen,
+          started,
+        });
       return only(running(v.backendStatus), { ...seen, started });
     },
   },
@@ -153,14 +200,20 @@ const RULES = {
       const nova = novaFailure(o.action, 'detach');
       if (nova) {
         // Nova's compute step failed after Cinder let go: the two services now disagree.
-        const split = listed && v !== null && !v.serverIds.includes(str(p.serverId)) ? `; Cinder shows the volume ${v.backendStatus} while Nova still lists it on server ${str(p.serverId)}` : '';
+        const split =
+          listed && v !== null && !v.serverIds.includes(str(p.serverId))
+            ? `; Cinder shows the volume ${v.backendStatus} while Nova still lists it on server ${str(p.serverId)}`
+            : '';
         return only(failed(nova + split, v?.backendStatus ?? null), seen);
       }
       if (!listed) return only(done(v?.backendStatus ?? null), seen);
       if (v !== null && isError(v.status)) return only(errorStatus(v), seen);
       const started = seen.started === true || v?.status === 'DETACHING';
       if (started && v?.status === 'IN_USE' && v.serverIds.includes(str(p.serverId))) {
-        return only(failed('the detach was rolled back: the volume is in-use again', v.backendStatus), { ...seen, started });
+        return only(failed('the detach was rolled back: the volume is in-use again', v.backendStatus), {
+          ...seen,
+          started,
+        });
       }
       return only(running(v?.backendStatus ?? null), { ...seen, started });
     },
@@ -194,7 +247,11 @@ export function ruleSpec(name: string): RuleSpec | undefined {
  */
 export function wantsMessages(spec: RuleSpec, rule: CompletionRule, check: ChangeCheck): boolean {
   if (check.progress.state === 'FAILED') return true;
-  return check.progress.state === 'SUCCEEDED' && spec.messages === 'signal' && typeof rule.params.cinderRequestId === 'string';
+  return (
+    check.progress.state === 'SUCCEEDED' &&
+    spec.messages === 'signal' &&
+    typeof rule.params.cinderRequestId === 'string'
+  );
 }
 
 /**
@@ -210,7 +267,8 @@ export function evaluate(rule: CompletionRule, o: Observation): ChangeCheck {
   if (!message) return check;
   const p = check.progress;
   if (p.state === 'FAILED') return { ...check, progress: { ...p, reason: `${p.reason}: ${message.text}` } };
-  if (p.state === 'SUCCEEDED' && spec.messages === 'signal') return { ...check, progress: failed(`Cinder reported a failure: ${message.text}`, p.backendStatus ?? null) };
+  if (p.state === 'SUCCEEDED' && spec.messages === 'signal')
+    return { ...check, progress: failed(`Cinder reported a failure: ${message.text}`, p.backendStatus ?? null) };
   return check;
 }
 
@@ -222,20 +280,31 @@ const rule = (name: RuleName, params: Params): CompletionRule => ({ name, params
 export type SettlingStatus = Extract<CinderVolumeStatus, 'REVERTING' | 'RETYPING' | 'UPLOADING' | 'DOWNLOADING'>;
 
 /** The completion of a Cinder volume action, as the action table names it. */
-export type ActionRule = { name: 'volumeSettles'; leaves: SettlingStatus } | { name: 'volumeGone' } | { name: 'volumeMigrate' };
+export type ActionRule =
+  { name: 'volumeSettles'; leaves: SettlingStatus } | { name: 'volumeGone' } | { name: 'volumeMigrate' };
 
 /** Rules by change; request ids are those of the answer that started the change (null: none sent). */
 export const rules = {
-  volumeCreate: (volumeId: string, cinderRequestId: string | null) => rule('volumeCreate', { volumeId, cinderRequestId }),
+  volumeCreate: (volumeId: string, cinderRequestId: string | null) =>
+    rule('volumeCreate', { volumeId, cinderRequestId }),
   volumeGone: (volumeId: string, cinderRequestId: string | null) => rule('volumeGone', { volumeId, cinderRequestId }),
-  volumeExtend: (volumeId: string, sizeGiB: number, cinderRequestId: string | null) => rule('volumeExtend', { volumeId, sizeGiB, cinderRequestId }),
-  action: (r: ActionRule, volumeId: string, cinderRequestId: string | null) => rule(r.name, r.name === 'volumeSettles' ? { volumeId, leaves: r.leaves, cinderRequestId } : { volumeId, cinderRequestId }),
-  snapshotCreate: (snapshotId: string, cinderRequestId: string | null) => rule('snapshotCreate', { snapshotId, cinderRequestId }),
-  snapshotDelete: (snapshotId: string, cinderRequestId: string | null) => rule('snapshotDelete', { snapshotId, cinderRequestId }),
+  volumeExtend: (volumeId: string, sizeGiB: number, cinderRequestId: string | null) =>
+    rule('volumeExtend', { volumeId, sizeGiB, cinderRequestId }),
+  action: (r: ActionRule, volumeId: string, cinderRequestId: string | null) =>
+    rule(
+      r.name,
+      r.name === 'volumeSettles' ? { volumeId, leaves: r.leaves, cinderRequestId } : { volumeId, cinderRequestId },
+    ),
+  snapshotCreate: (snapshotId: string, cinderRequestId: string | null) =>
+    rule('snapshotCreate', { snapshotId, cinderRequestId }),
+  snapshotDelete: (snapshotId: string, cinderRequestId: string | null) =>
+    rule('snapshotDelete', { snapshotId, cinderRequestId }),
   hostAttach: (volumeId: string, attachmentId: string) => rule('hostAttach', { volumeId, attachmentId }),
   hostDetach: (volumeId: string, attachmentId: string) => rule('hostDetach', { volumeId, attachmentId }),
-  serverAttach: (volumeId: string, serverId: string, novaRequestId: string | null) => rule('serverAttach', { volumeId, serverId, novaRequestId }),
-  serverDetach: (volumeId: string, serverId: string, novaRequestId: string | null) => rule('serverDetach', { volumeId, serverId, novaRequestId }),
+  serverAttach: (volumeId: string, serverId: string, novaRequestId: string | null) =>
+    rule('serverAttach', { volumeId, serverId, novaRequestId }),
+  serverDetach: (volumeId: string, serverId: string, novaRequestId: string | null) =>
+    rule('serverDetach', { volumeId, serverId, novaRequestId }),
   serverAttachmentUpdate: (serverId: string, volumeId: string, newVolumeId: string, novaRequestId: string | null) =>
     rule('serverAttachmentUpdate', { serverId, volumeId, newVolumeId, novaRequestId }),
 } as const;

@@ -57,7 +57,11 @@ export class Keystone {
    */
   async callerSession(token: string | undefined, fresh = false): Promise<Session> {
     const backend = this.#o.backend;
-    if (!token) throw new UnauthenticatedError(`backend "${backend}" (OpenStack) needs the caller's Keystone token: send X-Auth-Token`, { backend });
+    if (!token)
+      throw new UnauthenticatedError(
+        `backend "${backend}" (OpenStack) needs the caller's Keystone token: send X-Auth-Token`,
+        { backend },
+      );
     const now = Date.now();
     // The gateway's own token was issued by Keystone moments ago: no validation round trip (watchers).
     const own = this.#serviceResolved;
@@ -79,9 +83,17 @@ export class Keystone {
     const res = await validateToken(this.#o.send, this.#o.authUrl, token);
     // Keystone answers 404 for an unknown or expired subject token, 401 for a bad auth token.
     if (res.status === 401 || res.status === 404) {
-      throw new UnauthenticatedError(`the Keystone token sent for backend "${backend}" is invalid or expired`, { backend, httpStatus: res.status });
+      throw new UnauthenticatedError(`the Keystone token sent for backend "${backend}" is invalid or expired`, {
+        backend,
+        httpStatus: res.status,
+      });
     }
-    if (res.status !== 200) throw errorFromResponse(res.status, res.text, { backend, service: 'identity', action: 'validating the caller token' });
+    if (res.status !== 200)
+      throw errorFromResponse(res.status, res.text, {
+        backend,
+        service: 'identity',
+        action: 'validating the caller token',
+      });
     const session = toSession(token, res.text, this.#o);
     if (this.#callers.size >= MAX_CACHED_CALLERS) this.#callers.delete(this.#callers.keys().next().value as string);
     this.#callers.set(key, { session, until: Math.min(session.expiresAt, now + (this.#o.callerCacheMs ?? 60_000)) });
@@ -103,7 +115,10 @@ export class Keystone {
   /** The gateway's own session, for probes and watchers only. */
   async serviceSession(): Promise<Session> {
     const auth = this.#o.serviceAuth;
-    if (!auth) throw new UnauthenticatedError(`backend "${this.#o.backend}" has no service credential configured`, { backend: this.#o.backend });
+    if (!auth)
+      throw new UnauthenticatedError(`backend "${this.#o.backend}" has no service credential configured`, {
+        backend: this.#o.backend,
+      });
     const current = this.#service;
     if (current) {
       const s = await current.catch(() => null);
@@ -126,11 +141,20 @@ export class Keystone {
     const backend = this.#o.backend;
     const res = await issueToken(this.#o.send, this.#o.authUrl, auth);
     if (res.status !== 201) {
-      if (res.status === 401) throw new BackendError(`the gateway's own credential for backend "${backend}" was refused by Keystone`, { backend, httpStatus: 401 });
-      throw errorFromResponse(res.status, res.text, { backend, service: 'identity', action: 'authenticating the gateway' });
+      if (res.status === 401)
+        throw new BackendError(`the gateway's own credential for backend "${backend}" was refused by Keystone`, {
+          backend,
+          httpStatus: 401,
+        });
+      throw errorFromResponse(res.status, res.text, {
+        backend,
+        service: 'identity',
+        action: 'authenticating the gateway',
+      });
     }
     const token = res.headers['x-subject-token'];
-    if (typeof token !== 'string' || !token) throw new BackendError(`Keystone sent no X-Subject-Token for backend "${backend}"`, { backend });
+    if (typeof token !== 'string' || !token)
+      throw new BackendError(`Keystone sent no X-Subject-Token for backend "${backend}"`, { backend });
     return toSession(token, res.text, this.#o);
   }
 }

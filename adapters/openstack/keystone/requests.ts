@@ -20,7 +20,13 @@ export type ServiceAuth =
   | { method: 'applicationCredential'; id: string; secret: string };
 
 /** Sends one Keystone request (the client supplies transport, deadline and records). */
-export type KeystoneSend = (req: { method: 'GET' | 'POST'; url: string; headers: Record<string, string>; body?: string; endpoint: string }) => Promise<HttpResponse>;
+export type KeystoneSend = (req: {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  endpoint: string;
+}) => Promise<HttpResponse>;
 
 /**
  * Validates a caller token: the token as both `X-Auth-Token` and `X-Subject-Token`, which
@@ -38,11 +44,20 @@ export function validateToken(send: KeystoneSend, authUrl: string, token: string
 /** The `auth` body of a token request for the gateway's own credential. */
 export function issueTokenBody(auth: ServiceAuth): unknown {
   if (auth.method === 'applicationCredential') {
-    return { auth: { identity: { methods: ['application_credential'], application_credential: { id: auth.id, secret: auth.secret } } } };
+    return {
+      auth: {
+        identity: { methods: ['application_credential'], application_credential: { id: auth.id, secret: auth.secret } },
+      },
+    };
   }
   return {
     auth: {
-      identity: { methods: ['password'], password: { user: { name: auth.username, domain: { name: auth.userDomainName ?? 'Default' }, password: auth.password } } },
+      identity: {
+        methods: ['password'],
+        password: {
+          user: { name: auth.username, domain: { name: auth.userDomainName ?? 'Default' }, password: auth.password },
+        },
+      },
       scope: { project: { name: auth.projectName, domain: { name: auth.projectDomainName ?? 'Default' } } },
     },
   };

@@ -35,7 +35,12 @@ interface CatalogEntry {
   endpoints: Array<{ interface: string; region?: string; region_id?: string; url: string }>;
 }
 interface TokenBody {
-  token?: { expires_at?: string; project?: { id?: string; name?: string }; roles?: Array<{ name?: string }>; catalog?: CatalogEntry[] };
+  token?: {
+    expires_at?: string;
+    project?: { id?: string; name?: string };
+    roles?: Array<{ name?: string }>;
+    catalog?: CatalogEntry[];
+  };
 }
 
 /** Catalog types searched for Cinder v3, best first (deployments register one or both). */
@@ -48,11 +53,17 @@ export function toSession(token: string, text: string, c: CatalogChoice): Sessio
   try {
     body = JSON.parse(text) as TokenBody;
   } catch (err) {
-    throw new BackendError(`Keystone sent a token body that is not JSON (backend "${c.backend}")`, { backend: c.backend, cause: err });
+    throw new BackendError(`Keystone sent a token body that is not JSON (backend "${c.backend}")`, {
+      backend: c.backend,
+      cause: err,
+    });
   }
   const t = body.token;
   const projectId = t?.project?.id;
-  if (!t || !projectId) throw new UnauthenticatedError(`the Keystone token for backend "${c.backend}" is not scoped to a project`, { backend: c.backend });
+  if (!t || !projectId)
+    throw new UnauthenticatedError(`the Keystone token for backend "${c.backend}" is not scoped to a project`, {
+      backend: c.backend,
+    });
   const expiresAt = Date.parse(t.expires_at ?? '');
   return {
     token,
@@ -72,8 +83,11 @@ function endpoint(catalog: CatalogEntry[], types: string[], what: string, c: Cat
       if (ep) return ep.url.replace(/\/+$/, '');
     }
   }
-  throw new BackendUnavailableError(`the Keystone catalog of backend "${c.backend}" has no ${what} endpoint for region "${c.region}", interface "${c.interface}"`, {
-    backend: c.backend,
-    retryable: false,
-  });
+  throw new BackendUnavailableError(
+    `the Keystone catalog of backend "${c.backend}" has no ${what} endpoint for region "${c.region}", interface "${c.interface}"`,
+    {
+      backend: c.backend,
+      retryable: false,
+    },
+  );
 }

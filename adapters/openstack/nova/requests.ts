@@ -11,20 +11,50 @@ import type { Links, NovaInstanceAction, NovaServerView, NovaVolumeAttachment } 
 import * as u from './urls';
 
 type Call = Omit<OpenStackCall, 'service'>;
-const nova = <T>(c: OpenStackClient, call: Call, o: CallOptions): Promise<OpenStackResult<T>> => c.call<T>({ service: 'compute', ...call }, o);
+const nova = <T>(c: OpenStackClient, call: Call, o: CallOptions): Promise<OpenStackResult<T>> =>
+  c.call<T>({ service: 'compute', ...call }, o);
 
-export function showServer(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<{ server: NovaServerView }>> {
-  return nova(c, { method: 'GET', path: u.serverURL(id), endpoint: 'GET /servers/:id', action: `reading server ${id}` }, o);
+export function showServer(
+  c: OpenStackClient,
+  id: string,
+  o: CallOptions,
+): Promise<OpenStackResult<{ server: NovaServerView }>> {
+  return nova(
+    c,
+    { method: 'GET', path: u.serverURL(id), endpoint: 'GET /servers/:id', action: `reading server ${id}` },
+    o,
+  );
 }
 
-export function listServersDetail(c: OpenStackClient, q: { limit: number; marker?: string }, o: CallOptions): Promise<OpenStackResult<{ servers: NovaServerView[]; servers_links?: Links[] }>> {
+export function listServersDetail(
+  c: OpenStackClient,
+  q: { limit: number; marker?: string },
+  o: CallOptions,
+): Promise<OpenStackResult<{ servers: NovaServerView[]; servers_links?: Links[] }>> {
   const query = new URLSearchParams({ limit: String(q.limit) });
   if (q.marker) query.set('marker', q.marker);
-  return nova(c, { method: 'GET', path: u.serversDetailURL(), endpoint: 'GET /servers/detail', query, action: 'listing servers' }, o);
+  return nova(
+    c,
+    { method: 'GET', path: u.serversDetailURL(), endpoint: 'GET /servers/detail', query, action: 'listing servers' },
+    o,
+  );
 }
 
-export function listServerVolumeAttachments(c: OpenStackClient, serverId: string, o: CallOptions): Promise<OpenStackResult<{ volumeAttachments: NovaVolumeAttachment[] }>> {
-  return nova(c, { method: 'GET', path: u.serverVolumeAttachmentsURL(serverId), endpoint: 'GET /servers/:id/os-volume_attachments', action: `listing volume attachments of server ${serverId}` }, o);
+export function listServerVolumeAttachments(
+  c: OpenStackClient,
+  serverId: string,
+  o: CallOptions,
+): Promise<OpenStackResult<{ volumeAttachments: NovaVolumeAttachment[] }>> {
+  return nova(
+    c,
+    {
+      method: 'GET',
+      path: u.serverVolumeAttachmentsURL(serverId),
+      endpoint: 'GET /servers/:id/os-volume_attachments',
+      action: `listing volume attachments of server ${serverId}`,
+    },
+    o,
+  );
 }
 
 type ServerTarget = Extract<AttachTarget, { kind: 'server' }>;
@@ -39,14 +69,25 @@ export function attachBody(volumeId: string, t: ServerTarget): Record<string, un
 }
 
 /** ≤ 2.100: 200 with the attachment; ≥ 2.101: 202 and no body. */
-export function attachServerVolume(c: OpenStackClient, volumeId: string, t: ServerTarget, o: CallOptions): Promise<OpenStackResult<{ volumeAttachment: NovaVolumeAttachment }>> {
+export function attachServerVolume(
+  c: OpenStackClient,
+  volumeId: string,
+  t: ServerTarget,
+  o: CallOptions,
+): Promise<OpenStackResult<{ volumeAttachment: NovaVolumeAttachment }>> {
   const need =
     t.deleteOnTermination !== undefined
       ? { needs: FEATURES.compute.deleteOnTermination, feature: 'deleteOnTermination' }
       : t.tag !== undefined
         ? { needs: FEATURES.compute.attachTag, feature: 'a device tag' }
         : {};
-  const call: Call = { method: 'POST', path: u.serverVolumeAttachmentsURL(t.serverId), endpoint: 'POST /servers/:id/os-volume_attachments', body: attachBody(volumeId, t), action: `attaching volume ${volumeId} to server ${t.serverId}` };
+  const call: Call = {
+    method: 'POST',
+    path: u.serverVolumeAttachmentsURL(t.serverId),
+    endpoint: 'POST /servers/:id/os-volume_attachments',
+    body: attachBody(volumeId, t),
+    action: `attaching volume ${volumeId} to server ${t.serverId}`,
+  };
   return nova(c, { ...call, ...need }, o);
 }
 
@@ -63,8 +104,17 @@ export function updateAttachmentBody(volumeId: string, change: AttachmentChange)
 }
 
 /** 202, no body. Below 2.85 only a swap is allowed. */
-export function updateServerVolumeAttachment(c: OpenStackClient, serverId: string, volumeId: string, change: AttachmentChange, o: CallOptions): Promise<OpenStackResult<void>> {
-  const need = change.deleteOnTermination !== undefined ? { needs: FEATURES.compute.updateNonSwap, feature: 'changing deleteOnTermination' } : {};
+export function updateServerVolumeAttachment(
+  c: OpenStackClient,
+  serverId: string,
+  volumeId: string,
+  change: AttachmentChange,
+  o: CallOptions,
+): Promise<OpenStackResult<void>> {
+  const need =
+    change.deleteOnTermination !== undefined
+      ? { needs: FEATURES.compute.updateNonSwap, feature: 'changing deleteOnTermination' }
+      : {};
   const call: Call = {
     method: 'PUT',
     path: u.serverVolumeAttachmentURL(serverId, volumeId),
@@ -75,14 +125,42 @@ export function updateServerVolumeAttachment(c: OpenStackClient, serverId: strin
   return nova(c, { ...call, ...need }, o);
 }
 
-export function detachServerVolume(c: OpenStackClient, serverId: string, volumeId: string, o: CallOptions): Promise<OpenStackResult<void>> {
-  return nova(c, { method: 'DELETE', path: u.serverVolumeAttachmentURL(serverId, volumeId), endpoint: 'DELETE /servers/:id/os-volume_attachments/:volume', action: `detaching volume ${volumeId} from server ${serverId}` }, o);
+export function detachServerVolume(
+  c: OpenStackClient,
+  serverId: string,
+  volumeId: string,
+  o: CallOptions,
+): Promise<OpenStackResult<void>> {
+  return nova(
+    c,
+    {
+      method: 'DELETE',
+      path: u.serverVolumeAttachmentURL(serverId, volumeId),
+      endpoint: 'DELETE /servers/:id/os-volume_attachments/:volume',
+      action: `detaching volume ${volumeId} from server ${serverId}`,
+    },
+    o,
+  );
 }
 
 /**
  * The instance action a server call started, by the request id Nova answered it with. Events
  * (and their `result`) show to members from 2.51, to admins always; `details` to admins from 2.84.
  */
-export function showInstanceAction(c: OpenStackClient, serverId: string, requestId: string, o: CallOptions): Promise<OpenStackResult<{ instanceAction: NovaInstanceAction }>> {
-  return nova(c, { method: 'GET', path: u.instanceActionURL(serverId, requestId), endpoint: 'GET /servers/:id/os-instance-actions/:request', action: `reading the action ${requestId} of server ${serverId}` }, o);
+export function showInstanceAction(
+  c: OpenStackClient,
+  serverId: string,
+  requestId: string,
+  o: CallOptions,
+): Promise<OpenStackResult<{ instanceAction: NovaInstanceAction }>> {
+  return nova(
+    c,
+    {
+      method: 'GET',
+      path: u.instanceActionURL(serverId, requestId),
+      endpoint: 'GET /servers/:id/os-instance-actions/:request',
+      action: `reading the action ${requestId} of server ${serverId}`,
+    },
+    o,
+  );
 }

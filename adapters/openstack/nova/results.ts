@@ -77,7 +77,8 @@ export function toServer(backend: string, projectId: string, s: NovaServerView):
 }
 
 /** The volume ids a server's attachment list names (lower-case, as Cinder stores them). */
-export const attachedVolumeIds = (list: readonly NovaVolumeAttachment[]): string[] => list.map((a) => a.volumeId.toLowerCase());
+export const attachedVolumeIds = (list: readonly NovaVolumeAttachment[]): string[] =>
+  list.map((a) => a.volumeId.toLowerCase());
 
 /** Nova's answer to an attach (≤ 2.100; ≥ 2.101 answers without body) → the attachment, starting. */
 export function toStartedAttachment(backend: string, projectId: string, a: NovaVolumeAttachment): Attachment {
@@ -123,15 +124,33 @@ export function toRequestedAttachment(ref: VolumeRef, t: Extract<AttachTarget, {
  * Cinder does not (nor is attaching or detaching) is ERROR, with the split in `stateReason`:
  * a detach that failed in Nova's compute service after Cinder let go leaves exactly that.
  */
-export function toServerAttachment(backend: string, projectId: string, a: NovaVolumeAttachment, volume: Volume | null): Attachment {
+export function toServerAttachment(
+  backend: string,
+  projectId: string,
+  a: NovaVolumeAttachment,
+  volume: Volume | null,
+): Attachment {
   const serverId = a.serverId.toLowerCase();
   const base = toStartedAttachment(backend, volume?.ref.namespace ?? projectId, a);
-  const inCinder = volume?.attachments.find((x) => isServerConsumer(x.consumer) && x.consumer.serverId.toLowerCase() === serverId);
-  if (inCinder) return { ...base, state: inCinder.state, backendState: inCinder.backendState, attachedAt: inCinder.attachedAt, nativeId: base.nativeId ?? inCinder.nativeId, access: inCinder.access };
+  const inCinder = volume?.attachments.find(
+    (x) => isServerConsumer(x.consumer) && x.consumer.serverId.toLowerCase() === serverId,
+  );
+  if (inCinder)
+    return {
+      ...base,
+      state: inCinder.state,
+      backendState: inCinder.backendState,
+      attachedAt: inCinder.attachedAt,
+      nativeId: base.nativeId ?? inCinder.nativeId,
+      access: inCinder.access,
+    };
   const status = cinderDetails(volume)?.cinderStatus ?? null;
   if (status === 'RESERVED' || status === 'ATTACHING') return { ...base, backendState: volume!.backendStatus };
   if (status === 'DETACHING') return { ...base, state: 'DETACHING', backendState: volume!.backendStatus };
-  const cinderSays = volume === null ? 'Cinder has no such volume' : `Cinder shows the volume ${volume.backendStatus ?? 'in an unknown status'} with no attachment to this server`;
+  const cinderSays =
+    volume === null
+      ? 'Cinder has no such volume'
+      : `Cinder shows the volume ${volume.backendStatus ?? 'in an unknown status'} with no attachment to this server`;
   return {
     ...base,
     state: 'ERROR',
@@ -159,5 +178,11 @@ const MAX_DETAIL = 200;
 export function toActionFacts(a: NovaInstanceAction): ActionFacts {
   const failedEvent = (a.events ?? []).find((e) => e.result === 'Error');
   const detail = failedEvent?.details ? sanitizeUpstreamMessage(failedEvent.details, MAX_DETAIL) || null : null;
-  return { action: a.action, requestId: a.request_id, failed: a.message === 'Error' || failedEvent !== undefined, failedStep: failedEvent?.event ?? null, detail };
+  return {
+    action: a.action,
+    requestId: a.request_id,
+    failed: a.message === 'Error' || failedEvent !== undefined,
+    failedStep: failedEvent?.event ?? null,
+    detail,
+  };
 }

@@ -8,7 +8,10 @@ const seg = (id: string): string => pathSegment(id);
 
 export const serversDetailURL = (): string => '/servers/detail';
 export const serverURL = (id: string): string => `/servers/${seg(id)}`;
-export const serverVolumeAttachmentsURL = (serverId: string): string => `/servers/${seg(serverId)}/os-volume_attachments`;
-export const serverVolumeAttachmentURL = (serverId: string, volumeId: string): string => `/servers/${seg(serverId)}/os-volume_attachments/${seg(volumeId)}`;
+export const serverVolumeAttachmentsURL = (serverId: string): string =>
+  `/servers/${seg(serverId)}/os-volume_attachments`;
+export const serverVolumeAttachmentURL = (serverId: string, volumeId: string): string =>
+  `/servers/${seg(serverId)}/os-volume_attachments/${seg(volumeId)}`;
 /** One instance action, by the request id of the server call that started it. */
-export const instanceActionURL = (serverId: string, requestId: string): string => `/servers/${seg(serverId)}/os-instance-actions/${seg(requestId)}`;
+export const instanceActionURL = (serverId: string, requestId: string): string =>
+  `/servers/${seg(serverId)}/os-instance-actions/${seg(requestId)}`;

@@ -13,10 +13,17 @@ const noSecrets = (secrets: readonly KeyValueInput[] | null | undefined, field: 
 
 /** Refuses a listing's Nomad arguments: a plugin (`filter.plugin`) and plugin secrets. */
 export function checkListInput(q: SnapshotListQuery): void {
-  const l = ownPart<{ filter?: { plugin?: string | null } | null; secrets?: readonly KeyValueInput[] | null }>(q.own, inputField(''));
+  const l = ownPart<{ filter?: { plugin?: string | null } | null; secrets?: readonly KeyValueInput[] | null }>(
+    q.own,
+    inputField(''),
+  );
   noSecrets(l?.secrets, 'secrets');
   const plugin = l?.filter?.plugin;
-  if (plugin !== null && plugin !== undefined) throw BadUserInputError.atField('filter.plugin', () => 'a plugin is a Nomad notion; OpenStack snapshots list by project');
+  if (plugin !== null && plugin !== undefined)
+    throw BadUserInputError.atField(
+      'filter.plugin',
+      () => 'a plugin is a Nomad notion; OpenStack snapshots list by project',
+    );
 }
 
 /** A create's own fields as the caller gives them (`CreateVolumeSnapshotInput` but its neutral fields). */
@@ -31,7 +38,8 @@ interface CreateInput {
 export function snapshotForce(spec: SnapshotSpec): boolean {
   const c = ownPart<CreateInput>(spec.own, inputField('')) ?? {};
   noSecrets(c.secrets, 'secrets');
-  if ((c.plugin !== null && c.plugin !== undefined) || c.parameters?.length) throw BadUserInputError.atField('', () => 'plugin and parameters are Nomad options');
+  if ((c.plugin !== null && c.plugin !== undefined) || c.parameters?.length)
+    throw BadUserInputError.atField('', () => 'plugin and parameters are Nomad options');
   return c.force === true;
 }
 

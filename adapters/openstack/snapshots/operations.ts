@@ -12,15 +12,26 @@ import { checkedUuid, UUID } from '../ids';
 import { MAX_LIMIT, marker } from '../paging';
 import { checkDeleteInput, checkListInput, snapshotForce } from './input';
 
-export async function listSnapshots(ctx: OpenStackContext, q: SnapshotListQuery, o: CallOptions): Promise<OpaquePage<Snapshot>> {
+export async function listSnapshots(
+  ctx: OpenStackContext,
+  q: SnapshotListQuery,
+  o: CallOptions,
+): Promise<OpaquePage<Snapshot>> {
   checkListInput(q);
   const { projectId } = await ctx.client.session(o);
   // Another project's volume has no snapshots this token can see.
   if (q.volume && q.volume.namespace !== projectId) return { items: [], next: null };
   const volumeId = q.volume ? checkedUuid(q.volume.nativeId, 'volume') : undefined;
-  const { data } = await req.listSnapshotsDetail(ctx.client, { limit: Math.min(q.limit, MAX_LIMIT), marker: marker(q.token), filters: req.snapshotFilters({ volumeId }) }, o);
+  const { data } = await req.listSnapshotsDetail(
+    ctx.client,
+    { limit: Math.min(q.limit, MAX_LIMIT), marker: marker(q.token), filters: req.snapshotFilters({ volumeId }) },
+    o,
+  );
   const list = data?.snapshots ?? [];
-  return { items: list.map((s) => toSnapshot(ctx.backend, projectId, s)), next: nextMarker(list, data?.snapshots_links) };
+  return {
+    items: list.map((s) => toSnapshot(ctx.backend, projectId, s)),
+    next: nextMarker(list, data?.snapshots_links),
+  };
 }
 
 /** Cinder's view of one snapshot; null when it does not exist for the caller. */
@@ -35,16 +46,30 @@ export async function getSnapshot(ctx: OpenStackContext, ref: SnapshotRef, o: Ca
   return s ? toSnapshot(ctx.backend, ref.scope, s) : null;
 }
 
-export async function createSnapshot(ctx: OpenStackContext, spec: SnapshotSpec, o: CallOptions): Promise<Accepted<Snapshot>> {
+export async function createSnapshot(
+  ctx: OpenStackContext,
+  spec: SnapshotSpec,
+  o: CallOptions,
+): Promise<Accepted<Snapshot>> {
   const force = snapshotForce(spec);
   const { projectId } = await ctx.client.session(o);
-  const input: req.CreateSnapshotInput = { volumeId: checkedUuid(spec.volume.nativeId, inputField('volumeId')), name: spec.name, description: spec.description, force };
+  const input: req.CreateSnapshotInput = {
+    volumeId: checkedUuid(spec.volume.nativeId, inputField('volumeId')),
+    name: spec.name,
+    description: spec.description,
+    force,
+  };
   const { data, requestId } = await req.createSnapshot(ctx.client, input, o);
   const snap = toSnapshot(ctx.backend, projectId, data!.snapshot);
   return { result: snap, pending: pending(ctx, rules.snapshotCreate(snap.nativeId, requestId)) };
 }
 
-export async function deleteSnapshot(ctx: OpenStackContext, ref: SnapshotRef, opts: DeleteSnapshotOptions, o: CallOptions): Promise<Accepted<void>> {
+export async function deleteSnapshot(
+  ctx: OpenStackContext,
+  ref: SnapshotRef,
+  opts: DeleteSnapshotOptions,
+  o: CallOptions,
+): Promise<Accepted<void>> {
   checkDeleteInput(opts);
   const id = checkedUuid(ref.nativeId, inputField('snapshotId'));
   const { requestId } = await req.deleteSnapshot(ctx.client, id, o);

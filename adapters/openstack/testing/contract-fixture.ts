@@ -26,7 +26,8 @@ export const contractFixture: ContractFixture = {
       refuses: { denied: 'HIDDEN', unknown: 'UNAUTHENTICATED' },
       async seed(n, prefix) {
         const refs: VolumeRef[] = [];
-        for (let i = 0; i < n; i++) refs.push(ref(os.sim.seedVolume({ project: 'demo', name: `${prefix} ${i}`, size: 1 })));
+        for (let i = 0; i < n; i++)
+          refs.push(ref(os.sim.seedVolume({ project: 'demo', name: `${prefix} ${i}`, size: 1 })));
         return refs;
       },
       createSpec: (name) => ({ namespace: os.demo, name, capacityMinBytes: GiB }),
@@ -41,4 +42,3 @@ export const contractFixture: ContractFixture = {
     };
   },
 };
-

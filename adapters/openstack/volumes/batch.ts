@@ -29,7 +29,12 @@ export const LIST_STRATEGY_THRESHOLD = { volumes: 8, servers: 8 } as const;
 export const SHOW_CONCURRENCY = 8;
 
 /** Full reads of volumes, one value or Error per ref, in order. */
-export async function getVolumes(ctx: OpenStackContext, refs: readonly VolumeRef[], o: CallOptions, concurrency: number): Promise<Array<Volume | null | Error>> {
+export async function getVolumes(
+  ctx: OpenStackContext,
+  refs: readonly VolumeRef[],
+  o: CallOptions,
+  concurrency: number,
+): Promise<Array<Volume | null | Error>> {
   let listed: Awaited<ReturnType<typeof firstVolumePage>> | null = null;
   if (refs.length >= LIST_STRATEGY_THRESHOLD.volumes) {
     try {
@@ -50,19 +55,36 @@ export async function getVolumes(ctx: OpenStackContext, refs: readonly VolumeRef
 }
 
 /** The caller project's first 1000 volumes with details, by id, as Cinder sent them. */
-async function firstVolumePage(ctx: OpenStackContext, o: CallOptions): Promise<{ projectId: string; volumes: Map<string, CinderVolume> }> {
+async function firstVolumePage(
+  ctx: OpenStackContext,
+  o: CallOptions,
+): Promise<{ projectId: string; volumes: Map<string, CinderVolume> }> {
   const { projectId } = await ctx.client.session(o);
   const { data } = await cinder.listVolumesDetail(ctx.client, { limit: MAX_LIMIT }, o);
   return { projectId, volumes: new Map((data?.volumes ?? []).map((v) => [v.id, v] as const)) };
 }
 
 /** Servers by id, keyed as asked (only UUIDs can exist); missing ids are absent from the answer. */
-export async function getServers(ctx: OpenStackContext, ids: readonly string[], o: CallOptions): Promise<Map<string, ComputeServer>> {
+export async function getServers(
+  ctx: OpenStackContext,
+  ids: readonly string[],
+  o: CallOptions,
+): Promise<Map<string, ComputeServer>> {
   const { projectId } = await ctx.client.session(o);
   const valid = [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
   const listed =
-    valid.length >= LIST_STRATEGY_THRESHOLD.servers ? new Map(((await nova.listServersDetail(ctx.client, { limit: MAX_LIMIT }, o)).data?.servers ?? []).map((s) => [s.id, s] as const)) : null;
-  const found = await mapWithConcurrency(valid, SHOW_CONCURRENCY, async (id) => listed?.get(id) ?? (await orNull(nova.showServer(ctx.client, id, o)))?.data?.server ?? null);
+    valid.length >= LIST_STRATEGY_THRESHOLD.servers
+      ? new Map(
+          ((await nova.listServersDetail(ctx.client, { limit: MAX_LIMIT }, o)).data?.servers ?? []).map(
+            (s) => [s.id, s] as const,
+          ),
+        )
+      : null;
+  const found = await mapWithConcurrency(
+    valid,
+    SHOW_CONCURRENCY,
+    async (id) => listed?.get(id) ?? (await orNull(nova.showServer(ctx.client, id, o)))?.data?.server ?? null,
+  );
   const byId = new Map(valid.map((id, i) => [id, found[i]] as const));
   const out = new Map<string, ComputeServer>();
   for (const id of ids) {
@@ -71,4 +93,3 @@ export async function getServers(ctx: OpenStackContext, ids: readonly string[], 
   }
   return out;
 }
-

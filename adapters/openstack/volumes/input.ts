@@ -15,7 +15,11 @@ import { checkedUuid } from '../ids';
 export const CREATE_PART = 'cinder';
 
 /** OpenStack's part of a create: optional (a plain create needs only a size). */
-export const CREATE_INPUT: OwnCreateInput = { field: CREATE_PART, owner: 'OpenStack', check: (spec, backend) => void cinderPart(spec.own, backend) };
+export const CREATE_INPUT: OwnCreateInput = {
+  field: CREATE_PART,
+  owner: 'OpenStack',
+  check: (spec, backend) => void cinderPart(spec.own, backend),
+};
 
 /** OpenStack's part of a create as the caller gives it (`CinderVolumeSpecInput`). */
 interface CinderPartInput {
@@ -35,13 +39,24 @@ export interface CinderPart {
   sourceVolumeId?: string;
 }
 
-const text = (v: string | null | undefined, at: InputField): string | undefined => (v === null || v === undefined ? undefined : safeText(v, at, 255));
+const text = (v: string | null | undefined, at: InputField): string | undefined =>
+  v === null || v === undefined ? undefined : safeText(v, at, 255);
 
 /** The Cinder id a global id of this backend names; another backend's object cannot be a source here. */
-function cinderId(backend: string, id: string | null | undefined, kind: GlobalIdKind, at: InputField): string | undefined {
+function cinderId(
+  backend: string,
+  id: string | null | undefined,
+  kind: GlobalIdKind,
+  at: InputField,
+): string | undefined {
   if (id === null || id === undefined) return undefined;
   const p = decodeGlobalId(id, kind, at);
-  if (p.backend !== backend) throw BadUserInputError.at(at, (a) => `${a} names a ${kind.toLowerCase()} of backend "${p.backend}"; a volume of backend "${backend}" is made from its own`);
+  if (p.backend !== backend)
+    throw BadUserInputError.at(
+      at,
+      (a) =>
+        `${a} names a ${kind.toLowerCase()} of backend "${p.backend}"; a volume of backend "${backend}" is made from its own`,
+    );
   return checkedUuid(checkGlobalIdParts(p, 'OPENSTACK', at).nativeId, at);
 }
 
@@ -67,7 +82,8 @@ interface DeleteInput {
 /** A delete's Cinder options; Nomad's plugin secrets are refused, not dropped. */
 export function deleteOptions(opts: DeleteVolumeOptions): { cascade: boolean; force: boolean } {
   const d = ownPart<DeleteInput>(opts.own, inputField('')) ?? {};
-  if (d.secrets?.length) throw BadUserInputError.atField('secrets', () => 'secrets are a Nomad option; OpenStack deletes need none');
+  if (d.secrets?.length)
+    throw BadUserInputError.atField('secrets', () => 'secrets are a Nomad option; OpenStack deletes need none');
   return { cascade: d.cascade === true, force: d.force === true };
 }
 

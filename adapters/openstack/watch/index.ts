@@ -13,7 +13,14 @@
 import type { CallOptions } from '../../contract/call-options';
 import { UnauthenticatedError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherOptions, WatcherState, WatcherStatus } from '../../contract/watch';
+import type {
+  VolumeDelta,
+  VolumeWatcher,
+  WatchDemand,
+  WatcherOptions,
+  WatcherState,
+  WatcherStatus,
+} from '../../contract/watch';
 import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
 import { BreakerWatch } from '../../watch-breakers';
 import { OpenStackClient, type OpenStackClientOptions } from '../client';
@@ -44,21 +51,42 @@ export interface OpenStackWatcherOptions extends WatcherOptions {
   maxBackoffMs?: number;
 }
 
-export const WATCH_DEFAULTS = { fastMs: 500, slowMs: 10_000, transitionWindowMs: 30_000, maxServerReads: 16, maxBackoffMs: 30_000 } as const;
+export const WATCH_DEFAULTS = {
+  fastMs: 500,
+  slowMs: 10_000,
+  transitionWindowMs: 30_000,
+  maxServerReads: 16,
+  maxBackoffMs: 30_000,
+} as const;
 
 /** The watcher's own connections per origin: it reads one list page or a few Nova lists at a time. */
 const WATCHER_CONNECTIONS = 4;
 
 /** What {@link createWatcher} needs of its backend's settings. */
-export type OpenStackWatcherSource = OpenStackClientOptions & { watchFastMs?: number; watchSlowMs?: number; watchTransitionWindowMs?: number };
+export type OpenStackWatcherSource = OpenStackClientOptions & {
+  watchFastMs?: number;
+  watchSlowMs?: number;
+  watchTransitionWindowMs?: number;
+};
 
 /**
  * A watcher with its own client (own pools, closed by its `stop()`; the same service credential),
  * or `unavailable` without a service credential. `o` may carry `OpenStackWatcherOptions` (tests).
  */
-export function createWatcher(backend: string, client: OpenStackClient, s: OpenStackWatcherSource, o: WatcherOptions & Partial<OpenStackWatcherOptions>): VolumeWatcher | { unavailable: string } {
-  if (!client.keystone.hasServiceAuth) return { unavailable: `backend "${backend}" has no service credential configured (auth): OpenStack has no live status without one` };
-  const own = new OpenStackClient({ ...s, maxConnections: Math.min(s.maxConnections ?? WATCHER_CONNECTIONS, WATCHER_CONNECTIONS) });
+export function createWatcher(
+  backend: string,
+  client: OpenStackClient,
+  s: OpenStackWatcherSource,
+  o: WatcherOptions & Partial<OpenStackWatcherOptions>,
+): VolumeWatcher | { unavailable: string } {
+  if (!client.keystone.hasServiceAuth)
+    return {
+      unavailable: `backend "${backend}" has no service credential configured (auth): OpenStack has no live status without one`,
+    };
+  const own = new OpenStackClient({
+    ...s,
+    maxConnections: Math.min(s.maxConnections ?? WATCHER_CONNECTIONS, WATCHER_CONNECTIONS),
+  });
   return new OpenStackWatcher(backend, own, {
     fastMs: s.watchFastMs ?? WATCH_DEFAULTS.fastMs,
     slowMs: s.watchSlowMs ?? WATCH_DEFAULTS.slowMs,
@@ -180,7 +208,11 @@ export class OpenStackWatcher implements VolumeWatcher {
 
   setDemand(d: WatchDemand): void {
     const wasIdle = this.#mode() === 'IDLE';
-    this.#demand = { subscribers: d.subscribers, pendingVolumes: [...d.pendingVolumes], pendingServers: [...d.pendingServers] };
+    this.#demand = {
+      subscribers: d.subscribers,
+      pendingVolumes: [...d.pendingVolumes],
+      pendingServers: [...d.pendingServers],
+    };
     if (!this.#started || this.#stopped) return;
     // Someone starts listening: read at once rather than after an interval, and say so now (a new
     // subscription waits while the view is being re-read).
@@ -216,12 +248,16 @@ export class OpenStackWatcher implements VolumeWatcher {
       this.#setState('IDLE');
       return;
     }
-    const interval = this.#failures > 0 ? this.#backoffMs() : mode === 'FAST' || this.#nudged ? this.#fastMs : this.#slowMs;
+    const interval =
+      this.#failures > 0 ? this.#backoffMs() : mode === 'FAST' || this.#nudged ? this.#fastMs : this.#slowMs;
     this.#runSoon(Math.max(0, this.#lastStart + interval - Date.now()));
   }
 
   #backoffMs(): number {
-    return Math.min(this.#o.maxBackoffMs ?? WATCH_DEFAULTS.maxBackoffMs, this.#fastMs * 2 ** Math.min(this.#failures, 16));
+    return Math.min(
+      this.#o.maxBackoffMs ?? WATCH_DEFAULTS.maxBackoffMs,
+      this.#fastMs * 2 ** Math.min(this.#failures, 16),
+    );
   }
 
   #runSoon(delayMs: number): void {
@@ -294,12 +330,14 @@ export class OpenStackWatcher implements VolumeWatcher {
     for (const [server, list] of lists) this.#nova.set(server, { list, readAt: now });
     const keep = new Set(this.#demand.pendingServers.map((s) => s.toLowerCase()));
     // A server whose list says nothing Cinder does not is no longer followed.
-    for (const [server, e] of this.#nova) if (!keep.has(server) && !novaSaysMore(server, e.list, cinder)) this.#nova.delete(server);
+    for (const [server, e] of this.#nova)
+      if (!keep.has(server) && !novaSaysMore(server, e.list, cinder)) this.#nova.delete(server);
     const nova = byVolume(new Map([...this.#nova].map(([s, e]) => [s, e.list] as const)));
     const view = new Map<string, Volume>();
     for (const [id, v] of cinder) view.set(id, withNovaAttachments(v, nova.get(id)));
     if (this.#stopped) return [];
-    const deltas = this.#readOnce || this.#o.reportInitial ? diffViews(this.#view, view, new Date(now).toISOString()) : [];
+    const deltas =
+      this.#readOnce || this.#o.reportInitial ? diffViews(this.#view, view, new Date(now).toISOString()) : [];
     this.#view = view;
     this.#cinder = cinder;
     this.#scope = scope;
@@ -320,7 +358,10 @@ export class OpenStackWatcher implements VolumeWatcher {
       for (const [id, v] of cinder) changed.push(...serversChanged(this.#cinder.get(id), v));
       for (const [id, v] of this.#cinder) if (!cinder.has(id)) changed.push(...serversChanged(v, undefined));
     }
-    const stale = [...this.#nova].filter(([, e]) => now - e.readAt >= this.#slowMs).sort((a, b) => a[1].readAt - b[1].readAt).map(([s]) => s);
+    const stale = [...this.#nova]
+      .filter(([, e]) => now - e.readAt >= this.#slowMs)
+      .sort((a, b) => a[1].readAt - b[1].readAt)
+      .map(([s]) => s);
     const wanted = [...this.#demand.pendingServers.map((s) => s.toLowerCase()), ...nudged, ...changed, ...stale];
     return [...new Set(wanted)].slice(0, this.#o.maxServerReads ?? WATCH_DEFAULTS.maxServerReads);
   }
@@ -349,6 +390,8 @@ export class OpenStackWatcher implements VolumeWatcher {
   #scopeText(): string {
     const s = this.#scope;
     if (!s) return 'scope not known yet (no read so far)';
-    return s.allProjects ? 'watching every project (service user is an admin: all_tenants)' : `watching project ${s.projectId} only (service user is not an admin)`;
+    return s.allProjects
+      ? 'watching every project (service user is an admin: all_tenants)'
+      : `watching project ${s.projectId} only (service user is not an admin)`;
   }
 }

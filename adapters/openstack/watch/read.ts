@@ -51,7 +51,11 @@ export async function listEveryVolume(
     try {
       for (let page = 0; page < MAX_PAGES; page++) {
         calls++;
-        const { data } = await cinder.listVolumesDetail(client, { limit: pageSize, marker, allProjects: scope.allProjects }, o);
+        const { data } = await cinder.listVolumesDetail(
+          client,
+          { limit: pageSize, marker, allProjects: scope.allProjects },
+          o,
+        );
         const list = data?.volumes ?? [];
         for (const v of list) volumes.set(v.id.toLowerCase(), toVolume(client.backend, scope.projectId, v));
         const next = nextMarker(list, data?.volumes_links);
@@ -70,7 +74,11 @@ export async function listEveryVolume(
  * Nova's attachment lists of `servers` (lower-case ids). A server Nova does not know (deleted, or
  * another project's for a non-admin session) lists nothing.
  */
-export async function readServerLists(client: OpenStackClient, servers: readonly string[], o: CallOptions): Promise<Map<string, NovaVolumeAttachment[]>> {
+export async function readServerLists(
+  client: OpenStackClient,
+  servers: readonly string[],
+  o: CallOptions,
+): Promise<Map<string, NovaVolumeAttachment[]>> {
   const valid = servers.filter((s) => UUID.test(s));
   const lists = await mapWithConcurrency(valid, NOVA_CONCURRENCY, async (id) => {
     try {

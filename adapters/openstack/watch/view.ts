@@ -36,7 +36,15 @@ const MOVING_MIGRATIONS: ReadonlySet<string> = new Set(['starting', 'migrating',
 /** Whether `v` is in the middle of a change that will end without anyone acting (so: poll fast). */
 export function inMotion(v: Volume): boolean {
   // Unified statuses cover the words the typed table calls OTHER (unmanaging …) too.
-  if (v.status === 'CREATING' || v.status === 'DELETING' || v.status === 'ATTACHING' || v.status === 'DETACHING' || v.status === 'EXTENDING' || v.status === 'RESERVED') return true;
+  if (
+    v.status === 'CREATING' ||
+    v.status === 'DELETING' ||
+    v.status === 'ATTACHING' ||
+    v.status === 'DETACHING' ||
+    v.status === 'EXTENDING' ||
+    v.status === 'RESERVED'
+  )
+    return true;
   const d = v.details;
   if (isCinderDetails(d)) {
     if (TRANSITIONAL_STATUSES.has(d.cinderStatus)) return true;
@@ -54,14 +62,18 @@ export function motionOf(v: Volume): string | null {
   if (!inMotion(v)) return null;
   const d = v.details;
   const cinder = isCinderDetails(d) ? [d.cinderStatus, d.migrationStatus] : [];
-  const moving = v.attachments.flatMap((a) => (a.state === 'ATTACHING' || a.state === 'DETACHING' ? [`${a.consumerId}:${a.state}`] : [])).sort();
+  const moving = v.attachments
+    .flatMap((a) => (a.state === 'ATTACHING' || a.state === 'DETACHING' ? [`${a.consumerId}:${a.state}`] : []))
+    .sort();
   return JSON.stringify([v.status, ...cinder, ...moving]);
 }
 
-const serverOf = (a: Attachment): string | null => (isServerConsumer(a.consumer) ? a.consumer.serverId.toLowerCase() : null);
+const serverOf = (a: Attachment): string | null =>
+  isServerConsumer(a.consumer) ? a.consumer.serverId.toLowerCase() : null;
 
 /** Servers Cinder lists `v` attached to (lower-case). */
-export const attachedServers = (v: Volume | undefined): Set<string> => new Set((v?.attachments ?? []).flatMap((a) => serverOf(a) ?? []));
+export const attachedServers = (v: Volume | undefined): Set<string> =>
+  new Set((v?.attachments ?? []).flatMap((a) => serverOf(a) ?? []));
 
 /** Servers whose attachment to a volume appeared or went away between two Cinder views. */
 export function serversChanged(before: Volume | undefined, after: Volume | undefined): string[] {
@@ -80,12 +92,16 @@ export function serversChanged(before: Volume | undefined, after: Volume | undef
 export function withNovaAttachments(v: Volume, nova: ReadonlyMap<string, NovaVolumeAttachment> | undefined): Volume {
   if (!nova || nova.size === 0) return v;
   const cinder = attachedServers(v);
-  const extra = [...nova].filter(([server]) => !cinder.has(server)).map(([, a]) => toServerAttachment(v.ref.backend, v.ref.namespace, a, v));
+  const extra = [...nova]
+    .filter(([server]) => !cinder.has(server))
+    .map(([, a]) => toServerAttachment(v.ref.backend, v.ref.namespace, a, v));
   return extra.length === 0 ? v : { ...v, attachments: [...v.attachments, ...extra] };
 }
 
 /** Nova's lists turned around: by lower-case volume id, each server's entry for it. */
-export function byVolume(lists: ReadonlyMap<string, readonly NovaVolumeAttachment[]>): Map<string, Map<string, NovaVolumeAttachment>> {
+export function byVolume(
+  lists: ReadonlyMap<string, readonly NovaVolumeAttachment[]>,
+): Map<string, Map<string, NovaVolumeAttachment>> {
   const out = new Map<string, Map<string, NovaVolumeAttachment>>();
   for (const [server, list] of lists) {
     for (const a of list) {
@@ -99,7 +115,11 @@ export function byVolume(lists: ReadonlyMap<string, readonly NovaVolumeAttachmen
 }
 
 /** Whether a server's Nova list says more than Cinder does about any of `volumes` (keep reading it). */
-export function novaSaysMore(server: string, list: readonly NovaVolumeAttachment[], volumes: ReadonlyMap<string, Volume>): boolean {
+export function novaSaysMore(
+  server: string,
+  list: readonly NovaVolumeAttachment[],
+  volumes: ReadonlyMap<string, Volume>,
+): boolean {
   return list.some((a) => {
     const v = volumes.get(a.volumeId.toLowerCase());
     return !v || !attachedServers(v).has(server);
@@ -112,7 +132,11 @@ const same = (a: Volume, b: Volume): boolean => JSON.stringify(a) === JSON.strin
  * Deltas from one view to the next, keyed by lower-case volume id: new volumes, changed ones,
  * and (last) the ones gone, which is how a deletion shows when listing.
  */
-export function diffViews(before: ReadonlyMap<string, Volume>, after: ReadonlyMap<string, Volume>, observedAt: string): VolumeDelta[] {
+export function diffViews(
+  before: ReadonlyMap<string, Volume>,
+  after: ReadonlyMap<string, Volume>,
+  observedAt: string,
+): VolumeDelta[] {
   const out: VolumeDelta[] = [];
   for (const [id, v] of after) {
     const prev = before.get(id);

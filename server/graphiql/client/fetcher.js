@@ -25,7 +25,8 @@ function isSubscription(documentAST, operationName) {
  */
 function describeFailure(err, url) {
   if (err instanceof Error) return { message: err.message };
-  if (err && typeof err.code === 'number') return { message: `The subscription socket ${url} closed: ${err.code} ${err.reason || ''}`.trim() };
+  if (err && typeof err.code === 'number')
+    return { message: `The subscription socket ${url} closed: ${err.code} ${err.reason || ''}`.trim() };
   return { message: `Could not open a graphql-ws socket at ${url}: does the server offer subscriptions there?` };
 }
 
@@ -62,5 +63,8 @@ function subscribe(url, params, headers) {
  */
 export function createFetcher(httpUrl, wsUrl) {
   const http = createGraphiQLFetcher({ url: httpUrl });
-  return (params, opts) => (isSubscription(opts?.documentAST, params.operationName) ? subscribe(wsUrl, params, opts?.headers) : http(params, opts));
+  return (params, opts) =>
+    isSubscription(opts?.documentAST, params.operationName)
+      ? subscribe(wsUrl, params, opts?.headers)
+      : http(params, opts);
 }

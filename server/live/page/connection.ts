@@ -4,7 +4,13 @@
 export const FATAL_CLOSE_CODES = new Set([4400, 4401, 4403]);
 
 /** GraphQL error codes after which retrying cannot help until the user changes something. */
-export const FATAL_ERROR_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED']);
+export const FATAL_ERROR_CODES = new Set([
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'BAD_USER_INPUT',
+  'GRAPHQL_VALIDATION_FAILED',
+  'GRAPHQL_PARSE_FAILED',
+]);
 
 /** Wait before reconnect attempt `n` (0-based): 0.5 s doubling to 15 s, with up to 20 % jitter so pages do not return in step. */
 export function backoffMs(n: number, random: () => number = Math.random): number {
@@ -25,9 +31,16 @@ export function errorCodes(err: unknown): string[] {
 
 /** One line for the connection indicator. */
 export function describeClose(err: unknown): string {
-  if (Array.isArray(err)) return err.map((e: ErrorLike) => `${typeof e?.extensions?.code === 'string' ? `${e.extensions.code}: ` : ''}${typeof e?.message === 'string' ? e.message : 'error'}`).join('; ');
+  if (Array.isArray(err))
+    return err
+      .map(
+        (e: ErrorLike) =>
+          `${typeof e?.extensions?.code === 'string' ? `${e.extensions.code}: ` : ''}${typeof e?.message === 'string' ? e.message : 'error'}`,
+      )
+      .join('; ');
   const close = err as { code?: unknown; reason?: unknown } | null;
-  if (close && typeof close.code === 'number') return `socket closed ${close.code}${typeof close.reason === 'string' && close.reason ? ` ${close.reason}` : ''}`;
+  if (close && typeof close.code === 'number')
+    return `socket closed ${close.code}${typeof close.reason === 'string' && close.reason ? ` ${close.reason}` : ''}`;
   if (err instanceof Error) return err.message;
   return 'could not open the socket';
 }

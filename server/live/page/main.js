@@ -132,7 +132,11 @@ function render() {
 }
 
 function log(event) {
-  const li = el('li', '', `${new Date(event.observedAt).toLocaleTimeString()} ${event.type} ${event.volume?.name ?? event.volume?.nativeId ?? event.volumeId ?? ''}${event.volume ? ` (${event.volume.backend.id})` : ''}`);
+  const li = el(
+    'li',
+    '',
+    `${new Date(event.observedAt).toLocaleTimeString()} ${event.type} ${event.volume?.name ?? event.volume?.nativeId ?? event.volumeId ?? ''}${event.volume ? ` (${event.volume.backend.id})` : ''}`,
+  );
   li.dataset.type = event.type;
   const list = $('events');
   list.prepend(li);
@@ -157,12 +161,21 @@ async function readNames() {
   const reads = await Promise.allSettled(ids.map((id) => post(VOLUME_QUERY, { id })));
   if (epoch !== credentialsEpoch) return; // listed again meanwhile, perhaps with other tokens
   let changed = false;
-  for (const r of reads) if (r.status === 'fulfilled' && r.value.data.volume) changed = table.fillNames(r.value.data.volume) || changed;
+  for (const r of reads)
+    if (r.status === 'fulfilled' && r.value.data.volume) changed = table.fillNames(r.value.data.volume) || changed;
   if (changed) render();
 }
 
 async function post(query, variables) {
-  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json, application/json',
+      ...headers,
+    },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = await res.json().catch(() => ({}));
   if (!body.data) throw new Error(body.errors?.map((e) => e.message).join('; ') || `HTTP ${res.status}`);
   return body;
@@ -280,7 +293,13 @@ function setupCredentials() {
     ev.preventDefault();
     try {
       const parsed = JSON.parse(area.value || '{}');
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) throw new Error('an object of header names to string values');
+      if (
+        typeof parsed !== 'object' ||
+        parsed === null ||
+        Array.isArray(parsed) ||
+        Object.values(parsed).some((v) => typeof v !== 'string')
+      )
+        throw new Error('an object of header names to string values');
       headers = parsed;
       sessionStorage.setItem(STORAGE_KEY, JSON.stringify(headers));
       $('headers-error').textContent = '';

@@ -101,12 +101,18 @@ export function consumerLabel(c: LiveConsumer | null): string {
 }
 
 /** A Nova server consumer whose name the event could not carry (events never read Nova). */
-const unnamed = (c: LiveConsumer | null): c is LiveConsumer & { serverId: string } => c?.__typename === 'VolumeServerConsumer' && !c.name && !!c.serverId && !c.nameUnavailable;
+const unnamed = (c: LiveConsumer | null): c is LiveConsumer & { serverId: string } =>
+  c?.__typename === 'VolumeServerConsumer' && !c.name && !!c.serverId && !c.nameUnavailable;
 
 /** An HTTP read's volume with its unnamed server consumers marked: the read was the name's only source. */
 function settled(v: LiveVolume): LiveVolume {
   if (!lacksNames(v)) return v;
-  return { ...v, attachments: (v.attachments ?? []).map((a) => (unnamed(a.consumer) ? { ...a, consumer: { ...a.consumer, nameUnavailable: true } } : a)) };
+  return {
+    ...v,
+    attachments: (v.attachments ?? []).map((a) =>
+      unnamed(a.consumer) ? { ...a, consumer: { ...a.consumer, nameUnavailable: true } } : a,
+    ),
+  };
 }
 
 /** True when a volume shows a server consumer without its name: the page then re-reads that volume over HTTP. */
@@ -114,7 +120,8 @@ export function lacksNames(v: LiveVolume | undefined): boolean {
   return (v?.attachments ?? []).some((a) => unnamed(a.consumer));
 }
 
-const same = (a: LiveAttachment, b: LiveAttachment): boolean => a.id === b.id || (consumerKey(a.consumer) !== '' && consumerKey(a.consumer) === consumerKey(b.consumer));
+const same = (a: LiveAttachment, b: LiveAttachment): boolean =>
+  a.id === b.id || (consumerKey(a.consumer) !== '' && consumerKey(a.consumer) === consumerKey(b.consumer));
 
 /** The attachments after an attachment-level event. */
 export function mergeAttachment(list: LiveAttachment[], type: string, a: LiveAttachment): LiveAttachment[] {
@@ -197,9 +204,13 @@ export class LiveTable {
       return id;
     }
     const before = this.rows.get(id);
-    const base: LiveVolume | undefined = e.volume ? { ...e.volume, attachments: e.volume.attachments ?? before?.volume.attachments ?? null } : before?.volume;
+    const base: LiveVolume | undefined = e.volume
+      ? { ...e.volume, attachments: e.volume.attachments ?? before?.volume.attachments ?? null }
+      : before?.volume;
     if (!base) return undefined;
-    const volume = e.attachment ? { ...base, attachments: mergeAttachment(base.attachments ?? [], e.type, e.attachment) } : base;
+    const volume = e.attachment
+      ? { ...base, attachments: mergeAttachment(base.attachments ?? [], e.type, e.attachment) }
+      : base;
     this.put(volume, { changedAt: now, lastEvent: e.type });
     return id;
   }
@@ -214,7 +225,9 @@ export class LiveTable {
     const row = this.rows.get(read.id);
     if (!row || !lacksNames(row.volume)) return false;
     // Servers the read answered without a name have none to wait for (attachments newer than the read keep waiting).
-    const nameless = new Set((read.attachments ?? []).flatMap((a) => (unnamed(a.consumer) ? [a.consumer.serverId] : [])));
+    const nameless = new Set(
+      (read.attachments ?? []).flatMap((a) => (unnamed(a.consumer) ? [a.consumer.serverId] : [])),
+    );
     const named = this.named(row.volume, nameless);
     if (named === row.volume) return false;
     this.rows.set(read.id, { ...row, volume: named });

@@ -39,7 +39,11 @@ function parseTopics(req: SimRequest): Map<string, string[]> | HandlerResult {
       k = parts[0]!;
       v = parts[1]!;
     } else {
-      return { kind: 'error', status: 400, text: `Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: ${t}` };
+      return {
+        kind: 'error',
+        status: 400,
+        text: `Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: ${t}`,
+      };
     }
     topics.set(k, [...(topics.get(k) ?? []), v]);
   }

@@ -57,7 +57,9 @@ export async function readPlugin(ctx: SimContext, req: SimRequest, id: string): 
       if (!view) return { index: 0, value: null as GoJSON | null };
       let allocs: GoJSON[] | null = null;
       if (withAllocs) {
-        const stubs = ctx.state.pluginAllocStubs(view).filter((s) => (s as { Namespace: string }).Namespace === qo.namespace);
+        const stubs = ctx.state
+          .pluginAllocStubs(view)
+          .filter((s) => (s as { Namespace: string }).Namespace === qo.namespace);
         allocs = stubs.length > 0 ? stubs : null;
       }
       return { index: ctx.state.tableIndex('csi_plugins'), value: pluginWire(view, allocs) };

@@ -26,7 +26,6 @@ import { ProviderError } from '../provider';
 import { PERMISSION_DENIED, RpcError } from '../state';
 import { externalVolumeWire, snapshotWire } from '../wire';
 
-
 /** `CSIVolume.ListExternal`: the plugin's ListVolumes, whether or not Nomad knows the volumes. */
 export function listExternalVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
   const qo = parseQueryOptions(ctx, req);
@@ -38,7 +37,8 @@ export function listExternalVolumes(ctx: SimContext, req: SimRequest): HandlerRe
     if (!acl.allowAny(qo.namespace, CSI_LIST_CAPS)) throw new RpcError(PERMISSION_DENIED);
     const view = ctx.state.pluginView(pluginId);
     if (!view) throw new RpcError('no such plugin');
-    if (!ctx.state.pluginHasCapability(view, 'SupportsListVolumes')) throw new RpcError('unimplemented for this plugin');
+    if (!ctx.state.pluginHasCapability(view, 'SupportsListVolumes'))
+      throw new RpcError('unimplemented for this plugin');
     let page;
     try {
       page = ctx.state.provider(pluginId).listVolumes(qo.perPage, qo.nextToken);
@@ -46,7 +46,8 @@ export function listExternalVolumes(ctx: SimContext, req: SimRequest): HandlerRe
       if (e instanceof ProviderError) throw new RpcError(`controller list volumes: ${e.message}`);
       throw e;
     }
-    const entries = qo.perPage > 0 && qo.perPage < page.entries.length ? page.entries.slice(0, qo.perPage) : page.entries;
+    const entries =
+      qo.perPage > 0 && qo.perPage < page.entries.length ? page.entries.slice(0, qo.perPage) : page.entries;
     const published = view.record.capabilities.SupportsListVolumesAttachedNodes;
     return {
       kind: 'json',
@@ -77,7 +78,8 @@ export function createSnapshots(ctx: SimContext, req: SimRequest): HandlerResult
   const wr = writeRequest(ctx, req);
   try {
     const acl = rpcAuth(ctx, req, wr.region);
-    if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
+    if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead())
+      throw new RpcError(PERMISSION_DENIED);
     const errs: string[] = [];
     const created: GoJSON[] = [];
     for (const snap of (d.Snapshots as Array<Record<string, unknown> | null> | null) ?? []) {
@@ -105,7 +107,13 @@ export function createSnapshots(ctx: SimContext, req: SimRequest): HandlerResult
     if (errs.length > 0) throw new RpcError(multierror(errs));
     return {
       kind: 'json',
-      value: { Snapshots: created.length > 0 ? created : null, Index: 0, LastContact: 0, KnownLeader: false, NextToken: '' },
+      value: {
+        Snapshots: created.length > 0 ? created : null,
+        Index: 0,
+        LastContact: 0,
+        KnownLeader: false,
+        NextToken: '',
+      },
       meta: META_NONE,
     };
   } catch (e) {
@@ -122,11 +130,13 @@ export function deleteSnapshot(ctx: SimContext, req: SimRequest): HandlerResult 
   const secrets = parseCSISecrets(req);
   try {
     const acl = rpcAuth(ctx, req, wr.region);
-    if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
+    if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead())
+      throw new RpcError(PERMISSION_DENIED);
     const errs: string[] = [];
     const view = ctx.state.pluginView(pluginId);
     if (!view) errs.push('no such plugin');
-    else if (!ctx.state.pluginHasCapability(view, 'SupportsCreateDeleteSnapshot')) errs.push('plugin does not support snapshot');
+    else if (!ctx.state.pluginHasCapability(view, 'SupportsCreateDeleteSnapshot'))
+      errs.push('plugin does not support snapshot');
     else ctx.state.provider(pluginId).deleteSnapshot(snapshotId, secrets);
     if (errs.length > 0) throw new RpcError(multierror(errs));
     return { kind: 'empty', meta: META_NONE };
@@ -146,7 +156,8 @@ export function listSnapshots(ctx: SimContext, req: SimRequest): HandlerResult {
     if (!acl.allowAny(qo.namespace, CSI_LIST_CAPS)) throw new RpcError(PERMISSION_DENIED);
     const view = ctx.state.pluginView(pluginId);
     if (!view) throw new RpcError('no such plugin');
-    if (!ctx.state.pluginHasCapability(view, 'SupportsListSnapshots')) throw new RpcError('plugin does not support listing snapshots');
+    if (!ctx.state.pluginHasCapability(view, 'SupportsListSnapshots'))
+      throw new RpcError('plugin does not support listing snapshots');
     let page;
     try {
       page = ctx.state.provider(pluginId).listSnapshots(qo.perPage, qo.nextToken, secrets);
@@ -154,7 +165,8 @@ export function listSnapshots(ctx: SimContext, req: SimRequest): HandlerResult {
       if (e instanceof ProviderError) throw new RpcError(`controller list snapshots: ${e.message}`);
       throw e;
     }
-    const entries = qo.perPage > 0 && qo.perPage < page.entries.length ? page.entries.slice(0, qo.perPage) : page.entries;
+    const entries =
+      qo.perPage > 0 && qo.perPage < page.entries.length ? page.entries.slice(0, qo.perPage) : page.entries;
     const now = Date.now();
     return {
       kind: 'json',

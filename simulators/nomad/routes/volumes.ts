@@ -115,7 +115,14 @@ export async function listVolumes(ctx: SimContext, req: SimRequest): Promise<Han
  * volumes in the request namespace; the node_id iterator has no order and stops at a volume
  * that no longer exists.
  */
-function volumeIterator(ctx: SimContext, ws: Set<string>, ns: string, prefix: string, pluginId: string, nodeId: string): Array<CSIVolume | null> {
+function volumeIterator(
+  ctx: SimContext,
+  ws: Set<string>,
+  ns: string,
+  prefix: string,
+  pluginId: string,
+  nodeId: string,
+): Array<CSIVolume | null> {
   const st = ctx.state;
   if (nodeId !== '') {
     ws.add(`node_allocs:${nodeId}`);
@@ -211,13 +218,16 @@ export function volumeFromDecoded(d: Decoded): CSIVolume {
   const rt = d.RequestedTopologies as Decoded | null;
   const mo = d.MountOptions as Decoded | null;
   const caps = d.RequestedCapabilities as Array<Decoded | null> | null;
-  const keys = (m: unknown): Map<string, null> | null => (m === null ? null : new Map([...(m as Map<string, unknown>).keys()].map((k) => [k, null])));
+  const keys = (m: unknown): Map<string, null> | null =>
+    m === null ? null : new Map([...(m as Map<string, unknown>).keys()].map((k) => [k, null]));
   return {
     ID: d.ID as string,
     Name: d.Name as string,
     ExternalID: d.ExternalID as string,
     Namespace: d.Namespace as string,
-    RequestedTopologies: rt ? { Required: topologyListFrom(rt.Required), Preferred: topologyListFrom(rt.Preferred) } : null,
+    RequestedTopologies: rt
+      ? { Required: topologyListFrom(rt.Required), Preferred: topologyListFrom(rt.Preferred) }
+      : null,
     Topologies: topologyListFrom(d.Topologies),
     AccessMode: d.AccessMode as string,
     AttachmentMode: d.AttachmentMode as string,
@@ -228,7 +238,12 @@ export function volumeFromDecoded(d: Decoded): CSIVolume {
     Capacity: d.Capacity as bigint,
     RequestedCapacityMin: d.RequestedCapacityMin as bigint,
     RequestedCapacityMax: d.RequestedCapacityMax as bigint,
-    RequestedCapabilities: caps === null ? null : caps.map((c) => (c === null ? null : { AttachmentMode: c.AttachmentMode as string, AccessMode: c.AccessMode as string })),
+    RequestedCapabilities:
+      caps === null
+        ? null
+        : caps.map((c) =>
+            c === null ? null : { AttachmentMode: c.AttachmentMode as string, AccessMode: c.AccessMode as string },
+          ),
     CloneID: d.CloneID as string,
     SnapshotID: d.SnapshotID as string,
     ReadAllocs: keys(d.ReadAllocs),
@@ -262,8 +277,10 @@ export function validateVolume(v: CSIVolume): string | null {
   if (v.SnapshotID !== '' && v.CloneID !== '') errs.push('only one of snapshot_id and clone_id is allowed');
   if ((v.RequestedCapabilities?.length ?? 0) === 0) errs.push('must include at least one capability block');
   if (v.RequestedTopologies) {
-    for (const t of v.RequestedTopologies.Required ?? []) if (t && (t.Segments?.size ?? 0) === 0) errs.push('required topology is missing segments field');
-    for (const t of v.RequestedTopologies.Preferred ?? []) if (t && (t.Segments?.size ?? 0) === 0) errs.push('preferred topology is missing segments field');
+    for (const t of v.RequestedTopologies.Required ?? [])
+      if (t && (t.Segments?.size ?? 0) === 0) errs.push('required topology is missing segments field');
+    for (const t of v.RequestedTopologies.Preferred ?? [])
+      if (t && (t.Segments?.size ?? 0) === 0) errs.push('preferred topology is missing segments field');
   }
   return errs.length > 0 ? `validation: ${errs.join(', ')}` : null;
 }
@@ -317,7 +334,9 @@ function mergeVolume(v: CSIVolume, other: CSIVolume): string | null {
   if (v.CloneID !== other.CloneID && other.CloneID !== '') errs.push('volume clone ID cannot be updated');
   if (v.SnapshotID !== other.SnapshotID && other.SnapshotID !== '') errs.push('volume snapshot ID cannot be updated');
   if (v.AccessMode !== '' || v.AttachmentMode !== '') {
-    const ok = (other.RequestedCapabilities ?? []).some((c) => c && c.AccessMode === v.AccessMode && c.AttachmentMode === v.AttachmentMode);
+    const ok = (other.RequestedCapabilities ?? []).some(
+      (c) => c && c.AccessMode === v.AccessMode && c.AttachmentMode === v.AttachmentMode,
+    );
     if (ok) v.RequestedCapabilities = other.RequestedCapabilities;
     else errs.push('volume requested capabilities update was not compatible with existing capability in use');
   } else {
@@ -337,7 +356,8 @@ function mergeVolume(v: CSIVolume, other: CSIVolume): string | null {
     v.MountOptions = mo;
   }
   v.Secrets = other.Secrets;
-  if ((other.Parameters?.size ?? 0) !== 0 && !mapsEqual(v.Parameters, other.Parameters)) errs.push('volume parameters cannot be updated');
+  if ((other.Parameters?.size ?? 0) !== 0 && !mapsEqual(v.Parameters, other.Parameters))
+    errs.push('volume parameters cannot be updated');
   v.Context = other.Context;
   return errs.length > 0 ? multierror(errs) : null;
 }
@@ -347,13 +367,16 @@ function expandVolume(ctx: SimContext, view: PluginView, v: CSIVolume, newMin: b
   if (newMax === 0n && newMin === 0n) return null;
   if (v.RequestedCapacityMax === newMax && v.RequestedCapacityMin === newMin) return null;
   if (newMax > 0n) {
-    if (newMax < newMin) return `max requested capacity (${humanizeBytes(newMax)}) less than or equal to min (${humanizeBytes(newMin)})`;
-    if (newMax < v.Capacity) return `max requested capacity (${humanizeBytes(newMax)}) less than or equal to current (${humanizeBytes(v.Capacity)})`;
+    if (newMax < newMin)
+      return `max requested capacity (${humanizeBytes(newMax)}) less than or equal to min (${humanizeBytes(newMin)})`;
+    if (newMax < v.Capacity)
+      return `max requested capacity (${humanizeBytes(newMax)}) less than or equal to current (${humanizeBytes(v.Capacity)})`;
   }
   v.RequestedCapacityMin = newMin;
   v.RequestedCapacityMax = newMax;
   if (newMin <= v.Capacity) return null;
-  if (!ctx.state.pluginHasCapability(view, 'SupportsExpand')) return 'expand is not implemented by this controller plugin';
+  if (!ctx.state.pluginHasCapability(view, 'SupportsExpand'))
+    return 'expand is not implemented by this controller plugin';
   try {
     v.Capacity = ctx.state.provider(view.record.ID).expandVolume(v.ExternalID, newMin);
   } catch (e) {
@@ -376,7 +399,9 @@ function controllerValidate(ctx: SimContext, view: PluginView, v: CSIVolume): vo
   if (!view.record.ControllerRequired) return;
   const remote = v.ExternalID !== '' ? v.ExternalID : v.ID;
   if (!ctx.state.provider(view.record.ID).volumes.has(remote)) {
-    throw new RpcError(`controller validate volume: volume ${goQuote(remote)} could not be found: rpc error: code = NotFound desc = Volume not found`);
+    throw new RpcError(
+      `controller validate volume: volume ${goQuote(remote)} could not be found: rpc error: code = NotFound desc = Volume not found`,
+    );
   }
 }
 
@@ -401,7 +426,14 @@ function requestVolumes(d: Decoded): CSIVolume[] {
 }
 
 function envelope(vols: CSIVolume[], index: number): GoJSON {
-  return { Volumes: vols.map((v) => volumeWire(v, [])), Warnings: '', Index: index, LastContact: 0, KnownLeader: true, NextToken: '' };
+  return {
+    Volumes: vols.map((v) => volumeWire(v, [])),
+    Warnings: '',
+    Index: index,
+    LastContact: 0,
+    KnownLeader: true,
+    NextToken: '',
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -410,7 +442,8 @@ function envelope(vols: CSIVolume[], index: number): GoJSON {
 /** Volume writes need `csi-write-volume` in the request namespace plus `plugin:read`. */
 function authorizeVolumeWrite(ctx: SimContext, req: SimRequest, wr: ReturnType<typeof writeRequest>): void {
   const acl = rpcAuth(ctx, req, wr.region);
-  if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
+  if (!acl.allowAny(wr.namespace, ['csi-write-volume']) || !acl.allowPluginRead())
+    throw new RpcError(PERMISSION_DENIED);
 }
 
 /** `CSIVolume.Register`. The path id is ignored. */
@@ -467,7 +500,8 @@ export function createVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
       if (invalid) throw new RpcError(invalid);
       const view = pluginValidate(ctx, vol);
       if (!view.record.ControllerRequired) throw new RpcError('plugin has no controller');
-      if (!ctx.state.pluginHasCapability(view, 'SupportsCreateDelete')) throw new RpcError('plugin does not support creating volumes');
+      if (!ctx.state.pluginHasCapability(view, 'SupportsCreateDelete'))
+        throw new RpcError('plugin does not support creating volumes');
       const stored = ctx.state.getVolume(vol.Namespace, vol.ID);
       validated.push({ vol, view, current: stored ? ctx.state.denormalizePlugins(stored) : undefined });
     }
@@ -481,13 +515,24 @@ export function createVolumes(ctx: SimContext, req: SimRequest): HandlerResult {
         else regs.push(cp);
         continue;
       }
-      const capacity = vol.RequestedCapacityMin > 0n ? vol.RequestedCapacityMin : vol.RequestedCapacityMax > 0n ? vol.RequestedCapacityMax : GiB;
-      const created = ctx.state.provider(view.record.ID).createVolume(capacity, { snapshotId: vol.SnapshotID, cloneId: vol.CloneID });
+      const capacity =
+        vol.RequestedCapacityMin > 0n
+          ? vol.RequestedCapacityMin
+          : vol.RequestedCapacityMax > 0n
+            ? vol.RequestedCapacityMax
+            : GiB;
+      const created = ctx.state
+        .provider(view.record.ID)
+        .createVolume(capacity, { snapshotId: vol.SnapshotID, cloneId: vol.CloneID });
       vol.ExternalID = created.ExternalID;
       vol.Capacity = created.CapacityBytes;
       vol.Context = created.VolumeContext;
       const requested = vol.RequestedTopologies?.Required?.[0] ?? vol.RequestedTopologies?.Preferred?.[0] ?? null;
-      vol.Topologies = requested ? [{ Segments: requested.Segments }] : view.record.topology ? [{ Segments: new Map(view.record.topology) }] : null;
+      vol.Topologies = requested
+        ? [{ Segments: requested.Segments }]
+        : view.record.topology
+          ? [{ Segments: new Map(view.record.topology) }]
+          : null;
       regs.push(vol);
     }
     let index = 0;
@@ -543,7 +588,8 @@ export function deleteVolume(ctx: SimContext, req: SimRequest, id: string): Hand
     const stored = ctx.state.getVolume(wr.namespace, id);
     if (!stored) throw new RpcError(`volume not found: ${id}`);
     const vol = ctx.state.denormalizePlugins(stored);
-    if (!vol.ControllerRequired) throw new RpcError(`plugin ${goQuote(vol.PluginID)} for volume ${goQuote(id)} not found`);
+    if (!vol.ControllerRequired)
+      throw new RpcError(`plugin ${goQuote(vol.PluginID)} for volume ${goQuote(id)} not found`);
     const plugin = ctx.state.plugins.get(vol.PluginID);
     if (!plugin) throw new RpcError(`plugin not found: ${vol.PluginID}`);
     // Query secrets are merged over the stored ones for ControllerDeleteVolume; the simulated
@@ -571,7 +617,8 @@ export function detachVolume(ctx: SimContext, req: SimRequest, id: string): Hand
   const wr = writeRequest(ctx, req);
   try {
     const acl = rpcAuth(ctx, req, wr.region);
-    if (!acl.allowAny(wr.namespace, ['csi-mount-volume']) || !acl.allowPluginRead()) throw new RpcError(PERMISSION_DENIED);
+    if (!acl.allowAny(wr.namespace, ['csi-mount-volume']) || !acl.allowPluginRead())
+      throw new RpcError(PERMISSION_DENIED);
     if (id === '') throw new RpcError('missing volume ID');
     const stored = ctx.state.getVolume(wr.namespace, id);
     if (!stored) throw new RpcError('no such volume');
@@ -579,7 +626,9 @@ export function detachVolume(ctx: SimContext, req: SimRequest, id: string): Hand
       ctx.state.claimVolumes([{ ns: wr.namespace, volumeId: id, claim: gcClaim(node, state) }]);
     let index = checkpoint(ClaimState.Taken);
     // Past claims on this node: terminal allocs (node-detached) and GC'd ones.
-    const { volume } = ctx.state.denormalizeAllocs(ctx.state.denormalizePlugins(ctx.state.getVolume(wr.namespace, id)!));
+    const { volume } = ctx.state.denormalizeAllocs(
+      ctx.state.denormalizePlugins(ctx.state.getVolume(wr.namespace, id)!),
+    );
     const allocIds = [...volume.PastClaims!.values()].filter((c) => c.NodeID === node).map((c) => c.AllocationID);
     for (const [allocId, c] of [...volume.ReadClaims!, ...volume.WriteClaims!]) {
       const a = ctx.state.allocs.get(allocId);
@@ -593,16 +642,23 @@ export function detachVolume(ctx: SimContext, req: SimRequest, id: string): Hand
       const a = ctx.state.allocs.get(allocId);
       return a !== undefined && a.NodeID === node && !allocTerminal(a);
     });
-    if (volume.ControllerRequired && view && ctx.state.pluginHasCapability(view, 'SupportsAttachDetach') && !liveOnNode) {
+    if (
+      volume.ControllerRequired &&
+      view &&
+      ctx.state.pluginHasCapability(view, 'SupportsAttachDetach') &&
+      !liveOnNode
+    ) {
       for (const allocId of allocIds) {
-        const c = volume.PastClaims!.get(allocId) ?? volume.ReadClaims!.get(allocId) ?? volume.WriteClaims!.get(allocId);
+        const c =
+          volume.PastClaims!.get(allocId) ?? volume.ReadClaims!.get(allocId) ?? volume.WriteClaims!.get(allocId);
         if (c) ctx.state.controllerUnpublish(volume, c);
       }
       index = checkpoint(ClaimState.ReadyToFree);
     }
     index = checkpoint(ClaimState.ReadyToFree);
     ctx.state.later(0, () => {
-      for (const allocId of allocIds) ctx.state.freeAllocClaims(allocId, { ns: wr.namespace, volumeId: id, nodeId: node });
+      for (const allocId of allocIds)
+        ctx.state.freeAllocClaims(allocId, { ns: wr.namespace, volumeId: id, nodeId: node });
     });
     return { kind: 'empty', meta: leaderMeta(index) };
   } catch (e) {
@@ -615,5 +671,13 @@ function mergeSecrets(stored: Map<string, string> | null, query: Map<string, str
 }
 
 function gcClaim(nodeId: string, state: number): CSIVolumeClaim {
-  return { AllocationID: '', NodeID: nodeId, ExternalNodeID: '', Mode: ClaimMode.GC, AccessMode: '', AttachmentMode: '', State: state };
+  return {
+    AllocationID: '',
+    NodeID: nodeId,
+    ExternalNodeID: '',
+    Mode: ClaimMode.GC,
+    AccessMode: '',
+    AttachmentMode: '',
+    State: state,
+  };
 }

@@ -6,7 +6,14 @@
 import { ApiError } from '../http/fault';
 import type { Volume } from '../model';
 import { pyRepr } from '../pyjson';
-import { checkDeletionAllowed, connectionInfo, isAttached, legacyAttach, legacyDetach, type Caller } from './attach-core';
+import {
+  checkDeletionAllowed,
+  connectionInfo,
+  isAttached,
+  legacyAttach,
+  legacyDetach,
+  type Caller,
+} from './attach-core';
 import type { ActionDef } from './actions';
 import { asObject, ok, type CinderCtx } from './context';
 import { authorize } from './policy';
@@ -35,10 +42,12 @@ export const ATTACH_ACTIONS: Record<string, ActionDef> = {
       const a = asObject(arg) ?? {};
       noExtraKeys('os-attach', a, ['instance_uuid', 'host_name', 'mountpoint', 'mode']);
       const mountpoint = requireProperty('os-attach', a, 'mountpoint');
-      if (typeof mountpoint !== 'string') throw schemaError('mountpoint', mountpoint, `${pyRepr(mountpoint)} is not of type 'string'`);
+      if (typeof mountpoint !== 'string')
+        throw schemaError('mountpoint', mountpoint, `${pyRepr(mountpoint)} is not of type 'string'`);
       const instance = typeof a.instance_uuid === 'string' ? a.instance_uuid : null;
       const host = typeof a.host_name === 'string' ? a.host_name : null;
-      if (instance === null && host === null) throw schemaError('os-attach', a, `${pyRepr(a)} is not valid under any of the given schemas`);
+      if (instance === null && host === null)
+        throw schemaError('os-attach', a, `${pyRepr(a)} is not valid under any of the given schemas`);
       const mode = a.mode === undefined ? 'rw' : a.mode;
       if (mode !== 'rw' && mode !== 'ro') throw schemaError('mode', mode, `${pyRepr(mode)} is not one of ['rw', 'ro']`);
       const fail = ctx.state.faults.takeAttach(v.id) !== undefined;
@@ -57,7 +66,11 @@ export const ATTACH_ACTIONS: Record<string, ActionDef> = {
     handler: (ctx, v) => {
       authorize(ctx.state, ctx.auth, 'volume_extension:volume_actions:reserve', 'member');
       const expected = ctx.state.isMultiattach(v) ? ['available', 'in-use'] : ['available'];
-      if (!expected.includes(v.status)) throw new ApiError(400, `Invalid volume: Volume status must be ${expected.join(' or ')} to reserve, but the status is ${v.status}.`);
+      if (!expected.includes(v.status))
+        throw new ApiError(
+          400,
+          `Invalid volume: Volume status must be ${expected.join(' or ')} to reserve, but the status is ${v.status}.`,
+        );
       v.status = 'attaching';
       ctx.state.touch(v);
       return ok(202);
@@ -92,8 +105,10 @@ export const ATTACH_ACTIONS: Record<string, ActionDef> = {
       authorize(ctx.state, ctx.auth, 'volume_extension:volume_actions:initialize_connection', 'member');
       const a = asObject(arg) ?? {};
       const connector = requireProperty('os-initialize_connection', a, 'connector');
-      if (!asObject(connector)) throw schemaError('connector', connector, `${pyRepr(connector)} is not of type 'object'`);
-      if (v.status === 'maintenance') throw new ApiError(400, 'Invalid volume: The volume connection cannot be initialized in maintenance mode.');
+      if (!asObject(connector))
+        throw schemaError('connector', connector, `${pyRepr(connector)} is not of type 'object'`);
+      if (v.status === 'maintenance')
+        throw new ApiError(400, 'Invalid volume: The volume connection cannot be initialized in maintenance mode.');
       return ok(200, { connection_info: { driver_volume_type: 'iscsi', data: connectionInfo(v) } });
     },
   },
@@ -121,7 +136,10 @@ export const ATTACH_ACTIONS: Record<string, ActionDef> = {
 export function beginDetaching(state: CinderCtx['state'], v: Volume): void {
   const migrating = v.migrationStatus !== null && !['success', 'error', 'none'].includes(v.migrationStatus);
   if (v.status !== 'in-use' || !isAttached(v) || migrating) {
-    throw new ApiError(400, "Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status must be 'attached' to detach.");
+    throw new ApiError(
+      400,
+      "Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status must be 'attached' to detach.",
+    );
   }
   v.status = 'detaching';
   state.touch(v);

@@ -14,9 +14,41 @@ import { asObject, ok } from './context';
 import { Detail } from './messages';
 import { authorize } from './policy';
 import { boolValue, metadataValue, requireProperty, schemaError, sizeValue } from './validation';
-import { deleteVolume, extendVolume, finishExtend, migrateVolume, reimageVolume, retypeVolume, revertVolume, uploadVolume } from './volume-ops';
+import {
+  deleteVolume,
+  extendVolume,
+  finishExtend,
+  migrateVolume,
+  reimageVolume,
+  retypeVolume,
+  revertVolume,
+  uploadVolume,
+} from './volume-ops';
 
-export const VOLUME_STATUSES = ['creating', 'available', 'deleting', 'error', 'error_deleting', 'error_managing', 'managing', 'attaching', 'in-use', 'detaching', 'maintenance', 'restoring-backup', 'error_restoring', 'reserved', 'awaiting-transfer', 'backing-up', 'error_backing-up', 'error_extending', 'downloading', 'uploading', 'retyping', 'extending'];
+export const VOLUME_STATUSES = [
+  'creating',
+  'available',
+  'deleting',
+  'error',
+  'error_deleting',
+  'error_managing',
+  'managing',
+  'attaching',
+  'in-use',
+  'detaching',
+  'maintenance',
+  'restoring-backup',
+  'error_restoring',
+  'reserved',
+  'awaiting-transfer',
+  'backing-up',
+  'error_backing-up',
+  'error_extending',
+  'downloading',
+  'uploading',
+  'retyping',
+  'extending',
+];
 const ATTACH_STATUSES = ['attached', 'detached'];
 const MIGRATION_STATUSES = ['migrating', 'error', 'success', 'completing', 'none', 'starting'];
 const DISK_FORMATS = ['raw', 'vmdk', 'vdi', 'qcow2', 'vhd', 'vhdx', 'ploop'];
@@ -43,7 +75,10 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
       authorize(ctx.state, ctx.auth, 'volume:extend_complete', 'admin_or_service');
       const error = boolValue('error', requireProperty('os-extend_volume_completion', asObject(arg) ?? {}, 'error'));
       if (v.status !== 'extending' || v.adminMetadata.extend_new_size === undefined) {
-        throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be 'extending' and it must have an extend in progress, currently ${v.status}.`);
+        throw new ApiError(
+          400,
+          `Invalid volume: Volume ${v.id} status must be 'extending' and it must have an extend in progress, currently ${v.status}.`,
+        );
       }
       finishExtend(ctx.state, v, !error, ctx.req.requestId, Detail.NOTIFY_COMPUTE_SERVICE_FAILED);
       return ok(202);
@@ -56,12 +91,27 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
       if (status === undefined && attachStatus === undefined && migrationStatus === undefined) {
         throw new ApiError(400, "Must specify 'status', 'attach_status' or 'migration_status' for update.");
       }
-      if (status !== undefined && !VOLUME_STATUSES.includes(pyStr(status))) throw new ApiError(400, `Volume status: ${pyStr(status)} is invalid, valid statuses are: ${tuple(VOLUME_STATUSES)}.`);
-      if (attachStatus !== undefined && !ATTACH_STATUSES.includes(pyStr(attachStatus))) throw new ApiError(400, `Volume attach status: ${pyStr(attachStatus)} is invalid, valid statuses are: ${tuple(ATTACH_STATUSES)}.`);
-      if (migrationStatus !== undefined && !MIGRATION_STATUSES.includes(pyStr(migrationStatus))) throw new ApiError(400, `Volume migration status: ${pyStr(migrationStatus)} is invalid, valid statuses are: ${tuple(MIGRATION_STATUSES)}.`);
+      if (status !== undefined && !VOLUME_STATUSES.includes(pyStr(status)))
+        throw new ApiError(
+          400,
+          `Volume status: ${pyStr(status)} is invalid, valid statuses are: ${tuple(VOLUME_STATUSES)}.`,
+        );
+      if (attachStatus !== undefined && !ATTACH_STATUSES.includes(pyStr(attachStatus)))
+        throw new ApiError(
+          400,
+          `Volume attach status: ${pyStr(attachStatus)} is invalid, valid statuses are: ${tuple(ATTACH_STATUSES)}.`,
+        );
+      if (migrationStatus !== undefined && !MIGRATION_STATUSES.includes(pyStr(migrationStatus)))
+        throw new ApiError(
+          400,
+          `Volume migration status: ${pyStr(migrationStatus)} is invalid, valid statuses are: ${tuple(MIGRATION_STATUSES)}.`,
+        );
       authorize(ctx.state, ctx.auth, 'volume_extension:volume_admin_actions:reset_status', 'admin');
       if (status === 'in-use' && v.attachments.length === 0 && attachStatus !== 'attached') {
-        throw new ApiError(400, 'Invalid volume: Cannot reset-state to in-use because volume does not have any attachments.');
+        throw new ApiError(
+          400,
+          'Invalid volume: Cannot reset-state to in-use because volume does not have any attachments.',
+        );
       }
       if (attachStatus === 'detached') for (const att of [...v.attachments]) removeAttachment(ctx.state, v, att);
       if (status !== undefined) v.status = pyStr(status);
@@ -130,7 +180,8 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
       authorize(ctx.state, ctx.auth, 'volume_extension:volume_admin_actions:migrate_volume', 'admin');
       const a = asObject(arg) ?? {};
       const host = a.host ?? (atLeast(ctx.mv, '3.16') ? a.cluster : undefined);
-      if (typeof host !== 'string') throw new ApiError(400, 'Invalid input received: Must specify host or cluster for migration.');
+      if (typeof host !== 'string')
+        throw new ApiError(400, 'Invalid input received: Must specify host or cluster for migration.');
       migrateVolume(ctx.state, v, host, a.lock_volume === undefined ? false : boolValue('lock_volume', a.lock_volume));
       return ok(202);
     },
@@ -140,9 +191,11 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
       authorize(ctx.state, ctx.auth, 'volume_extension:volume_admin_actions:migrate_volume_completion', 'admin');
       const a = asObject(arg) ?? {};
       const newId = requireProperty('os-migrate_volume_completion', a, 'new_volume');
-      if (typeof newId !== 'string' || !ctx.state.volumes.has(newId)) throw new ApiError(404, `Volume ${String(newId)} could not be found.`);
+      if (typeof newId !== 'string' || !ctx.state.volumes.has(newId))
+        throw new ApiError(404, `Volume ${String(newId)} could not be found.`);
       const error = a.error === undefined ? false : boolValue('error', a.error);
-      if (v.migrationStatus === null || ['success', 'error', 'none'].includes(v.migrationStatus)) throw new ApiError(400, 'Invalid volume: Source volume not mid-migration.');
+      if (v.migrationStatus === null || ['success', 'error', 'none'].includes(v.migrationStatus))
+        throw new ApiError(400, 'Invalid volume: Source volume not mid-migration.');
       v.migrationStatus = error ? 'error' : 'success';
       if (v.status === 'maintenance') v.status = v.previousStatus ?? 'available';
       ctx.state.touch(v);
@@ -174,12 +227,22 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
       if (typeof name !== 'string') throw schemaError('image_name', name, `${pyRepr(name)} is not of type 'string'`);
       const force = a.force === undefined ? false : boolValue('force', a.force);
       const diskFormat = typeof a.disk_format === 'string' ? a.disk_format : 'raw';
-      if (!DISK_FORMATS.includes(diskFormat)) throw new ApiError(400, `Invalid disk-format '${diskFormat}' is specified. Allowed disk-formats are ${DISK_FORMATS.join(', ')}.`);
-      const params: Parameters<typeof uploadVolume>[2] = { imageName: name, force, diskFormat, containerFormat: typeof a.container_format === 'string' ? a.container_format : 'bare' };
+      if (!DISK_FORMATS.includes(diskFormat))
+        throw new ApiError(
+          400,
+          `Invalid disk-format '${diskFormat}' is specified. Allowed disk-formats are ${DISK_FORMATS.join(', ')}.`,
+        );
+      const params: Parameters<typeof uploadVolume>[2] = {
+        imageName: name,
+        force,
+        diskFormat,
+        containerFormat: typeof a.container_format === 'string' ? a.container_format : 'bare',
+      };
       if (atLeast(ctx.mv, '3.1')) {
         params.visibility = typeof a.visibility === 'string' ? a.visibility : 'private';
         params.protected = a.protected === undefined ? false : boolValue('protected', a.protected);
-        if (params.visibility === 'public') authorize(ctx.state, ctx.auth, 'volume_extension:volume_actions:upload_public', 'admin');
+        if (params.visibility === 'public')
+          authorize(ctx.state, ctx.auth, 'volume_extension:volume_actions:upload_public', 'admin');
       }
       return ok(202, { 'os-volume_upload_image': uploadVolume(ctx.state, v, params) });
     },
@@ -188,7 +251,11 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
     handler: (ctx, v, arg) => {
       authorize(ctx.state, ctx.auth, 'volume:update_readonly_flag', 'member');
       const ro = boolValue('readonly', requireProperty('os-update_readonly_flag', asObject(arg) ?? {}, 'readonly'));
-      if (v.status !== 'available') throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be available to update readonly flag, but current status is: ${v.status}.`);
+      if (v.status !== 'available')
+        throw new ApiError(
+          400,
+          `Invalid volume: Volume ${v.id} status must be available to update readonly flag, but current status is: ${v.status}.`,
+        );
       v.adminMetadata.readonly = ro ? 'True' : 'False';
       ctx.state.touch(v);
       return ok(202);
@@ -199,9 +266,15 @@ export const STATE_ACTIONS: Record<string, ActionDef> = {
     handler: (ctx, v, arg) => {
       const a = asObject(arg) ?? {};
       const imageId = requireProperty('os-reimage', a, 'image_id');
-      if (typeof imageId !== 'string') throw schemaError('image_id', imageId, `${pyRepr(imageId)} is not of type 'string'`);
+      if (typeof imageId !== 'string')
+        throw schemaError('image_id', imageId, `${pyRepr(imageId)} is not of type 'string'`);
       const reserved = a.reimage_reserved === undefined ? false : boolValue('reimage_reserved', a.reimage_reserved);
-      authorize(ctx.state, ctx.auth, v.status === 'reserved' ? 'volume:reimage_reserved' : 'volume:reimage', v.status === 'reserved' ? 'admin_or_service' : 'member');
+      authorize(
+        ctx.state,
+        ctx.auth,
+        v.status === 'reserved' ? 'volume:reimage_reserved' : 'volume:reimage',
+        v.status === 'reserved' ? 'admin_or_service' : 'member',
+      );
       reimageVolume(ctx.state, v, imageId, reserved);
       return ok(202);
     },

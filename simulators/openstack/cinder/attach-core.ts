@@ -27,7 +27,10 @@ export function isAttached(v: Volume): boolean {
  * available, others verbatim (so a lone `reserved` attachment leaves the volume `reserved`).
  */
 export function statusFromAttachments(v: Volume): string {
-  const statuses = v.attachments.map((a) => a.attachStatus).filter((s) => !s.startsWith('error')).sort();
+  const statuses = v.attachments
+    .map((a) => a.attachStatus)
+    .filter((s) => !s.startsWith('error'))
+    .sort();
   const first = statuses[0];
   if (first === undefined) return 'available';
   return first === 'attached' ? 'in-use' : first;
@@ -46,9 +49,15 @@ export function reserveAttachment(state: SimState, v: Volume, instanceUuid: stri
     v.status = 'reserved';
   } else {
     // Re-attaching the same instance (live migration) is allowed (LP #1694530).
-    const override = instanceUuid !== null && (v.status === 'in-use' || v.status === 'reserved') && v.attachments.some((a) => a.instanceUuid === instanceUuid);
+    const override =
+      instanceUuid !== null &&
+      (v.status === 'in-use' || v.status === 'reserved') &&
+      v.attachments.some((a) => a.instanceUuid === instanceUuid);
     if (!override) {
-      throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be ${orList(expected)} to reserve, but the current status is ${v.status}.`);
+      throw new ApiError(
+        400,
+        `Invalid volume: Volume ${v.id} status must be ${orList(expected)} to reserve, but the current status is ${v.status}.`,
+      );
     }
   }
   const a: Attachment = {
@@ -75,7 +84,12 @@ export function reserveAttachment(state: SimState, v: Volume, instanceUuid: stri
 /** The driver's connection info (fake iSCSI driver as recorded), keys in recorded order. */
 export function connectionInfo(v: Volume, attachmentId?: string): Record<string, unknown> {
   const access = v.adminMetadata.attached_mode ?? (v.adminMetadata.readonly === 'True' ? 'ro' : 'rw');
-  const info: Record<string, unknown> = { access_mode: access, qos_specs: null, encrypted: v.encryptionKeyId !== null, cacheable: false };
+  const info: Record<string, unknown> = {
+    access_mode: access,
+    qos_specs: null,
+    encrypted: v.encryptionKeyId !== null,
+    cacheable: false,
+  };
   if (attachmentId === undefined) return info;
   return { ...info, driver_volume_type: 'iscsi', attachment_id: attachmentId };
 }
@@ -86,7 +100,14 @@ export function connectionInfo(v: Volume, attachmentId?: string): Record<string,
  * volume) leaves the attachment `error_attaching`, writes the UPDATE_ATTACHMENT user message and
  * raises the 500 the RPC error becomes.
  */
-export function connectAttachment(state: SimState, v: Volume, a: Attachment, connector: Record<string, unknown>, caller: Caller, injectedFailure: boolean): Record<string, unknown> {
+export function connectAttachment(
+  state: SimState,
+  v: Volume,
+  a: Attachment,
+  connector: Record<string, unknown>,
+  caller: Caller,
+  injectedFailure: boolean,
+): Record<string, unknown> {
   const info = connectionInfo(v, a.id);
   a.connectionInfo = info;
   a.connector = connector;
@@ -144,7 +165,8 @@ export function checkDeletionAllowed(state: SimState, caller: Caller, attachment
   } else if (attachmentId !== null) {
     const found = state.findAttachment(attachmentId);
     if (found) {
-      if (v && found.volume.id !== v.id) throw new ApiError(400, 'Invalid input received: Mismatched volumes on attachment request');
+      if (v && found.volume.id !== v.id)
+        throw new ApiError(400, 'Invalid input received: Mismatched volumes on attachment request');
       a = found.attachment;
     }
   }
@@ -154,7 +176,10 @@ export function checkDeletionAllowed(state: SimState, caller: Caller, attachment
     const usedByNova = server?.bdms.some((b) => b.attachmentId === a.id) ?? false;
     if (!usedByNova) return;
   }
-  throw new ApiError(409, `ConflictNovaUsingAttachment: Detach volume from instance ${a?.instanceUuid ?? ''} using the Compute API`);
+  throw new ApiError(
+    409,
+    `ConflictNovaUsingAttachment: Detach volume from instance ${a?.instanceUuid ?? ''} using the Compute API`,
+  );
 }
 
 /** The text (traceback included) real Cinder returned for os-attach of an in-use volume (cinder-21/08). */
@@ -169,11 +194,20 @@ export interface LegacyAttachSpec {
 }
 
 /** os-attach (legacy, synchronous RPC call): attachment `attached`, volume `in-use`. */
-export function legacyAttach(state: SimState, v: Volume, spec: LegacyAttachSpec, caller: Caller, injectedFailure: boolean): Attachment {
-  if (v.status === 'maintenance') throw new ApiError(400, 'Invalid volume: The volume cannot be attached in maintenance mode.');
+export function legacyAttach(
+  state: SimState,
+  v: Volume,
+  spec: LegacyAttachSpec,
+  caller: Caller,
+  injectedFailure: boolean,
+): Attachment {
+  if (v.status === 'maintenance')
+    throw new ApiError(400, 'Invalid volume: The volume cannot be attached in maintenance mode.');
   if (!('readonly' in v.adminMetadata)) v.adminMetadata.readonly = 'False';
-  if (v.adminMetadata.readonly === 'True' && spec.mode !== 'ro') throw new ApiError(400, `Invalid attaching mode '${spec.mode}' for volume ${v.id}.`);
-  if (v.status === 'in-use' && !state.isMultiattach(v) && !v.migrationStatus) throw new ApiError(400, ALREADY_ATTACHED_TRACE);
+  if (v.adminMetadata.readonly === 'True' && spec.mode !== 'ro')
+    throw new ApiError(400, `Invalid attaching mode '${spec.mode}' for volume ${v.id}.`);
+  if (v.status === 'in-use' && !state.isMultiattach(v) && !v.migrationStatus)
+    throw new ApiError(400, ALREADY_ATTACHED_TRACE);
   const a: Attachment = {
     id: uuid(),
     volumeId: v.id,
@@ -191,7 +225,13 @@ export function legacyAttach(state: SimState, v: Volume, spec: LegacyAttachSpec,
   v.attachments.push(a);
   if (injectedFailure) {
     a.attachStatus = 'error_attaching';
-    createMessage(state, { projectId: v.projectId, resourceUuid: v.id, action: Action.ATTACH_VOLUME, detail: Detail.UNKNOWN_ERROR, requestId: caller.requestId });
+    createMessage(state, {
+      projectId: v.projectId,
+      resourceUuid: v.id,
+      action: Action.ATTACH_VOLUME,
+      detail: Detail.UNKNOWN_ERROR,
+      requestId: caller.requestId,
+    });
     state.touch(v);
     throw new ApiError(500, GENERIC_500);
   }
@@ -206,13 +246,18 @@ export function legacyAttach(state: SimState, v: Volume, spec: LegacyAttachSpec,
 /** os-detach (legacy): removes the named (or only) attachment; none at all → just `available`. */
 export function legacyDetach(state: SimState, v: Volume, attachmentId: string | null, caller: Caller): void {
   checkDeletionAllowed(state, caller, attachmentId, v);
-  if (v.status === 'maintenance') throw new ApiError(400, 'Invalid volume: The volume cannot be detached in maintenance mode.');
+  if (v.status === 'maintenance')
+    throw new ApiError(400, 'Invalid volume: The volume cannot be detached in maintenance mode.');
   let a: Attachment | undefined;
   if (attachmentId !== null) {
     a = v.attachments.find((x) => x.id === attachmentId);
-    if (!a) throw new ApiError(404, `Volume attachment could not be found with filter: attachment_id = ${attachmentId}.`);
+    if (!a)
+      throw new ApiError(404, `Volume attachment could not be found with filter: attachment_id = ${attachmentId}.`);
   } else if (v.attachments.length > 1) {
-    throw new ApiError(400, 'Error detaching volume - InvalidVolume: Detach volume failed: More than one attachment, but no attachment_id provided.');
+    throw new ApiError(
+      400,
+      'Error detaching volume - InvalidVolume: Detach volume failed: More than one attachment, but no attachment_id provided.',
+    );
   } else {
     a = v.attachments[0];
   }

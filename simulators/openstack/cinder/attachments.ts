@@ -8,7 +8,13 @@ import { ApiError, GENERIC_NOT_FOUND } from '../http/fault';
 import { atLeast } from '../http/microversion';
 import type { Attachment } from '../model';
 import { pyRepr } from '../pyjson';
-import { checkDeletionAllowed, completeAttachment, connectAttachment, removeAttachment, reserveAttachment } from './attach-core';
+import {
+  checkDeletionAllowed,
+  completeAttachment,
+  connectAttachment,
+  removeAttachment,
+  reserveAttachment,
+} from './attach-core';
 import { asObject, ok, singleAction, type CinderCtx, type CinderResult } from './context';
 import { listItems, type ListSpec } from './list-query';
 import { canSee, getVolume } from './lookup';
@@ -35,7 +41,9 @@ function notFoundText(id: string): string {
 }
 
 function visibleAttachments(ctx: CinderCtx): Array<Attachment & { projectId: string }> {
-  return [...ctx.state.volumes.values()].filter((v) => canSee(ctx, v.projectId)).flatMap((v) => v.attachments.map((a) => ({ ...a, projectId: v.projectId })));
+  return [...ctx.state.volumes.values()]
+    .filter((v) => canSee(ctx, v.projectId))
+    .flatMap((v) => v.attachments.map((a) => ({ ...a, projectId: v.projectId })));
 }
 
 function getAttachment(ctx: CinderCtx, id: string): { a: Attachment; v: ReturnType<typeof getVolume> } {
@@ -68,7 +76,8 @@ export function createAttachment(ctx: CinderCtx): CinderResult {
   if (typeof volumeId !== 'string') throw schemaError('volume_uuid', volumeId, `${pyRepr(volumeId)} is not a 'uuid'`);
   let mode: string | undefined;
   if (atLeast(ctx.mv, '3.54') && body.mode !== undefined) {
-    if (body.mode !== 'rw' && body.mode !== 'ro') throw schemaError('mode', body.mode, `${pyRepr(body.mode)} is not one of ['rw', 'ro']`);
+    if (body.mode !== 'rw' && body.mode !== 'ro')
+      throw schemaError('mode', body.mode, `${pyRepr(body.mode)} is not one of ['rw', 'ro']`);
     mode = body.mode;
   }
   const connector = body.connector === undefined || body.connector === null ? undefined : connectorArg(body.connector);
@@ -78,7 +87,14 @@ export function createAttachment(ctx: CinderCtx): CinderResult {
   const view = attachmentView(a, true);
   if (connector) {
     const fail = ctx.state.faults.takeAttach(v.id) !== undefined;
-    view.connection_info = connectAttachment(ctx.state, v, a, connector, { isService: ctx.auth.isService, requestId: ctx.req.requestId }, fail);
+    view.connection_info = connectAttachment(
+      ctx.state,
+      v,
+      a,
+      connector,
+      { isService: ctx.auth.isService, requestId: ctx.req.requestId },
+      fail,
+    );
   }
   return ok(200, { attachment: view });
 }
@@ -89,11 +105,21 @@ export function updateAttachment(ctx: CinderCtx): CinderResult {
   const connector = connectorArg(requireProperty('attachment', body, 'connector'));
   const { a, v } = getAttachment(ctx, ctx.params.id!);
   if (v.status.includes('error')) {
-    throw new ApiError(409, `Invalid volume: Volume attachments can not be updated if the volume is in an error state. The Volume ${v.id} currently has a status of: ${v.status} `);
+    throw new ApiError(
+      409,
+      `Invalid volume: Volume attachments can not be updated if the volume is in an error state. The Volume ${v.id} currently has a status of: ${v.status} `,
+    );
   }
   const view = attachmentView(a, true);
   const fail = ctx.state.faults.takeAttach(v.id) !== undefined;
-  view.connection_info = connectAttachment(ctx.state, v, a, connector, { isService: ctx.auth.isService, requestId: ctx.req.requestId }, fail);
+  view.connection_info = connectAttachment(
+    ctx.state,
+    v,
+    a,
+    connector,
+    { isService: ctx.auth.isService, requestId: ctx.req.requestId },
+    fail,
+  );
   return ok(200, { attachment: view });
 }
 

@@ -36,7 +36,11 @@ export function singleAction(body: unknown, known: (name: string) => boolean): {
   const names = o ? Object.keys(o) : [];
   if (!o || names.length !== 1) throw new ApiError(400, 'Malformed request body');
   const name = names[0]!;
-  if (!known(name)) throw new ApiError(400, `There is no such action: ${name}. Verify the request body and Content-Type header and try again.`);
+  if (!known(name))
+    throw new ApiError(
+      400,
+      `There is no such action: ${name}. Verify the request body and Content-Type header and try again.`,
+    );
   return { name, arg: o[name] };
 }
 

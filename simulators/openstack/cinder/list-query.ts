@@ -66,7 +66,10 @@ function parseSort(pairs: Array<[string, string]>): Array<[string, 'asc' | 'desc
   const sortKey = first(pairs, 'sort_key');
   const sortDir = first(pairs, 'sort_dir');
   if (sort !== undefined && (sortKey !== undefined || sortDir !== undefined)) {
-    throw new ApiError(400, "The 'sort_key' and 'sort_dir' parameters are deprecated and cannot be used with the 'sort' parameter.");
+    throw new ApiError(
+      400,
+      "The 'sort_key' and 'sort_dir' parameters are deprecated and cannot be used with the 'sort' parameter.",
+    );
   }
   const out: Array<[string, string]> = [];
   if (sort !== undefined) {
@@ -78,7 +81,9 @@ function parseSort(pairs: Array<[string, string]>): Array<[string, 'asc' | 'desc
     const dirs = (sortDir ?? 'desc').split(',');
     sortKey.split(',').forEach((k, i) => out.push([k.trim(), (dirs[i] ?? dirs[0] ?? 'desc').trim()]));
   }
-  for (const [, d] of out) if (d !== 'asc' && d !== 'desc') throw new ApiError(400, "Invalid input received: Unknown sort direction, must be 'desc' or 'asc'");
+  for (const [, d] of out)
+    if (d !== 'asc' && d !== 'desc')
+      throw new ApiError(400, "Invalid input received: Unknown sort direction, must be 'desc' or 'asc'");
   const dir = (out[0]?.[1] ?? 'desc') as 'asc' | 'desc';
   const keys = out as Array<[string, 'asc' | 'desc']>;
   if (!keys.some(([k]) => k === 'created_at')) keys.push(['created_at', dir]);
@@ -140,7 +145,8 @@ function matches<T>(ctx: CinderCtx, spec: ListSpec<T>, item: T, key: string, raw
   if (like) return value !== null && value !== undefined && pyStr(value).toLowerCase().includes(raw.toLowerCase());
   if (typeof value === 'boolean') {
     const b = pyBool(raw);
-    if (b === undefined) throw new ApiError(400, `Invalid input received: '${raw}' is not a valid boolean value for ${name}`);
+    if (b === undefined)
+      throw new ApiError(400, `Invalid input received: '${raw}' is not a valid boolean value for ${name}`);
     return value === b;
   }
   if (typeof value === 'number') return value === Number(raw);
@@ -151,7 +157,12 @@ function matches<T>(ctx: CinderCtx, spec: ListSpec<T>, item: T, key: string, raw
  * Applies a list request to `visible` (items the caller may see, before `all_tenants`
  * narrowing by `inProject`). Throws Cinder's 400/404s.
  */
-export function listItems<T extends { id: string }>(ctx: CinderCtx, visible: T[], spec: ListSpec<T>, inProject: (t: T) => boolean): ListResult<T> {
+export function listItems<T extends { id: string }>(
+  ctx: CinderCtx,
+  visible: T[],
+  spec: ListSpec<T>,
+  inProject: (t: T) => boolean,
+): ListResult<T> {
   const pairs = ctx.req.query;
   const limit = parseLimit(first(pairs, 'limit'));
   const offset = parseOffset(first(pairs, 'offset'));
@@ -185,7 +196,8 @@ export function listItems<T extends { id: string }>(ctx: CinderCtx, visible: T[]
     if (allowed) kept.push([k, v]);
     else invalid.push(k);
   }
-  if (invalid.length > 0 && atLeast(ctx.mv, '3.31')) throw new ApiError(400, `Invalid filters ${invalid.join(',')} are found in query options.`);
+  if (invalid.length > 0 && atLeast(ctx.mv, '3.31'))
+    throw new ApiError(400, `Invalid filters ${invalid.join(',')} are found in query options.`);
   const scoped = allTenants ? visible : visible.filter(inProject);
   const filtered = scoped.filter((item) => kept.every(([k, v]) => matches(ctx, spec, item, k, v)));
   const getters = sortKeys.map(([k, d]) => {
@@ -213,7 +225,11 @@ export function listItems<T extends { id: string }>(ctx: CinderCtx, visible: T[]
  * `<collection>_links`: emitted when the page is non-empty and limit ≤ the number of items
  * returned (or ≤ the total count with `with_count`), so a full last page still gets one.
  */
-export function nextLinks(ctx: CinderCtx, collection: string, r: ListResult<{ id: string }>): Array<{ rel: string; href: string }> | undefined {
+export function nextLinks(
+  ctx: CinderCtx,
+  collection: string,
+  r: ListResult<{ id: string }>,
+): Array<{ rel: string; href: string }> | undefined {
   const last = r.page[r.page.length - 1];
   const itemCount = r.showCount && r.count > 0 ? r.count : r.page.length;
   if (!last || r.limit > itemCount) return undefined;
@@ -223,7 +239,13 @@ export function nextLinks(ctx: CinderCtx, collection: string, r: ListResult<{ id
 }
 
 /** `{<key>: [...], <key>_links?: [...], count?: n}` for a list answer. */
-export function listBody<T extends { id: string }>(ctx: CinderCtx, key: string, collection: string, r: ListResult<T>, render: (t: T) => unknown): Record<string, unknown> {
+export function listBody<T extends { id: string }>(
+  ctx: CinderCtx,
+  key: string,
+  collection: string,
+  r: ListResult<T>,
+  render: (t: T) => unknown,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { [key]: r.page.map(render) };
   const links = nextLinks(ctx, collection, r);
   if (links) body[`${key}_links`] = links;

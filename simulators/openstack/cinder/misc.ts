@@ -51,9 +51,25 @@ export function showType(ctx: CinderCtx): CinderResult {
 }
 
 /** Adds a volume type (also the seeding path). */
-export function insertType(state: SimState, spec: { name: string; description?: string | null; extraSpecs?: Record<string, string>; isPublic?: boolean; id?: string }): VolumeType {
-  if (state.findType(spec.name)?.name === spec.name) throw new ApiError(409, `Volume Type ${spec.name} already exists.`);
-  const t: VolumeType = { id: spec.id ?? uuid(), name: spec.name, description: spec.description ?? null, isPublic: spec.isPublic ?? true, extraSpecs: { ...(spec.extraSpecs ?? {}) } };
+export function insertType(
+  state: SimState,
+  spec: {
+    name: string;
+    description?: string | null;
+    extraSpecs?: Record<string, string>;
+    isPublic?: boolean;
+    id?: string;
+  },
+): VolumeType {
+  if (state.findType(spec.name)?.name === spec.name)
+    throw new ApiError(409, `Volume Type ${spec.name} already exists.`);
+  const t: VolumeType = {
+    id: spec.id ?? uuid(),
+    name: spec.name,
+    description: spec.description ?? null,
+    isPublic: spec.isPublic ?? true,
+    extraSpecs: { ...(spec.extraSpecs ?? {}) },
+  };
   state.volumeTypes.set(t.id, t);
   return t;
 }
@@ -69,7 +85,16 @@ export function createType(ctx: CinderCtx): CinderResult {
     extraSpecs: body.extra_specs === undefined ? {} : metadataValue('extra_specs', body.extra_specs),
     isPublic: body['os-volume-type-access:is_public'] !== false && body.is_public !== false,
   });
-  return ok(200, { volume_type: { id: t.id, name: t.name, is_public: t.isPublic, extra_specs: { ...t.extraSpecs }, description: t.description, 'os-volume-type-access:is_public': t.isPublic } });
+  return ok(200, {
+    volume_type: {
+      id: t.id,
+      name: t.name,
+      is_public: t.isPublic,
+      extra_specs: { ...t.extraSpecs },
+      description: t.description,
+      'os-volume-type-access:is_public': t.isPublic,
+    },
+  });
 }
 
 const MESSAGE_LIST: ListSpec<UserMessage> = {
@@ -100,7 +125,10 @@ export function listMessages(ctx: CinderCtx): CinderResult {
     return ok(200, { messages: mine.map((m) => messageView(m, ctx)) });
   }
   const r = listItems(ctx, all, MESSAGE_LIST, (m) => m.projectId === ctx.auth.projectId);
-  return ok(200, listBody(ctx, 'messages', 'messages', r, (m) => messageView(m, ctx)));
+  return ok(
+    200,
+    listBody(ctx, 'messages', 'messages', r, (m) => messageView(m, ctx)),
+  );
 }
 
 function getMessage(ctx: CinderCtx): UserMessage {
@@ -152,14 +180,31 @@ export function services(ctx: CinderCtx): CinderResult {
   const now = cinderTime(nowMicros());
   const zone = ctx.state.opts.availabilityZones[0] ?? 'nova';
   const host = backendOf(ctx.state.opts.pools[0] ?? 'openstack-sim@fake').split('@')[0];
-  const out: unknown[] = [{ binary: 'cinder-scheduler', host, zone, status: 'enabled', state: 'up', updated_at: now, disabled_reason: null }];
+  const out: unknown[] = [
+    { binary: 'cinder-scheduler', host, zone, status: 'enabled', state: 'up', updated_at: now, disabled_reason: null },
+  ];
   for (const backend of new Set(ctx.state.opts.pools.map(backendOf))) {
-    out.push({ binary: 'cinder-volume', host: backend, zone, status: 'enabled', state: 'up', updated_at: now, disabled_reason: null, replication_status: 'disabled', active_backend_id: null, frozen: false });
+    out.push({
+      binary: 'cinder-volume',
+      host: backend,
+      zone,
+      status: 'enabled',
+      state: 'up',
+      updated_at: now,
+      disabled_reason: null,
+      replication_status: 'disabled',
+      active_backend_id: null,
+      frozen: false,
+    });
   }
   return ok(200, { services: out });
 }
 
 export function availabilityZones(ctx: CinderCtx): CinderResult {
-  return ok(200, { availabilityZoneInfo: ctx.state.opts.availabilityZones.map((zoneName) => ({ zoneName, zoneState: { available: true } })) });
+  return ok(200, {
+    availabilityZoneInfo: ctx.state.opts.availabilityZones.map((zoneName) => ({
+      zoneName,
+      zoneState: { available: true },
+    })),
+  });
 }
-

@@ -24,13 +24,22 @@ const RETRY_AFTER = '0';
 function usage(state: SimState, projectId: string): { volumes: number; snapshots: number; gigabytes: number } {
   const vols = [...state.volumes.values()].filter((v) => v.projectId === projectId);
   const snaps = [...state.snapshots.values()].filter((s) => s.projectId === projectId);
-  return { volumes: vols.length, snapshots: snaps.length, gigabytes: vols.reduce((n, v) => n + v.size, 0) + snaps.reduce((n, s) => n + s.size, 0) };
+  return {
+    volumes: vols.length,
+    snapshots: snaps.length,
+    gigabytes: vols.reduce((n, v) => n + v.size, 0) + snaps.reduce((n, s) => n + s.size, 0),
+  };
 }
 
-const over = (limit: number | undefined, used: number, delta: number): limit is number => limit !== undefined && limit >= 0 && used + delta > limit;
+const over = (limit: number | undefined, used: number, delta: number): limit is number =>
+  limit !== undefined && limit >= 0 && used + delta > limit;
 
 function gigabytesError(requested: number, quota: number, consumed: number): ApiError {
-  return new ApiError(413, `VolumeSizeExceedsAvailableQuota: Requested volume or snapshot exceeds allowed gigabytes quota. Requested ${requested}G, quota is ${quota}G and ${consumed}G has been consumed.`, RETRY_AFTER);
+  return new ApiError(
+    413,
+    `VolumeSizeExceedsAvailableQuota: Requested volume or snapshot exceeds allowed gigabytes quota. Requested ${requested}G, quota is ${quota}G and ${consumed}G has been consumed.`,
+    RETRY_AFTER,
+  );
 }
 
 /** Reserving one more volume of `size` GiB (create). */
@@ -39,7 +48,12 @@ export function reserveVolume(state: SimState, projectId: string, size: number):
   if (!q) return;
   const u = usage(state, projectId);
   if (over(q.gigabytes, u.gigabytes, size)) throw gigabytesError(size, q.gigabytes, u.gigabytes);
-  if (over(q.volumes, u.volumes, 1)) throw new ApiError(413, `VolumeLimitExceeded: Maximum number of volumes allowed (${q.volumes}) exceeded for quota 'volumes'.`, RETRY_AFTER);
+  if (over(q.volumes, u.volumes, 1))
+    throw new ApiError(
+      413,
+      `VolumeLimitExceeded: Maximum number of volumes allowed (${q.volumes}) exceeded for quota 'volumes'.`,
+      RETRY_AFTER,
+    );
 }
 
 /** Reserving one more snapshot of a `size` GiB volume. */
@@ -48,7 +62,12 @@ export function reserveSnapshot(state: SimState, projectId: string, size: number
   if (!q) return;
   const u = usage(state, projectId);
   if (over(q.gigabytes, u.gigabytes, size)) throw gigabytesError(size, q.gigabytes, u.gigabytes);
-  if (over(q.snapshots, u.snapshots, 1)) throw new ApiError(413, `SnapshotLimitExceeded: Maximum number of snapshots allowed (${q.snapshots}) exceeded`, RETRY_AFTER);
+  if (over(q.snapshots, u.snapshots, 1))
+    throw new ApiError(
+      413,
+      `SnapshotLimitExceeded: Maximum number of snapshots allowed (${q.snapshots}) exceeded`,
+      RETRY_AFTER,
+    );
 }
 
 /** Reserving `increase` more GiB (extend). */

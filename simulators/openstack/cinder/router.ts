@@ -14,14 +14,49 @@ import { header, segments, type SimRequest, type SimResponse } from '../http/typ
 import { pyDumps } from '../pyjson';
 import type { SimState } from '../state';
 import { volumeAction } from './actions';
-import { attachmentAction, createAttachment, deleteAttachment, listAttachments, showAttachment, updateAttachment } from './attachments';
+import {
+  attachmentAction,
+  createAttachment,
+  deleteAttachment,
+  listAttachments,
+  showAttachment,
+  updateAttachment,
+} from './attachments';
 import type { CinderCtx, CinderResult } from './context';
-import { availabilityZones, createType, deleteMessage, limits, listMessages, listTypes, services, showMessage, showType, versionsBody } from './misc';
-import { createSnapshot, deleteSnapshot, listSnapshots, showSnapshot, snapshotAction, updateSnapshot } from './snapshots';
-import { createVolume, deleteVolumeRoute, listVolumes, showVolume, updateVolume, volumeMetadata, volumeMetadataItem, volumeSummary } from './volumes';
+import {
+  availabilityZones,
+  createType,
+  deleteMessage,
+  limits,
+  listMessages,
+  listTypes,
+  services,
+  showMessage,
+  showType,
+  versionsBody,
+} from './misc';
+import {
+  createSnapshot,
+  deleteSnapshot,
+  listSnapshots,
+  showSnapshot,
+  snapshotAction,
+  updateSnapshot,
+} from './snapshots';
+import {
+  createVolume,
+  deleteVolumeRoute,
+  listVolumes,
+  showVolume,
+  updateVolume,
+  volumeMetadata,
+  volumeMetadataItem,
+  volumeSummary,
+} from './volumes';
 
 type Handler = (ctx: CinderCtx) => CinderResult;
-const r = (method: string, path: string, handler: Handler, minMv?: string): Route<Handler> => route(method, path, handler, minMv);
+const r = (method: string, path: string, handler: Handler, minMv?: string): Route<Handler> =>
+  route(method, path, handler, minMv);
 
 /** Literal routes first so `volumes/detail` wins over `volumes/:id`. */
 const ROUTES: Array<Route<Handler>> = [
@@ -64,10 +99,12 @@ const ROUTES: Array<Route<Handler>> = [
   r('GET', 'os-availability-zone', availabilityZones),
 ];
 
-const match = (method: string, segs: string[]): ReturnType<typeof matchRoute<Handler>> => matchRoute(ROUTES, method, segs);
+const match = (method: string, segs: string[]): ReturnType<typeof matchRoute<Handler>> =>
+  matchRoute(ROUTES, method, segs);
 
 /** webob's 404 page for paths no route matches (cinder-21/00, 08). */
-const HTML_404 = '<html>\n <head>\n  <title>404 Not Found</title>\n </head>\n <body>\n  <h1>404 Not Found</h1>\n  The resource could not be found.<br /><br />\n\n\n\n </body>\n</html>';
+const HTML_404 =
+  '<html>\n <head>\n  <title>404 Not Found</title>\n </head>\n <body>\n  <h1>404 Not Found</h1>\n  The resource could not be found.<br /><br />\n\n\n\n </body>\n</html>';
 
 const JSON_TYPES = ['application/json', 'application/vnd.openstack.volume+json'];
 
@@ -86,7 +123,8 @@ export class CinderService {
     if (segs[0] !== 'v3') return this.html404();
     const auth = this.tokens.authenticate('cinder', req);
     if (!auth) return this.tokens.unauthorized();
-    if (segs.length === 1) return req.method === 'GET' ? this.json(req, [3, 0], 200, versionsBody(this.state, req.base)) : this.html404();
+    if (segs.length === 1)
+      return req.method === 'GET' ? this.json(req, [3, 0], 200, versionsBody(this.state, req.base)) : this.html404();
 
     const rest = segs.slice(1);
     let urlProject: string | null = null;
@@ -98,7 +136,15 @@ export class CinderService {
     const requested = pickServiceVersion(header(req, 'openstack-api-version'), 'volume');
     const neg = negotiate(requested, '3.0', this.state.opts.cinderMaxVersion);
     if (!neg.ok) {
-      if (neg.status === 400) return { status: 400, headers: { 'Content-Length': String(Buffer.byteLength(faultBody(400, neg.message))), 'Content-Type': 'application/json' }, body: faultBody(400, neg.message) };
+      if (neg.status === 400)
+        return {
+          status: 400,
+          headers: {
+            'Content-Length': String(Buffer.byteLength(faultBody(400, neg.message))),
+            'Content-Type': 'application/json',
+          },
+          body: faultBody(400, neg.message),
+        };
       return this.fault(req, neg.requested, 406, neg.message);
     }
     const mv = neg.version;
@@ -117,7 +163,14 @@ export class CinderService {
     }
   }
 
-  private context(req: SimRequest, auth: AuthContext, mv: Version, urlProject: string | null, params: Record<string, string>, body: unknown): CinderCtx {
+  private context(
+    req: SimRequest,
+    auth: AuthContext,
+    mv: Version,
+    urlProject: string | null,
+    params: Record<string, string>,
+    body: unknown,
+  ): CinderCtx {
     return { req, auth, state: this.state, mv, isAdmin: auth.isAdmin, base: req.base, urlProject, params, body };
   }
 
@@ -136,7 +189,11 @@ export class CinderService {
   }
 
   private empty(req: SimRequest, mv: string, status: number, as: 'json' | 'html'): SimResponse {
-    return { status, headers: this.headers(req, mv, as === 'html' ? 'text/html; charset=UTF-8' : 'application/json'), body: null };
+    return {
+      status,
+      headers: this.headers(req, mv, as === 'html' ? 'text/html; charset=UTF-8' : 'application/json'),
+      body: null,
+    };
   }
 
   private fault(req: SimRequest, mv: string, status: number, message: string, retryAfter?: string): SimResponse {

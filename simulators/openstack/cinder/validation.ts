@@ -58,7 +58,8 @@ export function metadataValue(field: string, v: unknown): Record<string, string>
   if (!o) throw schemaError(field, v, `${pyRepr(v)} is not of type 'object'`);
   for (const [k, val] of Object.entries(o)) {
     if (typeof val !== 'string') throw schemaError(k, val, `${pyRepr(val)} is not of type 'string'`);
-    if (k.length === 0 || k.length > 255) throw schemaError(field, o, `${pyRepr(k)} does not match any of the regexes: '^[a-zA-Z0-9-_:. /]{1,255}$'`);
+    if (k.length === 0 || k.length > 255)
+      throw schemaError(field, o, `${pyRepr(k)} does not match any of the regexes: '^[a-zA-Z0-9-_:. /]{1,255}$'`);
   }
   return { ...(o as Record<string, string>) };
 }
@@ -68,5 +69,9 @@ export function noExtraKeys(field: string, obj: Record<string, unknown>, allowed
   const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
   if (extra.length === 0) return;
   const list = extra.map(pyRepr).join(', ');
-  throw schemaError(field, obj, `Additional properties are not allowed (${list} ${extra.length === 1 ? 'was' : 'were'} unexpected)`);
+  throw schemaError(
+    field,
+    obj,
+    `Additional properties are not allowed (${list} ${extra.length === 1 ? 'was' : 'were'} unexpected)`,
+  );
 }

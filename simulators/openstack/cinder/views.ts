@@ -61,7 +61,9 @@ export function volumeView(state: SimState, v: Volume, vc: ViewContext, extensio
     replication_status: v.replicationStatus,
     consistencygroup_id: null,
     multiattach: state.isMultiattachType(type),
-    attachments: v.attachments.filter((a) => a.attachStatus === 'attached').map((a) => volumeAttachmentView(v, a, vc.isAdmin)),
+    attachments: v.attachments
+      .filter((a) => a.attachStatus === 'attached')
+      .map((a) => volumeAttachmentView(v, a, vc.isAdmin)),
   };
   if (vc.isAdmin) out.migration_status = v.migrationStatus;
   if (atLeast(vc.mv, '3.13')) out.group_id = v.groupId;
@@ -105,7 +107,12 @@ export function volumeSummaryView(v: Volume, vc: ViewContext): Record<string, un
 
 /** Attachments API views: summary, and detail with `""` for unset times. */
 export function attachmentView(a: Attachment, detail: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: a.id, status: a.attachStatus, instance: a.instanceUuid, volume_id: a.volumeId };
+  const out: Record<string, unknown> = {
+    id: a.id,
+    status: a.attachStatus,
+    instance: a.instanceUuid,
+    volume_id: a.volumeId,
+  };
   if (!detail) return out;
   out.attached_at = cinderTime(a.attachTime) ?? '';
   out.detached_at = cinderTime(a.detachTime) ?? '';
@@ -118,7 +125,12 @@ export function attachmentView(a: Attachment, detail: boolean): Record<string, u
  * Snapshot views. `detail` adds the versioned keys; `extensions` (show and detail list only) the
  * `os-extended-snapshot-attributes:*` keys.
  */
-export function snapshotView(s: Snapshot, vc: ViewContext, detail: boolean, extensions: boolean): Record<string, unknown> {
+export function snapshotView(
+  s: Snapshot,
+  vc: ViewContext,
+  detail: boolean,
+  extensions: boolean,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: s.id,
     created_at: cinderTime(s.createdAt),
@@ -146,8 +158,16 @@ export function snapshotView(s: Snapshot, vc: ViewContext, detail: boolean, exte
 const USER_VISIBLE_SPECS = new Set(['multiattach', 'RESKEY:availability_zones', 'replication_enabled']);
 
 export function volumeTypeView(t: VolumeType, isAdmin: boolean): Record<string, unknown> {
-  const specs = isAdmin ? { ...t.extraSpecs } : Object.fromEntries(Object.entries(t.extraSpecs).filter(([k]) => USER_VISIBLE_SPECS.has(k)));
-  const out: Record<string, unknown> = { id: t.id, name: t.name, is_public: t.isPublic, description: t.description, extra_specs: specs };
+  const specs = isAdmin
+    ? { ...t.extraSpecs }
+    : Object.fromEntries(Object.entries(t.extraSpecs).filter(([k]) => USER_VISIBLE_SPECS.has(k)));
+  const out: Record<string, unknown> = {
+    id: t.id,
+    name: t.name,
+    is_public: t.isPublic,
+    description: t.description,
+    extra_specs: specs,
+  };
   if (isAdmin) out.qos_specs_id = null;
   out['os-volume-type-access:is_public'] = t.isPublic;
   return out;

@@ -72,7 +72,13 @@ export function scheduleCreate(state: SimState, v: Volume, requestId: string): v
     if (state.volumes.get(v.id) !== v || v.status !== 'creating') return;
     if (fail) {
       v.status = 'error';
-      createMessage(state, { projectId: v.projectId, resourceUuid: v.id, action: Action.SCHEDULE_ALLOCATE_VOLUME, detail: Detail.NO_BACKEND_AVAILABLE, requestId });
+      createMessage(state, {
+        projectId: v.projectId,
+        resourceUuid: v.id,
+        action: Action.SCHEDULE_ALLOCATE_VOLUME,
+        detail: Detail.NO_BACKEND_AVAILABLE,
+        requestId,
+      });
     } else {
       v.status = 'available';
     }
@@ -94,10 +100,15 @@ export function deleteVolume(state: SimState, v: Volume, o: DeleteOptions): void
   const snaps = state.snapshotsOf(v.id);
   const statusOk = o.force === true || DELETABLE.includes(v.status);
   const migrationOk = v.migrationStatus === null || ['deleting', 'error', 'success'].includes(v.migrationStatus);
-  const snapsOk = o.cascade ? snaps.every((s) => (o.force ? true : ['available', 'error', 'deleting'].includes(s.status))) : snaps.length === 0;
+  const snapsOk = o.cascade
+    ? snaps.every((s) => (o.force ? true : ['available', 'error', 'deleting'].includes(s.status)))
+    : snaps.length === 0;
   if (!statusOk || isAttached(v) || !migrationOk || v.groupId !== null || !snapsOk) {
     const status = o.force ? '' : `status must be ${orList(DELETABLE)} and`;
-    throw new ApiError(400, `Invalid volume: Volume ${status} must not be migrating, attached, belong to a group, have snapshots, awaiting a transfer, or be disassociated from snapshots after volume transfer.`);
+    throw new ApiError(
+      400,
+      `Invalid volume: Volume ${status} must not be migrating, attached, belong to a group, have snapshots, awaiting a transfer, or be disassociated from snapshots after volume transfer.`,
+    );
   }
   v.status = o.unmanage ? 'unmanaging' : 'deleting';
   state.touch(v);
@@ -121,11 +132,17 @@ function setSnapshotStatus(state: SimState, s: Snapshot, status: string): void {
  */
 export function extendVolume(state: SimState, v: Volume, newSize: number, attached: boolean, requestId: string): void {
   if (newSize - v.size <= 0) {
-    throw new ApiError(400, `Invalid input received: New size for extend must be greater than current size. (current: ${v.size}, extended: ${newSize}).`);
+    throw new ApiError(
+      400,
+      `Invalid input received: New size for extend must be greater than current size. (current: ${v.size}, extended: ${newSize}).`,
+    );
   }
   const expected = attached ? 'in-use' : 'available';
   if (v.status !== expected) {
-    throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be '{'status': '${expected}'}' to extend, currently ${v.status}.`);
+    throw new ApiError(
+      400,
+      `Invalid volume: Volume ${v.id} status must be '{'status': '${expected}'}' to extend, currently ${v.status}.`,
+    );
   }
   reserveGigabytes(state, v.projectId, newSize - v.size);
   const fail = state.faults.takeExtend(v.id);
@@ -140,7 +157,13 @@ export function extendVolume(state: SimState, v: Volume, newSize: number, attach
 }
 
 /** Ends an extend: success → new size and previous status; failure → `error_extending` + message. */
-export function finishExtend(state: SimState, v: Volume, success: boolean, requestId: string, detail: readonly [string, string]): void {
+export function finishExtend(
+  state: SimState,
+  v: Volume,
+  success: boolean,
+  requestId: string,
+  detail: readonly [string, string],
+): void {
   const newSize = Number(v.adminMetadata.extend_new_size ?? v.size);
   delete v.adminMetadata.extend_new_size;
   if (success) {
@@ -148,7 +171,13 @@ export function finishExtend(state: SimState, v: Volume, success: boolean, reque
     v.status = v.previousStatus ?? 'available';
   } else {
     v.status = 'error_extending';
-    createMessage(state, { projectId: v.projectId, resourceUuid: v.id, action: Action.EXTEND_VOLUME, detail, requestId });
+    createMessage(state, {
+      projectId: v.projectId,
+      resourceUuid: v.id,
+      action: Action.EXTEND_VOLUME,
+      detail,
+      requestId,
+    });
   }
   state.touch(v);
 }
@@ -167,22 +196,37 @@ export function transient(state: SimState, v: Volume, status: string, ms: number
 }
 
 /** os-retype: `retyping` → previous status with the new type after retypeMs. */
-export function retypeVolume(state: SimState, v: Volume, newTypeRef: string, migrationPolicy: string | undefined): void {
+export function retypeVolume(
+  state: SimState,
+  v: Volume,
+  newTypeRef: string,
+  migrationPolicy: string | undefined,
+): void {
   if (!['available', 'in-use'].includes(v.status)) {
-    throw new ApiError(400, `Invalid volume: Unable to update type due to incorrect status: ${v.status} on volume: ${v.id}. Volume status must be available or in-use.`);
+    throw new ApiError(
+      400,
+      `Invalid volume: Unable to update type due to incorrect status: ${v.status} on volume: ${v.id}. Volume status must be available or in-use.`,
+    );
   }
   if (v.migrationStatus !== null && !['success', 'error', 'none'].includes(v.migrationStatus)) {
     throw new ApiError(400, `Invalid volume: Volume ${v.id} is already part of an active migration.`);
   }
   if (migrationPolicy !== undefined && migrationPolicy !== 'on-demand' && migrationPolicy !== 'never') {
-    throw new ApiError(400, `Invalid input received: migration_policy must be 'on-demand' or 'never', passed: ${newTypeRef}`);
+    throw new ApiError(
+      400,
+      `Invalid input received: migration_policy must be 'on-demand' or 'never', passed: ${newTypeRef}`,
+    );
   }
   const t = state.findType(newTypeRef);
   if (!t) throw new ApiError(400, `Invalid input received: Invalid volume_type passed: ${newTypeRef}.`);
   if (state.isMultiattach(v) !== state.isMultiattachType(t) && v.status !== 'available') {
-    throw new ApiError(400, `Invalid input received: Invalid volume_type passed, retypes affecting multiattach are only allowed on available volumes, the specified volume however currently has a status of: ${v.status}.`);
+    throw new ApiError(
+      400,
+      `Invalid input received: Invalid volume_type passed, retypes affecting multiattach are only allowed on available volumes, the specified volume however currently has a status of: ${v.status}.`,
+    );
   }
-  if (t.id === v.volumeTypeId) throw new ApiError(400, `Invalid input received: New volume_type same as original: ${t.id}.`);
+  if (t.id === v.volumeTypeId)
+    throw new ApiError(400, `Invalid input received: New volume_type same as original: ${t.id}.`);
   transient(state, v, 'retyping', state.delays.retypeMs, () => {
     v.volumeTypeId = t.id;
   });
@@ -194,13 +238,27 @@ export function revertVolume(state: SimState, v: Volume, snapshotId: string | un
   const latest = snaps[0];
   if (!latest) throw new ApiError(400, `Volume ${v.id} doesn't have any snapshots.`);
   if (snapshotId === undefined || snapshotId !== latest.id) {
-    throw new ApiError(400, `Specified snapshot ${snapshotId ?? 'None'} is None or not the latest one of volume ${v.id}.`);
+    throw new ApiError(
+      400,
+      `Specified snapshot ${snapshotId ?? 'None'} is None or not the latest one of volume ${v.id}.`,
+    );
   }
   if (v.size !== latest.size) {
-    throw new ApiError(400, `Can't revert volume ${v.id} to its latest snapshot ${latest.id}. The volume size must be equal to the snapshot size.`);
+    throw new ApiError(
+      400,
+      `Can't revert volume ${v.id} to its latest snapshot ${latest.id}. The volume size must be equal to the snapshot size.`,
+    );
   }
-  if (v.status !== 'available') throw new ApiError(409, `Invalid volume: Can't revert volume ${v.id} to its latest snapshot. Volume's status must be 'available'.`);
-  if (latest.status !== 'available') throw new ApiError(409, `Invalid snapshot: Can't revert volume ${v.id} to its latest snapshot. Snapshot's status must be 'available'.`);
+  if (v.status !== 'available')
+    throw new ApiError(
+      409,
+      `Invalid volume: Can't revert volume ${v.id} to its latest snapshot. Volume's status must be 'available'.`,
+    );
+  if (latest.status !== 'available')
+    throw new ApiError(
+      409,
+      `Invalid snapshot: Can't revert volume ${v.id} to its latest snapshot. Snapshot's status must be 'available'.`,
+    );
   setSnapshotStatus(state, latest, 'restoring');
   transient(state, v, 'reverting', state.delays.revertMs, () => {
     if (state.snapshots.get(latest.id) === latest) setSnapshotStatus(state, latest, 'available');
@@ -209,10 +267,14 @@ export function revertVolume(state: SimState, v: Volume, snapshotId: string | un
 
 /** os-reimage (≥ 3.68): `downloading` → previous status, image metadata replaced. */
 export function reimageVolume(state: SimState, v: Volume, imageId: string, reimageReserved: boolean): void {
-  if (v.attachments.length > 1) throw new ApiError(409, 'Cannot re-image a volume which is attached to more than one server.');
+  if (v.attachments.length > 1)
+    throw new ApiError(409, 'Cannot re-image a volume which is attached to more than one server.');
   const expected = reimageReserved ? ['available', 'error', 'reserved'] : ['available', 'error'];
   if (!expected.includes(v.status)) {
-    throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be ${orList(expected)}, but current status is ${v.status}.`);
+    throw new ApiError(
+      400,
+      `Invalid volume: Volume ${v.id} status must be ${orList(expected)}, but current status is ${v.status}.`,
+    );
   }
   transient(state, v, 'downloading', state.delays.reimageMs, () => {
     v.imageMetadata = { image_id: imageId };
@@ -223,15 +285,20 @@ export function reimageVolume(state: SimState, v: Volume, imageId: string, reima
 /** os-migrate_volume (admin): migration_status starting → migrating → success, host moves. */
 export function migrateVolume(state: SimState, v: Volume, host: string, lockVolume: boolean): void {
   if (!['available', 'in-use'].includes(v.status)) {
-    throw new ApiError(400, `Invalid volume: Volume ${v.id} status must be available or in-use, but current status is: ${v.status}.`);
+    throw new ApiError(
+      400,
+      `Invalid volume: Volume ${v.id} status must be available or in-use, but current status is: ${v.status}.`,
+    );
   }
   if (v.migrationStatus !== null && !['success', 'error', 'none'].includes(v.migrationStatus)) {
     throw new ApiError(400, `Invalid volume: Volume ${v.id} is already part of an active migration.`);
   }
-  if (state.snapshotsOf(v.id).length > 0) throw new ApiError(400, `Invalid volume: Volume ${v.id} must not have snapshots.`);
+  if (state.snapshotsOf(v.id).length > 0)
+    throw new ApiError(400, `Invalid volume: Volume ${v.id} must not have snapshots.`);
   const pool = state.opts.pools.find((p) => p === host || backendOf(p) === host);
   if (!pool) throw new ApiError(400, `Invalid host: No available service named ${host}`);
-  if (backendOf(pool) === backendOf(v.host)) throw new ApiError(400, 'Invalid host: Destination host must be different than the current host.');
+  if (backendOf(pool) === backendOf(v.host))
+    throw new ApiError(400, 'Invalid host: Destination host must be different than the current host.');
   v.previousStatus = v.status;
   v.migrationStatus = 'starting';
   if (lockVolume && v.status === 'available') v.status = 'maintenance';
@@ -251,8 +318,20 @@ export function migrateVolume(state: SimState, v: Volume, host: string, lockVolu
 }
 
 /** os-volume_upload_image: `uploading` → previous status; returns the action's response body. */
-export function uploadVolume(state: SimState, v: Volume, p: { imageName: string; force: boolean; diskFormat: string; containerFormat: string; visibility?: string; protected?: boolean }): Record<string, unknown> {
-  if (!['available', 'in-use'].includes(v.status)) throw new ApiError(400, 'Invalid volume: Volume status must be available/in-use.');
+export function uploadVolume(
+  state: SimState,
+  v: Volume,
+  p: {
+    imageName: string;
+    force: boolean;
+    diskFormat: string;
+    containerFormat: string;
+    visibility?: string;
+    protected?: boolean;
+  },
+): Record<string, unknown> {
+  if (!['available', 'in-use'].includes(v.status))
+    throw new ApiError(400, 'Invalid volume: Volume status must be available/in-use.');
   if (!p.force && v.status === 'in-use') throw new ApiError(400, 'Invalid volume: Volume status is in-use.');
   transient(state, v, 'uploading', state.delays.uploadMs);
   const t = state.typeOf(v);
@@ -262,7 +341,16 @@ export function uploadVolume(state: SimState, v: Volume, p: { imageName: string;
     status: 'uploading',
     display_description: v.description,
     size: v.size,
-    volume_type: t ? { id: t.id, name: t.name, description: t.description, is_public: t.isPublic, extra_specs: { ...t.extraSpecs }, qos_specs_id: null } : null,
+    volume_type: t
+      ? {
+          id: t.id,
+          name: t.name,
+          description: t.description,
+          is_public: t.isPublic,
+          extra_specs: { ...t.extraSpecs },
+          qos_specs_id: null,
+        }
+      : null,
     image_id: uuid(),
     container_format: p.containerFormat,
     disk_format: p.diskFormat,

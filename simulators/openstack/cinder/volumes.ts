@@ -18,7 +18,20 @@ import { volumeSummaryView, volumeView } from './views';
 const GENERIC_400 = 'The server could not comply with the request since it is either malformed or otherwise incorrect.';
 
 export const VOLUME_LIST: ListSpec<Volume> = {
-  allowed: ['name', 'status', 'metadata', 'bootable', 'migration_status', 'availability_zone', 'group_id', 'size', 'created_at', 'updated_at', 'glance_metadata', 'consumes_quota'],
+  allowed: [
+    'name',
+    'status',
+    'metadata',
+    'bootable',
+    'migration_status',
+    'availability_zone',
+    'group_id',
+    'size',
+    'created_at',
+    'updated_at',
+    'glance_metadata',
+    'consumes_quota',
+  ],
   fields: {
     id: (v) => v.id,
     name: (v) => v.name,
@@ -46,7 +59,12 @@ export const VOLUME_LIST: ListSpec<Volume> = {
 export function listVolumes(ctx: CinderCtx, detail: boolean): CinderResult {
   authorize(ctx.state, ctx.auth, 'volume:get_all', 'reader');
   const r = listItems(ctx, visibleVolumes(ctx), VOLUME_LIST, inCallerProject(ctx));
-  return ok(200, listBody(ctx, 'volumes', detail ? 'volumes/detail' : 'volumes', r, (v) => (detail ? volumeView(ctx.state, v, ctx, true) : volumeSummaryView(v, ctx))));
+  return ok(
+    200,
+    listBody(ctx, 'volumes', detail ? 'volumes/detail' : 'volumes', r, (v) =>
+      detail ? volumeView(ctx.state, v, ctx, true) : volumeSummaryView(v, ctx),
+    ),
+  );
 }
 
 export function showVolume(ctx: CinderCtx): CinderResult {
@@ -54,7 +72,24 @@ export function showVolume(ctx: CinderCtx): CinderResult {
   return ok(200, { volume: volumeView(ctx.state, getVolume(ctx, ctx.params.id!), ctx, true) });
 }
 
-const CREATE_KEYS = ['name', 'description', 'display_name', 'display_description', 'size', 'volume_type', 'availability_zone', 'metadata', 'snapshot_id', 'source_volid', 'imageRef', 'image_id', 'backup_id', 'consistencygroup_id', 'group_id', 'multiattach'];
+const CREATE_KEYS = [
+  'name',
+  'description',
+  'display_name',
+  'display_description',
+  'size',
+  'volume_type',
+  'availability_zone',
+  'metadata',
+  'snapshot_id',
+  'source_volid',
+  'imageRef',
+  'image_id',
+  'backup_id',
+  'consistencygroup_id',
+  'group_id',
+  'multiattach',
+];
 
 export function createVolume(ctx: CinderCtx): CinderResult {
   authorize(ctx.state, ctx.auth, 'volume:create', 'member');
@@ -63,9 +98,13 @@ export function createVolume(ctx: CinderCtx): CinderResult {
   if (atLeast(ctx.mv, '3.53')) noExtraKeys('volume', body, CREATE_KEYS);
   const name = stringOrNull('name', body.name ?? body.display_name);
   const description = stringOrNull('description', body.description ?? body.display_description);
-  const metadata = body.metadata === undefined || body.metadata === null ? {} : metadataValue('metadata', body.metadata);
+  const metadata =
+    body.metadata === undefined || body.metadata === null ? {} : metadataValue('metadata', body.metadata);
   if (body.multiattach !== undefined && pyBool(body.multiattach) === true) {
-    throw new ApiError(400, 'Invalid input received: multiattach parameter has been removed. The default behavior is to use multiattach enabled volume types. Contact your administrator to create a multiattach enabled volume type and use it to create multiattach volumes.');
+    throw new ApiError(
+      400,
+      'Invalid input received: multiattach parameter has been removed. The default behavior is to use multiattach enabled volume types. Contact your administrator to create a multiattach enabled volume type and use it to create multiattach volumes.',
+    );
   }
   let size = body.size === undefined || body.size === null ? undefined : sizeValue('size', body.size);
   let typeId: string | undefined;
@@ -75,9 +114,17 @@ export function createVolume(ctx: CinderCtx): CinderResult {
   const sourceVolid = typeof body.source_volid === 'string' ? body.source_volid : null;
   if (snapshotId) {
     const snap = getSnapshot(ctx, snapshotId);
-    if (snap.status !== 'available') throw new ApiError(400, `Invalid snapshot: Originating snapshot status must be 'available' to create a volume, but is '${snap.status}'.`);
+    if (snap.status !== 'available')
+      throw new ApiError(
+        400,
+        `Invalid snapshot: Originating snapshot status must be 'available' to create a volume, but is '${snap.status}'.`,
+      );
     size ??= snap.size;
-    if (size < snap.size) throw new ApiError(400, `Invalid input received: Volume size '${size}'GB cannot be smaller than the snapshot size ${snap.size}GB. They must be >= original snapshot size.`);
+    if (size < snap.size)
+      throw new ApiError(
+        400,
+        `Invalid input received: Volume size '${size}'GB cannot be smaller than the snapshot size ${snap.size}GB. They must be >= original snapshot size.`,
+      );
     const src = state.volumes.get(snap.volumeId);
     typeId = src?.volumeTypeId;
     bootable = src?.bootable ?? false;
@@ -85,10 +132,17 @@ export function createVolume(ctx: CinderCtx): CinderResult {
   } else if (sourceVolid) {
     const src = getVolume(ctx, sourceVolid);
     if (!['available', 'in-use'].includes(src.status)) {
-      throw new ApiError(400, `Invalid volume: Unable to create a volume from an originating source volume when its status is not 'available' or 'in-use'. The source volume status is ${src.status}.`);
+      throw new ApiError(
+        400,
+        `Invalid volume: Unable to create a volume from an originating source volume when its status is not 'available' or 'in-use'. The source volume status is ${src.status}.`,
+      );
     }
     size ??= src.size;
-    if (size < src.size) throw new ApiError(400, `Invalid input received: Volume size '${size}'GB cannot be smaller than original volume size ${src.size}GB. They must be >= original volume size.`);
+    if (size < src.size)
+      throw new ApiError(
+        400,
+        `Invalid input received: Volume size '${size}'GB cannot be smaller than original volume size ${src.size}GB. They must be >= original volume size.`,
+      );
     typeId = src.volumeTypeId;
     bootable = src.bootable;
     imageMetadata = src.imageMetadata;
@@ -97,11 +151,19 @@ export function createVolume(ctx: CinderCtx): CinderResult {
   if (body.volume_type !== undefined && body.volume_type !== null) {
     const ref = pyStr(body.volume_type);
     const t = state.findType(ref);
-    if (!t) throw new ApiError(404, /^[0-9a-f-]{32,36}$/i.test(ref) ? `Volume type ${ref} could not be found.` : `Volume type with name ${ref} could not be found.`);
+    if (!t)
+      throw new ApiError(
+        404,
+        /^[0-9a-f-]{32,36}$/i.test(ref)
+          ? `Volume type ${ref} could not be found.`
+          : `Volume type with name ${ref} could not be found.`,
+      );
     typeId = t.id;
   }
-  const az = body.availability_zone === undefined || body.availability_zone === null ? undefined : pyStr(body.availability_zone);
-  if (az !== undefined && !state.opts.availabilityZones.includes(az)) throw new ApiError(400, `Availability zone '${az}' is invalid.`);
+  const az =
+    body.availability_zone === undefined || body.availability_zone === null ? undefined : pyStr(body.availability_zone);
+  if (az !== undefined && !state.opts.availabilityZones.includes(az))
+    throw new ApiError(400, `Availability zone '${az}' is invalid.`);
   const image = body.imageRef ?? body.image_id;
   if (typeof image === 'string' && image !== '') {
     bootable = true;
@@ -137,9 +199,11 @@ export function updateVolume(ctx: CinderCtx): CinderResult {
     noExtraKeys('volume', body, UPDATE_KEYS);
   }
   const v = getVolume(ctx, ctx.params.id!);
-  if (v.status === 'maintenance') throw new ApiError(400, 'Invalid volume: The volume cannot be updated during maintenance.');
+  if (v.status === 'maintenance')
+    throw new ApiError(400, 'Invalid volume: The volume cannot be updated during maintenance.');
   if ('name' in body || 'display_name' in body) v.name = stringOrNull('name', body.name ?? body.display_name);
-  if ('description' in body || 'display_description' in body) v.description = stringOrNull('description', body.description ?? body.display_description);
+  if ('description' in body || 'display_description' in body)
+    v.description = stringOrNull('description', body.description ?? body.display_description);
   if (body.metadata !== undefined && body.metadata !== null) v.metadata = metadataValue('metadata', body.metadata);
   // The response is rendered from the object loaded before the save: updated_at is the old one
   // (cinder-21/01 "PUT /volumes/{id} (rename)").
@@ -162,19 +226,32 @@ export function volumeSummary(ctx: CinderCtx): CinderResult {
   authorize(ctx.state, ctx.auth, 'volume:get_all', 'reader');
   const all = ctx.auth.isAdmin && ctx.req.query.some(([k, v]) => k === 'all_tenants' && (pyBool(v) ?? true));
   const vols = visibleVolumes(ctx).filter((v) => all || v.projectId === ctx.auth.projectId);
-  const summary: Record<string, unknown> = { total_size: vols.reduce((n, v) => n + v.size, 0), total_count: vols.length };
+  const summary: Record<string, unknown> = {
+    total_size: vols.reduce((n, v) => n + v.size, 0),
+    total_count: vols.length,
+  };
   if (atLeast(ctx.mv, '3.36')) {
     const meta: Record<string, string[]> = {};
-    for (const v of vols) for (const [k, val] of Object.entries(v.metadata)) if (!(meta[k] ??= []).includes(val)) meta[k].push(val);
+    for (const v of vols)
+      for (const [k, val] of Object.entries(v.metadata)) if (!(meta[k] ??= []).includes(val)) meta[k].push(val);
     summary.metadata = meta;
   }
   return ok(200, { 'volume-summary': summary });
 }
 
 function metadataTarget(ctx: CinderCtx, write: boolean): Volume {
-  authorize(ctx.state, ctx.auth, write ? 'volume:update_volume_metadata' : 'volume:get_volume_metadata', write ? 'member' : 'reader');
+  authorize(
+    ctx.state,
+    ctx.auth,
+    write ? 'volume:update_volume_metadata' : 'volume:get_volume_metadata',
+    write ? 'member' : 'reader',
+  );
   const v = getVolume(ctx, ctx.params.id!);
-  if (write && v.status === 'maintenance') throw new ApiError(400, 'Invalid volume: The volume metadata cannot be updated when the volume is in maintenance mode.');
+  if (write && v.status === 'maintenance')
+    throw new ApiError(
+      400,
+      'Invalid volume: The volume metadata cannot be updated when the volume is in maintenance mode.',
+    );
   return v;
 }
 

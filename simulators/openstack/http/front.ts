@@ -170,7 +170,8 @@ export class HttpFront {
     }
     const payload = out.body ?? '';
     const headers: Record<string, string | string[] | number> = { ...out.headers };
-    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-length')) headers['Content-Length'] = Buffer.byteLength(payload);
+    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-length'))
+      headers['Content-Length'] = Buffer.byteLength(payload);
     if (out.statusText) res.writeHead(out.status, out.statusText, headers);
     else res.writeHead(out.status, headers);
     res.end(payload);
@@ -190,7 +191,8 @@ function actionName(method: string, path: string, body: Buffer): { action?: stri
   if (method !== 'POST' || !path.endsWith('/action')) return {};
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    const name = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? Object.keys(parsed)[0] : undefined;
+    const name =
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? Object.keys(parsed)[0] : undefined;
     return name === undefined ? {} : { action: name };
   } catch {
     return {};

@@ -52,9 +52,19 @@ export function negotiate(requested: string | undefined, min: string, max: strin
   if (requested === undefined) return { ok: true, version: minV };
   if (requested.toLowerCase() === 'latest') return { ok: true, version: maxV };
   const v = parseVersion(requested);
-  if (!v) return { ok: false, status: 400, message: `API Version String ${requested} is of invalid format. Must be of format MajorNum.MinorNum.` };
+  if (!v)
+    return {
+      ok: false,
+      status: 400,
+      message: `API Version String ${requested} is of invalid format. Must be of format MajorNum.MinorNum.`,
+    };
   if (cmp(v, minV) < 0 || cmp(v, maxV) > 0) {
-    return { ok: false, status: 406, requested, message: `Version ${requested} is not supported by the API. Minimum is ${min} and maximum is ${max}.` };
+    return {
+      ok: false,
+      status: 406,
+      requested,
+      message: `Version ${requested} is not supported by the API. Minimum is ${min} and maximum is ${max}.`,
+    };
   }
   return { ok: true, version: v };
 }

@@ -35,7 +35,10 @@ export class RequestLog {
   }
 
   list(): RequestLogEntry[] {
-    return this.entries.map((e) => ({ ...e, params: Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, [...v]])) }));
+    return this.entries.map((e) => ({
+      ...e,
+      params: Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, [...v]])),
+    }));
   }
 
   clear(): void {

@@ -18,7 +18,11 @@ export function route<H>(method: string, path: string, handler: H, minMv?: strin
   return { method, path: path.split('/'), handler, ...(minMv ? { minMv } : {}) };
 }
 
-export function matchRoute<H>(routes: Array<Route<H>>, method: string, segs: string[]): { route: Route<H>; params: Record<string, string> } | null {
+export function matchRoute<H>(
+  routes: Array<Route<H>>,
+  method: string,
+  segs: string[],
+): { route: Route<H>; params: Record<string, string> } | null {
   for (const r of routes) {
     if (r.method !== method || r.path.length !== segs.length) continue;
     const params: Record<string, string> = {};
@@ -36,7 +40,8 @@ export function matchRoute<H>(routes: Array<Route<H>>, method: string, segs: str
 export function parseJsonBody(req: SimRequest, contentTypes: readonly string[]): unknown {
   if (req.method !== 'POST' && req.method !== 'PUT') return undefined;
   const ct = header(req, 'content-type');
-  if (ct !== undefined && !contentTypes.includes(ct.split(';')[0]!.trim().toLowerCase())) throw new ApiError(415, 'Unsupported Content-Type');
+  if (ct !== undefined && !contentTypes.includes(ct.split(';')[0]!.trim().toLowerCase()))
+    throw new ApiError(415, 'Unsupported Content-Type');
   const text = req.body.toString('utf8');
   if (text.trim() === '') return undefined;
   try {

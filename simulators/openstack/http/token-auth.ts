@@ -64,7 +64,9 @@ export class TokenValidator {
     return {
       status: 401,
       headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': `Keystone uri="${this.state.urls.keystone}"` },
-      body: pyDumps({ error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } }),
+      body: pyDumps({
+        error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' },
+      }),
     };
   }
 }

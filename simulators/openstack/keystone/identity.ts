@@ -125,13 +125,22 @@ export function mintToken(
  * `id` fixes the token's value (demo mode prints a stable one); Keystone itself never lets a
  * client choose, so this exists only on the control side.
  */
-export function issueToken(state: SimState, spec: { user: string; project?: string; ttlMs?: number; id?: string }): string {
+export function issueToken(
+  state: SimState,
+  spec: { user: string; project?: string; ttlMs?: number; id?: string },
+): string {
   const user = state.requireUser(spec.user);
   let projectId: string | null = null;
   if (spec.project !== undefined) {
     projectId = state.requireProject(spec.project).id;
-    if (!(user.roles.get(projectId)?.length ?? 0)) throw new NotFoundError(`user ${user.name} has no role on project ${spec.project}`);
+    if (!(user.roles.get(projectId)?.length ?? 0))
+      throw new NotFoundError(`user ${user.name} has no role on project ${spec.project}`);
   }
-  if (spec.id !== undefined && (spec.id.length < 16 || state.tokens.has(spec.id))) throw new Error('a fixed token id must be unique and at least 16 characters');
-  return mintToken(state, user, projectId, { methods: ['password'], ...(spec.ttlMs !== undefined ? { ttlMs: spec.ttlMs } : {}), ...(spec.id !== undefined ? { id: spec.id } : {}) }).id;
+  if (spec.id !== undefined && (spec.id.length < 16 || state.tokens.has(spec.id)))
+    throw new Error('a fixed token id must be unique and at least 16 characters');
+  return mintToken(state, user, projectId, {
+    methods: ['password'],
+    ...(spec.ttlMs !== undefined ? { ttlMs: spec.ttlMs } : {}),
+    ...(spec.id !== undefined ? { id: spec.id } : {}),
+  }).id;
 }

@@ -12,8 +12,22 @@ import { header, type SimRequest, type SimResponse } from '../http/types';
 import { buildCatalog } from './catalog';
 import { DEFAULT_DOMAIN, mintToken } from './identity';
 
-const REASONS: Record<number, string> = { 200: 'OK', 201: 'CREATED', 204: 'NO CONTENT', 300: 'MULTIPLE CHOICES', 400: 'BAD REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT FOUND', 405: 'METHOD NOT ALLOWED' };
-const TITLES: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed' };
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  201: 'CREATED',
+  204: 'NO CONTENT',
+  300: 'MULTIPLE CHOICES',
+  400: 'BAD REQUEST',
+  401: 'UNAUTHORIZED',
+  404: 'NOT FOUND',
+  405: 'METHOD NOT ALLOWED',
+};
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+};
 const UNAUTHENTICATED = 'The request you have made requires authentication.';
 const MEDIA_TYPES = [{ base: 'application/json', type: 'application/vnd.openstack.identity-v3+json' }];
 
@@ -30,13 +44,39 @@ export class KeystoneService {
       if (m === 'GET' || m === 'HEAD' || m === 'DELETE') return this.subjectToken(req);
       return this.error(405, 'The method is not allowed for the requested URL.');
     }
-    if (p === '/v3/auth/catalog' && m === 'GET') return this.withCaller(req, (t) => this.json(200, { catalog: t.projectId ? buildCatalog(this.state, t.projectId) : [], links: { self: `${req.base}/v3/auth/catalog` } }, true));
-    if (p === '/v3/auth/projects' && m === 'GET') return this.withCaller(req, (t) => this.json(200, { projects: this.projectsOf(req, t.userId), links: { self: `${req.base}/v3/auth/projects`, previous: null, next: null } }, true));
+    if (p === '/v3/auth/catalog' && m === 'GET')
+      return this.withCaller(req, (t) =>
+        this.json(
+          200,
+          {
+            catalog: t.projectId ? buildCatalog(this.state, t.projectId) : [],
+            links: { self: `${req.base}/v3/auth/catalog` },
+          },
+          true,
+        ),
+      );
+    if (p === '/v3/auth/projects' && m === 'GET')
+      return this.withCaller(req, (t) =>
+        this.json(
+          200,
+          {
+            projects: this.projectsOf(req, t.userId),
+            links: { self: `${req.base}/v3/auth/projects`, previous: null, next: null },
+          },
+          true,
+        ),
+      );
     return this.error(404, 'The resource could not be found.');
   }
 
   private versionDoc(req: SimRequest): unknown {
-    return { id: 'v3.14', status: 'stable', updated: '2020-04-07T00:00:00Z', links: [{ rel: 'self', href: `${req.base}/v3/` }], 'media-types': MEDIA_TYPES };
+    return {
+      id: 'v3.14',
+      status: 'stable',
+      updated: '2020-04-07T00:00:00Z',
+      links: [{ rel: 'self', href: `${req.base}/v3/` }],
+      'media-types': MEDIA_TYPES,
+    };
   }
 
   private createToken(req: SimRequest): SimResponse {
@@ -48,7 +88,8 @@ export class KeystoneService {
     }
     const auth = obj(obj(body)?.auth);
     const identity = obj(auth?.identity);
-    if (!auth || !identity) return this.error(400, expecting(auth ? 'identity' : 'auth', auth ? 'auth' : 'request body'));
+    if (!auth || !identity)
+      return this.error(400, expecting(auth ? 'identity' : 'auth', auth ? 'auth' : 'request body'));
     const methods = identity.methods;
     if (!Array.isArray(methods) || methods.length === 0) return this.error(400, expecting('methods', 'identity'));
     const scope = obj(auth.scope);
@@ -64,10 +105,15 @@ export class KeystoneService {
       return this.error(401, UNAUTHENTICATED);
     }
     if (!token) return this.error(401, UNAUTHENTICATED);
-    return this.json(201, this.tokenBody(token, !req.query.some(([k]) => k === 'nocatalog')), false, { 'X-Subject-Token': token.id });
+    return this.json(201, this.tokenBody(token, !req.query.some(([k]) => k === 'nocatalog')), false, {
+      'X-Subject-Token': token.id,
+    });
   }
 
-  private passwordAuth(u: Record<string, unknown> | undefined, scope: Record<string, unknown> | undefined): Token | null {
+  private passwordAuth(
+    u: Record<string, unknown> | undefined,
+    scope: Record<string, unknown> | undefined,
+  ): Token | null {
     if (!u || typeof u.password !== 'string') return null;
     const user = this.lookupUser(u);
     if (!user || user.password !== u.password) return null;
@@ -87,7 +133,12 @@ export class KeystoneService {
     if (scope) {
       const p = obj(scope.project);
       if (!p) return null; // domain and system scopes are not simulated
-      const project = typeof p.id === 'string' ? this.state.projects.get(p.id) : typeof p.name === 'string' && domainOk(p.domain) ? [...this.state.projects.values()].find((x) => x.name === p.name) : undefined;
+      const project =
+        typeof p.id === 'string'
+          ? this.state.projects.get(p.id)
+          : typeof p.name === 'string' && domainOk(p.domain)
+            ? [...this.state.projects.values()].find((x) => x.name === p.name)
+            : undefined;
       if (!project) return null;
       projectId = project.id;
     } else if (user.defaultProjectId && (user.roles.get(user.defaultProjectId)?.length ?? 0) > 0) {
@@ -103,12 +154,18 @@ export class KeystoneService {
     if (typeof a.id === 'string') cred = this.state.appCreds.get(a.id);
     else if (typeof a.name === 'string') {
       const owner = this.lookupUser(obj(a.user) ?? {});
-      cred = owner ? [...this.state.appCreds.values()].find((c) => c.name === a.name && c.userId === owner.id) : undefined;
+      cred = owner
+        ? [...this.state.appCreds.values()].find((c) => c.name === a.name && c.userId === owner.id)
+        : undefined;
     }
     if (!cred || cred.secret !== a.secret) return null;
     const user = this.state.users.get(cred.userId);
     if (!user) return null;
-    return mintToken(this.state, user, cred.projectId, { methods: ['application_credential'], roles: cred.roles, appCred: cred });
+    return mintToken(this.state, user, cred.projectId, {
+      methods: ['application_credential'],
+      roles: cred.roles,
+      appCred: cred,
+    });
   }
 
   private lookupUser(u: Record<string, unknown>): User | undefined {
@@ -121,12 +178,20 @@ export class KeystoneService {
   private subjectToken(req: SimRequest): SimResponse {
     return this.withCaller(req, () => {
       const subject = this.state.tokens.get(header(req, 'x-subject-token') ?? '');
-      if (!subject || subject.revoked || Date.now() * 1000 >= subject.expiresAt) return this.error(404, 'Failed to validate token');
+      if (!subject || subject.revoked || Date.now() * 1000 >= subject.expiresAt)
+        return this.error(404, 'Failed to validate token');
       if (req.method === 'DELETE') {
         subject.revoked = true;
-        return { status: 204, statusText: REASONS[204], headers: { Vary: 'X-Auth-Token', 'x-openstack-request-id': req.requestId }, body: null };
+        return {
+          status: 204,
+          statusText: REASONS[204],
+          headers: { Vary: 'X-Auth-Token', 'x-openstack-request-id': req.requestId },
+          body: null,
+        };
       }
-      const r = this.json(200, this.tokenBody(subject, !req.query.some(([k]) => k === 'nocatalog')), false, { 'X-Subject-Token': subject.id });
+      const r = this.json(200, this.tokenBody(subject, !req.query.some(([k]) => k === 'nocatalog')), false, {
+        'X-Subject-Token': subject.id,
+      });
       return req.method === 'HEAD' ? { ...r, body: null } : r;
     });
   }
@@ -148,7 +213,22 @@ export class KeystoneService {
       .filter(([, roles]) => roles.length > 0)
       .flatMap(([pid]) => {
         const p = this.state.projects.get(pid);
-        return p ? [{ id: p.id, name: p.name, domain_id: p.domainId, description: '', enabled: true, parent_id: p.domainId, is_domain: false, tags: [], options: {}, links: { self: `${req.base}/v3/projects/${p.id}` } }] : [];
+        return p
+          ? [
+              {
+                id: p.id,
+                name: p.name,
+                domain_id: p.domainId,
+                description: '',
+                enabled: true,
+                parent_id: p.domainId,
+                is_domain: false,
+                tags: [],
+                options: {},
+                links: { self: `${req.base}/v3/projects/${p.id}` },
+              },
+            ]
+          : [];
       });
   }
 
@@ -173,7 +253,12 @@ export class KeystoneService {
     return { token };
   }
 
-  private json(status: number, body: unknown, trailingNewline = false, extra: Record<string, string> = {}): SimResponse {
+  private json(
+    status: number,
+    body: unknown,
+    trailingNewline = false,
+    extra: Record<string, string> = {},
+  ): SimResponse {
     return {
       status,
       statusText: REASONS[status] ?? String(status),
@@ -186,7 +271,12 @@ export class KeystoneService {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (status === 401) headers['WWW-Authenticate'] = `Keystone uri="${this.state.urls.keystone}/v3"`;
     headers.Vary = 'X-Auth-Token';
-    return { status, statusText: REASONS[status] ?? String(status), headers, body: `${JSON.stringify({ error: { code: status, message, title: TITLES[status] ?? 'Error' } })}\n` };
+    return {
+      status,
+      statusText: REASONS[status] ?? String(status),
+      headers,
+      body: `${JSON.stringify({ error: { code: status, message, title: TITLES[status] ?? 'Error' } })}\n`,
+    };
   }
 }
 

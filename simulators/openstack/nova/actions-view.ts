@@ -59,7 +59,12 @@ interface EventVisibility {
 }
 
 function eventView(e: InstanceActionEvent, projectId: string, show: EventVisibility): Record<string, unknown> {
-  const out: Record<string, unknown> = { event: e.event, start_time: cinderTime(e.startTime), finish_time: cinderTime(e.finishTime), result: e.result };
+  const out: Record<string, unknown> = {
+    event: e.event,
+    start_time: cinderTime(e.startTime),
+    finish_time: cinderTime(e.finishTime),
+    result: e.result,
+  };
   if (show.traceback) out.traceback = e.traceback;
   if (show.host) out.host = e.host;
   if (show.hostId) out.hostId = hostIdOf(projectId, e.host);
@@ -69,12 +74,21 @@ function eventView(e: InstanceActionEvent, projectId: string, show: EventVisibil
 
 /** `timeutils.parse_isotime` (iso8601) to µs since the epoch, UTC when naive; null if invalid. */
 export function parseIsoMicros(s: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s);
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s);
   if (!m) return null;
   const [y, mo, d, h = '0', mi = '0', sec = '0'] = m.slice(1, 7);
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec));
   const date = new Date(ms);
-  if (Number.isNaN(ms) || date.getUTCDate() !== Number(d) || date.getUTCMonth() !== Number(mo) - 1 || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
+  if (
+    Number.isNaN(ms) ||
+    date.getUTCDate() !== Number(d) ||
+    date.getUTCMonth() !== Number(mo) - 1 ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(sec) > 59
+  )
+    return null;
   const micros = Number((m[7] ?? '').padEnd(6, '0').slice(0, 6));
   let offsetMin = 0;
   const tz = m[8];
@@ -101,7 +115,11 @@ function listQuery(ctx: NovaCtx): ListQuery {
   const allowed = ['limit', 'marker', 'changes-since', ...(atLeast(ctx.mv, '2.66') ? ['changes-before'] : [])];
   const keys = [...new Set(ctx.req.query.map(([k]) => k))];
   const extra = keys.filter((k) => !allowed.includes(k));
-  if (extra.length > 0) throw new ApiError(400, `Additional properties are not allowed (${extra.map(pyRepr).join(', ')} ${extra.length === 1 ? 'was' : 'were'} unexpected)`);
+  if (extra.length > 0)
+    throw new ApiError(
+      400,
+      `Additional properties are not allowed (${extra.map(pyRepr).join(', ')} ${extra.length === 1 ? 'was' : 'were'} unexpected)`,
+    );
   const out: ListQuery = {};
   for (const key of allowed) {
     const values = ctx.req.query.filter(([k]) => k === key).map(([, v]) => v);
@@ -181,7 +199,12 @@ export function showInstanceAction(ctx: NovaCtx): NovaResult {
   // project's users see events without traceback/host; `details` needs `events:details` (admin).
   const admin = ctx.auth.isAdmin;
   if (admin || atLeast(ctx.mv, '2.51')) {
-    const show: EventVisibility = { traceback: admin, host: admin && atLeast(ctx.mv, '2.62'), hostId: atLeast(ctx.mv, '2.62'), details: admin && atLeast(ctx.mv, '2.84') };
+    const show: EventVisibility = {
+      traceback: admin,
+      host: admin && atLeast(ctx.mv, '2.62'),
+      hostId: atLeast(ctx.mv, '2.62'),
+      details: admin && atLeast(ctx.mv, '2.84'),
+    };
     out.events = [...a.events].reverse().map((e) => eventView(e, a.projectId || inst.projectId, show));
   }
   return { status: 200, body: { instanceAction: out } };

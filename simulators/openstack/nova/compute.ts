@@ -11,7 +11,13 @@
  * answers and finishes when the work is done, `Error` on an injected failure (nova-26/05–06).
  */
 import { nowMicros } from '../clock';
-import { completeAttachment, connectAttachment, removeAttachment, reserveAttachment, type Caller } from '../cinder/attach-core';
+import {
+  completeAttachment,
+  connectAttachment,
+  removeAttachment,
+  reserveAttachment,
+  type Caller,
+} from '../cinder/attach-core';
 import { ApiError } from '../http/fault';
 import { uuid } from '../ids';
 import type { Bdm, Server, Volume } from '../model';
@@ -24,7 +30,16 @@ export const DEVICE_RE = /^(\/dev\/x{0,1}[a-z]{0,1}d{0,1})([a-z]+)[0-9]*$/;
 
 /** The compute host's connector as os-brick builds it. */
 function connector(state: SimState, device: string | null): Record<string, unknown> {
-  return { platform: 'x86_64', os_type: 'linux', ip: '127.0.0.1', host: state.opts.computeHost, multipath: false, initiator: 'iqn.1993-08.org.debian:01:openstack-sim', do_local_attach: false, mountpoint: device };
+  return {
+    platform: 'x86_64',
+    os_type: 'linux',
+    ip: '127.0.0.1',
+    host: state.opts.computeHost,
+    multipath: false,
+    initiator: 'iqn.1993-08.org.debian:01:openstack-sim',
+    do_local_attach: false,
+    mountpoint: device,
+  };
 }
 
 /** reserve_block_device_name: the requested device if free, else the next free `<prefix>b…`. */
@@ -36,11 +51,17 @@ export function reserveDevice(s: Server, requested: string | null): string {
     return requested;
   }
   for (let i = 1; i < 26 * 27; i++) {
-    const letters = i < 26 ? String.fromCharCode(97 + i) : String.fromCharCode(96 + Math.floor(i / 26)) + String.fromCharCode(97 + (i % 26));
+    const letters =
+      i < 26
+        ? String.fromCharCode(97 + i)
+        : String.fromCharCode(96 + Math.floor(i / 26)) + String.fromCharCode(97 + (i % 26));
     const dev = `${s.devicePrefix}${letters}`;
     if (!used.has(dev)) return dev;
   }
-  throw new ApiError(403, 'The maximum allowed number of disk devices (26) to attach to a single instance has been exceeded.');
+  throw new ApiError(
+    403,
+    'The maximum allowed number of disk devices (26) to attach to a single instance has been exceeded.',
+  );
 }
 
 /** A Cinder error as nova's cinderclient wrapper reports it (`translate_cinder_exception`). */
@@ -48,7 +69,8 @@ export function viaCinder<T>(requestId: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof ApiError && e.status === 400) throw new ApiError(400, `Invalid input received: ${e.message} (HTTP 400) (Request-ID: ${requestId})`);
+    if (e instanceof ApiError && e.status === 400)
+      throw new ApiError(400, `Invalid input received: ${e.message} (HTTP 400) (Request-ID: ${requestId})`);
     throw e;
   }
 }
@@ -63,7 +85,13 @@ function dropBdm(s: Server, b: Bdm): void {
 }
 
 /** Records the action (when there is a caller) and starts its one event on the compute host. */
-function startAction(state: SimState, s: Server, action: string, event: string, who: ActionCaller | undefined): ActionEventHandle | undefined {
+function startAction(
+  state: SimState,
+  s: Server,
+  action: string,
+  event: string,
+  who: ActionCaller | undefined,
+): ActionEventHandle | undefined {
   if (who === undefined) return undefined;
   return state.instanceActions.startEvent(state.instanceActions.start(s, action, who), event, state.opts.computeHost);
 }
@@ -79,10 +107,26 @@ export interface AttachRequest {
 }
 
 /** nova-api's part (synchronous): BDM + Cinder attachment; then schedules the compute part. */
-export function attachVolume(state: SimState, s: Server, v: Volume, r: AttachRequest, caller: Caller, who?: ActionCaller): Bdm {
+export function attachVolume(
+  state: SimState,
+  s: Server,
+  v: Volume,
+  r: AttachRequest,
+  caller: Caller,
+  who?: ActionCaller,
+): Bdm {
   const device = reserveDevice(s, r.device);
   const a = viaCinder(caller.requestId, () => reserveAttachment(state, v, s.id));
-  const b: Bdm = { uuid: uuid(), volumeId: v.id, attachmentId: a.id, deviceName: device, tag: r.tag, deleteOnTermination: r.deleteOnTermination, bootIndex: null, createdAt: nowMicros() };
+  const b: Bdm = {
+    uuid: uuid(),
+    volumeId: v.id,
+    attachmentId: a.id,
+    deviceName: device,
+    tag: r.tag,
+    deleteOnTermination: r.deleteOnTermination,
+    bootIndex: null,
+    createdAt: nowMicros(),
+  };
   s.bdms.push(b);
   s.updatedAt = nowMicros();
   if (s.vmState === 'shelved_offloaded') {
@@ -97,7 +141,14 @@ export function attachVolume(state: SimState, s: Server, v: Volume, r: AttachReq
   state.timers.after(state.delays.attachMs, () => {
     if (!bdmAlive(s, b) || !v.attachments.includes(a)) return;
     try {
-      connectAttachment(state, v, a, connector(state, device), { isService: true, requestId: caller.requestId }, failure !== undefined);
+      connectAttachment(
+        state,
+        v,
+        a,
+        connector(state, device),
+        { isService: true, requestId: caller.requestId },
+        failure !== undefined,
+      );
     } catch {
       if (failure?.rollback !== false) {
         state.timers.after(state.delays.attachRollbackMs, () => {
@@ -144,12 +195,27 @@ export function scheduleDetach(state: SimState, s: Server, b: Bdm, v: Volume, wh
 }
 
 /** swap_volume's compute part: the new volume takes the BDM's device, the old one is detached. */
-export function scheduleSwap(state: SimState, s: Server, b: Bdm, oldV: Volume, newV: Volume, caller: Caller, who?: ActionCaller): void {
+export function scheduleSwap(
+  state: SimState,
+  s: Server,
+  b: Bdm,
+  oldV: Volume,
+  newV: Volume,
+  caller: Caller,
+  who?: ActionCaller,
+): void {
   const newA = viaCinder(caller.requestId, () => reserveAttachment(state, newV, s.id));
   const ev = startAction(state, s, 'swap_volume', 'compute_swap_volume', who);
   state.timers.after(state.delays.attachMs, () => {
     if (!bdmAlive(s, b) || !newV.attachments.includes(newA)) return;
-    connectAttachment(state, newV, newA, connector(state, b.deviceName), { isService: true, requestId: caller.requestId }, false);
+    connectAttachment(
+      state,
+      newV,
+      newA,
+      connector(state, b.deviceName),
+      { isService: true, requestId: caller.requestId },
+      false,
+    );
     completeAttachment(state, newV, newA);
     const oldA = oldV.attachments.find((x) => x.id === b.attachmentId);
     if (oldA) removeAttachment(state, oldV, oldA);

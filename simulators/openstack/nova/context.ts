@@ -25,7 +25,8 @@ export interface NovaResult {
 /** `common.get_instance`: another project's server is simply not found. */
 export function getInstance(ctx: NovaCtx, id: string): Server {
   const s = ctx.state.servers.get(id);
-  if (!s || (!ctx.auth.isAdmin && s.projectId !== ctx.auth.projectId)) throw new ApiError(404, `Instance ${id} could not be found.`);
+  if (!s || (!ctx.auth.isAdmin && s.projectId !== ctx.auth.projectId))
+    throw new ApiError(404, `Instance ${id} could not be found.`);
   return s;
 }
 
@@ -37,7 +38,8 @@ export function actionCaller(ctx: NovaCtx, s: Server): ActionCaller {
 /** Nova policy: `admin_api` rules need admin; project rules need member when new defaults are enforced. */
 export function can(ctx: NovaCtx, rule: string, kind: 'admin' | 'member' | 'reader'): void {
   if (ctx.auth.isAdmin) return;
-  const denied = kind === 'admin' || (kind === 'member' && ctx.state.opts.enforceNewDefaults && !ctx.auth.roles.includes('member'));
+  const denied =
+    kind === 'admin' || (kind === 'member' && ctx.state.opts.enforceNewDefaults && !ctx.auth.roles.includes('member'));
   if (denied) throw new ApiError(403, `Policy doesn't allow ${rule} to be performed.`);
 }
 

@@ -115,7 +115,15 @@ export class InstanceActionStore {
 
   /** `action_event_start`: the event begins on `host`; the action's `updated_at` follows. */
   startEvent(action: InstanceAction, event: string, host: string): ActionEventHandle {
-    const e: InstanceActionEvent = { event, startTime: nowMicros(), finishTime: null, result: null, traceback: null, host, details: null };
+    const e: InstanceActionEvent = {
+      event,
+      startTime: nowMicros(),
+      finishTime: null,
+      result: null,
+      traceback: null,
+      host,
+      details: null,
+    };
     action.events.push(e);
     action.updatedAt = e.startTime;
     return { action, event: e };
@@ -148,8 +156,17 @@ export class InstanceActionStore {
    * What a finished operation leaves when seeded: an action whose one event already succeeded
    * (a fresh request id, times = now).
    */
-  recordCompleted(instance: { id: string; projectId: string; userId: string }, action: string, event: string, host: string): InstanceAction {
-    const a = this.start(instance, action, { requestId: requestId(), userId: instance.userId, projectId: instance.projectId });
+  recordCompleted(
+    instance: { id: string; projectId: string; userId: string },
+    action: string,
+    event: string,
+    host: string,
+  ): InstanceAction {
+    const a = this.start(instance, action, {
+      requestId: requestId(),
+      userId: instance.userId,
+      projectId: instance.projectId,
+    });
     this.finishEvent(this.startEvent(a, event, host));
     return a;
   }

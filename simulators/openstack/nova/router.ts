@@ -14,7 +14,13 @@ import type { SimState } from '../state';
 import type { NovaCtx, NovaResult } from './context';
 import { listInstanceActions, showInstanceAction } from './actions-view';
 import { deleteServer, listServers, showServer } from './servers';
-import { createAttachment, deleteAttachment, listAttachments, showAttachment, updateAttachment } from './volume-attachments';
+import {
+  createAttachment,
+  deleteAttachment,
+  listAttachments,
+  showAttachment,
+  updateAttachment,
+} from './volume-attachments';
 
 type Handler = (ctx: NovaCtx) => NovaResult;
 const r = (method: string, path: string, handler: Handler): Route<Handler> => route(method, path, handler);
@@ -33,7 +39,8 @@ const ROUTES: Array<Route<Handler>> = [
   r('GET', 'servers/:id/os-instance-actions/:requestId', showInstanceAction),
 ];
 
-const match = (method: string, segs: string[]): ReturnType<typeof matchRoute<Handler>> => matchRoute(ROUTES, method, segs);
+const match = (method: string, segs: string[]): ReturnType<typeof matchRoute<Handler>> =>
+  matchRoute(ROUTES, method, segs);
 
 export class NovaService {
   constructor(
@@ -44,15 +51,31 @@ export class NovaService {
   handle(req: SimRequest): SimResponse {
     const segs = segments(req.path);
     if (segs.length === 0 && req.method === 'GET') {
-      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: pyDumps({ versions: [this.v20(req), this.v21(req)] }) };
+      return {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body: pyDumps({ versions: [this.v20(req), this.v21(req)] }),
+      };
     }
-    if (segs[0] !== 'v2.1') return { status: 404, headers: { 'Content-Type': 'application/json; charset=UTF-8' }, body: faultBody(404, GENERIC_NOT_FOUND) };
+    if (segs[0] !== 'v2.1')
+      return {
+        status: 404,
+        headers: { 'Content-Type': 'application/json; charset=UTF-8' },
+        body: faultBody(404, GENERIC_NOT_FOUND),
+      };
     const auth = this.tokens.authenticate('nova', req);
     if (!auth) return this.tokens.unauthorized();
-    const requested = pickServiceVersion(header(req, 'openstack-api-version'), 'compute') ?? header(req, 'x-openstack-nova-api-version');
+    const requested =
+      pickServiceVersion(header(req, 'openstack-api-version'), 'compute') ??
+      header(req, 'x-openstack-nova-api-version');
     const neg = negotiate(requested, '2.1', this.state.opts.novaMaxVersion);
     if (!neg.ok) {
-      if (neg.status === 400) return { status: 400, headers: { 'Content-Type': 'application/json; charset=UTF-8' }, body: faultBody(400, neg.message) };
+      if (neg.status === 400)
+        return {
+          status: 400,
+          headers: { 'Content-Type': 'application/json; charset=UTF-8' },
+          body: faultBody(400, neg.message),
+        };
       return this.fault(req, neg.requested, 406, neg.message);
     }
     const mv = neg.version;
@@ -64,13 +87,28 @@ export class NovaService {
       const rest = segs.slice(1);
       let found = /^[0-9a-f]{32}$/.test(rest[0]!) ? match(req.method, rest.slice(1)) : null;
       if (found && rest[0] !== auth.projectId) {
-        throw new ApiError(400, `Malformed request URL: URL's project_id '${rest[0]}' doesn't match Context's project_id '${auth.projectId ?? 'None'}'`);
+        throw new ApiError(
+          400,
+          `Malformed request URL: URL's project_id '${rest[0]}' doesn't match Context's project_id '${auth.projectId ?? 'None'}'`,
+        );
       }
       found ??= match(req.method, rest);
       if (!found) throw new ApiError(404, GENERIC_NOT_FOUND);
-      const ctx: NovaCtx = { req, auth, state: this.state, mv, params: found.params, body: parseJsonBody(req, ['application/json']) };
+      const ctx: NovaCtx = {
+        req,
+        auth,
+        state: this.state,
+        mv,
+        params: found.params,
+        body: parseJsonBody(req, ['application/json']),
+      };
       const out = found.route.handler(ctx);
-      if (out.body === undefined) return { status: out.status, headers: { ...this.headers(req, versionString(mv), 'application/json'), ...out.headers }, body: null };
+      if (out.body === undefined)
+        return {
+          status: out.status,
+          headers: { ...this.headers(req, versionString(mv), 'application/json'), ...out.headers },
+          body: null,
+        };
       return this.json(req, mv, out.status, out.body);
     } catch (e) {
       if (e instanceof ApiError) return this.fault(req, versionString(mv), e.status, e.message);
@@ -79,7 +117,14 @@ export class NovaService {
   }
 
   private v20(req: SimRequest): unknown {
-    return { id: 'v2.0', status: 'SUPPORTED', version: '', min_version: '', updated: '2011-01-21T11:33:21Z', links: [{ rel: 'self', href: `${req.base}/v2/` }] };
+    return {
+      id: 'v2.0',
+      status: 'SUPPORTED',
+      version: '',
+      min_version: '',
+      updated: '2011-01-21T11:33:21Z',
+      links: [{ rel: 'self', href: `${req.base}/v2/` }],
+    };
   }
 
   private v21(req: SimRequest): unknown {
@@ -113,6 +158,10 @@ export class NovaService {
   }
 
   private fault(req: SimRequest, mv: string, status: number, message: string): SimResponse {
-    return { status, headers: this.headers(req, mv, 'application/json; charset=UTF-8'), body: faultBody(status, message) };
+    return {
+      status,
+      headers: this.headers(req, mv, 'application/json; charset=UTF-8'),
+      body: faultBody(status, message),
+    };
   }
 }

@@ -31,7 +31,19 @@ const STATUS: Record<string, string> = {
 };
 
 /** power_state per vm_state (RUNNING=1, PAUSED=3, SHUTDOWN=4, SUSPENDED=7, NOSTATE=0). */
-export const POWER: Record<string, number> = { active: 1, paused: 3, stopped: 4, suspended: 7, shelved: 4, shelved_offloaded: 0, building: 0, error: 0, resized: 1, rescued: 1, soft_deleted: 4 };
+export const POWER: Record<string, number> = {
+  active: 1,
+  paused: 3,
+  stopped: 4,
+  suspended: 7,
+  shelved: 4,
+  shelved_offloaded: 0,
+  building: 0,
+  error: 0,
+  resized: 1,
+  rescued: 1,
+  soft_deleted: 4,
+};
 
 export function serverStatus(s: Server): string {
   return STATUS[s.vmState] ?? s.vmState.toUpperCase();
@@ -39,7 +51,9 @@ export function serverStatus(s: Server): string {
 
 /** `hostId`: sha224(project_id + host), as Nova computes it. */
 export function hostIdOf(projectId: string, host: string): string {
-  return createHash('sha224').update(projectId + host).digest('hex');
+  return createHash('sha224')
+    .update(projectId + host)
+    .digest('hex');
 }
 
 function links(base: string, id: string): unknown[] {
@@ -61,7 +75,8 @@ export function serverView(s: Server, mv: Version, base: string): Record<string,
     user_id: s.userId,
     metadata: { ...s.metadata },
     hostId: s.hostId,
-    image: s.imageId === null ? '' : { id: s.imageId, links: [{ rel: 'bookmark', href: `${base}/images/${s.imageId}` }] },
+    image:
+      s.imageId === null ? '' : { id: s.imageId, links: [{ rel: 'bookmark', href: `${base}/images/${s.imageId}` }] },
     flavor,
     created: novaTime(s.createdAt),
     updated: novaTime(s.updatedAt),
@@ -79,7 +94,9 @@ export function serverView(s: Server, mv: Version, base: string): Record<string,
     'OS-EXT-STS:task_state': s.taskState,
     'OS-EXT-STS:vm_state': s.vmState,
     'OS-EXT-STS:power_state': s.powerState,
-    'os-extended-volumes:volumes_attached': s.bdms.map((b) => (atLeast(mv, '2.3') ? { id: b.volumeId, delete_on_termination: b.deleteOnTermination } : { id: b.volumeId })),
+    'os-extended-volumes:volumes_attached': s.bdms.map((b) =>
+      atLeast(mv, '2.3') ? { id: b.volumeId, delete_on_termination: b.deleteOnTermination } : { id: b.volumeId },
+    ),
   };
   if (atLeast(mv, '2.9')) out.locked = s.locked;
   if (atLeast(mv, '2.73')) out.locked_reason = null;
@@ -97,7 +114,9 @@ function q(ctx: NovaCtx, key: string): string | undefined {
 export function listServers(ctx: NovaCtx, detail: boolean): NovaResult {
   can(ctx, detail ? 'os_compute_api:servers:detail' : 'os_compute_api:servers:index', 'reader');
   const all = ctx.auth.isAdmin && ['1', 'true', 'True'].includes(q(ctx, 'all_tenants') ?? '');
-  let servers = [...ctx.state.servers.values()].filter((s) => all || s.projectId === ctx.auth.projectId).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+  let servers = [...ctx.state.servers.values()]
+    .filter((s) => all || s.projectId === ctx.auth.projectId)
+    .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
   const name = q(ctx, 'name');
   if (name !== undefined) {
     let re: RegExp;
@@ -118,16 +137,26 @@ export function listServers(ctx: NovaCtx, detail: boolean): NovaResult {
   }
   const limitRaw = q(ctx, 'limit');
   const limit = limitRaw === undefined ? 1000 : Number(limitRaw);
-  if (!Number.isInteger(limit) || limit < 0) throw new ApiError(400, `Invalid input for query parameters limit. Value: ${limitRaw}. '${limitRaw}' does not match '^[0-9]*$'`);
+  if (!Number.isInteger(limit) || limit < 0)
+    throw new ApiError(
+      400,
+      `Invalid input for query parameters limit. Value: ${limitRaw}. '${limitRaw}' does not match '^[0-9]*$'`,
+    );
   const page = servers.slice(0, limit);
   const body: Record<string, unknown> = {
-    servers: page.map((s) => (detail ? serverView(s, ctx.mv, ctx.req.base) : { id: s.id, name: s.name, links: links(ctx.req.base, s.id) })),
+    servers: page.map((s) =>
+      detail ? serverView(s, ctx.mv, ctx.req.base) : { id: s.id, name: s.name, links: links(ctx.req.base, s.id) },
+    ),
   };
   const last = page[page.length - 1];
   if (limitRaw !== undefined && last && page.length === limit) {
-    const params = ctx.req.query.filter(([k]) => k !== 'marker').map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+    const params = ctx.req.query
+      .filter(([k]) => k !== 'marker')
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
     params.push(`marker=${last.id}`);
-    body.servers_links = [{ rel: 'next', href: `${ctx.req.base}/v2.1/servers${detail ? '/detail' : ''}?${params.join('&')}` }];
+    body.servers_links = [
+      { rel: 'next', href: `${ctx.req.base}/v2.1/servers${detail ? '/detail' : ''}?${params.join('&')}` },
+    ];
   }
   return { status: 200, body };
 }
@@ -146,7 +175,10 @@ export function deleteServer(ctx: NovaCtx): NovaResult {
   // locally by nova-api, so its action gets no compute event.
   if (s.taskState === 'deleting') return { status: 204 };
   const action = ctx.state.instanceActions.start(s, 'delete', actionCaller(ctx, s));
-  const ev = s.vmState === 'shelved_offloaded' ? undefined : ctx.state.instanceActions.startEvent(action, 'compute_terminate_instance', ctx.state.opts.computeHost);
+  const ev =
+    s.vmState === 'shelved_offloaded'
+      ? undefined
+      : ctx.state.instanceActions.startEvent(action, 'compute_terminate_instance', ctx.state.opts.computeHost);
   s.taskState = 'deleting';
   destroyLater(ctx.state, s, ev);
   return { status: 204 };
@@ -158,7 +190,9 @@ export function destroyLater(state: SimState, s: Server, ev?: ActionEventHandle)
     if (state.servers.get(s.id) !== s) return;
     for (const b of s.bdms) {
       const v = state.volumes.get(b.volumeId);
-      const a = v?.attachments.find((x) => x.id === b.attachmentId || (b.attachmentId === null && x.instanceUuid === s.id));
+      const a = v?.attachments.find(
+        (x) => x.id === b.attachmentId || (b.attachmentId === null && x.instanceUuid === s.id),
+      );
       if (v && a) removeAttachment(state, v, a);
       if (v && b.deleteOnTermination) {
         try {

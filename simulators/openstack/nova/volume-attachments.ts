@@ -18,7 +18,28 @@ const ATTACH_STATES = ['active', 'paused', 'stopped', 'resized', 'soft_deleted',
 const SWAP_STATES = ['active', 'paused', 'resized', 'stopped', 'suspended'];
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 /** Nova's parameter_types.boolean enum. */
-const NOVA_BOOL: Record<string, boolean> = { True: true, TRUE: true, true: true, '1': true, ON: true, On: true, on: true, YES: true, Yes: true, yes: true, False: false, FALSE: false, false: false, '0': false, OFF: false, Off: false, off: false, NO: false, No: false, no: false };
+const NOVA_BOOL: Record<string, boolean> = {
+  True: true,
+  TRUE: true,
+  true: true,
+  '1': true,
+  ON: true,
+  On: true,
+  on: true,
+  YES: true,
+  Yes: true,
+  yes: true,
+  False: false,
+  FALSE: false,
+  false: false,
+  '0': false,
+  OFF: false,
+  Off: false,
+  off: false,
+  NO: false,
+  No: false,
+  no: false,
+};
 
 function bodyError(field: string, value: unknown, message: string): ApiError {
   return new ApiError(400, `Invalid input for field/attribute ${field}. Value: ${pyStr(value)}. ${message}`);
@@ -27,22 +48,45 @@ function bodyError(field: string, value: unknown, message: string): ApiError {
 function novaBool(field: string, v: unknown): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string' && v in NOVA_BOOL) return NOVA_BOOL[v]!;
-  const list = [true, ...Object.keys(NOVA_BOOL).filter((k) => NOVA_BOOL[k]), false, ...Object.keys(NOVA_BOOL).filter((k) => !NOVA_BOOL[k])];
+  const list = [
+    true,
+    ...Object.keys(NOVA_BOOL).filter((k) => NOVA_BOOL[k]),
+    false,
+    ...Object.keys(NOVA_BOOL).filter((k) => !NOVA_BOOL[k]),
+  ];
   throw bodyError(field, v, `${pyRepr(v)} is not one of [${list.map(pyRepr).join(', ')}]`);
 }
 
 /** The `volumeAttachment` object of a body, checked against the schema of this microversion. */
 function attachmentBody(ctx: NovaCtx, allowed: string[]): Record<string, unknown> {
   const body = ctx.body;
-  const va = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).volumeAttachment : undefined;
-  if (typeof va !== 'object' || va === null || Array.isArray(va)) throw new ApiError(400, "'volumeAttachment' is a required property");
+  const va =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>).volumeAttachment
+      : undefined;
+  if (typeof va !== 'object' || va === null || Array.isArray(va))
+    throw new ApiError(400, "'volumeAttachment' is a required property");
   const obj = va as Record<string, unknown>;
   const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
-  if (extra.length > 0) throw bodyError('volumeAttachment', obj, `Additional properties are not allowed (${extra.map(pyRepr).join(', ')} ${extra.length === 1 ? 'was' : 'were'} unexpected)`);
+  if (extra.length > 0)
+    throw bodyError(
+      'volumeAttachment',
+      obj,
+      `Additional properties are not allowed (${extra.map(pyRepr).join(', ')} ${extra.length === 1 ? 'was' : 'were'} unexpected)`,
+    );
   if (!('volumeId' in obj)) throw bodyError('volumeAttachment', obj, "'volumeId' is a required property");
-  if (typeof obj.volumeId !== 'string' || !UUID_RE.test(obj.volumeId)) throw bodyError('volumeId', obj.volumeId, `${pyRepr(obj.volumeId)} is not a 'uuid'`);
-  if (obj.device !== undefined && obj.device !== null && (typeof obj.device !== 'string' || !DEVICE_RE.test(obj.device))) {
-    throw bodyError('device', obj.device, `${pyRepr(obj.device)} does not match '(^/dev/x{0,1}[a-z]{0,1}d{0,1})([a-z]+)[0-9]*$'`);
+  if (typeof obj.volumeId !== 'string' || !UUID_RE.test(obj.volumeId))
+    throw bodyError('volumeId', obj.volumeId, `${pyRepr(obj.volumeId)} is not a 'uuid'`);
+  if (
+    obj.device !== undefined &&
+    obj.device !== null &&
+    (typeof obj.device !== 'string' || !DEVICE_RE.test(obj.device))
+  ) {
+    throw bodyError(
+      'device',
+      obj.device,
+      `${pyRepr(obj.device)} does not match '(^/dev/x{0,1}[a-z]{0,1}d{0,1})([a-z]+)[0-9]*$'`,
+    );
   }
   if (obj.tag !== undefined) {
     if (typeof obj.tag !== 'string') throw bodyError('tag', obj.tag, `${pyRepr(obj.tag)} is not of type 'string'`);
@@ -75,7 +119,11 @@ function listed(ctx: NovaCtx, s: Server): Bdm[] {
 function queryInt(ctx: NovaCtx, key: string): number | undefined {
   const raw = ctx.req.query.find(([k]) => k === key)?.[1];
   if (raw === undefined) return undefined;
-  if (!/^[0-9]+$/.test(raw)) throw new ApiError(400, `Invalid input for query parameters ${key}. Value: ${raw}. ${pyRepr(raw)} does not match '^[0-9]*$'`);
+  if (!/^[0-9]+$/.test(raw))
+    throw new ApiError(
+      400,
+      `Invalid input for query parameters ${key}. Value: ${raw}. ${pyRepr(raw)} does not match '^[0-9]*$'`,
+    );
   return Number(raw);
 }
 
@@ -84,11 +132,22 @@ export function listAttachments(ctx: NovaCtx): NovaResult {
   can(ctx, `${POLICY}:index`, 'reader');
   if (atLeast(ctx.mv, '2.75')) {
     const extra = [...new Set(ctx.req.query.map(([k]) => k).filter((k) => k !== 'limit' && k !== 'offset'))];
-    if (extra.length > 0) throw new ApiError(400, `Additional properties are not allowed (${extra.map(pyRepr).join(', ')} ${extra.length === 1 ? 'was' : 'were'} unexpected)`);
+    if (extra.length > 0)
+      throw new ApiError(
+        400,
+        `Additional properties are not allowed (${extra.map(pyRepr).join(', ')} ${extra.length === 1 ? 'was' : 'were'} unexpected)`,
+      );
   }
   const limit = Math.min(queryInt(ctx, 'limit') ?? 1000, 1000);
   const offset = queryInt(ctx, 'offset') ?? 0;
-  return { status: 200, body: { volumeAttachments: listed(ctx, s).slice(offset, offset + limit).map((b) => attachmentView(ctx, s, b)) } };
+  return {
+    status: 200,
+    body: {
+      volumeAttachments: listed(ctx, s)
+        .slice(offset, offset + limit)
+        .map((b) => attachmentView(ctx, s, b)),
+    },
+  };
 }
 
 function bdmOf(s: Server, volumeId: string): Bdm {
@@ -101,19 +160,22 @@ export function showAttachment(ctx: NovaCtx): NovaResult {
   const s = getInstance(ctx, ctx.params.id!);
   can(ctx, `${POLICY}:show`, 'reader');
   const b = bdmOf(s, ctx.params.volumeId!);
-  if (atLeast(ctx.mv, '2.89') && b.attachmentId === null) throw new ApiError(404, `Instance ${s.id} is not attached to volume ${b.volumeId}`);
+  if (atLeast(ctx.mv, '2.89') && b.attachmentId === null)
+    throw new ApiError(404, `Instance ${s.id} is not attached to volume ${b.volumeId}`);
   return { status: 200, body: { volumeAttachment: attachmentView(ctx, s, b) } };
 }
 
 /** The volume through Cinder, as the caller (404 `Volume <id> could not be found.`). */
 function cinderVolume(ctx: NovaCtx, id: string): Volume {
   const v = ctx.state.volumes.get(id);
-  if (!v || (!ctx.auth.isAdmin && v.projectId !== ctx.auth.projectId)) throw new ApiError(404, `Volume ${id} could not be found.`);
+  if (!v || (!ctx.auth.isAdmin && v.projectId !== ctx.auth.projectId))
+    throw new ApiError(404, `Volume ${id} could not be found.`);
   return v;
 }
 
 function checkShelved(ctx: NovaCtx, s: Server, action: string): void {
-  if ((s.vmState === 'shelved' || s.vmState === 'shelved_offloaded') && !atLeast(ctx.mv, '2.20')) throw invalidState(action, s);
+  if ((s.vmState === 'shelved' || s.vmState === 'shelved_offloaded') && !atLeast(ctx.mv, '2.20'))
+    throw invalidState(action, s);
 }
 
 export function createAttachment(ctx: NovaCtx): NovaResult {
@@ -124,19 +186,33 @@ export function createAttachment(ctx: NovaCtx): NovaResult {
   const s = getInstance(ctx, ctx.params.id!);
   can(ctx, `${POLICY}:create`, 'member');
   const tag = typeof body.tag === 'string' ? body.tag : null;
-  const dot = body.delete_on_termination === undefined ? false : novaBool('delete_on_termination', body.delete_on_termination);
+  const dot =
+    body.delete_on_termination === undefined ? false : novaBool('delete_on_termination', body.delete_on_termination);
   checkShelved(ctx, s, 'attach_volume');
-  if (s.vmState === 'shelved_offloaded' && tag !== null) throw new ApiError(400, 'Tagged volume attachment is not supported for shelved-offloaded instances.');
+  if (s.vmState === 'shelved_offloaded' && tag !== null)
+    throw new ApiError(400, 'Tagged volume attachment is not supported for shelved-offloaded instances.');
   if (s.locked && !ctx.auth.isAdmin) throw new ApiError(409, `Instance ${s.id} is locked`);
   if (!ATTACH_STATES.includes(s.vmState)) throw invalidState('attach_volume', s);
   const v = cinderVolume(ctx, body.volumeId as string);
   const multi = ctx.state.isMultiattach(v);
-  if (multi && !atLeast(ctx.mv, '2.60')) throw new ApiError(400, 'Multiattach volumes are only supported starting with compute API version 2.60.');
+  if (multi && !atLeast(ctx.mv, '2.60'))
+    throw new ApiError(400, 'Multiattach volumes are only supported starting with compute API version 2.60.');
   const holders = [...ctx.state.servers.values()].filter((x) => x.bdms.some((b) => b.volumeId === v.id));
-  if (holders.length > 0 && !multi) throw new ApiError(400, `Invalid volume: volume ${v.id} is already attached to instances: ${holders.map((x) => x.id).join(' ')}`);
+  if (holders.length > 0 && !multi)
+    throw new ApiError(
+      400,
+      `Invalid volume: volume ${v.id} is already attached to instances: ${holders.map((x) => x.id).join(' ')}`,
+    );
   if (holders.includes(s)) throw new ApiError(400, `Invalid volume: volume ${v.id} already attached`);
   const device = typeof body.device === 'string' ? body.device : null;
-  const b = attachVolume(ctx.state, s, v, { device, tag, deleteOnTermination: dot }, { isService: true, requestId: ctx.req.requestId }, actionCaller(ctx, s));
+  const b = attachVolume(
+    ctx.state,
+    s,
+    v,
+    { device, tag, deleteOnTermination: dot },
+    { isService: true, requestId: ctx.req.requestId },
+    actionCaller(ctx, s),
+  );
   if (atLeast(ctx.mv, '2.101')) return { status: 202 };
   const out: Record<string, unknown> = { id: v.id, serverId: s.id, volumeId: v.id, device: b.deviceName };
   if (atLeast(ctx.mv, '2.70')) out.tag = tag;
@@ -150,8 +226,10 @@ function swap(ctx: NovaCtx, s: Server, oldId: string, newId: string): void {
   const oldV = cinderVolume(ctx, oldId);
   const newV = cinderVolume(ctx, newId);
   const b = s.bdms.find((x) => x.volumeId === oldId);
-  if (!b || !oldV.attachments.some((a) => a.instanceUuid === s.id && a.attachStatus === 'attached')) throw new ApiError(400, 'Invalid volume: Old volume is attached to a different instance.');
-  if (newV.attachments.some((a) => a.attachStatus === 'attached')) throw new ApiError(400, 'Invalid volume: New volume must be detached in order to swap.');
+  if (!b || !oldV.attachments.some((a) => a.instanceUuid === s.id && a.attachStatus === 'attached'))
+    throw new ApiError(400, 'Invalid volume: Old volume is attached to a different instance.');
+  if (newV.attachments.some((a) => a.attachStatus === 'attached'))
+    throw new ApiError(400, 'Invalid volume: New volume must be detached in order to swap.');
   if (newV.size < oldV.size) throw new ApiError(400, 'Invalid volume: New volume must be the same size or larger.');
   viaCinder(ctx.req.requestId, () => beginDetaching(ctx.state, oldV));
   scheduleSwap(ctx.state, s, b, oldV, newV, { isService: true, requestId: ctx.req.requestId }, actionCaller(ctx, s));
@@ -173,7 +251,8 @@ export function updateAttachment(ctx: NovaCtx): NovaResult {
     if ('serverId' in body && body.serverId !== s.id) throw new ApiError(400, 'The serverId property is not mutable');
     if ('device' in body && body.device !== b.deviceName) throw new ApiError(400, 'The device property is not mutable');
     if ('tag' in body && body.tag !== b.tag) throw new ApiError(400, 'The tag property is not mutable');
-    if ('delete_on_termination' in body) b.deleteOnTermination = novaBool('delete_on_termination', body.delete_on_termination);
+    if ('delete_on_termination' in body)
+      b.deleteOnTermination = novaBool('delete_on_termination', body.delete_on_termination);
   }
   if (onlySwap || newId !== pathId) swap(ctx, s, pathId, newId);
   return { status: 202 };

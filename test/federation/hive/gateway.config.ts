@@ -22,7 +22,10 @@ const CREDENTIAL = /^x-(auth|nomad|memory)-token(-[a-z0-9_-]+)?$/;
  * send interpolates to nothing and is left out.
  */
 const credentialNames = (): string[] => {
-  const ids = (process.env.VOLUME_BACKEND_IDS ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const ids = (process.env.VOLUME_BACKEND_IDS ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const kinds = ['x-auth-token', 'x-nomad-token', 'x-memory-token'];
   return [...kinds, ...ids.flatMap((id) => kinds.map((k) => `${k}-${id}`))];
 };
@@ -32,7 +35,8 @@ export const gatewayConfig = defineConfig({
     fromClientToSubgraphs({ request, subgraphName }) {
       if (subgraphName !== SUBGRAPH) return;
       const out: Record<string, string> = {};
-      for (const [name, value] of request.headers) if (CREDENTIAL.test(name) || name === 'x-request-id') out[name] = value;
+      for (const [name, value] of request.headers)
+        if (CREDENTIAL.test(name) || name === 'x-request-id') out[name] = value;
       return out;
     },
   },
