@@ -8,14 +8,14 @@
  * post-filter finds nothing within {@link MAX_ROUNDS_PER_BACKEND} backend pages (then the page is
  * short and the cursor resumes where scanning stopped).
  */
-import { linkedAbort } from './contract/linked-abort';
 import { lacksCredential, type VolumeBackend } from './contract/backend';
 import type { BackendPage } from './contract/call-answers';
 import type { CallOptions } from './contract/call-options';
 import type { VolumeListQuery } from './contract/call-inputs';
-import { BackendTimeoutError, BadUserInputError, ErrorCode, GatewayError } from './contract/errors';
+import { BadUserInputError, ErrorCode, GatewayError } from './contract/errors';
 import { safeText } from './contract/input';
 import type { Volume } from './contract/model';
+import { backendDeadline } from './list-deadline';
 
 /** Backend pages fetched per backend for one page of results when a post-filter drops items. */
 export const MAX_ROUNDS_PER_BACKEND = 10;
@@ -292,46 +292,6 @@ export async function mergeVolumePages(r: MergedListRequest): Promise<Connection
     },
     // Omissions past the page's end do not concern it.
     omissions: omissions.filter((o) => o.at <= shown.length),
-  };
-}
-
-/**
- * One backend's deadline within a merged list: its calls carry a signal that aborts with
- * BACKEND_TIMEOUT at the deadline (so nothing more is sent), and `race` answers at the deadline
- * whatever the backend's code is still waiting on.
- */
-function backendDeadline(
-  backend: string,
-  ms: number,
-  o: CallOptions,
-): { options: CallOptions; race<T>(p: Promise<T>): Promise<T>; clear(): void } {
-  // The deadline alone (what `race` answers), and what the calls carry: the caller or the deadline.
-  const deadline = new AbortController();
-  const link = linkedAbort(o.signal);
-  const timer = setTimeout(() => {
-    const err = new BackendTimeoutError(
-      `backend "${backend}" did not complete its part of the list within ${ms} ms (the per-backend deadline of merged lists); the other backends were answered`,
-      { backend },
-    );
-    deadline.abort(err);
-    link.controller.abort(err);
-  }, ms);
-  return {
-    options: { ...o, signal: link.signal },
-    // Only the deadline races: the caller's own signal is answered by the transport as before.
-    race<T>(p: Promise<T>): Promise<T> {
-      const own = deadline.signal;
-      if (own.aborted) return Promise.reject(own.reason as unknown);
-      return new Promise<T>((resolve, reject) => {
-        const onAbort = (): void => reject(own.reason as unknown);
-        own.addEventListener('abort', onAbort, { once: true });
-        p.then(resolve, reject).finally(() => own.removeEventListener('abort', onAbort));
-      });
-    },
-    clear: () => {
-      clearTimeout(timer);
-      link.unlink();
-    },
   };
 }
 

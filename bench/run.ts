@@ -33,6 +33,7 @@ import { ONE_VOLUME, PLAIN_LIST } from './queries';
 import { canPin, cpuMs, killStarted, machineFacts, start, startBuiltGateway, type Started } from './processes';
 import { pinnedLoad, type LoadJob } from './pinned-load';
 import { writeSection } from './results-file';
+import { body, nomadBackend, openstackBackend, type Backend } from './backend-calls';
 
 const short = process.env.BENCH_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
@@ -49,19 +50,6 @@ const REQUESTS: Record<number, number> = process.env.BENCH_REQUESTS
     : { 1: 3000, 50: 10000 };
 const WARMUP: Record<number, number> = short ? { 1: 10, 50: 1 } : { 1: 200, 50: 5 };
 const LIST_SHARE = 0.2;
-
-async function body(res: { statusCode: number; body: { text(): Promise<string> } }): Promise<unknown> {
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
-  return JSON.parse(text);
-}
-
-/** One simulator as the benchmark sees it: its request log, its process, and how a logged call is replayed. */
-interface Backend {
-  pid: number;
-  clearLog(): Promise<void>;
-  log(): Promise<Array<{ method: string; url: string; headers: Record<string, string> }>>;
-}
 
 /** One timed run: the load generator's result, and what it cost the gateway and the simulator, per request. */
 interface Run extends LoadResult {
@@ -112,25 +100,7 @@ async function main(): Promise<void> {
   const gwUrl = gw.match[1]!.replace('localhost', '127.0.0.1');
   const simPool = new Pool(simUrl, { connections: 4 });
   const nomadAuth = { 'x-nomad-token': BENCH_TOKEN };
-  const nomad: Backend = {
-    pid: sim.child.pid!,
-    clearLog: () =>
-      simPool
-        .request({ method: 'DELETE', path: '/_sim/requests' })
-        .then((r) => r.body.text())
-        .then(() => undefined),
-    log: async () =>
-      (
-        (await body(await simPool.request({ method: 'GET', path: '/_sim/requests' }))) as Array<{
-          method: string;
-          rawPath: string;
-        }>
-      ).map((e) => ({
-        method: e.method,
-        url: new URL(e.rawPath, simUrl).href,
-        headers: nomadAuth,
-      })),
-  };
+  const nomad = nomadBackend(sim.child.pid!, simPool, simUrl, nomadAuth);
 
   const [, keystoneUrl, cinderUrl, novaUrl, , osToken] = osSim.match as unknown as string[];
   const osGwUrl = osGw.match[1]!.replace('localhost', '127.0.0.1');
@@ -141,28 +111,7 @@ async function main(): Promise<void> {
     cinder: new URL(cinderUrl!).origin,
     nova: new URL(novaUrl!).origin,
   };
-  const openstack: Backend = {
-    pid: osSim.child.pid!,
-    clearLog: () =>
-      keystonePool
-        .request({ method: 'DELETE', path: '/_sim/requests' })
-        .then((r) => r.body.text())
-        .then(() => undefined),
-    log: async () =>
-      (
-        (await body(await keystonePool.request({ method: 'GET', path: '/_sim/requests' }))) as Array<{
-          service: string;
-          method: string;
-          path: string;
-          query: string;
-          microversion: string | null;
-        }>
-      ).map((e) => ({
-        method: e.method,
-        url: `${origins[e.service]}${e.path}${e.query ? `?${e.query}` : ''}`,
-        headers: { ...osAuth, ...(e.microversion ? { 'openstack-api-version': e.microversion } : {}) },
-      })),
-  };
+  const openstack = openstackBackend(osSim.child.pid!, keystonePool, origins, osAuth);
 
   const gql = async (
     url: string,

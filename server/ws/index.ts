@@ -4,8 +4,9 @@
  * it sockets (server/ws/socket.ts) and its hooks: the upgrade checks (upgrade.ts), credentials
  * from the upgrade's headers and `connection_init` (connection-init.ts), the operation checks
  * HTTP applies (operation.ts), the per-socket quota (quotas.ts; the limits across sockets are the hub's budget, which this
- * transport charges with the client address and the bytes a subscription keeps), and the hub's
- * streams (stream.ts) whose shared bytes are written as they are (shared-bytes.ts).
+ * transport charges with the client address and the bytes a subscription keeps), the hub's
+ * streams (stream.ts) whose shared bytes are written as they are (shared-bytes.ts), and the open
+ * sockets' keep-alive and shutdown (open-sockets.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -42,6 +43,7 @@ import { addressBucket } from '../http/caller-identity';
 import { checkOperation, ValidDocuments } from './operation';
 import { SocketQuota } from './quotas';
 import { NextFrames } from './shared-bytes';
+import { OpenSockets } from './open-sockets';
 import type { QueueBudget } from './queue-budget';
 import {
   closeSocket,
@@ -118,7 +120,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     maxConnections: c.maxConnections,
     trustProxyHops: o.trustProxyHops,
   });
-  const sockets = new Set<SocketState>();
+  const sockets = new OpenSockets(c.keepAliveMs, o.logger);
   const started = new WeakMap<object, Started>();
   const documents = new ValidDocuments();
   const socketHooks: SocketHooks = {
@@ -339,35 +341,10 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     });
   };
 
-  const keepAlive =
-    c.keepAliveMs > 0
-      ? setInterval(() => {
-          for (const s of sockets) {
-            if (!s.alive) {
-              o.logger.debug({ socket: s.id }, 'websocket cut: no pong');
-              s.closeCode ??= 1006;
-              s.ws.terminate();
-              continue;
-            }
-            s.alive = false;
-            if (s.ws.readyState === WebSocket.OPEN) s.ws.ping();
-          }
-        }, c.keepAliveMs)
-      : undefined;
-  keepAlive?.unref();
-
   o.metrics.observeWebSockets({
     connections: () => sockets.size,
     subscriptions: () => o.hub?.counts() ?? {},
-    queueBytes: () => {
-      let max = 0;
-      let sum = 0;
-      for (const s of sockets) {
-        max = Math.max(max, s.ws.bufferedAmount);
-        sum += s.ws.bufferedAmount;
-      }
-      return { max, sum };
-    },
+    queueBytes: () => sockets.queueBytes(),
   });
 
   return {
@@ -392,20 +369,7 @@ export function createWsTransport(o: WsTransportOptions): WsTransport {
     },
     async close(waitMs) {
       gate.close();
-      if (keepAlive) clearInterval(keepAlive);
-      const all = [...sockets];
-      const gone = Promise.all(
-        all
-          .filter((s) => s.ws.readyState !== WebSocket.CLOSED)
-          .map((s) => new Promise<void>((r) => s.ws.once('close', () => r()))),
-      );
-      for (const s of all)
-        closeSocket(s, WsCloseCode.ServiceRestart, 'Service restart: reconnect and resume from your last cursor');
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
-      clearTimeout(timer);
-      for (const s of sockets) s.ws.terminate();
-      await gone;
+      await sockets.closeAll(waitMs);
     },
   };
 }

@@ -1,9 +1,9 @@
 /**
  * The live hub (LiveHub): what graphql-ws's `subscribe` calls. A volumeChanged/attachmentChanged
  * subscription is indexed first (its live events buffered), starts with SUBSCRIBED (cursor: the log
- * head, or `since`; the backends it cannot cover), replays the log after `since`, then drains the
- * buffer past the last replayed event: no gap and no duplicate between replay and live. The
- * stream's `return()` unindexes it; `close()` ends every stream and stops the watchers.
+ * head, or `since`; the backends it cannot cover, coverage.ts), replays the log after `since`, then
+ * drains the buffer past the last replayed event: no gap and no duplicate between replay and live.
+ * The stream's `return()` unindexes it; `close()` ends every stream and stops the watchers.
  *
  * Before that, the start is paid for and checked: a place in the per-address budget (budget.ts),
  * then each concerned backend's check of the subscriber's credential (the access cache's, so a
@@ -26,12 +26,13 @@ import type { Feed } from './feed';
 import type { EventSubscriber, Fanout } from './fanout';
 import { errorResult } from './format';
 import { operationStream } from './operation-stream';
-import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type Interest, type LiveField, type LiveSpec } from './spec';
+import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type LiveField, type LiveSpec } from './spec';
+import { concernedBackends, narrowWatchers, omissions } from './coverage';
 import { checkCredentials, quotaKey, refusedOmission, type Checked } from './start-checks';
 import { LiveStream } from './stream';
 import { SubscriberIndex } from './subscribers';
 import type { LiveHub, LiveResult, OperationVisibility, SubscriberOrigin } from './types';
-import { droppedView, subscribedView, type OmissionView } from './view';
+import { droppedView, subscribedView } from './view';
 import { inDeliverySpan } from './tracing';
 
 /** Metrics callbacks of the hub (all optional; prom-client counters and gauges in the server). */
@@ -205,7 +206,7 @@ export class Hub implements LiveHub {
     const shape = this.#shapes.get(spec.groupKey) ?? this.#shapeOf(spec, args);
     const since = typeof spec.args.since === 'string' ? spec.args.since : null;
     if (since !== null) decodeCursor(since);
-    const concerned = this.#concerned(shape.interest);
+    const concerned = concernedBackends(this.#p.registry, shape.interest);
     const checked = await this.#check(concerned, credential, address);
     const live = new Set(
       concerned.filter((b) => !lacksCredential(b, credential(b.id)) && !checked.refused.has(b.id)).map((b) => b.id),
@@ -296,7 +297,7 @@ export class Hub implements LiveHub {
     this.#index.add(sub);
     this.#streams.add(sub.stream);
     this.#p.feed.requestDemand();
-    const concerned = this.#concerned(interest);
+    const concerned = concernedBackends(this.#p.registry, interest);
     let first: { events: ChangeEvent[]; more: boolean } = { events: [], more: false };
     let start: string;
     let viewless: string[];
@@ -308,7 +309,7 @@ export class Hub implements LiveHub {
         concerned.map((b) => b.id),
         this.#p.watcherWaitMs,
       );
-      narrow = await this.#narrowWatchers(sub, concerned);
+      narrow = await narrowWatchers(this.#p.feed, this.#p.access, sub, concerned);
       if (since !== null) first = await this.#p.log.replay({ since, limit: this.#p.replayPage });
       start = since ?? (await this.#p.log.head());
     } catch (err) {
@@ -318,7 +319,7 @@ export class Hub implements LiveHub {
     sub.stream.push(
       this.#p.fanout.executeOnce(
         sub,
-        subscribedView(start, this.#omissions(sub, concerned, viewless, narrow)),
+        subscribedView(start, omissions(this.#p.feed, this.#p.registry, sub, concerned, viewless, narrow)),
         null,
         requestId,
       ),
@@ -375,87 +376,5 @@ export class Hub implements LiveHub {
       else live.push(s);
     }
     if (live.length > 0) inDeliverySpan(e, live.length, () => this.#p.fanout.deliver(e, live));
-  }
-
-  /** The backends whose changes a subscription may want. */
-  #concerned(i: Interest): VolumeBackend[] {
-    return this.#p.registry.all.filter((b) =>
-      i.field === 'volumeChanged'
-        ? !i.filter.backends || i.filter.backends.has(b.id)
-        : i.field === 'attachmentChanged' && (i.target.kind !== 'volume' || i.target.backend === b.id),
-    );
-  }
-
-  /**
-   * Backends whose watcher holds one scope only (`onlyScope`) that the subscriber's own credential
-   * may not read, with that scope: the subscriber's changes happen where the watcher does not look.
-   * One access check each, cached like the events' checks.
-   */
-  async #narrowWatchers(sub: Sub, concerned: VolumeBackend[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    await Promise.all(
-      concerned.map(async (b) => {
-        const only = this.#p.feed.watcher(b.id)?.onlyScope?.() ?? null;
-        const credential = sub.credential(b.id);
-        if (only === null || !credential.token || sub.dropped.has(b.id)) return;
-        const a = await this.#p.access.get(b, only, { backend: b.id, namespace: only, nativeId: '' }, credential);
-        if (!(a instanceof UnauthenticatedError) && !a.allowed) out.set(b.id, only);
-      }),
-    );
-    return out;
-  }
-
-  /**
-   * Backends the subscription cannot cover: no credential where one is required, a credential the
-   * backend refused, no watcher, a watcher that watches a scope the subscriber's credential does
-   * not read (`narrow`), a failing (DEGRADED) watcher, or one still without a first view
-   * (`viewless`: its changes come once it has one).
-   */
-  #omissions(sub: Sub, concerned: VolumeBackend[], viewless: string[], narrow: Map<string, string>): OmissionView[] {
-    const out: OmissionView[] = [];
-    for (const b of concerned) {
-      const why = this.#p.feed.unavailable(b.id);
-      const refused = sub.dropped.get(b.id);
-      const watcher = this.#p.feed.watcher(b.id)?.status();
-      if (lacksCredential(b, sub.credential(b.id))) {
-        out.push({
-          backend: b,
-          reason: 'NO_CREDENTIAL',
-          code: null,
-          message: `backend "${b.id}" needs a credential (${this.#p.registry.credentialHeader(b)} in connection_init) and the subscription carried none for it`,
-        });
-      } else if (refused) {
-        out.push(refusedOmission(b, refused));
-      } else if (why !== undefined) {
-        out.push({
-          backend: b,
-          reason: 'FAILED',
-          code: 'UNSUPPORTED_BY_BACKEND',
-          message: `no live changes from backend "${b.id}": ${why}`,
-        });
-      } else if (narrow.has(b.id)) {
-        out.push({
-          backend: b,
-          reason: 'FAILED',
-          code: 'UNSUPPORTED_BY_BACKEND',
-          message: `backend "${b.id}"'s watcher sees project ${narrow.get(b.id)} only (the gateway's service user is not an admin there): changes in the projects this subscription's credential reads are not reported`,
-        });
-      } else if (watcher?.state === 'DEGRADED') {
-        out.push({
-          backend: b,
-          reason: 'DEGRADED',
-          code: ErrorCode.BackendUnavailable,
-          message: `backend "${b.id}"'s watcher is failing${watcher.message ? ` (${watcher.message})` : ''}: its changes come late or not at all until it recovers`,
-        });
-      } else if (viewless.includes(b.id)) {
-        out.push({
-          backend: b,
-          reason: 'FAILED',
-          code: 'BACKEND_UNAVAILABLE',
-          message: `backend "${b.id}"'s watcher has not read its first view yet: changes before it has are not reported`,
-        });
-      }
-    }
-    return out;
   }
 }

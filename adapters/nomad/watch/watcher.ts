@@ -23,9 +23,6 @@
  */
 import type { CallOptions } from '../../contract/call-options';
 import { BreakerOpenError, type Breaker } from '../../contract/breaker';
-import { mapSettled } from '../../http/concurrency';
-import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
-import { NotFoundError } from '../../contract/errors';
 import type { Volume, VolumeRef } from '../../contract/model';
 import type {
   VolumeDelta,
@@ -39,11 +36,11 @@ import type { NomadClient } from '../client';
 import * as req from '../volumes/requests';
 import { blockingListCall } from './requests';
 import { num } from '../wire/scalars';
-import { toVolume } from '../volumes/results';
 import type { WireEventFrame, WireVolumeStub } from '../wire/types';
 import type { WatchConnection } from './connection';
 import { StreamLiveness } from './liveness';
 import { DirtyVolumes } from './dirty';
+import { rereadVolumes } from './reread';
 import { SourceChoice, type Outcome } from './source';
 import { Pauses, withDefaults, type NomadWatchTuning } from './tuning';
 import { refKey, WatchView } from './view';
@@ -333,35 +330,16 @@ export class NomadWatcher implements VolumeWatcher {
     if (!initial || this.#t.reportInitial) this.#emit(deltas);
   }
 
-  /** Reads volumes in full (bounded, in one span: docs/tracing.md), records them; a 404 is a deletion. Failed reads are queued again. */
+  /** Reads volumes in full and records them (reread.ts); after a failed read, retries the failed ones after a pause. */
   async #readAll(refs: readonly VolumeRef[]): Promise<VolumeDelta[]> {
-    const o = this.#options();
-    const results = await inWatcherReadSpan(
-      'watcher re-read',
-      { [GatewayAttr.backend]: this.backend, [GatewayAttr.watcherVolumes]: refs.length },
-      () =>
-        mapSettled(refs, this.#t.readConcurrency, async (ref) => {
-          try {
-            const { data } = await req.readVolume(this.#d.client, ref.nativeId, ref.namespace, o);
-            return data ? toVolume(this.backend, data) : null;
-          } catch (err) {
-            if (err instanceof NotFoundError) return null;
-            throw err;
-          }
-        }),
-    );
-    const deltas: VolumeDelta[] = [];
-    const observedAt = new Date().toISOString();
-    let failed: unknown = null;
-    results.forEach((r, i) => {
-      if (r instanceof Error) {
-        failed = r;
-        this.#dirty.markFailed(refs[i]!);
-        return;
-      }
-      const d = this.#view.apply(refs[i]!, r, observedAt);
-      if (d) deltas.push(d);
-    });
+    const parts = {
+      backend: this.backend,
+      client: this.#d.client,
+      view: this.#view,
+      dirty: this.#dirty,
+      concurrency: this.#t.readConcurrency,
+    };
+    const { deltas, failed } = await rereadVolumes(parts, refs, this.#options());
     if (failed && !this.#stopped) {
       this.#o.onStatus?.(this.status(), failed);
       this.#dirty.retryAfter(this.#t.backoffMs);

@@ -7,7 +7,7 @@ import type { HostConnector } from '../../contract/call-inputs';
 import type { OpaquePage } from '../../contract/call-answers';
 import { inputField, NotFoundError, type InputField } from '../../contract/errors';
 import type { Attachment, VolumeRef } from '../../contract/model';
-import * as req from '../cinder/requests';
+import * as req from '../cinder/attachment-requests';
 import { attachmentHolder, toHostAttachment } from '../cinder/results';
 import type { OpenStackContext } from '../context';
 import { NovaAttachmentError } from '../errors';

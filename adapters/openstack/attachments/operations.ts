@@ -8,7 +8,7 @@ import type { AttachTarget, DetachTarget } from '../../contract/call-inputs';
 import type { CallOptions } from '../../contract/call-options';
 import { BadUserInputError, inputField } from '../../contract/errors';
 import type { Attachment, VolumeRef } from '../../contract/model';
-import * as cinder from '../cinder/requests';
+import * as cinder from '../cinder/attachment-requests';
 import { rules } from '../completion/rules';
 import { pending, type OpenStackContext } from '../context';
 import { hostAttachmentId, readHostAttachment } from './hosts';

@@ -8,7 +8,7 @@ import type { CinderAction, CinderVolumeAttachStatus, CinderVolumeMigrationStatu
 import { BadUserInputError, inputField } from '../../contract/errors';
 import { checkedUuid } from '../ids';
 import { stringMap } from '../../contract/key-values';
-import { connectorBody } from './requests';
+import { connectorBody } from './attachment-requests';
 import { CINDER_STATUS_WORDS, MIGRATION_STATUS_WORDS } from './results';
 
 /** One unified action of the given name. */

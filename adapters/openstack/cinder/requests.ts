@@ -1,22 +1,23 @@
 /**
- * One function per Cinder wire operation (volume actions: `action-requests.ts`). Each takes typed
- * neutral input, builds the path (`urls.ts`), query and body, names its endpoint for metrics and
- * its minimum microversion, and returns the wire shape (`results.ts` maps it). No other file
- * writes a Cinder wire key.
+ * One function per Cinder wire operation (the attachments API: `attachment-requests.ts`; volume
+ * action bodies: `action-requests.ts`). Each takes typed neutral input, builds the path
+ * (`urls.ts`), query and body, names its endpoint for metrics and its minimum microversion, and
+ * returns the wire shape (`results.ts` maps it). No file outside these writes a Cinder wire key.
  */
 import type { CallOptions } from '../../contract/call-options';
-import type { HostConnector } from '../../contract/call-inputs';
 import { stringMap } from '../../contract/key-values';
 import type { VolumePatch } from '../../contract/capabilities';
 import { BadUserInputError } from '../../contract/errors';
 import type { KeyValue } from '../../contract/model';
 import type { OpenStackCall, OpenStackClient, OpenStackResult } from '../client';
 import { FEATURES } from '../microversions';
-import type { CinderAttachment, CinderMessage, CinderSnapshot, CinderVolume, Links } from './results';
+import type { CinderMessage, CinderSnapshot, CinderVolume, Links } from './results';
 import * as u from './urls';
 
-type Call = Omit<OpenStackCall, 'service'>;
-const cinder = <T>(c: OpenStackClient, call: Call, o: CallOptions): Promise<OpenStackResult<T>> =>
+/** A Cinder call: the client adds the service. */
+export type Call = Omit<OpenStackCall, 'service'>;
+/** One call to Cinder's endpoint (what every request function here and in `attachment-requests.ts` makes). */
+export const cinder = <T>(c: OpenStackClient, call: Call, o: CallOptions): Promise<OpenStackResult<T>> =>
   c.call<T>({ service: 'volume', ...call }, o);
 const short = (id: string): string => id.slice(0, 8);
 
@@ -30,7 +31,8 @@ export interface ListQuery {
   allProjects?: boolean;
 }
 
-function listQuery(q: ListQuery): URLSearchParams {
+/** A page request's query, sorted oldest first so `marker` pages are stable. */
+export function listQuery(q: ListQuery): URLSearchParams {
   const query = new URLSearchParams({ limit: String(q.limit), sort: 'created_at:asc,id:asc' });
   if (q.marker) query.set('marker', q.marker);
   if (q.allProjects) query.set('all_tenants', '1');
@@ -290,182 +292,6 @@ export function deleteSnapshot(c: OpenStackClient, id: string, o: CallOptions): 
   return cinder(
     c,
     { method: 'DELETE', path: u.snapshotURL(id), endpoint: 'DELETE /snapshots/:id', action: `deleting snapshot ${id}` },
-    o,
-  );
-}
-
-// ---- attachments API (≥ 3.27) ---------------------------------------------------------------
-
-const ATTACHMENTS = { needs: FEATURES.volume.attachmentsApi, feature: "Cinder's attachments API" };
-
-/**
- * A host connector → the os-brick connector properties Cinder's drivers read (`os_type`,
- * `do_local_attach`, `system uuid` with its space …). Only given keys are sent.
- */
-export function connectorBody(h: HostConnector): Record<string, unknown> {
-  const body: Record<string, unknown> = { host: h.host };
-  const set = (key: string, value: unknown): void => {
-    if (value !== undefined) body[key] = value;
-  };
-  set('ip', h.ip);
-  set('initiator', h.initiator);
-  set('wwpns', h.wwpns);
-  set('wwnns', h.wwnns);
-  set('nqn', h.nqn);
-  set('platform', h.platform);
-  set('os_type', h.osType);
-  set('multipath', h.multipath);
-  set('do_local_attach', h.doLocalAttach);
-  set('system uuid', h.systemUuid);
-  return body;
-}
-
-/** An attachment to create: without a connector it only reserves the volume. */
-export interface CreateAttachmentInput {
-  volumeId: string;
-  connector?: HostConnector;
-  /** Attach read-only (3.54). */
-  readOnly?: boolean;
-}
-
-export function createAttachmentBody(a: CreateAttachmentInput): Record<string, unknown> {
-  const body: Record<string, unknown> = { volume_uuid: a.volumeId };
-  if (a.connector) body.connector = connectorBody(a.connector);
-  if (a.readOnly) body.mode = 'ro';
-  return { attachment: body };
-}
-
-export function createAttachment(
-  c: OpenStackClient,
-  a: CreateAttachmentInput,
-  o: CallOptions,
-): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
-  const need = a.readOnly ? { needs: FEATURES.volume.attachmentMode, feature: 'a read-only attachment' } : ATTACHMENTS;
-  return cinder(
-    c,
-    {
-      method: 'POST',
-      path: u.attachmentsURL(),
-      endpoint: 'POST /attachments',
-      body: createAttachmentBody(a),
-      action: `attaching volume ${a.volumeId}`,
-      ...need,
-    },
-    o,
-  );
-}
-
-export function updateAttachment(
-  c: OpenStackClient,
-  id: string,
-  connector: HostConnector,
-  o: CallOptions,
-): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
-  const body = { attachment: { connector: connectorBody(connector) } };
-  return cinder(
-    c,
-    {
-      method: 'PUT',
-      path: u.attachmentURL(id),
-      endpoint: 'PUT /attachments/:id',
-      body,
-      action: `updating attachment ${id}`,
-      ...ATTACHMENTS,
-    },
-    o,
-  );
-}
-
-export function completeAttachment(c: OpenStackClient, id: string, o: CallOptions): Promise<OpenStackResult<void>> {
-  const call: Call = {
-    method: 'POST',
-    path: u.attachmentActionURL(id),
-    endpoint: 'POST /attachments/:id/action os-complete',
-    body: { 'os-complete': {} },
-    action: `completing attachment ${id}`,
-  };
-  return cinder(c, { ...call, needs: FEATURES.volume.attachmentComplete, feature: 'completing an attachment' }, o);
-}
-
-export function deleteAttachment(
-  c: OpenStackClient,
-  id: string,
-  o: CallOptions,
-): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
-  return cinder(
-    c,
-    {
-      method: 'DELETE',
-      path: u.attachmentURL(id),
-      endpoint: 'DELETE /attachments/:id',
-      action: `deleting attachment ${id}`,
-      ...ATTACHMENTS,
-    },
-    o,
-  );
-}
-
-export function showAttachment(
-  c: OpenStackClient,
-  id: string,
-  o: CallOptions,
-): Promise<OpenStackResult<{ attachment: CinderAttachment }>> {
-  return cinder(
-    c,
-    {
-      method: 'GET',
-      path: u.attachmentURL(id),
-      endpoint: 'GET /attachments/:id',
-      action: `reading attachment ${id}`,
-      ...ATTACHMENTS,
-    },
-    o,
-  );
-}
-
-/** Filters of an attachment listing, in the gateway's words. */
-export const attachmentFilters = (f: { volumeId?: string }): Record<string, string> | undefined =>
-  f.volumeId === undefined ? undefined : { volume_id: f.volumeId };
-
-/**
- * Attachments as summaries (`id`, `status`, `instance`, `volume_id`): enough to tell a host's from
- * Nova's, without the secret-bearing `connection_info` that the detail list carries.
- */
-export function listAttachments(
-  c: OpenStackClient,
-  q: ListQuery,
-  o: CallOptions,
-): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
-  return cinder(
-    c,
-    {
-      method: 'GET',
-      path: u.attachmentsURL(),
-      endpoint: 'GET /attachments',
-      query: listQuery(q),
-      action: 'listing attachments',
-      ...ATTACHMENTS,
-    },
-    o,
-  );
-}
-
-/** The attachments list has no links: the caller pages with limit/marker and stops on a short page. */
-export function listAttachmentsDetail(
-  c: OpenStackClient,
-  q: ListQuery,
-  o: CallOptions,
-): Promise<OpenStackResult<{ attachments: CinderAttachment[] }>> {
-  return cinder(
-    c,
-    {
-      method: 'GET',
-      path: u.attachmentsDetailURL(),
-      endpoint: 'GET /attachments/detail',
-      query: listQuery(q),
-      action: 'listing attachments',
-      ...ATTACHMENTS,
-    },
     o,
   );
 }
