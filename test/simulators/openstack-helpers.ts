@@ -187,3 +187,21 @@ export async function startCloud(opts: OpenStackSimulatorOptions = {}): Promise<
     nova: `${urls.novaUrl}/v2.1`,
   };
 }
+
+/**
+ * A server booted from a volume, as in nova-26/00: a bootable 1 GiB volume of project demo with the
+ * image's metadata, and a demo server with it as its root volume. Returns both ids.
+ */
+export function seedBootedServer(
+  c: Cloud,
+  names: { server: string; volume: string },
+): { server: string; bootVol: string } {
+  const bootVol = c.sim.seedVolume({
+    project: 'demo',
+    name: names.volume,
+    size: 1,
+    bootable: true,
+    image_metadata: { min_disk: '0', min_ram: '0', disk_format: 'raw', container_format: 'bare' },
+  });
+  return { server: c.sim.seedServer({ project: 'demo', name: names.server, rootVolumeId: bootVol }), bootVol };
+}
