@@ -205,3 +205,9 @@ export function seedBootedServer(
   });
   return { server: c.sim.seedServer({ project: 'demo', name: names.server, rootVolumeId: bootVol }), bootVol };
 }
+
+/** The request id a Nova answer names, in both of its headers. */
+export function requestIdOf(res: RawResponse): string {
+  expect(res.headers['x-compute-request-id']).toBe(res.headers['x-openstack-request-id']);
+  return res.headers['x-openstack-request-id']!;
+}
