@@ -146,6 +146,17 @@ export function sleep(ms: number): Promise<void> {
 
 export { FAST } from '../support/constants';
 
+/** The connector in the cinder-21 recordings (os-initialize_connection, os-terminate_connection, attachments). */
+export const CONNECTOR = {
+  initiator: 'iqn.1993-08.org.debian:01:realcinder',
+  ip: '127.0.0.1',
+  platform: 'x86_64',
+  host: 'fakehost',
+  os_type: 'linux',
+  multipath: false,
+  do_local_attach: false,
+};
+
 export interface Cloud {
   sim: OpenStackSimulator;
   urls: OpenStackUrls;
