@@ -1,7 +1,8 @@
 /**
  * Attachments in Cinder, replaying cinder-21/02–05 and 08 in their recorded order (the volume
  * carries its admin metadata from step to step, as in the recording). Multiattach (cinder-21/12)
- * and the bug #2004555 guard against Nova-owned attachments are in openstack-cinder-multiattach.
+ * and the bug #2004555 guard against Nova-owned attachments are in
+ * openstack-cinder-multiattach.test.ts.
  */
 import { call, CONNECTOR, expectRecorded, recorded, startCloud, type Cloud } from './openstack-helpers';
 import { until } from '../support/until';

@@ -1,8 +1,9 @@
 /**
  * Cinder volumes against the recordings (test/fixtures/recorded/cinder-21 with noauth, so as
  * an admin; keystone-22 for member views): create/show/list/update/delete, misc actions, and the
- * member view with project isolation. Versions and errors are in openstack-cinder-versions-errors,
- * list parameters and the volumes_links rule in openstack-cinder-lists.
+ * member view with project isolation. Versions and errors are in
+ * openstack-cinder-versions-errors.test.ts, list parameters and the volumes_links rule in
+ * openstack-cinder-lists.test.ts.
  */
 import { call, expectRecorded, keys, recorded, shape, startCloud, type Cloud } from './openstack-helpers';
 import { until } from '../support/until';
