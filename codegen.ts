@@ -12,7 +12,7 @@ import { join } from 'node:path';
  * of the same name that its folder's `adapters/<kind>/model.ts` exports, where it exports one (its
  * details, consumer and entity types). A convention read from the files, not a list: codegen runs
  * before the resolvers can be loaded (they import what it generates), so it cannot import the
- * backends' registration (server/kinds/); test/architecture.test.ts checks that these folders are
+ * backends' registration (server/kinds/); test/architecture/backend-knowledge.test.ts checks that these folders are
  * the registered kinds. A new backend needs no line here.
  */
 function backendMappers(): Record<string, string> {

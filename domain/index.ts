@@ -27,7 +27,8 @@
  *
  * Rules (test/architecture.test.ts): nothing here imports `resolvers/` or `server/` (the registry of
  * configured backends and the idempotency store's interface are the domain's: registry.ts,
- * idempotency.ts); no backend kind, credential header or backend `__typename` is named.
+ * idempotency.ts); no backend kind, credential header or backend `__typename` is named
+ * (test/architecture/backend-knowledge.test.ts).
  */
 export {
   attachVolume,

@@ -2,7 +2,7 @@
  * A backend module: everything the rest of the gateway needs to know about one kind of backend,
  * exported by that backend's folder (`adapters/<kind>/module.ts`) and registered once, by the
  * kind's registration (server/kinds/registered.ts). Code outside a backend's folder asks the module; it never names a kind, a credential
- * header or a backend's detail type itself (issue 18; `test/architecture.test.ts` enforces it).
+ * header or a backend's detail type itself (issue 18; `test/architecture/backend-knowledge.test.ts` enforces it).
  */
 import type { VolumeBackend } from './backend';
 import type { BreakerBoard } from './breaker';

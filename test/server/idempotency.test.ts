@@ -1,14 +1,12 @@
 /**
- * Idempotency keys on creating mutations (and, on OpenStack, on every other state-changing one), over HTTP against the Nomad and OpenStack simulators,
- * with keys in the process and in a real redis-server: a retry with the same key makes no second backend
- * create (counted in the simulators' request logs) and answers the first result; keys are scoped to
- * the caller; a key reused for another input, or while its first request runs, is refused; a failed
- * create frees its key; replicas sharing Redis share keys; Redis down fails a keyed create before
- * any backend call.
+ * Idempotency keys on creating mutations (and, on OpenStack, on every other state-changing one), over
+ * HTTP against the Nomad and OpenStack simulators, with keys in the process and in a real
+ * redis-server: a retry with the same key makes no second backend create (counted in the simulators'
+ * request logs) and answers the first result; keys are scoped to the caller; a key reused for
+ * another input, or while its first request runs, is refused; a failed create frees its key.
+ * Replicas sharing Redis, Redis down and the Redis store itself are in idempotency-replicas.test.ts.
  */
 import { Redis } from 'ioredis';
-import { RedisIdempotencyStore } from '../../server/idempotency';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from '../../domain/idempotency';
 import type { NomadSimulator } from '../../simulators/nomad';
 import {
   ANALYTICS_WRITE,
@@ -18,15 +16,13 @@ import {
   startGatewayFor,
   startNomad,
   startOpenStack,
-  waitOperation,
   type GatewayUnderTest,
   type OpenStackUnderTest,
 } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
+import { count, CREATE, failure, finalState, sleep } from './idempotency-helpers';
 
-const CREATE =
-  'mutation($i: CreateVolumeInput!) { createVolume(input: $i) { volume { id namespace name } operation { id kind } } }';
 const SNAPSHOT =
   'mutation($i: CreateVolumeSnapshotInput!) { createVolumeSnapshot(input: $i) { snapshot { id name } operation { id kind } } }';
 const ATTACH =
@@ -34,21 +30,6 @@ const ATTACH =
 const BY_NATIVE_ID =
   'query($b: ID!, $ns: String, $n: String!) { volumeByNativeId(backend: $b, namespace: $ns, nativeId: $n) { id } }';
 const CAPABILITIES = [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }];
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-/** The first error's extensions (a failed create answers no data). */
-const failure = (res: { body: any }): Record<string, unknown> => {
-  expect(res.body.data).toBeNull();
-  return res.body.errors[0].extensions;
-};
-/** Requests `sim` saw that match `method` and end with `suffix`. */
-const count = (requests: Array<{ method: string; path: string }>, method: string, suffix: string): number =>
-  requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length;
-
-/** Reads `volumeOperation(id)` until it is terminal (at most 15 s); its last state. */
-async function finalState(gw: GatewayUnderTest, id: string, headers: Record<string, string>): Promise<string> {
-  return (await waitOperation(gw, id, headers)).state;
-}
 
 describe('idempotency keys on Nomad', () => {
   let sim: NomadSimulator;
@@ -302,177 +283,5 @@ describe.each(['memory', 'redis'])('idempotency keys on OpenStack, kept in %s', 
       idempotencyKey: 'os-delete-1',
     });
     expect(cinder('DELETE', `/volumes/${vid}`)).toBe(1);
-  });
-});
-
-describe('idempotency keys in Redis shared by two gateways', () => {
-  let redis: RedisServerUnderTest;
-  let os: OpenStackUnderTest;
-  let a: GatewayUnderTest;
-  let b: GatewayUnderTest;
-  let auth: Record<string, string>;
-  const posts = (): number =>
-    count(
-      os.sim.requests().filter((r) => r.service === 'cinder'),
-      'POST',
-      '/volumes',
-    );
-
-  beforeEach(async () => {
-    redis = await startRedisServer();
-    os = await startOpenStack({ delays: { createMs: 30 } });
-    const options = {
-      operationOptions: { pollMs: 20, maxPollMs: 50 },
-      redis: { url: redis.url, keyPrefix: 'shared:' },
-    };
-    a = await startGatewayFor([os.backend('os')], options);
-    b = await startGatewayFor([os.backend('os')], options);
-    auth = { 'x-auth-token': os.demoToken };
-  });
-  afterEach(async () => {
-    await disposeAll();
-    await redis.stop();
-  });
-
-  it('should answer a retry on the other replica with the first result, and keep only ids under <prefix>idempotency:', async () => {
-    const i = {
-      backend: 'os',
-      name: 'replicated',
-      sizeGiB: 1,
-      description: 'secret-ish text',
-      idempotencyKey: 'rep-1',
-    };
-    const first = await a.gql(CREATE, { i }, auth);
-    expect(first.body.errors).toBeUndefined();
-    const onB = await b.gql(CREATE, { i }, auth);
-    expect(onB.body.errors).toBeUndefined();
-    expect(onB.body.data.createVolume.volume.id).toBe(first.body.data.createVolume.volume.id);
-    expect(onB.body.data.createVolume.operation).toEqual(first.body.data.createVolume.operation);
-    expect(posts()).toBe(1);
-    expect(await finalState(b, onB.body.data.createVolume.operation.id, auth)).toBe('SUCCEEDED');
-    // Another input under the key is refused on B too.
-    expect(failure(await b.gql(CREATE, { i: { ...i, sizeGiB: 3 } }, auth)).code).toBe('IDEMPOTENCY_KEY_REUSED');
-
-    const probe = new Redis(redis.url);
-    try {
-      const keys = await probe.keys('shared:idempotency:*');
-      expect(keys).toEqual([expect.stringMatching(/^shared:idempotency:[A-Za-z0-9_-]{43}$/)]);
-      const stored = (await probe.get(keys[0]!))!;
-      expect(JSON.parse(stored)).toEqual({
-        fingerprint: expect.any(String),
-        state: 'done',
-        result: {
-          ref: { backend: 'os', namespace: os.demo, nativeId: expect.any(String) },
-          operation: first.body.data.createVolume.operation.id,
-        },
-      });
-      for (const needle of ['replicated', 'secret-ish text', 'rep-1', os.demoToken])
-        expect({ needle, found: stored.includes(needle) || keys[0]!.includes(needle) }).toEqual({
-          needle,
-          found: false,
-        });
-      const ttl = await probe.pttl(keys[0]!);
-      expect(ttl).toBeGreaterThan(IDEMPOTENCY_TTL_MS - 60_000);
-      expect(ttl).toBeLessThanOrEqual(IDEMPOTENCY_TTL_MS);
-    } finally {
-      await probe.quit();
-    }
-  });
-
-  it('should answer CONFLICT on one replica while the other runs the first request, its claim held for at most the claim TTL', async () => {
-    os.sim.setLatency(500, 'cinder');
-    const i = { backend: 'os', name: 'raced', sizeGiB: 1, idempotencyKey: 'rep-2' };
-    const first = a.gql(CREATE, { i }, auth);
-    const probe = new Redis(redis.url);
-    try {
-      for (let n = 0; n < 200 && posts() === 0; n++) await sleep(10);
-      const [key] = await probe.keys('shared:idempotency:*');
-      expect(JSON.parse((await probe.get(key!))!)).toEqual({ fingerprint: expect.any(String), state: 'pending' });
-      expect(await probe.pttl(key!)).toBeLessThanOrEqual(IDEMPOTENCY_CLAIM_TTL_MS);
-      expect(failure(await b.gql(CREATE, { i }, auth))).toMatchObject({ code: 'CONFLICT', retryable: true });
-      expect((await first).body.errors).toBeUndefined();
-    } finally {
-      os.sim.setLatency(0, 'cinder');
-      await probe.quit();
-    }
-    expect((await b.gql(CREATE, { i }, auth)).body.data.createVolume.operation.id).toBe(
-      (await first).body.data.createVolume.operation.id,
-    );
-    expect(posts()).toBe(1);
-  });
-
-  it('should fail a keyed create with BACKEND_UNAVAILABLE (retryable) before any backend call while Redis is down, and still run unkeyed ones', async () => {
-    await redis.kill();
-    const down = await a.gql(
-      CREATE,
-      { i: { backend: 'os', name: 'no-redis', sizeGiB: 1, idempotencyKey: 'rep-3' } },
-      auth,
-    );
-    expect(failure(down)).toMatchObject({ code: 'BACKEND_UNAVAILABLE', retryable: true });
-    expect(posts()).toBe(0);
-    const unkeyed = await a.gql(CREATE, { i: { backend: 'os', name: 'no-redis', sizeGiB: 1 } }, auth);
-    expect(unkeyed.body.errors).toBeUndefined();
-    expect(posts()).toBe(1);
-  });
-  it('should refuse a keyed create with a bad kind part as BAD_USER_INPUT before claiming the key, even while Redis is down', async () => {
-    await redis.kill();
-    const bad = await a.gql(
-      CREATE,
-      {
-        i: {
-          backend: 'os',
-          name: 'bad-part',
-          sizeGiB: 1,
-          idempotencyKey: 'rep-4',
-          cinder: { snapshotId: 'not-a-global-id' },
-        },
-      },
-      auth,
-    );
-    expect(failure(bad)).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.cinder.snapshotId' });
-    expect(posts()).toBe(0);
-  });
-});
-
-describe('RedisIdempotencyStore', () => {
-  let redis: RedisServerUnderTest;
-  const clients: Redis[] = [];
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    clients.push(new Redis(redis.url), new Redis(redis.url));
-  });
-  afterAll(async () => {
-    for (const c of clients) await c.quit();
-    await redis.stop();
-  });
-
-  it('should let exactly one of many concurrent claims from two replicas own a key', async () => {
-    const stores = clients.map((client) => new RedisIdempotencyStore({ client, keyPrefix: 'race:' }));
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => stores[n % 2]!.claim('k', 'fp', 60_000)));
-    expect(answers.filter((x) => x === null)).toHaveLength(1);
-    expect(answers.filter((x) => x !== null)).toEqual(
-      Array(19).fill({ fingerprint: 'fp', state: 'pending', result: undefined }),
-    );
-  });
-
-  it('should complete only a key still claimed, release it, and use the prefix vg: by default', async () => {
-    const errors: string[] = [];
-    const store = new RedisIdempotencyStore({ client: clients[0]!, onError: (op) => errors.push(op) });
-    expect(store.key('abc')).toBe('vg:idempotency:abc');
-    expect(await store.claim('abc', 'fp', 60_000)).toBeNull();
-    await store.complete('abc', { fingerprint: 'fp', state: 'done', result: { id: 'v-1' } }, 120_000);
-    expect(await store.claim('abc', 'other', 60_000)).toEqual({
-      fingerprint: 'fp',
-      state: 'done',
-      result: { id: 'v-1' },
-    });
-    expect(await clients[1]!.pttl('vg:idempotency:abc')).toBeGreaterThan(60_000);
-    await store.release('abc');
-    expect(await clients[1]!.exists('vg:idempotency:abc')).toBe(0);
-    // A claim that is gone (expired) is not re-created by its late owner; the store says so.
-    await store.complete('abc', { fingerprint: 'fp', state: 'done', result: { id: 'v-1' } }, 120_000);
-    expect(await clients[1]!.exists('vg:idempotency:abc')).toBe(0);
-    expect(errors).toEqual(['complete']);
-    expect(await store.claim('abc', 'fp', 60_000)).toBeNull();
   });
 });

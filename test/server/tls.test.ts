@@ -4,179 +4,35 @@
  * run as `server/main.ts` in a child process over a memory backend, and real HTTPS and WSS
  * clients. SIGHUP after the files are replaced gives new connections the new certificate while
  * an open keep-alive connection keeps its own; unusable files keep the old certificate. The HTTP
- * edge's rules (timeouts, body limit, connections per address) hold over HTTPS as well.
+ * edge's rules over HTTPS are in tls-http-edge.test.ts; what both use in tls-helpers.ts.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { request, Agent, type RequestOptions } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { connect, type TLSSocket } from 'node:tls';
+import { copyFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:https';
 import WebSocket from 'ws';
-import { connect as connectTcp } from 'node:net';
-import { startGateway, type RunningGateway } from '../../server/app';
+import { startGateway } from '../../server/app';
 import { createRegistry } from '../../server/backends';
 import { loadConfig } from '../../server/config';
 import { ConfigError } from '../../adapters/contract/settings';
 import { createLogger } from '../../server/logger';
 import { until } from '../support/until';
 import { messageText } from '../../server/ws/message-text';
+import {
+  at,
+  BACKENDS,
+  makeCertificates,
+  pem,
+  post,
+  removeCertificates,
+  servedSerial,
+  startGatewayProcess,
+  stopGatewayProcesses,
+  wss,
+  type GatewayProcess,
+} from './tls-helpers';
 
-const root = join(__dirname, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'gateway-tls-'));
-const at = (name: string): string => join(dir, name);
-const pem = (name: string): Buffer => readFileSync(at(name));
-
-const openssl = (args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-
-function makeCa(name: string): void {
-  openssl([
-    'req',
-    '-x509',
-    ...EC,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.crt`,
-    '-days',
-    '2',
-    '-subj',
-    `/CN=${name}`,
-  ]);
-}
-
-/** A certificate signed by `ca` with this serial (hex) and these X.509v3 extensions. */
-function makeCert(name: string, ca: string, serial: string, extensions: string): void {
-  openssl(['req', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
-  writeFileSync(at(`${name}.ext`), extensions);
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    `${ca}.crt`,
-    '-CAkey',
-    `${ca}.key`,
-    '-set_serial',
-    `0x${serial}`,
-    '-days',
-    '2',
-    '-out',
-    `${name}.crt`,
-    '-extfile',
-    `${name}.ext`,
-  ]);
-}
-
-const SERVER_EXT = 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n';
-const CLIENT_EXT = 'extendedKeyUsage=clientAuth\n';
-
-beforeAll(() => {
-  makeCa('ca');
-  makeCa('other-ca');
-  makeCert('server-1', 'ca', '1001', SERVER_EXT);
-  makeCert('server-2', 'ca', '2002', SERVER_EXT);
-  makeCert('client', 'ca', '3003', CLIENT_EXT);
-  makeCert('stranger', 'other-ca', '4004', CLIENT_EXT);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface GatewayProcess {
-  child: ChildProcess;
-  url: string;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-const children: GatewayProcess[] = [];
-afterAll(async () => {
-  for (const c of children) await c.stop();
-});
-
-/** `server/main.ts` over a memory backend on free ports, returned once it serves and has printed `ready` (its last banner line). */
-async function startGatewayProcess(
-  env: Record<string, string>,
-  ready = /Live status page at/,
-): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_BACKENDS: 'lab=memory', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const p: GatewayProcess = {
-    child,
-    url: '',
-    output: () => out,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
-  children.push(p);
-  await until(
-    () => ready.test(out) || child.exitCode !== null,
-    () => `the gateway to start; output:\n${out}`,
-    30_000,
-  );
-  p.url = /ready at (\S+)/.exec(out)?.[1] ?? '';
-  return p;
-}
-
-interface Answer {
-  status: number;
-  body: any;
-  /** The server certificate's serial on the connection the answer came over. */
-  serial: string;
-  reused: boolean;
-}
-
-/** A GraphQL POST over HTTPS, on a connection of its own unless `o.agent` says otherwise. Rejects when the connection is refused (handshake or reset). */
-function post(url: string, query: string, o: RequestOptions = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false, ...o },
-      (res) => {
-        // Read now: a keep-alive socket goes back to its agent once the response ends.
-        const serial = (res.socket as TLSSocket).getPeerCertificate().serialNumber;
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, body: JSON.parse(text), serial, reused: req.reusedSocket }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify({ query }));
-  });
-}
-
-/** The serial of the certificate a new connection is served. */
-function servedSerial(url: string): Promise<string> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(
-      { host: u.hostname, port: Number(u.port), servername: 'localhost', ca: pem('ca.crt') },
-      () => {
-        resolve(socket.getPeerCertificate().serialNumber);
-        socket.end();
-      },
-    );
-    socket.on('error', reject);
-  });
-}
-
-const BACKENDS = '{ storageBackends { id } }';
-/** The gateway's URL as a WSS URL, whatever scheme it printed. */
-const wss = (url: string): string => url.replace(/^\w+:/, 'wss:');
+beforeAll(makeCertificates);
+afterAll(removeCertificates);
+afterAll(stopGatewayProcesses);
 
 describe('TLS: HTTPS, WSS and reload on SIGHUP', () => {
   let gw: GatewayProcess;
@@ -380,104 +236,5 @@ describe('TLS settings', () => {
         live: false,
       }),
     ).rejects.toThrow(/TLS_KEY_FILE: .* is not the private key of/);
-  });
-});
-
-describe("the HTTP edge's rules over HTTPS", () => {
-  /** Long enough to open a few connections on a loaded machine before it cuts idle ones. */
-  const HEADERS_TIMEOUT_MS = 3_000;
-  /** Generous; Node's own bound on a handshake is 120 s. */
-  const CLOSED_WITHIN_MS = 20_000;
-  let gateway: RunningGateway;
-  let port: number;
-  beforeAll(async () => {
-    gateway = await startGateway({
-      config: {
-        port: 0,
-        host: '127.0.0.1',
-        maxConcurrentReads: 4,
-        maxBodyBytes: 4_096,
-        tls: { certFile: at('server-1.crt'), keyFile: at('server-1.key'), clientCaFile: at('ca.crt') },
-        http: {
-          headersTimeoutMs: HEADERS_TIMEOUT_MS,
-          requestTimeoutMs: HEADERS_TIMEOUT_MS,
-          maxConnectionsPerAddress: 3,
-        },
-      },
-      registry: createRegistry(loadConfig({ GATEWAY_BACKENDS: 'lab=memory' }).backends),
-      logger: createLogger('silent'),
-      readinessProbe: false,
-      live: false,
-    });
-    port = gateway.port;
-  });
-  afterAll(() => gateway.stop());
-  /** A client the gateway admits. */
-  const client = (): { ca: Buffer; cert: Buffer; key: Buffer } => ({
-    ca: pem('ca.crt'),
-    cert: pem('client.crt'),
-    key: pem('client.key'),
-  });
-  const openConnections = (): Promise<number> =>
-    new Promise((resolve, reject) => gateway.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
-
-  /** Resolves with the ms until `socket` closes; rejects past CLOSED_WITHIN_MS. */
-  const closeTime = (socket: { once(e: 'close', f: () => void): unknown; destroy(): void }): Promise<number> => {
-    const start = Date.now();
-    return new Promise((resolve, reject) => {
-      const late = setTimeout(
-        () => (socket.destroy(), reject(new Error(`still open after ${CLOSED_WITHIN_MS} ms`))),
-        CLOSED_WITHIN_MS,
-      );
-      socket.once('close', () => (clearTimeout(late), resolve(Date.now() - start)));
-    });
-  };
-
-  it('should close a connection that never starts its TLS handshake, as a stalled head', async () => {
-    const socket = connectTcp(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    expect(await closeTime(socket)).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100);
-  });
-
-  it('should answer 408 over TLS to a request head that stops half-way', async () => {
-    let got = '';
-    const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ...client() }, () =>
-      socket.write('POST /graphql HTTP/1.1\r\nHost: localhost\r\n'),
-    );
-    socket.on('data', (d: Buffer) => (got += d.toString()));
-    socket.on('error', () => undefined);
-    await closeTime(socket);
-    expect(got.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
-  });
-
-  it('should close its side of a connection whose client certificate it refused', async () => {
-    await until(async () => (await openConnections()) === 0, 'no connection open');
-    await expect(post(gateway.url, BACKENDS, { ca: pem('ca.crt') })).rejects.toMatchObject({
-      code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
-    });
-    await until(async () => (await openConnections()) === 0, 'the refused connection to close', 10_000);
-  });
-
-  it('should answer 413 to a body over MAX_BODY_BYTES', async () => {
-    const a = await post(gateway.url, `{ __typename }${' '.repeat(5_000)}`, client());
-    expect(a.status).toBe(413);
-  });
-
-  it('should refuse a connection over MAX_CONNECTIONS_PER_ADDRESS before its handshake', async () => {
-    const open = (): Promise<TLSSocket> =>
-      new Promise((resolve, reject) => {
-        const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ...client() }, () =>
-          resolve(socket),
-        );
-        socket.on('error', reject);
-        socket.once('close', () => reject(new Error('closed before the handshake')));
-      });
-    await until(async () => (await openConnections()) === 0, 'no connection open');
-    const held = await Promise.all([open(), open(), open()]);
-    try {
-      await expect(open()).rejects.toThrow();
-    } finally {
-      for (const s of held) s.destroy();
-    }
   });
 });

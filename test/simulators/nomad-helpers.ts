@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import type { NomadSimulator, NomadSimulatorOptions } from '../../simulators/nomad';
+import { NODE1 } from '../support/constants';
 import { nomadSimulator } from '../support/harness';
 
 export interface RawResponse {
@@ -51,6 +52,41 @@ export { MGMT, NODE1, NODE2 } from '../support/constants';
 export async function startSim(opts: NomadSimulatorOptions = {}): Promise<{ sim: NomadSimulator; url: string }> {
   const sim = nomadSimulator(opts);
   const url = await sim.listen();
+  return { sim, url };
+}
+
+/**
+ * {@link startSim} with the wire tests' volumes: volume-id1 with every optional field set (mount
+ * options, a secret, context, capabilities, topologies) and a write claim by one allocation on NODE1;
+ * volume-id2 with its ids and plugin alone.
+ */
+export async function startWireSim(): Promise<{ sim: NomadSimulator; url: string }> {
+  const { sim, url } = await startSim();
+  sim.seedVolume({
+    ID: 'volume-id1',
+    Name: 'volume id1',
+    PluginID: 'aws-ebs0',
+    ExternalID: 'vol-abcdef',
+    Capacity: 10737418240,
+    RequestedCapacityMin: 10737418240,
+    RequestedCapacityMax: 21474836480,
+    MountOptions: { FSType: 'ext4', MountFlags: ['noatime'] },
+    Secrets: { token: 'hunter2' },
+    Context: { partition: '0' },
+    RequestedCapabilities: [
+      { AttachmentMode: 'file-system', AccessMode: 'single-node-writer' },
+      { AttachmentMode: 'block-device', AccessMode: 'single-node-writer' },
+    ],
+    RequestedTopologies: { Required: [{ Segments: { 'topology.ebs.csi.aws.com/zone': 'us-east-1a' } }] },
+  });
+  sim.seedVolume({ ID: 'volume-id2', Name: 'volume id2', PluginID: 'aws-ebs0', ExternalID: 'vol-123456' });
+  sim.placeAllocation({
+    id: 'a8198d79-cfdb-6593-a999-1e9adabcba2e',
+    jobId: 'example',
+    taskGroup: 'cache',
+    nodeId: NODE1,
+    volumes: [{ volumeId: 'volume-id1', mode: 'write' }],
+  });
   return { sim, url };
 }
 

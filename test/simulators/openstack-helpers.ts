@@ -146,6 +146,17 @@ export function sleep(ms: number): Promise<void> {
 
 export { FAST } from '../support/constants';
 
+/** The connector in the cinder-21 recordings (os-initialize_connection, os-terminate_connection, attachments). */
+export const CONNECTOR = {
+  initiator: 'iqn.1993-08.org.debian:01:realcinder',
+  ip: '127.0.0.1',
+  platform: 'x86_64',
+  host: 'fakehost',
+  os_type: 'linux',
+  multipath: false,
+  do_local_attach: false,
+};
+
 export interface Cloud {
   sim: OpenStackSimulator;
   urls: OpenStackUrls;
@@ -186,4 +197,28 @@ export async function startCloud(opts: OpenStackSimulatorOptions = {}): Promise<
     cinder: { demo: c(p.demo), other: c(p.other), admin: c(p.admin) },
     nova: `${urls.novaUrl}/v2.1`,
   };
+}
+
+/**
+ * A server booted from a volume, as in nova-26/00: a bootable 1 GiB volume of project demo with the
+ * image's metadata, and a demo server with it as its root volume. Returns both ids.
+ */
+export function seedBootedServer(
+  c: Cloud,
+  names: { server: string; volume: string },
+): { server: string; bootVol: string } {
+  const bootVol = c.sim.seedVolume({
+    project: 'demo',
+    name: names.volume,
+    size: 1,
+    bootable: true,
+    image_metadata: { min_disk: '0', min_ram: '0', disk_format: 'raw', container_format: 'bare' },
+  });
+  return { server: c.sim.seedServer({ project: 'demo', name: names.server, rootVolumeId: bootVol }), bootVol };
+}
+
+/** The request id a Nova answer names, in both of its headers. */
+export function requestIdOf(res: RawResponse): string {
+  expect(res.headers['x-compute-request-id']).toBe(res.headers['x-openstack-request-id']);
+  return res.headers['x-openstack-request-id']!;
 }

@@ -1,6 +1,7 @@
 /**
- * How test/architecture.test.ts finds backend knowledge outside the backends' folders: the folders,
- * the core files, and the words, names and import paths that belong to one backend.
+ * How test/architecture/backend-knowledge.test.ts finds backend knowledge outside the backends'
+ * folders: the folders, the core files, and the words, names and import paths that belong to one
+ * backend.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

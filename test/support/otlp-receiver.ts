@@ -1,4 +1,7 @@
-/** A real OTLP/HTTP trace receiver (node:http, `POST /v1/traces`) for tests of the gateway's tracing. */
+/**
+ * A real OTLP/HTTP trace receiver (node:http, `POST /v1/traces`) for tests of the gateway's tracing,
+ * and the spans of its OTLP/JSON exports.
+ */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,4 +39,51 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => server.close() };
+}
+
+/** One span as OTLP/JSON carries it (ids in hex). */
+export interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: Record<string, unknown> }>;
+  links?: Array<{ traceId: string; spanId: string }>;
+}
+
+/** OTLP span kinds (SpanKind: SERVER 2, CLIENT 3). */
+export const SERVER = 2;
+export const CLIENT = 3;
+
+/** OTLP/JSON ids are hex; some encoders send base64: both come out as lower-case hex. */
+const hex = (id: string | undefined): string | undefined =>
+  id === undefined || id === ''
+    ? undefined
+    : /^[0-9a-fA-F]+$/.test(id)
+      ? id.toLowerCase()
+      : Buffer.from(id, 'base64').toString('hex');
+
+/** The value of attribute `key` of `s`, whatever its type. */
+export function attr(s: OtlpSpan, key: string): unknown {
+  const v = s.attributes.find((a) => a.key === key)?.value;
+  return v === undefined ? undefined : Object.values(v)[0];
+}
+
+/** The spans of one OTLP/JSON export, ids as lower-case hex. */
+export function spansIn(r: OtlpRequest): OtlpSpan[] {
+  const body = JSON.parse(r.body.toString('utf8')) as {
+    resourceSpans: Array<{ resource: unknown; scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+  };
+  return body.resourceSpans.flatMap((rs) =>
+    rs.scopeSpans.flatMap((ss) =>
+      ss.spans.map((s) => ({
+        ...s,
+        traceId: hex(s.traceId)!,
+        spanId: hex(s.spanId)!,
+        parentSpanId: hex(s.parentSpanId),
+        links: s.links?.map((l) => ({ traceId: hex(l.traceId)!, spanId: hex(l.spanId)! })),
+      })),
+    ),
+  );
 }

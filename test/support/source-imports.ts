@@ -1,4 +1,7 @@
-/** The repository's TypeScript files and their imports, read from the source text, for test/architecture.test.ts. */
+/**
+ * The repository's TypeScript files and their imports, read from the source text, for
+ * test/architecture.test.ts and test/architecture/.
+ */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 

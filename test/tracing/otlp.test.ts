@@ -10,54 +10,17 @@ import { randomBytes } from 'node:crypto';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { disposeAll, MGMT, OS, seedVolumes, startNomad, startOpenStack } from '../support/harness';
 import { startGatewayProcess } from '../support/gateway-process';
-import { startOtlpReceiver, type OtlpReceiver, type OtlpRequest } from '../support/otlp-receiver';
+import {
+  attr,
+  CLIENT,
+  SERVER,
+  spansIn,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type OtlpSpan,
+} from '../support/otlp-receiver';
 import { until } from '../support/until';
 import { claim, rawClient } from '../ws/helpers';
-
-/** One span as OTLP/JSON carries it (ids in hex). */
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Array<{ key: string; value: Record<string, unknown> }>;
-  links?: Array<{ traceId: string; spanId: string }>;
-}
-
-const SERVER = 2;
-const CLIENT = 3;
-
-/** OTLP/JSON ids are hex; some encoders send base64: both come out as lower-case hex. */
-const hex = (id: string | undefined): string | undefined =>
-  id === undefined || id === ''
-    ? undefined
-    : /^[0-9a-fA-F]+$/.test(id)
-      ? id.toLowerCase()
-      : Buffer.from(id, 'base64').toString('hex');
-
-function attr(s: OtlpSpan, key: string): unknown {
-  const v = s.attributes.find((a) => a.key === key)?.value;
-  return v === undefined ? undefined : Object.values(v)[0];
-}
-
-/** The spans of one OTLP/JSON export, ids as lower-case hex. */
-function spansIn(r: OtlpRequest): OtlpSpan[] {
-  const body = JSON.parse(r.body.toString('utf8')) as {
-    resourceSpans: Array<{ resource: unknown; scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
-  };
-  return body.resourceSpans.flatMap((rs) =>
-    rs.scopeSpans.flatMap((ss) =>
-      ss.spans.map((s) => ({
-        ...s,
-        traceId: hex(s.traceId)!,
-        spanId: hex(s.spanId)!,
-        parentSpanId: hex(s.parentSpanId),
-        links: s.links?.map((l) => ({ traceId: hex(l.traceId)!, spanId: hex(l.spanId)! })),
-      })),
-    ),
-  );
-}
 
 let otlp: OtlpReceiver;
 /** Every span received so far, and the content types of the exports. */
