@@ -266,7 +266,9 @@ describe('module size', () => {
       'scripts',
       'test',
     ].flatMap((d) => files(d));
-    const long = tracked.filter((f) => readFileSync(join(root, f), 'utf8').split('\n').length > 400);
+    // Lines as `wc -l` counts them: a final newline ends the last line, it does not start another.
+    const lines = (text: string): number => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    const long = tracked.filter((f) => lines(readFileSync(join(root, f), 'utf8')) > 400);
     expect(long).toEqual([]);
   });
 });
