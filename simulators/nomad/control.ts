@@ -40,6 +40,7 @@ export interface ControlTarget {
   placeAllocation(a: AllocationSpec): string;
   setAllocationStatus(id: string, s: { clientStatus?: string; desiredStatus?: string }): void;
   gcAllocation(id: string): void;
+  setVolumeWatcherPaused(paused: boolean): void;
   setLatency(ms: number): void;
   failNext(f: { count: number; status: number; body: string; method?: string; pathPrefix?: string }): void;
   seedDemo(variant: 'east' | 'west'): { managementToken: string; readOnlyToken: string };
@@ -115,6 +116,10 @@ export function handleControl(target: ControlTarget, method: string, path: strin
         return ok();
       case 'DELETE allocations/:id':
         target.gcAllocation(id);
+        return ok();
+      case 'POST volume-watcher':
+        if (typeof body.paused !== 'boolean') throw new BadInput('paused must be a boolean');
+        target.setVolumeWatcherPaused(body.paused);
         return ok();
       case 'POST latency':
         target.setLatency(need<number>(body, 'ms', 'number'));

@@ -220,6 +220,16 @@ export class NomadSimulator implements ControlTarget {
     gcAllocation(this.state, id);
   }
 
+  /**
+   * Pauses the simulated volume watcher, or resumes it: while paused, the past claims it would free
+   * (a terminal allocation's after `claimReleaseDelayMs`, those `DELETE …/detach?node=` released)
+   * stay on the volume; on resume the held frees run at once. Real Nomad's volumewatcher frees them
+   * whenever it gets to them, so a client may read them for any time after the detach answered.
+   */
+  setVolumeWatcherPaused(paused: boolean): void {
+    this.state.setVolumeWatcherPaused(paused);
+  }
+
   /** Fault injection: every request (not /_sim) waits this long first. */
   setLatency(ms: number): void {
     this.server.setLatency(ms);

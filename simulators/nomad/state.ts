@@ -80,6 +80,9 @@ export class SimState {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Allocations whose claims the simulated volume watcher is releasing. */
   private readonly releasing = new Set<string>();
+  /** Frees the paused volume watcher has yet to do, in the order they came due. */
+  private readonly heldFrees: Array<() => void> = [];
+  private watcherPaused = false;
   private closed = false;
   private readonly baseNs = BigInt(Date.now()) * 1000000n;
   private readonly hrStart = process.hrtime.bigint();
@@ -162,6 +165,22 @@ export class SimState {
       Math.max(0, ms),
     );
     this.timers.add(t);
+  }
+
+  /**
+   * Schedules one free of the (simulated) volume watcher after `ms`; while the watcher is paused, a
+   * free that comes due waits for {@link setVolumeWatcherPaused}(false). Real Nomad's volumewatcher
+   * frees past claims whenever it gets to them (hashicorp/nomad nomad/volumewatcher/), so a read
+   * may see them for any time after the write that released them.
+   */
+  watcherFree(ms: number, fn: () => void): void {
+    this.later(ms, () => (this.watcherPaused ? this.heldFrees.push(fn) : fn()));
+  }
+
+  /** Pauses the volume watcher's frees, or resumes them (the held ones run at once, in order). */
+  setVolumeWatcherPaused(paused: boolean): void {
+    this.watcherPaused = paused;
+    if (!paused) for (const free of this.heldFrees.splice(0)) if (!this.closed) free();
   }
 
   /** Ends all waits and timers. */
@@ -538,7 +557,7 @@ export class SimState {
    * Starts releasing an allocation's claims, like Nomad's client unpublish + volume watcher:
    * on the next tick each claim is checkpointed as a past claim (node-detached; it still counts
    * in ReadAllocs/WriteAllocs), then after `claimReleaseDelayMs` it is freed (hashicorp/nomad
-   * nomad/csi_endpoint.go `Unpublish`, nomad/volumewatcher/).
+   * nomad/csi_endpoint.go `Unpublish`, nomad/volumewatcher/), or once resumed if the watcher is paused.
    */
   releaseAllocClaims(allocId: string): void {
     if (this.releasing.has(allocId)) return;
@@ -563,7 +582,7 @@ export class SimState {
           /* the volume went away meanwhile */
         }
       }
-      this.later(this.opts.claimReleaseDelayMs, () => this.freeAllocClaims(allocId));
+      this.watcherFree(this.opts.claimReleaseDelayMs, () => this.freeAllocClaims(allocId));
     });
   }
 

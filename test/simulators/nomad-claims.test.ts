@@ -202,6 +202,22 @@ describe('release', () => {
     expect(Object.keys((await vol('mnr')).ReadAllocs)).toEqual([id]);
   });
 
+  it('a paused volume watcher holds the past claims a detach released until it resumes (control API)', async () => {
+    await setup({ claimReleaseDelayMs: Infinity });
+    const id = place('snw', 'write');
+    sim.setAllocationStatus(id, { clientStatus: 'complete' });
+    const watcher = (body: object): ReturnType<typeof call> => call(url, 'POST', '/_sim/volume-watcher', { body });
+    expect((await watcher({ paused: 'yes' })).status).toBe(400);
+    expect(json(await watcher({ paused: true }))).toEqual({ ok: true });
+    const r = await call(url, 'DELETE', `/v1/volume/csi/snw/detach?node=${NODE1}`, { token: MGMT });
+    expect(r.status).toBe(200);
+    // The detach has answered; its free waits for the watcher.
+    await new Promise((r2) => setTimeout(r2, 30));
+    expect(Object.keys((await vol('snw')).WriteAllocs)).toEqual([id]);
+    expect(json(await watcher({ paused: false }))).toEqual({ ok: true });
+    expect(Object.keys((await vol('snw')).WriteAllocs)).toEqual([]);
+  });
+
   it('a GC’d allocation leaves its claim as a key without a stub', async () => {
     await setup({ claimReleaseDelayMs: Infinity });
     const id = place('snw', 'write');

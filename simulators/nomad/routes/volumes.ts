@@ -609,7 +609,8 @@ export function deleteVolume(ctx: SimContext, req: SimRequest, id: string): Hand
  * `CSIVolume.Unpublish` for `nomad volume detach`: checkpoints the GC claim
  * through node-detached and ready-to-free, unpublishing the past claims on that node; claims of
  * live allocations are left alone. The released past claims are then freed by the (simulated)
- * volume watcher on the next tick.
+ * volume watcher on the next tick (or when it resumes, if paused): the answer comes first, as
+ * Nomad's does, whose RPC returns once the GC claim is checkpointed ready-to-free.
  */
 export function detachVolume(ctx: SimContext, req: SimRequest, id: string): HandlerResult {
   const node = qget(req, 'node');
@@ -656,7 +657,7 @@ export function detachVolume(ctx: SimContext, req: SimRequest, id: string): Hand
       index = checkpoint(ClaimState.ReadyToFree);
     }
     index = checkpoint(ClaimState.ReadyToFree);
-    ctx.state.later(0, () => {
+    ctx.state.watcherFree(0, () => {
       for (const allocId of allocIds)
         ctx.state.freeAllocClaims(allocId, { ns: wr.namespace, volumeId: id, nodeId: node });
     });
