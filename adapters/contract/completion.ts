@@ -37,6 +37,12 @@ export interface PendingChange {
   rule: CompletionRule;
   /** Longest the change may take. @default the tracker's default ({@link DEFAULT_CHANGE_TIMEOUT_MS}, a backend's OPERATION_TIMEOUT_MS) */
   timeoutMs?: number;
+  /**
+   * Set when the backend already checked the rule before answering and saw the change under way
+   * (its `seen` facts are in `rule`): the operation starts RUNNING with this status, not PENDING.
+   * @default none: the operation starts PENDING
+   */
+  started?: { backendStatus: string | null };
 }
 
 /** One evaluation of a rule: the progress and the facts to keep for the next one. */

@@ -1,14 +1,15 @@
 /**
  * The `VolumeBackend` for one Nomad cluster, with Nomad's facets: registration, storage plugins,
- * node attachments and the live path. This class is the contract layer only: each method
- * delegates to the module that does the work (`volumes/operations.ts`, `volumes/claims.ts`,
- * `snapshots/operations.ts`, `plugins/operations.ts`, `cluster/health.ts`). The live path:
- * `createWatcher` (`watch/`, with the service token) and the subscriber access check
+ * node attachments, tracked changes and the live path. This class is the contract layer only: each
+ * method delegates to the module that does the work (`volumes/operations.ts`, `volumes/claims.ts`,
+ * `snapshots/operations.ts`, `plugins/operations.ts`, `cluster/health.ts`, `completion/check.ts`).
+ * The live path: `createWatcher` (`watch/`, with the service token) and the subscriber access check
  * (`access.ts`).
  *
- * Nomad answers every write once the plugin has finished, so no change is left pending; what it
- * cannot do (attach, extend, detach from anything but a node) is refused with the reason
- * (`volumes/operations.ts`).
+ * Nomad answers every write once the plugin has finished, except the frees a detach leaves to its
+ * volume watcher: such a detach comes back with a completion rule (`completion/rules.ts`) that
+ * `checkChange` evaluates. What Nomad cannot do (attach, extend, detach from anything but a node)
+ * is refused with the reason (`volumes/operations.ts`).
  */
 import type { VolumeBackend } from '../contract/backend';
 import type { Accepted, BackendPage, OpaquePage } from '../contract/call-answers';
@@ -33,6 +34,7 @@ import {
   type VolumeReader,
   type VolumeRegistration,
 } from '../contract/capabilities';
+import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
 import type { Attachment, BackendHealth, ExternalVolume, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type {
   AccessGrant,
@@ -48,6 +50,7 @@ import * as access from './access';
 import { NAMESPACE_READ_PROOF } from './access';
 import { NomadClient } from './client';
 import * as cluster from './cluster/health';
+import { checkChange } from './completion/check';
 import type { NomadContext } from './context';
 // Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
 import './ids';
@@ -84,7 +87,14 @@ const CORE: readonly CoreCapability[] = [
 ];
 
 export class NomadBackend
-  implements VolumeBackend, VolumeRegistration, StoragePlugins, NodeAttachments, Watching, SubscriberAccess
+  implements
+    VolumeBackend,
+    VolumeRegistration,
+    StoragePlugins,
+    NodeAttachments,
+    TrackedChanges,
+    Watching,
+    SubscriberAccess
 {
   readonly id: string;
   readonly kind = 'NOMAD';
@@ -92,6 +102,7 @@ export class NomadBackend
   readonly registration: VolumeRegistration = this;
   readonly storagePlugins: StoragePlugins = this;
   readonly nodeAttachments: NodeAttachments = this;
+  readonly trackedChanges: TrackedChanges = this;
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
   readonly capabilities = advertise(this, CORE);
@@ -201,6 +212,12 @@ export class NomadBackend
     readVolumes?: VolumeReader,
   ): Promise<Map<string, Attachment[]>> {
     return claims.listNodeAttachments(this.#ctx, nodeIds, o, readVolumes);
+  }
+
+  // ---- tracked changes --------------------------------------------------------------------
+
+  checkChange(rule: CompletionRule, o: CallOptions): Promise<ChangeCheck> {
+    return checkChange(this.#ctx, rule, o);
   }
 
   // ---- the live path ----------------------------------------------------------------------

@@ -77,7 +77,10 @@ export interface StartOperation {
   targetId: string;
   credential: CallerCredential;
   requestId?: string;
-  /** Null when the backend finished synchronously: the operation starts SUCCEEDED. */
+  /**
+   * Null when the backend finished synchronously: the operation starts SUCCEEDED. Else it starts
+   * PENDING, or RUNNING when the backend saw the change `started`.
+   */
   pending: PendingChange | null;
 }
 
@@ -189,8 +192,8 @@ export class OperationTracker {
       backend: s.backend,
       scope: s.scope,
       targetId: s.targetId,
-      state: s.pending ? 'PENDING' : 'SUCCEEDED',
-      backendStatus: null,
+      state: s.pending ? (s.pending.started ? 'RUNNING' : 'PENDING') : 'SUCCEEDED',
+      backendStatus: s.pending?.started?.backendStatus ?? null,
       failureReason: null,
       createdAt: now,
       updatedAt: now,

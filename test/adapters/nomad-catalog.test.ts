@@ -240,21 +240,21 @@ describe('what the backend offers', () => {
   it('has the facets it implements and no others, and advertises what they and its core do', async () => {
     t = await startNomadBackend();
     const b: VolumeBackend = t.backend;
-    expect([!!b.registration, !!b.storagePlugins, !!b.nodeAttachments, !!b.watching, !!b.subscriberAccess]).toEqual([
-      true,
-      true,
-      true,
-      true,
-      true,
-    ]);
+    expect([
+      !!b.registration,
+      !!b.storagePlugins,
+      !!b.nodeAttachments,
+      !!b.trackedChanges,
+      !!b.watching,
+      !!b.subscriberAccess,
+    ]).toEqual([true, true, true, true, true, true]);
     expect([
       !!b.volumeActions,
       !!b.volumeUpdates,
       !!b.snapshotReads,
-      !!b.trackedChanges,
       !!b.hostAttachments,
       !!b.serverAttachments,
-    ]).toEqual([false, false, false, false, false, false]);
+    ]).toEqual([false, false, false, false, false]);
     expect([...b.capabilities].sort()).toEqual([
       'CREATE_SNAPSHOT',
       'CREATE_VOLUME',
@@ -267,6 +267,7 @@ describe('what the backend offers', () => {
       'LIST_VOLUMES',
       'READ_VOLUME',
       'REGISTER_VOLUME',
+      'TRACKED_OPERATIONS',
     ]);
     expect(await b.health()).toMatchObject({ status: 'UP', message: null });
   });

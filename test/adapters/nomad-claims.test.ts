@@ -1,8 +1,9 @@
 /**
- * NomadBackend claims against the real Nomad simulator: attachment states, detach by node, the
- * refusals of attach, of non-node detach and of extend (and the merge path that does grow a
+ * NomadBackend claims against the real Nomad simulator: attachment states, detach by node and
+ * its completion rule (the claims Nomad's volume watcher frees after the answer), the refusals of attach, of non-node detach and of extend (and the merge path that does grow a
  * volume), and node claims with their call count.
  */
+import type { ChangeCheck, CompletionRule } from '../../adapters/contract/completion';
 import { UnsupportedByBackendError } from '../../adapters/contract/errors';
 import type { Attachment, Volume } from '../../adapters/contract/model';
 import type { VolumeAllocationConsumer } from '../../adapters/nomad/model';
@@ -23,6 +24,7 @@ afterEach(() => t.stop());
 const GiB = 2 ** 30;
 const read = async (id: string, ns = 'default'): Promise<Volume> => (await t.backend.getVolume(t.ref(id, ns), t.o))!;
 const consumer = (a: Attachment): VolumeAllocationConsumer => a.consumer as VolumeAllocationConsumer;
+const check = (rule: CompletionRule): Promise<ChangeCheck> => t.backend.checkChange(rule, t.o);
 
 describe('attachment states', () => {
   beforeEach(async () => {
@@ -62,19 +64,77 @@ describe('detach, attach and extend', () => {
     seedVolume(t.sim, 'pg');
   });
 
-  it('detaches by node: the stopped allocation’s claim is released', async () => {
+  it('detaches by node: the stopped allocation’s claim is released, pending only while Nomad still lists it', async () => {
     const alloc = t.sim.placeAllocation({ jobId: 'db', nodeId: NODE1, volumes: [{ volumeId: 'pg', mode: 'write' }] });
     t.sim.setAllocationStatus(alloc, { clientStatus: 'complete', desiredStatus: 'stop' });
     expect((await read('pg')).attachments.map((a) => a.state)).toEqual(['DETACHING']);
     t.sim.clearRequests();
-    expect(await t.backend.detachVolume(t.ref('pg'), { kind: 'node', nodeId: NODE1 }, t.o)).toEqual({
-      result: undefined,
-      pending: null,
-    });
-    const sent = t.sim.requests()[0]!;
-    expect([sent.method, sent.path, sent.query.node]).toEqual(['DELETE', '/v1/volume/csi/pg/detach', [NODE1]]);
+    const accepted = await t.backend.detachVolume(t.ref('pg'), { kind: 'node', nodeId: NODE1 }, t.o);
+    // The DELETE, then one read: done at once when the volume watcher has freed the claim already.
+    expect(t.calls()).toEqual(['DELETE /v1/volume/csi/pg/detach', 'GET /v1/volume/csi/pg']);
+    expect(t.sim.requests()[0]!.query.node).toEqual([NODE1]);
+    if (accepted.pending === null) expect((await read('pg')).attachments).toEqual([]);
+    else await until(async () => (await check(accepted.pending!.rule)).progress.state === 'SUCCEEDED', 'freed');
     await until(async () => (await read('pg')).attachments.length === 0, "(await read('pg')).attachments.length === 0");
     expect((await read('pg')).status).toBe('AVAILABLE');
+  });
+
+  it('leaves a detach pending, started, while Nomad has not freed the claims it released, and waits for those only', async () => {
+    seedVolume(t.sim, 'shared', 'default', {
+      RequestedCapabilities: [{ AccessMode: 'multi-node-multi-writer', AttachmentMode: 'file-system' }],
+    });
+    const place = (nodeId: string): string =>
+      t.sim.placeAllocation({ jobId: 'j', nodeId, volumes: [{ volumeId: 'shared', mode: 'write' }] });
+    const [stopped, collected, live, elsewhere] = [place(NODE1), place(NODE1), place(NODE1), place(NODE2)];
+    for (const a of [stopped, collected, elsewhere]) t.sim.setAllocationStatus(a, { clientStatus: 'complete' });
+    t.sim.gcAllocation(collected);
+    t.sim.setVolumeWatcherPaused(true);
+    const accepted = await t.backend.detachVolume(t.ref('shared'), { kind: 'node', nodeId: NODE1 }, t.o);
+    expect(accepted.pending).toEqual({
+      rule: {
+        name: 'claimsFreed',
+        params: { volumeId: 'shared', namespace: 'default', nodeId: NODE1 },
+        seen: { claims: JSON.stringify([stopped, collected]) },
+      },
+      started: { backendStatus: 'readers=0 writers=4 schedulable=true' },
+    });
+    const rule = JSON.parse(JSON.stringify(accepted.pending!.rule)) as CompletionRule;
+    t.sim.clearRequests();
+    expect((await check(rule)).progress).toEqual({
+      state: 'RUNNING',
+      backendStatus: 'readers=0 writers=4 schedulable=true',
+    });
+    expect(t.calls()).toEqual(['GET /v1/volume/csi/shared']);
+    t.sim.setVolumeWatcherPaused(false);
+    // Freed: the other node's stopped allocation and the live one still hold theirs.
+    expect(await check(rule)).toEqual({
+      progress: { state: 'SUCCEEDED', backendStatus: 'readers=0 writers=2 schedulable=true' },
+      seen: rule.seen,
+    });
+    expect((await read('shared')).attachments.map((a) => a.consumerId).sort()).toEqual([live, elsewhere].sort());
+  });
+
+  it('follows a detach whose read after the answer failed transiently, not one whose read failed for good; knows no other rule', async () => {
+    const alloc = t.sim.placeAllocation({ jobId: 'db', nodeId: NODE1, volumes: [{ volumeId: 'pg', mode: 'write' }] });
+    t.sim.setAllocationStatus(alloc, { clientStatus: 'complete' });
+    t.sim.setVolumeWatcherPaused(true);
+    t.sim.failNext({ count: 1, status: 503, body: 'No cluster leader', method: 'GET' });
+    const transient = await t.backend.detachVolume(t.ref('pg'), { kind: 'node', nodeId: NODE1 }, t.o);
+    // The claims to wait for are then the first check's.
+    expect(transient.pending).toEqual({ rule: { ...transient.pending!.rule, seen: {} } });
+    expect(await check(transient.pending!.rule)).toEqual({
+      progress: { state: 'RUNNING', backendStatus: 'readers=0 writers=1 schedulable=true' },
+      seen: { claims: JSON.stringify([alloc]) },
+    });
+    // A read that fails for good (Nomad's plain 500) leaves the detach as Nomad answered it: done.
+    t.sim.failNext({ count: 1, status: 500, body: 'unexpected state', method: 'GET' });
+    const broken = await t.backend.detachVolume(t.ref('pg'), { kind: 'node', nodeId: NODE1 }, t.o);
+    expect(broken).toEqual({ result: undefined, pending: null });
+    t.sim.clearRequests();
+    expect(await check({ name: 'volumeGone', params: {}, seen: {} })).toMatchObject({
+      progress: { state: 'FAILED', reason: 'the gateway has no completion rule "volumeGone"' },
+    });
+    expect(t.calls()).toEqual([]);
   });
 
   it('refuses detach targets other than a node, and attach, with the reason and no call', async () => {

@@ -71,7 +71,9 @@ export const changeTracking = (b: VolumeBackend): TrackedChanges | undefined => 
 export const watching = (b: VolumeBackend): Watching | undefined => b.watching;
 
 /**
- * Whether the backend answers a create before the volume is ready (and so returns it pending):
- * the backends that advertise tracked operations (OpenStack); the others create at once (Nomad).
+ * Whether the backend may answer a change before it is done (and so return it pending): only the
+ * backends that advertise tracked operations, whose `trackedChanges` follows it; the others finish
+ * every change before they answer. A backend that tracks changes may still finish some at once
+ * (Nomad creates synchronously and tracks only what a detach leaves to its volume watcher).
  */
-export const createsPending = (b: VolumeBackend): boolean => b.capabilities.has('TRACKED_OPERATIONS');
+export const answersPending = (b: VolumeBackend): boolean => b.capabilities.has('TRACKED_OPERATIONS');

@@ -3,12 +3,15 @@ import {
   ANALYTICS_READ,
   ANALYTICS_WRITE,
   MGMT,
+  calls,
   disposeAll,
   seedVolumes,
   startGatewayFor,
   startNomad,
+  waitOperation,
   type GatewayUnderTest,
 } from '../support/harness';
+import { until } from '../support/until';
 
 const admin = { 'x-nomad-token': MGMT };
 const CREATE = `mutation($input: CreateVolumeInput!) { createVolume(input: $input) {
@@ -16,6 +19,17 @@ const CREATE = `mutation($input: CreateVolumeInput!) { createVolume(input: $inpu
   operation { kind state targetId } } }`;
 const REGISTER = `mutation($input: RegisterNomadVolumeInput!) { registerNomadVolume(input: $input) { volume { id nativeId details { ... on NomadVolumeDetails { externalId context { key value } } } } operation { kind state targetId } } }`;
 const cap = [{ accessMode: 'SINGLE_NODE_WRITER', attachmentMode: 'FILE_SYSTEM' }];
+const VOLUME = `status attachments { state } details { ... on NomadVolumeDetails { currentWriters } }`;
+const DETACH = `mutation($id: ID!) { detachVolume(input: { volumeId: $id, target: { node: { nodeId: "node-2222" } } }) {
+  volume { ${VOLUME} } operation { id kind state } } }`;
+const READ = `query($id: ID!) { volume(id: $id) { ${VOLUME} } }`;
+/** The volume and an operation, read together. */
+const READ_BOTH = `query($id: ID!, $op: ID!) { volume(id: $id) { ${VOLUME} } volumeOperation(id: $op) { state backendStatus } }`;
+/** vol-000 with the stopped allocation's claim still held (DETACHING), and freed. */
+const HELD = { status: 'IN_USE', attachments: [{ state: 'DETACHING' }], details: { currentWriters: 1 } };
+const FREED = { status: 'AVAILABLE', attachments: [], details: { currentWriters: 0 } };
+const HELD_STATUS = 'readers=0 writers=1 schedulable=true';
+const FREED_STATUS = 'readers=0 writers=0 schedulable=true';
 
 describe('Nomad write operations as mutations', () => {
   let sim: NomadSimulator;
@@ -24,9 +38,24 @@ describe('Nomad write operations as mutations', () => {
   beforeEach(async () => {
     sim = await startNomad({ claimReleaseDelayMs: Infinity });
     seedVolumes(sim, 1);
-    gw = await startGatewayFor([{ id: 'east', url: sim.url }]);
+    gw = await startGatewayFor([{ id: 'east', url: sim.url }], { operationOptions: { pollMs: 50, maxPollMs: 100 } });
   });
   afterEach(disposeAll);
+
+  /** A stopped allocation on node-2222 whose claim on vol-000 Nomad keeps (DETACHING) until detached; vol-000's id. */
+  async function stoppedClaim(): Promise<string> {
+    const alloc = sim.placeAllocation({
+      jobId: 'old',
+      nodeId: 'node-2222',
+      volumes: [
+        { volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
+      ],
+    });
+    sim.setAllocationStatus(alloc, { clientStatus: 'complete', desiredStatus: 'stop' });
+    const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id as string;
+    expect((await gw.gql(READ, { id }, admin)).body.data.volume).toEqual(HELD);
+    return id;
+  }
 
   it('should create a volume in the provider and read it back, sending secrets only in the request body', async () => {
     const res = await gw.gql(
@@ -192,31 +221,44 @@ describe('Nomad write operations as mutations', () => {
     ).toEqual([undefined, ['true']]);
   });
 
-  it("should detach a stopped allocation's claim from a node", async () => {
-    const alloc = sim.placeAllocation({
-      jobId: 'old',
-      nodeId: 'node-2222',
-      volumes: [
-        { volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
-      ],
-    });
-    sim.setAllocationStatus(alloc, { clientStatus: 'complete', desiredStatus: 'stop' });
-    const id = (await gw.gql(`{ volumes { nodes { id } } }`, {}, admin)).body.data.volumes.nodes[0].id;
-    const before = await gw.gql(`query($id: ID!) { volume(id: $id) { attachments { state } } }`, { id }, admin);
-    expect(before.body.data.volume.attachments).toEqual([{ state: 'DETACHING' }]);
-    const res = await gw.gql(
-      `mutation($id: ID!) { detachVolume(input: { volumeId: $id, target: { node: { nodeId: "node-2222" } } }) { volume { status attachments { state } details { ... on NomadVolumeDetails { currentWriters } } } operation { kind state } } }`,
-      { id },
-      admin,
-    );
+  it("should detach a stopped allocation's claim from a node, SUCCEEDED only when the volume shows it freed", async () => {
+    const id = await stoppedClaim();
+    const res = await gw.gql(DETACH, { id }, admin);
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.detachVolume).toEqual({
-      volume: { status: 'AVAILABLE', attachments: [], details: { currentWriters: 0 } },
-      operation: { kind: 'DETACH_VOLUME', state: 'SUCCEEDED' },
-    });
+    const { volume, operation } = res.body.data.detachVolume;
+    expect(operation.kind).toBe('DETACH_VOLUME');
+    // Nomad's volume watcher frees the claim after the DELETE answered: done at once if it already
+    // has (the common case), else followed until it has.
+    if (operation.state === 'SUCCEEDED') expect(volume).toEqual(FREED);
+    else {
+      expect(operation.state).toBe('RUNNING');
+      expect((await waitOperation(gw, operation.id, admin)).state).toBe('SUCCEEDED');
+      expect((await gw.gql(READ, { id }, admin)).body.data.volume).toEqual(FREED);
+    }
     expect(sim.requests().find((r) => r.method === 'DELETE')!.rawPath).toBe(
       '/v1/volume/csi/vol-000/detach?namespace=default&node=node-2222',
     );
+  });
+
+  it('should answer a detach RUNNING while Nomad has not freed the claim yet, and SUCCEEDED once it has, the volume agreeing at each step', async () => {
+    const id = await stoppedClaim();
+    sim.setVolumeWatcherPaused(true);
+    const res = await gw.gql(DETACH, { id }, admin);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.detachVolume).toMatchObject({ volume: HELD, operation: { state: 'RUNNING' } });
+    const op = res.body.data.detachVolume.operation.id as string;
+    // A check of the operation (one read of the volume) finds the claim still held: still RUNNING.
+    const reads = (): number => calls(sim).filter((c) => c === 'GET /v1/volume/csi/vol-000').length;
+    const before = reads();
+    await until(() => reads() > before, 'a check of the operation');
+    const read = async (): Promise<unknown> => (await gw.gql(READ_BOTH, { id, op }, admin)).body.data;
+    expect(await read()).toEqual({ volume: HELD, volumeOperation: { state: 'RUNNING', backendStatus: HELD_STATUS } });
+    sim.setVolumeWatcherPaused(false);
+    expect(await waitOperation(gw, op, admin)).toMatchObject({ state: 'SUCCEEDED', backendStatus: FREED_STATUS });
+    expect(await read()).toEqual({
+      volume: FREED,
+      volumeOperation: { state: 'SUCCEEDED', backendStatus: FREED_STATUS },
+    });
   });
 
   it('should delete a volume in the provider, passing secrets in X-Nomad-CSI-Secrets', async () => {

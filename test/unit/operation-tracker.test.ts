@@ -87,6 +87,19 @@ describe('operation tracker', () => {
     expect(tracker.active).toBe(0);
   });
 
+  it('should start RUNNING with the status and facts the backend saw when it answered (started)', async () => {
+    backend = new Scripted([step({ state: 'SUCCEEDED', backendStatus: 'freed' }, { claims: '["a"]' })]);
+    const started = { ...rule(), seen: { claims: '["a"]' } };
+    const r = await tracker.start({ ...base, pending: { rule: started, started: { backendStatus: 'held' } } });
+    expect(r).toMatchObject({ state: 'RUNNING', backendStatus: 'held', rule: started });
+    expect(await settleOp(tracker, r.id)).toMatchObject({ state: 'SUCCEEDED', backendStatus: 'freed' });
+    expect(backend.rules.map((x) => x.seen)).toEqual([{ claims: '["a"]' }]);
+    expect(seen).toEqual([
+      ['RUNNING', null],
+      ['SUCCEEDED', 'RUNNING'],
+    ]);
+  });
+
   it('should hand the rule back with the facts the last check kept, and store them with the record', async () => {
     const r = await start([
       step({ state: 'RUNNING', backendStatus: 'reserved' }),

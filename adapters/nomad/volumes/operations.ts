@@ -2,10 +2,12 @@
  * The Nomad backend's volume methods: list, read, batch read, create, register, deregister,
  * delete and detach, over `requests.ts` and mapped by `results.ts`.
  *
- * Nomad answers every write once the plugin has finished, so no change is left pending. What
- * Nomad cannot do is answered with the reason (`UNSUPPORTED_BY_BACKEND`): attaching (allocations
- * claim volumes when the scheduler places them; Nomad's HTTP API has no claim endpoint), detaching
- * from anything but a client node, and extending (see {@link extendVolume}).
+ * Nomad answers every write once the plugin has finished, except the frees a detach leaves to its
+ * volume watcher: a detach whose claims are still listed when it answered is left pending
+ * (`completion/rules.ts`). What Nomad cannot do is answered with the reason
+ * (`UNSUPPORTED_BY_BACKEND`): attaching (allocations claim volumes when the scheduler places them;
+ * Nomad's HTTP API has no claim endpoint), detaching from anything but a client node, and
+ * extending (see {@link extendVolume}).
  */
 import type { Accepted, BackendPage } from '../../contract/call-answers';
 import type {
@@ -16,9 +18,11 @@ import type {
   VolumeSpec,
 } from '../../contract/call-inputs';
 import type { CallOptions } from '../../contract/call-options';
-import { NotFoundError, UnsupportedByBackendError } from '../../contract/errors';
+import type { PendingChange } from '../../contract/completion';
+import { GatewayError, NotFoundError, UnsupportedByBackendError } from '../../contract/errors';
 import type { Attachment, Volume, VolumeRef } from '../../contract/model';
 import { mapSettled } from '../../http/concurrency';
+import { evaluate, rules } from '../completion/rules';
 import { orNull, type NomadContext } from '../context';
 import { nomadDetails, type NomadVolumeDetails } from '../model';
 import { equalsAll } from './filter';
@@ -156,7 +160,11 @@ export async function attachVolume(
   throw new UnsupportedByBackendError(ctx.backend, 'attaching volumes', WHY_NO_ATTACH);
 }
 
-/** Unpublishes the claims of stopped allocations on the node; live allocations keep theirs (hashicorp/nomad nomad/csi_endpoint.go `Unpublish`). */
+/**
+ * Unpublishes the claims of stopped allocations on the node; live allocations keep theirs
+ * (hashicorp/nomad nomad/csi_endpoint.go `Unpublish`). Nomad's volume watcher frees them after the
+ * answer, so one read then says whether that is still to come: pending `claimsFreed`, started.
+ */
 export async function detachVolume(
   ctx: NomadContext,
   ref: VolumeRef,
@@ -170,7 +178,33 @@ export async function detachVolume(
       WHY_NODE_ONLY,
     );
   await req.detach(ctx.client, ref.nativeId, ref.namespace, target.nodeId, o);
-  return { result: undefined, pending: null };
+  return { result: undefined, pending: await detachLeft(ctx, ref, target.nodeId, o) };
+}
+
+/**
+ * What is left of a detach once Nomad answered, from one read: null when the volume lists none of
+ * the claims it released (the volume watcher was quicker than the answer's trip, the common case),
+ * else the rule with the claims to wait for. A read that fails transiently leaves the rule to the
+ * tracker's checks; one that fails for good (a 500, the token revoked meanwhile: detaching needs
+ * `csi-mount-volume`, which reads too) leaves the detach as Nomad answered it, done: the tracker
+ * could only fail a change that went through.
+ */
+async function detachLeft(
+  ctx: NomadContext,
+  ref: VolumeRef,
+  nodeId: string,
+  o: CallOptions,
+): Promise<PendingChange | null> {
+  const rule = rules.claimsFreed(ref, nodeId);
+  let volume: Volume | null;
+  try {
+    volume = await getVolume(ctx, ref, o);
+  } catch (err) {
+    return err instanceof GatewayError && err.retryable ? { rule } : null;
+  }
+  const { progress, seen } = evaluate(rule, volume);
+  if (progress.state !== 'RUNNING') return null;
+  return { rule: { ...rule, seen }, started: { backendStatus: progress.backendStatus ?? null } };
 }
 
 /**
