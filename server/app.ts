@@ -149,6 +149,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
           logger,
           live: o.config.live,
           ws: o.config.ws,
+          redis,
         })
       : undefined;
   const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? hub);
@@ -213,7 +214,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     redis: redis ? () => redis.health() : undefined,
     watchers: () => hub?.statuses() ?? [],
   });
-  const readiness = async (): Promise<{ ready: boolean } & Record<string, unknown>> => ({ ...readinessState.report() });
+  const readiness = async (): Promise<{ ready: boolean } & Record<string, unknown>> => ({
+    ...readinessState.report(),
+    // Across replicas: this replica's log reader, and per backend who watches it and its view here.
+    ...(hub?.replication ? { replication: hub.replication.report() } : {}),
+  });
   metrics.observeBreakers(registry.breakers);
 
   const listener = createRequestListener(
@@ -283,6 +288,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     operations,
     drain: () => readinessState.drain(),
     async stop() {
+      // Across replicas, another replica takes the watchers over now, not a lease's lifetime later.
+      if (hub?.replication) await hub.handOver();
       // Sockets (1012) and streams (SSE `retry:`) first: clients reconnect (elsewhere) and resume from their cursors.
       await Promise.all([
         ws.close(Math.min(graceMs, WS_CLOSE_WAIT_MS)),

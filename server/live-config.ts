@@ -22,6 +22,18 @@ export const LIVE_SETTINGS = {
     default: EVENT_LOG_DEFAULTS.retentionMs,
     doc: 'Longest an event is kept, in ms (15 min).',
   }),
+  leaseTtlMs: setting({
+    env: 'LIVE_LEASE_TTL_MS',
+    rule: integer(500, 600_000),
+    default: 10_000,
+    doc: "With REDIS_URL: lifetime of a replica's lease on a backend's watcher, in ms; when its holder dies another replica takes the watcher over within about this long (a SIGTERM hands it over at once).",
+  }),
+  snapshotEveryMs: setting({
+    env: 'LIVE_SNAPSHOT_EVERY_MS',
+    rule: integer(100, 3_600_000),
+    default: 30_000,
+    doc: "With REDIS_URL: how often the replica that watches a backend writes its view to Redis while it changes, in ms: a replica that starts (or lost its place) begins from it.",
+  }),
   accessTtlMs: setting({
     env: 'LIVE_ACCESS_TTL_MS',
     rule: integer(0, 3_600_000),

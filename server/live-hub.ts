@@ -13,6 +13,8 @@ import { LIVE_DEFAULTS, type LiveConfig } from './live-config';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
 import { resolveWsOptions, type WsOptions } from './ws';
+import { createLiveReplication, type LiveReplication } from './live-replication';
+import type { GatewayRedis } from './redis';
 
 /** What {@link createGatewayLiveHub} builds the hub with. */
 export interface GatewayLiveHubOptions {
@@ -28,17 +30,28 @@ export interface GatewayLiveHubOptions {
   live?: Partial<LiveConfig>;
   /** Socket settings: the per-credential subscription cap is read with them. @default the socket defaults */
   ws?: WsOptions;
+  /**
+   * With Redis (scale-out), the live path is shared: the event log is a Redis stream, one replica
+   * watches each backend under a lease (server/live-replication.ts). @default none: in this process
+   */
+  redis?: GatewayRedis;
 }
+
+/** The live hub, and across replicas what `/readyz` reports of the replication. */
+export type GatewayLiveHub = RunningLiveHub & { replication?: LiveReplication };
 
 /** A watcher's failure in a log line: an Error's message, a string as it is, anything else as util.inspect shows it. */
 const failureText = (err: unknown): string | undefined =>
   err === undefined ? undefined : err instanceof Error ? err.message : typeof err === 'string' ? err : inspect(err);
 
-export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
+export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
   const c = { ...LIVE_DEFAULTS, ...o.live };
   const { logger, services } = o;
+  const replication = o.redis ? createLiveReplication(o.redis, c, logger) : undefined;
   const hub = createLiveHub({
-    log: new InProcessEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
+    log: replication?.log ?? new InProcessEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
+    watcherSource: replication?.watchers,
+    replica: replication?.replica,
     services,
     watchers: o.watchers,
     createContext: (r) => createExecutionContext(services, r),
@@ -65,5 +78,5 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): RunningLiveHub {
     onError: (err, where) => logger.error({ err, ...where }, 'live hub error'),
   });
   o.metrics.live.watch(hub);
-  return hub;
+  return replication ? Object.assign(hub, { replication }) : hub;
 }

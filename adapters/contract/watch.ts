@@ -98,6 +98,12 @@ export interface VolumeWatcher {
   onlyScope?(): string | null;
   /** The watcher's view of one volume (service credential: callers need their own proof of access). */
   volume(ref: VolumeRef): Volume | undefined;
+  /**
+   * The whole view (empty before the first full read). A replica that takes over a backend's
+   * watcher compares it with what subscribers were last told, so a hand-over neither repeats nor
+   * misses a change.
+   */
+  volumes(): Volume[];
   /** Demand, for backends that poll: fast while something is pending, none while nobody listens. */
   setDemand(d: WatchDemand): void;
   /** Look at these soon (the gateway just accepted a mutation on them). */

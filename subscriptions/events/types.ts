@@ -65,6 +65,12 @@ export interface ChangeInput {
    */
   cause?: string;
   /**
+   * The replica that sent this change itself as it accepted an attach or detach (the gateway's
+   * announcement, feed.ts), so the replica watching the backend folds the watcher's later sighting
+   * of the same state into it (transitions.ts). @default none: a watcher's change
+   */
+  announcedBy?: string;
+  /**
    * What `attachmentChanged` targets match on (from the attachment's consumer): consumer id, Nomad
    * node id, Nova server id. Empty for volume-level changes.
    */

@@ -22,6 +22,7 @@ import type { ChangeInput } from '../events/types';
 import { TERMINAL } from '../operations/types';
 import type { AcceptedChange, LiveMutations } from '../../domain/live-mutations';
 import { activeTraceparent } from './tracing';
+import { LocalWatchers, type WatcherHost, type WatcherSource } from './watcher-source';
 
 /** What the feed needs of the operation tracker. */
 export interface FeedOperations {
@@ -58,6 +59,10 @@ export interface FeedOptions {
   onAppended?: (backend: string, n: number) => void;
   /** An append failed (logged; the log is in the process, so this is a bug). */
   onError?: (err: unknown) => void;
+  /** Where the watchers come from. @default {@link LocalWatchers}: one per watchable backend in this process */
+  source?: WatcherSource;
+  /** This replica's id, stamped on the gateway's own announcements (`ChangeInput.announcedBy`). @default 'local' */
+  replica?: string;
   /**
    * Longest wait, in ms, for the operation checks a watcher's changes started before those changes
    * are appended (a slow backend must not hold every event back). @default 2000
@@ -119,7 +124,8 @@ export class Feed implements LiveMutations {
   readonly #o: FeedOptions;
   /** The watchers this feed started, registered where the tracker and the loaders find them. */
   readonly #watchers: WatcherDirectory;
-  readonly #unavailable = new Map<string, string>();
+  readonly #source: WatcherSource;
+  #unavailable = new Map<string, string>();
   /** Operations in progress, by id (from the tracker's changes). */
   readonly #pending = new Map<string, OperationRecord>();
   readonly #transitions = new Transitions();
@@ -129,12 +135,14 @@ export class Feed implements LiveMutations {
   #unsubscribe: (() => void) | null = null;
   #demandQueued = false;
   #stopped = false;
+  #stopping: Promise<void> | null = null;
   /** `settled` waits, checked on every watcher state change. */
   readonly #settleWaiters = new Set<() => void>();
 
   constructor(o: FeedOptions) {
     this.#o = o;
     this.#watchers = o.watchers ?? new WatcherDirectory((id) => o.registry.find(id));
+    this.#source = o.source ?? new LocalWatchers();
   }
 
   /** Starts a watcher per watchable backend; the others are recorded with the reason. */
@@ -144,22 +152,22 @@ export class Feed implements LiveMutations {
       else this.#pending.set(r.id, r);
       this.requestDemand();
     });
-    for (const b of this.#o.registry.all) {
-      if (!b.watching) {
-        this.#unavailable.set(b.id, `backend "${b.id}" has no watcher`);
-        continue;
-      }
-      const w = b.watching.createWatcher({
-        onDeltas: (d) => this.#onDeltas(b.id, d),
+    const host: WatcherHost = {
+      register: (backend, w) => this.#watchers.register(backend, w),
+      options: (backend) => ({
+        onDeltas: (d) => this.#onDeltas(backend, d),
         onStatus: (st, err) => this.#onStatus(st, err),
-      });
-      if ('unavailable' in w) {
-        this.#unavailable.set(b.id, w.unavailable);
-        continue;
-      }
-      this.#watchers.register(b.id, w);
-      w.start();
-    }
+      }),
+      announced: (changes) => void this.#transitions.announce(changes),
+      observed: (backend, deltas) => {
+        try {
+          void this.#o.operations.observe?.(backend, deltas);
+        } catch (err) {
+          this.#o.onError?.(err);
+        }
+      },
+    };
+    this.#unavailable = this.#source.start(this.#o.registry.all, host);
     this.requestDemand();
   }
 
@@ -267,7 +275,8 @@ export class Feed implements LiveMutations {
       const changes = changesOf({ before: view, after, observedAt: now() }).filter(
         (x) => x.type === 'ATTACHING' || x.type === 'DETACHING',
       );
-      this.#append(c.volume.backend, this.#transitions.announce(changes));
+      const announcedBy = this.#o.replica ?? 'local';
+      this.#append(c.volume.backend, this.#transitions.announce(changes.map((x) => ({ ...x, announcedBy }))));
     }
     const server = c.target.kind === 'server' ? [c.target.serverId] : [];
     w.nudge([c.volume], server);
@@ -280,12 +289,17 @@ export class Feed implements LiveMutations {
     if (cause) this.#causes.set(refKey(volume), { traceparent: cause, until: Date.now() + CAUSE_TTL_MS });
   }
 
-  /** Stops every watcher. */
-  async stop(): Promise<void> {
+  /** Stops every watcher (once: later calls wait for the first). */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
     this.#stopped = true;
     for (const check of [...this.#settleWaiters]) check();
     this.#unsubscribe?.();
-    await Promise.all(this.#watchers.entries().map(([, w]) => w.stop()));
+    await this.#source.stop();
     await this.#chain;
   }
 
@@ -319,7 +333,7 @@ export class Feed implements LiveMutations {
     this.#chain = this.#chain
       .then(async () => {
         if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
-        for (const c of changes) await this.#o.log.append(c);
+        for (const c of changes) await this.#o.log.append(c, this.#source.appendOptions(backend));
         this.#o.onAppended?.(backend, changes.length);
       })
       .catch((err: unknown) => this.#o.onError?.(err));

@@ -15,7 +15,7 @@
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { lacksCredential, type VolumeBackend } from '../../adapters/contract/backend';
 import type { CallerCredential } from '../../adapters/contract/call-options';
-import { ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/contract/errors';
+import { ErrorCode, GatewayError, UnauthenticatedError, type CursorExpiredError } from '../../adapters/contract/errors';
 import type { GatewayContext } from '../../domain/context';
 import type { BackendRegistry } from '../../domain/registry';
 import { decodeGlobalId } from '../../adapters/contract/ids';
@@ -106,6 +106,8 @@ export class Hub implements LiveHub {
   readonly #p: HubParts;
   readonly #index = new SubscriberIndex<Sub>();
   readonly #streams = new Set<LiveStream>();
+  /** Open event subscriptions (the index holds the same, by what they match). */
+  readonly #eventSubs = new Set<Sub>();
   readonly #shapes = new Map<string, Shape>();
   readonly #counts: Record<LiveField, number> = { volumeChanged: 0, attachmentChanged: 0, operationUpdated: 0 };
   readonly #unlisten: () => void;
@@ -113,7 +115,10 @@ export class Hub implements LiveHub {
 
   constructor(p: HubParts) {
     this.#p = p;
-    this.#unlisten = p.log.listen((e) => this.#onEvent(e));
+    this.#unlisten = p.log.listen(
+      (e) => this.#onEvent(e),
+      (err) => this.#onLost(err),
+    );
   }
 
   /** Subscriptions indexed for events (open volumeChanged + attachmentChanged). */
@@ -285,6 +290,7 @@ export class Hub implements LiveHub {
         onOverflow: opened.overflow,
         onClose: () => {
           this.#index.delete(sub);
+          this.#eventSubs.delete(sub);
           this.#streams.delete(sub.stream);
           if (--shape.refs === 0 && this.#shapes.get(spec.groupKey) === shape) this.#shapes.delete(spec.groupKey);
           opened.close();
@@ -295,6 +301,7 @@ export class Hub implements LiveHub {
     };
     if (shape.refs++ === 0) this.#shapes.set(spec.groupKey, shape);
     this.#index.add(sub);
+    this.#eventSubs.add(sub);
     this.#streams.add(sub.stream);
     this.#p.feed.requestDemand();
     const concerned = concernedBackends(this.#p.registry, interest);
@@ -366,6 +373,14 @@ export class Hub implements LiveHub {
     const buffered = sub.buffer ?? [];
     sub.buffer = null;
     for (const e of buffered) if (seqOf(e.cursor) > lastSeq) void this.#p.fanout.deliver(e, [sub]);
+  }
+
+  /**
+   * The shared log lost events its subscribers were not told of (Redis lost its data): each event
+   * subscription ends with CURSOR_EXPIRED, so its client lists again rather than missing a change.
+   */
+  #onLost(err: CursorExpiredError): void {
+    for (const sub of [...this.#eventSubs]) sub.stream.end(errorResult(err));
   }
 
   #onEvent(e: ChangeEvent): void {

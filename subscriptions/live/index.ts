@@ -17,6 +17,7 @@ import { DEFAULT_MAX_QUEUED } from './stream';
 import type { ContextFactory, LiveHub, OperationVisibility } from './types';
 import type { LiveMutations } from '../../domain/live-mutations';
 import type { EventLimits } from './view';
+import type { WatcherSource } from './watcher-source';
 
 export {
   SerializedResult,
@@ -63,6 +64,13 @@ export interface LiveHubOptions {
    * loaders (watch-fed reads). @default a directory of the hub's own
    */
   watchers?: WatcherDirectory;
+  /**
+   * Where the feed's watchers come from: across replicas, leases and follower views
+   * (subscriptions/replication/). @default one watcher per watchable backend in this process
+   */
+  watcherSource?: WatcherSource;
+  /** This replica's id, on the gateway's own announcements. @default 'local' */
+  replica?: string;
   /** The tracker as the feed sees it. @default services.operations */
   operations?: FeedOperations;
   /** Longest an access grant is reused, in ms (a grant's `validUntil` may shorten it). @default {@link LIVE_HUB_DEFAULTS} (30000) */
@@ -104,6 +112,11 @@ export interface RunningLiveHub extends LiveHub {
   statuses(): FeedStatus[];
   /** A backend's running watcher (its status, view and scope; the watcher directory holds the same). */
   watcher(backend: string): VolumeWatcher | undefined;
+  /**
+   * Stops the watchers and, across replicas, releases their leases, so another replica takes them
+   * over at once (a SIGTERM, before the drain): subscriptions here keep getting the shared log's events.
+   */
+  handOver(): Promise<void>;
   /** Starts the watchers (once). */
   start(): void;
   /** Distinct requests (document, operation name, variables) among open event subscriptions. */
@@ -141,6 +154,8 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     subscribers: (b) => hub?.subscribersFor(b) ?? 0,
     onStatus: o.onWatcherStatus,
     onError: o.onError,
+    source: o.watcherSource,
+    replica: o.replica,
   });
   hub = new Hub({
     log: o.log,
@@ -171,9 +186,11 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     subscribe: (args, origin) => h.subscribe(args, origin),
     counts: () => h.counts(),
     groups: () => h.groups,
+    handOver: () => feed.stop(),
     close: async () => {
       clearInterval(sweep);
       await h.close();
+      await o.log.close?.();
     },
   };
 }

@@ -51,6 +51,10 @@ export class MemoryWatcher implements VolumeWatcher {
     return ref.backend === this.backend ? this.store.volume(ref.namespace, ref.nativeId) : undefined;
   }
 
+  volumes(): Volume[] {
+    return this.store.keys().flatMap((k) => this.store.volumeByKey(k) ?? []);
+  }
+
   /** Nothing to tune: the store pushes every change. */
   setDemand(): void {}
 

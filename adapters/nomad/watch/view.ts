@@ -37,6 +37,11 @@ export class WatchView {
     return this.#volumes.size;
   }
 
+  /** Every volume in the view. */
+  all(): Volume[] {
+    return [...this.#volumes.values()];
+  }
+
   get(ref: VolumeRef): Volume | undefined {
     return this.#volumes.get(refKey(ref));
   }

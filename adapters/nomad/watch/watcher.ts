@@ -151,6 +151,10 @@ export class NomadWatcher implements VolumeWatcher {
     return this.#view.get(ref);
   }
 
+  volumes(): Volume[] {
+    return this.#view.all();
+  }
+
   /** Ignored: the stream costs the same with or without listeners, and its changes are what keep watch-fed reads right. */
   setDemand(_d: WatchDemand): void {}
 

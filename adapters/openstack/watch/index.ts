@@ -206,6 +206,10 @@ export class OpenStackWatcher implements VolumeWatcher {
     return v && v.ref.namespace === ref.namespace ? v : undefined;
   }
 
+  volumes(): Volume[] {
+    return [...this.#view.values()];
+  }
+
   setDemand(d: WatchDemand): void {
     const wasIdle = this.#mode() === 'IDLE';
     this.#demand = {

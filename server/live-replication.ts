@@ -1,0 +1,91 @@
+/**
+ * The live path across replicas (docs/scaling.md), built when `REDIS_URL` is set: the event log on
+ * a Redis stream every replica reads, watcher leases so one replica watches each backend, and the
+ * follower views, snapshots, published statuses and shared demand around them
+ * (subscriptions/replication/). Without Redis the live hub keeps its in-process log and watchers.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { RedisEventLog } from '../subscriptions/events';
+import { WatcherLeases } from '../subscriptions/leases';
+import {
+  ReplicatedWatchers,
+  SharedDemand,
+  ViewSnapshots,
+  WatcherBoard,
+  type Leases,
+  type ReplicationStatus,
+} from '../subscriptions/replication';
+import type { LiveConfig } from './live-config';
+import type { Logger } from './logger';
+import type { GatewayRedis } from './redis';
+
+/** What the live hub is built with across replicas. */
+export interface LiveReplication {
+  /** This replica's id (leases, published statuses, `/readyz`). */
+  readonly replica: string;
+  readonly log: RedisEventLog;
+  readonly watchers: ReplicatedWatchers;
+  /** For `/readyz`: the log reader, the leases held and each backend's role and view. */
+  report(): ReplicationReport;
+}
+
+/** The `replication` entry of `/readyz`. */
+export interface ReplicationReport {
+  replica: string;
+  log: ReturnType<RedisEventLog['status']>;
+  backends: ReplicationStatus[];
+}
+
+/** A readable, unique replica id: host, process and a random part (one host may run several). */
+export const replicaId = (): string => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+
+export function createLiveReplication(redis: GatewayRedis, c: LiveConfig, logger: Logger): LiveReplication {
+  const replica = replicaId();
+  const client = redis.client;
+  const keyPrefix = redis.keyPrefix;
+  const log = new RedisEventLog({
+    client,
+    keyPrefix,
+    maxEvents: c.eventLogMaxEvents,
+    retentionMs: c.eventLogRetentionMs,
+    onError: (op, err) => logger.warn({ err, op }, 'event log error'),
+  });
+  let changed: (backend: string, held: boolean) => void = () => {};
+  const leases = new WatcherLeases({
+    client,
+    keyPrefix,
+    replicaId: replica,
+    ttlMs: c.leaseTtlMs,
+    onChange: (backend, held, info) => {
+      logger.info({ backend, held, reason: info.reason }, held ? 'watcher lease gained' : 'watcher lease lost');
+      changed(backend, held);
+    },
+    onError: (backend, op, err) => logger.warn({ backend, op, err }, 'watcher lease error'),
+  });
+  const asLeases: Leases = {
+    contend: (backends, onChange) => {
+      changed = onChange;
+      leases.contend([...backends]);
+    },
+    fence: (backend) => leases.fence(backend),
+    release: () => leases.release(),
+  };
+  const watchers = new ReplicatedWatchers({
+    replica,
+    log,
+    leases: asLeases,
+    snapshots: new ViewSnapshots({ client, keyPrefix }),
+    board: new WatcherBoard({ client, keyPrefix, ttlMs: Math.max(3000, c.leaseTtlMs) }),
+    demand: new SharedDemand({ client, keyPrefix }),
+    snapshotEveryMs: c.snapshotEveryMs,
+    onError: (err) => logger.warn({ err }, 'live replication error'),
+    onLost: (err) => logger.warn({ err: err.message }, 'the shared event log was lost: live subscriptions end with CURSOR_EXPIRED'),
+  });
+  return {
+    replica,
+    log,
+    watchers,
+    report: () => ({ replica, log: log.status(), backends: watchers.statuses() }),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Where the feed's watchers come from. In one process every watchable backend gets its own watcher
+ * here ({@link LocalWatchers}); with several replicas on Redis one replica per backend runs it
+ * under a lease and the others follow the shared log (subscriptions/replication/).
+ */
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { VolumeDelta, VolumeWatcher, WatcherOptions } from '../../adapters/contract/watch';
+import type { AppendOptions } from '../events/log';
+import type { ChangeInput } from '../events/types';
+
+/** What the feed gives a source. */
+export interface WatcherHost {
+  /** Makes `w` the backend's watcher in the directory (replacing any earlier one). */
+  register(backend: string, w: VolumeWatcher): void;
+  /** The options a backend's watcher is created with (the feed's delta and status handlers). */
+  options(backend: string): WatcherOptions;
+  /** Another replica's announcements (ATTACHING/DETACHING it sent), as read from the shared log. */
+  announced(changes: readonly ChangeInput[]): void;
+  /** A backend watched by another replica changed, as this replica's log reader saw it (the tracker's watched operations). */
+  observed(backend: string, deltas: readonly VolumeDelta[]): void;
+}
+
+export interface WatcherSource {
+  /** Starts watching the backends; answers why each backend it cannot watch cannot. */
+  start(backends: readonly VolumeBackend[], host: WatcherHost): Map<string, string>;
+  /** What an append of a backend's changes must carry (a lease's fence); undefined: nothing. */
+  appendOptions(backend: string): AppendOptions | undefined;
+  /** Stops every watcher it started. */
+  stop(): Promise<void>;
+}
+
+/** One watcher per watchable backend, in this process. */
+export class LocalWatchers implements WatcherSource {
+  readonly #running: VolumeWatcher[] = [];
+
+  start(backends: readonly VolumeBackend[], host: WatcherHost): Map<string, string> {
+    const unavailable = new Map<string, string>();
+    for (const b of backends) {
+      if (!b.watching) {
+        unavailable.set(b.id, `backend "${b.id}" has no watcher`);
+        continue;
+      }
+      const w = b.watching.createWatcher(host.options(b.id));
+      if ('unavailable' in w) {
+        unavailable.set(b.id, w.unavailable);
+        continue;
+      }
+      host.register(b.id, w);
+      this.#running.push(w);
+      w.start();
+    }
+    return unavailable;
+  }
+
+  appendOptions(): undefined {
+    return undefined;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.#running.map((w) => w.stop()));
+  }
+}

@@ -1,0 +1,15 @@
+/** The live path across replicas (docs/scaling.md): leases decide who watches, the shared log tells everyone. */
+export { FollowerView } from './follower-view';
+export { FollowerWatcher } from './follower-watcher';
+export { LeasedWatcher } from './leased-watcher';
+export {
+  ReplicatedWatchers,
+  takeoverDeltas,
+  type Leases,
+  type ReplicatedWatchersOptions,
+  type ReplicationStatus,
+} from './replicated-watchers';
+export { SharedDemand, sumDemand, type ReplicaDemand } from './shared-demand';
+export { ViewSnapshots, type ViewSnapshot } from './snapshots';
+export { ViewFollower } from './view-follower';
+export { WatcherBoard, type PublishedWatcher } from './watcher-board';

@@ -1,0 +1,332 @@
+/**
+ * Watchers across replicas (docs/scaling.md): each backend's watcher runs on the one replica that
+ * holds its lease; every other replica registers a {@link FollowerWatcher} over its follower view.
+ *
+ * - Gaining a lease starts the backend's watcher. Its first full read is compared with the
+ *   follower view (what subscribers were last told): the differences are the changes to send, so a
+ *   hand-over repeats nothing and misses nothing that happened while no replica watched. With no
+ *   usable view (a new log, or a snapshot the log no longer reaches) the first read becomes the
+ *   view, without events.
+ * - Losing a lease (it expired, another replica took it, shutdown) stops the watcher at once; the
+ *   log's fence refuses anything it still tries to append.
+ * - The holder publishes its watcher's status and, every `snapshotEveryMs`, a snapshot of the view;
+ *   followers read the status and publish their demand every `publishEveryMs`.
+ * - Changes another replica announced reach the holder's memory of what was said (transitions.ts);
+ *   changes of backends watched elsewhere reach this replica's tracker (watched operations).
+ */
+import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { Volume, VolumeRef } from '../../adapters/contract/model';
+import type { VolumeDelta, VolumeWatcher, WatchDemand } from '../../adapters/contract/watch';
+import { volumeGlobalId } from '../events/diff';
+import type { AppendOptions, EventLog } from '../events/log';
+import type { ChangeEvent } from '../events/types';
+import type { WatcherHost, WatcherSource } from '../live/watcher-source';
+import { FollowerView } from './follower-view';
+import { FollowerWatcher } from './follower-watcher';
+import { LeasedWatcher } from './leased-watcher';
+import { NO_DEMAND, type Nudge, type SharedDemand } from './shared-demand';
+import type { ViewSnapshots } from './snapshots';
+import { ViewFollower } from './view-follower';
+import type { PublishedWatcher, WatcherBoard } from './watcher-board';
+
+/** The watcher leases, as this module uses them (subscriptions/leases/). */
+export interface Leases {
+  /** Starts contending for `backends`; `changed` hears when this replica gains or loses one. */
+  contend(backends: readonly string[], changed: (backend: string, held: boolean) => void): void;
+  /** The fence an append of the backend's changes carries; null when this replica does not hold it. */
+  fence(backend: string): { key: string; token: string } | null;
+  /** Releases every lease held (shutdown: the next holder takes over at once). Never rejects. */
+  release(): Promise<void>;
+}
+
+/** Options of {@link ReplicatedWatchers}. */
+export interface ReplicatedWatchersOptions {
+  /** This replica's id (in leases, published statuses and demand). */
+  replica: string;
+  log: EventLog;
+  leases: Leases;
+  snapshots: ViewSnapshots;
+  board: WatcherBoard;
+  demand: SharedDemand;
+  /** How often the holder writes a backend's view snapshot while it changes, in ms. @default 30000 */
+  snapshotEveryMs?: number;
+  /** How often statuses and demand are published and read, in ms. @default 1000 */
+  publishEveryMs?: number;
+  /** Redis or replay trouble (logged). */
+  onError?: (err: unknown) => void;
+  /** The shared log was lost (Redis restarted empty or flushed): live subscriptions must end. */
+  onLost?: (err: Error) => void;
+}
+
+/** One backend's replication state, for `/readyz`. */
+export interface ReplicationStatus {
+  backend: string;
+  /** HOLDER: this replica runs the watcher; FOLLOWER: another one does (or none yet). */
+  role: 'HOLDER' | 'FOLLOWER';
+  /** The replica that runs the watcher, as published; null when none does. */
+  holder: string | null;
+  /** Whether this replica's follower view of the backend is complete (loaded and followed). */
+  viewComplete: boolean;
+  viewVolumes: number;
+}
+
+interface Entry {
+  backend: VolumeBackend;
+  follower: FollowerWatcher;
+  leased: LeasedWatcher | null;
+  /** The first read of a watcher just started under the lease is still to be compared with the view. */
+  takeover: boolean;
+  published: PublishedWatcher | null;
+  demand: WatchDemand;
+  nudges: Nudge[];
+  nudgeSeq: number;
+  /** Per other replica, the last nudge applied. */
+  seenNudges: Map<string, number>;
+  snapshot: { cursor: string | null; at: number };
+}
+
+const MAX_NUDGES = 32;
+
+/** Deltas from the volumes subscribers were told of to the watcher's first read. */
+export function takeoverDeltas(told: readonly Volume[], read: readonly Volume[], observedAt: string): VolumeDelta[] {
+  const before = new Map(told.map((v) => [volumeGlobalId(v), v]));
+  const out: VolumeDelta[] = [];
+  for (const v of read) {
+    const prev = before.get(volumeGlobalId(v));
+    before.delete(volumeGlobalId(v));
+    if (!prev) out.push({ before: null, after: v, observedAt });
+    else if (JSON.stringify(prev) !== JSON.stringify(v)) out.push({ before: prev, after: v, observedAt });
+  }
+  for (const prev of before.values()) out.push({ before: prev, after: null, observedAt });
+  return out;
+}
+
+export class ReplicatedWatchers implements WatcherSource {
+  readonly view = new FollowerView();
+  readonly #o: ReplicatedWatchersOptions;
+  readonly #entries = new Map<string, Entry>();
+  #follower: ViewFollower | null = null;
+  #host: WatcherHost | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #stopped = false;
+
+  constructor(o: ReplicatedWatchersOptions) {
+    this.#o = o;
+  }
+
+  start(backends: readonly VolumeBackend[], host: WatcherHost): Map<string, string> {
+    this.#host = host;
+    const unavailable = new Map<string, string>();
+    for (const b of backends) {
+      if (!b.watching) {
+        unavailable.set(b.id, `backend "${b.id}" has no watcher`);
+        continue;
+      }
+      // Every replica has the same configuration: one that cannot watch means none can.
+      const probe = b.watching.createWatcher(host.options(b.id));
+      if ('unavailable' in probe) {
+        unavailable.set(b.id, probe.unavailable);
+        continue;
+      }
+      void probe.stop().catch(() => undefined);
+      const e: Entry = {
+        backend: b,
+        follower: undefined as unknown as FollowerWatcher,
+        leased: null,
+        takeover: false,
+        published: null,
+        demand: NO_DEMAND,
+        nudges: [],
+        nudgeSeq: 0,
+        seenNudges: new Map(),
+        snapshot: { cursor: null, at: 0 },
+      };
+      e.follower = new FollowerWatcher(b.id, {
+        view: this.view,
+        published: () => e.published,
+        catchingUp: () => this.#follower?.catchingUp(b.id) ?? false,
+        demand: (d) => (e.demand = d),
+        nudge: (refs, servers) => this.#nudge(e, refs, servers),
+      });
+      this.#entries.set(b.id, e);
+      host.register(b.id, e.follower);
+    }
+    this.#follower = new ViewFollower({
+      log: this.#o.log,
+      view: this.view,
+      snapshots: this.#o.snapshots,
+      backends: [...this.#entries.keys()],
+      onApplied: (ev, before) => this.#applied(ev, before),
+      onLost: (err) => this.#o.onLost?.(err),
+      onError: this.#o.onError,
+    });
+    this.#follower.start();
+    this.#o.leases.contend([...this.#entries.keys()], (backend, held) => this.#leaseChanged(backend, held));
+    this.#timer = setInterval(() => void this.#tick(), this.#o.publishEveryMs ?? 1000);
+    this.#timer.unref();
+    return unavailable;
+  }
+
+  appendOptions(backend: string): AppendOptions | undefined {
+    if (!this.#entries.get(backend)?.leased) return undefined;
+    const fence = this.#o.leases.fence(backend);
+    // A holder whose lease lapsed locally still appends fenced, with a token no key holds: refused.
+    return { fence: fence ?? { key: '', token: '' } };
+  }
+
+  statuses(): ReplicationStatus[] {
+    return [...this.#entries.values()].map((e) => ({
+      backend: e.backend.id,
+      role: e.leased ? 'HOLDER' : 'FOLLOWER',
+      holder: e.leased ? this.#o.replica : (e.published?.replica ?? null),
+      viewComplete: this.view.complete(e.backend.id),
+      viewVolumes: this.view.size(e.backend.id),
+    }));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#follower?.stop();
+    const held = [...this.#entries.values()].filter((e) => e.leased);
+    await Promise.all(held.map((e) => this.#drop(e)));
+    await this.#o.leases.release();
+    await Promise.all(
+      [...this.#entries.keys()].map((b) => this.#o.demand.withdraw(b, this.#o.replica).catch(() => undefined)),
+    );
+  }
+
+  #leaseChanged(backend: string, held: boolean): void {
+    const e = this.#entries.get(backend);
+    if (!e || this.#stopped || !this.#host) return;
+    if (held && !e.leased) {
+      const host = this.#host;
+      const base = host.options(backend);
+      const w = e.backend.watching!.createWatcher({
+        onDeltas: (d) => this.#deltas(e, w as VolumeWatcher, d),
+        onStatus: (s, err) => {
+          base.onStatus?.(s, err);
+          if (e.leased?.inner === w) {
+            void this.#publish(e);
+            this.#tryTakeover(e);
+          }
+        },
+      });
+      if ('unavailable' in w) return;
+      e.leased = new LeasedWatcher(w);
+      e.takeover = true;
+      host.register(backend, e.leased);
+      w.start();
+      this.#tryTakeover(e);
+    } else if (!held && e.leased) void this.#drop(e);
+  }
+
+  /** Stops the watcher of a lease this replica no longer holds; the follower takes its place. */
+  async #drop(e: Entry): Promise<void> {
+    const w = e.leased;
+    if (!w) return;
+    e.leased = null;
+    e.takeover = false;
+    this.#host?.register(e.backend.id, e.follower);
+    await w.stop().catch((err: unknown) => this.#o.onError?.(err));
+    await this.#o.board.withdraw(this.#o.replica, e.backend.id).catch(() => undefined);
+  }
+
+  #deltas(e: Entry, w: VolumeWatcher, d: VolumeDelta[]): void {
+    if (e.leased?.inner !== w) return;
+    // Until the first read was compared with the view, the comparison (with the whole view) stands for them.
+    if (e.takeover) return this.#tryTakeover(e);
+    this.#host?.options(e.backend.id).onDeltas(d);
+  }
+
+  /** Compares the new watcher's first full read with the follower view, once both are ready. */
+  #tryTakeover(e: Entry): void {
+    const w = e.leased;
+    const id = e.backend.id;
+    if (!w || !e.takeover || !w.current || this.#follower?.catchingUp(id)) return;
+    e.takeover = false;
+    const read = w.volumes();
+    if (!this.view.complete(id)) {
+      // Nothing usable to compare with: the first read is the view, written for the others.
+      this.view.load(id, read);
+      this.#follower?.loaded(id, this.#follower.position);
+      void this.#snapshot(e, true);
+      return;
+    }
+    const deltas = takeoverDeltas(this.view.volumes(id), read, new Date().toISOString());
+    if (deltas.length > 0) this.#host?.options(id).onDeltas(deltas);
+  }
+
+  #applied(ev: ChangeEvent, before: Volume | null): void {
+    const e = this.#entries.get(ev.backend);
+    if (!e || !this.#host) return;
+    if (e.leased) {
+      if (ev.announcedBy && ev.announcedBy !== this.#o.replica) this.#host.announced([ev]);
+      return;
+    }
+    this.#host.observed(ev.backend, [
+      { before, after: ev.type === 'DELETED' ? null : ev.volume, observedAt: ev.observedAt },
+    ]);
+  }
+
+  #nudge(e: Entry, refs: readonly VolumeRef[], servers: readonly string[]): void {
+    e.nudges.push({ seq: ++e.nudgeSeq, refs: [...refs], servers: [...servers] });
+    if (e.nudges.length > MAX_NUDGES) e.nudges.shift();
+    void this.#publishDemand(e);
+  }
+
+  async #publish(e: Entry): Promise<void> {
+    if (e.leased) await this.#o.board.publish(this.#o.replica, e.leased).catch((err: unknown) => this.#o.onError?.(err));
+  }
+
+  async #publishDemand(e: Entry): Promise<void> {
+    await this.#o.demand
+      .publish(e.backend.id, { replica: this.#o.replica, demand: e.demand, nudges: e.nudges, at: Date.now() })
+      .catch((err: unknown) => this.#o.onError?.(err));
+  }
+
+  /** Writes the holder's view of a backend when it moved (or `force`). */
+  async #snapshot(e: Entry, force = false): Promise<void> {
+    const id = e.backend.id;
+    const every = this.#o.snapshotEveryMs ?? 30_000;
+    const cursor = this.#follower?.position ?? null;
+    const now = Date.now();
+    if (!force && (now - e.snapshot.at < every || (cursor === e.snapshot.cursor && now - e.snapshot.at < every * 10)))
+      return;
+    try {
+      const at = cursor ?? (await this.#o.log.head());
+      await this.#o.snapshots.write(id, { cursor: at, volumes: this.view.volumes(id), replica: this.#o.replica, at: now });
+      e.snapshot = { cursor, at: now };
+    } catch (err) {
+      this.#o.onError?.(err);
+    }
+  }
+
+  async #tick(): Promise<void> {
+    for (const e of this.#entries.values()) {
+      try {
+        if (e.leased) {
+          await this.#publish(e);
+          const others = await this.#o.demand.gather(e.backend.id, this.#o.replica);
+          const fresh = others.flatMap((o) => {
+            const seen = e.seenNudges.get(o.replica) ?? 0;
+            e.seenNudges.set(o.replica, Math.max(seen, ...o.nudges.map((n) => n.seq)));
+            return o.nudges.filter((n) => n.seq > seen);
+          });
+          e.leased.setRemote(
+            others.map((o) => o.demand),
+            fresh,
+          );
+          if (this.view.complete(e.backend.id)) await this.#snapshot(e);
+          this.#tryTakeover(e);
+        } else {
+          // Unreadable (Redis away) counts as no holder: this replica's view is no longer known current.
+          e.published = await this.#o.board.read(e.backend.id).catch(() => null);
+          await this.#publishDemand(e);
+        }
+      } catch (err) {
+        this.#o.onError?.(err);
+      }
+    }
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Scale-out chaos (issue 29): two gateway replicas (child processes) on one real redis-server, one
+ * Nomad simulator. One replica holds the watcher lease and appends to the shared log; both fan out
+ * from it. Asserted by sequence (the events each subscriber received, their cursors and order),
+ * never by a sleep: kill -9 of the holder, a holder paused past its lease (fencing), a client that
+ * resumes with its cursor on the other replica, and Redis restarted empty.
+ */
+import { Redis } from 'ioredis';
+import { disposeAll, seedVolumes, startNomad } from '../support/harness';
+import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
+import { until } from '../support/until';
+import type { NomadSimulator } from '../../simulators/nomad';
+import { role, startReplica, subscribe, type Replica, type Subscriber } from './support';
+
+/** The native id of a volume's global id. */
+const nativeOf = (id: string | null): string =>
+  id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
+const created = (s: Subscriber): string[] =>
+  s.changes()
+    .filter((e) => e.type === 'CREATED')
+    .map((e) => nativeOf(e.volumeId));
+
+describe('replicas on one Redis (live path)', () => {
+  let redis: RedisServerUnderTest;
+  let sim: NomadSimulator;
+  let a: Replica;
+  let b: Replica;
+  const subs: Subscriber[] = [];
+  let n = 0;
+  /** Adds a volume to Nomad: one CREATED event. */
+  const create = (): string => seedVolumes(sim, 1, 'default', `x${++n}`)[0]!;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    sim = await startNomad();
+    seedVolumes(sim, 2);
+    [a, b] = await Promise.all([startReplica('a', sim.url, redis.url), startReplica('b', sim.url, redis.url)]);
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all(subs.map((s) => s.dispose()));
+    for (const r of [a, b]) r?.child.kill('SIGKILL');
+    await disposeAll();
+    await stopRedisServers();
+  });
+
+  const holderAndFollower = async (): Promise<[Replica, Replica]> => {
+    let roles: Array<string | null> = [];
+    await until(
+      async () => {
+        roles = await Promise.all([role(a), role(b)]);
+        return roles.includes('HOLDER') && roles.includes('FOLLOWER');
+      },
+      () => `one holder and one follower (roles ${JSON.stringify(roles)})`,
+      30_000,
+    );
+    return roles[0] === 'HOLDER' ? [a, b] : [b, a];
+  };
+
+  it('should have exactly one replica watch the backend, and deliver its changes once each, in order, on both', async () => {
+    const [holder, follower] = await holderAndFollower();
+    const onHolder = await subscribe(holder);
+    const onFollower = await subscribe(follower);
+    subs.push(onHolder, onFollower);
+    const made = [create(), create(), create()];
+    await until(() => created(onHolder).length >= 3 && created(onFollower).length >= 3, 'three CREATED on both');
+    expect(created(onHolder)).toEqual(made);
+    expect(created(onFollower)).toEqual(made);
+    // One log: the same cursors on both replicas.
+    expect(onFollower.changes().map((e) => e.cursor)).toEqual(onHolder.changes().map((e) => e.cursor));
+    expect(await Promise.all([role(a), role(b)])).toEqual(expect.arrayContaining(['HOLDER', 'FOLLOWER']));
+  });
+
+  it('should hand the watcher over when the holder is killed -9, and a client resuming on the other replica with its cursor gets every event once', async () => {
+    const [holder, follower] = await holderAndFollower();
+    const watching = await subscribe(follower);
+    const resuming = await subscribe(holder);
+    subs.push(watching, resuming);
+    const before = [create(), create()];
+    await until(() => created(resuming).length >= 2 && created(watching).length >= 2, 'the first two on both');
+    const last = resuming.changes().at(-1)!.cursor;
+    holder.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    // Changes while no replica watches: the new holder's first read finds them.
+    const during = [create(), create()];
+    await until(() => created(watching).length >= 4, 'the changes made during the hand-over', 30_000);
+    const failoverMs = Date.now() - killedAt;
+    const after = [create()];
+    await until(() => created(watching).length >= 5, 'a change after the hand-over');
+    expect(created(watching)).toEqual([...before, ...during, ...after]);
+    const resumed = await subscribe(follower, last);
+    subs.push(resumed);
+    await until(() => created(resumed).length >= 3, 'the replay on the other replica');
+    expect(resumed.errors).toEqual([]);
+    expect(created(resumed)).toEqual([...during, ...after]);
+    expect(await role(follower)).toBe('HOLDER');
+    console.log(`failover: kill -9 of the holder → next event delivered on the other replica in ${failoverMs} ms (lease TTL 1500 ms)`);
+    // Back to two replicas for what follows.
+    const again = await startReplica(holder.name, sim.url, redis.url);
+    if (holder === a) a = again;
+    else b = again;
+  }, 90_000);
+
+  it('should fence a holder paused past its lease: after SIGCONT it writes nothing, and no event is doubled', async () => {
+    const [holder, follower] = await holderAndFollower();
+    const watching = await subscribe(follower);
+    subs.push(watching);
+    holder.child.kill('SIGSTOP');
+    try {
+      await until(async () => (await role(follower)) === 'HOLDER', 'the other replica to take over', 30_000);
+      const made = [create(), create()];
+      await until(() => created(watching).length >= 2, 'the changes after the take-over');
+      holder.child.kill('SIGCONT');
+      await until(async () => (await role(holder)) === 'FOLLOWER', 'the paused replica to find it lost its lease', 30_000);
+      made.push(create());
+      await until(() => created(watching).length >= 3, 'a change after SIGCONT');
+      expect(created(watching)).toEqual(made);
+      // The log itself holds each once: the paused holder's late appends were refused.
+      const r = new Redis(redis.url);
+      try {
+        const entries = (await r.xrange('scale:{live}:events', '-', '+')) as Array<[string, string[]]>;
+        const ids = entries
+          .map(([, fields]) => JSON.parse(fields[fields.indexOf('e') + 1] ?? fields[1]!) as { type: string; volumeId: string })
+          .filter((e) => e.type === 'CREATED' && made.includes(nativeOf(e.volumeId)))
+          .map((e) => nativeOf(e.volumeId));
+        expect(ids).toEqual(made);
+      } finally {
+        r.disconnect();
+      }
+    } finally {
+      holder.child.kill('SIGCONT');
+    }
+  }, 90_000);
+
+  it('should end live subscriptions with CURSOR_EXPIRED when Redis restarts empty, refuse old cursors, and carry on without a gateway restart', async () => {
+    const [, follower] = await holderAndFollower();
+    const live = await subscribe(follower);
+    subs.push(live);
+    create();
+    await until(() => created(live).length >= 1, 'a change before the restart');
+    const old = live.changes().at(-1)!.cursor;
+    await redis.restart();
+    await until(() => live.errors.length > 0 || live.completed, 'the live subscription to end');
+    expect(JSON.stringify(live.errors)).toContain('CURSOR_EXPIRED');
+    await until(async () => {
+      const s = await subscribe(follower, old).catch(() => null);
+      if (!s) return false;
+      subs.push(s);
+      return JSON.stringify(s.errors).includes('CURSOR_EXPIRED');
+    }, 'an old cursor to be refused with CURSOR_EXPIRED', 30_000);
+    const fresh = await subscribe(follower);
+    subs.push(fresh);
+    await holderAndFollower();
+    const made = create();
+    await until(() => created(fresh).includes(made), 'a change after the restart', 30_000);
+    expect(created(fresh)).toEqual([made]);
+  }, 90_000);
+});

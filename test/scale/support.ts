@@ -1,0 +1,100 @@
+/**
+ * Gateway replicas on one real Redis for the scale-out tests: each replica a child process
+ * (server/main.ts) over the same Nomad simulator, so a test can kill -9, SIGSTOP and SIGCONT it;
+ * graphql-ws subscribers that keep every event they receive.
+ */
+import WebSocket from 'ws';
+import { createClient, type Client } from 'graphql-ws';
+import { startGatewayProcess } from '../support/gateway-process';
+import { MGMT } from '../support/constants';
+import { until } from '../support/until';
+
+export type Replica = ReturnType<typeof startGatewayProcess> & { url: string; origin: string; name: string };
+
+/** Starts a replica over the Nomad simulator at `nomadUrl`, sharing `redisUrl`. */
+export async function startReplica(
+  name: string,
+  nomadUrl: string,
+  redisUrl: string,
+  env: Record<string, string> = {},
+): Promise<Replica> {
+  const p = startGatewayProcess({
+    GATEWAY_BACKENDS: `east=nomad@${nomadUrl}`,
+    GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: 'scale:',
+    LIVE_LEASE_TTL_MS: '1500',
+    LIVE_SNAPSHOT_EVERY_MS: '500',
+    SHUTDOWN_DRAIN_MS: '0',
+    RATE_LIMIT_CALLER_RPS: '0',
+    RATE_LIMIT_ADDRESS_RPS: '0',
+    ...env,
+  });
+  const url = (await p.serving()).replace('localhost', '127.0.0.1');
+  return { ...p, url, origin: new URL(url).origin, name };
+}
+
+/** The replica's `/readyz` body. */
+export async function readyz(r: Replica): Promise<any> {
+  return (await fetch(`${r.origin}/readyz`)).json();
+}
+
+/** HOLDER or FOLLOWER for backend east, as the replica's `/readyz` says; null when it does not answer. */
+export async function role(r: Replica): Promise<string | null> {
+  try {
+    const body = await readyz(r);
+    return (body.replication?.backends?.[0]?.role as string | undefined) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export interface Received {
+  type: string;
+  volumeId: string | null;
+  cursor: string;
+}
+
+/** One volumeChanged subscriber on a replica: what it received, and its end. */
+export interface Subscriber {
+  events: Received[];
+  errors: unknown[];
+  completed: boolean;
+  /** The non-SUBSCRIBED events, as `type volume-native-id` strings. */
+  changes(): Received[];
+  dispose(): Promise<void>;
+}
+
+const SUB = `subscription($since: String) { volumeChanged(since: $since) { type volumeId cursor } }`;
+
+export async function subscribe(r: Replica, since?: string): Promise<Subscriber> {
+  const client: Client = createClient({
+    url: r.url.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { 'X-Nomad-Token': MGMT },
+    retryAttempts: 0,
+    lazy: false,
+  });
+  const s: Subscriber = {
+    events: [],
+    errors: [],
+    completed: false,
+    changes: () => s.events.filter((e) => e.type !== 'SUBSCRIBED'),
+    dispose: async () => {
+      await client.dispose();
+    },
+  };
+  client.subscribe<{ volumeChanged: Received }>(
+    { query: SUB, variables: since ? { since } : {} },
+    {
+      next: (v) => {
+        if (v.errors) s.errors.push(v.errors);
+        if (v.data?.volumeChanged) s.events.push(v.data.volumeChanged);
+      },
+      error: (e) => void s.errors.push(e),
+      complete: () => void (s.completed = true),
+    },
+  );
+  await until(() => s.events.length > 0 || s.errors.length > 0, `SUBSCRIBED from ${r.name}`, 30_000);
+  return s;
+}
