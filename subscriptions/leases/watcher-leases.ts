@@ -140,7 +140,6 @@ export class WatcherLeases {
     const deletes = held.map((slot) => {
       const token = slot.token!;
       this.#lose(slot, 'released');
-      clearTimeout(slot.expiry);
       return this.#delete(slot, token);
     });
     let timer: NodeJS.Timeout | undefined;
