@@ -44,6 +44,7 @@ interface Slot {
   busy: boolean;
 }
 
+/** One replica's leases: which backends' watchers it may run, and the fence its writes carry. */
 export class WatcherLeases {
   readonly #s: LeaseSettings;
   readonly #slots = new Map<string, Slot>();
@@ -121,9 +122,9 @@ export class WatcherLeases {
 
   /**
    * Who holds each contended backend's lease (or those named), as Redis says now, for `/readyz`.
-   * Rejects when Redis does not answer. @throws LeaseOptionError for a bad backend id
+   * Rejects when Redis does not answer, or with LeaseOptionError for a bad backend id.
    */
-  holders(backends: string[] = [...this.#slots.keys()]): Promise<LeaseHolder[]> {
+  async holders(backends: string[] = [...this.#slots.keys()]): Promise<LeaseHolder[]> {
     for (const b of backends) checkName('backend', b);
     return readHolders(this.#s.client, this.#s.keyPrefix, this.#s.replicaId, backends);
   }

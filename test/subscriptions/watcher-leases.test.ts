@@ -133,6 +133,10 @@ describe('watcher leases on one Redis', () => {
       expect(h.msLeft).toBeGreaterThan(0);
       expect(await admin.get(leaseKey(prefix, h.backend))).toBe(h.token);
     }
+    // The local view agrees: each backend in exactly one replica's stats, with time left.
+    const held = rs.flatMap((r) => r.leases.stats().held);
+    expect(held.map((h) => h.backend).sort()).toEqual([...BACKENDS].sort());
+    expect(held.every((h) => h.msLeft > 0 && h.msLeft <= 800)).toBe(true);
     expect(sampler.stop()).toEqual([]);
   });
 
