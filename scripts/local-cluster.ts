@@ -1,12 +1,13 @@
 /**
- * `npm run cluster [-- --replicas N] [-- --port P]`: several gateway replicas on one machine, as
+ * `npm run cluster [-- --replicas N --port P]`: several gateway replicas on one machine, as
  * they run in production (docs/scaling.md): a redis-server (loopback, no persistence), the demo's
  * simulated backends started once in this process, N replicas (3 by default) configured with
  * those backends and `REDIS_URL`, and HAProxy in front of them (deploy/haproxy/haproxy.cfg) on
  * `--port` (4000 by default; 0 = any free port). It prints every URL and pid; kill a replica and
  * the load balancer, /live and its clients carry on with the others. SIGINT (Ctrl-C) or SIGTERM
  * stops everything it started. Needs the Debian packages `redis-server` and `haproxy`
- * (scripts/system-deps.sh).
+ * (scripts/system-deps.sh). `npm run cluster` builds first when the sources changed, as
+ * `npm start` does, for the /live page's bundle.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

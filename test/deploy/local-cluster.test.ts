@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { DEFAULT_SHUTDOWN_DRAIN_MS } from '../../server/readiness';
 import { HAPROXY, HAPROXY_TEMPLATE, startHaproxy, stopHaproxies } from '../support/haproxy';
 import { until } from '../support/until';
@@ -183,6 +184,15 @@ describe('npm run cluster (scripts/local-cluster.ts)', () => {
     expect(served.reduce((a, b) => a + b)).toBe(9);
   });
 
+  it('should carry a graphql-ws WebSocket through HAProxy (the upgrade in HTTP mode)', async () => {
+    const socket = new WebSocket(`${cluster.lb.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    await once(socket, 'open');
+    socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+    const [message] = (await once(socket, 'message')) as [Buffer];
+    expect(JSON.parse(message.toString())).toEqual({ type: 'connection_ack' });
+    socket.close();
+  });
+
   it("should route through test/support/haproxy.ts's load balancer, and after a graceful reload to the replicas of the new list only", async () => {
     const [r1, r2, r3] = cluster.replicas.map((r) => r.url);
     const lb = await startHaproxy([`${r1}/graphql`, r2!]);
@@ -235,6 +245,14 @@ describe('npm run cluster (scripts/local-cluster.ts)', () => {
       replica1: expect.stringMatching(/^UP/),
       replica2: 'DOWN',
       replica3: expect.stringMatching(/^UP/),
+    });
+    // The live page is served through the load balancer still, as a replica serves it (200, or
+    // 503 with "how to build it" in a tree never built: `npm run cluster` builds first).
+    const direct = await fetch(`${first!.url}/live`);
+    const through = await fetch(`${cluster.lb}/live`);
+    expect({ status: through.status, page: await through.text() }).toEqual({
+      status: direct.status,
+      page: await direct.text(),
     });
     // The script says what happened.
     expect(out).toMatch(new RegExp(`replica 2 \\(pid ${killed!.pid}\\) exited \\(SIGKILL\\)`));

@@ -9,10 +9,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './redis';
 import { until } from './until';
 
 export const HAPROXY = '/usr/sbin/haproxy';
@@ -90,14 +91,6 @@ const running = new Set<HaproxyUnderTest>();
 const WATCHDOG =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & pid=$!; echo "haproxy pid $pid"; ' +
   '(read _ <&3; kill $pid) >/dev/null 2>&1 & exec 3<&-; wait $pid; s=$?; rm -rf "$VG_HAPROXY_DIR"; exit $s';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 /** One command on HAProxy's master CLI (a Unix socket), its whole answer. */
 function masterCli(socket: string, command: string): Promise<string> {
