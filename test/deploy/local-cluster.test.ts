@@ -2,8 +2,9 @@
  * `npm run cluster` (scripts/local-cluster.ts) as its user runs it: the script is started, its
  * printed URLs and pids are read, GraphQL queries go through its HAProxy and reach every replica
  * (each replica's own /metrics counts them), a replica killed with SIGKILL is marked DOWN by the
- * health checks and the queries go on through the others, and SIGTERM to the script leaves no
- * process, port or file behind.
+ * health checks and the queries go on through the others, a replica sent SIGTERM drains and closes
+ * its WebSockets with 1012 (the client's reconnect lands on another replica), and
+ * SIGTERM to the script leaves no process, port or file behind.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -81,6 +82,22 @@ async function operations(replica: string): Promise<number> {
     (n, m) => n + Number(m[1]),
     0,
   );
+}
+
+/** A graphql-ws socket through `base`, acknowledged. */
+async function graphqlWs(base: string): Promise<WebSocket> {
+  const socket = new WebSocket(`${base.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+  await once(socket, 'open');
+  socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+  const [message] = (await once(socket, 'message')) as [Buffer];
+  expect(JSON.parse(message.toString())).toEqual({ type: 'connection_ack' });
+  return socket;
+}
+
+/** The graphql-ws sockets a replica has open (`gateway_ws_connections`). */
+async function wsConnections(replica: string): Promise<number> {
+  const text = await (await fetch(`${replica}/metrics`)).text();
+  return Number(/^gateway_ws_connections (\S+)$/m.exec(text)?.[1]);
 }
 
 /** HAProxy's health-check state of each replica, from its stats page's CSV. */
@@ -185,12 +202,9 @@ describe('npm run cluster (scripts/local-cluster.ts)', () => {
   });
 
   it('should carry a graphql-ws WebSocket through HAProxy (the upgrade in HTTP mode)', async () => {
-    const socket = new WebSocket(`${cluster.lb.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
-    await once(socket, 'open');
-    socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
-    const [message] = (await once(socket, 'message')) as [Buffer];
-    expect(JSON.parse(message.toString())).toEqual({ type: 'connection_ack' });
+    const socket = await graphqlWs(cluster.lb);
     socket.close();
+    await once(socket, 'close');
   });
 
   it("should route through test/support/haproxy.ts's load balancer, and after a graceful reload to the replicas of the new list only", async () => {
@@ -257,6 +271,38 @@ describe('npm run cluster (scripts/local-cluster.ts)', () => {
     // The script says what happened.
     expect(out).toMatch(new RegExp(`replica 2 \\(pid ${killed!.pid}\\) exited \\(SIGKILL\\)`));
     expect(out).toMatch(/haproxy: Server replicas\/replica2 is DOWN/);
+  }, 40_000);
+
+  it("should close a SIGTERMed replica's WebSockets with 1012 after its drain, and take the client's reconnect on another replica", async () => {
+    const survivors = [cluster.replicas[0]!, cluster.replicas[2]!];
+    const socket = await graphqlWs(cluster.lb);
+    let holder: { url: string; pid: number } | undefined;
+    await until(
+      async () => {
+        const open = await Promise.all(survivors.map((r) => wsConnections(r.url)));
+        holder = survivors[open.indexOf(1)];
+        return holder !== undefined;
+      },
+      'the socket on a replica',
+      10_000,
+      50,
+    );
+    const other = survivors.find((r) => r !== holder)!;
+    const closed = once(socket, 'close') as Promise<[number, Buffer]>;
+    process.kill(holder!.pid, 'SIGTERM');
+    const [code] = await closed;
+    expect(code).toBe(1012);
+    // By then (after SHUTDOWN_DRAIN_MS) HAProxy has marked it DOWN (and a connection it refuses
+    // would be redispatched): the client's reconnect goes elsewhere.
+    const again = await graphqlWs(cluster.lb);
+    expect(await wsConnections(other.url)).toBe(1);
+    again.close();
+    await until(
+      () => /exited \(code 0\)/.test(out),
+      () => `the drained replica's exit:\n${out}`,
+      20_000,
+      100,
+    );
   }, 40_000);
 
   it('should stop everything it started on SIGTERM: no process, no listening port, no file left', async () => {
