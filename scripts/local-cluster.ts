@@ -92,7 +92,9 @@ async function main(): Promise<void> {
     const urls = await Promise.all(replicas.map((r) => r.serving()));
     lb = await startHaproxy(urls, port === 0 ? {} : { port });
   } catch (err) {
-    console.error(`local cluster: failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    const message = err instanceof Error ? err.message : String(err);
+    const hint = /could not bind port/.test(message) ? ': --port chooses another, --port 0 any free one' : '';
+    console.error(`local cluster: failed to start: ${message}${hint}`);
     for (const r of replicas) if (r.errors()) console.error(r.errors());
     return void (await stop(1));
   }

@@ -223,7 +223,9 @@ export async function startHaproxy(
     rmSync(dir, { recursive: true, force: true });
     if (options.port) break;
   }
-  throw new Error(`haproxy: could not bind ${options.port ? `port ${options.port}` : 'a free port after 5 attempts'}`);
+  throw new Error(
+    `haproxy: could not bind ${options.port ? `port ${options.port} (in use?)` : 'a free port after 5 attempts'}`,
+  );
 }
 
 /** Stops every HAProxy this module started (afterAll). */
