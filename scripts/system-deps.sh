@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The test suite drives real programs from Debian packages (headless Chromium for the GraphiQL
-# browser test, redis-server for the scale-out tests). Install the missing ones when we can (root with apt-get), else say what to install.
+# browser test, redis-server for the scale-out tests, haproxy for the local cluster's load balancer,
+# deploy/haproxy). Install the missing ones when we can (root with apt-get), else say what to install.
 set -euo pipefail
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x /usr/bin/redis-server ] || need+=(redis-server)
+[ -x /usr/sbin/haproxy ] || need+=(haproxy)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "The tests need these Debian packages: ${need[*]}. Install them (apt-get install -y ${need[*]}) and run again." >&2

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Service } from 'kubernetes-models/v1';
+import { Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
@@ -81,7 +81,30 @@ function shutdownBound(env: Record<string, string>): number {
   return drain + WS_CLOSE_WAIT_MS + grace + SHUTDOWN_BACKSTOP_MS;
 }
 
+/** deploy/kubernetes/redis-secret.example.yaml: the Secret REDIS_URL comes from, as an example (not in the kustomization). */
+const REDIS_SECRET_EXAMPLE = 'redis-secret.example.yaml';
+const exampleSecrets = (): any[] => parseAllDocuments(read('kubernetes', REDIS_SECRET_EXAMPLE)).map((d) => d.toJS());
+
+/**
+ * A container's environment as the kubelet sets it: each `value`, and each `secretKeyRef` from the
+ * example Secret of that name.
+ * @throws Error for a reference no example Secret answers
+ */
+function containerEnv(c: { env: Array<{ name: string; value?: string; valueFrom?: any }> }): Record<string, string> {
+  return Object.fromEntries(
+    c.env.map((e) => {
+      if (e.value !== undefined) return [e.name, e.value];
+      const ref = e.valueFrom?.secretKeyRef as { name: string; key: string } | undefined;
+      const value = exampleSecrets().find((s) => s.metadata.name === ref?.name)?.stringData?.[ref?.key ?? ''];
+      if (typeof value !== 'string')
+        throw new Error(`env ${e.name}: no example value for ${JSON.stringify(e.valueFrom)}`);
+      return [e.name, value];
+    }),
+  );
+}
+
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  'v1/Secret': Secret,
   'apps/v1/Deployment': Deployment,
   'v1/Service': Service,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
@@ -134,7 +157,7 @@ describe('deploy/kubernetes', () => {
         (m: { name: string }) => pod.volumes.find((v: { name: string }) => v.name === m.name)?.emptyDir,
       ),
     ).not.toContain(undefined);
-    const env = Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const env = containerEnv(c);
     const config = gatewayReads(env);
     expect(config.port).toBe(image.port);
     expect(config.backends.length).toBeGreaterThan(0);
@@ -143,13 +166,41 @@ describe('deploy/kubernetes', () => {
   it('should give the gateway longer to stop than its own shutdown takes, and not delay SIGTERM with a preStop (the gateway drains itself)', () => {
     const pod = byKind('Deployment').spec.template.spec;
     const c = pod.containers[0];
-    const env = Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const env = containerEnv(c);
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(shutdownBound(env) + KILL_MARGIN_MS);
     expect(c.lifecycle?.preStop).toBeUndefined();
     // The check can fail: a longer grace period in the env needs a longer termination grace period.
     expect(pod.terminationGracePeriodSeconds * 1000).toBeLessThan(
       shutdownBound({ ...env, SHUTDOWN_GRACE_MS: '20000' }) + KILL_MARGIN_MS,
     );
+  });
+
+  it('should set REDIS_URL from a required Secret key, whose example holds a placeholder Redis URL the gateway reads', () => {
+    const deployment = byKind('Deployment');
+    const c = deployment.spec.template.spec.containers[0];
+    const redis = c.env.find((e: { name: string }) => e.name === 'REDIS_URL');
+    expect(redis).toEqual({
+      name: 'REDIS_URL',
+      valueFrom: { secretKeyRef: { name: 'volume-gateway-redis', key: 'redis-url', optional: false } },
+    });
+    // Several replicas share their state through Redis: without it they must not start.
+    expect(deployment.spec.replicas).toBeGreaterThan(1);
+    const [secret, ...more] = exampleSecrets();
+    expect(more).toEqual([]);
+    expect(() => new Secret(secret).validate()).not.toThrow();
+    expect(secret.metadata.name).toBe('volume-gateway-redis');
+    // An example never applied over the real Secret, and never a real password.
+    expect(kustomization.resources).not.toContain(REDIS_SECRET_EXAMPLE);
+    const url = new URL(secret.stringData['redis-url']);
+    expect(url.protocol).toMatch(/^rediss?:$/);
+    expect(url.password).toBe('CHANGE-ME');
+    expect(gatewayReads(containerEnv(c)).redis?.url).toBe(secret.stringData['redis-url']);
+    // The check can fail: a reference to a Secret key the example does not have.
+    expect(() =>
+      containerEnv({
+        env: [{ name: 'REDIS_URL', valueFrom: { secretKeyRef: { name: 'volume-gateway-redis', key: 'url' } } }],
+      }),
+    ).toThrow(/no example value/);
   });
 
   it("should select the Deployment's pods from the Service, the PodDisruptionBudget and the NetworkPolicy", () => {
@@ -193,9 +244,7 @@ describe("deploy/kubernetes-tls (mTLS on the gateway's port, probes and scrapes 
   it('should serve mTLS on the main port and point every probe and the Prometheus scrape at the management port', () => {
     const pod = byKind('Deployment').spec.template;
     const c = pod.spec.containers[0];
-    const config = gatewayReads(
-      Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value])),
-    );
+    const config = gatewayReads(containerEnv(c));
     expect(config.tls).toEqual({
       certFile: expect.any(String),
       keyFile: expect.any(String),
@@ -231,8 +280,7 @@ describe("deploy/kubernetes-tls (mTLS on the gateway's port, probes and scrapes 
     expect(portsOf('graphql-router')).toEqual([config.port]);
     // Shutdown timing is the base's: the patch changes no setting of it.
     expect(byKind('Deployment').spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(
-      shutdownBound(Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]))) +
-        KILL_MARGIN_MS,
+      shutdownBound(containerEnv(c)) + KILL_MARGIN_MS,
     );
   });
 });

@@ -29,7 +29,8 @@ process.once('exit', () => {
   for (const s of running) s.process.kill('SIGKILL');
 });
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 now (another process may take it before it is bound: callers retry). */
+export async function freePort(): Promise<number> {
   const srv = createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
   const port = (srv.address() as AddressInfo).port;
