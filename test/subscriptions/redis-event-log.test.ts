@@ -168,6 +168,26 @@ describe('RedisEventLog', () => {
     expect(await client.xlen(log.keys.stream)).toBeLessThan(8);
   });
 
+  it('should report in status() how far the reader is behind the head and how old the oldest unread event is', async () => {
+    const a = newLog({ prefix: 'lag:' });
+    const b = newLog({ prefix: 'lag:' });
+    const onB = collect(b);
+    expect(await b.status()).toMatchObject({ connected: false, logId: null, behind: null, oldestUnreadAgeMs: null });
+    await b.start();
+    await a.append(change(1));
+    await until(() => onB.events.length === 1, 'the first event');
+    expect(await b.status()).toMatchObject({ connected: true, behind: 0, oldestUnreadAgeMs: 0, errors: 0 });
+    // A reader that stopped (here: closed) falls behind what the other log appends.
+    await b.close();
+    const firstUnread = Date.now();
+    await a.appendMany([change(2), change(3), change(4)]);
+    await until(() => Date.now() >= firstUnread + 50, '50 ms to pass');
+    const status = await b.status();
+    expect(status).toMatchObject({ connected: false, behind: 3 });
+    expect(status.oldestUnreadAgeMs).toBeGreaterThanOrEqual(40);
+    expect(status.oldestUnreadAgeMs).toBeLessThan(60_000);
+  });
+
   it('should write a fenced append only while the lease key holds its token, and reject it with LEASE_LOST otherwise', async () => {
     const log = newLog();
     const lease = `${log.keys.logId.replace('log-id', 'lease:east')}`;
@@ -247,6 +267,20 @@ describe('RedisEventLog', () => {
     expect(ids(onA.events)).toEqual(['vol-1', 'vol-2', 'vol-3']);
     expect(onA.events[2]!.cursor).toBe(afterRestart.cursor);
     expect(ids((await a.replay({ since: await a.head() })).events)).toEqual([]);
+  });
+
+  it('should treat a stream whose log id is gone (evicted, deleted) as lost: its cursors expire and a new log starts empty', async () => {
+    const log = newLog();
+    const first = await log.append(change(1));
+    await log.append(change(2));
+    await client.del(log.keys.logId);
+    await expectCode(log.replay({ since: first.cursor }), ErrorCode.CursorExpired);
+    expect(await client.xlen(log.keys.stream)).toBe(0);
+    const head = await log.head();
+    expect(decodeCursor(head)).toMatchObject({ ms: 0, seq: 0 });
+    expect(decodeCursor(head).epoch).not.toBe(decodeCursor(first.cursor).epoch);
+    await log.append(change(3));
+    expect(ids((await log.replay({ since: head })).events)).toEqual(['vol-3']);
   });
 
   it('should keep reading across a Redis kill and restart: errors reported, none unhandled, and it resumes with what was appended after', async () => {
