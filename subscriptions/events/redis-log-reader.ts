@@ -69,20 +69,32 @@ export interface ReaderPosition {
   losses: number;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
-
 export class StreamReader {
   readonly #p: ReaderParts;
-  readonly #conn: Redis;
+  /** The reader's own connection, from `start()` on. */
+  #conn: Redis | null = null;
   readonly #started: Promise<void>;
   #positioned!: () => void;
   #loop: Promise<void> | null = null;
   #closed = false;
+  /** Ends the pause after a failed read early (on close). */
+  #wake: () => void = () => {};
   readonly position: ReaderPosition = { logId: null, lastId: null, read: 0, errors: 0, lastError: null, losses: 0 };
 
   constructor(p: ReaderParts) {
     this.#p = p;
     this.#started = new Promise((r) => (this.#positioned = r));
+  }
+
+  /** True while the reader's connection is ready. */
+  get connected(): boolean {
+    return this.#conn?.status === 'ready';
+  }
+
+  /** Starts reading at the head (once); resolves when the reader knows its start position (or is closed). */
+  start(): Promise<void> {
+    if (this.#loop || this.#closed) return this.#started;
+    const p = this.#p;
     this.#conn = p.client.duplicate({
       // A blocked read answers within blockMs; the deadline only catches a connection that hangs.
       commandTimeout: p.blockMs + 10_000,
@@ -91,16 +103,7 @@ export class StreamReader {
       connectionName: `${p.client.options.connectionName ?? 'volume-gateway'}-event-reader`,
     });
     this.#conn.on('error', (err: unknown) => this.#failed(err));
-  }
-
-  /** True while the reader's connection is ready. */
-  get connected(): boolean {
-    return this.#conn.status === 'ready';
-  }
-
-  /** Starts reading at the head (once); resolves when the reader knows its start position (or is closed). */
-  start(): Promise<void> {
-    this.#loop ??= this.#run();
+    this.#loop = this.#run(this.#conn);
     return this.#started;
   }
 
@@ -108,7 +111,8 @@ export class StreamReader {
   async close(): Promise<void> {
     this.#closed = true;
     this.#positioned();
-    this.#conn.disconnect();
+    this.#wake();
+    this.#conn?.disconnect();
     await this.#loop;
   }
 
@@ -121,35 +125,45 @@ export class StreamReader {
     this.position.lastError = message;
   }
 
-  async #run(): Promise<void> {
+  async #run(conn: Redis): Promise<void> {
     let failures = 0;
     while (!this.#closed) {
       try {
-        await this.#step();
+        await this.#step(conn);
         failures = 0;
         this.position.lastError = null;
       } catch (err) {
         if (this.#closed) break;
         this.#failed(err);
-        await sleep(Math.min(2000, 100 * 2 ** failures++));
+        await this.#pause(Math.min(2000, 100 * 2 ** failures++));
       }
     }
   }
 
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
   /** One wait and read. */
-  async #step(): Promise<void> {
+  async #step(conn: Redis): Promise<void> {
     const at = this.position;
     const keys = this.#p.keys;
     if (at.logId === null || at.lastId === null) {
-      const s = await readScript(this.#conn, keys, { newLogId: this.#p.newLogId(), epoch: '', after: '0-0', count: 0 });
+      const s = await readScript(conn, keys, { newLogId: this.#p.newLogId(), epoch: '', after: '0-0', count: 0 });
       Object.assign(at, { logId: s.logId, lastId: s.lastId, read: s.entriesAdded });
       this.#positioned();
       return;
     }
     // The XREAD only waits (COUNT 1, its answer unused); the script sent behind it on the same
     // connection runs when it returns, and reads with the checks.
-    const wake = this.#conn.xread('COUNT', 1, 'BLOCK', this.#p.blockMs, 'STREAMS', keys.stream, at.lastId);
-    const read = readScript(this.#conn, keys, {
+    const wake = conn.xread('COUNT', 1, 'BLOCK', this.#p.blockMs, 'STREAMS', keys.stream, at.lastId);
+    const read = readScript(conn, keys, {
       newLogId: this.#p.newLogId(),
       epoch: at.logId,
       after: at.lastId,

@@ -61,9 +61,9 @@ export interface RedisEventLogStatus {
   logId: string | null;
   /** Stream id of the newest entry the reader delivered (or started after); null before it started. */
   lastReadId: string | null;
-  /** Entries added to the stream that the reader has not delivered yet (stream lag); null when Redis did not answer. */
+  /** Entries added to the stream that the reader has not delivered yet (stream lag); null before the reader started or when Redis did not answer. */
   behind: number | null;
-  /** Age in ms of the oldest entry the reader has not delivered (0 when caught up); null when Redis did not answer. */
+  /** Age in ms of the oldest entry the reader has not delivered (0 when caught up), by this process's clock; null as `behind`. */
   oldestUnreadAgeMs: number | null;
   /** Errors the reader met since it started (failed reads, connection errors). */
   errors: number;
