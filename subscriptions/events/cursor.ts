@@ -1,19 +1,25 @@
 /**
- * Event-log cursors: opaque base64url of `[epoch, sequence]`. The epoch names one life of a log
- * (a process start for the in-process log), so a cursor from before a restart is recognized as
- * such instead of being read as a position in the new, empty log.
+ * Event-log cursors: opaque base64url of `[epoch, sequence]` (the in-process log) or
+ * `[epoch, ms, sequence]` (a Redis stream id `ms-sequence`, redis-log.ts). The epoch names one
+ * life of a log (a process start for the in-process log, the log id for Redis), so a cursor from
+ * before a restart is recognized as such instead of being read as a position in the new, empty log.
  */
 import { BadUserInputError } from '../../adapters/contract/errors';
 
 export interface CursorParts {
   epoch: string;
-  /** Sequence number of the event the cursor follows (0: before the first event). */
+  /** Sequence number of the event the cursor follows (0: before the first event); a stream id's sequence part. */
   seq: number;
+  /** A stream id's milliseconds part; absent in the in-process log's cursors. */
+  ms?: number;
 }
 
 export function encodeCursor(c: CursorParts): string {
-  return Buffer.from(JSON.stringify([c.epoch, c.seq]), 'utf8').toString('base64url');
+  const parts = c.ms === undefined ? [c.epoch, c.seq] : [c.epoch, c.ms, c.seq];
+  return Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
 }
+
+const isPart = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 
 /** @throws BadUserInputError for anything that is not a cursor of an event log */
 export function decodeCursor(cursor: string, argument = 'since'): CursorParts {
@@ -29,13 +35,24 @@ export function decodeCursor(cursor: string, argument = 'since'): CursorParts {
   }
   if (
     !Array.isArray(parsed) ||
-    parsed.length !== 2 ||
+    (parsed.length !== 2 && parsed.length !== 3) ||
     typeof parsed[0] !== 'string' ||
     !/^[A-Za-z0-9_-]{1,64}$/.test(parsed[0]) ||
-    !Number.isSafeInteger(parsed[1]) ||
-    parsed[1] < 0
+    !parsed.slice(1).every(isPart)
   )
     bad();
-  const [epoch, seq] = parsed as [string, number];
-  return { epoch, seq };
+  if ((parsed as unknown[]).length === 2) {
+    const [epoch, seq] = parsed as [string, number];
+    return { epoch, seq };
+  }
+  const [epoch, ms, seq] = parsed as [string, number, number];
+  return { epoch, ms, seq };
+}
+
+/**
+ * Orders two cursors' positions (negative, 0, positive, as `Array.prototype.sort` wants): by
+ * milliseconds (0 when absent), then sequence. Epochs are not compared: compare cursors of one log.
+ */
+export function compareCursors(a: CursorParts, b: CursorParts): number {
+  return (a.ms ?? 0) - (b.ms ?? 0) || a.seq - b.seq;
 }

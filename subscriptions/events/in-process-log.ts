@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { CursorExpiredError } from '../../adapters/contract/errors';
 import { decodeCursor, encodeCursor } from './cursor';
-import type { EventLog, Replay, ReplayRequest } from './log';
+import type { AppendOptions, EventLog, Replay, ReplayRequest } from './log';
 import type { ChangeEvent, ChangeInput } from './types';
 
 /** How much the log keeps unless told; the `live` settings (`eventLogMaxEvents`, `eventLogRetentionMs`) take their defaults from here. */
@@ -48,7 +48,8 @@ export class InProcessEventLog implements EventLog {
     this.#now = o.now ?? Date.now;
   }
 
-  async append(change: ChangeInput): Promise<ChangeEvent> {
+  /** `options.fence` is ignored: one process has no other writer. */
+  async append(change: ChangeInput, _options?: AppendOptions): Promise<ChangeEvent> {
     const seq = ++this.#seq;
     const event: ChangeEvent = { ...change, cursor: encodeCursor({ epoch: this.epoch, seq }) };
     this.#events.push({ seq, at: this.#now(), event });
@@ -57,11 +58,17 @@ export class InProcessEventLog implements EventLog {
     return event;
   }
 
+  async appendMany(changes: readonly ChangeInput[], options?: AppendOptions): Promise<ChangeEvent[]> {
+    const out: ChangeEvent[] = [];
+    for (const c of changes) out.push(await this.append(c, options));
+    return out;
+  }
+
   async replay(r: ReplayRequest): Promise<Replay> {
     this.#trim();
     if (r.since === null) return { events: [], more: false };
     const c = decodeCursor(r.since);
-    if (c.epoch !== this.epoch)
+    if (c.epoch !== this.epoch || c.ms !== undefined)
       throw new CursorExpiredError('since', 'the cursor is from before the event log restarted');
     if (c.seq > this.#seq)
       throw new CursorExpiredError(
@@ -82,7 +89,8 @@ export class InProcessEventLog implements EventLog {
     return encodeCursor({ epoch: this.epoch, seq: this.#seq });
   }
 
-  listen(listener: (e: ChangeEvent) => void): () => void {
+  /** Never calls `onLost`: this log loses nothing while it lives, and a restart is a new epoch. */
+  listen(listener: (e: ChangeEvent) => void, _onLost?: (err: CursorExpiredError) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

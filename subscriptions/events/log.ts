@@ -2,10 +2,21 @@
  * The event log: changes in the order they were observed, each with a cursor, kept for a bounded
  * time and count. `since(cursor)` replays what a reconnecting subscriber missed; a cursor the log
  * no longer covers (older than retention, or from an earlier epoch) is CURSOR_EXPIRED, never a
- * silent gap. This is the interface; `in-process-log.ts` implements it for one process, and the
- * scale-out issue adds a Redis one behind the same interface.
+ * silent gap. This is the interface; `in-process-log.ts` implements it for one process,
+ * `redis-log.ts` on a Redis stream shared by every replica.
  */
+import type { CursorExpiredError } from '../../adapters/contract/errors';
 import type { ChangeEvent, ChangeInput } from './types';
+
+/** How an append is written. */
+export interface AppendOptions {
+  /**
+   * Write only while Redis holds `token` at `key` (a watcher's lease): otherwise the append rejects
+   * with `LeaseLostError` and writes nothing, so a holder paused past its lease cannot write after
+   * another replica took over. The in-process log has no other writer and ignores it. @default none
+   */
+  fence?: { key: string; token: string };
+}
 
 /** Where a replay starts. */
 export interface ReplayRequest {
@@ -23,8 +34,13 @@ export interface Replay {
 }
 
 export interface EventLog {
-  /** Adds a change; answers it with its cursor. */
-  append(change: ChangeInput): Promise<ChangeEvent>;
+  /**
+   * Adds a change; answers it with its cursor.
+   * @throws LeaseLostError when `options.fence` does not hold (nothing written)
+   */
+  append(change: ChangeInput, options?: AppendOptions): Promise<ChangeEvent>;
+  /** Adds changes in order, at once (one Redis call); answers them with their cursors. @throws LeaseLostError as `append` */
+  appendMany(changes: readonly ChangeInput[], options?: AppendOptions): Promise<ChangeEvent[]>;
   /**
    * The events after `since`, oldest first.
    * @throws CursorExpiredError when the log no longer holds every event after `since`
@@ -33,6 +49,13 @@ export interface EventLog {
   replay(r: ReplayRequest): Promise<Replay>;
   /** The cursor of the newest event (or of the empty log): resume point for a fresh list. */
   head(): Promise<string>;
-  /** Calls `listener` for every appended event, in order; returns the unsubscribe function. */
-  listen(listener: (e: ChangeEvent) => void): () => void;
+  /**
+   * Calls `listener` for every appended event, in order (the in-process log within `append`, the
+   * Redis log from its stream reader, later); returns the unsubscribe function. `onLost` is called
+   * when the log lost events the listener had not been told of (Redis lost its data, or the reader
+   * fell behind retention): the listener's subscribers have a gap and must resume from a list.
+   */
+  listen(listener: (e: ChangeEvent) => void, onLost?: (err: CursorExpiredError) => void): () => void;
+  /** Stops what the log runs in the background (the Redis log's reader and its connection). */
+  close?(): Promise<void>;
 }

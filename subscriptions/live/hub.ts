@@ -15,11 +15,11 @@
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { lacksCredential, type VolumeBackend } from '../../adapters/contract/backend';
 import type { CallerCredential } from '../../adapters/contract/call-options';
-import { ErrorCode, GatewayError, UnauthenticatedError, type CursorExpiredError } from '../../adapters/contract/errors';
+import { type CursorExpiredError, ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/contract/errors';
 import type { GatewayContext } from '../../domain/context';
 import type { BackendRegistry } from '../../domain/registry';
 import { decodeGlobalId } from '../../adapters/contract/ids';
-import { decodeCursor, type ChangeEvent, type EventLog } from '../events';
+import { compareCursors, decodeCursor, type ChangeEvent, type CursorParts, type EventLog } from '../events';
 import type { AccessCache } from './access';
 import { Places, type SubscriptionBudget } from './budget';
 import type { Feed } from './feed';
@@ -72,6 +72,8 @@ export interface HubParts {
 interface Sub extends EventSubscriber {
   /** Live events held back while SUBSCRIBED and the replay go out; null once live. */
   buffer: ChangeEvent[] | null;
+  /** Once live, where the replay left off until a later event comes (a shared log's listener lags its replay). */
+  after: CursorParts | null;
   /** Backends that refused the credential (at the start, or later: BACKEND_DROPPED). */
   readonly dropped: Map<string, UnauthenticatedError>;
   /** Concerned backends whose changes may still come: a credential sent where one is needed, not refused. */
@@ -86,8 +88,6 @@ interface Shape extends Pick<EventSubscriber, 'spec' | 'interest' | 'args'> {
   /** Open subscriptions using it. */
   refs: number;
 }
-
-const seqOf = (cursor: string): number => decodeCursor(cursor).seq;
 
 /**
  * The subscriber's credential per backend, without the context. A function of its own so that the
@@ -106,7 +106,7 @@ export class Hub implements LiveHub {
   readonly #p: HubParts;
   readonly #index = new SubscriberIndex<Sub>();
   readonly #streams = new Set<LiveStream>();
-  /** Open event subscriptions (the index holds the same, by what they match). */
+  /** Open volumeChanged/attachmentChanged subscriptions: what a lost log ends. */
   readonly #eventSubs = new Set<Sub>();
   readonly #shapes = new Map<string, Shape>();
   readonly #counts: Record<LiveField, number> = { volumeChanged: 0, attachmentChanged: 0, operationUpdated: 0 };
@@ -115,10 +115,8 @@ export class Hub implements LiveHub {
 
   constructor(p: HubParts) {
     this.#p = p;
-    this.#unlisten = p.log.listen(
-      (e) => this.#onEvent(e),
-      (err) => this.#onLost(err),
-    );
+    const lost = (err: CursorExpiredError): void => this.#onLost(err);
+    this.#unlisten = p.log.listen((e) => this.#onEvent(e), lost);
   }
 
   /** Subscriptions indexed for events (open volumeChanged + attachmentChanged). */
@@ -283,6 +281,7 @@ export class Hub implements LiveHub {
       dropped,
       live,
       buffer: [],
+      after: null,
       covers: (backend) => !dropped.has(backend),
       refused: (b, e, err) => this.#drop(sub, b, e, err),
       stream: new LiveStream({
@@ -369,18 +368,23 @@ export class Hub implements LiveHub {
         return;
       }
     }
-    const lastSeq = seqOf(last);
     const buffered = sub.buffer ?? [];
     sub.buffer = null;
-    for (const e of buffered) if (seqOf(e.cursor) > lastSeq) void this.#p.fanout.deliver(e, [sub]);
+    sub.after = decodeCursor(last);
+    for (const e of buffered) if (this.#past(sub, e)) void this.#p.fanout.deliver(e, [sub]);
   }
 
-  /**
-   * The shared log lost events its subscribers were not told of (Redis lost its data): each event
-   * subscription ends with CURSOR_EXPIRED, so its client lists again rather than missing a change.
-   */
+  /** Whether `e` comes after what `sub` replayed (then every later one does: the log calls listeners in order). */
+  #past(sub: Sub, e: ChangeEvent): boolean {
+    if (sub.after === null) return true;
+    if (compareCursors(decodeCursor(e.cursor), sub.after) <= 0) return false;
+    sub.after = null;
+    return true;
+  }
+
+  /** The log lost events its listener was not told of: the subscriptions end with CURSOR_EXPIRED, never with a gap. */
   #onLost(err: CursorExpiredError): void {
-    for (const sub of [...this.#eventSubs]) sub.stream.end(errorResult(err));
+    for (const s of [...this.#eventSubs]) s.stream.end(errorResult(err));
   }
 
   #onEvent(e: ChangeEvent): void {
@@ -388,7 +392,7 @@ export class Hub implements LiveHub {
     const live: Sub[] = [];
     for (const s of this.#index.candidates(e)) {
       if (s.buffer) s.buffer.push(e);
-      else live.push(s);
+      else if (this.#past(s, e)) live.push(s);
     }
     if (live.length > 0) inDeliverySpan(e, live.length, () => this.#p.fanout.deliver(e, live));
   }

@@ -1,6 +1,6 @@
 /**
  * Live-hub test setup with real parts: simulators on loopback, a registry from
- * server/backends.ts, the real schema, a InProcessEventLog and the hub driven through
+ * server/backends.ts, the real schema, a InProcessEventLog (or the given log) and the hub driven through
  * `hub.subscribe(args)` as graphql-ws would. Changes come from the backends' own watchers
  * (adapters/nomad/watch/, adapters/openstack/watch/) reading with the service credential the
  * backend config carries (Nomad `token`, OpenStack `auth`).
@@ -14,7 +14,7 @@ import { createExecutionContext, type GatewayServices } from '../../domain/conte
 import { InProcessIdempotencyStore } from '../../server/idempotency';
 import { DEFAULT_LIMITS, ExecutionLimits } from '../../server/limits';
 import { buildGatewaySchema } from '../../server/schema';
-import { InProcessEventLog, type InProcessEventLogOptions } from '../../subscriptions/events';
+import { InProcessEventLog, type EventLog, type InProcessEventLogOptions } from '../../subscriptions/events';
 import {
   createLiveHub,
   SerializedResult,
@@ -34,7 +34,7 @@ export type BackendConfig = ({ id: string; url: string } & Partial<NomadBackendC
 export interface LiveUnderTest {
   hub: RunningLiveHub;
   services: GatewayServices;
-  log: InProcessEventLog;
+  log: EventLog;
   backend(id: string): VolumeBackend;
   /** Resolves once the backend's watcher has a complete, current view. */
   watcherCurrent(id: string): Promise<void>;
@@ -77,7 +77,7 @@ export interface Subscription {
  */
 export async function startLive(
   backends: BackendConfig[],
-  o: { hub?: Partial<LiveHubOptions>; log?: InProcessEventLogOptions; logInstance?: InProcessEventLog } = {},
+  o: { hub?: Partial<LiveHubOptions>; log?: InProcessEventLogOptions; logInstance?: EventLog } = {},
 ): Promise<LiveUnderTest> {
   const registry = createRegistry(
     backends.map((b) =>

@@ -1,6 +1,12 @@
 /** The in-process event log: cursors, replay, retention by count and age, epochs across restarts. */
 import { BadUserInputError, CursorExpiredError } from '../../adapters/contract/errors';
-import { decodeCursor, encodeCursor, InProcessEventLog, type ChangeInput } from '../../subscriptions/events';
+import {
+  compareCursors,
+  decodeCursor,
+  encodeCursor,
+  InProcessEventLog,
+  type ChangeInput,
+} from '../../subscriptions/events';
 import { cinderVolume } from '../support/model';
 
 const change = (i: number): ChangeInput => ({
@@ -107,5 +113,31 @@ describe('InProcessEventLog', () => {
       await expect(log.replay({ since: bad })).rejects.toBeInstanceOf(BadUserInputError);
     }
     expect(decodeCursor(encodeCursor({ epoch: 'abc', seq: 4 }))).toEqual({ epoch: 'abc', seq: 4 });
+  });
+
+  it("should refuse a stream cursor (the Redis log's) with CURSOR_EXPIRED, even with its epoch", async () => {
+    const log = new InProcessEventLog({ epoch: 'e1' });
+    await log.append(change(1));
+    const stream = encodeCursor({ epoch: 'e1', ms: 1_700_000_000_000, seq: 0 });
+    await expect(log.replay({ since: stream })).rejects.toBeInstanceOf(CursorExpiredError);
+  });
+});
+
+describe('cursors', () => {
+  it('should keep in-process cursors two parts, carry stream positions as three, and order both', () => {
+    const inProcess = encodeCursor({ epoch: 'e1', seq: 7 });
+    expect(JSON.parse(Buffer.from(inProcess, 'base64url').toString())).toEqual(['e1', 7]);
+    expect(decodeCursor(inProcess)).toEqual({ epoch: 'e1', seq: 7 });
+    const stream = { epoch: 'log', ms: 1_764_640_000_123, seq: 2 };
+    expect(decodeCursor(encodeCursor(stream))).toEqual(stream);
+    expect(compareCursors({ epoch: 'e', seq: 3 }, { epoch: 'e', seq: 10 })).toBeLessThan(0);
+    expect(compareCursors(stream, { ...stream, seq: 1 })).toBeGreaterThan(0);
+    // A later millisecond orders after, whatever the sequence.
+    expect(compareCursors({ ...stream, ms: stream.ms + 1, seq: 0 }, { ...stream, seq: 99 })).toBeGreaterThan(0);
+    expect(compareCursors(stream, { ...stream })).toBe(0);
+    // Parts beyond exact integers are not cursors.
+    const raw = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    expect(() => decodeCursor(raw(['log', 2 ** 53, 0]))).toThrow(BadUserInputError);
+    expect(() => decodeCursor(raw(['log', 1, 2 ** 53]))).toThrow(BadUserInputError);
   });
 });

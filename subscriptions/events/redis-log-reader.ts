@@ -1,0 +1,198 @@
+/**
+ * The Redis event log's stream reader: on a connection of its own (a blocking read would be cut by
+ * the shared client's command timeout), it waits with `XREAD BLOCK` and then reads with the read
+ * script, which checks the log's id and what was trimmed in the same step as it reads. So it
+ * delivers every entry once, in stream order, across reconnects (it resumes from the last id it
+ * read), and says so when it cannot: Redis lost the log (a new log id) or trimmed entries it had
+ * not read yet (it fell behind retention). Every replica runs one: each needs every event, so
+ * there is no consumer group.
+ */
+import type { Redis } from 'ioredis';
+import { CursorExpiredError } from '../../adapters/contract/errors';
+import { compareCursors } from './cursor';
+import { readScript, type LogKeys, type LogState, type RawEntry } from './redis-log-script';
+
+/** Splits a stream id `ms-seq` into exact numbers. @throws Error when a part is not a safe integer */
+export function streamIdParts(id: string): { ms: number; seq: number } {
+  const [ms, seq] = id.split('-').map(Number);
+  if (!Number.isSafeInteger(ms) || !Number.isSafeInteger(seq))
+    throw new Error(`stream id ${id} is not exact as numbers`);
+  return { ms: ms!, seq: seq! };
+}
+
+/** Orders two stream ids. */
+export const compareIds = (a: string, b: string): number =>
+  compareCursors({ epoch: '', ...streamIdParts(a) }, { epoch: '', ...streamIdParts(b) });
+
+/**
+ * Why the log no longer holds every entry after the stream id `at` (null: it does). Trims drop the
+ * oldest entries, so entries were dropped after `at` unless nothing was dropped at all, or `at` is
+ * at least the first kept entry or the id just before it. (The last dropped entry's own id is not
+ * recorded: a cursor at it, with a gap of ids before the first kept one, is expired too; never a
+ * gap.) `max-deleted-entry-id` covers entries deleted one by one.
+ */
+export function whyExpired(at: string, s: LogState): 'ahead' | 'trimmed' | null {
+  if (compareIds(at, s.lastId) > 0) return 'ahead';
+  if (compareIds(at, s.maxDeletedId) < 0) return 'trimmed';
+  if (s.entriesAdded === s.length) return null;
+  if (s.length === 0) return compareIds(at, s.lastId) === 0 ? null : 'trimmed';
+  const a = streamIdParts(at);
+  const f = streamIdParts(s.firstId);
+  const justBefore = a.ms === f.ms && a.seq === f.seq - 1;
+  return compareIds(at, s.firstId) >= 0 || justBefore ? null : 'trimmed';
+}
+
+/** What the reader is built from (see `RedisEventLog`). */
+export interface ReaderParts {
+  /** The caller's client: the reader duplicates it for its own connection. */
+  client: Redis;
+  keys: LogKeys;
+  blockMs: number;
+  readCount: number;
+  newLogId: () => string;
+  /** Delivers one read's entries, in order, of the log `logId`. */
+  deliver(logId: string, entries: RawEntry[]): void;
+  /** The reader lost events: the log was lost or trimmed past the reader. */
+  lost(err: CursorExpiredError): void;
+  /** A read failed (the reader retries) or the connection reported an error. */
+  error(err: unknown): void;
+}
+
+/** Where the reader is. */
+export interface ReaderPosition {
+  logId: string | null;
+  lastId: string | null;
+  /** `entries-added` of the stream when the reader had read up to `lastId` (approximate while it catches up). */
+  read: number;
+  errors: number;
+  lastError: string | null;
+  losses: number;
+}
+
+export class StreamReader {
+  readonly #p: ReaderParts;
+  /** The reader's own connection, from `start()` on. */
+  #conn: Redis | null = null;
+  readonly #started: Promise<void>;
+  #positioned!: () => void;
+  #loop: Promise<void> | null = null;
+  #closed = false;
+  /** Ends the pause after a failed read early (on close). */
+  #wake: () => void = () => {};
+  readonly position: ReaderPosition = { logId: null, lastId: null, read: 0, errors: 0, lastError: null, losses: 0 };
+
+  constructor(p: ReaderParts) {
+    this.#p = p;
+    this.#started = new Promise((r) => (this.#positioned = r));
+  }
+
+  /** True while the reader's connection is ready. */
+  get connected(): boolean {
+    return this.#conn?.status === 'ready';
+  }
+
+  /** Starts reading at the head (once); resolves when the reader knows its start position (or is closed). */
+  start(): Promise<void> {
+    if (this.#loop || this.#closed) return this.#started;
+    const p = this.#p;
+    this.#conn = p.client.duplicate({
+      // A blocked read answers within blockMs; the deadline only catches a connection that hangs.
+      commandTimeout: p.blockMs + 10_000,
+      // While Redis is away, reads wait for the reconnect instead of failing in a loop.
+      maxRetriesPerRequest: null,
+      connectionName: `${p.client.options.connectionName ?? 'volume-gateway'}-event-reader`,
+    });
+    this.#conn.on('error', (err: unknown) => this.#failed(err));
+    this.#loop = this.#run(this.#conn);
+    return this.#started;
+  }
+
+  /** Stops reading and closes the reader's connection. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#positioned();
+    this.#wake();
+    this.#conn?.disconnect();
+    await this.#loop;
+  }
+
+  #failed(err: unknown): void {
+    if (this.#closed) return;
+    const message = err instanceof Error ? err.message : String(err);
+    this.position.errors++;
+    // Reconnect attempts repeat one error: reported when it changes.
+    if (message !== this.position.lastError) this.#p.error(err);
+    this.position.lastError = message;
+  }
+
+  async #run(conn: Redis): Promise<void> {
+    let failures = 0;
+    while (!this.#closed) {
+      try {
+        await this.#step(conn);
+        failures = 0;
+        this.position.lastError = null;
+      } catch (err) {
+        if (this.#closed) break;
+        this.#failed(err);
+        await this.#pause(Math.min(2000, 100 * 2 ** failures++));
+      }
+    }
+  }
+
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  /** One wait and read. */
+  async #step(conn: Redis): Promise<void> {
+    const at = this.position;
+    const keys = this.#p.keys;
+    if (at.logId === null || at.lastId === null) {
+      const s = await readScript(conn, keys, { newLogId: this.#p.newLogId(), epoch: '', after: '0-0', count: 0 });
+      Object.assign(at, { logId: s.logId, lastId: s.lastId, read: s.entriesAdded });
+      this.#positioned();
+      return;
+    }
+    // The XREAD only waits (COUNT 1, its answer unused); the script sent behind it on the same
+    // connection runs when it returns, and reads with the checks.
+    const wake = conn.xread('COUNT', 1, 'BLOCK', this.#p.blockMs, 'STREAMS', keys.stream, at.lastId);
+    const read = readScript(conn, keys, {
+      newLogId: this.#p.newLogId(),
+      epoch: at.logId,
+      after: at.lastId,
+      count: this.#p.readCount,
+    });
+    const [, s] = await Promise.all([wake, read]);
+    if (this.#closed) return;
+    if (s.logId !== at.logId) {
+      Object.assign(at, { logId: s.logId, lastId: '0-0', read: 0 });
+      return this.#lost('the event log was lost (Redis lost its data); a new log started');
+    }
+    const expired = whyExpired(at.lastId, s);
+    if (expired) {
+      // Go on from the head: the listeners' subscribers end, new ones start from the head.
+      Object.assign(at, { lastId: s.lastId, read: s.entriesAdded });
+      return this.#lost(
+        expired === 'ahead'
+          ? 'the event log is behind what this replica read (Redis lost its newest entries)'
+          : "this replica's stream reader fell behind the event log's retention",
+      );
+    }
+    if (s.entries.length === 0) return;
+    at.lastId = s.entries.at(-1)![0];
+    at.read = s.entries.length < this.#p.readCount ? s.entriesAdded : at.read + s.entries.length;
+    this.#p.deliver(s.logId, s.entries);
+  }
+
+  #lost(why: string): void {
+    this.position.losses++;
+    this.#p.lost(new CursorExpiredError('since', why));
+  }
+}
