@@ -72,6 +72,9 @@ export interface FeedOptions {
 
 const OPERATION_WAIT_MS = 2_000;
 
+/** Most changes appended in one call. */
+const APPEND_BATCH = 200;
+
 /**
  * How long a volume's changes are said to be caused by the mutation last tracked on it (their
  * delivery spans link to its trace): long enough for an attach, a create or an extend to finish.
@@ -333,7 +336,9 @@ export class Feed implements LiveMutations {
     this.#chain = this.#chain
       .then(async () => {
         if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
-        for (const c of changes) await this.#o.log.append(c, this.#source.appendOptions(backend));
+        // Batches, so a hand-over's comparison of 10,000 volumes does not hold Redis for one long script.
+        for (let i = 0; i < changes.length; i += APPEND_BATCH)
+          await this.#o.log.appendMany(changes.slice(i, i + APPEND_BATCH), this.#source.appendOptions(backend));
         this.#o.onAppended?.(backend, changes.length);
       })
       .catch((err: unknown) => this.#o.onError?.(err));

@@ -8,7 +8,7 @@
  * incomplete until the lease holders write new snapshots.
  */
 import type { Volume } from '../../adapters/contract/model';
-import { compareCursors } from '../events/cursor';
+import { compareCursors, decodeCursor } from '../events/cursor';
 import type { EventLog } from '../events/log';
 import type { ChangeEvent } from '../events/types';
 import { FollowerView } from './follower-view';
@@ -33,7 +33,8 @@ export interface ViewFollowerOptions {
   replayPage?: number;
 }
 
-const later = (a: string, b: string | undefined): boolean => b === undefined || compareCursors(a, b) > 0;
+const later = (a: string, b: string | undefined): boolean =>
+  b === undefined || compareCursors(decodeCursor(a), decodeCursor(b)) > 0;
 
 export class ViewFollower {
   readonly #o: ViewFollowerOptions;
