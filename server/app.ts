@@ -217,7 +217,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const readiness = async (): Promise<{ ready: boolean } & Record<string, unknown>> => ({
     ...readinessState.report(),
     // Across replicas: this replica's log reader, and per backend who watches it and its view here.
-    ...(hub?.replication ? { replication: hub.replication.report() } : {}),
+    ...(hub?.replication ? { replication: await hub.replication.report() } : {}),
   });
   metrics.observeBreakers(registry.breakers);
 

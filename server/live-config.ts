@@ -32,7 +32,7 @@ export const LIVE_SETTINGS = {
     env: 'LIVE_SNAPSHOT_EVERY_MS',
     rule: integer(100, 3_600_000),
     default: 30_000,
-    doc: "With REDIS_URL: how often the replica that watches a backend writes its view to Redis while it changes, in ms: a replica that starts (or lost its place) begins from it.",
+    doc: 'With REDIS_URL: how often the replica that watches a backend writes its view to Redis while it changes, in ms: a replica that starts (or lost its place) begins from it.',
   }),
   accessTtlMs: setting({
     env: 'LIVE_ACCESS_TTL_MS',

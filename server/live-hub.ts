@@ -49,7 +49,8 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
   const { logger, services } = o;
   const replication = o.redis ? createLiveReplication(o.redis, c, logger) : undefined;
   const hub = createLiveHub({
-    log: replication?.log ?? new InProcessEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
+    log:
+      replication?.log ?? new InProcessEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
     watcherSource: replication?.watchers,
     replica: replication?.replica,
     services,
@@ -78,5 +79,6 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
     onError: (err, where) => logger.error({ err, ...where }, 'live hub error'),
   });
   o.metrics.live.watch(hub);
+  if (replication) o.metrics.replication.watch(replication);
   return replication ? Object.assign(hub, { replication }) : hub;
 }

@@ -27,14 +27,45 @@ export interface LiveReplication {
   readonly log: RedisEventLog;
   readonly watchers: ReplicatedWatchers;
   /** For `/readyz`: the log reader, the leases held and each backend's role and view. */
-  report(): ReplicationReport;
+  report(): Promise<ReplicationReport>;
 }
 
 /** The `replication` entry of `/readyz`. */
 export interface ReplicationReport {
   replica: string;
-  log: ReturnType<RedisEventLog['status']>;
+  log: LogStatus;
   backends: ReplicationStatus[];
+}
+
+/** Longest `/readyz` and a scrape wait for the log's lag (one Redis call): they must answer while Redis hangs. */
+const STATUS_WAIT_MS = 250;
+
+type LogStatus = Awaited<ReturnType<RedisEventLog['status']>>;
+
+/** The log's status, or after `ms` one that says Redis did not answer. */
+async function within(p: Promise<LogStatus>, ms: number): Promise<LogStatus> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<LogStatus>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({
+          connected: false,
+          logId: null,
+          lastReadId: null,
+          behind: null,
+          oldestUnreadAgeMs: null,
+          errors: 0,
+          lastError: `Redis did not answer within ${ms} ms`,
+          losses: 0,
+        }),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A readable, unique replica id: host, process and a random part (one host may run several). */
@@ -80,12 +111,13 @@ export function createLiveReplication(redis: GatewayRedis, c: LiveConfig, logger
     demand: new SharedDemand({ client, keyPrefix }),
     snapshotEveryMs: c.snapshotEveryMs,
     onError: (err) => logger.warn({ err }, 'live replication error'),
-    onLost: (err) => logger.warn({ err: err.message }, 'the shared event log was lost: live subscriptions end with CURSOR_EXPIRED'),
+    onLost: (err) =>
+      logger.warn({ err: err.message }, 'the shared event log was lost: live subscriptions end with CURSOR_EXPIRED'),
   });
   return {
     replica,
     log,
     watchers,
-    report: () => ({ replica, log: log.status(), backends: watchers.statuses() }),
+    report: async () => ({ replica, log: await within(log.status(), STATUS_WAIT_MS), backends: watchers.statuses() }),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LiveHubMetrics } from './live-metrics';
+import { ReplicationMetrics } from './replication-metrics';
 import type { BreakerBoard, BreakerState } from '../adapters/contract/breaker';
 import type { CallRecord } from '../adapters/contract/module';
 import type { CompiledDocumentsStats } from './execution/compiled-documents';
@@ -268,6 +269,7 @@ export class GatewayMetrics {
 
   /** The live hub's counters and watcher gauges. */
   readonly live = new LiveHubMetrics(this.registry);
+  readonly replication = new ReplicationMetrics(this.registry);
 
   constructor(
     options: { /** Process metrics (CPU, memory, event loop). @default true */ processMetrics?: boolean } = {},

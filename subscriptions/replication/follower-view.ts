@@ -23,7 +23,7 @@ export class FollowerView {
 
   #of(backend: string): Map<string, Volume> {
     let m = this.#volumes.get(backend);
-    if (!m) this.#volumes.set(backend, (m = new Map()));
+    if (!m) this.#volumes.set(backend, (m = new Map<string, Volume>()));
     return m;
   }
 

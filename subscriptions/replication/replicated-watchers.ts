@@ -276,7 +276,8 @@ export class ReplicatedWatchers implements WatcherSource {
   }
 
   async #publish(e: Entry): Promise<void> {
-    if (e.leased) await this.#o.board.publish(this.#o.replica, e.leased).catch((err: unknown) => this.#o.onError?.(err));
+    if (e.leased)
+      await this.#o.board.publish(this.#o.replica, e.leased).catch((err: unknown) => this.#o.onError?.(err));
   }
 
   async #publishDemand(e: Entry): Promise<void> {
@@ -295,7 +296,12 @@ export class ReplicatedWatchers implements WatcherSource {
       return;
     try {
       const at = cursor ?? (await this.#o.log.head());
-      await this.#o.snapshots.write(id, { cursor: at, volumes: this.view.volumes(id), replica: this.#o.replica, at: now });
+      await this.#o.snapshots.write(id, {
+        cursor: at,
+        volumes: this.view.volumes(id),
+        replica: this.#o.replica,
+        at: now,
+      });
       e.snapshot = { cursor, at: now };
     } catch (err) {
       this.#o.onError?.(err);

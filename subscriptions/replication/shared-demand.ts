@@ -64,7 +64,11 @@ export class SharedDemand {
 
   async publish(backend: string, d: ReplicaDemand): Promise<void> {
     const key = this.key(backend);
-    await this.#client.multi().hset(key, d.replica, JSON.stringify(d)).pexpire(key, this.#staleMs * 2).exec();
+    await this.#client
+      .multi()
+      .hset(key, d.replica, JSON.stringify(d))
+      .pexpire(key, this.#staleMs * 2)
+      .exec();
   }
 
   /** The fresh entries of the other replicas. */

@@ -59,7 +59,8 @@ export class WatcherBoard {
   /** Removes this replica's publication (it gave the lease up). */
   async withdraw(replica: string, backend: string): Promise<void> {
     const raw = await this.#client.get(this.key(backend));
-    if (raw !== null && (JSON.parse(raw) as PublishedWatcher).replica === replica) await this.#client.del(this.key(backend));
+    if (raw !== null && (JSON.parse(raw) as PublishedWatcher).replica === replica)
+      await this.#client.del(this.key(backend));
   }
 
   async read(backend: string): Promise<PublishedWatcher | null> {

@@ -16,7 +16,8 @@ import { role, startReplica, subscribe, type Replica, type Subscriber } from './
 const nativeOf = (id: string | null): string =>
   id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
 const created = (s: Subscriber): string[] =>
-  s.changes()
+  s
+    .changes()
     .filter((e) => e.type === 'CREATED')
     .map((e) => nativeOf(e.volumeId));
 
@@ -93,7 +94,9 @@ describe('replicas on one Redis (live path)', () => {
     expect(resumed.errors).toEqual([]);
     expect(created(resumed)).toEqual([...during, ...after]);
     expect(await role(follower)).toBe('HOLDER');
-    console.log(`failover: kill -9 of the holder → next event delivered on the other replica in ${failoverMs} ms (lease TTL 1500 ms)`);
+    console.log(
+      `failover: kill -9 of the holder → next event delivered on the other replica in ${failoverMs} ms (lease TTL 1500 ms)`,
+    );
     // Back to two replicas for what follows.
     const again = await startReplica(holder.name, sim.url, redis.url);
     if (holder === a) a = again;
@@ -110,7 +113,11 @@ describe('replicas on one Redis (live path)', () => {
       const made = [create(), create()];
       await until(() => created(watching).length >= 2, 'the changes after the take-over');
       holder.child.kill('SIGCONT');
-      await until(async () => (await role(holder)) === 'FOLLOWER', 'the paused replica to find it lost its lease', 30_000);
+      await until(
+        async () => (await role(holder)) === 'FOLLOWER',
+        'the paused replica to find it lost its lease',
+        30_000,
+      );
       made.push(create());
       await until(() => created(watching).length >= 3, 'a change after SIGCONT');
       expect(created(watching)).toEqual(made);
@@ -119,7 +126,10 @@ describe('replicas on one Redis (live path)', () => {
       try {
         const entries = (await r.xrange('scale:{live}:events', '-', '+')) as Array<[string, string[]]>;
         const ids = entries
-          .map(([, fields]) => JSON.parse(fields[fields.indexOf('e') + 1] ?? fields[1]!) as { type: string; volumeId: string })
+          .map(
+            ([, fields]) =>
+              JSON.parse(fields[fields.indexOf('e') + 1] ?? fields[1]!) as { type: string; volumeId: string },
+          )
           .filter((e) => e.type === 'CREATED' && made.includes(nativeOf(e.volumeId)))
           .map((e) => nativeOf(e.volumeId));
         expect(ids).toEqual(made);
@@ -141,12 +151,16 @@ describe('replicas on one Redis (live path)', () => {
     await redis.restart();
     await until(() => live.errors.length > 0 || live.completed, 'the live subscription to end');
     expect(JSON.stringify(live.errors)).toContain('CURSOR_EXPIRED');
-    await until(async () => {
-      const s = await subscribe(follower, old).catch(() => null);
-      if (!s) return false;
-      subs.push(s);
-      return JSON.stringify(s.errors).includes('CURSOR_EXPIRED');
-    }, 'an old cursor to be refused with CURSOR_EXPIRED', 30_000);
+    await until(
+      async () => {
+        const s = await subscribe(follower, old).catch(() => null);
+        if (!s) return false;
+        subs.push(s);
+        return JSON.stringify(s.errors).includes('CURSOR_EXPIRED');
+      },
+      'an old cursor to be refused with CURSOR_EXPIRED',
+      30_000,
+    );
     const fresh = await subscribe(follower);
     subs.push(fresh);
     await holderAndFollower();
