@@ -152,7 +152,14 @@ export class RedisEventLog implements EventLog {
     return { events, more: s.entries.length > limit };
   }
 
+  /**
+   * Once the reader runs, the last event it handed to listeners: a subscription's SUBSCRIBED and
+   * what this replica's follower view answers stand at the same point, so no event falls between
+   * them. Before, the stream's newest entry.
+   */
   async head(): Promise<string> {
+    const at = this.#reader.position;
+    if (at.logId !== null && at.lastId !== null) return cursorOf(at.logId, at.lastId);
     const s = await readScript(this.#client, this.keys, { newLogId: newLogId(), epoch: '', after: '0-0', count: 0 });
     return cursorOf(s.logId, s.lastId);
   }
