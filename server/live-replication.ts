@@ -18,7 +18,7 @@ import {
 } from '../subscriptions/replication';
 import type { LiveConfig } from './live-config';
 import type { Logger } from './logger';
-import type { GatewayRedis } from './redis';
+import { redisErrorText, type GatewayRedis } from './redis';
 
 /** What the live hub is built with across replicas. */
 export interface LiveReplication {
@@ -80,7 +80,7 @@ export function createLiveReplication(redis: GatewayRedis, c: LiveConfig, logger
     keyPrefix,
     maxEvents: c.eventLogMaxEvents,
     retentionMs: c.eventLogRetentionMs,
-    onError: (op, err) => logger.warn({ err, op }, 'event log error'),
+    onError: (op, err) => logger.warn({ err: redisErrorText(err), op }, 'event log error'),
   });
   let changed: (backend: string, held: boolean) => void = () => {};
   const leases = new WatcherLeases({
@@ -92,7 +92,7 @@ export function createLiveReplication(redis: GatewayRedis, c: LiveConfig, logger
       logger.info({ backend, held, reason: info.reason }, held ? 'watcher lease gained' : 'watcher lease lost');
       changed(backend, held);
     },
-    onError: (backend, op, err) => logger.warn({ backend, op, err }, 'watcher lease error'),
+    onError: (backend, op, err) => logger.warn({ backend, op, err: redisErrorText(err) }, 'watcher lease error'),
   });
   const asLeases: Leases = {
     contend: (backends, onChange) => {
@@ -110,7 +110,7 @@ export function createLiveReplication(redis: GatewayRedis, c: LiveConfig, logger
     board: new WatcherBoard({ client, keyPrefix, ttlMs: Math.max(3000, c.leaseTtlMs) }),
     demand: new SharedDemand({ client, keyPrefix }),
     snapshotEveryMs: c.snapshotEveryMs,
-    onError: (err) => logger.warn({ err }, 'live replication error'),
+    onError: (err) => logger.warn({ err: redisErrorText(err) }, 'live replication error'),
     onLost: (err) =>
       logger.warn({ err: err.message }, 'the shared event log was lost: live subscriptions end with CURSOR_EXPIRED'),
   });

@@ -43,8 +43,11 @@ export function redactRedisUrl(url: string): string {
   }
 }
 
-/** An error's message for logs, with anything URL-like that could carry credentials removed. */
-function describe(err: unknown): string {
+/**
+ * An error's message for logs, with anything URL-like that could carry credentials removed. Never
+ * log an ioredis error object itself: a failed AUTH carries the password in `command.args`.
+ */
+export function redisErrorText(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.replace(/rediss?:\/\/\S+/g, (m) => redactRedisUrl(m));
 }
@@ -64,7 +67,7 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
   let lastError: string | null = null;
   let down = false;
   client.on('error', (err: unknown) => {
-    const message = describe(err);
+    const message = redisErrorText(err);
     // Reconnect attempts repeat the same error; log it when it changes.
     if (message !== lastError) logger.warn({ redis: where, err: message }, 'redis error');
     lastError = message;
@@ -96,7 +99,7 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
         const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
         return { status: 'UP', latencyMs, message: `PING answered by ${where}` };
       } catch (err) {
-        return { status: 'DOWN', latencyMs: null, message: `PING failed: ${describe(err)}` };
+        return { status: 'DOWN', latencyMs: null, message: `PING failed: ${redisErrorText(err)}` };
       }
     },
     async close() {

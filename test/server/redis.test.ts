@@ -166,12 +166,14 @@ describe('two gateways sharing one Redis', () => {
     expect((await readyz(b)).status).toBe(200);
   });
 
-  it('should close its Redis connection on stop, after the in-flight request finished', async () => {
+  it('should close its Redis connections on stop, after the in-flight request finished', async () => {
+    const PER_GATEWAY = 2;
     const probe = new Redis(redis.url);
     try {
       const gatewayClients = async (): Promise<number> =>
         ((await probe.client('LIST')) as string).split('\n').filter((l) => / name=volume-gateway-/.test(l)).length;
-      expect(await until(gatewayClients, (n) => n === 2)).toBe(2);
+      // Each gateway: its client and the shared event log's stream reader (a blocking read needs its own).
+      expect(await until(gatewayClients, (n) => n === 2 * PER_GATEWAY)).toBe(2 * PER_GATEWAY);
       os.sim.setLatency(400, 'cinder');
       const inFlight = a.gql('{ volumes(first: 1) { nodes { id } } }', {}, auth);
       // The list's own Cinder call (the background readiness probe calls Keystone and Cinder too).
@@ -182,7 +184,7 @@ describe('two gateways sharing one Redis', () => {
       await a.gateway.stop();
       const res = await inFlight;
       expect(res.body.errors).toBeUndefined();
-      expect(await until(gatewayClients, (n) => n === 1)).toBe(1);
+      expect(await until(gatewayClients, (n) => n === PER_GATEWAY)).toBe(PER_GATEWAY);
     } finally {
       probe.disconnect();
     }

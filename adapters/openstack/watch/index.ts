@@ -5,10 +5,9 @@
  * deletion shows as absence. Nova's attachment lists of the servers involved add what Cinder does
  * not list (attaches in progress, detaches that failed in nova-compute).
  *
- * Scheduling: fast while an operation is pending, or for a limited time after a volume's transition
- * is first seen (`motion.ts`: a volume that stays in motion stops counting, so no tenant holds the
- * watcher fast), slow otherwise, not at all while nobody listens and nothing is pending (IDLE);
- * failures back off (DEGRADED) and keep the last view.
+ * Scheduling: fast while an operation is pending, or for a while after a volume's transition is
+ * first seen (`motion.ts`: one that stays in motion stops counting, so no tenant holds it fast), slow
+ * otherwise, not at all while nobody listens and nothing is pending (IDLE); failures back off.
  */
 import type { CallOptions } from '../../contract/call-options';
 import { UnauthenticatedError } from '../../contract/errors';
