@@ -6,6 +6,8 @@
  */
 import { EVENT_LOG_DEFAULTS } from '../subscriptions/events';
 import { BUDGET_DEFAULTS, LIVE_HUB_DEFAULTS } from '../subscriptions/live';
+import { LEASE_DEFAULTS } from '../subscriptions/leases';
+import { REPLICATION_DEFAULTS } from '../subscriptions/replication';
 import { defaultsOf, integer, readGroup, setting, type SettingValues } from '../adapters/contract/settings';
 
 /** The `live` group. */
@@ -25,13 +27,13 @@ export const LIVE_SETTINGS = {
   leaseTtlMs: setting({
     env: 'LIVE_LEASE_TTL_MS',
     rule: integer(500, 600_000),
-    default: 10_000,
+    default: LEASE_DEFAULTS.ttlMs,
     doc: "With REDIS_URL: lifetime of a replica's lease on a backend's watcher, in ms; when its holder dies another replica takes the watcher over within about this long (a SIGTERM hands it over at once).",
   }),
   snapshotEveryMs: setting({
     env: 'LIVE_SNAPSHOT_EVERY_MS',
     rule: integer(100, 3_600_000),
-    default: 30_000,
+    default: REPLICATION_DEFAULTS.snapshotEveryMs,
     doc: 'With REDIS_URL: how often the replica that watches a backend writes its view to Redis while it changes, in ms: a replica that starts (or lost its place) begins from it.',
   }),
   accessTtlMs: setting({

@@ -1,5 +1,6 @@
 export { WatcherLeases } from './watcher-leases';
 export {
+  LEASE_DEFAULTS,
   LeaseOptionError,
   LeasesStoppedError,
   defaultReplicaId,

@@ -6,6 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-store';
+
+/** Defaults of {@link WatcherLeasesOptions}; the gateway's `LIVE_LEASE_TTL_MS` takes its default from here. */
+export const LEASE_DEFAULTS = Object.freeze({ ttlMs: 10_000 });
 import { leaseClock, type LeaseClock } from './clock';
 
 /** Why a lease was gained or lost (the `reason` of a {@link LeaseChange}). */
@@ -139,7 +142,7 @@ export function leaseSettings(o: WatcherLeasesOptions): LeaseSettings {
   // A brace in the prefix would make it the hash tag and split the live path over Cluster slots.
   if (typeof keyPrefix !== 'string' || /[{}]/.test(keyPrefix))
     throw new LeaseOptionError('keyPrefix', 'must be a string without { or }');
-  const ttlMs = whole('ttlMs', o.ttlMs ?? 10_000, 100, 600_000);
+  const ttlMs = whole('ttlMs', o.ttlMs ?? LEASE_DEFAULTS.ttlMs, 100, 600_000);
   const safetyMarginMs = whole('safetyMarginMs', o.safetyMarginMs ?? Math.floor(ttlMs / 5), 0, ttlMs - 50);
   const renewEveryMs = whole('renewEveryMs', o.renewEveryMs ?? Math.floor(ttlMs / 3), 10, ttlMs - safetyMarginMs - 1);
   return {

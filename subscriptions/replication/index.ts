@@ -3,6 +3,7 @@ export { FollowerView } from './follower-view';
 export { FollowerWatcher } from './follower-watcher';
 export { LeasedWatcher } from './leased-watcher';
 export {
+  REPLICATION_DEFAULTS,
   ReplicatedWatchers,
   takeoverDeltas,
   type Leases,

@@ -87,6 +87,9 @@ interface Entry {
 
 const MAX_NUDGES = 32;
 
+/** Defaults of {@link ReplicatedWatchersOptions}; the gateway's `LIVE_SNAPSHOT_EVERY_MS` takes its default from here. */
+export const REPLICATION_DEFAULTS = Object.freeze({ snapshotEveryMs: 30_000, publishEveryMs: 1000 });
+
 /** Deltas from the volumes subscribers were told of to the watcher's first read. */
 export function takeoverDeltas(told: readonly Volume[], read: readonly Volume[], observedAt: string): VolumeDelta[] {
   const before = new Map(told.map((v) => [volumeGlobalId(v), v]));
@@ -162,7 +165,7 @@ export class ReplicatedWatchers implements WatcherSource {
     });
     this.#follower.start();
     this.#o.leases.contend([...this.#entries.keys()], (backend, held) => this.#leaseChanged(backend, held));
-    this.#timer = setInterval(() => void this.#tick(), this.#o.publishEveryMs ?? 1000);
+    this.#timer = setInterval(() => void this.#tick(), this.#o.publishEveryMs ?? REPLICATION_DEFAULTS.publishEveryMs);
     this.#timer.unref();
     return unavailable;
   }
@@ -289,7 +292,7 @@ export class ReplicatedWatchers implements WatcherSource {
   /** Writes the holder's view of a backend when it moved (or `force`). */
   async #snapshot(e: Entry, force = false): Promise<void> {
     const id = e.backend.id;
-    const every = this.#o.snapshotEveryMs ?? 30_000;
+    const every = this.#o.snapshotEveryMs ?? REPLICATION_DEFAULTS.snapshotEveryMs;
     const cursor = this.#follower?.position ?? null;
     const now = Date.now();
     if (!force && (now - e.snapshot.at < every || (cursor === e.snapshot.cursor && now - e.snapshot.at < every * 10)))

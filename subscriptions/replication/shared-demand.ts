@@ -10,6 +10,7 @@
 import type { Redis } from 'ioredis';
 import type { VolumeRef } from '../../adapters/contract/model';
 import type { WatchDemand } from '../../adapters/contract/watch';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-store';
 import { liveKey } from './keys';
 
 /** A "look at these soon" from one replica. */
@@ -54,7 +55,7 @@ export class SharedDemand {
 
   constructor(o: SharedDemandOptions) {
     this.#client = o.client;
-    this.#prefix = o.keyPrefix ?? 'vg:';
+    this.#prefix = o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     this.#staleMs = o.staleMs ?? 5000;
   }
 

@@ -6,6 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Volume } from '../../adapters/contract/model';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-store';
 import { liveKey } from './keys';
 
 /** One backend's view at a position of the event log. */
@@ -35,7 +36,7 @@ export class ViewSnapshots {
 
   constructor(o: ViewSnapshotsOptions) {
     this.#client = o.client;
-    this.#prefix = o.keyPrefix ?? 'vg:';
+    this.#prefix = o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     this.#ttlMs = o.ttlMs ?? 86_400_000;
   }
 

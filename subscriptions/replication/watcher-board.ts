@@ -6,6 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-store';
 import { liveKey } from './keys';
 
 /** A holder's watcher as published. */
@@ -37,7 +38,7 @@ export class WatcherBoard {
 
   constructor(o: WatcherBoardOptions) {
     this.#client = o.client;
-    this.#prefix = o.keyPrefix ?? 'vg:';
+    this.#prefix = o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     this.#ttlMs = o.ttlMs ?? 5000;
   }
 
