@@ -71,6 +71,12 @@ export interface ChangeInput {
    */
   announcedBy?: string;
   /**
+   * A view field changed with no event to send (`updatedAt`, `backendStatus`, indexes: see "One
+   * event per transition" in docs/subscriptions.md): the shared log carries it so every replica's
+   * view answers the same, and it is never delivered to subscribers. @default false
+   */
+  viewOnly?: boolean;
+  /**
    * What `attachmentChanged` targets match on (from the attachment's consumer): consumer id, Nomad
    * node id, Nova server id. Empty for volume-level changes.
    */

@@ -15,7 +15,7 @@ import type { Attachment, AttachmentState, Volume, VolumeRef, OperationRecord } 
 import type { VolumeDelta, VolumeWatcher, WatcherState, WatcherStatus } from '../../adapters/contract/watch';
 import { WatcherDirectory } from '../../domain/watchers';
 import type { BackendRegistry } from '../../domain/registry';
-import { changesOf } from '../events/diff';
+import { changesOf, volumeGlobalId } from '../events/diff';
 import type { EventLog } from '../events';
 import { Transitions } from '../events/transitions';
 import type { ChangeInput } from '../events/types';
@@ -109,6 +109,30 @@ function attaching(
   if (answered) return answered.state === 'ATTACHED' ? null : { ...answered, state: 'ATTACHING' };
   if (t.kind !== 'server') return null;
   return b?.serverAttachments?.startedAttachment(ref, t) ?? null;
+}
+
+/** The deltas whose volume changed with no change to send, as view-only entries (other replicas' views). */
+function viewOnly(deltas: readonly VolumeDelta[], changes: readonly ChangeInput[]): ChangeInput[] {
+  const said = new Set(changes.map((c) => c.volumeId));
+  return deltas.flatMap((d) => {
+    const v = d.after;
+    if (!v || said.has(volumeGlobalId(v))) return [];
+    const keys = {};
+    const base = { attachment: null, attachmentId: null, previousStatus: null, previousAttachmentState: null, keys };
+    return [
+      {
+        ...base,
+        type: 'UPDATED' as const,
+        backend: v.ref.backend,
+        scope: v.ref.namespace,
+        volumeId: volumeGlobalId(v),
+        volume: v,
+        changedFields: [],
+        observedAt: d.observedAt,
+        viewOnly: true,
+      },
+    ];
+  });
 }
 
 /** Resolves when `p` settles or after `ms`, whichever is first; never rejects. */
@@ -313,7 +337,8 @@ export class Feed implements LiveMutations {
     } catch (err) {
       this.#o.onError?.(err);
     }
-    this.#append(backend, this.#transitions.observe(deltas), checked);
+    const changes = this.#transitions.observe(deltas);
+    this.#append(backend, this.#source.carriesViews ? [...changes, ...viewOnly(deltas, changes)] : changes, checked);
   }
 
   /** Marks the changes of volumes a mutation is changing with its trace; forgets expired causes. */

@@ -358,7 +358,7 @@ export class Hub implements LiveHub {
     // deliver reserves the stream's slots in order now; what the slots wait on never rejects, and
     // only a delivery span waits for it: not awaited here.
     for (;;) {
-      for (const e of page.events) void this.#p.fanout.deliver(e, [sub]);
+      for (const e of page.events) if (!e.viewOnly) void this.#p.fanout.deliver(e, [sub]);
       last = page.events.at(-1)?.cursor ?? last;
       if (!page.more || sub.stream.closed) break;
       try {
@@ -371,7 +371,7 @@ export class Hub implements LiveHub {
     const buffered = sub.buffer ?? [];
     sub.buffer = null;
     sub.after = decodeCursor(last);
-    for (const e of buffered) if (this.#past(sub, e)) void this.#p.fanout.deliver(e, [sub]);
+    for (const e of buffered) if (!e.viewOnly && this.#past(sub, e)) void this.#p.fanout.deliver(e, [sub]);
   }
 
   /** Whether `e` comes after what `sub` replayed (then every later one does: the log calls listeners in order). */
@@ -388,6 +388,7 @@ export class Hub implements LiveHub {
   }
 
   #onEvent(e: ChangeEvent): void {
+    if (e.viewOnly) return;
     this.#p.metrics.eventIn?.(e.backend);
     const live: Sub[] = [];
     for (const s of this.#index.candidates(e)) {

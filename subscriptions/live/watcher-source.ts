@@ -21,6 +21,11 @@ export interface WatcherHost {
 }
 
 export interface WatcherSource {
+  /**
+   * Whether the log must also carry view-only changes (a volume that changed with no event), for
+   * other replicas' views. @default false
+   */
+  readonly carriesViews?: boolean;
   /** Starts watching the backends; answers why each backend it cannot watch cannot. */
   start(backends: readonly VolumeBackend[], host: WatcherHost): Map<string, string>;
   /** What an append of a backend's changes must carry (a lease's fence); undefined: nothing. */

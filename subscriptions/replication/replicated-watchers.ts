@@ -105,6 +105,7 @@ export function takeoverDeltas(told: readonly Volume[], read: readonly Volume[],
 }
 
 export class ReplicatedWatchers implements WatcherSource {
+  readonly carriesViews = true;
   readonly view = new FollowerView();
   readonly #o: ReplicatedWatchersOptions;
   readonly #entries = new Map<string, Entry>();

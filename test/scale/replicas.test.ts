@@ -10,7 +10,8 @@ import { disposeAll, seedVolumes, startNomad } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { role, startReplica, subscribe, type Replica, type Subscriber } from './support';
+import { MGMT } from '../support/constants';
+import { gql, readyz, role, SERVICE_TOKEN, startReplica, subscribe, type Replica, type Subscriber } from './support';
 
 /** The native id of a volume's global id. */
 const nativeOf = (id: string | null): string =>
@@ -34,6 +35,7 @@ describe('replicas on one Redis (live path)', () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     sim = await startNomad();
+    sim.addToken({ secret: SERVICE_TOKEN, management: true });
     seedVolumes(sim, 2);
     [a, b] = await Promise.all([startReplica('a', sim.url, redis.url), startReplica('b', sim.url, redis.url)]);
   }, 90_000);
@@ -69,6 +71,40 @@ describe('replicas on one Redis (live path)', () => {
     // One log: the same cursors on both replicas.
     expect(onFollower.changes().map((e) => e.cursor)).toEqual(onHolder.changes().map((e) => e.cursor));
     expect(await Promise.all([role(a), role(b)])).toEqual(expect.arrayContaining(['HOLDER', 'FOLLOWER']));
+  });
+
+  it('should answer a list with attachments on the follower from its view, as the holder does: one proof read, not one per volume', async () => {
+    const [holder, follower] = await holderAndFollower();
+    sim.placeAllocation({
+      jobId: 'app',
+      nodeId: 'node-1111',
+      volumes: [
+        { volumeId: 'vol-000', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
+      ],
+    });
+    const LIST = '{ volumes(first: 100) { nodes { id status backendStatus updatedAt attachments { id state } } } }';
+    const view = async (r: Replica): Promise<string> => JSON.stringify((await gql(r, LIST)).data);
+    // Both views caught up with the claim (the follower's through the shared log).
+    await until(
+      async () => {
+        const [h, f] = await Promise.all([view(holder), view(follower)]);
+        return (
+          h === f && h.includes('ATTACHED') && (await readyz(follower)).replication.backends[0].viewComplete === true
+        );
+      },
+      'the follower to answer as the holder does',
+      30_000,
+    );
+    const reads = (): number =>
+      sim
+        .requests()
+        .filter((r: any) => r.headers['x-nomad-token'] === MGMT && /^\/v1\/volume\/csi\/[^/]+$/.test(r.path)).length;
+    const before = reads();
+    const answer = await gql(follower, LIST);
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data.volumes.nodes.length).toBeGreaterThanOrEqual(5);
+    // One read of the caller's proves its access to the namespace; the view answers the rest.
+    expect(reads() - before).toBeLessThanOrEqual(1);
   });
 
   it('should hand the watcher over when the holder is killed -9, and a client resuming on the other replica with its cursor gets every event once', async () => {

@@ -9,9 +9,15 @@ import { startGatewayProcess } from '../support/gateway-process';
 import { MGMT } from '../support/constants';
 import { until } from '../support/until';
 
+/** The gateway's service token on the Nomad simulator (a management token of its own). */
+export const SERVICE_TOKEN = 'service-secret';
+
 export type Replica = ReturnType<typeof startGatewayProcess> & { url: string; origin: string; name: string };
 
-/** Starts a replica over the Nomad simulator at `nomadUrl`, sharing `redisUrl`. */
+/**
+ * Starts a replica sharing `redisUrl`, over the Nomad simulator at `nomadUrl` (add
+ * {@link SERVICE_TOKEN} to it), or over other backends given in `env`.
+ */
 export async function startReplica(
   name: string,
   nomadUrl: string,
@@ -20,7 +26,8 @@ export async function startReplica(
 ): Promise<Replica> {
   const p = startGatewayProcess({
     GATEWAY_BACKENDS: `east=nomad@${nomadUrl}`,
-    GATEWAY_BACKEND_EAST_TOKEN: MGMT,
+    // The watchers' own token, told apart from callers' (MGMT) in the simulator's request log.
+    GATEWAY_BACKEND_EAST_TOKEN: SERVICE_TOKEN,
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: 'scale:',
     LIVE_LEASE_TTL_MS: '1500',
@@ -32,6 +39,20 @@ export async function startReplica(
   });
   const url = (await p.serving()).replace('localhost', '127.0.0.1');
   return { ...p, url, origin: new URL(url).origin, name };
+}
+
+/** POST a GraphQL query to a replica with the caller's Nomad token (MGMT unless `headers` say otherwise). */
+export async function gql(
+  r: Replica,
+  query: string,
+  headers: Record<string, string> = { 'X-Nomad-Token': MGMT },
+): Promise<any> {
+  const res = await fetch(r.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+  return res.json();
 }
 
 /** The replica's `/readyz` body. */
@@ -67,11 +88,15 @@ export interface Subscriber {
 
 const SUB = `subscription($since: String) { volumeChanged(since: $since) { type volumeId cursor } }`;
 
-export async function subscribe(r: Replica, since?: string): Promise<Subscriber> {
+export async function subscribe(
+  r: Replica,
+  since?: string,
+  connectionParams: Record<string, string> = { 'X-Nomad-Token': MGMT },
+): Promise<Subscriber> {
   const client: Client = createClient({
     url: r.url.replace(/^http/, 'ws'),
     webSocketImpl: WebSocket,
-    connectionParams: { 'X-Nomad-Token': MGMT },
+    connectionParams,
     retryAttempts: 0,
     lazy: false,
   });
