@@ -120,9 +120,12 @@ describe('two gateways sharing one Redis', () => {
     // One key per record, under the configured prefix, with a TTL.
     const probe = new Redis(redis.url);
     try {
-      const keys = await probe.keys('test-vg:operation:*');
+      const keys = await probe.keys('test-vg:{live}:operation:*');
       expect(keys).toHaveLength(1);
-      expect(JSON.parse((await probe.get(keys[0]!))!)).toMatchObject({ state: 'SUCCEEDED', kind: 'CREATE_VOLUME' });
+      expect(JSON.parse((await probe.hget(keys[0]!, 'j'))!)).toMatchObject({
+        state: 'SUCCEEDED',
+        kind: 'CREATE_VOLUME',
+      });
       expect(await probe.pttl(keys[0]!)).toBeGreaterThan(0);
     } finally {
       probe.disconnect();
@@ -170,7 +173,7 @@ describe('two gateways sharing one Redis', () => {
     const probe = new Redis(redis.url);
     try {
       const gatewayClients = async (): Promise<number> =>
-        ((await probe.client('LIST')) as string).split('\n').filter((l) => / name=volume-gateway-/.test(l)).length;
+        ((await probe.client('LIST')) as string).split('\n').filter((l) => / name=volume-gateway-\d+ /.test(l)).length;
       expect(await until(gatewayClients, (n) => n === 2)).toBe(2);
       os.sim.setLatency(400, 'cinder');
       const inFlight = a.gql('{ volumes(first: 1) { nodes { id } } }', {}, auth);
@@ -205,11 +208,11 @@ describe('RedisOperationStore', () => {
     const store = new RedisOperationStore({ client, keyPrefix: 'ttl:', retentionMs: 60_000 });
     const r = record({ deadline: Date.now() + 120_000 });
     await store.put(r);
-    const running = await client.pttl('ttl:operation:' + r.id);
+    const running = await client.pttl(store.key(r.id));
     expect(running).toBeGreaterThan(120_000);
     expect(running).toBeLessThanOrEqual(180_000);
     await store.put({ ...r, state: 'SUCCEEDED', updatedAt: Date.now() });
-    const finished = await client.pttl('ttl:operation:' + r.id);
+    const finished = await client.pttl(store.key(r.id));
     expect(finished).toBeGreaterThan(0);
     expect(finished).toBeLessThanOrEqual(60_000);
   });
@@ -218,7 +221,7 @@ describe('RedisOperationStore', () => {
     const store = new RedisOperationStore({ client });
     const r = record({ state: 'FAILED', failureReason: 'x' });
     await store.put(r);
-    const ttl = await client.pttl('vg:operation:' + r.id);
+    const ttl = await client.pttl('vg:{live}:operation:' + r.id);
     expect(ttl).toBeGreaterThan(3_000_000);
     expect(ttl).toBeLessThanOrEqual(3_600_000);
     expect(await new RedisOperationStore({ client }).get(r.id)).toEqual(r);
@@ -230,13 +233,50 @@ describe('RedisOperationStore', () => {
     await writer.put(r);
     expect(
       await until(
-        () => client.exists('exp:operation:' + r.id),
+        () => client.exists(writer.key(r.id)),
         (n) => n === 0,
       ),
     ).toBe(0);
     expect(await new RedisOperationStore({ client, keyPrefix: 'exp:' }).get(r.id)).toBeNull();
     // The writer's own fallback copy is past retention too.
     expect(await writer.get(r.id)).toBeNull();
+  });
+
+  it('should refuse a stale driver: no write over a newer version, and never over a terminal record', async () => {
+    const a = new RedisOperationStore({ client, keyPrefix: 'fence:', replica: 'replica-a' });
+    const b = new RedisOperationStore({ client, keyPrefix: 'fence:', replica: 'replica-b' });
+    const r = record({ state: 'RUNNING' });
+    expect(await a.write(r, 0, 'replica-a')).toEqual({ written: true, version: 1 });
+    // B takes it over (A was paused past its liveness TTL) and finishes it.
+    const seen = (await b.read(r.id))!;
+    expect(seen).toMatchObject({ version: 1, driver: 'replica-a', record: { state: 'RUNNING' } });
+    expect(await b.write({ ...r, updatedAt: r.updatedAt + 1 }, seen.version, 'replica-b')).toEqual({
+      written: true,
+      version: 2,
+    });
+    // A wakes up and writes what it had: refused, B's claim stays.
+    expect(await a.write({ ...r, backendStatus: 'attaching' }, 1, 'replica-a')).toEqual({ written: false, version: 2 });
+    const done = { ...r, state: 'SUCCEEDED' as const, backendStatus: 'in-use', updatedAt: r.updatedAt + 2 };
+    expect(await b.write(done, 2, null)).toEqual({ written: true, version: 3 });
+    // A stale RUNNING cannot move the terminal record back, whatever version it names.
+    for (const expected of [1, 2, 3]) {
+      expect(await a.write({ ...r, updatedAt: Date.now() }, expected, 'replica-a')).toEqual({
+        written: false,
+        version: 3,
+      });
+      expect(await a.put({ ...r, updatedAt: Date.now() })).toBeUndefined();
+    }
+    expect(await b.read(r.id)).toEqual({ record: done, version: 3, driver: null });
+    expect(await a.get(r.id)).toEqual(done);
+    // Every stored change is in the stream once, in order; the refused ones are not.
+    const entries = await client.xrange(b.keys.stream, '-', '+');
+    expect(entries.map(([, f]) => [f[1], f[3], f[5], JSON.parse(f[7]!).state])).toEqual([
+      [r.id, '1', 'replica-a', 'RUNNING'],
+      [r.id, '2', 'replica-b', 'RUNNING'],
+      [r.id, '3', 'replica-b', 'SUCCEEDED'],
+    ]);
+    // Finished: out of the running index.
+    expect(await b.running(10)).toEqual([]);
   });
 });
 
