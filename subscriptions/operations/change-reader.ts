@@ -89,7 +89,7 @@ export class OperationChangeReader {
           const head = await conn.xrevrange(stream, '+', '-', 'COUNT', 1);
           this.#last = head[0]?.[0] ?? '0-0';
         }
-        const reply = (await conn.xread('COUNT', 500, 'BLOCK', this.#blockMs, 'STREAMS', stream, this.#last));
+        const reply = await conn.xread('COUNT', 500, 'BLOCK', this.#blockMs, 'STREAMS', stream, this.#last);
         if (this.#closed) return;
         if (this.#away) {
           this.#away = false;

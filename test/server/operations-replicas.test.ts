@@ -1,0 +1,173 @@
+/**
+ * Tracked operations across replicas (issue 29, item 5; docs/scaling.md): two gateway processes
+ * (server/main.ts) on one real redis-server, both on the same OpenStack simulator through two
+ * backends: `osw` with the gateway's service credential (a watcher), `osp` without (operations
+ * polled with the caller's token). Replica A starts the operations and is killed with SIGKILL.
+ * - B's `operationUpdated` (graphql-ws) follows an attach A drives, in order, to SUCCEEDED;
+ * - an extend A polled on `osp` ends TIMED_OUT on B at its deadline, naming the lost replica
+ *   (before: RUNNING until an hour after the deadline);
+ * - an extend on the watched `osw` is taken over by B and reaches SUCCEEDED;
+ * - no caller token or service password is in Redis.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { ackedClient } from '../ws/helpers';
+import { disposeAll, OS, startOpenStack, type OpenStackUnderTest } from '../support/harness';
+import { startGatewayProcess } from '../support/gateway-process';
+import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
+import { isTerminal, settle } from '../support/until';
+
+const PREFIX = 'ops:';
+const ATTACH = `mutation($i: AttachVolumeInput!) { attachVolume(input: $i) { operation { id state } } }`;
+const EXTEND = `mutation($i: ExtendVolumeInput!) { extendVolume(input: $i) { operation { id state } } }`;
+const READ = `query($id: ID!) { volumeOperation(id: $id) { id state failureReason backendStatus } }`;
+/** The unwatched backend's operation deadline. */
+const POLLED_TIMEOUT_MS = 6_000;
+
+type Gateway = ReturnType<typeof startGatewayProcess> & { url: string };
+
+let redis: RedisServerUnderTest;
+let os: OpenStackUnderTest;
+let probe: Redis;
+let a: Gateway;
+let b: Gateway;
+
+const gid = (backend: string, nativeId: string): string =>
+  Buffer.from(JSON.stringify(['Volume', backend, os.demo, nativeId])).toString('base64url');
+
+async function gql(gw: Gateway, query: string, variables: Record<string, unknown>): Promise<any> {
+  const res = await fetch(gw.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-auth-token': os.demoToken },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await res.json();
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+const read = async (gw: Gateway, id: string): Promise<any> => (await gql(gw, READ, { id })).volumeOperation;
+
+async function start(config: string): Promise<Gateway> {
+  const gw = startGatewayProcess({ GATEWAY_CONFIG: config, LOG_LEVEL: 'warn' });
+  return Object.assign(gw, { url: await gw.serving() });
+}
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  os = await startOpenStack();
+  probe = new Redis(redis.url);
+  const service = { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' };
+  const backend = { kind: 'openstack', url: os.keystoneUrl, region: 'RegionOne', interface: 'public' };
+  const config = join(mkdtempSync(join(tmpdir(), 'vg-ops-')), 'gateway.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      backends: [
+        { ...backend, id: 'osw', auth: service, watchFastMs: 50, watchSlowMs: 100 },
+        { ...backend, id: 'osp', operationTimeoutMs: POLLED_TIMEOUT_MS },
+      ],
+      redis: { url: redis.url, keyPrefix: PREFIX },
+    }),
+  );
+  [a, b] = await Promise.all([start(config), start(config)]);
+}, 90_000);
+
+afterAll(async () => {
+  for (const gw of [a, b]) if (gw) await gw.stop();
+  probe?.disconnect();
+  await disposeAll();
+  await stopRedisServers();
+});
+
+it('should show on B, through operationUpdated, every state of an attach A drives, in order, up to SUCCEEDED', async () => {
+  os.sim.setDelays({ attachMs: 1_500, attachCompleteMs: 1_500 });
+  const server = os.sim.seedServer({ project: os.demo, name: 'app-a' });
+  const volume = os.sim.seedVolume({ project: os.demo, name: 'data-a', size: 1 });
+  const started = await gql(a, ATTACH, {
+    i: { volumeId: gid('osp', volume), target: { server: { serverId: server } } },
+  });
+  const { id } = started.attachVolume.operation;
+  expect(started.attachVolume.operation.state).toBe('PENDING');
+
+  const c = await ackedClient(b.url.replace(/^http/, 'ws'), { 'X-Auth-Token': os.demoToken });
+  c.send({
+    id: 's',
+    type: 'subscribe',
+    payload: {
+      query: 'subscription($id: ID!) { operationUpdated(id: $id) { state backendStatus } }',
+      variables: { id },
+    },
+  });
+  const states: string[] = [];
+  const seen: string[] = [];
+  for (;;) {
+    const m = await c.nextFor('s', 30_000);
+    if (m.type === 'complete') break;
+    expect(m.type).toBe('next');
+    const { state, backendStatus } = m.payload.data.operationUpdated;
+    states.push(state);
+    seen.push(`${state} ${backendStatus}`);
+  }
+  c.ws.close();
+  // B never polled it: every change after the first came through Redis' stream, in order.
+  const order = ['PENDING', 'RUNNING', 'SUCCEEDED'];
+  expect(states.at(-1)).toBe('SUCCEEDED');
+  expect(states).toContain('RUNNING');
+  expect(states.map((s) => order.indexOf(s))).toEqual([...states.map((s) => order.indexOf(s))].sort());
+  // Each change once (RUNNING may come twice: reserved, then attaching).
+  expect(seen).toEqual([...new Set(seen)]);
+}, 60_000);
+
+it('should finish on B what A drove when A is killed: TIMED_OUT naming A at the deadline when unwatched, SUCCEEDED when B watches the backend', async () => {
+  // Slow enough that neither extend finishes before A is gone, and the polled one outlives its deadline.
+  os.sim.setDelays({ extendMs: 8_000 });
+  const polled = os.sim.seedVolume({ project: os.demo, name: 'polled', size: 1 });
+  const watched = os.sim.seedVolume({ project: os.demo, name: 'watched', size: 1 });
+  const p = (await gql(a, EXTEND, { i: { volumeId: gid('osp', polled), newSizeGiB: 2 } })).extendVolume.operation;
+  const w = (await gql(a, EXTEND, { i: { volumeId: gid('osw', watched), newSizeGiB: 2 } })).extendVolume.operation;
+  const startedAt = Date.now();
+  a.child.kill('SIGKILL');
+  await a.closed;
+  expect(['PENDING', 'RUNNING']).toContain((await read(b, p.id)).state);
+
+  const ended = await settle<any>(() => read(b, p.id), isTerminal, 60_000, 200);
+  expect(ended).toMatchObject({ state: 'TIMED_OUT', failureReason: expect.stringContaining(`:${a.child.pid}:`) });
+  expect(ended.failureReason).toMatch(
+    /^the replica that polled it \(.+\) stopped before it finished; .*read the volume$/,
+  );
+  // Not before its deadline (the replica's liveness TTL may make it later, never an hour).
+  expect(Date.now() - startedAt).toBeGreaterThanOrEqual(POLLED_TIMEOUT_MS - 1_000);
+
+  const done = await settle<any>(() => read(b, w.id), isTerminal, 60_000, 200);
+  expect(done).toMatchObject({ state: 'SUCCEEDED' });
+  const stored = await probe.hgetall(`${PREFIX}{live}:operation:${nativeOf(w.id)}`);
+  expect(stored).toMatchObject({ s: 'SUCCEEDED', d: '' });
+
+  // Nothing of a caller's or of the gateway's credential went to Redis.
+  const dump = await dumpKeys();
+  expect(dump).toContain('TIMED_OUT');
+  expect(dump).not.toContain(os.demoToken);
+  expect(dump).not.toContain(OS.adminPassword);
+}, 120_000);
+
+/** An operation's native id (the record key's) from its global id. */
+function nativeOf(globalId: string): string {
+  return (JSON.parse(Buffer.from(globalId, 'base64url').toString()) as string[])[3]!;
+}
+
+/** Every key under the prefix and what it holds, as one text. */
+async function dumpKeys(): Promise<string> {
+  const out: string[] = [];
+  for (const key of await probe.keys(`${PREFIX}*`)) {
+    const type = await probe.type(key);
+    if (type === 'hash') out.push(JSON.stringify(await probe.hgetall(key)));
+    else if (type === 'stream') out.push(JSON.stringify(await probe.xrange(key, '-', '+')));
+    else if (type === 'set') out.push(JSON.stringify(await probe.smembers(key)));
+    else if (type === 'zset') out.push(JSON.stringify(await probe.zrange(key, 0, -1)));
+    else if (type === 'string') out.push(String(await probe.get(key)));
+  }
+  return out.join('\n');
+}
