@@ -1,12 +1,12 @@
-export {
-  OperationTracker,
-  ownerKey,
-  type OperationTrackerOptions,
-  type ServiceCredential,
-  type StartOperation,
-  type WatchedScopes,
-  type OperationReplication,
-} from './tracker';
+export { OperationTracker } from './tracker';
+export { ownerKey } from './drive';
+export type {
+  OperationReplication,
+  OperationTrackerOptions,
+  ServiceCredential,
+  StartOperation,
+  WatchedScopes,
+} from './tracker-options';
 export {
   InProcessOperationStore,
   isShared,
@@ -16,7 +16,7 @@ export {
   type SharedOperationStore,
 } from './store';
 export { TERMINAL } from './types';
-export { RedisOperationStore, DEFAULT_REDIS_KEY_PREFIX, type RedisOperationStoreOptions } from './redis-store';
-export { OperationKeys } from './redis-keys';
+export { RedisOperationStore, type RedisOperationStoreOptions } from './redis-store';
+export { OperationKeys, DEFAULT_REDIS_KEY_PREFIX } from './redis-keys';
 export { RedisOperationReplication, type RedisOperationReplicationOptions } from './replication';
 export { lostReplicaReason } from './handover';

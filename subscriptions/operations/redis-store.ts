@@ -31,8 +31,6 @@ import {
 import { TERMINAL } from './types';
 import type { OperationRecord } from '../../adapters/contract/model';
 
-export { DEFAULT_REDIS_KEY_PREFIX } from './redis-keys';
-
 /** Options of {@link RedisOperationStore}. */
 export interface RedisOperationStoreOptions {
   /** A connected (or connecting) ioredis client; the caller owns its lifecycle. */

@@ -11,7 +11,8 @@ import { OperationChangeReader, type OperationChange } from './change-reader';
 import { OperationHandover, type OperationHandoverOptions } from './handover';
 import { ReplicaPresence } from './presence';
 import type { RedisOperationStore } from './redis-store';
-import type { OperationReplication, OperationTracker } from './tracker';
+import type { OperationTracker } from './tracker';
+import type { OperationReplication } from './tracker-options';
 import { TERMINAL } from './types';
 
 /** Options of {@link RedisOperationReplication}. */

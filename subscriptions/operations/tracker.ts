@@ -36,15 +36,6 @@ interface Interest {
   backendStatus: string | null;
 }
 
-export { ownerKey } from './drive';
-export type {
-  OperationReplication,
-  OperationTrackerOptions,
-  ServiceCredential,
-  StartOperation,
-  WatchedScopes,
-} from './tracker-options';
-
 export class OperationTracker {
   readonly store: OperationStore;
   readonly #o: Settings;

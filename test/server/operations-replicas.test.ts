@@ -7,13 +7,16 @@
  * - an extend A polled on `osp` ends TIMED_OUT on B at its deadline, naming the lost replica
  *   (before: RUNNING until an hour after the deadline);
  * - an extend on the watched `osw` is taken over by B and reaches SUCCEEDED;
- * - no caller token or service password is in Redis.
+ * - no caller token or service password is in Redis;
+ * - a stale driver cannot write over a newer version or a terminal record (the fenced write).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ackedClient } from '../ws/helpers';
+import { RedisOperationStore } from '../../subscriptions/operations';
+import type { OperationRecord } from '../../adapters/contract/model';
 import { disposeAll, OS, startOpenStack, type OpenStackUnderTest } from '../support/harness';
 import { startGatewayProcess } from '../support/gateway-process';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
@@ -152,6 +155,63 @@ it('should finish on B what A drove when A is killed: TIMED_OUT naming A at the 
   expect(dump).not.toContain(os.demoToken);
   expect(dump).not.toContain(OS.adminPassword);
 }, 120_000);
+
+it('should refuse a stale driver: no write over a newer version, and never over a terminal record', async () => {
+  const a = new RedisOperationStore({ client: probe, keyPrefix: 'fence:', replica: 'replica-a' });
+  const b = new RedisOperationStore({ client: probe, keyPrefix: 'fence:', replica: 'replica-b' });
+  const r = record({ state: 'RUNNING' });
+  expect(await a.write(r, 0, 'replica-a')).toEqual({ written: true, version: 1 });
+  // B takes it over (A was paused past its liveness TTL) and finishes it.
+  const seen = (await b.read(r.id))!;
+  expect(seen).toMatchObject({ version: 1, driver: 'replica-a', record: { state: 'RUNNING' } });
+  expect(await b.write({ ...r, updatedAt: r.updatedAt + 1 }, seen.version, 'replica-b')).toEqual({
+    written: true,
+    version: 2,
+  });
+  // A wakes up and writes what it had: refused, B's claim stays.
+  expect(await a.write({ ...r, backendStatus: 'attaching' }, 1, 'replica-a')).toEqual({ written: false, version: 2 });
+  const done = { ...r, state: 'SUCCEEDED' as const, backendStatus: 'in-use', updatedAt: r.updatedAt + 2 };
+  expect(await b.write(done, 2, null)).toEqual({ written: true, version: 3 });
+  // A stale RUNNING cannot move the terminal record back, whatever version it names.
+  for (const expected of [1, 2, 3]) {
+    expect(await a.write({ ...r, updatedAt: Date.now() }, expected, 'replica-a')).toEqual({
+      written: false,
+      version: 3,
+    });
+    expect(await a.put({ ...r, updatedAt: Date.now() })).toBeUndefined();
+  }
+  expect(await b.read(r.id)).toEqual({ record: done, version: 3, driver: null });
+  expect(await a.get(r.id)).toEqual(done);
+  // Every stored change is in the stream once, in order; the refused ones are not.
+  const entries = await probe.xrange(b.keys.stream, '-', '+');
+  expect(entries.map(([, f]) => [f[1], f[3], f[5], JSON.parse(f[7]!).state])).toEqual([
+    [r.id, '1', 'replica-a', 'RUNNING'],
+    [r.id, '2', 'replica-b', 'RUNNING'],
+    [r.id, '3', 'replica-b', 'SUCCEEDED'],
+  ]);
+  // Finished: out of the running index.
+  expect(await b.running(10)).toEqual([]);
+});
+
+function record(over: Partial<OperationRecord> = {}): OperationRecord {
+  const now = Date.now();
+  return {
+    __typename: 'VolumeOperation',
+    id: `op-${Math.random().toString(36).slice(2)}`,
+    kind: 'ATTACH_VOLUME',
+    backend: 'osp',
+    scope: 'p',
+    targetId: 't',
+    state: 'PENDING',
+    backendStatus: null,
+    failureReason: null,
+    createdAt: now,
+    updatedAt: now,
+    deadline: now + 120_000,
+    owner: 'o',
+    ...over,
+  };
+}
 
 /** An operation's native id (the record key's) from its global id. */
 function nativeOf(globalId: string): string {
