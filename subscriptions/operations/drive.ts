@@ -50,7 +50,5 @@ export type Settings = Required<
 > &
   Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watchers' | 'replication'>;
 
-/** Records the tracker remembers the newest version of (./tracker.ts `#interest`); the most kept. */
-export const MAX_INTEREST = 10_000;
-/** A record later than `at`, with clocks of replicas that may tie. */
-export const stamp = (at: number): number => Math.max(Date.now(), at);
+/** A time after `at` (a record's next `updatedAt`): strictly later, whatever the clocks of the replicas that wrote it. */
+export const stamp = (at: number): number => Math.max(Date.now(), at + 1);

@@ -63,6 +63,8 @@ export class RedisOperationStore implements SharedOperationStore {
   readonly #local: InProcessOperationStore;
   /** The version this process last wrote per record (for `put`, the unfenced interface). */
   readonly #versions = new Map<string, number>();
+  /** Writes that did not reach Redis (it was away), the newest per record: {@link flush} retries them. */
+  readonly #unshared = new Map<string, { r: OperationRecord; expected: number; driver: string | null }>();
   readonly #onError: (op: 'put' | 'get' | 'forTarget', err: unknown) => void;
 
   constructor(o: RedisOperationStoreOptions) {
@@ -96,21 +98,41 @@ export class RedisOperationStore implements SharedOperationStore {
   }
 
   async write(r: OperationRecord, expected: number, driver: string | null): Promise<FencedWrite> {
-    if (this.#down()) {
-      await this.#local.put(r);
-      return { written: true, version: expected };
-    }
+    if (this.#down()) return this.#keep(r, expected, driver);
     try {
       const w = await this.#fenced(r, expected, driver);
+      this.#unshared.delete(r.id);
       // Stored by this replica at another version: a reply lost to a timeout after the script ran.
       if (!w.written && w.driver === this.replica && w.version > expected)
         return await this.write(r, w.version, driver);
       return w.written ? w : { written: false, version: w.version };
     } catch (err) {
       this.#onError('put', err);
-      await this.#local.put(r);
-      return { written: true, version: expected };
+      return this.#keep(r, expected, driver);
     }
+  }
+
+  /** Redis away: the record is kept here (and retried by {@link flush}); the write counts as done at `expected`. */
+  async #keep(r: OperationRecord, expected: number, driver: string | null): Promise<FencedWrite> {
+    await this.#local.put(r);
+    this.#unshared.set(r.id, { r, expected, driver });
+    return { written: true, version: expected };
+  }
+
+  /**
+   * Writes again, fenced as before, what did not reach Redis while it was away (an operation that
+   * finished meanwhile would otherwise stay running there). @returns the records whose write was
+   * refused (another replica moved them on meanwhile)
+   */
+  async flush(): Promise<OperationRecord[]> {
+    const refused: OperationRecord[] = [];
+    for (const [id, w] of [...this.#unshared]) {
+      if (this.#down()) break;
+      this.#unshared.delete(id);
+      const done = await this.write(w.r, w.expected, w.driver);
+      if (!done.written) refused.push(w.r);
+    }
+    return refused;
   }
 
   async #fenced(

@@ -95,8 +95,12 @@ export class RedisOperationReplication implements OperationReplication {
     if (c.writer !== this.#o.store.replica) tracker.receive(c.record, c.version);
   }
 
-  /** Re-reads the running records listeners wait on; the tracker passes on what changed. */
+  /**
+   * Back after Redis was away: writes back what this replica holds that Redis missed, then
+   * re-reads the running records listeners wait on; the tracker passes on what changed.
+   */
   async #resync(tracker: OperationTracker): Promise<void> {
+    await tracker.writeBack().catch((err: unknown) => this.#o.onError?.('stream', err));
     const ids = tracker.interest();
     const read = await Promise.all(ids.map((id) => this.#o.store.read(id).catch(() => null)));
     for (const f of read) {

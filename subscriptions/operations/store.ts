@@ -53,6 +53,8 @@ export interface SharedOperationStore extends OperationStore {
   running(limit: number): Promise<RunningEntry[]>;
   /** Forgets a running-index entry whose record is gone (expired, or lost with Redis' data). */
   forgetRunning(id: string): Promise<void>;
+  /** Writes again what did not reach Redis while it was away; @returns the records refused by the fence */
+  flush(): Promise<OperationRecord[]>;
 }
 
 /** Whether `store` shares its records with other replicas. */

@@ -20,32 +20,20 @@ import { DEFAULT_CHANGE_TIMEOUT_MS } from '../../adapters/contract/completion';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { volumeGlobalId } from '../events/diff';
-import { advance, changed, MAX_INTEREST, ownerKey, stamp, type Drive, type Settings } from './drive';
+import { advance, changed, ownerKey, stamp, type Drive, type Settings } from './drive';
+import { HeardRecords } from './heard';
 import { InProcessOperationStore, isShared, type FencedRecord, type OperationStore } from './store';
 import type { OperationTrackerOptions, StartOperation } from './tracker-options';
 import { TERMINAL } from './types';
 import type { OperationRecord, OperationState } from '../../adapters/contract/model';
-
-/** What the tracker remembers of a record it read or heard of. */
-interface Interest {
-  deadline: number;
-  /** Newest version heard (0: unknown). */
-  version: number;
-  terminal: boolean;
-  state: OperationState;
-  backendStatus: string | null;
-}
 
 export class OperationTracker {
   readonly store: OperationStore;
   readonly #o: Settings;
   readonly #running = new Map<string, Drive>();
   readonly #listeners = new Set<(r: OperationRecord, previous: OperationState | null) => void>();
-  /**
-   * Records read or heard of here, with the newest version heard (0: unknown): running ones are
-   * re-read when the change stream was away, and an older version heard later is dropped.
-   */
-  readonly #interest = new Map<string, Interest>();
+  /** Records read or heard of here (the change stream's dedup, and what a resync re-reads). */
+  readonly #heard = new HeardRecords();
   #closed = false;
 
   constructor(o: OperationTrackerOptions) {
@@ -131,7 +119,7 @@ export class OperationTracker {
 
   async get(id: string): Promise<OperationRecord | null> {
     const r = await this.store.get(id);
-    if (r) this.#interested(r, 0);
+    if (r) this.#heard.note(r, 0);
     return r;
   }
 
@@ -146,24 +134,14 @@ export class OperationTracker {
    * one was paused or cut off): this process stops driving it.
    */
   receive(r: OperationRecord, version: number): void {
-    const known = this.#interest.get(r.id);
-    if (known && (known.terminal || version <= known.version)) return;
     const drive = this.#running.get(r.id);
     if (drive && version > drive.version) this.#release(drive);
-    this.#interested(r, version);
-    // A takeover's claim changes only the driver: nothing a listener shows.
-    if (!known || known.state !== r.state || known.backendStatus !== r.backendStatus) this.#notify(r, null);
+    if (this.#heard.note(r, version)) this.#notify(r, null);
   }
 
   /** Ids of running records listeners may wait on (re-read after the change stream was away). */
   interest(): string[] {
-    const now = Date.now();
-    const ids: string[] = [];
-    for (const [id, k] of this.#interest) {
-      if (k.deadline < now - 60_000) this.#interest.delete(id);
-      else if (!k.terminal) ids.push(id);
-    }
-    return ids;
+    return this.#heard.running();
   }
 
   /**
@@ -198,6 +176,22 @@ export class OperationTracker {
     return (await this.#save(r, null, f.version)) !== null;
   }
 
+  /**
+   * After Redis was away: writes back what did not reach it, and the records this process drives
+   * that Redis lost (restarted empty), so other replicas read them and can take them over again.
+   */
+  async writeBack(): Promise<void> {
+    if (!isShared(this.store)) return;
+    await this.store.flush();
+    for (const drive of [...this.#running.values()]) {
+      if ((await this.store.read(drive.record.id)) !== null || drive.abort.signal.aborted) continue;
+      const r = { ...drive.record, updatedAt: stamp(drive.record.updatedAt) };
+      const version = await this.#save(r, drive.record.state, drive.version, false);
+      if (version === null) this.#release(drive);
+      else Object.assign(drive, { record: r, version });
+    }
+  }
+
   /** Stops every poller (shutdown). Records keep their last state. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -213,21 +207,6 @@ export class OperationTracker {
     if (drive.timer) clearTimeout(drive.timer);
     drive.abort.abort();
     this.#running.delete(drive.record.id);
-  }
-
-  #interested(r: OperationRecord, version: number): void {
-    const known = this.#interest.get(r.id);
-    if (!known && this.#interest.size >= MAX_INTEREST) {
-      const oldest = this.#interest.keys().next().value;
-      if (oldest !== undefined) this.#interest.delete(oldest);
-    }
-    this.#interest.set(r.id, {
-      deadline: r.deadline,
-      version: Math.max(version, known?.version ?? 0),
-      terminal: TERMINAL.has(r.state) || Boolean(known?.terminal),
-      state: r.state,
-      backendStatus: r.backendStatus,
-    });
   }
 
   /**
@@ -375,7 +354,7 @@ export class OperationTracker {
       const w = await this.store.write(r, expected, TERMINAL.has(r.state) ? null : this.store.replica);
       if (!w.written) return null;
       version = w.version;
-      this.#interested(r, version);
+      this.#heard.note(r, version);
     } else await this.store.put(r);
     this.#o.onChange?.(r, previous);
     if (notify) this.#notify(r, previous);

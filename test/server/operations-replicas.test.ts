@@ -8,7 +8,8 @@
  *   (before: RUNNING until an hour after the deadline);
  * - an extend on the watched `osw` is taken over by B and reaches SUCCEEDED;
  * - no caller token or service password is in Redis;
- * - a stale driver cannot write over a newer version or a terminal record (the fenced write).
+ * - a stale driver cannot write over a newer version or a terminal record (the fenced write);
+ * - what finished while Redis was down reaches it once it is back, even empty.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +63,7 @@ beforeAll(async () => {
   redis = await startRedisServer();
   os = await startOpenStack();
   probe = new Redis(redis.url);
+  probe.on('error', () => {});
   const service = { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' };
   const backend = { kind: 'openstack', url: os.keystoneUrl, region: 'RegionOne', interface: 'public' };
   const config = join(mkdtempSync(join(tmpdir(), 'vg-ops-')), 'gateway.json');
@@ -192,6 +194,24 @@ it('should refuse a stale driver: no write over a newer version, and never over 
   // Finished: out of the running index.
   expect(await b.running(10)).toEqual([]);
 });
+
+it('should write back, once Redis is back empty, an operation that finished on B while Redis was down', async () => {
+  os.sim.setDelays({ extendMs: 1_000 });
+  const volume = os.sim.seedVolume({ project: os.demo, name: 'during-outage', size: 1 });
+  const op = (await gql(b, EXTEND, { i: { volumeId: gid('osw', volume), newSizeGiB: 2 } })).extendVolume.operation;
+  await redis.kill();
+  // B answers its own operation from its copy meanwhile.
+  expect(await settle<any>(() => read(b, op.id), isTerminal, 30_000, 200)).toMatchObject({ state: 'SUCCEEDED' });
+  await redis.restart();
+  const stored = await settle(
+    () => probe.hget(`${PREFIX}{live}:operation:${nativeOf(op.id)}`, 's').catch(() => null),
+    (s) => s === 'SUCCEEDED',
+    30_000,
+    200,
+  );
+  expect(stored).toBe('SUCCEEDED');
+  expect(await probe.zrange(`${PREFIX}{live}:operations-running`, 0, -1)).toEqual([]);
+}, 90_000);
 
 function record(over: Partial<OperationRecord> = {}): OperationRecord {
   const now = Date.now();
