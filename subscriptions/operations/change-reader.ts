@@ -54,6 +54,8 @@ export class OperationChangeReader {
   /** Id of the last entry read; null until the head was read. */
   #last: string | null = null;
   #loop: Promise<void> | null = null;
+  /** Ends the pause after a failed read at once on close. */
+  #wake: (() => void) | null = null;
 
   constructor(o: OperationChangeReaderOptions) {
     this.#o = o;
@@ -64,6 +66,9 @@ export class OperationChangeReader {
     if (this.#conn) return;
     const conn = this.#o.client.duplicate({
       commandTimeout: this.#blockMs + 5000,
+      // Fail at once while disconnected (retried below) rather than wait in a queue that a close
+      // while reconnecting would never flush.
+      enableOfflineQueue: false,
       connectionName: `${this.#o.client.options.connectionName ?? 'volume-gateway'}-operations`,
     });
     // The shared client logs Redis trouble; this one only notes that it was away.
@@ -77,6 +82,7 @@ export class OperationChangeReader {
   async close(): Promise<void> {
     this.#closed = true;
     this.#conn?.disconnect();
+    this.#wake?.();
     await this.#loop;
   }
 
@@ -104,7 +110,10 @@ export class OperationChangeReader {
         if (this.#closed) return;
         this.#away = true;
         this.#o.onError?.(err);
-        await new Promise((r) => setTimeout(r, RETRY_MS));
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, RETRY_MS);
+          this.#wake = () => (clearTimeout(t), resolve());
+        });
       }
     }
   }
