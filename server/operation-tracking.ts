@@ -95,6 +95,13 @@ export function createOperationTracker(o: OperationTrackingOptions): OperationTr
           'operation finished',
         );
     },
+    onRelease: (r) => {
+      metrics.trackedOperationsActive.dec({ kind: r.kind });
+      logger.warn(
+        { operation: r.id, kind: r.kind, backend: r.backend, state: r.state },
+        'another replica took over an operation this replica drove; this replica stops driving it',
+      );
+    },
     onCheckError: (r, err) =>
       logger.warn({ operation: r.id, kind: r.kind, backend: r.backend, err: message(err) }, 'operation check failed'),
   });

@@ -46,9 +46,9 @@ export const changed = (r: OperationRecord, next: Partial<OperationRecord>): boo
   JSON.stringify(next.rule?.seen ?? null) !== JSON.stringify(r.rule?.seen ?? null);
 
 export type Settings = Required<
-  Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watchers' | 'replication'>
+  Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'onRelease' | 'watchers' | 'replication'>
 > &
-  Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watchers' | 'replication'>;
+  Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'onRelease' | 'watchers' | 'replication'>;
 
 /** A time after `at` (a record's next `updatedAt`): strictly later, whatever the clocks of the replicas that wrote it. */
 export const stamp = (at: number): number => Math.max(Date.now(), at + 1);

@@ -31,6 +31,11 @@ export interface OperationTrackerOptions {
   /** Called when a check fails (logged by the server). */
   onCheckError?: (r: OperationRecord, err: unknown) => void;
   /**
+   * Called when this process stops driving an operation because another replica took it over or
+   * finished it (this one was paused or cut off past its liveness TTL); `r` is its last record here. Must not throw.
+   */
+  onRelease?: (r: OperationRecord) => void;
+  /**
    * Sharing with other replicas (a shared store's change stream and hand-over, ./replication.ts),
    * started with the tracker and closed with it. @default none: this process sees its own changes only
    */

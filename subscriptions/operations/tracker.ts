@@ -47,6 +47,7 @@ export class OperationTracker {
       watchers: o.watchers,
       onChange: o.onChange,
       onCheckError: o.onCheckError,
+      onRelease: o.onRelease,
       replication: o.replication,
     };
     o.replication?.start(this);
@@ -203,10 +204,13 @@ export class OperationTracker {
     await this.#o.replication?.close();
   }
 
+  /** Stops driving: another replica took the operation over or finished it (the fence said so). */
   #release(drive: Drive): void {
     if (drive.timer) clearTimeout(drive.timer);
     drive.abort.abort();
+    if (this.#running.get(drive.record.id) !== drive) return;
     this.#running.delete(drive.record.id);
+    if (!this.#closed) this.#o.onRelease?.(drive.record);
   }
 
   /**

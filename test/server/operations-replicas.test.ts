@@ -37,6 +37,8 @@ let os: OpenStackUnderTest;
 let probe: Redis;
 let a: Gateway;
 let b: Gateway;
+/** Paused (SIGSTOP) while B takes its operation over, then resumed. */
+let c: Gateway;
 
 const gid = (backend: string, nativeId: string): string =>
   Buffer.from(JSON.stringify(['Volume', backend, os.demo, nativeId])).toString('base64url');
@@ -77,11 +79,12 @@ beforeAll(async () => {
       redis: { url: redis.url, keyPrefix: PREFIX },
     }),
   );
-  [a, b] = await Promise.all([start(config), start(config)]);
+  [a, b, c] = await Promise.all([start(config), start(config), start(config)]);
 }, 90_000);
 
 afterAll(async () => {
-  for (const gw of [a, b]) if (gw) await gw.stop();
+  c?.child.kill('SIGCONT');
+  for (const gw of [a, b, c]) if (gw) await gw.stop();
   probe?.disconnect();
   await disposeAll();
   await stopRedisServers();
@@ -126,14 +129,19 @@ it('should show on B, through operationUpdated, every state of an attach A drive
   expect(seen).toEqual([...new Set(seen)]);
 }, 60_000);
 
-it('should finish on B what A drove when A is killed: TIMED_OUT naming A at the deadline when unwatched, SUCCEEDED when B watches the backend', async () => {
+it('should finish on B what A drove when A is killed (TIMED_OUT naming A at the deadline when unwatched, SUCCEEDED when B watches the backend), and what C drove while C is paused, which writes nothing once resumed', async () => {
   // Slow enough that neither extend finishes before A is gone, and the polled one outlives its deadline.
   os.sim.setDelays({ extendMs: 8_000 });
   const polled = os.sim.seedVolume({ project: os.demo, name: 'polled', size: 1 });
   const watched = os.sim.seedVolume({ project: os.demo, name: 'watched', size: 1 });
   const p = (await gql(a, EXTEND, { i: { volumeId: gid('osp', polled), newSizeGiB: 2 } })).extendVolume.operation;
   const w = (await gql(a, EXTEND, { i: { volumeId: gid('osw', watched), newSizeGiB: 2 } })).extendVolume.operation;
+  const paused = os.sim.seedVolume({ project: os.demo, name: 'paused', size: 1 });
+  const pc = (await gql(c, EXTEND, { i: { volumeId: gid('osw', paused), newSizeGiB: 2 } })).extendVolume.operation;
+  const replicaC = (await probe.keys(`${PREFIX}{live}:replica:*`)).find((k) => k.includes(`:${c.child.pid}:`));
+  expect(replicaC).toBeDefined();
   const startedAt = Date.now();
+  c.child.kill('SIGSTOP');
   a.child.kill('SIGKILL');
   await a.closed;
   expect(['PENDING', 'RUNNING']).toContain((await read(b, p.id)).state);
@@ -150,6 +158,23 @@ it('should finish on B what A drove when A is killed: TIMED_OUT naming A at the 
   expect(done).toMatchObject({ state: 'SUCCEEDED' });
   const stored = await probe.hgetall(`${PREFIX}{live}:operation:${nativeOf(w.id)}`);
   expect(stored).toMatchObject({ s: 'SUCCEEDED', d: '' });
+
+  // C was paused past its liveness TTL: B took its operation over and finished it.
+  expect(await settle<any>(() => read(b, pc.id), isTerminal, 60_000, 200)).toMatchObject({ state: 'SUCCEEDED' });
+  const before = await probe.hgetall(`${PREFIX}{live}:operation:${nativeOf(pc.id)}`);
+  expect(before).toMatchObject({ s: 'SUCCEEDED', d: '' });
+  // Resumed, C finds it lost the operation (its stream, or its own write refused) and writes nothing.
+  c.child.kill('SIGCONT');
+  await c.waitFor(/another replica took over an operation this replica drove/, 30_000);
+  expect(await probe.hgetall(`${PREFIX}{live}:operation:${nativeOf(pc.id)}`)).toEqual(before);
+  const idC = replicaC!.slice(`${PREFIX}{live}:replica:`.length);
+  const writers = (await probe.xrange(`${PREFIX}{live}:operations`, '-', '+'))
+    .filter(([, f]) => f[1] === nativeOf(pc.id))
+    .map(([, f]) => (f[5] === idC ? 'C' : 'other'));
+  // C's writes (PENDING, maybe RUNNING) come first; after B's claim, only B wrote.
+  expect(writers[0]).toBe('C');
+  expect(writers.slice(writers.indexOf('other'))).not.toContain('C');
+  expect(writers.filter((w) => w === 'other').length).toBeGreaterThanOrEqual(2);
 
   // Nothing of a caller's or of the gateway's credential went to Redis.
   const dump = await dumpKeys();
