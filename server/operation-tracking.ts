@@ -1,12 +1,17 @@
 /**
  * The gateway's operation tracker: records kept in Redis when replicas share it (else in the process),
+ * with their changes followed and a lost replica's operations finished by the others,
  * completion rules evaluated by the backend that made the change, watched operations decided by
  * the watcher directory, and every state change counted in the metrics and a finished one logged.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { WatchedScopes } from '../subscriptions/operations';
 import {
   OperationTracker,
+  RedisOperationReplication,
   RedisOperationStore,
+  type RedisOperationReplicationOptions,
   TERMINAL,
   type OperationTrackerOptions,
 } from '../subscriptions/operations';
@@ -26,25 +31,52 @@ export interface OperationTrackingOptions {
   redis?: GatewayRedis;
   /** Poll settings. @default the tracker's (250 ms backing off to 2 s, 120 s deadline) */
   poll?: Pick<OperationTrackerOptions, 'pollMs' | 'maxPollMs' | 'defaultTimeoutMs'>;
+  /**
+   * With `redis`: which replica takes over the watched operations of a lost replica, and the
+   * hand-over's timing. @default every replica with a current watcher may; liveness TTL 10 s, sweep every 2 s
+   */
+  replication?: Pick<RedisOperationReplicationOptions, 'isLeaseHolder' | 'replicaTtlMs' | 'sweepMs'>;
 }
+
+/** This replica's id in Redis: host (the pod's name) and process, made unique. */
+const replicaId = (): string => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export function createOperationTracker(o: OperationTrackingOptions): OperationTracker {
   const { metrics, logger } = o;
+  const store = o.redis
+    ? new RedisOperationStore({
+        client: o.redis.client,
+        keyPrefix: o.redis.keyPrefix,
+        replica: replicaId(),
+        onError: (op, err) =>
+          logger.warn({ op, err: message(err) }, "redis operation store failed; using this replica's copy"),
+      })
+    : undefined;
   return new OperationTracker({
     ...o.poll,
     watchers: o.watchers,
     // The backend that made a change evaluates its completion rule.
     changes: (id) => o.registry.find(id)?.trackedChanges,
-    store: o.redis
-      ? new RedisOperationStore({
-          client: o.redis.client,
-          keyPrefix: o.redis.keyPrefix,
-          onError: (op, err) =>
-            logger.warn({ op, err: message(err) }, "redis operation store failed; using this replica's copy"),
-        })
-      : undefined,
+    store,
+    replication:
+      o.redis && store
+        ? new RedisOperationReplication({
+            ...o.replication,
+            client: o.redis.client,
+            store,
+            // Redis trouble is logged by the connection itself; these are debug detail.
+            onError: (what, err) => logger.debug({ what, err: message(err) }, 'redis operation sharing failed'),
+            onHandover: (r, outcome, lost) =>
+              logger.warn(
+                { operation: r.id, kind: r.kind, backend: r.backend, lostReplica: lost, outcome },
+                outcome === 'adopted'
+                  ? 'took over an operation whose replica was lost'
+                  : 'timed out an operation whose replica was lost',
+              ),
+          })
+        : undefined,
     onChange: (r, previous) => {
       if (previous === r.state) return;
       metrics.trackedOperations.inc({ kind: r.kind, state: r.state });
@@ -62,6 +94,13 @@ export function createOperationTracker(o: OperationTrackingOptions): OperationTr
           },
           'operation finished',
         );
+    },
+    onRelease: (r) => {
+      metrics.trackedOperationsActive.dec({ kind: r.kind });
+      logger.warn(
+        { operation: r.id, kind: r.kind, backend: r.backend, state: r.state },
+        'another replica took over an operation this replica drove; this replica stops driving it',
+      );
     },
     onCheckError: (r, err) =>
       logger.warn({ operation: r.id, kind: r.kind, backend: r.backend, err: message(err) }, 'operation check failed'),

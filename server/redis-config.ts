@@ -2,7 +2,7 @@
  * The `redis` settings group (env `REDIS_…`, file `redis`): a Redis server shared by the
  * replicas. Its own module, so server/redis.ts takes its type without importing server/config.
  */
-import { DEFAULT_REDIS_KEY_PREFIX } from '../subscriptions/operations/redis-store';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../subscriptions/operations/redis-keys';
 import { ConfigError, readGroup, setting, text, type Rule } from '../adapters/contract/settings';
 
 /** A Redis URL, checked without ever echoing it (it may carry a password). */

@@ -1,11 +1,22 @@
+export { OperationTracker } from './tracker';
+export { ownerKey } from './drive';
+export type {
+  OperationReplication,
+  OperationTrackerOptions,
+  ServiceCredential,
+  StartOperation,
+  WatchedScopes,
+} from './tracker-options';
 export {
-  OperationTracker,
-  ownerKey,
-  type OperationTrackerOptions,
-  type ServiceCredential,
-  type StartOperation,
-  type WatchedScopes,
-} from './tracker';
-export { InProcessOperationStore, type OperationStore } from './store';
+  InProcessOperationStore,
+  isShared,
+  type FencedRecord,
+  type FencedWrite,
+  type OperationStore,
+  type SharedOperationStore,
+} from './store';
 export { TERMINAL } from './types';
-export { RedisOperationStore, DEFAULT_REDIS_KEY_PREFIX, type RedisOperationStoreOptions } from './redis-store';
+export { RedisOperationStore, type RedisOperationStoreOptions } from './redis-store';
+export { OperationKeys, DEFAULT_REDIS_KEY_PREFIX } from './redis-keys';
+export { RedisOperationReplication, type RedisOperationReplicationOptions } from './replication';
+export { lostReplicaReason } from './handover';

@@ -1,22 +1,33 @@
 /**
- * Operation records in Redis, so every replica behind a load balancer can answer
- * `operation(id)` for an operation another replica started (docs/scaling.md).
+ * Operation records in Redis, so every replica behind a load balancer answers `operation(id)` for
+ * an operation another replica started, follows its changes, and can finish it when the replica
+ * driving it is gone (docs/scaling.md). Keys: {@link OperationKeys}.
  *
- * One key per record, `<keyPrefix>operation:<id>`, holding the record as JSON. A finished record
- * expires `retentionMs` after it finished (the memory store's retention); a running one expires
- * `retentionMs` after its deadline, so the record of a replica that died mid-poll does not stay
- * forever.
+ * Every write is fenced ({@link FENCED_WRITE}): a compare-and-set on the record's version that never
+ * moves a terminal record back, so a driver that was paused while another replica took over cannot
+ * overwrite `SUCCEEDED` with `RUNNING`. The same script appends the change to the operations stream
+ * (read by every replica, ./change-reader.ts) and keeps the index of running records by deadline
+ * (read by the hand-over sweep, ./handover.ts). A finished record expires `retentionMs` after it
+ * finished; a running one `retentionMs` after its deadline.
  *
- * Redis trouble never fails a caller's mutation and never rejects from `put`: every record this
+ * Redis trouble never fails a caller's mutation and never rejects from `write`: every record this
  * process writes is also kept in a local {@link InProcessOperationStore}, and `get` answers from it
  * when Redis fails (or holds an older copy). Only a record this replica never saw, read while
  * Redis is unreachable, is an error (`BACKEND_UNAVAILABLE`, retryable).
  *
  * The client is the caller's: this store never connects or closes it.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { BackendUnavailableError } from '../../adapters/contract/errors';
-import { InProcessOperationStore, type OperationStore } from './store';
+import { FENCED_WRITE, OperationKeys } from './redis-keys';
+import {
+  InProcessOperationStore,
+  type FencedRecord,
+  type FencedWrite,
+  type RunningEntry,
+  type SharedOperationStore,
+} from './store';
 import { TERMINAL } from './types';
 import type { OperationRecord } from '../../adapters/contract/model';
 
@@ -26,28 +37,43 @@ export interface RedisOperationStoreOptions {
   client: Redis;
   /** Prefix of every key this store writes; replicas sharing records must use the same one. @default 'vg:' */
   keyPrefix?: string;
+  /** This replica's id (names it as a record's driver). @default a random UUID */
+  replica?: string;
   /** How long a finished operation stays readable (also the grace after a running one's deadline). @default 3600000 (1 h) */
   retentionMs?: number;
   /** Most records kept in the local fallback copy. @default 10000 */
   maxLocalRecords?: number;
+  /** Entries the operations stream keeps (approximate trimming). @default 5000 */
+  streamMaxLength?: number;
   /** Called when a Redis read or write fails (the server logs it). Must not throw. @default none */
   onError?: (op: 'put' | 'get' | 'forTarget', err: unknown) => void;
 }
 
-/** Default key prefix of {@link RedisOperationStore}. */
-export const DEFAULT_REDIS_KEY_PREFIX = 'vg:';
+type WriteReply = [number, number, string];
+/** The client with the fenced write defined (EVALSHA, loading the script once per connection). */
+type FencedClient = Redis & { vgOperationWrite(...args: Array<string | number>): Promise<WriteReply> };
+const COMMAND = 'vgOperationWrite';
 
-export class RedisOperationStore implements OperationStore {
+export class RedisOperationStore implements SharedOperationStore {
+  readonly replica: string;
+  readonly keys: OperationKeys;
   readonly #client: Redis;
-  readonly #prefix: string;
   readonly #retentionMs: number;
+  readonly #maxLen: number;
   readonly #local: InProcessOperationStore;
+  /** The version this process last wrote per record (for `put`, the unfenced interface). */
+  readonly #versions = new Map<string, number>();
+  /** Writes that did not reach Redis (it was away), the newest per record: {@link flush} retries them. */
+  readonly #unshared = new Map<string, { r: OperationRecord; expected: number; driver: string | null }>();
   readonly #onError: (op: 'put' | 'get' | 'forTarget', err: unknown) => void;
 
   constructor(o: RedisOperationStoreOptions) {
     this.#client = o.client;
-    this.#prefix = o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
+    if (!(COMMAND in o.client)) o.client.defineCommand(COMMAND, { numberOfKeys: 4, lua: FENCED_WRITE });
+    this.keys = new OperationKeys(o.keyPrefix);
+    this.replica = o.replica ?? randomUUID();
     this.#retentionMs = o.retentionMs ?? 3_600_000;
+    this.#maxLen = o.streamMaxLength ?? 5000;
     this.#local = new InProcessOperationStore({
       retentionMs: this.#retentionMs,
       maxRecords: o.maxLocalRecords ?? 10_000,
@@ -57,12 +83,7 @@ export class RedisOperationStore implements OperationStore {
 
   /** The Redis key of a record (exposed for tests and operators). */
   key(id: string): string {
-    return `${this.#prefix}operation:${id}`;
-  }
-
-  /** The Redis key of a target's set of record ids. */
-  targetKey(targetId: string): string {
-    return `${this.#prefix}operation-target:${targetId}`;
+    return this.keys.record(id);
   }
 
   /** Milliseconds a record should live from now: retention after it finished, or after its deadline while it runs. */
@@ -71,31 +92,102 @@ export class RedisOperationStore implements OperationStore {
     return Math.max(1, from + this.#retentionMs - now);
   }
 
+  /** A write fenced by the version this process last wrote (driven by this replica while running). */
   async put(r: OperationRecord): Promise<void> {
-    await this.#local.put(r);
-    if (this.#down()) return;
+    await this.write(r, this.#versions.get(r.id) ?? 0, TERMINAL.has(r.state) ? null : this.replica);
+  }
+
+  async write(r: OperationRecord, expected: number, driver: string | null): Promise<FencedWrite> {
+    if (this.#down()) return this.#keep(r, expected, driver);
     try {
-      const ttl = this.ttlMs(r);
-      // The target's set lives at least as long as its newest record.
-      await this.#client
-        .multi()
-        .set(this.key(r.id), JSON.stringify(r), 'PX', ttl)
-        .sadd(this.targetKey(r.targetId), r.id)
-        .pexpire(this.targetKey(r.targetId), ttl, 'GT')
-        .pexpire(this.targetKey(r.targetId), ttl, 'NX')
-        .exec();
+      const w = await this.#fenced(r, expected, driver);
+      this.#unshared.delete(r.id);
+      // Stored by this replica at another version: a reply lost to a timeout after the script ran.
+      if (!w.written && w.driver === this.replica && w.version > expected)
+        return await this.write(r, w.version, driver);
+      return w.written ? w : { written: false, version: w.version };
     } catch (err) {
       this.#onError('put', err);
+      return this.#keep(r, expected, driver);
     }
+  }
+
+  /** Redis away: the record is kept here (and retried by {@link flush}); the write counts as done at `expected`. */
+  async #keep(r: OperationRecord, expected: number, driver: string | null): Promise<FencedWrite> {
+    await this.#local.put(r);
+    this.#unshared.set(r.id, { r, expected, driver });
+    return { written: true, version: expected };
+  }
+
+  /**
+   * Writes again, fenced as before, what did not reach Redis while it was away (an operation that
+   * finished meanwhile would otherwise stay running there). @returns the records whose write was
+   * refused (another replica moved them on meanwhile)
+   */
+  async flush(): Promise<OperationRecord[]> {
+    const refused: OperationRecord[] = [];
+    for (const [id, w] of [...this.#unshared]) {
+      if (this.#down()) break;
+      this.#unshared.delete(id);
+      const done = await this.write(w.r, w.expected, w.driver);
+      if (!done.written) refused.push(w.r);
+    }
+    return refused;
+  }
+
+  async #fenced(
+    r: OperationRecord,
+    expected: number,
+    driver: string | null,
+  ): Promise<FencedWrite & { driver?: string }> {
+    const terminal = TERMINAL.has(r.state);
+    const [ok, version, stored] = await (this.#client as FencedClient).vgOperationWrite(
+      this.keys.record(r.id),
+      this.keys.target(r.targetId),
+      this.keys.running,
+      this.keys.stream,
+      expected,
+      JSON.stringify(r),
+      r.state,
+      driver ?? '',
+      this.ttlMs(r),
+      r.deadline,
+      terminal ? '1' : '0',
+      r.id,
+      this.#maxLen,
+      this.replica,
+    );
+    if (ok !== 1) return { written: false, version, driver: stored };
+    await this.#local.put(r);
+    if (terminal) this.#versions.delete(r.id);
+    else this.#versions.set(r.id, version);
+    return { written: true, version };
+  }
+
+  async read(id: string): Promise<FencedRecord | null> {
+    if (this.#down()) throw new Error('Redis is not connected');
+    const [v, d, j] = await this.#client.hmget(this.keys.record(id), 'v', 'd', 'j');
+    if (!v || !j) return null;
+    return { record: JSON.parse(j) as OperationRecord, version: Number(v), driver: d || null };
+  }
+
+  async running(limit: number): Promise<RunningEntry[]> {
+    if (this.#down()) throw new Error('Redis is not connected');
+    const flat = await this.#client.zrange(this.keys.running, 0, limit - 1, 'WITHSCORES');
+    const out: RunningEntry[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ id: flat[i]!, deadline: Number(flat[i + 1]) });
+    return out;
+  }
+
+  async forgetRunning(id: string): Promise<void> {
+    await this.#client.zrem(this.keys.running, id);
   }
 
   async get(id: string): Promise<OperationRecord | null> {
     const local = this.#fresh(await this.#local.get(id));
     let remote: OperationRecord | null;
     try {
-      if (this.#down()) throw new Error('Redis is not connected');
-      const text = await this.#client.get(this.key(id));
-      remote = text === null ? null : (JSON.parse(text) as OperationRecord);
+      remote = (await this.read(id))?.record ?? null;
     } catch (err) {
       if (!this.#down()) this.#onError('get', err);
       if (local) return local;
@@ -113,11 +205,14 @@ export class RedisOperationStore implements OperationStore {
       .filter((r): r is OperationRecord => r !== null);
     try {
       if (this.#down()) throw new Error('Redis is not connected');
-      const ids = await this.#client.smembers(this.targetKey(targetId));
-      const texts = ids.length === 0 ? [] : await this.#client.mget(ids.map((id) => this.key(id)));
+      const ids = await this.#client.smembers(this.keys.target(targetId));
+      const pipeline = this.#client.pipeline();
+      for (const id of ids) pipeline.hget(this.keys.record(id), 'j');
+      const texts = ids.length === 0 ? [] : ((await pipeline.exec()) ?? []);
       const byId = new Map(local.map((r) => [r.id, r]));
-      for (const t of texts) {
-        if (t === null) continue;
+      for (const [err, t] of texts) {
+        if (err) throw err;
+        if (typeof t !== 'string') continue;
         const r = JSON.parse(t) as OperationRecord;
         const mine = byId.get(r.id);
         if (!mine || r.updatedAt >= mine.updatedAt) byId.set(r.id, r);

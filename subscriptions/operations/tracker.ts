@@ -14,122 +14,26 @@
  *   memory for the operation's lifetime only, never in a record), 250 ms backing off to 2 s, and
  *   also when a watcher reports a change of the target.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { CallerCredential } from '../../adapters/contract/call-options';
-import type { PendingChange } from '../../adapters/contract/completion';
-import {
-  DEFAULT_CHANGE_TIMEOUT_MS,
-  type ChangeProgress,
-  type CompletionRule,
-  type TrackedChanges,
-} from '../../adapters/contract/completion';
+import { DEFAULT_CHANGE_TIMEOUT_MS } from '../../adapters/contract/completion';
 import { GatewayError } from '../../adapters/contract/errors';
 import type { VolumeDelta } from '../../adapters/contract/watch';
 import { volumeGlobalId } from '../events/diff';
-import { InProcessOperationStore, type OperationStore } from './store';
+import { advance, changed, ownerKey, stamp, type Drive, type Settings } from './drive';
+import { HeardRecords } from './heard';
+import { InProcessOperationStore, isShared, type FencedRecord, type OperationStore } from './store';
+import type { OperationTrackerOptions, StartOperation } from './tracker-options';
 import { TERMINAL } from './types';
-import type { OperationKind, OperationRecord, OperationState } from '../../adapters/contract/model';
-
-export interface OperationTrackerOptions {
-  /**
-   * The backend that evaluates a change's rule, by backend id; undefined when no such backend
-   * (or one that tracks no changes) is configured, which fails the operation.
-   */
-  changes: (backendId: string) => TrackedChanges | undefined;
-  /** @default a InProcessOperationStore */
-  store?: OperationStore;
-  /** First check this long after the start; later checks back off by 1.5× up to `maxPollMs`. @default 250 */
-  pollMs?: number;
-  /** @default 2000 */
-  maxPollMs?: number;
-  /** Deadline of an operation whose change names none. @default {@link DEFAULT_CHANGE_TIMEOUT_MS} (120000) */
-  defaultTimeoutMs?: number;
-  /**
-   * Which operations are watched (the watcher directory, domain/watchers.ts): asked as an operation
-   * starts. @default none: every operation is polled with the caller's credential
-   */
-  watchers?: WatchedScopes;
-  /** Watched operations: the safety check's interval when the watcher reports nothing. @default 5000 */
-  watchedCheckMs?: number;
-  /** Called after every stored change (state, backend status or seen facts; `previous` null for a new one). Must not throw. */
-  onChange?: (r: OperationRecord, previous: OperationState | null) => void;
-  /** Called when a check fails (logged by the server). */
-  onCheckError?: (r: OperationRecord, err: unknown) => void;
-}
-
-/** The gateway's own credential for a backend; null when it has none (the check then fails over to the deadline). */
-export type ServiceCredential = () => Promise<CallerCredential | null>;
-
-/** What the tracker asks about watchers. */
-export interface WatchedScopes {
-  /**
-   * The service credential to check a change of `backend` in `scope` with, while a watcher keeps
-   * that scope current and reports its changes to {@link OperationTracker.observe}; undefined: poll
-   * with the caller's credential.
-   */
-  serviceCredential(backend: string, scope: string): ServiceCredential | undefined;
-}
-
-export interface StartOperation {
-  kind: OperationKind;
-  backend: string;
-  scope: string;
-  targetId: string;
-  credential: CallerCredential;
-  requestId?: string;
-  /**
-   * Null when the backend finished synchronously: the operation starts SUCCEEDED. Else it starts
-   * PENDING, or RUNNING when the backend saw the change `started`.
-   */
-  pending: PendingChange | null;
-}
-
-/** One operation being driven: where its credential comes from and when it is checked next. */
-interface Drive {
-  record: OperationRecord;
-  credential: () => Promise<CallerCredential | null>;
-  /** The next delay after a check. */
-  nextDelay: () => number;
-  requestId: string | undefined;
-  /** Checked with the service credential when its watcher reports a change of the target. */
-  watched: boolean;
-  timer: NodeJS.Timeout | null;
-  abort: AbortController;
-  /** A check is running; `again` asks for another right after it, `waiters` wait for that one. */
-  busy: boolean;
-  again: boolean;
-  waiters: Array<() => void>;
-}
-
-/** Who may read an operation without proving access to its target. */
-export function ownerKey(backend: string, credential: CallerCredential): string {
-  return createHash('sha256')
-    .update(`${backend}\0${credential.token ?? ''}`)
-    .digest('base64url');
-}
-
-/** The record after one check's progress (and the facts its rule keeps). */
-function advance(r: OperationRecord, p: ChangeProgress, rule: CompletionRule): Partial<OperationRecord> {
-  const backendStatus = p.backendStatus ?? r.backendStatus;
-  return p.state === 'FAILED'
-    ? { state: 'FAILED', failureReason: p.reason, backendStatus, rule }
-    : { state: p.state, backendStatus, rule };
-}
-
-const changed = (r: OperationRecord, next: Partial<OperationRecord>): boolean =>
-  next.state !== r.state ||
-  next.backendStatus !== r.backendStatus ||
-  Boolean(next.failureReason) ||
-  JSON.stringify(next.rule?.seen ?? null) !== JSON.stringify(r.rule?.seen ?? null);
-
-type Settings = Required<Omit<OperationTrackerOptions, 'store' | 'onChange' | 'onCheckError' | 'watchers'>> &
-  Pick<OperationTrackerOptions, 'onChange' | 'onCheckError' | 'watchers'>;
+import type { OperationRecord, OperationState } from '../../adapters/contract/model';
 
 export class OperationTracker {
   readonly store: OperationStore;
   readonly #o: Settings;
   readonly #running = new Map<string, Drive>();
   readonly #listeners = new Set<(r: OperationRecord, previous: OperationState | null) => void>();
+  /** Records read or heard of here (the change stream's dedup, and what a resync re-reads). */
+  readonly #heard = new HeardRecords();
   #closed = false;
 
   constructor(o: OperationTrackerOptions) {
@@ -143,7 +47,10 @@ export class OperationTracker {
       watchers: o.watchers,
       onChange: o.onChange,
       onCheckError: o.onCheckError,
+      onRelease: o.onRelease,
+      replication: o.replication,
     };
+    o.replication?.start(this);
   }
 
   /** Operations still being driven by this process. */
@@ -201,8 +108,8 @@ export class OperationTracker {
       owner: ownerKey(s.backend, s.credential),
       ...(s.pending ? { rule: s.pending.rule } : {}),
     };
-    await this.#save(record, null);
-    if (record.rule && !this.#closed) this.#drive(record, s.credential, s.requestId);
+    const version = (await this.#save(record, null, 0)) ?? 0;
+    if (record.rule && !this.#closed) this.#drive(record, version, s.credential, s.requestId);
     return record;
   }
 
@@ -211,8 +118,79 @@ export class OperationTracker {
     return this.store.forTarget(targetId);
   }
 
-  get(id: string): Promise<OperationRecord | null> {
-    return this.store.get(id);
+  async get(id: string): Promise<OperationRecord | null> {
+    const r = await this.store.get(id);
+    if (r) this.#heard.note(r, 0);
+    return r;
+  }
+
+  /** Whether this process drives the operation. */
+  drives(id: string): boolean {
+    return this.#running.has(id);
+  }
+
+  /**
+   * A change another replica stored (the shared change stream, in order): listeners hear of it.
+   * A newer version of an operation this process drives means another replica took it over (this
+   * one was paused or cut off): this process stops driving it.
+   */
+  receive(r: OperationRecord, version: number): void {
+    const drive = this.#running.get(r.id);
+    if (drive && version > drive.version) this.#release(drive);
+    if (this.#heard.note(r, version)) this.#notify(r, null);
+  }
+
+  /** Ids of running records listeners may wait on (re-read after the change stream was away). */
+  interest(): string[] {
+    return this.#heard.running();
+  }
+
+  /**
+   * Takes over a running operation whose driving replica is gone, on a backend this replica
+   * watches: claims it (a fenced write naming this replica) and drives it with the service
+   * credential from now on, checking at once. @returns false when another replica claimed it first,
+   * or this one already drives it
+   */
+  async adopt(f: FencedRecord): Promise<boolean> {
+    if (this.#closed || this.#running.has(f.record.id) || !f.record.rule) return false;
+    if (!this.#o.watchers?.serviceCredential(f.record.backend, f.record.scope)) return false;
+    const record = { ...f.record, updatedAt: stamp(f.record.updatedAt) };
+    const version = await this.#save(record, null, f.version, false);
+    if (version === null || this.#closed || this.#running.has(record.id)) return false;
+    const drive = this.#drive(record, version, null, undefined);
+    if (!drive) return false;
+    void this.#checkNow(drive);
+    return true;
+  }
+
+  /**
+   * Ends a running operation whose driving replica is gone, past its deadline: `TIMED_OUT` with
+   * `reason`, unless it changed since `f` was read. @returns whether this call ended it
+   */
+  async timeOut(f: FencedRecord, reason: string): Promise<boolean> {
+    const r: OperationRecord = {
+      ...f.record,
+      state: 'TIMED_OUT',
+      failureReason: reason,
+      updatedAt: stamp(f.record.updatedAt),
+    };
+    return (await this.#save(r, null, f.version)) !== null;
+  }
+
+  /**
+   * After Redis was away: writes back what did not reach it, and the records this process drives
+   * that Redis lost (restarted empty), so other replicas read them and can take them over again.
+   */
+  async writeBack(): Promise<void> {
+    if (!isShared(this.store)) return;
+    await this.store.flush();
+    for (const drive of [...this.#running.values()]) {
+      if ((await this.store.read(drive.record.id)) !== null || drive.abort.signal.aborted) continue;
+      const r = { ...drive.record, updatedAt: stamp(drive.record.updatedAt) };
+      const version = await this.#save(r, drive.record.state, drive.version, false);
+      if (version === null) this.#release(drive);
+      else Object.assign(drive, { record: r, version });
+    }
   }
 
   /** Stops every poller (shutdown). Records keep their last state. */
@@ -223,39 +201,45 @@ export class OperationTracker {
       abort.abort();
     }
     this.#running.clear();
+    await this.#o.replication?.close();
   }
 
-  #drive(record: OperationRecord, caller: CallerCredential, requestId: string | undefined): void {
+  /** Stops driving: another replica took the operation over or finished it (the fence said so). */
+  #release(drive: Drive): void {
+    if (drive.timer) clearTimeout(drive.timer);
+    drive.abort.abort();
+    if (this.#running.get(drive.record.id) !== drive) return;
+    this.#running.delete(drive.record.id);
+    if (!this.#closed) this.#o.onRelease?.(drive.record);
+  }
+
+  /**
+   * Starts driving: watched when a current watcher covers the scope, else polled with `caller`'s
+   * credential; undefined when neither is possible (a takeover without a current watcher).
+   */
+  #drive(
+    record: OperationRecord,
+    version: number,
+    caller: CallerCredential | null,
+    requestId: string | undefined,
+  ): Drive | undefined {
     const service = this.#o.watchers?.serviceCredential(record.backend, record.scope);
+    if (!service && !caller) return undefined;
     let delay = this.#o.pollMs;
+    const base = { record, version, timer: null, abort: new AbortController(), busy: false, again: false, waiters: [] };
     const drive: Drive = service
       ? // Nothing of the caller's is kept: not its credential, not its request id.
-        {
-          record,
-          credential: service,
-          nextDelay: () => this.#o.watchedCheckMs,
-          requestId: undefined,
-          watched: true,
-          timer: null,
-          abort: new AbortController(),
-          busy: false,
-          again: false,
-          waiters: [],
-        }
+        { ...base, credential: service, nextDelay: () => this.#o.watchedCheckMs, requestId: undefined, watched: true }
       : {
-          record,
+          ...base,
           credential: async () => caller,
           nextDelay: () => (delay = Math.min(Math.round(delay * 1.5), this.#o.maxPollMs)),
           requestId,
           watched: false,
-          timer: null,
-          abort: new AbortController(),
-          busy: false,
-          again: false,
-          waiters: [],
         };
     this.#running.set(record.id, drive);
     this.#schedule(drive, service ? this.#o.watchedCheckMs : this.#o.pollMs);
+    return drive;
   }
 
   #schedule(drive: Drive, delay: number): void {
@@ -298,24 +282,36 @@ export class OperationTracker {
     if (abort.signal.aborted) return;
     let record = drive.record;
     if (next && changed(record, next)) {
-      const previous = record.state;
-      record = drive.record = { ...record, ...next, updatedAt: Date.now() };
-      await this.#save(record, previous);
+      record = { ...record, ...next, updatedAt: stamp(record.updatedAt) };
+      if (!(await this.#commit(drive, record))) return;
     }
     if (TERMINAL.has(record.state)) return void this.#running.delete(record.id);
     if (Date.now() >= record.deadline) {
-      const previous = record.state;
       const seconds = Math.round((record.deadline - record.createdAt) / 1000);
-      drive.record = {
+      await this.#commit(drive, {
         ...record,
         state: 'TIMED_OUT',
         failureReason: `not finished after ${seconds} s; last backend status: ${record.backendStatus ?? 'unknown'}`,
-        updatedAt: Date.now(),
-      };
-      await this.#save(drive.record, previous);
+        updatedAt: stamp(record.updatedAt),
+      });
       return void this.#running.delete(record.id);
     }
     this.#schedule(drive, drive.nextDelay());
+  }
+
+  /**
+   * Stores a drive's next record, fenced by the version it last wrote. Refused (another replica
+   * took the operation over, or finished it), the drive stops: @returns false
+   */
+  async #commit(drive: Drive, record: OperationRecord): Promise<boolean> {
+    const version = await this.#save(record, drive.record.state, drive.version);
+    if (version === null || drive.abort.signal.aborted) {
+      this.#release(drive);
+      return false;
+    }
+    drive.record = record;
+    drive.version = version;
+    return true;
   }
 
   /** One check of the record's rule: the record's next fields, or null to leave it as it is (retry). */
@@ -347,9 +343,29 @@ export class OperationTracker {
     }
   }
 
-  async #save(r: OperationRecord, previous: OperationState | null): Promise<void> {
-    await this.store.put(r);
+  /**
+   * Stores a change (fenced at `expected` in a shared store) and tells the listeners.
+   * @returns the stored version (0 without a shared store), or null when the fence refused it
+   */
+  async #save(
+    r: OperationRecord,
+    previous: OperationState | null,
+    expected: number,
+    notify = true,
+  ): Promise<number | null> {
+    let version = 0;
+    if (isShared(this.store)) {
+      const w = await this.store.write(r, expected, TERMINAL.has(r.state) ? null : this.store.replica);
+      if (!w.written) return null;
+      version = w.version;
+      this.#heard.note(r, version);
+    } else await this.store.put(r);
     this.#o.onChange?.(r, previous);
+    if (notify) this.#notify(r, previous);
+    return version;
+  }
+
+  #notify(r: OperationRecord, previous: OperationState | null): void {
     for (const l of this.#listeners) l(r, previous);
   }
 }

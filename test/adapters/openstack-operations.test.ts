@@ -172,7 +172,7 @@ describe('operation records in Redis', () => {
       rule: { name: 'serverAttach', seen: { started: true } },
     });
 
-    const raw = await client.get(`os-adapter-test:operation:${r.id}`);
+    const raw = await client.hget(`os-adapter-test:{live}:operation:${r.id}`, 'j');
     expect(JSON.parse(raw!)).toEqual(done);
     expect(raw).not.toContain(c.t.demo);
     const other = new Redis(redis.url);

@@ -120,9 +120,12 @@ describe('two gateways sharing one Redis', () => {
     // One key per record, under the configured prefix, with a TTL.
     const probe = new Redis(redis.url);
     try {
-      const keys = await probe.keys('test-vg:operation:*');
+      const keys = await probe.keys('test-vg:{live}:operation:*');
       expect(keys).toHaveLength(1);
-      expect(JSON.parse((await probe.get(keys[0]!))!)).toMatchObject({ state: 'SUCCEEDED', kind: 'CREATE_VOLUME' });
+      expect(JSON.parse((await probe.hget(keys[0]!, 'j'))!)).toMatchObject({
+        state: 'SUCCEEDED',
+        kind: 'CREATE_VOLUME',
+      });
       expect(await probe.pttl(keys[0]!)).toBeGreaterThan(0);
     } finally {
       probe.disconnect();
@@ -167,12 +170,12 @@ describe('two gateways sharing one Redis', () => {
   });
 
   it('should close its Redis connections on stop, after the in-flight request finished', async () => {
-    const PER_GATEWAY = 2;
+    const PER_GATEWAY = 3;
     const probe = new Redis(redis.url);
     try {
       const gatewayClients = async (): Promise<number> =>
         ((await probe.client('LIST')) as string).split('\n').filter((l) => / name=volume-gateway-/.test(l)).length;
-      // Each gateway: its client and the shared event log's stream reader (a blocking read needs its own).
+      // Each gateway: its client and the stream readers of the event log and of operations (a blocking read needs its own connection).
       expect(await until(gatewayClients, (n) => n === 2 * PER_GATEWAY)).toBe(2 * PER_GATEWAY);
       os.sim.setLatency(400, 'cinder');
       const inFlight = a.gql('{ volumes(first: 1) { nodes { id } } }', {}, auth);
@@ -207,11 +210,11 @@ describe('RedisOperationStore', () => {
     const store = new RedisOperationStore({ client, keyPrefix: 'ttl:', retentionMs: 60_000 });
     const r = record({ deadline: Date.now() + 120_000 });
     await store.put(r);
-    const running = await client.pttl('ttl:operation:' + r.id);
+    const running = await client.pttl(store.key(r.id));
     expect(running).toBeGreaterThan(120_000);
     expect(running).toBeLessThanOrEqual(180_000);
     await store.put({ ...r, state: 'SUCCEEDED', updatedAt: Date.now() });
-    const finished = await client.pttl('ttl:operation:' + r.id);
+    const finished = await client.pttl(store.key(r.id));
     expect(finished).toBeGreaterThan(0);
     expect(finished).toBeLessThanOrEqual(60_000);
   });
@@ -220,7 +223,7 @@ describe('RedisOperationStore', () => {
     const store = new RedisOperationStore({ client });
     const r = record({ state: 'FAILED', failureReason: 'x' });
     await store.put(r);
-    const ttl = await client.pttl('vg:operation:' + r.id);
+    const ttl = await client.pttl('vg:{live}:operation:' + r.id);
     expect(ttl).toBeGreaterThan(3_000_000);
     expect(ttl).toBeLessThanOrEqual(3_600_000);
     expect(await new RedisOperationStore({ client }).get(r.id)).toEqual(r);
@@ -232,7 +235,7 @@ describe('RedisOperationStore', () => {
     await writer.put(r);
     expect(
       await until(
-        () => client.exists('exp:operation:' + r.id),
+        () => client.exists(writer.key(r.id)),
         (n) => n === 0,
       ),
     ).toBe(0);

@@ -1,0 +1,120 @@
+/**
+ * Reads the operations stream (`<prefix>{live}:operations`, written by every replica's fenced
+ * writes) with `XREAD BLOCK` on a connection of its own: the shared client's command deadline would
+ * cut a blocking read. Every replica reads every entry (no consumer group), in order.
+ *
+ * A reader that was away (the connection dropped: Redis restarted, or the network) may have missed
+ * entries, which the stream may also have trimmed or lost meanwhile; so after a reconnect it asks
+ * for a resync (the tracker re-reads the records its listeners wait on) before it goes on.
+ */
+import type { Redis } from 'ioredis';
+import type { OperationKeys } from './redis-keys';
+import type { OperationRecord } from '../../adapters/contract/model';
+
+/** One stored change, as the stream carries it. */
+export interface OperationChange {
+  record: OperationRecord;
+  version: number;
+  /** The replica that wrote it. */
+  writer: string;
+}
+
+/** Options of {@link OperationChangeReader}. */
+export interface OperationChangeReaderOptions {
+  /** The shared client, duplicated for the blocking read (the reader owns the duplicate). */
+  client: Redis;
+  keys: OperationKeys;
+  /** Each batch of changes, in stream order. Must not throw. */
+  onChanges: (changes: OperationChange[]) => void;
+  /** After the reader was away, before the changes read next. */
+  onResync: () => Promise<void>;
+  /** How long one `XREAD` blocks. @default 5000 */
+  blockMs?: number;
+  /** Called when a read fails (retried after a short pause). Must not throw. @default none */
+  onError?: (err: unknown) => void;
+}
+
+/** Pause after a failed read. */
+const RETRY_MS = 500;
+
+function parse(fields: string[]): OperationChange | null {
+  const f = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) f.set(fields[i]!, fields[i + 1]!);
+  const j = f.get('j');
+  if (!j) return null;
+  return { record: JSON.parse(j) as OperationRecord, version: Number(f.get('v')), writer: f.get('w') ?? '' };
+}
+
+export class OperationChangeReader {
+  readonly #o: OperationChangeReaderOptions;
+  readonly #blockMs: number;
+  #conn: Redis | null = null;
+  #closed = false;
+  #away = false;
+  /** Id of the last entry read; null until the head was read. */
+  #last: string | null = null;
+  #loop: Promise<void> | null = null;
+  /** Ends the pause after a failed read at once on close. */
+  #wake: (() => void) | null = null;
+
+  constructor(o: OperationChangeReaderOptions) {
+    this.#o = o;
+    this.#blockMs = o.blockMs ?? 5000;
+  }
+
+  start(): void {
+    if (this.#conn) return;
+    const conn = this.#o.client.duplicate({
+      commandTimeout: this.#blockMs + 5000,
+      // Fail at once while disconnected (retried below) rather than wait in a queue that a close
+      // while reconnecting would never flush.
+      enableOfflineQueue: false,
+      connectionName: `${this.#o.client.options.connectionName ?? 'volume-gateway'}-operations`,
+    });
+    // The shared client logs Redis trouble; this one only notes that it was away.
+    conn.on('error', () => {});
+    conn.on('reconnecting', () => (this.#away = true));
+    this.#conn = conn;
+    this.#loop = this.#run(conn);
+  }
+
+  /** Stops reading and closes the connection. Never rejects. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#conn?.disconnect();
+    this.#wake?.();
+    await this.#loop;
+  }
+
+  async #run(conn: Redis): Promise<void> {
+    const stream = this.#o.keys.stream;
+    while (!this.#closed) {
+      try {
+        // Only entries after the head as first seen (or after a loss, below): older ones are history.
+        if (this.#last === null) {
+          const head = await conn.xrevrange(stream, '+', '-', 'COUNT', 1);
+          this.#last = head[0]?.[0] ?? '0-0';
+        }
+        const reply = await conn.xread('COUNT', 500, 'BLOCK', this.#blockMs, 'STREAMS', stream, this.#last);
+        if (this.#closed) return;
+        if (this.#away) {
+          this.#away = false;
+          await this.#o.onResync();
+        }
+        const entries = reply?.[0]?.[1] ?? [];
+        if (entries.length === 0) continue;
+        this.#last = entries[entries.length - 1]![0];
+        const changes = entries.map(([, fields]) => parse(fields)).filter((c): c is OperationChange => c !== null);
+        this.#o.onChanges(changes);
+      } catch (err) {
+        if (this.#closed) return;
+        this.#away = true;
+        this.#o.onError?.(err);
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, RETRY_MS);
+          this.#wake = () => (clearTimeout(t), resolve());
+        });
+      }
+    }
+  }
+}
