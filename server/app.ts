@@ -125,8 +125,20 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // Filled by the default hub as it starts its watchers; the tracker (watched operations) and the
   // loaders (watch-fed reads) ask it. Empty without the default hub.
   const watchers = new WatcherDirectory((id) => registry.find(id));
+  // Across replicas, the holder of a backend's watcher lease takes over the lost watched operations
+  // of that backend (the hub, built below, knows who holds it).
+  let holdsLease: (backend: string) => boolean = () => true;
   const operations =
-    o.operations ?? createOperationTracker({ registry, watchers, redis, metrics, logger, poll: o.operationOptions });
+    o.operations ??
+    createOperationTracker({
+      registry,
+      watchers,
+      redis,
+      metrics,
+      logger,
+      poll: o.operationOptions,
+      replication: { isLeaseHolder: (backend) => holdsLease(backend) },
+    });
   // Operation limits: parse options, validation rules and the wrapped schema (server/limits).
   const limits = operationLimits(o.config.limits);
   // One schema for direct clients and for a supergraph's router: a Federation 2 subgraph.
@@ -154,6 +166,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       : undefined;
   const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? hub);
   if (hub) services.live = hub.mutations;
+  const replication = hub?.replication;
+  if (replication) holdsLease = (backend) => replication.watchers.holds(backend);
   const apollo = createApolloServer({
     limits,
     limited,

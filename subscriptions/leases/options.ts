@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-store';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 
 /** Defaults of {@link WatcherLeasesOptions}; the gateway's `LIVE_LEASE_TTL_MS` takes its default from here. */
 export const LEASE_DEFAULTS = Object.freeze({ ttlMs: 10_000 });

@@ -171,6 +171,11 @@ export class ReplicatedWatchers implements WatcherSource {
     return unavailable;
   }
 
+  /** Whether this replica runs the backend's watcher (holds its lease). */
+  holds(backend: string): boolean {
+    return this.#entries.get(backend)?.leased != null;
+  }
+
   appendOptions(backend: string): AppendOptions | undefined {
     if (!this.#entries.get(backend)?.leased) return undefined;
     const fence = this.#o.leases.fence(backend);

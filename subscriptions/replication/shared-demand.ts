@@ -10,7 +10,7 @@
 import type { Redis } from 'ioredis';
 import type { VolumeRef } from '../../adapters/contract/model';
 import type { WatchDemand } from '../../adapters/contract/watch';
-import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-store';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 import { liveKey } from './keys';
 
 /** A "look at these soon" from one replica. */

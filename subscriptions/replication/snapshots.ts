@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Volume } from '../../adapters/contract/model';
-import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-store';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 import { liveKey } from './keys';
 
 /** One backend's view at a position of the event log. */

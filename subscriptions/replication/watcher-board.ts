@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
-import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-store';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 import { liveKey } from './keys';
 
 /** A holder's watcher as published. */
