@@ -11,7 +11,17 @@ import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '.
 import { until } from '../support/until';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT } from '../support/constants';
-import { gql, readyz, role, SERVICE_TOKEN, startReplica, subscribe, type Replica, type Subscriber } from './support';
+import {
+  gql,
+  nomadBackend,
+  readyz,
+  role,
+  SERVICE_TOKEN,
+  startReplica,
+  subscribe,
+  type Replica,
+  type Subscriber,
+} from './support';
 
 /** The native id of a volume's global id. */
 const nativeOf = (id: string | null): string =>
@@ -37,7 +47,10 @@ describe('replicas on one Redis (live path)', () => {
     sim = await startNomad();
     sim.addToken({ secret: SERVICE_TOKEN, management: true });
     seedVolumes(sim, 2);
-    [a, b] = await Promise.all([startReplica('a', sim.url, redis.url), startReplica('b', sim.url, redis.url)]);
+    [a, b] = await Promise.all([
+      startReplica('a', redis.url, nomadBackend(sim.url)),
+      startReplica('b', redis.url, nomadBackend(sim.url)),
+    ]);
   }, 90_000);
   afterAll(async () => {
     await Promise.all(subs.map((s) => s.dispose()));
@@ -134,7 +147,7 @@ describe('replicas on one Redis (live path)', () => {
       `failover: kill -9 of the holder → next event delivered on the other replica in ${failoverMs} ms (lease TTL 1500 ms)`,
     );
     // Back to two replicas for what follows.
-    const again = await startReplica(holder.name, sim.url, redis.url);
+    const again = await startReplica(holder.name, redis.url, nomadBackend(sim.url));
     if (holder === a) a = again;
     else b = again;
   }, 90_000);

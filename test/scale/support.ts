@@ -14,20 +14,16 @@ export const SERVICE_TOKEN = 'service-secret';
 
 export type Replica = ReturnType<typeof startGatewayProcess> & { url: string; origin: string; name: string };
 
-/**
- * Starts a replica sharing `redisUrl`, over the Nomad simulator at `nomadUrl` (add
- * {@link SERVICE_TOKEN} to it), or over other backends given in `env`.
- */
-export async function startReplica(
-  name: string,
-  nomadUrl: string,
-  redisUrl: string,
-  env: Record<string, string> = {},
-): Promise<Replica> {
+/** The environment of a replica over the Nomad simulator at `url` (add {@link SERVICE_TOKEN} to it), backend id east. */
+export const nomadBackend = (url: string): Record<string, string> => ({
+  GATEWAY_BACKENDS: `east=nomad@${url}`,
+  // The watchers' own token, told apart from callers' (MGMT) in the simulator's request log.
+  GATEWAY_BACKEND_EAST_TOKEN: SERVICE_TOKEN,
+});
+
+/** Starts a replica sharing `redisUrl`, over the backends `backends` configures (e.g. {@link nomadBackend}). */
+export async function startReplica(name: string, redisUrl: string, backends: Record<string, string>): Promise<Replica> {
   const p = startGatewayProcess({
-    GATEWAY_BACKENDS: `east=nomad@${nomadUrl}`,
-    // The watchers' own token, told apart from callers' (MGMT) in the simulator's request log.
-    GATEWAY_BACKEND_EAST_TOKEN: SERVICE_TOKEN,
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: 'scale:',
     LIVE_LEASE_TTL_MS: '1500',
@@ -35,7 +31,7 @@ export async function startReplica(
     SHUTDOWN_DRAIN_MS: '0',
     RATE_LIMIT_CALLER_RPS: '0',
     RATE_LIMIT_ADDRESS_RPS: '0',
-    ...env,
+    ...backends,
   });
   const url = (await p.serving()).replace('localhost', '127.0.0.1');
   return { ...p, url, origin: new URL(url).origin, name };
