@@ -1,0 +1,335 @@
+/**
+ * Benchmark: replicas on one Redis (issue 29; a section of bench/RESULTS.md).
+ *
+ * 1. Backend requests per minute, by kind and by credential (the gateway's own token: watchers,
+ *    resyncs, readiness probes; callers' tokens: subscribers' access checks), with one gateway
+ *    without Redis, one replica on Redis and three replicas on Redis, each with 1 and 100
+ *    subscribers spread over its replicas, while a volume is claimed and released. Target: watcher
+ *    and resync load with 3 replicas within 10 % of one replica's. Readiness probes stay per
+ *    replica (each must say what it can reach) and are shown apart.
+ * 2. Failover: two replicas at the default lease TTL (10 s); a subscriber on the follower; kill -9
+ *    of the holder while a change is made every 250 ms; the time from the kill to the next event
+ *    the subscriber receives. Target: at most the TTL plus 1 s.
+ *
+ *   node --import tsx bench/replicas.ts     (REPLICAS_SHORT=1: 5 s windows, one failover sample)
+ *   REPLICAS_WINDOW_MS=n                    each backend-load window (default 30000, short 5000)
+ *   REPLICAS_FAILOVERS=n                    failover samples (default 3, short 1)
+ *   REPLICAS_SUBSCRIBERS=1,100              subscriber counts of part 1
+ *
+ * Not measured here (issue 29's other benchmarks): fan-out of 10,000 subscribers through Redis
+ * against one process, and Redis commands per event and memory at 10,000 volumes.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createClient } from 'graphql-ws';
+import { Redis } from 'ioredis';
+import { request } from 'undici';
+import WebSocket from 'ws';
+import { forkClients, open } from './clients';
+import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
+import { killStarted, machineFacts, start, startBuiltGateway, wsUrlOf } from './processes';
+import { writeSection } from './results-file';
+
+const short = process.env.REPLICAS_SHORT === '1';
+const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
+const windowMs = Number(process.env.REPLICAS_WINDOW_MS ?? (short ? 5_000 : 30_000));
+const failovers = Number(process.env.REPLICAS_FAILOVERS ?? (short ? 1 : 3));
+const counts = (process.env.REPLICAS_SUBSCRIBERS ?? '1,100').split(',').map(Number);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function post(url: string, body: unknown): Promise<unknown> {
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  return text ? JSON.parse(text) : null;
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/** A redis-server without persistence on a free loopback port. */
+async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    '/usr/bin/redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+  for (let i = 0; ; i++) {
+    try {
+      await probe.connect();
+      break;
+    } catch {
+      if (i > 100) throw new Error('redis-server did not start');
+      await sleep(50);
+    }
+  }
+  probe.disconnect();
+  return { url, child };
+}
+
+interface Gateway {
+  child: ChildProcess;
+  http: string;
+  ws: string;
+}
+
+async function gateway(simUrl: string, redisUrl: string | null): Promise<Gateway> {
+  const { child, match } = await startBuiltGateway(
+    {
+      ...UNCAPPED,
+      ...watchedNomad(simUrl),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    },
+    /ready at (\S+)/,
+  );
+  const http = match[1]!.replace('localhost', '127.0.0.1');
+  return { child, http, ws: wsUrlOf(http) };
+}
+
+async function roles(gws: readonly Gateway[]): Promise<string[]> {
+  return Promise.all(
+    gws.map(async (g) => {
+      const body = (await (await request(new URL('/readyz', g.http))).body.json()) as any;
+      return (body.replication?.backends?.[0]?.role as string | undefined) ?? 'NONE';
+    }),
+  );
+}
+
+/** Waits until exactly one replica holds the lease; answers the holder's index. */
+async function holder(gws: readonly Gateway[]): Promise<number> {
+  for (const end = Date.now() + 60_000; Date.now() < end; await sleep(100)) {
+    const r = await roles(gws);
+    if (r.filter((x) => x === 'HOLDER').length === 1) return r.indexOf('HOLDER');
+  }
+  throw new Error('no single lease holder within 60 s');
+}
+
+const KINDS: Array<[string, (path: string) => boolean]> = [
+  ['event stream', (p) => p.startsWith('/v1/event/stream')],
+  ['volume lists', (p) => p === '/v1/volumes'],
+  ['volume reads', (p) => p.startsWith('/v1/volume/csi/')],
+  ['token self-reads', (p) => p === '/v1/acl/token/self'],
+  ['readiness probes', (p) => p.startsWith('/v1/status/') || p.startsWith('/v1/agent/')],
+];
+
+const kindOf = (path: string): string => KINDS.find(([, m]) => m(path))?.[0] ?? 'other';
+
+interface Load {
+  label: string;
+  subscribers: number;
+  /** Per minute, by "service|caller kind". */
+  perMinute: Map<string, number>;
+}
+
+/** Part 1: one configuration's backend requests per minute while a claim and a release alternate. */
+async function load(simUrl: string, label: string, gws: Gateway[], subscribers: number): Promise<Load> {
+  const tokens = ['bench-sub-a', 'bench-sub-b', 'bench-sub-c'];
+  for (const t of tokens) await post(`${simUrl}/_sim/tokens`, { secret: t, namespaces: { default: 'read' } });
+  const query = 'subscription { volumeChanged { type cursor } }';
+  const kid = forkClients();
+  for (let i = 0; i < gws.length; i++) {
+    const count = Math.floor(subscribers / gws.length) + (i < subscribers % gws.length ? 1 : 0);
+    if (count > 0)
+      await open(kid, {
+        url: gws[i]!.ws,
+        count,
+        sources: ['127.0.0.1'],
+        init: tokens.map((t) => ({ 'X-Nomad-Token': t })),
+        batch: 100,
+        query,
+      });
+  }
+  await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
+  const t0 = Date.now();
+  for (let i = 0; Date.now() - t0 < windowMs; i++) {
+    if (i % 2 === 0)
+      await post(`${simUrl}/_sim/allocations`, {
+        id: `load-${label}-${subscribers}-${i}`,
+        jobId: `load-${i}`,
+        nodeId: 'node-bench-1',
+        volumes: [
+          { volumeId: 'bench-003', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
+        ],
+      });
+    else
+      await post(`${simUrl}/_sim/allocations/load-${label}-${subscribers}-${i - 1}/status`, {
+        clientStatus: 'complete',
+        desiredStatus: 'stop',
+      });
+    await sleep(1000);
+  }
+  const elapsed = Date.now() - t0;
+  const log = JSON.parse(await (await request(`${simUrl}/_sim/requests`)).body.text()) as Array<{
+    path: string;
+    headers: Record<string, string | undefined>;
+  }>;
+  const perMinute = new Map<string, number>();
+  for (const r of log) {
+    const who = r.headers['x-nomad-token'] === BENCH_TOKEN ? 'service' : 'caller';
+    const key = `${who}|${kindOf(r.path)}`;
+    perMinute.set(key, (perMinute.get(key) ?? 0) + 60_000 / elapsed);
+  }
+  kid.send({ close: true });
+  await once(kid, 'exit');
+  return { label, subscribers, perMinute };
+}
+
+/** Part 2: kill -9 of the holder → the next event on the follower's subscriber, in ms. */
+async function failover(simUrl: string, redisUrl: string, n: number): Promise<number> {
+  const gws = [await gateway(simUrl, redisUrl), await gateway(simUrl, redisUrl)];
+  try {
+    const h = await holder(gws);
+    const follower = gws[1 - h]!;
+    const seen: number[] = [];
+    const client = createClient({
+      url: follower.ws,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'X-Nomad-Token': BENCH_TOKEN },
+      lazy: false,
+      retryAttempts: 0,
+    });
+    client.subscribe(
+      { query: 'subscription { volumeChanged { type } }' },
+      { next: () => void seen.push(Date.now()), error: () => undefined, complete: () => undefined },
+    );
+    while (seen.length === 0) await sleep(20); // SUBSCRIBED
+    gws[h]!.child.kill('SIGKILL');
+    const killed = Date.now();
+    for (let i = 0; seen.at(-1)! < killed && Date.now() - killed < 60_000; i++) {
+      const id = `fail-${n}-${i}`;
+      if (i % 2 === 0)
+        await post(`${simUrl}/_sim/allocations`, {
+          id,
+          jobId: id,
+          nodeId: 'node-bench-1',
+          volumes: [
+            { volumeId: 'bench-004', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
+          ],
+        });
+      else
+        await post(`${simUrl}/_sim/allocations/fail-${n}-${i - 1}/status`, {
+          clientStatus: 'complete',
+          desiredStatus: 'stop',
+        });
+      await sleep(250);
+    }
+    await client.dispose();
+    return seen.at(-1)! - killed;
+  } finally {
+    for (const g of gws) g.child.kill('SIGKILL');
+  }
+}
+
+async function main(): Promise<void> {
+  const { match } = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
+  const simUrl = match[1]!;
+  const redis = await startRedis();
+  const flush = async (): Promise<void> => {
+    const r = new Redis(redis.url);
+    await r.flushall();
+    r.disconnect();
+  };
+  const loads: Load[] = [];
+  try {
+    for (const [label, replicas, withRedis] of [
+      ['1 gateway, no Redis', 1, false],
+      ['1 replica on Redis', 1, true],
+      ['3 replicas on Redis', 3, true],
+    ] as const) {
+      for (const subscribers of counts) {
+        await flush();
+        const gws: Gateway[] = [];
+        for (let i = 0; i < replicas; i++) gws.push(await gateway(simUrl, withRedis ? redis.url : null));
+        if (withRedis) await holder(gws);
+        else await sleep(1000);
+        loads.push(await load(simUrl, label.replaceAll(' ', '-'), gws, subscribers));
+        for (const g of gws) g.child.kill('SIGKILL');
+        console.log(`${label}, ${subscribers} subscribers: done`);
+      }
+    }
+    const times: number[] = [];
+    for (let i = 0; i < failovers; i++) {
+      await flush();
+      times.push(await failover(simUrl, redis.url, i));
+      console.log(`failover ${i + 1}: ${times.at(-1)} ms`);
+    }
+    report(loads, times);
+  } finally {
+    redis.child.kill('SIGKILL');
+    killStarted();
+  }
+}
+
+function report(loads: Load[], failoverMs: number[]): void {
+  const keys = [...new Set(loads.flatMap((l) => [...l.perMinute.keys()]))].sort();
+  const fmt = (n: number | undefined): string => (n === undefined ? '0' : n.toFixed(1));
+  const rows = keys.map(
+    (k) => `| ${k.replace('|', ': ')} | ${loads.map((l) => fmt(l.perMinute.get(k))).join(' | ')} |`,
+  );
+  const watcher = (l: Load): number =>
+    [...l.perMinute]
+      .filter(([k]) => k.startsWith('service|') && !k.endsWith('readiness probes'))
+      .reduce((s, [, v]) => s + v, 0);
+  const ratio = counts.map((n) => {
+    const one = loads.find((l) => l.label === '1-replica-on-Redis' && l.subscribers === n)!;
+    const three = loads.find((l) => l.label === '3-replicas-on-Redis' && l.subscribers === n)!;
+    const r = watcher(three) / watcher(one);
+    console.log(`ratio: watcher load 3 replicas / 1 replica, ${n} subscribers = ${r.toFixed(2)}`);
+    return `| ${n} | ${fmt(watcher(one))} | ${fmt(watcher(three))} | ${r.toFixed(2)} | ${Math.abs(r - 1) <= 0.1 ? 'met' : 'not met'} |`;
+  });
+  const ttl = 10_000;
+  const worst = Math.max(...failoverMs);
+  console.log(`ratio: failover ms / (TTL + 1 s) = ${(worst / (ttl + 1000)).toFixed(2)}`);
+  const md = `## Replicas on one Redis (bench/replicas.ts)
+
+Generated by \`bench/replicas.ts\`${short ? ' (REPLICAS_SHORT=1)' : ''} on ${new Date().toISOString()}: one simulated
+Nomad (100 volumes), a claim or a release of one volume every second for ${windowMs / 1000} s per column,
+subscribers on \`volumeChanged\` spread evenly over the replicas with three tokens. Requests per
+minute from the simulator's log, by credential (service: the gateway's own token; caller:
+subscribers' access checks) and kind.
+
+${machineFacts()}
+
+| requests/min | ${loads.map((l) => `${l.label}, ${l.subscribers} sub.`).join(' | ')} |
+|---|${loads.map(() => '---|').join('')}
+${rows.join('\n')}
+
+**Watcher and resync load** (service credential, readiness probes excluded), 3 replicas against 1:
+
+| subscribers | 1 replica | 3 replicas | ratio | target (within 10 %) |
+|---|---|---|---|---|
+${ratio.join('\n')}
+
+Readiness probes stay per replica (each replica's \`/readyz\` says what it can reach): they grow
+with the replica count and are the \`service: readiness probes\` row.
+
+**Failover** (two replicas, default lease TTL 10 s): kill -9 of the holder → next event on the
+follower's subscriber: ${failoverMs.map((m) => `${(m / 1000).toFixed(1)} s`).join(', ')}; target at most TTL + 1 s = 11 s:
+${worst <= ttl + 1000 ? 'met' : 'not met'}.
+`;
+  writeSection(out, 'replicas', md);
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  killStarted();
+  process.exit(1);
+});
