@@ -68,16 +68,10 @@ async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
     },
   );
   const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
-  for (let i = 0; ; i++) {
-    try {
-      await probe.connect();
-      break;
-    } catch {
-      if (i > 100) throw new Error('redis-server did not start');
-      await sleep(50);
-    }
-  }
+  // Retried until the server listens (its first connections are refused).
+  const probe = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 50 });
+  probe.on('error', () => undefined);
+  await probe.ping();
   probe.disconnect();
   return { url, child };
 }
@@ -122,6 +116,33 @@ async function holder(gws: readonly Gateway[]): Promise<number> {
   throw new Error('no single lease holder within 60 s');
 }
 
+/**
+ * Claims and releases of one volume in turn (an allocation placed, then stopped): each step is one
+ * change. `finish` releases a claim left open, so the next run can claim the volume again.
+ */
+function churn(simUrl: string, volumeId: string, prefix: string): { step(): Promise<void>; finish(): Promise<void> } {
+  let i = 0;
+  let open: string | null = null;
+  const release = async (): Promise<void> => {
+    if (open)
+      await post(`${simUrl}/_sim/allocations/${open}/status`, { clientStatus: 'complete', desiredStatus: 'stop' });
+    open = null;
+  };
+  return {
+    step: async () => {
+      if (open) return release();
+      open = `${prefix}-${i++}`;
+      await post(`${simUrl}/_sim/allocations`, {
+        id: open,
+        jobId: open,
+        nodeId: 'node-bench-1',
+        volumes: [{ volumeId, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }],
+      });
+    },
+    finish: release,
+  };
+}
+
 const KINDS: Array<[string, (path: string) => boolean]> = [
   ['event stream', (p) => p.startsWith('/v1/event/stream')],
   ['volume lists', (p) => p === '/v1/volumes'],
@@ -158,24 +179,13 @@ async function load(simUrl: string, label: string, gws: Gateway[], subscribers: 
       });
   }
   await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
+  const changes = churn(simUrl, 'bench-003', `load-${label.replace(/[^a-z0-9]+/gi, '-')}-${subscribers}`);
   const t0 = Date.now();
-  for (let i = 0; Date.now() - t0 < windowMs; i++) {
-    if (i % 2 === 0)
-      await post(`${simUrl}/_sim/allocations`, {
-        id: `load-${label}-${subscribers}-${i}`,
-        jobId: `load-${i}`,
-        nodeId: 'node-bench-1',
-        volumes: [
-          { volumeId: 'bench-003', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
-        ],
-      });
-    else
-      await post(`${simUrl}/_sim/allocations/load-${label}-${subscribers}-${i - 1}/status`, {
-        clientStatus: 'complete',
-        desiredStatus: 'stop',
-      });
+  while (Date.now() - t0 < windowMs) {
+    await changes.step();
     await sleep(1000);
   }
+  await changes.finish();
   const elapsed = Date.now() - t0;
   const log = JSON.parse(await (await request(`${simUrl}/_sim/requests`)).body.text()) as Array<{
     path: string;
@@ -183,7 +193,8 @@ async function load(simUrl: string, label: string, gws: Gateway[], subscribers: 
   }>;
   const perMinute = new Map<string, number>();
   for (const r of log) {
-    const who = r.headers['x-nomad-token'] === BENCH_TOKEN ? 'service' : 'caller';
+    const token = r.headers['x-nomad-token'];
+    const who = token === BENCH_TOKEN ? 'service' : token ? 'caller' : 'no token';
     const key = `${who}|${kindOf(r.path)}`;
     perMinute.set(key, (perMinute.get(key) ?? 0) + 60_000 / elapsed);
   }
@@ -213,24 +224,12 @@ async function failover(simUrl: string, redisUrl: string, n: number): Promise<nu
     while (seen.length === 0) await sleep(20); // SUBSCRIBED
     gws[h]!.child.kill('SIGKILL');
     const killed = Date.now();
-    for (let i = 0; seen.at(-1)! < killed && Date.now() - killed < 60_000; i++) {
-      const id = `fail-${n}-${i}`;
-      if (i % 2 === 0)
-        await post(`${simUrl}/_sim/allocations`, {
-          id,
-          jobId: id,
-          nodeId: 'node-bench-1',
-          volumes: [
-            { volumeId: 'bench-004', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
-          ],
-        });
-      else
-        await post(`${simUrl}/_sim/allocations/fail-${n}-${i - 1}/status`, {
-          clientStatus: 'complete',
-          desiredStatus: 'stop',
-        });
+    const changes = churn(simUrl, 'bench-004', `fail-${n}`);
+    while (seen.at(-1)! < killed && Date.now() - killed < 60_000) {
+      await changes.step();
       await sleep(250);
     }
+    await changes.finish();
     await client.dispose();
     return seen.at(-1)! - killed;
   } finally {
@@ -260,7 +259,7 @@ async function main(): Promise<void> {
         for (let i = 0; i < replicas; i++) gws.push(await gateway(simUrl, withRedis ? redis.url : null));
         if (withRedis) await holder(gws);
         else await sleep(1000);
-        loads.push(await load(simUrl, label.replaceAll(' ', '-'), gws, subscribers));
+        loads.push(await load(simUrl, label, gws, subscribers));
         for (const g of gws) g.child.kill('SIGKILL');
         console.log(`${label}, ${subscribers} subscribers: done`);
       }
@@ -289,8 +288,8 @@ function report(loads: Load[], failoverMs: number[]): void {
       .filter(([k]) => k.startsWith('service|') && !k.endsWith('readiness probes'))
       .reduce((s, [, v]) => s + v, 0);
   const ratio = counts.map((n) => {
-    const one = loads.find((l) => l.label === '1-replica-on-Redis' && l.subscribers === n)!;
-    const three = loads.find((l) => l.label === '3-replicas-on-Redis' && l.subscribers === n)!;
+    const one = loads.find((l) => l.label === '1 replica on Redis' && l.subscribers === n)!;
+    const three = loads.find((l) => l.label === '3 replicas on Redis' && l.subscribers === n)!;
     const r = watcher(three) / watcher(one);
     console.log(`ratio: watcher load 3 replicas / 1 replica, ${n} subscribers = ${r.toFixed(2)}`);
     return `| ${n} | ${fmt(watcher(one))} | ${fmt(watcher(three))} | ${r.toFixed(2)} | ${Math.abs(r - 1) <= 0.1 ? 'met' : 'not met'} |`;
@@ -304,7 +303,7 @@ Generated by \`bench/replicas.ts\`${short ? ' (REPLICAS_SHORT=1)' : ''} on ${new
 Nomad (100 volumes), a claim or a release of one volume every second for ${windowMs / 1000} s per column,
 subscribers on \`volumeChanged\` spread evenly over the replicas with three tokens. Requests per
 minute from the simulator's log, by credential (service: the gateway's own token; caller:
-subscribers' access checks) and kind.
+subscribers' access checks; no token: the readiness probe's leader read) and kind.
 
 ${machineFacts()}
 
@@ -312,14 +311,14 @@ ${machineFacts()}
 |---|${loads.map(() => '---|').join('')}
 ${rows.join('\n')}
 
-**Watcher and resync load** (service credential, readiness probes excluded), 3 replicas against 1:
+**Watcher and resync load** (the service credential's requests), 3 replicas against 1:
 
 | subscribers | 1 replica | 3 replicas | ratio | target (within 10 %) |
 |---|---|---|---|---|
 ${ratio.join('\n')}
 
 Readiness probes stay per replica (each replica's \`/readyz\` says what it can reach): they grow
-with the replica count and are the \`service: readiness probes\` row.
+with the replica count and are the \`no token: readiness probes\` row.
 
 **Failover** (two replicas, default lease TTL 10 s): kill -9 of the holder → next event on the
 follower's subscriber: ${failoverMs.map((m) => `${(m / 1000).toFixed(1)} s`).join(', ')}; target at most TTL + 1 s = 11 s:
