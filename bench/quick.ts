@@ -98,6 +98,19 @@ export const BENCHES: Bench[] = [
   // and they cost well under a second.
   { name: 'gc', script: 'bench/gc.ts', shares: true, quick: { GC_SHORT: '1' }, check: {} },
   {
+    name: 'replicas',
+    script: 'bench/replicas.ts',
+    // Backend requests are counted, not timed; the failover sample waits out a lease TTL.
+    shares: true,
+    quick: { REPLICAS_SHORT: '1' },
+    check: {
+      REPLICAS_WINDOW_MS: '1000',
+      REPLICAS_SUBSCRIBERS: '1',
+      REPLICAS_FAILOVERS: '1',
+      REPLICAS_LEASE_TTL_MS: '1500',
+    },
+  },
+  {
     name: 'heap',
     script: 'bench/heap.ts',
     shares: true,
