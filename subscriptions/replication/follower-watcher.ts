@@ -57,6 +57,9 @@ export class FollowerWatcher implements VolumeWatcher {
     const view = this.#ready ? '' : '; this replica’s view is being rebuilt from a snapshot';
     return {
       ...p.status,
+      // Until the view is complete this replica cannot answer from it: a new subscription waits for
+      // it as for a watcher reading its first view (bounded by LIVE_WATCHER_WAIT_MS).
+      state: this.#ready || p.status.state === 'DEGRADED' ? p.status.state : 'STARTING',
       volumes,
       message: `watched by replica ${p.replica}${p.status.message ? `: ${p.status.message}` : ''}${view}`,
     };

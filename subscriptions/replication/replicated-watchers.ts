@@ -336,8 +336,12 @@ export class ReplicatedWatchers implements WatcherSource {
           this.#tryTakeover(e);
         } else {
           // Unreadable (Redis away) counts as no holder: this replica's view is no longer known current.
+          const was = e.follower.status().state;
           e.published = await this.#o.board.read(e.backend.id).catch(() => null);
+          // A new subscription waiting for the watcher to settle hears of it now, not at its deadline.
+          if (e.follower.status().state !== was) this.#host?.options(e.backend.id).onStatus?.(e.follower.status());
           await this.#publishDemand(e);
+          if (!this.view.complete(e.backend.id) && e.published?.current) void this.#follower?.catchUp(e.backend.id);
         }
       } catch (err) {
         this.#o.onError?.(err);

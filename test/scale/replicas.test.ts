@@ -9,6 +9,10 @@ import { Redis } from 'ioredis';
 import { disposeAll, seedVolumes, startNomad } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
+
+/** `until` with a bound for a loaded machine: processes here wait out leases and hand-overs. */
+const wait = (check: () => boolean | Promise<boolean>, what: string | (() => string), ms = 45_000): Promise<void> =>
+  until(check, what, ms);
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT } from '../support/constants';
 import {
@@ -61,7 +65,7 @@ describe('replicas on one Redis (live path)', () => {
 
   const holderAndFollower = async (): Promise<[Replica, Replica]> => {
     let roles: Array<string | null> = [];
-    await until(
+    await wait(
       async () => {
         roles = await Promise.all([role(a), role(b)]);
         return roles.includes('HOLDER') && roles.includes('FOLLOWER');
@@ -78,7 +82,7 @@ describe('replicas on one Redis (live path)', () => {
     const onFollower = await subscribe(follower);
     subs.push(onHolder, onFollower);
     const made = [create(), create(), create()];
-    await until(() => created(onHolder).length >= 3 && created(onFollower).length >= 3, 'three CREATED on both');
+    await wait(() => created(onHolder).length >= 3 && created(onFollower).length >= 3, 'three CREATED on both');
     expect(created(onHolder)).toEqual(made);
     expect(created(onFollower)).toEqual(made);
     // One log: the same cursors on both replicas.
@@ -98,7 +102,7 @@ describe('replicas on one Redis (live path)', () => {
     const LIST = '{ volumes(first: 100) { nodes { id status backendStatus updatedAt attachments { id state } } } }';
     const view = async (r: Replica): Promise<string> => JSON.stringify((await gql(r, LIST)).data);
     // Both views caught up with the claim (the follower's through the shared log).
-    await until(
+    await wait(
       async () => {
         const [h, f] = await Promise.all([view(holder), view(follower)]);
         return (
@@ -126,20 +130,20 @@ describe('replicas on one Redis (live path)', () => {
     const resuming = await subscribe(holder);
     subs.push(watching, resuming);
     const before = [create(), create()];
-    await until(() => created(resuming).length >= 2 && created(watching).length >= 2, 'the first two on both');
+    await wait(() => created(resuming).length >= 2 && created(watching).length >= 2, 'the first two on both');
     const last = resuming.changes().at(-1)!.cursor;
     holder.child.kill('SIGKILL');
     const killedAt = Date.now();
     // Changes while no replica watches: the new holder's first read finds them.
     const during = [create(), create()];
-    await until(() => created(watching).length >= 4, 'the changes made during the hand-over', 30_000);
+    await wait(() => created(watching).length >= 4, 'the changes made during the hand-over', 30_000);
     const failoverMs = Date.now() - killedAt;
     const after = [create()];
-    await until(() => created(watching).length >= 5, 'a change after the hand-over');
+    await wait(() => created(watching).length >= 5, 'a change after the hand-over');
     expect(created(watching)).toEqual([...before, ...during, ...after]);
     const resumed = await subscribe(follower, last);
     subs.push(resumed);
-    await until(() => created(resumed).length >= 3, 'the replay on the other replica');
+    await wait(() => created(resumed).length >= 3, 'the replay on the other replica');
     expect(resumed.errors).toEqual([]);
     expect(created(resumed)).toEqual([...during, ...after]);
     expect(await role(follower)).toBe('HOLDER');
@@ -158,17 +162,17 @@ describe('replicas on one Redis (live path)', () => {
     subs.push(watching);
     holder.child.kill('SIGSTOP');
     try {
-      await until(async () => (await role(follower)) === 'HOLDER', 'the other replica to take over', 30_000);
+      await wait(async () => (await role(follower)) === 'HOLDER', 'the other replica to take over', 30_000);
       const made = [create(), create()];
-      await until(() => created(watching).length >= 2, 'the changes after the take-over');
+      await wait(() => created(watching).length >= 2, 'the changes after the take-over');
       holder.child.kill('SIGCONT');
-      await until(
+      await wait(
         async () => (await role(holder)) === 'FOLLOWER',
         'the paused replica to find it lost its lease',
         30_000,
       );
       made.push(create());
-      await until(() => created(watching).length >= 3, 'a change after SIGCONT');
+      await wait(() => created(watching).length >= 3, 'a change after SIGCONT');
       expect(created(watching)).toEqual(made);
       // The log itself holds each once: the paused holder's late appends were refused.
       const r = new Redis(redis.url);
@@ -195,12 +199,12 @@ describe('replicas on one Redis (live path)', () => {
     const live = await subscribe(follower);
     subs.push(live);
     create();
-    await until(() => created(live).length >= 1, 'a change before the restart');
+    await wait(() => created(live).length >= 1, 'a change before the restart');
     const old = live.changes().at(-1)!.cursor;
     await redis.restart();
-    await until(() => live.errors.length > 0 || live.completed, 'the live subscription to end');
+    await wait(() => live.errors.length > 0 || live.completed, 'the live subscription to end');
     expect(JSON.stringify(live.errors)).toContain('CURSOR_EXPIRED');
-    await until(
+    await wait(
       async () => {
         const s = await subscribe(follower, old).catch(() => null);
         if (!s) return false;
@@ -214,7 +218,7 @@ describe('replicas on one Redis (live path)', () => {
     subs.push(fresh);
     await holderAndFollower();
     const made = create();
-    await until(() => created(fresh).includes(made), 'a change after the restart', 30_000);
+    await wait(() => created(fresh).includes(made), 'a change after the restart', 30_000);
     expect(created(fresh)).toEqual([made]);
   }, 90_000);
 });
