@@ -16,6 +16,11 @@ export interface RedisHealth {
   status: 'UP' | 'DOWN' | 'NOT_CONFIGURED';
   /** Round trip of the PING in ms; null when it did not answer or Redis is not configured. */
   latencyMs: number | null;
+  /**
+   * The server's replication role (`ROLE`): `master`, or `slave` for a read-only replica the live
+   * path cannot write to. Absent when it did not answer or Redis is not configured.
+   */
+  role?: string;
   message: string;
 }
 
@@ -97,7 +102,11 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
       try {
         await client.ping();
         const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-        return { status: 'UP', latencyMs, message: `PING answered by ${where}` };
+        const role = await client.call('ROLE').then(
+          (r) => (Array.isArray(r) && typeof r[0] === 'string' ? r[0] : undefined),
+          () => undefined,
+        );
+        return { status: 'UP', latencyMs, ...(role ? { role } : {}), message: `PING answered by ${where}` };
       } catch (err) {
         return { status: 'DOWN', latencyMs: null, message: `PING failed: ${redisErrorText(err)}` };
       }

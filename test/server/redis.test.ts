@@ -138,7 +138,7 @@ describe('two gateways sharing one Redis', () => {
       (r) => r.body.redis.status === 'UP',
     );
     expect(up.status).toBe(200);
-    expect(up.body.redis).toMatchObject({ status: 'UP', message: expect.stringContaining('PING') });
+    expect(up.body.redis).toMatchObject({ status: 'UP', role: 'master', message: expect.stringContaining('PING') });
     expect(typeof up.body.redis.latencyMs).toBe('number');
 
     const before = (await a.gql(CREATE, { i: { backend: 'os', name: 'before-crash', sizeGiB: 1 } }, auth)).body.data
