@@ -110,6 +110,7 @@ export function createLiveReplication(redis: GatewayRedis, c: LiveConfig, logger
     board: new WatcherBoard({ client, keyPrefix, ttlMs: Math.max(3000, c.leaseTtlMs) }),
     demand: new SharedDemand({ client, keyPrefix }),
     snapshotEveryMs: c.snapshotEveryMs,
+    following: () => log.readerConnected,
     onError: (err) => logger.warn({ err: redisErrorText(err) }, 'live replication error'),
     onLost: (err) =>
       logger.warn({ err: err.message }, 'the shared event log was lost: live subscriptions end with CURSOR_EXPIRED'),

@@ -164,6 +164,11 @@ export class RedisEventLog implements EventLog {
     return cursorOf(s.logId, s.lastId);
   }
 
+  /** Whether the stream reader's connection is up (a follower's view is current only while it is). */
+  get readerConnected(): boolean {
+    return this.#reader.connected;
+  }
+
   /** Starts the stream reader at the head if it has not started; resolves once it knows where it starts. */
   start(): Promise<void> {
     return this.#reader.start();

@@ -17,6 +17,8 @@ export interface FollowerWatcherDeps {
   published: () => PublishedWatcher | null;
   /** Whether this replica's view of the backend is being rebuilt from a snapshot now. */
   catchingUp: () => boolean;
+  /** Whether this replica's log reader is connected: a view it cannot follow is not current. */
+  following: () => boolean;
   demand: (d: WatchDemand) => void;
   nudge: (refs: readonly VolumeRef[], servers: readonly string[]) => void;
 }
@@ -38,7 +40,7 @@ export class FollowerWatcher implements VolumeWatcher {
 
   get current(): boolean {
     const p = this.deps.published();
-    return p !== null && p.current && this.#ready;
+    return p !== null && p.current && this.#ready && this.deps.following();
   }
 
   status(): WatcherStatus {

@@ -52,6 +52,8 @@ export interface ReplicatedWatchersOptions {
   snapshotEveryMs?: number;
   /** How often statuses and demand are published and read, in ms. @default 1000 */
   publishEveryMs?: number;
+  /** Whether this replica's log reader is connected. @default always */
+  following?: () => boolean;
   /** Redis or replay trouble (logged). */
   onError?: (err: unknown) => void;
   /** The shared log was lost (Redis restarted empty or flushed): live subscriptions must end. */
@@ -149,6 +151,7 @@ export class ReplicatedWatchers implements WatcherSource {
         view: this.view,
         published: () => e.published,
         catchingUp: () => this.#follower?.catchingUp(b.id) ?? false,
+        following: () => this.#o.following?.() ?? true,
         demand: (d) => (e.demand = d),
         nudge: (refs, servers) => this.#nudge(e, refs, servers),
       });
