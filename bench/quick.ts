@@ -107,6 +107,7 @@ export const BENCHES: Bench[] = [
       REPLICAS_WINDOW_MS: '1000',
       REPLICAS_SUBSCRIBERS: '1',
       REPLICAS_FAILOVERS: '1',
+      REPLICAS_TAKEOVER_VOLUMES: '20',
       REPLICAS_LEASE_TTL_MS: '1500',
     },
   },

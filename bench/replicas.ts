@@ -15,8 +15,14 @@
  *   REPLICAS_WINDOW_MS=n                    each backend-load window (default 30000, short 5000)
  *   REPLICAS_FAILOVERS=n                    failover samples (default 3, short 1)
  *   REPLICAS_SUBSCRIBERS=1,100              subscriber counts of part 1
+ *   REPLICAS_TAKEOVER_VOLUMES=n             volumes of part 3 (default 10000, short 1000; 0: skipped)
  *   REPLICAS_LEASE_TTL_MS=n                 the replicas' LIVE_LEASE_TTL_MS (default the gateway's, 10 s;
  *                                           the check mode's shorter one makes a fresh Redis's first lease quicker)
+ *
+ * 3. Take-over at scale: a Nomad with REPLICAS_TAKEOVER_VOLUMES volumes (every fifth claimed), two
+ *    replicas; kill -9 of the holder; the time until the other holds the lease and until its
+ *    watcher is current again (a full re-list and read of every volume, compared with its view),
+ *    the backend requests that cost, and the Redis memory of the view snapshot and the stream.
  *
  * Not measured here (issue 29's other benchmarks): fan-out of 10,000 subscribers through Redis
  * against one process, and Redis commands per event and memory at 10,000 volumes.
@@ -248,6 +254,66 @@ async function failover(simUrl: string, redisUrl: string, n: number): Promise<nu
   }
 }
 
+/** What part 3 measured. */
+interface Takeover {
+  volumes: number;
+  leaseMs: number;
+  currentMs: number;
+  requests: Map<string, number>;
+  snapshotBytes: number;
+  streamBytes: number;
+}
+
+async function takeover(redisUrl: string, volumes: number): Promise<Takeover> {
+  const { child: sim, match } = await start(
+    ['bench/sim-server.ts'],
+    { BENCH_NOMAD_VOLUMES: String(volumes) },
+    /SIM_URL=(\S+)/,
+  );
+  const simUrl = match[1]!;
+  const r = new Redis(redisUrl);
+  await r.flushall();
+  const gws = [await gateway(simUrl, redisUrl), await gateway(simUrl, redisUrl)];
+  try {
+    const h = await holder(gws);
+    const other = gws[1 - h]!;
+    const state = async (): Promise<any> => (await request(new URL('/readyz', other.http))).body.json();
+    for (const end = Date.now() + 300_000; ; await sleep(200)) {
+      const b = await state();
+      if (b.replication.backends[0].viewComplete && b.watchers[0]?.watcher?.state === 'STREAMING') break;
+      if (Date.now() > end) throw new Error('the follower never had a complete view');
+    }
+    await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((x) => x.body.text());
+    gws[h]!.child.kill('SIGKILL');
+    const t0 = Date.now();
+    let leaseMs = NaN;
+    for (const end = t0 + 300_000; ; await sleep(50)) {
+      const b = await state();
+      const e = b.replication.backends[0];
+      if (Number.isNaN(leaseMs) && e.role === 'HOLDER') leaseMs = Date.now() - t0;
+      if (e.role === 'HOLDER' && b.watchers[0]?.watcher?.state === 'STREAMING') break;
+      if (Date.now() > end) throw new Error('no take-over within 300 s');
+    }
+    const currentMs = Date.now() - t0;
+    const log = JSON.parse(await (await request(`${simUrl}/_sim/requests`)).body.text()) as Array<{ path: string }>;
+    const requests = new Map<string, number>();
+    for (const x of log) requests.set(kindOf(x.path), (requests.get(kindOf(x.path)) ?? 0) + 1);
+    const usage = async (key: string): Promise<number> => Number(await r.call('MEMORY', 'USAGE', key));
+    return {
+      volumes,
+      leaseMs,
+      currentMs,
+      requests,
+      snapshotBytes: await usage('vg:{live}:view:bench'),
+      streamBytes: await usage('vg:{live}:events'),
+    };
+  } finally {
+    for (const g of gws) g.child.kill('SIGKILL');
+    sim.kill('SIGKILL');
+    r.disconnect();
+  }
+}
+
 async function main(): Promise<void> {
   const { match } = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const simUrl = match[1]!;
@@ -281,14 +347,17 @@ async function main(): Promise<void> {
       times.push(await failover(simUrl, redis.url, i));
       console.log(`failover ${i + 1}: ${times.at(-1)} ms`);
     }
-    report(loads, times);
+    const volumes = Number(process.env.REPLICAS_TAKEOVER_VOLUMES ?? (short ? 1000 : 10_000));
+    const big = volumes > 0 ? await takeover(redis.url, volumes) : null;
+    if (big) console.log(`take-over at ${volumes} volumes: lease ${big.leaseMs} ms, current ${big.currentMs} ms`);
+    report(loads, times, big);
   } finally {
     redis.child.kill('SIGKILL');
     killStarted();
   }
 }
 
-function report(loads: Load[], failoverMs: number[]): void {
+function report(loads: Load[], failoverMs: number[], big: Takeover | null): void {
   const keys = [...new Set(loads.flatMap((l) => [...l.perMinute.keys()]))].sort();
   const fmt = (n: number | undefined): string => (n === undefined ? '0' : n.toFixed(1));
   const rows = keys.map(
@@ -337,7 +406,16 @@ with the replica count and are the \`no token: readiness probes\` row.
 **Failover** (two replicas, lease TTL ${ttl / 1000} s): kill -9 of the holder → next event on the
 follower's subscriber: ${failoverText}
 `;
-  writeSection(out, 'replicas', md);
+  const kb = (n: number): string => `${(n / 1_048_576).toFixed(1)} MiB`;
+  const bigText = big
+    ? `**Take-over at ${big.volumes} volumes** (every fifth claimed; kill -9 of the holder, lease TTL ${ttl / 1000} s):
+the other replica held the lease after ${(big.leaseMs / 1000).toFixed(1)} s and its watcher was current again after
+${(big.currentMs / 1000).toFixed(1)} s. Backend requests of the take-over: ${[...big.requests]
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}. Redis: the view snapshot ${kb(big.snapshotBytes)}, the event stream ${kb(big.streamBytes)}.
+`
+    : '';
+  writeSection(out, 'replicas', md + bigText);
 }
 
 void main().catch((err: unknown) => {

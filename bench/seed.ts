@@ -7,7 +7,8 @@ import type { NomadSimulator } from '../simulators/nomad';
 import type { OpenStackSimulator } from '../simulators/openstack';
 import { BENCH_TOKEN } from './constants';
 
-export function seedNomadBench(sim: NomadSimulator): void {
+/** Seeds the Nomad benchmark cluster; `volumes` beyond the usual 100 for the take-over measurement (bench/replicas.ts). */
+export function seedNomadBench(sim: NomadSimulator, volumes = 100): void {
   sim.addToken({ secret: BENCH_TOKEN, management: true });
   sim.addNode({ id: 'node-bench-1', name: 'bench-1' });
   sim.addPlugin({
@@ -20,7 +21,7 @@ export function seedNomadBench(sim: NomadSimulator): void {
     nodesHealthy: 1,
     nodesExpected: 1,
   });
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < volumes; i++) {
     const id = `bench-${String(i).padStart(3, '0')}`;
     sim.seedVolume({
       ID: id,

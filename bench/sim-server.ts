@@ -1,5 +1,5 @@
 /**
- * Benchmark backend: one simulated Nomad cluster with 100 volumes, 20 of them claimed, in its own
+ * Benchmark backend: one simulated Nomad cluster with 100 volumes (BENCH_NOMAD_VOLUMES), every fifth claimed, in its own
  * process so the gateway and the load generator do not share its event loop.
  */
 import { NomadSimulator } from '../simulators/nomad';
@@ -7,7 +7,7 @@ import { seedNomadBench } from './seed';
 
 async function main(): Promise<void> {
   const sim = new NomadSimulator({ acl: { enabled: true } });
-  seedNomadBench(sim);
+  seedNomadBench(sim, Number(process.env.BENCH_NOMAD_VOLUMES ?? 100));
   const url = await sim.listen(0, '127.0.0.1');
   console.log(`SIM_URL=${url}`);
   process.on('SIGTERM', () => void sim.close().then(() => process.exit(0)));
