@@ -415,7 +415,7 @@ ${(big.currentMs / 1000).toFixed(1)} s. Backend requests of the take-over: ${[..
         .join(', ')}. Redis: the view snapshot ${kb(big.snapshotBytes)}, the event stream ${kb(big.streamBytes)}.
 `
     : '';
-  writeSection(out, 'replicas', md + bigText);
+  writeSection(out, 'replicas', `${md}\n${bigText}`);
 }
 
 void main().catch((err: unknown) => {
