@@ -34,6 +34,27 @@ export interface WatcherSource {
   stop(): Promise<void>;
 }
 
+/**
+ * Creates the backend's watcher with the feed's options; a backend that cannot watch is recorded in
+ * `unavailable` with the reason, and answers null.
+ */
+export function createWatcherOf(
+  b: VolumeBackend,
+  host: WatcherHost,
+  unavailable: Map<string, string>,
+): VolumeWatcher | null {
+  if (!b.watching) {
+    unavailable.set(b.id, `backend "${b.id}" has no watcher`);
+    return null;
+  }
+  const w = b.watching.createWatcher(host.options(b.id));
+  if ('unavailable' in w) {
+    unavailable.set(b.id, w.unavailable);
+    return null;
+  }
+  return w;
+}
+
 /** One watcher per watchable backend, in this process. */
 export class LocalWatchers implements WatcherSource {
   readonly #running: VolumeWatcher[] = [];
@@ -41,15 +62,8 @@ export class LocalWatchers implements WatcherSource {
   start(backends: readonly VolumeBackend[], host: WatcherHost): Map<string, string> {
     const unavailable = new Map<string, string>();
     for (const b of backends) {
-      if (!b.watching) {
-        unavailable.set(b.id, `backend "${b.id}" has no watcher`);
-        continue;
-      }
-      const w = b.watching.createWatcher(host.options(b.id));
-      if ('unavailable' in w) {
-        unavailable.set(b.id, w.unavailable);
-        continue;
-      }
+      const w = createWatcherOf(b, host, unavailable);
+      if (!w) continue;
       host.register(b.id, w);
       this.#running.push(w);
       w.start();

@@ -20,7 +20,7 @@ import type { VolumeDelta, VolumeWatcher, WatchDemand } from '../../adapters/con
 import { volumeGlobalId } from '../events/diff';
 import type { AppendOptions, EventLog } from '../events/log';
 import type { ChangeEvent } from '../events/types';
-import type { WatcherHost, WatcherSource } from '../live/watcher-source';
+import { createWatcherOf, type WatcherHost, type WatcherSource } from '../live/watcher-source';
 import { FollowerView } from './follower-view';
 import { FollowerWatcher } from './follower-watcher';
 import { LeasedWatcher } from './leased-watcher';
@@ -124,16 +124,9 @@ export class ReplicatedWatchers implements WatcherSource {
     this.#host = host;
     const unavailable = new Map<string, string>();
     for (const b of backends) {
-      if (!b.watching) {
-        unavailable.set(b.id, `backend "${b.id}" has no watcher`);
-        continue;
-      }
       // Every replica has the same configuration: one that cannot watch means none can.
-      const probe = b.watching.createWatcher(host.options(b.id));
-      if ('unavailable' in probe) {
-        unavailable.set(b.id, probe.unavailable);
-        continue;
-      }
+      const probe = createWatcherOf(b, host, unavailable);
+      if (!probe) continue;
       void probe.stop().catch(() => undefined);
       const e: Entry = {
         backend: b,

@@ -7,7 +7,7 @@
  * is reloaded with it. The client sees every change once, in order, across its reconnects.
  */
 import WebSocket from 'ws';
-import { createClient } from 'graphql-ws';
+import { createClient, type Client } from 'graphql-ws';
 import { MGMT } from '../support/constants';
 import { disposeAll, seedVolumes, startNomad } from '../support/harness';
 import { startHaproxy, stopHaproxies, type HaproxyUnderTest } from '../support/haproxy';
@@ -59,13 +59,15 @@ describe('a rolling restart of three replicas behind HAProxy', () => {
     let last: string | undefined;
     let subscriptions = 0;
     let stopped = false;
-    const client = createClient({
-      url: `${lb.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { 'X-Nomad-Token': MGMT },
-      lazy: false,
-      retryAttempts: 0,
-    });
+    const connect = (): Client =>
+      createClient({
+        url: `${lb.url.replace(/^http/, 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { 'X-Nomad-Token': MGMT },
+        lazy: false,
+        retryAttempts: 0,
+      });
+    const client = connect();
     // A fresh client per socket: the README's loop, resubscribing `since` the last cursor it saw.
     const follow = (c = client): void => {
       subscriptions++;
@@ -90,13 +92,7 @@ describe('a rolling restart of three replicas behind HAProxy', () => {
     const again = (): void => {
       if (stopped) return;
       setTimeout(() => {
-        const next = createClient({
-          url: `${lb.url.replace(/^http/, 'ws')}/graphql`,
-          webSocketImpl: WebSocket,
-          connectionParams: { 'X-Nomad-Token': MGMT },
-          lazy: false,
-          retryAttempts: 0,
-        });
+        const next = connect();
         clients.push(next);
         follow(next);
       }, 100);
