@@ -144,7 +144,8 @@ export class ReplicatedWatchers implements WatcherSource {
         view: this.view,
         published: () => e.published,
         catchingUp: () => this.#follower?.catchingUp(b.id) ?? false,
-        following: () => this.#o.following?.() ?? true,
+        // Stopped (a SIGTERM's hand-over, before the drain): the view no longer moves, so it answers no read.
+        following: () => !this.#stopped && (this.#o.following?.() ?? true),
         demand: (d) => (e.demand = d),
         nudge: (refs, servers) => this.#nudge(e, refs, servers),
       });
