@@ -16,7 +16,7 @@ export interface RegistryResilience {
 
 /** What messages call the kinds' things, from their modules (the wiring hands it in: server/backends.ts). */
 export interface KindNames {
-  /** Each kind's (`VolumeBackend.kind`) caller-credential header, e.g. `X-Nomad-Token`, for NO_CREDENTIAL messages. */
+  /** Each kind's (`VolumeBackend.kind`) caller-credential header (as its module declares it), for NO_CREDENTIAL messages. */
   readonly credentialHeaders: ReadonlyMap<BackendKind, string>;
   /** The facets some kind names in its own words (`BackendModule.facetNames`). @default {@link FACET_NAMES} only */
   readonly facetNames?: FacetNames;
@@ -48,7 +48,7 @@ export class BackendRegistry {
     this.#kinds = options.kinds;
   }
 
-  /** The header a caller sends `b`'s credential in (its kind's, e.g. `X-Nomad-Token`), for messages. */
+  /** The header a caller sends `b`'s credential in (the one its kind's module declares), for messages. */
   credentialHeader(b: Pick<VolumeBackend, 'kind'>): string {
     return this.#kinds?.credentialHeaders.get(b.kind) ?? 'its credential header';
   }

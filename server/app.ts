@@ -34,6 +34,7 @@ import { apolloLimitOptions } from './limits/apollo';
 import { createLivePageHandler, type LivePageOptions } from './live';
 import type { LiveConfig } from './live-config';
 import { createGatewayLiveHub } from './live-hub';
+import { defaultReplicaId } from '../subscriptions/leases';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './metrics';
 import { createOperationTracker } from './operation-tracking';
@@ -128,6 +129,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // Across replicas, the holder of a backend's watcher lease takes over the lost watched operations
   // of that backend (the hub, built below, knows who holds it).
   let holdsLease: (backend: string) => boolean = () => true;
+  // One id per process, in its operation records, leases and published statuses.
+  const replica = defaultReplicaId();
   const operations =
     o.operations ??
     createOperationTracker({
@@ -138,6 +141,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       logger,
       poll: o.operationOptions,
       replication: { isLeaseHolder: (backend) => holdsLease(backend) },
+      replica,
     });
   // Operation limits: parse options, validation rules and the wrapped schema (server/limits).
   const limits = operationLimits(o.config.limits);
@@ -162,6 +166,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
           live: o.config.live,
           ws: o.config.ws,
           redis,
+          replica,
         })
       : undefined;
   const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? hub);

@@ -15,6 +15,7 @@ import type { GatewayMetrics } from './metrics';
 import { resolveWsOptions, type WsOptions } from './ws';
 import { createLiveReplication, type LiveReplication } from './live-replication';
 import type { GatewayRedis } from './redis';
+import { defaultReplicaId } from '../subscriptions/leases';
 
 /** What {@link createGatewayLiveHub} builds the hub with. */
 export interface GatewayLiveHubOptions {
@@ -35,6 +36,8 @@ export interface GatewayLiveHubOptions {
    * watches each backend under a lease (server/live-replication.ts). @default none: in this process
    */
   redis?: GatewayRedis;
+  /** This replica's id, with `redis` (leases, published statuses, operations). */
+  replica?: string;
 }
 
 /** The live hub, and across replicas what `/readyz` reports of the replication. */
@@ -47,7 +50,7 @@ const failureText = (err: unknown): string | undefined =>
 export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
   const c = { ...LIVE_DEFAULTS, ...o.live };
   const { logger, services } = o;
-  const replication = o.redis ? createLiveReplication(o.redis, c, logger) : undefined;
+  const replication = o.redis ? createLiveReplication(o.redis, c, logger, o.replica ?? defaultReplicaId()) : undefined;
   const hub = createLiveHub({
     log:
       replication?.log ?? new InProcessEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),

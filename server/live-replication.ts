@@ -4,8 +4,6 @@
  * follower views, snapshots, published statuses and shared demand around them
  * (subscriptions/replication/). Without Redis the live hub keeps its in-process log and watchers.
  */
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { RedisEventLog } from '../subscriptions/events';
 import { WatcherLeases } from '../subscriptions/leases';
 import {
@@ -68,11 +66,12 @@ async function within(p: Promise<LogStatus>, ms: number): Promise<LogStatus> {
   }
 }
 
-/** A readable, unique replica id: host, process and a random part (one host may run several). */
-export const replicaId = (): string => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-
-export function createLiveReplication(redis: GatewayRedis, c: LiveConfig, logger: Logger): LiveReplication {
-  const replica = replicaId();
+export function createLiveReplication(
+  redis: GatewayRedis,
+  c: LiveConfig,
+  logger: Logger,
+  replica: string,
+): LiveReplication {
   const client = redis.client;
   const keyPrefix = redis.keyPrefix;
   const log = new RedisEventLog({

@@ -4,8 +4,6 @@
  * completion rules evaluated by the backend that made the change, watched operations decided by
  * the watcher directory, and every state change counted in the metrics and a finished one logged.
  */
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { WatchedScopes } from '../subscriptions/operations';
 import {
   OperationTracker,
@@ -36,10 +34,9 @@ export interface OperationTrackingOptions {
    * hand-over's timing. @default every replica with a current watcher may; liveness TTL 10 s, sweep every 2 s
    */
   replication?: Pick<RedisOperationReplicationOptions, 'isLeaseHolder' | 'replicaTtlMs' | 'sweepMs'>;
+  /** This replica's id in Redis (the leases and the live path use the same one). */
+  replica: string;
 }
-
-/** This replica's id in Redis: host (the pod's name) and process, made unique. */
-const replicaId = (): string => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -49,7 +46,7 @@ export function createOperationTracker(o: OperationTrackingOptions): OperationTr
     ? new RedisOperationStore({
         client: o.redis.client,
         keyPrefix: o.redis.keyPrefix,
-        replica: replicaId(),
+        replica: o.replica,
         onError: (op, err) =>
           logger.warn({ op, err: message(err) }, "redis operation store failed; using this replica's copy"),
       })

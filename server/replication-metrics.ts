@@ -13,7 +13,13 @@ export class ReplicationMetrics {
   constructor(registry: Registry) {
     const registers = [registry];
     const cur = this.#current;
-    const report = async () => cur.r?.report();
+    // One report per scrape for all five gauges: its log lag is a Redis call.
+    let last: { at: number; report: ReturnType<LiveReplication['report']> } | null = null;
+    const report = async () => {
+      if (!cur.r) return undefined;
+      if (!last || Date.now() - last.at > 1000) last = { at: Date.now(), report: cur.r.report() };
+      return last.report;
+    };
     const held = new Gauge({
       name: 'gateway_live_lease_held',
       help: "1 for each backend whose watcher lease this replica holds (it runs the backend's watcher), 0 for the others.",

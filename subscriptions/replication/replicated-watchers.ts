@@ -17,6 +17,7 @@
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand } from '../../adapters/contract/watch';
+import { diffViews } from '../../adapters/contract/view-diff';
 import { volumeGlobalId } from '../events/diff';
 import type { AppendOptions, EventLog } from '../events/log';
 import type { ChangeEvent } from '../events/types';
@@ -94,16 +95,8 @@ export const REPLICATION_DEFAULTS = Object.freeze({ snapshotEveryMs: 30_000, pub
 
 /** Deltas from the volumes subscribers were told of to the watcher's first read. */
 export function takeoverDeltas(told: readonly Volume[], read: readonly Volume[], observedAt: string): VolumeDelta[] {
-  const before = new Map(told.map((v) => [volumeGlobalId(v), v]));
-  const out: VolumeDelta[] = [];
-  for (const v of read) {
-    const prev = before.get(volumeGlobalId(v));
-    before.delete(volumeGlobalId(v));
-    if (!prev) out.push({ before: null, after: v, observedAt });
-    else if (JSON.stringify(prev) !== JSON.stringify(v)) out.push({ before: prev, after: v, observedAt });
-  }
-  for (const prev of before.values()) out.push({ before: prev, after: null, observedAt });
-  return out;
+  const byId = (vs: readonly Volume[]): Map<string, Volume> => new Map(vs.map((v) => [volumeGlobalId(v), v]));
+  return diffViews(byId(told), byId(read), observedAt);
 }
 
 export class ReplicatedWatchers implements WatcherSource {

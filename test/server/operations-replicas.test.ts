@@ -138,7 +138,7 @@ it('should finish on B what A drove when A is killed (TIMED_OUT naming A at the 
   const w = (await gql(a, EXTEND, { i: { volumeId: gid('osw', watched), newSizeGiB: 2 } })).extendVolume.operation;
   const paused = os.sim.seedVolume({ project: os.demo, name: 'paused', size: 1 });
   const pc = (await gql(c, EXTEND, { i: { volumeId: gid('osw', paused), newSizeGiB: 2 } })).extendVolume.operation;
-  const replicaC = (await probe.keys(`${PREFIX}{live}:replica:*`)).find((k) => k.includes(`:${c.child.pid}:`));
+  const replicaC = (await probe.keys(`${PREFIX}{live}:replica:*`)).find((k) => k.includes(`-${c.child.pid}-`));
   expect(replicaC).toBeDefined();
   const startedAt = Date.now();
   c.child.kill('SIGSTOP');
@@ -147,7 +147,7 @@ it('should finish on B what A drove when A is killed (TIMED_OUT naming A at the 
   expect(['PENDING', 'RUNNING']).toContain((await read(b, p.id)).state);
 
   const ended = await settle<any>(() => read(b, p.id), isTerminal, 60_000, 200);
-  expect(ended).toMatchObject({ state: 'TIMED_OUT', failureReason: expect.stringContaining(`:${a.child.pid}:`) });
+  expect(ended).toMatchObject({ state: 'TIMED_OUT', failureReason: expect.stringContaining(`-${a.child.pid}-`) });
   expect(ended.failureReason).toMatch(
     /^the replica that polled it \(.+\) stopped before it finished; .*read the volume$/,
   );

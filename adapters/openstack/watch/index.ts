@@ -26,7 +26,8 @@ import { OpenStackClient, type OpenStackClientOptions } from '../client';
 import type { NovaVolumeAttachment } from '../nova/results';
 import { TransitionWindows } from './motion';
 import { listEveryVolume, readServerLists, scopeOf, type WatchScope } from './read';
-import { byVolume, diffViews, novaSaysMore, serversChanged, withNovaAttachments } from './view';
+import { diffViews } from '../../contract/view-diff';
+import { byVolume, novaSaysMore, serversChanged, withNovaAttachments } from './view';
 
 /** Options of the OpenStack watcher (the backend supplies the intervals from its configuration). */
 export interface OpenStackWatcherOptions extends WatcherOptions {
@@ -145,10 +146,7 @@ export class OpenStackWatcher implements VolumeWatcher {
     return this.#state === 'POLLING' && this.#currentAt !== null;
   }
 
-  /**
-   * Whether this watcher sees volumes of project `scope`: every project when its service user is
-   * an admin (`all_tenants`), otherwise its own project only. False before the first read.
-   */
+  /** Whether it sees project `scope`: every project for an admin service user, else its own; false before a read. */
   covers(scope: string): boolean {
     const s = this.#scope;
     return s !== null && (s.allProjects || s.projectId === scope);

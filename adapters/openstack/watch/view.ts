@@ -5,7 +5,6 @@
  */
 import type { Attachment, Volume } from '../../contract/model';
 import { isCinderDetails, isServerConsumer, type CinderVolumeStatus } from '../model';
-import type { VolumeDelta } from '../../contract/watch';
 import { toServerAttachment, type NovaVolumeAttachment } from '../nova/results';
 
 /**
@@ -124,25 +123,4 @@ export function novaSaysMore(
     const v = volumes.get(a.volumeId.toLowerCase());
     return !v || !attachedServers(v).has(server);
   });
-}
-
-const same = (a: Volume, b: Volume): boolean => JSON.stringify(a) === JSON.stringify(b);
-
-/**
- * Deltas from one view to the next, keyed by lower-case volume id: new volumes, changed ones,
- * and (last) the ones gone, which is how a deletion shows when listing.
- */
-export function diffViews(
-  before: ReadonlyMap<string, Volume>,
-  after: ReadonlyMap<string, Volume>,
-  observedAt: string,
-): VolumeDelta[] {
-  const out: VolumeDelta[] = [];
-  for (const [id, v] of after) {
-    const prev = before.get(id);
-    if (!prev) out.push({ before: null, after: v, observedAt });
-    else if (!same(prev, v)) out.push({ before: prev, after: v, observedAt });
-  }
-  for (const [id, prev] of before) if (!after.has(id)) out.push({ before: prev, after: null, observedAt });
-  return out;
 }
