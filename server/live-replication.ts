@@ -48,6 +48,7 @@ async function within(p: Promise<LogStatus>, ms: number): Promise<LogStatus> {
       () =>
         resolve({
           connected: false,
+          caughtUp: false,
           logId: null,
           lastReadId: null,
           behind: null,
@@ -109,7 +110,7 @@ export function createLiveReplication(
     board: new WatcherBoard({ client, keyPrefix, ttlMs: Math.max(3000, c.leaseTtlMs) }),
     demand: new SharedDemand({ client, keyPrefix }),
     snapshotEveryMs: c.snapshotEveryMs,
-    following: () => log.readerConnected,
+    following: () => log.readerCaughtUp,
     onError: (err) => logger.warn({ err: redisErrorText(err) }, 'live replication error'),
     onLost: (err) =>
       logger.warn({ err: err.message }, 'the shared event log was lost: live subscriptions end with CURSOR_EXPIRED'),

@@ -56,6 +56,11 @@ export interface EventLog {
    * fell behind retention): the listener's subscribers have a gap and must resume from a list.
    */
   listen(listener: (e: ChangeEvent) => void, onLost?: (err: CursorExpiredError) => void): () => void;
+  /**
+   * Keeps retention from trimming past `cursor` for `holder` until it stops renewing (the Redis
+   * log: a view snapshot's position). Absent where nothing reads the log from a snapshot.
+   */
+  hold?(holder: string, cursor: string): Promise<boolean>;
   /** Stops what the log runs in the background (the Redis log's reader and its connection). */
   close?(): Promise<void>;
 }

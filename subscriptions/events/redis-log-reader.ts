@@ -77,6 +77,9 @@ export class StreamReader {
   #positioned!: () => void;
   #loop: Promise<void> | null = null;
   #closed = false;
+  /** The last read filled its count (more were waiting), and when the last read answered. */
+  #full = false;
+  #readAt = 0;
   /** Ends the pause after a failed read early (on close). */
   #wake: () => void = () => {};
   readonly position: ReaderPosition = { logId: null, lastId: null, read: 0, errors: 0, lastError: null, losses: 0 };
@@ -89,6 +92,14 @@ export class StreamReader {
   /** True while the reader's connection is ready. */
   get connected(): boolean {
     return this.#conn?.status === 'ready';
+  }
+
+  /**
+   * True while connected and the last read, which answered within the last `blockMs` + 5 s, reached
+   * the stream's end: this replica has delivered what the log holds, not only kept its connection.
+   */
+  get caughtUp(): boolean {
+    return this.connected && !this.#full && Date.now() - this.#readAt <= this.#p.blockMs + 5000;
   }
 
   /** Starts reading at the head (once); resolves when the reader knows its start position (or is closed). */
@@ -157,6 +168,7 @@ export class StreamReader {
     if (at.logId === null || at.lastId === null) {
       const s = await readScript(conn, keys, { newLogId: this.#p.newLogId(), epoch: '', after: '0-0', count: 0 });
       Object.assign(at, { logId: s.logId, lastId: s.lastId, read: s.entriesAdded });
+      this.#readAt = Date.now();
       this.#positioned();
       return;
     }
@@ -171,6 +183,8 @@ export class StreamReader {
     });
     const [, s] = await Promise.all([wake, read]);
     if (this.#closed) return;
+    this.#readAt = Date.now();
+    this.#full = s.entries.length >= this.#p.readCount;
     if (s.logId !== at.logId) {
       Object.assign(at, { logId: s.logId, lastId: '0-0', read: 0 });
       return this.#lost('the event log was lost (Redis lost its data); a new log started');

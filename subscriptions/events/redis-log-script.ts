@@ -6,30 +6,82 @@
  */
 import type { Redis } from 'ioredis';
 
-/** Makes sure the log has an id (ARGV[1] when new): `logId` is set. KEYS[1] stream, KEYS[2] log id. */
+/**
+ * Makes sure the log has an id (ARGV[1] when new): `logId` is set. KEYS[1] stream, KEYS[2] log id,
+ * KEYS[3] the holds (a new log drops the old one's: their positions name nothing in it).
+ */
 const ENSURE_ID = `
 local logId = redis.call('GET', KEYS[2])
 if not logId then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[3])
   logId = ARGV[1]
   redis.call('SET', KEYS[2], logId)
 end
 `;
 
+/** Stream id order in Lua: whether the id a comes before b. */
+const BEFORE = `
+local function parts(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function before(a, b)
+  local am, as = parts(a)
+  local bm, bs = parts(b)
+  return am < bm or (am == bm and as < bs)
+end
+`;
+
 /**
- * Appends ARGV[5..] (JSON) to the stream, fenced by GET KEYS[3] == ARGV[4] when there is a KEYS[3],
- * capped at ARGV[2] entries and trimmed below the id ARGV[3] (both approximately: whole macro nodes).
+ * Entries past the count cap are read to find where the cap cuts only once this many pile up (or
+ * the cap's own count, when smaller), so that range read is paid once per about this many appends:
+ * approximate, as `MAXLEN ~` is.
+ */
+export const TRIM_SLACK = 200;
+
+/**
+ * Appends ARGV[8..] (JSON) to the stream, fenced by GET KEYS[4] == ARGV[4] when there is a KEYS[4],
+ * then trims it (approximately: `MINID ~` drops whole macro nodes) below the newest of the age cut
+ * (ids below ARGV[3] ms) and the count cap (ARGV[2] entries, applied once ARGV[7] more pile up),
+ * but never past a hold: KEYS[3] maps a holder to "<id> <written ms>", and a hold written
+ * after ARGV[5] - ARGV[6] keeps its id and everything after it (older holds are dropped).
  * Answers {0} when the fence does not hold (nothing written), else {1, logId, id...}.
  */
 const APPEND = `
-if #KEYS == 3 and redis.call('GET', KEYS[3]) ~= ARGV[4] then return {0} end
+if #KEYS == 4 and redis.call('GET', KEYS[4]) ~= ARGV[4] then return {0} end
 ${ENSURE_ID}
+${BEFORE}
 local out = {1, logId}
-for i = 5, #ARGV do
-  out[#out + 1] = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'e', ARGV[i])
+for i = 8, #ARGV do
+  out[#out + 1] = redis.call('XADD', KEYS[1], '*', 'e', ARGV[i])
 end
-redis.call('XTRIM', KEYS[1], 'MINID', '~', ARGV[3])
+local cut = ARGV[3] .. '-0'
+local cap = tonumber(ARGV[2])
+local len = redis.call('XLEN', KEYS[1])
+if len > cap + tonumber(ARGV[7]) then
+  local r = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', len - cap + 1)
+  local keep = r[#r][1]
+  if before(cut, keep) then cut = keep end
+end
+local holds = redis.call('HGETALL', KEYS[3])
+local oldest = tonumber(ARGV[5]) - tonumber(ARGV[6])
+for i = 1, #holds, 2 do
+  local id, at = string.match(holds[i + 1], '^(%d+-%d+) (%d+)$')
+  if id and tonumber(at) >= oldest then
+    if before(id, cut) then cut = id end
+  else
+    redis.call('HDEL', KEYS[3], holds[i])
+  end
+end
+redis.call('XTRIM', KEYS[1], 'MINID', '~', cut)
 return out
+`;
+
+/** Records the hold ARGV[2] = "<id> <written ms>" of the holder ARGV[3] when KEYS[2] is still the log ARGV[1]; answers 1 when recorded. */
+const HOLD = `
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[2])
+return 1
 `;
 
 /**
@@ -74,13 +126,15 @@ export interface LogState {
 interface LogScripts {
   vgEventLogAppend(...args: (string | number)[]): Promise<[0] | [1, string, ...string[]]>;
   vgEventLogRead(...args: (string | number)[]): Promise<[string, string, string, number, RawEntry[], number, string]>;
+  vgEventLogHold(...args: (string | number)[]): Promise<0 | 1>;
 }
 
 /** A client with the scripts defined (idempotent: ioredis keeps them per client). */
 function scripted(client: Redis): Redis & LogScripts {
   const c = client as Redis & Partial<LogScripts>;
   if (!c.vgEventLogAppend) client.defineCommand('vgEventLogAppend', { lua: APPEND });
-  if (!c.vgEventLogRead) client.defineCommand('vgEventLogRead', { numberOfKeys: 2, lua: READ });
+  if (!c.vgEventLogRead) client.defineCommand('vgEventLogRead', { numberOfKeys: 3, lua: READ });
+  if (!c.vgEventLogHold) client.defineCommand('vgEventLogHold', { numberOfKeys: 3, lua: HOLD });
   return client as Redis & LogScripts;
 }
 
@@ -88,24 +142,39 @@ function scripted(client: Redis): Redis & LogScripts {
 export interface LogKeys {
   stream: string;
   logId: string;
+  /** Positions trimming must not pass, by holder (a view snapshot's, per backend). */
+  holds: string;
 }
 
 /** Appends `payloads`; null when the fence did not hold, else the log id and the new ids. */
 export async function appendScript(
   client: Redis,
   keys: LogKeys,
-  a: { newLogId: string; maxEvents: number; minId: number; fence?: { key: string; token: string }; payloads: string[] },
+  a: {
+    newLogId: string;
+    maxEvents: number;
+    minId: number;
+    /** Now, and how long a hold lasts unless rewritten (ms). */
+    now: number;
+    holdMs: number;
+    fence?: { key: string; token: string };
+    payloads: string[];
+  },
 ): Promise<{ logId: string; ids: string[] } | null> {
   const fenceKeys = a.fence ? [a.fence.key] : [];
   const r = await scripted(client).vgEventLogAppend(
-    2 + fenceKeys.length,
+    3 + fenceKeys.length,
     keys.stream,
     keys.logId,
+    keys.holds,
     ...fenceKeys,
     a.newLogId,
     a.maxEvents,
     Math.max(0, Math.floor(a.minId)),
     a.fence?.token ?? '',
+    Math.floor(a.now),
+    Math.floor(a.holdMs),
+    Math.min(TRIM_SLACK, a.maxEvents),
     ...a.payloads,
   );
   if (r[0] === 0) return null;
@@ -122,6 +191,7 @@ export async function readScript(
   const [logId, lastId, maxDeletedId, entriesAdded, entries, length, firstId] = await scripted(client).vgEventLogRead(
     keys.stream,
     keys.logId,
+    keys.holds,
     a.newLogId,
     a.epoch,
     a.after,
@@ -136,4 +206,21 @@ export async function readScript(
     length: Number(length),
     firstId,
   };
+}
+
+/** Records that trimming must not pass the stream id `id` for `holder`; false when the log is no longer `logId`. */
+export async function holdScript(
+  client: Redis,
+  keys: LogKeys,
+  a: { logId: string; holder: string; id: string; now: number },
+): Promise<boolean> {
+  const r = await scripted(client).vgEventLogHold(
+    keys.stream,
+    keys.logId,
+    keys.holds,
+    a.logId,
+    `${a.id} ${Math.floor(a.now)}`,
+    a.holder,
+  );
+  return r === 1;
 }

@@ -7,9 +7,10 @@
  * lost (a flush, a restart without persistence, a failover that dropped the tail) is
  * CURSOR_EXPIRED, never a silent gap. Cursors are `[logId, ms, seq]` of the stream id.
  *
- * Retention is the in-process log's (`EVENT_LOG_DEFAULTS`), trimmed on append with `MAXLEN ~` and
- * `MINID ~` (whole macro nodes, so a little more is kept; by age only when something is appended,
- * against this process's clock). A cursor is good while nothing after it was trimmed, which
+ * Retention is the in-process log's (`EVENT_LOG_DEFAULTS`), trimmed on append with `MINID ~` at the
+ * newer of the age cut and the count cap (whole macro nodes, so a little more is kept; by age only
+ * when something is appended, against this process's clock), but never past a hold (`hold`: the
+ * position of a backend's newest view snapshot, `<keyPrefix>{live}:holds`). A cursor is good while nothing after it was trimmed, which
  * `XINFO STREAM` tells (Redis 7.0: `recorded-first-entry-id`, `entries-added`, `length`,
  * `max-deleted-entry-id`; see `whyExpired`).
  *
@@ -26,7 +27,7 @@ import { LeaseLostError } from './errors';
 import { EVENT_LOG_DEFAULTS } from './in-process-log';
 import type { AppendOptions, EventLog, Replay, ReplayRequest } from './log';
 import { StreamReader, streamIdParts, whyExpired } from './redis-log-reader';
-import { appendScript, readScript, type LogKeys, type RawEntry } from './redis-log-script';
+import { appendScript, holdScript, readScript, type LogKeys, type RawEntry } from './redis-log-script';
 import type { ChangeEvent, ChangeInput } from './types';
 
 /** Options of {@link RedisEventLog}. */
@@ -39,6 +40,12 @@ export interface RedisEventLogOptions {
   maxEvents?: number;
   /** Longest an event is kept, in ms (approximately, trimmed on append: `MINID ~`). @default {@link EVENT_LOG_DEFAULTS} (900000) */
   retentionMs?: number;
+  /**
+   * How long a hold ({@link RedisEventLog.hold}) keeps trimming from passing its position unless
+   * renewed, in ms; a holder that stopped renewing no longer pins the log.
+   * @default the retention (`retentionMs`), at least 60000
+   */
+  holdMs?: number;
   /** Longest one blocking read of the stream reader waits, in ms. @default 1000 */
   blockMs?: number;
   /** Most entries the stream reader takes per read. @default 500 */
@@ -57,6 +64,8 @@ export interface RedisEventLogOptions {
 export interface RedisEventLogStatus {
   /** The reader's connection is ready (false before the first listener or `start()`). */
   connected: boolean;
+  /** Connected, and the reader's last read (within about `blockMs`) reached the stream's end. */
+  caughtUp: boolean;
   /** The log's id in Redis as last seen; null before the reader started. */
   logId: string | null;
   /** Stream id of the newest entry the reader delivered (or started after); null before it started. */
@@ -84,6 +93,7 @@ export class RedisEventLog implements EventLog {
   readonly #client: Redis;
   readonly #maxEvents: number;
   readonly #retentionMs: number;
+  readonly #holdMs: number;
   readonly #now: () => number;
   readonly #onError: NonNullable<RedisEventLogOptions['onError']>;
   readonly #listeners = new Set<(e: ChangeEvent) => void>();
@@ -92,10 +102,11 @@ export class RedisEventLog implements EventLog {
 
   constructor(o: RedisEventLogOptions) {
     const prefix = o.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    this.keys = { stream: `${prefix}{live}:events`, logId: `${prefix}{live}:log-id` };
+    this.keys = { stream: `${prefix}{live}:events`, logId: `${prefix}{live}:log-id`, holds: `${prefix}{live}:holds` };
     this.#client = o.client;
     this.#maxEvents = o.maxEvents ?? EVENT_LOG_DEFAULTS.maxEvents;
     this.#retentionMs = o.retentionMs ?? EVENT_LOG_DEFAULTS.retentionMs;
+    this.#holdMs = o.holdMs ?? Math.max(60_000, this.#retentionMs);
     this.#now = o.now ?? Date.now;
     this.#onError = o.onError ?? (() => {});
     this.#reader = new StreamReader({
@@ -122,6 +133,8 @@ export class RedisEventLog implements EventLog {
       newLogId: newLogId(),
       maxEvents: this.#maxEvents,
       minId: this.#now() - this.#retentionMs,
+      now: this.#now(),
+      holdMs: this.#holdMs,
       fence: options.fence,
       payloads: changes.map((c) => JSON.stringify(c)),
     });
@@ -153,6 +166,23 @@ export class RedisEventLog implements EventLog {
   }
 
   /**
+   * Keeps trimming (by count and by age) from passing `cursor` for `holder` (one position per
+   * holder, replaced by the next call) until the holder stops renewing it for `holdMs`: a view
+   * snapshot written at `cursor` stays a valid start for the log after it. Answers false, holding
+   * nothing, when `cursor` is not of this log (Redis lost it since) or not of the shared log.
+   */
+  async hold(holder: string, cursor: string): Promise<boolean> {
+    const c = decodeCursor(cursor, 'cursor');
+    if (c.ms === undefined) return false;
+    return holdScript(this.#client, this.keys, {
+      logId: c.epoch,
+      holder,
+      id: `${c.ms}-${c.seq}`,
+      now: this.#now(),
+    });
+  }
+
+  /**
    * Once the reader runs, the last event it handed to listeners: a subscription's SUBSCRIBED and
    * what this replica's follower view answers stand at the same point, so no event falls between
    * them. Before, the stream's newest entry.
@@ -167,6 +197,11 @@ export class RedisEventLog implements EventLog {
   /** Whether the stream reader's connection is up (a follower's view is current only while it is). */
   get readerConnected(): boolean {
     return this.#reader.connected;
+  }
+
+  /** Whether the stream reader is connected and its last read (within about `blockMs`) reached the stream's end. */
+  get readerCaughtUp(): boolean {
+    return this.#reader.caughtUp;
   }
 
   /** Starts the stream reader at the head if it has not started; resolves once it knows where it starts. */
@@ -197,6 +232,7 @@ export class RedisEventLog implements EventLog {
     const at = this.#reader.position;
     const out: RedisEventLogStatus = {
       connected: this.#reader.connected,
+      caughtUp: this.#reader.caughtUp,
       logId: at.logId,
       lastReadId: at.lastId,
       behind: null,

@@ -295,6 +295,8 @@ export class ReplicatedWatchers implements WatcherSource {
       return;
     try {
       const at = cursor ?? (await this.#o.log.head());
+      // Held before written: no trim falls between the snapshot and the log after it.
+      await this.#o.log.hold?.(id, at);
       await this.#o.snapshots.write(id, {
         cursor: at,
         volumes: this.view.volumes(id),

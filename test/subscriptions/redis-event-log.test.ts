@@ -119,7 +119,7 @@ describe('RedisEventLog', () => {
     expect(decodeCursor(appended[0]!.cursor)).toMatchObject({ epoch: decodeCursor(start).epoch, seq: 0 });
     expect(onA.lost).toEqual([]);
     const status = await a.status();
-    expect(status).toMatchObject({ connected: true, behind: 0, oldestUnreadAgeMs: 0, losses: 0 });
+    expect(status).toMatchObject({ connected: true, caughtUp: true, behind: 0, oldestUnreadAgeMs: 0, losses: 0 });
     expect(status.lastReadId).toBe(`${decodeCursor(appended[7]!.cursor).ms}-${decodeCursor(appended[7]!.cursor).seq}`);
   });
 
@@ -168,6 +168,37 @@ describe('RedisEventLog', () => {
     expect(await client.xlen(log.keys.stream)).toBeLessThan(8);
   });
 
+  it('should not trim past a hold, by count or by age, until it moves on or goes stale; a new log drops the old holds', async () => {
+    let now = Date.now();
+    const log = newLog({ maxEvents: 4, retentionMs: 1000, holdMs: 5000, now: () => now });
+    const appended: ChangeEvent[] = [];
+    for (let i = 1; i <= 3; i++) appended.push(await log.append(change(i)));
+    expect(await log.hold('east', appended[1]!.cursor)).toBe(true);
+    for (let i = 4; i <= 30; i++) appended.push(await log.append(change(i)));
+    // Count: 30 events against a cap of 4, and still everything after the hold replays.
+    expect(ids((await log.replay({ since: appended[1]!.cursor, limit: 100 })).events)).toEqual(ids(appended.slice(2)));
+    // Age: past the retention, the held position still replays.
+    now += 3000;
+    appended.push(await log.append(change(31)));
+    expect(ids((await log.replay({ since: appended[1]!.cursor, limit: 100 })).events)).toHaveLength(29);
+    // The holder moves on: trimming follows it.
+    expect(await log.hold('east', appended[25]!.cursor)).toBe(true);
+    appended.push(await log.append(change(32)));
+    await expectCode(log.replay({ since: appended[1]!.cursor }), ErrorCode.CursorExpired);
+    expect(ids((await log.replay({ since: appended[25]!.cursor })).events)).toEqual(ids(appended.slice(26)));
+    // A hold not renewed for holdMs no longer pins the log, and is dropped.
+    now += 6000;
+    appended.push(await log.append(change(33)));
+    await expectCode(log.replay({ since: appended[25]!.cursor }), ErrorCode.CursorExpired);
+    expect(await client.hlen(log.keys.holds)).toBe(0);
+    // A hold in a log Redis lost holds nothing, and a new log starts without the old holds.
+    expect(await log.hold('east', appended[32]!.cursor)).toBe(true);
+    await client.del(log.keys.logId);
+    expect(await log.hold('west', appended[32]!.cursor)).toBe(false);
+    await log.append(change(34));
+    expect(await client.hlen(log.keys.holds)).toBe(0);
+  });
+
   it('should report in status() how far the reader is behind the head and how old the oldest unread event is', async () => {
     const a = newLog({ prefix: 'lag:' });
     const b = newLog({ prefix: 'lag:' });
@@ -186,6 +217,19 @@ describe('RedisEventLog', () => {
     expect(status).toMatchObject({ connected: false, behind: 3 });
     expect(status.oldestUnreadAgeMs).toBeGreaterThanOrEqual(40);
     expect(status.oldestUnreadAgeMs).toBeLessThan(60_000);
+  });
+
+  it('should call the reader caught up only while its last read reached the end of the stream', async () => {
+    const log = newLog({ readCount: 2 });
+    const seen: boolean[] = [];
+    log.listen(() => seen.push(log.readerCaughtUp));
+    await log.start();
+    await until(() => log.readerCaughtUp, 'the reader to connect');
+    await log.appendMany([1, 2, 3, 4, 5, 6, 7, 8, 9].map(change));
+    await until(() => seen.length === 9, 'nine events');
+    // Reads of 2, 2, 2, 2 (full: more may wait), then 1.
+    expect(seen).toEqual([false, false, false, false, false, false, false, false, true]);
+    expect((await log.status()).caughtUp).toBe(true);
   });
 
   it('should write a fenced append only while the lease key holds its token, and reject it with LEASE_LOST otherwise', async () => {
