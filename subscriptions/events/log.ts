@@ -16,6 +16,12 @@ export interface AppendOptions {
    * another replica took over. The in-process log has no other writer and ignores it. @default none
    */
   fence?: { key: string; token: string };
+  /**
+   * A value written with the append, in the same step and under the same fence (the lease holder's
+   * memory of a backend's transitions, read by the next holder). An append of no changes writes
+   * only this. The in-process log has no other reader and ignores it. @default none
+   */
+  keep?: { key: string; value: string };
 }
 
 /** Where a replay starts. */

@@ -40,21 +40,29 @@ end
 export const TRIM_SLACK = 200;
 
 /**
- * Appends ARGV[8..] (JSON) to the stream, fenced by GET KEYS[4] == ARGV[4] when there is a KEYS[4],
- * then trims it (approximately: `MINID ~` drops whole macro nodes) below the newest of the age cut
+ * Appends ARGV[10..] (JSON) to the stream, fenced when ARGV[8] is '1' (GET KEYS[4] == ARGV[4]), and
+ * sets the next key (KEYS[4], or KEYS[5] when fenced) to ARGV[9] for a day (longer than any memory
+ * it holds lasts) when that is not empty, then trims
+ * the stream (approximately: `MINID ~` drops whole macro nodes) below the newest of the age cut
  * (ids below ARGV[3] ms) and the count cap (ARGV[2] entries, applied once ARGV[7] more pile up),
- * but never past a hold: KEYS[3] maps a holder to "<id> <written ms>", and a hold written
- * after ARGV[5] - ARGV[6] keeps its id and everything after it (older holds are dropped).
+ * but never past a hold: KEYS[3] maps a holder to "<id> <written ms>", and a hold written after
+ * ARGV[5] - ARGV[6] keeps its id and everything after it (older holds are dropped).
  * Answers {0} when the fence does not hold (nothing written), else {1, logId, id...}.
  */
 const APPEND = `
-if #KEYS == 4 and redis.call('GET', KEYS[4]) ~= ARGV[4] then return {0} end
+local k = 4
+if ARGV[8] == '1' then
+  if redis.call('GET', KEYS[k]) ~= ARGV[4] then return {0} end
+  k = k + 1
+end
 ${ENSURE_ID}
 ${BEFORE}
+if ARGV[9] ~= '' then redis.call('SET', KEYS[k], ARGV[9], 'PX', 86400000) end
 local out = {1, logId}
-for i = 8, #ARGV do
+for i = 10, #ARGV do
   out[#out + 1] = redis.call('XADD', KEYS[1], '*', 'e', ARGV[i])
 end
+if #ARGV < 10 then return out end
 local cut = ARGV[3] .. '-0'
 local cap = tonumber(ARGV[2])
 local len = redis.call('XLEN', KEYS[1])
@@ -146,7 +154,7 @@ export interface LogKeys {
   holds: string;
 }
 
-/** Appends `payloads`; null when the fence did not hold, else the log id and the new ids. */
+/** Appends `payloads` (and writes `keep`); null when the fence did not hold, else the log id and the new ids. */
 export async function appendScript(
   client: Redis,
   keys: LogKeys,
@@ -158,16 +166,17 @@ export async function appendScript(
     now: number;
     holdMs: number;
     fence?: { key: string; token: string };
+    keep?: { key: string; value: string };
     payloads: string[];
   },
 ): Promise<{ logId: string; ids: string[] } | null> {
-  const fenceKeys = a.fence ? [a.fence.key] : [];
+  const extra = [...(a.fence ? [a.fence.key] : []), ...(a.keep ? [a.keep.key] : [])];
   const r = await scripted(client).vgEventLogAppend(
-    3 + fenceKeys.length,
+    3 + extra.length,
     keys.stream,
     keys.logId,
     keys.holds,
-    ...fenceKeys,
+    ...extra,
     a.newLogId,
     a.maxEvents,
     Math.max(0, Math.floor(a.minId)),
@@ -175,6 +184,8 @@ export async function appendScript(
     Math.floor(a.now),
     Math.floor(a.holdMs),
     Math.min(TRIM_SLACK, a.maxEvents),
+    a.fence ? '1' : '0',
+    a.keep?.value ?? '',
     ...a.payloads,
   );
   if (r[0] === 0) return null;

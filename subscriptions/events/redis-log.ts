@@ -128,7 +128,7 @@ export class RedisEventLog implements EventLog {
   }
 
   async appendMany(changes: readonly ChangeInput[], options: AppendOptions = {}): Promise<ChangeEvent[]> {
-    if (changes.length === 0) return [];
+    if (changes.length === 0 && !options.keep) return [];
     const r = await appendScript(this.#client, this.keys, {
       newLogId: newLogId(),
       maxEvents: this.#maxEvents,
@@ -136,6 +136,7 @@ export class RedisEventLog implements EventLog {
       now: this.#now(),
       holdMs: this.#holdMs,
       fence: options.fence,
+      keep: options.keep,
       payloads: changes.map((c) => JSON.stringify(c)),
     });
     if (r === null) throw new LeaseLostError(options.fence!.key);

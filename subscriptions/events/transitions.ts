@@ -29,6 +29,16 @@ interface Remembered<T> {
   at: number;
 }
 
+/**
+ * What a {@link Transitions} remembers, as JSON can carry it: the lease holder writes its memory of
+ * a backend with every append (subscriptions/replication/), so the replica that takes the watcher
+ * over folds and announces exactly as the old holder would have. Each entry: key, value, when (ms).
+ */
+export interface TransitionsMemory {
+  announced: Array<[key: string, state: AttachmentState, at: number]>;
+  reported: Array<[volume: string, status: VolumeStatus, at: number]>;
+}
+
 /** The key of an attachment: volume and consumer (Nova echoes a server id in its own case). */
 const attachmentKey = (c: ChangeInput): string | null =>
   c.attachment ? `${c.volumeId}\u0000${c.attachment.consumerId.toLowerCase()}` : null;
@@ -47,6 +57,34 @@ export class Transitions {
   /** Entries held (tests, and a bound check). */
   get size(): number {
     return this.#announced.size + this.#reported.size;
+  }
+
+  /** What is remembered now (see {@link TransitionsMemory}). */
+  memory(): TransitionsMemory {
+    this.#expire();
+    return {
+      announced: [...this.#announced].map(([k, e]) => [k, e.value, e.at]),
+      reported: [...this.#reported].map(([k, e]) => [k, e.value, e.at]),
+    };
+  }
+
+  /**
+   * Takes over what another replica remembered (a watcher hand-over): its folded statuses replace
+   * this one's, its announcements join this one's own. Malformed entries are skipped.
+   */
+  restore(m: TransitionsMemory): void {
+    const valid = (e: unknown): e is [string, string, number] =>
+      Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'string' && Number.isFinite(e[2]);
+    const by = <T>(entries: unknown): Array<[string, Remembered<T>]> =>
+      (Array.isArray(entries) ? entries.filter(valid) : []).map(([k, v, at]) => [k, { value: v as T, at }]);
+    const announced = [...by<AttachmentState>(m.announced), ...this.#announced];
+    const reported = by<VolumeStatus>(m.reported);
+    this.#announced.clear();
+    this.#reported.clear();
+    // Kept in age order, which `#expire` relies on.
+    for (const [k, e] of announced.sort((x, y) => x[1].at - y[1].at)) this.#announced.set(k, e);
+    for (const [k, e] of reported.sort((x, y) => x[1].at - y[1].at)) this.#reported.set(k, e);
+    this.#expire();
   }
 
   /** The gateway's own changes (an accepted attach or detach): remembered, then to be sent. */

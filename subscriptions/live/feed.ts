@@ -155,7 +155,10 @@ export class Feed implements LiveMutations {
   #unavailable = new Map<string, string>();
   /** Operations in progress, by id (from the tracker's changes). */
   readonly #pending = new Map<string, OperationRecord>();
-  readonly #transitions = new Transitions();
+  /** Per backend: one lease, so one memory the next holder takes over. */
+  readonly #transitions = new Map<string, Transitions>();
+  /** Per backend, the transitions memory last sent to the log (a memory-only write is skipped when unchanged). */
+  readonly #kept = new Map<string, string>();
   /** Per volume, the trace of the mutation last tracked on it and until when (only with tracing on). */
   readonly #causes = new Map<string, { traceparent: string; until: number }>();
   #chain: Promise<void> = Promise.resolve();
@@ -185,7 +188,14 @@ export class Feed implements LiveMutations {
         onDeltas: (d) => this.#onDeltas(backend, d),
         onStatus: (st, err) => this.#onStatus(st, err),
       }),
-      announced: (changes) => void this.#transitions.announce(changes),
+      announced: (changes) => {
+        const backend = changes[0]?.backend;
+        if (backend === undefined) return;
+        this.#transitionsOf(backend).announce(changes);
+        // Kept where the next holder finds it, even if no change follows before a hand-over.
+        if (this.#source.keepsTransitions) this.#append(backend, []);
+      },
+      restore: (backend, memory) => this.#transitionsOf(backend).restore(memory),
       observed: (backend, deltas) => {
         try {
           void this.#o.operations.observe?.(backend, deltas);
@@ -303,7 +313,8 @@ export class Feed implements LiveMutations {
         (x) => x.type === 'ATTACHING' || x.type === 'DETACHING',
       );
       const announcedBy = this.#o.replica ?? 'local';
-      this.#append(c.volume.backend, this.#transitions.announce(changes.map((x) => ({ ...x, announcedBy }))));
+      const announced = this.#transitionsOf(c.volume.backend).announce(changes.map((x) => ({ ...x, announcedBy })));
+      this.#append(c.volume.backend, announced);
     }
     const server = c.target.kind === 'server' ? [c.target.serverId] : [];
     w.nudge([c.volume], server);
@@ -337,8 +348,14 @@ export class Feed implements LiveMutations {
     } catch (err) {
       this.#o.onError?.(err);
     }
-    const changes = this.#transitions.observe(deltas);
+    const changes = this.#transitionsOf(backend).observe(deltas);
     this.#append(backend, this.#source.carriesViews ? [...changes, ...viewOnly(deltas, changes)] : changes, checked);
+  }
+
+  #transitionsOf(backend: string): Transitions {
+    let t = this.#transitions.get(backend);
+    if (!t) this.#transitions.set(backend, (t = new Transitions()));
+    return t;
   }
 
   /** Marks the changes of volumes a mutation is changing with its trace; forgets expired causes. */
@@ -356,14 +373,24 @@ export class Feed implements LiveMutations {
    * `after`, the changes wait for it (bounded by `operationWaitMs`): the operation checks they started.
    */
   #append(backend: string, changes: ChangeInput[], after?: void | Promise<void>): void {
-    if (changes.length === 0) return;
+    const keeps = this.#source.keepsTransitions === true;
+    if (changes.length === 0 && !keeps) return;
     if (this.#causes.size > 0) this.#stampCauses(changes);
+    // Taken now: the memory these changes leave, not what later deltas add before the write.
+    const memory = keeps ? JSON.stringify(this.#transitionsOf(backend).memory()) : undefined;
+    if (changes.length === 0 && memory === this.#kept.get(backend)) return;
+    if (memory !== undefined) this.#kept.set(backend, memory);
     this.#chain = this.#chain
       .then(async () => {
         if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
+        const options = this.#source.appendOptions(backend, memory);
+        if (changes.length === 0) {
+          if (options?.keep) await this.#o.log.appendMany([], options);
+          return;
+        }
         // Batches, so a hand-over's comparison of 10,000 volumes does not hold Redis for one long script.
         for (let i = 0; i < changes.length; i += APPEND_BATCH)
-          await this.#o.log.appendMany(changes.slice(i, i + APPEND_BATCH), this.#source.appendOptions(backend));
+          await this.#o.log.appendMany(changes.slice(i, i + APPEND_BATCH), options);
         this.#o.onAppended?.(backend, changes.length);
       })
       .catch((err: unknown) => this.#o.onError?.(err));

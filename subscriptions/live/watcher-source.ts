@@ -6,6 +6,7 @@
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { VolumeDelta, VolumeWatcher, WatcherOptions } from '../../adapters/contract/watch';
 import type { AppendOptions } from '../events/log';
+import type { TransitionsMemory } from '../events/transitions';
 import type { ChangeInput } from '../events/types';
 
 /** What the feed gives a source. */
@@ -14,8 +15,10 @@ export interface WatcherHost {
   register(backend: string, w: VolumeWatcher): void;
   /** The options a backend's watcher is created with (the feed's delta and status handlers). */
   options(backend: string): WatcherOptions;
-  /** Another replica's announcements (ATTACHING/DETACHING it sent), as read from the shared log. */
+  /** Another replica's announcements (ATTACHING/DETACHING it sent) of one backend, as read from the shared log. */
   announced(changes: readonly ChangeInput[]): void;
+  /** The transitions memory (`Transitions.memory()`) of a backend whose watcher this replica takes over. */
+  restore(backend: string, memory: TransitionsMemory): void;
   /** A backend watched by another replica changed, as this replica's log reader saw it (the tracker's watched operations). */
   observed(backend: string, deltas: readonly VolumeDelta[]): void;
 }
@@ -28,8 +31,17 @@ export interface WatcherSource {
   readonly carriesViews?: boolean;
   /** Starts watching the backends; answers why each backend it cannot watch cannot. */
   start(backends: readonly VolumeBackend[], host: WatcherHost): Map<string, string>;
-  /** What an append of a backend's changes must carry (a lease's fence); undefined: nothing. */
-  appendOptions(backend: string): AppendOptions | undefined;
+  /**
+   * Whether the log must also carry the feed's memory of each backend's transitions, so that a
+   * replica taking a watcher over folds as the old holder did. @default false
+   */
+  readonly keepsTransitions?: boolean;
+  /**
+   * What an append of a backend's changes must carry (a lease's fence, and `memory`, the feed's
+   * transitions memory as JSON, when {@link keepsTransitions}); undefined: nothing.
+   * @throws LeaseLostError when this replica's lease of the backend lapsed (nothing may be written)
+   */
+  appendOptions(backend: string, memory?: string): AppendOptions | undefined;
   /** Stops every watcher it started. */
   stop(): Promise<void>;
 }

@@ -12,5 +12,6 @@ export {
 } from './replicated-watchers';
 export { SharedDemand, sumDemand, type ReplicaDemand } from './shared-demand';
 export { ViewSnapshots, type ViewSnapshot } from './snapshots';
+export { TransitionMemories } from './transition-memories';
 export { ViewFollower } from './view-follower';
 export { WatcherBoard, type PublishedWatcher } from './watcher-board';

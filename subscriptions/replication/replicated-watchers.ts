@@ -19,6 +19,7 @@ import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand } from '../../adapters/contract/watch';
 import { diffViews } from '../../adapters/contract/view-diff';
 import { volumeGlobalId } from '../events/diff';
+import { LeaseLostError } from '../events/errors';
 import type { AppendOptions, EventLog } from '../events/log';
 import type { ChangeEvent } from '../events/types';
 import { createWatcherOf, type WatcherHost, type WatcherSource } from '../live/watcher-source';
@@ -27,6 +28,7 @@ import { FollowerWatcher } from './follower-watcher';
 import { LeasedWatcher } from './leased-watcher';
 import { NO_DEMAND, type Nudge, type SharedDemand } from './shared-demand';
 import type { ViewSnapshots } from './snapshots';
+import type { TransitionMemories } from './transition-memories';
 import { ViewFollower } from './view-follower';
 import type { PublishedWatcher, WatcherBoard } from './watcher-board';
 
@@ -47,6 +49,8 @@ export interface ReplicatedWatchersOptions {
   log: EventLog;
   leases: Leases;
   snapshots: ViewSnapshots;
+  /** Where the holder's transitions memory of each backend is kept (written with its appends). */
+  memories: TransitionMemories;
   board: WatcherBoard;
   demand: SharedDemand;
   /** How often the holder writes a backend's view snapshot while it changes, in ms. @default 30000 */
@@ -101,6 +105,7 @@ export function takeoverDeltas(told: readonly Volume[], read: readonly Volume[],
 
 export class ReplicatedWatchers implements WatcherSource {
   readonly carriesViews = true;
+  readonly keepsTransitions = true;
   readonly view = new FollowerView();
   readonly #o: ReplicatedWatchersOptions;
   readonly #entries = new Map<string, Entry>();
@@ -166,11 +171,12 @@ export class ReplicatedWatchers implements WatcherSource {
     return this.#entries.get(backend)?.leased != null;
   }
 
-  appendOptions(backend: string): AppendOptions | undefined {
+  appendOptions(backend: string, memory?: string): AppendOptions | undefined {
     if (!this.#entries.get(backend)?.leased) return undefined;
     const fence = this.#o.leases.fence(backend);
-    // A holder whose lease lapsed locally still appends fenced, with a token no key holds: refused.
-    return { fence: fence ?? { key: '', token: '' } };
+    // A holder whose lease lapsed locally writes nothing (the watcher stops when the lease says so).
+    if (!fence) throw new LeaseLostError(`the lease of backend ${backend}`);
+    return { fence, keep: memory === undefined ? undefined : { key: this.#o.memories.key(backend), value: memory } };
   }
 
   statuses(): ReplicationStatus[] {
@@ -198,26 +204,37 @@ export class ReplicatedWatchers implements WatcherSource {
   #leaseChanged(backend: string, held: boolean): void {
     const e = this.#entries.get(backend);
     if (!e || this.#stopped || !this.#host) return;
-    if (held && !e.leased) {
-      const host = this.#host;
-      const base = host.options(backend);
-      const w = e.backend.watching!.createWatcher({
-        onDeltas: (d) => this.#deltas(e, w as VolumeWatcher, d),
-        onStatus: (s, err) => {
-          base.onStatus?.(s, err);
-          if (e.leased?.inner === w) {
-            void this.#publish(e);
-            this.#tryTakeover(e);
-          }
-        },
-      });
-      if ('unavailable' in w) return;
-      e.leased = new LeasedWatcher(w);
-      e.takeover = true;
-      host.register(backend, e.leased);
-      w.start();
-      this.#tryTakeover(e);
-    } else if (!held && e.leased) void this.#drop(e);
+    if (held && !e.leased) void this.#take(e);
+    else if (!held && e.leased) void this.#drop(e);
+  }
+
+  /** Runs the watcher of a lease this replica just gained, remembering what the old holder did. */
+  async #take(e: Entry): Promise<void> {
+    const backend = e.backend.id;
+    const memory = await this.#o.memories.read(backend).catch((err: unknown) => {
+      this.#o.onError?.(err);
+      return null;
+    });
+    const host = this.#host;
+    if (this.#stopped || !host || e.leased || !this.#o.leases.fence(backend)) return;
+    if (memory) host.restore(backend, memory);
+    const base = host.options(backend);
+    const w = e.backend.watching!.createWatcher({
+      onDeltas: (d) => this.#deltas(e, w as VolumeWatcher, d),
+      onStatus: (s, err) => {
+        base.onStatus?.(s, err);
+        if (e.leased?.inner === w) {
+          void this.#publish(e);
+          this.#tryTakeover(e);
+        }
+      },
+    });
+    if ('unavailable' in w) return;
+    e.leased = new LeasedWatcher(w);
+    e.takeover = true;
+    host.register(backend, e.leased);
+    w.start();
+    this.#tryTakeover(e);
   }
 
   /** Stops the watcher of a lease this replica no longer holds; the follower takes its place. */

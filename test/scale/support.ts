@@ -42,11 +42,12 @@ export async function gql(
   r: Replica,
   query: string,
   headers: Record<string, string> = { 'X-Nomad-Token': MGMT },
+  variables: Record<string, unknown> = {},
 ): Promise<any> {
   const res = await fetch(r.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify({ query, variables }),
   });
   return res.json();
 }
@@ -70,6 +71,7 @@ export interface Received {
   type: string;
   volumeId: string | null;
   cursor: string;
+  previousStatus?: string | null;
 }
 
 /** One volumeChanged subscriber on a replica: what it received, and its end. */
@@ -82,7 +84,7 @@ export interface Subscriber {
   dispose(): Promise<void>;
 }
 
-const SUB = `subscription($since: String) { volumeChanged(since: $since) { type volumeId cursor } }`;
+const SUB = `subscription($since: String) { volumeChanged(since: $since) { type volumeId cursor previousStatus } }`;
 
 export async function subscribe(
   r: Replica,
