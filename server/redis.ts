@@ -6,8 +6,10 @@
  *
  * The URL may carry a password: it is never logged; {@link redactRedisUrl} is what logs show.
  */
-import { Redis } from 'ioredis';
-import type { RedisConfig } from './redis-config';
+import { readFileSync } from 'node:fs';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisClient } from '../subscriptions/redis-client';
+import type { RedisConfig, RedisNode } from './redis-config';
 import type { Logger } from './logger';
 
 /** What `/readyz` reports about Redis. */
@@ -18,15 +20,19 @@ export interface RedisHealth {
   latencyMs: number | null;
   /**
    * The server's replication role (`ROLE`): `master`, or `slave` for a read-only replica the live
-   * path cannot write to. Absent when it did not answer or Redis is not configured.
+   * path cannot write to; `cluster` on a Cluster. Absent when it did not answer or Redis is not configured.
    */
   role?: string;
+  /** The topology configured: `server` (`REDIS_URL`), `sentinel` or `cluster`. Absent when not configured. */
+  topology?: 'server' | 'sentinel' | 'cluster';
+  /** On a Cluster: the primaries the client knows. */
+  primaries?: number;
   message: string;
 }
 
 /** A Redis connection owned by one gateway. */
 export interface GatewayRedis {
-  readonly client: Redis;
+  readonly client: RedisClient;
   readonly keyPrefix: string;
   /** PING with a deadline; never rejects. */
   health(): Promise<RedisHealth>;
@@ -57,10 +63,19 @@ export function redisErrorText(err: unknown): string {
   return text.replace(/rediss?:\/\/\S+/g, (m) => redactRedisUrl(m));
 }
 
-/** Connects (in the background: the gateway starts even while Redis is down) and logs state changes once each. */
-export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis {
-  const where = redactRedisUrl(config.url);
-  const client = new Redis(config.url, {
+const nodesText = (nodes: readonly RedisNode[]): string =>
+  nodes.map((n) => (n.host.includes(':') ? `[${n.host}]:${n.port}` : `${n.host}:${n.port}`)).join(',');
+
+/** Where the gateway's Redis is, for logs: never a password. */
+export function describeRedis(config: RedisConfig): string {
+  if (config.sentinel) return `sentinel://${nodesText(config.sentinel.sentinels)}/${config.sentinel.masterName}`;
+  if (config.clusterNodes) return `cluster://${nodesText(config.clusterNodes)}`;
+  return redactRedisUrl(config.url ?? '');
+}
+
+/** The client for the configured topology (not connected yet: ioredis connects in the background). */
+function clientOf(config: RedisConfig): RedisClient {
+  const base: RedisOptions = {
     // Fail commands instead of queueing them for long while Redis is away; the store falls back.
     maxRetriesPerRequest: 1,
     commandTimeout: COMMAND_TIMEOUT_MS,
@@ -68,7 +83,49 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
     retryStrategy: (times) => Math.min(times * 200, 2000),
     // Connection names show up in CLIENT LIST; the process id tells replicas on one host apart.
     connectionName: `volume-gateway-${process.pid}`,
-  });
+  };
+  const ca = config.tlsCaFile ? readFileSync(config.tlsCaFile) : undefined;
+  const tls = config.tls ? { ...(ca ? { ca } : {}) } : undefined;
+  const auth = {
+    ...(config.username !== undefined ? { username: config.username } : {}),
+    ...(config.password !== undefined ? { password: config.password } : {}),
+  };
+  if (config.sentinel) {
+    const s = config.sentinel;
+    return new Redis({
+      ...base,
+      ...auth,
+      ...(tls ? { tls } : {}),
+      ...(config.db !== undefined ? { db: config.db } : {}),
+      sentinels: s.sentinels,
+      name: s.masterName,
+      ...(s.username !== undefined ? { sentinelUsername: s.username } : {}),
+      ...(s.password !== undefined ? { sentinelPassword: s.password } : {}),
+      ...(s.tls ? { enableTLSForSentinelMode: true, sentinelTLS: { ...(ca ? { ca } : {}) } } : {}),
+      sentinelRetryStrategy: (times) => Math.min(times * 200, 2000),
+      // Ask the sentinels again after a failover (a +switch-master), not only when the primary drops.
+      failoverDetector: true,
+    });
+  }
+  if (config.clusterNodes) {
+    return new Cluster(config.clusterNodes, {
+      redisOptions: { ...base, ...auth, ...(tls ? { tls } : {}) },
+      clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
+      // A command during a resharding or failover waits for the new slot map instead of failing.
+      retryDelayOnClusterDown: 200,
+      retryDelayOnTryAgain: 100,
+      slotsRefreshTimeout: 2000,
+    });
+  }
+  const rediss = config.url?.startsWith('rediss:') && ca ? { tls: { ca } } : {};
+  return new Redis(config.url!, { ...base, ...rediss });
+}
+
+/** Connects (in the background: the gateway starts even while Redis is down) and logs state changes once each. */
+export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis {
+  const where = describeRedis(config);
+  const topology = config.sentinel ? 'sentinel' : config.clusterNodes ? 'cluster' : 'server';
+  const client = clientOf(config);
   let lastError: string | null = null;
   let down = false;
   client.on('error', (err: unknown) => {
@@ -102,11 +159,22 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
       try {
         await client.ping();
         const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
+        if (client instanceof Cluster) {
+          const primaries = client.nodes('master').length;
+          return {
+            status: 'UP',
+            latencyMs,
+            role: 'cluster',
+            topology,
+            primaries,
+            message: `PING answered by ${where}`,
+          };
+        }
         const role = await client.call('ROLE').then(
           (r) => (Array.isArray(r) && typeof r[0] === 'string' ? r[0] : undefined),
           () => undefined,
         );
-        return { status: 'UP', latencyMs, ...(role ? { role } : {}), message: `PING answered by ${where}` };
+        return { status: 'UP', latencyMs, ...(role ? { role } : {}), topology, message: `PING answered by ${where}` };
       } catch (err) {
         return { status: 'DOWN', latencyMs: null, message: `PING failed: ${redisErrorText(err)}` };
       }

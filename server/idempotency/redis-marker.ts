@@ -5,7 +5,7 @@
  * (a restart without persistence, a flush, an eviction).
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../subscriptions/redis-client';
 
 /** What a check found. */
 export interface MarkerCheck {
@@ -16,11 +16,11 @@ export interface MarkerCheck {
 }
 
 /** Reads the marker, writing a new one when there is none; `known` is the marker seen last (null the first time). */
-export async function checkMarker(client: Redis, key: string, known: string | null): Promise<MarkerCheck> {
+export async function checkMarker(client: RedisClient, key: string, known: string | null): Promise<MarkerCheck> {
   const fresh = randomUUID();
   const created = (await client.set(key, fresh, 'NX')) === 'OK';
   let marker = created ? fresh : await client.get(key);
-  // Gone between the two commands: Redis is losing data right now.
+  // Gone between the two commands: RedisClient is losing data right now.
   if (marker === null) {
     await client.set(key, fresh);
     marker = fresh;

@@ -2,7 +2,7 @@
  * Idempotency keys in Redis, so a retry that reaches another replica behind the load balancer
  * finds the first request's claim or result (docs/scaling.md).
  *
- * One key per scoped key, `<keyPrefix>idempotency:<hash>` (the operation store's prefix), holding
+ * One key per scoped key, `<keyPrefix>{live}:idempotency:<hash>` (the operation store's prefix), holding
  * the {@link IdempotencyEntry} as JSON: the input's fingerprint, the state and, once done, the
  * result (ids, never inputs or credentials).
  * - `claim`: `SET key <pending entry> NX PX ttl`, else `GET key`. One command decides the owner, so
@@ -21,7 +21,7 @@
  * report to `onError`; the result is in this replica's copy.
  *
  * Redis that lost its data (restarted without persistence, flushed): a marker key
- * (`<keyPrefix>idempotency-marker`, `redis-marker.ts`) is checked on every (re)connect, before any
+ * (`<keyPrefix>{live}:idempotency-marker`, `redis-marker.ts`) is checked on every (re)connect, before any
  * claim. When it is gone or changed, this replica writes back every key it holds (`SET … NX`, with
  * the time each has left) and, for `recoveryWindowMs` (the claim TTL: by then any claim another
  * replica could not write back has expired anyway), refuses a create whose key it does not hold
@@ -31,7 +31,7 @@
  *
  * The client is the caller's: this store never connects or closes it (it listens to its events).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../subscriptions/redis-client';
 import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../../subscriptions/operations';
 import { IdempotencyRecoveringError } from './errors';
@@ -50,7 +50,7 @@ export interface IdempotencyRecovery {
 /** Options of {@link RedisIdempotencyStore}. */
 export interface RedisIdempotencyStoreOptions {
   /** A connected (or connecting) ioredis client; the caller owns its lifecycle. */
-  client: Redis;
+  client: RedisClient;
   /** Prefix of every key this store writes; replicas sharing keys must use the same one. @default 'vg:' */
   keyPrefix?: string;
   /** Called when a Redis command fails (the server logs it). Must not throw. @default none */
@@ -71,7 +71,7 @@ const CONNECT_WAIT_MS = 2000;
 const WRITE_BACK_BATCH = 500;
 
 export class RedisIdempotencyStore implements IdempotencyStore {
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #onError: NonNullable<RedisIdempotencyStoreOptions['onError']>;
   readonly #onRecovery: NonNullable<RedisIdempotencyStoreOptions['onRecovery']>;
@@ -105,12 +105,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   /** The Redis key of a scoped key (exposed for tests and operators). */
   key(scopedKey: string): string {
-    return `${this.#prefix}idempotency:${scopedKey}`;
+    return `${this.#prefix}{live}:idempotency:${scopedKey}`;
   }
 
   /** The marker key that tells lost data (exposed for tests and operators). */
   get markerKey(): string {
-    return `${this.#prefix}idempotency-marker`;
+    return `${this.#prefix}{live}:idempotency-marker`;
   }
 
   async claim(scopedKey: string, fingerprint: string, ttlMs: number): Promise<IdempotencyEntry | null> {
@@ -241,7 +241,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
  * Known to be away (between reconnect attempts, or closed): skip Redis instead of waiting for the
  * command deadline. The connection's own 'error' events already report the outage.
  */
-function down(client: Redis): boolean {
+function down(client: RedisClient): boolean {
   const s = client.status;
   return s === 'reconnecting' || s === 'close' || s === 'end';
 }

@@ -3,11 +3,11 @@
  * the shared client's command timeout), it waits with `XREAD BLOCK` and then reads with the read
  * script, which checks the log's id and what was trimmed in the same step as it reads. So it
  * delivers every entry once, in stream order, across reconnects (it resumes from the last id it
- * read), and says so when it cannot: Redis lost the log (a new log id) or trimmed entries it had
+ * read), and says so when it cannot: RedisClient lost the log (a new log id) or trimmed entries it had
  * not read yet (it fell behind retention). Every replica runs one: each needs every event, so
  * there is no consumer group.
  */
-import type { Redis } from 'ioredis';
+import { ownConnection, type RedisClient } from '../redis-client';
 import { CursorExpiredError } from '../../adapters/contract/errors';
 import { compareCursors } from './cursor';
 import { readScript, type LogKeys, type LogState, type RawEntry } from './redis-log-script';
@@ -45,7 +45,7 @@ export function whyExpired(at: string, s: LogState): 'ahead' | 'trimmed' | null 
 /** What the reader is built from (see `RedisEventLog`). */
 export interface ReaderParts {
   /** The caller's client: the reader duplicates it for its own connection. */
-  client: Redis;
+  client: RedisClient;
   keys: LogKeys;
   blockMs: number;
   readCount: number;
@@ -72,7 +72,7 @@ export interface ReaderPosition {
 export class StreamReader {
   readonly #p: ReaderParts;
   /** The reader's own connection, from `start()` on. */
-  #conn: Redis | null = null;
+  #conn: RedisClient | null = null;
   readonly #started: Promise<void>;
   #positioned!: () => void;
   #loop: Promise<void> | null = null;
@@ -106,12 +106,12 @@ export class StreamReader {
   start(): Promise<void> {
     if (this.#loop || this.#closed) return this.#started;
     const p = this.#p;
-    this.#conn = p.client.duplicate({
+    this.#conn = ownConnection(p.client, {
+      name: 'event-reader',
       // A blocked read answers within blockMs; the deadline only catches a connection that hangs.
       commandTimeout: p.blockMs + 10_000,
       // While Redis is away, reads wait for the reconnect instead of failing in a loop.
       maxRetriesPerRequest: null,
-      connectionName: `${p.client.options.connectionName ?? 'volume-gateway'}-event-reader`,
     });
     this.#conn.on('error', (err: unknown) => this.#failed(err));
     this.#loop = this.#run(this.#conn);
@@ -136,7 +136,7 @@ export class StreamReader {
     this.position.lastError = message;
   }
 
-  async #run(conn: Redis): Promise<void> {
+  async #run(conn: RedisClient): Promise<void> {
     let failures = 0;
     while (!this.#closed) {
       try {
@@ -162,7 +162,7 @@ export class StreamReader {
   }
 
   /** One wait and read. */
-  async #step(conn: Redis): Promise<void> {
+  async #step(conn: RedisClient): Promise<void> {
     const at = this.position;
     const keys = this.#p.keys;
     if (at.logId === null || at.lastId === null) {

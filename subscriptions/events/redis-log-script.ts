@@ -4,7 +4,7 @@
  * key missing while the stream exists means the stream is not this log's (the id was lost or
  * evicted), so the stream is deleted and a new log starts; cursors of the old one then expire.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 
 /**
  * Makes sure the log has an id (ARGV[1] when new): `logId` is set. KEYS[1] stream, KEYS[2] log id,
@@ -138,12 +138,12 @@ interface LogScripts {
 }
 
 /** A client with the scripts defined (idempotent: ioredis keeps them per client). */
-function scripted(client: Redis): Redis & LogScripts {
-  const c = client as Redis & Partial<LogScripts>;
+function scripted(client: RedisClient): RedisClient & LogScripts {
+  const c = client as RedisClient & Partial<LogScripts>;
   if (!c.vgEventLogAppend) client.defineCommand('vgEventLogAppend', { lua: APPEND });
   if (!c.vgEventLogRead) client.defineCommand('vgEventLogRead', { numberOfKeys: 3, lua: READ });
   if (!c.vgEventLogHold) client.defineCommand('vgEventLogHold', { numberOfKeys: 3, lua: HOLD });
-  return client as Redis & LogScripts;
+  return client as RedisClient & LogScripts;
 }
 
 /** The log's keys. */
@@ -156,7 +156,7 @@ export interface LogKeys {
 
 /** Appends `payloads` (and writes `keep`); null when the fence did not hold, else the log id and the new ids. */
 export async function appendScript(
-  client: Redis,
+  client: RedisClient,
   keys: LogKeys,
   a: {
     newLogId: string;
@@ -195,7 +195,7 @@ export async function appendScript(
 
 /** The log's state, with up to `count` entries after `after` when `epoch` is the log's id. */
 export async function readScript(
-  client: Redis,
+  client: RedisClient,
   keys: LogKeys,
   a: { newLogId: string; epoch: string; after: string; count: number },
 ): Promise<LogState> {
@@ -221,7 +221,7 @@ export async function readScript(
 
 /** Records that trimming must not pass the stream id `id` for `holder`; false when the log is no longer `logId`. */
 export async function holdScript(
-  client: Redis,
+  client: RedisClient,
   keys: LogKeys,
   a: { logId: string; holder: string; id: string; now: number },
 ): Promise<boolean> {

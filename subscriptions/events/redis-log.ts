@@ -20,7 +20,7 @@
  * The client is the caller's: the log never connects or closes it (only the reader's duplicate).
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import { CursorExpiredError } from '../../adapters/contract/errors';
 import { decodeCursor, encodeCursor } from './cursor';
 import { LeaseLostError } from './errors';
@@ -33,7 +33,7 @@ import type { ChangeEvent, ChangeInput } from './types';
 /** Options of {@link RedisEventLog}. */
 export interface RedisEventLogOptions {
   /** A connected (or connecting) ioredis client; the caller owns its lifecycle. */
-  client: Redis;
+  client: RedisClient;
   /** Prefix of the log's keys; replicas sharing the log use the same one. @default 'vg:' */
   keyPrefix?: string;
   /** Most events kept (approximately: `MAXLEN ~`). @default {@link EVENT_LOG_DEFAULTS} (10000) */
@@ -90,7 +90,7 @@ const newLogId = (): string => randomBytes(9).toString('base64url');
 export class RedisEventLog implements EventLog {
   /** The log's Redis keys (for operators and tests). */
   readonly keys: LogKeys;
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #maxEvents: number;
   readonly #retentionMs: number;
   readonly #holdMs: number;

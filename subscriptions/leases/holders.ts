@@ -1,11 +1,11 @@
-/** Reads who holds leases, as Redis says now (for `/readyz`): one MULTI of GET and PTTL per lease key. */
-import type { Redis } from 'ioredis';
+/** Reads who holds leases, as RedisClient says now (for `/readyz`): one MULTI of GET and PTTL per lease key. */
+import type { RedisClient } from '../redis-client';
 import { leaseKey, parseFenceToken, RESET_HOLD } from './scripts';
 import type { LeaseHolder } from './options';
 
 /** The holder of each of `backends`' leases; `mine` compares with `replicaId`. Rejects when Redis does not answer. */
 export async function readHolders(
-  client: Redis,
+  client: RedisClient,
   keyPrefix: string,
   replicaId: string,
   backends: string[],

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 
 /** Defaults of {@link WatcherLeasesOptions}; the gateway's `LIVE_LEASE_TTL_MS` takes its default from here. */
@@ -37,7 +37,7 @@ export type LeaseErrorOp = 'acquire' | 'renew' | 'release' | 'onChange';
 /** Options of {@link WatcherLeases}. */
 export interface WatcherLeasesOptions {
   /** A connected (or connecting) ioredis client; the caller owns its lifecycle. A command timeout on it bounds each step. */
-  client: Redis;
+  client: RedisClient;
   /** Prefix of every key; replicas sharing leases use the same one. @default 'vg:' ({@link DEFAULT_REDIS_KEY_PREFIX}) */
   keyPrefix?: string;
   /** This process's name in fencing tokens and `holders()`; unique per process. @default `<hostname>-<pid>-<8 random hex>` */
@@ -63,7 +63,7 @@ export interface WatcherLeasesOptions {
 
 /** {@link WatcherLeasesOptions} with every default filled in and checked. */
 export interface LeaseSettings {
-  client: Redis;
+  client: RedisClient;
   keyPrefix: string;
   replicaId: string;
   ttlMs: number;
@@ -74,7 +74,7 @@ export interface LeaseSettings {
   onError: (backend: string, op: LeaseErrorOp, err: unknown) => void;
 }
 
-/** One backend's lease as Redis holds it now (`holders()`); the token is no secret, only a counter and a replica id. */
+/** One backend's lease as RedisClient holds it now (`holders()`); the token is no secret, only a counter and a replica id. */
 export interface LeaseHolder {
   backend: string;
   /** The holder's replica id; null when nobody holds the lease (`token` is then null, or `RESET_HOLD` while Redis is new or lost its data). */

@@ -7,7 +7,7 @@
  * share one slot, so the event log's append script can read a lease key beside the stream it writes.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 
 /** `<prefix>{live}:lease:<backend>`: the fencing token of the backend's watcher, with the lease's TTL. */
 export const leaseKey = (prefix: string, backend: string): string => `${prefix}{live}:lease:${backend}`;
@@ -86,7 +86,7 @@ const sha1 = (script: string): string => {
  * Runs `script` by its SHA (EVALSHA), loading it with EVAL when Redis does not know it (first use,
  * or after a restart). Does not add commands to the caller's client, which other code shares.
  */
-export async function runScript(client: Redis, script: string, keys: string[], args: string[]): Promise<unknown> {
+export async function runScript(client: RedisClient, script: string, keys: string[], args: string[]): Promise<unknown> {
   try {
     return await client.evalsha(sha1(script), keys.length, ...keys, ...args);
   } catch (err) {

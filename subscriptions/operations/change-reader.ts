@@ -3,11 +3,11 @@
  * writes) with `XREAD BLOCK` on a connection of its own: the shared client's command deadline would
  * cut a blocking read. Every replica reads every entry (no consumer group), in order.
  *
- * A reader that was away (the connection dropped: Redis restarted, or the network) may have missed
+ * A reader that was away (the connection dropped: RedisClient restarted, or the network) may have missed
  * entries, which the stream may also have trimmed or lost meanwhile; so after a reconnect it asks
  * for a resync (the tracker re-reads the records its listeners wait on) before it goes on.
  */
-import type { Redis } from 'ioredis';
+import { ownConnection, type RedisClient } from '../redis-client';
 import type { OperationKeys } from './redis-keys';
 import type { OperationRecord } from '../../adapters/contract/model';
 
@@ -22,7 +22,7 @@ export interface OperationChange {
 /** Options of {@link OperationChangeReader}. */
 export interface OperationChangeReaderOptions {
   /** The shared client, duplicated for the blocking read (the reader owns the duplicate). */
-  client: Redis;
+  client: RedisClient;
   keys: OperationKeys;
   /** Each batch of changes, in stream order. Must not throw. */
   onChanges: (changes: OperationChange[]) => void;
@@ -48,7 +48,7 @@ function parse(fields: string[]): OperationChange | null {
 export class OperationChangeReader {
   readonly #o: OperationChangeReaderOptions;
   readonly #blockMs: number;
-  #conn: Redis | null = null;
+  #conn: RedisClient | null = null;
   #closed = false;
   #away = false;
   /** Id of the last entry read; null until the head was read. */
@@ -64,12 +64,12 @@ export class OperationChangeReader {
 
   start(): void {
     if (this.#conn) return;
-    const conn = this.#o.client.duplicate({
+    const conn = ownConnection(this.#o.client, {
+      name: 'operations',
       commandTimeout: this.#blockMs + 5000,
       // Fail at once while disconnected (retried below) rather than wait in a queue that a close
       // while reconnecting would never flush.
       enableOfflineQueue: false,
-      connectionName: `${this.#o.client.options.connectionName ?? 'volume-gateway'}-operations`,
     });
     // The shared client logs Redis trouble; this one only notes that it was away.
     conn.on('error', () => {});
@@ -86,7 +86,7 @@ export class OperationChangeReader {
     await this.#loop;
   }
 
-  async #run(conn: Redis): Promise<void> {
+  async #run(conn: RedisClient): Promise<void> {
     const stream = this.#o.keys.stream;
     while (!this.#closed) {
       try {

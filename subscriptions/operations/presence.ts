@@ -4,12 +4,12 @@
  * paused or cut off past the TTL; deleted: shut down) drives nothing any more, and the records it
  * drove are finished by another replica (./handover.ts).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import type { OperationKeys } from './redis-keys';
 
 /** Options of {@link ReplicaPresence}. */
 export interface ReplicaPresenceOptions {
-  client: Redis;
+  client: RedisClient;
   keys: OperationKeys;
   /** This replica's id. */
   replica: string;

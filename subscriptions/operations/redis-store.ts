@@ -18,7 +18,7 @@
  * The client is the caller's: this store never connects or closes it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { FENCED_WRITE, OperationKeys } from './redis-keys';
 import {
@@ -34,7 +34,7 @@ import type { OperationRecord } from '../../adapters/contract/model';
 /** Options of {@link RedisOperationStore}. */
 export interface RedisOperationStoreOptions {
   /** A connected (or connecting) ioredis client; the caller owns its lifecycle. */
-  client: Redis;
+  client: RedisClient;
   /** Prefix of every key this store writes; replicas sharing records must use the same one. @default 'vg:' */
   keyPrefix?: string;
   /** This replica's id (names it as a record's driver). @default a random UUID */
@@ -51,13 +51,13 @@ export interface RedisOperationStoreOptions {
 
 type WriteReply = [number, number, string];
 /** The client with the fenced write defined (EVALSHA, loading the script once per connection). */
-type FencedClient = Redis & { vgOperationWrite(...args: Array<string | number>): Promise<WriteReply> };
+type FencedClient = RedisClient & { vgOperationWrite(...args: Array<string | number>): Promise<WriteReply> };
 const COMMAND = 'vgOperationWrite';
 
 export class RedisOperationStore implements SharedOperationStore {
   readonly replica: string;
   readonly keys: OperationKeys;
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #retentionMs: number;
   readonly #maxLen: number;
   readonly #local: InProcessOperationStore;

@@ -6,7 +6,7 @@
  * - this replica's liveness key (./presence.ts) says it still drives what it wrote;
  * - a sweep (./handover.ts) finishes what a lost replica drove.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import { OperationChangeReader, type OperationChange } from './change-reader';
 import { OperationHandover, type OperationHandoverOptions } from './handover';
 import { ReplicaPresence } from './presence';
@@ -18,7 +18,7 @@ import { TERMINAL } from './types';
 /** Options of {@link RedisOperationReplication}. */
 export interface RedisOperationReplicationOptions {
   /** The shared client (the stream reader duplicates it; the caller owns it). */
-  client: Redis;
+  client: RedisClient;
   store: RedisOperationStore;
   /**
    * Whether this replica takes over the watched operations of `backend` whose replica was lost

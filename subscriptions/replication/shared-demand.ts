@@ -7,7 +7,7 @@
  * holder reads the hash and sums the fresh entries. Nudges (look at these volumes soon: a mutation
  * was just accepted) travel in the same entry with a sequence number, so each is applied once.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import type { VolumeRef } from '../../adapters/contract/model';
 import type { WatchDemand } from '../../adapters/contract/watch';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
@@ -30,7 +30,7 @@ export interface ReplicaDemand {
 
 /** Options of {@link SharedDemand}. */
 export interface SharedDemandOptions {
-  client: Redis;
+  client: RedisClient;
   /** @default 'vg:' */
   keyPrefix?: string;
   /** Entries older than this are ignored (their replica stopped publishing), in ms. @default 5000 */
@@ -49,7 +49,7 @@ export function sumDemand(ds: readonly WatchDemand[]): WatchDemand {
 }
 
 export class SharedDemand {
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #staleMs: number;
 

@@ -4,7 +4,7 @@
  * holder writes them (replicated-watchers.ts); one key per backend,
  * `<prefix>{live}:view:<backend>`, holding the view as JSON with the log position it stands at.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import type { Volume } from '../../adapters/contract/model';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 import { liveKey } from './keys';
@@ -22,7 +22,7 @@ export interface ViewSnapshot {
 
 /** Options of {@link ViewSnapshots}. */
 export interface ViewSnapshotsOptions {
-  client: Redis;
+  client: RedisClient;
   /** @default 'vg:' */
   keyPrefix?: string;
   /** How long a snapshot is kept unless rewritten, in ms. @default 86400000 (24 h) */
@@ -30,7 +30,7 @@ export interface ViewSnapshotsOptions {
 }
 
 export class ViewSnapshots {
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #ttlMs: number;
 

@@ -6,20 +6,20 @@
  * replica that takes the lease over reads it before its watcher starts, and neither doubles nor
  * drops an event the old holder would have folded.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import type { TransitionsMemory } from '../events/transitions';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 import { liveKey } from './keys';
 
 /** Options of {@link TransitionMemories}. */
 export interface TransitionMemoriesOptions {
-  client: Redis;
+  client: RedisClient;
   /** @default 'vg:' */
   keyPrefix?: string;
 }
 
 export class TransitionMemories {
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #prefix: string;
 
   constructor(o: TransitionMemoriesOptions) {

@@ -4,7 +4,7 @@
  * unless republished) on every state change and every `publishEveryMs`. Other replicas answer
  * `/readyz`, coverage and "current" from it (follower-watcher.ts).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import type { VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 import { liveKey } from './keys';
@@ -24,7 +24,7 @@ export interface PublishedWatcher {
 
 /** Options of {@link WatcherBoard}. */
 export interface WatcherBoardOptions {
-  client: Redis;
+  client: RedisClient;
   /** @default 'vg:' */
   keyPrefix?: string;
   /** How long a publication stands unless renewed, in ms: past it, followers count the holder's watcher as gone. @default 5000 */
@@ -32,7 +32,7 @@ export interface WatcherBoardOptions {
 }
 
 export class WatcherBoard {
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #ttlMs: number;
 

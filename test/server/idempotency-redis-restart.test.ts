@@ -86,19 +86,19 @@ describe('idempotency keys over a Redis restart that lost its data (two gateways
       expect(creates()).toBe(2);
       // A found the loss on reconnecting and wrote back both keys, done, with what they had left.
       await until(
-        async () => (await probe.keys('restart:idempotency:*')).length === 2,
+        async () => (await probe.keys('restart:{live}:idempotency:*')).length === 2,
         'A to write its keys back',
         30_000,
         100,
       );
-      for (const key of await probe.keys('restart:idempotency:*')) {
+      for (const key of await probe.keys('restart:{live}:idempotency:*')) {
         expect(JSON.parse((await probe.get(key))!)).toMatchObject({
           state: 'done',
           result: { operation: expect.any(String) },
         });
         expect(await probe.pttl(key)).toBeGreaterThan(IDEMPOTENCY_TTL_MS - 120_000);
       }
-      expect(await probe.exists('restart:idempotency-marker')).toBe(1);
+      expect(await probe.exists('restart:{live}:idempotency-marker')).toBe(1);
       // The same retry on B: the key is back, but the operation record was lost with Redis (records are
       // not written back). Nothing is created again, and the answer is a typed NOT_FOUND naming the
       // created volume (it was INTERNAL_SERVER_ERROR: the resolver assumed the record).

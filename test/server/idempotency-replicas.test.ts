@@ -47,7 +47,7 @@ describe('idempotency keys in Redis shared by two gateways', () => {
     await redis.stop();
   });
 
-  it('should answer a retry on the other replica with the first result, and keep only ids under <prefix>idempotency:', async () => {
+  it('should answer a retry on the other replica with the first result, and keep only ids under <prefix>{live}:idempotency:', async () => {
     const i = {
       backend: 'os',
       name: 'replicated',
@@ -68,8 +68,8 @@ describe('idempotency keys in Redis shared by two gateways', () => {
 
     const probe = new Redis(redis.url);
     try {
-      const keys = await probe.keys('shared:idempotency:*');
-      expect(keys).toEqual([expect.stringMatching(/^shared:idempotency:[A-Za-z0-9_-]{43}$/)]);
+      const keys = await probe.keys('shared:{live}:idempotency:*');
+      expect(keys).toEqual([expect.stringMatching(/^shared:{live}:idempotency:[A-Za-z0-9_-]{43}$/)]);
       const stored = (await probe.get(keys[0]!))!;
       expect(JSON.parse(stored)).toEqual({
         fingerprint: expect.any(String),
@@ -99,7 +99,7 @@ describe('idempotency keys in Redis shared by two gateways', () => {
     const probe = new Redis(redis.url);
     try {
       for (let n = 0; n < 200 && posts() === 0; n++) await sleep(10);
-      const [key] = await probe.keys('shared:idempotency:*');
+      const [key] = await probe.keys('shared:{live}:idempotency:*');
       expect(JSON.parse((await probe.get(key!))!)).toEqual({ fingerprint: expect.any(String), state: 'pending' });
       expect(await probe.pttl(key!)).toBeLessThanOrEqual(IDEMPOTENCY_CLAIM_TTL_MS);
       expect(failure(await b.gql(CREATE, { i }, auth))).toMatchObject({ code: 'CONFLICT', retryable: true });
@@ -171,7 +171,7 @@ describe('RedisIdempotencyStore', () => {
   it('should complete only a key still claimed, release it, and use the prefix vg: by default', async () => {
     const errors: string[] = [];
     const store = new RedisIdempotencyStore({ client: clients[0]!, onError: (op) => errors.push(op) });
-    expect(store.key('abc')).toBe('vg:idempotency:abc');
+    expect(store.key('abc')).toBe('vg:{live}:idempotency:abc');
     expect(await store.claim('abc', 'fp', 60_000)).toBeNull();
     await store.complete('abc', { fingerprint: 'fp', state: 'done', result: { id: 'v-1' } }, 120_000);
     expect(await store.claim('abc', 'other', 60_000)).toEqual({
@@ -179,12 +179,12 @@ describe('RedisIdempotencyStore', () => {
       state: 'done',
       result: { id: 'v-1' },
     });
-    expect(await clients[1]!.pttl('vg:idempotency:abc')).toBeGreaterThan(60_000);
+    expect(await clients[1]!.pttl('vg:{live}:idempotency:abc')).toBeGreaterThan(60_000);
     await store.release('abc');
-    expect(await clients[1]!.exists('vg:idempotency:abc')).toBe(0);
+    expect(await clients[1]!.exists('vg:{live}:idempotency:abc')).toBe(0);
     // A claim that is gone (expired) is not re-created by its late owner; the store says so.
     await store.complete('abc', { fingerprint: 'fp', state: 'done', result: { id: 'v-1' } }, 120_000);
-    expect(await clients[1]!.exists('vg:idempotency:abc')).toBe(0);
+    expect(await clients[1]!.exists('vg:{live}:idempotency:abc')).toBe(0);
     expect(errors).toEqual(['complete']);
     expect(await store.claim('abc', 'fp', 60_000)).toBeNull();
   });
