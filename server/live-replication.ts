@@ -117,6 +117,10 @@ export function createLiveReplication(
     onLost: (err) =>
       logger.warn({ err: err.message }, 'the shared event log was lost: live subscriptions end with CURSOR_EXPIRED'),
   });
+  log.onPrimaryChanged((runId) => {
+    logger.warn({ runId }, 'another Redis primary answers (a failover): rebuilding the follower views from Redis');
+    watchers.primaryChanged();
+  });
   return {
     replica,
     log,

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { CursorExpiredError } from '../../adapters/contract/errors';
 import { decodeCursor, encodeCursor } from './cursor';
-import type { AppendOptions, EventLog, Replay, ReplayRequest } from './log';
+import type { AppendOptions, EventLog, LogLoss, Replay, ReplayRequest } from './log';
 import type { ChangeEvent, ChangeInput } from './types';
 
 /** How much the log keeps unless told; the `live` settings (`eventLogMaxEvents`, `eventLogRetentionMs`) take their defaults from here. */
@@ -90,7 +90,7 @@ export class InProcessEventLog implements EventLog {
   }
 
   /** Never calls `onLost`: this log loses nothing while it lives, and a restart is a new epoch. */
-  listen(listener: (e: ChangeEvent) => void, _onLost?: (err: CursorExpiredError) => void): () => void {
+  listen(listener: (e: ChangeEvent) => void, _onLost?: (err: CursorExpiredError, kind: LogLoss) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

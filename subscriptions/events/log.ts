@@ -24,6 +24,14 @@ export interface AppendOptions {
   keep?: { key: string; value: string };
 }
 
+/**
+ * How a listener lost events (`EventLog.listen`'s `onLost`): `log`, the whole log (Redis lost its
+ * data: a new log started); `tail`, its newest entries, which this listener had been told of (a
+ * Redis failover to a replica that had not received them); `behind`, entries it had not been told
+ * of yet (it fell behind the log's retention).
+ */
+export type LogLoss = 'log' | 'tail' | 'behind';
+
 /** Where a replay starts. */
 export interface ReplayRequest {
   /** A cursor from an earlier event (or a list); null: from now on, nothing to replay. */
@@ -61,7 +69,7 @@ export interface EventLog {
    * when the log lost events the listener had not been told of (Redis lost its data, or the reader
    * fell behind retention): the listener's subscribers have a gap and must resume from a list.
    */
-  listen(listener: (e: ChangeEvent) => void, onLost?: (err: CursorExpiredError) => void): () => void;
+  listen(listener: (e: ChangeEvent) => void, onLost?: (err: CursorExpiredError, kind: LogLoss) => void): () => void;
   /**
    * Keeps retention from trimming past `cursor` for `holder` until it stops renewing (the Redis
    * log: a view snapshot's position). Absent where nothing reads the log from a snapshot.

@@ -10,6 +10,7 @@
 import { ownConnection, type RedisClient } from '../redis-client';
 import { CursorExpiredError } from '../../adapters/contract/errors';
 import { compareCursors } from './cursor';
+import type { LogLoss } from './log';
 import { readScript, type LogKeys, type LogState, type RawEntry } from './redis-log-script';
 
 /** Splits a stream id `ms-seq` into exact numbers. @throws Error when a part is not a safe integer */
@@ -25,15 +26,19 @@ export const compareIds = (a: string, b: string): number =>
   compareCursors({ epoch: '', ...streamIdParts(a) }, { epoch: '', ...streamIdParts(b) });
 
 /**
- * Why the log no longer holds every entry after the stream id `at` (null: it does). Trims drop the
- * oldest entries, so entries were dropped after `at` unless nothing was dropped at all, or `at` is
- * at least the first kept entry or the id just before it. (The last dropped entry's own id is not
- * recorded: a cursor at it, with a gap of ids before the first kept one, is expired too; never a
- * gap.) `max-deleted-entry-id` covers entries deleted one by one.
+ * Why the log no longer holds every entry after the stream id `at` (null: it does).
+ * - `ahead`: `at` is past the newest id (Redis lost its newest entries: a failover, or a restart).
+ * - `lost`: `at` is within the stream but its own entry is gone: a failover dropped the tail it was
+ *   in, and new entries came after. A cursor is good only while its own entry is there.
+ * - `trimmed`: trims drop the oldest entries, so entries were dropped after `at` unless nothing was
+ *   dropped at all, or `at` is at least the first kept entry or the id just before it. (The last
+ *   dropped entry's own id is not recorded: a cursor at it, with a gap of ids before the first kept
+ *   one, is expired too; never a gap.) `max-deleted-entry-id` covers entries deleted one by one.
  */
-export function whyExpired(at: string, s: LogState): 'ahead' | 'trimmed' | null {
+export function whyExpired(at: string, s: LogState): 'ahead' | 'lost' | 'trimmed' | null {
   if (compareIds(at, s.lastId) > 0) return 'ahead';
   if (compareIds(at, s.maxDeletedId) < 0) return 'trimmed';
+  if (s.ownEntry === false && s.length > 0 && compareIds(at, s.firstId) >= 0) return 'lost';
   if (s.entriesAdded === s.length) return null;
   if (s.length === 0) return compareIds(at, s.lastId) === 0 ? null : 'trimmed';
   const a = streamIdParts(at);
@@ -52,8 +57,10 @@ export interface ReaderParts {
   newLogId: () => string;
   /** Delivers one read's entries, in order, of the log `logId`. */
   deliver(logId: string, entries: RawEntry[]): void;
-  /** The reader lost events: the log was lost or trimmed past the reader. */
-  lost(err: CursorExpiredError): void;
+  /** The reader lost events: the log was lost, trimmed past the reader, or lost the tail it had read. */
+  lost(err: CursorExpiredError, kind: LogLoss): void;
+  /** Another server answers than before (a failover to another primary, or a restart): what was read may be gone. */
+  primaryChanged(runId: string): void;
   /** A read failed (the reader retries) or the connection reported an error. */
   error(err: unknown): void;
 }
@@ -67,6 +74,8 @@ export interface ReaderPosition {
   errors: number;
   lastError: string | null;
   losses: number;
+  /** The `run_id` of the server that answered the last read (null before the first). */
+  runId: string | null;
 }
 
 export class StreamReader {
@@ -82,7 +91,15 @@ export class StreamReader {
   #readAt = 0;
   /** Ends the pause after a failed read early (on close). */
   #wake: () => void = () => {};
-  readonly position: ReaderPosition = { logId: null, lastId: null, read: 0, errors: 0, lastError: null, losses: 0 };
+  readonly position: ReaderPosition = {
+    logId: null,
+    lastId: null,
+    read: 0,
+    errors: 0,
+    lastError: null,
+    losses: 0,
+    runId: null,
+  };
 
   constructor(p: ReaderParts) {
     this.#p = p;
@@ -167,7 +184,7 @@ export class StreamReader {
     const keys = this.#p.keys;
     if (at.logId === null || at.lastId === null) {
       const s = await readScript(conn, keys, { newLogId: this.#p.newLogId(), epoch: '', after: '0-0', count: 0 });
-      Object.assign(at, { logId: s.logId, lastId: s.lastId, read: s.entriesAdded });
+      Object.assign(at, { logId: s.logId, lastId: s.lastId, read: s.entriesAdded, runId: s.runId });
       this.#readAt = Date.now();
       this.#positioned();
       return;
@@ -185,28 +202,33 @@ export class StreamReader {
     if (this.#closed) return;
     this.#readAt = Date.now();
     this.#full = s.entries.length >= this.#p.readCount;
+    const moved = at.runId !== null && s.runId !== at.runId;
+    at.runId = s.runId;
     if (s.logId !== at.logId) {
       Object.assign(at, { logId: s.logId, lastId: '0-0', read: 0 });
-      return this.#lost('the event log was lost (Redis lost its data); a new log started');
+      return this.#lost('the event log was lost (Redis lost its data); a new log started', 'log');
     }
     const expired = whyExpired(at.lastId, s);
     if (expired) {
       // Go on from the head: the listeners' subscribers end, new ones start from the head.
       Object.assign(at, { lastId: s.lastId, read: s.entriesAdded });
       return this.#lost(
-        expired === 'ahead'
-          ? 'the event log is behind what this replica read (Redis lost its newest entries)'
-          : "this replica's stream reader fell behind the event log's retention",
+        expired === 'trimmed'
+          ? "this replica's stream reader fell behind the event log's retention"
+          : 'the event log lost entries this replica had read (a Redis failover dropped its newest entries)',
+        expired === 'trimmed' ? 'behind' : 'tail',
       );
     }
+    // Another primary, and nothing this reader read is missing: its followers still rebuild from it.
+    if (moved) this.#p.primaryChanged(s.runId);
     if (s.entries.length === 0) return;
     at.lastId = s.entries.at(-1)![0];
     at.read = s.entries.length < this.#p.readCount ? s.entriesAdded : at.read + s.entries.length;
     this.#p.deliver(s.logId, s.entries);
   }
 
-  #lost(why: string): void {
+  #lost(why: string, kind: LogLoss): void {
     this.position.losses++;
-    this.#p.lost(new CursorExpiredError('since', why));
+    this.#p.lost(new CursorExpiredError('since', why), kind);
   }
 }

@@ -94,22 +94,26 @@ return 1
 
 /**
  * The log's state and, when ARGV[2] is the log id, the entries after the id ARGV[3] (at most
- * ARGV[4]), read together so that no trim falls between the check and the read. Answers
- * {logId, last-generated-id, max-deleted-entry-id, entries-added, entries, length,
- * recorded-first-entry-id}. (Redis 7.0 records trims in `recorded-first-entry-id` only;
- * `max-deleted-entry-id` moves on XDEL.)
+ * ARGV[4]) and whether ARGV[3]'s own entry is there, read together so that no trim falls between
+ * the check and the read. Answers {logId, last-generated-id, max-deleted-entry-id, entries-added,
+ * entries, length, recorded-first-entry-id, own entry (1 there, 0 not, -1 not asked), run_id}.
+ * (Redis 7.0 records trims in `recorded-first-entry-id` only; `max-deleted-entry-id` moves on
+ * XDEL.) The server's `run_id` tells a failover (another primary) apart from the same server.
  */
 const READ = `
 ${ENSURE_ID}
-if redis.call('EXISTS', KEYS[1]) == 0 then return {logId, '0-0', '0-0', 0, {}, 0, '0-0'} end
+local runId = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)') or ''
+if redis.call('EXISTS', KEYS[1]) == 0 then return {logId, '0-0', '0-0', 0, {}, 0, '0-0', -1, runId} end
 local info = redis.call('XINFO', 'STREAM', KEYS[1])
 local f = {}
 for i = 1, #info, 2 do f[info[i]] = info[i + 1] end
 local entries = {}
+local own = -1
 if ARGV[2] == logId then
   entries = redis.call('XRANGE', KEYS[1], '(' .. ARGV[3], '+', 'COUNT', ARGV[4])
+  if ARGV[3] ~= '0-0' then own = #redis.call('XRANGE', KEYS[1], ARGV[3], ARGV[3]) end
 end
-return {logId, f['last-generated-id'], f['max-deleted-entry-id'], f['entries-added'], entries, f['length'], f['recorded-first-entry-id']}
+return {logId, f['last-generated-id'], f['max-deleted-entry-id'], f['entries-added'], entries, f['length'], f['recorded-first-entry-id'], own, runId}
 `;
 
 /** A stream entry as XRANGE answers it: id, then field-value pairs. */
@@ -129,11 +133,17 @@ export interface LogState {
   length: number;
   /** The id of the first entry kept (`0-0` while empty). */
   firstId: string;
+  /** Whether the entry the read started after is in the stream (null: not asked, at `0-0` or another log). */
+  ownEntry: boolean | null;
+  /** The answering server's `run_id`: it changes when another primary answers (a failover) or the server restarted. */
+  runId: string;
 }
 
 interface LogScripts {
   vgEventLogAppend(...args: (string | number)[]): Promise<[0] | [1, string, ...string[]]>;
-  vgEventLogRead(...args: (string | number)[]): Promise<[string, string, string, number, RawEntry[], number, string]>;
+  vgEventLogRead(
+    ...args: (string | number)[]
+  ): Promise<[string, string, string, number, RawEntry[], number, string, number, string]>;
   vgEventLogHold(...args: (string | number)[]): Promise<0 | 1>;
 }
 
@@ -199,15 +209,9 @@ export async function readScript(
   keys: LogKeys,
   a: { newLogId: string; epoch: string; after: string; count: number },
 ): Promise<LogState> {
-  const [logId, lastId, maxDeletedId, entriesAdded, entries, length, firstId] = await scripted(client).vgEventLogRead(
-    keys.stream,
-    keys.logId,
-    keys.holds,
-    a.newLogId,
-    a.epoch,
-    a.after,
-    a.count,
-  );
+  const [logId, lastId, maxDeletedId, entriesAdded, entries, length, firstId, own, runId] = await scripted(
+    client,
+  ).vgEventLogRead(keys.stream, keys.logId, keys.holds, a.newLogId, a.epoch, a.after, a.count);
   return {
     logId,
     lastId,
@@ -216,6 +220,8 @@ export async function readScript(
     entries,
     length: Number(length),
     firstId,
+    ownEntry: Number(own) < 0 ? null : Number(own) > 0,
+    runId,
   };
 }
 

@@ -25,7 +25,7 @@ import { CursorExpiredError } from '../../adapters/contract/errors';
 import { decodeCursor, encodeCursor } from './cursor';
 import { LeaseLostError } from './errors';
 import { EVENT_LOG_DEFAULTS } from './in-process-log';
-import type { AppendOptions, EventLog, Replay, ReplayRequest } from './log';
+import type { AppendOptions, EventLog, LogLoss, Replay, ReplayRequest } from './log';
 import { StreamReader, streamIdParts, whyExpired } from './redis-log-reader';
 import { appendScript, holdScript, readScript, type LogKeys, type RawEntry } from './redis-log-script';
 import type { ChangeEvent, ChangeInput } from './types';
@@ -97,7 +97,8 @@ export class RedisEventLog implements EventLog {
   readonly #now: () => number;
   readonly #onError: NonNullable<RedisEventLogOptions['onError']>;
   readonly #listeners = new Set<(e: ChangeEvent) => void>();
-  readonly #lostListeners = new Set<(err: CursorExpiredError) => void>();
+  readonly #lostListeners = new Set<(err: CursorExpiredError, kind: LogLoss) => void>();
+  readonly #primaryListeners = new Set<(runId: string) => void>();
   readonly #reader: StreamReader;
 
   constructor(o: RedisEventLogOptions) {
@@ -116,8 +117,11 @@ export class RedisEventLog implements EventLog {
       readCount: o.readCount ?? 500,
       newLogId,
       deliver: (logId, entries) => this.#deliver(logId, entries),
-      lost: (err) => {
-        for (const l of this.#lostListeners) this.#call(() => l(err));
+      lost: (err, kind) => {
+        for (const l of this.#lostListeners) this.#call(() => l(err, kind));
+      },
+      primaryChanged: (runId) => {
+        for (const l of this.#primaryListeners) this.#call(() => l(runId));
       },
       error: (err) => this.#onError('read', err),
     });
@@ -160,6 +164,8 @@ export class RedisEventLog implements EventLog {
     const expired = whyExpired(`${c.ms}-${c.seq}`, s);
     if (expired === 'ahead')
       throw new CursorExpiredError('since', 'the cursor is ahead of the event log (Redis lost its newest events)');
+    if (expired === 'lost')
+      throw new CursorExpiredError('since', "the cursor's event is gone (a Redis failover lost the newest events)");
     if (expired === 'trimmed')
       throw new CursorExpiredError('since', "the events after the cursor are past the event log's retention");
     const events = this.#events(s.logId, s.entries.slice(0, limit));
@@ -211,9 +217,9 @@ export class RedisEventLog implements EventLog {
   }
 
   /** Starts the stream reader with the first listener (see {@link start}). */
-  listen(listener: (e: ChangeEvent) => void, onLost?: (err: CursorExpiredError) => void): () => void {
+  listen(listener: (e: ChangeEvent) => void, onLost?: (err: CursorExpiredError, kind: LogLoss) => void): () => void {
     const l = (e: ChangeEvent): void => listener(e);
-    const lost = onLost && ((err: CursorExpiredError): void => onLost(err));
+    const lost = onLost && ((err: CursorExpiredError, kind: LogLoss): void => onLost(err, kind));
     this.#listeners.add(l);
     if (lost) this.#lostListeners.add(lost);
     void this.start();
@@ -221,6 +227,16 @@ export class RedisEventLog implements EventLog {
       this.#listeners.delete(l);
       if (lost) this.#lostListeners.delete(lost);
     };
+  }
+
+  /**
+   * Calls `listener` when the reader finds another server answering (Redis's `run_id` changed: a
+   * failover to another primary, or a restart) while nothing it had read is missing; what a replica
+   * built from the log before may still be off (another replica's appends lost in the tail).
+   */
+  onPrimaryChanged(listener: (runId: string) => void): () => void {
+    this.#primaryListeners.add(listener);
+    return () => this.#primaryListeners.delete(listener);
   }
 
   /** Stops the reader and closes its connection (not the caller's client). */

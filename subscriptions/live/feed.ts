@@ -15,7 +15,8 @@ import type { Attachment, AttachmentState, Volume, VolumeRef, OperationRecord } 
 import type { VolumeDelta, VolumeWatcher, WatcherState, WatcherStatus } from '../../adapters/contract/watch';
 import { WatcherDirectory } from '../../domain/watchers';
 import type { BackendRegistry } from '../../domain/registry';
-import { changesOf, volumeGlobalId } from '../events/diff';
+import { changesOf } from '../events/diff';
+import { viewOnly } from '../events/view-only';
 import type { EventLog } from '../events';
 import { Transitions } from '../events/transitions';
 import type { ChangeInput } from '../events/types';
@@ -109,30 +110,6 @@ function attaching(
   if (answered) return answered.state === 'ATTACHED' ? null : { ...answered, state: 'ATTACHING' };
   if (t.kind !== 'server') return null;
   return b?.serverAttachments?.startedAttachment(ref, t) ?? null;
-}
-
-/** The deltas whose volume changed with no change to send, as view-only entries (other replicas' views). */
-function viewOnly(deltas: readonly VolumeDelta[], changes: readonly ChangeInput[]): ChangeInput[] {
-  const said = new Set(changes.map((c) => c.volumeId));
-  return deltas.flatMap((d) => {
-    const v = d.after;
-    if (!v || said.has(volumeGlobalId(v))) return [];
-    const keys = {};
-    const base = { attachment: null, attachmentId: null, previousStatus: null, previousAttachmentState: null, keys };
-    return [
-      {
-        ...base,
-        type: 'UPDATED' as const,
-        backend: v.ref.backend,
-        scope: v.ref.namespace,
-        volumeId: volumeGlobalId(v),
-        volume: v,
-        changedFields: [],
-        observedAt: d.observedAt,
-        viewOnly: true,
-      },
-    ];
-  });
 }
 
 /** Resolves when `p` settles or after `ms`, whichever is first; never rejects. */
@@ -393,6 +370,9 @@ export class Feed implements LiveMutations {
           await this.#o.log.appendMany(changes.slice(i, i + APPEND_BATCH), options);
         this.#o.onAppended?.(backend, changes.length);
       })
-      .catch((err: unknown) => this.#o.onError?.(err));
+      .catch((err: unknown) => {
+        this.#o.onError?.(err);
+        this.#source.appendFailed?.(backend, err);
+      });
   }
 }

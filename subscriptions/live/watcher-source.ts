@@ -42,6 +42,12 @@ export interface WatcherSource {
    * @throws LeaseLostError when this replica's lease of the backend lapsed (nothing may be written)
    */
   appendOptions(backend: string, memory?: string): AppendOptions | undefined;
+  /**
+   * An append of a backend's changes failed (Redis did not answer, or refused it): the log lacks
+   * what the watcher saw, so the source must make it whole (the holder compares its watcher with
+   * the log's view and appends the difference). @default nothing
+   */
+  appendFailed?(backend: string, err: unknown): void;
   /** Stops every watcher it started. */
   stop(): Promise<void>;
 }

@@ -90,9 +90,13 @@ interface Entry {
   /** Per other replica, the last nudge applied. */
   seenNudges: Map<string, number>;
   snapshot: { cursor: string | null; at: number };
+  /** Since when a resync (after the log lost entries) waits for the rebuilt view; null: none. */
+  resyncSince: number | null;
 }
 
 const MAX_NUDGES = 32;
+/** Longest a resync waits for the view to be rebuilt from a snapshot before taking the watcher's read as it. */
+const RESYNC_WAIT_MS = 30_000;
 
 /** Defaults of {@link ReplicatedWatchersOptions}; the gateway's `LIVE_SNAPSHOT_EVERY_MS` takes its default from here. */
 export const REPLICATION_DEFAULTS = Object.freeze({ snapshotEveryMs: 30_000, publishEveryMs: 1000 });
@@ -137,6 +141,7 @@ export class ReplicatedWatchers implements WatcherSource {
         nudgeSeq: 0,
         seenNudges: new Map(),
         snapshot: { cursor: null, at: 0 },
+        resyncSince: null,
       };
       e.follower = new FollowerWatcher(b.id, {
         view: this.view,
@@ -156,7 +161,11 @@ export class ReplicatedWatchers implements WatcherSource {
       snapshots: this.#o.snapshots,
       backends: [...this.#entries.keys()],
       onApplied: (ev, before) => this.#applied(ev, before),
-      onLost: (err) => this.#o.onLost?.(err),
+      onLost: (err, kind) => {
+        // The log lost what the holders' watchers saw: each compares its watcher with the rebuilt view.
+        if (kind !== 'log') this.#resync();
+        this.#o.onLost?.(err);
+      },
       onError: this.#o.onError,
     });
     this.#follower.start();
@@ -164,6 +173,32 @@ export class ReplicatedWatchers implements WatcherSource {
     this.#timer = setInterval(() => void this.#tick(), this.#o.publishEveryMs ?? REPLICATION_DEFAULTS.publishEveryMs);
     this.#timer.unref();
     return unavailable;
+  }
+
+  /**
+   * Another Redis primary answers (a failover): rebuilds every follower view from Redis, and each
+   * watcher this replica runs compares its volumes with the rebuilt view, appending what the log
+   * lost (`takeoverDeltas`), as a new holder does.
+   */
+  primaryChanged(): void {
+    if (this.#stopped) return;
+    this.#follower?.rebuild();
+    this.#resync();
+  }
+
+  appendFailed(backend: string, err: unknown): void {
+    // A lost lease is the next holder's to make whole; anything else is this watcher's.
+    if (err instanceof LeaseLostError) return;
+    const e = this.#entries.get(backend);
+    if (e) this.#resync([e]);
+  }
+
+  #resync(entries: Iterable<Entry> = this.#entries.values()): void {
+    for (const e of entries) {
+      if (!e.leased) continue;
+      e.takeover = true;
+      e.resyncSince = Date.now();
+    }
   }
 
   /** Whether this replica runs the backend's watcher (holds its lease). */
@@ -260,7 +295,10 @@ export class ReplicatedWatchers implements WatcherSource {
     const w = e.leased;
     const id = e.backend.id;
     if (!w || !e.takeover || !w.current || this.#follower?.catchingUp(id)) return;
+    // After a loss, compare with the view rebuilt from Redis (loaded as is only if none comes).
+    if (e.resyncSince !== null && !this.view.complete(id) && Date.now() - e.resyncSince < RESYNC_WAIT_MS) return;
     e.takeover = false;
+    e.resyncSince = null;
     const read = w.volumes();
     if (!this.view.complete(id)) {
       // Nothing usable to compare with: the first read is the view, written for the others.

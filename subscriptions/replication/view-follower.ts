@@ -5,11 +5,12 @@
  * events that arrive while a backend catches up wait for it, so each backend's view moves through
  * the log's events once each, in order. A backend with no usable snapshot stays incomplete and
  * looks again every `retryMs`; a lost log (Redis flushed or restarted empty) makes every view
- * incomplete until the lease holders write new snapshots.
+ * incomplete until the lease holders write new snapshots; a lost tail (a failover) or another
+ * primary rebuilds every view from its snapshot at once.
  */
 import type { Volume } from '../../adapters/contract/model';
 import { compareCursors, decodeCursor } from '../events/cursor';
-import type { EventLog } from '../events/log';
+import type { EventLog, LogLoss } from '../events/log';
 import type { ChangeEvent } from '../events/types';
 import { FollowerView } from './follower-view';
 import type { ViewSnapshots } from './snapshots';
@@ -23,8 +24,8 @@ export interface ViewFollowerOptions {
   backends: readonly string[];
   /** Every event applied, with the volume as the view held it before (null: not in it). Must not throw. */
   onApplied?: (e: ChangeEvent, before: Volume | null) => void;
-  /** The log was lost: cursors before it are gone. */
-  onLost?: (err: Error) => void;
+  /** The log lost events this replica had applied (or had not read yet): the views are rebuilt. */
+  onLost?: (err: Error, kind: LogLoss) => void;
   /** A snapshot read or a replay failed (logged). */
   onError?: (err: unknown) => void;
   /** How often a backend whose view is incomplete looks for a snapshot, in ms. @default 2000 */
@@ -64,7 +65,7 @@ export class ViewFollower {
     if (this.#unlisten) return;
     this.#unlisten = this.#o.log.listen(
       (e) => this.#onEvent(e),
-      (err) => this.#onLost(err),
+      (err, kind) => this.#onLost(err, kind),
     );
     for (const b of this.#o.backends) void this.catchUp(b);
     this.#timer = setInterval(() => {
@@ -131,10 +132,25 @@ export class ViewFollower {
     this.#o.onApplied?.(e, before);
   }
 
-  #onLost(err: Error): void {
+  /**
+   * Forgets every view and rebuilds each from its snapshot and the log after it, now: what this
+   * replica applied may be gone from the log (another primary answers after a failover).
+   */
+  rebuild(): void {
+    this.#forget();
+    for (const b of this.#o.backends) void this.catchUp(b);
+  }
+
+  #forget(): void {
     this.#o.view.forgetAll();
     this.#upTo.clear();
     this.#position = null;
-    this.#o.onLost?.(err);
+  }
+
+  #onLost(err: Error, kind: LogLoss): void {
+    this.#forget();
+    this.#o.onLost?.(err, kind);
+    // A new log has no snapshot yet (the holders write one); otherwise the snapshots still hold.
+    if (kind !== 'log') for (const b of this.#o.backends) void this.catchUp(b);
   }
 }

@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import type { CursorExpiredError } from '../../adapters/contract/errors';
 import type { NomadSimulator } from '../../simulators/nomad';
-import { RedisEventLog, type ChangeEvent } from '../../subscriptions/events';
+import { RedisEventLog, type ChangeEvent, type LogLoss } from '../../subscriptions/events';
 import { disposeAll, MGMT, seedVolumes, startNomad } from '../support/harness';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { events, startLive, until, type LiveUnderTest } from './live-helpers';
@@ -40,7 +40,10 @@ describe('with the Redis event log', () => {
   /** The Redis log whose listener can be held back, as a stream reader behind the head is. */
   class LaggingLog extends RedisEventLog {
     held: Array<() => void> | null = null;
-    override listen(listener: (e: ChangeEvent) => void, onLost?: (err: CursorExpiredError) => void): () => void {
+    override listen(
+      listener: (e: ChangeEvent) => void,
+      onLost?: (err: CursorExpiredError, kind: LogLoss) => void,
+    ): () => void {
       return super.listen((e) => (this.held ? this.held.push(() => listener(e)) : listener(e)), onLost);
     }
     release(): void {

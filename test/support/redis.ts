@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
+export const REDIS_SENTINEL = '/usr/bin/redis-sentinel';
 
 export interface RedisServerUnderTest {
   port: number;
@@ -38,10 +39,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Spawns redis-server on `port`; null when the port is taken. */
-async function spawnRedis(
+/**
+ * Spawns redis-server on `port` (with `args` after the defaults; `sentinel: true` runs it as a
+ * sentinel with the config file `args[0]`); null when the port is taken.
+ */
+export async function spawnRedis(
   port: number,
   password: string | undefined,
+  o: { args?: string[]; sentinel?: boolean } = {},
 ): Promise<{ child: ChildProcess; exited: Promise<unknown> } | null> {
   const args = [
     '--port',
@@ -57,14 +62,16 @@ async function spawnRedis(
     '--loglevel',
     'notice',
   ];
-  if (password) args.push('--requirepass', password);
-  const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (password) args.push('--requirepass', password, '--masterauth', password);
+  if (o.sentinel) args.unshift(...(o.args ?? []), '--sentinel');
+  else args.push(...(o.args ?? []));
+  const child = spawn(o.sentinel ? REDIS_SENTINEL : REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = once(child, 'exit');
   const ready = new Promise<boolean>((resolve) => {
     const onData = (d: Buffer): void => {
       out += d.toString();
-      if (/Ready to accept connections/.test(out)) resolve(true);
+      if (/Ready to accept connections|Sentinel ID is/.test(out)) resolve(true);
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);

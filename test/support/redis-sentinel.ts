@@ -1,0 +1,167 @@
+/**
+ * A real Sentinel deployment for the Redis failover tests: a primary and one replica
+ * (redis-server, no persistence) watched by three sentinels (Debian package `redis-sentinel`,
+ * installed by scripts/system-deps.sh), all on free loopback ports, with short failure timeouts
+ * so that a failover takes a few seconds. `stopRedisServers()` does not stop these:
+ * call `set.stop()` (afterAll); a test process that dies stops them too.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort, REDIS_SENTINEL, spawnRedis } from './redis';
+import { until } from './until';
+
+/** One process of the set. */
+export interface SentinelSetNode {
+  port: number;
+  process: ChildProcess;
+  /** SIGKILL; resolves once it is gone. */
+  kill(): Promise<void>;
+}
+
+export interface SentinelSetUnderTest {
+  masterName: string;
+  /** The two data nodes: [0] starts as the primary, [1] as its replica. */
+  nodes: SentinelSetNode[];
+  sentinels: SentinelSetNode[];
+  /** The gateway's environment for this set (`REDIS_SENTINELS`, `REDIS_SENTINEL_MASTER`). */
+  env: Record<string, string>;
+  /** The port of the primary the sentinels name now. */
+  primaryPort(): Promise<number>;
+  /** Waits until the sentinels name a primary other than `port` and it answers as master. */
+  failedOver(fromPort: number, timeoutMs?: number): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface SentinelSetOptions {
+  /** `sentinel down-after-milliseconds`. @default 1000 */
+  downAfterMs?: number;
+  /** `sentinel failover-timeout`. @default 5000 */
+  failoverTimeoutMs?: number;
+}
+
+const all = new Set<SentinelSetNode>();
+process.once('exit', () => {
+  for (const n of all) n.process.kill('SIGKILL');
+});
+
+async function node(port: number, o: { args?: string[]; sentinel?: boolean }): Promise<SentinelSetNode> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const started = await spawnRedis(attempt === 0 ? port : await freePort(), undefined, o);
+    if (!started) continue;
+    const n: SentinelSetNode = {
+      port: Number(started.child.spawnargs[started.child.spawnargs.indexOf('--port') + 1]),
+      process: started.child,
+      kill: async () => {
+        all.delete(n);
+        if (started.child.exitCode === null && started.child.signalCode === null) {
+          started.child.kill('SIGKILL');
+          await started.exited;
+        }
+      },
+    };
+    all.add(n);
+    return n;
+  }
+  throw new Error('redis: no free port after 5 attempts');
+}
+
+/** Asks one sentinel; null when it does not answer. */
+async function ask<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T | null> {
+  const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => {});
+  try {
+    await r.connect();
+    return await f(r);
+  } catch {
+    return null;
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Starts a primary, its replica and three sentinels; resolves once every sentinel knows the replica and the other two. */
+export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<SentinelSetUnderTest> {
+  const masterName = 'gateway';
+  const dir = mkdtempSync(join(tmpdir(), 'vg-sentinel-'));
+  const primary = await node(await freePort(), {});
+  const replica = await node(await freePort(), { args: ['--replicaof', '127.0.0.1', String(primary.port)] });
+  await until(
+    async () => (await ask(replica.port, (r) => r.info('replication')))?.includes('master_link_status:up') ?? false,
+    'the replica to sync',
+    20_000,
+  );
+  const sentinels: SentinelSetNode[] = [];
+  for (let i = 0; i < 3; i++) {
+    // Sentinel rewrites its config file, so each gets a file of its own.
+    const conf = join(dir, `sentinel-${i}.conf`);
+    writeFileSync(
+      conf,
+      [
+        `sentinel monitor ${masterName} 127.0.0.1 ${primary.port} 2`,
+        `sentinel down-after-milliseconds ${masterName} ${o.downAfterMs ?? 1000}`,
+        `sentinel failover-timeout ${masterName} ${o.failoverTimeoutMs ?? 5000}`,
+        `sentinel parallel-syncs ${masterName} 1`,
+        '',
+      ].join('\n'),
+    );
+    sentinels.push(await node(await freePort(), { args: [conf], sentinel: true }));
+  }
+  await until(
+    async () => {
+      const known = await Promise.all(
+        sentinels.map((s) =>
+          ask(s.port, async (r) => {
+            const replicas = (await r.call('SENTINEL', 'REPLICAS', masterName)) as unknown[];
+            const others = (await r.call('SENTINEL', 'SENTINELS', masterName)) as unknown[];
+            return replicas.length === 1 && others.length === 2;
+          }),
+        ),
+      );
+      return known.every((k) => k === true);
+    },
+    'every sentinel to know the replica and the other sentinels',
+    30_000,
+  );
+  const primaryPort = async (): Promise<number> => {
+    for (const s of sentinels) {
+      const addr = await ask(s.port, (r) => r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName));
+      if (Array.isArray(addr)) return Number(addr[1]);
+    }
+    throw new Error('no sentinel answered');
+  };
+  const set: SentinelSetUnderTest = {
+    masterName,
+    nodes: [primary, replica],
+    sentinels,
+    env: {
+      REDIS_SENTINELS: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
+      REDIS_SENTINEL_MASTER: masterName,
+    },
+    primaryPort,
+    async failedOver(fromPort, timeoutMs = 30_000) {
+      let now = fromPort;
+      await until(
+        async () => {
+          now = await primaryPort().catch(() => fromPort);
+          return (
+            now !== fromPort &&
+            ((await ask(now, async (r) => ((await r.call('ROLE')) as unknown[])[0])) ?? null) === 'master'
+          );
+        },
+        () => `the sentinels to fail over from port ${fromPort} (they name ${now})`,
+        timeoutMs,
+      );
+      return now;
+    },
+    async stop() {
+      await Promise.all([...sentinels, primary, replica].map((n) => n.kill()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return set;
+}
+
+export { REDIS_SENTINEL };
