@@ -103,8 +103,10 @@ function clientOf(config: RedisConfig): RedisClient {
       ...(s.password !== undefined ? { sentinelPassword: s.password } : {}),
       ...(s.tls ? { enableTLSForSentinelMode: true, sentinelTLS: { ...(ca ? { ca } : {}) } } : {}),
       sentinelRetryStrategy: (times) => Math.min(times * 200, 2000),
-      // Ask the sentinels again after a failover (a +switch-master), not only when the primary drops.
-      failoverDetector: true,
+      // A primary that was demoted (it came back as a replica) refuses writes: ask the sentinels
+      // again. (Not ioredis's failoverDetector: its disconnect during a connect attempt ends the
+      // client for good.)
+      reconnectOnError: (err) => err.message.startsWith('READONLY'),
     });
   }
   if (config.clusterNodes) {

@@ -122,17 +122,22 @@ export class StreamReader {
   /** Starts reading at the head (once); resolves when the reader knows its start position (or is closed). */
   start(): Promise<void> {
     if (this.#loop || this.#closed) return this.#started;
-    const p = this.#p;
-    this.#conn = ownConnection(p.client, {
+    this.#loop = this.#run(this.#connect());
+    return this.#started;
+  }
+
+  #connect(): RedisClient {
+    this.#conn?.disconnect();
+    const conn = ownConnection(this.#p.client, {
       name: 'event-reader',
       // A blocked read answers within blockMs; the deadline only catches a connection that hangs.
-      commandTimeout: p.blockMs + 10_000,
+      commandTimeout: this.#p.blockMs + 10_000,
       // While Redis is away, reads wait for the reconnect instead of failing in a loop.
       maxRetriesPerRequest: null,
     });
-    this.#conn.on('error', (err: unknown) => this.#failed(err));
-    this.#loop = this.#run(this.#conn);
-    return this.#started;
+    conn.on('error', (err: unknown) => this.#failed(err));
+    this.#conn = conn;
+    return conn;
   }
 
   /** Stops reading and closes the reader's connection. */
@@ -156,6 +161,8 @@ export class StreamReader {
   async #run(conn: RedisClient): Promise<void> {
     let failures = 0;
     while (!this.#closed) {
+      // A client ioredis gave up on ('end') never reconnects: read on a new one.
+      if (conn.status === 'end') conn = this.#connect();
       try {
         await this.#step(conn);
         failures = 0;

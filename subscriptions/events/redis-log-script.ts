@@ -85,9 +85,19 @@ redis.call('XTRIM', KEYS[1], 'MINID', '~', cut)
 return out
 `;
 
-/** Records the hold ARGV[2] = "<id> <written ms>" of the holder ARGV[3] when KEYS[2] is still the log ARGV[1]; answers 1 when recorded. */
+/**
+ * Records the hold ARGV[2] = "<id> <written ms>" of the holder ARGV[3] when KEYS[2] is still the
+ * log ARGV[1] and the id ARGV[4] names a position it has: its own entry, or its newest id (a new or
+ * emptied stream). Answers 1 when recorded; 0 for a lost log, or an id a failover lost.
+ */
 const HOLD = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+local last = '0-0'
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local info = redis.call('XINFO', 'STREAM', KEYS[1])
+  for i = 1, #info, 2 do if info[i] == 'last-generated-id' then last = info[i + 1] end end
+end
+if ARGV[4] ~= last and #redis.call('XRANGE', KEYS[1], ARGV[4], ARGV[4]) == 0 then return 0 end
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[2])
 return 1
 `;
@@ -225,7 +235,7 @@ export async function readScript(
   };
 }
 
-/** Records that trimming must not pass the stream id `id` for `holder`; false when the log is no longer `logId`. */
+/** Records that trimming must not pass the stream id `id` for `holder`; false when the log is no longer `logId` or lost `id` (a failover). */
 export async function holdScript(
   client: RedisClient,
   keys: LogKeys,
@@ -238,6 +248,7 @@ export async function holdScript(
     a.logId,
     `${a.id} ${Math.floor(a.now)}`,
     a.holder,
+    a.id,
   );
   return r === 1;
 }

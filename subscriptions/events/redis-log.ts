@@ -176,7 +176,8 @@ export class RedisEventLog implements EventLog {
    * Keeps trimming (by count and by age) from passing `cursor` for `holder` (one position per
    * holder, replaced by the next call) until the holder stops renewing it for `holdMs`: a view
    * snapshot written at `cursor` stays a valid start for the log after it. Answers false, holding
-   * nothing, when `cursor` is not of this log (Redis lost it since) or not of the shared log.
+   * nothing, when `cursor` is not of this log (Redis lost it since), names an event a failover lost,
+   * or is not of the shared log: a snapshot at it would be no start.
    */
   async hold(holder: string, cursor: string): Promise<boolean> {
     const c = decodeCursor(cursor, 'cursor');

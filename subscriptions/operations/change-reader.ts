@@ -64,6 +64,11 @@ export class OperationChangeReader {
 
   start(): void {
     if (this.#conn) return;
+    this.#loop = this.#run(this.#connect());
+  }
+
+  #connect(): RedisClient {
+    this.#conn?.disconnect();
     const conn = ownConnection(this.#o.client, {
       name: 'operations',
       commandTimeout: this.#blockMs + 5000,
@@ -75,7 +80,7 @@ export class OperationChangeReader {
     conn.on('error', () => {});
     conn.on('reconnecting', () => (this.#away = true));
     this.#conn = conn;
-    this.#loop = this.#run(conn);
+    return conn;
   }
 
   /** Stops reading and closes the connection. Never rejects. */
@@ -89,6 +94,11 @@ export class OperationChangeReader {
   async #run(conn: RedisClient): Promise<void> {
     const stream = this.#o.keys.stream;
     while (!this.#closed) {
+      // A client ioredis gave up on ('end') never reconnects: read on a new one.
+      if (conn.status === 'end') {
+        conn = this.#connect();
+        this.#away = true;
+      }
       try {
         // Only entries after the head as first seen (or after a loss, below): older ones are history.
         if (this.#last === null) {

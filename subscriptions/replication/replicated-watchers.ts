@@ -267,6 +267,7 @@ export class ReplicatedWatchers implements WatcherSource {
     if ('unavailable' in w) return;
     e.leased = new LeasedWatcher(w);
     e.takeover = true;
+    e.resyncSince = null;
     host.register(backend, e.leased);
     w.start();
     this.#tryTakeover(e);
@@ -296,7 +297,8 @@ export class ReplicatedWatchers implements WatcherSource {
     const id = e.backend.id;
     if (!w || !e.takeover || !w.current || this.#follower?.catchingUp(id)) return;
     // After a loss, compare with the view rebuilt from Redis (loaded as is only if none comes).
-    if (e.resyncSince !== null && !this.view.complete(id) && Date.now() - e.resyncSince < RESYNC_WAIT_MS) return;
+    const waiting = Date.now() - (e.resyncSince ?? 0) < RESYNC_WAIT_MS && !this.#follower?.unusable(id);
+    if (e.resyncSince !== null && !this.view.complete(id) && waiting) return;
     e.takeover = false;
     e.resyncSince = null;
     const read = w.volumes();
@@ -350,8 +352,9 @@ export class ReplicatedWatchers implements WatcherSource {
       return;
     try {
       const at = cursor ?? (await this.#o.log.head());
-      // Held before written: no trim falls between the snapshot and the log after it.
-      await this.#o.log.hold?.(id, at);
+      // Held before written: no trim falls between the snapshot and the log after it. A position
+      // the log no longer has (a failover lost it) would make a snapshot no replica can start from.
+      if ((await this.#o.log.hold?.(id, at)) === false) return;
       await this.#o.snapshots.write(id, {
         cursor: at,
         volumes: this.view.volumes(id),

@@ -8,6 +8,7 @@
  * incomplete until the lease holders write new snapshots; a lost tail (a failover) or another
  * primary rebuilds every view from its snapshot at once.
  */
+import { CursorExpiredError } from '../../adapters/contract/errors';
 import type { Volume } from '../../adapters/contract/model';
 import { compareCursors, decodeCursor } from '../events/cursor';
 import type { EventLog, LogLoss } from '../events/log';
@@ -44,6 +45,8 @@ export class ViewFollower {
   /** Per backend, the cursor of the last event its view took (replayed or live). */
   readonly #upTo = new Map<string, string>();
   #position: string | null = null;
+  /** Backends whose newest catch-up found no snapshot to start from, or one the log cannot follow. */
+  readonly #unusable = new Set<string>();
   #unlisten: (() => void) | null = null;
   #timer: NodeJS.Timeout | null = null;
 
@@ -54,6 +57,11 @@ export class ViewFollower {
   /** The cursor of the newest event applied (any backend); null before the first. */
   get position(): string | null {
     return this.#position;
+  }
+
+  /** Whether the backend's last catch-up found no usable snapshot (none, or one the log lost the position of). */
+  unusable(backend: string): boolean {
+    return this.#unusable.has(backend);
   }
 
   /** Whether a backend is catching up from a snapshot now. */
@@ -94,7 +102,10 @@ export class ViewFollower {
     this.#catching.set(backend, []);
     try {
       const s = await this.#o.snapshots.read(backend);
-      if (!s) return;
+      if (!s) {
+        this.#unusable.add(backend);
+        return;
+      }
       const scratch = new FollowerView();
       scratch.load(backend, s.volumes);
       let last = s.cursor;
@@ -110,9 +121,11 @@ export class ViewFollower {
         last = e.cursor;
       }
       this.#o.view.load(backend, scratch.volumes(backend));
+      this.#unusable.delete(backend);
       this.#upTo.set(backend, last);
       if (later(last, this.#position ?? undefined)) this.#position = last;
     } catch (err) {
+      if (err instanceof CursorExpiredError) this.#unusable.add(backend);
       this.#o.onError?.(err);
     } finally {
       this.#catching.delete(backend);

@@ -30,6 +30,14 @@ export interface SentinelSetUnderTest {
   env: Record<string, string>;
   /** The port of the primary the sentinels name now. */
   primaryPort(): Promise<number>;
+  /** Starts a replica of the current primary when none lives; resolves once every sentinel knows the replicas. */
+  ensureReplica(): Promise<void>;
+  /**
+   * Stops every replica's replication (its AUTH to the primary fails from then on, as if the link
+   * were cut) while each still reports that primary: what the primary takes after is a tail that a
+   * failover loses.
+   */
+  cutOffReplicas(): Promise<void>;
   /** Waits until the sentinels name a primary other than `port` and it answers as master. */
   failedOver(fromPort: number, timeoutMs?: number): Promise<number>;
   stop(): Promise<void>;
@@ -70,7 +78,13 @@ async function node(port: number, o: { args?: string[]; sentinel?: boolean }): P
 
 /** Asks one sentinel; null when it does not answer. */
 async function ask<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T | null> {
-  const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const r = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   r.on('error', () => {});
   try {
     await r.connect();
@@ -109,22 +123,6 @@ export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<Sent
     );
     sentinels.push(await node(await freePort(), { args: [conf], sentinel: true }));
   }
-  await until(
-    async () => {
-      const known = await Promise.all(
-        sentinels.map((s) =>
-          ask(s.port, async (r) => {
-            const replicas = (await r.call('SENTINEL', 'REPLICAS', masterName)) as unknown[];
-            const others = (await r.call('SENTINEL', 'SENTINELS', masterName)) as unknown[];
-            return replicas.length === 1 && others.length === 2;
-          }),
-        ),
-      );
-      return known.every((k) => k === true);
-    },
-    'every sentinel to know the replica and the other sentinels',
-    30_000,
-  );
   const primaryPort = async (): Promise<number> => {
     for (const s of sentinels) {
       const addr = await ask(s.port, (r) => r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName));
@@ -132,6 +130,27 @@ export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<Sent
     }
     throw new Error('no sentinel answered');
   };
+  const knowEachOther = (replicas: number): Promise<void> =>
+    until(
+      async () => {
+        const known = await Promise.all(
+          sentinels.map((s) =>
+            ask(s.port, async (r) => {
+              const rs = (await r.call('SENTINEL', 'REPLICAS', masterName)) as string[][];
+              const others = (await r.call('SENTINEL', 'SENTINELS', masterName)) as unknown[];
+              const up = rs.filter((x) => !String(x[x.indexOf('flags') + 1]).includes('down'));
+              return up.length === replicas && others.length === 2;
+            }),
+          ),
+        );
+        return known.every((k) => k === true);
+      },
+      `every sentinel to know ${replicas} replica(s) and the other sentinels`,
+      30_000,
+    );
+  await knowEachOther(1);
+  const alive = (): SentinelSetNode[] =>
+    set.nodes.filter((x) => x.process.exitCode === null && x.process.signalCode === null);
   const set: SentinelSetUnderTest = {
     masterName,
     nodes: [primary, replica],
@@ -141,6 +160,34 @@ export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<Sent
       REDIS_SENTINEL_MASTER: masterName,
     },
     primaryPort,
+    async ensureReplica() {
+      const at = await primaryPort();
+      if (alive().some((x) => x.port !== at)) return;
+      const r = await node(await freePort(), { args: ['--replicaof', '127.0.0.1', String(at)] });
+      set.nodes.push(r);
+      await until(
+        async () => (await ask(r.port, (c) => c.info('replication')))?.includes('master_link_status:up') ?? false,
+        'the new replica to sync',
+        20_000,
+      );
+      // Forget what was (the dead node) and find the replicas again, now rather than in 10 s.
+      await Promise.all(sentinels.map((x) => ask(x.port, (c) => c.call('SENTINEL', 'RESET', masterName))));
+      await knowEachOther(alive().length - 1);
+    },
+    async cutOffReplicas() {
+      const at = await primaryPort();
+      for (const r of alive().filter((x) => x.port !== at)) {
+        await ask(r.port, async (c) => {
+          await c.config('SET', 'masterauth', 'not-the-primary-s');
+          await c.call('CLIENT', 'KILL', 'TYPE', 'master');
+        });
+        await until(
+          async () => (await ask(r.port, (c) => c.info('replication')))?.includes('master_link_status:down') ?? false,
+          'the replica to be cut off',
+          10_000,
+        );
+      }
+    },
     async failedOver(fromPort, timeoutMs = 30_000) {
       let now = fromPort;
       await until(

@@ -5,7 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -61,6 +63,10 @@ export async function spawnRedis(
     'no',
     '--loglevel',
     'notice',
+    // A directory of its own: a replica's full sync writes dump.rdb there, and a server started
+    // in the same directory later would load it (no persistence does not stop loading).
+    '--dir',
+    mkdtempSync(join(tmpdir(), 'vg-redis-')),
   ];
   if (password) args.push('--requirepass', password, '--masterauth', password);
   if (o.sentinel) args.unshift(...(o.args ?? []), '--sentinel');
