@@ -5,11 +5,11 @@ export { LeasedWatcher } from './leased-watcher';
 export {
   REPLICATION_DEFAULTS,
   ReplicatedWatchers,
-  takeoverDeltas,
   type Leases,
   type ReplicatedWatchersOptions,
   type ReplicationStatus,
 } from './replicated-watchers';
+export { takeoverDeltas } from './takeover';
 export { SharedDemand, sumDemand, type ReplicaDemand } from './shared-demand';
 export { ViewSnapshots, type ViewSnapshot } from './snapshots';
 export { TransitionMemories } from './transition-memories';

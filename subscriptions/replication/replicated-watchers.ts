@@ -17,8 +17,6 @@
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand } from '../../adapters/contract/watch';
-import { diffViews } from '../../adapters/contract/view-diff';
-import { volumeGlobalId } from '../events/diff';
 import { LeaseLostError } from '../events/errors';
 import type { AppendOptions, EventLog } from '../events/log';
 import type { ChangeEvent } from '../events/types';
@@ -29,6 +27,7 @@ import { LeasedWatcher } from './leased-watcher';
 import { NO_DEMAND, type Nudge, type SharedDemand } from './shared-demand';
 import type { ViewSnapshots } from './snapshots';
 import type { TransitionMemories } from './transition-memories';
+import { takeoverDeltas } from './takeover';
 import { ViewFollower } from './view-follower';
 import type { PublishedWatcher, WatcherBoard } from './watcher-board';
 
@@ -100,12 +99,6 @@ const RESYNC_WAIT_MS = 30_000;
 
 /** Defaults of {@link ReplicatedWatchersOptions}; the gateway's `LIVE_SNAPSHOT_EVERY_MS` takes its default from here. */
 export const REPLICATION_DEFAULTS = Object.freeze({ snapshotEveryMs: 30_000, publishEveryMs: 1000 });
-
-/** Deltas from the volumes subscribers were told of to the watcher's first read. */
-export function takeoverDeltas(told: readonly Volume[], read: readonly Volume[], observedAt: string): VolumeDelta[] {
-  const byId = (vs: readonly Volume[]): Map<string, Volume> => new Map(vs.map((v) => [volumeGlobalId(v), v]));
-  return diffViews(byId(told), byId(read), observedAt);
-}
 
 export class ReplicatedWatchers implements WatcherSource {
   readonly carriesViews = true;
