@@ -67,6 +67,9 @@ export async function spawnRedis(
     // in the same directory later would load it (no persistence does not stop loading).
     '--dir',
     mkdtempSync(join(tmpdir(), 'vg-redis-')),
+    // A replica's first sync starts at once, not after the 5 s Redis waits for more replicas.
+    '--repl-diskless-sync-delay',
+    '0',
   ];
   if (password) args.push('--requirepass', password, '--masterauth', password);
   if (o.sentinel) args.unshift(...(o.args ?? []), '--sentinel');
