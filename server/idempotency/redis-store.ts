@@ -35,7 +35,7 @@ import type { RedisClient } from '../../subscriptions/redis-client';
 import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../../subscriptions/operations';
 import { IdempotencyRecoveringError } from './errors';
-import { checkMarker } from './redis-marker';
+import { checkMarker, replaceMarker, survived, writePosition, type ReplicationPosition } from './redis-marker';
 import { IDEMPOTENCY_CLAIM_TTL_MS, type IdempotencyEntry, type IdempotencyStore } from '../../domain/idempotency';
 import { InProcessIdempotencyStore } from './store';
 
@@ -69,6 +69,12 @@ const CLAIM_ATTEMPTS = 3;
 const CONNECT_WAIT_MS = 2000;
 /** Keys written back per pipeline. */
 const WRITE_BACK_BATCH = 500;
+/**
+ * After another primary answers with this replica's own writes intact, how long creates with keys
+ * it does not hold wait for the other replicas to check theirs (one that lost writes replaces the
+ * marker, and the check at the end of this finds it), in ms.
+ */
+export const FAILOVER_SETTLE_MS = 5000;
 
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #client: RedisClient;
@@ -85,6 +91,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   /** Resolved at the next 'ready' (one promise for every caller waiting on a connection being made). */
   #nextReady: { promise: Promise<void>; resolve: () => void } | null = null;
   #refuseUntil = 0;
+  /** The `run_id` of the server the last check answered from; null before the first. */
+  #runId: string | null = null;
+  /** Where this replica's newest write to Redis stands in the primary's history; null before one. */
+  #lastWrite: ReplicationPosition | null = null;
+  #recheck: NodeJS.Timeout | null = null;
+  /** A check is running now. */
+  #checking = false;
 
   constructor(o: RedisIdempotencyStoreOptions) {
     this.#client = o.client;
@@ -122,7 +135,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     let refusing: number;
     try {
       if (down(this.#client)) throw new Error('Redis is not connected');
-      await this.#whenChecked();
+      await this.#checkedNow();
       refusing = this.#refuseUntil - Date.now();
       if (refusing > 0) {
         // Recovering: a key another replica wrote back is answered; any other may not be back yet.
@@ -132,6 +145,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
           if ((await this.#client.set(key, JSON.stringify(pending), 'PX', ttlMs, 'NX')) === 'OK') {
             await this.#local.complete(scopedKey, pending, ttlMs);
+            await this.#wrote();
             return null;
           }
           const text = await this.#client.get(key);
@@ -162,6 +176,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         await this.#local.release(scopedKey);
         throw new Error('the claim expired before the create finished: its result is not remembered');
       }
+      await this.#wrote();
     } catch (err) {
       this.#onError('complete', err);
     }
@@ -182,11 +197,23 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   #startCheck(): void {
     const check = this.#verify();
     this.#check = check;
+    this.#checking = true;
+    void check.finally(() => (this.#checking = this.#check !== check && this.#checking)).catch(() => {});
     check.catch((err: unknown) => {
       // Checked again by the next claim (or the next reconnect); claims wait for it meanwhile.
       if (this.#check === check) this.#check = null;
       this.#onError('check', err);
     });
+  }
+
+  /**
+   * A check of the marker and the server for a claim, after the connection's: another primary may
+   * answer since (a Cluster fails over without the client reconnecting). One at a time.
+   */
+  async #checkedNow(): Promise<void> {
+    await this.#whenChecked();
+    if (!this.#checking) this.#startCheck();
+    await this.#check;
   }
 
   /** Resolves once this connection's marker check is done; rejects when there is no connection within the wait. */
@@ -209,14 +236,50 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return this.#check;
   }
 
-  /** Compares the marker; when Redis lost its data, opens the refusal window and writes back every key held. */
+  /** Notes where this replica's newest write stands (a failover that dropped it is then told). Never rejects. */
+  async #wrote(): Promise<void> {
+    this.#lastWrite = await writePosition(this.#client, this.markerKey).catch(() => this.#lastWrite);
+  }
+
+  /**
+   * Compares the marker; when Redis lost its data, opens the refusal window and writes back every
+   * key held. Another primary (a failover) with this replica's newest write missing counts as a
+   * loss, and the marker is replaced so every replica recovers; with it there, the keys are
+   * written back anyway and creates with keys not held wait {@link FAILOVER_SETTLE_MS} for the
+   * other replicas' checks, then the marker is checked again.
+   */
   async #verify(): Promise<void> {
-    const { marker, lost } = await checkMarker(this.#client, this.markerKey, this.#marker);
+    const found = await checkMarker(this.#client, this.markerKey, this.#marker);
+    const moved = this.#runId !== null && found.runId !== this.#runId;
+    this.#runId = found.runId;
+    let { marker, lost } = found;
+    if (moved && !lost && this.#lastWrite && !survived(this.#lastWrite, found)) {
+      marker = await replaceMarker(this.#client, this.markerKey);
+      lost = true;
+    }
+    if (!lost && !moved) {
+      this.#marker = marker;
+      return;
+    }
     if (!lost) {
+      this.#refuseUntil = Math.max(this.#refuseUntil, Date.now() + FAILOVER_SETTLE_MS);
+      if (this.#recheck) clearTimeout(this.#recheck);
+      this.#recheck = setTimeout(() => this.#startCheck(), FAILOVER_SETTLE_MS);
+      this.#recheck.unref();
+      await this.#writeBack();
       this.#marker = marker;
       return;
     }
     this.#refuseUntil = Math.max(this.#refuseUntil, Date.now() + this.#windowMs);
+    const restored = await this.#writeBack();
+    // Only now: a write-back cut short is found again (and redone) at the next check.
+    this.#marker = marker;
+    this.#lastWrite = null;
+    this.#onRecovery({ restored, refusingUntil: new Date(this.#refuseUntil) });
+  }
+
+  /** Writes back every key this replica holds that Redis does not have; answers how many. */
+  async #writeBack(): Promise<number> {
     let restored = 0;
     let batch = this.#client.pipeline();
     const flush = async (): Promise<void> => {
@@ -231,9 +294,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       if (batch.length >= WRITE_BACK_BATCH) await flush();
     }
     if (batch.length > 0) await flush();
-    // Only now: a write-back cut short is found again (and redone) at the next check.
-    this.#marker = marker;
-    this.#onRecovery({ restored, refusingUntil: new Date(this.#refuseUntil) });
+    return restored;
   }
 }
 
