@@ -112,6 +112,18 @@ export const BENCHES: Bench[] = [
     },
   },
   {
+    name: 'sentinel-failover',
+    script: 'bench/sentinel-failover.ts',
+    // Its figures are Sentinel's and the gateways' timeouts, not CPU-bound work.
+    shares: true,
+    quick: { SENTINEL_SHORT: '1' },
+    check: {},
+    figures: (md) => {
+      const m = /Worst failover to the next delivered event: (\d+) ms; events lost (\d+), duplicated (\d+)/.exec(md);
+      return m ? [['Sentinel failover to the next event ms (lost / duplicated)', `${m[1]} (${m[2]} / ${m[3]})`]] : [];
+    },
+  },
+  {
     name: 'heap',
     script: 'bench/heap.ts',
     shares: true,
