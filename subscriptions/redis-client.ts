@@ -18,7 +18,7 @@ export interface OwnConnectionOptions {
   enableOfflineQueue?: boolean;
 }
 
-const isCluster = (c: RedisClient): c is Cluster => 'nodes' in c && typeof (c).nodes === 'function';
+const isCluster = (c: RedisClient): c is Cluster => 'nodes' in c && typeof c.nodes === 'function';
 
 /**
  * A connection of its own, with the shared client's address and credentials: a blocking read

@@ -143,7 +143,7 @@ describe('bench/quick.ts: what runs side by side', () => {
     const quick = names(batches(BENCHES, 'quick'));
     expect(quick.flat()).toEqual(BENCHES.map((b) => b.name));
     for (const name of ['run', 'cpu-per-request', 'inmemory', 'fanout']) expect(quick).toContainEqual([name]);
-    expect(quick).toContainEqual(['gc', 'replicas', 'heap', 'live', 'soak']);
+    expect(quick).toContainEqual(['gc', 'replicas', 'sentinel-failover', 'heap', 'live', 'soak']);
   });
 
   it('should run every full mode alone, in order', () => {

@@ -34,7 +34,7 @@ interface Remembered<T> {
  * a backend with every append (subscriptions/replication/), so the replica that takes the watcher
  * over folds and announces exactly as the old holder would have. Each entry: key, value, when (ms).
  */
-export interface TransitionsMemory {
+export interface TransitionsState {
   announced: Array<[key: string, state: AttachmentState, at: number]>;
   reported: Array<[volume: string, status: VolumeStatus, at: number]>;
 }
@@ -59,8 +59,8 @@ export class Transitions {
     return this.#announced.size + this.#reported.size;
   }
 
-  /** What is remembered now (see {@link TransitionsMemory}). */
-  memory(): TransitionsMemory {
+  /** What is remembered now (see {@link TransitionsState}). */
+  remembered(): TransitionsState {
     this.#expire();
     return {
       announced: [...this.#announced].map(([k, e]) => [k, e.value, e.at]),
@@ -72,7 +72,7 @@ export class Transitions {
    * Takes over what another replica remembered (a watcher hand-over): its folded statuses replace
    * this one's, its announcements join this one's own. Malformed entries are skipped.
    */
-  restore(m: TransitionsMemory): void {
+  restore(m: TransitionsState): void {
     const valid = (e: unknown): e is [string, string, number] =>
       Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'string' && Number.isFinite(e[2]);
     const by = <T>(entries: unknown): Array<[string, Remembered<T>]> =>

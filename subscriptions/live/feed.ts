@@ -172,7 +172,7 @@ export class Feed implements LiveMutations {
         // Kept where the next holder finds it, even if no change follows before a hand-over.
         if (this.#source.keepsTransitions) this.#append(backend, []);
       },
-      restore: (backend, memory) => this.#transitionsOf(backend).restore(memory),
+      restore: (backend, remembered) => this.#transitionsOf(backend).restore(remembered),
       observed: (backend, deltas) => {
         try {
           void this.#o.operations.observe?.(backend, deltas);
@@ -354,13 +354,13 @@ export class Feed implements LiveMutations {
     if (changes.length === 0 && !keeps) return;
     if (this.#causes.size > 0) this.#stampCauses(changes);
     // Taken now: the memory these changes leave, not what later deltas add before the write.
-    const memory = keeps ? JSON.stringify(this.#transitionsOf(backend).memory()) : undefined;
-    if (changes.length === 0 && memory === this.#kept.get(backend)) return;
-    if (memory !== undefined) this.#kept.set(backend, memory);
+    const remembered = keeps ? JSON.stringify(this.#transitionsOf(backend).remembered()) : undefined;
+    if (changes.length === 0 && remembered === this.#kept.get(backend)) return;
+    if (remembered !== undefined) this.#kept.set(backend, remembered);
     this.#chain = this.#chain
       .then(async () => {
         if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
-        const options = this.#source.appendOptions(backend, memory);
+        const options = this.#source.appendOptions(backend, remembered);
         if (changes.length === 0) {
           if (options?.keep) await this.#o.log.appendMany([], options);
           return;

@@ -6,7 +6,7 @@
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { VolumeDelta, VolumeWatcher, WatcherOptions } from '../../adapters/contract/watch';
 import type { AppendOptions } from '../events/log';
-import type { TransitionsMemory } from '../events/transitions';
+import type { TransitionsState } from '../events/transitions';
 import type { ChangeInput } from '../events/types';
 
 /** What the feed gives a source. */
@@ -17,8 +17,8 @@ export interface WatcherHost {
   options(backend: string): WatcherOptions;
   /** Another replica's announcements (ATTACHING/DETACHING it sent) of one backend, as read from the shared log. */
   announced(changes: readonly ChangeInput[]): void;
-  /** The transitions memory (`Transitions.memory()`) of a backend whose watcher this replica takes over. */
-  restore(backend: string, memory: TransitionsMemory): void;
+  /** The transitions memory (`Transitions.remembered()`) of a backend whose watcher this replica takes over. */
+  restore(backend: string, remembered: TransitionsState): void;
   /** A backend watched by another replica changed, as this replica's log reader saw it (the tracker's watched operations). */
   observed(backend: string, deltas: readonly VolumeDelta[]): void;
 }
@@ -37,11 +37,11 @@ export interface WatcherSource {
    */
   readonly keepsTransitions?: boolean;
   /**
-   * What an append of a backend's changes must carry (a lease's fence, and `memory`, the feed's
+   * What an append of a backend's changes must carry (a lease's fence, and `remembered`, the feed's
    * transitions memory as JSON, when {@link keepsTransitions}); undefined: nothing.
    * @throws LeaseLostError when this replica's lease of the backend lapsed (nothing may be written)
    */
-  appendOptions(backend: string, memory?: string): AppendOptions | undefined;
+  appendOptions(backend: string, remembered?: string): AppendOptions | undefined;
   /**
    * An append of a backend's changes failed (Redis did not answer, or refused it): the log lacks
    * what the watcher saw, so the source must make it whole (the holder compares its watcher with

@@ -199,12 +199,15 @@ export class ReplicatedWatchers implements WatcherSource {
     return this.#entries.get(backend)?.leased != null;
   }
 
-  appendOptions(backend: string, memory?: string): AppendOptions | undefined {
+  appendOptions(backend: string, remembered?: string): AppendOptions | undefined {
     if (!this.#entries.get(backend)?.leased) return undefined;
     const fence = this.#o.leases.fence(backend);
     // A holder whose lease lapsed locally writes nothing (the watcher stops when the lease says so).
     if (!fence) throw new LeaseLostError(`the lease of backend ${backend}`);
-    return { fence, keep: memory === undefined ? undefined : { key: this.#o.memories.key(backend), value: memory } };
+    return {
+      fence,
+      keep: remembered === undefined ? undefined : { key: this.#o.memories.key(backend), value: remembered },
+    };
   }
 
   statuses(): ReplicationStatus[] {
@@ -239,13 +242,13 @@ export class ReplicatedWatchers implements WatcherSource {
   /** Runs the watcher of a lease this replica just gained, remembering what the old holder did. */
   async #take(e: Entry): Promise<void> {
     const backend = e.backend.id;
-    const memory = await this.#o.memories.read(backend).catch((err: unknown) => {
+    const remembered = await this.#o.memories.read(backend).catch((err: unknown) => {
       this.#o.onError?.(err);
       return null;
     });
     const host = this.#host;
     if (this.#stopped || !host || e.leased || !this.#o.leases.fence(backend)) return;
-    if (memory) host.restore(backend, memory);
+    if (remembered) host.restore(backend, remembered);
     const base = host.options(backend);
     const w = e.backend.watching!.createWatcher({
       onDeltas: (d) => this.#deltas(e, w as VolumeWatcher, d),

@@ -1,5 +1,5 @@
 /**
- * The lease holder's memory of each backend's transitions (`Transitions.memory()`, what folds the
+ * The lease holder's memory of each backend's transitions (`Transitions.remembered()`, what folds the
  * gateway's own ATTACHING/DETACHING with the watcher's sighting, and statuses folded into an attach
  * or detach) in Redis, `<prefix>{live}:transitions:<backend>`. The holder writes it with every
  * append, in the fenced append script (`AppendOptions.keep`), so it always matches the log; the
@@ -7,7 +7,7 @@
  * drops an event the old holder would have folded.
  */
 import type { RedisClient } from '../redis-client';
-import type { TransitionsMemory } from '../events/transitions';
+import type { TransitionsState } from '../events/transitions';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 import { liveKey } from './keys';
 
@@ -32,12 +32,12 @@ export class TransitionMemories {
   }
 
   /** The backend's memory as the last holder wrote it; null when none (or not one this code wrote). */
-  async read(backend: string): Promise<TransitionsMemory | null> {
+  async read(backend: string): Promise<TransitionsState | null> {
     const raw = await this.#client.get(this.key(backend));
     if (raw === null) return null;
     try {
-      const m = JSON.parse(raw) as Partial<TransitionsMemory>;
-      return Array.isArray(m.announced) && Array.isArray(m.reported) ? (m as TransitionsMemory) : null;
+      const m = JSON.parse(raw) as Partial<TransitionsState>;
+      return Array.isArray(m.announced) && Array.isArray(m.reported) ? (m as TransitionsState) : null;
     } catch {
       return null;
     }
