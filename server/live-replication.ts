@@ -113,6 +113,7 @@ export function createLiveReplication(
     demand: new SharedDemand({ client, keyPrefix }),
     snapshotEveryMs: c.snapshotEveryMs,
     following: () => log.readerCaughtUp,
+    followingSince: (t) => log.readerCaughtUpSince(t),
     onError: (err) => logger.warn({ err: redisErrorText(err) }, 'live replication error'),
     onLost: (err) =>
       logger.warn({ err: err.message }, 'the shared event log was lost: live subscriptions end with CURSOR_EXPIRED'),

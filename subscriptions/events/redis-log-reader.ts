@@ -89,6 +89,8 @@ export class StreamReader {
   /** The last read filled its count (more were waiting), and when the last read answered. */
   #full = false;
   #readAt = 0;
+  /** When the newest completed read was sent (it saw everything appended before then). */
+  #readSentAt = 0;
   /** Ends the pause after a failed read early (on close). */
   #wake: () => void = () => {};
   readonly position: ReaderPosition = {
@@ -117,6 +119,11 @@ export class StreamReader {
    */
   get caughtUp(): boolean {
     return this.connected && !this.#full && Date.now() - this.#readAt <= this.#p.blockMs + 5000;
+  }
+
+  /** Whether the reader has delivered everything appended before `t` (ms): caught up, by a read sent after it. */
+  caughtUpSince(t: number): boolean {
+    return this.caughtUp && this.#readSentAt >= t;
   }
 
   /** Starts reading at the head (once); resolves when the reader knows its start position (or is closed). */
@@ -198,6 +205,7 @@ export class StreamReader {
     }
     // The XREAD only waits (COUNT 1, its answer unused); the script sent behind it on the same
     // connection runs when it returns, and reads with the checks.
+    const sentAt = Date.now();
     const wake = conn.xread('COUNT', 1, 'BLOCK', this.#p.blockMs, 'STREAMS', keys.stream, at.lastId);
     const read = readScript(conn, keys, {
       newLogId: this.#p.newLogId(),
@@ -208,6 +216,7 @@ export class StreamReader {
     const [, s] = await Promise.all([wake, read]);
     if (this.#closed) return;
     this.#readAt = Date.now();
+    this.#readSentAt = sentAt;
     this.#full = s.entries.length >= this.#p.readCount;
     const moved = at.runId !== null && s.runId !== at.runId;
     at.runId = s.runId;

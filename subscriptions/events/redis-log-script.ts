@@ -47,9 +47,15 @@ export const TRIM_SLACK = 200;
  * (ids below ARGV[3] ms) and the count cap (ARGV[2] entries, applied once ARGV[7] more pile up),
  * but never past a hold: KEYS[3] maps a holder to "<id> <written ms>", and a hold written after
  * ARGV[5] - ARGV[6] keeps its id and everything after it (older holds are dropped).
- * Answers {0} when the fence does not hold (nothing written), else {1, logId, id...}.
+ * Answers {0} when the fence does not hold (nothing written), else {1, logId, id...}. The last key
+ * names this append (a random id per call): its answer is kept there for a minute and given again,
+ * without appending, when the same append comes twice (ioredis re-sends a command that was in
+ * flight when its connection dropped, and a Cluster redirect is retried), so an append that ran
+ * before a failover is not appended again after it.
  */
 const APPEND = `
+local done = redis.call('GET', KEYS[#KEYS])
+if done then return cjson.decode(done) end
 local k = 4
 if ARGV[8] == '1' then
   if redis.call('GET', KEYS[k]) ~= ARGV[4] then return {0} end
@@ -62,6 +68,7 @@ local out = {1, logId}
 for i = 10, #ARGV do
   out[#out + 1] = redis.call('XADD', KEYS[1], '*', 'e', ARGV[i])
 end
+redis.call('SET', KEYS[#KEYS], cjson.encode(out), 'PX', 60000)
 if #ARGV < 10 then return out end
 local cut = ARGV[3] .. '-0'
 local cap = tonumber(ARGV[2])
@@ -187,10 +194,12 @@ export async function appendScript(
     holdMs: number;
     fence?: { key: string; token: string };
     keep?: { key: string; value: string };
+    /** This append's own key (`<prefix>{live}:append:<random>`), so that a re-sent append is not appended twice. */
+    onceKey: string;
     payloads: string[];
   },
 ): Promise<{ logId: string; ids: string[] } | null> {
-  const extra = [...(a.fence ? [a.fence.key] : []), ...(a.keep ? [a.keep.key] : [])];
+  const extra = [...(a.fence ? [a.fence.key] : []), ...(a.keep ? [a.keep.key] : []), a.onceKey];
   const r = await scripted(client).vgEventLogAppend(
     3 + extra.length,
     keys.stream,

@@ -94,6 +94,7 @@ export class RedisEventLog implements EventLog {
   readonly #maxEvents: number;
   readonly #retentionMs: number;
   readonly #holdMs: number;
+  readonly #prefix: string;
   readonly #now: () => number;
   readonly #onError: NonNullable<RedisEventLogOptions['onError']>;
   readonly #listeners = new Set<(e: ChangeEvent) => void>();
@@ -103,6 +104,7 @@ export class RedisEventLog implements EventLog {
 
   constructor(o: RedisEventLogOptions) {
     const prefix = o.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.#prefix = prefix;
     this.keys = { stream: `${prefix}{live}:events`, logId: `${prefix}{live}:log-id`, holds: `${prefix}{live}:holds` };
     this.#client = o.client;
     this.#maxEvents = o.maxEvents ?? EVENT_LOG_DEFAULTS.maxEvents;
@@ -141,6 +143,7 @@ export class RedisEventLog implements EventLog {
       holdMs: this.#holdMs,
       fence: options.fence,
       keep: options.keep,
+      onceKey: `${this.#prefix}{live}:append:${randomBytes(9).toString('base64url')}`,
       payloads: changes.map((c) => JSON.stringify(c)),
     });
     if (r === null) throw new LeaseLostError(options.fence!.key);
@@ -210,6 +213,11 @@ export class RedisEventLog implements EventLog {
   /** Whether the stream reader is connected and its last read (within about `blockMs`) reached the stream's end. */
   get readerCaughtUp(): boolean {
     return this.#reader.caughtUp;
+  }
+
+  /** Whether the stream reader has delivered every entry appended before `t` (ms since epoch). */
+  readerCaughtUpSince(t: number): boolean {
+    return this.#reader.caughtUpSince(t);
   }
 
   /** Starts the stream reader at the head if it has not started; resolves once it knows where it starts. */

@@ -139,6 +139,14 @@ export class Transitions {
     const key = attachmentKey(c);
     const announced = key ? this.#announced.get(key) : undefined;
     if (!key || !announced) return true;
+    // An announced attach no watcher has seen yet, gone from a view that held only the
+    // announcement (a take-over compares with it): not a detach. A watcher never reports one.
+    if (
+      announced.value === 'ATTACHING' &&
+      c.previousAttachmentState === 'ATTACHING' &&
+      c.attachment!.state === 'DETACHED'
+    )
+      return false;
     this.#announced.delete(key);
     return c.attachment!.state !== announced.value;
   }

@@ -17,7 +17,7 @@ import { WatcherDirectory } from '../../domain/watchers';
 import type { BackendRegistry } from '../../domain/registry';
 import { changesOf } from '../events/diff';
 import { viewOnly } from '../events/view-only';
-import type { EventLog } from '../events';
+import type { AppendOptions, EventLog } from '../events';
 import { Transitions } from '../events/transitions';
 import type { ChangeInput } from '../events/types';
 import { TERMINAL } from '../operations/types';
@@ -357,10 +357,18 @@ export class Feed implements LiveMutations {
     const remembered = keeps ? JSON.stringify(this.#transitionsOf(backend).remembered()) : undefined;
     if (changes.length === 0 && remembered === this.#kept.get(backend)) return;
     if (remembered !== undefined) this.#kept.set(backend, remembered);
+    // The fence of the lease these changes were seen under, taken now: appended later under
+    // another lease (or none), they would double what the next holder's take-over sends.
+    let options: AppendOptions | undefined;
+    try {
+      options = this.#source.appendOptions(backend, remembered);
+    } catch (err) {
+      this.#o.onError?.(err);
+      return;
+    }
     this.#chain = this.#chain
       .then(async () => {
         if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
-        const options = this.#source.appendOptions(backend, remembered);
         if (changes.length === 0) {
           if (options?.keep) await this.#o.log.appendMany([], options);
           return;

@@ -18,63 +18,24 @@ import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher, WatchDemand } from '../../adapters/contract/watch';
 import { LeaseLostError } from '../events/errors';
-import type { AppendOptions, EventLog } from '../events/log';
+import type { AppendOptions } from '../events/log';
 import type { ChangeEvent } from '../events/types';
 import { createWatcherOf, type WatcherHost, type WatcherSource } from '../live/watcher-source';
 import { FollowerView } from './follower-view';
 import { FollowerWatcher } from './follower-watcher';
 import { LeasedWatcher } from './leased-watcher';
-import { NO_DEMAND, type Nudge, type SharedDemand } from './shared-demand';
-import type { ViewSnapshots } from './snapshots';
-import type { TransitionMemories } from './transition-memories';
+import { NO_DEMAND, type Nudge } from './shared-demand';
+import {
+  REPLICATION_DEFAULTS,
+  type Leases,
+  type ReplicatedWatchersOptions,
+  type ReplicationStatus,
+} from './replication-options';
 import { takeoverDeltas } from './takeover';
 import { ViewFollower } from './view-follower';
-import type { PublishedWatcher, WatcherBoard } from './watcher-board';
+import type { PublishedWatcher } from './watcher-board';
 
-/** The watcher leases, as this module uses them (subscriptions/leases/). */
-export interface Leases {
-  /** Starts contending for `backends`; `changed` hears when this replica gains or loses one. */
-  contend(backends: readonly string[], changed: (backend: string, held: boolean) => void): void;
-  /** The fence an append of the backend's changes carries; null when this replica does not hold it. */
-  fence(backend: string): { key: string; token: string } | null;
-  /** Releases every lease held (shutdown: the next holder takes over at once). Never rejects. */
-  release(): Promise<void>;
-}
-
-/** Options of {@link ReplicatedWatchers}. */
-export interface ReplicatedWatchersOptions {
-  /** This replica's id (in leases, published statuses and demand). */
-  replica: string;
-  log: EventLog;
-  leases: Leases;
-  snapshots: ViewSnapshots;
-  /** Where the holder's transitions memory of each backend is kept (written with its appends). */
-  memories: TransitionMemories;
-  board: WatcherBoard;
-  demand: SharedDemand;
-  /** How often the holder writes a backend's view snapshot while it changes, in ms. @default 30000 */
-  snapshotEveryMs?: number;
-  /** How often statuses and demand are published and read, in ms. @default 1000 */
-  publishEveryMs?: number;
-  /** Whether this replica's log reader is connected. @default always */
-  following?: () => boolean;
-  /** Redis or replay trouble (logged). */
-  onError?: (err: unknown) => void;
-  /** The shared log was lost (Redis restarted empty or flushed): live subscriptions must end. */
-  onLost?: (err: Error) => void;
-}
-
-/** One backend's replication state, for `/readyz`. */
-export interface ReplicationStatus {
-  backend: string;
-  /** HOLDER: this replica runs the watcher; FOLLOWER: another one does (or none yet). */
-  role: 'HOLDER' | 'FOLLOWER';
-  /** The replica that runs the watcher, as published; null when none does. */
-  holder: string | null;
-  /** Whether this replica's follower view of the backend is complete (loaded and followed). */
-  viewComplete: boolean;
-  viewVolumes: number;
-}
+export { REPLICATION_DEFAULTS, type Leases, type ReplicatedWatchersOptions, type ReplicationStatus };
 
 interface Entry {
   backend: VolumeBackend;
@@ -91,14 +52,13 @@ interface Entry {
   snapshot: { cursor: string | null; at: number };
   /** Since when a resync (after the log lost entries) waits for the rebuilt view; null: none. */
   resyncSince: number | null;
+  /** When this replica gained the lease (its take-over compares only with a view read past it). */
+  gainedAt: number;
 }
 
 const MAX_NUDGES = 32;
 /** Longest a resync waits for the view to be rebuilt from a snapshot before taking the watcher's read as it. */
 const RESYNC_WAIT_MS = 30_000;
-
-/** Defaults of {@link ReplicatedWatchersOptions}; the gateway's `LIVE_SNAPSHOT_EVERY_MS` takes its default from here. */
-export const REPLICATION_DEFAULTS = Object.freeze({ snapshotEveryMs: 30_000, publishEveryMs: 1000 });
 
 export class ReplicatedWatchers implements WatcherSource {
   readonly carriesViews = true;
@@ -135,6 +95,7 @@ export class ReplicatedWatchers implements WatcherSource {
         seenNudges: new Map(),
         snapshot: { cursor: null, at: 0 },
         resyncSince: null,
+        gainedAt: 0,
       };
       e.follower = new FollowerWatcher(b.id, {
         view: this.view,
@@ -264,6 +225,7 @@ export class ReplicatedWatchers implements WatcherSource {
     e.leased = new LeasedWatcher(w);
     e.takeover = true;
     e.resyncSince = null;
+    e.gainedAt = Date.now();
     host.register(backend, e.leased);
     w.start();
     this.#tryTakeover(e);
@@ -292,6 +254,7 @@ export class ReplicatedWatchers implements WatcherSource {
     const w = e.leased;
     const id = e.backend.id;
     if (!w || !e.takeover || !w.current || this.#follower?.catchingUp(id)) return;
+    if (this.#o.followingSince && !this.#o.followingSince(e.gainedAt)) return;
     // After a loss, compare with the view rebuilt from Redis (loaded as is only if none comes).
     const waiting = Date.now() - (e.resyncSince ?? 0) < RESYNC_WAIT_MS && !this.#follower?.unusable(id);
     if (e.resyncSince !== null && !this.view.complete(id) && waiting) return;

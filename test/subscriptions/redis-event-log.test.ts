@@ -15,6 +15,7 @@ import {
   type ChangeInput,
   type RedisEventLogOptions,
 } from '../../subscriptions/events';
+import { appendScript } from '../../subscriptions/events/redis-log-script';
 import { cinderVolume } from '../support/model';
 import { freePort, spawnRedis, startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
@@ -268,6 +269,24 @@ describe('RedisEventLog', () => {
       onPrimary.disconnect();
       onReplica.disconnect();
     }
+  });
+
+  it('should append a re-sent append once (as ioredis re-sends one in flight when its connection drops), answering the same ids', async () => {
+    const log = newLog();
+    await log.append(change(1));
+    const once = {
+      newLogId: 'unused',
+      maxEvents: 100,
+      minId: 0,
+      now: Date.now(),
+      holdMs: 60_000,
+      onceKey: `${log.keys.logId.replace('log-id', 'append:test')}`,
+      payloads: [JSON.stringify(change(2)), JSON.stringify(change(3))],
+    };
+    const first = await appendScript(client, log.keys, once);
+    const again = await appendScript(client, log.keys, once);
+    expect(again).toEqual(first);
+    expect(await client.xlen(log.keys.stream)).toBe(3);
   });
 
   it('should write a fenced append only while the lease key holds its token, and reject it with LEASE_LOST otherwise', async () => {
