@@ -2,13 +2,13 @@
 export { FollowerView } from './follower-view';
 export { FollowerWatcher } from './follower-watcher';
 export { LeasedWatcher } from './leased-watcher';
+export { ReplicatedWatchers } from './replicated-watchers';
 export {
   REPLICATION_DEFAULTS,
-  ReplicatedWatchers,
   type Leases,
   type ReplicatedWatchersOptions,
   type ReplicationStatus,
-} from './replicated-watchers';
+} from './replication-options';
 export { takeoverDeltas } from './takeover';
 export { SharedDemand, sumDemand, type ReplicaDemand } from './shared-demand';
 export { ViewSnapshots, type ViewSnapshot } from './snapshots';

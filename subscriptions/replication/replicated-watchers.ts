@@ -25,17 +25,10 @@ import { FollowerView } from './follower-view';
 import { FollowerWatcher } from './follower-watcher';
 import { LeasedWatcher } from './leased-watcher';
 import { NO_DEMAND, type Nudge } from './shared-demand';
-import {
-  REPLICATION_DEFAULTS,
-  type Leases,
-  type ReplicatedWatchersOptions,
-  type ReplicationStatus,
-} from './replication-options';
+import { REPLICATION_DEFAULTS, type ReplicatedWatchersOptions, type ReplicationStatus } from './replication-options';
 import { takeoverDeltas } from './takeover';
 import { ViewFollower } from './view-follower';
 import type { PublishedWatcher } from './watcher-board';
-
-export { REPLICATION_DEFAULTS, type Leases, type ReplicatedWatchersOptions, type ReplicationStatus };
 
 interface Entry {
   backend: VolumeBackend;

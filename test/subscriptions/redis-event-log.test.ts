@@ -15,9 +15,8 @@ import {
   type ChangeInput,
   type RedisEventLogOptions,
 } from '../../subscriptions/events';
-import { appendScript } from '../../subscriptions/events/redis-log-script';
 import { cinderVolume } from '../support/model';
-import { freePort, spawnRedis, startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
+import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
 
 const change = (i: number): ChangeInput => ({
@@ -231,62 +230,6 @@ describe('RedisEventLog', () => {
     // Reads of 2, 2, 2, 2 (full: more may wait), then 1.
     expect(seen).toEqual([false, false, false, false, false, false, false, false, true]);
     expect((await log.status()).caughtUp).toBe(true);
-  });
-
-  it('should expire a cursor whose own entry a failover lost (ahead of the new primary, then in a gap of it)', async () => {
-    // A real lost tail: the replica is cut off and promoted (as a partition and a failover would)
-    // while the old primary still takes appends, which then die with it.
-    const primary = await startRedisServer();
-    const replicaPort = await freePort();
-    const replica = (await spawnRedis(replicaPort, undefined, {
-      args: ['--replicaof', '127.0.0.1', String(primary.port)],
-    }))!;
-    const onPrimary = new Redis(primary.url, { maxRetriesPerRequest: 0, retryStrategy: () => null });
-    const onReplica = new Redis(`redis://127.0.0.1:${replicaPort}`, { maxRetriesPerRequest: 1 });
-    for (const c of [onPrimary, onReplica]) c.on('error', () => {});
-    try {
-      const before = newLog({ client: onPrimary, prefix: 'failover:' });
-      const got = collect(before);
-      await before.start();
-      const kept = [await before.append(change(1)), await before.append(change(2))];
-      expect(await onPrimary.call('WAIT', 1, 5000)).toBe(1);
-      await onReplica.call('REPLICAOF', 'NO', 'ONE');
-      const tail = [await before.append(change(3)), await before.append(change(4))];
-      await until(() => got.events.length === 4, 'the reader to read the tail');
-      await before.close();
-      await primary.kill();
-      const after = newLog({ client: onReplica, prefix: 'failover:' });
-      // The tail is gone: a cursor in it is ahead of the new primary ...
-      await expectCode(after.replay({ since: tail[1]!.cursor }), ErrorCode.CursorExpired);
-      const next = await after.append(change(5));
-      // ... and once newer entries exist, its own entry is missing: expired, never a gap.
-      await expectCode(after.replay({ since: tail[0]!.cursor }), ErrorCode.CursorExpired);
-      await expectCode(after.replay({ since: tail[1]!.cursor }), ErrorCode.CursorExpired);
-      expect(ids((await after.replay({ since: kept[1]!.cursor })).events)).toEqual(['vol-5']);
-      expect(decodeCursor(next.cursor).epoch).toBe(decodeCursor(kept[0]!.cursor).epoch);
-    } finally {
-      replica.child.kill('SIGKILL');
-      onPrimary.disconnect();
-      onReplica.disconnect();
-    }
-  });
-
-  it('should append a re-sent append once (as ioredis re-sends one in flight when its connection drops), answering the same ids', async () => {
-    const log = newLog();
-    await log.append(change(1));
-    const once = {
-      newLogId: 'unused',
-      maxEvents: 100,
-      minId: 0,
-      now: Date.now(),
-      holdMs: 60_000,
-      onceKey: `${log.keys.logId.replace('log-id', 'append:test')}`,
-      payloads: [JSON.stringify(change(2)), JSON.stringify(change(3))],
-    };
-    const first = await appendScript(client, log.keys, once);
-    const again = await appendScript(client, log.keys, once);
-    expect(again).toEqual(first);
-    expect(await client.xlen(log.keys.stream)).toBe(3);
   });
 
   it('should write a fenced append only while the lease key holds its token, and reject it with LEASE_LOST otherwise', async () => {
