@@ -21,10 +21,17 @@ export const nomadBackend = (url: string): Record<string, string> => ({
   GATEWAY_BACKEND_EAST_TOKEN: SERVICE_TOKEN,
 });
 
-/** Starts a replica sharing `redisUrl`, over the backends `backends` configures (e.g. {@link nomadBackend}). */
-export async function startReplica(name: string, redisUrl: string, backends: Record<string, string>): Promise<Replica> {
+/**
+ * Starts a replica sharing `redis` (a `redis://` URL, or the environment of another form, e.g.
+ * `{ REDIS_CLUSTER_NODES: cluster.seeds }`), over the backends `backends` configures (e.g. {@link nomadBackend}).
+ */
+export async function startReplica(
+  name: string,
+  redis: string | Record<string, string>,
+  backends: Record<string, string>,
+): Promise<Replica> {
   const p = startGatewayProcess({
-    REDIS_URL: redisUrl,
+    ...(typeof redis === 'string' ? { REDIS_URL: redis } : redis),
     REDIS_KEY_PREFIX: 'scale:',
     LIVE_LEASE_TTL_MS: '1500',
     LIVE_SNAPSHOT_EVERY_MS: '500',

@@ -38,10 +38,22 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Spawns redis-server on `port`; null when the port is taken. */
+/** Options of {@link startRedisServer}. */
+export interface RedisServerOptions {
+  /** `requirepass`. @default none */
+  password?: string;
+  /**
+   * More redis-server arguments (e.g. a Cluster node's) for the server on `port`, asked for again
+   * on each attempt, so that ports they name can be chosen afresh when one was taken. @default none
+   */
+  args?: (port: number) => Promise<string[]>;
+}
+
+/** Spawns redis-server on `port` with `extra` arguments; null when a port is taken. */
 async function spawnRedis(
   port: number,
   password: string | undefined,
+  extra: readonly string[] = [],
 ): Promise<{ child: ChildProcess; exited: Promise<unknown> } | null> {
   const args = [
     '--port',
@@ -58,6 +70,7 @@ async function spawnRedis(
     'notice',
   ];
   if (password) args.push('--requirepass', password);
+  args.push(...extra);
   const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = once(child, 'exit');
@@ -78,8 +91,10 @@ async function spawnRedis(
   return { child, exited };
 }
 
-async function startOnce(port: number, password: string | undefined): Promise<RedisServerUnderTest | null> {
-  let current = await spawnRedis(port, password);
+async function startOnce(port: number, o: RedisServerOptions): Promise<RedisServerUnderTest | null> {
+  const { password } = o;
+  const extra = (await o.args?.(port)) ?? [];
+  let current = await spawnRedis(port, password, extra);
   if (!current) return null;
   const gone = async (signal: NodeJS.Signals): Promise<void> => {
     running.delete(server);
@@ -91,7 +106,7 @@ async function startOnce(port: number, password: string | undefined): Promise<Re
   };
   const restart = async (): Promise<void> => {
     await gone('SIGKILL');
-    current = await spawnRedis(port, password);
+    current = await spawnRedis(port, password, extra);
     if (!current) throw new Error(`redis-server: port ${port} was taken before the restart`);
     server.process = current.child;
     running.add(server);
@@ -109,11 +124,11 @@ async function startOnce(port: number, password: string | undefined): Promise<Re
 }
 
 /** Starts redis-server on a free loopback port (no persistence, not daemonized), with `requirepass` when `password` is given. */
-export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServerUnderTest> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServerUnderTest> {
   if (!existsSync(REDIS_SERVER))
     throw new Error(`${REDIS_SERVER} is missing: run scripts/system-deps.sh (Debian package redis-server)`);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const server = await startOnce(await freePort(), options.password);
+    const server = await startOnce(await freePort(), options);
     if (server) return server;
   }
   throw new Error('redis-server: no free port after 5 attempts');
