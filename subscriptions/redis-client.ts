@@ -18,7 +18,7 @@ export interface OwnConnectionOptions {
   enableOfflineQueue?: boolean;
 }
 
-const isCluster = (c: RedisClient): c is Cluster => 'nodes' in c && typeof (c).nodes === 'function';
+const isCluster = (c: RedisClient): c is Cluster => 'nodes' in c && typeof c.nodes === 'function';
 
 /**
  * A connection of its own, with the shared client's address and credentials: a blocking read
@@ -43,4 +43,46 @@ export function ownConnection(client: RedisClient, o: OwnConnectionOptions): Red
     ...overrides,
     connectionName: `${client.options.connectionName ?? 'volume-gateway'}-${o.name}`,
   });
+}
+
+/**
+ * Whether a Cluster refused `err`'s command without running it: its slot is being migrated
+ * (`TRYAGAIN`, or `ASK`/`MOVED` redirections ioredis followed until its `maxRedirections`) or has
+ * no primary for now (`CLUSTERDOWN`, during a failover). Never true of an error after which the
+ * command may have run (a timeout, a closed connection).
+ */
+export function refusedByCluster(err: unknown): boolean {
+  const m = err instanceof Error ? err.message : '';
+  return /^(?:Too many Cluster redirections\. Last error: (?:ReplyError: )?)?(?:TRYAGAIN|MOVED|ASK|CLUSTERDOWN)\b/.test(
+    m,
+  );
+}
+
+/** Options of {@link whileSlotMoves}. */
+export interface SlotMoveWait {
+  /** Pause between attempts, in ms. @default 100 */
+  everyMs?: number;
+  /**
+   * Longest wait, in ms: then the last refusal is thrown. The default is the default lease TTL: a
+   * fenced write refused that long would find its lease gone anyway. @default 10000
+   */
+  maxMs?: number;
+}
+
+/**
+ * Runs `f` again while a Cluster refuses it ({@link refusedByCluster}): a script or transaction
+ * over several keys of a slot being migrated is refused (`TRYAGAIN`) until the migration ends,
+ * which for the gateway's one slot can take seconds, far longer than ioredis's own redirections
+ * last. Safe for writes: a refused command did not run.
+ */
+export async function whileSlotMoves<T>(f: () => Promise<T>, o: SlotMoveWait = {}): Promise<T> {
+  const end = Date.now() + (o.maxMs ?? 10_000);
+  for (;;) {
+    try {
+      return await f();
+    } catch (err) {
+      if (!refusedByCluster(err) || Date.now() >= end) throw err;
+      await new Promise((resolve) => setTimeout(resolve, o.everyMs ?? 100));
+    }
+  }
 }
