@@ -144,14 +144,22 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
     down = true;
   });
   if (client instanceof Cluster) {
-    // A node's connection errors (one node down) are not the Cluster's 'error': logged here, per node.
-    const nodeErrors = new Map<string, string>();
+    // A node's connection errors (one node down) are not the Cluster's 'error': logged here, each
+    // message once per node until a connection to that node is ready again (ioredis reconnects to a
+    // dead node after every slot refresh, alternating refused and closed).
+    const nodeErrors = new Map<string, Set<string>>();
     client.on('node error', (err: unknown, node: string) => {
       const message = redisErrorText(err);
-      if (nodeErrors.get(node) !== message) logger.warn({ redis: where, node, err: message }, 'redis node error');
-      nodeErrors.set(node, message);
+      const seen = nodeErrors.get(node) ?? new Set<string>();
+      if (!seen.has(message)) logger.warn({ redis: where, node, err: message }, 'redis node error');
+      nodeErrors.set(node, seen.add(message));
     });
-    client.on('+node', (r: Redis) => nodeErrors.delete(`${r.options.host}:${r.options.port}`));
+    client.on('+node', (r: Redis) =>
+      r.once('ready', () => {
+        const node = `${r.options.host}:${r.options.port}`;
+        if (nodeErrors.delete(node)) logger.info({ redis: where, node }, 'redis node connection restored');
+      }),
+    );
   }
   client.on('ready', () => {
     if (down) logger.info({ redis: where }, 'redis connection restored');
