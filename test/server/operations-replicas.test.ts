@@ -21,7 +21,7 @@ import type { OperationRecord } from '../../adapters/contract/model';
 import { disposeAll, OS, startOpenStack, type OpenStackUnderTest } from '../support/harness';
 import { startGatewayProcess } from '../support/gateway-process';
 import { stopRedisServers } from '../support/redis';
-import { keysOf, onlyOn, startSharedRedis, type SharedRedisUnderTest } from '../support/redis-topology';
+import { keysOf, startSharedRedis, type SharedRedisUnderTest } from '../support/redis-topology';
 import type { RedisClient } from '../../subscriptions/redis-client';
 import { isTerminal, settle } from '../support/until';
 
@@ -222,27 +222,23 @@ it('should refuse a stale driver: no write over a newer version, and never over 
   expect(await b.running(10)).toEqual([]);
 });
 
-onlyOn('server')(
-  'should write back, once Redis is back empty, an operation that finished on B while Redis was down',
-  async () => {
-    os.sim.setDelays({ extendMs: 1_000 });
-    const volume = os.sim.seedVolume({ project: os.demo, name: 'during-outage', size: 1 });
-    const op = (await gql(b, EXTEND, { i: { volumeId: gid('osw', volume), newSizeGiB: 2 } })).extendVolume.operation;
-    await redis.server!.kill();
-    // B answers its own operation from its copy meanwhile.
-    expect(await settle<any>(() => read(b, op.id), isTerminal, 30_000, 200)).toMatchObject({ state: 'SUCCEEDED' });
-    await redis.server!.restart();
-    const stored = await settle(
-      () => probe.hget(`${PREFIX}{live}:operation:${nativeOf(op.id)}`, 's').catch(() => null),
-      (s) => s === 'SUCCEEDED',
-      30_000,
-      200,
-    );
-    expect(stored).toBe('SUCCEEDED');
-    expect(await probe.zrange(`${PREFIX}{live}:operations-running`, 0, -1)).toEqual([]);
-  },
-  90_000,
-);
+it('should write back, once Redis is back empty, an operation that finished on B while Redis was down', async () => {
+  os.sim.setDelays({ extendMs: 1_000 });
+  const volume = os.sim.seedVolume({ project: os.demo, name: 'during-outage', size: 1 });
+  const op = (await gql(b, EXTEND, { i: { volumeId: gid('osw', volume), newSizeGiB: 2 } })).extendVolume.operation;
+  await redis.kill();
+  // B answers its own operation from its copy meanwhile.
+  expect(await settle<any>(() => read(b, op.id), isTerminal, 30_000, 200)).toMatchObject({ state: 'SUCCEEDED' });
+  await redis.restart();
+  const stored = await settle(
+    () => probe.hget(`${PREFIX}{live}:operation:${nativeOf(op.id)}`, 's').catch(() => null),
+    (s) => s === 'SUCCEEDED',
+    30_000,
+    200,
+  );
+  expect(stored).toBe('SUCCEEDED');
+  expect(await probe.zrange(`${PREFIX}{live}:operations-running`, 0, -1)).toEqual([]);
+}, 90_000);
 
 function record(over: Partial<OperationRecord> = {}): OperationRecord {
   const now = Date.now();
