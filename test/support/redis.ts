@@ -81,7 +81,8 @@ async function spawnRedis(
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    void exited.then(() => resolve(false));
+    // 'close', not 'exit': the last of its output (why it stopped) may come after 'exit'.
+    child.once('close', () => resolve(false));
   });
   if (!(await ready)) {
     // Most likely the port was taken between choosing and binding it: the caller retries.
