@@ -32,6 +32,7 @@ import { BENCH_TOKEN } from './constants';
 import { killStarted, machineFacts, start } from './processes';
 import { gateway, holder, post, sleep, type Gateway } from './replicas-processes';
 import { writeSection } from './results-file';
+import { nomadBenchVolume } from './seed';
 
 const short = process.env.CLUSTER_FAILOVER_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
@@ -116,15 +117,7 @@ async function run(simUrl: string, ttlMs: number, n: number): Promise<Run> {
     let i = 0;
     const create = async (): Promise<void> => {
       const id = `failover-${n}-${ttlMs}-${i++}`;
-      await post(`${simUrl}/_sim/volumes`, {
-        ID: id,
-        Name: id,
-        Namespace: 'default',
-        PluginID: 'aws-ebs0',
-        ExternalID: `vol-${id}`,
-        Capacity: 10737418240,
-        RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
-      });
+      await post(`${simUrl}/_sim/volumes`, nomadBenchVolume(id));
       made.push({ id, at: Date.now() });
     };
     let flowing = true;

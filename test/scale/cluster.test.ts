@@ -12,15 +12,18 @@
  */
 import { Cluster } from 'ioredis';
 import type { NomadSimulator } from '../../simulators/nomad';
-import type { OperationRecord } from '../../adapters/contract/model';
 import { RedisOperationStore } from '../../subscriptions/operations';
 import { LIVE_SLOT } from '../../server/redis';
 import { disposeAll, seedVolumes, startNomad } from '../support/harness';
+import { operationRecord } from '../support/operation-record';
 import { stopRedisServers } from '../support/redis';
 import { startRedisCluster, type ClusterNodeUnderTest, type RedisClusterUnderTest } from '../support/redis-cluster';
 import { until } from '../support/until';
 import {
+  created,
+  expectEachCreatedOnce,
   gql,
+  nativeOf,
   nomadBackend,
   readyz,
   role,
@@ -30,14 +33,6 @@ import {
   type Replica,
   type Subscriber,
 } from './support';
-
-const nativeOf = (id: string | null): string =>
-  id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
-const created = (s: Subscriber): string[] =>
-  s
-    .changes()
-    .filter((e) => e.type === 'CREATED')
-    .map((e) => nativeOf(e.volumeId));
 
 /** Cluster redirections the nodes answered, from `INFO errorstats`. */
 async function redirections(c: RedisClusterUnderTest): Promise<Record<string, number>> {
@@ -109,14 +104,7 @@ describe('replicas on a Redis Cluster', () => {
     }
     expect(made.length - startedAt).toBeGreaterThanOrEqual(10);
     create();
-    await until(
-      () => created(onA).length >= made.length && created(onB).length >= made.length,
-      () => `every change on both (${made.length} made; ${created(onA).length} on a, ${created(onB).length} on b)`,
-      30_000,
-    );
-    expect(created(onA)).toEqual(made);
-    expect(created(onB)).toEqual(made);
-    expect([onA.errors, onB.errors]).toEqual([[], []]);
+    await expectEachCreatedOnce(made, onA, onB);
     // Redirected during the migration: ASK (a key already moved) and TRYAGAIN (keys on both sides).
     const after = await redirections(cluster);
     const met = (code: string): number => (after[code] ?? 0) - (before[code] ?? 0);
@@ -146,7 +134,7 @@ describe('replicas on a Redis Cluster', () => {
         10,
       );
       // A new record: refused (TRYAGAIN) until the migration ends, since its key is on neither node.
-      const r = record();
+      const r = operationRecord({ backend: 'east', scope: 'default' });
       expect(await writer.write(r, 0, 'writer')).toEqual({ written: true, version: 1 });
       expect(await reader.read(r.id)).toEqual({ record: r, version: 1, driver: 'writer' });
     } finally {
@@ -171,22 +159,3 @@ describe('replicas on a Redis Cluster', () => {
     expect(answer.data.volumes.nodes.length).toBeGreaterThan(0);
   }, 60_000);
 });
-
-function record(): OperationRecord {
-  const now = Date.now();
-  return {
-    __typename: 'VolumeOperation',
-    id: `op-${Math.random().toString(36).slice(2)}`,
-    kind: 'ATTACH_VOLUME',
-    backend: 'east',
-    scope: 'default',
-    targetId: 't',
-    state: 'PENDING',
-    backendStatus: null,
-    failureReason: null,
-    createdAt: now,
-    updatedAt: now,
-    deadline: now + 120_000,
-    owner: 'o',
-  };
-}

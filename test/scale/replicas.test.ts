@@ -18,7 +18,9 @@ const wait = (check: () => boolean | Promise<boolean>, what: string | (() => str
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT } from '../support/constants';
 import {
+  created,
   gql,
+  nativeOf,
   nomadBackend,
   readyz,
   role,
@@ -28,15 +30,6 @@ import {
   type Replica,
   type Subscriber,
 } from './support';
-
-/** The native id of a volume's global id. */
-const nativeOf = (id: string | null): string =>
-  id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
-const created = (s: Subscriber): string[] =>
-  s
-    .changes()
-    .filter((e) => e.type === 'CREATED')
-    .map((e) => nativeOf(e.volumeId));
 
 describe('replicas on one Redis (live path)', () => {
   let redis: SharedRedisUnderTest;

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ackedClient } from '../ws/helpers';
 import { RedisOperationStore } from '../../subscriptions/operations';
-import type { OperationRecord } from '../../adapters/contract/model';
+import { operationRecord as record } from '../support/operation-record';
 import { disposeAll, OS, startOpenStack, type OpenStackUnderTest } from '../support/harness';
 import { startGatewayProcess } from '../support/gateway-process';
 import { stopRedisServers } from '../support/redis';
@@ -239,26 +239,6 @@ it('should write back, once Redis is back empty, an operation that finished on B
   expect(stored).toBe('SUCCEEDED');
   expect(await probe.zrange(`${PREFIX}{live}:operations-running`, 0, -1)).toEqual([]);
 }, 90_000);
-
-function record(over: Partial<OperationRecord> = {}): OperationRecord {
-  const now = Date.now();
-  return {
-    __typename: 'VolumeOperation',
-    id: `op-${Math.random().toString(36).slice(2)}`,
-    kind: 'ATTACH_VOLUME',
-    backend: 'osp',
-    scope: 'p',
-    targetId: 't',
-    state: 'PENDING',
-    backendStatus: null,
-    failureReason: null,
-    createdAt: now,
-    updatedAt: now,
-    deadline: now + 120_000,
-    owner: 'o',
-    ...over,
-  };
-}
 
 /** An operation's native id (the record key's) from its global id. */
 function nativeOf(globalId: string): string {
