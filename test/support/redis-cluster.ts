@@ -70,6 +70,8 @@ export interface RedisClusterUnderTest {
   ownerOf(slot: number): Promise<ClusterNodeUnderTest>;
   /** The replicas of `primary`, as a live node says. */
   replicasOf(primary: ClusterNodeUnderTest): Promise<ClusterNodeUnderTest[]>;
+  /** The primaries not marked failed, as a live node says. */
+  primaries(): Promise<ClusterNodeUnderTest[]>;
   /**
    * Moves `slot` to the primary `to`: IMPORTING on `to`, MIGRATING on its owner, then each key with
    * MIGRATE (`pauseMs` between keys keeps the slot in migration longer, so clients meet ASK), then
@@ -235,6 +237,11 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
       );
       if (!line) throw new Error(`no primary serves slot ${slot}`);
       return byId(line.id);
+    },
+    async primaries() {
+      return (await view())
+        .filter((l) => l.flags.includes('master') && !l.flags.includes('fail'))
+        .map((l) => byId(l.id));
     },
     async replicasOf(primary) {
       return (await view()).filter((l) => l.master === primary.id).map((l) => byId(l.id));
