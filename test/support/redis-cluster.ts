@@ -3,8 +3,7 @@
  * `--cluster-enabled yes` (each with its own temp dir and `nodes.conf`, loopback ports, no
  * persistence) joined with `redis-cli --cluster create … --cluster-yes`, waited on until every node
  * says `cluster_state:ok` and agrees on who serves every slot. Nodes are started through
- * ./redis.ts, so `stopRedisServers()` stops them too; {@link RedisClusterUnderTest.stop} also
- * removes their dirs.
+ * ./redis.ts, so `stopRedisServers()` stops them too and removes their dirs.
  *
  * Helpers for the chaos tests: the slot of a key and the primary serving it, kill or pause a node,
  * and move one slot to another primary with the steps `redis-cli --cluster reshard` takes for each
@@ -88,12 +87,6 @@ export interface RedisClusterUnderTest {
 
 const run = promisify(execFile);
 
-const allDirs = new Set<string>();
-// A test process that dies without afterAll leaves no dirs (./redis.ts kills the processes).
-process.once('exit', () => {
-  for (const d of allDirs) rmSync(d, { recursive: true, force: true });
-});
-
 /** A free port other than `port` (freePort answers the same port again until something binds it). */
 async function busPort(port: number): Promise<number> {
   for (;;) {
@@ -150,13 +143,11 @@ const serves = (line: NodeLine, slot: number): boolean =>
 export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<RedisClusterUnderTest> {
   const primaries = o.primaries ?? 3;
   const replicas = o.replicas ?? 0;
-  const dirs: string[] = [];
-  const started = await Promise.all(
+  const starting = await Promise.allSettled(
     Array.from({ length: primaries * (1 + replicas) }, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'vg-redis-cluster-'));
-      dirs.push(dir);
-      allDirs.add(dir);
       return startRedisServer({
+        dir,
         // The bus port is named, since the default (port + 10000) may be past 65535.
         args: async (port) => [
           '--cluster-enabled',
@@ -172,9 +163,18 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
           '--cluster-require-full-coverage',
           o.requireFullCoverage === false ? 'no' : 'yes',
         ],
+      }).catch((err: unknown) => {
+        rmSync(dir, { recursive: true, force: true });
+        throw err;
       });
     }),
   );
+  const started = starting.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = starting.find((r) => r.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((s) => s.stop()));
+    throw failed.reason;
+  }
   const nodes: ClusterNodeUnderTest[] = [];
   for (const s of started) {
     const id = await onPort(s.port, (r) => r.call('CLUSTER', 'MYID') as Promise<string>);
@@ -188,12 +188,7 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
     );
   }
   const stop = async (): Promise<void> => {
-    for (const n of nodes) n.resume();
     await Promise.all(nodes.map((n) => n.stop()));
-    for (const d of dirs) {
-      rmSync(d, { recursive: true, force: true });
-      allDirs.delete(d);
-    }
   };
   try {
     await run(

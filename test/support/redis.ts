@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -24,9 +24,12 @@ export interface RedisServerUnderTest {
 }
 
 const running = new Set<RedisServerUnderTest>();
-// A test process that dies without afterAll must not leave servers behind.
+/** The directories of the servers started with one ({@link RedisServerOptions.dir}), until stopped. */
+const dirs = new Map<RedisServerUnderTest, string>();
+// A test process that dies without afterAll must not leave servers (or their directories) behind.
 process.once('exit', () => {
   for (const s of running) s.process.kill('SIGKILL');
+  for (const d of dirs.values()) rmSync(d, { recursive: true, force: true });
 });
 
 /** A TCP port free on 127.0.0.1 now (another process may take it before it is bound: callers retry). */
@@ -47,6 +50,12 @@ export interface RedisServerOptions {
    * on each attempt, so that ports they name can be chosen afresh when one was taken. @default none
    */
   args?: (port: number) => Promise<string[]>;
+  /**
+   * A directory of the server's own (its `--dir`, a Cluster node's `nodes.conf`): removed once the
+   * server is stopped (`stop()`, `stopRedisServers()`, the test process's exit); `kill()` keeps it
+   * for `restart()`. @default none
+   */
+  dir?: string;
 }
 
 /** Spawns redis-server on `port` with `extra` arguments; null when a port is taken. */
@@ -101,9 +110,16 @@ async function startOnce(port: number, o: RedisServerOptions): Promise<RedisServ
     running.delete(server);
     const { child, exited } = current!;
     if (child.exitCode === null && child.signalCode === null) {
+      // A paused server (SIGSTOP) would not act on SIGTERM.
+      child.kill('SIGCONT');
       child.kill(signal);
       await exited;
     }
+  };
+  const stop = async (): Promise<void> => {
+    await gone('SIGTERM');
+    if (o.dir) rmSync(o.dir, { recursive: true, force: true });
+    dirs.delete(server);
   };
   const restart = async (): Promise<void> => {
     await gone('SIGKILL');
@@ -117,10 +133,11 @@ async function startOnce(port: number, o: RedisServerOptions): Promise<RedisServ
     url: `redis://${password ? `:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}`,
     process: current.child,
     kill: () => gone('SIGKILL'),
-    stop: () => gone('SIGTERM'),
+    stop,
     restart,
   };
   running.add(server);
+  if (o.dir) dirs.set(server, o.dir);
   return server;
 }
 
@@ -135,7 +152,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   throw new Error('redis-server: no free port after 5 attempts');
 }
 
-/** Stops every redis-server this module started (afterAll). */
+/** Stops every redis-server this module started (afterAll), and removes their directories. */
 export async function stopRedisServers(): Promise<void> {
-  await Promise.all([...running].map((s) => s.stop()));
+  await Promise.all([...new Set([...running, ...dirs.keys()])].map((s) => s.stop()));
 }
