@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // Redis high-availability chaos (a Cluster's failover): `npm run test:redis-ha`, not the suite.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/redis-ha/'],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

@@ -54,7 +54,15 @@ export interface Gateway {
   ws: string;
 }
 
-export async function gateway(simUrl: string, redisUrl: string | null): Promise<Gateway> {
+/**
+ * A built gateway over the simulated Nomad at `simUrl`, on `redis` (a `redis://` URL, the
+ * environment of another form such as `{ REDIS_CLUSTER_NODES }`, or null for none), with `env` added.
+ */
+export async function gateway(
+  simUrl: string,
+  redis: string | Record<string, string> | null,
+  env: Record<string, string> = {},
+): Promise<Gateway> {
   const { child, match } = await startBuiltGateway(
     {
       ...UNCAPPED,
@@ -62,8 +70,9 @@ export async function gateway(simUrl: string, redisUrl: string | null): Promise<
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'warn',
-      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      ...(typeof redis === 'string' ? { REDIS_URL: redis } : (redis ?? {})),
       ...(process.env.REPLICAS_LEASE_TTL_MS ? { LIVE_LEASE_TTL_MS: process.env.REPLICAS_LEASE_TTL_MS } : {}),
+      ...env,
     },
     /ready at (\S+)/,
   );

@@ -7,6 +7,19 @@ import type { NomadSimulator } from '../simulators/nomad';
 import type { OpenStackSimulator } from '../simulators/openstack';
 import { BENCH_TOKEN } from './constants';
 
+/** A bench volume of the Nomad simulator (`seedVolume`, or `POST /_sim/volumes`): 10 GiB, plugin aws-ebs0, namespace default. */
+export function nomadBenchVolume(id: string): Record<string, unknown> {
+  return {
+    ID: id,
+    Name: id,
+    Namespace: 'default',
+    PluginID: 'aws-ebs0',
+    ExternalID: `vol-${id}`,
+    Capacity: 10737418240,
+    RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
+  };
+}
+
 /** Seeds the Nomad benchmark cluster; `volumes` beyond the usual 100 for the take-over measurement (bench/replicas.ts). */
 export function seedNomadBench(sim: NomadSimulator, volumes = 100): void {
   sim.addToken({ secret: BENCH_TOKEN, management: true });
@@ -23,15 +36,7 @@ export function seedNomadBench(sim: NomadSimulator, volumes = 100): void {
   });
   for (let i = 0; i < volumes; i++) {
     const id = `bench-${String(i).padStart(3, '0')}`;
-    sim.seedVolume({
-      ID: id,
-      Name: id,
-      Namespace: 'default',
-      PluginID: 'aws-ebs0',
-      ExternalID: `vol-${id}`,
-      Capacity: 10737418240,
-      RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
-    });
+    sim.seedVolume(nomadBenchVolume(id));
     if (i % 5 === 0) {
       sim.placeAllocation({
         jobId: `job-${i}`,

@@ -27,6 +27,8 @@ export interface RedisHealth {
   topology?: 'server' | 'sentinel' | 'cluster';
   /** On a Cluster: the primaries the client knows. */
   primaries?: number;
+  /** On a Cluster: the primary serving the gateway's slot ({@link LIVE_SLOT}), `host:port`, as the client last learnt it. */
+  slotPrimary?: string;
   message: string;
 }
 
@@ -39,6 +41,12 @@ export interface GatewayRedis {
   /** QUIT (or drop the connection if Redis is gone); never rejects. */
   close(): Promise<void>;
 }
+
+/**
+ * The Cluster slot of every key the gateway writes: `CLUSTER KEYSLOT` of the `{live}` hash tag
+ * (the key prefix cannot carry braces, so it never changes the slot).
+ */
+export const LIVE_SLOT = 3558;
 
 /** Deadline of one Redis command, PING included. */
 const COMMAND_TIMEOUT_MS = 2000;
@@ -137,6 +145,24 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
     lastError = message;
     down = true;
   });
+  if (client instanceof Cluster) {
+    // A node's connection errors (one node down) are not the Cluster's 'error': logged here, each
+    // message once per node until a connection to that node is ready again (ioredis reconnects to a
+    // dead node after every slot refresh, alternating refused and closed).
+    const nodeErrors = new Map<string, Set<string>>();
+    client.on('node error', (err: unknown, node: string) => {
+      const message = redisErrorText(err);
+      const seen = nodeErrors.get(node) ?? new Set<string>();
+      if (!seen.has(message)) logger.warn({ redis: where, node, err: message }, 'redis node error');
+      nodeErrors.set(node, seen.add(message));
+    });
+    client.on('+node', (r: Redis) =>
+      r.once('ready', () => {
+        const node = `${r.options.host}:${r.options.port}`;
+        if (nodeErrors.delete(node)) logger.info({ redis: where, node }, 'redis node connection restored');
+      }),
+    );
+  }
   client.on('ready', () => {
     if (down) logger.info({ redis: where }, 'redis connection restored');
     else logger.info({ redis: where }, 'redis connected');
@@ -157,21 +183,11 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
           message: `not connected (${client.status})${lastError ? `: ${lastError}` : ''}`,
         };
       }
+      if (client instanceof Cluster) return clusterHealth(client, config.keyPrefix);
       const started = process.hrtime.bigint();
       try {
         await client.ping();
         const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-        if (client instanceof Cluster) {
-          const primaries = client.nodes('master').length;
-          return {
-            status: 'UP',
-            latencyMs,
-            role: 'cluster',
-            topology,
-            primaries,
-            message: `PING answered by ${where}`,
-          };
-        }
         const role = await client.call('ROLE').then(
           (r) => (Array.isArray(r) && typeof r[0] === 'string' ? r[0] : undefined),
           () => undefined,
@@ -193,4 +209,38 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
       logger.info({ redis: where }, 'redis connection closed');
     },
   };
+}
+
+/**
+ * A Cluster's health is its {@link LIVE_SLOT}'s: PING goes to any node and answers even while the
+ * Cluster refuses every key (a slot without a primary, `cluster_state:fail`), and every key the
+ * gateway keeps is in that one slot. So the probe is a keyed read there (`EXISTS`), answered by
+ * the primary serving it, after whatever MOVED, ASK or failover ioredis follows within the
+ * command deadline.
+ */
+async function clusterHealth(client: Cluster, keyPrefix: string): Promise<RedisHealth> {
+  const started = process.hrtime.bigint();
+  const primaries = client.nodes('master').length;
+  try {
+    await client.exists(`${keyPrefix}{live}`);
+    const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
+    const slotPrimary = client.slots[LIVE_SLOT]?.[0];
+    return {
+      status: 'UP',
+      latencyMs,
+      role: 'cluster',
+      topology: 'cluster',
+      primaries,
+      ...(slotPrimary ? { slotPrimary } : {}),
+      message: `slot ${LIVE_SLOT} ({live}) answered by its primary${slotPrimary ? ` ${slotPrimary}` : ''}`,
+    };
+  } catch (err) {
+    return {
+      status: 'DOWN',
+      latencyMs: null,
+      topology: 'cluster',
+      primaries,
+      message: `slot ${LIVE_SLOT} ({live}) did not answer: ${redisErrorText(err)}`,
+    };
+  }
 }

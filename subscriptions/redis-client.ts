@@ -44,3 +44,58 @@ export function ownConnection(client: RedisClient, o: OwnConnectionOptions): Red
     connectionName: `${client.options.connectionName ?? 'volume-gateway'}-${o.name}`,
   });
 }
+
+/**
+ * Whether a Cluster refused `err`'s command without running it: its slot is being migrated
+ * (`TRYAGAIN`, or `ASK`/`MOVED` redirections ioredis followed until its `maxRedirections`) or has
+ * no primary for now (`CLUSTERDOWN`, during a failover). Never true of an error after which the
+ * command may have run (a timeout, a closed connection).
+ */
+export function refusedByCluster(err: unknown): boolean {
+  const m = err instanceof Error ? err.message : '';
+  return /^(?:Too many Cluster redirections\. Last error: (?:ReplyError: )?)?(?:TRYAGAIN|MOVED|ASK|CLUSTERDOWN)\b/.test(
+    m,
+  );
+}
+
+/**
+ * Whether ioredis gave up on `err`'s command because the primary of its slot is gone and not
+ * replaced yet: it spent its redirections on closed connections to it (a Cluster failover takes
+ * the node timeout and an election, seconds; ioredis's redirections last about 1.6 s). Every retry
+ * after the first found the connection closed and was not sent; the attempt in flight when the
+ * node died may have run (ioredis itself sends such a command again: at least once).
+ */
+export function slotPrimaryLost(err: unknown): boolean {
+  const m = err instanceof Error ? err.message : '';
+  return m === 'Too many Cluster redirections. Last error: Error: Connection is closed.';
+}
+
+/** Options of {@link whileSlotMoves}. */
+export interface SlotMoveWait {
+  /** Pause between attempts, in ms. @default 100 */
+  everyMs?: number;
+  /**
+   * Longest wait, in ms: then the last refusal is thrown. The default is the default lease TTL: a
+   * fenced write refused that long would find its lease gone anyway. @default 10000
+   */
+  maxMs?: number;
+}
+
+/**
+ * Runs `f` again while its Cluster slot moves: migrated to another primary ({@link refusedByCluster}:
+ * a script or transaction over several keys of the slot is refused with `TRYAGAIN` until the
+ * migration ends, which for the gateway's one slot can take seconds), or failed over to a replica
+ * ({@link slotPrimaryLost}); both last far longer than ioredis's own redirections. A refused command
+ * did not run; after a lost primary, see {@link slotPrimaryLost}.
+ */
+export async function whileSlotMoves<T>(f: () => Promise<T>, o: SlotMoveWait = {}): Promise<T> {
+  const end = Date.now() + (o.maxMs ?? 10_000);
+  for (;;) {
+    try {
+      return await f();
+    } catch (err) {
+      if (!(refusedByCluster(err) || slotPrimaryLost(err)) || Date.now() >= end) throw err;
+      await new Promise((resolve) => setTimeout(resolve, o.everyMs ?? 100));
+    }
+  }
+}

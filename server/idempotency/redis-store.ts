@@ -31,6 +31,7 @@
  *
  * The client is the caller's: this store never connects or closes it (it listens to its events).
  */
+import { Cluster } from 'ioredis';
 import type { RedisClient } from '../../subscriptions/redis-client';
 import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../../subscriptions/operations';
@@ -67,6 +68,8 @@ export interface RedisIdempotencyStoreOptions {
 const CLAIM_ATTEMPTS = 3;
 /** How long a claim waits for a connection that is being made (the command deadline of server/redis.ts). */
 const CONNECT_WAIT_MS = 2000;
+/** Pause between marker checks while a Cluster node is away. */
+const RECHECK_MS = 1000;
 /** Keys written back per pipeline. */
 const WRITE_BACK_BATCH = 500;
 /**
@@ -98,6 +101,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   #recheck: NodeJS.Timeout | null = null;
   /** A check is running now. */
   #checking = false;
+  /** A Cluster node was lost and no marker check has succeeded since. */
+  #rechecking = false;
 
   constructor(o: RedisIdempotencyStoreOptions) {
     this.#client = o.client;
@@ -108,12 +113,22 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.#local = new InProcessIdempotencyStore({ maxEntries: o.localEntries ?? 10_000 });
     // Every (re)connect is checked before anything else this store sends on it.
     this.#client.on('ready', () => {
-      this.#startCheck();
+      void this.#startCheck();
       this.#nextReady?.resolve();
       this.#nextReady = null;
     });
     this.#client.on('close', () => (this.#check = null));
-    if (this.#client.status === 'ready') this.#startCheck();
+    if (this.#client instanceof Cluster) {
+      // A Cluster stays 'ready' while one node goes and comes back (maybe empty, restarted without
+      // persistence): losing a node's connection is this store's disconnect. Claims check again
+      // from then on, and so does this store, until a check succeeds: the write-back of a node
+      // that came back empty does not wait for a claim.
+      this.#client.on('-node', () => {
+        this.#check = null;
+        this.#recheckAfterNodeLoss();
+      });
+    }
+    if (this.#client.status === 'ready') void this.#startCheck();
   }
 
   /** The Redis key of a scoped key (exposed for tests and operators). */
@@ -194,7 +209,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  #startCheck(): void {
+  /** Starts the marker check (reported when it fails, unless `quiet`); answers it. */
+  #startCheck(quiet = false): Promise<void> {
     const check = this.#verify();
     this.#check = check;
     this.#checking = true;
@@ -202,8 +218,27 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     check.catch((err: unknown) => {
       // Checked again by the next claim (or the next reconnect); claims wait for it meanwhile.
       if (this.#check === check) this.#check = null;
-      this.#onError('check', err);
+      if (!quiet) this.#onError('check', err);
     });
+    return check;
+  }
+
+  /** Checks every {@link RECHECK_MS} until a check succeeds (once per loss of a Cluster node; failures reported once). */
+  #recheckAfterNodeLoss(): void {
+    if (this.#rechecking) return;
+    this.#rechecking = true;
+    let reported = false;
+    const attempt = (): void => {
+      setTimeout(() => {
+        const check = this.#check ?? this.#startCheck(reported);
+        reported = true;
+        check.then(
+          () => (this.#rechecking = false),
+          () => attempt(),
+        );
+      }, RECHECK_MS).unref();
+    };
+    attempt();
   }
 
   /**
@@ -212,13 +247,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
    */
   async #checkedNow(): Promise<void> {
     await this.#whenChecked();
-    if (!this.#checking) this.#startCheck();
+    if (!this.#checking) void this.#startCheck();
     await this.#check;
   }
 
   /** Resolves once this connection's marker check is done; rejects when there is no connection within the wait. */
   async #whenChecked(): Promise<void> {
-    if (!this.#check && this.#client.status === 'ready') this.#startCheck();
+    if (!this.#check && this.#client.status === 'ready') void this.#startCheck();
     if (!this.#check) {
       // Being made (the first connect, or just after a reconnect began): wait a little for it.
       if (!this.#nextReady) {
@@ -264,7 +299,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (!lost) {
       this.#refuseUntil = Math.max(this.#refuseUntil, Date.now() + FAILOVER_SETTLE_MS);
       if (this.#recheck) clearTimeout(this.#recheck);
-      this.#recheck = setTimeout(() => this.#startCheck(), FAILOVER_SETTLE_MS);
+      this.#recheck = setTimeout(() => void this.#startCheck(), FAILOVER_SETTLE_MS);
       this.#recheck.unref();
       await this.#writeBack();
       this.#marker = marker;

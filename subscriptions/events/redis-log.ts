@@ -20,7 +20,7 @@
  * The client is the caller's: the log never connects or closes it (only the reader's duplicate).
  */
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../redis-client';
+import { whileSlotMoves, type RedisClient } from '../redis-client';
 import { CursorExpiredError } from '../../adapters/contract/errors';
 import { decodeCursor, encodeCursor } from './cursor';
 import { LeaseLostError } from './errors';
@@ -135,17 +135,23 @@ export class RedisEventLog implements EventLog {
 
   async appendMany(changes: readonly ChangeInput[], options: AppendOptions = {}): Promise<ChangeEvent[]> {
     if (changes.length === 0 && !options.keep) return [];
-    const r = await appendScript(this.#client, this.keys, {
-      newLogId: newLogId(),
-      maxEvents: this.#maxEvents,
-      minId: this.#now() - this.#retentionMs,
-      now: this.#now(),
-      holdMs: this.#holdMs,
-      fence: options.fence,
-      keep: options.keep,
-      onceKey: `${this.#prefix}{live}:append:${randomBytes(9).toString('base64url')}`,
-      payloads: changes.map((c) => JSON.stringify(c)),
-    });
+    // One key per append, the same on every attempt: a re-sent append is not appended twice.
+    const onceKey = `${this.#prefix}{live}:append:${randomBytes(9).toString('base64url')}`;
+    // On a Cluster, a migration of the log's slot refuses the script (its keys split over two
+    // nodes) for as long as it lasts; a refused script did not run, so it is sent again.
+    const r = await whileSlotMoves(() =>
+      appendScript(this.#client, this.keys, {
+        newLogId: newLogId(),
+        maxEvents: this.#maxEvents,
+        minId: this.#now() - this.#retentionMs,
+        now: this.#now(),
+        holdMs: this.#holdMs,
+        fence: options.fence,
+        keep: options.keep,
+        onceKey,
+        payloads: changes.map((c) => JSON.stringify(c)),
+      }),
+    );
     if (r === null) throw new LeaseLostError(options.fence!.key);
     return changes.map((c, i) => ({ ...c, cursor: cursorOf(r.logId, r.ids[i]!) }));
   }

@@ -18,7 +18,7 @@
  * The client is the caller's: this store never connects or closes it.
  */
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '../redis-client';
+import { whileSlotMoves, type RedisClient } from '../redis-client';
 import { BackendUnavailableError } from '../../adapters/contract/errors';
 import { FENCED_WRITE, OperationKeys } from './redis-keys';
 import {
@@ -48,6 +48,14 @@ export interface RedisOperationStoreOptions {
   /** Called when a Redis read or write fails (the server logs it). Must not throw. @default none */
   onError?: (op: 'put' | 'get' | 'forTarget', err: unknown) => void;
 }
+
+/**
+ * How long a write waits while a Cluster refuses it because the `{live}` slot is migrating (the
+ * script's keys split over two nodes, or the record not there yet: TRYAGAIN until the migration
+ * ends). Long enough for a migration of the slot, short for a caller's mutation; past it the record
+ * is kept here and written at its next write or after the next resync.
+ */
+const SLOT_MOVE_WAIT_MS = 5000;
 
 type WriteReply = [number, number, string];
 /** The client with the fenced write defined (EVALSHA, loading the script once per connection). */
@@ -141,21 +149,25 @@ export class RedisOperationStore implements SharedOperationStore {
     driver: string | null,
   ): Promise<FencedWrite & { driver?: string }> {
     const terminal = TERMINAL.has(r.state);
-    const [ok, version, stored] = await (this.#client as FencedClient).vgOperationWrite(
-      this.keys.record(r.id),
-      this.keys.target(r.targetId),
-      this.keys.running,
-      this.keys.stream,
-      expected,
-      JSON.stringify(r),
-      r.state,
-      driver ?? '',
-      this.ttlMs(r),
-      r.deadline,
-      terminal ? '1' : '0',
-      r.id,
-      this.#maxLen,
-      this.replica,
+    const [ok, version, stored] = await whileSlotMoves(
+      () =>
+        (this.#client as FencedClient).vgOperationWrite(
+          this.keys.record(r.id),
+          this.keys.target(r.targetId),
+          this.keys.running,
+          this.keys.stream,
+          expected,
+          JSON.stringify(r),
+          r.state,
+          driver ?? '',
+          this.ttlMs(r),
+          r.deadline,
+          terminal ? '1' : '0',
+          r.id,
+          this.#maxLen,
+          this.replica,
+        ),
+      { maxMs: SLOT_MOVE_WAIT_MS },
     );
     if (ok !== 1) return { written: false, version, driver: stored };
     await this.#local.put(r);

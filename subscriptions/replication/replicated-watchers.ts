@@ -247,7 +247,9 @@ export class ReplicatedWatchers implements WatcherSource {
     const w = e.leased;
     const id = e.backend.id;
     if (!w || !e.takeover || !w.current || this.#follower?.catchingUp(id)) return;
-    if (this.#o.followingSince && !this.#o.followingSince(e.gainedAt)) return;
+    // The view must hold everything appended before the lease was gained (or the resync began):
+    // what the old holder, or an append that only seemed to fail, put in the log is not sent again.
+    if (this.#o.followingSince && !this.#o.followingSince(Math.max(e.gainedAt, e.resyncSince ?? 0))) return;
     // After a loss, compare with the view rebuilt from Redis (loaded as is only if none comes).
     const waiting = Date.now() - (e.resyncSince ?? 0) < RESYNC_WAIT_MS && !this.#follower?.unusable(id);
     if (e.resyncSince !== null && !this.view.complete(id) && waiting) return;

@@ -1,13 +1,15 @@
 /**
- * Scale-out chaos (issue 29): two gateway replicas (child processes) on one real redis-server, one
+ * Scale-out chaos (issue 29): two gateway replicas (child processes) on one real redis-server (or,
+ * with `VG_TEST_REDIS=cluster` as `npm run test:redis-ha` sets, a real Redis Cluster), one
  * Nomad simulator. One replica holds the watcher lease and appends to the shared log; both fan out
  * from it. Asserted by sequence (the events each subscriber received, their cursors and order),
  * never by a sleep: kill -9 of the holder, a holder paused past its lease (fencing), a client that
- * resumes with its cursor on the other replica, and Redis restarted empty.
+ * resumes with its cursor on the other replica, and Redis restarted empty (on a Cluster: the primary
+ * serving the gateway's slot, which rejoins empty).
  */
-import { Redis } from 'ioredis';
 import { disposeAll, seedVolumes, startNomad } from '../support/harness';
-import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
+import { stopRedisServers } from '../support/redis';
+import { startSharedRedis, type SharedRedisUnderTest } from '../support/redis-topology';
 import { until } from '../support/until';
 
 /** `until` with a bound for a loaded machine: processes here wait out leases and hand-overs. */
@@ -16,7 +18,9 @@ const wait = (check: () => boolean | Promise<boolean>, what: string | (() => str
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT } from '../support/constants';
 import {
+  created,
   gql,
+  nativeOf,
   nomadBackend,
   readyz,
   role,
@@ -27,17 +31,8 @@ import {
   type Subscriber,
 } from './support';
 
-/** The native id of a volume's global id. */
-const nativeOf = (id: string | null): string =>
-  id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
-const created = (s: Subscriber): string[] =>
-  s
-    .changes()
-    .filter((e) => e.type === 'CREATED')
-    .map((e) => nativeOf(e.volumeId));
-
 describe('replicas on one Redis (live path)', () => {
-  let redis: RedisServerUnderTest;
+  let redis: SharedRedisUnderTest;
   let sim: NomadSimulator;
   let a: Replica;
   let b: Replica;
@@ -47,13 +42,13 @@ describe('replicas on one Redis (live path)', () => {
   const create = (): string => seedVolumes(sim, 1, 'default', `x${++n}`)[0]!;
 
   beforeAll(async () => {
-    redis = await startRedisServer();
+    redis = await startSharedRedis();
     sim = await startNomad();
     sim.addToken({ secret: SERVICE_TOKEN, management: true });
     seedVolumes(sim, 2);
     [a, b] = await Promise.all([
-      startReplica('a', redis.url, nomadBackend(sim.url)),
-      startReplica('b', redis.url, nomadBackend(sim.url)),
+      startReplica('a', redis.env, nomadBackend(sim.url)),
+      startReplica('b', redis.env, nomadBackend(sim.url)),
     ]);
   }, 90_000);
   afterAll(async () => {
@@ -151,7 +146,7 @@ describe('replicas on one Redis (live path)', () => {
       `failover: kill -9 of the holder → next event delivered on the other replica in ${failoverMs} ms (lease TTL 1500 ms)`,
     );
     // Back to two replicas for what follows.
-    const again = await startReplica(holder.name, redis.url, nomadBackend(sim.url));
+    const again = await startReplica(holder.name, redis.env, nomadBackend(sim.url));
     if (holder === a) a = again;
     else b = again;
   }, 90_000);
@@ -175,7 +170,7 @@ describe('replicas on one Redis (live path)', () => {
       await wait(() => created(watching).length >= 3, 'a change after SIGCONT');
       expect(created(watching)).toEqual(made);
       // The log itself holds each once: the paused holder's late appends were refused.
-      const r = new Redis(redis.url);
+      const r = redis.connect();
       try {
         const entries = (await r.xrange('scale:{live}:events', '-', '+')) as Array<[string, string[]]>;
         const ids = entries

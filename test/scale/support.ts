@@ -22,8 +22,8 @@ export const nomadBackend = (url: string): Record<string, string> => ({
 });
 
 /**
- * Starts a replica sharing a Redis (its URL, or the environment of another form: Sentinel,
- * Cluster), over the backends `backends` configures (e.g. {@link nomadBackend}).
+ * Starts a replica sharing `redis` (a `redis://` URL, or the environment of another form, e.g.
+ * `{ REDIS_CLUSTER_NODES: cluster.seeds }`), over the backends `backends` configures (e.g. {@link nomadBackend}).
  */
 export async function startReplica(
   name: string,
@@ -89,6 +89,34 @@ export interface Subscriber {
   /** The non-SUBSCRIBED events, as `type volume-native-id` strings. */
   changes(): Received[];
   dispose(): Promise<void>;
+}
+
+/** The native id of a volume's global id. */
+export const nativeOf = (id: string | null): string =>
+  id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
+
+/** The native ids of the volumes whose CREATED a subscriber received, in the order received. */
+export const created = (s: Subscriber): string[] =>
+  s
+    .changes()
+    .filter((e) => e.type === 'CREATED')
+    .map((e) => nativeOf(e.volumeId));
+
+/**
+ * Waits until every subscriber received a CREATED for each volume of `made`, then expects exactly
+ * those, once each, in the order made, and no error.
+ */
+export async function expectEachCreatedOnce(made: readonly string[], ...subs: Subscriber[]): Promise<void> {
+  await until(
+    () => subs.every((s) => created(s).length >= made.length),
+    () =>
+      `every change on every subscriber (${made.length} made; ${subs.map((s) => created(s).length).join(', ')} received)`,
+    30_000,
+  );
+  for (const s of subs) {
+    expect(created(s)).toEqual(made);
+    expect(s.errors).toEqual([]);
+  }
 }
 
 const SUB = `subscription($since: String) { volumeChanged(since: $since) { type volumeId cursor previousStatus } }`;

@@ -4,9 +4,10 @@
  * port, two gateways sharing it and the OpenStack simulator counting Cinder creates. Before, a retry
  * after the restart found no key and created a second volume. Now a marker key tells each replica
  * that Redis lost its data; it writes back the keys it holds and refuses creates with other keys
- * for the claim TTL (BACKEND_UNAVAILABLE, retryable, retryAfterSeconds).
+ * for the claim TTL (BACKEND_UNAVAILABLE, retryable, retryAfterSeconds). With `VG_TEST_REDIS=cluster`
+ * (`npm run test:redis-ha`), on a Redis Cluster whose primary serving the gateway's slot is killed
+ * and rejoins empty.
  */
-import { Redis } from 'ioredis';
 import { IdempotencyRecoveringError, RedisIdempotencyStore, type IdempotencyRecovery } from '../../server/idempotency';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from '../../domain/idempotency';
 import {
@@ -16,13 +17,15 @@ import {
   type GatewayUnderTest,
   type OpenStackUnderTest,
 } from '../support/harness';
-import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
+import { stopRedisServers } from '../support/redis';
+import { keysOf, startSharedRedis, type SharedRedisUnderTest } from '../support/redis-topology';
+import type { RedisClient } from '../../subscriptions/redis-client';
 import { until } from '../support/until';
 
 const CREATE = 'mutation($i: CreateVolumeInput!) { createVolume(input: $i) { volume { id } operation { id } } }';
 
 describe('idempotency keys over a Redis restart that lost its data (two gateways)', () => {
-  let redis: RedisServerUnderTest;
+  let redis: SharedRedisUnderTest;
   let os: OpenStackUnderTest;
   let a: GatewayUnderTest;
   let b: GatewayUnderTest;
@@ -38,11 +41,11 @@ describe('idempotency keys over a Redis restart that lost its data (two gateways
   });
 
   beforeAll(async () => {
-    redis = await startRedisServer();
+    redis = await startSharedRedis();
     os = await startOpenStack({ delays: { createMs: 30 } });
     const options = {
       operationOptions: { pollMs: 20, maxPollMs: 50 },
-      redis: { url: redis.url, keyPrefix: 'restart:' },
+      redis: redis.gatewayConfig('restart:'),
     };
     a = await startGatewayFor([os.backend('os')], options);
     b = await startGatewayFor([os.backend('os')], options);
@@ -68,7 +71,7 @@ describe('idempotency keys over a Redis restart that lost its data (two gateways
       os.sim.setLatency(0, 'cinder');
     }
     await redis.restart();
-    const probe = new Redis(redis.url);
+    const probe = redis.connect();
     try {
       // The retry (refused with BACKEND_UNAVAILABLE only while nothing can tell) gets the first result: one create in Cinder.
       let retry: { body: any } | undefined;
@@ -86,12 +89,12 @@ describe('idempotency keys over a Redis restart that lost its data (two gateways
       expect(creates()).toBe(2);
       // A found the loss on reconnecting and wrote back both keys, done, with what they had left.
       await until(
-        async () => (await probe.keys('restart:{live}:idempotency:*')).length === 2,
+        async () => (await keysOf(probe, 'restart:{live}:idempotency:*')).length === 2,
         'A to write its keys back',
         30_000,
         100,
       );
-      for (const key of await probe.keys('restart:{live}:idempotency:*')) {
+      for (const key of await keysOf(probe, 'restart:{live}:idempotency:*')) {
         expect(JSON.parse((await probe.get(key))!)).toMatchObject({
           state: 'done',
           result: { operation: expect.any(String) },
@@ -139,17 +142,17 @@ describe('idempotency keys over a Redis restart that lost its data (two gateways
 });
 
 describe('RedisIdempotencyStore over a Redis restart', () => {
-  let redis: RedisServerUnderTest;
-  const clients: Redis[] = [];
+  let redis: SharedRedisUnderTest;
+  const clients: RedisClient[] = [];
   afterAll(async () => {
     for (const c of clients) c.disconnect();
     await stopRedisServers();
   });
 
   it('should write back what each replica holds, refuse other keys for the window, then claim again', async () => {
-    redis = await startRedisServer();
-    const client = (): Redis => {
-      const c = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+    redis = await startSharedRedis();
+    const client = (): RedisClient => {
+      const c = redis.connect({ maxRetriesPerRequest: 1, retryStrategy: () => 100 });
       c.on('error', () => {});
       clients.push(c);
       return c;

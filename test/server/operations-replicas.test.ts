@@ -1,6 +1,7 @@
 /**
  * Tracked operations across replicas (issue 29, item 5; docs/scaling.md): two gateway processes
- * (server/main.ts) on one real redis-server, both on the same OpenStack simulator through two
+ * (server/main.ts) on one real redis-server (or a real Redis Cluster with `VG_TEST_REDIS=cluster`,
+ * as `npm run test:redis-ha` runs it), both on the same OpenStack simulator through two
  * backends: `osw` with the gateway's service credential (a watcher), `osp` without (operations
  * polled with the caller's token). Replica A starts the operations and is killed with SIGKILL.
  * - B's `operationUpdated` (graphql-ws) follows an attach A drives, in order, to SUCCEEDED;
@@ -14,13 +15,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { ackedClient } from '../ws/helpers';
 import { RedisOperationStore } from '../../subscriptions/operations';
-import type { OperationRecord } from '../../adapters/contract/model';
+import { operationRecord as record } from '../support/operation-record';
 import { disposeAll, OS, startOpenStack, type OpenStackUnderTest } from '../support/harness';
 import { startGatewayProcess } from '../support/gateway-process';
-import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
+import { stopRedisServers } from '../support/redis';
+import { keysOf, startSharedRedis, type SharedRedisUnderTest } from '../support/redis-topology';
+import type { RedisClient } from '../../subscriptions/redis-client';
 import { isTerminal, settle } from '../support/until';
 
 const PREFIX = 'ops:';
@@ -32,9 +34,9 @@ const POLLED_TIMEOUT_MS = 6_000;
 
 type Gateway = ReturnType<typeof startGatewayProcess> & { url: string };
 
-let redis: RedisServerUnderTest;
+let redis: SharedRedisUnderTest;
 let os: OpenStackUnderTest;
-let probe: Redis;
+let probe: RedisClient;
 let a: Gateway;
 let b: Gateway;
 /** Paused (SIGSTOP) while B takes its operation over, then resumed. */
@@ -62,9 +64,9 @@ async function start(config: string): Promise<Gateway> {
 }
 
 beforeAll(async () => {
-  redis = await startRedisServer();
+  redis = await startSharedRedis();
   os = await startOpenStack();
-  probe = new Redis(redis.url);
+  probe = redis.connect();
   probe.on('error', () => {});
   const service = { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' };
   const backend = { kind: 'openstack', url: os.keystoneUrl, region: 'RegionOne', interface: 'public' };
@@ -76,7 +78,7 @@ beforeAll(async () => {
         { ...backend, id: 'osw', auth: service, watchFastMs: 50, watchSlowMs: 100 },
         { ...backend, id: 'osp', operationTimeoutMs: POLLED_TIMEOUT_MS },
       ],
-      redis: { url: redis.url, keyPrefix: PREFIX },
+      redis: { ...redis.config, keyPrefix: PREFIX },
     }),
   );
   [a, b, c] = await Promise.all([start(config), start(config), start(config)]);
@@ -138,7 +140,7 @@ it('should finish on B what A drove when A is killed (TIMED_OUT naming A at the 
   const w = (await gql(a, EXTEND, { i: { volumeId: gid('osw', watched), newSizeGiB: 2 } })).extendVolume.operation;
   const paused = os.sim.seedVolume({ project: os.demo, name: 'paused', size: 1 });
   const pc = (await gql(c, EXTEND, { i: { volumeId: gid('osw', paused), newSizeGiB: 2 } })).extendVolume.operation;
-  const replicaC = (await probe.keys(`${PREFIX}{live}:replica:*`)).find((k) => k.includes(`-${c.child.pid}-`));
+  const replicaC = (await keysOf(probe, `${PREFIX}{live}:replica:*`)).find((k) => k.includes(`-${c.child.pid}-`));
   expect(replicaC).toBeDefined();
   const startedAt = Date.now();
   c.child.kill('SIGSTOP');
@@ -238,26 +240,6 @@ it('should write back, once Redis is back empty, an operation that finished on B
   expect(await probe.zrange(`${PREFIX}{live}:operations-running`, 0, -1)).toEqual([]);
 }, 90_000);
 
-function record(over: Partial<OperationRecord> = {}): OperationRecord {
-  const now = Date.now();
-  return {
-    __typename: 'VolumeOperation',
-    id: `op-${Math.random().toString(36).slice(2)}`,
-    kind: 'ATTACH_VOLUME',
-    backend: 'osp',
-    scope: 'p',
-    targetId: 't',
-    state: 'PENDING',
-    backendStatus: null,
-    failureReason: null,
-    createdAt: now,
-    updatedAt: now,
-    deadline: now + 120_000,
-    owner: 'o',
-    ...over,
-  };
-}
-
 /** An operation's native id (the record key's) from its global id. */
 function nativeOf(globalId: string): string {
   return (JSON.parse(Buffer.from(globalId, 'base64url').toString()) as string[])[3]!;
@@ -266,7 +248,7 @@ function nativeOf(globalId: string): string {
 /** Every key under the prefix and what it holds, as one text. */
 async function dumpKeys(): Promise<string> {
   const out: string[] = [];
-  for (const key of await probe.keys(`${PREFIX}*`)) {
+  for (const key of await keysOf(probe, `${PREFIX}*`)) {
     const type = await probe.type(key);
     if (type === 'hash') out.push(JSON.stringify(await probe.hgetall(key)));
     else if (type === 'stream') out.push(JSON.stringify(await probe.xrange(key, '-', '+')));

@@ -18,6 +18,7 @@ import {
   type OpenStackUnderTest,
   waitOperation,
 } from '../support/harness';
+import { operationRecord } from '../support/operation-record';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 
 const root = join(__dirname, '..', '..');
@@ -49,25 +50,8 @@ async function until<T>(probe: () => Promise<T>, done: (v: T) => boolean, tries 
   return v;
 }
 
-function record(over: Partial<OperationRecord> = {}): OperationRecord {
-  const now = Date.now();
-  return {
-    __typename: 'VolumeOperation',
-    id: `op-${Math.random().toString(36).slice(2)}`,
-    kind: 'CREATE_VOLUME',
-    backend: 'os',
-    scope: 'p',
-    targetId: 't',
-    state: 'PENDING',
-    backendStatus: null,
-    failureReason: null,
-    createdAt: now,
-    updatedAt: now,
-    deadline: now + 120_000,
-    owner: 'o',
-    ...over,
-  };
-}
+const record = (over: Partial<OperationRecord> = {}): OperationRecord =>
+  operationRecord({ kind: 'CREATE_VOLUME', backend: 'os', ...over });
 
 describe('two gateways sharing one Redis', () => {
   let redis: RedisServerUnderTest;

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
@@ -27,9 +27,12 @@ export interface RedisServerUnderTest {
 }
 
 const running = new Set<RedisServerUnderTest>();
-// A test process that dies without afterAll must not leave servers behind.
+/** The directories of the servers started with one ({@link RedisServerOptions.dir}), until stopped. */
+const dirs = new Map<RedisServerUnderTest, string>();
+// A test process that dies without afterAll must not leave servers (or their directories) behind.
 process.once('exit', () => {
   for (const s of running) s.process.kill('SIGKILL');
+  for (const d of dirs.values()) rmSync(d, { recursive: true, force: true });
 });
 
 /** A TCP port free on 127.0.0.1 now (another process may take it before it is bound: callers retry). */
@@ -41,6 +44,23 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Options of {@link startRedisServer}. */
+export interface RedisServerOptions {
+  /** `requirepass`. @default none */
+  password?: string;
+  /**
+   * More redis-server arguments (e.g. a Cluster node's) for the server on `port`, asked for again
+   * on each attempt, so that ports they name can be chosen afresh when one was taken. @default none
+   */
+  args?: (port: number) => Promise<string[]>;
+  /**
+   * A directory of the server's own (its `--dir`, a Cluster node's `nodes.conf`): removed once the
+   * server is stopped (`stop()`, `stopRedisServers()`, the test process's exit); `kill()` keeps it
+   * for `restart()`. @default none
+   */
+  dir?: string;
+}
+
 /**
  * Spawns redis-server on `port` (with `args` after the defaults; `sentinel: true` runs it as a
  * sentinel with the config file `args[0]`); null when the port is taken.
@@ -48,7 +68,7 @@ export async function freePort(): Promise<number> {
 export async function spawnRedis(
   port: number,
   password: string | undefined,
-  o: { args?: string[]; sentinel?: boolean } = {},
+  o: { args?: readonly string[]; sentinel?: boolean } = {},
 ): Promise<{ child: ChildProcess; exited: Promise<unknown> } | null> {
   const args = [
     '--port',
@@ -84,7 +104,8 @@ export async function spawnRedis(
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    void exited.then(() => resolve(false));
+    // 'close', not 'exit': the last of its output (why it stopped) may come after 'exit'.
+    child.once('close', () => resolve(false));
   });
   if (!(await ready)) {
     // Most likely the port was taken between choosing and binding it: the caller retries.
@@ -94,20 +115,29 @@ export async function spawnRedis(
   return { child, exited };
 }
 
-async function startOnce(port: number, password: string | undefined): Promise<RedisServerUnderTest | null> {
-  let current = await spawnRedis(port, password);
+async function startOnce(port: number, o: RedisServerOptions): Promise<RedisServerUnderTest | null> {
+  const { password } = o;
+  const extra = (await o.args?.(port)) ?? [];
+  let current = await spawnRedis(port, password, { args: extra });
   if (!current) return null;
   const gone = async (signal: NodeJS.Signals): Promise<void> => {
     running.delete(server);
     const { child, exited } = current!;
     if (child.exitCode === null && child.signalCode === null) {
+      // A paused server (SIGSTOP) would not act on SIGTERM.
+      child.kill('SIGCONT');
       child.kill(signal);
       await exited;
     }
   };
+  const stop = async (): Promise<void> => {
+    await gone('SIGTERM');
+    if (o.dir) rmSync(o.dir, { recursive: true, force: true });
+    dirs.delete(server);
+  };
   const restart = async (): Promise<void> => {
     await gone('SIGKILL');
-    current = await spawnRedis(port, password);
+    current = await spawnRedis(port, password, { args: extra });
     if (!current) throw new Error(`redis-server: port ${port} was taken before the restart`);
     server.process = current.child;
     running.add(server);
@@ -117,25 +147,26 @@ async function startOnce(port: number, password: string | undefined): Promise<Re
     url: `redis://${password ? `:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}`,
     process: current.child,
     kill: () => gone('SIGKILL'),
-    stop: () => gone('SIGTERM'),
+    stop,
     restart,
   };
   running.add(server);
+  if (o.dir) dirs.set(server, o.dir);
   return server;
 }
 
 /** Starts redis-server on a free loopback port (no persistence, not daemonized), with `requirepass` when `password` is given. */
-export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServerUnderTest> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServerUnderTest> {
   if (!existsSync(REDIS_SERVER))
     throw new Error(`${REDIS_SERVER} is missing: run scripts/system-deps.sh (Debian package redis-server)`);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const server = await startOnce(await freePort(), options.password);
+    const server = await startOnce(await freePort(), options);
     if (server) return server;
   }
   throw new Error('redis-server: no free port after 5 attempts');
 }
 
-/** Stops every redis-server this module started (afterAll). */
+/** Stops every redis-server this module started (afterAll), and removes their directories. */
 export async function stopRedisServers(): Promise<void> {
-  await Promise.all([...running].map((s) => s.stop()));
+  await Promise.all([...new Set([...running, ...dirs.keys()])].map((s) => s.stop()));
 }
