@@ -117,7 +117,7 @@ export const BENCHES: Bench[] = [
     // Its figures are Sentinel's and the gateways' timeouts, not CPU-bound work.
     shares: true,
     quick: { SENTINEL_SHORT: '1' },
-    check: {},
+    check: { SENTINEL_PHASE_MS: '500' },
     figures: (md) => {
       const m = /Worst failover to the next delivered event: (\d+) ms; events lost (\d+), duplicated (\d+)/.exec(md);
       return m ? [['Sentinel failover to the next event ms (lost / duplicated)', `${m[1]} (${m[2]} / ${m[3]})`]] : [];

@@ -12,6 +12,8 @@
  *
  *   node --import tsx bench/sentinel-failover.ts     (SENTINEL_SHORT=1: one run)
  *   SENTINEL_RUNS=n                                  runs (default 3, short 1)
+ *   SENTINEL_PHASE_MS=n                              creating before the kill and after the failover
+ *                                                    (default 2000 and 3000; the suite's check: 500 each)
  */
 import { join } from 'node:path';
 import { seedVolumes, startNomad } from '../test/support/harness';
@@ -23,6 +25,7 @@ import { writeSection } from './results-file';
 const short = process.env.SENTINEL_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const runs = Number(process.env.SENTINEL_RUNS ?? (short ? 1 : 3));
+const phase = process.env.SENTINEL_PHASE_MS === undefined ? null : Number(process.env.SENTINEL_PHASE_MS);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const nativeOf = (id: string | null): string =>
@@ -76,13 +79,13 @@ async function once(run: number): Promise<Run> {
         if (e.type === 'CREATED' && !receivedAt.has(id)) receivedAt.set(id, Date.now());
       }
     }, 10);
-    await sleep(2000);
+    await sleep(phase ?? 2000);
     const from = await set.primaryPort();
     await set.nodes.find((x) => x.port === from)!.kill();
     const killedAt = Date.now();
     await set.failedOver(from);
     const sentinelsMs = Date.now() - killedAt;
-    await sleep(3000);
+    await sleep(phase ?? 3000);
     creating = false;
     await maker;
     await until(() => receivedAt.size >= createdAt.size, 'every volume to reach the subscriber', 30_000).catch(
