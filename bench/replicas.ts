@@ -36,7 +36,8 @@ import WebSocket from 'ws';
 import { forkClients, open } from './clients';
 import { BENCH_TOKEN } from './constants';
 import { killStarted, machineFacts, start } from './processes';
-import { churn, gateway, holder, kindOf, post, sleep, startRedis, type Gateway } from './replicas-processes';
+import { startRedisServer } from '../test/support/redis';
+import { churn, gateway, holder, kindOf, post, sleep, type Gateway } from './replicas-processes';
 import { writeSection } from './results-file';
 
 const short = process.env.REPLICAS_SHORT === '1';
@@ -200,7 +201,7 @@ async function takeover(redisUrl: string, volumes: number): Promise<Takeover> {
 async function main(): Promise<void> {
   const { match } = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const simUrl = match[1]!;
-  const redis = await startRedis();
+  const redis = await startRedisServer();
   const flush = async (): Promise<void> => {
     const r = new Redis(redis.url);
     await r.flushall();
@@ -235,7 +236,7 @@ async function main(): Promise<void> {
     if (big) console.log(`take-over at ${volumes} volumes: lease ${big.leaseMs} ms, current ${big.currentMs} ms`);
     report(loads, times, big);
   } finally {
-    redis.child.kill('SIGKILL');
+    await redis.kill();
     killStarted();
   }
 }
