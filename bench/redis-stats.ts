@@ -34,13 +34,22 @@ export interface RedisWindow {
   ms: number;
 }
 
-async function read(r: Redis, stream: string): Promise<Reading> {
-  const info = (await r.call('INFO', 'cpu', 'commandstats')) as string;
-  let entriesAdded = 0;
-  if ((await r.exists(stream)) === 1) {
+/** A reading's INFO, as MONITOR shows it. */
+const READING = 'info cpu commandstats';
+
+/**
+ * One reading. The stream is read before the INFO in the first reading and after it in the last,
+ * so that the window between the two INFOs holds none of the benchmark's own commands.
+ */
+async function read(r: Redis, stream: string, first: boolean): Promise<Reading> {
+  const entries = async (): Promise<number> => {
+    if ((await r.exists(stream)) === 0) return 0;
     const x = (await r.call('XINFO', 'STREAM', stream)) as unknown[];
-    entriesAdded = Number(x[x.indexOf('entries-added') + 1]);
-  }
+    return Number(x[x.indexOf('entries-added') + 1]);
+  };
+  const early = first ? await entries() : 0;
+  const info = (await r.call('INFO', 'cpu', 'commandstats')) as string;
+  const entriesAdded = first ? early : await entries();
   const commands = new Map<string, CommandStat>();
   for (const m of info.matchAll(/^cmdstat_(\S+?):calls=(\d+),usec=(\d+)/gm))
     commands.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
@@ -54,17 +63,27 @@ async function read(r: Redis, stream: string): Promise<Reading> {
  */
 export async function watchRedis(r: Redis, stream: string): Promise<{ stop(): Promise<RedisWindow> }> {
   const monitor = await r.monitor();
-  /** Calls inside scripts by command and first argument (`name sub`). */
+  /** Calls inside scripts by command and first argument (`name sub`), between the two readings. */
   const inScripts = new Map<string, number>();
+  // MONITOR lists commands in the order Redis ran them, the readings' own INFO among them: the
+  // calls between those two are the ones the commandstats delta counts.
+  let readings = 0;
+  let secondSeen: () => void = () => {};
+  const second = new Promise<void>((resolve) => (secondSeen = resolve));
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source !== 'lua') return;
+    if (args.join(' ').toLowerCase() === READING) {
+      if (++readings === 2) secondSeen();
+      return;
+    }
+    if (source !== 'lua' || readings !== 1) return;
     const k = `${args[0]!.toLowerCase()} ${(args[1] ?? '').toLowerCase()}`;
     inScripts.set(k, (inScripts.get(k) ?? 0) + 1);
   });
-  const before = await read(r, stream);
+  const before = await read(r, stream, true);
   return {
     async stop() {
-      const after = await read(r, stream);
+      const after = await read(r, stream, false);
+      await second;
       monitor.disconnect();
       const commands = new Map<string, CommandStat>();
       for (const [k, v] of after.commands) {

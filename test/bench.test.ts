@@ -292,6 +292,20 @@ describe('the benchmarks end to end (their check modes)', () => {
     expect(text).toMatch(/\*\*Target: p99 ≤ 150 ms with the load split over 2 replicas: (met|not met)\*\*/);
   });
 
+  it("replicas: Redis' cost by command for 1 and 3 replicas, per entry appended above the idle rate", () => {
+    const text = md('replicas');
+    const header = text.split('\n').find((l) => l.startsWith('| Redis |'))!;
+    const n = env('replicas').REPLICAS_SUBSCRIBERS!;
+    expect(header).toBe(`| Redis | 1 replica on Redis, ${n} sub. | 3 replicas on Redis, ${n} sub. |`);
+    // Every replica waits on the stream and reads it with the read script, and the holder appends
+    // inside its fenced script.
+    const row = (name: string): string[] => rowsOf(text, new RegExp(`^${name}$`))[0]!.slice(1);
+    for (const cell of [...row('`evalsha`'), ...row('`xread`')]) expect(Number(cell)).toBeGreaterThan(0);
+    for (const cell of row('`xadd`')) expect(cell).toMatch(/^(\d+\.\d) \(\1 in scripts\)$/);
+    for (const cell of row('\\*\\*per entry appended, above idle: sent / all\\*\\*'))
+      expect(cell).toMatch(/^-?\d+\.\d \/ -?\d+\.\d$/);
+  });
+
   it('heap: two snapshots compared per subscription, by kind of object', () => {
     const text = md('heap');
     const total = /\*\*JS heap per subscription: ([\d.]+) KiB\.\*\*/.exec(text);
