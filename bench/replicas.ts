@@ -50,7 +50,7 @@ const windowMs = Number(process.env.REPLICAS_WINDOW_MS ?? (short ? 5_000 : 30_00
 const failovers = Number(process.env.REPLICAS_FAILOVERS ?? (short ? 1 : 3));
 const counts = (process.env.REPLICAS_SUBSCRIBERS ?? (short ? '1,100' : '1,100,10000')).split(',').map(Number);
 /** The window without changes before each window on Redis, for Redis' idle rate. */
-const idleMs = Math.max(500, windowMs / 2);
+const idleMs = Math.max(250, windowMs / 2);
 /** The event stream's key (the gateway's default REDIS_KEY_PREFIX). */
 const STREAM = 'vg:{live}:events';
 
