@@ -184,6 +184,20 @@ export function schedMs(pid: number): { runMs: number; waitMs: number } {
   return { runMs: run / 1e6, waitMs: wait / 1e6 };
 }
 
+/**
+ * CPU time the whole machine has been busy so far (every CPU's user, nice, system, irq, softirq
+ * and steal time from `/proc/stat`), in ms (10 ms ticks): over a span, less what the processes
+ * measured used, it is what other processes took meanwhile.
+ */
+export function machineBusyMs(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) * 10;
+}
+
 /** Kills whatever is still running (after a failed run). */
 export function killStarted(): void {
   for (const c of started) if (c.exitCode === null) c.kill('SIGKILL');
