@@ -177,6 +177,9 @@ const overBoth = (a: number[], b: number[]): string => `${over(a, b, 50)} / ${ov
 /** All measured processes' CPU over the deliveries' wall time: how many of the 2 cores they kept busy. */
 const busy = (r: StepResult): string => ((perEvent(r, 'all').run * r.spans.length) / r.deliveryWallMs).toFixed(2);
 
+/** What processes other than the measured ones took during the deliveries, ms of CPU per event. */
+const others = (r: StepResult): number => Math.max(0, r.machineDeliveryMs / r.spans.length - perEvent(r, 'all').run);
+
 /** A step's CPU figures per event over its deliveries, by process name ('all' sums them). */
 function perEvent(r: StepResult, name: string): { run: number; wait: number } {
   const cs = name === 'all' ? r.cpu : r.cpu.filter((c) => c.name === name);
@@ -191,7 +194,7 @@ function report(results: Map<string, StepResult[]>, redisPid: number, load: numb
   const base = pooled.get(baselineLabel(1));
   const rows = [...pooled].map(
     ([label, r]) =>
-      `| ${label} | ${r.opened} | ${p(r.fanout)} | ${fmt(max(r.fanout))} | ${fmt(pct(r.firsts, 50))} | ${p(r.endToEnd)} | ${(results.get(label) ?? []).map((x) => fmt(pct(x.endToEnd, 99))).join(', ')} | ${r.delivered} / ${r.expected} | ${fmt(r.cpuPerFrameUs)} | ${overBoth(r.endToEnd, one.endToEnd)} | ${base ? overBoth(r.endToEnd, base.endToEnd) : '–'} |`,
+      `| ${label} | ${r.opened} | ${p(r.fanout)} | ${fmt(max(r.fanout))} | ${fmt(pct(r.firsts, 50))} | ${p(r.endToEnd)} | ${(results.get(label) ?? []).map((x) => fmt(pct(x.endToEnd, 99))).join(', ')} | ${(results.get(label) ?? []).map((x) => fmt(others(x))).join(', ')} | ${r.delivered} / ${r.expected} | ${fmt(r.cpuPerFrameUs)} | ${overBoth(r.endToEnd, one.endToEnd)} | ${base ? overBoth(r.endToEnd, base.endToEnd) : '–'} |`,
   );
   const runWait = (r: StepResult, name: string): string => {
     const x = perEvent(r, name);
@@ -207,8 +210,7 @@ function report(results: Map<string, StepResult[]>, redisPid: number, load: numb
   const cores = [...pooled].map(([label, r]) => {
     const servers = r.cpu.filter((c) => !SHARED.includes(c.name)).map((c) => perEvent(r, c.name));
     const all = perEvent(r, 'all');
-    const others = r.machineDeliveryMs / r.spans.length - all.run;
-    return `| ${label} | ${fmt(mean(r.spans))} | ${fmt(servers.reduce((s, x) => s + x.run, 0))} / ${fmt(servers.reduce((s, x) => s + x.wait, 0))} | ${runWait(r, 'Redis')} | ${runWait(r, 'simulator')} | ${runWait(r, 'load generators')} | ${fmt(all.run)} / ${fmt(all.wait)} | ${busy(r)} | ${fmt(Math.max(0, others))} |`;
+    return `| ${label} | ${fmt(mean(r.spans))} | ${fmt(servers.reduce((s, x) => s + x.run, 0))} / ${fmt(servers.reduce((s, x) => s + x.wait, 0))} | ${runWait(r, 'Redis')} | ${runWait(r, 'simulator')} | ${runWait(r, 'load generators')} | ${fmt(all.run)} / ${fmt(all.wait)} | ${busy(r)} | ${fmt(others(r))} |`;
   });
   const p99 = pct(split.endToEnd, 99);
   const fan99 = pct(split.fanout, 99);
@@ -254,10 +256,12 @@ Fan-out: from the event's \`observedAt\` (the watcher saw the change; for the ba
 loop's start) to the receive; "first": the median over events of the earliest fan-out (when the
 first frame arrived); change→client: from the control call to the receive. Milliseconds. Each
 event waits until every subscriber has its frame${short ? '' : ', then the rest of a 4 s window'}. The last two columns
-are change→client p50 / p99 over the one process's and over the 1-writer baseline's.
+are change→client p50 / p99 over the one process's and over the 1-writer baseline's. "Other
+processes' CPU" is what the rest of the machine took during the deliveries, ms per event (below):
+a round where it is high was disturbed.
 
-| server | subscribed | fan-out p50 | fan-out p99 | fan-out max | first p50 | change→client p50 | change→client p99 | change→client p99 per round | delivered | CPU µs/frame | ÷ one process | ÷ baseline |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| server | subscribed | fan-out p50 | fan-out p99 | fan-out max | first p50 | change→client p50 | change→client p99 | change→client p99 per round | other processes' CPU per round | delivered | CPU µs/frame | ÷ one process | ÷ baseline |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 **The two replicas apart** (the holder also runs the watcher and appends; CPU during delivery as

@@ -269,7 +269,7 @@ describe('the benchmarks end to end (their check modes)', () => {
     // The first table: one row per server.
     const rows = rowsOf(text.split('**The two replicas apart**')[0]!, /^(one process|2 replicas|baseline)/);
     expect(rows.map((r) => r[0]!.replace(/ \(.*/, ''))).toEqual(['one process', '2 replicas on Redis']);
-    for (const [, subscribed, , , , , , , , delivered] of rows) {
+    for (const [, subscribed, , , , , , , , , delivered] of rows) {
       expect(subscribed).toBe(n);
       const [got, owed] = delivered!.split(' / ').map(Number);
       expect(owed).toBeGreaterThanOrEqual(2 * Number(n)); // a claim and its release, to each subscriber
@@ -280,7 +280,7 @@ describe('the benchmarks end to end (their check modes)', () => {
     expect(replicas.map((r) => r[0])).toEqual(['holder replica', 'follower replica']);
     const frames = replicas.map((r) => Number(r[1]));
     expect(frames[0]).toBe(frames[1]);
-    expect(frames[0]! + frames[1]!).toBe(Number(rows[1]![9]!.split(' / ')[0]));
+    expect(frames[0]! + frames[1]!).toBe(Number(rows[1]![10]!.split(' / ')[0]));
     // Every process's CPU during delivery is a figure (run / waiting), and the target is judged.
     const cpu = rowsOf(text.split('**CPU during delivery**')[1]!, /^(one process|2 replicas|baseline)/);
     expect(cpu).toHaveLength(2);
