@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { ask, claimsSubscription, forkClients, open, type Sample } from './clients';
 import { BENCH_TOKEN } from './constants';
 import { baselinePayload, type Baseline } from './fanout-baseline';
-import { machineBusyMs, rssKiB, schedMs } from './processes';
+import { otherProcessesRunMs, rssKiB, schedMs, stealMs } from './processes';
 
 /** The volume every fan-out subscriber follows (bench data). */
 export const VOLUME = 'bench-001';
@@ -105,8 +105,10 @@ export interface StepResult {
   cpu: CpuUse[];
   /** Per event, from the change until the last subscriber had its frame (ms). */
   spans: number[];
-  /** The whole machine's busy CPU time over the deliveries ({@link machineBusyMs}); 0 without `deliverMs`. */
-  machineDeliveryMs: number;
+  /** Run time of the machine's other processes over the deliveries ({@link otherProcessesRunMs}); 0 without `deliverMs`. */
+  othersDeliveryMs: number;
+  /** The hypervisor's steal time over the deliveries ({@link stealMs}); 0 without `deliverMs`. */
+  stealDeliveryMs: number;
   /** Wall time the deliveries' CPU figures cover (each from the change until the wait for delivery ended). */
   deliveryWallMs: number;
   /** Per event, the earliest fan-out (ms): when the server's first frame arrived. */
@@ -178,17 +180,22 @@ export async function runStep(t: Target, n: number, o: StepOptions): Promise<Ste
   const cpuNow = (): number[] => schedNow().map((x) => x.runMs);
   let serverCpu = 0;
   const perEventP99: number[] = [];
-  let machineDeliveryMs = 0;
+  let othersDeliveryMs = 0;
+  let stealDeliveryMs = 0;
+  // Everything measured here, and this process (it polls the generators meanwhile).
+  const measured = new Set([process.pid, ...groups.flatMap(([, pids]) => pids)]);
   let deliveryWallMs = 0;
   for (let e = 0; e < o.events; e++) {
-    const m0 = machineBusyMs();
+    const o0 = o.deliverMs > 0 ? otherProcessesRunMs(measured) : new Map<number, number>();
+    const steal0 = stealMs();
     const s0 = schedNow();
     const c0 = s0.map((x) => x.runMs);
     const t0 = Date.now();
     await t.event(e);
     if (o.deliverMs > 0) {
       await untilDelivered(kids, live, o.deliverMs);
-      machineDeliveryMs += machineBusyMs() - m0;
+      for (const [pid, ms] of otherProcessesRunMs(measured)) othersDeliveryMs += ms - (o0.get(pid) ?? 0);
+      stealDeliveryMs += stealMs() - steal0;
       deliveryWallMs += Date.now() - t0;
       schedNow().forEach((x, i) => {
         cpu[i]!.deliveryMs += x.runMs - s0[i]!.runMs;
@@ -252,7 +259,8 @@ export async function runStep(t: Target, n: number, o: StepOptions): Promise<Ste
     cpuPerFrameUs: delivered ? (serverCpu * 1000) / delivered : NaN,
     cpu,
     spans,
-    machineDeliveryMs,
+    othersDeliveryMs,
+    stealDeliveryMs,
     deliveryWallMs,
     firsts,
     frame,

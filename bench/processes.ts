@@ -185,17 +185,28 @@ export function schedMs(pid: number): { runMs: number; waitMs: number } {
 }
 
 /**
- * CPU time the whole machine has been busy so far (every CPU's user, nice, system, irq, softirq
- * and steal time from `/proc/stat`), in ms (10 ms ticks): over a span, less what the processes
- * measured used, it is what other processes took meanwhile.
+ * Run time so far ({@link schedMs}) of every user-space process on the machine but those in
+ * `exclude`, by pid: what else ran beside a benchmark. Kernel threads (no command line) are left
+ * out: they include the network's deferred work, which the benchmark itself causes.
  */
-export function machineBusyMs(): number {
-  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
-    .split('\n', 1)[0]!
-    .trim()
-    .split(/\s+/)
-    .map(Number);
-  return (user! + nice! + system! + irq! + softirq! + steal!) * 10;
+export function otherProcessesRunMs(exclude: ReadonlySet<number>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || exclude.has(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`).length === 0) continue;
+      out.set(pid, schedMs(pid).runMs);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** Time the hypervisor ran something else on this machine's CPUs so far (`steal` of `/proc/stat`), in ms (10 ms ticks). */
+export function stealMs(): number {
+  return Number(readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/)[8]) * 10;
 }
 
 /** Kills whatever is still running (after a failed run). */
