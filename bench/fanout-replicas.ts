@@ -212,10 +212,19 @@ function report(results: Map<string, StepResult[]>, redisPid: number, load: numb
       const c = split.cpu.find((x) => x.name === names[tag])!;
       return `| ${names[tag]} | ${g.delivered} | ${p(g.fanout)} | ${p(g.endToEnd)} | ${fmt(pct(g.first, 50))} | ${runWait(split, c.name)} | ${fmt((c.windowMs * 1000) / g.delivered)} |`;
     });
+  const serverRunWait = (r: StepResult): string => {
+    const xs = r.cpu.filter((c) => !SHARED.includes(c.name)).map((c) => perEvent(r, c.name));
+    return `${fmt(xs.reduce((s, x) => s + x.run, 0))} / ${fmt(xs.reduce((s, x) => s + x.wait, 0))}`;
+  };
+  const steps = [...results].flatMap(([label, rs]) =>
+    rs.map(
+      (r, i) =>
+        `| ${label} | ${i + 1} | ${fmt(pct(r.endToEnd, 99))} | ${fmt(mean(r.spans))} | ${serverRunWait(r)} | ${runWait(r, 'load generators')} | ${fmt(others(r))} | ${fmt(steal(r))} |`,
+    ),
+  );
   const cores = [...pooled].map(([label, r]) => {
-    const servers = r.cpu.filter((c) => !SHARED.includes(c.name)).map((c) => perEvent(r, c.name));
     const all = perEvent(r, 'all');
-    return `| ${label} | ${fmt(mean(r.spans))} | ${fmt(servers.reduce((s, x) => s + x.run, 0))} / ${fmt(servers.reduce((s, x) => s + x.wait, 0))} | ${runWait(r, 'Redis')} | ${runWait(r, 'simulator')} | ${runWait(r, 'load generators')} | ${fmt(all.run)} / ${fmt(all.wait)} | ${busy(r)} | ${fmt(others(r))} | ${fmt(steal(r))} |`;
+    return `| ${label} | ${fmt(mean(r.spans))} | ${serverRunWait(r)} | ${runWait(r, 'Redis')} | ${runWait(r, 'simulator')} | ${runWait(r, 'load generators')} | ${fmt(all.run)} / ${fmt(all.wait)} | ${busy(r)} | ${fmt(others(r))} | ${fmt(steal(r))} |`;
   });
   const p99 = pct(split.endToEnd, 99);
   const fan99 = pct(split.fanout, 99);
@@ -306,6 +315,13 @@ ran; "steal" is the time the hypervisor gave this machine's CPUs to something el
 | server | mean span, change → last frame | server process(es) | Redis | simulator | load generators | all | cores busy | other processes | steal |
 |---|---|---|---|---|---|---|---|---|---|
 ${cores.join('\n')}
+
+**Each step apart** (a server in one round: its change→client p99, mean span and CPU during
+delivery per event as above), to see how much what else ran moved it:
+
+| server | round | change→client p99 | mean span | server process(es) | load generators | other processes | steal |
+|---|---|---|---|---|---|---|---|
+${steps.join('\n')}
 
 **Undisturbed rounds** (the steps during whose deliveries other processes and the hypervisor took
 less than ${QUIET_MS} ms of CPU per event in all):
