@@ -19,6 +19,8 @@ export interface Open {
   /** Connections opened at once. */
   batch: number;
   query: string;
+  /** Carried by every sample these connections receive (e.g. which server they reached). @default none */
+  tag?: number;
 }
 
 /** What an `open` request answers. */
@@ -34,6 +36,8 @@ export interface Sample {
   cursor: string;
   observedAt: string;
   type: string;
+  /** The `tag` of the `open` request whose connection received it. */
+  tag?: number;
 }
 
 /** Starts one load-generator process. */

@@ -2,8 +2,9 @@
  * The parent's side of the fan-out baseline (bench/fanout-baseline-server.ts, a plain `ws` server
  * in its own process): starting it, and posting it an event made from a frame the gateway sent.
  */
+import { execFileSync } from 'node:child_process';
 import { request } from 'undici';
-import { start } from './processes';
+import { canPin, start } from './processes';
 
 /** Placeholder in a posted payload for the instant the baseline's fan-out starts. */
 export const OBSERVED_AT = '%OBSERVED_AT%';
@@ -22,17 +23,25 @@ export interface Baseline {
 /**
  * @param writers processes writing to the sockets (BASELINE_WRITERS)
  * @param nodeArgs e.g. `--cpu-prof` (FANOUT_PROFILE)
+ * @param cpus pins the writers, one taskset CPU list each (with one writer, the server; with
+ *   several, each writer once started, its threads included; the relaying primary stays unpinned). @default unpinned
  */
-export async function startBaseline(writers = 1, nodeArgs: string[] = []): Promise<Baseline> {
+export async function startBaseline(writers = 1, nodeArgs: string[] = [], cpus: string[] = []): Promise<Baseline> {
   const b = await start(
     ['bench/fanout-baseline-server.ts'],
     { BASELINE_WRITERS: String(writers) },
     /BASELINE_URL=(\S+) CONTROL=(\S+) PIDS=(\S+)/,
     nodeArgs,
+    writers <= 1 ? cpus[0] : undefined,
   );
   const url = b.match[2]!;
+  const pids = b.match[3]!.split(',').map(Number);
+  if (writers > 1 && canPin)
+    pids.slice(1).forEach((pid, i) => {
+      if (cpus[i]) execFileSync('taskset', ['-a', '-p', '-c', cpus[i], String(pid)], { stdio: 'ignore' });
+    });
   return {
-    pids: b.match[3]!.split(',').map(Number),
+    pids,
     ws: b.match[1]!,
     async event(payload) {
       const res = await request(`${url}/event`, {

@@ -4,7 +4,7 @@
  * gateway and not itself), spread over several loopback source addresses (each has its own
  * ephemeral-port range), subscribes each to `volumeChanged`, and records when every `next` arrives.
  *
- * Parent → child (IPC): `{ open: { url, count, sources, init, batch, query } }`, `{ report: true }`,
+ * Parent → child (IPC): `{ open: { url, count, sources, init, batch, query, tag } }`, `{ report: true }`,
  * `{ count: true }`, `{ close: true }`. Child → parent: `{ opened, failed, closes }`, `{ frames }`
  * (how many arrived since the last report), `{ samples, frame }` (`frame`: the text of one CLAIMED
  * frame received, which the syscall-only baseline then writes itself). The parent's side: bench/clients.ts.
@@ -15,7 +15,7 @@ import type { Open, Sample } from './clients';
 
 const sockets: WebSocket[] = [];
 /** Raw frames with their receive time; parsed only when reporting, so parsing adds no latency. */
-let frames: Array<{ at: number; data: Buffer }> = [];
+let frames: Array<{ at: number; data: Buffer; tag?: number }> = [];
 const closes: Record<string, number> = {};
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -41,12 +41,12 @@ function openOne(o: Open, i: number): Promise<boolean> {
         if (m.type === 'connection_ack')
           ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: o.query } }));
         else if (m.type === 'next') {
-          frames.push({ at, data });
+          frames.push({ at, data, tag: o.tag });
           finish(true); // SUBSCRIBED: the subscription is live
         } else if (m.type === 'error') finish(false);
         return;
       }
-      frames.push({ at, data });
+      frames.push({ at, data, tag: o.tag });
     });
     ws.on('close', (code) => {
       closes[code] = (closes[code] ?? 0) + 1;
@@ -75,14 +75,14 @@ async function open(o: Open): Promise<void> {
 
 function report(): void {
   let frame: string | undefined;
-  const samples: Sample[] = frames.map(({ at, data }) => {
+  const samples: Sample[] = frames.map(({ at, data, tag }) => {
     const text = data.toString();
     const m = JSON.parse(text) as {
       payload?: { data?: Record<string, { cursor: string; observedAt: string; type: string }> };
     };
     const e = m.payload?.data ? Object.values(m.payload.data)[0] : undefined;
     if (e?.type === 'CLAIMED') frame ??= text;
-    return { at, cursor: e?.cursor ?? '', observedAt: e?.observedAt ?? '', type: e?.type ?? 'none' };
+    return { at, cursor: e?.cursor ?? '', observedAt: e?.observedAt ?? '', type: e?.type ?? 'none', tag };
   });
   frames = [];
   process.send!({ samples, closes, frame });

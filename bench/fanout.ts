@@ -22,15 +22,25 @@
  *                                          second spreads the sockets over 2 processes)
  *   FANOUT_PROFILE=dir                     write a CPU profile of each step's gateway and baseline there
  */
-import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
-import { request } from 'undici';
-import { ask, claimsSubscription, forkClients, open, type Sample } from './clients';
-import { baselinePayload, startBaseline, type Baseline } from './fanout-baseline';
-import { BENCH_TOKEN, UNCAPPED, watchedNomad } from './constants';
-import { killStarted, machineFacts, rssKiB, start, startBuiltGateway, wsUrlOf } from './processes';
+import { startBaseline } from './fanout-baseline';
+import {
+  baselineTarget,
+  closesOf,
+  fmt,
+  gatewayTarget,
+  line,
+  max,
+  pct,
+  ratios,
+  runStep,
+  sleep,
+  type StepOptions,
+  type StepResult,
+} from './fanout-step';
+import { UNCAPPED, watchedNomad } from './constants';
+import { killStarted, machineFacts, start, startBuiltGateway, wsUrlOf } from './processes';
 import { writeSection } from './results-file';
 
 const short = process.env.FANOUT_SHORT === '1';
@@ -39,188 +49,11 @@ const events = Number(process.env.FANOUT_EVENTS ?? (short ? 2 : 6));
 const generators = Number(process.env.FANOUT_GENERATORS ?? 2);
 const writers = (process.env.FANOUT_BASELINE_WRITERS ?? '1').split(',').map(Number);
 const out = process.env.BENCH_OUT ?? (short ? undefined : join(__dirname, 'RESULTS.md'));
-const VOLUME = 'bench-001';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number): number =>
-  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const max = (xs: number[]): number => xs.reduce((m, x) => (x > m ? x : m), -Infinity);
-const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
-
-async function control(simUrl: string, path: string, body: unknown): Promise<any> {
-  const res = await request(`${simUrl}/_sim/${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return res.body.json();
-}
-
-interface StepResult {
-  connections: number;
-  opened: number;
-  failed: number;
-  closes: Record<string, number>;
-  rssPerSubKiB: number;
-  fanout: number[];
-  endToEnd: number[];
-  delivered: number;
-  expected: number;
-  /** The server process's CPU (user + system, from /proc) over the events, per frame delivered, in µs. */
-  cpuPerFrameUs: number;
-  /** The text of one CLAIMED frame a client received. */
-  frame?: string;
-  /** Fan-out p99 of each event on its own (one slow event, e.g. during a keepalive round, sets the pooled p99). */
-  perEventP99: number[];
-  /** The baseline's own write loop per socket, in µs (mean over the events); none for the gateway. */
-  loopPerSocketUs?: number;
-}
-
-/** A server the clients subscribe to: the gateway, or the syscall-only baseline. */
-interface Target {
-  /** Its processes (RSS and CPU are summed over them). */
-  pids: number[];
-  ws: string;
-  /** Makes event `e` happen. */
-  event(e: number): Promise<void>;
-  /** Write-loop figures the target measured itself, per event (the baseline's). */
-  loops?: Array<{ sockets: number; loopMs: number }>;
-}
-
-async function runStep(t: Target, n: number): Promise<StepResult> {
-  const query = claimsSubscription(VOLUME);
-  const rssBefore = sum(t.pids, rssKiB);
-  const kids = Array.from({ length: generators }, forkClients);
-  // Source addresses: each carries its own ephemeral-port range (about 28,000 ports on Linux).
-  const sources = Array.from({ length: Math.max(1, Math.ceil(n / 20_000)) + 1 }, (_, i) => `127.0.0.${i + 1}`);
-  const per = Math.ceil(n / generators);
-  const opened = await Promise.all(
-    kids.map((k, i) =>
-      open(k, {
-        url: t.ws,
-        count: Math.min(per, n - i * per),
-        sources,
-        init: [{ 'X-Nomad-Token': BENCH_TOKEN }],
-        batch: 200,
-        query,
-      }),
-    ),
-  );
-  await sleep(1000);
-  const rssAfter = sum(t.pids, rssKiB);
-  const live = opened.reduce((s, o) => s + o.opened, 0);
-  const fanout: number[] = [];
-  const endToEnd: number[] = [];
-  let delivered = 0;
-  let expected = 0;
-  let frame: string | undefined;
-  let cpu = 0;
-  const perEventP99: number[] = [];
-  for (let e = 0; e < events; e++) {
-    const cpu0 = sum(t.pids, cpuMs);
-    const t0 = Date.now();
-    await t.event(e);
-    // The full mode waits out a fixed window (its CPU per frame covers it); the quick mode only
-    // until every subscriber has the event's frame.
-    if (short) await untilDelivered(kids, live, 1500);
-    else await sleep(4000);
-    cpu += sum(t.pids, cpuMs) - cpu0;
-    const reports = await Promise.all(kids.map((k) => ask<{ samples: Sample[]; frame?: string }>(k, { report: true })));
-    // Every subscriber is owed each distinct CLAIMED/RELEASED cursor any of them saw (a claim is
-    // one CLAIMED; its release is DETACHING while Nomad frees it, then one RELEASED).
-    const cursors = new Set<string>();
-    const mark = fanout.length;
-    for (const { samples, frame: f } of reports) {
-      frame ??= f;
-      for (const s of samples) {
-        if (s.type !== 'CLAIMED' && s.type !== 'RELEASED') continue;
-        cursors.add(s.cursor);
-        delivered++;
-        fanout.push(s.at - Date.parse(s.observedAt));
-        endToEnd.push(s.at - t0);
-      }
-    }
-    expected += live * cursors.size;
-    perEventP99.push(pct(fanout.slice(mark), 99));
-  }
-  for (const k of kids) k.send({ close: true });
-  await Promise.all(kids.map((k) => once(k, 'exit')));
-  const closes: Record<string, number> = {};
-  for (const o of opened) for (const [c, v] of Object.entries(o.closes)) closes[c] = (closes[c] ?? 0) + v;
-  const loops = t.loops ?? [];
-  const loopSockets = loops.reduce((s, l) => s + l.sockets, 0);
-  return {
-    connections: n,
-    opened: live,
-    failed: opened.reduce((s, o) => s + o.failed, 0),
-    closes,
-    rssPerSubKiB: live ? (rssAfter - rssBefore) / live : NaN,
-    fanout,
-    endToEnd,
-    delivered,
-    expected,
-    cpuPerFrameUs: delivered ? (cpu * 1000) / delivered : NaN,
-    frame,
-    perEventP99,
-    loopPerSocketUs: loopSockets ? (loops.reduce((s, l) => s + l.loopMs, 0) * 1000) / loopSockets : undefined,
-  };
-}
-
-/** Until the generators hold `frames` frames not yet reported, or `ms` have passed. */
-async function untilDelivered(kids: ChildProcess[], frames: number, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const counts = await Promise.all(kids.map((k) => ask<{ frames: number }>(k, { count: true })));
-    if (counts.reduce((n, c) => n + c.frames, 0) >= frames || Date.now() >= end) return;
-    await sleep(20);
-  }
-}
-
-/** The gateway as a fan-out target: the simulator's control API claims and releases the volume. */
-function gatewayTarget(simUrl: string, gw: { pid: number; ws: string }, n: number): Target {
-  return {
-    pids: [gw.pid],
-    ws: gw.ws,
-    async event(e) {
-      if (e % 2 === 0)
-        await control(simUrl, 'allocations', {
-          id: `fanout-${n}-${e}`,
-          jobId: `fanout-${n}-${e}`,
-          nodeId: 'node-bench-1',
-          volumes: [
-            { volumeId: VOLUME, mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' },
-          ],
-        });
-      else
-        await control(simUrl, `allocations/fanout-${n}-${e - 1}/status`, {
-          clientStatus: 'complete',
-          desiredStatus: 'stop',
-        });
-    },
-  };
-}
-
-/** The baseline as a fan-out target: every event is the gateway's claim frame, written again. */
-function baselineTarget(b: Baseline, frame: string): Target {
-  const loops: Array<{ sockets: number; loopMs: number }> = [];
-  return {
-    pids: b.pids,
-    ws: b.ws,
-    loops,
-    async event(e) {
-      loops.push(await b.event(baselinePayload(frame, e)));
-    },
-  };
-}
-
-const sum = (pids: number[], f: (pid: number) => number): number => pids.reduce((s, p) => s + f(p), 0);
-
-/** A process's CPU time so far (user + system), in ms (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+// The full mode waits out a fixed window (its CPU per frame covers it); the quick mode only until
+// every subscriber has the event's frame.
+const stepOptions: StepOptions = short
+  ? { events, generators, deliverMs: 1500, windowMs: 0 }
+  : { events, generators, deliverMs: 0, windowMs: 4000 };
 
 /** A V8 CPU profile of each step's server, written when it exits, in a directory per server and step (dir/gateway-<time>/). */
 function profileArgs(who: string): string[] {
@@ -258,21 +91,6 @@ async function gateway(simUrl: string): Promise<{ pid: number; ws: string; stop:
   };
 }
 
-/** p50 and p99 of the gateway over the baseline's (the quick mode's regression guard). */
-function ratios(gw: StepResult, base: StepResult): { p50: number; p99: number } {
-  return { p50: pct(gw.fanout, 50) / pct(base.fanout, 50), p99: pct(gw.fanout, 99) / pct(base.fanout, 99) };
-}
-
-function line(who: string, r: StepResult): string {
-  const loop = r.loopPerSocketUs === undefined ? '' : `, write loop ${fmt(r.loopPerSocketUs)} µs/socket`;
-  return `${r.connections} ${who}: opened ${r.opened}, failed ${r.failed}, fan-out p50 ${fmt(pct(r.fanout, 50))} p99 ${fmt(pct(r.fanout, 99))} (per event ${r.perEventP99.map(fmt).join(' ')}) max ${fmt(max(r.fanout))} ms, CPU ${fmt(r.cpuPerFrameUs)} µs/frame${loop}, ${fmt(r.rssPerSubKiB)} KiB/sub, delivered ${r.delivered}/${r.expected}, closes ${JSON.stringify(r.closes)}`;
-}
-
-const closesOf = (r: StepResult): string =>
-  Object.entries(r.closes)
-    .map(([c, v]) => `${c}×${v}`)
-    .join(' ') || 'none';
-
 /** The gateway's row (the first table's columns, unchanged from earlier runs, then its CPU). */
 function gatewayRow(r: StepResult): string {
   return `| ${r.connections} | ${r.opened} | ${r.failed} | ${fmt(pct(r.fanout, 50))} | ${fmt(pct(r.fanout, 99))} | ${fmt(max(r.fanout))} | ${fmt(pct(r.endToEnd, 50))} | ${fmt(pct(r.endToEnd, 99))} | ${r.delivered} / ${r.expected} | ${fmt(r.rssPerSubKiB)} | ${closesOf(r)} | ${fmt(r.cpuPerFrameUs)} |`;
@@ -291,7 +109,7 @@ async function main(): Promise<void> {
   const compared: string[] = [];
   for (const n of steps) {
     const gw = await gateway(simUrl);
-    const r = await runStep(gatewayTarget(simUrl, gw, n), n);
+    const r = await runStep(gatewayTarget(simUrl, [gw], n), n, stepOptions);
     await gw.stop();
     console.log(line('gateway', r));
     rows.push(gatewayRow(r));
@@ -304,7 +122,7 @@ async function main(): Promise<void> {
     for (const w of writers) {
       const who = w === 1 ? 'baseline' : `baseline×${w}`;
       const b = await startBaseline(w, profileArgs(who));
-      const rb = await runStep(baselineTarget(b, r.frame), n);
+      const rb = await runStep(baselineTarget(b, r.frame), n, stepOptions);
       await b.stop();
       console.log(line(who, rb));
       compared.push(compareRow(w === 1 ? 'baseline (plain ws)' : `baseline (plain ws, ${w} writer processes)`, rb, r));
@@ -326,7 +144,7 @@ subscriber follows \`volumeChanged\` of one volume; the simulator's control API 
 it ${events} times per step. Fan-out latency is from the event's \`observedAt\` (the watcher saw the
 change) to the subscriber's receive; change-to-client is from the control call to the receive.
 Milliseconds. RSS per subscription is the server's RSS growth over the subscriptions opened.
-"CPU µs/frame" is the server's CPU time (user + system, /proc, 10 ms ticks) over the events, per
+"CPU µs/frame" is the server's CPU time (every thread's run time, /proc schedstat) over the events, per
 frame delivered: the gateway's includes its watcher, its executions and its keepalive pings.
 
 | connections asked | subscribed | refused/failed | fan-out p50 | fan-out p99 | fan-out max | change→client p50 | change→client p99 | delivered | RSS KiB/sub | closes | CPU µs/frame |

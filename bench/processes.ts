@@ -162,6 +162,53 @@ export function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
+/**
+ * What the scheduler counted for a process so far, summed over its threads
+ * (`/proc/<pid>/task/<tid>/schedstat`), in ms to the nanosecond: `runMs`, time on a CPU (user and
+ * system alike; finer than {@link cpuMs}'s 10 ms ticks, for spans of tens of ms), and `waitMs`,
+ * time runnable but waiting for a CPU (what sharing the cores cost it). A thread that ended takes
+ * its time with it.
+ */
+export function schedMs(pid: number): { runMs: number; waitMs: number } {
+  let run = 0;
+  let wait = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [r, w] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+      run += Number(r);
+      wait += Number(w);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return { runMs: run / 1e6, waitMs: wait / 1e6 };
+}
+
+/**
+ * Run time so far ({@link schedMs}) of every user-space process on the machine but those in
+ * `exclude`, by pid: what else ran beside a benchmark. Kernel threads (no command line) are left
+ * out: they include the network's deferred work, which the benchmark itself causes.
+ */
+export function otherProcessesRunMs(exclude: ReadonlySet<number>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || exclude.has(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`).length === 0) continue;
+      out.set(pid, schedMs(pid).runMs);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** Time the hypervisor ran something else on this machine's CPUs so far (`steal` of `/proc/stat`), in ms (10 ms ticks). */
+export function stealMs(): number {
+  return Number(readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/)[8]) * 10;
+}
+
 /** Kills whatever is still running (after a failed run). */
 export function killStarted(): void {
   for (const c of started) if (c.exitCode === null) c.kill('SIGKILL');

@@ -93,6 +93,24 @@ export const BENCHES: Bench[] = [
         [`${r[0]} subscribers: delivered`, r[8]!],
       ]),
   },
+  {
+    name: 'fanout-replicas',
+    script: 'bench/fanout-replicas.ts',
+    quick: { FANOUT_REPLICAS_SHORT: '1' },
+    // No baseline (the fanout check runs its code); a short lease TTL, so that the new Redis
+    // grants the first lease soon.
+    check: {
+      FANOUT_REPLICAS_SUBSCRIBERS: '20',
+      FANOUT_REPLICAS_GENERATORS: '1',
+      FANOUT_REPLICAS_BASELINE_WRITERS: '',
+      FANOUT_REPLICAS_LEASE_TTL_MS: '1500',
+    },
+    figures: (md) =>
+      rowsOf(md.split('**The two replicas apart**')[0]!, /^(one process|2 replicas)/).map((r): [string, string] => [
+        `${r[0]}: change→client p50 / p99 ms`,
+        `${r[6]} / ${r[7]}`,
+      ]),
+  },
   // Its figure is bytes surviving each scavenge, which load does not change: it runs beside the next ones.
   // Its check keeps the quick sizes: the counted lists must cause scavenges (one per 25 or so),
   // and they cost well under a second.

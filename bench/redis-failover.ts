@@ -109,7 +109,7 @@ async function run(simUrl: string, ttlMs: number, n: number): Promise<Run> {
   try {
     cluster = await startRedisCluster({ replicas: 1, nodeTimeoutMs });
     const redis = { REDIS_CLUSTER_NODES: cluster.seeds };
-    for (let i = 0; i < 2; i++) gws.push(await gateway(simUrl, redis, { LIVE_LEASE_TTL_MS: String(ttlMs) }));
+    for (let i = 0; i < 2; i++) gws.push(await gateway(simUrl, redis, { leaseTtlMs: String(ttlMs) }));
     await holder(gws);
     subs.push(subscribe(gws[0]!), subscribe(gws[1]!));
     while (subs.some((s) => s.last === null)) await sleep(20); // SUBSCRIBED

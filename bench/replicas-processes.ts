@@ -1,10 +1,9 @@
 /**
- * The processes and changes bench/replicas.ts works with: a redis-server, built gateways on it, the
- * lease holder among them, claims and releases of a volume, and the kinds of backend request.
+ * The processes and changes bench/replicas.ts and bench/fanout-replicas.ts work with: built gateways
+ * (replicas on Redis, or one without), the lease holder among them, claims and releases of a
+ * volume, and the kinds of backend request. Redis itself is test/support/redis.ts's redis-server.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
+import type { ChildProcess } from 'node:child_process';
 import { request } from 'undici';
 import { UNCAPPED, watchedNomad } from './constants';
 import { startBuiltGateway, wsUrlOf } from './processes';
@@ -21,48 +20,32 @@ export async function post(url: string, body: unknown): Promise<unknown> {
   return text ? JSON.parse(text) : null;
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-/** A redis-server without persistence on a free loopback port. */
-export async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    '/usr/bin/redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  // Retried until the server listens (its first connections are refused).
-  const probe = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 50 });
-  probe.on('error', () => undefined);
-  await probe.ping();
-  probe.disconnect();
-  return { url, child };
-}
-
 export interface Gateway {
   child: ChildProcess;
   http: string;
   ws: string;
 }
 
+/** How {@link gateway} starts one. */
+export interface GatewayOptions {
+  /** Pins it (a taskset CPU list, e.g. "0"). @default unpinned */
+  cpus?: string;
+  /** Its LIVE_LEASE_TTL_MS. @default REPLICAS_LEASE_TTL_MS, else the gateway's (10 s) */
+  leaseTtlMs?: string;
+  /** More environment. @default none */
+  env?: Record<string, string>;
+}
+
 /**
- * A built gateway over the simulated Nomad at `simUrl`, on `redis` (a `redis://` URL, the
- * environment of another form such as `{ REDIS_CLUSTER_NODES }`, or null for none), with `env` added.
+ * A built gateway watching the simulated Nomad `bench` at `simUrl`, caps lifted, on `redis` (a
+ * `redis://` URL, the environment of another form such as `{ REDIS_CLUSTER_NODES }`, or null for none).
  */
 export async function gateway(
   simUrl: string,
   redis: string | Record<string, string> | null,
-  env: Record<string, string> = {},
+  o: GatewayOptions = {},
 ): Promise<Gateway> {
+  const ttl = o.leaseTtlMs ?? process.env.REPLICAS_LEASE_TTL_MS;
   const { child, match } = await startBuiltGateway(
     {
       ...UNCAPPED,
@@ -71,19 +54,44 @@ export async function gateway(
       PORT: '0',
       LOG_LEVEL: 'warn',
       ...(typeof redis === 'string' ? { REDIS_URL: redis } : (redis ?? {})),
-      ...(process.env.REPLICAS_LEASE_TTL_MS ? { LIVE_LEASE_TTL_MS: process.env.REPLICAS_LEASE_TTL_MS } : {}),
-      ...env,
+      ...(ttl ? { LIVE_LEASE_TTL_MS: ttl } : {}),
+      ...o.env,
     },
     /ready at (\S+)/,
+    [],
+    o.cpus,
   );
   const http = match[1]!.replace('localhost', '127.0.0.1');
   return { child, http, ws: wsUrlOf(http) };
 }
 
+/** /readyz's body. */
+async function readyz(g: Gateway): Promise<any> {
+  return (await request(new URL('/readyz', g.http))).body.json();
+}
+
+/**
+ * Waits until every gateway serves the backend's live path: its watcher (the holder's, on a
+ * follower) streaming, and on Redis this replica's view complete.
+ */
+export async function current(gws: readonly Gateway[], withRedis: boolean): Promise<void> {
+  for (const end = Date.now() + 120_000; Date.now() < end; await sleep(100)) {
+    const bodies = await Promise.all(gws.map(readyz));
+    if (
+      bodies.every(
+        (b) =>
+          b.watchers?.[0]?.watcher?.state === 'STREAMING' && (!withRedis || b.replication?.backends?.[0]?.viewComplete),
+      )
+    )
+      return;
+  }
+  throw new Error('the gateways did not all serve the live path within 120 s');
+}
+
 export async function roles(gws: readonly Gateway[]): Promise<string[]> {
   return Promise.all(
     gws.map(async (g) => {
-      const body = (await (await request(new URL('/readyz', g.http))).body.json()) as any;
+      const body = await readyz(g);
       return (body.replication?.backends?.[0]?.role as string | undefined) ?? 'NONE';
     }),
   );

@@ -3,10 +3,13 @@
  *
  * 1. Backend requests per minute, by kind and by credential (the gateway's own token: watchers,
  *    resyncs, readiness probes; callers' tokens: subscribers' access checks), with one gateway
- *    without Redis, one replica on Redis and three replicas on Redis, each with 1 and 100
- *    subscribers spread over its replicas, while a volume is claimed and released. Target: watcher
- *    and resync load with 3 replicas within 10 % of one replica's. Readiness probes stay per
- *    replica (each must say what it can reach) and are shown apart.
+ *    without Redis, one replica on Redis and three replicas on Redis, each with 1, 100 and 10,000
+ *    subscribers (10,000 in the full mode only) spread over its replicas, while a volume is claimed
+ *    and released. Target: watcher and resync load with 3 replicas within 10 % of one replica's.
+ *    Readiness probes stay per replica (each must say what it can reach) and are shown apart.
+ *    On Redis, also Redis' cost over the same window: commands per minute by command (INFO
+ *    commandstats before and after; MONITOR tells which ran inside Lua scripts), per stream entry
+ *    appended above the rate of an idle window just before, and per subscriber; Redis' CPU.
  * 2. Failover: two replicas at the default lease TTL (10 s); a subscriber on the follower; kill -9
  *    of the holder while a change is made every 250 ms; the time from the kill to the next event
  *    the subscriber receives. Target: at most the TTL plus 1 s.
@@ -14,7 +17,7 @@
  *   node --import tsx bench/replicas.ts     (REPLICAS_SHORT=1: 5 s windows, one failover sample)
  *   REPLICAS_WINDOW_MS=n                    each backend-load window (default 30000, short 5000)
  *   REPLICAS_FAILOVERS=n                    failover samples (default 3, short 1)
- *   REPLICAS_SUBSCRIBERS=1,100              subscriber counts of part 1
+ *   REPLICAS_SUBSCRIBERS=1,100,10000        subscriber counts of part 1 (short: 1,100)
  *   REPLICAS_TAKEOVER_VOLUMES=n             volumes of part 3 (default 10000, short 1000; 0: skipped)
  *   REPLICAS_LEASE_TTL_MS=n                 the replicas' LIVE_LEASE_TTL_MS (default the gateway's, 10 s;
  *                                           the check mode's shorter one makes a fresh Redis's first lease quicker)
@@ -24,8 +27,7 @@
  *    watcher is current again (a full re-list and read of every volume, compared with its view),
  *    the backend requests that cost, and the Redis memory of the view snapshot and the stream.
  *
- * Not measured here (issue 29's other benchmarks): fan-out of 10,000 subscribers through Redis
- * against one process, and Redis commands per event and memory at 10,000 volumes.
+ * Fan-out of 10,000 subscribers through Redis against one process is bench/fanout-replicas.ts.
  */
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -35,45 +37,72 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { forkClients, open } from './clients';
 import { BENCH_TOKEN } from './constants';
-import { killStarted, machineFacts, start } from './processes';
-import { churn, gateway, holder, kindOf, post, sleep, startRedis, type Gateway } from './replicas-processes';
+import { startRedisServer } from '../test/support/redis';
+import { killStarted, start } from './processes';
+import { watchRedis, type RedisWindow } from './redis-stats';
+import { report, type Load, type Takeover } from './replicas-report';
+import { churn, current, gateway, holder, kindOf, post, sleep, type Gateway } from './replicas-processes';
 import { writeSection } from './results-file';
 
 const short = process.env.REPLICAS_SHORT === '1';
 const out = process.env.BENCH_OUT ?? join(__dirname, 'RESULTS.md');
 const windowMs = Number(process.env.REPLICAS_WINDOW_MS ?? (short ? 5_000 : 30_000));
 const failovers = Number(process.env.REPLICAS_FAILOVERS ?? (short ? 1 : 3));
-const counts = (process.env.REPLICAS_SUBSCRIBERS ?? '1,100').split(',').map(Number);
+const counts = (process.env.REPLICAS_SUBSCRIBERS ?? (short ? '1,100' : '1,100,10000')).split(',').map(Number);
+/** The window without changes before each window on Redis, for Redis' idle rate. */
+const idleMs = Math.max(250, windowMs / 2);
+/** The event stream's key (the gateway's default REDIS_KEY_PREFIX). */
+const STREAM = 'vg:{live}:events';
 
-interface Load {
-  label: string;
-  subscribers: number;
-  /** Per minute, by "service|caller kind". */
-  perMinute: Map<string, number>;
-  /** Changes made in the window (claims and releases). */
-  changes: number;
-  /** The service credential's requests in the window. */
-  service: number;
-}
+/** `total` split into `parts` near-equal shares: share `i`. */
+const share = (total: number, parts: number, i: number): number =>
+  Math.floor(total / parts) + (i < total % parts ? 1 : 0);
 
-/** Part 1: one configuration's backend requests per minute while a claim and a release alternate. */
-async function load(simUrl: string, label: string, gws: Gateway[], subscribers: number): Promise<Load> {
+/**
+ * Part 1: one configuration's backend requests per minute while a claim and a release alternate,
+ * and, on Redis (`r`), what Redis did over that window and over an idle one just before.
+ */
+async function load(
+  simUrl: string,
+  label: string,
+  gws: Gateway[],
+  subscribers: number,
+  r: Redis | null,
+): Promise<Load> {
   const tokens = ['bench-sub-a', 'bench-sub-b', 'bench-sub-c'];
   for (const t of tokens) await post(`${simUrl}/_sim/tokens`, { secret: t, namespaces: { default: 'read' } });
   const query = 'subscription { volumeChanged { type cursor } }';
-  const kid = forkClients();
-  for (let i = 0; i < gws.length; i++) {
-    const count = Math.floor(subscribers / gws.length) + (i < subscribers % gws.length ? 1 : 0);
-    if (count > 0)
-      await open(kid, {
-        url: gws[i]!.ws,
-        count,
-        sources: ['127.0.0.1'],
-        init: tokens.map((t) => ({ 'X-Nomad-Token': t })),
-        batch: 100,
-        query,
-      });
+  // Thousands of subscribers: two generators, two source addresses (an ephemeral-port range each).
+  const big = subscribers >= 1000;
+  const kids = Array.from({ length: big ? 2 : 1 }, forkClients);
+  const opened = await Promise.all(
+    kids.map(async (kid, k) => {
+      let n = 0;
+      for (let i = 0; i < gws.length; i++) {
+        const count = share(share(subscribers, gws.length, i), kids.length, k);
+        if (count > 0)
+          n += (
+            await open(kid, {
+              url: gws[i]!.ws,
+              count,
+              sources: big ? ['127.0.0.1', '127.0.0.2'] : ['127.0.0.1'],
+              init: tokens.map((t) => ({ 'X-Nomad-Token': t })),
+              batch: big ? 200 : 100,
+              query,
+            })
+          ).opened;
+      }
+      return n;
+    }),
+  );
+  const subscribed = opened.reduce((s, n) => s + n, 0);
+  let idle: RedisWindow | null = null;
+  if (r) {
+    const quiet = await watchRedis(r, STREAM);
+    await sleep(idleMs);
+    idle = await quiet.stop();
   }
+  const watch = r ? await watchRedis(r, STREAM) : null;
   await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
   const changes = churn(simUrl, 'bench-003', `load-${label.replace(/[^a-z0-9]+/gi, '-')}-${subscribers}`);
   const t0 = Date.now();
@@ -85,6 +114,7 @@ async function load(simUrl: string, label: string, gws: Gateway[], subscribers: 
   }
   await changes.finish();
   const elapsed = Date.now() - t0;
+  const redis = watch ? await watch.stop() : null;
   const log = JSON.parse(await (await request(`${simUrl}/_sim/requests`)).body.text()) as Array<{
     path: string;
     headers: Record<string, string | undefined>;
@@ -98,9 +128,9 @@ async function load(simUrl: string, label: string, gws: Gateway[], subscribers: 
     const key = `${who}|${kindOf(r.path)}`;
     perMinute.set(key, (perMinute.get(key) ?? 0) + 60_000 / elapsed);
   }
-  kid.send({ close: true });
-  await once(kid, 'exit');
-  return { label, subscribers, perMinute, changes: made, service };
+  for (const kid of kids) kid.send({ close: true });
+  await Promise.all(kids.map((kid) => once(kid, 'exit')));
+  return { label, subscribers, subscribed, perMinute, changes: made, service, idle, redis };
 }
 
 /** Part 2: kill -9 of the holder → the next event on the follower's subscriber, in ms. */
@@ -135,16 +165,6 @@ async function failover(simUrl: string, redisUrl: string, n: number): Promise<nu
   } finally {
     for (const g of gws) g.child.kill('SIGKILL');
   }
-}
-
-/** What part 3 measured. */
-interface Takeover {
-  volumes: number;
-  leaseMs: number;
-  currentMs: number;
-  requests: Map<string, number>;
-  snapshotBytes: number;
-  streamBytes: number;
 }
 
 async function takeover(redisUrl: string, volumes: number): Promise<Takeover> {
@@ -200,7 +220,7 @@ async function takeover(redisUrl: string, volumes: number): Promise<Takeover> {
 async function main(): Promise<void> {
   const { match } = await start(['bench/sim-server.ts'], {}, /SIM_URL=(\S+)/);
   const simUrl = match[1]!;
-  const redis = await startRedis();
+  const redis = await startRedisServer();
   const flush = async (): Promise<void> => {
     const r = new Redis(redis.url);
     await r.flushall();
@@ -218,8 +238,10 @@ async function main(): Promise<void> {
         const gws: Gateway[] = [];
         for (let i = 0; i < replicas; i++) gws.push(await gateway(simUrl, withRedis ? redis.url : null));
         if (withRedis) await holder(gws);
-        else await sleep(1000);
-        loads.push(await load(simUrl, label, gws, subscribers));
+        await current(gws, withRedis);
+        const r = withRedis ? new Redis(redis.url) : null;
+        loads.push(await load(simUrl, label, gws, subscribers, r));
+        r?.disconnect();
         for (const g of gws) g.child.kill('SIGKILL');
         console.log(`${label}, ${subscribers} subscribers: done`);
       }
@@ -233,72 +255,12 @@ async function main(): Promise<void> {
     const volumes = Number(process.env.REPLICAS_TAKEOVER_VOLUMES ?? (short ? 1000 : 10_000));
     const big = volumes > 0 ? await takeover(redis.url, volumes) : null;
     if (big) console.log(`take-over at ${volumes} volumes: lease ${big.leaseMs} ms, current ${big.currentMs} ms`);
-    report(loads, times, big);
+    const ttlMs = Number(process.env.REPLICAS_LEASE_TTL_MS ?? 10_000);
+    writeSection(out, 'replicas', report(loads, times, big, { short, windowMs, idleMs, counts, ttlMs }));
   } finally {
-    redis.child.kill('SIGKILL');
+    await redis.kill();
     killStarted();
   }
-}
-
-function report(loads: Load[], failoverMs: number[], big: Takeover | null): void {
-  const keys = [...new Set(loads.flatMap((l) => [...l.perMinute.keys()]))].sort();
-  const fmt = (n: number | undefined): string => (n === undefined ? '0' : n.toFixed(1));
-  const rows = keys.map(
-    (k) => `| ${k.replace('|', ': ')} | ${loads.map((l) => fmt(l.perMinute.get(k))).join(' | ')} |`,
-  );
-  // Per change: the watcher reads a volume once per claim or release, and how many changes fit in a
-  // window varies by one or two, which per minute would read as a 10 % difference.
-  const watcher = (l: Load): number => l.service / Math.max(1, l.changes);
-  const ratio = counts.map((n) => {
-    const one = loads.find((l) => l.label === '1 replica on Redis' && l.subscribers === n)!;
-    const three = loads.find((l) => l.label === '3 replicas on Redis' && l.subscribers === n)!;
-    const r = watcher(three) / watcher(one);
-    console.log(`ratio: watcher load 3 replicas / 1 replica, ${n} subscribers = ${r.toFixed(2)}`);
-    return `| ${n} | ${watcher(one).toFixed(2)} (${one.service} in ${one.changes} changes) | ${watcher(three).toFixed(2)} (${three.service} in ${three.changes}) | ${r.toFixed(2)} | ${Math.abs(r - 1) <= 0.1 ? 'met' : 'not met'} |`;
-  });
-  const ttl = Number(process.env.REPLICAS_LEASE_TTL_MS ?? 10_000);
-  const worst = Math.max(...failoverMs);
-  if (failoverMs.length > 0) console.log(`ratio: failover ms / (TTL + 1 s) = ${(worst / (ttl + 1000)).toFixed(2)}`);
-  const failoverText =
-    failoverMs.length === 0
-      ? 'not run.'
-      : `${failoverMs.map((m) => `${(m / 1000).toFixed(1)} s`).join(', ')}; target at most TTL + 1 s = ${(ttl + 1000) / 1000} s: ${worst <= ttl + 1000 ? 'met' : 'not met'}.`;
-  const md = `## Replicas on one Redis (bench/replicas.ts)
-
-Generated by \`bench/replicas.ts\`${short ? ' (REPLICAS_SHORT=1)' : ''} on ${new Date().toISOString()}: one simulated
-Nomad (100 volumes), a claim or a release of one volume every second for ${windowMs / 1000} s per column,
-subscribers on \`volumeChanged\` spread evenly over the replicas with three tokens. Requests per
-minute from the simulator's log, by credential (service: the gateway's own token; caller:
-subscribers' access checks; no token: the readiness probe's leader read) and kind.
-
-${machineFacts()}
-
-| requests/min | ${loads.map((l) => `${l.label}, ${l.subscribers} sub.`).join(' | ')} |
-|---|${loads.map(() => '---|').join('')}
-${rows.join('\n')}
-
-**Watcher and resync load** (the service credential's requests per change), 3 replicas against 1:
-
-| subscribers | 1 replica | 3 replicas | ratio | target (within 10 %) |
-|---|---|---|---|---|
-${ratio.join('\n')}
-
-Readiness probes stay per replica (each replica's \`/readyz\` says what it can reach): they grow
-with the replica count and are the \`no token: readiness probes\` row.
-
-**Failover** (two replicas, lease TTL ${ttl / 1000} s): kill -9 of the holder → next event on the
-follower's subscriber: ${failoverText}
-`;
-  const kb = (n: number): string => `${(n / 1_048_576).toFixed(1)} MiB`;
-  const bigText = big
-    ? `**Take-over at ${big.volumes} volumes** (every fifth claimed; kill -9 of the holder, lease TTL ${ttl / 1000} s):
-the other replica held the lease after ${(big.leaseMs / 1000).toFixed(1)} s and its watcher was current again after
-${(big.currentMs / 1000).toFixed(1)} s. Backend requests of the take-over: ${[...big.requests]
-        .map(([k, v]) => `${v} ${k}`)
-        .join(', ')}. Redis: the view snapshot ${kb(big.snapshotBytes)}, the event stream ${kb(big.streamBytes)}.
-`
-    : '';
-  writeSection(out, 'replicas', `${md}\n${bigText}`);
 }
 
 void main().catch((err: unknown) => {

@@ -142,7 +142,8 @@ describe('bench/quick.ts: what runs side by side', () => {
   it('should give each quick mode that measures a CPU-sensitive ratio the machine alone, and run the others together', () => {
     const quick = names(batches(BENCHES, 'quick'));
     expect(quick.flat()).toEqual(BENCHES.map((b) => b.name));
-    for (const name of ['run', 'cpu-per-request', 'inmemory', 'fanout']) expect(quick).toContainEqual([name]);
+    for (const name of ['run', 'cpu-per-request', 'inmemory', 'fanout', 'fanout-replicas'])
+      expect(quick).toContainEqual([name]);
     expect(quick).toContainEqual(['gc', 'replicas', 'sentinel-failover', 'heap', 'live', 'soak']);
   });
 
@@ -260,6 +261,46 @@ describe('the benchmarks end to end (their check modes)', () => {
     expect(got).toBe(owed);
     expect(Number(rss)).not.toBeNaN();
     expect(closes).toBe('none');
+  });
+
+  it('fan-out through Redis: each server, one process and both replicas apart, served every subscriber every event', () => {
+    const text = md('fanout-replicas');
+    const n = env('fanout-replicas').FANOUT_REPLICAS_SUBSCRIBERS!;
+    // The first table: one row per server.
+    const rows = rowsOf(text.split('**The two replicas apart**')[0]!, /^(one process|2 replicas|baseline)/);
+    expect(rows.map((r) => r[0]!.replace(/ \(.*/, ''))).toEqual(['one process', '2 replicas on Redis']);
+    for (const [, subscribed, , , , , , , , , delivered] of rows) {
+      expect(subscribed).toBe(n);
+      const [got, owed] = delivered!.split(' / ').map(Number);
+      expect(owed).toBeGreaterThanOrEqual(2 * Number(n)); // a claim and its release, to each subscriber
+      expect(got).toBe(owed);
+    }
+    // Half of the subscribers on each replica, each half receiving every event.
+    const replicas = rowsOf(text, /^(holder|follower) replica$/);
+    expect(replicas.map((r) => r[0])).toEqual(['holder replica', 'follower replica']);
+    const frames = replicas.map((r) => Number(r[1]));
+    expect(frames[0]).toBe(frames[1]);
+    expect(frames[0]! + frames[1]!).toBe(Number(rows[1]![10]!.split(' / ')[0]));
+    // Every process's CPU during delivery is a figure (run / waiting), and the target is judged.
+    const cpuTable = text.split('**CPU during delivery**')[1]!.split('**Each step apart**')[0]!;
+    const cpu = rowsOf(cpuTable, /^(one process|2 replicas|baseline)/);
+    expect(cpu).toHaveLength(2);
+    for (const r of cpu) for (const cell of r.slice(2, 7)) expect(cell).toMatch(/^\d+\.\d \/ \d+\.\d$/);
+    expect(text).toMatch(/\*\*Target: p99 ≤ 150 ms with the load split over 2 replicas: (met|not met)\*\*/);
+  });
+
+  it("replicas: Redis' cost by command for 1 and 3 replicas, per entry appended above the idle rate", () => {
+    const text = md('replicas');
+    const header = text.split('\n').find((l) => l.startsWith('| Redis |'))!;
+    const n = env('replicas').REPLICAS_SUBSCRIBERS!;
+    expect(header).toBe(`| Redis | 1 replica on Redis, ${n} sub. | 3 replicas on Redis, ${n} sub. |`);
+    // Every replica waits on the stream and reads it with the read script, and the holder appends
+    // inside its fenced script.
+    const row = (name: string): string[] => rowsOf(text, new RegExp(`^${name}$`))[0]!.slice(1);
+    for (const cell of [...row('`evalsha`'), ...row('`xread`')]) expect(Number(cell)).toBeGreaterThan(0);
+    for (const cell of row('`xadd`')) expect(cell).toMatch(/^(\d+\.\d) \(\1 in scripts\)$/);
+    for (const cell of row('\\*\\*per entry appended, above idle: sent / all\\*\\*'))
+      expect(cell).toMatch(/^-?\d+\.\d \/ -?\d+\.\d$/);
   });
 
   it('heap: two snapshots compared per subscription, by kind of object', () => {
