@@ -95,7 +95,11 @@ describe('replicas on Redis Sentinel', () => {
     await wait(() => created(resumed).length >= 3, 'the replay from the cursor');
     expect(resumed.errors).toEqual([]);
     expect(created(resumed)).toEqual([...during, ...after]);
-    for (const r of replicas) expect((await readyz(r)).redis).toMatchObject({ status: 'UP', role: 'master' });
+    // /readyz reads Redis from its background probe (every 5 s): it says so within one interval.
+    await wait(async () => {
+      const seen = await Promise.all(replicas.map(async (r) => (await readyz(r)).redis));
+      return seen.every((x) => x?.status === 'UP' && x.role === 'master');
+    }, 'every /readyz to show the new primary UP');
     console.log(`sentinel failover: kill -9 of the primary → the next change delivered in ${failoverMs} ms`);
   }, 120_000);
 
