@@ -135,12 +135,14 @@ describe('replicas on one Redis (live path)', () => {
     const failoverMs = Date.now() - killedAt;
     const after = [create()];
     await wait(() => created(watching).length >= 5, 'a change after the hand-over');
-    expect(created(watching)).toEqual([...before, ...during, ...after]);
+    expect(created(watching).slice(0, 2)).toEqual(before);
+    expect(created(watching).slice(2, 4).sort()).toEqual([...during].sort());
+    expect(created(watching).slice(4)).toEqual(after);
     const resumed = await subscribe(follower, last);
     subs.push(resumed);
     await wait(() => created(resumed).length >= 3, 'the replay on the other replica');
     expect(resumed.errors).toEqual([]);
-    expect(created(resumed)).toEqual([...during, ...after]);
+    expect(created(resumed)).toEqual(created(watching).slice(2));
     expect(await role(follower)).toBe('HOLDER');
     console.log(
       `failover: kill -9 of the holder → next event delivered on the other replica in ${failoverMs} ms (lease TTL 1500 ms)`,
@@ -168,7 +170,10 @@ describe('replicas on one Redis (live path)', () => {
       );
       made.push(create());
       await wait(() => created(watching).length >= 3, 'a change after SIGCONT');
-      expect(created(watching)).toEqual(made);
+      // Each once; the two made while the new holder took over come in the order its first read
+      // lists them (a take-over compares a whole read with the view), then the one after.
+      expect(created(watching).slice(0, 2).sort()).toEqual(made.slice(0, 2).sort());
+      expect(created(watching).slice(2)).toEqual(made.slice(2));
       // The log itself holds each once: the paused holder's late appends were refused.
       const r = redis.connect();
       try {
