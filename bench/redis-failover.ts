@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { LIVE_SLOT } from '../server/redis';
+import { nativeOf } from '../test/scale/support';
 import { stopRedisServers } from '../test/support/redis';
 import { startRedisCluster, type RedisClusterUnderTest } from '../test/support/redis-cluster';
 import { BENCH_TOKEN } from './constants';
@@ -49,8 +50,6 @@ interface Received {
   errors: string[];
   client: Client;
 }
-
-const nativeOf = (id: string): string => (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]!;
 
 function subscribe(g: Gateway, since?: string): Received {
   const client = createClient({

@@ -18,7 +18,15 @@
 import { join } from 'node:path';
 import { seedVolumes, startNomad } from '../test/support/harness';
 import { startSentinelSet } from '../test/support/redis-sentinel';
-import { nomadBackend, role, SERVICE_TOKEN, startReplica, subscribe, type Replica } from '../test/scale/support';
+import {
+  nativeOf,
+  nomadBackend,
+  role,
+  SERVICE_TOKEN,
+  startReplica,
+  subscribe,
+  type Replica,
+} from '../test/scale/support';
 import { machineFacts } from './processes';
 import { writeSection } from './results-file';
 
@@ -28,8 +36,6 @@ const runs = Number(process.env.SENTINEL_RUNS ?? (short ? 1 : 3));
 const phase = process.env.SENTINEL_PHASE_MS === undefined ? null : Number(process.env.SENTINEL_PHASE_MS);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const nativeOf = (id: string | null): string =>
-  id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
 
 interface Run {
   failoverMs: number;

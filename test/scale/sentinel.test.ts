@@ -14,6 +14,7 @@ import { disposeAll, seedVolumes, startNomad } from '../support/harness';
 import { startSentinelSet, type SentinelSetUnderTest } from '../support/redis-sentinel';
 import { until } from '../support/until';
 import {
+  created,
   nomadBackend,
   readyz,
   role,
@@ -26,14 +27,6 @@ import {
 
 const wait = (check: () => boolean | Promise<boolean>, what: string | (() => string), ms = 45_000): Promise<void> =>
   until(check, what, ms);
-
-const nativeOf = (id: string | null): string =>
-  id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
-const created = (s: Subscriber): string[] =>
-  s
-    .changes()
-    .filter((e) => e.type === 'CREATED')
-    .map((e) => nativeOf(e.volumeId));
 
 describe('replicas on Redis Sentinel', () => {
   let set: SentinelSetUnderTest;

@@ -5,26 +5,13 @@
  */
 import { Redis } from 'ioredis';
 import { ErrorCode } from '../../adapters/contract/errors';
-import { decodeCursor, RedisEventLog, type ChangeEvent, type ChangeInput } from '../../subscriptions/events';
+import { decodeCursor, RedisEventLog, type ChangeEvent } from '../../subscriptions/events';
 import { appendScript } from '../../subscriptions/events/redis-log-script';
-import { cinderVolume } from '../support/model';
+import { statusChange } from '../support/model';
 import { freePort, spawnRedis, startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
 
-const change = (i: number): ChangeInput => ({
-  type: 'UPDATED',
-  backend: 'east',
-  scope: 'default',
-  volumeId: `vol-${i}`,
-  volume: cinderVolume(String(i)),
-  attachment: null,
-  attachmentId: null,
-  previousStatus: 'AVAILABLE',
-  previousAttachmentState: null,
-  changedFields: ['status'],
-  observedAt: new Date(1_700_000_000_000 + i).toISOString(),
-  keys: {},
-});
+const change = statusChange;
 const ids = (events: ChangeEvent[]): string[] => events.map((e) => e.volumeId);
 
 let redis: RedisServerUnderTest;

@@ -12,27 +12,13 @@ import {
   LeaseLostError,
   RedisEventLog,
   type ChangeEvent,
-  type ChangeInput,
   type RedisEventLogOptions,
 } from '../../subscriptions/events';
-import { cinderVolume } from '../support/model';
+import { statusChange } from '../support/model';
 import { startRedisServer, stopRedisServers, type RedisServerUnderTest } from '../support/redis';
 import { until } from '../support/until';
 
-const change = (i: number): ChangeInput => ({
-  type: 'UPDATED',
-  backend: 'east',
-  scope: 'default',
-  volumeId: `vol-${i}`,
-  volume: cinderVolume(String(i)),
-  attachment: null,
-  attachmentId: null,
-  previousStatus: 'AVAILABLE',
-  previousAttachmentState: null,
-  changedFields: ['status'],
-  observedAt: new Date(1_700_000_000_000 + i).toISOString(),
-  keys: {},
-});
+const change = statusChange;
 
 const ids = (events: ChangeEvent[]): string[] => events.map((e) => e.volumeId);
 

@@ -1,5 +1,6 @@
 /** Unified-model objects for unit tests of backend-neutral code (diffs, logs, fan-out). */
 import type { Attachment, Volume } from '../../adapters/contract/model';
+import type { ChangeInput } from '../../subscriptions/events';
 import { serverConsumer, type CinderVolumeDetails } from '../../adapters/openstack/model';
 
 /** A Cinder volume in project `p1` of backend `os`, with the given overrides. */
@@ -56,3 +57,19 @@ export function serverAttachment(volume: Volume, serverId: string, o: Partial<At
     ...o,
   };
 }
+
+/** An event log's change of volume `vol-<i>` (an UPDATED status), observed at a time that grows with `i`. */
+export const statusChange = (i: number): ChangeInput => ({
+  type: 'UPDATED',
+  backend: 'east',
+  scope: 'default',
+  volumeId: `vol-${i}`,
+  volume: cinderVolume(String(i)),
+  attachment: null,
+  attachmentId: null,
+  previousStatus: 'AVAILABLE',
+  previousAttachmentState: null,
+  changedFields: ['status'],
+  observedAt: new Date(1_700_000_000_000 + i).toISOString(),
+  keys: {},
+});

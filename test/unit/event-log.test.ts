@@ -1,28 +1,9 @@
 /** The in-process event log: cursors, replay, retention by count and age, epochs across restarts. */
 import { BadUserInputError, CursorExpiredError } from '../../adapters/contract/errors';
-import {
-  compareCursors,
-  decodeCursor,
-  encodeCursor,
-  InProcessEventLog,
-  type ChangeInput,
-} from '../../subscriptions/events';
-import { cinderVolume } from '../support/model';
+import { compareCursors, decodeCursor, encodeCursor, InProcessEventLog } from '../../subscriptions/events';
+import { statusChange } from '../support/model';
 
-const change = (i: number): ChangeInput => ({
-  type: 'UPDATED',
-  backend: 'east',
-  scope: 'default',
-  volumeId: `vol-${i}`,
-  volume: cinderVolume(String(i)),
-  attachment: null,
-  attachmentId: null,
-  previousStatus: 'AVAILABLE',
-  previousAttachmentState: null,
-  changedFields: ['status'],
-  observedAt: new Date(1_700_000_000_000 + i).toISOString(),
-  keys: {},
-});
+const change = statusChange;
 
 describe('InProcessEventLog', () => {
   it('should replay exactly the events after a cursor, oldest first, in pages', async () => {
