@@ -15,6 +15,7 @@ import { at, makeCertificates, removeCertificates } from '../server/tls-helpers'
 import {
   created,
   expectEachCreatedOnce,
+  holdingWithView,
   nomadBackend,
   readyz,
   SERVICE_TOKEN,
@@ -60,11 +61,7 @@ describe('a gateway on a Redis Cluster with a password and TLS', () => {
 
   it('should deliver changes over TLS and follow the {live} slot to another primary', async () => {
     expect(cluster.env).toMatchObject({ REDIS_TLS: 'true', REDIS_PASSWORD: PASSWORD });
-    await until(
-      async () => (await readyz(r)).replication?.backends?.[0]?.viewComplete === true,
-      'the lease and the view',
-      45_000,
-    );
+    await holdingWithView(r);
     expect(await readyz(r)).toMatchObject({ redis: { status: 'UP', topology: 'cluster', primaries: 3 } });
     sub = await subscribe(r);
     const made = [seedVolumes(sim, 1, 'default', 'c1')[0]!];

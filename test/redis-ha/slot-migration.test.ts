@@ -20,7 +20,7 @@ import { until } from '../support/until';
 import {
   created,
   expectEachCreatedOnce,
-  nativeOf,
+  loggedCreates,
   nomadBackend,
   readyz,
   role,
@@ -104,11 +104,7 @@ describe('replicas on a Redis Cluster', () => {
     expect(met('ASK')).toBeGreaterThan(0);
     expect(met('TRYAGAIN')).toBeGreaterThan(0);
     // The log holds each change once, on the new primary.
-    const logged = (await probe.xrange('scale:{live}:events', '-', '+'))
-      .map(([, f]) => JSON.parse(f[f.indexOf('e') + 1]!) as { type: string; volumeId: string })
-      .filter((e) => e.type === 'CREATED' && made.includes(nativeOf(e.volumeId)))
-      .map((e) => nativeOf(e.volumeId));
-    expect(logged).toEqual(made);
+    expect(await loggedCreates(probe, made)).toEqual(made);
     // /readyz follows the slot to its new primary.
     await until(async () => (await readyz(a)).redis?.slotPrimary === to.address, 'the new primary in /readyz', 15_000);
     expect((await readyz(b)).redis).toMatchObject({ status: 'UP', topology: 'cluster', primaries: 3 });

@@ -14,9 +14,9 @@ import { until } from '../support/until';
 import {
   created,
   expectEachCreatedOnce,
-  nativeOf,
+  holdingWithView,
+  loggedCreates,
   nomadBackend,
-  readyz,
   SERVICE_TOKEN,
   startReplica,
   subscribe,
@@ -49,11 +49,7 @@ describe('appends held up by Redis', () => {
 
   it('should deliver each change once when appends time out while Redis pauses writes, then run', async () => {
     // Held, and the watcher's first read made the view (on a fresh Redis it is the start, no event).
-    await until(
-      async () => (await readyz(r)).replication?.backends?.[0]?.viewComplete === true,
-      'the replica to hold the lease and have the view',
-      45_000,
-    );
+    await holdingWithView(r);
     sub = await subscribe(r);
     const made: string[] = [];
     let n = 0;
@@ -70,11 +66,6 @@ describe('appends held up by Redis', () => {
     create();
 
     await expectEachCreatedOnce(made, sub);
-    const logged = (await admin.xrange('scale:{live}:events', '-', '+'))
-      .map(([, f]) => JSON.parse(f[f.indexOf('e') + 1]!) as { type: string; volumeId: string })
-      .filter((e) => e.type === 'CREATED')
-      .map((e) => nativeOf(e.volumeId))
-      .filter((id) => made.includes(id));
-    expect(logged).toEqual(made);
+    expect(await loggedCreates(admin, made)).toEqual(made);
   }, 90_000);
 });

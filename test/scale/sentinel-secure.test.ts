@@ -15,6 +15,7 @@ import { at, makeCertificates, removeCertificates } from '../server/tls-helpers'
 import {
   created,
   expectEachCreatedOnce,
+  holdingWithView,
   nomadBackend,
   readyz,
   SERVICE_TOKEN,
@@ -58,11 +59,7 @@ describe('a gateway on Redis Sentinel with passwords and TLS', () => {
 
   it('should find the primary through the sentinels, deliver changes, and follow a failover', async () => {
     expect(set.env).toMatchObject({ REDIS_TLS: 'true', REDIS_SENTINEL_TLS: 'true' });
-    await until(
-      async () => (await readyz(r)).replication?.backends?.[0]?.viewComplete === true,
-      'the lease and the view',
-      45_000,
-    );
+    await holdingWithView(r);
     const before = await set.primaryPort();
     expect(await readyz(r)).toMatchObject({ redis: { status: 'UP', topology: 'sentinel' } });
     sub = await subscribe(r);
