@@ -79,6 +79,8 @@ describe('the packed package, installed with --omit=dev', () => {
       'dist/simulators/nomad/demo-backend.js',
       'schema/volume.graphql',
       'schema/generated/published.graphql',
+      // The API schema for client tools (docs/clients.md).
+      'schema/generated/api.graphql',
     ];
     expect(want.filter((f) => !files.includes(f))).toEqual([]);
     // Every SDL file the gateway reads at run time, the backends' folders included.
