@@ -1,6 +1,7 @@
 /**
  * The node:http request listener: CORS, the GraphiQL page, the live status page, `/graphql`, the API schema,
- * `/healthz`, `/readyz`, `/metrics`, and JSON answers for everything that goes wrong on the way.
+ * `/healthz`, `/readyz`, `/metrics`, and JSON answers for everything that goes wrong on the way. Probes may
+ * use HEAD on `/healthz` and `/readyz` (load balancers do): the GET answer's status and headers, no body.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { internalError } from '../../adapters/contract/graphql-errors';
@@ -26,6 +27,9 @@ export interface Routes {
   /** `/metrics` in the Prometheus text format. */
   metrics(): Promise<{ contentType: string; text: string }>;
 }
+
+/** Probes' methods: HEAD answers as GET does, and node:http leaves the body out. */
+const PROBE_METHODS = new Set(['GET', 'HEAD']);
 
 /** The paths the listener serves, for the 404 answer; the API schema's only when it is served. */
 const routesServed = (apiSchema: boolean): string[] => [
@@ -59,8 +63,9 @@ export function createRequestListener(
       if (url.pathname === '/graphql') return routes.graphql(req, res, url);
       // In here, not with the pages above: printing the schema (at its first request) may throw.
       if (routes.apiSchema?.(req, res, url)) return;
-      if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
-      if (url.pathname === '/readyz' && req.method === 'GET') {
+      const probe = PROBE_METHODS.has(req.method ?? '');
+      if (url.pathname === '/healthz' && probe) return sendJson(res, 200, { status: 'ok' });
+      if (url.pathname === '/readyz' && probe) {
         const r = await routes.readiness();
         return sendJson(res, r.ready ? 200 : 503, r);
       }
