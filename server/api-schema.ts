@@ -27,8 +27,8 @@ export const API_SCHEMA_FILE = 'schema/generated/api.graphql';
 /** graphql-js's own directives (`@deprecated`, `@specifiedBy`, `@oneOf` …): every reader knows them. */
 const STANDARD_DIRECTIVES = new Set(specifiedDirectives.map((d) => d.name));
 
-/** Federation's own types and root fields, should a printer include them. */
-const FEDERATION_TYPES = new Set(['_Any', '_Entity', '_Service', 'FieldSet', 'link__Import', 'link__Purpose']);
+/** Federation's own types (`_Any`, `_Entity`, `_Service`, `link__Import`, `federation__FieldSet` …) and root fields, where the input has them. */
+const isFederationType = (name: string): boolean => /^(_|link__|federation__)/.test(name) || name === 'FieldSet';
 const FEDERATION_FIELDS = new Set(['_service', '_entities']);
 
 const HEADER = [
@@ -40,15 +40,16 @@ const HEADER = [
 ].join('\n');
 
 /**
- * The API schema's SDL from subgraph SDL: applied directives other than graphql-js's own, directive
- * definitions, Federation's types and root fields and the `extend schema @link(…)` are dropped; the
- * rest (descriptions, deprecations) is rebuilt and printed by graphql-js, extensions merged into
- * their types. @throws GraphQLError when what is left is not a valid schema
+ * The API schema's SDL from subgraph SDL (printSubgraphSchema's, or graphql-js's printSchema of the
+ * executable schema, which also has Federation's definitions): applied directives other than
+ * graphql-js's own, directive definitions, Federation's types and root fields and the
+ * `extend schema @link(…)` are dropped; the rest (descriptions, deprecations) is rebuilt and printed
+ * by graphql-js, extensions merged into their types. @throws GraphQLError when what is left is not a valid schema
  */
 export function apiSchemaSdl(subgraphSdl: string): string {
   const doc = parse(subgraphSdl);
   const definitions = doc.definitions.filter(
-    (d) => d.kind !== Kind.DIRECTIVE_DEFINITION && !('name' in d && FEDERATION_TYPES.has(d.name?.value ?? '')),
+    (d) => d.kind !== Kind.DIRECTIVE_DEFINITION && !('name' in d && isFederationType(d.name?.value ?? '')),
   );
   const stripped = visit(
     { ...doc, definitions },

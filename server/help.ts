@@ -59,9 +59,8 @@ const example = (env: Readonly<Record<string, string>>, args: string, says: stri
 
 /** The paths served, each with what it is. */
 function paths(): string[] {
-  const port = SERVER_SETTINGS.port.env;
   return [
-    `Listens on ${SERVER_SETTINGS.host.env}:${port}: ${DEFAULT_HOST}:${SERVER_SETTINGS.port.default} by default, ${DEMO_HOST}:${SERVER_SETTINGS.port.default} in demo mode.`,
+    `Listens on ${SERVER_SETTINGS.host.env}:${SERVER_SETTINGS.port.env}: ${DEFAULT_HOST}:${SERVER_SETTINGS.port.default} by default, ${DEMO_HOST}:${SERVER_SETTINGS.port.default} in demo mode.`,
     '',
     'Paths:',
     '  /graphql                      GraphQL over HTTP (POST, GET), graphql-ws, SSE and multipart',

@@ -11,8 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { CriticalityLevel, diff, validate } from '@graphql-inspector/core';
-import { buildSchema, parse, Source } from 'graphql';
+import { buildSchema, parse, printSchema, Source } from 'graphql';
+import { apiSchemaSdl } from '../../server/api-schema';
 import { loadConfig } from '../../server/config';
+import { buildGatewaySchema } from '../../server/schema';
 import { disposeAll, startGatewayFor, type GatewayUnderTest } from '../support/harness';
 
 const ROOT = join(__dirname, '..', '..');
@@ -68,6 +70,16 @@ describe('schema/generated/api.graphql', () => {
     // Descriptions and deprecations are kept.
     expect(schema.getType('Volume')?.description).toMatch(/\S/);
     expect(API.match(/@deprecated/g)?.length).toBe(PUBLISHED.match(/@deprecated/g)?.length);
+  });
+
+  it("should also come out of graphql-js's print of the executable schema, Federation's definitions and all", () => {
+    const printed = printSchema(buildGatewaySchema());
+    expect(printed).toMatch(/_entities|link__Import|federation__FieldSet/);
+    const api = apiSchemaSdl(printed);
+    expect(api).not.toMatch(FEDERATION_WORDS);
+    expect(Object.keys(buildSchema(api).getTypeMap()).sort()).toEqual(
+      Object.keys(buildSchema(API).getTypeMap()).sort(),
+    );
   });
 
   it('should differ from the subgraph schema only by what Federation adds (GraphQL Inspector diff)', async () => {
