@@ -9,7 +9,13 @@ import { checkSettingNames, envId } from './config-names';
 import { checkConflicts } from './config-conflicts';
 import { COMMON_BACKEND_SETTINGS, type CommonBackendSettings } from '../adapters/contract/module';
 import { BACKEND_MODULES, moduleForKind } from './kinds';
-import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, SERVER_SETTINGS, type LogLevel } from './config-definition';
+import {
+  BACKEND_ENV_PREFIX,
+  BACKENDS_SETTING,
+  SERVER_SETTINGS,
+  type LogFormat,
+  type LogLevel,
+} from './config-definition';
 import { loadRedisConfig, type RedisConfig } from './redis-config';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { loadTlsConfig, type TlsConfig } from './http/tls-config';
@@ -38,6 +44,8 @@ export interface GatewayConfig {
   /** @default '0.0.0.0'; in demo mode (no backends) '127.0.0.1' */
   host: string;
   logLevel: LogLevel;
+  /** `LOG_FORMAT`. @default undefined: chosen at start (server/logger.ts `chooseLogFormat`: pretty on a terminal or in demo mode, else json) */
+  logFormat?: LogFormat;
   /** Most bytes of log lines held while stdout does not take them; more are dropped and counted. @default 16 MiB */
   logMaxBufferBytes: number;
   /** How queries and mutations over HTTP run. @default 'compiled' */
@@ -221,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
     host: top.host || (backends.length === 0 ? '127.0.0.1' : '0.0.0.0'),
     logLevel: top.logLevel,
+    ...(top.logFormat ? { logFormat: top.logFormat } : {}),
     logMaxBufferBytes: top.logMaxBufferBytes,
     executionEngine: top.executionEngine,
     compiledDocumentsMaxBytes: top.compiledDocumentsMaxBytes,

@@ -12,7 +12,7 @@ import { ConfigError } from '../adapters/contract/settings';
 import type { DemoBackends } from './demo';
 import { turnOffV8CompilationCache } from './execution/compiled';
 import { helpText } from './help';
-import { createLogger } from './logger';
+import { chooseLogFormat, createLogger } from './logger';
 import { reportDroppedLines, StdoutLog } from './log-stdout';
 import { GatewayMetrics } from './metrics';
 import { LOG_EXIT_FLUSH_MS, stopDeadlineMs } from './shutdown-timing';
@@ -45,7 +45,11 @@ async function main(argv: string[]): Promise<void> {
   // Every exit, the backstop's and a crash's too: what stdout has not taken is dropped and
   // counted on stderr, never waited for (a stalled reader must not hold the process).
   process.on('exit', () => reportDroppedLines(log.close()));
-  const logger = createLogger(config.logLevel, log);
+  const logFormat = chooseLogFormat(config.logFormat, {
+    tty: process.stdout.isTTY === true,
+    demo: config.backends.length === 0,
+  });
+  const logger = createLogger(config.logLevel, log, logFormat);
   // Before anything serves; off (and the SDK not loaded) without the OTEL_* variables.
   const tracing = startTracing(process.env, logger, version());
   let demo: DemoBackends | undefined;
