@@ -15,8 +15,9 @@ import { helpText } from './help';
 import { chooseLogFormat, createLogger } from './logger';
 import { reportDroppedLines, StdoutLog } from './log-stdout';
 import { GatewayMetrics } from './metrics';
-import { LOG_EXIT_FLUSH_MS, stopDeadlineMs } from './shutdown-timing';
+import { LOG_EXIT_FLUSH_MS, stopDeadlineMs, TELEMETRY_EXIT_FLUSH_MS } from './shutdown-timing';
 import { startTracing } from './tracing';
+import { startMetricsExport } from './otlp-metrics';
 
 function version(): string {
   // server/main.ts from source, dist/server/main.js when built.
@@ -52,6 +53,8 @@ async function main(argv: string[]): Promise<void> {
   const logger = createLogger(config.logLevel, log, logFormat);
   // Before anything serves; off (and the SDK not loaded) without the OTEL_* variables.
   const tracing = startTracing(process.env, logger, version());
+  // Off (and its SDK not loaded) unless OTEL_METRICS_EXPORTER names otlp; /metrics is served either way.
+  const metricsExport = startMetricsExport(process.env, metrics.registry, logger, version());
   let demo: DemoBackends | undefined;
   let exposed: string | undefined;
   // loadConfig refuses an empty backend list under NODE_ENV=production, so this is the demo.
@@ -110,8 +113,14 @@ async function main(argv: string[]): Promise<void> {
     force.unref();
     await gateway.stop();
     await demo?.stop();
-    // Last: the spans of the drained requests are exported before the process exits.
-    await tracing?.shutdown();
+    // Last: the spans of the drained requests, and the metrics as they end, are exported before the
+    // process exits, within a bound: an unreachable collector must not hold the exit.
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([tracing?.shutdown(), metricsExport?.shutdown()]),
+      new Promise((resolve) => (bound = setTimeout(resolve, TELEMETRY_EXIT_FLUSH_MS))),
+    ]);
+    clearTimeout(bound);
     // Stdout gets a moment for the last lines; a reader still stalled then loses them (counted).
     await log.flush(LOG_EXIT_FLUSH_MS);
     process.exit(0);

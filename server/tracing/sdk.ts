@@ -12,7 +12,6 @@ import type { TextMapPropagator } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
   ConsoleSpanExporter,
@@ -20,7 +19,7 @@ import {
   SimpleSpanProcessor,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { gatewayResource } from '../otel-resource';
 import { GatewaySampler } from './sampler';
 import type { OtlpProtocol, PropagatorName, SamplerSettings, TraceExporterName } from './settings';
 
@@ -54,10 +53,7 @@ export function registerSdk(o: {
       ? new SimpleSpanProcessor(new ConsoleSpanExporter())
       : new BatchSpanProcessor(otlpExporter(o.protocol)),
   );
-  const resource = defaultResource()
-    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName, [ATTR_SERVICE_VERSION]: o.serviceVersion }))
-    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
-    .merge(detectResources({ detectors: [envDetector] }));
+  const resource = gatewayResource(o.serviceName, o.serviceVersion);
   const provider = new NodeTracerProvider({
     resource,
     spanProcessors: processors,
