@@ -31,6 +31,10 @@ export const DEFAULT_HOST = '0.0.0.0';
 /** The listen address in demo mode (no backends): loopback, since the demo hands out its management tokens. */
 export const DEMO_HOST = '127.0.0.1';
 
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+/** How log lines are written: JSON objects (log pipelines) or human-readable lines (pino-pretty). */
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** The gateway's top-level settings. */
 export const SERVER_SETTINGS = {
   $schema: setting({
@@ -59,6 +63,12 @@ export const SERVER_SETTINGS = {
     rule: oneOf(LOG_LEVELS),
     default: 'info',
     doc: 'pino log level; debug logs one line per backend call.',
+  }),
+  logFormat: setting<LogFormat>({
+    env: 'LOG_FORMAT',
+    rule: oneOf(LOG_FORMATS),
+    defaultNote: '`pretty` when stdout is a terminal or in demo mode (no backends); else `json`',
+    doc: 'Log lines as `json` (one object a line, for log pipelines) or `pretty` (human-readable lines, one a record, through pino-pretty; colored on a terminal). Both go through the same bounded stdout buffer (LOG_MAX_BUFFER_BYTES) and redact credentials alike.',
   }),
   logMaxBufferBytes: setting({
     env: 'LOG_MAX_BUFFER_BYTES',

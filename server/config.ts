@@ -15,6 +15,7 @@ import {
   DEFAULT_HOST,
   DEMO_HOST,
   SERVER_SETTINGS,
+  type LogFormat,
   type LogLevel,
 } from './config-definition';
 import { loadRedisConfig, type RedisConfig } from './redis-config';
@@ -45,6 +46,8 @@ export interface GatewayConfig {
   /** @default '0.0.0.0'; in demo mode (no backends) '127.0.0.1' */
   host: string;
   logLevel: LogLevel;
+  /** `LOG_FORMAT`. @default undefined: chosen at start (server/logger.ts `chooseLogFormat`: pretty on a terminal or in demo mode, else json) */
+  logFormat?: LogFormat;
   /** Most bytes of log lines held while stdout does not take them; more are dropped and counted. @default 16 MiB */
   logMaxBufferBytes: number;
   /** How queries and mutations over HTTP run. @default 'compiled' */
@@ -228,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
     host: top.host || (backends.length === 0 ? DEMO_HOST : DEFAULT_HOST),
     logLevel: top.logLevel,
+    ...(top.logFormat ? { logFormat: top.logFormat } : {}),
     logMaxBufferBytes: top.logMaxBufferBytes,
     executionEngine: top.executionEngine,
     compiledDocumentsMaxBytes: top.compiledDocumentsMaxBytes,

@@ -22,6 +22,7 @@ import { HTTP_SETTINGS } from './http/config';
 import { MANAGEMENT_PATHS } from './http/management';
 import { packageRoot } from './package-root';
 import { POSSIBLE_TYPES_PATH } from './possible-types';
+import { OTEL_METRICS_VARIABLES } from './otlp-metrics/settings';
 import { OTEL_VARIABLES } from './tracing/settings';
 
 const WIDTH = 100;
@@ -126,6 +127,8 @@ export function helpText(): string {
     'OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set; then OTLP over',
     'http/protobuf (or http/json), W3C traceparent and baggage propagation.',
     row('tracing', [...OTEL_VARIABLES]),
+    'Metrics over OTLP (beside /metrics): off unless OTEL_METRICS_EXPORTER=otlp.',
+    row('metrics', [...OTEL_METRICS_VARIABLES]),
     '',
     'With no backend configured (and NODE_ENV not production), simulated backends with demo data',
     'are started. An unknown GATEWAY_*, WS_*, MAX_* … variable or config-file key stops start-up.',

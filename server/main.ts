@@ -12,12 +12,13 @@ import { ConfigError } from '../adapters/contract/settings';
 import type { DemoBackends } from './demo';
 import { turnOffV8CompilationCache } from './execution/compiled';
 import { helpText } from './help';
-import { createLogger } from './logger';
+import { chooseLogFormat, createLogger } from './logger';
 import { reportDroppedLines, StdoutLog } from './log-stdout';
 import { GatewayMetrics } from './metrics';
 import { packageRoot } from './package-root';
-import { LOG_EXIT_FLUSH_MS, stopDeadlineMs } from './shutdown-timing';
+import { LOG_EXIT_FLUSH_MS, stopDeadlineMs, TELEMETRY_EXIT_FLUSH_MS } from './shutdown-timing';
 import { startTracing } from './tracing';
+import { startMetricsExport } from './otlp-metrics';
 
 function version(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -42,9 +43,15 @@ async function main(argv: string[]): Promise<void> {
   // Every exit, the backstop's and a crash's too: what stdout has not taken is dropped and
   // counted on stderr, never waited for (a stalled reader must not hold the process).
   process.on('exit', () => reportDroppedLines(log.close()));
-  const logger = createLogger(config.logLevel, log);
+  const logFormat = chooseLogFormat(config.logFormat, {
+    tty: process.stdout.isTTY === true,
+    demo: config.backends.length === 0,
+  });
+  const logger = createLogger(config.logLevel, log, logFormat);
   // Before anything serves; off (and the SDK not loaded) without the OTEL_* variables.
   const tracing = startTracing(process.env, logger, version());
+  // Off (and its SDK not loaded) unless OTEL_METRICS_EXPORTER names otlp; /metrics is served either way.
+  const metricsExport = startMetricsExport(process.env, metrics.registry, logger, version());
   let demo: DemoBackends | undefined;
   let exposed: string | undefined;
   // loadConfig refuses an empty backend list under NODE_ENV=production, so this is the demo.
@@ -103,8 +110,14 @@ async function main(argv: string[]): Promise<void> {
     force.unref();
     await gateway.stop();
     await demo?.stop();
-    // Last: the spans of the drained requests are exported before the process exits.
-    await tracing?.shutdown();
+    // Last: the spans of the drained requests, and the metrics as they end, are exported before the
+    // process exits, within a bound: an unreachable collector must not hold the exit.
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([tracing?.shutdown(), metricsExport?.shutdown()]),
+      new Promise((resolve) => (bound = setTimeout(resolve, TELEMETRY_EXIT_FLUSH_MS))),
+    ]);
+    clearTimeout(bound);
     // Stdout gets a moment for the last lines; a reader still stalled then loses them (counted).
     await log.flush(LOG_EXIT_FLUSH_MS);
     process.exit(0);

@@ -16,6 +16,7 @@
  * ready as well (keyed creates are refused meanwhile).
  */
 import type { BreakerStatus } from '../adapters/contract/breaker';
+import { GatewayAttr, inBackgroundSpan } from '../adapters/http/tracing';
 import type { BackendHealth, BackendKind } from '../adapters/contract/model';
 import type { WatcherStatus } from '../adapters/contract/watch';
 import type { RedisHealth } from './redis';
@@ -124,7 +125,11 @@ export class ReadinessState {
     for (const b of this.#o.registry.all) {
       const run = async (): Promise<void> => {
         if (scope === 'breakers' && breakers.statuses(b.id).every((s) => s.state === 'CLOSED')) return;
-        this.#health.set(b.id, await b.health(this.#stop.signal, probe));
+        // Background work: its backend calls are one trace, sampled as background (docs/tracing.md).
+        const health = await inBackgroundSpan('probe backend', { [GatewayAttr.backend]: b.id }, () =>
+          b.health(this.#stop.signal, probe),
+        );
+        this.#health.set(b.id, health);
       };
       this.#loops.push(
         this.#every(run, { due: () => breakers.probeDueAt(b.id), wakers: (wake) => wakers.set(b.id, wake) }),

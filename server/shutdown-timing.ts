@@ -12,6 +12,12 @@ export const WS_CLOSE_WAIT_MS = 2_000;
 /** At exit, the longest wait for stdout to take the log lines still pending (server/log-stdout.ts); one of the steps the backstop covers. */
 export const LOG_EXIT_FLUSH_MS = 1_000;
 
+/**
+ * At exit, the longest wait for the last spans and metrics to be exported (an unreachable collector
+ * makes the OTLP exporters retry for seconds); one of the steps the backstop covers.
+ */
+export const TELEMETRY_EXIT_FLUSH_MS = 2_000;
+
 /** Time after the grace period for the steps after the drain (pools, Redis, the log's last lines) before exiting anyway. */
 export const SHUTDOWN_BACKSTOP_MS = 5_000;
 

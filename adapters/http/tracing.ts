@@ -1,11 +1,12 @@
 /**
  * Spans of the backend side (issue 19, docs/tracing.md): a CLIENT span per backend call and an
- * INTERNAL root span per watcher read. Written against `@opentelemetry/api` only: without an SDK
+ * INTERNAL root span per piece of background work (a watcher read, a readiness probe). Written against `@opentelemetry/api` only: without an SDK
  * registered (tracing off, the default) every call here is the API's no-op, and nothing is
  * injected into the backend's headers. The SDK is loaded by the server (server/tracing/).
  */
 import {
   context,
+  createContextKey,
   isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
@@ -23,10 +24,19 @@ export const TRACER_NAME = 'volume-gateway';
 /** The API's proxy tracer: a no-op until an SDK registers, then the SDK's (it looks on every span). */
 export const tracer = trace.getTracer(TRACER_NAME);
 
+/**
+ * Set in the context of background work, work no caller asked for (watcher reads, readiness
+ * probes): the SDK samples such a trace by `OTEL_TRACES_BACKGROUND_SAMPLE_RATIO` (off by default),
+ * not by the caller-facing sampler (server/tracing/sampler.ts).
+ */
+export const BACKGROUND_WORK = createContextKey('volume-gateway background work');
+
 /** Attribute names the gateway adds beside the semantic conventions' own. */
 export const GatewayAttr = {
   /** Configured backend id. */
   backend: 'gateway.backend.id',
+  /** The endpoint as `gateway_backend_calls_total` labels it (`POST /volumes/:id/action os-extend`). */
+  endpoint: 'gateway.backend.endpoint',
   /** The call was refused by the service's open circuit breaker (nothing was sent). */
   breakerRefused: 'gateway.breaker.refused',
   /** Gateway error code of a call that failed without an HTTP answer. */
@@ -53,9 +63,14 @@ export interface ClientSpan {
   end(status: number, failure?: string, breakerRefused?: boolean): void;
 }
 
-/** The endpoint template without its method: `GET /v1/volume/csi/:id` → `/v1/volume/csi/:id`. */
+/**
+ * The route template of an endpoint: its path template, without the method and without a trailing
+ * action word (`POST /volumes/:id/action os-extend` → `/volumes/:id/action`), so that every span
+ * is named `{method} {url.template}`.
+ */
 function routeOf(endpoint: string, method: string): string {
-  return endpoint.startsWith(`${method} `) ? endpoint.slice(method.length + 1) : endpoint;
+  const path = endpoint.startsWith(`${method} `) ? endpoint.slice(method.length + 1) : endpoint;
+  return path.split(' ', 1)[0]!;
 }
 
 /**
@@ -73,6 +88,8 @@ export function startClientSpan(call: ClientCall, headers: Record<string, string
       'server.address': call.url.hostname,
       'server.port': Number(call.url.port || (call.url.protocol === 'https:' ? 443 : 80)),
       [GatewayAttr.backend]: call.backend,
+      // The metrics' `endpoint` label, with the action word the name leaves out.
+      [GatewayAttr.endpoint]: call.endpoint,
     });
   }
   const carrier: Record<string, string> = {};
@@ -99,14 +116,24 @@ export function startClientSpan(call: ClientCall, headers: Record<string, string
 }
 
 /**
- * Runs one watcher read (a Nomad re-read, an OpenStack poll) in a root span of its own: watchers
- * run in the background, and a read nudged by a mutation must not become a child of that request.
- * The backend calls it makes are its children.
+ * Runs `run` as background work without a span of its own (a watcher's loop): the spans it starts
+ * are sampled as background, and none is a child of whatever request happened to start it.
  */
-export async function inWatcherReadSpan<T>(name: string, attributes: Attributes, read: () => Promise<T>): Promise<T> {
-  const span: Span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, root: true, attributes }, ROOT_CONTEXT);
+export function inBackground<T>(run: () => T): T {
+  return context.with(ROOT_CONTEXT.setValue(BACKGROUND_WORK, true), run);
+}
+
+/**
+ * Runs one piece of background work (a watcher read, a readiness probe) in a root span of its own,
+ * marked as background ({@link BACKGROUND_WORK}): a read nudged by a mutation must not become a
+ * child of that request, and background traces are sampled apart. The backend calls it makes are
+ * its children.
+ */
+export async function inBackgroundSpan<T>(name: string, attributes: Attributes, run: () => Promise<T>): Promise<T> {
+  const background = ROOT_CONTEXT.setValue(BACKGROUND_WORK, true);
+  const span: Span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, root: true, attributes }, background);
   try {
-    return await context.with(trace.setSpan(ROOT_CONTEXT, span), read);
+    return await context.with(trace.setSpan(background, span), run);
   } catch (err) {
     span.setStatus({ code: SpanStatusCode.ERROR });
     const code = (err as { code?: unknown } | null)?.code;

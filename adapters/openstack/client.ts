@@ -79,6 +79,12 @@ export interface OpenStackResult<T> {
   requestId: string | null;
 }
 
+/** A service's versioned root and its endpoint template (`GET /v3/`, `GET /v2.1/`) for spans and metrics. */
+interface VersionedRoot {
+  url: string;
+  endpoint: string;
+}
+
 /** Version documents are public service metadata, the same for every caller: cached per URL. */
 const VERSION_TTL_MS = 10 * 60_000;
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -97,7 +103,7 @@ export class OpenStackClient {
   readonly #transports = new Map<string, Transport>();
   readonly #versions = new Map<string, { at: number; range: Promise<{ min: Microversion; max: Microversion }> }>();
   /** The versioned root of each service last asked for its version document (the probe's target without a service credential). */
-  readonly #roots = new Map<ApiService, string>();
+  readonly #roots = new Map<ApiService, VersionedRoot>();
   readonly #breakers: BreakerBoard;
 
   constructor(o: OpenStackClientOptions) {
@@ -222,11 +228,11 @@ export class OpenStackClient {
     );
     await Promise.all(
       open.map((service) =>
-        this.#send(this.#roots.get(service)!, {
+        this.#send(this.#roots.get(service)!.url, {
           method: 'GET',
           path: '',
           headers: { accept: 'application/json' },
-          endpoint: `GET ${service} version`,
+          endpoint: this.#roots.get(service)!.endpoint,
           signal,
           breaker: this.breaker(service),
           probe,
@@ -249,7 +255,9 @@ export class OpenStackClient {
     // The versioned root: …/v3/ for Cinder, …/v2.1/ for Nova (the project part is dropped).
     const m = (service === 'volume' ? /^(.*?\/v3)(\/.*)?$/ : /^(.*?\/v2(?:\.1)?)(\/.*)?$/).exec(base);
     const root = `${m ? m[1] : base}/`;
-    this.#roots.set(service, root);
+    // Its version segment only: the path before it is the deployment's, and an unmatched base may name the project.
+    const endpoint = `GET /${m ? m[1]!.slice(m[1]!.lastIndexOf('/') + 1) + '/' : ''}`;
+    this.#roots.set(service, { url: root, endpoint });
     const hit = this.#versions.get(root);
     if (!o.fresh && hit && Date.now() - hit.at < VERSION_TTL_MS) return hit.range;
     const range = (async () => {
@@ -257,7 +265,7 @@ export class OpenStackClient {
         method: 'GET',
         path: '',
         headers: { accept: 'application/json', 'x-auth-token': session.token },
-        endpoint: `GET ${service} version`,
+        endpoint,
         signal: o.signal,
         breaker: this.breaker(service),
         probe: o.probe,

@@ -25,7 +25,8 @@
  *   words the refusal, and Apollo answers a bad variable as BAD_USER_INPUT, word for word.
  * Resolvers are the schema's own (with the limits' wrapper: response-size cap, deadline and call
  * budget), so typed errors, partial results and null propagation are those of the resolvers.
- * Plugins' `executionDidStart` and `willResolveField` hooks run only in Apollo's own execution;
+ * Plugins' `executionDidStart` and `willResolveField` hooks run only in Apollo's own execution (the
+ * tracing's `execute` span is made here instead);
  * `didEncounterErrors` is called with the errors of a compiled request through the option of the
  * same name (Apollo calls no plugin's for a response a plugin gives).
  */
@@ -54,6 +55,7 @@ import {
   type CompiledEntry,
 } from './compiled-documents';
 import { apolloResponse, type ApolloResponseOptions } from './apollo-response';
+import { inExecuteSpan } from '../tracing/operation';
 
 /** How queries and mutations are executed: `compiled` (graphql-jit) or `graphql-js`. */
 export type ExecutionEngine = 'compiled' | 'graphql-js';
@@ -231,7 +233,8 @@ export function compiledExecution<C extends BaseContext>(
     )
       return null;
     observe('compiled');
-    return c.query(undefined, rc.contextValue, vars);
+    // Apollo's executionDidStart hook runs only for its own execution: the span is made here.
+    return inExecuteSpan(() => c.query(undefined, rc.contextValue, vars));
   };
   const listener: GraphQLRequestListener<C> = {
     async responseForOperation(rc) {

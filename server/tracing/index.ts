@@ -31,6 +31,8 @@ export function startTracing(env: NodeJS.ProcessEnv, logger: Logger, serviceVers
     exporters: settings.exporters,
     protocol: settings.protocol,
     propagators: settings.propagators,
+    sampler: settings.sampler,
+    backgroundRatio: settings.backgroundRatio,
     serviceName: settings.serviceName,
     serviceVersion,
   });
@@ -44,6 +46,8 @@ export function startTracing(env: NodeJS.ProcessEnv, logger: Logger, serviceVers
       exporters: settings.exporters,
       protocol: settings.protocol,
       propagators: settings.propagators,
+      sampler: settings.sampler.name,
+      backgroundRatio: settings.backgroundRatio,
       serviceName: settings.serviceName,
     },
     'tracing on',

@@ -78,16 +78,72 @@ export function wsOperationSpan<T>(
   });
 }
 
+/** A phase of an HTTP operation: Apollo's parsing, validation and execution (its own or compiled). */
+export type OperationPhase = 'parse' | 'validate' | 'execute';
+
 /**
- * Names the HTTP operation's span once Apollo resolved the operation, and marks it failed when the
- * answer carries errors (their codes only: messages may name backend details).
+ * Starts the INTERNAL span of one phase, a child of `parent` (the operation's context). It is not
+ * made active: the backend calls stay children of the operation's span whichever engine executes
+ * (Apollo's hooks cannot make a span active around its own execution).
+ * @returns its end: failed when given an error
+ */
+function startPhase(name: OperationPhase, parent: Context): (err?: unknown) => void {
+  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL }, parent);
+  return (err) => {
+    if (err) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  };
+}
+
+/**
+ * Runs the execution of a compiled document (server/execution/compiled.ts), which Apollo's
+ * `executionDidStart` hook does not see, in an `execute` span under the operation's; without a
+ * recording operation span, just runs it.
+ */
+export function inExecuteSpan<T>(run: () => T | Promise<T>): T | Promise<T> {
+  if (!trace.getActiveSpan()?.isRecording()) return run();
+  const end = startPhase('execute', context.active());
+  let result: T | Promise<T>;
+  try {
+    result = run();
+  } catch (err) {
+    end(err);
+    throw err;
+  }
+  if (!(result instanceof Promise)) return (end(), result);
+  return result.then(
+    (r) => (end(), r),
+    (err: unknown) => {
+      end(err);
+      throw err;
+    },
+  );
+}
+
+/**
+ * Names the HTTP operation's span once Apollo resolved the operation, adds a span for each phase
+ * Apollo runs (a document in its store is not parsed or validated again), and marks the operation
+ * failed when the answer carries errors (their codes only: messages may name backend details).
  */
 export function tracingPlugin<C extends object>(): ApolloServerPlugin<C> {
   return {
     async requestDidStart() {
       const span = trace.getActiveSpan();
       if (!span?.isRecording()) return;
+      const operation = context.active();
       return {
+        async parsingDidStart() {
+          const end = startPhase('parse', operation);
+          return async (err) => end(err);
+        },
+        async validationDidStart() {
+          const end = startPhase('validate', operation);
+          return async (errs) => end(errs?.[0]);
+        },
+        async executionDidStart() {
+          const end = startPhase('execute', operation);
+          return { executionDidEnd: async (err) => end(err) };
+        },
         async didResolveOperation(rc) {
           nameOperation(span, rc.operation?.operation, rc.operationName ?? rc.operation?.name?.value);
         },

@@ -3,8 +3,8 @@
  * module that imports `@opentelemetry/sdk-*` and the exporter: `server/tracing/index.ts` requires
  * it only when tracing is on, so a gateway without the variables never loads them.
  *
- * What the SDK reads itself: `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` (default
- * `parentbased_always_on`), `OTEL_BSP_*` (batching), `OTEL_SPAN_*_LIMIT`, and the exporter's
+ * The sampler is the gateway's (./sampler.ts: `OTEL_TRACES_SAMPLER` for callers' traces, background
+ * work apart). What the SDK reads itself: `OTEL_BSP_*` (batching), `OTEL_SPAN_*_LIMIT`, and the exporter's
  * `OTEL_EXPORTER_OTLP[_TRACES]_{ENDPOINT,HEADERS,TIMEOUT}`; `OTEL_SERVICE_NAME` and
  * `OTEL_RESOURCE_ATTRIBUTES` through the resource's env detector.
  */
@@ -12,7 +12,6 @@ import type { TextMapPropagator } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
   ConsoleSpanExporter,
@@ -20,8 +19,9 @@ import {
   SimpleSpanProcessor,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import type { OtlpProtocol, PropagatorName, TraceExporterName } from './settings';
+import { gatewayResource } from '../otel-resource';
+import { GatewaySampler } from './sampler';
+import type { OtlpProtocol, PropagatorName, SamplerSettings, TraceExporterName } from './settings';
 
 /** What `startTracing` needs of the SDK: a flush-and-stop for the graceful shutdown. */
 export interface TracingSdk {
@@ -43,6 +43,8 @@ export function registerSdk(o: {
   exporters: readonly TraceExporterName[];
   protocol: OtlpProtocol;
   propagators: readonly PropagatorName[];
+  sampler: SamplerSettings;
+  backgroundRatio: number;
   serviceName: string;
   serviceVersion: string;
 }): TracingSdk {
@@ -51,11 +53,12 @@ export function registerSdk(o: {
       ? new SimpleSpanProcessor(new ConsoleSpanExporter())
       : new BatchSpanProcessor(otlpExporter(o.protocol)),
   );
-  const resource = defaultResource()
-    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName, [ATTR_SERVICE_VERSION]: o.serviceVersion }))
-    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
-    .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
+  const resource = gatewayResource(o.serviceName, o.serviceVersion);
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: processors,
+    sampler: new GatewaySampler(o.sampler, o.backgroundRatio),
+  });
   // With `none`, an empty composite: nothing is read from callers or sent to backends.
   provider.register({
     propagator: new CompositePropagator({ propagators: o.propagators.map((p) => PROPAGATOR[p]()) }),

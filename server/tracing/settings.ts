@@ -14,8 +14,34 @@ export type OtlpProtocol = 'http/protobuf' | 'http/json';
 /** Propagators the gateway can use (`OTEL_PROPAGATORS`). */
 export type PropagatorName = 'tracecontext' | 'baggage';
 
+/** The samplers `OTEL_TRACES_SAMPLER` may name (the SDK's own set). */
+export const SAMPLER_NAMES = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/** The sampler of everything but background work. */
+export interface SamplerSettings {
+  /** `OTEL_TRACES_SAMPLER`. @default 'parentbased_always_on' */
+  name: (typeof SAMPLER_NAMES)[number];
+  /** `OTEL_TRACES_SAMPLER_ARG`, for the ratio samplers, 0–1. @default 1 */
+  ratio: number;
+}
+
 /** What tracing runs with, once on. */
 export interface TracingSettings {
+  /** How traces of callers' requests (and of event deliveries) are sampled. */
+  sampler: SamplerSettings;
+  /**
+   * The share of background traces (watcher reads, readiness probes) sampled, 0–1:
+   * `OTEL_TRACES_BACKGROUND_SAMPLE_RATIO`, the gateway's own variable (OpenTelemetry has none).
+   * @default 0 (none)
+   */
+  backgroundRatio: number;
   exporters: TraceExporterName[];
   /** `OTEL_SERVICE_NAME`, else this. */
   serviceName: string;
@@ -43,6 +69,7 @@ export const OTEL_VARIABLES: readonly string[] = [
   'OTEL_RESOURCE_ATTRIBUTES',
   'OTEL_TRACES_SAMPLER',
   'OTEL_TRACES_SAMPLER_ARG',
+  'OTEL_TRACES_BACKGROUND_SAMPLE_RATIO',
   'OTEL_BSP_*',
   'OTEL_SDK_DISABLED',
 ];
@@ -98,9 +125,41 @@ export function readTracingSettings(env: NodeJS.ProcessEnv): TracingSettings | n
   }
   return {
     exporters,
+    sampler: readSampler(env),
+    backgroundRatio: set(env.OTEL_TRACES_BACKGROUND_SAMPLE_RATIO)
+      ? ratioOf('OTEL_TRACES_BACKGROUND_SAMPLE_RATIO', env.OTEL_TRACES_BACKGROUND_SAMPLE_RATIO)
+      : 0,
     serviceName: set(env.OTEL_SERVICE_NAME) ? env.OTEL_SERVICE_NAME.trim() : DEFAULT_SERVICE_NAME,
     protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
     ...readPropagators(env.OTEL_PROPAGATORS),
+  };
+}
+
+/** A ratio from 0 to 1. @throws ConfigError for anything else */
+function ratioOf(variable: string, v: string): number {
+  const r = Number(v.trim());
+  if (!Number.isFinite(r) || r < 0 || r > 1)
+    throw new ConfigError(variable, `must be a number from 0 to 1, not ${JSON.stringify(v)}`);
+  return r;
+}
+
+/**
+ * `OTEL_TRACES_SAMPLER` and its `OTEL_TRACES_SAMPLER_ARG`: the gateway builds the sampler (the SDK
+ * would, but the background ratio wraps it), so it reads them as the SDK does, refusing what the
+ * SDK would only log and replace.
+ * @throws ConfigError for an unknown sampler or a ratio outside 0–1
+ */
+function readSampler(env: NodeJS.ProcessEnv): SamplerSettings {
+  const name = set(env.OTEL_TRACES_SAMPLER) ? env.OTEL_TRACES_SAMPLER.trim().toLowerCase() : 'parentbased_always_on';
+  if (!(SAMPLER_NAMES as readonly string[]).includes(name))
+    throw new ConfigError(
+      'OTEL_TRACES_SAMPLER',
+      `unknown sampler ${JSON.stringify(name)}: use ${SAMPLER_NAMES.join(', ')}`,
+    );
+  const arg = env.OTEL_TRACES_SAMPLER_ARG;
+  return {
+    name: name as SamplerSettings['name'],
+    ratio: name.endsWith('traceidratio') && set(arg) ? ratioOf('OTEL_TRACES_SAMPLER_ARG', arg) : 1,
   };
 }
 

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKEND_FOLDERS, code } from '../support/backend-knowledge';
 import { files, root } from '../support/source-imports';
+import { SAMPLER_NAMES } from '../../server/tracing/settings';
 
 /** graphql-transport-ws message types. */
 const GRAPHQL_WS_MESSAGES = new Set(['connection_init', 'connection_ack']);
@@ -52,10 +53,18 @@ describe('wire words stay in the backend folders', () => {
 
   it('should use no snake_case wire field outside adapters/<backend>/', () => {
     // Prometheus metric names (gateway_…) are snake_case by convention, graphql-ws names its
-    // messages so (connection_init), and Redis its INFO fields (run_id): none is a backend's word.
+    // messages so (connection_init), Redis its INFO fields (run_id) and OpenTelemetry its samplers
+    // (OTEL_TRACES_SAMPLER=parentbased_always_on): none is a backend's word.
+    const samplers: ReadonlySet<string> = new Set(SAMPLER_NAMES);
     const offending = neutralFiles().flatMap((f) =>
       [...code(f).matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)]
-        .filter((m) => !m[0].startsWith('gateway_') && !GRAPHQL_WS_MESSAGES.has(m[0]) && !REDIS_INFO_FIELDS.has(m[0]))
+        .filter(
+          (m) =>
+            !m[0].startsWith('gateway_') &&
+            !GRAPHQL_WS_MESSAGES.has(m[0]) &&
+            !REDIS_INFO_FIELDS.has(m[0]) &&
+            !samplers.has(m[0]),
+        )
         .map((m) => `${f}: ${m[0]}`),
     );
     expect(offending).toEqual([]);

@@ -216,6 +216,8 @@ describe('command line', () => {
     expect(named).toEqual([join(root, 'README.md'), join(root, 'docs'), join(root, 'config.schema.json')]);
     for (const p of [...named, join(root, 'docs', 'configuration.md')]) expect(existsSync(p)).toBe(true);
     expect(help.stdout).toContain('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+    expect(help.stdout).toContain('off unless OTEL_METRICS_EXPORTER=otlp');
+    expect(help.stdout).toContain('OTEL_EXPORTER_OTLP_METRICS_ENDPOINT');
   });
 
   it('should exit 2 with a message naming a bad setting', () => {

@@ -4,7 +4,7 @@ import { startGatewayProcess as startDemoProcess } from '../support/gateway-proc
 
 describe('process lifecycle', () => {
   it('should finish an in-flight request on SIGTERM, then exit 0', async () => {
-    const { child, output, exited, waitFor } = startDemoProcess();
+    const { child, output, exited, waitFor } = startDemoProcess({ LOG_FORMAT: 'json' });
     try {
       // The "gateway started" log line (with the backends' URLs) follows the "ready at" banner.
       await waitFor(/gateway started/);
@@ -41,7 +41,7 @@ describe('process lifecycle', () => {
   });
 
   it("should stop a tracked operation's poller on SIGTERM and still exit 0", async () => {
-    const { child, output, exited, waitFor } = startDemoProcess();
+    const { child, output, exited, waitFor } = startDemoProcess({ LOG_FORMAT: 'json' });
     try {
       await waitFor(/Keystone at/);
       const out = output();

@@ -6,13 +6,9 @@
  * dropped and counted in one line on stderr (issue 27, item 5; docs/reliability.md R18).
  */
 import { startGatewayProcess } from '../support/gateway-process';
+import { askTypename, droppedLines as dropped, stallUntilDropped } from '../support/log-stall';
 import { until } from '../support/until';
 import { shutdownBoundMs } from '../../server/shutdown-timing';
-
-const dropped = async (base: string): Promise<number> => {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  return Number(/^gateway_log_lines_dropped_total (\S+)/m.exec(text)?.[1] ?? 'NaN');
-};
 
 /** Demo mode: no drain period. A short grace keeps the bound short. */
 const SETTINGS = { shutdownDrainMs: 0, shutdownGraceMs: 1_000 };
@@ -20,6 +16,8 @@ const SETTINGS = { shutdownDrainMs: 0, shutdownGraceMs: 1_000 };
 describe('log buffer bound', () => {
   const g = startGatewayProcess({
     LOG_MAX_BUFFER_BYTES: '65536',
+    // JSON lines (demo mode writes pretty ones unless told; test/server/log-format.test.ts stalls those).
+    LOG_FORMAT: 'json',
     DEMO_ACTIVITY: '0',
     RATE_LIMIT_CALLER_RPS: '0',
     RATE_LIMIT_ADDRESS_RPS: '0',
@@ -27,21 +25,6 @@ describe('log buffer bound', () => {
   });
   let url: string;
   let base: string;
-  const ask = async (name: string): Promise<unknown> =>
-    await (
-      await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: `query ${name} { __typename }` }),
-      })
-    ).json();
-  /** Asks until the gateway has dropped more lines than `before` (each request logs a line of about 200 bytes; 20,000 is the give-up point). */
-  const stallUntilDropped = async (name: string, before: number): Promise<void> => {
-    for (let sent = 0; (await dropped(base)) <= before && sent < 20_000; sent += 100) {
-      const answers = await Promise.all(Array.from({ length: 100 }, () => ask(name)));
-      for (const a of answers) expect(a).toEqual({ data: { __typename: 'Query' } });
-    }
-  };
 
   beforeAll(async () => {
     url = await g.serving();
@@ -59,15 +42,15 @@ describe('log buffer bound', () => {
     expect(await dropped(base)).toBe(0);
     // The reader stalls: no more reads from the gateway's stdout, so the socket's buffers fill.
     g.child.stdout.pause();
-    await stallUntilDropped('DuringTheStall', 0);
+    await stallUntilDropped(url, 'DuringTheStall', 0);
     expect(await dropped(base)).toBeGreaterThan(0);
-    expect(await ask('StillServing')).toEqual({ data: { __typename: 'Query' } });
+    await askTypename(url, 'StillServing');
     // The reader reads again: what was held is written, then new lines as usual (a line logged
     // while the held bytes are still over the bound is dropped too, so ask until one is written).
     g.child.stdout.resume();
     await until(() => g.output().includes('"operation":"DuringTheStall"'), 'the held lines to be written', 30_000);
     await until(
-      async () => (await ask('AfterTheStall'), g.output().includes('"operation":"AfterTheStall"')),
+      async () => (await askTypename(url, 'AfterTheStall'), g.output().includes('"operation":"AfterTheStall"')),
       'a line logged after the stall to be written',
       30_000,
       200,
@@ -76,7 +59,7 @@ describe('log buffer bound', () => {
 
   it('should exit within the shutdown bound on SIGTERM while stdout is still not read, saying on stderr how many lines were dropped', async () => {
     g.child.stdout.pause();
-    await stallUntilDropped('BeforeTheEnd', await dropped(base));
+    await stallUntilDropped(url, 'BeforeTheEnd', await dropped(base));
     const signalled = Date.now();
     g.child.kill('SIGTERM');
     // Never read again before the exit: only the bound may end the wait (main held it until the reader read).

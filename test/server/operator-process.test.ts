@@ -9,7 +9,10 @@ import { settle } from '../support/until';
 const DRAIN_MS = 4_000;
 
 it('should serve standard metric names, log one message field, and drain on SIGTERM before it stops', async () => {
-  const { child, output, exited, waitFor } = startGatewayProcess({ SHUTDOWN_DRAIN_MS: String(DRAIN_MS) });
+  const { child, output, exited, waitFor } = startGatewayProcess({
+    SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+    LOG_FORMAT: 'json',
+  });
   try {
     await waitFor(/gateway started/);
     const url = /ready at (\S+)/.exec(output())![1]!;

@@ -1,6 +1,7 @@
 /**
  * Tracing off costs nothing (issue 19, settled point): without OTEL_TRACES_EXPORTER or an OTLP
- * endpoint the gateway never loads an OpenTelemetry SDK or exporter module. The gateway runs as its
+ * endpoint the gateway never loads an OpenTelemetry SDK or exporter module; nor the metrics SDK
+ * without OTEL_METRICS_EXPORTER=otlp (issue 31). The gateway runs as its
  * own process; a preloaded script reports on SIGUSR2, once the gateway serves, which loaded modules
  * are the SDK's.
  */
@@ -52,5 +53,17 @@ describe('tracing off by default', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
     });
     expect(loaded.some((k) => k.includes('sdk-trace-node'))).toBe(true);
+    // Tracing alone loads no metrics exporter (the trace exporters' OTLP serializer requires sdk-metrics itself).
+    expect(loaded.filter((k) => /exporter-metrics/.test(k))).toEqual([]);
+  }, 90_000);
+
+  it('should load the metrics SDK and exporter only when OTEL_METRICS_EXPORTER=otlp is set, and no tracing SDK then', async () => {
+    const loaded = await sdkModulesLoaded({
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://127.0.0.1:9/v1/metrics',
+    });
+    expect(loaded.some((k) => k.includes('sdk-metrics'))).toBe(true);
+    expect(loaded.some((k) => k.includes('exporter-metrics-otlp-http'))).toBe(true);
+    expect(loaded.filter((k) => /sdk-trace|exporter-trace/.test(k))).toEqual([]);
   }, 90_000);
 });

@@ -60,6 +60,8 @@ beforeAll(async () => {
     OTEL_SERVICE_NAME: 'gateway-under-test',
     // Batches leave every 100 ms instead of 5 s.
     OTEL_BSP_SCHEDULE_DELAY: '100',
+    // The watcher tests below look at background traces, off by default (test/tracing/background.test.ts).
+    OTEL_TRACES_BACKGROUND_SAMPLE_RATIO: '1',
   });
   graphqlUrl = await gateway.serving();
 }, 90_000);
@@ -313,7 +315,7 @@ describe('OpenTelemetry traces', () => {
       await until(() => receiver.spans.some((s) => s.name === 'deliver CLAIMED'), 'the delivery span', 20_000);
       // The re-read that found the claim: a root, and the read of the volume its child.
       const reReads = receiver.spans.filter(
-        (s) => s.name === 'watcher re-read' && attr(s, 'gateway.backend.id') === 'east',
+        (s) => s.name === 're-read volumes' && attr(s, 'gateway.backend.id') === 'east',
       );
       expect(reReads.length).toBeGreaterThan(0);
       expect(reReads.every((s) => s.parentSpanId === undefined)).toBe(true);
@@ -345,7 +347,7 @@ describe('OpenTelemetry traces', () => {
       });
       expect((await c.nextFor('os')).payload.data.volumeChanged.type).toBe('SUBSCRIBED');
       const polled = (): OtlpSpan[] =>
-        receiver.spans.filter((s) => s.name === 'watcher poll' && attr(s, 'gateway.backend.id') === 'os');
+        receiver.spans.filter((s) => s.name === 'poll volumes' && attr(s, 'gateway.backend.id') === 'os');
       const childrenOf = (p: OtlpSpan): OtlpSpan[] =>
         receiver.spans.filter((s) => s.kind === CLIENT && s.parentSpanId === p.spanId && s.traceId === p.traceId);
       await until(

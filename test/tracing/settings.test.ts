@@ -15,6 +15,8 @@ describe('readTracingSettings', () => {
   it('should be on with an OTLP endpoint (otlp) or an exporter, named volume-gateway unless OTEL_SERVICE_NAME says otherwise', () => {
     expect(readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toEqual({
       exporters: ['otlp'],
+      sampler: { name: 'parentbased_always_on', ratio: 1 },
+      backgroundRatio: 0,
       serviceName: 'volume-gateway',
       protocol: 'http/protobuf',
       propagators: ['tracecontext', 'baggage'],
@@ -59,5 +61,27 @@ describe('readTracingSettings', () => {
     expect(pick(' baggage , TraceContext ')).toEqual({ propagators: ['baggage', 'tracecontext'], ignored: [] });
     expect(pick('none')).toEqual({ propagators: [], ignored: [] });
     expect(pick('tracecontext,b3,xray')).toEqual({ propagators: ['tracecontext'], ignored: ['b3', 'xray'] });
+  });
+
+  it('should read the sampler as the SDK does, refusing what it would only log, and the background ratio (0 unless set)', () => {
+    const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    expect(
+      readTracingSettings({ ...on, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' })
+        ?.sampler,
+    ).toEqual({
+      name: 'parentbased_traceidratio',
+      ratio: 0.1,
+    });
+    expect(readTracingSettings({ ...on, OTEL_TRACES_SAMPLER: 'Always_Off' })?.sampler.name).toBe('always_off');
+    expect(() => readTracingSettings({ ...on, OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow(/unknown sampler/);
+    expect(() =>
+      readTracingSettings({ ...on, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' }),
+    ).toThrow(ConfigError);
+    expect(readTracingSettings(on)?.backgroundRatio).toBe(0);
+    expect(readTracingSettings({ ...on, OTEL_TRACES_BACKGROUND_SAMPLE_RATIO: '0.25' })?.backgroundRatio).toBe(0.25);
+    for (const bad of ['-0.1', '1.5', 'half'])
+      expect(() => readTracingSettings({ ...on, OTEL_TRACES_BACKGROUND_SAMPLE_RATIO: bad })).toThrow(
+        /OTEL_TRACES_BACKGROUND_SAMPLE_RATIO.*from 0 to 1/,
+      );
   });
 });

@@ -9,7 +9,7 @@ import { NotFoundError } from '../../contract/errors';
 import type { VolumeRef } from '../../contract/model';
 import type { VolumeDelta } from '../../contract/watch';
 import { mapSettled } from '../../http/concurrency';
-import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
+import { GatewayAttr, inBackgroundSpan } from '../../http/tracing';
 import type { NomadClient } from '../client';
 import * as req from '../volumes/requests';
 import { toVolume } from '../volumes/results';
@@ -32,8 +32,8 @@ export async function rereadVolumes(
   refs: readonly VolumeRef[],
   o: CallOptions,
 ): Promise<{ deltas: VolumeDelta[]; failed: unknown }> {
-  const results = await inWatcherReadSpan(
-    'watcher re-read',
+  const results = await inBackgroundSpan(
+    're-read volumes',
     { [GatewayAttr.backend]: p.backend, [GatewayAttr.watcherVolumes]: refs.length },
     () =>
       mapSettled(refs, p.concurrency, async (ref) => {

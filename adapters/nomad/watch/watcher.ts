@@ -23,6 +23,7 @@
  */
 import type { CallOptions } from '../../contract/call-options';
 import { BreakerOpenError, type Breaker } from '../../contract/breaker';
+import { inBackground } from '../../http/tracing';
 import type { Volume, VolumeRef } from '../../contract/model';
 import type {
   VolumeDelta,
@@ -120,7 +121,8 @@ export class NomadWatcher implements VolumeWatcher {
         this.#pauses.wakeAll();
       },
     );
-    this.#running = this.#run();
+    // Its list, stream and re-reads are background work (docs/tracing.md), whoever started it.
+    this.#running = inBackground(() => this.#run());
   }
 
   async stop(): Promise<void> {

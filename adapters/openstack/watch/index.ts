@@ -20,7 +20,7 @@ import type {
   WatcherState,
   WatcherStatus,
 } from '../../contract/watch';
-import { GatewayAttr, inWatcherReadSpan } from '../../http/tracing';
+import { GatewayAttr, inBackground, inBackgroundSpan } from '../../http/tracing';
 import { BreakerWatch } from '../../watch-breakers';
 import { OpenStackClient, type OpenStackClientOptions } from '../client';
 import type { NovaVolumeAttachment } from '../nova/results';
@@ -263,7 +263,8 @@ export class OpenStackWatcher implements VolumeWatcher {
 
   #runSoon(delayMs: number): void {
     this.#clearTimer();
-    this.#timer = setTimeout(() => this.#run(), delayMs);
+    // Background work (docs/tracing.md), also when a request's nudge scheduled it.
+    this.#timer = setTimeout(() => inBackground(() => this.#run()), delayMs);
   }
 
   #clearTimer(): void {
@@ -310,7 +311,7 @@ export class OpenStackWatcher implements VolumeWatcher {
   /** Reads once; a 401 on the service token (revoked) re-authenticates and reads again, once. */
   #poll(nudgedServers: string[]): Promise<VolumeDelta[]> {
     // One span per poll (docs/tracing.md): its Keystone, Cinder and Nova calls are its children.
-    return inWatcherReadSpan('watcher poll', { [GatewayAttr.backend]: this.backend }, async () => {
+    return inBackgroundSpan('poll volumes', { [GatewayAttr.backend]: this.backend }, async () => {
       try {
         return await this.#read(nudgedServers);
       } catch (err) {
