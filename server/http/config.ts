@@ -4,12 +4,14 @@
  * setting. docs/configuration.md, section "HTTP edge", lists them.
  */
 import { origins } from '../config-values';
+import { CSRF_MODES, type CsrfMode } from './csrf';
 import {
   boolean,
   ConfigError,
   decimal,
   defaultsOf,
   integer,
+  oneOf,
   pickValue,
   readGroup,
   setting,
@@ -49,6 +51,7 @@ export interface HttpEdgeOptions {
   trustProxyHops?: number;
   rateLimit?: { caller?: Partial<LimitTier>; address?: Partial<LimitTier>; maxTracked?: number };
   cors?: Partial<CorsConfig>;
+  csrfPrevention?: CsrfMode;
   trustedDocuments?: { documents: TrustedDocuments; requireId?: boolean };
 }
 
@@ -143,6 +146,12 @@ export const HTTP_SETTINGS = {
       doc: 'How long browsers may cache a preflight answer, in seconds.',
     }),
   },
+  csrfPrevention: setting<CsrfMode>({
+    env: 'CSRF_PREVENTION',
+    rule: oneOf(CSRF_MODES),
+    default: 'standard',
+    doc: 'CSRF prevention for queries and mutations over HTTP. `standard`: GETs are served (a GET cannot run a mutation, and one without a credential header runs as an anonymous caller); a POST with a simple content-type needs a non-empty `apollo-require-preflight` or `x-apollo-operation-name`, or a credential header. `strict`, behind a proxy that adds credential headers from cookies: a request carrying a credential header, and every POST, needs `content-type: application/json` or one of those two headers. `off`: no check.',
+  }),
   trustedDocuments: {
     path: setting({
       env: 'TRUSTED_DOCUMENTS',
@@ -168,6 +177,7 @@ export const HTTP_EDGE_DEFAULTS: Readonly<HttpEdgeConfig> = Object.freeze({
   trustProxyHops: D.trustProxyHops,
   rateLimit: D.rateLimit,
   cors: D.cors,
+  csrfPrevention: D.csrfPrevention,
 });
 
 /** Defaults filled in. */
@@ -185,6 +195,7 @@ export function resolveHttpEdgeOptions(o: HttpEdgeOptions = {}): HttpEdgeConfig 
       maxTracked: o.rateLimit?.maxTracked ?? d.rateLimit.maxTracked,
     },
     cors: { ...d.cors, ...o.cors },
+    csrfPrevention: o.csrfPrevention ?? d.csrfPrevention,
     ...(o.trustedDocuments ? { trustedDocuments: { requireId: false, ...o.trustedDocuments } } : {}),
   };
 }
@@ -234,6 +245,7 @@ export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, 
     trustProxyHops: v.trustProxyHops,
     rateLimit: v.rateLimit,
     cors: v.cors,
+    csrfPrevention: v.csrfPrevention,
     ...(trustedDocuments ? { trustedDocuments } : {}),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * `/graphql` over node:http, in front of GraphQL execution: admit the caller (429), read the body
  * (413), parse it (400), screen the operation (persisted queries, trusted documents), hand a
- * subscription to `streams` when it accepts a stream (else 400), and any other request to
- * `execute`, streaming its answer.
+ * subscription to `streams` when it accepts a stream (else 400), check CSRF prevention (400), and
+ * hand any other request to `execute`, streaming its answer.
  */
 import type { HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +10,7 @@ import type { CallerLimiter } from '../../domain/caller-limiter';
 import type { Logger } from '../logger';
 import { DRAIN_FACTOR, drain, readBody, refuseEarly } from './body';
 import { callerIdentity } from './caller-identity';
+import { checkCsrf, type CsrfMode } from './csrf';
 import { EdgeError, EdgeErrorCode, RateLimitedError } from './errors';
 import { readParams, writeParams } from './graphql-params';
 import { headerMapOf, sendHTTPGraphQLResponse } from './respond';
@@ -31,6 +32,8 @@ export interface GraphQLHttpHandlerOptions {
   trustProxyHops: number;
   /** Trusted documents, when on. */
   trusted?: TrustedDocumentsConfig;
+  /** How CSRF prevention decides (server/http/csrf.ts). */
+  csrfPrevention: CsrfMode;
   logger: Logger;
   /**
    * Serves subscriptions as HTTP streams (server/streams/: SSE, multipart). Without it, or for a
@@ -111,6 +114,7 @@ export function createGraphQLHttpHandler(o: GraphQLHttpHandlerOptions): GraphQLH
       }
       if (next !== params) ({ body, search } = writeParams(method, body, url.searchParams, next));
     }
+    checkCsrf(o.csrfPrevention, method, req.headers);
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
