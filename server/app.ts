@@ -216,6 +216,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     trustProxyHops: http.trustProxyHops,
     trusted: http.trustedDocuments,
     csrfPrevention: http.csrfPrevention,
+    maxBatchSize: http.maxBatchSize,
+    onRefused: countRefusal,
     logger,
     streams,
     execute: (httpGraphQLRequest, { req, signal }) =>

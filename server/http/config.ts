@@ -52,6 +52,7 @@ export interface HttpEdgeOptions {
   rateLimit?: { caller?: Partial<LimitTier>; address?: Partial<LimitTier>; maxTracked?: number };
   cors?: Partial<CorsConfig>;
   csrfPrevention?: CsrfMode;
+  maxBatchSize?: number;
   trustedDocuments?: { documents: TrustedDocuments; requireId?: boolean };
 }
 
@@ -152,6 +153,12 @@ export const HTTP_SETTINGS = {
     default: 'standard',
     doc: 'CSRF prevention for queries and mutations over HTTP. `standard`: GETs are served (a GET cannot run a mutation, and one without a credential header runs as an anonymous caller); a POST with a simple content-type needs a non-empty `apollo-require-preflight` or `x-apollo-operation-name`, or a credential header. `strict`, behind a proxy that adds credential headers from cookies: a request carrying a credential header, and every POST, needs `content-type: application/json` or one of those two headers. `off`: no check.',
   }),
+  maxBatchSize: setting({
+    env: 'MAX_BATCH_SIZE',
+    rule: integer(0, 1000),
+    default: 10,
+    doc: "Most operations one HTTP batch (a POST of a JSON array: Apollo's BatchHttpLink) may hold; more is 413 BATCH_TOO_LARGE. 0 turns batching off. Each operation counts against the per-caller limits and gets the limits of a request of its own.",
+  }),
   trustedDocuments: {
     path: setting({
       env: 'TRUSTED_DOCUMENTS',
@@ -178,6 +185,7 @@ export const HTTP_EDGE_DEFAULTS: Readonly<HttpEdgeConfig> = Object.freeze({
   rateLimit: D.rateLimit,
   cors: D.cors,
   csrfPrevention: D.csrfPrevention,
+  maxBatchSize: D.maxBatchSize,
 });
 
 /** Defaults filled in. */
@@ -196,6 +204,7 @@ export function resolveHttpEdgeOptions(o: HttpEdgeOptions = {}): HttpEdgeConfig 
     },
     cors: { ...d.cors, ...o.cors },
     csrfPrevention: o.csrfPrevention ?? d.csrfPrevention,
+    maxBatchSize: o.maxBatchSize ?? d.maxBatchSize,
     ...(o.trustedDocuments ? { trustedDocuments: { requireId: false, ...o.trustedDocuments } } : {}),
   };
 }
@@ -246,6 +255,7 @@ export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, 
     rateLimit: v.rateLimit,
     cors: v.cors,
     csrfPrevention: v.csrfPrevention,
+    maxBatchSize: v.maxBatchSize,
     ...(trustedDocuments ? { trustedDocuments } : {}),
   };
 }
