@@ -11,6 +11,10 @@
  * A breaking change needs a deprecation first (removing a `@deprecated` field is only DANGEROUS),
  * or a line in `schema/breaking-changes.md` with a reason. The SDL is built from
  * `server/schema.ts`'s `buildGatewaySchema` without starting a server.
+ *
+ * Next to it, `schema/generated/api.graphql` is the API schema clients and their tools read (the
+ * same SDL without Federation's directives and fields, server/api-schema.ts): publish writes it
+ * too, and the check fails when it is not the current schema's.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +22,7 @@ import { join } from 'node:path';
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { type Change, CriticalityLevel, diff, DiffRule } from '@graphql-inspector/core';
 import { parse } from 'graphql';
+import { API_SCHEMA_FILE, apiSchemaText } from '../server/api-schema';
 import { buildGatewaySchema } from '../server/schema';
 
 /** The committed SDL, relative to the repository root. Under generated/ because `loadTypeDefs` skips that folder. */
@@ -170,6 +175,12 @@ export async function main(argv: readonly string[], root = join(__dirname, '..')
   for (const c of allowBreaking ? (report?.unaccepted ?? []) : []) console.warn(`published despite: ${describe(c)}`);
   if (published === null && !publish)
     found.push(`${PUBLISHED_PATH} is missing: run \`npm run schema:publish\` and commit it.`);
+  const api = apiSchemaText(current);
+  const apiFile = read(root, API_SCHEMA_FILE);
+  if (!publish && apiFile !== api)
+    found.push(
+      `${API_SCHEMA_FILE} is ${apiFile === null ? 'missing' : 'stale'}: run \`npm run schema:publish\` and commit it.`,
+    );
   if (against !== undefined) {
     const base = publishedAt(root, against);
     if (base === null) found.push(`--against ${against}: ${PUBLISHED_PATH} is not in that commit`);
@@ -187,7 +198,10 @@ export async function main(argv: readonly string[], root = join(__dirname, '..')
   }
   if (publish) {
     writeFileSync(join(root, PUBLISHED_PATH), publishedText(current));
-    console.log(`wrote ${PUBLISHED_PATH}${report ? ` (${report.changes.length} change(s))` : ''}`);
+    writeFileSync(join(root, API_SCHEMA_FILE), api);
+    console.log(
+      `wrote ${PUBLISHED_PATH}${report ? ` (${report.changes.length} change(s))` : ''} and ${API_SCHEMA_FILE}`,
+    );
   }
   return 0;
 }

@@ -3,7 +3,7 @@
  * order they need each other (the watcher directory before the tracker and the loaders, the
  * services before the live hub), then served on one port: Apollo Server 5 through
  * `executeHTTPGraphQLRequest` on Node's own http server, graphql-ws on upgrade, `/readyz`,
- * `/metrics`, GraphiQL and the live page. `stop()` takes them down in the reverse order.
+ * `/metrics`, the API schema, GraphiQL and the live page. `stop()` takes them down in the reverse order.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +21,7 @@ import { resolveHttpEdgeOptions, type HttpEdgeOptions } from './http/config';
 import { createCorsPolicy } from './http/cors';
 import { OriginRule } from './http/origin';
 import type { EdgeError } from './http/errors';
+import { createApiSchemaRoute } from './http/api-schema-route';
 import { createGraphQLHttpHandler } from './http/graphql-handler';
 import { createRequestListener } from './http/router';
 import { listenManagement } from './http/management';
@@ -151,7 +152,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // Operation limits: parse options, validation rules and the wrapped schema (server/limits).
   const limits = operationLimits(o.config.limits);
   // One schema for direct clients and for a supergraph's router: a Federation 2 subgraph.
-  const limited = apolloLimitOptions<GatewayContext>(limits, buildGatewaySchema());
+  const schema = buildGatewaySchema();
+  const limited = apolloLimitOptions<GatewayContext>(limits, schema);
   const idempotency = createIdempotencyStore(logger, redis);
   const services: GatewayServices = {
     registry,
@@ -252,6 +254,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       graphiql: createGraphiQLHandler({ ...o.graphiql, endpointPath: '/graphql' }),
       live: createLivePageHandler({ ...o.livePage, endpointPath: '/graphql' }),
       possibleTypes: createPossibleTypesHandler(limited.schema),
+      // The subgraph's own schema: the printer reads its Federation metadata.
+      ...(http.schemaSdl ? { apiSchema: createApiSchemaRoute(schema) } : {}),
       graphql: handleGraphQL,
       readiness,
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),

@@ -26,6 +26,11 @@ import { WS_SETTINGS } from './ws/config';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The listen address with backends configured: every interface. */
+export const DEFAULT_HOST = '0.0.0.0';
+/** The listen address in demo mode (no backends): loopback, since the demo hands out its management tokens. */
+export const DEMO_HOST = '127.0.0.1';
+
 /** The gateway's top-level settings. */
 export const SERVER_SETTINGS = {
   $schema: setting({
@@ -46,7 +51,7 @@ export const SERVER_SETTINGS = {
   host: setting({
     env: 'HOST',
     rule: text({ trim: true }),
-    defaultNote: '0.0.0.0; in demo mode (no backends) 127.0.0.1',
+    defaultNote: `${DEFAULT_HOST}; in demo mode (no backends) ${DEMO_HOST}`,
     doc: 'Listen address. The demo hands out its management tokens on the GraphiQL page, so it stays on loopback unless HOST is set.',
   }),
   logLevel: setting<LogLevel>({

@@ -71,6 +71,7 @@ export const OWNED_ENV_PREFIXES: readonly string[] = [
   'READINESS_',
   'TLS_',
   'MANAGEMENT_PORT',
+  'SCHEMA_SDL',
 ];
 
 /** Set in bulk by platforms and the backends' own tools (a module's `nativeEnv`: openrc files, Nomad's task environment): never checked. */

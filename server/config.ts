@@ -9,7 +9,14 @@ import { checkSettingNames, envId } from './config-names';
 import { checkConflicts } from './config-conflicts';
 import { COMMON_BACKEND_SETTINGS, type CommonBackendSettings } from '../adapters/contract/module';
 import { BACKEND_MODULES, moduleForKind } from './kinds';
-import { BACKEND_ENV_PREFIX, BACKENDS_SETTING, SERVER_SETTINGS, type LogLevel } from './config-definition';
+import {
+  BACKEND_ENV_PREFIX,
+  BACKENDS_SETTING,
+  DEFAULT_HOST,
+  DEMO_HOST,
+  SERVER_SETTINGS,
+  type LogLevel,
+} from './config-definition';
 import { loadRedisConfig, type RedisConfig } from './redis-config';
 import { loadHttpEdgeConfig, type HttpEdgeConfig } from './http/config';
 import { loadTlsConfig, type TlsConfig } from './http/tls-config';
@@ -219,7 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
   return {
     port: top.port,
     // The demo serves management tokens on its GraphiQL page: loopback unless HOST says otherwise.
-    host: top.host || (backends.length === 0 ? '127.0.0.1' : '0.0.0.0'),
+    host: top.host || (backends.length === 0 ? DEMO_HOST : DEFAULT_HOST),
     logLevel: top.logLevel,
     logMaxBufferBytes: top.logMaxBufferBytes,
     executionEngine: top.executionEngine,

@@ -3,7 +3,7 @@
  * CLI entry: `volume-gateway [--config FILE]`. With no backends configured it starts embedded
  * simulated backends with demo data (demo mode).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGateway, type RunningGateway } from './app';
 import { createRegistry } from './backends';
@@ -15,15 +15,12 @@ import { helpText } from './help';
 import { createLogger } from './logger';
 import { reportDroppedLines, StdoutLog } from './log-stdout';
 import { GatewayMetrics } from './metrics';
+import { packageRoot } from './package-root';
 import { LOG_EXIT_FLUSH_MS, stopDeadlineMs } from './shutdown-timing';
 import { startTracing } from './tracing';
 
 function version(): string {
-  // server/main.ts from source, dist/server/main.js when built.
-  const path = [join(__dirname, '..', 'package.json'), join(__dirname, '..', '..', 'package.json')].find((p) =>
-    existsSync(p),
-  )!;
-  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 async function main(argv: string[]): Promise<void> {

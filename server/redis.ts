@@ -194,7 +194,9 @@ export function connectRedis(config: RedisConfig, logger: Logger): GatewayRedis 
         );
         return { status: 'UP', latencyMs, ...(role ? { role } : {}), topology, message: `PING answered by ${where}` };
       } catch (err) {
-        return { status: 'DOWN', latencyMs: null, message: `PING failed: ${redisErrorText(err)}` };
+        // While first connecting a PING only times out: the connection's own error says why.
+        const why = lastError && lastError !== redisErrorText(err) ? ` (connection: ${lastError})` : '';
+        return { status: 'DOWN', latencyMs: null, message: `PING failed: ${redisErrorText(err)}${why}` };
       }
     },
     async close() {

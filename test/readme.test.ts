@@ -21,6 +21,7 @@ import { createRegistry } from '../server/backends';
 import { startDemoBackends, type DemoBackends } from '../server/demo';
 import { createLogger } from '../server/logger';
 import { buildGatewaySchema } from '../server/schema';
+import { README_HTTP_CLIENT, README_WS_CLIENT, runReadmeHttpClient, runReadmeWsClient } from './support/readme-clients';
 import { until } from './support/until';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
@@ -35,13 +36,6 @@ const curlBlocks = [...readme.matchAll(/```sh\n(curl [\s\S]*?)```(?:\s*```json\n
   cmd: m[1]!.replace(/\\\n\s*/g, ' '),
   answer: m[2] === undefined ? undefined : (JSON.parse(m[2]) as unknown),
 }));
-/** The JavaScript client example: the first ```js block. */
-const jsClient = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
-/** The graphql-ws client example: the ```js block that imports graphql-ws. */
-const wsClient = [...readme.matchAll(/```js\n([\s\S]*?)```/g)]
-  .map((m) => m[1]!)
-  .find((b) => b.includes("from 'graphql-ws'"));
-
 /**
  * A JSON value's shape: objects by their keys (recursively), arrays by their items' shapes, and
  * leaves as "value" (null included: a field the README shows as a string may be null in another
@@ -132,7 +126,7 @@ describe('README examples', () => {
       'volumeChanged',
     ]);
     expect(graphqlBlocks.filter(isSubscription)).toHaveLength(subscriptionBlocks.length);
-    expect(wsClient).toContain('since: cursor');
+    expect(README_WS_CLIENT).toContain('since: cursor');
   });
 
   it('should select id on every object that has one, in every example', () => {
@@ -147,7 +141,7 @@ describe('README examples', () => {
       'VolumeAttachment at line 1',
     ]);
     // The graphql-ws client's subscription too.
-    const wsQuery = /const query = '([^']*)'/.exec(wsClient ?? '')?.[1];
+    const wsQuery = /const query = '([^']*)'/.exec(README_WS_CLIENT ?? '')?.[1];
     expect(wsQuery && missingIds(schema, wsQuery)).toEqual([]);
   });
 
@@ -180,7 +174,7 @@ describe('README examples', () => {
   });
 
   it("should run the README's JavaScript client: it attaches and waits for the end", async () => {
-    expect(jsClient).toContain('attachVolume');
+    expect(README_HTTP_CLIENT).toContain('attachVolume');
     // Demo region: golden-image and batch-1 (simulators/openstack/demo.ts); the other examples leave both alone.
     const volumeId = (
       await post(
@@ -192,16 +186,7 @@ describe('README examples', () => {
       OS_TOKEN: demo.kinds.openstack.token,
       NOMAD_TOKEN: demo.kinds.nomad.tokens['nomad-east']!.management,
     };
-    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
-      ...args: string[]
-    ) => (...a: unknown[]) => Promise<unknown>;
-    const run = new AsyncFunction(
-      'volumeId',
-      'serverId',
-      'process',
-      `${jsClient!.replace('http://localhost:4000/graphql', gateway.url)}\nreturn op;`,
-    );
-    const op = await run(volumeId, 'a0000000-0000-4000-8000-000000000004', { env });
+    const op = await runReadmeHttpClient(gateway.url, volumeId, 'a0000000-0000-4000-8000-000000000004', env);
     expect(op).toEqual({ id: expect.any(String), state: 'SUCCEEDED', failureReason: null });
     const after = await post(
       { query: 'query ($id: ID!) { volume(id: $id) { id status } }', variables: { id: volumeId } },
@@ -318,34 +303,13 @@ describe('README examples', () => {
   }, 60_000);
 
   it("should run the README's graphql-ws client: it follows, resumes after a restart (1012), gets CURSOR_EXPIRED and follows from now", async () => {
-    expect(wsClient).toBeDefined();
-    const logs: string[] = [];
-    const timers = new Set<NodeJS.Timeout>();
+    expect(README_WS_CLIENT).toBeDefined();
     const env = {
       OS_TOKEN: demo.kinds.openstack.token,
       NOMAD_TOKEN: demo.kinds.nomad.tokens['nomad-east']!.management,
     };
-    const fakeConsole = { log: (...a: unknown[]) => void logs.push(a.map(String).join(' ').trim()) };
-    const trackedTimeout = (f: () => void, ms: number): NodeJS.Timeout => {
-      const t = setTimeout(() => (timers.delete(t), f()), ms);
-      timers.add(t);
-      return t;
-    };
-    // `import` lines are the only part not run as written: their bindings are passed in.
-    const body = wsClient!
-      .replace(/^import .*$/gm, '')
-      .replace('ws://localhost:4000/graphql', gateway.url.replace(/^http/, 'ws'));
-    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
-      ...args: string[]
-    ) => (...a: unknown[]) => Promise<() => Client>;
-    const current = await new AsyncFunction(
-      'createClient',
-      'WebSocket',
-      'process',
-      'console',
-      'setTimeout',
-      `${body}\nreturn () => client;`,
-    )(createClient, WebSocket, { env }, fakeConsole, trackedTimeout);
+    const follower = await runReadmeWsClient(gateway.url.replace(/^http/, 'ws'), env);
+    const { logs } = follower;
     try {
       await until(() => logs.includes('SUBSCRIBED'), 'SUBSCRIBED', 30_000);
       // A gateway restart: its sockets close with 1012, and its in-process log starts a new epoch.
@@ -370,8 +334,7 @@ describe('README examples', () => {
           ),
       ).toBe(true);
     } finally {
-      timers.forEach((t) => clearTimeout(t));
-      await current().dispose();
+      await follower.stop();
     }
   }, 60_000);
 });

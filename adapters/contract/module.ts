@@ -168,6 +168,11 @@ export interface BackendModule<S extends CommonBackendSettings = CommonBackendSe
   /** The kind's own client variables, if it has any. @default none */
   readonly nativeEnv?: NativeEnv;
   /**
+   * `--help`'s example of a gateway with one backend of this kind: the environment to start it
+   * with (`{ NOMAD_ADDR: 'https://nomad.example.com:4646' }`) and what that sets up. @default none
+   */
+  readonly helpExample?: { readonly env: Readonly<Record<string, string>>; readonly says: string };
+  /**
    * What the kind calls the facets it has, where its words say more than the neutral ones
    * (`FACET_NAMES`): e.g. `Cinder volume actions`. UNSUPPORTED_BY_BACKEND messages use them.
    * @default the neutral names

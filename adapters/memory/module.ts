@@ -22,6 +22,10 @@ export const memoryModule: BackendModule<MemorySettings> = {
   displayName: 'Memory',
   needsUrl: false,
   credential: { header: 'X-Memory-Token', describe: 'memory backend token', required: false },
+  helpExample: {
+    env: { GATEWAY_BACKENDS: 'lab=memory' },
+    says: 'a memory backend: volumes kept in the process, no cloud (memory.md in the docs)',
+  },
   parseSettings: parseMemorySettings,
   settings: MEMORY_SETTINGS,
   create: (s, deps) =>

@@ -19,6 +19,10 @@ export const nomadModule: BackendModule<NomadSettings> = {
         ? { id: 'nomad', kind: 'nomad', url: env.NOMAD_ADDR.trim(), token: env.NOMAD_TOKEN || undefined }
         : undefined,
   },
+  helpExample: {
+    env: { NOMAD_ADDR: 'https://nomad.example.com:4646' },
+    says: 'one Nomad cluster, id "nomad"; NOMAD_TOKEN: the gateway\'s own token (watchers, probes)',
+  },
   parseSettings: parseNomadSettings,
   create: (s, deps) =>
     new NomadBackend({

@@ -48,6 +48,10 @@ export const openStackModule: BackendModule<OpenStackSettings> = {
           }
         : undefined,
   },
+  helpExample: {
+    env: { GATEWAY_BACKENDS: 'region1=openstack@https://keystone.example.com:5000/v3' },
+    says: 'one OpenStack region by its Keystone URL (or source an openrc file: OS_AUTH_URL …)',
+  },
   parseSettings: parseOpenStackSettings,
   create: (s, deps) =>
     new OpenStackBackend({

@@ -1,5 +1,5 @@
 /**
- * Settings of the HTTP edge: header size, per-caller limits, CORS, trusted documents. Declared
+ * Settings of the HTTP edge: header size, per-caller limits, CORS, trusted documents, the API schema's route. Declared
  * once in {@link HTTP_SETTINGS} (env, file `http`); a bad value throws ConfigError naming the
  * setting. docs/configuration.md, section "HTTP edge", lists them.
  */
@@ -54,6 +54,8 @@ export interface HttpEdgeOptions {
   csrfPrevention?: CsrfMode;
   maxBatchSize?: number;
   trustedDocuments?: { documents: TrustedDocuments; requireId?: boolean };
+  /** Serve the API schema at `/graphql/schema.graphql`. @default true */
+  schemaSdl?: boolean;
 }
 
 /** One tier of per-caller limits, with its variables' prefix and its defaults. */
@@ -172,6 +174,12 @@ export const HTTP_SETTINGS = {
       doc: 'Refuse free-form `query` text even when it is in the list: clients must name it by id.',
     }),
   },
+  schemaSdl: setting({
+    env: 'SCHEMA_SDL',
+    rule: strict,
+    default: true,
+    doc: "Serve the API schema's SDL (schema/generated/api.graphql: no Federation directives) at GET /graphql/schema.graphql, whatever INTROSPECTION says, for codegen and schema tools. false: not served (404), for deployments that turn introspection off to keep the schema to themselves.",
+  }),
 } as const;
 
 const D = defaultsOf(HTTP_SETTINGS);
@@ -186,6 +194,7 @@ export const HTTP_EDGE_DEFAULTS: Readonly<HttpEdgeConfig> = Object.freeze({
   cors: D.cors,
   csrfPrevention: D.csrfPrevention,
   maxBatchSize: D.maxBatchSize,
+  schemaSdl: D.schemaSdl,
 });
 
 /** Defaults filled in. */
@@ -205,6 +214,7 @@ export function resolveHttpEdgeOptions(o: HttpEdgeOptions = {}): HttpEdgeConfig 
     cors: { ...d.cors, ...o.cors },
     csrfPrevention: o.csrfPrevention ?? d.csrfPrevention,
     maxBatchSize: o.maxBatchSize ?? d.maxBatchSize,
+    schemaSdl: o.schemaSdl ?? d.schemaSdl,
     ...(o.trustedDocuments ? { trustedDocuments: { requireId: false, ...o.trustedDocuments } } : {}),
   };
 }
@@ -256,6 +266,7 @@ export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, 
     cors: v.cors,
     csrfPrevention: v.csrfPrevention,
     maxBatchSize: v.maxBatchSize,
+    schemaSdl: v.schemaSdl,
     ...(trustedDocuments ? { trustedDocuments } : {}),
   };
 }

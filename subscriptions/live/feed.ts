@@ -22,6 +22,7 @@ import { Transitions } from '../events/transitions';
 import type { ChangeInput } from '../events/types';
 import { TERMINAL } from '../operations/types';
 import type { AcceptedChange, LiveMutations } from '../../domain/live-mutations';
+import { AppendQueue } from './append-queue';
 import { activeTraceparent } from './tracing';
 import { LocalWatchers, type WatcherHost, type WatcherSource } from './watcher-source';
 
@@ -138,7 +139,7 @@ export class Feed implements LiveMutations {
   readonly #kept = new Map<string, string>();
   /** Per volume, the trace of the mutation last tracked on it and until when (only with tracing on). */
   readonly #causes = new Map<string, { traceparent: string; until: number }>();
-  #chain: Promise<void> = Promise.resolve();
+  readonly #appends: AppendQueue;
   #unsubscribe: (() => void) | null = null;
   #demandQueued = false;
   #stopped = false;
@@ -150,6 +151,13 @@ export class Feed implements LiveMutations {
     this.#o = o;
     this.#watchers = o.watchers ?? new WatcherDirectory((id) => o.registry.find(id));
     this.#source = o.source ?? new LocalWatchers();
+    this.#appends = new AppendQueue({
+      onFailed: (backend, err) => {
+        this.#o.onError?.(err);
+        this.#source.appendFailed?.(backend, err);
+      },
+      onSettled: (backend) => this.#source.appendsSettled?.(backend),
+    });
   }
 
   /** Starts a watcher per watchable backend; the others are recorded with the reason. */
@@ -173,6 +181,8 @@ export class Feed implements LiveMutations {
         if (this.#source.keepsTransitions) this.#append(backend, []);
       },
       restore: (backend, remembered) => this.#transitionsOf(backend).restore(remembered),
+      appending: (backend) => this.#appends.busy(backend),
+      appendsSettledAt: (backend) => this.#appends.settledAt(backend),
       observed: (backend, deltas) => {
         try {
           void this.#o.operations.observe?.(backend, deltas);
@@ -315,7 +325,7 @@ export class Feed implements LiveMutations {
     for (const check of [...this.#settleWaiters]) check();
     this.#unsubscribe?.();
     await this.#source.stop();
-    await this.#chain;
+    await this.#appends.drained();
   }
 
   #onDeltas(backend: string, deltas: VolumeDelta[]): void {
@@ -346,7 +356,7 @@ export class Feed implements LiveMutations {
   }
 
   /**
-   * Appends in order: one chain for every source, so the log's order is the order observed. With
+   * Appends in order: one queue for every source, so the log's order is the order observed. With
    * `after`, the changes wait for it (bounded by `operationWaitMs`): the operation checks they started.
    */
   #append(backend: string, changes: ChangeInput[], after?: void | Promise<void>): void {
@@ -366,21 +376,16 @@ export class Feed implements LiveMutations {
       this.#o.onError?.(err);
       return;
     }
-    this.#chain = this.#chain
-      .then(async () => {
-        if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
-        if (changes.length === 0) {
-          if (options?.keep) await this.#o.log.appendMany([], options);
-          return;
-        }
-        // Batches, so a hand-over's comparison of 10,000 volumes does not hold Redis for one long script.
-        for (let i = 0; i < changes.length; i += APPEND_BATCH)
-          await this.#o.log.appendMany(changes.slice(i, i + APPEND_BATCH), options);
-        this.#o.onAppended?.(backend, changes.length);
-      })
-      .catch((err: unknown) => {
-        this.#o.onError?.(err);
-        this.#source.appendFailed?.(backend, err);
-      });
+    this.#appends.run(backend, async () => {
+      if (after) await within(after, this.#o.operationWaitMs ?? OPERATION_WAIT_MS);
+      if (changes.length === 0) {
+        if (options?.keep) await this.#o.log.appendMany([], options);
+        return;
+      }
+      // Batches, so a hand-over's comparison of 10,000 volumes does not hold Redis for one long script.
+      for (let i = 0; i < changes.length; i += APPEND_BATCH)
+        await this.#o.log.appendMany(changes.slice(i, i + APPEND_BATCH), options);
+      this.#o.onAppended?.(backend, changes.length);
+    });
   }
 }

@@ -19,6 +19,10 @@ export interface WatcherHost {
   announced(changes: readonly ChangeInput[]): void;
   /** The transitions memory (`Transitions.remembered()`) of a backend whose watcher this replica takes over. */
   restore(backend: string, remembered: TransitionsState): void;
+  /** Whether an append of the backend's changes is queued or running (not yet in the log, nor failed). */
+  appending(backend: string): boolean;
+  /** When the backend's last append settled (appended or failed; Unix ms), 0 before any. */
+  appendsSettledAt(backend: string): number;
   /** A backend watched by another replica changed, as this replica's log reader saw it (the tracker's watched operations). */
   observed(backend: string, deltas: readonly VolumeDelta[]): void;
 }
@@ -48,6 +52,8 @@ export interface WatcherSource {
    * the log's view and appends the difference). @default nothing
    */
   appendFailed?(backend: string, err: unknown): void;
+  /** The backend has no append queued or running any more ({@link WatcherHost.appending}). @default nothing */
+  appendsSettled?(backend: string): void;
   /** Stops every watcher it started. */
   stop(): Promise<void>;
 }

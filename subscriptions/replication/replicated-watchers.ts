@@ -140,6 +140,11 @@ export class ReplicatedWatchers implements WatcherSource {
     if (e) this.#resync([e]);
   }
 
+  appendsSettled(backend: string): void {
+    const e = this.#entries.get(backend);
+    if (e?.takeover) this.#tryTakeover(e);
+  }
+
   #resync(entries: Iterable<Entry> = this.#entries.values()): void {
     for (const e of entries) {
       if (!e.leased) continue;
@@ -247,9 +252,14 @@ export class ReplicatedWatchers implements WatcherSource {
     const w = e.leased;
     const id = e.backend.id;
     if (!w || !e.takeover || !w.current || this.#follower?.catchingUp(id)) return;
-    // The view must hold everything appended before the lease was gained (or the resync began):
-    // what the old holder, or an append that only seemed to fail, put in the log is not sent again.
-    if (this.#o.followingSince && !this.#o.followingSince(Math.max(e.gainedAt, e.resyncSince ?? 0))) return;
+    // This replica's own appends still queued (behind one a slot migration holds up) are not in the
+    // view yet: compared now, their changes would be sent again once they land.
+    if (this.#host?.appending(id)) return;
+    // The view must hold everything appended before the lease was gained, the resync began or this
+    // replica's last append settled: what the old holder, or an append that only seemed to fail,
+    // put in the log is not sent again.
+    const since = Math.max(e.gainedAt, e.resyncSince ?? 0, this.#host?.appendsSettledAt(id) ?? 0);
+    if (this.#o.followingSince && !this.#o.followingSince(since)) return;
     // After a loss, compare with the view rebuilt from Redis (loaded as is only if none comes).
     const waiting = Date.now() - (e.resyncSince ?? 0) < RESYNC_WAIT_MS && !this.#follower?.unusable(id);
     if (e.resyncSince !== null && !this.view.complete(id) && waiting) return;

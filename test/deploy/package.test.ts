@@ -3,9 +3,11 @@
  * empty folder, runs `volume-gateway` with nothing to build, against a configured backend and in
  * demo mode. One pack and one install for the file (the pack builds when sources changed).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { dirname, join } from 'node:path';
 import type { NomadSimulator } from '../../simulators/nomad';
 import { MGMT, disposeAll, seedVolumes, startNomad } from '../support/harness';
 import { until } from '../support/until';
@@ -79,6 +81,8 @@ describe('the packed package, installed with --omit=dev', () => {
       'dist/simulators/nomad/demo-backend.js',
       'schema/volume.graphql',
       'schema/generated/published.graphql',
+      // The API schema for client tools (docs/clients.md).
+      'schema/generated/api.graphql',
     ];
     expect(want.filter((f) => !files.includes(f))).toEqual([]);
     // Every SDL file the gateway reads at run time, the backends' folders included.
@@ -108,6 +112,18 @@ describe('the packed package, installed with --omit=dev', () => {
     expect(installed.npmOutput).not.toMatch(/npm error/);
   });
 
+  it("should name in --help the installed package's own docs, by a path that exists", async () => {
+    const bin = join(installed.dir, 'node_modules', '.bin', 'volume-gateway');
+    const { stdout: help } = await promisify(execFile)(bin, ['--help'], {
+      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+    });
+    const docs = join(realpathSync(installed.packageDir), 'docs');
+    expect(help).toContain(`  ${docs}/`);
+    expect(existsSync(join(docs, 'configuration.md'))).toBe(true);
+    expect(existsSync(join(docs, 'clients.md'))).toBe(true);
+    expect(help).toContain(join(realpathSync(installed.packageDir), 'README.md'));
+  });
+
   it('should serve a configured backend (memory, and a Nomad simulator over HTTP) under NODE_ENV=production', async () => {
     const sim: NomadSimulator = await startNomad();
     const ids = seedVolumes(sim, 3);
@@ -129,6 +145,10 @@ describe('the packed package, installed with --omit=dev', () => {
         .sort(),
     ).toEqual(ids);
     expect(nodes.filter((n) => n.backend.id === 'lab').length).toBeGreaterThan(0);
+    // The API schema, served although production turns introspection off: the shipped file's text.
+    const sdl = await fetch(`${origin}/graphql/schema.graphql`);
+    expect(sdl.status).toBe(200);
+    expect(await sdl.text()).toBe(readFileSync(join(installed.packageDir, 'schema/generated/api.graphql'), 'utf8'));
     // The gateway read the simulator over HTTP.
     expect(sim.requests().some((r) => r.path === '/v1/volumes')).toBe(true);
     expect(await gw.stop()).toBe(0);

@@ -23,13 +23,12 @@ export interface HiveProcess {
 
 /**
  * Composes the supergraph from `gw`'s own SDL (`_service { sdl }`) and `compute`, starts
- * hive-gateway on it with `config` and `VOLUME_BACKEND_IDS=backendIds`, and waits for its healthcheck.
+ * hive-gateway on it with `config` (a `gateway.config.ts` path), and waits for its healthcheck.
  */
 export async function startHiveGateway(
   gw: GatewayUnderTest,
   compute: ComputeSubgraph,
   config: string,
-  backendIds: string,
 ): Promise<HiveProcess> {
   const sdl = (await gw.gql('{ _service { sdl } }')).body.data._service.sdl as string;
   const composed = composeSupergraph([
@@ -46,7 +45,7 @@ export async function startHiveGateway(
     [HIVE_BIN, 'supergraph', join(work, 'supergraph.graphql'), '-c', config, '--host', '127.0.0.1', '--port', port],
     {
       cwd: ROOT,
-      env: { ...process.env, VOLUME_BACKEND_IDS: backendIds, NODE_ENV: 'production' },
+      env: { ...process.env, NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -95,6 +95,26 @@ export interface Subscriber {
 export const nativeOf = (id: string | null): string =>
   id ? (JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as string[])[3]! : '';
 
+/** Waits until the replica holds the lease of its one backend and has its view (the watcher's first read compared or loaded). */
+export async function holdingWithView(r: Replica, timeoutMs = 45_000): Promise<void> {
+  await until(
+    async () => (await readyz(r)).replication?.backends?.[0]?.viewComplete === true && (await role(r)) === 'HOLDER',
+    `${r.name} to hold the lease and have the view`,
+    timeoutMs,
+  );
+}
+
+/** The native ids of the volumes of `made` whose CREATED the shared log holds, in log order. */
+export async function loggedCreates(
+  redis: { xrange(key: string, start: string, end: string): Promise<Array<[string, string[]]>> },
+  made: readonly string[],
+): Promise<string[]> {
+  return (await redis.xrange('scale:{live}:events', '-', '+'))
+    .map(([, f]) => JSON.parse(f[f.indexOf('e') + 1]!) as { type: string; volumeId: string })
+    .filter((e) => e.type === 'CREATED' && made.includes(nativeOf(e.volumeId)))
+    .map((e) => nativeOf(e.volumeId));
+}
+
 /** The native ids of the volumes whose CREATED a subscriber received, in the order received. */
 export const created = (s: Subscriber): string[] =>
   s

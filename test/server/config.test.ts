@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSetting, settingLeaves, ConfigError } from '../../adapters/contract/settings';
@@ -178,13 +178,44 @@ describe('command line', () => {
     for (const { setting } of settingLeaves(GATEWAY_SETTINGS))
       if (setting.env) expect(help.stdout).toMatch(new RegExp(`\\b${setting.env}\\b`));
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(
-      'off unless OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT is set',
+      'off unless OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set',
     );
     for (const v of OTEL_VARIABLES) expect(help.stdout).toContain(v);
     const version = run(['--version']);
     expect(version.stdout.trim()).toBe(
       (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version,
     );
+  });
+
+  it('should show the default host and port, the paths served, an example per kind that starts it, and the docs where they are', () => {
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    const configured = loadConfig({ GATEWAY_BACKENDS: 'lab=memory' });
+    const demo = loadConfig({});
+    expect(help.stdout).toContain(
+      `Listens on HOST:PORT: ${configured.host}:${configured.port} by default, ${demo.host}:${demo.port} in demo mode.`,
+    );
+    // Every path the gateway serves, each at the start of its row (after the indent).
+    for (const path of ['/graphql', '/graphql/schema.graphql', '/graphql/possible-types.json', '/live', '/metrics'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${path.replace(/\./g, '\\.')} `, 'm'));
+    expect(help.stdout).toMatch(/^ {2}\/healthz, \/readyz .*HEAD/m);
+    // The examples: each variable-prefixed command line, read as the gateway reads its environment.
+    const kinds = [...help.stdout.matchAll(/^ {2}((?:[A-Z_0-9]+=\S+ )+)volume-gateway$/gm)].map((m) => {
+      const env = Object.fromEntries(
+        m[1]!
+          .trim()
+          .split(' ')
+          .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+      );
+      return loadConfig(env).backends.map((b) => b.kind);
+    });
+    expect(kinds).toEqual(expect.arrayContaining([['nomad'], ['openstack']]));
+    // The docs by absolute path (they ship in the package), not relative to the repository.
+    const docs = help.stdout.slice(help.stdout.indexOf('Documentation'));
+    const named = [...docs.matchAll(/^ {2}(\/\S+?)(?::|\/?$)/gm)].map((m) => m[1]!);
+    expect(named).toEqual([join(root, 'README.md'), join(root, 'docs'), join(root, 'config.schema.json')]);
+    for (const p of [...named, join(root, 'docs', 'configuration.md')]) expect(existsSync(p)).toBe(true);
+    expect(help.stdout).toContain('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   });
 
   it('should exit 2 with a message naming a bad setting', () => {

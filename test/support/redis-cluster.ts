@@ -11,7 +11,7 @@
  * slot to move.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -45,6 +45,21 @@ export interface RedisClusterOptions {
    * slot has no primary. @default true
    */
   requireFullCoverage?: boolean;
+  /** Every node's `requirepass` (and `masterauth`). @default none */
+  password?: string;
+  /**
+   * TLS only (plain ports closed; the Cluster bus and replication over TLS too; no client
+   * certificates asked for of clients): PEM file paths of the server certificate, its key, its CA,
+   * and the certificate and key a node presents when it connects to another (the bus checks it
+   * against the CA, and wants the `clientAuth` key usage). @default plain TCP
+   */
+  tls?: { cert: string; key: string; ca: string; clientCert: string; clientKey: string };
+}
+
+/** How the helpers reach a node. */
+interface Reach {
+  password?: string;
+  ca?: Buffer;
 }
 
 /** How {@link RedisClusterUnderTest.moveSlot} moves the keys. */
@@ -63,6 +78,8 @@ export interface RedisClusterUnderTest {
   nodes: ClusterNodeUnderTest[];
   /** The seed list for `REDIS_CLUSTER_NODES`: every node's `127.0.0.1:<port>`, comma-separated. */
   seeds: string;
+  /** The gateway's environment for this Cluster: `REDIS_CLUSTER_NODES`, and its password and TLS settings. */
+  env: Record<string, string>;
   /** `CLUSTER KEYSLOT key`. */
   slotOf(key: string): Promise<number>;
   /** The primary serving `slot`, as a live node says. */
@@ -96,10 +113,12 @@ async function busPort(port: number): Promise<number> {
 }
 
 /** A connection of its own to one node, closed after `f`; fails fast when the node does not answer. */
-async function onPort<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T> {
+async function onPort<T>(port: number, f: (r: Redis) => Promise<T>, reach: Reach = {}): Promise<T> {
   const r = new Redis({
     port,
     host: '127.0.0.1',
+    ...(reach.password ? { password: reach.password } : {}),
+    ...(reach.ca ? { tls: { ca: reach.ca } } : {}),
     lazyConnect: true,
     retryStrategy: () => null,
     maxRetriesPerRequest: 0,
@@ -143,11 +162,26 @@ const serves = (line: NodeLine, slot: number): boolean =>
 export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<RedisClusterUnderTest> {
   const primaries = o.primaries ?? 3;
   const replicas = o.replicas ?? 0;
+  const reach: Reach = { password: o.password, ca: o.tls ? readFileSync(o.tls.ca) : undefined };
+  const onNode = <T>(port: number, f: (r: Redis) => Promise<T>): Promise<T> => onPort(port, f, reach);
+  const tls = o.tls;
+  const tlsArgs = (port: number): string[] =>
+    tls
+      ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key]
+          .concat(['--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no'])
+          .concat(['--tls-client-cert-file', tls.clientCert, '--tls-client-key-file', tls.clientKey])
+          .concat(['--tls-replication', 'yes', '--tls-cluster', 'yes'])
+      : [];
+  const cliAuth = [
+    ...(o.password ? ['-a', o.password, '--no-auth-warning'] : []),
+    ...(tls ? ['--tls', '--cacert', tls.ca] : []),
+  ];
   const starting = await Promise.allSettled(
     Array.from({ length: primaries * (1 + replicas) }, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'vg-redis-cluster-'));
       return startRedisServer({
         dir,
+        ...(o.password ? { password: o.password } : {}),
         // The bus port is named, since the default (port + 10000) may be past 65535.
         args: async (port) => [
           '--cluster-enabled',
@@ -162,6 +196,7 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
           String(o.nodeTimeoutMs ?? 2000),
           '--cluster-require-full-coverage',
           o.requireFullCoverage === false ? 'no' : 'yes',
+          ...tlsArgs(port),
         ],
       }).catch((err: unknown) => {
         rmSync(dir, { recursive: true, force: true });
@@ -177,7 +212,7 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
   }
   const nodes: ClusterNodeUnderTest[] = [];
   for (const s of started) {
-    const id = await onPort(s.port, (r) => r.call('CLUSTER', 'MYID') as Promise<string>);
+    const id = await onNode(s.port, (r) => r.call('CLUSTER', 'MYID') as Promise<string>);
     nodes.push(
       Object.assign(s, {
         id,
@@ -193,7 +228,15 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
   try {
     await run(
       REDIS_CLI,
-      ['--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', String(replicas), '--cluster-yes'],
+      [
+        ...cliAuth,
+        '--cluster',
+        'create',
+        ...nodes.map((n) => n.address),
+        '--cluster-replicas',
+        String(replicas),
+        '--cluster-yes',
+      ],
       { timeout: 60_000 },
     );
   } catch (err) {
@@ -213,19 +256,24 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
   /** `CLUSTER NODES` as the first live node that answers sees it. */
   const view = async (): Promise<NodeLine[]> => {
     for (const n of alive()) {
-      const text = await onPort(n.port, (r) => r.call('CLUSTER', 'NODES') as Promise<string>).catch(() => null);
+      const text = await onNode(n.port, (r) => r.call('CLUSTER', 'NODES') as Promise<string>).catch(() => null);
       if (text) return nodeLines(text);
     }
     throw new Error('no node of the Cluster answers');
   };
-  const on = <T>(node: ClusterNodeUnderTest, f: (r: Redis) => Promise<T>): Promise<T> => onPort(node.port, f);
+  const on = <T>(node: ClusterNodeUnderTest, f: (r: Redis) => Promise<T>): Promise<T> => onNode(node.port, f);
 
   const cluster: RedisClusterUnderTest = {
     nodes,
     seeds: nodes.map((n) => n.address).join(','),
+    env: {
+      REDIS_CLUSTER_NODES: nodes.map((n) => n.address).join(','),
+      ...(o.password ? { REDIS_PASSWORD: o.password } : {}),
+      ...(tls ? { REDIS_TLS: 'true', REDIS_TLS_CA_FILE: tls.ca } : {}),
+    },
     on,
     stop,
-    slotOf: (key) => onPort(alive()[0]!.port, (r) => r.call('CLUSTER', 'KEYSLOT', key) as Promise<number>),
+    slotOf: (key) => onNode(alive()[0]!.port, (r) => r.call('CLUSTER', 'KEYSLOT', key) as Promise<number>),
     async ownerOf(slot) {
       const line = (await view()).find(
         (l) => l.flags.includes('master') && !l.flags.includes('fail') && serves(l, slot),
@@ -247,7 +295,7 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
         async () => {
           const answers = await Promise.all(
             alive().map((n) =>
-              onPort(n.port, async (r) => ({
+              onNode(n.port, async (r) => ({
                 info: (await r.call('CLUSTER', 'INFO')) as string,
                 // Who serves each slot range, as this node sees it.
                 slots: JSON.stringify(
@@ -279,7 +327,20 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
           ? [first.shift()!]
           : ((await on(from, (r) => r.call('CLUSTER', 'GETKEYSINSLOT', slot, 1))) as string[]);
         if (keys.length === 0) break;
-        await on(from, (r) => r.call('MIGRATE', '127.0.0.1', to.port, '', 0, 5000, 'REPLACE', 'KEYS', ...keys));
+        await on(from, (r) =>
+          r.call(
+            'MIGRATE',
+            '127.0.0.1',
+            to.port,
+            '',
+            0,
+            5000,
+            'REPLACE',
+            ...(o.password ? ['AUTH', o.password] : []),
+            'KEYS',
+            ...keys,
+          ),
+        );
         if (m.pauseMs) await new Promise((resolve) => setTimeout(resolve, m.pauseMs));
       }
       // The new owner first, so a client redirected by the old one finds it serving.
@@ -298,7 +359,7 @@ export async function startRedisCluster(o: RedisClusterOptions = {}): Promise<Re
           (
             await Promise.all(
               alive().map((n) =>
-                onPort(n.port, (r) => r.info('replication')).then(
+                onNode(n.port, (r) => r.info('replication')).then(
                   (i) => i.includes('role:master') || i.includes('master_link_status:up'),
                   () => false,
                 ),

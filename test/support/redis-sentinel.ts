@@ -6,7 +6,7 @@
  * call `set.stop()` (afterAll); a test process that dies stops them too.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -48,6 +48,22 @@ export interface SentinelSetOptions {
   downAfterMs?: number;
   /** `sentinel failover-timeout`. @default 5000 */
   failoverTimeoutMs?: number;
+  /** The data nodes' `requirepass` (and `masterauth`; the sentinels' `auth-pass`). @default none */
+  password?: string;
+  /** The sentinels' own `requirepass` (and `sentinel-pass` between them). @default none */
+  sentinelPassword?: string;
+  /**
+   * TLS only, on every process (plain ports closed; replication and the sentinels' links over TLS;
+   * no client certificates asked for): PEM file paths of the server certificate, its key and the CA
+   * that signed it. @default plain TCP
+   */
+  tls?: { cert: string; key: string; ca: string };
+}
+
+/** How to reach one process of the set. */
+interface Reach {
+  password?: string;
+  ca?: Buffer;
 }
 
 const all = new Set<SentinelSetNode>();
@@ -55,12 +71,34 @@ process.once('exit', () => {
   for (const n of all) n.process.kill('SIGKILL');
 });
 
-async function node(port: number, o: { args?: string[]; sentinel?: boolean }): Promise<SentinelSetNode> {
+/** The arguments that make a process TLS-only on `port`. */
+const tlsArgs = (port: number, t: NonNullable<SentinelSetOptions['tls']>): string[] => [
+  '--port',
+  '0',
+  '--tls-port',
+  String(port),
+  '--tls-cert-file',
+  t.cert,
+  '--tls-key-file',
+  t.key,
+  '--tls-ca-cert-file',
+  t.ca,
+  '--tls-auth-clients',
+  'no',
+  '--tls-replication',
+  'yes',
+];
+
+async function node(
+  port: number,
+  o: { args?: (port: number) => string[]; sentinel?: boolean; password?: string },
+): Promise<SentinelSetNode> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const started = await spawnRedis(attempt === 0 ? port : await freePort(), undefined, o);
+    const at = attempt === 0 ? port : await freePort();
+    const started = await spawnRedis(at, o.password, { args: o.args?.(at) ?? [], sentinel: o.sentinel });
     if (!started) continue;
     const n: SentinelSetNode = {
-      port: Number(started.child.spawnargs[started.child.spawnargs.indexOf('--port') + 1]),
+      port: at,
       process: started.child,
       kill: async () => {
         all.delete(n);
@@ -76,11 +114,13 @@ async function node(port: number, o: { args?: string[]; sentinel?: boolean }): P
   throw new Error('redis: no free port after 5 attempts');
 }
 
-/** Asks one sentinel; null when it does not answer. */
-async function ask<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T | null> {
+/** Asks one process of the set; null when it does not answer. */
+async function ask<T>(port: number, f: (r: Redis) => Promise<T>, reach: Reach = {}): Promise<T | null> {
   const r = new Redis({
     port,
     host: '127.0.0.1',
+    ...(reach.password ? { password: reach.password } : {}),
+    ...(reach.ca ? { tls: { ca: reach.ca } } : {}),
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
@@ -100,13 +140,26 @@ async function ask<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T | nu
 export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<SentinelSetUnderTest> {
   const masterName = 'gateway';
   const dir = mkdtempSync(join(tmpdir(), 'vg-sentinel-'));
-  const primary = await node(await freePort(), {});
-  const replica = await node(await freePort(), { args: ['--replicaof', '127.0.0.1', String(primary.port)] });
-  await until(
-    async () => (await ask(replica.port, (r) => r.info('replication')))?.includes('master_link_status:up') ?? false,
-    'the replica to sync',
-    20_000,
-  );
+  const ca = o.tls ? readFileSync(o.tls.ca) : undefined;
+  const data: Reach = { password: o.password, ca };
+  const watching: Reach = { password: o.sentinelPassword, ca };
+  const dataNode = async (replicaOf?: number): Promise<SentinelSetNode> =>
+    node(await freePort(), {
+      password: o.password,
+      args: (port) => [
+        ...(o.tls ? tlsArgs(port, o.tls) : []),
+        ...(replicaOf !== undefined ? ['--replicaof', '127.0.0.1', String(replicaOf)] : []),
+      ],
+    });
+  const synced = (n: SentinelSetNode, what: string): Promise<void> =>
+    until(
+      async () => (await ask(n.port, (r) => r.info('replication'), data))?.includes('master_link_status:up') ?? false,
+      what,
+      20_000,
+    );
+  const primary = await dataNode();
+  const replica = await dataNode(primary.port);
+  await synced(replica, 'the replica to sync');
   const sentinels: SentinelSetNode[] = [];
   for (let i = 0; i < 3; i++) {
     // Sentinel rewrites its config file, so each gets a file of its own.
@@ -118,14 +171,20 @@ export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<Sent
         `sentinel down-after-milliseconds ${masterName} ${o.downAfterMs ?? 1000}`,
         `sentinel failover-timeout ${masterName} ${o.failoverTimeoutMs ?? 5000}`,
         `sentinel parallel-syncs ${masterName} 1`,
+        ...(o.password ? [`sentinel auth-pass ${masterName} ${o.password}`] : []),
+        ...(o.sentinelPassword
+          ? [`requirepass ${o.sentinelPassword}`, `sentinel sentinel-pass ${o.sentinelPassword}`]
+          : []),
         '',
       ].join('\n'),
     );
-    sentinels.push(await node(await freePort(), { args: [conf], sentinel: true }));
+    sentinels.push(
+      await node(await freePort(), { sentinel: true, args: (port) => [conf, ...(o.tls ? tlsArgs(port, o.tls) : [])] }),
+    );
   }
   const primaryPort = async (): Promise<number> => {
     for (const s of sentinels) {
-      const addr = await ask(s.port, (r) => r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName));
+      const addr = await ask(s.port, (r) => r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName), watching);
       if (Array.isArray(addr)) return Number(addr[1]);
     }
     throw new Error('no sentinel answered');
@@ -135,12 +194,16 @@ export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<Sent
       async () => {
         const known = await Promise.all(
           sentinels.map((s) =>
-            ask(s.port, async (r) => {
-              const rs = (await r.call('SENTINEL', 'REPLICAS', masterName)) as string[][];
-              const others = (await r.call('SENTINEL', 'SENTINELS', masterName)) as unknown[];
-              const up = rs.filter((x) => !String(x[x.indexOf('flags') + 1]).includes('down'));
-              return up.length === replicas && others.length === 2;
-            }),
+            ask(
+              s.port,
+              async (r) => {
+                const rs = (await r.call('SENTINEL', 'REPLICAS', masterName)) as string[][];
+                const others = (await r.call('SENTINEL', 'SENTINELS', masterName)) as unknown[];
+                const up = rs.filter((x) => !String(x[x.indexOf('flags') + 1]).includes('down'));
+                return up.length === replicas && others.length === 2;
+              },
+              watching,
+            ),
           ),
         );
         return known.every((k) => k === true);
@@ -158,31 +221,35 @@ export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<Sent
     env: {
       REDIS_SENTINELS: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
       REDIS_SENTINEL_MASTER: masterName,
+      ...(o.password ? { REDIS_PASSWORD: o.password } : {}),
+      ...(o.sentinelPassword ? { REDIS_SENTINEL_PASSWORD: o.sentinelPassword } : {}),
+      ...(o.tls ? { REDIS_TLS: 'true', REDIS_SENTINEL_TLS: 'true', REDIS_TLS_CA_FILE: o.tls.ca } : {}),
     },
     primaryPort,
     async ensureReplica() {
       const at = await primaryPort();
       if (alive().some((x) => x.port !== at)) return;
-      const r = await node(await freePort(), { args: ['--replicaof', '127.0.0.1', String(at)] });
+      const r = await dataNode(at);
       set.nodes.push(r);
-      await until(
-        async () => (await ask(r.port, (c) => c.info('replication')))?.includes('master_link_status:up') ?? false,
-        'the new replica to sync',
-        20_000,
-      );
+      await synced(r, 'the new replica to sync');
       // Forget what was (the dead node) and find the replicas again, now rather than in 10 s.
-      await Promise.all(sentinels.map((x) => ask(x.port, (c) => c.call('SENTINEL', 'RESET', masterName))));
+      await Promise.all(sentinels.map((x) => ask(x.port, (c) => c.call('SENTINEL', 'RESET', masterName), watching)));
       await knowEachOther(alive().length - 1);
     },
     async cutOffReplicas() {
       const at = await primaryPort();
       for (const r of alive().filter((x) => x.port !== at)) {
-        await ask(r.port, async (c) => {
-          await c.config('SET', 'masterauth', 'not-the-primary-s');
-          await c.call('CLIENT', 'KILL', 'TYPE', 'master');
-        });
+        await ask(
+          r.port,
+          async (c) => {
+            await c.config('SET', 'masterauth', 'not-the-primary-s');
+            await c.call('CLIENT', 'KILL', 'TYPE', 'master');
+          },
+          data,
+        );
         await until(
-          async () => (await ask(r.port, (c) => c.info('replication')))?.includes('master_link_status:down') ?? false,
+          async () =>
+            (await ask(r.port, (c) => c.info('replication'), data))?.includes('master_link_status:down') ?? false,
           'the replica to be cut off',
           10_000,
         );
@@ -195,7 +262,7 @@ export async function startSentinelSet(o: SentinelSetOptions = {}): Promise<Sent
           now = await primaryPort().catch(() => fromPort);
           return (
             now !== fromPort &&
-            ((await ask(now, async (r) => ((await r.call('ROLE')) as unknown[])[0])) ?? null) === 'master'
+            ((await ask(now, async (r) => ((await r.call('ROLE')) as unknown[])[0], data)) ?? null) === 'master'
           );
         },
         () => `the sentinels to fail over from port ${fromPort} (they name ${now})`,

@@ -63,7 +63,7 @@ export interface RedisServerOptions {
 
 /**
  * Spawns redis-server on `port` (with `args` after the defaults; `sentinel: true` runs it as a
- * sentinel with the config file `args[0]`); null when the port is taken.
+ * sentinel with the config file `args[0]` and the rest after the defaults); null when the port is taken.
  */
 export async function spawnRedis(
   port: number,
@@ -92,8 +92,10 @@ export async function spawnRedis(
     '0',
   ];
   if (password) args.push('--requirepass', password, '--masterauth', password);
-  if (o.sentinel) args.unshift(...(o.args ?? []), '--sentinel');
-  else args.push(...(o.args ?? []));
+  // A sentinel's config file comes first; its other arguments, like a server's, after the defaults they override.
+  const [conf, ...rest] = o.args ?? [];
+  if (o.sentinel) args.unshift(conf!, '--sentinel');
+  args.push(...(o.sentinel ? rest : (o.args ?? [])));
   const child = spawn(o.sentinel ? REDIS_SENTINEL : REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = once(child, 'exit');

@@ -1,8 +1,12 @@
 /**
  * scripts/schema-check.ts: graphql-inspector's verdicts on small subgraph SDLs, the accepted-breaks
- * list, and the stale-file rule. The real schema's check runs as `npm run schema:check` in `npm test`.
+ * list, and the stale-file rule. The real schema's check runs as `npm run schema:check` in `npm test`;
+ * here its command runs on a copy of the committed files, to see it refuse a stale API schema.
  */
-import { checkSchema, parseAcceptedBreaks, problems, publishedText } from '../../scripts/schema-check';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkSchema, main, parseAcceptedBreaks, problems, publishedText } from '../../scripts/schema-check';
 
 const BASE = /* GraphQL */ `
 extend schema @link(url: "https://specs.apollo.dev/federation/v2.9", import: ["@key"])
@@ -127,5 +131,38 @@ describe('schema check', () => {
       accepted: [{ path: 'Volume.x', type: 'ENUM_VALUE_REMOVED', reason: 'gone: really' }],
       malformed: [],
     });
+  });
+});
+
+describe('the API schema file (schema/generated/api.graphql)', () => {
+  const ROOT = join(__dirname, '..', '..');
+  let root: string;
+  const said: string[] = [];
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'vg-schema-check-'));
+    mkdirSync(join(root, 'schema', 'generated'), { recursive: true });
+    for (const f of ['schema/generated/published.graphql', 'schema/breaking-changes.md'])
+      copyFileSync(join(ROOT, f), join(root, f));
+    jest.spyOn(console, 'error').mockImplementation((m: string) => void said.push(m));
+    jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  });
+  afterAll(() => {
+    jest.restoreAllMocks();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('missing or stale fails the check; publish writes the committed text', async () => {
+    const api = join(root, 'schema', 'generated', 'api.graphql');
+    expect(await main([], root)).toBe(1);
+    expect(said.join('\n')).toContain('schema/generated/api.graphql is missing: run `npm run schema:publish`');
+    writeFileSync(
+      api,
+      readFileSync(join(ROOT, 'schema/generated/api.graphql'), 'utf8').replace('type Volume ', 'type Volume2 '),
+    );
+    expect(await main([], root)).toBe(1);
+    expect(said.join('\n')).toContain('schema/generated/api.graphql is stale: run `npm run schema:publish`');
+    expect(await main(['--publish'], root)).toBe(0);
+    expect(readFileSync(api, 'utf8')).toBe(readFileSync(join(ROOT, 'schema/generated/api.graphql'), 'utf8'));
+    expect(await main([], root)).toBe(0);
   });
 });
