@@ -46,8 +46,11 @@ export interface RateLimitRefusal {
   retryAfterSeconds: number;
 }
 
-/** The result of {@link CallerLimiter.admit}: a release to call once, when the request is done, or the refusal. */
-export type Admission = { ok: true; release: () => void } | RateLimitRefusal;
+/**
+ * The result of {@link CallerLimiter.admit}: a release to call once, when the request is done (or
+ * a refund, when the request is refused after all and must cost nothing), or the refusal.
+ */
+export type Admission = { ok: true; release: () => void; refund: () => void } | RateLimitRefusal;
 
 interface Bucket {
   tokens: number;
@@ -76,8 +79,12 @@ export class CallerLimiter {
     return this.#buckets.size;
   }
 
-  /** Admits a request of `id` or says which limit refuses it. A refused request is charged nothing. */
-  admit(id: { callerKey: string; addressKey: string }): Admission {
+  /**
+   * Admits a request of `id` or says which limit refuses it. A refused request is charged nothing.
+   * @param weight how many requests it counts as, against the rate and the in-flight cap alike (an
+   *   HTTP batch counts its operations); one heavier than a tier's burst is always refused
+   */
+  admit(id: { callerKey: string; addressKey: string }, weight = 1): Admission {
     const now = this.#now();
     if (now - this.#lastSweep >= SWEEP_MS) this.#sweep(now);
     const tiers: Array<[RateLimitScope, LimitTier, Bucket]> = [
@@ -85,31 +92,35 @@ export class CallerLimiter {
       ['address', this.#o.address, this.#bucket(`a|${id.addressKey}`, this.#o.address, now)],
     ];
     for (const [scope, tier, b] of tiers) {
-      if (tier.maxInFlight > 0 && b.inFlight >= tier.maxInFlight)
+      if (tier.maxInFlight > 0 && b.inFlight + weight > tier.maxInFlight)
         return { ok: false, limit: 'concurrentRequests', scope, retryAfterSeconds: 1 };
     }
     for (const [scope, tier, b] of tiers) {
-      if (tier.requestsPerSecond > 0 && b.tokens < 1)
+      if (tier.requestsPerSecond > 0 && b.tokens < weight)
         return {
           ok: false,
           limit: 'requestRate',
           scope,
-          retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / tier.requestsPerSecond)),
+          retryAfterSeconds: Math.max(1, Math.ceil((weight - b.tokens) / tier.requestsPerSecond)),
         };
     }
     for (const [, tier, b] of tiers) {
-      if (tier.requestsPerSecond > 0) b.tokens -= 1;
-      b.inFlight += 1;
+      if (tier.requestsPerSecond > 0) b.tokens -= weight;
+      b.inFlight += weight;
     }
     let released = false;
-    return {
-      ok: true,
-      release: () => {
-        if (released) return;
-        released = true;
-        for (const [, , b] of tiers) b.inFlight -= 1;
-      },
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      for (const [, , b] of tiers) b.inFlight -= weight;
     };
+    const refund = (): void => {
+      if (released) return;
+      release();
+      for (const [, tier, b] of tiers)
+        if (tier.requestsPerSecond > 0) b.tokens = Math.min(tier.burst, b.tokens + weight);
+    };
+    return { ok: true, release, refund };
   }
 
   #bucket(key: string, tier: LimitTier, now: number): Bucket {

@@ -11,7 +11,6 @@ import {
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import type { GatewayContext } from '../domain/context';
 import { createFormatError, unexpectedErrorListener, unexpectedErrorLog } from './errors';
-import { csrfPrevention } from './http/csrf';
 import { documentErrorStatusPlugin } from './http/status-plugin';
 import type { OperationLimits } from './limits';
 import type { apolloLimitOptions } from './limits/apollo';
@@ -33,8 +32,6 @@ export interface GatewayApolloOptions {
   compiledDocuments?: { maxBytes?: number; sightings?: number };
   logger: Logger;
   metrics: GatewayMetrics;
-  /** Credential header names that count as a CSRF preflight (`credentialHeaderNames`). @default none */
-  credentialHeaders?: readonly string[];
   /** Trusted documents: their names label metrics. @default none */
   trustedDocuments?: ObservabilityOptions['trustedDocuments'];
 }
@@ -65,7 +62,8 @@ export function createApolloServer(o: GatewayApolloOptions): ApolloServer<Gatewa
     ...o.limited,
     formatError,
     includeStacktraceInErrorResponses: false,
-    csrfPrevention: csrfPrevention(o.credentialHeaders ?? []),
+    // The HTTP edge applies CSRF prevention itself (server/http/csrf.ts): Apollo's refuses every simple GET.
+    csrfPrevention: false,
     // The gateway owns shutdown (server/main.ts): Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
     plugins: [

@@ -14,7 +14,6 @@ import { WatcherDirectory } from '../domain/watchers';
 import type { OperationTracker, OperationTrackerOptions } from '../subscriptions/operations';
 import type { LiveHub } from '../subscriptions/live';
 import { createApolloServer } from './apollo';
-import { credentialHeaderNames } from './credentials';
 import type { GatewayConfig } from './config';
 import { SERVER_SETTINGS } from './config-definition';
 import { createGraphiQLHandler, type GraphiQLHandlerOptions } from './graphiql';
@@ -96,6 +95,12 @@ export interface GatewayOptions {
   graphiql?: Omit<GraphiQLHandlerOptions, 'endpointPath'>;
   /** Live status page settings, `GET /live` (demo mode pre-fills the demo headers). @default the page's defaults */
   livePage?: Omit<LivePageOptions, 'endpointPath'>;
+  /**
+   * Whether every loopback origin (a page from `http://localhost:<any port>`, `127.x` or `[::1]`) is
+   * allowed besides the listed ones, on every transport (server/http/origin.ts): demo mode, so an
+   * app on a local dev server can use the demo. @default false
+   */
+  loopbackOrigins?: boolean;
   /**
    * Whether the background probe feeding `/readyz` runs for every backend. Tests that count a
    * simulator's requests turn it off; `/readyz` then shows every backend UNKNOWN, and the probe
@@ -182,7 +187,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     compiledDocuments: { maxBytes: o.config.compiledDocumentsMaxBytes, sightings: o.config.compiledDocumentsSightings },
     logger,
     metrics,
-    credentialHeaders: credentialHeaderNames(registry),
     trustedDocuments: o.config.http?.trustedDocuments?.documents,
   });
   await apollo.start();
@@ -192,7 +196,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     metrics.httpRefusals.inc({ code: err.code, status: String(err.status) });
   // One rule for every transport: graphql-ws upgrades, SSE and multipart streams, CORS.
   const wsConfig = resolveWsOptions(o.config.ws);
-  const origins = OriginRule.of(http.cors.origins, wsConfig.allowedOrigins);
+  const origins = OriginRule.of(http.cors.origins, wsConfig.allowedOrigins, o.loopbackOrigins);
   // The bytes one address may have queued, across its sockets and HTTP streams.
   const queues = new QueueBudget(wsConfig.maxBufferedBytesPerAddress);
   // Subscriptions over SSE and multipart HTTP (server/streams/), fed by the same hub as graphql-ws.
@@ -213,6 +217,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     limiter: new CallerLimiter(http.rateLimit),
     trustProxyHops: http.trustProxyHops,
     trusted: http.trustedDocuments,
+    csrfPrevention: http.csrfPrevention,
+    maxBatchSize: http.maxBatchSize,
+    onRefused: countRefusal,
     logger,
     streams,
     execute: (httpGraphQLRequest, { req, signal }) =>

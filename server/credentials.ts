@@ -23,21 +23,6 @@ export function isCredentialHeader(name: string): boolean {
   return CREDENTIAL_HEADERS.some((h) => n === h || (n.startsWith(`${h}-`) && n.length > h.length + 1));
 }
 
-/**
- * The credential header names for these backends, lower case: each kind's shared header, and
- * `<header>-<backend id>` for every configured id (every form {@link isCredentialHeader} accepts
- * for them; a kind's header with another kind's backend id is read by nothing, but is still a
- * custom header, so it still proves a CORS preflight).
- */
-export function credentialHeaderNames(registry: Pick<BackendRegistry, 'all'>): string[] {
-  return [
-    ...CREDENTIAL_HEADERS,
-    ...registry.all.flatMap((b) =>
-      CREDENTIAL_HEADERS.map((header) => perBackendHeader({ header }, b.id.toLowerCase())),
-    ),
-  ];
-}
-
 export type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null | undefined };
 
 /**

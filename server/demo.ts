@@ -9,6 +9,7 @@ import type { DemoActivityStep, DemoCredential, StartedDemoPart } from '../simul
 import { COMMON_BACKEND_DEFAULTS, perBackendHeader } from '../adapters/contract/module';
 import { demoParts, moduleForKind, type DemoInfo } from './kinds';
 import type { BackendEntry } from './config';
+import { isLoopbackHost } from './http/origin';
 import { demoActivityFromEnv, startDemoActivity, type DemoActivity, type DemoActivityOptions } from './demo-activity';
 
 export interface DemoBackends {
@@ -34,15 +35,6 @@ export interface DemoBackendsOptions {
    * @default from the environment: on every 5 s; `DEMO_ACTIVITY=0` off, `DEMO_ACTIVITY_INTERVAL_MS` the interval
    */
   activity?: DemoActivityOptions | false;
-}
-
-/** Whether `host` is a loopback address (only this machine can connect). */
-export function isLoopbackHost(host: string): boolean {
-  const h = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
 }
 
 /**

@@ -76,7 +76,13 @@ async function main(argv: string[]): Promise<void> {
     registry,
     logger,
     metrics,
-    ...(demo ? { graphiql: { defaultHeaders: demo.graphiqlHeaders }, livePage: { defaultHeaders: demo.headers } } : {}),
+    ...(demo
+      ? {
+          graphiql: { defaultHeaders: demo.graphiqlHeaders },
+          livePage: { defaultHeaders: demo.headers },
+          loopbackOrigins: true,
+        }
+      : {}),
   });
   // A stray rejection is a bug to log, not a reason to drop every in-flight request.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));

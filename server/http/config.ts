@@ -4,12 +4,14 @@
  * setting. docs/configuration.md, section "HTTP edge", lists them.
  */
 import { origins } from '../config-values';
+import { CSRF_MODES, type CsrfMode } from './csrf';
 import {
   boolean,
   ConfigError,
   decimal,
   defaultsOf,
   integer,
+  oneOf,
   pickValue,
   readGroup,
   setting,
@@ -49,6 +51,8 @@ export interface HttpEdgeOptions {
   trustProxyHops?: number;
   rateLimit?: { caller?: Partial<LimitTier>; address?: Partial<LimitTier>; maxTracked?: number };
   cors?: Partial<CorsConfig>;
+  csrfPrevention?: CsrfMode;
+  maxBatchSize?: number;
   trustedDocuments?: { documents: TrustedDocuments; requireId?: boolean };
   /** Serve the API schema at `/graphql/schema.graphql`. @default true */
   schemaSdl?: boolean;
@@ -145,6 +149,18 @@ export const HTTP_SETTINGS = {
       doc: 'How long browsers may cache a preflight answer, in seconds.',
     }),
   },
+  csrfPrevention: setting<CsrfMode>({
+    env: 'CSRF_PREVENTION',
+    rule: oneOf(CSRF_MODES),
+    default: 'standard',
+    doc: 'CSRF prevention for queries and mutations over HTTP. `standard`: GETs are served (a GET cannot run a mutation, and one without a credential header runs as an anonymous caller); a POST with a simple content-type needs a non-empty `apollo-require-preflight` or `x-apollo-operation-name`, or a credential header. `strict`, behind a proxy that adds credential headers from cookies: a request carrying a credential header, and every POST, needs `content-type: application/json` or one of those two headers. `off`: no check.',
+  }),
+  maxBatchSize: setting({
+    env: 'MAX_BATCH_SIZE',
+    rule: integer(0, 1000),
+    default: 10,
+    doc: "Most operations one HTTP batch (a POST of a JSON array: Apollo's BatchHttpLink) may hold; more is 413 BATCH_TOO_LARGE. 0 turns batching off. Each operation counts against the per-caller limits and gets the limits of a request of its own.",
+  }),
   trustedDocuments: {
     path: setting({
       env: 'TRUSTED_DOCUMENTS',
@@ -176,6 +192,8 @@ export const HTTP_EDGE_DEFAULTS: Readonly<HttpEdgeConfig> = Object.freeze({
   trustProxyHops: D.trustProxyHops,
   rateLimit: D.rateLimit,
   cors: D.cors,
+  csrfPrevention: D.csrfPrevention,
+  maxBatchSize: D.maxBatchSize,
   schemaSdl: D.schemaSdl,
 });
 
@@ -194,6 +212,8 @@ export function resolveHttpEdgeOptions(o: HttpEdgeOptions = {}): HttpEdgeConfig 
       maxTracked: o.rateLimit?.maxTracked ?? d.rateLimit.maxTracked,
     },
     cors: { ...d.cors, ...o.cors },
+    csrfPrevention: o.csrfPrevention ?? d.csrfPrevention,
+    maxBatchSize: o.maxBatchSize ?? d.maxBatchSize,
     schemaSdl: o.schemaSdl ?? d.schemaSdl,
     ...(o.trustedDocuments ? { trustedDocuments: { requireId: false, ...o.trustedDocuments } } : {}),
   };
@@ -244,6 +264,8 @@ export function loadHttpEdgeConfig(env: NodeJS.ProcessEnv, file: Record<string, 
     trustProxyHops: v.trustProxyHops,
     rateLimit: v.rateLimit,
     cors: v.cors,
+    csrfPrevention: v.csrfPrevention,
+    maxBatchSize: v.maxBatchSize,
     schemaSdl: v.schemaSdl,
     ...(trustedDocuments ? { trustedDocuments } : {}),
   };

@@ -3,18 +3,24 @@
  * browser page from a listed origin may call `/graphql` with the headers the gateway reads;
  * other origins get no CORS headers, so their browsers keep the answer from the page. Which
  * origins are listed is the origin rule's (server/http/origin.ts: `CORS_ORIGINS` and
- * `WS_ALLOWED_ORIGINS`, one list for every transport). CORS governs what browsers let pages read;
- * Apollo's CSRF prevention stays on either way.
+ * `WS_ALLOWED_ORIGINS`, one list for every transport). Every preflight is CORS's to answer: one from
+ * an origin not listed (or with CORS off) gets `403` `ORIGIN_NOT_ALLOWED`, so a browser's console
+ * says why, rather than a GraphQL answer to an `OPTIONS`. CORS governs what browsers let pages read;
+ * CSRF prevention (server/http/csrf.ts) applies either way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CREDENTIAL_HEADERS } from '../credentials';
 import type { CorsConfig } from './config';
-import type { OriginRule } from './origin';
+import { originRefusalBody, type OriginRule } from './origin';
+import { sendJson } from './respond';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** Request headers a page may send: what the gateway reads (credentials, request id, CSRF preflight). */
+/**
+ * Request headers a page may send: what the gateway reads (credentials, request id, CSRF preflight,
+ * W3C trace context and baggage) and what browser clients add (Apollo Client's client awareness).
+ */
 const ALLOWED_HEADER = new RegExp(
-  `^(content-type|accept|x-request-id|apollo-require-preflight|x-apollo-operation-name|${CREDENTIAL_HEADERS.map((h) => `${escape(h)}(-[a-z0-9_-]+)?`).join('|')})$`,
+  `^(content-type|accept|x-request-id|apollo-require-preflight|x-apollo-operation-name|traceparent|tracestate|baggage|apollographql-client-name|apollographql-client-version|${CREDENTIAL_HEADERS.map((h) => `${escape(h)}(-[a-z0-9_-]+)?`).join('|')})$`,
 );
 /** Response headers pages may read beside the safelisted ones. */
 const EXPOSED = 'retry-after, x-request-id';
@@ -36,12 +42,15 @@ export function createCorsPolicy(
   return {
     handle(req, res) {
       const origin = req.headers.origin;
-      if (!origins.listsAny || origin === undefined) return false;
-      res.setHeader('vary', 'Origin');
-      if (!origins.listed(origin)) return false;
+      if (origin === undefined) return false;
+      const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+      if (origins.listsAny) res.setHeader('vary', 'Origin');
+      if (!origins.listsAny || !origins.listed(origin)) {
+        if (preflight) sendJson(res, 403, originRefusalBody());
+        return preflight;
+      }
       res.setHeader('access-control-allow-origin', any && !c.credentials ? '*' : origin);
       if (c.credentials) res.setHeader('access-control-allow-credentials', 'true');
-      const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
       if (!preflight) {
         res.setHeader('access-control-expose-headers', EXPOSED);
         return false;

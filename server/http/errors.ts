@@ -31,6 +31,10 @@ export enum EdgeErrorCode {
   PersistedQueryHashMismatch = 'PERSISTED_QUERY_HASH_MISMATCH',
   /** 400: a `subscription` arrived over HTTP asking for a JSON answer; it is served as an SSE or multipart stream, or over graphql-ws. */
   SubscriptionOverHttp = 'SUBSCRIPTION_NOT_SUPPORTED_OVER_HTTP',
+  /** 400: CSRF prevention (`CSRF_PREVENTION`) refused a request a cross-site page could send without a preflight. */
+  CsrfPreflightRequired = 'CSRF_PREFLIGHT_REQUIRED',
+  /** 413: an HTTP batch holds more operations than `MAX_BATCH_SIZE` (or batching is off). */
+  BatchTooLarge = 'BATCH_TOO_LARGE',
 }
 
 /** An error answered by the edge with `status`; `extensions` adds machine-readable details to the code. */

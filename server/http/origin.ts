@@ -3,7 +3,8 @@
  * pages may use the gateway. A request without `Origin` is not a browser page's cross-origin
  * request (non-browser clients, same-origin GETs) and is always allowed; a page from the gateway's
  * own origin is allowed; any other origin only when listed. The list is one for every transport:
- * `CORS_ORIGINS` and `WS_ALLOWED_ORIGINS` together.
+ * `CORS_ORIGINS` and `WS_ALLOWED_ORIGINS` together, and in demo mode every loopback origin too (a
+ * page from a local dev server; the demo holds demo data only and listens on loopback).
  *
  * Every transport asks it: graphql-ws upgrades (server/ws/upgrade.ts) and SSE and multipart
  * subscription streams over GET and POST (server/streams/) are refused 403 `ORIGIN_NOT_ALLOWED`
@@ -25,22 +26,49 @@ export const originRefusalBody = (): { errors: Array<{ message: string; extensio
   errors: [{ message: ORIGIN_REFUSAL_MESSAGE, extensions: { code: ORIGIN_NOT_ALLOWED } }],
 });
 
+/** Whether `host` (a name or address, IPv6 bare or in brackets) is a loopback one: only this machine reaches it. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** Whether `origin` is an http(s) page served from this machine (a loopback host, any port). */
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const u = new URL(origin);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && isLoopbackHost(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
 export class OriginRule {
   readonly #listed: ReadonlySet<string>;
+  readonly #loopback: boolean;
 
-  /** @param listed browser origins allowed besides the gateway's own (`scheme://host[:port]`), or `*` for any */
-  constructor(listed: readonly string[]) {
+  /**
+   * @param listed browser origins allowed besides the gateway's own (`scheme://host[:port]`), or `*` for any
+   * @param loopback whether every loopback origin (`http://localhost:<any port>`, `127.x`, `[::1]`) is listed too: demo mode's rule
+   */
+  constructor(listed: readonly string[], loopback = false) {
     this.#listed = new Set(listed);
+    this.#loopback = loopback;
   }
 
-  /** The rule of a configuration: `CORS_ORIGINS` and `WS_ALLOWED_ORIGINS` as one list. */
-  static of(corsOrigins: readonly string[], wsAllowedOrigins: readonly string[]): OriginRule {
-    return new OriginRule([...corsOrigins, ...wsAllowedOrigins]);
+  /**
+   * The rule of a configuration: `CORS_ORIGINS` and `WS_ALLOWED_ORIGINS` as one list, and in demo
+   * mode (`loopback`) every page served from this machine, so an app on a local dev server can use the demo.
+   */
+  static of(corsOrigins: readonly string[], wsAllowedOrigins: readonly string[], loopback = false): OriginRule {
+    return new OriginRule([...corsOrigins, ...wsAllowedOrigins], loopback);
   }
 
   /** Whether any origin is listed (CORS is off otherwise). */
   get listsAny(): boolean {
-    return this.#listed.size > 0;
+    return this.#loopback || this.#listed.size > 0;
   }
 
   /** Whether `*` is listed: every origin is. */
@@ -48,9 +76,9 @@ export class OriginRule {
     return this.#listed.has('*');
   }
 
-  /** Whether `origin` is listed (or `*` is). */
+  /** Whether `origin` is listed (or `*` is, or it is a loopback one and those are). */
   listed(origin: string): boolean {
-    return this.wildcard || this.#listed.has(origin);
+    return this.wildcard || this.#listed.has(origin) || (this.#loopback && isLoopbackOrigin(origin));
   }
 
   /**

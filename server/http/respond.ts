@@ -4,7 +4,16 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { EdgeError } from './errors';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), extra);
+}
+
+/** JSON already serialized. */
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  extra: Record<string, string> = {},
+): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
