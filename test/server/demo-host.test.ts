@@ -15,7 +15,7 @@ const root = join(__dirname, '..', '..');
 
 /** The demo process with `host` as HOST (undefined: unset); its stdout and stderr collected. */
 function startDemo(host: string | undefined) {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
   delete env.HOST;
   if (host !== undefined) env.HOST = host;
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
