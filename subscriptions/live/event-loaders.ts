@@ -36,11 +36,6 @@ export class EventReadCache {
     this.#lru = ttlMs > 0 && maxEntries > 0 ? new LRUCache<string, Kept>({ max: maxEntries, ttl: ttlMs }) : undefined;
   }
 
-  /** Entries held (fresh or not yet swept). */
-  get size(): number {
-    return this.#lru?.size ?? 0;
-  }
-
   /** A loader answering from the cache, else from `inner` (whose answers it then keeps). */
   loader<K, V>(inner: DataLoader<K, V, string>, key: (k: K) => string): DataLoader<K, V, string> {
     const lru = this.#lru;

@@ -48,11 +48,6 @@ export class EventReadCount {
     readonly hooks: EventReadHooks,
   ) {}
 
-  /** Reads sent so far. */
-  get used(): number {
-    return this.#used;
-  }
-
   /**
    * Counts one read.
    * @throws NotServedInEventsError when the event's reads are spent (nothing is sent then)

@@ -77,11 +77,6 @@ export class EventReads {
     this.#count = new EventReadCount(o.limits.perEvent, o.hooks ?? {});
   }
 
-  /** Reads sent for this event so far, all credentials together. */
-  get used(): number {
-    return this.#count.used;
-  }
-
   /**
    * One execution's context: its own limits (deadline, response meter); the loaders and the read
    * budget of every execution of this event with `reader`'s credentials.
@@ -168,10 +163,5 @@ export class EventReadPool {
     if (--r.users > 0) return;
     r.end();
     if (this.#open.get(r.key) === r) this.#open.delete(r.key);
-  }
-
-  /** Events whose reads are held now. */
-  get open(): number {
-    return this.#open.size;
   }
 }

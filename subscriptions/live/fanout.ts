@@ -13,6 +13,7 @@ import { lacksCredential, type VolumeBackend } from '../../adapters/contract/bac
 import type { CallerCredential } from '../../adapters/contract/call-options';
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { AccessGrant } from '../../adapters/contract/watch';
+import type { GatewayContext } from '../../domain/context';
 import type { BackendRegistry } from '../../domain/registry';
 import type { ChangeEvent } from '../events';
 import { redactFor, tokenHash, type AccessAnswer, type AccessCache } from './access';
@@ -95,8 +96,6 @@ export interface OnceOptions {
   event?: string;
 }
 
-let unshared = 0;
-
 /** Slots that fill together (parallel arrays: no object per subscriber). */
 interface Members {
   subscribers: EventSubscriber[];
@@ -131,6 +130,8 @@ function settleAll(m: Members, value: SlotValue): void {
 export class Fanout {
   readonly #o: FanoutOptions;
   readonly #reads: EventReadPool;
+  /** Executions of one subscriber with reads of their own (no event to share them with). */
+  #unshared = 0;
 
   constructor(o: FanoutOptions) {
     this.#o = o;
@@ -141,11 +142,6 @@ export class Fanout {
       eventLimits: o.eventLimits,
       hooks: o.onEventRead,
     });
-  }
-
-  /** Events whose backend reads are held now (all of them end once their deliveries settle). */
-  get readingEvents(): number {
-    return this.#reads.open;
   }
 
   /**
@@ -165,7 +161,7 @@ export class Fanout {
         eventContext(this.#o.createContext, o.volume ?? null, this.#o.eventLimits),
         o.requestId,
       );
-    const reads = this.#reads.acquire(o.event ?? `once\0${++unshared}`);
+    const reads = this.#reads.acquire(o.event ?? `once\0${++this.#unshared}`);
     try {
       const ctx = reads.context(readerOf(this.#o.registry, o.credential), o.volume ?? null);
       return await this.#execute(s, view, ctx, o.requestId);
@@ -177,7 +173,7 @@ export class Fanout {
   async #execute(
     s: Pick<EventSubscriber, 'spec' | 'args'>,
     view: unknown,
-    ctx: ReturnType<typeof eventContext>,
+    ctx: GatewayContext,
     requestId?: string,
   ): Promise<SerializedResult> {
     const field = s.spec.field;
