@@ -196,6 +196,7 @@ async function main(): Promise<void> {
   for (const secret of [SHARED_TOKEN, ...tokens])
     await post(`${simUrl}/_sim/tokens`, { secret, namespaces: { default: 'read' } });
   const rows: string[] = [];
+  const perChange: string[] = [];
   const p99: Record<string, { later: number; all: number }> = {};
   for (const s of SCENARIOS) {
     const r = await run(s, simUrl);
@@ -208,6 +209,10 @@ async function main(): Promise<void> {
       `| ${s.name} | ${r.opened} | ${firstAndLater(r.events, (e) => e.executions)} | ${firstAndLater(r.events, (e) => e.reads)} | ${firstAndLater(r.events, (e) => e.refused)} | ${firstAndLater(r.events, (e) => e.accessChecks)} | ${firstAndLater(r.events, (e) => e.subscriberRequests)} | ${delivered} / ${r.opened * events} | ${withErrors} | ${fmt(pct(r.events[0]!.latencies, 50))} / ${fmt(pct(r.events[0]!.latencies, 99))} | ${fmt(pct(later, 50))} / ${fmt(pct(later, 99))} | ${fmt(mean(r.events.map((e) => e.gatewayCpuMs)))} |`,
     );
     console.log(rows.at(-1));
+    const each = (f: (e: EventResult) => string): string => r.events.map(f).join(', ');
+    perChange.push(
+      `| ${s.name} | ${each((e) => String(e.reads))} | ${each((e) => String(e.refused))} | ${each((e) => fmt(pct(e.latencies, 99)))} |`,
+    );
   }
   for (const who of ['one token', `${n} tokens`]) {
     const heavy = p99[`heavy, ${who}`]!;
@@ -244,6 +249,12 @@ figures within this run only.
 | scenario | subscribed | executions, first / later | backend reads, first / later | refused, first / later | access checks, first / later | subscriber requests, first / later | delivered | with errors | change→client p50 / p99, first change | later changes p50 / p99 | gateway CPU ms per change |
 |---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+
+Change by change (claims and releases in turn):
+
+| scenario | backend reads | refused | change→client p99 |
+|---|---|---|---|
+${perChange.join('\n')}
 `;
   if (out) {
     writeSection(out, 'event-fragments', md);
