@@ -38,6 +38,8 @@ export interface Sample {
   type: string;
   /** The `tag` of the `open` request whose connection received it. */
   tag?: number;
+  /** Errors the result carried (e.g. a field past the event's read budget). */
+  errors?: number;
 }
 
 /** Starts one load-generator process. */

@@ -78,11 +78,12 @@ function report(): void {
   const samples: Sample[] = frames.map(({ at, data, tag }) => {
     const text = data.toString();
     const m = JSON.parse(text) as {
-      payload?: { data?: Record<string, { cursor: string; observedAt: string; type: string }> };
+      payload?: { data?: Record<string, { cursor: string; observedAt: string; type: string }>; errors?: unknown[] };
     };
     const e = m.payload?.data ? Object.values(m.payload.data)[0] : undefined;
     if (e?.type === 'CLAIMED') frame ??= text;
-    return { at, cursor: e?.cursor ?? '', observedAt: e?.observedAt ?? '', type: e?.type ?? 'none', tag };
+    const errors = m.payload?.errors?.length ?? 0;
+    return { at, cursor: e?.cursor ?? '', observedAt: e?.observedAt ?? '', type: e?.type ?? 'none', tag, errors };
   });
   frames = [];
   process.send!({ samples, closes, frame });

@@ -111,6 +111,18 @@ export const BENCHES: Bench[] = [
         `${r[6]} / ${r[7]}`,
       ]),
   },
+  {
+    name: 'event-fragments',
+    script: 'bench/event-fragments.ts',
+    quick: { EVENT_FRAGMENTS_SHORT: '1' },
+    // Under the per-event read cap (500), so every read of the distinct tokens is made and counted.
+    check: { EVENT_FRAGMENTS_SUBSCRIBERS: '10', EVENT_FRAGMENTS_EVENTS: '2' },
+    figures: (md) =>
+      rowsOf(md.split('Change by change')[0]!, /^heavy, /).map((r): [string, string] => [
+        `${r[0]}: backend reads per change, first / later`,
+        r[3]!,
+      ]),
+  },
   // Its figure is bytes surviving each scavenge, which load does not change: it runs beside the next ones.
   // Its check keeps the quick sizes: the counted lists must cause scavenges (one per 25 or so),
   // and they cost well under a second.

@@ -58,8 +58,14 @@ export class ExecutionLimits {
   readonly #timeoutMs: number;
   readonly #timer: NodeJS.Timeout;
 
-  constructor(c: ExecutionLimitsConfig, clientSignal?: AbortSignal) {
-    this.budget = new CallBudget(c.maxBackendCallsPerOperation);
+  /**
+   * @param clientSignal aborts the execution when the client goes away. @default none
+   * @param budget the backend-call budget, when it is not the execution's own (a subscription
+   *   event's reads share one per credential, subscriptions/live/event-reads.ts). @default a budget
+   *   of `maxBackendCallsPerOperation` calls per backend
+   */
+  constructor(c: ExecutionLimitsConfig, clientSignal?: AbortSignal, budget?: CallBudget) {
+    this.budget = budget ?? new CallBudget(c.maxBackendCallsPerOperation);
     this.maxBytes = c.maxResponseBytes;
     this.#timeoutMs = c.operationTimeoutMs;
     this.#deadlineAt = Date.now() + c.operationTimeoutMs;

@@ -5,7 +5,7 @@
  * when built in code (subscriptions/).
  */
 import { EVENT_LOG_DEFAULTS } from '../subscriptions/events';
-import { BUDGET_DEFAULTS, LIVE_HUB_DEFAULTS } from '../subscriptions/live';
+import { BUDGET_DEFAULTS, EVENT_READ_DEFAULTS, LIVE_HUB_DEFAULTS } from '../subscriptions/live';
 import { LEASE_DEFAULTS } from '../subscriptions/leases';
 import { REPLICATION_DEFAULTS } from '../subscriptions/replication';
 import { defaultsOf, integer, readGroup, setting, type SettingValues } from '../adapters/contract/settings';
@@ -77,6 +77,30 @@ export const LIVE_SETTINGS = {
     rule: integer(1, 1_000_000),
     default: BUDGET_DEFAULTS.maxStartChecksPerAddress,
     doc: 'Credential checks the subscription starts of one address may send per 10 s (cache hits are free).',
+  }),
+  eventReadsPerCredential: setting({
+    env: 'LIVE_EVENT_READS_PER_CREDENTIAL',
+    rule: integer(0, 10_000),
+    default: EVENT_READ_DEFAULTS.perCredential,
+    doc: "Backend requests one event may send for the subscribers with the same credentials, for fields the watcher's view lacks (a plugin, a compute server's name, health, an operation's target); past it such a field is NOT_SERVED_IN_EVENTS.",
+  }),
+  eventReadsPerEvent: setting({
+    env: 'LIVE_EVENT_READS_PER_EVENT',
+    rule: integer(0, 1_000_000),
+    default: EVENT_READ_DEFAULTS.perEvent,
+    doc: 'Backend requests one event may send for all its subscribers together (a safety valve against thousands of credentials reading for one change); past it NOT_SERVED_IN_EVENTS.',
+  }),
+  eventReadCacheTtlMs: setting({
+    env: 'LIVE_EVENT_READ_CACHE_TTL_MS',
+    rule: integer(0, 3_600_000),
+    default: EVENT_READ_DEFAULTS.cacheTtlMs,
+    doc: 'Longest a plugin or compute server read for an event is reused by later events for the same credential, in ms (kept per credential, never shared); 0: not kept.',
+  }),
+  eventReadCacheMaxEntries: setting({
+    env: 'LIVE_EVENT_READ_CACHE_MAX_ENTRIES',
+    rule: integer(0, 10_000_000),
+    default: EVENT_READ_DEFAULTS.cacheMaxEntries,
+    doc: 'Most plugin and server reads that cache keeps, across credentials (least recently used first out).',
   }),
 } as const;
 

@@ -16,6 +16,8 @@ import { resolveWsOptions, type WsOptions } from './ws';
 import { createLiveReplication, type LiveReplication } from './live-replication';
 import type { GatewayRedis } from './redis';
 import { defaultReplicaId } from '../subscriptions/leases';
+import { gatewayEventFields } from '../resolvers/event-fields';
+import { BACKEND_EVENT_FIELDS } from './kinds';
 
 /** What {@link createGatewayLiveHub} builds the hub with. */
 export interface GatewayLiveHubOptions {
@@ -61,9 +63,16 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
     createContext: (r) => createExecutionContext(services, r),
     visibleOperation: (ctx, id) => loadOperation(ctx, id),
     schema: o.schema,
+    eventFields: gatewayEventFields(BACKEND_EVENT_FIELDS),
     accessTtlMs: c.accessTtlMs,
     maxQueued: c.maxQueued,
     watcherWaitMs: c.watcherWaitMs,
+    eventReads: {
+      perCredential: c.eventReadsPerCredential,
+      perEvent: c.eventReadsPerEvent,
+      cacheTtlMs: c.eventReadCacheTtlMs,
+      cacheMaxEntries: c.eventReadCacheMaxEntries,
+    },
     budget: {
       maxPerAddress: c.maxSubscriptionsPerAddress,
       maxBytesPerAddress: c.maxSubscriptionBytesPerAddress,

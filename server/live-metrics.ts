@@ -24,6 +24,9 @@ export class LiveHubMetrics {
   readonly executions: Counter<'field'>;
   readonly drops: Counter<'field'>;
   readonly accessChecks: Counter<'backend' | 'outcome'>;
+  readonly eventReads: Counter;
+  readonly eventReadRefusals: Counter<'limit'>;
+  readonly eventReadCacheHits: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -55,6 +58,22 @@ export class LiveHubMetrics {
       name: 'gateway_live_access_checks_total',
       help: "Subscribers' access checks sent to backends (the cache answers the rest), by outcome.",
       labelNames: ['backend', 'outcome'] as const,
+      registers,
+    });
+    this.eventReads = new Counter({
+      name: 'gateway_live_event_reads_total',
+      help: "Backend requests subscription events sent with their subscribers' credentials, for fields the watcher's view lacks.",
+      registers,
+    });
+    this.eventReadRefusals = new Counter({
+      name: 'gateway_live_event_read_refusals_total',
+      help: 'Backend reads subscription events did not send because a read budget was spent (the field is NOT_SERVED_IN_EVENTS), by budget: eventReadsPerCredential, eventReadsPerEvent.',
+      labelNames: ['limit'] as const,
+      registers,
+    });
+    this.eventReadCacheHits = new Counter({
+      name: 'gateway_live_event_read_cache_hits_total',
+      help: 'Plugins and compute servers subscription events took from the per-credential cache instead of reading them.',
       registers,
     });
     const hub = this.#hub;
@@ -108,6 +127,9 @@ export class LiveHubMetrics {
       execution: (field) => this.executions.inc({ field }),
       drop: (field) => this.drops.inc({ field }),
       accessCheck: (backend, outcome) => this.accessChecks.inc({ backend, outcome }),
+      eventRead: () => this.eventReads.inc(),
+      eventReadRefused: (limit) => this.eventReadRefusals.inc({ limit }),
+      eventReadCached: () => this.eventReadCacheHits.inc(),
     };
   }
 

@@ -248,6 +248,28 @@ describe('the benchmarks end to end (their check modes)', () => {
     expect(out).toMatch(/^ratio: list CPU per request \w+ ms = \d+\.\d\d /m);
   });
 
+  it('event fragments: every subscriber had every change with no error; a heavy fragment reads once per change and credential', () => {
+    if (!ran('event-fragments')) return;
+    const n = env('event-fragments').EVENT_FRAGMENTS_SUBSCRIBERS!;
+    const rows = rowsOf(md('event-fragments').split('Change by change')[0]!, /^(light|heavy), /);
+    expect(rows.map((r) => r[0])).toEqual([
+      'light, one token',
+      'heavy, one token',
+      `light, ${n} tokens`,
+      `heavy, ${n} tokens`,
+    ]);
+    for (const r of rows) {
+      expect(r[1]).toBe(n); // subscribed
+      const [got, owed] = r[7]!.split(' / ').map(Number);
+      expect(got).toBe(owed);
+      expect(r[8]).toBe('0'); // results with errors
+    }
+    // Backend reads and executions on the first change (the plugin cache serves the later ones).
+    const first = (r: string[], column: number): string => r[column]!.split(' / ')[0]!;
+    expect(rows.map((r) => first(r, 3))).toEqual(['0', '1', '0', n]);
+    expect(rows.map((r) => first(r, 2))).toEqual(['1', '1', '1', n]);
+  });
+
   it('fan-out: every subscriber subscribed and received every event', () => {
     if (!ran('fanout')) return;
     const rows = rowsOf(md('fanout'), /^\d+$/);

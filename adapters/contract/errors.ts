@@ -351,16 +351,31 @@ export class SlowConsumerError extends GatewayError {
   }
 }
 
+/** Which read budget of a subscription event was spent (`extensions.limit`). */
+export type EventReadLimit = 'eventReadsPerCredential' | 'eventReadsPerEvent';
+
 /**
- * Subscription events are served from the gateway's watcher, with no caller credential: a field that
- * needs another backend read (a Nova server's name, a plugin, snapshots) fails alone with this.
+ * A subscription event's field needs a backend read the event may not make: with no `limit`, the
+ * execution makes no reads at all (served from the gateway's watcher); with one, the event's read
+ * budget for the subscriber's credential, or for the whole event, is spent (docs/subscriptions.md).
  */
 export class NotServedInEventsError extends GatewayError {
-  constructor() {
+  constructor(
+    readonly limit?: EventReadLimit,
+    readonly max?: number,
+  ) {
     super(
       ErrorCode.NotServedInEvents,
-      "this field needs a backend read, which subscription events do not make (they are served from the gateway's watcher); query it over HTTP",
+      limit === undefined
+        ? "this field needs a backend read, which this event execution does not make (it is served from the gateway's watcher); query it over HTTP"
+        : `this field needs a backend read past the event's budget of ${max} reads ${limit === 'eventReadsPerCredential' ? 'per credential (LIVE_EVENT_READS_PER_CREDENTIAL)' : 'for all subscribers (LIVE_EVENT_READS_PER_EVENT)'}; query it over HTTP`,
     );
+  }
+
+  override toExtensions(): Record<string, unknown> {
+    return this.limit === undefined
+      ? super.toExtensions()
+      : { ...super.toExtensions(), limit: this.limit, max: this.max };
   }
 }
 

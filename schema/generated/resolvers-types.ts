@@ -1769,8 +1769,9 @@ export type VolumeCapabilityInput = {
 
 /**
  * One change, as the gateway's watcher saw it. `volume` and `attachment` are the objects as they now are
- * (for DELETED, DETACHED and RELEASED the last state seen), served from the watcher's view: fields that
- * need another backend read (snapshots, plugins) are null with an error, so query them separately.
+ * (for DELETED, DETACHED and RELEASED the last state seen), served from the watcher's view; fields the view
+ * lacks (a plugin, a server's name, a backend's health) are read with the subscriber's own credential, and
+ * past the event's read budget are null with NOT_SERVED_IN_EVENTS (docs/subscriptions.md).
  */
 export type VolumeChangeEvent = {
   __typename?: 'VolumeChangeEvent';

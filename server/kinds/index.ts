@@ -8,6 +8,7 @@ import type { FacetNames } from '../../adapters/contract/capabilities';
 import type { KindNames } from '../../domain/registry';
 import type { Resolvers } from '../../schema/generated/resolvers-types';
 import type { DemoPart } from '../../simulators/common/demo-backend';
+import type { EventFieldSources } from '../../subscriptions/live/view';
 import * as REGISTERED from './registered';
 import { partsOf, type AnyModule, type KindParts } from './registration';
 
@@ -53,6 +54,11 @@ export const SDL_FOLDERS: readonly string[] = BACKEND_MODULES.map((m) => m.kind)
 
 /** Each kind's resolvers, for the schema (resolvers/index.ts merges them with the core's). */
 export const BACKEND_RESOLVERS: readonly Resolvers[] = KINDS.flatMap((k) => (k.resolvers ? [k.resolvers] : []));
+
+/** Each kind's classification of its fields for subscription events (resolvers/event-fields.ts merges them with the core's). */
+export const BACKEND_EVENT_FIELDS: readonly EventFieldSources[] = KINDS.flatMap((k) =>
+  k.eventFields ? [k.eventFields] : [],
+);
 
 type Registered = typeof REGISTERED;
 type DemoKind = {

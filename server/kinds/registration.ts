@@ -7,6 +7,7 @@
 import type { BackendModule, CommonBackendSettings } from '../../adapters/contract/module';
 import type { Resolvers } from '../../schema/generated/resolvers-types';
 import type { DemoPart } from '../../simulators/common/demo-backend';
+import type { EventFieldSources } from '../../subscriptions/live/view';
 
 /** A kind's module as the wiring sees it: through the settings every kind has. */
 export type AnyModule = BackendModule<CommonBackendSettings>;
@@ -17,6 +18,11 @@ export interface KindParts<Info = unknown> {
   readonly module: AnyModule;
   /** The resolvers of its SDL's root fields and own types (`resolvers/<kind>/`). @default none */
   readonly resolvers?: Resolvers;
+  /**
+   * Where subscription events get its types' fields that have resolvers of their own
+   * (`resolvers/<kind>/event-fields.ts`; resolvers/event-fields.ts says how). @default none
+   */
+  readonly eventFields?: EventFieldSources;
   /**
    * Its part of demo mode (`simulators/<kind>/demo-backend.ts`), loaded when demo mode starts: a
    * configured gateway never loads the simulators (test/server/demo-lazy.test.ts). @default no demo

@@ -4,13 +4,16 @@
  * each subscriber still receives its events in log order) → group by (document, operation name,
  * variables, admin) → execute ONCE per group with graphql-js on the subscription document, the
  * event as the root field's value → serialize once → the same `SerializedResult` to every member.
- * Backend and scope are the event's, so they are part of every group by construction.
+ * Backend and scope are the event's, so they are part of every group by construction. A document
+ * that needs backend reads beyond the view (spec.ts `reads`) is grouped by credential too and
+ * executed with the members' own credentials, through reads shared per event (event-reads.ts).
  */
 import { execute, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { lacksCredential, type VolumeBackend } from '../../adapters/contract/backend';
 import type { CallerCredential } from '../../adapters/contract/call-options';
 import { UnauthenticatedError } from '../../adapters/contract/errors';
 import type { AccessGrant } from '../../adapters/contract/watch';
+import type { GatewayContext } from '../../domain/context';
 import type { BackendRegistry } from '../../domain/registry';
 import type { ChangeEvent } from '../events';
 import { redactFor, tokenHash, type AccessAnswer, type AccessCache } from './access';
@@ -20,14 +23,16 @@ import type { LiveStream, Slot, SlotValue } from './stream';
 import { matches, type Indexed } from './subscribers';
 import type { ContextFactory, SerializedResult } from './types';
 import { eventContext, eventView, type EventLimits, type EventView } from './view';
+import { EVENT_READ_DEFAULTS, type EventReadHooks, type EventReadLimits } from './event-read-budget';
+import { EventReadPool, readerOf, type EventReads } from './event-reads';
 
 /** A volumeChanged/attachmentChanged subscription as fan-out sees it. */
 export interface EventSubscriber extends Indexed {
   readonly spec: LiveSpec;
   /** The document, operation name and raw variables it subscribed with. */
   readonly args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>;
-  /** The subscriber's own credential for a backend (from connection_init). */
-  credential(backend: string): CallerCredential;
+  /** The subscriber's own credential for a backend (from connection_init); one function for the subscription's life. */
+  readonly credential: (backend: string) => CallerCredential;
   readonly stream: LiveStream;
   /** False once `backend` left the subscription (its credential was refused): its changes pass it by. @default true */
   covers?(backend: string): boolean;
@@ -47,6 +52,10 @@ export interface FanoutOptions {
   registry: BackendRegistry;
   access: AccessCache;
   eventLimits?: EventLimits;
+  /** The backend reads of events whose documents need them; unset fields take {@link EVENT_READ_DEFAULTS}. */
+  eventReads?: Partial<EventReadLimits>;
+  /** Told of each such read, refusal and cache hit (metrics). */
+  onEventRead?: EventReadHooks;
   /** Called once per execution (one per group of an event). */
   onExecute?: (field: string) => void;
   /** Called with the number of results handed to subscribers (once per event and field, not per subscriber). */
@@ -68,6 +77,23 @@ interface Groups {
   plain: Map<string, Promise<SerializedResult>>;
   admin: Map<string, Promise<SerializedResult>>;
   delivered: Map<string, number>;
+  /** The event's backend reads, held while the delivery runs, when a member's document needs any. */
+  reads?: EventReads;
+}
+
+/** What {@link Fanout.executeOnce} executes with, besides the document and the view. */
+export interface OnceOptions {
+  /** The event's volume, primed in the volume loader. @default none */
+  volume?: EventView['volume'];
+  /** The subscriber's request id, for the log, when the execution is for one subscriber. */
+  requestId?: string;
+  /**
+   * The subscriber's credentials, for a document that needs backend reads (without them it is
+   * served from the view alone). @default none
+   */
+  credential?: EventSubscriber['credential'];
+  /** Names the event, so that the executions of its subscribers share their reads. @default none: reads of its own */
+  event?: string;
 }
 
 /** Slots that fill together (parallel arrays: no object per subscriber). */
@@ -103,22 +129,53 @@ function settleAll(m: Members, value: SlotValue): void {
 
 export class Fanout {
   readonly #o: FanoutOptions;
+  readonly #reads: EventReadPool;
+  /** Executions of one subscriber with reads of their own (no event to share them with). */
+  #unshared = 0;
 
   constructor(o: FanoutOptions) {
     this.#o = o;
+    this.#reads = new EventReadPool({
+      createContext: o.createContext,
+      registry: o.registry,
+      limits: { ...EVENT_READ_DEFAULTS, ...o.eventReads },
+      eventLimits: o.eventLimits,
+      hooks: o.onEventRead,
+    });
   }
 
   /**
-   * Executes a subscription document once on `view` (SUBSCRIBED, operation states) and serializes it.
-   * @param requestId the subscriber's, for the log, when the execution is for one subscriber
+   * Executes a subscription document once on `view` (SUBSCRIBED, operation states) and serializes
+   * it: with the subscriber's credentials when its document needs backend reads and `o` gives
+   * them, else from the view alone.
    */
   async executeOnce(
     s: Pick<EventSubscriber, 'spec' | 'args'>,
     view: unknown,
-    volume: EventView['volume'] = null,
+    o: OnceOptions = {},
+  ): Promise<SerializedResult> {
+    if (!s.spec.reads || !o.credential)
+      return this.#execute(
+        s,
+        view,
+        eventContext(this.#o.createContext, o.volume ?? null, this.#o.eventLimits),
+        o.requestId,
+      );
+    const reads = this.#reads.acquire(o.event ?? `once\0${++this.#unshared}`);
+    try {
+      const ctx = reads.context(readerOf(this.#o.registry, o.credential), o.volume ?? null);
+      return await this.#execute(s, view, ctx, o.requestId);
+    } finally {
+      this.#reads.release(reads);
+    }
+  }
+
+  async #execute(
+    s: Pick<EventSubscriber, 'spec' | 'args'>,
+    view: unknown,
+    ctx: GatewayContext,
     requestId?: string,
   ): Promise<SerializedResult> {
-    const ctx = eventContext(this.#o.createContext, volume, this.#o.eventLimits);
     const field = s.spec.field;
     const onUnexpected = this.#o.onUnexpected;
     try {
@@ -169,6 +226,7 @@ export class Fanout {
         answers.set(token, (answer = this.#o.access.get(backend, e.scope, e.volume.ref, credential)));
       const slot = s.stream.reserve();
       if (!slot) continue;
+      if (s.spec.reads) groups.reads ??= this.#reads.acquire(`event\0${e.cursor}`);
       if (answer instanceof Promise) join(checks, answer, s, slot);
       else this.#fill(backend, e, s, slot, answer, groups, executions);
     }
@@ -196,6 +254,10 @@ export class Fanout {
     }
     this.#counted(groups);
     waits.push(...settleWhenDone(executions));
+    // The reads live until every execution of this delivery is done (access checks included), so
+    // that its budget and loaders are the event's, whenever each execution starts.
+    const reads = groups.reads;
+    if (reads) void Promise.allSettled(waits).then(() => this.#reads.release(reads));
     return waits;
   }
 
@@ -225,8 +287,10 @@ export class Fanout {
     if (!a.allowed) return null;
     // Keyed by the request's own key (a string made once per request): no key built per subscriber.
     const byKey = a.admin ? groups.admin : groups.plain;
-    let result = byKey.get(s.spec.groupKey);
-    if (!result) byKey.set(s.spec.groupKey, (result = this.#executeEvent(b, e, s, a)));
+    // A document that reads is executed per credential: the members of a group read alike.
+    const key = s.spec.reads ? `${s.spec.groupKey}\0${readerOf(this.#o.registry, s.credential).key}` : s.spec.groupKey;
+    let result = byKey.get(key);
+    if (!result) byKey.set(key, (result = this.#executeEvent(b, e, s, a, groups.reads)));
     groups.delivered.set(s.spec.field, (groups.delivered.get(s.spec.field) ?? 0) + 1);
     return result;
   }
@@ -237,12 +301,23 @@ export class Fanout {
     groups.delivered.clear();
   }
 
-  #executeEvent(b: VolumeBackend, e: ChangeEvent, s: EventSubscriber, grant: AccessGrant): Promise<SerializedResult> {
+  #executeEvent(
+    b: VolumeBackend,
+    e: ChangeEvent,
+    s: EventSubscriber,
+    grant: AccessGrant,
+    reads: EventReads | undefined,
+  ): Promise<SerializedResult> {
     const volume = redactFor(b, e.volume, grant);
     // The attachment is redacted as part of its volume (a host's name is admin-only on Cinder).
     const attachment = e.attachment
       ? (redactFor(b, { ...e.volume, attachments: [e.attachment] }, grant).attachments[0] ?? null)
       : null;
-    return this.executeOnce(s, eventView(e, volume, attachment), volume);
+    const view = eventView(e, volume, attachment);
+    const ctx =
+      s.spec.reads && reads
+        ? reads.context(readerOf(this.#o.registry, s.credential), volume)
+        : eventContext(this.#o.createContext, volume, this.#o.eventLimits);
+    return this.#execute(s, view, ctx);
   }
 }

@@ -14,7 +14,6 @@
  */
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { lacksCredential, type VolumeBackend } from '../../adapters/contract/backend';
-import type { CallerCredential } from '../../adapters/contract/call-options';
 import { type CursorExpiredError, ErrorCode, GatewayError, UnauthenticatedError } from '../../adapters/contract/errors';
 import type { GatewayContext } from '../../domain/context';
 import type { BackendRegistry } from '../../domain/registry';
@@ -28,11 +27,11 @@ import { errorResult } from './format';
 import { operationStream } from './operation-stream';
 import { LIVE_FIELDS, readInterest, readSpec, SpecErrors, type LiveField, type LiveSpec } from './spec';
 import { concernedBackends, narrowWatchers, omissions } from './coverage';
-import { checkCredentials, quotaKey, refusedOmission, type Checked } from './start-checks';
+import { checkCredentials, credentialsOf, quotaKey, refusedOmission, type Checked } from './start-checks';
 import { LiveStream } from './stream';
 import { SubscriberIndex } from './subscribers';
 import type { LiveHub, LiveResult, OperationVisibility, SubscriberOrigin } from './types';
-import { droppedView, subscribedView } from './view';
+import { droppedView, subscribedView, type EventFieldSources } from './view';
 import { inDeliverySpan } from './tracing';
 
 /** Metrics callbacks of the hub (all optional; prom-client counters and gauges in the server). */
@@ -60,6 +59,8 @@ export interface HubParts {
   visibleOperation: OperationVisibility;
   /** Per-address and per-credential places, and the start checks' rate (shared by every transport). */
   budget: SubscriptionBudget;
+  /** Where events get each field with a resolver of its own (the resolvers' classification). */
+  eventFields: EventFieldSources;
   /** Most results queued per subscription. */
   maxQueued: number;
   /** Events per replay page. */
@@ -87,19 +88,6 @@ interface Sub extends EventSubscriber {
 interface Shape extends Pick<EventSubscriber, 'spec' | 'interest' | 'args'> {
   /** Open subscriptions using it. */
   refs: number;
-}
-
-/**
- * The subscriber's credential per backend, without the context. A function of its own so that the
- * closure's scope holds the map only: a closure in `#subscribeEvents` would share its scope with
- * `ctx` and keep the whole start context (loaders, limits, signals) alive for the subscription's life.
- */
-function credentialsOf(registry: BackendRegistry, ctx: GatewayContext): EventSubscriber['credential'] {
-  const byBackend = new Map<string, CallerCredential>();
-  // A loop, not a callback: a callback naming `ctx` would put it in the scope the result closes over.
-  for (const b of registry.all) byBackend.set(b.id, ctx.call(b.id).credential);
-  const none: CallerCredential = {};
-  return (backend) => byBackend.get(backend) ?? none;
 }
 
 export class Hub implements LiveHub {
@@ -174,7 +162,7 @@ export class Hub implements LiveHub {
     address: string,
     places: Places,
   ): Promise<LiveStream | ExecutionResult> {
-    const spec = readSpec(args);
+    const spec = readSpec(args, this.#p.eventFields);
     const credential = credentialsOf(this.#p.registry, ctx);
     if (spec.field === 'operationUpdated') {
       // Checked for the key only: the operation's own authorization decides what the caller sees.
@@ -193,6 +181,7 @@ export class Hub implements LiveHub {
       };
       const r = await operationStream(spec, args, ctx, {
         fanout: this.#p.fanout,
+        credential,
         visibleOperation: this.#p.visibleOperation,
         maxQueued: this.#p.maxQueued,
         onClose,
@@ -326,8 +315,7 @@ export class Hub implements LiveHub {
       this.#p.fanout.executeOnce(
         sub,
         subscribedView(start, omissions(this.#p.feed, this.#p.registry, sub, concerned, viewless, narrow)),
-        null,
-        requestId,
+        { requestId, credential },
       ),
     );
     void this.#replay(sub, first, start);
@@ -349,7 +337,9 @@ export class Hub implements LiveHub {
     sub.dropped.set(b.id, err);
     sub.live.delete(b.id);
     if (sub.live.size === 0) return { end: true, last: errorResult(err) };
-    return this.#p.fanout.executeOnce(sub, droppedView(e.cursor, refusedOmission(b, err)));
+    return this.#p.fanout.executeOnce(sub, droppedView(e.cursor, refusedOmission(b, err)), {
+      credential: sub.credential,
+    });
   }
 
   /** Replays the pages after the first, then drains the live buffer past the last replayed event. */

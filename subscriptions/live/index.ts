@@ -11,12 +11,14 @@ import type { EventLog } from '../events';
 import { ACCESS_DEFAULTS, AccessCache } from './access';
 import { BUDGET_DEFAULTS, SubscriptionBudget, type SubscriptionBudgetLimits } from './budget';
 import { Fanout, type UnexpectedWhere } from './fanout';
+import type { EventReadLimits } from './event-read-budget';
+import type { EventReadLimit } from '../../adapters/contract/errors';
 import { Feed, type FeedOperations, type FeedStatus } from './feed';
 import { Hub, type LiveMetrics } from './hub';
 import { DEFAULT_MAX_QUEUED } from './stream';
 import type { ContextFactory, LiveHub, OperationVisibility } from './types';
 import type { LiveMutations } from '../../domain/live-mutations';
-import type { EventLimits } from './view';
+import type { EventFieldSources, EventLimits } from './view';
 import type { WatcherSource } from './watcher-source';
 
 export {
@@ -31,6 +33,7 @@ export { BUDGET_DEFAULTS, SubscriptionLimitError, type SubscriptionBudgetLimits 
 export type { FeedStatus } from './feed';
 export type { LiveMetrics } from './hub';
 export type { LiveField } from './spec';
+export { EVENT_READ_DEFAULTS, type EventReadLimits } from './event-read-budget';
 
 /**
  * Defaults of {@link createLiveHub}'s options. The gateway's `live` settings (server/live-config.ts)
@@ -51,14 +54,21 @@ export interface LiveHubOptions {
   /** Registry, tracker and idempotency store: the same services HTTP executions use. */
   services: GatewayServices;
   /**
-   * Builds an execution context over `services` (the server's `createExecutionContext`): each event
-   * execution runs in one with no credential that refuses every backend call (view.ts).
+   * Builds an execution context over `services` (the server's `createExecutionContext`): an event
+   * execution runs in one with no credential that refuses every backend call (view.ts), or, for a
+   * document that needs backend reads, in one with the subscriber's credentials (event-reads.ts).
    */
   createContext: ContextFactory;
   /** Reads an operation as the caller may see it, for `operationUpdated` (the `volumeOperation` query's rule). */
   visibleOperation: OperationVisibility;
   /** The executable schema the socket layer validates against (wrapped by the limits). */
   schema: GraphQLSchema;
+  /**
+   * Where events get each field whose resolver is its own (the resolvers' classification,
+   * `gatewayEventFields`): a document that selects a `read` field is executed with its
+   * subscribers' credentials, the others from the watcher's view.
+   */
+  eventFields: EventFieldSources;
   /**
    * Where the feed registers the watchers it starts, for the tracker (watched operations) and the
    * loaders (watch-fed reads). @default a directory of the hub's own
@@ -90,10 +100,18 @@ export interface LiveHubOptions {
   budget?: Partial<SubscriptionBudgetLimits>;
   /** Deadline and response cap of one event execution. @default 5000 ms, 1 MiB */
   eventLimits?: EventLimits;
+  /** Budgets and cache of the backend reads events make for documents that need them; unset fields take `EVENT_READ_DEFAULTS`. */
+  eventReads?: Partial<EventReadLimits>;
   /** Metrics callbacks: subscriptions per field, events in/out, executions, drops. */
   metrics?: LiveMetrics & {
     /** One access check sent to a backend, with its outcome. */
     accessCheck?(backend: string, outcome: 'allowed' | 'denied' | 'unauthenticated' | 'failed'): void;
+    /** One backend read an event sent for a document that needs it. */
+    eventRead?(): void;
+    /** A read an event did not send: its budget `limit` was spent (the field is NOT_SERVED_IN_EVENTS). */
+    eventReadRefused?(limit: EventReadLimit): void;
+    /** A plugin or server an event took from the per-credential cache instead of reading it. */
+    eventReadCached?(): void;
   };
   /** Watcher state changes and source errors (for the log); lag is in `statuses()`. */
   onWatcherStatus?: (s: WatcherStatus, err?: unknown) => void;
@@ -140,6 +158,12 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     registry,
     access,
     eventLimits: o.eventLimits,
+    eventReads: o.eventReads,
+    onEventRead: {
+      read: () => metrics.eventRead?.(),
+      refused: (limit) => metrics.eventReadRefused?.(limit),
+      cacheHit: () => metrics.eventReadCached?.(),
+    },
     onExecute: (f) => metrics.execution?.(f as never),
     onDeliver: (f, n) => metrics.eventOut?.(f as never, n),
     onUnexpected: o.onError,
@@ -164,6 +188,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     access,
     fanout,
     visibleOperation: o.visibleOperation,
+    eventFields: o.eventFields,
     budget: new SubscriptionBudget({ ...BUDGET_DEFAULTS, ...o.budget }),
     maxQueued: o.maxQueued ?? d.maxQueued,
     replayPage: o.replayPage ?? d.replayPage,

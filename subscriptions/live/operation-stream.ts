@@ -19,6 +19,8 @@ import type { ExecutionResult, ExecutionArgs } from 'graphql';
 /** Options of {@link operationStream}. */
 export interface OperationStreamOptions {
   fanout: Fanout;
+  /** The subscriber's credential per backend: a document that needs backend reads (the operation's `target`) reads with it. */
+  credential: EventSubscriber['credential'];
   /** Reads the operation as the caller may see it. */
   visibleOperation: OperationVisibility;
   maxQueued: number;
@@ -58,7 +60,9 @@ export async function operationStream(
   const yieldRecord = (r: OperationRecord): void => {
     if (current && !later(r, current)) return;
     current = r;
-    stream.push(o.fanout.executeOnce(sub, r, null, requestId));
+    // Subscribers of the same operation share the reads of each of its states.
+    const event = `operation\0${r.id}\0${r.updatedAt}\0${r.state}`;
+    stream.push(o.fanout.executeOnce(sub, r, { requestId, credential: o.credential, event }));
     if (TERMINAL.has(r.state)) stream.end();
   };
   unsubscribe = ctx.operations.subscribe((r) => {

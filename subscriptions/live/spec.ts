@@ -1,7 +1,8 @@
 /**
  * What a subscription asks for, read from its document and variables once at subscribe time: the
- * root field, its checked arguments, and the key that groups subscribers executing the same
- * document with the same variables (fan-out executes once per group).
+ * root field, its checked arguments, the key that groups subscribers executing the same
+ * document with the same variables (fan-out executes once per group), and whether the document
+ * needs backend reads beyond the event's view (then the group is also split by credential).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -19,6 +20,8 @@ import {
 import { BadUserInputError } from '../../adapters/contract/errors';
 import { decodeGlobalId } from '../../adapters/contract/ids';
 import type { ChangeType } from '../events';
+import { readsBeyondView } from './event-fields';
+import type { EventFieldSources } from './view';
 
 /** Root fields of the Subscription type. */
 export type LiveField = 'volumeChanged' | 'attachmentChanged' | 'operationUpdated';
@@ -56,6 +59,8 @@ export interface LiveSpec {
   variables: Record<string, unknown>;
   /** Same document, operation name and variables → same key. */
   groupKey: string;
+  /** Whether the document selects a field that needs a backend read beyond the event's view (event-fields.ts). */
+  reads: boolean;
 }
 
 /** Bad requests (variables that do not coerce, no subscription operation) as GraphQL errors. */
@@ -86,11 +91,12 @@ function printed(d: DocumentNode): string {
 }
 
 /**
- * Reads the subscription's root field and arguments.
+ * Reads the subscription's root field and arguments, and whether its document needs backend reads
+ * as `sources` classifies the fields.
  * @throws SpecErrors for variables that do not coerce
  * @throws BadUserInputError when the document holds no subscription of a known field
  */
-export function readSpec(a: ExecutionArgs): LiveSpec {
+export function readSpec(a: ExecutionArgs, sources: EventFieldSources): LiveSpec {
   const op = getOperationAST(a.document, a.operationName ?? undefined);
   if (!op || op.operation !== OperationTypeNode.SUBSCRIPTION)
     throw new BadUserInputError('the document holds no subscription operation of that name', 'query');
@@ -113,7 +119,14 @@ export function readSpec(a: ExecutionArgs): LiveSpec {
     .update('\0')
     .update(stable(coerced.coerced))
     .digest('base64url');
-  return { field, responseKey: node.alias?.value ?? field, args, variables: coerced.coerced, groupKey };
+  return {
+    field,
+    responseKey: node.alias?.value ?? field,
+    args,
+    variables: coerced.coerced,
+    groupKey,
+    reads: readsBeyondView(a.schema, sources, a.document),
+  };
 }
 
 const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);

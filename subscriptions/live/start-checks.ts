@@ -1,7 +1,8 @@
 /**
  * A subscription's start checks (docs/subscriptions.md, "The start"): each concerned backend's
  * answer about the subscriber's credential, through the access cache; the per-credential quota's
- * key made of the credentials that proved valid; and how a refusing backend is named.
+ * key made of the credentials that proved valid; how a refusing backend is named; and the
+ * subscriber's credential per backend, kept for the subscription's life.
  */
 import { createHash } from 'node:crypto';
 import type { VolumeBackend } from '../../adapters/contract/backend';
@@ -10,6 +11,9 @@ import { UnauthenticatedError } from '../../adapters/contract/errors';
 import { tokenHash, type AccessCache } from './access';
 import { SubscriptionLimitError } from './budget';
 import type { OmissionView } from './view';
+import type { GatewayContext } from '../../domain/context';
+import type { BackendRegistry } from '../../domain/registry';
+import type { EventSubscriber } from './fanout';
 
 /** What the start's credential checks found, by backend id. */
 export interface Checked {
@@ -63,4 +67,17 @@ export function refusedOmission(b: VolumeBackend, err: UnauthenticatedError): Om
     code: err.code,
     message: `backend "${b.id}" refused the subscription's credential, so its changes are not reported: ${err.message}`,
   };
+}
+
+/**
+ * The subscriber's credential per backend, without the context. A function of its own so that the
+ * closure's scope holds the map only: a closure in `#subscribeEvents` would share its scope with
+ * `ctx` and keep the whole start context (loaders, limits, signals) alive for the subscription's life.
+ */
+export function credentialsOf(registry: BackendRegistry, ctx: GatewayContext): EventSubscriber['credential'] {
+  const byBackend = new Map<string, CallerCredential>();
+  // A loop, not a callback: a callback naming `ctx` would put it in the scope the result closes over.
+  for (const b of registry.all) byBackend.set(b.id, ctx.call(b.id).credential);
+  const none: CallerCredential = {};
+  return (backend) => byBackend.get(backend) ?? none;
 }

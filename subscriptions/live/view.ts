@@ -1,10 +1,9 @@
 /**
  * What an event execution resolves: the event as the schema's `VolumeChangeEvent` (its parent
- * object), and the execution context it runs in. That context carries no credential and refuses
- * every backend call, with the volume loader primed with the event's (redacted) volume: every
- * field is served from the watcher's view, and a field that would need a backend call (a volume's
- * snapshots, a plugin, a Nova server's name, a backend's health) fails alone with
- * NOT_SERVED_IN_EVENTS, as the schema's description of `VolumeChangeEvent` says.
+ * object), and the context of an execution served from the watcher's view alone. That context
+ * carries no credential and refuses every backend call, with the volume loader primed with the
+ * event's (redacted) volume. Only documents whose fields the view serves run in it (event-fields.ts);
+ * the others run with their subscribers' credentials (event-reads.ts).
  */
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
@@ -13,6 +12,15 @@ import { ExecutionLimits } from '../../domain/execution-limits';
 import { NotServedInEventsError } from '../../adapters/contract/errors';
 import type { ChangeEvent, ChangeType } from '../events';
 import type { ContextFactory } from './types';
+
+/**
+ * Where an event execution gets a field: from the event's view (`view`), or from a backend read the
+ * view lacks (`read`), made with the subscriber's credentials (event-reads.ts).
+ */
+export type EventFieldSource = 'view' | 'read';
+
+/** The classification of every field with a resolver of its own, by `Type.field` (the resolvers give it: resolvers/event-fields.ts). */
+export type EventFieldSources = Readonly<Record<string, EventFieldSource>>;
 
 /** A backend a subscription cannot cover (the schema's `VolumeListOmission`). */
 export interface OmissionView {

@@ -25,6 +25,8 @@ import {
 import type { SharedResultStream, SharedSink } from '../../subscriptions/live/types';
 import { OperationTracker } from '../../subscriptions/operations';
 import { loadOperation } from '../../domain';
+import { gatewayEventFields } from '../../resolvers/event-fields';
+import { BACKEND_EVENT_FIELDS } from '../../server/kinds';
 import { until } from '../support/until';
 
 export { until };
@@ -101,6 +103,7 @@ export async function startLive(
     schema,
     createContext: (r) => createExecutionContext(services, r),
     visibleOperation: (ctx, id) => loadOperation(ctx, id),
+    eventFields: gatewayEventFields(BACKEND_EVENT_FIELDS),
     ...o.hub,
     metrics: { execution: (f) => void (executions[f] = (executions[f] ?? 0) + 1), ...o.hub?.metrics },
   });

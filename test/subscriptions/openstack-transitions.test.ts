@@ -8,11 +8,11 @@
  * terminal when the event that says it is done arrives.
  */
 import {
+  demoVolumeId,
   disposeAll,
-  OS,
-  startGatewayFor,
   startOpenStack,
   waitOperation,
+  watchingGateway,
   type GatewayUnderTest,
   type OpenStackUnderTest,
 } from '../support/harness';
@@ -41,21 +41,9 @@ it('sends one event per transition for one attach and one detach, and the operat
   os = await startOpenStack({ delays: { attachMs: 700, attachCompleteMs: 700, detachMs: 700 } });
   const server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
   const vid = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
-  gw = await startGatewayFor([
-    os.backend('os', {
-      auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
-      watchFastMs: 100,
-      watchSlowMs: 200,
-    }),
-  ]);
+  gw = await watchingGateway(os, { watchFastMs: 100, watchSlowMs: 200 });
   const auth = { 'x-auth-token': os.demoToken };
-  const id = (
-    await gw.gql(
-      `query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`,
-      { n: vid, p: os.demo },
-      auth,
-    )
-  ).body.data.volumeByNativeId.id;
+  const id = await demoVolumeId(gw, os, vid);
 
   client = await ackedClient(gw.gateway.url.replace(/^http/, 'ws'), { 'X-Auth-Token': os.demoToken });
   await subscribed(client, 's', SUB, { v: [id] });
@@ -125,25 +113,10 @@ it('keeps the watcher fast for a transition only within its window, and for a tr
   const server = os.sim.seedServer({ project: os.demo, name: 'app-1' });
   const held = os.sim.seedVolume({ project: os.demo, name: 'held', size: 1 });
   const data = os.sim.seedVolume({ project: os.demo, name: 'data', size: 1 });
-  gw = await startGatewayFor([
-    os.backend('os', {
-      auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
-      watchFastMs: 50,
-      watchSlowMs: SLOW,
-      watchTransitionWindowMs: WINDOW,
-    }),
-  ]);
+  gw = await watchingGateway(os, { watchFastMs: 50, watchSlowMs: SLOW, watchTransitionWindowMs: WINDOW });
   const auth = { 'x-auth-token': os.demoToken };
-  const idOf = async (n: string): Promise<string> =>
-    (
-      await gw.gql(
-        `query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`,
-        { n, p: os.demo },
-        auth,
-      )
-    ).body.data.volumeByNativeId.id;
-  const heldId = await idOf(held);
-  const dataId = await idOf(data);
+  const heldId = await demoVolumeId(gw, os, held);
+  const dataId = await demoVolumeId(gw, os, data);
   /** When the watcher read the all-projects volume list (ms since the epoch), from the simulator's own log. */
   const listReads = (): number[] =>
     (

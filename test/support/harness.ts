@@ -269,6 +269,32 @@ export async function startOpenStack(options: OpenStackSimulatorOptions = {}): P
   };
 }
 
+/**
+ * A gateway over `os` (backend id `os`) whose watcher reads with the admin's service credential
+ * (every project; callers never see it), tuned by `watch` (`watchFastMs`, `watchSlowMs` …).
+ */
+export function watchingGateway(
+  os: OpenStackUnderTest,
+  watch: Partial<OpenStackBackendConfig> = {},
+): Promise<GatewayUnderTest> {
+  return startGatewayFor([
+    os.backend('os', {
+      auth: { method: 'password', username: OS.adminUser, password: OS.adminPassword, projectName: 'demo' },
+      ...watch,
+    }),
+  ]);
+}
+
+/** The global id of project demo's volume `nativeId` on backend `os`, read with the demo user's token. */
+export async function demoVolumeId(gw: GatewayUnderTest, os: OpenStackUnderTest, nativeId: string): Promise<string> {
+  const res = await gw.gql(
+    `query($n: String!, $p: String) { volumeByNativeId(backend: "os", namespace: $p, nativeId: $n) { id } }`,
+    { n: nativeId, p: os.demo },
+    { 'x-auth-token': os.demoToken },
+  );
+  return res.body.data.volumeByNativeId.id;
+}
+
 /** Polls `volumeOperation(id)` until it is terminal (or `timeoutMs` passed); returns it as last read. */
 export async function waitOperation(
   gw: GatewayUnderTest,

@@ -56,9 +56,9 @@ describe('live streams over graphql-ws', () => {
   });
 
   it("should format a result's errors as HTTP does: typed code, message, path", async () => {
-    const gw = await startWsGateway();
+    // No read budget: the plugin needs a backend read the event may not make, so that field fails alone.
+    const gw = await startWsGateway({ live: { eventReadsPerCredential: 0 } });
     const c = await ackedClient(gw.wsUrl);
-    // A plugin needs a backend read: an event is served from the watcher's view, so that field fails alone.
     const doc =
       'subscription { volumeChanged(filter: { types: [CLAIMED] }) { type volume { name details { ... on NomadVolumeDetails { pluginId plugin { id } } } } } }';
     await subscribed(c, 's', doc);
@@ -71,7 +71,7 @@ describe('live streams over graphql-ws', () => {
     expect(m.payload.errors).toHaveLength(1);
     expect(m.payload.errors[0]).toMatchObject({
       path: ['volumeChanged', 'volume', 'details', 'plugin'],
-      extensions: { code: 'NOT_SERVED_IN_EVENTS' },
+      extensions: { code: 'NOT_SERVED_IN_EVENTS', limit: 'eventReadsPerCredential', max: 0 },
     });
     expect(m.payload.errors[0].message).toEqual(expect.any(String));
     expect(JSON.stringify(m.payload)).not.toMatch(/stack|hunter2/);
