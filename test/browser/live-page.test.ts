@@ -159,11 +159,12 @@ describe('live status page in headless Chromium', () => {
       const attached = seen.findIndex((s) => s.startsWith('ATTACHED'));
       expect({ seen, order: attaching >= 0 && attaching < attached }).toEqual({ seen, order: true });
       expect(seen.some((s) => s.includes('(highlighted)'))).toBe(true);
-      // Until the name arrives the consumer shows a placeholder, never the server's bare UUID.
-      expect(seen.some((s) => s.includes('server …'))).toBe(true);
+      // The consumer shows the server's name (events carry it now) or, until it arrives, a
+      // placeholder: never the server's bare UUID.
+      expect(seen.some((s) => s.includes('server batch-1') || s.includes('server …'))).toBe(true);
       expect(seen.filter((s) => s.includes('a0000000-0000-4000-8000-000000000004'))).toEqual([]);
       await expect(b.page.locator(`${target} .badge.status`).innerText()).resolves.toBe('IN_USE');
-      // The event cannot carry the server's name (no Nova read for events); the page's re-read of the volume fills it in.
+      // The row ends with the server's name (from the event, or the page's re-read of the volume).
       await b.page.locator(`${target} .attachment-item`, { hasText: /server batch-1/ }).waitFor({ timeout: 10_000 });
       // The badge, as a person sees it: green, and no longer amber.
       const badge = decodePng(await b.page.locator(`${target} .badge.attachment`).screenshot());
