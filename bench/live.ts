@@ -237,12 +237,18 @@ async function listCost(simUrl: string, gwHttp: string): Promise<{ calls: number
   const query = '{ volumes(first: 100) { nodes { id attachments { id state } } } }';
   const run = (): Promise<any> => post(gwHttp, { query }, { 'x-nomad-token': BENCH_TOKEN });
   await run();
-  await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
-  const first = await run();
-  if (first.errors) throw new Error(JSON.stringify(first.errors));
-  const calls = (JSON.parse(await get(`${simUrl}/_sim/requests`)) as Array<{ path: string }>).filter(
-    (r) => !r.path.startsWith('/v1/event'),
-  ).length;
+  // The fewest of three lists: the watcher's own reads and the readiness probes (the same token
+  // here) may fall into one list's window on a loaded machine, and are not what a list costs.
+  let calls = Infinity;
+  for (let i = 0; i < 3; i++) {
+    await request(`${simUrl}/_sim/requests`, { method: 'DELETE' }).then((r) => r.body.text());
+    const first = await run();
+    if (first.errors) throw new Error(JSON.stringify(first.errors));
+    const seen = (JSON.parse(await get(`${simUrl}/_sim/requests`)) as Array<{ path: string }>).filter(
+      (r) => !r.path.startsWith('/v1/event'),
+    ).length;
+    calls = Math.min(calls, seen);
+  }
   const times: number[] = [];
   for (let i = 0; i < (short ? 10 : 200); i++) {
     const t = performance.now();
@@ -333,7 +339,7 @@ ${loads.map(({ n, r }) => `| ${n} | ${r.requests} | ${r.perMinute.toFixed(0)} | 
 
 Nomad \`volumes(first: 100) { nodes { id attachments { id state } } }\` (100 volumes in one namespace, 20 claimed):
 
-| gateway | backend calls per query | p50 ms |
+| gateway | backend calls per query (fewest of 3) | p50 ms |
 |---|---|---|
 | no watcher (no service token): one read per volume | ${withoutWatch.calls} | ${fmt(withoutWatch.p50)} |
 | watcher: the list plus one read proving the namespace, details from the watcher | ${withWatch.calls} | ${fmt(withWatch.p50)} |
