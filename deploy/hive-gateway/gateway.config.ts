@@ -15,10 +15,11 @@ import { GraphQLError } from 'graphql';
 const SUBGRAPH = 'volumes';
 
 /**
- * The gateway's credential headers, `<kind header>` or `<kind header>-<backend id>`, lower case.
+ * The gateway's credential headers, `x-<kind>-token` or `x-<kind>-token-<backend id>`, lower case,
+ * for every backend kind (none is named here: a new kind needs no change).
  * (`x-request-id` needs no rule: Hive sends its own, the client's when it sent one.)
  */
-const CREDENTIAL = /^x-(auth|nomad|memory)-token(-[a-z0-9_-]+)?$/;
+const CREDENTIAL = /^x-[a-z0-9]+-token(-[a-z0-9_-]+)?$/;
 
 /**
  * The caller's credentials, names lower-cased: its HTTP request's headers (for a graphql-ws

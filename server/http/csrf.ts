@@ -15,7 +15,7 @@
  *   `x-apollo-operation-name`, or a non-empty credential header.
  * - `strict`, for a deployment where something in front of the gateway adds credential headers
  *   from what browsers send by themselves (a proxy that turns a session cookie into
- *   `X-Nomad-Token`): a credential header proves nothing there, so a request that carries one, and
+ *   `X-<Kind>-Token`): a credential header proves nothing there, so a request that carries one, and
  *   every POST, must carry a non-simple `content-type` (`application/json`) or Apollo's
  *   `apollo-require-preflight` or `x-apollo-operation-name`. A GET without credentials is served.
  * - `off`: nothing is checked.
