@@ -21,6 +21,7 @@ import {
   type VolumeRef,
 } from './model';
 import type { ExternalVolume, Plugin } from './model-plugin';
+import type { Diagnosis } from './diagnosis';
 import type { SubscriberAccess, Watching } from './watch';
 
 /**
@@ -190,6 +191,8 @@ export interface BackendFacets {
   readonly subscriberAccess?: SubscriberAccess;
   /** The namespace a caller's credential is bound to, named. */
   readonly callerScope?: CallerScope;
+  /** Checks for stuck, failed and drifting volumes, run by the doctor on the watcher's view (diagnosis.ts). */
+  readonly diagnosis?: Diagnosis;
 }
 
 /** A facet's name. */
@@ -216,6 +219,7 @@ export const FACET_NAMES: { readonly [F in Facet]-?: string } = {
   watching: 'live status',
   subscriberAccess: 'subscriber access checks',
   callerScope: "the caller's namespace",
+  diagnosis: 'volume diagnosis',
 };
 
 /**
@@ -251,6 +255,7 @@ const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Exclude<Capability
   watching: [],
   subscriberAccess: [],
   callerScope: [],
+  diagnosis: ['VOLUME_DIAGNOSIS'],
 };
 
 /**

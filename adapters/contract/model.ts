@@ -36,6 +36,7 @@ export const CAPABILITIES = [
   'SERVER_ATTACHMENTS',
   'VOLUME_ACTIONS',
   'TRACKED_OPERATIONS',
+  'VOLUME_DIAGNOSIS',
 ] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

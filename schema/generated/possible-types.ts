@@ -20,6 +20,12 @@
     "VolumeOperationTarget": [
       "Volume",
       "VolumeSnapshot"
+    ],
+    "VolumeProblemEvidence": [
+      "VolumeAttachmentDriftEvidence",
+      "VolumeClaimEvidence",
+      "VolumePluginEvidence",
+      "VolumeStatusEvidence"
     ]
   }
 };

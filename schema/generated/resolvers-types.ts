@@ -947,6 +947,8 @@ export type Query = {
   volumeByNativeId?: Maybe<Volume>;
   /** An operation started by this caller, or on a volume the caller can read. Kept 1 h after it ends. */
   volumeOperation?: Maybe<VolumeOperation>;
+  /** Open volume problems the caller may see (those of volumes its own credential may read), across backends. */
+  volumeProblems: VolumeProblemConnection;
   /** A snapshot by global id (OpenStack; Nomad lists snapshots per plugin only and answers UNSUPPORTED_BY_BACKEND). */
   volumeSnapshot?: Maybe<VolumeSnapshot>;
   /** Snapshots of one backend: of a plugin (Nomad, filter.plugin required) or of the caller's project (OpenStack). */
@@ -1034,6 +1036,13 @@ export type QueryVolumeByNativeIdArgs = {
 
 export type QueryVolumeOperationArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryVolumeProblemsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<VolumeProblemFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1278,7 +1287,9 @@ export type StorageCapability =
   /** Change name, description, metadata. */
   | 'UPDATE_VOLUME'
   /** Cinder's own volume actions (retype, migrate, image metadata …). */
-  | 'VOLUME_ACTIONS';
+  | 'VOLUME_ACTIONS'
+  /** The volume doctor finds stuck, failed and drifting volumes (`volumeProblems`, docs/doctor.md). */
+  | 'VOLUME_DIAGNOSIS';
 
 /** What a removal returns. */
 export type StorageDeletePayload = {
@@ -1595,6 +1606,8 @@ export type Volume = {
   nativeId: Scalars['String']['output'];
   /** Operations this gateway tracks on the volume, newest first (kept 1 h after they end). */
   operations?: Maybe<Array<VolumeOperation>>;
+  /** The volume doctor's open problems for this volume; empty when none or its backend has no doctor. */
+  problems: Array<VolumeProblem>;
   /** (read) Provisioned size in bytes; null when the backend reports none. */
   sizeBytes?: Maybe<Scalars['SafeInt']['output']>;
   /** Status in the gateway's vocabulary. */
@@ -1705,6 +1718,19 @@ export type VolumeAttachmentConnection = {
   pageInfo: PageInfo;
 };
 
+/** The compute service's and the volume service's view of one attachment, side by side. */
+export type VolumeAttachmentDriftEvidence = {
+  __typename?: 'VolumeAttachmentDriftEvidence';
+  /** What the compute service lists (its block device mapping); null when it lists none. */
+  computeSide?: Maybe<VolumeAttachmentSide>;
+  /** Whether the compute service knows the server. */
+  server: VolumeServerPresence;
+  /** The server's id (only the id: the server may be in another project). */
+  serverId: Scalars['ID']['output'];
+  /** What the volume service holds; null when it holds none. */
+  volumeSide?: Maybe<VolumeAttachmentSide>;
+};
+
 /** One attachment in a page. */
 export type VolumeAttachmentEdge = {
   __typename?: 'VolumeAttachmentEdge';
@@ -1733,6 +1759,19 @@ export type VolumeAttachmentMode =
   | 'BLOCK_DEVICE'
   /** Mounted as a file system. */
   | 'FILE_SYSTEM';
+
+/** One service's side of an attachment. */
+export type VolumeAttachmentSide = {
+  __typename?: 'VolumeAttachmentSide';
+  /** When it says the attachment was made. */
+  attachedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** That service's attachment id. */
+  attachmentId?: Maybe<Scalars['String']['output']>;
+  /** The device path it reports. */
+  device?: Maybe<Scalars['String']['output']>;
+  /** That service's state word. */
+  state?: Maybe<Scalars['String']['output']>;
+};
 
 /** State of one attachment. */
 export type VolumeAttachmentState =
@@ -1845,6 +1884,21 @@ export type VolumeChangeType =
   | 'SUBSCRIBED'
   /** A volume's fields changed, its status did not. */
   | 'UPDATED';
+
+/** A claim whose consumer is finished or gone. */
+export type VolumeClaimEvidence = {
+  __typename?: 'VolumeClaimEvidence';
+  /** The claim, with its consumer (for Nomad the allocation with its client and desired status). */
+  attachment: VolumeAttachment;
+  /** What the scheduler wants of the consumer (a Nomad allocation's desired status); null when gone. */
+  consumerDesiredStatus?: Maybe<Scalars['String']['output']>;
+  /** False when the backend no longer knows the consumer (garbage-collected). */
+  consumerFound: Scalars['Boolean']['output'];
+  /** The consumer's own status (a Nomad allocation's client status); null when gone. */
+  consumerStatus?: Maybe<Scalars['String']['output']>;
+  /** The client node the claim is on. */
+  nodeId?: Maybe<Scalars['String']['output']>;
+};
 
 /**
  * A page of volumes merged across backends. When a backend fails, a null item stands where its volumes
@@ -1979,6 +2033,8 @@ export type VolumeListOmissionReason =
   | 'DEGRADED'
   /** The backend failed; the error is in `errors`, at the path of a null item where its volumes would be. */
   | 'FAILED'
+  /** Problems only: the backend has no volume doctor, or its doctor has not finished a pass (no watcher, or none yet current). */
+  | 'NOT_DIAGNOSED'
   /** The backend needs the caller's credential and the request carried none for it. Not an error. */
   | 'NO_CREDENTIAL';
 
@@ -2093,6 +2149,141 @@ export type VolumePayload = {
   volume?: Maybe<Volume>;
 };
 
+/** The storage plugin a volume needs, and how healthy it is where it is needed. */
+export type VolumePluginEvidence = {
+  __typename?: 'VolumePluginEvidence';
+  /** The claim that cannot be released; null for a controller problem. */
+  attachment?: Maybe<VolumeAttachment>;
+  /** Whether the volume needs a controller to publish and unpublish. */
+  controllerRequired: Scalars['Boolean']['output'];
+  /** Expected controller instances. */
+  controllersExpected?: Maybe<Scalars['Int']['output']>;
+  /** Healthy controller instances. */
+  controllersHealthy?: Maybe<Scalars['Int']['output']>;
+  /** The node whose plugin instance the claim needs; null for a controller problem. */
+  nodeId?: Maybe<Scalars['String']['output']>;
+  /** Whether that node's plugin instance is healthy; null when the plugin does not list the node. */
+  nodePluginHealthy?: Maybe<Scalars['Boolean']['output']>;
+  /** Expected node instances. */
+  nodesExpected?: Maybe<Scalars['Int']['output']>;
+  /** Healthy node instances. */
+  nodesHealthy?: Maybe<Scalars['Int']['output']>;
+  /** The plugin's id. */
+  pluginId?: Maybe<Scalars['String']['output']>;
+};
+
+/** Something wrong with a volume, why, and what may be done about it. */
+export type VolumeProblem = {
+  __typename?: 'VolumeProblem';
+  /** The backend. */
+  backend: StorageBackend;
+  /** What the backend shows. */
+  evidence: VolumeProblemEvidence;
+  /** Stable while the problem lasts: the same condition keeps the same id. Opaque. */
+  id: Scalars['ID']['output'];
+  /** What is wrong. */
+  kind: VolumeProblemKind;
+  /** From safest to riskiest. */
+  remedies: Array<VolumeRemedy>;
+  /** The namespace (Nomad) or project (OpenStack). */
+  scope: Scalars['String']['output'];
+  /** When the gateway first saw it. */
+  seenAt: Scalars['DateTime']['output'];
+  /** How bad. */
+  severity: VolumeProblemSeverity;
+  /** When it started, by the backend's own clock where it has one. */
+  startedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** One sentence. */
+  summary: Scalars['String']['output'];
+  /** The volume as the caller may read it; null when it is gone (a compute attachment to a deleted volume). */
+  volume?: Maybe<Volume>;
+  /** The volume's global id. */
+  volumeId: Scalars['ID']['output'];
+};
+
+/** A page of problems, across backends. */
+export type VolumeProblemConnection = {
+  __typename?: 'VolumeProblemConnection';
+  /** The page's problems: oldest first, then by id. */
+  nodes: Array<VolumeProblem>;
+  /** Backends this page does not cover, and why. Empty when all answered. */
+  omittedBackends: Array<VolumeListOmission>;
+  /** Paging. */
+  pageInfo: PageInfo;
+};
+
+/** A problem's evidence, typed by kind. */
+export type VolumeProblemEvidence = VolumeAttachmentDriftEvidence | VolumeClaimEvidence | VolumePluginEvidence | VolumeStatusEvidence;
+
+/** Which problems `volumeProblems` lists. All given fields must match. */
+export type VolumeProblemFilter = {
+  /** Only these backends (configured ids). Default: all. */
+  backends?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Only these kinds. Default: all. */
+  kinds?: InputMaybe<Array<VolumeProblemKind>>;
+  /** Only problems at least this many seconds old (since `startedAt`, else `seenAt`). Default: 0. */
+  minAge?: InputMaybe<Scalars['Int']['input']>;
+  /** Only these severities. Default: all. */
+  severities?: InputMaybe<Array<VolumeProblemSeverity>>;
+};
+
+/** What the volume doctor found wrong with a volume (docs/doctor.md lists each kind's condition, threshold and sources). */
+export type VolumeProblemKind =
+  /** The compute service and the volume service disagree about an attachment, past a grace period. */
+  | 'ATTACHMENT_DRIFT'
+  /** A claim on a node whose storage plugin is not healthy there, or a volume that needs a controller while none is healthy. */
+  | 'CLAIM_ON_MISSING_PLUGIN'
+  /** A volume in an error status: a dead end a person must act on. */
+  | 'ERROR_STATE'
+  /** A claim whose consumer (a Nomad allocation) is terminal or gone, held past its threshold. */
+  | 'STUCK_CLAIM'
+  /** A volume in a transitional status (attaching, detaching, creating …) longer than that status's threshold, with no operation of the gateway's driving it. */
+  | 'STUCK_TRANSITION';
+
+/** How bad a problem is. */
+export type VolumeProblemSeverity =
+  /** Blocks a workload, or needs a person. */
+  | 'CRITICAL'
+  /** Past its threshold; may still resolve by itself. */
+  | 'WARNING';
+
+/** One way to resolve a problem. A problem's remedies are ordered from safest to riskiest; the gateway never applies one by itself. */
+export type VolumeRemedy = {
+  __typename?: 'VolumeRemedy';
+  /** Short and stable, for programs (WAIT_FOR_CLAIM_GC, RESET_STATUS …). */
+  action: Scalars['String']['output'];
+  /** The backend's own command line for it; null when there is none. */
+  cli?: Maybe<Scalars['String']['output']>;
+  /** What it does. */
+  does: Scalars['String']['output'];
+  /** The gateway mutation that applies it; null when the remedy is the backend's own (waiting for a garbage collection, a command on its hosts). */
+  mutation?: Maybe<VolumeRemedyMutation>;
+  /** What it risks. */
+  risk: Scalars['String']['output'];
+  /** Who may apply it. */
+  who: VolumeRemedyActor;
+};
+
+/** Who may apply a remedy. */
+export type VolumeRemedyActor =
+  /** An admin of the backend: the action is admin-only there. */
+  | 'ADMIN'
+  /** Nobody: the backend resolves it by itself; waiting is the remedy. */
+  | 'NOBODY'
+  /** An operator with the backend's own tools or access to its hosts. */
+  | 'OPERATOR'
+  /** Anyone who may change the volume. */
+  | 'VOLUME_WRITER';
+
+/** A gateway mutation, ready to send. */
+export type VolumeRemedyMutation = {
+  __typename?: 'VolumeRemedyMutation';
+  /** The GraphQL document. */
+  document: Scalars['String']['output'];
+  /** Its variables, as a JSON text. */
+  variables: Scalars['String']['output'];
+};
+
 /** An OpenStack server holding a volume through Nova. */
 export type VolumeServerConsumer = {
   __typename?: 'VolumeServerConsumer';
@@ -2113,6 +2304,17 @@ export type VolumeServerDetachTargetInput = {
   /** The Nova server id. */
   serverId: Scalars['ID']['input'];
 };
+
+/** Whether the compute service knows a server. */
+export type VolumeServerPresence =
+  /** The compute service says it does not exist (an admin's listing across projects). */
+  | 'DELETED'
+  /** The compute service lists it. */
+  | 'LISTED'
+  /** Not in what the gateway's service user may list: deleted, or in a project that user cannot see (a service user that is not an admin cannot tell which). */
+  | 'NOT_VISIBLE'
+  /** It exists in another project; only its id is shown. */
+  | 'OTHER_PROJECT';
 
 /** Attach to an OpenStack server through Nova. */
 export type VolumeServerTargetInput = {
@@ -2224,6 +2426,34 @@ export type VolumeStatus =
   | 'UNAVAILABLE'
   /** A backend status this gateway does not know; see `backendStatus`. */
   | 'UNKNOWN';
+
+/** A volume's status and how long it has held it. */
+export type VolumeStatusEvidence = {
+  __typename?: 'VolumeStatusEvidence';
+  /** The backend's own status word (`detaching`, `error_extending`). */
+  backendStatus: Scalars['String']['output'];
+  /** Since when the volume has held the status, at the latest (see `sinceSource`). */
+  since: Scalars['DateTime']['output'];
+  /** Where `since` comes from. */
+  sinceSource: VolumeStatusSinceSource;
+  /** The unified status. */
+  status: VolumeStatus;
+  /** The threshold applied, in seconds (size-scaled ones included); null for error states. */
+  thresholdSeconds?: Maybe<Scalars['Int']['output']>;
+  /** The backend's last-write time (Cinder's `updated_at`). */
+  updatedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** Where a status's `since` comes from. */
+export type VolumeStatusSinceSource =
+  /** The backend's own record of the transition. */
+  | 'BACKEND_TRANSITION'
+  /**
+   * The earlier of the backend's last-write time (Cinder's `updated_at`, which any write moves,
+   * metadata included) and the moment the gateway first saw the volume in this status: the transition
+   * began at or before it, so the age is never overstated.
+   */
+  | 'LAST_WRITE_OR_FIRST_SEEN';
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
 export type ResolversObject<TObject> = WithIndex<TObject>;
@@ -2352,6 +2582,12 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
     | ( VolumeModel )
     | ( SnapshotModel )
   ;
+  VolumeProblemEvidence:
+    | ( VolumeAttachmentDriftEvidence )
+    | ( Omit<VolumeClaimEvidence, 'attachment'> & { attachment: _RefType['VolumeAttachment'] } )
+    | ( Omit<VolumePluginEvidence, 'attachment'> & { attachment?: Maybe<_RefType['VolumeAttachment']> } )
+    | ( VolumeStatusEvidence )
+  ;
 }>;
 
 
@@ -2451,15 +2687,18 @@ export type ResolversTypes = ResolversObject<{
   VolumeAttachment: ResolverTypeWrapper<AttachmentModel>;
   VolumeAttachmentAccess: VolumeAttachmentAccess;
   VolumeAttachmentConnection: ResolverTypeWrapper<Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversTypes['VolumeAttachment']> }>;
+  VolumeAttachmentDriftEvidence: ResolverTypeWrapper<VolumeAttachmentDriftEvidence>;
   VolumeAttachmentEdge: ResolverTypeWrapper<Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversTypes['VolumeAttachment'] }>;
   VolumeAttachmentList: ResolverTypeWrapper<Omit<VolumeAttachmentList, 'nodes' | 'omittedBackends'> & { nodes: Array<Maybe<ResolversTypes['VolumeAttachment']>>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
   VolumeAttachmentMode: VolumeAttachmentMode;
+  VolumeAttachmentSide: ResolverTypeWrapper<VolumeAttachmentSide>;
   VolumeAttachmentState: VolumeAttachmentState;
   VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
   VolumeChangeEvent: ResolverTypeWrapper<Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']>, omittedBackends: Array<ResolversTypes['VolumeListOmission']>, volume?: Maybe<ResolversTypes['Volume']> }>;
   VolumeChangeFilter: VolumeChangeFilter;
   VolumeChangeType: VolumeChangeType;
+  VolumeClaimEvidence: ResolverTypeWrapper<Omit<VolumeClaimEvidence, 'attachment'> & { attachment: ResolversTypes['VolumeAttachment'] }>;
   VolumeConnection: ResolverTypeWrapper<Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversTypes['Volume']>>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
   VolumeConnectionInfo: ResolverTypeWrapper<Scalars['VolumeConnectionInfo']['output']>;
   VolumeConsumer: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeConsumer']>;
@@ -2480,8 +2719,19 @@ export type ResolversTypes = ResolversObject<{
   VolumeOperationState: VolumeOperationState;
   VolumeOperationTarget: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeOperationTarget']>;
   VolumePayload: ResolverTypeWrapper<Omit<VolumePayload, 'operation' | 'volume'> & { operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
+  VolumePluginEvidence: ResolverTypeWrapper<Omit<VolumePluginEvidence, 'attachment'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']> }>;
+  VolumeProblem: ResolverTypeWrapper<Omit<VolumeProblem, 'backend' | 'evidence' | 'volume'> & { backend: ResolversTypes['StorageBackend'], evidence: ResolversTypes['VolumeProblemEvidence'], volume?: Maybe<ResolversTypes['Volume']> }>;
+  VolumeProblemConnection: ResolverTypeWrapper<Omit<VolumeProblemConnection, 'nodes' | 'omittedBackends'> & { nodes: Array<ResolversTypes['VolumeProblem']>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
+  VolumeProblemEvidence: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeProblemEvidence']>;
+  VolumeProblemFilter: VolumeProblemFilter;
+  VolumeProblemKind: VolumeProblemKind;
+  VolumeProblemSeverity: VolumeProblemSeverity;
+  VolumeRemedy: ResolverTypeWrapper<VolumeRemedy>;
+  VolumeRemedyActor: VolumeRemedyActor;
+  VolumeRemedyMutation: ResolverTypeWrapper<VolumeRemedyMutation>;
   VolumeServerConsumer: ResolverTypeWrapper<VolumeServerConsumerModel>;
   VolumeServerDetachTargetInput: VolumeServerDetachTargetInput;
+  VolumeServerPresence: VolumeServerPresence;
   VolumeServerTargetInput: VolumeServerTargetInput;
   VolumeSnapshot: ResolverTypeWrapper<SnapshotModel>;
   VolumeSnapshotConnection: ResolverTypeWrapper<Omit<VolumeSnapshotConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['VolumeSnapshotEdge']>, nodes: Array<ResolversTypes['VolumeSnapshot']> }>;
@@ -2489,6 +2739,8 @@ export type ResolversTypes = ResolversObject<{
   VolumeSnapshotFilter: VolumeSnapshotFilter;
   VolumeSnapshotPayload: ResolverTypeWrapper<Omit<VolumeSnapshotPayload, 'operation' | 'snapshot'> & { operation: ResolversTypes['VolumeOperation'], snapshot: ResolversTypes['VolumeSnapshot'] }>;
   VolumeStatus: VolumeStatus;
+  VolumeStatusEvidence: ResolverTypeWrapper<VolumeStatusEvidence>;
+  VolumeStatusSinceSource: VolumeStatusSinceSource;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -2576,12 +2828,15 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeAttachTargetInput: VolumeAttachTargetInput;
   VolumeAttachment: AttachmentModel;
   VolumeAttachmentConnection: Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversParentTypes['VolumeAttachment']> };
+  VolumeAttachmentDriftEvidence: VolumeAttachmentDriftEvidence;
   VolumeAttachmentEdge: Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversParentTypes['VolumeAttachment'] };
   VolumeAttachmentList: Omit<VolumeAttachmentList, 'nodes' | 'omittedBackends'> & { nodes: Array<Maybe<ResolversParentTypes['VolumeAttachment']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
+  VolumeAttachmentSide: VolumeAttachmentSide;
   VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
   VolumeChangeEvent: Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']>, volume?: Maybe<ResolversParentTypes['Volume']> };
   VolumeChangeFilter: VolumeChangeFilter;
+  VolumeClaimEvidence: Omit<VolumeClaimEvidence, 'attachment'> & { attachment: ResolversParentTypes['VolumeAttachment'] };
   VolumeConnection: Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversParentTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversParentTypes['Volume']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
   VolumeConnectionInfo: Scalars['VolumeConnectionInfo']['output'];
   VolumeConsumer: ResolversUnionTypes<ResolversParentTypes>['VolumeConsumer'];
@@ -2599,6 +2854,13 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeOperationPayload: Omit<VolumeOperationPayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   VolumeOperationTarget: ResolversUnionTypes<ResolversParentTypes>['VolumeOperationTarget'];
   VolumePayload: Omit<VolumePayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
+  VolumePluginEvidence: Omit<VolumePluginEvidence, 'attachment'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']> };
+  VolumeProblem: Omit<VolumeProblem, 'backend' | 'evidence' | 'volume'> & { backend: ResolversParentTypes['StorageBackend'], evidence: ResolversParentTypes['VolumeProblemEvidence'], volume?: Maybe<ResolversParentTypes['Volume']> };
+  VolumeProblemConnection: Omit<VolumeProblemConnection, 'nodes' | 'omittedBackends'> & { nodes: Array<ResolversParentTypes['VolumeProblem']>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
+  VolumeProblemEvidence: ResolversUnionTypes<ResolversParentTypes>['VolumeProblemEvidence'];
+  VolumeProblemFilter: VolumeProblemFilter;
+  VolumeRemedy: VolumeRemedy;
+  VolumeRemedyMutation: VolumeRemedyMutation;
   VolumeServerConsumer: VolumeServerConsumerModel;
   VolumeServerDetachTargetInput: VolumeServerDetachTargetInput;
   VolumeServerTargetInput: VolumeServerTargetInput;
@@ -2607,6 +2869,7 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeSnapshotEdge: Omit<VolumeSnapshotEdge, 'node'> & { node: ResolversParentTypes['VolumeSnapshot'] };
   VolumeSnapshotFilter: VolumeSnapshotFilter;
   VolumeSnapshotPayload: Omit<VolumeSnapshotPayload, 'operation' | 'snapshot'> & { operation: ResolversParentTypes['VolumeOperation'], snapshot: ResolversParentTypes['VolumeSnapshot'] };
+  VolumeStatusEvidence: VolumeStatusEvidence;
 }>;
 
 export type AttachVolumePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AttachVolumePayload'] = ResolversParentTypes['AttachVolumePayload']> = ResolversObject<{
@@ -2813,6 +3076,7 @@ export type QueryResolvers<ContextType = GatewayContext, ParentType extends Reso
   volumeAttachment?: Resolver<Maybe<ResolversTypes['VolumeAttachment']>, ParentType, ContextType, RequireFields<QueryVolumeAttachmentArgs, 'id'>>;
   volumeByNativeId?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType, RequireFields<QueryVolumeByNativeIdArgs, 'backend' | 'namespace' | 'nativeId'>>;
   volumeOperation?: Resolver<Maybe<ResolversTypes['VolumeOperation']>, ParentType, ContextType, RequireFields<QueryVolumeOperationArgs, 'id'>>;
+  volumeProblems?: Resolver<ResolversTypes['VolumeProblemConnection'], ParentType, ContextType, RequireFields<QueryVolumeProblemsArgs, 'first'>>;
   volumeSnapshot?: Resolver<Maybe<ResolversTypes['VolumeSnapshot']>, ParentType, ContextType, RequireFields<QueryVolumeSnapshotArgs, 'id'>>;
   volumeSnapshots?: Resolver<ResolversTypes['VolumeSnapshotConnection'], ParentType, ContextType, RequireFields<QueryVolumeSnapshotsArgs, 'backend' | 'first'>>;
   volumes?: Resolver<ResolversTypes['VolumeConnection'], ParentType, ContextType, RequireFields<QueryVolumesArgs, 'first'>>;
@@ -2931,6 +3195,7 @@ export type VolumeResolvers<ContextType = GatewayContext, ParentType extends Res
   namespace?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   nativeId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   operations?: Resolver<Maybe<Array<ResolversTypes['VolumeOperation']>>, ParentType, ContextType>;
+  problems?: Resolver<Array<ResolversTypes['VolumeProblem']>, ParentType, ContextType>;
   sizeBytes?: Resolver<Maybe<ResolversTypes['SafeInt']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['VolumeStatus'], ParentType, ContextType>;
   updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -2976,6 +3241,14 @@ export type VolumeAttachmentConnectionResolvers<ContextType = GatewayContext, Pa
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 }>;
 
+export type VolumeAttachmentDriftEvidenceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeAttachmentDriftEvidence'] = ResolversParentTypes['VolumeAttachmentDriftEvidence']> = ResolversObject<{
+  computeSide?: Resolver<Maybe<ResolversTypes['VolumeAttachmentSide']>, ParentType, ContextType>;
+  server?: Resolver<ResolversTypes['VolumeServerPresence'], ParentType, ContextType>;
+  serverId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  volumeSide?: Resolver<Maybe<ResolversTypes['VolumeAttachmentSide']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
 export type VolumeAttachmentEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeAttachmentEdge'] = ResolversParentTypes['VolumeAttachmentEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['VolumeAttachment'], ParentType, ContextType>;
@@ -2984,6 +3257,13 @@ export type VolumeAttachmentEdgeResolvers<ContextType = GatewayContext, ParentTy
 export type VolumeAttachmentListResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeAttachmentList'] = ResolversParentTypes['VolumeAttachmentList']> = ResolversObject<{
   nodes?: Resolver<Array<Maybe<ResolversTypes['VolumeAttachment']>>, ParentType, ContextType>;
   omittedBackends?: Resolver<Array<ResolversTypes['VolumeListOmission']>, ParentType, ContextType>;
+}>;
+
+export type VolumeAttachmentSideResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeAttachmentSide'] = ResolversParentTypes['VolumeAttachmentSide']> = ResolversObject<{
+  attachedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  attachmentId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  device?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type VolumeChangeEventResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeChangeEvent'] = ResolversParentTypes['VolumeChangeEvent']> = ResolversObject<{
@@ -2997,6 +3277,15 @@ export type VolumeChangeEventResolvers<ContextType = GatewayContext, ParentType 
   type?: Resolver<ResolversTypes['VolumeChangeType'], ParentType, ContextType>;
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
   volumeId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+}>;
+
+export type VolumeClaimEvidenceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeClaimEvidence'] = ResolversParentTypes['VolumeClaimEvidence']> = ResolversObject<{
+  attachment?: Resolver<ResolversTypes['VolumeAttachment'], ParentType, ContextType>;
+  consumerDesiredStatus?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  consumerFound?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  consumerStatus?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodeId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type VolumeConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeConnection'] = ResolversParentTypes['VolumeConnection']> = ResolversObject<{
@@ -3065,6 +3354,58 @@ export type VolumePayloadResolvers<ContextType = GatewayContext, ParentType exte
   volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
 }>;
 
+export type VolumePluginEvidenceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumePluginEvidence'] = ResolversParentTypes['VolumePluginEvidence']> = ResolversObject<{
+  attachment?: Resolver<Maybe<ResolversTypes['VolumeAttachment']>, ParentType, ContextType>;
+  controllerRequired?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  controllersExpected?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  controllersHealthy?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nodeId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodePluginHealthy?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  nodesExpected?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nodesHealthy?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  pluginId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type VolumeProblemResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeProblem'] = ResolversParentTypes['VolumeProblem']> = ResolversObject<{
+  backend?: Resolver<ResolversTypes['StorageBackend'], ParentType, ContextType>;
+  evidence?: Resolver<ResolversTypes['VolumeProblemEvidence'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['VolumeProblemKind'], ParentType, ContextType>;
+  remedies?: Resolver<Array<ResolversTypes['VolumeRemedy']>, ParentType, ContextType>;
+  scope?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  seenAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['VolumeProblemSeverity'], ParentType, ContextType>;
+  startedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  volume?: Resolver<Maybe<ResolversTypes['Volume']>, ParentType, ContextType>;
+  volumeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+}>;
+
+export type VolumeProblemConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeProblemConnection'] = ResolversParentTypes['VolumeProblemConnection']> = ResolversObject<{
+  nodes?: Resolver<Array<ResolversTypes['VolumeProblem']>, ParentType, ContextType>;
+  omittedBackends?: Resolver<Array<ResolversTypes['VolumeListOmission']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type VolumeProblemEvidenceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeProblemEvidence'] = ResolversParentTypes['VolumeProblemEvidence']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'VolumeAttachmentDriftEvidence' | 'VolumeClaimEvidence' | 'VolumePluginEvidence' | 'VolumeStatusEvidence', ParentType, ContextType>;
+}>;
+
+export type VolumeRemedyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeRemedy'] = ResolversParentTypes['VolumeRemedy']> = ResolversObject<{
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  cli?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  does?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mutation?: Resolver<Maybe<ResolversTypes['VolumeRemedyMutation']>, ParentType, ContextType>;
+  risk?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  who?: Resolver<ResolversTypes['VolumeRemedyActor'], ParentType, ContextType>;
+}>;
+
+export type VolumeRemedyMutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeRemedyMutation'] = ResolversParentTypes['VolumeRemedyMutation']> = ResolversObject<{
+  document?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  variables?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type VolumeServerConsumerResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeServerConsumer'] = ResolversParentTypes['VolumeServerConsumer']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -3105,6 +3446,16 @@ export type VolumeSnapshotEdgeResolvers<ContextType = GatewayContext, ParentType
 export type VolumeSnapshotPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeSnapshotPayload'] = ResolversParentTypes['VolumeSnapshotPayload']> = ResolversObject<{
   operation?: Resolver<ResolversTypes['VolumeOperation'], ParentType, ContextType>;
   snapshot?: Resolver<ResolversTypes['VolumeSnapshot'], ParentType, ContextType>;
+}>;
+
+export type VolumeStatusEvidenceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeStatusEvidence'] = ResolversParentTypes['VolumeStatusEvidence']> = ResolversObject<{
+  backendStatus?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  since?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  sinceSource?: Resolver<ResolversTypes['VolumeStatusSinceSource'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['VolumeStatus'], ParentType, ContextType>;
+  thresholdSeconds?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
@@ -3148,9 +3499,12 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   VolumeAllocationConsumer?: VolumeAllocationConsumerResolvers<ContextType>;
   VolumeAttachment?: VolumeAttachmentResolvers<ContextType>;
   VolumeAttachmentConnection?: VolumeAttachmentConnectionResolvers<ContextType>;
+  VolumeAttachmentDriftEvidence?: VolumeAttachmentDriftEvidenceResolvers<ContextType>;
   VolumeAttachmentEdge?: VolumeAttachmentEdgeResolvers<ContextType>;
   VolumeAttachmentList?: VolumeAttachmentListResolvers<ContextType>;
+  VolumeAttachmentSide?: VolumeAttachmentSideResolvers<ContextType>;
   VolumeChangeEvent?: VolumeChangeEventResolvers<ContextType>;
+  VolumeClaimEvidence?: VolumeClaimEvidenceResolvers<ContextType>;
   VolumeConnection?: VolumeConnectionResolvers<ContextType>;
   VolumeConnectionInfo?: GraphQLScalarType;
   VolumeConsumer?: VolumeConsumerResolvers<ContextType>;
@@ -3162,10 +3516,17 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   VolumeOperationPayload?: VolumeOperationPayloadResolvers<ContextType>;
   VolumeOperationTarget?: VolumeOperationTargetResolvers<ContextType>;
   VolumePayload?: VolumePayloadResolvers<ContextType>;
+  VolumePluginEvidence?: VolumePluginEvidenceResolvers<ContextType>;
+  VolumeProblem?: VolumeProblemResolvers<ContextType>;
+  VolumeProblemConnection?: VolumeProblemConnectionResolvers<ContextType>;
+  VolumeProblemEvidence?: VolumeProblemEvidenceResolvers<ContextType>;
+  VolumeRemedy?: VolumeRemedyResolvers<ContextType>;
+  VolumeRemedyMutation?: VolumeRemedyMutationResolvers<ContextType>;
   VolumeServerConsumer?: VolumeServerConsumerResolvers<ContextType>;
   VolumeSnapshot?: VolumeSnapshotResolvers<ContextType>;
   VolumeSnapshotConnection?: VolumeSnapshotConnectionResolvers<ContextType>;
   VolumeSnapshotEdge?: VolumeSnapshotEdgeResolvers<ContextType>;
   VolumeSnapshotPayload?: VolumeSnapshotPayloadResolvers<ContextType>;
+  VolumeStatusEvidence?: VolumeStatusEvidenceResolvers<ContextType>;
 }>;
 

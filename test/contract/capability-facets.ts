@@ -25,6 +25,7 @@ export const FACET_CAPABILITIES: { readonly [F in Facet]-?: readonly Capability[
   watching: [],
   subscriberAccess: [],
   callerScope: [],
+  diagnosis: ['VOLUME_DIAGNOSIS'],
 };
 
 const FACETS = Object.keys(FACET_CAPABILITIES) as Facet[];
