@@ -6,6 +6,7 @@
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { CallOptions } from '../../adapters/contract/call-options';
 import type { VolumeSpec } from '../../adapters/contract/call-inputs';
+import type { ProblemKind } from '../../adapters/contract/diagnosis';
 import type { VolumeRef } from '../../adapters/contract/model';
 import type { BackendEntry } from '../../server/config';
 import { createRegistry } from '../../server/backends';
@@ -38,6 +39,22 @@ export interface ContractBackend {
   control: {
     /** Adds a volume named `name` in `scope`; its ref. */
     addVolume(name: string): Promise<VolumeRef>;
+  };
+  /**
+   * The diagnosis cases (test/contract/diagnosis.test.ts), for a backend with the `diagnosis`
+   * facet: its conditions made out of band, as a failure in the backend would leave them. The
+   * fixture's backend settings make each kind's threshold small, so a made condition is past it.
+   */
+  diagnosis?: {
+    /** The gateway's own credential (what the doctor reads with). */
+    service: CallOptions;
+    /** The kinds `make` can make: every kind the facet declares. */
+    kinds: readonly ProblemKind[];
+    /**
+     * Makes `kind`'s condition on a new volume in `scope` (through the simulator's control API or
+     * the memory backend's data file, never through the backend under test); the volume's ref.
+     */
+    make(kind: ProblemKind): Promise<VolumeRef>;
   };
   stop(): Promise<void>;
 }
