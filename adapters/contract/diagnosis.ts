@@ -178,8 +178,14 @@ export interface DiagnosisContext {
    * deadline: a transition it drives is never a problem.
    */
   operationRunning(ref: VolumeRef): boolean;
-  /** When the doctor first saw the volume with this backend status (ms since epoch). */
-  firstSeen(ref: VolumeRef, backendStatus: string): number;
+  /**
+   * When the doctor first saw a condition on the volume, in ms since epoch (`now` the first time it
+   * is asked). `condition` is the check's own name for it: a status word (`detaching`), a drift's
+   * side and server (`drift:<server>`). Kept while the check keeps asking in every pass; forgotten
+   * after a pass that did not ask, so a condition that ends and comes back starts again. Where the
+   * backend has no time of its own for a condition, this is its age (a grace period counts from it).
+   */
+  firstSeen(ref: VolumeRef, condition: string): number;
 }
 
 /** The `diagnosis` facet. `F` is the facts one pass reads (nothing: `null`). */
