@@ -15,6 +15,7 @@ import type { ExecutionLimits, LimitedContext } from './execution-limits';
 import type { LiveMutations } from './live-mutations';
 import { createLoaders, LazyLoaders, type Loaders } from './loaders';
 import type { ReadViews } from './watchers';
+import type { ProblemSource } from './problems';
 
 /** What every resolver receives. */
 export interface GatewayContext extends LimitedContext {
@@ -36,6 +37,8 @@ export interface GatewayContext extends LimitedContext {
   live?: LiveMutations;
   /** Whether a backend accepted the caller's credential during this execution (metric labels). */
   credentialProof: CredentialProof;
+  /** The volume doctor's open problems (problems.ts); absent: no doctor runs. */
+  problems?: ProblemSource;
 }
 
 /** Most backend reads one loader batch runs at once unless the services say (the `maxConcurrentReads` setting's default). */
@@ -55,6 +58,8 @@ export interface GatewayServices {
    * proved access (loaders.ts). @default none: every read goes to the backend
    */
   watchers?: ReadViews;
+  /** The volume doctor, once it runs. @default none: no problems, every backend NOT_DIAGNOSED */
+  problems?: ProblemSource;
 }
 
 /** What one execution needs to know about its caller. */
@@ -107,6 +112,7 @@ export function createExecutionContext(services: GatewayServices, r: ExecutionRe
     operations: services.operations,
     idempotency: services.idempotency,
     live: services.live,
+    problems: services.problems,
     limits,
     credentialProof,
   };

@@ -30,6 +30,13 @@ export const coreEventFields: EventFieldSources = {
   'Volume.sizeBytes': 'view',
   'Volume.attachments': 'view',
   'Volume.operations': 'view',
+  // The doctor's own state, like the operation tracker's.
+  'Volume.problems': 'view',
+  'VolumeProblem.volumeId': 'view',
+  'VolumeProblem.volume': 'read',
+  'VolumeProblem.backend': 'view',
+  'VolumeStatusEvidence.thresholdSeconds': 'view',
+  'VolumeRemedyMutation.variables': 'view',
   'StorageBackend.capabilities': 'view',
   'StorageBackend.health': 'read',
   'StorageBackend.callerNamespace': 'read',

@@ -9,6 +9,7 @@ import type { Resolvers } from '../schema/generated/resolvers-types';
 import { attachmentQueries, attachmentType, consumerType, serverType } from './attachment';
 import { backendQueries, backendType } from './backend';
 import { placeInputFields } from './input-fields';
+import { problemEvidenceType, problemQueries, problemType, remedyMutationType, statusEvidenceType } from './problem';
 import { operationQueries, operationTargetType, operationType } from './operation';
 import { snapshotMutations, snapshotQueries, snapshotType } from './snapshot';
 import { subscriptionFields, volumeChangeEventType } from './subscription';
@@ -44,6 +45,7 @@ const core: Resolvers = {
     ...attachmentQueries,
     ...snapshotQueries,
     ...operationQueries,
+    ...problemQueries,
   },
   Mutation: { ...volumeMutations, ...snapshotMutations },
   Subscription: subscriptionFields,
@@ -57,6 +59,10 @@ const core: Resolvers = {
   VolumeSnapshot: snapshotType,
   VolumeOperation: operationType,
   VolumeOperationTarget: operationTargetType,
+  VolumeProblem: problemType,
+  VolumeProblemEvidence: problemEvidenceType,
+  VolumeStatusEvidence: statusEvidenceType,
+  VolumeRemedyMutation: remedyMutationType,
 };
 
 /** The core's resolvers plus every backend's: types added, root fields merged (a name defined twice is a bug). */

@@ -7,6 +7,7 @@ import type { GatewayContext } from '../domain/context';
 import type { QueryResolvers, VolumeDetailsResolvers, VolumeResolvers } from '../schema/generated/resolvers-types';
 import { filterIdArg, globalIdArg, idArg, namespaceArg, ownFields } from './args';
 import { mergedConnection } from './connection';
+import { volumeProblemsOf } from './problem';
 
 /** Global id → ref, checking the id and that its backend is configured. */
 export function volumeRefFromId(ctx: GatewayContext, id: string, argument = 'id'): VolumeRef {
@@ -64,6 +65,7 @@ export const volumeType: VolumeResolvers = {
   sizeBytes: (v, _a, ctx) => (v.complete ? v.sizeBytes : completeVolume(ctx, v).then((c) => c.sizeBytes)),
   attachments: (v, _a, ctx) => (v.complete ? v.attachments : completeVolume(ctx, v).then((c) => c.attachments)),
   operations: (v, _a, ctx) => operationsOf(ctx, volumeId(v.ref)),
+  problems: (v, _a, ctx) => [...volumeProblemsOf(v, ctx)],
 };
 
 export const volumeDetailsType: VolumeDetailsResolvers = {

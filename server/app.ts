@@ -34,6 +34,7 @@ import { apolloLimitOptions } from './limits/apollo';
 import { createLivePageHandler, type LivePageOptions } from './live';
 import type { LiveConfig } from './live-config';
 import { createGatewayLiveHub } from './live-hub';
+import type { DoctorConfig } from './doctor-config';
 import { defaultReplicaId } from '../subscriptions/leases';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './metrics';
@@ -76,6 +77,8 @@ export interface GatewayOptions {
       live?: Partial<LiveConfig>;
       /** What `/readyz` requires and how often the background probe runs (server/readiness.ts); unset ones take their defaults. */
       readiness?: Partial<ReadinessConfig>;
+      /** The volume doctor (server/doctor-config.ts); unset ones take their defaults. */
+      doctor?: Partial<DoctorConfig>;
     };
   registry: BackendRegistry;
   logger: Logger;
@@ -174,6 +177,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
           ws: o.config.ws,
           redis,
           replica,
+          doctor: o.config.doctor,
         })
       : undefined;
   const live: LiveHub | undefined = o.live === false ? undefined : (o.live ?? hub);

@@ -12,6 +12,7 @@ import { COMMON_BACKEND_SETTINGS, type BackendModule, type CommonBackendSettings
 import { DEFAULT_MAX_CONCURRENT_READS } from '../domain/context';
 import { integer, oneOf, setting, text, type SettingsGroup } from '../adapters/contract/settings';
 import { DEMO_SETTINGS } from './demo-settings';
+import { DOCTOR_SETTINGS } from './doctor-config';
 import { HTTP_SETTINGS } from './http/config';
 import { LIMITS_SETTINGS } from './limits/config';
 import { LIVE_SETTINGS } from './live-config';
@@ -143,6 +144,7 @@ export const GATEWAY_SETTINGS = {
   limits: LIMITS_SETTINGS,
   ws: WS_SETTINGS,
   live: LIVE_SETTINGS,
+  doctor: DOCTOR_SETTINGS,
   breaker: BREAKER_SETTINGS,
   readiness: READINESS_SETTINGS,
   demo: DEMO_SETTINGS,

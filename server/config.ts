@@ -24,6 +24,7 @@ import { loadTlsConfig, type TlsConfig } from './http/tls-config';
 import { limitsConfig, type LimitsConfig } from './limits/config';
 import { loadWsConfig, type WsConfig } from './ws/config';
 import { loadLiveConfig, type LiveConfig } from './live-config';
+import { loadDoctorConfig, type DoctorConfig } from './doctor-config';
 import { loadResilienceConfig, type ResilienceConfig } from './resilience-config';
 import { DEFAULT_SHUTDOWN_DRAIN_MS } from './readiness';
 import type { ExecutionEngine } from './execution/compiled';
@@ -77,6 +78,8 @@ export interface GatewayConfig {
   ws: WsConfig;
   /** The live path (server/live-config.ts). */
   live: LiveConfig;
+  /** The volume doctor (server/doctor-config.ts). @default on, a pass a minute */
+  doctor?: DoctorConfig;
   /** Circuit breakers, merged lists' per-backend deadline, readiness (files `breaker`, `readiness`; server/resilience-config.ts). */
   resilience: ResilienceConfig;
 }
@@ -246,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, configPath?: st
     limits: limitsConfig(env, file, { demo: backends.length === 0 }),
     ws,
     live: loadLiveConfig(env, file),
+    doctor: loadDoctorConfig(env, file),
     resilience: loadResilienceConfig(env, file),
     ...(redisConfig ? { redis: redisConfig } : {}),
     ...(tls ? { tls } : {}),

@@ -18,6 +18,9 @@ import type { GatewayRedis } from './redis';
 import { defaultReplicaId } from '../subscriptions/leases';
 import { gatewayEventFields } from '../resolvers/event-fields';
 import { BACKEND_EVENT_FIELDS } from './kinds';
+import type { VolumeWatcher } from '../adapters/contract/watch';
+import { VolumeDoctor } from '../subscriptions/doctor';
+import { DOCTOR_CONFIG_DEFAULTS, type DoctorConfig } from './doctor-config';
 
 /** What {@link createGatewayLiveHub} builds the hub with. */
 export interface GatewayLiveHubOptions {
@@ -40,10 +43,12 @@ export interface GatewayLiveHubOptions {
   redis?: GatewayRedis;
   /** This replica's id, with `redis` (leases, published statuses, operations). */
   replica?: string;
+  /** The volume doctor's settings (server/doctor-config.ts). @default on, {@link DOCTOR_CONFIG_DEFAULTS} */
+  doctor?: Partial<DoctorConfig>;
 }
 
-/** The live hub, and across replicas what `/readyz` reports of the replication. */
-export type GatewayLiveHub = RunningLiveHub & { replication?: LiveReplication };
+/** The live hub, across replicas what `/readyz` reports of the replication, and the volume doctor. */
+export type GatewayLiveHub = RunningLiveHub & { replication?: LiveReplication; doctor?: VolumeDoctor };
 
 /** A watcher's failure in a log line: an Error's message, a string as it is, anything else as util.inspect shows it. */
 const failureText = (err: unknown): string | undefined =>
@@ -53,7 +58,37 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
   const c = { ...LIVE_DEFAULTS, ...o.live };
   const { logger, services } = o;
   const replication = o.redis ? createLiveReplication(o.redis, c, logger, o.replica ?? defaultReplicaId()) : undefined;
+  const d = { ...DOCTOR_CONFIG_DEFAULTS, ...o.doctor };
+  // Built before the hub, whose feed tells it the watchers' deltas; it asks the hub for the watchers.
+  let watcherOf: (backend: string) => VolumeWatcher | undefined = () => undefined;
+  const doctor =
+    d.enabled === 'on'
+      ? new VolumeDoctor({
+          backends: services.registry.all,
+          watcher: (b) => watcherOf(b),
+          holds: replication ? (b) => replication.watchers.holds(b) : undefined,
+          operations: services.operations,
+          intervalMs: d.intervalMs,
+          factsTimeoutMs: d.factsTimeoutMs,
+          onChanges: (backend, changes) =>
+            changes.forEach((ch) =>
+              logger.info(
+                {
+                  backend,
+                  change: ch.type,
+                  kind: ch.problem.kind,
+                  severity: ch.problem.severity,
+                  problem: ch.problem.id,
+                },
+                `volume problem ${ch.type.toLowerCase()}: ${ch.problem.summary}`,
+              ),
+            ),
+          onError: (err, backend) => logger.warn({ backend, err: failureText(err) }, 'volume doctor pass failed'),
+          onPass: (backend, stats) => o.metrics.doctor.pass(backend, stats),
+        })
+      : undefined;
   const hub = createLiveHub({
+    observer: doctor,
     log:
       replication?.log ?? new InProcessEventLog({ maxEvents: c.eventLogMaxEvents, retentionMs: c.eventLogRetentionMs }),
     watcherSource: replication?.watchers,
@@ -91,6 +126,23 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
     onError: (err, where) => logger.error({ err, ...where }, 'live hub error'),
   });
   o.metrics.live.watch(hub);
+  if (doctor) {
+    watcherOf = (b) => hub.watcher(b);
+    services.problems = doctor;
+    o.metrics.doctor.watch(doctor);
+    const start = hub.start.bind(hub);
+    const close = hub.close.bind(hub);
+    Object.assign(hub, {
+      start: () => {
+        start();
+        doctor.start();
+      },
+      close: async () => {
+        await doctor.stop();
+        await close();
+      },
+    });
+  }
   if (replication) o.metrics.replication.watch(replication);
-  return replication ? Object.assign(hub, { replication }) : hub;
+  return Object.assign(hub, { ...(replication ? { replication } : {}), ...(doctor ? { doctor } : {}) });
 }

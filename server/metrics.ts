@@ -3,6 +3,7 @@
  * several gateways in one process do not share counters). Later parts (subscriptions, watchers,
  * event log, breakers) register their metrics on `metrics.registry` the same way.
  */
+import { DoctorMetrics } from './doctor-metrics';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LiveHubMetrics } from './live-metrics';
 import { ReplicationMetrics } from './replication-metrics';
@@ -270,6 +271,7 @@ export class GatewayMetrics {
   /** The live hub's counters and watcher gauges. */
   readonly live = new LiveHubMetrics(this.registry);
   readonly replication = new ReplicationMetrics(this.registry);
+  readonly doctor = new DoctorMetrics(this.registry);
 
   constructor(
     options: { /** Process metrics (CPU, memory, event loop). @default true */ processMetrics?: boolean } = {},

@@ -11,7 +11,7 @@ import { checkIdentifier, safeIdentifier, type IdPosition, type IdentifierRules 
 import type { BackendKind } from './model';
 
 /** Kinds of objects that carry a global id. */
-export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Consumer' | 'Plugin' | 'Operation';
+export type GlobalIdKind = 'Volume' | 'Snapshot' | 'Attachment' | 'Consumer' | 'Plugin' | 'Operation' | 'Problem';
 
 const KINDS: ReadonlySet<string> = new Set<GlobalIdKind>([
   'Volume',
@@ -20,6 +20,7 @@ const KINDS: ReadonlySet<string> = new Set<GlobalIdKind>([
   'Consumer',
   'Plugin',
   'Operation',
+  'Problem',
 ]);
 const MAX_ENCODED_LENGTH = 1200;
 
@@ -136,6 +137,9 @@ function positions(
       return [null, 'plugin', null];
     case 'Operation':
       return [null, null, null];
+    case 'Problem':
+      // The subject is the check's own (a status word, a server id): shared rules only.
+      return ['namespace', 'volume', null];
   }
 }
 

@@ -2,6 +2,8 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { BackendHealth as BackendHealthModel, Volume as VolumeModel, Attachment as AttachmentModel, HostConsumer, ServerRef, Snapshot as SnapshotModel, OperationRecord } from '../../adapters/contract/model';
+import type { OpenProblem, ProblemPage } from '../../domain/problems';
+import type { Remedy, RemedyMutation, ClaimEvidence, PluginEvidence, StatusEvidence, DriftEvidence, DriftSide } from '../../adapters/contract/diagnosis';
 import type { MemoryVolumeDetails as MemoryVolumeDetailsModel } from '../../adapters/memory/model';
 import type { VolumeAllocationConsumer as VolumeAllocationConsumerModel, NomadNode as NomadNodeModel, StoragePlugin as StoragePluginModel, NomadExternalVolume as NomadExternalVolumeModel, NomadVolumeDetails as NomadVolumeDetailsModel } from '../../adapters/nomad/model';
 import type { CinderVolumeDetails as CinderVolumeDetailsModel, VolumeServerConsumer as VolumeServerConsumerModel } from '../../adapters/openstack/model';
@@ -2583,10 +2585,10 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
     | ( SnapshotModel )
   ;
   VolumeProblemEvidence:
-    | ( VolumeAttachmentDriftEvidence )
-    | ( Omit<VolumeClaimEvidence, 'attachment'> & { attachment: _RefType['VolumeAttachment'] } )
-    | ( Omit<VolumePluginEvidence, 'attachment'> & { attachment?: Maybe<_RefType['VolumeAttachment']> } )
-    | ( VolumeStatusEvidence )
+    | ( DriftEvidence )
+    | ( ClaimEvidence )
+    | ( PluginEvidence )
+    | ( StatusEvidence )
   ;
 }>;
 
@@ -2687,18 +2689,18 @@ export type ResolversTypes = ResolversObject<{
   VolumeAttachment: ResolverTypeWrapper<AttachmentModel>;
   VolumeAttachmentAccess: VolumeAttachmentAccess;
   VolumeAttachmentConnection: ResolverTypeWrapper<Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversTypes['VolumeAttachment']> }>;
-  VolumeAttachmentDriftEvidence: ResolverTypeWrapper<VolumeAttachmentDriftEvidence>;
+  VolumeAttachmentDriftEvidence: ResolverTypeWrapper<DriftEvidence>;
   VolumeAttachmentEdge: ResolverTypeWrapper<Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversTypes['VolumeAttachment'] }>;
   VolumeAttachmentList: ResolverTypeWrapper<Omit<VolumeAttachmentList, 'nodes' | 'omittedBackends'> & { nodes: Array<Maybe<ResolversTypes['VolumeAttachment']>>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
   VolumeAttachmentMode: VolumeAttachmentMode;
-  VolumeAttachmentSide: ResolverTypeWrapper<VolumeAttachmentSide>;
+  VolumeAttachmentSide: ResolverTypeWrapper<DriftSide>;
   VolumeAttachmentState: VolumeAttachmentState;
   VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
   VolumeChangeEvent: ResolverTypeWrapper<Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']>, omittedBackends: Array<ResolversTypes['VolumeListOmission']>, volume?: Maybe<ResolversTypes['Volume']> }>;
   VolumeChangeFilter: VolumeChangeFilter;
   VolumeChangeType: VolumeChangeType;
-  VolumeClaimEvidence: ResolverTypeWrapper<Omit<VolumeClaimEvidence, 'attachment'> & { attachment: ResolversTypes['VolumeAttachment'] }>;
+  VolumeClaimEvidence: ResolverTypeWrapper<ClaimEvidence>;
   VolumeConnection: ResolverTypeWrapper<Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversTypes['Volume']>>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
   VolumeConnectionInfo: ResolverTypeWrapper<Scalars['VolumeConnectionInfo']['output']>;
   VolumeConsumer: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeConsumer']>;
@@ -2719,16 +2721,16 @@ export type ResolversTypes = ResolversObject<{
   VolumeOperationState: VolumeOperationState;
   VolumeOperationTarget: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeOperationTarget']>;
   VolumePayload: ResolverTypeWrapper<Omit<VolumePayload, 'operation' | 'volume'> & { operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
-  VolumePluginEvidence: ResolverTypeWrapper<Omit<VolumePluginEvidence, 'attachment'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']> }>;
-  VolumeProblem: ResolverTypeWrapper<Omit<VolumeProblem, 'backend' | 'evidence' | 'volume'> & { backend: ResolversTypes['StorageBackend'], evidence: ResolversTypes['VolumeProblemEvidence'], volume?: Maybe<ResolversTypes['Volume']> }>;
-  VolumeProblemConnection: ResolverTypeWrapper<Omit<VolumeProblemConnection, 'nodes' | 'omittedBackends'> & { nodes: Array<ResolversTypes['VolumeProblem']>, omittedBackends: Array<ResolversTypes['VolumeListOmission']> }>;
+  VolumePluginEvidence: ResolverTypeWrapper<PluginEvidence>;
+  VolumeProblem: ResolverTypeWrapper<OpenProblem>;
+  VolumeProblemConnection: ResolverTypeWrapper<ProblemPage>;
   VolumeProblemEvidence: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeProblemEvidence']>;
   VolumeProblemFilter: VolumeProblemFilter;
   VolumeProblemKind: VolumeProblemKind;
   VolumeProblemSeverity: VolumeProblemSeverity;
-  VolumeRemedy: ResolverTypeWrapper<VolumeRemedy>;
+  VolumeRemedy: ResolverTypeWrapper<Remedy>;
   VolumeRemedyActor: VolumeRemedyActor;
-  VolumeRemedyMutation: ResolverTypeWrapper<VolumeRemedyMutation>;
+  VolumeRemedyMutation: ResolverTypeWrapper<RemedyMutation>;
   VolumeServerConsumer: ResolverTypeWrapper<VolumeServerConsumerModel>;
   VolumeServerDetachTargetInput: VolumeServerDetachTargetInput;
   VolumeServerPresence: VolumeServerPresence;
@@ -2739,7 +2741,7 @@ export type ResolversTypes = ResolversObject<{
   VolumeSnapshotFilter: VolumeSnapshotFilter;
   VolumeSnapshotPayload: ResolverTypeWrapper<Omit<VolumeSnapshotPayload, 'operation' | 'snapshot'> & { operation: ResolversTypes['VolumeOperation'], snapshot: ResolversTypes['VolumeSnapshot'] }>;
   VolumeStatus: VolumeStatus;
-  VolumeStatusEvidence: ResolverTypeWrapper<VolumeStatusEvidence>;
+  VolumeStatusEvidence: ResolverTypeWrapper<StatusEvidence>;
   VolumeStatusSinceSource: VolumeStatusSinceSource;
 }>;
 
@@ -2828,15 +2830,15 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeAttachTargetInput: VolumeAttachTargetInput;
   VolumeAttachment: AttachmentModel;
   VolumeAttachmentConnection: Omit<VolumeAttachmentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['VolumeAttachmentEdge']>, nodes: Array<ResolversParentTypes['VolumeAttachment']> };
-  VolumeAttachmentDriftEvidence: VolumeAttachmentDriftEvidence;
+  VolumeAttachmentDriftEvidence: DriftEvidence;
   VolumeAttachmentEdge: Omit<VolumeAttachmentEdge, 'node'> & { node: ResolversParentTypes['VolumeAttachment'] };
   VolumeAttachmentList: Omit<VolumeAttachmentList, 'nodes' | 'omittedBackends'> & { nodes: Array<Maybe<ResolversParentTypes['VolumeAttachment']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
-  VolumeAttachmentSide: VolumeAttachmentSide;
+  VolumeAttachmentSide: DriftSide;
   VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
   VolumeChangeEvent: Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']>, volume?: Maybe<ResolversParentTypes['Volume']> };
   VolumeChangeFilter: VolumeChangeFilter;
-  VolumeClaimEvidence: Omit<VolumeClaimEvidence, 'attachment'> & { attachment: ResolversParentTypes['VolumeAttachment'] };
+  VolumeClaimEvidence: ClaimEvidence;
   VolumeConnection: Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversParentTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversParentTypes['Volume']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
   VolumeConnectionInfo: Scalars['VolumeConnectionInfo']['output'];
   VolumeConsumer: ResolversUnionTypes<ResolversParentTypes>['VolumeConsumer'];
@@ -2854,13 +2856,13 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeOperationPayload: Omit<VolumeOperationPayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   VolumeOperationTarget: ResolversUnionTypes<ResolversParentTypes>['VolumeOperationTarget'];
   VolumePayload: Omit<VolumePayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
-  VolumePluginEvidence: Omit<VolumePluginEvidence, 'attachment'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']> };
-  VolumeProblem: Omit<VolumeProblem, 'backend' | 'evidence' | 'volume'> & { backend: ResolversParentTypes['StorageBackend'], evidence: ResolversParentTypes['VolumeProblemEvidence'], volume?: Maybe<ResolversParentTypes['Volume']> };
-  VolumeProblemConnection: Omit<VolumeProblemConnection, 'nodes' | 'omittedBackends'> & { nodes: Array<ResolversParentTypes['VolumeProblem']>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
+  VolumePluginEvidence: PluginEvidence;
+  VolumeProblem: OpenProblem;
+  VolumeProblemConnection: ProblemPage;
   VolumeProblemEvidence: ResolversUnionTypes<ResolversParentTypes>['VolumeProblemEvidence'];
   VolumeProblemFilter: VolumeProblemFilter;
-  VolumeRemedy: VolumeRemedy;
-  VolumeRemedyMutation: VolumeRemedyMutation;
+  VolumeRemedy: Remedy;
+  VolumeRemedyMutation: RemedyMutation;
   VolumeServerConsumer: VolumeServerConsumerModel;
   VolumeServerDetachTargetInput: VolumeServerDetachTargetInput;
   VolumeServerTargetInput: VolumeServerTargetInput;
@@ -2869,7 +2871,7 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeSnapshotEdge: Omit<VolumeSnapshotEdge, 'node'> & { node: ResolversParentTypes['VolumeSnapshot'] };
   VolumeSnapshotFilter: VolumeSnapshotFilter;
   VolumeSnapshotPayload: Omit<VolumeSnapshotPayload, 'operation' | 'snapshot'> & { operation: ResolversParentTypes['VolumeOperation'], snapshot: ResolversParentTypes['VolumeSnapshot'] };
-  VolumeStatusEvidence: VolumeStatusEvidence;
+  VolumeStatusEvidence: StatusEvidence;
 }>;
 
 export type AttachVolumePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AttachVolumePayload'] = ResolversParentTypes['AttachVolumePayload']> = ResolversObject<{

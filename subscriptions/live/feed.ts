@@ -24,7 +24,7 @@ import { TERMINAL } from '../operations/types';
 import type { AcceptedChange, LiveMutations } from '../../domain/live-mutations';
 import { AppendQueue } from './append-queue';
 import { activeTraceparent } from './tracing';
-import { LocalWatchers, type WatcherHost, type WatcherSource } from './watcher-source';
+import { LocalWatchers, type WatcherHost, type WatcherSource, type WatchObserver } from './watcher-source';
 
 /** What the feed needs of the operation tracker. */
 export interface FeedOperations {
@@ -70,6 +70,8 @@ export interface FeedOptions {
    * are appended (a slow backend must not hold every event back). @default 2000
    */
   operationWaitMs?: number;
+  /** Also follows the watchers this replica runs (the volume doctor). @default none */
+  observer?: WatchObserver;
 }
 
 const OPERATION_WAIT_MS = 2_000;
@@ -329,6 +331,11 @@ export class Feed implements LiveMutations {
   }
 
   #onDeltas(backend: string, deltas: VolumeDelta[]): void {
+    try {
+      this.#o.observer?.deltas(backend, deltas);
+    } catch (err) {
+      this.#o.onError?.(err);
+    }
     let checked: void | Promise<void> = undefined;
     try {
       checked = this.#o.operations.observe?.(backend, deltas);

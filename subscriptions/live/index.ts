@@ -19,7 +19,7 @@ import { DEFAULT_MAX_QUEUED } from './stream';
 import type { ContextFactory, LiveHub, OperationVisibility } from './types';
 import type { LiveMutations } from '../../domain/live-mutations';
 import type { EventFieldSources, EventLimits } from './view';
-import type { WatcherSource } from './watcher-source';
+import type { WatcherSource, WatchObserver } from './watcher-source';
 
 export {
   SerializedResult,
@@ -31,6 +31,7 @@ export {
 } from './types';
 export { BUDGET_DEFAULTS, SubscriptionLimitError, type SubscriptionBudgetLimits } from './budget';
 export type { FeedStatus } from './feed';
+export type { WatchObserver } from './watcher-source';
 export type { LiveMetrics } from './hub';
 export type { LiveField } from './spec';
 export { EVENT_READ_DEFAULTS, type EventReadLimits } from './event-read-budget';
@@ -79,6 +80,11 @@ export interface LiveHubOptions {
    * (subscriptions/replication/). @default one watcher per watchable backend in this process
    */
   watcherSource?: WatcherSource;
+  /**
+   * Also follows the watchers this replica runs, and counts as their listener for demand (the
+   * volume doctor: a polling watcher keeps its view current for it). @default none
+   */
+  observer?: WatchObserver & { demand(backend: string): number };
   /** This replica's id, on the gateway's own announcements. @default 'local' */
   replica?: string;
   /** The tracker as the feed sees it. @default services.operations */
@@ -175,7 +181,8 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     watchers: o.watchers,
     log: o.log,
     operations: o.operations ?? o.services.operations,
-    subscribers: (b) => hub?.subscribersFor(b) ?? 0,
+    subscribers: (b) => (hub?.subscribersFor(b) ?? 0) + (o.observer?.demand(b) ?? 0),
+    observer: o.observer,
     onStatus: o.onWatcherStatus,
     onError: o.onError,
     source: o.watcherSource,

@@ -27,6 +27,11 @@ export interface WatcherHost {
   observed(backend: string, deltas: readonly VolumeDelta[]): void;
 }
 
+/** Follows the watchers this replica runs besides the log (the volume doctor); must not throw. */
+export interface WatchObserver {
+  deltas(backend: string, deltas: readonly VolumeDelta[]): void;
+}
+
 export interface WatcherSource {
   /**
    * Whether the log must also carry view-only changes (a volume that changed with no event), for

@@ -1,0 +1,39 @@
+/**
+ * When the doctor first saw each condition a check names (`DiagnosisContext.firstSeen`), per
+ * backend. A full pass asks about every condition still present, so one that no pass asked about
+ * has ended and is forgotten: if it comes back, its age starts again.
+ */
+import type { VolumeRef } from '../../adapters/contract/model';
+
+const keyOf = (ref: VolumeRef, condition: string): string => `${ref.namespace}\0${ref.nativeId}\0${condition}`;
+
+export class ConditionClock {
+  readonly #seen = new Map<string, { at: number; pass: number }>();
+  #pass = 0;
+
+  /** When `condition` of `ref` was first seen; `now` (and remembered) the first time. */
+  firstSeen(ref: VolumeRef, condition: string, now: number): number {
+    const k = keyOf(ref, condition);
+    const e = this.#seen.get(k);
+    if (e) {
+      e.pass = this.#pass;
+      return e.at;
+    }
+    this.#seen.set(k, { at: now, pass: this.#pass });
+    return now;
+  }
+
+  /** A full pass begins: what it does not ask about is forgotten at its end ({@link endPass}). */
+  beginPass(): void {
+    this.#pass += 1;
+  }
+
+  /** Forgets the conditions the pass since {@link beginPass} did not ask about. */
+  endPass(): void {
+    for (const [k, e] of this.#seen) if (e.pass < this.#pass) this.#seen.delete(k);
+  }
+
+  get size(): number {
+    return this.#seen.size;
+  }
+}

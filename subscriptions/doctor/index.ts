@@ -1,0 +1,3 @@
+/** The volume doctor (docs/doctor.md). */
+export { VolumeDoctor, DOCTOR_DEFAULTS, type DoctorOptions, type DoctorSettings } from './doctor';
+export type { PassStats, ProblemChange } from './backend-doctor';
