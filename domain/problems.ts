@@ -5,22 +5,11 @@
  * scope, proved by the backend's subscriber-access rule, the one `volumeChanged` applies.
  */
 import type { VolumeBackend } from '../adapters/contract/backend';
-import type { Finding, ProblemKind, ProblemSeverity } from '../adapters/contract/diagnosis';
+import type { OpenProblem, ProblemKind, ProblemSeverity } from '../adapters/contract/diagnosis';
 import type { GatewayError } from '../adapters/contract/errors';
 import type { VolumeRef } from '../adapters/contract/model';
 import { backendFailure } from '../adapters/listing';
 import type { GatewayContext } from './context';
-
-/** A problem the doctor holds open: a check's finding, with where and since when the gateway saw it. */
-export interface OpenProblem extends Finding {
-  /** Global id (kind `Problem`): the same condition keeps the same id. */
-  id: string;
-  backend: string;
-  /** The volume's namespace or project. */
-  scope: string;
-  /** When the gateway first saw it (RFC 3339). */
-  seenAt: string;
-}
 
 /** Why a backend's problems cannot be listed now, or null when they can. */
 export type DiagnosisGap = { reason: 'NOT_DIAGNOSED'; message: string } | null;

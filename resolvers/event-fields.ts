@@ -22,6 +22,8 @@ export const coreEventFields: EventFieldSources = {
   'VolumeChangeEvent.previousAttachmentState': 'view',
   'VolumeChangeEvent.changedFields': 'view',
   'VolumeChangeEvent.omittedBackends': 'view',
+  'VolumeProblemEvent.type': 'view',
+  'VolumeProblemEvent.problem': 'view',
   'Volume.id': 'view',
   'Volume.backend': 'view',
   'Volume.namespace': 'view',

@@ -12,7 +12,7 @@ import { placeInputFields } from './input-fields';
 import { problemEvidenceType, problemQueries, problemType, remedyMutationType, statusEvidenceType } from './problem';
 import { operationQueries, operationTargetType, operationType } from './operation';
 import { snapshotMutations, snapshotQueries, snapshotType } from './snapshot';
-import { subscriptionFields, volumeChangeEventType } from './subscription';
+import { subscriptionFields, volumeChangeEventType, volumeProblemEventType } from './subscription';
 import { volumeDetailsType, volumeQueries, volumeType } from './volume';
 import { volumeMutations } from './volume-mutations';
 
@@ -50,6 +50,7 @@ const core: Resolvers = {
   Mutation: { ...volumeMutations, ...snapshotMutations },
   Subscription: subscriptionFields,
   VolumeChangeEvent: volumeChangeEventType,
+  VolumeProblemEvent: volumeProblemEventType,
   StorageBackend: backendType,
   Volume: volumeType,
   VolumeDetails: volumeDetailsType,

@@ -1,13 +1,8 @@
 /** The volume doctor's problems (docs/doctor.md): `volumeProblems`, `Volume.problems` and the problem types. */
+import type { OpenProblem } from '../adapters/contract/diagnosis';
 import { BadUserInputError } from '../adapters/contract/errors';
 import { pageSize } from '../adapters/contract/input';
-import {
-  listVisibleProblems,
-  problemSince,
-  type OpenProblem,
-  type ProblemPage,
-  type ProblemSource,
-} from '../domain/problems';
+import { listVisibleProblems, problemSince, type ProblemPage, type ProblemSource } from '../domain/problems';
 import { getVolume, volumeId } from '../domain';
 import type { GatewayContext } from '../domain/context';
 import type {

@@ -6,7 +6,12 @@
  */
 import { UnsupportedByBackendError } from '../adapters/contract/errors';
 import type { OperationRecord } from '../adapters/contract/model';
-import type { SubscriptionResolvers, VolumeChangeEventResolvers } from '../schema/generated/resolvers-types';
+import type {
+  SubscriptionResolvers,
+  VolumeChangeEventResolvers,
+  VolumeChangeType,
+  VolumeProblemEventResolvers,
+} from '../schema/generated/resolvers-types';
 import type { EventView } from '../subscriptions/live/view';
 
 const notHere = (): never => {
@@ -27,11 +32,31 @@ export const subscriptionFields: SubscriptionResolvers = {
     subscribe: notHere,
     resolve: (root: { operationUpdated: OperationRecord }) => root.operationUpdated,
   },
+  volumeProblemChanged: {
+    subscribe: notHere,
+    resolve: (root: { volumeProblemChanged: EventView }) => root.volumeProblemChanged,
+  },
+};
+
+/** The event types a subscription field's events carry, in its own enum's words. */
+const PROBLEM_EVENT_TYPES = {
+  PROBLEM_OPENED: 'OPENED',
+  PROBLEM_UPDATED: 'UPDATED',
+  PROBLEM_RESOLVED: 'RESOLVED',
+  SUBSCRIBED: 'SUBSCRIBED',
+  BACKEND_DROPPED: 'BACKEND_DROPPED',
+} as const;
+
+/** A volume doctor's event: the view of a logged PROBLEM_* change, SUBSCRIBED or BACKEND_DROPPED. */
+export const volumeProblemEventType: VolumeProblemEventResolvers = {
+  type: (e) => PROBLEM_EVENT_TYPES[e.type as keyof typeof PROBLEM_EVENT_TYPES],
+  problem: (e) => e.problem ?? null,
 };
 
 /** The event view already holds every field (views of the model's volume and attachment). */
 export const volumeChangeEventType: VolumeChangeEventResolvers = {
-  type: (e) => e.type,
+  // volumeChanged and attachmentChanged never match a PROBLEM_* change (subscribers.ts).
+  type: (e) => e.type as VolumeChangeType,
   cursor: (e) => e.cursor,
   observedAt: (e) => e.observedAt,
   volumeId: (e) => e.volumeId ?? null,

@@ -19,7 +19,8 @@ import { defaultReplicaId } from '../subscriptions/leases';
 import { gatewayEventFields } from '../resolvers/event-fields';
 import { BACKEND_EVENT_FIELDS } from './kinds';
 import type { VolumeWatcher } from '../adapters/contract/watch';
-import { VolumeDoctor } from '../subscriptions/doctor';
+import { problemChangeInput, VolumeDoctor } from '../subscriptions/doctor';
+import type { ChangeInput } from '../subscriptions/events';
 import { DOCTOR_CONFIG_DEFAULTS, type DoctorConfig } from './doctor-config';
 
 /** What {@link createGatewayLiveHub} builds the hub with. */
@@ -61,6 +62,7 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
   const d = { ...DOCTOR_CONFIG_DEFAULTS, ...o.doctor };
   // Built before the hub, whose feed tells it the watchers' deltas; it asks the hub for the watchers.
   let watcherOf: (backend: string) => VolumeWatcher | undefined = () => undefined;
+  let problemsOf: (backend: string, changes: ChangeInput[]) => void = () => undefined;
   const doctor =
     d.enabled === 'on'
       ? new VolumeDoctor({
@@ -70,8 +72,8 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
           operations: services.operations,
           intervalMs: d.intervalMs,
           factsTimeoutMs: d.factsTimeoutMs,
-          onChanges: (backend, changes) =>
-            changes.forEach((ch) =>
+          onChanges: (backend, changes) => {
+            for (const ch of changes)
               logger.info(
                 {
                   backend,
@@ -81,8 +83,13 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
                   problem: ch.problem.id,
                 },
                 `volume problem ${ch.type.toLowerCase()}: ${ch.problem.summary}`,
-              ),
-            ),
+              );
+            const w = watcherOf(backend);
+            problemsOf(
+              backend,
+              changes.map((ch) => problemChangeInput(ch, w?.volume(ch.problem.volume))),
+            );
+          },
           onError: (err, backend) => logger.warn({ backend, err: failureText(err) }, 'volume doctor pass failed'),
           onPass: (backend, stats) => o.metrics.doctor.pass(backend, stats),
         })
@@ -128,6 +135,7 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
   o.metrics.live.watch(hub);
   if (doctor) {
     watcherOf = (b) => hub.watcher(b);
+    problemsOf = (b, changes) => hub.problems(b, changes);
     services.problems = doctor;
     o.metrics.doctor.watch(doctor);
     const start = hub.start.bind(hub);

@@ -169,6 +169,17 @@ export interface Finding {
   remedies: Remedy[];
 }
 
+/** A problem the doctor holds open: a check's finding, with where and since when the gateway saw it. */
+export interface OpenProblem extends Finding {
+  /** Global id (kind `Problem`): the same condition keeps the same id. */
+  id: string;
+  backend: string;
+  /** The volume's namespace or project. */
+  scope: string;
+  /** When the gateway first saw it (RFC 3339). */
+  seenAt: string;
+}
+
 /** What the doctor tells every check. */
 export interface DiagnosisContext {
   /** The pass's clock, ms since epoch. */

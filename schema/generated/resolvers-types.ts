@@ -2,8 +2,9 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { BackendHealth as BackendHealthModel, Volume as VolumeModel, Attachment as AttachmentModel, HostConsumer, ServerRef, Snapshot as SnapshotModel, OperationRecord } from '../../adapters/contract/model';
-import type { OpenProblem, ProblemPage } from '../../domain/problems';
-import type { Remedy, RemedyMutation, ClaimEvidence, PluginEvidence, StatusEvidence, DriftEvidence, DriftSide } from '../../adapters/contract/diagnosis';
+import type { OpenProblem, Remedy, RemedyMutation, ClaimEvidence, PluginEvidence, StatusEvidence, DriftEvidence, DriftSide } from '../../adapters/contract/diagnosis';
+import type { EventView } from '../../subscriptions/live/view';
+import type { ProblemPage } from '../../domain/problems';
 import type { MemoryVolumeDetails as MemoryVolumeDetailsModel } from '../../adapters/memory/model';
 import type { VolumeAllocationConsumer as VolumeAllocationConsumerModel, NomadNode as NomadNodeModel, StoragePlugin as StoragePluginModel, NomadExternalVolume as NomadExternalVolumeModel, NomadVolumeDetails as NomadVolumeDetailsModel } from '../../adapters/nomad/model';
 import type { CinderVolumeDetails as CinderVolumeDetailsModel, VolumeServerConsumer as VolumeServerConsumerModel } from '../../adapters/openstack/model';
@@ -1469,6 +1470,11 @@ export type Subscription = {
    * the gateway's retention fails with CURSOR_EXPIRED: list again, then subscribe without `since`.
    */
   volumeChanged: VolumeChangeEvent;
+  /**
+   * Volume problems opening, changing and resolving, for the volumes the caller's own credential may
+   * read (the same check as `volumeChanged`), with cursors as `volumeChanged` has them.
+   */
+  volumeProblemChanged: VolumeProblemEvent;
 };
 
 
@@ -1488,6 +1494,13 @@ export type SubscriptionOperationUpdatedArgs = {
 /** Live changes over graphql-ws at the same URL (docs/subscriptions.md); credentials go in `connection_init`. */
 export type SubscriptionVolumeChangedArgs = {
   filter?: InputMaybe<VolumeChangeFilter>;
+  since?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** Live changes over graphql-ws at the same URL (docs/subscriptions.md); credentials go in `connection_init`. */
+export type SubscriptionVolumeProblemChangedArgs = {
+  filter?: InputMaybe<VolumeProblemChangeFilter>;
   since?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -2203,6 +2216,31 @@ export type VolumeProblem = {
   volumeId: Scalars['ID']['output'];
 };
 
+/** Which problem changes a `volumeProblemChanged` subscription receives. All given fields must match. */
+export type VolumeProblemChangeFilter = {
+  /** Only these backends (configured ids). Default: all. */
+  backends?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Only these kinds. Default: all. */
+  kinds?: InputMaybe<Array<VolumeProblemKind>>;
+  /** Only these severities. Default: all. */
+  severities?: InputMaybe<Array<VolumeProblemSeverity>>;
+  /** Only these volumes (global ids), at most 100. */
+  volumeIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+/** What a `volumeProblemChanged` event says happened. */
+export type VolumeProblemChangeType =
+  /** A backend left the subscription (the subscriber's credential for it stopped working); `omittedBackends` names it. */
+  | 'BACKEND_DROPPED'
+  /** A problem opened. */
+  | 'OPENED'
+  /** A problem's condition ended; `problem` is as last seen. */
+  | 'RESOLVED'
+  /** First event of every subscription: `cursor` is where it starts, `omittedBackends` what it cannot cover. */
+  | 'SUBSCRIBED'
+  /** An open problem changed: its severity, summary, evidence or remedies. */
+  | 'UPDATED';
+
 /** A page of problems, across backends. */
 export type VolumeProblemConnection = {
   __typename?: 'VolumeProblemConnection';
@@ -2212,6 +2250,21 @@ export type VolumeProblemConnection = {
   omittedBackends: Array<VolumeListOmission>;
   /** Paging. */
   pageInfo: PageInfo;
+};
+
+/** A problem opened, changed or resolved, as the volume doctor saw it. */
+export type VolumeProblemEvent = {
+  __typename?: 'VolumeProblemEvent';
+  /** Opaque; pass it as `since` to resume after this event with nothing lost. */
+  cursor: Scalars['String']['output'];
+  /** When the doctor saw the change. */
+  observedAt: Scalars['DateTime']['output'];
+  /** On SUBSCRIBED: backends this subscription cannot cover, and why; on BACKEND_DROPPED: the backend that left it. Empty on every other event. */
+  omittedBackends: Array<VolumeListOmission>;
+  /** The problem (for RESOLVED as last seen); null on SUBSCRIBED and BACKEND_DROPPED. */
+  problem?: Maybe<VolumeProblem>;
+  /** What happened. */
+  type: VolumeProblemChangeType;
 };
 
 /** A problem's evidence, typed by kind. */
@@ -2697,7 +2750,7 @@ export type ResolversTypes = ResolversObject<{
   VolumeAttachmentState: VolumeAttachmentState;
   VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
-  VolumeChangeEvent: ResolverTypeWrapper<Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversTypes['VolumeAttachment']>, omittedBackends: Array<ResolversTypes['VolumeListOmission']>, volume?: Maybe<ResolversTypes['Volume']> }>;
+  VolumeChangeEvent: ResolverTypeWrapper<EventView>;
   VolumeChangeFilter: VolumeChangeFilter;
   VolumeChangeType: VolumeChangeType;
   VolumeClaimEvidence: ResolverTypeWrapper<ClaimEvidence>;
@@ -2723,7 +2776,10 @@ export type ResolversTypes = ResolversObject<{
   VolumePayload: ResolverTypeWrapper<Omit<VolumePayload, 'operation' | 'volume'> & { operation: ResolversTypes['VolumeOperation'], volume?: Maybe<ResolversTypes['Volume']> }>;
   VolumePluginEvidence: ResolverTypeWrapper<PluginEvidence>;
   VolumeProblem: ResolverTypeWrapper<OpenProblem>;
+  VolumeProblemChangeFilter: VolumeProblemChangeFilter;
+  VolumeProblemChangeType: VolumeProblemChangeType;
   VolumeProblemConnection: ResolverTypeWrapper<ProblemPage>;
+  VolumeProblemEvent: ResolverTypeWrapper<EventView>;
   VolumeProblemEvidence: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['VolumeProblemEvidence']>;
   VolumeProblemFilter: VolumeProblemFilter;
   VolumeProblemKind: VolumeProblemKind;
@@ -2836,7 +2892,7 @@ export type ResolversParentTypes = ResolversObject<{
   VolumeAttachmentSide: DriftSide;
   VolumeAttachmentWatchTarget: VolumeAttachmentWatchTarget;
   VolumeCapabilityInput: VolumeCapabilityInput;
-  VolumeChangeEvent: Omit<VolumeChangeEvent, 'attachment' | 'omittedBackends' | 'volume'> & { attachment?: Maybe<ResolversParentTypes['VolumeAttachment']>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']>, volume?: Maybe<ResolversParentTypes['Volume']> };
+  VolumeChangeEvent: EventView;
   VolumeChangeFilter: VolumeChangeFilter;
   VolumeClaimEvidence: ClaimEvidence;
   VolumeConnection: Omit<VolumeConnection, 'edges' | 'nodes' | 'omittedBackends'> & { edges: Array<Maybe<ResolversParentTypes['VolumeEdge']>>, nodes: Array<Maybe<ResolversParentTypes['Volume']>>, omittedBackends: Array<ResolversParentTypes['VolumeListOmission']> };
@@ -2858,7 +2914,9 @@ export type ResolversParentTypes = ResolversObject<{
   VolumePayload: Omit<VolumePayload, 'operation' | 'volume'> & { operation: ResolversParentTypes['VolumeOperation'], volume?: Maybe<ResolversParentTypes['Volume']> };
   VolumePluginEvidence: PluginEvidence;
   VolumeProblem: OpenProblem;
+  VolumeProblemChangeFilter: VolumeProblemChangeFilter;
   VolumeProblemConnection: ProblemPage;
+  VolumeProblemEvent: EventView;
   VolumeProblemEvidence: ResolversUnionTypes<ResolversParentTypes>['VolumeProblemEvidence'];
   VolumeProblemFilter: VolumeProblemFilter;
   VolumeRemedy: Remedy;
@@ -3177,6 +3235,7 @@ export type SubscriptionResolvers<ContextType = GatewayContext, ParentType exten
   attachmentChanged?: SubscriptionResolver<ResolversTypes['VolumeChangeEvent'], "attachmentChanged", ParentType, ContextType, RequireFields<SubscriptionAttachmentChangedArgs, 'target'>>;
   operationUpdated?: SubscriptionResolver<ResolversTypes['VolumeOperation'], "operationUpdated", ParentType, ContextType, RequireFields<SubscriptionOperationUpdatedArgs, 'id'>>;
   volumeChanged?: SubscriptionResolver<ResolversTypes['VolumeChangeEvent'], "volumeChanged", ParentType, ContextType, Partial<SubscriptionVolumeChangedArgs>>;
+  volumeProblemChanged?: SubscriptionResolver<ResolversTypes['VolumeProblemEvent'], "volumeProblemChanged", ParentType, ContextType, Partial<SubscriptionVolumeProblemChangedArgs>>;
 }>;
 
 export type UploadCinderVolumeToImagePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['UploadCinderVolumeToImagePayload'] = ResolversParentTypes['UploadCinderVolumeToImagePayload']> = ResolversObject<{
@@ -3390,6 +3449,14 @@ export type VolumeProblemConnectionResolvers<ContextType = GatewayContext, Paren
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 }>;
 
+export type VolumeProblemEventResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeProblemEvent'] = ResolversParentTypes['VolumeProblemEvent']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  observedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  omittedBackends?: Resolver<Array<ResolversTypes['VolumeListOmission']>, ParentType, ContextType>;
+  problem?: Resolver<Maybe<ResolversTypes['VolumeProblem']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['VolumeProblemChangeType'], ParentType, ContextType>;
+}>;
+
 export type VolumeProblemEvidenceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['VolumeProblemEvidence'] = ResolversParentTypes['VolumeProblemEvidence']> = ResolversObject<{
   __resolveType: TypeResolveFn<'VolumeAttachmentDriftEvidence' | 'VolumeClaimEvidence' | 'VolumePluginEvidence' | 'VolumeStatusEvidence', ParentType, ContextType>;
 }>;
@@ -3521,6 +3588,7 @@ export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
   VolumePluginEvidence?: VolumePluginEvidenceResolvers<ContextType>;
   VolumeProblem?: VolumeProblemResolvers<ContextType>;
   VolumeProblemConnection?: VolumeProblemConnectionResolvers<ContextType>;
+  VolumeProblemEvent?: VolumeProblemEventResolvers<ContextType>;
   VolumeProblemEvidence?: VolumeProblemEvidenceResolvers<ContextType>;
   VolumeRemedy?: VolumeRemedyResolvers<ContextType>;
   VolumeRemedyMutation?: VolumeRemedyMutationResolvers<ContextType>;

@@ -9,7 +9,7 @@ import type { Diagnosis, DiagnosisContext, Finding } from '../../adapters/contra
 import { encodeGlobalId } from '../../adapters/contract/ids';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta } from '../../adapters/contract/watch';
-import type { OpenProblem } from '../../domain/problems';
+import type { OpenProblem } from '../../adapters/contract/diagnosis';
 import { ConditionClock } from './condition-clock';
 import type { RunningOperations } from './running-operations';
 

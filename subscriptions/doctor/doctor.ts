@@ -6,7 +6,8 @@
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { OperationRecord, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher } from '../../adapters/contract/watch';
-import type { DiagnosisGap, OpenProblem, ProblemSource } from '../../domain/problems';
+import type { OpenProblem } from '../../adapters/contract/diagnosis';
+import type { DiagnosisGap, ProblemSource } from '../../domain/problems';
 import { BackendDoctor, type PassStats, type ProblemChange } from './backend-doctor';
 import { RunningOperations } from './running-operations';
 

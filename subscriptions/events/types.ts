@@ -1,4 +1,5 @@
 /** Change events: what watchers observe and subscribers receive, in the unified model's words. */
+import type { OpenProblem } from '../../adapters/contract/diagnosis';
 import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
 
 /**
@@ -16,7 +17,17 @@ export type ChangeType =
   | 'ATTACHED'
   | 'DETACHING'
   | 'DETACHED'
-  | 'ATTACHMENT_ERROR';
+  | 'ATTACHMENT_ERROR'
+  | 'PROBLEM_OPENED'
+  | 'PROBLEM_UPDATED'
+  | 'PROBLEM_RESOLVED';
+
+/** The volume doctor's changes (`volumeProblemChanged`); `volumeChanged` and `attachmentChanged` never carry them. */
+export const PROBLEM_CHANGE_TYPES: ReadonlySet<ChangeType> = new Set([
+  'PROBLEM_OPENED',
+  'PROBLEM_UPDATED',
+  'PROBLEM_RESOLVED',
+]);
 
 /** Attachment-level change types: the ones `attachmentChanged` receives. */
 export const ATTACHMENT_CHANGE_TYPES: ReadonlySet<ChangeType> = new Set([
@@ -81,6 +92,12 @@ export interface ChangeInput {
    * node id, Nova server id. Empty for volume-level changes.
    */
   keys: ChangeKeys;
+  /**
+   * For the doctor's changes (PROBLEM_*): the problem (for RESOLVED as last seen). `volume` is then
+   * the watcher's volume, or a stub with the problem's ref when the view lacks it (access is
+   * checked on its scope; the event primes no loader with it). @default none
+   */
+  problem?: OpenProblem;
 }
 
 /** Index keys of an attachment change. */

@@ -22,7 +22,7 @@ export interface CoveredSubscriber {
 /** The backends whose changes a subscription may want. */
 export function concernedBackends(registry: BackendRegistry, i: Interest): VolumeBackend[] {
   return registry.all.filter((b) =>
-    i.field === 'volumeChanged'
+    i.field === 'volumeChanged' || i.field === 'volumeProblemChanged'
       ? !i.filter.backends || i.filter.backends.has(b.id)
       : i.field === 'attachmentChanged' && (i.target.kind !== 'volume' || i.target.backend === b.id),
   );

@@ -314,10 +314,13 @@ export class Fanout {
       ? (redactFor(b, { ...e.volume, attachments: [e.attachment] }, grant).attachments[0] ?? null)
       : null;
     const view = eventView(e, volume, attachment);
+    // A problem's volume may be the view's stub (a compute attachment to a volume the view lacks):
+    // its problem reads it, with the subscriber's credential.
+    const primed = e.problem ? null : volume;
     const ctx =
       s.spec.reads && reads
-        ? reads.context(readerOf(this.#o.registry, s.credential), volume)
-        : eventContext(this.#o.createContext, volume, this.#o.eventLimits);
+        ? reads.context(readerOf(this.#o.registry, s.credential), primed)
+        : eventContext(this.#o.createContext, primed, this.#o.eventLimits);
     return this.#execute(s, view, ctx);
   }
 }

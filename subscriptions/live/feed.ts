@@ -6,8 +6,8 @@
  * operation is terminal before or with the event that says it is done. It pushes demand to the
  * watchers (subscribers per backend, volumes with an operation in progress), keeps their statuses
  * for /readyz and /metrics, and appends ATTACHING/DETACHING itself when the gateway accepts an
- * attach or detach (the watcher's later sighting of the same state is then not sent again).
- */
+ * attach or detach (the watcher's later sighting of the same state is then not sent again), and
+ * the volume doctor's changes. */
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { AttachTarget, DetachTarget } from '../../adapters/contract/call-inputs';
 import { decodeGlobalId } from '../../adapters/contract/ids';
@@ -65,10 +65,7 @@ export interface FeedOptions {
   source?: WatcherSource;
   /** This replica's id, stamped on the gateway's own announcements (`ChangeInput.announcedBy`). @default 'local' */
   replica?: string;
-  /**
-   * Longest wait, in ms, for the operation checks a watcher's changes started before those changes
-   * are appended (a slow backend must not hold every event back). @default 2000
-   */
+  /** Longest wait, in ms, for the operation checks a watcher's changes started before they are appended (a slow backend must not hold every event back). @default 2000 */
   operationWaitMs?: number;
   /** Also follows the watchers this replica runs (the volume doctor). @default none */
   observer?: WatchObserver;
@@ -196,6 +193,9 @@ export class Feed implements LiveMutations {
     this.#unavailable = this.#source.start(this.#o.registry.all, host);
     this.requestDemand();
   }
+
+  /** The volume doctor's changes of a backend, appended like a watcher's (fenced across replicas). */
+  problems = (backend: string, changes: ChangeInput[]): void => this.#append(backend, changes);
 
   /** The running watcher of a backend. */
   watcher(backend: string): VolumeWatcher | undefined {

@@ -7,7 +7,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { VolumeWatcher, WatcherStatus } from '../../adapters/contract/watch';
 import type { GatewayServices } from '../../domain/context';
 import type { WatcherDirectory } from '../../domain/watchers';
-import type { EventLog } from '../events';
+import type { ChangeInput, EventLog } from '../events';
 import { ACCESS_DEFAULTS, AccessCache } from './access';
 import { BUDGET_DEFAULTS, SubscriptionBudget, type SubscriptionBudgetLimits } from './budget';
 import { Fanout, type UnexpectedWhere } from './fanout';
@@ -136,6 +136,8 @@ export interface RunningLiveHub extends LiveHub {
   statuses(): FeedStatus[];
   /** A backend's running watcher (its status, view and scope; the watcher directory holds the same). */
   watcher(backend: string): VolumeWatcher | undefined;
+  /** Appends the volume doctor's changes of a backend to the event log (`volumeProblemChanged`). */
+  problems(backend: string, changes: ChangeInput[]): void;
   /**
    * Stops the watchers and, across replicas, releases their leases, so another replica takes them
    * over at once (a SIGTERM, before the drain): subscriptions here keep getting the shared log's events.
@@ -210,6 +212,7 @@ export function createLiveHub(o: LiveHubOptions): RunningLiveHub {
     mutations: feed,
     statuses: () => feed.statuses(),
     watcher: (backend) => feed.watcher(backend),
+    problems: (backend, changes) => feed.problems(backend, changes),
     start: () => {
       if (started) return;
       started = true;

@@ -24,8 +24,13 @@ import { readsBeyondView } from './event-fields';
 import type { EventFieldSources } from './view';
 
 /** Root fields of the Subscription type. */
-export type LiveField = 'volumeChanged' | 'attachmentChanged' | 'operationUpdated';
-export const LIVE_FIELDS: readonly LiveField[] = ['volumeChanged', 'attachmentChanged', 'operationUpdated'];
+export type LiveField = 'volumeChanged' | 'attachmentChanged' | 'operationUpdated' | 'volumeProblemChanged';
+export const LIVE_FIELDS: readonly LiveField[] = [
+  'volumeChanged',
+  'attachmentChanged',
+  'operationUpdated',
+  'volumeProblemChanged',
+];
 
 /** Most `filter.volumeIds` one subscription may name. */
 export const MAX_VOLUME_IDS = 100;
@@ -46,8 +51,18 @@ export type AttachmentTarget =
   | { kind: 'node'; id: string }
   | { kind: 'server'; id: string };
 
+/** A `volumeProblemChanged` filter, checked. */
+export interface ProblemChangeFilter {
+  backends?: ReadonlySet<string>;
+  kinds?: ReadonlySet<string>;
+  severities?: ReadonlySet<string>;
+  volumeIds?: ReadonlySet<string>;
+}
+
 export type Interest =
-  { field: 'volumeChanged'; filter: VolumeFilter } | { field: 'attachmentChanged'; target: AttachmentTarget };
+  | { field: 'volumeChanged'; filter: VolumeFilter }
+  | { field: 'attachmentChanged'; target: AttachmentTarget }
+  | { field: 'volumeProblemChanged'; filter: ProblemChangeFilter };
 
 /** One subscription's request. */
 export interface LiveSpec {
@@ -135,25 +150,47 @@ const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(
  * The checked interest of a volumeChanged/attachmentChanged subscription.
  * @throws BadUserInputError for more than 100 volume ids, malformed ids, or not exactly one target
  */
+/** The checked backends and volume ids of a filter argument (volume ids at most {@link MAX_VOLUME_IDS}). */
+function backendsAndVolumes(
+  f: Record<string, unknown>,
+  knownBackend: (id: string, argument: string) => void,
+): { backends?: Set<string>; volumeIds?: Set<string> } {
+  const out: { backends?: Set<string>; volumeIds?: Set<string> } = {};
+  const backends = strings(f.backends);
+  if (backends) {
+    backends.forEach((b, i) => knownBackend(b, `filter.backends[${i}]`));
+    out.backends = new Set(backends);
+  }
+  const ids = strings(f.volumeIds);
+  if (ids) {
+    if (ids.length > MAX_VOLUME_IDS)
+      throw new BadUserInputError(`filter.volumeIds takes at most ${MAX_VOLUME_IDS} ids`, 'filter.volumeIds');
+    ids.forEach((id, i) =>
+      knownBackend(decodeGlobalId(id, 'Volume', `filter.volumeIds[${i}]`).backend, `filter.volumeIds[${i}]`),
+    );
+    out.volumeIds = new Set(ids);
+  }
+  return out;
+}
+
 export function readInterest(spec: LiveSpec, knownBackend: (id: string, argument: string) => void): Interest {
+  if (spec.field === 'volumeProblemChanged') {
+    const f = (spec.args.filter ?? {}) as Record<string, unknown>;
+    const kinds = strings(f.kinds);
+    const severities = strings(f.severities);
+    return {
+      field: 'volumeProblemChanged',
+      filter: {
+        ...backendsAndVolumes(f, knownBackend),
+        ...(kinds ? { kinds: new Set(kinds) } : {}),
+        ...(severities ? { severities: new Set(severities) } : {}),
+      },
+    };
+  }
   if (spec.field === 'volumeChanged') {
     const f = (spec.args.filter ?? {}) as Record<string, unknown>;
-    const filter: { -readonly [K in keyof VolumeFilter]: VolumeFilter[K] } = {};
-    const backends = strings(f.backends);
-    if (backends) {
-      backends.forEach((b, i) => knownBackend(b, `filter.backends[${i}]`));
-      filter.backends = new Set(backends);
-    }
+    const filter: { -readonly [K in keyof VolumeFilter]: VolumeFilter[K] } = backendsAndVolumes(f, knownBackend);
     if (typeof f.namespace === 'string') filter.namespace = f.namespace;
-    const ids = strings(f.volumeIds);
-    if (ids) {
-      if (ids.length > MAX_VOLUME_IDS)
-        throw new BadUserInputError(`filter.volumeIds takes at most ${MAX_VOLUME_IDS} ids`, 'filter.volumeIds');
-      ids.forEach((id, i) =>
-        knownBackend(decodeGlobalId(id, 'Volume', `filter.volumeIds[${i}]`).backend, `filter.volumeIds[${i}]`),
-      );
-      filter.volumeIds = new Set(ids);
-    }
     const types = strings(f.types);
     if (types) filter.types = new Set(types as ChangeType[]);
     return { field: 'volumeChanged', filter };

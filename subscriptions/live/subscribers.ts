@@ -5,7 +5,7 @@
  * check that follows.
  */
 import type { ChangeEvent } from '../events';
-import { ATTACHMENT_CHANGE_TYPES } from '../events/types';
+import { ATTACHMENT_CHANGE_TYPES, PROBLEM_CHANGE_TYPES } from '../events/types';
 import type { Interest } from './spec';
 
 /** What the index needs of a subscription. */
@@ -15,6 +15,18 @@ export interface Indexed {
 
 /** True when the event is one the interest asks for (the index only narrows). */
 export function matches(i: Interest, e: ChangeEvent): boolean {
+  if (i.field === 'volumeProblemChanged') {
+    const f = i.filter;
+    const p = e.problem;
+    if (!p || !PROBLEM_CHANGE_TYPES.has(e.type)) return false;
+    if (f.backends && !f.backends.has(e.backend)) return false;
+    if (f.volumeIds && !f.volumeIds.has(e.volumeId)) return false;
+    if (f.kinds && !f.kinds.has(p.kind)) return false;
+    if (f.severities && !f.severities.has(p.severity)) return false;
+    return true;
+  }
+  // The doctor's changes are for volumeProblemChanged only.
+  if (PROBLEM_CHANGE_TYPES.has(e.type)) return false;
   if (i.field === 'volumeChanged') {
     const f = i.filter;
     if (f.backends && !f.backends.has(e.backend)) return false;

@@ -6,6 +6,7 @@
  * the others run with their subscribers' credentials (event-reads.ts).
  */
 import type { VolumeBackend } from '../../adapters/contract/backend';
+import type { OpenProblem } from '../../adapters/contract/diagnosis';
 import type { Attachment, AttachmentState, Volume, VolumeStatus } from '../../adapters/contract/model';
 import type { GatewayContext } from '../../domain/context';
 import { ExecutionLimits } from '../../domain/execution-limits';
@@ -42,6 +43,8 @@ export interface EventView {
   previousAttachmentState: AttachmentState | null;
   changedFields: string[];
   omittedBackends: OmissionView[];
+  /** The doctor's problem, on PROBLEM_* events. */
+  problem?: OpenProblem | null;
 }
 
 /** Limits of one event execution. */
@@ -65,6 +68,7 @@ export function eventView(e: ChangeEvent, volume: Volume, attachment: Attachment
     previousAttachmentState: e.previousAttachmentState,
     changedFields: e.changedFields,
     omittedBackends: [],
+    problem: e.problem ?? null,
   };
 }
 

@@ -31,6 +31,8 @@ export class FollowerView {
   apply(e: ChangeEvent): Volume | null {
     const m = this.#of(e.backend);
     const before = m.get(e.volumeId) ?? null;
+    // The doctor's changes say nothing of the volume (theirs may be a stub).
+    if (e.problem) return before;
     if (e.type === 'DELETED') m.delete(e.volumeId);
     else m.set(e.volumeId, e.volume);
     return before;

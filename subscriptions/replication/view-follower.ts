@@ -142,7 +142,7 @@ export class ViewFollower {
     const before = this.#o.view.apply(e);
     this.#upTo.set(e.backend, e.cursor);
     this.#position = e.cursor;
-    this.#o.onApplied?.(e, before);
+    if (!e.problem) this.#o.onApplied?.(e, before);
   }
 
   /**

@@ -164,7 +164,12 @@ describe('volumeChanged', () => {
       { east: MGMT },
     );
     expect(junk.refused.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(live.hub.counts()).toEqual({ volumeChanged: 1, attachmentChanged: 0, operationUpdated: 0 });
+    expect(live.hub.counts()).toEqual({
+      volumeChanged: 1,
+      attachmentChanged: 0,
+      operationUpdated: 0,
+      volumeProblemChanged: 0,
+    });
   });
 
   it('executes once per group and hands every member the same serialized result', async () => {
@@ -294,9 +299,19 @@ describe('volumeChanged', () => {
         { east: MGMT },
       ),
     ]);
-    expect(live.hub.counts()).toEqual({ volumeChanged: 2, attachmentChanged: 1, operationUpdated: 0 });
+    expect(live.hub.counts()).toEqual({
+      volumeChanged: 2,
+      attachmentChanged: 1,
+      operationUpdated: 0,
+      volumeProblemChanged: 0,
+    });
     await Promise.all(subs.map((s) => s.return()));
-    expect(live.hub.counts()).toEqual({ volumeChanged: 0, attachmentChanged: 0, operationUpdated: 0 });
+    expect(live.hub.counts()).toEqual({
+      volumeChanged: 0,
+      attachmentChanged: 0,
+      operationUpdated: 0,
+      volumeProblemChanged: 0,
+    });
     await until(() => subs.every((s) => s.done), 'every stream to end');
   });
 
@@ -325,6 +340,11 @@ describe('volumeChanged', () => {
       {},
     );
     expect(unknown.refused.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(live.hub.counts()).toEqual({ volumeChanged: 0, attachmentChanged: 0, operationUpdated: 0 });
+    expect(live.hub.counts()).toEqual({
+      volumeChanged: 0,
+      attachmentChanged: 0,
+      operationUpdated: 0,
+      volumeProblemChanged: 0,
+    });
   });
 });
