@@ -105,6 +105,11 @@ export class OperationChangeReader {
           const head = await conn.xrevrange(stream, '+', '-', 'COUNT', 1);
           this.#last = head[0]?.[0] ?? '0-0';
         }
+        // Back on a ready connection: resync now, not after a read that may block for blockMs.
+        if (this.#away && conn.status === 'ready') {
+          this.#away = false;
+          await this.#o.onResync();
+        }
         const reply = await conn.xread('COUNT', 500, 'BLOCK', this.#blockMs, 'STREAMS', stream, this.#last);
         if (this.#closed) return;
         if (this.#away) {
