@@ -55,7 +55,8 @@ export interface SharedOperationStore extends OperationStore {
   forgetRunning(id: string): Promise<void>;
   /**
    * Writes again what did not reach Redis while it was away, and the finished records this process
-   * wrote that Redis no longer has (lost with its data); @returns the records refused by the fence
+   * wrote that Redis no longer has (lost with its data); rejects when Redis does not answer (what
+   * is left is kept for the next call). @returns the records refused by the fence
    */
   flush(): Promise<OperationRecord[]>;
 }
