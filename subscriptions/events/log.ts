@@ -75,6 +75,14 @@ export interface EventLog {
    * log: a view snapshot's position). Absent where nothing reads the log from a snapshot.
    */
   hold?(holder: string, cursor: string): Promise<boolean>;
+  /**
+   * Resolves once this process's reader of a shared log has read it on its current connection, at
+   * once when it has, or after `timeoutMs` when it cannot (Redis away); never rejects. A position
+   * taken while the reader's connection is down may stand in a tail a failover lost, which the
+   * reader tells (ending its listeners' subscriptions) only at its first read from the new primary.
+   * Absent where the log is this process's own.
+   */
+  current?(timeoutMs: number): Promise<void>;
   /** Stops what the log runs in the background (the Redis log's reader and its connection). */
   close?(): Promise<void>;
 }

@@ -93,6 +93,10 @@ export class StreamReader {
   #readSentAt = 0;
   /** Ends the pause after a failed read early (on close). */
   #wake: () => void = () => {};
+  /** A read completed on the current connection since it was made (a dropped one may come back to another primary). */
+  #readOnConnection = false;
+  /** Called when a read completes on the current connection (or the reader closes). */
+  readonly #currentWaiters = new Set<() => void>();
   readonly position: ReaderPosition = {
     logId: null,
     lastId: null,
@@ -118,7 +122,27 @@ export class StreamReader {
    * the stream's end: this replica has delivered what the log holds, not only kept its connection.
    */
   get caughtUp(): boolean {
-    return this.connected && !this.#full && Date.now() - this.#readAt <= this.#p.blockMs + 5000;
+    return (
+      this.connected && this.#readOnConnection && !this.#full && Date.now() - this.#readAt <= this.#p.blockMs + 5000
+    );
+  }
+
+  /**
+   * Resolves once a read has completed on the reader's current connection (at once when one has),
+   * or after `timeoutMs`, or on close. So a position taken after it was checked against the server
+   * now answering: a read after a failover finds the lost tail first.
+   */
+  current(timeoutMs: number): Promise<void> {
+    if (this.#readOnConnection || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#currentWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#currentWaiters.add(done);
+    });
   }
 
   /** Whether the reader has delivered everything appended before `t` (ms): caught up, by a read sent after it. */
@@ -143,6 +167,9 @@ export class StreamReader {
       maxRetriesPerRequest: null,
     });
     conn.on('error', (err: unknown) => this.#failed(err));
+    // Dropped: the reconnect may reach another primary (a failover), so nothing read before counts.
+    conn.on('close', () => (this.#readOnConnection = false));
+    this.#readOnConnection = false;
     this.#conn = conn;
     return conn;
   }
@@ -152,6 +179,7 @@ export class StreamReader {
     this.#closed = true;
     this.#positioned();
     this.#wake();
+    this.#isCurrent();
     this.#conn?.disconnect();
     await this.#loop;
   }
@@ -174,12 +202,18 @@ export class StreamReader {
         await this.#step(conn);
         failures = 0;
         this.position.lastError = null;
+        if (conn === this.#conn && conn.status === 'ready') this.#isCurrent();
       } catch (err) {
         if (this.#closed) break;
         this.#failed(err);
         await this.#pause(Math.min(2000, 100 * 2 ** failures++));
       }
     }
+  }
+
+  #isCurrent(): void {
+    this.#readOnConnection = true;
+    for (const done of [...this.#currentWaiters]) done();
   }
 
   #pause(ms: number): Promise<void> {

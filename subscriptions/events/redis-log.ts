@@ -226,6 +226,15 @@ export class RedisEventLog implements EventLog {
     return this.#reader.caughtUpSince(t);
   }
 
+  /**
+   * Resolves once the stream reader has read on its current connection (at once when it has), or
+   * after `timeoutMs`; never rejects. A subscription takes its start after it: the reader's
+   * position from before a failover may be in a lost tail, found only by its first read after.
+   */
+  current(timeoutMs: number): Promise<void> {
+    return this.#reader.current(timeoutMs);
+  }
+
   /** Starts the stream reader at the head if it has not started; resolves once it knows where it starts. */
   start(): Promise<void> {
     return this.#reader.start();

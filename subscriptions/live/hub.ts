@@ -264,6 +264,12 @@ export class Hub implements LiveHub {
     begun: Pick<Sub, 'dropped' | 'live'> & { places: Places; requestId: string },
   ): Promise<LiveStream | ExecutionResult> {
     const { spec, interest, args } = shape;
+    // Before it is registered (a loss the reader finds ends registered subscriptions): across
+    // replicas, a reader whose connection dropped (a failover) may stand in a tail the new primary
+    // lost, and says so only at its next read; a start taken before would end with CURSOR_EXPIRED.
+    // Part of the watcher wait, not added to it.
+    const began = Date.now();
+    await this.#p.log.current?.(this.#p.watcherWaitMs);
     const opened = this.#open(spec.field);
     // No closure below names `requestId`: SUBSCRIBED's log line uses it, the subscription does not keep it.
     const { dropped, live, places, requestId } = begun;
@@ -307,7 +313,7 @@ export class Hub implements LiveHub {
       // its first view could not keep that, so wait for it (bounded). Events meanwhile are buffered.
       viewless = await this.#p.feed.settled(
         concerned.map((b) => b.id),
-        this.#p.watcherWaitMs,
+        Math.max(0, this.#p.watcherWaitMs - (Date.now() - began)),
       );
       narrow = await narrowWatchers(this.#p.feed, this.#p.access, sub, concerned);
       if (since !== null) first = await this.#p.log.replay({ since, limit: this.#p.replayPage });

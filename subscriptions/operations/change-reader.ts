@@ -26,8 +26,11 @@ export interface OperationChangeReaderOptions {
   keys: OperationKeys;
   /** Each batch of changes, in stream order. Must not throw. */
   onChanges: (changes: OperationChange[]) => void;
-  /** After the reader was away, before the changes read next. */
-  onResync: () => Promise<void>;
+  /**
+   * After the reader was away, before the changes read next, once the shared client is ready too
+   * (the write-back goes through it). Resolving false asks for it again at the next read.
+   */
+  onResync: () => Promise<boolean | void>;
   /** How long one `XREAD` blocks. @default 5000 */
   blockMs?: number;
   /** Called when a read fails (retried after a short pause). Must not throw. @default none */
@@ -91,6 +94,13 @@ export class OperationChangeReader {
     await this.#loop;
   }
 
+  /** Resyncs if the reader was away and the shared client is back (its own reconnect may lag this one's). */
+  async #resync(): Promise<void> {
+    if (!this.#away || this.#o.client.status !== 'ready') return;
+    this.#away = false;
+    if ((await this.#o.onResync()) === false) this.#away = true;
+  }
+
   async #run(conn: RedisClient): Promise<void> {
     const stream = this.#o.keys.stream;
     while (!this.#closed) {
@@ -105,12 +115,11 @@ export class OperationChangeReader {
           const head = await conn.xrevrange(stream, '+', '-', 'COUNT', 1);
           this.#last = head[0]?.[0] ?? '0-0';
         }
+        // Back on a ready connection: resync now, not after a read that may block for blockMs.
+        if (conn.status === 'ready') await this.#resync();
         const reply = await conn.xread('COUNT', 500, 'BLOCK', this.#blockMs, 'STREAMS', stream, this.#last);
         if (this.#closed) return;
-        if (this.#away) {
-          this.#away = false;
-          await this.#o.onResync();
-        }
+        await this.#resync();
         const entries = reply?.[0]?.[1] ?? [];
         if (entries.length === 0) continue;
         this.#last = entries[entries.length - 1]![0];

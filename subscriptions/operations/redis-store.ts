@@ -57,6 +57,9 @@ export interface RedisOperationStoreOptions {
  */
 const SLOT_MOVE_WAIT_MS = 5000;
 
+/** Records checked per pipeline when finished records are written back. */
+const RESTORE_BATCH = 500;
+
 type WriteReply = [number, number, string];
 /** The client with the fenced write defined (EVALSHA, loading the script once per connection). */
 type FencedClient = RedisClient & { vgOperationWrite(...args: Array<string | number>): Promise<WriteReply> };
@@ -129,18 +132,45 @@ export class RedisOperationStore implements SharedOperationStore {
 
   /**
    * Writes again, fenced as before, what did not reach Redis while it was away (an operation that
-   * finished meanwhile would otherwise stay running there). @returns the records whose write was
-   * refused (another replica moved them on meanwhile)
+   * finished meanwhile would otherwise stay running there), then the finished records Redis lost.
+   * Rejects when Redis does not answer; what is left waits for the next call. @returns the records
+   * whose write was refused (another replica moved them on meanwhile)
    */
   async flush(): Promise<OperationRecord[]> {
     const refused: OperationRecord[] = [];
     for (const [id, w] of [...this.#unshared]) {
-      if (this.#down()) break;
+      if (this.#down()) throw new Error('Redis is not connected');
       this.#unshared.delete(id);
       const done = await this.write(w.r, w.expected, w.driver);
       if (!done.written) refused.push(w.r);
     }
+    await this.#restoreFinished();
     return refused;
+  }
+
+  /**
+   * Writes back the finished records this process wrote (its local copy, within retention) that
+   * Redis no longer has: lost with its data (a restart without persistence, or a failover that
+   * dropped the tail they were written in). An idempotency key written back names its operation,
+   * and a retry on another replica reads it from here. A record that already finished when Redis
+   * lost it is written by nobody else: its driver is done with it. Rejects when Redis does not
+   * answer (the caller tries again).
+   */
+  async #restoreFinished(): Promise<void> {
+    const finished = this.#local.all().filter((r) => TERMINAL.has(r.state) && this.#fresh(r) !== null);
+    for (let i = 0; i < finished.length; i += RESTORE_BATCH) {
+      if (this.#down()) throw new Error('Redis is not connected');
+      const batch = finished.slice(i, i + RESTORE_BATCH);
+      const exists = this.#client.pipeline();
+      for (const r of batch) exists.exists(this.keys.record(r.id));
+      const answers = (await exists.exec()) ?? [];
+      for (const [k, r] of batch.entries()) {
+        const [err, n] = answers[k] ?? [null, 1];
+        if (err) throw err;
+        // Missing: the fenced write stores it as new (a copy another replica wrote back meanwhile wins).
+        if (n === 0) await this.write(r, 0, null);
+      }
+    }
   }
 
   async #fenced(

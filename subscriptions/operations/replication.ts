@@ -98,9 +98,16 @@ export class RedisOperationReplication implements OperationReplication {
   /**
    * Back after Redis was away: writes back what this replica holds that Redis missed, then
    * re-reads the running records listeners wait on; the tracker passes on what changed.
+   * @returns false when the write-back failed (the reader asks again)
    */
-  async #resync(tracker: OperationTracker): Promise<void> {
-    await tracker.writeBack().catch((err: unknown) => this.#o.onError?.('stream', err));
+  async #resync(tracker: OperationTracker): Promise<boolean> {
+    const written = await tracker.writeBack().then(
+      () => true,
+      (err: unknown) => {
+        this.#o.onError?.('stream', err);
+        return false;
+      },
+    );
     const ids = tracker.interest();
     const read = await Promise.all(ids.map((id) => this.#o.store.read(id).catch(() => null)));
     for (const f of read) {
@@ -108,5 +115,6 @@ export class RedisOperationReplication implements OperationReplication {
       if (f.driver) this.#drivers.set(f.record.id, f.driver);
       tracker.receive(f.record, f.version);
     }
+    return written;
   }
 }

@@ -53,7 +53,11 @@ export interface SharedOperationStore extends OperationStore {
   running(limit: number): Promise<RunningEntry[]>;
   /** Forgets a running-index entry whose record is gone (expired, or lost with Redis' data). */
   forgetRunning(id: string): Promise<void>;
-  /** Writes again what did not reach Redis while it was away; @returns the records refused by the fence */
+  /**
+   * Writes again what did not reach Redis while it was away, and the finished records this process
+   * wrote that Redis no longer has (lost with its data); rejects when Redis does not answer (what
+   * is left is kept for the next call). @returns the records refused by the fence
+   */
   flush(): Promise<OperationRecord[]>;
 }
 
@@ -108,6 +112,11 @@ export class InProcessOperationStore implements OperationStore {
   async get(id: string): Promise<OperationRecord | null> {
     const r = this.#records.get(id);
     return r ? { ...r } : null;
+  }
+
+  /** Every record kept, oldest write first (copies). */
+  all(): OperationRecord[] {
+    return [...this.#records.values()].map((r) => ({ ...r }));
   }
 
   /** Drops finished records past retention, then the oldest (finished first) above the cap. */

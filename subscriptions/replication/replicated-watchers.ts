@@ -16,7 +16,7 @@
  */
 import type { VolumeBackend } from '../../adapters/contract/backend';
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
-import type { VolumeDelta, VolumeWatcher, WatchDemand } from '../../adapters/contract/watch';
+import type { VolumeDelta, VolumeWatcher, WatchDemand, WatcherState } from '../../adapters/contract/watch';
 import { LeaseLostError } from '../events/errors';
 import type { AppendOptions } from '../events/log';
 import type { ChangeEvent } from '../events/types';
@@ -47,6 +47,8 @@ interface Entry {
   resyncSince: number | null;
   /** When this replica gained the lease (its take-over compares only with a view read past it). */
   gainedAt: number;
+  /** The follower's state the host was last told of. */
+  told: WatcherState;
 }
 
 const MAX_NUDGES = 32;
@@ -89,6 +91,7 @@ export class ReplicatedWatchers implements WatcherSource {
         snapshot: { cursor: null, at: 0 },
         resyncSince: null,
         gainedAt: 0,
+        told: 'STARTING',
       };
       e.follower = new FollowerWatcher(b.id, {
         view: this.view,
@@ -350,10 +353,14 @@ export class ReplicatedWatchers implements WatcherSource {
           this.#tryTakeover(e);
         } else {
           // Unreadable (Redis away) counts as no holder: this replica's view is no longer known current.
-          const was = e.follower.status().state;
           e.published = await this.#o.board.read(e.backend.id).catch(() => null);
-          // A new subscription waiting for the watcher to settle hears of it now, not at its deadline.
-          if (e.follower.status().state !== was) this.#host?.options(e.backend.id).onStatus?.(e.follower.status());
+          // A new subscription waiting for the watcher to settle hears of it now, not at its deadline;
+          // compared with what the host was told, as the view may have completed since (a catch-up).
+          const status = e.follower.status();
+          if (status.state !== e.told) {
+            e.told = status.state;
+            this.#host?.options(e.backend.id).onStatus?.(status);
+          }
           await this.#publishDemand(e);
           if (!this.view.complete(e.backend.id) && e.published?.current) void this.#follower?.catchUp(e.backend.id);
         }

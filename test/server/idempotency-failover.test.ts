@@ -5,8 +5,8 @@
  * primary; the primary dies and the cut-off replica is promoted without them. The issue-17 rules
  * must hold as after a restart: A finds its own write missing from the new primary's history,
  * replaces the marker and writes its keys back; B, which lost nothing of its own, refuses keys it
- * does not hold until it has seen that; a retry on B answers A's first result, and nothing is
- * created twice.
+ * does not hold until it has seen that; A writes back the operation record it finished in the
+ * tail; a retry on B answers A's first result, and nothing is created twice.
  */
 import {
   disposeAll,
@@ -17,7 +17,7 @@ import {
 } from '../support/harness';
 import { startSentinelSet, type SentinelSetUnderTest } from '../support/redis-sentinel';
 import { until } from '../support/until';
-import { count, CREATE } from './idempotency-helpers';
+import { count, CREATE, finalState } from './idempotency-helpers';
 
 describe('idempotency keys through a Sentinel failover that lost the tail', () => {
   let set: SentinelSetUnderTest;
@@ -62,6 +62,10 @@ describe('idempotency keys through a Sentinel failover that lost the tail', () =
     const first = await a.gql(CREATE, input('in-tail', 'tail-volume'), auth);
     expect(first.body.errors).toBeUndefined();
     const created = posts();
+    // Finished before the primary dies, so only the tail holds its final record: A's running drive
+    // no longer writes it, and it comes back only from A's write-back of what Redis lost (before
+    // that write-back, the kill raced the operation's end and this test failed whenever the end won).
+    expect(await finalState(a, first.body.data.createVolume.operation.id, auth)).toBe('SUCCEEDED');
     const from = await set.primaryPort();
     await set.nodes.find((n) => n.port === from)!.kill();
     await set.failedOver(from);

@@ -86,6 +86,36 @@ describe('RedisEventLog across a failover', () => {
     }
   });
 
+  it('should answer current() only once its reader has read on the connection made after one dropped (or after the wait)', async () => {
+    // A subscription takes its start after current(): before the reader's first read from the
+    // server now answering, its position may be in a tail a failover lost.
+    const server = await startRedisServer();
+    const own = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+    own.on('error', () => {});
+    try {
+      const log = newLog({ client: own });
+      await log.start();
+      const at = Date.now();
+      await log.current(5000);
+      expect(Date.now() - at).toBeLessThan(1000);
+      await server.kill();
+      await until(() => !log.readerConnected, 'the reader to lose its connection');
+      const away = Date.now();
+      await log.current(300);
+      expect(Date.now() - away).toBeGreaterThanOrEqual(290);
+      let read = false;
+      void log.current(30_000).then(() => (read = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(read).toBe(false);
+      await server.restart();
+      await until(() => read, 'current() to answer after the reader read again', 10_000);
+      expect(log.readerConnected).toBe(true);
+    } finally {
+      own.disconnect();
+      await server.kill();
+    }
+  });
+
   it('should append a re-sent append once (as ioredis re-sends one in flight when its connection drops), answering the same ids', async () => {
     const log = newLog();
     await log.append(change(1));
