@@ -617,7 +617,7 @@ export class SimState {
       const claim = v.PastClaims?.get(allocId) ?? v.ReadClaims?.get(allocId) ?? v.WriteClaims?.get(allocId);
       if (!claim) continue;
       if (only && (v.Namespace !== only.ns || v.ID !== only.volumeId || claim.NodeID !== only.nodeId)) continue;
-      if (this.nodeUnpublishFailure(v, claim) !== null) continue;
+      if (this.nodeUnpublishFailure(v, claim) !== null || this.controllerUnpublishFailure(v, claim) !== null) continue;
       this.controllerUnpublish(v, claim);
       try {
         this.claimVolumes([{ ns: v.Namespace, volumeId: v.ID, claim: { ...claim, State: ClaimState.ReadyToFree } }]);
@@ -645,16 +645,35 @@ export class SimState {
   }
 
   /**
+   * Why the controller unpublish of `claim` fails, or null: it is needed (see `controllerUnpublish`)
+   * and no controller instance is healthy, so Nomad finds no client to send it to
+   * (nomad/client_csi_endpoint.go `clientIDsForController`; nomad/csi_endpoint.go
+   * `controllerUnpublishVolume` wraps it). The claim stays, node-detached.
+   */
+  controllerUnpublishFailure(v: CSIVolume, claim: CSIVolumeClaim): string | null {
+    const view = this.pluginView(v.PluginID);
+    if (!view || !this.needsControllerUnpublish(v, view, claim) || view.ControllersHealthy > 0) return null;
+    const why = view.controllers.map((c) => `plugin instance "${c.allocId}" is not healthy`).join('\n');
+    return `could not detach from controller: failed to find clients running controller plugin "${v.PluginID}": ${why}`;
+  }
+
+  /** Whether Nomad sends a controller unpublish for `claim` (`controllerUnpublishVolume`'s conditions). */
+  private needsControllerUnpublish(v: CSIVolume, view: PluginView, claim: CSIVolumeClaim): boolean {
+    if (!view.record.ControllerRequired || !this.pluginHasCapability(view, 'SupportsAttachDetach')) return false;
+    for (const id of [...(v.ReadAllocs?.keys() ?? []), ...(v.WriteAllocs?.keys() ?? [])]) {
+      const a = this.allocs.get(id);
+      if (a && a.ID !== claim.AllocationID && a.NodeID === claim.NodeID && !allocTerminal(a)) return false;
+    }
+    return true;
+  }
+
+  /**
    * `controllerUnpublishVolume`: detaches the provider volume from the node unless the plugin
    * has no controller/attach support or another live alloc on the same node still uses it.
    */
   controllerUnpublish(v: CSIVolume, claim: CSIVolumeClaim): void {
     const view = this.pluginView(v.PluginID);
-    if (!view || !view.record.ControllerRequired || !this.pluginHasCapability(view, 'SupportsAttachDetach')) return;
-    for (const id of [...(v.ReadAllocs?.keys() ?? []), ...(v.WriteAllocs?.keys() ?? [])]) {
-      const a = this.allocs.get(id);
-      if (a && a.ID !== claim.AllocationID && a.NodeID === claim.NodeID && !allocTerminal(a)) return;
-    }
+    if (!view || !this.needsControllerUnpublish(v, view, claim)) return;
     this.provider(v.PluginID).unpublish(v.ExternalID || v.ID, claim.ExternalNodeID);
   }
 }

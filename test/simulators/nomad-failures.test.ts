@@ -133,3 +133,21 @@ describe('a node plugin that stopped on one node', () => {
     expect(node.status).toBe(404);
   });
 });
+
+describe('no healthy controller', () => {
+  it("should keep a terminal allocation's claim while the controller unpublish cannot be sent, and fail a detach", async () => {
+    const alloc = await place(NODE1);
+    sim.setPluginHealth('aws-ebs0', { controllersHealthy: 0 });
+    await ctl('POST', `/allocations/${alloc}/status`, { clientStatus: 'failed' });
+    await settle();
+    expect((await readVolume()).WriteAllocs).toEqual({ [alloc]: null });
+    const detach = await call(url, 'DELETE', `/v1/volume/csi/data/detach?node=${NODE1}`, { token: MGMT });
+    expect(detach.status).toBe(500);
+    expect(detach.text).toMatch(
+      /^could not detach from controller: failed to find clients running controller plugin "aws-ebs0": plugin instance "[0-9a-f-]{36}" is not healthy$/,
+    );
+    sim.setPluginHealth('aws-ebs0', { controllersHealthy: 1 });
+    await ctl('POST', '/claim-gc');
+    await until(async () => Object.keys((await readVolume()).WriteAllocs).length === 0, 'the claim GC to free it');
+  });
+});

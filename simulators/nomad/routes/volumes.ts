@@ -660,6 +660,9 @@ export function detachVolume(ctx: SimContext, req: SimRequest, id: string): Hand
       for (const allocId of allocIds) {
         const c =
           volume.PastClaims!.get(allocId) ?? volume.ReadClaims!.get(allocId) ?? volume.WriteClaims!.get(allocId);
+        // No healthy controller: the RPC fails after the node-detached checkpoint.
+        const failure = c ? ctx.state.controllerUnpublishFailure(volume, c) : null;
+        if (failure !== null) throw new RpcError(failure);
         if (c) ctx.state.controllerUnpublish(volume, c);
       }
       index = checkpoint(ClaimState.ReadyToFree);
