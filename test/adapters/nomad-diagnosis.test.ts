@@ -9,6 +9,8 @@ import type { DiagnosisContext, Finding, PluginEvidence } from '../../adapters/c
 import type { Volume, VolumeRef } from '../../adapters/contract/model';
 import type { NomadDiagnosisFacts } from '../../adapters/nomad/diagnosis';
 import type { VolumeAllocationConsumer } from '../../adapters/nomad/model';
+import { contractFixture } from '../../adapters/nomad/testing/contract-fixture';
+import { disposeAll } from '../support/harness';
 import { until } from '../support/until';
 import { NODE1, NODE2, seedVolume, startNomadBackend, type NomadUnderTest } from './nomad-helpers';
 
@@ -47,13 +49,16 @@ class TestContext implements DiagnosisContext {
 let t: NomadUnderTest;
 let ctx: TestContext;
 
+let running: NomadUnderTest | null = null;
+
 async function start(thresholds = { stuckClaimMs: 0, missingPluginMs: 0 }): Promise<void> {
-  t = await startNomadBackend({ claimReleaseDelayMs: 0 }, { diagnosis: thresholds });
+  t = running = await startNomadBackend({ claimReleaseDelayMs: 0 }, { diagnosis: thresholds });
   ctx = new TestContext();
 }
 
 afterEach(async () => {
-  await t.stop();
+  await running?.stop();
+  running = null;
 });
 
 const facet = () => t.backend.diagnosis;
@@ -353,5 +358,26 @@ describe('CLAIM_ON_MISSING_PLUGIN', () => {
     t.sim.setPluginHealth('aws-ebs0', { controllersHealthy: 0 });
     const out = facet().checkVolume(await read('db'), null, ctx);
     expect(kinds(out)).toEqual(['CLAIM_ON_MISSING_PLUGIN/WARNING/controller:aws-ebs0']);
+  });
+});
+
+describe("the contract fixture's diagnosis", () => {
+  it('should make each kind it declares, found by the first pass with the service credential', async () => {
+    const cb = await contractFixture.start();
+    try {
+      const d = cb.backend.diagnosis!;
+      expect(cb.diagnosis!.kinds).toEqual(d.kinds);
+      for (const kind of cb.diagnosis!.kinds) {
+        const ref = await cb.diagnosis!.make(kind);
+        const volume = (await cb.backend.getVolume(ref, cb.diagnosis!.service))!;
+        const pass = new TestContext();
+        const found = d.checkVolume(volume, await d.readFacts!(cb.diagnosis!.service), pass);
+        expect({ kind, found: found.map((f) => f.kind) }).toEqual({ kind, found: expect.arrayContaining([kind]) });
+      }
+    } finally {
+      await cb.stop();
+      // The fixture's simulator is the harness's, stopped with what else it started.
+      await disposeAll();
+    }
   });
 });

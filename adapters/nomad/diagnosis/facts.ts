@@ -56,7 +56,7 @@ const health = (i: PluginInstance): InstanceHealth => ({
   allocationId: i.allocationId,
 });
 
-/** The latest update time among `times` (RFC 3339 strings of one clock sort as text once parsed). */
+/** The latest of `times` (RFC 3339, compared as instants); null when none is given. */
 function latest(times: ReadonlyArray<string | null>): string | null {
   let best: string | null = null;
   for (const t of times) if (t !== null && (best === null || Date.parse(t) > Date.parse(best))) best = t;
