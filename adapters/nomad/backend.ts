@@ -1,8 +1,9 @@
 /**
  * The `VolumeBackend` for one Nomad cluster, with Nomad's facets: registration, storage plugins,
- * node attachments, tracked changes and the live path. This class is the contract layer only: each
- * method delegates to the module that does the work (`volumes/operations.ts`, `volumes/claims.ts`,
- * `snapshots/operations.ts`, `plugins/operations.ts`, `cluster/health.ts`, `completion/check.ts`).
+ * node attachments, tracked changes, the live path and the volume doctor's checks (`diagnosis/`).
+ * This class is the contract layer only: each method delegates to the module that does the work
+ * (`volumes/operations.ts`, `volumes/claims.ts`, `snapshots/operations.ts`, `plugins/operations.ts`,
+ * `cluster/health.ts`, `completion/check.ts`).
  * The live path: `createWatcher` (`watch/`, with the service token) and the subscriber access check
  * (`access.ts`).
  *
@@ -35,7 +36,17 @@ import {
   type VolumeRegistration,
 } from '../contract/capabilities';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
-import type { Attachment, BackendHealth, ExternalVolume, Plugin, Snapshot, Volume, VolumeRef } from '../contract/model';
+import type { Diagnosis } from '../contract/diagnosis';
+import type {
+  Attachment,
+  BackendHealth,
+  Capability,
+  ExternalVolume,
+  Plugin,
+  Snapshot,
+  Volume,
+  VolumeRef,
+} from '../contract/model';
 import type {
   AccessGrant,
   SubscriberAccess,
@@ -52,6 +63,7 @@ import { NomadClient } from './client';
 import * as cluster from './cluster/health';
 import { checkChange } from './completion/check';
 import type { NomadContext } from './context';
+import { NomadDiagnosis, type NomadDiagnosisFacts, type NomadDiagnosisThresholds } from './diagnosis';
 // Defines the kind's identifier scheme for the contract's id checks (adapters/contract/ids.ts).
 import './ids';
 import * as plugins from './plugins/operations';
@@ -72,6 +84,8 @@ export interface NomadBackendOptions extends TransportOptions {
   watch?: watch.NomadWatchTuning;
   /** Where this backend's breaker (service `nomad`) lives. @default a board of its own with the default settings */
   breakers?: BreakerBoard;
+  /** The volume doctor's thresholds (`diagnosis/thresholds.ts`). @default DEFAULT_NOMAD_DIAGNOSIS_THRESHOLDS */
+  diagnosis?: Partial<NomadDiagnosisThresholds>;
 }
 
 /** The core methods Nomad does (it neither attaches nor extends); the facets add the rest. */
@@ -105,7 +119,10 @@ export class NomadBackend
   readonly trackedChanges: TrackedChanges = this;
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
-  readonly capabilities = advertise(this, CORE);
+  /** The volume doctor's checks (`diagnosis/`): stuck claims and claims on a missing plugin. */
+  readonly diagnosis: Diagnosis<NomadDiagnosisFacts>;
+  /** Set in the constructor, once every facet is (`diagnosis` needs the client). */
+  readonly capabilities: ReadonlySet<Capability>;
   /**
    * Nomad's ACL is per namespace and no volume field depends on the caller, so one read of the
    * caller's proves what the watcher's view may show it (access.ts).
@@ -127,6 +144,8 @@ export class NomadBackend
     this.breaker = (options.breakers ?? new BreakerBoard()).get(options.backend, 'nomad');
     this.#client = new NomadClient({ ...options, breaker: this.breaker });
     this.#ctx = { backend: options.backend, client: this.#client };
+    this.diagnosis = new NomadDiagnosis(this.#ctx, options.diagnosis);
+    this.capabilities = advertise(this, CORE);
   }
 
   health(signal?: AbortSignal, probe?: ProbeCall): Promise<BackendHealth> {

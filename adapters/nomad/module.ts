@@ -34,5 +34,6 @@ export const nomadModule: BackendModule<NomadSettings> = {
       readRetries: s.readRetries,
       onCall: deps.onCall,
       breakers: deps.breakers,
+      diagnosis: s.diagnosis,
     }),
 };

@@ -127,6 +127,7 @@ export function addPlugin(st: SimState, spec: PluginSpec): void {
       CreateTime: old?.CreateTime ?? now,
       ModifyTime: now,
       UpdateTime: now,
+      nodeHealth: new Map(),
     };
     st.plugins.set(spec.id, rec);
     return { tables: ['csi_plugins'], keys: [`plugin:${spec.id}`], events: st.pluginEvent(spec.id, index) };

@@ -40,6 +40,9 @@ export interface ControlTarget {
   placeAllocation(a: AllocationSpec): string;
   setAllocationStatus(id: string, s: { clientStatus?: string; desiredStatus?: string }): void;
   gcAllocation(id: string): void;
+  failAllocation(id: string, o: { holdClaims?: boolean }): void;
+  setNodePluginHealth(pluginId: string, nodeId: string, healthy: boolean): void;
+  runClaimGC(): number;
   setVolumeWatcherPaused(paused: boolean): void;
   setLatency(ms: number): void;
   failNext(f: { count: number; status: number; body: string; method?: string; pathPrefix?: string }): void;
@@ -117,6 +120,17 @@ export function handleControl(target: ControlTarget, method: string, path: strin
       case 'DELETE allocations/:id':
         target.gcAllocation(id);
         return ok();
+      case 'POST allocations/:id/fail':
+        if (body.holdClaims !== undefined && typeof body.holdClaims !== 'boolean')
+          throw new BadInput('holdClaims must be a boolean');
+        target.failAllocation(id, { holdClaims: body.holdClaims === true });
+        return ok();
+      case 'POST plugins/:id/node-health':
+        if (typeof body.healthy !== 'boolean') throw new BadInput('healthy must be a boolean');
+        target.setNodePluginHealth(id, need<string>(body, 'nodeId', 'string'), body.healthy);
+        return ok();
+      case 'POST claim-gc':
+        return { status: 200, body: { retried: target.runClaimGC() } };
       case 'POST volume-watcher':
         if (typeof body.paused !== 'boolean') throw new BadInput('paused must be a boolean');
         target.setVolumeWatcherPaused(body.paused);

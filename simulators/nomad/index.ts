@@ -31,6 +31,7 @@ import {
   type PluginSpec,
 } from './cluster';
 import type { ControlTarget } from './control';
+import { failAllocation, runClaimGC, setNodePluginHealth } from './failures';
 import { seedDemoCluster } from './demo';
 import { SimServer, type RequestLogEntry } from './server';
 import { NotFoundError, SimState } from './state';
@@ -218,6 +219,24 @@ export class NomadSimulator implements ControlTarget {
   /** Garbage-collects an allocation (its stub disappears; an unreleased claim stays as a key). */
   gcAllocation(id: string): void {
     gcAllocation(this.state, id);
+  }
+
+  /**
+   * Fails an allocation (client status `failed`); with `holdClaims`, the volume watcher's release
+   * of its claims fails, so they stay until `runClaimGC` or a detach (failures.ts).
+   */
+  failAllocation(id: string, o: { holdClaims?: boolean } = {}): void {
+    failAllocation(this.state, id, o);
+  }
+
+  /** Stops (`healthy: false`) or restarts the node plugin instance of a plugin on one node (failures.ts). */
+  setNodePluginHealth(pluginId: string, nodeId: string, healthy: boolean): void {
+    setNodePluginHealth(this.state, pluginId, nodeId, healthy);
+  }
+
+  /** Runs Nomad's claim GC now, as `nomad system gc` does (failures.ts); how many allocations' claims it retried. */
+  runClaimGC(): number {
+    return runClaimGC(this.state);
   }
 
   /**

@@ -151,6 +151,22 @@ export interface PluginRecord {
   ModifyTime: bigint;
   /** When health last changed; CSIInfo.UpdateTime. */
   UpdateTime: bigint;
+  /**
+   * Node-plugin instances whose health was set one node at a time (`setNodePluginHealth`), by node
+   * id; every other instance follows the counts above.
+   */
+  nodeHealth: Map<string, NodePluginHealth>;
+}
+
+/**
+ * One node's plugin instance as its client last fingerprinted it (`structs.CSIInfo`): when the
+ * instance stops, the client's last fingerprint marks it unhealthy and the node keeps it listed
+ * (hashicorp/nomad client/pluginmanager/csimanager/instance.go `runLoop`, fingerprint.go).
+ */
+export interface NodePluginHealth {
+  healthy: boolean;
+  HealthDescription: string;
+  UpdateTime: bigint;
 }
 
 /** A task-group `volume` block of type csi, as the alloc's job carries it. */

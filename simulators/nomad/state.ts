@@ -80,6 +80,11 @@ export class SimState {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Allocations whose claims the simulated volume watcher is releasing. */
   private readonly releasing = new Set<string>();
+  /**
+   * Allocations whose claims the volume watcher failed to release (`failAllocation` with
+   * `holdClaims`): they stay until the claim GC (`runClaimGC`) or a detach retries the unpublish.
+   */
+  readonly heldReleases = new Set<string>();
   /** Frees the paused volume watcher has yet to do, in the order they came due. */
   private readonly heldFrees: Array<() => void> = [];
   private watcherPaused = false;
@@ -244,13 +249,19 @@ export class SimState {
       p.ControllersHealthy,
     );
     const nodes = instances('node', Math.max(nodesHealthy, nodesExpected), nodesHealthy);
+    // An instance set on its own node keeps that health; the count follows the instances, as
+    // Nomad's CSIPlugin.AddPlugin/UpdateExpectedWithJob count fingerprinted instances.
+    for (const inst of nodes) {
+      const own = p.nodeHealth.get(inst.nodeId);
+      if (own) Object.assign(inst, { healthy: own.healthy, own });
+    }
     return {
       record: p,
       controllers,
       nodes,
       ControllersHealthy: p.ControllersHealthy,
       ControllersExpected: p.ControllersExpected,
-      NodesHealthy: nodesHealthy,
+      NodesHealthy: p.nodeHealth.size === 0 ? nodesHealthy : nodes.filter((i) => i.healthy).length,
       NodesExpected: nodesExpected,
     };
   }
@@ -576,6 +587,9 @@ export class SimState {
           AttachmentMode: live?.AttachmentMode ?? past?.AttachmentMode ?? '',
           State: ClaimState.NodeDetached,
         };
+        // Unpublish checkpoints the past claim first; without its node plugin the node detach
+        // fails and the claim stays at that first checkpoint (nomad/csi_endpoint.go `Unpublish`).
+        if (this.nodeUnpublishFailure(v, claim) !== null) claim.State = ClaimState.Taken;
         try {
           this.claimVolumes([{ ns: v.Namespace, volumeId: v.ID, claim }]);
         } catch {
@@ -597,10 +611,13 @@ export class SimState {
    */
   freeAllocClaims(allocId: string, only?: { ns: string; volumeId: string; nodeId: string }): void {
     if (!only) this.releasing.delete(allocId);
+    // The volume watcher's attempt failed: the claims wait for the claim GC or a detach.
+    if (!only && this.heldReleases.has(allocId)) return;
     for (const v of this.volumesClaimedBy(allocId)) {
       const claim = v.PastClaims?.get(allocId) ?? v.ReadClaims?.get(allocId) ?? v.WriteClaims?.get(allocId);
       if (!claim) continue;
       if (only && (v.Namespace !== only.ns || v.ID !== only.volumeId || claim.NodeID !== only.nodeId)) continue;
+      if (this.nodeUnpublishFailure(v, claim) !== null || this.controllerUnpublishFailure(v, claim) !== null) continue;
       this.controllerUnpublish(v, claim);
       try {
         this.claimVolumes([{ ns: v.Namespace, volumeId: v.ID, claim: { ...claim, State: ClaimState.ReadyToFree } }]);
@@ -611,16 +628,52 @@ export class SimState {
   }
 
   /**
+   * Why the node unpublish of `claim` fails, or null: its node is up and the volume's node plugin
+   * instance there is unhealthy, so the client cannot reach the plugin (hashicorp/nomad
+   * client/csi_endpoint.go `NodeDetachVolume` → csimanager `ManagerForPlugin`). A claim already
+   * released client-side (no access mode) or on a down or GC'd node skips the node unpublish
+   * (nomad/csi_endpoint.go `nodeUnpublishVolume`, `nodeUnpublishVolumeImpl`).
+   */
+  nodeUnpublishFailure(v: CSIVolume, claim: CSIVolumeClaim): string | null {
+    const node = this.nodes.get(claim.NodeID);
+    if (!node || node.Status === 'down' || claim.AccessMode === '') return null;
+    const own = this.plugins.get(v.PluginID)?.nodeHealth.get(claim.NodeID);
+    if (!own || own.healthy) return null;
+    // The client's error, wrapped by the server as nodeUnpublishVolumeImpl does (the RPC layer's
+    // own prefixes are not reproduced).
+    return `could not detach from node: CSI.NodeDetachVolume: plugin ${v.PluginID} for type csi-node not found`;
+  }
+
+  /**
+   * Why the controller unpublish of `claim` fails, or null: it is needed (see `controllerUnpublish`)
+   * and no controller instance is healthy, so Nomad finds no client to send it to
+   * (nomad/client_csi_endpoint.go `clientIDsForController`; nomad/csi_endpoint.go
+   * `controllerUnpublishVolume` wraps it). The claim stays, node-detached.
+   */
+  controllerUnpublishFailure(v: CSIVolume, claim: CSIVolumeClaim): string | null {
+    const view = this.pluginView(v.PluginID);
+    if (!view || !this.needsControllerUnpublish(v, view, claim) || view.ControllersHealthy > 0) return null;
+    const why = view.controllers.map((c) => `plugin instance "${c.allocId}" is not healthy`).join('\n');
+    return `could not detach from controller: failed to find clients running controller plugin "${v.PluginID}": ${why}`;
+  }
+
+  /** Whether Nomad sends a controller unpublish for `claim` (`controllerUnpublishVolume`'s conditions). */
+  private needsControllerUnpublish(v: CSIVolume, view: PluginView, claim: CSIVolumeClaim): boolean {
+    if (!view.record.ControllerRequired || !this.pluginHasCapability(view, 'SupportsAttachDetach')) return false;
+    for (const id of [...(v.ReadAllocs?.keys() ?? []), ...(v.WriteAllocs?.keys() ?? [])]) {
+      const a = this.allocs.get(id);
+      if (a && a.ID !== claim.AllocationID && a.NodeID === claim.NodeID && !allocTerminal(a)) return false;
+    }
+    return true;
+  }
+
+  /**
    * `controllerUnpublishVolume`: detaches the provider volume from the node unless the plugin
    * has no controller/attach support or another live alloc on the same node still uses it.
    */
   controllerUnpublish(v: CSIVolume, claim: CSIVolumeClaim): void {
     const view = this.pluginView(v.PluginID);
-    if (!view || !view.record.ControllerRequired || !this.pluginHasCapability(view, 'SupportsAttachDetach')) return;
-    for (const id of [...(v.ReadAllocs?.keys() ?? []), ...(v.WriteAllocs?.keys() ?? [])]) {
-      const a = this.allocs.get(id);
-      if (a && a.ID !== claim.AllocationID && a.NodeID === claim.NodeID && !allocTerminal(a)) return;
-    }
+    if (!view || !this.needsControllerUnpublish(v, view, claim)) return;
     this.provider(v.PluginID).unpublish(v.ExternalID || v.ID, claim.ExternalNodeID);
   }
 }

@@ -14,6 +14,7 @@ import type {
   AllocRecord,
   CSITopology,
   CSIVolume,
+  NodePluginHealth,
   NodeRecord,
   PluginRecord,
   ProviderSnapshot,
@@ -166,6 +167,8 @@ export interface PluginInstance {
   healthy: boolean;
   /** Provider's id for the node (NodeInfo.ID), node plugins only. */
   externalNodeId: string;
+  /** Set for an instance whose health was set on its own node (`PluginRecord.nodeHealth`). */
+  own?: NodePluginHealth;
 }
 
 function csiInfoWire(p: PluginRecord, inst: PluginInstance, type: 'controller' | 'node'): Obj {
@@ -173,8 +176,8 @@ function csiInfoWire(p: PluginRecord, inst: PluginInstance, type: 'controller' |
     PluginID: p.ID,
     AllocID: inst.allocId,
     Healthy: inst.healthy,
-    HealthDescription: inst.healthy ? 'healthy' : 'unhealthy',
-    UpdateTime: rfc3339Nano(p.UpdateTime),
+    HealthDescription: inst.own?.HealthDescription ?? (inst.healthy ? 'healthy' : 'unhealthy'),
+    UpdateTime: rfc3339Nano(inst.own?.UpdateTime ?? p.UpdateTime),
     Provider: p.Provider,
     ProviderVersion: p.Version,
     RequiresControllerPlugin: p.ControllerRequired,

@@ -247,7 +247,8 @@ describe('what the backend offers', () => {
       !!b.trackedChanges,
       !!b.watching,
       !!b.subscriberAccess,
-    ]).toEqual([true, true, true, true, true, true]);
+      !!b.diagnosis,
+    ]).toEqual([true, true, true, true, true, true, true]);
     expect([
       !!b.volumeActions,
       !!b.volumeUpdates,
@@ -268,6 +269,7 @@ describe('what the backend offers', () => {
       'READ_VOLUME',
       'REGISTER_VOLUME',
       'TRACKED_OPERATIONS',
+      'VOLUME_DIAGNOSIS',
     ]);
     expect(await b.health()).toMatchObject({ status: 'UP', message: null });
   });

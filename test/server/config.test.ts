@@ -16,6 +16,7 @@ describe('configuration', () => {
       GATEWAY_BACKENDS: 'east=nomad@http://10.0.0.1:4646, west-2=nomad@https://nomad.example.com/prefix/',
       GATEWAY_BACKEND_WEST_2_TOKEN: 'svc-token',
       GATEWAY_BACKEND_EAST_TIMEOUT_MS: '2500',
+      GATEWAY_BACKEND_EAST_DIAGNOSIS_STUCK_CLAIM_MS: '90000',
       PORT: '8080',
     });
     expect(c.port).toBe(8080);
@@ -28,6 +29,7 @@ describe('configuration', () => {
         timeoutMs: 2500,
         maxConnections: 16,
         readRetries: 2,
+        diagnosis: { stuckClaimMs: 90000, missingPluginMs: 120000 },
       },
       {
         id: 'west-2',
@@ -37,6 +39,7 @@ describe('configuration', () => {
         timeoutMs: 10000,
         maxConnections: 16,
         readRetries: 2,
+        diagnosis: { stuckClaimMs: 660000, missingPluginMs: 120000 },
       },
     ]);
   });

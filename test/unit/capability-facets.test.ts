@@ -43,6 +43,8 @@ describe('capability facets', () => {
       'REGISTER_VOLUME',
       // A detach waits for Nomad's volume watcher to free the claims (adapters/nomad/completion/).
       'TRACKED_OPERATIONS',
+      // The volume doctor's checks (adapters/nomad/diagnosis/).
+      'VOLUME_DIAGNOSIS',
     ]);
     expect([...registry.forId('os').capabilities].sort()).toEqual(
       [

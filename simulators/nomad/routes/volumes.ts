@@ -635,6 +635,14 @@ export function detachVolume(ctx: SimContext, req: SimRequest, id: string): Hand
       const a = ctx.state.allocs.get(allocId);
       if (c.NodeID === node && (!a || allocTerminal(a)) && !allocIds.includes(allocId)) allocIds.push(allocId);
     }
+    // nodeUnpublishVolume: a node plugin that cannot be reached fails the detach after the first
+    // checkpoint (the claims stay); a release the volume watcher failed is retried and succeeds.
+    for (const allocId of allocIds) {
+      const c = volume.PastClaims!.get(allocId) ?? volume.ReadClaims!.get(allocId) ?? volume.WriteClaims!.get(allocId);
+      const failure = c ? ctx.state.nodeUnpublishFailure(volume, c) : null;
+      if (failure !== null) throw new RpcError(failure);
+    }
+    for (const allocId of allocIds) ctx.state.heldReleases.delete(allocId);
     index = checkpoint(ClaimState.NodeDetached);
     // controllerUnpublishVolume checkpoints on its own only when it really detaches: controller
     // plugin with ATTACH_DETACH and no other live allocation on the node using the volume.
@@ -652,6 +660,9 @@ export function detachVolume(ctx: SimContext, req: SimRequest, id: string): Hand
       for (const allocId of allocIds) {
         const c =
           volume.PastClaims!.get(allocId) ?? volume.ReadClaims!.get(allocId) ?? volume.WriteClaims!.get(allocId);
+        // No healthy controller: the RPC fails after the node-detached checkpoint.
+        const failure = c ? ctx.state.controllerUnpublishFailure(volume, c) : null;
+        if (failure !== null) throw new RpcError(failure);
         if (c) ctx.state.controllerUnpublish(volume, c);
       }
       index = checkpoint(ClaimState.ReadyToFree);
