@@ -83,17 +83,18 @@ function cinderOnlyRemedies(
   attachmentId: string | null,
 ): Remedy[] {
   const out: Remedy[] = [];
-  if (presence === 'LISTED') out.push(r.rebootServer(server));
-  if (presence === 'OTHER_PROJECT') out.push({ ...r.rebootServer(server), who: 'OPERATOR' });
-  if (attachmentId && (presence === 'DELETED' || presence === 'NOT_VISIBLE'))
+  // Cinder lets the owner delete it when Nova answers that the server has no such volume (cinder/volume/api.py attachment_deletion_allowed).
+  if (attachmentId)
     out.push({
       action: 'DELETE_ATTACHMENT',
       does: `Deletes Cinder's attachment ${attachmentId} (the attachments API, 3.27+).`,
-      risk: "Cinder lets a volume's owner delete an attachment with a connection only once Nova no longer knows the server; a device the host kept stays until the host's admin removes it.",
+      risk: "Cinder lets a volume's owner delete an attachment with a connection only when Nova lists no such attachment on the server; a device the host kept stays until the host's admin removes it.",
       mutation: null,
       cli: `openstack --os-volume-api-version 3.27 volume attachment delete ${attachmentId}`,
       who: 'VOLUME_WRITER',
     });
+  if (presence === 'LISTED') out.push(r.rebootServer(server));
+  if (presence === 'OTHER_PROJECT') out.push({ ...r.rebootServer(server), who: 'OPERATOR' });
   out.push({
     ...r.forceDetach(ref, attachmentId),
     risk:
