@@ -50,6 +50,9 @@ import type {
 } from '../contract/model';
 import { BreakerBoard } from '../contract/breaker';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
+import type { Diagnosis, DiagnosisContext, Finding, ProblemKind } from '../contract/diagnosis';
+import * as diagnosis from './diagnosis';
+import type { DiagnosisThresholds, InView, NovaFacts } from './diagnosis';
 import * as access from './access';
 import * as actions from './actions/operations';
 import * as attach from './attachments/operations';
@@ -67,7 +70,7 @@ import * as snapshots from './snapshots/operations';
 import { CREATE_INPUT } from './volumes/input';
 import * as volumes from './volumes/operations';
 import { health } from './health';
-import { createWatcher, type OpenStackWatcherOptions } from './watch';
+import { createWatcher, WATCH_DEFAULTS, type OpenStackWatcherOptions } from './watch';
 import { OPENSTACK_SETTINGS } from './settings';
 
 export interface OpenStackBackendOptions extends OpenStackClientOptions {
@@ -79,6 +82,10 @@ export interface OpenStackBackendOptions extends OpenStackClientOptions {
   watchSlowMs?: number;
   /** How long one transition of a volume keeps the watcher fast after it is first seen (ms). @default 30000 */
   watchTransitionWindowMs?: number;
+  /** The volume doctor's thresholds (diagnosis/thresholds.ts); each absent one at its default. @default DIAGNOSIS_DEFAULTS, driftGraceMs 2 × watchSlowMs */
+  doctor?: Partial<DiagnosisThresholds>;
+  /** Servers per page of the doctor's Nova listing (tests page with fewer). @default 1000 */
+  doctorServerPageSize?: number;
 }
 
 export class OpenStackBackend
@@ -92,7 +99,8 @@ export class OpenStackBackend
     TrackedChanges,
     Watching,
     SubscriberAccess,
-    CallerScope
+    CallerScope,
+    Diagnosis<NovaFacts>
 {
   readonly id: string;
   readonly kind = 'OPENSTACK';
@@ -106,6 +114,9 @@ export class OpenStackBackend
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
   readonly callerScope: CallerScope = this;
+  readonly diagnosis: Diagnosis<NovaFacts> = this;
+  /** The doctor's kinds (diagnosis/). */
+  readonly kinds: readonly ProblemKind[] = diagnosis.OPENSTACK_PROBLEM_KINDS;
   readonly capabilities = advertise(this, CORE_CAPABILITIES);
   readonly createInput: OwnCreateInput = CREATE_INPUT;
   /** Nova's device tag rule, checked before any call. */
@@ -115,6 +126,7 @@ export class OpenStackBackend
   readonly #c: OpenStackClient;
   readonly #ctx: OpenStackContext;
   readonly #o: OpenStackBackendOptions;
+  readonly #doctor: diagnosis.DiagnosisDeps;
 
   constructor(o: OpenStackBackendOptions) {
     this.id = o.backend;
@@ -125,6 +137,12 @@ export class OpenStackBackend
       backend: o.backend,
       client: this.#c,
       operationTimeoutMs: o.operationTimeoutMs ?? OPENSTACK_SETTINGS.operationTimeoutMs.default,
+    };
+    this.#doctor = {
+      backend: o.backend,
+      client: this.#c,
+      thresholds: diagnosis.resolveThresholds(o.doctor ?? {}, o.watchSlowMs ?? WATCH_DEFAULTS.slowMs),
+      serverPageSize: o.doctorServerPageSize,
     };
   }
 
@@ -282,5 +300,20 @@ export class OpenStackBackend
 
   serviceCredential(): Promise<CallerCredential | null> {
     return access.serviceCredential(this.#c);
+  }
+
+  // ---- volume doctor --------------------------------------------------------------------------
+
+  /** One Nova listing of servers with their volumes (every page), with the service credential in `o`. */
+  readFacts(o: CallOptions): Promise<NovaFacts> {
+    return diagnosis.readFacts(this.#doctor, o);
+  }
+
+  checkVolume(volume: Volume, facts: NovaFacts | null, ctx: DiagnosisContext): Finding[] {
+    return diagnosis.checkVolume(this.#doctor, volume, facts, ctx);
+  }
+
+  checkFacts(facts: NovaFacts, inView: InView, ctx: DiagnosisContext): Finding[] {
+    return diagnosis.checkFacts(this.#doctor, facts, inView, ctx);
   }
 }

@@ -67,6 +67,7 @@ export const openStackModule: BackendModule<OpenStackSettings> = {
       watchFastMs: s.watchFastMs,
       watchSlowMs: s.watchSlowMs,
       watchTransitionWindowMs: s.watchTransitionWindowMs,
+      doctor: s.doctor,
       onCall: deps.onCall,
       breakers: deps.breakers,
     }),

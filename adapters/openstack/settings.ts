@@ -6,11 +6,68 @@ import { DEFAULT_CHANGE_TIMEOUT_MS } from '../contract/completion';
 import type { CommonBackendSettings } from '../contract/module';
 import { ConfigError, integer, oneOf, readGroup, readSetting, setting, text } from '../contract/settings';
 import { CATALOG_DEFAULTS } from './client';
+import { DIAGNOSIS_DEFAULTS, DRIFT_GRACE_POLLS, type DiagnosisThresholds } from './diagnosis/thresholds';
 import type { ServiceAuth } from './keystone';
 import { WATCH_DEFAULTS } from './watch';
 
 const AUTH_METHODS = ['password', 'applicationCredential'] as const;
 const INTERFACES = ['public', 'internal', 'admin'] as const;
+
+const ms = (env: string, d: number, doc: string) =>
+  setting({
+    env: `DOCTOR_${env}`,
+    rule: integer(0, 86_400_000),
+    default: d,
+    doc: `OpenStack volume doctor: ${doc}, ms.`,
+  });
+
+/**
+ * The volume doctor's thresholds (file `doctor`; docs/openstack.md, "Volume doctor", derives each
+ * default from Cinder's and Nova's own timeouts: diagnosis/thresholds.ts).
+ */
+const DOCTOR_SETTINGS = {
+  creatingMs: ms(
+    'CREATING_MS',
+    DIAGNOSIS_DEFAULTS.creatingMs,
+    "how long a volume may stay creating before it is stuck (Nova's block_device_allocate_retries 60 × block_device_allocate_retries_interval 3 s)",
+  ),
+  attachingMs: ms(
+    'ATTACHING_MS',
+    DIAGNOSIS_DEFAULTS.attachingMs,
+    'how long a volume may stay attaching or reserved (not of a shelved-offloaded server) before it is stuck (3 × rpc_response_timeout 60 s)',
+  ),
+  detachingMs: ms(
+    'DETACHING_MS',
+    DIAGNOSIS_DEFAULTS.detachingMs,
+    "how long a volume may stay detaching before it is stuck (Nova's [libvirt] device_detach_attempts 8 × device_detach_timeout 20 s, plus rpc_response_timeout 60 s)",
+  ),
+  extendingMs: ms(
+    'EXTENDING_MS',
+    DIAGNOSIS_DEFAULTS.extendingMs,
+    'how long a volume may stay extending before it is stuck (3 × rpc_response_timeout 60 s)',
+  ),
+  deletingMs: ms(
+    'DELETING_MS',
+    DIAGNOSIS_DEFAULTS.deletingMs,
+    "how long a volume may stay deleting before it is stuck, plus copyPerGiBMs per GiB (LVM's volume_clear zeroes the whole volume; 3 × rpc_response_timeout 60 s)",
+  ),
+  copyBaseMs: ms(
+    'COPY_BASE_MS',
+    DIAGNOSIS_DEFAULTS.copyBaseMs,
+    'the fixed part of the threshold of downloading, uploading, backing-up, restoring-backup, retyping and maintenance, plus copyPerGiBMs per GiB (5 × rpc_response_timeout 60 s to set a copy up)',
+  ),
+  copyPerGiBMs: ms(
+    'COPY_PER_GIB_MS',
+    DIAGNOSIS_DEFAULTS.copyPerGiBMs,
+    "what each GiB adds to the copy states' and deleting's thresholds (Cinder bounds copies by no timeout: a throughput floor of about 34 MiB/s)",
+  ),
+  driftGraceMs: setting({
+    env: 'DOCTOR_DRIFT_GRACE_MS',
+    rule: integer(0, 86_400_000),
+    defaultNote: `${DRIFT_GRACE_POLLS} × watchSlowMs`,
+    doc: `OpenStack volume doctor: how long Nova and Cinder may disagree about an attachment before it is drift, ms (default ${DRIFT_GRACE_POLLS} watcher polls at watchSlowMs: a normal attach shows in the two APIs at different moments).`,
+  }),
+} as const;
 
 /** The gateway's own OpenStack credential (file `auth`): complete for its `method` or absent. */
 const AUTH_SETTINGS = {
@@ -86,6 +143,7 @@ export const OPENSTACK_SETTINGS = {
     default: WATCH_DEFAULTS.transitionWindowMs,
     doc: "OpenStack: how long one transition of a volume (per volume and status) keeps the watcher's fast interval after it is first seen, ms; a volume that stays in it is then polled at watchSlowMs. The gateway's own pending operations keep it fast whatever this is.",
   }),
+  doctor: DOCTOR_SETTINGS,
   auth: AUTH_SETTINGS,
 } as const;
 
@@ -102,6 +160,8 @@ export interface OpenStackSettings extends CommonBackendSettings {
   watchFastMs?: number;
   watchSlowMs?: number;
   watchTransitionWindowMs?: number;
+  /** The volume doctor's thresholds ({@link OPENSTACK_SETTINGS}.doctor); an absent one at its default (driftGraceMs: 2 × watchSlowMs). */
+  doctor?: Partial<DiagnosisThresholds>;
 }
 
 /** The gateway's own OpenStack credential: complete or absent, never half given. */

@@ -44,6 +44,10 @@ export interface ControlTarget {
   stickNextDetach(volumeId?: string): void;
   failNextDetach(volumeId?: string): void;
   failNextCreate(name?: string): void;
+  stuckDetach(serverId: string, volumeId: string): void;
+  danglingBdm(serverId: string, volumeId: string): void;
+  deleteServerKeepingAttachments(serverId: string): void;
+  shelveOffload(serverId: string): void;
   unavailable(o: OutageSpec): void;
   available(service?: Service): void;
   setLatency(ms: number, service?: Service): void;
@@ -154,6 +158,18 @@ export function handleControl(target: ControlTarget, method: string, path: strin
         return done();
       case 'POST faults/create':
         target.failNextCreate(optStr(body, 'name'));
+        return done();
+      case 'POST failures/stuck-detaching':
+        target.stuckDetach(str(body, 'serverId'), str(body, 'volumeId'));
+        return done();
+      case 'POST failures/dangling-attachment':
+        target.danglingBdm(str(body, 'serverId'), str(body, 'volumeId'));
+        return done();
+      case 'POST failures/server-deleted-keeping-attachments':
+        target.deleteServerKeepingAttachments(str(body, 'serverId'));
+        return done();
+      case 'POST servers/:id/shelve-offload':
+        target.shelveOffload(id);
         return done();
       case 'POST unavailable':
         target.unavailable({ ...(body as unknown as OutageSpec), service: service(body.service) });

@@ -34,6 +34,7 @@ import {
 import { KeystoneService } from './keystone/router';
 import type { Server, Volume } from './model';
 import { NovaService } from './nova/router';
+import { danglingBdm, deleteServerKeepingAttachments, shelveOffload, stuckDetach } from './nova/failure-modes';
 import { resolveOptions, type Delays, type OpenStackSimulatorOptions } from './options';
 import {
   addVolumeType,
@@ -272,6 +273,28 @@ export class OpenStackSimulator implements ControlTarget {
    */
   failNextDetach(volumeId?: string): void {
     this.state.faults.failNextDetach(volumeId);
+  }
+
+  /**
+   * Failure modes made at once (nova/failure-modes.ts, README "Failure modes"): a Nova detach
+   * stuck in `detaching`; a Nova detach that fails after Cinder let go (a dangling BDM, as
+   * nova-26/06 recorded; its end state comes after `detachMs`); a server deleted while Cinder keeps
+   * its attachments; a shelve-offload (volumes `reserved`).
+   */
+  stuckDetach(serverId: string, volumeId: string): void {
+    stuckDetach(this.state, serverId, volumeId);
+  }
+
+  danglingBdm(serverId: string, volumeId: string): void {
+    danglingBdm(this.state, serverId, volumeId);
+  }
+
+  deleteServerKeepingAttachments(serverId: string): void {
+    deleteServerKeepingAttachments(this.state, serverId);
+  }
+
+  shelveOffload(serverId: string): void {
+    shelveOffload(this.state, serverId);
   }
 
   /** The next volume create (of that name, or any) ends in `error` with a scheduler user message. */

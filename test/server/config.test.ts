@@ -101,6 +101,17 @@ describe('configuration', () => {
         watchFastMs: 500,
         watchSlowMs: 10000,
         watchTransitionWindowMs: 30000,
+        // The volume doctor's defaults (adapters/openstack/diagnosis/thresholds.ts); the drift grace follows watchSlowMs.
+        doctor: {
+          creatingMs: 180000,
+          attachingMs: 180000,
+          detachingMs: 220000,
+          extendingMs: 180000,
+          deletingMs: 180000,
+          copyBaseMs: 300000,
+          copyPerGiBMs: 30000,
+          driftGraceMs: undefined,
+        },
         timeoutMs: 10000,
         maxConnections: 16,
         readRetries: 2,

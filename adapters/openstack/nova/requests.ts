@@ -26,13 +26,15 @@ export function showServer(
   );
 }
 
+/** One page of servers with details; `allProjects` (admins only) lists every project's (`all_tenants`). */
 export function listServersDetail(
   c: OpenStackClient,
-  q: { limit: number; marker?: string },
+  q: { limit: number; marker?: string; allProjects?: boolean },
   o: CallOptions,
 ): Promise<OpenStackResult<{ servers: NovaServerView[]; servers_links?: Links[] }>> {
   const query = new URLSearchParams({ limit: String(q.limit) });
   if (q.marker) query.set('marker', q.marker);
+  if (q.allProjects) query.set('all_tenants', '1');
   return nova(
     c,
     { method: 'GET', path: u.serversDetailURL(), endpoint: 'GET /servers/detail', query, action: 'listing servers' },

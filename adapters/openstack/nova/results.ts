@@ -76,6 +76,16 @@ export function toServer(backend: string, projectId: string, s: NovaServerView):
   };
 }
 
+/** The marker of the servers page after `servers` when Nova links one (the last id), else null. */
+export const nextServerMarker = (
+  page: { servers?: NovaServerView[]; servers_links?: Links[] } | undefined,
+): string | null => {
+  const servers = page?.servers ?? [];
+  return page?.servers_links?.some((l) => l.rel === 'next') && servers.length > 0
+    ? servers[servers.length - 1]!.id
+    : null;
+};
+
 /** The volume ids a server's attachment list names (lower-case, as Cinder stores them). */
 export const attachedVolumeIds = (list: readonly NovaVolumeAttachment[]): string[] =>
   list.map((a) => a.volumeId.toLowerCase());
