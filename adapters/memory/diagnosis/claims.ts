@@ -25,8 +25,14 @@ export function claimIdle(a: Attachment, facts: MemoryFacts): boolean {
   return !w || TERMINAL.has(w.status);
 }
 
-export function stuckClaims(v: Volume, facts: MemoryFacts, ctx: DiagnosisContext, t: MemoryThresholds): Finding[] {
-  const out: Finding[] = [];
+/** Adds the volume's stuck claims to `out`. */
+export function stuckClaims(
+  v: Volume,
+  facts: MemoryFacts,
+  ctx: DiagnosisContext,
+  t: MemoryThresholds,
+  out: Finding[],
+): void {
   for (const a of v.attachments) {
     const id = workloadOf(a);
     if (id === undefined || !claimIdle(a, facts) || a.state === 'DETACHING') continue;
@@ -62,5 +68,4 @@ export function stuckClaims(v: Volume, facts: MemoryFacts, ctx: DiagnosisContext
       ],
     });
   }
-  return out;
 }

@@ -54,20 +54,29 @@ function finding(
   };
 }
 
-/** A volume's drift, both ways. */
-export function volumeDrift(v: Volume, facts: MemoryFacts, ctx: DiagnosisContext, t: MemoryThresholds): Finding[] {
+/** Whether a drift of `side` with `host` is past its grace period (asked only while it lasts). */
+const past = (ctx: DiagnosisContext, t: MemoryThresholds, ref: VolumeRef, side: string, host: string): boolean =>
+  ctx.now - ctx.firstSeen(ref, `drift:${side}:${host}`) >= t.graceMs;
+
+const NONE: readonly string[] = [];
+
+/** Adds the volume's drift, both ways, to `out`. */
+export function volumeDrift(
+  v: Volume,
+  facts: MemoryFacts,
+  ctx: DiagnosisContext,
+  t: MemoryThresholds,
+  out: Finding[],
+): void {
   const hosts = facts.hosts;
-  if (!hosts) return [];
-  const out: Finding[] = [];
-  const past = (side: string, host: string): boolean =>
-    ctx.now - ctx.firstSeen(v.ref, `drift:${side}:${host}`) >= t.graceMs;
-  const listedBy = facts.hostVolumes.get(volumeKey(v.ref.namespace, v.ref.nativeId)) ?? [];
+  if (!hosts) return;
+  const listedBy = facts.hostVolumes.get(volumeKey(v.ref.namespace, v.ref.nativeId)) ?? NONE;
   for (const a of v.attachments) {
     const host = a.consumer.nodeId;
     if (!host || a.state === 'ATTACHING') continue;
     const known = hosts.get(host);
     if (known && (!known.volumes || listedBy.includes(host))) continue;
-    if (!past('volume', host)) continue;
+    if (!past(ctx, t, v.ref, 'volume', host)) continue;
     out.push(
       finding(
         v.ref,
@@ -97,7 +106,7 @@ export function volumeDrift(v: Volume, facts: MemoryFacts, ctx: DiagnosisContext
     );
   }
   for (const host of listedBy) {
-    if (v.attachments.some((a) => a.consumer.nodeId === host) || !past('compute', host)) continue;
+    if (v.attachments.some((a) => a.consumer.nodeId === host) || !past(ctx, t, v.ref, 'compute', host)) continue;
     out.push(
       finding(
         v.ref,
@@ -124,7 +133,6 @@ export function volumeDrift(v: Volume, facts: MemoryFacts, ctx: DiagnosisContext
       ),
     );
   }
-  return out;
 }
 
 /** Hosts listing volumes the view lacks (deleted, or never there). */

@@ -31,14 +31,15 @@ export class MemoryDiagnosis implements Diagnosis<MemoryFacts> {
   /** The status checks need only the volume; the others wait for the first facts. */
   checkVolume(v: Volume, facts: MemoryFacts | null, ctx: DiagnosisContext): Finding[] {
     const t = this.thresholds;
-    const own = [...stuckTransition(v, ctx, t), ...errorState(v, ctx)];
-    if (!facts) return own;
-    return [
-      ...own,
-      ...stuckClaims(v, facts, ctx, t),
-      ...missingPlugins(v, facts, ctx, t),
-      ...volumeDrift(v, facts, ctx, t),
-    ];
+    // One list per volume, filled by each check: a full pass allocates little.
+    const out: Finding[] = [];
+    stuckTransition(v, ctx, t, out);
+    errorState(v, ctx, out);
+    if (!facts) return out;
+    stuckClaims(v, facts, ctx, t, out);
+    missingPlugins(v, facts, ctx, t, out);
+    volumeDrift(v, facts, ctx, t, out);
+    return out;
   }
 
   checkFacts(facts: MemoryFacts, inView: (ref: VolumeRef) => boolean, ctx: DiagnosisContext): Finding[] {

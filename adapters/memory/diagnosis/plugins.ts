@@ -32,8 +32,14 @@ function evidence(
   };
 }
 
-export function missingPlugins(v: Volume, facts: MemoryFacts, ctx: DiagnosisContext, t: MemoryThresholds): Finding[] {
-  const out: Finding[] = [];
+/** Adds the volume's claims that a missing or unhealthy plugin keeps to `out`. */
+export function missingPlugins(
+  v: Volume,
+  facts: MemoryFacts,
+  ctx: DiagnosisContext,
+  t: MemoryThresholds,
+  out: Finding[],
+): void {
   for (const a of v.attachments) {
     const host = a.consumer.nodeId;
     const plugin = host ? (facts.hosts?.get(host)?.plugin ?? 'healthy') : 'healthy';
@@ -87,5 +93,4 @@ export function missingPlugins(v: Volume, facts: MemoryFacts, ctx: DiagnosisCont
         ],
       });
   }
-  return out;
 }

@@ -94,31 +94,31 @@ function retries(v: Volume): Remedy[] {
   }
 }
 
-export function stuckTransition(v: Volume, ctx: DiagnosisContext, t: MemoryThresholds): Finding[] {
-  if (!TRANSITIONS.has(v.status) || ctx.operationRunning(v.ref)) return [];
+/** Adds the volume's stuck transition to `out`. */
+export function stuckTransition(v: Volume, ctx: DiagnosisContext, t: MemoryThresholds, out: Finding[]): void {
+  if (!TRANSITIONS.has(v.status) || ctx.operationRunning(v.ref)) return;
   const word = wordOf(v);
   const seen = ctx.firstSeen(v.ref, word);
   const written = millis(v.updatedAt);
   const since = written === null ? seen : Math.min(written, seen);
-  if (ctx.now - since < t.stuckTransitionMs) return [];
-  return [
-    {
-      kind: 'STUCK_TRANSITION',
-      // An attach or detach that never ends keeps a host from the volume; the rest hold it idle.
-      severity: v.status === 'ATTACHING' || v.status === 'DETACHING' ? 'CRITICAL' : 'WARNING',
-      volume: v.ref,
-      subject: word,
-      // The backend's own time only when the last write is the earlier one.
-      startedAt: written !== null && written <= seen ? iso(written) : null,
-      summary: `Volume ${v.ref.namespace}/${v.ref.nativeId} has been ${word} since ${iso(since)} with no change running on it.`,
-      evidence: evidence(v, since, t.stuckTransitionMs),
-      remedies: [...retries(v), EDIT_DATA(word)],
-    },
-  ];
+  if (ctx.now - since < t.stuckTransitionMs) return;
+  out.push({
+    kind: 'STUCK_TRANSITION',
+    // An attach or detach that never ends keeps a host from the volume; the rest hold it idle.
+    severity: v.status === 'ATTACHING' || v.status === 'DETACHING' ? 'CRITICAL' : 'WARNING',
+    volume: v.ref,
+    subject: word,
+    // The backend's own time only when the last write is the earlier one.
+    startedAt: written !== null && written <= seen ? iso(written) : null,
+    summary: `Volume ${v.ref.namespace}/${v.ref.nativeId} has been ${word} since ${iso(since)} with no change running on it.`,
+    evidence: evidence(v, since, t.stuckTransitionMs),
+    remedies: [...retries(v), EDIT_DATA(word)],
+  });
 }
 
-export function errorState(v: Volume, ctx: DiagnosisContext): Finding[] {
-  if (v.status !== 'ERROR') return [];
+/** Adds the volume's error to `out`. */
+export function errorState(v: Volume, ctx: DiagnosisContext, out: Finding[]): void {
+  if (v.status !== 'ERROR') return;
   const word = wordOf(v);
   const seen = ctx.firstSeen(v.ref, word);
   const written = millis(v.updatedAt);
@@ -134,16 +134,14 @@ export function errorState(v: Volume, ctx: DiagnosisContext): Finding[] {
         who: 'VOLUME_WRITER',
       }),
     );
-  return [
-    {
-      kind: 'ERROR_STATE',
-      severity: 'CRITICAL',
-      volume: v.ref,
-      subject: word,
-      startedAt: written !== null && written <= seen ? iso(written) : null,
-      summary: `Volume ${v.ref.namespace}/${v.ref.nativeId} is in error: nothing the backend does ends it.`,
-      evidence: evidence(v, since, null),
-      remedies,
-    },
-  ];
+  out.push({
+    kind: 'ERROR_STATE',
+    severity: 'CRITICAL',
+    volume: v.ref,
+    subject: word,
+    startedAt: written !== null && written <= seen ? iso(written) : null,
+    summary: `Volume ${v.ref.namespace}/${v.ref.nativeId} is in error: nothing the backend does ends it.`,
+    evidence: evidence(v, since, null),
+    remedies,
+  });
 }
