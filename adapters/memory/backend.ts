@@ -3,8 +3,8 @@
  * attachments, snapshots, changes that finish after a delay, a watcher fed by every change, and
  * tokens whose grants are checked on every call. A real backend (allowed in production): it starts
  * no simulator and talks to nothing. This class is the contract layer only; each method delegates
- * (`volumes/`, `attachments/`, `snapshots/`, `completion/`, `watch/`, `access.ts`, `health.ts`,
- * and `data/keeper.ts` for the data's load, reset, reload and write-back).
+ * (`volumes/`, `attachments/`, `snapshots/`, `completion/`, `watch/`, `diagnosis/`, `access.ts`,
+ * `health.ts`, and `data/keeper.ts` for the data's load, reset, reload and write-back).
  */
 import type { VolumeBackend } from '../contract/backend';
 import type { Accepted, BackendPage, OpaquePage } from '../contract/call-answers';
@@ -28,7 +28,7 @@ import {
   type VolumeUpdates,
 } from '../contract/capabilities';
 import type { ChangeCheck, CompletionRule, TrackedChanges } from '../contract/completion';
-import type { BackendHealth, Snapshot, Volume, VolumeRef } from '../contract/model';
+import type { BackendHealth, Capability, Snapshot, Volume, VolumeRef } from '../contract/model';
 import type { AccessGrant, SubscriberAccess, VolumeWatcher, Watching, WatcherOptions } from '../contract/watch';
 import { BreakerBoard } from '../contract/breaker';
 import { MemoryAccess } from './access';
@@ -39,6 +39,8 @@ import type { MemoryData } from './data/shape';
 import './ids';
 import { Faults, NO_FAULTS, type FaultOptions } from './faults';
 import { DelayedChanges } from './completion/changes';
+import { MemoryDiagnosis } from './diagnosis';
+import { memoryThresholds, type GivenThresholds } from './diagnosis/thresholds';
 import { MEMORY_SETTINGS } from './settings';
 import * as snapshots from './snapshots/operations';
 import { health } from './health';
@@ -57,6 +59,8 @@ export interface MemoryBackendOptions {
   breakers?: BreakerBoard;
   /** Told of a failed write-back. @default ignore */
   onWriteError?: (err: unknown) => void;
+  /** The doctor's thresholds (diagnosis/thresholds.ts); those not given (or undefined) are derived from `operationDelayMs`. @default derived */
+  diagnosis?: GivenThresholds;
 }
 
 export class MemoryBackend
@@ -70,13 +74,15 @@ export class MemoryBackend
   readonly trackedChanges: TrackedChanges = this;
   readonly watching: Watching = this;
   readonly subscriberAccess: SubscriberAccess = this;
-  readonly capabilities = advertise(this, CORE_CAPABILITIES);
+  readonly diagnosis: MemoryDiagnosis;
+  readonly capabilities: ReadonlySet<Capability>;
   readonly #ctx: MemoryContext;
   readonly #data: DataKeeper;
 
   constructor(o: MemoryBackendOptions) {
     this.id = o.backend;
-    const changes = new DelayedChanges(o.operationDelayMs ?? MEMORY_SETTINGS.operationDelayMs.default);
+    const delayMs = o.operationDelayMs ?? MEMORY_SETTINGS.operationDelayMs.default;
+    const changes = new DelayedChanges(delayMs);
     this.#data = new DataKeeper(o.backend, o.source ?? { default: true }, changes, o.onWriteError);
     const store = this.#data.store;
     this.#ctx = {
@@ -86,6 +92,8 @@ export class MemoryBackend
       faults: new Faults(o.backend, { ...NO_FAULTS, ...o.faults }, o.breakers ?? new BreakerBoard()),
       changes,
     };
+    this.diagnosis = new MemoryDiagnosis(this.#ctx, memoryThresholds(delayMs, o.diagnosis));
+    this.capabilities = advertise(this, CORE_CAPABILITIES);
   }
 
   /** Tokens declared and no anonymous grants: lists leave this backend out without a token. */

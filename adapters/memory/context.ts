@@ -6,7 +6,7 @@ import type { MemoryAccess } from './access';
 import type { HeldStatus, VolumeData } from './data/shape';
 import type { Faults } from './faults';
 import type { DelayedChanges } from './completion/changes';
-import type { MemoryStore } from './data/store';
+import { volumeKey, type MemoryStore } from './data/store';
 import { notFound } from './errors';
 
 export interface MemoryContext {
@@ -31,6 +31,17 @@ export function existing(ctx: MemoryContext, ref: VolumeRef): VolumeData {
 }
 
 /**
+ * The status that keeps a new change off the volume: ERROR, or a transition a running change holds.
+ * A transition with no change running (left in a data file, or by a change lost in a reload) holds
+ * nothing: a retry of its kind may start (a detach of a volume stuck `DETACHING`), which is what the
+ * doctor's STUCK_TRANSITION remedies send. undefined: none.
+ */
+export function blockingStatus(ctx: MemoryContext, d: VolumeData): HeldStatus | undefined {
+  if (!d.status || d.status === 'ERROR') return d.status;
+  return ctx.changes.runningOn(volumeKey(d.namespace, d.id)) ? d.status : undefined;
+}
+
+/**
  * A change in two steps: `begin` now with the volume in status `during`, `end` after the delay (or
  * both at once with no delay). If the volume left `during` meanwhile (deleted, data reset), the
  * change fails saying so and `end` is not applied.
@@ -44,20 +55,27 @@ export function transition(
 ): PendingChange | null {
   const { namespace, nativeId } = ref;
   if (ctx.changes.delayMs <= 0) {
-    ctx.store.change(namespace, nativeId, (cur) => end({ ...begin(cur), updatedAt: now() }));
+    // Done at once: the status the volume held (a stale transition this retries) ends with it.
+    ctx.store.change(namespace, nativeId, (cur) => {
+      const { status: _held, ...rest } = begin(cur);
+      return end({ ...rest, updatedAt: now() });
+    });
     return null;
   }
   ctx.store.change(namespace, nativeId, (cur) => ({ ...begin(cur), status: during, updatedAt: now() }));
-  return ctx.changes.start(() => {
-    let gone: string | undefined;
-    ctx.store.change(namespace, nativeId, (cur) => {
-      if (!cur || cur.status !== during) {
-        gone = `volume ${namespace}/${nativeId} is no longer ${during.toLowerCase()} (deleted or the data were reset)`;
-        return undefined;
-      }
-      const { status: _held, ...rest } = cur;
-      return end({ ...rest, updatedAt: now() });
-    });
-    return gone;
-  });
+  return ctx.changes.start(
+    () => {
+      let gone: string | undefined;
+      ctx.store.change(namespace, nativeId, (cur) => {
+        if (!cur || cur.status !== during) {
+          gone = `volume ${namespace}/${nativeId} is no longer ${during.toLowerCase()} (deleted or the data were reset)`;
+          return undefined;
+        }
+        const { status: _held, ...rest } = cur;
+        return end({ ...rest, updatedAt: now() });
+      });
+      return gone;
+    },
+    volumeKey(namespace, nativeId),
+  );
 }

@@ -33,6 +33,7 @@ export const memoryModule: BackendModule<MemorySettings> = {
       backend: s.id,
       source: memorySource(s),
       operationDelayMs: s.operationDelayMs,
+      diagnosis: { stuckTransitionMs: s.stuckTransitionMs, stuckClaimMs: s.stuckClaimMs, graceMs: s.diagnosisGraceMs },
       faults: { latencyMs: s.latencyMs, latencyJitterMs: s.latencyJitterMs, failureRate: s.failureRate },
       breakers: deps.breakers,
     }),

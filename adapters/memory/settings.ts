@@ -44,6 +44,21 @@ export const MEMORY_SETTINGS = {
     default: 1000,
     doc: 'memory: how long create, delete, attach, detach, extend and snapshot changes take, ms; 0: done before the mutation answers.',
   }),
+  stuckTransitionMs: setting({
+    env: 'STUCK_TRANSITION_MS',
+    rule: integer(1, 86_400_000),
+    doc: 'memory: the doctor reports a volume held in a transition (creating, attaching, detaching …) longer than this, ms, as STUCK_TRANSITION; default 3 × operationDelayMs, at least 10000 (a change always ends after one delay).',
+  }),
+  stuckClaimMs: setting({
+    env: 'STUCK_CLAIM_MS',
+    rule: integer(1, 86_400_000),
+    doc: 'memory: the doctor reports an attachment held this long, ms, for a workload that is finished or gone as STUCK_CLAIM; default 3 × operationDelayMs, at least 10000 (its release is one detach).',
+  }),
+  diagnosisGraceMs: setting({
+    env: 'DIAGNOSIS_GRACE_MS',
+    rule: integer(1, 86_400_000),
+    doc: "memory: how long an unhealthy host plugin or a host's record that disagrees with the volume's may last before the doctor reports it, ms; default 3 × operationDelayMs, at least 10000.",
+  }),
   latencyMs: setting({
     env: 'LATENCY_MS',
     rule: integer(0, 600_000),

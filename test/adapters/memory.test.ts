@@ -109,6 +109,7 @@ describe('memory backend: reads', () => {
       'trackedChanges',
       'watching',
       'subscriberAccess',
+      'diagnosis',
     ];
     expect(facets.filter((f) => (b as VolumeBackend)[f] !== undefined)).toEqual([
       'volumeUpdates',
@@ -116,6 +117,7 @@ describe('memory backend: reads', () => {
       'trackedChanges',
       'watching',
       'subscriberAccess',
+      'diagnosis',
     ]);
     expect([...b.capabilities]).toEqual([
       'LIST_VOLUMES',
@@ -131,6 +133,7 @@ describe('memory backend: reads', () => {
       'CREATE_SNAPSHOT',
       'DELETE_SNAPSHOT',
       'TRACKED_OPERATIONS',
+      'VOLUME_DIAGNOSIS',
     ]);
     expect(b.kind).toBe('MEMORY');
   });

@@ -7,7 +7,7 @@ import type { AttachTarget, DetachTarget } from '../../contract/call-inputs';
 import type { CallOptions } from '../../contract/call-options';
 import { UnsupportedByBackendError } from '../../contract/errors';
 import type { Attachment, VolumeRef } from '../../contract/model';
-import { existing, newId, now, transition, type MemoryContext } from '../context';
+import { blockingStatus, existing, newId, now, transition, type MemoryContext } from '../context';
 import { attachmentModel } from '../data/store';
 import { conflict, notFound } from '../errors';
 
@@ -27,10 +27,11 @@ export function attachVolume(
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
     const host = target.connector.host;
-    if (d.status)
+    const held = blockingStatus(ctx, d);
+    if (held)
       throw conflict(
         ctx.backend,
-        `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; attach it when that ends`,
+        `volume ${ref.namespace}/${ref.nativeId} is ${held.toLowerCase()}; attach it when that ends`,
       );
     if ((d.attachments ?? []).some((a) => a.host === host))
       throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} is already attached to host "${host}"`);
@@ -68,10 +69,11 @@ export function detachVolume(
     const id = target.attachmentId;
     if (!(d.attachments ?? []).some((a) => a.id === id))
       throw notFound(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} has no attachment "${id}"`);
-    if (d.status)
+    const held = blockingStatus(ctx, d);
+    if (held)
       throw conflict(
         ctx.backend,
-        `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; detach it when that ends`,
+        `volume ${ref.namespace}/${ref.nativeId} is ${held.toLowerCase()}; detach it when that ends`,
       );
     const pending = transition(
       ctx,

@@ -15,6 +15,8 @@ interface Change {
   /** Applies the change; a string is why it failed. */
   finish: () => string | void;
   timer: ReturnType<typeof setTimeout> | null;
+  /** What it changes (a volume's key), so a status it holds is known to be held by a running change. */
+  key?: string;
   state: 'RUNNING' | 'SUCCEEDED' | 'FAILED';
   reason?: string;
   endedAt?: number;
@@ -33,16 +35,17 @@ export class DelayedChanges {
 
   /**
    * Runs `finish` after the delay and returns the pending change; with no delay runs it now and
-   * returns null (done). A string from `finish` fails the change with that reason.
+   * returns null (done). A string from `finish` fails the change with that reason. `key` names what
+   * it changes ({@link runningOn}).
    */
-  start(finish: () => string | void): PendingChange | null {
+  start(finish: () => string | void, key?: string): PendingChange | null {
     if (this.delayMs <= 0) {
       finish();
       return null;
     }
     this.#prune();
     const id = randomUUID();
-    const c: Change = { finish, timer: null, state: 'RUNNING' };
+    const c: Change = { finish, timer: null, state: 'RUNNING', key };
     c.timer = setTimeout(() => this.#finish(c), this.delayMs);
     c.timer.unref?.();
     this.#changes.set(id, c);
@@ -68,6 +71,12 @@ export class DelayedChanges {
     let n = 0;
     for (const c of this.#changes.values()) if (c.state === 'RUNNING') n++;
     return n;
+  }
+
+  /** Whether a change started with `key` is still running. */
+  runningOn(key: string): boolean {
+    for (const c of this.#changes.values()) if (c.state === 'RUNNING' && c.key === key) return true;
+    return false;
   }
 
   /** Ends every running change as FAILED with `reason`, without applying it (reset, reload, close). */

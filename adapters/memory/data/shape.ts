@@ -19,6 +19,12 @@ export interface AttachmentData {
   attachedAt?: string | null;
   /** An attachment an operation is making or ending. @default 'ATTACHED' */
   state?: 'ATTACHING' | 'ATTACHED' | 'DETACHING' | 'ERROR';
+  /**
+   * The workload holding the volume through this attachment (a claim, as a scheduler's allocation
+   * holds a CSI volume): an id in `workloads`, or one no longer there (garbage-collected). @default
+   * none: the host itself holds it
+   */
+  workload?: string;
 }
 
 /** Statuses a volume holds while an operation runs on it (or after one failed); otherwise derived. */
@@ -59,6 +65,51 @@ export interface GrantData {
   write?: boolean;
 }
 
+/** What a workload (a scheduler's allocation) is doing, as Nomad's allocation client statuses say it. */
+export type WorkloadStatus = 'pending' | 'running' | 'complete' | 'failed' | 'lost';
+
+/** A workload that may hold volumes through attachments (`AttachmentData.workload`). */
+export interface WorkloadData {
+  id: string;
+  /** Its own status; `complete`, `failed` and `lost` are terminal. */
+  status: WorkloadStatus;
+  /** What the scheduler wants of it. @default 'run' */
+  desiredStatus?: 'run' | 'stop' | 'evict';
+  /** RFC 3339: when it took its status. @default null (unknown) */
+  updatedAt?: string | null;
+}
+
+/** A host's instance of the storage plugin: running and healthy, running but failing, or not running. */
+export type HostPluginState = 'healthy' | 'unhealthy' | 'missing';
+
+/**
+ * A host the backend knows (the compute side: hosts as a compute service lists its servers).
+ * When `hosts` is declared, an attachment to a host it does not list is one to a host that is gone.
+ */
+export interface HostData {
+  /** As attachments name it (`AttachmentData.host`). */
+  name: string;
+  /**
+   * The volumes the host has attached, as `namespace/id` (its own record, apart from the volumes'
+   * attachments; attach and detach keep both). @default none: the host does not report them
+   */
+  volumes?: string[];
+  /** Its instance of the storage plugin, which publishes and unpublishes volumes there. @default 'healthy' */
+  plugin?: HostPluginState;
+}
+
+/** The storage plugin behind the volumes: whether it needs a controller, and how many are healthy. */
+export interface StoragePluginData {
+  /** @default 'memory' */
+  id?: string;
+  /** Volumes need a controller to publish and unpublish. @default false */
+  controllerRequired?: boolean;
+  /** Controller instances expected. @default 1 when a controller is required, else 0 */
+  controllersExpected?: number;
+  /** Controller instances healthy. @default controllersExpected */
+  controllersHealthy?: number;
+}
+
 /** A token callers send in the backend's credential header, and what it holds. */
 export interface TokenData {
   /** The secret callers send. Never logged or returned. */
@@ -84,6 +135,12 @@ export interface MemoryData {
   tokens?: TokenData[];
   /** Grants of a call without a token, when `tokens` are declared. @default none */
   anonymous?: GrantData[];
+  /** Workloads that attachments name (`AttachmentData.workload`). @default none */
+  workloads?: WorkloadData[];
+  /** The hosts the backend knows. @default not declared: nothing is known of hosts beyond the attachments */
+  hosts?: HostData[];
+  /** The storage plugin. @default one that needs no controller, healthy on every host */
+  storagePlugin?: StoragePluginData;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -135,7 +192,62 @@ function checkVolume(o: unknown, where: string, seen: Set<string>): void {
     const at = `${where}.attachments[${i}]`;
     need(isObject(a) && isId(a.id), `${at}.id`, 'must be an id');
     need(typeof a.host === 'string', `${at}.host`, 'must be a string');
+    need(a.workload === undefined || isId(a.workload), `${at}.workload`, 'must be a workload id');
   });
+}
+
+const WORKLOAD_STATUSES = ['pending', 'running', 'complete', 'failed', 'lost'];
+const isCount = (v: unknown): boolean => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 0);
+
+/** Workloads, hosts and the storage plugin: the state the doctor's checks read beside the volumes. */
+function checkWorld(d: Record<string, unknown>, where: string): void {
+  need(d.workloads === undefined || Array.isArray(d.workloads), `${where}: workloads`, 'must be a list');
+  ((d.workloads as unknown[] | undefined) ?? []).forEach((w, i) => {
+    const at = `${where}: workloads[${i}]`;
+    need(isObject(w) && isId(w.id), `${at}.id`, 'must be an id');
+    need(
+      WORKLOAD_STATUSES.includes(w.status as string),
+      `${at}.status`,
+      `must be one of ${WORKLOAD_STATUSES.join(', ')}`,
+    );
+    need(
+      w.desiredStatus === undefined || ['run', 'stop', 'evict'].includes(w.desiredStatus as string),
+      `${at}.desiredStatus`,
+      'must be run, stop or evict',
+    );
+    need(isTime(w.updatedAt), `${at}.updatedAt`, 'must be RFC 3339');
+  });
+  need(d.hosts === undefined || Array.isArray(d.hosts), `${where}: hosts`, 'must be a list');
+  ((d.hosts as unknown[] | undefined) ?? []).forEach((h, i) => {
+    const at = `${where}: hosts[${i}]`;
+    need(isObject(h) && typeof h.name === 'string' && h.name.length > 0, `${at}.name`, 'must be a host name');
+    need(
+      h.volumes === undefined ||
+        (Array.isArray(h.volumes) &&
+          h.volumes.every((k) => typeof k === 'string' && k.split('/').length === 2 && k.split('/').every(isId))),
+      `${at}.volumes`,
+      'must be a list of "namespace/id"',
+    );
+    need(
+      h.plugin === undefined || ['healthy', 'unhealthy', 'missing'].includes(h.plugin as string),
+      `${at}.plugin`,
+      'must be healthy, unhealthy or missing',
+    );
+  });
+  const p = d.storagePlugin;
+  need(p === undefined || isObject(p), `${where}: storagePlugin`, 'must be an object');
+  if (p === undefined) return;
+  need(p.id === undefined || isId(p.id), `${where}: storagePlugin.id`, 'must be an id');
+  need(
+    p.controllerRequired === undefined || typeof p.controllerRequired === 'boolean',
+    `${where}: storagePlugin.controllerRequired`,
+    'must be true or false',
+  );
+  need(
+    isCount(p.controllersExpected) && isCount(p.controllersHealthy),
+    `${where}: storagePlugin.controllersHealthy`,
+    'controller counts must be whole numbers, 0 or more',
+  );
 }
 
 /**
@@ -167,5 +279,6 @@ export function checkData(d: unknown, where: string): MemoryData {
     checkGrants(t.grants, `${where}: tokens[${i}].grants`);
   });
   if (d.anonymous !== undefined) checkGrants(d.anonymous, `${where}: anonymous`);
+  checkWorld(d, where);
   return d as unknown as MemoryData;
 }

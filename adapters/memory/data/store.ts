@@ -7,6 +7,7 @@
 import { sortedPairs } from '../../contract/key-values';
 import type { Attachment, Snapshot, Volume, VolumeRef } from '../../contract/model';
 import type { AttachmentData, MemoryData, SnapshotData, VolumeData } from './shape';
+import { followAttachments } from './hosts';
 import { hostConsumer, type MemoryVolumeDetails } from '../model';
 
 /** One volume as its data and its model. */
@@ -39,6 +40,14 @@ export class MemoryStore {
     data: MemoryData,
   ) {
     this.replace(data);
+  }
+
+  /**
+   * Workloads, hosts and the storage plugin, as loaded and as attach and detach keep the hosts'
+   * lists (the doctor's facts read them). Callers never change them.
+   */
+  get world(): Readonly<Pick<MemoryData, 'workloads' | 'hosts' | 'storagePlugin'>> {
+    return { workloads: this.#data.workloads, hosts: this.#data.hosts, storagePlugin: this.#data.storagePlugin };
   }
 
   /** Tokens and anonymous grants as loaded (access.ts reads them). */
@@ -114,6 +123,9 @@ export class MemoryStore {
       if (!before) this.#order = null;
       this.#volumes.set(key, { data: next, model: this.#model(next) });
     }
+    // A new list, never changed in place: facts already handed out (a doctor's pass) keep theirs.
+    const hosts = followAttachments(this.#data.hosts, key, before?.data, next ?? undefined);
+    if (hosts) this.#data.hosts = hosts;
     const after = this.#volumes.get(key)?.model ?? null;
     this.#emit(before?.model ?? null, after);
     this.#written();
@@ -138,7 +150,14 @@ export class MemoryStore {
   /** Replaces everything; listeners hear of every volume that differs. */
   replace(data: MemoryData): void {
     const old = this.#volumes;
-    this.#data = { tokens: data.tokens, anonymous: data.anonymous, volumes: [] };
+    this.#data = {
+      tokens: data.tokens,
+      anonymous: data.anonymous,
+      volumes: [],
+      workloads: clone(data.workloads),
+      hosts: clone(data.hosts),
+      storagePlugin: clone(data.storagePlugin),
+    };
     this.#snapshots = new Map((data.snapshots ?? []).map((s) => [volumeKey(s.namespace, s.id), clone(s)]));
     this.#snapshotCounts = new Map();
     for (const s of this.#snapshots.values()) this.#count(volumeKey(s.namespace, s.volumeId), 1);
@@ -164,6 +183,9 @@ export class MemoryStore {
     };
     if (this.#data.tokens) out.tokens = clone(this.#data.tokens);
     if (this.#data.anonymous) out.anonymous = clone(this.#data.anonymous);
+    if (this.#data.workloads) out.workloads = clone(this.#data.workloads);
+    if (this.#data.hosts) out.hosts = clone(this.#data.hosts);
+    if (this.#data.storagePlugin) out.storagePlugin = clone(this.#data.storagePlugin);
     return out;
   }
 
@@ -249,7 +271,7 @@ export function attachmentModel(ref: VolumeRef, a: AttachmentData): Attachment {
     backendState: state.toLowerCase(),
     stateReason: null,
     access: a.readOnly ? 'READ_ONLY' : 'READ_WRITE',
-    consumer: hostConsumer(a.host),
+    consumer: hostConsumer(a.host, a.workload),
     device: a.device ?? null,
     attachedAt: a.attachedAt ?? null,
     nativeId: a.id,

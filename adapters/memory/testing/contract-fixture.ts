@@ -2,10 +2,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PROBLEM_KINDS } from '../../contract/diagnosis';
 import type { VolumeRef } from '../../contract/model';
 import { loadConfig } from '../../../server/config';
 import { build, GiB, type ContractFixture } from '../../../test/contract/fixture';
 import type { MemoryBackend } from '../backend';
+import { addCondition } from '../data/conditions';
 import type { MemoryData } from '../data/shape';
 
 /**
@@ -30,6 +32,10 @@ export const contractFixture: ContractFixture = {
       GATEWAY_BACKENDS: 'lab=memory',
       GATEWAY_BACKEND_LAB_DATA_FILE: file,
       GATEWAY_BACKEND_LAB_OPERATION_DELAY_MS: '100',
+      // Small thresholds: a made condition is past them within a second.
+      GATEWAY_BACKEND_LAB_STUCK_TRANSITION_MS: '1000',
+      GATEWAY_BACKEND_LAB_STUCK_CLAIM_MS: '1000',
+      GATEWAY_BACKEND_LAB_DIAGNOSIS_GRACE_MS: '1000',
     };
     const backend = build(loadConfig(env).backends[0]!);
     const ref = (nativeId: string): VolumeRef => ({ backend: backend.id, namespace: 'contract', nativeId });
@@ -41,6 +47,7 @@ export const contractFixture: ContractFixture = {
       (backend as MemoryBackend).reload();
       return ids.map(ref);
     };
+    let made = 0;
     return {
       backend,
       scope: 'contract',
@@ -56,6 +63,19 @@ export const contractFixture: ContractFixture = {
       createSpec: (name) => ({ namespace: 'contract', name, capacityMinBytes: GiB }),
       missing: () => ref('no-such-volume'),
       control: { addVolume: async (name) => add([name], () => name)[0]! },
+      diagnosis: {
+        service: { credential: {} },
+        kinds: PROBLEM_KINDS,
+        async make(kind) {
+          const id = `diag-${kind.toLowerCase().replaceAll('_', '-')}-${++made}`;
+          const now = (backend as MemoryBackend).snapshotData();
+          // Since an hour ago: past the fixture's thresholds by the backend's own times where it has them.
+          addCondition(now, kind, 'contract', id, new Date(Date.now() - 3_600_000).toISOString());
+          writeFileSync(file, JSON.stringify(now));
+          (backend as MemoryBackend).reload();
+          return ref(id);
+        },
+      },
       async stop() {
         await backend.close();
         rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import type { VolumePatch } from '../../contract/capabilities';
 import { BadUserInputError } from '../../contract/errors';
 import { stringMap } from '../../contract/key-values';
 import type { Volume, VolumeRef } from '../../contract/model';
-import { existing, newId, now, transition, type MemoryContext } from '../context';
+import { blockingStatus, existing, newId, now, transition, type MemoryContext } from '../context';
 import { deleteCascades, listsByPlugin } from './input';
 import { conflict } from '../errors';
 
@@ -114,7 +114,8 @@ export function deleteVolume(
     const refuse = (why: string): never => {
       throw conflict(ctx.backend, `volume ${ref.namespace}/${ref.nativeId} cannot be deleted: ${why}`);
     };
-    if (d.status && d.status !== 'ERROR') refuse(`it is ${d.status.toLowerCase()}`);
+    const held = blockingStatus(ctx, d);
+    if (held && held !== 'ERROR') refuse(`it is ${held.toLowerCase()}`);
     if ((d.attachments ?? []).length > 0) refuse('it is attached (detach it first)');
     const snapshots = ctx.store
       .snapshots()
@@ -144,10 +145,11 @@ export function extendVolume(
   return ctx.faults.call(o, () => {
     ctx.access.authorize(ref.namespace, true, o);
     const d = existing(ctx, ref);
-    if (d.status)
+    const held = blockingStatus(ctx, d);
+    if (held)
       throw conflict(
         ctx.backend,
-        `volume ${ref.namespace}/${ref.nativeId} is ${d.status.toLowerCase()}; extend it when that ends`,
+        `volume ${ref.namespace}/${ref.nativeId} is ${held.toLowerCase()}; extend it when that ends`,
       );
     if (newSizeBytes <= d.sizeBytes)
       throw new BadUserInputError(`the new size must be larger than the current ${d.sizeBytes} bytes`, 'newSizeBytes');
