@@ -97,12 +97,7 @@ export class Hub implements LiveHub {
   /** Open volumeChanged/attachmentChanged subscriptions: what a lost log ends. */
   readonly #eventSubs = new Set<Sub>();
   readonly #shapes = new Map<string, Shape>();
-  readonly #counts: Record<LiveField, number> = {
-    volumeChanged: 0,
-    attachmentChanged: 0,
-    operationUpdated: 0,
-    volumeProblemChanged: 0,
-  };
+  readonly #counts = Object.fromEntries(LIVE_FIELDS.map((f) => [f, 0])) as Record<LiveField, number>;
   readonly #unlisten: () => void;
   #closed = false;
 
