@@ -65,6 +65,7 @@ describe('capability facets', () => {
         'TRACKED_OPERATIONS',
         'UPDATE_VOLUME',
         'VOLUME_ACTIONS',
+        'VOLUME_DIAGNOSIS',
       ].sort(),
     );
   });
