@@ -69,6 +69,7 @@ export function createGatewayLiveHub(o: GatewayLiveHubOptions): GatewayLiveHub {
           backends: services.registry.all,
           watcher: (b) => watcherOf(b),
           holds: replication ? (b) => replication.watchers.holds(b) : undefined,
+          store: replication?.problems,
           operations: services.operations,
           intervalMs: d.intervalMs,
           factsTimeoutMs: d.factsTimeoutMs,

@@ -10,6 +10,7 @@ import {
   ReplicatedWatchers,
   SharedDemand,
   ViewSnapshots,
+  ProblemSnapshots,
   TransitionMemories,
   WatcherBoard,
   type Leases,
@@ -25,6 +26,8 @@ export interface LiveReplication {
   readonly replica: string;
   readonly log: RedisEventLog;
   readonly watchers: ReplicatedWatchers;
+  /** The volume doctor's open problems per backend, kept by each backend's lease holder. */
+  readonly problems: ProblemSnapshots;
   /** For `/readyz`: the log reader, the leases held and each backend's role and view. */
   report(): Promise<ReplicationReport>;
 }
@@ -126,6 +129,7 @@ export function createLiveReplication(
     replica,
     log,
     watchers,
+    problems: new ProblemSnapshots({ client, keyPrefix, fence: (backend) => leases.fence(backend) }),
     report: async () => ({ replica, log: await within(log.status(), STATUS_WAIT_MS), backends: watchers.statuses() }),
   };
 }

@@ -56,6 +56,8 @@ export class BackendDoctor {
   /** Ids found by `checkFacts` in the last pass. */
   #fromFacts = new Set<string>();
   #facts: unknown = null;
+  /** Ids restored from another replica and not yet confirmed by a full pass here. */
+  readonly #restored = new Set<string>();
   readonly #clock = new ConditionClock();
   #last: PassStats | null = null;
 
@@ -125,18 +127,36 @@ export class BackendDoctor {
       if (!byVolume.has(key)) this.#replace(this.#byVolume, key, [], changes, ctx.now);
     for (const [key, found] of byVolume) this.#replace(this.#byVolume, key, found, changes, ctx.now);
     this.#replaceFacts(fromFacts, changes, ctx.now);
+    for (const id of this.#restored) if (!this.#isFound(id)) this.#resolve(id, changes, ctx.now);
+    this.#restored.clear();
     this.#last = { volumes: volumes.length, checkMs: performance.now() - t0, factsMs, at: this.now() };
     if (changes.length > 0) this.onChanges(changes);
   }
 
-  /** Forgets every problem (the backend is no longer diagnosed here); says each resolved. */
+  /** Forgets every problem and the last pass, silently: the backend is diagnosed elsewhere now. */
   clear(): void {
-    const at = new Date(this.now()).toISOString();
-    const changes = [...this.#open.values()].map((problem): ProblemChange => ({ type: 'RESOLVED', problem, at }));
     this.#open.clear();
     this.#byVolume.clear();
     this.#fromFacts.clear();
-    if (changes.length > 0) this.onChanges(changes);
+    this.#restored.clear();
+    this.#last = null;
+  }
+
+  /**
+   * Takes over the problems another replica held open (before the first pass here): the first pass
+   * then says only what changed since, rather than opening each again. Those it no longer finds resolve.
+   */
+  restore(problems: readonly OpenProblem[]): void {
+    for (const p of problems) {
+      this.#open.set(p.id, p);
+      this.#restored.add(p.id);
+    }
+  }
+
+  #isFound(id: string): boolean {
+    if (this.#fromFacts.has(id)) return true;
+    for (const ids of this.#byVolume.values()) if (ids.has(id)) return true;
+    return false;
   }
 
   #context(): DiagnosisContext {

@@ -24,6 +24,20 @@ export const DOCTOR_DEFAULTS: Readonly<DoctorSettings> = Object.freeze({ interva
 /** Until a backend's first pass, how often the doctor looks whether its watcher is current. */
 const FIRST_PASS_RETRY_MS = 1_000;
 
+/**
+ * Where the lease holder of a backend keeps its open problems across replicas (Redis, under the
+ * lease's fence: subscriptions/replication/problem-snapshots.ts).
+ */
+export interface ProblemStore {
+  /** Writes a backend's open problems; false when this replica's fence no longer holds. */
+  write(backend: string, problems: readonly OpenProblem[]): Promise<boolean>;
+  /** A backend's open problems as last written; null when none were. */
+  read(backend: string): Promise<OpenProblem[] | null>;
+}
+
+/** How often a replica that does not watch a backend reads that backend's problems from the store. */
+const MIRROR_EVERY_MS = 2_000;
+
 /** What the doctor is built with. */
 export interface DoctorOptions extends Partial<DoctorSettings> {
   backends: readonly VolumeBackend[];
@@ -39,13 +53,20 @@ export interface DoctorOptions extends Partial<DoctorSettings> {
   onError?(err: unknown, backend: string): void;
   /** A pass that ended. */
   onPass?(backend: string, stats: PassStats): void;
+  /** Across replicas: where the holder keeps its open problems, and the others read them. @default none */
+  store?: ProblemStore;
 }
 
 interface Entry {
   backend: VolumeBackend;
   doctor: BackendDoctor;
   timer: NodeJS.Timeout | null;
-  passing: boolean;
+  /** Whether this replica held the backend at the last tick (a gain restores from the store). */
+  held: boolean;
+  /** Another replica's problems of the backend, as the store last had them; null before a read. */
+  mirror: { problems: OpenProblem[]; at: number } | null;
+  /** A write of the open problems is wanted (after changes), or under way. */
+  write: { wanted: boolean; running: boolean };
 }
 
 export class VolumeDoctor implements ProblemSource {
@@ -62,8 +83,18 @@ export class VolumeDoctor implements ProblemSource {
     for (const b of o.backends) {
       const diagnosis = b.diagnosis;
       if (!diagnosis || !b.watching) continue;
-      const doctor = new BackendDoctor(b.id, diagnosis, this.#running, (c) => o.onChanges?.(b.id, c));
-      this.#entries.set(b.id, { backend: b, doctor, timer: null, passing: false });
+      const entry: Entry = {
+        backend: b,
+        doctor: new BackendDoctor(b.id, diagnosis, this.#running, (c) => {
+          o.onChanges?.(b.id, c);
+          this.#keep(entry);
+        }),
+        timer: null,
+        held: false,
+        mirror: null,
+        write: { wanted: false, running: false },
+      };
+      this.#entries.set(b.id, entry);
     }
   }
 
@@ -96,11 +127,18 @@ export class VolumeDoctor implements ProblemSource {
   }
 
   problems(backend: string): readonly OpenProblem[] {
-    return this.#entries.get(backend)?.doctor.problems() ?? [];
+    const e = this.#entries.get(backend);
+    if (!e) return [];
+    return this.#holds(backend) ? e.doctor.problems() : (e.mirror?.problems ?? []);
   }
 
   ofVolume(ref: VolumeRef): readonly OpenProblem[] {
-    return this.#entries.get(ref.backend)?.doctor.ofVolume(ref) ?? [];
+    const e = this.#entries.get(ref.backend);
+    if (!e) return [];
+    if (this.#holds(ref.backend)) return e.doctor.ofVolume(ref);
+    return (e.mirror?.problems ?? []).filter(
+      (p) => p.volume.namespace === ref.namespace && p.volume.nativeId === ref.nativeId,
+    );
   }
 
   gap(backend: string): DiagnosisGap {
@@ -111,7 +149,12 @@ export class VolumeDoctor implements ProblemSource {
         message: `backend "${backend}" has no volume doctor (no diagnosis or no watcher)`,
       };
     if (!this.#holds(backend))
-      return { reason: 'NOT_DIAGNOSED', message: `backend "${backend}" is diagnosed by the replica that watches it` };
+      return e.mirror
+        ? null
+        : {
+            reason: 'NOT_DIAGNOSED',
+            message: `backend "${backend}": the replica that watches it has not yet said its problems`,
+          };
     if (!e.doctor.lastPass)
       return { reason: 'NOT_DIAGNOSED', message: `backend "${backend}": the doctor's first pass has not finished` };
     return null;
@@ -148,18 +191,61 @@ export class VolumeDoctor implements ProblemSource {
     e.timer = null;
     const w = this.#o.watcher(e.backend.id);
     if (!this.#holds(e.backend.id)) {
-      // Another replica runs the watcher, and so the checks: what this one held is not current.
-      e.doctor.clear();
-      return this.#schedule(e, FIRST_PASS_RETRY_MS);
+      // Another replica runs the watcher, and so the checks: this one answers from what it keeps.
+      if (e.held) e.doctor.clear();
+      e.held = false;
+      await this.#mirror(e);
+      return this.#schedule(e, this.#o.store ? MIRROR_EVERY_MS : FIRST_PASS_RETRY_MS);
+    }
+    if (!e.held) {
+      e.held = true;
+      e.mirror = null;
+      // Gained: start from what the last holder kept, so its problems are not opened again.
+      const kept = await this.#o.store?.read(e.backend.id).catch((err: unknown) => {
+        this.#o.onError?.(err, e.backend.id);
+        return null;
+      });
+      if (kept) e.doctor.restore(kept);
     }
     if (!w || !w.current) return this.#schedule(e, e.doctor.lastPass ? this.#s.intervalMs : FIRST_PASS_RETRY_MS);
     try {
       await e.doctor.pass(() => w.volumes(), await this.#serviceOptions(e.backend));
       this.#o.onPass?.(e.backend.id, e.doctor.lastPass!);
+      // Also with no change: the other replicas learn the backend is diagnosed.
+      this.#keep(e);
     } catch (err) {
       this.#o.onError?.(err, e.backend.id);
     }
     this.#schedule(e, e.doctor.lastPass ? this.#s.intervalMs : FIRST_PASS_RETRY_MS);
+  }
+
+  /** Reads another replica's problems of a backend from the store. */
+  async #mirror(e: Entry): Promise<void> {
+    if (!this.#o.store) return;
+    try {
+      const problems = await this.#o.store.read(e.backend.id);
+      e.mirror = problems ? { problems, at: Date.now() } : null;
+    } catch (err) {
+      this.#o.onError?.(err, e.backend.id);
+    }
+  }
+
+  /** Keeps the open problems in the store after changes: one write at a time, the last state wins. */
+  #keep(e: Entry): void {
+    const store = this.#o.store;
+    if (!store) return;
+    e.write.wanted = true;
+    if (e.write.running) return;
+    e.write.running = true;
+    void (async () => {
+      while (e.write.wanted && !this.#stopped) {
+        e.write.wanted = false;
+        await store
+          .write(e.backend.id, e.doctor.problems())
+          .catch((err: unknown) => this.#o.onError?.(err, e.backend.id));
+      }
+      e.write.running = false;
+    })();
   }
 
   async #serviceOptions(b: VolumeBackend) {

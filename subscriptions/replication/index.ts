@@ -12,6 +12,7 @@ export {
 export { takeoverDeltas } from './takeover';
 export { SharedDemand, sumDemand, type ReplicaDemand } from './shared-demand';
 export { ViewSnapshots, type ViewSnapshot } from './snapshots';
+export { ProblemSnapshots, type ProblemSnapshotsOptions } from './problem-snapshots';
 export { TransitionMemories } from './transition-memories';
 export { ViewFollower } from './view-follower';
 export { WatcherBoard, type PublishedWatcher } from './watcher-board';

@@ -171,6 +171,18 @@ describe.each(KINDS_WITH_FACET.map((k) => [k] as const))('diagnosis contract: %s
     }
   });
 
+  it('should say a lasting problem the same way in every pass (no age in its summary), so it is not UPDATED each pass', async () => {
+    const now = Date.now();
+    const first = await pass(t, context(now, now - WEEK_MS));
+    const later = await pass(t, context(now + 3_600_000, now - WEEK_MS));
+    const said = (fs: Finding[]): string[] =>
+      fs
+        .filter((x) => [...made.values()].some((r) => same(r, x.volume)))
+        .map((f) => `${f.kind} ${f.subject}: ${f.summary}`)
+        .sort();
+    expect(said(later)).toEqual(said(first));
+  });
+
   it('should find nothing wrong with freshly seeded volumes', async () => {
     const seeded = await t.seed(3, 'healthy');
     const now = Date.now();

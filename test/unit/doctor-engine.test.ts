@@ -150,12 +150,22 @@ describe('the doctor engine', () => {
     expect(d.lastPass?.factsMs).toBeGreaterThanOrEqual(0);
   });
 
-  it('should say every open problem resolved when cleared (the backend is no longer diagnosed here)', async () => {
+  it('should forget silently when cleared, and after a restore say only what changed since', async () => {
     const d = doctor(testDiagnosis(0));
     await d.pass(() => [volume('a', 'ERROR'), volume('b', 'ERROR')], null);
+    const held = d.problems();
     changes = [];
     d.clear();
-    expect(changes.map((c) => c.type)).toEqual(['RESOLVED', 'RESOLVED']);
+    expect(changes).toEqual([]);
     expect(d.problems()).toEqual([]);
+    expect(d.lastPass).toBeNull();
+    // Another replica's doctor takes over what this one held: b still stands, a ended meanwhile.
+    const next = doctor(testDiagnosis(0));
+    next.restore(held);
+    await next.pass(() => [volume('a', 'AVAILABLE'), volume('b', 'ERROR')], null);
+    expect(changes.map((c) => [c.type, c.problem.volume.nativeId])).toEqual([['RESOLVED', 'a']]);
+    expect(next.problems().map((p) => [p.volume.nativeId, p.seenAt])).toEqual([
+      ['b', held.find((p) => p.volume.nativeId === 'b')!.seenAt],
+    ]);
   });
 });

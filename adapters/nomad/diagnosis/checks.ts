@@ -16,7 +16,7 @@ import type { Volume } from '../../contract/model';
 import { nomadDetails, type NomadVolumeDetails } from '../model';
 import type { NomadDiagnosisFacts } from './facts';
 import { pluginFindings } from './plugins';
-import { age, blocksOtherClaims, describeAllocation, releasedClaims, type ReleasedClaim } from './released';
+import { at, blocksOtherClaims, describeAllocation, releasedClaims, type ReleasedClaim } from './released';
 import { detachFromNode, forceDeregister, runSystemGc, waitForClaimGc } from './remedies';
 import type { NomadDiagnosisThresholds } from './thresholds';
 
@@ -25,7 +25,6 @@ function stuckClaim(
   d: NomadVolumeDetails,
   c: ReleasedClaim,
   allReleased: boolean,
-  ctx: DiagnosisContext,
 ): Finding {
   const nodeId = c.allocation.nodeId;
   const blocks = blocksOtherClaims(d, c.attachment);
@@ -39,7 +38,7 @@ function stuckClaim(
     volume: v.ref,
     subject: `claim:${c.allocation.allocationId}`,
     startedAt: new Date(c.since).toISOString(),
-    summary: `The ${kind} claim of ${describeAllocation(c)}${nodeId === null ? '' : ` on node ${nodeId}`} has outlived its allocation by ${age(ctx.now - c.since)}, and ${consequence}.`,
+    summary: `The ${kind} claim of ${describeAllocation(c)}${nodeId === null ? '' : ` on node ${nodeId}`} has outlived its allocation since ${at(c.since)}, and ${consequence}.`,
     evidence: {
       __typename: 'VolumeClaimEvidence',
       attachment: c.attachment,
@@ -70,6 +69,6 @@ export function checkVolume(
   const allReleased = released.length > 0 && released.length === v.attachments.length;
   const stuck = released
     .filter((c) => ctx.now - c.since >= t.stuckClaimMs)
-    .map((c) => stuckClaim(v, d, c, allReleased, ctx));
+    .map((c) => stuckClaim(v, d, c, allReleased));
   return [...stuck, ...pluginFindings(v, d, released, facts, ctx, t)];
 }

@@ -13,7 +13,7 @@ import type { DiagnosisContext, Finding, PluginEvidence } from '../../contract/d
 import type { HealthCount, Volume } from '../../contract/model';
 import type { NomadVolumeDetails } from '../model';
 import type { NomadDiagnosisFacts, PluginFacts } from './facts';
-import { age, blocksOtherClaims, describeAllocation, type ReleasedClaim } from './released';
+import { at, blocksOtherClaims, describeAllocation, type ReleasedClaim } from './released';
 import { forceDeregister, restoreController, restoreNodePlugin } from './remedies';
 import type { NomadDiagnosisThresholds } from './thresholds';
 
@@ -121,7 +121,7 @@ export function pluginFindings(
       volume: v.ref,
       subject: `node-plugin:${c.allocation.allocationId}`,
       startedAt: new Date(since).toISOString(),
-      summary: `The claim of ${describeAllocation(c)} cannot be released because plugin "${pluginId}" has no healthy node instance on ${where} (for ${age(ctx.now - since)}).`,
+      summary: `The claim of ${describeAllocation(c)} cannot be released because plugin "${pluginId}" has no healthy node instance on ${where} (since ${at(since)}).`,
       evidence: evidence(d, facts, { nodeId, nodePluginHealthy: gap.healthy, attachment: c.attachment }),
       remedies: [
         restoreNodePlugin(pluginId, nodeId, gap.pluginAllocationId),
@@ -141,7 +141,7 @@ export function pluginFindings(
         volume: v.ref,
         subject: `controller:${pluginId}`,
         startedAt: new Date(since).toISOString(),
-        summary: `The volume needs a controller of plugin "${pluginId}" and none has been healthy for ${age(ctx.now - since)}, so it cannot be claimed${blocked ? ` and ${released.length} finished claim(s) cannot be released` : ''}.`,
+        summary: `The volume needs a controller of plugin "${pluginId}" and none has been healthy since ${at(since)}, so it cannot be claimed${blocked ? ` and ${released.length} finished claim(s) cannot be released` : ''}.`,
         evidence: evidence(d, facts, { nodeId: null, nodePluginHealthy: null, attachment: null }),
         remedies: [restoreController(pluginId)],
       });

@@ -76,9 +76,8 @@ export function blocksOtherClaims(d: NomadVolumeDetails, a: Attachment): boolean
 }
 
 /** `12 min`, `40 s`. */
-export function age(ms: number): string {
-  return ms >= 120_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.max(0, Math.floor(ms / 1000))} s`;
-}
+/** A moment for a summary, to the second: a summary names when, never how long ago, so it stays the same while the problem lasts. */
+export const at = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 /** The allocation in a sentence: `allocation 8f3a1c2e (job db, failed)`, `garbage-collected allocation 8f3a1c2e`. */
 export function describeAllocation(c: ReleasedClaim): string {

@@ -106,14 +106,14 @@ export function checkStuck(
   // Asked in every pass, even while the gateway's own operation runs, so the age counts from the start.
   const evidence = statusEvidence(v, ctx, threshold);
   if (ctx.operationRunning(v.ref) || ageOf(evidence, ctx.now) < threshold) return null;
-  const minutes = Math.floor(ageOf(evidence, ctx.now) / 60_000);
   return {
     kind: 'STUCK_TRANSITION',
     severity: 'WARNING',
     volume: v.ref,
     subject: word,
     startedAt: evidence.since,
-    summary: `Cinder has shown volume ${v.ref.nativeId} ${word} for ${minutes} min, past its ${Math.round(threshold / 1000)} s threshold.`,
+    // No age in the sentence: a summary stays the same while the problem lasts (`startedAt` dates it).
+    summary: `Cinder has shown volume ${v.ref.nativeId} ${word} since ${evidence.since}, past its ${Math.round(threshold / 1000)} s threshold.`,
     evidence,
     remedies: stuckRemedies(v, word),
   };
