@@ -20,12 +20,7 @@ import { at, blocksOtherClaims, describeAllocation, releasedClaims, type Release
 import { detachFromNode, forceDeregister, runSystemGc, waitForClaimGc } from './remedies';
 import type { NomadDiagnosisThresholds } from './thresholds';
 
-function stuckClaim(
-  v: Volume,
-  d: NomadVolumeDetails,
-  c: ReleasedClaim,
-  allReleased: boolean,
-): Finding {
+function stuckClaim(v: Volume, d: NomadVolumeDetails, c: ReleasedClaim, allReleased: boolean): Finding {
   const nodeId = c.allocation.nodeId;
   const blocks = blocksOtherClaims(d, c.attachment);
   const kind = c.attachment.access === 'READ_WRITE' ? 'write' : 'read';
