@@ -242,6 +242,12 @@ describe('@apollo/client against the v2 gateway', () => {
       VolumeConsumer: ['VolumeAllocationConsumer', 'VolumeHostConsumer', 'VolumeServerConsumer'],
       VolumeDetails: ['CinderVolumeDetails', 'MemoryVolumeDetails', 'NomadVolumeDetails'],
       VolumeOperationTarget: ['Volume', 'VolumeSnapshot'],
+      VolumeProblemEvidence: [
+        'VolumeAttachmentDriftEvidence',
+        'VolumeClaimEvidence',
+        'VolumePluginEvidence',
+        'VolumeStatusEvidence',
+      ],
     });
     const id = await idOf('gamma');
     // Fragments as apps colocate them: named, on the union, with a member's fields inside.

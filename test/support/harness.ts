@@ -2,6 +2,7 @@
  * Test harness: real simulators and a real gateway on free loopback ports, talked to over HTTP.
  * Everything started is registered in `leftovers` and stopped by `disposeAll()`.
  */
+import type { DoctorConfig } from '../../server/doctor-config';
 import { startGateway, type RunningGateway } from '../../server/app';
 import { createRegistry, type ResilienceOptions } from '../../server/backends';
 import { BREAKER_DEFAULTS, BreakerBoard } from '../../adapters/contract/breaker';
@@ -122,6 +123,12 @@ export async function startGatewayFor(
     compiledDocumentsSightings?: number;
     /** With compiled execution, the budget of compiled documents. @default the gateway's (64 MiB) */
     compiledDocumentsMaxBytes?: number;
+    /**
+     * The volume doctor. Off unless asked: its passes read with the service credential and keep a
+     * polling watcher polling, which would show in the simulators' request logs that tests count
+     * (test/gateway/doctor-*.test.ts turn it on). @default off
+     */
+    doctor?: Partial<DoctorConfig>;
   } = {},
 ): Promise<GatewayUnderTest> {
   const entries = backends.map((b) =>
@@ -143,6 +150,7 @@ export async function startGatewayFor(
       http: options.http,
       limits: options.limits,
       readiness: options.readiness,
+      doctor: options.doctor ?? { enabled: 'off' },
     },
     registry,
     logger: createLogger('silent'),
