@@ -123,6 +123,14 @@ export const BENCHES: Bench[] = [
         r[3]!,
       ]),
   },
+  // A full doctor pass's CPU over 10,000 volumes per backend (timed: the machine to itself), and
+  // the extra backend calls per pass counted on the simulators. Its check: a small view, 2 passes.
+  {
+    name: 'doctor',
+    script: 'bench/doctor.ts',
+    quick: { DOCTOR_SHORT: '1' },
+    check: { DOCTOR_VOLUMES: '500', DOCTOR_PASSES: '2', DOCTOR_SERVERS: '20' },
+  },
   // Its figure is bytes surviving each scavenge, which load does not change: it runs beside the next ones.
   // Its check keeps the quick sizes: the counted lists must cause scavenges (one per 25 or so),
   // and they cost well under a second.

@@ -210,6 +210,21 @@ describe('the benchmarks end to end (their check modes)', () => {
     expect(status).toBe(0);
   });
 
+  it("doctor: a pass row per backend over the check's view with problems found, and one facts call per pass (one more per degraded Nomad plugin)", () => {
+    expect(ran('doctor')).toBe(true);
+    const rows = rowsOf(md('doctor'), /^(Nomad|OpenStack|memory)$/);
+    const passes = rows.filter((r) => r.length === 6);
+    expect(passes.map((r) => [r[0], r[1]])).toEqual(
+      ['Nomad', 'OpenStack', 'memory'].map((b) => [b, env('doctor').DOCTOR_VOLUMES]),
+    );
+    for (const r of passes) expect(Number(r[2])).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.length === 5).map((r) => [r[0], r[2]])).toEqual([
+      ['Nomad', '1'],
+      ['Nomad', '2'],
+      ['OpenStack', '1'],
+    ]);
+  });
+
   it('gc: a row per query, the lists causing scavenges whose surviving bytes are measured', () => {
     expect(ran('gc')).toBe(true);
     const rows = rowsOf(md('gc'), /^(Nomad list|OpenStack list|\{ __typename)/);
