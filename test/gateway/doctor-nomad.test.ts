@@ -241,3 +241,29 @@ it('should find nothing in a claim Nomad releases as it should, nor in a detach 
   expect(seen.events.slice(before).filter((e) => e.problem?.volumeId === id)).toEqual([]);
   expect(await gw.gauge('east', 'STUCK_CLAIM')).toBe(0);
 }, 40_000);
+
+it('should show a problem in another namespace to a token that may read it only', async () => {
+  await control('volumes', {
+    ID: 'theirs',
+    Name: 'theirs',
+    Namespace: 'default',
+    PluginID: 'aws-ebs0',
+    ExternalID: 'vol-theirs',
+    Capacity: 2 ** 30,
+    RequestedCapacityMin: 2 ** 30,
+    RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
+  });
+  const { id: alloc } = await control('allocations', {
+    namespace: 'default',
+    jobId: 'job-theirs',
+    nodeId: NODE1,
+    volumes: [{ volumeId: 'theirs', mode: 'write', accessMode: 'single-node-writer', attachmentMode: 'file-system' }],
+  });
+  await control(`allocations/${alloc}/fail`, { holdClaims: true });
+  const opened = await denied.waitFor((e) => e.type === 'OPENED' && e.problem?.volume?.nativeId === 'theirs', 'OPENED');
+  expect(opened.problem).toMatchObject({ kind: 'STUCK_CLAIM', scope: 'default' });
+  expect((await problemsOf(gw, outsider)).map((p) => p.id)).toEqual([opened.problem.id]);
+  expect(await problemsOf(gw, reader)).toEqual([]);
+  expect(seen.events.filter((e) => e.problem?.volumeId === opened.problem.volumeId)).toEqual([]);
+  expect(await gw.gauge('east', 'STUCK_CLAIM')).toBe(1);
+}, 40_000);
