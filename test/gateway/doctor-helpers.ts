@@ -52,7 +52,9 @@ export interface DoctorGateway {
 
 /** A gateway configured from `env` (as `server/main.ts` reads it), with the doctor on. */
 export async function startDoctorGateway(env: Record<string, string>): Promise<DoctorGateway> {
-  const config = loadConfig({ DOCTOR: 'on', DOCTOR_INTERVAL_MS: '1000', ...env });
+  // The suite runs with either execution engine (EXECUTION_ENGINE of the test run).
+  const engine = process.env.EXECUTION_ENGINE ? { EXECUTION_ENGINE: process.env.EXECUTION_ENGINE } : {};
+  const config = loadConfig({ DOCTOR: 'on', DOCTOR_INTERVAL_MS: '1000', ...engine, ...env });
   const gateway = await startGateway({
     config: {
       port: 0,
@@ -60,6 +62,8 @@ export async function startDoctorGateway(env: Record<string, string>): Promise<D
       maxConcurrentReads: 16,
       maxBodyBytes: 1_048_576,
       shutdownGraceMs: 1_000,
+      executionEngine: config.executionEngine,
+      compiledDocumentsSightings: 1,
       doctor: config.doctor,
     },
     registry: createRegistry(config.backends),
@@ -110,7 +114,6 @@ export async function subscribeProblems(
   client.ws.on('message', (d) => {
     const m = JSON.parse(messageText(d));
     if (m.id !== 'p') return;
-    if (process.env.DEBUG_DOCTOR) console.log(JSON.stringify(m).slice(0, 400));
     if (m.type === 'next' && m.payload.data) events.push(m.payload.data.volumeProblemChanged);
     if (m.type === 'error' || m.payload?.errors) errors.push(m.payload);
   });
