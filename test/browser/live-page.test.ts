@@ -89,6 +89,26 @@ describe('live status page in headless Chromium', () => {
     await expect(b.page.locator('#demo-note').isVisible()).resolves.toBe(true);
   });
 
+  it("should list the demo's open problems with their remedies, each mutation linked to GraphiQL with it filled in", async () => {
+    await b.page.goto(`${origin()}/live`);
+    const problem = b.page.locator('#problems .problem[data-kind="ERROR_STATE"]');
+    await problem.waitFor({ timeout: 30_000 });
+    await expect(problem.locator('.summary').innerText()).resolves.toBe(
+      'Cinder shows volume d0000000-0000-4000-8000-000000000004 error_extending: a dead end until someone acts.',
+    );
+    await b.page.locator('#problems .problem[data-kind="STUCK_CLAIM"]').waitFor();
+    const link = problem.locator('.remedy[data-action="RESET_STATUS"] a.open-graphiql');
+    const href = new URL((await link.getAttribute('href'))!, origin());
+    expect(href.pathname).toBe('/graphql');
+    expect(href.searchParams.get('query')).toMatch(/resetCinderVolumeStatus/);
+    expect(JSON.parse(href.searchParams.get('variables')!)).toEqual({
+      input: { volumeId: expect.any(String), status: 'IN_USE' },
+    });
+    await expect(problem.locator('.remedy[data-action="RESET_STATUS"] code.cli').innerText()).resolves.toBe(
+      'openstack volume set --state in-use d0000000-0000-4000-8000-000000000004',
+    );
+  });
+
   it('should ask for tokens when none are configured, keep them in sessionStorage, and list again with them', async () => {
     await b.page.goto(`${front.origin}/live`);
     await b.page.locator(row('mysql-data')).waitFor();
