@@ -3,7 +3,7 @@
  * the demo data (./demo.ts), each served with its management token. With activity on, `nomad-east`'s
  * `build-cache` volume is claimed and released (./demo-activity.ts); west has none, as the README
  * shows west's volumes with their exact status. East also has a claim a failed allocation left on
- * `grafana` (./demo-problems.ts) for the volume doctor to find, with a stuck-claim threshold of 0.
+ * `grafana` (./demo-problems.ts) for the volume doctor to find, with a stuck-claim threshold of 0.5 s.
  */
 import type {
   DemoActivityStep,
@@ -48,7 +48,7 @@ export const nomadDemo: DemoPart<NomadDemoInfo> = {
         const sim = new NomadSimulator({ acl: { enabled: true, anonymousRead: '*' } });
         const t = seedDemoCluster(sim, variant);
         const id = backendId(variant);
-        if (variant === 'east') seedNomadProblems(sim);
+        if (variant === 'east') await seedNomadProblems(sim);
         if (activity && variant === 'east') {
           const nomad = seedNomadActivity(sim, {
             nodeIds: demoNodeIds(variant),

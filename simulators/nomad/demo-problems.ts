@@ -17,11 +17,22 @@ export const DEMO_STUCK_CLAIM = {
 
 /**
  * The demo cluster's doctor thresholds (its backend's `diagnosis` settings): a held claim is
- * reported at the doctor's first pass rather than after Nomad's 11-minute default.
+ * reported after half a second rather than Nomad's 11-minute default. Not 0: the demo activity's
+ * own allocations hold their claims for a moment after they complete (the simulated volume
+ * watcher releases them in the next tick, as Nomad's does asynchronously), and a threshold of 0
+ * would report that moment as a problem.
  */
-export const DEMO_NOMAD_DIAGNOSIS = { stuckClaimMs: 0 } as const;
+export const DEMO_NOMAD_DIAGNOSIS = { stuckClaimMs: 500 } as const;
 
-/** Makes the demo problem on a seeded east cluster (`seedDemoCluster(sim, 'east')` first). */
-export function seedNomadProblems(sim: Pick<NomadSimulator, 'failAllocation'>): void {
+/**
+ * Makes the demo problem on a seeded east cluster (`seedDemoCluster(sim, 'east')` first) and
+ * resolves once the claim has outlived its allocation by {@link DEMO_NOMAD_DIAGNOSIS}, so the
+ * doctor's first pass reports it however fast the gateway starts (the doctor checks again only at
+ * its next pass, a minute later by default).
+ */
+export async function seedNomadProblems(sim: Pick<NomadSimulator, 'failAllocation'>): Promise<void> {
+  const failedAt = Date.now();
   sim.failAllocation(DEMO_STUCK_CLAIM.allocationId, { holdClaims: true });
+  const wait = failedAt + DEMO_NOMAD_DIAGNOSIS.stuckClaimMs - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }
