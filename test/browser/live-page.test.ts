@@ -135,6 +135,32 @@ describe('live status page in headless Chromium', () => {
   });
 
   describe('live updates over graphql-ws', () => {
+    it("should drop a problem from the panel when it resolves: the demo's stuck claim, after its remedy's mutation as the link carries it", async () => {
+      await b.page.goto(`${origin()}/live`);
+      await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });
+      const stuck = b.page.locator('#problems .problem[data-kind="STUCK_CLAIM"]');
+      await stuck.waitFor({ timeout: 30_000 });
+      await expect(stuck.locator('.summary').innerText()).resolves.toMatch(/allocation e0a10c00 \(job grafana, failed/);
+      const href = new URL(
+        (await stuck.locator('.remedy[data-action="DETACH_FROM_NODE"] a.open-graphiql').getAttribute('href'))!,
+        origin(),
+      );
+      // What GraphiQL would send from the link: the document and variables, with the demo's headers.
+      const res = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...demo.headers },
+        body: JSON.stringify({
+          query: href.searchParams.get('query'),
+          variables: JSON.parse(href.searchParams.get('variables')!),
+        }),
+      });
+      expect((await res.json()).errors).toBeUndefined();
+      // RESOLVED over volumeProblemChanged, with no reload: the panel keeps the other problem.
+      await stuck.waitFor({ state: 'detached', timeout: 30_000 });
+      await b.page.locator('#problems .problem[data-kind="ERROR_STATE"]').waitFor();
+      await expect(b.page.locator('#problem-count').innerText()).resolves.toBe('(1)');
+    }, 60_000);
+
     it('should connect, and show an attach go ATTACHING → ATTACHED on its row, highlighted, green in the screenshot', async () => {
       await b.page.goto(`${origin()}/live`);
       await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });
