@@ -111,7 +111,16 @@ describe('README examples', () => {
       registry: createRegistry(demo.backends),
       logger: createLogger('silent'),
     });
-  });
+    // The volume doctor's first pass of each backend (a second or two): the problems example shows its answer.
+    await until(
+      async () =>
+        (await post({ query: '{ volumeProblems { omittedBackends { reason } } }' }, demo.headers)).data.volumeProblems
+          .omittedBackends.length === 0,
+      "the volume doctor's first pass",
+      30_000,
+      200,
+    );
+  }, 60_000);
   afterAll(async () => {
     await gateway.stop();
     await demo.stop();

@@ -70,6 +70,11 @@ export function renderLivePage(o: {
 </table>
 </div>
 <aside>
+<section id="problems-panel">
+<h2>Problems <span id="problem-count"></span></h2>
+<p id="problems-status"></p>
+<ul id="problems"></ul>
+</section>
 <section>
 <h2>Recent changes</h2>
 <ol id="events"></ol>

@@ -2,7 +2,8 @@
  * Nomad's part of demo mode: two simulated clusters, `nomad-east` and `nomad-west`, seeded with
  * the demo data (./demo.ts), each served with its management token. With activity on, `nomad-east`'s
  * `build-cache` volume is claimed and released (./demo-activity.ts); west has none, as the README
- * shows west's volumes with their exact status.
+ * shows west's volumes with their exact status. East also has a claim a failed allocation left on
+ * `grafana` (./demo-problems.ts) for the volume doctor to find, with a stuck-claim threshold of 0.5 s.
  */
 import type {
   DemoActivityStep,
@@ -14,6 +15,7 @@ import type {
 import { NomadSimulator } from './index';
 import { demoNodeIds, demoTokens, seedDemoCluster } from './demo';
 import { seedNomadActivity } from './demo-activity';
+import { DEMO_NOMAD_DIAGNOSIS, seedNomadProblems } from './demo-problems';
 
 /** The demo clusters, in the order the gateway lists them. */
 const VARIANTS = ['east', 'west'] as const;
@@ -46,6 +48,7 @@ export const nomadDemo: DemoPart<NomadDemoInfo> = {
         const sim = new NomadSimulator({ acl: { enabled: true, anonymousRead: '*' } });
         const t = seedDemoCluster(sim, variant);
         const id = backendId(variant);
+        if (variant === 'east') await seedNomadProblems(sim);
         if (activity && variant === 'east') {
           const nomad = seedNomadActivity(sim, {
             nodeIds: demoNodeIds(variant),
@@ -57,7 +60,14 @@ export const nomadDemo: DemoPart<NomadDemoInfo> = {
         }
         const url = await sim.listen(0, '127.0.0.1');
         sims.push(sim);
-        backends.push({ id, kind: 'nomad', url, token: t.managementToken });
+        backends.push({
+          id,
+          kind: 'nomad',
+          url,
+          token: t.managementToken,
+          // The demo's own doctor threshold, so its problem shows at the first pass (defaults: minutes).
+          ...(variant === 'east' ? { diagnosis: { ...DEMO_NOMAD_DIAGNOSIS } } : {}),
+        });
         credentials.push({ backend: id, scope: 'backend', token: t.managementToken, note: 'management, demo only' });
         tokens[id] = { management: t.managementToken, readOnly: t.readOnlyToken };
       }

@@ -2,11 +2,13 @@
  * OpenStack's part of demo mode: one simulated region, backend `openstack` (Keystone, Cinder,
  * Nova), seeded with the demo data (./demo.ts). The gateway logs in as `admin` (readiness probes
  * only); callers send the `demo` user's fixed token. With activity on, `ci-scratch` is attached
- * to `ci-worker-1` and detached through Nova (./demo-activity.ts).
+ * to `ci-worker-1` and detached through Nova (./demo-activity.ts). Volume `web-1-logs` is left
+ * `error_extending` by a failed extend (./demo-problems.ts) for the volume doctor to find.
  */
 import type { DemoActivityStep, DemoPart, StartedDemoPart } from '../common/demo-backend';
 import { OpenStackSimulator } from './index';
 import { seedNovaActivity } from './demo-activity';
+import { seedOpenStackProblems } from './demo-problems';
 
 /**
  * The demo region's Keystone token for project `demo`, fixed so the README's examples work
@@ -42,8 +44,14 @@ export const openStackDemo: DemoPart<OpenStackDemoInfo> = {
       ttlMs: 365 * 24 * 3_600_000,
       id: DEMO_OPENSTACK_TOKEN,
     });
-    const { keystoneUrl, novaUrl } = await os.listen();
+    const { keystoneUrl, cinderUrl, novaUrl } = await os.listen();
     const steps: DemoActivityStep[] = [];
+    try {
+      await seedOpenStackProblems(os, { cinderUrl, projectId: creds.projects.demo, token });
+    } catch (err) {
+      await os.close();
+      throw err;
+    }
     if (activity) {
       try {
         const nova = seedNovaActivity(os, { project: creds.demo.project, novaUrl, token });

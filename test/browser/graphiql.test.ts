@@ -328,6 +328,28 @@ describe('GraphiQL in headless Chromium', () => {
     expect(connectionParams).toEqual([{ 'X-Nomad-Token': 'sub-secret' }]);
   });
 
+  it("should open ?query=&variables= in a tab with both filled in, as the live page's remedy links send a demo problem's mutation", async () => {
+    const res = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...demo.headers },
+      body: JSON.stringify({
+        query:
+          '{ volumeProblems(filter: { kinds: [ERROR_STATE] }) { nodes { id remedies { mutation { document variables } } } } }',
+      }),
+    });
+    const problem = (await res.json()).data.volumeProblems.nodes[0];
+    const mutation = problem.remedies[0].mutation as { document: string; variables: string };
+    const link = `${front.origin}/graphql?${new URLSearchParams({ query: mutation.document, variables: mutation.variables })}`;
+    await page.goto(link);
+    await page.locator('.graphiql-container .graphiql-query-editor .monaco-editor').waitFor({ timeout: 15_000 });
+    // A new active tab (GraphiQL writes its storage keys only on edits, so `parsed` cannot tell).
+    await page.locator('.graphiql-query-editor', { hasText: 'resetCinderVolumeStatus' }).waitFor();
+    expect(await squeezed('.graphiql-query-editor')).toBe(mutation.document.replace(/\s+/g, ''));
+    await page.getByRole('button', { name: 'Variables', exact: true }).click();
+    const volumeId = (JSON.parse(mutation.variables) as { input: { volumeId: string } }).input.volumeId;
+    await page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)', { hasText: volumeId }).waitFor();
+  });
+
   it('should have loaded everything from the gateway origin and nothing from elsewhere', () => {
     const offLoopback = requested.filter((u) => !u.startsWith('data:') && !LOOPBACK.has(new URL(u).hostname));
     expect(offLoopback).toEqual([]);

@@ -89,6 +89,26 @@ describe('live status page in headless Chromium', () => {
     await expect(b.page.locator('#demo-note').isVisible()).resolves.toBe(true);
   });
 
+  it("should list the demo's open problems with their remedies, each mutation linked to GraphiQL with it filled in", async () => {
+    await b.page.goto(`${origin()}/live`);
+    const problem = b.page.locator('#problems .problem[data-kind="ERROR_STATE"]');
+    await problem.waitFor({ timeout: 30_000 });
+    await expect(problem.locator('.summary').innerText()).resolves.toBe(
+      'Cinder shows volume d0000000-0000-4000-8000-000000000004 error_extending: a dead end until someone acts.',
+    );
+    await b.page.locator('#problems .problem[data-kind="STUCK_CLAIM"]').waitFor();
+    const link = problem.locator('.remedy[data-action="RESET_STATUS"] a.open-graphiql');
+    const href = new URL((await link.getAttribute('href'))!, origin());
+    expect(href.pathname).toBe('/graphql');
+    expect(href.searchParams.get('query')).toMatch(/resetCinderVolumeStatus/);
+    expect(JSON.parse(href.searchParams.get('variables')!)).toEqual({
+      input: { volumeId: expect.any(String), status: 'IN_USE' },
+    });
+    await expect(problem.locator('.remedy[data-action="RESET_STATUS"] code.cli').innerText()).resolves.toBe(
+      'openstack volume set --state in-use d0000000-0000-4000-8000-000000000004',
+    );
+  });
+
   it('should ask for tokens when none are configured, keep them in sessionStorage, and list again with them', async () => {
     await b.page.goto(`${front.origin}/live`);
     await b.page.locator(row('mysql-data')).waitFor();
@@ -115,6 +135,32 @@ describe('live status page in headless Chromium', () => {
   });
 
   describe('live updates over graphql-ws', () => {
+    it("should drop a problem from the panel when it resolves: the demo's stuck claim, after its remedy's mutation as the link carries it", async () => {
+      await b.page.goto(`${origin()}/live`);
+      await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });
+      const stuck = b.page.locator('#problems .problem[data-kind="STUCK_CLAIM"]');
+      await stuck.waitFor({ timeout: 30_000 });
+      await expect(stuck.locator('.summary').innerText()).resolves.toMatch(/allocation e0a10c00 \(job grafana, failed/);
+      const href = new URL(
+        (await stuck.locator('.remedy[data-action="DETACH_FROM_NODE"] a.open-graphiql').getAttribute('href'))!,
+        origin(),
+      );
+      // What GraphiQL would send from the link: the document and variables, with the demo's headers.
+      const res = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...demo.headers },
+        body: JSON.stringify({
+          query: href.searchParams.get('query'),
+          variables: JSON.parse(href.searchParams.get('variables')!),
+        }),
+      });
+      expect((await res.json()).errors).toBeUndefined();
+      // RESOLVED over volumeProblemChanged, with no reload: the panel keeps the other problem.
+      await stuck.waitFor({ state: 'detached', timeout: 30_000 });
+      await b.page.locator('#problems .problem[data-kind="ERROR_STATE"]').waitFor();
+      await expect(b.page.locator('#problem-count').innerText()).resolves.toBe('(1)');
+    }, 60_000);
+
     it('should connect, and show an attach go ATTACHING → ATTACHED on its row, highlighted, green in the screenshot', async () => {
       await b.page.goto(`${origin()}/live`);
       await b.page.locator('#connection[data-state="live"]').waitFor({ timeout: 15_000 });

@@ -24,12 +24,20 @@ const ws = new URL(endpoint);
 ws.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
 const fetcher = createFetcher(endpoint.href, ws.href);
 
+/**
+ * `?query=…&variables=…` opens a tab with that operation (the live page's remedy links send a
+ * remedy's mutation this way); without them, the configured tabs as before.
+ */
+const params = new URLSearchParams(location.search);
+const linked = params.get('query');
+
 createRoot(document.getElementById('graphiql')).render(
   createElement(GraphiQL, {
     fetcher,
     defaultQuery: config.defaultQuery,
     defaultHeaders: config.defaultHeaders,
     defaultTabs: config.tabs.length > 0 ? config.tabs : undefined,
+    ...(linked ? { initialQuery: linked, initialVariables: params.get('variables') ?? '' } : {}),
     // Tokens typed into the headers editor stay out of localStorage unless the user opts in.
     shouldPersistHeaders: false,
   }),

@@ -11,7 +11,15 @@
 import { createClient } from 'graphql-ws';
 import './page.css';
 import { coverage, consumerLabel, lacksNames, LiveTable } from './state';
-import { LIST_QUERY, MAX_LIST_PAGES, SUBSCRIPTION, VOLUME_QUERY } from './queries';
+import {
+  LIST_QUERY,
+  MAX_LIST_PAGES,
+  PROBLEMS_QUERY,
+  PROBLEM_SUBSCRIPTION,
+  SUBSCRIPTION,
+  VOLUME_QUERY,
+} from './queries';
+import { ProblemsPanel } from './problems.js';
 import { backoffMs, describeClose, errorCodes, FATAL_CLOSE_CODES, FATAL_ERROR_CODES } from './connection';
 
 /** Written by server/live/page.ts as JSON; see `LivePageConfig` there. */
@@ -37,6 +45,7 @@ const el = (tag, className, text) => {
 };
 
 const table = new LiveTable();
+const problems = new ProblemsPanel($('problems'), $('problem-count'), config.endpointPath);
 let headers = readHeaders();
 let cursor = null;
 let listOmitted = [];
@@ -202,6 +211,18 @@ async function relist() {
   $('list-status').textContent = `listed at ${new Date().toLocaleTimeString()}`;
   renderCoverage();
   render();
+  await refreshProblems();
+}
+
+/** The doctor's open problems again (at each list and each new subscription: events missed meanwhile are covered). */
+async function refreshProblems() {
+  const epoch = credentialsEpoch;
+  try {
+    const { data } = await post(PROBLEMS_QUERY);
+    if (epoch === credentialsEpoch) problems.replace(data.volumeProblems.nodes);
+  } catch (e) {
+    $('problems-status').textContent = `problems unavailable: ${e.message}`;
+  }
 }
 
 function scheduleRetry(reason) {
@@ -221,6 +242,21 @@ function subscribe() {
     connectionParams: headers,
     on: { connected: () => gen === generation && setConnection('live') },
   });
+  client.subscribe(
+    { query: PROBLEM_SUBSCRIPTION },
+    {
+      next: (result) => {
+        if (gen !== generation) return;
+        const event = result.data?.volumeProblemChanged;
+        // Listed again on every (re)subscription: what opened or resolved while away is covered.
+        if (event?.type === 'SUBSCRIBED') return void refreshProblems();
+        problems.apply(event);
+      },
+      // The volume subscription's handlers report and retry; this one follows the same socket.
+      error: () => undefined,
+      complete: () => undefined,
+    },
+  );
   client.subscribe(
     { query: SUBSCRIPTION, variables: { since: cursor } },
     {

@@ -39,3 +39,17 @@ export const SUBSCRIPTION = `subscription LiveVolumeChanges($since: String) {
     ${OMITTED}
   }
 }`;
+
+const PROBLEM = `id kind severity summary volumeId backend { id } scope
+    volume { id name nativeId }
+    remedies { action does who cli mutation { document variables } }`;
+
+/** Open problems at start (the volume doctor's; `omittedBackends` says which backends it has not diagnosed). */
+export const PROBLEMS_QUERY = `query LiveProblems {
+  volumeProblems(first: 200) { nodes { ${PROBLEM} } ${OMITTED} }
+}`;
+
+/** Problems opening, changing and resolving. */
+export const PROBLEM_SUBSCRIPTION = `subscription LiveProblemChanges {
+  volumeProblemChanged { type cursor problem { ${PROBLEM} } }
+}`;
