@@ -197,6 +197,13 @@ export interface DiagnosisContext {
    * backend has no time of its own for a condition, this is its age (a grace period counts from it).
    */
   firstSeen(ref: VolumeRef, condition: string): number;
+  /**
+   * When the facts the checks get began to be read, on the same clock as `now`: between passes the
+   * watcher's changes are checked against the last pass's facts, up to an interval old, so a check
+   * comparing the view with its facts judges only what the facts are recent enough to show.
+   * @default `now` (facts as recent as the check)
+   */
+  factsReadAt?: number;
 }
 
 /** The `diagnosis` facet. `F` is the facts one pass reads (nothing: `null`). */

@@ -22,6 +22,13 @@ export interface ProblemChange {
   at: string;
 }
 
+/** What a backend's doctor hands to the next holder (kept in Redis across replicas). */
+export interface DoctorState {
+  problems: OpenProblem[];
+  /** The conditions' first-seen times, so grace periods and ages go on where they were. */
+  seen: Array<[string, number]>;
+}
+
 /** What one full pass cost. */
 export interface PassStats {
   /** Volumes checked. */
@@ -46,8 +53,24 @@ const problemId = (backend: string, f: Finding): string =>
     subId: `${f.kind}:${f.subject}`,
   });
 
-/** What a reader of the problem would see change. */
-const shown = (p: Finding): string => JSON.stringify([p.severity, p.summary, p.evidence, p.remedies]);
+/** Deep equality of JSON-like values; shared objects (the view's attachments) compare at once. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
+  // Keys holding undefined do not count: a problem read back from JSON (another replica's) has none.
+  const keys = (o: object): string[] => Object.keys(o).filter((k) => (o as Record<string, unknown>)[k] !== undefined);
+  const ka = keys(a);
+  if (ka.length !== keys(b).length) return false;
+  return ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** Whether a reader of the problem would see it change (a JSON text each pass cost more than the checks). */
+const changed = (a: Finding, b: Finding): boolean =>
+  a.severity !== b.severity ||
+  a.summary !== b.summary ||
+  !same(a.evidence, b.evidence) ||
+  !same(a.remedies, b.remedies);
 
 export class BackendDoctor {
   readonly #open = new Map<string, OpenProblem>();
@@ -56,6 +79,8 @@ export class BackendDoctor {
   /** Ids found by `checkFacts` in the last pass. */
   #fromFacts = new Set<string>();
   #facts: unknown = null;
+  /** When the facts began to be read, on the doctor's clock; null before any. */
+  #factsReadAt: number | null = null;
   /** Ids restored from another replica and not yet confirmed by a full pass here. */
   readonly #restored = new Set<string>();
   readonly #clock = new ConditionClock();
@@ -76,6 +101,11 @@ export class BackendDoctor {
 
   problems(): OpenProblem[] {
     return [...this.#open.values()];
+  }
+
+  /** What another replica needs to take over: the open problems and the conditions' first-seen times. */
+  state(): DoctorState {
+    return { problems: this.problems(), seen: this.#clock.entries() };
   }
 
   ofVolume(ref: VolumeRef): OpenProblem[] {
@@ -108,7 +138,9 @@ export class BackendDoctor {
     let factsMs = 0;
     if (this.diagnosis.readFacts && o) {
       const t0 = performance.now();
+      const readAt = this.now();
       this.#facts = await this.diagnosis.readFacts(o);
+      this.#factsReadAt = readAt;
       factsMs = performance.now() - t0;
     }
     const t0 = performance.now();
@@ -146,7 +178,8 @@ export class BackendDoctor {
    * Takes over the problems another replica held open (before the first pass here): the first pass
    * then says only what changed since, rather than opening each again. Those it no longer finds resolve.
    */
-  restore(problems: readonly OpenProblem[]): void {
+  restore({ problems, seen }: DoctorState): void {
+    this.#clock.seed(seen);
     for (const p of problems) {
       this.#open.set(p.id, p);
       this.#restored.add(p.id);
@@ -165,6 +198,7 @@ export class BackendDoctor {
       now,
       operationRunning: (ref) => this.running.running(ref, now),
       firstSeen: (ref, condition) => this.#clock.firstSeen(ref, condition, now),
+      ...(this.#factsReadAt === null ? {} : { factsReadAt: this.#factsReadAt }),
     };
   }
 
@@ -210,7 +244,7 @@ export class BackendDoctor {
     };
     this.#open.set(id, problem);
     if (!old) changes.push({ type: 'OPENED', problem, at });
-    else if (shown(old) !== shown(problem)) changes.push({ type: 'UPDATED', problem, at });
+    else if (changed(old, problem)) changes.push({ type: 'UPDATED', problem, at });
     return id;
   }
 

@@ -33,6 +33,16 @@ export class ConditionClock {
     for (const [k, e] of this.#seen) if (e.pass < this.#pass) this.#seen.delete(k);
   }
 
+  /** The first-seen times, to keep where another replica finds them ({@link seed}). */
+  entries(): Array<[string, number]> {
+    return [...this.#seen].map(([k, e]) => [k, e.at]);
+  }
+
+  /** Takes over another replica's first-seen times (they count as asked in the current pass). */
+  seed(entries: ReadonlyArray<readonly [string, number]>): void {
+    for (const [k, at] of entries) if (!this.#seen.has(k)) this.#seen.set(k, { at, pass: this.#pass });
+  }
+
   get size(): number {
     return this.#seen.size;
   }

@@ -8,7 +8,7 @@ import type { OperationRecord, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher } from '../../adapters/contract/watch';
 import type { OpenProblem } from '../../adapters/contract/diagnosis';
 import type { DiagnosisGap, ProblemSource } from '../../domain/problems';
-import { BackendDoctor, type PassStats, type ProblemChange } from './backend-doctor';
+import { BackendDoctor, type DoctorState, type PassStats, type ProblemChange } from './backend-doctor';
 import { RunningOperations } from './running-operations';
 
 /** The doctor's settings (server/doctor-config.ts declares them). */
@@ -29,10 +29,10 @@ const FIRST_PASS_RETRY_MS = 1_000;
  * lease's fence: subscriptions/replication/problem-snapshots.ts).
  */
 export interface ProblemStore {
-  /** Writes a backend's open problems; false when this replica's fence no longer holds. */
-  write(backend: string, problems: readonly OpenProblem[]): Promise<boolean>;
-  /** A backend's open problems as last written; null when none were. */
-  read(backend: string): Promise<OpenProblem[] | null>;
+  /** Writes a backend's doctor state; false when this replica's fence no longer holds. */
+  write(backend: string, state: DoctorState): Promise<boolean>;
+  /** A backend's doctor state as last written; null when none was. */
+  read(backend: string): Promise<DoctorState | null>;
 }
 
 /** How often a replica that does not watch a backend reads that backend's problems from the store. */
@@ -223,8 +223,8 @@ export class VolumeDoctor implements ProblemSource {
   async #mirror(e: Entry): Promise<void> {
     if (!this.#o.store) return;
     try {
-      const problems = await this.#o.store.read(e.backend.id);
-      e.mirror = problems ? { problems, at: Date.now() } : null;
+      const state = await this.#o.store.read(e.backend.id);
+      e.mirror = state ? { problems: state.problems, at: Date.now() } : null;
     } catch (err) {
       this.#o.onError?.(err, e.backend.id);
     }
@@ -240,9 +240,7 @@ export class VolumeDoctor implements ProblemSource {
     void (async () => {
       while (e.write.wanted && !this.#stopped) {
         e.write.wanted = false;
-        await store
-          .write(e.backend.id, e.doctor.problems())
-          .catch((err: unknown) => this.#o.onError?.(err, e.backend.id));
+        await store.write(e.backend.id, e.doctor.state()).catch((err: unknown) => this.#o.onError?.(err, e.backend.id));
       }
       e.write.running = false;
     })();

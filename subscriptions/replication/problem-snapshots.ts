@@ -1,11 +1,10 @@
 /**
- * The volume doctor's open problems in Redis, one key per backend (`<prefix>{live}:problems:<backend>`,
+ * The volume doctor's open problems (and its conditions' first-seen times) in Redis, one key per backend (`<prefix>{live}:problems:<backend>`,
  * in the live path's slot). Only the lease holder of the backend writes it, under its lease's fence,
  * so a new holder starts from what the last one held and does not open every problem again; the
  * other replicas read it to answer `volumeProblems` and `Volume.problems`.
  */
-import type { OpenProblem } from '../../adapters/contract/diagnosis';
-import type { ProblemStore } from '../doctor';
+import type { DoctorState, ProblemStore } from '../doctor';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../operations/redis-keys';
 import { runScript } from '../leases/scripts';
 import type { RedisClient } from '../redis-client';
@@ -42,24 +41,24 @@ export class ProblemSnapshots implements ProblemStore {
     return liveKey(this.#prefix, 'problems', backend);
   }
 
-  /** Writes a backend's open problems; false when the fence did not hold (nothing written). */
-  async write(backend: string, problems: readonly OpenProblem[]): Promise<boolean> {
+  /** Writes a backend's doctor state; false when the fence did not hold (nothing written). */
+  async write(backend: string, state: DoctorState): Promise<boolean> {
     const fence = this.#o.fence(backend);
     if (!fence) return false;
     const written = await runScript(
       this.#o.client,
       FENCED_SET,
       [fence.key, this.key(backend)],
-      [fence.token, JSON.stringify(problems), String(this.#o.ttlMs ?? 86_400_000)],
+      [fence.token, JSON.stringify(state), String(this.#o.ttlMs ?? 86_400_000)],
     );
     return written === 1;
   }
 
-  /** A backend's open problems as last written; null when none were written. */
-  async read(backend: string): Promise<OpenProblem[] | null> {
+  /** A backend's doctor state as last written; null when none was (or not one this code wrote). */
+  async read(backend: string): Promise<DoctorState | null> {
     const raw = await this.#o.client.get(this.key(backend));
     if (raw === null) return null;
-    const parsed = JSON.parse(raw) as unknown;
-    return Array.isArray(parsed) ? (parsed as OpenProblem[]) : null;
+    const s = JSON.parse(raw) as Partial<DoctorState>;
+    return Array.isArray(s.problems) && Array.isArray(s.seen) ? (s as DoctorState) : null;
   }
 }

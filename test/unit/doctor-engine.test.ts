@@ -154,6 +154,7 @@ describe('the doctor engine', () => {
     const d = doctor(testDiagnosis(0));
     await d.pass(() => [volume('a', 'ERROR'), volume('b', 'ERROR')], null);
     const held = d.problems();
+    const state = d.state();
     changes = [];
     d.clear();
     expect(changes).toEqual([]);
@@ -161,7 +162,7 @@ describe('the doctor engine', () => {
     expect(d.lastPass).toBeNull();
     // Another replica's doctor takes over what this one held: b still stands, a ended meanwhile.
     const next = doctor(testDiagnosis(0));
-    next.restore(held);
+    next.restore(state);
     await next.pass(() => [volume('a', 'AVAILABLE'), volume('b', 'ERROR')], null);
     expect(changes.map((c) => [c.type, c.problem.volume.nativeId])).toEqual([['RESOLVED', 'a']]);
     expect(next.problems().map((p) => [p.volume.nativeId, p.seenAt])).toEqual([

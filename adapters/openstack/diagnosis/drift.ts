@@ -52,7 +52,10 @@ interface Drift {
 function finding(d: Drift, ctx: DiagnosisContext, t: DiagnosisThresholds): Finding | null {
   // Asked in every pass the drift lasts, so its grace counts from the first.
   const first = ctx.firstSeen(d.ref, `drift:${d.server}`);
-  if (ctx.operationRunning(d.ref) || ctx.now - first < t.driftGraceMs) return null;
+  // Only a Nova listing begun past the grace confirms it: a watcher's change checked against the
+  // last pass's listing (up to an interval old) would see every new attach as drift.
+  const readAt = ctx.factsReadAt ?? ctx.now;
+  if (ctx.operationRunning(d.ref) || ctx.now - first < t.driftGraceMs || readAt - first < t.driftGraceMs) return null;
   const evidence: DriftEvidence = {
     __typename: 'VolumeAttachmentDriftEvidence',
     serverId: d.server,
