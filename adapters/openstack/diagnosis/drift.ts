@@ -133,7 +133,12 @@ export function checkDrift(
       computeSide: inView ? sideOf(inView, null) : LISTED_ONLY,
       volumeSide: null,
       summary: `Nova lists volume ${v.ref.nativeId} on server ${server}, but Cinder (${word}) has no attachment of it to that server: a dangling block device mapping.`,
-      remedies: [r.detachFromServer(v.ref, server, REFUSED_DETACH), r.rebootServer(server)],
+      // Nova's detach needs Cinder to begin detaching, which it refuses unless the volume is in-use
+      // (another attachment holds it): offered only then, never as a mutation known to fail.
+      remedies:
+        word === 'in-use'
+          ? [r.detachFromServer(v.ref, server, REFUSED_DETACH), r.rebootServer(server)]
+          : [r.rebootServer(server)],
     });
   }
   for (const [server, a] of cinder) {
