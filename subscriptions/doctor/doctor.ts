@@ -8,6 +8,7 @@ import type { OperationRecord, VolumeRef } from '../../adapters/contract/model';
 import type { VolumeDelta, VolumeWatcher } from '../../adapters/contract/watch';
 import type { OpenProblem } from '../../adapters/contract/diagnosis';
 import type { DiagnosisGap, ProblemSource } from '../../domain/problems';
+import { GatewayAttr, inBackgroundSpan } from '../../adapters/http/tracing';
 import { BackendDoctor, type DoctorState, type PassStats, type ProblemChange } from './backend-doctor';
 import { RunningOperations } from './running-operations';
 
@@ -209,7 +210,10 @@ export class VolumeDoctor implements ProblemSource {
     }
     if (!w || !w.current) return this.#schedule(e, e.doctor.lastPass ? this.#s.intervalMs : FIRST_PASS_RETRY_MS);
     try {
-      await e.doctor.pass(() => w.volumes(), await this.#serviceOptions(e.backend));
+      // Background work: its reads are sampled as such, never children of a request (docs/tracing.md).
+      await inBackgroundSpan('doctor pass', { [GatewayAttr.backend]: e.backend.id }, async () =>
+        e.doctor.pass(() => w.volumes(), await this.#serviceOptions(e.backend)),
+      );
       this.#o.onPass?.(e.backend.id, e.doctor.lastPass!);
       // Also with no change: the other replicas learn the backend is diagnosed.
       this.#keep(e);
