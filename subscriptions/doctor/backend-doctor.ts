@@ -214,7 +214,10 @@ export class BackendDoctor {
     changes: ProblemChange[],
     now: number,
   ): void {
-    const before = index.get(key) ?? new Set<string>();
+    const held = index.get(key);
+    // Most volumes have no problem before or after: nothing to allocate.
+    if (found.length === 0 && held === undefined) return;
+    const before = held ?? new Set<string>();
     const after = new Set<string>();
     for (const f of found) after.add(this.#upsert(f, changes, now));
     for (const id of before) if (!after.has(id) && !this.#fromFacts.has(id)) this.#resolve(id, changes, now);

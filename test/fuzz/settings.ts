@@ -77,7 +77,7 @@ export function fuzzSettings(mode: 'short' | 'long', env: NodeJS.ProcessEnv = pr
         .map((s) => s.trim())
         .filter(Boolean) as FindingKind[],
     ),
-    timeLimitMs: int(env, 'FUZZ_TIME_LIMIT_MS', long ? 30 * 60_000 : 25_000),
+    timeLimitMs: int(env, 'FUZZ_TIME_LIMIT_MS', long ? 30 * 60_000 : 15_000),
     client: { timeoutMs: int(env, 'FUZZ_REQUEST_TIMEOUT_MS', 20_000), maxResponseBytes: 20 * 1024 * 1024 },
     documents: long ? { maxDepth: 6, maxFields: 6 } : { maxDepth: 4, maxFields: 4 },
     hostile: long

@@ -119,8 +119,10 @@ export function checkDrift(
 ): Finding[] {
   if (facts === null) return [];
   const id = v.ref.nativeId.toLowerCase();
-  const cinder = cinderServerAttachments(v);
   const nova = facts.holders.get(id) ?? [];
+  // Neither side lists an attachment: nothing to compare (most volumes of a pass).
+  if (nova.length === 0 && v.attachments.length === 0) return [];
+  const cinder = cinderServerAttachments(v);
   const word = v.backendStatus ?? '';
   const drifts: Drift[] = [];
   for (const server of nova) {
