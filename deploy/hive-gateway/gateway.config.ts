@@ -24,7 +24,7 @@ const CREDENTIAL = /^x-[a-z0-9]+-token(-[a-z0-9_-]+)?$/;
 /**
  * The caller's credentials, names lower-cased: its HTTP request's headers (for a graphql-ws
  * client, the upgrade request's) and, for a graphql-ws client, its `connection_init` payload,
- * whose keys Hive keeps as the client wrote them (`X-Auth-Token`). A name given twice with two
+ * whose keys Hive keeps as the client wrote them (`X-<Kind>-Token`, mixed case). A name given twice with two
  * values, or a credential that is not a string, is refused, as the gateway refuses it.
  */
 function credentials(request: Request, connectionParams: Record<string, unknown> = {}): Record<string, string> {

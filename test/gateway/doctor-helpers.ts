@@ -216,3 +216,27 @@ export async function finished(
   );
   return op;
 }
+
+/**
+ * What every kind's test checks once its problem is open: the listing (`caller`), OPENED on `seen`,
+ * the volume's own field, the gauge at 1, and `outsider` seeing neither the problem nor the volume.
+ * Answers the problem as listed.
+ */
+export async function expectSeenOpen(
+  gw: DoctorGateway,
+  seen: ProblemSubscriber,
+  who: { caller: Record<string, string>; outsider: Record<string, string> },
+  backend: string,
+  kind: string,
+  id: string,
+): Promise<any> {
+  const problem = await openProblem(gw, who.caller, kind, id);
+  const opened = await seen.waitFor(eventFor('OPENED', kind, id), `OPENED ${kind}`);
+  expect(opened.problem.id).toBe(problem.id);
+  const own = (await gw.gql(VOLUME_PROBLEMS, { id }, who.caller)).data.volume.problems;
+  expect(own.filter((p: any) => p.kind === kind)).toEqual([problem]);
+  expect(await gw.gauge(backend, kind)).toBe(1);
+  expect(await problemsOf(gw, who.outsider)).toEqual([]);
+  expect((await gw.gql(VOLUME_PROBLEMS, { id }, who.outsider)).data?.volume ?? null).toBeNull();
+  return problem;
+}

@@ -13,14 +13,13 @@ import { until } from '../support/until';
 import {
   applyRemedy,
   eventFor,
+  expectSeenOpen,
   finished,
   gone,
-  openProblem,
   problemsOf,
   safestWithMutation,
   startDoctorGateway,
   subscribeProblems,
-  VOLUME_PROBLEMS,
   type DoctorGateway,
   type ProblemSubscriber,
 } from './doctor-helpers';
@@ -109,16 +108,8 @@ afterAll(async () => {
 
 /** What every kind's test checks once its problem is open: the listing, the volume's field, the gauge, the denied caller. */
 async function seenOpen(kind: string, id: string): Promise<any> {
-  const problem = await openProblem(gw, reader, kind, id);
-  const opened = await seen.waitFor(eventFor('OPENED', kind, id), `OPENED ${kind}`);
-  expect(opened.problem.id).toBe(problem.id);
-  const own = (await gw.gql(VOLUME_PROBLEMS, { id }, reader)).data.volume.problems;
-  expect(own.filter((p: any) => p.kind === kind)).toEqual([problem]);
-  expect(await gw.gauge('east', kind)).toBe(1);
   // A token that may not read analytics sees neither the problem nor its volume's.
-  expect(await problemsOf(gw, outsider)).toEqual([]);
-  const hidden = await gw.gql(VOLUME_PROBLEMS, { id }, outsider);
-  expect(hidden.data?.volume ?? null).toBeNull();
+  const problem = await expectSeenOpen(gw, seen, { caller: reader, outsider }, 'east', kind, id);
   expect(problem.remedies.map((r: any) => typeof r.mutation?.variables)).toEqual(
     problem.remedies.map((r: any) => (r.mutation === null ? 'undefined' : 'string')),
   );

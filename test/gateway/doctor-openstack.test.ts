@@ -13,14 +13,13 @@ import { until } from '../support/until';
 import {
   applyRemedy,
   eventFor,
+  expectSeenOpen,
   finished,
   gone,
-  openProblem,
   problemsOf,
   safestWithMutation,
   startDoctorGateway,
   subscribeProblems,
-  VOLUME_PROBLEMS,
   type DoctorGateway,
   type ProblemSubscriber,
 } from './doctor-helpers';
@@ -101,16 +100,9 @@ afterAll(async () => {
 
 /** Once a problem is open: the listing, the volume's own field, the gauge, and another project's token. */
 async function seenOpen(kind: string, id: string): Promise<any> {
-  const problem = await openProblem(gw, owner, kind, id);
-  const opened = await seen.waitFor(eventFor('OPENED', kind, id), `OPENED ${kind}`);
-  expect(opened.problem.id).toBe(problem.id);
-  const own = (await gw.gql(VOLUME_PROBLEMS, { id }, owner)).data.volume.problems;
-  expect(own.filter((p: any) => p.kind === kind)).toEqual([problem]);
-  expect(await gw.gauge('os', kind)).toBe(1);
-  expect(problem).toMatchObject({ scope: os.demo, backend: { id: 'os' }, volume: { id } });
   // Another project's token sees neither the problem nor the volume.
-  expect(await problemsOf(gw, outsider)).toEqual([]);
-  expect((await gw.gql(VOLUME_PROBLEMS, { id }, outsider)).data?.volume ?? null).toBeNull();
+  const problem = await expectSeenOpen(gw, seen, { caller: owner, outsider }, 'os', kind, id);
+  expect(problem).toMatchObject({ scope: os.demo, backend: { id: 'os' }, volume: { id } });
   return problem;
 }
 
